@@ -1,0 +1,26 @@
+// evaluate(Params) → Snapshot: the pure, deterministic function behind every plot.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <stop_token>
+
+#include "smlab/snapshot.hpp"
+
+namespace smlab {
+
+struct EvaluateOptions {
+  std::stop_token stop;                  // a request here abandons the work (returns nullopt)
+  std::atomic<float>* progress = nullptr;  // 0..1, written as work proceeds (may be null)
+  std::int64_t dk_trials = 0;            // Monte Carlo trials per d_k point; 0 = automatic budget
+};
+
+// Requires validate(params) to pass. Same Params → bit-identical Snapshot.
+std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& options);
+Snapshot evaluate(const Params& params);
+
+// Trials per d_k point that keep the first, synchronous estimate to about 3·10⁵
+// normal draws in total, so a slider drag stays within one frame at L ≤ 256.
+std::int64_t automatic_dk_trials(int seq_len);
+
+}  // namespace smlab

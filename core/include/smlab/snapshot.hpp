@@ -1,0 +1,36 @@
+// Snapshot: everything the panels draw and the CSV export writes, computed by
+// evaluate(Params). Panels read it; they never compute math themselves.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "smlab/montecarlo.hpp"
+#include "smlab/params.hpp"
+
+namespace smlab {
+
+struct Snapshot {
+  Params params;  // what this snapshot was computed from
+
+  // The selected row (or the custom score vector), length n.
+  // scores: score_scale · q_row·k_j (÷ √d_k when scaled), or score_scale · custom;
+  // logits = scores / T; probabilities = softmax(logits); gradient = s_i (1 − s_i).
+  bool custom_scores = false;
+  std::vector<double> scores, logits, probabilities, gradient;
+  double entropy_nats = 0.0, max_weight = 0.0, jacobian_norm = 0.0;
+  int argmax = 0;
+
+  // Entropy of the row's softmax versus temperature (log-spaced over [0.01, 100]).
+  std::vector<double> temperature_grid, entropy_vs_temperature;
+
+  // Monte Carlo entropy (and max weight, Jacobian norm) versus d_k, scaled and
+  // unscaled, for rows of length L at the current T and score_scale.
+  DkSweep dk_sweep;
+
+  // L×L attention weights, row-major: softmax of the scores with and without ÷√d_k.
+  int attention_size = 0;
+  std::vector<float> attention_scaled, attention_unscaled;
+};
+
+}  // namespace smlab

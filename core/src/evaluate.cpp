@@ -1,0 +1,111 @@
+// evaluate(): Params → Snapshot. Stages: Q and K, the selected row, entropy versus
+// T, the Monte Carlo d_k sweep, then the two L×L attention maps.
+#include "smlab/evaluate.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "smlab/attention.hpp"
+#include "smlab/softmax.hpp"
+
+namespace smlab {
+namespace {
+
+constexpr int temperature_points = 121;  // 30 per decade over 0.01 … 100
+
+void report(const EvaluateOptions& options, float fraction) {
+  if (options.progress != nullptr) options.progress->store(fraction, std::memory_order_relaxed);
+}
+
+void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const Matrix& keys) {
+  const double inverse_sqrt_dim = params.scaled ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
+  if (!params.scores.empty()) {
+    snap.custom_scores = true;
+    snap.scores = params.scores;
+    for (double& s : snap.scores) s *= params.score_scale;  // −inf stays −inf (scale > 0)
+  } else {
+    snap.scores.resize(static_cast<std::size_t>(params.seq_len));
+    dot_product_row(snap.scores, queries, keys, params.row);
+    for (double& s : snap.scores) s *= params.score_scale * inverse_sqrt_dim;
+  }
+  const std::size_t n = snap.scores.size();
+  snap.logits.resize(n);
+  for (std::size_t i = 0; i < n; ++i) snap.logits[i] = snap.scores[i] / params.temperature;
+  snap.probabilities.resize(n);
+  softmax(snap.probabilities, snap.scores, params.temperature);
+  snap.gradient.resize(n);
+  softmax_gradient_diagonal(snap.gradient, snap.probabilities);
+  snap.entropy_nats = entropy_nats(snap.probabilities);
+  const auto top = std::max_element(snap.probabilities.begin(), snap.probabilities.end());
+  snap.max_weight = *top;
+  snap.argmax = static_cast<int>(top - snap.probabilities.begin());
+  snap.jacobian_norm = jacobian_frobenius_norm(snap.probabilities);
+
+  snap.temperature_grid.resize(temperature_points);
+  snap.entropy_vs_temperature.resize(temperature_points);
+  std::vector<double> probabilities(n);
+  for (int k = 0; k < temperature_points; ++k) {
+    const double temperature = std::pow(10.0, -2.0 + 4.0 * k / (temperature_points - 1));
+    softmax(probabilities, snap.scores, temperature);
+    snap.temperature_grid[static_cast<std::size_t>(k)] = temperature;
+    snap.entropy_vs_temperature[static_cast<std::size_t>(k)] = entropy_nats(probabilities);
+  }
+}
+
+}  // namespace
+
+std::int64_t automatic_dk_trials(int seq_len) {
+  constexpr std::int64_t budget = 300'000;
+  const auto points = static_cast<std::int64_t>(power_of_two_key_dims().size());
+  return std::clamp<std::int64_t>(budget / (points * seq_len), 32, 2000);
+}
+
+std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& options) {
+  assert(!validate(params));
+  Snapshot snap;
+  snap.params = params;
+  report(options, 0.0f);
+
+  Matrix queries, keys;
+  draw_gaussian(queries, params.seed, Stream::queries, params.seq_len, params.key_dim);
+  draw_gaussian(keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
+  if (options.stop.stop_requested()) return std::nullopt;
+  report(options, 0.1f);
+
+  fill_row(snap, params, queries, keys);
+  if (options.stop.stop_requested()) return std::nullopt;
+
+  DkSweepConfig sweep_config;
+  sweep_config.seq_len = params.seq_len;
+  sweep_config.temperature = params.temperature;
+  sweep_config.score_scale = params.score_scale;
+  sweep_config.seed = params.seed;
+  sweep_config.key_dims = power_of_two_key_dims();
+  snap.dk_sweep = make_dk_sweep(std::move(sweep_config));
+  add_dk_trials(snap.dk_sweep, options.dk_trials > 0 ? options.dk_trials : automatic_dk_trials(params.seq_len));
+  if (options.stop.stop_requested()) return std::nullopt;
+  report(options, 0.3f);
+
+  // Attention maps: one QKᵀ, two softmaxes. The unscaled map reuses the raw buffer.
+  Matrix raw;
+  dot_product_scores(raw, queries, keys);
+  queries = {};
+  keys = {};
+  if (options.stop.stop_requested()) return std::nullopt;
+  report(options, 0.8f);
+  const int length = params.seq_len;
+  snap.attention_size = length;
+  snap.attention_scaled = raw.values;
+  const double unscaled_logit_scale = params.score_scale / params.temperature;
+  softmax_rows_inplace(snap.attention_scaled, length, length,
+                       unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim)));
+  snap.attention_unscaled = std::move(raw.values);
+  softmax_rows_inplace(snap.attention_unscaled, length, length, unscaled_logit_scale);
+  report(options, 1.0f);
+  return snap;
+}
+
+Snapshot evaluate(const Params& params) { return *evaluate(params, EvaluateOptions{}); }
+
+}  // namespace smlab

@@ -1,0 +1,97 @@
+// evaluate(): determinism and agreement between the snapshot's parts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "smlab/evaluate.hpp"
+#include "smlab/softmax.hpp"
+
+namespace smlab {
+namespace {
+
+TEST(Evaluate, SameParamsSameSnapshot) {
+  Params p;
+  p.seq_len = 32;
+  const Snapshot a = evaluate(p), b = evaluate(p);
+  EXPECT_EQ(a.probabilities, b.probabilities);
+  EXPECT_EQ(a.attention_scaled, b.attention_scaled);
+  EXPECT_EQ(a.dk_sweep.scaled[3].entropy_nats.mean, b.dk_sweep.scaled[3].entropy_nats.mean);
+}
+
+// The distribution plot's row is the same row of the heatmap (float map: 1e-6).
+TEST(Evaluate, RowMatchesHeatmapRow) {
+  for (bool scaled : {true, false}) {
+    Params p;
+    p.seq_len = 24;
+    p.row = 5;
+    p.scaled = scaled;
+    p.temperature = 0.7;
+    const Snapshot s = evaluate(p);
+    const auto& map = scaled ? s.attention_scaled : s.attention_unscaled;
+    for (int j = 0; j < p.seq_len; ++j)
+      EXPECT_NEAR(s.probabilities[j], map[p.row * p.seq_len + j], 1e-5) << "scaled=" << scaled << " j=" << j;
+  }
+}
+
+TEST(Evaluate, AttentionRowsSumToOne) {
+  Params p;
+  p.seq_len = 64;
+  p.key_dim = 512;
+  const Snapshot s = evaluate(p);
+  for (const auto* map : {&s.attention_scaled, &s.attention_unscaled})
+    for (int r = 0; r < p.seq_len; ++r) {
+      const double sum = std::accumulate(map->begin() + r * p.seq_len, map->begin() + (r + 1) * p.seq_len, 0.0);
+      EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << r;
+    }
+}
+
+TEST(Evaluate, CustomScoresReplaceTheRow) {
+  Params p;
+  p.scores = {1, 2, 3};
+  const Snapshot s = evaluate(p);
+  ASSERT_EQ(s.probabilities.size(), 3u);
+  EXPECT_NEAR(s.probabilities[2], 0.6652, 5e-5);
+  EXPECT_EQ(s.argmax, 2);
+  EXPECT_NEAR(s.gradient[2], s.probabilities[2] * (1 - s.probabilities[2]), 1e-16);
+  EXPECT_EQ(s.attention_size, p.seq_len);
+}
+
+// Unscaled q·k has variance d_k: at d_k = 1024 rows are near one-hot, the scaled
+// ones are not. This is the app's whole story in one assertion.
+TEST(Evaluate, UnscaledRowsAreSharperAtLargeDk) {
+  Params p;
+  p.seq_len = 32;
+  p.key_dim = 1024;
+  const Snapshot s = evaluate(p);
+  double scaled_max = 0, unscaled_max = 0;
+  for (int r = 0; r < p.seq_len; ++r) {
+    scaled_max += *std::max_element(s.attention_scaled.begin() + r * 32, s.attention_scaled.begin() + (r + 1) * 32);
+    unscaled_max += *std::max_element(s.attention_unscaled.begin() + r * 32, s.attention_unscaled.begin() + (r + 1) * 32);
+  }
+  EXPECT_GT(unscaled_max / 32, 0.9);
+  EXPECT_LT(scaled_max / 32, 0.6);
+}
+
+TEST(Evaluate, EntropyVersusTemperatureIsMonotoneAndHitsCurrentValue) {
+  Params p;
+  p.scores = {0.5, 1.5, -0.2, 3.0};
+  p.temperature = 1.0;
+  const Snapshot s = evaluate(p);
+  for (std::size_t k = 1; k < s.entropy_vs_temperature.size(); ++k)
+    EXPECT_GE(s.entropy_vs_temperature[k], s.entropy_vs_temperature[k - 1] - 1e-15) << "k=" << k;
+  // The grid holds T = 1 exactly at k = 60 (10^(−2 + 4·60/120)).
+  EXPECT_NEAR(s.temperature_grid[60], 1.0, 1e-15);
+  EXPECT_NEAR(s.entropy_vs_temperature[60], s.entropy_nats, 1e-12);
+}
+
+TEST(Evaluate, CancelledEvaluationReturnsNothing) {
+  std::stop_source source;
+  source.request_stop();
+  EvaluateOptions options;
+  options.stop = source.get_token();
+  EXPECT_FALSE(evaluate(Params{}, options).has_value());
+}
+
+}  // namespace
+}  // namespace smlab

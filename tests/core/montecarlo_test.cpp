@@ -1,0 +1,100 @@
+// Monte Carlo sweep: determinism, progressive refinement, and closed forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "smlab/montecarlo.hpp"
+#include "smlab/random.hpp"
+#include "smlab/softmax.hpp"
+
+namespace smlab {
+namespace {
+
+DkSweepConfig small_config() {
+  DkSweepConfig config;
+  config.seq_len = 10;
+  config.key_dims = {1, 4, 64, 1024};
+  return config;
+}
+
+TEST(DkSweep, SplittingTrialsDoesNotChangeTheResult) {
+  DkSweep once = make_dk_sweep(small_config());
+  add_dk_trials(once, 300);
+  DkSweep pieces = make_dk_sweep(small_config());
+  add_dk_trials(pieces, 100);
+  add_dk_trials(pieces, 200);
+  for (std::size_t p = 0; p < once.scaled.size(); ++p) {
+    EXPECT_NEAR(once.scaled[p].entropy_nats.mean, pieces.scaled[p].entropy_nats.mean, 1e-12) << "point " << p;
+    EXPECT_NEAR(once.unscaled[p].max_weight.mean, pieces.unscaled[p].max_weight.mean, 1e-12) << "point " << p;
+  }
+  EXPECT_EQ(pieces.trials, 300);
+}
+
+// At d_k = 1 scaling divides by √1: the two variants see identical logits.
+TEST(DkSweep, ScaledEqualsUnscaledAtDkOne) {
+  DkSweep sweep = make_dk_sweep(small_config());
+  add_dk_trials(sweep, 200);
+  EXPECT_EQ(sweep.scaled[0].entropy_nats.mean, sweep.unscaled[0].entropy_nats.mean);
+}
+
+// The sweep's shortcut (‖q‖ from χ²_d times L normals) must agree with brute force:
+// draw q and L keys of dimension d explicitly. Both means within 4 combined SEs.
+TEST(DkSweep, ShortcutMatchesBruteForceSimulation) {
+  for (int key_dim : {1, 4, 32}) {
+    DkSweepConfig config = small_config();
+    config.key_dims = {key_dim};
+    DkSweep sweep = make_dk_sweep(config);
+    add_dk_trials(sweep, 6000);
+    RunningStats brute;
+    NormalGenerator rng(2024 + key_dim);
+    std::vector<double> q(key_dim), logits(config.seq_len), p(config.seq_len);
+    for (int trial = 0; trial < 6000; ++trial) {
+      for (double& x : q) x = rng.next();
+      for (double& logit : logits) {
+        double dot = 0;
+        for (double x : q) dot += x * rng.next();
+        logit = dot / std::sqrt(static_cast<double>(key_dim));
+      }
+      softmax(p, logits);
+      brute.add(entropy_nats(p));
+    }
+    const auto& shortcut = sweep.scaled[0].entropy_nats;
+    const double se = std::hypot(shortcut.standard_error(), brute.standard_error());
+    EXPECT_NEAR(shortcut.mean, brute.mean, 4 * se) << "d_k=" << key_dim;
+  }
+}
+
+// Unscaled q·k has variance d_k, so entropy collapses and the max weight → 1;
+// scaled logits keep unit variance and their entropy stays near ln-scale values.
+TEST(DkSweep, UnscaledCollapsesScaledDoesNot) {
+  DkSweep sweep = make_dk_sweep(small_config());
+  add_dk_trials(sweep, 2000);
+  EXPECT_LT(sweep.unscaled.back().entropy_nats.mean, 0.2 * sweep.unscaled.front().entropy_nats.mean);
+  EXPECT_GT(sweep.unscaled.back().max_weight.mean, 0.9);
+  EXPECT_GT(sweep.scaled.back().entropy_nats.mean, 0.8 * sweep.scaled.front().entropy_nats.mean);
+  EXPECT_LT(sweep.scaled.back().max_weight.mean, 0.5);
+}
+
+// E[χ²_d] = d and Var = 2d: the gamma sampler behind ‖q‖², within 4 standard errors.
+TEST(GammaSample, ChiSquaredMoments) {
+  for (int d : {1, 2, 7, 64, 4096}) {
+    NormalGenerator rng(99 + d);
+    RunningStats stats;
+    for (int i = 0; i < 20000; ++i) stats.add(2.0 * gamma_sample(rng, 0.5 * d));
+    EXPECT_NEAR(stats.mean, d, 4 * stats.standard_error()) << "d=" << d;
+    EXPECT_NEAR(stats.variance(), 2.0 * d, 0.1 * 2.0 * d) << "d=" << d;
+  }
+}
+
+TEST(RunningStats, MatchesTwoPassFormulas) {
+  RunningStats stats;
+  const double values[] = {1.0, 4.0, 4.0, 7.0};
+  for (double v : values) stats.add(v);
+  EXPECT_DOUBLE_EQ(stats.mean, 4.0);
+  EXPECT_DOUBLE_EQ(stats.variance(), 6.0);  // ((9 + 0 + 0 + 9) / 3)
+  EXPECT_DOUBLE_EQ(stats.standard_error(), std::sqrt(6.0 / 4.0));
+}
+
+}  // namespace
+}  // namespace smlab

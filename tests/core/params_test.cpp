@@ -1,0 +1,127 @@
+// Params: one validation for every entry point; errors name key, value and range.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "smlab/params.hpp"
+
+namespace smlab {
+namespace {
+
+TEST(Params, DefaultsAreValid) { EXPECT_FALSE(validate(Params{})); }
+
+TEST(Params, SetAcceptsEveryKeyAndRoundTrips) {
+  Params p;
+  EXPECT_FALSE(set_param(p, "temperature", "0.3"));
+  EXPECT_FALSE(set_param(p, "d_k", "256"));
+  EXPECT_FALSE(set_param(p, "score_scale", "2.5"));
+  EXPECT_FALSE(set_param(p, "seq_len", "100"));
+  EXPECT_FALSE(set_param(p, "seed", "123456789"));
+  EXPECT_FALSE(set_param(p, "scaled", "false"));
+  EXPECT_FALSE(set_param(p, "row", "99"));
+  EXPECT_FALSE(set_param(p, "scores", "1, 2.5, -inf, 1e-300"));
+  EXPECT_EQ(p.temperature, 0.3);
+  EXPECT_EQ(p.key_dim, 256);
+  EXPECT_EQ(p.seq_len, 100);
+  EXPECT_EQ(p.row, 99);
+  EXPECT_FALSE(p.scaled);
+  ASSERT_EQ(p.scores.size(), 4u);
+  EXPECT_TRUE(std::isinf(p.scores[2]) && p.scores[2] < 0);
+  Params copy;
+  for (const ParamKey& key : param_keys()) {
+    const auto text = get_param(p, key.name);
+    ASSERT_TRUE(text) << key.name;
+    EXPECT_FALSE(set_param(copy, key.name, *text)) << key.name << "=" << *text;
+  }
+  EXPECT_EQ(copy, p);
+}
+
+struct BadValue {
+  const char* key;
+  std::string value;
+};
+
+class RejectsBadValue : public ::testing::TestWithParam<BadValue> {};
+
+// Every rejection leaves Params untouched and names the key and what is allowed.
+TEST_P(RejectsBadValue, WithOneLineNamingKeyAndRange) {
+  const BadValue bad = GetParam();
+  Params p;
+  const Params before = p;
+  const auto error = set_param(p, bad.key, bad.value);
+  ASSERT_TRUE(error) << bad.key << "=" << bad.value;
+  EXPECT_EQ(p, before);
+  EXPECT_NE(error->message.find(bad.key), std::string::npos) << error->message;
+  EXPECT_EQ(error->message.find('\n'), std::string::npos) << error->message;
+  EXPECT_LT(error->message.size(), 300u) << error->message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Params, RejectsBadValue,
+    ::testing::Values(BadValue{"temperature", "-1"}, BadValue{"temperature", "0"}, BadValue{"temperature", "nan"},
+                      BadValue{"temperature", "inf"}, BadValue{"temperature", ""}, BadValue{"temperature", "abc"},
+                      BadValue{"temperature", "1e999"}, BadValue{"temperature", "100.0001"},
+                      BadValue{"temperature", std::string(10000, '7')}, BadValue{"d_k", "abc"},
+                      BadValue{"d_k", "0"}, BadValue{"d_k", "4097"}, BadValue{"d_k", "2.5"},
+                      BadValue{"d_k", "99999999999999999999999"}, BadValue{"score_scale", "0.001"},
+                      BadValue{"seq_len", "1"}, BadValue{"seq_len", "4097"}, BadValue{"seed", "-1"},
+                      BadValue{"seed", "9007199254740993"}, BadValue{"scaled", "maybe"},
+                      BadValue{"row", "16"}, BadValue{"row", "-1"}, BadValue{"scores", "1, nan, 2"},
+                      BadValue{"scores", "1, inf"}, BadValue{"scores", "-inf, -inf"},
+                      BadValue{"scores", "1, two, 3"}, BadValue{"nonsense", "1"}));
+
+TEST(Params, ErrorTextIsSpecific) {
+  Params p;
+  const auto error = set_param(p, "temperature", "-1");
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->message.find("-1"), std::string::npos) << error->message;
+  EXPECT_NE(error->message.find("0.01"), std::string::npos) << error->message;
+  EXPECT_NE(error->message.find("100"), std::string::npos) << error->message;
+  const auto unknown = set_param(p, "tempreature", "1");
+  ASSERT_TRUE(unknown);
+  EXPECT_NE(unknown->message.find("temperature"), std::string::npos) << "lists allowed keys: " << unknown->message;
+}
+
+TEST(Params, ShorteningSequenceClampsRow) {
+  Params p;
+  ASSERT_FALSE(set_param(p, "row", "15"));
+  ASSERT_FALSE(set_param(p, "seq_len", "4"));
+  EXPECT_EQ(p.row, 3);
+}
+
+TEST(Params, ValidateCatchesDirectEdits) {
+  Params p;
+  p.key_dim = 0;
+  EXPECT_TRUE(validate(p));
+  p = Params{};
+  p.scores = {1.0, std::nan("")};
+  EXPECT_TRUE(validate(p));
+  p = Params{};
+  p.scores.assign(5000, 1.0);
+  EXPECT_TRUE(validate(p));
+}
+
+TEST(ParseScores, SeparatorsAndErrors) {
+  const auto ok = parse_scores(" [1,2 ;3]\n4 ");
+  ASSERT_FALSE(ok.error);
+  EXPECT_EQ(ok.scores, (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_TRUE(parse_scores("").scores.empty());
+  const auto bad = parse_scores("1, 2, x3");
+  ASSERT_TRUE(bad.error);
+  EXPECT_NE(bad.error->message.find("entry 3"), std::string::npos) << bad.error->message;
+  EXPECT_TRUE(bad.scores.empty());
+  std::string many;
+  for (int i = 0; i < 5000; ++i) many += "1,";
+  EXPECT_TRUE(parse_scores(many).error);
+}
+
+TEST(ParseScores, FormatRoundTripsExactly) {
+  const std::vector<double> scores{0.1, -2.5e-300, 1e300, -std::numeric_limits<double>::infinity(), 3.0};
+  const auto parsed = parse_scores(format_scores(scores));
+  ASSERT_FALSE(parsed.error);
+  EXPECT_EQ(parsed.scores, scores);
+}
+
+}  // namespace
+}  // namespace smlab

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that Softmax Lab needs to build, run and test.
+# Idempotent: installs only what is missing; uses sudo only when not root.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake pkg-config python3
+  # GUI: Dear ImGui (static lib with GLFW/OpenGL3 backends), GLFW, glad generator, stb
+  libimgui-dev libglfw3-dev python3-glad libstb-dev libfreetype-dev
+  # OpenGL / EGL (surfaceless Mesa for headless rendering)
+  libgl-dev libegl-dev libgl1-mesa-dri libegl-mesa0
+  # command line, JSON, GIF
+  libcli11-dev nlohmann-json3-dev libgif-dev
+  # fonts (Chinese glyphs)
+  fonts-wqy-microhei
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev libmpfr-dev libgmp-dev
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-deps: not root and sudo is missing; install as root: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
