@@ -1,0 +1,54 @@
+// One OpenGL texture holding a heatmap's colours, so a big matrix is one textured quad on screen
+// (thousands of ImDrawList rectangles would cost 100+ ms per frame in software rendering).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "plot/color.hpp"
+
+namespace smlab::plot {
+
+// Owns one RGBA8 texture (GL_NEAREST, clamp-to-edge). Every member, including the destructor,
+// needs the GL context that was current at construction to be current, and glad loaded;
+// destroy it before the context. Move-only.
+//
+//   HeatmapTexture texture;                        // creates no GL object yet
+//   texture.update(values, rows, cols, vmin, vmax, Colormap::Viridis);
+//   heatmap.texture = texture.id();
+class HeatmapTexture {
+ public:
+  HeatmapTexture() = default;
+  ~HeatmapTexture();
+  HeatmapTexture(HeatmapTexture&& other) noexcept;
+  HeatmapTexture& operator=(HeatmapTexture&& other) noexcept;
+  HeatmapTexture(const HeatmapTexture&) = delete;
+  HeatmapTexture& operator=(const HeatmapTexture&) = delete;
+
+  // values: row-major rows × cols (row 0 at the top of the image). Each value maps to
+  // sample(cmap, (v − vmin) / (vmax − vmin)); NaN/inf become invalid_color(). vmin == vmax
+  // maps everything to the middle colour. Creates the texture on first use, reallocates it
+  // when the size changes (glTexImage2D), else overwrites it (glTexSubImage2D).
+  // Does nothing if rows or cols ≤ 0 or values.size() < rows * cols.
+  void update(std::span<const float> values, int rows, int cols, double vmin, double vmax, Colormap cmap);
+
+  // GL texture name as ImTextureID-compatible integer; 0 before the first update().
+  std::uintptr_t id() const { return static_cast<std::uintptr_t>(texture_); }
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+
+ private:
+  void release();
+
+  unsigned int texture_ = 0;
+  int rows_ = 0, cols_ = 0;
+  std::vector<std::uint32_t> rgba_;  // reused staging buffer, one RGBA8 pixel per cell
+};
+
+// Colours of a heatmap as RGBA8 bytes (R, G, B, A in memory order), row-major; shared by the
+// texture upload and the SVG's embedded PNG. Pure CPU code, usable without GL.
+void colorize(std::span<std::uint32_t> out_rgba, std::span<const float> values, double vmin, double vmax,
+              Colormap cmap);
+
+}  // namespace smlab::plot

@@ -1,0 +1,955 @@
+// The one layout of a plot: margins from text sizes, data ranges, tick placement, and the
+// shapes of frame, axes, series, legend and heatmap in px. Screen and SVG both draw from this.
+//
+// [SECTION] Index
+//   [SECTION] Small helpers (axis map, text fitting, colours)
+//   [SECTION] Data ranges
+//   [SECTION] Ticks on an axis (count from length, labels thinned until they do not overlap)
+//   [SECTION] Series
+//   [SECTION] Legend
+//   [SECTION] Series plot layout
+//   [SECTION] Heatmap layout
+//   [SECTION] Entry point
+#include "plot/layout.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace smlab::plot::detail {
+namespace {
+
+// [SECTION] Small helpers (axis map, text fitting, colours)
+
+constexpr float kFarPx = 1e6f;
+constexpr double kAutoPaddingFraction = 0.05;
+// The legend is left out when it would cover more of the data area than this.
+constexpr float kMaxLegendShareOfArea = 0.3f;
+// ASCII, because ImGui's default font has no "…" glyph.
+constexpr const char* kEllipsis = "...";
+
+double to_axis_space(double value, Scale scale) { return scale == Scale::Log10 ? std::log10(value) : value; }
+
+bool usable_on(double value, Scale scale) {
+  return std::isfinite(value) && (scale == Scale::Linear || value > 0.0);
+}
+
+std::size_t utf8_previous_boundary(std::string_view text, std::size_t end) {
+  while (end > 0) {
+    --end;
+    if ((static_cast<unsigned char>(text[end]) & 0xC0u) != 0x80u) return end;
+  }
+  return 0;
+}
+
+// Everything the layout functions share while one Scene is built.
+struct Builder {
+  const Plot& plot;
+  const Style& style;
+  const TextWidthFn& measure;
+  Scene& scene;
+  float font = 13.0f;        // tick labels, axis labels, legend
+  float title_font = 15.0f;  // title
+  float pad = 6.0f;          // frame to content, and between blocks
+  float gap = 3.0f;          // tick label to tick
+  float tick_length = 4.0f;
+
+  float text_width(std::string_view text, float size) const {
+    return text.empty() ? 0.0f : measure(text, size);
+  }
+
+  // The text, shortened with "..." until it is at most max_width px wide ("" if nothing fits).
+  std::string fit(std::string_view text, float max_width, float size) const {
+    if (text_width(text, size) <= max_width) return std::string(text);
+    std::size_t end = text.size();
+    while (end > 0) {
+      end = utf8_previous_boundary(text, end);
+      std::string shortened = std::string(text.substr(0, end)) + kEllipsis;
+      if (text_width(shortened, size) <= max_width) return end == 0 ? std::string() : shortened;
+    }
+    return {};
+  }
+
+  void add(Shape shape) { scene.shapes.push_back(std::move(shape)); }
+
+  void text(std::string content, Point origin, float size, Color color, bool vertical = false) {
+    if (content.empty()) return;
+    add(TextShape{std::move(content), origin, size, color, vertical});
+  }
+
+  float line_width(float base) const { return base * style.line_scale; }
+};
+
+Color pick_color(const std::optional<Color>& chosen, std::size_t series_index, const Style& style) {
+  return chosen ? *chosen : series_color(static_cast<int>(series_index), style);
+}
+
+// [SECTION] Data ranges
+
+struct Range {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+  bool lo_sticky = false;  // lo is a bar baseline: no padding below it
+
+  void add(double value, Scale scale) {
+    if (!usable_on(value, scale)) return;
+    lo = std::min(lo, value);
+    hi = std::max(hi, value);
+  }
+  void add_all(const std::vector<double>& values, Scale scale) {
+    for (const double value : values) add(value, scale);
+  }
+  bool empty() const { return lo > hi; }
+};
+
+// The range an axis shows: explicit limits, or the data's with padding (decades on log axes).
+std::pair<double, double> resolve_range(const Axis& axis, Range data) {
+  const bool explicit_limits = axis.min != 0.0 || axis.max != 0.0;
+  if (explicit_limits && std::isfinite(axis.min) && std::isfinite(axis.max) &&
+      (axis.scale == Scale::Linear || (axis.min > 0.0 && axis.max > 0.0))) {
+    if (axis.min != axis.max) return {axis.min, axis.max};
+    data = Range{};
+    data.lo = data.hi = axis.min;
+  }
+  if (axis.scale == Scale::Log10) {
+    if (data.empty()) return {1.0, 10.0};
+    double lo = std::pow(10.0, std::floor(std::log10(data.lo) + 1e-9));
+    double hi = std::pow(10.0, std::ceil(std::log10(data.hi) - 1e-9));
+    if (hi <= lo) hi = lo * 10.0;
+    return {lo, hi};
+  }
+  if (data.empty()) return {0.0, 1.0};
+  if (data.hi == data.lo) {
+    const double half_span = data.lo == 0.0 ? 1.0 : std::abs(data.lo) * 0.1;
+    return {data.lo - half_span, data.hi + half_span};
+  }
+  const double padding = (data.hi - data.lo) * kAutoPaddingFraction;
+  return {data.lo_sticky ? data.lo : data.lo - padding, data.hi + padding};
+}
+
+Range x_data_range(const Plot& plot) {
+  const Scale scale = plot.x.scale;
+  Range range;
+  for (const auto& line : plot.lines) range.add_all(line.x, scale);
+  for (const auto& bars : plot.bars) {
+    for (const double centre : bars.x) {
+      range.add(centre - 0.5 * bars.width, scale);
+      range.add(centre + 0.5 * bars.width, scale);
+    }
+  }
+  for (const auto& scatter : plot.scatters) range.add_all(scatter.x, scale);
+  for (const auto& vline : plot.vlines) range.add(vline.x, scale);
+  for (const auto& annotation : plot.annotations) range.add(annotation.x, scale);
+  return range;
+}
+
+Range y_data_range(const Plot& plot) {
+  const Scale scale = plot.y.scale;
+  Range range;
+  for (const auto& line : plot.lines) {
+    range.add_all(line.y, scale);
+    range.add_all(line.band_low, scale);
+    range.add_all(line.band_high, scale);
+  }
+  for (const auto& bars : plot.bars) range.add_all(bars.y, scale);
+  for (const auto& scatter : plot.scatters) range.add_all(scatter.y, scale);
+  for (const auto& hline : plot.hlines) range.add(hline.y, scale);
+  for (const auto& annotation : plot.annotations) range.add(annotation.y, scale);
+  // Bars grow from their baseline, which belongs in view and needs no padding beyond it.
+  if (scale == Scale::Linear) {
+    for (const auto& bars : plot.bars) {
+      if (bars.y.empty()) continue;
+      const bool below_all = range.empty() || bars.baseline <= range.lo;
+      range.add(bars.baseline, scale);
+      if (below_all) range.lo_sticky = true;
+    }
+  }
+  return range;
+}
+
+// [SECTION] Ticks on an axis (count from length, labels thinned until they do not overlap)
+
+struct PlacedTick {
+  float px = 0.0f;
+  std::string label;  // empty: no label (minor tick, or dropped to avoid overlap)
+  bool major = true;
+  float label_width = 0.0f;
+};
+
+std::vector<Tick> ticks_for(const Axis& axis, double lo, double hi, int max_ticks) {
+  if (axis.tick_values.empty()) return nice_ticks(lo, hi, axis.scale, max_ticks, axis.integer_ticks);
+  std::vector<Tick> ticks;
+  const double low = std::min(lo, hi), high = std::max(lo, hi);
+  for (const double value : axis.tick_values) {
+    if (usable_on(value, axis.scale) && value >= low && value <= high) {
+      ticks.push_back({value, format_number(value), true});
+    }
+  }
+  return ticks;
+}
+
+// Ticks of an axis mapped to px, with labels dropped (every other one, repeatedly) until the
+// remaining ones have room. Horizontal labels are centred on their tick and kept inside
+// [min_px, max_px]; vertical-axis labels are one text line tall.
+std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, const AxisMap& map,
+                                    bool horizontal, float min_px, float max_px) {
+  const float length = std::abs(map.px_hi - map.px_lo);
+  const float spacing = horizontal ? builder.font * 4.5f : builder.font * 2.2f;
+  const int max_ticks = std::clamp(static_cast<int>(length / spacing) + 1, 2, horizontal ? 11 : 9);
+
+  std::vector<PlacedTick> placed;
+  for (auto& tick : ticks_for(axis, map.data_lo, map.data_hi, max_ticks)) {
+    const float px = map.to_px(tick.value);
+    if (!std::isfinite(px)) continue;
+    const float width = builder.text_width(tick.label, builder.font);
+    placed.push_back({px, std::move(tick.label), tick.major, width});
+  }
+  std::sort(placed.begin(), placed.end(),
+            [](const PlacedTick& a, const PlacedTick& b) { return a.px < b.px; });
+
+  std::vector<std::size_t> labelled;
+  for (std::size_t index = 0; index < placed.size(); ++index) {
+    if (!placed[index].label.empty()) labelled.push_back(index);
+  }
+  const auto label_span = [&](const PlacedTick& tick) {
+    float start = tick.px - 0.5f * tick.label_width;
+    start = std::clamp(start, min_px, std::max(min_px, max_px - tick.label_width));
+    return std::pair{start, start + tick.label_width};
+  };
+  const auto fits_with_stride = [&](std::size_t stride) {
+    for (std::size_t k = stride; k < labelled.size(); k += stride) {
+      const PlacedTick& previous = placed[labelled[k - stride]];
+      const PlacedTick& current = placed[labelled[k]];
+      if (horizontal) {
+        if (label_span(current).first - label_span(previous).second < builder.font * 0.6f) return false;
+      } else if (current.px - previous.px < builder.font * 1.15f) {
+        return false;
+      }
+    }
+    if (horizontal) {
+      for (std::size_t k = 0; k < labelled.size(); k += stride) {
+        if (placed[labelled[k]].label_width > max_px - min_px) return false;
+      }
+    }
+    return true;
+  };
+  std::size_t stride = 1;
+  while (stride < labelled.size() && !fits_with_stride(stride)) stride *= 2;
+  if (!fits_with_stride(stride)) stride = labelled.size() + 1;  // not even one label fits
+  for (std::size_t k = 0; k < labelled.size(); ++k) {
+    if (k % stride != 0) placed[labelled[k]].label.clear();
+  }
+  return placed;
+}
+
+float widest_label(const std::vector<PlacedTick>& ticks) {
+  float widest = 0.0f;
+  for (const auto& tick : ticks) {
+    if (!tick.label.empty()) widest = std::max(widest, tick.label_width);
+  }
+  return widest;
+}
+
+// Grid lines inside `area` at major ticks, then the tick marks and labels outside it.
+void add_x_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const Box& area, bool grid) {
+  const Style& style = builder.style;
+  for (const auto& tick : ticks) {
+    if (grid && tick.major) {
+      builder.add(PolylineShape{{{tick.px, area.y0}, {tick.px, area.y1}}, style.grid, 1.0f, false});
+    }
+    const float length = tick.major ? builder.tick_length : builder.tick_length * 0.6f;
+    builder.add(PolylineShape{{{tick.px, area.y1}, {tick.px, area.y1 + length}}, style.axis, 1.0f, false});
+    if (tick.label.empty()) continue;
+    float left = tick.px - 0.5f * tick.label_width;
+    left = std::clamp(left, builder.pad,
+                      std::max(builder.pad, builder.scene.width - builder.pad - tick.label_width));
+    builder.text(tick.label, {left, area.y1 + builder.tick_length + builder.gap}, builder.font,
+                 style.text_dim);
+  }
+}
+
+void add_y_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const Box& area, bool grid,
+                 bool labels_on_right = false) {
+  const Style& style = builder.style;
+  for (const auto& tick : ticks) {
+    if (grid && tick.major) {
+      builder.add(PolylineShape{{{area.x0, tick.px}, {area.x1, tick.px}}, style.grid, 1.0f, false});
+    }
+    const float length = tick.major ? builder.tick_length : builder.tick_length * 0.6f;
+    const float edge = labels_on_right ? area.x1 : area.x0;
+    const float direction = labels_on_right ? 1.0f : -1.0f;
+    builder.add(
+        PolylineShape{{{edge, tick.px}, {edge + direction * length, tick.px}}, style.axis, 1.0f, false});
+    if (tick.label.empty()) continue;
+    const float top = std::clamp(tick.px - 0.5f * builder.font, builder.pad,
+                                 std::max(builder.pad, builder.scene.height - builder.pad - builder.font));
+    const float left = labels_on_right ? edge + builder.tick_length + builder.gap
+                                       : edge - builder.tick_length - builder.gap - tick.label_width;
+    builder.text(tick.label, {left, top}, builder.font, style.text_dim);
+  }
+}
+
+// A label reading bottom to top in the column starting at x = left: centred on [top, bottom]
+// (the axis it names) when it fits there, else as near to centred as [limit_top, limit_bottom]
+// (the free part of the column) allows, shortened only when even that is too short.
+void add_vertical_label(Builder& builder, std::string_view label, float left, float top, float bottom,
+                        float limit_top, float limit_bottom, Color color) {
+  const std::string fitted = builder.fit(label, limit_bottom - limit_top, builder.font);
+  const float width = builder.text_width(fitted, builder.font);
+  const float start = std::clamp(0.5f * (top + bottom) + 0.5f * width, limit_top + width, limit_bottom);
+  builder.text(fitted, {left, start}, builder.font, color, true);
+}
+
+// Title centred over `centre_x` but kept inside the frame.
+void add_title(Builder& builder, float centre_x) {
+  const float available = builder.scene.width - 2.0f * builder.pad;
+  const std::string title = builder.fit(builder.plot.title, available, builder.title_font);
+  const float width = builder.text_width(title, builder.title_font);
+  const float left =
+      std::clamp(centre_x - 0.5f * width, builder.pad, builder.scene.width - builder.pad - width);
+  builder.text(title, {left, builder.pad}, builder.title_font, builder.style.text);
+}
+
+void add_x_label(Builder& builder, std::string_view label, float top, const Box& area) {
+  const std::string fitted = builder.fit(label, builder.scene.width - 2.0f * builder.pad, builder.font);
+  const float width = builder.text_width(fitted, builder.font);
+  const float centre = 0.5f * (area.x0 + area.x1);
+  const float left =
+      std::clamp(centre - 0.5f * width, builder.pad, builder.scene.width - builder.pad - width);
+  builder.text(fitted, {left, top}, builder.font, builder.style.text);
+}
+
+// [SECTION] Series
+
+// Long runs get at most two points (the lowest and highest) per px column: what the eye sees
+// of a dense curve, at a bounded vertex count for ImGui's 16-bit indices and for SVG size.
+std::vector<Point> thin_to_columns(const std::vector<Point>& run, float area_width) {
+  if (static_cast<float>(run.size()) <= 4.0f * std::max(area_width, 1.0f)) return run;
+  std::vector<Point> thinned;
+  std::size_t start = 0;
+  while (start < run.size()) {
+    const float column = std::floor(run[start].x);
+    std::size_t end = start;
+    std::size_t lowest = start, highest = start;
+    while (end < run.size() && std::floor(run[end].x) == column) {
+      if (run[end].y < run[lowest].y) lowest = end;
+      if (run[end].y > run[highest].y) highest = end;
+      ++end;
+    }
+    thinned.push_back(run[std::min(lowest, highest)]);
+    if (lowest != highest) thinned.push_back(run[std::max(lowest, highest)]);
+    start = end;
+  }
+  return thinned;
+}
+
+// The points of (x, y) in px, split where a point cannot be shown.
+std::vector<std::vector<Point>> mapped_runs(const std::vector<double>& xs, const std::vector<double>& ys,
+                                            const Scene& scene) {
+  std::vector<std::vector<Point>> runs(1);
+  const std::size_t count = std::min(xs.size(), ys.size());
+  for (std::size_t index = 0; index < count; ++index) {
+    const Point point{scene.x_map.to_px(xs[index]), scene.y_map.to_px(ys[index])};
+    if (std::isfinite(point.x) && std::isfinite(point.y)) {
+      runs.back().push_back(point);
+    } else if (!runs.back().empty()) {
+      runs.emplace_back();
+    }
+  }
+  if (runs.back().empty()) runs.pop_back();
+  return runs;
+}
+
+void add_band(Builder& builder, const LineSeries& line, Color color) {
+  const std::size_t count = std::min({line.x.size(), line.band_low.size(), line.band_high.size()});
+  BandShape band{{}, {}, color.with_alpha(color.a * 0.25f)};
+  const auto flush = [&] {
+    if (band.upper.size() >= 2) builder.add(band);
+    band.upper.clear();
+    band.lower.clear();
+  };
+  for (std::size_t index = 0; index < count; ++index) {
+    const float x = builder.scene.x_map.to_px(line.x[index]);
+    const float low = builder.scene.y_map.to_px(line.band_low[index]);
+    const float high = builder.scene.y_map.to_px(line.band_high[index]);
+    if (std::isfinite(x) && std::isfinite(low) && std::isfinite(high)) {
+      band.upper.push_back({x, high});
+      band.lower.push_back({x, low});
+    } else {
+      flush();
+    }
+  }
+  flush();
+}
+
+void add_bars(Builder& builder, const BarSeries& bars, Color color) {
+  const Scene& scene = builder.scene;
+  const double baseline =
+      scene.y_map.scale == Scale::Log10 ? std::min(scene.y_map.data_lo, scene.y_map.data_hi) : bars.baseline;
+  const float base_px = scene.y_map.to_px(baseline);
+  const std::size_t count = std::min(bars.x.size(), bars.y.size());
+  for (std::size_t index = 0; index < count; ++index) {
+    const float left = scene.x_map.to_px(bars.x[index] - 0.5 * bars.width);
+    const float right = scene.x_map.to_px(bars.x[index] + 0.5 * bars.width);
+    const float top = scene.y_map.to_px(bars.y[index]);
+    if (!std::isfinite(left) || !std::isfinite(right) || !std::isfinite(top) || !std::isfinite(base_px)) {
+      continue;
+    }
+    const Color fill = index < bars.bar_colors.size() ? bars.bar_colors[index] : color;
+    builder.add(RectShape{
+        {std::min(left, right), std::min(top, base_px), std::max(left, right), std::max(top, base_px)},
+        fill,
+        std::nullopt,
+        0.0f});
+  }
+}
+
+void add_marker(Builder& builder, Point centre, float radius, MarkerShape shape, Color fill) {
+  // A thin outline in the background colour keeps overlapping markers apart.
+  builder.add(MarkerGlyph{centre, radius, shape, fill, builder.style.background, 1.0f});
+}
+
+void add_reference_lines(Builder& builder) {
+  const Scene& scene = builder.scene;
+  const Box& area = scene.data_area;
+  const float width = builder.line_width(1.25f);
+  for (const auto& vline : builder.plot.vlines) {
+    const float x = scene.x_map.to_px(vline.x);
+    if (!std::isfinite(x)) continue;
+    builder.add(PolylineShape{
+        {{x, area.y0}, {x, area.y1}}, vline.color.value_or(builder.style.text_dim), width, vline.dashed});
+  }
+  for (const auto& hline : builder.plot.hlines) {
+    const float y = scene.y_map.to_px(hline.y);
+    if (!std::isfinite(y)) continue;
+    builder.add(PolylineShape{
+        {{area.x0, y}, {area.x1, y}}, hline.color.value_or(builder.style.text_dim), width, hline.dashed});
+  }
+}
+
+bool boxes_overlap(const Box& a, const Box& b) {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+// Labels of reference lines and annotations, kept inside the data area. A reference line's
+// label tries the four places beside the line and takes the first that lies inside the area and
+// covers neither the legend, a reference line nor an earlier label (none free: the label is
+// left out); annotations stay where the caller put them.
+void add_data_texts(Builder& builder, std::vector<Box> taken) {
+  const Scene& scene = builder.scene;
+  const Box& area = scene.data_area;
+  const float font = builder.font;
+  const auto inside = [&](float left, float top, float width) {
+    left = std::clamp(left, area.x0 + 2.0f, std::max(area.x0 + 2.0f, area.x1 - 2.0f - width));
+    top = std::clamp(top, area.y0 + 2.0f, std::max(area.y0 + 2.0f, area.y1 - 2.0f - font));
+    return Box{left, top, left + width, top + font};
+  };
+  const auto place_first_free = [&](std::string_view content, const std::vector<Point>& candidates,
+                                    Color color) {
+    const std::string fitted = builder.fit(content, area.width() - 4.0f, font);
+    const float width = builder.text_width(fitted, font);
+    for (const Point& candidate : candidates) {
+      const Box box = inside(candidate.x, candidate.y, width);
+      // A place that had to be pushed inside the area would sit on its own line.
+      const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
+      if (moved) continue;
+      if (std::none_of(taken.begin(), taken.end(),
+                       [&](const Box& other) { return boxes_overlap(box, other); })) {
+        taken.push_back(box);
+        builder.text(fitted, {box.x0, box.y0}, font, color);
+        return;
+      }
+    }
+    // No free place (a small plot crowded by its legend): no label beats an unreadable one.
+  };
+  // Labels keep off the reference lines too (each line is a 2 px tall or wide box).
+  for (const auto& vline : builder.plot.vlines) {
+    const float x = scene.x_map.to_px(vline.x);
+    if (std::isfinite(x)) taken.push_back({x - 1.0f, area.y0, x + 1.0f, area.y1});
+  }
+  for (const auto& hline : builder.plot.hlines) {
+    const float y = scene.y_map.to_px(hline.y);
+    if (std::isfinite(y)) taken.push_back({area.x0, y - 1.0f, area.x1, y + 1.0f});
+  }
+  for (const auto& vline : builder.plot.vlines) {
+    const float x = scene.x_map.to_px(vline.x);
+    if (!std::isfinite(x) || vline.label.empty()) continue;
+    const float width = builder.text_width(vline.label, font);
+    const float top = area.y0 + 3.0f, bottom = area.y1 - 3.0f - font;
+    place_first_free(
+        vline.label,
+        {{x + 4.0f, top}, {x - 4.0f - width, top}, {x + 4.0f, bottom}, {x - 4.0f - width, bottom}},
+        vline.color.value_or(builder.style.text_dim));
+  }
+  for (const auto& hline : builder.plot.hlines) {
+    const float y = scene.y_map.to_px(hline.y);
+    if (!std::isfinite(y) || hline.label.empty()) continue;
+    const float width = builder.text_width(hline.label, font);
+    const float right = area.x1 - 4.0f - width, left = area.x0 + 4.0f;
+    const float above = y - font - 2.0f, below = y + 2.0f;
+    place_first_free(hline.label, {{right, above}, {right, below}, {left, above}, {left, below}},
+                     hline.color.value_or(builder.style.text_dim));
+  }
+  for (const auto& annotation : builder.plot.annotations) {
+    const Point anchor{scene.x_map.to_px(annotation.x), scene.y_map.to_px(annotation.y)};
+    if (!std::isfinite(anchor.x) || !std::isfinite(anchor.y)) continue;
+    const std::string fitted = builder.fit(annotation.text, area.width() - 4.0f, font);
+    const float width = builder.text_width(fitted, font);
+    float left = anchor.x;
+    if (annotation.align == TextAlign::Center) left -= 0.5f * width;
+    if (annotation.align == TextAlign::Right) left -= width;
+    const Box box = inside(left, anchor.y - 0.5f * font, width);
+    builder.text(fitted, {box.x0, box.y0}, font, annotation.color.value_or(builder.style.text));
+  }
+}
+
+// Everything drawn inside the axes box; `legend_box` (if any) is kept free of line labels.
+void add_series(Builder& builder, const std::optional<Box>& legend_box) {
+  const Plot& plot = builder.plot;
+  const Style& style = builder.style;
+  const Scene& scene = builder.scene;
+  builder.add(ClipBegin{scene.data_area});
+  for (std::size_t index = 0; index < plot.lines.size(); ++index) {
+    const auto& line = plot.lines[index];
+    if (!line.band_low.empty() && !line.band_high.empty()) {
+      add_band(builder, line, line_color(plot, index, style));
+    }
+  }
+  for (std::size_t index = 0; index < plot.bars.size(); ++index) {
+    add_bars(builder, plot.bars[index], bar_color(plot, index, style));
+  }
+  add_reference_lines(builder);
+  for (std::size_t index = 0; index < plot.lines.size(); ++index) {
+    const auto& line = plot.lines[index];
+    const Color color = line_color(plot, index, style);
+    const float width = builder.line_width(line.width);
+    for (const auto& run : mapped_runs(line.x, line.y, scene)) {
+      if (run.size() >= 2) {
+        builder.add(PolylineShape{thin_to_columns(run, scene.data_area.width()), color, width, line.dashed});
+      }
+      // A lone point between gaps would vanish without a marker.
+      if (line.markers || run.size() == 1) {
+        const float radius = std::max(3.0f * style.marker_scale, 0.9f * width + 1.0f);
+        for (const auto& point : run) add_marker(builder, point, radius, MarkerShape::Circle, color);
+      }
+    }
+  }
+  for (std::size_t index = 0; index < plot.scatters.size(); ++index) {
+    const auto& scatter = plot.scatters[index];
+    const Color color = scatter_color(plot, index, style);
+    for (const auto& run : mapped_runs(scatter.x, scatter.y, scene)) {
+      for (const auto& point : run) {
+        add_marker(builder, point, scatter.radius * style.marker_scale, scatter.shape, color);
+      }
+    }
+  }
+  builder.add(ClipEnd{});
+  std::vector<Box> taken;
+  if (legend_box) taken.push_back(*legend_box);
+  add_data_texts(builder, std::move(taken));
+}
+
+// [SECTION] Legend
+
+struct LegendEntry {
+  enum class Kind { Line, Bar, Scatter } kind = Kind::Line;
+  std::string label;
+  Color color;
+  float line_width = 2.0f;
+  bool dashed = false;
+  bool markers = false;
+  MarkerShape shape = MarkerShape::Circle;
+  float radius = 3.0f;
+};
+
+std::vector<LegendEntry> legend_entries(const Plot& plot, const Style& style) {
+  std::vector<LegendEntry> entries;
+  for (std::size_t index = 0; index < plot.lines.size(); ++index) {
+    const auto& line = plot.lines[index];
+    if (line.label.empty()) continue;
+    entries.push_back({LegendEntry::Kind::Line, line.label, line_color(plot, index, style),
+                       line.width * style.line_scale, line.dashed, line.markers, MarkerShape::Circle,
+                       3.0f * style.marker_scale});
+  }
+  for (std::size_t index = 0; index < plot.bars.size(); ++index) {
+    const auto& bars = plot.bars[index];
+    if (bars.label.empty()) continue;
+    entries.push_back({LegendEntry::Kind::Bar, bars.label, bar_color(plot, index, style)});
+  }
+  for (std::size_t index = 0; index < plot.scatters.size(); ++index) {
+    const auto& scatter = plot.scatters[index];
+    if (scatter.label.empty()) continue;
+    LegendEntry entry{LegendEntry::Kind::Scatter, scatter.label, scatter_color(plot, index, style)};
+    entry.shape = scatter.shape;
+    entry.radius = scatter.radius * style.marker_scale;
+    entries.push_back(entry);
+  }
+  return entries;
+}
+
+struct LegendPlan {
+  Box box;
+  std::vector<LegendEntry> entries;  // labels already shortened to fit
+  std::string more_label;            // "+3 more" when not every entry fits
+  float row_height = 0.0f, swatch_width = 0.0f;
+};
+
+// Where the legend goes and what it lists; empty when there is nothing to list or no room.
+std::optional<LegendPlan> plan_legend(const Builder& builder) {
+  const Plot& plot = builder.plot;
+  if (plot.legend == LegendPos::None) return std::nullopt;
+  LegendPlan plan;
+  plan.entries = legend_entries(plot, builder.style);
+  if (plan.entries.empty()) return std::nullopt;
+
+  const Box& area = builder.scene.data_area;
+  const float font = builder.font;
+  const float inset = builder.pad;  // legend to axes box, and legend border to content
+  plan.row_height = font * 1.35f;
+  plan.swatch_width = font * 1.8f;
+  const float max_label_width = std::max(area.width() * 0.62f - plan.swatch_width - 3.0f * inset, font * 3.0f);
+
+  // Rows that fit; the last visible row says how many were left out.
+  const auto max_rows = static_cast<std::size_t>(
+      std::max(0.0f, std::floor((area.height() - 2.0f * inset - 1.2f * inset) / plan.row_height)));
+  if (max_rows == 0) return std::nullopt;
+  if (plan.entries.size() > max_rows) {
+    const std::size_t hidden = plan.entries.size() - (max_rows - 1);
+    plan.entries.resize(max_rows - 1);
+    // Appended piecewise: GCC 12's -Wrestrict misfires on "+" + std::to_string(…).
+    plan.more_label.append("+").append(std::to_string(hidden)).append(" more");
+  }
+  float widest = builder.text_width(plan.more_label, font);
+  for (auto& entry : plan.entries) {
+    entry.label = builder.fit(entry.label, max_label_width, font);
+    widest = std::max(widest, builder.text_width(entry.label, font));
+  }
+  const std::size_t rows = plan.entries.size() + (plan.more_label.empty() ? 0 : 1);
+  const float box_width = inset + plan.swatch_width + 0.8f * inset + widest + inset;
+  const float box_height = 1.2f * inset + static_cast<float>(rows) * plan.row_height;
+  if (box_width > area.width() - 2.0f * inset) return std::nullopt;
+  // A legend that hides most of the data does more harm than good; hover still names series.
+  if (box_width * box_height > kMaxLegendShareOfArea * area.width() * area.height()) return std::nullopt;
+
+  const bool right = plot.legend == LegendPos::TopRight || plot.legend == LegendPos::BottomRight;
+  const bool top = plot.legend == LegendPos::TopRight || plot.legend == LegendPos::TopLeft;
+  const float left_edge = right ? area.x1 - inset - box_width : area.x0 + inset;
+  const float top_edge = top ? area.y0 + inset : area.y1 - inset - box_height;
+  plan.box = {left_edge, top_edge, left_edge + box_width, top_edge + box_height};
+  return plan;
+}
+
+void add_legend(Builder& builder, const LegendPlan& plan) {
+  const float font = builder.font;
+  const float inset = builder.pad;
+  builder.add(RectShape{plan.box, builder.style.background.with_alpha(0.88f), builder.style.frame, 1.0f});
+  float row_top = plan.box.y0 + 0.6f * inset;
+  const float swatch_left = plan.box.x0 + inset;
+  const float text_left = swatch_left + plan.swatch_width + 0.8f * inset;
+  for (const auto& entry : plan.entries) {
+    const float centre_y = row_top + 0.5f * plan.row_height;
+    const Point centre{swatch_left + 0.5f * plan.swatch_width, centre_y};
+    switch (entry.kind) {
+      case LegendEntry::Kind::Line:
+        builder.add(PolylineShape{{{swatch_left, centre_y}, {swatch_left + plan.swatch_width, centre_y}},
+                                  entry.color,
+                                  std::min(entry.line_width, 0.4f * font),
+                                  entry.dashed});
+        if (entry.markers) add_marker(builder, centre, entry.radius, MarkerShape::Circle, entry.color);
+        break;
+      case LegendEntry::Kind::Bar:
+        builder.add(RectShape{{centre.x - 0.35f * font, centre_y - 0.35f * font, centre.x + 0.35f * font,
+                               centre_y + 0.35f * font},
+                              entry.color,
+                              std::nullopt,
+                              0.0f});
+        break;
+      case LegendEntry::Kind::Scatter:
+        add_marker(builder, centre, std::min(entry.radius, 0.45f * font), entry.shape, entry.color);
+        break;
+    }
+    builder.text(entry.label, {text_left, centre_y - 0.5f * font}, font, builder.style.text);
+    row_top += plan.row_height;
+  }
+  if (!plan.more_label.empty()) {
+    builder.text(plan.more_label, {text_left, row_top + 0.5f * plan.row_height - 0.5f * font}, font,
+                 builder.style.text_dim);
+  }
+}
+
+// [SECTION] Series plot layout
+
+// Vertical bands of the frame, top to bottom, for the parts that are shown.
+struct VerticalPlan {
+  float area_top = 0.0f, area_bottom = 0.0f;
+  float x_label_top = 0.0f;
+  bool show_title = false, show_axis_labels = false;
+};
+
+// Drops the title, then the axis labels, until the data area is at least three lines tall.
+VerticalPlan plan_vertical(const Builder& builder, bool has_x_label) {
+  VerticalPlan plan;
+  const float minimum_area = 3.0f * builder.font;
+  for (int dropped = 0; dropped <= 2; ++dropped) {
+    plan.show_title = !builder.plot.title.empty() && dropped < 1;
+    plan.show_axis_labels = dropped < 2;
+    float top = builder.pad;
+    if (plan.show_title) top += builder.title_font + builder.pad;
+    plan.area_top = top + 0.5f * builder.font;  // the top y tick label reaches half a line above
+    float bottom = builder.scene.height - builder.pad;
+    if (plan.show_axis_labels && has_x_label) {
+      bottom -= builder.font;
+      plan.x_label_top = bottom;
+      bottom -= builder.gap;
+    }
+    bottom -= builder.font + builder.tick_length + builder.gap;  // x tick labels
+    plan.area_bottom = bottom;
+    if (plan.area_bottom - plan.area_top >= minimum_area) break;
+  }
+  return plan;
+}
+
+void layout_series_plot(Builder& builder) {
+  const Plot& plot = builder.plot;
+  Scene& scene = builder.scene;
+  const VerticalPlan plan = plan_vertical(builder, !plot.x.label.empty());
+  if (plan.area_bottom - plan.area_top < builder.font) {
+    return;  // too small for axes: the frame alone
+  }
+
+  const auto [x_lo, x_hi] = resolve_range(plot.x, x_data_range(plot));
+  const auto [y_lo, y_hi] = resolve_range(plot.y, y_data_range(plot));
+  scene.y_map = {y_lo, y_hi, plan.area_bottom, plan.area_top, plot.y.scale};
+  const auto y_ticks = place_ticks(builder, plot.y, scene.y_map, false, 0.0f, scene.height);
+
+  float left = builder.pad;
+  const bool show_y_label = plan.show_axis_labels && !plot.y.label.empty();
+  const float y_label_left = left;
+  if (show_y_label) left += builder.font + builder.gap;
+  const float area_left = left + widest_label(y_ticks) + builder.gap + builder.tick_length;
+  // Room on the right for half of a last x label centred on the axis end.
+  const float area_right = scene.width - builder.pad - 0.5f * builder.font;
+  if (area_right - area_left < 2.0f * builder.font) return;
+
+  scene.data_area = {area_left, plan.area_top, area_right, plan.area_bottom};
+  scene.x_map = {x_lo, x_hi, area_left, area_right, plot.x.scale};
+  scene.has_data_area = true;
+  const auto x_ticks =
+      place_ticks(builder, plot.x, scene.x_map, true, builder.pad, scene.width - builder.pad);
+
+  add_x_ticks(builder, x_ticks, scene.data_area, true);
+  add_y_ticks(builder, y_ticks, scene.data_area, true);
+  const auto legend = plan_legend(builder);
+  add_series(builder, legend ? std::optional<Box>(legend->box) : std::nullopt);
+  builder.add(RectShape{scene.data_area, std::nullopt, builder.style.axis, 1.0f});
+  if (plan.show_title) add_title(builder, 0.5f * (scene.data_area.x0 + scene.data_area.x1));
+  if (plan.show_axis_labels) add_x_label(builder, plot.x.label, plan.x_label_top, scene.data_area);
+  if (show_y_label) {
+    // The label's column is free from below the title down to the row of x tick labels
+    // (a long x-axis label below that may reach into the column).
+    add_vertical_label(builder, plot.y.label, y_label_left, scene.data_area.y0, scene.data_area.y1,
+                       plan.area_top - 0.5f * builder.font,
+                       plan.area_bottom + builder.tick_length + builder.gap + builder.font,
+                       builder.style.text);
+  }
+  if (legend) add_legend(builder, *legend);
+}
+
+// [SECTION] Heatmap layout
+
+void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
+  const Plot& plot = builder.plot;
+  Scene& scene = builder.scene;
+  const std::string& x_label = heatmap.x_label.empty() ? plot.x.label : heatmap.x_label;
+  const std::string& y_label = heatmap.y_label.empty() ? plot.y.label : heatmap.y_label;
+  const bool valid = heatmap.rows > 0 && heatmap.cols > 0 &&
+                     heatmap.values.size() >=
+                         static_cast<std::size_t>(heatmap.rows) * static_cast<std::size_t>(heatmap.cols);
+  VerticalPlan plan = plan_vertical(builder, !x_label.empty());
+  if (!valid || plan.area_bottom - plan.area_top < builder.font) {
+    if (plan.show_title) add_title(builder, 0.5f * scene.width);
+    return;
+  }
+
+  // Index axes: cell centres at integers, so integer ticks land on them.
+  Axis column_axis;
+  column_axis.integer_ticks = true;
+  Axis row_axis = column_axis;
+  Axis colorbar_axis;
+  const double value_lo = std::min(heatmap.vmin, heatmap.vmax),
+               value_hi = std::max(heatmap.vmin, heatmap.vmax);
+
+  // Widths left and right of the grid.
+  const float colorbar_width = std::max(10.0f, 0.8f * builder.font);
+  const bool show_y_label = plan.show_axis_labels && !y_label.empty();
+  const bool show_colorbar_label = plan.show_axis_labels && !heatmap.colorbar_label.empty();
+  const AxisMap provisional_rows{-0.5, heatmap.rows - 0.5, plan.area_top, plan.area_bottom, Scale::Linear};
+  const float row_label_width =
+      widest_label(place_ticks(builder, row_axis, provisional_rows, false, 0.0f, scene.height));
+  const AxisMap provisional_colorbar{value_lo, value_hi, plan.area_bottom, plan.area_top, Scale::Linear};
+  const float colorbar_label_width =
+      widest_label(place_ticks(builder, colorbar_axis, provisional_colorbar, false, 0.0f, scene.height));
+  const float left_part = builder.pad + (show_y_label ? builder.font + builder.gap : 0.0f) + row_label_width +
+                          builder.gap + builder.tick_length;
+  const float right_part = 2.0f * builder.gap + builder.pad + colorbar_width + builder.tick_length +
+                           builder.gap + colorbar_label_width +
+                           (show_colorbar_label ? builder.gap + builder.font : 0.0f) + builder.pad;
+  const float available_width = scene.width - left_part - right_part;
+  const float available_height = plan.area_bottom - plan.area_top;
+  if (available_width < builder.font) return;
+
+  // Grid size, then the group [y label … colorbar label] centred horizontally and the grid
+  // centred vertically in what is left.
+  float grid_width = available_width, grid_height = available_height;
+  if (heatmap.square_cells) {
+    const float cell = std::min(available_width / static_cast<float>(heatmap.cols),
+                                available_height / static_cast<float>(heatmap.rows));
+    grid_width = cell * static_cast<float>(heatmap.cols);
+    grid_height = cell * static_cast<float>(heatmap.rows);
+  }
+  const float shift_x = 0.5f * (available_width - grid_width);
+  const float shift_y = 0.5f * (available_height - grid_height);
+  const Box grid{left_part + shift_x, plan.area_top + shift_y, left_part + shift_x + grid_width,
+                 plan.area_top + shift_y + grid_height};
+  scene.data_area = grid;
+  scene.x_map = {-0.5, heatmap.cols - 0.5, grid.x0, grid.x1, Scale::Linear};
+  scene.y_map = {-0.5, heatmap.rows - 0.5, grid.y0, grid.y1, Scale::Linear};
+  scene.has_data_area = true;
+
+  builder.add(HeatmapShape{grid, &heatmap});
+  builder.add(RectShape{grid, std::nullopt, builder.style.axis, 1.0f});
+  const auto column_ticks =
+      place_ticks(builder, column_axis, scene.x_map, true, builder.pad, scene.width - builder.pad);
+  const auto row_ticks = place_ticks(builder, row_axis, scene.y_map, false, 0.0f, scene.height);
+  add_x_ticks(builder, column_ticks, grid, false);
+  add_y_ticks(builder, row_ticks, grid, false);
+
+  // The colorbar spans the grid's height, but never less than the plan's area when the
+  // grid is a flat strip (it needs room for its labels).
+  const bool flat_grid = grid_height < 4.0f * builder.font;
+  const float bar_top = flat_grid ? plan.area_top : grid.y0;
+  const float bar_bottom = flat_grid ? plan.area_bottom : grid.y1;
+  const Box bar{grid.x1 + 2.0f * builder.gap + builder.pad, bar_top,
+                grid.x1 + 2.0f * builder.gap + builder.pad + colorbar_width, bar_bottom};
+  builder.add(ColorbarShape{bar, heatmap.colormap});
+  builder.add(RectShape{bar, std::nullopt, builder.style.axis, 1.0f});
+  const AxisMap colorbar_map{value_lo, value_hi, bar.y1, bar.y0, Scale::Linear};
+  const auto colorbar_ticks = place_ticks(builder, colorbar_axis, colorbar_map, false, 0.0f, scene.height);
+  add_y_ticks(builder, colorbar_ticks, bar, false, true);
+
+  const float bottom_of_ticks = grid.y1 + builder.tick_length + builder.gap + builder.font;
+  if (plan.show_title) add_title(builder, 0.5f * (grid.x0 + grid.x1));
+  if (plan.show_axis_labels) add_x_label(builder, x_label, bottom_of_ticks + builder.gap, grid);
+  if (show_y_label) {
+    add_vertical_label(
+        builder, y_label,
+        grid.x0 - row_label_width - builder.gap - builder.tick_length - builder.gap - builder.font, grid.y0,
+        grid.y1, plan.area_top - 0.5f * builder.font, bottom_of_ticks, builder.style.text);
+  }
+  if (show_colorbar_label) {
+    const float label_left =
+        bar.x1 + builder.tick_length + builder.gap + widest_label(colorbar_ticks) + builder.gap;
+    add_vertical_label(builder, heatmap.colorbar_label, label_left, bar.y0, bar.y1,
+                       plan.area_top - 0.5f * builder.font, std::max(bottom_of_ticks, bar.y1),
+                       builder.style.text);
+  }
+}
+
+}  // namespace
+
+// [SECTION] Entry point
+
+float AxisMap::to_px(double value) const {
+  if (!usable_on(value, scale)) return std::numeric_limits<float>::quiet_NaN();
+  const double from = to_axis_space(data_lo, scale);
+  const double to = to_axis_space(data_hi, scale);
+  if (from == to) return 0.5f * (px_lo + px_hi);
+  const double fraction = (to_axis_space(value, scale) - from) / (to - from);
+  const double px = px_lo + fraction * (static_cast<double>(px_hi) - px_lo);
+  return static_cast<float>(std::clamp(px, -static_cast<double>(kFarPx), static_cast<double>(kFarPx)));
+}
+
+double AxisMap::to_data(float px) const {
+  if (px_hi == px_lo) return data_lo;
+  const double fraction = (static_cast<double>(px) - px_lo) / (static_cast<double>(px_hi) - px_lo);
+  const double from = to_axis_space(data_lo, scale);
+  const double to = to_axis_space(data_hi, scale);
+  const double value = from + fraction * (to - from);
+  return scale == Scale::Log10 ? std::pow(10.0, value) : value;
+}
+
+float resolved_font_size(const Style& style, float fallback_px) {
+  return style.font_size > 0.0f ? style.font_size : fallback_px;
+}
+
+Color line_color(const Plot& plot, std::size_t line_index, const Style& style) {
+  return pick_color(plot.lines[line_index].color, line_index, style);
+}
+Color bar_color(const Plot& plot, std::size_t bar_index, const Style& style) {
+  return pick_color(plot.bars[bar_index].color, plot.lines.size() + bar_index, style);
+}
+Color scatter_color(const Plot& plot, std::size_t scatter_index, const Style& style) {
+  return pick_color(plot.scatters[scatter_index].color, plot.lines.size() + plot.bars.size() + scatter_index,
+                    style);
+}
+
+std::uint32_t next_codepoint(std::string_view text, std::size_t& index) {
+  constexpr std::uint32_t kReplacement = 0xFFFD;
+  const auto lead = static_cast<unsigned char>(text[index]);
+  std::size_t length = 0;  // 0: not a valid lead byte
+  if (lead < 0x80) {
+    length = 1;
+  } else if (lead >= 0xC0 && lead < 0xE0) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead < 0xF0) {
+    length = 3;
+  } else if (lead >= 0xF0 && lead < 0xF8) {
+    length = 4;
+  }
+  if (length == 1) {
+    ++index;
+    return lead;
+  }
+  if (length == 0 || index + length > text.size()) {
+    ++index;
+    return kReplacement;
+  }
+  std::uint32_t codepoint = lead & (0x7Fu >> length);
+  for (std::size_t next = 1; next < length; ++next) {
+    const auto byte = static_cast<unsigned char>(text[index + next]);
+    if ((byte & 0xC0u) != 0x80u) {
+      ++index;
+      return kReplacement;
+    }
+    codepoint = (codepoint << 6) | (byte & 0x3Fu);
+  }
+  index += length;
+  return codepoint;
+}
+
+float dash_length(float line_width) { return std::max(4.0f, 3.5f * line_width); }
+float dash_gap(float line_width) { return std::max(3.0f, 2.5f * line_width); }
+
+Scene layout_plot(const Plot& plot, float width, float height, const Style& style, float font_size_px,
+                  const TextWidthFn& text_width) {
+  Scene scene;
+  scene.width = width;
+  scene.height = height;
+  Builder builder{plot, style, text_width, scene};
+  builder.font = font_size_px;
+  builder.title_font = 1.15f * font_size_px;
+  builder.pad = style.padding;
+  builder.gap = std::max(2.0f, 0.25f * font_size_px);
+  builder.tick_length = std::max(3.0f, 0.3f * font_size_px);
+
+  // Half-px inset so the 1 px frame stroke lands on whole pixels.
+  builder.add(RectShape{{0.5f, 0.5f, width - 0.5f, height - 0.5f}, style.background, style.frame, 1.0f});
+  if (plot.heatmap) {
+    layout_heatmap(builder, *plot.heatmap);
+  } else {
+    layout_series_plot(builder);
+  }
+  return scene;
+}
+
+}  // namespace smlab::plot::detail

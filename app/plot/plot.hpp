@@ -1,0 +1,176 @@
+// Describe a 2-D plot once as a plain value, then draw it as an ImGui item or export it as SVG.
+// Both renderers share one layout, so the SVG shows what the screen shows. Plots compute no math.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <imgui.h>
+
+#include "plot/color.hpp"
+#include "plot/ticks.hpp"
+
+namespace smlab::plot {
+
+// [SECTION] Description of a plot (plain values; copy them, build them fresh, keep them)
+
+struct Axis {
+  std::string label{};
+  Scale scale = Scale::Linear;
+  // min == max == 0: automatic from the data with 5 % padding (log axes: out to whole decades).
+  // Otherwise the axis shows exactly [min, max] (min > max flips the axis).
+  double min = 0.0, max = 0.0;
+  bool integer_ticks = false;         // no ticks between integers (counts, indices, d_k)
+  std::vector<double> tick_values{};  // non-empty: major ticks exactly here instead of nice ticks
+};
+
+// Every member has a default ({} included), so aggregate and designated initialisation may name
+// only what they set without tripping GCC 12's -Wmissing-field-initializers:
+//   plot.lines.push_back({.label = "scaled", .x = temperatures, .y = entropies, .markers = true});
+//
+// Empty std::optional<Color> everywhere means "pick series_color(index, style)", the index
+// counting lines, then bars, then scatters in the order they appear.
+
+struct LineSeries {
+  std::string label{};  // empty: not in the legend
+  std::vector<double> x{}, y{};
+  std::optional<Color> color{};
+  float width = 2.0f;  // px before Style::line_scale
+  bool markers = false;
+  bool dashed = false;
+  // Filled translucent band (error bars, ±1 SE): both empty, or both the size of x.
+  std::vector<double> band_low{}, band_high{};
+};
+// Points with a NaN/inf coordinate (or ≤ 0 on a log axis) break the line there.
+
+struct BarSeries {
+  std::string label{};
+  std::vector<double> x{};  // bar centres
+  std::vector<double> y{};  // bar tops; bars start at `baseline`
+  double width = 0.8;       // in x data units
+  double baseline = 0.0;    // on a log y axis the bars start at the bottom of the axis instead
+  std::optional<Color> color{};
+  std::vector<Color> bar_colors{};  // non-empty (size of x): per-bar colours, e.g. highlight the argmax
+};
+
+enum class MarkerShape { Circle, Square, Diamond };
+
+struct ScatterSeries {
+  std::string label{};
+  std::vector<double> x{}, y{};
+  std::optional<Color> color{};
+  float radius = 3.5f;  // px before Style::marker_scale
+  MarkerShape shape = MarkerShape::Circle;
+};
+
+// Full-height / full-width reference lines; the label is written next to the line inside the plot.
+struct VLine {
+  double x = 0.0;
+  std::string label{};
+  std::optional<Color> color{};  // empty: Style::text_dim
+  bool dashed = true;
+};
+struct HLine {
+  double y = 0.0;
+  std::string label{};
+  std::optional<Color> color{};
+  bool dashed = true;
+};
+
+enum class TextAlign { Left, Center, Right };
+
+// Text whose anchor sits at data point (x, y): horizontally as `align` says, vertically centred.
+// It is kept inside the plot area.
+struct Annotation {
+  double x = 0.0, y = 0.0;
+  std::string text{};
+  std::optional<Color> color{};  // empty: Style::text
+  TextAlign align = TextAlign::Left;
+};
+
+// A matrix shown as coloured cells, row 0 at the top, with a colorbar on the right.
+// Column c spans x ∈ [c − 0.5, c + 0.5] and row r spans y ∈ [r − 0.5, r + 0.5] so ticks
+// land on cell centres. On screen the cells come from `texture` (see HeatmapTexture); without
+// a texture, up to 64×64 cells are drawn as rectangles and bigger maps show a notice.
+struct Heatmap {
+  int rows = 0, cols = 0;
+  // Row-major rows * cols cells; NaN/inf drawn as invalid_color(). Not owned: the cells must
+  // outlive every use of the Plot (panels point into the Snapshot, which outlives the frame),
+  // because copying a 4096² map into each frame's description would cost 64 MB and tens of ms.
+  std::span<const float> values{};
+  double vmin = 0.0, vmax = 1.0;
+  Colormap colormap = Colormap::Viridis;
+  std::string colorbar_label{};
+  std::string x_label{}, y_label{};  // used instead of Plot::x/y labels when not empty
+  bool square_cells = true;          // keep cells square (centred in the area) rather than stretch
+  std::uintptr_t texture = 0;        // GL texture name owned by a HeatmapTexture; 0 = not uploaded
+};
+
+enum class LegendPos { None, TopRight, TopLeft, BottomRight, BottomLeft };
+
+struct Plot {
+  std::string title{};
+  Axis x{}, y{};
+  std::vector<LineSeries> lines{};
+  std::vector<BarSeries> bars{};
+  std::vector<ScatterSeries> scatters{};
+  std::vector<VLine> vlines{};
+  std::vector<HLine> hlines{};
+  std::vector<Annotation> annotations{};
+  std::optional<Heatmap> heatmap{};  // when set, the series above are ignored
+  LegendPos legend = LegendPos::TopRight;
+};
+
+// [SECTION] Look
+
+struct Style {
+  Color background{}, frame{}, grid{}, axis{}, text{}, text_dim{};
+  // px of tick labels, axis labels and legend; the title is 1.15× this. 0 = ImGui's current font
+  // size on screen (crisp: the atlas is not resampled) and 15 px in SVG; set the same number for
+  // both when an export must match the screen to the pixel.
+  float font_size = 0.0f;
+  float line_scale = 1.0f;    // multiplies every line width (the projector theme uses 2)
+  float marker_scale = 1.0f;  // multiplies marker radii
+  float padding = 6.0f;       // px between the frame and its content, and between labels
+  std::string svg_font_family = "DejaVu Sans, Helvetica, Arial, sans-serif";
+};
+
+Style dark_style();       // for ImGui's dark theme
+Style light_style();      // white background
+Style projector_style();  // white background, black text, 2× lines, big markers, 22 px font
+
+// [SECTION] Rendering
+
+// Width in px of UTF-8 `text` at `font_size_px`. Layout uses it to keep text from overlapping.
+using TextWidthFn = std::function<float(std::string_view text, float font_size_px)>;
+
+// Conservative estimate for a sans-serif font (CJK counted as full width); what SVG uses.
+float estimate_text_width(std::string_view text, float font_size_px);
+
+// What the mouse did over the plot this frame (screen only).
+struct Interaction {
+  bool hovered = false;
+  bool clicked = false;                    // left button released over the plot
+  double x = 0.0, y = 0.0;                 // data coordinates under the mouse (heatmap: column, row)
+  int heatmap_row = -1, heatmap_col = -1;  // the cell under the mouse, -1 outside
+};
+
+// Draws `plot` as one ImGui item of `size` px at the cursor (a component ≤ 0 means the available
+// region plus that amount, so 0 fills the rest of the window's content region) and shows
+// a tooltip on hover: nearest line / scatter point, bar value, heatmap cell. `id` must be unique
+// in the current ImGui ID stack. Must be called between ImGui::Begin() and End().
+Interaction draw(const char* id, const Plot& plot, ImVec2 size, const Style& style);
+
+// A standalone SVG 1.1 document (UTF-8) of the plot at width × height px with the same layout
+// as draw(). Heatmaps up to 128×128 cells become <rect>s, bigger ones an embedded PNG.
+// `text_width` defaults to estimate_text_width; pass the app's font metrics (a lambda around
+// ImFont::CalcTextSizeA) and Style::font_size to reproduce the screen's layout exactly.
+std::string to_svg(const Plot& plot, float width, float height, const Style& style,
+                   const TextWidthFn& text_width = {});
+
+}  // namespace smlab::plot

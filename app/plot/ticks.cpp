@@ -1,0 +1,158 @@
+// Nice tick positions for linear and log10 axes, and the number labels that go with them.
+#include "plot/ticks.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+namespace smlab::plot {
+namespace {
+
+// Ticks are k × step; values closer to zero than this many steps are rounding noise of 0.
+constexpr double kZeroSnapInSteps = 1e-9;
+// Below this relative span the axis cannot be told apart from a point in double precision.
+constexpr double kSmallestRelativeSpan = 1e-12;
+// Decade labels stay plain ("0.001" … "10000") inside this exponent range, else "10^k".
+constexpr int kPlainDecadeLow = -3;
+constexpr int kPlainDecadeHigh = 4;
+
+std::string printf_general(double value, int significant_digits) {
+  if (value == 0.0) return "0";  // also turns -0 into 0
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  std::array<char, 40> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%.*g", significant_digits, value);
+  return buffer.data();
+}
+
+// Number of k × step multiples inside [lo, hi], tolerant to rounding at the ends.
+long long multiples_inside(double lo, double hi, double step) {
+  const double first = std::ceil(lo / step - kZeroSnapInSteps);
+  const double last = std::floor(hi / step + kZeroSnapInSteps);
+  return static_cast<long long>(last - first) + 1;
+}
+
+// Smallest 1, 2 or 5 × 10^k step with at most max_ticks multiples in [lo, hi].
+double nice_linear_step(double lo, double hi, int max_ticks, bool integer_only) {
+  const double raw_step = (hi - lo) / static_cast<double>(std::max(1, max_ticks - 1));
+  double decade = std::pow(10.0, std::floor(std::log10(raw_step)));
+  constexpr std::array<double, 3> kMantissas = {1.0, 2.0, 5.0};
+  for (int decade_index = 0; decade_index < 4; ++decade_index, decade *= 10.0) {
+    for (const double mantissa : kMantissas) {
+      const double step = mantissa * decade;
+      if (integer_only && step < 1.0) continue;
+      if (multiples_inside(lo, hi, step) <= max_ticks) return step;
+    }
+  }
+  return 10.0 * decade;
+}
+
+std::vector<Tick> linear_ticks(double lo, double hi, int max_ticks, bool integer_only) {
+  const double step = nice_linear_step(lo, hi, max_ticks, integer_only);
+  const double first = std::ceil(lo / step - kZeroSnapInSteps);
+  const double last = std::floor(hi / step + kZeroSnapInSteps);
+  std::vector<Tick> ticks;
+  for (double multiple = first; multiple <= last; multiple += 1.0) {
+    // k × step rather than repeated addition, so errors do not accumulate along the axis.
+    double value = multiple * step;
+    if (std::abs(value) < step * kZeroSnapInSteps) value = 0.0;
+    ticks.push_back({value, format_tick(value, step), true});
+  }
+  return ticks;
+}
+
+std::string decade_label(int exponent, bool plain) {
+  if (plain) return format_number(std::pow(10.0, exponent));
+  return "10^" + std::to_string(exponent);
+}
+
+std::vector<Tick> log_ticks(double lo, double hi, int max_ticks) {
+  const double log_lo = std::log10(lo);
+  const double log_hi = std::log10(hi);
+  // A hair of tolerance so that lo = 0.01 counts 0.01 as inside despite rounding in log10.
+  const int first_decade = static_cast<int>(std::ceil(log_lo - 1e-9));
+  const int last_decade = static_cast<int>(std::floor(log_hi + 1e-9));
+  const auto inside = [&](double value) { return value >= lo * (1 - 1e-9) && value <= hi * (1 + 1e-9); };
+
+  std::vector<Tick> ticks;
+  const int outer_first = static_cast<int>(std::floor(log_lo));
+  const int outer_last = static_cast<int>(std::ceil(log_hi));
+
+  // Narrow ranges: label 1, 2, 5 × 10^k, other integers as minor ticks.
+  const int decade_count = last_decade - first_decade + 1;
+  if (log_hi - log_lo < 2.0) {
+    int labelled = 0;
+    for (int exponent = outer_first; exponent <= outer_last; ++exponent) {
+      for (int mantissa = 1; mantissa <= 9; ++mantissa) {
+        const double value = mantissa * std::pow(10.0, exponent);
+        if (!inside(value)) continue;
+        const bool major = mantissa == 1 || mantissa == 2 || mantissa == 5;
+        labelled += major ? 1 : 0;
+        ticks.push_back({value, major ? format_number(value) : std::string(), major});
+      }
+    }
+    if (labelled >= 3 && labelled <= max_ticks) return ticks;
+    ticks.clear();
+    // Fewer than two decades to label says little about the scale: linear ticks read better.
+    if (decade_count < 2) return linear_ticks(lo, hi, max_ticks, false);
+  }
+
+  constexpr std::array<int, 9> kDecadeSteps = {1, 2, 3, 5, 10, 20, 50, 100, 200};
+  int decade_step = kDecadeSteps.back();
+  for (const int candidate : kDecadeSteps) {
+    if ((decade_count + candidate - 1) / candidate <= std::max(1, max_ticks)) {
+      decade_step = candidate;
+      break;
+    }
+  }
+  const bool plain = first_decade >= kPlainDecadeLow && last_decade <= kPlainDecadeHigh;
+  // Minor ticks only where they can be told apart: one decade per label and few decades.
+  const bool with_minor = decade_step == 1 && decade_count <= 8;
+  for (int exponent = outer_first; exponent <= outer_last; ++exponent) {
+    const double decade = std::pow(10.0, exponent);
+    const bool labelled = exponent >= first_decade && exponent <= last_decade &&
+                          ((exponent % decade_step) + decade_step) % decade_step == 0;
+    if (labelled) ticks.push_back({decade, decade_label(exponent, plain), true});
+    if (!with_minor) continue;
+    for (int mantissa = 2; mantissa <= 9; ++mantissa) {
+      const double value = mantissa * decade;
+      if (inside(value)) ticks.push_back({value, std::string(), false});
+    }
+  }
+  return ticks;
+}
+
+}  // namespace
+
+std::string format_number(double value) { return printf_general(value, 6); }
+
+std::string format_tick(double value, double step) {
+  if (value == 0.0 || !std::isfinite(step) || step <= 0.0 || !std::isfinite(value)) {
+    return format_number(value);
+  }
+  // Digits from the value's leading digit down to the step's: enough to tell neighbours apart.
+  const int needed =
+      static_cast<int>(std::floor(std::log10(std::abs(value))) - std::floor(std::log10(step))) + 1;
+  return printf_general(value, std::clamp(needed, 6, 17));
+}
+
+std::vector<Tick> nice_ticks(double lo, double hi, Scale scale, int max_ticks, bool integer_only) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return {};
+  if (lo > hi) std::swap(lo, hi);
+  max_ticks = std::max(max_ticks, 1);
+  if (scale == Scale::Log10) {
+    if (lo <= 0.0) return {};
+    if (hi / lo - 1.0 <= kSmallestRelativeSpan) return {{lo, format_number(lo), true}};
+    return log_ticks(lo, hi, max_ticks);
+  }
+  const double magnitude = std::max(std::abs(lo), std::abs(hi));
+  if (hi - lo <= magnitude * kSmallestRelativeSpan || hi == lo) return {{lo, format_number(lo), true}};
+  if (max_ticks == 1) {
+    const double middle = 0.5 * (lo + hi);
+    return {{middle, format_number(middle), true}};
+  }
+  return linear_ticks(lo, hi, max_ticks, integer_only);
+}
+
+}  // namespace smlab::plot

@@ -1,0 +1,36 @@
+// Axis scales, "nice" tick positions (1-2-5 steps, decades on log axes) and short number labels.
+// Pure functions, separate from drawing so they can be tested on their own.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace smlab::plot {
+
+enum class Scale { Linear, Log10 };
+
+struct Tick {
+  double value = 0.0;
+  std::string label;  // empty for minor ticks
+  bool major = true;  // minor ticks (log axes: 2..9 × 10^k) get a short mark and no label
+};
+
+// Ticks inside [lo, hi] (lo and hi may come in either order).
+//   Linear: steps of 1, 2 or 5 × 10^k, at most max_ticks major ticks (at least 2 are aimed for).
+//           integer_only forbids steps below 1 (for counts and indices).
+//   Log10:  major ticks at decades (every 1, 2, 3, 5, 10… decades so that at most
+//           max_ticks fit), minor ticks at 2..9 × 10^k when decades are one apart and few.
+//           A range narrower than two decades also gets 2× and 5× labels, and one narrower
+//           than a decade falls back to linear ticks. Needs lo, hi > 0 (else: empty).
+//   lo == hi gives one tick; NaN or ±inf gives none.
+std::vector<Tick> nice_ticks(double lo, double hi, Scale scale, int max_ticks, bool integer_only = false);
+
+// Short label that round-trips tick values: like printf("%.6g") with "-0" turned into "0":
+// 0.001, 0.25, 1e-05, 4096, 1.5e+06, -3.
+std::string format_number(double value);
+
+// Label for a tick at `value` on an axis whose ticks are `step` apart: as many significant
+// digits as needed to tell neighbours apart (1000001 and 1000002, not 1e+06 twice).
+std::string format_tick(double value, double step);
+
+}  // namespace smlab::plot

@@ -1,0 +1,758 @@
+// Tests of app/plot: nice ticks, number labels, colormaps, palette contrast, the shared layout
+// (no text overlaps or leaves the frame) and the SVG writer (well-formed, escaped, complete).
+// The last tests draw through ImGui with no graphics backend to smoke-test the screen renderer.
+//
+// [SECTION] Index
+//   [SECTION] Helpers: a minimal XML checker and text extraction
+//   [SECTION] Ticks and number labels
+//   [SECTION] Colours and colormaps
+//   [SECTION] Layout
+//   [SECTION] SVG
+//   [SECTION] Screen renderer smoke test (ImGui without a backend)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "plot/heatmap_texture.hpp"
+#include "plot/layout.hpp"
+#include "plot/plot.hpp"
+
+namespace {
+
+using namespace smlab::plot;
+
+// [SECTION] Helpers: a minimal XML checker and text extraction
+
+// Empty when `xml` is well-formed as far as SVG output needs: balanced and properly nested
+// elements, one root, quoted attributes, no raw '<' in text, '&' only in entities.
+std::string xml_problem(const std::string& xml) {
+  std::vector<std::string> open;
+  int roots = 0;
+  const auto check_entities = [](std::string_view text) -> std::string {
+    for (std::size_t at = text.find('&'); at != std::string_view::npos; at = text.find('&', at + 1)) {
+      const std::string_view rest = text.substr(at);
+      bool known = false;
+      for (const char* entity : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#"}) {
+        if (rest.substr(0, std::string_view(entity).size()) == entity) known = true;
+      }
+      if (!known) return "bare '&' in: " + std::string(rest.substr(0, 20));
+    }
+    return {};
+  };
+  std::size_t position = 0;
+  while (position < xml.size()) {
+    const std::size_t tag_start = xml.find('<', position);
+    const std::string_view text(xml.data() + position,
+                                (tag_start == std::string::npos ? xml.size() : tag_start) - position);
+    if (auto problem = check_entities(text); !problem.empty()) return problem;
+    if (open.empty() && text.find_first_not_of(" \n\t\r") != std::string_view::npos) {
+      return "text outside the root element";
+    }
+    if (tag_start == std::string::npos) break;
+    if (xml.compare(tag_start, 5, "<?xml") == 0) {
+      const std::size_t end = xml.find("?>", tag_start);
+      if (end == std::string::npos) return "unterminated declaration";
+      position = end + 2;
+      continue;
+    }
+    // Inside a tag, '>' cannot occur in a quoted value of ours, but scan quotes anyway.
+    std::size_t cursor = tag_start + 1;
+    char quote = 0;
+    for (; cursor < xml.size(); ++cursor) {
+      const char character = xml[cursor];
+      if (quote != 0) {
+        if (character == quote) quote = 0;
+        if (character == '<') return "'<' inside an attribute value";
+      } else if (character == '"' || character == '\'') {
+        quote = character;
+      } else if (character == '>') {
+        break;
+      } else if (character == '<') {
+        return "'<' inside a tag at " + std::to_string(cursor);
+      }
+    }
+    if (cursor >= xml.size()) return "unterminated tag";
+    std::string tag = xml.substr(tag_start + 1, cursor - tag_start - 1);
+    position = cursor + 1;
+    if (auto problem = check_entities(tag); !problem.empty()) return problem;
+    if (!tag.empty() && tag[0] == '/') {
+      const std::string name = tag.substr(1);
+      if (open.empty() || open.back() != name) {
+        return "closing </" + name + "> does not match <" + (open.empty() ? "" : open.back()) + ">";
+      }
+      open.pop_back();
+      continue;
+    }
+    const bool self_closing = !tag.empty() && tag.back() == '/';
+    const std::string name = tag.substr(0, tag.find_first_of(" \n\t/"));
+    if (name.empty()) return "tag without a name";
+    // Attributes: name="value" pairs separated by spaces.
+    const std::string rest = tag.substr(name.size(), tag.size() - name.size() - (self_closing ? 1 : 0));
+    for (std::size_t at = 0; at < rest.size();) {
+      if (rest[at] == ' ' || rest[at] == '\n') {
+        ++at;
+        continue;
+      }
+      const std::size_t equals = rest.find('=', at);
+      if (equals == std::string::npos || equals + 1 >= rest.size() || rest[equals + 1] != '"') {
+        return "unquoted attribute in <" + name + ">";
+      }
+      const std::size_t close = rest.find('"', equals + 2);
+      if (close == std::string::npos) return "unterminated attribute in <" + name + ">";
+      at = close + 1;
+    }
+    if (open.empty()) ++roots;
+    if (!self_closing) open.push_back(name);
+  }
+  if (!open.empty()) return "unclosed <" + open.back() + ">";
+  if (roots != 1) return "expected one root element, found " + std::to_string(roots);
+  return {};
+}
+
+std::string unescape(std::string_view text) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    if (text[at] != '&') {
+      out += text[at];
+      continue;
+    }
+    const std::size_t end = text.find(';', at);
+    const std::string_view entity = text.substr(at, end - at + 1);
+    if (entity == "&amp;") {
+      out += '&';
+    } else if (entity == "&lt;") {
+      out += '<';
+    } else if (entity == "&gt;") {
+      out += '>';
+    } else if (entity == "&quot;") {
+      out += '"';
+    } else if (entity == "&apos;") {
+      out += '\'';
+    }
+    at = end;
+  }
+  return out;
+}
+
+// The contents of every <text> element, unescaped.
+std::vector<std::string> svg_texts(const std::string& svg) {
+  std::vector<std::string> texts;
+  for (std::size_t at = svg.find("<text"); at != std::string::npos; at = svg.find("<text", at + 1)) {
+    const std::size_t start = svg.find('>', at) + 1;
+    const std::size_t end = svg.find("</text>", start);
+    texts.push_back(unescape(std::string_view(svg).substr(start, end - start)));
+  }
+  return texts;
+}
+
+bool contains_text(const std::vector<std::string>& texts, const std::string& wanted) {
+  return std::find(texts.begin(), texts.end(), wanted) != texts.end();
+}
+
+std::string join(const std::vector<std::string>& texts) {
+  std::string joined;
+  for (const auto& text : texts) joined += "[" + text + "] ";
+  return joined;
+}
+
+std::size_t count_of(const std::string& haystack, const std::string& needle, std::size_t from = 0,
+                     std::size_t to = std::string::npos) {
+  std::size_t count = 0;
+  for (std::size_t at = haystack.find(needle, from); at != std::string::npos && at < to;
+       at = haystack.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+std::string describe(const std::vector<Tick>& ticks) {
+  std::ostringstream out;
+  out.precision(17);
+  for (const auto& tick : ticks) out << tick.value << (tick.major ? "" : "m") << " '" << tick.label << "'  ";
+  return out.str();
+}
+
+std::vector<Tick> majors(const std::vector<Tick>& ticks) {
+  std::vector<Tick> result;
+  for (const auto& tick : ticks) {
+    if (tick.major) result.push_back(tick);
+  }
+  return result;
+}
+
+std::vector<std::string> labels(const std::vector<Tick>& ticks) {
+  std::vector<std::string> result;
+  for (const auto& tick : ticks) {
+    if (tick.major) result.push_back(tick.label);
+  }
+  return result;
+}
+
+// A plot with every kind of series and every text, used by the layout and SVG tests.
+Plot sample_plot() {
+  Plot plot;
+  plot.title = "Entropy versus temperature";
+  plot.x.label = "temperature T";
+  plot.y.label = "entropy (nats)";
+  LineSeries scaled{"scaled", {0.1, 0.5, 1, 2, 4, 8}, {0.2, 1.1, 1.9, 2.5, 2.9, 3.1}};
+  scaled.markers = true;
+  scaled.band_low = {0.1, 1.0, 1.8, 2.4, 2.8, 3.0};
+  scaled.band_high = {0.3, 1.2, 2.0, 2.6, 3.0, 3.2};
+  plot.lines.push_back(scaled);
+  LineSeries unscaled{"unscaled", {0.1, 0.5, 1, 2, 4, 8}, {0.0, 0.3, 0.9, 1.8, 2.6, 3.0}};
+  unscaled.dashed = true;
+  plot.lines.push_back(unscaled);
+  plot.bars.push_back(BarSeries{"weights", {1, 2, 3}, {0.5, 1.5, 1.0}});
+  plot.scatters.push_back(ScatterSeries{"samples", {3, 5}, {2.0, 2.2}});
+  plot.scatters.back().shape = MarkerShape::Diamond;
+  plot.hlines.push_back(HLine{std::log(6.0), "log L"});
+  return plot;
+}
+
+// The plot points into `cells` (Heatmap::values is a view), so `cells` must outlive it.
+Plot sample_heatmap_plot(int rows, int cols, std::vector<float>& cells) {
+  Plot plot;
+  plot.title = "Attention weights";
+  Heatmap heatmap;
+  heatmap.rows = rows;
+  heatmap.cols = cols;
+  cells.clear();
+  for (int cell = 0; cell < rows * cols; ++cell) cells.push_back(static_cast<float>(cell) / (rows * cols));
+  heatmap.values = cells;
+  heatmap.vmin = 0.0;
+  heatmap.vmax = 1.0;
+  heatmap.colorbar_label = "weight";
+  heatmap.x_label = "key position";
+  heatmap.y_label = "query position";
+  plot.heatmap = heatmap;
+  return plot;
+}
+
+// [SECTION] Ticks and number labels
+
+bool is_one_two_five_step(double step) {
+  const double decade = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+  const double mantissa = step / decade;
+  return std::abs(mantissa - 1) < 1e-6 || std::abs(mantissa - 2) < 1e-6 || std::abs(mantissa - 5) < 1e-6;
+}
+
+TEST(NiceTicks, LinearTicksAreInsideTheRangeOnOneTwoFiveStepsWithDistinctLabels) {
+  const std::vector<std::pair<double, double>> ranges = {
+      {0, 1},          {-3.7, 12.2},       {1e-9, 3e-9}, {1e6, 1.00001e6}, {-1e12, 5e12}, {-5, -1},
+      {0.001, 0.0015}, {1000000, 1000010}, {-0.5, 0.5},  {99.5, 100.5},    {0, 4096}};
+  for (const auto& [lo, hi] : ranges) {
+    for (const int max_ticks : {2, 3, 5, 8, 11}) {
+      const auto ticks = nice_ticks(lo, hi, Scale::Linear, max_ticks);
+      SCOPED_TRACE(::testing::Message() << "range [" << lo << ", " << hi << "], max_ticks " << max_ticks
+                                        << ": " << describe(ticks));
+      ASSERT_GE(ticks.size(), max_ticks >= 3 ? 2u : 1u);
+      ASSERT_LE(ticks.size(), static_cast<std::size_t>(max_ticks));
+      const double tolerance = (hi - lo) * 1e-9;
+      for (std::size_t index = 0; index < ticks.size(); ++index) {
+        EXPECT_GE(ticks[index].value, lo - tolerance);
+        EXPECT_LE(ticks[index].value, hi + tolerance);
+        EXPECT_FALSE(ticks[index].label.empty());
+        if (index == 0) continue;
+        const double step = ticks[index].value - ticks[index - 1].value;
+        EXPECT_TRUE(is_one_two_five_step(step)) << "step " << step;
+        EXPECT_NE(ticks[index].label, ticks[index - 1].label);
+      }
+    }
+  }
+}
+
+TEST(NiceTicks, LinearTicksOfSimpleRangesAreTheObviousOnes) {
+  EXPECT_EQ(labels(nice_ticks(0, 10, Scale::Linear, 6)),
+            (std::vector<std::string>{"0", "2", "4", "6", "8", "10"}));
+  EXPECT_EQ(labels(nice_ticks(-1, 1, Scale::Linear, 5)),
+            (std::vector<std::string>{"-1", "-0.5", "0", "0.5", "1"}));
+  EXPECT_EQ(labels(nice_ticks(0, 1, Scale::Linear, 6)),
+            (std::vector<std::string>{"0", "0.2", "0.4", "0.6", "0.8", "1"}));
+  // Reversed bounds give the same ticks.
+  EXPECT_EQ(labels(nice_ticks(10, 0, Scale::Linear, 6)), labels(nice_ticks(0, 10, Scale::Linear, 6)));
+}
+
+TEST(NiceTicks, ZeroIsExactlyZeroNotRoundingNoise) {
+  const auto ticks = nice_ticks(-0.3, 0.3, Scale::Linear, 7);
+  SCOPED_TRACE(describe(ticks));
+  const auto zero =
+      std::find_if(ticks.begin(), ticks.end(), [](const Tick& tick) { return tick.label == "0"; });
+  ASSERT_NE(zero, ticks.end());
+  EXPECT_EQ(zero->value, 0.0);
+}
+
+TEST(NiceTicks, TinyAndHugeAndOffsetRangesGetReadableDistinctLabels) {
+  EXPECT_EQ(labels(nice_ticks(1e-9, 3e-9, Scale::Linear, 3)),
+            (std::vector<std::string>{"1e-09", "2e-09", "3e-09"}));
+  EXPECT_EQ(labels(nice_ticks(0, 3e6, Scale::Linear, 4)),
+            (std::vector<std::string>{"0", "1e+06", "2e+06", "3e+06"}));
+  const auto offset = labels(nice_ticks(1000000, 1000004, Scale::Linear, 5));
+  EXPECT_EQ(offset, (std::vector<std::string>{"1000000", "1000001", "1000002", "1000003", "1000004"}));
+}
+
+TEST(NiceTicks, IntegerOnlyTicksNeverFallBetweenIntegers) {
+  for (const double hi : {0.5, 1.0, 3.0, 7.0, 63.0}) {
+    const auto ticks = nice_ticks(0, hi, Scale::Linear, 10, true);
+    SCOPED_TRACE(::testing::Message() << "range [0, " << hi << "]: " << describe(ticks));
+    ASSERT_FALSE(ticks.empty());
+    for (const auto& tick : ticks) EXPECT_EQ(tick.value, std::round(tick.value));
+  }
+  EXPECT_EQ(labels(nice_ticks(0, 3, Scale::Linear, 10, true)),
+            (std::vector<std::string>{"0", "1", "2", "3"}));
+}
+
+TEST(NiceTicks, DegenerateAndInvalidRanges) {
+  const auto single = nice_ticks(2.5, 2.5, Scale::Linear, 5);
+  ASSERT_EQ(single.size(), 1u) << describe(single);
+  EXPECT_EQ(single[0].value, 2.5);
+  EXPECT_EQ(single[0].label, "2.5");
+  EXPECT_EQ(nice_ticks(10, 10, Scale::Log10, 5).size(), 1u);
+  EXPECT_TRUE(nice_ticks(std::nan(""), 1, Scale::Linear, 5).empty());
+  EXPECT_TRUE(nice_ticks(0, std::numeric_limits<double>::infinity(), Scale::Linear, 5).empty());
+  EXPECT_TRUE(nice_ticks(0, 100, Scale::Log10, 5).empty()) << "log axes need positive bounds";
+  EXPECT_TRUE(nice_ticks(-1, 100, Scale::Log10, 5).empty());
+}
+
+TEST(NiceTicks, LogTicksFromHundredthToHundredAreLabelledDecadesWithMinorTicks) {
+  const auto ticks = nice_ticks(0.01, 100, Scale::Log10, 8);
+  SCOPED_TRACE(describe(ticks));
+  EXPECT_EQ(labels(ticks), (std::vector<std::string>{"0.01", "0.1", "1", "10", "100"}));
+  const auto minor_count =
+      std::count_if(ticks.begin(), ticks.end(), [](const Tick& tick) { return !tick.major; });
+  EXPECT_EQ(minor_count, 4 * 8) << "2..9 × each of the four full decades";
+  for (const auto& tick : ticks) {
+    EXPECT_GE(tick.value, 0.01 * (1 - 1e-9));
+    EXPECT_LE(tick.value, 100 * (1 + 1e-9));
+    if (!tick.major) {
+      EXPECT_TRUE(tick.label.empty());
+    }
+  }
+}
+
+TEST(NiceTicks, LogTicksFromOneTo4096StopAtTheLastDecadeInside) {
+  const auto ticks = nice_ticks(1, 4096, Scale::Log10, 8);
+  SCOPED_TRACE(describe(ticks));
+  EXPECT_EQ(labels(ticks), (std::vector<std::string>{"1", "10", "100", "1000"}));
+  for (const auto& tick : ticks) EXPECT_LE(tick.value, 4096 * (1 + 1e-9));
+}
+
+TEST(NiceTicks, LogTicksOverManyDecadesSkipDecadesAndUsePowerLabels) {
+  const auto ticks = nice_ticks(1e-10, 1e10, Scale::Log10, 6);
+  SCOPED_TRACE(describe(ticks));
+  const auto major_ticks = majors(ticks);
+  EXPECT_LE(major_ticks.size(), 6u);
+  EXPECT_GE(major_ticks.size(), 3u);
+  for (const auto& tick : major_ticks) EXPECT_EQ(tick.label.rfind("10^", 0), 0u) << tick.label;
+  EXPECT_TRUE(contains_text(labels(ticks), "10^0"));
+}
+
+TEST(NiceTicks, NarrowLogRangesLabelOneTwoFive) {
+  const auto ticks = nice_ticks(1, 60, Scale::Log10, 8);
+  SCOPED_TRACE(describe(ticks));
+  EXPECT_EQ(labels(ticks), (std::vector<std::string>{"1", "2", "5", "10", "20", "50"}));
+}
+
+TEST(FormatNumber, ShortAndExactEnough) {
+  EXPECT_EQ(format_number(0.001), "0.001");
+  EXPECT_EQ(format_number(0.25), "0.25");
+  EXPECT_EQ(format_number(1e-5), "1e-05");
+  EXPECT_EQ(format_number(4096), "4096");
+  EXPECT_EQ(format_number(1.5e6), "1.5e+06");
+  EXPECT_EQ(format_number(-3), "-3");
+  EXPECT_EQ(format_number(0.1 + 0.2), "0.3");
+  EXPECT_EQ(format_number(-0.0), "0");
+  EXPECT_EQ(format_number(std::nan("")), "nan");
+  EXPECT_EQ(format_number(-std::numeric_limits<double>::infinity()), "-inf");
+}
+
+TEST(FormatNumber, TickLabelsCarryTheDigitsTheStepNeeds) {
+  EXPECT_EQ(format_tick(1000001, 1), "1000001");
+  EXPECT_EQ(format_tick(1.0000001, 1e-7), "1.0000001");
+  EXPECT_EQ(format_tick(0.4, 0.2), "0.4");
+  EXPECT_EQ(format_tick(2000, 500), "2000");
+}
+
+// [SECTION] Colours and colormaps
+
+TEST(Colormap, EndpointsAreThePublishedColours) {
+  EXPECT_EQ(sample(Colormap::Viridis, 0.0), Color::from_hex(0x440154));
+  EXPECT_EQ(sample(Colormap::Viridis, 1.0), Color::from_hex(0xFDE725));
+  EXPECT_EQ(sample(Colormap::Cividis, 0.0), Color::from_hex(0x00204D));
+  EXPECT_EQ(sample(Colormap::Cividis, 1.0), Color::from_hex(0xFFEA46));
+  EXPECT_EQ(sample(Colormap::Magma, 0.0), Color::from_hex(0x000004));
+  EXPECT_EQ(sample(Colormap::Magma, 1.0), Color::from_hex(0xFCFDBF));
+  EXPECT_EQ(sample(Colormap::Greys, 0.0), Color::from_hex(0x000000));
+  EXPECT_EQ(sample(Colormap::Greys, 1.0), Color::from_hex(0xFFFFFF));
+}
+
+TEST(Colormap, OutOfRangeInputIsClamped) {
+  for (int index = 0; index < kColormapCount; ++index) {
+    const auto colormap = static_cast<Colormap>(index);
+    SCOPED_TRACE(name(colormap));
+    EXPECT_EQ(sample(colormap, -3.0), sample(colormap, 0.0));
+    EXPECT_EQ(sample(colormap, 7.0), sample(colormap, 1.0));
+    EXPECT_EQ(sample(colormap, std::numeric_limits<double>::infinity()), sample(colormap, 1.0));
+  }
+}
+
+TEST(Colormap, SequentialMapsGetStrictlyBrighter) {
+  for (const auto colormap : {Colormap::Viridis, Colormap::Cividis, Colormap::Magma, Colormap::Greys}) {
+    float previous = -1.0f;
+    for (int step = 0; step <= 200; ++step) {
+      const double t = step / 200.0;
+      const float luminance = relative_luminance(sample(colormap, t));
+      EXPECT_GT(luminance, previous) << name(colormap) << " at t = " << t;
+      previous = luminance;
+    }
+  }
+}
+
+TEST(Colormap, DivergingMapIsBlueWhiteRed) {
+  const Color low = sample(Colormap::Diverging, 0.0), middle = sample(Colormap::Diverging, 0.5),
+              high = sample(Colormap::Diverging, 1.0);
+  EXPECT_GT(low.b, low.r);
+  EXPECT_GT(high.r, high.b);
+  EXPECT_GT(relative_luminance(middle), 0.85f);
+}
+
+TEST(Colormap, NanGivesTheInvalidColourWhichNoMapContains) {
+  const Color invalid = invalid_color();
+  for (int index = 0; index < kColormapCount; ++index) {
+    const auto colormap = static_cast<Colormap>(index);
+    EXPECT_EQ(sample(colormap, std::nan("")), invalid) << name(colormap);
+    float nearest = 10.0f;
+    for (int step = 0; step <= 255; ++step) {
+      const Color color = sample(colormap, step / 255.0);
+      nearest = std::min(nearest, std::hypot(color.r - invalid.r, color.g - invalid.g, color.b - invalid.b));
+    }
+    EXPECT_GT(nearest, 0.15f) << name(colormap) << " comes close to the invalid colour";
+  }
+}
+
+TEST(Colormap, NamesRoundTripCaseInsensitively) {
+  for (int index = 0; index < kColormapCount; ++index) {
+    const auto colormap = static_cast<Colormap>(index);
+    EXPECT_EQ(colormap_from_name(name(colormap)), colormap);
+    std::string upper = name(colormap);
+    for (char& character : upper) character = static_cast<char>(std::toupper(character));
+    EXPECT_EQ(colormap_from_name(upper), colormap) << upper;
+  }
+  EXPECT_EQ(colormap_from_name("grays"), Colormap::Greys);
+  EXPECT_FALSE(colormap_from_name("jet").has_value());
+  EXPECT_FALSE(colormap_from_name("").has_value());
+}
+
+TEST(Colorize, BytesAreRgbaInMemoryAndNonFiniteValuesAreInvalid) {
+  const std::vector<float> values = {0.0f, 1.0f, std::nanf(""), std::numeric_limits<float>::infinity()};
+  std::vector<std::uint32_t> rgba(values.size());
+  colorize(rgba, values, 0.0, 1.0, Colormap::Greys);
+  const auto bytes = reinterpret_cast<const unsigned char*>(rgba.data());
+  EXPECT_EQ(bytes[0], 0);
+  EXPECT_EQ(bytes[3], 255);
+  EXPECT_EQ(bytes[4], 255);
+  EXPECT_EQ(bytes[5], 255);
+  const Color invalid = invalid_color();
+  for (const std::size_t cell : {2u, 3u}) {
+    EXPECT_EQ(bytes[4 * cell], static_cast<unsigned char>(std::lround(invalid.r * 255))) << "cell " << cell;
+    EXPECT_EQ(bytes[4 * cell + 1], static_cast<unsigned char>(std::lround(invalid.g * 255)))
+        << "cell " << cell;
+  }
+}
+
+TEST(SeriesColor, PaletteIsDistinctAndStandsOutFromEveryThemeBackground) {
+  for (const auto& [theme, style] : {std::pair{"dark", dark_style()}, std::pair{"light", light_style()},
+                                     std::pair{"projector", projector_style()}}) {
+    for (int index = 0; index < 7; ++index) {
+      const Color color = series_color(index, style);
+      EXPECT_GE(contrast_ratio(color, style.background), 3.0f) << theme << " series " << index;
+      for (int other = 0; other < index; ++other) {
+        EXPECT_NE(color, series_color(other, style)) << theme << " series " << index << " and " << other;
+      }
+    }
+    EXPECT_EQ(series_color(7, style), series_color(0, style)) << theme << ": the palette wraps";
+    EXPECT_GE(contrast_ratio(style.text, style.background), 7.0f) << theme << " text";
+    EXPECT_GE(contrast_ratio(style.text_dim, style.background), 4.5f) << theme << " dim text";
+  }
+}
+
+// [SECTION] Layout
+
+struct TextBox {
+  std::string text;
+  detail::Box box;
+};
+
+std::vector<TextBox> text_boxes(const detail::Scene& scene) {
+  std::vector<TextBox> boxes;
+  for (const auto& shape : scene.shapes) {
+    const auto* text = std::get_if<detail::TextShape>(&shape);
+    if (text == nullptr) continue;
+    const float width = estimate_text_width(text->text, text->size);
+    if (text->vertical) {
+      boxes.push_back(
+          {text->text,
+           {text->origin.x, text->origin.y - width, text->origin.x + text->size, text->origin.y}});
+    } else {
+      boxes.push_back(
+          {text->text,
+           {text->origin.x, text->origin.y, text->origin.x + width, text->origin.y + text->size}});
+    }
+  }
+  return boxes;
+}
+
+bool overlap(const detail::Box& a, const detail::Box& b) {
+  // Boxes are a full font size tall, taller than the ink: a 1 px touch is not an overlap.
+  constexpr float kSlack = 1.0f;
+  return a.x0 < b.x1 - kSlack && b.x0 < a.x1 - kSlack && a.y0 < b.y1 - kSlack && b.y0 < a.y1 - kSlack;
+}
+
+void expect_text_fits_without_overlap(const Plot& plot, float width, float height, const Style& style,
+                                      const char* what) {
+  const detail::Scene scene = detail::layout_plot(
+      plot, width, height, style, detail::resolved_font_size(style, 15.0f), estimate_text_width);
+  const auto boxes = text_boxes(scene);
+  SCOPED_TRACE(::testing::Message() << what << " at " << width << "x" << height << ", font "
+                                    << style.font_size);
+  EXPECT_TRUE(scene.has_data_area);
+  EXPECT_GE(boxes.size(), 4u);
+  for (std::size_t index = 0; index < boxes.size(); ++index) {
+    const auto& box = boxes[index].box;
+    EXPECT_GE(box.x0, 0.0f) << "'" << boxes[index].text << "' leaves the frame";
+    EXPECT_GE(box.y0, 0.0f) << "'" << boxes[index].text << "' leaves the frame";
+    EXPECT_LE(box.x1, width) << "'" << boxes[index].text << "' leaves the frame";
+    EXPECT_LE(box.y1, height) << "'" << boxes[index].text << "' leaves the frame";
+    for (std::size_t other = 0; other < index; ++other) {
+      EXPECT_FALSE(overlap(box, boxes[other].box))
+          << "'" << boxes[index].text << "' overlaps '" << boxes[other].text << "'";
+    }
+  }
+}
+
+TEST(Layout, TextStaysInsideTheFrameAndNeverOverlapsAtDashboardAndSmallSizes) {
+  Plot log_plot = sample_plot();
+  log_plot.x.scale = Scale::Log10;
+  log_plot.title = "A rather long title that has to be shortened when the plot is small";
+  Plot wide_numbers;
+  wide_numbers.title = "Overflow";
+  wide_numbers.x.label = "score";
+  wide_numbers.y.label = "probability";
+  wide_numbers.lines.push_back(LineSeries{"naive", {-1234567.0, 7654321.0}, {1e-300, 0.123456789}});
+  std::vector<float> square_cells, flat_cells, big_cells;
+  const std::vector<std::pair<Plot, const char*>> plots = {{sample_plot(), "series plot"},
+                                                           {log_plot, "log x plot"},
+                                                           {wide_numbers, "wide numbers"},
+                                                           {sample_heatmap_plot(16, 16, square_cells), "square heatmap"},
+                                                           {sample_heatmap_plot(3, 40, flat_cells), "flat heatmap"},
+                                                           {sample_heatmap_plot(1024, 1024, big_cells), "big heatmap"}};
+  const std::vector<std::pair<float, float>> sizes = {{560, 400}, {300, 220}, {800, 500}, {240, 180}};
+  for (const auto& [plot, what] : plots) {
+    for (const auto& [width, height] : sizes) {
+      for (const auto& style : {dark_style(), projector_style()}) {
+        expect_text_fits_without_overlap(plot, width, height, style, what);
+      }
+    }
+  }
+}
+
+TEST(Layout, AxisMapRoundTripsOnLinearAndLogAxes) {
+  const detail::AxisMap linear{-2.0, 6.0, 100.0f, 500.0f, Scale::Linear};
+  EXPECT_FLOAT_EQ(linear.to_px(2.0), 300.0f);
+  EXPECT_NEAR(linear.to_data(linear.to_px(1.25)), 1.25, 1e-5);
+  const detail::AxisMap log{1.0, 1000.0, 400.0f, 100.0f, Scale::Log10};
+  EXPECT_FLOAT_EQ(log.to_px(10.0), 300.0f);
+  EXPECT_NEAR(log.to_data(log.to_px(42.0)), 42.0, 1e-3);
+  EXPECT_TRUE(std::isnan(log.to_px(0.0))) << "a log axis cannot show 0";
+  EXPECT_TRUE(std::isnan(linear.to_px(std::nan(""))));
+}
+
+TEST(Layout, AutomaticLogRangeSnapsToDecadesAndLinearRangeKeepsBarsOnTheirBaseline) {
+  Plot plot;
+  plot.x.scale = Scale::Log10;
+  plot.lines.push_back(LineSeries{"", {3.0, 4096.0}, {0.0, 1.0}});
+  plot.bars.push_back(BarSeries{"", {100.0}, {2.0}});
+  const auto scene = detail::layout_plot(plot, 560, 400, light_style(), 15.0f, estimate_text_width);
+  EXPECT_DOUBLE_EQ(scene.x_map.data_lo, 1.0);
+  EXPECT_DOUBLE_EQ(scene.x_map.data_hi, 10000.0);
+  EXPECT_DOUBLE_EQ(scene.y_map.data_lo, 0.0) << "bars start at 0: no padding below";
+  EXPECT_GT(scene.y_map.data_hi, 2.0);
+}
+
+TEST(Layout, ExplicitLimitsAreKeptExactly) {
+  Plot plot;
+  plot.x.min = -1.0;
+  plot.x.max = 3.0;
+  plot.y.min = 0.0;
+  plot.y.max = 1.0;
+  plot.lines.push_back(LineSeries{"", {0.0, 100.0}, {-5.0, 5.0}});
+  const auto scene = detail::layout_plot(plot, 400, 300, light_style(), 15.0f, estimate_text_width);
+  EXPECT_EQ(scene.x_map.data_lo, -1.0);
+  EXPECT_EQ(scene.x_map.data_hi, 3.0);
+  EXPECT_EQ(scene.y_map.data_lo, 0.0);
+  EXPECT_EQ(scene.y_map.data_hi, 1.0);
+}
+
+TEST(Layout, LinesBreakAtNanAndDenseLinesAreThinnedToPixelColumns) {
+  Plot plot;
+  LineSeries dense;
+  for (int index = 0; index < 100000; ++index) {
+    dense.x.push_back(index);
+    dense.y.push_back(std::sin(index * 0.01));
+  }
+  dense.y[50000] = std::nan("");
+  plot.lines.push_back(dense);
+  const auto scene = detail::layout_plot(plot, 560, 400, dark_style(), 15.0f, estimate_text_width);
+  std::size_t polylines = 0, points = 0;
+  for (const auto& shape : scene.shapes) {
+    if (const auto* line = std::get_if<detail::PolylineShape>(&shape); line && line->points.size() > 100) {
+      ++polylines;
+      points += line->points.size();
+    }
+  }
+  EXPECT_EQ(polylines, 2u) << "the NaN splits the line in two";
+  EXPECT_LE(points, 4u * 560u) << "at most two points per px column and run";
+}
+
+// [SECTION] SVG
+
+TEST(Svg, SeriesPlotIsWellFormedAndCarriesEveryText) {
+  for (const auto& style : {dark_style(), light_style(), projector_style()}) {
+    const std::string svg = to_svg(sample_plot(), 560, 400, style);
+    EXPECT_EQ(xml_problem(svg), "") << svg.substr(0, 400);
+    EXPECT_EQ(svg.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
+    EXPECT_NE(svg.find("version=\"1.1\""), std::string::npos);
+    const auto texts = svg_texts(svg);
+    for (const char* wanted : {"Entropy versus temperature", "temperature T", "entropy (nats)", "scaled",
+                               "unscaled", "weights", "samples", "log L"}) {
+      EXPECT_TRUE(contains_text(texts, wanted)) << "missing '" << wanted << "' among " << join(texts);
+    }
+    EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos) << "the dashed line";
+    EXPECT_NE(svg.find("<polygon"), std::string::npos) << "the error band and the diamond";
+  }
+}
+
+TEST(Svg, MarkupCharactersInLabelsAreEscapedAndUtf8IsKept) {
+  Plot plot = sample_plot();
+  plot.title = "a < b & c";
+  plot.x.label = "\"quoted\" > 'single'";
+  plot.lines[0].label = "温度 T";
+  const std::string svg = to_svg(plot, 560, 400, light_style());
+  EXPECT_EQ(xml_problem(svg), "");
+  EXPECT_EQ(svg.find("a < b"), std::string::npos);
+  EXPECT_NE(svg.find("a &lt; b &amp; c"), std::string::npos);
+  const auto texts = svg_texts(svg);
+  EXPECT_TRUE(contains_text(texts, "a < b & c")) << join(texts);
+  EXPECT_TRUE(contains_text(texts, "\"quoted\" > 'single'")) << join(texts);
+  EXPECT_TRUE(contains_text(texts, "温度 T")) << join(texts);
+}
+
+TEST(Svg, SmallHeatmapHasOneRectPerCellAndAColorbar) {
+  std::vector<float> cells;
+  Plot plot = sample_heatmap_plot(3, 4, cells);
+  cells[5] = std::nanf("");
+  const std::string svg = to_svg(plot, 560, 400, dark_style());
+  EXPECT_EQ(xml_problem(svg), "");
+  const std::size_t group = svg.find("<g class=\"heatmap\"");
+  ASSERT_NE(group, std::string::npos);
+  const std::size_t group_end = svg.find("</g>", group);
+  EXPECT_EQ(count_of(svg, "<rect", group, group_end), 12u);
+  EXPECT_EQ(count_of(svg, to_hex(invalid_color()).text, group, group_end), 1u) << "the NaN cell";
+  EXPECT_NE(svg.find("<linearGradient"), std::string::npos);
+  const auto texts = svg_texts(svg);
+  for (const char* wanted : {"Attention weights", "key position", "query position", "weight"}) {
+    EXPECT_TRUE(contains_text(texts, wanted)) << "missing '" << wanted << "' among " << join(texts);
+  }
+}
+
+TEST(Svg, BigHeatmapIsOneEmbeddedPng) {
+  std::vector<float> cells;
+  const std::string svg = to_svg(sample_heatmap_plot(200, 150, cells), 560, 400, light_style());
+  EXPECT_EQ(xml_problem(svg), "");
+  EXPECT_EQ(svg.find("<g class=\"heatmap\""), std::string::npos);
+  const std::size_t image = svg.find("data:image/png;base64,iVBORw0KGgo");  // base64 of the PNG signature
+  EXPECT_NE(image, std::string::npos);
+  EXPECT_LT(svg.size(), 400000u);
+}
+
+TEST(Svg, EmptyAndDegeneratePlotsStillGiveValidDocuments) {
+  EXPECT_EQ(xml_problem(to_svg(Plot{}, 300, 220, dark_style())), "");
+  Plot empty_heatmap;
+  empty_heatmap.heatmap = Heatmap{};
+  EXPECT_EQ(xml_problem(to_svg(empty_heatmap, 300, 220, dark_style())), "");
+  EXPECT_EQ(xml_problem(to_svg(sample_plot(), 40, 30, dark_style())), "") << "too small for axes";
+  Plot flat = sample_plot();
+  flat.lines = {LineSeries{"flat", {1, 1}, {2, 2}}};
+  EXPECT_EQ(xml_problem(to_svg(flat, 300, 220, dark_style())), "");
+}
+
+// [SECTION] Screen renderer smoke test (ImGui without a backend)
+
+// An ImGui context with a built font atlas and a display, enough to record draw lists.
+class HeadlessImGui : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    context_ = ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1600, 900);
+    io.DeltaTime = 1.0f / 60.0f;
+    io.IniFilename = nullptr;
+    unsigned char* pixels = nullptr;
+    int width = 0, height = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+  }
+  void TearDown() override { ImGui::DestroyContext(context_); }
+
+  // Draws `plot` in a window with the mouse at `mouse` (screen px); returns the vertex count.
+  int render(const Plot& plot, ImVec2 size, ImVec2 mouse, Interaction* interaction = nullptr) {
+    int vertices = 0;
+    for (int frame = 0; frame < 2; ++frame) {  // hover needs one frame to know the item
+      ImGui::GetIO().MousePos = mouse;
+      ImGui::NewFrame();
+      ImGui::SetNextWindowPos(ImVec2(0, 0));
+      ImGui::SetNextWindowSize(ImVec2(1600, 900));
+      ImGui::Begin("plots", nullptr, ImGuiWindowFlags_NoDecoration);
+      const Interaction result = draw("plot", plot, size, dark_style());
+      if (interaction != nullptr) *interaction = result;
+      ImGui::End();
+      ImGui::Render();
+      vertices = ImGui::GetDrawData()->TotalVtxCount;
+    }
+    return vertices;
+  }
+
+  ImGuiContext* context_ = nullptr;
+};
+
+TEST_F(HeadlessImGui, SeriesPlotDrawsAndHoverFindsTheNearestPoint) {
+  Plot plot = sample_plot();
+  Interaction interaction;
+  // Hover the middle of the window; the nearest data point may or may not be in reach.
+  const int vertices = render(plot, ImVec2(560, 400), ImVec2(300, 200), &interaction);
+  EXPECT_GT(vertices, 500);
+  EXPECT_LT(vertices, 60000) << "keep a plot well inside 16-bit indices";
+  EXPECT_TRUE(interaction.hovered);
+}
+
+TEST_F(HeadlessImGui, HeatmapWithoutTextureDrawsCellsAndReportsTheHoveredCell) {
+  std::vector<float> cells;
+  Plot plot = sample_heatmap_plot(8, 8, cells);
+  Interaction interaction;
+  const int vertices = render(plot, ImVec2(560, 400), ImVec2(280, 200), &interaction);
+  EXPECT_GT(vertices, 64 * 4);
+  EXPECT_GE(interaction.heatmap_row, 0);
+  EXPECT_GE(interaction.heatmap_col, 0);
+}
+
+TEST_F(HeadlessImGui, ZeroSizeFillsTheWindowAndTinySizesDoNotCrash) {
+  EXPECT_GT(render(sample_plot(), ImVec2(0, 0), ImVec2(-1, -1)), 500);
+  render(sample_plot(), ImVec2(20, 10), ImVec2(5, 5));
+  std::vector<float> cells;
+  render(sample_heatmap_plot(512, 512, cells), ImVec2(300, 220), ImVec2(150, 110));
+}
+
+}  // namespace
