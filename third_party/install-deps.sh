@@ -13,7 +13,7 @@ packages=(
   # command line, JSON, GIF
   libcli11-dev nlohmann-json3-dev libgif-dev
   # fonts (Chinese glyphs)
-  fonts-wqy-microhei
+  fonts-dejavu-core fonts-wqy-microhei
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libmpfr-dev libgmp-dev
 )

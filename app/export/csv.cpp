@@ -1,0 +1,209 @@
+// CSV export: formats the Snapshot's series as round-trip CSV text and writes each file
+// atomically; tops the Monte Carlo d_k sweep up to the export's trial count first.
+#include "export/csv.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <sys/stat.h>
+#include <system_error>
+#include <unistd.h>
+
+#include "export/atomic_file.hpp"
+#include "smlab/montecarlo.hpp"
+#include "smlab/params.hpp"
+
+namespace smlab::exporting {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::array<std::string_view, 6> file_names = {
+    "distribution.csv",     "entropy_temperature.csv", "entropy_dk.csv",
+    "attention_scaled.csv", "attention_unscaled.csv",  "params.csv",
+};
+
+// Shortest text that parses back to the same value (std::to_chars without a precision). The
+// float overload matters: a float printed as a double would carry ~17 digits of noise.
+template <class Number>
+void append_number(std::string& out, Number value) {
+  std::array<char, 48> buffer{};
+  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  out.append(buffer.data(), ec == std::errc{} ? end : buffer.data());
+}
+
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+void append_field(std::string& out, std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += text;
+    return;
+  }
+  out += '"';
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+std::string distribution_csv(const Snapshot& snap) {
+  std::string out = "index,score,logit,probability,gradient\n";
+  for (std::size_t i = 0; i < snap.scores.size(); ++i) {
+    out += std::to_string(i);
+    for (const auto* series : {&snap.scores, &snap.logits, &snap.probabilities, &snap.gradient}) {
+      out += ',';
+      append_number(out, (*series)[i]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string entropy_temperature_csv(const Snapshot& snap) {
+  std::string out = "temperature,entropy_nats\n";
+  for (std::size_t k = 0; k < snap.temperature_grid.size(); ++k) {
+    append_number(out, snap.temperature_grid[k]);
+    out += ',';
+    append_number(out, snap.entropy_vs_temperature[k]);
+    out += '\n';
+  }
+  return out;
+}
+
+std::string entropy_dk_csv(const DkSweep& sweep) {
+  std::string out =
+      "d_k,variant,entropy_mean,entropy_se,max_weight_mean,max_weight_se,jacobian_norm_mean,jacobian_norm_se,"
+      "trials\n";
+  auto rows = [&](const std::vector<RowStats>& points, std::string_view variant) {
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      out += std::to_string(sweep.config.key_dims[p]);
+      out += ',';
+      out += variant;
+      for (const RunningStats* stats : {&points[p].entropy_nats, &points[p].max_weight, &points[p].jacobian_norm}) {
+        out += ',';
+        append_number(out, stats->mean);
+        out += ',';
+        append_number(out, stats->standard_error());
+      }
+      out += ',';
+      out += std::to_string(sweep.trials);
+      out += '\n';
+    }
+  };
+  rows(sweep.scaled, "scaled");
+  rows(sweep.unscaled, "unscaled");
+  return out;
+}
+
+std::string attention_csv(const std::vector<float>& weights, int size) {
+  std::string out;
+  // ~14 characters per weight; reserving avoids repeated copies of a ~200 MB string at L = 4096.
+  out.reserve(static_cast<std::size_t>(size) * static_cast<std::size_t>(size) * 14 + 16);
+  for (int j = 0; j < size; ++j) {
+    out += j == 0 ? "key_" : ",key_";
+    out += std::to_string(j);
+  }
+  out += '\n';
+  for (int i = 0; i < size; ++i) {
+    const float* row = weights.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(size);
+    for (int j = 0; j < size; ++j) {
+      if (j > 0) out += ',';
+      append_number(out, row[j]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string params_csv(const Params& params) {
+  std::string out = "key,value\n";
+  for (const ParamKey& key : param_keys()) {
+    append_field(out, key.name);
+    out += ',';
+    append_field(out, get_param(params, key.name).value_or(""));
+    out += '\n';
+  }
+  return out;
+}
+
+// The sweep evaluate() would run for these Params; the export's numbers must describe them.
+DkSweepConfig export_sweep_config(const Params& params) {
+  DkSweepConfig config;
+  config.seq_len = params.seq_len;
+  config.temperature = params.temperature;
+  config.score_scale = params.score_scale;
+  config.seed = params.seed;
+  config.key_dims = power_of_two_key_dims();
+  return config;
+}
+
+DkSweep sweep_for_export(const Snapshot& snap, const CsvOptions& options) {
+  DkSweepConfig config = export_sweep_config(snap.params);
+  DkSweep sweep = snap.dk_sweep.config == config ? snap.dk_sweep : make_dk_sweep(std::move(config));
+  if (sweep.trials < options.min_dk_trials) add_dk_trials(sweep, options.min_dk_trials - sweep.trials, options.threads);
+  return sweep;
+}
+
+std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
+
+// Everything that can be known to fail before a byte is written.
+std::optional<std::string> check_targets(const fs::path& directory, const CsvOptions& options) {
+  struct stat status {};
+  if (::stat(directory.c_str(), &status) != 0)
+    return "cannot export CSV to " + quoted(directory) + ": " + std::generic_category().message(errno);
+  if (!S_ISDIR(status.st_mode)) return "cannot export CSV to " + quoted(directory) + ": not a directory";
+  if (::access(directory.c_str(), W_OK | X_OK) != 0)
+    return "cannot export CSV to " + quoted(directory) + ": " + std::generic_category().message(errno);
+  for (std::string_view name : file_names) {
+    const fs::path path = directory / name;
+    if (::stat(path.c_str(), &status) != 0) continue;
+    if (!options.overwrite) return quoted(path) + " already exists; not overwritten";
+    if (S_ISDIR(status.st_mode)) return "cannot write " + quoted(path) + ": it is a directory";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::span<const std::string_view> csv_file_names() { return file_names; }
+
+CsvResult export_csv(const Snapshot& snapshot, const fs::path& directory, const CsvOptions& options) {
+  CsvResult result;
+  if (auto problem = check_targets(directory, options)) {
+    result.error = std::move(problem);
+    return result;
+  }
+  const DkSweep sweep = sweep_for_export(snapshot, options);
+
+  auto text_of = [&](std::string_view name) {
+    if (name == "distribution.csv") return distribution_csv(snapshot);
+    if (name == "entropy_temperature.csv") return entropy_temperature_csv(snapshot);
+    if (name == "entropy_dk.csv") return entropy_dk_csv(sweep);
+    if (name == "attention_scaled.csv") return attention_csv(snapshot.attention_scaled, snapshot.attention_size);
+    if (name == "attention_unscaled.csv") return attention_csv(snapshot.attention_unscaled, snapshot.attention_size);
+    return params_csv(snapshot.params);
+  };
+
+  std::vector<fs::path> created;  // new files of this call, removed again if a later one fails
+  for (std::string_view name : file_names) {
+    const fs::path path = directory / name;
+    // One file's text at a time: the attention maps are ~200 MB each at L = 4096.
+    const std::string text = text_of(name);
+    std::error_code ignored;
+    const bool existed = fs::exists(path, ignored);
+    if (WriteError error = write_file_atomically(path, text, options.overwrite)) {
+      for (const fs::path& made : created) fs::remove(made, ignored);
+      std::erase_if(result.files, [&](const fs::path& written) {
+        return std::find(created.begin(), created.end(), written) != created.end();
+      });
+      result.error = std::move(error);
+      return result;
+    }
+    if (!existed) created.push_back(path);
+    result.files.push_back(path);
+  }
+  return result;
+}
+
+}  // namespace smlab::exporting

@@ -1,0 +1,67 @@
+// CSV export (--export-csv DIR): the numbers behind every dashboard plot, one file per plot,
+// with stable column names (DESIGN.md §6), written atomically and printed so they round-trip.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "smlab/snapshot.hpp"
+
+namespace smlab::exporting {
+
+// The files, in the order they are written. Every file has one header row; numbers are the
+// shortest text that parses back to the same double (float for attention weights) via
+// std::to_chars, so `std::from_chars` / `float(x)` / `numpy.float32` recover them exactly.
+// Non-finite values are written as inf, -inf, nan.
+//
+//   distribution.csv         index,score,logit,probability,gradient
+//                            one row per entry of the shown row (n = L, or the custom scores);
+//                            gradient = s_i (1 − s_i)
+//   entropy_temperature.csv  temperature,entropy_nats
+//                            the row's entropy on the temperature grid (121 points, 0.01 … 100)
+//   entropy_dk.csv           d_k,variant,entropy_mean,entropy_se,max_weight_mean,max_weight_se,
+//                            jacobian_norm_mean,jacobian_norm_se,trials
+//                            variant is "scaled" or "unscaled"; all scaled rows (d_k = 1, 2, 4, …,
+//                            4096) come first, then all unscaled ones: 26 rows; se = standard error
+//   attention_scaled.csv     key_0,key_1,…,key_{L−1}
+//   attention_unscaled.csv   then L lines of L weights: line i is query i (softmax over keys);
+//                            the header names the key columns so the body is a plain L×L matrix
+//                            (numpy.loadtxt(path, delimiter=",", skiprows=1))
+//   params.csv               key,value
+//                            every Params key (param_keys()) as get_param() prints it, so
+//                            `--set key=value` reproduces the export; values with commas quoted
+std::span<const std::string_view> csv_file_names();
+
+struct CsvOptions {
+  bool overwrite = false;               // replace existing files; otherwise refuse before writing any
+  std::int64_t min_dk_trials = 20000;   // entropy_dk.csv: Monte Carlo trials per point, at least
+  int threads = 2;                      // for topping up the d_k sweep (bit-identical for any count)
+};
+
+struct CsvResult {
+  std::vector<std::filesystem::path> files;  // written, in csv_file_names() order
+  std::optional<std::string> error;          // one line naming the path and the reason
+  bool ok() const { return !error; }
+};
+
+// Writes the files above into `directory`, which must already exist (the caller decides
+// whether to create it, e.g. with ensure_directory). Before anything is written every target
+// is checked: an existing file without `overwrite`, or a target that is a directory, fails
+// the whole export with nothing written. Each file is written atomically (temporary file,
+// fsync, rename), so no reader ever sees a half-written file. If a write still fails (disk
+// full), the files this call had created are removed again; files it had already replaced
+// keep their new, complete contents and stay listed in `files`.
+//
+// If the Snapshot's d_k sweep has fewer than min_dk_trials trials (or was made for another
+// configuration), a copy is topped up with add_dk_trials on `threads` threads. Monte Carlo
+// accumulation is blocked, so the result is bit-identical to a single sequential sweep of
+// that many trials: the file depends only on Params and the trial count. At L = 4096 this
+// step takes seconds.
+CsvResult export_csv(const Snapshot& snapshot, const std::filesystem::path& directory, const CsvOptions& options = {});
+
+}  // namespace smlab::exporting

@@ -1,0 +1,73 @@
+// The headless surface: an EGL surfaceless (Mesa) GL 3.3 core context rendering Dear ImGui into a
+// framebuffer object. Needs no display or X server; used by --screenshot, the exports and GUI tests.
+#pragma once
+
+#include "platform/image.hpp"
+#include "platform/surface.hpp"
+
+#include <optional>
+#include <string>
+
+namespace smlab::platform {
+
+struct OffscreenOptions {
+  // Layout size in ImGui display units (io.DisplaySize).
+  int width = 1600;
+  int height = 900;
+  // Framebuffer pixels per display unit: 2 renders the 1600x900 layout into a 3200x1800 image.
+  float framebuffer_scale = 1.0f;
+  // Reported by content_scale(), so headless renders can reproduce a HiDPI layout.
+  float content_scale = 1.0f;
+};
+
+class Offscreen final : public Surface {
+ public:
+  // Fails when EGL has no surfaceless platform, no GL 3.3 core context can be made, or the
+  // framebuffer cannot be allocated at the requested size; `error` says which, in one line.
+  [[nodiscard]] static Created<Offscreen> create(const OffscreenOptions& options = {});
+
+  ~Offscreen() override;
+
+  // Sets io.DisplaySize to the layout size, io.DisplayFramebufferScale to the framebuffer scale and
+  // io.DeltaTime to 1/60 s. Leaves io.MousePos alone, so a test may place the mouse before calling.
+  [[nodiscard]] bool begin_frame() override;
+  void end_frame() override;
+  // Reads the framebuffer object, which keeps the last frame until the next end_frame().
+  [[nodiscard]] Image capture() override;
+  [[nodiscard]] PixelSize framebuffer_size() const override;
+  [[nodiscard]] float content_scale() const override;
+  [[nodiscard]] float framebuffer_scale() const override;
+  [[nodiscard]] double time_seconds() const override;
+  void request_close() override;
+
+  // Changes the layout size and framebuffer scale (framebuffer = round(size x scale)); call outside a
+  // frame. On failure (non-positive size or scale, larger than GL_MAX_RENDERBUFFER_SIZE, or
+  // allocation failure) the previous size stays and the reason is returned.
+  [[nodiscard]] std::optional<std::string> resize(int width, int height, float framebuffer_scale = 1.0f);
+
+  // The layout size in display units (what io.DisplaySize is set to).
+  [[nodiscard]] PixelSize layout_size() const { return layout_size_; }
+
+ private:
+  Offscreen() = default;
+  [[nodiscard]] bool make_current() const;
+
+  // EGL handles kept as void* (their actual type) so this header does not pull in EGL.
+  void* egl_display_ = nullptr;
+  void* egl_context_ = nullptr;
+  // GL object names (GLuint).
+  unsigned int framebuffer_ = 0;
+  unsigned int color_renderbuffer_ = 0;
+  bool opengl3_backend_ready_ = false;
+
+  PixelSize layout_size_;
+  PixelSize pixel_size_;
+  float framebuffer_scale_ = 1.0f;
+  float content_scale_ = 1.0f;
+  long long frames_begun_ = 0;
+  bool frame_open_ = false;
+  bool has_rendered_frame_ = false;
+  bool close_requested_ = false;
+};
+
+}  // namespace smlab::platform

@@ -1,0 +1,265 @@
+// GLFW window surface: context creation, the per-frame sequence, capture, full screen and teardown.
+#include "platform/window.hpp"
+
+#include "platform/gl_common.hpp"
+
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <EGL/egl.h>
+
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace smlab::platform {
+namespace {
+
+// GLFW's description of its most recent error (GLFW 3.3 keeps it per thread; no callback needed).
+std::string last_glfw_error() {
+  const char* description = nullptr;
+  const int code = glfwGetError(&description);
+  if (code == GLFW_NO_ERROR || description == nullptr) {
+    return "unknown GLFW error";
+  }
+  return description;
+}
+
+// The requested size, shrunk to 90% of the primary monitor's work area (the rest is left for
+// decorations and panels) in screen units, because GLFW_SCALE_TO_MONITOR multiplies it by the
+// monitor's content scale afterwards.
+std::pair<int, int> fit_to_primary_monitor(int width, int height) {
+  GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+  if (monitor == nullptr) {
+    return {width, height};
+  }
+  int area_x = 0, area_y = 0, area_width = 0, area_height = 0;
+  glfwGetMonitorWorkarea(monitor, &area_x, &area_y, &area_width, &area_height);
+  float scale_x = 1.0f, scale_y = 1.0f;
+  glfwGetMonitorContentScale(monitor, &scale_x, &scale_y);
+  if (area_width <= 0 || area_height <= 0 || scale_x <= 0.0f || scale_y <= 0.0f) {
+    return {width, height};
+  }
+  const int max_width = static_cast<int>(0.9f * static_cast<float>(area_width) / scale_x);
+  const int max_height = static_cast<int>(0.9f * static_cast<float>(area_height) / scale_y);
+  return {std::clamp(width, 1, std::max(1, max_width)), std::clamp(height, 1, std::max(1, max_height))};
+}
+
+// The monitor whose area contains the window's centre; the primary monitor if none does.
+GLFWmonitor* monitor_under_centre_of(GLFWwindow* window) {
+  int x = 0, y = 0, width = 0, height = 0;
+  glfwGetWindowPos(window, &x, &y);
+  glfwGetWindowSize(window, &width, &height);
+  const int centre_x = x + width / 2;
+  const int centre_y = y + height / 2;
+  int count = 0;
+  GLFWmonitor** monitors = glfwGetMonitors(&count);
+  for (int index = 0; index < count; ++index) {
+    const GLFWvidmode* mode = glfwGetVideoMode(monitors[index]);
+    if (mode == nullptr) {
+      continue;
+    }
+    int monitor_x = 0, monitor_y = 0;
+    glfwGetMonitorPos(monitors[index], &monitor_x, &monitor_y);
+    if (centre_x >= monitor_x && centre_x < monitor_x + mode->width && centre_y >= monitor_y &&
+        centre_y < monitor_y + mode->height) {
+      return monitors[index];
+    }
+  }
+  return glfwGetPrimaryMonitor();
+}
+
+}  // namespace
+
+Created<Window> Window::create(const WindowOptions& options) {
+  // Each step records what it set up, so an early return lets ~Window undo exactly that much.
+  std::unique_ptr<Window> window(new Window());
+  auto failure = [](std::string reason) { return Created<Window>{nullptr, std::move(reason)}; };
+
+  if (glfwInit() != GLFW_TRUE) {
+    return failure("cannot open a window: " + last_glfw_error());
+  }
+  window->glfw_initialised_ = true;
+
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+  // On a HiDPI monitor the window gets content-scale times more pixels, so the UI keeps its physical size.
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  const auto [width, height] = fit_to_primary_monitor(std::max(1, options.width), std::max(1, options.height));
+  window->window_ = glfwCreateWindow(width, height, options.title.c_str(), nullptr, nullptr);
+  if (window->window_ == nullptr) {
+    return failure("cannot create an OpenGL 3.3 core window: " + last_glfw_error());
+  }
+
+  glfwMakeContextCurrent(window->window_);
+  glfwSwapInterval(options.vsync ? 1 : 0);
+  if (std::string error = detail::load_gl(glfwGetProcAddress); !error.empty()) {
+    return failure("window: " + error);
+  }
+
+  window->imgui_ini_path_ = options.imgui_ini_path;
+  window->imgui_context_ =
+      detail::create_imgui_context(window->imgui_ini_path_.empty() ? nullptr : window->imgui_ini_path_.c_str());
+  // install_callbacks = true: the backend chains to any GLFW callbacks installed before it.
+  if (!ImGui_ImplGlfw_InitForOpenGL(window->window_, true)) {
+    return failure("window: Dear ImGui's GLFW backend failed to initialise");
+  }
+  window->glfw_backend_ready_ = true;
+  if (!ImGui_ImplOpenGL3_Init(detail::kGlslVersion)) {
+    return failure("window: Dear ImGui's OpenGL3 backend failed to initialise");
+  }
+  window->opengl3_backend_ready_ = true;
+
+  window->vsync_ = options.vsync;
+  window->f11_toggles_fullscreen_ = options.f11_toggles_fullscreen;
+  if (options.start_fullscreen) {
+    window->toggle_fullscreen();
+  }
+  return {std::move(window), {}};
+}
+
+Window::~Window() {
+  if (imgui_context_ != nullptr) {
+    make_current();
+    if (opengl3_backend_ready_) {
+      ImGui_ImplOpenGL3_Shutdown();
+    }
+    if (glfw_backend_ready_) {
+      ImGui_ImplGlfw_Shutdown();
+    }
+    ImGui::DestroyContext(imgui_context_);
+  }
+  if (window_ != nullptr) {
+    glfwDestroyWindow(window_);
+  }
+  if (glfw_initialised_) {
+    glfwTerminate();
+  }
+}
+
+void Window::make_current() const {
+  ImGui::SetCurrentContext(imgui_context_);
+  // libglvnd lets a thread hold one current context across GLX and EGL (EGL refuses with
+  // EGL_BAD_ACCESS while GLX holds it, and vice versa), so release an Offscreen's EGL context first;
+  // GLFW's own record of the current context is then stale, so reset it too.
+  if (eglGetCurrentContext() != EGL_NO_CONTEXT) {
+    eglMakeCurrent(eglGetCurrentDisplay(), EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    glfwMakeContextCurrent(nullptr);
+  }
+  if (glfwGetCurrentContext() != window_) {
+    glfwMakeContextCurrent(window_);
+  }
+}
+
+bool Window::begin_frame() {
+  make_current();
+  glfwPollEvents();
+  // While minimised there is nothing to draw: sleep until something happens instead of spinning.
+  while (glfwWindowShouldClose(window_) == GLFW_FALSE && glfwGetWindowAttrib(window_, GLFW_ICONIFIED) == GLFW_TRUE) {
+    glfwWaitEvents();
+  }
+  if (glfwWindowShouldClose(window_) == GLFW_TRUE) {
+    return false;
+  }
+  detail::upload_font_atlas_if_changed();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  frame_open_ = true;
+  // ImGui 1.86 indexes keys by the backend's key codes; IsKeyPressed needs NewFrame's key timing.
+  if (f11_toggles_fullscreen_ && ImGui::IsKeyPressed(GLFW_KEY_F11, false)) {
+    toggle_fullscreen();
+  }
+  return true;
+}
+
+void Window::end_frame() {
+  make_current();
+  ImGui::Render();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  detail::clear_and_draw(ImGui::GetDrawData(), framebuffer_size(), clear_color_);
+  glfwSwapBuffers(window_);
+  frame_open_ = false;
+  has_rendered_frame_ = true;
+}
+
+Image Window::capture() {
+  if (frame_open_ || !has_rendered_frame_) {
+    return {};
+  }
+  make_current();
+  ImDrawData* draw_data = ImGui::GetDrawData();
+  if (draw_data == nullptr) {
+    return {};
+  }
+  const PixelSize size = framebuffer_size();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glDrawBuffer(GL_BACK);
+  glReadBuffer(GL_BACK);
+  detail::clear_and_draw(draw_data, size, clear_color_);
+  return detail::read_pixels(size);
+}
+
+PixelSize Window::framebuffer_size() const {
+  PixelSize size;
+  glfwGetFramebufferSize(window_, &size.width, &size.height);
+  return size;
+}
+
+float Window::content_scale() const {
+  float scale_x = 1.0f, scale_y = 1.0f;
+  glfwGetWindowContentScale(window_, &scale_x, &scale_y);
+  return scale_x > 0.0f ? scale_x : 1.0f;
+}
+
+float Window::framebuffer_scale() const {
+  int window_width = 0, window_height = 0;
+  glfwGetWindowSize(window_, &window_width, &window_height);
+  const PixelSize framebuffer = framebuffer_size();
+  if (window_width <= 0 || framebuffer.width <= 0) {
+    return 1.0f;
+  }
+  return static_cast<float>(framebuffer.width) / static_cast<float>(window_width);
+}
+
+double Window::time_seconds() const { return glfwGetTime(); }
+
+void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+
+void Window::toggle_fullscreen() {
+  if (is_fullscreen()) {
+    glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_width_, windowed_height_,
+                         GLFW_DONT_CARE);
+  } else {
+    GLFWmonitor* monitor = monitor_under_centre_of(window_);
+    const GLFWvidmode* mode = monitor != nullptr ? glfwGetVideoMode(monitor) : nullptr;
+    if (mode == nullptr) {
+      return;
+    }
+    glfwGetWindowPos(window_, &windowed_x_, &windowed_y_);
+    glfwGetWindowSize(window_, &windowed_width_, &windowed_height_);
+    glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+  }
+  // Some drivers reset the swap interval when the window changes mode.
+  glfwSwapInterval(vsync_ ? 1 : 0);
+}
+
+bool Window::is_fullscreen() const { return glfwGetWindowMonitor(window_) != nullptr; }
+
+void Window::set_icon(const Image& icon) {
+  if (!icon.well_formed()) {
+    return;
+  }
+  // GLFWimage wants a mutable pointer though GLFW only copies from it.
+  std::vector<unsigned char> pixels(icon.pixels.begin(), icon.pixels.end());
+  GLFWimage glfw_icon{icon.width, icon.height, pixels.data()};
+  glfwSetWindowIcon(window_, 1, &glfw_icon);
+}
+
+}  // namespace smlab::platform

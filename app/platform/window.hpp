@@ -1,0 +1,80 @@
+// The desktop surface: a GLFW (X11) window with a GL 3.3 core context, vsync, HiDPI content scale,
+// F11 full screen, and Dear ImGui's GLFW + OpenGL3 backends. Frame code sees only platform::Surface.
+#pragma once
+
+#include "platform/image.hpp"
+#include "platform/surface.hpp"
+
+#include <string>
+
+struct GLFWwindow;
+
+namespace smlab::platform {
+
+struct WindowOptions {
+  std::string title = "Softmax Lab";
+  // Requested size in screen units before content scaling; on a 2x monitor the window gets twice as
+  // many pixels. Clamped so the window fits the primary monitor's work area.
+  int width = 1600;
+  int height = 900;
+  bool vsync = true;
+  bool start_fullscreen = false;
+  // F11 toggles full screen, handled inside begin_frame().
+  bool f11_toggles_fullscreen = true;
+  // Where ImGui keeps window positions between runs; empty keeps nothing on disk.
+  std::string imgui_ini_path;
+};
+
+// Only one Window may exist at a time (GLFW is initialised and terminated with it).
+// It may coexist with Offscreen surfaces.
+class Window final : public Surface {
+ public:
+  // Fails, without exiting or crashing, when there is no display (glfwInit: "X11: The DISPLAY
+  // environment variable is missing") or when no GL 3.3 core context can be made; `error` then
+  // says which, in one line. Precondition: no other Window exists.
+  [[nodiscard]] static Created<Window> create(const WindowOptions& options = {});
+
+  ~Window() override;
+
+  [[nodiscard]] bool begin_frame() override;
+  void end_frame() override;
+  // Redraws the last frame's ImGui draw data into the back buffer and reads it (the back buffer's
+  // content is undefined after a swap, and reading the front buffer is unreliable under compositors).
+  [[nodiscard]] Image capture() override;
+  [[nodiscard]] PixelSize framebuffer_size() const override;
+  [[nodiscard]] float content_scale() const override;
+  [[nodiscard]] float framebuffer_scale() const override;
+  [[nodiscard]] double time_seconds() const override;
+  void request_close() override;
+  // Switches between a borderless full-screen mode on the monitor holding the window's centre and
+  // the previous windowed position and size.
+  void toggle_fullscreen() override;
+  [[nodiscard]] bool is_fullscreen() const override;
+
+  // Sets the title bar / task bar icon (ignored by some window managers). Ignores malformed images.
+  void set_icon(const Image& icon);
+
+  // The GLFW handle, for the rare caller that needs GLFW directly (e.g. clipboard or cursor tests).
+  [[nodiscard]] GLFWwindow* glfw_window() const { return window_; }
+
+ private:
+  Window() = default;
+  void make_current() const;
+
+  bool glfw_initialised_ = false;
+  GLFWwindow* window_ = nullptr;
+  bool glfw_backend_ready_ = false;
+  bool opengl3_backend_ready_ = false;
+  bool vsync_ = true;
+  bool f11_toggles_fullscreen_ = true;
+  bool frame_open_ = false;
+  bool has_rendered_frame_ = false;
+  std::string imgui_ini_path_;  // io.IniFilename points into it, so it lives as long as the context
+  // Windowed placement to return to when leaving full screen.
+  int windowed_x_ = 0;
+  int windowed_y_ = 0;
+  int windowed_width_ = 0;
+  int windowed_height_ = 0;
+};
+
+}  // namespace smlab::platform

@@ -1,0 +1,553 @@
+// Tests for the platform layer and the file exporters: headless EGL rendering with no display,
+// render scale and resizing, fonts, atomic file writes and PNG round trips.
+//
+// [SECTION] Helpers (environment, probe scene, temporary directories)
+// [SECTION] Offscreen rendering
+// [SECTION] Fonts
+// [SECTION] Window without a display
+// [SECTION] Atomic file writes
+// [SECTION] PNG and screenshot naming
+
+#include "export/atomic_file.hpp"
+#include "export/png.hpp"
+#include "platform/fonts.hpp"
+#include "platform/offscreen.hpp"
+#include "platform/window.hpp"
+
+#include <gtest/gtest.h>
+#include <imgui.h>
+#include <stb_image.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <tuple>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using smlab::Image;
+using smlab::Rgba8;
+using smlab::platform::Offscreen;
+using smlab::platform::OffscreenOptions;
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Helpers (environment, probe scene, temporary directories)
+// ---------------------------------------------------------------------------------------------
+
+// Sets (or, with nullopt, unsets) an environment variable for one test and restores it afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) {
+      old_value_ = old;
+    }
+    if (value) {
+      ::setenv(name, value->c_str(), 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_value_) {
+      ::setenv(name_, old_value_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_value_;
+};
+
+// The probe scene: one ImGui window with text and a filled rectangle at fixed display coordinates.
+const ImVec2 kProbeRectMin{100.0f, 120.0f};
+const ImVec2 kProbeRectMax{220.0f, 180.0f};
+constexpr Rgba8 kProbeColor{230, 40, 200, 255};
+// Clear colour chosen so that float -> 8-bit conversion is exact: 0.2, 0.4, 0.6 x 255 = 51, 102, 153.
+constexpr Rgba8 kClearColor{51, 102, 153, 255};
+
+void draw_probe_scene() {
+  ImGui::SetNextWindowPos(ImVec2(40.0f, 30.0f), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(400.0f, 240.0f), ImGuiCond_Always);
+  ImGui::Begin("Probe");
+  ImGui::TextUnformatted("softmax(x / T): the probe window");
+  ImGui::GetWindowDrawList()->AddRectFilled(kProbeRectMin, kProbeRectMax,
+                                            IM_COL32(kProbeColor.r, kProbeColor.g, kProbeColor.b, kProbeColor.a));
+  ImGui::End();
+}
+
+// Renders `frames` frames of the probe scene (the first frame lays windows out) and captures the last.
+Image render_probe(smlab::platform::Surface& surface, int frames = 2) {
+  surface.set_clear_color(ImVec4(0.2f, 0.4f, 0.6f, 1.0f));
+  for (int frame = 0; frame < frames; ++frame) {
+    if (!surface.begin_frame()) {
+      return {};
+    }
+    draw_probe_scene();
+    surface.end_frame();
+  }
+  return surface.capture();
+}
+
+std::unique_ptr<Offscreen> make_offscreen(const OffscreenOptions& options) {
+  auto created = Offscreen::create(options);
+  EXPECT_TRUE(created) << "Offscreen::create(" << options.width << "x" << options.height << " @"
+                       << options.framebuffer_scale << ") failed: " << created.error;
+  return std::move(created.surface);
+}
+
+std::string describe(Rgba8 color) {
+  std::ostringstream text;
+  text << "(" << int{color.r} << ", " << int{color.g} << ", " << int{color.b} << ", " << int{color.a} << ")";
+  return text.str();
+}
+
+std::size_t count_distinct_colors(const Image& image) {
+  std::set<std::uint32_t> colors;
+  for (std::size_t offset = 0; offset + 3 < image.pixels.size(); offset += 4) {
+    colors.insert(static_cast<std::uint32_t>(image.pixels[offset]) << 24U |
+                  static_cast<std::uint32_t>(image.pixels[offset + 1]) << 16U |
+                  static_cast<std::uint32_t>(image.pixels[offset + 2]) << 8U | image.pixels[offset + 3]);
+  }
+  return colors.size();
+}
+
+// A fresh directory under the test temp dir, removed (after restoring write permission) at the end.
+class TempDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::path(::testing::TempDir()) / "smlab-platform-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << "mkdtemp(" << pattern << ")";
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ignored);
+    fs::remove_all(dir_, ignored);
+  }
+
+  // Names of everything in `directory` (to prove no temporary file was left behind).
+  static std::vector<std::string> entries_of(const fs::path& directory) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(directory)) {
+      names.push_back(entry.path().filename().string());
+    }
+    return names;
+  }
+
+  static std::string read_text(const fs::path& path) {
+    std::ifstream stream(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
+  }
+
+  fs::path dir_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Offscreen rendering
+// ---------------------------------------------------------------------------------------------
+
+TEST(Offscreen, RendersImGuiWithoutAnyDisplay) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  ScopedEnv no_wayland("WAYLAND_DISPLAY", std::nullopt);
+  auto surface = make_offscreen({.width = 640, .height = 400});
+  ASSERT_NE(surface, nullptr);
+
+  const Image image = render_probe(*surface);
+  ASSERT_EQ(image.width, 640);
+  ASSERT_EQ(image.height, 400);
+  ASSERT_TRUE(image.well_formed());
+  EXPECT_EQ(surface->framebuffer_size(), (smlab::platform::PixelSize{640, 400}));
+
+  // Window background, title bar, text and the rectangle: far more than one colour.
+  EXPECT_GT(count_distinct_colors(image), 4U);
+  // The rectangle is where it was drawn (top row first: y grows downwards like ImGui's).
+  const int centre_x = static_cast<int>((kProbeRectMin.x + kProbeRectMax.x) / 2);
+  const int centre_y = static_cast<int>((kProbeRectMin.y + kProbeRectMax.y) / 2);
+  EXPECT_EQ(image.pixel(centre_x, centre_y), kProbeColor) << "at (" << centre_x << ", " << centre_y << "): "
+                                                           << describe(image.pixel(centre_x, centre_y));
+  EXPECT_EQ(image.pixel(static_cast<int>(kProbeRectMin.x) + 1, static_cast<int>(kProbeRectMin.y) + 1), kProbeColor);
+  EXPECT_EQ(image.pixel(static_cast<int>(kProbeRectMax.x) - 2, static_cast<int>(kProbeRectMax.y) - 2), kProbeColor);
+  // Outside every window the clear colour shows.
+  EXPECT_EQ(image.pixel(600, 380), kClearColor) << describe(image.pixel(600, 380));
+  EXPECT_EQ(image.pixel(5, 5), kClearColor) << describe(image.pixel(5, 5));
+}
+
+TEST(Offscreen, ScaleTwoRendersTheSameLayoutAtTwiceThePixels) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  auto surface = make_offscreen({.width = 640, .height = 400, .framebuffer_scale = 2.0f});
+  ASSERT_NE(surface, nullptr);
+  EXPECT_FLOAT_EQ(surface->framebuffer_scale(), 2.0f);
+
+  const Image image = render_probe(*surface);
+  ASSERT_EQ(image.width, 1280);
+  ASSERT_EQ(image.height, 800);
+  // Display coordinates map to twice the pixel coordinates.
+  const int scaled_min_x = static_cast<int>(2 * kProbeRectMin.x);
+  const int scaled_min_y = static_cast<int>(2 * kProbeRectMin.y);
+  const int scaled_max_x = static_cast<int>(2 * kProbeRectMax.x);
+  const int scaled_max_y = static_cast<int>(2 * kProbeRectMax.y);
+  EXPECT_EQ(image.pixel(scaled_min_x + 1, scaled_min_y + 1), kProbeColor);
+  EXPECT_EQ(image.pixel(scaled_max_x - 2, scaled_max_y - 2), kProbeColor);
+  EXPECT_NE(image.pixel(scaled_max_x + 2, scaled_max_y + 2), kProbeColor);
+  EXPECT_EQ(image.pixel(1270, 790), kClearColor) << describe(image.pixel(1270, 790));
+}
+
+TEST(Offscreen, NonIntegerScaleFillsTheWholeFramebuffer) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  // 1600 x 2.4 = 3840 (a 4K-wide export): the backend's viewport must cover the last column too.
+  auto surface = make_offscreen({.width = 1600, .height = 900, .framebuffer_scale = 2.4f});
+  ASSERT_NE(surface, nullptr);
+  ASSERT_EQ(surface->framebuffer_size(), (smlab::platform::PixelSize{3840, 2160}));
+  surface->set_clear_color(ImVec4(0.2f, 0.4f, 0.6f, 1.0f));
+  ASSERT_TRUE(surface->begin_frame());
+  ImGui::GetForegroundDrawList()->AddRectFilled(ImVec2(0, 0), ImVec2(1600, 900), IM_COL32(230, 40, 200, 255));
+  surface->end_frame();
+  const Image image = surface->capture();
+  ASSERT_EQ(image.width, 3840);
+  EXPECT_EQ(image.pixel(3839, 2159), kProbeColor) << describe(image.pixel(3839, 2159));
+  EXPECT_EQ(image.pixel(0, 0), kProbeColor) << describe(image.pixel(0, 0));
+}
+
+TEST(Offscreen, ResizeChangesTheCaptureSizeAndRejectsBadSizes) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  auto surface = make_offscreen({.width = 640, .height = 400});
+  ASSERT_NE(surface, nullptr);
+  const auto resize_error = surface->resize(320, 200, 1.5f);
+  ASSERT_FALSE(resize_error) << *resize_error;
+  EXPECT_EQ(surface->layout_size(), (smlab::platform::PixelSize{320, 200}));
+  const Image image = render_probe(*surface);
+  EXPECT_EQ(image.width, 480);
+  EXPECT_EQ(image.height, 300);
+
+  for (const auto& [width, height, scale] : {std::tuple{0, 200, 1.0f}, std::tuple{320, -1, 1.0f},
+                                              std::tuple{320, 200, 0.0f}, std::tuple{100000, 10, 1.0f}}) {
+    const auto error = surface->resize(width, height, scale);
+    EXPECT_TRUE(error) << "resize(" << width << ", " << height << ", " << scale << ") should fail";
+    EXPECT_EQ(surface->framebuffer_size(), (smlab::platform::PixelSize{480, 300}))
+        << "a failed resize(" << width << ", " << height << ", " << scale << ") must keep the old size";
+  }
+}
+
+TEST(Offscreen, CaptureIsEmptyBeforeTheFirstFrameAndInsideAFrame) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  auto surface = make_offscreen({.width = 64, .height = 32});
+  ASSERT_NE(surface, nullptr);
+  EXPECT_TRUE(surface->capture().empty());
+  ASSERT_TRUE(surface->begin_frame());
+  EXPECT_TRUE(surface->capture().empty());
+  surface->end_frame();
+  EXPECT_EQ(surface->capture().width, 64);
+}
+
+TEST(Offscreen, TimeAdvancesOneSixtiethPerFrameAndCloseEndsTheLoop) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  auto surface = make_offscreen({.width = 64, .height = 32});
+  ASSERT_NE(surface, nullptr);
+  for (int frame = 0; frame < 30; ++frame) {
+    ASSERT_TRUE(surface->begin_frame());
+    EXPECT_FLOAT_EQ(ImGui::GetIO().DeltaTime, 1.0f / 60.0f);
+    surface->end_frame();
+  }
+  EXPECT_DOUBLE_EQ(surface->time_seconds(), 0.5);
+  surface->request_close();
+  EXPECT_FALSE(surface->begin_frame());
+}
+
+TEST(Offscreen, TwoSurfacesAlternatingFramesKeepTheirOwnContent) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  auto first = make_offscreen({.width = 200, .height = 100});
+  auto second = make_offscreen({.width = 300, .height = 150});
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  first->set_clear_color(ImVec4(1.0f, 0.0f, 0.0f, 1.0f));
+  second->set_clear_color(ImVec4(0.0f, 0.0f, 1.0f, 1.0f));
+  for (int frame = 0; frame < 3; ++frame) {
+    for (auto* surface : {first.get(), second.get()}) {
+      ASSERT_TRUE(surface->begin_frame());
+      ImGui::Text("frame %d", frame);
+      surface->end_frame();
+    }
+  }
+  const Image red = first->capture();
+  const Image blue = second->capture();
+  ASSERT_EQ(red.width, 200);
+  ASSERT_EQ(blue.width, 300);
+  // (5, 5) is outside ImGui's implicit "Debug" window (placed at 60, 60), so it shows the clear colour.
+  EXPECT_EQ(red.pixel(5, 5), (Rgba8{255, 0, 0, 255})) << describe(red.pixel(5, 5));
+  EXPECT_EQ(blue.pixel(5, 5), (Rgba8{0, 0, 255, 255})) << describe(blue.pixel(5, 5));
+  EXPECT_GT(count_distinct_colors(red), 2U) << "the text window should have been drawn too";
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Fonts
+// ---------------------------------------------------------------------------------------------
+
+TEST(Fonts, MissingFontFallsBackToTheBuiltInFontWithAWarning) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  auto surface = make_offscreen({.width = 320, .height = 200});
+  ASSERT_NE(surface, nullptr);
+  const std::string missing = "/nonexistent/smlab/NoSuchFont.ttf";
+  const auto fonts = smlab::platform::load_ui_fonts(
+      ImGui::GetIO(), {.merge_chinese = true, .latin_font_path = missing, .chinese_font_path = missing});
+  EXPECT_NE(fonts.font, nullptr);
+  EXPECT_NE(fonts.warning.find(missing), std::string::npos) << fonts.warning;
+  EXPECT_NE(fonts.warning.find("Chinese"), std::string::npos) << fonts.warning;
+  const Image image = render_probe(*surface);
+  EXPECT_GT(count_distinct_colors(image), 4U);
+}
+
+TEST(Fonts, NonFontFileIsRefusedNotAsserted) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  auto surface = make_offscreen({.width = 320, .height = 200});
+  ASSERT_NE(surface, nullptr);
+  // Any file that is not TrueType: this test's own executable will do.
+  const std::string not_a_font = fs::read_symlink("/proc/self/exe").string();
+  const auto fonts = smlab::platform::load_ui_fonts(ImGui::GetIO(), {.latin_font_path = not_a_font});
+  EXPECT_NE(fonts.warning.find("not a TrueType"), std::string::npos) << fonts.warning;
+  EXPECT_FALSE(render_probe(*surface).empty());
+}
+
+TEST(Fonts, DejaVuWithChineseLoadsWithoutWarningsAndReachesTheNextFrame) {
+  if (!fs::exists(smlab::platform::kDejaVuSansPath) || !fs::exists(smlab::platform::kWqyMicroHeiPath)) {
+    GTEST_SKIP() << "fonts-dejavu-core or fonts-wqy-microhei not installed";
+  }
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  auto surface = make_offscreen({.width = 320, .height = 200, .framebuffer_scale = 2.0f});
+  ASSERT_NE(surface, nullptr);
+  ASSERT_FALSE(render_probe(*surface).empty());  // the built-in atlas is on the GPU; now replace it
+  const auto fonts = smlab::platform::load_ui_fonts(
+      ImGui::GetIO(), {.pixel_size = 18.0f, .framebuffer_scale = surface->framebuffer_scale(), .merge_chinese = true});
+  EXPECT_TRUE(fonts.warning.empty()) << fonts.warning;
+  EXPECT_FLOAT_EQ(ImGui::GetIO().FontGlobalScale, 0.5f);
+  ASSERT_TRUE(surface->begin_frame());
+  EXPECT_TRUE(ImGui::GetIO().Fonts->IsBuilt());
+  EXPECT_NE(ImGui::GetFont()->FindGlyphNoFallback(0x6E29), nullptr) << "U+6E29 (温) should be merged in";
+  EXPECT_NE(ImGui::GetFont()->FindGlyphNoFallback(0x221A), nullptr) << "U+221A (√) should come from DejaVu";
+  ImGui::TextUnformatted("温度 T = 0.5, √d_k");
+  EXPECT_NEAR(ImGui::GetFontSize(), 18.0f, 0.01f);  // rasterised at 36 px, laid out at 18
+  surface->end_frame();
+  EXPECT_EQ(surface->capture().width, 640);
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Window without a display
+// ---------------------------------------------------------------------------------------------
+
+TEST(Window, NoDisplayIsAnErrorValueNotACrash) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  const auto created = smlab::platform::Window::create();
+  EXPECT_FALSE(created);
+  EXPECT_EQ(created.surface, nullptr);
+  EXPECT_NE(created.error.find("DISPLAY"), std::string::npos) << created.error;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Atomic file writes
+// ---------------------------------------------------------------------------------------------
+
+using AtomicFile = TempDirTest;
+
+TEST_F(AtomicFile, WritesANewFileAndLeavesNothingElse) {
+  const fs::path target = dir_ / "numbers.csv";
+  const auto error = smlab::exporting::write_file_atomically(target, "index,probability\n0,0.09\n");
+  ASSERT_FALSE(error) << *error;
+  EXPECT_EQ(read_text(target), "index,probability\n0,0.09\n");
+  EXPECT_EQ(entries_of(dir_), std::vector<std::string>{"numbers.csv"});
+}
+
+TEST_F(AtomicFile, ExistingFileIsNotOverwrittenByDefault) {
+  const fs::path target = dir_ / "keep.txt";
+  ASSERT_FALSE(smlab::exporting::write_file_atomically(target, "original"));
+  const auto error = smlab::exporting::write_file_atomically(target, "replacement");
+  ASSERT_TRUE(error) << "second write to " << target << " should have been refused";
+  EXPECT_NE(error->find(target.string()), std::string::npos) << *error;
+  EXPECT_EQ(read_text(target), "original");
+  EXPECT_EQ(entries_of(dir_), std::vector<std::string>{"keep.txt"});
+}
+
+TEST_F(AtomicFile, OverwriteReplacesTheContentAndKeepsPermissions) {
+  const fs::path target = dir_ / "replace.txt";
+  ASSERT_FALSE(smlab::exporting::write_file_atomically(target, "old content that is longer"));
+  fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  const auto error = smlab::exporting::write_file_atomically(target, "new", /*overwrite=*/true);
+  ASSERT_FALSE(error) << *error;
+  EXPECT_EQ(read_text(target), "new");
+  EXPECT_EQ(fs::status(target).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  EXPECT_EQ(entries_of(dir_), std::vector<std::string>{"replace.txt"});
+}
+
+TEST_F(AtomicFile, BinaryBytesArriveUnchanged) {
+  const fs::path target = dir_ / "bytes.bin";
+  std::vector<std::uint8_t> bytes(70000);
+  for (std::size_t index = 0; index < bytes.size(); ++index) {
+    bytes[index] = static_cast<std::uint8_t>(index * 131U % 256U);
+  }
+  ASSERT_FALSE(smlab::exporting::write_file_atomically(target, bytes));
+  const std::string text = read_text(target);
+  ASSERT_EQ(text.size(), bytes.size());
+  const auto same_byte = [](std::uint8_t expected, char actual) {
+    return expected == static_cast<std::uint8_t>(actual);
+  };
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), text.begin(), same_byte));
+}
+
+TEST_F(AtomicFile, MissingDirectoryFailsNamingThePath) {
+  const fs::path target = dir_ / "no" / "such" / "dir" / "out.png";
+  const auto error = smlab::exporting::write_file_atomically(target, "x");
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find(target.string()), std::string::npos) << *error;
+  EXPECT_NE(error->find("No such file or directory"), std::string::npos) << *error;
+  EXPECT_TRUE(entries_of(dir_).empty());
+}
+
+TEST_F(AtomicFile, ReadOnlyDirectoryFailsAndLeavesNoTemporaryFile) {
+  if (::geteuid() == 0) {
+    GTEST_SKIP() << "running as root: directory permissions are not enforced";
+  }
+  const fs::path locked = dir_ / "locked";
+  fs::create_directory(locked);
+  ASSERT_EQ(::chmod(locked.c_str(), 0555), 0);
+  const fs::path target = locked / "out.csv";
+  const auto error = smlab::exporting::write_file_atomically(target, "x");
+  ::chmod(locked.c_str(), 0755);
+  ASSERT_TRUE(error) << "writing into a 0555 directory should fail";
+  EXPECT_NE(error->find(target.string()), std::string::npos) << *error;
+  EXPECT_NE(error->find("Permission denied"), std::string::npos) << *error;
+  EXPECT_TRUE(entries_of(locked).empty());
+}
+
+TEST_F(AtomicFile, TargetThatIsADirectoryFails) {
+  const fs::path target = dir_ / "a-directory";
+  fs::create_directory(target);
+  EXPECT_TRUE(smlab::exporting::write_file_atomically(target, "x", /*overwrite=*/true));
+  EXPECT_EQ(entries_of(dir_), std::vector<std::string>{"a-directory"});
+}
+
+TEST_F(AtomicFile, EnsureDirectoryCreatesParentsAndReportsObstacles) {
+  const fs::path nested = dir_ / "a" / "b" / "c";
+  const auto error = smlab::exporting::ensure_directory(nested);
+  ASSERT_FALSE(error) << *error;
+  EXPECT_TRUE(fs::is_directory(nested));
+  EXPECT_FALSE(smlab::exporting::ensure_directory(nested)) << "an existing directory is fine";
+
+  const fs::path file = dir_ / "plain-file";
+  ASSERT_FALSE(smlab::exporting::write_file_atomically(file, "x"));
+  const auto blocked = smlab::exporting::ensure_directory(file / "sub");
+  ASSERT_TRUE(blocked);
+  EXPECT_NE(blocked->find((file / "sub").string()), std::string::npos) << *blocked;
+  EXPECT_TRUE(smlab::exporting::ensure_directory(file)) << "a file is not a directory";
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] PNG and screenshot naming
+// ---------------------------------------------------------------------------------------------
+
+using Png = TempDirTest;
+
+// Decodes a PNG file with stb_image into RGBA8.
+Image decode_png(const fs::path& path) {
+  Image image;
+  int channels_in_file = 0;
+  stbi_uc* data = stbi_load(path.c_str(), &image.width, &image.height, &channels_in_file, Image::kChannels);
+  if (data == nullptr) {
+    return {};
+  }
+  image.pixels.assign(data, data + static_cast<std::size_t>(image.width) * image.height * Image::kChannels);
+  stbi_image_free(data);
+  return image;
+}
+
+TEST_F(Png, SyntheticImageRoundTripsExactly) {
+  Image image{.width = 37, .height = 19, .pixels = {}};  // odd sizes catch stride mistakes
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      image.pixels.insert(image.pixels.end(), {static_cast<std::uint8_t>(x * 7), static_cast<std::uint8_t>(y * 13),
+                                               static_cast<std::uint8_t>((x + y) * 3),
+                                               static_cast<std::uint8_t>(255 - x)});
+    }
+  }
+  const fs::path target = dir_ / "synthetic.png";
+  const auto error = smlab::exporting::write_png(target, image);
+  ASSERT_FALSE(error) << *error;
+  const Image decoded = decode_png(target);
+  EXPECT_EQ(decoded.width, image.width);
+  EXPECT_EQ(decoded.height, image.height);
+  EXPECT_EQ(decoded.pixels, image.pixels);
+}
+
+TEST_F(Png, OffscreenCaptureRoundTripsExactly) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  auto surface = make_offscreen({.width = 320, .height = 200});
+  ASSERT_NE(surface, nullptr);
+  const Image image = render_probe(*surface);
+  ASSERT_FALSE(image.empty());
+  const fs::path target = dir_ / "capture.png";
+  ASSERT_FALSE(smlab::exporting::write_png(target, image));
+  const Image decoded = decode_png(target);
+  EXPECT_EQ(decoded.width, 320);
+  EXPECT_EQ(decoded.height, 200);
+  EXPECT_EQ(decoded.pixels, image.pixels);
+}
+
+TEST_F(Png, MalformedImageIsRefusedAndWritesNothing) {
+  const Image wrong_size{.width = 4, .height = 4, .pixels = std::vector<std::uint8_t>(10)};
+  const fs::path target = dir_ / "bad.png";
+  const auto error = smlab::exporting::write_png(target, wrong_size);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find(target.string()), std::string::npos) << *error;
+  EXPECT_TRUE(smlab::exporting::write_png(dir_ / "empty.png", Image{}));
+  EXPECT_TRUE(entries_of(dir_).empty());
+}
+
+TEST(ScreenshotNames, TimestampIsLocalTimeWithDashes) {
+  ScopedEnv utc("TZ", "UTC");
+  ::tzset();
+  const auto now = std::chrono::system_clock::from_time_t(1795642803);  // 2026-11-25 21:40:03 UTC
+  EXPECT_EQ(smlab::exporting::timestamped_name("softmax-lab", now), "softmax-lab-2026-11-25_21-40-03.png");
+  EXPECT_EQ(smlab::exporting::timestamped_name("sweep", now, ".gif"), "sweep-2026-11-25_21-40-03.gif");
+}
+
+TEST(ScreenshotNames, DirectoryPrefersXdgPicturesThenHome) {
+  {
+    ScopedEnv pictures("XDG_PICTURES_DIR", "/srv/pictures");
+    EXPECT_EQ(smlab::exporting::default_screenshot_dir(), fs::path("/srv/pictures"));
+  }
+  ScopedEnv no_pictures("XDG_PICTURES_DIR", std::nullopt);
+  ScopedEnv home("HOME", "/home/student");
+  EXPECT_EQ(smlab::exporting::default_screenshot_dir(), fs::path("/home/student/Pictures/softmax-lab"));
+}
+
+TEST_F(Png, SaveScreenshotCreatesTheFolderAndNeverOverwrites) {
+  ScopedEnv utc("TZ", "UTC");
+  ::tzset();
+  const auto now = std::chrono::system_clock::from_time_t(1795642803);
+  const Image image{.width = 2, .height = 1, .pixels = {1, 2, 3, 255, 4, 5, 6, 255}};
+  const fs::path folder = dir_ / "Pictures" / "softmax-lab";
+  const auto first = smlab::exporting::save_screenshot(image, folder, now);
+  ASSERT_FALSE(first.error) << *first.error;
+  EXPECT_EQ(first.path, folder / "softmax-lab-2026-11-25_21-40-03.png");
+  const auto second = smlab::exporting::save_screenshot(image, folder, now);
+  ASSERT_FALSE(second.error) << *second.error;
+  EXPECT_EQ(second.path, folder / "softmax-lab-2026-11-25_21-40-03-2.png");
+  EXPECT_EQ(decode_png(second.path).pixels, image.pixels);
+}
+
+}  // namespace
