@@ -37,6 +37,8 @@ void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const
   snap.gradient.resize(n);
   softmax_gradient_diagonal(snap.gradient, snap.probabilities);
   snap.entropy_nats = entropy_nats(snap.probabilities);
+  snap.effective_choices = std::exp(snap.entropy_nats);
+  snap.max_entropy_nats = std::log(static_cast<double>(n));
   const auto top = std::max_element(snap.probabilities.begin(), snap.probabilities.end());
   snap.max_weight = *top;
   snap.argmax = static_cast<int>(top - snap.probabilities.begin());
@@ -56,9 +58,9 @@ void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const
 }  // namespace
 
 std::int64_t automatic_dk_trials(int seq_len) {
-  constexpr std::int64_t budget = 300'000;
+  constexpr std::int64_t budget = 60'000;
   const auto points = static_cast<std::int64_t>(power_of_two_key_dims().size());
-  return std::clamp<std::int64_t>(budget / (points * seq_len), 32, 2000);
+  return std::clamp<std::int64_t>(budget / (points * seq_len), 4, 2000);
 }
 
 std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& options) {
@@ -82,8 +84,14 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   sweep_config.score_scale = params.score_scale;
   sweep_config.seed = params.seed;
   sweep_config.key_dims = power_of_two_key_dims();
-  snap.dk_sweep = make_dk_sweep(std::move(sweep_config));
-  add_dk_trials(snap.dk_sweep, options.dk_trials > 0 ? options.dk_trials : automatic_dk_trials(params.seq_len));
+  const std::int64_t trials = options.dk_trials > 0 ? options.dk_trials : automatic_dk_trials(params.seq_len);
+  if (options.previous_sweep != nullptr && options.previous_sweep->config == sweep_config &&
+      options.previous_sweep->trials >= trials) {
+    snap.dk_sweep = *options.previous_sweep;
+  } else {
+    snap.dk_sweep = make_dk_sweep(std::move(sweep_config));
+    add_dk_trials(snap.dk_sweep, trials);
+  }
   if (options.stop.stop_requested()) return std::nullopt;
   report(options, 0.3f);
 

@@ -13,14 +13,18 @@ struct EvaluateOptions {
   std::stop_token stop;                  // a request here abandons the work (returns nullopt)
   std::atomic<float>* progress = nullptr;  // 0..1, written as work proceeds (may be null)
   std::int64_t dk_trials = 0;            // Monte Carlo trials per d_k point; 0 = automatic budget
+  // A sweep computed earlier. When its config equals the one these Params need and
+  // it has at least the requested trials, it is reused as is: sweeps are
+  // deterministic per trial index, so this equals recomputing with its trial count.
+  const DkSweep* previous_sweep = nullptr;
 };
 
 // Requires validate(params) to pass. Same Params → bit-identical Snapshot.
 std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& options);
 Snapshot evaluate(const Params& params);
 
-// Trials per d_k point that keep the first, synchronous estimate to about 3·10⁵
-// normal draws in total, so a slider drag stays within one frame at L ≤ 256.
+// Trials per d_k point that keep the first estimate to about 6·10⁴ normal draws
+// (a few ms), so a slider drag stays within one frame; refinement adds more later.
 std::int64_t automatic_dk_trials(int seq_len);
 
 }  // namespace smlab

@@ -19,6 +19,8 @@ struct Snapshot {
   bool custom_scores = false;
   std::vector<double> scores, logits, probabilities, gradient;
   double entropy_nats = 0.0, max_weight = 0.0, jacobian_norm = 0.0;
+  double effective_choices = 1.0;  // e^H: how many keys the row effectively attends to
+  double max_entropy_nats = 0.0;   // ln n, the entropy of the uniform distribution
   int argmax = 0;
 
   // Entropy of the row's softmax versus temperature (log-spaced over [0.01, 100]).

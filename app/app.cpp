@@ -1,0 +1,120 @@
+// The per-frame work shared by the window and the headless renderer.
+#include "app.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
+
+#include "export/png.hpp"
+#include "panels/dashboard_plots.hpp"
+#include "platform/fonts.hpp"
+
+namespace smlab::app {
+
+App::App(platform::Surface& surface, const AppOptions& options) : surface_(surface), plot_style_(plot::dark_style()) {
+  ImGui::SetCurrentContext(surface_.imgui_context());
+  ui_.params = options.params;
+  ui_.scores_text = format_scores(options.params.scores);
+  ui_.screenshot_dir =
+      options.screenshot_dir.empty() ? exporting::default_screenshot_dir().string() : options.screenshot_dir;
+  ui_.ui_scale = surface_.content_scale();
+
+  platform::UiFontOptions fonts;
+  fonts.pixel_size = options.font_pixels;
+  fonts.content_scale = surface_.content_scale();
+  fonts.framebuffer_scale = surface_.framebuffer_scale();
+  font_warning_ = platform::load_ui_fonts(ImGui::GetIO(), fonts).warning;
+
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowRounding = 0.0f;
+  style.FrameRounding = 3.0f;
+  style.GrabRounding = 3.0f;
+  style.ScaleAllSizes(ui_.ui_scale);
+  plot_style_.font_size = 0.0f;  // plots use the UI font size
+  plot_style_.line_scale *= ui_.ui_scale;
+  plot_style_.marker_scale *= ui_.ui_scale;
+  plot_style_.padding *= ui_.ui_scale;
+  surface_.set_clear_color(ImVec4(plot_style_.background.r, plot_style_.background.g, plot_style_.background.b, 1));
+
+  if (options.refine_trials > 0) evaluator_.set_refine_limit(options.refine_trials);
+  submitted_ = ui_.params;
+  evaluator_.submit(submitted_);
+  last_frame_ = std::chrono::steady_clock::now();
+}
+
+App::~App() { ImGui::SetCurrentContext(surface_.imgui_context()); }
+
+std::int64_t headless_refine_trials(int seq_len) {
+  const auto points = static_cast<std::int64_t>(power_of_two_key_dims().size());
+  return std::clamp<std::int64_t>(2'000'000 / (points * seq_len), automatic_dk_trials(seq_len),
+                                  Evaluator::refine_max_trials);
+}
+
+void App::wait_for_snapshot() {
+  if (ui_.params != submitted_) {
+    submitted_ = ui_.params;
+    evaluator_.submit(submitted_);
+  }
+  evaluator_.wait_until_idle();
+  sync_snapshot();
+}
+
+void App::sync_snapshot() {
+  Evaluator::Latest latest = evaluator_.latest();
+  const bool new_snapshot = latest.version != latest_.version;
+  latest_ = std::move(latest);
+  if (!new_snapshot || !latest_.snapshot) return;
+  // Upload only when the data changed: a 4096² texture costs milliseconds.
+  const Snapshot& snap = *latest_.snapshot;
+  const int size = snap.attention_size;
+  const double vmax = attention_color_max(snap);
+  scaled_texture_.update(snap.attention_scaled, size, size, 0.0, vmax, plot::Colormap::Viridis);
+  unscaled_texture_.update(snap.attention_unscaled, size, size, 0.0, vmax, plot::Colormap::Viridis);
+}
+
+bool App::frame() {
+  ImGui::SetCurrentContext(surface_.imgui_context());
+  if (!surface_.begin_frame()) return false;
+
+  if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
+  if (ui_.params != submitted_) {
+    submitted_ = ui_.params;
+    evaluator_.submit(submitted_);
+    // A few ms is enough for L ≤ 256: the plots then change on this very frame.
+    evaluator_.wait_for_latest(std::chrono::milliseconds(8));
+  }
+  sync_snapshot();
+  if (std::string error = evaluator_.take_error(); !error.empty()) {
+    ui_.status = error;
+    ui_.status_is_error = true;
+  }
+
+  FrameStats stats;
+  stats.computing = evaluator_.busy();
+  stats.progress = evaluator_.progress();
+  stats.compute_ms = evaluator_.last_compute_ms();
+  stats.frame_ms = frame_ms_;
+  HeatmapTextures textures{scaled_texture_.id(), unscaled_texture_.id()};
+  draw_dashboard(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, plot_style_, stats);
+
+  surface_.end_frame();
+  if (ui_.screenshot_requested) save_screenshot();
+
+  const auto now = std::chrono::steady_clock::now();
+  frame_ms_ = std::chrono::duration<double, std::milli>(now - last_frame_).count();
+  last_frame_ = now;
+  return true;
+}
+
+void App::save_screenshot() {
+  ui_.screenshot_requested = false;
+  const Image image = surface_.capture();
+  const auto saved = exporting::save_screenshot(image, ui_.screenshot_dir, std::chrono::system_clock::now());
+  ui_.status_is_error = saved.error.has_value();
+  ui_.status = saved.error ? *saved.error : "Saved " + saved.path.string();
+}
+
+}  // namespace smlab::app

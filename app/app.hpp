@@ -1,0 +1,67 @@
+// App: the frame loop's state and the per-frame work, independent of whether the
+// surface is a window or an offscreen framebuffer (main.cpp picks which).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "panels/panels.hpp"
+#include "platform/surface.hpp"
+#include "plot/heatmap_texture.hpp"
+#include "plot/plot.hpp"
+#include "state/evaluator.hpp"
+#include "state/ui_state.hpp"
+
+namespace smlab::app {
+
+struct AppOptions {
+  Params params;                 // must pass validate()
+  std::string screenshot_dir;    // empty: exporting::default_screenshot_dir()
+  float font_pixels = 17.0f;     // UI font size at scale 1
+  // Monte Carlo refinement limit in trials per d_k point; 0 = the interactive
+  // default (Evaluator::refine_max_trials). Headless renders use headless_refine_trials().
+  std::int64_t refine_trials = 0;
+};
+
+// A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless
+// renders are quick, converged enough to read, and deterministic.
+std::int64_t headless_refine_trials(int seq_len);
+
+class App {
+ public:
+  // Loads fonts and style for `surface` (whose contexts must outlive the App) and
+  // submits the first evaluation.
+  App(platform::Surface& surface, const AppOptions& options);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Runs one frame: picks up finished snapshots, draws the dashboard, renders,
+  // and saves a screenshot if one was asked for. False once the surface closed.
+  bool frame();
+
+  // Blocks until the newest submitted Params are evaluated and their Monte Carlo
+  // refinement has stopped (headless renders: the picture is then deterministic).
+  void wait_for_snapshot();
+
+  UiState& ui() { return ui_; }
+  const std::string& font_warning() const { return font_warning_; }
+
+ private:
+  void sync_snapshot();
+  void save_screenshot();
+
+  platform::Surface& surface_;
+  UiState ui_;
+  Evaluator evaluator_;
+  Params submitted_;
+  Evaluator::Latest latest_;  // what this frame draws
+  plot::HeatmapTexture scaled_texture_, unscaled_texture_;
+  plot::Style plot_style_;
+  std::string font_warning_;
+  std::chrono::steady_clock::time_point last_frame_;
+  double frame_ms_ = 0.0;
+};
+
+}  // namespace smlab::app

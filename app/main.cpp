@@ -1,0 +1,132 @@
+// softmax-lab: parse the command line, then either open the window or render
+// headless (EGL, no display needed), save what was asked for, and exit.
+// Exit codes (DESIGN.md §6): 0 ok, 2 bad usage or input, 3 file error, 4 no graphics context.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "export/png.hpp"
+#include "platform/offscreen.hpp"
+#include "platform/window.hpp"
+
+namespace {
+
+constexpr int exit_ok = 0, exit_usage = 2, exit_file = 3, exit_no_graphics = 4;
+
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "softmax-lab: %s\n", message.c_str());
+  return code;
+}
+
+struct Size {
+  int width = 1600, height = 900;
+};
+
+// "1600x900" → Size; sizes from 320x240 to 8192x8192 (what llvmpipe renders comfortably).
+std::optional<Size> parse_size(const std::string& text) {
+  Size size;
+  char separator = 0, extra = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &size.width, &separator, &size.height, &extra) != 3) return std::nullopt;
+  if (separator != 'x' && separator != 'X') return std::nullopt;
+  if (size.width < 320 || size.height < 240 || size.width > 8192 || size.height > 8192) return std::nullopt;
+  return size;
+}
+
+void print_keys() {
+  const smlab::Params defaults;
+  for (const smlab::ParamKey& key : smlab::param_keys()) {
+    const std::string value = smlab::get_param(defaults, key.name).value_or("");
+    std::printf("%-12s default %-8s allowed: %s\n             %s\n", std::string(key.name).c_str(),
+                value.empty() ? "(none)" : value.c_str(), std::string(key.allowed).c_str(),
+                std::string(key.description).c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // 1. Command line.
+  CLI::App cli{"Softmax Lab: see why attention uses softmax and divides scores by sqrt(d_k)."};
+  cli.set_version_flag("--version", std::string("softmax-lab ") + SMLAB_VERSION);
+  std::vector<std::string> assignments;
+  std::string screenshot_path, size_text = "1600x900", screenshot_dir;
+  bool overwrite = false, list_keys = false;
+  cli.add_option("--set", assignments, "Set a parameter, KEY=VALUE (repeatable; see --list-keys)")
+      ->type_name("KEY=VALUE");
+  cli.add_option("--screenshot", screenshot_path, "Render the dashboard offscreen (no display needed), save it as PNG, exit")
+      ->type_name("FILE.png");
+  cli.add_option("--size", size_text, "Window or image size in pixels (320x240 to 8192x8192)")->type_name("WxH");
+  cli.add_flag("--overwrite", overwrite, "Allow --screenshot to replace an existing file");
+  cli.add_option("--screenshot-dir", screenshot_dir, "Folder for the Save PNG button and F12 (default ~/Pictures/softmax-lab)")
+      ->type_name("DIR");
+  cli.add_flag("--list-keys", list_keys, "List the keys --set accepts, with ranges and defaults");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return cli.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(exit_usage, std::string(e.what()) + " (see --help)");
+  }
+  if (list_keys) {
+    print_keys();
+    return exit_ok;
+  }
+
+  // 2. Params: every --set goes through the same validation as the sliders.
+  smlab::Params params;
+  for (const std::string& assignment : assignments) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos)
+      return fail(exit_usage, "--set '" + assignment.substr(0, 60) + "' is not KEY=VALUE, e.g. --set temperature=0.5");
+    if (auto error = smlab::set_param(params, assignment.substr(0, equals), assignment.substr(equals + 1)))
+      return fail(exit_usage, error->message);
+  }
+  const auto size = parse_size(size_text);
+  if (!size) return fail(exit_usage, "--size '" + size_text.substr(0, 40) + "' is not allowed: WxH from 320x240 to 8192x8192");
+
+  smlab::app::AppOptions options;
+  options.params = params;
+  options.screenshot_dir = screenshot_dir;
+
+  // 3a. Headless: EGL surfaceless rendering into an offscreen framebuffer.
+  if (!screenshot_path.empty()) {
+    const std::filesystem::path target(screenshot_path);
+    if (!overwrite && std::filesystem::exists(target))
+      return fail(exit_file, "'" + screenshot_path + "' exists; pass --overwrite to replace it");
+    smlab::platform::OffscreenOptions offscreen_options;
+    offscreen_options.width = size->width;
+    offscreen_options.height = size->height;
+    auto created = smlab::platform::Offscreen::create(offscreen_options);
+    if (!created) return fail(exit_no_graphics, created.error);
+    options.refine_trials = smlab::app::headless_refine_trials(params.seq_len);
+    smlab::app::App app(*created.surface, options);
+    if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
+    app.wait_for_snapshot();
+    // Two frames let ImGui settle auto-sized items; the third is the one saved.
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    if (auto error = smlab::exporting::write_png(target, created.surface->capture(), overwrite))
+      return fail(exit_file, *error);
+    std::printf("%s\n", screenshot_path.c_str());
+    return exit_ok;
+  }
+
+  // 3b. Window: GLFW on X11. Without a display there is nothing to open.
+  smlab::platform::WindowOptions window_options;
+  window_options.width = size->width;
+  window_options.height = size->height;
+  auto created = smlab::platform::Window::create(window_options);
+  if (!created)
+    return fail(exit_no_graphics, created.error + " (to render without a display use --screenshot FILE.png)");
+  smlab::app::App app(*created.surface, options);
+  if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
+  while (app.frame()) {
+  }
+  return exit_ok;
+}

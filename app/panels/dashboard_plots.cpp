@@ -1,0 +1,175 @@
+// Builds the dashboard's plot descriptions from a Snapshot (see dashboard_plots.hpp).
+#include "panels/dashboard_plots.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace smlab::app {
+namespace {
+
+std::string fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string general(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  return buffer;
+}
+
+}  // namespace
+
+plot::Plot distribution_plot(const Snapshot& snap) {
+  plot::Plot p;
+  const Params& params = snap.params;
+  p.title = snap.custom_scores ? "Softmax of the custom scores" : "Softmax of row " + std::to_string(params.row);
+  p.title += "  (T = " + general(params.temperature) + ", H = " + fixed(snap.entropy_nats, 3) + " nats)";
+  p.x.label = snap.custom_scores ? "score index i" : "key j";
+  p.x.integer_ticks = true;
+  p.y.label = "probability s_i";
+  p.y.min = 0.0;
+  p.y.max = 1.0;
+  plot::BarSeries bars;
+  bars.label = "softmax";
+  const std::size_t n = snap.probabilities.size();
+  bars.x.resize(n);
+  for (std::size_t i = 0; i < n; ++i) bars.x[i] = static_cast<double>(i);
+  bars.y = snap.probabilities;
+  bars.width = 0.8;
+  p.bars.push_back(std::move(bars));
+  if (n > 0) {
+    plot::ScatterSeries top;
+    top.label = "argmax";
+    top.x = {static_cast<double>(snap.argmax)};
+    top.y = {snap.max_weight};
+    top.shape = plot::MarkerShape::Diamond;
+    top.radius = 5.0f;
+    p.scatters.push_back(std::move(top));
+  }
+  p.hlines.push_back({1.0 / static_cast<double>(std::max<std::size_t>(n, 1)), "uniform 1/n", std::nullopt, true});
+  return p;
+}
+
+plot::Plot entropy_temperature_plot(const Snapshot& snap) {
+  plot::Plot p;
+  p.title = "Entropy vs temperature";
+  p.x.label = "temperature T";
+  p.x.scale = plot::Scale::Log10;
+  p.x.min = snap.temperature_grid.empty() ? 0.01 : snap.temperature_grid.front();
+  p.x.max = snap.temperature_grid.empty() ? 100.0 : snap.temperature_grid.back();
+  p.y.label = "entropy H (nats)";
+  const double max_entropy = std::log(static_cast<double>(std::max<std::size_t>(snap.probabilities.size(), 2)));
+  p.y.min = 0.0;
+  p.y.max = max_entropy * 1.08;
+  plot::LineSeries line;
+  line.label = "H(T)";
+  line.x = snap.temperature_grid;
+  line.y = snap.entropy_vs_temperature;
+  p.lines.push_back(std::move(line));
+  plot::ScatterSeries now;
+  now.label = "now";
+  now.x = {snap.params.temperature};
+  now.y = {snap.entropy_nats};
+  now.radius = 5.0f;
+  p.scatters.push_back(std::move(now));
+  p.vlines.push_back({snap.params.temperature, "T = " + general(snap.params.temperature), std::nullopt, true});
+  p.hlines.push_back({max_entropy, "ln n", std::nullopt, true});
+  p.legend = plot::LegendPos::BottomRight;
+  return p;
+}
+
+plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
+  plot::Plot p;
+  p.title = "Entropy vs d_k, L = " + std::to_string(sweep.config.seq_len);
+  p.x.label = "key dimension d_k";
+  p.x.scale = plot::Scale::Log10;
+  p.x.min = 1.0;
+  p.x.max = 4096.0;
+  p.x.tick_values = {1, 4, 16, 64, 256, 1024, 4096};
+  p.y.label = "mean entropy (nats)";
+  p.y.min = 0.0;
+  p.y.max = std::log(static_cast<double>(std::max(sweep.config.seq_len, 2))) * 1.08;
+  auto curve = [&](const std::vector<RowStats>& stats, const char* label) {
+    plot::LineSeries line;
+    line.label = label;
+    line.markers = true;
+    for (std::size_t k = 0; k < stats.size() && k < sweep.config.key_dims.size(); ++k) {
+      const RunningStats& entropy = stats[k].entropy_nats;
+      line.x.push_back(sweep.config.key_dims[k]);
+      line.y.push_back(entropy.mean);
+      line.band_low.push_back(entropy.mean - entropy.standard_error());
+      line.band_high.push_back(entropy.mean + entropy.standard_error());
+    }
+    return line;
+  };
+  p.lines.push_back(curve(sweep.scaled, "scaled"));
+  p.lines.push_back(curve(sweep.unscaled, "unscaled"));
+  p.vlines.push_back({static_cast<double>(current_key_dim), "d_k = " + std::to_string(current_key_dim), std::nullopt,
+                      true});
+  p.annotations.push_back({1.2, p.y.max * 0.72, std::to_string(sweep.trials) + " trials per point", std::nullopt,
+                           plot::TextAlign::Left});
+  p.legend = plot::LegendPos::TopRight;
+  return p;
+}
+
+plot::Plot gradient_plot(const Snapshot& snap) {
+  plot::Plot p;
+  p.title = "Gradient on the diagonal  ∂s_i/∂x_i = S(1−S)";
+  p.x.label = "probability S";
+  p.x.min = 0.0;
+  p.x.max = 1.0;
+  p.y.label = "S(1−S)";
+  p.y.min = 0.0;
+  p.y.max = 0.3;
+  plot::LineSeries parabola;
+  parabola.label = "S(1−S)";
+  constexpr int samples = 101;
+  for (int k = 0; k < samples; ++k) {
+    const double s = static_cast<double>(k) / (samples - 1);
+    parabola.x.push_back(s);
+    parabola.y.push_back(s * (1.0 - s));
+  }
+  p.lines.push_back(std::move(parabola));
+  plot::ScatterSeries live;
+  live.label = "current s_i";
+  live.x = snap.probabilities;
+  live.y = snap.gradient;
+  live.radius = 4.5f;
+  p.scatters.push_back(std::move(live));
+  p.hlines.push_back({0.25, "max 1/4 at S = 1/2", std::nullopt, true});
+  p.legend = plot::LegendPos::TopRight;
+  return p;
+}
+
+double attention_color_max(const Snapshot& snap) {
+  float top = 0.0f;
+  for (const auto* map : {&snap.attention_scaled, &snap.attention_unscaled})
+    for (float v : *map)
+      if (std::isfinite(v)) top = std::max(top, v);
+  return top > 0.0f ? top : 1.0;
+}
+
+plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t texture) {
+  plot::Plot p;
+  p.title = scaled ? "softmax(QKᵀ/√d_k)" : "softmax(QKᵀ), unscaled";
+  plot::Heatmap map;
+  map.rows = snap.attention_size;
+  map.cols = snap.attention_size;
+  map.values = scaled ? snap.attention_scaled : snap.attention_unscaled;  // a view, not a copy
+  map.vmin = 0.0;
+  map.vmax = attention_color_max(snap);
+  map.colormap = plot::Colormap::Viridis;
+  map.colorbar_label = "weight";
+  map.x_label = "key j";
+  map.y_label = "query i";
+  map.texture = texture;
+  p.heatmap = std::move(map);
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+}  // namespace smlab::app

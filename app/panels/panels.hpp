@@ -1,0 +1,42 @@
+// The dashboard's panels: the control column and the four plots side by side.
+// Panels draw from the Snapshot and edit UiState; they compute no math.
+#pragma once
+
+#include <cstdint>
+
+#include <imgui.h>
+
+#include "plot/plot.hpp"
+#include "smlab/snapshot.hpp"
+#include "state/ui_state.hpp"
+
+namespace smlab::app {
+
+// Where the dashboard puts things, in ImGui display units, for a given window
+// size and UI scale. The headless tests use the same numbers to find the plots.
+struct DashboardLayout {
+  ImVec2 controls_min, controls_max;
+  ImVec2 plot_min[4], plot_max[4];  // distribution, entropy, gradient, attention
+};
+DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale);
+
+struct FrameStats {
+  bool computing = false;
+  float progress = 0.0f;
+  double compute_ms = 0.0;
+  double frame_ms = 0.0;
+};
+
+struct HeatmapTextures {
+  std::uintptr_t scaled = 0, unscaled = 0;
+};
+
+// Draws the control column (sliders, score field, screenshot) into the current window region.
+void draw_controls(UiState& ui, const Snapshot* snapshot, const FrameStats& stats);
+
+// Draws one full-window dashboard: controls on the left, four plots in a 2×2 grid.
+// `sweep` is the refined d_k sweep belonging to `snapshot` (null: use the snapshot's).
+void draw_dashboard(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const HeatmapTextures& textures,
+                    const plot::Style& style, const FrameStats& stats);
+
+}  // namespace smlab::app

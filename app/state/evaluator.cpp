@@ -1,0 +1,158 @@
+// The worker behind Evaluator: one thread, newest-wins, cancellable evaluations.
+#include "state/evaluator.hpp"
+
+#include <exception>
+#include <utility>
+
+namespace smlab::app {
+
+Evaluator::Evaluator() : worker_([this](std::stop_token stop) { run(stop); }) {}
+
+Evaluator::~Evaluator() {
+  {
+    std::lock_guard lock(mutex_);
+    current_job_.request_stop();
+  }
+  worker_.request_stop();
+  wake_.notify_all();
+}
+
+void Evaluator::submit(const Params& params) {
+  {
+    std::lock_guard lock(mutex_);
+    pending_ = params;
+    ++submitted_;
+    current_job_.request_stop();  // the running job is stale now
+  }
+  wake_.notify_all();
+}
+
+void Evaluator::wait_for_latest(std::chrono::microseconds budget) {
+  std::unique_lock lock(mutex_);
+  finished_.wait_for(lock, budget, [this] { return completed_ == submitted_; });
+}
+
+Evaluator::Latest Evaluator::latest() const {
+  std::lock_guard lock(mutex_);
+  return {latest_, latest_sweep_, latest_version_};
+}
+
+bool Evaluator::busy() const {
+  std::lock_guard lock(mutex_);
+  return completed_ != submitted_;
+}
+
+float Evaluator::progress() const { return progress_.load(std::memory_order_relaxed); }
+
+double Evaluator::last_compute_ms() const {
+  std::lock_guard lock(mutex_);
+  return last_compute_ms_;
+}
+
+std::string Evaluator::take_error() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(error_, {});
+}
+
+namespace {
+
+bool sweep_needs_refining(const DkSweep& sweep, std::int64_t limit) {
+  if (sweep.trials >= limit) return false;
+  for (const auto* variant : {&sweep.scaled, &sweep.unscaled})
+    for (const RowStats& point : *variant)
+      if (point.entropy_nats.count < 2 || point.entropy_nats.standard_error() > Evaluator::refine_target_standard_error)
+        return true;
+  return false;
+}
+
+}  // namespace
+
+void Evaluator::set_refine_limit(std::int64_t max_trials_per_point) {
+  {
+    std::lock_guard lock(mutex_);
+    refine_limit_ = max_trials_per_point;
+  }
+  wake_.notify_all();
+}
+
+bool Evaluator::idle() const {
+  std::lock_guard lock(mutex_);
+  return completed_ == submitted_ && !refining_active_;
+}
+
+void Evaluator::wait_until_idle() {
+  std::unique_lock lock(mutex_);
+  finished_.wait(lock, [this] { return completed_ == submitted_ && !refining_active_; });
+}
+
+void Evaluator::run(std::stop_token stop) {
+  std::optional<DkSweep> refining;  // worker-owned; published as copies
+  for (;;) {
+    std::optional<Params> job;
+    std::uint64_t ticket = 0;
+    std::int64_t refine_chunk = 0;
+    EvaluateOptions options;
+    {
+      std::unique_lock lock(mutex_);
+      // refine_limit_ may have changed since the last chunk: recheck before sleeping.
+      auto needs_refining = [&] { return refining && sweep_needs_refining(*refining, refine_limit_); };
+      refining_active_ = needs_refining();
+      if (!refining_active_) finished_.notify_all();
+      wake_.wait(lock, stop, [&] { return pending_.has_value() || needs_refining(); });
+      if (stop.stop_requested()) return;
+      if (pending_) {
+        job = std::move(pending_);
+        pending_.reset();
+        ticket = submitted_;
+        current_job_ = std::stop_source{};
+        options.stop = current_job_.get_token();
+      } else {
+        refining_active_ = true;
+        // About as much work as the first estimate (a few ms), never past the limit,
+        // so the final trial count, and hence the picture, is deterministic.
+        refine_chunk = std::min(automatic_dk_trials(refining->config.seq_len), refine_limit_ - refining->trials);
+      }
+    }
+    if (!job) {
+      add_dk_trials(*refining, refine_chunk);
+      auto refined = std::make_shared<const DkSweep>(*refining);
+      {
+        std::lock_guard lock(mutex_);
+        latest_sweep_ = std::move(refined);
+        refining_active_ = sweep_needs_refining(*refining, refine_limit_);
+      }
+      finished_.notify_all();
+      continue;
+    }
+    options.progress = &progress_;
+    // Continue from the refined sweep when the new Params share its setting
+    // (dragging d_k, row or scaled does not change the sweep).
+    if (refining) options.previous_sweep = &*refining;
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<Snapshot> result;
+    std::string failure;
+    try {
+      result = evaluate(*job, options);
+    } catch (const std::exception& error) {
+      failure = error.what();
+    }
+    const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (result) refining = result->dk_sweep;
+    {
+      std::lock_guard lock(mutex_);
+      if (result) {
+        latest_ = std::make_shared<const Snapshot>(std::move(*result));
+        latest_sweep_ = std::make_shared<const DkSweep>(*refining);
+        ++latest_version_;
+        last_compute_ms_ = elapsed_ms;
+        refining_active_ = sweep_needs_refining(*refining, refine_limit_);
+      }
+      if (!failure.empty()) error_ = "recompute failed: " + failure;
+      // Only the newest submission counts as completion; a cancelled older one does not.
+      if (ticket == submitted_ && (result || !failure.empty())) completed_ = ticket;
+    }
+    finished_.notify_all();
+  }
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,82 @@
+// Runs core::evaluate() on a worker thread so no frame blocks on a recompute: the
+// UI submits Params, keeps drawing the last finished Snapshot, and picks up the
+// new one as soon as it is ready. A newer submission cancels the running one.
+// While idle, the worker refines the Snapshot's Monte Carlo d_k sweep chunk by
+// chunk, so its error bands narrow on screen.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "smlab/evaluate.hpp"
+
+namespace smlab::app {
+
+class Evaluator {
+ public:
+  Evaluator();
+  ~Evaluator();  // cancels and joins the worker
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  // Queues `params` (which must pass validate()). Cancels work for older Params.
+  void submit(const Params& params);
+
+  // Waits up to `budget` for the newest submission to finish: small problems
+  // then appear on the very frame the slider moved, big ones never stall a frame.
+  void wait_for_latest(std::chrono::microseconds budget);
+
+  // The newest finished snapshot (null before the first one), the newest
+  // refinement of its d_k sweep, and a counter that changes whenever the snapshot
+  // is replaced (so callers re-upload textures only then). Read under one lock, so
+  // the sweep always belongs to the snapshot's Params.
+  struct Latest {
+    std::shared_ptr<const Snapshot> snapshot;
+    std::shared_ptr<const DkSweep> sweep;
+    std::uint64_t version = 0;
+  };
+  Latest latest() const;
+
+  // Refinement stops at this many trials per point or when every entropy standard
+  // error is below refine_target_standard_error, whichever comes first.
+  static constexpr std::int64_t refine_max_trials = 20'000;
+  static constexpr double refine_target_standard_error = 0.002;
+  void set_refine_limit(std::int64_t max_trials_per_point);
+
+  // No submission pending and no refinement left to do.
+  bool idle() const;
+  void wait_until_idle();
+
+  bool busy() const;                   // a submission is not finished yet
+  float progress() const;              // of the running evaluation, 0..1
+  double last_compute_ms() const;      // wall time of the last finished evaluation
+  std::string take_error();            // an exception from the worker, once; empty if none
+
+ private:
+  void run(std::stop_token stop);
+
+  mutable std::mutex mutex_;
+  std::condition_variable_any wake_;
+  std::condition_variable finished_;
+  std::optional<Params> pending_;
+  std::uint64_t submitted_ = 0, completed_ = 0;
+  std::shared_ptr<const Snapshot> latest_;
+  std::shared_ptr<const DkSweep> latest_sweep_;
+  std::uint64_t latest_version_ = 0;
+  std::int64_t refine_limit_ = refine_max_trials;
+  bool refining_active_ = false;
+  std::stop_source current_job_;
+  std::atomic<float> progress_{0.0f};
+  double last_compute_ms_ = 0.0;
+  std::string error_;
+  std::jthread worker_;  // last member: starts after, and is joined before, the rest
+};
+
+}  // namespace smlab::app

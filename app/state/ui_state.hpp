@@ -1,0 +1,27 @@
+// What the window remembers between frames besides Params: text buffers, the
+// last error, the screenshot folder and status. Owned by App; panels edit it.
+#pragma once
+
+#include <string>
+
+#include "smlab/params.hpp"
+
+namespace smlab::app {
+
+struct UiState {
+  Params params;                 // always valid: edits go through validate() first
+  std::string scores_text;       // the custom score field as typed
+  std::string input_error;       // last rejected edit, shown inline until the next valid one
+  std::string screenshot_dir;    // where the button and F12 save PNGs
+  std::string status;            // last saved path, or why saving failed
+  bool status_is_error = false;
+  bool screenshot_requested = false;
+  float ui_scale = 1.0f;         // content scale (HiDPI) times the user's font scale
+};
+
+// Applies `candidate` if validate() accepts it; otherwise keeps the old Params and
+// records the one-line error. Returns whether the Params changed. Every GUI edit
+// goes through here, so a slider, a text field and --set share one validation.
+bool apply_params(UiState& ui, const Params& candidate);
+
+}  // namespace smlab::app
