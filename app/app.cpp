@@ -16,6 +16,7 @@ namespace smlab::app {
 App::App(platform::Surface& surface, const AppOptions& options) : surface_(surface), plot_style_(plot::dark_style()) {
   ImGui::SetCurrentContext(surface_.imgui_context());
   ui_.params = options.params;
+  ui_.view = options.view;
   ui_.scores_text = format_scores(options.params.scores);
   ui_.screenshot_dir =
       options.screenshot_dir.empty() ? exporting::default_screenshot_dir().string() : options.screenshot_dir;
@@ -34,15 +35,14 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   style.GrabRounding = 3.0f;
   style.ScaleAllSizes(ui_.ui_scale);
   plot_style_.font_size = 0.0f;  // plots use the UI font size
+  plot_style_.fill_background = false;  // the clear colour below is the plot background
   plot_style_.line_scale *= ui_.ui_scale;
   plot_style_.marker_scale *= ui_.ui_scale;
   plot_style_.padding *= ui_.ui_scale;
   surface_.set_clear_color(ImVec4(plot_style_.background.r, plot_style_.background.g, plot_style_.background.b, 1));
 
   if (options.refine_trials > 0) evaluator_.set_refine_limit(options.refine_trials);
-  submitted_ = ui_.params;
-  evaluator_.submit(submitted_);
-  last_frame_ = std::chrono::steady_clock::now();
+  submit();
 }
 
 App::~App() { ImGui::SetCurrentContext(surface_.imgui_context()); }
@@ -53,11 +53,17 @@ std::int64_t headless_refine_trials(int seq_len) {
                                   Evaluator::refine_max_trials);
 }
 
+void App::submit() {
+  submitted_ = ui_.params;
+  submitted_view_ = ui_.view;
+  evaluator_.submit(submitted_, submitted_view_);
+}
+
+// Params changed, or a new tab needs its lab's numbers.
+bool App::needs_submit() const { return ui_.params != submitted_ || ui_.view != submitted_view_; }
+
 void App::wait_for_snapshot() {
-  if (ui_.params != submitted_) {
-    submitted_ = ui_.params;
-    evaluator_.submit(submitted_);
-  }
+  if (needs_submit()) submit();
   evaluator_.wait_until_idle();
   sync_snapshot();
 }
@@ -67,24 +73,29 @@ void App::sync_snapshot() {
   const bool new_snapshot = latest.version != latest_.version;
   latest_ = std::move(latest);
   if (!new_snapshot || !latest_.snapshot) return;
+  lab_textures_.new_snapshot();
   // Upload only when the data changed: a 4096² texture costs milliseconds.
   const Snapshot& snap = *latest_.snapshot;
   const int size = snap.attention_size;
-  const double vmax = attention_color_max(snap);
+  const double vmax = snap.attention_max;
   scaled_texture_.update(snap.attention_scaled, size, size, 0.0, vmax, plot::Colormap::Viridis);
   unscaled_texture_.update(snap.attention_unscaled, size, size, 0.0, vmax, plot::Colormap::Viridis);
 }
 
 bool App::frame() {
+  using Clock = std::chrono::steady_clock;
+  const auto frame_start = Clock::now();
   ImGui::SetCurrentContext(surface_.imgui_context());
   if (!surface_.begin_frame()) return false;
 
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
-  if (ui_.params != submitted_) {
-    submitted_ = ui_.params;
-    evaluator_.submit(submitted_);
+  timing_.blocked_ms = 0.0;
+  if (needs_submit()) {
+    submit();
     // A few ms is enough for L ≤ 256: the plots then change on this very frame.
+    const auto wait_start = Clock::now();
     evaluator_.wait_for_latest(std::chrono::milliseconds(8));
+    timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
   }
   sync_snapshot();
   if (std::string error = evaluator_.take_error(); !error.empty()) {
@@ -96,16 +107,15 @@ bool App::frame() {
   stats.computing = evaluator_.busy();
   stats.progress = evaluator_.progress();
   stats.compute_ms = evaluator_.last_compute_ms();
-  stats.frame_ms = frame_ms_;
+  stats.frame_ms = timing_.frame_ms;
   HeatmapTextures textures{scaled_texture_.id(), unscaled_texture_.id()};
-  draw_dashboard(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, plot_style_, stats);
+  draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, plot_style_, stats);
 
   surface_.end_frame();
   if (ui_.screenshot_requested) save_screenshot();
 
-  const auto now = std::chrono::steady_clock::now();
-  frame_ms_ = std::chrono::duration<double, std::milli>(now - last_frame_).count();
-  last_frame_ = now;
+  timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
+  timing_.recompute_ms = evaluator_.last_compute_ms();
   return true;
 }
 

@@ -11,12 +11,14 @@
 #include "plot/heatmap_texture.hpp"
 #include "plot/plot.hpp"
 #include "state/evaluator.hpp"
+#include "state/texture_pool.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {
 
 struct AppOptions {
   Params params;                 // must pass validate()
+  View view = View::dashboard;   // the tab shown first
   std::string screenshot_dir;    // empty: exporting::default_screenshot_dir()
   float font_pixels = 17.0f;     // UI font size at scale 1
   // Monte Carlo refinement limit in trials per d_k point; 0 = the interactive
@@ -45,23 +47,34 @@ class App {
   // refinement has stopped (headless renders: the picture is then deterministic).
   void wait_for_snapshot();
 
+  // Timing of the last frame: wall time, and how long it waited for a recompute.
+  struct FrameTiming {
+    double frame_ms = 0.0;
+    double blocked_ms = 0.0;
+    double recompute_ms = 0.0;  // wall time of the newest finished evaluation
+  };
+  const FrameTiming& last_timing() const { return timing_; }
+
   UiState& ui() { return ui_; }
   const std::string& font_warning() const { return font_warning_; }
 
  private:
   void sync_snapshot();
+  void submit();
+  bool needs_submit() const;
   void save_screenshot();
 
   platform::Surface& surface_;
   UiState ui_;
   Evaluator evaluator_;
   Params submitted_;
+  View submitted_view_ = View::dashboard;
+  TexturePool lab_textures_;
   Evaluator::Latest latest_;  // what this frame draws
   plot::HeatmapTexture scaled_texture_, unscaled_texture_;
   plot::Style plot_style_;
   std::string font_warning_;
-  std::chrono::steady_clock::time_point last_frame_;
-  double frame_ms_ = 0.0;
+  FrameTiming timing_;
 };
 
 }  // namespace smlab::app

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "app.hpp"
+#include "frame_bench.hpp"
+#include "export/csv.hpp"
+#include "export/plot_export.hpp"
 #include "export/png.hpp"
 #include "platform/offscreen.hpp"
 #include "platform/window.hpp"
@@ -54,17 +57,30 @@ int main(int argc, char** argv) {
   CLI::App cli{"Softmax Lab: see why attention uses softmax and divides scores by sqrt(d_k)."};
   cli.set_version_flag("--version", std::string("softmax-lab ") + SMLAB_VERSION);
   std::vector<std::string> assignments;
-  std::string screenshot_path, size_text = "1600x900", screenshot_dir;
-  bool overwrite = false, list_keys = false;
+  std::string screenshot_path, size_text = "1600x900", screenshot_dir, csv_dir, svg_dir, view_name = "dashboard";
+  bool overwrite = false, list_keys = false, list_views = false;
+  int bench_frames = 0;
+  std::string bench_key = "temperature";
   cli.add_option("--set", assignments, "Set a parameter, KEY=VALUE (repeatable; see --list-keys)")
       ->type_name("KEY=VALUE");
   cli.add_option("--screenshot", screenshot_path, "Render the dashboard offscreen (no display needed), save it as PNG, exit")
       ->type_name("FILE.png");
   cli.add_option("--size", size_text, "Window or image size in pixels (320x240 to 8192x8192)")->type_name("WxH");
-  cli.add_flag("--overwrite", overwrite, "Allow --screenshot to replace an existing file");
+  cli.add_option("--export-csv", csv_dir, "Write the numbers behind every plot as CSV files into DIR (created if missing), exit")
+      ->type_name("DIR");
+  cli.add_option("--export-svg", svg_dir, "Write every plot (dashboard and labs) as SVG into DIR (created if missing), exit")
+      ->type_name("DIR");
+  cli.add_flag("--overwrite", overwrite, "Allow exports to replace existing files");
   cli.add_option("--screenshot-dir", screenshot_dir, "Folder for the Save PNG button and F12 (default ~/Pictures/softmax-lab)")
       ->type_name("DIR");
+  cli.add_option("--view", view_name, "Start on a view: dashboard or a lab (see --list-views)")->type_name("NAME");
   cli.add_flag("--list-keys", list_keys, "List the keys --set accepts, with ranges and defaults");
+  cli.add_flag("--list-views", list_views, "List the views (the dashboard and the labs)");
+  cli.add_option("--bench-frames", bench_frames, "Headless: move a slider every frame for N frames, print timings as JSON")
+      ->type_name("N")
+      ->check(CLI::Range(1, 100000));
+  cli.add_option("--bench-key", bench_key, "Slider --bench-frames moves: temperature, score_scale, d_k or row")
+      ->type_name("KEY");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -77,6 +93,17 @@ int main(int argc, char** argv) {
   if (list_keys) {
     print_keys();
     return exit_ok;
+  }
+  if (list_views) {
+    for (const smlab::ViewInfo& info : smlab::all_views())
+      std::printf("%-20s %s\n", std::string(info.name).c_str(), std::string(info.summary).c_str());
+    return exit_ok;
+  }
+  const auto view = smlab::view_from_name(view_name);
+  if (!view) {
+    std::string names;
+    for (const smlab::ViewInfo& info : smlab::all_views()) names += (names.empty() ? "" : ", ") + std::string(info.name);
+    return fail(exit_usage, "--view '" + view_name.substr(0, 40) + "' is not a view: allowed " + names);
   }
 
   // 2. Params: every --set goes through the same validation as the sliders.
@@ -94,8 +121,54 @@ int main(int argc, char** argv) {
   smlab::app::AppOptions options;
   options.params = params;
   options.screenshot_dir = screenshot_dir;
+  options.view = *view;
 
-  // 3a. Headless: EGL surfaceless rendering into an offscreen framebuffer.
+  // 3a. Files from the numbers and the plot descriptions: no graphics context needed.
+  if (!csv_dir.empty() || !svg_dir.empty()) {
+    smlab::EvaluateOptions evaluate_options;
+    evaluate_options.all_labs = true;
+    // The SVG's d_k curve gets the same refinement as a headless screenshot.
+    evaluate_options.dk_trials = smlab::app::headless_refine_trials(params.seq_len);
+    const smlab::Snapshot snapshot = *smlab::evaluate(params, evaluate_options);
+    std::vector<std::filesystem::path> written;
+    if (!csv_dir.empty()) {
+      if (auto error = smlab::exporting::ensure_directory(csv_dir)) return fail(exit_file, *error);
+      smlab::exporting::CsvOptions csv_options;
+      csv_options.overwrite = overwrite;
+      const auto result = smlab::exporting::export_csv(snapshot, csv_dir, csv_options);
+      if (!result.ok()) return fail(exit_file, *result.error);
+      written.insert(written.end(), result.files.begin(), result.files.end());
+      const auto labs = smlab::exporting::export_lab_csv(snapshot, csv_dir, overwrite);
+      if (labs.error) return fail(exit_file, *labs.error);
+      written.insert(written.end(), labs.files.begin(), labs.files.end());
+    }
+    if (!svg_dir.empty()) {
+      if (auto error = smlab::exporting::ensure_directory(svg_dir)) return fail(exit_file, *error);
+      const auto result = smlab::exporting::export_svg(snapshot, svg_dir, overwrite, smlab::plot::light_style());
+      if (result.error) return fail(exit_file, *result.error);
+      written.insert(written.end(), result.files.begin(), result.files.end());
+    }
+    for (const auto& file : written) std::printf("%s\n", file.string().c_str());
+    return exit_ok;
+  }
+
+  // 3b. Headless frame benchmark (DESIGN.md §9).
+  if (bench_frames > 0) {
+    smlab::platform::OffscreenOptions offscreen_options;
+    offscreen_options.width = size->width;
+    offscreen_options.height = size->height;
+    auto created = smlab::platform::Offscreen::create(offscreen_options);
+    if (!created) return fail(exit_no_graphics, created.error);
+    if (const char* limit = std::getenv("SMLAB_REFINE")) options.refine_trials = std::atoll(limit);
+    smlab::app::App app(*created.surface, options);
+    std::string error;
+    const auto result = smlab::app::run_frame_bench(app, bench_key, bench_frames, error);
+    if (!error.empty()) return fail(exit_usage, error);
+    std::printf("%s\n", result.to_json().c_str());
+    return exit_ok;
+  }
+
+  // 3c. Headless: EGL surfaceless rendering into an offscreen framebuffer.
   if (!screenshot_path.empty()) {
     const std::filesystem::path target(screenshot_path);
     if (!overwrite && std::filesystem::exists(target))
@@ -117,7 +190,7 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
 
-  // 3b. Window: GLFW on X11. Without a display there is nothing to open.
+  // 3d. Window: GLFW on X11. Without a display there is nothing to open.
   smlab::platform::WindowOptions window_options;
   window_options.width = size->width;
   window_options.height = size->height;

@@ -19,9 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 6> file_names = {
-    "distribution.csv",     "entropy_temperature.csv", "entropy_dk.csv",
-    "attention_scaled.csv", "attention_unscaled.csv",  "params.csv",
+constexpr std::array<std::string_view, 7> file_names = {
+    "distribution.csv",       "entropy_temperature.csv", "entropy_dk.csv", "attention.csv",
+    "attention_scaled.csv",   "attention_unscaled.csv",  "params.csv",
 };
 
 // Shortest text that parses back to the same value (std::to_chars without a precision). The
@@ -180,6 +180,9 @@ CsvResult export_csv(const Snapshot& snapshot, const fs::path& directory, const 
     if (name == "distribution.csv") return distribution_csv(snapshot);
     if (name == "entropy_temperature.csv") return entropy_temperature_csv(snapshot);
     if (name == "entropy_dk.csv") return entropy_dk_csv(sweep);
+    if (name == "attention.csv")  // the map the current `scaled` setting selects (DESIGN.md §6)
+      return attention_csv(snapshot.params.scaled ? snapshot.attention_scaled : snapshot.attention_unscaled,
+                           snapshot.attention_size);
     if (name == "attention_scaled.csv") return attention_csv(snapshot.attention_scaled, snapshot.attention_size);
     if (name == "attention_unscaled.csv") return attention_csv(snapshot.attention_unscaled, snapshot.attention_size);
     return params_csv(snapshot.params);

@@ -28,6 +28,9 @@ namespace smlab::exporting {
 //                            jacobian_norm_mean,jacobian_norm_se,trials
 //                            variant is "scaled" or "unscaled"; all scaled rows (d_k = 1, 2, 4, …,
 //                            4096) come first, then all unscaled ones: 26 rows; se = standard error
+//   attention.csv            key_0,key_1,…,key_{L−1}, then the L×L weights of the map the
+//                            current `scaled` setting selects (DESIGN.md §6); the same
+//                            layout holds for the two explicit maps:
 //   attention_scaled.csv     key_0,key_1,…,key_{L−1}
 //   attention_unscaled.csv   then L lines of L weights: line i is query i (softmax over keys);
 //                            the header names the key columns so the body is a plain L×L matrix

@@ -81,7 +81,7 @@ std::string timestamped_name(std::string_view prefix, std::chrono::system_clock:
 
 fs::path default_screenshot_dir() {
   if (const char* pictures = std::getenv("XDG_PICTURES_DIR"); pictures != nullptr && *pictures != '\0') {
-    return pictures;
+    return fs::path(pictures) / "softmax-lab";
   }
   return home_directory() / "Pictures" / "softmax-lab";
 }

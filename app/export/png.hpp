@@ -26,7 +26,8 @@ namespace smlab::exporting {
 [[nodiscard]] std::string timestamped_name(std::string_view prefix, std::chrono::system_clock::time_point now,
                                            std::string_view extension = ".png");
 
-// Where the screenshot button saves: $XDG_PICTURES_DIR if set and non-empty, else
+// Where the screenshot button saves: $XDG_PICTURES_DIR/softmax-lab if that variable is set and
+// non-empty, else
 // $HOME/Pictures/softmax-lab (the home directory from the password database if HOME is unset).
 // Only computes the path; save_screenshot creates it on first save.
 [[nodiscard]] std::filesystem::path default_screenshot_dir();

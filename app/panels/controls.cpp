@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "panels/labs.hpp"
 #include "panels/panels.hpp"
 
 namespace smlab::app {
@@ -31,14 +32,15 @@ bool apply_params(UiState& ui, const Params& candidate) {
     ui.input_error = error->message;
     return false;
   }
+  // Scores can change from elsewhere (presets, dragged bars, reset): the text field follows.
+  if (candidate.scores != ui.params.scores) ui.scores_text = format_scores(candidate.scores);
   ui.params = candidate;
   ui.input_error.clear();
   return true;
 }
 
-void draw_controls(UiState& ui, const Snapshot* snapshot, const FrameStats& stats) {
+void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats) {
   using L = ParamLimits;
-  Params edit = ui.params;
   const float label_room = ImGui::CalcTextSize("temperature (?) ").x;
   ImGui::PushItemWidth(-label_room);
 
@@ -99,7 +101,10 @@ void draw_controls(UiState& ui, const Snapshot* snapshot, const FrameStats& stat
   }
   if (!edit.scores.empty()) ImGui::TextDisabled("showing %zu custom scores", edit.scores.size());
 
-  apply_params(ui, edit);  // an error stays on screen until the next accepted edit
+  if (const LabDefinition* lab = lab_definition(ui.view)) {
+    section((std::string(view_info(ui.view).title) + " lab").c_str());
+    lab->controls(edit);
+  }
   if (!ui.input_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped("%s", ui.input_error.c_str());

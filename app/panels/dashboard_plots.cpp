@@ -85,7 +85,7 @@ plot::Plot entropy_temperature_plot(const Snapshot& snap) {
 plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
   plot::Plot p;
   p.title = "Entropy vs d_k, L = " + std::to_string(sweep.config.seq_len);
-  p.x.label = "key dimension d_k";
+  p.x.label = "d_k   (" + std::to_string(sweep.trials) + " trials per point)";
   p.x.scale = plot::Scale::Log10;
   p.x.min = 1.0;
   p.x.max = 4096.0;
@@ -110,8 +110,6 @@ plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
   p.lines.push_back(curve(sweep.unscaled, "unscaled"));
   p.vlines.push_back({static_cast<double>(current_key_dim), "d_k = " + std::to_string(current_key_dim), std::nullopt,
                       true});
-  p.annotations.push_back({1.2, p.y.max * 0.72, std::to_string(sweep.trials) + " trials per point", std::nullopt,
-                           plot::TextAlign::Left});
   p.legend = plot::LegendPos::TopRight;
   return p;
 }
@@ -145,14 +143,6 @@ plot::Plot gradient_plot(const Snapshot& snap) {
   return p;
 }
 
-double attention_color_max(const Snapshot& snap) {
-  float top = 0.0f;
-  for (const auto* map : {&snap.attention_scaled, &snap.attention_unscaled})
-    for (float v : *map)
-      if (std::isfinite(v)) top = std::max(top, v);
-  return top > 0.0f ? top : 1.0;
-}
-
 plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t texture) {
   plot::Plot p;
   p.title = scaled ? "softmax(QKᵀ/√d_k)" : "softmax(QKᵀ), unscaled";
@@ -161,7 +151,7 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
   map.cols = snap.attention_size;
   map.values = scaled ? snap.attention_scaled : snap.attention_unscaled;  // a view, not a copy
   map.vmin = 0.0;
-  map.vmax = attention_color_max(snap);
+  map.vmax = snap.attention_max;
   map.colormap = plot::Colormap::Viridis;
   map.colorbar_label = "weight";
   map.x_label = "key j";
@@ -170,6 +160,15 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
   p.heatmap = std::move(map);
   p.legend = plot::LegendPos::None;
   return p;
+}
+
+std::vector<std::pair<std::string, plot::Plot>> dashboard_plots(const Snapshot& snap, const DkSweep& sweep) {
+  return {{"distribution", distribution_plot(snap)},
+          {"entropy-temperature", entropy_temperature_plot(snap)},
+          {"entropy-dk", entropy_dk_plot(sweep, snap.params.key_dim)},
+          {"gradient", gradient_plot(snap)},
+          {"attention-scaled", attention_plot(snap, true, 0)},
+          {"attention-unscaled", attention_plot(snap, false, 0)}};
 }
 
 }  // namespace smlab::app

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "plot/plot.hpp"
 #include "smlab/snapshot.hpp"
@@ -26,6 +29,8 @@ plot::Plot gradient_plot(const Snapshot& snapshot);
 // 4. The L×L attention weights, scaled (÷√d_k) or unscaled. Both maps share one
 // colour range [0, max of both] so their sharpness can be compared by eye.
 plot::Plot attention_plot(const Snapshot& snapshot, bool scaled, std::uintptr_t texture);
-double attention_color_max(const Snapshot& snapshot);
+
+// All six plots with stable names, for the SVG export ("dashboard-<name>.svg").
+std::vector<std::pair<std::string, plot::Plot>> dashboard_plots(const Snapshot& snapshot, const DkSweep& sweep);
 
 }  // namespace smlab::app

@@ -1,5 +1,6 @@
-// The dashboard's panels: the control column and the four plots side by side.
-// Panels draw from the Snapshot and edit UiState; they compute no math.
+// The main window: the control column, the tab bar of views, and the dashboard's
+// four plots side by side (or a lab). Panels draw from the Snapshot and edit
+// UiState; they compute no math.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 
 #include "plot/plot.hpp"
 #include "smlab/snapshot.hpp"
+#include "state/texture_pool.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {
@@ -16,6 +18,8 @@ namespace smlab::app {
 // size and UI scale. The headless tests use the same numbers to find the plots.
 struct DashboardLayout {
   ImVec2 controls_min, controls_max;
+  ImVec2 tabs_min, tabs_max;        // the strip of view tabs above the content
+  ImVec2 content_min, content_max;  // where the dashboard's plots or a lab go
   ImVec2 plot_min[4], plot_max[4];  // distribution, entropy, gradient, attention
 };
 DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale);
@@ -31,12 +35,13 @@ struct HeatmapTextures {
   std::uintptr_t scaled = 0, unscaled = 0;
 };
 
-// Draws the control column (sliders, score field, screenshot) into the current window region.
-void draw_controls(UiState& ui, const Snapshot* snapshot, const FrameStats& stats);
+// Draws the control column (sliders, score field, the lab's settings, screenshot)
+// into the current window region. Edits go to `edit`, validated by the caller.
+void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats);
 
-// Draws one full-window dashboard: controls on the left, four plots in a 2×2 grid.
-// `sweep` is the refined d_k sweep belonging to `snapshot` (null: use the snapshot's).
-void draw_dashboard(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const HeatmapTextures& textures,
-                    const plot::Style& style, const FrameStats& stats);
+// The whole window for one frame. `sweep` is the refined d_k sweep belonging to
+// `snapshot` (null: use the snapshot's own).
+void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const HeatmapTextures& textures,
+                      TexturePool& lab_textures, const plot::Style& style, const FrameStats& stats);
 
 }  // namespace smlab::app

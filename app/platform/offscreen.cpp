@@ -269,6 +269,9 @@ void Offscreen::end_frame() {
   if (current) {
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
     detail::clear_and_draw(ImGui::GetDrawData(), pixel_size_, clear_color_);
+    // Without a swap nothing waits for the (software) rasteriser: finish here so a frame's
+    // wall time includes its drawing, as it does for a window, and frame benchmarks are honest.
+    glFinish();
     has_rendered_frame_ = true;
   }
   frame_open_ = false;

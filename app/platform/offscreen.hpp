@@ -31,7 +31,7 @@ class Offscreen final : public Surface {
   // Sets io.DisplaySize to the layout size, io.DisplayFramebufferScale to the framebuffer scale and
   // io.DeltaTime to 1/60 s. Leaves io.MousePos alone, so a test may place the mouse before calling.
   [[nodiscard]] bool begin_frame() override;
-  void end_frame() override;
+  void end_frame() override;  // returns after the frame is drawn (glFinish)
   // Reads the framebuffer object, which keeps the last frame until the next end_frame().
   [[nodiscard]] Image capture() override;
   [[nodiscard]] PixelSize framebuffer_size() const override;

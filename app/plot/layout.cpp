@@ -943,7 +943,9 @@ Scene layout_plot(const Plot& plot, float width, float height, const Style& styl
   builder.tick_length = std::max(3.0f, 0.3f * font_size_px);
 
   // Half-px inset so the 1 px frame stroke lands on whole pixels.
-  builder.add(RectShape{{0.5f, 0.5f, width - 0.5f, height - 0.5f}, style.background, style.frame, 1.0f});
+  const std::optional<Color> frame_fill =
+      style.fill_background ? std::optional<Color>(style.background) : std::nullopt;
+  builder.add(RectShape{{0.5f, 0.5f, width - 0.5f, height - 0.5f}, frame_fill, style.frame, 1.0f});
   if (plot.heatmap) {
     layout_heatmap(builder, *plot.heatmap);
   } else {

@@ -137,6 +137,10 @@ struct Style {
   float line_scale = 1.0f;    // multiplies every line width (the projector theme uses 2)
   float marker_scale = 1.0f;  // multiplies marker radii
   float padding = 6.0f;       // px between the frame and its content, and between labels
+  // false: leave the plot's background unpainted because the caller already cleared to
+  // `background`. A software rasteriser pays ~10 ms per full-screen fill at 1600×900, so the
+  // dashboard skips this on screen; SVG export keeps it so the file stands alone.
+  bool fill_background = true;
   std::string svg_font_family = "DejaVu Sans, Helvetica, Arial, sans-serif";
 };
 

@@ -1,12 +1,19 @@
 // The worker behind Evaluator: one thread, newest-wins, cancellable evaluations.
 #include "state/evaluator.hpp"
 
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <exception>
 #include <utility>
 
 namespace smlab::app {
 
-Evaluator::Evaluator() : worker_([this](std::stop_token stop) { run(stop); }) {}
+Evaluator::Evaluator() : worker_([this](std::stop_token stop) { run(stop); }) {
+  // Named so profilers and `top -H` tell the recompute thread from the UI thread.
+  pthread_setname_np(worker_.native_handle(), "smlab-evaluate");
+}
 
 Evaluator::~Evaluator() {
   {
@@ -17,10 +24,11 @@ Evaluator::~Evaluator() {
   wake_.notify_all();
 }
 
-void Evaluator::submit(const Params& params) {
+void Evaluator::submit(const Params& params, View view) {
   {
     std::lock_guard lock(mutex_);
-    pending_ = params;
+    pending_ = Job{params, view};
+    last_submit_ = std::chrono::steady_clock::now();
     ++submitted_;
     current_job_.request_stop();  // the running job is stale now
   }
@@ -86,9 +94,12 @@ void Evaluator::wait_until_idle() {
 }
 
 void Evaluator::run(std::stop_token stop) {
+  // Below the UI thread and the rasteriser in the scheduler's eyes: on two cores a
+  // recompute must never take a frame's time from drawing it. (Linux: per-thread nice.)
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
   std::optional<DkSweep> refining;  // worker-owned; published as copies
   for (;;) {
-    std::optional<Params> job;
+    std::optional<Job> job;
     std::uint64_t ticket = 0;
     std::int64_t refine_chunk = 0;
     EvaluateOptions options;
@@ -99,6 +110,11 @@ void Evaluator::run(std::stop_token stop) {
       refining_active_ = needs_refining();
       if (!refining_active_) finished_.notify_all();
       wake_.wait(lock, stop, [&] { return pending_.has_value() || needs_refining(); });
+      // Refine only once the Params have settled: during a drag every core is
+      // needed for the new snapshots and the (software) rasteriser.
+      while (!stop.stop_requested() && !pending_ && needs_refining() &&
+             std::chrono::steady_clock::now() < last_submit_ + refine_settle_time)
+        wake_.wait_until(lock, stop, last_submit_ + refine_settle_time, [&] { return pending_.has_value(); });
       if (stop.stop_requested()) return;
       if (pending_) {
         job = std::move(pending_);
@@ -132,7 +148,8 @@ void Evaluator::run(std::stop_token stop) {
     std::optional<Snapshot> result;
     std::string failure;
     try {
-      result = evaluate(*job, options);
+      options.view = job->view;
+      result = evaluate(job->params, options);
     } catch (const std::exception& error) {
       failure = error.what();
     }

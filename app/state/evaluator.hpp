@@ -26,8 +26,9 @@ class Evaluator {
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
 
-  // Queues `params` (which must pass validate()). Cancels work for older Params.
-  void submit(const Params& params);
+  // Queues `params` (which must pass validate()) and the view whose lab numbers
+  // to compute. Cancels work for older submissions.
+  void submit(const Params& params, View view = View::dashboard);
 
   // Waits up to `budget` for the newest submission to finish: small problems
   // then appear on the very frame the slider moved, big ones never stall a frame.
@@ -49,6 +50,8 @@ class Evaluator {
   static constexpr std::int64_t refine_max_trials = 20'000;
   static constexpr double refine_target_standard_error = 0.002;
   void set_refine_limit(std::int64_t max_trials_per_point);
+  // Refinement starts this long after the last submission (not during a drag).
+  static constexpr std::chrono::milliseconds refine_settle_time{200};
 
   // No submission pending and no refinement left to do.
   bool idle() const;
@@ -65,12 +68,17 @@ class Evaluator {
   mutable std::mutex mutex_;
   std::condition_variable_any wake_;
   std::condition_variable finished_;
-  std::optional<Params> pending_;
+  struct Job {
+    Params params;
+    View view = View::dashboard;
+  };
+  std::optional<Job> pending_;
   std::uint64_t submitted_ = 0, completed_ = 0;
   std::shared_ptr<const Snapshot> latest_;
   std::shared_ptr<const DkSweep> latest_sweep_;
   std::uint64_t latest_version_ = 0;
   std::int64_t refine_limit_ = refine_max_trials;
+  std::chrono::steady_clock::time_point last_submit_{};
   bool refining_active_ = false;
   std::stop_source current_job_;
   std::atomic<float> progress_{0.0f};

@@ -3,13 +3,25 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include <imgui.h>
 
 #include "smlab/params.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab::app {
 
+// Where the last frame drew a plot, in display units (tests and exports use it).
+struct PlacedPlot {
+  std::string name;  // "<view>/<plot>"
+  ImVec2 min, max;
+};
+
 struct UiState {
   Params params;                 // always valid: edits go through validate() first
+  View view = View::dashboard;   // the tab shown
+  bool select_view_tab = true;   // make the tab bar select `view` (start-up, --view, sessions)
   std::string scores_text;       // the custom score field as typed
   std::string input_error;       // last rejected edit, shown inline until the next valid one
   std::string screenshot_dir;    // where the button and F12 save PNGs
@@ -17,6 +29,7 @@ struct UiState {
   bool status_is_error = false;
   bool screenshot_requested = false;
   float ui_scale = 1.0f;         // content scale (HiDPI) times the user's font scale
+  std::vector<PlacedPlot> placed_plots;  // refilled every frame
 };
 
 // Applies `candidate` if validate() accepts it; otherwise keeps the old Params and

@@ -110,6 +110,24 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
                        unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim)));
   snap.attention_unscaled = std::move(raw.values);
   softmax_rows_inplace(snap.attention_unscaled, length, length, unscaled_logit_scale);
+  float top = 0.0f;
+  for (const auto* map : {&snap.attention_scaled, &snap.attention_unscaled})
+    for (float weight : *map)
+      if (std::isfinite(weight)) top = std::max(top, weight);
+  snap.attention_max = top > 0.0f ? top : 1.0f;
+  if (options.stop.stop_requested()) return std::nullopt;
+  report(options, 0.9f);
+
+  // The labs: each one only when its view is shown (or everything for an export).
+  auto wanted = [&](View view) { return options.all_labs || options.view == view; };
+  if (wanted(View::normalizers)) evaluate_normalizers_lab(snap.normalizers.emplace(), params);
+  if (wanted(View::stability)) evaluate_stability_lab(snap.stability.emplace(), params);
+  if (wanted(View::temperature)) evaluate_temperature_lab(snap.temperature.emplace(), params);
+  if (wanted(View::scaling)) evaluate_scaling_lab(snap.scaling.emplace(), params);
+  if (wanted(View::gradients)) evaluate_gradients_lab(snap.gradients.emplace(), params);
+  if (wanted(View::attention_variants)) evaluate_attention_variants_lab(snap.attention_variants.emplace(), params);
+  if (wanted(View::positions)) evaluate_positions_lab(snap.positions.emplace(), params);
+  if (wanted(View::heads)) evaluate_heads_lab(snap.heads.emplace(), params);
   report(options, 1.0f);
   return snap;
 }

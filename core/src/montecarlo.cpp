@@ -1,21 +1,203 @@
-// Progressive Monte Carlo of entropy, max weight and Jacobian norm versus d_k.
+// Progressive Monte Carlo of entropy, max weight and Jacobian norm versus d_k, and of q·k,
+// accumulated in fixed blocks so that any split across calls or threads gives the same bits.
 #include "smlab/montecarlo.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "smlab/attention.hpp"
 #include "smlab/random.hpp"
-#include "smlab/softmax.hpp"
 
 namespace smlab {
+namespace {
+
+// Adds trials [done, done + trials) to the block state (folded ⊕ open). `run(state, first,
+// last)` adds trials first..last−1 in order to `state`; `merge(into, later)` folds `later`
+// in. Passes:
+//   1. finish the open block (its trials continue an existing sequential pass);
+//   2. whole blocks, each from `empty`, spread over threads, then folded in block order;
+//   3. the remainder starts a new open block.
+// Whether a block was filled in one call or ten, on this thread or another, it receives
+// the same adds in the same order and is folded at the same position.
+template <class State, class Run, class Merge>
+void advance_in_blocks(State& folded, State& open, const State& empty, std::int64_t done, std::int64_t trials,
+                       int threads, const Run& run, const Merge& merge) {
+  constexpr std::int64_t block = monte_carlo_block_trials;
+  std::int64_t next = done;
+  const std::int64_t end = done + trials;
+  // Pass 1.
+  if (next % block != 0 && next < end) {
+    const std::int64_t boundary = std::min(end, (next / block + 1) * block);
+    run(open, next, boundary);
+    next = boundary;
+    if (next % block == 0) {
+      merge(folded, open);
+      open = empty;
+    }
+  }
+  // Pass 2.
+  const std::int64_t whole_blocks = (end - next) / block;
+  if (whole_blocks > 0) {
+    std::vector<State> finished(static_cast<std::size_t>(whole_blocks), empty);
+    const auto workers = static_cast<std::int64_t>(std::clamp<std::int64_t>(threads, 1, whole_blocks));
+    auto work = [&](std::int64_t worker) {
+      // Contiguous shares; which thread ran a block does not change its contents.
+      for (std::int64_t b = worker * whole_blocks / workers; b < (worker + 1) * whole_blocks / workers; ++b)
+        run(finished[static_cast<std::size_t>(b)], next + b * block, next + (b + 1) * block);
+    };
+    {
+      std::vector<std::jthread> helpers;
+      for (std::int64_t worker = 1; worker < workers; ++worker) helpers.emplace_back(work, worker);
+      work(0);
+    }  // jthreads join here
+    for (const State& state : finished) merge(folded, state);
+    next += whole_blocks * block;
+  }
+  // Pass 3.
+  if (next < end) run(open, next, end);
+}
+
+// ---- d_k sweep ----------------------------------------------------------------------------
+
+using DkPart = DkSweepBlocks::Part;
+
+DkPart empty_dk_part(std::size_t points) {
+  DkPart part;
+  part.scaled.resize(points);
+  part.unscaled.resize(points);
+  return part;
+}
+
+void merge_row_stats(RowStats& into, const RowStats& later) {
+  into.entropy_nats.merge(later.entropy_nats);
+  into.max_weight.merge(later.max_weight);
+  into.jacobian_norm.merge(later.jacobian_norm);
+}
+
+void merge_dk_parts(DkPart& into, const DkPart& later) {
+  for (std::size_t p = 0; p < into.scaled.size(); ++p) {
+    merge_row_stats(into.scaled[p], later.scaled[p]);
+    merge_row_stats(into.unscaled[p], later.unscaled[p]);
+  }
+}
+
+// Trials [first, last) of the sweep into `part`. Stream indices: (t << 16) | p for point p's
+// ‖q‖², (t << 16) | 0xFFFF for the trial's shared normals (fewer than 65535 points).
+void run_dk_trials(DkPart& part, const DkSweepConfig& config, std::int64_t first, std::int64_t last) {
+  const auto length = static_cast<std::size_t>(config.seq_len);
+  constexpr auto stream = static_cast<std::uint64_t>(Stream::monte_carlo);
+  std::vector<double> normals(length);
+  auto record = [](RowStats& stats, const SoftmaxRowSummary& row) {
+    stats.entropy_nats.add(row.entropy_nats);
+    stats.max_weight.add(row.max_weight);
+    stats.jacobian_norm.add(row.jacobian_norm);
+  };
+  for (std::int64_t t = first; t < last; ++t) {
+    const auto trial_index = static_cast<std::uint64_t>(t) << 16;
+    NormalGenerator row_rng(stream_seed(config.seed, stream, trial_index | 0xFFFF));
+    for (double& z : normals) z = row_rng.next();
+    const auto top = static_cast<std::size_t>(std::max_element(normals.begin(), normals.end()) - normals.begin());
+    for (std::size_t point = 0; point < config.key_dims.size(); ++point) {
+      const int key_dim = config.key_dims[point];
+      NormalGenerator rng(stream_seed(config.seed, stream, trial_index | point));
+      const double query_norm = std::sqrt(2.0 * gamma_sample(rng, 0.5 * key_dim));
+      // logits_j = score_scale · ‖q‖ z_j / T (÷ √d_k when scaled); a > 0, so z's argmax is the row's.
+      const double unscaled_logit_scale = config.score_scale * query_norm / config.temperature;
+      // Division by √d_k (not multiplication by its inverse) keeps d_k = 1 exact: a / 1 = a.
+      const double scaled_logit_scale = unscaled_logit_scale / std::sqrt(static_cast<double>(key_dim));
+      record(part.unscaled[point], summarize_softmax_row(normals, top, unscaled_logit_scale));
+      record(part.scaled[point], summarize_softmax_row(normals, top, scaled_logit_scale));
+    }
+  }
+}
+
+// ---- q·k statistics -----------------------------------------------------------------------
+
+std::vector<QkPoint> empty_qk_points(const QkStatisticsConfig& config) {
+  std::vector<QkPoint> points(config.key_dims.size());
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    const int key_dim = config.key_dims[p];
+    points[p].key_dim = key_dim;
+    // Edges from the closed-form std, fixed before any trial, so counts from any block add up.
+    const double unscaled_std = std::sqrt(qk_variance(key_dim, config.sigma, false));
+    const double scaled_std = std::sqrt(qk_variance(key_dim, config.sigma, true));
+    points[p].unscaled.histogram =
+        make_histogram(-config.range_in_std * unscaled_std, config.range_in_std * unscaled_std, config.bins);
+    points[p].scaled.histogram =
+        make_histogram(-config.range_in_std * scaled_std, config.range_in_std * scaled_std, config.bins);
+  }
+  return points;
+}
+
+void merge_qk_moments(QkMoments& into, const QkMoments& later) {
+  into.value.merge(later.value);
+  into.square.merge(later.square);
+  into.histogram.merge(later.histogram);
+}
+
+void merge_qk_points(std::vector<QkPoint>& into, const std::vector<QkPoint>& later) {
+  for (std::size_t p = 0; p < into.size(); ++p) {
+    merge_qk_moments(into[p].unscaled, later[p].unscaled);
+    merge_qk_moments(into[p].scaled, later[p].scaled);
+  }
+}
+
+void record_qk(QkMoments& moments, double dot) {
+  moments.value.add(dot);
+  moments.square.add(dot * dot);
+  moments.histogram.add(dot);
+}
+
+void run_qk_trials(std::vector<QkPoint>& points, const QkStatisticsConfig& config, std::int64_t first,
+                   std::int64_t last) {
+  const double variance = config.sigma * config.sigma;
+  for (std::int64_t t = first; t < last; ++t) {
+    for (std::size_t point = 0; point < points.size(); ++point) {
+      const int key_dim = config.key_dims[point];
+      NormalGenerator rng(stream_seed(config.seed, static_cast<std::uint64_t>(Stream::qk_statistics),
+                                      (static_cast<std::uint64_t>(t) << 16) | point));
+      double dot = 0.0;
+      if (config.sampling == QkSampling::norm_shortcut) {
+        const double chi_squared = 2.0 * gamma_sample(rng, 0.5 * key_dim);
+        dot = variance * std::sqrt(chi_squared) * rng.next();
+      } else {
+        for (int c = 0; c < key_dim; ++c) {
+          const double q = config.sigma * rng.next();
+          const double k = config.sigma * rng.next();
+          dot += q * k;
+        }
+      }
+      record_qk(points[point].unscaled, dot);
+      // Division (not multiplication by 1/√d_k) keeps d_k = 1 exact: x / 1 = x.
+      record_qk(points[point].scaled, dot / std::sqrt(static_cast<double>(key_dim)));
+    }
+  }
+}
+
+}  // namespace
 
 void RunningStats::add(double value) {
   ++count;
   const double delta = value - mean;
   mean += delta / static_cast<double>(count);
   sum_squared_deviation += delta * (value - mean);
+}
+
+void RunningStats::merge(const RunningStats& later) {
+  if (later.count == 0) return;
+  if (count == 0) {
+    *this = later;
+    return;
+  }
+  const auto count_a = static_cast<double>(count), count_b = static_cast<double>(later.count);
+  const double total = count_a + count_b;
+  const double delta = later.mean - mean;
+  mean += delta * (count_b / total);
+  sum_squared_deviation += later.sum_squared_deviation + delta * delta * (count_a * count_b / total);
+  count += later.count;
 }
 
 double RunningStats::variance() const {
@@ -34,38 +216,133 @@ std::vector<int> power_of_two_key_dims(int max_key_dim) {
 
 DkSweep make_dk_sweep(DkSweepConfig config) {
   DkSweep sweep;
-  sweep.scaled.resize(config.key_dims.size());
-  sweep.unscaled.resize(config.key_dims.size());
+  const std::size_t points = config.key_dims.size();
+  sweep.scaled.resize(points);
+  sweep.unscaled.resize(points);
+  sweep.blocks.folded = empty_dk_part(points);
+  sweep.blocks.open = empty_dk_part(points);
   sweep.config = std::move(config);
   return sweep;
 }
 
-void add_dk_trials(DkSweep& sweep, std::int64_t trials) {
-  const DkSweepConfig& config = sweep.config;
-  const auto length = static_cast<std::size_t>(config.seq_len);
-  std::vector<double> normals(length), logits(length), probabilities(length);
-  auto record = [&](RowStats& stats) {
-    softmax(probabilities, logits, config.temperature);
-    stats.entropy_nats.add(entropy_nats(probabilities));
-    stats.max_weight.add(*std::max_element(probabilities.begin(), probabilities.end()));
-    stats.jacobian_norm.add(jacobian_frobenius_norm(probabilities));
-  };
-  for (std::int64_t t = sweep.trials; t < sweep.trials + trials; ++t) {
-    for (std::size_t point = 0; point < config.key_dims.size(); ++point) {
-      const int key_dim = config.key_dims[point];
-      NormalGenerator rng(stream_seed(config.seed, static_cast<std::uint64_t>(Stream::monte_carlo),
-                                      (static_cast<std::uint64_t>(t) << 16) | point));
-      const double query_norm = std::sqrt(2.0 * gamma_sample(rng, 0.5 * key_dim));
-      for (double& z : normals) z = query_norm * rng.next();
-      const double unscaled_factor = config.score_scale;
-      for (std::size_t j = 0; j < length; ++j) logits[j] = normals[j] * unscaled_factor;
-      record(sweep.unscaled[point]);
-      const double inverse_sqrt_dim = 1.0 / std::sqrt(static_cast<double>(key_dim));
-      for (std::size_t j = 0; j < length; ++j) logits[j] = normals[j] * unscaled_factor * inverse_sqrt_dim;
-      record(sweep.scaled[point]);
-    }
+void add_dk_trials(DkSweep& sweep, std::int64_t trials, int threads) {
+  assert(trials >= 0);
+  const std::size_t points = sweep.config.key_dims.size();
+  if (sweep.blocks.folded.scaled.size() != points) {  // a DkSweep not made by make_dk_sweep
+    assert(sweep.trials == 0);
+    sweep.blocks.folded = empty_dk_part(points);
+    sweep.blocks.open = empty_dk_part(points);
   }
+  const DkPart empty = empty_dk_part(points);
+  advance_in_blocks(
+      sweep.blocks.folded, sweep.blocks.open, empty, sweep.trials, trials, threads,
+      [&](DkPart& part, std::int64_t first, std::int64_t last) { run_dk_trials(part, sweep.config, first, last); },
+      merge_dk_parts);
   sweep.trials += trials;
+  DkPart visible = sweep.blocks.folded;
+  merge_dk_parts(visible, sweep.blocks.open);
+  sweep.scaled = std::move(visible.scaled);
+  sweep.unscaled = std::move(visible.unscaled);
+}
+
+SoftmaxRowSummary summarize_softmax_row(std::span<const double> scores, std::size_t top, double logit_scale) {
+  assert(top < scores.size() && logit_scale > 0.0);
+  const double top_score = scores[top];
+  // Pass 1 (the only one): e_j = exp(y_j) ≤ 1 for j ≠ top, so nothing overflows; the sums
+  // accumulate in double in index order (deterministic).
+  double rest = 0.0, weighted = 0.0, squares = 0.0, cubes = 0.0;
+  auto accumulate = [&](std::size_t from, std::size_t to) {
+    for (std::size_t j = from; j < to; ++j) {
+      const double y = logit_scale * (scores[j] - top_score);
+      const double e = std::exp(y);
+      rest += e;
+      weighted -= e * y;
+      const double e_squared = e * e;
+      squares += e_squared;
+      cubes += e_squared * e;
+    }
+  };
+  accumulate(0, top);
+  accumulate(top + 1, scores.size());
+  // Pass 2: the closed forms derived in the header.
+  const double normaliser = 1.0 + rest;
+  const double top_weight = 1.0 / normaliser;
+  const double tail = rest / normaliser;  // 1 − s_top
+  const double sigma2 = squares / (normaliser * normaliser);
+  const double sigma3 = cubes / (normaliser * normaliser * normaliser);
+  const double norm_squared =
+      top_weight * top_weight * tail * tail + sigma2 * (1.0 + 2.0 * top_weight * top_weight + sigma2) - 2.0 * sigma3;
+  SoftmaxRowSummary summary;
+  summary.entropy_nats = std::log1p(rest) + weighted / normaliser;
+  summary.max_weight = top_weight;
+  summary.jacobian_norm = std::sqrt(std::max(0.0, norm_squared));  // ≥ 0 exactly; rounding guard
+  return summary;
+}
+
+double qk_variance(int key_dim, double sigma, bool scaled) {
+  const double sigma_fourth = sigma * sigma * sigma * sigma;
+  return scaled ? sigma_fourth : key_dim * sigma_fourth;
+}
+
+Histogram make_histogram(double lower, double upper, int bins) {
+  assert(upper > lower && bins >= 1);
+  Histogram histogram;
+  histogram.lower = lower;
+  histogram.upper = upper;
+  histogram.counts.assign(static_cast<std::size_t>(bins), 0);
+  return histogram;
+}
+
+void Histogram::add(double value) {
+  if (value < lower) {
+    ++below;
+  } else if (!(value < upper)) {  // written so that NaN lands here too
+    ++above;
+  } else {
+    const auto bin = static_cast<std::size_t>((value - lower) / bin_width());
+    // (value − lower)/width can round up to `bins` just below `upper`.
+    ++counts[std::min(bin, counts.size() - 1)];
+  }
+}
+
+void Histogram::merge(const Histogram& other) {
+  assert(other.lower == lower && other.upper == upper && other.counts.size() == counts.size());
+  for (std::size_t b = 0; b < counts.size(); ++b) counts[b] += other.counts[b];
+  below += other.below;
+  above += other.above;
+}
+
+double Histogram::bin_width() const { return (upper - lower) / static_cast<double>(counts.size()); }
+
+double Histogram::bin_lower_edge(int bin) const { return lower + bin * bin_width(); }
+
+std::int64_t Histogram::total() const {
+  std::int64_t sum = below + above;
+  for (std::int64_t c : counts) sum += c;
+  return sum;
+}
+
+QkStatistics make_qk_statistics(QkStatisticsConfig config) {
+  QkStatistics statistics;
+  statistics.points = empty_qk_points(config);
+  statistics.blocks.folded = statistics.points;
+  statistics.blocks.open = statistics.points;
+  statistics.config = std::move(config);
+  return statistics;
+}
+
+void add_qk_trials(QkStatistics& statistics, std::int64_t trials, int threads) {
+  assert(trials >= 0 && statistics.blocks.folded.size() == statistics.config.key_dims.size());
+  const std::vector<QkPoint> empty = empty_qk_points(statistics.config);
+  advance_in_blocks(
+      statistics.blocks.folded, statistics.blocks.open, empty, statistics.trials, trials, threads,
+      [&](std::vector<QkPoint>& points, std::int64_t first, std::int64_t last) {
+        run_qk_trials(points, statistics.config, first, last);
+      },
+      merge_qk_points);
+  statistics.trials += trials;
+  statistics.points = statistics.blocks.folded;
+  merge_qk_points(statistics.points, statistics.blocks.open);
 }
 
 }  // namespace smlab

@@ -65,7 +65,7 @@ ParamError range_error(std::string_view key, std::string_view value, std::string
   return {std::string(key) + "=" + quoted(value) + " is not allowed: " + std::string(allowed)};
 }
 
-constexpr std::array<ParamKey, 8> keys{{
+constexpr std::array<ParamKey, 16> keys{{
     {"temperature", "softmax temperature T; logits are scores / T", "a number from 0.01 to 100"},
     {"d_k", "key dimension d_k: length of every query and key vector", "an integer from 1 to 4096"},
     {"score_scale", "multiplies every score q·k (or custom score)", "a number from 0.01 to 100"},
@@ -75,6 +75,14 @@ constexpr std::array<ParamKey, 8> keys{{
     {"row", "which query row the distribution shows", "an integer from 0 to seq_len-1"},
     {"scores", "custom score vector replacing the row (empty = use the row)",
      "up to 4096 comma-separated numbers, each finite or -inf, at least one finite"},
+    {"alpha", "alpha of alpha-entmax (1 = softmax, 2 = sparsemax)", "a number from 1 to 2"},
+    {"format", "number format of the stability lab", "fp64, fp32, fp16, bf16, fp8-e4m3 or fp8-e5m2"},
+    {"gamma", "gamma of cosine attention: scores lie in [-gamma, gamma]", "a number from 0.1 to 100"},
+    {"qk_norm", "standard deviation of the entries of Q and K", "a number from 0.1 to 20"},
+    {"pe_amplitude", "amplitude of the sinusoidal positional encodings", "a number from 0 to 100"},
+    {"heads", "number of attention heads", "an integer from 1 to 16"},
+    {"causal", "mask keys after the query", "true or false"},
+    {"nudge", "added to the second-largest score (temperature lab)", "a number from -3 to 3"},
 }};
 
 const ParamKey* find_key(std::string_view name) {
@@ -93,6 +101,14 @@ std::string key_names() {
 
 std::span<const ParamKey> param_keys() { return keys; }
 
+std::string_view format_name(Format format) { return format_info(format).name; }
+
+std::optional<Format> format_from_name(std::string_view name) {
+  for (Format format : all_formats)
+    if (format_info(format).name == name) return format;
+  return std::nullopt;
+}
+
 std::optional<ParamError> validate(const Params& p) {
   using L = ParamLimits;
   auto out_of_range = [](std::string_view key, const std::string& value, std::string_view allowed) {
@@ -109,6 +125,20 @@ std::optional<ParamError> validate(const Params& p) {
   if (p.seed > L::seed_max) return out_of_range("seed", std::to_string(p.seed), "0 to 9007199254740992");
   if (p.row < 0 || p.row >= p.seq_len)
     return out_of_range("row", std::to_string(p.row), "0 to seq_len-1 = " + std::to_string(p.seq_len - 1));
+  if (!(p.alpha >= L::alpha_min && p.alpha <= L::alpha_max))
+    return out_of_range("alpha", shortest(p.alpha), "1 to 2");
+  if (!(p.gamma >= L::gamma_min && p.gamma <= L::gamma_max))
+    return out_of_range("gamma", shortest(p.gamma), "0.1 to 100");
+  if (!(p.qk_norm >= L::qk_norm_min && p.qk_norm <= L::qk_norm_max))
+    return out_of_range("qk_norm", shortest(p.qk_norm), "0.1 to 20");
+  if (!(p.pe_amplitude >= L::pe_amplitude_min && p.pe_amplitude <= L::pe_amplitude_max))
+    return out_of_range("pe_amplitude", shortest(p.pe_amplitude), "0 to 100");
+  if (p.heads < L::heads_min || p.heads > L::heads_max)
+    return out_of_range("heads", std::to_string(p.heads), "1 to 16");
+  if (!(p.nudge >= L::nudge_min && p.nudge <= L::nudge_max))
+    return out_of_range("nudge", shortest(p.nudge), "-3 to 3");
+  if (!format_from_name(format_name(p.format)))
+    return ParamError{"format has an unknown value: allowed fp64, fp32, fp16, bf16, fp8-e4m3, fp8-e5m2"};
   if (p.scores.size() > L::scores_max_count)
     return ParamError{"scores has " + std::to_string(p.scores.size()) + " entries: allowed at most 4096"};
   bool any_finite = false;
@@ -169,11 +199,29 @@ std::optional<ParamError> set_param(Params& params, std::string_view key, std::s
     error = integer(0, candidate.seq_len - 1, whole);
     if (error) error = range_error(key, raw_text, "an integer from 0 to seq_len-1 = " + std::to_string(candidate.seq_len - 1));
     candidate.row = static_cast<int>(whole);
-  } else if (key == "scaled") {
+  } else if (key == "scaled" || key == "causal") {
+    bool& flag = key == "scaled" ? candidate.scaled : candidate.causal;
     const std::string lower = lowercase(text);
-    if (lower == "true" || lower == "1" || lower == "on" || lower == "yes") candidate.scaled = true;
-    else if (lower == "false" || lower == "0" || lower == "off" || lower == "no") candidate.scaled = false;
+    if (lower == "true" || lower == "1" || lower == "on" || lower == "yes") flag = true;
+    else if (lower == "false" || lower == "0" || lower == "off" || lower == "no") flag = false;
     else error = range_error(key, raw_text, "true or false");
+  } else if (key == "alpha") {
+    error = number(candidate.alpha);
+  } else if (key == "gamma") {
+    error = number(candidate.gamma);
+  } else if (key == "qk_norm") {
+    error = number(candidate.qk_norm);
+  } else if (key == "pe_amplitude") {
+    error = number(candidate.pe_amplitude);
+  } else if (key == "nudge") {
+    error = number(candidate.nudge);
+  } else if (key == "heads") {
+    error = integer(ParamLimits::heads_min, ParamLimits::heads_max, whole);
+    candidate.heads = static_cast<int>(whole);
+  } else if (key == "format") {
+    const auto format = format_from_name(lowercase(text));
+    if (format) candidate.format = *format;
+    else error = range_error(key, raw_text, std::string(known->allowed));
   } else if (key == "scores") {
     ScoreParse parsed = parse_scores(text);
     if (parsed.error) error = ParamError{"scores: " + parsed.error->message};
@@ -194,6 +242,14 @@ std::optional<std::string> get_param(const Params& p, std::string_view key) {
   if (key == "scaled") return std::string(p.scaled ? "true" : "false");
   if (key == "row") return std::to_string(p.row);
   if (key == "scores") return format_scores(p.scores);
+  if (key == "alpha") return shortest(p.alpha);
+  if (key == "format") return std::string(format_name(p.format));
+  if (key == "gamma") return shortest(p.gamma);
+  if (key == "qk_norm") return shortest(p.qk_norm);
+  if (key == "pe_amplitude") return shortest(p.pe_amplitude);
+  if (key == "heads") return std::to_string(p.heads);
+  if (key == "causal") return std::string(p.causal ? "true" : "false");
+  if (key == "nudge") return shortest(p.nudge);
   return std::nullopt;
 }
 

@@ -1,54 +1,273 @@
 // Reference softmax kernels in double (and the float row kernel for attention maps).
+// Sections: [helpers] [softmax variants] [statistics] [gradients] [float rows].
 #include "smlab/softmax.hpp"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 namespace smlab {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kLargestDouble = std::numeric_limits<double>::max();
+
+// ─── [helpers] ──────────────────────────────────────────────────────────────────────────────
+
+// What pass 1 learns about a row: its max, the first index holding it, and the special values.
+struct RowScan {
+  double max_score = -kInf;
+  std::size_t max_index = 0;
+  std::size_t positive_infinities = 0;
+  bool has_nan = false;
+  bool has_distribution() const { return !has_nan && max_score > -kInf; }
+};
+
+RowScan scan_row(std::span<const double> scores) {
+  RowScan scan;
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    const double x = scores[i];
+    if (std::isnan(x)) scan.has_nan = true;
+    if (x == kInf) ++scan.positive_infinities;
+    if (x > scan.max_score) {  // strict: the first of tied maxima keeps the index
+      scan.max_score = x;
+      scan.max_index = i;
+    }
+  }
+  return scan;
+}
+
+bool fill_undefined(std::span<double> out) {
+  std::fill(out.begin(), out.end(), kNaN);
+  return false;
+}
+
+// The +inf convention: the k entries at +inf share the weight (the limit as they grow together).
+void share_among_infinities(std::span<double> probabilities, std::span<const double> scores, std::size_t count) {
+  const double share = 1.0 / static_cast<double>(count);
+  for (std::size_t i = 0; i < scores.size(); ++i) probabilities[i] = scores[i] == kInf ? share : 0.0;
+}
+
+// How (x − m)/T is formed. exp turns an absolute error δ in its argument into a relative error
+// δ of the result, and near x − m = −700 one ulp of the argument is already 1.1e-13, so the
+// kernels keep the argument as head + tail: head the rounded value, tail what the subtraction
+// and the division dropped, and take exp(head)·(1 + tail). Three kinds of temperature, each a
+// type so that the per-element loop has no branch on it:
+//   T = 1: nothing to divide, the tail is the subtraction's rounding alone.
+//   T in [2^-900, 2^900]: multiply by 1/T (far cheaper than dividing; the tail repairs the extra
+//     rounding) and get x − q·T exactly from Dekker's product on 26-bit halves (Veltkamp split).
+//   otherwise: divide, and get the remainder from std::fma — exact, but a library call on
+//     baseline x86-64, which has no FMA instruction; only for T whose split would over/underflow.
+struct UnitTemperature {
+  double divide(double x) const { return x; }
+  double remainder(double x, double q) const { return x - q; }
+};
+
+struct SplitTemperature {
+  double value, inverse, high, low;
+  explicit SplitTemperature(double t) : value(t), inverse(1.0 / t) {
+    const double scaled = 134217729.0 * t;  // 2^27 + 1
+    high = scaled - (scaled - t);
+    low = t - high;
+  }
+  double divide(double x) const { return x * inverse; }
+  double remainder(double x, double q) const {
+#ifdef FP_FAST_FMA  // built for a CPU with an FMA instruction: one exact instruction
+    return std::fma(-q, value, x);
+#else
+    // q·T = product + error exactly: the half-by-half products are exact in double.
+    const double scaled = 134217729.0 * q;
+    const double q_high = scaled - (scaled - q), q_low = q - q_high;
+    const double product = q * value;
+    const double error = ((q_high * high - product) + q_high * low + q_low * high) + q_low * low;
+    // x − product is exact (product ≈ x, Sterbenz), so only the last subtraction rounds, at
+    // ε of a remainder that is itself ~ε·x: nothing that matters.
+    return (x - product) - error;
+#endif
+  }
+};
+
+struct FusedTemperature {
+  double value;
+  double divide(double x) const { return x / value; }
+  double remainder(double x, double q) const { return std::fma(-q, value, x); }
+};
+
+// Calls body(temperature) with the cheapest exact representation of T.
+template <class Body>
+decltype(auto) with_temperature(double temperature, Body body) {
+  temperature = std::min(temperature, kLargestDouble);  // T = +inf behaves as the largest double
+  if (temperature == 1.0) return body(UnitTemperature{});
+  if (temperature >= 0x1p-900 && temperature <= 0x1p900) return body(SplitTemperature(temperature));
+  return body(FusedTemperature{temperature});
+}
+
+// exp((x − m)/T) to ~1 ulp for any magnitude of the argument, for x ≤ m (m finite).
+template <class Temperature>
+double shifted_exp(double x, double max_score, const Temperature& temperature) {
+  const double difference = x - max_score;
+  const double head = temperature.divide(difference);
+  // Below log(smallest subnormal / 2) exp is 0 anyway; this also takes x = −inf and x − m
+  // beyond the double range (−inf), so what follows only sees finite, bounded values.
+  if (!(head > -746.0)) return 0.0;
+  // TwoSum (Knuth): difference + rounding = x + (−m) exactly, whatever the two magnitudes are.
+  const double x_part = difference + max_score;
+  const double max_part = difference - x_part;
+  const double rounding = (x - x_part) + (-max_score - max_part);
+  // head + tail = (difference + rounding)/T up to ~ε·|tail|.
+  const double tail = temperature.divide(temperature.remainder(difference, head) + rounding);
+  // exp(head + tail) = e^head (1 + tail + O(tail²)), |tail| ≲ 1e-13; e·tail is itself tiny, so
+  // its own rounding does not matter.
+  const double e = std::exp(head);
+  return e + e * tail;
+}
+
+// (x − m)/T for log-softmax, which needs no tail: ℓ = (x − m)/T − log Σ adds two terms of the
+// same sign, so ℓ inherits the quotient's relative error (½ ulp) and no more.
+double shifted_logit(double x, double max_score, double temperature) {
+  const double difference = x - max_score;
+  if (std::isfinite(difference) || x == -kInf) return difference / temperature;
+  return x / temperature - max_score / temperature;  // x − m beyond the double range
+}
+
+// Neumaier's compensated sum: the running error of each addition is kept and added back, so
+// the result is the exact sum rounded once, plus n·ε² terms, for any number of terms.
+struct CompensatedSum {
+  double sum = 0.0;
+  double compensation = 0.0;
+  void add(double v) {
+    const double t = sum + v;
+    compensation += std::abs(sum) >= std::abs(v) ? (sum - t) + v : (v - t) + sum;
+    sum = t;
+  }
+  double value() const { return sum + compensation; }
+};
+
+// Σ_{i ≠ max_index} exp((x_i − m)/T), handing each exp (including the max's 1) to keep(i, e).
+// The max's own term is exactly exp(0) = 1 and is left out, so that the full sum is 1 + rest:
+// 1 + rest loses nothing that matters, and log(1 + rest) = log1p(rest) keeps rest's digits.
+template <class Keep>
+double sum_of_other_exps(std::span<const double> scores, const RowScan& scan, double temperature, Keep keep) {
+  return with_temperature(temperature, [&](const auto& exact_temperature) {
+    CompensatedSum rest;
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+      const double e = shifted_exp(scores[i], scan.max_score, exact_temperature);
+      keep(i, e);
+      if (i != scan.max_index) rest.add(e);
+    }
+    return rest.value();
+  });
+}
+
+}  // namespace
+
+// ─── [softmax variants] ─────────────────────────────────────────────────────────────────────
 
 bool softmax(std::span<double> probabilities, std::span<const double> scores, double temperature) {
   assert(probabilities.size() == scores.size() && !scores.empty() && temperature > 0.0);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  // Pass 1: the maximum, starting at −∞. NaN anywhere poisons the row on purpose.
-  double max_score = -std::numeric_limits<double>::infinity();
-  for (double x : scores) {
-    if (std::isnan(x)) {
-      std::fill(probabilities.begin(), probabilities.end(), nan);
-      return false;
-    }
-    max_score = std::max(max_score, x);
+  // Pass 1: the max (starting at −∞) and whether the row has a distribution at all.
+  const RowScan scan = scan_row(scores);
+  if (!scan.has_distribution()) return fill_undefined(probabilities);
+  if (scan.max_score == kInf) {
+    share_among_infinities(probabilities, scores, scan.positive_infinities);
+    return true;
   }
-  if (max_score == -std::numeric_limits<double>::infinity()) {
-    std::fill(probabilities.begin(), probabilities.end(), nan);
-    return false;
-  }
-  // Pass 2: exponentials and their sum. Subtracting the max makes every exponent
-  // ≤ 0, so exp never overflows and the largest term is exactly 1 (the sum ≥ 1).
+  // Pass 2: exponentials. Subtracting the max makes every exponent ≤ 0, so exp never overflows
+  // and the largest term is exactly 1 (the sum is ≥ 1: no 0/0 even when the rest underflows).
   // (x − m) is divided by T rather than x/T − m/T so that 1e300/0.01 cannot overflow.
+  const double rest =
+      sum_of_other_exps(scores, scan, temperature, [probabilities](std::size_t i, double e) { probabilities[i] = e; });
+  // Pass 3: normalise; a division (one rounding) rather than a multiplication by 1/sum (two).
+  const double sum = 1.0 + rest;
+  for (double& p : probabilities) p /= sum;
+  return true;
+}
+
+bool naive_softmax(std::span<double> probabilities, std::span<const double> scores, double temperature) {
+  assert(probabilities.size() == scores.size() && !scores.empty() && temperature > 0.0);
+  // Pass 1: exp(x/T) with no shift — this is the line that overflows for x/T > 709.78.
   double sum = 0.0;
   for (std::size_t i = 0; i < scores.size(); ++i) {
-    probabilities[i] = std::exp((scores[i] - max_score) / temperature);
+    probabilities[i] = std::exp(scores[i] / temperature);
     sum += probabilities[i];
   }
-  // Pass 3: normalise.
-  const double inverse_sum = 1.0 / sum;
-  for (double& p : probabilities) p *= inverse_sum;
+  // Pass 2: normalise; inf/inf and 0/0 stay NaN, and x/inf stays 0, for the caller to see.
+  for (double& p : probabilities) p /= sum;
+  return std::isfinite(sum) && sum > 0.0;
+}
+
+bool online_softmax(std::span<double> probabilities, std::span<const double> scores, double temperature) {
+  assert(probabilities.size() == scores.size() && !scores.empty() && temperature > 0.0);
+  temperature = std::min(temperature, kLargestDouble);
+  // Pass 1: running max m and normaliser d = Σ_{j seen} exp((x_j − m)/T), in one sweep.
+  double max_score = -kInf, normaliser = 0.0;
+  std::size_t positive_infinities = 0;
+  for (double x : scores) {
+    if (std::isnan(x)) return fill_undefined(probabilities);
+    if (x == -kInf) continue;  // masked: adds exactly 0 (and −inf − (−inf) would be NaN)
+    if (x == kInf) {
+      ++positive_infinities;
+      continue;
+    }
+    if (x > max_score) {
+      // A new max m' = x: the terms seen so far were relative to m, so rescale them by
+      // exp((m − m')/T) ≤ 1; the new term is exp(0) = 1. From m = −∞ this gives d = 0·0 + 1.
+      normaliser = normaliser * std::exp((max_score - x) / temperature) + 1.0;
+      max_score = x;
+    } else {
+      normaliser += std::exp((x - max_score) / temperature);
+    }
+  }
+  if (positive_infinities > 0) {
+    share_among_infinities(probabilities, scores, positive_infinities);
+    return true;
+  }
+  if (max_score == -kInf) return fill_undefined(probabilities);
+  // Pass 2: normalise against the final max.
+  for (std::size_t i = 0; i < scores.size(); ++i)
+    probabilities[i] = std::exp((scores[i] - max_score) / temperature) / normaliser;
+  return true;
+}
+
+bool log_softmax(std::span<double> log_probabilities, std::span<const double> scores, double temperature) {
+  assert(log_probabilities.size() == scores.size() && !scores.empty() && temperature > 0.0);
+  // Pass 1: the max and whether a distribution exists.
+  const RowScan scan = scan_row(scores);
+  if (!scan.has_distribution()) return fill_undefined(log_probabilities);
+  if (scan.max_score == kInf) {
+    const double log_share = -std::log(static_cast<double>(scan.positive_infinities));
+    for (std::size_t i = 0; i < scores.size(); ++i) log_probabilities[i] = scores[i] == kInf ? log_share : -kInf;
+    return true;
+  }
+  temperature = std::min(temperature, kLargestDouble);
+  // Pass 2: log Σ = log(1 + rest) = log1p(rest), accurate even when rest is 1e-200.
+  const double log_sum = std::log1p(sum_of_other_exps(scores, scan, temperature, [](std::size_t, double) {}));
+  // Pass 3: ℓ_i = (x_i − m)/T − log Σ. The parts are ≤ 0 and ≥ 0 respectively, so the
+  // subtraction adds magnitudes and never cancels.
+  for (std::size_t i = 0; i < scores.size(); ++i)
+    log_probabilities[i] = shifted_logit(scores[i], scan.max_score, temperature) - log_sum;
   return true;
 }
 
 double logsumexp(std::span<const double> scores, double temperature) {
-  double max_score = -std::numeric_limits<double>::infinity();
-  for (double x : scores) {
-    if (std::isnan(x)) return std::numeric_limits<double>::quiet_NaN();
-    max_score = std::max(max_score, x);
-  }
-  if (max_score == -std::numeric_limits<double>::infinity()) return max_score;
-  double sum = 0.0;
-  for (double x : scores) sum += std::exp((x - max_score) / temperature);
-  return max_score / temperature + std::log(sum);
+  assert(!scores.empty() && temperature > 0.0);
+  const RowScan scan = scan_row(scores);
+  if (scan.has_nan) return kNaN;
+  if (scan.max_score == -kInf || scan.max_score == kInf) return scan.max_score;
+  temperature = std::min(temperature, kLargestDouble);
+  // Σ exp((x_i − m)/T) = 1 + rest, as in softmax; only the sum is kept.
+  const double rest = sum_of_other_exps(scores, scan, temperature, [](std::size_t, double) {});
+  // m/T = head + remainder/T exactly (fma), so m/T itself costs no rounding before the sum.
+  const double head = scan.max_score / temperature;
+  if (!std::isfinite(head)) return head;
+  const double remainder = std::fma(-head, temperature, scan.max_score);
+  return head + (std::log1p(rest) + remainder / temperature);
 }
+
+// ─── [statistics] ───────────────────────────────────────────────────────────────────────────
 
 double entropy_nats(std::span<const double> probabilities) {
   double entropy = 0.0;
@@ -57,9 +276,52 @@ double entropy_nats(std::span<const double> probabilities) {
   return entropy;
 }
 
+double entropy_bits(std::span<const double> probabilities) { return entropy_nats(probabilities) / std::numbers::ln2; }
+
+double effective_choices(std::span<const double> probabilities) { return std::exp(entropy_nats(probabilities)); }
+
+double max_weight(std::span<const double> probabilities) {
+  double largest = -kInf;
+  for (double p : probabilities) {
+    if (std::isnan(p)) return kNaN;
+    largest = std::max(largest, p);
+  }
+  return largest;
+}
+
+double kl_divergence(std::span<const double> p, std::span<const double> q) {
+  assert(p.size() == q.size());
+  double divergence = 0.0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == 0.0) continue;     // 0·ln(0/q) = 0, the limit
+    if (q[i] == 0.0) return kInf;  // mass where q has none: infinitely surprised
+    // ln(p/q) from the ratio when it is representable (accurate when p ≈ q, where the
+    // difference of two logs would cancel); from the logs when p/q over- or underflows.
+    const double ratio = p[i] / q[i];
+    const double log_ratio = std::isfinite(ratio) && ratio > 0.0 ? std::log(ratio) : std::log(p[i]) - std::log(q[i]);
+    divergence += p[i] * log_ratio;
+  }
+  return divergence;
+}
+
+// ─── [gradients] ────────────────────────────────────────────────────────────────────────────
+
 void softmax_gradient_diagonal(std::span<double> diagonal, std::span<const double> probabilities) {
   assert(diagonal.size() == probabilities.size());
   for (std::size_t i = 0; i < probabilities.size(); ++i) diagonal[i] = probabilities[i] * (1.0 - probabilities[i]);
+}
+
+void softmax_jacobian(std::span<double> jacobian, std::span<const double> probabilities, double temperature) {
+  const std::size_t n = probabilities.size();
+  assert(jacobian.size() == n * n && temperature > 0.0);
+  const double inverse_temperature = 1.0 / temperature;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      const double s_i = probabilities[i], s_j = probabilities[j];
+      // δ_ij s_i − s_i s_j, with the diagonal written as s_i(1 − s_i) to avoid s − s² cancelling.
+      const double entry = i == j ? s_i * (1.0 - s_i) : -s_i * s_j;
+      jacobian[i * n + j] = entry * inverse_temperature;
+    }
 }
 
 double jacobian_frobenius_norm(std::span<const double> probabilities) {
@@ -72,25 +334,64 @@ double jacobian_frobenius_norm(std::span<const double> probabilities) {
   return std::sqrt(std::max(0.0, sum_sq - 2.0 * sum_cube + sum_sq * sum_sq));
 }
 
+void softmax_vjp(std::span<double> score_gradient, std::span<const double> probabilities,
+                 std::span<const double> output_gradient, double temperature) {
+  assert(score_gradient.size() == probabilities.size() && output_gradient.size() == probabilities.size());
+  assert(temperature > 0.0);
+  // Pass 1: ⟨s, g⟩, the s-weighted mean of the incoming gradient.
+  double weighted_mean = 0.0;
+  for (std::size_t i = 0; i < probabilities.size(); ++i) weighted_mean += probabilities[i] * output_gradient[i];
+  // Pass 2: dx_j = s_j (g_j − ⟨s, g⟩) / T.
+  const double inverse_temperature = 1.0 / temperature;
+  for (std::size_t j = 0; j < probabilities.size(); ++j)
+    score_gradient[j] = probabilities[j] * (output_gradient[j] - weighted_mean) * inverse_temperature;
+}
+
+void log_softmax_vjp(std::span<double> score_gradient, std::span<const double> probabilities,
+                     std::span<const double> output_gradient, double temperature) {
+  assert(score_gradient.size() == probabilities.size() && output_gradient.size() == probabilities.size());
+  assert(temperature > 0.0);
+  // Pass 1: Σ_i g_i.
+  double gradient_sum = 0.0;
+  for (double g : output_gradient) gradient_sum += g;
+  // Pass 2: dx_j = (g_j − s_j Σ_i g_i) / T.
+  const double inverse_temperature = 1.0 / temperature;
+  for (std::size_t j = 0; j < probabilities.size(); ++j)
+    score_gradient[j] = (output_gradient[j] - probabilities[j] * gradient_sum) * inverse_temperature;
+}
+
+// ─── [float rows] ───────────────────────────────────────────────────────────────────────────
+
 void softmax_rows_inplace(std::span<float> matrix, int rows, int cols, double logit_scale) {
   assert(matrix.size() == static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
-  const float scale = static_cast<float>(logit_scale);
+  assert(logit_scale > 0.0);
+  const auto width = static_cast<std::size_t>(cols);
   for (int r = 0; r < rows; ++r) {
-    float* row = matrix.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
+    const std::span<float> row = matrix.subspan(static_cast<std::size_t>(r) * width, width);
+    // Pass 1: the max, starting at −∞. A NaN or +inf row has no distribution.
     float max_score = -std::numeric_limits<float>::infinity();
-    for (int c = 0; c < cols; ++c) max_score = std::max(max_score, row[c]);
-    if (!(max_score > -std::numeric_limits<float>::infinity())) {  // all −inf (or NaN)
-      std::fill(row, row + cols, std::numeric_limits<float>::quiet_NaN());
+    bool has_nan = false;
+    for (float x : row) {
+      has_nan = has_nan || std::isnan(x);
+      max_score = std::max(max_score, x);
+    }
+    if (has_nan || !std::isfinite(max_score)) {  // NaN, all −inf, or +inf
+      std::fill(row.begin(), row.end(), std::numeric_limits<float>::quiet_NaN());
       continue;
     }
-    // scale > 0, so the row's max of x·scale is max·scale: subtract it before exp.
+    // Pass 2: scale > 0, so the row's max of x·scale is max·scale: subtract it before exp.
+    // In double, x − m of two floats is exact and ·scale rounds at 1e-16, so the exponent
+    // carries no float-sized error (in float, one ulp of an exponent of −69 is 4e-6 of the
+    // weight). Each exp is stored as a float (≤ ½ ulp) and summed in double.
     double sum = 0.0;
-    for (int c = 0; c < cols; ++c) {
-      row[c] = std::exp((row[c] - max_score) * scale);
-      sum += row[c];
+    for (float& x : row) {
+      const double e = std::exp((static_cast<double>(x) - static_cast<double>(max_score)) * logit_scale);
+      x = static_cast<float>(e);
+      sum += static_cast<double>(x);
     }
-    const float inverse_sum = static_cast<float>(1.0 / sum);
-    for (int c = 0; c < cols; ++c) row[c] *= inverse_sum;
+    // Pass 3: normalise in double, rounding to float once.
+    const double inverse_sum = 1.0 / sum;
+    for (float& x : row) x = static_cast<float>(static_cast<double>(x) * inverse_sum);
   }
 }
 

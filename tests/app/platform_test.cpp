@@ -528,7 +528,7 @@ TEST(ScreenshotNames, TimestampIsLocalTimeWithDashes) {
 TEST(ScreenshotNames, DirectoryPrefersXdgPicturesThenHome) {
   {
     ScopedEnv pictures("XDG_PICTURES_DIR", "/srv/pictures");
-    EXPECT_EQ(smlab::exporting::default_screenshot_dir(), fs::path("/srv/pictures"));
+    EXPECT_EQ(smlab::exporting::default_screenshot_dir(), fs::path("/srv/pictures/softmax-lab"));
   }
   ScopedEnv no_pictures("XDG_PICTURES_DIR", std::nullopt);
   ScopedEnv home("HOME", "/home/student");

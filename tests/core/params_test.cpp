@@ -21,6 +21,17 @@ TEST(Params, SetAcceptsEveryKeyAndRoundTrips) {
   EXPECT_FALSE(set_param(p, "scaled", "false"));
   EXPECT_FALSE(set_param(p, "row", "99"));
   EXPECT_FALSE(set_param(p, "scores", "1, 2.5, -inf, 1e-300"));
+  EXPECT_FALSE(set_param(p, "alpha", "1.25"));
+  EXPECT_FALSE(set_param(p, "format", "bf16"));
+  EXPECT_FALSE(set_param(p, "gamma", "3"));
+  EXPECT_FALSE(set_param(p, "qk_norm", "4"));
+  EXPECT_FALSE(set_param(p, "pe_amplitude", "0"));
+  EXPECT_FALSE(set_param(p, "heads", "8"));
+  EXPECT_FALSE(set_param(p, "causal", "on"));
+  EXPECT_FALSE(set_param(p, "nudge", "-0.5"));
+  EXPECT_EQ(p.format, Format::bf16);
+  EXPECT_TRUE(p.causal);
+  EXPECT_EQ(p.heads, 8);
   EXPECT_EQ(p.temperature, 0.3);
   EXPECT_EQ(p.key_dim, 256);
   EXPECT_EQ(p.seq_len, 100);
@@ -69,7 +80,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadValue{"seed", "9007199254740993"}, BadValue{"scaled", "maybe"},
                       BadValue{"row", "16"}, BadValue{"row", "-1"}, BadValue{"scores", "1, nan, 2"},
                       BadValue{"scores", "1, inf"}, BadValue{"scores", "-inf, -inf"},
-                      BadValue{"scores", "1, two, 3"}, BadValue{"nonsense", "1"}));
+                      BadValue{"scores", "1, two, 3"}, BadValue{"nonsense", "1"}, BadValue{"alpha", "0.5"},
+                      BadValue{"alpha", "2.5"}, BadValue{"format", "fp12"}, BadValue{"format", ""},
+                      BadValue{"gamma", "0"}, BadValue{"qk_norm", "50"}, BadValue{"pe_amplitude", "-1"},
+                      BadValue{"heads", "0"}, BadValue{"heads", "17"}, BadValue{"causal", "maybe"},
+                      BadValue{"nudge", "4"}, BadValue{"nudge", "nan"}));
 
 TEST(Params, ErrorTextIsSpecific) {
   Params p;

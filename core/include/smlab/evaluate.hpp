@@ -6,6 +6,7 @@
 #include <stop_token>
 
 #include "smlab/snapshot.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab {
 
@@ -17,6 +18,9 @@ struct EvaluateOptions {
   // it has at least the requested trials, it is reused as is: sweeps are
   // deterministic per trial index, so this equals recomputing with its trial count.
   const DkSweep* previous_sweep = nullptr;
+  // Which lab's numbers to add to the dashboard's (dashboard: none); all_labs for exports.
+  View view = View::dashboard;
+  bool all_labs = false;
 };
 
 // Requires validate(params) to pass. Same Params → bit-identical Snapshot.

@@ -1,8 +1,9 @@
-// Progressive Monte Carlo statistics of one attention row versus d_k: each call
-// adds trials to running sums, so a UI can refine a curve frame by frame.
+// Progressive Monte Carlo statistics: one attention row versus d_k, and q·k itself.
+// Each call adds trials to running sums, so a UI can refine a curve frame by frame.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace smlab {
@@ -13,9 +14,24 @@ struct RunningStats {
   double mean = 0.0;
   double sum_squared_deviation = 0.0;
   void add(double value);
+  // Folds in the statistics of values that come after this one's (Chan, Golub, LeVeque 1979):
+  //   n = n_a + n_b,  δ = mean_b − mean_a,  mean = mean_a + δ·n_b/n,
+  //   M2 = M2_a + M2_b + δ²·n_a·n_b/n.
+  // Equal to adding the values one by one up to rounding; merging with an empty side copies
+  // the other exactly.
+  void merge(const RunningStats& later);
   double variance() const;        // sample variance (n − 1); 0 for n < 2
   double standard_error() const;  // sqrt(variance / n); 0 for n < 2
 };
+
+// Trials are accumulated in blocks of this many: each block is one sequential Welford pass and
+// finished blocks are merged in order. Every split of the trials — across calls or across
+// threads — therefore performs the same floating-point operations, so results are bit-identical.
+inline constexpr std::int64_t monte_carlo_block_trials = 1024;
+
+// ---------------------------------------------------------------------------------------------
+// Entropy, max weight and Jacobian norm of one attention row versus d_k
+// ---------------------------------------------------------------------------------------------
 
 struct RowStats {
   RunningStats entropy_nats, max_weight, jacobian_norm;
@@ -29,12 +45,23 @@ struct DkSweepConfig {
   double score_scale = 1.0;
   std::uint64_t seed = 42;
   std::vector<int> key_dims;  // e.g. 1, 2, 4, …, 4096
+  friend bool operator==(const DkSweepConfig&, const DkSweepConfig&) = default;
+};
+
+// The block bookkeeping behind DkSweep's visible statistics (see monte_carlo_block_trials):
+// `folded` holds the merged finished blocks, `open` the block still being filled.
+struct DkSweepBlocks {
+  struct Part {
+    std::vector<RowStats> scaled, unscaled;
+  };
+  Part folded, open;
 };
 
 struct DkSweep {
   DkSweepConfig config;
-  std::vector<RowStats> scaled, unscaled;  // one per key_dims entry
+  std::vector<RowStats> scaled, unscaled;  // one per key_dims entry; = folded ⊕ open
   std::int64_t trials = 0;                 // trials per point so far
+  DkSweepBlocks blocks;
 };
 
 // d_k = 1, 2, 4, …, 4096.
@@ -42,12 +69,106 @@ std::vector<int> power_of_two_key_dims(int max_key_dim = 4096);
 
 DkSweep make_dk_sweep(DkSweepConfig config);
 
-// Adds `trials` trials to every point. Trial t of point p uses its own seeded
-// stream, so the result after n trials is the same however the calls were split.
-// Each trial draws ‖q‖² ~ χ²_{d_k} (as 2·Gamma(d_k/2)) and L standard normals z_j:
-// given q, the scores q·k_j are i.i.d. N(0, ‖q‖²), so s_j = ‖q‖·z_j is an exact
-// draw of the row at O(L) cost instead of O(L·d_k). Scaled and unscaled use the
-// same draws (common random numbers), so their difference is not noise.
-void add_dk_trials(DkSweep& sweep, std::int64_t trials);
+// Adds `trials` trials to every point. Trials are seeded by index and accumulated in fixed
+// blocks, so the result after n trials is bit-identical however the calls were split and
+// however many threads (≥ 1) did the work.
+// Trial t draws L standard normals z_j once, and for each point ‖q‖² ~ χ²_{d_k} (as
+// 2·Gamma(d_k/2)): given q, the scores q·k_j are i.i.d. N(0, ‖q‖²), so s_j = ‖q‖·z_j is an
+// exact draw of the row at O(L) cost instead of O(L·d_k). Scaled and unscaled, and all d_k
+// points, share the z_j (common random numbers): each point is still an exact, independent-
+// across-trials estimate, and differences between points and variants are not noise.
+// Cost: one exp per (trial, point, variant, key) — about 2·10⁹ for 20,000 trials at L = 4096.
+void add_dk_trials(DkSweep& sweep, std::int64_t trials, int threads = 1);
+
+// Entropy (nats), max weight and Jacobian Frobenius norm of s = softmax(a·x) for a > 0, where
+// x[top] is a maximum of x: one pass, one exp per entry, no logarithms, no stored s.
+// With y_j = a(x_j − x_top) ≤ 0, e_j = exp(y_j), R = Σ_{j≠top} e_j and Z = 1 + R:
+//   s_top = 1/Z is the max weight, and 1 − s_top = R/Z without cancellation.
+//   H = −Σ s_j ln s_j = −Σ s_j (y_j − ln Z) = log1p(R) + Σ_j e_j(−y_j) / Z   (two terms ≥ 0).
+//   ‖J‖²_F = Σ_i (s_i − s_i²)² + Σ_{i≠k} s_i² s_k², J = diag(s) − s sᵀ. Splitting off s_top and
+//   writing σ_m = Σ_{j≠top} s_j^m:
+//     Σ_i (s_i − s_i²)²   = s_top²(R/Z)² + σ₂ − 2σ₃ + σ₄
+//     Σ_{i≠k} s_i² s_k²   = 2 s_top² σ₂ + σ₂² − σ₄
+//     ‖J‖²_F              = s_top²(R/Z)² + σ₂(1 + 2 s_top² + σ₂) − 2σ₃.
+//   Every s_j ≤ 1/2 for j ≠ top, so σ₂ − 2σ₃ = Σ s_j²(1 − 2 s_j) ≥ 0: all terms are
+//   non-negative and a near one-hot row keeps full relative accuracy, unlike the textbook
+//   Σs² − 2Σs³ + (Σs²)², which cancels to rounding noise there.
+struct SoftmaxRowSummary {
+  double entropy_nats = 0.0, max_weight = 0.0, jacobian_norm = 0.0;
+};
+SoftmaxRowSummary summarize_softmax_row(std::span<const double> scores, std::size_t top, double logit_scale);
+
+// ---------------------------------------------------------------------------------------------
+// The distribution of q·k: variance and histogram, scaled and unscaled
+// ---------------------------------------------------------------------------------------------
+
+// Closed form, for q, k ~ N(0, σ² I_{d_k}) independent: q·k = Σ_c q_c k_c is a sum of d_k
+// independent products with E[q_c k_c] = 0 and E[(q_c k_c)²] = E[q_c²] E[k_c²] = σ⁴, so
+//   Var(q·k) = d_k σ⁴   and   Var(q·k / √d_k) = σ⁴.
+// The second is why attention divides by √d_k: the logits' spread stops growing with d_k.
+double qk_variance(int key_dim, double sigma, bool scaled);
+
+// Equal-width bins over [lower, upper), plus counts of values below and at-or-above the range.
+struct Histogram {
+  double lower = 0.0, upper = 0.0;
+  std::vector<std::int64_t> counts;
+  std::int64_t below = 0, above = 0;  // NaN counts as above: nothing is silently dropped
+  void add(double value);
+  void merge(const Histogram& other);  // same edges; counts add exactly
+  double bin_width() const;
+  double bin_lower_edge(int bin) const;   // lower + bin·width
+  std::int64_t total() const;             // Σ counts + below + above = values added
+};
+Histogram make_histogram(double lower, double upper, int bins);
+
+// One variant (scaled or unscaled) of q·k at one d_k.
+struct QkMoments {
+  RunningStats value;   // q·k: mean → 0, variance() → the closed form
+  RunningStats square;  // (q·k)²: since E[q·k] = 0, its mean estimates Var(q·k) and its
+                        // standard_error() is that estimate's own standard error
+  Histogram histogram;  // edges ±range_in_std·(closed-form std), fixed before any trial
+};
+
+struct QkPoint {
+  int key_dim = 1;
+  QkMoments unscaled, scaled;
+};
+
+enum class QkSampling : int {
+  // q·k = σ²·sqrt(χ²_{d_k})·z, z ~ N(0, 1): given q, q·k ~ N(0, σ²‖q‖²) and ‖q‖² = σ²χ²_{d_k}.
+  // Exact in distribution and O(1) per trial.
+  norm_shortcut,
+  // Draw q and k (d_k normals each) and take the dot product: what the lesson describes;
+  // O(d_k) per trial. Tests use it to check the closed form independently of the shortcut.
+  explicit_vectors,
+};
+
+struct QkStatisticsConfig {
+  std::vector<int> key_dims;  // e.g. power_of_two_key_dims()
+  double sigma = 1.0;         // entries of q and k ~ N(0, σ²)
+  std::uint64_t seed = 42;
+  int bins = 64;              // histogram bins per variant and point
+  double range_in_std = 4.0;  // histogram covers ±range_in_std closed-form standard deviations;
+                              // with 64 bins over ±4 std the edges fall on every 1/8 std, ±1 included
+  QkSampling sampling = QkSampling::norm_shortcut;
+};
+
+struct QkStatisticsBlocks {
+  std::vector<QkPoint> folded, open;
+};
+
+struct QkStatistics {
+  QkStatisticsConfig config;
+  std::vector<QkPoint> points;  // one per key_dims entry; = folded ⊕ open
+  std::int64_t trials = 0;      // trials per point so far
+  QkStatisticsBlocks blocks;
+};
+
+QkStatistics make_qk_statistics(QkStatisticsConfig config);
+
+// Adds `trials` draws of (q, k) to every point; scaled and unscaled share each draw (so at
+// d_k = 1 they are identical). Deterministic per seed and bit-identical however the trials
+// are split across calls and threads, like add_dk_trials.
+void add_qk_trials(QkStatistics& statistics, std::int64_t trials, int threads = 1);
 
 }  // namespace smlab

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "smlab/precision.hpp"
+
 namespace smlab {
 
 // Documented ranges. Sliders use the same numbers, so a slider cannot produce a
@@ -20,6 +22,12 @@ struct ParamLimits {
   static constexpr int seq_len_min = 2, seq_len_max = 4096;
   static constexpr std::uint64_t seed_max = (std::uint64_t{1} << 53);  // exact in a double / JSON number
   static constexpr std::size_t scores_max_count = 4096;                  // same as the longest row
+  static constexpr double alpha_min = 1.0, alpha_max = 2.0;
+  static constexpr double gamma_min = 0.1, gamma_max = 100.0;
+  static constexpr double qk_norm_min = 0.1, qk_norm_max = 20.0;
+  static constexpr double pe_amplitude_min = 0.0, pe_amplitude_max = 100.0;
+  static constexpr int heads_min = 1, heads_max = 16;
+  static constexpr double nudge_min = -3.0, nudge_max = 3.0;
 };
 
 struct Params {
@@ -33,6 +41,16 @@ struct Params {
   std::vector<double> scores; // custom score vector replacing the row; empty = use QKᵀ row.
                               // 1..4096 entries, each finite or −inf (a masked key), at
                               // least one finite.
+
+  // Settings of the labs (the dashboard ignores them).
+  double alpha = 1.5;           // α of α-entmax: 1 = softmax, 2 = sparsemax. [1, 2]
+  Format format = Format::fp16; // number format of the stability lab's emulated arithmetic
+  double gamma = 10.0;          // γ of cosine attention: scores lie in [−γ, γ]. [0.1, 100]
+  double qk_norm = 1.0;         // σ of the entries of Q and K: their norms grow with it. [0.1, 20]
+  double pe_amplitude = 1.0;    // amplitude of the sinusoidal positional encodings. [0, 100]
+  int heads = 4;                // number of attention heads. [1, 16]
+  bool causal = false;          // mask keys after the query (−inf scores, weight exactly 0)
+  double nudge = 0.0;           // added to the second-largest score in the temperature lab. [−3, 3]
 
   friend bool operator==(const Params&, const Params&) = default;
 };
@@ -53,6 +71,10 @@ struct ParamKey {
   std::string_view allowed;  // human-readable range, e.g. "0.01 to 100 (log slider)"
 };
 std::span<const ParamKey> param_keys();
+
+// "fp16" ↔ Format::fp16 (the names of format_info: fp64, fp32, fp16, bf16, fp8-e4m3, fp8-e5m2).
+std::string_view format_name(Format format);
+std::optional<Format> format_from_name(std::string_view name);
 
 // Parses `text` for `key` and assigns it to `params` only if the result passes
 // validate(); otherwise `params` is unchanged and the error names key, value and

@@ -3,8 +3,17 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "smlab/labs/attention_variants.hpp"
+#include "smlab/labs/gradients.hpp"
+#include "smlab/labs/heads.hpp"
+#include "smlab/labs/normalizers.hpp"
+#include "smlab/labs/positions.hpp"
+#include "smlab/labs/scaling.hpp"
+#include "smlab/labs/stability.hpp"
+#include "smlab/labs/temperature.hpp"
 #include "smlab/montecarlo.hpp"
 #include "smlab/params.hpp"
 
@@ -33,6 +42,17 @@ struct Snapshot {
   // L×L attention weights, row-major: softmax of the scores with and without ÷√d_k.
   int attention_size = 0;
   std::vector<float> attention_scaled, attention_unscaled;
+  float attention_max = 1.0f;  // largest finite weight of both maps: their shared colour range
+
+  // The labs' numbers, present when evaluate() was asked for them (EvaluateOptions).
+  std::optional<NormalizersLab> normalizers;
+  std::optional<StabilityLab> stability;
+  std::optional<TemperatureLab> temperature;
+  std::optional<ScalingLab> scaling;
+  std::optional<GradientsLab> gradients;
+  std::optional<AttentionVariantsLab> attention_variants;
+  std::optional<PositionsLab> positions;
+  std::optional<HeadsLab> heads;
 };
 
 }  // namespace smlab

@@ -1,0 +1,146 @@
+// CSV and SVG files from plot descriptions (see plot_export.hpp).
+#include "export/plot_export.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+#include "panels/dashboard_plots.hpp"
+#include "panels/labs.hpp"
+
+namespace smlab::exporting {
+namespace {
+
+namespace fs = std::filesystem;
+
+void append_number(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(value)) {
+    out += value > 0 ? "inf" : "-inf";
+    return;
+  }
+  std::array<char, 32> buffer{};
+  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  out.append(buffer.data(), ec == std::errc{} ? end : buffer.data());
+}
+
+// A CSV field: quoted when it holds a comma, quote or line break.
+void append_field(std::string& out, const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) {
+    out += text;
+    return;
+  }
+  out += '"';
+  for (char c : text) out += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  out += '"';
+}
+
+void append_point(std::string& out, const std::string& series, const char* kind, double x, double y,
+                  const double* low = nullptr, const double* high = nullptr) {
+  append_field(out, series);
+  out += ',';
+  out += kind;
+  out += ',';
+  append_number(out, x);
+  out += ',';
+  append_number(out, y);
+  out += ',';
+  if (low != nullptr) append_number(out, *low);
+  out += ',';
+  if (high != nullptr) append_number(out, *high);
+  out += '\n';
+}
+
+using NamedFile = std::pair<fs::path, std::string>;
+
+// Writes all files or none: every target is checked before the first write.
+ExportResult write_all(const std::vector<NamedFile>& files, bool overwrite) {
+  ExportResult result;
+  if (!overwrite) {
+    for (const auto& [path, text] : files) {
+      std::error_code error;
+      if (fs::exists(path, error)) {
+        result.error = "'" + path.string() + "' exists; pass --overwrite to replace it";
+        return result;
+      }
+    }
+  }
+  for (const auto& [path, text] : files) {
+    if (WriteError error = write_file_atomically(path, text, overwrite)) {
+      result.error = std::move(error);
+      return result;
+    }
+    result.files.push_back(path);
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string plot_to_csv(const plot::Plot& plot) {
+  std::string out;
+  if (plot.heatmap) {
+    const plot::Heatmap& map = *plot.heatmap;
+    for (int c = 0; c < map.cols; ++c) out += (c == 0 ? "col_" : ",col_") + std::to_string(c);
+    out += '\n';
+    for (int r = 0; r < map.rows; ++r) {
+      for (int c = 0; c < map.cols; ++c) {
+        if (c > 0) out += ',';
+        const std::size_t index = static_cast<std::size_t>(r) * static_cast<std::size_t>(map.cols) + static_cast<std::size_t>(c);
+        append_number(out, index < map.values.size() ? static_cast<double>(map.values[index]) : std::nan(""));
+      }
+      out += '\n';
+    }
+    return out;
+  }
+  out += "series,kind,x,y,y_low,y_high\n";
+  for (const plot::LineSeries& line : plot.lines) {
+    const bool band = line.band_low.size() == line.x.size() && line.band_high.size() == line.x.size();
+    for (std::size_t i = 0; i < line.x.size() && i < line.y.size(); ++i)
+      append_point(out, line.label, "line", line.x[i], line.y[i], band ? &line.band_low[i] : nullptr,
+                   band ? &line.band_high[i] : nullptr);
+  }
+  for (const plot::BarSeries& bars : plot.bars)
+    for (std::size_t i = 0; i < bars.x.size() && i < bars.y.size(); ++i)
+      append_point(out, bars.label, "bar", bars.x[i], bars.y[i]);
+  for (const plot::ScatterSeries& points : plot.scatters)
+    for (std::size_t i = 0; i < points.x.size() && i < points.y.size(); ++i)
+      append_point(out, points.label, "point", points.x[i], points.y[i]);
+  for (const plot::VLine& line : plot.vlines) append_point(out, line.label, "vline", line.x, std::nan(""));
+  for (const plot::HLine& line : plot.hlines) append_point(out, line.label, "hline", std::nan(""), line.y);
+  return out;
+}
+
+ExportResult export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite) {
+  std::vector<NamedFile> files;
+  for (const ViewInfo& info : all_views()) {
+    const app::LabDefinition* lab = app::lab_definition(info.view);
+    if (lab == nullptr || !app::lab_ready(snapshot, info.view)) continue;
+    const app::LabView view = lab->build(app::LabInputs{snapshot, snapshot.dk_sweep, nullptr});
+    for (const app::NamedPlot& named : view.plots)
+      files.emplace_back(directory / (std::string(info.name) + "-" + named.name + ".csv"), plot_to_csv(named.plot));
+  }
+  return write_all(files, overwrite);
+}
+
+ExportResult export_svg(const Snapshot& snapshot, const fs::path& directory, bool overwrite, const plot::Style& style,
+                        float width, float height) {
+  std::vector<NamedFile> files;
+  for (const auto& [name, plot] : app::dashboard_plots(snapshot, snapshot.dk_sweep))
+    files.emplace_back(directory / ("dashboard-" + name + ".svg"), plot::to_svg(plot, width, height, style));
+  for (const ViewInfo& info : all_views()) {
+    const app::LabDefinition* lab = app::lab_definition(info.view);
+    if (lab == nullptr || !app::lab_ready(snapshot, info.view)) continue;
+    const app::LabView view = lab->build(app::LabInputs{snapshot, snapshot.dk_sweep, nullptr});
+    for (const app::NamedPlot& named : view.plots)
+      files.emplace_back(directory / (std::string(info.name) + "-" + named.name + ".svg"),
+                         plot::to_svg(named.plot, width * static_cast<float>(named.column_span), height, style));
+  }
+  return write_all(files, overwrite);
+}
+
+}  // namespace smlab::exporting

@@ -1,0 +1,40 @@
+// Exports of what the views show, straight from their plot descriptions: every
+// lab plot as CSV, and every plot (dashboard and labs) as SVG. The same
+// descriptions are drawn on screen, so the files hold exactly what a user sees.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "export/atomic_file.hpp"
+#include "plot/plot.hpp"
+#include "smlab/snapshot.hpp"
+
+namespace smlab::exporting {
+
+// One plot's numbers as CSV.
+//   Heatmap: header col_0,…,col_{c−1}, then one line per row (row 0 first).
+//   Series:  header series,kind,x,y,y_low,y_high; one line per point of every line
+//            (kind "line"; y_low/y_high are its error band, empty without one),
+//            bar ("bar") and scatter point ("point"), then reference lines
+//            ("vline" with x, "hline" with y). `series` is the legend label.
+// Numbers are the shortest text that parses back to the same double.
+std::string plot_to_csv(const plot::Plot& plot);
+
+struct ExportResult {
+  std::vector<std::filesystem::path> files;
+  WriteError error;  // one line naming the path and the reason
+};
+
+// Writes "<view>-<plot>.csv" for every plot of every lab in `snapshot` (which must
+// hold all labs: EvaluateOptions::all_labs). Refuses before writing anything when a
+// target exists and `overwrite` is false. `directory` must exist.
+ExportResult export_lab_csv(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite);
+
+// Writes "<view>-<plot>.svg" for the dashboard's six plots and every lab plot, each
+// width × height px in `style`. Same refusal rule as above.
+ExportResult export_svg(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
+                        const plot::Style& style, float width = 640.0f, float height = 440.0f);
+
+}  // namespace smlab::exporting

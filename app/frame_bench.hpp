@@ -1,0 +1,23 @@
+// `--bench-frames N`: drive one slider every frame, as a drag would, and report
+// frame and recompute times as one JSON line (DESIGN.md §9).
+#pragma once
+
+#include <string>
+
+#include "app.hpp"
+
+namespace smlab::app {
+
+struct FrameBenchResult {
+  int frames = 0;
+  double median_frame_ms = 0.0, p95_frame_ms = 0.0;
+  double median_recompute_ms = 0.0, max_blocked_ms = 0.0;
+  std::string to_json() const;
+};
+
+// Moves `key` (temperature, score_scale, d_k or row) through its range, one step
+// per frame, back and forth, and times each frame. Returns an error message in
+// `error` for an unsupported key.
+FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, std::string& error);
+
+}  // namespace smlab::app

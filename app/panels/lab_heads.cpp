@@ -1,0 +1,219 @@
+// The heads lab: the average of h heads' maps, the selected row of every head and of the
+// average, and the heads as small multiples. Plots from Snapshot::heads only.
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "panels/labs.hpp"
+#include "smlab/labs/heads.hpp"
+
+namespace smlab::app {
+namespace {
+
+constexpr int max_shown_heads = 8;  // small multiples; more would be too small to read
+
+// Okabe–Ito order (colour-blind safe on dark and light themes), one per shown head. Yellow and
+// black are left out: each is invisible on one of the themes.
+constexpr std::array<plot::Color, max_shown_heads> head_colors{
+    plot::Color::from_hex(0x56B4E9), plot::Color::from_hex(0xE69F00), plot::Color::from_hex(0x009E73),
+    plot::Color::from_hex(0xCC79A7), plot::Color::from_hex(0xD55E00), plot::Color::from_hex(0x0072B2),
+    plot::Color::from_hex(0x999999), plot::Color::from_hex(0x88CCEE)};
+constexpr plot::Color average_color = plot::Color::from_hex(0x999999);
+
+std::string fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+int shown_heads(const HeadsLab& lab) { return std::min(lab.heads, max_shown_heads); }
+
+// One colour range for the heads and the average, so the average's lower peaks read as lower.
+double shared_color_max(const HeadsLab& lab) {
+  float top = 0.0f;
+  for (int m = 0; m < shown_heads(lab); ++m)
+    for (float w : lab.head_weights[static_cast<std::size_t>(m)].values)
+      if (std::isfinite(w)) top = std::max(top, w);
+  for (float w : lab.average.values)
+    if (std::isfinite(w)) top = std::max(top, w);
+  return top > 0.0f ? top : 1.0;
+}
+
+plot::Plot map_plot(const Matrix& weights, const std::string& name, std::string title, double color_max,
+                    TexturePool* textures) {
+  plot::Plot p;
+  p.title = std::move(title);
+  plot::Heatmap map;
+  map.rows = weights.rows;
+  map.cols = weights.cols;
+  map.values = weights.values;  // a view into the Snapshot, not a copy
+  map.vmin = 0.0;
+  map.vmax = color_max;
+  map.colormap = plot::Colormap::Viridis;
+  map.colorbar_label = "weight";
+  map.x_label = "key j";
+  map.y_label = "query i";
+  map.texture = textures != nullptr ? textures->texture("heads/" + name, map.values, map.rows, map.cols, map.vmin,
+                                                        map.vmax, map.colormap)
+                                    : 0;
+  p.heatmap = std::move(map);
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+std::vector<double> key_indices(int count) {
+  std::vector<double> keys(static_cast<std::size_t>(count));
+  for (int j = 0; j < count; ++j) keys[static_cast<std::size_t>(j)] = j;
+  return keys;
+}
+
+plot::Plot head_rows_plot(const HeadsLab& lab) {
+  plot::Plot p;
+  p.title = "Row " + std::to_string(lab.row) + ", each head (peaks labelled h0, h1, …)";
+  p.x.label = "key j";
+  p.x.integer_ticks = true;
+  p.y.label = "weight";
+  p.y.min = 0.0;
+  p.y.max = 1.35;  // room above 1 for the peak labels
+  p.y.tick_values = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
+  const std::vector<double> keys = key_indices(lab.seq_len);
+  // Each head is named at its peak instead of in a legend, which would hide peaks near the top.
+  // Labels that would collide (close keys, close heights) are stacked one text line higher.
+  const double line_height = 0.08, min_key_gap = std::max(1.5, 0.07 * lab.seq_len);
+  std::vector<std::pair<double, double>> placed;  // (key, y) of the labels so far
+  for (int m = 0; m < shown_heads(lab); ++m) {
+    const auto head = static_cast<std::size_t>(m);
+    p.lines.push_back({.label = "head " + std::to_string(m),
+                       .x = keys,
+                       .y = lab.head_rows[head],
+                       .color = head_colors[head],
+                       .width = 1.5f,
+                       .markers = lab.seq_len <= 48});
+    const double key = lab.head_row_argmax[head];
+    double y = lab.head_rows[head][static_cast<std::size_t>(lab.head_row_argmax[head])] + 0.07;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const auto& [other_key, other_y] : placed)
+        if (std::abs(other_key - key) < min_key_gap && std::abs(other_y - y) < line_height) {
+          y = other_y + line_height;
+          moved = true;
+        }
+    }
+    placed.emplace_back(key, y);
+    p.annotations.push_back({key, y, "h" + std::to_string(m), head_colors[head], plot::TextAlign::Center});
+  }
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Plot average_row_plot(const HeadsLab& lab) {
+  plot::Plot p;
+  p.title = "Row " + std::to_string(lab.row) + ", average: " + std::to_string(lab.average_row_peaks) +
+            (lab.average_row_peaks == 1 ? " peak" : " peaks");
+  p.x.label = "key j";
+  p.x.integer_ticks = true;
+  p.y.label = "weight";
+  // Fitted to the row: the average of h heads rarely exceeds ~2/h, so a fixed [0, 1] would flatten
+  // its peaks. The headroom above the tallest bar keeps the legend off the bars.
+  double tallest = 0.0;
+  for (double w : lab.average_row) tallest = std::max(tallest, w);
+  p.y.min = 0.0;
+  p.y.max = tallest > 0.0 ? 1.45 * tallest : 1.0;
+  p.bars.push_back({.label = "average", .x = key_indices(lab.seq_len), .y = lab.average_row, .color = average_color});
+  // Where each head looks: its argmax key, at the height the average gives that key.
+  plot::ScatterSeries targets{.label = "head peak", .radius = 4.5f, .shape = plot::MarkerShape::Diamond};
+  for (int m = 0; m < lab.heads; ++m) {
+    const int key = lab.head_row_argmax[static_cast<std::size_t>(m)];
+    targets.x.push_back(key);
+    targets.y.push_back(lab.average_row[static_cast<std::size_t>(key)]);
+  }
+  targets.color = head_colors[0];
+  p.scatters.push_back(std::move(targets));
+  p.legend = plot::LegendPos::TopRight;
+  return p;
+}
+
+}  // namespace
+
+LabView build_heads(const LabInputs& inputs) {
+  LabView view;
+  view.explanation =
+      "Multi-head attention runs h heads side by side, each on its own d_k-wide slice of the queries and keys, and "
+      "here averages their maps (a model concatenates the heads' outputs, which mixes them the same way). Each head "
+      "can be sharp — one or two keys per row — but the heads look at different keys, so the average row has "
+      "several peaks (multi-modal) and a higher entropy than any head. Press \"sharp heads\" (T = 0.1), then vary "
+      "h and the row.";
+  view.columns = 4;
+  if (!inputs.snapshot.heads) return view;
+  const HeadsLab& lab = *inputs.snapshot.heads;
+  const Params& params = inputs.snapshot.params;
+  const double color_max = shared_color_max(lab);
+
+  view.plots.push_back(
+      {"average", map_plot(lab.average, "average",
+                           "Average of " + std::to_string(lab.heads) + (lab.heads == 1 ? " head" : " heads") +
+                               "  H = " + fixed(lab.average_entropy_nats, 2),
+                           color_max, inputs.textures)});
+  view.plots.push_back({"row-heads", head_rows_plot(lab), 2});
+  view.plots.push_back({"row-average", average_row_plot(lab)});
+  for (int m = 0; m < shown_heads(lab); ++m) {
+    const std::string name = "head-" + std::to_string(m);
+    view.plots.push_back({name, map_plot(lab.head_weights[static_cast<std::size_t>(m)], name,
+                                         "Head " + std::to_string(m) +
+                                             "  H = " + fixed(lab.head_entropy_nats[static_cast<std::size_t>(m)], 2),
+                                         color_max, inputs.textures)});
+  }
+
+  std::string entropies = std::to_string(lab.heads) + (lab.heads == 1 ? " head" : " heads") +
+                          " of d_k = " + std::to_string(params.key_dim) + ": mean entropy per head";
+  for (int m = 0; m < lab.heads; ++m)
+    entropies += (m == 0 ? " " : ", ") + fixed(lab.head_entropy_nats[static_cast<std::size_t>(m)], 2);
+  entropies +=
+      " nats; average " + fixed(lab.average_entropy_nats, 2) + " (uniform " + fixed(lab.max_entropy_nats, 2) + ").";
+  view.notes.push_back(entropies);
+  std::string row = "Row " + std::to_string(lab.row) + ": the heads' argmax keys";
+  for (int m = 0; m < lab.heads; ++m)
+    row += (m == 0 ? " " : ", ") + std::to_string(lab.head_row_argmax[static_cast<std::size_t>(m)]);
+  row += " (" + std::to_string(lab.distinct_head_argmaxes) + " distinct) → the average row has " +
+         std::to_string(lab.average_row_peaks) + (lab.average_row_peaks == 1 ? " peak" : " peaks") +
+         " (local maxima ≥ 1/4 of its largest), entropy " + fixed(lab.average_row_entropy_nats, 2) + " nats.";
+  view.notes.push_back(row);
+  std::string limits;
+  if (lab.heads > max_shown_heads)
+    limits += "Heatmaps and row lines show heads 0–" + std::to_string(max_shown_heads - 1) + " of " +
+              std::to_string(lab.heads) + "; the average uses all. ";
+  if (lab.capped)
+    limits += "Maps use the first L' = " + std::to_string(lab.seq_len) + " of L = " + std::to_string(params.seq_len) +
+              " positions (at most 128, and L'·h·d_k ≤ 131072). ";
+  if (lab.row_clamped)
+    limits += "Row " + std::to_string(params.row) + " is beyond L': showing row " + std::to_string(lab.row) + ".";
+  if (!limits.empty()) view.notes.push_back(limits);
+  return view;
+}
+
+void controls_heads(Params& edit) {
+  ImGui::SliderInt("heads##heads", &edit.heads, ParamLimits::heads_min, ParamLimits::heads_max, "h = %d",
+                   ImGuiSliderFlags_AlwaysClamp);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Number of heads, each with its own d_k columns of Q and K. Adding heads keeps the earlier ones.");
+  if (ImGui::Button("sharp heads (T = 0.1)")) {
+    edit.temperature = 0.1;
+    edit.score_scale = 1.0;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Low temperature: each head puts most of its weight on one key.");
+  ImGui::SameLine();
+  if (ImGui::Button("T = 1##heads")) {
+    edit.temperature = 1.0;
+    edit.score_scale = 1.0;
+  }
+  ImGui::Checkbox("causal mask##heads", &edit.causal);
+}
+
+}  // namespace smlab::app

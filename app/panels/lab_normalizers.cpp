@@ -1,0 +1,269 @@
+// The normalizers lab: one editable score vector through softmax and its relatives, side by side,
+// with what is wrong with each output marked. Plots from Snapshot::normalizers only.
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "panels/labs.hpp"
+#include "smlab/labs/normalizers.hpp"
+
+namespace smlab::app {
+namespace {
+
+// Okabe–Ito colours (colour-blind safe, readable on the dark and the light themes).
+constexpr plot::Color weight_color = plot::Color::from_hex(0x56B4E9);    // sky blue
+constexpr plot::Color negative_color = plot::Color::from_hex(0xD55E00);  // vermillion
+constexpr plot::Color zero_color = plot::Color::from_hex(0xE69F00);      // orange
+constexpr plot::Color linear_color = plot::Color::from_hex(0x009E73);    // bluish green
+
+// The "scores" plot's y range grows in steps of 5 so that dragging a bar inside it never changes
+// the range under the mouse (an autoscaled axis would chase the drag).
+constexpr double score_axis_step = 5.0;
+
+std::string display_name(const NormalizersLab& lab, Normalizer kind) {
+  switch (kind) {
+    case Normalizer::softmax: return "softmax";
+    case Normalizer::linear: return "linear x/Σx";
+    case Normalizer::sparsemax: return "sparsemax";
+    case Normalizer::entmax: return format_value(lab.alpha, 3) + "-entmax";
+    case Normalizer::hardmax: return "hardmax (T→0)";
+    case Normalizer::sigmoid: return "sigmoid σ(x/T)";
+    case Normalizer::relu: return "ReLU / Σ ReLU";
+    default: return std::string(normalizer_name(kind));
+  }
+}
+
+// A few words for the plot itself; the full sentence (NormalizerResult::problem) goes in the notes.
+std::string short_issue(const NormalizerResult& result) {
+  switch (result.issue) {
+    case NormalizerIssue::none: return "";
+    case NormalizerIssue::nan_score: return "undefined: NaN score";
+    case NormalizerIssue::all_masked: return "undefined: all masked";
+    case NormalizerIssue::exp_overflow: return "undefined: exp overflow";
+    case NormalizerIssue::exp_underflow: return "undefined: exp underflow";
+    case NormalizerIssue::infinite_score: return "undefined: ∞ score";
+    case NormalizerIssue::zero_sum: return "undefined: Σx = 0";
+    case NormalizerIssue::no_positive_score: return "undefined: all x ≤ 0";
+    case NormalizerIssue::alpha_out_of_range: return "α outside [1, 2]";
+    case NormalizerIssue::negative_weights: return "negative weights";
+    case NormalizerIssue::reversed_order: return "order reversed";
+    case NormalizerIssue::does_not_sum_to_one: return "Σ = " + format_value(result.sum, 3) + " ≠ 1";
+  }
+  return "";
+}
+
+// Bar positions: the true indices of the shown window, so the axis reads the keys' numbers.
+std::vector<double> indices(IndexWindow window) {
+  std::vector<double> x;
+  for (std::size_t i = window.begin; i < window.end; ++i) x.push_back(static_cast<double>(i));
+  return x;
+}
+
+std::vector<double> slice(const std::vector<double>& values, IndexWindow window) {
+  return {values.begin() + static_cast<std::ptrdiff_t>(window.begin),
+          values.begin() + static_cast<std::ptrdiff_t>(window.end)};
+}
+
+void index_axis(plot::Axis& axis, IndexWindow window) {
+  axis.label = "index i";
+  axis.integer_ticks = true;
+  axis.min = static_cast<double>(window.begin) - 0.6;
+  axis.max = static_cast<double>(window.end) - 0.4;
+}
+
+plot::Plot scores_plot(const NormalizersLab& lab) {
+  plot::Plot p;
+  p.title = lab.custom_scores ? "scores x (drag a bar)" : "QKᵀ row x (drag a bar)";
+  index_axis(p.x, lab.shown);
+  p.y.label = lab.score_scale == 1.0 ? "score x" : "x (× " + format_value(lab.score_scale, 3) + " next)";
+  double low = 0.0, high = 0.0;
+  for (std::size_t i = lab.shown.begin; i < lab.shown.end; ++i)
+    if (std::isfinite(lab.editable_scores[i])) {
+      low = std::min(low, lab.editable_scores[i]);
+      high = std::max(high, lab.editable_scores[i]);
+    }
+  p.y.min = -score_axis_step * std::max(1.0, std::ceil(-low / score_axis_step));
+  p.y.max = score_axis_step * std::max(1.0, std::ceil(high / score_axis_step));
+  plot::BarSeries bars;
+  bars.label = "x";
+  bars.x = indices(lab.shown);
+  bars.y = slice(lab.editable_scores, lab.shown);
+  bars.color = plot::Color::from_hex(0xCC79A7);  // reddish purple: the input, unlike every output
+  p.bars.push_back(std::move(bars));
+  p.hlines.push_back({0.0, "", std::nullopt, false});
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Plot weights_plot(const NormalizersLab& lab, const NormalizerColumn& column) {
+  const NormalizerResult& result = column.result;
+  plot::Plot p;
+  p.title = display_name(lab, column.kind);
+  if (result.defined) p.title += "   Σ = " + format_value(result.sum, 4);
+  index_axis(p.x, lab.shown);
+  p.y.label = "weight";
+  // Shares live in [0, 1]; linear x/Σx can leave it (negative weights, weights above 1), and then
+  // the axis stretches to show them rather than clip.
+  double low = 0.0, high = 1.0;
+  for (std::size_t i = lab.shown.begin; i < lab.shown.end; ++i)
+    if (std::isfinite(result.weights[i])) {
+      low = std::min(low, result.weights[i]);
+      high = std::max(high, result.weights[i]);
+    }
+  const double pad = 0.08 * (high - low);
+  p.y.min = low < 0.0 ? low - pad : 0.0;
+  p.y.max = high + pad;
+
+  plot::BarSeries bars;
+  bars.label = "weight";
+  bars.x = indices(lab.shown);
+  bars.y = slice(result.weights, lab.shown);
+  bars.color = weight_color;
+  if (result.has_negative) {
+    bars.bar_colors.resize(bars.y.size());
+    for (std::size_t k = 0; k < bars.y.size(); ++k)
+      bars.bar_colors[k] = bars.y[k] < 0.0 ? negative_color : weight_color;
+  }
+  p.bars.push_back(std::move(bars));
+
+  // Exact zeros have no bar to see: a marker on the axis shows each one.
+  plot::ScatterSeries zeros;
+  zeros.label = "exact 0";
+  zeros.color = zero_color;
+  zeros.shape = plot::MarkerShape::Diamond;
+  zeros.radius = 3.5f;
+  for (std::size_t i = lab.shown.begin; i < lab.shown.end; ++i)
+    if (result.weights[i] == 0.0) {
+      zeros.x.push_back(static_cast<double>(i));
+      zeros.y.push_back(0.0);
+    }
+  if (!zeros.x.empty()) p.scatters.push_back(std::move(zeros));
+  if (p.y.min < 0.0) p.hlines.push_back({0.0, "", std::nullopt, false});
+
+  const std::string issue = short_issue(result);
+  if (!issue.empty()) {
+    const plot::Color color = result.defined ? negative_color : zero_color;
+    p.annotations.push_back({0.5 * (p.x.min + p.x.max), p.y.max - 0.08 * (p.y.max - p.y.min), issue, color,
+                             plot::TextAlign::Center});
+  }
+  // No legend: it would cover bars; the explanation says what the colours and diamonds mean.
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Plot small_gap_plot(const NormalizersLab& lab) {
+  const SmallGapExample& gap = lab.small_gap;
+  plot::Plot p;
+  p.title = "2.0, 2.1, 2.2: exp amplifies gaps";
+  p.x.label = lab.score_scale == 1.0 ? "score x" : "score x (before × " + format_value(lab.score_scale, 3) + ")";
+  p.x.min = 1.93;
+  p.x.max = 2.27;
+  p.x.tick_values = {2.0, 2.1, 2.2};
+  p.y.label = "weight";
+  p.y.min = 0.0;
+  const double top = std::max(*std::max_element(gap.softmax_weights.begin(), gap.softmax_weights.end()),
+                              *std::max_element(gap.linear_weights.begin(), gap.linear_weights.end()));
+  p.y.max = std::isfinite(top) ? top * 1.6 : 1.0;
+  const std::array<double, 3>& base = small_gap_scores;
+  plot::BarSeries softmax_bars, linear_bars;
+  softmax_bars.label = "softmax";
+  softmax_bars.color = weight_color;
+  linear_bars.label = "x/Σx";
+  linear_bars.color = linear_color;
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    softmax_bars.x.push_back(base[i] - 0.02);
+    softmax_bars.y.push_back(gap.softmax_weights[i]);
+    linear_bars.x.push_back(base[i] + 0.02);
+    linear_bars.y.push_back(gap.linear_weights[i]);
+  }
+  softmax_bars.width = linear_bars.width = 0.036;
+  p.bars.push_back(std::move(softmax_bars));
+  p.bars.push_back(std::move(linear_bars));
+  // The coloured read-outs double as the legend: largest/smallest weight of each normaliser.
+  p.annotations.push_back({1.94, p.y.max * 0.92, "softmax: max/min = " + format_value(gap.softmax_ratio, 3),
+                           weight_color, plot::TextAlign::Left});
+  p.annotations.push_back({1.94, p.y.max * 0.80, "x/Σx: max/min = " + format_value(gap.linear_ratio, 3),
+                           linear_color, plot::TextAlign::Left});
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+}  // namespace
+
+LabView build_normalizers(const LabInputs& inputs) {
+  LabView view;
+  view.explanation =
+      "One score vector, seven ways to turn it into weights. Softmax is the only one that is always a "
+      "distribution with every weight > 0; sparsemax and α-entmax give exact zeros (orange diamonds), x/Σx "
+      "breaks on negative scores (red bars), and sigmoid's weights do not sum to 1. Drag the bars of the "
+      "first plot or type scores in the left column.";
+  view.columns = 3;
+  if (!inputs.snapshot.normalizers) return view;
+  const NormalizersLab& lab = *inputs.snapshot.normalizers;
+
+  view.plots.push_back({"scores", scores_plot(lab), 1});
+  for (const NormalizerColumn& column : lab.columns)
+    view.plots.push_back({std::string(normalizer_name(column.kind)), weights_plot(lab, column), 1});
+  view.plots.push_back({"small-gap", small_gap_plot(lab), 1});
+
+  // Notes: the reason for every mark, then the small-gap numbers, then caps.
+  for (const NormalizerColumn& column : lab.columns)
+    if (!column.result.is_distribution())
+      view.notes.push_back(display_name(lab, column.kind) + ": " + column.result.problem + ".");
+  const SmallGapExample& gap = lab.small_gap;
+  view.notes.push_back("Small gaps at T = " + format_value(lab.temperature, 3) + ": softmax weights " +
+                       format_value(gap.softmax_weights[0], 3) + ", " + format_value(gap.softmax_weights[1], 3) + ", " +
+                       format_value(gap.softmax_weights[2], 3) + " (largest/smallest " +
+                       format_value(gap.softmax_ratio, 3) + " = e^(0.2/T)) vs x/Σx's " +
+                       format_value(gap.linear_ratio, 3) + ": exp turns differences into ratios.");
+  std::string zeros = "Exact zeros:";
+  for (const NormalizerColumn& column : lab.columns)
+    if (column.result.defined && column.kind != Normalizer::linear && column.kind != Normalizer::sigmoid)
+      zeros += " " + display_name(lab, column.kind) + " " + std::to_string(column.result.exact_zeros) + ",";
+  zeros.back() = '.';
+  view.notes.push_back(zeros + " Of " + std::to_string(lab.scores.size()) + " scores, at T = " +
+                       format_value(lab.temperature, 3) + ", × score scale " + format_value(lab.score_scale, 3) + ".");
+  if (lab.shown.size() < lab.scores.size())
+    view.notes.push_back("The plots show entries " + std::to_string(lab.shown.begin) + "–" +
+                         std::to_string(lab.shown.end - 1) + " of " + std::to_string(lab.scores.size()) +
+                         " (around the largest score); sums and zeros count all of them.");
+  return view;
+}
+
+void controls_normalizers(Params& edit) {
+  double alpha = edit.alpha;
+  const double alpha_min = ParamLimits::alpha_min, alpha_max = ParamLimits::alpha_max;
+  if (ImGui::SliderScalar("α (entmax)", ImGuiDataType_Double, &alpha, &alpha_min, &alpha_max, "α = %.2f",
+                          ImGuiSliderFlags_AlwaysClamp))
+    edit.alpha = alpha;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("α-entmax: α = 1 is softmax (no zeros), α = 2 is sparsemax (most zeros).");
+  ImGui::TextDisabled("Score presets");
+  if (ImGui::Button("small gap 2.0, 2.1, 2.2")) edit.scores.assign(small_gap_scores.begin(), small_gap_scores.end());
+  ImGui::SameLine();
+  if (ImGui::Button("[1, 2, 3]")) edit.scores = {1.0, 2.0, 3.0};
+  if (ImGui::Button("with negatives [-2, -1, 0.5, 3]")) edit.scores = {-2.0, -1.0, 0.5, 3.0};
+}
+
+void interact_normalizers(std::string_view plot_name, const plot::Interaction& interaction, Params& edit) {
+  // Dragging: while the left button is down over the scores plot, the bar under the mouse takes the
+  // mouse's height. (An item being dragged elsewhere makes the plot report no hover, so a slider
+  // drag that crosses the plot does not edit scores.)
+  if (plot_name != "scores" || !interaction.hovered || !ImGui::IsMouseDown(0) || !std::isfinite(interaction.y)) return;
+  if (edit.scores.empty()) {
+    // First edit of the QKᵀ row: it becomes a custom vector (before × score_scale, as Params holds it).
+    const Params current = edit;
+    std::vector<double> scaled;
+    selected_row_scores(scaled, edit.scores, current);
+  }
+  const auto last = static_cast<long>(edit.scores.size()) - 1;  // bars sit at their true indices
+  const long index = std::clamp(std::lround(interaction.x), 0L, last);
+  // Two decimals: what the mouse can place anyway, and the score text stays readable.
+  edit.scores[static_cast<std::size_t>(index)] = std::round(interaction.y * 100.0) / 100.0;
+}
+
+}  // namespace smlab::app

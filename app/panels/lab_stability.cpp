@@ -1,0 +1,414 @@
+// The stability lab: naive, stable and online softmax of the row in fp64 … fp8, where exp overflows,
+// underflows and 0/0 or inf/inf become NaN, and a naive vs stable fp16 attention map. Plots from
+// Snapshot::stability only.
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "panels/labs.hpp"
+#include "smlab/labs/stability.hpp"
+
+namespace smlab::app {
+namespace {
+
+// More entries than this turn three bars each into slivers (and cost draw calls in software GL):
+// the weights plot shows the first ones and a note says so; the counts cover every entry.
+constexpr std::size_t max_shown_entries = 64;
+
+// Where the three variants' bars sit inside one group (entry or format), and how wide they are.
+constexpr std::array<double, 3> variant_offsets{-0.28, 0.0, 0.28};
+constexpr double variant_bar_width = 0.26;
+constexpr std::array<const char*, 3> variant_labels{"naive", "stable", "online"};
+
+// Markers for weights that have no bar. NaN uses the heatmaps' invalid colour, so a NaN looks
+// the same everywhere in the lab; inf is vermillion and an underflowed 0 grey (Okabe–Ito).
+constexpr plot::Color nan_color = plot::invalid_color();
+constexpr plot::Color inf_color = plot::Color::from_hex(0xD55E00);
+constexpr plot::Color zero_color = plot::Color::from_hex(0x999999);
+constexpr plot::Color logit_color = plot::Color::from_hex(0xE69F00);
+
+// The weights plot keeps the right part of its x range empty for the legend, so it never hides a
+// bar or a NaN marker: the data take this fraction of the width (a legend is ~90 px of ~300).
+constexpr double data_width_fraction = 0.68;
+
+// x range [−0.6, …] for `groups` groups centred on 0 … groups − 1, plus the legend's room.
+double x_max_with_legend_room(std::size_t groups) {
+  return -0.6 + static_cast<double>(groups) / data_width_fraction;
+}
+
+// Annotating each NaN/inf marker with its word reads well for a few and clutters beyond; words
+// closer than a sixth of the shown entries (~35 px at 1280×720) would overlap, so those are left
+// to the legend.
+constexpr std::size_t max_marker_annotations = 9;
+
+std::string short_name(Format format) {
+  const std::string name(format_name(format));
+  return name.rfind("fp8-", 0) == 0 ? name.substr(4) : name;  // "fp8-e4m3" → "e4m3"
+}
+
+std::string fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+plot::Plot weights_plot(const StabilityLab& lab) {
+  const StabilityFormat& format = lab.selected();
+  const std::size_t shown = std::min(lab.scores.size(), max_shown_entries);
+  plot::Plot p;
+  p.title = "Weights in " + short_name(format.format);
+  if (shown < lab.scores.size()) p.title += " (first " + std::to_string(shown) + ")";
+  p.x.label = lab.custom_scores ? "score index i" : "key j";
+  p.x.integer_ticks = true;
+  p.x.min = -0.6;
+  p.x.max = x_max_with_legend_room(shown);
+  // Ticks only under the bars, not in the legend's room: steps of 1, 2, 5, 10, … with ≤ 6 ticks.
+  int step = 1;
+  for (int k = 0; static_cast<double>(shown - 1) / step > 5.0; ++k) step = (k % 3 == 1) ? step * 5 / 2 : step * 2;
+  for (std::size_t i = 0; i < shown; i += static_cast<std::size_t>(step)) p.x.tick_values.push_back(static_cast<double>(i));
+  p.y.label = "weight w_i";
+  // Room above 1 for the markers of weights that have no bar (NaN, inf).
+  constexpr double marker_y = 1.08, label_y = 1.16;
+  p.y.min = 0.0;
+  p.y.max = 1.22;
+  p.y.tick_values = {0.0, 0.25, 0.5, 0.75, 1.0};
+
+  plot::ScatterSeries nan_markers{.label = "NaN", .color = nan_color, .radius = 5.0f,
+                                  .shape = plot::MarkerShape::Diamond};
+  plot::ScatterSeries inf_markers{.label = "inf", .color = inf_color, .radius = 4.5f,
+                                  .shape = plot::MarkerShape::Square};
+  plot::ScatterSeries zero_markers{.label = "→ 0", .color = zero_color, .radius = 3.0f};
+  const double annotation_gap = std::max(1.0, static_cast<double>(shown) / 6.0);
+  std::vector<double> annotated;  // x of each word placed so far
+  for (SoftmaxVariant variant : all_softmax_variants) {
+    const auto v = static_cast<std::size_t>(variant);
+    const StabilityRun& run = format.run(variant);
+    plot::BarSeries bars{.label = variant_labels[v], .width = variant_bar_width};
+    for (std::size_t i = 0; i < shown; ++i) {
+      bars.x.push_back(static_cast<double>(i) + variant_offsets[v]);
+      bars.y.push_back(run.weights[i]);  // NaN and inf draw no bar; the markers stand in
+    }
+    p.bars.push_back(std::move(bars));
+    const auto mark = [&](const std::vector<int>& entries, plot::ScatterSeries& markers, double y, const char* word) {
+      for (int entry : entries) {
+        if (static_cast<std::size_t>(entry) >= shown) break;  // entries are in increasing order
+        const double x = entry + variant_offsets[v];
+        markers.x.push_back(x);
+        markers.y.push_back(y);
+        const bool room = std::none_of(annotated.begin(), annotated.end(),
+                                       [&](double other) { return std::abs(x - other) < annotation_gap; });
+        if (word != nullptr && annotated.size() < max_marker_annotations && room) {
+          p.annotations.push_back({x, label_y, word, markers.color, plot::TextAlign::Center});
+          annotated.push_back(x);
+        }
+      }
+    };
+    mark(run.nan_entries, nan_markers, marker_y, "NaN");
+    mark(run.inf_entries, inf_markers, marker_y, "inf");
+    mark(run.underflow_entries, zero_markers, 0.0, nullptr);
+  }
+  // Empty marker series would still take a legend row.
+  for (plot::ScatterSeries* markers : {&nan_markers, &inf_markers, &zero_markers})
+    if (!markers->x.empty()) p.scatters.push_back(std::move(*markers));
+  p.legend = plot::LegendPos::TopRight;
+  return p;
+}
+
+// Names the format groups of the two overview plots (the x axis has no category labels): below
+// the bars' baseline on the linear plot, in the headroom above every finite value on the log
+// plot, whose bars start at the bottom. Odd groups go one row lower (y_odd), so each name has
+// two groups' width: six names side by side collide in a plot narrower than ~330 px.
+void name_format_groups(plot::Plot& p, double y_even, double y_odd) {
+  for (Format format : all_formats) {
+    const int group = static_cast<int>(format);
+    p.annotations.push_back(
+        {static_cast<double>(group), group % 2 == 0 ? y_even : y_odd, short_name(format), std::nullopt,
+         plot::TextAlign::Center});
+  }
+  p.x.min = -0.6;
+  p.x.max = static_cast<double>(all_formats.size()) - 0.4;
+  p.x.tick_values = {-1.0};  // outside the range: no numeric ticks, the groups are named instead
+  // No legend: six groups of three bars leave it no free corner. The bars keep the weights
+  // plot's colours and order, which the axis label spells out.
+  p.x.label = "naive · stable · online, per format";
+  p.legend = plot::LegendPos::None;
+}
+
+plot::Plot problems_plot(const StabilityLab& lab) {
+  const double n = static_cast<double>(std::max<std::size_t>(lab.scores.size(), 1));
+  plot::Plot p;
+  p.title = "Bad weights of " + std::to_string(lab.scores.size()) + ", per format";
+  p.y.label = "inf + NaN + zeroed";
+  p.y.min = -0.3 * n;
+  p.y.max = 1.1 * n;
+  p.y.integer_ticks = true;
+  p.y.tick_values = {0.0, std::round(n / 2.0), n};
+  for (SoftmaxVariant variant : all_softmax_variants) {
+    const auto v = static_cast<std::size_t>(variant);
+    plot::BarSeries bars{.label = variant_labels[v], .width = variant_bar_width};
+    for (Format format : all_formats) {
+      bars.x.push_back(static_cast<double>(format) + variant_offsets[v]);
+      bars.y.push_back(lab.format(format).run(variant).problem_count());
+    }
+    p.bars.push_back(std::move(bars));
+  }
+  name_format_groups(p, -0.08 * n, -0.22 * n);
+  p.hlines.push_back({n, "", std::nullopt, true});
+  p.hlines.push_back({0.0, "", std::nullopt, false});
+  return p;
+}
+
+plot::Plot sum_error_plot(const StabilityLab& lab) {
+  // |Σ−1| spans 1e-16 (fp64) to ~0.1 (fp8) and 1 (a row of zeros): a log axis. Exact 0 has no
+  // bar there; NaN and inf (any NaN or inf weight) get a marker above every finite value.
+  constexpr double floor = 1e-18, special_y = 1e1, names_even_y = 1e5, names_odd_y = 1e3;
+  plot::Plot p;
+  p.title = "|Σw − 1|  (◆ NaN/inf, no bar: 0)";
+  p.y.label = "|Σw − 1|";
+  p.y.scale = plot::Scale::Log10;
+  p.y.min = floor;
+  p.y.max = 1e7;  // headroom above 1 for the NaN/inf markers and the format names
+  p.y.tick_values = {1e-16, 1e-12, 1e-8, 1e-4, 1.0};
+  plot::ScatterSeries special{.label = "NaN/inf", .color = nan_color, .radius = 5.0f,
+                              .shape = plot::MarkerShape::Diamond};  // named for the CSV (no legend here)
+  for (SoftmaxVariant variant : all_softmax_variants) {
+    const auto v = static_cast<std::size_t>(variant);
+    plot::BarSeries bars{.label = variant_labels[v], .width = variant_bar_width};
+    for (Format format : all_formats) {
+      const double x = static_cast<double>(format) + variant_offsets[v];
+      const double error = lab.format(format).run(variant).report.sum_error;
+      if (std::isfinite(error)) {
+        bars.x.push_back(x);
+        bars.y.push_back(error);  // 0 is not on a log axis: no bar
+      } else {
+        special.x.push_back(x);
+        special.y.push_back(special_y);
+      }
+    }
+    p.bars.push_back(std::move(bars));
+  }
+  if (!special.x.empty()) p.scatters.push_back(std::move(special));
+  name_format_groups(p, names_even_y, names_odd_y);
+  p.hlines.push_back({1.0, "", std::nullopt, true});
+  return p;
+}
+
+plot::Plot exp_curve_plot(const StabilityLab& lab) {
+  plot::Plot p;
+  p.title = "Where exp(x) overflows";
+  p.x.label = "x (logit)";
+  p.x.min = stability_exp_curve_min;
+  p.x.max = stability_exp_curve_max;
+  p.y.label = "exp(x)";
+  p.y.scale = plot::Scale::Log10;
+  p.y.min = 1e-20;
+  p.y.max = 1e46;
+  p.y.tick_values = {1e-15, 1.0, 1e15, 1e30, 1e45};
+  p.lines.push_back({.label = "exp(x)", .x = lab.exp_x, .y = lab.exp_y});
+
+  // Formats whose overflow points nearly coincide (fp32/bf16 at 88.7, fp16/e5m2 at 11.1) share
+  // one line and one label, else their labels would collide.
+  struct Mark {
+    double x;
+    std::string label;
+  };
+  std::vector<Mark> marks;
+  const double merge_distance = 0.01 * (stability_exp_curve_max - stability_exp_curve_min);
+  std::string outside;
+  for (Format format : all_formats) {
+    const double x = lab.format(format).largest_finite_exp_input;
+    const std::string name = short_name(format);
+    if (x > stability_exp_curve_max) {
+      outside += (outside.empty() ? "" : ", ") + name + " " + fixed(x, 1);
+      continue;
+    }
+    const auto near = std::find_if(marks.begin(), marks.end(),
+                                   [&](const Mark& mark) { return std::abs(mark.x - x) < merge_distance; });
+    if (near != marks.end()) {
+      near->label.insert(near->label.find(' '), "/" + name);
+    } else {
+      marks.push_back({x, name + " " + fixed(x, 1)});
+    }
+  }
+  for (const Mark& mark : marks) p.vlines.push_back({mark.x, mark.label, std::nullopt, true});
+
+  // Where the row's largest logit x/T sits on the curve: right of a format's line, naive
+  // softmax overflows in that format.
+  if (std::isfinite(lab.max_logit)) {
+    if (lab.max_logit <= stability_exp_curve_max && lab.max_logit >= stability_exp_curve_min) {
+      p.scatters.push_back({.label = "max x/T",
+                            .x = {lab.max_logit},
+                            .y = {lab.exp_of_max_logit},
+                            .color = logit_color,
+                            .radius = 5.0f,
+                            .shape = plot::MarkerShape::Diamond});
+      // Named beside the marker rather than in a legend, which would take a corner the line
+      // labels need.
+      const double beside = 0.03 * (stability_exp_curve_max - stability_exp_curve_min);
+      p.annotations.push_back({lab.max_logit + beside, lab.exp_of_max_logit, "max x/T", logit_color,
+                               plot::TextAlign::Left});
+    } else {
+      const bool right = lab.max_logit > stability_exp_curve_max;
+      p.annotations.push_back({right ? stability_exp_curve_max : stability_exp_curve_min, 1e-5,
+                               right ? "max x/T " + format_value(lab.max_logit, 4) + " →"
+                                     : "← max x/T " + format_value(lab.max_logit, 4),
+                               logit_color, right ? plot::TextAlign::Right : plot::TextAlign::Left});
+    }
+  }
+  if (!outside.empty())
+    p.annotations.push_back({stability_exp_curve_max, 1e-3, outside + " →", std::nullopt, plot::TextAlign::Right});
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Plot map_plot(const StabilityLab& lab, const StabilityMap& map, bool naive, double vmax,
+                    TexturePool* textures) {
+  plot::Plot p;
+  if (naive) {
+    p.title = "Naive fp16: " + std::to_string(map.nan_cells) + " NaN cells";
+  } else {
+    p.title = "Stable fp16: " + std::to_string(map.nan_cells) + " NaN cells";
+  }
+  plot::Heatmap heatmap;
+  heatmap.rows = lab.map_size;
+  heatmap.cols = lab.map_size;
+  heatmap.values = map.weights;  // a view into the Snapshot, not a copy
+  heatmap.vmin = 0.0;
+  heatmap.vmax = vmax;
+  heatmap.colormap = plot::Colormap::Viridis;
+  heatmap.colorbar_label = "weight";
+  heatmap.x_label = "key j";
+  heatmap.y_label = "query i";
+  const std::string key = naive ? "stability/map-naive-fp16" : "stability/map-stable-fp16";
+  heatmap.texture = textures != nullptr ? textures->texture(key, map.weights, lab.map_size, lab.map_size, 0.0, vmax,
+                                                            plot::Colormap::Viridis)
+                                        : 0;
+  p.heatmap = std::move(heatmap);
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+// "naive 2 NaN, 14 zeroed, |Σ−1| NaN": only the counts that are not 0.
+std::string run_note(const char* label, const StabilityRun& run) {
+  const PrecisionReport& r = run.report;
+  std::string note = label;
+  const auto count = [&](int value, const char* what) {
+    if (value > 0) note += " " + std::to_string(value) + " " + what + ",";
+  };
+  count(r.inf_count, "inf");
+  count(r.nan_count, "NaN");
+  count(r.underflow_count, "zeroed");
+  const std::string sum = std::isnan(r.sum_error) ? "NaN" : std::isinf(r.sum_error) ? "inf" : format_value(r.sum_error, 2);
+  return note + " |Σ−1| " + sum;
+}
+
+}  // namespace
+
+LabView build_stability(const LabInputs& inputs) {
+  const StabilityLab& lab = *inputs.snapshot.stability;
+  const Params& params = inputs.snapshot.params;
+  const StabilityFormat& selected = lab.selected();
+  const std::string selected_name = short_name(selected.format);
+  LabView view;
+  view.explanation =
+      "Naive softmax takes exp(x) as is: above a format's largest finite input (fp16: " +
+      fixed(lab.format(Format::fp16).largest_finite_exp_input, 2) +
+      ") it is inf and inf/inf = NaN, and far below 0 every exp underflows to 0, so the row is 0/0 = NaN. "
+      "Stable softmax subtracts the max m first, so every exponent x − m ≤ 0: each exp lies in (0, 1] and "
+      "cannot overflow, and the max's own term exp(0) = 1 keeps the sum ≥ 1, never 0. Online softmax "
+      "gets the same weights in one pass by rescaling its running sum whenever the max grows.";
+
+  const std::string source =
+      lab.custom_scores ? std::to_string(lab.scores.size()) + " custom scores × " + format_value(params.score_scale, 3)
+                        : "row " + std::to_string(lab.row) + " of QKᵀ" + (params.scaled ? "/√d_k" : "") + " × " +
+                              format_value(params.score_scale, 3) + " (" + std::to_string(lab.scores.size()) +
+                              " keys)";
+  view.notes.push_back("Scores: " + source + ", T = " + format_value(lab.temperature, 3) + ": logits x/T from " +
+                       format_value(lab.min_logit, 4) + " to " + format_value(lab.max_logit, 4) + ".");
+  view.notes.push_back(selected_name + ": exp(x) overflows to " +
+                       (format_info(selected.format).has_infinity ? "inf" : "NaN (no inf in this format)") +
+                       " above x = " + fixed(selected.largest_finite_exp_input, 2) + " and is exactly 0 at or below x = " +
+                       fixed(selected.largest_zero_exp_input, 2) + ".");
+  std::string runs = "In " + selected_name + ": ";
+  for (SoftmaxVariant variant : all_softmax_variants)
+    runs += (variant == SoftmaxVariant::naive ? "" : "  ·  ") +
+            run_note(variant_labels[static_cast<std::size_t>(variant)], selected.run(variant));
+  if (lab.scores.size() > max_shown_entries)
+    runs += " (all " + std::to_string(lab.scores.size()) + " entries; the plot shows the first " +
+            std::to_string(max_shown_entries) + ")";
+  view.notes.push_back(runs + ".");
+  const StabilityMap& naive = lab.naive_fp16;
+  std::string maps = "Maps: the first " + std::to_string(lab.map_size) + " queries and keys" +
+                     (params.seq_len > stability_map_max_size ? " (capped at 128)" : "") +
+                     ", logits score_scale·q·k/T without ÷√d_k, largest " + format_value(lab.map_max_logit, 3) +
+                     ". Naive: " + std::to_string(naive.nan_cells) + " NaN cells in " +
+                     std::to_string(naive.nan_rows) + " rows";
+  if (naive.zero_rows > 0) maps += ", " + std::to_string(naive.zero_rows) + " rows all 0 (the sum overflowed)";
+  maps += "; stable: " + std::to_string(lab.stable_fp16.nan_cells + lab.stable_fp16.inf_cells) + " bad cells.";
+  view.notes.push_back(maps);
+
+  view.columns = 3;
+  view.plots.push_back({"weights", weights_plot(lab)});
+  view.plots.push_back({"problems", problems_plot(lab)});
+  view.plots.push_back({"sum-error", sum_error_plot(lab)});
+  view.plots.push_back({"exp-curve", exp_curve_plot(lab)});
+  // One colour scale for both maps, so equal weights look equal.
+  const double vmax = std::max({naive.max_finite_weight, lab.stable_fp16.max_finite_weight, 1e-6});
+  view.plots.push_back({"map-naive-fp16", map_plot(lab, naive, true, vmax, inputs.textures)});
+  view.plots.push_back({"map-stable-fp16", map_plot(lab, lab.stable_fp16, false, vmax, inputs.textures)});
+  return view;
+}
+
+void controls_stability(Params& edit) {
+  // The combo lists every format by its format_info name.
+  std::array<std::string, all_formats.size()> names;
+  for (std::size_t i = 0; i < all_formats.size(); ++i) names[i] = std::string(format_name(all_formats[i]));
+  int current = static_cast<int>(edit.format);
+  const auto name_of = [](void* data, int index, const char** out) {
+    *out = static_cast<const std::string*>(data)[index].c_str();
+    return true;
+  };
+  if (ImGui::Combo("format", &current, name_of, names.data(), static_cast<int>(names.size())))
+    edit.format = all_formats[static_cast<std::size_t>(current)];
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Number format of the emulated arithmetic: every operation is rounded to it.\n"
+                      "The weights plot shows this format; the overview plots show all six.");
+
+  ImGui::TextDisabled("presets");
+  if (ImGui::Button("overflow fp16")) {
+    // ×32 puts the row's largest logit past fp16's 11.09 unless the max of its 16 standard
+    // normal scores is below 0.35 (probability 0.64¹⁶ < 0.1 %); the maps overflow everywhere.
+    edit.scores.clear();
+    edit.score_scale = 32.0;
+    edit.format = Format::fp16;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The QK row with score scale 32: naive fp16 overflows.");
+  ImGui::SameLine();
+  if (ImGui::Button("QK row")) {
+    edit.scores.clear();
+    edit.score_scale = 1.0;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the dashboard's row at score scale 1.");
+  if (ImGui::Button("[1000, 1001, 1002]")) {
+    // The classic: naive overflows even in fp64 (exp(1000) > 1.8e308), stable gives softmax([1, 2, 3]).
+    edit.scores = {1000.0, 1001.0, 1002.0};
+    edit.score_scale = 1.0;
+    edit.temperature = 1.0;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Naive: inf/inf = NaN in every format. Stable: 0.090, 0.245, 0.665.");
+  if (ImGui::Button("[-1000, -1001, -1002]")) {
+    edit.scores = {-1000.0, -1001.0, -1002.0};
+    edit.score_scale = 1.0;
+    edit.temperature = 1.0;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Naive: every exp underflows to 0 and 0/0 = NaN. Stable: as [1, 2, 3].");
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,206 @@
+// The temperature lab: the row's softmax at eight temperatures, entropy versus T with its limits,
+// and the continuity demo (nudge a score: softmax moves smoothly, argmax flips). Plots from
+// Snapshot::temperature only.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "panels/labs.hpp"
+#include "smlab/labs/temperature.hpp"
+
+namespace smlab::app {
+namespace {
+
+// Okabe–Ito colours (colour-blind safe on the dark and the light themes).
+constexpr plot::Color panel_color = plot::Color::from_hex(0x56B4E9);    // sky blue
+constexpr plot::Color current_color = plot::Color::from_hex(0xE69F00);  // orange: the current T
+constexpr plot::Color top_color = plot::Color::from_hex(0x56B4E9);      // the top score's curves
+constexpr plot::Color second_color = plot::Color::from_hex(0xD55E00);   // the runner-up's curves
+
+plot::Plot multiple_plot(const TemperatureLab& lab, const TemperatureMultiple& multiple) {
+  plot::Plot p;
+  p.title = (multiple.is_current ? "▶ now T = " : "T = ") + format_value(multiple.temperature, 3) +
+            "   H = " + format_value(multiple.entropy_nats, 2);
+  p.x.label = "key j";
+  p.x.integer_ticks = true;
+  p.x.min = static_cast<double>(lab.shown.begin) - 0.6;
+  p.x.max = static_cast<double>(lab.shown.end) - 0.4;
+  p.y.label = "weight";
+  p.y.min = 0.0;
+  p.y.max = 1.0;  // the same for every panel, so heights compare across T
+  plot::BarSeries bars;
+  bars.label = "T = " + format_value(multiple.temperature, 3);
+  for (std::size_t i = lab.shown.begin; i < lab.shown.end; ++i) {
+    bars.x.push_back(static_cast<double>(i));
+    bars.y.push_back(multiple.probabilities[i]);
+  }
+  bars.color = multiple.is_current ? current_color : panel_color;
+  p.bars.push_back(std::move(bars));
+  if (lab.has_second && lab.nudge != 0.0)
+    p.vlines.push_back({static_cast<double>(lab.second_index), "", second_color.with_alpha(0.6f), true});
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Plot entropy_plot(const TemperatureLab& lab) {
+  plot::Plot p;
+  p.title = "Entropy vs T: argmax ← → uniform";
+  p.x.label = "temperature T";
+  p.x.scale = plot::Scale::Log10;
+  p.x.min = ParamLimits::temperature_min;
+  p.x.max = ParamLimits::temperature_max;
+  p.y.label = "entropy H (nats)";
+  p.y.min = 0.0;
+  p.y.max = std::max(lab.uniform_limit_entropy_nats, 0.1) * 1.15;
+  p.lines.push_back({.label = "H(T)", .x = lab.curve_temperatures, .y = lab.curve_entropy_nats});
+  plot::ScatterSeries panels;
+  panels.label = "panels";
+  panels.color = panel_color;
+  for (const TemperatureMultiple& multiple : lab.multiples) {
+    panels.x.push_back(multiple.temperature);
+    panels.y.push_back(multiple.entropy_nats);
+  }
+  p.scatters.push_back(std::move(panels));
+  p.scatters.push_back({.label = "now",
+                        .x = {lab.temperature},
+                        .y = {lab.current_entropy_nats},
+                        .color = current_color,
+                        .radius = 5.5f,
+                        .shape = plot::MarkerShape::Diamond});
+  const std::string argmax_label = lab.tied_at_max > 1
+                                       ? "argmax limit ln " + std::to_string(lab.tied_at_max) + " (ties)"
+                                       : "argmax limit H = 0";
+  p.hlines.push_back({lab.argmax_limit_entropy_nats, argmax_label, std::nullopt, true});
+  p.hlines.push_back({lab.uniform_limit_entropy_nats, "uniform ln n", std::nullopt, true});
+  p.vlines.push_back({lab.temperature, "T = " + format_value(lab.temperature, 3), current_color, true});
+  // H(T) rises from the argmax limit on the left to uniform on the right: the top left stays empty.
+  p.legend = plot::LegendPos::TopLeft;
+  return p;
+}
+
+plot::Plot nudge_plot(const TemperatureLab& lab) {
+  plot::Plot p;
+  p.x.label = "nudge δ added to the runner-up's score";
+  p.x.min = ParamLimits::nudge_min;
+  p.x.max = ParamLimits::nudge_max;
+  p.y.label = "weight";
+  p.y.min = -0.03;
+  p.y.max = 1.12;
+  if (!lab.has_second) {
+    p.title = "Nudge: needs two unmasked scores";
+    p.annotations.push_back(
+        {0.0, 0.5, "only one finite score: nothing to nudge", std::nullopt, plot::TextAlign::Center});
+    return p;
+  }
+  const std::string top = std::to_string(lab.top_index), second = std::to_string(lab.second_index);
+  p.title = "Nudge key " + second + " past key " + top + " at T = " + format_value(lab.temperature, 3);
+  p.lines.push_back({.label = "s" + top, .x = lab.nudge_grid, .y = lab.softmax_top, .color = top_color});
+  p.lines.push_back({.label = "s" + second, .x = lab.nudge_grid, .y = lab.softmax_second, .color = second_color});
+  p.lines.push_back(
+      {.label = "argmax " + top, .x = lab.nudge_grid, .y = lab.hardmax_top, .color = top_color, .dashed = true});
+  p.lines.push_back({.label = "argmax " + second,
+                     .x = lab.nudge_grid,
+                     .y = lab.hardmax_second,
+                     .color = second_color,
+                     .dashed = true});
+  p.scatters.push_back({.label = "now",
+                        .x = {lab.nudge, lab.nudge},
+                        .y = {lab.current_softmax_top, lab.current_softmax_second},
+                        .color = current_color,
+                        .radius = 5.0f,
+                        .shape = plot::MarkerShape::Diamond});
+  p.vlines.push_back({lab.nudge, "", current_color, true});
+
+  // Direct labels instead of a legend (which would cover a curve wherever it sat): the argmax
+  // labels just under their plateau at y = 1, the softmax labels beside their curves' far ends,
+  // above the curve unless it is near the top.
+  const double left = ParamLimits::nudge_min + 0.08, right = ParamLimits::nudge_max - 0.08;
+  p.annotations.push_back({left, 0.9, "argmax → key " + top, top_color, plot::TextAlign::Left});
+  if (lab.gap < ParamLimits::nudge_max)
+    p.annotations.push_back({right, 0.9, "argmax → key " + second, second_color, plot::TextAlign::Right});
+  // Near the top (low T, where softmax hugs the step) the label goes well below the argmax label.
+  auto beside = [](double value) { return value > 0.6 ? std::min(value, 0.9) - 0.2 : value + 0.09; };
+  p.annotations.push_back(
+      {left, beside(lab.softmax_top.front()), "softmax s" + top, top_color, plot::TextAlign::Left});
+  p.annotations.push_back(
+      {right, beside(lab.softmax_second.back()), "softmax s" + second, second_color, plot::TextAlign::Right});
+  if (lab.gap <= ParamLimits::nudge_max) {
+    const bool label_left = lab.gap > 1.0;
+    p.annotations.push_back({label_left ? lab.gap - 0.08 : lab.gap + 0.08, 0.5,
+                             label_left ? "tie: argmax flips →" : "← tie: argmax flips", std::nullopt,
+                             label_left ? plot::TextAlign::Right : plot::TextAlign::Left});
+  } else {
+    p.annotations.push_back({0.0, 0.5, "tie at δ = " + format_value(lab.gap, 3) + ", beyond the range", std::nullopt,
+                             plot::TextAlign::Center});
+  }
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+}  // namespace
+
+LabView build_temperature(const LabInputs& inputs) {
+  LabView view;
+  view.explanation =
+      "Temperature divides every score before softmax: small T sharpens the weights towards argmax (entropy "
+      "→ 0), large T flattens them towards uniform (entropy → ln n); the orange panel is the current T. "
+      "Nudging the runner-up's score (applied to every plot here) flips argmax abruptly at the tie, while "
+      "softmax slides smoothly through it — the smoother the larger T is.";
+  view.columns = 4;
+  if (!inputs.snapshot.temperature) return view;
+  const TemperatureLab& lab = *inputs.snapshot.temperature;
+
+  for (std::size_t k = 0; k < lab.multiples.size(); ++k)
+    view.plots.push_back({"panel-" + std::to_string(k + 1), multiple_plot(lab, lab.multiples[k]), 1});
+  view.plots.push_back({"entropy", entropy_plot(lab), 2});
+  view.plots.push_back({"nudge", nudge_plot(lab), 2});
+
+  const std::size_t n = lab.scores.size();
+  view.notes.push_back("At T = " + format_value(lab.temperature, 3) + ": H = " +
+                       format_value(lab.current_entropy_nats, 4) + " nats, between the argmax limit " +
+                       format_value(lab.argmax_limit_entropy_nats, 3) + " and uniform ln " + std::to_string(n) +
+                       " = " + format_value(lab.uniform_limit_entropy_nats, 4) + ".");
+  if (lab.has_second) {
+    const std::string top = std::to_string(lab.top_index), second = std::to_string(lab.second_index);
+    std::string note = "Nudge δ = " + format_value(lab.nudge, 3) + " on key " + second + " (gap to key " + top +
+                       " is " + format_value(lab.gap, 3) + "): softmax gives " +
+                       format_value(lab.current_softmax_top, 3) + " / " +
+                       format_value(lab.current_softmax_second, 3) + "; argmax gives " +
+                       format_value(lab.current_hardmax_top, 2) + " / " +
+                       format_value(lab.current_hardmax_second, 2) + ".";
+    if (lab.gap > ParamLimits::nudge_max) note += " The tie is beyond the nudge range.";
+    view.notes.push_back(note);
+  }
+  if (lab.shown.size() < n)
+    view.notes.push_back("Panels show keys " + std::to_string(lab.shown.begin) + "–" +
+                         std::to_string(lab.shown.end - 1) + " of " + std::to_string(n) +
+                         " (around the top score); entropies use all of them.");
+  return view;
+}
+
+void controls_temperature(Params& edit) {
+  double nudge = edit.nudge;
+  const double nudge_min = ParamLimits::nudge_min, nudge_max = ParamLimits::nudge_max;
+  if (ImGui::SliderScalar("nudge δ", ImGuiDataType_Double, &nudge, &nudge_min, &nudge_max, "δ = %+.2f",
+                          ImGuiSliderFlags_AlwaysClamp))
+    edit.nudge = nudge;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Added to the second-largest score. Drag it through the gap and watch argmax flip\n"
+                      "while softmax moves smoothly. You can also drag on the nudge plot.");
+  if (ImGui::Button("nudge 0")) edit.nudge = 0.0;
+  ImGui::SameLine();
+  ImGui::TextDisabled("click the entropy plot to set T");
+}
+
+void interact_temperature(std::string_view plot_name, const plot::Interaction& interaction, Params& edit) {
+  if (!interaction.hovered || !std::isfinite(interaction.x)) return;
+  // The nudge plot scrubs: while the button is down δ follows the mouse (fixed axes, so no feedback).
+  if (plot_name == "nudge" && ImGui::IsMouseDown(0))
+    edit.nudge = std::clamp(std::round(interaction.x * 100.0) / 100.0, ParamLimits::nudge_min, ParamLimits::nudge_max);
+  if (plot_name == "entropy" && interaction.clicked)
+    edit.temperature = std::clamp(interaction.x, ParamLimits::temperature_min, ParamLimits::temperature_max);
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,19 @@
+// TexturePool: upload-on-change heatmap textures.
+#include "state/texture_pool.hpp"
+
+namespace smlab::app {
+
+std::uintptr_t TexturePool::texture(const std::string& key, std::span<const float> values, int rows, int cols,
+                                    double vmin, double vmax, plot::Colormap colormap) {
+  Entry& entry = entries_[key];
+  if (entry.generation != generation_ || entry.vmin != vmin || entry.vmax != vmax || entry.colormap != colormap) {
+    entry.texture.update(values, rows, cols, vmin, vmax, colormap);
+    entry.generation = generation_;
+    entry.vmin = vmin;
+    entry.vmax = vmax;
+    entry.colormap = colormap;
+  }
+  return entry.texture.id();
+}
+
+}  // namespace smlab::app

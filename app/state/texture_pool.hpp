@@ -1,0 +1,36 @@
+// Heatmap textures for the panels, keyed by name and re-uploaded only when a new
+// Snapshot arrives: panels ask for a texture every frame, the GPU sees one upload.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+
+#include "plot/color.hpp"
+#include "plot/heatmap_texture.hpp"
+
+namespace smlab::app {
+
+class TexturePool {
+ public:
+  // The texture for `key`, (re)uploaded from `values` if this key was not uploaded
+  // since the last new_snapshot(). Needs the GL context current (inside a frame).
+  std::uintptr_t texture(const std::string& key, std::span<const float> values, int rows, int cols, double vmin,
+                         double vmax, plot::Colormap colormap);
+
+  // Marks every texture stale: the next texture() call for a key uploads again.
+  void new_snapshot() { ++generation_; }
+
+ private:
+  struct Entry {
+    plot::HeatmapTexture texture;
+    std::uint64_t generation = 0;
+    double vmin = 0.0, vmax = 0.0;
+    plot::Colormap colormap = plot::Colormap::Viridis;
+  };
+  std::map<std::string, Entry> entries_;
+  std::uint64_t generation_ = 1;
+};
+
+}  // namespace smlab::app

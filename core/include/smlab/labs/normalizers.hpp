@@ -1,0 +1,89 @@
+// The numbers behind the normalizers lab: one score vector sent through softmax and its relatives
+// side by side, with what is wrong with each output; and the row every row-based lab starts from.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "smlab/normalizers.hpp"
+#include "smlab/params.hpp"
+
+namespace smlab {
+
+// ─── The selected row, shared by the row-based labs (normalizers, temperature, gradients) ─────
+
+// The score vector the dashboard shows for `params` (Snapshot::scores), length n:
+//   custom:  score_scale · Params::scores                          (n = scores.size())
+//   row:     score_scale · q_row·k_j (÷ √d_k when scaled)            (n = L)
+// Made with the same calls in the same order as evaluate(), so it equals Snapshot::scores bit for
+// bit. It redraws Q and K: cost O(L·d_k) normal draws (≈ 0.3 s at L = d_k = 4096, a few µs at the
+// defaults); only rows 0..row of Q are drawn. Requires validate(params) to pass.
+void selected_row_scores(std::vector<double>& scores, const Params& params);
+
+// The same, plus the row before × score_scale from the same draw: what the user edits
+// (Params::scores when custom, otherwise q_row·k_j ÷ √d_k).
+void selected_row_scores(std::vector<double>& scores, std::vector<double>& editable_scores, const Params& params);
+
+// Plots of a row show at most this many entries (bars beyond it become slivers at ~300 px, and
+// cost draw calls): a window of consecutive indices, see display_window.
+inline constexpr std::size_t lab_max_shown_entries = 64;
+
+// The half-open index range [begin, end) a plot of `scores` shows: every entry when
+// n ≤ max_count, otherwise the max_count consecutive entries centred on the largest score (the
+// first on ties; a window that would leave the row is shifted back inside it), so the entries that
+// carry the weight are on screen. Shapes: n ≥ 1 scores, max_count ≥ 1.
+struct IndexWindow {
+  std::size_t begin = 0, end = 0;
+  std::size_t size() const { return end - begin; }
+};
+IndexWindow display_window(std::span<const double> scores, std::size_t max_count = lab_max_shown_entries);
+
+// ─── The lab ──────────────────────────────────────────────────────────────────────────────────
+
+// One normaliser's output on the lab's scores. `result` has every check the lab marks: defined,
+// Σ and sums_to_one, has_negative, exact_zeros, and the issue with its one-sentence reason.
+struct NormalizerColumn {
+  Normalizer kind = Normalizer::softmax;
+  NormalizerResult result;
+  // Largest weight / smallest weight: how strongly the normaliser separates the scores. +inf when
+  // the smallest weight is an exact 0 (sparsemax, hardmax, ReLU, or an underflow); NaN when it is
+  // not a ratio of two shares (undefined, or a negative weight).
+  double max_to_min_ratio = 0.0;
+};
+
+// The issue's small-gap example: scores 2.0, 2.1, 2.2 (× score_scale), at the lab's T.
+// exp turns a difference into a ratio: softmax weights are in the ratio e^{Δ/T} whatever the
+// scores' size, so the 0.2 gap becomes e^{0.2·c/T} (1.22 at c = T = 1, 7.4 at T = 0.1), while
+// x/Σx keeps the ratio of the scores themselves, 2.2/2.0 = 1.1, at every T.
+inline constexpr std::array<double, 3> small_gap_scores{2.0, 2.1, 2.2};
+
+struct SmallGapExample {
+  std::array<double, 3> scores{};  // c · small_gap_scores, c = score_scale
+  std::array<double, 3> softmax_weights{}, linear_weights{};
+  double softmax_ratio = 0.0;  // largest/smallest softmax weight = e^{0.2·c/T} (computed from the weights)
+  double linear_ratio = 0.0;   // largest/smallest linear weight = 1.1
+};
+
+// The normalisers the lab shows, in display order (the issue's list: no naive/online softmax,
+// which are the stability lab's).
+inline constexpr std::array<Normalizer, 7> lab_normalizers{Normalizer::softmax, Normalizer::linear,
+                                                           Normalizer::sparsemax, Normalizer::entmax,
+                                                           Normalizer::hardmax, Normalizer::sigmoid,
+                                                           Normalizer::relu};
+
+struct NormalizersLab {
+  bool custom_scores = false;          // Params::scores was set (otherwise the QKᵀ row)
+  std::vector<double> editable_scores; // before × score_scale: what dragging a bar edits (length n)
+  std::vector<double> scores;          // score_scale · editable: what every normaliser receives (n)
+  double score_scale = 1.0, temperature = 1.0, alpha = 1.5;
+  IndexWindow shown;                   // what the plots show: display_window(scores)
+  // One column per entry of lab_normalizers, same order. Each covers all n scores.
+  std::vector<NormalizerColumn> columns;
+  SmallGapExample small_gap;
+};
+
+// Pure and deterministic: the same Params give the same NormalizersLab. Requires validate(params).
+// Cost O(L·d_k) for the row (see selected_row_scores) plus O(n log n) for the normalisers.
+void evaluate_normalizers_lab(NormalizersLab& out, const Params& params);
+
+}  // namespace smlab

@@ -1,0 +1,104 @@
+// The numbers behind the stability lab (see views.hpp): naive, stable and online softmax of one
+// score row in every emulated format, the exp curve with each format's limits, and a naive
+// versus stable fp16 attention map that shows where 0/0 and inf/inf become NaN.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "smlab/params.hpp"
+#include "smlab/precision.hpp"
+
+namespace smlab {
+
+inline constexpr std::array<SoftmaxVariant, 3> all_softmax_variants{SoftmaxVariant::naive, SoftmaxVariant::stable,
+                                                                    SoftmaxVariant::online};
+
+// The heatmaps use the first min(L, 128) queries and keys: 128² cells already show the pattern,
+// and every cell costs an emulated softmax entry per variant plus a d_k-long dot product
+// (128²·4096 multiply-adds at d_k = 4096, the worst case: a few ms in the dashboard's kernel).
+inline constexpr int stability_map_max_size = 128;
+
+// The exp curve: exp(x) at evenly spaced x over [−40, 100]: every narrow format's overflow point
+// (E4M3 6.1, fp16/E5M2 11.1, fp32/bf16 88.7) with room for their labels in a ~380 px plot;
+// fp64's 709.8 lies outside and is reported as a number instead. Underflow edges are notes.
+inline constexpr double stability_exp_curve_min = -40.0, stability_exp_curve_max = 100.0;
+inline constexpr int stability_exp_curve_points = 281;
+
+// One variant of softmax of the row in one format.
+struct StabilityRun {
+  std::vector<double> weights;  // n weights, as softmax_in_format left them (inf and NaN included)
+  PrecisionReport report;       // softmax_in_format's own report of the same call
+  // The entries behind report's counts, classified exactly as it counts them: NaN, ±inf, and
+  // exactly 0 although the exact weight is positive (finite score, finite row max).
+  std::vector<int> nan_entries, inf_entries, underflow_entries;
+  int problem_count() const { return report.nan_count + report.inf_count + report.underflow_count; }
+};
+
+// Everything about one format.
+struct StabilityFormat {
+  Format format = Format::fp64;
+  double max_finite = 0.0;                 // format_info(format).max_finite
+  double largest_finite_exp_input = 0.0;   // exp(x) overflows (inf, or NaN in E4M3) for every x above
+  double largest_zero_exp_input = 0.0;     // exp(x) rounds to 0 for every x at or below this
+  std::array<StabilityRun, 3> runs;        // indexed by SoftmaxVariant: naive, stable, online
+  const StabilityRun& run(SoftmaxVariant variant) const { return runs[static_cast<std::size_t>(variant)]; }
+};
+
+// An L'×L' attention map computed in fp16 by one variant, L' = min(L, stability_map_max_size).
+struct StabilityMap {
+  std::vector<float> weights;  // row-major L'², NaN and inf kept (every fp16 value is a float)
+  int nan_cells = 0, inf_cells = 0, underflow_cells = 0;  // summed PrecisionReport counts
+  int nan_rows = 0;            // rows with at least one NaN (a single exp overflowed: inf/inf)
+  int zero_rows = 0;           // rows of exact zeros: no exp overflowed but their sum did (e/inf = 0)
+  double max_sum_error = 0.0;  // largest |Σ−1| among the rows without NaN or inf
+  double max_finite_weight = 0.0;
+};
+
+struct StabilityLab {
+  // The row: Params::scores × score_scale when given, else the dashboard's row (score_scale ·
+  // q_row·k_j, ÷√d_k when scaled), bit for bit what evaluate() puts in Snapshot::scores.
+  // Every variant receives these scores and T; logits are scores / T.
+  bool custom_scores = false;
+  int row = 0;
+  double temperature = 1.0;
+  std::vector<double> scores;
+  double min_logit = 0.0, max_logit = 0.0;  // over the finite scores, divided by T
+
+  Format selected_format = Format::fp16;     // Params::format: the one whose weights are drawn
+  std::array<StabilityFormat, 6> formats;    // in all_formats order (= Format's order)
+  const StabilityFormat& format(Format f) const { return formats[static_cast<std::size_t>(f)]; }
+  const StabilityFormat& selected() const { return format(selected_format); }
+
+  std::vector<double> exp_x, exp_y;  // exp(x) in double over the range above
+  double exp_of_max_logit = 0.0;     // exp(max_logit) in double: where the row sits on that curve
+
+  // The attention heatmaps: the first L' queries against the first L' keys, with the logits of
+  // the raw dot product, score_scale · q_i·k_j / T — without ÷√d_k, whatever Params::scaled says,
+  // because unscaled logits are the ones that overflow fp16 in practice: at d_k = 64 their
+  // standard deviation is 8 and most rows hold one above fp16's 11.09. The same logits go
+  // through the naive and the stable kernel in fp16.
+  int map_size = 0;
+  double map_max_logit = 0.0;  // the largest logit of the map (in double)
+  StabilityMap naive_fp16, stable_fp16;
+};
+
+// Pure and deterministic: the same Params give the same StabilityLab. This form reproduces the
+// dashboard's row itself (drawing query `row` and all L keys), then calls the one below. Cost:
+// ~0.2 ms at default Params; at L = d_k = 4096 about 0.6–1.1 s, nearly all of it drawing the
+// 4096² keys of the row (evaluate() spends ~15 s there on its own L×L maps).
+void evaluate_stability_lab(StabilityLab& out, const Params& params);
+
+// The same with the row handed in: `row_scores` must be what evaluate() puts in
+// Snapshot::scores for these Params (custom × score_scale, or the scaled row of QKᵀ). Saves the
+// redraw of the keys: ~80 ms at L = d_k = 4096, the 128² map's dot products being the rest.
+void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<const double> row_scores);
+
+// The largest x for which round_to(format, exp(x)) is exactly 0: below it a weight vanishes
+// (e.g. ≈ −17.3 for fp16, −103.97 for fp32, −745.13 for fp64). Bisection over the doubles
+// with exp and round_to, like largest_finite_exp_input.
+double largest_zero_exp_input(Format format);
+
+}  // namespace smlab

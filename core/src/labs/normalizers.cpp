@@ -1,0 +1,86 @@
+// The normalizers lab's computations, and the selected row that the row-based labs share.
+#include "smlab/labs/normalizers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "smlab/attention.hpp"
+#include "smlab/softmax.hpp"
+
+namespace smlab {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// max w / min w over a result that is a set of shares (defined, no negative weight).
+double max_to_min_ratio(const NormalizerResult& result) {
+  if (!result.defined || result.has_negative || result.weights.empty()) return kNaN;
+  const auto [smallest, largest] = std::minmax_element(result.weights.begin(), result.weights.end());
+  return *largest / *smallest;  // smallest = 0 < largest gives +inf: one entry gets none of the weight
+}
+
+}  // namespace
+
+IndexWindow display_window(std::span<const double> scores, std::size_t max_count) {
+  const std::size_t n = scores.size();
+  if (n <= max_count) return {0, n};
+  const std::size_t top = std::min(argmax(scores), n - 1);  // argmax is n for a row without a max
+  const std::size_t begin = std::min(top - std::min(top, max_count / 2), n - max_count);
+  return {begin, begin + max_count};
+}
+
+void selected_row_scores(std::vector<double>& scores, std::vector<double>& editable_scores, const Params& params) {
+  // Mirrors evaluate()'s fill_row step for step (same multiplications in the same order), so the
+  // labs and the dashboard show the same numbers bit for bit.
+  if (!params.scores.empty()) {
+    editable_scores = params.scores;
+    scores = params.scores;
+    for (double& s : scores) s *= params.score_scale;  // −inf stays −inf (scale > 0)
+    return;
+  }
+  const double inverse_sqrt_dim = params.scaled ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
+  // Entry (r, c) of a draw depends only on (seed, stream, r, c), so drawing rows 0..row of Q gives
+  // the same query row as the dashboard's full L×d_k draw.
+  Matrix queries, keys;
+  draw_gaussian(queries, params.seed, Stream::queries, params.row + 1, params.key_dim);
+  draw_gaussian(keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
+  editable_scores.resize(static_cast<std::size_t>(params.seq_len));
+  dot_product_row(editable_scores, queries, keys, params.row);
+  scores = editable_scores;
+  for (double& s : scores) s *= params.score_scale * inverse_sqrt_dim;
+  for (double& s : editable_scores) s *= inverse_sqrt_dim;
+}
+
+void selected_row_scores(std::vector<double>& scores, const Params& params) {
+  std::vector<double> editable_scores;
+  selected_row_scores(scores, editable_scores, params);
+}
+
+void evaluate_normalizers_lab(NormalizersLab& out, const Params& params) {
+  out.custom_scores = !params.scores.empty();
+  out.score_scale = params.score_scale;
+  out.temperature = params.temperature;
+  out.alpha = params.alpha;
+  selected_row_scores(out.scores, out.editable_scores, params);
+  out.shown = display_window(out.scores);
+
+  out.columns.resize(lab_normalizers.size());
+  for (std::size_t k = 0; k < lab_normalizers.size(); ++k) {
+    NormalizerColumn& column = out.columns[k];
+    column.kind = lab_normalizers[k];
+    normalize(column.result, column.kind, out.scores, params.temperature, params.alpha);
+    column.max_to_min_ratio = max_to_min_ratio(column.result);
+  }
+
+  // The small-gap example at the lab's score scale and temperature (what pressing its preset shows).
+  SmallGapExample& gap = out.small_gap;
+  for (std::size_t i = 0; i < gap.scores.size(); ++i) gap.scores[i] = small_gap_scores[i] * params.score_scale;
+  softmax(gap.softmax_weights, gap.scores, params.temperature);
+  linear_normalize(gap.linear_weights, gap.scores);
+  // Scores ascend, so the largest weight is the last and the smallest the first for both.
+  gap.softmax_ratio = gap.softmax_weights[2] / gap.softmax_weights[0];
+  gap.linear_ratio = gap.linear_weights[2] / gap.linear_weights[0];
+}
+
+}  // namespace smlab

@@ -1,0 +1,164 @@
+// The stability lab's computations: the row in every format and variant, the exp curve, and
+// the naive/stable fp16 attention maps (see stability.hpp).
+#include "smlab/labs/stability.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "smlab/attention.hpp"
+
+namespace smlab {
+namespace {
+
+// The dashboard's row as evaluate()'s fill_row makes it, so both show the same numbers:
+// score_scale · q_row·k_j, ÷√d_k when scaled. `keys` holds the L keys.
+void dashboard_row(std::vector<double>& out, const Params& params, const Matrix& queries, const Matrix& keys) {
+  const double inverse_sqrt_dim = params.scaled ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
+  out.resize(static_cast<std::size_t>(params.seq_len));
+  dot_product_row(out, queries, keys, params.row);
+  for (double& s : out) s *= params.score_scale * inverse_sqrt_dim;
+}
+
+StabilityRun run_in_format(std::span<const double> scores, Format format, SoftmaxVariant variant,
+                           double temperature) {
+  StabilityRun run;
+  run.weights.resize(scores.size());
+  run.report = softmax_in_format(run.weights, scores, format, variant, temperature);
+  // Classify the entries the way softmax_in_format counts them, so the markers in the plot and
+  // the counts in the report can never disagree.
+  const double max_score = *std::max_element(scores.begin(), scores.end());
+  const bool finite_max = std::isfinite(max_score);
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    const double w = run.weights[i];
+    const int index = static_cast<int>(i);
+    if (std::isnan(w)) run.nan_entries.push_back(index);
+    if (std::isinf(w)) run.inf_entries.push_back(index);
+    if (w == 0.0 && finite_max && std::isfinite(scores[i])) run.underflow_entries.push_back(index);
+  }
+  return run;
+}
+
+// The two fp16 maps. Row i's logits are score_scale · q_i·k_j / T over the first `size` keys,
+// with q·k from the dashboard's own map kernel (dot_product_scores, float sums): the scores of
+// its unscaled map. The emulated kernels round them to fp16 first, as a kernel reading fp16
+// scores would.
+void fill_maps(StabilityLab& out, const Params& params, const Matrix& queries, const Matrix& keys) {
+  const int size = keys.rows;
+  out.map_size = size;
+  const auto cells = static_cast<std::size_t>(size) * static_cast<std::size_t>(size);
+  out.naive_fp16 = {};
+  out.stable_fp16 = {};
+  out.naive_fp16.weights.resize(cells);
+  out.stable_fp16.weights.resize(cells);
+  out.map_max_logit = -std::numeric_limits<double>::infinity();
+  Matrix raw;
+  dot_product_scores(raw, queries, keys);
+  std::vector<double> row_scores(static_cast<std::size_t>(size)), weights(static_cast<std::size_t>(size));
+  for (int i = 0; i < size; ++i) {
+    for (int j = 0; j < size; ++j) {
+      const double s = params.score_scale * static_cast<double>(raw(i, j));
+      row_scores[static_cast<std::size_t>(j)] = s;
+      out.map_max_logit = std::max(out.map_max_logit, s / params.temperature);
+    }
+    for (auto [variant, map] : {std::pair{SoftmaxVariant::naive, &out.naive_fp16},
+                                std::pair{SoftmaxVariant::stable, &out.stable_fp16}}) {
+      const PrecisionReport report =
+          softmax_in_format(weights, row_scores, Format::fp16, variant, params.temperature);
+      map->nan_cells += report.nan_count;
+      map->inf_cells += report.inf_count;
+      map->underflow_cells += report.underflow_count;
+      if (report.nan_count > 0) ++map->nan_rows;
+      if (std::all_of(weights.begin(), weights.end(), [](double w) { return w == 0.0; })) ++map->zero_rows;
+      if (report.finite()) map->max_sum_error = std::max(map->max_sum_error, report.sum_error);
+      float* destination = map->weights.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(size);
+      for (int j = 0; j < size; ++j) {
+        const double w = weights[static_cast<std::size_t>(j)];
+        destination[j] = static_cast<float>(w);  // exact: fp16 ⊂ float
+        if (std::isfinite(w)) map->max_finite_weight = std::max(map->max_finite_weight, w);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+double largest_zero_exp_input(Format format) {
+  // Bisect on the magnitude's bits (non-negative doubles are ordered like their bit patterns):
+  // exp(−0) = 1 is non-zero in every format, and exp(−746) is already 0 in binary64. The
+  // predicate "round_to(exp(−a)) == 0" is monotone in a because exp and rounding are.
+  const auto zero_at = [format](double magnitude) { return round_to(format, std::exp(-magnitude)) == 0.0; };
+  std::uint64_t nonzero_bits = std::bit_cast<std::uint64_t>(0.0);
+  std::uint64_t zero_bits = std::bit_cast<std::uint64_t>(746.0);
+  while (zero_bits - nonzero_bits > 1) {
+    const std::uint64_t middle = nonzero_bits + (zero_bits - nonzero_bits) / 2;
+    (zero_at(std::bit_cast<double>(middle)) ? zero_bits : nonzero_bits) = middle;
+  }
+  return -std::bit_cast<double>(zero_bits);
+}
+
+void evaluate_stability_lab(StabilityLab& out, const Params& params) {
+  // The dashboard's row needs query `row` and all L keys. An entry of Q or K depends only on
+  // (seed, stream, row, column), so drawing fewer rows gives the same leading rows.
+  std::vector<double> row_scores;
+  if (!params.scores.empty()) {
+    row_scores = params.scores;
+    for (double& s : row_scores) s *= params.score_scale;  // −inf stays −inf (scale > 0)
+  } else {
+    Matrix queries, keys;
+    draw_gaussian(queries, params.seed, Stream::queries, params.row + 1, params.key_dim);
+    draw_gaussian(keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
+    dashboard_row(row_scores, params, queries, keys);
+  }
+  evaluate_stability_lab(out, params, row_scores);
+}
+
+void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<const double> row_scores) {
+  out.custom_scores = !params.scores.empty();
+  out.row = params.row;
+  out.temperature = params.temperature;
+  out.selected_format = params.format;
+  out.scores.assign(row_scores.begin(), row_scores.end());
+
+  out.min_logit = std::numeric_limits<double>::infinity();
+  out.max_logit = -std::numeric_limits<double>::infinity();
+  for (double s : out.scores) {
+    if (!std::isfinite(s)) continue;
+    out.min_logit = std::min(out.min_logit, s / params.temperature);
+    out.max_logit = std::max(out.max_logit, s / params.temperature);
+  }
+
+  for (Format format : all_formats) {
+    StabilityFormat& entry = out.formats[static_cast<std::size_t>(format)];
+    entry.format = format;
+    entry.max_finite = format_info(format).max_finite;
+    entry.largest_finite_exp_input = largest_finite_exp_input(format);
+    entry.largest_zero_exp_input = largest_zero_exp_input(format);
+    for (SoftmaxVariant variant : all_softmax_variants)
+      entry.runs[static_cast<std::size_t>(variant)] = run_in_format(out.scores, format, variant, params.temperature);
+  }
+
+  out.exp_x.resize(stability_exp_curve_points);
+  out.exp_y.resize(stability_exp_curve_points);
+  for (int k = 0; k < stability_exp_curve_points; ++k) {
+    const double x = stability_exp_curve_min + (stability_exp_curve_max - stability_exp_curve_min) * k /
+                                                   (stability_exp_curve_points - 1);
+    out.exp_x[static_cast<std::size_t>(k)] = x;
+    out.exp_y[static_cast<std::size_t>(k)] = std::exp(x);
+  }
+  out.exp_of_max_logit = std::exp(out.max_logit);
+
+  // The maps: the first L' queries against the first L' keys of the same seeded draws.
+  const int map_size = std::min(params.seq_len, stability_map_max_size);
+  Matrix map_queries, map_keys;
+  draw_gaussian(map_queries, params.seed, Stream::queries, map_size, params.key_dim);
+  draw_gaussian(map_keys, params.seed, Stream::keys, map_size, params.key_dim);
+  fill_maps(out, params, map_queries, map_keys);
+}
+
+}  // namespace smlab
