@@ -21,13 +21,36 @@ build: configure
 run: build
 	$(BUILD_DIR)/app/softmax-lab $(ARGS)
 
+# The suite three times: as built for users; the same suite under AddressSanitizer and
+# UndefinedBehaviorSanitizer; then the libFuzzer targets (clang), each for a bounded time.
+SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizer/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	cmake -S . -B $(BUILD_DIR)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSMLAB_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD_DIR)-asan -j $(JOBS)
+	cd $(BUILD_DIR)-asan && $(SANITIZER_ENV) SMLAB_SOAK_STEPS=2000 ctest --output-on-failure -j $(JOBS)
+	cmake -S tests/fuzz -B $(BUILD_DIR)-fuzz -DCMAKE_CXX_COMPILER=clang++-14
+	cmake --build $(BUILD_DIR)-fuzz -j $(JOBS)
+	cd $(BUILD_DIR)-fuzz && ctest --output-on-failure -j $(JOBS)
 
+# `make bench`: the kernel suite, the frame harness at three L, the NumPy and matplotlib peers,
+# all in one run on the same machine state, then the ratios (docs/PERFORMANCE.md).
+BENCH_RESULTS = $(BUILD_DIR)-bench/results
 bench: deps
-	cmake -S . -B $(BUILD_DIR)-bench -DCMAKE_BUILD_TYPE=Release -DSMLAB_BUILD_BENCH=ON $(CMAKE_FLAGS)
-	cmake --build $(BUILD_DIR)-bench -j $(JOBS)
-	$(BUILD_DIR)-bench/bench/smlab-bench
+	./bench/install-peers.sh
+	cmake -S . -B $(BUILD_DIR)-bench -DCMAKE_BUILD_TYPE=Release -DSMLAB_BUILD_BENCH=ON -DSMLAB_BUILD_TESTS=OFF $(CMAKE_FLAGS)
+	cmake --build $(BUILD_DIR)-bench -j $(JOBS) --target smlab-bench softmax-lab
+	mkdir -p $(BENCH_RESULTS)
+	$(BUILD_DIR)-bench/bench/smlab-bench --benchmark_out=$(BENCH_RESULTS)/kernels.json --benchmark_out_format=json
+	for L in 256 1024 4096; do \
+	  printf '{"L":%s,"result":%s}\n' $$L "$$($(BUILD_DIR)-bench/app/softmax-lab --bench-frames 120 --set seq_len=$$L)"; \
+	done | tee $(BENCH_RESULTS)/frames.jsonl
+	/usr/bin/python3 bench/numpy_peer.py > $(BENCH_RESULTS)/numpy.json
+	/usr/bin/python3 bench/matplotlib_peer.py 64 256 1024 2048 | tee $(BENCH_RESULTS)/matplotlib.jsonl
+	/usr/bin/python3 bench/report.py $(BENCH_RESULTS)
 
 clean:
-	rm -rf $(BUILD_DIR) $(BUILD_DIR)-bench
+	rm -rf $(BUILD_DIR) $(BUILD_DIR)-bench $(BUILD_DIR)-asan $(BUILD_DIR)-fuzz

@@ -3,7 +3,11 @@
 
 #include <imgui.h>
 
+#include <imgui_stdlib.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
@@ -21,6 +25,7 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   ui_.screenshot_dir =
       options.screenshot_dir.empty() ? exporting::default_screenshot_dir().string() : options.screenshot_dir;
   ui_.ui_scale = surface_.content_scale();
+  ui_.presets = options.presets;
 
   platform::UiFontOptions fonts;
   fonts.pixel_size = options.font_pixels;
@@ -89,6 +94,14 @@ bool App::frame() {
   if (!surface_.begin_frame()) return false;
 
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
+  if (ImGui::GetIO().KeyCtrl && session_popup_.mode == SessionPopup::Mode::closed) {
+    const bool save = ImGui::IsKeyPressed(GLFW_KEY_S, false), load = ImGui::IsKeyPressed(GLFW_KEY_O, false);
+    if (save || load) {
+      session_popup_.mode = save ? SessionPopup::Mode::save : SessionPopup::Mode::load;
+      session_popup_.open_requested = true;
+      session_popup_.message.clear();
+    }
+  }
   timing_.blocked_ms = 0.0;
   if (needs_submit()) {
     submit();
@@ -110,6 +123,7 @@ bool App::frame() {
   stats.frame_ms = timing_.frame_ms;
   HeatmapTextures textures{scaled_texture_.id(), unscaled_texture_.id()};
   draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, plot_style_, stats);
+  draw_session_popup();
 
   surface_.end_frame();
   if (ui_.screenshot_requested) save_screenshot();
@@ -117,6 +131,83 @@ bool App::frame() {
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
   timing_.recompute_ms = evaluator_.last_compute_ms();
   return true;
+}
+
+Session App::current_session() const {
+  Session session;
+  session.params = ui_.params;
+  session.view = ui_.view;
+  session.screenshot_dir = ui_.screenshot_dir;
+  return session;
+}
+
+void App::restore_session(const Session& session) {
+  ui_.params = session.params;
+  ui_.scores_text = format_scores(session.params.scores);
+  ui_.input_error.clear();
+  if (session.view != ui_.view) {
+    ui_.view = session.view;
+    ui_.select_view_tab = true;
+  }
+  if (!session.screenshot_dir.empty()) ui_.screenshot_dir = session.screenshot_dir;
+}
+
+void App::draw_session_popup() {
+  using Mode = SessionPopup::Mode;
+  SessionPopup& popup = session_popup_;
+  if (popup.mode == Mode::closed) return;
+  const char* title = popup.mode == Mode::save ? "Save session" : "Load session";
+  if (popup.open_requested) {
+    popup.open_requested = false;
+    if (popup.path.empty()) {
+      const std::filesystem::path home = std::getenv("HOME") != nullptr ? std::getenv("HOME") : ".";
+      popup.path = (home / "softmax-lab-session.json").string();
+    }
+    ImGui::OpenPopup(title);
+  }
+  if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    popup.mode = Mode::closed;
+    return;
+  }
+  ImGui::TextUnformatted(popup.mode == Mode::save ? "Save Params, view and screenshot folder as JSON to:"
+                                                  : "Load a session saved with Ctrl+S from:");
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 32.0f);
+  const bool entered = ImGui::InputText("##session-path", &popup.path, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (popup.mode == Mode::save) ImGui::Checkbox("replace an existing file", &popup.overwrite);
+  if (!popup.message.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+    ImGui::TextWrapped("%s", popup.message.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+  }
+  bool close = false;
+  if (ImGui::Button(popup.mode == Mode::save ? "Save" : "Load") || entered) {
+    if (popup.mode == Mode::save) {
+      const auto error = save_session(popup.path, current_session(), popup.overwrite);
+      popup.message = error.value_or("");
+      if (!error) ui_.status = "Saved session " + popup.path;
+    } else {
+      const SessionLoad loaded = load_session(popup.path);
+      popup.message = loaded.error;
+      if (loaded.session) {
+        restore_session(*loaded.session);  // a bad file changes nothing
+        ui_.status = "Loaded session " + popup.path;
+      }
+    }
+    if (popup.message.empty()) {
+      ui_.status_is_error = false;
+      close = true;
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) close = true;
+  if (close) {
+    popup.mode = Mode::closed;
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
 }
 
 void App::save_screenshot() {

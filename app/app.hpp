@@ -11,6 +11,7 @@
 #include "plot/heatmap_texture.hpp"
 #include "plot/plot.hpp"
 #include "state/evaluator.hpp"
+#include "state/session.hpp"
 #include "state/texture_pool.hpp"
 #include "state/ui_state.hpp"
 
@@ -24,6 +25,7 @@ struct AppOptions {
   // Monte Carlo refinement limit in trials per d_k point; 0 = the interactive
   // default (Evaluator::refine_max_trials). Headless renders use headless_refine_trials().
   std::int64_t refine_trials = 0;
+  PresetList presets;            // offered by the Presets combo
 };
 
 // A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless
@@ -55,7 +57,12 @@ class App {
   };
   const FrameTiming& last_timing() const { return timing_; }
 
+  // The state a session file keeps, and restoring one (its Params are already validated).
+  Session current_session() const;
+  void restore_session(const Session& session);
+
   UiState& ui() { return ui_; }
+  Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
   const std::string& font_warning() const { return font_warning_; }
 
  private:
@@ -63,6 +70,17 @@ class App {
   void submit();
   bool needs_submit() const;
   void save_screenshot();
+  void draw_session_popup();
+
+  // Ctrl+S / Ctrl+O: a path field in a small popup (no native file dialog).
+  struct SessionPopup {
+    enum class Mode { closed, save, load } mode = Mode::closed;
+    bool open_requested = false;
+    std::string path;
+    bool overwrite = false;
+    std::string message;  // the last failure, shown in the popup
+  };
+  SessionPopup session_popup_;
 
   platform::Surface& surface_;
   UiState ui_;

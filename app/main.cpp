@@ -7,21 +7,30 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "app.hpp"
 #include "frame_bench.hpp"
 #include "export/csv.hpp"
+#include "export/gif.hpp"
+#include "export/gif_sweep.hpp"
 #include "export/plot_export.hpp"
 #include "export/png.hpp"
 #include "platform/offscreen.hpp"
 #include "platform/window.hpp"
+#include "state/presets.hpp"
+#include "state/session.hpp"
 
 namespace {
 
 constexpr int exit_ok = 0, exit_usage = 2, exit_file = 3, exit_no_graphics = 4;
 
-int fail(int code, const std::string& message) {
+// Every error leaves through here: one line, even when it echoes user text that
+// holds a newline or other control character.
+int fail(int code, std::string message) {
+  for (char& c : message)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
   std::fprintf(stderr, "softmax-lab: %s\n", message.c_str());
   return code;
 }
@@ -61,6 +70,9 @@ int main(int argc, char** argv) {
   bool overwrite = false, list_keys = false, list_views = false;
   int bench_frames = 0;
   std::string bench_key = "temperature";
+  std::string preset_name, load_path, gif_path, sweep_text;
+  bool list_presets = false;
+  int gif_frames = 60;
   cli.add_option("--set", assignments, "Set a parameter, KEY=VALUE (repeatable; see --list-keys)")
       ->type_name("KEY=VALUE");
   cli.add_option("--screenshot", screenshot_path, "Render the dashboard offscreen (no display needed), save it as PNG, exit")
@@ -73,7 +85,17 @@ int main(int argc, char** argv) {
   cli.add_flag("--overwrite", overwrite, "Allow exports to replace existing files");
   cli.add_option("--screenshot-dir", screenshot_dir, "Folder for the Save PNG button and F12 (default ~/Pictures/softmax-lab)")
       ->type_name("DIR");
-  cli.add_option("--view", view_name, "Start on a view: dashboard or a lab (see --list-views)")->type_name("NAME");
+  cli.add_option("--preset", preset_name, "Start from a preset's Params (--set still applies on top; see --list-presets)")
+      ->type_name("NAME");
+  cli.add_flag("--list-presets", list_presets, "List the presets (the classic examples), with what each shows");
+  cli.add_option("--load", load_path, "Start from a saved session (Params, view, screenshot folder)")
+      ->type_name("FILE.json");
+  cli.add_option("--export-gif", gif_path, "Render a slider sweep offscreen as an animated GIF (needs --sweep), exit")
+      ->type_name("FILE.gif");
+  cli.add_option("--sweep", sweep_text, "What --export-gif moves: KEY=FROM:TO or KEY=FROM:TO:log, e.g. temperature=0.05:20:log")
+      ->type_name("KEY=FROM:TO[:log]");
+  cli.add_option("--frames", gif_frames, "Number of GIF frames (default 60)")->type_name("N")->check(CLI::Range(1, 1000));
+  CLI::Option* view_option = cli.add_option("--view", view_name, "Start on a view: dashboard or a lab (see --list-views)")->type_name("NAME");
   cli.add_flag("--list-keys", list_keys, "List the keys --set accepts, with ranges and defaults");
   cli.add_flag("--list-views", list_views, "List the views (the dashboard and the labs)");
   cli.add_option("--bench-frames", bench_frames, "Headless: move a slider every frame for N frames, print timings as JSON")
@@ -94,20 +116,46 @@ int main(int argc, char** argv) {
     print_keys();
     return exit_ok;
   }
+  // Presets live in assets/; only the runs that use them complain when the file is missing.
+  const std::filesystem::path presets_file = smlab::app::find_assets_dir() / "presets.json";
+  const smlab::app::PresetList presets = smlab::app::load_presets(presets_file);
+  if (list_presets) {
+    if (!presets.error.empty()) return fail(exit_file, presets.error);
+    for (const smlab::app::Preset& preset : presets.presets)
+      std::printf("%-20s %s\n", preset.name.c_str(), preset.title.c_str());
+    return exit_ok;
+  }
   if (list_views) {
     for (const smlab::ViewInfo& info : smlab::all_views())
       std::printf("%-20s %s\n", std::string(info.name).c_str(), std::string(info.summary).c_str());
     return exit_ok;
   }
-  const auto view = smlab::view_from_name(view_name);
+  auto view = smlab::view_from_name(view_name);
   if (!view) {
     std::string names;
     for (const smlab::ViewInfo& info : smlab::all_views()) names += (names.empty() ? "" : ", ") + std::string(info.name);
     return fail(exit_usage, "--view '" + view_name.substr(0, 40) + "' is not a view: allowed " + names);
   }
 
-  // 2. Params: every --set goes through the same validation as the sliders.
+  // 2. Params: a session or preset first, then every --set, all through the sliders' validation.
   smlab::Params params;
+  std::string loaded_screenshot_dir;
+  if (!load_path.empty()) {
+    const smlab::app::SessionLoad loaded = smlab::app::load_session(load_path);
+    if (!loaded.session) return fail(loaded.unreadable ? exit_file : exit_usage, loaded.error);
+    params = loaded.session->params;
+    if (view_option->count() == 0) view = loaded.session->view;
+    loaded_screenshot_dir = loaded.session->screenshot_dir;
+  }
+  if (!preset_name.empty()) {
+    if (!presets.error.empty()) return fail(exit_file, presets.error);
+    const smlab::app::Preset* preset = smlab::app::find_preset(presets, preset_name);
+    if (preset == nullptr)
+      return fail(exit_usage, "--preset '" + preset_name.substr(0, 40) + "' is not a preset: allowed " +
+                                  smlab::app::preset_names(presets));
+    params = preset->params;
+    if (preset->view && view_option->count() == 0) view = preset->view;
+  }
   for (const std::string& assignment : assignments) {
     const auto equals = assignment.find('=');
     if (equals == std::string::npos)
@@ -120,8 +168,9 @@ int main(int argc, char** argv) {
 
   smlab::app::AppOptions options;
   options.params = params;
-  options.screenshot_dir = screenshot_dir;
+  options.screenshot_dir = screenshot_dir.empty() ? loaded_screenshot_dir : screenshot_dir;
   options.view = *view;
+  options.presets = presets;
 
   // 3a. Files from the numbers and the plot descriptions: no graphics context needed.
   if (!csv_dir.empty() || !svg_dir.empty()) {
@@ -152,7 +201,32 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
 
-  // 3b. Headless frame benchmark (DESIGN.md §9).
+  // 3b. Animated GIF of a slider sweep, rendered offscreen.
+  if (!gif_path.empty() || !sweep_text.empty()) {
+    if (gif_path.empty() || sweep_text.empty())
+      return fail(exit_usage, "--export-gif FILE and --sweep KEY=FROM:TO[:log] go together");
+    auto sweep = smlab::app::parse_sweep(sweep_text, params);
+    if (const auto* error = std::get_if<std::string>(&sweep)) return fail(exit_usage, *error);
+    const std::filesystem::path target(gif_path);
+    if (!overwrite && std::filesystem::exists(target))
+      return fail(exit_file, "'" + gif_path + "' exists; pass --overwrite to replace it");
+    smlab::platform::OffscreenOptions offscreen_options;
+    offscreen_options.width = size->width;
+    offscreen_options.height = size->height;
+    auto created = smlab::platform::Offscreen::create(offscreen_options);
+    if (!created) return fail(exit_no_graphics, created.error);
+    options.refine_trials = smlab::app::headless_refine_trials(params.seq_len);
+    smlab::app::App app(*created.surface, options);
+    smlab::exporting::GifWriter writer;
+    if (auto error = smlab::app::render_sweep(app, *created.surface, std::get<smlab::app::SweepSpec>(sweep), gif_frames,
+                                              writer))
+      return fail(exit_usage, *error);
+    if (auto error = smlab::exporting::write_gif(target, writer, overwrite)) return fail(exit_file, *error);
+    std::printf("%s\n", gif_path.c_str());
+    return exit_ok;
+  }
+
+  // 3c. Headless frame benchmark (DESIGN.md §9).
   if (bench_frames > 0) {
     smlab::platform::OffscreenOptions offscreen_options;
     offscreen_options.width = size->width;
@@ -168,7 +242,7 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
 
-  // 3c. Headless: EGL surfaceless rendering into an offscreen framebuffer.
+  // 3d. Headless: EGL surfaceless rendering into an offscreen framebuffer.
   if (!screenshot_path.empty()) {
     const std::filesystem::path target(screenshot_path);
     if (!overwrite && std::filesystem::exists(target))
@@ -190,16 +264,39 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
 
-  // 3d. Window: GLFW on X11. Without a display there is nothing to open.
+  // 3e. Window: GLFW on X11. Without a display there is nothing to open.
+  // Only the window reads and writes the config folder (autosave, imgui.ini): headless runs stay
+  // deterministic. A start with no state on the command line resumes the last session.
+  if (!presets.error.empty()) std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", presets.error.c_str());
+  const std::filesystem::path config = smlab::app::config_dir();
+  const bool config_usable = !config.empty() && !smlab::exporting::ensure_directory(config);
+  const std::filesystem::path autosave = config / "session.json";
+  const bool state_from_command_line =
+      !load_path.empty() || !preset_name.empty() || !assignments.empty() || view_option->count() > 0;
+  if (config_usable && !state_from_command_line && std::filesystem::exists(autosave)) {
+    const smlab::app::SessionLoad restored = smlab::app::load_session(autosave);
+    if (restored.session) {
+      options.params = restored.session->params;
+      options.view = restored.session->view;
+      if (screenshot_dir.empty()) options.screenshot_dir = restored.session->screenshot_dir;
+    } else {
+      std::fprintf(stderr, "softmax-lab: not restoring the last session: %s\n", restored.error.c_str());
+    }
+  }
   smlab::platform::WindowOptions window_options;
   window_options.width = size->width;
   window_options.height = size->height;
+  if (config_usable) window_options.imgui_ini_path = (config / "imgui.ini").string();
   auto created = smlab::platform::Window::create(window_options);
   if (!created)
     return fail(exit_no_graphics, created.error + " (to render without a display use --screenshot FILE.png)");
   smlab::app::App app(*created.surface, options);
   if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
   while (app.frame()) {
+  }
+  if (config_usable) {
+    if (auto error = smlab::app::save_session(autosave, app.current_session(), true))
+      std::fprintf(stderr, "softmax-lab: could not save the session: %s\n", error->c_str());
   }
   return exit_ok;
 }

@@ -16,6 +16,8 @@ packages=(
   fonts-dejavu-core fonts-wqy-microhei
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libmpfr-dev libgmp-dev
+  # fuzz targets (libFuzzer ships in clang's runtime library package)
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

@@ -24,6 +24,39 @@ void section(const char* title) {
   ImGui::Separator();
 }
 
+// A combo of the presets and an Apply button: the preset replaces every Params value
+// (it is defined on top of the defaults) and switches to its view, if it names one.
+void draw_presets(UiState& ui, Params& edit) {
+  section("Presets");
+  if (ui.presets.presets.empty()) {
+    ImGui::TextDisabled("%s", ui.presets.error.empty() ? "no presets" : ui.presets.error.c_str());
+    return;
+  }
+  const auto count = static_cast<int>(ui.presets.presets.size());
+  ui.preset_index = std::clamp(ui.preset_index, 0, count - 1);
+  const Preset& selected = ui.presets.presets[static_cast<std::size_t>(ui.preset_index)];
+  ImGui::PushItemWidth(-ImGui::CalcTextSize("Apply").x - 3.0f * ImGui::GetStyle().FramePadding.x -
+                       ImGui::GetStyle().ItemSpacing.x);
+  if (ImGui::BeginCombo("##preset", selected.name.c_str())) {
+    for (int index = 0; index < count; ++index) {
+      const Preset& preset = ui.presets.presets[static_cast<std::size_t>(index)];
+      if (ImGui::Selectable(preset.name.c_str(), index == ui.preset_index)) ui.preset_index = index;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", preset.title.c_str());
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::PopItemWidth();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", selected.title.c_str());
+  ImGui::SameLine();
+  if (ImGui::Button("Apply")) {
+    edit = selected.params;
+    if (selected.view && *selected.view != ui.view) {
+      ui.view = *selected.view;
+      ui.select_view_tab = true;
+    }
+  }
+}
+
 }  // namespace
 
 bool apply_params(UiState& ui, const Params& candidate) {
@@ -100,6 +133,8 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
     ui.scores_text.clear();
   }
   if (!edit.scores.empty()) ImGui::TextDisabled("showing %zu custom scores", edit.scores.size());
+
+  draw_presets(ui, edit);
 
   if (const LabDefinition* lab = lab_definition(ui.view)) {
     section((std::string(view_info(ui.view).title) + " lab").c_str());

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <exception>
+#include <stdexcept>
 #include <utility>
 
 namespace smlab::app {
@@ -62,6 +63,11 @@ std::string Evaluator::take_error() {
   return std::exchange(error_, {});
 }
 
+void Evaluator::fail_next_evaluation_for_testing(std::string message) {
+  std::lock_guard lock(mutex_);
+  injected_failure_ = std::move(message);
+}
+
 namespace {
 
 bool sweep_needs_refining(const DkSweep& sweep, std::int64_t limit) {
@@ -103,6 +109,7 @@ void Evaluator::run(std::stop_token stop) {
     std::uint64_t ticket = 0;
     std::int64_t refine_chunk = 0;
     EvaluateOptions options;
+    std::string injected;
     {
       std::unique_lock lock(mutex_);
       // refine_limit_ may have changed since the last chunk: recheck before sleeping.
@@ -119,6 +126,7 @@ void Evaluator::run(std::stop_token stop) {
       if (pending_) {
         job = std::move(pending_);
         pending_.reset();
+        injected = std::exchange(injected_failure_, {});
         ticket = submitted_;
         current_job_ = std::stop_source{};
         options.stop = current_job_.get_token();
@@ -149,6 +157,7 @@ void Evaluator::run(std::stop_token stop) {
     std::string failure;
     try {
       options.view = job->view;
+      if (!injected.empty()) throw std::runtime_error(injected);
       result = evaluate(job->params, options);
     } catch (const std::exception& error) {
       failure = error.what();

@@ -62,6 +62,10 @@ class Evaluator {
   double last_compute_ms() const;      // wall time of the last finished evaluation
   std::string take_error();            // an exception from the worker, once; empty if none
 
+  // Test hook: the next submission's evaluation throws std::runtime_error(message)
+  // on the worker, so tests can check that a worker failure reaches the UI.
+  void fail_next_evaluation_for_testing(std::string message);
+
  private:
   void run(std::stop_token stop);
 
@@ -84,6 +88,7 @@ class Evaluator {
   std::atomic<float> progress_{0.0f};
   double last_compute_ms_ = 0.0;
   std::string error_;
+  std::string injected_failure_;  // see fail_next_evaluation_for_testing
   std::jthread worker_;  // last member: starts after, and is joined before, the rest
 };
 

@@ -9,6 +9,7 @@
 
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
+#include "state/presets.hpp"
 
 namespace smlab::app {
 
@@ -30,6 +31,8 @@ struct UiState {
   bool screenshot_requested = false;
   float ui_scale = 1.0f;         // content scale (HiDPI) times the user's font scale
   std::vector<PlacedPlot> placed_plots;  // refilled every frame
+  PresetList presets;            // the Presets combo; empty with an error if presets.json is missing
+  int preset_index = 0;          // the combo's selection
 };
 
 // Applies `candidate` if validate() accepts it; otherwise keeps the old Params and

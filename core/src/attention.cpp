@@ -8,6 +8,7 @@
 #include <limits>
 #include <numbers>
 
+#include "smlab/kernels.hpp"
 #include "smlab/random.hpp"
 #include "smlab/softmax.hpp"
 
@@ -22,10 +23,17 @@ void shape(Matrix& out, int rows, int cols) {
   out.values.resize(area(rows, cols));  // a no-op when a reused buffer already has this size
 }
 
-// The one Q Kᵀ kernel behind evaluate()'s maps and every variant, so that they agree bit for bit.
-// Q is L×d, K is L'×d, out is L×L' (overwritten); keys_transposed is d×L' scratch.
-void dot_product_kernel(std::span<float> out, const Matrix& queries, const Matrix& keys,
-                        std::vector<float>& keys_transposed) {
+// The one Q Kᵀ kernel behind evaluate()'s maps and every variant, so that they agree bit for bit:
+// the fast, cache-blocked one (kernels.hpp); dot_product_scores below stays the scalar reference
+// it is tested against. Q is L×d, K is L'×d, out is L×L' (overwritten).
+void dot_product_kernel(std::span<float> out, const Matrix& queries, const Matrix& keys) {
+  assert(queries.cols == keys.cols && out.size() == area(queries.rows, keys.rows));
+  dot_product_scores_fast(out, queries, keys);
+}
+
+// The scalar reference: Q Kᵀ as a contiguous axpy over keys. keys_transposed is d×L' scratch.
+void reference_dot_product_kernel(std::span<float> out, const Matrix& queries, const Matrix& keys,
+                                  std::vector<float>& keys_transposed) {
   assert(queries.cols == keys.cols && out.size() == area(queries.rows, keys.rows));
   const int length = queries.rows, keys_count = keys.rows, dim = queries.cols;
   std::fill(out.begin(), out.end(), 0.0f);
@@ -124,10 +132,10 @@ RawScale head_raw_scores(std::span<float> out, const AttentionSetup& setup, int 
   RawScale scale;
   switch (setup.variant) {
     case ScoreVariant::dot:
-      dot_product_kernel(out, workspace.head_queries, workspace.head_keys, workspace.keys_transposed);
+      dot_product_kernel(out, workspace.head_queries, workspace.head_keys);
       break;
     case ScoreVariant::scaled_dot:
-      dot_product_kernel(out, workspace.head_queries, workspace.head_keys, workspace.keys_transposed);
+      dot_product_kernel(out, workspace.head_queries, workspace.head_keys);
       scale.divide = std::sqrt(static_cast<double>(dim));
       break;
     case ScoreVariant::layer_norm:
@@ -135,13 +143,13 @@ RawScale head_raw_scores(std::span<float> out, const AttentionSetup& setup, int 
                       setup.layer_norm_bias);
       layer_norm_rows(workspace.head_keys, workspace.head_keys, setup.layer_norm_epsilon, setup.layer_norm_gain,
                       setup.layer_norm_bias);
-      dot_product_kernel(out, workspace.head_queries, workspace.head_keys, workspace.keys_transposed);
+      dot_product_kernel(out, workspace.head_queries, workspace.head_keys);
       scale.divide = std::sqrt(static_cast<double>(dim));
       break;
     case ScoreVariant::cosine:
       normalize_rows(workspace.head_queries, workspace.head_queries, setup.cosine_epsilon);
       normalize_rows(workspace.head_keys, workspace.head_keys, setup.cosine_epsilon);
-      dot_product_kernel(out, workspace.head_queries, workspace.head_keys, workspace.keys_transposed);
+      dot_product_kernel(out, workspace.head_queries, workspace.head_keys);
       // The true cosine lies in [−1, 1]; float rounding of the unit vectors can push a
       // near-parallel pair a few ulp past 1, which would break the |score| ≤ γ contract.
       for (float& x : out) x = std::clamp(x, -1.0f, 1.0f);
@@ -191,7 +199,7 @@ void dot_product_scores(Matrix& out, const Matrix& queries, const Matrix& keys) 
   assert(queries.cols == keys.cols);
   shape(out, queries.rows, keys.rows);
   std::vector<float> keys_transposed;
-  dot_product_kernel(out.values, queries, keys, keys_transposed);
+  reference_dot_product_kernel(out.values, queries, keys, keys_transposed);
 }
 
 void dot_product_row(std::span<double> out, const Matrix& queries, const Matrix& keys, int row) {
@@ -290,11 +298,11 @@ void attention_weights(Matrix& out, const AttentionSetup& setup, AttentionWorksp
   shape(out, length, length);
   draw_inputs(setup, workspace);
   // score_scale / T first and then the variant's factor: for the scaled dot product this is
-  // (score_scale / T) / √d_k, the same double evaluate() hands to softmax_rows_inplace.
+  // (score_scale / T) / √d_k, the same double evaluate() hands to softmax_rows_fast.
   const double logit_scale = setup.score_scale / setup.temperature;
   auto head_weights = [&](std::span<float> map, int head) {
     const RawScale scale = head_raw_scores(map, setup, head, workspace);
-    softmax_rows_inplace(map, length, length, logit_scale * scale.multiply / scale.divide);
+    softmax_rows_fast(map, length, length, logit_scale * scale.multiply / scale.divide);
   };
   if (setup.heads == 1) {
     head_weights(out.values, 0);  // straight into out: no scratch, no averaging arithmetic

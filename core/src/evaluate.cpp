@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "smlab/attention.hpp"
+#include "smlab/kernels.hpp"
 #include "smlab/softmax.hpp"
 
 namespace smlab {
@@ -95,9 +96,10 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   if (options.stop.stop_requested()) return std::nullopt;
   report(options, 0.3f);
 
-  // Attention maps: one QKᵀ, two softmaxes. The unscaled map reuses the raw buffer.
+  // Attention maps: one QKᵀ, two softmaxes, through the fast kernels (kernels.hpp; their scalar
+  // references are dot_product_scores and softmax_rows_inplace). The unscaled map reuses raw.
   Matrix raw;
-  dot_product_scores(raw, queries, keys);
+  dot_product_scores_fast(raw, queries, keys);
   queries = {};
   keys = {};
   if (options.stop.stop_requested()) return std::nullopt;
@@ -106,10 +108,10 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   snap.attention_size = length;
   snap.attention_scaled = raw.values;
   const double unscaled_logit_scale = params.score_scale / params.temperature;
-  softmax_rows_inplace(snap.attention_scaled, length, length,
+  softmax_rows_fast(snap.attention_scaled, length, length,
                        unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim)));
   snap.attention_unscaled = std::move(raw.values);
-  softmax_rows_inplace(snap.attention_unscaled, length, length, unscaled_logit_scale);
+  softmax_rows_fast(snap.attention_unscaled, length, length, unscaled_logit_scale);
   float top = 0.0f;
   for (const auto* map : {&snap.attention_scaled, &snap.attention_unscaled})
     for (float weight : *map)
@@ -121,7 +123,7 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   // The labs: each one only when its view is shown (or everything for an export).
   auto wanted = [&](View view) { return options.all_labs || options.view == view; };
   if (wanted(View::normalizers)) evaluate_normalizers_lab(snap.normalizers.emplace(), params);
-  if (wanted(View::stability)) evaluate_stability_lab(snap.stability.emplace(), params);
+  if (wanted(View::stability)) evaluate_stability_lab(snap.stability.emplace(), params, snap.scores);
   if (wanted(View::temperature)) evaluate_temperature_lab(snap.temperature.emplace(), params);
   if (wanted(View::scaling)) evaluate_scaling_lab(snap.scaling.emplace(), params);
   if (wanted(View::gradients)) evaluate_gradients_lab(snap.gradients.emplace(), params);

@@ -41,6 +41,32 @@ std::string lowercase(std::string_view text) {
   return out;
 }
 
+// The power of ten of the leading nonzero digit of an unsigned decimal number
+// ("123e4" → 6, "0.001" → -3), saturated to ±2^40; tells overflow from underflow.
+long long decimal_magnitude(std::string_view number) {
+  constexpr long long limit = 1LL << 40;
+  const std::size_t exponent_at = number.find_first_of("eE");
+  long long exponent = 0;
+  if (exponent_at != std::string_view::npos) {
+    std::string_view digits = number.substr(exponent_at + 1);
+    const bool negative = !digits.empty() && digits.front() == '-';
+    if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) digits.remove_prefix(1);
+    const auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), exponent);
+    if (parsed.ec == std::errc::result_out_of_range || exponent > limit) exponent = limit;
+    exponent = negative ? -exponent : exponent;
+    number = number.substr(0, exponent_at);
+  }
+  const std::size_t point = number.find('.');
+  const long long integer_digits = static_cast<long long>(point == std::string_view::npos ? number.size() : point);
+  long long position = 0;  // index of the first nonzero digit among all digits
+  for (char c : number) {
+    if (c == '.') continue;
+    if (c != '0') return integer_digits - position - 1 + exponent;
+    ++position;
+  }
+  return -limit;  // all zeros: no magnitude (from_chars does not report zero as out of range)
+}
+
 // Parses a whole token as a double; "inf"/"-inf"/"nan" are recognised so the
 // caller can say precisely why they are not allowed.
 std::optional<double> parse_double(std::string_view token) {
@@ -54,8 +80,12 @@ std::optional<double> parse_double(std::string_view token) {
   auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), value);
   if (body.empty() || end != body.data() + body.size()) return std::nullopt;
   if (ec == std::errc::result_out_of_range) {
-    // from_chars reports overflow as an error; keep the sign so "1e999" reads as too large.
-    return body.front() == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    // from_chars reports overflow and underflow alike. Overflow reads as ±inf (so
+    // "1e999" is called too large); underflow reads as ±0, so "-1e-400" is a tiny
+    // number, not a masked key (-inf).
+    const bool negative = body.front() == '-';
+    if (decimal_magnitude(negative ? body.substr(1) : body) < 0) return negative ? -0.0 : 0.0;
+    return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
   }
   if (ec != std::errc{}) return std::nullopt;
   return value;

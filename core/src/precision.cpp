@@ -220,7 +220,10 @@ void online_kernel(std::span<double> weights, std::span<const double> scores, co
     const double x = fmt(raw);
     if (x == -kInf) continue;  // a masked score adds exactly 0; skipping avoids −inf − (−inf)
     const double new_max = max_with_nan(max_score, x);
-    const double rescale = fmt.exp(fmt.divide(fmt.subtract(max_score, new_max), temperature));
+    // Before the first score there is nothing to rescale. Computing exp((−∞ − m')/T) anyway
+    // would be NaN in formats without infinities (E4M3 rounds −∞ to NaN) and poison d.
+    const double rescale =
+        max_score == -kInf ? 0.0 : fmt.exp(fmt.divide(fmt.subtract(max_score, new_max), temperature));
     const double term = fmt.exp(fmt.divide(fmt.subtract(x, new_max), temperature));
     normaliser = fmt.add(fmt.multiply(normaliser, rescale), term);
     max_score = new_max;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "smlab/attention.hpp"
+#include "smlab/kernels.hpp"
 #include "smlab/evaluate.hpp"
 #include "smlab/softmax.hpp"
 
@@ -314,13 +315,14 @@ TEST(AttentionWeights, PlainAndScaledEqualTheEvaluatePathExactly) {
         params.temperature = temperature;
         params.score_scale = 1.7;
         params.scaled = scaled;
-        // The evaluate()-style path, spelled out.
+        // The evaluate()-style path, spelled out (its fast kernels; kernels_test holds them to the
+        // scalar references).
         Matrix queries, keys, expected;
         draw_gaussian(queries, params.seed, Stream::queries, params.seq_len, params.key_dim);
         draw_gaussian(keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
-        dot_product_scores(expected, queries, keys);
+        dot_product_scores_fast(expected, queries, keys);
         const double unscaled_logit_scale = params.score_scale / params.temperature;
-        softmax_rows_inplace(expected.values, params.seq_len, params.seq_len,
+        softmax_rows_fast(expected.values, params.seq_len, params.seq_len,
                              scaled ? unscaled_logit_scale / std::sqrt(static_cast<double>(key_dim))
                                     : unscaled_logit_scale);
         Matrix weights;

@@ -393,5 +393,23 @@ TEST(PrecisionSoftmax, ErrorsShrinkWithPrecision) {
   }
 }
 
+
+// The online kernel starts from m = −∞. E4M3 has no infinities, so a rescale of the
+// empty sum by exp((−∞ − m')/T) would round to NaN and poison every weight; every
+// format must give the same finite weights as its stable kernel on a tame row
+// (tolerance: both round each operation to the format, so they differ by a few ulps).
+TEST(PrecisionSoftmax, OnlineIsFiniteInEveryFormat) {
+  const std::vector<double> scores{1.0, 2.0, 3.0, 0.5};
+  for (Format format : all_formats) {
+    std::vector<double> online(scores.size()), stable(scores.size());
+    const PrecisionReport online_report = softmax_in_format(online, scores, format, SoftmaxVariant::online);
+    softmax_in_format(stable, scores, format, SoftmaxVariant::stable);
+    EXPECT_EQ(online_report.nan_count, 0) << format_info(format).name;
+    EXPECT_EQ(online_report.inf_count, 0) << format_info(format).name;
+    for (std::size_t i = 0; i < scores.size(); ++i)
+      EXPECT_NEAR(online[i], stable[i], 4 * format_info(format).epsilon) << format_info(format).name << " i=" << i;
+  }
+}
+
 }  // namespace
 }  // namespace smlab

@@ -93,7 +93,8 @@ void evaluate_stability_lab(StabilityLab& out, const Params& params);
 
 // The same with the row handed in: `row_scores` must be what evaluate() puts in
 // Snapshot::scores for these Params (custom × score_scale, or the scaled row of QKᵀ). Saves the
-// redraw of the keys: ~80 ms at L = d_k = 4096, the 128² map's dot products being the rest.
+// redraw of the keys: ~0.1 s at L = d_k = 4096, drawing the 128 queries and keys of the maps
+// being most of the rest.
 void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<const double> row_scores);
 
 // The largest x for which round_to(format, exp(x)) is exactly 0: below it a weight vanishes

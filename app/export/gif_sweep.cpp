@@ -1,0 +1,120 @@
+// Slider sweeps for the GIF export: parsing KEY=FROM:TO[:log], the frame values, and the render loop.
+#include "export/gif_sweep.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace smlab::app {
+namespace {
+
+struct SweepKey {
+  std::string_view name;
+  bool integer;
+};
+constexpr std::array<SweepKey, 12> sweep_keys = {{{"temperature", false},
+                                                  {"d_k", true},
+                                                  {"score_scale", false},
+                                                  {"seq_len", true},
+                                                  {"seed", true},
+                                                  {"row", true},
+                                                  {"alpha", false},
+                                                  {"gamma", false},
+                                                  {"qk_norm", false},
+                                                  {"pe_amplitude", false},
+                                                  {"heads", true},
+                                                  {"nudge", false}}};
+
+const SweepKey* find_sweep_key(std::string_view name) {
+  for (const SweepKey& key : sweep_keys)
+    if (key.name == name) return &key;
+  return nullptr;
+}
+
+std::string sweep_key_names() {
+  std::string names;
+  for (const SweepKey& key : sweep_keys) names += (names.empty() ? "" : ", ") + std::string(key.name);
+  return names;
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::string format_value(double value, bool integer) {
+  if (integer) return std::to_string(std::llround(value));
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+}  // namespace
+
+std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Params& base) {
+  const std::string shown(text.substr(0, 60));
+  const std::string usage = "--sweep '" + shown + "' is not KEY=FROM:TO[:log], e.g. temperature=0.05:20:log";
+  const auto equals = text.find('=');
+  if (equals == std::string_view::npos) return usage;
+  SweepSpec spec;
+  spec.key = std::string(text.substr(0, equals));
+  const SweepKey* key = find_sweep_key(spec.key);
+  if (key == nullptr)
+    return "--sweep key '" + spec.key.substr(0, 40) + "' cannot be swept: allowed " + sweep_key_names();
+  std::vector<std::string> parts;
+  std::string_view rest = text.substr(equals + 1);
+  while (true) {
+    const auto colon = rest.find(':');
+    parts.emplace_back(rest.substr(0, colon));
+    if (colon == std::string_view::npos) break;
+    rest = rest.substr(colon + 1);
+  }
+  if (parts.size() == 3) {
+    if (parts[2] != "log") return usage + " (the third part may only be 'log')";
+    spec.logarithmic = true;
+  } else if (parts.size() != 2) {
+    return usage;
+  }
+  const auto from = parse_number(parts[0]), to = parse_number(parts[1]);
+  if (!from || !to) return usage + " (FROM and TO must be finite numbers)";
+  spec.from = *from;
+  spec.to = *to;
+  if (spec.logarithmic && (spec.from <= 0.0 || spec.to <= 0.0))
+    return "--sweep '" + shown + "': a log sweep needs FROM and TO greater than 0";
+  for (double end : {spec.from, spec.to}) {
+    Params check = base;
+    if (auto error = set_param(check, spec.key, format_value(end, key->integer))) return "--sweep: " + error->message;
+  }
+  return spec;
+}
+
+std::string sweep_value(const SweepSpec& spec, int index, int frames) {
+  const double fraction = frames > 1 ? static_cast<double>(index) / (frames - 1) : 0.0;
+  double value = spec.logarithmic ? std::exp(std::log(spec.from) + fraction * (std::log(spec.to) - std::log(spec.from)))
+                                  : spec.from + fraction * (spec.to - spec.from);
+  // The ends are exactly what was asked for (exp∘log may be an ulp off, and out of range).
+  if (index == 0) value = spec.from;
+  if (index == frames - 1) value = spec.to;
+  const SweepKey* key = find_sweep_key(spec.key);
+  return format_value(value, key != nullptr && key->integer);
+}
+
+std::optional<std::string> render_sweep(App& app, platform::Surface& surface, const SweepSpec& spec, int frames,
+                                        exporting::GifWriter& writer) {
+  for (int index = 0; index < frames; ++index) {
+    const std::string value = sweep_value(spec, index, frames);
+    if (auto error = set_param(app.ui().params, spec.key, value)) return error->message;
+    app.ui().scores_text = format_scores(app.ui().params.scores);
+    app.wait_for_snapshot();
+    // The first frame lets ImGui settle auto-sized items (like --screenshot); later frames need one.
+    for (int pass = 0; pass < (index == 0 ? 3 : 1); ++pass) app.frame();
+    if (auto error = writer.add_frame(surface.capture())) return error;
+  }
+  return std::nullopt;
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,36 @@
+// `--export-gif FILE --sweep KEY=FROM:TO[:log] --frames N`: render a slider sweep headless, one GIF
+// frame per value, every value set through set_param.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "app.hpp"
+#include "export/gif.hpp"
+
+namespace smlab::app {
+
+struct SweepSpec {
+  std::string key;       // a numeric Params key: temperature, d_k, score_scale, ...
+  double from = 0.0, to = 0.0;
+  bool logarithmic = false;
+};
+
+// Parses "KEY=FROM:TO[:log]". The key must be one of the numeric keys, FROM and TO must be numbers
+// that set_param accepts for it (so both ends are in range), and a log sweep needs FROM, TO > 0.
+// The error is one line naming the spec and what is allowed.
+std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Params& base);
+
+// The value of frame `index` of `frames` as set_param text: evenly spaced from FROM to TO (in log
+// space for :log), rounded for integer keys, printed to round-trip.
+std::string sweep_value(const SweepSpec& spec, int index, int frames);
+
+// Sets each value on `app` (through set_param), waits for its snapshot, renders and adds the frame to
+// `writer`. Returns an error line, or nothing.
+std::optional<std::string> render_sweep(App& app, platform::Surface& surface, const SweepSpec& spec, int frames,
+                                        exporting::GifWriter& writer);
+
+}  // namespace smlab::app

@@ -1,0 +1,124 @@
+// Presets: reading assets/presets.json and checking every entry through set_param.
+#include "state/presets.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+namespace smlab::app {
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+constexpr std::uintmax_t presets_max_bytes = 1 << 20;
+
+bool is_valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
+      return false;
+  return true;
+}
+
+// A JSON value as set_param's text: strings as they are, booleans and numbers as JSON spells them
+// (nlohmann prints doubles in the shortest form that reads back to the same value).
+std::optional<std::string> setting_text(const OrderedJson& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean() || value.is_number()) return value.dump();
+  return std::nullopt;
+}
+
+PresetList failure(std::string message) {
+  PresetList list;
+  list.error = std::move(message);
+  return list;
+}
+
+}  // namespace
+
+std::filesystem::path find_assets_dir() {
+  if (const char* override_dir = std::getenv("SOFTMAX_LAB_ASSETS"); override_dir != nullptr && *override_dir != '\0')
+    return override_dir;
+  std::error_code error;
+  const std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path beside = executable.parent_path();
+    for (const auto& candidate : {beside / "assets", beside / ".." / "share" / "softmax-lab" / "assets"})
+      if (std::filesystem::is_directory(candidate, error)) return candidate;
+  }
+#ifdef SMLAB_ASSETS_DIR
+  return SMLAB_ASSETS_DIR;
+#else
+  return "assets";
+#endif
+}
+
+PresetList parse_presets(std::string_view json_text) {
+  OrderedJson document;
+  try {
+    document = OrderedJson::parse(json_text);
+  } catch (const OrderedJson::exception& e) {
+    return failure(std::string("not valid JSON: ") + e.what());
+  }
+  if (!document.is_object() || !document.contains("presets") || !document["presets"].is_array())
+    return failure("expected an object with a \"presets\" array");
+  PresetList list;
+  for (std::size_t index = 0; index < document["presets"].size(); ++index) {
+    const OrderedJson& entry = document["presets"][index];
+    const std::string where = "preset " + std::to_string(index + 1);
+    if (!entry.is_object()) return failure(where + " is not an object");
+    if (!entry.contains("name") || !entry["name"].is_string() || !is_valid_name(entry["name"].get<std::string>()))
+      return failure(where + " needs a \"name\" of 1 to 64 letters, digits, '-' or '_'");
+    Preset preset;
+    preset.name = entry["name"].get<std::string>();
+    const std::string named = "preset '" + preset.name + "'";
+    if (find_preset(list, preset.name) != nullptr) return failure(named + " appears twice");
+    if (!entry.contains("title") || !entry["title"].is_string()) return failure(named + " needs a \"title\" string");
+    preset.title = entry["title"].get<std::string>();
+    if (entry.contains("view")) {
+      const auto view = entry["view"].is_string() ? view_from_name(entry["view"].get<std::string>()) : std::nullopt;
+      if (!view) return failure(named + " has an unknown \"view\" (see --list-views)");
+      preset.view = view;
+    }
+    if (!entry.contains("set") || !entry["set"].is_object()) return failure(named + " needs a \"set\" object");
+    for (const auto& [key, value] : entry["set"].items()) {
+      const auto text = setting_text(value);
+      if (!text) return failure(named + ": " + key + " must be a string, number or boolean");
+      if (auto error = set_param(preset.params, key, *text)) return failure(named + ": " + error->message);
+      preset.settings.emplace_back(key, *text);
+    }
+    list.presets.push_back(std::move(preset));
+  }
+  return list;
+}
+
+PresetList load_presets(const std::filesystem::path& file) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(file, error);
+  if (error) return failure("cannot read presets '" + file.string() + "': " + error.message());
+  if (size > presets_max_bytes) return failure("presets '" + file.string() + "' is larger than 1 MB");
+  std::ifstream stream(file, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
+  if (!stream && !stream.eof()) return failure("cannot read presets '" + file.string() + "'");
+  PresetList list = parse_presets(text);
+  if (!list.error.empty()) list.error = "presets '" + file.string() + "': " + list.error;
+  return list;
+}
+
+const Preset* find_preset(const PresetList& list, std::string_view name) {
+  for (const Preset& preset : list.presets)
+    if (preset.name == name) return &preset;
+  return nullptr;
+}
+
+std::string preset_names(const PresetList& list) {
+  std::string names;
+  for (const Preset& preset : list.presets) names += (names.empty() ? "" : ", ") + preset.name;
+  return names;
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,49 @@
+// Presets: named Params from assets/presets.json (the classic worked examples and
+// a few that tell the story), each checked through set_param like any other input.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "smlab/params.hpp"
+#include "smlab/views.hpp"
+
+namespace smlab::app {
+
+struct Preset {
+  std::string name;   // "softmax-123": what --preset takes
+  std::string title;  // one line for --list-presets and the GUI's tooltip
+  std::vector<std::pair<std::string, std::string>> settings;  // KEY, VALUE as set_param reads them, in file order
+  std::optional<View> view;                                    // the view it is best seen in, if any
+  Params params;  // Params{} with `settings` applied: always valid
+};
+
+struct PresetList {
+  std::vector<Preset> presets;
+  std::string error;  // one line; set when the file is missing or any entry is invalid (then `presets` is empty)
+};
+
+// The folder holding presets.json and the other assets: $SOFTMAX_LAB_ASSETS if set and non-empty;
+// else the first of <executable dir>/assets, <executable dir>/../share/softmax-lab/assets and the
+// source tree's assets/ (SMLAB_ASSETS_DIR, compiled in) that exists.
+std::filesystem::path find_assets_dir();
+
+// Parses a presets file's text. Every preset must have a unique name of letters, digits and
+// '-', a title, and a "set" object whose values (strings, numbers or booleans) all pass set_param
+// in order; the error names the preset and the key.
+PresetList parse_presets(std::string_view json_text);
+
+// Reads and parses `file` (at most 1 MB); a missing or unreadable file is an error naming the path.
+PresetList load_presets(const std::filesystem::path& file);
+
+// The preset called `name`, or null.
+const Preset* find_preset(const PresetList& list, std::string_view name);
+
+// "softmax-123, close-scores, ..." for error messages.
+std::string preset_names(const PresetList& list);
+
+}  // namespace smlab::app

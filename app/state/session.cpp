@@ -1,0 +1,147 @@
+// Sessions as JSON: serialising every Params key as text, and loading with every value checked.
+#include "state/session.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <vector>
+
+#include "export/atomic_file.hpp"
+
+namespace smlab::app {
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+SessionLoad failure(std::string message, bool unreadable = false) {
+  SessionLoad load;
+  load.error = std::move(message);
+  load.unreadable = unreadable;
+  return load;
+}
+
+// The deepest nesting of objects and arrays, counted on the raw text (outside strings) so a
+// hostile file cannot make the parser recurse deeply.
+int nesting_depth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+std::string type_name(const OrderedJson& value) { return value.type_name(); }
+
+}  // namespace
+
+std::string serialize_session(const Session& session) {
+  OrderedJson document;
+  document["version"] = session_version;
+  OrderedJson params = OrderedJson::object();
+  for (const ParamKey& key : param_keys())
+    params[std::string(key.name)] = get_param(session.params, key.name).value_or("");
+  document["params"] = std::move(params);
+  document["view"] = std::string(view_info(session.view).name);
+  document["screenshot_dir"] = session.screenshot_dir;
+  return document.dump(2) + "\n";
+}
+
+SessionLoad parse_session(std::string_view json_text) {
+  if (json_text.size() > session_max_bytes) return failure("session is larger than 1 MB");
+  if (nesting_depth(json_text) > session_max_depth)
+    return failure("session nests deeper than " + std::to_string(session_max_depth) + " levels");
+  OrderedJson document;
+  try {
+    document = OrderedJson::parse(json_text);
+  } catch (const OrderedJson::exception& e) {
+    return failure(std::string("session is not valid JSON: ") + e.what());
+  }
+  if (!document.is_object()) return failure("session must be a JSON object, not " + type_name(document));
+  if (!document.contains("version") || !document["version"].is_number_integer())
+    return failure("session field 'version' is missing or not an integer: allowed 1");
+  if (document["version"].get<long long>() != session_version)
+    return failure("session field 'version' is " + document["version"].dump() + ": allowed 1");
+
+  Session session;
+  if (document.contains("params")) {
+    const OrderedJson& params = document["params"];
+    if (!params.is_object()) return failure("session field 'params' must be an object, not " + type_name(params));
+    for (const auto& [key, value] : params.items())
+      if (!get_param(session.params, key)) return failure("session field 'params." + key.substr(0, 40) + "' is not a key");
+    for (const ParamKey& key : param_keys()) {
+      const std::string name(key.name);
+      if (!params.contains(name)) continue;
+      const OrderedJson& value = params[name];
+      std::string text;
+      if (value.is_string()) text = value.get<std::string>();
+      else if (value.is_boolean() || value.is_number()) text = value.dump();
+      else return failure("session field 'params." + name + "' must be a string, not " + type_name(value));
+      if (auto error = set_param(session.params, name, text))
+        return failure("session field 'params." + name + "': " + error->message);
+    }
+  }
+  if (document.contains("view")) {
+    const OrderedJson& value = document["view"];
+    const auto view = value.is_string() ? view_from_name(value.get<std::string>()) : std::nullopt;
+    if (!view) {
+      std::string names;
+      for (const ViewInfo& info : all_views()) names += (names.empty() ? "" : ", ") + std::string(info.name);
+      return failure("session field 'view' is not a view: allowed " + names);
+    }
+    session.view = *view;
+  }
+  if (document.contains("screenshot_dir")) {
+    const OrderedJson& value = document["screenshot_dir"];
+    if (!value.is_string()) return failure("session field 'screenshot_dir' must be a string, not " + type_name(value));
+    session.screenshot_dir = value.get<std::string>();
+    if (session.screenshot_dir.size() > 4096 || session.screenshot_dir.find('\0') != std::string::npos)
+      return failure("session field 'screenshot_dir' is not a usable path");
+  }
+  SessionLoad load;
+  load.session = std::move(session);
+  return load;
+}
+
+SessionLoad load_session(const std::filesystem::path& path) {
+  const std::string shown = "'" + path.string() + "'";
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) return failure("cannot read session " + shown + ": is a directory", true);
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) return failure("cannot read session " + shown + ": " + error.message(), true);
+  if (size > session_max_bytes) return failure("session " + shown + " is larger than 1 MB");
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) return failure("cannot read session " + shown, true);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  stream.read(text.data(), static_cast<std::streamsize>(size));
+  text.resize(static_cast<std::size_t>(stream.gcount()));
+  SessionLoad load = parse_session(text);
+  if (!load.error.empty()) load.error = shown + ": " + load.error;
+  return load;
+}
+
+std::optional<std::string> save_session(const std::filesystem::path& path, const Session& session, bool overwrite) {
+  return exporting::write_file_atomically(path, serialize_session(session), overwrite);
+}
+
+std::filesystem::path config_dir() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && xdg[0] == '/')
+    return std::filesystem::path(xdg) / "softmax-lab";
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
+    return std::filesystem::path(home) / ".config" / "softmax-lab";
+  return {};
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,51 @@
+// Sessions: Params, view and screenshot folder saved as JSON and loaded back exactly (every value
+// travels as get_param's text and comes back through set_param: one validation).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "smlab/params.hpp"
+#include "smlab/views.hpp"
+
+namespace smlab::app {
+
+struct Session {
+  Params params;
+  View view = View::dashboard;
+  std::string screenshot_dir;  // empty: the default folder
+  friend bool operator==(const Session&, const Session&) = default;
+};
+
+inline constexpr int session_version = 1;
+inline constexpr std::size_t session_max_bytes = 1 << 20;  // a session is a few kB; refuse anything huge
+inline constexpr int session_max_depth = 8;                // the format nests 2 deep
+
+// {"version": 1, "params": {"temperature": "1", ...every key...}, "view": "dashboard",
+//  "screenshot_dir": "..."} with two-space indentation. Unknown top-level fields are ignored on load
+// (newer versions may add some); unknown params keys are not.
+std::string serialize_session(const Session& session);
+
+struct SessionLoad {
+  std::optional<Session> session;  // set on success
+  std::string error;               // one line naming the field and what is allowed, on failure
+  bool unreadable = false;         // the file could not be read (exit 3), as opposed to bad content (exit 2)
+};
+
+// Checks size and nesting before parsing, then the version, then every field; Params keys start
+// from the defaults and are applied in param_keys() order (seq_len before row).
+SessionLoad parse_session(std::string_view json_text);
+
+// Reads `path` (at most session_max_bytes) and parses it; errors start with the path.
+SessionLoad load_session(const std::filesystem::path& path);
+
+// Writes atomically; with overwrite == false an existing file is an error.
+std::optional<std::string> save_session(const std::filesystem::path& path, const Session& session, bool overwrite);
+
+// $XDG_CONFIG_HOME/softmax-lab if that is an absolute path, else $HOME/.config/softmax-lab;
+// empty if neither can be found. Only computes the path.
+std::filesystem::path config_dir();
+
+}  // namespace smlab::app

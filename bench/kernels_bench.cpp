@@ -1,0 +1,192 @@
+// The core kernels timed with Google Benchmark: softmax rows (fast and the scalar reference),
+// QKᵀ (both), the d_k Monte Carlo sweep, and two probes of the machine: memory copy and peak FMA.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "smlab/attention.hpp"
+#include "smlab/kernels.hpp"
+#include "smlab/montecarlo.hpp"
+#include "smlab/softmax.hpp"
+
+namespace smlab {
+namespace {
+
+constexpr std::int64_t softmax_total = 16 << 20;  // 16M float elements = 64 MiB, beyond every cache
+
+// Rows of `cols` elements, 16M in all; softmax in place again and again (a softmax of weights is
+// still a valid input). Bytes counted: one read and one write of each element.
+std::vector<float> softmax_input(int cols) {
+  Matrix draw;
+  draw_gaussian(draw, 1, Stream::queries, static_cast<int>(softmax_total / cols), cols, 3.0);
+  return std::move(draw.values);
+}
+
+void BM_SoftmaxRowsFast(benchmark::State& state) {
+  const auto cols = static_cast<int>(state.range(0));
+  const auto threads = static_cast<int>(state.range(1));
+  std::vector<float> matrix = softmax_input(cols);
+  const int rows = static_cast<int>(softmax_total / cols);
+  for (auto _ : state) {
+    softmax_rows_fast(matrix, rows, cols, 0.5, {.max_threads = threads});
+    benchmark::DoNotOptimize(matrix.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * softmax_total * 8);
+  state.SetItemsProcessed(state.iterations() * softmax_total);
+  state.SetLabel(std::string(kernel_isa_name()));
+}
+BENCHMARK(BM_SoftmaxRowsFast)
+    ->ArgNames({"cols", "threads"})
+    ->ArgsProduct({{64, 1024, 16384, 262144, 1 << 20}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_SoftmaxRowsReference(benchmark::State& state) {
+  const auto cols = static_cast<int>(state.range(0));
+  std::vector<float> matrix = softmax_input(cols);
+  const int rows = static_cast<int>(softmax_total / cols);
+  for (auto _ : state) {
+    softmax_rows_inplace(matrix, rows, cols, 0.5);
+    benchmark::DoNotOptimize(matrix.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * softmax_total * 8);
+  state.SetItemsProcessed(state.iterations() * softmax_total);
+}
+BENCHMARK(BM_SoftmaxRowsReference)->ArgName("cols")->Arg(1024)->Arg(1 << 20)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// STREAM-style copy of 64 MiB, split over `threads` threads: the bandwidth softmax is held to.
+// Bytes counted as STREAM counts them: one read and one write per element.
+void BM_MemoryCopy(benchmark::State& state) {
+  const auto threads = static_cast<int>(state.range(0));
+  std::vector<float> source(softmax_total, 1.0f), destination(softmax_total, 0.0f);
+  for (auto _ : state) {
+    std::vector<std::jthread> helpers;
+    const std::int64_t share = softmax_total / threads;
+    for (int t = 1; t < threads; ++t)
+      helpers.emplace_back([&, t] {
+        std::memcpy(destination.data() + t * share, source.data() + t * share, static_cast<std::size_t>(share) * 4);
+      });
+    std::memcpy(destination.data(), source.data(), static_cast<std::size_t>(share) * 4);
+    helpers.clear();
+    benchmark::DoNotOptimize(destination.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * softmax_total * 8);
+}
+BENCHMARK(BM_MemoryCopy)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Seeded Q and K for the QKᵀ benchmarks; flops counted as 2·L²·d (one multiply, one add).
+struct QkInputs {
+  Matrix queries, keys, out;
+  QkInputs(int length, int dim) {
+    draw_gaussian(queries, 1, Stream::queries, length, dim);
+    draw_gaussian(keys, 1, Stream::keys, length, dim);
+  }
+};
+
+void BM_QkFast(benchmark::State& state) {
+  const auto length = static_cast<int>(state.range(0)), dim = static_cast<int>(state.range(1));
+  const auto threads = static_cast<int>(state.range(2));
+  QkInputs inputs(length, dim);
+  for (auto _ : state) {
+    dot_product_scores_fast(inputs.out, inputs.queries, inputs.keys, {.max_threads = threads});
+    benchmark::DoNotOptimize(inputs.out.values.data());
+  }
+  state.counters["flops"] = benchmark::Counter(2.0 * length * length * dim * static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+  state.SetLabel(std::string(kernel_isa_name()));
+}
+BENCHMARK(BM_QkFast)
+    ->ArgNames({"L", "d_k", "threads"})
+    ->ArgsProduct({{256, 1024, 4096}, {64, 1024}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_QkReference(benchmark::State& state) {
+  const auto length = static_cast<int>(state.range(0)), dim = static_cast<int>(state.range(1));
+  QkInputs inputs(length, dim);
+  for (auto _ : state) {
+    dot_product_scores(inputs.out, inputs.queries, inputs.keys);
+    benchmark::DoNotOptimize(inputs.out.values.data());
+  }
+  state.counters["flops"] = benchmark::Counter(2.0 * length * length * dim * static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_QkReference)
+    ->ArgNames({"L", "d_k"})
+    ->ArgsProduct({{256, 1024}, {64, 1024}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Peak FMA throughput of one core: 12 independent accumulator chains (enough to cover FMA latency
+// on two pipes), no memory traffic. Run with 2 threads for both cores.
+typedef float Floats16 __attribute__((vector_size(64)));
+typedef float Floats8 __attribute__((vector_size(32)));
+
+template <class F>
+[[gnu::always_inline]] inline void fma_chains(benchmark::State& state) {
+  constexpr int chains = 12, steps = 1 << 16;
+  F sums[chains];
+  for (int k = 0; k < chains; ++k) sums[k] = F{} + static_cast<float>(k);
+  const F multiplier = F{} + 0.999999f, addend = F{} + 1e-7f;
+  for (auto _ : state) {
+    for (int s = 0; s < steps; ++s)
+      for (int k = 0; k < chains; ++k) sums[k] = sums[k] * multiplier + addend;
+    benchmark::DoNotOptimize(sums);
+  }
+  state.counters["flops"] = benchmark::Counter(2.0 * chains * steps * (sizeof(F) / 4) * static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+}
+[[gnu::target("avx512f,fma")]] void BM_PeakFmaAvx512(benchmark::State& state) { fma_chains<Floats16>(state); }
+[[gnu::target("avx2,fma")]] void BM_PeakFmaAvx2(benchmark::State& state) { fma_chains<Floats8>(state); }
+BENCHMARK(BM_PeakFmaAvx2)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_PeakFmaAvx512)->Threads(1)->Threads(2)->UseRealTime();
+
+void BM_Exp(benchmark::State& state) {
+  std::vector<float> values(1 << 16);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = -20.0f + 20.0f * static_cast<float>(i) / 65536.0f;
+  std::vector<float> out(values.size());
+  for (auto _ : state) {
+    exp_fast(out, values);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(values.size()));
+}
+BENCHMARK(BM_Exp);
+
+// The dashboard's entropy-versus-d_k curve: 13 points (d_k = 1 … 4096), L = 10, trials added in
+// rounds of 100 until every point's standard error is below 0.005. Reports the trials needed.
+void BM_MonteCarloDkCurve(benchmark::State& state) {
+  const auto threads = static_cast<int>(state.range(0));
+  std::int64_t trials = 0;
+  double worst_error = 0.0;
+  for (auto _ : state) {
+    DkSweepConfig config;
+    config.seq_len = 10;
+    config.key_dims = power_of_two_key_dims();
+    DkSweep sweep = make_dk_sweep(config);
+    do {
+      add_dk_trials(sweep, 100, threads);
+      worst_error = 0.0;
+      for (std::size_t p = 0; p < sweep.scaled.size(); ++p)
+        worst_error = std::max({worst_error, sweep.scaled[p].entropy_nats.standard_error(),
+                                sweep.unscaled[p].entropy_nats.standard_error()});
+    } while (worst_error >= 0.005);
+    trials = sweep.trials;
+  }
+  state.counters["trials_per_point"] = static_cast<double>(trials);
+  state.counters["worst_standard_error"] = worst_error;
+  state.counters["trials_per_second"] = benchmark::Counter(
+      static_cast<double>(trials) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_MonteCarloDkCurve)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace smlab
+
+BENCHMARK_MAIN();

@@ -1,0 +1,502 @@
+// Reliability: bad input, extremes and faults never crash the app or lose work.
+// Every row of docs/ROBUSTNESS.md is checked here (or named there with its test).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "platform/offscreen.hpp"
+#include "smlab/evaluate.hpp"
+#include "smlab/params.hpp"
+#include "smlab/views.hpp"
+
+namespace smlab::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void write_all(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// Arguments shortened for failure messages (a 10,000-character value would drown them).
+std::string shown(const std::vector<std::string>& args) {
+  std::string joined;
+  for (const auto& a : args) joined += (a.size() > 60 ? a.substr(0, 60) + "...(" + std::to_string(a.size()) + ")" : a) + " ";
+  return joined;
+}
+
+class Reliability : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("smlab-reliability-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs softmax-lab without a display. `prefix` runs before it in the same shell
+  // (e.g. "ulimit -f 0;"), `env` sets variables for it only.
+  Outcome run(const std::vector<std::string>& args, const std::string& prefix = "", const std::string& env = "") const {
+    std::string command = prefix + " exec env -u DISPLAY -u WAYLAND_DISPLAY " + env + " " + shell_quote(SMLAB_BINARY);
+    for (const auto& arg : args) command += " " + shell_quote(arg);
+    command += " >" + shell_quote((dir_ / "stdout").string()) + " 2>" + shell_quote((dir_ / "stderr").string());
+    const int status = std::system(("sh -c " + shell_quote(command)).c_str());
+    Outcome result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = read_all(dir_ / "stdout");
+    result.err = read_all(dir_ / "stderr");
+    return result;
+  }
+
+  // The contract for bad input: exit `code`, exactly one stderr line, naming `needle`.
+  void expect_one_line_error(const std::vector<std::string>& args, int code, const std::string& needle) const {
+    const Outcome r = run(args);
+    EXPECT_EQ(r.exit_code, code) << shown(args) << "\nstderr: " << r.err;
+    ASSERT_FALSE(r.err.empty()) << shown(args);
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not exactly one line for: " << shown(args) << "\n" << r.err;
+    EXPECT_LT(r.err.size(), 400u) << "error line too long for: " << shown(args) << "\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << shown(args) << "\nstderr: " << r.err;
+  }
+
+  fs::path dir_;
+};
+
+// ---------------------------------------------------------------- bad input
+
+// Values that are valid for some keys (e.g. nudge=-1, scores=-1, scores= meaning
+// "use the row") are checked in-process to be accepted instead.
+TEST_F(Reliability, EverySetKeyRejectsEveryBadValueWithOneLineNamingTheKey) {
+  const std::vector<std::string> bad_values = {"", "nan", "inf", "-inf", "-1", "1e999", "abc", std::string(10'000, '7')};
+  int checked = 0;
+  for (const ParamKey& key : param_keys()) {
+    for (const std::string& value : bad_values) {
+      Params params;
+      if (!set_param(params, key.name, value)) {  // accepted: a legitimate value for this key
+        SCOPED_TRACE(std::string(key.name) + "=" + value.substr(0, 20));
+        EXPECT_FALSE(validate(params).has_value());
+        continue;
+      }
+      expect_one_line_error({"--set", std::string(key.name) + "=" + value}, 2, std::string(key.name));
+      ++checked;
+    }
+  }
+  // 16 keys x 8 values minus the few legitimate ones.
+  EXPECT_GE(checked, 115) << "too many values were accepted";
+}
+
+TEST_F(Reliability, UnknownKeysAndViewsExitTwoNamingWhatIsAllowed) {
+  expect_one_line_error({"--set", "bogus=1"}, 2, "allowed keys are temperature");
+  expect_one_line_error({"--set", std::string(10'000, 'k') + "=1"}, 2, "allowed keys are");
+  expect_one_line_error({"--set", "=1"}, 2, "allowed keys are");
+  expect_one_line_error({"--set", "temperature"}, 2, "KEY=VALUE");
+  expect_one_line_error({"--view", "nonesuch"}, 2, "allowed dashboard");
+  expect_one_line_error({"--view", ""}, 2, "is not a view");
+  expect_one_line_error({"--size", "0x0"}, 2, "320x240");
+  expect_one_line_error({"--no-such-flag"}, 2, "no-such-flag");
+}
+
+// User text echoed in an error must not break the one-line contract.
+TEST_F(Reliability, NewlinesInArgumentsStillGiveOneLine) {
+  expect_one_line_error({"--set", "temp\nerature=1"}, 2, "allowed keys are");
+  expect_one_line_error({"--set", "temperature\n"}, 2, "KEY=VALUE");
+  expect_one_line_error({"--set", "temperature=1\n2"}, 2, "temperature");
+  expect_one_line_error({"--view", "dash\nboard"}, 2, "is not a view");
+  expect_one_line_error({"--preset", "no\nsuch"}, 2, "is not a preset");
+  expect_one_line_error({"--size", "320\nx240"}, 2, "320x240");
+}
+
+TEST_F(Reliability, UnknownPresetAndMissingAssetsAreOneLine) {
+  expect_one_line_error({"--preset", "nonesuch"}, 2, "allowed");
+  // Without the assets folder only a run that asks for a preset fails (exit 3); the rest work.
+  const Outcome r = run({"--preset", "softmax-123"}, "", "SOFTMAX_LAB_ASSETS=" + (dir_ / "no-assets").string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  const Outcome csv = run({"--export-csv", (dir_ / "csv").string()}, "", "SOFTMAX_LAB_ASSETS=" + (dir_ / "no-assets").string());
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+}
+
+// Session files: huge, deeply nested, truncated, wrong types, out-of-range
+// values, not a file. Content problems exit 2, unreadable files exit 3.
+TEST_F(Reliability, BadSessionFilesExitWithOneLine) {
+  const fs::path huge = dir_ / "huge.json";
+  write_all(huge, "{\"version\": 1}");
+  fs::resize_file(huge, 100u << 20);  // 100 MB (sparse): refused before reading
+  expect_one_line_error({"--load", huge.string()}, 2, "1 MB");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {std::string(100'000, '[') + std::string(100'000, ']'), "nests deeper"},
+      {"{\"version\": 1, \"params\": {\"temperature\": \"0.", "not valid JSON"},
+      {"{\"version\": 1, \"params\": {\"temperature\": [0.5]}}", "params.temperature"},
+      {"{\"version\": 1, \"params\": {\"d_k\": 1e999}}", "d_k"},
+      {"{\"version\": 1, \"params\": {\"temperature\": -1}}", "temperature"},
+      {"{\"version\": 1, \"params\": {\"scores\": \"1, nan\"}}", "scores"},
+      {"{\"version\": \"1\"}", "version"},
+      {"[1, 2, 3]", "object"},
+      {"", "not valid JSON"},
+      {std::string("{\"version\": 1, \"view\": \"x\ny\"}"), "view"},
+  };
+  for (const auto& [text, needle] : cases) {
+    write_all(dir_ / "bad.json", text);
+    expect_one_line_error({"--load", (dir_ / "bad.json").string()}, 2, needle);
+  }
+  expect_one_line_error({"--load", (dir_ / "missing.json").string()}, 3, "missing.json");
+  expect_one_line_error({"--load", dir_.string()}, 3, "directory");
+}
+
+TEST_F(Reliability, ScoreVectorsWithNonFiniteOrGarbageEntriesAreRejected) {
+  std::string many;
+  for (int i = 0; i < 100'000; ++i) many += (i ? "," : "") + std::to_string(i % 7);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"1, nan, 2", "entry 2"},         {"1, inf", "entry 2"},       {"+inf", "entry 1"},
+      {"-inf, -inf", "all -inf"},      {many, "at most 4096"},      {"1, two, 3", "entry 2"},
+      {"\x01\x02\xff", "not a number"}, {"1e999", "entry 1"},        {"0x1p3", "entry 1"},
+  };
+  for (const auto& [text, needle] : cases) {
+    expect_one_line_error({"--set", "scores=" + text}, 2, needle);
+    // In the GUI the field goes through the same parse and apply_params: an
+    // inline error, and the previous vector stays.
+    UiState ui;
+    ui.params.scores = {1.0, 2.0, 3.0};
+    const ScoreParse parsed = parse_scores(text);
+    Params candidate = ui.params;
+    candidate.scores = parsed.scores;
+    if (parsed.error) {
+      EXPECT_TRUE(parsed.scores.empty()) << text.substr(0, 40);
+    } else {
+      EXPECT_FALSE(apply_params(ui, candidate)) << text.substr(0, 40);
+      EXPECT_FALSE(ui.input_error.empty()) << text.substr(0, 40);
+    }
+    EXPECT_EQ(ui.params.scores, (std::vector<double>{1.0, 2.0, 3.0})) << text.substr(0, 40);
+  }
+}
+
+TEST_F(Reliability, ExtremeButFiniteScoresAreAcceptedExactly) {
+  const ScoreParse parsed = parse_scores("1e308, -1e308, 1e-320, -1e-400, 0");
+  ASSERT_FALSE(parsed.error) << parsed.error->message;
+  ASSERT_EQ(parsed.scores.size(), 5u);
+  EXPECT_EQ(parsed.scores[0], 1e308);
+  EXPECT_EQ(parsed.scores[2], 1e-320);
+  // Underflow is a tiny number (zero), never a masked key.
+  EXPECT_EQ(parsed.scores[3], 0.0) << "-1e-400 must not read as -inf";
+  std::string longest;
+  for (int i = 0; i < 4096; ++i) longest += (i ? "," : "") + std::to_string(i);
+  const ScoreParse most = parse_scores(longest);
+  EXPECT_FALSE(most.error) << "4096 entries are allowed";
+  EXPECT_EQ(most.scores.size(), 4096u);
+}
+
+// ---------------------------------------------------------------- files
+
+// Files with known contents, to show that a failed export leaves them alone.
+std::map<fs::path, std::string> plant_old_files(const fs::path& dir, const std::vector<std::string>& names) {
+  std::map<fs::path, std::string> planted;
+  fs::create_directories(dir);
+  for (const auto& name : names) {
+    const std::string text = "old contents of " + name + "\n";
+    write_all(dir / name, text);
+    planted[dir / name] = text;
+  }
+  return planted;
+}
+
+void expect_untouched(const std::map<fs::path, std::string>& planted) {
+  for (const auto& [path, text] : planted) EXPECT_EQ(read_all(path), text) << path << " was changed";
+}
+
+void expect_no_temporaries(const fs::path& dir, std::size_t expected_files) {
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    ++count;
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << "left behind: " << entry.path();
+  }
+  EXPECT_EQ(count, expected_files) << "files appeared or vanished in " << dir;
+}
+
+TEST_F(Reliability, ExportsIntoAPathWhoseParentIsAFileExitThree) {
+  write_all(dir_ / "plain-file", "x");
+  const std::string inside = (dir_ / "plain-file" / "out").string();
+  expect_one_line_error({"--export-csv", inside}, 3, "plain-file");
+  expect_one_line_error({"--export-svg", inside}, 3, "plain-file");
+  expect_one_line_error({"--screenshot", inside + "/a.png", "--size", "320x240"}, 3, "plain-file");
+  EXPECT_EQ(read_all(dir_ / "plain-file"), "x");
+}
+
+TEST_F(Reliability, ScreenshotIntoMissingDirectoryExitsThree) {
+  expect_one_line_error({"--screenshot", (dir_ / "missing" / "a.png").string(), "--size", "320x240"}, 3, "missing");
+  EXPECT_FALSE(fs::exists(dir_ / "missing"));
+}
+
+// Root may write anywhere on a normal file system, so "read-only" is a folder
+// no one can create files in: /proc. A non-root run also tries a chmod 0555 folder.
+TEST_F(Reliability, ExportsIntoUnwritableDirectoryExitThree) {
+  expect_one_line_error({"--export-csv", "/proc"}, 3, "/proc");
+  expect_one_line_error({"--export-svg", "/proc"}, 3, "/proc");
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores permission bits; /proc stood in for a read-only folder";
+  const auto planted = plant_old_files(dir_ / "locked", {"distribution.csv"});
+  fs::permissions(dir_ / "locked", fs::perms::owner_read | fs::perms::owner_exec);
+  expect_one_line_error({"--export-csv", (dir_ / "locked").string(), "--overwrite"}, 3, "locked");
+  fs::permissions(dir_ / "locked", fs::perms::owner_all);
+  expect_untouched(planted);
+}
+
+// A full disk: the file-size limit (ulimit -f 0, SIGXFSZ ignored) makes every
+// write fail with EFBIG, as ENOSPC would. --overwrite asks to replace the old
+// files; each must still hold its old contents afterwards.
+TEST_F(Reliability, FullDiskDuringExportLeavesOldFilesIntactAndExitsThree) {
+  const Outcome probe = run({"--export-csv", (dir_ / "probe").string()});
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  std::vector<std::string> csv_names;
+  for (const auto& entry : fs::directory_iterator(dir_ / "probe")) csv_names.push_back(entry.path().filename().string());
+  ASSERT_FALSE(csv_names.empty());
+  const auto planted = plant_old_files(dir_ / "csv", csv_names);
+  const std::vector<std::string> args = {"--export-csv", (dir_ / "csv").string(), "--overwrite"};
+  const Outcome r = run(args, "trap '' XFSZ; ulimit -f 0;");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  expect_untouched(planted);
+  expect_no_temporaries(dir_ / "csv", csv_names.size());
+
+  const auto png = plant_old_files(dir_ / "png", {"shot.png"});
+  const Outcome shot = run({"--screenshot", (dir_ / "png" / "shot.png").string(), "--size", "320x240", "--overwrite"},
+                           "trap '' XFSZ; ulimit -f 0;");
+  EXPECT_EQ(shot.exit_code, 3) << shot.err;
+  expect_untouched(png);
+  expect_no_temporaries(dir_ / "png", 1);
+}
+
+// ---------------------------------------------------------------- faults
+
+TEST_F(Reliability, NoDisplayAndNoEglExitFourWithOneLine) {
+  // No vendor library for libglvnd: EGL has no display to give.
+  const Outcome r = run({"--screenshot", (dir_ / "a.png").string()}, "",
+                        "__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent/egl-vendor.json");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "a.png"));
+  const Outcome window = run({});
+  EXPECT_EQ(window.exit_code, 4) << window.err;
+  EXPECT_EQ(window.err.find('\n'), window.err.size() - 1) << window.err;
+}
+
+class ReliabilityApp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::unsetenv("DISPLAY");
+    platform::OffscreenOptions options;
+    options.width = 640;
+    options.height = 360;
+    auto created = platform::Offscreen::create(options);
+    ASSERT_TRUE(created) << created.error;
+    surface_ = std::move(created.surface);
+  }
+  std::unique_ptr<platform::Offscreen> surface_;
+};
+
+TEST_F(ReliabilityApp, WorkerExceptionIsShownInTheUiAndTheAppRecovers) {
+  AppOptions options;
+  options.params.seq_len = 8;
+  options.refine_trials = 50;
+  App app(*surface_, options);
+  app.wait_for_snapshot();
+  app.frame();
+  app.evaluator().fail_next_evaluation_for_testing("injected failure for the test");
+  Params changed = app.ui().params;
+  changed.temperature = 0.5;
+  ASSERT_TRUE(apply_params(app.ui(), changed));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (app.ui().status.find("injected failure") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    app.frame();
+  EXPECT_NE(app.ui().status.find("injected failure for the test"), std::string::npos) << app.ui().status;
+  EXPECT_TRUE(app.ui().status_is_error);
+  // The next edit computes normally again.
+  changed.temperature = 0.25;
+  ASSERT_TRUE(apply_params(app.ui(), changed));
+  app.frame();
+  app.wait_for_snapshot();
+  app.frame();
+  EXPECT_TRUE(app.evaluator().take_error().empty());
+  const auto latest = app.evaluator().latest();
+  ASSERT_TRUE(latest.snapshot);
+  EXPECT_EQ(latest.snapshot->params.temperature, 0.25);
+}
+
+// ---------------------------------------------------------------- extremes
+
+void expect_all_finite(const std::vector<double>& values, const std::string& what, const std::string& where) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    ASSERT_TRUE(std::isfinite(values[i])) << what << "[" << i << "] = " << values[i] << " at " << where;
+}
+void expect_all_finite(const std::vector<float>& values, const std::string& what, const std::string& where) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    ASSERT_TRUE(std::isfinite(values[i])) << what << "[" << i << "] = " << values[i] << " at " << where;
+}
+
+// The dashboard's stable path: every slider at its minimum or maximum, in every
+// combination, gives finite probabilities, entropy, gradients and attention maps.
+TEST(ReliabilityExtremes, EverySliderCornerGivesFiniteDashboardNumbers) {
+  using L = ParamLimits;
+  for (double temperature : {L::temperature_min, L::temperature_max})
+    for (int key_dim : {L::key_dim_min, L::key_dim_max})
+      for (double score_scale : {L::score_scale_min, L::score_scale_max})
+        for (int seq_len : {L::seq_len_min, L::seq_len_max})
+          for (bool scaled : {true, false}) {
+            Params p;
+            p.temperature = temperature;
+            p.key_dim = key_dim;
+            p.score_scale = score_scale;
+            p.seq_len = seq_len;
+            p.scaled = scaled;
+            p.row = seq_len - 1;
+            const std::string where = "T=" + std::to_string(temperature) + " d_k=" + std::to_string(key_dim) +
+                                      " scale=" + std::to_string(score_scale) + " L=" + std::to_string(seq_len) +
+                                      " scaled=" + std::to_string(scaled);
+            ASSERT_FALSE(validate(p)) << where;
+            EvaluateOptions options;
+            options.dk_trials = 4;  // the sweep's own numbers are checked, cheaply
+            const auto snapshot = evaluate(p, options);
+            ASSERT_TRUE(snapshot) << where;
+            const Snapshot& s = *snapshot;
+            expect_all_finite(s.scores, "scores", where);
+            expect_all_finite(s.logits, "logits", where);
+            expect_all_finite(s.probabilities, "probabilities", where);
+            expect_all_finite(s.gradient, "gradient", where);
+            expect_all_finite(s.entropy_vs_temperature, "entropy_vs_temperature", where);
+            expect_all_finite(s.attention_scaled, "attention_scaled", where);
+            expect_all_finite(s.attention_unscaled, "attention_unscaled", where);
+            for (double v : {s.entropy_nats, s.max_weight, s.jacobian_norm, s.effective_choices})
+              ASSERT_TRUE(std::isfinite(v)) << where;
+            for (const auto& stats : {s.dk_sweep.scaled, s.dk_sweep.unscaled})
+              for (const auto& point : stats) ASSERT_TRUE(std::isfinite(point.entropy_nats.mean)) << where;
+            double sum = 0.0;
+            for (double q : s.probabilities) sum += q;
+            EXPECT_NEAR(sum, 1.0, 1e-9) << where;
+            ASSERT_EQ(s.attention_scaled.size(), static_cast<std::size_t>(seq_len) * seq_len) << where;
+          }
+}
+
+// Custom scores at the edge of double precision, at the largest score scale and
+// smallest temperature: scores may overflow on purpose (shown as ±inf in the
+// score plot) but the probabilities stay finite and sum to 1.
+TEST(ReliabilityExtremes, HugeCustomScoresGiveFiniteProbabilities) {
+  Params p;
+  p.scores = {1e308, -1e308, 1e-320, 0.0, -std::numeric_limits<double>::infinity(), 1e308};
+  p.score_scale = ParamLimits::score_scale_max;
+  p.temperature = ParamLimits::temperature_min;
+  ASSERT_FALSE(validate(p));
+  const Snapshot s = evaluate(p);
+  expect_all_finite(s.probabilities, "probabilities", "scores near 1e308");
+  expect_all_finite(s.gradient, "gradient", "scores near 1e308");
+  double sum = 0.0;
+  for (double q : s.probabilities) sum += q;
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+  EXPECT_TRUE(std::isfinite(s.entropy_nats)) << s.entropy_nats;
+  EXPECT_EQ(s.probabilities[4], 0.0) << "a masked key gets weight exactly 0";
+}
+
+// ---------------------------------------------------------------- soak
+
+long resident_pages() {
+  std::ifstream statm("/proc/self/statm");
+  long size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident;
+}
+
+// 10,000 random Params changes across every view, a frame after each; resident
+// memory after warm-up may grow by less than 10%. SMLAB_SOAK_STEPS overrides the count.
+TEST_F(ReliabilityApp, SoakOfRandomSliderChangesAcrossAllViewsKeepsMemoryFlat) {
+  const char* override_steps = std::getenv("SMLAB_SOAK_STEPS");
+  const int steps = override_steps ? std::atoi(override_steps) : 10'000;
+  const int warm_up = std::min(1000, steps / 5);
+  AppOptions options;
+  options.params.seq_len = 8;
+  options.refine_trials = 20;
+  App app(*surface_, options);
+  std::mt19937_64 random(20240601);
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(random); };
+  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
+  const auto views = all_views();
+  long after_warm_up = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int step = 0; step < steps; ++step) {
+    if (step == warm_up) {
+      app.wait_for_snapshot();
+      after_warm_up = resident_pages();
+    }
+    Params p = app.ui().params;
+    switch (integer(0, 13)) {
+      case 0: p.temperature = std::exp(uniform(std::log(0.01), std::log(100.0))); break;
+      case 1: p.key_dim = integer(1, 256); break;
+      case 2: p.score_scale = std::exp(uniform(std::log(0.01), std::log(100.0))); break;
+      case 3: p.seq_len = integer(2, 24); p.row = std::min(p.row, p.seq_len - 1); break;
+      case 4: p.row = integer(0, p.seq_len - 1); break;
+      case 5: p.scaled = !p.scaled; break;
+      case 6: p.causal = !p.causal; break;
+      case 7: p.alpha = uniform(1.0, 2.0); break;
+      case 8: p.gamma = uniform(0.1, 100.0); break;
+      case 9: p.qk_norm = uniform(0.1, 20.0); break;
+      case 10: p.heads = integer(1, 16); p.nudge = uniform(-3.0, 3.0); break;
+      case 11: p.format = all_formats[static_cast<std::size_t>(integer(0, static_cast<int>(all_formats.size()) - 1))]; break;
+      case 12: {
+        p.scores.clear();
+        const int n = integer(0, 12);
+        for (int i = 0; i < n; ++i) p.scores.push_back(uniform(-50.0, 50.0));
+        break;
+      }
+      default: {
+        const View view = views[static_cast<std::size_t>(integer(0, static_cast<int>(views.size()) - 1))].view;
+        if (view != app.ui().view) {
+          app.ui().view = view;
+          app.ui().select_view_tab = true;
+        }
+        p.pe_amplitude = uniform(0.0, 100.0);
+      }
+    }
+    apply_params(app.ui(), p);
+    ASSERT_TRUE(app.frame()) << "step " << step;
+    ASSERT_FALSE(app.ui().status_is_error) << "step " << step << ": " << app.ui().status;
+  }
+  app.wait_for_snapshot();
+  app.frame();
+  const long at_end = resident_pages();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("soak: %d steps in %.1f s; resident %ld -> %ld pages\n", steps, seconds, after_warm_up, at_end);
+  EXPECT_LT(static_cast<double>(at_end), 1.10 * static_cast<double>(after_warm_up))
+      << "resident memory grew from " << after_warm_up << " to " << at_end << " pages over " << steps << " steps";
+}
+
+}  // namespace
+}  // namespace smlab::app

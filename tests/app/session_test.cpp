@@ -1,0 +1,283 @@
+// Presets and sessions: every shipped preset passes the one validation, --preset and
+// --list-presets work, and a session saved and loaded comes back exactly, while every kind of bad
+// session file gives one line naming the field and changes nothing.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "state/presets.hpp"
+#include "state/session.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using smlab::Params;
+using smlab::app::Session;
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("smlab-session-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome run(const std::vector<std::string>& args) const {
+    std::string command = shell_quote(SMLAB_BINARY);
+    for (const auto& arg : args) command += " " + shell_quote(arg);
+    command += " >" + shell_quote((dir_ / "stdout").string()) + " 2>" + shell_quote((dir_ / "stderr").string());
+    const int status = std::system(command.c_str());
+    Outcome result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = read_all(dir_ / "stdout");
+    result.err = read_all(dir_ / "stderr");
+    return result;
+  }
+
+  fs::path dir_;
+};
+
+bool one_line(const std::string& text) { return !text.empty() && text.find('\n') == std::string::npos; }
+
+// ---- presets ----
+
+TEST(Presets, ShippedFileHasTheClassicExamplesAndEveryEntryIsValid) {
+  const auto file = smlab::app::find_assets_dir() / "presets.json";
+  const smlab::app::PresetList list = smlab::app::load_presets(file);
+  ASSERT_TRUE(list.error.empty()) << list.error;
+  for (const char* name : {"softmax-123", "close-scores", "large-scores", "two-scores", "symmetric",
+                           "large-dk-unscaled", "large-dk-scaled"})
+    EXPECT_NE(smlab::app::find_preset(list, name), nullptr) << name << " missing from " << file;
+  for (const auto& preset : list.presets) {
+    EXPECT_FALSE(smlab::validate(preset.params).has_value()) << preset.name;
+    // The stored Params are exactly the defaults with the preset's settings applied by set_param.
+    Params expected;
+    for (const auto& [key, value] : preset.settings)
+      ASSERT_FALSE(smlab::set_param(expected, key, value).has_value()) << preset.name << ": " << key << "=" << value;
+    EXPECT_EQ(preset.params, expected) << preset.name;
+    EXPECT_FALSE(preset.title.empty()) << preset.name;
+  }
+  const auto* large = smlab::app::find_preset(list, "large-scores");
+  ASSERT_NE(large, nullptr);
+  EXPECT_EQ(large->params.scores, (std::vector<double>{1000, 1001, 1002}));
+}
+
+TEST(Presets, InvalidEntriesAreRejectedWithOneLineNamingPresetAndKey) {
+  struct Case {
+    const char* json;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {R"({"presets": [{"name": "hot", "title": "t", "set": {"temperature": "1000"}}]})", "preset 'hot': temperature"},
+      {R"({"presets": [{"name": "k", "title": "t", "set": {"bogus": "1"}}]})", "bogus"},
+      {R"({"presets": [{"name": "a", "title": "t", "set": {}}, {"name": "a", "title": "t", "set": {}}]})", "twice"},
+      {R"({"presets": [{"name": "v", "title": "t", "view": "nowhere", "set": {}}]})", "view"},
+      {R"({"presets": [{"name": "bad name!", "title": "t", "set": {}}]})", "name"},
+      {R"({"presets": [{"name": "s", "title": "t", "set": {"scores": [1, 2]}}]})", "scores"},
+      {R"({"presets": )", "JSON"},
+  };
+  for (const Case& c : cases) {
+    const auto list = smlab::app::parse_presets(c.json);
+    EXPECT_TRUE(list.presets.empty()) << c.json;
+    EXPECT_TRUE(one_line(list.error)) << c.json << "\n" << list.error;
+    EXPECT_NE(list.error.find(c.needle), std::string::npos) << c.json << "\n" << list.error;
+  }
+}
+
+TEST_F(TempDir, MissingPresetsFileIsOneClearMessage) {
+  const auto list = smlab::app::load_presets(dir_ / "presets.json");
+  EXPECT_TRUE(list.presets.empty());
+  EXPECT_TRUE(one_line(list.error)) << list.error;
+  EXPECT_NE(list.error.find("presets.json"), std::string::npos) << list.error;
+}
+
+TEST_F(TempDir, PresetFlagSetsTheParamsAndSetStillAppliesOnTop) {
+  const Outcome list = run({"--list-presets"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("large-dk-unscaled"), std::string::npos) << list.out;
+
+  const Outcome exported =
+      run({"--preset", "two-scores", "--set", "temperature=25", "--export-csv", (dir_ / "csv").string()});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const std::string distribution = read_all(dir_ / "csv" / "distribution.csv");
+  // Two scores 200 and 250 at T = 25: logits 8 and 10.
+  EXPECT_NE(distribution.find("200"), std::string::npos) << distribution;
+  EXPECT_NE(distribution.find("250"), std::string::npos) << distribution;
+  EXPECT_NE(distribution.find(",10,"), std::string::npos) << distribution;
+
+  const Outcome unknown = run({"--preset", "nope", "--screenshot", (dir_ / "x.png").string()});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err.find('\n'), unknown.err.size() - 1) << unknown.err;
+  EXPECT_NE(unknown.err.find("softmax-123"), std::string::npos) << "should list the allowed names: " << unknown.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.png"));
+}
+
+// ---- sessions ----
+
+Session odd_session() {
+  Session session;
+  const double inf = std::numeric_limits<double>::infinity();
+  session.params.temperature = 0.1;
+  session.params.score_scale = 0.30000000000000004;
+  session.params.key_dim = 4096;
+  session.params.seq_len = 300;
+  session.params.row = 299;
+  session.params.seed = smlab::ParamLimits::seed_max;
+  session.params.scaled = false;
+  session.params.scores = {0.1, 1e-300, -inf, 5e-324, -0.0, 1.7976931348623157e308, -2.5};
+  session.params.alpha = 1.0000000000000002;
+  session.params.format = smlab::Format::bf16;
+  session.params.gamma = 99.99999999999999;
+  session.params.qk_norm = 0.1;
+  session.params.pe_amplitude = 0.0;
+  session.params.heads = 16;
+  session.params.causal = true;
+  session.params.nudge = -3.0;
+  session.view = smlab::View::attention_variants;
+  session.screenshot_dir = "/tmp/shots \"quoted\" ünïcode";
+  return session;
+}
+
+std::string describe(const Params& params) {
+  std::string text;
+  for (const auto& key : smlab::param_keys())
+    text += std::string(key.name) + "=" + smlab::get_param(params, key.name).value_or("?") + " ";
+  return text;
+}
+
+TEST(Session, SerialiseThenParseRoundTripsEveryKeyExactly) {
+  const Session original = odd_session();
+  ASSERT_FALSE(smlab::validate(original.params).has_value()) << smlab::validate(original.params)->message;
+  const std::string text = smlab::app::serialize_session(original);
+  const auto loaded = smlab::app::parse_session(text);
+  ASSERT_TRUE(loaded.session.has_value()) << loaded.error << "\n" << text;
+  EXPECT_EQ(loaded.session->params, original.params)
+      << "wrote: " << describe(original.params) << "\nread:  " << describe(loaded.session->params);
+  // Bit-exact, not just ==: -0.0 and the smallest subnormal survive.
+  ASSERT_EQ(loaded.session->params.scores.size(), original.params.scores.size());
+  for (std::size_t i = 0; i < original.params.scores.size(); ++i)
+    EXPECT_EQ(std::signbit(loaded.session->params.scores[i]), std::signbit(original.params.scores[i])) << i;
+  EXPECT_EQ(loaded.session->view, original.view);
+  EXPECT_EQ(loaded.session->screenshot_dir, original.screenshot_dir);
+  // Every key is in the file, and the text is stable.
+  for (const auto& key : smlab::param_keys())
+    EXPECT_NE(text.find("\"" + std::string(key.name) + "\""), std::string::npos) << key.name << "\n" << text;
+  EXPECT_EQ(smlab::app::serialize_session(*loaded.session), text);
+}
+
+TEST(Session, DefaultsRoundTripAndMissingKeysMeanDefaults) {
+  const auto defaults = smlab::app::parse_session(smlab::app::serialize_session(Session{}));
+  ASSERT_TRUE(defaults.session) << defaults.error;
+  EXPECT_EQ(*defaults.session, Session{});
+  const auto sparse = smlab::app::parse_session(R"({"version": 1, "params": {"temperature": 0.5}})");
+  ASSERT_TRUE(sparse.session) << sparse.error;
+  Params expected;
+  expected.temperature = 0.5;
+  EXPECT_EQ(sparse.session->params, expected);
+}
+
+TEST(Session, BadFilesGiveOneLineNamingTheFieldAndNoSession) {
+  struct Case {
+    std::string json;
+    std::string needle;
+  };
+  const std::string valid = smlab::app::serialize_session(odd_session());
+  std::vector<Case> cases = {
+      {valid.substr(0, valid.size() / 2), "JSON"},
+      {"", "JSON"},
+      {"[1, 2]", "object"},
+      {R"({"params": {}})", "version"},
+      {R"({"version": 2})", "version"},
+      {R"({"version": "1"})", "version"},
+      {R"({"version": 1, "params": []})", "params"},
+      {R"({"version": 1, "params": {"temperature": [1]}})", "params.temperature"},
+      {R"({"version": 1, "params": {"temperature": "1000"}})", "temperature"},
+      {R"({"version": 1, "params": {"temperature": "abc"}})", "temperature"},
+      {R"({"version": 1, "params": {"row": "20"}})", "row"},
+      {R"({"version": 1, "params": {"scores": "1, nan"}})", "scores"},
+      {R"({"version": 1, "params": {"bogus": "1"}})", "params.bogus"},
+      {R"({"version": 1, "view": "nowhere"})", "view"},
+      {R"({"version": 1, "view": 3})", "view"},
+      {R"({"version": 1, "screenshot_dir": false})", "screenshot_dir"},
+      {std::string(100000, '[') + std::string(100000, ']'), "nests"},
+      {R"({"version": 1, "x": ")" + std::string(smlab::app::session_max_bytes, 'a') + "\"}", "1 MB"},
+  };
+  for (const Case& c : cases) {
+    const auto loaded = smlab::app::parse_session(c.json);
+    const std::string shown = c.json.substr(0, 120);
+    EXPECT_FALSE(loaded.session.has_value()) << shown;
+    EXPECT_TRUE(one_line(loaded.error)) << shown << "\n" << loaded.error;
+    EXPECT_NE(loaded.error.find(c.needle), std::string::npos) << shown << "\nerror: " << loaded.error;
+  }
+}
+
+TEST_F(TempDir, SaveIsAtomicAndNeverOverwritesUnlessAsked) {
+  const fs::path file = dir_ / "session.json";
+  ASSERT_FALSE(smlab::app::save_session(file, odd_session(), false).has_value());
+  const std::string first = read_all(file);
+  const auto refused = smlab::app::save_session(file, Session{}, false);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(read_all(file), first) << "an existing session was replaced without overwrite";
+  ASSERT_FALSE(smlab::app::save_session(file, Session{}, true).has_value());
+  const auto loaded = smlab::app::load_session(file);
+  ASSERT_TRUE(loaded.session) << loaded.error;
+  EXPECT_EQ(*loaded.session, Session{});
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_TRUE(entry.path().filename() == "session.json" || entry.path().filename() == "stdout" ||
+                entry.path().filename() == "stderr")
+        << "left behind: " << entry.path();
+}
+
+TEST_F(TempDir, LoadFlagUsesTheSessionAndRejectsBadFilesWithExitCodes) {
+  const fs::path file = dir_ / "session.json";
+  Session session;
+  session.params.scores = {200, 250};
+  session.params.temperature = 25;
+  ASSERT_FALSE(smlab::app::save_session(file, session, false).has_value());
+  const Outcome loaded = run({"--load", file.string(), "--export-csv", (dir_ / "csv").string()});
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+  EXPECT_NE(read_all(dir_ / "csv" / "distribution.csv").find("250"), std::string::npos);
+
+  std::ofstream(dir_ / "bad.json") << R"({"version": 1, "params": {"d_k": "0"}})";
+  const Outcome bad = run({"--load", (dir_ / "bad.json").string(), "--screenshot", (dir_ / "x.png").string()});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1) << bad.err;
+  EXPECT_NE(bad.err.find("d_k"), std::string::npos) << bad.err;
+
+  const Outcome missing = run({"--load", (dir_ / "none.json").string(), "--screenshot", (dir_ / "x.png").string()});
+  EXPECT_EQ(missing.exit_code, 3) << missing.err;
+  EXPECT_EQ(missing.err.find('\n'), missing.err.size() - 1) << missing.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.png"));
+}
+
+}  // namespace

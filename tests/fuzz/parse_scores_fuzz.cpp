@@ -1,0 +1,46 @@
+// libFuzzer target for parse_scores (the custom score vector field and --set scores=...):
+// never crashes, and what it accepts is valid and survives a format/parse round trip.
+#include <cstddef>
+#include <cstdint>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include "smlab/params.hpp"
+
+namespace {
+
+// Aborting (rather than returning) makes libFuzzer save the input as a crash.
+void require(bool property) {
+  if (!property) std::abort();
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const smlab::ScoreParse parsed = smlab::parse_scores(text);
+  if (parsed.error) {
+    // A rejected vector leaves nothing behind, and its message is one line.
+    require(parsed.scores.empty());
+    require(!parsed.error->message.empty());
+    require(parsed.error->message.find('\n') == std::string::npos);
+    return 0;
+  }
+  require(parsed.scores.size() <= smlab::ParamLimits::scores_max_count);
+  // Whatever parses must survive validate() once at least one entry is finite.
+  smlab::Params params;
+  params.scores = parsed.scores;
+  bool any_finite = false;
+  for (double s : parsed.scores) any_finite = any_finite || std::isfinite(s);
+  if (any_finite) require(!smlab::validate(params).has_value());
+  // Formatting and parsing again gives back exactly the same numbers.
+  const smlab::ScoreParse again = smlab::parse_scores(smlab::format_scores(parsed.scores));
+  require(!again.error.has_value());
+  require(again.scores.size() == parsed.scores.size());
+  for (std::size_t i = 0; i < parsed.scores.size(); ++i) require(same_bits(again.scores[i], parsed.scores[i]));
+  return 0;
+}

@@ -1,0 +1,32 @@
+// libFuzzer target for parse_presets (assets/presets.json): never crashes, an error
+// is one line and leaves no presets, and every preset it returns holds valid Params.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "state/presets.hpp"
+
+namespace {
+
+void require(bool property) {
+  if (!property) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const smlab::app::PresetList list = smlab::app::parse_presets(text);
+  if (!list.error.empty()) {
+    require(list.presets.empty());
+    require(list.error.find('\n') == std::string::npos);
+    return 0;
+  }
+  for (const smlab::app::Preset& preset : list.presets) {
+    require(!smlab::validate(preset.params).has_value());
+    require(smlab::app::find_preset(list, preset.name) != nullptr);
+  }
+  return 0;
+}
