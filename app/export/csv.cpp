@@ -19,9 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 7> file_names = {
-    "distribution.csv",       "entropy_temperature.csv", "entropy_dk.csv", "attention.csv",
-    "attention_scaled.csv",   "attention_unscaled.csv",  "params.csv",
+constexpr std::array<std::string_view, 8> file_names = {
+    "distribution.csv",     "row_summary.csv",        "entropy_temperature.csv", "entropy_dk.csv",
+    "attention.csv",        "attention_scaled.csv",   "attention_unscaled.csv",  "params.csv",
 };
 
 // Shortest text that parses back to the same value (std::to_chars without a precision). The
@@ -48,13 +48,31 @@ void append_field(std::string& out, std::string_view text) {
 }
 
 std::string distribution_csv(const Snapshot& snap) {
-  std::string out = "index,score,logit,probability,gradient\n";
+  std::string out = "index,score,logit,probability,gradient,log_probability,log_max_gradient\n";
   for (std::size_t i = 0; i < snap.scores.size(); ++i) {
     out += std::to_string(i);
-    for (const auto* series : {&snap.scores, &snap.logits, &snap.probabilities, &snap.gradient}) {
+    for (const auto* series : {&snap.scores, &snap.logits, &snap.probabilities, &snap.gradient,
+                               &snap.log_probabilities, &snap.log_max_gradient}) {
       out += ',';
       append_number(out, (*series)[i]);
     }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string row_summary_csv(const Snapshot& snap) {
+  std::string out = "quantity,value\n";
+  const std::pair<const char*, double> rows[] = {
+      {"entropy_nats", snap.entropy_nats},       {"entropy_bits", snap.entropy_bits},
+      {"effective_choices", snap.effective_choices}, {"max_weight", snap.max_weight},
+      {"argmax", static_cast<double>(snap.argmax)},  {"logsumexp", snap.logsumexp},
+      {"kl_from_uniform_nats", snap.kl_from_uniform}, {"jacobian_frobenius_norm", snap.jacobian_norm},
+  };
+  for (const auto& [name, value] : rows) {
+    out += name;
+    out += ',';
+    append_number(out, value);
     out += '\n';
   }
   return out;
@@ -178,6 +196,7 @@ CsvResult export_csv(const Snapshot& snapshot, const fs::path& directory, const 
 
   auto text_of = [&](std::string_view name) {
     if (name == "distribution.csv") return distribution_csv(snapshot);
+    if (name == "row_summary.csv") return row_summary_csv(snapshot);
     if (name == "entropy_temperature.csv") return entropy_temperature_csv(snapshot);
     if (name == "entropy_dk.csv") return entropy_dk_csv(sweep);
     if (name == "attention.csv")  // the map the current `scaled` setting selects (DESIGN.md §6)

@@ -19,9 +19,13 @@ namespace smlab::exporting {
 // std::to_chars, so `std::from_chars` / `float(x)` / `numpy.float32` recover them exactly.
 // Non-finite values are written as inf, -inf, nan.
 //
-//   distribution.csv         index,score,logit,probability,gradient
+//   distribution.csv         index,score,logit,probability,gradient,log_probability,log_max_gradient
 //                            one row per entry of the shown row (n = L, or the custom scores);
-//                            gradient = s_i (1 − s_i)
+//                            gradient = s_i (1 − s_i); log_probability = log-softmax;
+//                            log_max_gradient = ∂ log s_k / ∂z_i for k = argmax (δ_ik − s_i)
+//   row_summary.csv          quantity,value: entropy_nats, entropy_bits, effective_choices,
+//                            max_weight, argmax, logsumexp, kl_from_uniform_nats,
+//                            jacobian_frobenius_norm of the shown row
 //   entropy_temperature.csv  temperature,entropy_nats
 //                            the row's entropy on the temperature grid (121 points, 0.01 … 100)
 //   entropy_dk.csv           d_k,variant,entropy_mean,entropy_se,max_weight_mean,max_weight_se,

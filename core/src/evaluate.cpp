@@ -44,6 +44,16 @@ void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const
   snap.max_weight = *top;
   snap.argmax = static_cast<int>(top - snap.probabilities.begin());
   snap.jacobian_norm = jacobian_frobenius_norm(snap.probabilities);
+  snap.entropy_bits = entropy_bits(snap.probabilities);
+  snap.logsumexp = logsumexp(snap.scores, params.temperature);
+  snap.log_probabilities.resize(n);
+  log_softmax(snap.log_probabilities, snap.scores, params.temperature);
+  std::vector<double> uniform(n, 1.0 / static_cast<double>(n));
+  snap.kl_from_uniform = kl_divergence(snap.probabilities, uniform);
+  std::vector<double> unit(n, 0.0);
+  unit[static_cast<std::size_t>(snap.argmax)] = 1.0;
+  snap.log_max_gradient.resize(n);
+  log_softmax_vjp(snap.log_max_gradient, snap.probabilities, unit);
 
   snap.temperature_grid.resize(temperature_points);
   snap.entropy_vs_temperature.resize(temperature_points);

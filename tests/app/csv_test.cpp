@@ -130,8 +130,10 @@ TEST_F(CsvExport, WritesEveryFileWithExactlyTheDocumentedHeader) {
     EXPECT_EQ(result.files[i], directory_ / csv_file_names()[i]);
   EXPECT_EQ(directory_listing(directory_),
             (std::vector<std::string>{"attention.csv", "attention_scaled.csv", "attention_unscaled.csv", "distribution.csv",
-                                      "entropy_dk.csv", "entropy_temperature.csv", "params.csv"}));
-  EXPECT_EQ(join(read_csv(directory_ / "distribution.csv")[0]), "index,score,logit,probability,gradient");
+                                      "entropy_dk.csv", "entropy_temperature.csv", "params.csv", "row_summary.csv"}));
+  EXPECT_EQ(join(read_csv(directory_ / "distribution.csv")[0]),
+            "index,score,logit,probability,gradient,log_probability,log_max_gradient");
+  EXPECT_EQ(join(read_csv(directory_ / "row_summary.csv")[0]), "quantity,value");
   EXPECT_EQ(join(read_csv(directory_ / "entropy_temperature.csv")[0]), "temperature,entropy_nats");
   EXPECT_EQ(join(read_csv(directory_ / "entropy_dk.csv")[0]),
             "d_k,variant,entropy_mean,entropy_se,max_weight_mean,max_weight_se,jacobian_norm_mean,jacobian_norm_se,"
@@ -151,13 +153,21 @@ TEST_F(CsvExport, RowCountsAndValuesEqualTheSnapshotExactly) {
   ASSERT_EQ(distribution.size(), snap.scores.size() + 1);
   for (std::size_t i = 0; i < snap.scores.size(); ++i) {
     const auto& row = distribution[i + 1];
-    ASSERT_EQ(row.size(), 5u) << "row " << i;
+    ASSERT_EQ(row.size(), 7u) << "row " << i;
     EXPECT_EQ(parse_number<std::size_t>(row[0]), i);
     EXPECT_EQ(parse_number<double>(row[1]), snap.scores[i]) << "row " << i;
     EXPECT_EQ(parse_number<double>(row[2]), snap.logits[i]) << "row " << i;
     EXPECT_EQ(parse_number<double>(row[3]), snap.probabilities[i]) << "row " << i;
     EXPECT_EQ(parse_number<double>(row[4]), snap.gradient[i]) << "row " << i;
+    EXPECT_EQ(parse_number<double>(row[5]), snap.log_probabilities[i]) << "row " << i;
+    EXPECT_EQ(parse_number<double>(row[6]), snap.log_max_gradient[i]) << "row " << i;
   }
+  const Table summary = read_csv(directory_ / "row_summary.csv");
+  ASSERT_EQ(summary.size(), 9u);
+  EXPECT_EQ(summary[6][0], "logsumexp");
+  EXPECT_EQ(parse_number<double>(summary[6][1]), snap.logsumexp);
+  EXPECT_EQ(summary[7][0], "kl_from_uniform_nats");
+  EXPECT_EQ(parse_number<double>(summary[7][1]), snap.kl_from_uniform);
 
   const Table temperature = read_csv(directory_ / "entropy_temperature.csv");
   ASSERT_EQ(temperature.size(), snap.temperature_grid.size() + 1);

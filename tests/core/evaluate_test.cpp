@@ -85,6 +85,28 @@ TEST(Evaluate, EntropyVersusTemperatureIsMonotoneAndHitsCurrentValue) {
   EXPECT_NEAR(s.entropy_vs_temperature[60], s.entropy_nats, 1e-12);
 }
 
+// The row summary obeys the identities that tie its quantities together:
+// KL(s‖u) = ln n − H, log s_i = z_i − logsumexp(z), H_bits = H / ln 2, and the
+// gradient of log s_k is δ_ik − s_i (its entries sum to 0). Tolerances: a few ulps
+// of the O(1..10) values involved, 1e-12.
+TEST(Evaluate, RowSummaryIdentities) {
+  Params p;
+  p.seq_len = 20;
+  p.temperature = 0.6;
+  const Snapshot s = evaluate(p);
+  const auto n = s.probabilities.size();
+  EXPECT_NEAR(s.kl_from_uniform, std::log(static_cast<double>(n)) - s.entropy_nats, 1e-12);
+  EXPECT_NEAR(s.entropy_bits, s.entropy_nats / std::log(2.0), 1e-12);
+  double gradient_sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_NEAR(s.log_probabilities[i], s.logits[i] - s.logsumexp, 1e-12) << "i=" << i;
+    const double expected = (static_cast<int>(i) == s.argmax ? 1.0 : 0.0) - s.probabilities[i];
+    EXPECT_NEAR(s.log_max_gradient[i], expected, 1e-15) << "i=" << i;
+    gradient_sum += s.log_max_gradient[i];
+  }
+  EXPECT_NEAR(gradient_sum, 0.0, 1e-14);
+}
+
 TEST(Evaluate, CancelledEvaluationReturnsNothing) {
   std::stop_source source;
   source.request_stop();

@@ -30,6 +30,12 @@ struct Snapshot {
   double entropy_nats = 0.0, max_weight = 0.0, jacobian_norm = 0.0;
   double effective_choices = 1.0;  // e^H: how many keys the row effectively attends to
   double max_entropy_nats = 0.0;   // ln n, the entropy of the uniform distribution
+  double entropy_bits = 0.0;       // H / ln 2
+  double logsumexp = 0.0;          // log Σ exp(logit_i): the normaliser of the row
+  double kl_from_uniform = 0.0;    // KL(s ‖ uniform) = ln n − H, in nats
+  // log s_i (log-softmax), and the gradient of log s_k for k = argmax with respect to
+  // each logit: ∂ log s_k / ∂z_i = δ_ik − s_i (log_softmax_vjp with g = e_k).
+  std::vector<double> log_probabilities, log_max_gradient;
   int argmax = 0;
 
   // Entropy of the row's softmax versus temperature (log-spaced over [0.01, 100]).
