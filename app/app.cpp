@@ -27,30 +27,69 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   ui_.ui_scale = surface_.content_scale();
   ui_.presets = options.presets;
 
-  platform::UiFontOptions fonts;
-  fonts.pixel_size = options.font_pixels;
-  fonts.content_scale = surface_.content_scale();
-  fonts.framebuffer_scale = surface_.framebuffer_scale();
-  font_warning_ = platform::load_ui_fonts(ImGui::GetIO(), fonts).warning;
-
-  ImGui::StyleColorsDark();
-  ImGuiStyle& style = ImGui::GetStyle();
-  style.WindowRounding = 0.0f;
-  style.FrameRounding = 3.0f;
-  style.GrabRounding = 3.0f;
-  style.ScaleAllSizes(ui_.ui_scale);
-  plot_style_.font_size = 0.0f;  // plots use the UI font size
-  plot_style_.fill_background = false;  // the clear colour below is the plot background
-  plot_style_.line_scale *= ui_.ui_scale;
-  plot_style_.marker_scale *= ui_.ui_scale;
-  plot_style_.padding *= ui_.ui_scale;
-  surface_.set_clear_color(ImVec4(plot_style_.background.r, plot_style_.background.g, plot_style_.background.b, 1));
+  ui_.theme = options.theme;
+  ui_.font_scale = std::clamp(options.font_scale, font_scale_min, font_scale_max);
+  font_pixels_ = options.font_pixels;
+  apply_look();
 
   if (options.refine_trials > 0) evaluator_.set_refine_limit(options.refine_trials);
   submit();
 }
 
 App::~App() { ImGui::SetCurrentContext(surface_.imgui_context()); }
+
+const char* theme_name(Theme theme) {
+  switch (theme) {
+    case Theme::dark: return "dark";
+    case Theme::light: return "light";
+    case Theme::projector: return "projector";
+  }
+  return "dark";
+}
+
+std::optional<Theme> theme_from_name(std::string_view name) {
+  for (Theme theme : {Theme::dark, Theme::light, Theme::projector})
+    if (name == theme_name(theme)) return theme;
+  return std::nullopt;
+}
+
+void App::apply_look() {
+  // The projector theme starts 1.15× larger so the back row can read it at font scale 1.
+  const float theme_boost = ui_.theme == Theme::projector ? 1.15f : 1.0f;
+  ui_.ui_scale = surface_.content_scale() * ui_.font_scale * theme_boost;
+
+  platform::UiFontOptions fonts;
+  fonts.pixel_size = font_pixels_ * ui_.font_scale * theme_boost;
+  fonts.content_scale = surface_.content_scale();
+  fonts.framebuffer_scale = surface_.framebuffer_scale();
+  font_warning_ = platform::load_ui_fonts(ImGui::GetIO(), fonts).warning;
+
+  ImGuiStyle& style = ImGui::GetStyle();
+  style = ImGuiStyle();  // ScaleAllSizes multiplies: start from the unscaled sizes every time
+  if (ui_.theme == Theme::dark) {
+    ImGui::StyleColorsDark();
+    plot_style_ = plot::dark_style();
+  } else {
+    ImGui::StyleColorsLight();
+    plot_style_ = ui_.theme == Theme::projector ? plot::projector_style() : plot::light_style();
+  }
+  style.WindowRounding = 0.0f;
+  style.FrameRounding = 3.0f;
+  style.GrabRounding = 3.0f;
+  if (ui_.theme == Theme::projector) {
+    style.FrameBorderSize = 1.0f;  // outlined widgets stay visible on a washed-out projector
+    style.Colors[ImGuiCol_Text] = ImVec4(0.0f, 0.0f, 0.0f, 1.0f);
+  }
+  style.ScaleAllSizes(ui_.ui_scale);
+  plot_style_.font_size = 0.0f;          // plots use the UI font size
+  plot_style_.fill_background = false;   // the clear colour below is the plot background
+  plot_style_.line_scale *= ui_.ui_scale;
+  plot_style_.marker_scale *= ui_.ui_scale;
+  plot_style_.padding *= ui_.ui_scale;
+  surface_.set_clear_color(ImVec4(plot_style_.background.r, plot_style_.background.g, plot_style_.background.b, 1));
+  applied_theme_ = ui_.theme;
+  applied_font_scale_ = ui_.font_scale;
+}
 
 std::int64_t headless_refine_trials(int seq_len) {
   const auto points = static_cast<std::int64_t>(power_of_two_key_dims().size());
@@ -91,9 +130,16 @@ bool App::frame() {
   using Clock = std::chrono::steady_clock;
   const auto frame_start = Clock::now();
   ImGui::SetCurrentContext(surface_.imgui_context());
+  if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_) apply_look();
   if (!surface_.begin_frame()) return false;
 
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
+  // Ctrl+= / Ctrl+− (and the keypad's + / −) change the font scale by 0.25×, next frame.
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeyCtrl && (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)))
+    ui_.font_scale = std::min(ui_.font_scale + 0.25f, font_scale_max);
+  if (io.KeyCtrl && (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)))
+    ui_.font_scale = std::max(ui_.font_scale - 0.25f, font_scale_min);
   if (ImGui::GetIO().KeyCtrl && session_popup_.mode == SessionPopup::Mode::closed) {
     const bool save = ImGui::IsKeyPressed(GLFW_KEY_S, false), load = ImGui::IsKeyPressed(GLFW_KEY_O, false);
     if (save || load) {

@@ -26,6 +26,8 @@ struct AppOptions {
   // default (Evaluator::refine_max_trials). Headless renders use headless_refine_trials().
   std::int64_t refine_trials = 0;
   PresetList presets;            // offered by the Presets combo
+  Theme theme = Theme::dark;
+  float font_scale = 1.0f;       // clamped to [font_scale_min, font_scale_max]
 };
 
 // A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless
@@ -67,6 +69,9 @@ class App {
 
  private:
   void sync_snapshot();
+  // Fonts, ImGui style and plot style for ui_.theme and ui_.font_scale. Between frames only:
+  // it rebuilds the font atlas.
+  void apply_look();
   void submit();
   bool needs_submit() const;
   void save_screenshot();
@@ -91,6 +96,9 @@ class App {
   Evaluator::Latest latest_;  // what this frame draws
   plot::HeatmapTexture scaled_texture_, unscaled_texture_;
   plot::Style plot_style_;
+  Theme applied_theme_ = Theme::dark;
+  float applied_font_scale_ = 0.0f;  // 0: nothing applied yet
+  float font_pixels_ = 17.0f;
   std::string font_warning_;
   FrameTiming timing_;
 };

@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
   CLI::App cli{"Softmax Lab: see why attention uses softmax and divides scores by sqrt(d_k)."};
   cli.set_version_flag("--version", std::string("softmax-lab ") + SMLAB_VERSION);
   std::vector<std::string> assignments;
-  std::string screenshot_path, size_text = "1600x900", screenshot_dir, csv_dir, svg_dir, view_name = "dashboard";
+  std::string screenshot_path, size_text = "1600x900", screenshot_dir, csv_dir, svg_dir, view_name = "dashboard", theme_name = "dark";
+  float font_scale = 1.0f;
   bool overwrite = false, list_keys = false, list_views = false;
   int bench_frames = 0;
   std::string bench_key = "temperature";
@@ -95,6 +96,10 @@ int main(int argc, char** argv) {
   cli.add_option("--sweep", sweep_text, "What --export-gif moves: KEY=FROM:TO or KEY=FROM:TO:log, e.g. temperature=0.05:20:log")
       ->type_name("KEY=FROM:TO[:log]");
   cli.add_option("--frames", gif_frames, "Number of GIF frames (default 60)")->type_name("N")->check(CLI::Range(1, 1000));
+  cli.add_option("--theme", theme_name, "dark, light or projector (high contrast, large, thick lines)")
+      ->type_name("NAME");
+  cli.add_option("--font-scale", font_scale, "UI and plot text size, 1 to 3 (Ctrl+= / Ctrl+- in the window)")
+      ->type_name("X");
   CLI::Option* view_option = cli.add_option("--view", view_name, "Start on a view: dashboard or a lab (see --list-views)")->type_name("NAME");
   cli.add_flag("--list-keys", list_keys, "List the keys --set accepts, with ranges and defaults");
   cli.add_flag("--list-views", list_views, "List the views (the dashboard and the labs)");
@@ -166,8 +171,15 @@ int main(int argc, char** argv) {
   const auto size = parse_size(size_text);
   if (!size) return fail(exit_usage, "--size '" + size_text.substr(0, 40) + "' is not allowed: WxH from 320x240 to 8192x8192");
 
+  const auto theme = smlab::app::theme_from_name(theme_name);
+  if (!theme) return fail(exit_usage, "--theme '" + theme_name.substr(0, 40) + "' is not allowed: dark, light or projector");
+  if (!(font_scale >= smlab::app::font_scale_min && font_scale <= smlab::app::font_scale_max))
+    return fail(exit_usage, "--font-scale " + std::to_string(font_scale) + " is not allowed: a number from 1 to 3");
+
   smlab::app::AppOptions options;
   options.params = params;
+  options.theme = *theme;
+  options.font_scale = font_scale;
   options.screenshot_dir = screenshot_dir.empty() ? loaded_screenshot_dir : screenshot_dir;
   options.view = *view;
   options.presets = presets;

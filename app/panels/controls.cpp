@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "panels/labs.hpp"
@@ -20,7 +21,8 @@ void help_marker(const char* text) {
 
 void section(const char* title) {
   ImGui::Spacing();
-  ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram], "%s", title);
+  // The check-mark blue reads on the dark, light and projector backgrounds alike.
+  ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_CheckMark], "%s", title);
   ImGui::Separator();
 }
 
@@ -160,6 +162,16 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   } else {
     ImGui::TextDisabled("recompute %.1f ms   frame %.1f ms", stats.compute_ms, stats.frame_ms);
   }
+
+  section("Look");
+  int theme = static_cast<int>(ui.theme);
+  if (ImGui::Combo("theme", &theme, "dark\0light\0projector\0")) ui.theme = static_cast<Theme>(theme);
+  help_marker("projector: high contrast, thick lines, large markers and text for the back row.");
+  float font_scale = ui.font_scale;
+  // Steps of 0.25×: the font atlas is rebuilt only when a step changes, not every drag frame.
+  if (ImGui::SliderFloat("font", &font_scale, font_scale_min, font_scale_max, "%.2fx", ImGuiSliderFlags_AlwaysClamp))
+    ui.font_scale = std::round(font_scale * 4.0f) / 4.0f;
+  help_marker("Ctrl+= and Ctrl+- change it too. F11: full screen.");
 
   section("Screenshot");
   ImGui::PushItemWidth(-1.0f);

@@ -2,7 +2,9 @@
 // last error, the screenshot folder and status. Owned by App; panels edit it.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <imgui.h>
@@ -12,6 +14,15 @@
 #include "state/presets.hpp"
 
 namespace smlab::app {
+
+// How the window looks: ImGui colours and the plot style. `projector` is high
+// contrast with thick lines and large markers, for the back row of a classroom.
+enum class Theme { dark, light, projector };
+const char* theme_name(Theme theme);
+std::optional<Theme> theme_from_name(std::string_view name);
+
+// The user's font scale: 1× to 3×, in steps of Ctrl+= / Ctrl+−.
+inline constexpr float font_scale_min = 1.0f, font_scale_max = 3.0f;
 
 // Where the last frame drew a plot, in display units (tests and exports use it).
 struct PlacedPlot {
@@ -30,6 +41,8 @@ struct UiState {
   bool status_is_error = false;
   bool screenshot_requested = false;
   float ui_scale = 1.0f;         // content scale (HiDPI) times the user's font scale
+  Theme theme = Theme::dark;
+  float font_scale = 1.0f;       // [font_scale_min, font_scale_max]; applied between frames
   std::vector<PlacedPlot> placed_plots;  // refilled every frame
   PresetList presets;            // the Presets combo; empty with an error if presets.json is missing
   int preset_index = 0;          // the combo's selection
