@@ -100,7 +100,10 @@ plot::Plot head_rows_plot(const HeadsLab& lab) {
     for (bool moved = true; moved;) {
       moved = false;
       for (const auto& [other_key, other_y] : placed)
-        if (std::abs(other_key - key) < min_key_gap && std::abs(other_y - y) < line_height) {
+        // Only ever move up, past `other`: with rounding, |other_y − (other_y + h)| can
+        // come out just below h, and a test on the distance alone then never ends.
+        if (std::abs(other_key - key) < min_key_gap && std::abs(other_y - y) < line_height &&
+            other_y + line_height > y) {
           y = other_y + line_height;
           moved = true;
         }

@@ -160,13 +160,14 @@ TEST_F(Reliability, BadSessionFilesExitWithOneLine) {
       {std::string(100'000, '[') + std::string(100'000, ']'), "nests deeper"},
       {"{\"version\": 1, \"params\": {\"temperature\": \"0.", "not valid JSON"},
       {"{\"version\": 1, \"params\": {\"temperature\": [0.5]}}", "params.temperature"},
-      {"{\"version\": 1, \"params\": {\"d_k\": 1e999}}", "d_k"},
+      {"{\"version\": 1, \"params\": {\"d_k\": 1e999}}", "1e999"},
       {"{\"version\": 1, \"params\": {\"temperature\": -1}}", "temperature"},
       {"{\"version\": 1, \"params\": {\"scores\": \"1, nan\"}}", "scores"},
       {"{\"version\": \"1\"}", "version"},
       {"[1, 2, 3]", "object"},
       {"", "not valid JSON"},
-      {std::string("{\"version\": 1, \"view\": \"x\ny\"}"), "view"},
+      {std::string("{\"version\": 1, \"view\": \"x\ny\"}"), "not valid JSON"},
+      {"{\"version\": 1, \"view\": \"nonesuch\"}", "allowed dashboard"},
   };
   for (const auto& [text, needle] : cases) {
     write_all(dir_ / "bad.json", text);
@@ -177,8 +178,16 @@ TEST_F(Reliability, BadSessionFilesExitWithOneLine) {
 }
 
 TEST_F(Reliability, ScoreVectorsWithNonFiniteOrGarbageEntriesAreRejected) {
+  // One command-line argument holds at most 128 KiB (Linux MAX_ARG_STRLEN), so the
+  // command line gets 30,000 entries; the parser alone gets 100,000 below.
   std::string many;
-  for (int i = 0; i < 100'000; ++i) many += (i ? "," : "") + std::to_string(i % 7);
+  for (int i = 0; i < 30'000; ++i) many += (i ? "," : "") + std::to_string(i % 7);
+  std::string too_many_for_argv = many;
+  for (int i = 30'000; i < 100'000; ++i) too_many_for_argv += "," + std::to_string(i % 7);
+  const ScoreParse hundred_thousand = parse_scores(too_many_for_argv);
+  ASSERT_TRUE(hundred_thousand.error.has_value());
+  EXPECT_NE(hundred_thousand.error->message.find("at most 4096"), std::string::npos) << hundred_thousand.error->message;
+  EXPECT_TRUE(hundred_thousand.scores.empty());
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"1, nan, 2", "entry 2"},         {"1, inf", "entry 2"},       {"+inf", "entry 1"},
       {"-inf, -inf", "all -inf"},      {many, "at most 4096"},      {"1, two, 3", "entry 2"},
@@ -261,9 +270,12 @@ TEST_F(Reliability, ScreenshotIntoMissingDirectoryExitsThree) {
 
 // Root may write anywhere on a normal file system, so "read-only" is a folder
 // no one can create files in: /proc. A non-root run also tries a chmod 0555 folder.
-TEST_F(Reliability, ExportsIntoUnwritableDirectoryExitThree) {
+TEST_F(Reliability, ExportsIntoAFolderNoOneCanWriteExitThree) {
   expect_one_line_error({"--export-csv", "/proc"}, 3, "/proc");
   expect_one_line_error({"--export-svg", "/proc"}, 3, "/proc");
+}
+
+TEST_F(Reliability, ExportsIntoReadOnlyDirectoryExitThreeAndKeepOldFiles) {
   if (::geteuid() == 0) GTEST_SKIP() << "root ignores permission bits; /proc stood in for a read-only folder";
   const auto planted = plant_old_files(dir_ / "locked", {"distribution.csv"});
   fs::permissions(dir_ / "locked", fs::perms::owner_read | fs::perms::owner_exec);
@@ -494,6 +506,12 @@ TEST_F(ReliabilityApp, SoakOfRandomSliderChangesAcrossAllViewsKeepsMemoryFlat) {
   const long at_end = resident_pages();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("soak: %d steps in %.1f s; resident %ld -> %ld pages\n", steps, seconds, after_warm_up, at_end);
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan keeps freed blocks in a quarantine (256 MB by default), so resident memory
+  // climbs until that fills whatever the program does; here LeakSanitizer at exit
+  // is the leak check, and the plain build checks the 10% bound.
+  GTEST_SKIP() << "resident memory is not meaningful under AddressSanitizer; the steps ran without error";
+#endif
   EXPECT_LT(static_cast<double>(at_end), 1.10 * static_cast<double>(after_warm_up))
       << "resident memory grew from " << after_warm_up << " to " << at_end << " pages over " << steps << " steps";
 }
