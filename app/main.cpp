@@ -245,7 +245,6 @@ int main(int argc, char** argv) {
     offscreen_options.height = size->height;
     auto created = smlab::platform::Offscreen::create(offscreen_options);
     if (!created) return fail(exit_no_graphics, created.error);
-    if (const char* limit = std::getenv("SMLAB_REFINE")) options.refine_trials = std::atoll(limit);
     smlab::app::App app(*created.surface, options);
     std::string error;
     const auto result = smlab::app::run_frame_bench(app, bench_key, bench_frames, error);
