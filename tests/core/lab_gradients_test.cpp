@@ -13,28 +13,16 @@
 #include "smlab/labs/gradients.hpp"
 #include "smlab/labs/normalizers.hpp"
 #include "smlab/softmax.hpp"
+#include "lab_test_support.hpp"
 
 namespace smlab {
 namespace {
 
+using lab_test::describe;
+using lab_test::show;
+using lab_test::softmax_of;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-std::string show(const std::vector<double>& row) {
-  std::ostringstream out;
-  out.precision(17);
-  out << "[";
-  for (std::size_t i = 0; i < row.size(); ++i) out << (i ? ", " : "") << row[i];
-  out << "]";
-  return out.str();
-}
-
-std::string describe(const Params& params) {
-  std::ostringstream out;
-  out.precision(17);
-  out << "T=" << params.temperature << " score_scale=" << params.score_scale << " L=" << params.seq_len
-      << " row=" << params.row << " scores=" << show(params.scores);
-  return out.str();
-}
 
 Params with_scores(std::vector<double> scores, double temperature = 1.0, double score_scale = 1.0) {
   Params params;
@@ -48,12 +36,6 @@ GradientsLab lab_of(const Params& params) {
   GradientsLab lab;
   evaluate_gradients_lab(lab, params);
   return lab;
-}
-
-std::vector<double> softmax_of(const std::vector<double>& scores, double temperature) {
-  std::vector<double> out(scores.size());
-  softmax(out, scores, temperature);
-  return out;
 }
 
 // Rows whose weights are all ≥ ~1e-3, so a finite difference resolves every entry (see below).

@@ -12,29 +12,16 @@
 #include "smlab/labs/normalizers.hpp"
 #include "smlab/normalizers.hpp"
 #include "smlab/softmax.hpp"
+#include "lab_test_support.hpp"
 
 namespace smlab {
 namespace {
 
+using lab_test::describe;
+using lab_test::show;
+using lab_test::softmax_of;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-std::string show(const std::vector<double>& row) {
-  std::ostringstream out;
-  out.precision(17);
-  out << "[";
-  for (std::size_t i = 0; i < row.size(); ++i) out << (i ? ", " : "") << row[i];
-  out << "]";
-  return out.str();
-}
-
-std::string describe(const Params& params) {
-  std::ostringstream out;
-  out.precision(17);
-  out << "T=" << params.temperature << " score_scale=" << params.score_scale << " alpha=" << params.alpha
-      << " L=" << params.seq_len << " d_k=" << params.key_dim << " row=" << params.row
-      << " scaled=" << params.scaled << " scores=" << show(params.scores);
-  return out.str();
-}
 
 Params with_scores(std::vector<double> scores, double temperature = 1.0, double alpha = 1.5) {
   Params params;

@@ -13,28 +13,16 @@
 #include "smlab/labs/normalizers.hpp"
 #include "smlab/labs/temperature.hpp"
 #include "smlab/softmax.hpp"
+#include "lab_test_support.hpp"
 
 namespace smlab {
 namespace {
 
+using lab_test::describe;
+using lab_test::show;
+using lab_test::softmax_of;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-std::string show(const std::vector<double>& row) {
-  std::ostringstream out;
-  out.precision(17);
-  out << "[";
-  for (std::size_t i = 0; i < row.size(); ++i) out << (i ? ", " : "") << row[i];
-  out << "]";
-  return out.str();
-}
-
-std::string describe(const Params& params) {
-  std::ostringstream out;
-  out.precision(17);
-  out << "T=" << params.temperature << " nudge=" << params.nudge << " score_scale=" << params.score_scale
-      << " L=" << params.seq_len << " row=" << params.row << " scores=" << show(params.scores);
-  return out.str();
-}
 
 Params with_scores(std::vector<double> scores, double temperature = 1.0, double nudge = 0.0) {
   Params params;
@@ -48,12 +36,6 @@ TemperatureLab lab_of(const Params& params) {
   TemperatureLab lab;
   evaluate_temperature_lab(lab, params);
   return lab;
-}
-
-std::vector<double> softmax_of(const std::vector<double>& scores, double temperature) {
-  std::vector<double> out(scores.size());
-  softmax(out, scores, temperature);
-  return out;
 }
 
 // Eight panels in ascending T, exactly one of them the current T (replacing the base temperature
