@@ -2,6 +2,8 @@
 // code, and one clear stderr line for every kind of bad input.
 #include <gtest/gtest.h>
 
+#include "cli_support.hpp"
+
 #include <stb_image.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,24 +19,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
+using smlab::cli_test::Outcome;
+using smlab::cli_test::read_all;
+using smlab::cli_test::shell_quote;
 
 class Cli : public ::testing::Test {
  protected:
@@ -48,15 +35,7 @@ class Cli : public ::testing::Test {
 
   // Runs softmax-lab with `args` (and an optional environment prefix such as "env -u DISPLAY").
   Outcome run(const std::vector<std::string>& args, const std::string& env_prefix = "") const {
-    std::string command = env_prefix + " " + shell_quote(SMLAB_BINARY);
-    for (const auto& arg : args) command += " " + shell_quote(arg);
-    command += " >" + shell_quote((dir_ / "stdout").string()) + " 2>" + shell_quote((dir_ / "stderr").string());
-    const int status = std::system(command.c_str());
-    Outcome result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = read_all(dir_ / "stdout");
-    result.err = read_all(dir_ / "stderr");
-    return result;
+    return smlab::cli_test::run_program(SMLAB_BINARY, args, dir_, env_prefix);
   }
 
   // Bad input: the given exit code and exactly one line on stderr that mentions `needle`.

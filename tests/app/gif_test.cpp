@@ -3,6 +3,8 @@
 // ever replacing an existing file unless told to.
 #include <gtest/gtest.h>
 
+#include "cli_support.hpp"
+
 #include <gif_lib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,20 +26,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+using smlab::cli_test::read_all;
+using smlab::cli_test::shell_quote;
 using smlab::Image;
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
 
 Image gradient_image(int width, int height, int shift) {
   Image image{width, height, std::vector<std::uint8_t>(static_cast<std::size_t>(width * height * 4))};

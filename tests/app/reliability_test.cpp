@@ -2,6 +2,8 @@
 // Every row of docs/ROBUSTNESS.md is checked here (or named there with its test).
 #include <gtest/gtest.h>
 
+#include "cli_support.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,28 +29,13 @@ namespace smlab::app {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using cli_test::Outcome;
+using cli_test::read_all;
+using cli_test::shell_quote;
 
 void write_all(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
-}
-
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
 }
 
 // Arguments shortened for failure messages (a 10,000-character value would drown them).
@@ -71,15 +58,7 @@ class Reliability : public ::testing::Test {
   // Runs softmax-lab without a display. `prefix` runs before it in the same shell
   // (e.g. "ulimit -f 0;"), `env` sets variables for it only.
   Outcome run(const std::vector<std::string>& args, const std::string& prefix = "", const std::string& env = "") const {
-    std::string command = prefix + " exec env -u DISPLAY -u WAYLAND_DISPLAY " + env + " " + shell_quote(SMLAB_BINARY);
-    for (const auto& arg : args) command += " " + shell_quote(arg);
-    command += " >" + shell_quote((dir_ / "stdout").string()) + " 2>" + shell_quote((dir_ / "stderr").string());
-    const int status = std::system(("sh -c " + shell_quote(command)).c_str());
-    Outcome result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = read_all(dir_ / "stdout");
-    result.err = read_all(dir_ / "stderr");
-    return result;
+    return cli_test::run_program(SMLAB_BINARY, args, dir_, prefix + " exec env -u DISPLAY -u WAYLAND_DISPLAY " + env);
   }
 
   // The contract for bad input: exit `code`, exactly one stderr line, naming `needle`.

@@ -3,6 +3,8 @@
 // session file gives one line naming the field and changes nothing.
 #include <gtest/gtest.h>
 
+#include "cli_support.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,26 +23,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using smlab::cli_test::Outcome;
+using smlab::cli_test::read_all;
+using smlab::cli_test::shell_quote;
 using smlab::Params;
 using smlab::app::Session;
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-struct Outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
 
 class TempDir : public ::testing::Test {
  protected:
@@ -53,15 +40,7 @@ class TempDir : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   Outcome run(const std::vector<std::string>& args) const {
-    std::string command = shell_quote(SMLAB_BINARY);
-    for (const auto& arg : args) command += " " + shell_quote(arg);
-    command += " >" + shell_quote((dir_ / "stdout").string()) + " 2>" + shell_quote((dir_ / "stderr").string());
-    const int status = std::system(command.c_str());
-    Outcome result;
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = read_all(dir_ / "stdout");
-    result.err = read_all(dir_ / "stderr");
-    return result;
+    return smlab::cli_test::run_program(SMLAB_BINARY, args, dir_);
   }
 
   fs::path dir_;

@@ -3,6 +3,8 @@
 // same Params, computed here in-process.
 #include <gtest/gtest.h>
 
+#include "cli_support.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -23,6 +25,7 @@ namespace smlab::app {
 namespace {
 
 namespace fs = std::filesystem;
+using cli_test::read_all;
 
 // Distinct colours and luminance spread inside [min, max): a blank (one-colour)
 // region has 1 colour and spread 0.
@@ -86,13 +89,6 @@ INSTANTIATE_TEST_SUITE_P(AllViews, Views,
                            for (char& c : name) c = (c == '-') ? '_' : c;
                            return name;
                          });
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 // The command line (another process) and the core in this process agree byte for
 // byte on every lab's numbers: the export is the core's result, nothing else.
