@@ -213,6 +213,14 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
 
+  // The headless paths (GIF, frame benchmark, screenshot) all render at --size with no display.
+  auto create_offscreen = [&] {
+    smlab::platform::OffscreenOptions offscreen_options;
+    offscreen_options.width = size->width;
+    offscreen_options.height = size->height;
+    return smlab::platform::Offscreen::create(offscreen_options);
+  };
+
   // 3b. Animated GIF of a slider sweep, rendered offscreen.
   if (!gif_path.empty() || !sweep_text.empty()) {
     if (gif_path.empty() || sweep_text.empty())
@@ -222,10 +230,7 @@ int main(int argc, char** argv) {
     const std::filesystem::path target(gif_path);
     if (!overwrite && std::filesystem::exists(target))
       return fail(exit_file, "'" + gif_path + "' exists; pass --overwrite to replace it");
-    smlab::platform::OffscreenOptions offscreen_options;
-    offscreen_options.width = size->width;
-    offscreen_options.height = size->height;
-    auto created = smlab::platform::Offscreen::create(offscreen_options);
+    auto created = create_offscreen();
     if (!created) return fail(exit_no_graphics, created.error);
     options.refine_trials = smlab::app::headless_refine_trials(params.seq_len);
     smlab::app::App app(*created.surface, options);
@@ -240,10 +245,7 @@ int main(int argc, char** argv) {
 
   // 3c. Headless frame benchmark (DESIGN.md §9).
   if (bench_frames > 0) {
-    smlab::platform::OffscreenOptions offscreen_options;
-    offscreen_options.width = size->width;
-    offscreen_options.height = size->height;
-    auto created = smlab::platform::Offscreen::create(offscreen_options);
+    auto created = create_offscreen();
     if (!created) return fail(exit_no_graphics, created.error);
     smlab::app::App app(*created.surface, options);
     std::string error;
@@ -258,10 +260,7 @@ int main(int argc, char** argv) {
     const std::filesystem::path target(screenshot_path);
     if (!overwrite && std::filesystem::exists(target))
       return fail(exit_file, "'" + screenshot_path + "' exists; pass --overwrite to replace it");
-    smlab::platform::OffscreenOptions offscreen_options;
-    offscreen_options.width = size->width;
-    offscreen_options.height = size->height;
-    auto created = smlab::platform::Offscreen::create(offscreen_options);
+    auto created = create_offscreen();
     if (!created) return fail(exit_no_graphics, created.error);
     options.refine_trials = smlab::app::headless_refine_trials(params.seq_len);
     smlab::app::App app(*created.surface, options);
