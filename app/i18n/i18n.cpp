@@ -1,0 +1,179 @@
+// The string catalogue behind tr(): two tables, the current language, and the misses.
+#include "i18n/i18n.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <system_error>
+#include <utility>
+
+namespace smlab::i18n {
+namespace {
+
+constexpr std::uintmax_t table_max_bytes = 1 << 20;
+
+struct Catalogue {
+  Table english;
+  Table chinese;
+  Language current = Language::English;
+  std::mutex missing_mutex;
+  std::vector<std::string> missing;
+};
+
+Catalogue& catalogue() {
+  static Catalogue instance;
+  return instance;
+}
+
+TableResult table_failure(std::string message) {
+  TableResult result;
+  result.error = std::move(message);
+  return result;
+}
+
+// "{N}" at text[at] (N of one or two digits): N and the index of the closing brace.
+std::optional<std::pair<int, std::size_t>> placeholder_at(std::string_view text, std::size_t at) {
+  if (text[at] != '{') return std::nullopt;
+  const std::size_t close = text.find('}', at);
+  if (close == std::string_view::npos || close == at + 1 || close - at > 3) return std::nullopt;
+  int index = 0;
+  for (std::size_t j = at + 1; j < close; ++j) {
+    if (text[j] < '0' || text[j] > '9') return std::nullopt;
+    index = index * 10 + (text[j] - '0');
+  }
+  return std::pair{index, close};
+}
+
+void record_missing(std::string_view key) {
+  Catalogue& c = catalogue();
+  const std::lock_guard lock(c.missing_mutex);
+  if (std::find(c.missing.begin(), c.missing.end(), key) == c.missing.end()) c.missing.emplace_back(key);
+}
+
+}  // namespace
+
+std::optional<Language> parse_language(std::string_view code) {
+  if (code == "en" || code == "en-US" || code == "en-GB") return Language::English;
+  if (code == "zh-CN" || code == "zh" || code == "zh_CN") return Language::Chinese;
+  return std::nullopt;
+}
+
+const char* language_code(Language language) { return language == Language::Chinese ? "zh-CN" : "en"; }
+
+const char* language_name(Language language) { return language == Language::Chinese ? "简体中文" : "English"; }
+
+std::string language_codes() { return "en, zh-CN"; }
+
+TableResult parse_table(std::string_view json_text) {
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    return table_failure(std::string("not valid JSON: ") + e.what());
+  }
+  if (!document.is_object()) return table_failure("expected one JSON object of \"key\": \"text\" pairs");
+  TableResult result;
+  for (const auto& [key, value] : document.items()) {
+    if (key.rfind("_comment", 0) == 0) continue;
+    if (!value.is_string()) return table_failure("the value of \"" + key.substr(0, 60) + "\" is not a string");
+    result.table.emplace(key, value.get<std::string>());
+  }
+  return result;
+}
+
+TableResult load_table(const std::filesystem::path& file) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(file, error);
+  if (error) return table_failure("cannot read '" + file.string() + "': " + error.message());
+  if (size > table_max_bytes) return table_failure("'" + file.string() + "' is larger than 1 MB");
+  std::ifstream stream(file, std::ios::binary);
+  if (!stream) return table_failure("cannot read '" + file.string() + "'");
+  const std::string text{std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
+  TableResult result = parse_table(text);
+  if (!result.error.empty()) result.error = "'" + file.string() + "': " + result.error;
+  return result;
+}
+
+std::string load_catalogue(const std::filesystem::path& assets_dir) {
+  TableResult english = load_table(assets_dir / "i18n" / "en.json");
+  if (!english.error.empty()) return english.error;
+  TableResult chinese = load_table(assets_dir / "i18n" / "zh-CN.json");
+  install(std::move(english.table), std::move(chinese.table));
+  return chinese.error.empty() ? std::string{} : chinese.error + " (Chinese is unavailable)";
+}
+
+void install(Table english, Table chinese) {
+  Catalogue& c = catalogue();
+  c.english = std::move(english);
+  c.chinese = std::move(chinese);
+  if (c.chinese.empty()) c.current = Language::English;
+}
+
+bool set_language(Language language) {
+  Catalogue& c = catalogue();
+  if (language == Language::Chinese && c.chinese.empty()) return false;
+  c.current = language;
+  return true;
+}
+
+Language language() { return catalogue().current; }
+
+const char* tr(std::string_view key) {
+  Catalogue& c = catalogue();
+  if (c.current == Language::Chinese) {
+    if (const auto found = c.chinese.find(key); found != c.chinese.end()) return found->second.c_str();
+  }
+  if (const auto found = c.english.find(key); found != c.english.end()) return found->second.c_str();
+  record_missing(key);
+  // The key itself, kept alive in the English table so the pointer stays valid.
+  return c.english.emplace(std::string(key), std::string(key)).first->second.c_str();
+}
+
+std::string format(std::string_view key, std::initializer_list<std::string_view> arguments) {
+  const std::string_view text = tr(key);
+  std::string out;
+  out.reserve(text.size() + 16);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (const auto placeholder = placeholder_at(text, i)) {
+      const auto [index, close] = *placeholder;
+      if (static_cast<std::size_t>(index) < arguments.size()) out.append(*(arguments.begin() + index));
+      i = close;
+      continue;
+    }
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
+std::string label(std::string_view key, std::string_view id) {
+  std::string out = tr(key);
+  out.append("###");
+  out.append(id);
+  return out;
+}
+
+std::vector<std::string> missing_keys() {
+  Catalogue& c = catalogue();
+  const std::lock_guard lock(c.missing_mutex);
+  return c.missing;
+}
+
+void clear_missing_keys() {
+  Catalogue& c = catalogue();
+  const std::lock_guard lock(c.missing_mutex);
+  c.missing.clear();
+}
+
+std::vector<int> placeholders(std::string_view text) {
+  std::vector<int> found;
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (const auto placeholder = placeholder_at(text, i)) found.push_back(placeholder->first);
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  return found;
+}
+
+}  // namespace smlab::i18n

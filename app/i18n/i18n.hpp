@@ -1,0 +1,72 @@
+// User-visible strings: one table per language (assets/i18n/en.json, assets/i18n/zh-CN.json), looked
+// up by key at run time. English is the fallback for a key missing in the current language; a key
+// missing in both is shown as the key itself and recorded, so tests can fail on it.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace smlab::i18n {
+
+enum class Language { English, Chinese };
+
+// "en" → English, "zh-CN" (also "zh", "zh_CN") → Chinese; anything else is nullopt.
+std::optional<Language> parse_language(std::string_view code);
+// "en" / "zh-CN": what --lang and session files take.
+const char* language_code(Language language);
+// "English" / "简体中文": how the language names itself in the language menu.
+const char* language_name(Language language);
+// "en, zh-CN" for error messages.
+std::string language_codes();
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
+};
+
+// key → text. Keys are dotted lower-case names ("controls.temperature").
+using Table = std::unordered_map<std::string, std::string, StringHash, std::equal_to<>>;
+
+struct TableResult {
+  Table table;
+  std::string error;  // one line; set when the text is not a flat JSON object of strings
+};
+
+// Parses one table: a flat JSON object whose values are all strings ("_comment" keys are skipped).
+TableResult parse_table(std::string_view json_text);
+// Reads `file` (at most 1 MB) and parses it; a missing or unreadable file is an error naming it.
+TableResult load_table(const std::filesystem::path& file);
+
+// Loads <assets>/i18n/en.json and zh-CN.json into the process-wide catalogue. Returns "" or one
+// line naming the file and problem; English must load, a broken Chinese table only disables Chinese.
+std::string load_catalogue(const std::filesystem::path& assets_dir);
+// Installs tables directly (tests, and load_catalogue).
+void install(Table english, Table chinese);
+
+// The language tr() answers in. set_language(Chinese) fails (returns false) when no Chinese table
+// is installed.
+bool set_language(Language language);
+Language language();
+
+// The text for `key` in the current language, else English, else the key itself (recorded as
+// missing). The pointer stays valid until the next install().
+const char* tr(std::string_view key);
+// tr(key) with "{0}", "{1}", … replaced by `arguments`.
+std::string format(std::string_view key, std::initializer_list<std::string_view> arguments);
+// "translated text###id": an ImGui label whose ID does not change with the language.
+std::string label(std::string_view key, std::string_view id);
+
+// Keys asked for through tr() that neither table has, in the order first seen (tests check empty).
+std::vector<std::string> missing_keys();
+void clear_missing_keys();
+
+// The placeholders "{0}", "{1}", … that `text` uses, sorted and unique (completeness tests).
+std::vector<int> placeholders(std::string_view text);
+
+}  // namespace smlab::i18n
