@@ -104,6 +104,7 @@ void Evaluator::run(std::stop_token stop) {
   // recompute must never take a frame's time from drawing it. (Linux: per-thread nice.)
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
   std::optional<DkSweep> refining;  // worker-owned; published as copies
+  std::shared_ptr<const ScoreCache> score_cache;  // worker-owned: Q, K, QKᵀ of the last Params
   for (;;) {
     std::optional<Job> job;
     std::uint64_t ticket = 0;
@@ -152,6 +153,7 @@ void Evaluator::run(std::stop_token stop) {
     // Continue from the refined sweep when the new Params share its setting
     // (dragging d_k, row or scaled does not change the sweep).
     if (refining) options.previous_sweep = &*refining;
+    options.score_cache = &score_cache;
     const auto start = std::chrono::steady_clock::now();
     std::optional<Snapshot> result;
     std::string failure;

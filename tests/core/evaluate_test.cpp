@@ -107,6 +107,47 @@ TEST(Evaluate, RowSummaryIdentities) {
   EXPECT_NEAR(gradient_sum, 0.0, 1e-14);
 }
 
+// The score cache must be invisible in the result: a Snapshot computed from a cache filled by
+// other Params equals one computed from scratch, bit for bit, and the cache is replaced exactly
+// when seed, L or d_k change.
+TEST(Evaluate, ScoreCacheIsReusedAcrossTemperatureAndIsInvisible) {
+  Params first;
+  first.seq_len = 48;
+  first.key_dim = 32;
+  std::shared_ptr<const ScoreCache> cache;
+  EvaluateOptions options;
+  options.score_cache = &cache;
+  ASSERT_TRUE(evaluate(first, options).has_value());
+  ASSERT_NE(cache, nullptr);
+  const ScoreCache* filled = cache.get();
+
+  Params hotter = first;
+  hotter.temperature = 3.5;
+  hotter.score_scale = 0.7;
+  hotter.row = 5;
+  hotter.scaled = false;
+  const std::optional<Snapshot> cached = evaluate(hotter, options);
+  ASSERT_TRUE(cached.has_value());
+  EXPECT_EQ(cache.get(), filled) << "temperature, scale, row and scaling must reuse Q, K and QKᵀ";
+  const Snapshot fresh = evaluate(hotter);
+  EXPECT_EQ(cached->attention_scaled, fresh.attention_scaled);
+  EXPECT_EQ(cached->attention_unscaled, fresh.attention_unscaled);
+  EXPECT_EQ(cached->scores, fresh.scores);
+  EXPECT_EQ(cached->probabilities, fresh.probabilities);
+
+  for (auto change : {+[](Params& p) { p.key_dim = 64; }, +[](Params& p) { p.seq_len = 49; },
+                      +[](Params& p) { p.seed = 7; }}) {
+    Params other = hotter;
+    change(other);
+    const ScoreCache* before = cache.get();
+    const std::optional<Snapshot> result = evaluate(other, options);
+    ASSERT_TRUE(result.has_value());
+    EXPECT_NE(cache.get(), before);
+    EXPECT_TRUE(cache->matches(other));
+    EXPECT_EQ(result->attention_scaled, evaluate(other).attention_scaled);
+  }
+}
+
 TEST(Evaluate, CancelledEvaluationReturnsNothing) {
   std::stop_source source;
   source.request_stop();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <stop_token>
 
@@ -9,6 +10,21 @@
 #include "smlab/views.hpp"
 
 namespace smlab {
+
+// Q, K and QKᵀ for one (seed, seq_len, d_k): what every other slider leaves unchanged. Dragging
+// temperature, score scale, row or the scaling switch reuses it instead of drawing 2·L·d_k
+// normals and recomputing an L×L×d_k product per frame (at L = 1024 that was half the recompute).
+inline constexpr int score_cache_max_seq_len = 2048;  // longer sequences are not cached
+
+struct ScoreCache {
+  std::uint64_t seed = 0;
+  int seq_len = 0, key_dim = 0;
+  Matrix queries, keys;  // L × d_k each
+  Matrix raw;            // raw(i, j) = q_i · k_j (dot_product_scores_fast), L × L
+  bool matches(const Params& params) const {
+    return seed == params.seed && seq_len == params.seq_len && key_dim == params.key_dim;
+  }
+};
 
 struct EvaluateOptions {
   std::stop_token stop;                  // a request here abandons the work (returns nullopt)
@@ -18,6 +34,9 @@ struct EvaluateOptions {
   // it has at least the requested trials, it is reused as is: sweeps are
   // deterministic per trial index, so this equals recomputing with its trial count.
   const DkSweep* previous_sweep = nullptr;
+  // In/out, may be null: used when it matches the Params, else replaced by a fresh one. The
+  // Snapshot is bit-identical either way (the cache holds exactly what would be recomputed).
+  std::shared_ptr<const ScoreCache>* score_cache = nullptr;
   // Which lab's numbers to add to the dashboard's (dashboard: none); all_labs for exports.
   View view = View::dashboard;
   bool all_labs = false;
