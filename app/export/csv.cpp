@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "export/atomic_file.hpp"
+#include "smlab/attention.hpp"
 #include "smlab/montecarlo.hpp"
 #include "smlab/params.hpp"
 
@@ -19,9 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 8> file_names = {
+constexpr std::array<std::string_view, 9> file_names = {
     "distribution.csv",     "row_summary.csv",        "entropy_temperature.csv", "entropy_dk.csv",
-    "attention.csv",        "attention_scaled.csv",   "attention_unscaled.csv",  "params.csv",
+    "attention.csv",        "attention_scaled.csv",   "attention_unscaled.csv",  "attention_output.csv",
+    "params.csv",
 };
 
 // Shortest text that parses back to the same value (std::to_chars without a precision). The
@@ -48,11 +50,11 @@ void append_field(std::string& out, std::string_view text) {
 }
 
 std::string distribution_csv(const Snapshot& snap) {
-  std::string out = "index,score,logit,probability,gradient,log_probability,log_max_gradient\n";
+  std::string out = "index,score,logit,probability,gradient,log_probability,log_max_gradient,max_gradient\n";
   for (std::size_t i = 0; i < snap.scores.size(); ++i) {
     out += std::to_string(i);
     for (const auto* series : {&snap.scores, &snap.logits, &snap.probabilities, &snap.gradient,
-                               &snap.log_probabilities, &snap.log_max_gradient}) {
+                               &snap.log_probabilities, &snap.log_max_gradient, &snap.max_gradient}) {
       out += ',';
       append_number(out, (*series)[i]);
     }
@@ -134,6 +136,34 @@ std::string attention_csv(const std::vector<float>& weights, int size) {
   return out;
 }
 
+// Output o_i = Σ_j a_ij v_j of the selected query row i through both maps, with V drawn from the
+// Params' seed (d_v = d_k, the Stream::values stream), by attention_output on that one row.
+std::string attention_output_csv(const Snapshot& snap) {
+  const Params& params = snap.params;
+  const int length = snap.attention_size;
+  Matrix values;
+  draw_gaussian(values, params.seed, Stream::values, length, params.key_dim);
+  auto output_of = [&](const std::vector<float>& map) {
+    Matrix row{1, length, {}};
+    const auto first = map.begin() + static_cast<std::ptrdiff_t>(params.row) * length;
+    row.values.assign(first, first + length);
+    Matrix out;
+    attention_output(out, row, values);
+    return out;
+  };
+  const Matrix scaled = output_of(snap.attention_scaled), unscaled = output_of(snap.attention_unscaled);
+  std::string out = "dim,scaled,unscaled\n";
+  for (int c = 0; c < params.key_dim; ++c) {
+    out += std::to_string(c);
+    out += ',';
+    append_number(out, scaled(0, c));
+    out += ',';
+    append_number(out, unscaled(0, c));
+    out += '\n';
+  }
+  return out;
+}
+
 std::string params_csv(const Params& params) {
   std::string out = "key,value\n";
   for (const ParamKey& key : param_keys()) {
@@ -204,6 +234,7 @@ CsvResult export_csv(const Snapshot& snapshot, const fs::path& directory, const 
                            snapshot.attention_size);
     if (name == "attention_scaled.csv") return attention_csv(snapshot.attention_scaled, snapshot.attention_size);
     if (name == "attention_unscaled.csv") return attention_csv(snapshot.attention_unscaled, snapshot.attention_size);
+    if (name == "attention_output.csv") return attention_output_csv(snapshot);
     return params_csv(snapshot.params);
   };
 

@@ -19,10 +19,12 @@ namespace smlab::exporting {
 // std::to_chars, so `std::from_chars` / `float(x)` / `numpy.float32` recover them exactly.
 // Non-finite values are written as inf, -inf, nan.
 //
-//   distribution.csv         index,score,logit,probability,gradient,log_probability,log_max_gradient
+//   distribution.csv         index,score,logit,probability,gradient,log_probability,log_max_gradient,
+//                            max_gradient
 //                            one row per entry of the shown row (n = L, or the custom scores);
 //                            gradient = s_i (1 − s_i); log_probability = log-softmax;
-//                            log_max_gradient = ∂ log s_k / ∂z_i for k = argmax (δ_ik − s_i)
+//                            log_max_gradient = ∂ log s_k / ∂z_i for k = argmax (δ_ik − s_i);
+//                            max_gradient = ∂s_k/∂z_i = s_k (δ_ik − s_i) (softmax_vjp, g = e_k)
 //   row_summary.csv          quantity,value: entropy_nats, entropy_bits, effective_choices,
 //                            max_weight, argmax, logsumexp, kl_from_uniform_nats,
 //                            jacobian_frobenius_norm of the shown row
@@ -38,6 +40,10 @@ namespace smlab::exporting {
 //   attention_scaled.csv     key_0,key_1,…,key_{L−1}
 //   attention_unscaled.csv   then L lines of L weights: line i is query i (softmax over keys);
 //                            the header names the key columns so the body is a plain L×L matrix
+//   attention_output.csv     dim,scaled,unscaled: the selected query row's output Σ_j a_ij v_j
+//                            (attention_output) through each map, d_k rows; V is drawn from the
+//                            seed (Stream::values, d_v = d_k). With custom scores it is still the
+//                            row of the Q·K maps.
 //                            (numpy.loadtxt(path, delimiter=",", skiprows=1))
 //   params.csv               key,value
 //                            every Params key (param_keys()) as get_param() prints it, so

@@ -54,6 +54,8 @@ void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const
   unit[static_cast<std::size_t>(snap.argmax)] = 1.0;
   snap.log_max_gradient.resize(n);
   log_softmax_vjp(snap.log_max_gradient, snap.probabilities, unit);
+  snap.max_gradient.resize(n);
+  softmax_vjp(snap.max_gradient, snap.probabilities, unit);
 
   snap.temperature_grid.resize(temperature_points);
   snap.entropy_vs_temperature.resize(temperature_points);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "export/csv.hpp"
+#include "smlab/attention.hpp"
 #include "smlab/evaluate.hpp"
 #include "smlab/params.hpp"
 
@@ -129,10 +131,12 @@ TEST_F(CsvExport, WritesEveryFileWithExactlyTheDocumentedHeader) {
   for (std::size_t i = 0; i < result.files.size(); ++i)
     EXPECT_EQ(result.files[i], directory_ / csv_file_names()[i]);
   EXPECT_EQ(directory_listing(directory_),
-            (std::vector<std::string>{"attention.csv", "attention_scaled.csv", "attention_unscaled.csv", "distribution.csv",
-                                      "entropy_dk.csv", "entropy_temperature.csv", "params.csv", "row_summary.csv"}));
+            (std::vector<std::string>{"attention.csv", "attention_output.csv", "attention_scaled.csv",
+                                      "attention_unscaled.csv", "distribution.csv", "entropy_dk.csv",
+                                      "entropy_temperature.csv", "params.csv", "row_summary.csv"}));
   EXPECT_EQ(join(read_csv(directory_ / "distribution.csv")[0]),
-            "index,score,logit,probability,gradient,log_probability,log_max_gradient");
+            "index,score,logit,probability,gradient,log_probability,log_max_gradient,max_gradient");
+  EXPECT_EQ(join(read_csv(directory_ / "attention_output.csv")[0]), "dim,scaled,unscaled");
   EXPECT_EQ(join(read_csv(directory_ / "row_summary.csv")[0]), "quantity,value");
   EXPECT_EQ(join(read_csv(directory_ / "entropy_temperature.csv")[0]), "temperature,entropy_nats");
   EXPECT_EQ(join(read_csv(directory_ / "entropy_dk.csv")[0]),
@@ -153,7 +157,7 @@ TEST_F(CsvExport, RowCountsAndValuesEqualTheSnapshotExactly) {
   ASSERT_EQ(distribution.size(), snap.scores.size() + 1);
   for (std::size_t i = 0; i < snap.scores.size(); ++i) {
     const auto& row = distribution[i + 1];
-    ASSERT_EQ(row.size(), 7u) << "row " << i;
+    ASSERT_EQ(row.size(), 8u) << "row " << i;
     EXPECT_EQ(parse_number<std::size_t>(row[0]), i);
     EXPECT_EQ(parse_number<double>(row[1]), snap.scores[i]) << "row " << i;
     EXPECT_EQ(parse_number<double>(row[2]), snap.logits[i]) << "row " << i;
@@ -161,6 +165,7 @@ TEST_F(CsvExport, RowCountsAndValuesEqualTheSnapshotExactly) {
     EXPECT_EQ(parse_number<double>(row[4]), snap.gradient[i]) << "row " << i;
     EXPECT_EQ(parse_number<double>(row[5]), snap.log_probabilities[i]) << "row " << i;
     EXPECT_EQ(parse_number<double>(row[6]), snap.log_max_gradient[i]) << "row " << i;
+    EXPECT_EQ(parse_number<double>(row[7]), snap.max_gradient[i]) << "row " << i;
   }
   const Table summary = read_csv(directory_ / "row_summary.csv");
   ASSERT_EQ(summary.size(), 9u);
@@ -208,6 +213,56 @@ TEST_F(CsvExport, RowCountsAndValuesEqualTheSnapshotExactly) {
         EXPECT_EQ(parse_number<float>(attention[static_cast<std::size_t>(i) + 1][static_cast<std::size_t>(j)]),
                   (*map)[static_cast<std::size_t>(i * params.seq_len + j)])
             << name << " i=" << i << " j=" << j;
+    }
+  }
+}
+
+// max_gradient is ds_k/dz_i (k = argmax) for the logits z = x/T: checked against central finite
+// differences of a double softmax. h = 1e-5 gives truncation error ~h² ≈ 1e-10 and rounding
+// ~1e-16/h ≈ 1e-11, so 1e-8 cannot pass by accident and cannot fail from noise.
+// attention_output.csv is Σ_j a_ij v_j recomputed here in double from the exported float
+// weights and the seeded V: float products summed over L = 8 terms agree to 1e-6.
+TEST_F(CsvExport, VjpAndAttentionOutputColumnsMatchIndependentComputations) {
+  Params params = small_params();
+  params.scores = {0.5, 2.0, -1.0, 1.5, 0.25};
+  const Snapshot snap = snapshot_with_trials(params, 4);
+  ASSERT_TRUE(export_csv(snap, directory_).ok());
+  const Table distribution = read_csv(directory_ / "distribution.csv");
+  const std::size_t n = snap.scores.size();
+  ASSERT_EQ(distribution.size(), n + 1);
+  auto softmax_of_logits = [](std::vector<double> z) {
+    const double top = *std::max_element(z.begin(), z.end());
+    double sum = 0.0;
+    for (double& v : z) sum += (v = std::exp(v - top));
+    for (double& v : z) v /= sum;
+    return z;
+  };
+  double column_sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double h = 1e-5;
+    std::vector<double> up = snap.logits, down = snap.logits;
+    up[i] += h;
+    down[i] -= h;
+    const auto k = static_cast<std::size_t>(snap.argmax);
+    const double finite_difference = (softmax_of_logits(up)[k] - softmax_of_logits(down)[k]) / (2 * h);
+    const double exported = parse_number<double>(distribution[i + 1][7]);
+    EXPECT_NEAR(exported, finite_difference, 1e-8) << "i=" << i;
+    column_sum += exported;
+  }
+  EXPECT_NEAR(column_sum, 0.0, 1e-15);
+
+  Matrix values;
+  draw_gaussian(values, params.seed, Stream::values, params.seq_len, params.key_dim);
+  const Table output = read_csv(directory_ / "attention_output.csv");
+  ASSERT_EQ(output.size(), static_cast<std::size_t>(params.key_dim) + 1);
+  for (int c = 0; c < params.key_dim; ++c) {
+    for (const auto& [column, map] : {std::pair{1, &snap.attention_scaled}, std::pair{2, &snap.attention_unscaled}}) {
+      double expected = 0.0;
+      for (int j = 0; j < params.seq_len; ++j)
+        expected += static_cast<double>((*map)[static_cast<std::size_t>(params.row * params.seq_len + j)]) * values(j, c);
+      EXPECT_NEAR(parse_number<double>(output[static_cast<std::size_t>(c) + 1][static_cast<std::size_t>(column)]),
+                  expected, 1e-6)
+          << "dim " << c << " column " << column;
     }
   }
 }

@@ -36,6 +36,9 @@ struct Snapshot {
   // log s_i (log-softmax), and the gradient of log s_k for k = argmax with respect to
   // each logit: ∂ log s_k / ∂z_i = δ_ik − s_i (log_softmax_vjp with g = e_k).
   std::vector<double> log_probabilities, log_max_gradient;
+  // ∂s_k/∂z_i = s_k (δ_ik − s_i) for k = argmax: how the top weight moves when each logit moves
+  // (softmax_vjp with g = e_k). It sums to zero: raising every logit alike changes nothing.
+  std::vector<double> max_gradient;
   int argmax = 0;
 
   // Entropy of the row's softmax versus temperature (log-spaced over [0.01, 100]).
