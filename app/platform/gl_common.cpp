@@ -1,5 +1,6 @@
 // Shared GL/ImGui steps for Window and Offscreen: glad loading, ImGui context creation, drawing, read-back.
 #include "platform/gl_common.hpp"
+#include "platform/gl_check.hpp"
 
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
@@ -51,6 +52,7 @@ void clear_and_draw(ImDrawData* draw_data, PixelSize framebuffer, const ImVec4& 
   if (draw_data != nullptr) {
     ImGui_ImplOpenGL3_RenderDrawData(draw_data);
   }
+  check_gl_errors("drawing a frame");
 }
 
 Image read_pixels(PixelSize framebuffer) {
@@ -65,6 +67,7 @@ Image read_pixels(PixelSize framebuffer) {
 
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadPixels(0, 0, image.width, image.height, GL_RGBA, GL_UNSIGNED_BYTE, image.pixels.data());
+  check_gl_errors("reading pixels back");
 
   // GL's origin is the bottom-left corner; images are stored top row first.
   std::vector<std::uint8_t> swap_row(row_bytes);

@@ -8,6 +8,9 @@
 // [SECTION] Atomic file writes
 // [SECTION] PNG and screenshot naming
 
+#include <glad/gl.h>
+
+#include "platform/gl_check.hpp"
 #include "export/atomic_file.hpp"
 #include "export/png.hpp"
 #include "platform/fonts.hpp"
@@ -187,6 +190,23 @@ TEST(Offscreen, RendersImGuiWithoutAnyDisplay) {
   // Outside every window the clear colour shows.
   EXPECT_EQ(image.pixel(600, 380), kClearColor) << describe(image.pixel(600, 380));
   EXPECT_EQ(image.pixel(5, 5), kClearColor) << describe(image.pixel(5, 5));
+}
+
+// The check must see a real error: binding a texture name that was never generated is
+// GL_INVALID_OPERATION in a core profile. Release builds compile the check out (then skip).
+TEST(GlChecks, AProvokedErrorIsReportedAndCounted) {
+  if (!smlab::platform::gl_checks_enabled()) GTEST_SKIP() << "GL checks are compiled out of this build type";
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  auto surface = make_offscreen({.width = 64, .height = 64});
+  ASSERT_NE(surface, nullptr);
+  render_probe(*surface);
+  smlab::platform::check_gl_errors("test setup");
+  const std::uint64_t before = smlab::platform::gl_error_count();
+  glBindTexture(GL_TEXTURE_2D, 0x7FFFFFFF);
+  smlab::platform::check_gl_errors("binding a texture name never generated");
+  EXPECT_EQ(smlab::platform::gl_error_count(), before + 1);
+  smlab::platform::check_gl_errors("nothing since");
+  EXPECT_EQ(smlab::platform::gl_error_count(), before + 1);
 }
 
 TEST(Offscreen, ScaleTwoRendersTheSameLayoutAtTwiceThePixels) {

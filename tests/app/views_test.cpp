@@ -3,6 +3,7 @@
 // same Params, computed here in-process.
 #include <gtest/gtest.h>
 
+#include "platform/gl_check.hpp"
 #include "cli_support.hpp"
 
 #include <cmath>
@@ -58,6 +59,8 @@ class Views : public ::testing::TestWithParam<View> {};
 
 TEST_P(Views, RendersWithNoBlankPlot) {
   ::unsetenv("DISPLAY");
+  // Counted only where checks are compiled in (Debug, and the sanitizer stage of `make test`).
+  const std::uint64_t gl_errors_before = platform::gl_error_count();
   auto created = platform::Offscreen::create({});
   ASSERT_TRUE(created) << created.error;
   AppOptions options;
@@ -78,6 +81,7 @@ TEST_P(Views, RendersWithNoBlankPlot) {
     EXPECT_GT(content.colours, 8u) << plot.name << " looks blank";
     EXPECT_GT(content.luminance_deviation, 4.0) << plot.name << " looks blank";
   }
+  EXPECT_EQ(platform::gl_error_count(), gl_errors_before) << view_name << " raised GL errors (see stderr)";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllViews, Views,

@@ -1,0 +1,18 @@
+// glibc mallopt() thresholds; see allocator.hpp for why.
+#include "platform/allocator.hpp"
+
+#include <malloc.h>
+
+namespace smlab::platform {
+
+void keep_freed_memory_mapped() {
+#if defined(__GLIBC__)
+  // Blocks below 32 MiB come from the heap and are reused; bigger ones (L = 4096 attention maps,
+  // 64 MiB each) still get their own mapping, so the resident set stays bounded.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  // Keep up to 128 MiB of free heap top instead of trimming it back after each frame.
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
+#endif
+}
+
+}  // namespace smlab::platform

@@ -1,0 +1,16 @@
+// Process-wide allocator tuning for the frame loop.
+#pragma once
+
+namespace smlab::platform {
+
+// Keeps freed heap memory mapped instead of returning it to the kernel after every frame.
+//
+// Mesa's software rasterizer (llvmpipe) and ImGui's OpenGL backend allocate and free buffers of a
+// few hundred kilobytes on every frame (vertex data, binned scenes). With glibc's defaults these
+// land in fresh mmap()s or a trimmed heap, and every frame first-touches them again: at L = 256
+// that was ~850 page faults and ~40% of the process's CPU time per frame (perf stat, see
+// docs/PERFORMANCE.md). Raising the mmap and trim thresholds lets the heap reuse the same pages.
+// Call once at start, before any thread is created.
+void keep_freed_memory_mapped();
+
+}  // namespace smlab::platform
