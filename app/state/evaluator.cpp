@@ -1,4 +1,4 @@
-// The worker behind Evaluator: one thread, newest-wins, cancellable evaluations.
+// The worker behind Evaluator: one thread, newest pending submission wins, cancelled on exit.
 #include "state/evaluator.hpp"
 
 #include <pthread.h>
@@ -31,7 +31,10 @@ void Evaluator::submit(const Params& params, View view) {
     pending_ = Job{params, view};
     last_submit_ = std::chrono::steady_clock::now();
     ++submitted_;
-    current_job_.request_stop();  // the running job is stale now
+    // The running job is not cancelled: a drag submits every frame, and at L = 4096 (a recompute
+    // of several hundred ms) cancelling would mean no snapshot ever finishes while the slider
+    // moves. It finishes and is shown, then the newest pending Params run (older pending ones
+    // were replaced above): the picture trails the slider by at most two recomputes.
   }
   wake_.notify_all();
 }
@@ -154,6 +157,15 @@ void Evaluator::run(std::stop_token stop) {
     // (dragging d_k, row or scaled does not change the sweep).
     if (refining) options.previous_sweep = &*refining;
     options.score_cache = &score_cache;
+    std::shared_ptr<Snapshot> recyclable;
+    {
+      std::lock_guard lock(mutex_);
+      // latest() hands out latest_, never retired_, so once only this thread holds it nobody
+      // can take it back. Still shown by the UI: drop it, so it is freed when the UI lets go.
+      recyclable = std::move(retired_);
+      if (recyclable != nullptr && recyclable.use_count() != 1) recyclable.reset();
+    }
+    options.recycle = recyclable.get();
     const auto start = std::chrono::steady_clock::now();
     std::optional<Snapshot> result;
     std::string failure;
@@ -169,7 +181,9 @@ void Evaluator::run(std::stop_token stop) {
     {
       std::lock_guard lock(mutex_);
       if (result) {
-        latest_ = std::make_shared<const Snapshot>(std::move(*result));
+        auto published = std::make_shared<Snapshot>(std::move(*result));
+        // The one it replaces is retired (kept for its buffers) unless the UI still shows it.
+        retired_ = std::const_pointer_cast<Snapshot>(std::exchange(latest_, published));
         latest_sweep_ = std::make_shared<const DkSweep>(*refining);
         ++latest_version_;
         last_compute_ms_ = elapsed_ms;

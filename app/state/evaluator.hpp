@@ -1,6 +1,7 @@
 // Runs core::evaluate() on a worker thread so no frame blocks on a recompute: the
 // UI submits Params, keeps drawing the last finished Snapshot, and picks up the
-// new one as soon as it is ready. A newer submission cancels the running one.
+// new one as soon as it is ready. A newer submission replaces any pending one; the running
+// one finishes (so a long recompute still lands while a slider keeps moving).
 // While idle, the worker refines the Snapshot's Monte Carlo d_k sweep chunk by
 // chunk, so its error bands narrow on screen.
 #pragma once
@@ -27,7 +28,7 @@ class Evaluator {
   Evaluator& operator=(const Evaluator&) = delete;
 
   // Queues `params` (which must pass validate()) and the view whose lab numbers
-  // to compute. Cancels work for older submissions.
+  // to compute. Replaces an older submission that has not started.
   void submit(const Params& params, View view = View::dashboard);
 
   // Waits up to `budget` for the newest submission to finish: small problems
@@ -79,6 +80,9 @@ class Evaluator {
   std::optional<Job> pending_;
   std::uint64_t submitted_ = 0, completed_ = 0;
   std::shared_ptr<const Snapshot> latest_;
+  // The Snapshot latest_ replaced, kept so the next recompute can reuse its buffers once the
+  // UI has let go of it too (use_count() == 1). Worker-owned after publication.
+  std::shared_ptr<Snapshot> retired_;
   std::shared_ptr<const DkSweep> latest_sweep_;
   std::uint64_t latest_version_ = 0;
   std::int64_t refine_limit_ = refine_max_trials;

@@ -128,11 +128,15 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   const int length = params.seq_len;
   snap.attention_size = length;
   // Two softmaxes of the cached QKᵀ (softmax_rows_fast; scalar reference softmax_rows_inplace).
-  snap.attention_scaled = scores->raw.values;
+  if (options.recycle != nullptr) {
+    snap.attention_scaled = std::move(options.recycle->attention_scaled);
+    snap.attention_unscaled = std::move(options.recycle->attention_unscaled);
+  }
+  snap.attention_scaled.assign(scores->raw.values.begin(), scores->raw.values.end());
   const double unscaled_logit_scale = params.score_scale / params.temperature;
   softmax_rows_fast(snap.attention_scaled, length, length,
                        unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim)));
-  snap.attention_unscaled = scores->raw.values;
+  snap.attention_unscaled.assign(scores->raw.values.begin(), scores->raw.values.end());
   softmax_rows_fast(snap.attention_unscaled, length, length, unscaled_logit_scale);
   float top = 0.0f;
   for (const auto* map : {&snap.attention_scaled, &snap.attention_unscaled})

@@ -148,6 +148,27 @@ TEST(Evaluate, ScoreCacheIsReusedAcrossTemperatureAndIsInvisible) {
   }
 }
 
+// A recycled Snapshot lends only capacity: the result equals a fresh evaluation even when the
+// recycled maps were bigger and held other numbers.
+TEST(Evaluate, RecycledBuffersDoNotLeakIntoTheResult) {
+  Params big;
+  big.seq_len = 64;
+  Snapshot old = evaluate(big);
+  const float* old_buffer = old.attention_scaled.data();
+  Params small;
+  small.seq_len = 40;
+  small.temperature = 0.3;
+  EvaluateOptions options;
+  options.recycle = &old;
+  const std::optional<Snapshot> recycled = evaluate(small, options);
+  ASSERT_TRUE(recycled.has_value());
+  EXPECT_EQ(recycled->attention_scaled.data(), old_buffer) << "the buffer should have been reused";
+  const Snapshot fresh = evaluate(small);
+  EXPECT_EQ(recycled->attention_scaled, fresh.attention_scaled);
+  EXPECT_EQ(recycled->attention_unscaled, fresh.attention_unscaled);
+  EXPECT_EQ(recycled->attention_max, fresh.attention_max);
+}
+
 TEST(Evaluate, CancelledEvaluationReturnsNothing) {
   std::stop_source source;
   source.request_stop();

@@ -37,6 +37,10 @@ struct EvaluateOptions {
   // In/out, may be null: used when it matches the Params, else replaced by a fresh one. The
   // Snapshot is bit-identical either way (the cache holds exactly what would be recomputed).
   std::shared_ptr<const ScoreCache>* score_cache = nullptr;
+  // May be null: a Snapshot nobody reads any more, whose attention-map buffers are moved into
+  // the new one and overwritten (at L = 4096 that saves faulting in 128 MB of fresh pages per
+  // recompute). Only the buffers' capacity is reused, never their contents.
+  Snapshot* recycle = nullptr;
   // Which lab's numbers to add to the dashboard's (dashboard: none); all_labs for exports.
   View view = View::dashboard;
   bool all_labs = false;
