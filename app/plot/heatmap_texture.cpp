@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include <glad/gl.h>
@@ -48,13 +49,46 @@ void colorize(std::span<std::uint32_t> out_rgba, std::span<const float> values, 
   }
 }
 
+void downsample_mean(std::vector<float>& out, std::span<const float> values, int rows, int cols, int factor) {
+  if (factor <= 1) {
+    out.assign(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rows) * cols);
+    return;
+  }
+  const int out_rows = (rows + factor - 1) / factor, out_cols = (cols + factor - 1) / factor;
+  out.assign(static_cast<std::size_t>(out_rows) * static_cast<std::size_t>(out_cols), 0.0f);
+  std::vector<double> sums(static_cast<std::size_t>(out_cols));
+  std::vector<unsigned char> invalid(static_cast<std::size_t>(out_cols));
+  for (int block_row = 0; block_row < out_rows; ++block_row) {
+    std::fill(sums.begin(), sums.end(), 0.0);
+    std::fill(invalid.begin(), invalid.end(), 0);
+    const int first_row = block_row * factor, last_row = std::min(first_row + factor, rows);
+    for (int row = first_row; row < last_row; ++row) {
+      const float* cells = values.data() + static_cast<std::size_t>(row) * static_cast<std::size_t>(cols);
+      for (int col = 0; col < cols; ++col) {
+        const float value = cells[col];
+        const auto block = static_cast<std::size_t>(col / factor);
+        if (std::isfinite(value)) sums[block] += value;
+        else invalid[block] = 1;
+      }
+    }
+    float* target = out.data() + static_cast<std::size_t>(block_row) * static_cast<std::size_t>(out_cols);
+    for (int block_col = 0; block_col < out_cols; ++block_col) {
+      const int width = std::min(factor, cols - block_col * factor);
+      const auto count = static_cast<double>(width * (last_row - first_row));
+      const auto b = static_cast<std::size_t>(block_col);
+      target[b] = invalid[b] ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(sums[b] / count);
+    }
+  }
+}
+
 HeatmapTexture::~HeatmapTexture() { release(); }
 
 HeatmapTexture::HeatmapTexture(HeatmapTexture&& other) noexcept
     : texture_(std::exchange(other.texture_, 0u)),
       rows_(std::exchange(other.rows_, 0)),
       cols_(std::exchange(other.cols_, 0)),
-      rgba_(std::move(other.rgba_)) {}
+      rgba_(std::move(other.rgba_)),
+      pooled_(std::move(other.pooled_)) {}
 
 HeatmapTexture& HeatmapTexture::operator=(HeatmapTexture&& other) noexcept {
   if (this != &other) {
@@ -63,6 +97,7 @@ HeatmapTexture& HeatmapTexture::operator=(HeatmapTexture&& other) noexcept {
     rows_ = std::exchange(other.rows_, 0);
     cols_ = std::exchange(other.cols_, 0);
     rgba_ = std::move(other.rgba_);
+    pooled_ = std::move(other.pooled_);
   }
   return *this;
 }
@@ -77,12 +112,24 @@ void HeatmapTexture::release() {
 }
 
 void HeatmapTexture::update(std::span<const float> values, int rows, int cols, double vmin, double vmax,
-                            Colormap cmap) {
+                            Colormap cmap, int max_side) {
   if (rows <= 0 || cols <= 0) return;
-  const std::size_t cells = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  std::size_t cells = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
   if (values.size() < cells) return;
+  values = values.first(cells);
+  if (max_side > 0 && std::max(rows, cols) > max_side) {
+    const int factor = (std::max(rows, cols) + max_side - 1) / max_side;
+    downsample_mean(pooled_, values, rows, cols, factor);
+    rows = (rows + factor - 1) / factor;
+    cols = (cols + factor - 1) / factor;
+    cells = pooled_.size();
+    values = pooled_;
+  } else {
+    pooled_ = {};  // release a big staging buffer once it is no longer needed
+  }
+  if (rgba_.capacity() > 4 * cells) rgba_ = {};  // give back a staging buffer from a much bigger map
   rgba_.resize(cells);
-  colorize(rgba_, values.first(cells), vmin, vmax, cmap);
+  colorize(rgba_, values, vmin, vmax, cmap);
 
   // Leave the caller's texture binding and unpack alignment as they were (ImGui's backend
   // relies on its own state between frames).

@@ -31,7 +31,14 @@ class HeatmapTexture {
   // maps everything to the middle colour. Creates the texture on first use, reallocates it
   // when the size changes (glTexImage2D), else overwrites it (glTexSubImage2D).
   // Does nothing if rows or cols ≤ 0 or values.size() < rows * cols.
-  void update(std::span<const float> values, int rows, int cols, double vmin, double vmax, Colormap cmap);
+  //
+  // max_side > 0 caps the texture's sides: a bigger matrix is first averaged over f×f blocks,
+  // f = ⌈max(rows, cols) / max_side⌉ (downsample_mean). A 4096² map shown in a 300-pixel panel
+  // then costs a 683² texture (1.9 MB) instead of 64 MB of staging and 64 MB in the driver, and
+  // the picture is an area average rather than the one-cell-in-six sample that GL_NEAREST
+  // minification would show. Hover read-outs and exports read the full matrix, never this.
+  void update(std::span<const float> values, int rows, int cols, double vmin, double vmax, Colormap cmap,
+              int max_side = 0);
 
   // GL texture name as ImTextureID-compatible integer; 0 before the first update().
   std::uintptr_t id() const { return static_cast<std::uintptr_t>(texture_); }
@@ -44,7 +51,13 @@ class HeatmapTexture {
   unsigned int texture_ = 0;
   int rows_ = 0, cols_ = 0;
   std::vector<std::uint32_t> rgba_;  // reused staging buffer, one RGBA8 pixel per cell
+  std::vector<float> pooled_;        // the block means when max_side caps the size
 };
+
+// The rows × cols matrix averaged over factor × factor blocks (the last block of a row or column
+// may be smaller): out is ⌈rows/factor⌉ × ⌈cols/factor⌉, row-major. A block holding any NaN or
+// ±inf becomes NaN, so it still shows in the invalid colour. factor 1 copies.
+void downsample_mean(std::vector<float>& out, std::span<const float> values, int rows, int cols, int factor);
 
 // Colours of a heatmap as RGBA8 bytes (R, G, B, A in memory order), row-major; shared by the
 // texture upload and the SVG's embedded PNG. Pure CPU code, usable without GL.

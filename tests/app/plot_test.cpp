@@ -10,6 +10,7 @@
 //   [SECTION] SVG
 //   [SECTION] Screen renderer smoke test (ImGui without a backend)
 #include <gtest/gtest.h>
+#include <cstring>
 
 #include <algorithm>
 #include <cmath>
@@ -445,6 +446,37 @@ TEST(Colormap, NamesRoundTripCaseInsensitively) {
   EXPECT_EQ(colormap_from_name("grays"), Colormap::Greys);
   EXPECT_FALSE(colormap_from_name("jet").has_value());
   EXPECT_FALSE(colormap_from_name("").has_value());
+}
+
+// Block means: a 5×7 matrix with factor 3 becomes 2×3; the last row/column blocks are partial
+// and average only the cells they hold; a NaN or inf anywhere in a block makes it NaN.
+TEST(DownsampleMean, BlockAveragesWithPartialEdgesAndInvalidCells) {
+  constexpr int rows = 5, cols = 7;
+  std::vector<float> values(rows * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) values[static_cast<std::size_t>(r * cols + c)] = static_cast<float>(10 * r + c);
+  std::vector<float> out;
+  downsample_mean(out, values, rows, cols, 3);
+  ASSERT_EQ(out.size(), 6u);
+  auto mean_of = [&](int r0, int r1, int c0, int c1) {
+    double sum = 0.0;
+    for (int r = r0; r < r1; ++r)
+      for (int c = c0; c < c1; ++c) sum += values[static_cast<std::size_t>(r * cols + c)];
+    return static_cast<float>(sum / ((r1 - r0) * (c1 - c0)));
+  };
+  EXPECT_FLOAT_EQ(out[0], mean_of(0, 3, 0, 3));
+  EXPECT_FLOAT_EQ(out[2], mean_of(0, 3, 6, 7));  // one-column block
+  EXPECT_FLOAT_EQ(out[4], mean_of(3, 5, 3, 6));  // two-row block
+  EXPECT_FLOAT_EQ(out[5], mean_of(3, 5, 6, 7));  // the 2×1 corner
+
+  values[static_cast<std::size_t>(4 * cols + 0)] = std::numeric_limits<float>::infinity();
+  downsample_mean(out, values, rows, cols, 3);
+  EXPECT_TRUE(std::isnan(out[3]));
+  EXPECT_FALSE(std::isnan(out[4]));
+
+  downsample_mean(out, values, rows, cols, 1);  // factor 1 copies (NaN compares unequal: check bits)
+  ASSERT_EQ(out.size(), values.size());
+  EXPECT_EQ(std::memcmp(out.data(), values.data(), values.size() * sizeof(float)), 0);
 }
 
 TEST(Colorize, BytesAreRgbaInMemoryAndNonFiniteValuesAreInvalid) {
