@@ -158,14 +158,17 @@ void Evaluator::run(std::stop_token stop) {
     if (refining) options.previous_sweep = &*refining;
     options.score_cache = &score_cache;
     std::shared_ptr<Snapshot> recyclable;
+    std::shared_ptr<const Snapshot> previous;
     {
       std::lock_guard lock(mutex_);
+      previous = latest_;
       // latest() hands out latest_, never retired_, so once only this thread holds it nobody
       // can take it back. Still shown by the UI: drop it, so it is freed when the UI lets go.
       recyclable = std::move(retired_);
       if (recyclable != nullptr && recyclable.use_count() != 1) recyclable.reset();
     }
     options.recycle = recyclable.get();
+    options.previous = previous.get();
     const auto start = std::chrono::steady_clock::now();
     std::optional<Snapshot> result;
     std::string failure;

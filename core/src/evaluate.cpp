@@ -19,7 +19,8 @@ void report(const EvaluateOptions& options, float fraction) {
   if (options.progress != nullptr) options.progress->store(fraction, std::memory_order_relaxed);
 }
 
-void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const Matrix& keys) {
+void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const Matrix& keys,
+              const Snapshot* previous) {
   const double inverse_sqrt_dim = params.scaled ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
   if (!params.scores.empty()) {
     snap.custom_scores = true;
@@ -57,6 +58,14 @@ void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const
   snap.max_gradient.resize(n);
   softmax_vjp(snap.max_gradient, snap.probabilities, unit);
 
+  // H(T) depends on the scores only, not on the current temperature: a temperature drag reuses
+  // the curve (121 softmaxes of the row) from the previous Snapshot when its scores are identical.
+  if (previous != nullptr && previous->scores == snap.scores &&
+      previous->entropy_vs_temperature.size() == temperature_points) {
+    snap.temperature_grid = previous->temperature_grid;
+    snap.entropy_vs_temperature = previous->entropy_vs_temperature;
+    return;
+  }
   snap.temperature_grid.resize(temperature_points);
   snap.entropy_vs_temperature.resize(temperature_points);
   std::vector<double> probabilities(n);
@@ -106,7 +115,7 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   const Matrix& keys = scores->keys;
   if (options.stop.stop_requested()) return std::nullopt;
   report(options, 0.1f);
-  fill_row(snap, params, queries, keys);
+  fill_row(snap, params, queries, keys, options.previous);
   if (options.stop.stop_requested()) return std::nullopt;
 
   DkSweepConfig sweep_config;

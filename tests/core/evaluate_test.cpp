@@ -169,6 +169,27 @@ TEST(Evaluate, RecycledBuffersDoNotLeakIntoTheResult) {
   EXPECT_EQ(recycled->attention_max, fresh.attention_max);
 }
 
+// `previous` only saves work: with the same scores (a temperature change) or different ones
+// (another row), the result equals an evaluation without it, field by field that it touches.
+TEST(Evaluate, PreviousSnapshotSavesWorkButNeverChangesTheResult) {
+  Params base;
+  base.seq_len = 32;
+  const Snapshot first = evaluate(base);
+  for (auto change : {+[](Params& p) { p.temperature = 0.2; }, +[](Params& p) { p.row = 7; },
+                      +[](Params& p) { p.score_scale = 3.0; }, +[](Params& p) { p.scores = {1.0, 2.0, 3.0}; }}) {
+    Params next = base;
+    change(next);
+    EvaluateOptions options;
+    options.previous = &first;
+    const std::optional<Snapshot> reused = evaluate(next, options);
+    ASSERT_TRUE(reused.has_value());
+    const Snapshot fresh = evaluate(next);
+    EXPECT_EQ(reused->temperature_grid, fresh.temperature_grid);
+    EXPECT_EQ(reused->entropy_vs_temperature, fresh.entropy_vs_temperature);
+    EXPECT_EQ(reused->probabilities, fresh.probabilities);
+  }
+}
+
 TEST(Evaluate, CancelledEvaluationReturnsNothing) {
   std::stop_source source;
   source.request_stop();

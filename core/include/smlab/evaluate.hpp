@@ -41,6 +41,10 @@ struct EvaluateOptions {
   // the new one and overwritten (at L = 4096 that saves faulting in 128 MB of fresh pages per
   // recompute). Only the buffers' capacity is reused, never their contents.
   Snapshot* recycle = nullptr;
+  // May be null: the Snapshot shown before, whose parts that do not depend on what changed are
+  // copied instead of recomputed (the entropy-versus-temperature curve when the row's scores
+  // are identical). The result is bit-identical either way.
+  const Snapshot* previous = nullptr;
   // Which lab's numbers to add to the dashboard's (dashboard: none); all_labs for exports.
   View view = View::dashboard;
   bool all_labs = false;
