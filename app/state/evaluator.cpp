@@ -165,8 +165,15 @@ void Evaluator::run(std::stop_token stop) {
       // latest() hands out latest_, never retired_, so once only this thread holds it nobody
       // can take it back. Still shown by the UI: drop it, so it is freed when the UI lets go.
       recyclable = std::move(retired_);
-      if (recyclable != nullptr && recyclable.use_count() != 1) recyclable.reset();
     }
+    // A big retired map is worth a short wait: the UI lets go of it at its next frame, and
+    // allocating afresh instead would hold three L×L pairs at once (384 MB at L = 4096) and
+    // fault in 128 MB of new pages. Small maps are not worth any wait.
+    if (recyclable != nullptr && recyclable->attention_size >= 1024) {
+      for (int waited_ms = 0; recyclable.use_count() != 1 && waited_ms < 60 && !stop.stop_requested(); waited_ms += 2)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    if (recyclable != nullptr && recyclable.use_count() != 1) recyclable.reset();
     options.recycle = recyclable.get();
     options.previous = previous.get();
     const auto start = std::chrono::steady_clock::now();

@@ -103,8 +103,13 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
     draw_gaussian(fresh->keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
     if (options.stop.stop_requested()) return std::nullopt;
     // Attention maps: one QKᵀ through the fast kernel (kernels.hpp; its scalar reference is
-    // dot_product_scores), shared by the scaled and unscaled maps.
-    dot_product_scores_fast(fresh->raw, fresh->queries, fresh->keys);
+    // dot_product_scores), shared by the scaled and unscaled maps. Above the cache limit it is
+    // computed straight into the scaled map below instead (no third L×L buffer).
+    if (params.seq_len <= score_cache_max_seq_len) {
+      const auto cells = static_cast<std::size_t>(params.seq_len) * static_cast<std::size_t>(params.seq_len);
+      reserve_with_huge_pages(fresh->raw.values, cells);
+      dot_product_scores_fast(fresh->raw, fresh->queries, fresh->keys);
+    }
     scores = std::move(fresh);
     // Up to L = 2048 (16 MB of QKᵀ); beyond, keeping it would push the resident set past the
     // 300 MB budget at L = 4096 while the displayed and the next Snapshot (128 MB each) coexist.
@@ -141,11 +146,19 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
     snap.attention_scaled = std::move(options.recycle->attention_scaled);
     snap.attention_unscaled = std::move(options.recycle->attention_unscaled);
   }
-  snap.attention_scaled.assign(scores->raw.values.begin(), scores->raw.values.end());
+  const std::size_t cells = static_cast<std::size_t>(length) * static_cast<std::size_t>(length);
+  reserve_with_huge_pages(snap.attention_scaled, cells);
+  reserve_with_huge_pages(snap.attention_unscaled, cells);
+  if (!scores->raw.values.empty()) {
+    snap.attention_scaled.assign(scores->raw.values.begin(), scores->raw.values.end());
+  } else {
+    snap.attention_scaled.resize(cells);
+    dot_product_scores_fast(snap.attention_scaled, queries, keys);
+  }
+  snap.attention_unscaled.assign(snap.attention_scaled.begin(), snap.attention_scaled.end());
   const double unscaled_logit_scale = params.score_scale / params.temperature;
   softmax_rows_fast(snap.attention_scaled, length, length,
-                       unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim)));
-  snap.attention_unscaled.assign(scores->raw.values.begin(), scores->raw.values.end());
+                    unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim)));
   softmax_rows_fast(snap.attention_unscaled, length, length, unscaled_logit_scale);
   float top = 0.0f;
   for (const auto* map : {&snap.attention_scaled, &snap.attention_unscaled})

@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
+
 namespace smlab {
 namespace {
 
@@ -367,6 +369,21 @@ void dot_product_scores_fast(std::span<float> out, const Matrix& queries, const 
   const double work = 2.0 * static_cast<double>(out.size()) * queries.cols;
   const int threads = thread_count(options.max_threads, work, queries.rows);
   split_rows(queries.rows, threads, [&](int first, int end) { kernel(out.data(), queries, keys, first, end); });
+}
+
+void reserve_with_huge_pages(std::vector<float>& buffer, std::size_t count) {
+  if (buffer.capacity() >= count) return;  // its pages may be touched already: nothing to gain
+  buffer.reserve(count);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::size_t huge_page = std::size_t{2} << 20;
+  const std::size_t bytes = count * sizeof(float);
+  if (bytes < 2 * huge_page) return;
+  const auto first = reinterpret_cast<std::uintptr_t>(buffer.data());
+  const std::uintptr_t start = (first + huge_page - 1) & ~(huge_page - 1);
+  const std::uintptr_t end = (first + bytes) & ~(huge_page - 1);
+  // Advice only: EINVAL (THP disabled) or ENOMEM leave ordinary pages, which work the same.
+  if (end > start) (void)madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
+#endif
 }
 
 }  // namespace smlab

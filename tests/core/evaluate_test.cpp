@@ -34,6 +34,30 @@ TEST(Evaluate, RowMatchesHeatmapRow) {
   }
 }
 
+// Above score_cache_max_seq_len QKᵀ is computed straight into the scaled map (no cached raw
+// matrix): both maps must still be the rows the distribution plot shows (float: 1e-5).
+TEST(Evaluate, UncachedLengthsComputeTheSameMaps) {
+  Params p;
+  p.seq_len = score_cache_max_seq_len + 3;
+  p.key_dim = 8;
+  p.row = 1234;
+  p.temperature = 0.7;
+  std::shared_ptr<const ScoreCache> cache;
+  EvaluateOptions options;
+  options.score_cache = &cache;
+  const std::optional<Snapshot> s = evaluate(p, options);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(cache, nullptr) << "lengths above the limit are not cached";
+  Params unscaled = p;
+  unscaled.scaled = false;
+  const Snapshot u = evaluate(unscaled);
+  for (int j = 0; j < p.seq_len; j += 97) {
+    const auto cell = static_cast<std::size_t>(p.row) * static_cast<std::size_t>(p.seq_len) + static_cast<std::size_t>(j);
+    EXPECT_NEAR(s->probabilities[static_cast<std::size_t>(j)], s->attention_scaled[cell], 1e-5) << "j=" << j;
+    EXPECT_NEAR(u.probabilities[static_cast<std::size_t>(j)], s->attention_unscaled[cell], 1e-5) << "j=" << j;
+  }
+}
+
 TEST(Evaluate, AttentionRowsSumToOne) {
   Params p;
   p.seq_len = 64;

@@ -20,7 +20,7 @@ struct ScoreCache {
   std::uint64_t seed = 0;
   int seq_len = 0, key_dim = 0;
   Matrix queries, keys;  // L × d_k each
-  Matrix raw;            // raw(i, j) = q_i · k_j (dot_product_scores_fast), L × L
+  Matrix raw;            // raw(i, j) = q_i · k_j (dot_product_scores_fast), L × L; only kept when cached
   bool matches(const Params& params) const {
     return seed == params.seed && seq_len == params.seq_len && key_dim == params.key_dim;
   }
