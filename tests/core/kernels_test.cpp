@@ -171,3 +171,24 @@ TEST(DotProductScoresFast, ThreadCountDoesNotChangeOneBit) {
 
 }  // namespace
 }  // namespace smlab
+
+namespace smlab {
+namespace {
+
+// Only capacity changes: size and contents stay, and a buffer that is big enough already is left
+// alone (its pages may be in use). Whether the kernel grants huge pages is not observable here.
+TEST(ReserveWithHugePages, ChangesCapacityOnly) {
+  std::vector<float> buffer{1.0f, 2.0f, 3.0f};
+  reserve_with_huge_pages(buffer, std::size_t{3} << 20);  // 12 MiB: takes the madvise path
+  EXPECT_GE(buffer.capacity(), std::size_t{3} << 20);
+  EXPECT_EQ(buffer, (std::vector<float>{1.0f, 2.0f, 3.0f}));
+  const float* data = buffer.data();
+  reserve_with_huge_pages(buffer, 1000);
+  EXPECT_EQ(buffer.data(), data);
+  buffer.resize(std::size_t{3} << 20, 7.0f);
+  EXPECT_EQ(buffer.data(), data) << "the reserved capacity is what resize uses";
+  EXPECT_EQ(buffer.back(), 7.0f);
+}
+
+}  // namespace
+}  // namespace smlab
