@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "smlab/attention.hpp"
+#include "smlab/kernels.hpp"
 #include "smlab/random.hpp"
 
 namespace smlab {
@@ -90,6 +91,7 @@ void run_dk_trials(DkPart& part, const DkSweepConfig& config, std::int64_t first
   const auto length = static_cast<std::size_t>(config.seq_len);
   constexpr auto stream = static_cast<std::uint64_t>(Stream::monte_carlo);
   std::vector<double> normals(length);
+  std::vector<float> gaps(length > 0 ? length - 1 : 0), scratch(2 * gaps.size());
   auto record = [](RowStats& stats, const SoftmaxRowSummary& row) {
     stats.entropy_nats.add(row.entropy_nats);
     stats.max_weight.add(row.max_weight);
@@ -100,6 +102,9 @@ void run_dk_trials(DkPart& part, const DkSweepConfig& config, std::int64_t first
     NormalGenerator row_rng(stream_seed(config.seed, stream, trial_index | 0xFFFF));
     for (double& z : normals) z = row_rng.next();
     const auto top = static_cast<std::size_t>(std::max_element(normals.begin(), normals.end()) - normals.begin());
+    // The row's gaps to its maximum, shared by its 2 × 13 softmaxes (summarize_softmax_gaps_fast).
+    for (std::size_t j = 0, k = 0; j < length; ++j)
+      if (j != top) gaps[k++] = static_cast<float>(normals[j] - normals[top]);
     for (std::size_t point = 0; point < config.key_dims.size(); ++point) {
       const int key_dim = config.key_dims[point];
       NormalGenerator rng(stream_seed(config.seed, stream, trial_index | point));
@@ -108,8 +113,8 @@ void run_dk_trials(DkPart& part, const DkSweepConfig& config, std::int64_t first
       const double unscaled_logit_scale = config.score_scale * query_norm / config.temperature;
       // Division by √d_k (not multiplication by its inverse) keeps d_k = 1 exact: a / 1 = a.
       const double scaled_logit_scale = unscaled_logit_scale / std::sqrt(static_cast<double>(key_dim));
-      record(part.unscaled[point], summarize_softmax_row(normals, top, unscaled_logit_scale));
-      record(part.scaled[point], summarize_softmax_row(normals, top, scaled_logit_scale));
+      record(part.unscaled[point], summarize_softmax_gaps_fast(gaps, unscaled_logit_scale, scratch));
+      record(part.scaled[point], summarize_softmax_gaps_fast(gaps, scaled_logit_scale, scratch));
     }
   }
 }
@@ -245,6 +250,28 @@ void add_dk_trials(DkSweep& sweep, std::int64_t trials, int threads) {
   sweep.unscaled = std::move(visible.unscaled);
 }
 
+namespace {
+
+// The sums of summarize_softmax_row (R = Σ e_j, W = −Σ e_j y_j, Σ e_j², Σ e_j³ over j ≠ top) to
+// the three statistics.
+SoftmaxRowSummary finish_row_summary(double rest, double weighted, double squares, double cubes) {
+  // The closed forms derived in the header.
+  const double normaliser = 1.0 + rest;
+  const double top_weight = 1.0 / normaliser;
+  const double tail = rest / normaliser;  // 1 − s_top
+  const double sigma2 = squares / (normaliser * normaliser);
+  const double sigma3 = cubes / (normaliser * normaliser * normaliser);
+  const double norm_squared =
+      top_weight * top_weight * tail * tail + sigma2 * (1.0 + 2.0 * top_weight * top_weight + sigma2) - 2.0 * sigma3;
+  SoftmaxRowSummary summary;
+  summary.entropy_nats = std::log1p(rest) + weighted / normaliser;
+  summary.max_weight = top_weight;
+  summary.jacobian_norm = std::sqrt(std::max(0.0, norm_squared));  // ≥ 0 exactly; rounding guard
+  return summary;
+}
+
+}  // namespace
+
 SoftmaxRowSummary summarize_softmax_row(std::span<const double> scores, std::size_t top, double logit_scale) {
   assert(top < scores.size() && logit_scale > 0.0);
   const double top_score = scores[top];
@@ -264,20 +291,29 @@ SoftmaxRowSummary summarize_softmax_row(std::span<const double> scores, std::siz
   };
   accumulate(0, top);
   accumulate(top + 1, scores.size());
-  // Pass 2: the closed forms derived in the header.
-  const double normaliser = 1.0 + rest;
-  const double top_weight = 1.0 / normaliser;
-  const double tail = rest / normaliser;  // 1 − s_top
-  const double sigma2 = squares / (normaliser * normaliser);
-  const double sigma3 = cubes / (normaliser * normaliser * normaliser);
-  const double norm_squared =
-      top_weight * top_weight * tail * tail + sigma2 * (1.0 + 2.0 * top_weight * top_weight + sigma2) - 2.0 * sigma3;
-  SoftmaxRowSummary summary;
-  summary.entropy_nats = std::log1p(rest) + weighted / normaliser;
-  summary.max_weight = top_weight;
-  summary.jacobian_norm = std::sqrt(std::max(0.0, norm_squared));  // ≥ 0 exactly; rounding guard
-  return summary;
+  return finish_row_summary(rest, weighted, squares, cubes);
 }
+
+SoftmaxRowSummary summarize_softmax_gaps_fast(std::span<const float> gaps, double logit_scale,
+                                              std::span<float> scratch) {
+  assert(scratch.size() >= 2 * gaps.size() && logit_scale > 0.0);
+  const std::span<float> exponents = scratch.first(gaps.size());
+  const std::span<float> weights = scratch.subspan(gaps.size(), gaps.size());
+  const auto scale = static_cast<float>(logit_scale);
+  for (std::size_t j = 0; j < gaps.size(); ++j) exponents[j] = scale * gaps[j];
+  exp_fast(weights, exponents);
+  double rest = 0.0, weighted = 0.0, squares = 0.0, cubes = 0.0;
+  for (std::size_t j = 0; j < gaps.size(); ++j) {
+    const double e = weights[j], y = exponents[j];
+    rest += e;
+    weighted -= e * y;
+    const double e_squared = e * e;
+    squares += e_squared;
+    cubes += e_squared * e;
+  }
+  return finish_row_summary(rest, weighted, squares, cubes);
+}
+
 
 double qk_variance(int key_dim, double sigma, bool scaled) {
   const double sigma_fourth = sigma * sigma * sigma * sigma;
