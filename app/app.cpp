@@ -8,17 +8,55 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
+#include "app_recording.hpp"
 #include "export/png.hpp"
+#include "lessons/lesson_player.hpp"
+#include "panels/lesson_panel.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "platform/fonts.hpp"
+#include "state/presets.hpp"
 
 namespace smlab::app {
+namespace {
+
+// The CJK font: fonts-wqy-microhei's file, or SOFTMAX_LAB_CJK_FONT (tests point it at a missing
+// file to check the fallback).
+std::string chinese_font_path() {
+  const char* path = std::getenv("SOFTMAX_LAB_CJK_FONT");
+  return path != nullptr ? std::string(path) : std::string(platform::kWqyMicroHeiPath);
+}
+
+// Why Chinese cannot be shown ("" when it can): no zh-CN table, or no readable CJK font file.
+std::string chinese_problem(const std::string& catalogue_error) {
+  if (!i18n::has_catalogue()) return catalogue_error;  // no tables at all: the loader's own line
+  if (!i18n::has_chinese())
+    return i18n::format("controls.language.no_table", {catalogue_error.empty() ? "zh-CN.json" : catalogue_error});
+  const std::string path = chinese_font_path();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return i18n::format("controls.language.no_font", {path});
+  return "";
+}
+
+}  // namespace
 
 App::App(platform::Surface& surface, const AppOptions& options) : surface_(surface), plot_style_(plot::dark_style()) {
   ImGui::SetCurrentContext(surface_.imgui_context());
+  // main.cpp loads the string tables first; an App made elsewhere (tests) loads them here.
+  std::string catalogue_error;
+  if (!i18n::has_catalogue()) catalogue_error = i18n::load_catalogue(find_assets_dir());
+  ui_.chinese_problem = chinese_problem(catalogue_error);
+  ui_.language = options.language;
+  if (ui_.language == i18n::Language::Chinese && !ui_.chinese_problem.empty()) {
+    // Without any table main.cpp has said so already.
+    if (i18n::has_catalogue()) language_warning_ = ui_.chinese_problem;
+    ui_.language = i18n::Language::English;
+  }
+  i18n::set_language(ui_.language);
   ui_.params = options.params;
   ui_.view = options.view;
   ui_.scores_text = format_scores(options.params.scores);
@@ -26,11 +64,15 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
       options.screenshot_dir.empty() ? exporting::default_screenshot_dir().string() : options.screenshot_dir;
   ui_.ui_scale = surface_.content_scale();
   ui_.presets = options.presets;
+  ui_.lessons = options.lessons;
+  if (options.lesson) resume_lesson(ui_, options.lesson->lesson, options.lesson->step);
 
   ui_.theme = options.theme;
   ui_.font_scale = std::clamp(options.font_scale, font_scale_min, font_scale_max);
+  ui_.interaction.colormap = options.colormap;
   font_pixels_ = options.font_pixels;
   apply_look();
+  history_.reset(ui_.params);
 
   if (options.refine_trials > 0) evaluator_.set_refine_limit(options.refine_trials);
   submit();
@@ -62,7 +104,52 @@ void App::apply_look() {
   fonts.pixel_size = font_pixels_ * ui_.font_scale * theme_boost;
   fonts.content_scale = surface_.content_scale();
   fonts.framebuffer_scale = surface_.framebuffer_scale();
-  font_warning_ = platform::load_ui_fonts(ImGui::GetIO(), fonts).warning;
+  // CJK glyphs only while Chinese is shown. Measured headless (llvmpipe, 1600×900): at font scale 1
+  // the ~3000 glyphs add ~0.5 s to the first frame and ~40 MB; at 3× projector ~0.9 s and ~260 MB.
+  // So: ImGui's common simplified set (typed text, paths) plus every character of zh-CN.json and
+  // the lessons while glyphs are small; above 32 px only the characters the app itself shows.
+  fonts.merge_chinese = ui_.language == i18n::Language::Chinese;
+  fonts.chinese_font_path = chinese_font_path();
+  const bool common_set = fonts.pixel_size * fonts.content_scale * fonts.framebuffer_scale <= 32.0f;
+  if (fonts.merge_chinese && (chinese_glyph_ranges_.empty() || common_set != chinese_ranges_common_)) {
+    ImFontGlyphRangesBuilder builder;
+    if (common_set) builder.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesChineseSimplifiedCommon());
+    chinese_ranges_common_ = common_set;
+    builder.AddText(i18n::all_text(i18n::Language::Chinese).c_str());
+    // Lessons carry their own zh-CN text (assets/lessons/*.json): their characters too.
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(find_assets_dir() / "lessons", error)) {
+      if (entry.path().extension() != ".json" || entry.file_size(error) > (1u << 20)) continue;
+      std::ifstream stream(entry.path(), std::ios::binary);
+      const std::string text{std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
+      builder.AddText(text.c_str());
+    }
+    chinese_glyph_ranges_.clear();
+    builder.BuildRanges(&chinese_glyph_ranges_);
+  }
+  fonts.chinese_glyph_ranges = chinese_glyph_ranges_.empty() ? nullptr : chinese_glyph_ranges_.Data;
+  const bool show_chinese = fonts.merge_chinese;
+  if (!show_chinese && ui_.chinese_problem.empty()) {
+    // English still lists "简体中文" in the language combo: just those few glyphs.
+    if (language_name_glyph_ranges_.empty()) {
+      ImFontGlyphRangesBuilder builder;
+      builder.AddText(i18n::language_name(i18n::Language::Chinese));
+      builder.BuildRanges(&language_name_glyph_ranges_);
+    }
+    fonts.merge_chinese = true;
+    fonts.chinese_glyph_ranges = language_name_glyph_ranges_.Data;
+  }
+  const platform::UiFonts loaded = platform::load_ui_fonts(ImGui::GetIO(), fonts);
+  font_warning_ = loaded.warning;
+  ui_font_ = loaded.font;
+  if (show_chinese && !loaded.chinese_merged) {
+    // The font went away since start-up (or is unusable): English, which needs no CJK glyphs.
+    ui_.chinese_problem = i18n::format("controls.language.no_font", {fonts.chinese_font_path});
+    ui_.language = i18n::Language::English;
+    font_warning_ = ui_.chinese_problem;
+  }
+  i18n::set_language(ui_.language);
+  applied_language_ = ui_.language;
 
   ImGuiStyle& style = ImGui::GetStyle();
   style = ImGuiStyle();  // ScaleAllSizes multiplies: start from the unscaled sizes every time
@@ -86,6 +173,10 @@ void App::apply_look() {
   plot_style_.line_scale *= ui_.ui_scale;
   plot_style_.marker_scale *= ui_.ui_scale;
   plot_style_.padding *= ui_.ui_scale;
+  // The hover read-outs' words follow the language (apply_look runs again when it changes).
+  plot_style_.words = {i18n::tr("plot.hover.row"),    i18n::tr("plot.hover.col"),   i18n::tr("plot.hover.value"),
+                       i18n::tr("plot.hover.bar"),    i18n::tr("plot.hover.band"),  i18n::tr("plot.hover.line"),
+                       i18n::tr("plot.hover.points"), i18n::tr("plot.hover.bars"), i18n::tr("plot.hover.no_texture")};
   surface_.set_clear_color(ImVec4(plot_style_.background.r, plot_style_.background.g, plot_style_.background.b, 1));
   applied_theme_ = ui_.theme;
   applied_font_scale_ = ui_.font_scale;
@@ -116,22 +207,32 @@ void App::sync_snapshot() {
   Evaluator::Latest latest = evaluator_.latest();
   const bool new_snapshot = latest.version != latest_.version;
   latest_ = std::move(latest);
-  if (!new_snapshot || !latest_.snapshot) return;
+  const bool new_colormap = ui_.interaction.colormap != uploaded_colormap_;
+  // Textures need no more texels than half the framebuffer's longer side (the dashboard shows
+  // each map in well under that); a 4× export has a 4× framebuffer and gets 4× the texels.
+  const platform::PixelSize framebuffer = surface_.framebuffer_size();
+  const int max_side = std::max({256, framebuffer.width / 2, framebuffer.height / 2});
+  const bool new_size = max_side != uploaded_max_side_;
+  if ((!new_snapshot && !new_colormap && !new_size) || !latest_.snapshot) return;
+  uploaded_colormap_ = ui_.interaction.colormap;
+  uploaded_max_side_ = max_side;
   lab_textures_.new_snapshot();
   // Upload only when the data changed: a 4096² texture costs milliseconds.
   const Snapshot& snap = *latest_.snapshot;
   const int size = snap.attention_size;
   const double vmax = snap.attention_max;
-  scaled_texture_.update(snap.attention_scaled, size, size, 0.0, vmax, plot::Colormap::Viridis);
-  unscaled_texture_.update(snap.attention_unscaled, size, size, 0.0, vmax, plot::Colormap::Viridis);
+  scaled_texture_.update(snap.attention_scaled, size, size, 0.0, vmax, uploaded_colormap_, max_side);
+  unscaled_texture_.update(snap.attention_unscaled, size, size, 0.0, vmax, uploaded_colormap_, max_side);
 }
 
 bool App::frame() {
   using Clock = std::chrono::steady_clock;
   const auto frame_start = Clock::now();
   ImGui::SetCurrentContext(surface_.imgui_context());
-  if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_) apply_look();
+  if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_)
+    apply_look();
   if (!surface_.begin_frame()) return false;
+  begin_interaction_frame();  // undo/redo, nudges, the sweep: before Params are submitted
 
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
   // Ctrl+= / Ctrl+− (and the keypad's + / −) change the font scale by 0.25×, next frame.
@@ -168,11 +269,14 @@ bool App::frame() {
   stats.compute_ms = evaluator_.last_compute_ms();
   stats.frame_ms = timing_.frame_ms;
   HeatmapTextures textures{scaled_texture_.id(), unscaled_texture_.id()};
+  advance_lesson(ui_, ImGui::GetIO().DeltaTime);  // a step's Params glide over 0.5 s
   draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, plot_style_, stats);
+  draw_lesson(ui_);  // before the session popup: Escape closing the popup must not also close the lesson
   draw_session_popup();
 
   surface_.end_frame();
   if (ui_.screenshot_requested) save_screenshot();
+  end_interaction_frame();  // history, PNG export, GIF recording
 
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
   timing_.recompute_ms = evaluator_.last_compute_ms();
@@ -184,6 +288,12 @@ Session App::current_session() const {
   session.params = ui_.params;
   session.view = ui_.view;
   session.screenshot_dir = ui_.screenshot_dir;
+  session.language = ui_.language;
+  session.theme = theme_name(ui_.theme);
+  session.font_scale = ui_.font_scale;
+  session.colormap = plot::name(ui_.interaction.colormap);
+  if (const LessonStep* step = current_step(ui_); step != nullptr)
+    session.lesson = SessionLesson{current_lesson(ui_)->name, static_cast<int>(ui_.lesson.open->step) + 1};
   return session;
 }
 
@@ -196,31 +306,49 @@ void App::restore_session(const Session& session) {
     ui_.select_view_tab = true;
   }
   if (!session.screenshot_dir.empty()) ui_.screenshot_dir = session.screenshot_dir;
+  // Applied between frames (fonts); Chinese only when its table and font are there.
+  if (session.language && (*session.language == i18n::Language::English || ui_.chinese_problem.empty()))
+    ui_.language = *session.language;
+  if (session.theme) ui_.theme = theme_from_name(*session.theme).value_or(ui_.theme);
+  if (session.font_scale) ui_.font_scale = std::clamp(*session.font_scale, font_scale_min, font_scale_max);
+  if (session.colormap) ui_.interaction.colormap = plot::colormap_from_name(*session.colormap).value_or(ui_.interaction.colormap);
+  // A lesson position is kept only if that lesson and step still exist; Params stay the session's.
+  ui_.lesson.animating = false;
+  ui_.lesson.open.reset();
+  if (session.lesson) {
+    const auto lesson = find_lesson(ui_.lessons, session.lesson->name);
+    if (!lesson || !resume_lesson(ui_, *lesson, static_cast<std::size_t>(session.lesson->step - 1))) {
+      ui_.status = i18n::format("lesson.not_available", {session.lesson->name, std::to_string(session.lesson->step)});
+      ui_.status_is_error = true;
+    }
+  }
 }
 
 void App::draw_session_popup() {
   using Mode = SessionPopup::Mode;
   SessionPopup& popup = session_popup_;
   if (popup.mode == Mode::closed) return;
-  const char* title = popup.mode == Mode::save ? "Save session" : "Load session";
+  // "text###id": the popup keeps its ID when the language changes.
+  const std::string title = popup.mode == Mode::save ? i18n::label("app.session.save_title", "save session")
+                                                     : i18n::label("app.session.load_title", "load session");
   if (popup.open_requested) {
     popup.open_requested = false;
     if (popup.path.empty()) {
       const std::filesystem::path home = std::getenv("HOME") != nullptr ? std::getenv("HOME") : ".";
       popup.path = (home / "softmax-lab-session.json").string();
     }
-    ImGui::OpenPopup(title);
+    ImGui::OpenPopup(title.c_str());
   }
-  if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+  if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     popup.mode = Mode::closed;
     return;
   }
-  ImGui::TextUnformatted(popup.mode == Mode::save ? "Save Params, view and screenshot folder as JSON to:"
-                                                  : "Load a session saved with Ctrl+S from:");
+  ImGui::TextUnformatted(popup.mode == Mode::save ? i18n::tr("app.session.save_prompt")
+                                                  : i18n::tr("app.session.load_prompt"));
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 32.0f);
   const bool entered = ImGui::InputText("##session-path", &popup.path, ImGuiInputTextFlags_EnterReturnsTrue);
-  if (popup.mode == Mode::save) ImGui::Checkbox("replace an existing file", &popup.overwrite);
+  if (popup.mode == Mode::save) ImGui::Checkbox(i18n::label("app.session.overwrite", "overwrite").c_str(), &popup.overwrite);
   if (!popup.message.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
@@ -229,17 +357,19 @@ void App::draw_session_popup() {
     ImGui::PopStyleColor();
   }
   bool close = false;
-  if (ImGui::Button(popup.mode == Mode::save ? "Save" : "Load") || entered) {
+  if (ImGui::Button(popup.mode == Mode::save ? i18n::label("app.session.save", "save").c_str()
+                                             : i18n::label("app.session.load", "load").c_str()) ||
+      entered) {
     if (popup.mode == Mode::save) {
       const auto error = save_session(popup.path, current_session(), popup.overwrite);
       popup.message = error.value_or("");
-      if (!error) ui_.status = "Saved session " + popup.path;
+      if (!error) ui_.status = i18n::format("app.status.saved_session", {popup.path});
     } else {
       const SessionLoad loaded = load_session(popup.path);
       popup.message = loaded.error;
       if (loaded.session) {
         restore_session(*loaded.session);  // a bad file changes nothing
-        ui_.status = "Loaded session " + popup.path;
+        ui_.status = i18n::format("app.status.loaded_session", {popup.path});
       }
     }
     if (popup.message.empty()) {
@@ -248,7 +378,7 @@ void App::draw_session_popup() {
     }
   }
   ImGui::SameLine();
-  if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) close = true;
+  if (ImGui::Button(i18n::label("common.cancel", "cancel").c_str()) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) close = true;
   if (close) {
     popup.mode = Mode::closed;
     ImGui::CloseCurrentPopup();
@@ -261,7 +391,7 @@ void App::save_screenshot() {
   const Image image = surface_.capture();
   const auto saved = exporting::save_screenshot(image, ui_.screenshot_dir, std::chrono::system_clock::now());
   ui_.status_is_error = saved.error.has_value();
-  ui_.status = saved.error ? *saved.error : "Saved " + saved.path.string();
+  ui_.status = saved.error ? *saved.error : i18n::format("app.status.saved", {saved.path.string()});
 }
 
 }  // namespace smlab::app

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "panels/panels.hpp"
@@ -11,6 +12,7 @@
 #include "plot/heatmap_texture.hpp"
 #include "plot/plot.hpp"
 #include "state/evaluator.hpp"
+#include "state/history.hpp"
 #include "state/session.hpp"
 #include "state/texture_pool.hpp"
 #include "state/ui_state.hpp"
@@ -28,6 +30,14 @@ struct AppOptions {
   PresetList presets;            // offered by the Presets combo
   Theme theme = Theme::dark;
   float font_scale = 1.0f;       // clamped to [font_scale_min, font_scale_max]
+  plot::Colormap colormap = plot::Colormap::Viridis;  // sequential heatmaps (--colormap, session)
+  LessonList lessons;            // offered by the Lessons combo (assets/lessons)
+  // A lesson step shown as open at start-up. Params and view are not touched: main.cpp sets them
+  // from the step (--lesson) or from a session that was left in a lesson.
+  std::optional<LessonPosition> lesson;
+  // The UI language (--lang, session). Chinese falls back to English, with language_warning(), when
+  // its table or the CJK font is missing.
+  i18n::Language language = i18n::Language::English;
 };
 
 // A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless
@@ -58,6 +68,8 @@ class App {
     double recompute_ms = 0.0;  // wall time of the newest finished evaluation
   };
   const FrameTiming& last_timing() const { return timing_; }
+  // True once a frame has drawn an evaluated Snapshot (before that, plots show "computing").
+  bool showing_snapshot() const { return latest_.snapshot != nullptr; }
 
   // The state a session file keeps, and restoring one (its Params are already validated).
   Session current_session() const;
@@ -66,6 +78,10 @@ class App {
   UiState& ui() { return ui_; }
   Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
   const std::string& font_warning() const { return font_warning_; }
+  // Empty, or one line: why the language asked for is not the one shown (stderr for headless runs).
+  const std::string& language_warning() const { return language_warning_; }
+  // The font atlas of the surface: tests check that it has a glyph for every character shown.
+  ImFont* ui_font() const { return ui_font_; }
 
  private:
   void sync_snapshot();
@@ -76,6 +92,17 @@ class App {
   bool needs_submit() const;
   void save_screenshot();
   void draw_session_popup();
+
+  // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
+  // history, PNG export and GIF recording after it is rendered.
+  void begin_interaction_frame();
+  void end_interaction_frame();
+  void undo_or_redo(bool redo);
+  void toggle_sweep();
+  void export_png();
+  void start_gif_recording();
+  void step_gif_recording();
+  AppOptions offscreen_options() const;  // the App state for an offscreen copy (exports)
 
   // Ctrl+S / Ctrl+O: a path field in a small popup (no native file dialog).
   struct SessionPopup {
@@ -100,7 +127,20 @@ class App {
   float applied_font_scale_ = 0.0f;  // 0: nothing applied yet
   float font_pixels_ = 17.0f;
   std::string font_warning_;
+  std::string language_warning_;
+  i18n::Language applied_language_ = i18n::Language::English;
+  ImVector<ImWchar> chinese_glyph_ranges_;  // built once from the zh-CN table; the atlas reads it at build time
+  ImVector<ImWchar> language_name_glyph_ranges_;  // "简体中文" for the English atlas
+  bool chinese_ranges_common_ = false;  // chinese_glyph_ranges_ includes ImGui's common simplified set
+  ImFont* ui_font_ = nullptr;
   FrameTiming timing_;
+
+  History history_;
+  SweepPlayer sweep_player_;
+  plot::Colormap uploaded_colormap_ = plot::Colormap::Viridis;  // of the dashboard's two textures
+  int uploaded_max_side_ = 0;  // their texel cap (HeatmapTexture::update), from the framebuffer
+  struct GifRecording;  // an offscreen App rendering one sweep frame per window frame
+  std::unique_ptr<GifRecording> gif_recording_;
 };
 
 }  // namespace smlab::app

@@ -1,13 +1,19 @@
 // The headless frame-time harness behind --bench-frames.
 #include "frame_bench.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
 namespace smlab::app {
 namespace {
+
+// Set during static initialisation, before main(): "start" for first_frame_ms.
+const std::chrono::steady_clock::time_point process_start = std::chrono::steady_clock::now();
 
 double percentile(std::vector<double> values, double fraction) {
   if (values.empty()) return 0.0;
@@ -19,11 +25,12 @@ double percentile(std::vector<double> values, double fraction) {
 }  // namespace
 
 std::string FrameBenchResult::to_json() const {
-  char line[256];
+  char line[320];
   std::snprintf(line, sizeof line,
                 "{\"frames\":%d,\"median_frame_ms\":%.3f,\"p95_frame_ms\":%.3f,\"median_recompute_ms\":%.3f,"
-                "\"max_blocked_ms\":%.3f}",
-                frames, median_frame_ms, p95_frame_ms, median_recompute_ms, max_blocked_ms);
+                "\"max_blocked_ms\":%.3f,\"first_frame_ms\":%.1f,\"peak_rss_mib\":%.1f}",
+                frames, median_frame_ms, p95_frame_ms, median_recompute_ms, max_blocked_ms, first_frame_ms,
+                peak_rss_mib);
   return line;
 }
 
@@ -44,10 +51,14 @@ FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, s
     error = "--bench-key '" + key + "' is not allowed: temperature, score_scale, d_k or row";
     return {};
   }
+  do {
+    app.frame();
+  } while (!app.showing_snapshot());
+  FrameBenchResult result;
+  result.first_frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - process_start).count();
   app.wait_for_snapshot();
   app.frame();
   std::vector<double> frame_ms, recompute_ms;
-  FrameBenchResult result;
   const int half = std::max(frames / 2, 1);
   for (int frame = 0; frame < frames; ++frame) {
     // Back and forth, so a long run keeps moving instead of parking at one end.
@@ -66,6 +77,8 @@ FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, s
     recompute_ms.push_back(timing.recompute_ms);
     result.max_blocked_ms = std::max(result.max_blocked_ms, timing.blocked_ms);
   }
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) result.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB
   result.frames = frames;
   result.median_frame_ms = percentile(frame_ms, 0.5);
   result.p95_frame_ms = percentile(frame_ms, 0.95);

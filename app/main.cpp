@@ -12,13 +12,17 @@
 
 #include "app.hpp"
 #include "frame_bench.hpp"
+#include "i18n/i18n.hpp"
 #include "export/csv.hpp"
 #include "export/gif.hpp"
 #include "export/gif_sweep.hpp"
 #include "export/plot_export.hpp"
 #include "export/png.hpp"
+#include "export/scaled_screenshot.hpp"
+#include "platform/allocator.hpp"
 #include "platform/offscreen.hpp"
 #include "platform/window.hpp"
+#include "lessons/lesson_player.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
 
@@ -62,17 +66,22 @@ void print_keys() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  smlab::platform::keep_freed_memory_mapped();
   // 1. Command line.
   CLI::App cli{"Softmax Lab: see why attention uses softmax and divides scores by sqrt(d_k)."};
   cli.set_version_flag("--version", std::string("softmax-lab ") + SMLAB_VERSION);
   std::vector<std::string> assignments;
   std::string screenshot_path, size_text = "1600x900", screenshot_dir, csv_dir, svg_dir, view_name = "dashboard", theme_name = "dark";
   float font_scale = 1.0f;
+  std::string scale_text = "1", panel_name, colormap_name = "viridis";
   bool overwrite = false, list_keys = false, list_views = false;
   int bench_frames = 0;
   std::string bench_key = "temperature";
   std::string preset_name, load_path, gif_path, sweep_text;
   bool list_presets = false;
+  std::string lesson_spec;
+  std::vector<std::string> export_lesson_args;  // NAME DIR
+  bool list_lessons = false;
   int gif_frames = 60;
   cli.add_option("--set", assignments, "Set a parameter, KEY=VALUE (repeatable; see --list-keys)")
       ->type_name("KEY=VALUE");
@@ -89,6 +98,13 @@ int main(int argc, char** argv) {
   cli.add_option("--preset", preset_name, "Start from a preset's Params (--set still applies on top; see --list-presets)")
       ->type_name("NAME");
   cli.add_flag("--list-presets", list_presets, "List the presets (the classic examples), with what each shows");
+  cli.add_option("--lesson", lesson_spec, "Open a lesson at a step (1 = first); with --screenshot, render that step")
+      ->type_name("NAME[:STEP]");
+  cli.add_flag("--list-lessons", list_lessons, "List the lessons: name, number of steps, title");
+  cli.add_option("--export-lesson", export_lesson_args,
+                 "Render every step of a lesson offscreen as DIR/NAME-01.png, NAME-02.png, ... (DIR created if missing), exit")
+      ->expected(2)
+      ->type_name("NAME DIR");
   cli.add_option("--load", load_path, "Start from a saved session (Params, view, screenshot folder)")
       ->type_name("FILE.json");
   cli.add_option("--export-gif", gif_path, "Render a slider sweep offscreen as an animated GIF (needs --sweep), exit")
@@ -96,10 +112,23 @@ int main(int argc, char** argv) {
   cli.add_option("--sweep", sweep_text, "What --export-gif moves: KEY=FROM:TO or KEY=FROM:TO:log, e.g. temperature=0.05:20:log")
       ->type_name("KEY=FROM:TO[:log]");
   cli.add_option("--frames", gif_frames, "Number of GIF frames (default 60)")->type_name("N")->check(CLI::Range(1, 1000));
-  cli.add_option("--theme", theme_name, "dark, light or projector (high contrast, large, thick lines)")
+  CLI::Option* theme_option = cli.add_option("--theme", theme_name, "dark, light or projector (high contrast, large, thick lines)")
       ->type_name("NAME");
-  cli.add_option("--font-scale", font_scale, "UI and plot text size, 1 to 3 (Ctrl+= / Ctrl+- in the window)")
+  CLI::Option* font_scale_option = cli.add_option("--font-scale", font_scale, "UI and plot text size, 1 to 3 (Ctrl+= / Ctrl+- in the window)")
       ->type_name("X");
+  std::string lang_code = "en";
+  CLI::Option* lang_option =
+      cli.add_option("--lang", lang_code, "Language of the window and the plots: en or zh-CN (CSV columns stay English)")
+          ->type_name("CODE");
+  CLI::Option* colormap_option =
+      cli.add_option("--colormap", colormap_name, "Heatmap colours: viridis, cividis, magma or greys (screen, PNG, SVG)")
+          ->type_name("NAME");
+  CLI::Option* scale_option =
+      cli.add_option("--scale", scale_text, "--screenshot at 1, 2 or 4 times the pixels of --size (crisp text)")
+          ->type_name("1|2|4");
+  CLI::Option* panel_option =
+      cli.add_option("--panel", panel_name, "--screenshot of one panel only: controls or a plot, e.g. distribution")
+          ->type_name("NAME");
   CLI::Option* view_option = cli.add_option("--view", view_name, "Start on a view: dashboard or a lab (see --list-views)")->type_name("NAME");
   cli.add_flag("--list-keys", list_keys, "List the keys --set accepts, with ranges and defaults");
   cli.add_flag("--list-views", list_views, "List the views (the dashboard and the labs)");
@@ -130,6 +159,14 @@ int main(int argc, char** argv) {
       std::printf("%-20s %s\n", preset.name.c_str(), preset.title.c_str());
     return exit_ok;
   }
+  // Lessons live in assets/lessons; a bad file is left out and reported by the runs that use lessons.
+  const smlab::app::LessonList lessons = smlab::app::load_lessons(smlab::app::find_assets_dir() / "lessons");
+  if (list_lessons) {
+    for (const smlab::app::Lesson& lesson : lessons.lessons)
+      std::printf("%-20s %2zu steps  %s\n", lesson.name.c_str(), lesson.steps.size(), lesson.title.english.c_str());
+    if (!lessons.error.empty()) return fail(exit_file, lessons.error);
+    return exit_ok;
+  }
   if (list_views) {
     for (const smlab::ViewInfo& info : smlab::all_views())
       std::printf("%-20s %s\n", std::string(info.name).c_str(), std::string(info.summary).c_str());
@@ -151,6 +188,12 @@ int main(int argc, char** argv) {
     params = loaded.session->params;
     if (view_option->count() == 0) view = loaded.session->view;
     loaded_screenshot_dir = loaded.session->screenshot_dir;
+    // The session's look, unless the command line names one.
+    if (theme_option->count() == 0 && loaded.session->theme) theme_name = *loaded.session->theme;
+    if (font_scale_option->count() == 0 && loaded.session->font_scale) font_scale = *loaded.session->font_scale;
+    if (colormap_option->count() == 0 && loaded.session->colormap) colormap_name = *loaded.session->colormap;
+    if (lang_option->count() == 0 && loaded.session->language)
+      lang_code = smlab::i18n::language_code(*loaded.session->language);
   }
   if (!preset_name.empty()) {
     if (!presets.error.empty()) return fail(exit_file, presets.error);
@@ -160,6 +203,24 @@ int main(int argc, char** argv) {
                                   smlab::app::preset_names(presets));
     params = preset->params;
     if (preset->view && view_option->count() == 0) view = preset->view;
+  }
+  // A lesson step sets Params and view like a preset (--set still applies on top).
+  std::optional<smlab::app::LessonPosition> lesson_position;
+  if (!load_path.empty() && lesson_spec.empty()) {
+    const smlab::app::SessionLoad loaded = smlab::app::load_session(load_path);
+    if (loaded.session && loaded.session->lesson)
+      if (const auto index = smlab::app::find_lesson(lessons, loaded.session->lesson->name);
+          index && static_cast<std::size_t>(loaded.session->lesson->step) <= lessons.lessons[*index].steps.size())
+        lesson_position = smlab::app::LessonPosition{*index, static_cast<std::size_t>(loaded.session->lesson->step - 1)};
+  }
+  if (!lesson_spec.empty()) {
+    const smlab::app::LessonLookup found = smlab::app::lookup_lesson(lessons, lesson_spec);
+    if (!found.position) return fail(lessons.lessons.empty() && !lessons.error.empty() ? exit_file : exit_usage,
+                                      lessons.lessons.empty() && !lessons.error.empty() ? lessons.error : found.error);
+    lesson_position = found.position;
+    const smlab::app::LessonStep& step = lessons.lessons[found.position->lesson].steps[found.position->step];
+    params = step.params;
+    if (view_option->count() == 0) view = step.view;
   }
   for (const std::string& assignment : assignments) {
     const auto equals = assignment.find('=');
@@ -175,14 +236,35 @@ int main(int argc, char** argv) {
   if (!theme) return fail(exit_usage, "--theme '" + theme_name.substr(0, 40) + "' is not allowed: dark, light or projector");
   if (!(font_scale >= smlab::app::font_scale_min && font_scale <= smlab::app::font_scale_max))
     return fail(exit_usage, "--font-scale " + std::to_string(font_scale) + " is not allowed: a number from 1 to 3");
+  const auto colormap = smlab::plot::colormap_from_name(colormap_name);
+  if (!colormap || *colormap == smlab::plot::Colormap::Diverging)
+    return fail(exit_usage, "--colormap '" + colormap_name.substr(0, 40) + "' is not allowed: viridis, cividis, magma or greys");
+  const auto shot_scale = smlab::app::parse_export_scale(scale_text);
+  if (!shot_scale) return fail(exit_usage, "--scale '" + scale_text.substr(0, 40) + "' is not allowed: 1, 2 or 4");
+  if ((scale_option->count() > 0 || panel_option->count() > 0) && screenshot_path.empty())
+    return fail(exit_usage, "--scale and --panel go with --screenshot FILE.png");
+
+  const auto language = smlab::i18n::parse_language(lang_code);
+  if (!language)
+    return fail(exit_usage, "--lang '" + lang_code.substr(0, 40) + "' is not allowed: " + smlab::i18n::language_codes());
+  // The string tables. Without en.json the window still works but shows keys instead of text: one
+  // line says so (runs that only list or export numbers say nothing).
+  const std::string catalogue_error = smlab::i18n::load_catalogue(smlab::app::find_assets_dir());
+  const bool shows_text = csv_dir.empty() || !svg_dir.empty();
+  if (!catalogue_error.empty() && shows_text) std::fprintf(stderr, "softmax-lab: %s\n", catalogue_error.c_str());
+  smlab::i18n::set_language(*language);  // SVG exports; the App checks the font for the window
 
   smlab::app::AppOptions options;
   options.params = params;
+  options.language = *language;
   options.theme = *theme;
   options.font_scale = font_scale;
+  options.colormap = *colormap;
   options.screenshot_dir = screenshot_dir.empty() ? loaded_screenshot_dir : screenshot_dir;
   options.view = *view;
   options.presets = presets;
+  options.lessons = lessons;
+  options.lesson = lesson_position;
 
   // 3a. Files from the numbers and the plot descriptions: no graphics context needed.
   if (!csv_dir.empty() || !svg_dir.empty()) {
@@ -205,7 +287,12 @@ int main(int argc, char** argv) {
     }
     if (!svg_dir.empty()) {
       if (auto error = smlab::exporting::ensure_directory(svg_dir)) return fail(exit_file, *error);
-      const auto result = smlab::exporting::export_svg(snapshot, svg_dir, overwrite, smlab::plot::light_style());
+      smlab::plot::Style svg_style = smlab::plot::light_style();
+      svg_style.sequential_colormap = *colormap;
+      // Chinese labels need a CJK face in the viewer; DejaVu stays first for Latin and symbols.
+      if (smlab::i18n::language() == smlab::i18n::Language::Chinese)
+        svg_style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
+      const auto result = smlab::exporting::export_svg(snapshot, svg_dir, overwrite, svg_style);
       if (result.error) return fail(exit_file, *result.error);
       written.insert(written.end(), result.files.begin(), result.files.end());
     }
@@ -220,6 +307,46 @@ int main(int argc, char** argv) {
     offscreen_options.height = size->height;
     return smlab::platform::Offscreen::create(offscreen_options);
   };
+
+  // 3a'. Every step of a lesson as a PNG, rendered offscreen like --screenshot.
+  if (!export_lesson_args.empty()) {
+    const std::string& name = export_lesson_args[0];
+    const auto index = smlab::app::find_lesson(lessons, name);
+    if (!index) {
+      if (lessons.lessons.empty() && !lessons.error.empty()) return fail(exit_file, lessons.error);
+      return fail(exit_usage, "--export-lesson '" + name.substr(0, 40) + "' is not a lesson: allowed " +
+                                  smlab::app::lesson_names(lessons));
+    }
+    const smlab::app::Lesson& lesson = lessons.lessons[*index];
+    const std::filesystem::path dir(export_lesson_args[1]);
+    if (auto error = smlab::exporting::ensure_directory(dir)) return fail(exit_file, *error);
+    std::vector<std::filesystem::path> targets;
+    for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
+      char file_name[96];
+      std::snprintf(file_name, sizeof file_name, "%s-%02zu.png", lesson.name.c_str(), step + 1);
+      targets.push_back(dir / file_name);
+      // Refuse before rendering anything, so a refused export writes no file at all.
+      if (!overwrite && std::filesystem::exists(targets.back()))
+        return fail(exit_file, "'" + targets.back().string() + "' exists; pass --overwrite to replace it");
+    }
+    auto created = create_offscreen();
+    if (!created) return fail(exit_no_graphics, created.error);
+    options.params = lesson.steps.front().params;
+    options.view = lesson.steps.front().view;
+    options.lesson = smlab::app::LessonPosition{*index, 0};
+    smlab::app::App app(*created.surface, options);
+    if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
+    for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
+      smlab::app::open_lesson_step(app.ui(), *index, step, false);
+      app.evaluator().set_refine_limit(smlab::app::headless_refine_trials(lesson.steps[step].params.seq_len));
+      app.wait_for_snapshot();
+      for (int frame = 0; frame < 3; ++frame) app.frame();  // as --screenshot: the third frame is saved
+      if (auto error = smlab::exporting::write_png(targets[step], created.surface->capture(), overwrite))
+        return fail(exit_file, *error);
+      std::printf("%s\n", targets[step].string().c_str());
+    }
+    return exit_ok;
+  }
 
   // 3b. Animated GIF of a slider sweep, rendered offscreen.
   if (!gif_path.empty() || !sweep_text.empty()) {
@@ -262,13 +389,28 @@ int main(int argc, char** argv) {
       return fail(exit_file, "'" + screenshot_path + "' exists; pass --overwrite to replace it");
     auto created = create_offscreen();
     if (!created) return fail(exit_no_graphics, created.error);
+    // --scale: the same layout with 2× or 4× the pixels; the App rasterises its fonts to match.
+    if (auto error = created.surface->resize(size->width, size->height, static_cast<float>(*shot_scale)))
+      return fail(exit_usage, "--scale " + scale_text + " with --size " + size_text + " is too large: " + *error);
     options.refine_trials = smlab::app::headless_refine_trials(params.seq_len);
     smlab::app::App app(*created.surface, options);
     if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
+    if (!app.language_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.language_warning().c_str());
     app.wait_for_snapshot();
     // Two frames let ImGui settle auto-sized items; the third is the one saved.
     for (int frame = 0; frame < 3; ++frame) app.frame();
-    if (auto error = smlab::exporting::write_png(target, created.surface->capture(), overwrite))
+    smlab::Image image = created.surface->capture();
+    if (!panel_name.empty()) {
+      const ImVec2 display(static_cast<float>(size->width), static_cast<float>(size->height));
+      const auto rect = smlab::app::find_panel(app.ui(), display, panel_name);
+      if (!rect) {
+        std::string allowed;
+        for (const std::string& name : smlab::app::panel_names(app.ui())) allowed += (allowed.empty() ? "" : ", ") + name;
+        return fail(exit_usage, "--panel '" + panel_name.substr(0, 40) + "' is not on this view: allowed " + allowed);
+      }
+      image = smlab::app::crop_image(image, *rect, static_cast<float>(*shot_scale));
+    }
+    if (auto error = smlab::exporting::write_png(target, image, overwrite))
       return fail(exit_file, *error);
     std::printf("%s\n", screenshot_path.c_str());
     return exit_ok;
@@ -282,13 +424,24 @@ int main(int argc, char** argv) {
   const bool config_usable = !config.empty() && !smlab::exporting::ensure_directory(config);
   const std::filesystem::path autosave = config / "session.json";
   const bool state_from_command_line =
-      !load_path.empty() || !preset_name.empty() || !assignments.empty() || view_option->count() > 0;
+      !load_path.empty() || !preset_name.empty() || !assignments.empty() || view_option->count() > 0 ||
+      !lesson_spec.empty();
   if (config_usable && !state_from_command_line && std::filesystem::exists(autosave)) {
     const smlab::app::SessionLoad restored = smlab::app::load_session(autosave);
     if (restored.session) {
       options.params = restored.session->params;
       options.view = restored.session->view;
       if (screenshot_dir.empty()) options.screenshot_dir = restored.session->screenshot_dir;
+      const smlab::app::Session& last = *restored.session;
+      if (theme_option->count() == 0 && last.theme) options.theme = smlab::app::theme_from_name(*last.theme).value_or(options.theme);
+      if (font_scale_option->count() == 0 && last.font_scale) options.font_scale = *last.font_scale;
+      if (colormap_option->count() == 0 && last.colormap)
+        options.colormap = smlab::plot::colormap_from_name(*last.colormap).value_or(options.colormap);
+      if (lang_option->count() == 0 && last.language) options.language = *last.language;
+      if (last.lesson)  // the lesson the class was in, if it still exists (Params stay the session's)
+        if (const auto index = smlab::app::find_lesson(lessons, last.lesson->name);
+            index && static_cast<std::size_t>(last.lesson->step) <= lessons.lessons[*index].steps.size())
+          options.lesson = smlab::app::LessonPosition{*index, static_cast<std::size_t>(last.lesson->step - 1)};
     } else {
       std::fprintf(stderr, "softmax-lab: not restoring the last session: %s\n", restored.error.c_str());
     }
@@ -302,6 +455,7 @@ int main(int argc, char** argv) {
     return fail(exit_no_graphics, created.error + " (to render without a display use --screenshot FILE.png)");
   smlab::app::App app(*created.surface, options);
   if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
+  if (!app.language_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.language_warning().c_str());
   while (app.frame()) {
   }
   if (config_usable) {

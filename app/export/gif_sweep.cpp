@@ -1,6 +1,9 @@
 // Slider sweeps for the GIF export: parsing KEY=FROM:TO[:log], the frame values, and the render loop.
 #include "export/gif_sweep.hpp"
 
+#include "app.hpp"
+
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -93,14 +96,26 @@ std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Pa
 }
 
 std::string sweep_value(const SweepSpec& spec, int index, int frames) {
-  const double fraction = frames > 1 ? static_cast<double>(index) / (frames - 1) : 0.0;
+  if (index <= 0 || frames <= 1) return sweep_value_at(spec, 0.0);
+  if (index >= frames - 1) return sweep_value_at(spec, 1.0);
+  return sweep_value_at(spec, static_cast<double>(index) / (frames - 1));
+}
+
+std::string sweep_value_at(const SweepSpec& spec, double fraction) {
+  fraction = std::clamp(fraction, 0.0, 1.0);
   double value = spec.logarithmic ? std::exp(std::log(spec.from) + fraction * (std::log(spec.to) - std::log(spec.from)))
                                   : spec.from + fraction * (spec.to - spec.from);
   // The ends are exactly what was asked for (exp∘log may be an ulp off, and out of range).
-  if (index == 0) value = spec.from;
-  if (index == frames - 1) value = spec.to;
+  if (fraction == 0.0) value = spec.from;
+  if (fraction == 1.0) value = spec.to;
   const SweepKey* key = find_sweep_key(spec.key);
   return format_value(value, key != nullptr && key->integer);
+}
+
+std::vector<std::string_view> sweep_key_names_list() {
+  std::vector<std::string_view> names;
+  for (const SweepKey& key : sweep_keys) names.push_back(key.name);
+  return names;
 }
 
 std::optional<std::string> render_sweep(App& app, platform::Surface& surface, const SweepSpec& spec, int frames,

@@ -8,10 +8,16 @@
 #include <variant>
 #include <vector>
 
-#include "app.hpp"
 #include "export/gif.hpp"
+#include "smlab/params.hpp"
+
+namespace smlab::platform {
+class Surface;
+}
 
 namespace smlab::app {
+
+class App;
 
 struct SweepSpec {
   std::string key;       // a numeric Params key: temperature, d_k, score_scale, ...
@@ -27,6 +33,13 @@ std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Pa
 // The value of frame `index` of `frames` as set_param text: evenly spaced from FROM to TO (in log
 // space for :log), rounded for integer keys, printed to round-trip.
 std::string sweep_value(const SweepSpec& spec, int index, int frames);
+
+// The value at `fraction` (0 = FROM, 1 = TO, clamped) as set_param text, spaced like sweep_value():
+// in log space for :log, rounded for integer keys. The ends are exactly FROM and TO.
+std::string sweep_value_at(const SweepSpec& spec, double fraction);
+
+// The keys a sweep may move (numeric keys), in the order the UI offers them.
+std::vector<std::string_view> sweep_key_names_list();
 
 // Sets each value on `app` (through set_param), waits for its snapshot, renders and adds the frame to
 // `writer`. Returns an error line, or nothing.

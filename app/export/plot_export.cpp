@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "i18n/i18n.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "panels/labs.hpp"
 
@@ -116,6 +117,8 @@ std::string plot_to_csv(const plot::Plot& plot) {
 }
 
 ExportResult export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite) {
+  // Series names are part of the CSV contract: English whatever language the plots show.
+  const i18n::ScopedLanguage english(i18n::Language::English);
   std::vector<NamedFile> files;
   for (const ViewInfo& info : all_views()) {
     const app::LabDefinition* lab = app::lab_definition(info.view);

@@ -121,6 +121,26 @@ bool set_language(Language language) {
 
 Language language() { return catalogue().current; }
 
+bool has_catalogue() { return !catalogue().english.empty(); }
+
+bool has_chinese() { return !catalogue().chinese.empty(); }
+
+std::string all_text(Language language) {
+  const Catalogue& c = catalogue();
+  std::string out;
+  for (const auto& [key, text] : language == Language::Chinese ? c.chinese : c.english) out += text;
+  return out;
+}
+
+const char* find(std::string_view key) {
+  Catalogue& c = catalogue();
+  if (c.current == Language::Chinese) {
+    if (const auto found = c.chinese.find(key); found != c.chinese.end()) return found->second.c_str();
+  }
+  if (const auto found = c.english.find(key); found != c.english.end()) return found->second.c_str();
+  return nullptr;
+}
+
 const char* tr(std::string_view key) {
   Catalogue& c = catalogue();
   if (c.current == Language::Chinese) {

@@ -53,10 +53,33 @@ void install(Table english, Table chinese);
 // is installed.
 bool set_language(Language language);
 Language language();
+// Whether an English table is installed (tr() otherwise answers every key with the key itself).
+bool has_catalogue();
+// Whether a Chinese table is installed (set_language(Chinese) can succeed).
+bool has_chinese();
+
+// Switches the language for one scope and back: exports whose text is a contract (CSV series
+// names) build their plots in English whatever the window shows.
+class ScopedLanguage {
+ public:
+  explicit ScopedLanguage(Language language) : previous_(i18n::language()) { set_language(language); }
+  ~ScopedLanguage() { set_language(previous_); }
+  ScopedLanguage(const ScopedLanguage&) = delete;
+  ScopedLanguage& operator=(const ScopedLanguage&) = delete;
+
+ private:
+  Language previous_;
+};
+
+// Every text of one language's table run together: the font code builds its glyph ranges from it.
+std::string all_text(Language language);
 
 // The text for `key` in the current language, else English, else the key itself (recorded as
 // missing). The pointer stays valid until the next install().
 const char* tr(std::string_view key);
+// The text for `key` like tr(), or null when neither table has it (not recorded as missing): for
+// optional texts such as a preset's translated title.
+const char* find(std::string_view key);
 // tr(key) with "{0}", "{1}", … replaced by `arguments`.
 std::string format(std::string_view key, std::initializer_list<std::string_view> arguments);
 // "translated text###id": an ImGui label whose ID does not change with the language.

@@ -7,11 +7,16 @@
 #include <cmath>
 #include <string>
 
+#include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
+#include "panels/lesson_panel.hpp"
 #include "panels/panels.hpp"
 
 namespace smlab::app {
 namespace {
+
+using i18n::label;
+using i18n::tr;
 
 void help_marker(const char* text) {
   ImGui::SameLine();
@@ -29,34 +34,58 @@ void section(const char* title) {
 // A combo of the presets and an Apply button: the preset replaces every Params value
 // (it is defined on top of the defaults) and switches to its view, if it names one.
 void draw_presets(UiState& ui, Params& edit) {
-  section("Presets");
+  section(tr("controls.section.presets"));
   if (ui.presets.presets.empty()) {
-    ImGui::TextDisabled("%s", ui.presets.error.empty() ? "no presets" : ui.presets.error.c_str());
+    ImGui::TextDisabled("%s", ui.presets.error.empty() ? tr("controls.no_presets") : ui.presets.error.c_str());
     return;
   }
   const auto count = static_cast<int>(ui.presets.presets.size());
   ui.preset_index = std::clamp(ui.preset_index, 0, count - 1);
   const Preset& selected = ui.presets.presets[static_cast<std::size_t>(ui.preset_index)];
-  ImGui::PushItemWidth(-ImGui::CalcTextSize("Apply").x - 3.0f * ImGui::GetStyle().FramePadding.x -
+  // A preset's title in the current language, else the English title from presets.json.
+  const auto title_of = [](const Preset& preset) {
+    const char* translated = i18n::find("controls.preset." + preset.name);
+    return translated != nullptr ? translated : preset.title.c_str();
+  };
+  ImGui::PushItemWidth(-ImGui::CalcTextSize(tr("controls.apply")).x - 3.0f * ImGui::GetStyle().FramePadding.x -
                        ImGui::GetStyle().ItemSpacing.x);
   if (ImGui::BeginCombo("##preset", selected.name.c_str())) {
     for (int index = 0; index < count; ++index) {
       const Preset& preset = ui.presets.presets[static_cast<std::size_t>(index)];
       if (ImGui::Selectable(preset.name.c_str(), index == ui.preset_index)) ui.preset_index = index;
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", preset.title.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", title_of(preset));
     }
     ImGui::EndCombo();
   }
   ImGui::PopItemWidth();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", selected.title.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", title_of(selected));
   ImGui::SameLine();
-  if (ImGui::Button("Apply")) {
+  if (ImGui::Button(label("controls.apply", "apply").c_str())) {
     edit = selected.params;
     if (selected.view && *selected.view != ui.view) {
       ui.view = *selected.view;
       ui.select_view_tab = true;
     }
   }
+}
+
+// The language combo: each language names itself. Chinese is greyed out when its table or font
+// is missing (ui.chinese_problem says why); the switch itself happens between frames (App).
+void draw_language(UiState& ui) {
+  const i18n::Language languages[] = {i18n::Language::English, i18n::Language::Chinese};
+  if (ImGui::BeginCombo(label("controls.language", "language").c_str(), i18n::language_name(ui.language))) {
+    for (const i18n::Language language : languages) {
+      const bool unavailable = language == i18n::Language::Chinese && !ui.chinese_problem.empty();
+      if (ImGui::Selectable(i18n::language_name(language), language == ui.language,
+                            unavailable ? ImGuiSelectableFlags_Disabled : 0))
+        ui.language = language;
+      if (unavailable && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", ui.chinese_problem.c_str());
+    }
+    ImGui::EndCombo();
+  }
+  help_marker(tr("controls.language.help"));
+  if (!ui.chinese_problem.empty()) ImGui::TextDisabled("%s", ui.chinese_problem.c_str());
 }
 
 }  // namespace
@@ -76,70 +105,88 @@ bool apply_params(UiState& ui, const Params& candidate) {
 
 void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats) {
   using L = ParamLimits;
-  const float label_room = ImGui::CalcTextSize("temperature (?) ").x;
+  // Room right of the sliders for the longest label of this language, plus the "(?)" marker.
+  float label_room = 0.0f;
+  for (const char* key : {"controls.temperature", "controls.score_scale", "controls.seq_len", "controls.seed",
+                          "controls.theme", "controls.font", "controls.language", "lab.normalizers.alpha",
+                          "lab.stability.format", "lab.scaling.sigma", "lab.temperature.nudge", "lab.gradients.scale",
+                          "lab.attention_variants.norm", "lab.attention_variants.gamma", "lab.positions.amplitude",
+                          "lab.positions.content_sigma", "lab.heads.heads"})
+    label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
+  label_room += ImGui::CalcTextSize(" (?) ").x;
   ImGui::PushItemWidth(-label_room);
 
-  section("Softmax");
+  section(tr("controls.section.softmax"));
   double temperature = edit.temperature;
   const double t_min = L::temperature_min, t_max = L::temperature_max;
-  if (ImGui::SliderScalar("temperature", ImGuiDataType_Double, &temperature, &t_min, &t_max, "T = %.3g",
+  if (ImGui::SliderScalar(label("controls.temperature", "temperature").c_str(), ImGuiDataType_Double, &temperature,
+                          &t_min, &t_max, "T = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.temperature = temperature;
-  help_marker("Logits are scores / T. Small T sharpens the distribution towards argmax, large T flattens it.\n"
-              "Ctrl+click to type a value.");
+  note_nudge_target(ui, "temperature");
+  help_marker(tr("controls.temperature.help"));
   double score_scale = edit.score_scale;
   const double s_min = L::score_scale_min, s_max = L::score_scale_max;
-  if (ImGui::SliderScalar("score scale", ImGuiDataType_Double, &score_scale, &s_min, &s_max, "x %.3g",
+  if (ImGui::SliderScalar(label("controls.score_scale", "score scale").c_str(), ImGuiDataType_Double, &score_scale,
+                          &s_min, &s_max, "x %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.score_scale = score_scale;
-  help_marker("Multiplies every score q.k (or custom score), like larger weights in a trained model.");
+  note_nudge_target(ui, "score_scale");
+  help_marker(tr("controls.score_scale.help"));
 
-  section("Attention");
+  section(tr("controls.section.attention"));
   ImGui::SliderInt("d_k", &edit.key_dim, L::key_dim_min, L::key_dim_max, "d_k = %d",
                    ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-  help_marker("Length of each query and key vector. q.k of random N(0,1) vectors has variance d_k.");
-  ImGui::Checkbox("divide by sqrt(d_k)", &edit.scaled);
-  help_marker("Scaled dot-product attention: scores q.k / sqrt(d_k) have variance 1 whatever d_k is.");
-  if (ImGui::SliderInt("seq_len", &edit.seq_len, L::seq_len_min, L::seq_len_max, "L = %d",
+  note_nudge_target(ui, "d_k");
+  help_marker(tr("controls.d_k.help"));
+  ImGui::Checkbox(label("controls.scaled", "scaled").c_str(), &edit.scaled);
+  help_marker(tr("controls.scaled.help"));
+  if (ImGui::SliderInt(label("controls.seq_len", "seq_len").c_str(), &edit.seq_len, L::seq_len_min, L::seq_len_max, "L = %d",
                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.row = std::min(edit.row, edit.seq_len - 1);
-  help_marker("Number of queries and keys: the heatmaps are L x L.");
-  ImGui::SliderInt("row", &edit.row, 0, edit.seq_len - 1, "row %d", ImGuiSliderFlags_AlwaysClamp);
-  help_marker("Which query row the distribution and gradient plots show.");
+  note_nudge_target(ui, "seq_len");
+  help_marker(tr("controls.seq_len.help"));
+  ImGui::SliderInt(label("controls.row", "row").c_str(), &edit.row, 0, edit.seq_len - 1, tr("controls.row.format"),
+                   ImGuiSliderFlags_AlwaysClamp);
+  note_nudge_target(ui, "row");
+  help_marker(tr("controls.row.help"));
   ImU64 seed = edit.seed;
   const ImU64 seed_step = 1;
-  if (ImGui::InputScalar("seed", ImGuiDataType_U64, &seed, &seed_step, nullptr, "%llu"))
+  if (ImGui::InputScalar(label("controls.seed", "seed").c_str(), ImGuiDataType_U64, &seed, &seed_step, nullptr, "%llu"))
     edit.seed = std::min<ImU64>(seed, L::seed_max);
-  help_marker("Seed of the random Q and K. The same seed gives the same numbers on every machine.");
+  note_nudge_target(ui, "seed");
+  help_marker(tr("controls.seed.help"));
 
-  section("Custom scores");
+  section(tr("controls.section.custom_scores"));
   ImGui::PushItemWidth(-1.0f);
-  const bool entered = ImGui::InputTextWithHint("##scores", "e.g. 1, 2, 3", &ui.scores_text,
+  const bool entered = ImGui::InputTextWithHint("##scores", tr("controls.scores_hint"), &ui.scores_text,
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::PopItemWidth();
-  if (ImGui::Button("Use scores") || entered) {
+  if (ImGui::Button(label("controls.use_scores", "use scores").c_str()) || entered) {
     const ScoreParse parsed = parse_scores(ui.scores_text);
     if (parsed.error) {
-      ui.input_error = "scores: " + parsed.error->message;
+      ui.input_error = i18n::format("controls.scores_error", {parsed.error->message});
     } else if (parsed.scores.empty()) {
-      ui.input_error = "scores: type at least one number, e.g. 1, 2, 3";
+      ui.input_error = tr("controls.scores_empty");
     } else {
       edit.scores = parsed.scores;
     }
   }
   ImGui::SameLine();
-  if (ImGui::Button("Use row of QK^T")) edit.scores.clear();
+  if (ImGui::Button(label("controls.use_row", "use row").c_str())) edit.scores.clear();
   ImGui::SameLine();
-  if (ImGui::Button("Reset all")) {
+  if (ImGui::Button(label("controls.reset", "reset all").c_str())) {
     edit = Params{};
     ui.scores_text.clear();
   }
-  if (!edit.scores.empty()) ImGui::TextDisabled("showing %zu custom scores", edit.scores.size());
+  if (!edit.scores.empty())
+    ImGui::TextDisabled("%s", i18n::format("controls.showing_custom", {std::to_string(edit.scores.size())}).c_str());
 
   draw_presets(ui, edit);
+  draw_lesson_launcher(ui);
 
   if (const LabDefinition* lab = lab_definition(ui.view)) {
-    section((std::string(view_info(ui.view).title) + " lab").c_str());
+    section(i18n::format("controls.section.lab", {view_title(ui.view)}).c_str());
     lab->controls(edit);
   }
   if (!ui.input_error.empty()) {
@@ -148,36 +195,43 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
     ImGui::PopStyleColor();
   }
 
-  section("Read-out");
+  section(tr("controls.section.readout"));
   if (snapshot != nullptr) {
+    // The read-out formats come from the tables; the completeness test checks that every
+    // translation keeps the English conversions (%.4f, %d) in the same order.
     const auto n = static_cast<int>(snapshot->probabilities.size());
-    ImGui::Text("entropy        %.4f nats (uniform: %.3f)", snapshot->entropy_nats, snapshot->max_entropy_nats);
-    ImGui::Text("choices e^H    %.2f of %d", snapshot->effective_choices, n);
-    ImGui::Text("max weight     %.4f at index %d", snapshot->max_weight, snapshot->argmax);
-    ImGui::Text("S(1-S) there   %.4f (peak 1/4)", snapshot->gradient[static_cast<std::size_t>(snapshot->argmax)]);
-    ImGui::Text("||Jacobian||_F %.4f", snapshot->jacobian_norm);
+    ImGui::Text(tr("controls.readout.entropy"), snapshot->entropy_nats, snapshot->max_entropy_nats);
+    ImGui::Text(tr("controls.readout.choices"), snapshot->effective_choices, n);
+    ImGui::Text(tr("controls.readout.max_weight"), snapshot->max_weight, snapshot->argmax);
+    ImGui::Text(tr("controls.readout.gradient"), snapshot->gradient[static_cast<std::size_t>(snapshot->argmax)]);
+    ImGui::Text(tr("controls.readout.jacobian"), snapshot->jacobian_norm);
   }
   if (stats.computing) {
-    ImGui::ProgressBar(stats.progress, ImVec2(-1.0f, 0.0f), "recomputing...");
+    ImGui::ProgressBar(stats.progress, ImVec2(-1.0f, 0.0f), tr("controls.recomputing"));
   } else {
-    ImGui::TextDisabled("recompute %.1f ms   frame %.1f ms", stats.compute_ms, stats.frame_ms);
+    ImGui::TextDisabled(tr("controls.timing"), stats.compute_ms, stats.frame_ms);
   }
 
-  section("Look");
+  section(tr("controls.section.look"));
   int theme = static_cast<int>(ui.theme);
-  if (ImGui::Combo("theme", &theme, "dark\0light\0projector\0")) ui.theme = static_cast<Theme>(theme);
-  help_marker("projector: high contrast, thick lines, large markers and text for the back row.");
+  const char* const theme_names[] = {tr("controls.theme.dark"), tr("controls.theme.light"),
+                                     tr("controls.theme.projector")};
+  if (ImGui::Combo(label("controls.theme", "theme").c_str(), &theme, theme_names, 3)) ui.theme = static_cast<Theme>(theme);
+  help_marker(tr("controls.theme.help"));
   float font_scale = ui.font_scale;
   // Steps of 0.25×: the font atlas is rebuilt only when a step changes, not every drag frame.
-  if (ImGui::SliderFloat("font", &font_scale, font_scale_min, font_scale_max, "%.2fx", ImGuiSliderFlags_AlwaysClamp))
+  if (ImGui::SliderFloat(label("controls.font", "font").c_str(), &font_scale, font_scale_min, font_scale_max, "%.2fx", ImGuiSliderFlags_AlwaysClamp))
     ui.font_scale = std::round(font_scale * 4.0f) / 4.0f;
-  help_marker("Ctrl+= and Ctrl+- change it too. F11: full screen.");
+  help_marker(tr("controls.font.help"));
+  draw_language(ui);
 
-  section("Screenshot");
+  draw_interaction_controls(ui);
+
+  section(tr("controls.section.screenshot"));
   ImGui::PushItemWidth(-1.0f);
   ImGui::InputText("##folder", &ui.screenshot_dir);
   ImGui::PopItemWidth();
-  if (ImGui::Button("Save PNG  (F12)")) ui.screenshot_requested = true;
+  if (ImGui::Button(label("controls.save_png", "save png").c_str())) ui.screenshot_requested = true;
   if (!ui.status.empty()) {
     if (ui.status_is_error) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped("%s", ui.status.c_str());

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "i18n/i18n.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "panels/labs.hpp"
 #include "panels/panels.hpp"
@@ -93,10 +94,20 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   ImGui::SetCursorScreenPos(layout.controls_min);
   ImGui::BeginChild("controls", ImVec2(layout.controls_max.x - layout.controls_min.x,
                                        layout.controls_max.y - layout.controls_min.y),
-                    true);
-  ImGui::TextUnformatted("Softmax Lab");
-  ImGui::SameLine();
-  ImGui::TextDisabled("- why attention divides by sqrt(d_k)");
+                    true, ImGuiWindowFlags_MenuBar);
+  if (ImGui::BeginMenuBar()) {  // File and Edit menus, inside the control column: the layout stays put
+    draw_file_menu(ui);
+    ImGui::EndMenuBar();
+  }
+  ImGui::TextUnformatted(i18n::tr("app.title"));
+  // The tagline follows the title when it fits, else wraps below it (large fonts, narrow column).
+  const char* tagline = i18n::tr("app.tagline");
+  const float title_end = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+  if (title_end + ImGui::CalcTextSize(tagline).x <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+    ImGui::SameLine();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", tagline);
+  ImGui::PopStyleColor();
   draw_controls(ui, edit, snapshot, stats);
   ImGui::EndChild();
 
@@ -107,11 +118,13 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       // Select the tab that ui.view names on the first frame (e.g. --view) and keep
       // ImGui's own selection afterwards.
       const ImGuiTabItemFlags flags = ui.select_view_tab && info.view == ui.view ? ImGuiTabItemFlags_SetSelected : 0;
-      if (ImGui::BeginTabItem(std::string(info.title).c_str(), nullptr, flags)) {
+      // "title###name": the tab keeps its ID (and ImGui its selection) when the language changes.
+      const std::string tab_label = std::string(view_title(info.view)) + "###" + std::string(info.name);
+      if (ImGui::BeginTabItem(tab_label.c_str(), nullptr, flags)) {
         if (!ui.select_view_tab) ui.view = info.view;
         ImGui::EndTabItem();
       }
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(info.summary).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view_summary(info.view));
     }
     ui.select_view_tab = false;
     ImGui::EndTabBar();
@@ -120,14 +133,14 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
 
   if (snapshot == nullptr) {
     ImGui::SetCursorScreenPos(layout.content_min);
-    ImGui::TextDisabled("computing the first snapshot...");
+    ImGui::TextDisabled("%s", i18n::tr("dashboard.computing_first"));
   } else if (const LabDefinition* lab = lab_definition(ui.view)) {
     if (lab_ready(*snapshot, ui.view)) {
       const LabInputs inputs{*snapshot, sweep != nullptr ? *sweep : snapshot->dk_sweep, &lab_textures};
       draw_lab(*lab, inputs, style, layout.content_min, layout.content_max, edit, ui.placed_plots);
     } else {
       ImGui::SetCursorScreenPos(layout.content_min);
-      ImGui::TextDisabled("computing the %s lab...", std::string(view_info(ui.view).title).c_str());
+      ImGui::TextDisabled("%s", i18n::format("dashboard.computing_lab", {view_title(ui.view)}).c_str());
     }
   } else {
     draw_plots(ui.placed_plots, layout, *snapshot, sweep != nullptr ? *sweep : snapshot->dk_sweep, textures, style,

@@ -6,8 +6,12 @@
 #include <cstdio>
 #include <string>
 
+#include "i18n/i18n.hpp"
+
 namespace smlab::app {
 namespace {
+
+using i18n::tr;
 
 std::string fixed(double value, int digits) {
   char buffer[64];
@@ -26,11 +30,14 @@ std::string general(double value) {
 plot::Plot distribution_plot(const Snapshot& snap) {
   plot::Plot p;
   const Params& params = snap.params;
-  p.title = snap.custom_scores ? "Softmax of the custom scores" : "Softmax of row " + std::to_string(params.row);
-  p.title += "  (T = " + general(params.temperature) + ", H = " + fixed(snap.entropy_nats, 3) + " nats)";
-  p.x.label = snap.custom_scores ? "score index i" : "key j";
+  p.title = snap.custom_scores ? i18n::format("plot.distribution.title_custom",
+                                              {general(params.temperature), fixed(snap.entropy_nats, 3)})
+                                : i18n::format("plot.distribution.title_row", {std::to_string(params.row),
+                                                                               general(params.temperature),
+                                                                               fixed(snap.entropy_nats, 3)});
+  p.x.label = snap.custom_scores ? tr("plot.axis.score_index") : tr("plot.axis.key_j");
   p.x.integer_ticks = true;
-  p.y.label = "probability s_i";
+  p.y.label = tr("plot.distribution.y");
   p.y.min = 0.0;
   p.y.max = 1.0;
   plot::BarSeries bars;
@@ -43,25 +50,26 @@ plot::Plot distribution_plot(const Snapshot& snap) {
   p.bars.push_back(std::move(bars));
   if (n > 0) {
     plot::ScatterSeries top;
-    top.label = "argmax";
+    top.label = tr("plot.legend.argmax");
     top.x = {static_cast<double>(snap.argmax)};
     top.y = {snap.max_weight};
     top.shape = plot::MarkerShape::Diamond;
     top.radius = 5.0f;
     p.scatters.push_back(std::move(top));
   }
-  p.hlines.push_back({1.0 / static_cast<double>(std::max<std::size_t>(n, 1)), "uniform 1/n", std::nullopt, true});
+  p.hlines.push_back({1.0 / static_cast<double>(std::max<std::size_t>(n, 1)), tr("plot.distribution.uniform"),
+                      std::nullopt, true});
   return p;
 }
 
 plot::Plot entropy_temperature_plot(const Snapshot& snap) {
   plot::Plot p;
-  p.title = "Entropy vs temperature";
-  p.x.label = "temperature T";
+  p.title = tr("plot.entropy_t.title");
+  p.x.label = tr("plot.axis.temperature");
   p.x.scale = plot::Scale::Log10;
   p.x.min = snap.temperature_grid.empty() ? 0.01 : snap.temperature_grid.front();
   p.x.max = snap.temperature_grid.empty() ? 100.0 : snap.temperature_grid.back();
-  p.y.label = "entropy H (nats)";
+  p.y.label = tr("plot.axis.entropy");
   const double max_entropy = std::log(static_cast<double>(std::max<std::size_t>(snap.probabilities.size(), 2)));
   p.y.min = 0.0;
   p.y.max = max_entropy * 1.08;
@@ -71,7 +79,7 @@ plot::Plot entropy_temperature_plot(const Snapshot& snap) {
   line.y = snap.entropy_vs_temperature;
   p.lines.push_back(std::move(line));
   plot::ScatterSeries now;
-  now.label = "now";
+  now.label = tr("plot.legend.now");
   now.x = {snap.params.temperature};
   now.y = {snap.entropy_nats};
   now.radius = 5.0f;
@@ -84,13 +92,13 @@ plot::Plot entropy_temperature_plot(const Snapshot& snap) {
 
 plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
   plot::Plot p;
-  p.title = "Entropy vs d_k, L = " + std::to_string(sweep.config.seq_len);
-  p.x.label = "d_k   (" + std::to_string(sweep.trials) + " trials per point)";
+  p.title = i18n::format("plot.entropy_dk.title", {std::to_string(sweep.config.seq_len)});
+  p.x.label = i18n::format("plot.entropy_dk.x", {std::to_string(sweep.trials)});
   p.x.scale = plot::Scale::Log10;
   p.x.min = 1.0;
   p.x.max = 4096.0;
   p.x.tick_values = {1, 4, 16, 64, 256, 1024, 4096};
-  p.y.label = "mean entropy (nats)";
+  p.y.label = tr("plot.axis.mean_entropy");
   p.y.min = 0.0;
   p.y.max = std::log(static_cast<double>(std::max(sweep.config.seq_len, 2))) * 1.08;
   auto curve = [&](const std::vector<RowStats>& stats, const char* label) {
@@ -106,8 +114,8 @@ plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
     }
     return line;
   };
-  p.lines.push_back(curve(sweep.scaled, "scaled"));
-  p.lines.push_back(curve(sweep.unscaled, "unscaled"));
+  p.lines.push_back(curve(sweep.scaled, tr("plot.legend.scaled")));
+  p.lines.push_back(curve(sweep.unscaled, tr("plot.legend.unscaled")));
   p.vlines.push_back({static_cast<double>(current_key_dim), "d_k = " + std::to_string(current_key_dim), std::nullopt,
                       true});
   p.legend = plot::LegendPos::TopRight;
@@ -116,8 +124,8 @@ plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
 
 plot::Plot gradient_plot(const Snapshot& snap) {
   plot::Plot p;
-  p.title = "Gradient on the diagonal  ∂s_i/∂x_i = S(1−S)";
-  p.x.label = "probability S";
+  p.title = tr("plot.gradient.title");
+  p.x.label = tr("plot.axis.probability_s");
   p.x.min = 0.0;
   p.x.max = 1.0;
   p.y.label = "S(1−S)";
@@ -133,19 +141,19 @@ plot::Plot gradient_plot(const Snapshot& snap) {
   }
   p.lines.push_back(std::move(parabola));
   plot::ScatterSeries live;
-  live.label = "current s_i";
+  live.label = tr("plot.gradient.current");
   live.x = snap.probabilities;
   live.y = snap.gradient;
   live.radius = 4.5f;
   p.scatters.push_back(std::move(live));
-  p.hlines.push_back({0.25, "max 1/4 at S = 1/2", std::nullopt, true});
+  p.hlines.push_back({0.25, tr("plot.gradient.max"), std::nullopt, true});
   p.legend = plot::LegendPos::TopRight;
   return p;
 }
 
 plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t texture) {
   plot::Plot p;
-  p.title = scaled ? "softmax(QKᵀ/√d_k)" : "softmax(QKᵀ), unscaled";
+  p.title = scaled ? "softmax(QKᵀ/√d_k)" : tr("plot.attention.unscaled_title");
   plot::Heatmap map;
   map.rows = snap.attention_size;
   map.cols = snap.attention_size;
@@ -153,9 +161,9 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
   map.vmin = 0.0;
   map.vmax = snap.attention_max;
   map.colormap = plot::Colormap::Viridis;
-  map.colorbar_label = "weight";
-  map.x_label = "key j";
-  map.y_label = "query i";
+  map.colorbar_label = tr("plot.axis.weight");
+  map.x_label = tr("plot.axis.key_j");
+  map.y_label = tr("plot.axis.query_i");
   map.texture = texture;
   p.heatmap = std::move(map);
   p.legend = plot::LegendPos::None;

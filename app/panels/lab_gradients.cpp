@@ -7,11 +7,14 @@
 #include <cmath>
 #include <string>
 
+#include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/gradients.hpp"
 
 namespace smlab::app {
 namespace {
+
+using i18n::tr;
 
 // Okabe–Ito colours (colour-blind safe on the dark and the light themes).
 constexpr plot::Color norm_color = plot::Color::from_hex(0x56B4E9);    // sky blue
@@ -22,10 +25,11 @@ constexpr plot::Color stall_color = plot::Color::from_hex(0xD55E00);   // vermil
 plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
   plot::Plot p;
   const std::string first = std::to_string(lab.jacobian_first);
-  p.title = lab.jacobian_capped ? "J = diag(s) − ssᵀ, keys " + first + "–" +
-                                      std::to_string(lab.jacobian_first + lab.jacobian_size - 1) + " of " +
-                                      std::to_string(lab.row_length)
-                                : "Jacobian J = diag(s) − ssᵀ";
+  p.title = lab.jacobian_capped
+                ? i18n::format("lab.gradients.jacobian.title_capped",
+                               {first, std::to_string(lab.jacobian_first + lab.jacobian_size - 1),
+                                std::to_string(lab.row_length)})
+                : std::string(tr("lab.gradients.jacobian.title"));
   plot::Heatmap map;
   map.rows = lab.jacobian_size;
   map.cols = lab.jacobian_size;
@@ -37,8 +41,10 @@ plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
   map.colormap = plot::Colormap::Diverging;
   map.colorbar_label = "∂s_i/∂z_j";
   // Heatmap ticks count cells from 0, so a block that starts elsewhere says so in its labels.
-  map.x_label = lab.jacobian_first == 0 ? "logit j" : "logit j − " + first;
-  map.y_label = lab.jacobian_first == 0 ? "weight i" : "weight i − " + first;
+  map.x_label = lab.jacobian_first == 0 ? std::string(tr("lab.gradients.logit_j"))
+                                        : std::string(tr("lab.gradients.logit_j")) + " − " + first;
+  map.y_label = lab.jacobian_first == 0 ? std::string(tr("lab.gradients.weight_i"))
+                                        : std::string(tr("lab.gradients.weight_i")) + " − " + first;
   map.texture = textures != nullptr ? textures->texture("gradients/jacobian", lab.jacobian, map.rows, map.cols,
                                                         map.vmin, map.vmax, map.colormap)
                                     : 0;
@@ -49,8 +55,8 @@ plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
 
 plot::Plot diagonal_plot(const GradientsLab& lab) {
   plot::Plot p;
-  p.title = "Diagonal ∂s_i/∂z_i = S(1−S)";
-  p.x.label = "probability S";
+  p.title = tr("lab.gradients.diagonal.title");
+  p.x.label = tr("plot.axis.probability_s");
   p.x.min = 0.0;
   p.x.max = 1.0;
   p.y.label = "S(1−S)";
@@ -58,27 +64,27 @@ plot::Plot diagonal_plot(const GradientsLab& lab) {
   p.y.max = 0.3;
   p.lines.push_back({.label = "S(1−S)", .x = lab.parabola_s, .y = lab.parabola_value, .color = norm_color});
   p.scatters.push_back(
-      {.label = "keys now", .x = lab.probabilities, .y = lab.diagonal, .color = current_color, .radius = 4.5f});
-  p.hlines.push_back({0.25, "max 1/4 at S = 1/2", std::nullopt, true});
+      {.label = tr("lab.gradients.keys_now"), .x = lab.probabilities, .y = lab.diagonal, .color = current_color, .radius = 4.5f});
+  p.hlines.push_back({0.25, tr("plot.gradient.max"), std::nullopt, true});
   p.legend = plot::LegendPos::TopRight;
   return p;
 }
 
 plot::Plot norm_plot(const GradientsLab& lab) {
   plot::Plot p;
-  p.title = "Gradient size vs score scale (T = " + format_value(lab.temperature, 3) + ")";
-  p.x.label = "score scale c (scores = c · row)";
+  p.title = i18n::format("lab.gradients.norm.title", {format_value(lab.temperature, 3)});
+  p.x.label = tr("lab.gradients.norm.x");
   p.x.scale = plot::Scale::Log10;
   p.x.min = ParamLimits::score_scale_min;
   p.x.max = ParamLimits::score_scale_max;
-  p.y.label = "size of J";
+  p.y.label = tr("lab.gradients.norm.y");
   double top = lab.sweep_peak_norm;
   for (double entry : lab.sweep_max_abs_entry) top = std::max(top, entry);
   p.y.min = 0.0;
   p.y.max = top > 0.0 ? top * 1.45 : 1.0;  // headroom above the curves for the legend
   if (lab.has_stall) {
     // The stall region as a translucent band from the boundary to the end of the range.
-    p.lines.push_back({.label = "stalls",
+    p.lines.push_back({.label = tr("lab.gradients.stalls"),
                        .x = {lab.stall_scale, ParamLimits::score_scale_max},
                        .y = {lab.stall_threshold, lab.stall_threshold},
                        .color = stall_color,
@@ -95,8 +101,8 @@ plot::Plot norm_plot(const GradientsLab& lab) {
                         .color = current_color,
                         .radius = 5.5f,
                         .shape = plot::MarkerShape::Diamond});
-  p.vlines.push_back({lab.score_scale, "now", current_color, true});
-  p.hlines.push_back({lab.stall_threshold, "1% of peak", std::nullopt, true});
+  p.vlines.push_back({lab.score_scale, tr("plot.legend.now"), current_color, true});
+  p.hlines.push_back({lab.stall_threshold, tr("lab.gradients.one_percent"), std::nullopt, true});
   p.legend = plot::LegendPos::TopLeft;
   return p;
 }
@@ -105,11 +111,7 @@ plot::Plot norm_plot(const GradientsLab& lab) {
 
 LabView build_gradients(const LabInputs& inputs) {
   LabView view;
-  view.explanation =
-      "The Jacobian J = diag(s) − ssᵀ says how each weight responds to each logit: s_i(1−s_i) on the diagonal "
-      "(red), −s_i s_j off it (blue); every row sums to 0 because the weights must keep summing to 1. As the "
-      "score scale grows, softmax saturates towards one-hot, every s_i(1−s_i) → 0 and the gradient vanishes: in "
-      "the shaded region ‖J‖_F is below 1% of its peak and learning stalls.";
+  view.explanation = tr("lab.gradients.explanation");
   view.columns = 2;
   if (!inputs.snapshot.gradients) return view;
   const GradientsLab& lab = *inputs.snapshot.gradients;
@@ -118,23 +120,22 @@ LabView build_gradients(const LabInputs& inputs) {
   view.plots.push_back({"diagonal", diagonal_plot(lab), 1});
   view.plots.push_back({"norm-vs-scale", norm_plot(lab), 2});
 
-  view.notes.push_back("Now (c = " + format_value(lab.score_scale, 3) + ", T = " + format_value(lab.temperature, 3) +
-                       "): ‖J‖_F = " + format_value(lab.frobenius_norm, 4) + ", max |J_ij| = " +
-                       format_value(lab.max_abs_entry, 4) + "; peak ‖J‖_F " + format_value(lab.sweep_peak_norm, 4) +
-                       " at c = " + format_value(lab.sweep_peak_scale, 3) + ".");
+  view.notes.push_back(i18n::format(
+      "lab.gradients.note.now",
+      {format_value(lab.score_scale, 3), format_value(lab.temperature, 3), format_value(lab.frobenius_norm, 4),
+       format_value(lab.max_abs_entry, 4), format_value(lab.sweep_peak_norm, 4), format_value(lab.sweep_peak_scale, 3)}));
   if (lab.has_stall)
-    view.notes.push_back("Stall region: c ≥ " + format_value(lab.stall_scale, 4) + ", where ‖J‖_F < 1% of its peak (" +
-                         format_value(lab.stall_threshold, 3) + "): each gradient step is 100× smaller than at the "
-                         "best scale." + (lab.stalled_now ? " The current scale is inside it." : ""));
+    view.notes.push_back(
+        i18n::format("lab.gradients.note.stall", {format_value(lab.stall_scale, 4), format_value(lab.stall_threshold, 3)}) +
+        (lab.stalled_now ? tr("lab.gradients.note.stalled_now") : ""));
   else if (lab.sweep_peak_norm == 0.0)
-    view.notes.push_back("J = 0 at every scale: a single unmasked key always gets weight 1.");
+    view.notes.push_back(tr("lab.gradients.note.zero"));
   else
-    view.notes.push_back("No stall in range: ‖J‖_F stays above 1% of its peak up to c = 100 (tied top scores "
-                         "keep J from vanishing).");
-  std::string scope = "Derivatives are with respect to the logits z = x/T (divide by T for the scores x).";
+    view.notes.push_back(tr("lab.gradients.note.no_stall"));
+  std::string scope = tr("lab.gradients.note.scope");
   if (lab.jacobian_capped)
-    scope += " The heatmap shows the " + std::to_string(lab.jacobian_size) + " keys around the top score, of " +
-             std::to_string(lab.row_length) + "; norms use all of them.";
+    scope += i18n::format("lab.gradients.note.capped",
+                          {std::to_string(lab.jacobian_size), std::to_string(lab.row_length)});
   view.notes.push_back(scope);
   return view;
 }
@@ -143,11 +144,11 @@ void controls_gradients(Params& edit) {
   // The same score scale as the left column, repeated here because this lab is about it.
   double score_scale = edit.score_scale;
   const double scale_min = ParamLimits::score_scale_min, scale_max = ParamLimits::score_scale_max;
-  if (ImGui::SliderScalar("scale##gradients", ImGuiDataType_Double, &score_scale, &scale_min, &scale_max, "c = %.3g",
+  if (ImGui::SliderScalar(i18n::label("lab.gradients.scale", "scale gradients").c_str(), ImGuiDataType_Double, &score_scale, &scale_min, &scale_max, "c = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.score_scale = score_scale;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Multiplies every score. Large c saturates softmax and the gradient vanishes.");
+    ImGui::SetTooltip("%s", tr("lab.gradients.scale.help"));
 }
 
 }  // namespace smlab::app

@@ -10,11 +10,14 @@
 #include <utility>
 #include <vector>
 
+#include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/heads.hpp"
 
 namespace smlab::app {
 namespace {
+
+using i18n::tr;
 
 constexpr int max_shown_heads = 8;  // small multiples; more would be too small to read
 
@@ -56,9 +59,9 @@ plot::Plot map_plot(const Matrix& weights, const std::string& name, std::string 
   map.vmin = 0.0;
   map.vmax = color_max;
   map.colormap = plot::Colormap::Viridis;
-  map.colorbar_label = "weight";
-  map.x_label = "key j";
-  map.y_label = "query i";
+  map.colorbar_label = tr("plot.axis.weight");
+  map.x_label = tr("plot.axis.key_j");
+  map.y_label = tr("plot.axis.query_i");
   map.texture = textures != nullptr ? textures->texture("heads/" + name, map.values, map.rows, map.cols, map.vmin,
                                                         map.vmax, map.colormap)
                                     : 0;
@@ -75,10 +78,10 @@ std::vector<double> key_indices(int count) {
 
 plot::Plot head_rows_plot(const HeadsLab& lab) {
   plot::Plot p;
-  p.title = "Row " + std::to_string(lab.row) + ", each head (peaks labelled h0, h1, …)";
-  p.x.label = "key j";
+  p.title = i18n::format("lab.heads.rows.title", {std::to_string(lab.row)});
+  p.x.label = tr("plot.axis.key_j");
   p.x.integer_ticks = true;
-  p.y.label = "weight";
+  p.y.label = tr("plot.axis.weight");
   p.y.min = 0.0;
   p.y.max = 1.35;  // room above 1 for the peak labels
   p.y.tick_values = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
@@ -89,7 +92,7 @@ plot::Plot head_rows_plot(const HeadsLab& lab) {
   std::vector<std::pair<double, double>> placed;  // (key, y) of the labels so far
   for (int m = 0; m < shown_heads(lab); ++m) {
     const auto head = static_cast<std::size_t>(m);
-    p.lines.push_back({.label = "head " + std::to_string(m),
+    p.lines.push_back({.label = i18n::format("lab.heads.head", {std::to_string(m)}),
                        .x = keys,
                        .y = lab.head_rows[head],
                        .color = head_colors[head],
@@ -117,20 +120,20 @@ plot::Plot head_rows_plot(const HeadsLab& lab) {
 
 plot::Plot average_row_plot(const HeadsLab& lab) {
   plot::Plot p;
-  p.title = "Row " + std::to_string(lab.row) + ", average: " + std::to_string(lab.average_row_peaks) +
-            (lab.average_row_peaks == 1 ? " peak" : " peaks");
-  p.x.label = "key j";
+  p.title = i18n::format(lab.average_row_peaks == 1 ? "lab.heads.average_row.title_one" : "lab.heads.average_row.title",
+                         {std::to_string(lab.row), std::to_string(lab.average_row_peaks)});
+  p.x.label = tr("plot.axis.key_j");
   p.x.integer_ticks = true;
-  p.y.label = "weight";
+  p.y.label = tr("plot.axis.weight");
   // Fitted to the row: the average of h heads rarely exceeds ~2/h, so a fixed [0, 1] would flatten
   // its peaks. The headroom above the tallest bar keeps the legend off the bars.
   double tallest = 0.0;
   for (double w : lab.average_row) tallest = std::max(tallest, w);
   p.y.min = 0.0;
   p.y.max = tallest > 0.0 ? 1.45 * tallest : 1.0;
-  p.bars.push_back({.label = "average", .x = key_indices(lab.seq_len), .y = lab.average_row, .color = average_color});
+  p.bars.push_back({.label = tr("lab.heads.average"), .x = key_indices(lab.seq_len), .y = lab.average_row, .color = average_color});
   // Where each head looks: its argmax key, at the height the average gives that key.
-  plot::ScatterSeries targets{.label = "head peak", .radius = 4.5f, .shape = plot::MarkerShape::Diamond};
+  plot::ScatterSeries targets{.label = tr("lab.heads.head_peak"), .radius = 4.5f, .shape = plot::MarkerShape::Diamond};
   for (int m = 0; m < lab.heads; ++m) {
     const int key = lab.head_row_argmax[static_cast<std::size_t>(m)];
     targets.x.push_back(key);
@@ -146,12 +149,7 @@ plot::Plot average_row_plot(const HeadsLab& lab) {
 
 LabView build_heads(const LabInputs& inputs) {
   LabView view;
-  view.explanation =
-      "Multi-head attention runs h heads side by side, each on its own d_k-wide slice of the queries and keys, and "
-      "here averages their maps (a model concatenates the heads' outputs, which mixes them the same way). Each head "
-      "can be sharp — one or two keys per row — but the heads look at different keys, so the average row has "
-      "several peaks (multi-modal) and a higher entropy than any head. Press \"sharp heads\" (T = 0.1), then vary "
-      "h and the row.";
+  view.explanation = tr("lab.heads.explanation");
   view.columns = 4;
   if (!inputs.snapshot.heads) return view;
   const HeadsLab& lab = *inputs.snapshot.heads;
@@ -160,63 +158,60 @@ LabView build_heads(const LabInputs& inputs) {
 
   view.plots.push_back(
       {"average", map_plot(lab.average, "average",
-                           "Average of " + std::to_string(lab.heads) + (lab.heads == 1 ? " head" : " heads") +
-                               "  H = " + fixed(lab.average_entropy_nats, 2),
+                           i18n::format(lab.heads == 1 ? "lab.heads.average.title_one" : "lab.heads.average.title",
+                                        {std::to_string(lab.heads), fixed(lab.average_entropy_nats, 2)}),
                            color_max, inputs.textures)});
   view.plots.push_back({"row-heads", head_rows_plot(lab), 2});
   view.plots.push_back({"row-average", average_row_plot(lab)});
   for (int m = 0; m < shown_heads(lab); ++m) {
     const std::string name = "head-" + std::to_string(m);
     view.plots.push_back({name, map_plot(lab.head_weights[static_cast<std::size_t>(m)], name,
-                                         "Head " + std::to_string(m) +
-                                             "  H = " + fixed(lab.head_entropy_nats[static_cast<std::size_t>(m)], 2),
+                                         i18n::format("lab.heads.head.title",
+                                                      {std::to_string(m),
+                                                       fixed(lab.head_entropy_nats[static_cast<std::size_t>(m)], 2)}),
                                          color_max, inputs.textures)});
   }
 
-  std::string entropies = std::to_string(lab.heads) + (lab.heads == 1 ? " head" : " heads") +
-                          " of d_k = " + std::to_string(params.key_dim) + ": mean entropy per head";
+  std::string entropies;
   for (int m = 0; m < lab.heads; ++m)
-    entropies += (m == 0 ? " " : ", ") + fixed(lab.head_entropy_nats[static_cast<std::size_t>(m)], 2);
-  entropies +=
-      " nats; average " + fixed(lab.average_entropy_nats, 2) + " (uniform " + fixed(lab.max_entropy_nats, 2) + ").";
-  view.notes.push_back(entropies);
-  std::string row = "Row " + std::to_string(lab.row) + ": the heads' argmax keys";
+    entropies += (m == 0 ? "" : ", ") + fixed(lab.head_entropy_nats[static_cast<std::size_t>(m)], 2);
+  view.notes.push_back(i18n::format(lab.heads == 1 ? "lab.heads.note.entropies_one" : "lab.heads.note.entropies",
+                                    {std::to_string(lab.heads), std::to_string(params.key_dim), entropies,
+                                     fixed(lab.average_entropy_nats, 2), fixed(lab.max_entropy_nats, 2)}));
+  std::string argmaxes;
   for (int m = 0; m < lab.heads; ++m)
-    row += (m == 0 ? " " : ", ") + std::to_string(lab.head_row_argmax[static_cast<std::size_t>(m)]);
-  row += " (" + std::to_string(lab.distinct_head_argmaxes) + " distinct) → the average row has " +
-         std::to_string(lab.average_row_peaks) + (lab.average_row_peaks == 1 ? " peak" : " peaks") +
-         " (local maxima ≥ 1/4 of its largest), entropy " + fixed(lab.average_row_entropy_nats, 2) + " nats.";
-  view.notes.push_back(row);
+    argmaxes += (m == 0 ? "" : ", ") + std::to_string(lab.head_row_argmax[static_cast<std::size_t>(m)]);
+  view.notes.push_back(i18n::format(lab.average_row_peaks == 1 ? "lab.heads.note.row_one" : "lab.heads.note.row",
+                                    {std::to_string(lab.row), argmaxes, std::to_string(lab.distinct_head_argmaxes),
+                                     std::to_string(lab.average_row_peaks), fixed(lab.average_row_entropy_nats, 2)}));
   std::string limits;
   if (lab.heads > max_shown_heads)
-    limits += "Heatmaps and row lines show heads 0–" + std::to_string(max_shown_heads - 1) + " of " +
-              std::to_string(lab.heads) + "; the average uses all. ";
+    limits += i18n::format("lab.heads.note.shown_heads",
+                           {std::to_string(max_shown_heads - 1), std::to_string(lab.heads)});
   if (lab.capped)
-    limits += "Maps use the first L' = " + std::to_string(lab.seq_len) + " of L = " + std::to_string(params.seq_len) +
-              " positions (at most 128, and L'·h·d_k ≤ 131072). ";
+    limits += i18n::format("lab.heads.note.capped", {std::to_string(lab.seq_len), std::to_string(params.seq_len)});
   if (lab.row_clamped)
-    limits += "Row " + std::to_string(params.row) + " is beyond L': showing row " + std::to_string(lab.row) + ".";
+    limits += i18n::format("lab.heads.note.row_clamped", {std::to_string(params.row), std::to_string(lab.row)});
   if (!limits.empty()) view.notes.push_back(limits);
   return view;
 }
 
 void controls_heads(Params& edit) {
-  ImGui::SliderInt("heads##heads", &edit.heads, ParamLimits::heads_min, ParamLimits::heads_max, "h = %d",
+  ImGui::SliderInt(i18n::label("lab.heads.heads", "heads heads").c_str(), &edit.heads, ParamLimits::heads_min, ParamLimits::heads_max, "h = %d",
                    ImGuiSliderFlags_AlwaysClamp);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip(
-        "Number of heads, each with its own d_k columns of Q and K. Adding heads keeps the earlier ones.");
-  if (ImGui::Button("sharp heads (T = 0.1)")) {
+    ImGui::SetTooltip("%s", tr("lab.heads.heads.help"));
+  if (ImGui::Button(i18n::label("lab.heads.sharp", "sharp heads").c_str())) {
     edit.temperature = 0.1;
     edit.score_scale = 1.0;
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Low temperature: each head puts most of its weight on one key.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.heads.sharp.help"));
   ImGui::SameLine();
   if (ImGui::Button("T = 1##heads")) {
     edit.temperature = 1.0;
     edit.score_scale = 1.0;
   }
-  ImGui::Checkbox("causal mask##heads", &edit.causal);
+  ImGui::Checkbox(i18n::label("common.causal_mask", "causal heads").c_str(), &edit.causal);
 }
 
 }  // namespace smlab::app

@@ -8,11 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/normalizers.hpp"
 
 namespace smlab::app {
 namespace {
+
+using i18n::tr;
 
 // Okabe–Ito colours (colour-blind safe, readable on the dark and the light themes).
 constexpr plot::Color weight_color = plot::Color::from_hex(0x56B4E9);    // sky blue
@@ -27,7 +30,7 @@ constexpr double score_axis_step = 5.0;
 std::string display_name(const NormalizersLab& lab, Normalizer kind) {
   switch (kind) {
     case Normalizer::softmax: return "softmax";
-    case Normalizer::linear: return "linear x/Σx";
+    case Normalizer::linear: return tr("lab.normalizers.name.linear");
     case Normalizer::sparsemax: return "sparsemax";
     case Normalizer::entmax: return format_value(lab.alpha, 3) + "-entmax";
     case Normalizer::hardmax: return "hardmax (T→0)";
@@ -41,19 +44,41 @@ std::string display_name(const NormalizersLab& lab, Normalizer kind) {
 std::string short_issue(const NormalizerResult& result) {
   switch (result.issue) {
     case NormalizerIssue::none: return "";
-    case NormalizerIssue::nan_score: return "undefined: NaN score";
-    case NormalizerIssue::all_masked: return "undefined: all masked";
-    case NormalizerIssue::exp_overflow: return "undefined: exp overflow";
-    case NormalizerIssue::exp_underflow: return "undefined: exp underflow";
-    case NormalizerIssue::infinite_score: return "undefined: ∞ score";
-    case NormalizerIssue::zero_sum: return "undefined: Σx = 0";
-    case NormalizerIssue::no_positive_score: return "undefined: all x ≤ 0";
-    case NormalizerIssue::alpha_out_of_range: return "α outside [1, 2]";
-    case NormalizerIssue::negative_weights: return "negative weights";
-    case NormalizerIssue::reversed_order: return "order reversed";
+    case NormalizerIssue::nan_score: return tr("lab.normalizers.issue.nan_score");
+    case NormalizerIssue::all_masked: return tr("lab.normalizers.issue.all_masked");
+    case NormalizerIssue::exp_overflow: return tr("lab.normalizers.issue.exp_overflow");
+    case NormalizerIssue::exp_underflow: return tr("lab.normalizers.issue.exp_underflow");
+    case NormalizerIssue::infinite_score: return tr("lab.normalizers.issue.infinite_score");
+    case NormalizerIssue::zero_sum: return tr("lab.normalizers.issue.zero_sum");
+    case NormalizerIssue::no_positive_score: return tr("lab.normalizers.issue.no_positive_score");
+    case NormalizerIssue::alpha_out_of_range: return tr("lab.normalizers.issue.alpha_out_of_range");
+    case NormalizerIssue::negative_weights: return tr("lab.normalizers.issue.negative_weights");
+    case NormalizerIssue::reversed_order: return tr("lab.normalizers.issue.reversed_order");
     case NormalizerIssue::does_not_sum_to_one: return "Σ = " + format_value(result.sum, 3) + " ≠ 1";
   }
   return "";
+}
+
+// The full sentence for the notes: core's NormalizerResult::problem in the current language. English
+// keeps core's own words (they carry the exact numbers); the other languages say the same by issue.
+std::string problem_sentence(const NormalizerResult& result) {
+  if (i18n::language() == i18n::Language::English) return result.problem;
+  switch (result.issue) {
+    case NormalizerIssue::none: return "";
+    case NormalizerIssue::nan_score: return tr("lab.normalizers.problem.nan_score");
+    case NormalizerIssue::all_masked: return tr("lab.normalizers.problem.all_masked");
+    case NormalizerIssue::exp_overflow: return tr("lab.normalizers.problem.exp_overflow");
+    case NormalizerIssue::exp_underflow: return tr("lab.normalizers.problem.exp_underflow");
+    case NormalizerIssue::infinite_score: return tr("lab.normalizers.problem.infinite_score");
+    case NormalizerIssue::zero_sum: return tr("lab.normalizers.problem.zero_sum");
+    case NormalizerIssue::no_positive_score: return tr("lab.normalizers.problem.no_positive_score");
+    case NormalizerIssue::alpha_out_of_range: return tr("lab.normalizers.problem.alpha_out_of_range");
+    case NormalizerIssue::negative_weights: return tr("lab.normalizers.problem.negative_weights");
+    case NormalizerIssue::reversed_order: return tr("lab.normalizers.problem.reversed_order");
+    case NormalizerIssue::does_not_sum_to_one:
+      return i18n::format("lab.normalizers.problem.does_not_sum_to_one", {format_value(result.sum, 6)});
+  }
+  return result.problem;
 }
 
 // Bar positions: the true indices of the shown window, so the axis reads the keys' numbers.
@@ -69,7 +94,7 @@ std::vector<double> slice(const std::vector<double>& values, IndexWindow window)
 }
 
 void index_axis(plot::Axis& axis, IndexWindow window) {
-  axis.label = "index i";
+  axis.label = tr("plot.axis.index_i");
   axis.integer_ticks = true;
   axis.min = static_cast<double>(window.begin) - 0.6;
   axis.max = static_cast<double>(window.end) - 0.4;
@@ -77,9 +102,10 @@ void index_axis(plot::Axis& axis, IndexWindow window) {
 
 plot::Plot scores_plot(const NormalizersLab& lab) {
   plot::Plot p;
-  p.title = lab.custom_scores ? "scores x (drag a bar)" : "QKᵀ row x (drag a bar)";
+  p.title = lab.custom_scores ? tr("lab.normalizers.scores.title_custom") : tr("lab.normalizers.scores.title_row");
   index_axis(p.x, lab.shown);
-  p.y.label = lab.score_scale == 1.0 ? "score x" : "x (× " + format_value(lab.score_scale, 3) + " next)";
+  p.y.label = lab.score_scale == 1.0 ? std::string(tr("lab.normalizers.score_x"))
+                                     : i18n::format("lab.normalizers.scores.y_scaled", {format_value(lab.score_scale, 3)});
   double low = 0.0, high = 0.0;
   for (std::size_t i = lab.shown.begin; i < lab.shown.end; ++i)
     if (std::isfinite(lab.editable_scores[i])) {
@@ -105,7 +131,7 @@ plot::Plot weights_plot(const NormalizersLab& lab, const NormalizerColumn& colum
   p.title = display_name(lab, column.kind);
   if (result.defined) p.title += "   Σ = " + format_value(result.sum, 4);
   index_axis(p.x, lab.shown);
-  p.y.label = "weight";
+  p.y.label = tr("plot.axis.weight");
   // Shares live in [0, 1]; linear x/Σx can leave it (negative weights, weights above 1), and then
   // the axis stretches to show them rather than clip.
   double low = 0.0, high = 1.0;
@@ -119,7 +145,7 @@ plot::Plot weights_plot(const NormalizersLab& lab, const NormalizerColumn& colum
   p.y.max = high + pad;
 
   plot::BarSeries bars;
-  bars.label = "weight";
+  bars.label = tr("plot.axis.weight");
   bars.x = indices(lab.shown);
   bars.y = slice(result.weights, lab.shown);
   bars.color = weight_color;
@@ -132,7 +158,7 @@ plot::Plot weights_plot(const NormalizersLab& lab, const NormalizerColumn& colum
 
   // Exact zeros have no bar to see: a marker on the axis shows each one.
   plot::ScatterSeries zeros;
-  zeros.label = "exact 0";
+  zeros.label = tr("lab.normalizers.exact_zero");
   zeros.color = zero_color;
   zeros.shape = plot::MarkerShape::Diamond;
   zeros.radius = 3.5f;
@@ -158,12 +184,14 @@ plot::Plot weights_plot(const NormalizersLab& lab, const NormalizerColumn& colum
 plot::Plot small_gap_plot(const NormalizersLab& lab) {
   const SmallGapExample& gap = lab.small_gap;
   plot::Plot p;
-  p.title = "2.0, 2.1, 2.2: exp amplifies gaps";
-  p.x.label = lab.score_scale == 1.0 ? "score x" : "score x (before × " + format_value(lab.score_scale, 3) + ")";
+  p.title = tr("lab.normalizers.small_gap.title");
+  p.x.label = lab.score_scale == 1.0
+                  ? std::string(tr("lab.normalizers.score_x"))
+                  : i18n::format("lab.normalizers.small_gap.x_scaled", {format_value(lab.score_scale, 3)});
   p.x.min = 1.93;
   p.x.max = 2.27;
   p.x.tick_values = {2.0, 2.1, 2.2};
-  p.y.label = "weight";
+  p.y.label = tr("plot.axis.weight");
   p.y.min = 0.0;
   const double top = std::max(*std::max_element(gap.softmax_weights.begin(), gap.softmax_weights.end()),
                               *std::max_element(gap.linear_weights.begin(), gap.linear_weights.end()));
@@ -196,11 +224,7 @@ plot::Plot small_gap_plot(const NormalizersLab& lab) {
 
 LabView build_normalizers(const LabInputs& inputs) {
   LabView view;
-  view.explanation =
-      "One score vector, seven ways to turn it into weights. Softmax is the only one that is always a "
-      "distribution with every weight > 0; sparsemax and α-entmax give exact zeros (orange diamonds), x/Σx "
-      "breaks on negative scores (red bars), and sigmoid's weights do not sum to 1. Drag the bars of the "
-      "first plot or type scores in the left column.";
+  view.explanation = tr("lab.normalizers.explanation");
   view.columns = 3;
   if (!inputs.snapshot.normalizers) return view;
   const NormalizersLab& lab = *inputs.snapshot.normalizers;
@@ -213,40 +237,41 @@ LabView build_normalizers(const LabInputs& inputs) {
   // Notes: the reason for every mark, then the small-gap numbers, then caps.
   for (const NormalizerColumn& column : lab.columns)
     if (!column.result.is_distribution())
-      view.notes.push_back(display_name(lab, column.kind) + ": " + column.result.problem + ".");
+      view.notes.push_back(
+          i18n::format("lab.normalizers.note.problem", {display_name(lab, column.kind), problem_sentence(column.result)}));
   const SmallGapExample& gap = lab.small_gap;
-  view.notes.push_back("Small gaps at T = " + format_value(lab.temperature, 3) + ": softmax weights " +
-                       format_value(gap.softmax_weights[0], 3) + ", " + format_value(gap.softmax_weights[1], 3) + ", " +
-                       format_value(gap.softmax_weights[2], 3) + " (largest/smallest " +
-                       format_value(gap.softmax_ratio, 3) + " = e^(0.2/T)) vs x/Σx's " +
-                       format_value(gap.linear_ratio, 3) + ": exp turns differences into ratios.");
-  std::string zeros = "Exact zeros:";
+  view.notes.push_back(i18n::format(
+      "lab.normalizers.note.small_gap",
+      {format_value(lab.temperature, 3), format_value(gap.softmax_weights[0], 3), format_value(gap.softmax_weights[1], 3),
+       format_value(gap.softmax_weights[2], 3), format_value(gap.softmax_ratio, 3), format_value(gap.linear_ratio, 3)}));
+  std::string zeros;
   for (const NormalizerColumn& column : lab.columns)
     if (column.result.defined && column.kind != Normalizer::linear && column.kind != Normalizer::sigmoid)
-      zeros += " " + display_name(lab, column.kind) + " " + std::to_string(column.result.exact_zeros) + ",";
-  zeros.back() = '.';
-  view.notes.push_back(zeros + " Of " + std::to_string(lab.scores.size()) + " scores, at T = " +
-                       format_value(lab.temperature, 3) + ", × score scale " + format_value(lab.score_scale, 3) + ".");
+      zeros += (zeros.empty() ? "" : tr("common.list_separator")) + display_name(lab, column.kind) + " " +
+               std::to_string(column.result.exact_zeros);
+  view.notes.push_back(i18n::format("lab.normalizers.note.zeros",
+                                    {zeros, std::to_string(lab.scores.size()), format_value(lab.temperature, 3),
+                                     format_value(lab.score_scale, 3)}));
   if (lab.shown.size() < lab.scores.size())
-    view.notes.push_back("The plots show entries " + std::to_string(lab.shown.begin) + "–" +
-                         std::to_string(lab.shown.end - 1) + " of " + std::to_string(lab.scores.size()) +
-                         " (around the largest score); sums and zeros count all of them.");
+    view.notes.push_back(i18n::format("lab.normalizers.note.window",
+                                      {std::to_string(lab.shown.begin), std::to_string(lab.shown.end - 1),
+                                       std::to_string(lab.scores.size())}));
   return view;
 }
 
 void controls_normalizers(Params& edit) {
   double alpha = edit.alpha;
   const double alpha_min = ParamLimits::alpha_min, alpha_max = ParamLimits::alpha_max;
-  if (ImGui::SliderScalar("α (entmax)", ImGuiDataType_Double, &alpha, &alpha_min, &alpha_max, "α = %.2f",
+  if (ImGui::SliderScalar(i18n::label("lab.normalizers.alpha", "alpha").c_str(), ImGuiDataType_Double, &alpha, &alpha_min, &alpha_max, "α = %.2f",
                           ImGuiSliderFlags_AlwaysClamp))
     edit.alpha = alpha;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("α-entmax: α = 1 is softmax (no zeros), α = 2 is sparsemax (most zeros).");
-  ImGui::TextDisabled("Score presets");
-  if (ImGui::Button("small gap 2.0, 2.1, 2.2")) edit.scores.assign(small_gap_scores.begin(), small_gap_scores.end());
+    ImGui::SetTooltip("%s", tr("lab.normalizers.alpha.help"));
+  ImGui::TextDisabled("%s", tr("lab.normalizers.score_presets"));
+  if (ImGui::Button(i18n::label("lab.normalizers.preset.small_gap", "small gap").c_str())) edit.scores.assign(small_gap_scores.begin(), small_gap_scores.end());
   ImGui::SameLine();
   if (ImGui::Button("[1, 2, 3]")) edit.scores = {1.0, 2.0, 3.0};
-  if (ImGui::Button("with negatives [-2, -1, 0.5, 3]")) edit.scores = {-2.0, -1.0, 0.5, 3.0};
+  if (ImGui::Button(i18n::label("lab.normalizers.preset.negatives", "negatives").c_str())) edit.scores = {-2.0, -1.0, 0.5, 3.0};
 }
 
 void interact_normalizers(std::string_view plot_name, const plot::Interaction& interaction, Params& edit) {

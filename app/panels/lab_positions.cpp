@@ -8,11 +8,23 @@
 #include <cstdio>
 #include <string>
 
+#include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/positions.hpp"
 
 namespace smlab::app {
 namespace {
+
+using i18n::tr;
+
+const char* regime_text(PositionRegime regime) {
+  switch (regime) {
+    case PositionRegime::uniform: return tr("lab.positions.uniform_ish");
+    case PositionRegime::structured: return tr("lab.positions.structured");
+    case PositionRegime::collapsed: return tr("lab.positions.collapsed");
+  }
+  return tr("lab.positions.structured");
+}
 
 using Lab = PositionsLab;
 
@@ -29,7 +41,7 @@ std::string fixed(double value, int digits) {
 
 plot::Plot encoding_plot(const Lab& lab, TexturePool* textures) {
   plot::Plot p;
-  p.title = "Encoding PE  (a·PE is added to q and k)";
+  p.title = tr("lab.positions.encoding.title");
   plot::Heatmap map;
   map.rows = lab.encoding.rows;
   map.cols = lab.encoding.cols;
@@ -39,9 +51,9 @@ plot::Plot encoding_plot(const Lab& lab, TexturePool* textures) {
   map.colormap = plot::Colormap::Diverging;
   map.colorbar_label = "PE";
   map.x_label = static_cast<int>(lab.encoding_columns.size()) < lab.encoding_dim
-                    ? "sampled (sin, cos) pairs of d_k = " + std::to_string(lab.encoding_dim) + ", fast → slow"
-                    : "column (sin, cos pairs), fast → slow";
-  map.y_label = "position";
+                    ? i18n::format("lab.positions.encoding.x_sampled", {std::to_string(lab.encoding_dim)})
+                    : std::string(tr("lab.positions.encoding.x"));
+  map.y_label = tr("lab.positions.position");
   map.square_cells = false;  // L'×d_k is rarely square; fill the cell instead
   map.texture = textures != nullptr ? textures->texture("positions/encoding", map.values, map.rows, map.cols, map.vmin,
                                                         map.vmax, map.colormap)
@@ -66,9 +78,9 @@ plot::Plot map_plot(const Matrix& weights, const std::string& key, std::string t
     if (std::isfinite(w)) top = std::max(top, w);
   map.vmax = top > 0.0f ? top : 1.0;
   map.colormap = plot::Colormap::Viridis;
-  map.colorbar_label = "weight";
-  map.x_label = "key j";
-  map.y_label = "query i";
+  map.colorbar_label = tr("plot.axis.weight");
+  map.x_label = tr("plot.axis.key_j");
+  map.y_label = tr("plot.axis.query_i");
   map.texture = textures != nullptr ? textures->texture("positions/" + key, map.values, map.rows, map.cols, map.vmin,
                                                         map.vmax, map.colormap)
                                     : 0;
@@ -81,26 +93,26 @@ double geometric_middle(double low, double high) { return std::sqrt(low * high);
 
 plot::Plot amplitude_plot(const Lab& lab) {
   plot::Plot p;
-  p.title = "Versus amplitude a  (L = " + std::to_string(lab.seq_len) + ")";
-  p.x.label = "amplitude a (log; a = 0 in the notes)";
+  p.title = i18n::format("lab.positions.amplitude.title", {std::to_string(lab.seq_len)});
+  p.x.label = tr("lab.positions.amplitude.x");
   p.x.scale = plot::Scale::Log10;
   p.x.min = Lab::sweep_min_amplitude;
   p.x.max = Lab::sweep_max_amplitude;
   p.x.tick_values = {0.01, 0.1, 1, 10, 100};
-  p.y.label = "H / H_max,  mean max weight";
+  p.y.label = tr("lab.positions.amplitude.y");
   p.y.min = 0.0;
   p.y.max = 1.12;
   p.lines.push_back(
-      {.label = "H ratio", .x = lab.sweep_amplitudes, .y = lab.position_entropy_ratio, .color = entropy_color});
+      {.label = tr("lab.positions.h_ratio"), .x = lab.sweep_amplitudes, .y = lab.position_entropy_ratio, .color = entropy_color});
   p.lines.push_back(
-      {.label = "max w", .x = lab.sweep_amplitudes, .y = lab.position_max_weights, .color = weight_color});
-  p.lines.push_back({.label = "H +content",
+      {.label = tr("lab.positions.max_w"), .x = lab.sweep_amplitudes, .y = lab.position_max_weights, .color = weight_color});
+  p.lines.push_back({.label = tr("lab.positions.h_content"),
                      .x = lab.sweep_amplitudes,
                      .y = lab.content_entropy_ratio,
                      .color = entropy_color,
                      .width = 1.5f,
                      .dashed = true});
-  p.lines.push_back({.label = "w +content",
+  p.lines.push_back({.label = tr("lab.positions.w_content"),
                      .x = lab.sweep_amplitudes,
                      .y = lab.content_max_weights,
                      .color = weight_color,
@@ -110,7 +122,8 @@ plot::Plot amplitude_plot(const Lab& lab) {
   // The current amplitude; a = 0 cannot sit on a log axis, so it is drawn at the left edge.
   const bool on_axis = lab.amplitude >= Lab::sweep_min_amplitude;
   const double marked = on_axis ? lab.amplitude : Lab::sweep_min_amplitude;
-  p.vlines.push_back({marked, on_axis ? "a = " + format_value(lab.amplitude, 3) : "a = 0 (off axis)", now_color, true});
+  p.vlines.push_back({marked, on_axis ? "a = " + format_value(lab.amplitude, 3) : std::string(tr("lab.positions.off_axis")),
+                      now_color, true});
   if (on_axis)
     p.scatters.push_back({.label = "",
                           .x = {lab.amplitude, lab.amplitude},
@@ -129,9 +142,9 @@ plot::Plot amplitude_plot(const Lab& lab) {
     p.annotations.push_back({x, y, name, std::nullopt, plot::TextAlign::Center});
     p.annotations.push_back({x, y - 0.08, why, std::nullopt, plot::TextAlign::Center});
   };
-  label(low, lab.uniform_until, "uniform-ish", "(too small)", 0.6);
-  label(lab.uniform_until, lab.collapsed_from, "structured", "", 0.6);
-  label(lab.collapsed_from, high, "collapsed", "(too large)", 0.6);
+  label(low, lab.uniform_until, tr("lab.positions.uniform_ish"), tr("lab.positions.too_small"), 0.6);
+  label(lab.uniform_until, lab.collapsed_from, tr("lab.positions.structured"), "", 0.6);
+  label(lab.collapsed_from, high, tr("lab.positions.collapsed"), tr("lab.positions.too_large"), 0.6);
   // Bottom right: there the entropy curves lie flat on 0 (collapsed), the least to hide.
   p.legend = plot::LegendPos::BottomRight;
   return p;
@@ -141,13 +154,7 @@ plot::Plot amplitude_plot(const Lab& lab) {
 
 LabView build_positions(const LabInputs& inputs) {
   LabView view;
-  view.explanation =
-      "Sinusoidal position vectors PE (top left) are scaled by the amplitude a and added to every query and key. "
-      "The top right map is attention from positions alone (Q = K = a·PE, no content): at small a every key gets "
-      "the same weight (uniform, a too small), moderate a gives a band where nearby positions attend to each other "
-      "(structured), and large a makes each query attend only to itself (collapsed, a too large). Bottom left adds "
-      "random content (Q, K ~ N(0, σ²) + a·PE); the curves show both maps' entropy, as a fraction of the uniform "
-      "map's, and mean max weight versus a (solid: positions alone, dashed: with content).";
+  view.explanation = tr("lab.positions.explanation");
   view.columns = 2;
   if (!inputs.snapshot.positions) return view;
   const Lab& lab = *inputs.snapshot.positions;
@@ -155,31 +162,29 @@ LabView build_positions(const LabInputs& inputs) {
 
   view.plots.push_back({"encoding", encoding_plot(lab, inputs.textures)});
   view.plots.push_back({"positions-only", map_plot(lab.position_weights, "positions-only",
-                                                   "Positions only, a = " + format_value(lab.amplitude, 3) +
-                                                       "  H = " + fixed(lab.position_entropy_nats, 2),
+                                                   i18n::format("lab.positions.only.title",
+                                                                {format_value(lab.amplitude, 3),
+                                                                 fixed(lab.position_entropy_nats, 2)}),
                                                    inputs.textures)});
   view.plots.push_back({"with-content", map_plot(lab.content_weights, "with-content",
-                                                 "Content σ = " + format_value(lab.content_sigma, 3) +
-                                                     " + positions  H = " + fixed(lab.content_entropy_nats, 2),
+                                                 i18n::format("lab.positions.content.title",
+                                                              {format_value(lab.content_sigma, 3),
+                                                               fixed(lab.content_entropy_nats, 2)}),
                                                  inputs.textures)});
   view.plots.push_back({"amplitude", amplitude_plot(lab)});
 
-  view.notes.push_back(
-      "a = " + format_value(lab.amplitude, 3) + ": positions alone are " + std::string(regime_name(lab.regime)) +
-      " (H/H_max = " + fixed(lab.position_entropy_ratio_now, 2) + ", mean max weight " +
-      fixed(lab.position_max_weight, 2) + ").  Uniform-ish up to a ≈ " + format_value(lab.uniform_until, 2) +
-      ", collapsed from a ≈ " + format_value(lab.collapsed_from, 2) + " (thresholds: H/H_max ≥ " +
-      format_value(Lab::uniform_ratio, 2) + ", max weight ≥ " + format_value(Lab::collapse_weight, 2) + ").");
-  view.notes.push_back("At a = 0: positions alone give the uniform map (H/H_max = " +
-                       fixed(lab.position_entropy_ratio_at_zero, 2) + "); with content it is the plain random map " +
-                       "(H/H_max = " + fixed(lab.content_entropy_ratio_at_zero, 2) + "), not a uniform one.");
-  std::string sizes = "PE over d_k = " + std::to_string(lab.encoding_dim) + " columns";
-  if (static_cast<int>(lab.encoding_columns.size()) < lab.encoding_dim)
-    sizes += " (64 of its (sin, cos) pairs shown, evenly spaced)";
+  view.notes.push_back(i18n::format(
+      "lab.positions.note.regime",
+      {format_value(lab.amplitude, 3), regime_text(lab.regime), fixed(lab.position_entropy_ratio_now, 2),
+       fixed(lab.position_max_weight, 2), format_value(lab.uniform_until, 2), format_value(lab.collapsed_from, 2),
+       format_value(Lab::uniform_ratio, 2), format_value(Lab::collapse_weight, 2)}));
+  view.notes.push_back(i18n::format("lab.positions.note.zero", {fixed(lab.position_entropy_ratio_at_zero, 2),
+                                                                fixed(lab.content_entropy_ratio_at_zero, 2)}));
+  std::string sizes = i18n::format("lab.positions.note.sizes", {std::to_string(lab.encoding_dim)});
+  if (static_cast<int>(lab.encoding_columns.size()) < lab.encoding_dim) sizes += tr("lab.positions.note.sampled");
   if (lab.capped)
-    sizes += "; maps and curves use the first L' = " + std::to_string(lab.seq_len) +
-             " of L = " + std::to_string(params.seq_len) + " positions (at most 128, and L'·d_k ≤ 131072)";
-  view.notes.push_back(sizes + ".");
+    sizes += i18n::format("lab.positions.note.capped", {std::to_string(lab.seq_len), std::to_string(params.seq_len)});
+  view.notes.push_back(sizes + tr("common.full_stop"));
   return view;
 }
 
@@ -187,24 +192,24 @@ void controls_positions(Params& edit) {
   double amplitude = edit.pe_amplitude;
   const double amplitude_min = ParamLimits::pe_amplitude_min, amplitude_max = ParamLimits::pe_amplitude_max;
   // Logarithmic with a lower bound of 0: ImGui maps the first sliver of the track to 0 exactly.
-  if (ImGui::SliderScalar("amplitude##positions", ImGuiDataType_Double, &amplitude, &amplitude_min, &amplitude_max,
+  if (ImGui::SliderScalar(i18n::label("lab.positions.amplitude", "amplitude positions").c_str(), ImGuiDataType_Double, &amplitude, &amplitude_min, &amplitude_max,
                           "a = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.pe_amplitude = amplitude;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("q ← q + a·PE(pos), k ← k + a·PE(pos). Ctrl+click to type a value.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.amplitude.help"));
   if (ImGui::Button("a = 0.1")) edit.pe_amplitude = 0.1;
   ImGui::SameLine();
   if (ImGui::Button("a = 2")) edit.pe_amplitude = 2.0;
   ImGui::SameLine();
   if (ImGui::Button("a = 30")) edit.pe_amplitude = 30.0;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Too small, structured, too large (at the default T, d_k, scale).");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.presets.help"));
   double sigma = edit.qk_norm;
   const double sigma_min = ParamLimits::qk_norm_min, sigma_max = ParamLimits::qk_norm_max;
-  if (ImGui::SliderScalar("content σ##positions", ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
+  if (ImGui::SliderScalar(i18n::label("lab.positions.content_sigma", "content positions").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Entries of the random content in Q and K ~ N(0, σ²) (bottom-left map).");
-  ImGui::Checkbox("causal mask##positions", &edit.causal);
+    ImGui::SetTooltip("%s", tr("lab.positions.content_sigma.help"));
+  ImGui::Checkbox(i18n::label("common.causal_mask", "causal positions").c_str(), &edit.causal);
 }
 
 }  // namespace smlab::app

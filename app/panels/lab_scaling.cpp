@@ -8,11 +8,14 @@
 #include <cstdio>
 #include <string>
 
+#include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/scaling.hpp"
 
 namespace smlab::app {
 namespace {
+
+using i18n::tr;
 
 // Okabe–Ito colours, fixed so each idea keeps its colour across the two histograms: scaled q·k
 // sky blue and unscaled orange (as in the curves versus d_k), the closed-form normal densities
@@ -39,12 +42,12 @@ std::string normal_label(double variance) { return "N(0," + compact(variance) + 
 
 plot::Plot histogram_plot(const ScalingLab& lab, const ScalingHistogram& h, bool scaled) {
   plot::Plot p;
-  p.title = scaled ? "q·k / √d_k at d_k = " + std::to_string(lab.key_dim) + " (scaled)"
-                   : "q·k at d_k = " + std::to_string(lab.key_dim) + " (unscaled)";
+  p.title = i18n::format(scaled ? "lab.scaling.histogram.scaled" : "lab.scaling.histogram.unscaled",
+                         {std::to_string(lab.key_dim)});
   p.x.label = scaled ? "q·k / √d_k" : "q·k";
   p.x.min = h.lower;
   p.x.max = h.upper;
-  p.y.label = "density";
+  p.y.label = tr("lab.scaling.density");
   p.y.min = 0.0;
   p.bars.push_back({.label = scaled ? "q·k/√d_k" : "q·k",
                     .x = h.bin_centers,
@@ -84,29 +87,29 @@ const RunningStats& quantity_of(const RowStats& stats, SweepQuantity quantity) {
 plot::Plot sweep_plot(const DkSweep& sweep, int current_key_dim, SweepQuantity quantity) {
   plot::Plot p;
   const int length = sweep.config.seq_len;
-  const std::string trials = ", " + std::to_string(sweep.trials) + " trials";
+  const std::string trials = std::to_string(sweep.trials);
   switch (quantity) {
     case SweepQuantity::entropy:
-      p.title = "Entropy vs d_k" + trials;
-      p.y.label = "mean entropy (nats)";
+      p.title = i18n::format("lab.scaling.sweep.entropy", {trials});
+      p.y.label = tr("plot.axis.mean_entropy");
       p.y.min = 0.0;
       p.y.max = std::log(static_cast<double>(std::max(length, 2))) * 1.25;
       p.hlines.push_back({std::log(static_cast<double>(std::max(length, 2))), "ln L", std::nullopt, true});
       break;
     case SweepQuantity::max_weight:
-      p.title = "Max weight vs d_k" + trials;
-      p.y.label = "mean max weight";
+      p.title = i18n::format("lab.scaling.sweep.max_weight", {trials});
+      p.y.label = tr("lab.scaling.mean_max_weight");
       p.y.min = 0.0;
       p.y.max = 1.25;
       p.hlines.push_back({1.0 / std::max(length, 1), "1/L", std::nullopt, true});
       break;
     case SweepQuantity::jacobian_norm:
-      p.title = "‖J‖_F vs d_k" + trials;
-      p.y.label = "mean ‖J‖_F";
+      p.title = i18n::format("lab.scaling.sweep.jacobian", {trials});
+      p.y.label = tr("lab.scaling.mean_jacobian");
       p.y.min = 0.0;
       break;
   }
-  p.x.label = "key dimension d_k";
+  p.x.label = tr("lab.scaling.key_dim");
   p.x.scale = plot::Scale::Log10;
   p.x.min = 1.0;
   p.x.max = 4096.0;
@@ -125,8 +128,8 @@ plot::Plot sweep_plot(const DkSweep& sweep, int current_key_dim, SweepQuantity q
     }
     return line;
   };
-  p.lines.push_back(curve(sweep.scaled, "scaled"));
-  p.lines.push_back(curve(sweep.unscaled, "unscaled"));
+  p.lines.push_back(curve(sweep.scaled, tr("plot.legend.scaled")));
+  p.lines.push_back(curve(sweep.unscaled, tr("plot.legend.unscaled")));
   if (quantity == SweepQuantity::jacobian_norm) p.y.max = std::max(top, 1e-3) * 1.4;
   p.vlines.push_back({static_cast<double>(current_key_dim), "d_k = " + std::to_string(current_key_dim), std::nullopt,
                       true});
@@ -148,28 +151,19 @@ LabView build_scaling(const LabInputs& inputs) {
   const DkSweep& sweep = inputs.dk_sweep;
   const Params& params = inputs.snapshot.params;
   LabView view;
-  view.explanation =
-      "Each product q_c·k_c has variance σ⁴, so q·k, a sum of d_k of them, has variance d_k·σ⁴: its "
-      "spread grows like √d_k, and softmax of such logits collapses onto one key, where its gradient "
-      "(the Jacobian) vanishes. Dividing by √d_k brings the variance back to σ⁴ whatever d_k is: the "
-      "scaled curves below stay flat while the unscaled ones lose entropy and gradient as d_k grows.";
+  view.explanation = tr("lab.scaling.explanation");
 
   const auto estimate = [](const ScalingHistogram& h) {
     return format_value(h.variance, 4) + " ± " + format_value(h.variance_standard_error, 2);
   };
-  view.notes.push_back("Var(q·k) = " + estimate(lab.unscaled) + " vs d_k·σ⁴ = " +
-                       compact(lab.unscaled.closed_form_variance) + ";   Var(q·k/√d_k) = " + estimate(lab.scaled) +
-                       " vs σ⁴ = " + compact(lab.scaled.closed_form_variance) + "   (" +
-                       std::to_string(lab.trials) + " draws, σ = " + format_value(lab.sigma, 3) + ", ±1 SE).");
-  if (lab.key_dim < clearly_normal_key_dim)
-    view.notes.push_back("At small d_k, q·k is a sum of few products of normals: a sharper peak and heavier tails "
-                         "than the normal curve of the same variance (excess kurtosis 6/d_k); it becomes normal as "
-                         "d_k grows.");
-  view.notes.push_back("Curves vs d_k: rows of L = " + std::to_string(sweep.config.seq_len) + ", T = " +
-                       format_value(sweep.config.temperature, 3) + ", score scale " +
-                       format_value(sweep.config.score_scale, 3) + ", q, k ~ N(0, 1); " +
-                       std::to_string(sweep.trials) + " trials per point, bands ±1 SE (they narrow as trials " +
-                       "accumulate). σ ≠ 1 would act like score scale σ².");
+  view.notes.push_back(i18n::format(
+      "lab.scaling.note.variance",
+      {estimate(lab.unscaled), compact(lab.unscaled.closed_form_variance), estimate(lab.scaled),
+       compact(lab.scaled.closed_form_variance), std::to_string(lab.trials), format_value(lab.sigma, 3)}));
+  if (lab.key_dim < clearly_normal_key_dim) view.notes.push_back(tr("lab.scaling.note.small_dk"));
+  view.notes.push_back(i18n::format("lab.scaling.note.curves",
+                                    {std::to_string(sweep.config.seq_len), format_value(sweep.config.temperature, 3),
+                                     format_value(sweep.config.score_scale, 3), std::to_string(sweep.trials)}));
 
   view.columns = 6;
   view.plots.push_back({"histogram-unscaled", histogram_plot(lab, lab.unscaled, false), 3});
@@ -184,14 +178,13 @@ void controls_scaling(Params& edit) {
   using L = ParamLimits;
   double sigma = edit.qk_norm;
   const double sigma_min = L::qk_norm_min, sigma_max = L::qk_norm_max;
-  if (ImGui::SliderScalar("σ of q, k", ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
+  if (ImGui::SliderScalar(i18n::label("lab.scaling.sigma", "sigma").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Entries of q and k ~ N(0, σ²) in the histograms: Var(q·k) = d_k σ⁴.\n"
-                      "d_k is the slider above. The curves versus d_k use σ = 1.");
+    ImGui::SetTooltip("%s", tr("lab.scaling.sigma.help"));
 }
 
 }  // namespace smlab::app

@@ -10,11 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/stability.hpp"
 
 namespace smlab::app {
 namespace {
+
+using i18n::tr;
 
 // More entries than this turn three bars each into slivers (and cost draw calls in software GL):
 // the weights plot shows the first ones and a note says so; the counts cover every entry.
@@ -23,7 +26,8 @@ constexpr std::size_t max_shown_entries = 64;
 // Where the three variants' bars sit inside one group (entry or format), and how wide they are.
 constexpr std::array<double, 3> variant_offsets{-0.28, 0.0, 0.28};
 constexpr double variant_bar_width = 0.26;
-constexpr std::array<const char*, 3> variant_labels{"naive", "stable", "online"};
+constexpr std::array<const char*, 3> variant_keys{"lab.stability.naive", "lab.stability.stable", "lab.stability.online"};
+const char* variant_label(std::size_t variant) { return tr(variant_keys[variant]); }
 
 // Markers for weights that have no bar. NaN uses the heatmaps' invalid colour, so a NaN looks
 // the same everywhere in the lab; inf is vermillion and an underflowed 0 grey (Okabe–Ito).
@@ -61,9 +65,10 @@ plot::Plot weights_plot(const StabilityLab& lab) {
   const StabilityFormat& format = lab.selected();
   const std::size_t shown = std::min(lab.scores.size(), max_shown_entries);
   plot::Plot p;
-  p.title = "Weights in " + short_name(format.format);
-  if (shown < lab.scores.size()) p.title += " (first " + std::to_string(shown) + ")";
-  p.x.label = lab.custom_scores ? "score index i" : "key j";
+  p.title = shown < lab.scores.size()
+                ? i18n::format("lab.stability.weights.title_first", {short_name(format.format), std::to_string(shown)})
+                : i18n::format("lab.stability.weights.title", {short_name(format.format)});
+  p.x.label = lab.custom_scores ? tr("plot.axis.score_index") : tr("plot.axis.key_j");
   p.x.integer_ticks = true;
   p.x.min = -0.6;
   p.x.max = x_max_with_legend_room(shown);
@@ -71,7 +76,7 @@ plot::Plot weights_plot(const StabilityLab& lab) {
   int step = 1;
   for (int k = 0; static_cast<double>(shown - 1) / step > 5.0; ++k) step = (k % 3 == 1) ? step * 5 / 2 : step * 2;
   for (std::size_t i = 0; i < shown; i += static_cast<std::size_t>(step)) p.x.tick_values.push_back(static_cast<double>(i));
-  p.y.label = "weight w_i";
+  p.y.label = tr("lab.stability.weight_w");
   // Room above 1 for the markers of weights that have no bar (NaN, inf).
   constexpr double marker_y = 1.08, label_y = 1.16;
   p.y.min = 0.0;
@@ -88,7 +93,7 @@ plot::Plot weights_plot(const StabilityLab& lab) {
   for (SoftmaxVariant variant : all_softmax_variants) {
     const auto v = static_cast<std::size_t>(variant);
     const StabilityRun& run = format.run(variant);
-    plot::BarSeries bars{.label = variant_labels[v], .width = variant_bar_width};
+    plot::BarSeries bars{.label = variant_label(v), .width = variant_bar_width};
     for (std::size_t i = 0; i < shown; ++i) {
       bars.x.push_back(static_cast<double>(i) + variant_offsets[v]);
       bars.y.push_back(run.weights[i]);  // NaN and inf draw no bar; the markers stand in
@@ -135,22 +140,22 @@ void name_format_groups(plot::Plot& p, double y_even, double y_odd) {
   p.x.tick_values = {-1.0};  // outside the range: no numeric ticks, the groups are named instead
   // No legend: six groups of three bars leave it no free corner. The bars keep the weights
   // plot's colours and order, which the axis label spells out.
-  p.x.label = "naive · stable · online, per format";
+  p.x.label = tr("lab.stability.groups_axis");
   p.legend = plot::LegendPos::None;
 }
 
 plot::Plot problems_plot(const StabilityLab& lab) {
   const double n = static_cast<double>(std::max<std::size_t>(lab.scores.size(), 1));
   plot::Plot p;
-  p.title = "Bad weights of " + std::to_string(lab.scores.size()) + ", per format";
-  p.y.label = "inf + NaN + zeroed";
+  p.title = i18n::format("lab.stability.problems.title", {std::to_string(lab.scores.size())});
+  p.y.label = tr("lab.stability.problems.y");
   p.y.min = -0.3 * n;
   p.y.max = 1.1 * n;
   p.y.integer_ticks = true;
   p.y.tick_values = {0.0, std::round(n / 2.0), n};
   for (SoftmaxVariant variant : all_softmax_variants) {
     const auto v = static_cast<std::size_t>(variant);
-    plot::BarSeries bars{.label = variant_labels[v], .width = variant_bar_width};
+    plot::BarSeries bars{.label = variant_label(v), .width = variant_bar_width};
     for (Format format : all_formats) {
       bars.x.push_back(static_cast<double>(format) + variant_offsets[v]);
       bars.y.push_back(lab.format(format).run(variant).problem_count());
@@ -168,7 +173,7 @@ plot::Plot sum_error_plot(const StabilityLab& lab) {
   // bar there; NaN and inf (any NaN or inf weight) get a marker above every finite value.
   constexpr double floor = 1e-18, special_y = 1e1, names_even_y = 1e5, names_odd_y = 1e3;
   plot::Plot p;
-  p.title = "|Σw − 1|  (◆ NaN/inf, no bar: 0)";
+  p.title = tr("lab.stability.sum_error.title");
   p.y.label = "|Σw − 1|";
   p.y.scale = plot::Scale::Log10;
   p.y.min = floor;
@@ -178,7 +183,7 @@ plot::Plot sum_error_plot(const StabilityLab& lab) {
                               .shape = plot::MarkerShape::Diamond};  // named for the CSV (no legend here)
   for (SoftmaxVariant variant : all_softmax_variants) {
     const auto v = static_cast<std::size_t>(variant);
-    plot::BarSeries bars{.label = variant_labels[v], .width = variant_bar_width};
+    plot::BarSeries bars{.label = variant_label(v), .width = variant_bar_width};
     for (Format format : all_formats) {
       const double x = static_cast<double>(format) + variant_offsets[v];
       const double error = lab.format(format).run(variant).report.sum_error;
@@ -200,8 +205,8 @@ plot::Plot sum_error_plot(const StabilityLab& lab) {
 
 plot::Plot exp_curve_plot(const StabilityLab& lab) {
   plot::Plot p;
-  p.title = "Where exp(x) overflows";
-  p.x.label = "x (logit)";
+  p.title = tr("lab.stability.exp_curve.title");
+  p.x.label = tr("lab.stability.exp_curve.x");
   p.x.min = stability_exp_curve_min;
   p.x.max = stability_exp_curve_max;
   p.y.label = "exp(x)";
@@ -241,7 +246,7 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
   // softmax overflows in that format.
   if (std::isfinite(lab.max_logit)) {
     if (lab.max_logit <= stability_exp_curve_max && lab.max_logit >= stability_exp_curve_min) {
-      p.scatters.push_back({.label = "max x/T",
+      p.scatters.push_back({.label = tr("lab.stability.max_logit"),
                             .x = {lab.max_logit},
                             .y = {lab.exp_of_max_logit},
                             .color = logit_color,
@@ -250,13 +255,13 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
       // Named beside the marker rather than in a legend, which would take a corner the line
       // labels need.
       const double beside = 0.03 * (stability_exp_curve_max - stability_exp_curve_min);
-      p.annotations.push_back({lab.max_logit + beside, lab.exp_of_max_logit, "max x/T", logit_color,
+      p.annotations.push_back({lab.max_logit + beside, lab.exp_of_max_logit, tr("lab.stability.max_logit"), logit_color,
                                plot::TextAlign::Left});
     } else {
       const bool right = lab.max_logit > stability_exp_curve_max;
       p.annotations.push_back({right ? stability_exp_curve_max : stability_exp_curve_min, 1e-5,
-                               right ? "max x/T " + format_value(lab.max_logit, 4) + " →"
-                                     : "← max x/T " + format_value(lab.max_logit, 4),
+                               right ? std::string(tr("lab.stability.max_logit")) + " " + format_value(lab.max_logit, 4) + " →"
+                                     : "← " + std::string(tr("lab.stability.max_logit")) + " " + format_value(lab.max_logit, 4),
                                logit_color, right ? plot::TextAlign::Right : plot::TextAlign::Left});
     }
   }
@@ -270,9 +275,9 @@ plot::Plot map_plot(const StabilityLab& lab, const StabilityMap& map, bool naive
                     TexturePool* textures) {
   plot::Plot p;
   if (naive) {
-    p.title = "Naive fp16: " + std::to_string(map.nan_cells) + " NaN cells";
+    p.title = i18n::format("lab.stability.map.naive", {std::to_string(map.nan_cells)});
   } else {
-    p.title = "Stable fp16: " + std::to_string(map.nan_cells) + " NaN cells";
+    p.title = i18n::format("lab.stability.map.stable", {std::to_string(map.nan_cells)});
   }
   plot::Heatmap heatmap;
   heatmap.rows = lab.map_size;
@@ -281,9 +286,9 @@ plot::Plot map_plot(const StabilityLab& lab, const StabilityMap& map, bool naive
   heatmap.vmin = 0.0;
   heatmap.vmax = vmax;
   heatmap.colormap = plot::Colormap::Viridis;
-  heatmap.colorbar_label = "weight";
-  heatmap.x_label = "key j";
-  heatmap.y_label = "query i";
+  heatmap.colorbar_label = tr("plot.axis.weight");
+  heatmap.x_label = tr("plot.axis.key_j");
+  heatmap.y_label = tr("plot.axis.query_i");
   const std::string key = naive ? "stability/map-naive-fp16" : "stability/map-stable-fp16";
   heatmap.texture = textures != nullptr ? textures->texture(key, map.weights, lab.map_size, lab.map_size, 0.0, vmax,
                                                             plot::Colormap::Viridis)
@@ -302,7 +307,7 @@ std::string run_note(const char* label, const StabilityRun& run) {
   };
   count(r.inf_count, "inf");
   count(r.nan_count, "NaN");
-  count(r.underflow_count, "zeroed");
+  count(r.underflow_count, tr("lab.stability.zeroed"));
   const std::string sum = std::isnan(r.sum_error) ? "NaN" : std::isinf(r.sum_error) ? "inf" : format_value(r.sum_error, 2);
   return note + " |Σ−1| " + sum;
 }
@@ -316,40 +321,37 @@ LabView build_stability(const LabInputs& inputs) {
   const std::string selected_name = short_name(selected.format);
   LabView view;
   view.explanation =
-      "Naive softmax takes exp(x) as is: above a format's largest finite input (fp16: " +
-      fixed(lab.format(Format::fp16).largest_finite_exp_input, 2) +
-      ") it is inf and inf/inf = NaN, and far below 0 every exp underflows to 0, so the row is 0/0 = NaN. "
-      "Stable softmax subtracts the max m first, so every exponent x − m ≤ 0: each exp lies in (0, 1] and "
-      "cannot overflow, and the max's own term exp(0) = 1 keeps the sum ≥ 1, never 0. Online softmax "
-      "gets the same weights in one pass by rescaling its running sum whenever the max grows.";
+      i18n::format("lab.stability.explanation", {fixed(lab.format(Format::fp16).largest_finite_exp_input, 2)});
 
   const std::string source =
-      lab.custom_scores ? std::to_string(lab.scores.size()) + " custom scores × " + format_value(params.score_scale, 3)
-                        : "row " + std::to_string(lab.row) + " of QKᵀ" + (params.scaled ? "/√d_k" : "") + " × " +
-                              format_value(params.score_scale, 3) + " (" + std::to_string(lab.scores.size()) +
-                              " keys)";
-  view.notes.push_back("Scores: " + source + ", T = " + format_value(lab.temperature, 3) + ": logits x/T from " +
-                       format_value(lab.min_logit, 4) + " to " + format_value(lab.max_logit, 4) + ".");
-  view.notes.push_back(selected_name + ": exp(x) overflows to " +
-                       (format_info(selected.format).has_infinity ? "inf" : "NaN (no inf in this format)") +
-                       " above x = " + fixed(selected.largest_finite_exp_input, 2) + " and is exactly 0 at or below x = " +
-                       fixed(selected.largest_zero_exp_input, 2) + ".");
-  std::string runs = "In " + selected_name + ": ";
+      lab.custom_scores
+          ? i18n::format("lab.stability.source_custom",
+                         {std::to_string(lab.scores.size()), format_value(params.score_scale, 3)})
+          : i18n::format("lab.stability.source_row",
+                         {std::to_string(lab.row), params.scaled ? "QKᵀ/√d_k" : "QKᵀ", format_value(params.score_scale, 3),
+                          std::to_string(lab.scores.size())});
+  view.notes.push_back(i18n::format("lab.stability.note.scores",
+                                    {source, format_value(lab.temperature, 3), format_value(lab.min_logit, 4),
+                                     format_value(lab.max_logit, 4)}));
+  view.notes.push_back(i18n::format(
+      format_info(selected.format).has_infinity ? "lab.stability.note.exp_range_inf" : "lab.stability.note.exp_range_nan",
+      {selected_name, fixed(selected.largest_finite_exp_input, 2), fixed(selected.largest_zero_exp_input, 2)}));
+  std::string runs;
   for (SoftmaxVariant variant : all_softmax_variants)
     runs += (variant == SoftmaxVariant::naive ? "" : "  ·  ") +
-            run_note(variant_labels[static_cast<std::size_t>(variant)], selected.run(variant));
+            run_note(variant_label(static_cast<std::size_t>(variant)), selected.run(variant));
   if (lab.scores.size() > max_shown_entries)
-    runs += " (all " + std::to_string(lab.scores.size()) + " entries; the plot shows the first " +
-            std::to_string(max_shown_entries) + ")";
-  view.notes.push_back(runs + ".");
+    runs += i18n::format("lab.stability.note.runs_first",
+                         {std::to_string(lab.scores.size()), std::to_string(max_shown_entries)});
+  view.notes.push_back(i18n::format("lab.stability.note.runs", {selected_name, runs}));
   const StabilityMap& naive = lab.naive_fp16;
-  std::string maps = "Maps: the first " + std::to_string(lab.map_size) + " queries and keys" +
-                     (params.seq_len > stability_map_max_size ? " (capped at 128)" : "") +
-                     ", logits score_scale·q·k/T without ÷√d_k, largest " + format_value(lab.map_max_logit, 3) +
-                     ". Naive: " + std::to_string(naive.nan_cells) + " NaN cells in " +
-                     std::to_string(naive.nan_rows) + " rows";
-  if (naive.zero_rows > 0) maps += ", " + std::to_string(naive.zero_rows) + " rows all 0 (the sum overflowed)";
-  maps += "; stable: " + std::to_string(lab.stable_fp16.nan_cells + lab.stable_fp16.inf_cells) + " bad cells.";
+  std::string maps = i18n::format(
+      params.seq_len > stability_map_max_size ? "lab.stability.note.maps_capped" : "lab.stability.note.maps",
+      {std::to_string(lab.map_size), format_value(lab.map_max_logit, 3), std::to_string(naive.nan_cells),
+       std::to_string(naive.nan_rows)});
+  if (naive.zero_rows > 0) maps += i18n::format("lab.stability.note.zero_rows", {std::to_string(naive.zero_rows)});
+  maps += i18n::format("lab.stability.note.stable_cells",
+                       {std::to_string(lab.stable_fp16.nan_cells + lab.stable_fp16.inf_cells)});
   view.notes.push_back(maps);
 
   view.columns = 3;
@@ -373,42 +375,41 @@ void controls_stability(Params& edit) {
     *out = static_cast<const std::string*>(data)[index].c_str();
     return true;
   };
-  if (ImGui::Combo("format", &current, name_of, names.data(), static_cast<int>(names.size())))
+  if (ImGui::Combo(i18n::label("lab.stability.format", "format").c_str(), &current, name_of, names.data(), static_cast<int>(names.size())))
     edit.format = all_formats[static_cast<std::size_t>(current)];
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Number format of the emulated arithmetic: every operation is rounded to it.\n"
-                      "The weights plot shows this format; the overview plots show all six.");
+    ImGui::SetTooltip("%s", tr("lab.stability.format.help"));
 
-  ImGui::TextDisabled("presets");
-  if (ImGui::Button("overflow fp16")) {
+  ImGui::TextDisabled("%s", tr("lab.stability.presets"));
+  if (ImGui::Button(i18n::label("lab.stability.preset.overflow", "overflow fp16").c_str())) {
     // ×32 puts the row's largest logit past fp16's 11.09 unless the max of its 16 standard
     // normal scores is below 0.35 (probability 0.64¹⁶ < 0.1 %); the maps overflow everywhere.
     edit.scores.clear();
     edit.score_scale = 32.0;
     edit.format = Format::fp16;
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The QK row with score scale 32: naive fp16 overflows.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.overflow.help"));
   ImGui::SameLine();
-  if (ImGui::Button("QK row")) {
+  if (ImGui::Button(i18n::label("lab.stability.preset.qk_row", "qk row").c_str())) {
     edit.scores.clear();
     edit.score_scale = 1.0;
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the dashboard's row at score scale 1.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.qk_row.help"));
   if (ImGui::Button("[1000, 1001, 1002]")) {
     // The classic: naive overflows even in fp64 (exp(1000) > 1.8e308), stable gives softmax([1, 2, 3]).
     edit.scores = {1000.0, 1001.0, 1002.0};
     edit.score_scale = 1.0;
     edit.temperature = 1.0;
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Naive: inf/inf = NaN in every format. Stable: 0.090, 0.245, 0.665.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.large.help"));
   if (ImGui::Button("[-1000, -1001, -1002]")) {
     edit.scores = {-1000.0, -1001.0, -1002.0};
     edit.score_scale = 1.0;
     edit.temperature = 1.0;
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Naive: every exp underflows to 0 and 0/0 = NaN. Stable: as [1, 2, 3].");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.small.help"));
 }
 
 }  // namespace smlab::app

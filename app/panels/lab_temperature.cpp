@@ -7,11 +7,14 @@
 #include <cmath>
 #include <string>
 
+#include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/temperature.hpp"
 
 namespace smlab::app {
 namespace {
+
+using i18n::tr;
 
 // Okabe–Ito colours (colour-blind safe on the dark and the light themes).
 constexpr plot::Color panel_color = plot::Color::from_hex(0x56B4E9);    // sky blue
@@ -21,13 +24,13 @@ constexpr plot::Color second_color = plot::Color::from_hex(0xD55E00);   // the r
 
 plot::Plot multiple_plot(const TemperatureLab& lab, const TemperatureMultiple& multiple) {
   plot::Plot p;
-  p.title = (multiple.is_current ? "▶ now T = " : "T = ") + format_value(multiple.temperature, 3) +
-            "   H = " + format_value(multiple.entropy_nats, 2);
-  p.x.label = "key j";
+  p.title = i18n::format(multiple.is_current ? "lab.temperature.panel_now" : "lab.temperature.panel",
+                         {format_value(multiple.temperature, 3), format_value(multiple.entropy_nats, 2)});
+  p.x.label = tr("plot.axis.key_j");
   p.x.integer_ticks = true;
   p.x.min = static_cast<double>(lab.shown.begin) - 0.6;
   p.x.max = static_cast<double>(lab.shown.end) - 0.4;
-  p.y.label = "weight";
+  p.y.label = tr("plot.axis.weight");
   p.y.min = 0.0;
   p.y.max = 1.0;  // the same for every panel, so heights compare across T
   plot::BarSeries bars;
@@ -46,34 +49,34 @@ plot::Plot multiple_plot(const TemperatureLab& lab, const TemperatureMultiple& m
 
 plot::Plot entropy_plot(const TemperatureLab& lab) {
   plot::Plot p;
-  p.title = "Entropy vs T: argmax ← → uniform";
-  p.x.label = "temperature T";
+  p.title = tr("lab.temperature.entropy.title");
+  p.x.label = tr("plot.axis.temperature");
   p.x.scale = plot::Scale::Log10;
   p.x.min = ParamLimits::temperature_min;
   p.x.max = ParamLimits::temperature_max;
-  p.y.label = "entropy H (nats)";
+  p.y.label = tr("plot.axis.entropy");
   p.y.min = 0.0;
   p.y.max = std::max(lab.uniform_limit_entropy_nats, 0.1) * 1.15;
   p.lines.push_back({.label = "H(T)", .x = lab.curve_temperatures, .y = lab.curve_entropy_nats});
   plot::ScatterSeries panels;
-  panels.label = "panels";
+  panels.label = tr("lab.temperature.panels");
   panels.color = panel_color;
   for (const TemperatureMultiple& multiple : lab.multiples) {
     panels.x.push_back(multiple.temperature);
     panels.y.push_back(multiple.entropy_nats);
   }
   p.scatters.push_back(std::move(panels));
-  p.scatters.push_back({.label = "now",
+  p.scatters.push_back({.label = tr("plot.legend.now"),
                         .x = {lab.temperature},
                         .y = {lab.current_entropy_nats},
                         .color = current_color,
                         .radius = 5.5f,
                         .shape = plot::MarkerShape::Diamond});
   const std::string argmax_label = lab.tied_at_max > 1
-                                       ? "argmax limit ln " + std::to_string(lab.tied_at_max) + " (ties)"
-                                       : "argmax limit H = 0";
+                                       ? i18n::format("lab.temperature.argmax_limit_ties", {std::to_string(lab.tied_at_max)})
+                                       : std::string(tr("lab.temperature.argmax_limit"));
   p.hlines.push_back({lab.argmax_limit_entropy_nats, argmax_label, std::nullopt, true});
-  p.hlines.push_back({lab.uniform_limit_entropy_nats, "uniform ln n", std::nullopt, true});
+  p.hlines.push_back({lab.uniform_limit_entropy_nats, tr("lab.temperature.uniform_limit"), std::nullopt, true});
   p.vlines.push_back({lab.temperature, "T = " + format_value(lab.temperature, 3), current_color, true});
   // H(T) rises from the argmax limit on the left to uniform on the right: the top left stays empty.
   p.legend = plot::LegendPos::TopLeft;
@@ -82,20 +85,20 @@ plot::Plot entropy_plot(const TemperatureLab& lab) {
 
 plot::Plot nudge_plot(const TemperatureLab& lab) {
   plot::Plot p;
-  p.x.label = "nudge δ added to the runner-up's score";
+  p.x.label = tr("lab.temperature.nudge.x");
   p.x.min = ParamLimits::nudge_min;
   p.x.max = ParamLimits::nudge_max;
-  p.y.label = "weight";
+  p.y.label = tr("plot.axis.weight");
   p.y.min = -0.03;
   p.y.max = 1.12;
   if (!lab.has_second) {
-    p.title = "Nudge: needs two unmasked scores";
+    p.title = tr("lab.temperature.nudge.needs_two");
     p.annotations.push_back(
-        {0.0, 0.5, "only one finite score: nothing to nudge", std::nullopt, plot::TextAlign::Center});
+        {0.0, 0.5, tr("lab.temperature.nudge.only_one"), std::nullopt, plot::TextAlign::Center});
     return p;
   }
   const std::string top = std::to_string(lab.top_index), second = std::to_string(lab.second_index);
-  p.title = "Nudge key " + second + " past key " + top + " at T = " + format_value(lab.temperature, 3);
+  p.title = i18n::format("lab.temperature.nudge.title", {second, top, format_value(lab.temperature, 3)});
   p.lines.push_back({.label = "s" + top, .x = lab.nudge_grid, .y = lab.softmax_top, .color = top_color});
   p.lines.push_back({.label = "s" + second, .x = lab.nudge_grid, .y = lab.softmax_second, .color = second_color});
   p.lines.push_back(
@@ -105,7 +108,7 @@ plot::Plot nudge_plot(const TemperatureLab& lab) {
                      .y = lab.hardmax_second,
                      .color = second_color,
                      .dashed = true});
-  p.scatters.push_back({.label = "now",
+  p.scatters.push_back({.label = tr("plot.legend.now"),
                         .x = {lab.nudge, lab.nudge},
                         .y = {lab.current_softmax_top, lab.current_softmax_second},
                         .color = current_color,
@@ -117,9 +120,10 @@ plot::Plot nudge_plot(const TemperatureLab& lab) {
   // labels just under their plateau at y = 1, the softmax labels beside their curves' far ends,
   // above the curve unless it is near the top.
   const double left = ParamLimits::nudge_min + 0.08, right = ParamLimits::nudge_max - 0.08;
-  p.annotations.push_back({left, 0.9, "argmax → key " + top, top_color, plot::TextAlign::Left});
+  p.annotations.push_back({left, 0.9, i18n::format("lab.temperature.argmax_to", {top}), top_color, plot::TextAlign::Left});
   if (lab.gap < ParamLimits::nudge_max)
-    p.annotations.push_back({right, 0.9, "argmax → key " + second, second_color, plot::TextAlign::Right});
+    p.annotations.push_back(
+        {right, 0.9, i18n::format("lab.temperature.argmax_to", {second}), second_color, plot::TextAlign::Right});
   // Near the top (low T, where softmax hugs the step) the label goes well below the argmax label.
   auto beside = [](double value) { return value > 0.6 ? std::min(value, 0.9) - 0.2 : value + 0.09; };
   p.annotations.push_back(
@@ -129,10 +133,12 @@ plot::Plot nudge_plot(const TemperatureLab& lab) {
   if (lab.gap <= ParamLimits::nudge_max) {
     const bool label_left = lab.gap > 1.0;
     p.annotations.push_back({label_left ? lab.gap - 0.08 : lab.gap + 0.08, 0.5,
-                             label_left ? "tie: argmax flips →" : "← tie: argmax flips", std::nullopt,
+                             label_left ? std::string(tr("lab.temperature.tie")) + " →"
+                                        : "← " + std::string(tr("lab.temperature.tie")),
+                             std::nullopt,
                              label_left ? plot::TextAlign::Right : plot::TextAlign::Left});
   } else {
-    p.annotations.push_back({0.0, 0.5, "tie at δ = " + format_value(lab.gap, 3) + ", beyond the range", std::nullopt,
+    p.annotations.push_back({0.0, 0.5, i18n::format("lab.temperature.tie_beyond", {format_value(lab.gap, 3)}), std::nullopt,
                              plot::TextAlign::Center});
   }
   p.legend = plot::LegendPos::None;
@@ -143,11 +149,7 @@ plot::Plot nudge_plot(const TemperatureLab& lab) {
 
 LabView build_temperature(const LabInputs& inputs) {
   LabView view;
-  view.explanation =
-      "Temperature divides every score before softmax: small T sharpens the weights towards argmax (entropy "
-      "→ 0), large T flattens them towards uniform (entropy → ln n); the orange panel is the current T. "
-      "Nudging the runner-up's score (applied to every plot here) flips argmax abruptly at the tie, while "
-      "softmax slides smoothly through it — the smoother the larger T is.";
+  view.explanation = tr("lab.temperature.explanation");
   view.columns = 4;
   if (!inputs.snapshot.temperature) return view;
   const TemperatureLab& lab = *inputs.snapshot.temperature;
@@ -158,40 +160,38 @@ LabView build_temperature(const LabInputs& inputs) {
   view.plots.push_back({"nudge", nudge_plot(lab), 2});
 
   const std::size_t n = lab.scores.size();
-  view.notes.push_back("At T = " + format_value(lab.temperature, 3) + ": H = " +
-                       format_value(lab.current_entropy_nats, 4) + " nats, between the argmax limit " +
-                       format_value(lab.argmax_limit_entropy_nats, 3) + " and uniform ln " + std::to_string(n) +
-                       " = " + format_value(lab.uniform_limit_entropy_nats, 4) + ".");
+  view.notes.push_back(i18n::format("lab.temperature.note.entropy",
+                                    {format_value(lab.temperature, 3), format_value(lab.current_entropy_nats, 4),
+                                     format_value(lab.argmax_limit_entropy_nats, 3), std::to_string(n),
+                                     format_value(lab.uniform_limit_entropy_nats, 4)}));
   if (lab.has_second) {
     const std::string top = std::to_string(lab.top_index), second = std::to_string(lab.second_index);
-    std::string note = "Nudge δ = " + format_value(lab.nudge, 3) + " on key " + second + " (gap to key " + top +
-                       " is " + format_value(lab.gap, 3) + "): softmax gives " +
-                       format_value(lab.current_softmax_top, 3) + " / " +
-                       format_value(lab.current_softmax_second, 3) + "; argmax gives " +
-                       format_value(lab.current_hardmax_top, 2) + " / " +
-                       format_value(lab.current_hardmax_second, 2) + ".";
-    if (lab.gap > ParamLimits::nudge_max) note += " The tie is beyond the nudge range.";
+    std::string note = i18n::format(
+        "lab.temperature.note.nudge",
+        {format_value(lab.nudge, 3), second, top, format_value(lab.gap, 3), format_value(lab.current_softmax_top, 3),
+         format_value(lab.current_softmax_second, 3), format_value(lab.current_hardmax_top, 2),
+         format_value(lab.current_hardmax_second, 2)});
+    if (lab.gap > ParamLimits::nudge_max) note += tr("lab.temperature.note.tie_beyond");
     view.notes.push_back(note);
   }
   if (lab.shown.size() < n)
-    view.notes.push_back("Panels show keys " + std::to_string(lab.shown.begin) + "–" +
-                         std::to_string(lab.shown.end - 1) + " of " + std::to_string(n) +
-                         " (around the top score); entropies use all of them.");
+    view.notes.push_back(i18n::format("lab.temperature.note.window", {std::to_string(lab.shown.begin),
+                                                                      std::to_string(lab.shown.end - 1),
+                                                                      std::to_string(n)}));
   return view;
 }
 
 void controls_temperature(Params& edit) {
   double nudge = edit.nudge;
   const double nudge_min = ParamLimits::nudge_min, nudge_max = ParamLimits::nudge_max;
-  if (ImGui::SliderScalar("nudge δ", ImGuiDataType_Double, &nudge, &nudge_min, &nudge_max, "δ = %+.2f",
+  if (ImGui::SliderScalar(i18n::label("lab.temperature.nudge", "nudge").c_str(), ImGuiDataType_Double, &nudge, &nudge_min, &nudge_max, "δ = %+.2f",
                           ImGuiSliderFlags_AlwaysClamp))
     edit.nudge = nudge;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Added to the second-largest score. Drag it through the gap and watch argmax flip\n"
-                      "while softmax moves smoothly. You can also drag on the nudge plot.");
-  if (ImGui::Button("nudge 0")) edit.nudge = 0.0;
+    ImGui::SetTooltip("%s", tr("lab.temperature.nudge.help"));
+  if (ImGui::Button(i18n::label("lab.temperature.nudge_zero", "nudge 0").c_str())) edit.nudge = 0.0;
   ImGui::SameLine();
-  ImGui::TextDisabled("click the entropy plot to set T");
+  ImGui::TextDisabled("%s", tr("lab.temperature.click_hint"));
 }
 
 void interact_temperature(std::string_view plot_name, const plot::Interaction& interaction, Params& edit) {

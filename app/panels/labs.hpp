@@ -65,6 +65,10 @@ bool lab_ready(const Snapshot& snapshot, View view);
 void draw_lab(const LabDefinition& lab, const LabInputs& inputs, const plot::Style& style, ImVec2 min, ImVec2 max,
               Params& edit, std::vector<PlacedPlot>& placed);
 
+// The tab title and hover summary of a view in the current language ("lab.<view>.title").
+const char* view_title(View view);
+const char* view_summary(View view);
+
 // Shared helpers for lab files.
 std::string format_value(double value, int significant_digits = 4);
 

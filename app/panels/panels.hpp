@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include <imgui.h>
 
@@ -38,6 +39,14 @@ struct HeatmapTextures {
 // Draws the control column (sliders, score field, the lab's settings, screenshot)
 // into the current window region. Edits go to `edit`, validated by the caller.
 void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats);
+
+// Interaction controls (panels/interaction_panel.cpp): the colormap combo, the animated sweep and
+// the PNG export section, drawn into the control column.
+void draw_interaction_controls(UiState& ui);
+// The File and Edit menus; call between BeginMenuBar() and EndMenuBar().
+void draw_file_menu(UiState& ui);
+// Call right after a numeric slider: while it is hovered or held, Left/Right nudge `key`.
+void note_nudge_target(UiState& ui, std::string_view key);
 
 // The whole window for one frame. `sweep` is the refined d_k sweep belonging to
 // `snapshot` (null: use the snapshot's own).

@@ -108,7 +108,9 @@ UiFonts load_ui_fonts(ImGuiIO& io, const UiFontOptions& options) {
       config.MergeMode = true;
       config.FontDataOwnedByAtlas = true;
       atlas.AddFontFromMemoryTTF(chinese.data, chinese.size, raster_size, &config,
-                                 atlas.GetGlyphRangesChineseSimplifiedCommon());
+                                 options.chinese_glyph_ranges != nullptr ? options.chinese_glyph_ranges
+                                                                         : atlas.GetGlyphRangesChineseSimplifiedCommon());
+      result.chinese_merged = true;
     } else {
       append_warning(result.warning, "Chinese font: " + chinese.problem + "; Chinese text will show as '?'");
     }

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <imgui.h>  // ImWchar
+
 struct ImFont;
 struct ImGuiIO;
 
@@ -22,6 +24,9 @@ struct UiFontOptions {
   float framebuffer_scale = 1.0f;
   // Merge the common simplified Chinese glyphs (needed for --lang zh-CN); costs ~30 ms and a 1024^2 atlas.
   bool merge_chinese = false;
+  // Zero-terminated code point ranges to merge from the Chinese font; null: ImGui's common simplified
+  // Chinese set. Read when the atlas is built, so it must outlive the next begin_frame().
+  const ImWchar* chinese_glyph_ranges = nullptr;
   std::string latin_font_path = kDejaVuSansPath;
   std::string chinese_font_path = kWqyMicroHeiPath;
 };
@@ -29,6 +34,7 @@ struct UiFontOptions {
 struct UiFonts {
   ImFont* font = nullptr;  // the atlas's default font after loading; never null
   std::string warning;     // empty, or one line per missing/unusable font file and what was used instead
+  bool chinese_merged = false;  // merge_chinese was asked for and the Chinese font file was usable
 };
 
 // Replaces every font in io.Fonts with the UI font and sets io.FontGlobalScale. Besides Latin-1 the

@@ -135,6 +135,11 @@ Color sample(Colormap colormap, double t) {
   return mix(Color::from_hex(anchors[lower]), Color::from_hex(anchors[lower + 1]), fraction);
 }
 
+Colormap resolve_colormap(Colormap requested, std::optional<Colormap> sequential) {
+  if (requested == Colormap::Diverging || !sequential || *sequential == Colormap::Diverging) return requested;
+  return *sequential;
+}
+
 const char* name(Colormap colormap) {
   switch (colormap) {
     case Colormap::Viridis:

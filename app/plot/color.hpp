@@ -57,6 +57,10 @@ enum class Colormap { Viridis, Cividis, Magma, Greys, Diverging };
 
 inline constexpr int kColormapCount = 5;
 
+// The map a heatmap is drawn with: Diverging (signed data) stays, any sequential map becomes the
+// user's `sequential` choice when there is one (Style::sequential_colormap).
+Colormap resolve_colormap(Colormap requested, std::optional<Colormap> sequential);
+
 // Colour at t (clamped to 0..1). NaN gives invalid_color().
 Color sample(Colormap colormap, double t);
 

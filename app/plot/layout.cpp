@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <unordered_set>
 
 namespace smlab::plot::detail {
 namespace {
@@ -404,6 +406,21 @@ void add_bars(Builder& builder, const BarSeries& bars, Color color) {
   }
 }
 
+// Remembers where a series' markers went, so a marker that would land on one already drawn
+// (within a quarter pixel: the same pixels once rasterised) is skipped. At L = 1024 most of the
+// S(1−S) points pile up near S = 0; drawing each of them cost triangles and showed nothing.
+class MarkerDeduplicator {
+ public:
+  bool first_at(Point centre) {
+    const auto quantise = [](float px) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(std::lround(px * 4.0f))); };
+    const std::uint64_t key = (static_cast<std::uint64_t>(quantise(centre.x)) << 32) | quantise(centre.y);
+    return seen_.insert(key).second;
+  }
+
+ private:
+  std::unordered_set<std::uint64_t> seen_;
+};
+
 void add_marker(Builder& builder, Point centre, float radius, MarkerShape shape, Color fill) {
   // A thin outline in the background colour keeps overlapping markers apart.
   builder.add(MarkerGlyph{centre, radius, shape, fill, builder.style.background, 1.0f});
@@ -530,15 +547,19 @@ void add_series(Builder& builder, const std::optional<Box>& legend_box) {
       // A lone point between gaps would vanish without a marker.
       if (line.markers || run.size() == 1) {
         const float radius = std::max(3.0f * style.marker_scale, 0.9f * width + 1.0f);
-        for (const auto& point : run) add_marker(builder, point, radius, MarkerShape::Circle, color);
+        MarkerDeduplicator placed;
+        for (const auto& point : run)
+          if (placed.first_at(point)) add_marker(builder, point, radius, MarkerShape::Circle, color);
       }
     }
   }
   for (std::size_t index = 0; index < plot.scatters.size(); ++index) {
     const auto& scatter = plot.scatters[index];
     const Color color = scatter_color(plot, index, style);
+    MarkerDeduplicator placed;
     for (const auto& run : mapped_runs(scatter.x, scatter.y, scene)) {
       for (const auto& point : run) {
+        if (!placed.first_at(point)) continue;
         add_marker(builder, point, scatter.radius * style.marker_scale, scatter.shape, color);
       }
     }
@@ -781,22 +802,34 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
 
   // Widths left and right of the grid.
   const float colorbar_width = std::max(10.0f, 0.8f * builder.font);
-  const bool show_y_label = plan.show_axis_labels && !y_label.empty();
-  const bool show_colorbar_label = plan.show_axis_labels && !heatmap.colorbar_label.empty();
+  bool show_y_label = plan.show_axis_labels && !y_label.empty();
+  bool show_colorbar_label = plan.show_axis_labels && !heatmap.colorbar_label.empty();
   const AxisMap provisional_rows{-0.5, heatmap.rows - 0.5, plan.area_top, plan.area_bottom, Scale::Linear};
   const float row_label_width =
       widest_label(place_ticks(builder, row_axis, provisional_rows, false, 0.0f, scene.height));
   const AxisMap provisional_colorbar{value_lo, value_hi, plan.area_bottom, plan.area_top, Scale::Linear};
   const float colorbar_label_width =
       widest_label(place_ticks(builder, colorbar_axis, provisional_colorbar, false, 0.0f, scene.height));
-  const float left_part = builder.pad + (show_y_label ? builder.font + builder.gap : 0.0f) + row_label_width +
-                          builder.gap + builder.tick_length;
-  const float right_part = 2.0f * builder.gap + builder.pad + colorbar_width + builder.tick_length +
-                           builder.gap + colorbar_label_width +
-                           (show_colorbar_label ? builder.gap + builder.font : 0.0f) + builder.pad;
-  const float available_width = scene.width - left_part - right_part;
+  float left_part = 0.0f, right_part = 0.0f, available_width = 0.0f;
+  auto measure = [&] {
+    left_part = builder.pad + (show_y_label ? builder.font + builder.gap : 0.0f) + row_label_width + builder.gap +
+                builder.tick_length;
+    right_part = 2.0f * builder.gap + builder.pad + colorbar_width + builder.tick_length + builder.gap +
+                 colorbar_label_width + (show_colorbar_label ? builder.gap + builder.font : 0.0f) + builder.pad;
+    available_width = scene.width - left_part - right_part;
+  };
+  measure();
+  // A narrow panel (a small window, a large font) gives up the two side labels before the grid
+  // gets narrower than a few characters; the axis ticks and colorbar stay.
+  if (available_width < 4.0f * builder.font && (show_y_label || show_colorbar_label)) {
+    show_y_label = show_colorbar_label = false;
+    measure();
+  }
   const float available_height = plan.area_bottom - plan.area_top;
-  if (available_width < builder.font) return;
+  if (available_width < builder.font) {
+    if (plan.show_title) add_title(builder, 0.5f * scene.width);
+    return;
+  }
 
   // Grid size, then the group [y label … colorbar label] centred horizontally and the grid
   // centred vertically in what is left.
@@ -831,7 +864,7 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   const float bar_bottom = flat_grid ? plan.area_bottom : grid.y1;
   const Box bar{grid.x1 + 2.0f * builder.gap + builder.pad, bar_top,
                 grid.x1 + 2.0f * builder.gap + builder.pad + colorbar_width, bar_bottom};
-  builder.add(ColorbarShape{bar, heatmap.colormap});
+  builder.add(ColorbarShape{bar, resolve_colormap(heatmap.colormap, builder.style.sequential_colormap)});
   builder.add(RectShape{bar, std::nullopt, builder.style.axis, 1.0f});
   const AxisMap colorbar_map{value_lo, value_hi, bar.y1, bar.y0, Scale::Linear};
   const auto colorbar_ticks = place_ticks(builder, colorbar_axis, colorbar_map, false, 0.0f, scene.height);

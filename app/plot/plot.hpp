@@ -128,8 +128,17 @@ struct Plot {
 
 // [SECTION] Look
 
+// The words of the hover read-outs (screen only), in the UI's language: the app fills them from its
+// string table; the defaults are English.
+struct HoverWords {
+  std::string row = "row", col = "col", value = "value", bar = "bar", band = "band";
+  std::string line = "line", points = "points", bars = "bars";  // unnamed series: "line 2"
+  std::string no_texture = "no texture";
+};
+
 struct Style {
   Color background{}, frame{}, grid{}, axis{}, text{}, text_dim{};
+  HoverWords words{};
   // px of tick labels, axis labels and legend; the title is 1.15× this. 0 = ImGui's current font
   // size on screen (crisp: the atlas is not resampled) and 15 px in SVG; set the same number for
   // both when an export must match the screen to the pixel.
@@ -142,6 +151,8 @@ struct Style {
   // dashboard skips this on screen; SVG export keeps it so the file stands alone.
   bool fill_background = true;
   std::string svg_font_family = "DejaVu Sans, Helvetica, Arial, sans-serif";
+  // Replaces every sequential heatmap colormap (the user's choice); empty: each plot's own.
+  std::optional<Colormap> sequential_colormap{};
 };
 
 Style dark_style();       // for ImGui's dark theme

@@ -195,13 +195,14 @@ class SvgWriter {
     const double cell_width = box.width() / static_cast<double>(heatmap.cols);
     const double cell_height = box.height() / static_cast<double>(heatmap.rows);
     const double span = heatmap.vmax - heatmap.vmin;
+    const Colormap colormap = resolve_colormap(heatmap.colormap, style_.sequential_colormap);
     // crispEdges: without it viewers antialias every shared edge into a faint grid.
     out_ += "<g class=\"heatmap\" shape-rendering=\"crispEdges\">\n";
     for (int row = 0; row < heatmap.rows; ++row) {
       for (int col = 0; col < heatmap.cols; ++col) {
         const float value = heatmap.values[static_cast<std::size_t>(row) * heatmap.cols + col];
         const double t = span == 0.0 ? 0.5 : (value - heatmap.vmin) / span;
-        const Color color = std::isfinite(value) ? sample(heatmap.colormap, t) : invalid_color();
+        const Color color = std::isfinite(value) ? sample(colormap, t) : invalid_color();
         out_ += "<rect x=\"" + number(box.x0 + col * cell_width) + "\" y=\"" +
                 number(box.y0 + row * cell_height) + "\" width=\"" + number(cell_width) + "\" height=\"" +
                 number(cell_height) + "\" fill=\"" + to_hex(color).text + "\"/>\n";
@@ -212,7 +213,8 @@ class SvgWriter {
 
   void write_embedded_png(const Box& box, const Heatmap& heatmap) {
     std::vector<std::uint32_t> rgba(static_cast<std::size_t>(heatmap.rows) * heatmap.cols);
-    colorize(rgba, heatmap.values, heatmap.vmin, heatmap.vmax, heatmap.colormap);
+    colorize(rgba, heatmap.values, heatmap.vmin, heatmap.vmax,
+             resolve_colormap(heatmap.colormap, style_.sequential_colormap));
     std::string png;
     const auto append_bytes = [](void* context, void* data, int size) {
       static_cast<std::string*>(context)->append(static_cast<const char*>(data),

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <span>
 #include <vector>
 
 #include "export/atomic_file.hpp"
@@ -45,6 +46,29 @@ int nesting_depth(std::string_view text) {
 
 std::string type_name(const OrderedJson& value) { return value.type_name(); }
 
+// "lesson": {"name": "why-softmax", "step": 3}; both fields required, nothing else.
+std::optional<std::string> parse_session_lesson(const OrderedJson& value, std::optional<SessionLesson>& out) {
+  const std::string allowed = ": allowed {\"name\": a lesson name, \"step\": 1 to 50}";
+  if (!value.is_object()) return "session field 'lesson' must be an object, not " + type_name(value) + allowed;
+  for (const auto& [key, item] : value.items())
+    if (key != "name" && key != "step") return "session field 'lesson." + key.substr(0, 40) + "' is not a field" + allowed;
+  SessionLesson lesson;
+  const bool name_ok = value.contains("name") && value["name"].is_string() &&
+                       !value["name"].get<std::string>().empty() && value["name"].get<std::string>().size() <= 64;
+  if (name_ok) lesson.name = value["name"].get<std::string>();
+  for (char c : lesson.name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
+      return "session field 'lesson.name' is not a lesson name: allowed 1 to 64 of a-z, 0-9, '-', '_'";
+  if (!name_ok) return "session field 'lesson.name' is missing or not a lesson name: allowed 1 to 64 of a-z, 0-9, '-', '_'";
+  const OrderedJson* step = value.contains("step") ? &value["step"] : nullptr;
+  if (step == nullptr || !step->is_number_integer() || step->get<long long>() < 1 || step->get<long long>() > 50)
+    return "session field 'lesson.step' is " + (step == nullptr ? std::string("missing") : step->dump().substr(0, 40)) +
+           ": allowed an integer from 1 to 50";
+  lesson.step = static_cast<int>(step->get<long long>());
+  out = std::move(lesson);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string serialize_session(const Session& session) {
@@ -56,6 +80,11 @@ std::string serialize_session(const Session& session) {
   document["params"] = std::move(params);
   document["view"] = std::string(view_info(session.view).name);
   document["screenshot_dir"] = session.screenshot_dir;
+  if (session.theme) document["theme"] = *session.theme;
+  if (session.font_scale) document["font_scale"] = *session.font_scale;
+  if (session.colormap) document["colormap"] = *session.colormap;
+  if (session.lesson) document["lesson"] = {{"name", session.lesson->name}, {"step", session.lesson->step}};
+  if (session.language) document["lang"] = i18n::language_code(*session.language);
   return document.dump(2) + "\n";
 }
 
@@ -109,6 +138,39 @@ SessionLoad parse_session(std::string_view json_text) {
     session.screenshot_dir = value.get<std::string>();
     if (session.screenshot_dir.size() > 4096 || session.screenshot_dir.find('\0') != std::string::npos)
       return failure("session field 'screenshot_dir' is not a usable path");
+  }
+  // The look: optional, each a name from a short list (or a number in range).
+  const auto one_of = [&](const char* field, std::span<const char* const> names,
+                          std::optional<std::string>& out) -> std::optional<std::string> {
+    if (!document.contains(field)) return std::nullopt;
+    const OrderedJson& value = document[field];
+    std::string allowed;
+    for (const char* name : names) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
+    if (value.is_string())
+      for (const char* name : names)
+        if (value.get<std::string>() == name) {
+          out = name;
+          return std::nullopt;
+        }
+    return std::string("session field '") + field + "' is not allowed: " + allowed;
+  };
+  if (auto error = one_of("theme", session_themes, session.theme)) return failure(*error);
+  if (auto error = one_of("colormap", session_colormaps, session.colormap)) return failure(*error);
+  if (document.contains("font_scale")) {
+    const OrderedJson& value = document["font_scale"];
+    const double scale = value.is_number() ? value.get<double>() : -1.0;
+    if (!(scale >= session_font_scale_min && scale <= session_font_scale_max))
+      return failure("session field 'font_scale' is " + value.dump().substr(0, 40) + ": allowed a number from 1 to 3");
+    session.font_scale = static_cast<float>(scale);
+  }
+  if (document.contains("lesson")) {
+    if (auto error = parse_session_lesson(document["lesson"], session.lesson)) return failure(*error);
+  }
+  if (document.contains("lang")) {
+    const OrderedJson& value = document["lang"];
+    const auto language = value.is_string() ? i18n::parse_language(value.get<std::string>()) : std::nullopt;
+    if (!language) return failure("session field 'lang' is not allowed: " + i18n::language_codes());
+    session.language = language;
   }
   SessionLoad load;
   load.session = std::move(session);

@@ -7,19 +7,38 @@
 #include <string>
 #include <string_view>
 
+#include "i18n/i18n.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 
 namespace smlab::app {
 
+// Where a lesson was open: its name and 1-based step. The session file does not know which
+// lessons exist; the app checks the name against assets/lessons when it restores one.
+struct SessionLesson {
+  std::string name;  // 1 to 64 of a-z, 0-9, '-', '_'
+  int step = 1;      // 1 to 50
+  friend bool operator==(const SessionLesson&, const SessionLesson&) = default;
+};
+
 struct Session {
   Params params;
   View view = View::dashboard;
   std::string screenshot_dir;  // empty: the default folder
+  // The look, each optional on load (absent: keep what the app has). Checked against the names
+  // session_themes / session_colormaps here, so this file needs no GUI code.
+  std::optional<std::string> theme;     // "dark", "light" or "projector"
+  std::optional<float> font_scale;      // 1 to 3
+  std::optional<std::string> colormap;  // "viridis", "cividis", "magma" or "greys"
+  std::optional<SessionLesson> lesson;  // "lesson": {"name": …, "step": …}; absent: no lesson open
+  std::optional<i18n::Language> language;  // "lang": "en" or "zh-CN"; absent: keep the app's language
   friend bool operator==(const Session&, const Session&) = default;
 };
 
 inline constexpr int session_version = 1;
+inline constexpr const char* session_themes[] = {"dark", "light", "projector"};
+inline constexpr const char* session_colormaps[] = {"viridis", "cividis", "magma", "greys"};
+inline constexpr float session_font_scale_min = 1.0f, session_font_scale_max = 3.0f;
 inline constexpr std::size_t session_max_bytes = 1 << 20;  // a session is a few kB; refuse anything huge
 inline constexpr int session_max_depth = 8;                // the format nests 2 deep
 

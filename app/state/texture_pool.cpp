@@ -4,7 +4,8 @@
 namespace smlab::app {
 
 std::uintptr_t TexturePool::texture(const std::string& key, std::span<const float> values, int rows, int cols,
-                                    double vmin, double vmax, plot::Colormap colormap) {
+                                    double vmin, double vmax, plot::Colormap requested) {
+  const plot::Colormap colormap = plot::resolve_colormap(requested, sequential_);
   Entry& entry = entries_[key];
   if (entry.generation != generation_ || entry.vmin != vmin || entry.vmax != vmax || entry.colormap != colormap) {
     entry.texture.update(values, rows, cols, vmin, vmax, colormap);

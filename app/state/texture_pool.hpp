@@ -22,6 +22,9 @@ class TexturePool {
   // Marks every texture stale: the next texture() call for a key uploads again.
   void new_snapshot() { ++generation_; }
 
+  // The user's sequential colormap, applied to every non-diverging map (plot::resolve_colormap).
+  void set_sequential_colormap(plot::Colormap colormap) { sequential_ = colormap; }
+
  private:
   struct Entry {
     plot::HeatmapTexture texture;
@@ -31,6 +34,7 @@ class TexturePool {
   };
   std::map<std::string, Entry> entries_;
   std::uint64_t generation_ = 1;
+  plot::Colormap sequential_ = plot::Colormap::Viridis;
 };
 
 }  // namespace smlab::app

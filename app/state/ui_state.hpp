@@ -9,9 +9,12 @@
 
 #include <imgui.h>
 
+#include "i18n/i18n.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
+#include "state/interaction_ui.hpp"
 #include "state/presets.hpp"
+#include "lessons/lessons.hpp"
 
 namespace smlab::app {
 
@@ -30,6 +33,17 @@ struct PlacedPlot {
   ImVec2 min, max;
 };
 
+// The open lesson (lessons/lesson_player.hpp moves it) and the animation towards its step's Params.
+struct LessonState {
+  std::optional<LessonPosition> open;  // none: no lesson shown
+  bool animating = false;
+  Params from, to;                     // the animation runs from → to
+  double elapsed_seconds = 0.0;
+  Params last_applied;                 // what the animation set last; other Params mean the user took over
+  int launcher_index = 0;              // the lesson combo's selection
+  bool text_scrolls = false;           // last frame, the step's text was taller than its box
+};
+
 struct UiState {
   Params params;                 // always valid: edits go through validate() first
   View view = View::dashboard;   // the tab shown
@@ -46,6 +60,11 @@ struct UiState {
   std::vector<PlacedPlot> placed_plots;  // refilled every frame
   PresetList presets;            // the Presets combo; empty with an error if presets.json is missing
   int preset_index = 0;          // the combo's selection
+  i18n::Language language = i18n::Language::English;  // the language combo; App applies it between frames
+  std::string chinese_problem;   // why Chinese cannot be chosen (no table, no font); empty when it can
+  LessonList lessons;            // assets/lessons; the good files, with an error about a bad one
+  LessonState lesson;
+  InteractionUi interaction;     // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
 };
 
 // Applies `candidate` if validate() accepts it; otherwise keeps the old Params and

@@ -615,6 +615,35 @@ TEST(Layout, AutomaticLogRangeSnapsToDecadesAndLinearRangeKeepsBarsOnTheirBaseli
   EXPECT_GT(scene.y_map.data_hi, 2.0);
 }
 
+// A heatmap in a narrow panel (a 1024-pixel window's dashboard gives each map ~150 px) still
+// draws its grid and title: the side labels give way first. It used to return a blank panel.
+TEST(Layout, NarrowHeatmapDropsSideLabelsButKeepsGridAndTitle) {
+  std::vector<float> cells(16 * 16, 0.5f);
+  Plot plot;
+  plot.title = "softmax(QK^T)";
+  Heatmap map;
+  map.rows = map.cols = 16;
+  map.values = cells;
+  map.colorbar_label = "weight";
+  map.x_label = "key j";
+  map.y_label = "query i";
+  plot.heatmap = map;
+  auto count = [](const detail::Scene& scene, auto predicate) {
+    return std::count_if(scene.shapes.begin(), scene.shapes.end(), [&](const auto& shape) { return predicate(shape); });
+  };
+  for (float width : {150.0f, 400.0f}) {
+    const auto scene = detail::layout_plot(plot, width, 280, light_style(), 15.0f, estimate_text_width);
+    EXPECT_EQ(count(scene, [](const auto& s) { return std::holds_alternative<detail::HeatmapShape>(s); }), 1)
+        << "width " << width;
+    EXPECT_GT(scene.data_area.width(), 15.0f) << "width " << width;
+    const auto texts = count(scene, [](const auto& s) {
+      const auto* text = std::get_if<detail::TextShape>(&s);
+      return text != nullptr && (text->text == "query i" || text->text == "weight");
+    });
+    EXPECT_EQ(texts, width < 200.0f ? 0 : 2) << "width " << width;
+  }
+}
+
 TEST(Layout, ExplicitLimitsAreKeptExactly) {
   Plot plot;
   plot.x.min = -1.0;

@@ -1,0 +1,249 @@
+// App's interaction features: undo/redo, slider nudges, the animated sweep, the colormap, and the
+// PNG (1×/2×/4×, window or panel) and GIF exports made offscreen while the window keeps running.
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <utility>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
+
+#include "app.hpp"
+#include "app_recording.hpp"
+#include "export/png.hpp"
+#include "export/scaled_screenshot.hpp"
+#include "i18n/i18n.hpp"
+#include "state/nudge.hpp"
+
+namespace smlab::app {
+namespace {
+
+// Where GUI exports go: "<folder>/softmax-lab-<time><extension>", "-2", "-3", … when taken.
+// Never overwrites (write_file_atomically with overwrite == false).
+exporting::WriteError save_new_file(const std::filesystem::path& folder, std::string_view extension,
+                                    std::span<const std::uint8_t> bytes, std::filesystem::path& written) {
+  if (auto error = exporting::ensure_directory(folder)) return error;
+  const std::string stem = exporting::timestamped_name("softmax-lab", std::chrono::system_clock::now(), "");
+  exporting::WriteError last_error;
+  for (int copy = 1; copy <= 100; ++copy) {
+    const std::filesystem::path candidate =
+        folder / (stem + (copy == 1 ? "" : "-" + std::to_string(copy)) + std::string(extension));
+    last_error = exporting::write_file_atomically(candidate, bytes, false);
+    if (!last_error) {
+      written = candidate;
+      return std::nullopt;
+    }
+    std::error_code ignored;
+    if (!std::filesystem::exists(candidate, ignored)) break;  // failed for another reason than the name
+  }
+  return last_error;
+}
+
+}  // namespace
+
+void App::begin_interaction_frame() {
+  InteractionUi& state = ui_.interaction;
+  ImGuiIO& io = ImGui::GetIO();
+  state.arrows_taken = false;
+  plot_style_.sequential_colormap = state.colormap;
+  lab_textures_.set_sequential_colormap(state.colormap);
+
+  // Ctrl+Z, Ctrl+Y / Ctrl+Shift+Z; a text field being edited keeps them for its own undo.
+  if (io.KeyCtrl && !io.WantTextInput) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_Z)) undo_or_redo(io.KeyShift);
+    else if (ImGui::IsKeyPressed(GLFW_KEY_Y)) undo_or_redo(true);
+  }
+  if (std::exchange(state.undo_requested, false)) undo_or_redo(false);
+  if (std::exchange(state.redo_requested, false)) undo_or_redo(true);
+
+  // Space plays or pauses the sweep unless a widget has the keyboard.
+  if (!io.WantCaptureKeyboard && !io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_SPACE, false))
+    state.sweep_toggle_requested = true;
+  if (state.sweep_toggle_requested) toggle_sweep();
+
+  // Left/Right nudge the slider under the mouse (or held) last frame. Claiming the keyboard tells
+  // other arrow-key users (lesson navigation) to leave these presses alone.
+  if (!state.nudge_key.empty() && !io.WantTextInput) {
+    io.WantCaptureKeyboard = true;
+    const int direction = static_cast<int>(ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) -
+                          static_cast<int>(ImGui::IsKeyPressed(GLFW_KEY_LEFT));
+    if (direction != 0 || ImGui::IsKeyDown(GLFW_KEY_RIGHT) || ImGui::IsKeyDown(GLFW_KEY_LEFT))
+      state.arrows_taken = true;
+    if (direction != 0) {
+      Params nudged = ui_.params;
+      if (nudge_param(nudged, state.nudge_key, direction * (io.KeyShift ? big_notch : 1))) apply_params(ui_, nudged);
+    }
+  }
+
+  if (sweep_player_.playing()) {
+    Params moved = ui_.params;
+    if (auto error = set_param(moved, sweep_player_.spec().key, sweep_player_.advance(io.DeltaTime))) {
+      sweep_player_.stop();
+      state.sweep_error = error->message;
+    } else {
+      apply_params(ui_, moved);
+    }
+  }
+  state.sweep_playing = sweep_player_.playing();
+}
+
+void App::end_interaction_frame() {
+  InteractionUi& state = ui_.interaction;
+  state.nudge_key = std::exchange(state.nudge_key_this_frame, {});
+  state.panel_names.clear();
+  for (const PlacedPlot& placed : ui_.placed_plots) state.panel_names.push_back(placed.name);
+
+  // A drag, a text field being typed in, or a playing sweep is one gesture: one undo step at its end.
+  history_.observe(ui_.params, ImGui::IsAnyItemActive() || sweep_player_.playing() || ui_.lesson.animating);
+  state.can_undo = history_.can_undo();
+  state.can_redo = history_.can_redo();
+
+  if (session_popup_.mode == SessionPopup::Mode::closed &&
+      (state.save_session_requested || state.open_session_requested)) {
+    session_popup_.mode = state.save_session_requested ? SessionPopup::Mode::save : SessionPopup::Mode::load;
+    session_popup_.open_requested = true;
+    session_popup_.message.clear();
+  }
+  state.save_session_requested = state.open_session_requested = false;
+  if (std::exchange(state.fullscreen_requested, false)) surface_.toggle_fullscreen();  // a window only
+
+  if (state.export_png_requested) export_png();
+  if (state.record_gif_requested) start_gif_recording();
+  else if (gif_recording_) step_gif_recording();
+  ImGui::SetCurrentContext(surface_.imgui_context());  // the exports switched to their own contexts
+}
+
+void App::undo_or_redo(bool redo) {
+  sweep_player_.stop();
+  history_.observe(ui_.params, false);  // an unfinished change becomes a step first
+  const std::optional<Params> shown = redo ? history_.redo() : history_.undo();
+  if (!shown) return;
+  ui_.params = *shown;  // recorded states passed validate() when they were shown
+  ui_.scores_text = format_scores(shown->scores);
+  ui_.input_error.clear();
+}
+
+void App::toggle_sweep() {
+  InteractionUi& state = ui_.interaction;
+  state.sweep_toggle_requested = false;
+  if (sweep_player_.playing()) {
+    sweep_player_.stop();
+    return;
+  }
+  auto parsed = parse_sweep(sweep_text(state.sweep), ui_.params);
+  if (const auto* error = std::get_if<std::string>(&parsed)) {
+    state.sweep_error = *error;
+    return;
+  }
+  state.sweep_error.clear();
+  sweep_player_.start(std::get<SweepSpec>(parsed), state.sweep.seconds_per_pass);
+}
+
+AppOptions App::offscreen_options() const {
+  AppOptions options;
+  options.params = ui_.params;
+  options.view = ui_.view;
+  options.screenshot_dir = ui_.screenshot_dir;
+  options.font_pixels = font_pixels_;
+  options.refine_trials = headless_refine_trials(ui_.params.seq_len);
+  options.presets = ui_.presets;
+  options.theme = ui_.theme;
+  options.font_scale = ui_.font_scale;
+  options.colormap = ui_.interaction.colormap;
+  options.lessons = ui_.lessons;  // an open lesson's panel and highlight are in the picture too
+  options.lesson = ui_.lesson.open;
+  return options;
+}
+
+void App::export_png() {
+  InteractionUi& state = ui_.interaction;
+  state.export_png_requested = false;
+  const int scale = export_scales[std::clamp(state.export_scale_index, 0, 2)];
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const ScaledShot shot = render_scaled_screenshot(
+      offscreen_options(), static_cast<int>(std::lround(display.x)), static_cast<int>(std::lround(display.y)),
+      static_cast<float>(scale), surface_.content_scale(), state.export_target);
+  ImGui::SetCurrentContext(surface_.imgui_context());
+  if (!shot.error.empty()) {
+    ui_.status = shot.error;
+    ui_.status_is_error = true;
+    return;
+  }
+  const auto saved = exporting::save_screenshot(shot.image, ui_.screenshot_dir, std::chrono::system_clock::now());
+  ui_.status_is_error = saved.error.has_value();
+  ui_.status = saved.error ? *saved.error
+                           : i18n::format("ui.status.png_saved", {saved.path.string(), std::to_string(shot.image.width),
+                                                                  std::to_string(shot.image.height)});
+}
+
+void App::start_gif_recording() {
+  InteractionUi& state = ui_.interaction;
+  state.record_gif_requested = false;
+  if (gif_recording_) return;
+  auto parsed = parse_sweep(sweep_text(state.sweep), ui_.params);
+  if (const auto* error = std::get_if<std::string>(&parsed)) {
+    state.sweep_error = *error;
+    return;
+  }
+  state.sweep_error.clear();
+  // At most 1280 display units wide (a GIF of a 4K window would be huge), the window's aspect.
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float shrink = std::min(1.0f, 1280.0f / std::max(display.x, 1.0f));
+  platform::OffscreenOptions offscreen;
+  offscreen.width = std::max(320, static_cast<int>(std::lround(display.x * shrink)));
+  offscreen.height = std::max(240, static_cast<int>(std::lround(display.y * shrink)));
+  auto created = platform::Offscreen::create(offscreen);
+  if (!created) {
+    ImGui::SetCurrentContext(surface_.imgui_context());
+    ui_.status = created.error;
+    ui_.status_is_error = true;
+    return;
+  }
+  auto recording = std::make_unique<GifRecording>();
+  recording->surface = std::move(created.surface);
+  recording->app = std::make_unique<App>(*recording->surface, offscreen_options());
+  recording->spec = std::get<SweepSpec>(parsed);
+  recording->frames = std::clamp(state.sweep.gif_frames, sweep_gif_frames_min, sweep_gif_frames_max);
+  gif_recording_ = std::move(recording);
+  state.gif_recording = true;
+  state.gif_progress = 0.0f;
+  ImGui::SetCurrentContext(surface_.imgui_context());
+}
+
+// One step per window frame: set the next value, and once its snapshot is done (polled, never
+// waited for) render and add the frame. The window keeps drawing in between.
+void App::step_gif_recording() {
+  InteractionUi& state = ui_.interaction;
+  GifRecording& recording = *gif_recording_;
+  App& copy = *recording.app;
+  std::optional<std::string> error;
+  if (!recording.value_set) {
+    const std::string value = sweep_value(recording.spec, recording.next, recording.frames);
+    if (auto rejected = set_param(copy.ui().params, recording.spec.key, value)) error = rejected->message;
+    copy.ui().scores_text = format_scores(copy.ui().params.scores);
+    if (!error) {
+      copy.frame();  // submits the new value (and draws a frame nobody keeps)
+      recording.value_set = true;
+    }
+  } else if (copy.evaluator().idle()) {
+    copy.wait_for_snapshot();
+    // The first frame lets ImGui settle auto-sized items (like --screenshot); later ones need one.
+    for (int pass = 0; pass < (recording.next == 0 ? 3 : 1); ++pass) copy.frame();
+    error = recording.writer.add_frame(recording.surface->capture());
+    recording.value_set = false;
+    ++recording.next;
+  }
+  state.gif_progress = static_cast<float>(recording.next) / static_cast<float>(recording.frames);
+  if (!error && recording.next < recording.frames) return;
+
+  std::filesystem::path written;
+  if (!error) error = recording.writer.finish();
+  if (!error) error = save_new_file(ui_.screenshot_dir, ".gif", recording.writer.bytes(), written);
+  gif_recording_.reset();
+  state.gif_recording = false;
+  ui_.status_is_error = error.has_value();
+  ui_.status = error ? *error : i18n::format("ui.status.gif_saved", {written.string()});
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,94 @@
+// Scaled screenshots: panel lookup, cropping, and an offscreen render of a copy of the App.
+#include "export/scaled_screenshot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "app.hpp"
+#include "panels/panels.hpp"
+#include "platform/offscreen.hpp"
+
+namespace smlab::app {
+
+std::optional<int> parse_export_scale(std::string_view text) {
+  if (text == "1") return 1;
+  if (text == "2") return 2;
+  if (text == "4") return 4;
+  return std::nullopt;
+}
+
+std::vector<std::string> panel_names(const UiState& ui) {
+  std::vector<std::string> names = {"window", "controls"};
+  for (const PlacedPlot& placed : ui.placed_plots) names.push_back(placed.name);
+  return names;
+}
+
+std::optional<PanelRect> find_panel(const UiState& ui, ImVec2 display_size, std::string_view name) {
+  if (name.empty() || name == "window") return PanelRect{ImVec2(0, 0), display_size};
+  if (name == "controls") {
+    const DashboardLayout layout = dashboard_layout(display_size, ui.ui_scale);
+    return PanelRect{layout.controls_min, layout.controls_max};
+  }
+  for (const PlacedPlot& placed : ui.placed_plots) {
+    const std::string_view full = placed.name;
+    const auto slash = full.find('/');
+    if (full == name || (slash != std::string_view::npos && full.substr(slash + 1) == name))
+      return PanelRect{placed.min, placed.max};
+  }
+  return std::nullopt;
+}
+
+Image crop_image(const Image& image, PanelRect rect, float scale) {
+  if (!image.well_formed()) return {};
+  const int x0 = std::clamp(static_cast<int>(std::floor(rect.min.x * scale)), 0, image.width);
+  const int y0 = std::clamp(static_cast<int>(std::floor(rect.min.y * scale)), 0, image.height);
+  const int x1 = std::clamp(static_cast<int>(std::ceil(rect.max.x * scale)), x0, image.width);
+  const int y1 = std::clamp(static_cast<int>(std::ceil(rect.max.y * scale)), y0, image.height);
+  Image out;
+  if (x1 == x0 || y1 == y0) return out;
+  out.width = x1 - x0;
+  out.height = y1 - y0;
+  out.pixels.resize(static_cast<std::size_t>(out.width) * out.height * Image::kChannels);
+  const std::size_t row_bytes = static_cast<std::size_t>(out.width) * Image::kChannels;
+  for (int y = 0; y < out.height; ++y) {
+    const std::size_t from = (static_cast<std::size_t>(y0 + y) * image.width + x0) * Image::kChannels;
+    std::memcpy(out.pixels.data() + static_cast<std::size_t>(y) * row_bytes, image.pixels.data() + from, row_bytes);
+  }
+  return out;
+}
+
+ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int height, float scale,
+                                    float content_scale, std::string_view panel) {
+  ScaledShot shot;
+  platform::OffscreenOptions offscreen_options;
+  offscreen_options.width = width;
+  offscreen_options.height = height;
+  offscreen_options.framebuffer_scale = scale;
+  offscreen_options.content_scale = content_scale;
+  auto created = platform::Offscreen::create(offscreen_options);
+  if (!created) {
+    shot.error = created.error;
+    return shot;
+  }
+  {
+    App app(*created.surface, options);
+    app.wait_for_snapshot();
+    // Two frames let ImGui settle auto-sized items; the third is the one saved (like --screenshot).
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    const Image image = created.surface->capture();
+    const ImVec2 display(static_cast<float>(width), static_cast<float>(height));
+    const auto rect = find_panel(app.ui(), display, panel);
+    if (!rect) {
+      std::string allowed;
+      for (const std::string& name : panel_names(app.ui())) allowed += (allowed.empty() ? "" : ", ") + name;
+      shot.error = "panel '" + std::string(panel.substr(0, 40)) + "' is not on this view: allowed " + allowed;
+      shot.bad_panel = true;
+      return shot;
+    }
+    shot.image = panel.empty() || panel == "window" ? image : crop_image(image, *rect, scale);
+  }
+  return shot;
+}
+
+}  // namespace smlab::app

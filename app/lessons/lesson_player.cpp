@@ -1,0 +1,86 @@
+// Moving through a lesson: step changes go through apply_params like every other edit.
+#include "lessons/lesson_player.hpp"
+
+namespace smlab::app {
+namespace {
+
+void show_view(UiState& ui, View view) {
+  if (ui.view == view) return;
+  ui.view = view;
+  ui.select_view_tab = true;
+}
+
+}  // namespace
+
+const Lesson* current_lesson(const UiState& ui) {
+  if (!ui.lesson.open || ui.lesson.open->lesson >= ui.lessons.lessons.size()) return nullptr;
+  return &ui.lessons.lessons[ui.lesson.open->lesson];
+}
+
+const LessonStep* current_step(const UiState& ui) {
+  const Lesson* lesson = current_lesson(ui);
+  if (lesson == nullptr || ui.lesson.open->step >= lesson->steps.size()) return nullptr;
+  return &lesson->steps[ui.lesson.open->step];
+}
+
+bool open_lesson_step(UiState& ui, std::size_t lesson, std::size_t step, bool animate) {
+  if (lesson >= ui.lessons.lessons.size() || step >= ui.lessons.lessons[lesson].steps.size()) return false;
+  const LessonStep& target = ui.lessons.lessons[lesson].steps[step];
+  ui.lesson.open = LessonPosition{lesson, step};
+  ui.lesson.launcher_index = static_cast<int>(lesson);
+  show_view(ui, target.view);
+  if (animate && ui.params != target.params) {
+    ui.lesson.animating = true;
+    ui.lesson.from = ui.params;
+    ui.lesson.to = target.params;
+    ui.lesson.elapsed_seconds = 0.0;
+    // The non-numeric keys switch on the first frame; the numbers start moving.
+    apply_params(ui, interpolate_params(ui.lesson.from, ui.lesson.to, 0.0));
+    ui.lesson.last_applied = ui.params;
+  } else {
+    ui.lesson.animating = false;
+    apply_params(ui, target.params);
+  }
+  return true;
+}
+
+bool resume_lesson(UiState& ui, std::size_t lesson, std::size_t step) {
+  if (lesson >= ui.lessons.lessons.size() || step >= ui.lessons.lessons[lesson].steps.size()) return false;
+  ui.lesson.open = LessonPosition{lesson, step};
+  ui.lesson.launcher_index = static_cast<int>(lesson);
+  ui.lesson.animating = false;
+  return true;
+}
+
+bool lesson_next(UiState& ui) {
+  const Lesson* lesson = current_lesson(ui);
+  if (lesson == nullptr || ui.lesson.open->step + 1 >= lesson->steps.size()) return false;
+  return open_lesson_step(ui, ui.lesson.open->lesson, ui.lesson.open->step + 1, true);
+}
+
+bool lesson_previous(UiState& ui) {
+  if (current_lesson(ui) == nullptr || ui.lesson.open->step == 0) return false;
+  return open_lesson_step(ui, ui.lesson.open->lesson, ui.lesson.open->step - 1, true);
+}
+
+void close_lesson(UiState& ui) {
+  if (ui.lesson.animating && ui.params == ui.lesson.last_applied) apply_params(ui, ui.lesson.to);
+  ui.lesson.animating = false;
+  ui.lesson.open.reset();
+}
+
+void advance_lesson(UiState& ui, double seconds) {
+  LessonState& state = ui.lesson;
+  if (!state.animating) return;
+  if (ui.params != state.last_applied) {  // a slider moved during the animation: the user wins
+    state.animating = false;
+    return;
+  }
+  state.elapsed_seconds += seconds > 0.0 ? seconds : 0.0;
+  const double progress = state.elapsed_seconds / lesson_transition_seconds;
+  apply_params(ui, interpolate_params(state.from, state.to, lesson_ease(progress)));
+  state.last_applied = ui.params;
+  if (progress >= 1.0) state.animating = false;
+}
+
+}  // namespace smlab::app

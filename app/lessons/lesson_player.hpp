@@ -1,0 +1,37 @@
+// Moving through a lesson: opening a step (its view, its panel, its Params — animated over
+// lesson_transition_seconds in the window, at once for headless renders), next, previous, close.
+#pragma once
+
+#include <cstddef>
+
+#include "state/ui_state.hpp"
+
+namespace smlab::app {
+
+inline constexpr double lesson_transition_seconds = 0.5;
+
+// The open lesson and step, or null.
+const Lesson* current_lesson(const UiState& ui);
+const LessonStep* current_step(const UiState& ui);
+
+// Shows step `step` (0-based) of `ui.lessons.lessons[lesson]`: switches the view and, through
+// apply_params, sets the step's Params — at once, or animated from the current ones when `animate`.
+// Out-of-range indices do nothing and return false.
+bool open_lesson_step(UiState& ui, std::size_t lesson, std::size_t step, bool animate);
+
+// Marks a lesson position as open without touching Params or view (restoring a session, whose own
+// Params may differ from the step's). False if the position does not exist.
+bool resume_lesson(UiState& ui, std::size_t lesson, std::size_t step);
+
+// Next / previous step, animated; false at either end or with no lesson open.
+bool lesson_next(UiState& ui);
+bool lesson_previous(UiState& ui);
+
+// Leaves the lesson; the Params stay where the lesson left them (finishing a running animation).
+void close_lesson(UiState& ui);
+
+// Moves a running animation on by `seconds` (the frame time). If the user edited Params meanwhile,
+// the animation stops and the user's edit stays.
+void advance_lesson(UiState& ui, double seconds);
+
+}  // namespace smlab::app

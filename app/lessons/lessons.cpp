@@ -1,0 +1,405 @@
+// Lessons: reading assets/lessons/*.json with every field checked, the panels a step may point
+// at, and the in-between Params of an animated step change.
+#include "lessons/lessons.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+namespace smlab::app {
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+LessonLoad failure(std::string message) {
+  LessonLoad load;
+  load.error = std::move(message);
+  return load;
+}
+
+// Error text that is certainly one line (nlohmann's messages and file names may hold anything).
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return text;
+}
+
+// The deepest nesting of objects and arrays, counted on the raw text (outside strings) so a
+// hostile file cannot make the parser recurse deeply.
+int nesting_depth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+bool is_valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) return false;
+  return true;
+}
+
+// Titles are one line; texts may hold line breaks ("\n") but no other control character.
+bool is_clean_text(const std::string& text, bool allow_newline) {
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && !(allow_newline && c == '\n')) || byte == 0x7f) return false;
+  }
+  return true;
+}
+
+std::string shown(const std::string& text) { return text.size() > 40 ? text.substr(0, 40) + "…" : text; }
+
+// {"en": "…", "zh-CN": "…"}, both non-empty strings within `max_bytes`.
+std::optional<std::string> read_text(const OrderedJson& value, const std::string& where, std::size_t max_bytes,
+                                     bool allow_newline, LessonText& out) {
+  if (!value.is_object()) return where + " must be an object {\"en\": …, \"zh-CN\": …}, not " + value.type_name();
+  for (const auto& [language, text] : value.items()) {
+    if (language != "en" && language != "zh-CN")
+      return where + " has language '" + shown(language) + "': allowed en, zh-CN";
+    if (!text.is_string()) return where + "." + language + " must be a string, not " + text.type_name();
+    const std::string& content = text.get_ref<const std::string&>();
+    if (content.empty()) return where + "." + language + " is empty";
+    if (content.size() > max_bytes)
+      return where + "." + language + " is longer than " + std::to_string(max_bytes) + " bytes";
+    if (!is_clean_text(content, allow_newline))
+      return where + "." + language + " holds a control character" + (allow_newline ? " (only \\n is allowed)" : "");
+    (language == "en" ? out.english : out.chinese) = content;
+  }
+  if (out.english.empty()) return where + " needs \"en\"";
+  if (out.chinese.empty()) return where + " needs \"zh-CN\"";
+  return std::nullopt;
+}
+
+std::string view_names() {
+  std::string names;
+  for (const ViewInfo& info : all_views()) names += (names.empty() ? "" : ", ") + std::string(info.name);
+  return names;
+}
+
+std::string panel_names(View view) {
+  std::string names;
+  for (const LessonPanel& panel : lesson_panels(view)) names += (names.empty() ? "" : ", ") + std::string(panel.name);
+  return names;
+}
+
+std::optional<std::string> read_step(const OrderedJson& entry, const std::string& where, Params& params,
+                                     LessonStep& step) {
+  if (!entry.is_object()) return where + " must be an object, not " + entry.type_name();
+  for (const auto& [field, value] : entry.items())
+    if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel")
+      return where + " has an unknown field '" + shown(field) + "': allowed title, text, set, view, panel";
+  if (!entry.contains("title")) return where + " needs a \"title\"";
+  if (auto error = read_text(entry["title"], where + " title", lesson_title_max_chars, false, step.title)) return error;
+  if (!entry.contains("text")) return where + " needs a \"text\"";
+  if (auto error = read_text(entry["text"], where + " text", lesson_text_max_chars, true, step.text)) return error;
+
+  if (!entry.contains("view") || !entry["view"].is_string())
+    return where + " needs a \"view\" string: allowed " + view_names();
+  const auto view = view_from_name(entry["view"].get<std::string>());
+  if (!view) return where + " view '" + shown(entry["view"].get<std::string>()) + "' is not a view: allowed " + view_names();
+  step.view = *view;
+  if (!entry.contains("panel") || !entry["panel"].is_string())
+    return where + " needs a \"panel\" string: allowed " + panel_names(step.view);
+  step.panel = entry["panel"].get<std::string>();
+  if (find_lesson_panel(step.view, step.panel) == nullptr)
+    return where + " panel '" + shown(step.panel) + "' is not a panel of " + std::string(view_info(step.view).name) +
+           ": allowed " + panel_names(step.view);
+
+  if (entry.contains("set")) {
+    const OrderedJson& set = entry["set"];
+    if (!set.is_object()) return where + " \"set\" must be an object of KEY: VALUE, not " + set.type_name();
+    for (const auto& [key, value] : set.items()) {
+      std::string text;
+      if (value.is_string()) text = value.get<std::string>();
+      else if (value.is_boolean() || value.is_number()) text = value.dump();
+      else return where + " key '" + shown(key) + "' must be a string, number or boolean, not " + value.type_name();
+      if (auto error = set_param(params, key, text)) return where + " key '" + shown(key) + "': " + error->message;
+      step.settings.emplace_back(key, text);
+    }
+  }
+  step.params = params;
+  return std::nullopt;
+}
+
+// ─── [panels] ───────────────────────────────────────────────────────────────────────────────
+// The plot names each view places (panels/dashboard.cpp and panels/lab_*.cpp); lesson_test checks
+// every one against a real render.
+
+const std::array<LessonPanel, 8> dashboard_panels{{
+    {"distribution", {"distribution"}},
+    {"entropy", {"entropy_t", "entropy_dk"}},
+    {"entropy_t", {"entropy_t"}},
+    {"entropy_dk", {"entropy_dk"}},
+    {"gradient", {"gradient"}},
+    {"attention", {"attention_scaled", "attention_unscaled"}},
+    {"attention_scaled", {"attention_scaled"}},
+    {"attention_unscaled", {"attention_unscaled"}},
+}};
+const std::array<LessonPanel, 9> normalizers_panels{{
+    {"scores", {"scores"}},
+    {"softmax", {"softmax"}},
+    {"linear", {"linear"}},
+    {"sparsemax", {"sparsemax"}},
+    {"entmax", {"entmax"}},
+    {"hardmax", {"hardmax"}},
+    {"sigmoid", {"sigmoid"}},
+    {"relu", {"relu"}},
+    {"small-gap", {"small-gap"}},
+}};
+const std::array<LessonPanel, 7> stability_panels{{
+    {"weights", {"weights"}},
+    {"problems", {"problems"}},
+    {"sum-error", {"sum-error"}},
+    {"exp-curve", {"exp-curve"}},
+    {"maps", {"map-naive-fp16", "map-stable-fp16"}},
+    {"map-naive-fp16", {"map-naive-fp16"}},
+    {"map-stable-fp16", {"map-stable-fp16"}},
+}};
+const std::array<LessonPanel, 3> temperature_panels{{
+    {"panels", {"panel-1", "panel-2", "panel-3", "panel-4", "panel-5", "panel-6", "panel-7", "panel-8"}},
+    {"entropy", {"entropy"}},
+    {"nudge", {"nudge"}},
+}};
+const std::array<LessonPanel, 7> scaling_panels{{
+    {"histograms", {"histogram-unscaled", "histogram-scaled"}},
+    {"histogram-unscaled", {"histogram-unscaled"}},
+    {"histogram-scaled", {"histogram-scaled"}},
+    {"entropy-dk", {"entropy-dk"}},
+    {"max-weight-dk", {"max-weight-dk"}},
+    {"jacobian-dk", {"jacobian-dk"}},
+    {"sweeps", {"entropy-dk", "max-weight-dk", "jacobian-dk"}},
+}};
+const std::array<LessonPanel, 3> gradients_panels{{
+    {"jacobian", {"jacobian"}},
+    {"diagonal", {"diagonal"}},
+    {"norm-vs-scale", {"norm-vs-scale"}},
+}};
+const std::array<LessonPanel, 7> attention_variants_panels{{
+    {"maps", {"dot", "scaled-dot", "cosine", "additive", "layer-norm"}},
+    {"dot", {"dot"}},
+    {"scaled-dot", {"scaled-dot"}},
+    {"cosine", {"cosine"}},
+    {"additive", {"additive"}},
+    {"layer-norm", {"layer-norm"}},
+    {"entropy-sigma", {"entropy-sigma"}},
+}};
+const std::array<LessonPanel, 5> positions_panels{{
+    {"encoding", {"encoding"}},
+    {"positions-only", {"positions-only"}},
+    {"with-content", {"with-content"}},
+    {"maps", {"positions-only", "with-content"}},
+    {"amplitude", {"amplitude"}},
+}};
+const std::array<LessonPanel, 4> heads_panels{{
+    {"average", {"average"}},
+    {"row-heads", {"row-heads"}},
+    {"row-average", {"row-average"}},
+    {"heads", {"head-0", "head-1", "head-2", "head-3", "head-4", "head-5", "head-6", "head-7"}},
+}};
+
+// Log-space interpolation between two positive values, kept inside [min(a, b), max(a, b)] so
+// rounding in exp/log cannot step outside the valid range.
+double log_lerp(double a, double b, double t) {
+  const double value = std::exp(std::log(a) + (std::log(b) - std::log(a)) * t);
+  return std::clamp(value, std::min(a, b), std::max(a, b));
+}
+
+double lerp(double a, double b, double t) { return std::clamp(a + (b - a) * t, std::min(a, b), std::max(a, b)); }
+
+int round_between(double value, int a, int b) {
+  return std::clamp(static_cast<int>(std::lround(value)), std::min(a, b), std::max(a, b));
+}
+
+}  // namespace
+
+LessonLoad parse_lesson(std::string_view json_text) {
+  if (json_text.size() > lesson_max_bytes) return failure("lesson is larger than 1 MB");
+  if (nesting_depth(json_text) > lesson_max_depth)
+    return failure("lesson nests deeper than " + std::to_string(lesson_max_depth) + " levels");
+  OrderedJson document;
+  try {
+    document = OrderedJson::parse(json_text);
+  } catch (const OrderedJson::exception& e) {
+    return failure(one_line(std::string("lesson is not valid JSON: ") + e.what()));
+  }
+  if (!document.is_object()) return failure(std::string("lesson must be a JSON object, not ") + document.type_name());
+  for (const auto& [field, value] : document.items())
+    if (field != "name" && field != "title" && field != "steps" && field != "_comment")
+      return failure(one_line("lesson has an unknown field '" + shown(field) + "': allowed name, title, steps"));
+  if (!document.contains("name") || !document["name"].is_string() || !is_valid_name(document["name"].get<std::string>()))
+    return failure("lesson needs a \"name\" of 1 to 64 lower-case letters, digits, '-' or '_'");
+  Lesson lesson;
+  lesson.name = document["name"].get<std::string>();
+  const std::string named = "lesson '" + lesson.name + "'";
+  if (!document.contains("title")) return failure(named + " needs a \"title\"");
+  if (auto error = read_text(document["title"], named + " title", lesson_title_max_chars, false, lesson.title))
+    return failure(one_line(*error));
+  if (!document.contains("steps") || !document["steps"].is_array() || document["steps"].empty())
+    return failure(named + " needs a \"steps\" array of 1 to " + std::to_string(lesson_max_steps) + " steps");
+  if (document["steps"].size() > lesson_max_steps)
+    return failure(named + " has " + std::to_string(document["steps"].size()) + " steps: allowed 1 to " +
+                   std::to_string(lesson_max_steps));
+  Params params;  // each step starts from the one before
+  for (std::size_t index = 0; index < document["steps"].size(); ++index) {
+    LessonStep step;
+    const std::string where = named + " step " + std::to_string(index + 1);
+    if (auto error = read_step(document["steps"][index], where, params, step)) return failure(one_line(*error));
+    lesson.steps.push_back(std::move(step));
+  }
+  LessonLoad load;
+  load.lesson = std::move(lesson);
+  return load;
+}
+
+LessonList load_lessons(const std::filesystem::path& dir) {
+  LessonList list;
+  std::error_code error;
+  std::vector<std::filesystem::path> files;
+  for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
+    if (it->path().extension() == ".json") files.push_back(it->path());
+  if (error) {
+    list.error = one_line("cannot read lessons '" + dir.string() + "': " + error.message());
+    return list;
+  }
+  std::sort(files.begin(), files.end());
+  if (files.size() > lesson_max_files) {
+    list.error = one_line("lessons '" + dir.string() + "' holds more than " + std::to_string(lesson_max_files) +
+                          " files; reading the first " + std::to_string(lesson_max_files));
+    files.resize(lesson_max_files);
+  }
+  auto report = [&](const std::string& message) {
+    if (list.error.empty()) list.error = one_line(message);
+  };
+  for (const std::filesystem::path& file : files) {
+    const std::string shown_file = "lesson file '" + file.string() + "'";
+    const std::uintmax_t size = std::filesystem::file_size(file, error);
+    if (error) {
+      report("cannot read " + shown_file + ": " + error.message());
+      continue;
+    }
+    if (size > lesson_max_bytes) {
+      report(shown_file + " is larger than 1 MB");
+      continue;
+    }
+    std::ifstream stream(file, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
+    if (!stream && !stream.eof()) {
+      report("cannot read " + shown_file);
+      continue;
+    }
+    LessonLoad load = parse_lesson(text);
+    if (!load.lesson) {
+      report(shown_file + ": " + load.error);
+      continue;
+    }
+    if (find_lesson(list, load.lesson->name)) {
+      report(shown_file + ": lesson '" + load.lesson->name + "' appears twice");
+      continue;
+    }
+    list.lessons.push_back(std::move(*load.lesson));
+  }
+  return list;
+}
+
+std::optional<std::size_t> find_lesson(const LessonList& list, std::string_view name) {
+  for (std::size_t index = 0; index < list.lessons.size(); ++index)
+    if (list.lessons[index].name == name) return index;
+  return std::nullopt;
+}
+
+std::string lesson_names(const LessonList& list) {
+  std::string names;
+  for (const Lesson& lesson : list.lessons) names += (names.empty() ? "" : ", ") + lesson.name;
+  return names.empty() ? "(none: no lesson files loaded)" : names;
+}
+
+LessonLookup lookup_lesson(const LessonList& list, std::string_view spec) {
+  LessonLookup lookup;
+  const std::size_t colon = spec.rfind(':');
+  const std::string name(spec.substr(0, colon));
+  const auto index = find_lesson(list, name);
+  if (!index) {
+    lookup.error = one_line("--lesson '" + shown(name) + "' is not a lesson: allowed " + lesson_names(list));
+    return lookup;
+  }
+  const std::size_t count = list.lessons[*index].steps.size();
+  std::size_t step = 1;
+  if (colon != std::string_view::npos) {
+    const std::string text(spec.substr(colon + 1));
+    const bool digits = !text.empty() && text.size() <= 4 &&
+                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    step = digits ? std::stoul(text) : 0;
+    if (step < 1 || step > count) {
+      lookup.error = one_line("--lesson " + name + ": step '" + shown(text) + "' is not allowed: a step from 1 to " +
+                              std::to_string(count));
+      return lookup;
+    }
+  }
+  lookup.position = LessonPosition{*index, step - 1};
+  return lookup;
+}
+
+std::span<const LessonPanel> lesson_panels(View view) {
+  switch (view) {
+    case View::dashboard: return dashboard_panels;
+    case View::normalizers: return normalizers_panels;
+    case View::stability: return stability_panels;
+    case View::temperature: return temperature_panels;
+    case View::scaling: return scaling_panels;
+    case View::gradients: return gradients_panels;
+    case View::attention_variants: return attention_variants_panels;
+    case View::positions: return positions_panels;
+    case View::heads: return heads_panels;
+  }
+  return {};
+}
+
+const LessonPanel* find_lesson_panel(View view, std::string_view name) {
+  for (const LessonPanel& panel : lesson_panels(view))
+    if (panel.name == name) return &panel;
+  return nullptr;
+}
+
+Params interpolate_params(const Params& from, const Params& to, double progress) {
+  if (!(progress < 1.0)) return to;  // also NaN: land on the target
+  const double t = std::max(progress, 0.0);
+  Params mid = to;  // seed, scaled, scores, format, causal: at once
+  mid.temperature = log_lerp(from.temperature, to.temperature, t);
+  mid.score_scale = log_lerp(from.score_scale, to.score_scale, t);
+  mid.gamma = log_lerp(from.gamma, to.gamma, t);
+  mid.qk_norm = log_lerp(from.qk_norm, to.qk_norm, t);
+  mid.key_dim = round_between(log_lerp(from.key_dim, to.key_dim, t), from.key_dim, to.key_dim);
+  mid.seq_len = round_between(log_lerp(from.seq_len, to.seq_len, t), from.seq_len, to.seq_len);
+  mid.row = std::min(round_between(lerp(from.row, to.row, t), from.row, to.row), mid.seq_len - 1);
+  mid.alpha = lerp(from.alpha, to.alpha, t);
+  mid.pe_amplitude = lerp(from.pe_amplitude, to.pe_amplitude, t);
+  mid.heads = round_between(lerp(from.heads, to.heads, t), from.heads, to.heads);
+  mid.nudge = lerp(from.nudge, to.nudge, t);
+  return mid;
+}
+
+double lesson_ease(double progress) {
+  const double t = std::clamp(progress, 0.0, 1.0);
+  return t * t * (3.0 - 2.0 * t);
+}
+
+}  // namespace smlab::app

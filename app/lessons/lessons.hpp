@@ -1,0 +1,112 @@
+// Lessons: guided steps from assets/lessons/*.json. Each step sets Params (checked by set_param),
+// shows a view and highlights one named panel of it; the text comes in English and Chinese.
+// No GUI here: the loader, the panel names and the Params animation are shared with the CLI and tests.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "i18n/i18n.hpp"
+#include "smlab/params.hpp"
+#include "smlab/views.hpp"
+
+namespace smlab::app {
+
+// One text in the two languages a lesson file must carry ("en" and "zh-CN").
+struct LessonText {
+  std::string english, chinese;
+  const std::string& in(i18n::Language language) const {
+    return language == i18n::Language::Chinese ? chinese : english;
+  }
+  friend bool operator==(const LessonText&, const LessonText&) = default;
+};
+
+struct LessonStep {
+  LessonText title, text;
+  std::vector<std::pair<std::string, std::string>> settings;  // KEY, VALUE as set_param reads them, in file order
+  View view = View::dashboard;
+  std::string panel;  // one of lesson_panels(view)
+  // Params{} with the settings of every step up to this one applied in order: always valid, and the
+  // same whichever way the step was reached (--lesson NAME:STEP renders exactly what Next shows).
+  Params params;
+};
+
+struct Lesson {
+  std::string name;  // "why-softmax": what --lesson takes
+  LessonText title;
+  std::vector<LessonStep> steps;  // 1 to lesson_max_steps
+};
+
+inline constexpr std::size_t lesson_max_bytes = 1 << 20;
+inline constexpr int lesson_max_depth = 8;      // the format nests 4 deep
+inline constexpr std::size_t lesson_max_steps = 50;
+inline constexpr std::size_t lesson_max_files = 100;
+inline constexpr std::size_t lesson_title_max_chars = 200;   // bytes of UTF-8
+inline constexpr std::size_t lesson_text_max_chars = 4000;   // bytes of UTF-8
+
+struct LessonLoad {
+  std::optional<Lesson> lesson;  // set on success
+  std::string error;             // one line naming the lesson, step and field, on failure
+};
+
+// Parses one lesson file's text:
+//   {"name": "why-softmax", "title": {"en": "…", "zh-CN": "…"},
+//    "steps": [{"title": {…}, "text": {…}, "set": {"temperature": 0.5, "scores": "1, 2, 3"},
+//               "view": "normalizers", "panel": "linear"}, …]}
+// Size and nesting are checked before parsing; unknown fields are errors (they are typos in a
+// hand-written file); every "set" value goes through set_param.
+LessonLoad parse_lesson(std::string_view json_text);
+
+struct LessonList {
+  std::vector<Lesson> lessons;  // the files that loaded, ordered by file name
+  std::string error;            // "" or one line about the first file that did not load
+};
+
+// Loads every *.json in `dir` (ordered by file name, so "01-…" comes first). A bad file is left out
+// and reported in `error`; so is a missing folder or a lesson name used twice.
+LessonList load_lessons(const std::filesystem::path& dir);
+
+// Index of the lesson called `name`, or nullopt.
+std::optional<std::size_t> find_lesson(const LessonList& list, std::string_view name);
+// "why-softmax, stability, …" for error messages.
+std::string lesson_names(const LessonList& list);
+
+// "NAME" or "NAME:STEP" (STEP 1-based) against `list`: the lesson index and 0-based step, or one line
+// naming the value and what is allowed.
+struct LessonPosition {
+  std::size_t lesson = 0;
+  std::size_t step = 0;
+};
+struct LessonLookup {
+  std::optional<LessonPosition> position;
+  std::string error;
+};
+LessonLookup lookup_lesson(const LessonList& list, std::string_view spec);
+
+// The panels a lesson step may highlight in `view`: a panel is one plot ("distribution") or a named
+// group of plots ("attention" = both maps). Members are the plot names the view places
+// ("<view>/<plot>" in UiState::placed_plots).
+struct LessonPanel {
+  std::string_view name;
+  std::vector<std::string_view> plots;
+};
+std::span<const LessonPanel> lesson_panels(View view);
+const LessonPanel* find_lesson_panel(View view, std::string_view name);
+
+// Params part of the way from `from` to `to` for progress in [0, 1] (eased by the caller).
+// Numeric keys move: log-scaled ones (temperature, d_k, score_scale, seq_len, gamma, qk_norm) in log
+// space, the others linearly; integer keys are rounded; the seed, booleans, the format and the score
+// vector switch at once (an in-between seed or format means nothing). Every result is valid, and
+// progress >= 1 gives exactly `to`.
+Params interpolate_params(const Params& from, const Params& to, double progress);
+
+// Smoothstep 3t² − 2t³ on [0, 1] (clamped): starts and ends at rest, so the eye follows the change.
+double lesson_ease(double progress);
+
+}  // namespace smlab::app

@@ -1,0 +1,24 @@
+// The lesson panel (lesson list, "3 / 7", the step's title and text in large type, Previous/Next),
+// the frame around the panel a step points at, the keys that step through a lesson, and the
+// "Lessons" launcher in the control column.
+#pragma once
+
+#include <vector>
+
+#include "state/ui_state.hpp"
+
+namespace smlab::app {
+
+// Once per frame after draw_main_window (it reads ui.placed_plots): with a lesson open, draws the
+// panel over the lower part of the control column and a highlight frame around the step's panel,
+// and handles Right/Left, PageDown/PageUp and Escape when no text field or popup has the keyboard.
+void draw_lesson(UiState& ui);
+
+// The control column's "Lessons" section: a combo of the lessons and a Start button.
+void draw_lesson_launcher(UiState& ui);
+
+// The plots the highlight frames go around: those of ui.placed_plots (this frame's) that belong to
+// the open step's panel. Empty when no lesson is open or the step's view is not shown.
+std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui);
+
+}  // namespace smlab::app

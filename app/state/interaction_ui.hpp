@@ -1,0 +1,50 @@
+// What the window's interaction features keep between frames: undo/redo, slider nudges, the
+// animated sweep, the colormap and the PNG/GIF exports. Panels set requests; App carries them out.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plot/color.hpp"
+#include "state/sweep_player.hpp"
+
+namespace smlab::app {
+
+// PNG export: the whole window or one panel, at 1×, 2× or 4× the window's pixels.
+inline constexpr int export_scales[] = {1, 2, 4};
+
+struct InteractionUi {
+  // Sequential colormap of every attention-style heatmap (signed maps stay diverging).
+  plot::Colormap colormap = plot::Colormap::Viridis;
+
+  // Keyboard nudges: the numeric key of the slider under the mouse, or being dragged or focused,
+  // as seen last frame; empty when none. Left/Right step it one notch (Shift: ten).
+  std::string nudge_key;
+  std::string nudge_key_this_frame;  // filled while drawing, becomes nudge_key at the frame's end
+  bool arrows_taken = false;         // a nudge used this frame's arrow keys (lesson navigation skips them)
+
+  // Undo/redo state shown in the File menu, and requests from it.
+  bool can_undo = false, can_redo = false;
+  bool undo_requested = false, redo_requested = false;
+
+  // The sweep.
+  SweepSettings sweep;
+  bool sweep_playing = false;        // mirrored from App's SweepPlayer
+  bool sweep_toggle_requested = false;
+  std::string sweep_error;           // why the settings cannot play, one line
+
+  // Exports.
+  int export_scale_index = 0;                 // into export_scales
+  std::string export_target = "window";       // "window" or a placed plot name / "controls"
+  std::vector<std::string> panel_names;       // last frame's panels (placed plots), for the target combo
+  bool export_png_requested = false;
+  bool record_gif_requested = false;
+  bool gif_recording = false;
+  float gif_progress = 0.0f;                  // 0..1 while recording
+
+  // File menu requests for the session popup, and View > Full screen (the same as F11).
+  bool save_session_requested = false, open_session_requested = false;
+  bool fullscreen_requested = false;
+};
+
+}  // namespace smlab::app

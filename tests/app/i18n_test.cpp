@@ -1,0 +1,372 @@
+// Languages (issue #5): both string tables hold the same keys with the same placeholders and
+// printf conversions, every key the code names exists, every view renders in English and in
+// Chinese without a missing key, the Chinese atlas has a glyph for every character of zh-CN.json,
+// and --lang / session "lang" take only the allowed values.
+#include <gtest/gtest.h>
+
+#include "cli_support.hpp"
+
+#include <imgui.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "app.hpp"
+#include "export/plot_export.hpp"
+#include "i18n/i18n.hpp"
+#include "panels/labs.hpp"
+#include "platform/offscreen.hpp"
+#include "smlab/evaluate.hpp"
+#include "state/presets.hpp"
+#include "state/session.hpp"
+
+namespace smlab::app {
+namespace {
+
+namespace fs = std::filesystem;
+using i18n::Language;
+
+// Every test in app_tests sees the real tables (lab plots built in-process carry their text).
+class CatalogueEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const std::string error = i18n::load_catalogue(find_assets_dir());
+    ASSERT_TRUE(error.empty()) << error;
+  }
+};
+[[maybe_unused]] const auto* const catalogue_environment = ::testing::AddGlobalTestEnvironment(new CatalogueEnvironment);
+
+i18n::Table load(const char* name) {
+  const i18n::TableResult result = i18n::load_table(find_assets_dir() / "i18n" / name);
+  EXPECT_TRUE(result.error.empty()) << result.error;
+  return result.table;
+}
+
+// "%.4f", "%d", "%zu", "%%": the printf conversions of a text, in order (read-outs and slider
+// formats come from the tables, so a translation must keep them exactly).
+std::vector<std::string> conversions(const std::string& text) {
+  static const std::regex conversion(R"(%[-+#0]*[0-9]*(?:\.[0-9]+)?(?:hh|h|ll|l|z|j|t|L)?[diouxXeEfFgGaAcspn%])");
+  std::vector<std::string> found;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), conversion); it != std::sregex_iterator(); ++it)
+    found.push_back(it->str());
+  return found;
+}
+
+// Decodes UTF-8 into code points (the tables are valid UTF-8: nlohmann::json checked it).
+std::set<unsigned> code_points(const std::string& text) {
+  std::set<unsigned> points;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const int length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4;
+    unsigned point = length == 1 ? byte : byte & (0x7F >> length);
+    for (int k = 1; k < length && i + static_cast<std::size_t>(k) < text.size(); ++k)
+      point = (point << 6) | (static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]) & 0x3F);
+    points.insert(point);
+    i += static_cast<std::size_t>(length);
+  }
+  return points;
+}
+
+class Languages : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    i18n::set_language(Language::English);
+    i18n::clear_missing_keys();
+  }
+  void TearDown() override {
+    i18n::set_language(Language::English);
+    i18n::clear_missing_keys();
+  }
+};
+
+TEST_F(Languages, BothTablesParseAndHoldTheSameKeys) {
+  const i18n::Table english = load("en.json"), chinese = load("zh-CN.json");
+  ASSERT_GT(english.size(), 200u) << "en.json looks truncated";
+  for (const auto& [key, text] : english) EXPECT_TRUE(chinese.contains(key)) << "zh-CN.json lacks " << key;
+  for (const auto& [key, text] : chinese) EXPECT_TRUE(english.contains(key)) << "en.json lacks " << key;
+}
+
+TEST_F(Languages, TranslationsKeepPlaceholdersAndConversions) {
+  const i18n::Table english = load("en.json"), chinese = load("zh-CN.json");
+  for (const auto& [key, text] : english) {
+    EXPECT_FALSE(text.empty()) << key << " is empty in en.json";
+    const auto found = chinese.find(key);
+    if (found == chinese.end()) continue;  // reported by BothTablesParseAndHoldTheSameKeys
+    EXPECT_FALSE(found->second.empty()) << key << " is empty in zh-CN.json";
+    EXPECT_EQ(i18n::placeholders(text), i18n::placeholders(found->second))
+        << key << ": \"" << text << "\" vs \"" << found->second << "\"";
+    EXPECT_EQ(conversions(text), conversions(found->second))
+        << key << ": \"" << text << "\" vs \"" << found->second << "\"";
+  }
+}
+
+TEST_F(Languages, ConversionCheckCatchesADroppedConversion) {
+  // The check above must be able to fail: a translation that loses a %d differs.
+  EXPECT_NE(conversions("row %d"), conversions("第行"));
+  EXPECT_EQ(conversions("entropy %.4f nats (%.3f)"), (std::vector<std::string>{"%.4f", "%.3f"}));
+}
+
+// Every key literal the GUI code names ("controls.temperature", "lab.heads.sharp", …) is in the
+// English table: keys reached only from a tooltip or a rare branch cannot hide from the render test.
+TEST_F(Languages, EveryKeyInTheSourceIsInTheTables) {
+  const i18n::Table english = load("en.json");
+  const fs::path app_dir = fs::path(SMLAB_SOURCE_DIR) / "app";
+  ASSERT_TRUE(fs::is_directory(app_dir)) << app_dir;
+  static const std::regex key_literal(R"re("((?:app|controls|dashboard|lab|plot|common)\.[a-z0-9_.\-]+)")re");
+  int keys_seen = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(app_dir)) {
+    if (entry.path().extension() != ".cpp" && entry.path().extension() != ".hpp") continue;
+    std::ifstream source(entry.path());
+    for (std::string line; std::getline(source, line);) {
+      if (line.rfind("#include", 0) == 0) continue;
+      const std::size_t comment = line.find("//");
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), key_literal); it != std::sregex_iterator(); ++it) {
+        if (comment != std::string::npos && static_cast<std::size_t>(it->position()) > comment) break;
+        const std::string key = (*it)[1].str();
+        if (key.back() == '.') continue;  // a prefix built on, e.g. "controls.preset." + name
+        ++keys_seen;
+        EXPECT_TRUE(english.contains(key)) << key << " (" << entry.path().filename().string() << ") is not in en.json";
+      }
+    }
+  }
+  EXPECT_GT(keys_seen, 200);
+}
+
+TEST_F(Languages, MissingKeyIsRecordedAndShownAsItself) {
+  EXPECT_STREQ(i18n::tr("no.such.key"), "no.such.key");
+  EXPECT_EQ(i18n::missing_keys(), std::vector<std::string>{"no.such.key"});
+  EXPECT_EQ(i18n::find("no.such.other.key"), nullptr);
+  EXPECT_EQ(i18n::missing_keys().size(), 1u) << "find() must not record";
+}
+
+TEST_F(Languages, FormatFillsPlaceholdersInEitherOrder) {
+  ASSERT_TRUE(i18n::set_language(Language::Chinese));
+  // zh-CN puts {1} before {0} here: the arguments follow the numbers, not the positions.
+  const std::string text = i18n::format("lab.temperature.nudge.title", {"3", "7", "0.5"});
+  EXPECT_NE(text.find("键 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("键 7"), std::string::npos) << text;
+  EXPECT_LT(text.find("0.5"), text.find("键 3")) << text;
+}
+
+// One headless surface per language; every view drawn, then no key may be missing.
+class LanguageViews : public ::testing::TestWithParam<Language> {
+ protected:
+  void TearDown() override {
+    i18n::set_language(Language::English);
+    i18n::clear_missing_keys();
+  }
+};
+
+TEST_P(LanguageViews, EveryViewRendersWithNoMissingKey) {
+  ::unsetenv("DISPLAY");
+  auto created = platform::Offscreen::create({});
+  ASSERT_TRUE(created) << created.error;
+  i18n::clear_missing_keys();
+  AppOptions options;
+  options.language = GetParam();
+  options.refine_trials = headless_refine_trials(options.params.seq_len);
+  App app(*created.surface, options);
+  ASSERT_EQ(i18n::language(), GetParam()) << app.language_warning();
+  for (const ViewInfo& info : all_views()) {
+    app.ui().view = info.view;
+    app.ui().select_view_tab = true;
+    app.wait_for_snapshot();
+    for (int frame = 0; frame < 2; ++frame) app.frame();
+    EXPECT_FALSE(app.ui().placed_plots.empty()) << info.name << " drew no plots";
+  }
+  // The session popup and a lab with many heads (its extra notes) have their own strings too.
+  app.ui().params.heads = 12;
+  app.ui().params.seq_len = 300;
+  app.ui().view = View::heads;
+  app.ui().select_view_tab = true;
+  app.wait_for_snapshot();
+  app.frame();
+  EXPECT_TRUE(i18n::missing_keys().empty()) << "first missing: " << i18n::missing_keys().front();
+}
+
+INSTANTIATE_TEST_SUITE_P(BothLanguages, LanguageViews, ::testing::Values(Language::English, Language::Chinese),
+                         [](const ::testing::TestParamInfo<Language>& info) {
+                           return std::string(info.param == Language::Chinese ? "Chinese" : "English");
+                         });
+
+// Chinese is not boxes: after switching at run time, the atlas has a real glyph (not the
+// fallback) for every code point of every zh-CN string, and English text still renders.
+TEST_F(Languages, SwitchingToChineseAtRunTimeLoadsEveryGlyph) {
+  ::unsetenv("DISPLAY");
+  auto created = platform::Offscreen::create({});
+  ASSERT_TRUE(created) << created.error;
+  AppOptions options;
+  options.refine_trials = headless_refine_trials(options.params.seq_len);
+  App app(*created.surface, options);
+  app.wait_for_snapshot();
+  app.frame();
+  ASSERT_NE(app.ui_font(), nullptr);
+  EXPECT_EQ(app.ui_font()->FindGlyphNoFallback(0x7A97), nullptr) << "窗 in the English atlas: CJK is always merged";
+  for (const unsigned point : code_points(i18n::language_name(Language::Chinese)))  // the combo's "简体中文"
+    EXPECT_NE(app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(point)), nullptr) << std::hex << point;
+  ASSERT_TRUE(app.ui().chinese_problem.empty()) << app.ui().chinese_problem;
+
+  app.ui().language = Language::Chinese;  // what the combo does
+  app.frame();
+  app.frame();
+  EXPECT_EQ(i18n::language(), Language::Chinese);
+  const std::string chinese_text = i18n::all_text(Language::Chinese);
+  int missing = 0;
+  for (const unsigned point : code_points(chinese_text)) {
+    if (point < 0x20 || point == '\n') continue;
+    if (app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(point)) == nullptr && ++missing <= 10)
+      ADD_FAILURE() << "no glyph for U+" << std::hex << point;
+  }
+  EXPECT_EQ(missing, 0);
+  // The lessons' own Chinese text (assets/lessons/*.json) is drawn with the same atlas.
+  int lesson_points = 0;
+  for (const auto& entry : fs::directory_iterator(find_assets_dir() / "lessons")) {
+    if (entry.path().extension() != ".json") continue;
+    for (const unsigned point : code_points(cli_test::read_all(entry.path()))) {
+      if (point < 0x2E80) continue;
+      ++lesson_points;
+      if (app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(point)) == nullptr && ++missing <= 10)
+        ADD_FAILURE() << "no glyph for U+" << std::hex << point << " of " << entry.path().filename();
+    }
+  }
+  EXPECT_EQ(missing, 0);
+  EXPECT_GT(lesson_points, 0) << "no Chinese lesson text found";
+
+  // At 3× the atlas keeps only the characters the app shows (no common set): still every one.
+  app.ui().font_scale = 3.0f;
+  app.frame();
+  app.frame();
+  for (const unsigned point : code_points(chinese_text))
+    if (point >= 0x20 && app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(point)) == nullptr && ++missing <= 10)
+      ADD_FAILURE() << "at 3×, no glyph for U+" << std::hex << point;
+  EXPECT_EQ(missing, 0);
+  app.ui().font_scale = 1.0f;
+  EXPECT_TRUE(i18n::missing_keys().empty()) << i18n::missing_keys().front();
+
+  app.ui().language = Language::English;
+  app.frame();
+  EXPECT_EQ(i18n::language(), Language::English);
+  EXPECT_STREQ(i18n::tr("controls.temperature"), "temperature");
+}
+
+TEST_F(Languages, MissingChineseFontFallsBackToEnglishWithOneMessage) {
+  ::unsetenv("DISPLAY");
+  ::setenv("SOFTMAX_LAB_CJK_FONT", "/nonexistent/wqy-microhei.ttc", 1);
+  auto created = platform::Offscreen::create({});
+  ASSERT_TRUE(created) << created.error;
+  AppOptions options;
+  options.language = Language::Chinese;
+  options.refine_trials = headless_refine_trials(options.params.seq_len);
+  {
+    App app(*created.surface, options);
+    EXPECT_EQ(i18n::language(), Language::English);
+    EXPECT_NE(app.language_warning().find("fonts-wqy-microhei"), std::string::npos) << app.language_warning();
+    EXPECT_EQ(app.language_warning().find('\n'), std::string::npos) << app.language_warning();
+    EXPECT_FALSE(app.ui().chinese_problem.empty());
+    app.wait_for_snapshot();
+    app.ui().language = Language::Chinese;  // a stale combo choice cannot switch either
+    app.frame();
+    app.frame();
+    EXPECT_EQ(i18n::language(), Language::English);
+    EXPECT_TRUE(i18n::missing_keys().empty());
+  }
+  ::unsetenv("SOFTMAX_LAB_CJK_FONT");
+}
+
+TEST_F(Languages, LabCsvSeriesStayEnglishWhenChineseIsShown) {
+  Params params;
+  EvaluateOptions evaluate_options;
+  evaluate_options.all_labs = true;
+  evaluate_options.dk_trials = 64;
+  const Snapshot snapshot = *evaluate(params, evaluate_options);
+  const fs::path english_dir = fs::temp_directory_path() / ("smlab-i18n-en-" + std::to_string(::getpid()));
+  const fs::path chinese_dir = fs::temp_directory_path() / ("smlab-i18n-zh-" + std::to_string(::getpid()));
+  fs::remove_all(english_dir);
+  fs::remove_all(chinese_dir);
+  fs::create_directories(english_dir);
+  fs::create_directories(chinese_dir);
+  ASSERT_FALSE(exporting::export_lab_csv(snapshot, english_dir, false).error);
+  ASSERT_TRUE(i18n::set_language(Language::Chinese));
+  ASSERT_FALSE(exporting::export_lab_csv(snapshot, chinese_dir, false).error);
+  EXPECT_EQ(i18n::language(), Language::Chinese) << "the export must restore the language";
+  const std::string stability = cli_test::read_all(chinese_dir / "stability-weights.csv");
+  EXPECT_NE(stability.find("naive,bar"), std::string::npos) << stability.substr(0, 200);
+  for (const auto& entry : fs::directory_iterator(english_dir))
+    EXPECT_EQ(cli_test::read_all(entry.path()), cli_test::read_all(chinese_dir / entry.path().filename()))
+        << entry.path().filename();
+  fs::remove_all(english_dir);
+  fs::remove_all(chinese_dir);
+}
+
+TEST_F(Languages, SessionLangRoundTripsAndIsValidated) {
+  Session session;
+  session.language = Language::Chinese;
+  const std::string text = serialize_session(session);
+  EXPECT_NE(text.find("\"lang\": \"zh-CN\""), std::string::npos) << text;
+  const SessionLoad loaded = parse_session(text);
+  ASSERT_TRUE(loaded.session) << loaded.error;
+  EXPECT_EQ(loaded.session->language, std::optional<Language>(Language::Chinese));
+  EXPECT_EQ(*loaded.session, session);
+
+  const SessionLoad absent = parse_session(R"({"version": 1})");
+  ASSERT_TRUE(absent.session) << absent.error;
+  EXPECT_FALSE(absent.session->language.has_value());
+
+  for (const char* bad : {R"({"version": 1, "lang": "fr"})", R"({"version": 1, "lang": 3})"}) {
+    const SessionLoad rejected = parse_session(bad);
+    EXPECT_FALSE(rejected.session) << bad;
+    EXPECT_NE(rejected.error.find("'lang'"), std::string::npos) << rejected.error;
+    EXPECT_NE(rejected.error.find("en, zh-CN"), std::string::npos) << rejected.error;
+    EXPECT_EQ(rejected.error.find('\n'), std::string::npos) << rejected.error;
+  }
+}
+
+class LanguageCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("smlab-i18n-cli-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  cli_test::Outcome run(const std::vector<std::string>& args, const std::string& before = "env -u DISPLAY") {
+    return cli_test::run_program(SMLAB_BINARY, args, dir_, before);
+  }
+  fs::path dir_;
+};
+
+TEST_F(LanguageCli, ChineseScreenshotExitsZero) {
+  const fs::path png = dir_ / "zh.png";
+  const cli_test::Outcome r = run({"--lang", "zh-CN", "--screenshot", png.string(), "--size", "800x600"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;  // no font or table warning
+  EXPECT_GT(fs::file_size(png), 1000u);
+}
+
+TEST_F(LanguageCli, BadLangExitsTwoWithOneLine) {
+  const cli_test::Outcome r = run({"--lang", "fr", "--screenshot", (dir_ / "x.png").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_NE(r.err.find("'fr'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("en, zh-CN"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.png"));
+}
+
+TEST_F(LanguageCli, MissingFontStillRendersWithOneMessage) {
+  const fs::path png = dir_ / "fallback.png";
+  const cli_test::Outcome r = run({"--lang", "zh-CN", "--screenshot", png.string(), "--size", "800x600"},
+                                  "env -u DISPLAY SOFTMAX_LAB_CJK_FONT=/nonexistent/font.ttc");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(png));
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_NE(r.err.find("fonts-wqy-microhei"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace smlab::app

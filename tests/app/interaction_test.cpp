@@ -1,0 +1,609 @@
+// Interaction features: undo/redo history, slider nudges, the sweep player, colormaps, scaled and
+// per-panel screenshots on the command line, and the session's look fields.
+#include <gtest/gtest.h>
+
+#include <stb_image.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "app.hpp"
+#include "lessons/lesson_player.hpp"
+#include "state/presets.hpp"
+#include "platform/offscreen.hpp"
+#include "platform/window.hpp"
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include "export/gif_sweep.hpp"
+#include "plot/color.hpp"
+#include "state/history.hpp"
+#include "state/nudge.hpp"
+#include "state/session.hpp"
+#include "state/sweep_player.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using smlab::Params;
+using namespace smlab::app;
+
+Params with_temperature(double temperature) {
+  Params params;
+  params.temperature = temperature;
+  return params;
+}
+
+// [SECTION] History
+
+TEST(History, AWholeDragIsOneEntry) {
+  History history;
+  history.reset(with_temperature(1.0));
+  // Twenty frames of a drag: the value moves every frame while the slider is held.
+  for (int frame = 1; frame <= 20; ++frame) history.observe(with_temperature(1.0 + 0.1 * frame), true);
+  EXPECT_EQ(history.undo_size(), 0u) << "nothing is recorded while the slider is held";
+  history.observe(with_temperature(3.0), false);  // released
+  history.observe(with_temperature(3.0), false);  // later frames without change
+  EXPECT_EQ(history.undo_size(), 1u);
+  const auto undone = history.undo();
+  ASSERT_TRUE(undone);
+  EXPECT_EQ(undone->temperature, 1.0) << "undo returns to the value before the drag, not a frame inside it";
+}
+
+TEST(History, UndoAndRedoWalkBackAndForthInOrder) {
+  History history;
+  history.reset(with_temperature(1.0));
+  for (double t : {2.0, 3.0, 4.0}) history.observe(with_temperature(t), false);
+  ASSERT_EQ(history.undo_size(), 3u);
+  std::vector<double> seen;
+  while (auto state = history.undo()) seen.push_back(state->temperature);
+  EXPECT_EQ(seen, (std::vector<double>{3.0, 2.0, 1.0}));
+  EXPECT_FALSE(history.undo());
+  seen.clear();
+  while (auto state = history.redo()) seen.push_back(state->temperature);
+  EXPECT_EQ(seen, (std::vector<double>{2.0, 3.0, 4.0}));
+  EXPECT_FALSE(history.can_redo());
+}
+
+TEST(History, ShowingAnUndoneStateRecordsNothingAndANewEditDropsRedo) {
+  History history;
+  history.reset(with_temperature(1.0));
+  history.observe(with_temperature(2.0), false);
+  history.observe(with_temperature(3.0), false);
+  const auto shown = history.undo();
+  ASSERT_TRUE(shown);
+  history.observe(*shown, false);  // the app shows the undone state on the next frame
+  EXPECT_EQ(history.undo_size(), 1u);
+  EXPECT_EQ(history.redo_size(), 1u);
+  history.observe(with_temperature(7.0), false);  // a new edit
+  EXPECT_FALSE(history.can_redo());
+  EXPECT_EQ(history.undo()->temperature, 2.0);
+}
+
+TEST(History, IsBoundedAndDropsTheOldestSteps) {
+  History history(5);
+  history.reset(with_temperature(1.0));
+  for (int step = 2; step <= 20; ++step) history.observe(with_temperature(step), false);
+  EXPECT_EQ(history.undo_size(), 5u);
+  double oldest = 0.0;
+  while (auto state = history.undo()) oldest = state->temperature;
+  EXPECT_EQ(oldest, 15.0) << "the five newest steps lead back to 15";
+}
+
+TEST(History, CustomScoresAndPresetsAreStepsLikeSliders) {
+  History history;
+  Params params;
+  history.reset(params);
+  params.scores = {1.0, 2.0, 3.0};
+  history.observe(params, false);
+  Params preset;
+  preset.temperature = 0.1;
+  preset.key_dim = 512;
+  history.observe(preset, false);
+  EXPECT_EQ(history.undo()->scores, (std::vector<double>{1.0, 2.0, 3.0}));
+  EXPECT_TRUE(history.undo()->scores.empty());
+}
+
+// [SECTION] Nudges
+
+TEST(Nudge, EveryKeyStaysInRangeAfterManyNotchesEitherWay) {
+  for (const SliderNotch& notch : slider_notches()) {
+    for (int direction : {+1, -1}) {
+      Params params;
+      // The seed's range (2^53) is too long to walk: start a few notches from its end.
+      params.seed = direction > 0 ? smlab::ParamLimits::seed_max - 25 : 25;
+      for (int press = 0; press < 1000; ++press) nudge_param(params, notch.key, direction * big_notch);
+      EXPECT_FALSE(smlab::validate(params)) << notch.key << " direction " << direction;
+      // At the end of the range a further nudge changes nothing.
+      Params again = params;
+      EXPECT_FALSE(nudge_param(again, notch.key, direction)) << notch.key << " " << *smlab::get_param(params, notch.key);
+    }
+  }
+}
+
+TEST(Nudge, LogSlidersMultiplyIntegerSlidersStepByOne) {
+  Params params;
+  ASSERT_TRUE(nudge_param(params, "temperature", 1));
+  EXPECT_NEAR(params.temperature, log_notch_factor, 1e-12);
+  ASSERT_TRUE(nudge_param(params, "temperature", -20));
+  EXPECT_NEAR(params.temperature, 0.1 * log_notch_factor, 1e-12) << "20 notches are one decade";
+  ASSERT_TRUE(nudge_param(params, "d_k", 1));
+  EXPECT_EQ(params.key_dim, 65);
+  ASSERT_TRUE(nudge_param(params, "d_k", -big_notch));
+  EXPECT_EQ(params.key_dim, 55);
+  Params linear;
+  ASSERT_TRUE(nudge_param(linear, "nudge", 3));
+  EXPECT_DOUBLE_EQ(linear.nudge, 0.15);
+}
+
+TEST(Nudge, RowIsBoundedBySequenceLengthAndAmplitudeLeavesZero) {
+  Params params;
+  params.seq_len = 4;
+  params.row = 3;
+  EXPECT_FALSE(nudge_param(params, "row", 1)) << "row stays below L";
+  EXPECT_EQ(params.row, 3);
+  params.pe_amplitude = 0.0;
+  ASSERT_TRUE(nudge_param(params, "pe_amplitude", 1));
+  EXPECT_GT(params.pe_amplitude, 0.0);
+  ASSERT_TRUE(nudge_param(params, "pe_amplitude", -1));
+  EXPECT_EQ(params.pe_amplitude, 0.0);
+  EXPECT_FALSE(nudge_param(params, "scores", 1)) << "not a slider";
+}
+
+// [SECTION] Sweep player
+
+SweepSpec spec_of(const std::string& text) {
+  auto parsed = parse_sweep(text, Params{});
+  EXPECT_TRUE(std::holds_alternative<SweepSpec>(parsed)) << text;
+  return std::get<SweepSpec>(parsed);
+}
+
+TEST(SweepPlayer, LogSweepStartsAtFromReachesToAndPassesTheGeometricMean) {
+  SweepPlayer player;
+  player.start(spec_of("temperature=0.05:20:log"), 4.0);
+  EXPECT_EQ(player.advance(0.0), "0.050000000000000003");  // FROM exactly
+  EXPECT_NEAR(std::stod(player.advance(2.0)), std::sqrt(0.05 * 20.0), 1e-9) << "halfway in log space";
+  EXPECT_EQ(std::stod(player.advance(2.0)), 20.0) << "TO exactly after one pass";
+}
+
+TEST(SweepPlayer, LinearSweepBouncesBackAndLoops) {
+  SweepPlayer player;
+  player.start(spec_of("nudge=-2:2"), 2.0);
+  EXPECT_DOUBLE_EQ(std::stod(player.advance(1.0)), 0.0);   // halfway up
+  EXPECT_DOUBLE_EQ(std::stod(player.advance(1.5)), 1.0);   // 2.5 s: TO at 2 s, a quarter of the way back
+  EXPECT_DOUBLE_EQ(player.position(), 0.75);
+  EXPECT_DOUBLE_EQ(std::stod(player.advance(1.5)), -2.0);  // 4 s: back at FROM
+  EXPECT_DOUBLE_EQ(std::stod(player.advance(0.5)), -1.0);  // and going up again
+}
+
+TEST(SweepPlayer, IntegerKeysAreRoundedAndStayInRange) {
+  SweepPlayer player;
+  player.start(spec_of("d_k=1:4096:log"), 1.0);
+  for (int frame = 0; frame < 200; ++frame) {
+    const std::string value = player.advance(0.037);
+    EXPECT_EQ(value.find('.'), std::string::npos) << value;
+    Params params;
+    EXPECT_FALSE(smlab::set_param(params, "d_k", value)) << value;
+  }
+}
+
+TEST(SweepPlayer, SettingsTextParsesBackToTheSameSpec) {
+  SweepSettings settings;
+  settings.key = "gamma";
+  settings.from = 0.5;
+  settings.to = 40.0;
+  settings.logarithmic = true;
+  const SweepSpec spec = spec_of(sweep_text(settings));
+  EXPECT_EQ(spec.key, "gamma");
+  EXPECT_EQ(spec.from, 0.5);
+  EXPECT_EQ(spec.to, 40.0);
+  EXPECT_TRUE(spec.logarithmic);
+}
+
+// [SECTION] Colormaps
+
+TEST(Colormap, SequentialMapsRiseInLuminanceFromDarkToBright) {
+  using smlab::plot::Colormap;
+  for (Colormap colormap : {Colormap::Viridis, Colormap::Cividis, Colormap::Magma, Colormap::Greys}) {
+    const float low = smlab::plot::relative_luminance(smlab::plot::sample(colormap, 0.0));
+    const float high = smlab::plot::relative_luminance(smlab::plot::sample(colormap, 1.0));
+    EXPECT_LT(low, 0.05f) << smlab::plot::name(colormap) << " starts dark";
+    EXPECT_GT(high, 0.6f) << smlab::plot::name(colormap) << " ends bright";
+    float previous = -1.0f;
+    for (int step = 0; step <= 256; ++step) {
+      const float luminance = smlab::plot::relative_luminance(smlab::plot::sample(colormap, step / 256.0));
+      EXPECT_GE(luminance, previous - 1e-4f) << smlab::plot::name(colormap) << " at t=" << step / 256.0;
+      previous = luminance;
+    }
+  }
+}
+
+TEST(Colormap, UserChoiceReplacesSequentialMapsButNotTheDivergingOne) {
+  using smlab::plot::Colormap;
+  using smlab::plot::resolve_colormap;
+  EXPECT_EQ(resolve_colormap(Colormap::Viridis, Colormap::Magma), Colormap::Magma);
+  EXPECT_EQ(resolve_colormap(Colormap::Diverging, Colormap::Magma), Colormap::Diverging);
+  EXPECT_EQ(resolve_colormap(Colormap::Viridis, std::nullopt), Colormap::Viridis);
+  EXPECT_EQ(smlab::plot::sample(Colormap::Greys, 0.0), smlab::plot::Color::from_hex(0x000000));
+  EXPECT_EQ(smlab::plot::sample(Colormap::Greys, 1.0), smlab::plot::Color::from_hex(0xFFFFFF));
+}
+
+// [SECTION] Session
+
+TEST(SessionLook, ThemeFontScaleAndColormapRoundTripAndAreOptional) {
+  Session session;
+  session.theme = "projector";
+  session.font_scale = 1.75f;
+  session.colormap = "cividis";
+  const SessionLoad loaded = parse_session(serialize_session(session));
+  ASSERT_TRUE(loaded.session) << loaded.error;
+  EXPECT_EQ(*loaded.session, session);
+
+  const SessionLoad bare = parse_session(R"({"version": 1})");
+  ASSERT_TRUE(bare.session) << bare.error;
+  EXPECT_FALSE(bare.session->theme);
+  EXPECT_FALSE(bare.session->font_scale);
+  EXPECT_FALSE(bare.session->colormap);
+}
+
+TEST(SessionLook, BadLookFieldsAreOneLineNamingTheField) {
+  for (const std::string& bad : {std::string(R"({"version": 1, "theme": "neon"})"),
+                                 std::string(R"({"version": 1, "colormap": "jet"})"),
+                                 std::string(R"({"version": 1, "colormap": 3})"),
+                                 std::string(R"({"version": 1, "font_scale": 7})"),
+                                 std::string(R"({"version": 1, "font_scale": "2"})")}) {
+    const SessionLoad loaded = parse_session(bad);
+    EXPECT_FALSE(loaded.session) << bad;
+    EXPECT_EQ(loaded.error.find('\n'), std::string::npos) << loaded.error;
+    const bool names_field = loaded.error.find("theme") != std::string::npos ||
+                             loaded.error.find("colormap") != std::string::npos ||
+                             loaded.error.find("font_scale") != std::string::npos;
+    EXPECT_TRUE(names_field) << loaded.error;
+  }
+}
+
+// [SECTION] Command line: --scale, --panel, --colormap
+
+class ScaledShots : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("smlab-interaction-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  smlab::cli_test::Outcome run(const std::vector<std::string>& args) {
+    return smlab::cli_test::run_program(SMLAB_BINARY, args, dir_, "env -u DISPLAY");
+  }
+  static bool png_size(const fs::path& path, int& width, int& height) {
+    int channels = 0;
+    unsigned char* pixels = stbi_load(path.string().c_str(), &width, &height, &channels, 4);
+    if (pixels == nullptr) return false;
+    stbi_image_free(pixels);
+    return true;
+  }
+  fs::path dir_;
+};
+
+TEST_F(ScaledShots, ScaleTwoHasExactlyTwiceThePixelsPerSide) {
+  const fs::path one = dir_ / "one.png", two = dir_ / "two.png";
+  const auto r1 = run({"--screenshot", one.string(), "--size", "800x450", "--scale", "1"});
+  const auto r2 = run({"--screenshot", two.string(), "--size", "800x450", "--scale", "2"});
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  int w1 = 0, h1 = 0, w2 = 0, h2 = 0;
+  ASSERT_TRUE(png_size(one, w1, h1));
+  ASSERT_TRUE(png_size(two, w2, h2));
+  EXPECT_EQ(w1, 800);
+  EXPECT_EQ(h1, 450);
+  EXPECT_EQ(w2, 2 * w1);
+  EXPECT_EQ(h2, 2 * h1);
+}
+
+TEST_F(ScaledShots, PanelCropsToOnePlotOfPlausibleSize) {
+  const fs::path out = dir_ / "panel.png";
+  const auto r = run({"--screenshot", out.string(), "--size", "1600x900", "--scale", "2", "--panel", "distribution"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int width = 0, height = 0;
+  ASSERT_TRUE(png_size(out, width, height));
+  // The distribution plot is one of four cells right of the control column: well under half the
+  // window each way, and far more than a sliver.
+  EXPECT_GT(width, 2 * 300);
+  EXPECT_LT(width, 2 * 800);
+  EXPECT_GT(height, 2 * 250);
+  EXPECT_LT(height, 2 * 450);
+}
+
+TEST_F(ScaledShots, BadScaleOrPanelExitTwoWithOneLineNamingTheValue) {
+  const fs::path out = dir_ / "bad.png";
+  const auto scale = run({"--screenshot", out.string(), "--scale", "3"});
+  EXPECT_EQ(scale.exit_code, 2);
+  EXPECT_NE(scale.err.find("'3'"), std::string::npos) << scale.err;
+  EXPECT_NE(scale.err.find("1, 2 or 4"), std::string::npos) << scale.err;
+  EXPECT_EQ(scale.err.find('\n'), scale.err.size() - 1) << scale.err;
+
+  const auto panel = run({"--screenshot", out.string(), "--size", "800x450", "--panel", "nosuchplot"});
+  EXPECT_EQ(panel.exit_code, 2);
+  EXPECT_NE(panel.err.find("nosuchplot"), std::string::npos) << panel.err;
+  EXPECT_NE(panel.err.find("distribution"), std::string::npos) << "lists what is allowed: " << panel.err;
+  EXPECT_EQ(panel.err.find('\n'), panel.err.size() - 1) << panel.err;
+  EXPECT_FALSE(fs::exists(out)) << "nothing written for a bad panel";
+
+  const auto colormap = run({"--screenshot", out.string(), "--colormap", "jet"});
+  EXPECT_EQ(colormap.exit_code, 2);
+  EXPECT_NE(colormap.err.find("jet"), std::string::npos) << colormap.err;
+}
+
+TEST_F(ScaledShots, ColormapChangesTheHeatmapPixels) {
+  const fs::path viridis = dir_ / "viridis.png", greys = dir_ / "greys.png";
+  ASSERT_EQ(run({"--screenshot", viridis.string(), "--size", "1600x900", "--panel", "attention_scaled"}).exit_code, 0);
+  ASSERT_EQ(run({"--screenshot", greys.string(), "--size", "1600x900", "--panel", "attention_scaled", "--colormap",
+                 "greys"})
+                .exit_code,
+            0);
+  int width = 0, height = 0, channels = 0;
+  unsigned char* pixels = stbi_load(greys.string().c_str(), &width, &height, &channels, 4);
+  ASSERT_NE(pixels, nullptr);
+  // Greys: every heatmap pixel has r == g == b; count strongly coloured pixels (viridis has many).
+  auto coloured = [](const unsigned char* data, int count) {
+    int n = 0;
+    for (int i = 0; i < count; ++i) {
+      const int r = data[4 * i], g = data[4 * i + 1], b = data[4 * i + 2];
+      if (std::abs(r - g) > 40 || std::abs(g - b) > 40) ++n;
+    }
+    return n;
+  };
+  const int grey_coloured = coloured(pixels, width * height);
+  stbi_image_free(pixels);
+  pixels = stbi_load(viridis.string().c_str(), &width, &height, &channels, 4);
+  ASSERT_NE(pixels, nullptr);
+  const int viridis_coloured = coloured(pixels, width * height);
+  stbi_image_free(pixels);
+  EXPECT_GT(viridis_coloured, 1000);
+  EXPECT_LT(grey_coloured, viridis_coloured / 10);
+}
+
+TEST_F(ScaledShots, SvgExportUsesTheColormapForAttentionButKeepsTheJacobianDiverging) {
+  const fs::path svg = dir_ / "svg";
+  const auto r = run({"--export-svg", svg.string(), "--colormap", "greys"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string attention = smlab::cli_test::read_all(svg / "dashboard-attention-scaled.svg");
+  const std::string jacobian = smlab::cli_test::read_all(svg / "gradients-jacobian.svg");
+  ASSERT_FALSE(attention.empty());
+  ASSERT_FALSE(jacobian.empty());
+  EXPECT_NE(attention.find("stop-color=\"#000000\""), std::string::npos) << "greys starts at black";
+  EXPECT_EQ(attention.find("stop-color=\"#440154\""), std::string::npos) << "no viridis left";
+  EXPECT_EQ(jacobian.find("stop-color=\"#000000\""), std::string::npos) << "signed data stays diverging";
+}
+
+// [SECTION] The window's frame loop (offscreen): keys, sweep, GUI exports
+
+class Window : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::unsetenv("DISPLAY");
+    dir_ = fs::temp_directory_path() / ("smlab-interaction-app-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    smlab::platform::OffscreenOptions options;
+    options.width = 1280;
+    options.height = 720;
+    auto created = smlab::platform::Offscreen::create(options);
+    ASSERT_TRUE(created) << created.error;
+    surface_ = std::move(created.surface);
+    AppOptions app_options;
+    app_options.refine_trials = headless_refine_trials(app_options.params.seq_len);
+    app_options.screenshot_dir = dir_.string();
+    app_ = std::make_unique<App>(*surface_, app_options);
+    app_->wait_for_snapshot();
+    app_->frame();
+  }
+  void TearDown() override {
+    app_.reset();
+    surface_.reset();
+    fs::remove_all(dir_);
+  }
+  // One frame with `keys` held (GLFW key codes; the offscreen surface has no keyboard of its own).
+  void frame_with_keys(std::initializer_list<int> keys, bool ctrl = false, bool shift = false) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGuiIO& io = ImGui::GetIO();
+    for (int key : keys) io.KeysDown[key] = true;
+    io.KeyCtrl = ctrl;
+    io.KeyShift = shift;
+    app_->frame();
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    for (int key : keys) io.KeysDown[key] = false;
+    io.KeyCtrl = io.KeyShift = false;
+    app_->frame();  // keys released
+  }
+  std::vector<fs::path> files_with(const std::string& extension) const {
+    std::vector<fs::path> found;
+    if (!fs::exists(dir_)) return found;
+    for (const auto& entry : fs::directory_iterator(dir_))
+      if (entry.path().extension() == extension) found.push_back(entry.path());
+    return found;
+  }
+  fs::path dir_;
+  std::unique_ptr<smlab::platform::Offscreen> surface_;
+  std::unique_ptr<App> app_;
+};
+
+TEST_F(Window, CtrlZUndoesAndCtrlYRedoesAnEdit) {
+  Params edited = app_->ui().params;
+  edited.temperature = 0.25;
+  ASSERT_TRUE(apply_params(app_->ui(), edited));
+  app_->frame();  // recorded as one step
+  frame_with_keys({GLFW_KEY_Z}, true);
+  EXPECT_EQ(app_->ui().params.temperature, 1.0);
+  frame_with_keys({GLFW_KEY_Y}, true);
+  EXPECT_EQ(app_->ui().params.temperature, 0.25);
+  frame_with_keys({GLFW_KEY_Z}, true);
+  frame_with_keys({GLFW_KEY_Z}, true, true);  // Ctrl+Shift+Z redoes too
+  EXPECT_EQ(app_->ui().params.temperature, 0.25);
+}
+
+TEST_F(Window, ArrowsNudgeTheSliderUnderTheMouseOnly) {
+  frame_with_keys({GLFW_KEY_RIGHT});
+  EXPECT_EQ(app_->ui().params.temperature, 1.0) << "no slider hovered: arrows are left to others";
+  app_->ui().interaction.nudge_key = "temperature";  // what hovering the slider records
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  ImGui::GetIO().KeysDown[GLFW_KEY_RIGHT] = true;
+  app_->frame();
+  ImGui::GetIO().KeysDown[GLFW_KEY_RIGHT] = false;
+  EXPECT_TRUE(app_->ui().interaction.arrows_taken);
+  EXPECT_NEAR(app_->ui().params.temperature, log_notch_factor, 1e-12);
+}
+
+TEST_F(Window, WithALessonOpenArrowsNudgeAHoveredSliderAndOtherwiseTurnThePage) {
+  UiState& ui = app_->ui();
+  ui.lessons = load_lessons(find_assets_dir() / "lessons");
+  ASSERT_FALSE(ui.lessons.lessons.empty()) << ui.lessons.error;
+  ASSERT_GE(ui.lessons.lessons[0].steps.size(), 2u);
+  ASSERT_TRUE(open_lesson_step(ui, 0, 0, false));
+  app_->frame();
+  ASSERT_TRUE(ui.lesson.open);
+  const Params before = ui.params;
+  ui.interaction.nudge_key = "temperature";  // the mouse is over the temperature slider
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  ImGui::GetIO().KeysDown[GLFW_KEY_RIGHT] = true;
+  app_->frame();
+  ImGui::GetIO().KeysDown[GLFW_KEY_RIGHT] = false;
+  EXPECT_EQ(ui.lesson.open->step, 0u) << "the nudge took the key; the lesson stays on its step";
+  EXPECT_NEAR(ui.params.temperature, before.temperature * log_notch_factor, 1e-9);
+  app_->frame();
+  ui.interaction.nudge_key.clear();  // the mouse left the slider
+  ui.interaction.nudge_key_this_frame.clear();
+  frame_with_keys({GLFW_KEY_RIGHT});
+  ASSERT_TRUE(ui.lesson.open);
+  EXPECT_EQ(ui.lesson.open->step, 1u) << "no slider under the mouse: Right turns the page";
+}
+
+TEST_F(Window, PlayingASweepMovesTheValueInsideItsRangeAndPauseKeepsIt) {
+  InteractionUi& state = app_->ui().interaction;
+  state.sweep = SweepSettings{};
+  state.sweep.key = "score_scale";
+  state.sweep.from = 0.5;
+  state.sweep.to = 8.0;
+  state.sweep.seconds_per_pass = 0.5;  // 30 frames at the offscreen 1/60 s
+  state.sweep_toggle_requested = true;
+  std::vector<double> seen;
+  for (int frame = 0; frame < 45; ++frame) {
+    app_->frame();
+    seen.push_back(app_->ui().params.score_scale);
+  }
+  EXPECT_TRUE(state.sweep_playing);
+  const auto [low, high] = std::minmax_element(seen.begin(), seen.end());
+  EXPECT_GE(*low, 0.5);
+  EXPECT_LE(*high, 8.0);
+  EXPECT_GT(*high, 7.0) << "reached TO";
+  EXPECT_LT(seen.back(), *high) << "and came back";
+  state.sweep_toggle_requested = true;
+  app_->frame();
+  const double paused = app_->ui().params.score_scale;
+  for (int frame = 0; frame < 5; ++frame) app_->frame();
+  EXPECT_FALSE(state.sweep_playing);
+  EXPECT_EQ(app_->ui().params.score_scale, paused);
+  // The whole animation is one undo step.
+  frame_with_keys({GLFW_KEY_Z}, true);
+  EXPECT_EQ(app_->ui().params.score_scale, 1.0);
+}
+
+TEST_F(Window, ExportPngAtTwiceTheWindowAndOfOnePanel) {
+  InteractionUi& state = app_->ui().interaction;
+  state.export_scale_index = 1;  // 2x
+  state.export_png_requested = true;
+  app_->frame();
+  auto pngs = files_with(".png");
+  ASSERT_EQ(pngs.size(), 1u) << app_->ui().status;
+  int width = 0, height = 0, channels = 0;
+  unsigned char* pixels = stbi_load(pngs[0].string().c_str(), &width, &height, &channels, 4);
+  ASSERT_NE(pixels, nullptr);
+  stbi_image_free(pixels);
+  EXPECT_EQ(width, 2560);
+  EXPECT_EQ(height, 1440);
+
+  state.export_target = "dashboard/gradient";
+  state.export_png_requested = true;
+  app_->frame();
+  pngs = files_with(".png");
+  ASSERT_EQ(pngs.size(), 2u) << "a second export is a new file: " << app_->ui().status;
+  for (const fs::path& png : pngs) {
+    pixels = stbi_load(png.string().c_str(), &width, &height, &channels, 4);
+    ASSERT_NE(pixels, nullptr);
+    stbi_image_free(pixels);
+    if (width == 2560) continue;
+    EXPECT_LT(width, 2560 / 2);
+    EXPECT_GT(width, 2 * 200);
+  }
+}
+
+TEST_F(Window, RecordGifTakesManyWindowFramesAndWritesANewFile) {
+  InteractionUi& state = app_->ui().interaction;
+  state.sweep = SweepSettings{};
+  state.sweep.gif_frames = 4;
+  state.record_gif_requested = true;
+  app_->frame();
+  ASSERT_TRUE(state.gif_recording) << state.sweep_error << app_->ui().status;
+  int window_frames = 0;
+  while (state.gif_recording && window_frames < 2000) {
+    app_->frame();  // the window keeps drawing while the GIF is made
+    ++window_frames;
+  }
+  EXPECT_FALSE(state.gif_recording);
+  EXPECT_GE(window_frames, 4) << "one GIF frame per window frame at most";
+  const auto gifs = files_with(".gif");
+  ASSERT_EQ(gifs.size(), 1u) << app_->ui().status;
+  const std::string bytes = smlab::cli_test::read_all(gifs[0]);
+  EXPECT_EQ(bytes.substr(0, 6), "GIF89a");
+  // One graphic control extension (the frame delay) per frame.
+  int frames = 0;
+  for (std::size_t at = bytes.find("\x21\xF9\x04"); at != std::string::npos; at = bytes.find("\x21\xF9\x04", at + 1))
+    ++frames;
+  EXPECT_EQ(frames, 4);
+  EXPECT_EQ(app_->ui().params.temperature, 1.0) << "recording leaves the window's Params alone";
+}
+
+// With a display (e.g. under xvfb-run) the exports run beside a real GLFW window: an offscreen
+// context is created and destroyed while the window's stays usable. Skipped without a display.
+TEST(RealWindow, PngExportAndGifRecordingRunBesideTheWindow) {
+  if (std::getenv("DISPLAY") == nullptr) GTEST_SKIP() << "no DISPLAY (run under xvfb-run to include this)";
+  smlab::platform::WindowOptions window_options;
+  window_options.width = 960;
+  window_options.height = 540;
+  auto created = smlab::platform::Window::create(window_options);
+  if (!created) GTEST_SKIP() << created.error;
+  const fs::path dir = fs::temp_directory_path() / ("smlab-interaction-window-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  {
+    AppOptions options;
+    options.screenshot_dir = dir.string();
+    App app(*created.surface, options);
+    app.frame();
+    app.ui().interaction.export_scale_index = 1;
+    app.ui().interaction.export_png_requested = true;
+    app.ui().interaction.sweep.gif_frames = 3;
+    app.ui().interaction.record_gif_requested = true;
+    for (int frame = 0; frame < 400 && (frame < 3 || app.ui().interaction.gif_recording); ++frame)
+      ASSERT_TRUE(app.frame());
+    EXPECT_FALSE(app.ui().interaction.gif_recording);
+    const smlab::Image after = created.surface->capture();
+    EXPECT_GT(after.width, 0) << "the window still renders after the offscreen exports";
+  }
+  int pngs = 0, gifs = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    pngs += entry.path().extension() == ".png";
+    gifs += entry.path().extension() == ".gif";
+  }
+  EXPECT_EQ(pngs, 1);
+  EXPECT_EQ(gifs, 1);
+  fs::remove_all(dir);
+}
+
+}  // namespace

@@ -1,0 +1,630 @@
+// Lessons (issue #5): the shipped files pass the loader, bad files give one-line errors, the
+// Params animation stays valid and lands exactly, every step of every lesson renders headless
+// with its highlight, sessions keep the lesson position, and the command line's lesson flags.
+#include <gtest/gtest.h>
+
+#include "cli_support.hpp"
+
+#include <imgui_internal.h>  // ImTextCharFromUtf8
+#include <stb_image.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>  // key codes: io.KeysDown is indexed by GLFW key
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "i18n/i18n.hpp"
+#include "lessons/lesson_player.hpp"
+#include "lessons/lessons.hpp"
+#include "panels/lesson_panel.hpp"
+#include "platform/offscreen.hpp"
+#include "state/presets.hpp"
+#include "state/session.hpp"
+
+namespace smlab::app {
+namespace {
+
+namespace fs = std::filesystem;
+using cli_test::Outcome;
+using cli_test::read_all;
+
+fs::path lessons_dir() { return find_assets_dir() / "lessons"; }
+
+const LessonList& shipped() {
+  static const LessonList list = load_lessons(lessons_dir());
+  return list;
+}
+
+bool one_line(const std::string& text) { return text.find('\n') == std::string::npos && !text.empty(); }
+
+// A valid lesson to mutate: two steps, the second raising the temperature.
+std::string lesson_json(const std::string& second_step_set = R"({"temperature": 2})",
+                        const std::string& second_view = R"("dashboard")", const std::string& second_panel = R"("gradient")") {
+  return R"({"name": "demo", "title": {"en": "Demo", "zh-CN": "演示"}, "steps": [
+    {"title": {"en": "One", "zh-CN": "一"}, "text": {"en": "First.", "zh-CN": "第一步。"}, "view": "dashboard", "panel": "distribution"},
+    {"title": {"en": "Two", "zh-CN": "二"}, "text": {"en": "Second.", "zh-CN": "第二步。"}, "set": )" +
+         second_step_set + R"(, "view": )" + second_view + R"(, "panel": )" + second_panel + "}]}";
+}
+
+// ─── The shipped lessons ──────────────────────────────────────────────────────────────────────
+
+TEST(LessonFiles, EveryShippedLessonLoadsWithFiveToNineStepsInBothLanguages) {
+  const LessonList& list = shipped();
+  ASSERT_TRUE(list.error.empty()) << list.error;
+  ASSERT_GE(list.lessons.size(), 6u);
+  for (const char* name : {"why-softmax", "stability", "temperature", "saturation", "scaling", "toolbox"})
+    EXPECT_TRUE(find_lesson(list, name).has_value()) << "missing lesson " << name;
+  for (const Lesson& lesson : list.lessons) {
+    EXPECT_GE(lesson.steps.size(), 5u) << lesson.name;
+    EXPECT_LE(lesson.steps.size(), 9u) << lesson.name;
+    Params expected;  // the steps build on each other, starting from the defaults
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
+      const LessonStep& step = lesson.steps[k];
+      for (const auto& [key, value] : step.settings)
+        ASSERT_FALSE(set_param(expected, key, value)) << lesson.name << " step " << k + 1 << " " << key;
+      EXPECT_EQ(step.params, expected) << lesson.name << " step " << k + 1 << ": Params are not the running sum";
+      EXPECT_FALSE(validate(step.params)) << lesson.name << " step " << k + 1;
+      EXPECT_NE(find_lesson_panel(step.view, step.panel), nullptr) << lesson.name << " step " << k + 1;
+      // Real Chinese: at least a few CJK ideographs in every Chinese text.
+      int ideographs = 0;
+      for (std::size_t i = 0; i + 2 < step.text.chinese.size(); ++i)
+        if (static_cast<unsigned char>(step.text.chinese[i]) >= 0xE4 && static_cast<unsigned char>(step.text.chinese[i]) <= 0xE9)
+          ++ideographs;
+      EXPECT_GE(ideographs, 10) << lesson.name << " step " << k + 1 << " zh-CN text is not Chinese";
+      EXPECT_NE(step.text.english, step.text.chinese) << lesson.name << " step " << k + 1;
+    }
+  }
+}
+
+TEST(LessonFiles, TheLessonsUseTheViewsTheirTopicsNeed) {
+  const LessonList& list = shipped();
+  auto uses = [&](const char* lesson, View view) {
+    const auto index = find_lesson(list, lesson);
+    if (!index) return false;
+    for (const LessonStep& step : list.lessons[*index].steps)
+      if (step.view == view) return true;
+    return false;
+  };
+  EXPECT_TRUE(uses("why-softmax", View::normalizers));
+  EXPECT_TRUE(uses("stability", View::stability));
+  EXPECT_TRUE(uses("temperature", View::temperature));
+  EXPECT_TRUE(uses("saturation", View::gradients));
+  EXPECT_TRUE(uses("scaling", View::scaling));
+  EXPECT_TRUE(uses("scaling", View::dashboard));
+  EXPECT_TRUE(uses("toolbox", View::attention_variants));
+  EXPECT_TRUE(uses("toolbox", View::heads));
+  // The stability lesson shows fp16 and bf16.
+  const Lesson& stability = list.lessons[*find_lesson(list, "stability")];
+  std::set<Format> formats;
+  for (const LessonStep& step : stability.steps) formats.insert(step.params.format);
+  EXPECT_TRUE(formats.count(Format::fp16) && formats.count(Format::bf16));
+}
+
+// ─── Bad lesson files ─────────────────────────────────────────────────────────────────────────
+
+TEST(LessonLoader, BadFilesGiveOneLineErrorsNamingWhatIsWrong) {
+  ASSERT_TRUE(parse_lesson(lesson_json()).lesson) << parse_lesson(lesson_json()).error;
+  const std::string huge = R"({"name": "x", "title": {"en": ")" + std::string(lesson_max_bytes, 'a') + "\"}}";
+  const struct {
+    std::string text, needle;
+  } cases[] = {
+      {"", "not valid JSON"},
+      {"{", "not valid JSON"},
+      {lesson_json().substr(0, 120), "not valid JSON"},
+      {"[1, 2]", "must be a JSON object"},
+      {std::string(100000, '[') + std::string(100000, ']'), "nests deeper"},
+      {huge, "larger than 1 MB"},
+      {R"({"name": 5, "title": {"en": "a", "zh-CN": "b"}, "steps": []})", "\"name\""},
+      {R"({"name": "Has Space", "title": {"en": "a", "zh-CN": "b"}, "steps": []})", "\"name\""},
+      {R"({"name": "x", "title": "plain", "steps": []})", "lesson 'x' title must be an object"},
+      {R"({"name": "x", "title": {"en": "a"}, "steps": []})", "needs \"zh-CN\""},
+      {R"({"name": "x", "title": {"en": "a", "zh-CN": "b", "fr": "c"}, "steps": []})", "language 'fr'"},
+      {R"({"name": "x", "title": {"en": "a", "zh-CN": "b"}, "steps": []})", "\"steps\" array"},
+      {R"({"name": "x", "title": {"en": "a", "zh-CN": "b"}, "steps": {}})", "\"steps\" array"},
+      {R"({"name": "x", "title": {"en": "a", "zh-CN": "b"}, "steps": [], "extra": 1})", "unknown field 'extra'"},
+      {lesson_json(R"({"temperature": 500})"), "lesson 'demo' step 2 key 'temperature'"},
+      {lesson_json(R"({"temperature": 500})"), "allowed 0.01 to 100"},
+      {lesson_json(R"({"d_k": 0.5})"), "step 2 key 'd_k'"},
+      {lesson_json(R"({"scores": "1, nan"})"), "step 2 key 'scores'"},
+      {lesson_json(R"({"bogus": 1})"), "step 2 key 'bogus'"},
+      {lesson_json(R"({"temperature": [1]})"), "must be a string, number or boolean"},
+      {lesson_json(R"([1])"), "\"set\" must be an object"},
+      {lesson_json("{}", R"("nowhere")"), "view 'nowhere' is not a view"},
+      {lesson_json("{}", "3"), "needs a \"view\""},
+      {lesson_json("{}", R"("dashboard")", R"("jacobian")"), "panel 'jacobian' is not a panel of dashboard"},
+      {lesson_json("{}", R"("dashboard")", "null"), "needs a \"panel\""},
+      {R"({"name": "x", "title": {"en": "a\nb", "zh-CN": "b"}, "steps": []})", "control character"},
+  };
+  for (const auto& c : cases) {
+    const LessonLoad load = parse_lesson(c.text);
+    EXPECT_FALSE(load.lesson) << c.text.substr(0, 200);
+    EXPECT_TRUE(one_line(load.error)) << c.text.substr(0, 200) << "\n-> " << load.error;
+    EXPECT_NE(load.error.find(c.needle), std::string::npos) << c.text.substr(0, 200) << "\n-> " << load.error;
+  }
+  // 51 steps is one too many.
+  std::string many = R"({"name": "x", "title": {"en": "a", "zh-CN": "b"}, "steps": [)";
+  for (int k = 0; k <= static_cast<int>(lesson_max_steps); ++k)
+    many += std::string(k ? "," : "") +
+            R"({"title": {"en": "a", "zh-CN": "b"}, "text": {"en": "a", "zh-CN": "b"}, "view": "dashboard", "panel": "gradient"})";
+  const LessonLoad too_many = parse_lesson(many + "]}");
+  EXPECT_FALSE(too_many.lesson);
+  EXPECT_NE(too_many.error.find("51 steps"), std::string::npos) << too_many.error;
+}
+
+TEST(LessonLoader, EveryTruncationOfAShippedFileIsAOneLineErrorNotACrash) {
+  const std::string text = read_all(lessons_dir() / "01-why-softmax.json");
+  ASSERT_GT(text.size(), 1000u);
+  ASSERT_TRUE(parse_lesson(text).lesson);
+  for (std::size_t length = 0; length + 1 < text.size(); length += 7) {
+    const LessonLoad load = parse_lesson(text.substr(0, length));
+    ASSERT_FALSE(load.lesson) << "prefix of " << length << " bytes loaded";
+    ASSERT_TRUE(one_line(load.error)) << length;
+  }
+}
+
+TEST(LessonLoader, AFolderWithABadAndADuplicateFileKeepsTheGoodLessons) {
+  const fs::path dir = fs::temp_directory_path() / ("smlab-lessons-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "a.json") << lesson_json();
+  std::ofstream(dir / "b.json") << lesson_json(R"({"temperature": -1})");
+  std::ofstream(dir / "c.json") << lesson_json();  // "demo" again
+  std::ofstream(dir / "notes.txt") << "not a lesson";
+  const LessonList list = load_lessons(dir);
+  ASSERT_EQ(list.lessons.size(), 1u);
+  EXPECT_EQ(list.lessons[0].name, "demo");
+  EXPECT_TRUE(one_line(list.error)) << list.error;
+  EXPECT_NE(list.error.find("b.json"), std::string::npos) << list.error;
+  const LessonList missing = load_lessons(dir / "nope");
+  EXPECT_TRUE(missing.lessons.empty());
+  EXPECT_NE(missing.error.find("nope"), std::string::npos) << missing.error;
+  fs::remove_all(dir);
+}
+
+TEST(LessonLoader, LookupTakesNameAndOneBasedStep) {
+  const LessonList& list = shipped();
+  const auto first = lookup_lesson(list, "why-softmax");
+  ASSERT_TRUE(first.position) << first.error;
+  EXPECT_EQ(first.position->step, 0u);
+  const auto third = lookup_lesson(list, "why-softmax:3");
+  ASSERT_TRUE(third.position) << third.error;
+  EXPECT_EQ(third.position->step, 2u);
+  const std::string count = std::to_string(list.lessons[third.position->lesson].steps.size());
+  for (const char* bad : {"why-softmax:0", "why-softmax:99", "why-softmax:x", "why-softmax:", "why-softmax:-1"}) {
+    const auto lookup = lookup_lesson(list, bad);
+    EXPECT_FALSE(lookup.position) << bad;
+    EXPECT_NE(lookup.error.find("a step from 1 to " + count), std::string::npos) << bad << " -> " << lookup.error;
+  }
+  const auto unknown = lookup_lesson(list, "nonesuch:2");
+  EXPECT_FALSE(unknown.position);
+  EXPECT_NE(unknown.error.find("'nonesuch' is not a lesson: allowed why-softmax"), std::string::npos) << unknown.error;
+}
+
+// ─── Animation ────────────────────────────────────────────────────────────────────────────────
+
+// Every numeric key of `mid` lies between its values in `a` and `b`.
+void expect_between(const Params& a, const Params& b, const Params& mid, const std::string& where) {
+  auto check = [&](double x, double y, double m, const char* key) {
+    EXPECT_GE(m, std::min(x, y)) << where << " " << key;
+    EXPECT_LE(m, std::max(x, y)) << where << " " << key;
+  };
+  check(a.temperature, b.temperature, mid.temperature, "temperature");
+  check(a.key_dim, b.key_dim, mid.key_dim, "d_k");
+  check(a.score_scale, b.score_scale, mid.score_scale, "score_scale");
+  check(a.seq_len, b.seq_len, mid.seq_len, "seq_len");
+  check(a.alpha, b.alpha, mid.alpha, "alpha");
+  check(a.gamma, b.gamma, mid.gamma, "gamma");
+  check(a.qk_norm, b.qk_norm, mid.qk_norm, "qk_norm");
+  check(a.pe_amplitude, b.pe_amplitude, mid.pe_amplitude, "pe_amplitude");
+  check(a.heads, b.heads, mid.heads, "heads");
+  check(a.nudge, b.nudge, mid.nudge, "nudge");
+}
+
+TEST(LessonAnimation, EveryStepChangeStaysValidInRangeAndEndsExactlyOnTheTarget) {
+  std::vector<Params> all{Params{}};
+  Params extreme;  // every numeric key at the other end of its range
+  extreme.temperature = 100;
+  extreme.key_dim = 4096;
+  extreme.score_scale = 0.01;
+  extreme.seq_len = 2;
+  extreme.row = 1;
+  extreme.alpha = 2;
+  extreme.gamma = 0.1;
+  extreme.qk_norm = 20;
+  extreme.pe_amplitude = 100;
+  extreme.heads = 16;
+  extreme.nudge = -3;
+  ASSERT_FALSE(validate(extreme));
+  all.push_back(extreme);
+  for (const Lesson& lesson : shipped().lessons)
+    for (const LessonStep& step : lesson.steps) all.push_back(step.params);
+  for (std::size_t i = 0; i + 1 < all.size(); ++i)
+    for (const auto& [from, to] : {std::pair{all[i], all[i + 1]}, std::pair{all[i + 1], all[i]}}) {
+      for (int k = 0; k <= 50; ++k) {
+        const double progress = k / 50.0;
+        const Params mid = interpolate_params(from, to, lesson_ease(progress));
+        const std::string where = "pair " + std::to_string(i) + " at " + std::to_string(progress);
+        ASSERT_FALSE(validate(mid)) << where << ": " << validate(mid)->message;
+        expect_between(from, to, mid, where);
+        EXPECT_EQ(mid.scores, to.scores) << "non-numeric keys switch at once";
+        EXPECT_EQ(mid.format, to.format);
+      }
+      EXPECT_EQ(interpolate_params(from, to, 1.0), to) << "pair " << i;
+      EXPECT_EQ(interpolate_params(from, to, lesson_ease(1.0)), to) << "pair " << i;
+    }
+}
+
+TEST(LessonAnimation, LogScaledKeysMoveInLogSpaceAndIntegersAreRounded) {
+  Params from, to;
+  from.temperature = 0.01;
+  to.temperature = 100;
+  from.key_dim = 4;
+  to.key_dim = 1024;
+  from.heads = 1;
+  to.heads = 4;
+  const Params mid = interpolate_params(from, to, 0.5);
+  EXPECT_NEAR(mid.temperature, 1.0, 1e-12) << "the geometric mean of 0.01 and 100";
+  EXPECT_EQ(mid.key_dim, 64) << "the geometric mean of 4 and 1024";
+  EXPECT_EQ(mid.heads, 3) << "2.5 rounds away from zero";
+  EXPECT_EQ(lesson_ease(0.0), 0.0);
+  EXPECT_EQ(lesson_ease(1.0), 1.0);
+  EXPECT_EQ(lesson_ease(0.5), 0.5);
+}
+
+UiState ui_with_lessons() {
+  UiState ui;
+  ui.lessons = shipped();
+  return ui;
+}
+
+TEST(LessonPlayer, NextAnimatesOverHalfASecondThroughValidParamsAndLandsExactly) {
+  UiState ui = ui_with_lessons();
+  const std::size_t lesson = *find_lesson(ui.lessons, "temperature");
+  ASSERT_TRUE(open_lesson_step(ui, lesson, 1, false));  // T = 0.1
+  EXPECT_EQ(ui.params, ui.lessons.lessons[lesson].steps[1].params);
+  EXPECT_EQ(ui.view, View::temperature);
+  ASSERT_TRUE(lesson_next(ui));  // T = 10, animated
+  const Params& target = ui.lessons.lessons[lesson].steps[2].params;
+  EXPECT_TRUE(ui.lesson.animating);
+  double last_temperature = 0.0;
+  int frames = 0;
+  while (ui.lesson.animating && frames < 1000) {
+    advance_lesson(ui, 1.0 / 60.0);
+    ASSERT_FALSE(validate(ui.params));
+    EXPECT_GE(ui.params.temperature, last_temperature) << "frame " << frames;
+    last_temperature = ui.params.temperature;
+    ++frames;
+  }
+  EXPECT_EQ(ui.params, target);
+  EXPECT_GE(frames, 28);  // ~0.5 s at 60 frames per second
+  EXPECT_LE(frames, 32);
+  EXPECT_EQ(ui.lesson.open->step, 2u);
+}
+
+TEST(LessonPlayer, AUserEditDuringTheAnimationWinsAndTheEndsStopNavigation) {
+  UiState ui = ui_with_lessons();
+  ASSERT_TRUE(open_lesson_step(ui, 0, 0, false));
+  EXPECT_FALSE(lesson_previous(ui)) << "no step before the first";
+  ASSERT_TRUE(lesson_next(ui));
+  advance_lesson(ui, 0.1);
+  Params edited = ui.params;
+  edited.seed = 7;
+  ASSERT_TRUE(apply_params(ui, edited));
+  advance_lesson(ui, 0.1);
+  EXPECT_FALSE(ui.lesson.animating);
+  EXPECT_EQ(ui.params, edited);
+  // Closing mid-animation lands on the step's Params.
+  ASSERT_TRUE(lesson_next(ui));
+  advance_lesson(ui, 0.1);
+  close_lesson(ui);
+  EXPECT_FALSE(ui.lesson.open);
+  EXPECT_EQ(ui.params, ui.lessons.lessons[0].steps[2].params);
+  // The last step has no next.
+  const std::size_t last = ui.lessons.lessons[0].steps.size() - 1;
+  ASSERT_TRUE(open_lesson_step(ui, 0, last, false));
+  EXPECT_FALSE(lesson_next(ui));
+  EXPECT_FALSE(open_lesson_step(ui, 0, last + 1, false));
+  EXPECT_FALSE(open_lesson_step(ui, ui.lessons.lessons.size(), 0, false));
+}
+
+// ─── Sessions ─────────────────────────────────────────────────────────────────────────────────
+
+TEST(LessonSession, TheLessonPositionRoundTripsAndBadValuesAreOneLine) {
+  Session session;
+  session.lesson = SessionLesson{"why-softmax", 3};
+  const SessionLoad loaded = parse_session(serialize_session(session));
+  ASSERT_TRUE(loaded.session) << loaded.error;
+  EXPECT_EQ(serialize_session(*loaded.session), serialize_session(session));
+  EXPECT_TRUE(*loaded.session == session);
+  Session without;
+  const SessionLoad plain = parse_session(serialize_session(without));
+  ASSERT_TRUE(plain.session);
+  EXPECT_FALSE(plain.session->lesson);
+  for (const char* bad : {R"([])", R"("why-softmax")", R"({"name": "why-softmax"})", R"({"name": "why-softmax", "step": 0})",
+                          R"({"name": "why-softmax", "step": 51})", R"({"name": "why-softmax", "step": "3"})",
+                          R"({"name": "why-softmax", "step": 1.5})", R"({"name": "Bad Name", "step": 1})",
+                          R"({"name": "", "step": 1})", R"({"name": "x", "step": 1, "extra": true})"}) {
+    const SessionLoad load = parse_session(std::string(R"({"version": 1, "lesson": )") + bad + "}");
+    EXPECT_FALSE(load.session) << bad;
+    EXPECT_TRUE(one_line(load.error)) << bad << " -> " << load.error;
+    EXPECT_NE(load.error.find("lesson"), std::string::npos) << bad << " -> " << load.error;
+  }
+}
+
+// ─── Headless renders ─────────────────────────────────────────────────────────────────────────
+
+class LessonRender : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::unsetenv("DISPLAY");
+    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
+    platform::OffscreenOptions options;
+    options.width = 1600;
+    options.height = 900;
+    auto created = platform::Offscreen::create(options);
+    ASSERT_TRUE(created) << created.error;
+    surface_ = std::move(created.surface);
+  }
+  void TearDown() override { i18n::set_language(i18n::Language::English); }
+
+  Image render_step(App& app, std::size_t lesson, std::size_t step) {
+    EXPECT_TRUE(open_lesson_step(app.ui(), lesson, step, false));
+    app.evaluator().set_refine_limit(headless_refine_trials(app.ui().params.seq_len));
+    app.wait_for_snapshot();
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    return surface_->capture();
+  }
+
+  std::unique_ptr<platform::Offscreen> surface_;
+};
+
+// Pixels of the highlight colour (dark theme: amber 255, 176, 0) on the frame of `plot`.
+int highlight_pixels(const Image& image, const PlacedPlot& plot) {
+  int count = 0;
+  const int y = static_cast<int>(plot.min.y + 0.5f * (plot.max.y - plot.min.y));
+  for (int x = static_cast<int>(plot.min.x) - 8; x <= static_cast<int>(plot.min.x) + 2; ++x) {
+    if (x < 0 || x >= image.width) continue;
+    const Rgba8 p = image.pixel(x, y);
+    if (p.r > 230 && p.g > 150 && p.g < 200 && p.b < 40) ++count;
+  }
+  return count;
+}
+
+TEST_F(LessonRender, EveryStepOfEveryLessonRendersWithItsViewParamsAndHighlight) {
+  AppOptions options;
+  options.lessons = shipped();
+  App app(*surface_, options);
+  i18n::clear_missing_keys();
+  for (std::size_t l = 0; l < options.lessons.lessons.size(); ++l) {
+    const Lesson& lesson = options.lessons.lessons[l];
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
+      const std::string where = lesson.name + ":" + std::to_string(k + 1);
+      const Image image = render_step(app, l, k);
+      ASSERT_EQ(image.width, 1600) << where;
+      EXPECT_EQ(app.ui().params, lesson.steps[k].params) << where;
+      EXPECT_EQ(app.ui().view, lesson.steps[k].view) << where;
+      ASSERT_TRUE(app.ui().lesson.open) << where;
+      EXPECT_TRUE(app.ui().status.empty() || !app.ui().status_is_error) << where << ": " << app.ui().status;
+      const auto highlighted = lesson_highlighted_plots(app.ui());
+      ASSERT_FALSE(highlighted.empty()) << where << ": panel '" << lesson.steps[k].panel << "' was not drawn";
+      EXPECT_GE(highlight_pixels(image, *highlighted.front()), 2) << where << ": no visible highlight frame";
+      EXPECT_FALSE(app.ui().lesson.text_scrolls) << where << ": the English text does not fit at 1600x900";
+      const Session session = app.current_session();
+      ASSERT_TRUE(session.lesson) << where;
+      EXPECT_EQ(session.lesson->name, lesson.name);
+      EXPECT_EQ(session.lesson->step, static_cast<int>(k + 1));
+    }
+  }
+  for (const std::string& key : i18n::missing_keys()) EXPECT_NE(key.rfind("lesson.", 0), 0u) << "missing key " << key;
+}
+
+TEST_F(LessonRender, EveryNamedPanelIsAPlotItsViewPlaces) {
+  AppOptions options;
+  options.params.heads = 8;  // every head map is drawn
+  App app(*surface_, options);
+  for (const ViewInfo& info : all_views()) {
+    app.ui().view = info.view;
+    app.ui().select_view_tab = true;
+    app.wait_for_snapshot();
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    std::set<std::string> placed;
+    for (const PlacedPlot& plot : app.ui().placed_plots) placed.insert(plot.name);
+    for (const LessonPanel& panel : lesson_panels(info.view))
+      for (std::string_view plot : panel.plots)
+        EXPECT_TRUE(placed.count(std::string(info.name) + "/" + std::string(plot)))
+            << info.name << " panel '" << panel.name << "' names plot '" << plot << "', which the view does not place";
+  }
+}
+
+TEST_F(LessonRender, ChineseLessonTextHasAGlyphForEveryCharacter) {
+  AppOptions options;
+  options.language = i18n::Language::Chinese;
+  options.lessons = shipped();
+  App app(*surface_, options);
+  ASSERT_TRUE(app.language_warning().empty()) << app.language_warning();
+  render_step(app, 0, 0);
+  const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+  auto check = [&](const std::string& text, const std::string& where) {
+    for (const char* p = text.c_str(); *p != 0;) {
+      unsigned int c = 0;
+      p += ImTextCharFromUtf8(&c, p, nullptr);
+      if (c == '\n') continue;
+      EXPECT_NE(font->FindGlyphNoFallback(static_cast<ImWchar>(c)), nullptr)
+          << where << ": no glyph for U+" << std::hex << c << " — it would show as '?'";
+    }
+  };
+  for (std::size_t l = 0; l < options.lessons.lessons.size(); ++l)
+    for (std::size_t k = 0; k < options.lessons.lessons[l].steps.size(); ++k) {
+      ASSERT_TRUE(open_lesson_step(app.ui(), l, k, false));
+      app.frame();
+      app.frame();
+      EXPECT_FALSE(app.ui().lesson.text_scrolls)
+          << options.lessons.lessons[l].name << ":" << k + 1 << ": the Chinese text does not fit at 1600x900";
+    }
+  for (const Lesson& lesson : options.lessons.lessons) {
+    check(lesson.title.chinese, lesson.name);
+    check(lesson.title.english, lesson.name);
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k)
+      for (const std::string* text : {&lesson.steps[k].title.chinese, &lesson.steps[k].text.chinese,
+                                      &lesson.steps[k].title.english, &lesson.steps[k].text.english})
+        check(*text, lesson.name + ":" + std::to_string(k + 1));
+  }
+  for (const char* key : {"lesson.previous", "lesson.next", "lesson.keys_hint", "lesson.not_available"})
+    check(i18n::tr(key), key);
+}
+
+TEST_F(LessonRender, ArrowKeysAndClickerKeysStepAndEscapeLeaves) {
+  AppOptions options;
+  options.lessons = shipped();
+  App app(*surface_, options);
+  render_step(app, 0, 0);
+  auto press = [&](int key) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGui::GetIO().KeysDown[key] = true;
+    app.frame();
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGui::GetIO().KeysDown[key] = false;
+    app.frame();
+  };
+  press(GLFW_KEY_RIGHT);
+  ASSERT_TRUE(app.ui().lesson.open);
+  EXPECT_EQ(app.ui().lesson.open->step, 1u) << "Right arrow";
+  press(GLFW_KEY_PAGE_DOWN);
+  EXPECT_EQ(app.ui().lesson.open->step, 2u) << "PageDown (clicker)";
+  press(GLFW_KEY_PAGE_UP);
+  EXPECT_EQ(app.ui().lesson.open->step, 1u) << "PageUp (clicker)";
+  press(GLFW_KEY_LEFT);
+  EXPECT_EQ(app.ui().lesson.open->step, 0u) << "Left arrow";
+  press(GLFW_KEY_LEFT);
+  EXPECT_EQ(app.ui().lesson.open->step, 0u) << "no step before the first";
+  for (int frame = 0; frame < 60; ++frame) app.frame();  // let the animation finish
+  EXPECT_EQ(app.ui().params, options.lessons.lessons[0].steps[0].params);
+  press(GLFW_KEY_ESCAPE);
+  EXPECT_FALSE(app.ui().lesson.open) << "Escape leaves the lesson";
+  press(GLFW_KEY_RIGHT);
+  EXPECT_FALSE(app.ui().lesson.open);
+}
+
+// ─── Command line ─────────────────────────────────────────────────────────────────────────────
+
+class LessonCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("smlab-lesson-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  Outcome run(const std::vector<std::string>& args, const std::string& before = "env -u DISPLAY") const {
+    return cli_test::run_program(SMLAB_BINARY, args, dir_, before);
+  }
+  void expect_one_line_error(const Outcome& r, int code, const std::string& needle) const {
+    EXPECT_EQ(r.exit_code, code) << r.err;
+    ASSERT_FALSE(r.err.empty());
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line:\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  }
+  fs::path dir_;
+};
+
+TEST_F(LessonCli, ListLessonsShowsNameStepCountAndTitle) {
+  const Outcome r = run({"--list-lessons"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const Lesson& lesson : shipped().lessons) {
+    const std::string line_start = lesson.name;
+    const auto at = r.out.find(line_start + " ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    EXPECT_NE(line.find(std::to_string(lesson.steps.size()) + " steps"), std::string::npos) << line;
+    EXPECT_NE(line.find(lesson.title.english), std::string::npos) << line;
+  }
+}
+
+TEST_F(LessonCli, UnknownLessonOrStepExitsTwoWithOneLine) {
+  expect_one_line_error(run({"--lesson", "nonesuch", "--screenshot", (dir_ / "a.png").string()}), 2,
+                        "'nonesuch' is not a lesson: allowed why-softmax");
+  const std::string count = std::to_string(shipped().lessons[*find_lesson(shipped(), "why-softmax")].steps.size());
+  for (const char* step : {"why-softmax:0", "why-softmax:99", "why-softmax:two"})
+    expect_one_line_error(run({"--lesson", step, "--screenshot", (dir_ / "a.png").string()}), 2,
+                          "a step from 1 to " + count);
+  expect_one_line_error(run({"--export-lesson", "nonesuch", dir_.string()}), 2, "'nonesuch' is not a lesson");
+  const Outcome one_argument = run({"--export-lesson", "why-softmax"});
+  EXPECT_EQ(one_argument.exit_code, 2) << one_argument.err;
+  EXPECT_FALSE(fs::exists(dir_ / "a.png"));
+}
+
+TEST_F(LessonCli, ScreenshotOfAStepMatchesTheExportedStep) {
+  const fs::path shot = dir_ / "step.png", exported = dir_ / "export";
+  const Outcome r = run({"--lesson", "temperature:3", "--screenshot", shot.string(), "--size", "800x450"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Outcome e = run({"--export-lesson", "temperature", exported.string(), "--size", "800x450"});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  const std::size_t steps = shipped().lessons[*find_lesson(shipped(), "temperature")].steps.size();
+  for (std::size_t k = 1; k <= steps; ++k) {
+    char name[64];
+    std::snprintf(name, sizeof name, "temperature-%02zu.png", k);
+    EXPECT_TRUE(fs::exists(exported / name)) << name;
+    EXPECT_NE(e.out.find(name), std::string::npos) << e.out;
+  }
+  EXPECT_FALSE(fs::exists(exported / ("temperature-" + std::to_string(steps + 1) + ".png")));
+  int w1 = 0, h1 = 0, w2 = 0, h2 = 0, channels = 0;
+  unsigned char* a = stbi_load(shot.string().c_str(), &w1, &h1, &channels, 4);
+  unsigned char* b = stbi_load((exported / "temperature-03.png").string().c_str(), &w2, &h2, &channels, 4);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(w1, 800);
+  EXPECT_EQ(h1, 450);
+  ASSERT_EQ(w1 * h1, w2 * h2);
+  std::size_t differing = 0;
+  for (int i = 0; i < w1 * h1 * 4; i += 4) differing += std::memcmp(a + i, b + i, 4) != 0;
+  stbi_image_free(a);
+  stbi_image_free(b);
+  EXPECT_LT(static_cast<double>(differing) / (w1 * h1), 0.01) << "--lesson temperature:3 and step 3 of the export differ";
+}
+
+TEST_F(LessonCli, ExportNeverOverwritesAndWritesNothingWhenRefused) {
+  const fs::path out = dir_ / "out";
+  fs::create_directories(out);
+  std::ofstream(out / "saturation-04.png") << "precious";
+  const Outcome refused = run({"--export-lesson", "saturation", out.string(), "--size", "640x360"});
+  expect_one_line_error(refused, 3, "--overwrite");
+  EXPECT_EQ(read_all(out / "saturation-04.png"), "precious");
+  EXPECT_FALSE(fs::exists(out / "saturation-01.png")) << "a refused export wrote a file";
+  const Outcome allowed = run({"--export-lesson", "saturation", out.string(), "--size", "640x360", "--overwrite"});
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(read_all(out / "saturation-04.png").substr(1, 3), "PNG");
+  for (const auto& entry : fs::directory_iterator(out))
+    EXPECT_EQ(entry.path().extension(), ".png") << "left behind: " << entry.path();
+  // A parent that is a file: exit 3.
+  std::ofstream(dir_ / "file") << "x";
+  expect_one_line_error(run({"--export-lesson", "saturation", (dir_ / "file" / "sub").string()}), 3, "file");
+}
+
+TEST_F(LessonCli, ABrokenLessonFileIsReportedAndTheOthersStillWork) {
+  const fs::path assets = dir_ / "assets";
+  fs::create_directories(assets / "lessons");
+  fs::copy_file(lessons_dir() / "03-temperature.json", assets / "lessons" / "03-temperature.json");
+  std::ofstream(assets / "lessons" / "99-broken.json") << lesson_json(R"({"temperature": 1000})");
+  const std::string env = "env -u DISPLAY SOFTMAX_LAB_ASSETS=" + cli_test::shell_quote(assets.string());
+  const Outcome listed = run({"--list-lessons"}, env);
+  expect_one_line_error(listed, 3, "99-broken.json");
+  EXPECT_NE(listed.err.find("step 2 key 'temperature'"), std::string::npos) << listed.err;
+  EXPECT_NE(listed.out.find("temperature"), std::string::npos) << listed.out;
+  const Outcome shot = run({"--lesson", "temperature:2", "--screenshot", (dir_ / "t.png").string(), "--size", "640x360"}, env);
+  EXPECT_EQ(shot.exit_code, 0) << shot.err;
+  expect_one_line_error(run({"--lesson", "demo", "--screenshot", (dir_ / "d.png").string()}, env), 2,
+                        "allowed temperature");
+}
+
+}  // namespace
+}  // namespace smlab::app
