@@ -213,6 +213,8 @@ void App::sync_snapshot() {
   const platform::PixelSize framebuffer = surface_.framebuffer_size();
   const int max_side = std::max({256, framebuffer.width / 2, framebuffer.height / 2});
   const bool new_size = max_side != uploaded_max_side_;
+  const Evaluator::MapImageSpec spec{max_side, ui_.interaction.colormap};
+  evaluator_.set_map_image_spec(spec);
   if ((!new_snapshot && !new_colormap && !new_size) || !latest_.snapshot) return;
   uploaded_colormap_ = ui_.interaction.colormap;
   uploaded_max_side_ = max_side;
@@ -221,6 +223,11 @@ void App::sync_snapshot() {
   const Snapshot& snap = *latest_.snapshot;
   const int size = snap.attention_size;
   const double vmax = snap.attention_max;
+  if (latest_.images != nullptr && latest_.images->spec == spec) {  // coloured by the worker
+    scaled_texture_.upload(latest_.images->scaled);
+    unscaled_texture_.upload(latest_.images->unscaled);
+    return;
+  }
   scaled_texture_.update(snap.attention_scaled, size, size, 0.0, vmax, uploaded_colormap_, max_side);
   unscaled_texture_.update(snap.attention_unscaled, size, size, 0.0, vmax, uploaded_colormap_, max_side);
 }
@@ -252,9 +259,11 @@ bool App::frame() {
   timing_.blocked_ms = 0.0;
   if (needs_submit()) {
     submit();
-    // A few ms is enough for L ≤ 256: the plots then change on this very frame.
+    // A few ms is enough for L ≤ 256: the plots then change on this very frame. Longer
+    // sequences take longer than a frame can spare; their snapshot lands a frame later instead
+    // of every frame waiting for it.
     const auto wait_start = Clock::now();
-    evaluator_.wait_for_latest(std::chrono::milliseconds(8));
+    if (ui_.params.seq_len <= 256) evaluator_.wait_for_latest(std::chrono::milliseconds(8));
     timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
   }
   sync_snapshot();

@@ -85,7 +85,7 @@ HeatmapTexture::HeatmapTexture(HeatmapTexture&& other) noexcept
     : texture_(std::exchange(other.texture_, 0u)),
       rows_(std::exchange(other.rows_, 0)),
       cols_(std::exchange(other.cols_, 0)),
-      rgba_(std::move(other.rgba_)),
+      staging_(std::move(other.staging_)),
       pooled_(std::move(other.pooled_)) {}
 
 HeatmapTexture& HeatmapTexture::operator=(HeatmapTexture&& other) noexcept {
@@ -94,7 +94,7 @@ HeatmapTexture& HeatmapTexture::operator=(HeatmapTexture&& other) noexcept {
     texture_ = std::exchange(other.texture_, 0u);
     rows_ = std::exchange(other.rows_, 0);
     cols_ = std::exchange(other.cols_, 0);
-    rgba_ = std::move(other.rgba_);
+    staging_ = std::move(other.staging_);
     pooled_ = std::move(other.pooled_);
   }
   return *this;
@@ -109,25 +109,40 @@ void HeatmapTexture::release() {
   rows_ = cols_ = 0;
 }
 
-void HeatmapTexture::update(std::span<const float> values, int rows, int cols, double vmin, double vmax,
-                            Colormap cmap, int max_side) {
+void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, std::span<const float> values, int rows,
+                           int cols, double vmin, double vmax, Colormap cmap, int max_side) {
+  image.rows = image.cols = 0;
   if (rows <= 0 || cols <= 0) return;
   std::size_t cells = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
   if (values.size() < cells) return;
   values = values.first(cells);
   if (max_side > 0 && std::max(rows, cols) > max_side) {
     const int factor = (std::max(rows, cols) + max_side - 1) / max_side;
-    downsample_mean(pooled_, values, rows, cols, factor);
+    downsample_mean(pooled, values, rows, cols, factor);
     rows = (rows + factor - 1) / factor;
     cols = (cols + factor - 1) / factor;
-    cells = pooled_.size();
-    values = pooled_;
+    cells = pooled.size();
+    values = pooled;
   } else {
-    pooled_ = {};  // release a big staging buffer once it is no longer needed
+    pooled = {};  // release a big scratch buffer once it is no longer needed
   }
-  if (rgba_.capacity() > 4 * cells) rgba_ = {};  // give back a staging buffer from a much bigger map
-  rgba_.resize(cells);
-  colorize(rgba_, values, vmin, vmax, cmap);
+  if (image.rgba.capacity() > 4 * cells) image.rgba = {};  // give back a buffer from a much bigger map
+  image.rgba.resize(cells);
+  colorize(image.rgba, values, vmin, vmax, cmap);
+  image.rows = rows;
+  image.cols = cols;
+}
+
+void HeatmapTexture::update(std::span<const float> values, int rows, int cols, double vmin, double vmax,
+                            Colormap cmap, int max_side) {
+  prepare_heatmap_image(staging_, pooled_, values, rows, cols, vmin, vmax, cmap, max_side);
+  upload(staging_);
+}
+
+void HeatmapTexture::upload(const HeatmapImage& image) {
+  const int rows = image.rows, cols = image.cols;
+  if (rows <= 0 || cols <= 0 || image.rgba.size() < static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
+    return;
 
   // Leave the caller's texture binding and unpack alignment as they were (ImGui's backend
   // relies on its own state between frames).
@@ -151,11 +166,11 @@ void HeatmapTexture::update(std::span<const float> values, int rows, int cols, d
     glBindTexture(GL_TEXTURE_2D, texture_);
   }
   if (rows != rows_ || cols != cols_) {
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, cols, rows, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba_.data());
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, cols, rows, 0, GL_RGBA, GL_UNSIGNED_BYTE, image.rgba.data());
     rows_ = rows;
     cols_ = cols;
   } else {
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, cols, rows, GL_RGBA, GL_UNSIGNED_BYTE, rgba_.data());
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, cols, rows, GL_RGBA, GL_UNSIGNED_BYTE, image.rgba.data());
   }
 
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous_binding));

@@ -46,7 +46,12 @@ void Evaluator::wait_for_latest(std::chrono::microseconds budget) {
 
 Evaluator::Latest Evaluator::latest() const {
   std::lock_guard lock(mutex_);
-  return {latest_, latest_sweep_, latest_version_};
+  return {latest_, latest_sweep_, latest_version_, latest_images_};
+}
+
+void Evaluator::set_map_image_spec(const MapImageSpec& spec) {
+  std::lock_guard lock(mutex_);
+  image_spec_ = spec;
 }
 
 bool Evaluator::busy() const {
@@ -186,6 +191,25 @@ void Evaluator::run(std::stop_token stop) {
     } catch (const std::exception& error) {
       failure = error.what();
     }
+    // The dashboard maps' texels, coloured here rather than on the UI thread.
+    std::shared_ptr<MapImages> images;
+    if (result) {
+      MapImageSpec spec;
+      {
+        std::lock_guard lock(mutex_);
+        spec = image_spec_;
+      }
+      if (spec.max_side > 0) {
+        images = std::make_shared<MapImages>();
+        images->spec = spec;
+        const int size = result->attention_size;
+        std::vector<float> pooled;
+        plot::prepare_heatmap_image(images->scaled, pooled, result->attention_scaled, size, size, 0.0,
+                                    result->attention_max, spec.colormap, spec.max_side);
+        plot::prepare_heatmap_image(images->unscaled, pooled, result->attention_unscaled, size, size, 0.0,
+                                    result->attention_max, spec.colormap, spec.max_side);
+      }
+    }
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (result) refining = result->dk_sweep;
     {
@@ -195,6 +219,7 @@ void Evaluator::run(std::stop_token stop) {
         // The one it replaces is retired (kept for its buffers) unless the UI still shows it.
         retired_ = std::const_pointer_cast<Snapshot>(std::exchange(latest_, published));
         latest_sweep_ = std::make_shared<const DkSweep>(*refining);
+        latest_images_ = std::move(images);
         ++latest_version_;
         last_compute_ms_ = elapsed_ms;
         refining_active_ = sweep_needs_refining(*refining, refine_limit_);

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "plot/heatmap_texture.hpp"
 #include "smlab/evaluate.hpp"
 
 namespace smlab::app {
@@ -39,10 +40,25 @@ class Evaluator {
   // refinement of its d_k sweep, and a counter that changes whenever the snapshot
   // is replaced (so callers re-upload textures only then). Read under one lock, so
   // the sweep always belongs to the snapshot's Params.
+  // How the dashboard shows its two attention maps. When set (max_side > 0), the worker colours
+  // every new Snapshot's maps this way (plot::prepare_heatmap_image) so the UI thread only
+  // uploads them; the UI sets it each frame from its framebuffer and colormap.
+  struct MapImageSpec {
+    int max_side = 0;
+    plot::Colormap colormap = plot::Colormap::Viridis;
+    bool operator==(const MapImageSpec&) const = default;
+  };
+  void set_map_image_spec(const MapImageSpec& spec);
+  struct MapImages {
+    MapImageSpec spec;
+    plot::HeatmapImage scaled, unscaled;  // of Snapshot::attention_scaled / _unscaled, 0 … attention_max
+  };
+
   struct Latest {
     std::shared_ptr<const Snapshot> snapshot;
     std::shared_ptr<const DkSweep> sweep;
     std::uint64_t version = 0;
+    std::shared_ptr<const MapImages> images;  // of `snapshot`, or null
   };
   Latest latest() const;
 
@@ -84,6 +100,8 @@ class Evaluator {
   // UI has let go of it too (use_count() == 1). Worker-owned after publication.
   std::shared_ptr<Snapshot> retired_;
   std::shared_ptr<const DkSweep> latest_sweep_;
+  std::shared_ptr<const MapImages> latest_images_;
+  MapImageSpec image_spec_;
   std::uint64_t latest_version_ = 0;
   std::int64_t refine_limit_ = refine_max_trials;
   std::chrono::steady_clock::time_point last_submit_{};
