@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "export/gif_sweep.hpp"
 #include "i18n/i18n.hpp"
@@ -121,6 +122,16 @@ void draw_png_export(UiState& ui) {
 }
 
 }  // namespace
+
+namespace {
+std::string lab_nudge_target;  // UI thread only: set by a lab slider, taken by draw_controls
+}  // namespace
+
+void note_lab_nudge_target(std::string_view key) {
+  if (ImGui::IsItemHovered() || ImGui::IsItemActive()) lab_nudge_target = std::string(key);
+}
+
+std::string take_lab_nudge_target() { return std::exchange(lab_nudge_target, {}); }
 
 void note_nudge_target(UiState& ui, std::string_view key) {
   if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ui.interaction.nudge_key_this_frame = std::string(key);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/attention_variants.hpp"
 
@@ -171,6 +172,7 @@ void controls_attention_variants(Params& edit) {
   if (ImGui::SliderScalar(i18n::label("lab.attention_variants.norm", "norm variants").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
+  note_lab_nudge_target("qk_norm");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.attention_variants.norm.help"));
   double gamma = edit.gamma;
@@ -178,6 +180,7 @@ void controls_attention_variants(Params& edit) {
   if (ImGui::SliderScalar(i18n::label("lab.attention_variants.gamma", "gamma variants").c_str(), ImGuiDataType_Double, &gamma, &gamma_min, &gamma_max, "γ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.gamma = gamma;
+  note_lab_nudge_target("gamma");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.attention_variants.gamma.help"));
   ImGui::Checkbox(i18n::label("common.causal_mask", "causal variants").c_str(), &edit.causal);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/gradients.hpp"
 
@@ -147,6 +148,7 @@ void controls_gradients(Params& edit) {
   if (ImGui::SliderScalar(i18n::label("lab.gradients.scale", "scale gradients").c_str(), ImGuiDataType_Double, &score_scale, &scale_min, &scale_max, "c = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.score_scale = score_scale;
+  note_lab_nudge_target("score_scale");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.gradients.scale.help"));
 }

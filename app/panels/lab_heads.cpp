@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/heads.hpp"
 
@@ -199,6 +200,7 @@ LabView build_heads(const LabInputs& inputs) {
 void controls_heads(Params& edit) {
   ImGui::SliderInt(i18n::label("lab.heads.heads", "heads heads").c_str(), &edit.heads, ParamLimits::heads_min, ParamLimits::heads_max, "h = %d",
                    ImGuiSliderFlags_AlwaysClamp);
+  note_lab_nudge_target("heads");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.heads.heads.help"));
   if (ImGui::Button(i18n::label("lab.heads.sharp", "sharp heads").c_str())) {

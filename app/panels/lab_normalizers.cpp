@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/normalizers.hpp"
 
@@ -265,6 +266,7 @@ void controls_normalizers(Params& edit) {
   if (ImGui::SliderScalar(i18n::label("lab.normalizers.alpha", "alpha").c_str(), ImGuiDataType_Double, &alpha, &alpha_min, &alpha_max, "α = %.2f",
                           ImGuiSliderFlags_AlwaysClamp))
     edit.alpha = alpha;
+  note_lab_nudge_target("alpha");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.normalizers.alpha.help"));
   ImGui::TextDisabled("%s", tr("lab.normalizers.score_presets"));

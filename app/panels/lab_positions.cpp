@@ -9,6 +9,7 @@
 #include <string>
 
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/positions.hpp"
 
@@ -195,6 +196,7 @@ void controls_positions(Params& edit) {
   if (ImGui::SliderScalar(i18n::label("lab.positions.amplitude", "amplitude positions").c_str(), ImGuiDataType_Double, &amplitude, &amplitude_min, &amplitude_max,
                           "a = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.pe_amplitude = amplitude;
+  note_lab_nudge_target("pe_amplitude");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.amplitude.help"));
   if (ImGui::Button("a = 0.1")) edit.pe_amplitude = 0.1;
   ImGui::SameLine();
@@ -207,6 +209,7 @@ void controls_positions(Params& edit) {
   if (ImGui::SliderScalar(i18n::label("lab.positions.content_sigma", "content positions").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
+  note_lab_nudge_target("qk_norm");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.positions.content_sigma.help"));
   ImGui::Checkbox(i18n::label("common.causal_mask", "causal positions").c_str(), &edit.causal);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/scaling.hpp"
 
@@ -181,6 +182,7 @@ void controls_scaling(Params& edit) {
   if (ImGui::SliderScalar(i18n::label("lab.scaling.sigma", "sigma").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
+  note_lab_nudge_target("qk_norm");
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered())

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/temperature.hpp"
 
@@ -187,6 +188,7 @@ void controls_temperature(Params& edit) {
   if (ImGui::SliderScalar(i18n::label("lab.temperature.nudge", "nudge").c_str(), ImGuiDataType_Double, &nudge, &nudge_min, &nudge_max, "δ = %+.2f",
                           ImGuiSliderFlags_AlwaysClamp))
     edit.nudge = nudge;
+  note_lab_nudge_target("nudge");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.temperature.nudge.help"));
   if (ImGui::Button(i18n::label("lab.temperature.nudge_zero", "nudge 0").c_str())) edit.nudge = 0.0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include <imgui.h>
@@ -47,6 +48,10 @@ void draw_interaction_controls(UiState& ui);
 void draw_file_menu(UiState& ui);
 // Call right after a numeric slider: while it is hovered or held, Left/Right nudge `key`.
 void note_nudge_target(UiState& ui, std::string_view key);
+// The same for a lab's sliders, whose controls functions see only Params: call right after the
+// slider; draw_controls hands the key on to `ui` once the lab's controls are drawn.
+void note_lab_nudge_target(std::string_view key);
+std::string take_lab_nudge_target();
 
 // The whole window for one frame. `sweep` is the refined d_k sweep belonging to
 // `snapshot` (null: use the snapshot's own).
