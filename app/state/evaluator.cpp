@@ -120,6 +120,13 @@ void Evaluator::run(std::stop_token stop) {
     EvaluateOptions options;
     std::string injected;
     {
+      // Nothing queued: the retired snapshot would only be kept for a recompute that may never
+      // come (128 MB at L = 4096). Freed here, outside the lock.
+      std::shared_ptr<Snapshot> unused;
+      std::lock_guard lock(mutex_);
+      if (!pending_) unused = std::exchange(retired_, nullptr);
+    }
+    {
       std::unique_lock lock(mutex_);
       // refine_limit_ may have changed since the last chunk: recheck before sleeping.
       auto needs_refining = [&] { return refining && sweep_needs_refining(*refining, refine_limit_); };
@@ -168,7 +175,7 @@ void Evaluator::run(std::stop_token stop) {
       std::lock_guard lock(mutex_);
       previous = latest_;
       // latest() hands out latest_, never retired_, so once only this thread holds it nobody
-      // can take it back. Still shown by the UI: drop it, so it is freed when the UI lets go.
+      // can take it back.
       recyclable = std::move(retired_);
     }
     // A big retired map is worth a short wait: the UI lets go of it at its next frame, and
@@ -178,6 +185,7 @@ void Evaluator::run(std::stop_token stop) {
       for (int waited_ms = 0; recyclable.use_count() != 1 && waited_ms < 60 && !stop.stop_requested(); waited_ms += 2)
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
+    // Still shown by the UI: drop it, so it is freed when the UI lets go.
     if (recyclable != nullptr && recyclable.use_count() != 1) recyclable.reset();
     options.recycle = recyclable.get();
     options.previous = previous.get();
