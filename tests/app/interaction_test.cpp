@@ -606,4 +606,39 @@ TEST(RealWindow, PngExportAndGifRecordingRunBesideTheWindow) {
   fs::remove_all(dir);
 }
 
+
+// A lab's slider records its key on hover like the dashboard's: moving the mouse down the control
+// column of the normalizers lab finds the α slider, and Right then nudges α by one notch. The
+// surface is tall so the lab's controls are on screen without scrolling.
+TEST(LabNudge, HoveringALabSliderMakesArrowsNudgeItsKey) {
+  ::unsetenv("DISPLAY");
+  smlab::platform::OffscreenOptions options;
+  options.width = 1280;
+  options.height = 2000;
+  auto created = smlab::platform::Offscreen::create(options);
+  ASSERT_TRUE(created) << created.error;
+  AppOptions app_options;
+  app_options.view = smlab::View::normalizers;
+  app_options.refine_trials = headless_refine_trials(app_options.params.seq_len);
+  App app(*created.surface, app_options);
+  app.wait_for_snapshot();
+  app.frame();
+  ImGui::SetCurrentContext(created.surface->imgui_context());
+  ImGuiIO& io = ImGui::GetIO();
+  bool found = false;
+  for (float y = 40.0f; y < 1990.0f && !found; y += 6.0f) {
+    io.MousePos = ImVec2(90.0f, y);
+    app.frame();
+    ImGui::SetCurrentContext(created.surface->imgui_context());
+    found = app.ui().interaction.nudge_key == "alpha";
+  }
+  ASSERT_TRUE(found) << "no point of the control column hovered the α slider";
+  const double before = app.ui().params.alpha;
+  io.KeysDown[GLFW_KEY_RIGHT] = true;
+  app.frame();
+  ImGui::SetCurrentContext(created.surface->imgui_context());
+  io.KeysDown[GLFW_KEY_RIGHT] = false;
+  EXPECT_NEAR(app.ui().params.alpha, std::min(before + 0.01, 2.0), 1e-12);
+}
+
 }  // namespace
