@@ -1,13 +1,11 @@
 // The string catalogue behind tr(): two tables, the current language, and the misses.
 #include "i18n/i18n.hpp"
+#include "state/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <mutex>
-#include <system_error>
 #include <utility>
 
 namespace smlab::i18n {
@@ -85,14 +83,10 @@ TableResult parse_table(std::string_view json_text) {
 }
 
 TableResult load_table(const std::filesystem::path& file) {
-  std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(file, error);
-  if (error) return table_failure("cannot read '" + file.string() + "': " + error.message());
-  if (size > table_max_bytes) return table_failure("'" + file.string() + "' is larger than 1 MB");
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) return table_failure("cannot read '" + file.string() + "'");
-  const std::string text{std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
-  TableResult result = parse_table(text);
+  const app::TextFile text = app::read_text_file(file, table_max_bytes);
+  if (text.status == app::TextFile::Status::unreadable) return table_failure(app::cannot_read("'" + file.string() + "'", text));
+  if (text.status == app::TextFile::Status::too_large) return table_failure("'" + file.string() + "' is larger than 1 MB");
+  TableResult result = parse_table(text.text);
   if (!result.error.empty()) result.error = "'" + file.string() + "': " + result.error;
   return result;
 }

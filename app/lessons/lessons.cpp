@@ -1,14 +1,13 @@
 // Lessons: reading assets/lessons/*.json with every field checked, the panels a step may point
 // at, and the in-between Params of an animated step change.
 #include "lessons/lessons.hpp"
+#include "state/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <system_error>
 
 namespace smlab::app {
@@ -27,27 +26,6 @@ std::string one_line(std::string text) {
   for (char& c : text)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
   return text;
-}
-
-// The deepest nesting of objects and arrays, counted on the raw text (outside strings) so a
-// hostile file cannot make the parser recurse deeply.
-int nesting_depth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return deepest;
 }
 
 bool is_valid_name(const std::string& name) {
@@ -233,7 +211,7 @@ int round_between(double value, int a, int b) {
 
 LessonLoad parse_lesson(std::string_view json_text) {
   if (json_text.size() > lesson_max_bytes) return failure("lesson is larger than 1 MB");
-  if (nesting_depth(json_text) > lesson_max_depth)
+  if (json_nesting_depth(json_text) > lesson_max_depth)
     return failure("lesson nests deeper than " + std::to_string(lesson_max_depth) + " levels");
   OrderedJson document;
   try {
@@ -291,22 +269,16 @@ LessonList load_lessons(const std::filesystem::path& dir) {
   };
   for (const std::filesystem::path& file : files) {
     const std::string shown_file = "lesson file '" + file.string() + "'";
-    const std::uintmax_t size = std::filesystem::file_size(file, error);
-    if (error) {
-      report("cannot read " + shown_file + ": " + error.message());
+    const TextFile text = read_text_file(file, lesson_max_bytes);
+    if (text.status == TextFile::Status::unreadable) {
+      report(cannot_read(shown_file, text));
       continue;
     }
-    if (size > lesson_max_bytes) {
+    if (text.status == TextFile::Status::too_large) {
       report(shown_file + " is larger than 1 MB");
       continue;
     }
-    std::ifstream stream(file, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
-    if (!stream && !stream.eof()) {
-      report("cannot read " + shown_file);
-      continue;
-    }
-    LessonLoad load = parse_lesson(text);
+    LessonLoad load = parse_lesson(text.text);
     if (!load.lesson) {
       report(shown_file + ": " + load.error);
       continue;

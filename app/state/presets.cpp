@@ -1,12 +1,11 @@
 // Presets: reading assets/presets.json and checking every entry through set_param.
 #include "state/presets.hpp"
+#include "state/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <system_error>
 
 namespace smlab::app {
@@ -97,14 +96,10 @@ PresetList parse_presets(std::string_view json_text) {
 }
 
 PresetList load_presets(const std::filesystem::path& file) {
-  std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(file, error);
-  if (error) return failure("cannot read presets '" + file.string() + "': " + error.message());
-  if (size > presets_max_bytes) return failure("presets '" + file.string() + "' is larger than 1 MB");
-  std::ifstream stream(file, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(stream)), std::istreambuf_iterator<char>());
-  if (!stream && !stream.eof()) return failure("cannot read presets '" + file.string() + "'");
-  PresetList list = parse_presets(text);
+  const TextFile text = read_text_file(file, presets_max_bytes);
+  if (text.status == TextFile::Status::unreadable) return failure(cannot_read("presets '" + file.string() + "'", text));
+  if (text.status == TextFile::Status::too_large) return failure("presets '" + file.string() + "' is larger than 1 MB");
+  PresetList list = parse_presets(text.text);
   if (!list.error.empty()) list.error = "presets '" + file.string() + "': " + list.error;
   return list;
 }

@@ -1,11 +1,11 @@
 // Sessions as JSON: serialising every Params key as text, and loading with every value checked.
 #include "state/session.hpp"
+#include "state/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <span>
 #include <vector>
 
@@ -21,27 +21,6 @@ SessionLoad failure(std::string message, bool unreadable = false) {
   load.error = std::move(message);
   load.unreadable = unreadable;
   return load;
-}
-
-// The deepest nesting of objects and arrays, counted on the raw text (outside strings) so a
-// hostile file cannot make the parser recurse deeply.
-int nesting_depth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return deepest;
 }
 
 std::string type_name(const OrderedJson& value) { return value.type_name(); }
@@ -90,7 +69,7 @@ std::string serialize_session(const Session& session) {
 
 SessionLoad parse_session(std::string_view json_text) {
   if (json_text.size() > session_max_bytes) return failure("session is larger than 1 MB");
-  if (nesting_depth(json_text) > session_max_depth)
+  if (json_nesting_depth(json_text) > session_max_depth)
     return failure("session nests deeper than " + std::to_string(session_max_depth) + " levels");
   OrderedJson document;
   try {
@@ -181,15 +160,10 @@ SessionLoad load_session(const std::filesystem::path& path) {
   const std::string shown = "'" + path.string() + "'";
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) return failure("cannot read session " + shown + ": is a directory", true);
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (error) return failure("cannot read session " + shown + ": " + error.message(), true);
-  if (size > session_max_bytes) return failure("session " + shown + " is larger than 1 MB");
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) return failure("cannot read session " + shown, true);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  stream.read(text.data(), static_cast<std::streamsize>(size));
-  text.resize(static_cast<std::size_t>(stream.gcount()));
-  SessionLoad load = parse_session(text);
+  const TextFile file = read_text_file(path, session_max_bytes);
+  if (file.status == TextFile::Status::unreadable) return failure(cannot_read("session " + shown, file), true);
+  if (file.status == TextFile::Status::too_large) return failure("session " + shown + " is larger than 1 MB");
+  SessionLoad load = parse_session(file.text);
   if (!load.error.empty()) load.error = shown + ": " + load.error;
   return load;
 }
