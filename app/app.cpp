@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
@@ -116,13 +114,14 @@ void App::apply_look() {
     if (common_set) builder.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesChineseSimplifiedCommon());
     chinese_ranges_common_ = common_set;
     builder.AddText(i18n::all_text(i18n::Language::Chinese).c_str());
-    // Lessons carry their own zh-CN text (assets/lessons/*.json): their characters too.
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(find_assets_dir() / "lessons", error)) {
-      if (entry.path().extension() != ".json" || entry.file_size(error) > (1u << 20)) continue;
-      std::ifstream stream(entry.path(), std::ios::binary);
-      const std::string text{std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>()};
-      builder.AddText(text.c_str());
+    // The lessons this app was given carry their own zh-CN text: their characters too (already
+    // loaded and checked: no second read of the files).
+    for (const Lesson& lesson : ui_.lessons.lessons) {
+      builder.AddText(lesson.title.chinese.c_str());
+      for (const LessonStep& step : lesson.steps) {
+        builder.AddText(step.title.chinese.c_str());
+        builder.AddText(step.text.chinese.c_str());
+      }
     }
     chinese_glyph_ranges_.clear();
     builder.BuildRanges(&chinese_glyph_ranges_);

@@ -21,6 +21,7 @@
 #include "app.hpp"
 #include "export/plot_export.hpp"
 #include "i18n/i18n.hpp"
+#include "lessons/lessons.hpp"
 #include "panels/labs.hpp"
 #include "platform/offscreen.hpp"
 #include "smlab/evaluate.hpp"
@@ -242,6 +243,7 @@ TEST_F(Languages, SwitchingToChineseAtRunTimeLoadsEveryGlyph) {
   ASSERT_TRUE(created) << created.error;
   AppOptions options;
   options.refine_trials = headless_refine_trials(options.params.seq_len);
+  options.lessons = load_lessons(find_assets_dir() / "lessons");  // as main.cpp gives them
   App app(*created.surface, options);
   app.wait_for_snapshot();
   app.frame();
