@@ -258,11 +258,14 @@ bool App::frame() {
   timing_.blocked_ms = 0.0;
   if (needs_submit()) {
     submit();
-    // A few ms is enough for L ≤ 256: the plots then change on this very frame. Longer
-    // sequences take longer than a frame can spare; their snapshot lands a frame later instead
-    // of every frame waiting for it.
+    // When recomputes are quick (the dashboard up to L ≈ 512: 1–3 ms) a few ms of waiting lets
+    // the plots change on this very frame. When the last one took more than half the wait (L =
+    // 1024, a slow lab), waiting would mostly stall the frame: the snapshot lands a frame later.
+    constexpr double wait_budget_ms = 8.0;
     const auto wait_start = Clock::now();
-    if (ui_.params.seq_len <= 256) evaluator_.wait_for_latest(std::chrono::milliseconds(8));
+    if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms)
+      evaluator_.wait_for_latest(std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::duration<double, std::milli>(wait_budget_ms)));
     timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
   }
   sync_snapshot();
