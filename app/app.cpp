@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
@@ -227,8 +228,10 @@ void App::sync_snapshot() {
     unscaled_texture_.upload(latest_.images->unscaled);
     return;
   }
-  scaled_texture_.update(snap.attention_scaled, size, size, 0.0, vmax, uploaded_colormap_, max_side);
-  unscaled_texture_.update(snap.attention_unscaled, size, size, 0.0, vmax, uploaded_colormap_, max_side);
+  for (const bool scaled : {true, false})
+    (scaled ? scaled_texture_ : unscaled_texture_)
+        .update(std::bind_front(attention_row, std::cref(snap), scaled), size, size, 0.0, vmax, uploaded_colormap_,
+                max_side);
 }
 
 bool App::frame() {

@@ -116,7 +116,8 @@ std::string entropy_dk_csv(const DkSweep& sweep) {
   return out;
 }
 
-std::string attention_csv(const std::vector<float>& weights, int size) {
+std::string attention_csv(const Snapshot& snap, bool scaled) {
+  const int size = snap.attention_size;
   std::string out;
   // ~14 characters per weight; reserving avoids repeated copies of a ~200 MB string at L = 4096.
   out.reserve(static_cast<std::size_t>(size) * static_cast<std::size_t>(size) * 14 + 16);
@@ -125,9 +126,10 @@ std::string attention_csv(const std::vector<float>& weights, int size) {
     out += std::to_string(j);
   }
   out += '\n';
+  std::vector<float> row(static_cast<std::size_t>(size));
   for (int i = 0; i < size; ++i) {
-    const float* row = weights.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(size);
-    for (int j = 0; j < size; ++j) {
+    attention_row(snap, scaled, i, row);
+    for (std::size_t j = 0; j < row.size(); ++j) {
       if (j > 0) out += ',';
       append_number(out, row[j]);
     }
@@ -143,15 +145,14 @@ std::string attention_output_csv(const Snapshot& snap) {
   const int length = snap.attention_size;
   Matrix values;
   draw_gaussian(values, params.seed, Stream::values, length, params.key_dim);
-  auto output_of = [&](const std::vector<float>& map) {
-    Matrix row{1, length, {}};
-    const auto first = map.begin() + static_cast<std::ptrdiff_t>(params.row) * length;
-    row.values.assign(first, first + length);
+  auto output_of = [&](bool scaled_map) {
+    Matrix row{1, length, std::vector<float>(static_cast<std::size_t>(length))};
+    attention_row(snap, scaled_map, params.row, row.values);
     Matrix out;
     attention_output(out, row, values);
     return out;
   };
-  const Matrix scaled = output_of(snap.attention_scaled), unscaled = output_of(snap.attention_unscaled);
+  const Matrix scaled = output_of(true), unscaled = output_of(false);
   std::string out = "dim,scaled,unscaled\n";
   for (int c = 0; c < params.key_dim; ++c) {
     out += std::to_string(c);
@@ -230,10 +231,9 @@ CsvResult export_csv(const Snapshot& snapshot, const fs::path& directory, const 
     if (name == "entropy_temperature.csv") return entropy_temperature_csv(snapshot);
     if (name == "entropy_dk.csv") return entropy_dk_csv(sweep);
     if (name == "attention.csv")  // the map the current `scaled` setting selects (DESIGN.md §6)
-      return attention_csv(snapshot.params.scaled ? snapshot.attention_scaled : snapshot.attention_unscaled,
-                           snapshot.attention_size);
-    if (name == "attention_scaled.csv") return attention_csv(snapshot.attention_scaled, snapshot.attention_size);
-    if (name == "attention_unscaled.csv") return attention_csv(snapshot.attention_unscaled, snapshot.attention_size);
+      return attention_csv(snapshot, snapshot.params.scaled);
+    if (name == "attention_scaled.csv") return attention_csv(snapshot, true);
+    if (name == "attention_unscaled.csv") return attention_csv(snapshot, false);
     if (name == "attention_output.csv") return attention_output_csv(snapshot);
     return params_csv(snapshot.params);
   };

@@ -88,11 +88,18 @@ std::string plot_to_csv(const plot::Plot& plot) {
     const plot::Heatmap& map = *plot.heatmap;
     for (int c = 0; c < map.cols; ++c) out += (c == 0 ? "col_" : ",col_") + std::to_string(c);
     out += '\n';
+    std::vector<float> scratch;
     for (int r = 0; r < map.rows; ++r) {
+      // Stored cells may fall short of rows × cols: the missing ones are written as NaN.
+      const auto first = static_cast<std::size_t>(r) * static_cast<std::size_t>(map.cols);
+      const std::span<const float> cells =
+          map.values.empty() ? (map.fill_row ? plot::heatmap_row(map, r, scratch) : std::span<const float>{})
+                             : map.values.subspan(std::min(first, map.values.size()))
+                                   .first(std::min(static_cast<std::size_t>(map.cols), map.values.size() - std::min(first, map.values.size())));
       for (int c = 0; c < map.cols; ++c) {
         if (c > 0) out += ',';
-        const std::size_t index = static_cast<std::size_t>(r) * static_cast<std::size_t>(map.cols) + static_cast<std::size_t>(c);
-        append_number(out, index < map.values.size() ? static_cast<double>(map.values[index]) : std::nan(""));
+        const auto index = static_cast<std::size_t>(c);
+        append_number(out, index < cells.size() ? static_cast<double>(cells[index]) : std::nan(""));
       }
       out += '\n';
     }

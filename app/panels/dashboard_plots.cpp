@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "i18n/i18n.hpp"
@@ -157,7 +158,7 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
   plot::Heatmap map;
   map.rows = snap.attention_size;
   map.cols = snap.attention_size;
-  map.values = scaled ? snap.attention_scaled : snap.attention_unscaled;  // a view, not a copy
+  map.fill_row = std::bind_front(attention_row, std::cref(snap), scaled);  // rows recomputed on demand
   map.vmin = 0.0;
   map.vmax = snap.attention_max;
   map.colormap = plot::Colormap::Viridis;

@@ -223,9 +223,11 @@ class Painter {
     const float cell_height = (bottom_right.y - top_left.y) / static_cast<float>(heatmap.rows);
     const double span = heatmap.vmax - heatmap.vmin;
     const Colormap colormap = resolve_colormap(heatmap.colormap, style_.sequential_colormap);
+    std::vector<float> scratch;
     for (int row = 0; row < heatmap.rows; ++row) {
+      const std::span<const float> cells = heatmap_row(heatmap, row, scratch);
       for (int col = 0; col < heatmap.cols; ++col) {
-        const float value = heatmap.values[static_cast<std::size_t>(row) * heatmap.cols + col];
+        const float value = cells[static_cast<std::size_t>(col)];
         const double t = span == 0.0 ? 0.5 : (value - heatmap.vmin) / span;
         const Color color = std::isfinite(value) ? sample(colormap, t) : invalid_color();
         const ImVec2 low{top_left.x + col * cell_width, top_left.y + row * cell_height};
@@ -338,7 +340,8 @@ void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* l
     const Point low{scene.data_area.x0 + col * cell_width, scene.data_area.y0 + row * cell_height};
     list->AddRect(at(low), at({low.x + cell_width, low.y + cell_height}), highlight, 0.0f, ImDrawFlags_None,
                   std::max(1.0f, style.line_scale));
-    const float value = heatmap.values[static_cast<std::size_t>(row) * heatmap.cols + col];
+    std::vector<float> scratch;
+    const float value = heatmap_row(heatmap, row, scratch)[static_cast<std::size_t>(col)];
     ImGui::BeginTooltip();
     ImGui::Text("%s %d, %s %d", style.words.row.c_str(), row, style.words.col.c_str(), col);
     ImGui::Text("%s = %s", style.words.value.c_str(), format_number(value).c_str());

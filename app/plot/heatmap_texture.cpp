@@ -50,12 +50,20 @@ void colorize(std::span<std::uint32_t> out_rgba, std::span<const float> values, 
 }
 
 void downsample_mean(std::vector<float>& out, std::span<const float> values, int rows, int cols, int factor) {
-  if (factor <= 1) {
-    out.assign(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rows) * cols);
-    return;
-  }
+  downsample_mean(out, rows_of(values, cols), rows, cols, factor);
+}
+
+void downsample_mean(std::vector<float>& out, const RowFiller& fill_row, int rows, int cols, int factor) {
+  factor = std::max(factor, 1);
   const int out_rows = (rows + factor - 1) / factor, out_cols = (cols + factor - 1) / factor;
   out.assign(static_cast<std::size_t>(out_rows) * static_cast<std::size_t>(out_cols), 0.0f);
+  std::vector<float> cells(static_cast<std::size_t>(cols));
+  if (factor == 1) {
+    for (int row = 0; row < rows; ++row)
+      fill_row(row, std::span(out).subspan(static_cast<std::size_t>(row) * static_cast<std::size_t>(cols),
+                                           static_cast<std::size_t>(cols)));
+    return;
+  }
   // Column sums over a block's rows in double (one vectorisable add per cell, no branch), then
   // each block's ≤ factor columns. A sum of floats in double cannot overflow (4096² · 3.4e38 is
   // far below 1.8e308), so a block's sum is non-finite exactly when one of its cells is: NaN, or
@@ -65,8 +73,8 @@ void downsample_mean(std::vector<float>& out, std::span<const float> values, int
     std::fill(column_sums.begin(), column_sums.end(), 0.0);
     const int first_row = block_row * factor, last_row = std::min(first_row + factor, rows);
     for (int row = first_row; row < last_row; ++row) {
-      const float* cells = values.data() + static_cast<std::size_t>(row) * static_cast<std::size_t>(cols);
-      for (int col = 0; col < cols; ++col) column_sums[static_cast<std::size_t>(col)] += cells[col];
+      fill_row(row, cells);
+      for (int col = 0; col < cols; ++col) column_sums[static_cast<std::size_t>(col)] += cells[static_cast<std::size_t>(col)];
     }
     float* target = out.data() + static_cast<std::size_t>(block_row) * static_cast<std::size_t>(out_cols);
     for (int block_col = 0; block_col < out_cols; ++block_col) {
@@ -109,33 +117,32 @@ void HeatmapTexture::release() {
   rows_ = cols_ = 0;
 }
 
-void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, std::span<const float> values, int rows,
+void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, const RowFiller& fill_row, int rows,
                            int cols, double vmin, double vmax, Colormap cmap, int max_side) {
   image.rows = image.cols = 0;
-  if (rows <= 0 || cols <= 0) return;
-  std::size_t cells = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
-  if (values.size() < cells) return;
-  values = values.first(cells);
-  if (max_side > 0 && std::max(rows, cols) > max_side) {
-    const int factor = (std::max(rows, cols) + max_side - 1) / max_side;
-    downsample_mean(pooled, values, rows, cols, factor);
-    rows = (rows + factor - 1) / factor;
-    cols = (cols + factor - 1) / factor;
-    cells = pooled.size();
-    values = pooled;
-  } else {
-    pooled = {};  // release a big scratch buffer once it is no longer needed
-  }
+  if (rows <= 0 || cols <= 0 || !fill_row) return;
+  const int factor = max_side > 0 && std::max(rows, cols) > max_side ? (std::max(rows, cols) + max_side - 1) / max_side : 1;
+  downsample_mean(pooled, fill_row, rows, cols, factor);
+  rows = (rows + factor - 1) / factor;
+  cols = (cols + factor - 1) / factor;
+  const std::size_t cells = pooled.size();
   if (image.rgba.capacity() > 4 * cells) image.rgba = {};  // give back a buffer from a much bigger map
   image.rgba.resize(cells);
-  colorize(image.rgba, values, vmin, vmax, cmap);
+  colorize(image.rgba, pooled, vmin, vmax, cmap);
+  if (pooled.capacity() > 4 * cells) pooled = {};  // nor keep a big scratch buffer
   image.rows = rows;
   image.cols = cols;
 }
 
 void HeatmapTexture::update(std::span<const float> values, int rows, int cols, double vmin, double vmax,
                             Colormap cmap, int max_side) {
-  prepare_heatmap_image(staging_, pooled_, values, rows, cols, vmin, vmax, cmap, max_side);
+  if (rows <= 0 || cols <= 0 || values.size() < static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols)) return;
+  update(rows_of(values, cols), rows, cols, vmin, vmax, cmap, max_side);
+}
+
+void HeatmapTexture::update(const RowFiller& fill_row, int rows, int cols, double vmin, double vmax, Colormap cmap,
+                            int max_side) {
+  prepare_heatmap_image(staging_, pooled_, fill_row, rows, cols, vmin, vmax, cmap, max_side);
   upload(staging_);
 }
 

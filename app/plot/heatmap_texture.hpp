@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "plot/color.hpp"
+#include "plot/plot.hpp"
 
 namespace smlab::plot {
 
@@ -19,7 +20,8 @@ struct HeatmapImage {
 // What HeatmapTexture::update uploads, computed without GL, so the evaluator thread can do it
 // for every new Snapshot instead of the UI thread (at L = 1024 that was ~4 ms of each frame).
 // `pooled` is scratch for the block means. Leaves `image` empty on the inputs update() ignores.
-void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, std::span<const float> values, int rows,
+// The matrix is read a row at a time (fill_row, see plot.hpp), so it need not be stored whole.
+void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, const RowFiller& fill_row, int rows,
                            int cols, double vmin, double vmax, Colormap cmap, int max_side = 0);
 
 // Owns one RGBA8 texture (GL_NEAREST, clamp-to-edge). Every member, including the destructor,
@@ -51,6 +53,9 @@ class HeatmapTexture {
   // minification would show. Hover read-outs and exports read the full matrix, never this.
   void update(std::span<const float> values, int rows, int cols, double vmin, double vmax, Colormap cmap,
               int max_side = 0);
+  // The same for a matrix read a row at a time (plot.hpp's RowFiller).
+  void update(const RowFiller& fill_row, int rows, int cols, double vmin, double vmax, Colormap cmap,
+              int max_side = 0);
 
   // Uploads an image from prepare_heatmap_image (update() is prepare + upload). Empty: no-op.
   void upload(const HeatmapImage& image);
@@ -73,6 +78,8 @@ class HeatmapTexture {
 // may be smaller): out is ⌈rows/factor⌉ × ⌈cols/factor⌉, row-major. A block holding any NaN or
 // ±inf becomes NaN, so it still shows in the invalid colour. factor 1 copies.
 void downsample_mean(std::vector<float>& out, std::span<const float> values, int rows, int cols, int factor);
+// The same, reading the matrix a row at a time (one row of scratch instead of the whole matrix).
+void downsample_mean(std::vector<float>& out, const RowFiller& fill_row, int rows, int cols, int factor);
 
 // Colours of a heatmap as RGBA8 bytes (R, G, B, A in memory order), row-major; shared by the
 // texture upload and the SVG's embedded PNG. Pure CPU code, usable without GL.

@@ -783,9 +783,7 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   Scene& scene = builder.scene;
   const std::string& x_label = heatmap.x_label.empty() ? plot.x.label : heatmap.x_label;
   const std::string& y_label = heatmap.y_label.empty() ? plot.y.label : heatmap.y_label;
-  const bool valid = heatmap.rows > 0 && heatmap.cols > 0 &&
-                     heatmap.values.size() >=
-                         static_cast<std::size_t>(heatmap.rows) * static_cast<std::size_t>(heatmap.cols);
+  const bool valid = heatmap_has_cells(heatmap);
   VerticalPlan plan = plan_vertical(builder, !x_label.empty());
   if (!valid || plan.area_bottom - plan.area_top < builder.font) {
     if (plan.show_title) add_title(builder, 0.5f * scene.width);

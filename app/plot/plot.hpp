@@ -2,6 +2,7 @@
 // Both renderers share one layout, so the SVG shows what the screen shows. Plots compute no math.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -93,16 +94,23 @@ struct Annotation {
   TextAlign align = TextAlign::Left;
 };
 
+// Writes row `row` of a matrix into out (one float per column).
+using RowFiller = std::function<void(int row, std::span<float> out)>;
+
 // A matrix shown as coloured cells, row 0 at the top, with a colorbar on the right.
 // Column c spans x ∈ [c − 0.5, c + 0.5] and row r spans y ∈ [r − 0.5, r + 0.5] so ticks
 // land on cell centres. On screen the cells come from `texture` (see HeatmapTexture); without
 // a texture, up to 64×64 cells are drawn as rectangles and bigger maps show a notice.
 struct Heatmap {
   int rows = 0, cols = 0;
-  // Row-major rows * cols cells; NaN/inf drawn as invalid_color(). Not owned: the cells must
-  // outlive every use of the Plot (panels point into the Snapshot, which outlives the frame),
-  // because copying a 4096² map into each frame's description would cost 64 MB and tens of ms.
+  // The cells: either stored, `values` (row-major rows * cols), or produced a row at a time by
+  // `fill_row` when `values` is empty (the dashboard's attention maps are recomputed from QKᵀ
+  // rather than stored). Read them through heatmap_row(). NaN/inf drawn as invalid_color().
+  // Neither is owned: what they point into must outlive every use of the Plot (panels point into
+  // the Snapshot, which outlives the frame), because copying a 4096² map into each frame's
+  // description would cost 64 MB and tens of ms.
   std::span<const float> values{};
+  RowFiller fill_row{};
   double vmin = 0.0, vmax = 1.0;
   Colormap colormap = Colormap::Viridis;
   std::string colorbar_label{};
@@ -110,6 +118,33 @@ struct Heatmap {
   bool square_cells = true;          // keep cells square (centred in the area) rather than stretch
   std::uintptr_t texture = 0;        // GL texture name owned by a HeatmapTexture; 0 = not uploaded
 };
+
+// Whether every cell can be read: `values` holds rows × cols of them, or `fill_row` is set.
+inline bool heatmap_has_cells(const Heatmap& map) {
+  if (map.rows <= 0 || map.cols <= 0) return false;
+  return static_cast<bool>(map.fill_row) ||
+         map.values.size() >= static_cast<std::size_t>(map.rows) * static_cast<std::size_t>(map.cols);
+}
+
+// A RowFiller reading stored row-major cells with `cols` columns.
+inline RowFiller rows_of(std::span<const float> values, int cols) {
+  return [values, cols](int row, std::span<float> out) {
+    const auto first = values.begin() + static_cast<std::ptrdiff_t>(row) * cols;
+    std::copy(first, first + cols, out.begin());
+  };
+}
+
+// Row `row` of a heatmap with heatmap_has_cells(): a view into `values`, or `scratch` (resized to
+// cols) filled by `fill_row`. Valid until scratch or the heatmap's cells change.
+inline std::span<const float> heatmap_row(const Heatmap& map, int row, std::vector<float>& scratch) {
+  if (map.values.empty()) {
+    scratch.resize(static_cast<std::size_t>(map.cols));
+    map.fill_row(row, scratch);
+    return scratch;
+  }
+  return map.values.subspan(static_cast<std::size_t>(row) * static_cast<std::size_t>(map.cols),
+                            static_cast<std::size_t>(map.cols));
+}
 
 enum class LegendPos { None, TopRight, TopLeft, BottomRight, BottomLeft };
 

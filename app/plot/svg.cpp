@@ -198,9 +198,11 @@ class SvgWriter {
     const Colormap colormap = resolve_colormap(heatmap.colormap, style_.sequential_colormap);
     // crispEdges: without it viewers antialias every shared edge into a faint grid.
     out_ += "<g class=\"heatmap\" shape-rendering=\"crispEdges\">\n";
+    std::vector<float> scratch;
     for (int row = 0; row < heatmap.rows; ++row) {
+      const std::span<const float> cells = heatmap_row(heatmap, row, scratch);
       for (int col = 0; col < heatmap.cols; ++col) {
-        const float value = heatmap.values[static_cast<std::size_t>(row) * heatmap.cols + col];
+        const float value = cells[static_cast<std::size_t>(col)];
         const double t = span == 0.0 ? 0.5 : (value - heatmap.vmin) / span;
         const Color color = std::isfinite(value) ? sample(colormap, t) : invalid_color();
         out_ += "<rect x=\"" + number(box.x0 + col * cell_width) + "\" y=\"" +
@@ -212,9 +214,13 @@ class SvgWriter {
   }
 
   void write_embedded_png(const Box& box, const Heatmap& heatmap) {
-    std::vector<std::uint32_t> rgba(static_cast<std::size_t>(heatmap.rows) * heatmap.cols);
-    colorize(rgba, heatmap.values, heatmap.vmin, heatmap.vmax,
-             resolve_colormap(heatmap.colormap, style_.sequential_colormap));
+    const auto cols = static_cast<std::size_t>(heatmap.cols);
+    std::vector<std::uint32_t> rgba(static_cast<std::size_t>(heatmap.rows) * cols);
+    const Colormap colormap = resolve_colormap(heatmap.colormap, style_.sequential_colormap);
+    std::vector<float> scratch;
+    for (int row = 0; row < heatmap.rows; ++row)
+      colorize(std::span(rgba).subspan(static_cast<std::size_t>(row) * cols, cols), heatmap_row(heatmap, row, scratch),
+               heatmap.vmin, heatmap.vmax, colormap);
     std::string png;
     const auto append_bytes = [](void* context, void* data, int size) {
       static_cast<std::string*>(context)->append(static_cast<const char*>(data),

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <exception>
+#include <functional>
 #include <stdexcept>
 #include <utility>
 
@@ -120,13 +121,6 @@ void Evaluator::run(std::stop_token stop) {
     EvaluateOptions options;
     std::string injected;
     {
-      // Nothing queued: the retired snapshot would only be kept for a recompute that may never
-      // come (128 MB at L = 4096). Freed here, outside the lock.
-      std::shared_ptr<Snapshot> unused;
-      std::lock_guard lock(mutex_);
-      if (!pending_) unused = std::exchange(retired_, nullptr);
-    }
-    {
       std::unique_lock lock(mutex_);
       // refine_limit_ may have changed since the last chunk: recheck before sleeping.
       auto needs_refining = [&] { return refining && sweep_needs_refining(*refining, refine_limit_); };
@@ -169,25 +163,11 @@ void Evaluator::run(std::stop_token stop) {
     // (dragging d_k, row or scaled does not change the sweep).
     if (refining) options.previous_sweep = &*refining;
     options.score_cache = &score_cache;
-    std::shared_ptr<Snapshot> recyclable;
     std::shared_ptr<const Snapshot> previous;
     {
       std::lock_guard lock(mutex_);
       previous = latest_;
-      // latest() hands out latest_, never retired_, so once only this thread holds it nobody
-      // can take it back.
-      recyclable = std::move(retired_);
     }
-    // A big retired map is worth a short wait: the UI lets go of it at its next frame, and
-    // allocating afresh instead would hold three L×L pairs at once (384 MB at L = 4096) and
-    // fault in 128 MB of new pages. Small maps are not worth any wait.
-    if (recyclable != nullptr && recyclable->attention_size >= 1024) {
-      for (int waited_ms = 0; recyclable.use_count() != 1 && waited_ms < 60 && !stop.stop_requested(); waited_ms += 2)
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    // Still shown by the UI: drop it, so it is freed when the UI lets go.
-    if (recyclable != nullptr && recyclable.use_count() != 1) recyclable.reset();
-    options.recycle = recyclable.get();
     options.previous = previous.get();
     const auto start = std::chrono::steady_clock::now();
     std::optional<Snapshot> result;
@@ -212,10 +192,10 @@ void Evaluator::run(std::stop_token stop) {
         images->spec = spec;
         const int size = result->attention_size;
         std::vector<float> pooled;
-        plot::prepare_heatmap_image(images->scaled, pooled, result->attention_scaled, size, size, 0.0,
-                                    result->attention_max, spec.colormap, spec.max_side);
-        plot::prepare_heatmap_image(images->unscaled, pooled, result->attention_unscaled, size, size, 0.0,
-                                    result->attention_max, spec.colormap, spec.max_side);
+        for (const bool scaled : {true, false})
+          plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled,
+                                      std::bind_front(attention_row, std::cref(*result), scaled), size, size, 0.0, result->attention_max,
+                                      spec.colormap, spec.max_side);
       }
     }
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -224,8 +204,7 @@ void Evaluator::run(std::stop_token stop) {
       std::lock_guard lock(mutex_);
       if (result) {
         auto published = std::make_shared<Snapshot>(std::move(*result));
-        // The one it replaces is retired (kept for its buffers) unless the UI still shows it.
-        retired_ = std::const_pointer_cast<Snapshot>(std::exchange(latest_, published));
+        latest_ = std::move(published);
         latest_sweep_ = std::make_shared<const DkSweep>(*refining);
         latest_images_ = std::move(images);
         ++latest_version_;

@@ -51,7 +51,7 @@ class Evaluator {
   void set_map_image_spec(const MapImageSpec& spec);
   struct MapImages {
     MapImageSpec spec;
-    plot::HeatmapImage scaled, unscaled;  // of Snapshot::attention_scaled / _unscaled, 0 … attention_max
+    plot::HeatmapImage scaled, unscaled;  // of the Snapshot's two attention maps, 0 … attention_max
   };
 
   struct Latest {
@@ -96,9 +96,6 @@ class Evaluator {
   std::optional<Job> pending_;
   std::uint64_t submitted_ = 0, completed_ = 0;
   std::shared_ptr<const Snapshot> latest_;
-  // The Snapshot latest_ replaced, kept so the next recompute can reuse its buffers once the
-  // UI has let go of it too (use_count() == 1). Worker-owned after publication.
-  std::shared_ptr<Snapshot> retired_;
   std::shared_ptr<const DkSweep> latest_sweep_;
   std::shared_ptr<const MapImages> latest_images_;
   MapImageSpec image_spec_;

@@ -102,19 +102,13 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
     draw_gaussian(fresh->queries, params.seed, Stream::queries, params.seq_len, params.key_dim);
     draw_gaussian(fresh->keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
     if (options.stop.stop_requested()) return std::nullopt;
-    // Attention maps: one QKᵀ through the fast kernel (kernels.hpp; its scalar reference is
-    // dot_product_scores), shared by the scaled and unscaled maps. Above the cache limit it is
-    // computed straight into the scaled map below instead (no third L×L buffer).
-    if (params.seq_len <= score_cache_max_seq_len) {
-      const auto cells = static_cast<std::size_t>(params.seq_len) * static_cast<std::size_t>(params.seq_len);
-      reserve_with_huge_pages(fresh->raw.values, cells);
-      dot_product_scores_fast(fresh->raw, fresh->queries, fresh->keys);
-    }
+    // One QKᵀ through the fast kernel (kernels.hpp; its scalar reference is dot_product_scores):
+    // the only L×L buffer, shared by both maps and by every Snapshot until seed, L or d_k change.
+    const auto cells = static_cast<std::size_t>(params.seq_len) * static_cast<std::size_t>(params.seq_len);
+    reserve_with_huge_pages(fresh->raw.values, cells);
+    dot_product_scores_fast(fresh->raw, fresh->queries, fresh->keys);
     scores = std::move(fresh);
-    // Up to L = 2048 (16 MB of QKᵀ); beyond, keeping it would push the resident set past the
-    // 300 MB budget at L = 4096 while the displayed and the next Snapshot (128 MB each) coexist.
-    if (options.score_cache != nullptr)
-      *options.score_cache = params.seq_len <= score_cache_max_seq_len ? scores : nullptr;
+    if (options.score_cache != nullptr) *options.score_cache = scores;
   }
   const Matrix& queries = scores->queries;
   const Matrix& keys = scores->keys;
@@ -141,29 +135,12 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   report(options, 0.8f);
   const int length = params.seq_len;
   snap.attention_size = length;
-  // Two softmaxes of the cached QKᵀ (softmax_rows_fast; scalar reference softmax_rows_inplace).
-  if (options.recycle != nullptr) {
-    snap.attention_scaled = std::move(options.recycle->attention_scaled);
-    snap.attention_unscaled = std::move(options.recycle->attention_unscaled);
-  }
-  const std::size_t cells = static_cast<std::size_t>(length) * static_cast<std::size_t>(length);
-  reserve_with_huge_pages(snap.attention_scaled, cells);
-  reserve_with_huge_pages(snap.attention_unscaled, cells);
-  if (!scores->raw.values.empty()) {
-    snap.attention_scaled.assign(scores->raw.values.begin(), scores->raw.values.end());
-  } else {
-    snap.attention_scaled.resize(cells);
-    dot_product_scores_fast(snap.attention_scaled, queries, keys);
-  }
-  snap.attention_unscaled.assign(snap.attention_scaled.begin(), snap.attention_scaled.end());
-  const double unscaled_logit_scale = params.score_scale / params.temperature;
-  softmax_rows_fast(snap.attention_scaled, length, length,
-                    unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim)));
-  softmax_rows_fast(snap.attention_unscaled, length, length, unscaled_logit_scale);
-  float top = 0.0f;
-  for (const auto* map : {&snap.attention_scaled, &snap.attention_unscaled})
-    for (float weight : *map)
-      if (std::isfinite(weight)) top = std::max(top, weight);
+  // The maps themselves are rows recomputed on demand (attention_row); only their shared colour
+  // range needs a pass now.
+  snap.attention_scores = scores;
+  snap.unscaled_logit_scale = params.score_scale / params.temperature;
+  snap.scaled_logit_scale = snap.unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim));
+  const float top = std::max(attention_map_max(snap, true), attention_map_max(snap, false));
   snap.attention_max = top > 0.0f ? top : 1.0f;
   if (options.stop.stop_requested()) return std::nullopt;
   report(options, 0.9f);
@@ -183,5 +160,41 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
 }
 
 Snapshot evaluate(const Params& params) { return *evaluate(params, EvaluateOptions{}); }
+
+void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> out) {
+  const int length = snap.attention_size;
+  assert(snap.attention_scores != nullptr && row >= 0 && row < length && out.size() == static_cast<std::size_t>(length));
+  const auto first = snap.attention_scores->raw.values.begin() + static_cast<std::ptrdiff_t>(row) * length;
+  std::copy(first, first + length, out.begin());
+  softmax_rows_fast(out, 1, length, scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale);
+}
+
+std::vector<float> attention_map(const Snapshot& snap, bool scaled) {
+  if (snap.attention_scores == nullptr) return {};
+  const int length = snap.attention_size;
+  std::vector<float> map = snap.attention_scores->raw.values;
+  softmax_rows_fast(map, length, length, scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale);
+  return map;
+}
+
+float attention_map_max(const Snapshot& snap, bool scaled) {
+  if (snap.attention_scores == nullptr) return 0.0f;
+  const int length = snap.attention_size;
+  // Blocks of rows (~256 KB) through the same per-row kernel as attention_row, so the maximum is
+  // of exactly the weights that are shown and exported, without an L×L buffer.
+  const int block_rows = std::clamp(65536 / std::max(length, 1), 1, length);
+  std::vector<float> block;
+  float top = 0.0f;
+  for (int first = 0; first < length; first += block_rows) {
+    const int rows = std::min(block_rows, length - first);
+    const auto begin = snap.attention_scores->raw.values.begin() + static_cast<std::ptrdiff_t>(first) * length;
+    block.assign(begin, begin + static_cast<std::ptrdiff_t>(rows) * length);
+    softmax_rows_fast(block, rows, length, scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale,
+                      KernelOptions{.max_threads = 1});
+    for (float weight : block)
+      if (std::isfinite(weight)) top = std::max(top, weight);
+  }
+  return top;
+}
 
 }  // namespace smlab

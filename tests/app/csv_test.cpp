@@ -202,9 +202,10 @@ TEST_F(CsvExport, RowCountsAndValuesEqualTheSnapshotExactly) {
     EXPECT_EQ(parse_number<std::int64_t>(row[8]), 20000) << "row " << r;
   }
 
-  for (const auto& [name, map] : {std::pair{"attention.csv", snap.params.scaled ? &snap.attention_scaled : &snap.attention_unscaled},
-                                  std::pair{"attention_scaled.csv", &snap.attention_scaled},
-                                  std::pair{"attention_unscaled.csv", &snap.attention_unscaled}}) {
+  const std::vector<float> scaled_map = attention_map(snap, true), unscaled_map = attention_map(snap, false);
+  for (const auto& [name, map] : {std::pair{"attention.csv", snap.params.scaled ? &scaled_map : &unscaled_map},
+                                  std::pair{"attention_scaled.csv", &scaled_map},
+                                  std::pair{"attention_unscaled.csv", &unscaled_map}}) {
     const Table attention = read_csv(directory_ / name);
     ASSERT_EQ(attention.size(), static_cast<std::size_t>(params.seq_len) + 1) << name;
     for (int i = 0; i < params.seq_len; ++i) {
@@ -255,8 +256,9 @@ TEST_F(CsvExport, VjpAndAttentionOutputColumnsMatchIndependentComputations) {
   draw_gaussian(values, params.seed, Stream::values, params.seq_len, params.key_dim);
   const Table output = read_csv(directory_ / "attention_output.csv");
   ASSERT_EQ(output.size(), static_cast<std::size_t>(params.key_dim) + 1);
+  const std::vector<float> scaled_map = attention_map(snap, true), unscaled_map = attention_map(snap, false);
   for (int c = 0; c < params.key_dim; ++c) {
-    for (const auto& [column, map] : {std::pair{1, &snap.attention_scaled}, std::pair{2, &snap.attention_unscaled}}) {
+    for (const auto& [column, map] : {std::pair{1, &scaled_map}, std::pair{2, &unscaled_map}}) {
       double expected = 0.0;
       for (int j = 0; j < params.seq_len; ++j)
         expected += static_cast<double>((*map)[static_cast<std::size_t>(params.row * params.seq_len + j)]) * values(j, c);

@@ -332,7 +332,7 @@ TEST(AttentionWeights, PlainAndScaledEqualTheEvaluatePathExactly) {
         EvaluateOptions options;
         options.dk_trials = 1;
         const Snapshot snap = *evaluate(params, options);
-        EXPECT_EQ(weights.values, scaled ? snap.attention_scaled : snap.attention_unscaled)
+        EXPECT_EQ(weights.values, attention_map(snap, scaled))
             << "d_k=" << key_dim << " T=" << temperature << " scaled=" << scaled;
       }
 }

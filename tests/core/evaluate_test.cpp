@@ -15,7 +15,7 @@ TEST(Evaluate, SameParamsSameSnapshot) {
   p.seq_len = 32;
   const Snapshot a = evaluate(p), b = evaluate(p);
   EXPECT_EQ(a.probabilities, b.probabilities);
-  EXPECT_EQ(a.attention_scaled, b.attention_scaled);
+  EXPECT_EQ(attention_map(a, true), attention_map(b, true));
   EXPECT_EQ(a.dk_sweep.scaled[3].entropy_nats.mean, b.dk_sweep.scaled[3].entropy_nats.mean);
 }
 
@@ -28,33 +28,40 @@ TEST(Evaluate, RowMatchesHeatmapRow) {
     p.scaled = scaled;
     p.temperature = 0.7;
     const Snapshot s = evaluate(p);
-    const auto& map = scaled ? s.attention_scaled : s.attention_unscaled;
+    const std::vector<float> map = attention_map(s, scaled);
     for (int j = 0; j < p.seq_len; ++j)
       EXPECT_NEAR(s.probabilities[j], map[p.row * p.seq_len + j], 1e-5) << "scaled=" << scaled << " j=" << j;
   }
 }
 
-// Above score_cache_max_seq_len QKᵀ is computed straight into the scaled map (no cached raw
-// matrix): both maps must still be the rows the distribution plot shows (float: 1e-5).
-TEST(Evaluate, UncachedLengthsComputeTheSameMaps) {
-  Params p;
-  p.seq_len = score_cache_max_seq_len + 3;
-  p.key_dim = 8;
-  p.row = 1234;
-  p.temperature = 0.7;
-  std::shared_ptr<const ScoreCache> cache;
-  EvaluateOptions options;
-  options.score_cache = &cache;
-  const std::optional<Snapshot> s = evaluate(p, options);
-  ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(cache, nullptr) << "lengths above the limit are not cached";
-  Params unscaled = p;
-  unscaled.scaled = false;
-  const Snapshot u = evaluate(unscaled);
-  for (int j = 0; j < p.seq_len; j += 97) {
-    const auto cell = static_cast<std::size_t>(p.row) * static_cast<std::size_t>(p.seq_len) + static_cast<std::size_t>(j);
-    EXPECT_NEAR(s->probabilities[static_cast<std::size_t>(j)], s->attention_scaled[cell], 1e-5) << "j=" << j;
-    EXPECT_NEAR(u.probabilities[static_cast<std::size_t>(j)], s->attention_unscaled[cell], 1e-5) << "j=" << j;
+// The maps are not stored: attention_row recomputes a row from QKᵀ. Every row must be bit for
+// bit the row of the whole map (one kernel, one row at a time or all rows over both cores), and
+// attention_max the largest weight of both maps, also above the old 2048 cache limit.
+TEST(Evaluate, AttentionRowsAreTheRowsOfTheWholeMap) {
+  for (const int length : {1, 7, 300, 2051}) {
+    Params p;
+    p.seq_len = length;
+    p.key_dim = 8;
+    p.temperature = 0.3;
+    p.row = length / 2;
+    const Snapshot s = evaluate(p);
+    float top = 0.0f;
+    std::vector<float> row(static_cast<std::size_t>(length));
+    for (const bool scaled : {true, false}) {
+      const std::vector<float> map = attention_map(s, scaled);
+      ASSERT_EQ(map.size(), static_cast<std::size_t>(length) * static_cast<std::size_t>(length));
+      for (float weight : map) top = std::max(top, weight);
+      for (int i = 0; i < length; i += std::max(1, length / 40)) {
+        attention_row(s, scaled, i, row);
+        const auto first = map.begin() + static_cast<std::ptrdiff_t>(i) * length;
+        ASSERT_TRUE(std::equal(row.begin(), row.end(), first)) << "L=" << length << " row " << i << " scaled=" << scaled;
+      }
+    }
+    EXPECT_EQ(s.attention_max, top) << "L=" << length;
+    // The row the distribution plot shows is the same row of the map (float map: 1e-5).
+    attention_row(s, true, p.row, row);
+    for (int j = 0; j < length; j += std::max(1, length / 50))
+      EXPECT_NEAR(s.probabilities[static_cast<std::size_t>(j)], row[static_cast<std::size_t>(j)], 1e-5) << "L=" << length;
   }
 }
 
@@ -63,9 +70,10 @@ TEST(Evaluate, AttentionRowsSumToOne) {
   p.seq_len = 64;
   p.key_dim = 512;
   const Snapshot s = evaluate(p);
-  for (const auto* map : {&s.attention_scaled, &s.attention_unscaled})
+  for (const bool scaled : {true, false})
     for (int r = 0; r < p.seq_len; ++r) {
-      const double sum = std::accumulate(map->begin() + r * p.seq_len, map->begin() + (r + 1) * p.seq_len, 0.0);
+      const std::vector<float> map = attention_map(s, scaled);
+      const double sum = std::accumulate(map.begin() + r * p.seq_len, map.begin() + (r + 1) * p.seq_len, 0.0);
       EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << r;
     }
 }
@@ -89,9 +97,10 @@ TEST(Evaluate, UnscaledRowsAreSharperAtLargeDk) {
   p.key_dim = 1024;
   const Snapshot s = evaluate(p);
   double scaled_max = 0, unscaled_max = 0;
+  const std::vector<float> scaled = attention_map(s, true), unscaled = attention_map(s, false);
   for (int r = 0; r < p.seq_len; ++r) {
-    scaled_max += *std::max_element(s.attention_scaled.begin() + r * 32, s.attention_scaled.begin() + (r + 1) * 32);
-    unscaled_max += *std::max_element(s.attention_unscaled.begin() + r * 32, s.attention_unscaled.begin() + (r + 1) * 32);
+    scaled_max += *std::max_element(scaled.begin() + r * 32, scaled.begin() + (r + 1) * 32);
+    unscaled_max += *std::max_element(unscaled.begin() + r * 32, unscaled.begin() + (r + 1) * 32);
   }
   EXPECT_GT(unscaled_max / 32, 0.9);
   EXPECT_LT(scaled_max / 32, 0.6);
@@ -154,8 +163,9 @@ TEST(Evaluate, ScoreCacheIsReusedAcrossTemperatureAndIsInvisible) {
   ASSERT_TRUE(cached.has_value());
   EXPECT_EQ(cache.get(), filled) << "temperature, scale, row and scaling must reuse Q, K and QKᵀ";
   const Snapshot fresh = evaluate(hotter);
-  EXPECT_EQ(cached->attention_scaled, fresh.attention_scaled);
-  EXPECT_EQ(cached->attention_unscaled, fresh.attention_unscaled);
+  EXPECT_EQ(cached->attention_scores, cache) << "the Snapshot shares the cache's QKᵀ instead of copying it";
+  EXPECT_EQ(attention_map(*cached, true), attention_map(fresh, true));
+  EXPECT_EQ(attention_map(*cached, false), attention_map(fresh, false));
   EXPECT_EQ(cached->scores, fresh.scores);
   EXPECT_EQ(cached->probabilities, fresh.probabilities);
 
@@ -168,29 +178,11 @@ TEST(Evaluate, ScoreCacheIsReusedAcrossTemperatureAndIsInvisible) {
     ASSERT_TRUE(result.has_value());
     EXPECT_NE(cache.get(), before);
     EXPECT_TRUE(cache->matches(other));
-    EXPECT_EQ(result->attention_scaled, evaluate(other).attention_scaled);
+    EXPECT_EQ(attention_map(*result, true), attention_map(evaluate(other), true));
   }
-}
-
-// A recycled Snapshot lends only capacity: the result equals a fresh evaluation even when the
-// recycled maps were bigger and held other numbers.
-TEST(Evaluate, RecycledBuffersDoNotLeakIntoTheResult) {
-  Params big;
-  big.seq_len = 64;
-  Snapshot old = evaluate(big);
-  const float* old_buffer = old.attention_scaled.data();
-  Params small;
-  small.seq_len = 40;
-  small.temperature = 0.3;
-  EvaluateOptions options;
-  options.recycle = &old;
-  const std::optional<Snapshot> recycled = evaluate(small, options);
-  ASSERT_TRUE(recycled.has_value());
-  EXPECT_EQ(recycled->attention_scaled.data(), old_buffer) << "the buffer should have been reused";
-  const Snapshot fresh = evaluate(small);
-  EXPECT_EQ(recycled->attention_scaled, fresh.attention_scaled);
-  EXPECT_EQ(recycled->attention_unscaled, fresh.attention_unscaled);
-  EXPECT_EQ(recycled->attention_max, fresh.attention_max);
+  // The Snapshot keeps its own QKᵀ alive after the cache moved on to other Params.
+  EXPECT_NE(cached->attention_scores, cache);
+  EXPECT_EQ(attention_map(*cached, false), attention_map(fresh, false));
 }
 
 // `previous` only saves work: with the same scores (a temperature change) or different ones

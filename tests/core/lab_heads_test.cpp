@@ -85,7 +85,7 @@ TEST(HeadsLab, OneHeadIsItsOwnAverageAndTheDashboardMap) {
   evaluate_heads_lab(lab, params);
   ASSERT_EQ(lab.head_weights.size(), 1u);
   EXPECT_EQ(lab.average.values, lab.head_weights[0].values);
-  EXPECT_EQ(lab.average.values, evaluate(params).attention_scaled);
+  EXPECT_EQ(lab.average.values, attention_map(evaluate(params), true));
   EXPECT_EQ(lab.average_entropy_nats, lab.head_entropy_nats[0]);
   EXPECT_EQ(lab.average_row, lab.head_rows[0]);
 }

@@ -11,21 +11,6 @@
 
 namespace smlab {
 
-// Q, K and QKᵀ for one (seed, seq_len, d_k): what every other slider leaves unchanged. Dragging
-// temperature, score scale, row or the scaling switch reuses it instead of drawing 2·L·d_k
-// normals and recomputing an L×L×d_k product per frame (at L = 1024 that was half the recompute).
-inline constexpr int score_cache_max_seq_len = 2048;  // longer sequences are not cached
-
-struct ScoreCache {
-  std::uint64_t seed = 0;
-  int seq_len = 0, key_dim = 0;
-  Matrix queries, keys;  // L × d_k each
-  Matrix raw;            // raw(i, j) = q_i · k_j (dot_product_scores_fast), L × L; only kept when cached
-  bool matches(const Params& params) const {
-    return seed == params.seed && seq_len == params.seq_len && key_dim == params.key_dim;
-  }
-};
-
 struct EvaluateOptions {
   std::stop_token stop;                  // a request here abandons the work (returns nullopt)
   std::atomic<float>* progress = nullptr;  // 0..1, written as work proceeds (may be null)
@@ -37,10 +22,6 @@ struct EvaluateOptions {
   // In/out, may be null: used when it matches the Params, else replaced by a fresh one. The
   // Snapshot is bit-identical either way (the cache holds exactly what would be recomputed).
   std::shared_ptr<const ScoreCache>* score_cache = nullptr;
-  // May be null: a Snapshot nobody reads any more, whose attention-map buffers are moved into
-  // the new one and overwritten (at L = 4096 that saves faulting in 128 MB of fresh pages per
-  // recompute). Only the buffers' capacity is reused, never their contents.
-  Snapshot* recycle = nullptr;
   // May be null: the Snapshot shown before, whose parts that do not depend on what changed are
   // copied instead of recomputed (the entropy-versus-temperature curve when the row's scores
   // are identical). The result is bit-identical either way.

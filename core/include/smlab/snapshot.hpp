@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "smlab/labs/attention_variants.hpp"
@@ -14,10 +16,24 @@
 #include "smlab/labs/scaling.hpp"
 #include "smlab/labs/stability.hpp"
 #include "smlab/labs/temperature.hpp"
+#include "smlab/attention.hpp"
 #include "smlab/montecarlo.hpp"
 #include "smlab/params.hpp"
 
 namespace smlab {
+
+// Q, K and QKᵀ for one (seed, seq_len, d_k): what every other slider leaves unchanged. Dragging
+// temperature, score scale, row or the scaling switch reuses it instead of drawing 2·L·d_k
+// normals and recomputing an L×L×d_k product per frame (at L = 1024 that was half the recompute).
+struct ScoreCache {
+  std::uint64_t seed = 0;
+  int seq_len = 0, key_dim = 0;
+  Matrix queries, keys;  // L × d_k each
+  Matrix raw;            // raw(i, j) = q_i · k_j (dot_product_scores_fast), L × L
+  bool matches(const Params& params) const {
+    return seed == params.seed && seq_len == params.seq_len && key_dim == params.key_dim;
+  }
+};
 
 struct Snapshot {
   Params params;  // what this snapshot was computed from
@@ -48,9 +64,15 @@ struct Snapshot {
   // unscaled, for rows of length L at the current T and score_scale.
   DkSweep dk_sweep;
 
-  // L×L attention weights, row-major: softmax of the scores with and without ÷√d_k.
+  // The two L×L attention maps: row i is softmax(logit_scale · q_i·Kᵀ), with
+  // logit_scale = score_scale / (T·√d_k) for the scaled map and score_scale / T for the unscaled.
+  // The weights are not stored, the raw scores QKᵀ are: shared with the ScoreCache and with every
+  // Snapshot of the same (seed, L, d_k), and attention_row() recomputes a row of weights on
+  // demand (one L-long softmax, microseconds), as FlashAttention recomputes rather than stores.
+  // Two stored 4096² maps were 128 MB per Snapshot, and the shown and the next one coexist.
   int attention_size = 0;
-  std::vector<float> attention_scaled, attention_unscaled;
+  std::shared_ptr<const ScoreCache> attention_scores;
+  double scaled_logit_scale = 1.0, unscaled_logit_scale = 1.0;
   float attention_max = 1.0f;  // largest finite weight of both maps: their shared colour range
 
   // The labs' numbers, present when evaluate() was asked for them (EvaluateOptions).
@@ -63,5 +85,15 @@ struct Snapshot {
   std::optional<PositionsLab> positions;
   std::optional<HeadsLab> heads;
 };
+
+// Row `row` of the scaled or the unscaled attention map into out (attention_size floats), through
+// softmax_rows_fast: bit-identical to that row of attention_map().
+void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> out);
+
+// The whole map, row-major attention_size²: for exports and tests, not for every frame.
+std::vector<float> attention_map(const Snapshot& snap, bool scaled);
+
+// The largest finite weight of a map (0 for an empty one), a row at a time.
+float attention_map_max(const Snapshot& snap, bool scaled);
 
 }  // namespace smlab
