@@ -45,8 +45,10 @@ bench: deps
 	cmake --build $(BUILD_DIR)-bench -j $(JOBS) --target smlab-bench softmax-lab
 	mkdir -p $(BENCH_RESULTS)
 	$(BUILD_DIR)-bench/bench/smlab-bench --benchmark_out=$(BENCH_RESULTS)/kernels.json --benchmark_out_format=json
-	for L in 256 1024 4096; do \
-	  printf '{"L":%s,"result":%s}\n' $$L "$$($(BUILD_DIR)-bench/app/softmax-lab --bench-frames 120 --set seq_len=$$L)"; \
+	for run in "256 64 temperature" "1024 64 temperature" "1024 1024 temperature" "4096 64 temperature" "4096 64 d_k"; do \
+	  set -- $$run; \
+	  printf '{"L":%s,"d_k":%s,"key":"%s","result":%s}\n' $$1 $$2 $$3 \
+	    "$$($(BUILD_DIR)-bench/app/softmax-lab --bench-frames 120 --bench-key $$3 --set seq_len=$$1 --set d_k=$$2)"; \
 	done | tee $(BENCH_RESULTS)/frames.jsonl
 	/usr/bin/python3 bench/numpy_peer.py > $(BENCH_RESULTS)/numpy.json
 	/usr/bin/python3 bench/matplotlib_peer.py 64 256 1024 2048 | tee $(BENCH_RESULTS)/matplotlib.jsonl

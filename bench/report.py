@@ -54,19 +54,26 @@ def main():
 
     for row in frames:
         length, result = row["L"], row["result"]
+        dim, key = row.get("d_k", 64), row.get("key", "temperature")
         pixels = result["median_recompute_ms"] + result["median_frame_ms"]
-        line = (f"frames L={length:>4}: median {result['median_frame_ms']:.1f} ms, p95 {result['p95_frame_ms']:.1f} ms, "
-                f"recompute {result['median_recompute_ms']:.1f} ms, max blocked {result['max_blocked_ms']:.1f} ms")
+        line = (f"frames L={length:>4} d_k={dim:>4}, dragging {key}: median {result['median_frame_ms']:.1f} ms, "
+                f"p95 {result['p95_frame_ms']:.1f} ms, recompute {result['median_recompute_ms']:.1f} ms, "
+                f"max blocked {result['max_blocked_ms']:.1f} ms")
         if length <= 1024:
             line += f"  [median ≤16.7: {verdict(result['median_frame_ms'] <= 16.7)}, p95 ≤25: {verdict(result['p95_frame_ms'] <= 25)}]"
         else:
             line += f"  [≥30 fps: {verdict(result['median_frame_ms'] <= 33.3)}, blocked ≤20 ms: {verdict(result['max_blocked_ms'] <= 20)}]"
         print(line)
-        if length in figure:
+        memory = f"  first frame {result['first_frame_ms']:.0f} ms, peak RSS {result['peak_rss_mib']:.0f} MiB"
+        memory += f"  [first frame ≤1 s: {verdict(result['first_frame_ms'] <= 1000)}"
+        if length >= 4096:
+            # The "300 MB" read as MB (10^6 bytes): the stricter of MB and MiB.
+            memory += f", RSS <300 MB: {verdict(result['peak_rss_mib'] * 1.048576 < 300)}"
+        print(memory + "]")
+        if length in figure and dim == 64 and key == "temperature":
             ratio = figure[length] / pixels
             print(f"  slider→pixels {pixels:.1f} ms vs matplotlib figure {figure[length]:.0f} ms: {ratio:.1f}x"
                   + (f"  [≥10x: {verdict(ratio >= 10)}]" if length == 1024 else ""))
-
 
 if __name__ == "__main__":
     main()
