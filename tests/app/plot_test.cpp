@@ -479,6 +479,37 @@ TEST(DownsampleMean, BlockAveragesWithPartialEdgesAndInvalidCells) {
   EXPECT_EQ(std::memcmp(out.data(), values.data(), values.size() * sizeof(float)), 0);
 }
 
+// A map given a row at a time (the dashboard's attention maps are recomputed, not stored) must
+// draw, export and downsample exactly like the same cells stored: the SVG (cell rectangles at
+// 16², an embedded PNG at 200×150) and the block means are compared byte for byte.
+TEST(RowFilledHeatmap, DrawsAndDownsamplesLikeStoredCells) {
+  for (const auto& [rows, cols] : {std::pair{16, 16}, std::pair{200, 150}}) {
+    std::vector<float> cells;
+    const Plot stored = sample_heatmap_plot(rows, cols, cells);
+    cells[static_cast<std::size_t>(cols + 1)] = std::nanf("");  // an invalid cell travels too
+    Plot filled = stored;
+    int rows_asked = 0;
+    filled.heatmap->values = {};
+    filled.heatmap->fill_row = [&, cols = cols](int row, std::span<float> out) {
+      ++rows_asked;
+      ASSERT_EQ(out.size(), static_cast<std::size_t>(cols));
+      std::copy_n(cells.begin() + static_cast<std::ptrdiff_t>(row) * cols, cols, out.begin());
+    };
+    EXPECT_TRUE(heatmap_has_cells(*filled.heatmap));
+    EXPECT_EQ(to_svg(filled, 560, 400, light_style()), to_svg(stored, 560, 400, light_style())) << rows << "x" << cols;
+    EXPECT_EQ(rows_asked, rows) << "each row once for the SVG";
+
+    std::vector<float> from_rows, from_cells;
+    downsample_mean(from_rows, filled.heatmap->fill_row, rows, cols, 3);
+    downsample_mean(from_cells, cells, rows, cols, 3);
+    ASSERT_EQ(from_rows.size(), from_cells.size());
+    EXPECT_EQ(std::memcmp(from_rows.data(), from_cells.data(), from_rows.size() * sizeof(float)), 0);
+  }
+  Heatmap neither;
+  neither.rows = neither.cols = 4;
+  EXPECT_FALSE(heatmap_has_cells(neither)) << "no values and no fill_row: nothing to draw";
+}
+
 TEST(Colorize, BytesAreRgbaInMemoryAndNonFiniteValuesAreInvalid) {
   const std::vector<float> values = {0.0f, 1.0f, std::nanf(""), std::numeric_limits<float>::infinity()};
   std::vector<std::uint32_t> rgba(values.size());
