@@ -231,7 +231,7 @@ void App::sync_snapshot() {
   for (const bool scaled : {true, false})
     (scaled ? scaled_texture_ : unscaled_texture_)
         .update(std::bind_front(attention_row, std::cref(snap), scaled), size, size, 0.0, vmax, uploaded_colormap_,
-                max_side);
+                max_side, plot::Pooling::max);
 }
 
 bool App::frame() {

@@ -50,39 +50,59 @@ void colorize(std::span<std::uint32_t> out_rgba, std::span<const float> values, 
 }
 
 void downsample_mean(std::vector<float>& out, std::span<const float> values, int rows, int cols, int factor) {
-  downsample_mean(out, rows_of(values, cols), rows, cols, factor);
+  downsample(out, rows_of(values, cols), rows, cols, factor, Pooling::mean);
 }
 
-void downsample_mean(std::vector<float>& out, const RowFiller& fill_row, int rows, int cols, int factor) {
+void downsample(std::vector<float>& out, const RowFiller& fill_row, int rows, int cols, int factor, Pooling pooling) {
   factor = std::max(factor, 1);
   const int out_rows = (rows + factor - 1) / factor, out_cols = (cols + factor - 1) / factor;
   out.assign(static_cast<std::size_t>(out_rows) * static_cast<std::size_t>(out_cols), 0.0f);
-  std::vector<float> cells(static_cast<std::size_t>(cols));
+  const auto width = static_cast<std::size_t>(cols);
+  std::vector<float> cells(width);
   if (factor == 1) {
-    for (int row = 0; row < rows; ++row)
-      fill_row(row, std::span(out).subspan(static_cast<std::size_t>(row) * static_cast<std::size_t>(cols),
-                                           static_cast<std::size_t>(cols)));
+    for (int row = 0; row < rows; ++row) fill_row(row, std::span(out).subspan(static_cast<std::size_t>(row) * width, width));
     return;
   }
-  // Column sums over a block's rows in double (one vectorisable add per cell, no branch), then
-  // each block's ≤ factor columns. A sum of floats in double cannot overflow (4096² · 3.4e38 is
-  // far below 1.8e308), so a block's sum is non-finite exactly when one of its cells is: NaN, or
-  // ±inf (inf − inf gives NaN, also caught).
-  std::vector<double> column_sums(static_cast<std::size_t>(cols));
+  // Per column over a block's rows (one vectorisable operation per cell, no branch), then each
+  // block's ≤ factor columns.
+  //   mean: sums in double. A sum of floats in double cannot overflow (4096² · 3.4e38 is far
+  //         below 1.8e308), so a block's sum is non-finite exactly when one of its cells is: NaN,
+  //         or ±inf (inf − inf gives NaN, also caught).
+  //   max:  the maximum, and beside it Σ (v − v), which is 0 for finite cells and NaN otherwise
+  //         (std::max alone would drop a NaN), so the same blocks become NaN as for the mean.
+  std::vector<double> column_sums(width);
+  std::vector<float> column_max(width), column_invalid(width);
   for (int block_row = 0; block_row < out_rows; ++block_row) {
     std::fill(column_sums.begin(), column_sums.end(), 0.0);
+    std::fill(column_max.begin(), column_max.end(), -std::numeric_limits<float>::infinity());
+    std::fill(column_invalid.begin(), column_invalid.end(), 0.0f);
     const int first_row = block_row * factor, last_row = std::min(first_row + factor, rows);
     for (int row = first_row; row < last_row; ++row) {
       fill_row(row, cells);
-      for (int col = 0; col < cols; ++col) column_sums[static_cast<std::size_t>(col)] += cells[static_cast<std::size_t>(col)];
+      if (pooling == Pooling::mean) {
+        for (std::size_t col = 0; col < width; ++col) column_sums[col] += cells[col];
+      } else {
+        for (std::size_t col = 0; col < width; ++col) {
+          column_max[col] = std::max(column_max[col], cells[col]);
+          column_invalid[col] += cells[col] - cells[col];
+        }
+      }
     }
     float* target = out.data() + static_cast<std::size_t>(block_row) * static_cast<std::size_t>(out_cols);
     for (int block_col = 0; block_col < out_cols; ++block_col) {
-      const int first_col = block_col * factor, last_col = std::min(first_col + factor, cols);
+      const auto first_col = static_cast<std::size_t>(block_col) * static_cast<std::size_t>(factor);
+      const std::size_t last_col = std::min(first_col + static_cast<std::size_t>(factor), width);
       double sum = 0.0;
-      for (int col = first_col; col < last_col; ++col) sum += column_sums[static_cast<std::size_t>(col)];
-      const auto count = static_cast<double>((last_col - first_col) * (last_row - first_row));
-      target[block_col] = std::isfinite(sum) ? static_cast<float>(sum / count) : std::numeric_limits<float>::quiet_NaN();
+      float top = -std::numeric_limits<float>::infinity(), invalid = 0.0f;
+      for (std::size_t col = first_col; col < last_col; ++col) {
+        sum += column_sums[col];
+        top = std::max(top, column_max[col]);
+        invalid += column_invalid[col];
+      }
+      const auto count = static_cast<double>((last_col - first_col) * static_cast<std::size_t>(last_row - first_row));
+      const bool valid = pooling == Pooling::mean ? std::isfinite(sum) : !std::isnan(invalid);
+      const float value = pooling == Pooling::mean ? static_cast<float>(sum / count) : top;
+      target[block_col] = valid ? value : std::numeric_limits<float>::quiet_NaN();
     }
   }
 }
@@ -118,11 +138,11 @@ void HeatmapTexture::release() {
 }
 
 void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, const RowFiller& fill_row, int rows,
-                           int cols, double vmin, double vmax, Colormap cmap, int max_side) {
+                           int cols, double vmin, double vmax, Colormap cmap, int max_side, Pooling pooling) {
   image.rows = image.cols = 0;
   if (rows <= 0 || cols <= 0 || !fill_row) return;
   const int factor = max_side > 0 && std::max(rows, cols) > max_side ? (std::max(rows, cols) + max_side - 1) / max_side : 1;
-  downsample_mean(pooled, fill_row, rows, cols, factor);
+  downsample(pooled, fill_row, rows, cols, factor, pooling);
   rows = (rows + factor - 1) / factor;
   cols = (cols + factor - 1) / factor;
   const std::size_t cells = pooled.size();
@@ -141,8 +161,8 @@ void HeatmapTexture::update(std::span<const float> values, int rows, int cols, d
 }
 
 void HeatmapTexture::update(const RowFiller& fill_row, int rows, int cols, double vmin, double vmax, Colormap cmap,
-                            int max_side) {
-  prepare_heatmap_image(staging_, pooled_, fill_row, rows, cols, vmin, vmax, cmap, max_side);
+                            int max_side, Pooling pooling) {
+  prepare_heatmap_image(staging_, pooled_, fill_row, rows, cols, vmin, vmax, cmap, max_side, pooling);
   upload(staging_);
 }
 

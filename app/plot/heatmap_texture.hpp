@@ -11,6 +11,14 @@
 
 namespace smlab::plot {
 
+// How a map bigger than the texture is reduced to it, factor × factor cells per texel.
+//   mean: the area average, right for a map whose values vary smoothly.
+//   max:  the block's largest value, right for sparse peaks. An attention map's rows each sum to
+//         one, so block means of a one-hot row and of a uniform one are alike at big factors:
+//         at L = 4096 the unscaled map averaged looks as flat as the scaled one. Block maxima keep
+//         the peaks the map is about.
+enum class Pooling { mean, max };
+
 // A heatmap's colours ready for upload: the matrix after the max_side cap, coloured.
 struct HeatmapImage {
   int rows = 0, cols = 0;
@@ -22,7 +30,8 @@ struct HeatmapImage {
 // `pooled` is scratch for the block means. Leaves `image` empty on the inputs update() ignores.
 // The matrix is read a row at a time (fill_row, see plot.hpp), so it need not be stored whole.
 void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, const RowFiller& fill_row, int rows,
-                           int cols, double vmin, double vmax, Colormap cmap, int max_side = 0);
+                           int cols, double vmin, double vmax, Colormap cmap, int max_side = 0,
+                           Pooling pooling = Pooling::mean);
 
 // Owns one RGBA8 texture (GL_NEAREST, clamp-to-edge). Every member, including the destructor,
 // needs the GL context that was current at construction to be current, and glad loaded;
@@ -46,16 +55,16 @@ class HeatmapTexture {
   // when the size changes (glTexImage2D), else overwrites it (glTexSubImage2D).
   // Does nothing if rows or cols ≤ 0 or values.size() < rows * cols.
   //
-  // max_side > 0 caps the texture's sides: a bigger matrix is first averaged over f×f blocks,
-  // f = ⌈max(rows, cols) / max_side⌉ (downsample_mean). A 4096² map shown in a 300-pixel panel
+  // max_side > 0 caps the texture's sides: a bigger matrix is first pooled over f×f blocks,
+  // f = ⌈max(rows, cols) / max_side⌉ (downsample; averaged unless `pooling` says max). A 4096² map shown in a 300-pixel panel
   // then costs a 683² texture (1.9 MB) instead of 64 MB of staging and 64 MB in the driver, and
-  // the picture is an area average rather than the one-cell-in-six sample that GL_NEAREST
+  // the picture is a block mean or maximum rather than the one-cell-in-six sample that GL_NEAREST
   // minification would show. Hover read-outs and exports read the full matrix, never this.
   void update(std::span<const float> values, int rows, int cols, double vmin, double vmax, Colormap cmap,
               int max_side = 0);
   // The same for a matrix read a row at a time (plot.hpp's RowFiller).
   void update(const RowFiller& fill_row, int rows, int cols, double vmin, double vmax, Colormap cmap,
-              int max_side = 0);
+              int max_side = 0, Pooling pooling = Pooling::mean);
 
   // Uploads an image from prepare_heatmap_image (update() is prepare + upload). Empty: no-op.
   void upload(const HeatmapImage& image);
@@ -78,8 +87,10 @@ class HeatmapTexture {
 // may be smaller): out is ⌈rows/factor⌉ × ⌈cols/factor⌉, row-major. A block holding any NaN or
 // ±inf becomes NaN, so it still shows in the invalid colour. factor 1 copies.
 void downsample_mean(std::vector<float>& out, std::span<const float> values, int rows, int cols, int factor);
-// The same, reading the matrix a row at a time (one row of scratch instead of the whole matrix).
-void downsample_mean(std::vector<float>& out, const RowFiller& fill_row, int rows, int cols, int factor);
+// The same, or the block maxima (same blocks, same rule for non-finite cells), reading the
+// matrix a row at a time (one row of scratch instead of the whole matrix).
+void downsample(std::vector<float>& out, const RowFiller& fill_row, int rows, int cols, int factor,
+                Pooling pooling = Pooling::mean);
 
 // Colours of a heatmap as RGBA8 bytes (R, G, B, A in memory order), row-major; shared by the
 // texture upload and the SVG's embedded PNG. Pure CPU code, usable without GL.

@@ -195,7 +195,7 @@ void Evaluator::run(std::stop_token stop) {
         for (const bool scaled : {true, false})
           plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled,
                                       std::bind_front(attention_row, std::cref(*result), scaled), size, size, 0.0, result->attention_max,
-                                      spec.colormap, spec.max_side);
+                                      spec.colormap, spec.max_side, plot::Pooling::max);
       }
     }
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

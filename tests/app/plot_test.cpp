@@ -479,6 +479,27 @@ TEST(DownsampleMean, BlockAveragesWithPartialEdgesAndInvalidCells) {
   EXPECT_EQ(std::memcmp(out.data(), values.data(), values.size() * sizeof(float)), 0);
 }
 
+// Block maxima over the same blocks as the means: the 5×7 matrix 10·r + c has each block's
+// maximum at its bottom-right cell; a NaN or ±inf anywhere in a block makes it NaN (std::max
+// alone would let a NaN in a later cell vanish); −inf is invalid too, not a small number.
+TEST(DownsampleMax, BlockMaximaWithPartialEdgesAndInvalidCells) {
+  constexpr int rows = 5, cols = 7;
+  std::vector<float> values(rows * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) values[static_cast<std::size_t>(r * cols + c)] = static_cast<float>(10 * r + c);
+  std::vector<float> out;
+  downsample(out, rows_of(values, cols), rows, cols, 3, Pooling::max);
+  EXPECT_EQ(out, (std::vector<float>{22, 25, 26, 42, 45, 46}));
+
+  values[static_cast<std::size_t>(1 * cols + 1)] = std::nanf("");               // block (0, 0), not its first cell
+  values[static_cast<std::size_t>(4 * cols + 3)] = -std::numeric_limits<float>::infinity();  // block (1, 1)
+  downsample(out, rows_of(values, cols), rows, cols, 3, Pooling::max);
+  EXPECT_TRUE(std::isnan(out[0]));
+  EXPECT_TRUE(std::isnan(out[4]));
+  EXPECT_EQ(out[1], 25.0f);
+  EXPECT_EQ(out[5], 46.0f);
+}
+
 // A map given a row at a time (the dashboard's attention maps are recomputed, not stored) must
 // draw, export and downsample exactly like the same cells stored: the SVG (cell rectangles at
 // 16², an embedded PNG at 200×150) and the block means are compared byte for byte.
@@ -500,7 +521,7 @@ TEST(RowFilledHeatmap, DrawsAndDownsamplesLikeStoredCells) {
     EXPECT_EQ(rows_asked, rows) << "each row once for the SVG";
 
     std::vector<float> from_rows, from_cells;
-    downsample_mean(from_rows, filled.heatmap->fill_row, rows, cols, 3);
+    downsample(from_rows, filled.heatmap->fill_row, rows, cols, 3);
     downsample_mean(from_cells, cells, rows, cols, 3);
     ASSERT_EQ(from_rows.size(), from_cells.size());
     EXPECT_EQ(std::memcmp(from_rows.data(), from_cells.data(), from_rows.size() * sizeof(float)), 0);
