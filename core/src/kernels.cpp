@@ -26,6 +26,11 @@ struct Lanes {
   typedef std::int32_t Ints __attribute__((vector_size(4 * W)));
 };
 
+// x in every lane. Written as 0 + x on purpose: GCC 12 expands the plainer forms (1·x, a
+// lane-by-lane fill, a shuffle of {x}) under a target("avx512f") attribute as 16 masked
+// inserts, while this one is a scalar add and one vbroadcastss (for x = −0 it gives +0, which
+// no caller minds). Hot loops multiply by the scalar directly instead, which becomes an FMA's
+// {1to16} memory operand.
 template <class F>
 [[gnu::always_inline]] inline F splat(float x) {
   return F{} + x;
@@ -48,15 +53,20 @@ template <class F>
 constexpr float exp_lowest = -87.3f;
 constexpr float exp_highest = 88.3f;
 
-// e^x = 2^n · e^r with n = round(x/ln2) and r = x − n·ln2, |r| ≤ ln2/2.
-template <class F, class I>
+// e^x = 2^n · e^r with n = round(x/ln2) and r = x − n·ln2, |r| ≤ ln2/2. `bounded_above` false
+// is for callers whose x is ≤ 0 or NaN (softmax's x − max): they skip the upper clamp. NaN in
+// gives NaN out (softmax relies on that to find NaN rows without a separate test).
+template <class F, class I, bool bounded_above = true>
 [[gnu::always_inline]] inline F exp_vector(F x) {
-  const I underflow = x < exp_lowest;  // true for −inf too
-  x = x < exp_lowest ? splat<F>(exp_lowest) : x;
-  x = x > exp_highest ? splat<F>(exp_highest) : x;
+  // No lower clamp: lanes below exp_lowest (−inf included) compute garbage and are replaced by 0
+  // at the end, which costs one compare and one select instead of two more.
+  const I underflow = x < exp_lowest;
+  if constexpr (bounded_above) x = x > exp_highest ? splat<F>(exp_highest) : x;
   // Adding 1.5·2²³ leaves no bits for a fraction, so the addition itself rounds x/ln2 to the
-  // nearest integer n, and n sits in the low mantissa bits of `shifted`.
-  constexpr float round_shifter = 12582912.0f;  // 1.5·2²³
+  // nearest integer n, and n sits in the low mantissa bits of `shifted`. The extra 127 is the
+  // exponent bias, so those bits already hold n + 127 (in [1, 254] for x in [exp_lowest,
+  // exp_highest]; lanes outside are clamped or zeroed).
+  constexpr float round_shifter = 12582912.0f + 127.0f;  // 1.5·2²³ + 127, exact in float
   const F shifted = x * 1.44269504f + round_shifter;
   const F n = shifted - round_shifter;
   // Cody–Waite: ln2 = hi + lo with hi = 355/512 (9 bits), so n·hi is exact for |n| ≤ 2¹⁵ and
@@ -70,9 +80,9 @@ template <class F, class I>
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  // 2^n: the low 9 bits of `shifted` hold n mod 512; shifted into the exponent field and biased
-  // by 127 they are 2^n for n in [−126, 127] (the clamps above keep n there).
-  const I exponent_bits = ((I)shifted << 23) + (127 << 23);
+  // 2^n: the low 9 bits of `shifted` (n + 127) shifted into the exponent field. A multiply
+  // rather than an integer add to p's exponent, so that a NaN x stays NaN whatever its payload.
+  const I exponent_bits = (I)shifted << 23;
   const F result = p * (F)exponent_bits;
   return underflow ? splat<F>(0.0f) : result;
 }
@@ -91,153 +101,277 @@ template <int W>
   }
 }
 
-// ─── Softmax of one row ─────────────────────────────────────────────────────────────────────
-// row has cols floats; logits are x·scale. The same three passes as softmax_rows_inplace.
+// ─── Lane reductions ──────────────────────────────────────────────────────────────────────
+// A fixed tree: the upper half of the lanes onto the lower half, then again, so the result
+// depends only on the vector. Each halving is one extract and one operation.
 template <int W>
-[[gnu::always_inline]] inline void softmax_row(float* row, int cols, float scale) {
+[[gnu::always_inline]] inline float lane_max(typename Lanes<W>::Floats v) {
+  if constexpr (W == 1) {
+    return v[0];
+  } else {
+    typename Lanes<W / 2>::Floats low, high;
+    std::memcpy(&low, &v, sizeof low);
+    std::memcpy(&high, reinterpret_cast<const char*>(&v) + sizeof low, sizeof high);
+    return lane_max<W / 2>(high > low ? high : low);
+  }
+}
+template <int W>
+[[gnu::always_inline]] inline float lane_sum(typename Lanes<W>::Floats v) {
+  if constexpr (W == 1) {
+    return v[0];
+  } else {
+    typename Lanes<W / 2>::Floats low, high;
+    std::memcpy(&low, &v, sizeof low);
+    std::memcpy(&high, reinterpret_cast<const char*>(&v) + sizeof low, sizeof high);
+    return lane_sum<W / 2>(low + high);
+  }
+}
+
+// ─── Softmax of one row ─────────────────────────────────────────────────────────────────────
+// Exp is the cost (≈ 12 FMA-pipe operations per vector), so each element's exp is evaluated
+// once and the row is read from memory once: the row is cut into blocks of block_vectors
+// vectors (4 KiB for AVX-512: they stay in L1 between the two sweeps over a block), and for
+// each block
+//   sweep 1: m_b = the block's max (from memory: the one read of the row);
+//   sweep 2: e = exp((x − m_b)·scale), stored in place, and S_b = Σ e (from L1).
+// Then, with M = max m_b, the sum is Σ_b e^{(m_b − M)·scale}·S_b, and one pass over the row
+// multiplies block b by e^{(m_b − M)·scale} / sum (from L2 while the row fits there: 1 MiB
+// = 256 K floats; from L3 beyond).
+// Everything depends only on this row, cols and scale — never on the other rows — so a row
+// recomputed alone is bit-identical to the same row inside a matrix call.
+constexpr int block_vectors = 64;
+constexpr std::size_t prefetch_distance = 1536;  // floats ahead of sweep 2 (measured: 1–2 K best)
+
+template <int W>
+[[gnu::always_inline]] inline void softmax_row(float* row, int cols, float scale, float* block_maxima,
+                                               float* block_sums) {
   using F = typename Lanes<W>::Floats;
   using I = typename Lanes<W>::Ints;
   constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
+  constexpr std::size_t block = std::size_t{block_vectors} * W;
   const auto count = static_cast<std::size_t>(cols);
   const std::size_t whole = count - count % W;
+  const std::size_t blocks = (count + block - 1) / block;
 
-  // Pass 1: the max, starting at −∞, and whether any entry is NaN (x ≠ x only for NaN).
-  F max_lanes = splat<F>(minus_infinity);
-  I nan_lanes = {};
-  for (std::size_t c = 0; c < whole; c += W) {
-    const F x = load<F>(row + c);
-    nan_lanes |= (x != x);
-    max_lanes = x > max_lanes ? x : max_lanes;
-  }
   float max_score = minus_infinity;
-  bool has_nan = false;
-  for (int lane = 0; lane < W; ++lane) {
-    max_score = std::max(max_score, max_lanes[lane]);
-    has_nan = has_nan || nan_lanes[lane] != 0;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t start = b * block, stop = std::min(whole, start + block);
+    const bool has_tail = start + block > whole && whole < count;  // the last block's last W − 1
+    float tail[W];
+    if (has_tail) {  // padded with −inf: no effect on the max, and e = 0 for the sum
+      std::fill(tail, tail + W, minus_infinity);
+      std::copy(row + whole, row + count, tail);
+    }
+
+    // Sweep 1: the block max, in four independent chains (a compare has 2–3 cycles latency,
+    // loads come two per cycle). `x > m ? x : m` is one max instruction; it skips NaN, which
+    // sweep 2 catches instead.
+    F m[4] = {splat<F>(minus_infinity), splat<F>(minus_infinity), splat<F>(minus_infinity),
+              splat<F>(minus_infinity)};
+    std::size_t c = start;
+    for (; c + 4 * W <= stop; c += 4 * W)
+      for (int k = 0; k < 4; ++k) {
+        const F x = load<F>(row + c + k * W);
+        m[k] = x > m[k] ? x : m[k];
+      }
+    for (; c < stop; c += W) {
+      const F x = load<F>(row + c);
+      m[0] = x > m[0] ? x : m[0];
+    }
+    if (has_tail) {
+      const F x = load<F>(tail);
+      m[0] = x > m[0] ? x : m[0];
+    }
+    m[0] = m[1] > m[0] ? m[1] : m[0];
+    m[2] = m[3] > m[2] ? m[3] : m[2];
+    m[0] = m[2] > m[0] ? m[2] : m[0];
+    const float block_max = lane_max<W>(m[0]);
+    max_score = std::max(max_score, block_max);
+    // An all-−inf block uses the lowest float instead, so −inf − it stays −inf (e = 0) rather
+    // than NaN. +inf stays: the row becomes NaN below anyway.
+    const float shift = std::max(block_max, std::numeric_limits<float>::lowest());
+    block_maxima[b] = shift;
+
+    // Sweep 2: e = exp((x − shift)·scale) ≤ 1, never overflowing; NaN x gives NaN e, so a NaN
+    // anywhere makes the sum NaN. Four exps are interleaved (independent chains of ~14
+    // dependent operations each), summed in four accumulators of ≤ 16 terms per lane (≤ 20 in
+    // the last block), then in a fixed tree: ≤ 25 float roundings deep (≈ 1.5e−6 at worst).
+    const F shift_splat = splat<F>(shift);
+    F sums[4] = {};
+    c = start;
+    for (; c + 4 * W <= stop; c += 4 * W) {
+      // Ask for the memory sweep 1 will want 6 KiB on (1.5 AVX-512 blocks): while exp keeps the FMA
+      // pipes busy here, nothing else would be fetching. One prefetch per 64-byte line; past
+      // the row it fetches the next row, past the matrix it is a harmless no-op (hence the
+      // address arithmetic on integers).
+      for (int k = 0; k < 4 * W; k += 16)
+        __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(row + c + k) +
+                                                         prefetch_distance * sizeof(float)));
+      for (int k = 0; k < 4; ++k) {
+        const F e = exp_vector<F, I, false>((load<F>(row + c + k * W) - shift_splat) * scale);
+        store(row + c + k * W, e);
+        sums[k] += e;
+      }
+    }
+    for (; c < stop; c += W) {
+      const F e = exp_vector<F, I, false>((load<F>(row + c) - shift_splat) * scale);
+      store(row + c, e);
+      sums[0] += e;
+    }
+    if (has_tail) {
+      const F e = exp_vector<F, I, false>((load<F>(tail) - shift_splat) * scale);
+      store(tail, e);
+      std::copy(tail, tail + (count - whole), row + whole);
+      sums[0] += e;
+    }
+    block_sums[b] = lane_sum<W>((sums[0] + sums[1]) + (sums[2] + sums[3]));
   }
-  for (std::size_t c = whole; c < count; ++c) {
-    has_nan = has_nan || std::isnan(row[c]);
-    max_score = std::max(max_score, row[c]);
+
+  // Each block's weight relative to the row max, in double (one exp per 64 vectors). A block
+  // holding the max has factor exactly 1, so a one-block row needs no exp at all.
+  double sum = 0.0;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const double factor = block_maxima[b] == max_score
+                              ? 1.0
+                              : std::exp((static_cast<double>(block_maxima[b]) - max_score) * scale);
+    block_maxima[b] = static_cast<float>(factor);  // reused for the factor (as a float: ≤ 6e−8 off)
+    sum += factor * block_sums[b];
   }
-  if (has_nan || !std::isfinite(max_score)) {  // NaN, all −inf, or +inf: no distribution
+  // NaN anywhere (sum NaN), all −inf (max −inf) or +inf (max +inf): no distribution.
+  if (!std::isfinite(max_score) || std::isnan(sum)) {
     std::fill(row, row + count, std::numeric_limits<float>::quiet_NaN());
     return;
   }
 
-  // Pass 2: e = exp((x − m)·scale). Subtracting the max first keeps every exponent ≤ 0, so no
-  // exp overflows and the largest weight is exactly e⁰ = 1. Sums run in float lanes over blocks
-  // of 64 vectors (≤ 64 terms per lane, so ≤ 64ε ≈ 4e−6 relative), then in double across blocks.
-  const F max_splat = splat<F>(max_score);
-  double sum = 0.0;
-  constexpr std::size_t block = 64 * W;
-  for (std::size_t start = 0; start < whole; start += block) {
-    const std::size_t stop = std::min(whole, start + block);
-    F block_sum = {};
-    for (std::size_t c = start; c < stop; c += W) {
-      const F e = exp_vector<F, I>((load<F>(row + c) - max_splat) * scale);
-      store(row + c, e);
-      block_sum += e;
-    }
-    for (int lane = 0; lane < W; ++lane) sum += static_cast<double>(block_sum[lane]);
+  // Normalise. sum ≥ 1 (the max contributes e⁰ = 1 with factor 1), so 1/sum is finite.
+  const double inverse_sum = 1.0 / sum;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t start = b * block, stop = std::min(whole, start + block);
+    const float weight = static_cast<float>(block_maxima[b] * inverse_sum);
+    const F weight_splat = splat<F>(weight);
+    for (std::size_t c = start; c < stop; c += W) store(row + c, load<F>(row + c) * weight_splat);
+    if (start + block > whole)
+      for (std::size_t c = whole; c < count; ++c) row[c] *= weight;
   }
-  if (whole < count) {  // the tail, padded with −inf so the padding adds e = 0
-    float padded[W];
-    std::fill(padded, padded + W, minus_infinity);
-    std::copy(row + whole, row + count, padded);
-    const F e = exp_vector<F, I>((load<F>(padded) - max_splat) * scale);
-    store(padded, e);
-    std::copy(padded, padded + (count - whole), row + whole);
-    for (std::size_t lane = 0; lane < count - whole; ++lane) sum += static_cast<double>(padded[lane]);
-  }
-
-  // Pass 3: normalise. sum ≥ 1 (the max contributes e⁰ = 1), so 1/sum is finite.
-  const F inverse_sum = splat<F>(static_cast<float>(1.0 / sum));
-  for (std::size_t c = 0; c < whole; c += W) store(row + c, load<F>(row + c) * inverse_sum);
-  for (std::size_t c = whole; c < count; ++c) row[c] *= inverse_sum[0];
 }
 
 template <int W>
 [[gnu::always_inline]] inline void softmax_row_range(float* matrix, int first_row, int end_row, int cols,
                                                      float scale) {
+  // Per-block scratch: 2 floats per 64 vectors of a row (a 1 M-float row: 2 × 1024 floats). On
+  // the stack up to 64 blocks (64 K floats with AVX-512), so one-row calls do not allocate.
+  constexpr std::size_t block = std::size_t{block_vectors} * W;
+  const std::size_t blocks = (static_cast<std::size_t>(cols) + block - 1) / block;
+  float small_scratch[2 * 64];
+  std::vector<float> large_scratch(blocks > 64 ? 2 * blocks : 0);
+  float* const scratch = blocks > 64 ? large_scratch.data() : small_scratch;
   for (int r = first_row; r < end_row; ++r)
-    softmax_row<W>(matrix + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols), cols, scale);
+    softmax_row<W>(matrix + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols), cols, scale, scratch,
+                   scratch + blocks);
 }
 
 // ─── QKᵀ ──────────────────────────────────────────────────────────────────────────────────
-// GotoBLAS-style: the depth d is cut into blocks of depth_block; within one, K is packed into
-// panels of tile_cols keys (depth-major, so one panel row is two vector loads) and Q, in blocks of
-// query_block rows, into tiles of tile_rows queries. A 6×(2 vectors) register tile then does 12
-// independent FMAs per depth step from one K panel that stays in L1 (256·32·4 B = 32 KiB).
-constexpr int tile_rows = 6;
-constexpr int depth_block = 256;
-constexpr int query_block = 192;  // 192·256·4 B = 192 KiB of packed Q: stays in L2
+// GotoBLAS/BLIS-style blocking. Keys go in blocks of key_block and the depth d in blocks of
+// depth_block. Per (key block, depth block), K is packed into panels of tile_cols keys
+// (depth-major, so one depth step is `vectors` vector loads); that is ≤ 512 KiB, so it stays in
+// the 1 MiB L2 while each tile_rows × depth slice of Q (packed just before use, ≤ 12 KiB: stays
+// in L1) sweeps across its panels, and out is written along rows, panel after panel. (Packing
+// all of a thread's Q once per depth block instead saves the re-packing per key block but puts
+// up to another 512 KiB through L2 and evicts the K block: measured 20–30% slower on two threads.)
+// The register tile is tile_rows × vectors accumulators:
+//   AVX-512: 12 × 2 = 24 of the 32 zmm registers, + 2 for K, the Q values are broadcast from
+//            memory inside the FMA; 24 independent FMAs per depth step cover the 4-cycle FMA
+//            latency on two pipes three times over, for 14 loads. (8 × 3, 6 × 4, 14 × 2 and
+//            4 × 6 measured the same or slower.)
+//   AVX2 and SSE2 (16 registers): 6 × 2 = 12 accumulators + 2 for K + 1 broadcast (+1 product).
+// Every entry is summed the same way wherever its tile falls: 0, then one multiply-add per
+// depth in order within a depth block, then added to the previous blocks' sum in out (the
+// first block stores: no zero fill and no read of out). So the result does not depend on the
+// thread count or on how rows are split.
+constexpr int depth_block = 256;                // 256, 384 and 512 measured alike
+constexpr int packed_keys_floats = 128 * 1024;  // 512 KiB: half the L2
 
-template <int W>
+template <int W, int tile_rows, int vectors>
 [[gnu::always_inline]] inline void qk_row_range(float* out, const Matrix& queries, const Matrix& keys,
                                                 int first_row, int end_row) {
   using F = typename Lanes<W>::Floats;
-  constexpr int tile_cols = 2 * W;
+  constexpr int tile_cols = vectors * W;
   const int key_count = keys.rows, dim = queries.cols;
   const auto out_stride = static_cast<std::size_t>(key_count);
-  const int panels = (key_count + tile_cols - 1) / tile_cols;
-  std::vector<float> packed_keys(static_cast<std::size_t>(panels) * depth_block * tile_cols);
-  std::vector<float> packed_queries(static_cast<std::size_t>(query_block) * depth_block);
+  if (dim == 0) {
+    std::fill(out + first_row * out_stride, out + end_row * out_stride, 0.0f);
+    return;
+  }
+  const int depth_max = std::min(depth_block, dim);
+  // Keys per block: as many whole panels as fit the packed budget at this depth.
+  const int key_block = std::max(1, packed_keys_floats / (depth_max * tile_cols)) * tile_cols;
+  // 64-byte aligned packed buffers, so every K load is one aligned cache line.
+  constexpr std::size_t align_floats = 16;
+  std::vector<float> packed_keys_storage(static_cast<std::size_t>(key_block) * depth_max + align_floats);
+  std::vector<float> packed_queries_storage(static_cast<std::size_t>(tile_rows) * depth_max + align_floats);
+  const auto align = [](float* p) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    return p + ((64 - address % 64) % 64) / sizeof(float);
+  };
+  float* const packed_keys = align(packed_keys_storage.data());
+  float* const packed_queries = align(packed_queries_storage.data());
 
-  for (int r = first_row; r < end_row; ++r)
-    std::fill(out + static_cast<std::size_t>(r) * out_stride, out + static_cast<std::size_t>(r + 1) * out_stride, 0.0f);
-
-  for (int depth_start = 0; depth_start < dim; depth_start += depth_block) {
-    const int depth = std::min(depth_block, dim - depth_start);
-    // Pack K: packed_keys[(panel·depth + c)·tile_cols + lane] = K(panel·tile_cols + lane, depth_start + c),
-    // zero past the last key so edge panels need no special case in the inner loop.
-    for (int panel = 0; panel < panels; ++panel)
-      for (int lane = 0; lane < tile_cols; ++lane) {
-        const int key = panel * tile_cols + lane;
-        float* destination = packed_keys.data() + static_cast<std::size_t>(panel) * depth * tile_cols + lane;
-        for (int c = 0; c < depth; ++c)
-          destination[static_cast<std::size_t>(c) * tile_cols] = key < key_count ? keys(key, depth_start + c) : 0.0f;
-      }
-    for (int block_start = first_row; block_start < end_row; block_start += query_block) {
-      const int block_rows = std::min(query_block, end_row - block_start);
-      const int tiles = (block_rows + tile_rows - 1) / tile_rows;
-      // Pack Q: packed_queries[(tile·depth + c)·tile_rows + r] = Q(block_start + tile·tile_rows + r, depth_start + c).
-      for (int tile = 0; tile < tiles; ++tile)
-        for (int r = 0; r < tile_rows; ++r) {
-          const int query = block_start + tile * tile_rows + r;
-          float* destination = packed_queries.data() + static_cast<std::size_t>(tile) * depth * tile_rows + r;
-          for (int c = 0; c < depth; ++c)
-            destination[static_cast<std::size_t>(c) * tile_rows] =
-                query < end_row ? queries(query, depth_start + c) : 0.0f;
+  for (int key_start = 0; key_start < key_count; key_start += key_block) {
+    const int block_keys = std::min(key_block, key_count - key_start);
+    const int panels = (block_keys + tile_cols - 1) / tile_cols;
+    for (int depth_start = 0; depth_start < dim; depth_start += depth_block) {
+      const int depth = std::min(depth_block, dim - depth_start);
+      const bool first_depth = depth_start == 0;
+      // Pack K: packed_keys[(panel·depth + c)·tile_cols + lane] = K(key_start + panel·tile_cols + lane,
+      // depth_start + c), zero past the last key so edge panels need no special case in the tile.
+      for (int panel = 0; panel < panels; ++panel)
+        for (int lane = 0; lane < tile_cols; ++lane) {
+          const int key = key_start + panel * tile_cols + lane;
+          float* destination = packed_keys + static_cast<std::size_t>(panel) * depth * tile_cols + lane;
+          if (key < key_count) {
+            const float* source = keys.values.data() + static_cast<std::size_t>(key) * dim + depth_start;
+            for (int c = 0; c < depth; ++c) destination[static_cast<std::size_t>(c) * tile_cols] = source[c];
+          } else {
+            for (int c = 0; c < depth; ++c) destination[static_cast<std::size_t>(c) * tile_cols] = 0.0f;
+          }
         }
-      for (int panel = 0; panel < panels; ++panel) {
-        const float* key_panel = packed_keys.data() + static_cast<std::size_t>(panel) * depth * tile_cols;
-        const int first_key = panel * tile_cols;
-        const int valid_cols = std::min(tile_cols, key_count - first_key);
-        for (int tile = 0; tile < tiles; ++tile) {
-          const float* query_tile = packed_queries.data() + static_cast<std::size_t>(tile) * depth * tile_rows;
-          F sums[tile_rows][2] = {};
+      for (int first_query = first_row; first_query < end_row; first_query += tile_rows) {
+        const int valid_rows = std::min(tile_rows, end_row - first_query);
+        // Pack Q: packed_queries[c·tile_rows + r] = Q(first_query + r, depth_start + c), zero rows past the end.
+        for (int r = 0; r < tile_rows; ++r) {
+          if (r < valid_rows) {
+            const float* source = queries.values.data() + static_cast<std::size_t>(first_query + r) * dim + depth_start;
+            for (int c = 0; c < depth; ++c) packed_queries[static_cast<std::size_t>(c) * tile_rows + r] = source[c];
+          } else {
+            for (int c = 0; c < depth; ++c) packed_queries[static_cast<std::size_t>(c) * tile_rows + r] = 0.0f;
+          }
+        }
+        for (int panel = 0; panel < panels; ++panel) {
+          const float* key_panel = packed_keys + static_cast<std::size_t>(panel) * depth * tile_cols;
+          F sums[tile_rows][vectors] = {};
           for (int c = 0; c < depth; ++c) {
-            const F keys_low = load<F>(key_panel + static_cast<std::size_t>(c) * tile_cols);
-            const F keys_high = load<F>(key_panel + static_cast<std::size_t>(c) * tile_cols + W);
+            F key_vectors[vectors];
+            for (int v = 0; v < vectors; ++v)
+              key_vectors[v] = load<F>(key_panel + static_cast<std::size_t>(c) * tile_cols + v * W);
             for (int r = 0; r < tile_rows; ++r) {
-              const F q = splat<F>(query_tile[static_cast<std::size_t>(c) * tile_rows + r]);
-              sums[r][0] += q * keys_low;
-              sums[r][1] += q * keys_high;
+              // A scalar times a vector: the FMA's broadcast memory operand (see splat).
+              const float q = packed_queries[static_cast<std::size_t>(c) * tile_rows + r];
+              for (int v = 0; v < vectors; ++v) sums[r][v] += q * key_vectors[v];
             }
           }
-          // Add the tile into out (the depth blocks accumulate there).
-          const int first_query = block_start + tile * tile_rows;
-          const int valid_rows = std::min(tile_rows, end_row - first_query);
+          // The first depth block stores the tile (no zero fill, no read of out), later ones add.
+          const int first_key = key_start + panel * tile_cols;
+          const int valid_cols = std::min(tile_cols, key_count - first_key);
           for (int r = 0; r < valid_rows; ++r) {
             float* destination = out + static_cast<std::size_t>(first_query + r) * out_stride + first_key;
             if (valid_cols == tile_cols) {
-              store(destination, load<F>(destination) + sums[r][0]);
-              store(destination + W, load<F>(destination + W) + sums[r][1]);
+              for (int v = 0; v < vectors; ++v)
+                store(destination + v * W, first_depth ? sums[r][v] : load<F>(destination + v * W) + sums[r][v]);
             } else {
               float tile_row[tile_cols];
-              store(tile_row, sums[r][0]);
-              store(tile_row + W, sums[r][1]);
-              for (int j = 0; j < valid_cols; ++j) destination[j] += tile_row[j];
+              for (int v = 0; v < vectors; ++v) store(tile_row + v * W, sums[r][v]);
+              for (int j = 0; j < valid_cols; ++j)
+                destination[j] = first_depth ? tile_row[j] : destination[j] + tile_row[j];
             }
           }
         }
@@ -279,22 +413,28 @@ void softmax_sse2(float* matrix, int first, int end, int cols, float scale) {
 
 [[gnu::target("avx512f,fma")]] void qk_avx512(float* out, const Matrix& queries, const Matrix& keys, int first,
                                                int end) {
-  qk_row_range<16>(out, queries, keys, first, end);
+  qk_row_range<16, 12, 2>(out, queries, keys, first, end);
 }
 [[gnu::target("avx2,fma")]] void qk_avx2(float* out, const Matrix& queries, const Matrix& keys, int first, int end) {
-  qk_row_range<8>(out, queries, keys, first, end);
+  qk_row_range<8, 6, 2>(out, queries, keys, first, end);
 }
 void qk_sse2(float* out, const Matrix& queries, const Matrix& keys, int first, int end) {
-  qk_row_range<4>(out, queries, keys, first, end);
+  qk_row_range<4, 6, 2>(out, queries, keys, first, end);
 }
 
 // ─── Threads ──────────────────────────────────────────────────────────────────────────────
-// Starting a thread costs tens of microseconds, so work below ~1 M flops runs on the caller.
-int thread_count(int max_threads, double work, int rows) {
-  constexpr double work_per_extra_thread = 1 << 20;
+// A split costs ~70–80 µs per call on this 2-core VM (measured: std::jthread spawn + join alone
+// is ~25 µs, the rest is the helper's cold caches and wake-up; a two-thread QKᵀ at L = 384,
+// d = 64 was slower than one thread, a 512 × 512 softmax too), so a helper thread is started
+// only for every 150 µs of estimated single-thread work. Estimates: softmax ≈ 0.4 ns per element
+// (2.5 G elements/s with the row coming from memory), QKᵀ ≈ 150 GFLOP/s. At 3–5 ms per
+// 16 M-element softmax or L = 1024 QKᵀ the split costs ~2%.
+int thread_count(int max_threads, double seconds, int rows) {
+  constexpr double seconds_per_extra_thread = 150e-6;
+  if (seconds < seconds_per_extra_thread || rows < 2) return 1;  // e.g. one row recomputed alone
   int available = max_threads > 0 ? max_threads : static_cast<int>(std::thread::hardware_concurrency());
   available = std::max(available, 1);
-  const int useful = static_cast<int>(std::min(static_cast<double>(available), 1.0 + work / work_per_extra_thread));
+  const int useful = static_cast<int>(std::min(static_cast<double>(available), 1.0 + seconds / seconds_per_extra_thread));
   return std::clamp(std::min(useful, rows), 1, available);
 }
 
@@ -343,8 +483,7 @@ void softmax_rows_fast(std::span<float> matrix, int rows, int cols, double logit
     case Isa::avx2: kernel = softmax_avx2; break;
     case Isa::sse2: break;
   }
-  // ~20 flops per element (exp, two scalings, compares).
-  const int threads = thread_count(options.max_threads, 20.0 * static_cast<double>(matrix.size()), rows);
+  const int threads = thread_count(options.max_threads, 0.4e-9 * static_cast<double>(matrix.size()), rows);
   split_rows(rows, threads, [&](int first, int end) { kernel(matrix.data(), first, end, cols, scale); });
 }
 
@@ -366,8 +505,8 @@ void dot_product_scores_fast(std::span<float> out, const Matrix& queries, const 
     case Isa::avx2: kernel = qk_avx2; break;
     case Isa::sse2: break;
   }
-  const double work = 2.0 * static_cast<double>(out.size()) * queries.cols;
-  const int threads = thread_count(options.max_threads, work, queries.rows);
+  const double flops = 2.0 * static_cast<double>(out.size()) * queries.cols;
+  const int threads = thread_count(options.max_threads, flops / 150e9, queries.rows);
   split_rows(queries.rows, threads, [&](int first, int end) { kernel(out.data(), queries, keys, first, end); });
 }
 

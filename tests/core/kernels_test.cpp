@@ -2,7 +2,10 @@
 // std::exp in double, softmax_rows_fast against softmax_rows_inplace, QKᵀ against a double sum.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -56,7 +59,8 @@ std::vector<float> gaussian_rows(int rows, int cols, double spread, std::uint64_
 }
 
 TEST(SoftmaxRowsFast, MatchesTheScalarReferenceWithinTheDocumentedBound) {
-  // Tolerance per weight: 5e-6 (exp's 3e-7 plus the float block sums' worst 64·2⁻²⁴ ≈ 4e-6)
+  // Tolerance per weight: 5e-6 (exp's 3e-7, the float block sums' worst 25·2⁻²⁴ ≈ 1.5e-6 and the
+  // per-block weight's roundings, ~1.2e-7, with margin: the bound the three-pass kernel had)
   // plus gap·2.4e-7, because the fast kernel forms the exponent (max − x)·scale in float and
   // exp turns its rounding (two roundings, ≤ 2⁻²⁴ each, relative to the gap) into relative error.
   // Weights the reference puts under ~1.2e-38 (gap ≥ 87.3, give or take the gap's rounding) may flush to 0.
@@ -121,12 +125,48 @@ TEST(SoftmaxRowsFast, RowsWithoutADistributionBecomeNaNLikeTheReference) {
 }
 
 TEST(SoftmaxRowsFast, TwoThreadsGiveBitIdenticalWeights) {
-  const int rows = 300, cols = 500;  // large enough for the split to happen
+  const int rows = 600, cols = 700;  // large enough for the split to happen (≥ 375,000 elements)
   const std::vector<float> scores = gaussian_rows(rows, cols, 2.0, 11);
   std::vector<float> one = scores, two = scores;
   softmax_rows_fast(one, rows, cols, 0.7, {.max_threads = 1});
   softmax_rows_fast(two, rows, cols, 0.7, {.max_threads = 2});
   EXPECT_EQ(one, two);
+}
+
+// The app recomputes single rows of a softmax'ed map on demand (softmax_rows_fast(row, 1, cols,
+// scale)) and expects exactly the bits the whole-map call gave that row: a row's result may depend
+// only on its own input, cols and scale, never on the rows around it, on how many rows one call
+// holds, or on the split between threads. Rows here mix Gaussian logits, masked (−inf) keys and
+// one all-masked, one NaN row; cols 4096 spans several of the kernel's blocks for every ISA, and
+// the row counts are large enough that the two-thread calls really split.
+TEST(SoftmaxRowsFast, EachRowAloneIsBitIdenticalToTheSameRowInsideTheMatrix) {
+  const auto bits = [](const std::vector<float>& values, std::size_t first, std::size_t count) {
+    std::vector<std::uint32_t> out(count);
+    std::memcpy(out.data(), values.data() + first, count * sizeof(float));
+    return out;
+  };
+  for (KernelIsa isa : all_isas)
+    for (int cols : {1, 7, 64, 1000, 4096}) {
+      const int rows = std::max(100, 400000 / cols + 1);  // ≥ 400,000 elements: above the threading threshold
+      std::vector<float> scores = gaussian_rows(rows, cols, 5.0, static_cast<std::uint64_t>(1000 + cols));
+      const float inf = std::numeric_limits<float>::infinity();
+      for (std::size_t i = 5; i < scores.size(); i += 11) scores[i] = -inf;  // scattered masked keys
+      for (int c = 0; c < cols; ++c) scores[static_cast<std::size_t>(cols + c)] = -inf;  // row 1: all masked
+      scores[static_cast<std::size_t>(2 * cols + cols / 2)] = std::numeric_limits<float>::quiet_NaN();  // row 2
+      for (int threads : {1, 2}) {
+        const double scale = 0.3;
+        std::vector<float> matrix = scores;
+        softmax_rows_fast(matrix, rows, cols, scale, {.max_threads = threads, .isa = isa});
+        for (int r = 0; r < rows; ++r) {
+          const auto first = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
+          std::vector<float> alone(scores.begin() + static_cast<std::ptrdiff_t>(first),
+                                   scores.begin() + static_cast<std::ptrdiff_t>(first + static_cast<std::size_t>(cols)));
+          softmax_rows_fast(alone, 1, cols, scale, {.max_threads = 1, .isa = isa});
+          ASSERT_EQ(bits(alone, 0, alone.size()), bits(matrix, first, alone.size()))
+              << kernel_isa_name(isa) << " cols=" << cols << " threads=" << threads << " row " << r;
+        }
+      }
+    }
 }
 
 TEST(DotProductScoresFast, WithinTheFloatDotProductBoundOfTheExactSumLikeTheReference) {
@@ -136,7 +176,8 @@ TEST(DotProductScoresFast, WithinTheFloatDotProductBoundOfTheExactSumLikeTheRefe
     int queries, keys, dim;
   };
   for (KernelIsa isa : all_isas)
-    for (const Shape shape : {Shape{1, 1, 1}, Shape{5, 7, 3}, Shape{7, 33, 64}, Shape{13, 70, 300}, Shape{200, 45, 520}}) {
+    for (const Shape shape : {Shape{1, 1, 1}, Shape{5, 7, 3}, Shape{7, 33, 64}, Shape{13, 70, 300}, Shape{200, 45, 520},
+                              Shape{29, 1500, 300}}) {  // several key blocks, an edge panel and an edge tile
       Matrix queries, keys, reference, fast;
       draw_gaussian(queries, 3, Stream::queries, shape.queries, shape.dim);
       draw_gaussian(keys, 3, Stream::keys, shape.keys, shape.dim);
@@ -162,8 +203,9 @@ TEST(DotProductScoresFast, WithinTheFloatDotProductBoundOfTheExactSumLikeTheRefe
 
 TEST(DotProductScoresFast, ThreadCountDoesNotChangeOneBit) {
   Matrix queries, keys, one, two;
-  draw_gaussian(queries, 5, Stream::queries, 257, 96);
-  draw_gaussian(keys, 5, Stream::keys, 257, 96);
+  // Large enough for the split to happen (46 M flops); rows split mid-tile, two depth blocks.
+  draw_gaussian(queries, 5, Stream::queries, 301, 300);
+  draw_gaussian(keys, 5, Stream::keys, 257, 300);
   dot_product_scores_fast(one, queries, keys, {.max_threads = 1});
   dot_product_scores_fast(two, queries, keys, {.max_threads = 2});
   EXPECT_EQ(one.values, two.values);

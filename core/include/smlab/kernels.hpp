@@ -34,9 +34,15 @@ void exp_fast(std::span<float> out, std::span<const float> in, KernelIsa isa = K
 
 // The same contract as softmax_rows_inplace (softmax.hpp): stable softmax of each row of a
 // row-major rows×cols matrix, in place, with logits x·logit_scale; NaN, +inf or all-−inf rows
-// become NaN. Differences: the exponent and exp run in float, so a weight with logit gap
-// a = (max − x)·logit_scale carries relative error ≤ 3e-7 + a·1.2e-7 (the float rounding of
-// a), and the float block sums add ≤ 64·2⁻²⁴ ≈ 4e-6 at worst; weights under 1.2e-38 become 0.
+// become NaN. Differences: each row is read once and exp evaluated once per element, against
+// the max of the element's block of 64 vectors; one multiply per block (its e^{(block max −
+// row max)·scale} / sum, in double) then normalises. The exponent and exp run in float, so a
+// weight with logit gap a = (max − x)·logit_scale carries relative error ≤ 3e-7 + a·1.2e-7
+// (float roundings of a), the float block sums add ≤ 25·2⁻²⁴ ≈ 1.5e-6 at worst, the block
+// weight ~1.2e-7; weights under 1.2e-38 become 0 (or, in rows of several blocks, may keep a
+// subnormal value). A row's result depends only on that row, cols, logit_scale and the
+// instruction set: one row computed alone (rows = 1) has the same bits as inside a whole
+// matrix, whatever the thread count.
 void softmax_rows_fast(std::span<float> matrix, int rows, int cols, double logit_scale,
                        KernelOptions options = {});
 
@@ -44,8 +50,9 @@ void softmax_rows_fast(std::span<float> matrix, int rows, int cols, double logit
 // dot_product_scores up to float rounding: each entry is a float sum of d products in a
 // different order (fused multiply-adds, d split in blocks of 256), so both are within
 // d·2⁻²⁴·Σ_c |q_c k_c| of the exact value. Cache-blocked (GotoBLAS-style packing of Q and K
-// panels, a 6×(2 vectors) register tile) and split by rows between threads. Each entry's sum
-// runs in the same order whatever the thread count, so results do not depend on it.
+// panels, keys in blocks that fit L2, a 12×(2 vectors) register tile with AVX-512, 6×2 with
+// AVX2/SSE2) and split by rows between threads. Each entry's sum runs in the same order
+// whatever the thread count, so results do not depend on it.
 void dot_product_scores_fast(Matrix& out, const Matrix& queries, const Matrix& keys, KernelOptions options = {});
 // The same into a caller's L×L' buffer (e.g. one head's map in a workspace).
 void dot_product_scores_fast(std::span<float> out, const Matrix& queries, const Matrix& keys,
