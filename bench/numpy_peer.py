@@ -2,6 +2,7 @@
 """NumPy peer of smlab-bench: the same softmax rows (16M float32 elements in all), QKᵀ sizes and a
 STREAM-like copy, timed in this process. Prints one JSON object; bench/report.py reads it."""
 import json
+import os
 import sys
 import time
 
@@ -41,6 +42,11 @@ def main():
         k = rng.standard_normal((length, dim), dtype=np.float32)
         seconds = best_seconds(lambda: q @ k.T, 3)
         results["qk"][f"{length}x{dim}"] = {"ms": seconds * 1e3, "flops": 2.0 * length * length * dim / seconds}
+    # Which BLAS `q @ k.T` ran on: Debian's libblas.so.3 is an alternative (reference BLAS or
+    # OpenBLAS), so read what this process actually mapped.
+    with open("/proc/self/maps") as maps:
+        results["blas"] = sorted({os.path.realpath(line.split()[-1]) for line in maps
+                                  if "blas" in line and line.split()[-1].startswith("/")})
     json.dump(results, sys.stdout)
     print()
 

@@ -40,6 +40,10 @@ def main():
         print(line + f"  [≥60% of copy: {verdict(fast >= 0.6 * copy)}" +
               (f", ≥10x NumPy: {verdict(fast >= 10 * numpy)}]" if numpy_peer else "]"))
 
+    blas = "NumPy"
+    if numpy_peer and numpy_peer.get("blas"):
+        blas = "NumPy/" + ("OpenBLAS" if any("openblas" in path for path in numpy_peer["blas"]) else "reference BLAS")
+        print(f"NumPy's BLAS: {', '.join(numpy_peer['blas'])}")
     peak = best("BM_PeakFmaAvx512/real_time/threads:2", "flops")
     peak_one = best("BM_PeakFmaAvx512/real_time/threads:1", "flops")
     print(f"peak FMA (AVX-512, register-only): {peak_one / 1e9:.1f} GFLOP/s one thread, {peak / 1e9:.1f} two threads")
@@ -48,7 +52,7 @@ def main():
         line = f"QK^T L={length:>4} d_k={dim:>4}: {fast / 1e9:6.1f} GFLOP/s = {fast / peak:5.0%} of peak"
         if numpy_peer:
             numpy = numpy_peer["qk"][f"{length}x{dim}"]["flops"]
-            line += f", {fast / numpy:4.1f}x NumPy/OpenBLAS"
+            line += f", {fast / numpy:4.1f}x {blas}"
         print(line + f"  [≥50% of peak: {verdict(fast >= 0.5 * peak)}]")
 
     for name, b in kernels.items():
