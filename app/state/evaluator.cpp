@@ -194,8 +194,8 @@ void Evaluator::run(std::stop_token stop) {
         std::vector<float> pooled;
         for (const bool scaled : {true, false})
           plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled,
-                                      std::bind_front(attention_row, std::cref(*result), scaled), size, size, 0.0, result->attention_max,
-                                      spec.colormap, spec.max_side, plot::Pooling::max);
+                                      std::bind_front(attention_row, std::cref(*result), scaled), size, size, 0.0,
+                                      result->attention_max, spec.colormap, spec.max_side, plot::Pooling::max);
       }
     }
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -203,8 +203,9 @@ void Evaluator::run(std::stop_token stop) {
     {
       std::lock_guard lock(mutex_);
       if (result) {
-        auto published = std::make_shared<Snapshot>(std::move(*result));
-        latest_ = std::move(published);
+        // The Snapshot replaced is not freed here under the lock: `previous` holds it until this
+        // iteration ends (and the UI until its next frame).
+        latest_ = std::make_shared<const Snapshot>(std::move(*result));
         latest_sweep_ = std::make_shared<const DkSweep>(*refining);
         latest_images_ = std::move(images);
         ++latest_version_;
