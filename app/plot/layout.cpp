@@ -390,12 +390,21 @@ void add_bars(Builder& builder, const BarSeries& bars, Color color) {
       scene.y_map.scale == Scale::Log10 ? std::min(scene.y_map.data_lo, scene.y_map.data_hi) : bars.baseline;
   const float base_px = scene.y_map.to_px(baseline);
   const std::size_t count = std::min(bars.x.size(), bars.y.size());
+  // At least one (scaled) pixel wide: at L = 1024 a bar is ~0.4 px, and a rasteriser without
+  // antialiasing draws such a rectangle only where it happens to cover a pixel centre, so the
+  // one-hot row of the unscaled map showed as an empty plot.
+  const float min_width = builder.line_width(1.0f);
   for (std::size_t index = 0; index < count; ++index) {
-    const float left = scene.x_map.to_px(bars.x[index] - 0.5 * bars.width);
-    const float right = scene.x_map.to_px(bars.x[index] + 0.5 * bars.width);
+    float left = scene.x_map.to_px(bars.x[index] - 0.5 * bars.width);
+    float right = scene.x_map.to_px(bars.x[index] + 0.5 * bars.width);
     const float top = scene.y_map.to_px(bars.y[index]);
     if (!std::isfinite(left) || !std::isfinite(right) || !std::isfinite(top) || !std::isfinite(base_px)) {
       continue;
+    }
+    if (std::abs(right - left) < min_width) {
+      const float centre = 0.5f * (left + right);
+      left = centre - 0.5f * min_width;
+      right = centre + 0.5f * min_width;
     }
     const Color fill = index < bars.bar_colors.size() ? bars.bar_colors[index] : color;
     builder.add(RectShape{

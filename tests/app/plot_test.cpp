@@ -667,6 +667,39 @@ TEST(Layout, AutomaticLogRangeSnapsToDecadesAndLinearRangeKeepsBarsOnTheirBaseli
   EXPECT_GT(scene.y_map.data_hi, 2.0);
 }
 
+// 1024 bars in a ~500-pixel plot are ~0.4 px wide each; every bar is widened to one (scaled)
+// pixel around its centre, or a rasteriser without antialiasing leaves most of them, and the
+// one tall bar of a one-hot row, unpainted. Wide bars keep their width.
+TEST(Layout, ThinBarsAreAtLeastOnePixelWideAroundTheirCentre) {
+  for (const auto& [count, style] : {std::pair{1024, light_style()}, std::pair{16, light_style()},
+                                     std::pair{1024, projector_style()}}) {
+    Plot plot;
+    BarSeries bars;
+    for (int j = 0; j < count; ++j) {
+      bars.x.push_back(j);
+      bars.y.push_back(j == count / 2 ? 0.99 : 0.0);
+    }
+    bars.width = 0.8;
+    plot.bars.push_back(bars);
+    const auto scene = detail::layout_plot(plot, 560, 400, style, 15.0f, estimate_text_width);
+    const float one_pixel = style.line_scale;
+    const float natural = static_cast<float>(std::abs(scene.x_map.to_px(0.8) - scene.x_map.to_px(0.0)));
+    int rects = 0;
+    for (const auto& shape : scene.shapes) {
+      const auto* rect = std::get_if<detail::RectShape>(&shape);
+      // The tall bar: from the baseline up to 0.99 (the zero-height bars, background and frame are not).
+      if (rect == nullptr || std::abs(rect->box.y0 - scene.y_map.to_px(0.99)) > 1e-3f ||
+          std::abs(rect->box.y1 - scene.y_map.to_px(0.0)) > 1e-3f)
+        continue;
+      ++rects;
+      EXPECT_NEAR(rect->box.width(), std::max(natural, one_pixel), 1e-3f) << count << " bars";
+      const float centre = 0.5f * (rect->box.x0 + rect->box.x1);
+      EXPECT_NEAR(centre, scene.x_map.to_px(count / 2), 1e-3f) << count << " bars";
+    }
+    EXPECT_EQ(rects, 1) << count << " bars";
+  }
+}
+
 // A heatmap in a narrow panel (a 1024-pixel window's dashboard gives each map ~150 px) still
 // draws its grid and title: the side labels give way first. It used to return a blank panel.
 TEST(Layout, NarrowHeatmapDropsSideLabelsButKeepsGridAndTitle) {
