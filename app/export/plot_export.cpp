@@ -91,11 +91,13 @@ std::string plot_to_csv(const plot::Plot& plot) {
     std::vector<float> scratch;
     for (int r = 0; r < map.rows; ++r) {
       // Stored cells may fall short of rows × cols: the missing ones are written as NaN.
-      const auto first = static_cast<std::size_t>(r) * static_cast<std::size_t>(map.cols);
-      const std::span<const float> cells =
-          map.values.empty() ? (map.fill_row ? plot::heatmap_row(map, r, scratch) : std::span<const float>{})
-                             : map.values.subspan(std::min(first, map.values.size()))
-                                   .first(std::min(static_cast<std::size_t>(map.cols), map.values.size() - std::min(first, map.values.size())));
+      std::span<const float> cells;
+      if (!map.values.empty()) {
+        const std::size_t first = std::min(static_cast<std::size_t>(r) * static_cast<std::size_t>(map.cols), map.values.size());
+        cells = map.values.subspan(first, std::min(static_cast<std::size_t>(map.cols), map.values.size() - first));
+      } else if (map.fill_row) {
+        cells = plot::heatmap_row(map, r, scratch);
+      }
       for (int c = 0; c < map.cols; ++c) {
         if (c > 0) out += ',';
         const auto index = static_cast<std::size_t>(c);
