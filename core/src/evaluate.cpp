@@ -178,8 +178,8 @@ std::vector<float> attention_map(const Snapshot& snap, bool scaled) {
 }
 
 float attention_map_max(const Snapshot& snap, bool scaled) {
-  if (snap.attention_scores == nullptr) return 0.0f;
   const int length = snap.attention_size;
+  if (snap.attention_scores == nullptr || length <= 0) return 0.0f;
   // Blocks of rows (~256 KB) through the same per-row kernel as attention_row, so the maximum is
   // of exactly the weights that are shown and exported, without an L×L buffer.
   const int block_rows = std::clamp(65536 / std::max(length, 1), 1, length);
