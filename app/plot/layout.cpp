@@ -199,8 +199,19 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
   const float spacing = horizontal ? builder.font * 4.5f : builder.font * 2.2f;
   const int max_ticks = std::clamp(static_cast<int>(length / spacing) + 1, 2, horizontal ? 11 : 9);
 
+  // The budget is conservative (labels are usually narrower than `spacing`), and at two ticks the
+  // nicest step can leave one: a 4096-key heatmap axis got 0 and 5000, so just "0". One more tick
+  // then gives 0, 2000, 4000; labels that would overlap are thinned below anyway.
+  const auto labelled_count = [](const std::vector<Tick>& ticks) {
+    return std::count_if(ticks.begin(), ticks.end(), [](const Tick& tick) { return !tick.label.empty(); });
+  };
+  std::vector<Tick> ticks = ticks_for(axis, map.data_lo, map.data_hi, max_ticks);
+  if (labelled_count(ticks) < 2) {
+    std::vector<Tick> more = ticks_for(axis, map.data_lo, map.data_hi, max_ticks + 1);
+    if (labelled_count(more) >= 2) ticks = std::move(more);
+  }
   std::vector<PlacedTick> placed;
-  for (auto& tick : ticks_for(axis, map.data_lo, map.data_hi, max_ticks)) {
+  for (auto& tick : ticks) {
     const float px = map.to_px(tick.value);
     if (!std::isfinite(px)) continue;
     const float width = builder.text_width(tick.label, builder.font);

@@ -700,6 +700,29 @@ TEST(Layout, ThinBarsAreAtLeastOnePixelWideAroundTheirCentre) {
   }
 }
 
+// The dashboard's maps at L = 4096 in a ~130-pixel data area: the key axis used to get the single
+// tick "0" (two ticks allowed, nicest step 5000). It must name at least two keys, and stay clear
+// of overlaps (those are thinned).
+TEST(Layout, NarrowHeatmapAxisOfThousandsOfCellsLabelsAtLeastTwoKeys) {
+  Plot plot;
+  Heatmap map;
+  map.rows = map.cols = 4096;
+  map.fill_row = [](int, std::span<float> out) { std::fill(out.begin(), out.end(), 0.5f); };
+  map.x_label = "key j";
+  map.y_label = "query i";
+  plot.heatmap = map;
+  for (float width : {200.0f, 260.0f, 400.0f}) {
+    const auto scene = detail::layout_plot(plot, width, 420, dark_style(), 15.0f, estimate_text_width);
+    std::vector<std::string> numbers;
+    for (const auto& shape : scene.shapes)
+      if (const auto* text = std::get_if<detail::TextShape>(&shape);
+          text != nullptr && !text->vertical && text->origin.y > scene.data_area.y1 && !text->text.empty() &&
+          std::all_of(text->text.begin(), text->text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        numbers.push_back(text->text);  // a column tick label, below the cells
+    EXPECT_GE(numbers.size(), 2u) << "width " << width << ": " << (numbers.empty() ? "" : numbers.front());
+  }
+}
+
 // A heatmap in a narrow panel (a 1024-pixel window's dashboard gives each map ~150 px) still
 // draws its grid and title: the side labels give way first. It used to return a blank panel.
 TEST(Layout, NarrowHeatmapDropsSideLabelsButKeepsGridAndTitle) {
