@@ -1,8 +1,10 @@
-// Helpers shared by the tests that run the softmax-lab binary: read a file whole,
-// quote for the shell, and run the program with its output captured in files.
+// Helpers shared by the tests that run the softmax-lab binary: a fresh directory per test, read a
+// file whole, quote for the shell, and run the program with its output captured in files.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +14,17 @@
 #include <vector>
 
 namespace smlab::cli_test {
+
+// An empty directory of the running test's own, <tmp>/smlab-<prefix>-<pid>-<test name>: tests
+// running in parallel (ctest -j) never share one, and what a previous run left is removed.
+inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("smlab-" + prefix + "-" + std::to_string(::getpid()) + "-" +
+                                                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
 
 inline std::string read_all(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

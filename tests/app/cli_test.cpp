@@ -26,10 +26,7 @@ using smlab::cli_test::shell_quote;
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("smlab-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = smlab::cli_test::fresh_test_dir("cli");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

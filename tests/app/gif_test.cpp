@@ -191,10 +191,7 @@ TEST(GifSweep, BadSpecsAreOneLineErrors) {
 class GifCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("smlab-gif-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = smlab::cli_test::fresh_test_dir("gif");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

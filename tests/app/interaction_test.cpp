@@ -273,10 +273,7 @@ TEST(SessionLook, BadLookFieldsAreOneLineNamingTheField) {
 class ScaledShots : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("smlab-interaction-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = smlab::cli_test::fresh_test_dir("interaction");
   }
   void TearDown() override { fs::remove_all(dir_); }
   smlab::cli_test::Outcome run(const std::vector<std::string>& args) {

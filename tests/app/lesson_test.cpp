@@ -519,10 +519,7 @@ TEST_F(LessonRender, ArrowKeysAndClickerKeysStepAndEscapeLeaves) {
 class LessonCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("smlab-lesson-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = smlab::cli_test::fresh_test_dir("lesson-cli");
   }
   void TearDown() override { fs::remove_all(dir_); }
   Outcome run(const std::vector<std::string>& args, const std::string& before = "env -u DISPLAY") const {

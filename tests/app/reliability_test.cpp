@@ -48,10 +48,7 @@ std::string shown(const std::vector<std::string>& args) {
 class Reliability : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("smlab-reliability-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = smlab::cli_test::fresh_test_dir("reliability");
   }
   void TearDown() override { fs::remove_all(dir_); }
 
