@@ -3,26 +3,19 @@
 // every step, and an animation between its steps that stays valid and lands exactly.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "fuzz_support.hpp"
 #include "lessons/lessons.hpp"
 
-namespace {
-
-void require(bool property) {
-  if (!property) std::abort();
-}
-
-}  // namespace
+using smlab::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const smlab::app::LessonLoad load = smlab::app::parse_lesson(text);
   if (!load.lesson) {
-    require(!load.error.empty());
-    require(load.error.find('\n') == std::string::npos);
+    smlab::fuzz::require_one_line_error(load.error);
     return 0;
   }
   const smlab::app::Lesson& lesson = *load.lesson;

@@ -3,18 +3,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
+#include "fuzz_support.hpp"
 #include "smlab/params.hpp"
+
+using smlab::fuzz::require;
 
 namespace {
 
 // Aborting (rather than returning) makes libFuzzer save the input as a crash.
-void require(bool property) {
-  if (!property) std::abort();
-}
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -26,8 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (parsed.error) {
     // A rejected vector leaves nothing behind, and its message is one line.
     require(parsed.scores.empty());
-    require(!parsed.error->message.empty());
-    require(parsed.error->message.find('\n') == std::string::npos);
+    smlab::fuzz::require_one_line_error(parsed.error->message);
     return 0;
   }
   require(parsed.scores.size() <= smlab::ParamLimits::scores_max_count);

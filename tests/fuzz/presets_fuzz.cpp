@@ -2,26 +2,20 @@
 // is one line and leaves no presets, and every preset it returns holds valid Params.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "fuzz_support.hpp"
 #include "state/presets.hpp"
 
-namespace {
-
-void require(bool property) {
-  if (!property) std::abort();
-}
-
-}  // namespace
+using smlab::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const smlab::app::PresetList list = smlab::app::parse_presets(text);
   if (!list.error.empty()) {
     require(list.presets.empty());
-    require(list.error.find('\n') == std::string::npos);
+    smlab::fuzz::require_one_line_error(list.error);
     return 0;
   }
   for (const smlab::app::Preset& preset : list.presets) {

@@ -2,26 +2,19 @@
 // error is one line, and a loaded session saves and loads back as the same session.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "fuzz_support.hpp"
 #include "state/session.hpp"
 
-namespace {
-
-void require(bool property) {
-  if (!property) std::abort();
-}
-
-}  // namespace
+using smlab::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const smlab::app::SessionLoad load = smlab::app::parse_session(text);
   if (!load.session) {
-    require(!load.error.empty());
-    require(load.error.find('\n') == std::string::npos);
+    smlab::fuzz::require_one_line_error(load.error);
     return 0;
   }
   require(!smlab::validate(load.session->params).has_value());

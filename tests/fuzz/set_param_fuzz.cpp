@@ -2,19 +2,13 @@
 // an accepted value is valid and round-trips through get_param, a rejected one changes nothing.
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "fuzz_support.hpp"
 #include "smlab/params.hpp"
 
-namespace {
-
-void require(bool property) {
-  if (!property) std::abort();
-}
-
-}  // namespace
+using smlab::fuzz::require;
 
 // Input: "KEY=VALUE" as on the command line; when there is no '=', the first byte
 // picks a known key (so the fuzzer reaches every key's parser quickly) and the rest is the value.
@@ -36,8 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto error = smlab::set_param(params, key, value);
   if (error) {
     require(params == before);
-    require(!error->message.empty());
-    require(error->message.find('\n') == std::string::npos);
+    smlab::fuzz::require_one_line_error(error->message);
     require(error->message.size() < 1000);  // user text is quoted shortened
     return 0;
   }
