@@ -13,10 +13,6 @@
 #include "panels/panels.hpp"
 
 namespace smlab::app {
-namespace {
-
-using i18n::label;
-using i18n::tr;
 
 void help_marker(const char* text) {
   ImGui::SameLine();
@@ -30,6 +26,11 @@ void section(const char* title) {
   ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_CheckMark], "%s", title);
   ImGui::Separator();
 }
+
+namespace {
+
+using i18n::label;
+using i18n::tr;
 
 // A combo of the presets and an Apply button: the preset replaces every Params value
 // (it is defined on top of the defaults) and switches to its view, if it names one.

@@ -17,18 +17,6 @@ namespace {
 
 using i18n::tr;
 
-void help_marker(const char* text) {
-  ImGui::SameLine();
-  ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
-}
-
-void section(const char* title) {
-  ImGui::Spacing();
-  ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_CheckMark], "%s", title);
-  ImGui::Separator();
-}
-
 const char* colormap_label(plot::Colormap colormap) {
   switch (colormap) {
     case plot::Colormap::Viridis: return tr("ui.colormap.viridis");

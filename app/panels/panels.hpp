@@ -41,6 +41,12 @@ struct HeatmapTextures {
 // into the current window region. Edits go to `edit`, validated by the caller.
 void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats);
 
+// The control column's small widgets (panels/controls.cpp), shared with interaction_panel.cpp:
+// a "(?)" after the last item that shows `text` when hovered, and a coloured section title
+// above a separator.
+void help_marker(const char* text);
+void section(const char* title);
+
 // Interaction controls (panels/interaction_panel.cpp): the colormap combo, the animated sweep and
 // the PNG export section, drawn into the control column.
 void draw_interaction_controls(UiState& ui);
