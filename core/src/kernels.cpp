@@ -103,27 +103,29 @@ template <int W>
 
 // ─── Lane reductions ──────────────────────────────────────────────────────────────────────
 // A fixed tree: the upper half of the lanes onto the lower half, then again, so the result
-// depends only on the vector. Each halving is one extract and one operation.
-template <int W>
-[[gnu::always_inline]] inline float lane_max(typename Lanes<W>::Floats v) {
-  if constexpr (W == 1) {
-    return v[0];
-  } else {
-    typename Lanes<W / 2>::Floats low, high;
-    std::memcpy(&low, &v, sizeof low);
-    std::memcpy(&high, reinterpret_cast<const char*>(&v) + sizeof low, sizeof high);
-    return lane_max<W / 2>(high > low ? high : low);
+// depends only on the vector. Each halving is one extract and one `combine` (MaxLanes or
+// SumLanes, applied to vectors of each width on the way down).
+struct MaxLanes {
+  template <class V>
+  [[gnu::always_inline]] V operator()(V low, V high) const {
+    return high > low ? high : low;
   }
-}
-template <int W>
-[[gnu::always_inline]] inline float lane_sum(typename Lanes<W>::Floats v) {
+};
+struct SumLanes {
+  template <class V>
+  [[gnu::always_inline]] V operator()(V low, V high) const {
+    return low + high;
+  }
+};
+template <int W, class Combine>
+[[gnu::always_inline]] inline float lane_reduce(typename Lanes<W>::Floats v, Combine combine) {
   if constexpr (W == 1) {
     return v[0];
   } else {
     typename Lanes<W / 2>::Floats low, high;
     std::memcpy(&low, &v, sizeof low);
     std::memcpy(&high, reinterpret_cast<const char*>(&v) + sizeof low, sizeof high);
-    return lane_sum<W / 2>(low + high);
+    return lane_reduce<W / 2>(combine(low, high), combine);
   }
 }
 
@@ -185,7 +187,7 @@ template <int W>
     m[0] = m[1] > m[0] ? m[1] : m[0];
     m[2] = m[3] > m[2] ? m[3] : m[2];
     m[0] = m[2] > m[0] ? m[2] : m[0];
-    const float block_max = lane_max<W>(m[0]);
+    const float block_max = lane_reduce<W>(m[0], MaxLanes{});
     max_score = std::max(max_score, block_max);
     // An all-−inf block uses the lowest float instead, so −inf − it stays −inf (e = 0) rather
     // than NaN. +inf stays: the row becomes NaN below anyway.
@@ -224,7 +226,7 @@ template <int W>
       std::copy(tail, tail + (count - whole), row + whole);
       sums[0] += e;
     }
-    block_sums[b] = lane_sum<W>((sums[0] + sums[1]) + (sums[2] + sums[3]));
+    block_sums[b] = lane_reduce<W>((sums[0] + sums[1]) + (sums[2] + sums[3]), SumLanes{});
   }
 
   // Each block's weight relative to the row max, in double (one exp per 64 vectors). A block
