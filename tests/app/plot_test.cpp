@@ -448,13 +448,20 @@ TEST(Colormap, NamesRoundTripCaseInsensitively) {
   EXPECT_FALSE(colormap_from_name("").has_value());
 }
 
+// The 5×7 matrix 10·r + c, row-major: the pooling tests' input, whose block means and maxima are
+// easy to state.
+std::vector<float> ramp_5x7() {
+  std::vector<float> values;
+  for (int r = 0; r < 5; ++r)
+    for (int c = 0; c < 7; ++c) values.push_back(static_cast<float>(10 * r + c));
+  return values;
+}
+
 // Block means: a 5×7 matrix with factor 3 becomes 2×3; the last row/column blocks are partial
 // and average only the cells they hold; a NaN or inf anywhere in a block makes it NaN.
 TEST(DownsampleMean, BlockAveragesWithPartialEdgesAndInvalidCells) {
   constexpr int rows = 5, cols = 7;
-  std::vector<float> values(rows * cols);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) values[static_cast<std::size_t>(r * cols + c)] = static_cast<float>(10 * r + c);
+  std::vector<float> values = ramp_5x7();
   std::vector<float> out;
   downsample_mean(out, values, rows, cols, 3);
   ASSERT_EQ(out.size(), 6u);
@@ -484,9 +491,7 @@ TEST(DownsampleMean, BlockAveragesWithPartialEdgesAndInvalidCells) {
 // alone would let a NaN in a later cell vanish); −inf is invalid too, not a small number.
 TEST(DownsampleMax, BlockMaximaWithPartialEdgesAndInvalidCells) {
   constexpr int rows = 5, cols = 7;
-  std::vector<float> values(rows * cols);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) values[static_cast<std::size_t>(r * cols + c)] = static_cast<float>(10 * r + c);
+  std::vector<float> values = ramp_5x7();
   std::vector<float> out;
   downsample(out, rows_of(values, cols), rows, cols, 3, Pooling::max);
   EXPECT_EQ(out, (std::vector<float>{22, 25, 26, 42, 45, 46}));
