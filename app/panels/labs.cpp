@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "i18n/i18n.hpp"
+#include "plot/text_wrap.hpp"
 
 namespace smlab::app {
 namespace {
@@ -68,83 +69,6 @@ const char* view_key(View view, bool summary) {
   return summary ? "dashboard.summary" : "dashboard.title";
 }
 
-// One code point of UTF-8 at `s` (at most `end`): the code point and its length (1 for bad bytes).
-std::pair<unsigned, int> utf8_at(const char* s, const char* end) {
-  const auto byte = static_cast<unsigned char>(*s);
-  const int length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4;
-  if (end - s < length) return {byte, 1};
-  unsigned point = length == 1 ? byte : byte & (0x7Fu >> length);
-  for (int k = 1; k < length; ++k) point = (point << 6) | (static_cast<unsigned char>(s[k]) & 0x3Fu);
-  return {point, length};
-}
-
-// Full-width punctuation that must not start a line (it stays with the character before it).
-bool closes_phrase(unsigned point) {
-  switch (point) {
-    case 0x3001: case 0x3002: case 0xFF0C: case 0xFF1A: case 0xFF1B: case 0xFF09:
-    case 0xFF01: case 0xFF1F: case 0x201D: case 0x300D: return true;
-    default: return false;
-  }
-}
-
-// Wrapped text that may break before any CJK character, not only at spaces: ImGui 1.86 wraps at
-// spaces, so a Chinese sentence is one long "word" that jumps to the next line whole.
-void cjk_wrapped_text(std::string_view text, float width, bool disabled) {
-  ImFont* font = ImGui::GetFont();
-  const float size = ImGui::GetFontSize();
-  const auto emit = [&](const char* from, const char* to) {
-    if (disabled) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextUnformatted(from, to);
-    if (disabled) ImGui::PopStyleColor();
-  };
-  const char* const end = text.data() + text.size();
-  const char* line = text.data();
-  const char* breakable = nullptr;  // the line may end just before this
-  float line_width = 0.0f;
-  for (const char* s = line; s < end;) {
-    const auto [point, length] = utf8_at(s, end);
-    const char* next = s + length;
-    if (point == '\n') {
-      emit(line, s);
-      line = next;
-      breakable = nullptr;
-      line_width = 0.0f;
-      s = next;
-      continue;
-    }
-    if (point >= 0x2E80 && s != line && !closes_phrase(point)) breakable = s;
-    const float advance = font->CalcTextSizeA(size, FLT_MAX, 0.0f, s, next).x;
-    if (line_width + advance > width && s != line) {
-      const char* cut = breakable != nullptr ? breakable : s;
-      emit(line, cut);
-      line = cut;
-      while (line < end && *line == ' ') ++line;
-      breakable = nullptr;
-      line_width = line < next ? font->CalcTextSizeA(size, FLT_MAX, 0.0f, line, next).x : 0.0f;
-      s = next;
-      continue;
-    }
-    line_width += advance;
-    if (point == ' ') breakable = next;
-    s = next;
-  }
-  if (line < end) emit(line, end);
-}
-
-bool has_cjk(std::string_view text) {
-  return std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) >= 0xE3; });
-}
-
-void lab_text(const std::string& text, float width, bool disabled) {
-  if (has_cjk(text)) {
-    cjk_wrapped_text(text, width, disabled);
-  } else if (disabled) {
-    ImGui::TextDisabled("%s", text.c_str());
-  } else {
-    ImGui::TextUnformatted(text.c_str());
-  }
-}
-
 }  // namespace
 
 const char* view_title(View view) { return i18n::tr(view_key(view, false)); }
@@ -161,12 +85,10 @@ void draw_lab(const LabDefinition& lab, const LabInputs& inputs, const plot::Sty
   const LabView view = lab.build(inputs);
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   ImGui::SetCursorScreenPos(min);
-  ImGui::PushTextWrapPos(max.x);
   ImGui::BeginGroup();  // keeps every line at min.x, not the window's left edge
-  lab_text(view.explanation, max.x - min.x, false);
-  for (const std::string& note : view.notes) lab_text(note, max.x - min.x, true);
+  plot::wrapped_text(view.explanation, max.x - min.x);
+  for (const std::string& note : view.notes) plot::wrapped_text(note, max.x - min.x, true);
   ImGui::EndGroup();
-  ImGui::PopTextWrapPos();
   const float top = ImGui::GetCursorScreenPos().y + gap;
   if (view.plots.empty() || top >= max.y) return;
 

@@ -13,6 +13,7 @@
 #include "i18n/i18n.hpp"
 #include "lessons/lesson_player.hpp"
 #include "panels/panels.hpp"
+#include "plot/text_wrap.hpp"
 
 namespace smlab::app {
 namespace {
@@ -27,23 +28,6 @@ constexpr float panel_top_fraction = 0.34f;
 ImU32 highlight_color(Theme theme) {
   // Amber on dark; a deep orange that stays visible on white and on a washed-out projector.
   return theme == Theme::dark ? IM_COL32(255, 176, 0, 255) : IM_COL32(230, 85, 13, 255);
-}
-
-// Dear ImGui wraps only at spaces, and moves a whole "word" that fits on one line to the next. A
-// Chinese sentence has no spaces, so "随 d_k 的变化（…）" would leave a short line before the long
-// run of characters. Without the spaces next to Chinese characters the run is longer than a line,
-// and ImGui then cuts it at any character: full lines, as Chinese is typeset.
-std::string chinese_wrap_text(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool space = text[i] == ' ';
-    const bool after_wide = !out.empty() && static_cast<unsigned char>(out.back()) >= 0x80;
-    const bool before_wide = i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0xE3;
-    if (space && (after_wide || before_wide)) continue;
-    out += text[i];
-  }
-  return out;
 }
 
 void handle_keys(UiState& ui) {
@@ -130,9 +114,7 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index) {
                                                           std::to_string(lesson.steps.size())})
                          .c_str());
   ImGui::SetWindowFontScale(title_font_scale);
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(step.title.in(language).c_str());
-  ImGui::PopTextWrapPos();
+  plot::wrapped_text(step.title.in(language), ImGui::GetContentRegionAvail().x);
   ImGui::SetWindowFontScale(1.0f);
   ImGui::Separator();
 
@@ -141,11 +123,7 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index) {
                                2.0f * style.ItemSpacing.y;
   ImGui::BeginChild("##lesson-text", ImVec2(0.0f, std::max(ImGui::GetContentRegionAvail().y - buttons_height, 1.0f)));
   ImGui::SetWindowFontScale(text_font_scale);
-  ImGui::PushTextWrapPos(0.0f);
-  const std::string text =
-      language == i18n::Language::Chinese ? chinese_wrap_text(step.text.chinese) : step.text.english;
-  ImGui::TextUnformatted(text.c_str());
-  ImGui::PopTextWrapPos();
+  plot::wrapped_text(step.text.in(language), ImGui::GetContentRegionAvail().x);
   ui.lesson.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
   ImGui::EndChild();
 
