@@ -62,6 +62,7 @@ mount -t sysfs sysfs "$root/sys"
 mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm"
 mount --bind "$work/debs/archives" "$root/var/cache/apt/archives"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+echo "127.0.1.1 $(hostname)" >>"$root/etc/hosts"  # sudo resolves the host name
 
 # The committed tree (HEAD of this repository; uncommitted changes are not part of it), as a bundle
 # that the chroot's own git clones.
