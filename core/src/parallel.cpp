@@ -3,6 +3,8 @@
 #include "smlab/parallel.hpp"
 
 #include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -41,7 +43,14 @@ struct Job {
 class Pool {
  public:
   explicit Pool(int workers) {
-    for (int w = 0; w < workers; ++w) workers_.emplace_back([this] { work(); });
+    for (int w = 0; w < workers; ++w)
+      workers_.emplace_back([this] {
+        // Background priority, like the app's evaluator thread (Linux: per-thread nice): the
+        // pool mostly serves recomputes, which must never take a frame's time from drawing it.
+        // A caller's own share of a job runs at the caller's priority.
+        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
+        work();
+      });
   }
   // Never destroyed (see pool()): workers blocked in wait at exit are simply ended with the process.
   Pool(const Pool&) = delete;
