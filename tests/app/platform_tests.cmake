@@ -11,3 +11,10 @@ add_test(NAME Platform.HeadlessRendersWithEglAloneLibGLHidden
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/egl_only_test.sh $<TARGET_FILE:softmax-lab>
                  ${CMAKE_CURRENT_BINARY_DIR}/egl-only)
 set_tests_properties(Platform.HeadlessRendersWithEglAloneLibGLHidden PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
+# The same through the EGL-device fallback (EGL_EXT_platform_device), for drivers without Mesa's
+# surfaceless platform.
+add_test(NAME Platform.HeadlessRendersOnAnEglDeviceLibGLHidden
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/egl_only_test.sh $<TARGET_FILE:softmax-lab>
+                 ${CMAKE_CURRENT_BINARY_DIR}/egl-only-device)
+set_tests_properties(Platform.HeadlessRendersOnAnEglDeviceLibGLHidden PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+                     ENVIRONMENT SMLAB_EGL_PLATFORM=device)
