@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
 #include <utility>
 
@@ -160,6 +161,32 @@ std::string format(std::string_view key, std::initializer_list<std::string_view>
     out.push_back(text[i]);
   }
   return out;
+}
+
+std::string slider_format(std::string_view key, std::string_view conversion) {
+  const std::string_view text = tr(key);
+  std::string out;
+  bool converted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (const auto placeholder = placeholder_at(text, i)) {
+      if (placeholder->first == 0 && !converted) {  // one value: one conversion, at the first {0}
+        out.append(conversion);
+        converted = true;
+      }
+      i = placeholder->second;
+      continue;
+    }
+    if (text[i] == '%') out.push_back('%');
+    out.push_back(text[i]);
+  }
+  if (!converted) out.append(conversion.empty() ? "" : std::string(" ").append(conversion));
+  return out;
+}
+
+std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", std::clamp(decimals, 0, 17), value);
+  return buffer;
 }
 
 std::string label(std::string_view key, std::string_view id) {
