@@ -15,7 +15,7 @@ using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::uintmax_t presets_max_bytes = 1 << 20;
 constexpr int presets_max_depth = 8;            // the format nests 4 deep
-constexpr std::size_t presets_max_keys = 4096;  // the shipped file has under 100
+constexpr std::size_t presets_max_keys = 1024;  // keys in one object; a "set" has at most 16
 constexpr std::size_t names_shown = 12;         // in "allowed …" lists
 
 bool is_valid_name(const std::string& name) {

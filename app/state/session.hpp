@@ -41,7 +41,7 @@ inline constexpr const char* session_colormaps[] = {"viridis", "cividis", "magma
 inline constexpr float session_font_scale_min = 1.0f, session_font_scale_max = 3.0f;
 inline constexpr std::size_t session_max_bytes = 1 << 20;  // a session is a few kB; refuse anything huge
 inline constexpr int session_max_depth = 8;                // the format nests 2 deep
-inline constexpr std::size_t session_max_keys = 256;       // the format has about 30
+inline constexpr std::size_t session_max_keys = 64;        // keys in one object; "params" has 16
 // The top-level fields a session may hold; any other is an error naming it.
 inline constexpr const char* session_fields[] = {"version", "params",     "view",   "screenshot_dir", "theme",
                                                  "font_scale", "colormap", "lesson", "lang"};

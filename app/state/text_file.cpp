@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <system_error>
+#include <vector>
 
 namespace smlab::app {
 namespace {
@@ -112,8 +113,10 @@ int json_nesting_depth(std::string_view text) {
   return deepest;
 }
 
-std::size_t json_key_count(std::string_view text) {
-  std::size_t keys = 0;
+std::size_t json_most_keys_in_one_object(std::string_view text) {
+  std::vector<std::size_t> open;  // the key count of each object being read; 0 placeholders for arrays
+  std::vector<bool> is_object;
+  std::size_t most = 0;
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
@@ -122,11 +125,19 @@ std::size_t json_key_count(std::string_view text) {
       else if (c == '"') in_string = false;
     } else if (c == '"') {
       in_string = true;
-    } else if (c == ':') {
-      ++keys;
+    } else if (c == '{' || c == '[') {
+      open.push_back(0);
+      is_object.push_back(c == '{');
+    } else if (c == '}' || c == ']') {
+      if (!open.empty()) {
+        open.pop_back();
+        is_object.pop_back();
+      }
+    } else if (c == ':' && !open.empty() && is_object.back()) {
+      most = std::max(most, ++open.back());
     }
   }
-  return keys;
+  return most;
 }
 
 std::optional<std::string> json_text_problem(std::string_view text, int max_depth, std::size_t max_keys) {
@@ -135,7 +146,8 @@ std::optional<std::string> json_text_problem(std::string_view text, int max_dept
   if (const std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos)
     return "is not UTF-8 text (byte " + std::to_string(bad + 1) + "): not a JSON text file";
   if (json_nesting_depth(text) > max_depth) return "nests deeper than " + std::to_string(max_depth) + " levels";
-  if (json_key_count(text) > max_keys) return "has more than " + std::to_string(max_keys) + " keys";
+  if (json_most_keys_in_one_object(text) > max_keys)
+    return "has an object with more than " + std::to_string(max_keys) + " keys";
   return std::nullopt;
 }
 
