@@ -475,6 +475,9 @@ TEST_F(Reliability, WindowStartsUnderXvfbWithImguiIniAFifo) {
                               shell_quote((dir_ / "stderr").string()) + " & echo $! > " + shell_quote((dir_ / "pid").string());
   ASSERT_EQ(std::system(("sh -c " + shell_quote(command)).c_str()), 0);
   ::sleep(4);  // the window has opened and drawn frames by now (it would be stuck in the loader)
+  const bool window_shown =
+      ::access("/usr/bin/xdotool", X_OK) != 0 ||
+      std::system(("DISPLAY=:" + std::to_string(display) + " timeout 10 xdotool search --name 'Softmax Lab' >/dev/null").c_str()) == 0;
   const int writer = ::open((config / "imgui.ini").c_str(), O_WRONLY | O_NONBLOCK);
   const int writer_errno = errno;
   if (writer >= 0) ::close(writer);
@@ -482,6 +485,7 @@ TEST_F(Reliability, WindowStartsUnderXvfbWithImguiIniAFifo) {
                shell_quote((dir_ / "pid").string()) + ") 2>/dev/null").c_str());
   ::kill(xvfb, SIGTERM);
   ::waitpid(xvfb, nullptr, 0);
+  EXPECT_TRUE(window_shown) << "no window appeared: " << read_all(dir_ / "stderr");
   EXPECT_LT(writer, 0) << "the window opened imgui.ini (a FIFO) for reading";
   EXPECT_EQ(writer_errno, ENXIO);
   EXPECT_NE(read_all(dir_ / "stderr").find("not using the window layout file"), std::string::npos) << read_all(dir_ / "stderr");
