@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <span>
 #include <vector>
 
@@ -69,15 +70,30 @@ std::string serialize_session(const Session& session) {
 
 SessionLoad parse_session(std::string_view json_text) {
   if (json_text.size() > session_max_bytes) return failure("session is larger than 1 MB");
-  if (json_nesting_depth(json_text) > session_max_depth)
-    return failure("session nests deeper than " + std::to_string(session_max_depth) + " levels");
+  if (auto problem = json_text_problem(json_text, session_max_depth, session_max_keys))
+    return failure("session " + *problem);
   OrderedJson document;
   try {
     document = OrderedJson::parse(json_text);
-  } catch (const OrderedJson::exception& e) {
-    return failure(std::string("session is not valid JSON: ") + e.what());
+  } catch (const OrderedJson::parse_error& e) {
+    return failure("session is " + json_syntax_error(json_text, e.byte));
+  } catch (const OrderedJson::out_of_range& e) {
+    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
+    const std::string what = e.what();
+    return failure(std::string("session is ") + "not valid JSON: " + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
+  } catch (const OrderedJson::exception&) {
+    return failure("session is not valid JSON");
   }
   if (!document.is_object()) return failure("session must be a JSON object, not " + type_name(document));
+  // Every field is known: a misspelt "temprature" or a field of another program is refused, not ignored.
+  for (const auto& [field, value] : document.items()) {
+    const bool known = std::find(std::begin(session_fields), std::end(session_fields), field) != std::end(session_fields);
+    if (!known) {
+      std::string allowed;
+      for (const char* name : session_fields) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
+      return failure("session field '" + field.substr(0, 40) + "' is not a field: allowed " + allowed);
+    }
+  }
   if (!document.contains("version") || !document["version"].is_number_integer())
     return failure("session field 'version' is missing or not an integer: allowed 1");
   if (document["version"].get<long long>() != session_version)
@@ -158,8 +174,6 @@ SessionLoad parse_session(std::string_view json_text) {
 
 SessionLoad load_session(const std::filesystem::path& path) {
   const std::string shown = "'" + path.string() + "'";
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) return failure("cannot read session " + shown + ": is a directory", true);
   const TextFile file = read_text_file(path, session_max_bytes);
   if (file.status == TextFile::Status::unreadable) return failure(cannot_read("session " + shown, file), true);
   if (file.status == TextFile::Status::too_large) return failure("session " + shown + " is larger than 1 MB");

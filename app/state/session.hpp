@@ -41,10 +41,14 @@ inline constexpr const char* session_colormaps[] = {"viridis", "cividis", "magma
 inline constexpr float session_font_scale_min = 1.0f, session_font_scale_max = 3.0f;
 inline constexpr std::size_t session_max_bytes = 1 << 20;  // a session is a few kB; refuse anything huge
 inline constexpr int session_max_depth = 8;                // the format nests 2 deep
+inline constexpr std::size_t session_max_keys = 64;        // keys in one object; "params" has 16
+// The top-level fields a session may hold; any other is an error naming it.
+inline constexpr const char* session_fields[] = {"version", "params",     "view",   "screenshot_dir", "theme",
+                                                 "font_scale", "colormap", "lesson", "lang"};
 
 // {"version": 1, "params": {"temperature": "1", ...every key...}, "view": "dashboard",
-//  "screenshot_dir": "..."} with two-space indentation. Unknown top-level fields are ignored on load
-// (newer versions may add some); unknown params keys are not.
+//  "screenshot_dir": "..."} with two-space indentation. Unknown fields (session_fields) and unknown
+// params keys are errors on load; a newer format would carry a new "version".
 std::string serialize_session(const Session& session);
 
 struct SessionLoad {
