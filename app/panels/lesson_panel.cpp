@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
@@ -183,6 +184,7 @@ std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
 }
 
 void draw_lesson(UiState& ui) {
+  if (const auto start = std::exchange(ui.lesson.start_requested, std::nullopt)) open_lesson_step(ui, *start, 0, true);
   if (current_step(ui) == nullptr) {
     ui.lesson.open.reset();
     return;
@@ -221,7 +223,9 @@ void draw_lesson_launcher(UiState& ui) {
   }
   ImGui::PopItemWidth();
   ImGui::SameLine();
-  if (ImGui::Button(start.c_str())) open_lesson_step(ui, static_cast<std::size_t>(ui.lesson.launcher_index), 0, true);
+  // The control column edits a copy of Params that draw_main_window applies after this: the step
+  // opens in draw_lesson, after that copy is applied, or the copy would undo it.
+  if (ImGui::Button(start.c_str())) ui.lesson.start_requested = static_cast<std::size_t>(ui.lesson.launcher_index);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", i18n::format("lesson.start_tooltip", {std::to_string(selected.steps.size())}).c_str());
   if (!ui.lessons.error.empty()) ImGui::TextDisabled("%s", ui.lessons.error.c_str());
