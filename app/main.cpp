@@ -21,10 +21,10 @@
 #include "export/scaled_screenshot.hpp"
 #include "platform/allocator.hpp"
 #include "platform/offscreen.hpp"
-#include "platform/window.hpp"
 #include "lessons/lesson_player.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
+#include "window_run.hpp"
 
 namespace {
 
@@ -416,51 +416,20 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
 
-  // 3e. Window: GLFW on X11. Without a display there is nothing to open.
-  // Only the window reads and writes the config folder (autosave, imgui.ini): headless runs stay
-  // deterministic. A start with no state on the command line resumes the last session.
+  // 3e. Window: GLFW on X11 (no display: exit 4). A start with no state on the command line resumes
+  // the last session (window_run.hpp).
   if (!presets.error.empty()) std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", presets.error.c_str());
-  const std::filesystem::path config = smlab::app::config_dir();
-  const bool config_usable = !config.empty() && !smlab::exporting::ensure_directory(config);
-  const std::filesystem::path autosave = config / "session.json";
-  const bool state_from_command_line =
-      !load_path.empty() || !preset_name.empty() || !assignments.empty() || view_option->count() > 0 ||
-      !lesson_spec.empty();
-  if (config_usable && !state_from_command_line && std::filesystem::exists(autosave)) {
-    const smlab::app::SessionLoad restored = smlab::app::load_session(autosave);
-    if (restored.session) {
-      options.params = restored.session->params;
-      options.view = restored.session->view;
-      if (screenshot_dir.empty()) options.screenshot_dir = restored.session->screenshot_dir;
-      const smlab::app::Session& last = *restored.session;
-      if (theme_option->count() == 0 && last.theme) options.theme = smlab::app::theme_from_name(*last.theme).value_or(options.theme);
-      if (font_scale_option->count() == 0 && last.font_scale) options.font_scale = *last.font_scale;
-      if (colormap_option->count() == 0 && last.colormap)
-        options.colormap = smlab::plot::colormap_from_name(*last.colormap).value_or(options.colormap);
-      if (lang_option->count() == 0 && last.language) options.language = *last.language;
-      if (last.lesson)  // the lesson the class was in, if it still exists (Params stay the session's)
-        if (const auto index = smlab::app::find_lesson(lessons, last.lesson->name);
-            index && static_cast<std::size_t>(last.lesson->step) <= lessons.lessons[*index].steps.size())
-          options.lesson = smlab::app::LessonPosition{*index, static_cast<std::size_t>(last.lesson->step - 1)};
-    } else {
-      std::fprintf(stderr, "softmax-lab: not restoring the last session: %s\n", restored.error.c_str());
-    }
-  }
-  smlab::platform::WindowOptions window_options;
-  window_options.width = size->width;
-  window_options.height = size->height;
-  if (config_usable) window_options.imgui_ini_path = (config / "imgui.ini").string();
-  auto created = smlab::platform::Window::create(window_options);
-  if (!created)
-    return fail(exit_no_graphics, created.error + " (to render without a display use --screenshot FILE.png)");
-  smlab::app::App app(*created.surface, options);
-  if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
-  if (!app.language_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.language_warning().c_str());
-  while (app.frame()) {
-  }
-  if (config_usable) {
-    if (auto error = smlab::app::save_session(autosave, app.current_session(), true))
-      std::fprintf(stderr, "softmax-lab: could not save the session: %s\n", error->c_str());
-  }
-  return exit_ok;
+  smlab::app::WindowRun window_run;
+  window_run.options = options;
+  window_run.width = size->width;
+  window_run.height = size->height;
+  window_run.state_from_command_line = !load_path.empty() || !preset_name.empty() || !assignments.empty() ||
+                                       view_option->count() > 0 || !lesson_spec.empty();
+  window_run.screenshot_dir_given = !screenshot_dir.empty();
+  window_run.theme_given = theme_option->count() > 0;
+  window_run.font_scale_given = font_scale_option->count() > 0;
+  window_run.colormap_given = colormap_option->count() > 0;
+  window_run.language_given = lang_option->count() > 0;
+  return smlab::app::run_window(std::move(window_run));
 }
+
