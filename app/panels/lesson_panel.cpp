@@ -50,14 +50,11 @@ std::string chinese_wrap_text(const std::string& text) {
 void handle_keys(UiState& ui) {
   const ImGuiIO& io = ImGui::GetIO();
   // A text field, a dragged slider or a popup (the session dialog) keeps the keys.
-  // io.WantCaptureKeyboard is also set while a slider is hovered: then Left/Right nudge it (app_interaction.cpp).
-  if (io.WantTextInput || io.WantCaptureKeyboard || ImGui::IsAnyItemActive() ||
-      ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
-    return;
+  if (io.WantTextInput || ImGui::IsAnyItemActive() || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
   if (io.KeyCtrl || io.KeyAlt) return;
-  // Left/Right nudge the slider under the mouse when there is one (interaction_ui.hpp); the
-  // clicker's PageUp/PageDown always step.
-  const bool arrows = !ui.interaction.arrows_taken;
+  // Left/Right nudge the slider under the mouse when there is one (interaction_ui.hpp; it then sets
+  // io.WantCaptureKeyboard); the clicker's PageUp/PageDown always step, wherever the mouse rests.
+  const bool arrows = !ui.interaction.arrows_taken && !io.WantCaptureKeyboard;
   if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN)) lesson_next(ui);
   else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP)) lesson_previous(ui);
   else if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) close_lesson(ui);

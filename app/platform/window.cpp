@@ -125,6 +125,7 @@ Created<Window> Window::create(const WindowOptions& options) {
   // Replaces the backend's key callback (ImGui_ImplGlfw_Shutdown puts the one before it back).
   glfwSetWindowUserPointer(window->window_, window.get());
   glfwSetKeyCallback(window->window_, &Window::on_key);
+  glfwSetCharCallback(window->window_, &Window::on_char);
   if (!ImGui_ImplOpenGL3_Init(detail::kGlslVersion)) {
     return failure("window: Dear ImGui's OpenGL3 backend failed to initialise");
   }
@@ -204,7 +205,16 @@ void Window::on_key(GLFWwindow* glfw_window, int key, int scancode, int action, 
   if (window == nullptr || action == GLFW_REPEAT) {
     return;
   }
-  window->key_queue_.push_back({key, scancode, action, mods});
+  // GLFW_KEY_UNKNOWN (-1) keys have no KeysDown slot: ImGui ignores them too.
+  if (key >= 0) {
+    window->key_queue_.push_back({key, scancode, action, mods, 0});
+  }
+}
+
+void Window::on_char(GLFWwindow* glfw_window, unsigned int codepoint) {
+  if (auto* window = static_cast<Window*>(glfwGetWindowUserPointer(glfw_window)); window != nullptr) {
+    window->key_queue_.push_back({-1, 0, 0, 0, codepoint});
+  }
 }
 
 void Window::feed_key_events() {
@@ -213,6 +223,11 @@ void Window::feed_key_events() {
   std::vector<int> changed;
   while (!key_queue_.empty()) {
     const KeyEvent event = key_queue_.front();
+    if (event.key < 0) {
+      key_queue_.pop_front();
+      ImGui_ImplGlfw_CharCallback(window_, event.codepoint);  // characters queue inside ImGui already
+      continue;
+    }
     if (std::find(changed.begin(), changed.end(), event.key) != changed.end()) {
       break;
     }

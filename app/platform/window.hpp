@@ -75,11 +75,14 @@ class Window final : public Surface {
   // ImGui 1.86 has no input queue: its key callback writes io.KeysDown at once, so a key pressed and
   // released within one frame (a presentation clicker) is never seen. GLFW's key callback queues the
   // events here instead, and feed_key_events() hands them to the backend's callback one transition
-  // per key per frame, in order.
+  // per key per frame, in order. Typed characters share the queue, so "a, Backspace, b" stays in
+  // that order.
   struct KeyEvent {
     int key, scancode, action, mods;
+    unsigned int codepoint;  // a typed character when key < 0
   };
   static void on_key(GLFWwindow* window, int key, int scancode, int action, int mods);
+  static void on_char(GLFWwindow* window, unsigned int codepoint);
   void feed_key_events();
   std::deque<KeyEvent> key_queue_;
   int frames_since_wake_ = 0;
