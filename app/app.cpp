@@ -246,11 +246,13 @@ bool App::frame() {
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
   // Ctrl+Q quits, also in full screen where there is no close button (File > Quit does the same).
   if (ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) ui_.interaction.quit_requested = true;
-  // Ctrl+= / Ctrl+− (and the keypad's + / −) change the font scale by 0.25×, next frame.
+  // Ctrl+= / Ctrl+− (and the keypad's + / −) change the font scale by 0.25×, next frame. One step
+  // a press, no key repeat: each step rebuilds the font atlas, and that slow frame would otherwise
+  // count as holding the key past the repeat delay (two steps for one short press).
   const ImGuiIO& io = ImGui::GetIO();
-  if (io.KeyCtrl && (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)))
+  if (io.KeyCtrl && (ImGui::IsKeyPressed(GLFW_KEY_EQUAL, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD, false)))
     ui_.font_scale = std::min(ui_.font_scale + 0.25f, font_scale_max);
-  if (io.KeyCtrl && (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)))
+  if (io.KeyCtrl && (ImGui::IsKeyPressed(GLFW_KEY_MINUS, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT, false)))
     ui_.font_scale = std::max(ui_.font_scale - 0.25f, font_scale_min);
   if (ImGui::GetIO().KeyCtrl && session_popup_.mode == SessionPopup::Mode::closed) {
     const bool save = ImGui::IsKeyPressed(GLFW_KEY_S, false), load = ImGui::IsKeyPressed(GLFW_KEY_O, false);

@@ -66,12 +66,22 @@ class Xvfb:
     def __init__(self, tmp):
         read_end, write_end = os.pipe()
         self.process = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1600x900x24", "-nolisten", "tcp"],
+            # -noreset: when its last client leaves, a resetting Xvfb writes its display number to
+            # -displayfd again and dies if that pipe is closed.
+            ["Xvfb", "-displayfd", str(write_end), "-noreset", "-screen", "0", "1600x900x24", "-nolisten", "tcp"],
             pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "xvfb.log"), "w"))
         os.close(write_end)
-        ready, _, _ = select.select([read_end], [], [], 30)
-        number = os.read(read_end, 64).decode().strip() if ready else ""
+        # Xvfb writes the number, then a newline in a second write(): read up to the newline, or it
+        # dies of the closed pipe.
+        text, deadline = b"", time.time() + 30
+        while not text.endswith(b"\n") and time.time() < deadline:
+            ready, _, _ = select.select([read_end], [], [], max(deadline - time.time(), 0))
+            chunk = os.read(read_end, 64) if ready else b""
+            if not chunk:
+                break
+            text += chunk
         os.close(read_end)
+        number = text.decode().strip() if text.endswith(b"\n") else ""
         if not number:
             self.stop()
             raise RuntimeError("Xvfb did not report a display within 30 s (see xvfb.log)")
@@ -168,8 +178,11 @@ class App:
         time.sleep(settle)
 
     def quick_taps(self, key, count):
-        """Press and release with no pause at all, as a presentation clicker does."""
-        self.xdo(*[word for _ in range(count) for word in ("keydown", key, "keyup", key)])
+        """Press and release with almost no pause (xdotool waits 12 ms after each by default), as a
+        presentation clicker does: without a key queue most of these land within one frame."""
+        # 2 ms apart, not 0: GLFW drops a second press with the same X server timestamp (ms) as the
+        # first (its XIM duplicate filter), which no clicker sends.
+        self.xdo(*[word for _ in range(count) for word in ("keydown", "--delay", "2", key, "keyup", "--delay", "2", key)])
 
     def save_session(self):
         """Ctrl+S, Enter: the session popup's default path; returns the JSON written, or None."""
