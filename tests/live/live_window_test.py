@@ -385,7 +385,8 @@ def run_restore_and_sigterm(binary, display, tmp, captures, saved):
               f"temperature {restored['params']['temperature'] if restored else None}, lang "
               f"{restored.get('lang') if restored else None}")
         autosave = os.path.join(home, ".config", "softmax-lab", "session.json")
-        os.remove(autosave)
+        if os.path.lexists(autosave):
+            os.remove(autosave)  # so only a save at exit can bring it back
         app.process.send_signal(signal.SIGTERM)
         code = app.wait_exit()
         written = wait_for_json(autosave, timeout=2)
