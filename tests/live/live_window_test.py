@@ -478,8 +478,14 @@ def run_refused_autosave(binary, display, tmp, captures):
     try:
         if app.find_window() is None or app.wait_until_drawn() is None:
             return check("a --set start leaves the autosave alone", False, "the window never drew")
+        app.press("F11", settle=1.5)  # full screen: no close button, Ctrl+Q is the way out
+        _, geometry, _ = app.xdo("getwindowgeometry", "--shell", app.window)
+        size = dict(line.split("=", 1) for line in geometry.split() if "=" in line)
+        full = (size.get("WIDTH"), size.get("HEIGHT")) == ("1600", "900")
         app.press("ctrl", "q", settle=0.2)
         code = app.wait_exit()
+        check("Ctrl+Q quits from F11 full screen", full and code == 0,
+              f"window {size.get('WIDTH')}x{size.get('HEIGHT')} after F11 (the screen is 1600x900), exit code {code}")
         with open(target, "rb") as file:
             after = file.read()
         check("a --set start leaves the autosave alone", code == 0 and after == before and b'"seq_len": "16"' in after,
