@@ -37,6 +37,7 @@ LANGUAGE_COMBO, LANGUAGE_CHINESE = (120, 772), (60, 745)
 # After switching to Chinese the column is one line shorter above the Look section.
 THEME_COMBO_ZH, THEME_PROJECTOR_ZH = (120, 697), (60, 768)
 NEUTRAL = (700, 600)  # over a plot: no slider under the mouse
+SCORES_FIELD = (185, 368)
 
 results = []
 
@@ -183,6 +184,9 @@ class App:
         # 2 ms apart, not 0: GLFW drops a second press with the same X server timestamp (ms) as the
         # first (its XIM duplicate filter), which no clicker sends.
         self.xdo(*[word for _ in range(count) for word in ("keydown", "--delay", "2", key, "keyup", "--delay", "2", key)])
+
+    def type_text(self, text):
+        self.xdo("type", "--delay", "2", text)
 
     def save_session(self):
         """Ctrl+S, Enter: the session popup's default path; returns the JSON written, or None."""
@@ -462,9 +466,17 @@ def run_refused_autosave(binary, display, tmp, captures):
         check("a refused autosave is backed up and the user told", kept == garbage and told and red > 150,
               f"backups {backups}, content kept: {kept == garbage}, stderr says so: {told}, "
               f"{red} error-toast pixels")
+        # Typing: characters and Backspace reach the field in the order they were typed.
+        app.click(SCORES_FIELD, settle=0.3)
+        app.type_text("1, 2, 5")
+        app.press("BackSpace", hold=0.01, settle=0.0)
+        app.type_text("4")
+        app.press("Return", settle=0.8)
         app.press("ctrl", "q", settle=0.2)
         code = app.wait_exit()
         written = wait_for_json(target, timeout=2)
+        check("typed scores keep their order with Backspace", scores_of(written) == [1.0, 2.0, 4.0],
+              f"typed '1, 2, 5', Backspace, '4', Enter: the session has scores {scores_of(written)}")
         check("a symlinked session.json is written through", code == 0 and os.path.islink(link) and
               written is not None and written.get("version") == 1,
               f"exit code {code}; link kept: {os.path.islink(link)}; target now version "
@@ -488,7 +500,8 @@ def run_refused_autosave(binary, display, tmp, captures):
               f"window {size.get('WIDTH')}x{size.get('HEIGHT')} after F11 (the screen is 1600x900), exit code {code}")
         with open(target, "rb") as file:
             after = file.read()
-        check("a --set start leaves the autosave alone", code == 0 and after == before and b'"seq_len": "16"' in after,
+        check("a --set start leaves the autosave alone", code == 0 and after == before and b'"seq_len": "16"' in after
+              and b'"scores": "1, 2, 4"' in after,
               f"exit code {code}; autosave {'unchanged' if after == before else 'replaced'}")
     finally:
         app.kill()
