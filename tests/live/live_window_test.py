@@ -519,6 +519,8 @@ def main():
         print(f"live_window_test: missing {missing or ['/usr/bin/convert']}: install xvfb, xdotool, imagemagick "
               "(third_party/install-deps.sh)")
         return 2
+    # ctest's timeout sends SIGTERM: leave through the finally blocks (apps and Xvfb stopped).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
     tmp = tempfile.mkdtemp(prefix="smlab-live-")
     captures = keep or os.path.join(tmp, "captures")
     os.makedirs(captures, exist_ok=True)
