@@ -28,10 +28,10 @@
 #include "export/scaled_screenshot.hpp"
 #include "platform/allocator.hpp"
 #include "platform/offscreen.hpp"
-#include "platform/window.hpp"
 #include "lessons/lesson_player.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
+#include "window_run.hpp"
 
 namespace {
 
@@ -113,17 +113,6 @@ void print_keys() {
                 value.empty() ? "(none)" : value.c_str(), std::string(key.allowed).c_str(),
                 std::string(key.description).c_str());
   }
-}
-
-// The window's layout file is read by ImGui with no size limit and would block on a FIFO: use it
-// only when it is missing or a regular file of at most 1 MB. Returns "" or why it is left alone.
-std::string imgui_ini_problem(const std::filesystem::path& path) {
-  struct stat status {};
-  if (::stat(path.c_str(), &status) != 0)
-    return errno == ENOENT ? std::string{} : std::string(std::strerror(errno));
-  if (!S_ISREG(status.st_mode)) return "it is not a regular file";
-  if (status.st_size > (1 << 20)) return "it is larger than 1 MB";
-  return {};
 }
 
 // "--screenshot" and "--export-csv" style names of the options given, for combination checks.
@@ -568,62 +557,20 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
 
-  // 4f. Window: GLFW on X11. Without a display there is nothing to open.
-  // Only the window reads and writes the config folder (autosave, imgui.ini): headless runs stay
-  // deterministic. A start with no state on the command line resumes the last session.
-  if (!presets.error.empty()) warn(presets.error + " (the Presets menu is empty)");
-  const fs::path config = smlab::app::config_dir();
-  const bool config_usable = !config.empty() && !smlab::exporting::ensure_directory(config);
-  const fs::path autosave = config / "session.json";
-  const bool state_from_command_line =
-      !load_path.empty() || !preset_name.empty() || !assignments.empty() || view_option->count() > 0 ||
-      !lesson_spec.empty();
-  std::error_code autosave_error;  // a symbolic-link loop or similar: load_session says why
-  if (config_usable && !state_from_command_line && (fs::exists(autosave, autosave_error) || autosave_error)) {
-    const smlab::app::SessionLoad restored = smlab::app::load_session(autosave);
-    if (restored.session) {
-      options.params = restored.session->params;
-      options.view = restored.session->view;
-      if (screenshot_dir.empty()) options.screenshot_dir = restored.session->screenshot_dir;
-      const smlab::app::Session& last = *restored.session;
-      if (theme_option->count() == 0 && last.theme) options.theme = smlab::app::theme_from_name(*last.theme).value_or(options.theme);
-      if (font_scale_option->count() == 0 && last.font_scale) options.font_scale = *last.font_scale;
-      if (colormap_option->count() == 0 && last.colormap)
-        options.colormap = smlab::plot::colormap_from_name(*last.colormap).value_or(options.colormap);
-      if (lang_option->count() == 0 && last.language) options.language = *last.language;
-      if (last.lesson) {  // the lesson the class was in, if it still exists (Params stay the session's)
-        const auto index = smlab::app::find_lesson(lessons, last.lesson->name);
-        if (index && static_cast<std::size_t>(last.lesson->step) <= lessons.lessons[*index].steps.size())
-          options.lesson = smlab::app::LessonPosition{*index, static_cast<std::size_t>(last.lesson->step - 1)};
-        else
-          warn("not reopening lesson '" + last.lesson->name + "' step " + std::to_string(last.lesson->step) +
-               " of the last session: no such lesson step");
-      }
-    } else {
-      warn("not restoring the last session: " + restored.error);
-    }
-  }
-  smlab::platform::WindowOptions window_options;
-  window_options.width = size->width;
-  window_options.height = size->height;
-  if (config_usable) {
-    const fs::path ini = config / "imgui.ini";
-    if (const std::string problem = imgui_ini_problem(ini); problem.empty())
-      window_options.imgui_ini_path = ini.string();
-    else
-      warn("not using the window layout file '" + ini.string() + "': " + problem);
-  }
-  auto created = smlab::platform::Window::create(window_options);
-  if (!created)
-    return fail(exit_no_graphics, created.error + " (to render without a display use --screenshot FILE.png)");
-  smlab::app::App app(*created.surface, options);
-  if (!app.font_warning().empty()) warn(app.font_warning());
-  if (!app.language_warning().empty()) warn(app.language_warning());
-  while (app.frame()) {
-  }
-  if (config_usable) {
-    if (auto error = smlab::app::save_session(autosave, app.current_session(), true))
-      warn("could not save the session: " + *error);
-  }
-  return exit_ok;
+  // 3e. Window: GLFW on X11 (no display: exit 4). A start with no state on the command line resumes
+  // the last session (window_run.hpp).
+  if (!presets.error.empty()) std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", presets.error.c_str());
+  smlab::app::WindowRun window_run;
+  window_run.options = options;
+  window_run.width = size->width;
+  window_run.height = size->height;
+  window_run.state_from_command_line = !load_path.empty() || !preset_name.empty() || !assignments.empty() ||
+                                       view_option->count() > 0 || !lesson_spec.empty();
+  window_run.screenshot_dir_given = !screenshot_dir.empty();
+  window_run.theme_given = theme_option->count() > 0;
+  window_run.font_scale_given = font_scale_option->count() > 0;
+  window_run.colormap_given = colormap_option->count() > 0;
+  window_run.language_given = lang_option->count() > 0;
+  return smlab::app::run_window(std::move(window_run));
 }
+

@@ -79,6 +79,20 @@ void Evaluator::fail_next_evaluation_for_testing(std::string message) {
   injected_failure_ = std::move(message);
 }
 
+void Evaluator::set_result_callback(std::function<void()> callback) {
+  std::lock_guard lock(mutex_);
+  on_result_ = std::move(callback);
+}
+
+void Evaluator::notify_result() {
+  std::function<void()> callback;
+  {
+    std::lock_guard lock(mutex_);
+    callback = on_result_;
+  }
+  if (callback) callback();
+}
+
 namespace {
 
 bool sweep_needs_refining(const DkSweep& sweep, std::int64_t limit) {
@@ -158,6 +172,7 @@ void Evaluator::run(std::stop_token stop) {
         refining_active_ = sweep_needs_refining(*refining, refine_limit_);
       }
       finished_.notify_all();
+      notify_result();
       continue;
     }
     options.progress = &progress_;
@@ -223,6 +238,7 @@ void Evaluator::run(std::stop_token stop) {
       if (ticket == submitted_ && (result || !failure.empty())) completed_ = ticket;
     }
     finished_.notify_all();
+    notify_result();
   }
 }
 
