@@ -65,9 +65,15 @@ cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 echo "127.0.1.1 $(hostname)" >>"$root/etc/hosts"  # sudo resolves the host name
 
 # The committed tree (HEAD of this repository; uncommitted changes are not part of it), as a bundle
-# that the chroot's own git clones.
-git -C "$repo" bundle create "$root/tmp/softmax-lab.bundle" HEAD 2>/dev/null
+# that the chroot's own git clones; from a checkout git cannot bundle (e.g. a shallow one), as the
+# files of HEAD (git archive).
 head_commit=$(git -C "$repo" rev-parse HEAD)
+if ! git -C "$repo" bundle create "$root/tmp/softmax-lab.bundle" HEAD >"$work/bundle.log" 2>&1; then
+  say "git bundle failed ($(tail -n 1 "$work/bundle.log")); copying the files of HEAD instead"
+  rm -f "$root/tmp/softmax-lab.bundle"
+  mkdir -p "$root/tmp/softmax-lab-tree"
+  git -C "$repo" archive HEAD | tar -x -C "$root/tmp/softmax-lab-tree"
+fi
 
 # An ordinary user with sudo, so install-deps.sh takes its sudo path.
 chroot "$root" useradd --create-home --shell /bin/bash builder
@@ -81,9 +87,13 @@ say "clone $head_commit, make run (install-deps, Release build of the app), --sc
 chroot "$root" /usr/sbin/runuser -u builder -- env -i HOME=/home/builder USER=builder LANG=C.UTF-8 \
   PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin bash -euo pipefail -c "
     cd ~
-    git clone --quiet /tmp/softmax-lab.bundle softmax-lab
+    if [ -f /tmp/softmax-lab.bundle ]; then
+      git clone --quiet /tmp/softmax-lab.bundle softmax-lab
+      git -C softmax-lab checkout --quiet --detach $head_commit
+    else
+      cp -R /tmp/softmax-lab-tree softmax-lab
+    fi
     cd softmax-lab
-    git checkout --quiet --detach $head_commit
     make run JOBS=$jobs CMAKE_FLAGS='-DSMLAB_BUILD_TESTS=OFF -DSMLAB_WERROR=ON' ARGS='--screenshot /home/builder/fresh.png'
   " >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; fail "make run in the chroot failed (log: $work/build.log)"; }
 
