@@ -106,7 +106,9 @@ std::string restore_autosave(WindowRun& run, const std::filesystem::path& autosa
   std::error_code error;
   if (run.state_from_command_line || !std::filesystem::exists(std::filesystem::symlink_status(autosave, error)))
     return {};
-  if (!std::filesystem::exists(autosave, error)) return {};  // a dangling link: the first save creates its target
+  // A dangling link: the first save creates its target. A link loop or an unreadable target is
+  // reported by load_session below.
+  if (!std::filesystem::exists(autosave, error) && !error) return {};
   const SessionLoad restored = load_session(autosave);
   if (!restored.session) {
     const SessionBackup backup = back_up_session_file(autosave, std::chrono::system_clock::now());
