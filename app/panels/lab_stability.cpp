@@ -216,11 +216,12 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
   p.y.tick_values = {1e-15, 1.0, 1e15, 1e30, 1e45};
   p.lines.push_back({.label = "exp(x)", .x = lab.exp_x, .y = lab.exp_y});
 
-  // Formats whose overflow points nearly coincide (fp32/bf16 at 88.7, fp16/e5m2 at 11.1) share
-  // one line and one label, else their labels would collide.
+  // Every format's line at its own overflow point: bf16's 88.721 is not fp32's 88.723, and e5m2's
+  // 11.04 is not fp16's 11.09. Lines closer than a pixel or two cannot each carry a label (each
+  // would cross the other line), so the nearest pair shares one that names both values.
   struct Mark {
     double x;
-    std::string label;
+    std::string label;  // empty for the second line of a pair
   };
   std::vector<Mark> marks;
   const double merge_distance = 0.01 * (stability_exp_curve_max - stability_exp_curve_min);
@@ -232,12 +233,19 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
       outside += (outside.empty() ? "" : ", ") + name + " " + fixed(x, 1);
       continue;
     }
-    const auto near = std::find_if(marks.begin(), marks.end(),
-                                   [&](const Mark& mark) { return std::abs(mark.x - x) < merge_distance; });
+    const auto near = std::find_if(marks.begin(), marks.end(), [&](const Mark& mark) {
+      return !mark.label.empty() && std::abs(mark.x - x) < merge_distance;
+    });
     if (near != marks.end()) {
-      near->label.insert(near->label.find(' '), "/" + name);
+      // One decimal where the two differ (fp16 11.1/e5m2 11.0): the label must fit between lines.
+      if (fixed(x, 2) == fixed(near->x, 2)) {
+        near->label += "/" + name;
+      } else {
+        near->label = near->label.substr(0, near->label.find(' ')) + " " + fixed(near->x, 1) + "/" + name + " " + fixed(x, 1);
+      }
+      marks.push_back({x, ""});
     } else {
-      marks.push_back({x, name + " " + fixed(x, 1)});
+      marks.push_back({x, name + " " + fixed(x, 2)});
     }
   }
   for (const Mark& mark : marks) p.vlines.push_back({mark.x, mark.label, std::nullopt, true});
