@@ -356,7 +356,8 @@ LabView build_stability(const LabInputs& inputs) {
   std::string maps = i18n::format(
       params.seq_len > stability_map_max_size ? "lab.stability.note.maps_capped" : "lab.stability.note.maps",
       {std::to_string(lab.map_size), format_value(lab.map_max_logit, 3), std::to_string(naive.nan_cells),
-       std::to_string(naive.nan_rows)});
+       std::to_string(naive.nan_rows),
+       tr(params.scaled ? "lab.stability.note.logits_scaled" : "lab.stability.note.logits_unscaled")});
   if (naive.zero_rows > 0) maps += i18n::format("lab.stability.note.zero_rows", {std::to_string(naive.zero_rows)});
   maps += i18n::format("lab.stability.note.stable_cells",
                        {std::to_string(lab.stable_fp16.nan_cells + lab.stable_fp16.inf_cells)});
