@@ -175,6 +175,16 @@ const std::vector<Entry>& entries() {
           NEED(stability, "stability");
           return element(lab_->selected().run(softmax_variant(q)).weights, q.index, error);
         });
+    add({"online_running_max", "online softmax's running max after key `index`", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return element(lab_->online_running_max, q.index, error);
+        });
+    add({"online_running_sum", "online softmax's running sum after key `index`", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return element(lab_->online_running_sum, q.index, error);
+        });
     add({"stability_sum_error", "|Σw − 1| of a variant in the selected format", "naive|stable|online", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(stability, "stability");

@@ -117,6 +117,20 @@ plot::Plot weights_plot(const StabilityLab& lab) {
     mark(run.inf_entries, inf_markers, marker_y, "inf");
     mark(run.underflow_entries, zero_markers, 0.0, nullptr);
   }
+  // Online softmax's running max m and sum d after each key, written above the bars while they
+  // fit (a handful of keys): the state the one-pass kernel carries, e.g. d = 1, 1.37, 1.50 for
+  // 1000, 1001, 1002.
+  constexpr std::size_t max_online_annotations = 6;
+  constexpr plot::Color online_color = plot::Color::from_hex(0x009E73);  // the online bars' colour
+  if (shown <= max_online_annotations && lab.online_running_sum.size() >= shown) {
+    for (std::size_t i = 0; i < shown; ++i) {
+      const double x = static_cast<double>(i);  // centred on the group: clear of the legend
+      p.annotations.push_back({x, 0.97, "m " + format_value(lab.online_running_max[i], 4), online_color,
+                               plot::TextAlign::Center});
+      p.annotations.push_back({x, 0.86, "d " + fixed(lab.online_running_sum[i], 2), online_color,
+                               plot::TextAlign::Center});
+    }
+  }
   // Empty marker series would still take a legend row.
   for (plot::ScatterSeries* markers : {&nan_markers, &inf_markers, &zero_markers})
     if (!markers->x.empty()) p.scatters.push_back(std::move(*markers));
@@ -274,7 +288,7 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
     }
   }
   if (!outside.empty())
-    p.annotations.push_back({stability_exp_curve_max, 1e-3, outside + " →", std::nullopt, plot::TextAlign::Right});
+    p.annotations.push_back({stability_exp_curve_max, 1e5, outside + " →", std::nullopt, plot::TextAlign::Right});
   p.legend = plot::LegendPos::None;
   return p;
 }

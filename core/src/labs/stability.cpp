@@ -144,6 +144,24 @@ void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<c
       entry.runs[static_cast<std::size_t>(variant)] = run_in_format(out.scores, format, variant, params.temperature);
   }
 
+  out.online_running_max.resize(out.scores.size());
+  out.online_running_sum.resize(out.scores.size());
+  double running_max = -std::numeric_limits<double>::infinity(), running_sum = 0.0;
+  for (std::size_t j = 0; j < out.scores.size(); ++j) {
+    const double x = out.scores[j];
+    if (std::isnan(x)) {
+      running_max = running_sum = std::numeric_limits<double>::quiet_NaN();
+    } else if (x > running_max) {
+      // From m = −inf, d = 0 the rescale is 0·0 (exp(−inf) = 0), then + 1: d = 1.
+      running_sum = (running_sum == 0.0 ? 0.0 : running_sum * std::exp((running_max - x) / params.temperature)) + 1.0;
+      running_max = x;
+    } else if (x > -std::numeric_limits<double>::infinity()) {
+      running_sum += std::exp((x - running_max) / params.temperature);
+    }
+    out.online_running_max[j] = running_max;
+    out.online_running_sum[j] = running_sum;
+  }
+
   out.exp_x.resize(stability_exp_curve_points);
   out.exp_y.resize(stability_exp_curve_points);
   for (int k = 0; k < stability_exp_curve_points; ++k) {

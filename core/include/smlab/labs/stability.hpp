@@ -72,6 +72,12 @@ struct StabilityLab {
   const StabilityFormat& format(Format f) const { return formats[static_cast<std::size_t>(f)]; }
   const StabilityFormat& selected() const { return format(selected_format); }
 
+  // Online softmax's state after each key j, in double (online_softmax's recurrence): the running
+  // max m_j = max_{k≤j} x_k (scores) and the running sum d_j = Σ_{k≤j} exp((x_k − m_j)/T), updated
+  // as d ← d·e^{(m_old − m_new)/T} + 1 when the max grows. Masked (−inf) keys leave both as they
+  // were; before the first finite score m = −inf and d = 0. Length n.
+  std::vector<double> online_running_max, online_running_sum;
+
   std::vector<double> exp_x, exp_y;  // exp(x) in double over the range above
   double exp_of_max_logit = 0.0;     // exp(max_logit) in double: where the row sits on that curve
 
