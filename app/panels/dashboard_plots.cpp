@@ -127,11 +127,15 @@ plot::Plot gradient_plot(const Snapshot& snap) {
   plot::Plot p;
   p.title = tr("plot.gradient.title");
   p.x.label = tr("plot.axis.probability_s");
-  p.x.min = 0.0;
-  p.x.max = 1.0;
+  // A margin around [0, 1] × [0, 1/4], so the dots of a saturated row at (0, 0) and (1, 0) are
+  // not hidden under the axis corners.
+  p.x.min = -0.05;
+  p.x.max = 1.05;
+  p.x.tick_values = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
   p.y.label = "S(1−S)";
-  p.y.min = 0.0;
+  p.y.min = -0.02;
   p.y.max = 0.3;
+  p.y.tick_values = {0.0, 0.05, 0.1, 0.15, 0.2, 0.25};
   plot::LineSeries parabola;
   parabola.label = "S(1−S)";
   constexpr int samples = 101;
