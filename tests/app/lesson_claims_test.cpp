@@ -123,6 +123,42 @@ TEST(LessonClaims, AClaimAgainstTheWrongNumberFails) {
   EXPECT_NE(outcome.description.find("max_weight = "), std::string::npos) << outcome.description;
 }
 
+// The presets whose titles issue #15 found false state numbers too; their titles are checked here
+// with the same claim vocabulary (presets.json holds no claims of its own).
+TEST(LessonClaims, PresetTitlesHold) {
+  const PresetList list = load_presets(find_assets_dir() / "presets.json");
+  ASSERT_TRUE(list.error.empty()) << list.error;
+  const struct {
+    const char* preset;
+    View view;
+    std::vector<LessonClaim> claims;
+  } cases[] = {
+      {"saturated-gradient", View::gradients,
+       {{{"max_weight", "", -1, 0}, ">=", 0.998, 0.0, std::nullopt, 1.0},
+        {{"jacobian_norm", "", -1, 0}, "<", 0.0, 0.0, ClaimQuantity{"gradients_peak_norm", "", -1, 0}, 0.01}}},
+      {"small-dk", View::dashboard,
+       {{{"map_mean_entropy", "unscaled", -1, 0}, "<", 0.0, 0.0, ClaimQuantity{"map_mean_entropy", "scaled", -1, 0}, 0.9},
+        {{"map_mean_max_weight", "unscaled", -1, 0}, "<", 0.6, 0.0, std::nullopt, 1.0}}},
+      {"large-dk-unscaled", View::dashboard, {{{"map_mean_max_weight", "unscaled", -1, 0}, ">", 0.99, 0.0, std::nullopt, 1.0}}},
+      {"causal", View::dashboard,
+       {{{"map_masked_weight_max", "scaled", -1, 0}, "<=", 0.0, 0.0, std::nullopt, 1.0},
+        {{"map_masked_weight_max", "unscaled", -1, 0}, "<=", 0.0, 0.0, std::nullopt, 1.0},
+        {{"masked_weight_max", "", -1, 0}, "<=", 0.0, 0.0, std::nullopt, 1.0}}},
+  };
+  for (const auto& c : cases) {
+    const Preset* preset = find_preset(list, c.preset);
+    ASSERT_NE(preset, nullptr) << c.preset;
+    EvaluateOptions options;
+    options.view = c.view;
+    const Snapshot snap = *evaluate(preset->params, options);
+    for (const LessonClaim& claim : c.claims) {
+      ASSERT_EQ(check_claim(claim), "");
+      const ClaimOutcome outcome = evaluate_claim(snap, claim);
+      EXPECT_TRUE(outcome.holds) << "preset " << c.preset << " (" << preset->title << "): " << outcome.description;
+    }
+  }
+}
+
 // For lesson authors (run with --gtest_also_run_disabled_tests): every quantity of the vocabulary
 // at every step, to write claims against. Index quantities are shown for the first keys.
 TEST(LessonClaims, DISABLED_PrintEveryQuantityAtEveryStep) {
