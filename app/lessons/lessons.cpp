@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string_view>
 #include <system_error>
 
 namespace smlab::app {
@@ -430,6 +431,96 @@ Params interpolate_params(const Params& from, const Params& to, double progress)
 double lesson_ease(double progress) {
   const double t = std::clamp(progress, 0.0, 1.0);
   return t * t * (3.0 - 2.0 * t);
+}
+
+// ─── [wrapping] ─────────────────────────────────────────────────────────────────────────────
+
+namespace {
+
+// Length in bytes of the UTF-8 sequence starting with `lead` (1 for a stray continuation byte).
+std::size_t utf8_length(unsigned char lead) {
+  if (lead >= 0xF0) return 4;
+  if (lead >= 0xE0) return 3;
+  if (lead >= 0xC0) return 2;
+  return 1;
+}
+
+// A character a line may break around: CJK punctuation, kana, ideographs and fullwidth forms
+// (U+3000 and up, lead byte ≥ 0xE3). Math symbols below U+3000 (−, ≈, ᵀ, ‖) belong to words.
+bool is_wide(std::string_view text, std::size_t i) { return static_cast<unsigned char>(text[i]) >= 0xE3; }
+
+// Wide characters a line must not start with, and ones it must not end with.
+bool closes(std::string_view ch) {
+  for (std::string_view c : {"，", "。", "：", "；", "）", "、", "！", "？", "”", "」", "』", "》"})
+    if (ch == c) return true;
+  return false;
+}
+bool opens(std::string_view ch) {
+  for (std::string_view c : {"（", "“", "「", "『", "《"})
+    if (ch == c) return true;
+  return false;
+}
+
+// The end of the unbreakable unit starting at i (not a space or '\n'): one wide character, or a
+// run of narrow ones up to a space, '\n' or wide character; then any closing punctuation that
+// follows; an opening punctuation mark takes the unit after it along.
+std::size_t unit_end(std::string_view text, std::size_t i) {
+  std::size_t end = i;
+  if (is_wide(text, i)) {
+    const std::size_t length = utf8_length(static_cast<unsigned char>(text[i]));
+    end = std::min(text.size(), i + length);
+    if (opens(text.substr(i, end - i)) && end < text.size() && text[end] != ' ' && text[end] != '\n')
+      return unit_end(text, end);
+  } else {
+    while (end < text.size() && text[end] != ' ' && text[end] != '\n' && !is_wide(text, end))
+      end += utf8_length(static_cast<unsigned char>(text[end]));
+    end = std::min(end, text.size());
+  }
+  while (end < text.size() && is_wide(text, end)) {
+    const std::size_t length = utf8_length(static_cast<unsigned char>(text[end]));
+    if (!closes(text.substr(end, length))) break;
+    end = std::min(text.size(), end + length);
+  }
+  return end;
+}
+
+}  // namespace
+
+std::string wrap_lesson_text(std::string_view text, float width,
+                             const std::function<float(std::string_view)>& measure) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  float line = 0.0f;  // width of the current line so far
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == '\n') {
+      out += '\n';
+      line = 0.0f;
+      ++i;
+      continue;
+    }
+    std::size_t start = i;  // spaces before the unit, if any
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (i >= text.size() || text[i] == '\n') {
+      out.append(text.substr(start, i - start));
+      line += measure(text.substr(start, i - start));
+      continue;
+    }
+    const std::size_t end = unit_end(text, i);
+    const float spaces = i > start ? measure(text.substr(start, i - start)) : 0.0f;
+    const float unit = measure(text.substr(i, end - i));
+    if (line > 0.0f && line + spaces + unit > width) {
+      out += '\n';  // the spaces are dropped at the break
+      line = 0.0f;
+    } else {
+      out.append(text.substr(start, i - start));
+      line += spaces;
+    }
+    out.append(text.substr(i, end - i));
+    line += unit;
+    i = end;
+  }
+  return out;
 }
 
 }  // namespace smlab::app

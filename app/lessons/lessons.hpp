@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -113,6 +114,16 @@ const LessonPanel* find_lesson_panel(View view, std::string_view name);
 // vector switch at once (an in-between seed or format means nothing). Every result is valid, and
 // progress >= 1 gives exactly `to`.
 Params interpolate_params(const Params& from, const Params& to, double progress);
+
+// Breaks a lesson text into lines of at most `width` (as `measure` counts it; the panel passes
+// ImGui::CalcTextSize) by inserting '\n'. Dear ImGui's own wrapping also breaks after '.', ',' and
+// ';', which cut "1.37" into "1." and "37" at a line end; here a line breaks only at a space, at
+// an existing '\n', or between Chinese characters (never before closing punctuation such as
+// "，" or "）", nor after an opening one such as "（"). A run without a break that is wider than
+// `width` on its own stays whole (the caller's wrap position then cuts it). Spaces where a line
+// breaks are dropped.
+std::string wrap_lesson_text(std::string_view text, float width,
+                             const std::function<float(std::string_view)>& measure);
 
 // Smoothstep 3t² − 2t³ on [0, 1] (clamped): starts and ends at rest, so the eye follows the change.
 double lesson_ease(double progress);

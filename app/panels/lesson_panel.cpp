@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
@@ -142,8 +143,12 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index) {
   ImGui::BeginChild("##lesson-text", ImVec2(0.0f, std::max(ImGui::GetContentRegionAvail().y - buttons_height, 1.0f)));
   ImGui::SetWindowFontScale(text_font_scale);
   ImGui::PushTextWrapPos(0.0f);
-  const std::string text =
-      language == i18n::Language::Chinese ? chinese_wrap_text(step.text.chinese) : step.text.english;
+  // Lines broken here at spaces and between Chinese characters (wrap_lesson_text), not by ImGui,
+  // which would also break after the '.' of a number ("1." | "37"); its wrap stays as a fallback.
+  const std::string text = wrap_lesson_text(
+      language == i18n::Language::Chinese ? chinese_wrap_text(step.text.chinese) : step.text.english,
+      ImGui::GetContentRegionAvail().x - 1.0f,
+      [](std::string_view part) { return ImGui::CalcTextSize(part.data(), part.data() + part.size()).x; });
   ImGui::TextUnformatted(text.c_str());
   ImGui::PopTextWrapPos();
   ui.lesson.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;

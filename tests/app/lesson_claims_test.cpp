@@ -159,6 +159,31 @@ TEST(LessonClaims, PresetTitlesHold) {
   }
 }
 
+// The lesson text's own line breaking: never inside a number (ImGui's wrap breaks after '.'),
+// lines within the width, Chinese broken between characters but not before "，" or after "（".
+TEST(LessonText, WrapsAtSpacesAndBetweenChineseCharactersButNeverInsideANumber) {
+  const auto bytes = [](std::string_view part) { return static_cast<float>(part.size()); };
+  const std::string english = wrap_lesson_text("and d = 1, 1 + e^-1 = 1.37, 1.37·e^-1 + 1 = 1.50, written above", 12.0f, bytes);
+  EXPECT_NE(english.find("1.37·e^-1"), std::string::npos) << english;
+  EXPECT_EQ(english.find("1.\n"), std::string::npos) << english;
+  std::size_t start = 0;
+  while (start < english.size()) {
+    const std::size_t end = std::min(english.find('\n', start), english.size());
+    const std::string line = english.substr(start, end - start);
+    EXPECT_LE(line.size(), 12u) << "'" << line << "' in\n" << english;
+    EXPECT_FALSE(line.empty() || line.front() == ' ' || line.back() == ' ') << "'" << line << "'";
+    start = end + 1;
+  }
+  EXPECT_EQ(wrap_lesson_text("one\n\ntwo", 100.0f, bytes), "one\n\ntwo");  // paragraphs kept
+  // Chinese: 3 bytes a character, width 12 = 4 characters; "，" never starts a line, "（" never ends one.
+  const std::string chinese = wrap_lesson_text("最大的权重从0.12升到0.34，它的圆点（爬升）", 12.0f, bytes);
+  EXPECT_NE(chinese.find("0.12"), std::string::npos) << chinese;
+  EXPECT_NE(chinese.find("0.34"), std::string::npos) << chinese;
+  EXPECT_EQ(chinese.find("\n，"), std::string::npos) << chinese;
+  EXPECT_EQ(chinese.find("（\n"), std::string::npos) << chinese;
+  EXPECT_NE(chinese.find('\n'), std::string::npos) << chinese;
+}
+
 // For lesson authors (run with --gtest_also_run_disabled_tests): every quantity of the vocabulary
 // at every step, to write claims against. Index quantities are shown for the first keys.
 TEST(LessonClaims, DISABLED_PrintEveryQuantityAtEveryStep) {
