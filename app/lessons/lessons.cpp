@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string_view>
 #include <system_error>
 
 namespace smlab::app {
@@ -79,12 +80,59 @@ std::string panel_names(View view) {
   return names;
 }
 
+// {"quantity": NAME, "series": S, "index": I, "at": D} (the last three as the quantity needs).
+std::optional<std::string> read_quantity(const OrderedJson& value, const std::string& where, bool top_level,
+                                         ClaimQuantity& out) {
+  if (!value.is_object()) return where + " must be an object, not " + value.type_name();
+  for (const auto& [field, part] : value.items()) {
+    const bool known = field == "quantity" || field == "series" || field == "index" || field == "at" ||
+                       (top_level && (field == "op" || field == "value" || field == "than" || field == "times" ||
+                                      field == "tolerance"));
+    if (!known) return where + " has an unknown field '" + shown(field) + "'";
+  }
+  if (!value.contains("quantity") || !value["quantity"].is_string()) return where + " needs a \"quantity\" string";
+  out.quantity = value["quantity"].get<std::string>();
+  if (value.contains("series")) {
+    if (!value["series"].is_string()) return where + " \"series\" must be a string";
+    out.series = value["series"].get<std::string>();
+  }
+  for (const char* key : {"index", "at"})
+    if (value.contains(key)) {
+      if (!value[key].is_number_integer() || value[key].get<long long>() < 0 || value[key].get<long long>() > 1'000'000)
+        return where + " \"" + key + "\" must be an integer in 0 … 1000000";
+      (std::string(key) == "index" ? out.index : out.at) = value[key].get<int>();
+    }
+  if (auto error = check_claim_quantity(out); !error.empty()) return where + " " + error;
+  return std::nullopt;
+}
+
+std::optional<std::string> read_claim(const OrderedJson& value, const std::string& where, LessonClaim& claim) {
+  if (auto error = read_quantity(value, where, true, claim.left)) return error;
+  if (!value.contains("op") || !value["op"].is_string()) return where + " needs an \"op\" string: allowed <, <=, >, >=, ~";
+  claim.op = value["op"].get<std::string>();
+  for (const char* key : {"value", "times", "tolerance"})
+    if (value.contains(key)) {
+      if (!value[key].is_number()) return where + " \"" + key + "\" must be a number";
+      const double number = value[key].get<double>();
+      (std::string(key) == "value" ? claim.value : std::string(key) == "times" ? claim.times : claim.tolerance) = number;
+    }
+  if (value.contains("than")) {
+    if (value.contains("value")) return where + " has both \"value\" and \"than\": give one";
+    claim.than.emplace();
+    if (auto error = read_quantity(value["than"], where + " than", false, *claim.than)) return error;
+  } else if (!value.contains("value")) {
+    return where + " needs a \"value\" or a \"than\"";
+  }
+  if (auto error = check_claim(claim); !error.empty()) return where + " " + error;
+  return std::nullopt;
+}
+
 std::optional<std::string> read_step(const OrderedJson& entry, const std::string& where, Params& params,
                                      LessonStep& step) {
   if (!entry.is_object()) return where + " must be an object, not " + entry.type_name();
   for (const auto& [field, value] : entry.items())
-    if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel")
-      return where + " has an unknown field '" + shown(field) + "': allowed title, text, set, view, panel";
+    if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel" && field != "claims")
+      return where + " has an unknown field '" + shown(field) + "': allowed title, text, set, view, panel, claims";
   if (!entry.contains("title")) return where + " needs a \"title\"";
   if (auto error = read_text(entry["title"], where + " title", lesson_title_max_chars, false, step.title)) return error;
   if (!entry.contains("text")) return where + " needs a \"text\"";
@@ -115,6 +163,17 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
     }
   }
   step.params = params;
+  if (entry.contains("claims")) {
+    const OrderedJson& claims = entry["claims"];
+    if (!claims.is_array()) return where + " \"claims\" must be an array, not " + claims.type_name();
+    if (claims.size() > lesson_max_claims) return where + " has more than " + std::to_string(lesson_max_claims) + " claims";
+    for (std::size_t k = 0; k < claims.size(); ++k) {
+      const std::string at = where + " claim " + std::to_string(k + 1);
+      LessonClaim claim;
+      if (auto error = read_claim(claims[k], at, claim)) return error;
+      step.claims.push_back(std::move(claim));
+    }
+  }
   return std::nullopt;
 }
 
@@ -382,5 +441,7 @@ double lesson_ease(double progress) {
   const double t = std::clamp(progress, 0.0, 1.0);
   return t * t * (3.0 - 2.0 * t);
 }
+
+// ─── [wrapping] ─────────────────────────────────────────────────────────────────────────────
 
 }  // namespace smlab::app

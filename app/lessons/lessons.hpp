@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "i18n/i18n.hpp"
+#include "lessons/claims.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 
@@ -35,6 +37,9 @@ struct LessonStep {
   // Params{} with the settings of every step up to this one applied in order: always valid, and the
   // same whichever way the step was reached (--lesson NAME:STEP renders exactly what Next shows).
   Params params;
+  // What the text says about the step's numbers, checked by lesson_claims_test against the
+  // Snapshot of `params` evaluated for `view` (claims.hpp).
+  std::vector<LessonClaim> claims;
 };
 
 struct Lesson {
@@ -47,6 +52,7 @@ inline constexpr std::size_t lesson_max_bytes = 1 << 20;
 inline constexpr int lesson_max_depth = 8;      // the format nests 4 deep
 inline constexpr std::size_t lesson_max_keys = 1024;  // keys in one object; a step has 5, a "set" 16
 inline constexpr std::size_t lesson_max_steps = 50;
+inline constexpr std::size_t lesson_max_claims = 20;  // per step
 inline constexpr std::size_t lesson_max_files = 100;
 inline constexpr std::size_t lesson_title_max_chars = 200;   // bytes of UTF-8
 inline constexpr std::size_t lesson_text_max_chars = 4000;   // bytes of UTF-8
@@ -59,7 +65,10 @@ struct LessonLoad {
 // Parses one lesson file's text:
 //   {"name": "why-softmax", "title": {"en": "…", "zh-CN": "…"},
 //    "steps": [{"title": {…}, "text": {…}, "set": {"temperature": 0.5, "scores": "1, 2, 3"},
-//               "view": "normalizers", "panel": "linear"}, …]}
+//               "view": "normalizers", "panel": "linear",
+//               "claims": [{"quantity": "weight", "index": 2, "op": "~", "value": 0.665, "tolerance": 5e-4},
+//                          {"quantity": "dk_entropy", "series": "unscaled", "at": 1024, "op": "<",
+//                           "than": {"quantity": "dk_entropy", "series": "scaled", "at": 1024}, "times": 0.5}]}, …]}
 // Size and nesting are checked before parsing; unknown fields are errors (they are typos in a
 // hand-written file); every "set" value goes through set_param.
 LessonLoad parse_lesson(std::string_view json_text);

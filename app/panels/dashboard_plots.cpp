@@ -58,7 +58,10 @@ plot::Plot distribution_plot(const Snapshot& snap) {
     top.radius = 5.0f;
     p.scatters.push_back(std::move(top));
   }
-  p.hlines.push_back({1.0 / static_cast<double>(std::max<std::size_t>(n, 1)), tr("plot.distribution.uniform"),
+  // Uniform over the unmasked keys (a causal row or a −inf score has fewer choices than n):
+  // max_entropy_nats = ln(unmasked), so e^that is their count.
+  const double choices = std::max(1.0, std::round(std::exp(snap.max_entropy_nats)));
+  p.hlines.push_back({1.0 / choices, tr("plot.distribution.uniform"),
                       std::nullopt, true});
   return p;
 }
@@ -71,7 +74,8 @@ plot::Plot entropy_temperature_plot(const Snapshot& snap) {
   p.x.min = snap.temperature_grid.empty() ? 0.01 : snap.temperature_grid.front();
   p.x.max = snap.temperature_grid.empty() ? 100.0 : snap.temperature_grid.back();
   p.y.label = tr("plot.axis.entropy");
-  const double max_entropy = std::log(static_cast<double>(std::max<std::size_t>(snap.probabilities.size(), 2)));
+  // ln of the unmasked keys (Snapshot::max_entropy_nats; ln 2 at least, so the axis has a range).
+  const double max_entropy = std::max(snap.max_entropy_nats, std::log(2.0));
   p.y.min = 0.0;
   p.y.max = max_entropy * 1.08;
   plot::LineSeries line;
@@ -127,11 +131,15 @@ plot::Plot gradient_plot(const Snapshot& snap) {
   plot::Plot p;
   p.title = tr("plot.gradient.title");
   p.x.label = tr("plot.axis.probability_s");
-  p.x.min = 0.0;
-  p.x.max = 1.0;
+  // A margin around [0, 1] × [0, 1/4], so the dots of a saturated row at (0, 0) and (1, 0) are
+  // not hidden under the axis corners.
+  p.x.min = -0.05;
+  p.x.max = 1.05;
+  p.x.tick_values = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
   p.y.label = "S(1−S)";
-  p.y.min = 0.0;
+  p.y.min = -0.02;
   p.y.max = 0.3;
+  p.y.tick_values = {0.0, 0.05, 0.1, 0.15, 0.2, 0.25};
   plot::LineSeries parabola;
   parabola.label = "S(1−S)";
   constexpr int samples = 101;

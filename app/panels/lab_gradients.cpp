@@ -36,7 +36,10 @@ plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
   map.cols = lab.jacobian_size;
   map.values = lab.jacobian;  // a view into the Snapshot, not a copy
   // Symmetric around 0 so that white is exactly 0: blue is negative (−s_i s_j), red positive.
-  const double limit = lab.jacobian_abs_max > 0.0 ? lab.jacobian_abs_max : 1.0;
+  // A fixed range, ±1/4 (no entry of J can exceed it: s(1 − s) ≤ 1/4 and s_i s_j ≤ 1/4), so a
+  // vanished Jacobian is drawn white; a range fitted to the data would stretch ±1e-22 to full
+  // colour and show a saturated row as vividly as a healthy one.
+  const double limit = 0.25;
   map.vmin = -limit;
   map.vmax = limit;
   map.colormap = plot::Colormap::Diverging;
@@ -58,11 +61,15 @@ plot::Plot diagonal_plot(const GradientsLab& lab) {
   plot::Plot p;
   p.title = tr("lab.gradients.diagonal.title");
   p.x.label = tr("plot.axis.probability_s");
-  p.x.min = 0.0;
-  p.x.max = 1.0;
+  // A margin around [0, 1] × [0, 1/4]: the dots of a saturated row sit at (0, 0) and (1, 0),
+  // which would otherwise be hidden under the axis corners.
+  p.x.min = -0.05;
+  p.x.max = 1.05;
+  p.x.tick_values = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
   p.y.label = "S(1−S)";
-  p.y.min = 0.0;
+  p.y.min = -0.02;
   p.y.max = 0.3;
+  p.y.tick_values = {0.0, 0.05, 0.1, 0.15, 0.2, 0.25};
   p.lines.push_back({.label = "S(1−S)", .x = lab.parabola_s, .y = lab.parabola_value, .color = norm_color});
   p.scatters.push_back(
       {.label = tr("lab.gradients.keys_now"), .x = lab.probabilities, .y = lab.diagonal, .color = current_color, .radius = 4.5f});

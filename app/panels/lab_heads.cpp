@@ -127,11 +127,12 @@ plot::Plot average_row_plot(const HeadsLab& lab) {
   p.x.integer_ticks = true;
   p.y.label = tr("plot.axis.weight");
   // Fitted to the row: the average of h heads rarely exceeds ~2/h, so a fixed [0, 1] would flatten
-  // its peaks. The headroom above the tallest bar keeps the legend off the bars.
+  // its peaks. The legend's two rows take up to half of this short plot's height, so the bars
+  // get the lower ~45% (headroom 2.2× the tallest): the legend never hides the tallest bars.
   double tallest = 0.0;
   for (double w : lab.average_row) tallest = std::max(tallest, w);
   p.y.min = 0.0;
-  p.y.max = tallest > 0.0 ? 1.45 * tallest : 1.0;
+  p.y.max = tallest > 0.0 ? 2.2 * tallest : 1.0;
   p.bars.push_back({.label = tr("lab.heads.average"), .x = key_indices(lab.seq_len), .y = lab.average_row, .color = average_color});
   // Where each head looks: its argmax key, at the height the average gives that key.
   plot::ScatterSeries targets{.label = tr("lab.heads.head_peak"), .radius = 4.5f, .shape = plot::MarkerShape::Diamond};

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -183,39 +184,47 @@ plot::Plot weights_plot(const NormalizersLab& lab, const NormalizerColumn& colum
 }
 
 plot::Plot small_gap_plot(const NormalizersLab& lab) {
+  // Ratio of two weights against the gap of their scores: softmax's curve e^{g·c/T} passes e at
+  // g = 1 (the dotted lines), x/Σx's stays near 1. The markers are 2.0, 2.1, 2.2 themselves
+  // (gaps 0, 0.1, 0.2 from 2.0), so the two normalisers are told apart by their curves, not by
+  // bars of nearly equal height.
   const SmallGapExample& gap = lab.small_gap;
   plot::Plot p;
   p.title = tr("lab.normalizers.small_gap.title");
   p.x.label = lab.score_scale == 1.0
-                  ? std::string(tr("lab.normalizers.score_x"))
+                  ? std::string(tr("lab.normalizers.small_gap.x"))
                   : i18n::format("lab.normalizers.small_gap.x_scaled", {format_value(lab.score_scale, 3)});
-  p.x.min = 1.93;
-  p.x.max = 2.27;
-  p.x.tick_values = {2.0, 2.1, 2.2};
-  p.y.label = tr("plot.axis.weight");
-  p.y.min = 0.0;
-  const double top = std::max(*std::max_element(gap.softmax_weights.begin(), gap.softmax_weights.end()),
-                              *std::max_element(gap.linear_weights.begin(), gap.linear_weights.end()));
-  p.y.max = std::isfinite(top) ? top * 1.6 : 1.0;
-  const std::array<double, 3>& base = small_gap_scores;
-  plot::BarSeries softmax_bars, linear_bars;
-  softmax_bars.label = "softmax";
-  softmax_bars.color = weight_color;
-  linear_bars.label = "x/Σx";
-  linear_bars.color = linear_color;
-  for (std::size_t i = 0; i < base.size(); ++i) {
-    softmax_bars.x.push_back(base[i] - 0.02);
-    softmax_bars.y.push_back(gap.softmax_weights[i]);
-    linear_bars.x.push_back(base[i] + 0.02);
-    linear_bars.y.push_back(gap.linear_weights[i]);
+  p.x.min = 0.0;
+  p.x.max = 1.05;
+  p.x.tick_values = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
+  p.y.label = tr("lab.normalizers.small_gap.y");
+  p.y.scale = plot::Scale::Log10;
+  p.y.min = 0.9;
+  const double top = gap.softmax_gap_ratio.empty() ? 3.0 : gap.softmax_gap_ratio.back();
+  p.y.max = std::isfinite(top) ? std::clamp(top * 2.4, 7.0, 1e30) : 7.0;
+  p.lines.push_back({.label = "softmax", .x = gap.gaps, .y = gap.softmax_gap_ratio, .color = weight_color});
+  p.lines.push_back({.label = "x/Σx", .x = gap.gaps, .y = gap.linear_gap_ratio, .color = linear_color});
+  plot::ScatterSeries soft_points, linear_points;
+  soft_points.label = "softmax 2.0, 2.1, 2.2";
+  soft_points.color = weight_color;
+  linear_points.label = "x/Σx 2.0, 2.1, 2.2";
+  linear_points.color = linear_color;
+  for (std::size_t i = 0; i < small_gap_scores.size(); ++i) {
+    const double g = small_gap_scores[i] - small_gap_scores[0];
+    soft_points.x.push_back(g);
+    soft_points.y.push_back(gap.softmax_weights[i] / gap.softmax_weights[0]);
+    linear_points.x.push_back(g);
+    linear_points.y.push_back(gap.linear_weights[i] / gap.linear_weights[0]);
   }
-  softmax_bars.width = linear_bars.width = 0.036;
-  p.bars.push_back(std::move(softmax_bars));
-  p.bars.push_back(std::move(linear_bars));
-  // The coloured read-outs double as the legend: largest/smallest weight of each normaliser.
-  p.annotations.push_back({1.94, p.y.max * 0.92, "softmax: max/min = " + format_value(gap.softmax_ratio, 3),
+  soft_points.radius = linear_points.radius = 4.0f;
+  p.scatters.push_back(std::move(soft_points));
+  p.scatters.push_back(std::move(linear_points));
+  p.hlines.push_back({std::numbers::e, "e = 2.718", std::nullopt, true});
+  p.vlines.push_back({1.0, "", std::nullopt, true});
+  // The coloured read-outs double as the legend: largest/smallest weight of 2.0, 2.1, 2.2.
+  p.annotations.push_back({0.03, p.y.max / 1.3, "softmax: max/min = " + format_value(gap.softmax_ratio, 3),
                            weight_color, plot::TextAlign::Left});
-  p.annotations.push_back({1.94, p.y.max * 0.80, "x/Σx: max/min = " + format_value(gap.linear_ratio, 3),
+  p.annotations.push_back({0.03, p.y.max / 1.75, "x/Σx: max/min = " + format_value(gap.linear_ratio, 3),
                            linear_color, plot::TextAlign::Left});
   p.legend = plot::LegendPos::None;
   return p;

@@ -46,8 +46,11 @@ plot::Plot histogram_plot(const ScalingLab& lab, const ScalingHistogram& h, bool
   p.title = i18n::format(scaled ? "lab.scaling.histogram.scaled" : "lab.scaling.histogram.unscaled",
                          {std::to_string(lab.key_dim)});
   p.x.label = scaled ? "q·k / √d_k" : "q·k";
-  p.x.min = h.lower;
-  p.x.max = h.upper;
+  // Both histograms share the unscaled one's x-axis (±4 of its standard deviations), so the √d_k
+  // between them is seen as width: at d_k = 1024 the scaled scores are a spike 32× narrower
+  // inside the unscaled spread, not a second bell that looks the same on its own axis.
+  p.x.min = lab.unscaled.lower;
+  p.x.max = lab.unscaled.upper;
   p.y.label = tr("lab.scaling.density");
   p.y.min = 0.0;
   p.bars.push_back({.label = scaled ? "q·k/√d_k" : "q·k",
@@ -60,8 +63,8 @@ plot::Plot histogram_plot(const ScalingLab& lab, const ScalingHistogram& h, bool
   if (scaled && lab.key_dim > 1) {
     // The unscaled spread on this axis: √d_k times wider, so nearly flat here.
     p.lines.push_back({.label = normal_label(lab.unscaled.closed_form_variance),
-                       .x = h.curve_x,
-                       .y = lab.unscaled_density_on_scaled_axis,
+                       .x = lab.unscaled.curve_x,
+                       .y = lab.unscaled.normal_density,
                        .color = unscaled_color,
                        .dashed = true});
   }

@@ -117,6 +117,20 @@ plot::Plot weights_plot(const StabilityLab& lab) {
     mark(run.inf_entries, inf_markers, marker_y, "inf");
     mark(run.underflow_entries, zero_markers, 0.0, nullptr);
   }
+  // Online softmax's running max m and sum d after each key, written above the bars while they
+  // fit (a handful of keys): the state the one-pass kernel carries, e.g. d = 1, 1.37, 1.50 for
+  // 1000, 1001, 1002.
+  constexpr std::size_t max_online_annotations = 6;
+  constexpr plot::Color online_color = plot::Color::from_hex(0x009E73);  // the online bars' colour
+  if (shown <= max_online_annotations && lab.online_running_sum.size() >= shown) {
+    for (std::size_t i = 0; i < shown; ++i) {
+      const double x = static_cast<double>(i);  // centred on the group: clear of the legend
+      p.annotations.push_back({x, 0.97, "m " + format_value(lab.online_running_max[i], 4), online_color,
+                               plot::TextAlign::Center});
+      p.annotations.push_back({x, 0.86, "d " + fixed(lab.online_running_sum[i], 2), online_color,
+                               plot::TextAlign::Center});
+    }
+  }
   // Empty marker series would still take a legend row.
   for (plot::ScatterSeries* markers : {&nan_markers, &inf_markers, &zero_markers})
     if (!markers->x.empty()) p.scatters.push_back(std::move(*markers));
@@ -216,11 +230,12 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
   p.y.tick_values = {1e-15, 1.0, 1e15, 1e30, 1e45};
   p.lines.push_back({.label = "exp(x)", .x = lab.exp_x, .y = lab.exp_y});
 
-  // Formats whose overflow points nearly coincide (fp32/bf16 at 88.7, fp16/e5m2 at 11.1) share
-  // one line and one label, else their labels would collide.
+  // Every format's line at its own overflow point: bf16's 88.721 is not fp32's 88.723, and e5m2's
+  // 11.04 is not fp16's 11.09. Lines closer than a pixel or two cannot each carry a label (each
+  // would cross the other line), so the nearest pair shares one that names both values.
   struct Mark {
     double x;
-    std::string label;
+    std::string label;  // empty for the second line of a pair
   };
   std::vector<Mark> marks;
   const double merge_distance = 0.01 * (stability_exp_curve_max - stability_exp_curve_min);
@@ -232,12 +247,19 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
       outside += (outside.empty() ? "" : ", ") + name + " " + fixed(x, 1);
       continue;
     }
-    const auto near = std::find_if(marks.begin(), marks.end(),
-                                   [&](const Mark& mark) { return std::abs(mark.x - x) < merge_distance; });
+    const auto near = std::find_if(marks.begin(), marks.end(), [&](const Mark& mark) {
+      return !mark.label.empty() && std::abs(mark.x - x) < merge_distance;
+    });
     if (near != marks.end()) {
-      near->label.insert(near->label.find(' '), "/" + name);
+      // One decimal where the two differ (fp16 11.1/e5m2 11.0): the label must fit between lines.
+      if (fixed(x, 2) == fixed(near->x, 2)) {
+        near->label += "/" + name;
+      } else {
+        near->label = near->label.substr(0, near->label.find(' ')) + " " + fixed(near->x, 1) + "/" + name + " " + fixed(x, 1);
+      }
+      marks.push_back({x, ""});
     } else {
-      marks.push_back({x, name + " " + fixed(x, 1)});
+      marks.push_back({x, name + " " + fixed(x, 2)});
     }
   }
   for (const Mark& mark : marks) p.vlines.push_back({mark.x, mark.label, std::nullopt, true});
@@ -266,7 +288,7 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
     }
   }
   if (!outside.empty())
-    p.annotations.push_back({stability_exp_curve_max, 1e-3, outside + " →", std::nullopt, plot::TextAlign::Right});
+    p.annotations.push_back({stability_exp_curve_max, 1e5, outside + " →", std::nullopt, plot::TextAlign::Right});
   p.legend = plot::LegendPos::None;
   return p;
 }
@@ -348,7 +370,8 @@ LabView build_stability(const LabInputs& inputs) {
   std::string maps = i18n::format(
       params.seq_len > stability_map_max_size ? "lab.stability.note.maps_capped" : "lab.stability.note.maps",
       {std::to_string(lab.map_size), format_value(lab.map_max_logit, 3), std::to_string(naive.nan_cells),
-       std::to_string(naive.nan_rows)});
+       std::to_string(naive.nan_rows),
+       tr(params.scaled ? "lab.stability.note.logits_scaled" : "lab.stability.note.logits_unscaled")});
   if (naive.zero_rows > 0) maps += i18n::format("lab.stability.note.zero_rows", {std::to_string(naive.zero_rows)});
   maps += i18n::format("lab.stability.note.stable_cells",
                        {std::to_string(lab.stable_fp16.nan_cells + lab.stable_fp16.inf_cells)});

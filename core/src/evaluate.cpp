@@ -34,6 +34,10 @@ void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const
     snap.scores.resize(static_cast<std::size_t>(params.seq_len));
     dot_product_row(snap.scores, queries, keys, params.row);
     for (double& s : snap.scores) s *= params.score_scale * inverse_sqrt_dim;
+    // Causal: the row's query sees keys 0 … row only, as in the maps (weights_of_rows). A custom
+    // score vector is no position in the sequence and is left as given.
+    if (params.causal)
+      std::fill(snap.scores.begin() + params.row + 1, snap.scores.end(), -std::numeric_limits<double>::infinity());
   }
   const std::size_t n = snap.scores.size();
   snap.logits.resize(n);
@@ -44,7 +48,10 @@ void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const
   softmax_gradient_diagonal(snap.gradient, snap.probabilities);
   snap.entropy_nats = entropy_nats(snap.probabilities);
   snap.effective_choices = std::exp(snap.entropy_nats);
-  snap.max_entropy_nats = std::log(static_cast<double>(n));
+  // Masked keys (score −inf) are not choices: the uniform reference and ln n count the others.
+  const auto unmasked = static_cast<std::size_t>(
+      std::count_if(snap.scores.begin(), snap.scores.end(), [](double s) { return s != -std::numeric_limits<double>::infinity(); }));
+  snap.max_entropy_nats = std::log(static_cast<double>(std::max<std::size_t>(unmasked, 1)));
   const auto top = std::max_element(snap.probabilities.begin(), snap.probabilities.end());
   snap.max_weight = *top;
   snap.argmax = static_cast<int>(top - snap.probabilities.begin());
@@ -53,7 +60,9 @@ void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const
   snap.logsumexp = logsumexp(snap.scores, params.temperature);
   snap.log_probabilities.resize(n);
   log_softmax(snap.log_probabilities, snap.scores, params.temperature);
-  std::vector<double> uniform(n, 1.0 / static_cast<double>(n));
+  std::vector<double> uniform(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (snap.scores[i] != -std::numeric_limits<double>::infinity()) uniform[i] = 1.0 / static_cast<double>(unmasked);
   snap.kl_from_uniform = kl_divergence(snap.probabilities, uniform);
   std::vector<double> unit(n, 0.0);
   unit[static_cast<std::size_t>(snap.argmax)] = 1.0;
@@ -165,19 +174,44 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
 
 Snapshot evaluate(const Params& params) { return *evaluate(params, EvaluateOptions{}); }
 
+namespace {
+
+// Rows [first, first + rows) of a map, whose raw scores are already in `block` (rows × length),
+// turned into weights in place. Causal: query i sees keys 0 … i only, so the softmax runs over
+// that prefix and the masked keys get exactly 0 (the weight of a −inf score), the same weights
+// as a softmax of the row with −inf written above the diagonal.
+void weights_of_rows(const Snapshot& snap, bool scaled, int first, int rows, std::span<float> block,
+                     KernelOptions options = {}) {
+  const int length = snap.attention_size;
+  const double scale = scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale;
+  if (!snap.params.causal) {
+    softmax_rows_fast(block, rows, length, scale, options);
+    return;
+  }
+  for (int r = 0; r < rows; ++r) {
+    const std::span<float> row = block.subspan(static_cast<std::size_t>(r) * static_cast<std::size_t>(length),
+                                               static_cast<std::size_t>(length));
+    const auto seen = static_cast<std::size_t>(first + r + 1);
+    softmax_rows_fast(row.first(seen), 1, static_cast<int>(seen), scale, options);
+    std::fill(row.begin() + static_cast<std::ptrdiff_t>(seen), row.end(), 0.0f);
+  }
+}
+
+}  // namespace
+
 void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> out) {
   const int length = snap.attention_size;
   assert(snap.attention_scores != nullptr && row >= 0 && row < length && out.size() == static_cast<std::size_t>(length));
   const auto first = snap.attention_scores->raw.values.begin() + static_cast<std::ptrdiff_t>(row) * length;
   std::copy(first, first + length, out.begin());
-  softmax_rows_fast(out, 1, length, scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale);
+  weights_of_rows(snap, scaled, row, 1, out);
 }
 
 std::vector<float> attention_map(const Snapshot& snap, bool scaled) {
   if (snap.attention_scores == nullptr) return {};
   const int length = snap.attention_size;
   std::vector<float> map = snap.attention_scores->raw.values;
-  softmax_rows_fast(map, length, length, scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale);
+  weights_of_rows(snap, scaled, 0, length, map);
   return map;
 }
 
@@ -191,7 +225,6 @@ float attention_map_max(const Snapshot& snap, bool scaled) {
   const int block_rows = std::clamp(65536 / std::max(length, 1), 1, length);
   const auto cells = static_cast<std::int64_t>(length) * length;
   const int parts = static_cast<int>(std::clamp<std::int64_t>(cells / 65536, 1, available_threads()));
-  const double logit_scale = scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale;
   std::vector<float> part_max(static_cast<std::size_t>(parts), 0.0f);
   parallel_for(parts, [&](int part) {
     const int part_first = static_cast<int>(static_cast<std::int64_t>(length) * part / parts);
@@ -202,7 +235,7 @@ float attention_map_max(const Snapshot& snap, bool scaled) {
       const int rows = std::min(block_rows, part_end - first);
       const auto begin = snap.attention_scores->raw.values.begin() + static_cast<std::ptrdiff_t>(first) * length;
       block.assign(begin, begin + static_cast<std::ptrdiff_t>(rows) * length);
-      softmax_rows_fast(block, rows, length, logit_scale, KernelOptions{.max_threads = 1});
+      weights_of_rows(snap, scaled, first, rows, block, KernelOptions{.max_threads = 1});
       // Finite weights only (NaN rows and ±inf fail both tests), written so GCC vectorises it.
       constexpr float largest = std::numeric_limits<float>::max();
       for (float weight : block) top = weight > top && weight <= largest ? weight : top;

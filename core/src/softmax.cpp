@@ -162,6 +162,43 @@ double sum_of_other_exps(std::span<const double> scores, const RowScan& scan, do
   });
 }
 
+// A distribution split at its largest entry: 1 − p_m is the one quantity a row near one-hot
+// cannot form as 1 − p_m (p_m = 1 − 1e-22 rounds to exactly 1, and 1 − p_m is then 0, not 1e-22).
+// It is the sum of the other entries instead, Σ_{j≠m} p_j, each of which carries its own digits.
+// That identity needs Σ p = 1, so it is used only when the row sums to 1 to rounding (a row from
+// a narrow format or a normaliser that drifts keeps the plain 1 − p_m); and only when p_m ≥ 1/2,
+// because below that 1 − p_m does not cancel anyway.
+struct LargestSplit {
+  std::size_t index = 0;    // m: the first entry holding the largest value
+  double largest = 0.0;     // p_m
+  double others = 0.0;      // Σ_{j≠m} p_j, compensated
+  bool complement_from_others = false;
+  // 1 − p_i, to ~1 ulp for every entry: entries other than m are ≤ 1/2 (p_i + p_m ≤ 1).
+  double complement(std::size_t i, double p_i) const {
+    return i == index && complement_from_others ? others : 1.0 - p_i;
+  }
+};
+
+LargestSplit split_at_largest(std::span<const double> probabilities) {
+  LargestSplit split;
+  split.largest = -kInf;
+  for (std::size_t i = 0; i < probabilities.size(); ++i)
+    if (probabilities[i] > split.largest) {
+      split.largest = probabilities[i];
+      split.index = i;
+    }
+  CompensatedSum others;
+  for (std::size_t i = 0; i < probabilities.size(); ++i)
+    if (i != split.index) others.add(probabilities[i]);
+  split.others = others.value();
+  // (p_m − 1) is exact for p_m in [1/2, 2] (Sterbenz), so this measures the row's drift from
+  // Σ = 1; a row of n entries each within a few ulp of exact drifts by at most ~n·4ε.
+  const double tolerance = 8.0 * std::numeric_limits<double>::epsilon() * static_cast<double>(probabilities.size());
+  split.complement_from_others =
+      split.largest >= 0.5 && std::abs((split.largest - 1.0) + split.others) <= tolerance;
+  return split;
+}
+
 }  // namespace
 
 // ─── [softmax variants] ─────────────────────────────────────────────────────────────────────
@@ -270,9 +307,20 @@ double logsumexp(std::span<const double> scores, double temperature) {
 // ─── [statistics] ───────────────────────────────────────────────────────────────────────────
 
 double entropy_nats(std::span<const double> probabilities) {
+  // H = −Σ p_i ln p_i. Every term is ≥ 0, so the sum never cancels; the one term that needs
+  // care is the largest entry's. Near one-hot, p_m = 1 − r with r = Σ_{j≠m} p_j tiny: its term
+  // −p_m ln p_m = −p_m log1p(−r) ≈ r is as large as all the others together (e.g. scores 200,
+  // 250: r = e^-50, H = r(50 + 1) + O(r²), and the max's share r is 1/51 of H). ln p_m from the
+  // rounded p_m = 1 would drop it; log1p(−r) keeps it to 1 ulp.
+  if (probabilities.empty()) return 0.0;
+  const LargestSplit split = split_at_largest(probabilities);
   double entropy = 0.0;
-  for (double p : probabilities)
-    if (p > 0.0) entropy -= p * std::log(p);
+  for (std::size_t i = 0; i < probabilities.size(); ++i) {
+    const double p = probabilities[i];
+    if (!(p > 0.0)) continue;
+    const double log_p = i == split.index && split.complement_from_others ? std::log1p(-split.others) : std::log(p);
+    entropy -= p * log_p;
+  }
   return entropy;
 }
 
@@ -308,56 +356,121 @@ double kl_divergence(std::span<const double> p, std::span<const double> q) {
 
 void softmax_gradient_diagonal(std::span<double> diagonal, std::span<const double> probabilities) {
   assert(diagonal.size() == probabilities.size());
-  for (std::size_t i = 0; i < probabilities.size(); ++i) diagonal[i] = probabilities[i] * (1.0 - probabilities[i]);
+  if (probabilities.empty()) return;
+  // s_i(1 − s_i) with 1 − s_m taken as Σ_{j≠m} s_j at the largest entry: at scores 1, 2, 3 and
+  // T = 0.01, s_3 rounds to 1 and 1 − s_3 would be 0, while S(1 − S) = e^-100 ≈ 3.7e-44.
+  const LargestSplit split = split_at_largest(probabilities);
+  for (std::size_t i = 0; i < probabilities.size(); ++i)
+    diagonal[i] = probabilities[i] * split.complement(i, probabilities[i]);
 }
 
 void softmax_jacobian(std::span<double> jacobian, std::span<const double> probabilities, double temperature) {
   const std::size_t n = probabilities.size();
   assert(jacobian.size() == n * n && temperature > 0.0);
   const double inverse_temperature = 1.0 / temperature;
+  const LargestSplit split = split_at_largest(probabilities);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       const double s_i = probabilities[i], s_j = probabilities[j];
-      // δ_ij s_i − s_i s_j, with the diagonal written as s_i(1 − s_i) to avoid s − s² cancelling.
-      const double entry = i == j ? s_i * (1.0 - s_i) : -s_i * s_j;
+      // δ_ij s_i − s_i s_j, with the diagonal written as s_i(1 − s_i) to avoid s − s² cancelling
+      // (and 1 − s_m as the sum of the others, see softmax_gradient_diagonal).
+      const double entry = i == j ? s_i * split.complement(i, s_i) : -s_i * s_j;
       jacobian[i * n + j] = entry * inverse_temperature;
     }
 }
 
 double jacobian_frobenius_norm(std::span<const double> probabilities) {
-  double sum_sq = 0.0, sum_cube = 0.0;
-  for (double s : probabilities) {
-    sum_sq += s * s;
-    sum_cube += s * s * s;
+  // ‖J‖²_F = Σ_i s_i² c_i² + Σ_{i≠j} s_i² s_j², c_i = 1 − s_i. The textbook closed form
+  // Σs² − 2Σs³ + (Σs²)² subtracts numbers near 1 to get ~4r² (r = 1 − s_m): at scores 0, 19
+  // it returns 0 for 1.1e-8. Here every term is ≥ 0 instead. Split the ordered pairs i ≠ j by
+  // whether they involve m, the largest entry, with R = Σ_{j≠m} s_j²:
+  //   Σ_{i≠j} s_i² s_j² = 2 s_m² R + Σ_{j≠m} s_j² (R − s_j²)
+  // where R − s_j² = Σ_{k≠m,j} s_k² ≥ 0. That last subtraction can cancel (one non-max entry
+  // dominating R), but its error ε·s_j²·R sums to ε·R², against Σ_{j≠m} s_j² c_j² ≥ R/4 (c_j ≥ 1/2)
+  // already in the total: relative error ≤ 4εR ≤ 4ε. c_m = Σ_{j≠m} s_j (LargestSplit).
+  // Near one-hot every term is O(r²) and r² underflows below r ≈ 1e-154, so the terms are
+  // scaled by r first: with u_j = s_j/r (≤ 1) and U = Σ_{j≠m} u_j²,
+  //   ‖J‖²_F = r² [ s_m² (c_m/r)² + Σ_{j≠m} u_j² c_j² + 2 s_m² U + r² Σ_{j≠m} u_j² (U − u_j²) ],
+  // and the bracket is ≥ s_m² ≥ 1/n², far from underflow. (T = 1; divide by T for ∂s/∂x.)
+  if (probabilities.empty()) return 0.0;
+  const LargestSplit split = split_at_largest(probabilities);
+  const double s_m = split.largest;
+  const double c_m = split.complement(split.index, s_m);
+  const double r = split.others;
+  if (std::isnan(r) || std::isnan(s_m)) return kNaN;
+  if (!(r > 0.0)) return 0.0;  // exactly one-hot: J = 0
+  double sum_u2 = 0.0, diagonal = 0.0;
+  for (std::size_t j = 0; j < probabilities.size(); ++j) {
+    if (j == split.index) continue;
+    const double u = probabilities[j] / r;
+    const double c = 1.0 - probabilities[j];
+    sum_u2 += u * u;
+    diagonal += u * u * c * c;
   }
-  // Each term is ≥ 0 in exact arithmetic; clamp tiny negative rounding residue.
-  return std::sqrt(std::max(0.0, sum_sq - 2.0 * sum_cube + sum_sq * sum_sq));
+  double others_pairs = 0.0;
+  for (std::size_t j = 0; j < probabilities.size(); ++j) {
+    if (j == split.index) continue;
+    const double u = probabilities[j] / r;
+    others_pairs += u * u * std::max(0.0, sum_u2 - u * u);
+  }
+  const double c_m_scaled = c_m / r;
+  const double bracket = s_m * s_m * c_m_scaled * c_m_scaled + diagonal + 2.0 * s_m * s_m * sum_u2 + r * r * others_pairs;
+  return r * std::sqrt(bracket);
 }
 
 void softmax_vjp(std::span<double> score_gradient, std::span<const double> probabilities,
                  std::span<const double> output_gradient, double temperature) {
   assert(score_gradient.size() == probabilities.size() && output_gradient.size() == probabilities.size());
   assert(temperature > 0.0);
-  // Pass 1: ⟨s, g⟩, the s-weighted mean of the incoming gradient.
-  double weighted_mean = 0.0;
-  for (std::size_t i = 0; i < probabilities.size(); ++i) weighted_mean += probabilities[i] * output_gradient[i];
-  // Pass 2: dx_j = s_j (g_j − ⟨s, g⟩) / T.
+  if (probabilities.empty()) return;
+  const LargestSplit split = split_at_largest(probabilities);
   const double inverse_temperature = 1.0 / temperature;
+  if (!split.complement_from_others) {
+    // Pass 1: ⟨s, g⟩, the s-weighted mean of the incoming gradient.
+    double weighted_mean = 0.0;
+    for (std::size_t i = 0; i < probabilities.size(); ++i) weighted_mean += probabilities[i] * output_gradient[i];
+    // Pass 2: dx_j = s_j (g_j − ⟨s, g⟩) / T.
+    for (std::size_t j = 0; j < probabilities.size(); ++j)
+      score_gradient[j] = probabilities[j] * (output_gradient[j] - weighted_mean) * inverse_temperature;
+    return;
+  }
+  // Σ s = 1, so ⟨s, g⟩ is centred at the largest entry m without forming 1 − s_m:
+  //   ⟨s, g⟩ = g_m Σ_i s_i + Σ_i s_i (g_i − g_m) = g_m + D,   D = Σ_{i≠m} s_i (g_i − g_m),
+  //   g_j − ⟨s, g⟩ = (g_j − g_m) − D.
+  // For g = e_m (the app's max_gradient) the plain form gives s_m(1 − s_m) = s_m·0 at the argmax
+  // of a near-one-hot row; this gives s_m·Σ_{i≠m} s_i, to a few ulp.
+  const double g_m = output_gradient[split.index];
+  CompensatedSum centred;
+  for (std::size_t i = 0; i < probabilities.size(); ++i)
+    if (i != split.index) centred.add(probabilities[i] * (output_gradient[i] - g_m));
+  const double offset = centred.value();
   for (std::size_t j = 0; j < probabilities.size(); ++j)
-    score_gradient[j] = probabilities[j] * (output_gradient[j] - weighted_mean) * inverse_temperature;
+    score_gradient[j] = probabilities[j] * ((output_gradient[j] - g_m) - offset) * inverse_temperature;
 }
 
 void log_softmax_vjp(std::span<double> score_gradient, std::span<const double> probabilities,
                      std::span<const double> output_gradient, double temperature) {
   assert(score_gradient.size() == probabilities.size() && output_gradient.size() == probabilities.size());
   assert(temperature > 0.0);
-  // Pass 1: Σ_i g_i.
-  double gradient_sum = 0.0;
-  for (double g : output_gradient) gradient_sum += g;
-  // Pass 2: dx_j = (g_j − s_j Σ_i g_i) / T.
+  if (probabilities.empty()) return;
+  // Pass 1: Σ_i g_i, and the same sum without the largest entry m's term.
+  const LargestSplit split = split_at_largest(probabilities);
+  CompensatedSum others_sum;
+  for (std::size_t i = 0; i < output_gradient.size(); ++i)
+    if (i != split.index) others_sum.add(output_gradient[i]);
+  const double others = others_sum.value();
+  const double gradient_sum = others + output_gradient[split.index];
+  // Pass 2: dx_j = (g_j − s_j Σ_i g_i) / T. At m, with s_m = 1 − r (r = Σ_{i≠m} s_i) and
+  // Σ_i g_i = g_m + O (O = Σ_{i≠m} g_i):
+  //   g_m − s_m (g_m + O) = r (g_m + O) − O,
+  // which keeps r where the plain form computes g_m − 1·g_m = 0 (g = e_m: exactly r = 1 − s_m).
   const double inverse_temperature = 1.0 / temperature;
-  for (std::size_t j = 0; j < probabilities.size(); ++j)
-    score_gradient[j] = (output_gradient[j] - probabilities[j] * gradient_sum) * inverse_temperature;
+  for (std::size_t j = 0; j < probabilities.size(); ++j) {
+    const double numerator = j == split.index && split.complement_from_others
+                                 ? split.others * gradient_sum - others
+                                 : output_gradient[j] - probabilities[j] * gradient_sum;
+    score_gradient[j] = numerator * inverse_temperature;
+  }
 }
 
 // ─── [float rows] ───────────────────────────────────────────────────────────────────────────

@@ -1,7 +1,9 @@
 // evaluate(): determinism and agreement between the snapshot's parts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "smlab/evaluate.hpp"
@@ -212,6 +214,64 @@ TEST(Evaluate, CancelledEvaluationReturnsNothing) {
   EvaluateOptions options;
   options.stop = source.get_token();
   EXPECT_FALSE(evaluate(Params{}, options).has_value());
+}
+
+}  // namespace
+}  // namespace smlab
+
+namespace smlab {
+namespace {
+
+// Causal (issue #15): query i sees keys 0 … i only, in the shown row and in both maps, which
+// are what the dashboard draws, colours (attention_max), exports (attention_row) and reads out.
+TEST(Evaluate, CausalMasksTheRowTheMapsAndTheReadOuts) {
+  Params params;
+  params.causal = true;
+  params.seq_len = 32;
+  params.row = 5;
+  const Snapshot snap = evaluate(params);
+  ASSERT_EQ(snap.probabilities.size(), 32u);
+  double row_sum = 0.0;
+  for (std::size_t j = 0; j < snap.probabilities.size(); ++j) {
+    if (j > 5) {
+      EXPECT_EQ(snap.scores[j], -std::numeric_limits<double>::infinity()) << "key " << j;
+      EXPECT_EQ(snap.probabilities[j], 0.0) << "key " << j;
+    } else {
+      EXPECT_GT(snap.probabilities[j], 0.0) << "key " << j;
+    }
+    row_sum += snap.probabilities[j];
+  }
+  EXPECT_NEAR(row_sum, 1.0, 1e-12);
+  // The read-outs count the six visible keys: uniform over them is ln 6, and KL = ln 6 − H.
+  EXPECT_NEAR(snap.max_entropy_nats, std::log(6.0), 1e-15);
+  EXPECT_NEAR(snap.kl_from_uniform, std::log(6.0) - snap.entropy_nats, 1e-12);
+  for (const bool scaled : {true, false}) {
+    const std::vector<float> map = attention_map(snap, scaled);
+    std::vector<float> row(32);
+    for (int i = 0; i < 32; ++i) {
+      attention_row(snap, scaled, i, row);
+      double sum = 0.0;
+      for (int j = 0; j < 32; ++j) {
+        EXPECT_EQ(row[static_cast<std::size_t>(j)], map[static_cast<std::size_t>(i * 32 + j)]) << i << "," << j;
+        if (j > i) {
+          EXPECT_EQ(row[static_cast<std::size_t>(j)], 0.0f) << "scaled=" << scaled << " row " << i << " key " << j;
+        }
+        sum += row[static_cast<std::size_t>(j)];
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << i;
+    }
+    // Row 0 sees only key 0: weight exactly 1, which is then the colour range's top.
+    EXPECT_EQ(map[0], 1.0f);
+  }
+  EXPECT_EQ(snap.attention_max, 1.0f);
+  // The map's row 5 is the shown row (scaled, as the dashboard's row is by default).
+  std::vector<float> shown(32);
+  attention_row(snap, true, 5, shown);
+  for (std::size_t j = 0; j < 6; ++j) EXPECT_NEAR(shown[j], snap.probabilities[j], 2e-6) << "key " << j;
+  // Without the mask the same row has weight after key 5.
+  params.causal = false;
+  const Snapshot open = evaluate(params);
+  EXPECT_GT(*std::max_element(open.probabilities.begin() + 6, open.probabilities.end()), 0.0);
 }
 
 }  // namespace

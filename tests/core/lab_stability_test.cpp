@@ -199,8 +199,10 @@ DirectMaps direct_maps(const Params& params, int size) {
   DirectMaps maps;
   std::vector<double> scores(static_cast<std::size_t>(size)), weights(scores.size());
   for (int i = 0; i < size; ++i) {
-    // Raw q·k: no ÷√d_k (see stability.hpp).
-    for (int j = 0; j < size; ++j) scores[static_cast<std::size_t>(j)] = params.score_scale * raw(i, j);
+    // q·k, ÷√d_k when scaled, as the dashboard's (see stability.hpp).
+    const double inverse_sqrt_dim = params.scaled ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
+    for (int j = 0; j < size; ++j)
+      scores[static_cast<std::size_t>(j)] = params.score_scale * inverse_sqrt_dim * static_cast<double>(raw(i, j));
     softmax_in_format(weights, scores, Format::fp16, SoftmaxVariant::naive, params.temperature);
     maps.naive.insert(maps.naive.end(), weights.begin(), weights.end());
     softmax_in_format(weights, scores, Format::fp16, SoftmaxVariant::stable, params.temperature);
@@ -210,11 +212,15 @@ DirectMaps direct_maps(const Params& params, int size) {
 }
 
 TEST(StabilityLab, NaiveFp16HeatmapHasNaNExactlyWhereADirectRecomputationSays) {
-  Params large;
+  Params unscaled;
+  unscaled.scaled = false;
+  Params large = unscaled;
   large.seq_len = 40;
   large.key_dim = 200;
   large.seed = 3;
-  for (const Params& params : {Params{}, large}) {
+  Params lesson;  // the stability lesson's step 7: scaled, × 12
+  lesson.score_scale = 12.0;
+  for (const Params& params : {unscaled, large, lesson}) {
     const StabilityLab lab = lab_for(params);
     ASSERT_EQ(lab.map_size, params.seq_len);
     const DirectMaps direct = direct_maps(params, lab.map_size);
@@ -227,12 +233,24 @@ TEST(StabilityLab, NaiveFp16HeatmapHasNaNExactlyWhereADirectRecomputationSays) {
       nan_cells += std::isnan(direct.naive[cell]) ? 1 : 0;
     }
     EXPECT_EQ(lab.naive_fp16.nan_cells, nan_cells);
-    // The point of the pair: at these settings (raw logits of std √d_k ≥ 8) the naive map breaks
-    // and the stable one does not.
+    // The point of the pair: at these settings (logits of std ≥ 8) the naive map breaks and the
+    // stable one does not.
     EXPECT_GT(lab.naive_fp16.nan_cells, 0) << describe(params);
     EXPECT_EQ(lab.stable_fp16.nan_cells, 0) << describe(params);
     EXPECT_EQ(lab.stable_fp16.inf_cells, 0) << describe(params);
   }
+}
+
+TEST(StabilityLab, HeatmapsHonourTheScalingSwitch) {
+  // Issue #15: the maps divide by √d_k when Params::scaled, as the dashboard does. At d_k = 64 the
+  // scaled logits have std 1 and stay far below fp16's 11.09; unscaled they have std 8.
+  Params params;
+  const StabilityLab scaled = lab_for(params);
+  params.scaled = false;
+  const StabilityLab unscaled = lab_for(params);
+  EXPECT_NEAR(unscaled.map_max_logit, 8.0 * scaled.map_max_logit, 1e-9 * unscaled.map_max_logit);
+  EXPECT_EQ(scaled.naive_fp16.nan_cells, 0);
+  EXPECT_GT(unscaled.naive_fp16.nan_cells, 0);
 }
 
 TEST(StabilityLab, HeatmapIsCappedAt128) {

@@ -1,5 +1,6 @@
 // Accuracy of softmax, log-softmax, logsumexp (double) and the float row kernel against MPFR
-// references at 256 bits, on random and adversarial rows of length 1 to 100,000.
+// references at 256 bits, on random and adversarial rows of length 1 to 100,000; and the
+// quantities derived from a row (entropy, ‖J‖_F, S(1 − S), VJP columns) on near-one-hot rows.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "smlab/evaluate.hpp"
 #include "smlab/random.hpp"
 #include "smlab/softmax.hpp"
 
@@ -324,6 +326,140 @@ TEST(MpfrReference, FloatRowsMeetTwoMicroBar) {
     }
   }
   std::printf("[ measured ] float rows: worst relative error %.3g\n", worst_float);
+}
+
+// ─── Quantities derived from a row, at the edges ─────────────────────────────────────────────
+// Entropy, ‖J‖_F, S(1 − S) and the two vector–Jacobian columns the app shows (max_gradient =
+// s_m(δ_jm − s_j), log_max_gradient = δ_jm − s_j, m the argmax), through evaluate() as the app
+// computes them, against MPFR from the exact softmax of the same double scores. Near one-hot
+// rows are the point: 1 − s_m is far below one ulp of 1 there, so every one of these is a
+// small number that a formula with 1 − s_m or a closed form like Σs² − 2Σs³ + (Σs²)² loses.
+// Bar: 1e-12 relative (the bar; the kernels measure ~1e-15) where |exact| ≥ 1e-300,
+// absolute 1e-312 below (a double has no more digits there).
+namespace derived {
+
+constexpr double kBar = 1e-12;
+
+// The exact values, in MPFR: H = −Σ p_i ℓ_i with the reference's exact log-probabilities
+// (ln p_m from the rounded p_m would be 0 at 256 bits too once the rest is below 1e-77);
+// c_m = 1 − p_m = Σ_{j≠m} p_j; ‖J‖²_F = Σ_ij J_ij² entry by entry (n ≤ 64 here: independent of
+// the kernel's split).
+struct Exact {
+  Big entropy, norm;
+  std::vector<Big> diagonal, max_gradient, log_max_gradient;
+};
+
+Exact exact_derived(const std::vector<double>& scores, double temperature, std::size_t argmax) {
+  const Reference ref = exact_softmax(scores, temperature);
+  const std::size_t n = scores.size();
+  Exact exact;
+  exact.diagonal.resize(n);
+  exact.max_gradient.resize(n);
+  exact.log_max_gradient.resize(n);
+  mpfr_set_zero(exact.entropy.get(), 1);
+  std::vector<Big> complement(n);
+  Big others, term;
+  mpfr_set_zero(others.get(), 1);
+  for (std::size_t j = 0; j < n; ++j)
+    if (j != argmax) mpfr_add(others.get(), others.get(), ref.probabilities[j].get(), MPFR_RNDN);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == argmax) mpfr_set(complement[i].get(), others.get(), MPFR_RNDN);
+    else mpfr_ui_sub(complement[i].get(), 1, ref.probabilities[i].get(), MPFR_RNDN);
+    if (mpfr_zero_p(ref.probabilities[i].get()) == 0 && mpfr_inf_p(ref.log_probabilities[i].get()) == 0) {
+      mpfr_mul(term.get(), ref.probabilities[i].get(), ref.log_probabilities[i].get(), MPFR_RNDN);
+      mpfr_sub(exact.entropy.get(), exact.entropy.get(), term.get(), MPFR_RNDN);
+    }
+    mpfr_mul(exact.diagonal[i].get(), ref.probabilities[i].get(), complement[i].get(), MPFR_RNDN);
+    if (i == argmax) {
+      mpfr_set(exact.max_gradient[i].get(), exact.diagonal[i].get(), MPFR_RNDN);
+      mpfr_set(exact.log_max_gradient[i].get(), complement[i].get(), MPFR_RNDN);
+    } else {
+      mpfr_mul(exact.max_gradient[i].get(), ref.probabilities[argmax].get(), ref.probabilities[i].get(), MPFR_RNDN);
+      mpfr_neg(exact.max_gradient[i].get(), exact.max_gradient[i].get(), MPFR_RNDN);
+      mpfr_neg(exact.log_max_gradient[i].get(), ref.probabilities[i].get(), MPFR_RNDN);
+    }
+  }
+  Big squares, entry;
+  mpfr_set_zero(squares.get(), 1);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) mpfr_set(entry.get(), exact.diagonal[i].get(), MPFR_RNDN);
+      else mpfr_mul(entry.get(), ref.probabilities[i].get(), ref.probabilities[j].get(), MPFR_RNDN);
+      mpfr_sqr(entry.get(), entry.get(), MPFR_RNDN);
+      mpfr_add(squares.get(), squares.get(), entry.get(), MPFR_RNDN);
+    }
+  mpfr_sqrt(exact.norm.get(), squares.get(), MPFR_RNDN);
+  return exact;
+}
+
+double error_of(double ours, const Big& exact) {
+  const ErrorPair error = error_against(ours, exact);
+  return error.magnitude >= 1e-300 ? error.absolute / error.magnitude : error.absolute / 1e-312 * kBar;
+}
+
+// Evaluates the Params as the app does and checks the Snapshot's row quantities.
+void check_snapshot(const std::string& name, const Params& params, double& worst) {
+  const Snapshot snap = evaluate(params);
+  SCOPED_TRACE(describe(name, snap.scores, params.temperature));
+  const Exact exact = exact_derived(snap.scores, params.temperature, static_cast<std::size_t>(snap.argmax));
+  auto check = [&](const char* quantity, double ours, const Big& reference, std::size_t index) {
+    const double error = error_of(ours, reference);
+    worst = std::max(worst, error);
+    EXPECT_LE(error, kBar) << name << " " << quantity << "[" << index << "] got " << ours << ", exact "
+                           << mpfr_get_d(reference.get(), MPFR_RNDN) << ", relative error " << error;
+  };
+  check("entropy_nats", snap.entropy_nats, exact.entropy, 0);
+  check("jacobian_norm", snap.jacobian_norm, exact.norm, 0);
+  for (std::size_t i = 0; i < snap.scores.size(); ++i) {
+    check("S(1-S)", snap.gradient[i], exact.diagonal[i], i);
+    check("max_gradient", snap.max_gradient[i], exact.max_gradient[i], i);
+    check("log_max_gradient", snap.log_max_gradient[i], exact.log_max_gradient[i], i);
+  }
+}
+
+Params custom(const std::vector<double>& scores, double temperature) {
+  Params params;
+  params.scores = scores;
+  params.temperature = temperature;
+  return params;
+}
+
+}  // namespace derived
+
+TEST(MpfrReference, DerivedQuantitiesStayRelativelyExactOnNearOneHotRows) {
+  double worst = 0.0;
+  // The rows (exact values from mpmath at 50 digits, repeated here by MPFR).
+  derived::check_snapshot("0, 18", derived::custom({0.0, 18.0}, 1.0), worst);    // ‖J‖_F 3.045996e-08
+  derived::check_snapshot("0, 19", derived::custom({0.0, 19.0}, 1.0), worst);    // ‖J‖_F 1.120559e-08
+  derived::check_snapshot("200, 250", derived::custom({200.0, 250.0}, 1.0), worst);  // H 9.8366e-21
+  derived::check_snapshot("1, 2, 3 at T = 0.01", derived::custom({1.0, 2.0, 3.0}, 0.01), worst);  // S(1−S) 3.72e-44
+  // Further out: 1 − s_m at 1e-200 and at 1e-304 (where r² underflows), several tiny others of
+  // very different sizes (the R − s_j² subtraction), a masked key, ties, and the ordinary range.
+  derived::check_snapshot("0, -460", derived::custom({0.0, -460.0}, 1.0), worst);
+  derived::check_snapshot("0, -700", derived::custom({0.0, -700.0}, 1.0), worst);
+  derived::check_snapshot("0, -30, -60, -400", derived::custom({-30.0, 0.0, -60.0, -400.0}, 1.0), worst);
+  derived::check_snapshot("masked near one-hot", derived::custom({5.0, -kInf, -20.0, -25.0}, 0.5), worst);
+  derived::check_snapshot("two tied winners", derived::custom({3.0, 3.0, -40.0}, 1.0), worst);
+  derived::check_snapshot("1, 2, 3", derived::custom({1.0, 2.0, 3.0}, 1.0), worst);
+  derived::check_snapshot("spread at T = 7", derived::custom({-24.0, -10.0, 0.0, 10.0, 24.0}, 7.0), worst);
+  std::vector<double> long_row(64);
+  for (std::size_t i = 0; i < long_row.size(); ++i) long_row[i] = -0.75 * static_cast<double>(i * i);
+  derived::check_snapshot("64 falling scores", derived::custom(long_row, 0.05), worst);
+  // Rows of the dashboard itself: the large-dk-unscaled preset (d_k = 1024 without ÷√d_k:
+  // scores of std 32, rows one-hot to ~1e-9) and the default Params, every query row.
+  Params preset;
+  preset.key_dim = 1024;
+  preset.scaled = false;
+  for (int row = 0; row < preset.seq_len; ++row) {
+    preset.row = row;
+    derived::check_snapshot("large-dk-unscaled row " + std::to_string(row), preset, worst);
+  }
+  Params defaults;
+  for (int row = 0; row < defaults.seq_len; row += 5) {
+    defaults.row = row;
+    derived::check_snapshot("defaults row " + std::to_string(row), defaults, worst);
+  }
+  std::printf("[ measured ] derived quantities: worst relative error %.3g (bar %.0e)\n", worst, derived::kBar);
 }
 
 }  // namespace

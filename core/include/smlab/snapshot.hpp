@@ -45,10 +45,10 @@ struct Snapshot {
   std::vector<double> scores, logits, probabilities, gradient;
   double entropy_nats = 0.0, max_weight = 0.0, jacobian_norm = 0.0;
   double effective_choices = 1.0;  // e^H: how many keys the row effectively attends to
-  double max_entropy_nats = 0.0;   // ln n, the entropy of the uniform distribution
+  double max_entropy_nats = 0.0;   // ln n, the entropy of the uniform distribution (n unmasked keys)
   double entropy_bits = 0.0;       // H / ln 2
   double logsumexp = 0.0;          // log Σ exp(logit_i): the normaliser of the row
-  double kl_from_uniform = 0.0;    // KL(s ‖ uniform) = ln n − H, in nats
+  double kl_from_uniform = 0.0;    // KL(s ‖ uniform over the unmasked keys) = ln n − H, in nats
   // log s_i (log-softmax), and the gradient of log s_k for k = argmax with respect to
   // each logit: ∂ log s_k / ∂z_i = δ_ik − s_i (log_softmax_vjp with g = e_k).
   std::vector<double> log_probabilities, log_max_gradient;
@@ -66,6 +66,8 @@ struct Snapshot {
 
   // The two L×L attention maps: row i is softmax(logit_scale · q_i·Kᵀ), with
   // logit_scale = score_scale / (T·√d_k) for the scaled map and score_scale / T for the unscaled.
+  // With params.causal, row i is that softmax over keys 0 … i and exactly 0 after them, in every
+  // map, its colour range, CSV and read-out (and the selected row's scores are −inf after `row`).
   // The weights are not stored, the raw scores QKᵀ are: shared with the ScoreCache and with every
   // Snapshot of the same (seed, L, d_k), and attention_row() recomputes a row of weights on
   // demand (one L-long softmax, microseconds), as FlashAttention recomputes rather than stores.

@@ -42,8 +42,9 @@ void fill_jacobian_block(GradientsLab& out) {
     for (std::size_t c = 0; c < static_cast<std::size_t>(m); ++c) {
       const double s_i = out.probabilities[window.begin + r];
       const double s_j = out.probabilities[window.begin + c];
-      // s_i(1 − s_i) on the diagonal: 1 − s_i is exact for s_i ≥ 1/2, where s_i − s_i² cancels.
-      const double entry = r == c ? s_i * (1.0 - s_i) : -(s_i * s_j);
+      // s_i(1 − s_i) on the diagonal, from softmax_gradient_diagonal (1 − s_m as the sum of the
+      // others, so a saturated row's diagonal is its true 1e-40, not 0).
+      const double entry = r == c ? out.diagonal[window.begin + r] : -(s_i * s_j);
       out.jacobian[r * static_cast<std::size_t>(m) + c] = static_cast<float>(entry);
       out.jacobian_abs_max = std::max(out.jacobian_abs_max, std::abs(entry));
     }
@@ -96,9 +97,11 @@ void fill_sweep(GradientsLab& out, const Params& params, std::span<const double>
 }  // namespace
 
 double jacobian_max_abs_entry(std::span<const double> probabilities) {
+  std::vector<double> diagonals(probabilities.size());
+  softmax_gradient_diagonal(diagonals, probabilities);  // 1 − s_m without cancelling
   double largest = 0.0, second = 0.0, diagonal = 0.0;
+  for (double d : diagonals) diagonal = std::max(diagonal, d);
   for (double s : probabilities) {
-    diagonal = std::max(diagonal, s * (1.0 - s));
     if (s > largest) {
       second = largest;
       largest = s;
@@ -118,10 +121,10 @@ void evaluate_gradients_lab(GradientsLab& out, const Params& params) {
   out.probabilities.resize(n);
   softmax(out.probabilities, out.scores, params.temperature);
 
-  fill_jacobian_block(out);
-
   out.diagonal.resize(n);
   softmax_gradient_diagonal(out.diagonal, out.probabilities);
+  fill_jacobian_block(out);
+
   out.parabola_s.resize(parabola_points);
   out.parabola_value.resize(parabola_points);
   for (int k = 0; k < parabola_points; ++k) {

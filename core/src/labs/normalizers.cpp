@@ -81,6 +81,19 @@ void evaluate_normalizers_lab(NormalizersLab& out, const Params& params) {
   // Scores ascend, so the largest weight is the last and the smallest the first for both.
   gap.softmax_ratio = gap.softmax_weights[2] / gap.softmax_weights[0];
   gap.linear_ratio = gap.linear_weights[2] / gap.linear_weights[0];
+  gap.gaps.resize(gap_ratio_points);
+  gap.softmax_gap_ratio.resize(gap_ratio_points);
+  gap.linear_gap_ratio.resize(gap_ratio_points);
+  for (int k = 0; k < gap_ratio_points; ++k) {
+    const double g = static_cast<double>(k) / (gap_ratio_points - 1);
+    const std::array<double, 2> pair{small_gap_scores[0] * params.score_scale, (small_gap_scores[0] + g) * params.score_scale};
+    std::array<double, 2> soft{}, linear{};
+    softmax(soft, pair, params.temperature);
+    linear_normalize(linear, pair);
+    gap.gaps[static_cast<std::size_t>(k)] = g;
+    gap.softmax_gap_ratio[static_cast<std::size_t>(k)] = soft[1] / soft[0];
+    gap.linear_gap_ratio[static_cast<std::size_t>(k)] = linear[1] / linear[0];
+  }
 }
 
 }  // namespace smlab

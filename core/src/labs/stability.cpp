@@ -45,8 +45,8 @@ StabilityRun run_in_format(std::span<const double> scores, Format format, Softma
 }
 
 // The two fp16 maps. Row i's logits are score_scale · q_i·k_j / T over the first `size` keys,
-// with q·k from the dashboard's own map kernel (dot_product_scores, float sums): the scores of
-// its unscaled map. The emulated kernels round them to fp16 first, as a kernel reading fp16
+// divided by √d_k when Params::scaled (as the dashboard's row and maps are), with q·k from the
+// dashboard's own map kernel (dot_product_scores, float sums). The emulated kernels round them to fp16 first, as a kernel reading fp16
 // scores would.
 void fill_maps(StabilityLab& out, const Params& params, const Matrix& queries, const Matrix& keys) {
   const int size = keys.rows;
@@ -59,10 +59,11 @@ void fill_maps(StabilityLab& out, const Params& params, const Matrix& queries, c
   out.map_max_logit = -std::numeric_limits<double>::infinity();
   Matrix raw;
   dot_product_scores(raw, queries, keys);
+  const double inverse_sqrt_dim = params.scaled ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
   std::vector<double> row_scores(static_cast<std::size_t>(size)), weights(static_cast<std::size_t>(size));
   for (int i = 0; i < size; ++i) {
     for (int j = 0; j < size; ++j) {
-      const double s = params.score_scale * static_cast<double>(raw(i, j));
+      const double s = params.score_scale * inverse_sqrt_dim * static_cast<double>(raw(i, j));
       row_scores[static_cast<std::size_t>(j)] = s;
       out.map_max_logit = std::max(out.map_max_logit, s / params.temperature);
     }
@@ -141,6 +142,24 @@ void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<c
     entry.largest_zero_exp_input = largest_zero_exp_input(format);
     for (SoftmaxVariant variant : all_softmax_variants)
       entry.runs[static_cast<std::size_t>(variant)] = run_in_format(out.scores, format, variant, params.temperature);
+  }
+
+  out.online_running_max.resize(out.scores.size());
+  out.online_running_sum.resize(out.scores.size());
+  double running_max = -std::numeric_limits<double>::infinity(), running_sum = 0.0;
+  for (std::size_t j = 0; j < out.scores.size(); ++j) {
+    const double x = out.scores[j];
+    if (std::isnan(x)) {
+      running_max = running_sum = std::numeric_limits<double>::quiet_NaN();
+    } else if (x > running_max) {
+      // From m = −inf, d = 0 the rescale is 0·0 (exp(−inf) = 0), then + 1: d = 1.
+      running_sum = (running_sum == 0.0 ? 0.0 : running_sum * std::exp((running_max - x) / params.temperature)) + 1.0;
+      running_max = x;
+    } else if (x > -std::numeric_limits<double>::infinity()) {
+      running_sum += std::exp((x - running_max) / params.temperature);
+    }
+    out.online_running_max[j] = running_max;
+    out.online_running_sum[j] = running_sum;
   }
 
   out.exp_x.resize(stability_exp_curve_points);

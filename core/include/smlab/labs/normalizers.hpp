@@ -62,7 +62,12 @@ struct SmallGapExample {
   std::array<double, 3> softmax_weights{}, linear_weights{};
   double softmax_ratio = 0.0;  // largest/smallest softmax weight = e^{0.2·c/T} (computed from the weights)
   double linear_ratio = 0.0;   // largest/smallest linear weight = 1.1
+  // The ratio w(2.0 + g)/w(2.0) of two scores a gap g apart (× c), for g on [0, 1]: softmax's is
+  // e^{g·c/T}, reaching e at g = 1 when c = T = 1, wherever the scores sit; x/Σx's is
+  // (2 + g)/2, which depends on where zero is. gap_ratio_points values, g evenly spaced.
+  std::vector<double> gaps, softmax_gap_ratio, linear_gap_ratio;
 };
+inline constexpr int gap_ratio_points = 51;
 
 // The normalisers the lab shows, in display order (the list: no naive/online softmax,
 // which are the stability lab's).

@@ -72,14 +72,20 @@ struct StabilityLab {
   const StabilityFormat& format(Format f) const { return formats[static_cast<std::size_t>(f)]; }
   const StabilityFormat& selected() const { return format(selected_format); }
 
+  // Online softmax's state after each key j, in double (online_softmax's recurrence): the running
+  // max m_j = max_{k≤j} x_k (scores) and the running sum d_j = Σ_{k≤j} exp((x_k − m_j)/T), updated
+  // as d ← d·e^{(m_old − m_new)/T} + 1 when the max grows. Masked (−inf) keys leave both as they
+  // were; before the first finite score m = −inf and d = 0. Length n.
+  std::vector<double> online_running_max, online_running_sum;
+
   std::vector<double> exp_x, exp_y;  // exp(x) in double over the range above
   double exp_of_max_logit = 0.0;     // exp(max_logit) in double: where the row sits on that curve
 
-  // The attention heatmaps: the first L' queries against the first L' keys, with the logits of
-  // the raw dot product, score_scale · q_i·k_j / T — without ÷√d_k, whatever Params::scaled says,
-  // because unscaled logits are the ones that overflow fp16 in practice: at d_k = 64 their
-  // standard deviation is 8 and most rows hold one above fp16's 11.09. The same logits go
-  // through the naive and the stable kernel in fp16.
+  // The attention heatmaps: the first L' queries against the first L' keys, with the logits
+  // score_scale · q_i·k_j / T, ÷√d_k when Params::scaled — the dashboard's own scaling, so the
+  // ÷√d_k switch shows what it does here too: unscaled at d_k = 64 the logits have standard
+  // deviation 8 and most rows hold one above fp16's 11.09; scaled they have std 1 until
+  // score_scale raises them. The same logits go through the naive and the stable kernel in fp16.
   int map_size = 0;
   double map_max_logit = 0.0;  // the largest logit of the map (in double)
   StabilityMap naive_fp16, stable_fp16;

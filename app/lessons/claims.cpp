@@ -1,0 +1,459 @@
+// Lesson claims: the vocabulary of quantities a step may state (each read from the Snapshot the
+// app draws), and the check of one claim against it.
+#include "lessons/claims.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+
+#include "smlab/precision.hpp"
+
+namespace smlab::app {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+using Reader = std::function<std::optional<double>(const Snapshot&, const ClaimQuantity&, std::string&)>;
+
+struct Entry {
+  ClaimQuantityInfo info;
+  Reader read;
+};
+
+std::optional<double> missing(std::string& error, std::string_view what) {
+  error = std::string(what);
+  return std::nullopt;
+}
+
+std::optional<double> element(std::span<const double> values, int index, std::string& error) {
+  if (index < 0 || static_cast<std::size_t>(index) >= values.size())
+    return missing(error, "index " + std::to_string(index) + " is past the " + std::to_string(values.size()) + " values");
+  return values[static_cast<std::size_t>(index)];
+}
+
+bool is_scaled(const ClaimQuantity& q) { return q.series == "scaled"; }
+
+// The map rows exactly as drawn and exported (attention_row): mean over rows of a row statistic.
+double map_mean(const Snapshot& snap, bool scaled, const std::function<double(std::span<const float>, int)>& stat) {
+  const int length = snap.attention_size;
+  std::vector<float> row(static_cast<std::size_t>(length));
+  double total = 0.0;
+  for (int i = 0; i < length; ++i) {
+    attention_row(snap, scaled, i, row);
+    total += stat(row, i);
+  }
+  return length > 0 ? total / length : kNaN;
+}
+
+std::optional<double> dk_point(const Snapshot& snap, const ClaimQuantity& q, std::string& error,
+                               const RunningStats RowStats::*member) {
+  const auto& dims = snap.dk_sweep.config.key_dims;
+  const auto found = std::find(dims.begin(), dims.end(), q.at);
+  if (found == dims.end()) return missing(error, "d_k " + std::to_string(q.at) + " is not a point of the sweep");
+  const auto k = static_cast<std::size_t>(found - dims.begin());
+  const auto& points = is_scaled(q) ? snap.dk_sweep.scaled : snap.dk_sweep.unscaled;
+  if (k >= points.size()) return missing(error, "the d_k sweep has no points");
+  return (points[k].*member).mean;
+}
+
+SoftmaxVariant softmax_variant(const ClaimQuantity& q) {
+  return q.series == "naive" ? SoftmaxVariant::naive : q.series == "online" ? SoftmaxVariant::online : SoftmaxVariant::stable;
+}
+
+int score_variant(const ClaimQuantity& q) {
+  static constexpr std::string_view names[] = {"dot", "scaled_dot", "cosine", "additive", "layer_norm"};
+  return static_cast<int>(std::find(std::begin(names), std::end(names), q.series) - std::begin(names));
+}
+
+template <class Lab>
+const Lab* lab_or_error(const std::optional<Lab>& lab, std::string& error, std::string_view name) {
+  if (!lab) error = "the " + std::string(name) + " lab was not evaluated";
+  return lab ? &*lab : nullptr;
+}
+
+#define NEED(lab, name)                                   \
+  const auto* lab_ = lab_or_error(snap.lab, error, name); \
+  if (lab_ == nullptr) return std::nullopt
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> table = [] {
+    std::vector<Entry> t;
+    auto add = [&t](ClaimQuantityInfo info, Reader read) { t.push_back({info, std::move(read)}); };
+    // ── The dashboard's row (Snapshot) ──
+    add({"weight", "softmax weight of key `index` in the shown row", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) { return element(snap.probabilities, q.index, error); });
+    add({"max_weight", "largest weight of the row", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.max_weight; });
+    add({"argmax", "index of the largest weight", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.argmax; });
+    add({"entropy_nats", "entropy of the row", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.entropy_nats; });
+    add({"max_entropy_nats", "ln of the number of unmasked keys", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.max_entropy_nats; });
+    add({"jacobian_norm", "‖J‖_F of the row (∂s/∂z)", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.jacobian_norm; });
+    add({"kl_from_uniform", "KL(s ‖ uniform over unmasked keys)", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.kl_from_uniform; });
+    add({"gradient", "S(1 − S) of key `index`", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) { return element(snap.gradient, q.index, error); });
+    add({"gradient_max", "largest S(1 − S) of the row", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
+          return snap.gradient.empty() ? kNaN : *std::max_element(snap.gradient.begin(), snap.gradient.end());
+        });
+    add({"masked_weight_max", "largest weight of the row at a key after the query (causal: 0)", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
+          double top = 0.0;
+          for (std::size_t j = static_cast<std::size_t>(snap.params.row) + 1; j < snap.probabilities.size(); ++j)
+            top = std::max(top, snap.probabilities[j]);
+          return top;
+        });
+    // ── The dashboard's maps, row by row as drawn (attention_row) ──
+    add({"map_mean_max_weight", "mean over rows of the largest weight", "scaled|unscaled", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string&) -> std::optional<double> {
+          return map_mean(snap, is_scaled(q), [](std::span<const float> row, int) {
+            return static_cast<double>(*std::max_element(row.begin(), row.end()));
+          });
+        });
+    add({"map_mean_entropy", "mean over rows of the row entropy (nats)", "scaled|unscaled", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string&) -> std::optional<double> {
+          return map_mean(snap, is_scaled(q), [](std::span<const float> row, int) {
+            double h = 0.0;
+            for (float w : row)
+              if (w > 0.0f) h -= static_cast<double>(w) * std::log(static_cast<double>(w));
+            return h;
+          });
+        });
+    add({"map_masked_weight_max", "largest weight above the diagonal (causal: 0)", "scaled|unscaled", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string&) -> std::optional<double> {
+          double top = 0.0;
+          map_mean(snap, is_scaled(q), [&top](std::span<const float> row, int i) {
+            for (std::size_t j = static_cast<std::size_t>(i) + 1; j < row.size(); ++j) top = std::max(top, static_cast<double>(row[j]));
+            return 0.0;
+          });
+          return top;
+        });
+    // ── The Monte Carlo d_k sweep (means) ──
+    add({"dk_entropy", "mean row entropy at d_k = `at`", "scaled|unscaled", false, true},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) { return dk_point(snap, q, error, &RowStats::entropy_nats); });
+    add({"dk_max_weight", "mean max weight at d_k = `at`", "scaled|unscaled", false, true},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) { return dk_point(snap, q, error, &RowStats::max_weight); });
+    add({"dk_jacobian_norm", "mean ‖J‖_F at d_k = `at`", "scaled|unscaled", false, true},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) { return dk_point(snap, q, error, &RowStats::jacobian_norm); });
+    // ── Normalizers lab ──
+    add({"normalizer_weight", "weight `index` of a normaliser", "softmax|naive_softmax|online_softmax|hardmax|linear|sigmoid|relu|sparsemax|entmax", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(normalizers, "normalizers");
+          for (const NormalizerColumn& column : lab_->columns)
+            if (normalizer_name(column.kind) == q.series) return element(column.result.weights, q.index, error);
+          return missing(error, "no normaliser " + q.series);
+        });
+    add({"small_gap_softmax_ratio", "largest/smallest softmax weight of 2.0, 2.1, 2.2", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(normalizers, "normalizers");
+          return lab_->small_gap.softmax_ratio;
+        });
+    add({"small_gap_linear_ratio", "largest/smallest x/Σx weight of 2.0, 2.1, 2.2", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(normalizers, "normalizers");
+          return lab_->small_gap.linear_ratio;
+        });
+    // ── Stability lab (the selected format) ──
+    add({"stability_bad_weights", "NaN + inf + zeroed weights of a variant in the selected format", "naive|stable|online", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return lab_->selected().run(softmax_variant(q)).problem_count();
+        });
+    add({"stability_nan", "NaN weights of a variant in the selected format", "naive|stable|online", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return lab_->selected().run(softmax_variant(q)).report.nan_count;
+        });
+    add({"stability_weight", "weight `index` of a variant in the selected format", "naive|stable|online", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return element(lab_->selected().run(softmax_variant(q)).weights, q.index, error);
+        });
+    add({"online_running_max", "online softmax's running max after key `index`", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return element(lab_->online_running_max, q.index, error);
+        });
+    add({"online_running_sum", "online softmax's running sum after key `index`", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return element(lab_->online_running_sum, q.index, error);
+        });
+    add({"stability_sum_error", "|Σw − 1| of a variant in the selected format", "naive|stable|online", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return lab_->selected().run(softmax_variant(q)).report.sum_error;
+        });
+    add({"exp_limit", "largest x with exp(x) finite in a format", "fp64|fp32|fp16|bf16|fp8-e4m3|fp8-e5m2", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          const auto format = format_from_name(q.series);
+          if (!format) return missing(error, "no format " + q.series);
+          return lab_->format(*format).largest_finite_exp_input;
+        });
+    add({"max_logit", "largest logit x/T of the stability lab's row", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return lab_->max_logit;
+        });
+    add({"stability_map_nan_rows", "rows of the fp16 map holding a NaN", "naive|stable", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return (q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16).nan_rows;
+        });
+    add({"stability_map_nan_cells", "NaN cells of the fp16 map", "naive|stable", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return (q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16).nan_cells;
+        });
+    add({"stability_map_bad_cells", "NaN + inf + zeroed cells of the fp16 map", "naive|stable", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          const StabilityMap& map = q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16;
+          return map.nan_cells + map.inf_cells + map.underflow_cells;
+        });
+    add({"stability_map_cells", "cells of the fp16 maps", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return static_cast<double>(lab_->map_size) * lab_->map_size;
+        });
+    add({"stability_map_max_logit", "largest logit of the fp16 maps", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(stability, "stability");
+          return lab_->map_max_logit;
+        });
+    // ── Temperature lab ──
+    add({"entropy_curve_first", "H at T = 0.01 (the curve's left end)", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(temperature, "temperature");
+          return lab_->curve_entropy_nats.empty() ? kNaN : lab_->curve_entropy_nats.front();
+        });
+    add({"entropy_curve_last", "H at T = 100 (the curve's right end)", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(temperature, "temperature");
+          return lab_->curve_entropy_nats.empty() ? kNaN : lab_->curve_entropy_nats.back();
+        });
+    add({"nudge_softmax_top", "softmax weight of the leader at the current nudge", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(temperature, "temperature");
+          return lab_->current_softmax_top;
+        });
+    add({"nudge_softmax_second", "softmax weight of the runner-up at the current nudge", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(temperature, "temperature");
+          return lab_->current_softmax_second;
+        });
+    add({"nudge_hardmax_second", "argmax weight of the runner-up at the current nudge", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(temperature, "temperature");
+          return lab_->current_hardmax_second;
+        });
+    add({"nudge_swap_width", "nudge range over which the leader's softmax weight goes from 90% to 10% of its swing", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(temperature, "temperature");
+          const auto& top = lab_->softmax_top;
+          if (top.empty()) return kNaN;
+          const auto [low, high] = std::minmax_element(top.begin(), top.end());
+          const double upper = *low + 0.9 * (*high - *low), lower = *low + 0.1 * (*high - *low);
+          double from = kNaN, to = kNaN;
+          for (std::size_t k = 0; k < top.size(); ++k) {
+            if (std::isnan(from) && top[k] <= upper) from = lab_->nudge_grid[k];
+            if (std::isnan(to) && top[k] <= lower) to = lab_->nudge_grid[k];
+          }
+          return to - from;
+        });
+    // ── Gradients lab ──
+    add({"gradients_stall_scale", "score scale from which ‖J‖_F < 1% of its peak", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(gradients, "gradients");
+          return lab_->has_stall ? lab_->stall_scale : std::numeric_limits<double>::infinity();
+        });
+    add({"gradients_peak_norm", "largest ‖J‖_F over the score-scale sweep", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(gradients, "gradients");
+          return lab_->sweep_peak_norm;
+        });
+    add({"gradients_peak_scale", "score scale where ‖J‖_F peaks over the sweep", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(gradients, "gradients");
+          return lab_->sweep_peak_scale;
+        });
+    add({"gradients_max_abs_entry", "max |J_ij| of the row", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(gradients, "gradients");
+          return lab_->max_abs_entry;
+        });
+    // ── Scaling lab ──
+    add({"histogram_variance", "sample variance of q·k (unscaled) or q·k/√d_k (scaled)", "scaled|unscaled", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(scaling, "scaling");
+          return (is_scaled(q) ? lab_->scaled : lab_->unscaled).variance;
+        });
+    // ── Attention-variants lab ──
+    add({"variant_entropy_ratio", "mean row entropy / ln L' of a variant's map", "dot|scaled_dot|cosine|additive|layer_norm", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(attention_variants, "attention-variants");
+          const int v = score_variant(q);
+          if (v >= 5) return missing(error, "no variant " + q.series);
+          return lab_->entropy_nats[static_cast<std::size_t>(v)] / lab_->max_entropy_nats;
+        });
+    add({"variant_max_weight", "mean max weight of a variant's map", "dot|scaled_dot|cosine|additive|layer_norm", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(attention_variants, "attention-variants");
+          const int v = score_variant(q);
+          if (v >= 5) return missing(error, "no variant " + q.series);
+          return lab_->mean_max_weight[static_cast<std::size_t>(v)];
+        });
+    // ── Positions lab ──
+    add({"position_entropy_ratio", "mean row entropy / its maximum, positions-only map", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(positions, "positions");
+          return lab_->position_entropy_ratio_now;
+        });
+    add({"position_max_weight", "mean max weight, positions-only map", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(positions, "positions");
+          return lab_->position_max_weight;
+        });
+    // ── Heads lab (the shown row) ──
+    add({"head_row_entropy_max", "largest row entropy of a single head", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(heads, "heads");
+          const auto& h = lab_->head_row_entropy_nats;
+          return h.empty() ? kNaN : *std::max_element(h.begin(), h.end());
+        });
+    add({"average_row_entropy", "row entropy of the heads' average", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(heads, "heads");
+          return lab_->average_row_entropy_nats;
+        });
+    add({"head_mean_max_weight", "mean over heads of each map's mean max weight", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(heads, "heads");
+          const auto& w = lab_->head_max_weight;
+          double total = 0.0;
+          for (double x : w) total += x;
+          return w.empty() ? kNaN : total / static_cast<double>(w.size());
+        });
+    add({"distinct_head_argmaxes", "how many different keys the heads' row maxima point at", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(heads, "heads");
+          return lab_->distinct_head_argmaxes;
+        });
+    return t;
+  }();
+  return table;
+}
+
+#undef NEED
+
+const Entry* find_entry(std::string_view name) {
+  for (const Entry& entry : entries())
+    if (entry.info.name == name) return &entry;
+  return nullptr;
+}
+
+bool series_allowed(std::string_view allowed, std::string_view series) {
+  if (allowed.empty()) return series.empty();
+  std::size_t start = 0;
+  while (start <= allowed.size()) {
+    const std::size_t bar = allowed.find('|', start);
+    const std::string_view option = allowed.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
+    if (option == series) return true;
+    if (bar == std::string_view::npos) break;
+    start = bar + 1;
+  }
+  return false;
+}
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+}  // namespace
+
+std::span<const ClaimQuantityInfo> claim_quantities() {
+  static const std::vector<ClaimQuantityInfo> infos = [] {
+    std::vector<ClaimQuantityInfo> out;
+    for (const Entry& entry : entries()) out.push_back(entry.info);
+    return out;
+  }();
+  return infos;
+}
+
+std::string check_claim_quantity(const ClaimQuantity& q) {
+  const Entry* entry = find_entry(q.quantity);
+  if (entry == nullptr) {
+    std::string names;
+    for (const Entry& e : entries()) names += (names.empty() ? "" : ", ") + std::string(e.info.name);
+    return "quantity '" + q.quantity.substr(0, 40) + "' is not known: allowed " + names;
+  }
+  if (!series_allowed(entry->info.series, q.series))
+    return "quantity " + q.quantity + " series '" + q.series.substr(0, 40) + "': allowed " +
+           (entry->info.series.empty() ? std::string("none") : std::string(entry->info.series));
+  if (entry->info.needs_index != (q.index >= 0))
+    return "quantity " + q.quantity + (entry->info.needs_index ? " needs an \"index\" ≥ 0" : " takes no \"index\"");
+  if (entry->info.needs_at != (q.at > 0))
+    return "quantity " + q.quantity + (entry->info.needs_at ? " needs \"at\" (a d_k of the sweep)" : " takes no \"at\"");
+  return "";
+}
+
+std::string check_claim(const LessonClaim& claim) {
+  if (auto error = check_claim_quantity(claim.left); !error.empty()) return error;
+  if (claim.op != "<" && claim.op != "<=" && claim.op != ">" && claim.op != ">=" && claim.op != "~")
+    return "op '" + claim.op.substr(0, 10) + "': allowed <, <=, >, >=, ~";
+  if (claim.op == "~" && !(claim.tolerance > 0.0)) return "op ~ needs a \"tolerance\" > 0";
+  if (claim.op != "~" && claim.tolerance != 0.0) return "\"tolerance\" goes with op ~ only";
+  if (!std::isfinite(claim.value) || !std::isfinite(claim.times) || !std::isfinite(claim.tolerance))
+    return "value, times and tolerance must be finite numbers";
+  if (claim.than) return check_claim_quantity(*claim.than);
+  return "";
+}
+
+std::optional<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity, std::string& error) {
+  const Entry* entry = find_entry(quantity.quantity);
+  if (entry == nullptr) return missing(error, "unknown quantity " + quantity.quantity);
+  return entry->read(snap, quantity, error);
+}
+
+std::string describe(const ClaimQuantity& q) {
+  std::string text = q.quantity;
+  if (!q.series.empty()) text += "[" + q.series + "]";
+  if (q.index >= 0) text += "[" + std::to_string(q.index) + "]";
+  if (q.at > 0) text += "@d_k=" + std::to_string(q.at);
+  return text;
+}
+
+ClaimOutcome evaluate_claim(const Snapshot& snap, const LessonClaim& claim) {
+  ClaimOutcome outcome;
+  const auto left = claim_value(snap, claim.left, outcome.error);
+  if (!left) return outcome;
+  outcome.value = *left;
+  outcome.bound = claim.value;
+  std::string bound_text = number(claim.value);
+  if (claim.than) {
+    const auto right = claim_value(snap, *claim.than, outcome.error);
+    if (!right) return outcome;
+    outcome.bound = claim.times * *right;
+    bound_text = (claim.times != 1.0 ? number(claim.times) + "×" : "") + describe(*claim.than) + " = " + number(outcome.bound);
+  }
+  const double v = outcome.value, b = outcome.bound;
+  if (claim.op == "<") outcome.holds = v < b;
+  else if (claim.op == "<=") outcome.holds = v <= b;
+  else if (claim.op == ">") outcome.holds = v > b;
+  else if (claim.op == ">=") outcome.holds = v >= b;
+  else outcome.holds = std::abs(v - b) <= claim.tolerance;
+  outcome.description = describe(claim.left) + " = " + number(v) + " " + claim.op + " " + bound_text +
+                        (claim.op == "~" ? " ± " + number(claim.tolerance) : "") + ": " + (outcome.holds ? "true" : "false");
+  return outcome;
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,66 @@
+// Lesson claims as data: what a step's text says about its own numbers, in a form a test (and the
+// app) can check against the Snapshot the step's Params produce. No GUI here.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "smlab/snapshot.hpp"
+
+namespace smlab::app {
+
+// One number of a Snapshot: a quantity name from claim_quantities(), with the series (a format,
+// a variant, "scaled"/"unscaled", …), the index (a key or a head) and the d_k point (`at`) that
+// some quantities need. Unused parts stay empty / −1 / 0.
+struct ClaimQuantity {
+  std::string quantity, series;
+  int index = -1;
+  int at = 0;
+  friend bool operator==(const ClaimQuantity&, const ClaimQuantity&) = default;
+};
+
+// "quantity op value", or "quantity op times × than" when `than` is set. op is one of
+// <, <=, >, >=, or ~ (|quantity − value| ≤ tolerance).
+struct LessonClaim {
+  ClaimQuantity left;
+  std::string op;
+  double value = 0.0;
+  double tolerance = 0.0;
+  std::optional<ClaimQuantity> than;
+  double times = 1.0;
+  friend bool operator==(const LessonClaim&, const LessonClaim&) = default;
+};
+
+// The vocabulary: each name, what it reads, and which parts it needs.
+struct ClaimQuantityInfo {
+  std::string_view name;
+  std::string_view meaning;
+  std::string_view series;  // allowed series, "|"-separated ("" when none)
+  bool needs_index = false;
+  bool needs_at = false;
+};
+std::span<const ClaimQuantityInfo> claim_quantities();
+
+// Checks the parts against the vocabulary: "" or one line naming what is wrong.
+std::string check_claim_quantity(const ClaimQuantity& quantity);
+std::string check_claim(const LessonClaim& claim);
+
+// The value of a quantity in `snap` (evaluated with the labs a step's view needs); nullopt with
+// `error` set when the Snapshot lacks it (a lab not evaluated, an index past the row).
+std::optional<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity, std::string& error);
+
+// The outcome of one claim: holds, the two sides, and a one-line description for reports:
+// "max_weight[unscaled] = 0.75 >= 0.99: false".
+struct ClaimOutcome {
+  bool holds = false;
+  double value = 0.0, bound = 0.0;
+  std::string description, error;
+};
+ClaimOutcome evaluate_claim(const Snapshot& snap, const LessonClaim& claim);
+
+std::string describe(const ClaimQuantity& quantity);
+
+}  // namespace smlab::app

@@ -1,0 +1,117 @@
+// The plots issue #15 found contradicting the lessons, checked on their descriptions (no GL): each
+// format's exp-overflow line at its own point, the Jacobian on a fixed ±1/4 scale, S(1 − S) dots
+// clear of the axis corners, the scaling histograms on one x-axis, the heads legend above the bars,
+// and online softmax's running state written on the stability weights.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "panels/labs.hpp"
+#include "smlab/evaluate.hpp"
+
+namespace smlab::app {
+namespace {
+
+Snapshot with_lab(const Params& params, View view) {
+  EvaluateOptions options;
+  options.view = view;
+  return *evaluate(params, options);
+}
+
+const plot::Plot& plot_named(const LabView& view, const std::string& name) {
+  for (const NamedPlot& named : view.plots)
+    if (named.name == name) return named.plot;
+  ADD_FAILURE() << "no plot " << name;
+  static const plot::Plot none;
+  return none;
+}
+
+LabView build(const Snapshot& snap, View view) {
+  return lab_definition(view)->build(LabInputs{snap, snap.dk_sweep, nullptr});
+}
+
+TEST(LessonPlots, EachFormatsExpOverflowLineIsAtItsOwnPoint) {
+  const Snapshot snap = with_lab(Params{}, View::stability);
+  const LabView curve_view = build(snap, View::stability);
+  const plot::Plot& curve = plot_named(curve_view, "exp-curve");
+  int drawn = 0;
+  for (Format format : all_formats) {
+    const double x = snap.stability->format(format).largest_finite_exp_input;
+    if (x > stability_exp_curve_max) continue;
+    const bool found = std::any_of(curve.vlines.begin(), curve.vlines.end(), [&](const plot::VLine& line) { return line.x == x; });
+    EXPECT_TRUE(found) << format_name(format) << " at " << x << " has no line of its own";
+    ++drawn;
+  }
+  EXPECT_EQ(drawn, 5);  // all but fp64's 709.8, which is written beside the curve
+  EXPECT_EQ(curve.vlines.size(), 5u);
+}
+
+TEST(LessonPlots, TheJacobianColourScaleIsFixedSoAVanishedJacobianLooksVanished) {
+  for (const double scale : {1.0, 100.0}) {
+    Params params;
+    params.score_scale = scale;
+    const Snapshot snap = with_lab(params, View::gradients);
+    const LabView jacobian_view = build(snap, View::gradients);
+    const plot::Plot& jacobian = plot_named(jacobian_view, "jacobian");
+    ASSERT_TRUE(jacobian.heatmap.has_value());
+    EXPECT_EQ(jacobian.heatmap->vmin, -0.25) << "score scale " << scale;
+    EXPECT_EQ(jacobian.heatmap->vmax, 0.25) << "score scale " << scale;
+  }
+  Params saturated;
+  saturated.scores = {200.0, 250.0};
+  const Snapshot snap = with_lab(saturated, View::gradients);
+  const LabView jacobian_view = build(snap, View::gradients);
+  const plot::Plot& jacobian = plot_named(jacobian_view, "jacobian");
+  for (float value : jacobian.heatmap->values) EXPECT_LT(std::abs(value), 1e-3 * jacobian.heatmap->vmax);
+}
+
+TEST(LessonPlots, SaturatedDotsAreNotHiddenUnderTheAxisCorners) {
+  Params params;
+  params.scores = {200.0, 250.0};  // dots at (≈0, ≈0) and (≈1, ≈0)
+  const Snapshot snap = with_lab(params, View::gradients);
+  const LabView diagonal_view = build(snap, View::gradients);
+  const plot::Plot& diagonal = plot_named(diagonal_view, "diagonal");
+  EXPECT_LT(diagonal.x.min, 0.0);
+  EXPECT_GT(diagonal.x.max, 1.0);
+  EXPECT_LT(diagonal.y.min, 0.0);
+}
+
+TEST(LessonPlots, TheScalingHistogramsShareOneXAxis) {
+  Params params;
+  params.key_dim = 1024;
+  const Snapshot snap = with_lab(params, View::scaling);
+  const LabView view = build(snap, View::scaling);
+  const plot::Plot& unscaled = plot_named(view, "histogram-unscaled");
+  const plot::Plot& scaled = plot_named(view, "histogram-scaled");
+  EXPECT_EQ(unscaled.x.min, scaled.x.min);
+  EXPECT_EQ(unscaled.x.max, scaled.x.max);
+  EXPECT_NEAR(unscaled.x.max, 4.0 * 32.0, 1e-9);  // ±4 unscaled standard deviations
+}
+
+TEST(LessonPlots, TheHeadsLegendHasItsOwnBandAboveTheBars) {
+  Params params;
+  params.heads = 8;
+  params.temperature = 0.1;
+  const Snapshot snap = with_lab(params, View::heads);
+  const LabView average_view = build(snap, View::heads);
+  const plot::Plot& average = plot_named(average_view, "row-average");
+  const double tallest = *std::max_element(snap.heads->average_row.begin(), snap.heads->average_row.end());
+  EXPECT_GE(average.y.max, 2.0 * tallest);
+}
+
+TEST(LessonPlots, TheStabilityWeightsShowOnlineSoftmaxsRunningMaxAndSum) {
+  Params params;
+  params.scores = {1000.0, 1001.0, 1002.0};
+  params.format = Format::fp32;
+  const Snapshot snap = with_lab(params, View::stability);
+  const LabView weights_view = build(snap, View::stability);
+  const plot::Plot& weights = plot_named(weights_view, "weights");
+  int found = 0;
+  for (const auto& annotation : weights.annotations)
+    if (annotation.text == "d 1.37" || annotation.text == "d 1.50" || annotation.text == "m 1002") ++found;
+  EXPECT_EQ(found, 3);
+}
+
+}  // namespace
+}  // namespace smlab::app
