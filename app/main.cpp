@@ -23,6 +23,7 @@
 #include "platform/offscreen.hpp"
 #include "platform/window.hpp"
 #include "lessons/lesson_player.hpp"
+#include "state/import_files.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
 
@@ -83,6 +84,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> export_lesson_args;  // NAME DIR
   bool list_lessons = false;
   int gif_frames = 60;
+  std::vector<std::string> import_specs;
+  std::string tokens_path;
+  cli.add_option("--import", import_specs,
+                 "Show your own attention data: FILE (.npy/.npz/.csv; roles from array names q, k, v, scores, attn), "
+                 "FILE:ROLE or FILE.npz:ARRAY=ROLE,... (ROLE: Q, K, V, scores, weights); repeatable")
+      ->type_name("FILE[:ARRAY[=ROLE]]");
+  cli.add_option("--tokens", tokens_path, "Token labels for --import: plain text, one per line, or a JSON list of strings")
+      ->type_name("FILE");
   cli.add_option("--set", assignments, "Set a parameter, KEY=VALUE (repeatable; see --list-keys)")
       ->type_name("KEY=VALUE");
   cli.add_option("--screenshot", screenshot_path, "Render the dashboard offscreen (no display needed), save it as PNG, exit")
@@ -221,6 +230,13 @@ int main(int argc, char** argv) {
     const smlab::app::LessonStep& step = lessons.lessons[found.position->lesson].steps[found.position->step];
     params = step.params;
     if (view_option->count() == 0) view = step.view;
+  }
+  // Imported data replaces the random Q and K before --set (so --set head=2 or row=7 can refer to it).
+  if (!tokens_path.empty() && import_specs.empty()) return fail(exit_usage, "--tokens goes with --import FILE");
+  if (!import_specs.empty()) {
+    const smlab::app::ImportLoad imported = smlab::app::load_import(import_specs, tokens_path);
+    if (!imported.data) return fail(imported.unreadable ? exit_file : exit_usage, imported.error);
+    if (auto error = smlab::attach_import(params, imported.data)) return fail(exit_usage, error->message);
   }
   for (const std::string& assignment : assignments) {
     const auto equals = assignment.find('=');
