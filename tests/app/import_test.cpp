@@ -1,0 +1,260 @@
+// Import tests: files NumPy writes (every dtype, byte order, memory order and shape) read back and
+// checked against NumPy's own softmax; malformed files refused with exit 2 or 3 and one clear line.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "smlab/evaluate.hpp"
+#include "smlab/kernels.hpp"
+#include "smlab/import.hpp"
+#include "state/import_files.hpp"
+
+namespace {
+
+using smlab::cli_test::fresh_test_dir;
+using smlab::cli_test::read_all;
+using smlab::cli_test::run_program;
+
+// NumPy writes the cases at test time (python3-numpy, Debian's /usr/bin/python3).
+std::filesystem::path make_cases(const std::filesystem::path& dir) {
+  const std::string command = "/usr/bin/python3 " + std::string(SMLAB_SOURCE_DIR) + "/tests/data/make_import_cases.py " +
+                              dir.string() + " >/dev/null";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command << " failed: is python3-numpy installed?";
+  return dir / "cases.json";
+}
+
+void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+// A .npy file with the given header dict text and data bytes (format 1.0, padded to 64 bytes).
+std::string npy(const std::string& dict, const std::string& data, int major = 1) {
+  std::string header = dict;
+  const std::size_t prefix = major == 1 ? 10 : 12;
+  while ((prefix + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = std::string("\x93NUMPY", 6) + static_cast<char>(major) + '\0';
+  const auto length = static_cast<std::uint32_t>(header.size());
+  for (std::size_t i = 0; i < (major == 1 ? 2u : 4u); ++i) out += static_cast<char>((length >> (8 * i)) & 0xff);
+  return out + header + data;
+}
+
+std::string floats(std::initializer_list<float> values) {
+  std::string out(values.size() * 4, '\0');
+  std::memcpy(out.data(), values.begin(), out.size());
+  return out;
+}
+
+// Every case: the data through load_import → attach_import → evaluate, against NumPy's softmax.
+// Tolerance 2e-5 on weights in [0, 1]: Q and K reach the kernels as float (float64 files round by
+// 2^-24 relative), QKᵀ is a float sum of d = 8 products (≤ 8·2^-24·Σ|q_c k_c| ≈ 1e-6 absolute for
+// these N(0,1) entries), and softmax_rows_fast's own bound is ~2e-6 relative (kernels.hpp); logit
+// errors of ~2e-6 move a weight by at most w·4e-6. The row the distribution shows is computed in
+// double from the same floats: 1e-6.
+TEST(ImportNumpy, EveryDtypeOrderEndiannessAndShapeMatchesNumpySoftmax) {
+  const auto dir = fresh_test_dir("import-cases");
+  const nlohmann::json cases = nlohmann::json::parse(read_all(make_cases(dir)));
+  ASSERT_EQ(cases.size(), 39u);
+  for (const auto& item : cases) {
+    SCOPED_TRACE(item["name"].get<std::string>());
+    std::vector<std::string> specs;
+    for (const auto& file : item["imports"]) specs.push_back((dir / file.get<std::string>()).string());
+    const smlab::app::ImportLoad load = smlab::app::load_import(specs, "");
+    ASSERT_TRUE(load.data) << load.error;
+    smlab::Params params;
+    ASSERT_FALSE(smlab::attach_import(params, load.data));
+    for (const char* key : {"batch", "head", "row", "temperature", "score_scale"})
+      ASSERT_FALSE(smlab::set_param(params, key, item[key].dump()));
+    params.causal = item["causal"].get<bool>();
+    ASSERT_FALSE(smlab::validate(params));
+    const smlab::Snapshot snap = smlab::evaluate(params);
+    const int length = item["length"].get<int>();
+    ASSERT_EQ(snap.attention_size, length);
+    const auto& row_reference = item["scaled_map"][params.row];
+    ASSERT_EQ(snap.probabilities.size(), static_cast<std::size_t>(length));
+    for (int j = 0; j < length; ++j)
+      EXPECT_NEAR(snap.probabilities[static_cast<std::size_t>(j)], row_reference[j].get<double>(), 1e-6) << "key " << j;
+    std::vector<float> row(static_cast<std::size_t>(length));
+    for (const bool scaled : {true, false}) {
+      const auto& map = item[scaled ? "scaled_map" : "unscaled_map"];
+      for (int i = 0; i < length; ++i) {
+        smlab::attention_row(snap, scaled, i, row);
+        for (int j = 0; j < length; ++j)
+          ASSERT_NEAR(row[static_cast<std::size_t>(j)], map[i][j].get<double>(), 2e-5)
+              << (scaled ? "scaled" : "unscaled") << " map, query " << i << ", key " << j;
+      }
+    }
+  }
+}
+
+// The long-context path (no stored QKᵀ) gives the same pooled picture as pooling the stored map:
+// same score kernel, same softmax, so the block maxima agree to float rounding of the kernels' sums.
+TEST(ImportLongContext, TiledPooledMapsEqualPoolingTheStoredMap) {
+  smlab::Matrix queries, keys;
+  smlab::draw_gaussian(queries, 5, smlab::Stream::queries, 300, 24);
+  smlab::draw_gaussian(keys, 5, smlab::Stream::keys, 300, 24);
+  smlab::Matrix raw;
+  smlab::dot_product_scores_fast(raw, queries, keys);
+  for (const bool causal : {false, true}) {
+    for (const int factor : {1, 7, 64}) {
+      smlab::PooledMaps pooled;
+      smlab::pooled_attention_maps(pooled, queries, keys, 0.3, 1.1, causal, factor);
+      ASSERT_EQ(pooled.side, (300 + factor - 1) / factor);
+      std::vector<float> map = raw.values;
+      for (int i = 0; causal && i < 300; ++i)
+        for (int j = i + 1; j < 300; ++j) map[static_cast<std::size_t>(i) * 300 + static_cast<std::size_t>(j)] = -INFINITY;
+      smlab::softmax_rows_fast(map, 300, 300, 0.3);
+      float top = 0.0f;
+      for (int bi = 0; bi < pooled.side; ++bi)
+        for (int bj = 0; bj < pooled.side; ++bj) {
+          float expected = 0.0f;
+          for (int i = bi * factor; i < std::min(300, (bi + 1) * factor); ++i)
+            for (int j = bj * factor; j < std::min(300, (bj + 1) * factor); ++j)
+              expected = std::max(expected, map[static_cast<std::size_t>(i) * 300 + static_cast<std::size_t>(j)]);
+          top = std::max(top, expected);
+          ASSERT_NEAR(pooled.scaled[static_cast<std::size_t>(bi * pooled.side + bj)], expected, 1e-6f)
+              << "causal " << causal << " factor " << factor << " cell " << bi << "," << bj;
+        }
+      EXPECT_GE(pooled.max_weight, top - 1e-6f);
+    }
+  }
+}
+
+// Imported Q and K longer than 4096 keep no L×L matrix; rows come from Q and K on demand and the
+// pooled maps exist. (L = 4100, d = 4: small enough for a test, past the stored limit.)
+TEST(ImportLongContext, BeyondTheStoredLimitNoQKtIsStored) {
+  constexpr int length = 4100, dim = 4;
+  smlab::Matrix q, k;
+  smlab::draw_gaussian(q, 9, smlab::Stream::queries, length, dim);
+  smlab::draw_gaussian(k, 9, smlab::Stream::keys, length, dim);
+  std::vector<smlab::RoleArray> arrays;
+  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4"}, "q.npy"});
+  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4"}, "k.npy"});
+  const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
+  ASSERT_TRUE(assembled.data) << assembled.error;
+  smlab::Params params;
+  ASSERT_FALSE(smlab::attach_import(params, assembled.data));
+  EXPECT_EQ(params.seq_len, length);
+  params.row = 4099;
+  const smlab::Snapshot snap = smlab::evaluate(params);
+  EXPECT_TRUE(snap.attention_scores->raw.values.empty());
+  EXPECT_EQ(snap.pooled.factor, 5);  // ⌈4100 / 1024⌉
+  EXPECT_EQ(snap.pooled.side, 820);  // ⌈4100 / 5⌉
+  EXPECT_TRUE(smlab::attention_map(snap, true).empty());
+  std::vector<float> row(length);
+  smlab::attention_row(snap, true, 4099, row);
+  double sum = 0.0;
+  for (float w : row) sum += w;
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+  // The distribution's row (double path) and the map's row (float kernel) agree.
+  for (int j = 0; j < length; ++j) ASSERT_NEAR(row[static_cast<std::size_t>(j)], snap.probabilities[static_cast<std::size_t>(j)], 2e-6);
+}
+
+struct BadFile {
+  const char* name;
+  std::string bytes;
+  const char* expected;  // a phrase the one-line error must hold
+};
+
+// Malformed files: the CLI exits 2 with one line naming the file and what is allowed; never a crash.
+TEST(ImportCli, MalformedFilesAreRefusedWithOneLine) {
+  const auto dir = fresh_test_dir("import-bad");
+  const std::string data = floats({1, 2, 3, 4});
+  const std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  const std::vector<BadFile> files = {
+      {"truncated.npy", npy(good, data).substr(0, 140), "truncated"},
+      {"huge.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000), }", data), "2^28 values"},
+      {"baddict.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2 }", data), "bad header"},
+      {"dtype.npy", npy("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }", data), "<f2 <f4 <f8"},
+      {"object.npy", npy("{'descr': '|O', 'fortran_order': False, 'shape': (2, 2), }", data), "not supported"},
+      {"trailing.npy", npy(good, data + "junk"), "after the declared data"},
+      {"version.npy", npy(good, data, 9), "format version"},
+      {"headerlen.npy", std::string("\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12) + "{", "header of"},
+      {"notnpy.npy", "hello, world", "magic"},
+      {"badzip.npz", "PK\x03\x04 not really a zip", "zip"},
+      {"nan.npy", npy(good, floats({1, NAN, 3, 4})), "not finite"},
+  };
+  for (const BadFile& file : files) {
+    SCOPED_TRACE(file.name);
+    write_bytes(dir / file.name, file.bytes);
+    write_bytes(dir / "k.npy", npy(good, data));
+    const auto result = run_program(SMLAB_BINARY, {"--import", (dir / file.name).string() + ":Q", "--import",
+                                                   (dir / "k.npy").string(), "--export-csv", (dir / "out").string()},
+                                    dir);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_NE(result.err.find(file.name), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(file.expected), std::string::npos) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "out" / "distribution.csv"));
+  }
+}
+
+TEST(ImportCli, MismatchesMissingFilesAndBadSpecs) {
+  const auto dir = fresh_test_dir("import-mismatch");
+  write_bytes(dir / "q.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", floats({1, 2, 3, 4})));
+  write_bytes(dir / "k3.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", floats({1, 2, 3, 4, 5, 6})));
+  write_bytes(dir / "tokens.txt", "one\ntwo\nthree\n");
+  struct Case {
+    std::vector<std::string> args;
+    int exit_code;
+    const char* expected;
+  };
+  const std::string q = (dir / "q.npy").string(), k3 = (dir / "k3.npy").string();
+  const std::vector<Case> cases = {
+      {{"--import", q, "--import", k3 + ":K"}, 2, "does not match"},
+      {{"--import", q}, 2, "Q and K go together"},
+      {{"--import", q, "--import", (dir / "gone.npy").string() + ":K"}, 3, "cannot read"},
+      {{"--import", q + ":nonsense"}, 2, "is not a role"},
+      {{"--import", (dir / "tokens.txt").string()}, 2, "cannot tell the role"},
+      {{"--import", q, "--import", q + ":K", "--tokens", (dir / "tokens.txt").string()}, 2, "3 tokens for L = 2"},
+      {{"--import", q, "--import", q + ":K", "--set", "head=1"}, 2, "head"},
+      {{"--import", q, "--import", q + ":K", "--set", "seq_len=16"}, 2, "fixed by the imported data"},
+      {{"--tokens", (dir / "tokens.txt").string()}, 2, "--tokens goes with --import"},
+      {{"--import", std::string(SMLAB_SOURCE_DIR) + "/assets/examples/qkv.npz:q,nothere=K"}, 2, "no array 'nothere'"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = c.args;
+    args.insert(args.end(), {"--export-csv", (dir / "out").string()});
+    const auto result = run_program(SMLAB_BINARY, args, dir);
+    EXPECT_EQ(result.exit_code, c.exit_code) << args[1] << ": " << result.err;
+    EXPECT_NE(result.err.find(c.expected), std::string::npos) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
+}
+
+// The shipped example: Q, K, V of an 11-token sentence; head 1 looks one token back.
+TEST(ImportCli, ShippedExampleExportsItsMapsWithTokens) {
+  const auto dir = fresh_test_dir("import-example");
+  const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
+  const auto result = run_program(SMLAB_BINARY, {"--import", examples + "qkv.npz", "--tokens", examples + "tokens.txt",
+                                                 "--set", "head=1", "--set", "row=7", "--export-csv", dir.string()},
+                                  dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string distribution = read_all(dir / "distribution.csv");
+  // Row 7 ("it") of the previous-token head puts its largest weight on key 6 ("because").
+  std::istringstream lines(distribution);
+  std::string line;
+  std::getline(lines, line);
+  int best = -1;
+  double best_weight = -1.0;
+  for (int j = 0; std::getline(lines, line); ++j) {
+    std::vector<std::string> cells;
+    std::stringstream split(line);
+    for (std::string cell; std::getline(split, cell, ',');) cells.push_back(cell);
+    const double weight = std::stod(cells.at(3));
+    if (weight > best_weight) best_weight = weight, best = j;
+  }
+  EXPECT_EQ(best, 6);
+  EXPECT_GT(best_weight, 0.5);
+  EXPECT_EQ(read_all(dir / "attention.csv").substr(0, 6), "key_0,");
+}
+
+}  // namespace
