@@ -221,17 +221,17 @@ void App::sync_snapshot() {
   lab_textures_.new_snapshot();
   // Upload only when the data changed: a 4096² texture costs milliseconds.
   const Snapshot& snap = *latest_.snapshot;
-  const int size = snap.attention_size;
   const double vmax = snap.attention_max;
   if (latest_.images != nullptr && latest_.images->spec == spec) {  // coloured by the worker
     scaled_texture_.upload(latest_.images->scaled);
     unscaled_texture_.upload(latest_.images->unscaled);
     return;
   }
-  for (const bool scaled : {true, false})
+  for (const bool scaled : {true, false}) {
+    const MapTextureSource source = map_texture_source(snap, scaled);
     (scaled ? scaled_texture_ : unscaled_texture_)
-        .update(std::bind_front(attention_row, std::cref(snap), scaled), size, size, 0.0, vmax, uploaded_colormap_,
-                max_side, plot::Pooling::max);
+        .update(source.fill_row, source.size, source.size, 0.0, vmax, uploaded_colormap_, max_side, plot::Pooling::max);
+  }
 }
 
 bool App::frame() {

@@ -12,6 +12,12 @@
 
 namespace smlab::app {
 
+MapTextureSource map_texture_source(const Snapshot& snap, bool scaled) {
+  if (snap.pooled.factor > 0)
+    return {plot::rows_of(scaled ? snap.pooled.scaled : snap.pooled.unscaled, snap.pooled.side), snap.pooled.side};
+  return {std::bind_front(attention_row, std::cref(snap), scaled), snap.attention_size};
+}
+
 Evaluator::Evaluator() : worker_([this](std::stop_token stop) { run(stop); }) {
   // Named so profilers and `top -H` tell the recompute thread from the UI thread.
   pthread_setname_np(worker_.native_handle(), "smlab-evaluate");
@@ -190,12 +196,13 @@ void Evaluator::run(std::stop_token stop) {
       if (spec.max_side > 0) {
         images = std::make_shared<MapImages>();
         images->spec = spec;
-        const int size = result->attention_size;
         std::vector<float> pooled;
-        for (const bool scaled : {true, false})
-          plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled,
-                                      std::bind_front(attention_row, std::cref(*result), scaled), size, size, 0.0,
-                                      result->attention_max, spec.colormap, spec.max_side, plot::Pooling::max);
+        for (const bool scaled : {true, false}) {
+          const MapTextureSource source = map_texture_source(*result, scaled);
+          plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled, source.fill_row, source.size,
+                                      source.size, 0.0, result->attention_max, spec.colormap, spec.max_side,
+                                      plot::Pooling::max);
+        }
       }
     }
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

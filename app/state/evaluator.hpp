@@ -21,6 +21,14 @@
 
 namespace smlab::app {
 
+// What a dashboard map's texture is made from: the rows of the map (attention_row), or for long
+// imported contexts the pooled picture computed tile by tile in core (Snapshot::pooled).
+struct MapTextureSource {
+  plot::RowFiller fill_row;
+  int size = 0;  // rows = cols
+};
+MapTextureSource map_texture_source(const Snapshot& snap, bool scaled);
+
 class Evaluator {
  public:
   Evaluator();

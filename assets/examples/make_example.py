@@ -44,7 +44,7 @@ def main():
     with open(os.path.join(HERE, "tokens.txt"), "w", encoding="utf-8") as out:
         out.write("\n".join(TOKENS) + "\n")
     with open(os.path.join(HERE, "tokens-zh.json"), "w", encoding="utf-8") as out:
-        json.dump(["那只", "猫", "坐", "在", "这张", "垫子", "上", "因为", "它", "累了", "。"], out, ensure_ascii=False)
+        json.dump(["那只", "猫", "坐", "在", "那张", "垫子", "因为", "它", "很", "累", "。"], out, ensure_ascii=False)
     print("wrote qkv.npz (q, k, v: [%d, %d, %d] float32), tokens.txt, tokens-zh.json" % (HEADS, len(TOKENS), D_HEAD))
 
 
