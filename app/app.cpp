@@ -57,6 +57,10 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   }
   i18n::set_language(ui_.language);
   ui_.params = options.params;
+  if (!options.import_warning.empty()) {
+    ui_.status = options.import_warning;
+    ui_.status_is_error = true;
+  }
   ui_.view = options.view;
   ui_.scores_text = format_scores(options.params.scores);
   ui_.screenshot_dir =
@@ -308,6 +312,10 @@ Session App::current_session() const {
   session.colormap = plot::name(ui_.interaction.colormap);
   if (const LessonStep* step = current_step(ui_); step != nullptr)
     session.lesson = SessionLesson{current_lesson(ui_)->name, static_cast<int>(ui_.lesson.open->step) + 1};
+  if (ui_.params.imported != nullptr) {
+    session.imports = ui_.params.imported->sources;
+    session.import_tokens = ui_.params.imported->tokens_file;
+  }
   return session;
 }
 
@@ -326,6 +334,10 @@ void App::restore_session(const Session& session) {
   if (session.theme) ui_.theme = theme_from_name(*session.theme).value_or(ui_.theme);
   if (session.font_scale) ui_.font_scale = std::clamp(*session.font_scale, font_scale_min, font_scale_max);
   if (session.colormap) ui_.interaction.colormap = plot::colormap_from_name(*session.colormap).value_or(ui_.interaction.colormap);
+  if (!session.import_warning.empty()) {  // the files are gone: say so once, in the status line
+    ui_.status = session.import_warning;
+    ui_.status_is_error = true;
+  }
   // A lesson position is kept only if that lesson and step still exist; Params stay the session's.
   ui_.lesson.animating = false;
   ui_.lesson.open.reset();

@@ -195,6 +195,7 @@ int main(int argc, char** argv) {
     const smlab::app::SessionLoad loaded = smlab::app::load_session(load_path);
     if (!loaded.session) return fail(loaded.unreadable ? exit_file : exit_usage, loaded.error);
     params = loaded.session->params;
+    if (!loaded.session->import_warning.empty()) std::fprintf(stderr, "softmax-lab: %s\n", loaded.session->import_warning.c_str());
     if (view_option->count() == 0) view = loaded.session->view;
     loaded_screenshot_dir = loaded.session->screenshot_dir;
     // The session's look, unless the command line names one.
@@ -446,6 +447,7 @@ int main(int argc, char** argv) {
     const smlab::app::SessionLoad restored = smlab::app::load_session(autosave);
     if (restored.session) {
       options.params = restored.session->params;
+      options.import_warning = restored.session->import_warning;
       options.view = restored.session->view;
       if (screenshot_dir.empty()) options.screenshot_dir = restored.session->screenshot_dir;
       const smlab::app::Session& last = *restored.session;

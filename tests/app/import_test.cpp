@@ -15,6 +15,7 @@
 #include "smlab/kernels.hpp"
 #include "smlab/import.hpp"
 #include "state/import_files.hpp"
+#include "state/session.hpp"
 
 namespace {
 
@@ -255,6 +256,46 @@ TEST(ImportCli, ShippedExampleExportsItsMapsWithTokens) {
   EXPECT_EQ(best, 6);
   EXPECT_GT(best_weight, 0.5);
   EXPECT_EQ(read_all(dir / "attention.csv").substr(0, 6), "key_0,");
+}
+
+}  // namespace
+
+namespace {
+
+// A session remembers the imported files and tokens, and comes back with the data, its head and row.
+TEST(ImportSession, RemembersImportedFilesAndSaysWhenOneIsGone) {
+  const auto dir = fresh_test_dir("import-session");
+  const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
+  const nlohmann::json good = {{"version", 1},
+                               {"params", {{"head", "1"}, {"row", "7"}, {"seq_len", "11"}, {"d_k", "16"}}},
+                               {"import", {{"files", {examples + "qkv.npz"}}, {"tokens", examples + "tokens.txt"}}}};
+  write_bytes(dir / "good.json", good.dump());
+  const smlab::app::SessionLoad loaded = smlab::app::load_session(dir / "good.json");
+  ASSERT_TRUE(loaded.session) << loaded.error;
+  const smlab::Params& params = loaded.session->params;
+  ASSERT_NE(params.imported, nullptr);
+  EXPECT_EQ(params.head, 1);
+  EXPECT_EQ(params.row, 7);
+  EXPECT_EQ(params.imported->tokens.at(7), "it");
+  EXPECT_TRUE(loaded.session->import_warning.empty());
+  const std::string saved = smlab::app::serialize_session(*loaded.session);
+  EXPECT_NE(saved.find("qkv.npz"), std::string::npos) << saved;
+  EXPECT_NE(saved.find("tokens.txt"), std::string::npos) << saved;
+
+  // The same session after the file moved away: it loads, on random data, and says why in one line.
+  nlohmann::json gone = good;
+  gone["import"]["files"] = {(dir / "moved-away.npz").string()};
+  write_bytes(dir / "gone.json", gone.dump());
+  const smlab::app::SessionLoad fallback = smlab::app::load_session(dir / "gone.json");
+  ASSERT_TRUE(fallback.session) << fallback.error;
+  EXPECT_EQ(fallback.session->params.imported, nullptr);
+  EXPECT_NE(fallback.session->import_warning.find("moved-away.npz"), std::string::npos);
+  EXPECT_EQ(fallback.session->import_warning.find('\n'), std::string::npos);
+  EXPECT_EQ(fallback.session->imports.size(), 1u);  // still remembered: saving again loses nothing
+  const auto result = run_program(SMLAB_BINARY, {"--load", (dir / "gone.json").string(), "--export-csv", (dir / "out").string()}, dir);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("could not be read back"), std::string::npos) << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
 }
 
 }  // namespace
