@@ -245,6 +245,7 @@ bool App::frame() {
   if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_)
     apply_look();
   if (!surface_.begin_frame()) return false;
+  import_dropped_files();     // before the interaction frame, so an import is one undo step
   begin_interaction_frame();  // undo/redo, nudges, the sweep: before Params are submitted
 
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
@@ -291,6 +292,7 @@ bool App::frame() {
   draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, plot_style_, stats);
   draw_lesson(ui_);  // before the session popup: Escape closing the popup must not also close the lesson
   draw_session_popup();
+  draw_import_popup();
 
   surface_.end_frame();
   if (ui_.screenshot_requested) save_screenshot();

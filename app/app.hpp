@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "panels/panels.hpp"
@@ -78,6 +80,10 @@ class App {
   void restore_session(const Session& session);
 
   UiState& ui() { return ui_; }
+  // Imports files as --import does (specs FILE[:ARRAY[=ROLE]]; tokens may be empty; token labels
+  // alone relabel the data already imported) into the shown Params. Returns the error line, also
+  // shown in the status line, or nothing on success. Used by File → Import and dropped files.
+  std::optional<std::string> import_files(const std::vector<std::string>& specs, const std::string& tokens_file);
   Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
   const std::string& font_warning() const { return font_warning_; }
   // Empty, or one line: why the language asked for is not the one shown (stderr for headless runs).
@@ -94,6 +100,8 @@ class App {
   bool needs_submit() const;
   void save_screenshot();
   void draw_session_popup();
+  void draw_import_popup();      // File → Import (app_import.cpp)
+  void import_dropped_files();   // files dropped onto the window since the last frame
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
@@ -115,6 +123,12 @@ class App {
     std::string message;  // the last failure, shown in the popup
   };
   SessionPopup session_popup_;
+  struct ImportPopup {
+    bool open = false, open_requested = false;
+    std::string first, second, tokens;  // two data specs and a tokens file
+    std::string message;                // the last failure, shown in the popup
+  };
+  ImportPopup import_popup_;
 
   platform::Surface& surface_;
   UiState ui_;

@@ -6,6 +6,7 @@
 #include "platform/surface.hpp"
 
 #include <string>
+#include <vector>
 
 struct GLFWwindow;
 
@@ -51,6 +52,9 @@ class Window final : public Surface {
   void toggle_fullscreen() override;
   [[nodiscard]] bool is_fullscreen() const override;
 
+  // Files dropped onto the window (GLFW's drop callback), oldest first, since the last call.
+  [[nodiscard]] std::vector<std::string> take_dropped_paths() override;
+
   // Sets the title bar / task bar icon (ignored by some window managers). Ignores malformed images.
   void set_icon(const Image& icon);
 
@@ -60,6 +64,8 @@ class Window final : public Surface {
  private:
   Window() = default;
   void make_current() const;
+  static void on_drop(GLFWwindow* window, int count, const char** paths);
+  std::vector<std::string> dropped_paths_;
 
   bool glfw_initialised_ = false;
   GLFWwindow* window_ = nullptr;

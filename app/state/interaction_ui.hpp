@@ -45,6 +45,7 @@ struct InteractionUi {
   // File menu requests for the session popup, and View > Full screen (the same as F11).
   bool save_session_requested = false, open_session_requested = false;
   bool fullscreen_requested = false;
+  bool import_requested = false;  // File → Import attention data
 };
 
 }  // namespace smlab::app

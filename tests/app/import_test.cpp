@@ -16,6 +16,9 @@
 #include "smlab/import.hpp"
 #include "state/import_files.hpp"
 #include "state/session.hpp"
+#include "app.hpp"
+#include "panels/panels.hpp"
+#include "platform/offscreen.hpp"
 
 namespace {
 
@@ -296,6 +299,62 @@ TEST(ImportSession, RemembersImportedFilesAndSaysWhenOneIsGone) {
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.err.find("could not be read back"), std::string::npos) << result.err;
   EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+}
+
+}  // namespace
+
+namespace {
+
+// The window's import (File → Import, dropped files): the data arrives in the shown Params, and the
+// sliders that mean something move its picture (temperature, head); a bad file changes nothing.
+TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
+  ::unsetenv("DISPLAY");
+  smlab::platform::OffscreenOptions surface_options;
+  surface_options.width = 1600;
+  surface_options.height = 900;
+  auto created = smlab::platform::Offscreen::create(surface_options);
+  ASSERT_TRUE(created) << created.error;
+  smlab::app::AppOptions options;
+  options.refine_trials = smlab::app::headless_refine_trials(16);
+  smlab::app::App app(*created.surface, options);
+  const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
+  auto render = [&] {
+    app.wait_for_snapshot();
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    return created.surface->capture();
+  };
+  const smlab::Params before = app.ui().params;
+  const auto refused = app.import_files({examples + "no-such-file.npz"}, "");
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_NE(refused->find("no-such-file.npz"), std::string::npos);
+  EXPECT_EQ(app.ui().params, before);
+
+  ASSERT_FALSE(app.import_files({examples + "qkv.npz"}, examples + "tokens.txt"));
+  ASSERT_NE(app.ui().params.imported, nullptr);
+  EXPECT_EQ(app.ui().params.seq_len, 11);
+  EXPECT_EQ(app.ui().params.key_dim, 16);
+  const smlab::Image first = render();
+  const smlab::app::DashboardLayout layout = smlab::app::dashboard_layout(ImVec2(1600, 900), 1.0f);
+  auto changed = [&](const smlab::Image& a, const smlab::Image& b, int plot) {
+    int differing = 0, total = 0;
+    for (int y = static_cast<int>(layout.plot_min[plot].y); y < static_cast<int>(layout.plot_max[plot].y); ++y)
+      for (int x = static_cast<int>(layout.plot_min[plot].x); x < static_cast<int>(layout.plot_max[plot].x); ++x, ++total)
+        differing += !(a.pixel(x, y) == b.pixel(x, y));
+    return static_cast<double>(differing) / total;
+  };
+  smlab::Params colder = app.ui().params;
+  ASSERT_FALSE(smlab::set_param(colder, "temperature", "0.2"));
+  ASSERT_TRUE(smlab::app::apply_params(app.ui(), colder));
+  const smlab::Image cold = render();
+  EXPECT_GT(changed(first, cold, 3), 0.02) << "the imported maps did not change with T";
+  smlab::Params other_head = app.ui().params;
+  ASSERT_FALSE(smlab::set_param(other_head, "head", "1"));
+  ASSERT_TRUE(smlab::app::apply_params(app.ui(), other_head));
+  const smlab::Image head_one = render();
+  EXPECT_GT(changed(cold, head_one, 3), 0.02) << "the maps did not change with the head";
+  // Token labels alone relabel the data already imported.
+  ASSERT_FALSE(app.import_files({}, examples + "tokens-zh.json"));
+  EXPECT_EQ(app.ui().params.imported->tokens.at(1), "猫");
 }
 
 }  // namespace
