@@ -233,6 +233,7 @@ void App::sync_snapshot() {
   }
   for (const bool scaled : {true, false}) {
     const MapTextureSource source = map_texture_source(snap, scaled);
+    if (source.size == 0) continue;  // maps still being computed: the old texture stays
     (scaled ? scaled_texture_ : unscaled_texture_)
         .update(source.fill_row, source.size, source.size, 0.0, vmax, uploaded_colormap_, max_side, plot::Pooling::max);
   }

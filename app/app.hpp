@@ -74,6 +74,10 @@ class App {
   const FrameTiming& last_timing() const { return timing_; }
   // True once a frame has drawn an evaluated Snapshot (before that, plots show "computing").
   bool showing_snapshot() const { return latest_.snapshot != nullptr; }
+  // A Snapshot is shown and its attention maps too (long imported contexts get them later).
+  bool showing_maps() const { return latest_.snapshot != nullptr && !pooled_maps_pending(*latest_.snapshot); }
+  // The Params of the Snapshot shown (defaults before the first one).
+  Params shown_params() const { return latest_.snapshot != nullptr ? latest_.snapshot->params : Params{}; }
 
   // The state a session file keeps, and restoring one (its Params are already validated).
   Session current_session() const;

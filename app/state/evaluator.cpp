@@ -13,6 +13,7 @@
 namespace smlab::app {
 
 MapTextureSource map_texture_source(const Snapshot& snap, bool scaled) {
+  if (pooled_maps_pending(snap)) return {};  // the maps follow in a later Snapshot
   if (snap.pooled.factor > 0)
     return {plot::rows_of(scaled ? snap.pooled.scaled : snap.pooled.unscaled, snap.pooled.side), snap.pooled.side};
   return {std::bind_front(attention_row, std::cref(snap), scaled), snap.attention_size};
@@ -38,6 +39,9 @@ void Evaluator::submit(const Params& params, View view) {
     pending_ = Job{params, view};
     last_submit_ = std::chrono::steady_clock::now();
     ++submitted_;
+    // Pooled maps of a long imported context (seconds) are dropped for newer Params: the rest of
+    // the Snapshot is already shown, and the newest Params get their own maps.
+    if (pooling_) current_job_.request_stop();
     // The running job is not cancelled: a drag submits every frame, and at L = 4096 (a recompute
     // of several hundred ms) cancelling would mean no snapshot ever finishes while the slider
     // moves. It finishes and is shown, then the newest pending Params run (older pending ones
@@ -180,10 +184,32 @@ void Evaluator::run(std::stop_token stop) {
     std::string failure;
     try {
       options.view = job->view;
+      options.defer_pooled_maps = true;
       if (!injected.empty()) throw std::runtime_error(injected);
       result = evaluate(job->params, options);
     } catch (const std::exception& error) {
       failure = error.what();
+    }
+    if (result && pooled_maps_pending(*result)) {
+      // Long imported context: show everything but the maps now (the old maps stay on screen),
+      // then compute the maps tile by tile unless newer Params arrive first.
+      auto partial = std::make_shared<const Snapshot>(*result);
+      auto partial_sweep = std::make_shared<const DkSweep>(result->dk_sweep);
+      {
+        std::lock_guard lock(mutex_);
+        latest_ = std::move(partial);
+        latest_sweep_ = std::move(partial_sweep);
+        latest_images_ = nullptr;
+        ++latest_version_;
+        pooling_ = true;
+        if (pending_) current_job_.request_stop();
+      }
+      const bool done = complete_pooled_maps(*result, options.stop);
+      {
+        std::lock_guard lock(mutex_);
+        pooling_ = false;
+      }
+      if (!done) result.reset();
     }
     // The dashboard maps' texels, coloured here rather than on the UI thread.
     std::shared_ptr<MapImages> images;
@@ -199,6 +225,7 @@ void Evaluator::run(std::stop_token stop) {
         std::vector<float> pooled;
         for (const bool scaled : {true, false}) {
           const MapTextureSource source = map_texture_source(*result, scaled);
+          if (source.size == 0) continue;
           plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled, source.fill_row, source.size,
                                       source.size, 0.0, result->attention_max, spec.colormap, spec.max_side,
                                       plot::Pooling::max);

@@ -112,6 +112,7 @@ class Evaluator {
   std::chrono::steady_clock::time_point last_submit_{};
   bool refining_active_ = false;
   std::stop_source current_job_;
+  bool pooling_ = false;  // the running job is computing pooled maps (a newer submission stops it)
   std::atomic<float> progress_{0.0f};
   double last_compute_ms_ = 0.0;
   std::string error_;

@@ -189,12 +189,19 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
                                                   : snap.unscaled_logit_scale;
   snap.causal = params.imported != nullptr && params.causal;
   if (scores->raw.values.empty()) {
-    // Long imported contexts: no L×L matrix, the pictures are made tile by tile from Q and K.
-    const int factor = (length + pooled_side_max - 1) / pooled_side_max;
-    pooled_attention_maps(snap.pooled, scores->queries, scores->keys, snap.scaled_logit_scale, snap.unscaled_logit_scale,
-                          snap.causal, factor, options.stop);
-    if (options.stop.stop_requested()) return std::nullopt;
-    snap.attention_max = snap.pooled.max_weight > 0.0f ? snap.pooled.max_weight : 1.0f;
+    // Long imported contexts: no L×L matrix, the pictures are made tile by tile from Q and K, or
+    // copied from the previous Snapshot when they would come out the same (a row drag).
+    const Snapshot* previous = options.previous;
+    if (previous != nullptr && previous->pooled.factor > 0 && previous->attention_scores == scores &&
+        previous->scaled_logit_scale == snap.scaled_logit_scale &&
+        previous->unscaled_logit_scale == snap.unscaled_logit_scale && previous->causal == snap.causal) {
+      snap.pooled = previous->pooled;
+      snap.attention_max = previous->attention_max;
+    } else if (options.defer_pooled_maps) {
+      snap.attention_max = previous != nullptr ? previous->attention_max : 1.0f;
+    } else if (!complete_pooled_maps(snap, options.stop)) {
+      return std::nullopt;
+    }
   } else {
     const float top = std::max(attention_map_max(snap, true), attention_map_max(snap, false));
     snap.attention_max = top > 0.0f ? top : 1.0f;
@@ -225,6 +232,22 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
 }
 
 Snapshot evaluate(const Params& params) { return *evaluate(params, EvaluateOptions{}); }
+
+bool pooled_maps_pending(const Snapshot& snap) {
+  return snap.attention_scores != nullptr && snap.attention_scores->raw.values.empty() && snap.pooled.factor == 0;
+}
+
+bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
+  const int length = snap.attention_size;
+  const int factor = (length + pooled_side_max - 1) / pooled_side_max;
+  PooledMaps pooled;
+  pooled_attention_maps(pooled, snap.attention_scores->queries, snap.attention_scores->keys, snap.scaled_logit_scale,
+                        snap.unscaled_logit_scale, snap.causal, factor, stop);
+  if (stop.stop_requested()) return false;
+  snap.pooled = std::move(pooled);
+  snap.attention_max = snap.pooled.max_weight > 0.0f ? snap.pooled.max_weight : 1.0f;
+  return true;
+}
 
 void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> out) {
   const int length = snap.attention_size;
