@@ -185,8 +185,8 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
     map.fill_row = {};
     map.values = scaled ? snap.pooled.scaled : snap.pooled.unscaled;
     map.names.clear();
-    map.x_label += " / " + std::to_string(snap.pooled.factor);
-    map.y_label += " / " + std::to_string(snap.pooled.factor);
+    map.x_label = i18n::format("plot.attention.pooled_axis", {map.x_label, std::to_string(snap.pooled.factor)});
+    map.y_label = i18n::format("plot.attention.pooled_axis", {map.y_label, std::to_string(snap.pooled.factor)});
   }
   p.heatmap = std::move(map);
   p.legend = plot::LegendPos::None;

@@ -358,3 +358,31 @@ TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
 }
 
 }  // namespace
+
+namespace {
+
+// Past L = 4096 the attention CSVs hold the pooled block maxima (a 4100² map would be 17 M cells):
+// one column per key block, named by the keys it covers; the distribution keeps every key.
+TEST(ImportCli, LongContextExportsThePooledMap) {
+  const auto dir = fresh_test_dir("import-long");
+  constexpr int length = 4100, dim = 4;
+  for (const auto& [name, stream] : {std::pair{"q.npy", smlab::Stream::queries}, std::pair{"k.npy", smlab::Stream::keys}}) {
+    smlab::Matrix m;
+    smlab::draw_gaussian(m, 3, stream, length, dim);
+    std::string data(m.values.size() * 4, '\0');
+    std::memcpy(data.data(), m.values.data(), data.size());
+    write_bytes(dir / name, npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4100, 4), }", data));
+  }
+  const auto result = run_program(SMLAB_BINARY, {"--import", (dir / "q.npy").string(), "--import", (dir / "k.npy").string(),
+                                                 "--export-csv", (dir / "out").string()},
+                                  dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string map = read_all(dir / "out" / "attention.csv");
+  EXPECT_EQ(map.substr(0, 19), "keys_0-4,keys_5-9,k");
+  EXPECT_NE(map.find(",keys_4095-4099\n"), std::string::npos);
+  EXPECT_EQ(std::count(map.begin(), map.end(), '\n'), 821);  // header + ⌈4100 / 5⌉ rows
+  const std::string distribution = read_all(dir / "out" / "distribution.csv");
+  EXPECT_EQ(std::count(distribution.begin(), distribution.end(), '\n'), length + 1);
+}
+
+}  // namespace
