@@ -98,6 +98,19 @@ std::optional<Theme> theme_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// The imported data whose token labels need glyphs beyond ASCII (CJK, accents, …), or null.
+const ImportedAttention* token_glyph_source(const Params& params) {
+  if (params.imported == nullptr) return nullptr;
+  for (const std::string& token : params.imported->tokens)
+    for (char c : token)
+      if (static_cast<unsigned char>(c) >= 0x80) return params.imported.get();
+  return nullptr;
+}
+
+}  // namespace
+
 void App::apply_look() {
   // The projector theme starts 1.15× larger so the back row can read it at font scale 1.
   const float theme_boost = ui_.theme == Theme::projector ? 1.15f : 1.0f;
@@ -114,7 +127,15 @@ void App::apply_look() {
   fonts.merge_chinese = ui_.language == i18n::Language::Chinese;
   fonts.chinese_font_path = chinese_font_path();
   const bool common_set = fonts.pixel_size * fonts.content_scale * fonts.framebuffer_scale <= 32.0f;
-  if (fonts.merge_chinese && (chinese_glyph_ranges_.empty() || common_set != chinese_ranges_common_)) {
+  // Imported token labels bring their own characters: merged from the same font, in either language.
+  const ImportedAttention* token_glyphs = token_glyph_source(ui_.params);
+  const bool new_tokens = token_glyphs != applied_token_glyphs_;
+  applied_token_glyphs_ = token_glyphs;
+  auto add_tokens = [&](ImFontGlyphRangesBuilder& builder) {
+    if (token_glyphs != nullptr)
+      for (const std::string& token : token_glyphs->tokens) builder.AddText(token.c_str(), token.c_str() + token.size());
+  };
+  if (fonts.merge_chinese && (chinese_glyph_ranges_.empty() || common_set != chinese_ranges_common_ || new_tokens)) {
     ImFontGlyphRangesBuilder builder;
     if (common_set) builder.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesChineseSimplifiedCommon());
     chinese_ranges_common_ = common_set;
@@ -128,6 +149,7 @@ void App::apply_look() {
         builder.AddText(step.text.chinese.c_str());
       }
     }
+    add_tokens(builder);
     chinese_glyph_ranges_.clear();
     builder.BuildRanges(&chinese_glyph_ranges_);
   }
@@ -135,9 +157,11 @@ void App::apply_look() {
   const bool show_chinese = fonts.merge_chinese;
   if (!show_chinese && ui_.chinese_problem.empty()) {
     // English still lists "简体中文" in the language combo: just those few glyphs.
-    if (language_name_glyph_ranges_.empty()) {
+    if (language_name_glyph_ranges_.empty() || new_tokens) {
       ImFontGlyphRangesBuilder builder;
       builder.AddText(i18n::language_name(i18n::Language::Chinese));
+      add_tokens(builder);
+      language_name_glyph_ranges_.clear();
       builder.BuildRanges(&language_name_glyph_ranges_);
     }
     fonts.merge_chinese = true;
@@ -243,7 +267,8 @@ bool App::frame() {
   using Clock = std::chrono::steady_clock;
   const auto frame_start = Clock::now();
   ImGui::SetCurrentContext(surface_.imgui_context());
-  if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_)
+  if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
+      token_glyph_source(ui_.params) != applied_token_glyphs_)
     apply_look();
   if (!surface_.begin_frame()) return false;
   import_dropped_files();     // before the interaction frame, so an import is one undo step

@@ -149,6 +149,8 @@ class App {
   std::string font_warning_;
   std::string language_warning_;
   i18n::Language applied_language_ = i18n::Language::English;
+  // The imported data whose token characters are in the atlas (token_glyph_source), or null.
+  const ImportedAttention* applied_token_glyphs_ = nullptr;
   ImVector<ImWchar> chinese_glyph_ranges_;  // built once from the zh-CN table; the atlas reads it at build time
   ImVector<ImWchar> language_name_glyph_ranges_;  // "简体中文" for the English atlas
   bool chinese_ranges_common_ = false;  // chinese_glyph_ranges_ includes ImGui's common simplified set

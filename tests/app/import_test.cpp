@@ -19,6 +19,7 @@
 #include "app.hpp"
 #include "panels/panels.hpp"
 #include "platform/offscreen.hpp"
+#include "export/png.hpp"
 
 namespace {
 
@@ -355,6 +356,21 @@ TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
   // Token labels alone relabel the data already imported.
   ASSERT_FALSE(app.import_files({}, examples + "tokens-zh.json"));
   EXPECT_EQ(app.ui().params.imported->tokens.at(1), "猫");
+  // File → Import opens its popup over the window (three path fields and two buttons).
+  const smlab::Image without_popup = render();
+  // The English atlas gained the tokens' CJK glyphs (猫 U+732B, 垫 U+57AB), so they do not show as '?'.
+  ASSERT_NE(app.ui_font(), nullptr);
+  EXPECT_NE(app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(0x732B)), nullptr);
+  EXPECT_NE(app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(0x57AB)), nullptr);
+  app.ui().interaction.import_requested = true;
+  const smlab::Image with_popup = render();
+  int differing = 0;
+  for (int y = 350; y < 550; ++y)
+    for (int x = 500; x < 1100; ++x) differing += !(without_popup.pixel(x, y) == with_popup.pixel(x, y));
+  EXPECT_GT(differing, 20000) << "File -> Import drew no popup";
+  if (const char* keep = std::getenv("SMLAB_KEEP_IMPORT_PNG")) {  // to look at it
+    EXPECT_FALSE(smlab::exporting::write_png(keep, with_popup, true));
+  }
 }
 
 }  // namespace
