@@ -82,10 +82,18 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
   if (specs.size() > 8) return fail("more than 8 --import files: allowed at most 8");
   std::vector<RoleArray> arrays;
   std::vector<std::uint8_t> bytes;
+  // What a session remembers: each spec with its path made absolute, so it reads back from anywhere.
+  std::vector<std::string> sources;
+  auto absolute = [](const std::string& path) {
+    std::error_code error;
+    const std::filesystem::path made = std::filesystem::absolute(path, error);
+    return error ? path : made.lexically_normal().string();
+  };
   for (const std::string& text : specs) {
     const SpecParse parsed = parse_import_spec(text, is_regular_file);
     if (!parsed.spec) return fail(parsed.error);
     const ImportSpec& spec = *parsed.spec;
+    sources.push_back(absolute(spec.path) + text.substr(spec.path.size()));
     std::string error;
     bool unreadable = false;
     if (!read_bytes(spec.path, import_file_max_bytes, bytes, error, unreadable))
@@ -150,8 +158,8 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
     if (!parsed.error.empty()) return fail(parsed.error);
     tokens = std::move(parsed.tokens);
   }
-  ImportAssembly assembled = assemble_import(std::move(arrays), std::move(tokens),
-                                             std::vector<std::string>(specs.begin(), specs.end()), tokens_file);
+  ImportAssembly assembled = assemble_import(std::move(arrays), std::move(tokens), std::move(sources),
+                                             tokens_file.empty() ? tokens_file : absolute(tokens_file));
   if (!assembled.data) return fail(assembled.error);
   load.data = std::move(assembled.data);
   return load;

@@ -471,7 +471,8 @@ ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::s
     return fail(tokens_file + ": " + std::to_string(tokens.size()) + " tokens for L = " + std::to_string(data->length) +
                 ": allowed exactly one token per position");
   std::string files;
-  for (const std::string& source : sources) files += (files.empty() ? "" : ", ") + source;
+  for (const std::string& source : sources)  // file names only: the summary is one short line
+    files += (files.empty() ? "" : ", ") + source.substr(source.find_last_of('/') == std::string::npos ? 0 : source.find_last_of('/') + 1);
   data->summary = summary + " from " + files;
   data->tokens = std::move(tokens);
   data->sources = std::move(sources);
