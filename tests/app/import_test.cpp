@@ -177,6 +177,8 @@ TEST(ImportCli, MalformedFilesAreRefusedWithOneLine) {
   const std::vector<BadFile> files = {
       {"truncated.npy", npy(good, data).substr(0, 140), "truncated"},
       {"huge.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000), }", data), "2^28 values"},
+      {"overflow.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (268435456, 1099511627776), }", data),
+       "2^28 values"},
       {"baddict.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2 }", data), "bad header"},
       {"dtype.npy", npy("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }", data), "<f2 <f4 <f8"},
       {"object.npy", npy("{'descr': '|O', 'fortran_order': False, 'shape': (2, 2), }", data), "not supported"},

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -196,12 +197,18 @@ ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file,
   if (header.shape.empty() || header.shape.size() > 4)
     return fail("shape has " + std::to_string(header.shape.size()) + " axes: allowed 1 to 4, e.g. [L, d] or [B, H, L, d]");
   std::uint64_t count = 1;
+  double declared = 1.0;  // the product in floating point, for the message (it may exceed 64 bits)
   for (std::int64_t axis : header.shape) {
     if (axis < 1) return fail("shape has an empty axis: every axis must be at least 1");
-    count *= static_cast<std::uint64_t>(axis);
-    if (count > ImportLimits::array_elements_max)
-      return fail("declares more than 2^28 values (" + std::to_string(static_cast<double>(count) * item / 1e9).substr(0, 6) +
-                  "+ GB): allowed at most 268435456 values");
+    declared *= static_cast<double>(axis);
+    // Checked before multiplying: count ≤ 2^28 times an axis up to 2^40 would wrap 64 bits.
+    const bool too_many = static_cast<std::uint64_t>(axis) > ImportLimits::array_elements_max / count;
+    count = too_many ? ImportLimits::array_elements_max + 1 : count * static_cast<std::uint64_t>(axis);
+  }
+  if (count > ImportLimits::array_elements_max) {
+    char gigabytes[32];
+    std::snprintf(gigabytes, sizeof gigabytes, "%.3g", declared * item / 1e9);
+    return fail("declares " + std::string(gigabytes) + " GB of data (more than 2^28 values): allowed at most 268435456 values");
   }
   const std::uint64_t data_bytes = count * static_cast<std::uint64_t>(item);
   const std::size_t data_at = offset + header_len;
@@ -268,7 +275,7 @@ std::string read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipE
     // Zip64 end record, found through its locator just before the classic one.
     if (eocd < 20 || read_u32(bytes.data() + eocd - 20) != 0x07064b50) return "zip64 archive without a locator";
     const std::uint64_t record = read_u64(bytes.data() + eocd - 20 + 8);
-    if (record > bytes.size() - 56 || read_u32(bytes.data() + record) != 0x06064b50) return "bad zip64 end record";
+    if (bytes.size() < 56 || record > bytes.size() - 56 || read_u32(bytes.data() + record) != 0x06064b50) return "bad zip64 end record";
     count = read_u64(bytes.data() + record + 32);
     dir_size = read_u64(bytes.data() + record + 40);
     dir_offset = read_u64(bytes.data() + record + 48);
