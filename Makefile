@@ -54,6 +54,11 @@ bench: deps
 	  printf '{"L":%s,"d_k":%s,"key":"%s","result":%s}\n' $$1 $$2 $$3 \
 	    "$$($(BUILD_DIR)-bench/app/softmax-lab --bench-frames 120 --bench-key $$3 --set seq_len=$$1 --set d_k=$$2)"; \
 	done | tee $(BENCH_RESULTS)/frames.jsonl
+	for L in 4096 16384 32768; do \
+	  /usr/bin/python3 bench/make_long_context.py $(BENCH_RESULTS) $$L 128 >/dev/null; \
+	  printf '{"L":%s,"d":128,"import":true,"result":%s}\n' $$L \
+	    "$$($(BUILD_DIR)-bench/app/softmax-lab --bench-frames 20 --bench-key temperature --import $(BENCH_RESULTS)/long-$$L.npz)"; \
+	done | tee $(BENCH_RESULTS)/imports.jsonl
 	/usr/bin/python3 bench/numpy_peer.py > $(BENCH_RESULTS)/numpy.json
 	/usr/bin/python3 bench/matplotlib_peer.py 64 256 1024 2048 | tee $(BENCH_RESULTS)/matplotlib.jsonl
 	/usr/bin/python3 bench/report.py $(BENCH_RESULTS)

@@ -57,6 +57,10 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   }
   i18n::set_language(ui_.language);
   ui_.params = options.params;
+  if (!options.import_warning.empty()) {
+    ui_.status = options.import_warning;
+    ui_.status_is_error = true;
+  }
   ui_.view = options.view;
   ui_.scores_text = format_scores(options.params.scores);
   ui_.screenshot_dir =
@@ -94,6 +98,19 @@ std::optional<Theme> theme_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// The imported data whose token labels need glyphs beyond ASCII (CJK, accents, …), or null.
+const ImportedAttention* token_glyph_source(const Params& params) {
+  if (params.imported == nullptr) return nullptr;
+  for (const std::string& token : params.imported->tokens)
+    for (char c : token)
+      if (static_cast<unsigned char>(c) >= 0x80) return params.imported.get();
+  return nullptr;
+}
+
+}  // namespace
+
 void App::apply_look() {
   // The projector theme starts 1.15× larger so the back row can read it at font scale 1.
   const float theme_boost = ui_.theme == Theme::projector ? 1.15f : 1.0f;
@@ -110,7 +127,15 @@ void App::apply_look() {
   fonts.merge_chinese = ui_.language == i18n::Language::Chinese;
   fonts.chinese_font_path = chinese_font_path();
   const bool common_set = fonts.pixel_size * fonts.content_scale * fonts.framebuffer_scale <= 32.0f;
-  if (fonts.merge_chinese && (chinese_glyph_ranges_.empty() || common_set != chinese_ranges_common_)) {
+  // Imported token labels bring their own characters: merged from the same font, in either language.
+  const ImportedAttention* token_glyphs = token_glyph_source(ui_.params);
+  const bool new_tokens = token_glyphs != applied_token_glyphs_;
+  applied_token_glyphs_ = token_glyphs;
+  auto add_tokens = [&](ImFontGlyphRangesBuilder& builder) {
+    if (token_glyphs != nullptr)
+      for (const std::string& token : token_glyphs->tokens) builder.AddText(token.c_str(), token.c_str() + token.size());
+  };
+  if (fonts.merge_chinese && (chinese_glyph_ranges_.empty() || common_set != chinese_ranges_common_ || new_tokens)) {
     ImFontGlyphRangesBuilder builder;
     if (common_set) builder.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesChineseSimplifiedCommon());
     chinese_ranges_common_ = common_set;
@@ -124,6 +149,7 @@ void App::apply_look() {
         builder.AddText(step.text.chinese.c_str());
       }
     }
+    add_tokens(builder);
     chinese_glyph_ranges_.clear();
     builder.BuildRanges(&chinese_glyph_ranges_);
   }
@@ -131,9 +157,11 @@ void App::apply_look() {
   const bool show_chinese = fonts.merge_chinese;
   if (!show_chinese && ui_.chinese_problem.empty()) {
     // English still lists "简体中文" in the language combo: just those few glyphs.
-    if (language_name_glyph_ranges_.empty()) {
+    if (language_name_glyph_ranges_.empty() || new_tokens) {
       ImFontGlyphRangesBuilder builder;
       builder.AddText(i18n::language_name(i18n::Language::Chinese));
+      add_tokens(builder);
+      language_name_glyph_ranges_.clear();
       builder.BuildRanges(&language_name_glyph_ranges_);
     }
     fonts.merge_chinese = true;
@@ -221,26 +249,29 @@ void App::sync_snapshot() {
   lab_textures_.new_snapshot();
   // Upload only when the data changed: a 4096² texture costs milliseconds.
   const Snapshot& snap = *latest_.snapshot;
-  const int size = snap.attention_size;
   const double vmax = snap.attention_max;
   if (latest_.images != nullptr && latest_.images->spec == spec) {  // coloured by the worker
     scaled_texture_.upload(latest_.images->scaled);
     unscaled_texture_.upload(latest_.images->unscaled);
     return;
   }
-  for (const bool scaled : {true, false})
+  for (const bool scaled : {true, false}) {
+    const MapTextureSource source = map_texture_source(snap, scaled);
+    if (source.size == 0) continue;  // maps still being computed: the old texture stays
     (scaled ? scaled_texture_ : unscaled_texture_)
-        .update(std::bind_front(attention_row, std::cref(snap), scaled), size, size, 0.0, vmax, uploaded_colormap_,
-                max_side, plot::Pooling::max);
+        .update(source.fill_row, source.size, source.size, 0.0, vmax, uploaded_colormap_, max_side, plot::Pooling::max);
+  }
 }
 
 bool App::frame() {
   using Clock = std::chrono::steady_clock;
   const auto frame_start = Clock::now();
   ImGui::SetCurrentContext(surface_.imgui_context());
-  if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_)
+  if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
+      token_glyph_source(ui_.params) != applied_token_glyphs_)
     apply_look();
   if (!surface_.begin_frame()) return false;
+  import_dropped_files();     // before the interaction frame, so an import is one undo step
   begin_interaction_frame();  // undo/redo, nudges, the sweep: before Params are submitted
 
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
@@ -289,6 +320,7 @@ bool App::frame() {
   draw_lesson(ui_);  // before the session popup: Escape closing the popup must not also close the lesson
   draw_session_popup();
   draw_toast();
+  draw_import_popup();
 
   surface_.end_frame();
   if (ui_.screenshot_requested) save_screenshot();
@@ -310,6 +342,10 @@ Session App::current_session() const {
   session.colormap = plot::name(ui_.interaction.colormap);
   if (const LessonStep* step = current_step(ui_); step != nullptr)
     session.lesson = SessionLesson{current_lesson(ui_)->name, static_cast<int>(ui_.lesson.open->step) + 1};
+  if (ui_.params.imported != nullptr) {
+    session.imports = ui_.params.imported->sources;
+    session.import_tokens = ui_.params.imported->tokens_file;
+  }
   return session;
 }
 
@@ -328,6 +364,10 @@ void App::restore_session(const Session& session) {
   if (session.theme) ui_.theme = theme_from_name(*session.theme).value_or(ui_.theme);
   if (session.font_scale) ui_.font_scale = std::clamp(*session.font_scale, font_scale_min, font_scale_max);
   if (session.colormap) ui_.interaction.colormap = plot::colormap_from_name(*session.colormap).value_or(ui_.interaction.colormap);
+  if (!session.import_warning.empty()) {  // the files are gone: say so once, in the status line
+    ui_.status = session.import_warning;
+    ui_.status_is_error = true;
+  }
   // A lesson position is kept only if that lesson and step still exist; Params stay the session's.
   ui_.lesson.animating = false;
   ui_.lesson.open.reset();

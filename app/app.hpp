@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include "panels/panels.hpp"
@@ -39,6 +40,8 @@ struct AppOptions {
   // The UI language (--lang, session). Chinese falls back to English, with language_warning(), when
   // its table or the CJK font is missing.
   i18n::Language language = i18n::Language::English;
+  // Shown in the status line at start: a restored session's imported files could not be read.
+  std::string import_warning;
 };
 
 // A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless
@@ -85,12 +88,20 @@ class App {
   const FrameTiming& last_timing() const { return timing_; }
   // True once a frame has drawn an evaluated Snapshot (before that, plots show "computing").
   bool showing_snapshot() const { return latest_.snapshot != nullptr; }
+  // A Snapshot is shown and its attention maps too (long imported contexts get them later).
+  bool showing_maps() const { return latest_.snapshot != nullptr && !pooled_maps_pending(*latest_.snapshot); }
+  // The Params of the Snapshot shown (defaults before the first one).
+  Params shown_params() const { return latest_.snapshot != nullptr ? latest_.snapshot->params : Params{}; }
 
   // The state a session file keeps, and restoring one (its Params are already validated).
   Session current_session() const;
   void restore_session(const Session& session);
 
   UiState& ui() { return ui_; }
+  // Imports files as --import does (specs FILE[:ARRAY[=ROLE]]; tokens may be empty; token labels
+  // alone relabel the data already imported) into the shown Params. Returns the error line, also
+  // shown in the status line, or nothing on success. Used by File → Import and dropped files.
+  std::optional<std::string> import_files(const std::vector<std::string>& specs, const std::string& tokens_file);
   Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
   const std::string& font_warning() const { return font_warning_; }
   // Empty, or one line: why the language asked for is not the one shown (stderr for headless runs).
@@ -108,6 +119,8 @@ class App {
   void save_screenshot();
   void draw_session_popup();
   void draw_toast();
+  void draw_import_popup();      // File → Import (app_import.cpp)
+  void import_dropped_files();   // files dropped onto the window since the last frame
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
@@ -129,6 +142,12 @@ class App {
     std::string message;  // the last failure, shown in the popup
   };
   SessionPopup session_popup_;
+  struct ImportPopup {
+    bool open = false, open_requested = false;
+    std::string first, second, tokens;  // two data specs and a tokens file
+    std::string message;                // the last failure, shown in the popup
+  };
+  ImportPopup import_popup_;
 
   // The last report(), shown at the top of the window until it has faded.
   struct Toast {
@@ -153,6 +172,8 @@ class App {
   std::string font_warning_;
   std::string language_warning_;
   i18n::Language applied_language_ = i18n::Language::English;
+  // The imported data whose token characters are in the atlas (token_glyph_source), or null.
+  const ImportedAttention* applied_token_glyphs_ = nullptr;
   ImVector<ImWchar> chinese_glyph_ranges_;  // built once from the zh-CN table; the atlas reads it at build time
   ImVector<ImWchar> language_name_glyph_ranges_;  // "简体中文" for the English atlas
   bool chinese_ranges_common_ = false;  // chinese_glyph_ranges_ includes ImGui's common simplified set

@@ -106,6 +106,7 @@ void App::end_interaction_frame() {
     session_popup_.message.clear();
   }
   state.save_session_requested = state.open_session_requested = false;
+  if (std::exchange(state.import_requested, false) && !import_popup_.open) import_popup_.open = import_popup_.open_requested = true;
   if (std::exchange(state.fullscreen_requested, false)) surface_.toggle_fullscreen();  // a window only
   if (std::exchange(state.quit_requested, false)) surface_.request_close();
 

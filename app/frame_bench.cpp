@@ -25,12 +25,13 @@ double percentile(std::vector<double> values, double fraction) {
 }  // namespace
 
 std::string FrameBenchResult::to_json() const {
-  char line[320];
+  char line[400];
   std::snprintf(line, sizeof line,
                 "{\"frames\":%d,\"median_frame_ms\":%.3f,\"p95_frame_ms\":%.3f,\"median_recompute_ms\":%.3f,"
-                "\"max_blocked_ms\":%.3f,\"first_frame_ms\":%.1f,\"peak_rss_mib\":%.1f}",
+                "\"max_blocked_ms\":%.3f,\"first_frame_ms\":%.1f,\"first_map_ms\":%.1f,\"settle_ms\":%.1f,"
+                "\"peak_rss_mib\":%.1f}",
                 frames, median_frame_ms, p95_frame_ms, median_recompute_ms, max_blocked_ms, first_frame_ms,
-                peak_rss_mib);
+                first_map_ms, settle_ms, peak_rss_mib);
   return line;
 }
 
@@ -56,6 +57,8 @@ FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, s
   } while (!app.showing_snapshot());
   FrameBenchResult result;
   result.first_frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - process_start).count();
+  while (!app.showing_maps()) app.frame();
+  result.first_map_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - process_start).count();
   app.wait_for_snapshot();
   app.frame();
   std::vector<double> frame_ms, recompute_ms;
@@ -76,6 +79,21 @@ FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, s
     frame_ms.push_back(timing.frame_ms);
     recompute_ms.push_back(timing.recompute_ms);
     result.max_blocked_ms = std::max(result.max_blocked_ms, timing.blocked_ms);
+  }
+  // A settled drag: one more step, then frames until that Params' maps are on screen.
+  {
+    Params moved = app.ui().params;
+    if (key == "temperature") moved.temperature = from * 1.5;
+    if (key == "score_scale") moved.score_scale = from * 1.5;
+    if (key == "d_k") moved.key_dim = static_cast<int>(from) + 1;
+    if (key == "row") moved.row = 1;
+    const auto start = std::chrono::steady_clock::now();
+    if (apply_params(app.ui(), moved)) {
+      do {
+        app.frame();
+      } while (!(app.showing_maps() && app.shown_params() == moved));
+    }
+    result.settle_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) result.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB

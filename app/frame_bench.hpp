@@ -14,6 +14,11 @@ struct FrameBenchResult {
   double median_recompute_ms = 0.0, max_blocked_ms = 0.0;
   // Process start (static initialisation) to the end of the first frame that shows numbers.
   double first_frame_ms = 0.0;
+  // Process start to the first frame that shows the attention maps too (later than first_frame_ms
+  // only for long imported contexts, whose maps follow the rest of the Snapshot).
+  double first_map_ms = 0.0;
+  // After the drag: one more change of `key`, to the frame that shows its maps (a settled drag).
+  double settle_ms = 0.0;
   // Peak resident set of the process (getrusage), in MiB, at the end of the run.
   double peak_rss_mib = 0.0;
   std::string to_json() const;

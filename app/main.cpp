@@ -29,6 +29,7 @@
 #include "platform/allocator.hpp"
 #include "platform/offscreen.hpp"
 #include "lessons/lesson_player.hpp"
+#include "state/import_files.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
 #include "window_run.hpp"
@@ -142,6 +143,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> export_lesson_args;  // NAME DIR
   bool list_lessons = false;
   int gif_frames = 60;
+  std::vector<std::string> import_specs;
+  std::string tokens_path;
+  cli.add_option("--import", import_specs,
+                 "Show your own attention data: FILE (.npy/.npz/.csv; roles from array names q, k, v, scores, attn), "
+                 "FILE:ROLE or FILE.npz:ARRAY=ROLE,... (ROLE: Q, K, V, scores, weights); repeatable")
+      ->type_name("FILE[:ARRAY[=ROLE]]");
+  cli.add_option("--tokens", tokens_path, "Token labels for --import: plain text, one per line, or a JSON list of strings")
+      ->type_name("FILE");
   CLI::Option* set_option = cli.add_option("--set", assignments, "Set a parameter, KEY=VALUE (repeatable; see --list-keys)")
       ->type_name("KEY=VALUE");
   CLI::Option* screenshot_option =
@@ -301,6 +310,7 @@ int main(int argc, char** argv) {
     const smlab::app::SessionLoad loaded = smlab::app::load_session(load_path);  // read once
     if (!loaded.session) return fail(loaded.unreadable ? exit_file : exit_usage, loaded.error);
     params = loaded.session->params;
+    if (!loaded.session->import_warning.empty()) std::fprintf(stderr, "softmax-lab: %s\n", loaded.session->import_warning.c_str());
     if (view_option->count() == 0) view = loaded.session->view;
     loaded_screenshot_dir = loaded.session->screenshot_dir;
     // The session's look, unless the command line names one.
@@ -345,6 +355,13 @@ int main(int argc, char** argv) {
     const smlab::app::LessonStep& step = lessons.lessons[found.position->lesson].steps[found.position->step];
     params = step.params;
     if (view_option->count() == 0) view = step.view;
+  }
+  // Imported data replaces the random Q and K before --set (so --set head=2 or row=7 can refer to it).
+  if (!tokens_path.empty() && import_specs.empty()) return fail(exit_usage, "--tokens goes with --import FILE");
+  if (!import_specs.empty()) {
+    const smlab::app::ImportLoad imported = smlab::app::load_import(import_specs, tokens_path);
+    if (!imported.data) return fail(imported.unreadable ? exit_file : exit_usage, imported.error);
+    if (auto error = smlab::attach_import(params, imported.data)) return fail(exit_usage, error->message);
   }
   // Every --set in the order of param_keys() (seq_len before row), whatever the command line's
   // order: `--set row=10 --set seq_len=4` is the same request as the other way round, and refused.
@@ -565,7 +582,8 @@ int main(int argc, char** argv) {
   window_run.width = size->width;
   window_run.height = size->height;
   window_run.state_from_command_line = !load_path.empty() || !preset_name.empty() || !assignments.empty() ||
-                                       view_option->count() > 0 || !lesson_spec.empty();
+                                       view_option->count() > 0 || !lesson_spec.empty() ||
+                                       !import_specs.empty();
   window_run.screenshot_dir_given = !screenshot_dir.empty();
   window_run.theme_given = theme_option->count() > 0;
   window_run.font_scale_given = font_scale_option->count() > 0;

@@ -118,6 +118,7 @@ std::string restore_autosave(WindowRun& run, const std::filesystem::path& autosa
   AppOptions& options = run.options;
   const Session& last = *restored.session;
   options.params = last.params;
+  options.import_warning = last.import_warning;
   options.view = last.view;
   if (!run.screenshot_dir_given) options.screenshot_dir = last.screenshot_dir;
   if (!run.theme_given && last.theme) options.theme = theme_from_name(*last.theme).value_or(options.theme);

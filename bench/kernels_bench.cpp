@@ -10,6 +10,7 @@
 #include "smlab/attention.hpp"
 #include "smlab/evaluate.hpp"
 #include "smlab/kernels.hpp"
+#include "smlab/snapshot.hpp"
 #include "smlab/montecarlo.hpp"
 #include "smlab/parallel.hpp"
 #include "smlab/softmax.hpp"
@@ -150,6 +151,27 @@ void BM_QkFast(benchmark::State& state) {
 BENCHMARK(BM_QkFast)
     ->ArgNames({"L", "d_k", "threads"})
     ->ArgsProduct({{256, 1024, 4096}, {64, 1024}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The maps of a long imported context, tile by tile from Q and K (both maps, block maxima into
+// ≤ 1024² cells): what a temperature change costs beyond L = 4096, where no QKᵀ is stored.
+void BM_PooledAttentionMaps(benchmark::State& state) {
+  const auto length = static_cast<int>(state.range(0)), dim = static_cast<int>(state.range(1));
+  QkInputs inputs(length, dim);
+  PooledMaps pooled;
+  const int factor = (length + pooled_side_max - 1) / pooled_side_max;
+  for (auto _ : state) {
+    pooled_attention_maps(pooled, inputs.queries, inputs.keys, 0.088, 1.0, false, factor);
+    benchmark::DoNotOptimize(pooled.scaled.data());
+  }
+  state.counters["flops"] = benchmark::Counter(2.0 * length * length * dim * static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PooledAttentionMaps)
+    ->ArgNames({"L", "d"})
+    ->ArgsProduct({{4096, 16384, 32768}, {128}})
+    ->Iterations(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

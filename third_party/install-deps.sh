@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake pkg-config python3
+  # tests: NumPy writes the import tests' .npy/.npz files and checks their softmax
+  python3-numpy
   # GUI: Dear ImGui (static lib with GLFW/OpenGL3 backends), GLFW, glad generator, stb
   libimgui-dev libglfw3-dev python3-glad libstb-dev libfreetype-dev
   # OpenGL / EGL (surfaceless Mesa for headless rendering)

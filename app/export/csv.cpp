@@ -116,7 +116,29 @@ std::string entropy_dk_csv(const DkSweep& sweep) {
   return out;
 }
 
+// Long imported contexts (no stored L×L map): the pooled block maxima, one column per key block,
+// headed by the keys it covers ("keys_0-31"), one row per query block. 32768² weights would be ~15 GB.
+std::string pooled_attention_csv(const Snapshot& snap, bool scaled) {
+  const PooledMaps& pooled = snap.pooled;
+  const std::vector<float>& map = scaled ? pooled.scaled : pooled.unscaled;
+  std::string out;
+  for (int j = 0; j < pooled.side; ++j) {
+    out += j == 0 ? "keys_" : ",keys_";
+    out += std::to_string(j * pooled.factor) + "-" + std::to_string(std::min((j + 1) * pooled.factor, snap.attention_size) - 1);
+  }
+  out += '\n';
+  for (int i = 0; i < pooled.side; ++i) {
+    for (int j = 0; j < pooled.side; ++j) {
+      if (j > 0) out += ',';
+      append_number(out, map[static_cast<std::size_t>(i) * static_cast<std::size_t>(pooled.side) + static_cast<std::size_t>(j)]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
 std::string attention_csv(const Snapshot& snap, bool scaled) {
+  if (snap.pooled.factor > 0) return pooled_attention_csv(snap, scaled);
   const int size = snap.attention_size;
   std::string out;
   // ~14 characters per weight; reserving avoids repeated copies of a ~200 MB string at L = 4096.
@@ -138,13 +160,19 @@ std::string attention_csv(const Snapshot& snap, bool scaled) {
   return out;
 }
 
-// Output o_i = Σ_j a_ij v_j of the selected query row i through both maps, with V drawn from the
+// Output o_i = Σ_j a_ij v_j of the selected query row i through both maps, with the imported V (or V drawn from the
 // Params' seed (d_v = d_k, the Stream::values stream), by attention_output on that one row.
 std::string attention_output_csv(const Snapshot& snap) {
   const Params& params = snap.params;
   const int length = snap.attention_size;
   Matrix values;
-  draw_gaussian(values, params.seed, Stream::values, length, params.key_dim);
+  if (params.imported != nullptr && params.imported->value_dim > 0) {  // the imported V of this batch and head
+    const ImportedAttention& data = *params.imported;
+    const auto slice = data.slice(data.values, params.batch, params.head, data.value_dim);
+    values = Matrix{length, data.value_dim, std::vector<float>(slice.begin(), slice.end())};
+  } else {
+    draw_gaussian(values, params.seed, Stream::values, length, params.key_dim);
+  }
   auto output_of = [&](bool scaled_map) {
     Matrix row{1, length, std::vector<float>(static_cast<std::size_t>(length))};
     attention_row(snap, scaled_map, params.row, row.values);
@@ -154,7 +182,7 @@ std::string attention_output_csv(const Snapshot& snap) {
   };
   const Matrix scaled = output_of(true), unscaled = output_of(false);
   std::string out = "dim,scaled,unscaled\n";
-  for (int c = 0; c < params.key_dim; ++c) {
+  for (int c = 0; c < values.cols; ++c) {
     out += std::to_string(c);
     out += ',';
     append_number(out, scaled(0, c));

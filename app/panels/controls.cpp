@@ -72,6 +72,27 @@ void draw_presets(UiState& ui, Params& edit) {
 
 // The language combo: each language names itself. Chinese is greyed out when its table or font
 // is missing (ui.chinese_problem says why); the switch itself happens between frames (App).
+// What was imported, its batch and head, the causal mask, and the way back to random data.
+void draw_imported(Params& edit) {
+  const ImportedAttention& data = *edit.imported;
+  section(tr("controls.section.imported"));
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("%s", data.summary.c_str());
+  ImGui::PopTextWrapPos();
+  if (data.batches > 1) {
+    ImGui::SliderInt(label("controls.import.batch", "batch").c_str(), &edit.batch, 0, data.batches - 1, "%d",
+                     ImGuiSliderFlags_AlwaysClamp);
+    help_marker(tr("controls.import.batch.help"));
+  }
+  if (data.heads > 1) {
+    ImGui::SliderInt(label("controls.import.head", "head").c_str(), &edit.head, 0, data.heads - 1, "%d",
+                     ImGuiSliderFlags_AlwaysClamp);
+    help_marker(tr("controls.import.head.help"));
+  }
+  ImGui::Checkbox(label("common.causal_mask", "imported causal").c_str(), &edit.causal);
+  if (ImGui::Button(label("controls.import.forget", "forget import").c_str())) attach_import(edit, nullptr);
+}
+
 void draw_language(UiState& ui) {
   const i18n::Language languages[] = {i18n::Language::English, i18n::Language::Chinese};
   if (ImGui::BeginCombo(label("controls.language", "language").c_str(), i18n::language_name(ui.language))) {
@@ -135,18 +156,26 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   note_nudge_target(ui, "score_scale");
   help_marker(tr("controls.score_scale.help"));
 
+  if (edit.imported != nullptr) draw_imported(edit);
   section(tr("controls.section.attention"));
+  // Imported Q and K fix d_k and L; imported scores or weights fix L.
+  const bool imported = edit.imported != nullptr, dim_fixed = imported && edit.imported->key_dim > 0;
+  ImGui::BeginDisabled(dim_fixed);
   ImGui::SliderInt("d_k", &edit.key_dim, L::key_dim_min, L::key_dim_max, "d_k = %d",
                    ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+  ImGui::EndDisabled();
   note_nudge_target(ui, "d_k");
-  help_marker(tr("controls.d_k.help"));
+  help_marker(dim_fixed ? tr("controls.import.fixed") : tr("controls.d_k.help"));
   ImGui::Checkbox(label("controls.scaled", "scaled").c_str(), &edit.scaled);
-  help_marker(tr("controls.scaled.help"));
-  if (ImGui::SliderInt(label("controls.seq_len", "seq_len").c_str(), &edit.seq_len, L::seq_len_min, L::seq_len_max, "L = %d",
+  help_marker(imported && !dim_fixed ? tr("controls.import.no_dk") : tr("controls.scaled.help"));
+  ImGui::BeginDisabled(imported);
+  if (ImGui::SliderInt(label("controls.seq_len", "seq_len").c_str(), &edit.seq_len, L::seq_len_min,
+                       imported ? edit.seq_len : L::seq_len_max, "L = %d",
                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.row = std::min(edit.row, edit.seq_len - 1);
+  ImGui::EndDisabled();
   note_nudge_target(ui, "seq_len");
-  help_marker(tr("controls.seq_len.help"));
+  help_marker(imported ? tr("controls.import.fixed") : tr("controls.seq_len.help"));
   const std::string row_format = i18n::slider_format("controls.row.format", "%d");  // the table's text is never a format
   ImGui::SliderInt(label("controls.row", "row").c_str(), &edit.row, 0, edit.seq_len - 1, row_format.c_str(),
                    ImGuiSliderFlags_AlwaysClamp);
@@ -178,7 +207,10 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   if (ImGui::Button(label("controls.use_row", "use row").c_str())) edit.scores.clear();
   ImGui::SameLine();
   if (ImGui::Button(label("controls.reset", "reset all").c_str())) {
+    // Every slider back to its default; imported data stays (Back to random data drops it).
+    const auto imported = edit.imported;
     edit = Params{};
+    if (imported != nullptr) attach_import(edit, imported);
     ui.scores_text.clear();
   }
   if (!edit.scores.empty())
@@ -215,6 +247,15 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
         i18n::format("controls.readout.gradient", {fixed(snapshot->gradient[static_cast<std::size_t>(snapshot->argmax)], 4)})
             .c_str());
     ImGui::TextUnformatted(i18n::format("controls.readout.jacobian", {fixed(snapshot->jacobian_norm, 4)}).c_str());
+    const Params& shown = snapshot->params;
+    if (shown.imported != nullptr && !snapshot->custom_scores &&
+        shown.imported->tokens.size() == snapshot->probabilities.size()) {
+      const auto& tokens = shown.imported->tokens;
+      ImGui::TextUnformatted(i18n::format("controls.readout.tokens",
+                                          {shorten_label(tokens[static_cast<std::size_t>(shown.row)], 16),
+                                           shorten_label(tokens[static_cast<std::size_t>(snapshot->argmax)], 16)})
+                                 .c_str());
+    }
   }
   if (stats.computing) {
     ImGui::ProgressBar(stats.progress, ImVec2(-1.0f, 0.0f), tr("controls.recomputing"));

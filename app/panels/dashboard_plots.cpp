@@ -26,6 +26,14 @@ std::string general(double value) {
   return buffer;
 }
 
+// Token labels of imported data, shortened to fit under a tick (12 characters, then …).
+std::vector<std::string> token_names(const Snapshot& snap) {
+  std::vector<std::string> names;
+  if (snap.params.imported == nullptr) return names;
+  for (const std::string& token : snap.params.imported->tokens) names.push_back(shorten_label(token, 12));
+  return names;
+}
+
 }  // namespace
 
 plot::Plot distribution_plot(const Snapshot& snap) {
@@ -38,6 +46,10 @@ plot::Plot distribution_plot(const Snapshot& snap) {
                                                                                fixed(snap.entropy_nats, 3)});
   p.x.label = snap.custom_scores ? tr("plot.axis.score_index") : tr("plot.axis.key_j");
   p.x.integer_ticks = true;
+  if (!snap.custom_scores) {
+    p.x.tick_names = token_names(snap);
+    if (p.x.tick_names.size() != snap.probabilities.size()) p.x.tick_names.clear();
+  }
   p.y.label = tr("plot.distribution.y");
   p.y.min = 0.0;
   p.y.max = 1.0;
@@ -174,6 +186,16 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
   map.x_label = tr("plot.axis.key_j");
   map.y_label = tr("plot.axis.query_i");
   map.texture = texture;
+  map.names = token_names(snap);
+  if (snap.pooled.factor > 1 && texture == 0) {
+    // Exports of a long imported context draw the pooled picture (block maxima), not L² cells.
+    map.rows = map.cols = snap.pooled.side;
+    map.fill_row = {};
+    map.values = scaled ? snap.pooled.scaled : snap.pooled.unscaled;
+    map.names.clear();
+    map.x_label = i18n::format("plot.attention.pooled_axis", {map.x_label, std::to_string(snap.pooled.factor)});
+    map.y_label = i18n::format("plot.attention.pooled_axis", {map.y_label, std::to_string(snap.pooled.factor)});
+  }
   p.heatmap = std::move(map);
   p.legend = plot::LegendPos::None;
   return p;

@@ -132,6 +132,7 @@ void draw_file_menu(UiState& ui) {
       state.save_session_requested = true;
     if (ImGui::MenuItem(i18n::label("ui.menu.open_session", "open-session").c_str(), "Ctrl+O"))
       state.open_session_requested = true;
+    if (ImGui::MenuItem(i18n::label("menu.file.import", "import-menu").c_str())) state.import_requested = true;
     ImGui::Separator();
     if (ImGui::MenuItem(i18n::label("ui.menu.screenshot", "screenshot").c_str(), "F12")) ui.screenshot_requested = true;
     if (ImGui::MenuItem(i18n::label("ui.menu.export_png", "export-png-menu").c_str()))

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 struct ImGuiContext;
 
@@ -77,6 +78,9 @@ class Surface {
   // Seconds since the surface was created: wall clock for a window, frames / 60 offscreen
   // (so headless renders of animations are deterministic).
   [[nodiscard]] virtual double time_seconds() const = 0;
+
+  // Paths of files dropped onto the surface since the last call (a window only; offscreen: none).
+  [[nodiscard]] virtual std::vector<std::string> take_dropped_paths() { return {}; }
 
   // Makes the next begin_frame() return false.
   virtual void request_close() = 0;

@@ -78,8 +78,18 @@ GLFWmonitor* monitor_under_centre_of(GLFWwindow* window) {
 // before glfwTerminate under the mutex.
 std::mutex wake_mutex;
 bool glfw_ready_for_wake = false;
+// The one Window (only one may exist): where GLFW's drop callback, which gets no context, delivers.
+Window* drop_target = nullptr;
 
 }  // namespace
+
+void Window::on_drop(GLFWwindow* window, int count, const char** paths) {
+  if (drop_target == nullptr || drop_target->window_ != window) return;
+  for (int i = 0; i < count && drop_target->dropped_paths_.size() < 64; ++i)
+    if (paths[i] != nullptr) drop_target->dropped_paths_.emplace_back(paths[i]);
+}
+
+std::vector<std::string> Window::take_dropped_paths() { return std::exchange(dropped_paths_, {}); }
 
 Created<Window> Window::create(const WindowOptions& options) {
   // Each step records what it set up, so an early return lets ~Window undo exactly that much.
@@ -131,6 +141,8 @@ Created<Window> Window::create(const WindowOptions& options) {
   }
   window->opengl3_backend_ready_ = true;
 
+  drop_target = window.get();
+  glfwSetDropCallback(window->window_, &Window::on_drop);
   window->vsync_ = options.vsync;
   window->f11_toggles_fullscreen_ = options.f11_toggles_fullscreen;
   if (options.start_fullscreen) {
@@ -140,6 +152,7 @@ Created<Window> Window::create(const WindowOptions& options) {
 }
 
 Window::~Window() {
+  if (drop_target == this) drop_target = nullptr;
   if (imgui_context_ != nullptr) {
     make_current();
     if (opengl3_backend_ready_) {

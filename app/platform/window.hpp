@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <string>
+#include <vector>
 
 struct GLFWwindow;
 
@@ -52,6 +53,9 @@ class Window final : public Surface {
   void toggle_fullscreen() override;
   [[nodiscard]] bool is_fullscreen() const override;
 
+  // Files dropped onto the window (GLFW's drop callback), oldest first, since the last call.
+  [[nodiscard]] std::vector<std::string> take_dropped_paths() override;
+
   // Sets the title bar / task bar icon (ignored by some window managers). Ignores malformed images.
   void set_icon(const Image& icon);
 
@@ -86,6 +90,8 @@ class Window final : public Surface {
   void feed_key_events();
   std::deque<KeyEvent> key_queue_;
   int frames_since_wake_ = 0;
+  static void on_drop(GLFWwindow* window, int count, const char** paths);
+  std::vector<std::string> dropped_paths_;
 
   bool glfw_initialised_ = false;
   GLFWwindow* window_ = nullptr;

@@ -343,7 +343,12 @@ void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* l
     std::vector<float> scratch;
     const float value = heatmap_row(heatmap, row, scratch)[static_cast<std::size_t>(col)];
     ImGui::BeginTooltip();
-    ImGui::Text("%s %d, %s %d", style.words.row.c_str(), row, style.words.col.c_str(), col);
+    if (heatmap.names.size() == static_cast<std::size_t>(heatmap.cols) && heatmap.rows == heatmap.cols) {
+      ImGui::Text("%s %d '%s', %s %d '%s'", style.words.row.c_str(), row, heatmap.names[static_cast<std::size_t>(row)].c_str(),
+                  style.words.col.c_str(), col, heatmap.names[static_cast<std::size_t>(col)].c_str());
+    } else {
+      ImGui::Text("%s %d, %s %d", style.words.row.c_str(), row, style.words.col.c_str(), col);
+    }
     ImGui::Text("%s = %s", style.words.value.c_str(), format_number(value).c_str());
     ImGui::EndTooltip();
     return;
@@ -362,7 +367,10 @@ void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* l
     const BarSeries& bars = plot.bars[series];
     ImGui::BeginTooltip();
     tooltip_heading(bars.label, style.words.bars + " " + std::to_string(series + 1), bar_color(plot, series, style));
-    ImGui::Text("%s %zu (x = %s)", style.words.bar.c_str(), index, format_number(bars.x[index]).c_str());
+    if (const std::string* name = position_name(plot.x, bars.x[index]))
+      ImGui::Text("%s %zu (x = %s, '%s')", style.words.bar.c_str(), index, format_number(bars.x[index]).c_str(), name->c_str());
+    else
+      ImGui::Text("%s %zu (x = %s)", style.words.bar.c_str(), index, format_number(bars.x[index]).c_str());
     ImGui::Text("%s = %s", style.words.value.c_str(), format_number(bars.y[index]).c_str());
     ImGui::EndTooltip();
   }

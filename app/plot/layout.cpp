@@ -179,6 +179,21 @@ struct PlacedTick {
 };
 
 std::vector<Tick> ticks_for(const Axis& axis, double lo, double hi, int max_ticks) {
+  if (!axis.tick_names.empty() && axis.tick_values.empty()) {
+    // Named positions: all of them when few (thinning drops what overlaps), else nice integers.
+    std::vector<Tick> ticks;
+    const double low = std::min(lo, hi), high = std::max(lo, hi);
+    const double first = std::max(0.0, std::ceil(low));
+    const double last = std::min(static_cast<double>(axis.tick_names.size()) - 1.0, std::floor(high));
+    if (last - first < 3.0 * max_ticks) {
+      for (double value = first; value <= last; value += 1.0) ticks.push_back({value, *position_name(axis, value), true});
+    } else {
+      for (const Tick& tick : nice_ticks(lo, hi, Scale::Linear, max_ticks, true))
+        if (const std::string* name = position_name(axis, tick.value); name != nullptr && tick.major)
+          ticks.push_back({tick.value, *name, true});
+    }
+    return ticks;
+  }
   if (axis.tick_values.empty()) return nice_ticks(lo, hi, axis.scale, max_ticks, axis.integer_ticks);
   std::vector<Tick> ticks;
   const double low = std::min(lo, hi), high = std::max(lo, hi);
@@ -813,6 +828,8 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   // Index axes: cell centres at integers, so integer ticks land on them.
   Axis column_axis;
   column_axis.integer_ticks = true;
+  if (heatmap.names.size() == static_cast<std::size_t>(heatmap.cols) && heatmap.rows == heatmap.cols)
+    column_axis.tick_names = heatmap.names;
   Axis row_axis = column_axis;
   Axis colorbar_axis;
   const double value_lo = std::min(heatmap.vmin, heatmap.vmax),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -28,7 +29,18 @@ struct Axis {
   double min = 0.0, max = 0.0;
   bool integer_ticks = false;         // no ticks between integers (counts, indices, d_k)
   std::vector<double> tick_values{};  // non-empty: major ticks exactly here instead of nice ticks
+  // Names of the integer positions 0, 1, … (e.g. tokens): ticks at integers show the name instead
+  // of the number (every position when there is room, else at nice integer ticks), and hover
+  // read-outs add it. Labels that would overlap are thinned like numbers.
+  std::vector<std::string> tick_names{};
 };
+
+// The name tick_names gives an integer position, or null.
+inline const std::string* position_name(const Axis& axis, double value) {
+  const double index = std::round(value);
+  if (index != value || index < 0.0 || index >= static_cast<double>(axis.tick_names.size())) return nullptr;
+  return &axis.tick_names[static_cast<std::size_t>(index)];
+}
 
 // Every member has a default ({} included), so aggregate and designated initialisation may name
 // only what they set without tripping GCC 12's -Wmissing-field-initializers:
@@ -116,6 +128,7 @@ struct Heatmap {
   std::string colorbar_label{};
   std::string x_label{}, y_label{};  // used instead of Plot::x/y labels when not empty
   bool square_cells = true;          // keep cells square (centred in the area) rather than stretch
+  std::vector<std::string> names{};  // a name per row and column of a square map (tokens), or empty
   std::uintptr_t texture = 0;        // GL texture name owned by a HeatmapTexture; 0 = not uploaded
 };
 

@@ -14,6 +14,13 @@
 
 namespace smlab::app {
 
+MapTextureSource map_texture_source(const Snapshot& snap, bool scaled) {
+  if (pooled_maps_pending(snap)) return {};  // the maps follow in a later Snapshot
+  if (snap.pooled.factor > 0)
+    return {plot::rows_of(scaled ? snap.pooled.scaled : snap.pooled.unscaled, snap.pooled.side), snap.pooled.side};
+  return {std::bind_front(attention_row, std::cref(snap), scaled), snap.attention_size};
+}
+
 Evaluator::Evaluator() : worker_([this](std::stop_token stop) { run(stop); }) {
   // Named so profilers and `top -H` tell the recompute thread from the UI thread.
   pthread_setname_np(worker_.native_handle(), "smlab-evaluate");
@@ -34,6 +41,9 @@ void Evaluator::submit(const Params& params, View view) {
     pending_ = Job{params, view};
     last_submit_ = std::chrono::steady_clock::now();
     ++submitted_;
+    // Pooled maps of a long imported context (seconds) are dropped for newer Params: the rest of
+    // the Snapshot is already shown, and the newest Params get their own maps.
+    if (pooling_) current_job_.request_stop();
     // The running job is not cancelled: a drag submits every frame, and at L = 4096 (a recompute
     // of several hundred ms) cancelling would mean no snapshot ever finishes while the slider
     // moves. It finishes and is shown, then the newest pending Params run (older pending ones
@@ -191,10 +201,32 @@ void Evaluator::run(std::stop_token stop) {
     std::string failure;
     try {
       options.view = job->view;
+      options.defer_pooled_maps = true;
       if (!injected.empty()) throw std::runtime_error(injected);
       result = evaluate(job->params, options);
     } catch (const std::exception& error) {
       failure = error.what();
+    }
+    if (result && pooled_maps_pending(*result)) {
+      // Long imported context: show everything but the maps now (the old maps stay on screen),
+      // then compute the maps tile by tile unless newer Params arrive first.
+      auto partial = std::make_shared<const Snapshot>(*result);
+      auto partial_sweep = std::make_shared<const DkSweep>(result->dk_sweep);
+      {
+        std::lock_guard lock(mutex_);
+        latest_ = std::move(partial);
+        latest_sweep_ = std::move(partial_sweep);
+        latest_images_ = nullptr;
+        ++latest_version_;
+        pooling_ = true;
+        if (pending_) current_job_.request_stop();
+      }
+      const bool done = complete_pooled_maps(*result, options.stop);
+      {
+        std::lock_guard lock(mutex_);
+        pooling_ = false;
+      }
+      if (!done) result.reset();
     }
     // The dashboard maps' texels, coloured here rather than on the UI thread.
     std::shared_ptr<MapImages> images;
@@ -207,16 +239,18 @@ void Evaluator::run(std::stop_token stop) {
       if (spec.max_side > 0) {
         images = std::make_shared<MapImages>();
         images->spec = spec;
-        const int size = result->attention_size;
         std::vector<float> pooled;
         // attention_row only reads the Snapshot, so bands of rows can run on the core's pool.
         const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
           parallel_for(parts, run_part);
         };
-        for (const bool scaled : {true, false})
-          plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled,
-                                      std::bind_front(attention_row, std::cref(*result), scaled), size, size, 0.0,
-                                      result->attention_max, spec.colormap, spec.max_side, plot::Pooling::max, on_pool);
+        for (const bool scaled : {true, false}) {
+          const MapTextureSource source = map_texture_source(*result, scaled);
+          if (source.size == 0) continue;
+          plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled, source.fill_row, source.size,
+                                      source.size, 0.0, result->attention_max, spec.colormap, spec.max_side,
+                                      plot::Pooling::max, on_pool);
+        }
       }
     }
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -22,6 +22,14 @@
 
 namespace smlab::app {
 
+// What a dashboard map's texture is made from: the rows of the map (attention_row), or for long
+// imported contexts the pooled picture computed tile by tile in core (Snapshot::pooled).
+struct MapTextureSource {
+  plot::RowFiller fill_row;
+  int size = 0;  // rows = cols
+};
+MapTextureSource map_texture_source(const Snapshot& snap, bool scaled);
+
 class Evaluator {
  public:
   Evaluator();
@@ -110,6 +118,7 @@ class Evaluator {
   std::chrono::steady_clock::time_point last_submit_{};
   bool refining_active_ = false;
   std::stop_source current_job_;
+  bool pooling_ = false;  // the running job is computing pooled maps (a newer submission stops it)
   std::atomic<float> progress_{0.0f};
   double last_compute_ms_ = 0.0;
   std::string error_;

@@ -46,6 +46,7 @@ struct InteractionUi {
   bool save_session_requested = false, open_session_requested = false;
   bool fullscreen_requested = false;
   bool quit_requested = false;  // File > Quit or Ctrl+Q: the window closes as through its close button
+  bool import_requested = false;  // File → Import attention data
 };
 
 }  // namespace smlab::app

@@ -66,10 +66,14 @@ std::string serialize_session(const Session& session) {
   if (session.colormap) document["colormap"] = *session.colormap;
   if (session.lesson) document["lesson"] = {{"name", session.lesson->name}, {"step", session.lesson->step}};
   if (session.language) document["lang"] = i18n::language_code(*session.language);
+  if (!session.imports.empty()) {
+    document["import"] = {{"files", session.imports}};
+    if (!session.import_tokens.empty()) document["import"]["tokens"] = session.import_tokens;
+  }
   return document.dump(2) + "\n";
 }
 
-SessionLoad parse_session(std::string_view json_text) {
+SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_import) {
   if (json_text.size() > session_max_bytes) return failure("session is larger than 1 MB");
   if (auto problem = json_text_problem(json_text, session_max_depth, session_max_keys))
     return failure("session " + *problem);
@@ -101,6 +105,34 @@ SessionLoad parse_session(std::string_view json_text) {
     return failure("session field 'version' is " + document["version"].dump() + ": allowed 1");
 
   Session session;
+  bool data_attached = false;
+  if (document.contains("import")) {
+    const OrderedJson& value = document["import"];
+    const std::string allowed = ": allowed {\"files\": [1 to 8 paths], \"tokens\": a path}";
+    if (!value.is_object()) return failure("session field 'import' must be an object, not " + type_name(value) + allowed);
+    for (const auto& [key, item] : value.items())
+      if (key != "files" && key != "tokens") return failure("session field 'import." + key.substr(0, 40) + "' is not a field" + allowed);
+    auto usable = [](const OrderedJson& path) {
+      return path.is_string() && !path.get<std::string>().empty() && path.get<std::string>().size() <= 4096 &&
+             path.get<std::string>().find('\0') == std::string::npos;
+    };
+    const OrderedJson* files = value.contains("files") ? &value["files"] : nullptr;
+    if (files == nullptr || !files->is_array() || files->empty() || files->size() > 8)
+      return failure("session field 'import.files' is missing or not a list of 1 to 8 paths" + allowed);
+    for (const OrderedJson& file : *files) {
+      if (!usable(file)) return failure("session field 'import.files' holds something that is not a usable path" + allowed);
+      session.imports.push_back(file.get<std::string>());
+    }
+    if (value.contains("tokens")) {
+      if (!usable(value["tokens"])) return failure("session field 'import.tokens' is not a usable path" + allowed);
+      session.import_tokens = value["tokens"].get<std::string>();
+    }
+    if (load_import) {
+      const ImportLoad loaded = load_import(session.imports, session.import_tokens);
+      if (loaded.data && !attach_import(session.params, loaded.data)) data_attached = true;
+      else session.import_warning = "the session's imported data could not be read back (" + loaded.error + "): showing random data";
+    }
+  }
   if (document.contains("params")) {
     const OrderedJson& params = document["params"];
     if (!params.is_object()) return failure("session field 'params' must be an object, not " + type_name(params));
@@ -114,8 +146,12 @@ SessionLoad parse_session(std::string_view json_text) {
       if (value.is_string()) text = value.get<std::string>();
       else if (value.is_boolean() || value.is_number()) text = value.dump();
       else return failure("session field 'params." + name + "' must be a string, not " + type_name(value));
-      if (auto error = set_param(session.params, name, text))
+      // Keys that describe imported data that is not there (gone, or not read) keep their defaults.
+      const bool fits_data_only = name == "seq_len" || name == "d_k" || name == "row" || name == "batch" || name == "head";
+      if (auto error = set_param(session.params, name, text)) {
+        if (!session.imports.empty() && !data_attached && fits_data_only) continue;
         return failure("session field 'params." + name + "': " + error->message);
+      }
     }
   }
   if (document.contains("view")) {
@@ -178,7 +214,7 @@ SessionLoad load_session(const std::filesystem::path& path) {
   const TextFile file = read_text_file(path, session_max_bytes);
   if (file.status == TextFile::Status::unreadable) return failure(cannot_read("session " + shown, file), true);
   if (file.status == TextFile::Status::too_large) return failure("session " + shown + " is larger than 1 MB");
-  SessionLoad load = parse_session(file.text);
+  SessionLoad load = parse_session(file.text, app::load_import);
   if (!load.error.empty()) load.error = shown + ": " + load.error;
   return load;
 }

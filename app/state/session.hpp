@@ -4,11 +4,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "i18n/i18n.hpp"
+#include "state/import_files.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 
@@ -33,6 +36,12 @@ struct Session {
   std::optional<std::string> colormap;  // "viridis", "cividis", "magma" or "greys"
   std::optional<SessionLesson> lesson;  // "lesson": {"name": …, "step": …}; absent: no lesson open
   std::optional<i18n::Language> language;  // "lang": "en" or "zh-CN"; absent: keep the app's language
+  // "import": {"files": ["qkv.npz", …], "tokens": "tokens.txt"}: the --import specs and tokens file
+  // of imported data (kept even when the files are gone, so saving again loses nothing).
+  std::vector<std::string> imports;
+  std::string import_tokens;
+  // On load: one line when the imported files could not be read back ("…: showing random data").
+  std::string import_warning;
   friend bool operator==(const Session&, const Session&) = default;
 };
 
@@ -60,9 +69,15 @@ struct SessionLoad {
 
 // Checks size and nesting before parsing, then the version, then every field; Params keys start
 // from the defaults and are applied in param_keys() order (seq_len before row).
-SessionLoad parse_session(std::string_view json_text);
+// `load_import` (may be empty: then imported data is remembered but not read) reads the session's
+// imported files; Params then start from that data, so its seq_len, row, batch and head apply. If
+// the files are gone the session still loads, with random data and import_warning set, and the
+// keys that only fit the data (seq_len, d_k, row, batch, head) are left at their defaults.
+using ImportLoader = std::function<ImportLoad(std::span<const std::string> specs, const std::string& tokens_file)>;
+SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_import = {});
 
-// Reads `path` (at most session_max_bytes) and parses it; errors start with the path.
+// Reads `path` (at most session_max_bytes) and parses it, reading imported files with
+// app::load_import; errors start with the path.
 SessionLoad load_session(const std::filesystem::path& path);
 
 // Writes atomically; with overwrite == false an existing file is an error.

@@ -23,16 +23,49 @@ void report(const EvaluateOptions& options, float fraction) {
   if (options.progress != nullptr) options.progress->store(fraction, std::memory_order_relaxed);
 }
 
-void fill_row(Snapshot& snap, const Params& params, const Matrix& queries, const Matrix& keys,
-              const Snapshot* previous) {
-  const double inverse_sqrt_dim = params.scaled ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
+// Whether ÷√d_k means anything: d_k is known for random and imported Q, K, not for imported
+// scores or weights (then the scaled and the unscaled map are the same).
+bool key_dim_known(const Params& params) { return params.imported == nullptr || params.imported->key_dim > 0; }
+
+// Q and K (and QKᵀ up to L = 4096) of one (batch, head) of imported data, or its L×L scores.
+void fill_imported(ScoreCache& cache, const Params& params) {
+  const ImportedAttention& data = *params.imported;
+  cache.source = params.imported;
+  cache.batch = params.batch;
+  cache.head = params.head;
+  cache.seq_len = data.length;
+  cache.key_dim = data.key_dim;
+  const int length = data.length;
+  if (data.kind == ImportedAttention::Kind::queries_keys) {
+    for (Matrix* m : {&cache.queries, &cache.keys}) {
+      const auto slice = data.slice(m == &cache.queries ? data.queries : data.keys, params.batch, params.head, data.key_dim);
+      *m = Matrix{length, data.key_dim, std::vector<float>(slice.begin(), slice.end())};
+    }
+    if (length <= stored_scores_max_length) {
+      reserve_with_huge_pages(cache.raw.values, static_cast<std::size_t>(length) * static_cast<std::size_t>(length));
+      dot_product_scores_fast(cache.raw, cache.queries, cache.keys);
+    }
+  } else {
+    const auto slice = data.slice(data.matrix, params.batch, params.head, length);
+    cache.raw = Matrix{length, length, std::vector<float>(slice.begin(), slice.end())};
+  }
+}
+
+void fill_row(Snapshot& snap, const Params& params, const ScoreCache& cache, const Snapshot* previous) {
+  const double inverse_sqrt_dim =
+      params.scaled && key_dim_known(params) ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
   if (!params.scores.empty()) {
     snap.custom_scores = true;
     snap.scores = params.scores;
     for (double& s : snap.scores) s *= params.score_scale;  // −inf stays −inf (scale > 0)
   } else {
     snap.scores.resize(static_cast<std::size_t>(params.seq_len));
-    dot_product_row(snap.scores, queries, keys, params.row);
+    if (cache.queries.rows > 0) {
+      dot_product_row(snap.scores, cache.queries, cache.keys, params.row);
+    } else {  // imported scores (or ln weights): the stored row
+      const auto first = cache.raw.values.begin() + static_cast<std::ptrdiff_t>(params.row) * cache.raw.cols;
+      std::copy(first, first + cache.raw.cols, snap.scores.begin());
+    }
     for (double& s : snap.scores) s *= params.score_scale * inverse_sqrt_dim;
     // Causal: the row's query sees keys 0 … row only, as in the maps (weights_of_rows). A custom
     // score vector is no position in the sequence and is left as given.
@@ -107,6 +140,11 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   std::shared_ptr<const ScoreCache> scores;
   if (options.score_cache != nullptr && *options.score_cache != nullptr && (*options.score_cache)->matches(params)) {
     scores = *options.score_cache;
+  } else if (params.imported != nullptr) {
+    auto fresh = std::make_shared<ScoreCache>();
+    fill_imported(*fresh, params);
+    scores = std::move(fresh);
+    if (options.score_cache != nullptr) *options.score_cache = scores;
   } else {
     auto fresh = std::make_shared<ScoreCache>();
     fresh->seed = params.seed;
@@ -123,20 +161,19 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
     scores = std::move(fresh);
     if (options.score_cache != nullptr) *options.score_cache = scores;
   }
-  const Matrix& queries = scores->queries;
-  const Matrix& keys = scores->keys;
   if (options.stop.stop_requested()) return std::nullopt;
   report(options, 0.1f);
-  fill_row(snap, params, queries, keys, options.previous);
+  fill_row(snap, params, *scores, options.previous);
   if (options.stop.stop_requested()) return std::nullopt;
 
   DkSweepConfig sweep_config;
-  sweep_config.seq_len = params.seq_len;
+  // Random rows of the random data's lengths (an imported L = 32768 would make it 8× dearer).
+  sweep_config.seq_len = std::min(params.seq_len, ParamLimits::seq_len_max);
   sweep_config.temperature = params.temperature;
   sweep_config.score_scale = params.score_scale;
   sweep_config.seed = params.seed;
   sweep_config.key_dims = power_of_two_key_dims();
-  const std::int64_t trials = options.dk_trials > 0 ? options.dk_trials : automatic_dk_trials(params.seq_len);
+  const std::int64_t trials = options.dk_trials > 0 ? options.dk_trials : automatic_dk_trials(sweep_config.seq_len);
   if (options.previous_sweep != nullptr && options.previous_sweep->config == sweep_config &&
       options.previous_sweep->trials >= trials) {
     snap.dk_sweep = *options.previous_sweep;
@@ -152,22 +189,48 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   // range needs a pass now.
   snap.attention_scores = scores;
   snap.unscaled_logit_scale = params.score_scale / params.temperature;
-  snap.scaled_logit_scale = snap.unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim));
-  const float top = std::max(attention_map_max(snap, true), attention_map_max(snap, false));
-  snap.attention_max = top > 0.0f ? top : 1.0f;
+  snap.scaled_logit_scale = key_dim_known(params) ? snap.unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim))
+                                                  : snap.unscaled_logit_scale;
+  snap.causal = params.causal;
+  if (scores->raw.values.empty()) {
+    // Long imported contexts: no L×L matrix, the pictures are made tile by tile from Q and K, or
+    // copied from the previous Snapshot when they would come out the same (a row drag).
+    const Snapshot* previous = options.previous;
+    if (previous != nullptr && previous->pooled.factor > 0 && previous->attention_scores == scores &&
+        previous->scaled_logit_scale == snap.scaled_logit_scale &&
+        previous->unscaled_logit_scale == snap.unscaled_logit_scale && previous->causal == snap.causal) {
+      snap.pooled = previous->pooled;
+      snap.attention_max = previous->attention_max;
+    } else if (options.defer_pooled_maps) {
+      snap.attention_max = previous != nullptr ? previous->attention_max : 1.0f;
+    } else if (!complete_pooled_maps(snap, options.stop)) {
+      return std::nullopt;
+    }
+  } else {
+    const float top = std::max(attention_map_max(snap, true), attention_map_max(snap, false));
+    snap.attention_max = top > 0.0f ? top : 1.0f;
+  }
   if (options.stop.stop_requested()) return std::nullopt;
   report(options, 0.9f);
 
   // The labs: each one only when its view is shown (or everything for an export).
   auto wanted = [&](View view) { return options.all_labs || options.view == view; };
-  if (wanted(View::normalizers)) evaluate_normalizers_lab(snap.normalizers.emplace(), params);
-  if (wanted(View::stability)) evaluate_stability_lab(snap.stability.emplace(), params, snap.scores);
-  if (wanted(View::temperature)) evaluate_temperature_lab(snap.temperature.emplace(), params);
-  if (wanted(View::scaling)) evaluate_scaling_lab(snap.scaling.emplace(), params);
-  if (wanted(View::gradients)) evaluate_gradients_lab(snap.gradients.emplace(), params);
-  if (wanted(View::attention_variants)) evaluate_attention_variants_lab(snap.attention_variants.emplace(), params);
-  if (wanted(View::positions)) evaluate_positions_lab(snap.positions.emplace(), params);
-  if (wanted(View::heads)) evaluate_heads_lab(snap.heads.emplace(), params);
+  // The labs draw their own random data; with imported data they get its settings at the random
+  // data's lengths (the stability lab alone works on the shown row, imported or not).
+  Params lab = params;
+  if (lab.imported != nullptr) {
+    lab.imported = nullptr;
+    lab.seq_len = std::clamp(lab.seq_len, ParamLimits::seq_len_min, ParamLimits::seq_len_max);
+    lab.row = std::min(lab.row, lab.seq_len - 1);
+  }
+  if (wanted(View::normalizers)) evaluate_normalizers_lab(snap.normalizers.emplace(), lab);
+  if (wanted(View::stability)) evaluate_stability_lab(snap.stability.emplace(), lab, snap.scores);
+  if (wanted(View::temperature)) evaluate_temperature_lab(snap.temperature.emplace(), lab);
+  if (wanted(View::scaling)) evaluate_scaling_lab(snap.scaling.emplace(), lab);
+  if (wanted(View::gradients)) evaluate_gradients_lab(snap.gradients.emplace(), lab);
+  if (wanted(View::attention_variants)) evaluate_attention_variants_lab(snap.attention_variants.emplace(), lab);
+  if (wanted(View::positions)) evaluate_positions_lab(snap.positions.emplace(), lab);
+  if (wanted(View::heads)) evaluate_heads_lab(snap.heads.emplace(), lab);
   report(options, 1.0f);
   return snap;
 }
@@ -180,11 +243,9 @@ namespace {
 // turned into weights in place. Causal: query i sees keys 0 … i only, so the softmax runs over
 // that prefix and the masked keys get exactly 0 (the weight of a −inf score), the same weights
 // as a softmax of the row with −inf written above the diagonal.
-void weights_of_rows(const Snapshot& snap, bool scaled, int first, int rows, std::span<float> block,
-                     KernelOptions options = {}) {
-  const int length = snap.attention_size;
-  const double scale = scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale;
-  if (!snap.params.causal) {
+void causal_softmax_rows(std::span<float> block, int first, int rows, int length, double scale, bool causal,
+                         KernelOptions options = {}) {
+  if (!causal) {
     softmax_rows_fast(block, rows, length, scale, options);
     return;
   }
@@ -197,18 +258,50 @@ void weights_of_rows(const Snapshot& snap, bool scaled, int first, int rows, std
   }
 }
 
+void weights_of_rows(const Snapshot& snap, bool scaled, int first, int rows, std::span<float> block,
+                     KernelOptions options = {}) {
+  causal_softmax_rows(block, first, rows, snap.attention_size,
+                      scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale, snap.causal, options);
+}
+
 }  // namespace
+
+bool pooled_maps_pending(const Snapshot& snap) {
+  return snap.attention_scores != nullptr && snap.attention_scores->raw.values.empty() && snap.pooled.factor == 0;
+}
+
+bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
+  const int length = snap.attention_size;
+  const int factor = (length + pooled_side_max - 1) / pooled_side_max;
+  PooledMaps pooled;
+  pooled_attention_maps(pooled, snap.attention_scores->queries, snap.attention_scores->keys, snap.scaled_logit_scale,
+                        snap.unscaled_logit_scale, snap.causal, factor, stop);
+  if (stop.stop_requested()) return false;
+  snap.pooled = std::move(pooled);
+  snap.attention_max = snap.pooled.max_weight > 0.0f ? snap.pooled.max_weight : 1.0f;
+  return true;
+}
 
 void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> out) {
   const int length = snap.attention_size;
   assert(snap.attention_scores != nullptr && row >= 0 && row < length && out.size() == static_cast<std::size_t>(length));
-  const auto first = snap.attention_scores->raw.values.begin() + static_cast<std::ptrdiff_t>(row) * length;
-  std::copy(first, first + length, out.begin());
+  const ScoreCache& cache = *snap.attention_scores;
+  if (!cache.raw.values.empty()) {
+    const auto first = cache.raw.values.begin() + static_cast<std::ptrdiff_t>(row) * length;
+    std::copy(first, first + length, out.begin());
+  } else {
+    // No stored QKᵀ (long imported contexts): this row's scores through the same kernel the
+    // pooled maps use, so the weights equal theirs.
+    const Matrix query{1, cache.queries.cols,
+                       std::vector<float>(cache.queries.values.begin() + static_cast<std::ptrdiff_t>(row) * cache.queries.cols,
+                                          cache.queries.values.begin() + static_cast<std::ptrdiff_t>(row + 1) * cache.queries.cols)};
+    dot_product_scores_fast(out, query, cache.keys, KernelOptions{.max_threads = 1});
+  }
   weights_of_rows(snap, scaled, row, 1, out);
 }
 
 std::vector<float> attention_map(const Snapshot& snap, bool scaled) {
-  if (snap.attention_scores == nullptr) return {};
+  if (snap.attention_scores == nullptr || snap.attention_scores->raw.values.empty()) return {};
   const int length = snap.attention_size;
   std::vector<float> map = snap.attention_scores->raw.values;
   weights_of_rows(snap, scaled, 0, length, map);
@@ -218,6 +311,7 @@ std::vector<float> attention_map(const Snapshot& snap, bool scaled) {
 float attention_map_max(const Snapshot& snap, bool scaled) {
   const int length = snap.attention_size;
   if (snap.attention_scores == nullptr || length <= 0) return 0.0f;
+  if (snap.attention_scores->raw.values.empty()) return snap.pooled.max_weight;
   // Blocks of rows (~256 KB) through the same per-row kernel as attention_row, so the maximum is
   // of exactly the weights that are shown and exported, without an L×L buffer. The rows are cut
   // into one contiguous part per thread (at ≥ 64 K weights a part: ~25 µs of work, more than a
@@ -243,6 +337,56 @@ float attention_map_max(const Snapshot& snap, bool scaled) {
     part_max[static_cast<std::size_t>(part)] = top;
   });
   return *std::max_element(part_max.begin(), part_max.end());
+}
+
+void pooled_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix& keys, double scaled_logit_scale,
+                           double unscaled_logit_scale, bool causal, int factor, const std::stop_token& stop) {
+  const int length = queries.rows;
+  assert(keys.rows == length && keys.cols == queries.cols && factor >= 1);
+  out.factor = factor;
+  out.side = (length + factor - 1) / factor;
+  const std::size_t cells = static_cast<std::size_t>(out.side) * static_cast<std::size_t>(out.side);
+  out.scaled.assign(cells, 0.0f);
+  out.unscaled.assign(cells, 0.0f);
+  out.max_weight = 0.0f;
+  // Query blocks of whole pooled rows, about 128 queries: the block's scores are 128·L floats
+  // (16 MiB at L = 32768), reused for every block.
+  const int block_rows = factor * std::max(1, 128 / factor);
+  const auto dim = static_cast<std::ptrdiff_t>(queries.cols);
+  Matrix block_queries;
+  std::vector<float> raw, weights;
+  for (int first = 0; first < length; first += block_rows) {
+    if (stop.stop_requested()) return;
+    const int rows = std::min(block_rows, length - first);
+    block_queries.rows = rows;
+    block_queries.cols = queries.cols;
+    block_queries.values.assign(queries.values.begin() + first * dim, queries.values.begin() + (first + rows) * dim);
+    raw.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(length));
+    // 1. Scores of the block: q_i · k_j for its rows and every key.
+    dot_product_scores_fast(raw, block_queries, keys);
+    for (const bool scaled : {true, false}) {
+      // 2. Each row's softmax at this map's logit scale (exact: the whole row is at hand).
+      weights = raw;
+      causal_softmax_rows(weights, first, rows, length, scaled ? scaled_logit_scale : unscaled_logit_scale, causal);
+      // 3. Block maxima into the pooled cells of these rows.
+      std::vector<float>& pooled = scaled ? out.scaled : out.unscaled;
+      for (int r = 0; r < rows; ++r) {
+        float* cell_row = pooled.data() + static_cast<std::size_t>((first + r) / factor) * static_cast<std::size_t>(out.side);
+        const float* w = weights.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(length);
+        for (int cell = 0; cell < out.side; ++cell) {
+          const int begin = cell * factor, end = std::min(begin + factor, length);
+          float top = cell_row[cell];
+          bool invalid = std::isnan(top);
+          for (int j = begin; j < end; ++j) {
+            top = std::max(top, w[j]);
+            invalid = invalid || std::isnan(w[j]);  // a NaN cell stays visible, as in the app's pooling
+          }
+          cell_row[cell] = invalid ? std::numeric_limits<float>::quiet_NaN() : top;
+          if (!invalid && std::isfinite(top)) out.max_weight = std::max(out.max_weight, top);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace smlab

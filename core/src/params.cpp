@@ -1,6 +1,7 @@
 // Validation, parsing and formatting of Params: the one gate every entry point uses.
 #include "smlab/params.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -95,7 +96,7 @@ ParamError range_error(std::string_view key, std::string_view value, std::string
   return {std::string(key) + "=" + quoted(value) + " is not allowed: " + std::string(allowed)};
 }
 
-constexpr std::array<ParamKey, 16> keys{{
+constexpr std::array<ParamKey, 18> keys{{
     {"temperature", "softmax temperature T; logits are scores / T", "a number from 0.01 to 100"},
     {"d_k", "key dimension d_k: length of every query and key vector", "an integer from 1 to 4096"},
     {"score_scale", "multiplies every score q·k (or custom score)", "a number from 0.01 to 100"},
@@ -113,6 +114,8 @@ constexpr std::array<ParamKey, 16> keys{{
     {"heads", "number of attention heads", "an integer from 1 to 16"},
     {"causal", "mask keys after the query", "true or false"},
     {"nudge", "added to the second-largest score (temperature lab)", "a number from -3 to 3"},
+    {"batch", "which batch of imported data is shown (--import)", "an integer from 0 to B-1 of the imported data"},
+    {"head", "which head of imported data is shown (--import)", "an integer from 0 to H-1 of the imported data"},
 }};
 
 const ParamKey* find_key(std::string_view name) {
@@ -150,8 +153,22 @@ std::optional<ParamError> validate(const Params& p) {
     return out_of_range("d_k", std::to_string(p.key_dim), "1 to 4096");
   if (!(p.score_scale >= L::score_scale_min && p.score_scale <= L::score_scale_max))
     return out_of_range("score_scale", shortest(p.score_scale), "0.01 to 100");
-  if (p.seq_len < L::seq_len_min || p.seq_len > L::seq_len_max)
-    return out_of_range("seq_len", std::to_string(p.seq_len), "2 to 4096");
+  if (p.imported != nullptr) {
+    const ImportedAttention& data = *p.imported;
+    if (p.seq_len != data.length)
+      return out_of_range("seq_len", std::to_string(p.seq_len), std::to_string(data.length) + " (the L of the imported data)");
+    if (data.key_dim > 0 && p.key_dim != data.key_dim)
+      return out_of_range("d_k", std::to_string(p.key_dim), std::to_string(data.key_dim) + " (the d of the imported Q and K)");
+    if (p.batch < 0 || p.batch >= data.batches)
+      return out_of_range("batch", std::to_string(p.batch), "0 to " + std::to_string(data.batches - 1) + " (the imported data's batches)");
+    if (p.head < 0 || p.head >= data.heads)
+      return out_of_range("head", std::to_string(p.head), "0 to " + std::to_string(data.heads - 1) + " (the imported data's heads)");
+  } else {
+    if (p.seq_len < L::seq_len_min || p.seq_len > L::seq_len_max)
+      return out_of_range("seq_len", std::to_string(p.seq_len), "2 to 4096");
+    if (p.batch < 0 || p.batch > L::batch_max) return out_of_range("batch", std::to_string(p.batch), "0 to 65535");
+    if (p.head < 0 || p.head > L::head_max) return out_of_range("head", std::to_string(p.head), "0 to 65535");
+  }
   if (p.seed > L::seed_max) return out_of_range("seed", std::to_string(p.seed), "0 to 9007199254740992");
   if (p.row < 0 || p.row >= p.seq_len)
     return out_of_range("row", std::to_string(p.row), "0 to seq_len-1 = " + std::to_string(p.seq_len - 1));
@@ -218,6 +235,21 @@ std::optional<ParamError> set_param(Params& params, std::string_view key, std::s
   } else if (key == "d_k") {
     error = integer(ParamLimits::key_dim_min, ParamLimits::key_dim_max, whole);
     candidate.key_dim = static_cast<int>(whole);
+  } else if (key == "batch" || key == "head") {
+    const int count = candidate.imported == nullptr ? 65536 : key == "batch" ? candidate.imported->batches : candidate.imported->heads;
+    error = integer(0, count - 1, whole);
+    if (error) error = range_error(key, raw_text, "an integer from 0 to " + std::to_string(count - 1) +
+                                                      (candidate.imported == nullptr ? "" : " (the imported data has " +
+                                                       std::to_string(count) + ")"));
+    (key == "batch" ? candidate.batch : candidate.head) = static_cast<int>(whole);
+  } else if (key == "seq_len" && candidate.imported != nullptr) {
+    error = integer(candidate.imported->length, candidate.imported->length, whole);
+    if (error) error = range_error(key, raw_text, std::to_string(candidate.imported->length) + " (fixed by the imported data)");
+    candidate.seq_len = static_cast<int>(whole);
+  } else if (key == "d_k" && candidate.imported != nullptr && candidate.imported->key_dim > 0) {
+    error = integer(candidate.imported->key_dim, candidate.imported->key_dim, whole);
+    if (error) error = range_error(key, raw_text, std::to_string(candidate.imported->key_dim) + " (the d of the imported Q and K)");
+    candidate.key_dim = static_cast<int>(whole);
   } else if (key == "seq_len") {
     error = integer(ParamLimits::seq_len_min, ParamLimits::seq_len_max, whole);
     candidate.seq_len = static_cast<int>(whole);
@@ -272,6 +304,23 @@ std::optional<ParamError> set_param(Params& params, std::string_view key, std::s
   return std::nullopt;
 }
 
+std::optional<ParamError> attach_import(Params& params, std::shared_ptr<const ImportedAttention> data) {
+  Params candidate = params;
+  if (data != nullptr) {
+    candidate.seq_len = data->length;
+    if (data->key_dim > 0) candidate.key_dim = data->key_dim;
+    candidate.batch = std::clamp(candidate.batch, 0, data->batches - 1);
+    candidate.head = std::clamp(candidate.head, 0, data->heads - 1);
+  } else {
+    candidate.seq_len = std::clamp(candidate.seq_len, ParamLimits::seq_len_min, ParamLimits::seq_len_max);
+  }
+  candidate.row = std::clamp(candidate.row, 0, candidate.seq_len - 1);
+  candidate.imported = std::move(data);
+  if (auto error = validate(candidate)) return error;
+  params = std::move(candidate);
+  return std::nullopt;
+}
+
 std::optional<std::string> get_param(const Params& p, std::string_view key) {
   if (key == "temperature") return shortest(p.temperature);
   if (key == "d_k") return std::to_string(p.key_dim);
@@ -289,6 +338,8 @@ std::optional<std::string> get_param(const Params& p, std::string_view key) {
   if (key == "heads") return std::to_string(p.heads);
   if (key == "causal") return std::string(p.causal ? "true" : "false");
   if (key == "nudge") return shortest(p.nudge);
+  if (key == "batch") return std::to_string(p.batch);
+  if (key == "head") return std::to_string(p.head);
   return std::nullopt;
 }
 

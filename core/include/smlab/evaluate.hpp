@@ -29,7 +29,18 @@ struct EvaluateOptions {
   // Which lab's numbers to add to the dashboard's (dashboard: none); all_labs for exports.
   View view = View::dashboard;
   bool all_labs = false;
+  // Long imported contexts (no stored QKᵀ): leave the pooled maps out (Snapshot::pooled.factor
+  // stays 0, attention_max is the previous one's) so the caller can show the rest at once and
+  // add them with complete_pooled_maps, which takes seconds at L = 32768. They are still copied
+  // from `previous` when nothing they depend on changed (a row drag).
+  bool defer_pooled_maps = false;
 };
+
+// Whether a Snapshot still lacks the pooled maps it needs (evaluated with defer_pooled_maps).
+bool pooled_maps_pending(const Snapshot& snap);
+// Computes them (pooled_attention_maps) and the colour range. Returns false if `stop` was requested
+// first (then the Snapshot is unchanged).
+bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop = {});
 
 // Requires validate(params) to pass. Same Params → bit-identical Snapshot.
 std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& options);

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "smlab/import.hpp"
 #include "smlab/precision.hpp"
 
 namespace smlab {
@@ -28,6 +30,8 @@ struct ParamLimits {
   static constexpr double pe_amplitude_min = 0.0, pe_amplitude_max = 100.0;
   static constexpr int heads_min = 1, heads_max = 16;
   static constexpr double nudge_min = -3.0, nudge_max = 3.0;
+  static constexpr int imported_seq_len_max = ImportLimits::length_max;  // L of imported Q and K
+  static constexpr int batch_max = 65535, head_max = 65535;              // without imported data
 };
 
 struct Params {
@@ -52,6 +56,13 @@ struct Params {
   bool causal = false;          // mask keys after the query (−inf scores, weight exactly 0)
   double nudge = 0.0;           // added to the second-largest score in the temperature lab. [−3, 3]
 
+  // Imported attention (import.hpp), or null for Q and K drawn from the seed. Attached by
+  // attach_import, which also sets seq_len = L (up to 32768) and d_k = d when d is known; those
+  // two then stay fixed. The data is immutable and shared, so copying Params stays cheap.
+  std::shared_ptr<const ImportedAttention> imported;
+  int batch = 0;  // which batch of the imported data: [0, B−1] (0 to 65535 without data)
+  int head = 0;   // which head of the imported data: [0, H−1] (0 to 65535 without data)
+
   friend bool operator==(const Params&, const Params&) = default;
 };
 
@@ -63,6 +74,11 @@ struct ParamError {
 
 // The whole validation. Returns the first problem found, or nothing when valid.
 std::optional<ParamError> validate(const Params& params);
+
+// Attaches imported data (null detaches it) and makes the Params fit it: seq_len = L, d_k = d
+// (when known), row, batch and head clamped into range. Returns validate()'s verdict; on an error
+// `params` is unchanged.
+std::optional<ParamError> attach_import(Params& params, std::shared_ptr<const ImportedAttention> data);
 
 // Keys accepted by --set, session files and lessons ("temperature", "d_k", ...).
 struct ParamKey {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <vector>
 
 #include "smlab/labs/attention_variants.hpp"
@@ -25,14 +26,34 @@ namespace smlab {
 // Q, K and QKᵀ for one (seed, seq_len, d_k): what every other slider leaves unchanged. Dragging
 // temperature, score scale, row or the scaling switch reuses it instead of drawing 2·L·d_k
 // normals and recomputing an L×L×d_k product per frame (at L = 1024 that was half the recompute).
+// Imported data has its own key: the data and the (batch, head) slice.
+//
+// Imported Q and K longer than stored_scores_max_length keep no QKᵀ at all (raw stays empty): the
+// maps are computed tile by tile from Q and K (pooled_attention_maps), memory growing like L·d.
+inline constexpr int stored_scores_max_length = 4096;
+
 struct ScoreCache {
   std::uint64_t seed = 0;
   int seq_len = 0, key_dim = 0;
-  Matrix queries, keys;  // L × d_k each
-  Matrix raw;            // raw(i, j) = q_i · k_j (dot_product_scores_fast), L × L
+  std::shared_ptr<const ImportedAttention> source;  // the imported data these came from, or null
+  int batch = 0, head = 0;
+  Matrix queries, keys;  // L × d_k each (empty for imported scores or weights)
+  Matrix raw;            // raw(i, j) = q_i · k_j (dot_product_scores_fast), L × L; imported: the
+                         // scores, or ln(weights); empty for imported Q, K with L > 4096
   bool matches(const Params& params) const {
+    if (source != params.imported) return false;
+    if (source != nullptr) return batch == params.batch && head == params.head;
     return seed == params.seed && seq_len == params.seq_len && key_dim == params.key_dim;
   }
+};
+
+// The two maps reduced to at most pooled_side_max² cells by block maxima (factor × factor keys
+// and queries per cell), computed tile by tile when no L×L matrix is stored.
+inline constexpr int pooled_side_max = 1024;
+struct PooledMaps {
+  int factor = 0, side = 0;               // side = ⌈L / factor⌉; factor 0 = not computed
+  std::vector<float> scaled, unscaled;    // side × side, row-major
+  float max_weight = 0.0f;                // largest finite weight of both maps
 };
 
 struct Snapshot {
@@ -76,6 +97,10 @@ struct Snapshot {
   std::shared_ptr<const ScoreCache> attention_scores;
   double scaled_logit_scale = 1.0, unscaled_logit_scale = 1.0;
   float attention_max = 1.0f;  // largest finite weight of both maps: their shared colour range
+  bool causal = false;         // params.causal: the maps mask keys j > i (random and imported data)
+  // Present (factor > 0) when attention_scores holds no L×L matrix (imported Q, K, L > 4096):
+  // the pooled pictures, made tile by tile. attention_row still gives any row exactly.
+  PooledMaps pooled;
 
   // The labs' numbers, present when evaluate() was asked for them (EvaluateOptions).
   std::optional<NormalizersLab> normalizers;
@@ -92,10 +117,18 @@ struct Snapshot {
 // softmax_rows_fast: bit-identical to that row of attention_map().
 void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> out);
 
-// The whole map, row-major attention_size²: for exports and tests, not for every frame.
+// The whole map, row-major attention_size²: for exports and tests, not for every frame. Empty
+// when no L×L scores are stored (attention_size > stored_scores_max_length).
 std::vector<float> attention_map(const Snapshot& snap, bool scaled);
 
 // The largest finite weight of a map (0 for an empty one), a row at a time.
 float attention_map_max(const Snapshot& snap, bool scaled);
+
+// Both maps of L×d queries and keys pooled by block maxima over factor × factor cells, computed a
+// block of query rows at a time: each block's scores q_i·k_j (one pass of the fast QKᵀ kernel),
+// then each row's exact softmax at either logit scale, then the block maxima. Memory: the block
+// (≤ 256·L floats) and the output, never L×L. The weights pooled are those attention_row gives.
+void pooled_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix& keys, double scaled_logit_scale,
+                           double unscaled_logit_scale, bool causal, int factor, const std::stop_token& stop = {});
 
 }  // namespace smlab

@@ -1,0 +1,168 @@
+// load_import (import_files.hpp): file reading, format detection and role picking for imports.
+#include "state/import_files.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+namespace smlab::app {
+namespace {
+
+bool is_regular_file(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(path, error);
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  return text;
+}
+
+// The whole file, at most max_bytes; the error names the path.
+bool read_bytes(const std::string& path, std::uintmax_t max_bytes, std::vector<std::uint8_t>& out, std::string& error,
+                bool& unreadable) {
+  std::error_code code;
+  if (std::filesystem::is_directory(path, code)) {
+    error = "cannot read '" + path + "': is a directory";
+    unreadable = true;
+    return false;
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, code);
+  if (code) {
+    error = "cannot read '" + path + "': " + code.message();
+    unreadable = true;
+    return false;
+  }
+  if (size > max_bytes) {
+    error = "'" + path + "' is " + std::to_string(size) + " bytes: allowed at most " + std::to_string(max_bytes);
+    return false;
+  }
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    error = "cannot read '" + path + "'";
+    unreadable = true;
+    return false;
+  }
+  out.resize(static_cast<std::size_t>(size));
+  const std::size_t got = size == 0 ? 0 : std::fread(out.data(), 1, out.size(), file);
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed || got != out.size()) {
+    error = "cannot read '" + path + "': read " + std::to_string(got) + " of " + std::to_string(size) + " bytes";
+    unreadable = true;
+    return false;
+  }
+  return true;
+}
+
+enum class FileKind { npy, npz, csv, unknown };
+
+FileKind kind_of(const std::string& path, std::span<const std::uint8_t> bytes) {
+  const std::string name = lower(path);
+  if (name.ends_with(".npy")) return FileKind::npy;
+  if (name.ends_with(".npz")) return FileKind::npz;
+  if (name.ends_with(".csv") || name.ends_with(".txt")) return FileKind::csv;
+  if (bytes.size() >= 6 && bytes[0] == 0x93 && bytes[1] == 'N') return FileKind::npy;
+  if (bytes.size() >= 4 && bytes[0] == 'P' && bytes[1] == 'K' && bytes[2] == 3 && bytes[3] == 4) return FileKind::npz;
+  return FileKind::unknown;
+}
+
+}  // namespace
+
+ImportLoad load_import(std::span<const std::string> specs, const std::string& tokens_file) {
+  ImportLoad load;
+  auto fail = [&](std::string message, bool unreadable = false) {
+    load.error = std::move(message);
+    load.unreadable = unreadable;
+    return load;
+  };
+  if (specs.empty()) return fail("nothing to import: give --import FILE");
+  if (specs.size() > 8) return fail("more than 8 --import files: allowed at most 8");
+  std::vector<RoleArray> arrays;
+  std::vector<std::uint8_t> bytes;
+  // What a session remembers: each spec with its path made absolute, so it reads back from anywhere.
+  std::vector<std::string> sources;
+  auto absolute = [](const std::string& path) {
+    std::error_code error;
+    const std::filesystem::path made = std::filesystem::absolute(path, error);
+    return error ? path : made.lexically_normal().string();
+  };
+  for (const std::string& text : specs) {
+    const SpecParse parsed = parse_import_spec(text, is_regular_file);
+    if (!parsed.spec) return fail(parsed.error);
+    const ImportSpec& spec = *parsed.spec;
+    sources.push_back(absolute(spec.path) + text.substr(spec.path.size()));
+    std::string error;
+    bool unreadable = false;
+    if (!read_bytes(spec.path, import_file_max_bytes, bytes, error, unreadable))
+      return fail(error + (unreadable ? " (--import " + text.substr(0, 200) + ")" : ""), unreadable);
+    const FileKind kind = kind_of(spec.path, bytes);
+    const std::string stem = std::filesystem::path(spec.path).stem().string();
+    if (kind == FileKind::unknown)
+      return fail("'" + spec.path + "' is not a .npy, .npz or .csv file: allowed NumPy arrays (np.save, np.savez) or CSV");
+    if (kind == FileKind::npz) {
+      std::vector<std::string> wanted;
+      std::vector<std::optional<ArrayRole>> roles;
+      if (spec.selections.empty()) {
+        // Every array whose name says its role (q, k, v, scores, attn, ...); the rest is left out.
+        const ArchiveParse listed = list_npz(bytes, spec.path);
+        if (!listed.error.empty()) return fail(listed.error);
+        std::string names;
+        for (const NdArray& entry : listed.arrays) {
+          names += (names.empty() ? "" : ", ") + entry.name.substr(0, 40);
+          if (infer_role(entry.name)) wanted.push_back(entry.name), roles.push_back(infer_role(entry.name));
+        }
+        if (wanted.empty())
+          return fail("'" + spec.path + "' holds " + (names.empty() ? std::string("no arrays") : "arrays " + names) +
+                      ", none named q, k, v, scores or attn: name the roles, e.g. --import " + spec.path + ":x=Q,y=K");
+      } else {
+        for (const ImportSpec::Selection& selection : spec.selections) {
+          const auto role = selection.role ? selection.role : infer_role(selection.array);
+          if (!role)
+            return fail("--import " + text.substr(0, 200) + ": cannot tell the role of array '" + selection.array.substr(0, 40) +
+                        "' from its name: say it, e.g. " + selection.array.substr(0, 40) + "=Q (Q, K, V, scores or weights)");
+          wanted.push_back(selection.array);
+          roles.push_back(role);
+        }
+      }
+      ArchiveParse archive = parse_npz(bytes, spec.path, wanted);
+      if (!archive.error.empty()) return fail(archive.error);
+      for (std::size_t i = 0; i < wanted.size(); ++i)
+        for (NdArray& array : archive.arrays)
+          if (array.name == wanted[i] && !array.values.empty()) arrays.push_back({*roles[i], std::move(array), spec.path});
+    } else {
+      const auto role = !spec.selections.empty() ? spec.selections.front().role : infer_role(stem);
+      if (!role)
+        return fail("--import " + text.substr(0, 200) + ": cannot tell the role of '" + stem.substr(0, 40) +
+                    "' from its name: say it, e.g. --import " + spec.path + ":Q (Q, K, V, scores or weights)");
+      ArrayParse parsed_array;
+      if (kind == FileKind::npy) {
+        parsed_array = parse_npy(bytes, spec.path, "");
+      } else {
+        const std::string_view text_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        parsed_array = parse_csv_matrix(text_view, spec.path);
+      }
+      if (!parsed_array.array) return fail(parsed_array.error);
+      parsed_array.array->name = stem;
+      arrays.push_back({*role, std::move(*parsed_array.array), spec.path});
+    }
+  }
+  std::vector<std::string> tokens;
+  if (!tokens_file.empty()) {
+    std::string error;
+    bool unreadable = false;
+    if (!read_bytes(tokens_file, 64u << 20, bytes, error, unreadable)) return fail(error, unreadable);
+    TokenParse parsed = parse_tokens(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), tokens_file);
+    if (!parsed.error.empty()) return fail(parsed.error);
+    tokens = std::move(parsed.tokens);
+  }
+  ImportAssembly assembled = assemble_import(std::move(arrays), std::move(tokens), std::move(sources),
+                                             tokens_file.empty() ? tokens_file : absolute(tokens_file));
+  if (!assembled.data) return fail(assembled.error);
+  load.data = std::move(assembled.data);
+  return load;
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,406 @@
+// Import tests: files NumPy writes (every dtype, byte order, memory order and shape) read back and
+// checked against NumPy's own softmax; malformed files refused with exit 2 or 3 and one clear line.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "smlab/evaluate.hpp"
+#include "smlab/kernels.hpp"
+#include "smlab/import.hpp"
+#include "state/import_files.hpp"
+#include "state/session.hpp"
+#include "app.hpp"
+#include "panels/panels.hpp"
+#include "platform/offscreen.hpp"
+#include "export/png.hpp"
+
+namespace {
+
+using smlab::cli_test::fresh_test_dir;
+using smlab::cli_test::read_all;
+using smlab::cli_test::run_program;
+
+// NumPy writes the cases at test time (python3-numpy, Debian's /usr/bin/python3).
+std::filesystem::path make_cases(const std::filesystem::path& dir) {
+  const std::string command = "/usr/bin/python3 " + std::string(SMLAB_SOURCE_DIR) + "/tests/data/make_import_cases.py " +
+                              dir.string() + " >/dev/null";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command << " failed: is python3-numpy installed?";
+  return dir / "cases.json";
+}
+
+void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+// A .npy file with the given header dict text and data bytes (format 1.0, padded to 64 bytes).
+std::string npy(const std::string& dict, const std::string& data, int major = 1) {
+  std::string header = dict;
+  const std::size_t prefix = major == 1 ? 10 : 12;
+  while ((prefix + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = std::string("\x93NUMPY", 6) + static_cast<char>(major) + '\0';
+  const auto length = static_cast<std::uint32_t>(header.size());
+  for (std::size_t i = 0; i < (major == 1 ? 2u : 4u); ++i) out += static_cast<char>((length >> (8 * i)) & 0xff);
+  return out + header + data;
+}
+
+std::string floats(std::initializer_list<float> values) {
+  std::string out(values.size() * 4, '\0');
+  std::memcpy(out.data(), values.begin(), out.size());
+  return out;
+}
+
+// Every case: the data through load_import → attach_import → evaluate, against NumPy's softmax.
+// Tolerance 2e-5 on weights in [0, 1]: Q and K reach the kernels as float (float64 files round by
+// 2^-24 relative), QKᵀ is a float sum of d = 8 products (≤ 8·2^-24·Σ|q_c k_c| ≈ 1e-6 absolute for
+// these N(0,1) entries), and softmax_rows_fast's own bound is ~2e-6 relative (kernels.hpp); logit
+// errors of ~2e-6 move a weight by at most w·4e-6. The row the distribution shows is computed in
+// double from the same floats: 1e-6.
+TEST(ImportNumpy, EveryDtypeOrderEndiannessAndShapeMatchesNumpySoftmax) {
+  const auto dir = fresh_test_dir("import-cases");
+  const nlohmann::json cases = nlohmann::json::parse(read_all(make_cases(dir)));
+  ASSERT_EQ(cases.size(), 39u);
+  for (const auto& item : cases) {
+    SCOPED_TRACE(item["name"].get<std::string>());
+    std::vector<std::string> specs;
+    for (const auto& file : item["imports"]) specs.push_back((dir / file.get<std::string>()).string());
+    const smlab::app::ImportLoad load = smlab::app::load_import(specs, "");
+    ASSERT_TRUE(load.data) << load.error;
+    smlab::Params params;
+    ASSERT_FALSE(smlab::attach_import(params, load.data));
+    for (const char* key : {"batch", "head", "row", "temperature", "score_scale"})
+      ASSERT_FALSE(smlab::set_param(params, key, item[key].dump()));
+    params.causal = item["causal"].get<bool>();
+    ASSERT_FALSE(smlab::validate(params));
+    const smlab::Snapshot snap = smlab::evaluate(params);
+    const int length = item["length"].get<int>();
+    ASSERT_EQ(snap.attention_size, length);
+    const auto& row_reference = item["scaled_map"][params.row];
+    ASSERT_EQ(snap.probabilities.size(), static_cast<std::size_t>(length));
+    for (int j = 0; j < length; ++j)
+      EXPECT_NEAR(snap.probabilities[static_cast<std::size_t>(j)], row_reference[j].get<double>(), 1e-6) << "key " << j;
+    std::vector<float> row(static_cast<std::size_t>(length));
+    for (const bool scaled : {true, false}) {
+      const auto& map = item[scaled ? "scaled_map" : "unscaled_map"];
+      for (int i = 0; i < length; ++i) {
+        smlab::attention_row(snap, scaled, i, row);
+        for (int j = 0; j < length; ++j)
+          ASSERT_NEAR(row[static_cast<std::size_t>(j)], map[i][j].get<double>(), 2e-5)
+              << (scaled ? "scaled" : "unscaled") << " map, query " << i << ", key " << j;
+      }
+    }
+  }
+}
+
+// The long-context path (no stored QKᵀ) gives the same pooled picture as pooling the stored map:
+// same score kernel, same softmax, so the block maxima agree to float rounding of the kernels' sums.
+TEST(ImportLongContext, TiledPooledMapsEqualPoolingTheStoredMap) {
+  smlab::Matrix queries, keys;
+  smlab::draw_gaussian(queries, 5, smlab::Stream::queries, 300, 24);
+  smlab::draw_gaussian(keys, 5, smlab::Stream::keys, 300, 24);
+  smlab::Matrix raw;
+  smlab::dot_product_scores_fast(raw, queries, keys);
+  for (const bool causal : {false, true}) {
+    for (const int factor : {1, 7, 64}) {
+      smlab::PooledMaps pooled;
+      smlab::pooled_attention_maps(pooled, queries, keys, 0.3, 1.1, causal, factor);
+      ASSERT_EQ(pooled.side, (300 + factor - 1) / factor);
+      std::vector<float> map = raw.values;
+      for (int i = 0; causal && i < 300; ++i)
+        for (int j = i + 1; j < 300; ++j) map[static_cast<std::size_t>(i) * 300 + static_cast<std::size_t>(j)] = -INFINITY;
+      smlab::softmax_rows_fast(map, 300, 300, 0.3);
+      float top = 0.0f;
+      for (int bi = 0; bi < pooled.side; ++bi)
+        for (int bj = 0; bj < pooled.side; ++bj) {
+          float expected = 0.0f;
+          for (int i = bi * factor; i < std::min(300, (bi + 1) * factor); ++i)
+            for (int j = bj * factor; j < std::min(300, (bj + 1) * factor); ++j)
+              expected = std::max(expected, map[static_cast<std::size_t>(i) * 300 + static_cast<std::size_t>(j)]);
+          top = std::max(top, expected);
+          ASSERT_NEAR(pooled.scaled[static_cast<std::size_t>(bi * pooled.side + bj)], expected, 1e-6f)
+              << "causal " << causal << " factor " << factor << " cell " << bi << "," << bj;
+        }
+      EXPECT_GE(pooled.max_weight, top - 1e-6f);
+    }
+  }
+}
+
+// Imported Q and K longer than 4096 keep no L×L matrix; rows come from Q and K on demand and the
+// pooled maps exist. (L = 4100, d = 4: small enough for a test, past the stored limit.)
+TEST(ImportLongContext, BeyondTheStoredLimitNoQKtIsStored) {
+  constexpr int length = 4100, dim = 4;
+  smlab::Matrix q, k;
+  smlab::draw_gaussian(q, 9, smlab::Stream::queries, length, dim);
+  smlab::draw_gaussian(k, 9, smlab::Stream::keys, length, dim);
+  std::vector<smlab::RoleArray> arrays;
+  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4"}, "q.npy"});
+  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4"}, "k.npy"});
+  const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
+  ASSERT_TRUE(assembled.data) << assembled.error;
+  smlab::Params params;
+  ASSERT_FALSE(smlab::attach_import(params, assembled.data));
+  EXPECT_EQ(params.seq_len, length);
+  params.row = 4099;
+  const smlab::Snapshot snap = smlab::evaluate(params);
+  EXPECT_TRUE(snap.attention_scores->raw.values.empty());
+  EXPECT_EQ(snap.pooled.factor, 5);  // ⌈4100 / 1024⌉
+  EXPECT_EQ(snap.pooled.side, 820);  // ⌈4100 / 5⌉
+  EXPECT_TRUE(smlab::attention_map(snap, true).empty());
+  std::vector<float> row(length);
+  smlab::attention_row(snap, true, 4099, row);
+  double sum = 0.0;
+  for (float w : row) sum += w;
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+  // The distribution's row (double path) and the map's row (float kernel) agree.
+  for (int j = 0; j < length; ++j) ASSERT_NEAR(row[static_cast<std::size_t>(j)], snap.probabilities[static_cast<std::size_t>(j)], 2e-6);
+}
+
+struct BadFile {
+  const char* name;
+  std::string bytes;
+  const char* expected;  // a phrase the one-line error must hold
+};
+
+// Malformed files: the CLI exits 2 with one line naming the file and what is allowed; never a crash.
+TEST(ImportCli, MalformedFilesAreRefusedWithOneLine) {
+  const auto dir = fresh_test_dir("import-bad");
+  const std::string data = floats({1, 2, 3, 4});
+  const std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  const std::vector<BadFile> files = {
+      {"truncated.npy", npy(good, data).substr(0, 140), "truncated"},
+      {"huge.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000), }", data), "2^28 values"},
+      {"overflow.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (268435456, 1099511627776), }", data),
+       "2^28 values"},
+      {"baddict.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2 }", data), "bad header"},
+      {"dtype.npy", npy("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }", data), "<f2 <f4 <f8"},
+      {"object.npy", npy("{'descr': '|O', 'fortran_order': False, 'shape': (2, 2), }", data), "not supported"},
+      {"trailing.npy", npy(good, data + "junk"), "after the declared data"},
+      {"version.npy", npy(good, data, 9), "format version"},
+      {"headerlen.npy", std::string("\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12) + "{", "header of"},
+      {"notnpy.npy", "hello, world", "magic"},
+      {"badzip.npz", "PK\x03\x04 not really a zip", "zip"},
+      {"nan.npy", npy(good, floats({1, NAN, 3, 4})), "not finite"},
+  };
+  for (const BadFile& file : files) {
+    SCOPED_TRACE(file.name);
+    write_bytes(dir / file.name, file.bytes);
+    write_bytes(dir / "k.npy", npy(good, data));
+    const auto result = run_program(SMLAB_BINARY, {"--import", (dir / file.name).string() + ":Q", "--import",
+                                                   (dir / "k.npy").string(), "--export-csv", (dir / "out").string()},
+                                    dir);
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_NE(result.err.find(file.name), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find(file.expected), std::string::npos) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "out" / "distribution.csv"));
+  }
+}
+
+TEST(ImportCli, MismatchesMissingFilesAndBadSpecs) {
+  const auto dir = fresh_test_dir("import-mismatch");
+  write_bytes(dir / "q.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", floats({1, 2, 3, 4})));
+  write_bytes(dir / "k3.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", floats({1, 2, 3, 4, 5, 6})));
+  write_bytes(dir / "tokens.txt", "one\ntwo\nthree\n");
+  struct Case {
+    std::vector<std::string> args;
+    int exit_code;
+    const char* expected;
+  };
+  const std::string q = (dir / "q.npy").string(), k3 = (dir / "k3.npy").string();
+  const std::vector<Case> cases = {
+      {{"--import", q, "--import", k3 + ":K"}, 2, "does not match"},
+      {{"--import", q}, 2, "Q and K go together"},
+      {{"--import", q, "--import", (dir / "gone.npy").string() + ":K"}, 3, "cannot read"},
+      {{"--import", q + ":nonsense"}, 2, "is not a role"},
+      {{"--import", (dir / "tokens.txt").string()}, 2, "cannot tell the role"},
+      {{"--import", q, "--import", q + ":K", "--tokens", (dir / "tokens.txt").string()}, 2, "3 tokens for L = 2"},
+      {{"--import", q, "--import", q + ":K", "--set", "head=1"}, 2, "head"},
+      {{"--import", q, "--import", q + ":K", "--set", "seq_len=16"}, 2, "fixed by the imported data"},
+      {{"--tokens", (dir / "tokens.txt").string()}, 2, "--tokens goes with --import"},
+      {{"--import", std::string(SMLAB_SOURCE_DIR) + "/assets/examples/qkv.npz:q,nothere=K"}, 2, "no array 'nothere'"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = c.args;
+    args.insert(args.end(), {"--export-csv", (dir / "out").string()});
+    const auto result = run_program(SMLAB_BINARY, args, dir);
+    EXPECT_EQ(result.exit_code, c.exit_code) << args[1] << ": " << result.err;
+    EXPECT_NE(result.err.find(c.expected), std::string::npos) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
+}
+
+// The shipped example: Q, K, V of an 11-token sentence; head 1 looks one token back.
+TEST(ImportCli, ShippedExampleExportsItsMapsWithTokens) {
+  const auto dir = fresh_test_dir("import-example");
+  const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
+  const auto result = run_program(SMLAB_BINARY, {"--import", examples + "qkv.npz", "--tokens", examples + "tokens.txt",
+                                                 "--set", "head=1", "--set", "row=7", "--export-csv", dir.string()},
+                                  dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string distribution = read_all(dir / "distribution.csv");
+  // Row 7 ("it") of the previous-token head puts its largest weight on key 6 ("because").
+  std::istringstream lines(distribution);
+  std::string line;
+  std::getline(lines, line);
+  int best = -1;
+  double best_weight = -1.0;
+  for (int j = 0; std::getline(lines, line); ++j) {
+    std::vector<std::string> cells;
+    std::stringstream split(line);
+    for (std::string cell; std::getline(split, cell, ',');) cells.push_back(cell);
+    const double weight = std::stod(cells.at(3));
+    if (weight > best_weight) best_weight = weight, best = j;
+  }
+  EXPECT_EQ(best, 6);
+  EXPECT_GT(best_weight, 0.5);
+  EXPECT_EQ(read_all(dir / "attention.csv").substr(0, 6), "key_0,");
+}
+
+}  // namespace
+
+namespace {
+
+// A session remembers the imported files and tokens, and comes back with the data, its head and row.
+TEST(ImportSession, RemembersImportedFilesAndSaysWhenOneIsGone) {
+  const auto dir = fresh_test_dir("import-session");
+  const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
+  const nlohmann::json good = {{"version", 1},
+                               {"params", {{"head", "1"}, {"row", "7"}, {"seq_len", "11"}, {"d_k", "16"}}},
+                               {"import", {{"files", {examples + "qkv.npz"}}, {"tokens", examples + "tokens.txt"}}}};
+  write_bytes(dir / "good.json", good.dump());
+  const smlab::app::SessionLoad loaded = smlab::app::load_session(dir / "good.json");
+  ASSERT_TRUE(loaded.session) << loaded.error;
+  const smlab::Params& params = loaded.session->params;
+  ASSERT_NE(params.imported, nullptr);
+  EXPECT_EQ(params.head, 1);
+  EXPECT_EQ(params.row, 7);
+  EXPECT_EQ(params.imported->tokens.at(7), "it");
+  EXPECT_TRUE(loaded.session->import_warning.empty());
+  const std::string saved = smlab::app::serialize_session(*loaded.session);
+  EXPECT_NE(saved.find("qkv.npz"), std::string::npos) << saved;
+  EXPECT_NE(saved.find("tokens.txt"), std::string::npos) << saved;
+
+  // The same session after the file moved away: it loads, on random data, and says why in one line.
+  nlohmann::json gone = good;
+  gone["import"]["files"] = {(dir / "moved-away.npz").string()};
+  write_bytes(dir / "gone.json", gone.dump());
+  const smlab::app::SessionLoad fallback = smlab::app::load_session(dir / "gone.json");
+  ASSERT_TRUE(fallback.session) << fallback.error;
+  EXPECT_EQ(fallback.session->params.imported, nullptr);
+  EXPECT_NE(fallback.session->import_warning.find("moved-away.npz"), std::string::npos);
+  EXPECT_EQ(fallback.session->import_warning.find('\n'), std::string::npos);
+  EXPECT_EQ(fallback.session->imports.size(), 1u);  // still remembered: saving again loses nothing
+  const auto result = run_program(SMLAB_BINARY, {"--load", (dir / "gone.json").string(), "--export-csv", (dir / "out").string()}, dir);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("could not be read back"), std::string::npos) << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+}
+
+}  // namespace
+
+namespace {
+
+// The window's import (File → Import, dropped files): the data arrives in the shown Params, and the
+// sliders that mean something move its picture (temperature, head); a bad file changes nothing.
+TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
+  ::unsetenv("DISPLAY");
+  smlab::platform::OffscreenOptions surface_options;
+  surface_options.width = 1600;
+  surface_options.height = 900;
+  auto created = smlab::platform::Offscreen::create(surface_options);
+  ASSERT_TRUE(created) << created.error;
+  smlab::app::AppOptions options;
+  options.refine_trials = smlab::app::headless_refine_trials(16);
+  smlab::app::App app(*created.surface, options);
+  const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
+  auto render = [&] {
+    app.wait_for_snapshot();
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    return created.surface->capture();
+  };
+  const smlab::Params before = app.ui().params;
+  const auto refused = app.import_files({examples + "no-such-file.npz"}, "");
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_NE(refused->find("no-such-file.npz"), std::string::npos);
+  EXPECT_EQ(app.ui().params, before);
+
+  ASSERT_FALSE(app.import_files({examples + "qkv.npz"}, examples + "tokens.txt"));
+  ASSERT_NE(app.ui().params.imported, nullptr);
+  EXPECT_EQ(app.ui().params.seq_len, 11);
+  EXPECT_EQ(app.ui().params.key_dim, 16);
+  const smlab::Image first = render();
+  const smlab::app::DashboardLayout layout = smlab::app::dashboard_layout(ImVec2(1600, 900), 1.0f);
+  auto changed = [&](const smlab::Image& a, const smlab::Image& b, int plot) {
+    int differing = 0, total = 0;
+    for (int y = static_cast<int>(layout.plot_min[plot].y); y < static_cast<int>(layout.plot_max[plot].y); ++y)
+      for (int x = static_cast<int>(layout.plot_min[plot].x); x < static_cast<int>(layout.plot_max[plot].x); ++x, ++total)
+        differing += !(a.pixel(x, y) == b.pixel(x, y));
+    return static_cast<double>(differing) / total;
+  };
+  smlab::Params colder = app.ui().params;
+  ASSERT_FALSE(smlab::set_param(colder, "temperature", "0.2"));
+  ASSERT_TRUE(smlab::app::apply_params(app.ui(), colder));
+  const smlab::Image cold = render();
+  EXPECT_GT(changed(first, cold, 3), 0.02) << "the imported maps did not change with T";
+  smlab::Params other_head = app.ui().params;
+  ASSERT_FALSE(smlab::set_param(other_head, "head", "1"));
+  ASSERT_TRUE(smlab::app::apply_params(app.ui(), other_head));
+  const smlab::Image head_one = render();
+  EXPECT_GT(changed(cold, head_one, 3), 0.02) << "the maps did not change with the head";
+  // Token labels alone relabel the data already imported.
+  ASSERT_FALSE(app.import_files({}, examples + "tokens-zh.json"));
+  EXPECT_EQ(app.ui().params.imported->tokens.at(1), "猫");
+  // File → Import opens its popup over the window (three path fields and two buttons).
+  const smlab::Image without_popup = render();
+  // The English atlas gained the tokens' CJK glyphs (猫 U+732B, 垫 U+57AB), so they do not show as '?'.
+  ASSERT_NE(app.ui_font(), nullptr);
+  EXPECT_NE(app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(0x732B)), nullptr);
+  EXPECT_NE(app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(0x57AB)), nullptr);
+  app.ui().interaction.import_requested = true;
+  const smlab::Image with_popup = render();
+  int differing = 0;
+  for (int y = 350; y < 550; ++y)
+    for (int x = 500; x < 1100; ++x) differing += !(without_popup.pixel(x, y) == with_popup.pixel(x, y));
+  EXPECT_GT(differing, 20000) << "File -> Import drew no popup";
+  if (const char* keep = std::getenv("SMLAB_KEEP_IMPORT_PNG")) {  // to look at it
+    EXPECT_FALSE(smlab::exporting::write_png(keep, with_popup, true));
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Past L = 4096 the attention CSVs hold the pooled block maxima (a 4100² map would be 17 M cells):
+// one column per key block, named by the keys it covers; the distribution keeps every key.
+TEST(ImportCli, LongContextExportsThePooledMap) {
+  const auto dir = fresh_test_dir("import-long");
+  constexpr int length = 4100, dim = 4;
+  for (const auto& [name, stream] : {std::pair{"q.npy", smlab::Stream::queries}, std::pair{"k.npy", smlab::Stream::keys}}) {
+    smlab::Matrix m;
+    smlab::draw_gaussian(m, 3, stream, length, dim);
+    std::string data(m.values.size() * 4, '\0');
+    std::memcpy(data.data(), m.values.data(), data.size());
+    write_bytes(dir / name, npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4100, 4), }", data));
+  }
+  const auto result = run_program(SMLAB_BINARY, {"--import", (dir / "q.npy").string(), "--import", (dir / "k.npy").string(),
+                                                 "--export-csv", (dir / "out").string()},
+                                  dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string map = read_all(dir / "out" / "attention.csv");
+  EXPECT_EQ(map.substr(0, 19), "keys_0-4,keys_5-9,k");
+  EXPECT_NE(map.find(",keys_4095-4099\n"), std::string::npos);
+  EXPECT_EQ(std::count(map.begin(), map.end(), '\n'), 821);  // header + ⌈4100 / 5⌉ rows
+  const std::string distribution = read_all(dir / "out" / "distribution.csv");
+  EXPECT_EQ(std::count(distribution.begin(), distribution.end(), '\n'), length + 1);
+}
+
+}  // namespace
