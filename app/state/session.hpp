@@ -54,7 +54,7 @@ inline constexpr int session_max_depth = 8;                // the format nests 2
 inline constexpr std::size_t session_max_keys = 64;        // keys in one object; "params" has 16
 // The top-level fields a session may hold; any other is an error naming it.
 inline constexpr const char* session_fields[] = {"version", "params",     "view",   "screenshot_dir", "theme",
-                                                 "font_scale", "colormap", "lesson", "lang"};
+                                                 "font_scale", "colormap", "lesson", "lang",     "import"};
 
 // {"version": 1, "params": {"temperature": "1", ...every key...}, "view": "dashboard",
 //  "screenshot_dir": "..."} with two-space indentation. Unknown fields (session_fields) and unknown
