@@ -143,8 +143,16 @@ JsonKeyScan scan_json_keys(std::string_view text) {
       if (!open.empty()) open.pop_back();
     } else if (c == ':' && !open.empty() && open.back().is_object) {
       scan.most_keys_in_one_object = std::max(scan.most_keys_in_one_object, ++open.back().keys);
-      if (!open.back().seen.insert(last_string).second && !scan.duplicate_key)
-        scan.duplicate_key = std::string(last_string.substr(0, 40));
+      if (!open.back().seen.insert(last_string).second && !scan.duplicate_key) {
+        // Shown in a one-line message: at most 40 bytes, cut at a character start, control
+        // characters (a broken file's "key" may span lines) as spaces.
+        std::size_t cut = std::min<std::size_t>(last_string.size(), 40);
+        while (cut > 0 && cut < last_string.size() && (static_cast<unsigned char>(last_string[cut]) >> 6) == 0x2) --cut;
+        std::string shown(last_string.substr(0, cut));
+        for (char& byte : shown)
+          if (static_cast<unsigned char>(byte) < 0x20 || byte == 0x7f) byte = ' ';
+        scan.duplicate_key = std::move(shown);
+      }
     }
   }
   return scan;

@@ -558,6 +558,7 @@ TEST_F(Reliability, BadInputThatWasAcceptedSilentlyIsRefused) {
       {"{\"version\": 1, \"lesson\": {\"name\": \"why-softmax\", \"step\": 50}}", "lesson.step"},
       {"{\"version\": 1, \"lesson\": {\"name\": \"no-such-lesson\", \"step\": 1}}", "no-such-lesson"},
       {"{\"version\": 1, \"params\": {\"temperature\": \"0.5\", \"temperature\": \"2\"}}", "\"temperature\" twice"},
+      {"{\"a\nb\": 1, \"a\nb\": 2}", "\"a b\" twice"},  // found by fuzz_session: a broken key spanning lines
   };
   for (const auto& [text, needle] : sessions) {
     write_all(dir_ / "s.json", text);
