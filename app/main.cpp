@@ -116,6 +116,15 @@ void print_keys() {
   }
 }
 
+// A count typed on the command line: decimal digits only (CLI11 would also take "0x10" and " 5"),
+// from `low` to `high`.
+std::optional<int> parse_count(const std::string& text, int low, int high) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  const int value = std::stoi(text);
+  if (value < low || value > high) return std::nullopt;
+  return value;
+}
+
 // "--screenshot" and "--export-csv" style names of the options given, for combination checks.
 struct GivenOption {
   const char* name;
@@ -135,14 +144,14 @@ int main(int argc, char** argv) {
   std::string font_scale_text = "1";
   std::string scale_text = "1", panel_name, colormap_name = "viridis";
   bool overwrite = false, list_keys = false, list_views = false;
-  int bench_frames = 0;
+  std::string bench_frames_text;
   std::string bench_key = "temperature";
   std::string preset_name, load_path, gif_path, sweep_text;
   bool list_presets = false;
   std::string lesson_spec;
   std::vector<std::string> export_lesson_args;  // NAME DIR
   bool list_lessons = false;
-  int gif_frames = 60;
+  std::string gif_frames_text = "60";
   std::vector<std::string> import_specs;
   std::string tokens_path;
   cli.add_option("--import", import_specs,
@@ -189,7 +198,7 @@ int main(int argc, char** argv) {
       cli.add_option("--sweep", sweep_text, "What --export-gif moves: KEY=FROM:TO or KEY=FROM:TO:log, e.g. temperature=0.05:20:log")
           ->type_name("KEY=FROM:TO[:log]");
   CLI::Option* frames_option =
-      cli.add_option("--frames", gif_frames, "Number of GIF frames (default 60)")->type_name("N")->check(CLI::Range(1, 1000));
+      cli.add_option("--frames", gif_frames_text, "Number of GIF frames, 1 to 1000 (default 60)")->type_name("N");
   CLI::Option* theme_option = cli.add_option("--theme", theme_name, "dark, light or projector (high contrast, large, thick lines)")
       ->type_name("NAME");
   CLI::Option* font_scale_option =
@@ -212,9 +221,9 @@ int main(int argc, char** argv) {
   cli.add_flag("--list-keys", list_keys, "List the keys --set accepts, with ranges and defaults");
   cli.add_flag("--list-views", list_views, "List the views (the dashboard and the labs)");
   CLI::Option* bench_option =
-      cli.add_option("--bench-frames", bench_frames, "Headless: move a slider every frame for N frames, print timings as JSON")
-          ->type_name("N")
-          ->check(CLI::Range(1, 100000));
+      cli.add_option("--bench-frames", bench_frames_text,
+                     "Headless: move a slider every frame for N frames (1 to 100000), print timings as JSON")
+          ->type_name("N");
   CLI::Option* bench_key_option =
       cli.add_option("--bench-key", bench_key, "Slider --bench-frames moves: temperature, score_scale, d_k or row")
           ->type_name("KEY");
@@ -230,7 +239,7 @@ int main(int argc, char** argv) {
 
   // Before anything is read or written: no empty values, and no combination that would drop an
   // output without a word (README, "Command line").
-  for (CLI::Option* option : {screenshot_option, size_option, csv_option, svg_option, screenshot_dir_option, preset_option,
+  for (CLI::Option* option : {frames_option, bench_option, screenshot_option, size_option, csv_option, svg_option, screenshot_dir_option, preset_option,
                               lesson_option, load_option, gif_option, sweep_option, theme_option, font_scale_option,
                               lang_option, colormap_option, scale_option, panel_option, bench_key_option,
                               export_lesson_option}) {
@@ -271,6 +280,12 @@ int main(int argc, char** argv) {
       if (option->count() > 0)
         return fail(exit_usage, "--export-lesson renders the lesson's own steps: " + option->get_name() + " does not apply");
   }
+
+  const auto gif_frames = parse_count(gif_frames_text, 1, 1000);
+  if (!gif_frames) return fail(exit_usage, "--frames '" + gif_frames_text.substr(0, 40) + "' is not allowed: an integer from 1 to 1000");
+  const auto bench_frames = bench_frames_text.empty() ? std::optional<int>(0) : parse_count(bench_frames_text, 1, 100000);
+  if (!bench_frames)
+    return fail(exit_usage, "--bench-frames '" + bench_frames_text.substr(0, 40) + "' is not allowed: an integer from 1 to 100000");
 
   // 2. Lists: each one asked for, in this order.
   const bool any_list = list_keys || list_views || list_presets || list_lessons;
@@ -387,11 +402,14 @@ int main(int argc, char** argv) {
 
   const auto theme = smlab::app::theme_from_name(theme_name);
   if (!theme) return fail(exit_usage, "--theme '" + theme_name.substr(0, 40) + "' is not allowed: dark, light or projector");
+  // A plain decimal number (no hex, no spaces), checked as a double before it becomes a float, so
+  // 3.0000001 is refused rather than rounded into range.
   char* font_scale_end = nullptr;
-  const float font_scale = std::strtof(font_scale_text.c_str(), &font_scale_end);
-  const bool font_scale_is_decimal = font_scale_text.find_first_of("xXpP") == std::string::npos;
+  const double font_scale_value = std::strtod(font_scale_text.c_str(), &font_scale_end);
+  const bool font_scale_is_decimal = font_scale_text.find_first_not_of("0123456789.eE+-") == std::string::npos;
+  const auto font_scale = static_cast<float>(font_scale_value);
   if (font_scale_end != font_scale_text.c_str() + font_scale_text.size() || !font_scale_is_decimal ||
-      !(font_scale >= smlab::app::font_scale_min && font_scale <= smlab::app::font_scale_max))
+      !(font_scale_value >= smlab::app::font_scale_min && font_scale_value <= smlab::app::font_scale_max))
     return fail(exit_usage, "--font-scale '" + font_scale_text.substr(0, 40) + "' is not allowed: a number from 1 to 3");
   const auto colormap = smlab::plot::colormap_from_name(colormap_name);
   if (!colormap || *colormap == smlab::plot::Colormap::Diverging)
@@ -521,7 +539,7 @@ int main(int argc, char** argv) {
     options.refine_trials = smlab::app::headless_refine_trials(params.seq_len);
     smlab::app::App app(*created.surface, options);
     smlab::exporting::GifWriter writer;
-    if (auto error = smlab::app::render_sweep(app, *created.surface, std::get<smlab::app::SweepSpec>(sweep), gif_frames,
+    if (auto error = smlab::app::render_sweep(app, *created.surface, std::get<smlab::app::SweepSpec>(sweep), *gif_frames,
                                               writer))
       return fail(exit_usage, *error);
     if (auto error = smlab::exporting::write_gif(target, writer, overwrite)) return fail(exit_file, *error);
@@ -530,12 +548,12 @@ int main(int argc, char** argv) {
   }
 
   // 4d. Headless frame benchmark (DESIGN.md §9).
-  if (bench_frames > 0) {
+  if (*bench_frames > 0) {
     auto created = create_offscreen();
     if (!created) return fail(exit_no_graphics, created.error);
     smlab::app::App app(*created.surface, options);
     std::string error;
-    const auto result = smlab::app::run_frame_bench(app, bench_key, bench_frames, error);
+    const auto result = smlab::app::run_frame_bench(app, bench_key, *bench_frames, error);
     if (!error.empty()) return fail(exit_usage, error);
     std::printf("%s\n", result.to_json().c_str());
     return exit_ok;

@@ -376,6 +376,11 @@ WriteError ensure_directory(const fs::path& directory) {
   if (fs::is_directory(directory, error)) {
     return std::nullopt;
   }
+  struct stat existing {};
+  if (::stat(directory.c_str(), &existing) == 0) {
+    return message({"cannot create directory '", directory.native(), "': it exists and is ",
+                    S_ISREG(existing.st_mode) ? "a file" : kind_of(existing.st_mode)});
+  }
   fs::create_directories(directory, error);
   if (error) {
     return message({"cannot create directory '", directory.native(), "': ", error.message()});

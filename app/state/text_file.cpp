@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <set>
 #include <system_error>
 #include <vector>
 
@@ -113,31 +114,48 @@ int json_nesting_depth(std::string_view text) {
   return deepest;
 }
 
-std::size_t json_most_keys_in_one_object(std::string_view text) {
-  std::vector<std::size_t> open;  // the key count of each object being read; 0 placeholders for arrays
-  std::vector<bool> is_object;
-  std::size_t most = 0;
+JsonKeyScan scan_json_keys(std::string_view text) {
+  struct Open {
+    bool is_object;
+    std::size_t keys = 0;
+    std::set<std::string_view> seen;  // raw key text, escapes as written
+  };
+  std::vector<Open> open;
+  JsonKeyScan scan;
   bool in_string = false, escaped = false;
-  for (char c : text) {
+  std::size_t string_start = 0;
+  std::string_view last_string;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     if (in_string) {
       if (escaped) escaped = false;
       else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      else if (c == '"') {
+        in_string = false;
+        last_string = text.substr(string_start, i - string_start);
+      }
     } else if (c == '"') {
       in_string = true;
+      string_start = i + 1;
     } else if (c == '{' || c == '[') {
-      open.push_back(0);
-      is_object.push_back(c == '{');
+      open.push_back(Open{c == '{', 0, {}});
     } else if (c == '}' || c == ']') {
-      if (!open.empty()) {
-        open.pop_back();
-        is_object.pop_back();
+      if (!open.empty()) open.pop_back();
+    } else if (c == ':' && !open.empty() && open.back().is_object) {
+      scan.most_keys_in_one_object = std::max(scan.most_keys_in_one_object, ++open.back().keys);
+      if (!open.back().seen.insert(last_string).second && !scan.duplicate_key) {
+        // Shown in a one-line message: at most 40 bytes, cut at a character start, control
+        // characters (a broken file's "key" may span lines) as spaces.
+        std::size_t cut = std::min<std::size_t>(last_string.size(), 40);
+        while (cut > 0 && cut < last_string.size() && (static_cast<unsigned char>(last_string[cut]) >> 6) == 0x2) --cut;
+        std::string shown(last_string.substr(0, cut));
+        for (char& byte : shown)
+          if (static_cast<unsigned char>(byte) < 0x20 || byte == 0x7f) byte = ' ';
+        scan.duplicate_key = std::move(shown);
       }
-    } else if (c == ':' && !open.empty() && is_object.back()) {
-      most = std::max(most, ++open.back());
     }
   }
-  return most;
+  return scan;
 }
 
 std::optional<std::string> json_text_problem(std::string_view text, int max_depth, std::size_t max_keys) {
@@ -146,8 +164,10 @@ std::optional<std::string> json_text_problem(std::string_view text, int max_dept
   if (const std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos)
     return "is not UTF-8 text (byte " + std::to_string(bad + 1) + "): not a JSON text file";
   if (json_nesting_depth(text) > max_depth) return "nests deeper than " + std::to_string(max_depth) + " levels";
-  if (json_most_keys_in_one_object(text) > max_keys)
+  const JsonKeyScan keys = scan_json_keys(text);
+  if (keys.most_keys_in_one_object > max_keys)
     return "has an object with more than " + std::to_string(max_keys) + " keys";
+  if (keys.duplicate_key) return "has the key \"" + *keys.duplicate_key + "\" twice in one object";
   return std::nullopt;
 }
 

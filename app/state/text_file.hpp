@@ -30,14 +30,19 @@ std::string cannot_read(const std::string& what, const TextFile& file);
 // hostile file is refused before a recursive parser sees it.
 int json_nesting_depth(std::string_view text);
 
-// The most keys any one object of a JSON text holds (the ':' outside strings, per object), counted
-// before parsing: an ordered_json object finds each key by a linear search, so parsing an object
-// of n keys costs n²/2 comparisons and a huge one must be refused first.
-std::size_t json_most_keys_in_one_object(std::string_view text);
+// The keys of a JSON text's objects, scanned before parsing: the most keys any one object holds (an
+// ordered_json object finds each key by a linear search, so parsing an object of n keys costs n²/2
+// comparisons and a huge one must be refused first), and a key an object holds twice (the parser
+// would keep the last one without a word), as written (first 40 bytes).
+struct JsonKeyScan {
+  std::size_t most_keys_in_one_object = 0;
+  std::optional<std::string> duplicate_key;
+};
+JsonKeyScan scan_json_keys(std::string_view text);
 
 // What every JSON input is checked for before parsing, in this order: a NUL byte (the parser would
 // stop there and accept the rest unseen), bytes that are not UTF-8, nesting deeper than
-// `max_depth`, an object with more than `max_keys` keys. nullopt, or one line saying which and where.
+// `max_depth`, an object with more than `max_keys` keys, a key twice in one object. nullopt, or one line saying which and where.
 std::optional<std::string> json_text_problem(std::string_view text, int max_depth, std::size_t max_keys);
 
 // "not valid JSON at line 3, column 14": where the parser stopped (`byte`, 1-based as nlohmann

@@ -557,12 +557,20 @@ TEST_F(Reliability, BadInputThatWasAcceptedSilentlyIsRefused) {
       {std::string("{\"version\": 1}\0garbage", 22), "NUL byte"},
       {"{\"version\": 1, \"lesson\": {\"name\": \"why-softmax\", \"step\": 50}}", "lesson.step"},
       {"{\"version\": 1, \"lesson\": {\"name\": \"no-such-lesson\", \"step\": 1}}", "no-such-lesson"},
+      {"{\"version\": 1, \"params\": {\"temperature\": \"0.5\", \"temperature\": \"2\"}}", "\"temperature\" twice"},
+      {"{\"a\nb\": 1, \"a\nb\": 2}", "\"a b\" twice"},  // found by fuzz_session: a broken key spanning lines
   };
   for (const auto& [text, needle] : sessions) {
     write_all(dir_ / "s.json", text);
     expect_one_line_error({"--load", (dir_ / "s.json").string(), "--export-csv", (dir_ / "c").string()}, 2, needle);
   }
   EXPECT_FALSE(fs::exists(dir_ / "c"));
+  // Counts are decimal (CLI11 alone took "0x10" and " 5"); a float is checked before it is rounded.
+  expect_one_line_error({"--frames", "0x10", "--export-gif", (dir_ / "a.gif").string(), "--sweep", "temperature=1:2"}, 2,
+                        "--frames '0x10'");
+  expect_one_line_error({"--bench-frames", " 5"}, 2, "--bench-frames ' 5'");
+  expect_one_line_error({"--font-scale", "3.0000001"}, 2, "'3.0000001'");
+  expect_one_line_error({"--font-scale", " 2"}, 2, "' 2'");
   // Still accepted: an empty score list means "use the row"; spaces separate numbers too.
   Params params;
   EXPECT_FALSE(set_param(params, "scores", " "));
