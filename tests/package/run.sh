@@ -56,8 +56,10 @@ start=$(date +%s)
 elapsed() { echo "$(($(date +%s) - start)) s"; }
 
 say "$(basename "$deb"): $(dpkg-deb -f "$deb" Package Version Architecture | tr '\n' ' ')"
-desktop-file-validate <(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/applications/softmax-lab.desktop) \
-  || fail "the menu entry does not pass desktop-file-validate"
+mkdir -p "$work"
+dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/applications/softmax-lab.desktop >"$work/softmax-lab.desktop" \
+  || fail "the package has no /usr/share/applications/softmax-lab.desktop"
+desktop-file-validate "$work/softmax-lab.desktop" || fail "the menu entry does not pass desktop-file-validate"
 
 unmount_all || fail "cannot unmount a previous run's mounts under $root"
 rm -rf --one-file-system "$root"
@@ -87,7 +89,7 @@ for file in /usr/bin/softmax-lab /usr/share/softmax-lab/presets.json /usr/share/
   /usr/share/icons/hicolor/scalable/apps/softmax-lab.svg /usr/share/man/man1/softmax-lab.1.gz; do
   [ -s "$root$file" ] || fail "the package did not install $file"
 done
-zcat "$root/usr/share/man/man1/softmax-lab.1.gz" | grep -q -- '--screenshot' || fail "the man page does not describe --screenshot"
+zcat "$root/usr/share/man/man1/softmax-lab.1.gz" | grep -q 'screenshot\\fR FILE.png' || fail "the man page does not describe --screenshot"
 
 # As an ordinary user, with a clean environment and no display, from the user's home (no assets there).
 chroot "$root" useradd --create-home --shell /bin/bash student
