@@ -86,7 +86,8 @@ say "installed after $(elapsed)"
 
 for file in /usr/bin/softmax-lab /usr/share/softmax-lab/presets.json /usr/share/softmax-lab/lessons/01-why-softmax.json \
   /usr/share/softmax-lab/i18n/zh-CN.json /usr/share/applications/softmax-lab.desktop \
-  /usr/share/icons/hicolor/scalable/apps/softmax-lab.svg /usr/share/man/man1/softmax-lab.1.gz; do
+  /usr/share/icons/hicolor/scalable/apps/softmax-lab.svg /usr/share/man/man1/softmax-lab.1.gz \
+  /usr/share/doc/softmax-lab/copyright /usr/share/doc/softmax-lab/changelog.Debian.gz; do
   [ -s "$root$file" ] || fail "the package did not install $file"
 done
 zcat "$root/usr/share/man/man1/softmax-lab.1.gz" | grep -q 'screenshot\\fR FILE.png' || fail "the man page does not describe --screenshot"
