@@ -7,7 +7,7 @@ ifneq ($(CI),)
 CMAKE_FLAGS += -DSMLAB_WERROR=ON
 endif
 
-.PHONY: deps configure build run test test-fresh bench clean
+.PHONY: deps configure build run test test-fresh package test-package bench clean
 
 deps:
 	./third_party/install-deps.sh
@@ -40,6 +40,20 @@ test: build
 test-fresh:
 	./tests/fresh-machine/run.sh $(BUILD_DIR)-fresh
 
+# `make package`: the Debian package (CPack): build-package/softmax-lab_<version>-1_<arch>.deb with
+# /usr/bin/softmax-lab, /usr/share/softmax-lab, the menu entry, icon and man page (packaging/).
+package: deps
+	cmake -S . -B $(BUILD_DIR)-package -DCMAKE_BUILD_TYPE=Release -DSMLAB_PACKAGE=ON -DSMLAB_BUILD_TESTS=OFF \
+	  -DCMAKE_INSTALL_PREFIX=/usr $(CMAKE_FLAGS)
+	cmake --build $(BUILD_DIR)-package -j $(JOBS)
+	rm -f $(BUILD_DIR)-package/softmax-lab_*.deb
+	cd $(BUILD_DIR)-package && cpack -G DEB
+
+# That .deb installed with apt into a fresh Debian 12 minbase chroot, then rendered (root only;
+# tests/package/run.sh). Shares test-fresh's downloaded-package cache.
+test-package: package
+	./tests/package/run.sh $(BUILD_DIR)-package $(BUILD_DIR)-package-test $(BUILD_DIR)-fresh/debs
+
 # `make bench`: the kernel suite, the frame harness at three L, the NumPy and matplotlib peers,
 # all in one run on the same machine state, then the ratios (docs/PERFORMANCE.md).
 BENCH_RESULTS = $(BUILD_DIR)-bench/results
@@ -65,4 +79,6 @@ bench: deps
 
 clean:
 	@! findmnt -rn -o TARGET | grep -q "^$(CURDIR)/$(BUILD_DIR)-fresh/" || { echo "clean: mounts left under $(BUILD_DIR)-fresh; unmount them first" >&2; exit 1; }
-	rm -rf --one-file-system $(BUILD_DIR) $(BUILD_DIR)-bench $(BUILD_DIR)-asan $(BUILD_DIR)-fuzz $(BUILD_DIR)-fresh
+	@! findmnt -rn -o TARGET | grep -q "^$(CURDIR)/$(BUILD_DIR)-package-test/" || { echo "clean: mounts left under $(BUILD_DIR)-package-test; unmount them first" >&2; exit 1; }
+	rm -rf --one-file-system $(BUILD_DIR) $(BUILD_DIR)-bench $(BUILD_DIR)-asan $(BUILD_DIR)-fuzz $(BUILD_DIR)-fresh \
+	  $(BUILD_DIR)-package $(BUILD_DIR)-package-test

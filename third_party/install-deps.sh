@@ -25,6 +25,8 @@ packages=(
   xvfb xdotool x11-utils imagemagick
   # the fresh-machine check (tests/fresh-machine/run.sh): a Debian 12 minbase chroot
   debootstrap
+  # make package: the man page from --help, Depends from dpkg-shlibdeps; its test checks the menu entry
+  help2man dpkg-dev desktop-file-utils
 )
 
 missing=()

@@ -45,17 +45,18 @@ PresetList failure(std::string message) {
 std::filesystem::path find_assets_dir() {
   if (const char* override_dir = std::getenv("SOFTMAX_LAB_ASSETS"); override_dir != nullptr && *override_dir != '\0')
     return override_dir;
+  // Installed (the .deb, `cmake --install`): <prefix>/bin/softmax-lab finds <prefix>/share/softmax-lab.
+  std::filesystem::path installed;
   std::error_code error;
   const std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", error);
   if (!error) {
-    const std::filesystem::path beside = executable.parent_path();
-    for (const auto& candidate : {beside / "assets", beside / ".." / "share" / "softmax-lab" / "assets"})
-      if (std::filesystem::is_directory(candidate, error)) return candidate;
+    installed = (executable.parent_path() / ".." / "share" / "softmax-lab").lexically_normal();
+    if (std::filesystem::is_directory(installed, error)) return installed;
   }
 #ifdef SMLAB_ASSETS_DIR
-  return SMLAB_ASSETS_DIR;
+  return SMLAB_ASSETS_DIR;  // a developer build run from its build tree
 #else
-  return "assets";
+  return installed.empty() ? std::filesystem::path("assets") : installed;  // errors name where it belongs
 #endif
 }
 

@@ -27,9 +27,10 @@ struct PresetList {
   std::string error;  // one line; set when the file is missing or any entry is invalid (then `presets` is empty)
 };
 
-// The folder holding presets.json and the other assets: $SOFTMAX_LAB_ASSETS if set and non-empty;
-// else the first of <executable dir>/assets, <executable dir>/../share/softmax-lab/assets and the
-// source tree's assets/ (SMLAB_ASSETS_DIR, compiled in) that exists.
+// The folder holding presets.json, lessons/ and i18n/: $SOFTMAX_LAB_ASSETS if set and non-empty;
+// else <executable dir>/../share/softmax-lab if it exists (installed: /usr/bin -> /usr/share);
+// else the source tree's assets/ (SMLAB_ASSETS_DIR, compiled in unless SMLAB_SOURCE_TREE_ASSETS=OFF,
+// as `make package` builds; then the installed path, so errors name where the files belong).
 std::filesystem::path find_assets_dir();
 
 // Parses a presets file's text. Every preset must have a unique name of letters, digits and
