@@ -15,6 +15,8 @@ packages=(
   libgl-dev libopengl-dev libegl-dev libgl1-mesa-dri libegl-mesa0
   # command line, JSON, GIF
   libcli11-dev nlohmann-json3-dev libgif-dev
+  # .npz import (deflate)
+  zlib1g-dev
   # fonts (Chinese glyphs)
   fonts-dejavu-core fonts-wqy-microhei
   # tests and benchmarks
