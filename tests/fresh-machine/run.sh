@@ -23,25 +23,12 @@ if [ -z "${SMLAB_FRESH_IN_NAMESPACE:-}" ] && unshare --mount --propagation priva
   SMLAB_FRESH_IN_NAMESPACE=1 exec unshare --mount --propagation private "$0" "$work"
 fi
 
-# Unmounts everything mounted at or below $root, deepest first; true when nothing is left.
-unmount_all() {
-  local target
-  for _ in 1 2 3; do
-    mapfile -t mounted < <(findmnt -rn -o TARGET | awk -v r="$root" 'index($0, r "/") == 1 || $0 == r' | sort -r)
-    [ ${#mounted[@]} -eq 0 ] && return 0
-    for target in "${mounted[@]}"; do umount "$target" 2>/dev/null || umount -l "$target" 2>/dev/null || true; done
-  done
-  [ -z "$(findmnt -rn -o TARGET | awk -v r="$root" 'index($0, r "/") == 1 || $0 == r')" ]
-}
+# unmount_all and debian_mirror
+source "$(dirname "$(readlink -f "$0")")/../chroot-lib.sh"
 trap 'unmount_all || echo "fresh-machine: WARNING: mounts left under $root" >&2' EXIT
 trap 'exit 130' INT TERM
 
-# Debian's mirror as this machine's apt is configured (never a host name written here): the URI
-# apt uses for bookworm itself, from `apt-get indextargets`, else the first deb822 `URIs:` line.
-mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null | awk '$2 == "bookworm" {print $1; exit}')
-if [ -z "$mirror" ]; then
-  mirror=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-fi
+mirror=$(debian_mirror)
 [ -n "$mirror" ] || fail "no Debian mirror in this machine's apt configuration (apt-get indextargets, /etc/apt/sources.list.d/*.sources)"
 
 start=$(date +%s)

@@ -6,19 +6,12 @@
 #include <limits>
 
 #include "smlab/import.hpp"
+#include "quoted.hpp"
 
 namespace smlab {
 namespace {
 
-std::string shown(std::string_view text, std::size_t max_shown = 40) {
-  std::string out;
-  for (char c : text.substr(0, max_shown)) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += (byte >= 0x20 && byte != 0x7f) ? c : '?';
-  }
-  if (text.size() > max_shown) out += "...";
-  return out;
-}
+using import_detail::shown;
 
 std::string lower(std::string_view text) {
   std::string out(text);
