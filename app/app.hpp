@@ -38,6 +38,8 @@ struct AppOptions {
   // The UI language (--lang, session). Chinese falls back to English, with language_warning(), when
   // its table or the CJK font is missing.
   i18n::Language language = i18n::Language::English;
+  bool presenter = false;       // start in presenter mode (--presenter)
+  bool controls_shown = true;   // false: the control column starts hidden (--hide-controls)
 };
 
 // A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless
