@@ -602,7 +602,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken) {
     if (annotation.align == TextAlign::Right) left -= width;
     const float line = 1.1f * font;
     std::optional<Box> chosen;
-    for (int step = 0; step <= 8 && !chosen; ++step) {
+    for (int step = 0; step <= 12 && !chosen; ++step) {
       const float offset = (step % 2 == 1 ? -1.0f : 1.0f) * static_cast<float>((step + 1) / 2) * line;
       const Box box = inside(left, anchor.y - 0.5f * font + offset, width);
       if (std::none_of(labels.begin(), labels.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
@@ -712,6 +712,8 @@ struct LegendPlan {
   std::string more_label;            // "+3 more" when not every entry fits
   float row_height = 0.0f, swatch_width = 0.0f;
   float font = 13.0f;  // the legend's text size: the plot's, or smaller when that does not fit
+  int columns = 1;     // two when the entries do not fit one column's height
+  float column_width = 0.0f;
 };
 
 // Where the legend goes and what it lists; empty when there is nothing to list or no room.
@@ -731,7 +733,9 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
   const auto max_rows = static_cast<std::size_t>(
       std::max(0.0f, std::floor((area.height() - 2.0f * inset - 1.2f * inset) / plan.row_height)));
   if (max_rows == 0) return std::nullopt;
-  if (plan.entries.size() > max_rows) {
+  // Too many rows for one column: two columns, filled top to bottom.
+  if (plan.entries.size() > max_rows && (plan.entries.size() + 1) / 2 <= max_rows) plan.columns = 2;
+  if (plan.entries.size() > max_rows * static_cast<std::size_t>(plan.columns)) {
     if (!last_try) return std::nullopt;  // a smaller font may list them all
     const std::size_t hidden = plan.entries.size() - (max_rows - 1);
     plan.entries.resize(max_rows - 1);
@@ -744,8 +748,11 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
     else if (builder.text_width(entry.label, font) > max_label_width) return std::nullopt;
     widest = std::max(widest, builder.text_width(entry.label, font));
   }
-  const std::size_t rows = plan.entries.size() + (plan.more_label.empty() ? 0 : 1);
-  const float box_width = inset + plan.swatch_width + 0.8f * inset + widest + inset;
+  const std::size_t per_column = (plan.entries.size() + static_cast<std::size_t>(plan.columns) - 1) /
+                                 static_cast<std::size_t>(plan.columns);
+  const std::size_t rows = per_column + (plan.more_label.empty() ? 0 : 1);
+  plan.column_width = plan.swatch_width + 0.8f * inset + widest + inset;
+  const float box_width = inset + static_cast<float>(plan.columns) * plan.column_width;
   const float box_height = 1.2f * inset + static_cast<float>(rows) * plan.row_height;
   if (box_width > area.width() - 2.0f * inset) return std::nullopt;
   // A legend that hides most of the data does more harm than good; hover still names series.
@@ -753,11 +760,35 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
   const float share = last_try ? 1.5f * kMaxLegendShareOfArea : kMaxLegendShareOfArea;
   if (box_width * box_height > share * area.width() * area.height()) return std::nullopt;
 
-  const bool right = plot.legend == LegendPos::TopRight || plot.legend == LegendPos::BottomRight;
-  const bool top = plot.legend == LegendPos::TopRight || plot.legend == LegendPos::TopLeft;
-  const float left_edge = right ? area.x1 - inset - box_width : area.x0 + inset;
-  const float top_edge = top ? area.y0 + inset : area.y1 - inset - box_height;
-  plan.box = {left_edge, top_edge, left_edge + box_width, top_edge + box_height};
+  // The corner asked for, unless it would cover an annotation (a region's name, a curve's
+  // label): then the first other corner that covers none. The legend moves rather than hides them.
+  const auto box_at = [&](LegendPos corner) {
+    const bool right = corner == LegendPos::TopRight || corner == LegendPos::BottomRight;
+    const bool top = corner == LegendPos::TopRight || corner == LegendPos::TopLeft;
+    const float left_edge = right ? area.x1 - inset - box_width : area.x0 + inset;
+    const float top_edge = top ? area.y0 + inset : area.y1 - inset - box_height;
+    return Box{left_edge, top_edge, left_edge + box_width, top_edge + box_height};
+  };
+  const auto covers_annotation = [&](const Box& box) {
+    for (const auto& annotation : plot.annotations) {
+      const Point anchor{builder.scene.x_map.to_px(annotation.x), builder.scene.y_map.to_px(annotation.y)};
+      if (!std::isfinite(anchor.x) || !std::isfinite(anchor.y)) continue;
+      const float width = builder.text_width(annotation.text, builder.font);
+      float left = anchor.x;
+      if (annotation.align == TextAlign::Center) left -= 0.5f * width;
+      if (annotation.align == TextAlign::Right) left -= width;
+      if (boxes_overlap(box, {left, anchor.y - 0.5f * builder.font, left + width, anchor.y + 0.5f * builder.font})) return true;
+    }
+    return false;
+  };
+  plan.box = box_at(plot.legend);
+  for (const LegendPos corner : {plot.legend, LegendPos::TopRight, LegendPos::TopLeft, LegendPos::BottomRight,
+                                 LegendPos::BottomLeft}) {
+    if (!covers_annotation(box_at(corner))) {
+      plan.box = box_at(corner);
+      break;
+    }
+  }
   if (!plan.more_label.empty()) builder.problem("legend", "lists only some entries");
   return plan;
 }
@@ -780,10 +811,18 @@ void add_legend(Builder& builder, const LegendPlan& plan) {
   const float font = plan.font;
   const float inset = builder.pad;
   builder.add(RectShape{plan.box, builder.style.background.with_alpha(0.88f), builder.style.frame, 1.0f});
+  const std::size_t per_column = (plan.entries.size() + static_cast<std::size_t>(plan.columns) - 1) /
+                                 static_cast<std::size_t>(plan.columns);
   float row_top = plan.box.y0 + 0.6f * inset;
-  const float swatch_left = plan.box.x0 + inset;
-  const float text_left = swatch_left + plan.swatch_width + 0.8f * inset;
-  for (const auto& entry : plan.entries) {
+  float swatch_left = plan.box.x0 + inset;
+  float text_left = swatch_left + plan.swatch_width + 0.8f * inset;
+  for (std::size_t index = 0; index < plan.entries.size(); ++index) {
+    const auto& entry = plan.entries[index];
+    if (index > 0 && index % std::max<std::size_t>(per_column, 1) == 0) {  // next column
+      row_top = plan.box.y0 + 0.6f * inset;
+      swatch_left += plan.column_width;
+      text_left += plan.column_width;
+    }
     const float centre_y = row_top + 0.5f * plan.row_height;
     const Point centre{swatch_left + 0.5f * plan.swatch_width, centre_y};
     switch (entry.kind) {
