@@ -184,7 +184,9 @@ void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot
     // Measured by wrapping once off-screen is not possible in 1.86 without drawing: the caption
     // takes at most 30 % of the height and scrolls beyond that.
     caption_height = std::min(0.3f * io.DisplaySize.y, line * 5.0f);
-    ImGui::SetCursorScreenPos(ImVec2(margin, io.DisplaySize.y - margin - caption_height));
+    // Above the key hint's line at the bottom edge.
+    const float hint_line = ImGui::GetTextLineHeightWithSpacing();
+    ImGui::SetCursorScreenPos(ImVec2(margin, io.DisplaySize.y - hint_line - caption_height));
     ImGui::BeginChild("##presenter-caption", ImVec2(width, caption_height), false);
     ImGui::SetWindowFontScale(caption_scale);
     const std::string heading = std::to_string(ui.lesson.open->step + 1) + "/" +
@@ -193,7 +195,7 @@ void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot
     plot::wrapped_text(step->text.in(language), ImGui::GetContentRegionAvail().x);
     ImGui::SetWindowFontScale(1.0f);
     ImGui::EndChild();
-    caption_height += margin;
+    caption_height += hint_line;
   }
   const ImVec2 min(margin, margin);
   const ImVec2 max(io.DisplaySize.x - margin, io.DisplaySize.y - margin - caption_height);
