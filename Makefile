@@ -7,7 +7,7 @@ ifneq ($(CI),)
 CMAKE_FLAGS += -DSMLAB_WERROR=ON
 endif
 
-.PHONY: deps configure build run test bench clean
+.PHONY: deps configure build run test test-fresh bench clean
 
 deps:
 	./third_party/install-deps.sh
@@ -36,6 +36,10 @@ test: build
 	cmake --build $(BUILD_DIR)-fuzz -j $(JOBS)
 	cd $(BUILD_DIR)-fuzz && ctest --output-on-failure -j $(JOBS)
 
+# The README's commands on a fresh Debian 12 minbase chroot (root only; tests/fresh-machine/run.sh).
+test-fresh:
+	./tests/fresh-machine/run.sh $(BUILD_DIR)-fresh
+
 # `make bench`: the kernel suite, the frame harness at three L, the NumPy and matplotlib peers,
 # all in one run on the same machine state, then the ratios (docs/PERFORMANCE.md).
 BENCH_RESULTS = $(BUILD_DIR)-bench/results
@@ -55,4 +59,5 @@ bench: deps
 	/usr/bin/python3 bench/report.py $(BENCH_RESULTS)
 
 clean:
-	rm -rf $(BUILD_DIR) $(BUILD_DIR)-bench $(BUILD_DIR)-asan $(BUILD_DIR)-fuzz
+	@! findmnt -rn -o TARGET | grep -q "^$(CURDIR)/$(BUILD_DIR)-fresh/" || { echo "clean: mounts left under $(BUILD_DIR)-fresh; unmount them first" >&2; exit 1; }
+	rm -rf --one-file-system $(BUILD_DIR) $(BUILD_DIR)-bench $(BUILD_DIR)-asan $(BUILD_DIR)-fuzz $(BUILD_DIR)-fresh

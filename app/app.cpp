@@ -246,11 +246,15 @@ bool App::frame() {
   begin_interaction_frame();  // undo/redo, nudges, the sweep: before Params are submitted
 
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
-  // Ctrl+= / Ctrl+− (and the keypad's + / −) change the font scale by 0.25×, next frame.
+  // Ctrl+Q quits, also in full screen where there is no close button (File > Quit does the same).
+  if (ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) ui_.interaction.quit_requested = true;
+  // Ctrl+= / Ctrl+− (and the keypad's + / −) change the font scale by 0.25×, next frame. One step
+  // a press, no key repeat: each step rebuilds the font atlas, and that slow frame would otherwise
+  // count as holding the key past the repeat delay (two steps for one short press).
   const ImGuiIO& io = ImGui::GetIO();
-  if (io.KeyCtrl && (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)))
+  if (io.KeyCtrl && (ImGui::IsKeyPressed(GLFW_KEY_EQUAL, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD, false)))
     ui_.font_scale = std::min(ui_.font_scale + 0.25f, font_scale_max);
-  if (io.KeyCtrl && (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)))
+  if (io.KeyCtrl && (ImGui::IsKeyPressed(GLFW_KEY_MINUS, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT, false)))
     ui_.font_scale = std::max(ui_.font_scale - 0.25f, font_scale_min);
   if (ImGui::GetIO().KeyCtrl && session_popup_.mode == SessionPopup::Mode::closed) {
     const bool save = ImGui::IsKeyPressed(GLFW_KEY_S, false), load = ImGui::IsKeyPressed(GLFW_KEY_O, false);
@@ -274,10 +278,7 @@ bool App::frame() {
     timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
   }
   sync_snapshot();
-  if (std::string error = evaluator_.take_error(); !error.empty()) {
-    ui_.status = error;
-    ui_.status_is_error = true;
-  }
+  if (std::string error = evaluator_.take_error(); !error.empty()) report(std::move(error), true);
 
   FrameStats stats;
   stats.computing = evaluator_.busy();
@@ -285,10 +286,11 @@ bool App::frame() {
   stats.compute_ms = evaluator_.last_compute_ms();
   stats.frame_ms = timing_.frame_ms;
   HeatmapTextures textures{scaled_texture_.id(), unscaled_texture_.id()};
-  advance_lesson(ui_, ImGui::GetIO().DeltaTime);  // a step's Params glide over 0.5 s
+  advance_lesson(ui_, animation_step_seconds());  // a step's Params glide over 0.5 s
   draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, plot_style_, stats);
   draw_lesson(ui_);  // before the session popup: Escape closing the popup must not also close the lesson
   draw_session_popup();
+  draw_toast();
 
   surface_.end_frame();
   if (ui_.screenshot_requested) save_screenshot();
@@ -334,8 +336,7 @@ void App::restore_session(const Session& session) {
   if (session.lesson) {
     const auto lesson = find_lesson(ui_.lessons, session.lesson->name);
     if (!lesson || !resume_lesson(ui_, *lesson, static_cast<std::size_t>(session.lesson->step - 1))) {
-      ui_.status = i18n::format("lesson.not_available", {session.lesson->name, std::to_string(session.lesson->step)});
-      ui_.status_is_error = true;
+      report(i18n::format("lesson.not_available", {session.lesson->name, std::to_string(session.lesson->step)}), true);
     }
   }
 }
@@ -379,19 +380,16 @@ void App::draw_session_popup() {
     if (popup.mode == Mode::save) {
       const auto error = save_session(popup.path, current_session(), popup.overwrite);
       popup.message = error.value_or("");
-      if (!error) ui_.status = i18n::format("app.status.saved_session", {popup.path});
+      if (!error) report(i18n::format("app.status.saved_session", {popup.path}), false);
     } else {
       const SessionLoad loaded = load_session(popup.path);
       popup.message = loaded.error;
       if (loaded.session) {
         restore_session(*loaded.session);  // a bad file changes nothing
-        ui_.status = i18n::format("app.status.loaded_session", {popup.path});
+        report(i18n::format("app.status.loaded_session", {popup.path}), false);
       }
     }
-    if (popup.message.empty()) {
-      ui_.status_is_error = false;
-      close = true;
-    }
+    if (popup.message.empty()) close = true;
   }
   ImGui::SameLine();
   if (ImGui::Button(i18n::label("common.cancel", "cancel").c_str()) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) close = true;
@@ -406,8 +404,79 @@ void App::save_screenshot() {
   ui_.screenshot_requested = false;
   const Image image = surface_.capture();
   const auto saved = exporting::save_screenshot(image, ui_.screenshot_dir, std::chrono::system_clock::now());
-  ui_.status_is_error = saved.error.has_value();
-  ui_.status = saved.error ? *saved.error : i18n::format("app.status.saved", {saved.path.string()});
+  report(saved.error ? *saved.error : i18n::format("app.status.saved", {saved.path.string()}), saved.error.has_value());
+}
+
+double animation_step_seconds() {
+  // After the window slept (idle), the first frame's DeltaTime spans the whole sleep: an animation
+  // started on that frame must not jump. A slow frame still moves an animation by its own length.
+  return std::clamp(static_cast<double>(ImGui::GetIO().DeltaTime), 0.0, 0.25);
+}
+
+void App::report(std::string text, bool is_error) {
+  ui_.status = std::move(text);
+  ui_.status_is_error = is_error;
+  toast_ = Toast{ui_.status, is_error, surface_.time_seconds()};
+}
+
+namespace {
+// A toast stays this long (errors longer: there is more to read), fading over its last second.
+constexpr double toast_seconds = 4.0, toast_error_seconds = 8.0, toast_fade_seconds = 1.0;
+}  // namespace
+
+void App::draw_toast() {
+  if (!toast_) return;
+  const double age = surface_.time_seconds() - toast_->shown_at;
+  const double lifetime = toast_->is_error ? toast_error_seconds : toast_seconds;
+  if (age >= lifetime || age < 0.0) {
+    toast_.reset();
+    return;
+  }
+  const float alpha = static_cast<float>(std::clamp((lifetime - age) / toast_fade_seconds, 0.0, 1.0));
+  // Centred over the plots, just below the view tabs: in sight, whatever the control column shows.
+  const DashboardLayout layout = dashboard_layout(ImGui::GetIO().DisplaySize, ui_.ui_scale);
+  const float width = layout.content_max.x - layout.content_min.x;
+  ImGui::SetNextWindowPos(ImVec2(0.5f * (layout.content_min.x + layout.content_max.x), layout.content_min.y),
+                          ImGuiCond_Always, ImVec2(0.5f, 0.0f));
+  ImGui::SetNextWindowBgAlpha(0.95f);
+  ImGui::PushStyleVar(ImGuiStyleVar_Alpha, alpha);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(12.0f * ui_.ui_scale, 8.0f * ui_.ui_scale));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 2.0f * ui_.ui_scale);
+  const ImVec4 accent = toast_->is_error ? ImVec4(0.9f, 0.25f, 0.2f, 1.0f) : ImVec4(0.2f, 0.65f, 0.3f, 1.0f);
+  ImGui::PushStyleColor(ImGuiCol_Border, accent);
+  constexpr ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                     ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs;
+  if (ImGui::Begin("##toast", nullptr, flags)) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 0.8f * width);
+    ImGui::TextUnformatted(toast_->text.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::End();
+  ImGui::PopStyleColor();
+  ImGui::PopStyleVar(3);
+}
+
+double App::idle_wait_seconds() const {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (needs_submit() || ui_.lesson.animating || ui_.lesson.start_requested || sweep_player_.playing() ||
+      gif_recording_ || ui_.screenshot_requested)
+    return 0.0;
+  // A held key repeats on ImGui's clock; a held button may be a drag about to move.
+  for (const bool down : io.KeysDown)
+    if (down) return 0.0;
+  for (const bool down : io.MouseDown)
+    if (down) return 0.0;
+  double wait = -1.0;
+  const auto at_most = [&wait](double seconds) { wait = wait < 0.0 ? seconds : std::min(wait, seconds); };
+  if (evaluator_.busy()) at_most(0.1);  // the progress bar; the finished snapshot wakes the window
+  if (io.WantTextInput) at_most(0.5);   // the text cursor blinks
+  if (toast_) {
+    const double age = surface_.time_seconds() - toast_->shown_at;
+    const double fade_start = (toast_->is_error ? toast_error_seconds : toast_seconds) - toast_fade_seconds;
+    at_most(age >= fade_start ? 1.0 / 30.0 : fade_start - age);
+  }
+  return wait;
 }
 
 }  // namespace smlab::app

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "panels/panels.hpp"
@@ -46,6 +47,10 @@ struct AppOptions {
 // renders are quick, converged enough to read, and deterministic.
 std::int64_t headless_refine_trials(int seq_len);
 
+// The frame time an animation (lesson glide, sweep) moves by: ImGui's DeltaTime, at most 0.25 s
+// (the first frame after the window slept would otherwise jump by the whole sleep).
+double animation_step_seconds();
+
 class App {
  public:
   // Loads fonts and style for `surface` (whose contexts must outlive the App) and
@@ -58,6 +63,16 @@ class App {
   // Runs one frame: picks up finished snapshots, draws the dashboard, renders,
   // and saves a screenshot if one was asked for. False once the surface closed.
   bool frame();
+
+  // How long a window may sleep before the next frame (platform::Window::wait_for_events): 0 while
+  // something moves (a recompute to submit, a lesson glide, the sweep, a GIF recording, a held
+  // key), 0.1 s while a recompute runs (its progress bar), the time until a toast starts to fade,
+  // negative (until the next event) at rest. Finished recomputes wake the window through
+  // Evaluator::set_result_callback.
+  double idle_wait_seconds() const;
+
+  // Shows `text` in the status line and, for a few seconds, as a toast at the top of the window.
+  void report(std::string text, bool is_error);
 
   // Blocks until the newest submitted Params are evaluated and their Monte Carlo
   // refinement has stopped (headless renders: the picture is then deterministic).
@@ -94,6 +109,7 @@ class App {
   bool needs_submit() const;
   void save_screenshot();
   void draw_session_popup();
+  void draw_toast();
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
@@ -115,6 +131,14 @@ class App {
     std::string message;  // the last failure, shown in the popup
   };
   SessionPopup session_popup_;
+
+  // The last report(), shown at the top of the window until it has faded.
+  struct Toast {
+    std::string text;
+    bool is_error = false;
+    double shown_at = 0.0;  // surface_.time_seconds()
+  };
+  std::optional<Toast> toast_;
 
   platform::Surface& surface_;
   UiState ui_;

@@ -78,7 +78,7 @@ void App::begin_interaction_frame() {
 
   if (sweep_player_.playing()) {
     Params moved = ui_.params;
-    if (auto error = set_param(moved, sweep_player_.spec().key, sweep_player_.advance(io.DeltaTime))) {
+    if (auto error = set_param(moved, sweep_player_.spec().key, sweep_player_.advance(animation_step_seconds()))) {
       sweep_player_.stop();
       state.sweep_error = error->message;
     } else {
@@ -107,6 +107,7 @@ void App::end_interaction_frame() {
   }
   state.save_session_requested = state.open_session_requested = false;
   if (std::exchange(state.fullscreen_requested, false)) surface_.toggle_fullscreen();  // a window only
+  if (std::exchange(state.quit_requested, false)) surface_.request_close();
 
   if (state.export_png_requested) export_png();
   if (state.record_gif_requested) start_gif_recording();
@@ -168,15 +169,14 @@ void App::export_png() {
       static_cast<float>(scale), surface_.content_scale(), state.export_target);
   ImGui::SetCurrentContext(surface_.imgui_context());
   if (!shot.error.empty()) {
-    ui_.status = shot.error;
-    ui_.status_is_error = true;
+    report(shot.error, true);
     return;
   }
   const auto saved = exporting::save_screenshot(shot.image, ui_.screenshot_dir, std::chrono::system_clock::now());
-  ui_.status_is_error = saved.error.has_value();
-  ui_.status = saved.error ? *saved.error
-                           : i18n::format("ui.status.png_saved", {saved.path.string(), std::to_string(shot.image.width),
-                                                                  std::to_string(shot.image.height)});
+  report(saved.error ? *saved.error
+                     : i18n::format("ui.status.png_saved", {saved.path.string(), std::to_string(shot.image.width),
+                                                            std::to_string(shot.image.height)}),
+         saved.error.has_value());
 }
 
 void App::start_gif_recording() {
@@ -198,8 +198,7 @@ void App::start_gif_recording() {
   auto created = platform::Offscreen::create(offscreen);
   if (!created) {
     ImGui::SetCurrentContext(surface_.imgui_context());
-    ui_.status = created.error;
-    ui_.status_is_error = true;
+    report(created.error, true);
     return;
   }
   auto recording = std::make_unique<GifRecording>();
@@ -244,8 +243,7 @@ void App::step_gif_recording() {
   if (!error) error = save_new_file(ui_.screenshot_dir, ".gif", recording.writer.bytes(), written);
   gif_recording_.reset();
   state.gif_recording = false;
-  ui_.status_is_error = error.has_value();
-  ui_.status = error ? *error : i18n::format("ui.status.gif_saved", {written.string()});
+  report(error ? *error : i18n::format("ui.status.gif_saved", {written.string()}), error.has_value());
 }
 
 }  // namespace smlab::app

@@ -3,7 +3,13 @@
 // Exit codes (DESIGN.md §6): 0 ok, 2 bad usage or input, 3 file error, 4 no graphics context.
 #include <CLI/CLI.hpp>
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -13,6 +19,7 @@
 #include "app.hpp"
 #include "frame_bench.hpp"
 #include "i18n/i18n.hpp"
+#include "export/atomic_file.hpp"
 #include "export/csv.hpp"
 #include "export/gif.hpp"
 #include "export/gif_sweep.hpp"
@@ -21,23 +28,68 @@
 #include "export/scaled_screenshot.hpp"
 #include "platform/allocator.hpp"
 #include "platform/offscreen.hpp"
-#include "platform/window.hpp"
 #include "lessons/lesson_player.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
+#include "window_run.hpp"
 
 namespace {
 
 constexpr int exit_ok = 0, exit_usage = 2, exit_file = 3, exit_no_graphics = 4;
 
-// Every error leaves through here: one line, even when it echoes user text that
-// holds a newline or other control character.
-int fail(int code, std::string message) {
-  for (char& c : message)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  std::fprintf(stderr, "softmax-lab: %s\n", message.c_str());
+// Text that is safe to print on one line: control characters become spaces, bytes that are not
+// UTF-8 become '?', and any run of more than 80 characters without a space (a long path, a
+// 100 KB value) is cut in the middle to its first and last 38 characters.
+std::string printable(std::string_view text) {
+  std::string clean;
+  clean.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+    if (byte >= 0xC0 && byte < 0xC2) length = 0;  // overlong two-byte forms
+    bool valid = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (!valid) {
+      clean += '?';
+      ++i;
+      continue;
+    }
+    if (length == 1 && (byte < 0x20 || byte == 0x7f)) clean += ' ';
+    else clean.append(text.substr(i, length));
+    i += length;
+  }
+  std::string out;
+  std::size_t start = 0;
+  while (start <= clean.size()) {
+    std::size_t end = clean.find(' ', start);
+    if (end == std::string::npos) end = clean.size();
+    const std::string_view word = std::string_view(clean).substr(start, end - start);
+    // Count characters, not bytes, and cut only at character starts.
+    std::vector<std::size_t> starts;
+    for (std::size_t k = 0; k < word.size(); ++k)
+      if ((static_cast<unsigned char>(word[k]) >> 6) != 0x2) starts.push_back(k);
+    if (starts.size() > 80) {
+      out.append(word.substr(0, starts[38]));
+      out.append("…");
+      out.append(word.substr(starts[starts.size() - 38]));
+    } else {
+      out.append(word);
+    }
+    if (end == clean.size()) break;
+    out += ' ';
+    start = end + 1;
+  }
+  return out;
+}
+
+// Every error leaves through here: one printable line (see printable()).
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "softmax-lab: %s\n", printable(message).c_str());
   return code;
 }
+
+// A warning that does not stop the run, printed the same way.
+void warn(const std::string& message) { std::fprintf(stderr, "softmax-lab: %s\n", printable(message).c_str()); }
 
 struct Size {
   int width = 1600, height = 900;
@@ -63,16 +115,23 @@ void print_keys() {
   }
 }
 
+// "--screenshot" and "--export-csv" style names of the options given, for combination checks.
+struct GivenOption {
+  const char* name;
+  bool given;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   smlab::platform::keep_freed_memory_mapped();
+  namespace fs = std::filesystem;
   // 1. Command line.
   CLI::App cli{"Softmax Lab: see why attention uses softmax and divides scores by sqrt(d_k)."};
   cli.set_version_flag("--version", std::string("softmax-lab ") + SMLAB_VERSION);
   std::vector<std::string> assignments;
   std::string screenshot_path, size_text = "1600x900", screenshot_dir, csv_dir, svg_dir, view_name = "dashboard", theme_name = "dark";
-  float font_scale = 1.0f;
+  std::string font_scale_text = "1";
   std::string scale_text = "1", panel_name, colormap_name = "viridis";
   bool overwrite = false, list_keys = false, list_views = false;
   int bench_frames = 0;
@@ -83,39 +142,50 @@ int main(int argc, char** argv) {
   std::vector<std::string> export_lesson_args;  // NAME DIR
   bool list_lessons = false;
   int gif_frames = 60;
-  cli.add_option("--set", assignments, "Set a parameter, KEY=VALUE (repeatable; see --list-keys)")
+  CLI::Option* set_option = cli.add_option("--set", assignments, "Set a parameter, KEY=VALUE (repeatable; see --list-keys)")
       ->type_name("KEY=VALUE");
-  cli.add_option("--screenshot", screenshot_path, "Render the dashboard offscreen (no display needed), save it as PNG, exit")
-      ->type_name("FILE.png");
-  cli.add_option("--size", size_text, "Window or image size in pixels (320x240 to 8192x8192)")->type_name("WxH");
-  cli.add_option("--export-csv", csv_dir, "Write the numbers behind every plot as CSV files into DIR (created if missing), exit")
-      ->type_name("DIR");
-  cli.add_option("--export-svg", svg_dir, "Write every plot (dashboard and labs) as SVG into DIR (created if missing), exit")
-      ->type_name("DIR");
-  cli.add_flag("--overwrite", overwrite, "Allow exports to replace existing files");
-  cli.add_option("--screenshot-dir", screenshot_dir, "Folder for the Save PNG button and F12 (default ~/Pictures/softmax-lab)")
-      ->type_name("DIR");
-  cli.add_option("--preset", preset_name, "Start from a preset's Params (--set still applies on top; see --list-presets)")
-      ->type_name("NAME");
+  CLI::Option* screenshot_option =
+      cli.add_option("--screenshot", screenshot_path, "Render the dashboard offscreen (no display needed), save it as PNG, exit")
+          ->type_name("FILE.png");
+  CLI::Option* size_option = cli.add_option("--size", size_text, "Window or image size in pixels (320x240 to 8192x8192)")->type_name("WxH");
+  CLI::Option* csv_option =
+      cli.add_option("--export-csv", csv_dir, "Write the numbers behind every plot as CSV files into DIR (created if missing), exit")
+          ->type_name("DIR");
+  CLI::Option* svg_option =
+      cli.add_option("--export-svg", svg_dir, "Write every plot (dashboard and labs) as SVG into DIR (created if missing), exit")
+          ->type_name("DIR");
+  cli.add_flag("--overwrite", overwrite, "Allow exports to replace existing regular files");
+  CLI::Option* screenshot_dir_option =
+      cli.add_option("--screenshot-dir", screenshot_dir, "Folder for the Save PNG button and F12 (default ~/Pictures/softmax-lab)")
+          ->type_name("DIR");
+  CLI::Option* preset_option =
+      cli.add_option("--preset", preset_name, "Start from a preset's Params (--set still applies on top; see --list-presets)")
+          ->type_name("NAME");
   cli.add_flag("--list-presets", list_presets, "List the presets (the classic examples), with what each shows");
-  cli.add_option("--lesson", lesson_spec, "Open a lesson at a step (1 = first); with --screenshot, render that step")
-      ->type_name("NAME[:STEP]");
+  CLI::Option* lesson_option =
+      cli.add_option("--lesson", lesson_spec, "Open a lesson at a step (1 = first); with --screenshot, render that step")
+          ->type_name("NAME[:STEP]");
   cli.add_flag("--list-lessons", list_lessons, "List the lessons: name, number of steps, title");
-  cli.add_option("--export-lesson", export_lesson_args,
-                 "Render every step of a lesson offscreen as DIR/NAME-01.png, NAME-02.png, ... (DIR created if missing), exit")
-      ->expected(2)
-      ->type_name("NAME DIR");
-  cli.add_option("--load", load_path, "Start from a saved session (Params, view, screenshot folder)")
+  CLI::Option* export_lesson_option =
+      cli.add_option("--export-lesson", export_lesson_args,
+                     "Render every step of a lesson offscreen as DIR/NAME-01.png, NAME-02.png, ... (DIR created if missing), exit")
+          ->expected(2)
+          ->type_name("NAME DIR");
+  CLI::Option* load_option = cli.add_option("--load", load_path, "Start from a saved session (Params, view, screenshot folder)")
       ->type_name("FILE.json");
-  cli.add_option("--export-gif", gif_path, "Render a slider sweep offscreen as an animated GIF (needs --sweep), exit")
-      ->type_name("FILE.gif");
-  cli.add_option("--sweep", sweep_text, "What --export-gif moves: KEY=FROM:TO or KEY=FROM:TO:log, e.g. temperature=0.05:20:log")
-      ->type_name("KEY=FROM:TO[:log]");
-  cli.add_option("--frames", gif_frames, "Number of GIF frames (default 60)")->type_name("N")->check(CLI::Range(1, 1000));
+  CLI::Option* gif_option =
+      cli.add_option("--export-gif", gif_path, "Render a slider sweep offscreen as an animated GIF (needs --sweep), exit")
+          ->type_name("FILE.gif");
+  CLI::Option* sweep_option =
+      cli.add_option("--sweep", sweep_text, "What --export-gif moves: KEY=FROM:TO or KEY=FROM:TO:log, e.g. temperature=0.05:20:log")
+          ->type_name("KEY=FROM:TO[:log]");
+  CLI::Option* frames_option =
+      cli.add_option("--frames", gif_frames, "Number of GIF frames (default 60)")->type_name("N")->check(CLI::Range(1, 1000));
   CLI::Option* theme_option = cli.add_option("--theme", theme_name, "dark, light or projector (high contrast, large, thick lines)")
       ->type_name("NAME");
-  CLI::Option* font_scale_option = cli.add_option("--font-scale", font_scale, "UI and plot text size, 1 to 3 (Ctrl+= / Ctrl+- in the window)")
-      ->type_name("X");
+  CLI::Option* font_scale_option =
+      cli.add_option("--font-scale", font_scale_text, "UI and plot text size, 1 to 3 (Ctrl+= / Ctrl+- in the window)")
+          ->type_name("X");
   std::string lang_code = "en";
   CLI::Option* lang_option =
       cli.add_option("--lang", lang_code, "Language of the window and the plots: en or zh-CN (CSV columns stay English)")
@@ -137,11 +207,13 @@ int main(int argc, char** argv) {
   cli.add_flag("--hide-controls", hide_controls, "Start with the control column hidden (Ctrl+B / F9 in the window)");
   cli.add_flag("--list-keys", list_keys, "List the keys --set accepts, with ranges and defaults");
   cli.add_flag("--list-views", list_views, "List the views (the dashboard and the labs)");
-  cli.add_option("--bench-frames", bench_frames, "Headless: move a slider every frame for N frames, print timings as JSON")
-      ->type_name("N")
-      ->check(CLI::Range(1, 100000));
-  cli.add_option("--bench-key", bench_key, "Slider --bench-frames moves: temperature, score_scale, d_k or row")
-      ->type_name("KEY");
+  CLI::Option* bench_option =
+      cli.add_option("--bench-frames", bench_frames, "Headless: move a slider every frame for N frames, print timings as JSON")
+          ->type_name("N")
+          ->check(CLI::Range(1, 100000));
+  CLI::Option* bench_key_option =
+      cli.add_option("--bench-key", bench_key, "Slider --bench-frames moves: temperature, score_scale, d_k or row")
+          ->type_name("KEY");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -151,32 +223,74 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return fail(exit_usage, std::string(e.what()) + " (see --help)");
   }
-  if (list_keys) {
-    print_keys();
-    return exit_ok;
+
+  // Before anything is read or written: no empty values, and no combination that would drop an
+  // output without a word (README, "Command line").
+  for (CLI::Option* option : {screenshot_option, size_option, csv_option, svg_option, screenshot_dir_option, preset_option,
+                              lesson_option, load_option, gif_option, sweep_option, theme_option, font_scale_option,
+                              lang_option, colormap_option, scale_option, panel_option, bench_key_option,
+                              export_lesson_option}) {
+    if (option->count() == 0) continue;
+    for (const std::string& value : option->results())
+      if (value.empty())
+        return fail(exit_usage, option->get_name() + " '' is empty: give " + option->get_type_name());
   }
+  const bool csv_or_svg = csv_option->count() > 0 || svg_option->count() > 0;
+  const GivenOption outputs[] = {{"--export-csv/--export-svg", csv_or_svg},
+                                 {"--screenshot", screenshot_option->count() > 0},
+                                 {"--export-gif", gif_option->count() > 0},
+                                 {"--export-lesson", export_lesson_option->count() > 0},
+                                 {"--bench-frames", bench_option->count() > 0}};
+  const GivenOption lists[] = {{"--list-keys", list_keys},
+                               {"--list-views", list_views},
+                               {"--list-presets", list_presets},
+                               {"--list-lessons", list_lessons}};
+  std::vector<std::string> modes;
+  for (const GivenOption& output : outputs)
+    if (output.given) modes.emplace_back(output.name);
+  if (modes.size() > 1)
+    return fail(exit_usage, modes[0] + " and " + modes[1] +
+                                " cannot be used together: run one output mode at a time (--export-csv and --export-svg may be combined)");
+  for (const GivenOption& list : lists)
+    if (list.given && !modes.empty())
+      return fail(exit_usage, std::string(list.name) + " cannot be used with " + modes[0] + ": run them one at a time");
+  if (sweep_option->count() > 0 && gif_option->count() == 0)
+    return fail(exit_usage, "--sweep goes with --export-gif FILE.gif");
+  if (gif_option->count() > 0 && sweep_option->count() == 0)
+    return fail(exit_usage, "--export-gif FILE.gif needs --sweep KEY=FROM:TO[:log]");
+  if (frames_option->count() > 0 && gif_option->count() == 0) return fail(exit_usage, "--frames goes with --export-gif FILE.gif");
+  if (bench_key_option->count() > 0 && bench_option->count() == 0) return fail(exit_usage, "--bench-key goes with --bench-frames N");
+  if ((scale_option->count() > 0 || panel_option->count() > 0) && screenshot_option->count() == 0)
+    return fail(exit_usage, "--scale and --panel go with --screenshot FILE.png");
+  if (export_lesson_option->count() > 0) {
+    for (CLI::Option* option : {set_option, preset_option, load_option, lesson_option, view_option})
+      if (option->count() > 0)
+        return fail(exit_usage, "--export-lesson renders the lesson's own steps: " + option->get_name() + " does not apply");
+  }
+
+  // 2. Lists: each one asked for, in this order.
+  const bool any_list = list_keys || list_views || list_presets || list_lessons;
+  if (list_keys) print_keys();
   // Presets live in assets/; only the runs that use them complain when the file is missing.
-  const std::filesystem::path presets_file = smlab::app::find_assets_dir() / "presets.json";
+  const fs::path presets_file = smlab::app::find_assets_dir() / "presets.json";
   const smlab::app::PresetList presets = smlab::app::load_presets(presets_file);
   if (list_presets) {
     if (!presets.error.empty()) return fail(exit_file, presets.error);
     for (const smlab::app::Preset& preset : presets.presets)
-      std::printf("%-20s %s\n", preset.name.c_str(), preset.title.c_str());
-    return exit_ok;
+      std::printf("%-20s %s\n", preset.name.c_str(), printable(preset.title).c_str());
   }
   // Lessons live in assets/lessons; a bad file is left out and reported by the runs that use lessons.
   const smlab::app::LessonList lessons = smlab::app::load_lessons(smlab::app::find_assets_dir() / "lessons");
   if (list_lessons) {
     for (const smlab::app::Lesson& lesson : lessons.lessons)
-      std::printf("%-20s %2zu steps  %s\n", lesson.name.c_str(), lesson.steps.size(), lesson.title.english.c_str());
+      std::printf("%-20s %2zu steps  %s\n", lesson.name.c_str(), lesson.steps.size(), printable(lesson.title.english).c_str());
     if (!lessons.error.empty()) return fail(exit_file, lessons.error);
-    return exit_ok;
   }
   if (list_views) {
     for (const smlab::ViewInfo& info : smlab::all_views())
       std::printf("%-20s %s\n", std::string(info.name).c_str(), std::string(info.summary).c_str());
-    return exit_ok;
   }
+  if (any_list) return exit_ok;
   auto view = smlab::view_from_name(view_name);
   if (!view) {
     std::string names;
@@ -184,21 +298,36 @@ int main(int argc, char** argv) {
     return fail(exit_usage, "--view '" + view_name.substr(0, 40) + "' is not a view: allowed " + names);
   }
 
-  // 2. Params: a session or preset first, then every --set, all through the sliders' validation.
+  // 3. Params: a session or preset first, then every --set, all through the sliders' validation.
   smlab::Params params;
   std::string loaded_screenshot_dir;
+  std::optional<smlab::app::LessonPosition> lesson_position;
   if (!load_path.empty()) {
-    const smlab::app::SessionLoad loaded = smlab::app::load_session(load_path);
+    const smlab::app::SessionLoad loaded = smlab::app::load_session(load_path);  // read once
     if (!loaded.session) return fail(loaded.unreadable ? exit_file : exit_usage, loaded.error);
     params = loaded.session->params;
     if (view_option->count() == 0) view = loaded.session->view;
     loaded_screenshot_dir = loaded.session->screenshot_dir;
     // The session's look, unless the command line names one.
     if (theme_option->count() == 0 && loaded.session->theme) theme_name = *loaded.session->theme;
-    if (font_scale_option->count() == 0 && loaded.session->font_scale) font_scale = *loaded.session->font_scale;
+    if (font_scale_option->count() == 0 && loaded.session->font_scale)
+      font_scale_text = std::to_string(*loaded.session->font_scale);
     if (colormap_option->count() == 0 && loaded.session->colormap) colormap_name = *loaded.session->colormap;
     if (lang_option->count() == 0 && loaded.session->language)
       lang_code = smlab::i18n::language_code(*loaded.session->language);
+    // The lesson the session was in must exist, with that step (--lesson replaces it).
+    if (const auto& saved = loaded.session->lesson; saved && lesson_spec.empty()) {
+      const auto index = smlab::app::find_lesson(lessons, saved->name);
+      if (!index)
+        return fail(exit_usage, "'" + load_path + "': session field 'lesson.name' '" + saved->name +
+                                    "' is not a lesson: allowed " + smlab::app::lesson_names(lessons) +
+                                    (lessons.error.empty() ? "" : " (" + lessons.error + ")"));
+      const std::size_t steps = lessons.lessons[*index].steps.size();
+      if (static_cast<std::size_t>(saved->step) > steps)
+        return fail(exit_usage, "'" + load_path + "': session field 'lesson.step' is " + std::to_string(saved->step) +
+                                    ": lesson '" + saved->name + "' has steps 1 to " + std::to_string(steps));
+      lesson_position = smlab::app::LessonPosition{*index, static_cast<std::size_t>(saved->step - 1)};
+    }
   }
   if (!preset_name.empty()) {
     if (!presets.error.empty()) return fail(exit_file, presets.error);
@@ -210,44 +339,53 @@ int main(int argc, char** argv) {
     if (preset->view && view_option->count() == 0) view = preset->view;
   }
   // A lesson step sets Params and view like a preset (--set still applies on top).
-  std::optional<smlab::app::LessonPosition> lesson_position;
-  if (!load_path.empty() && lesson_spec.empty()) {
-    const smlab::app::SessionLoad loaded = smlab::app::load_session(load_path);
-    if (loaded.session && loaded.session->lesson)
-      if (const auto index = smlab::app::find_lesson(lessons, loaded.session->lesson->name);
-          index && static_cast<std::size_t>(loaded.session->lesson->step) <= lessons.lessons[*index].steps.size())
-        lesson_position = smlab::app::LessonPosition{*index, static_cast<std::size_t>(loaded.session->lesson->step - 1)};
-  }
   if (!lesson_spec.empty()) {
     const smlab::app::LessonLookup found = smlab::app::lookup_lesson(lessons, lesson_spec);
-    if (!found.position) return fail(lessons.lessons.empty() && !lessons.error.empty() ? exit_file : exit_usage,
-                                      lessons.lessons.empty() && !lessons.error.empty() ? lessons.error : found.error);
+    if (!found.position) {
+      if (lessons.lessons.empty() && !lessons.error.empty()) return fail(exit_file, lessons.error);
+      // A lesson file that did not load is named: it may be why the lesson is missing.
+      return fail(exit_usage, found.error + (lessons.error.empty() ? "" : " (" + lessons.error + ")"));
+    }
     lesson_position = found.position;
     const smlab::app::LessonStep& step = lessons.lessons[found.position->lesson].steps[found.position->step];
     params = step.params;
     if (view_option->count() == 0) view = step.view;
   }
+  // Every --set in the order of param_keys() (seq_len before row), whatever the command line's
+  // order: `--set row=10 --set seq_len=4` is the same request as the other way round, and refused.
+  std::vector<std::pair<std::string, std::string>> settings;
   for (const std::string& assignment : assignments) {
     const auto equals = assignment.find('=');
     if (equals == std::string::npos)
       return fail(exit_usage, "--set '" + assignment.substr(0, 60) + "' is not KEY=VALUE, e.g. --set temperature=0.5");
-    if (auto error = smlab::set_param(params, assignment.substr(0, equals), assignment.substr(equals + 1)))
-      return fail(exit_usage, error->message);
+    settings.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
   }
+  const auto key_rank = [](const std::string& key) {
+    const auto keys = smlab::param_keys();
+    for (std::size_t rank = 0; rank < keys.size(); ++rank)
+      if (keys[rank].name == key) return rank;
+    return keys.size();
+  };
+  std::stable_sort(settings.begin(), settings.end(),
+                   [&](const auto& a, const auto& b) { return key_rank(a.first) < key_rank(b.first); });
+  for (const auto& [key, value] : settings)
+    if (auto error = smlab::set_param(params, key, value)) return fail(exit_usage, error->message);
   const auto size = parse_size(size_text);
   if (!size) return fail(exit_usage, "--size '" + size_text.substr(0, 40) + "' is not allowed: WxH from 320x240 to 8192x8192");
 
   const auto theme = smlab::app::theme_from_name(theme_name);
   if (!theme) return fail(exit_usage, "--theme '" + theme_name.substr(0, 40) + "' is not allowed: dark, light or projector");
-  if (!(font_scale >= smlab::app::font_scale_min && font_scale <= smlab::app::font_scale_max))
-    return fail(exit_usage, "--font-scale " + std::to_string(font_scale) + " is not allowed: a number from 1 to 3");
+  char* font_scale_end = nullptr;
+  const float font_scale = std::strtof(font_scale_text.c_str(), &font_scale_end);
+  const bool font_scale_is_decimal = font_scale_text.find_first_of("xXpP") == std::string::npos;
+  if (font_scale_end != font_scale_text.c_str() + font_scale_text.size() || !font_scale_is_decimal ||
+      !(font_scale >= smlab::app::font_scale_min && font_scale <= smlab::app::font_scale_max))
+    return fail(exit_usage, "--font-scale '" + font_scale_text.substr(0, 40) + "' is not allowed: a number from 1 to 3");
   const auto colormap = smlab::plot::colormap_from_name(colormap_name);
   if (!colormap || *colormap == smlab::plot::Colormap::Diverging)
     return fail(exit_usage, "--colormap '" + colormap_name.substr(0, 40) + "' is not allowed: viridis, cividis, magma or greys");
   const auto shot_scale = smlab::app::parse_export_scale(scale_text);
   if (!shot_scale) return fail(exit_usage, "--scale '" + scale_text.substr(0, 40) + "' is not allowed: 1, 2 or 4");
-  if ((scale_option->count() > 0 || panel_option->count() > 0) && screenshot_path.empty())
-    return fail(exit_usage, "--scale and --panel go with --screenshot FILE.png");
 
   const auto language = smlab::i18n::parse_language(lang_code);
   if (!language)
@@ -256,7 +394,7 @@ int main(int argc, char** argv) {
   // line says so (runs that only list or export numbers say nothing).
   const std::string catalogue_error = smlab::i18n::load_catalogue(smlab::app::find_assets_dir());
   const bool shows_text = csv_dir.empty() || !svg_dir.empty();
-  if (!catalogue_error.empty() && shows_text) std::fprintf(stderr, "softmax-lab: %s\n", catalogue_error.c_str());
+  if (!catalogue_error.empty() && shows_text) warn(catalogue_error);
   smlab::i18n::set_language(*language);  // SVG exports; the App checks the font for the window
 
   smlab::app::AppOptions options;
@@ -273,37 +411,41 @@ int main(int argc, char** argv) {
   options.presenter = presenter;
   options.controls_shown = !hide_controls;
 
-  // 3a. Files from the numbers and the plot descriptions: no graphics context needed.
-  if (!csv_dir.empty() || !svg_dir.empty()) {
+  // The export modes remove their temporary files when interrupted (the window handles its own signals).
+  if (csv_or_svg || !screenshot_path.empty() || !gif_path.empty() || !export_lesson_args.empty())
+    smlab::exporting::remove_temporaries_on_signal();
+
+  // 4a. Files from the numbers and the plot descriptions: no graphics context needed. All files of
+  // the run are written together or none is (one FileBatch).
+  if (csv_or_svg) {
+    for (const std::string& dir : {csv_dir, svg_dir})
+      if (!dir.empty())
+        if (auto error = smlab::exporting::ensure_directory(dir)) return fail(exit_file, *error);
     smlab::EvaluateOptions evaluate_options;
     evaluate_options.all_labs = true;
     // The SVG's d_k curve gets the same refinement as a headless screenshot.
     evaluate_options.dk_trials = smlab::app::headless_refine_trials(params.seq_len);
     const smlab::Snapshot snapshot = *smlab::evaluate(params, evaluate_options);
-    std::vector<std::filesystem::path> written;
+    smlab::exporting::FileBatch batch(overwrite);
     if (!csv_dir.empty()) {
-      if (auto error = smlab::exporting::ensure_directory(csv_dir)) return fail(exit_file, *error);
       smlab::exporting::CsvOptions csv_options;
       csv_options.overwrite = overwrite;
-      const auto result = smlab::exporting::export_csv(snapshot, csv_dir, csv_options);
+      const auto result = smlab::exporting::export_csv(snapshot, csv_dir, csv_options, &batch);
       if (!result.ok()) return fail(exit_file, *result.error);
-      written.insert(written.end(), result.files.begin(), result.files.end());
-      const auto labs = smlab::exporting::export_lab_csv(snapshot, csv_dir, overwrite);
+      const auto labs = smlab::exporting::export_lab_csv(snapshot, csv_dir, overwrite, &batch);
       if (labs.error) return fail(exit_file, *labs.error);
-      written.insert(written.end(), labs.files.begin(), labs.files.end());
     }
     if (!svg_dir.empty()) {
-      if (auto error = smlab::exporting::ensure_directory(svg_dir)) return fail(exit_file, *error);
       smlab::plot::Style svg_style = smlab::plot::light_style();
       svg_style.sequential_colormap = *colormap;
       // Chinese labels need a CJK face in the viewer; DejaVu stays first for Latin and symbols.
       if (smlab::i18n::language() == smlab::i18n::Language::Chinese)
         svg_style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
-      const auto result = smlab::exporting::export_svg(snapshot, svg_dir, overwrite, svg_style);
+      const auto result = smlab::exporting::export_svg(snapshot, svg_dir, overwrite, svg_style, 640.0f, 440.0f, &batch);
       if (result.error) return fail(exit_file, *result.error);
-      written.insert(written.end(), result.files.begin(), result.files.end());
     }
-    for (const auto& file : written) std::printf("%s\n", file.string().c_str());
+    if (auto error = batch.commit()) return fail(exit_file, *error);
+    for (const auto& file : batch.targets()) std::printf("%s\n", file.string().c_str());
     return exit_ok;
   }
 
@@ -315,26 +457,27 @@ int main(int argc, char** argv) {
     return smlab::platform::Offscreen::create(offscreen_options);
   };
 
-  // 3a'. Every step of a lesson as a PNG, rendered offscreen like --screenshot.
+  // 4b. Every step of a lesson as a PNG, rendered offscreen like --screenshot; all or none.
   if (!export_lesson_args.empty()) {
     const std::string& name = export_lesson_args[0];
     const auto index = smlab::app::find_lesson(lessons, name);
     if (!index) {
       if (lessons.lessons.empty() && !lessons.error.empty()) return fail(exit_file, lessons.error);
       return fail(exit_usage, "--export-lesson '" + name.substr(0, 40) + "' is not a lesson: allowed " +
-                                  smlab::app::lesson_names(lessons));
+                                  smlab::app::lesson_names(lessons) +
+                                  (lessons.error.empty() ? "" : " (" + lessons.error + ")"));
     }
     const smlab::app::Lesson& lesson = lessons.lessons[*index];
-    const std::filesystem::path dir(export_lesson_args[1]);
+    const fs::path dir(export_lesson_args[1]);
     if (auto error = smlab::exporting::ensure_directory(dir)) return fail(exit_file, *error);
-    std::vector<std::filesystem::path> targets;
+    smlab::exporting::FileBatch batch(overwrite);
+    std::vector<fs::path> targets;
     for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
       char file_name[96];
       std::snprintf(file_name, sizeof file_name, "%s-%02zu.png", lesson.name.c_str(), step + 1);
       targets.push_back(dir / file_name);
       // Refuse before rendering anything, so a refused export writes no file at all.
-      if (!overwrite && std::filesystem::exists(targets.back()))
-        return fail(exit_file, "'" + targets.back().string() + "' exists; pass --overwrite to replace it");
+      if (auto error = batch.check(targets.back())) return fail(exit_file, *error);
     }
     auto created = create_offscreen();
     if (!created) return fail(exit_no_graphics, created.error);
@@ -342,28 +485,27 @@ int main(int argc, char** argv) {
     options.view = lesson.steps.front().view;
     options.lesson = smlab::app::LessonPosition{*index, 0};
     smlab::app::App app(*created.surface, options);
-    if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
+    if (!app.font_warning().empty()) warn(app.font_warning());
     for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
       smlab::app::open_lesson_step(app.ui(), *index, step, false);
       app.evaluator().set_refine_limit(smlab::app::headless_refine_trials(lesson.steps[step].params.seq_len));
       app.wait_for_snapshot();
       for (int frame = 0; frame < 3; ++frame) app.frame();  // as --screenshot: the third frame is saved
-      if (auto error = smlab::exporting::write_png(targets[step], created.surface->capture(), overwrite))
-        return fail(exit_file, *error);
-      std::printf("%s\n", targets[step].string().c_str());
+      const std::vector<std::uint8_t> png = smlab::exporting::encode_png(created.surface->capture());
+      if (png.empty()) return fail(exit_file, "cannot write '" + targets[step].string() + "': PNG encoding failed");
+      if (auto error = batch.stage(targets[step], png)) return fail(exit_file, *error);
     }
+    if (auto error = batch.commit()) return fail(exit_file, *error);
+    for (const fs::path& target : targets) std::printf("%s\n", target.string().c_str());
     return exit_ok;
   }
 
-  // 3b. Animated GIF of a slider sweep, rendered offscreen.
-  if (!gif_path.empty() || !sweep_text.empty()) {
-    if (gif_path.empty() || sweep_text.empty())
-      return fail(exit_usage, "--export-gif FILE and --sweep KEY=FROM:TO[:log] go together");
+  // 4c. Animated GIF of a slider sweep, rendered offscreen.
+  if (!gif_path.empty()) {
     auto sweep = smlab::app::parse_sweep(sweep_text, params);
     if (const auto* error = std::get_if<std::string>(&sweep)) return fail(exit_usage, *error);
-    const std::filesystem::path target(gif_path);
-    if (!overwrite && std::filesystem::exists(target))
-      return fail(exit_file, "'" + gif_path + "' exists; pass --overwrite to replace it");
+    const fs::path target(gif_path);
+    if (auto error = smlab::exporting::check_target(target, overwrite)) return fail(exit_file, *error);
     auto created = create_offscreen();
     if (!created) return fail(exit_no_graphics, created.error);
     options.refine_trials = smlab::app::headless_refine_trials(params.seq_len);
@@ -377,7 +519,7 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
 
-  // 3c. Headless frame benchmark (DESIGN.md §9).
+  // 4d. Headless frame benchmark (DESIGN.md §9).
   if (bench_frames > 0) {
     auto created = create_offscreen();
     if (!created) return fail(exit_no_graphics, created.error);
@@ -389,11 +531,10 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
 
-  // 3d. Headless: EGL surfaceless rendering into an offscreen framebuffer.
+  // 4e. Headless: EGL surfaceless rendering into an offscreen framebuffer.
   if (!screenshot_path.empty()) {
-    const std::filesystem::path target(screenshot_path);
-    if (!overwrite && std::filesystem::exists(target))
-      return fail(exit_file, "'" + screenshot_path + "' exists; pass --overwrite to replace it");
+    const fs::path target(screenshot_path);
+    if (auto error = smlab::exporting::check_target(target, overwrite)) return fail(exit_file, *error);
     auto created = create_offscreen();
     if (!created) return fail(exit_no_graphics, created.error);
     // --scale: the same layout with 2× or 4× the pixels; the App rasterises its fonts to match.
@@ -401,8 +542,8 @@ int main(int argc, char** argv) {
       return fail(exit_usage, "--scale " + scale_text + " with --size " + size_text + " is too large: " + *error);
     options.refine_trials = smlab::app::headless_refine_trials(params.seq_len);
     smlab::app::App app(*created.surface, options);
-    if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
-    if (!app.language_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.language_warning().c_str());
+    if (!app.font_warning().empty()) warn(app.font_warning());
+    if (!app.language_warning().empty()) warn(app.language_warning());
     app.wait_for_snapshot();
     // Two frames let ImGui settle auto-sized items; the third is the one saved.
     for (int frame = 0; frame < 3; ++frame) app.frame();
@@ -423,51 +564,20 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
 
-  // 3e. Window: GLFW on X11. Without a display there is nothing to open.
-  // Only the window reads and writes the config folder (autosave, imgui.ini): headless runs stay
-  // deterministic. A start with no state on the command line resumes the last session.
+  // 3e. Window: GLFW on X11 (no display: exit 4). A start with no state on the command line resumes
+  // the last session (window_run.hpp).
   if (!presets.error.empty()) std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", presets.error.c_str());
-  const std::filesystem::path config = smlab::app::config_dir();
-  const bool config_usable = !config.empty() && !smlab::exporting::ensure_directory(config);
-  const std::filesystem::path autosave = config / "session.json";
-  const bool state_from_command_line =
-      !load_path.empty() || !preset_name.empty() || !assignments.empty() || view_option->count() > 0 ||
-      !lesson_spec.empty();
-  if (config_usable && !state_from_command_line && std::filesystem::exists(autosave)) {
-    const smlab::app::SessionLoad restored = smlab::app::load_session(autosave);
-    if (restored.session) {
-      options.params = restored.session->params;
-      options.view = restored.session->view;
-      if (screenshot_dir.empty()) options.screenshot_dir = restored.session->screenshot_dir;
-      const smlab::app::Session& last = *restored.session;
-      if (theme_option->count() == 0 && last.theme) options.theme = smlab::app::theme_from_name(*last.theme).value_or(options.theme);
-      if (font_scale_option->count() == 0 && last.font_scale) options.font_scale = *last.font_scale;
-      if (colormap_option->count() == 0 && last.colormap)
-        options.colormap = smlab::plot::colormap_from_name(*last.colormap).value_or(options.colormap);
-      if (lang_option->count() == 0 && last.language) options.language = *last.language;
-      if (last.lesson)  // the lesson the class was in, if it still exists (Params stay the session's)
-        if (const auto index = smlab::app::find_lesson(lessons, last.lesson->name);
-            index && static_cast<std::size_t>(last.lesson->step) <= lessons.lessons[*index].steps.size())
-          options.lesson = smlab::app::LessonPosition{*index, static_cast<std::size_t>(last.lesson->step - 1)};
-    } else {
-      std::fprintf(stderr, "softmax-lab: not restoring the last session: %s\n", restored.error.c_str());
-    }
-  }
-  smlab::platform::WindowOptions window_options;
-  window_options.width = size->width;
-  window_options.height = size->height;
-  if (config_usable) window_options.imgui_ini_path = (config / "imgui.ini").string();
-  auto created = smlab::platform::Window::create(window_options);
-  if (!created)
-    return fail(exit_no_graphics, created.error + " (to render without a display use --screenshot FILE.png)");
-  smlab::app::App app(*created.surface, options);
-  if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
-  if (!app.language_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.language_warning().c_str());
-  while (app.frame()) {
-  }
-  if (config_usable) {
-    if (auto error = smlab::app::save_session(autosave, app.current_session(), true))
-      std::fprintf(stderr, "softmax-lab: could not save the session: %s\n", error->c_str());
-  }
-  return exit_ok;
+  smlab::app::WindowRun window_run;
+  window_run.options = options;
+  window_run.width = size->width;
+  window_run.height = size->height;
+  window_run.state_from_command_line = !load_path.empty() || !preset_name.empty() || !assignments.empty() ||
+                                       view_option->count() > 0 || !lesson_spec.empty();
+  window_run.screenshot_dir_given = !screenshot_dir.empty();
+  window_run.theme_given = theme_option->count() > 0;
+  window_run.font_scale_given = font_scale_option->count() > 0;
+  window_run.colormap_given = colormap_option->count() > 0;
+  window_run.language_given = lang_option->count() > 0;
+  return smlab::app::run_window(std::move(window_run));
 }
+

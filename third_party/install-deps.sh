@@ -9,7 +9,8 @@ packages=(
   # GUI: Dear ImGui (static lib with GLFW/OpenGL3 backends), GLFW, glad generator, stb
   libimgui-dev libglfw3-dev python3-glad libstb-dev libfreetype-dev
   # OpenGL / EGL (surfaceless Mesa for headless rendering)
-  libgl-dev libegl-dev libgl1-mesa-dri libegl-mesa0
+  # (libopengl-dev: CMake's FindOpenGL needs libOpenGL.so; a minbase system lacks it)
+  libgl-dev libopengl-dev libegl-dev libgl1-mesa-dri libegl-mesa0
   # command line, JSON, GIF
   libcli11-dev nlohmann-json3-dev libgif-dev
   # fonts (Chinese glyphs)
@@ -18,6 +19,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libmpfr-dev libgmp-dev
   # fuzz targets (libFuzzer ships in clang's runtime library package)
   clang-14 libclang-rt-14-dev
+  # live-window tests: a virtual X server, synthetic input, window queries, screen capture
+  xvfb xdotool x11-utils imagemagick
+  # the fresh-machine check (tests/fresh-machine/run.sh): a Debian 12 minbase chroot
+  debootstrap
 )
 
 missing=()

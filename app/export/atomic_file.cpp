@@ -1,9 +1,12 @@
-// Atomic whole-file writes (temporary file + fsync + rename) and directory creation, with errors
-// that name the path and the operating system's reason.
+// Atomic whole-file writes (temporary file + fsync + rename), all-or-nothing batches, temporary-file
+// cleanup on signals, and directory creation, with errors that name the path and the OS's reason.
 #include "export/atomic_file.hpp"
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <initializer_list>
 #include <random>
@@ -32,7 +35,7 @@ std::string cannot_write(const fs::path& path, int error_number) {
 }
 
 std::string already_exists(const fs::path& path) {
-  return message({"'", path.native(), "' already exists; not overwritten"});
+  return message({"'", path.native(), "' already exists; pass --overwrite to replace it"});
 }
 
 fs::path directory_of(const fs::path& path) {
@@ -40,20 +43,89 @@ fs::path directory_of(const fs::path& path) {
   return parent.empty() ? fs::path(".") : parent;
 }
 
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// ─── [signal cleanup] ───────────────────────────────────────────────────────────────────────
+// The temporary files in flight, readable from a signal handler: fixed slots of plain bytes (no
+// allocation, no locks). A slot's state is 0 free, 1 being filled, 2 holds a path to remove. This is
+// the one piece of process-wide state here, because a signal handler can reach nothing else.
+constexpr int cleanup_slot_count = 256;
+constexpr std::size_t cleanup_path_bytes = 4096;
+struct CleanupSlot {
+  std::atomic<int> state{0};
+  char path[cleanup_path_bytes];
+};
+CleanupSlot cleanup_slots[cleanup_slot_count];
+std::atomic<int> committing{0};        // a FileBatch is renaming: signals wait
+std::atomic<int> deferred_signal{0};   // the signal that waited
+
+int register_temporary(const fs::path& path) {
+  if (path.native().size() >= cleanup_path_bytes) return -1;
+  for (int slot = 0; slot < cleanup_slot_count; ++slot) {
+    int expected = 0;
+    if (cleanup_slots[slot].state.compare_exchange_strong(expected, 1)) {
+      std::memcpy(cleanup_slots[slot].path, path.c_str(), path.native().size() + 1);
+      cleanup_slots[slot].state.store(2);
+      return slot;
+    }
+  }
+  return -1;  // more files in flight than slots: still written correctly, only not cleaned on a signal
+}
+
+void release_temporary(int slot) {
+  if (slot >= 0) cleanup_slots[slot].state.store(0);
+}
+
+void remove_registered_temporaries() {
+  for (CleanupSlot& slot : cleanup_slots)
+    if (slot.state.load() == 2) ::unlink(slot.path);
+}
+
+void die_of(int signal_number) {
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+extern "C" void on_terminating_signal(int signal_number) {
+  if (committing.load() != 0) {
+    deferred_signal.store(signal_number);
+    return;
+  }
+  const int saved_errno = errno;
+  remove_registered_temporaries();
+  errno = saved_errno;
+  die_of(signal_number);
+}
+
+// ─── [writing] ──────────────────────────────────────────────────────────────────────────────
+
 // Creates a new, uniquely named file next to `target` (same directory, so the final rename never
-// crosses file systems) and returns its descriptor, or -1 with errno set. The leading dot keeps
-// it out of ordinary directory listings while it exists.
-int create_temporary_next_to(const fs::path& target, fs::path& temporary) {
+// crosses file systems), registered for signal cleanup, and returns its descriptor, or -1 with
+// errno set. The leading dot keeps it out of ordinary directory listings while it exists.
+int create_temporary_next_to(const fs::path& target, fs::path& temporary, int& slot) {
   std::random_device entropy;
   std::mt19937_64 generator((static_cast<std::uint64_t>(entropy()) << 32U) ^ entropy());
   for (int attempt = 0; attempt < 16; ++attempt) {
     char suffix[24];
     std::snprintf(suffix, sizeof suffix, ".tmp-%016llx", static_cast<unsigned long long>(generator()));
     temporary = directory_of(target) / message({".", target.filename().native(), suffix});
+    slot = register_temporary(temporary);  // before it exists: a signal now finds nothing to remove
     // O_EXCL: never reuse a file someone else made; 0666 lets the umask decide, like any new file.
     const int descriptor = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (descriptor >= 0 || errno != EEXIST) {
-      return descriptor;
+    if (descriptor >= 0) return descriptor;
+    const int error_number = errno;
+    release_temporary(slot);
+    slot = -1;
+    if (error_number != EEXIST) {
+      errno = error_number;
+      return -1;
     }
   }
   errno = EEXIST;
@@ -111,59 +183,184 @@ void sync_directory(const fs::path& directory) {
   }
 }
 
+// The file an overwrite replaces: `path` itself, or the regular file its symbolic link points to.
+fs::path real_target(const fs::path& path) {
+  struct stat status {};
+  if (::lstat(path.c_str(), &status) == 0 && S_ISLNK(status.st_mode)) {
+    std::error_code error;
+    fs::path resolved = fs::canonical(path, error);
+    if (!error) return resolved;
+  }
+  return path;
+}
+
 }  // namespace
 
-WriteError write_file_atomically(const fs::path& path, std::span<const std::uint8_t> bytes, bool overwrite) {
+WriteError check_target(const fs::path& path, bool overwrite) {
   if (path.empty() || !path.has_filename()) {
     return message({"cannot write '", path.native(), "': not a file name"});
   }
-  struct stat existing {};
-  const bool target_exists = ::stat(path.c_str(), &existing) == 0;
-  if (target_exists && !overwrite) {
-    return already_exists(path);  // fail fast, before writing anything
-  }
-  if (target_exists && S_ISDIR(existing.st_mode)) {
-    return cannot_write(path, EISDIR);
-  }
-
-  fs::path temporary;
-  int descriptor = create_temporary_next_to(path, temporary);
-  if (descriptor < 0) {
+  struct stat link_status {};
+  if (::lstat(path.c_str(), &link_status) == 0) {
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0) {
+      return message({"cannot write '", path.native(), "': it is a symbolic link that leads nowhere (",
+                      os_reason(errno), ")"});
+    }
+    if (!S_ISREG(status.st_mode)) {
+      return message({"cannot write '", path.native(), "': it is ", S_ISLNK(link_status.st_mode) ? "a link to " : "",
+                      kind_of(status.st_mode), "; only a regular file can be replaced"});
+    }
+    if (!overwrite) return already_exists(path);
+    if (::access(path.c_str(), W_OK) != 0) {
+      return message({"cannot replace '", path.native(), "': the file is not writable (", os_reason(errno), ")"});
+    }
+  } else if (errno != ENOENT) {
     return cannot_write(path, errno);
   }
-  // From here on every failure closes and removes the temporary file.
-  auto abandon = [&](int error_number) {
-    if (descriptor >= 0) {
-      ::close(descriptor);
-    }
-    ::unlink(temporary.c_str());
-    return error_number == EEXIST ? already_exists(path) : cannot_write(path, error_number);
-  };
-
-  if (const int error_number = write_all(descriptor, bytes); error_number != 0) {
-    return abandon(error_number);
+  const fs::path folder = directory_of(real_target(path));
+  struct stat folder_status {};
+  if (::stat(folder.c_str(), &folder_status) != 0) return cannot_write(path, errno);
+  if (!S_ISDIR(folder_status.st_mode)) {
+    return message({"cannot write '", path.native(), "': '", folder.native(), "' is not a directory"});
   }
-  if (target_exists && S_ISREG(existing.st_mode) && ::fchmod(descriptor, existing.st_mode & 07777) != 0) {
-    return abandon(errno);
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    return message({"cannot write '", path.native(), "': cannot create files in '", folder.native(), "': ",
+                    os_reason(errno)});
   }
-  if (::fsync(descriptor) != 0) {
-    return abandon(errno);
-  }
-  const int close_result = ::close(descriptor);
-  descriptor = -1;
-  if (close_result != 0) {
-    return abandon(errno);
-  }
-
-  if (overwrite) {
-    if (::rename(temporary.c_str(), path.c_str()) != 0) {
-      return abandon(errno);
-    }
-  } else if (const int error_number = rename_without_replacing(temporary, path); error_number != 0) {
-    return abandon(error_number);
-  }
-  sync_directory(directory_of(path));
   return std::nullopt;
+}
+
+FileBatch::~FileBatch() {
+  if (!committed_) abandon();
+}
+
+void FileBatch::abandon() {
+  for (Staged& staged : staged_) {
+    ::unlink(staged.temporary.c_str());
+    release_temporary(staged.cleanup_slot);
+    staged.cleanup_slot = -1;
+  }
+  staged_.clear();
+}
+
+WriteError FileBatch::check(const fs::path& path) const {
+  for (const Staged& staged : staged_)
+    if (staged.target == path) return message({"cannot write '", path.native(), "' twice in one export"});
+  return check_target(path, overwrite_);
+}
+
+WriteError FileBatch::stage(const fs::path& path, std::string_view text) {
+  const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
+  return stage(path, std::span<const std::uint8_t>(data, text.size()));
+}
+
+WriteError FileBatch::stage(const fs::path& path, std::span<const std::uint8_t> bytes) {
+  if (WriteError problem = check(path)) return problem;
+  Staged staged;
+  staged.target = path;
+  staged.real = real_target(path);
+  const int descriptor = create_temporary_next_to(staged.real, staged.temporary, staged.cleanup_slot);
+  if (descriptor < 0) {
+    const int error_number = errno;
+    return message({"cannot write '", path.native(), "': cannot create a temporary file in '",
+                    directory_of(staged.real).native(), "': ", os_reason(error_number)});
+  }
+  int error_number = write_all(descriptor, bytes);
+  struct stat existing {};
+  if (error_number == 0 && ::stat(staged.real.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) &&
+      ::fchmod(descriptor, existing.st_mode & 07777) != 0)
+    error_number = errno;
+  if (error_number == 0 && ::fsync(descriptor) != 0) error_number = errno;
+  if (::close(descriptor) != 0 && error_number == 0) error_number = errno;
+  if (error_number != 0) {
+    ::unlink(staged.temporary.c_str());
+    release_temporary(staged.cleanup_slot);
+    return cannot_write(path, error_number);
+  }
+  staged_.push_back(std::move(staged));
+  return std::nullopt;
+}
+
+WriteError FileBatch::commit() {
+  // Renames only: quick. A SIGINT now waits for the end, so no file is left half-committed.
+  committing.store(1);
+  struct Done {
+    const Staged* staged;
+    fs::path backup;  // the replaced file's old contents, hard-linked aside; empty when new or no link
+  };
+  std::vector<Done> done;
+  WriteError failure;
+  for (const Staged& staged : staged_) {
+    Done step{&staged, {}};
+    int error_number = 0;
+    if (!overwrite_) {
+      error_number = rename_without_replacing(staged.temporary, staged.real);
+    } else {
+      struct stat existing {};
+      if (::lstat(staged.real.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
+        fs::path backup = staged.temporary;
+        backup += ".old";
+        if (::link(staged.real.c_str(), backup.c_str()) == 0) step.backup = std::move(backup);
+      }
+      if (::rename(staged.temporary.c_str(), staged.real.c_str()) != 0) error_number = errno;
+    }
+    if (error_number != 0) {
+      failure = error_number == EEXIST ? already_exists(staged.target) : cannot_write(staged.target, error_number);
+      if (!step.backup.empty()) ::unlink(step.backup.c_str());
+      break;
+    }
+    done.push_back(std::move(step));
+  }
+  if (failure) {
+    // Undo in reverse: the old contents back where they were, the new files gone.
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+      if (!it->backup.empty()) ::rename(it->backup.c_str(), it->staged->real.c_str());
+      else ::unlink(it->staged->real.c_str());
+    }
+  } else {
+    for (const Done& step : done)
+      if (!step.backup.empty()) ::unlink(step.backup.c_str());
+    for (const Staged& staged : staged_) sync_directory(directory_of(staged.real));
+  }
+  if (failure) {
+    abandon();
+  } else {
+    for (Staged& staged : staged_) {
+      release_temporary(staged.cleanup_slot);
+      staged.cleanup_slot = -1;
+    }
+    committed_ = true;
+  }
+  committing.store(0);
+  if (const int signal_number = deferred_signal.exchange(0); signal_number != 0) {
+    remove_registered_temporaries();
+    die_of(signal_number);
+  }
+  return failure;
+}
+
+std::vector<fs::path> FileBatch::targets() const {
+  std::vector<fs::path> paths;
+  for (const Staged& staged : staged_) paths.push_back(staged.target);
+  return paths;
+}
+
+void remove_temporaries_on_signal() {
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction action {};
+    if (::sigaction(signal_number, nullptr, &action) == 0 && action.sa_handler == SIG_IGN) continue;  // nohup
+    action = {};
+    action.sa_handler = on_terminating_signal;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(signal_number, &action, nullptr);
+  }
+}
+
+WriteError write_file_atomically(const fs::path& path, std::span<const std::uint8_t> bytes, bool overwrite) {
+  FileBatch batch(overwrite);
+  if (WriteError error = batch.stage(path, bytes)) return error;
+  return batch.commit();
 }
 
 WriteError write_file_atomically(const fs::path& path, std::string_view text, bool overwrite) {

@@ -1,5 +1,6 @@
 // Writes whole files so that a reader sees either the old file, or no file, or the complete new one:
-// never a half-written file (DESIGN.md §6). Also creates output directories with a clear error.
+// never a half-written file (DESIGN.md §6); several files all or nothing (FileBatch); temporary files
+// removed on SIGINT/SIGTERM in the export modes. Also creates output directories with a clear error.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace smlab::exporting {
 
@@ -18,13 +20,55 @@ using WriteError = std::optional<std::string>;
 // Writes `bytes` to `path` through a uniquely named temporary file in the same directory (flushed
 // and fsync'ed), then renames it over `path`. With overwrite == false an existing `path` is left
 // untouched and an error is returned; the check and the rename are one atomic step where the file
-// system allows it (renameat2 RENAME_NOREPLACE, else link). On any failure the temporary file is
-// removed. A new file gets mode 0666 minus the umask; a replaced file keeps its permission bits.
+// system allows it (renameat2 RENAME_NOREPLACE, else link). With overwrite == true only a regular
+// file is replaced (check_target). On any failure the temporary file is removed. A new file gets mode 0666 minus the umask; a replaced file keeps its permission bits.
 // The parent directory must exist (see ensure_directory).
 [[nodiscard]] WriteError write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
                                                bool overwrite = false);
 [[nodiscard]] WriteError write_file_atomically(const std::filesystem::path& path, std::string_view text,
                                                bool overwrite = false);
+
+// Whether `path` can be written before anything is: a new name in a folder we may create files in,
+// or (with overwrite) an existing regular file we may write, also through a symbolic link. A
+// directory, FIFO, device, socket, or a link to one of them or to nothing is an error even with
+// overwrite; so is a folder we cannot create files in. The message names the path and the reason.
+[[nodiscard]] WriteError check_target(const std::filesystem::path& path, bool overwrite);
+
+// Several files written all or nothing. stage() checks the target and writes the bytes to a
+// temporary file beside it at once (so memory holds one file at a time); commit() renames them all
+// into place. If a stage or the commit fails, or the batch is destroyed uncommitted, nothing this
+// batch wrote stays: temporaries are removed, new files removed and replaced files restored.
+class FileBatch {
+ public:
+  explicit FileBatch(bool overwrite) : overwrite_(overwrite) {}
+  ~FileBatch();
+  FileBatch(const FileBatch&) = delete;
+  FileBatch& operator=(const FileBatch&) = delete;
+
+  [[nodiscard]] WriteError check(const std::filesystem::path& path) const;
+  [[nodiscard]] WriteError stage(const std::filesystem::path& path, std::span<const std::uint8_t> bytes);
+  [[nodiscard]] WriteError stage(const std::filesystem::path& path, std::string_view text);
+  [[nodiscard]] WriteError commit();
+  // The paths staged so far (after commit: written), in order.
+  [[nodiscard]] std::vector<std::filesystem::path> targets() const;
+
+ private:
+  struct Staged {
+    std::filesystem::path target;     // as given (what is reported)
+    std::filesystem::path real;       // the file replaced: `target`, or where its symbolic link points
+    std::filesystem::path temporary;  // the staged bytes
+    int cleanup_slot = -1;
+  };
+  void abandon();
+  bool overwrite_;
+  bool committed_ = false;
+  std::vector<Staged> staged_;
+};
+
+// Installs SIGINT, SIGTERM and SIGHUP handlers that remove every temporary file in flight (async-
+// signal-safe: unlink only) and then die of the same signal. For the headless export modes only; a
+// signal that arrives while a FileBatch commits waits until the commit is done.
+void remove_temporaries_on_signal();
 
 // Creates `directory` and any missing parents. Succeeds if it already is a directory; fails, naming
 // the path and the reason, if it cannot be created or exists as something else.

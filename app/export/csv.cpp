@@ -204,12 +204,8 @@ std::optional<std::string> check_targets(const fs::path& directory, const CsvOpt
   if (!S_ISDIR(status.st_mode)) return "cannot export CSV to " + quoted(directory) + ": not a directory";
   if (::access(directory.c_str(), W_OK | X_OK) != 0)
     return "cannot export CSV to " + quoted(directory) + ": " + std::generic_category().message(errno);
-  for (std::string_view name : file_names) {
-    const fs::path path = directory / name;
-    if (::stat(path.c_str(), &status) != 0) continue;
-    if (!options.overwrite) return quoted(path) + " already exists; not overwritten";
-    if (S_ISDIR(status.st_mode)) return "cannot write " + quoted(path) + ": it is a directory";
-  }
+  for (std::string_view name : file_names)
+    if (WriteError problem = check_target(directory / name, options.overwrite)) return problem;
   return std::nullopt;
 }
 
@@ -217,7 +213,8 @@ std::optional<std::string> check_targets(const fs::path& directory, const CsvOpt
 
 std::span<const std::string_view> csv_file_names() { return file_names; }
 
-CsvResult export_csv(const Snapshot& snapshot, const fs::path& directory, const CsvOptions& options) {
+CsvResult export_csv(const Snapshot& snapshot, const fs::path& directory, const CsvOptions& options,
+                     FileBatch* shared) {
   CsvResult result;
   if (auto problem = check_targets(directory, options)) {
     result.error = std::move(problem);
@@ -238,24 +235,22 @@ CsvResult export_csv(const Snapshot& snapshot, const fs::path& directory, const 
     return params_csv(snapshot.params);
   };
 
-  std::vector<fs::path> created;  // new files of this call, removed again if a later one fails
+  FileBatch own(options.overwrite);
+  FileBatch& batch = shared != nullptr ? *shared : own;
   for (std::string_view name : file_names) {
-    const fs::path path = directory / name;
     // One file's text at a time: the attention maps are ~200 MB each at L = 4096.
-    const std::string text = text_of(name);
-    std::error_code ignored;
-    const bool existed = fs::exists(path, ignored);
-    if (WriteError error = write_file_atomically(path, text, options.overwrite)) {
-      for (const fs::path& made : created) fs::remove(made, ignored);
-      std::erase_if(result.files, [&](const fs::path& written) {
-        return std::find(created.begin(), created.end(), written) != created.end();
-      });
+    if (WriteError error = batch.stage(directory / name, text_of(name))) {
+      result.error = std::move(error);
+      return result;  // the batch removes what it staged
+    }
+  }
+  if (shared == nullptr) {
+    if (WriteError error = own.commit()) {
       result.error = std::move(error);
       return result;
     }
-    if (!existed) created.push_back(path);
-    result.files.push_back(path);
   }
+  for (std::string_view name : file_names) result.files.push_back(directory / name);
   return result;
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "export/atomic_file.hpp"
 #include "smlab/snapshot.hpp"
 
 namespace smlab::exporting {
@@ -53,7 +54,7 @@ std::span<const std::string_view> csv_file_names();
 struct CsvOptions {
   bool overwrite = false;               // replace existing files; otherwise refuse before writing any
   std::int64_t min_dk_trials = 20000;   // entropy_dk.csv: Monte Carlo trials per point, at least
-  int threads = 2;                      // for topping up the d_k sweep (bit-identical for any count)
+  int threads = 0;                      // for topping up the d_k sweep (≤ 0: all; bit-identical for any count)
 };
 
 struct CsvResult {
@@ -65,16 +66,17 @@ struct CsvResult {
 // Writes the files above into `directory`, which must already exist (the caller decides
 // whether to create it, e.g. with ensure_directory). Before anything is written every target
 // is checked: an existing file without `overwrite`, or a target that is a directory, fails
-// the whole export with nothing written. Each file is written atomically (temporary file,
-// fsync, rename), so no reader ever sees a half-written file. If a write still fails (disk
-// full), the files this call had created are removed again; files it had already replaced
-// keep their new, complete contents and stay listed in `files`.
+// the whole export with nothing written. Each file is staged in a temporary file and all are
+// renamed into place at the end (FileBatch), so no reader ever sees a half-written file and a
+// failure (disk full) leaves the folder as it was: new files removed, replaced files restored.
+// With `batch` the files are only staged there, and the caller commits them together with others.
 //
 // If the Snapshot's d_k sweep has fewer than min_dk_trials trials (or was made for another
 // configuration), a copy is topped up with add_dk_trials on `threads` threads. Monte Carlo
 // accumulation is blocked, so the result is bit-identical to a single sequential sweep of
 // that many trials: the file depends only on Params and the trial count. At L = 4096 this
 // step takes seconds.
-CsvResult export_csv(const Snapshot& snapshot, const std::filesystem::path& directory, const CsvOptions& options = {});
+CsvResult export_csv(const Snapshot& snapshot, const std::filesystem::path& directory, const CsvOptions& options = {},
+                     FileBatch* batch = nullptr);
 
 }  // namespace smlab::exporting

@@ -41,10 +41,12 @@ std::string sweep_key_names() {
   return names;
 }
 
+// A number set_param has already accepted (so decimal, finite, perhaps with spaces or a '+').
 std::optional<double> parse_number(const std::string& text) {
   if (text.empty()) return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
+  while (end != nullptr && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) ++end;
   if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
   return value;
 }
@@ -81,6 +83,12 @@ std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Pa
     spec.logarithmic = true;
   } else if (parts.size() != 2) {
     return usage;
+  }
+  // Each end is read exactly as --set reads it (no hex, no 1e300 for an integer key), so the
+  // message names the value as typed.
+  for (const std::string& end : {parts[0], parts[1]}) {
+    Params check = base;
+    if (auto error = set_param(check, spec.key, end)) return "--sweep: " + error->message;
   }
   const auto from = parse_number(parts[0]), to = parse_number(parts[1]);
   if (!from || !to) return usage + " (FROM and TO must be finite numbers)";

@@ -58,25 +58,27 @@ void append_point(std::string& out, const std::string& series, const char* kind,
 
 using NamedFile = std::pair<fs::path, std::string>;
 
-// Writes all files or none: every target is checked before the first write.
-ExportResult write_all(const std::vector<NamedFile>& files, bool overwrite) {
+// Writes all files or none: every target is checked before the first write, all are staged, then
+// committed together (or, with `shared`, left staged there for the caller's commit).
+ExportResult write_all(const std::vector<NamedFile>& files, bool overwrite, FileBatch* shared) {
   ExportResult result;
-  if (!overwrite) {
-    for (const auto& [path, text] : files) {
-      std::error_code error;
-      if (fs::exists(path, error)) {
-        result.error = "'" + path.string() + "' exists; pass --overwrite to replace it";
-        return result;
-      }
-    }
-  }
+  FileBatch own(overwrite);
+  FileBatch& batch = shared != nullptr ? *shared : own;
   for (const auto& [path, text] : files) {
-    if (WriteError error = write_file_atomically(path, text, overwrite)) {
+    if (WriteError error = batch.check(path)) {
       result.error = std::move(error);
       return result;
     }
-    result.files.push_back(path);
   }
+  for (const auto& [path, text] : files) {
+    if (WriteError error = batch.stage(path, text)) {
+      result.error = std::move(error);
+      return result;
+    }
+  }
+  if (shared == nullptr) result.error = own.commit();
+  if (!result.error)
+    for (const auto& [path, text] : files) result.files.push_back(path);
   return result;
 }
 
@@ -125,7 +127,7 @@ std::string plot_to_csv(const plot::Plot& plot) {
   return out;
 }
 
-ExportResult export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite) {
+ExportResult export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite, FileBatch* batch) {
   // Series names are part of the CSV contract: English whatever language the plots show.
   const i18n::ScopedLanguage english(i18n::Language::English);
   std::vector<NamedFile> files;
@@ -136,11 +138,11 @@ ExportResult export_lab_csv(const Snapshot& snapshot, const fs::path& directory,
     for (const app::NamedPlot& named : view.plots)
       files.emplace_back(directory / (std::string(info.name) + "-" + named.name + ".csv"), plot_to_csv(named.plot));
   }
-  return write_all(files, overwrite);
+  return write_all(files, overwrite, batch);
 }
 
 ExportResult export_svg(const Snapshot& snapshot, const fs::path& directory, bool overwrite, const plot::Style& style,
-                        float width, float height) {
+                        float width, float height, FileBatch* batch) {
   std::vector<NamedFile> files;
   for (const auto& [name, plot] : app::dashboard_plots(snapshot, snapshot.dk_sweep))
     files.emplace_back(directory / ("dashboard-" + name + ".svg"), plot::to_svg(plot, width, height, style));
@@ -152,7 +154,7 @@ ExportResult export_svg(const Snapshot& snapshot, const fs::path& directory, boo
       files.emplace_back(directory / (std::string(info.name) + "-" + named.name + ".svg"),
                          plot::to_svg(named.plot, width * static_cast<float>(named.column_span), height, style));
   }
-  return write_all(files, overwrite);
+  return write_all(files, overwrite, batch);
 }
 
 }  // namespace smlab::exporting

@@ -29,12 +29,15 @@ struct ExportResult {
 
 // Writes "<view>-<plot>.csv" for every plot of every lab in `snapshot` (which must
 // hold all labs: EvaluateOptions::all_labs). Refuses before writing anything when a
-// target exists and `overwrite` is false. `directory` must exist.
-ExportResult export_lab_csv(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite);
+// target exists and `overwrite` is false. `directory` must exist. All files or none (FileBatch);
+// with `batch` they are only staged there and the caller commits.
+ExportResult export_lab_csv(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
+                            FileBatch* batch = nullptr);
 
 // Writes "<view>-<plot>.svg" for the dashboard's six plots and every lab plot, each
 // width × height px in `style`. Same refusal rule as above.
 ExportResult export_svg(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
-                        const plot::Style& style, float width = 640.0f, float height = 440.0f);
+                        const plot::Style& style, float width = 640.0f, float height = 440.0f,
+                        FileBatch* batch = nullptr);
 
 }  // namespace smlab::exporting

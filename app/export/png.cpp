@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
+#include <system_error>
+#include <vector>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -35,7 +37,9 @@ fs::path home_directory() {
       found->pw_dir != nullptr) {
     return found->pw_dir;
   }
-  return fs::current_path();
+  std::error_code error;  // the working directory may have been removed: then "."
+  fs::path here = fs::current_path(error);
+  return error ? fs::path(".") : here;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
 #include <utility>
 
@@ -12,6 +13,8 @@ namespace smlab::i18n {
 namespace {
 
 constexpr std::uintmax_t table_max_bytes = 1 << 20;
+constexpr int table_max_depth = 2;               // one flat object
+constexpr std::size_t table_max_keys = 10'000;  // a table has about 400
 
 struct Catalogue {
   Table english;
@@ -66,17 +69,27 @@ const char* language_name(Language language) { return language == Language::Chin
 std::string language_codes() { return "en, zh-CN"; }
 
 TableResult parse_table(std::string_view json_text) {
+  if (json_text.size() > table_max_bytes) return table_failure("larger than 1 MB");
+  if (auto problem = app::json_text_problem(json_text, table_max_depth, table_max_keys)) return table_failure(*problem);
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::exception& e) {
-    return table_failure(std::string("not valid JSON: ") + e.what());
+  } catch (const nlohmann::json::parse_error& e) {
+    return table_failure(app::json_syntax_error(json_text, e.byte));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
+    const std::string what = e.what();
+    return table_failure(std::string("not valid JSON: ") + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
+  } catch (const nlohmann::json::exception&) {
+    return table_failure("not valid JSON");
   }
   if (!document.is_object()) return table_failure("expected one JSON object of \"key\": \"text\" pairs");
   TableResult result;
   for (const auto& [key, value] : document.items()) {
     if (key.rfind("_comment", 0) == 0) continue;
     if (!value.is_string()) return table_failure("the value of \"" + key.substr(0, 60) + "\" is not a string");
+    if (value.get_ref<const std::string&>().size() > 4096)
+      return table_failure("the value of \"" + key.substr(0, 60) + "\" is longer than 4096 bytes");
     result.table.emplace(key, value.get<std::string>());
   }
   return result;
@@ -160,6 +173,32 @@ std::string format(std::string_view key, std::initializer_list<std::string_view>
     out.push_back(text[i]);
   }
   return out;
+}
+
+std::string slider_format(std::string_view key, std::string_view conversion) {
+  const std::string_view text = tr(key);
+  std::string out;
+  bool converted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (const auto placeholder = placeholder_at(text, i)) {
+      if (placeholder->first == 0 && !converted) {  // one value: one conversion, at the first {0}
+        out.append(conversion);
+        converted = true;
+      }
+      i = placeholder->second;
+      continue;
+    }
+    if (text[i] == '%') out.push_back('%');
+    out.push_back(text[i]);
+  }
+  if (!converted) out.append(conversion.empty() ? "" : std::string(" ").append(conversion));
+  return out;
+}
+
+std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", std::clamp(decimals, 0, 17), value);
+  return buffer;
 }
 
 std::string label(std::string_view key, std::string_view id) {

@@ -82,6 +82,12 @@ const char* tr(std::string_view key);
 const char* find(std::string_view key);
 // tr(key) with "{0}", "{1}", … replaced by `arguments`.
 std::string format(std::string_view key, std::initializer_list<std::string_view> arguments);
+// tr(key) as a printf format that is safe to hand to ImGui (a slider's display format): every '%'
+// of the table's text doubled, and its first "{0}" replaced by `conversion`, a program literal
+// such as "%d". A table's text is input (a file users edit) and never becomes a format itself.
+std::string slider_format(std::string_view key, std::string_view conversion);
+// `value` with `decimals` digits after the point ("0.2500"): numbers the tables' {0} receive.
+std::string fixed(double value, int decimals);
 // "translated text###id": an ImGui label whose ID does not change with the language.
 std::string label(std::string_view key, std::string_view id);
 

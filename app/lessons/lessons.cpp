@@ -211,13 +211,18 @@ int round_between(double value, int a, int b) {
 
 LessonLoad parse_lesson(std::string_view json_text) {
   if (json_text.size() > lesson_max_bytes) return failure("lesson is larger than 1 MB");
-  if (json_nesting_depth(json_text) > lesson_max_depth)
-    return failure("lesson nests deeper than " + std::to_string(lesson_max_depth) + " levels");
+  if (auto problem = json_text_problem(json_text, lesson_max_depth, lesson_max_keys)) return failure("lesson " + *problem);
   OrderedJson document;
   try {
     document = OrderedJson::parse(json_text);
-  } catch (const OrderedJson::exception& e) {
-    return failure(one_line(std::string("lesson is not valid JSON: ") + e.what()));
+  } catch (const OrderedJson::parse_error& e) {
+    return failure("lesson is " + json_syntax_error(json_text, e.byte));
+  } catch (const OrderedJson::out_of_range& e) {
+    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
+    const std::string what = e.what();
+    return failure(std::string("lesson is ") + "not valid JSON: " + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
+  } catch (const OrderedJson::exception&) {
+    return failure("lesson is not valid JSON");
   }
   if (!document.is_object()) return failure(std::string("lesson must be a JSON object, not ") + document.type_name());
   for (const auto& [field, value] : document.items())
@@ -299,8 +304,12 @@ std::optional<std::size_t> find_lesson(const LessonList& list, std::string_view 
 }
 
 std::string lesson_names(const LessonList& list) {
+  constexpr std::size_t names_shown = 12;
   std::string names;
-  for (const Lesson& lesson : list.lessons) names += (names.empty() ? "" : ", ") + lesson.name;
+  for (std::size_t i = 0; i < list.lessons.size() && i < names_shown; ++i)
+    names += (names.empty() ? "" : ", ") + list.lessons[i].name;
+  if (list.lessons.size() > names_shown)
+    names += ", … (" + std::to_string(list.lessons.size()) + " in all; see --list-lessons)";
   return names.empty() ? "(none: no lesson files loaded)" : names;
 }
 

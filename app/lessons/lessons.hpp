@@ -45,6 +45,7 @@ struct Lesson {
 
 inline constexpr std::size_t lesson_max_bytes = 1 << 20;
 inline constexpr int lesson_max_depth = 8;      // the format nests 4 deep
+inline constexpr std::size_t lesson_max_keys = 1024;  // keys in one object; a step has 5, a "set" 16
 inline constexpr std::size_t lesson_max_steps = 50;
 inline constexpr std::size_t lesson_max_files = 100;
 inline constexpr std::size_t lesson_title_max_chars = 200;   // bytes of UTF-8

@@ -147,7 +147,8 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
     edit.row = std::min(edit.row, edit.seq_len - 1);
   note_nudge_target(ui, "seq_len");
   help_marker(tr("controls.seq_len.help"));
-  ImGui::SliderInt(label("controls.row", "row").c_str(), &edit.row, 0, edit.seq_len - 1, tr("controls.row.format"),
+  const std::string row_format = i18n::slider_format("controls.row.format", "%d");  // the table's text is never a format
+  ImGui::SliderInt(label("controls.row", "row").c_str(), &edit.row, 0, edit.seq_len - 1, row_format.c_str(),
                    ImGuiSliderFlags_AlwaysClamp);
   note_nudge_target(ui, "row");
   help_marker(tr("controls.row.help"));
@@ -199,19 +200,26 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
 
   section(tr("controls.section.readout"));
   if (snapshot != nullptr) {
-    // The read-out formats come from the tables; the completeness test checks that every
-    // translation keeps the English conversions (%.4f, %d) in the same order.
+    // The tables give the words with {0}, {1} where the numbers go; the numbers are formatted
+    // here, so a table's text is never a printf format (it is a file users edit).
     const auto n = static_cast<int>(snapshot->probabilities.size());
-    ImGui::Text(tr("controls.readout.entropy"), snapshot->entropy_nats, snapshot->max_entropy_nats);
-    ImGui::Text(tr("controls.readout.choices"), snapshot->effective_choices, n);
-    ImGui::Text(tr("controls.readout.max_weight"), snapshot->max_weight, snapshot->argmax);
-    ImGui::Text(tr("controls.readout.gradient"), snapshot->gradient[static_cast<std::size_t>(snapshot->argmax)]);
-    ImGui::Text(tr("controls.readout.jacobian"), snapshot->jacobian_norm);
+    const auto fixed = [](double value, int digits) { return i18n::fixed(value, digits); };
+    ImGui::TextUnformatted(i18n::format("controls.readout.entropy",
+                                        {fixed(snapshot->entropy_nats, 4), fixed(snapshot->max_entropy_nats, 3)}).c_str());
+    ImGui::TextUnformatted(
+        i18n::format("controls.readout.choices", {fixed(snapshot->effective_choices, 2), std::to_string(n)}).c_str());
+    ImGui::TextUnformatted(
+        i18n::format("controls.readout.max_weight", {fixed(snapshot->max_weight, 4), std::to_string(snapshot->argmax)})
+            .c_str());
+    ImGui::TextUnformatted(
+        i18n::format("controls.readout.gradient", {fixed(snapshot->gradient[static_cast<std::size_t>(snapshot->argmax)], 4)})
+            .c_str());
+    ImGui::TextUnformatted(i18n::format("controls.readout.jacobian", {fixed(snapshot->jacobian_norm, 4)}).c_str());
   }
   if (stats.computing) {
     ImGui::ProgressBar(stats.progress, ImVec2(-1.0f, 0.0f), tr("controls.recomputing"));
   } else {
-    ImGui::TextDisabled(tr("controls.timing"), stats.compute_ms, stats.frame_ms);
+    ImGui::TextDisabled("%s", i18n::format("controls.timing", {i18n::fixed(stats.compute_ms, 1), i18n::fixed(stats.frame_ms, 1)}).c_str());
   }
 
   section(tr("controls.section.look"));

@@ -139,6 +139,9 @@ void draw_file_menu(UiState& ui) {
     if (ImGui::MenuItem(i18n::label("ui.menu.record_gif", "record-gif-menu").c_str(), nullptr, false,
                         !state.gif_recording))
       state.record_gif_requested = true;
+    ImGui::Separator();
+    // Full screen has no close button: this is the way out there (the session is saved as usual).
+    if (ImGui::MenuItem(i18n::label("ui.menu.quit", "quit").c_str(), "Ctrl+Q")) state.quit_requested = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(i18n::label("ui.menu.edit", "edit-menu").c_str())) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
@@ -33,14 +34,11 @@ ImU32 highlight_color(Theme theme) {
 void handle_keys(UiState& ui) {
   const ImGuiIO& io = ImGui::GetIO();
   // A text field, a dragged slider or a popup (the session dialog) keeps the keys.
-  // io.WantCaptureKeyboard is also set while a slider is hovered: then Left/Right nudge it (app_interaction.cpp).
-  if (io.WantTextInput || io.WantCaptureKeyboard || ImGui::IsAnyItemActive() ||
-      ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
-    return;
+  if (io.WantTextInput || ImGui::IsAnyItemActive() || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
   if (io.KeyCtrl || io.KeyAlt) return;
-  // Left/Right nudge the slider under the mouse when there is one (interaction_ui.hpp); the
-  // clicker's PageUp/PageDown always step.
-  const bool arrows = !ui.interaction.arrows_taken;
+  // Left/Right nudge the slider under the mouse when there is one (interaction_ui.hpp; it then sets
+  // io.WantCaptureKeyboard); the clicker's PageUp/PageDown always step, wherever the mouse rests.
+  const bool arrows = !ui.interaction.arrows_taken && !io.WantCaptureKeyboard;
   if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN)) lesson_next(ui);
   else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP)) lesson_previous(ui);
   else if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ui.escape_taken) close_lesson(ui);  // taken: left presenter mode
@@ -163,6 +161,7 @@ std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
 }
 
 void draw_lesson(UiState& ui) {
+  if (const auto start = std::exchange(ui.lesson.start_requested, std::nullopt)) open_lesson_step(ui, *start, 0, true);
   if (current_step(ui) == nullptr) {
     ui.lesson.open.reset();
     return;
@@ -202,7 +201,9 @@ void draw_lesson_launcher(UiState& ui) {
   }
   ImGui::PopItemWidth();
   ImGui::SameLine();
-  if (ImGui::Button(start.c_str())) open_lesson_step(ui, static_cast<std::size_t>(ui.lesson.launcher_index), 0, true);
+  // The control column edits a copy of Params that draw_main_window applies after this: the step
+  // opens in draw_lesson, after that copy is applied, or the copy would undo it.
+  if (ImGui::Button(start.c_str())) ui.lesson.start_requested = static_cast<std::size_t>(ui.lesson.launcher_index);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", i18n::format("lesson.start_tooltip", {std::to_string(selected.steps.size())}).c_str());
   if (!ui.lessons.error.empty()) ImGui::TextDisabled("%s", ui.lessons.error.c_str());

@@ -39,10 +39,16 @@ void upload_font_atlas_if_changed() {
   if (ImGui::GetIO().Fonts->IsBuilt()) {
     return;
   }
-  // The backend builds and uploads the atlas when it creates its device objects; recreating them is
-  // also right before the first frame (ImGui_ImplOpenGL3_NewFrame then finds them made).
-  ImGui_ImplOpenGL3_DestroyDeviceObjects();
-  ImGui_ImplOpenGL3_CreateDeviceObjects();
+  // Only the font texture: recreating all device objects (DestroyDeviceObjects/CreateDeviceObjects)
+  // gives 1.86's new vertex/index buffers size 0 while it remembers the old sizes, so every later
+  // glBufferSubData fails (GL_INVALID_VALUE) and the window stays blank (DESIGN.md §7). Before the
+  // first frame there are no device objects and no texture ID yet: ImGui_ImplOpenGL3_NewFrame
+  // creates them all (the atlas keeps its ID through ImFontAtlas::Clear()).
+  if (ImGui::GetIO().Fonts->TexID == ImTextureID{}) {
+    return;
+  }
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
 }
 
 void clear_and_draw(ImDrawData* draw_data, PixelSize framebuffer, const ImVec4& clear_color) {

@@ -1,5 +1,5 @@
-// EGL surfaceless surface: display and context creation, the framebuffer object, the per-frame
-// sequence with a fixed 1/60 s step, read-back and teardown.
+// EGL offscreen surface: display (Mesa surfaceless, else an EGL device) and context creation, the
+// framebuffer object, the per-frame sequence with a fixed 1/60 s step, read-back and teardown.
 #include "platform/offscreen.hpp"
 
 #include "platform/gl_common.hpp"
@@ -13,10 +13,15 @@
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace smlab::platform {
 namespace {
@@ -79,6 +84,26 @@ float scale_that_truncates_to(int layout, int pixels) {
   return scale;
 }
 
+// One EGL display to try: a name for messages and how to open it.
+struct DisplayCandidate {
+  std::string name;
+  EGLenum platform;
+  void* native_display;
+};
+
+// Which platforms to try, from SMLAB_EGL_PLATFORM (unset or "auto": surfaceless, then devices;
+// "surfaceless" or "device": that one only, e.g. to check the fallback on a machine that has both).
+// Returns an error line for any other value.
+std::optional<std::string> egl_platform_choice(bool& surfaceless, bool& device) {
+  const char* value = std::getenv("SMLAB_EGL_PLATFORM");
+  const std::string_view choice = value == nullptr ? "auto" : value;
+  surfaceless = choice == "auto" || choice == "surfaceless" || choice.empty();
+  device = choice == "auto" || choice == "device" || choice.empty();
+  if (surfaceless || device) return std::nullopt;
+  return "SMLAB_EGL_PLATFORM='" + std::string(choice.substr(0, 40)) + (choice.size() > 40 ? "…" : "") +
+         "' is not allowed: auto, surfaceless or device";
+}
+
 }  // namespace
 
 Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
@@ -87,28 +112,46 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
   auto failure = [](std::string reason) {
     return Created<Offscreen>{nullptr, "no headless graphics: " + std::move(reason)};
   };
+  bool want_surfaceless = true, want_device = true;
+  if (auto error = egl_platform_choice(want_surfaceless, want_device)) {
+    return failure(*error);
+  }
 
   // Client extensions are queried without a display (EGL_EXT_client_extensions).
   const char* client_extensions = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-  if (!has_extension(client_extensions, "EGL_MESA_platform_surfaceless")) {
-    return failure("EGL lacks EGL_MESA_platform_surfaceless (is Mesa's libegl-mesa0 installed?)");
-  }
   const auto get_platform_display =
       reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
-  if (get_platform_display == nullptr) {
-    return failure("EGL lacks eglGetPlatformDisplayEXT (EGL_EXT_platform_base)");
+  if (get_platform_display == nullptr || !has_extension(client_extensions, "EGL_EXT_platform_base")) {
+    return failure("EGL lacks eglGetPlatformDisplayEXT (EGL_EXT_platform_base; is libegl1 with Mesa's "
+                   "libegl-mesa0 or a GPU driver's EGL installed?)");
   }
-  EGLDisplay display = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-  if (display == EGL_NO_DISPLAY) {
-    return failure("no surfaceless EGL display: " + egl_error_text(eglGetError()));
+
+  // Mesa's surfaceless platform first (llvmpipe without a GPU, and offered by NVIDIA's EGL too);
+  // where it is missing, each EGL device (EGL_EXT_platform_device), as a GPU server may offer.
+  std::vector<DisplayCandidate> candidates;
+  std::string tried;
+  if (want_surfaceless) {
+    if (has_extension(client_extensions, "EGL_MESA_platform_surfaceless")) {
+      candidates.push_back({"surfaceless", EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY});
+    } else {
+      tried += "EGL lacks EGL_MESA_platform_surfaceless; ";
+    }
   }
-  EGLint egl_major = 0, egl_minor = 0;
-  if (eglInitialize(display, &egl_major, &egl_minor) != EGL_TRUE) {
-    return failure("eglInitialize failed: " + egl_error_text(eglGetError()));
-  }
-  surface->egl_display_ = display;
-  if (eglBindAPI(EGL_OPENGL_API) != EGL_TRUE) {
-    return failure("EGL cannot bind desktop OpenGL: " + egl_error_text(eglGetError()));
+  if (want_device) {
+    const auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+    if (query_devices != nullptr && has_extension(client_extensions, "EGL_EXT_platform_device")) {
+      EGLint count = 0;
+      std::vector<EGLDeviceEXT> devices;
+      if (query_devices(0, nullptr, &count) == EGL_TRUE && count > 0) {
+        devices.resize(static_cast<std::size_t>(std::min<EGLint>(count, 16)));
+        if (query_devices(static_cast<EGLint>(devices.size()), devices.data(), &count) != EGL_TRUE) count = 0;
+      }
+      for (EGLint d = 0; d < count && d < static_cast<EGLint>(devices.size()); ++d)
+        candidates.push_back({"EGL device " + std::to_string(d), EGL_PLATFORM_DEVICE_EXT, devices[static_cast<std::size_t>(d)]});
+      if (count <= 0) tried += "EGL lists no devices (EGL_EXT_device_enumeration); ";
+    } else {
+      tried += "EGL lacks EGL_EXT_platform_device; ";
+    }
   }
 
   // Rendering goes to our own framebuffer object, so the config only has to support desktop GL;
@@ -117,23 +160,47 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
       EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_SURFACE_TYPE, 0,
       EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
       EGL_NONE};
-  EGLConfig config = nullptr;
-  EGLint config_count = 0;
-  if (eglChooseConfig(display, config_attributes, &config, 1, &config_count) != EGL_TRUE || config_count < 1) {
-    return failure("no EGL config for desktop OpenGL with RGBA8: " + egl_error_text(eglGetError()));
-  }
   const EGLint context_attributes[] = {
       EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
       EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
       EGL_NONE};
-  EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attributes);
-  if (context == EGL_NO_CONTEXT) {
-    return failure("cannot create an OpenGL 3.3 core context: " + egl_error_text(eglGetError()));
+  // The first candidate on which a 3.3 core context becomes current wins; the others say why not.
+  // (A display that fails is left initialised: EGL displays are shared per platform, see ~Offscreen.)
+  auto open = [&](const DisplayCandidate& candidate) -> std::string {
+    EGLDisplay display = get_platform_display(candidate.platform, candidate.native_display, nullptr);
+    if (display == EGL_NO_DISPLAY) return "no display: " + egl_error_text(eglGetError());
+    EGLint egl_major = 0, egl_minor = 0;
+    if (eglInitialize(display, &egl_major, &egl_minor) != EGL_TRUE) {
+      return "eglInitialize failed: " + egl_error_text(eglGetError());
+    }
+    if (eglBindAPI(EGL_OPENGL_API) != EGL_TRUE) {
+      return "cannot bind desktop OpenGL: " + egl_error_text(eglGetError());
+    }
+    EGLConfig config = nullptr;
+    EGLint config_count = 0;
+    if (eglChooseConfig(display, config_attributes, &config, 1, &config_count) != EGL_TRUE || config_count < 1) {
+      return "no config for desktop OpenGL with RGBA8: " + egl_error_text(eglGetError());
+    }
+    EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attributes);
+    if (context == EGL_NO_CONTEXT) return "cannot create an OpenGL 3.3 core context: " + egl_error_text(eglGetError());
+    surface->egl_display_ = display;
+    surface->egl_context_ = context;
+    if (!surface->make_current()) {
+      const std::string error = egl_error_text(eglGetError());
+      eglDestroyContext(display, context);
+      surface->egl_display_ = surface->egl_context_ = nullptr;
+      return "cannot make the context current without a surface (EGL_KHR_surfaceless_context): " + error;
+    }
+    return {};
+  };
+  for (const DisplayCandidate& candidate : candidates) {
+    const std::string error = open(candidate);
+    if (error.empty()) break;
+    tried += candidate.name + ": " + error + "; ";
   }
-  surface->egl_context_ = context;
-  if (!surface->make_current()) {
-    return failure("cannot make the context current without a surface (EGL_KHR_surfaceless_context): " +
-                   egl_error_text(eglGetError()));
+  if (surface->egl_context_ == nullptr) {
+    if (tried.size() >= 2) tried.resize(tried.size() - 2);  // the last "; "
+    return failure(tried.empty() ? "no EGL display to try" : tried);
   }
   if (std::string error = detail::load_gl(eglGetProcAddress); !error.empty()) {
     return failure(error);

@@ -13,7 +13,9 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 namespace smlab::platform {
 namespace {
@@ -72,6 +74,11 @@ GLFWmonitor* monitor_under_centre_of(GLFWwindow* window) {
   return glfwGetPrimaryMonitor();
 }
 
+// Whether a Window's GLFW is up, for wake() from other threads; set after glfwInit and cleared
+// before glfwTerminate under the mutex.
+std::mutex wake_mutex;
+bool glfw_ready_for_wake = false;
+
 }  // namespace
 
 Created<Window> Window::create(const WindowOptions& options) {
@@ -83,6 +90,10 @@ Created<Window> Window::create(const WindowOptions& options) {
     return failure("cannot open a window: " + last_glfw_error());
   }
   window->glfw_initialised_ = true;
+  {
+    const std::lock_guard lock(wake_mutex);
+    glfw_ready_for_wake = true;
+  }
 
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -111,6 +122,10 @@ Created<Window> Window::create(const WindowOptions& options) {
     return failure("window: Dear ImGui's GLFW backend failed to initialise");
   }
   window->glfw_backend_ready_ = true;
+  // Replaces the backend's key callback (ImGui_ImplGlfw_Shutdown puts the one before it back).
+  glfwSetWindowUserPointer(window->window_, window.get());
+  glfwSetKeyCallback(window->window_, &Window::on_key);
+  glfwSetCharCallback(window->window_, &Window::on_char);
   if (!ImGui_ImplOpenGL3_Init(detail::kGlslVersion)) {
     return failure("window: Dear ImGui's OpenGL3 backend failed to initialise");
   }
@@ -139,6 +154,10 @@ Window::~Window() {
     glfwDestroyWindow(window_);
   }
   if (glfw_initialised_) {
+    {
+      const std::lock_guard lock(wake_mutex);
+      glfw_ready_for_wake = false;
+    }
     glfwTerminate();
   }
 }
@@ -167,6 +186,7 @@ bool Window::begin_frame() {
   if (glfwWindowShouldClose(window_) == GLFW_TRUE) {
     return false;
   }
+  feed_key_events();
   detail::upload_font_atlas_if_changed();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
@@ -177,6 +197,68 @@ bool Window::begin_frame() {
     toggle_fullscreen();
   }
   return true;
+}
+
+void Window::on_key(GLFWwindow* glfw_window, int key, int scancode, int action, int mods) {
+  auto* window = static_cast<Window*>(glfwGetWindowUserPointer(glfw_window));
+  // Repeats change no key state (ImGui times its own repeats while a key is down).
+  if (window == nullptr || action == GLFW_REPEAT) {
+    return;
+  }
+  // GLFW_KEY_UNKNOWN (-1) keys have no KeysDown slot: ImGui ignores them too.
+  if (key >= 0) {
+    window->key_queue_.push_back({key, scancode, action, mods, 0});
+  }
+}
+
+void Window::on_char(GLFWwindow* glfw_window, unsigned int codepoint) {
+  if (auto* window = static_cast<Window*>(glfwGetWindowUserPointer(glfw_window)); window != nullptr) {
+    window->key_queue_.push_back({-1, 0, 0, 0, codepoint});
+  }
+}
+
+void Window::feed_key_events() {
+  // A key that changed this frame waits for the next one, and so does every event after it, so the
+  // order of presses (Ctrl before Q) is kept.
+  std::vector<int> changed;
+  while (!key_queue_.empty()) {
+    const KeyEvent event = key_queue_.front();
+    if (event.key < 0) {
+      key_queue_.pop_front();
+      ImGui_ImplGlfw_CharCallback(window_, event.codepoint);  // characters queue inside ImGui already
+      continue;
+    }
+    if (std::find(changed.begin(), changed.end(), event.key) != changed.end()) {
+      break;
+    }
+    changed.push_back(event.key);
+    key_queue_.pop_front();
+    ImGui_ImplGlfw_KeyCallback(window_, event.key, event.scancode, event.action, event.mods);
+  }
+}
+
+void Window::wait_for_events(double max_seconds) {
+  // Two frames settle what an event started (a popup appears, an auto-sized window measures itself);
+  // a third draws the settled state.
+  constexpr int settle_frames = 3;
+  if (!key_queue_.empty() || frames_since_wake_ < settle_frames || max_seconds == 0.0) {
+    ++frames_since_wake_;
+    return;
+  }
+  if (max_seconds < 0.0) {
+    glfwWaitEvents();
+  } else {
+    glfwWaitEventsTimeout(max_seconds);
+  }
+  frames_since_wake_ = 0;
+}
+
+void Window::wake() {
+  // GLFW is initialised by, and lives as long as, the one Window (glfwPostEmptyEvent needs it).
+  const std::lock_guard lock(wake_mutex);
+  if (glfw_ready_for_wake) {
+    glfwPostEmptyEvent();
+  }
 }
 
 void Window::end_frame() {

@@ -5,6 +5,7 @@
 #include "platform/image.hpp"
 #include "platform/surface.hpp"
 
+#include <deque>
 #include <string>
 
 struct GLFWwindow;
@@ -54,12 +55,37 @@ class Window final : public Surface {
   // Sets the title bar / task bar icon (ignored by some window managers). Ignores malformed images.
   void set_icon(const Image& icon);
 
+  // Sleeps until an event arrives (input, a resize, wake()) or `max_seconds` pass; a negative value
+  // waits with no time limit. Returns at once while key events wait in the queue, and during the
+  // first few frames after each wake-up (ImGui settles a popup or an auto-sized window over two
+  // frames). Call between frames.
+  void wait_for_events(double max_seconds);
+  // Ends a wait_for_events of the UI thread. Thread-safe (glfwPostEmptyEvent), also from a worker
+  // thread; does nothing when no Window exists.
+  static void wake();
+  // Key events not yet given to ImGui (begin_frame gives each key at most one transition a frame).
+  [[nodiscard]] bool has_queued_keys() const { return !key_queue_.empty(); }
+
   // The GLFW handle, for the rare caller that needs GLFW directly (e.g. clipboard or cursor tests).
   [[nodiscard]] GLFWwindow* glfw_window() const { return window_; }
 
  private:
   Window() = default;
   void make_current() const;
+  // ImGui 1.86 has no input queue: its key callback writes io.KeysDown at once, so a key pressed and
+  // released within one frame (a presentation clicker) is never seen. GLFW's key callback queues the
+  // events here instead, and feed_key_events() hands them to the backend's callback one transition
+  // per key per frame, in order. Typed characters share the queue, so "a, Backspace, b" stays in
+  // that order.
+  struct KeyEvent {
+    int key, scancode, action, mods;
+    unsigned int codepoint;  // a typed character when key < 0
+  };
+  static void on_key(GLFWwindow* window, int key, int scancode, int action, int mods);
+  static void on_char(GLFWwindow* window, unsigned int codepoint);
+  void feed_key_events();
+  std::deque<KeyEvent> key_queue_;
+  int frames_since_wake_ = 0;
 
   bool glfw_initialised_ = false;
   GLFWwindow* window_ = nullptr;

@@ -53,14 +53,17 @@ void downsample_mean(std::vector<float>& out, std::span<const float> values, int
   downsample(out, rows_of(values, cols), rows, cols, factor, Pooling::mean);
 }
 
-void downsample(std::vector<float>& out, const RowFiller& fill_row, int rows, int cols, int factor, Pooling pooling) {
-  factor = std::max(factor, 1);
-  const int out_rows = (rows + factor - 1) / factor, out_cols = (cols + factor - 1) / factor;
-  out.assign(static_cast<std::size_t>(out_rows) * static_cast<std::size_t>(out_cols), 0.0f);
+namespace {
+
+// Block rows [first_block_row, end_block_row) of downsample's output (out already sized).
+void downsample_block_rows(std::vector<float>& out, const RowFiller& fill_row, int rows, int cols, int factor,
+                           Pooling pooling, int first_block_row, int end_block_row) {
+  const int out_cols = (cols + factor - 1) / factor;
   const auto width = static_cast<std::size_t>(cols);
   std::vector<float> cells(width);
   if (factor == 1) {
-    for (int row = 0; row < rows; ++row) fill_row(row, std::span(out).subspan(static_cast<std::size_t>(row) * width, width));
+    for (int row = first_block_row; row < end_block_row; ++row)
+      fill_row(row, std::span(out).subspan(static_cast<std::size_t>(row) * width, width));
     return;
   }
   // Per column over a block's rows (one vectorisable operation per cell, no branch), then each
@@ -72,7 +75,7 @@ void downsample(std::vector<float>& out, const RowFiller& fill_row, int rows, in
   //         (std::max alone would drop a NaN), so the same blocks become NaN as for the mean.
   std::vector<double> column_sums(width);
   std::vector<float> column_max(width), column_invalid(width);
-  for (int block_row = 0; block_row < out_rows; ++block_row) {
+  for (int block_row = first_block_row; block_row < end_block_row; ++block_row) {
     std::fill(column_sums.begin(), column_sums.end(), 0.0);
     std::fill(column_max.begin(), column_max.end(), -std::numeric_limits<float>::infinity());
     std::fill(column_invalid.begin(), column_invalid.end(), 0.0f);
@@ -107,6 +110,28 @@ void downsample(std::vector<float>& out, const RowFiller& fill_row, int rows, in
   }
 }
 
+}  // namespace
+
+void downsample(std::vector<float>& out, const RowFiller& fill_row, int rows, int cols, int factor, Pooling pooling,
+                const PartRunner& run_parts) {
+  factor = std::max(factor, 1);
+  const int out_rows = (rows + factor - 1) / factor, out_cols = (cols + factor - 1) / factor;
+  out.assign(static_cast<std::size_t>(out_rows) * static_cast<std::size_t>(out_cols), 0.0f);
+  if (!run_parts) {
+    downsample_block_rows(out, fill_row, rows, cols, factor, pooling, 0, out_rows);
+    return;
+  }
+  // Each output row depends only on its own block of input rows: bands of them are independent
+  // parts, and the result is the same however many ran at once. ~64 K input cells a band at least.
+  const int parts = static_cast<int>(std::clamp(static_cast<long long>(rows) * cols / 65536, 1LL,
+                                                static_cast<long long>(std::max(out_rows, 1))));
+  run_parts(parts, [&](int part) {
+    downsample_block_rows(out, fill_row, rows, cols, factor, pooling,
+                          static_cast<int>(static_cast<long long>(out_rows) * part / parts),
+                          static_cast<int>(static_cast<long long>(out_rows) * (part + 1) / parts));
+  });
+}
+
 HeatmapTexture::~HeatmapTexture() { release(); }
 
 HeatmapTexture::HeatmapTexture(HeatmapTexture&& other) noexcept
@@ -138,11 +163,12 @@ void HeatmapTexture::release() {
 }
 
 void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, const RowFiller& fill_row, int rows,
-                           int cols, double vmin, double vmax, Colormap cmap, int max_side, Pooling pooling) {
+                           int cols, double vmin, double vmax, Colormap cmap, int max_side, Pooling pooling,
+                           const PartRunner& run_parts) {
   image.rows = image.cols = 0;
   if (rows <= 0 || cols <= 0 || !fill_row) return;
   const int factor = max_side > 0 && std::max(rows, cols) > max_side ? (std::max(rows, cols) + max_side - 1) / max_side : 1;
-  downsample(pooled, fill_row, rows, cols, factor, pooling);
+  downsample(pooled, fill_row, rows, cols, factor, pooling, run_parts);
   rows = (rows + factor - 1) / factor;
   cols = (cols + factor - 1) / factor;
   const std::size_t cells = pooled.size();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -25,13 +26,19 @@ struct HeatmapImage {
   std::vector<std::uint32_t> rgba;  // rows × cols, row-major, R G B A bytes in memory order
 };
 
+// Runs run_part(0) … run_part(parts − 1), in any order and possibly at once, returning when all
+// are done (e.g. smlab::parallel_for). An empty PartRunner means one after the other, here.
+using PartRunner = std::function<void(int parts, const std::function<void(int part)>& run_part)>;
+
 // What HeatmapTexture::update uploads, computed without GL, so the evaluator thread can do it
 // for every new Snapshot instead of the UI thread (at L = 1024 that was ~4 ms of each frame).
 // `pooled` is scratch for the block means. Leaves `image` empty on the inputs update() ignores.
 // The matrix is read a row at a time (fill_row, see plot.hpp), so it need not be stored whole.
+// With run_parts (see downsample) the rows are read in parallel bands; fill_row must then be safe
+// to call from several threads at once.
 void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, const RowFiller& fill_row, int rows,
                            int cols, double vmin, double vmax, Colormap cmap, int max_side = 0,
-                           Pooling pooling = Pooling::mean);
+                           Pooling pooling = Pooling::mean, const PartRunner& run_parts = {});
 
 // Owns one RGBA8 texture (GL_NEAREST, clamp-to-edge). Every member, including the destructor,
 // needs the GL context that was current at construction to be current, and glad loaded;
@@ -89,8 +96,10 @@ class HeatmapTexture {
 void downsample_mean(std::vector<float>& out, std::span<const float> values, int rows, int cols, int factor);
 // The same, or the block maxima (same blocks, same rule for non-finite cells), reading the
 // matrix a row at a time (one row of scratch instead of the whole matrix).
+// run_parts, when given, runs bands of output rows as parts (e.g. on a thread pool: the plot
+// module has none of its own); the result is the same bits either way.
 void downsample(std::vector<float>& out, const RowFiller& fill_row, int rows, int cols, int factor,
-                Pooling pooling = Pooling::mean);
+                Pooling pooling = Pooling::mean, const PartRunner& run_parts = {});
 
 // Colours of a heatmap as RGBA8 bytes (R, G, B, A in memory order), row-major; shared by the
 // texture upload and the SVG's embedded PNG. Pure CPU code, usable without GL.

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "smlab/parallel.hpp"
+
 namespace smlab::app {
 
 Evaluator::Evaluator() : worker_([this](std::stop_token stop) { run(stop); }) {
@@ -75,6 +77,20 @@ std::string Evaluator::take_error() {
 void Evaluator::fail_next_evaluation_for_testing(std::string message) {
   std::lock_guard lock(mutex_);
   injected_failure_ = std::move(message);
+}
+
+void Evaluator::set_result_callback(std::function<void()> callback) {
+  std::lock_guard lock(mutex_);
+  on_result_ = std::move(callback);
+}
+
+void Evaluator::notify_result() {
+  std::function<void()> callback;
+  {
+    std::lock_guard lock(mutex_);
+    callback = on_result_;
+  }
+  if (callback) callback();
 }
 
 namespace {
@@ -156,6 +172,7 @@ void Evaluator::run(std::stop_token stop) {
         refining_active_ = sweep_needs_refining(*refining, refine_limit_);
       }
       finished_.notify_all();
+      notify_result();
       continue;
     }
     options.progress = &progress_;
@@ -192,10 +209,14 @@ void Evaluator::run(std::stop_token stop) {
         images->spec = spec;
         const int size = result->attention_size;
         std::vector<float> pooled;
+        // attention_row only reads the Snapshot, so bands of rows can run on the core's pool.
+        const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
+          parallel_for(parts, run_part);
+        };
         for (const bool scaled : {true, false})
           plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled,
                                       std::bind_front(attention_row, std::cref(*result), scaled), size, size, 0.0,
-                                      result->attention_max, spec.colormap, spec.max_side, plot::Pooling::max);
+                                      result->attention_max, spec.colormap, spec.max_side, plot::Pooling::max, on_pool);
       }
     }
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -217,6 +238,7 @@ void Evaluator::run(std::stop_token stop) {
       if (ticket == submitted_ && (result || !failure.empty())) completed_ = ticket;
     }
     finished_.notify_all();
+    notify_result();
   }
 }
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -79,6 +80,11 @@ class Evaluator {
   double last_compute_ms() const;      // wall time of the last finished evaluation
   std::string take_error();            // an exception from the worker, once; empty if none
 
+  // Called on the worker thread, with no lock held, after each result it publishes (a snapshot, a
+  // refinement step of the sweep, an error): a window that sleeps between events wakes up to show
+  // it. Must be thread-safe and quick; empty by default.
+  void set_result_callback(std::function<void()> callback);
+
   // Test hook: the next submission's evaluation throws std::runtime_error(message)
   // on the worker, so tests can check that a worker failure reaches the UI.
   void fail_next_evaluation_for_testing(std::string message);
@@ -108,6 +114,8 @@ class Evaluator {
   double last_compute_ms_ = 0.0;
   std::string error_;
   std::string injected_failure_;  // see fail_next_evaluation_for_testing
+  std::function<void()> on_result_;  // see set_result_callback
+  void notify_result();
   std::jthread worker_;  // last member: starts after, and is joined before, the rest
 };
 

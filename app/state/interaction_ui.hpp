@@ -45,6 +45,7 @@ struct InteractionUi {
   // File menu requests for the session popup, and View > Full screen (the same as F11).
   bool save_session_requested = false, open_session_requested = false;
   bool fullscreen_requested = false;
+  bool quit_requested = false;  // File > Quit or Ctrl+Q: the window closes as through its close button
 };
 
 }  // namespace smlab::app

@@ -14,6 +14,9 @@ namespace {
 using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::uintmax_t presets_max_bytes = 1 << 20;
+constexpr int presets_max_depth = 8;            // the format nests 4 deep
+constexpr std::size_t presets_max_keys = 1024;  // keys in one object; a "set" has at most 16
+constexpr std::size_t names_shown = 12;         // in "allowed …" lists
 
 bool is_valid_name(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;
@@ -57,19 +60,33 @@ std::filesystem::path find_assets_dir() {
 }
 
 PresetList parse_presets(std::string_view json_text) {
+  if (json_text.size() > presets_max_bytes) return failure("larger than 1 MB");
+  if (auto problem = json_text_problem(json_text, presets_max_depth, presets_max_keys)) return failure(*problem);
   OrderedJson document;
   try {
     document = OrderedJson::parse(json_text);
-  } catch (const OrderedJson::exception& e) {
-    return failure(std::string("not valid JSON: ") + e.what());
+  } catch (const OrderedJson::parse_error& e) {
+    return failure(json_syntax_error(json_text, e.byte));
+  } catch (const OrderedJson::out_of_range& e) {
+    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
+    const std::string what = e.what();
+    return failure(std::string("not valid JSON: ") + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
+  } catch (const OrderedJson::exception&) {
+    return failure("not valid JSON");
   }
   if (!document.is_object() || !document.contains("presets") || !document["presets"].is_array())
     return failure("expected an object with a \"presets\" array");
+  for (const auto& [field, value] : document.items())
+    if (field != "version" && field != "presets" && field != "_comment")
+      return failure("unknown field '" + field.substr(0, 40) + "': allowed version, presets");
   PresetList list;
   for (std::size_t index = 0; index < document["presets"].size(); ++index) {
     const OrderedJson& entry = document["presets"][index];
     const std::string where = "preset " + std::to_string(index + 1);
     if (!entry.is_object()) return failure(where + " is not an object");
+    for (const auto& [field, value] : entry.items())
+      if (field != "name" && field != "title" && field != "view" && field != "set")
+        return failure(where + " has an unknown field '" + field.substr(0, 40) + "': allowed name, title, view, set");
     if (!entry.contains("name") || !entry["name"].is_string() || !is_valid_name(entry["name"].get<std::string>()))
       return failure(where + " needs a \"name\" of 1 to 64 letters, digits, '-' or '_'");
     Preset preset;
@@ -86,7 +103,7 @@ PresetList parse_presets(std::string_view json_text) {
     if (!entry.contains("set") || !entry["set"].is_object()) return failure(named + " needs a \"set\" object");
     for (const auto& [key, value] : entry["set"].items()) {
       const auto text = setting_text(value);
-      if (!text) return failure(named + ": " + key + " must be a string, number or boolean");
+      if (!text) return failure(named + ": " + key.substr(0, 40) + " must be a string, number or boolean");
       if (auto error = set_param(preset.params, key, *text)) return failure(named + ": " + error->message);
       preset.settings.emplace_back(key, *text);
     }
@@ -111,8 +128,12 @@ const Preset* find_preset(const PresetList& list, std::string_view name) {
 }
 
 std::string preset_names(const PresetList& list) {
+  if (list.presets.empty()) return "(none: the presets file has no presets)";
   std::string names;
-  for (const Preset& preset : list.presets) names += (names.empty() ? "" : ", ") + preset.name;
+  for (std::size_t i = 0; i < list.presets.size() && i < names_shown; ++i)
+    names += (names.empty() ? "" : ", ") + list.presets[i].name;
+  if (list.presets.size() > names_shown)
+    names += ", … (" + std::to_string(list.presets.size()) + " in all; see --list-presets)";
   return names;
 }
 

@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <ctime>
 #include <cstdlib>
+#include <iterator>
 #include <span>
 #include <vector>
 
@@ -69,15 +71,30 @@ std::string serialize_session(const Session& session) {
 
 SessionLoad parse_session(std::string_view json_text) {
   if (json_text.size() > session_max_bytes) return failure("session is larger than 1 MB");
-  if (json_nesting_depth(json_text) > session_max_depth)
-    return failure("session nests deeper than " + std::to_string(session_max_depth) + " levels");
+  if (auto problem = json_text_problem(json_text, session_max_depth, session_max_keys))
+    return failure("session " + *problem);
   OrderedJson document;
   try {
     document = OrderedJson::parse(json_text);
-  } catch (const OrderedJson::exception& e) {
-    return failure(std::string("session is not valid JSON: ") + e.what());
+  } catch (const OrderedJson::parse_error& e) {
+    return failure("session is " + json_syntax_error(json_text, e.byte));
+  } catch (const OrderedJson::out_of_range& e) {
+    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
+    const std::string what = e.what();
+    return failure(std::string("session is ") + "not valid JSON: " + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
+  } catch (const OrderedJson::exception&) {
+    return failure("session is not valid JSON");
   }
   if (!document.is_object()) return failure("session must be a JSON object, not " + type_name(document));
+  // Every field is known: a misspelt "temprature" or a field of another program is refused, not ignored.
+  for (const auto& [field, value] : document.items()) {
+    const bool known = std::find(std::begin(session_fields), std::end(session_fields), field) != std::end(session_fields);
+    if (!known) {
+      std::string allowed;
+      for (const char* name : session_fields) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
+      return failure("session field '" + field.substr(0, 40) + "' is not a field: allowed " + allowed);
+    }
+  }
   if (!document.contains("version") || !document["version"].is_number_integer())
     return failure("session field 'version' is missing or not an integer: allowed 1");
   if (document["version"].get<long long>() != session_version)
@@ -158,8 +175,6 @@ SessionLoad parse_session(std::string_view json_text) {
 
 SessionLoad load_session(const std::filesystem::path& path) {
   const std::string shown = "'" + path.string() + "'";
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) return failure("cannot read session " + shown + ": is a directory", true);
   const TextFile file = read_text_file(path, session_max_bytes);
   if (file.status == TextFile::Status::unreadable) return failure(cannot_read("session " + shown, file), true);
   if (file.status == TextFile::Status::too_large) return failure("session " + shown + " is larger than 1 MB");
@@ -170,6 +185,65 @@ SessionLoad load_session(const std::filesystem::path& path) {
 
 std::optional<std::string> save_session(const std::filesystem::path& path, const Session& session, bool overwrite) {
   return exporting::write_file_atomically(path, serialize_session(session), overwrite);
+}
+
+bool should_autosave(bool started_plainly, const Session& at_start, const Session& at_exit) {
+  return started_plainly || at_start != at_exit;
+}
+
+WriteTarget resolve_write_target(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  const auto failure = [](std::string message) { return WriteTarget{{}, std::move(message)}; };
+  fs::path current = path;
+  std::error_code error;
+  for (int hops = 0;; ++hops) {
+    const fs::file_status status = fs::symlink_status(current, error);
+    if (error && error != std::errc::no_such_file_or_directory)
+      return failure("cannot write '" + current.string() + "': " + error.message());
+    if (!fs::is_symlink(status)) break;
+    if (hops == 40) return failure("cannot write '" + path.string() + "': too many levels of symbolic links");
+    const fs::path target = fs::read_symlink(current, error);
+    if (error) return failure("cannot read the link '" + current.string() + "': " + error.message());
+    current = target.is_absolute() ? target : current.parent_path() / target;
+  }
+  const fs::file_status status = fs::status(current, error);
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    return failure("'" + path.string() + "' leads to '" + current.string() + "', which is not a regular file");
+  if (!fs::exists(status) && !fs::is_directory(current.parent_path().empty() ? "." : current.parent_path(), error))
+    return failure("cannot write '" + current.string() + "': its folder does not exist");
+  return {current, {}};
+}
+
+SessionBackup back_up_session_file(const std::filesystem::path& path, std::chrono::system_clock::time_point now) {
+  namespace fs = std::filesystem;
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  std::error_code error;
+  for (int copy = 1; copy <= 100; ++copy) {
+    fs::path backup = path;
+    backup += ".bad-" + std::string(stamp) + (copy == 1 ? "" : "-" + std::to_string(copy));
+    // copy_file follows a link to its content and, without overwrite options, never replaces.
+    if (fs::copy_file(path, backup, fs::copy_options::none, error)) return {backup, {}};
+    if (error != std::errc::file_exists) return {{}, "cannot back up '" + path.string() + "' as '" + backup.string() + "': " + error.message()};
+  }
+  return {{}, "cannot back up '" + path.string() + "': 100 backups of this second exist"};
+}
+
+std::optional<std::string> write_autosave(const std::filesystem::path& path, const Session& session,
+                                          bool back_up_refused, std::chrono::system_clock::time_point now,
+                                          std::filesystem::path* backup) {
+  const WriteTarget target = resolve_write_target(path);
+  if (!target.error.empty()) return target.error;
+  std::error_code error;
+  if (back_up_refused && std::filesystem::exists(target.path, error) && !load_session(target.path).session) {
+    const SessionBackup made = back_up_session_file(path, now);
+    if (!made.error.empty()) return made.error + "; the session was not saved, so nothing is lost";
+    if (backup != nullptr) *backup = made.path;
+  }
+  return save_session(target.path, session, true);
 }
 
 std::filesystem::path config_dir() {

@@ -2,6 +2,7 @@
 // travels as get_param's text and comes back through set_param: one validation).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -41,10 +42,14 @@ inline constexpr const char* session_colormaps[] = {"viridis", "cividis", "magma
 inline constexpr float session_font_scale_min = 1.0f, session_font_scale_max = 3.0f;
 inline constexpr std::size_t session_max_bytes = 1 << 20;  // a session is a few kB; refuse anything huge
 inline constexpr int session_max_depth = 8;                // the format nests 2 deep
+inline constexpr std::size_t session_max_keys = 64;        // keys in one object; "params" has 16
+// The top-level fields a session may hold; any other is an error naming it.
+inline constexpr const char* session_fields[] = {"version", "params",     "view",   "screenshot_dir", "theme",
+                                                 "font_scale", "colormap", "lesson", "lang"};
 
 // {"version": 1, "params": {"temperature": "1", ...every key...}, "view": "dashboard",
-//  "screenshot_dir": "..."} with two-space indentation. Unknown top-level fields are ignored on load
-// (newer versions may add some); unknown params keys are not.
+//  "screenshot_dir": "..."} with two-space indentation. Unknown fields (session_fields) and unknown
+// params keys are errors on load; a newer format would carry a new "version".
 std::string serialize_session(const Session& session);
 
 struct SessionLoad {
@@ -62,6 +67,41 @@ SessionLoad load_session(const std::filesystem::path& path);
 
 // Writes atomically; with overwrite == false an existing file is an error.
 std::optional<std::string> save_session(const std::filesystem::path& path, const Session& session, bool overwrite);
+
+// [SECTION] The window's autosave (config_dir()/session.json)
+//
+// The rule (README "Sessions"): a plain start (no --set, --preset, --lesson, --load or --view)
+// restores the autosave and saves it again on exit. A start with state on the command line leaves
+// the autosave alone unless something was changed in the window (the session at exit differs from
+// the one at start-up), so `--set seq_len=4096` to show one thing does not replace the session a
+// plain start brings back.
+[[nodiscard]] bool should_autosave(bool started_plainly, const Session& at_start, const Session& at_exit);
+
+// Where a write to `path` lands: `path` itself, or, when it is a symbolic link (a chain of them
+// resolved), its target, which must be a regular file or not exist yet in an existing directory,
+// so the link stays a link. `error` names the path and what is wrong; `path` is then empty.
+struct WriteTarget {
+  std::filesystem::path path;
+  std::string error;
+};
+[[nodiscard]] WriteTarget resolve_write_target(const std::filesystem::path& path);
+
+// Copies the file at `path` (through a link: its content) to "<path>.bad-<UTC time>" beside it
+// ("-2", "-3", ... if taken), never replacing anything. For an autosave the app refuses to restore
+// (garbage, a newer version), before anything can replace it. `error` is one line on failure.
+struct SessionBackup {
+  std::filesystem::path path;
+  std::string error;
+};
+[[nodiscard]] SessionBackup back_up_session_file(const std::filesystem::path& path,
+                                                 std::chrono::system_clock::time_point now);
+
+// Saves the autosave at exit, written through a symbolic link (resolve_write_target). When
+// `back_up_refused` and the file there now is one load_session refuses, it is backed up first
+// (back_up_session_file; `backup` receives its path), and nothing is written if that fails.
+[[nodiscard]] std::optional<std::string> write_autosave(const std::filesystem::path& path, const Session& session,
+                                                        bool back_up_refused, std::chrono::system_clock::time_point now,
+                                                        std::filesystem::path* backup = nullptr);
 
 // $XDG_CONFIG_HOME/softmax-lab if that is an absolute path, else $HOME/.config/softmax-lab;
 // empty if neither can be found. Only computes the path.

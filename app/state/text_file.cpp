@@ -1,32 +1,92 @@
-// read_text_file and json_nesting_depth (text_file.hpp).
+// read_text_file and the checks run before any JSON parser (text_file.hpp).
 #include "state/text_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
-#include <iterator>
+#include <cerrno>
 #include <system_error>
+#include <vector>
 
 namespace smlab::app {
+namespace {
+
+std::string os_reason(int error_number) { return std::generic_category().message(error_number); }
+
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "is a directory";
+  if (S_ISFIFO(mode)) return "is a FIFO, not a regular file";
+  if (S_ISCHR(mode)) return "is a character device, not a regular file";
+  if (S_ISBLK(mode)) return "is a block device, not a regular file";
+  if (S_ISSOCK(mode)) return "is a socket, not a regular file";
+  return "is not a regular file";
+}
+
+// The byte offset of the first byte that does not belong to a well-formed UTF-8 sequence, or npos.
+std::size_t first_invalid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+    if (byte == 0xC0 || byte == 0xC1 || byte > 0xF4) length = 0;
+    if (length == 0 || i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
 
 TextFile read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
   TextFile file;
-  std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (error) {
+  auto unreadable = [&](std::string reason) {
     file.status = TextFile::Status::unreadable;
-    file.reason = error.message();
+    file.reason = std::move(reason);
+    file.text.clear();
     return file;
+  };
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
+  const int descriptor = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (descriptor < 0) return unreadable(os_reason(errno));
+  struct stat status {};
+  if (::fstat(descriptor, &status) != 0) {
+    const int error_number = errno;
+    ::close(descriptor);
+    return unreadable(os_reason(error_number));
   }
-  if (size > max_bytes) {
+  if (!S_ISREG(status.st_mode)) {
+    ::close(descriptor);
+    return unreadable(kind_of(status.st_mode));
+  }
+  if (static_cast<std::uintmax_t>(status.st_size) > max_bytes) {
+    ::close(descriptor);
     file.status = TextFile::Status::too_large;
     return file;
   }
-  std::ifstream stream(path, std::ios::binary);
-  if (stream) file.text.assign(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
-  if (!stream && !stream.eof()) {
-    file.status = TextFile::Status::unreadable;
-    file.text.clear();
+  // Read at most max_bytes + 1: a file that grows while it is read is still bounded.
+  file.text.resize(static_cast<std::size_t>(max_bytes) + 1);
+  std::size_t filled = 0;
+  while (filled < file.text.size()) {
+    const ssize_t got = ::read(descriptor, file.text.data() + filled, file.text.size() - filled);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error_number = errno;
+      ::close(descriptor);
+      return unreadable(os_reason(error_number));
+    }
+    if (got == 0) break;
+    filled += static_cast<std::size_t>(got);
   }
+  ::close(descriptor);
+  if (filled > max_bytes) {
+    file.text.clear();
+    file.status = TextFile::Status::too_large;
+    return file;
+  }
+  file.text.resize(filled);
   return file;
 }
 
@@ -51,6 +111,58 @@ int json_nesting_depth(std::string_view text) {
     }
   }
   return deepest;
+}
+
+std::size_t json_most_keys_in_one_object(std::string_view text) {
+  std::vector<std::size_t> open;  // the key count of each object being read; 0 placeholders for arrays
+  std::vector<bool> is_object;
+  std::size_t most = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      open.push_back(0);
+      is_object.push_back(c == '{');
+    } else if (c == '}' || c == ']') {
+      if (!open.empty()) {
+        open.pop_back();
+        is_object.pop_back();
+      }
+    } else if (c == ':' && !open.empty() && is_object.back()) {
+      most = std::max(most, ++open.back());
+    }
+  }
+  return most;
+}
+
+std::optional<std::string> json_text_problem(std::string_view text, int max_depth, std::size_t max_keys) {
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+    return "holds a NUL byte at byte " + std::to_string(nul + 1) + ": not a JSON text file";
+  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos)
+    return "is not UTF-8 text (byte " + std::to_string(bad + 1) + "): not a JSON text file";
+  if (json_nesting_depth(text) > max_depth) return "nests deeper than " + std::to_string(max_depth) + " levels";
+  if (json_most_keys_in_one_object(text) > max_keys)
+    return "has an object with more than " + std::to_string(max_keys) + " keys";
+  return std::nullopt;
+}
+
+std::string json_syntax_error(std::string_view text, std::size_t byte) {
+  const std::size_t stop = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < stop; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) >> 6) != 0x2) {
+      ++column;  // count characters, not UTF-8 continuation bytes
+    }
+  }
+  return "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
 }  // namespace smlab::app

@@ -1,9 +1,12 @@
 // Reading the app's small JSON inputs (presets, sessions, lessons, string tables) the same guarded
-// way: size first, then the whole file; and the nesting check that runs before any JSON parser.
+// way: a regular file, size first, then the whole file once; and the checks that run before any
+// JSON parser sees the text (NUL bytes, UTF-8, nesting, key count).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,10 +16,11 @@ struct TextFile {
   enum class Status { ok, unreadable, too_large };
   Status status = Status::ok;
   std::string text;    // the whole file when ok
-  std::string reason;  // unreadable: the system's reason, or empty when only the read itself failed
+  std::string reason;  // unreadable: the system's reason ("is a directory", "is a FIFO, not a regular file", ...)
 };
 
-// Reads `path` whole when it is at most `max_bytes` long; nothing is read from a bigger file.
+// Reads `path` whole when it is a regular file of at most `max_bytes`; nothing is read from a
+// bigger file, and a FIFO, device or directory is refused without blocking on it.
 TextFile read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes);
 
 // "cannot read <what>" with ": <reason>" when the system gave one (TextFile::reason).
@@ -25,5 +29,19 @@ std::string cannot_read(const std::string& what, const TextFile& file);
 // The deepest nesting of JSON objects and arrays, counted on the raw text (outside strings), so a
 // hostile file is refused before a recursive parser sees it.
 int json_nesting_depth(std::string_view text);
+
+// The most keys any one object of a JSON text holds (the ':' outside strings, per object), counted
+// before parsing: an ordered_json object finds each key by a linear search, so parsing an object
+// of n keys costs n²/2 comparisons and a huge one must be refused first.
+std::size_t json_most_keys_in_one_object(std::string_view text);
+
+// What every JSON input is checked for before parsing, in this order: a NUL byte (the parser would
+// stop there and accept the rest unseen), bytes that are not UTF-8, nesting deeper than
+// `max_depth`, an object with more than `max_keys` keys. nullopt, or one line saying which and where.
+std::optional<std::string> json_text_problem(std::string_view text, int max_depth, std::size_t max_keys);
+
+// "not valid JSON at line 3, column 14": where the parser stopped (`byte`, 1-based as nlohmann
+// reports it), never the file's own bytes (they may be anything).
+std::string json_syntax_error(std::string_view text, std::size_t byte);
 
 }  // namespace smlab::app

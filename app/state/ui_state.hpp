@@ -42,6 +42,9 @@ struct LessonState {
   double elapsed_seconds = 0.0;
   Params last_applied;                 // what the animation set last; other Params mean the user took over
   int launcher_index = 0;              // the lesson combo's selection
+  // The launcher's Start button, carried out by draw_lesson after the main window has applied its
+  // own edits (opening the step inside the control column would be overwritten by them).
+  std::optional<std::size_t> start_requested;
   bool text_scrolls = false;           // last frame, the step's text was taller than its box
 };
 

@@ -9,10 +9,11 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <thread>
 #include <vector>
 
 #include <sys/mman.h>
+
+#include "smlab/parallel.hpp"
 
 namespace smlab {
 namespace {
@@ -425,34 +426,28 @@ void qk_sse2(float* out, const Matrix& queries, const Matrix& keys, int first, i
 }
 
 // ─── Threads ──────────────────────────────────────────────────────────────────────────────
-// A split costs ~70–80 µs per call on this 2-core VM (measured: std::jthread spawn + join alone
-// is ~25 µs, the rest is the helper's cold caches and wake-up; a two-thread QKᵀ at L = 384,
-// d = 64 was slower than one thread, a 512 × 512 softmax too), so a helper thread is started
-// only for every 150 µs of estimated single-thread work. Estimates: softmax ≈ 0.4 ns per element
-// (2.5 G elements/s with the row coming from memory), QKᵀ ≈ 150 GFLOP/s. At 3–5 ms per
-// 16 M-element softmax or L = 1024 QKᵀ the split costs ~2%.
+// Work is split over the persistent pool (parallel.hpp). Starting a thread cost ~70–80 µs per
+// call on this 2-core VM (std::jthread spawn + join alone ~25 µs, the rest the helper's cold caches
+// and wake-up; a two-thread QKᵀ at L = 384, d = 64 was slower than one thread); a pool worker
+// only needs waking, but its caches are as cold, so a part is still split off only for every
+// 150 µs of estimated single-thread work. Estimates: softmax ≈ 0.4 ns per element (2.5 G
+// elements/s with the row coming from memory), QKᵀ ≈ 150 GFLOP/s.
 int thread_count(int max_threads, double seconds, int rows) {
   constexpr double seconds_per_extra_thread = 150e-6;
   if (seconds < seconds_per_extra_thread || rows < 2) return 1;  // e.g. one row recomputed alone
-  int available = max_threads > 0 ? max_threads : static_cast<int>(std::thread::hardware_concurrency());
-  available = std::max(available, 1);
+  const int available = std::max(max_threads > 0 ? max_threads : available_threads(), 1);
   const int useful = static_cast<int>(std::min(static_cast<double>(available), 1.0 + seconds / seconds_per_extra_thread));
   return std::clamp(std::min(useful, rows), 1, available);
 }
 
-// Runs run_rows(first, end) over [0, rows) cut into `threads` contiguous ranges; the caller
-// takes the first range itself.
+// Runs run_rows(first, end) over [0, rows) cut into `parts` contiguous ranges, on the pool.
 template <class RunRows>
-void split_rows(int rows, int threads, const RunRows& run_rows) {
-  std::vector<std::jthread> helpers;
-  helpers.reserve(static_cast<std::size_t>(threads - 1));
-  for (int t = 1; t < threads; ++t) {
-    const int first = static_cast<int>(static_cast<long long>(rows) * t / threads);
-    const int end = static_cast<int>(static_cast<long long>(rows) * (t + 1) / threads);
-    helpers.emplace_back([&run_rows, first, end] { run_rows(first, end); });
-  }
-  run_rows(0, static_cast<int>(static_cast<long long>(rows) / threads));
-}  // the jthreads join here
+void split_rows(int rows, int parts, const RunRows& run_rows) {
+  parallel_for(parts, [&](int part) {
+    run_rows(static_cast<int>(static_cast<long long>(rows) * part / parts),
+             static_cast<int>(static_cast<long long>(rows) * (part + 1) / parts));
+  });
+}
 
 }  // namespace
 

@@ -258,7 +258,16 @@ std::optional<ParamError> set_param(Params& params, std::string_view key, std::s
     candidate.scores = std::move(parsed.scores);
   }
   if (error) return error;
-  if (auto invalid = validate(candidate)) return invalid;
+  if (auto invalid = validate(candidate)) {
+    // A number that only fails the range check is echoed as typed: "1e-400" reads as 0, and
+    // "temperature=0 is not allowed" would name a value nobody wrote.
+    const bool real_number = key == "temperature" || key == "score_scale" || key == "alpha" || key == "gamma" ||
+                             key == "qk_norm" || key == "pe_amplitude" || key == "nudge";
+    const std::size_t tail = invalid->message.find(" is out of range");
+    if (real_number && tail != std::string::npos && invalid->message.rfind(std::string(key) + "=", 0) == 0)
+      invalid->message = std::string(key) + "=" + quoted(trim(raw_text)) + invalid->message.substr(tail);
+    return invalid;
+  }
   params = std::move(candidate);
   return std::nullopt;
 }
@@ -285,35 +294,46 @@ std::optional<std::string> get_param(const Params& p, std::string_view key) {
 
 ScoreParse parse_scores(std::string_view text) {
   ScoreParse result;
-  std::size_t position = 0;
+  constexpr std::string_view blank = " \t\r\n[]";
+  // Nothing but spaces and brackets: no custom vector ("use the row").
+  if (text.find_first_not_of(blank) == std::string_view::npos) return result;
+  auto fail = [&](std::string message) {
+    result.error = ParamError{std::move(message)};
+    result.scores.clear();
+    return result;
+  };
   std::size_t index = 0;
-  while (position < text.size()) {
-    const std::size_t start = text.find_first_not_of(" \t\r\n,;[]", position);
-    if (start == std::string_view::npos) break;
-    std::size_t end = text.find_first_of(" \t\r\n,;[]", start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view token = text.substr(start, end - start);
-    position = end;
-    ++index;
-    if (index > ParamLimits::scores_max_count) {
-      result.error = ParamError{"more than 4096 numbers: allowed at most 4096"};
-      result.scores.clear();
-      return result;
+  std::size_t position = 0;
+  // Entries are separated by commas or semicolons (spaces also separate numbers inside one); an
+  // empty entry ("1,,2", ",,,", "1, 2,") is a mistake, not a number to skip.
+  while (true) {
+    const std::size_t separator = text.find_first_of(",;", position);
+    const std::string_view entry =
+        text.substr(position, separator == std::string_view::npos ? std::string_view::npos : separator - position);
+    if (entry.find_first_not_of(blank) == std::string_view::npos)
+      return fail("entry " + std::to_string(index + 1) +
+                  " is empty: expected numbers separated by commas, e.g. 1, 2, 3");
+    std::size_t at = 0;
+    while (at < entry.size()) {
+      const std::size_t start = entry.find_first_not_of(blank, at);
+      if (start == std::string_view::npos) break;
+      std::size_t end = entry.find_first_of(blank, start);
+      if (end == std::string_view::npos) end = entry.size();
+      const std::string_view token = entry.substr(start, end - start);
+      at = end;
+      ++index;
+      if (index > ParamLimits::scores_max_count) return fail("more than 4096 numbers: allowed at most 4096");
+      const auto value = parse_double(token);
+      if (!value)
+        return fail("entry " + std::to_string(index) + " '" + quoted(token) +
+                    "' is not a number: expected numbers separated by commas, e.g. 1, 2, 3");
+      if (std::isnan(*value) || *value == std::numeric_limits<double>::infinity())
+        return fail("entry " + std::to_string(index) + " '" + quoted(token) +
+                    "' is not allowed: each score must be finite or -inf");
+      result.scores.push_back(*value);
     }
-    const auto value = parse_double(token);
-    if (!value) {
-      result.error = ParamError{"entry " + std::to_string(index) + " '" + quoted(token) +
-                                "' is not a number: expected numbers separated by commas, e.g. 1, 2, 3"};
-      result.scores.clear();
-      return result;
-    }
-    if (std::isnan(*value) || *value == std::numeric_limits<double>::infinity()) {
-      result.error = ParamError{"entry " + std::to_string(index) + " '" + quoted(token) +
-                                "' is not allowed: each score must be finite or -inf"};
-      result.scores.clear();
-      return result;
-    }
-    result.scores.push_back(*value);
+    if (separator == std::string_view::npos) break;
+    position = separator + 1;
   }
   return result;
 }

@@ -8,6 +8,8 @@
 
 #include <imgui.h>
 
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -143,8 +145,10 @@ TEST_F(Languages, TranslationsKeepPlaceholdersAndConversions) {
     EXPECT_FALSE(found->second.empty()) << key << " is empty in zh-CN.json";
     EXPECT_EQ(i18n::placeholders(text), i18n::placeholders(found->second))
         << key << ": \"" << text << "\" vs \"" << found->second << "\"";
-    EXPECT_EQ(conversions(text), conversions(found->second))
-        << key << ": \"" << text << "\" vs \"" << found->second << "\"";
+    // No value is a printf format: numbers go in through {0}, {1}, formatted by the program.
+    EXPECT_TRUE(conversions(text).empty()) << key << " in en.json holds a printf conversion: \"" << text << "\"";
+    EXPECT_TRUE(conversions(found->second).empty())
+        << key << " in zh-CN.json holds a printf conversion: \"" << found->second << "\"";
   }
 }
 
@@ -193,6 +197,125 @@ TEST_F(Languages, FormatFillsPlaceholdersInEitherOrder) {
   EXPECT_NE(text.find("键 7"), std::string::npos) << text;
   EXPECT_LT(text.find("0.5"), text.find("键 3")) << text;
 }
+
+// Table texts are input, never a format: slider_format doubles every '%' of the text and puts the
+// program's own conversion at {0}; format() copies '%' through untouched. Both languages.
+TEST_F(Languages, TableTextWithPercentSignsIsNeverExpanded) {
+  const std::string hostile = "%n %s %x %.99999f {0} 100%";
+  i18n::install({{"hostile.key", hostile}}, {{"hostile.key", "中文 " + hostile}});
+  for (const Language language : {Language::English, Language::Chinese}) {
+    ASSERT_TRUE(i18n::set_language(language));
+    const std::string prefix = language == Language::Chinese ? "中文 " : "";
+    const std::string safe = i18n::slider_format("hostile.key", "%d");
+    EXPECT_EQ(safe, prefix + "%%n %%s %%x %%.99999f %d 100%%");
+    char shown[256];
+    std::snprintf(shown, sizeof shown, safe.c_str(), 7);  // what ImGui does with a slider's format
+    EXPECT_EQ(std::string(shown), prefix + "%n %s %x %.99999f 7 100%");
+    EXPECT_EQ(i18n::format("hostile.key", {"1.5"}), prefix + "%n %s %x %.99999f 1.5 100%");
+  }
+  i18n::set_language(Language::English);
+  ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
+}
+
+// No printf-style ImGui call in app/ takes its format from anywhere but a string literal: the
+// Text family's format argument is a literal, and no slider, drag or input gets tr()/format()
+// text as its display format (i18n::slider_format is the safe way).
+TEST_F(Languages, NoImGuiFormatArgumentComesFromATable) {
+  const fs::path app_dir = fs::path(SMLAB_SOURCE_DIR) / "app";
+  int calls_seen = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(app_dir)) {
+    if (entry.path().extension() != ".cpp") continue;
+    const std::string source = cli_test::read_all(entry.path());
+    for (std::string_view name : {"Text(", "TextColored(", "TextDisabled(", "TextWrapped(", "LabelText(", "BulletText(",
+                                  "SetTooltip(", "SliderInt(", "SliderFloat(", "SliderScalar(", "DragInt(", "DragFloat(",
+                                  "DragScalar(", "InputInt(", "InputFloat(", "InputDouble(", "InputScalar(", "TreeNode("}) {
+      const std::string call = "ImGui::" + std::string(name);
+      for (std::size_t at = source.find(call); at != std::string::npos; at = source.find(call, at + 1)) {
+        // The argument list up to the matching parenthesis.
+        std::size_t end = at + call.size();
+        for (int depth = 1; end < source.size() && depth > 0; ++end) depth += source[end] == '(' ? 1 : source[end] == ')' ? -1 : 0;
+        const std::string arguments = source.substr(at + call.size(), end - at - call.size());
+        const std::string where = entry.path().filename().string() + ": " + call + arguments.substr(0, 80);
+        ++calls_seen;
+        const bool text_family = name.rfind("Slider", 0) != 0 && name.rfind("Drag", 0) != 0 &&
+                                 name.rfind("Input", 0) != 0 && name != "TreeNode(";
+        if (text_family) {
+          // The format: the first argument (TextColored and LabelText: the second).
+          std::size_t start = 0;
+          if (name == "TextColored(" || name == "LabelText(") {
+            int depth = 0;
+            for (; start < arguments.size(); ++start) {
+              depth += arguments[start] == '(' || arguments[start] == '[' ? 1 : arguments[start] == ')' || arguments[start] == ']' ? -1 : 0;
+              if (depth == 0 && arguments[start] == ',') break;
+            }
+            ++start;
+          }
+          while (start < arguments.size() && (arguments[start] == ' ' || arguments[start] == '\n')) ++start;
+          EXPECT_EQ(arguments[start], '"') << "format is not a string literal: " << where;
+        } else {
+          // Past the label, no table text.
+          const std::size_t after_label = arguments.find("c_str(),") != std::string::npos ? arguments.find("c_str(),")
+                                                                                             : arguments.find(',');
+          const std::string rest = arguments.substr(after_label == std::string::npos ? arguments.size() : after_label);
+          // A call of tr( or format( itself, not of c_str( or slider_format(.
+          const auto calls = [&](std::string_view function) {
+            for (std::size_t hit = rest.find(function); hit != std::string::npos; hit = rest.find(function, hit + 1)) {
+              const char before = hit == 0 ? ' ' : rest[hit - 1];
+              if (!std::isalnum(static_cast<unsigned char>(before)) && before != '_') return true;
+            }
+            return false;
+          };
+          EXPECT_FALSE(calls("tr(")) << "table text as a format: " << where;
+          EXPECT_FALSE(calls("format(")) << "table text as a format: " << where;
+        }
+      }
+    }
+  }
+  EXPECT_GT(calls_seen, 50);
+}
+
+// Every value of both tables replaced by printf bait ("%n" writes memory, ten "%s" read wild
+// pointers, "%x" prints the stack): every view still renders in both languages, which it could
+// not if any table text reached printf (glibc aborts on "%n" in a writable format).
+class HostileCatalogue : public ::testing::TestWithParam<Language> {
+ protected:
+  void TearDown() override {
+    i18n::set_language(Language::English);
+    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
+    i18n::clear_missing_keys();
+  }
+};
+
+TEST_P(HostileCatalogue, EveryViewRendersWithPrintfBaitInEveryString) {
+  ::unsetenv("DISPLAY");
+  const std::string bait = "%n%s%s%s%s%s%s%s%s%s%s%x%x%x%x%d%.99999f {0} {1} %% ";
+  i18n::Table english = load("en.json"), chinese = load("zh-CN.json");
+  for (auto& [key, text] : english) text = bait + key;  // the key keeps ImGui labels distinct
+  for (auto& [key, text] : chinese) text = bait + key;
+  i18n::install(std::move(english), std::move(chinese));
+  auto created = platform::Offscreen::create({});
+  ASSERT_TRUE(created) << created.error;
+  AppOptions options;
+  options.language = GetParam();
+  options.params.seq_len = 8;
+  options.refine_trials = 50;
+  options.lessons = load_lessons(find_assets_dir() / "lessons");
+  App app(*created.surface, options);
+  for (const ViewInfo& info : all_views()) {
+    app.ui().view = info.view;
+    app.ui().select_view_tab = true;
+    app.wait_for_snapshot();
+    for (int frame = 0; frame < 2; ++frame) ASSERT_TRUE(app.frame()) << info.name;
+    EXPECT_FALSE(app.ui().placed_plots.empty()) << info.name << " drew no plots";
+  }
+  // The dashboard's read-outs and the row slider are drawn with the bait too.
+  EXPECT_NE(i18n::format("controls.readout.entropy", {"0.5", "1.0"}).find("%n%s"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothLanguages, HostileCatalogue, ::testing::Values(Language::English, Language::Chinese),
+                         [](const ::testing::TestParamInfo<Language>& info) {
+                           return std::string(info.param == Language::Chinese ? "Chinese" : "English");
+                         });
 
 // One headless surface per language; every view drawn, then no key may be missing.
 class LanguageViews : public ::testing::TestWithParam<Language> {

@@ -482,6 +482,46 @@ TEST_F(Window, WithALessonOpenArrowsNudgeAHoveredSliderAndOtherwiseTurnThePage) 
   EXPECT_EQ(ui.lesson.open->step, 1u) << "no slider under the mouse: Right turns the page";
 }
 
+TEST_F(Window, AtRestTheWindowMaySleepAndAnythingThatMovesKeepsItAwake) {
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  EXPECT_LT(app_->idle_wait_seconds(), 0.0) << "nothing moves: sleep until an event";
+
+  Params edited = app_->ui().params;
+  edited.temperature = 0.5;
+  ASSERT_TRUE(apply_params(app_->ui(), edited));
+  EXPECT_EQ(app_->idle_wait_seconds(), 0.0) << "a recompute to submit";
+  app_->wait_for_snapshot();
+  app_->frame();
+  EXPECT_LT(app_->idle_wait_seconds(), 0.0);
+
+  // A toast: sleep until it starts to fade, draw while it fades, then sleep again. Offscreen time
+  // is frames / 60.
+  app_->report("Saved /tmp/x.png", false);
+  const double until_fade = app_->idle_wait_seconds();
+  EXPECT_GT(until_fade, 2.0);
+  EXPECT_LE(until_fade, 3.0);
+  for (int frame = 0; frame < 200; ++frame) app_->frame();  // 3.3 s: fading
+  EXPECT_GT(app_->idle_wait_seconds(), 0.0);
+  EXPECT_LT(app_->idle_wait_seconds(), 0.05);
+  for (int frame = 0; frame < 60; ++frame) app_->frame();  // 4.3 s: gone
+  EXPECT_LT(app_->idle_wait_seconds(), 0.0);
+  EXPECT_EQ(app_->ui().status, "Saved /tmp/x.png") << "the status line keeps it";
+
+  // The lesson launcher's Start: a request carried out after the controls' edit, then a glide.
+  UiState& ui = app_->ui();
+  ui.lessons = load_lessons(find_assets_dir() / "lessons");
+  ASSERT_FALSE(ui.lessons.lessons.empty()) << ui.lessons.error;
+  ui.lesson.start_requested = 0;
+  EXPECT_EQ(app_->idle_wait_seconds(), 0.0);
+  app_->frame();
+  ASSERT_TRUE(ui.lesson.open);
+  EXPECT_TRUE(ui.lesson.animating);
+  EXPECT_EQ(app_->idle_wait_seconds(), 0.0) << "a lesson glide";
+  for (int frame = 0; frame < 40 && ui.lesson.animating; ++frame) app_->frame();
+  EXPECT_FALSE(ui.lesson.animating);
+  EXPECT_EQ(ui.params, ui.lessons.lessons[0].steps[0].params) << "step 1's own Params after the glide";
+}
+
 TEST_F(Window, PlayingASweepMovesTheValueInsideItsRangeAndPauseKeepsIt) {
   InteractionUi& state = app_->ui().interaction;
   state.sweep = SweepSettings{};

@@ -192,6 +192,33 @@ TEST(Offscreen, RendersImGuiWithoutAnyDisplay) {
   EXPECT_EQ(image.pixel(5, 5), kClearColor) << describe(image.pixel(5, 5));
 }
 
+// Where EGL lacks Mesa's surfaceless platform (some GPU drivers), an EGL device is opened instead
+// (EGL_EXT_platform_device). SMLAB_EGL_PLATFORM=device forces that path here, where Mesa offers
+// both: the probe must render pixel for pixel as on the surfaceless display.
+TEST(Offscreen, AnEglDeviceRendersTheSameAsTheSurfacelessDisplay) {
+  Image surfaceless;
+  {
+    ScopedEnv only_surfaceless("SMLAB_EGL_PLATFORM", "surfaceless");
+    auto surface = make_offscreen({.width = 320, .height = 200});
+    ASSERT_NE(surface, nullptr);
+    surfaceless = render_probe(*surface);
+  }
+  ScopedEnv only_device("SMLAB_EGL_PLATFORM", "device");
+  auto surface = make_offscreen({.width = 320, .height = 200});
+  ASSERT_NE(surface, nullptr);
+  const Image device = render_probe(*surface);
+  ASSERT_TRUE(device.well_formed());
+  EXPECT_GT(count_distinct_colors(device), 4U);
+  EXPECT_TRUE(device.pixels == surfaceless.pixels) << "the EGL device's frame differs from the surfaceless one";
+}
+
+TEST(Offscreen, AnUnknownEglPlatformChoiceIsAOneLineError) {
+  ScopedEnv glx("SMLAB_EGL_PLATFORM", "glx");
+  const auto created = Offscreen::create({.width = 64, .height = 64});
+  EXPECT_FALSE(created);
+  EXPECT_EQ(created.error, "no headless graphics: SMLAB_EGL_PLATFORM='glx' is not allowed: auto, surfaceless or device");
+}
+
 // The check must see a real error: binding a texture name that was never generated is
 // GL_INVALID_OPERATION in a core profile. Release builds compile the check out (then skip).
 TEST(GlChecks, AProvokedErrorIsReportedAndCounted) {

@@ -14,9 +14,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "plot/heatmap_texture.hpp"
@@ -534,6 +536,32 @@ TEST(RowFilledHeatmap, DrawsAndDownsamplesLikeStoredCells) {
   Heatmap neither;
   neither.rows = neither.cols = 4;
   EXPECT_FALSE(heatmap_has_cells(neither)) << "no values and no fill_row: nothing to draw";
+}
+
+// Bands of output rows run as parts (the evaluator runs them on the core's thread pool): here
+// every part on a thread of its own, started last part first, against the one-band result, bit
+// for bit, for both poolings, with partial edge blocks and NaN cells.
+TEST(DownsampleParts, AnyOrderOfConcurrentBandsGivesTheSameBits) {
+  constexpr int rows = 1001, cols = 700;  // 700 K cells: 10 bands
+  std::vector<float> values(static_cast<std::size_t>(rows) * cols);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.001f * static_cast<float>(i * i % 100003));
+  values[12345] = std::nanf("");
+  int parts_run = 0;
+  const PartRunner threads_in_reverse = [&](int parts, const std::function<void(int)>& run_part) {
+    parts_run = parts;
+    std::vector<std::jthread> threads;
+    for (int part = parts - 1; part >= 0; --part) threads.emplace_back(run_part, part);
+  };
+  for (Pooling pooling : {Pooling::mean, Pooling::max})
+    for (int factor : {1, 3, 7}) {
+      std::vector<float> one_band, bands;
+      downsample(one_band, rows_of(values, cols), rows, cols, factor, pooling);
+      downsample(bands, rows_of(values, cols), rows, cols, factor, pooling, threads_in_reverse);
+      EXPECT_GT(parts_run, 1);
+      ASSERT_EQ(one_band.size(), bands.size());
+      EXPECT_EQ(std::memcmp(one_band.data(), bands.data(), bands.size() * sizeof(float)), 0)
+          << "factor " << factor << (pooling == Pooling::max ? " max" : " mean");
+    }
 }
 
 TEST(Colorize, BytesAreRgbaInMemoryAndNonFiniteValuesAreInvalid) {

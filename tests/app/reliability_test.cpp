@@ -4,6 +4,10 @@
 
 #include "cli_support.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,7 +24,9 @@
 #include <vector>
 
 #include "app.hpp"
+#include "export/atomic_file.hpp"
 #include "platform/offscreen.hpp"
+#include "state/presets.hpp"
 #include "smlab/evaluate.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
@@ -283,6 +289,332 @@ TEST_F(Reliability, FullDiskDuringExportLeavesOldFilesIntactAndExitsThree) {
   EXPECT_EQ(shot.exit_code, 3) << shot.err;
   expect_untouched(png);
   expect_no_temporaries(dir_ / "png", 1);
+}
+
+// ---------------------------------------------------------------- issue #14, second round
+
+// A copy of assets/ the test may break (SOFTMAX_LAB_ASSETS points a run at it).
+fs::path copy_assets(const fs::path& dir) {
+  const fs::path copy = dir / "assets";
+  fs::copy(find_assets_dir(), copy, fs::copy_options::recursive);
+  return copy;
+}
+
+// Runs as the unprivileged user "nobody" when the tests run as root (permissions then bite).
+bool can_drop_to_nobody() { return ::geteuid() == 0 && ::access("/usr/bin/setpriv", X_OK) == 0; }
+const char* const as_nobody = "exec setpriv --reuid=65534 --regid=65534 --clear-groups env -u DISPLAY";
+
+// 1. Filesystem errors are exit 3 with one line, never an uncaught exception (exit 134).
+TEST_F(Reliability, PathsTheSystemRefusesExitThreeNotAbort) {
+  expect_one_line_error({"--screenshot", (dir_ / (std::string(300, 'n') + ".png")).string()}, 3, "File name too long");
+  fs::create_symlink("loop", dir_ / "loop");
+  expect_one_line_error({"--screenshot", (dir_ / "loop" / "x.png").string()}, 3, "symbolic links");
+  expect_one_line_error({"--export-gif", (dir_ / "loop" / "x.gif").string(), "--sweep", "temperature=1:2", "--frames", "2"},
+                        3, "loop");
+  std::string deep = dir_.string();
+  while (deep.size() < 4090) deep += "/" + std::string(200, 'd');
+  expect_one_line_error({"--export-lesson", "why-softmax", deep}, 3, "File name too long");
+  EXPECT_EQ(read_all(dir_ / "stderr").size() < 400, true);
+}
+
+TEST_F(Reliability, AsAnOrdinaryUserForbiddenFoldersExitThree) {
+  if (!can_drop_to_nobody()) GTEST_SKIP() << "needs root and setpriv to run as nobody";
+  fs::permissions(dir_, fs::perms::all);  // nobody may write the captured output's folder
+  fs::create_directory(dir_ / "private");
+  fs::permissions(dir_ / "private", fs::perms::owner_all);  // 0700, root's
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--screenshot", "/root/x.png"},
+        std::vector<std::string>{"--export-gif", (dir_ / "private" / "a.gif").string(), "--sweep", "temperature=1:2", "--frames", "2"},
+        std::vector<std::string>{"--export-csv", (dir_ / "private" / "csv").string()},
+        std::vector<std::string>{"--load", (dir_ / "private" / "s.json").string()}}) {
+    const Outcome r = cli_test::run_program(SMLAB_BINARY, args, dir_, as_nobody);
+    EXPECT_EQ(r.exit_code, 3) << shown(args) << "\n" << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+  }
+  // A file nobody may write, in a folder nobody may create files in: --overwrite blames each.
+  write_all(dir_ / "mine.png", "old");
+  fs::permissions(dir_ / "mine.png", fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
+  Outcome r = cli_test::run_program(SMLAB_BINARY, {"--screenshot", (dir_ / "mine.png").string(), "--overwrite"}, dir_, as_nobody);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("not writable"), std::string::npos) << r.err;
+  fs::create_directory(dir_ / "fixed");
+  fs::permissions(dir_ / "fixed", fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);  // 0705
+  write_all(dir_ / "fixed" / "open.png", "old");
+  fs::permissions(dir_ / "fixed" / "open.png", fs::perms::all);
+  r = cli_test::run_program(SMLAB_BINARY, {"--screenshot", (dir_ / "fixed" / "open.png").string(), "--overwrite"}, dir_, as_nobody);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("cannot create files in"), std::string::npos) << "the folder is to blame, not the file: " << r.err;
+  EXPECT_EQ(read_all(dir_ / "fixed" / "open.png"), "old");
+}
+
+TEST_F(Reliability, SessionFileThatIsASymlinkLoopDoesNotAbortTheWindowStart) {
+  fs::create_directories(dir_ / "config" / "softmax-lab");
+  fs::create_symlink("session.json", dir_ / "config" / "softmax-lab" / "session.json");
+  const Outcome r = run({}, "", "XDG_CONFIG_HOME=" + (dir_ / "config").string());
+  EXPECT_EQ(r.exit_code, 4) << "no display: exit 4, not an abort\n" << r.err;
+  EXPECT_NE(r.err.find("not restoring the last session"), std::string::npos) << r.err;
+}
+
+// 3. --overwrite replaces a regular file (also through a symbolic link) and nothing else.
+TEST_F(Reliability, OverwriteRefusesEverythingButARegularFile) {
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.png").c_str(), 0644), 0);
+  fs::create_directory(dir_ / "folder.png");
+  fs::create_symlink("fifo.png", dir_ / "link-to-fifo.png");
+  fs::create_symlink("nowhere.png", dir_ / "dangling.png");
+  for (const std::string name : {"fifo.png", "folder.png", "link-to-fifo.png", "dangling.png"}) {
+    for (const bool overwrite : {false, true}) {
+      std::vector<std::string> args = {"--screenshot", (dir_ / name).string(), "--size", "320x240"};
+      if (overwrite) args.push_back("--overwrite");
+      const Outcome r = run(args);
+      EXPECT_EQ(r.exit_code, 3) << shown(args) << r.err;
+      EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+      EXPECT_EQ(r.err.find("pass --overwrite"), std::string::npos) << "--overwrite would not help: " << r.err;
+    }
+  }
+  struct stat status {};
+  ASSERT_EQ(::lstat((dir_ / "fifo.png").c_str(), &status), 0);
+  EXPECT_TRUE(S_ISFIFO(status.st_mode)) << "the FIFO was replaced";
+  EXPECT_TRUE(fs::is_directory(dir_ / "folder.png"));
+  // Device nodes are refused before anything is written (checked in-process: a failure here
+  // must not be able to turn /dev/null into a regular file).
+  for (const char* device : {"/dev/null", "/dev/full", "/dev/zero"}) {
+    const auto error = exporting::check_target(device, true);
+    ASSERT_TRUE(error) << device;
+    EXPECT_NE(error->find("character device"), std::string::npos) << *error;
+  }
+  // A link to a regular file: the file it points to gets the new bytes, the link stays.
+  write_all(dir_ / "real.png", "old");
+  fs::create_symlink("real.png", dir_ / "link.png");
+  const Outcome replaced = run({"--screenshot", (dir_ / "link.png").string(), "--size", "320x240", "--overwrite"});
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.png"));
+  EXPECT_EQ(read_all(dir_ / "real.png").substr(1, 3), "PNG");
+}
+
+// 4. Output modes that cannot run together are refused before anything is written.
+TEST_F(Reliability, IncompatibleModesExitTwoAndWriteNothing) {
+  const std::string d = dir_.string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--export-csv", d + "/c", "--screenshot", d + "/x.png"}, "cannot be used together"},
+      {{"--export-gif", d + "/a.gif", "--sweep", "temperature=1:2", "--screenshot", d + "/x.png"}, "cannot be used together"},
+      {{"--export-lesson", "why-softmax", d + "/l", "--export-csv", d + "/c"}, "cannot be used together"},
+      {{"--bench-frames", "3", "--screenshot", d + "/x.png"}, "cannot be used together"},
+      {{"--list-keys", "--screenshot", d + "/x.png"}, "--list-keys"},
+      {{"--list-presets", "--export-svg", d + "/s"}, "--list-presets"},
+      {{"--frames", "3", "--screenshot", d + "/x.png"}, "--frames"},
+      {{"--bench-key", "d_k"}, "--bench-key"},
+      {{"--sweep", "temperature=1:2"}, "--export-gif"},
+      {{"--export-gif", d + "/a.gif"}, "--sweep"},
+      {{"--export-lesson", "why-softmax", d + "/l", "--set", "temperature=2"}, "--set"},
+      {{"--export-lesson", "why-softmax", d + "/l", "--preset", "softmax-123"}, "--preset"},
+  };
+  for (const auto& [args, needle] : cases) expect_one_line_error(args, 2, needle);
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_TRUE(entry.path().filename() == "stdout" || entry.path().filename() == "stderr") << "written: " << entry.path();
+  // Two lists, or CSV with SVG, do every output asked for.
+  const Outcome lists = run({"--list-keys", "--list-views"});
+  EXPECT_EQ(lists.exit_code, 0) << lists.err;
+  EXPECT_NE(lists.out.find("temperature"), std::string::npos);
+  EXPECT_NE(lists.out.find("dashboard"), std::string::npos);
+}
+
+// 5. Inputs are bounded before they are parsed: huge key counts are refused at once.
+TEST_F(Reliability, HugeKeyCountsAndOddLayoutFilesAreRefusedWithOneLine) {
+  std::string many = "{\"version\": 1";
+  for (int i = 0; i < 125'000 && many.size() < (1u << 20) - 20; ++i) many += ",\"k" + std::to_string(i) + "\":1";
+  write_all(dir_ / "many.json", many + "}");
+  expect_one_line_error({"--load", (dir_ / "many.json").string()}, 2, "more than 64 keys");
+
+  const fs::path assets = copy_assets(dir_);
+  std::string keys;
+  for (int i = 0; i < 80'000; ++i) keys += ",\"k" + std::to_string(i) + "\":1";
+  write_all(assets / "presets.json", "{\"presets\": [{\"name\": \"a\", \"title\": \"t\", \"set\": {\"seed\": 1" + keys + "}}]}");
+  write_all(assets / "lessons" / "99-huge.json", "{\"name\": \"huge\", \"x\": {\"a\": 1" + keys + "}}");
+  const std::string env = "SOFTMAX_LAB_ASSETS=" + assets.string();
+  Outcome r = run({"--preset", "a"}, "", env);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("more than 1024 keys"), std::string::npos) << r.err;
+  r = run({"--list-lessons"}, "", env);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("99-huge.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("more than 1024 keys"), std::string::npos) << r.err;
+
+  // The window's imgui.ini: a FIFO or a 1 GB sparse file is left alone, said in one line (the
+  // check runs before the window opens, so it shows here without a display too).
+  const fs::path config = dir_ / "config" / "softmax-lab";
+  fs::create_directories(config);
+  ASSERT_EQ(::mkfifo((config / "imgui.ini").c_str(), 0644), 0);
+  r = run({}, "", "XDG_CONFIG_HOME=" + (dir_ / "config").string());
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("not using the window layout file"), std::string::npos) << r.err;
+  fs::remove(config / "imgui.ini");
+  write_all(config / "imgui.ini", "[Window][x]\n");
+  fs::resize_file(config / "imgui.ini", 1ull << 30);
+  r = run({}, "", "XDG_CONFIG_HOME=" + (dir_ / "config").string());
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("larger than 1 MB"), std::string::npos) << r.err;
+}
+
+// Under Xvfb the window really opens with imgui.ini a FIFO, and nobody ever opens the FIFO (a
+// writer opening it without blocking finds no reader).
+TEST_F(Reliability, WindowStartsUnderXvfbWithImguiIniAFifo) {
+  if (::access("/usr/bin/Xvfb", X_OK) != 0) GTEST_SKIP() << "no Xvfb";
+  const int display = 70 + ::getpid() % 200;
+  const std::string socket = "/tmp/.X11-unix/X" + std::to_string(display);
+  pid_t xvfb = 0;
+  const std::string display_arg = ":" + std::to_string(display);
+  const char* xvfb_argv[] = {"Xvfb", display_arg.c_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp", nullptr};
+  ASSERT_EQ(::posix_spawn(&xvfb, "/usr/bin/Xvfb", nullptr, nullptr, const_cast<char**>(xvfb_argv), environ), 0);
+  for (int i = 0; i < 100 && !fs::exists(socket); ++i) ::usleep(50'000);
+  const fs::path config = dir_ / "config" / "softmax-lab";
+  fs::create_directories(config);
+  ASSERT_EQ(::mkfifo((config / "imgui.ini").c_str(), 0644), 0);
+  const std::string command = "DISPLAY=:" + std::to_string(display) + " XDG_CONFIG_HOME=" + shell_quote((dir_ / "config").string()) +
+                              " timeout -s KILL 20 " + shell_quote(SMLAB_BINARY) + " --size 640x400 2>" +
+                              shell_quote((dir_ / "stderr").string()) + " & echo $! > " + shell_quote((dir_ / "pid").string());
+  ASSERT_EQ(std::system(("sh -c " + shell_quote(command)).c_str()), 0);
+  ::sleep(4);  // the window has opened and drawn frames by now (it would be stuck in the loader)
+  const bool window_shown =
+      ::access("/usr/bin/xdotool", X_OK) != 0 ||
+      std::system(("DISPLAY=:" + std::to_string(display) + " timeout 10 xdotool search --name 'Softmax Lab' >/dev/null").c_str()) == 0;
+  const int writer = ::open((config / "imgui.ini").c_str(), O_WRONLY | O_NONBLOCK);
+  const int writer_errno = errno;
+  if (writer >= 0) ::close(writer);
+  std::system(("pkill -KILL -P $(cat " + shell_quote((dir_ / "pid").string()) + ") 2>/dev/null; kill -KILL $(cat " +
+               shell_quote((dir_ / "pid").string()) + ") 2>/dev/null").c_str());
+  ::kill(xvfb, SIGTERM);
+  ::waitpid(xvfb, nullptr, 0);
+  EXPECT_TRUE(window_shown) << "no window appeared: " << read_all(dir_ / "stderr");
+  EXPECT_LT(writer, 0) << "the window opened imgui.ini (a FIFO) for reading";
+  EXPECT_EQ(writer_errno, ENXIO);
+  EXPECT_NE(read_all(dir_ / "stderr").find("not using the window layout file"), std::string::npos) << read_all(dir_ / "stderr");
+}
+
+// 6. Multi-file exports are all or nothing.
+TEST_F(Reliability, OneExistingLabCsvMeansNoFileIsWritten) {
+  write_all(dir_ / "csv" / "placeholder", "");
+  fs::create_directories(dir_ / "csv");
+  write_all(dir_ / "csv" / "heads-average.csv", "precious\n");
+  fs::remove(dir_ / "csv" / "placeholder");
+  expect_one_line_error({"--export-csv", (dir_ / "csv").string()}, 3, "heads-average.csv");
+  expect_no_temporaries(dir_ / "csv", 1);
+  EXPECT_EQ(read_all(dir_ / "csv" / "heads-average.csv"), "precious\n");
+}
+
+TEST_F(Reliability, DiskFullHalfwayLeavesAnEmptyFolder) {
+  fs::create_directories(dir_ / "csv");
+  // 200 blocks: the small files fit, the 256 x 256 attention maps do not.
+  const Outcome r = run({"--export-csv", (dir_ / "csv").string(), "--set", "seq_len=256"}, "trap '' XFSZ; ulimit -f 200;");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  expect_no_temporaries(dir_ / "csv", 0);
+}
+
+// SIGTERM or SIGINT while a long export writes: the temporary files go, nothing is left.
+TEST_F(Reliability, SignalDuringExportRemovesTemporaryFiles) {
+  for (const int signal_number : {SIGTERM, SIGINT}) {
+    const fs::path out = dir_ / ("csv-" + std::to_string(signal_number));
+    fs::create_directories(out);
+    pid_t child = 0;
+    const std::string out_arg = out.string();
+    const char* argv_child[] = {SMLAB_BINARY, "--export-csv", out_arg.c_str(), "--set", "seq_len=4096", nullptr};
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+    ASSERT_EQ(::posix_spawn(&child, SMLAB_BINARY, nullptr, &attributes, const_cast<char**>(argv_child), environ), 0);
+    posix_spawnattr_destroy(&attributes);
+    bool saw_temporary = false;
+    for (int i = 0; i < 1200 && !saw_temporary; ++i) {  // up to 120 s on a slow, shared machine
+      for (const auto& entry : fs::directory_iterator(out))
+        if (entry.path().filename().string().find(".tmp-") != std::string::npos) saw_temporary = true;
+      if (!saw_temporary) ::usleep(100'000);
+    }
+    ASSERT_TRUE(saw_temporary) << "no temporary file appeared";
+    ::kill(child, signal_number);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number) << "status " << status;
+    expect_no_temporaries(out, 0);
+  }
+}
+
+// 7. Input that used to be accepted silently.
+TEST_F(Reliability, BadInputThatWasAcceptedSilentlyIsRefused) {
+  expect_one_line_error({"--set", "scores=1,,2"}, 2, "entry 2 is empty");
+  expect_one_line_error({"--set", "scores=,,,"}, 2, "entry 1 is empty");
+  expect_one_line_error({"--set", "scores=1, 2,"}, 2, "entry 3 is empty");
+  expect_one_line_error({"--set", "row=10", "--set", "seq_len=4"}, 2, "row=10");
+  expect_one_line_error({"--set", "seq_len=4", "--set", "row=10"}, 2, "row=10");
+  expect_one_line_error({"--export-gif", (dir_ / "a.gif").string(), "--sweep", "temperature=0x1p-2:2"}, 2, "0x1p-2");
+  const std::vector<std::pair<std::string, std::string>> sessions = {
+      {"{\"version\": 1, \"temprature\": 2}", "'temprature' is not a field"},
+      {std::string("{\"version\": 1}\0garbage", 22), "NUL byte"},
+      {"{\"version\": 1, \"lesson\": {\"name\": \"why-softmax\", \"step\": 50}}", "lesson.step"},
+      {"{\"version\": 1, \"lesson\": {\"name\": \"no-such-lesson\", \"step\": 1}}", "no-such-lesson"},
+  };
+  for (const auto& [text, needle] : sessions) {
+    write_all(dir_ / "s.json", text);
+    expect_one_line_error({"--load", (dir_ / "s.json").string(), "--export-csv", (dir_ / "c").string()}, 2, needle);
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "c"));
+  // Still accepted: an empty score list means "use the row"; spaces separate numbers too.
+  Params params;
+  EXPECT_FALSE(set_param(params, "scores", " "));
+  EXPECT_FALSE(set_param(params, "scores", "[1 2, 3]"));
+  EXPECT_EQ(params.scores, (std::vector<double>{1, 2, 3}));
+}
+
+// 8. Messages say what is wrong, echo at most ~80 characters of input, and only UTF-8.
+TEST_F(Reliability, MessagesNameTheRealProblem) {
+  for (const char* option : {"--screenshot", "--export-csv", "--export-svg", "--export-gif", "--load", "--preset", "--lesson"})
+    expect_one_line_error({option, ""}, 2, std::string(option) + " '' is empty");
+  expect_one_line_error({"--export-lesson", "", (dir_ / "l").string()}, 2, "is empty");
+  write_all(dir_ / "binary.json", std::string("[[[[[[[[[[\x89PNG\r\n\x1a\n\xff\xfe", 18));
+  expect_one_line_error({"--load", (dir_ / "binary.json").string()}, 2, "not UTF-8");
+  expect_one_line_error({"--sweep", "seed=0:1e300", "--export-gif", (dir_ / "a.gif").string()}, 2, "seed=1e300");
+  expect_one_line_error({"--set", "temperature=1e-400"}, 2, "temperature=1e-400");
+  expect_one_line_error({"--font-scale", "1e40"}, 2, "'1e40'");
+  expect_one_line_error({"--frames", std::string(100'000, '7'), "--export-gif", "a.gif", "--sweep", "temperature=1:2"}, 2, "--frames");
+  fs::create_directory(dir_ / "folder");
+  const Outcome folder = run({"--screenshot", (dir_ / "folder").string()});
+  EXPECT_EQ(folder.exit_code, 3) << folder.err;
+  EXPECT_NE(folder.err.find("directory"), std::string::npos) << folder.err;
+  EXPECT_EQ(folder.err.find("--overwrite"), std::string::npos) << "--overwrite would not help: " << folder.err;
+  const Outcome piped = run({"--load", "/dev/stdin"}, "echo '{\"version\": 1}' |");
+  EXPECT_EQ(piped.exit_code, 3) << piped.err;
+  EXPECT_NE(piped.err.find("not a regular file"), std::string::npos) << piped.err;
+  write_all(dir_ / "r.json", "r");
+  expect_one_line_error({"--load", (dir_ / "r.json").string()}, 2, "line 1, column 1");
+  EXPECT_EQ(read_all(dir_ / "stderr").find("last read"), std::string::npos) << "file contents echoed";
+  // Raw bytes that are not UTF-8 never reach the terminal.
+  const Outcome bytes = run({"--view", "\xff\xfe\x80 bad"});
+  EXPECT_EQ(bytes.exit_code, 2);
+  for (char c : bytes.err) EXPECT_LT(static_cast<unsigned char>(c), 0x80) << bytes.err;
+
+  // A broken lesson file is named when its lesson is asked for; 12,000 presets are not all listed.
+  const fs::path assets = copy_assets(dir_);
+  write_all(assets / "lessons" / "01-why-softmax.json", "{\"name\": \"why-softmax\",");
+  const std::string env = "SOFTMAX_LAB_ASSETS=" + assets.string();
+  Outcome r = run({"--lesson", "why-softmax:2"}, "", env);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("01-why-softmax.json"), std::string::npos) << r.err;
+  std::string presets = "{\"presets\": [";
+  for (int i = 0; i < 12'000; ++i)
+    presets += std::string(i ? "," : "") + "{\"name\": \"p" + std::to_string(i) + "\", \"title\": \"t\", \"set\": {}}";
+  write_all(assets / "presets.json", presets + "]}");
+  r = run({"--preset", "nonesuch"}, "", env);
+  EXPECT_EQ(r.exit_code, 2) << r.err.substr(0, 300);
+  EXPECT_LT(r.err.size(), 400u) << r.err.substr(0, 300);
+  EXPECT_NE(r.err.find("12000 in all"), std::string::npos) << r.err.substr(0, 300);
+  write_all(assets / "presets.json", "{\"presets\": []}");
+  r = run({"--preset", "nonesuch"}, "", env);
+  EXPECT_NE(r.err.find("(none"), std::string::npos) << r.err;
 }
 
 // ---------------------------------------------------------------- faults

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -254,6 +255,88 @@ TEST_F(TempDir, LoadFlagUsesTheSessionAndRejectsBadFilesWithExitCodes) {
   EXPECT_EQ(missing.exit_code, 3) << missing.err;
   EXPECT_EQ(missing.err.find('\n'), missing.err.size() - 1) << missing.err;
   EXPECT_FALSE(fs::exists(dir_ / "x.png"));
+}
+
+// ---- the window's autosave (state/session.hpp [SECTION] autosave) ----
+
+TEST(Autosave, SavedOnAPlainStartOrWhenTheWindowChangedSomething) {
+  Session start;
+  Session changed = start;
+  changed.params.temperature = 0.5;
+  EXPECT_TRUE(smlab::app::should_autosave(true, start, start)) << "a plain start always saves";
+  EXPECT_FALSE(smlab::app::should_autosave(false, start, start)) << "--set and nothing changed: keep the autosave";
+  EXPECT_TRUE(smlab::app::should_autosave(false, start, changed)) << "--set, then an edit in the window";
+  Session relooked = start;
+  relooked.theme = "projector";
+  EXPECT_TRUE(smlab::app::should_autosave(false, start, relooked)) << "the look is part of the session";
+}
+
+TEST_F(TempDir, ARefusedAutosaveIsBackedUpBeforeItIsReplaced) {
+  const fs::path file = dir_ / "session.json";
+  const std::string garbage = R"({"version": 2, "params": {"temperature": "3"}})" "\n";
+  std::ofstream(file) << garbage;
+  const auto now = std::chrono::system_clock::time_point{} + std::chrono::hours(24 * 365 * 56);
+  fs::path backup;
+  ASSERT_FALSE(smlab::app::write_autosave(file, odd_session(), true, now, &backup).has_value());
+  ASSERT_FALSE(backup.empty()) << "a session the app refuses was replaced without a backup";
+  EXPECT_EQ(backup.parent_path(), dir_);
+  EXPECT_EQ(backup.filename().string().rfind("session.json.bad-", 0), 0u) << backup;
+  EXPECT_EQ(read_all(backup), garbage) << "the backup holds the refused file's bytes";
+  const auto loaded = smlab::app::load_session(file);
+  ASSERT_TRUE(loaded.session) << loaded.error;
+  EXPECT_EQ(*loaded.session, odd_session());
+
+  // A second backup in the same second gets its own name; a good file is not backed up.
+  std::ofstream(file) << "not json";
+  fs::path second;
+  ASSERT_FALSE(smlab::app::write_autosave(file, Session{}, true, now, &second).has_value());
+  EXPECT_NE(second, backup);
+  EXPECT_EQ(read_all(second), "not json");
+  fs::path none;
+  ASSERT_FALSE(smlab::app::write_autosave(file, Session{}, true, now, &none).has_value());
+  EXPECT_TRUE(none.empty()) << "a readable session needs no backup: " << none;
+  // Told not to (the start-up already made one), it only saves.
+  std::ofstream(file) << "not json";
+  fs::path skipped;
+  ASSERT_FALSE(smlab::app::write_autosave(file, Session{}, false, now, &skipped).has_value());
+  EXPECT_TRUE(skipped.empty());
+}
+
+TEST_F(TempDir, ASymlinkedAutosaveIsWrittenThroughToItsTarget) {
+  fs::create_directories(dir_ / "dotfiles");
+  fs::create_directories(dir_ / "config");
+  const fs::path target = dir_ / "dotfiles" / "softmax.json";
+  std::ofstream(target) << "{}";
+  const fs::path link = dir_ / "config" / "session.json";
+  fs::create_symlink("../dotfiles/softmax.json", link);
+  const fs::path chained = dir_ / "config" / "chained.json";
+  fs::create_symlink("session.json", chained);  // a link to the link
+
+  EXPECT_EQ(smlab::app::resolve_write_target(chained).path, dir_ / "config" / ".." / "dotfiles" / "softmax.json");
+  ASSERT_FALSE(smlab::app::write_autosave(chained, odd_session(), false, std::chrono::system_clock::now()).has_value());
+  EXPECT_TRUE(fs::is_symlink(link)) << "the link was replaced by a regular file";
+  EXPECT_TRUE(fs::is_symlink(chained));
+  const auto loaded = smlab::app::load_session(target);
+  ASSERT_TRUE(loaded.session) << loaded.error;
+  EXPECT_EQ(*loaded.session, odd_session());
+
+  // A dangling link whose folder exists: the target is created. One into a directory: refused.
+  const fs::path dangling = dir_ / "config" / "dangling.json";
+  fs::create_symlink("../dotfiles/new.json", dangling);
+  ASSERT_FALSE(smlab::app::write_autosave(dangling, Session{}, false, std::chrono::system_clock::now()).has_value());
+  EXPECT_TRUE(fs::is_symlink(dangling));
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "dotfiles" / "new.json"));
+  const fs::path to_folder = dir_ / "config" / "folder.json";
+  fs::create_symlink("../dotfiles", to_folder);
+  const auto refused = smlab::app::write_autosave(to_folder, Session{}, false, std::chrono::system_clock::now());
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_TRUE(one_line(*refused)) << *refused;
+  EXPECT_NE(refused->find("not a regular file"), std::string::npos) << *refused;
+  EXPECT_TRUE(fs::is_symlink(to_folder));
+  // A loop is an error, not a hang.
+  fs::create_symlink("loop-b.json", dir_ / "config" / "loop-a.json");
+  fs::create_symlink("loop-a.json", dir_ / "config" / "loop-b.json");
+  EXPECT_FALSE(smlab::app::resolve_write_target(dir_ / "config" / "loop-a.json").error.empty());
 }
 
 }  // namespace

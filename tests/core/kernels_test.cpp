@@ -124,13 +124,18 @@ TEST(SoftmaxRowsFast, RowsWithoutADistributionBecomeNaNLikeTheReference) {
   }
 }
 
-TEST(SoftmaxRowsFast, TwoThreadsGiveBitIdenticalWeights) {
-  const int rows = 600, cols = 700;  // large enough for the split to happen (≥ 375,000 elements)
+// Any thread count (0: every available thread; 3 and 16 split into more parts than this machine
+// has threads, as a 16-core machine would) gives the one-thread bits.
+TEST(SoftmaxRowsFast, AnyThreadCountGivesBitIdenticalWeights) {
+  const int rows = 600, cols = 7000;  // 4.2 M elements: ~1.7 ms, enough for 11 parts
   const std::vector<float> scores = gaussian_rows(rows, cols, 2.0, 11);
-  std::vector<float> one = scores, two = scores;
+  std::vector<float> one = scores;
   softmax_rows_fast(one, rows, cols, 0.7, {.max_threads = 1});
-  softmax_rows_fast(two, rows, cols, 0.7, {.max_threads = 2});
-  EXPECT_EQ(one, two);
+  for (int threads : {2, 3, 16, 0}) {
+    std::vector<float> many = scores;
+    softmax_rows_fast(many, rows, cols, 0.7, {.max_threads = threads});
+    EXPECT_EQ(one, many) << threads << " threads";
+  }
 }
 
 // The app recomputes single rows of a softmax'ed map on demand (softmax_rows_fast(row, 1, cols,
@@ -153,7 +158,7 @@ TEST(SoftmaxRowsFast, EachRowAloneIsBitIdenticalToTheSameRowInsideTheMatrix) {
       for (std::size_t i = 5; i < scores.size(); i += 11) scores[i] = -inf;  // scattered masked keys
       for (int c = 0; c < cols; ++c) scores[static_cast<std::size_t>(cols + c)] = -inf;  // row 1: all masked
       scores[static_cast<std::size_t>(2 * cols + cols / 2)] = std::numeric_limits<float>::quiet_NaN();  // row 2
-      for (int threads : {1, 2}) {
+      for (int threads : {1, 2, 5}) {
         const double scale = 0.3;
         std::vector<float> matrix = scores;
         softmax_rows_fast(matrix, rows, cols, scale, {.max_threads = threads, .isa = isa});
@@ -202,13 +207,16 @@ TEST(DotProductScoresFast, WithinTheFloatDotProductBoundOfTheExactSumLikeTheRefe
 }
 
 TEST(DotProductScoresFast, ThreadCountDoesNotChangeOneBit) {
-  Matrix queries, keys, one, two;
-  // Large enough for the split to happen (46 M flops); rows split mid-tile, two depth blocks.
+  Matrix queries, keys, one, many;
+  // Large enough for the split to happen (46 M flops: up to 3 parts); rows split mid-tile, two
+  // depth blocks.
   draw_gaussian(queries, 5, Stream::queries, 301, 300);
   draw_gaussian(keys, 5, Stream::keys, 257, 300);
   dot_product_scores_fast(one, queries, keys, {.max_threads = 1});
-  dot_product_scores_fast(two, queries, keys, {.max_threads = 2});
-  EXPECT_EQ(one.values, two.values);
+  for (int threads : {2, 3, 16, 0}) {
+    dot_product_scores_fast(many, queries, keys, {.max_threads = threads});
+    EXPECT_EQ(one.values, many.values) << threads << " threads";
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "smlab/montecarlo.hpp"
@@ -285,6 +286,38 @@ TEST(BlockAccumulation, DkSweepIsBitIdenticalForAnySplitAndThreadCount) {
       expect_same_bits(once.scaled[p].entropy_nats, other->scaled[p].entropy_nats, "scaled entropy");
       expect_same_bits(once.unscaled[p].max_weight, other->unscaled[p].max_weight, "unscaled max weight");
       expect_same_bits(once.scaled[p].jacobian_norm, other->scaled[p].jacobian_norm, "scaled Jacobian norm");
+    }
+  }
+}
+
+// Within a call the trials' rows and the 2 × points statistics are split over the pool too. At
+// L = 300 (1500 trials: one whole block and an open one) and L = 4096 (300 trials: the gaps are
+// held 256 trials at a time, so two batches), one thread, any other count (more parts than this
+// machine has threads, as on a 16-core machine) and every available thread (0) give the same bits.
+TEST(BlockAccumulation, DkSweepWithinACallIsBitIdenticalForAnyThreadCount) {
+  struct Case {
+    int seq_len;
+    std::vector<int> key_dims;
+    std::int64_t trials;
+  };
+  for (const Case& c : {Case{300, {1, 16, 256, 4096}, 1500}, Case{4096, {1, 64}, 300}}) {
+    DkSweepConfig config;
+    config.seq_len = c.seq_len;
+    config.key_dims = c.key_dims;
+    config.seed = 7;
+    DkSweep one = make_dk_sweep(config);
+    add_dk_trials(one, c.trials, 1);
+    for (int threads : {2, 3, 16, 0}) {
+      DkSweep many = make_dk_sweep(config);
+      add_dk_trials(many, c.trials, threads);
+      ASSERT_EQ(many.trials, c.trials);
+      for (std::size_t p = 0; p < config.key_dims.size(); ++p) {
+        const std::string what = "L = " + std::to_string(c.seq_len) + ", " + std::to_string(threads) + " threads";
+        expect_same_bits(one.scaled[p].entropy_nats, many.scaled[p].entropy_nats, (what + ", scaled entropy").c_str());
+        expect_same_bits(one.unscaled[p].entropy_nats, many.unscaled[p].entropy_nats, (what + ", unscaled entropy").c_str());
+        expect_same_bits(one.unscaled[p].max_weight, many.unscaled[p].max_weight, (what + ", unscaled max weight").c_str());
+        expect_same_bits(one.scaled[p].jacobian_norm, many.scaled[p].jacobian_norm, (what + ", scaled Jacobian norm").c_str());
+      }
     }
   }
 }

@@ -1,5 +1,5 @@
 // Fast float kernels behind the attention maps: softmax of rows and QKᵀ, vectorised (AVX-512,
-// AVX2 or SSE2, picked at run time) and split over two threads. The scalar versions in
+// AVX2 or SSE2, picked at run time) and split over every available thread (parallel.hpp). The scalar versions in
 // softmax.hpp / attention.hpp stay the tested reference; kernels_test.cpp holds the two together.
 #pragma once
 
@@ -17,7 +17,7 @@ namespace smlab {
 enum class KernelIsa { best, avx512, avx2, sse2 };
 
 struct KernelOptions {
-  int max_threads = 0;  // ≤ 0: every hardware thread; work is split only when it is large enough
+  int max_threads = 0;  // ≤ 0: every available thread; work is split only when it is large enough
   KernelIsa isa = KernelIsa::best;
 };
 

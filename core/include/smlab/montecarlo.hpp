@@ -71,14 +71,15 @@ DkSweep make_dk_sweep(DkSweepConfig config);
 
 // Adds `trials` trials to every point. Trials are seeded by index and accumulated in fixed
 // blocks, so the result after n trials is bit-identical however the calls were split and
-// however many threads (≥ 1) did the work.
+// however many threads did the work. `threads` ≤ 0: every available thread (parallel.hpp); the
+// trials' rows and the 2 × points statistics are split over the pool, whole blocks too.
 // Trial t draws L standard normals z_j once, and for each point ‖q‖² ~ χ²_{d_k} (as
 // 2·Gamma(d_k/2)): given q, the scores q·k_j are i.i.d. N(0, ‖q‖²), so s_j = ‖q‖·z_j is an
 // exact draw of the row at O(L) cost instead of O(L·d_k). Scaled and unscaled, and all d_k
 // points, share the z_j (common random numbers): each point is still an exact, independent-
 // across-trials estimate, and differences between points and variants are not noise.
 // Cost: one exp per (trial, point, variant, key) — about 2·10⁹ for 20,000 trials at L = 4096.
-void add_dk_trials(DkSweep& sweep, std::int64_t trials, int threads = 1);
+void add_dk_trials(DkSweep& sweep, std::int64_t trials, int threads = 0);
 
 // Entropy (nats), max weight and Jacobian Frobenius norm of s = softmax(a·x) for a > 0, where
 // x[top] is a maximum of x: one pass, one exp per entry, no logarithms, no stored s.
@@ -178,7 +179,7 @@ QkStatistics make_qk_statistics(QkStatisticsConfig config);
 
 // Adds `trials` draws of (q, k) to every point; scaled and unscaled share each draw (so at
 // d_k = 1 they are identical). Deterministic per seed and bit-identical however the trials
-// are split across calls and threads, like add_dk_trials.
-void add_qk_trials(QkStatistics& statistics, std::int64_t trials, int threads = 1);
+// are split across calls and threads, like add_dk_trials (`threads` ≤ 0: every available thread).
+void add_qk_trials(QkStatistics& statistics, std::int64_t trials, int threads = 0);
 
 }  // namespace smlab

@@ -1,0 +1,200 @@
+// The window mode: autosave restore and save (state/session.hpp's rule), the frame loop that waits
+// for events at rest, and SIGINT/SIGTERM turned into a normal close on a thread of their own.
+#include "window_run.hpp"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "export/atomic_file.hpp"
+#include "i18n/i18n.hpp"
+#include "platform/window.hpp"
+#include "state/session.hpp"
+
+namespace smlab::app {
+namespace {
+
+// SIGINT and SIGTERM, blocked in every thread and read from a signalfd by one watcher thread: no
+// code runs inside a signal handler, and the watcher may call the thread-safe Window::wake().
+// The first signal asks the window to close; a second one ends the process at once.
+class CloseSignals {
+ public:
+  CloseSignals() {
+    sigemptyset(&mask_);
+    sigaddset(&mask_, SIGINT);
+    sigaddset(&mask_, SIGTERM);
+    // Before any other thread starts (the App's worker inherits the mask).
+    if (pthread_sigmask(SIG_BLOCK, &mask_, &previous_mask_) != 0) return;
+    signal_fd_ = signalfd(-1, &mask_, SFD_CLOEXEC);
+    stop_fd_ = eventfd(0, EFD_CLOEXEC);
+    if (signal_fd_ < 0 || stop_fd_ < 0) {
+      std::fprintf(stderr, "softmax-lab: cannot watch for SIGINT/SIGTERM; they end the program without saving\n");
+      restore();
+      return;
+    }
+    watcher_ = std::thread([this] { watch(); });
+  }
+  ~CloseSignals() {
+    if (watcher_.joinable()) {
+      const std::uint64_t one = 1;
+      if (::write(stop_fd_, &one, sizeof one) < 0) {}  // the watcher sees it in poll()
+      watcher_.join();
+    }
+    restore();
+  }
+  CloseSignals(const CloseSignals&) = delete;
+  CloseSignals& operator=(const CloseSignals&) = delete;
+
+  // The signal that asked the window to close, or 0.
+  int received() const { return received_.load(); }
+
+ private:
+  void watch() {
+    pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    for (;;) {
+      if (::poll(fds, 2, -1) < 0) continue;  // EINTR
+      if ((fds[1].revents & POLLIN) != 0) return;
+      signalfd_siginfo info{};
+      if (::read(signal_fd_, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) continue;
+      const int signal_number = static_cast<int>(info.ssi_signo);
+      int expected = 0;
+      if (!received_.compare_exchange_strong(expected, signal_number)) std::_Exit(128 + signal_number);
+      platform::Window::wake();
+    }
+  }
+  void restore() {
+    if (signal_fd_ >= 0) ::close(signal_fd_);
+    if (stop_fd_ >= 0) ::close(stop_fd_);
+    signal_fd_ = stop_fd_ = -1;
+    // Signals that arrived after the loop ended stay pending and act once unblocked: as before.
+    pthread_sigmask(SIG_SETMASK, &previous_mask_, nullptr);
+  }
+
+  sigset_t mask_{}, previous_mask_{};
+  int signal_fd_ = -1, stop_fd_ = -1;
+  std::atomic<int> received_{0};
+  std::thread watcher_;
+};
+
+// The window's layout file is read by ImGui with no size limit and would block on a FIFO: use it
+// only when it is missing or a regular file of at most 1 MB. Returns "" or why it is left alone.
+std::string imgui_ini_problem(const std::filesystem::path& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0)
+    return errno == ENOENT ? std::string{} : std::string(std::strerror(errno));
+  if (!S_ISREG(status.st_mode)) return "it is not a regular file";
+  if (status.st_size > (1 << 20)) return "it is larger than 1 MB";
+  return {};
+}
+
+// The autosave at start-up: applied to `run.options` on a plain start. A file the app refuses is
+// copied aside first (a later save would replace it); the returned line tells the user so.
+std::string restore_autosave(WindowRun& run, const std::filesystem::path& autosave, bool& backed_up) {
+  std::error_code error;
+  if (run.state_from_command_line || !std::filesystem::exists(std::filesystem::symlink_status(autosave, error)))
+    return {};
+  if (!std::filesystem::exists(autosave, error)) return {};  // a dangling link: the first save creates its target
+  const SessionLoad restored = load_session(autosave);
+  if (!restored.session) {
+    const SessionBackup backup = back_up_session_file(autosave, std::chrono::system_clock::now());
+    backed_up = backup.error.empty();
+    return restored.error + (backed_up ? "; kept as '" + backup.path.string() + "'" : "; " + backup.error);
+  }
+  AppOptions& options = run.options;
+  const Session& last = *restored.session;
+  options.params = last.params;
+  options.view = last.view;
+  if (!run.screenshot_dir_given) options.screenshot_dir = last.screenshot_dir;
+  if (!run.theme_given && last.theme) options.theme = theme_from_name(*last.theme).value_or(options.theme);
+  if (!run.font_scale_given && last.font_scale) options.font_scale = *last.font_scale;
+  if (!run.colormap_given && last.colormap)
+    options.colormap = plot::colormap_from_name(*last.colormap).value_or(options.colormap);
+  if (!run.language_given && last.language) options.language = *last.language;
+  if (last.lesson) {  // the lesson the class was in, if it still exists (Params stay the session's)
+    if (const auto index = find_lesson(options.lessons, last.lesson->name);
+        index && static_cast<std::size_t>(last.lesson->step) <= options.lessons.lessons[*index].steps.size())
+      options.lesson = LessonPosition{*index, static_cast<std::size_t>(last.lesson->step - 1)};
+    else
+      std::fprintf(stderr, "softmax-lab: not reopening lesson '%s' step %d of the last session: no such lesson step\n",
+                   last.lesson->name.c_str(), static_cast<int>(last.lesson->step));
+  }
+  return {};
+}
+
+}  // namespace
+
+int run_window(WindowRun run) {
+  // Only the window reads and writes the config folder (autosave, imgui.ini): headless runs stay
+  // deterministic.
+  const std::filesystem::path config = config_dir();
+  const bool config_usable = !config.empty() && !exporting::ensure_directory(config);
+  const std::filesystem::path autosave = config / "session.json";
+  bool backed_up = false;
+  const std::string refused = config_usable ? restore_autosave(run, autosave, backed_up) : std::string();
+  if (!refused.empty()) std::fprintf(stderr, "softmax-lab: not restoring the last session: %s\n", refused.c_str());
+
+  CloseSignals signals;  // before the window and the App start their threads
+  platform::WindowOptions window_options;
+  window_options.width = run.width;
+  window_options.height = run.height;
+  if (config_usable) {
+    const std::filesystem::path ini = config / "imgui.ini";
+    if (const std::string problem = imgui_ini_problem(ini); problem.empty())
+      window_options.imgui_ini_path = ini.string();
+    else
+      std::fprintf(stderr, "softmax-lab: not using the window layout file '%s': %s\n", ini.string().c_str(), problem.c_str());
+  }
+  auto created = platform::Window::create(window_options);
+  if (!created) {
+    std::fprintf(stderr, "softmax-lab: %s (to render without a display use --screenshot FILE.png)\n",
+                 created.error.c_str());
+    return 4;
+  }
+  platform::Window& window = *created.surface;
+  App app(window, run.options);
+  if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
+  if (!app.language_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.language_warning().c_str());
+  if (!refused.empty()) app.report(i18n::format("app.status.session_refused", {refused}), true);
+  // A finished recompute (or refinement step) wakes the sleeping loop to show it.
+  app.evaluator().set_result_callback(&platform::Window::wake);
+  const Session at_start = app.current_session();
+
+  while (signals.received() == 0 && app.frame()) window.wait_for_events(app.idle_wait_seconds());
+  app.evaluator().set_result_callback({});
+  if (const int signal_number = signals.received(); signal_number != 0)
+    std::fprintf(stderr, "softmax-lab: closing on %s\n", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+
+  if (!config_usable) return 0;
+  const Session at_exit = app.current_session();
+  if (!should_autosave(!run.state_from_command_line, at_start, at_exit)) {
+    std::error_code error;
+    if (std::filesystem::exists(std::filesystem::symlink_status(autosave, error)))
+      std::fprintf(stderr,
+                   "softmax-lab: the last session in '%s' is kept: this run started from the command line's state "
+                   "and nothing was changed in the window\n",
+                   autosave.string().c_str());
+    return 0;
+  }
+  std::filesystem::path backup;
+  if (auto error = write_autosave(autosave, at_exit, !backed_up, std::chrono::system_clock::now(), &backup))
+    std::fprintf(stderr, "softmax-lab: could not save the session: %s\n", error->c_str());
+  if (!backup.empty())
+    std::fprintf(stderr, "softmax-lab: the session file there could not be read back; it is kept as '%s'\n",
+                 backup.string().c_str());
+  return 0;
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,25 @@
+// The window mode of softmax-lab: restore the autosave, open the GLFW window, run frames that sleep
+// while nothing changes, close on the close button, Quit, SIGINT or SIGTERM, save the session.
+#pragma once
+
+#include "app.hpp"
+
+namespace smlab::app {
+
+struct WindowRun {
+  AppOptions options;           // the start state the command line resolved
+  int width = 1600, height = 900;
+  // --set, --preset, --lesson, --load or --view was given: the autosave is neither restored nor,
+  // unless something changes in the window, replaced (should_autosave).
+  bool state_from_command_line = false;
+  // Which look options the command line named: those win over the restored autosave's.
+  bool screenshot_dir_given = false, theme_given = false, font_scale_given = false, colormap_given = false,
+       language_given = false;
+};
+
+// Runs the window until it closes; returns the exit code (0, or 4 when no window can be opened).
+// SIGINT and SIGTERM close it like the close button (the session is saved); a second one while it
+// is closing ends the process at once with 128 + the signal number.
+int run_window(WindowRun run);
+
+}  // namespace smlab::app

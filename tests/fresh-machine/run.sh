@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The fresh-machine check (issue #12): the README's commands on a truly fresh Debian 12. Bootstraps a
+# minbase chroot (+ git, make, sudo), clones the committed HEAD into it, runs third_party/install-deps.sh
+# as an ordinary user with sudo, builds the app (Release) and renders one --screenshot, which must
+# produce a non-blank PNG. Needs root (debootstrap, chroot, mounts) and the machine's Debian mirror.
+# Usage: tests/fresh-machine/run.sh [WORK_DIR]   (default: build-fresh in the repository root)
+set -euo pipefail
+
+repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+work=$(realpath -m "${1:-$repo/build-fresh}")
+root=$work/root
+say() { echo "fresh-machine: $*"; }
+fail() { echo "fresh-machine: FAIL: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot and mounts); run it as root or with sudo"
+for tool in debootstrap chroot findmnt identify; do
+  command -v "$tool" >/dev/null || fail "'$tool' is missing; run third_party/install-deps.sh first"
+done
+
+# Everything below runs in a private mount namespace when the kernel allows it: whatever happens to
+# this script (even SIGKILL), its mounts disappear with the namespace. The trap unmounts them too.
+if [ -z "${SMLAB_FRESH_IN_NAMESPACE:-}" ] && unshare --mount --propagation private true 2>/dev/null; then
+  SMLAB_FRESH_IN_NAMESPACE=1 exec unshare --mount --propagation private "$0" "$work"
+fi
+
+# Unmounts everything mounted at or below $root, deepest first; true when nothing is left.
+unmount_all() {
+  local target
+  for _ in 1 2 3; do
+    mapfile -t mounted < <(findmnt -rn -o TARGET | awk -v r="$root" 'index($0, r "/") == 1 || $0 == r' | sort -r)
+    [ ${#mounted[@]} -eq 0 ] && return 0
+    for target in "${mounted[@]}"; do umount "$target" 2>/dev/null || umount -l "$target" 2>/dev/null || true; done
+  done
+  [ -z "$(findmnt -rn -o TARGET | awk -v r="$root" 'index($0, r "/") == 1 || $0 == r')" ]
+}
+trap 'unmount_all || echo "fresh-machine: WARNING: mounts left under $root" >&2' EXIT
+trap 'exit 130' INT TERM
+
+# Debian's mirror as this machine's apt is configured (never a host name written here): the URI
+# apt uses for bookworm itself, from `apt-get indextargets`, else the first deb822 `URIs:` line.
+mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null | awk '$2 == "bookworm" {print $1; exit}')
+if [ -z "$mirror" ]; then
+  mirror=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+fi
+[ -n "$mirror" ] || fail "no Debian mirror in this machine's apt configuration (apt-get indextargets, /etc/apt/sources.list.d/*.sources)"
+
+start=$(date +%s)
+elapsed() { echo "$(($(date +%s) - start)) s"; }
+
+# A fresh root each run; downloaded .debs are kept in $work/debs so a rerun downloads less
+# (a cache changes nothing that gets installed).
+unmount_all || fail "cannot unmount a previous run's mounts under $root"
+rm -rf --one-file-system "$root"
+mkdir -p "$work/debs/archives/partial"
+say "debootstrap bookworm (minbase + git, make, sudo) from $mirror into $root"
+debootstrap --variant=minbase --include=git,make,sudo --cache-dir="$work/debs" bookworm "$root" "$mirror" \
+  >"$work/debootstrap.log" 2>&1 || { tail -n 30 "$work/debootstrap.log" >&2; fail "debootstrap failed (log: $work/debootstrap.log)"; }
+say "chroot ready after $(elapsed)"
+
+mount -t proc proc "$root/proc"
+mount -t sysfs sysfs "$root/sys"
+mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm"
+mount --bind "$work/debs/archives" "$root/var/cache/apt/archives"
+cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+echo "127.0.1.1 $(hostname)" >>"$root/etc/hosts"  # sudo resolves the host name
+
+# The committed tree (HEAD of this repository; uncommitted changes are not part of it), as a bundle
+# that the chroot's own git clones.
+git -C "$repo" bundle create "$root/tmp/softmax-lab.bundle" HEAD 2>/dev/null
+head_commit=$(git -C "$repo" rev-parse HEAD)
+
+# An ordinary user with sudo, so install-deps.sh takes its sudo path.
+chroot "$root" useradd --create-home --shell /bin/bash builder
+echo 'builder ALL=(ALL) NOPASSWD: ALL' >"$root/etc/sudoers.d/builder"
+chmod 0440 "$root/etc/sudoers.d/builder"
+
+# The README's commands, as that user, with a clean environment (no PATH or variables from here).
+# `make run` builds (installing what is missing first) and, without a display, renders headless.
+jobs=$(nproc)
+say "clone $head_commit, make run (install-deps, Release build of the app), --screenshot"
+chroot "$root" /usr/sbin/runuser -u builder -- env -i HOME=/home/builder USER=builder LANG=C.UTF-8 \
+  PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin bash -euo pipefail -c "
+    cd ~
+    git clone --quiet /tmp/softmax-lab.bundle softmax-lab
+    cd softmax-lab
+    git checkout --quiet --detach $head_commit
+    make run JOBS=$jobs CMAKE_FLAGS='-DSMLAB_BUILD_TESTS=OFF -DSMLAB_WERROR=ON' ARGS='--screenshot /home/builder/fresh.png'
+  " >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; fail "make run in the chroot failed (log: $work/build.log)"; }
+
+png=$root/home/builder/fresh.png
+[ -s "$png" ] || fail "no screenshot at $png"
+cp "$png" "$work/fresh.png"
+# A blank or single-colour frame has a handful of colours; the dashboard has thousands.
+read -r width height colours < <(identify -format '%w %h %k\n' "$work/fresh.png")
+say "screenshot ${width}x${height}, $colours distinct colours"
+[ "$width" -ge 640 ] && [ "$height" -ge 400 ] || fail "screenshot is only ${width}x${height}"
+[ "$colours" -ge 256 ] || fail "screenshot looks blank: only $colours distinct colours ($work/fresh.png)"
+unmount_all || fail "cannot unmount $root"
+rm -rf --one-file-system "$root"  # ~2 GB; the logs, fresh.png and the .deb cache stay
+say "PASS in $(elapsed) (logs and fresh.png in $work)"

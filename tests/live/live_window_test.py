@@ -1,0 +1,552 @@
+#!/usr/bin/python3
+# Live-window tests: the real GLFW window of softmax-lab under Xvfb, driven with xdotool as a person
+# would (clicks, a slider drag, key taps, Ctrl+S/Ctrl+Q, signals), checked by its pixels and files.
+"""Usage: live_window_test.py BINARY [--keep DIR] [--only CHECK,...]
+
+Starts its own Xvfb (a free display via -displayfd), gives every app run a fresh HOME in a
+temporary folder, and prints one line per check: PASS/FAIL, the check's name and what it saw.
+Exit status 0 when every check passed, 1 when one failed, 2 when the tools are missing.
+Only Debian packages: xvfb, xdotool, imagemagick (import, convert, compare), python3.
+Screen coordinates below are those of a 1400x800 window at font scale 1 (English, dark theme
+unless said): the control column's widgets sit at fixed places there (see the captures with --keep).
+"""
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+WIDTH, HEIGHT = 1400, 800
+# The distribution plot (top left of the dashboard) and the whole plot area, window coordinates.
+DISTRIBUTION = (390, 50, 490, 360)  # x, y, width, height
+PLOTS = (390, 50, 1000, 740)
+CONTROLS = (8, 8, 370, 780)
+TOAST_STRIP = (390, 40, 1000, 80)  # just below the view tabs, where toasts appear
+TOAST_OK = "rgb(51,166,77)"        # the border of a success toast (app.cpp: 0.2, 0.65, 0.3)
+TOAST_ERROR = "rgb(230,64,51)"     # the border of an error toast (0.9, 0.25, 0.2)
+
+# Where things are (English, dark, 1400x800, nothing scrolled).
+TEMPERATURE_GRAB = (125, 121)
+LESSON_START = (330, 507)
+LANGUAGE_COMBO, LANGUAGE_CHINESE = (120, 772), (60, 745)
+# After switching to Chinese the column is one line shorter above the Look section.
+THEME_COMBO_ZH, THEME_PROJECTOR_ZH = (120, 697), (60, 768)
+NEUTRAL = (700, 600)  # over a plot: no slider under the mouse
+SCORES_FIELD = (185, 368)
+
+results = []
+
+
+def log(message):
+    print(message, flush=True)
+
+
+def check(name, ok, detail):
+    results.append((name, ok))
+    log(f"{'PASS' if ok else 'FAIL'} {name}: {detail}")
+    return ok
+
+
+def run(args, timeout=20, check_rc=False):
+    """Runs a tool; returns (rc, stdout, stderr). A tool that hangs counts as failed, never blocks."""
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "", f"{args[0]} timed out after {timeout} s"
+    if check_rc and done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed: {done.stderr.strip()}")
+    return done.returncode, done.stdout, done.stderr
+
+
+class Xvfb:
+    def __init__(self, tmp):
+        read_end, write_end = os.pipe()
+        self.process = subprocess.Popen(
+            # -noreset: when its last client leaves, a resetting Xvfb writes its display number to
+            # -displayfd again and dies if that pipe is closed.
+            ["Xvfb", "-displayfd", str(write_end), "-noreset", "-screen", "0", "1600x900x24", "-nolisten", "tcp"],
+            pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "xvfb.log"), "w"))
+        os.close(write_end)
+        # Xvfb writes the number, then a newline in a second write(): read up to the newline, or it
+        # dies of the closed pipe.
+        text, deadline = b"", time.time() + 30
+        while not text.endswith(b"\n") and time.time() < deadline:
+            ready, _, _ = select.select([read_end], [], [], max(deadline - time.time(), 0))
+            chunk = os.read(read_end, 64) if ready else b""
+            if not chunk:
+                break
+            text += chunk
+        os.close(read_end)
+        number = text.decode().strip() if text.endswith(b"\n") else ""
+        if not number:
+            self.stop()
+            raise RuntimeError("Xvfb did not report a display within 30 s (see xvfb.log)")
+        self.display = ":" + number
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+class App:
+    """One run of softmax-lab in the window, with its own HOME."""
+
+    def __init__(self, binary, display, home, captures, label, args=()):
+        self.captures, self.label, self.home = captures, label, home
+        os.makedirs(home, exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+        env.update(DISPLAY=display, HOME=home, MESA_DEBUG="1", XDG_RUNTIME_DIR=home)
+        self.env = env
+        self.stderr_path = os.path.join(captures, f"{label}.stderr")
+        self.process = subprocess.Popen([binary, "--size", f"{WIDTH}x{HEIGHT}", *args], env=env,
+                                        stdout=subprocess.DEVNULL, stderr=open(self.stderr_path, "w"))
+        self.window, self.x, self.y = None, 0, 0
+        self.shots = 0
+
+    def xdo(self, *args, timeout=20):
+        return run(["xdotool", *args], timeout=timeout)
+
+    def find_window(self, timeout=40):
+        """The window's id once it is mapped; None if it never appears (or the app exited)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline and self.process.poll() is None:
+            rc, out, _ = run(["xdotool", "search", "--onlyvisible", "--pid", str(self.process.pid)], timeout=10)
+            ids = out.split()
+            if rc == 0 and ids:
+                self.window = ids[-1]
+                _, geometry, _ = self.xdo("getwindowgeometry", "--shell", self.window)
+                values = dict(line.split("=", 1) for line in geometry.split() if "=" in line)
+                self.x, self.y = int(values.get("X", 0)), int(values.get("Y", 0))
+                self.xdo("windowfocus", "--sync", self.window, timeout=10)
+                return self.window
+            time.sleep(0.3)
+        return None
+
+    def capture(self, name):
+        """The window's pixels as a PNG (import reads the root window: no window manager here)."""
+        self.shots += 1
+        path = os.path.join(self.captures, f"{self.label}-{self.shots:02d}-{name}.png")
+        run(["import", "-window", "root", "-crop", f"{WIDTH}x{HEIGHT}+{self.x}+{self.y}", "+repage", path],
+            timeout=30)
+        return path
+
+    def wait_until_drawn(self, timeout=40):
+        """Captures until the distribution plot shows content; the last capture, or None."""
+        deadline = time.time() + timeout
+        while time.time() < deadline and self.process.poll() is None:
+            path = self.capture("start")
+            if os.path.exists(path) and colours(path, DISTRIBUTION) >= 40:
+                return path
+            time.sleep(0.5)
+        return None
+
+    def move(self, point):
+        self.xdo("mousemove", "--sync", str(self.x + point[0]), str(self.y + point[1]))
+
+    def click(self, point, settle=0.6):
+        self.move(point)
+        time.sleep(0.15)
+        self.xdo("mousedown", "1")
+        time.sleep(0.08)
+        self.xdo("mouseup", "1")
+        time.sleep(settle)
+
+    def drag(self, start, end, steps=12):
+        self.move(start)
+        time.sleep(0.15)
+        self.xdo("mousedown", "1")
+        for step in range(1, steps + 1):
+            t = step / steps
+            self.move((round(start[0] + t * (end[0] - start[0])), round(start[1] + t * (end[1] - start[1]))))
+            time.sleep(0.04)
+        self.xdo("mouseup", "1")
+        time.sleep(0.8)
+
+    def press(self, *keys, hold=0.08, settle=0.6):
+        """Keys pressed in order, held briefly, released in reverse (a chord such as ctrl+q)."""
+        self.xdo("keydown", *keys)
+        time.sleep(hold)
+        self.xdo("keyup", *reversed(keys))
+        time.sleep(settle)
+
+    def quick_taps(self, key, count):
+        """Press and release with almost no pause (xdotool waits 12 ms after each by default), as a
+        presentation clicker does: without a key queue most of these land within one frame."""
+        # 2 ms apart, not 0: GLFW drops a second press with the same X server timestamp (ms) as the
+        # first (its XIM duplicate filter), which no clicker sends.
+        self.xdo(*[word for _ in range(count) for word in ("keydown", "--delay", "2", key, "keyup", "--delay", "2", key)])
+
+    def type_text(self, text):
+        self.xdo("type", "--delay", "2", text)
+
+    def save_session(self):
+        """Ctrl+S, Enter: the session popup's default path; returns the JSON written, or None."""
+        path = os.path.join(self.home, "softmax-lab-session.json")
+        if os.path.exists(path):
+            os.remove(path)
+        self.press("ctrl", "s", settle=0.8)
+        self.press("Return", settle=0.2)
+        return wait_for_json(path)
+
+    def wait_exit(self, timeout=20):
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stderr(self):
+        with open(self.stderr_path, errors="replace") as file:
+            return file.read()
+
+    def cpu_seconds(self):
+        with open(f"/proc/{self.process.pid}/stat") as file:
+            fields = file.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def wait_for_json(path, timeout=10):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if os.path.exists(path):
+            try:
+                with open(path) as file:
+                    return json.load(file)
+            except (OSError, ValueError):
+                pass  # not complete yet (it is written atomically, so only while absent)
+        time.sleep(0.2)
+    return None
+
+
+def crop_args(region):
+    x, y, w, h = region
+    return ["-crop", f"{w}x{h}+{x}+{y}", "+repage"]
+
+
+def colours(path, region):
+    """Distinct colours in a region: a blank (cleared-only) frame has one or two."""
+    rc, out, _ = run(["/usr/bin/convert", path, *crop_args(region), "-format", "%k", "info:"])
+    return int(out) if rc == 0 and out.strip().isdigit() else 0
+
+
+def brightness(path, region):
+    rc, out, _ = run(["/usr/bin/convert", path, *crop_args(region), "-colorspace", "Gray", "-format", "%[fx:mean]",
+                      "info:"])
+    return float(out) if rc == 0 and out else -1.0
+
+
+def changed_pixels(path_a, path_b, region):
+    """Pixels that differ by more than 10% between two captures, inside a region."""
+    a, b = path_a + ".crop.png", path_b + ".crop.png"
+    run(["/usr/bin/convert", path_a, *crop_args(region), a])
+    run(["/usr/bin/convert", path_b, *crop_args(region), b])
+    _, _, err = run(["compare", "-metric", "AE", "-fuzz", "10%", a, b, "null:"])
+    try:
+        return int(float(err.split()[0]))
+    except (IndexError, ValueError):
+        return -1
+
+
+def pixels_of(path, region, colour):
+    """How many pixels of a region are (within 6%) the given colour."""
+    rc, out, _ = run(["/usr/bin/convert", path, *crop_args(region), "-fuzz", "6%", "-fill", "black", "+opaque", colour,
+                      "-fill", "white", "-opaque", colour, "-format", "%[fx:round(mean*w*h)]", "info:"])
+    return int(out) if rc == 0 and out.strip().isdigit() else -1
+
+
+def not_blank(path):
+    """(ok, detail): the plots show content, not only the clear colour."""
+    plot_colours, window_colours = colours(path, DISTRIBUTION), colours(path, (0, 0, WIDTH, HEIGHT))
+    return plot_colours >= 40 and window_colours >= 200, f"{plot_colours} colours in the distribution plot, " \
+                                                         f"{window_colours} in the window ({os.path.basename(path)})"
+
+
+def gl_errors(app):
+    return [line for line in app.stderr().splitlines() if "GL_INVALID" in line or "Mesa: User error" in line]
+
+
+def scores_of(session):
+    text = session.get("params", {}).get("scores", "") if session else ""
+    return [float(value) for value in text.replace(" ", "").split(",") if value]
+
+
+# [SECTION] Runs: each a fresh process, as a person starting the app again
+
+
+def run_look_and_quit(binary, display, tmp, captures):
+    """Plain start: drag, font size, language, theme, save (toast), F12, idle, Ctrl+Q (autosave)."""
+    home = os.path.join(tmp, "home-a")
+    app = App(binary, display, home, captures, "a")
+    try:
+        if not check("starts", app.find_window() is not None, f"window of pid {app.process.pid} mapped"):
+            return None
+        first = app.wait_until_drawn()
+        ok, detail = not_blank(first) if first else (False, "never drew the plots within 40 s")
+        if not check("first frame not blank", ok, detail):
+            return None
+
+        app.move(NEUTRAL)
+        time.sleep(1.0)
+        start_cpu = app.cpu_seconds()
+        time.sleep(4.0)
+        used = app.cpu_seconds() - start_cpu
+        check("sleeps at rest", used < 0.4, f"{used:.2f} s of CPU in 4 s with nothing happening (allowed < 0.4)")
+
+        before = app.capture("before-drag")
+        app.drag(TEMPERATURE_GRAB, (TEMPERATURE_GRAB[0] - 95, TEMPERATURE_GRAB[1]))
+        after = app.capture("after-drag")
+        moved = changed_pixels(before, after, DISTRIBUTION)
+        check("slider drag changes the plot", moved > 1500,
+              f"{moved} pixels of the distribution plot changed after dragging the temperature slider")
+
+        app.press("ctrl", "equal", settle=1.5)
+        bigger = app.capture("ctrl-plus")
+        ok, detail = not_blank(bigger)
+        grew = changed_pixels(after, bigger, CONTROLS)
+        check("Ctrl+= redraws a non-blank frame", ok and grew > 2000, f"{detail}; {grew} control-column pixels changed")
+        app.press("ctrl", "minus", settle=1.5)
+        ok, detail = not_blank(app.capture("ctrl-minus"))
+        check("Ctrl+- redraws a non-blank frame", ok, detail)
+
+        english = app.capture("english")
+        app.click(LANGUAGE_COMBO)
+        app.click(LANGUAGE_CHINESE, settle=1.5)
+        app.move(NEUTRAL)
+        time.sleep(0.5)
+        chinese = app.capture("chinese")
+        ok, detail = not_blank(chinese)
+        switched = changed_pixels(english, chinese, CONTROLS)
+        check("language 简体中文 redraws a non-blank frame", ok and switched > 3000,
+              f"{detail}; {switched} control-column pixels changed")
+
+        dark = brightness(chinese, PLOTS)
+        app.click(THEME_COMBO_ZH)
+        app.click(THEME_PROJECTOR_ZH, settle=1.5)
+        app.move(NEUTRAL)
+        time.sleep(0.5)
+        projector = app.capture("projector")
+        ok, detail = not_blank(projector)
+        light = brightness(projector, PLOTS)
+        check("projector theme redraws a non-blank frame", ok and dark < 0.35 and light > 0.6,
+              f"{detail}; plot area brightness {dark:.2f} -> {light:.2f}")
+
+        saved = app.save_session()
+        toast = app.capture("toast")
+        check("Ctrl+S saves the session", saved is not None and saved.get("lang") == "zh-CN" and
+              saved.get("theme") == "projector" and float(saved["params"]["temperature"]) < 0.5,
+              f"saved {json.dumps({k: saved.get(k) for k in ('lang', 'theme')}) if saved else None}, "
+              f"temperature {saved['params']['temperature'] if saved else None}")
+        shown = pixels_of(toast, TOAST_STRIP, TOAST_OK)
+        time.sleep(5.5)
+        faded = pixels_of(app.capture("toast-gone"), TOAST_STRIP, TOAST_OK)
+        check("saving shows a toast at the top that fades", shown > 150 and faded == 0,
+              f"{shown} toast-border pixels just after saving, {faded} 5.5 s later")
+
+        shots = os.path.join(home, "Pictures", "softmax-lab")
+        app.press("F12", settle=1.0)
+        pngs = [name for name in os.listdir(shots)] if os.path.isdir(shots) else []
+        shown = pixels_of(app.capture("f12-toast"), TOAST_STRIP, TOAST_OK)
+        check("F12 saves a PNG and says so in a toast", len(pngs) == 1 and shown > 150,
+              f"{pngs} in {shots}; {shown} toast-border pixels")
+
+        errors = gl_errors(app)
+        check("no GL errors (MESA_DEBUG=1)", not errors, errors[0] if errors else "none on stderr")
+
+        app.press("ctrl", "q", settle=0.2)
+        code = app.wait_exit()
+        autosave = wait_for_json(os.path.join(home, ".config", "softmax-lab", "session.json"), timeout=2)
+        check("Ctrl+Q quits and saves the session", code == 0 and autosave is not None and
+              autosave.get("params") == (saved or {}).get("params") and autosave.get("theme") == "projector",
+              f"exit code {code}; autosave {'matches' if autosave and saved and autosave.get('params') == saved.get('params') else 'differs from'} the Ctrl+S session")
+        return saved
+    finally:
+        app.kill()
+
+
+def run_restore_and_sigterm(binary, display, tmp, captures, saved):
+    """Plain start again: the autosave comes back; SIGTERM closes normally and saves."""
+    home = os.path.join(tmp, "home-a")
+    app = App(binary, display, home, captures, "b")
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("restores the session", False, "the window never drew")
+        restored = app.save_session()
+        check("restores the session", restored is not None and saved is not None and
+              restored.get("params") == saved.get("params") and restored.get("lang") == "zh-CN",
+              f"temperature {restored['params']['temperature'] if restored else None}, lang "
+              f"{restored.get('lang') if restored else None}")
+        autosave = os.path.join(home, ".config", "softmax-lab", "session.json")
+        if os.path.lexists(autosave):
+            os.remove(autosave)  # so only a save at exit can bring it back
+        app.process.send_signal(signal.SIGTERM)
+        code = app.wait_exit()
+        written = wait_for_json(autosave, timeout=2)
+        check("SIGTERM closes normally and saves the session",
+              code == 0 and written is not None and written.get("params") == (restored or {}).get("params"),
+              f"exit code {code}; session.json {'written' if written else 'missing'}")
+    finally:
+        app.kill()
+
+
+def run_lesson(binary, display, tmp, captures):
+    """Lesson Start shows step 1's data; five quick taps are five steps; Ctrl+C (SIGINT) saves."""
+    home = os.path.join(tmp, "home-c")
+    app = App(binary, display, home, captures, "c")
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("lesson Start opens step 1 with its data", False, "the window never drew")
+        app.click(LESSON_START, settle=1.5)
+        app.move(NEUTRAL)
+        time.sleep(0.3)
+        step_one = app.capture("lesson-step-1")
+        session = app.save_session()
+        lesson = (session or {}).get("lesson")
+        check("lesson Start opens step 1 with its data",
+              lesson == {"name": "why-softmax", "step": 1} and scores_of(session) == [1.0, 2.0, 3.0],
+              f"lesson {lesson}, scores {scores_of(session)} ({os.path.basename(step_one)})")
+
+        time.sleep(0.8)  # the save toast's frames
+        app.quick_taps("Next", 5)  # PageDown, as a clicker sends it
+        time.sleep(2.5)
+        app.capture("lesson-after-taps")
+        session = app.save_session()
+        lesson = (session or {}).get("lesson")
+        check("five quick PageDown taps are five steps", lesson == {"name": "why-softmax", "step": 6},
+              f"lesson {lesson} after 5 taps from step 1")
+        app.quick_taps("Prior", 2)
+        time.sleep(2.0)
+
+        app.process.send_signal(signal.SIGINT)
+        code = app.wait_exit()
+        autosave = wait_for_json(os.path.join(home, ".config", "softmax-lab", "session.json"), timeout=2)
+        check("SIGINT (Ctrl+C) closes normally and saves the session",
+              code == 0 and autosave is not None and autosave.get("lesson") == {"name": "why-softmax", "step": 4},
+              f"exit code {code}; saved lesson {autosave.get('lesson') if autosave else None} (after 2 PageUp taps)")
+    finally:
+        app.kill()
+
+
+def run_refused_autosave(binary, display, tmp, captures):
+    """A garbage autosave behind a symlink: backed up, the user told, the link written through; a
+    --set start then leaves the autosave alone."""
+    home = os.path.join(tmp, "home-d")
+    config = os.path.join(home, ".config", "softmax-lab")
+    dotfiles = os.path.join(home, "dotfiles")
+    os.makedirs(config)
+    os.makedirs(dotfiles)
+    target = os.path.join(dotfiles, "softmax-session.json")
+    garbage = '{"version": 99, "params": "from a newer softmax-lab"}\n'
+    with open(target, "w") as file:
+        file.write(garbage)
+    link = os.path.join(config, "session.json")
+    os.symlink("../../dotfiles/softmax-session.json", link)
+
+    app = App(binary, display, home, captures, "d")
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("a refused autosave is backed up and the user told", False, "the window never drew")
+        shot = app.capture("refused-toast")
+        backups = [name for name in os.listdir(config) if name.startswith("session.json.bad-")]
+        kept = open(os.path.join(config, backups[0])).read() if len(backups) == 1 else None
+        told = "not restoring the last session" in app.stderr()
+        red = pixels_of(shot, TOAST_STRIP, TOAST_ERROR)
+        check("a refused autosave is backed up and the user told", kept == garbage and told and red > 150,
+              f"backups {backups}, content kept: {kept == garbage}, stderr says so: {told}, "
+              f"{red} error-toast pixels")
+        # Typing: characters and Backspace reach the field in the order they were typed.
+        app.click(SCORES_FIELD, settle=0.3)
+        app.type_text("1, 2, 5")
+        app.press("BackSpace", hold=0.01, settle=0.0)
+        app.type_text("4")
+        app.press("Return", settle=0.8)
+        app.press("ctrl", "q", settle=0.2)
+        code = app.wait_exit()
+        written = wait_for_json(target, timeout=2)
+        check("typed scores keep their order with Backspace", scores_of(written) == [1.0, 2.0, 4.0],
+              f"typed '1, 2, 5', Backspace, '4', Enter: the session has scores {scores_of(written)}")
+        check("a symlinked session.json is written through", code == 0 and os.path.islink(link) and
+              written is not None and written.get("version") == 1,
+              f"exit code {code}; link kept: {os.path.islink(link)}; target now version "
+              f"{written.get('version') if written else None}")
+    finally:
+        app.kill()
+
+    with open(target, "rb") as file:
+        before = file.read()
+    app = App(binary, display, home, captures, "e", ["--set", "seq_len=64"])
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("a --set start leaves the autosave alone", False, "the window never drew")
+        app.press("F11", settle=1.5)  # full screen: no close button, Ctrl+Q is the way out
+        _, geometry, _ = app.xdo("getwindowgeometry", "--shell", app.window)
+        size = dict(line.split("=", 1) for line in geometry.split() if "=" in line)
+        full = (size.get("WIDTH"), size.get("HEIGHT")) == ("1600", "900")
+        app.press("ctrl", "q", settle=0.2)
+        code = app.wait_exit()
+        check("Ctrl+Q quits from F11 full screen", full and code == 0,
+              f"window {size.get('WIDTH')}x{size.get('HEIGHT')} after F11 (the screen is 1600x900), exit code {code}")
+        with open(target, "rb") as file:
+            after = file.read()
+        check("a --set start leaves the autosave alone", code == 0 and after == before and b'"seq_len": "16"' in after
+              and b'"scores": "1, 2, 4"' in after,
+              f"exit code {code}; autosave {'unchanged' if after == before else 'replaced'}")
+    finally:
+        app.kill()
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    binary = os.path.abspath(sys.argv[1])
+    keep = sys.argv[sys.argv.index("--keep") + 1] if "--keep" in sys.argv else None
+    only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
+    missing = [tool for tool in ("Xvfb", "xdotool", "import", "compare") if shutil.which(tool) is None]
+    if missing or not os.path.exists("/usr/bin/convert"):
+        print(f"live_window_test: missing {missing or ['/usr/bin/convert']}: install xvfb, xdotool, imagemagick "
+              "(third_party/install-deps.sh)")
+        return 2
+    # ctest's timeout sends SIGTERM: leave through the finally blocks (apps and Xvfb stopped).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
+    tmp = tempfile.mkdtemp(prefix="smlab-live-")
+    captures = keep or os.path.join(tmp, "captures")
+    os.makedirs(captures, exist_ok=True)
+    started = time.time()
+    xvfb = None
+    try:
+        xvfb = Xvfb(tmp)
+        os.environ["DISPLAY"] = xvfb.display  # for xdotool and import
+        log(f"Xvfb on {xvfb.display}; captures in {captures}")
+        if only is None or "look" in only or "restore" in only:
+            saved = run_look_and_quit(binary, xvfb.display, tmp, captures)
+            if only is None or "restore" in only:
+                run_restore_and_sigterm(binary, xvfb.display, tmp, captures, saved)
+        if only is None or "lesson" in only:
+            run_lesson(binary, xvfb.display, tmp, captures)
+        if only is None or "autosave" in only:
+            run_refused_autosave(binary, xvfb.display, tmp, captures)
+    finally:
+        if xvfb is not None:
+            xvfb.stop()
+        if keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    failed = [name for name, ok in results if not ok]
+    log(f"{len(results) - len(failed)} of {len(results)} checks passed in {time.time() - started:.0f} s")
+    return 1 if failed or not results else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
