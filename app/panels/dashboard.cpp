@@ -38,10 +38,11 @@ DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool contr
   return layout;
 }
 
-FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap, float em) {
+FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap, float em,
+                   float min_height_em) {
   FlowGrid best;
   const float width = std::max(max.x - min.x, 1.0f), height = std::max(max.y - min.y, 1.0f);
-  const float min_w = min_plot_width_em * em, min_h = min_plot_height_em * em;
+  const float min_w = min_plot_width_em * em, min_h = std::max(min_plot_height_em, min_height_em) * em;
   float best_score = -1.0f;
   const int most = std::max(1, std::min<int>(max_columns, static_cast<int>(spans.size())));
   for (int columns = most; columns >= 1; --columns) {
@@ -87,9 +88,13 @@ void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& pl
                     const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
   if (plots.empty()) return;
   std::vector<int> spans;
-  for (const NamedPlot& named : plots) spans.push_back(named.column_span);
+  float min_height_em = 0.0f;
+  for (const NamedPlot& named : plots) {
+    spans.push_back(named.column_span);
+    min_height_em = std::max(min_height_em, named.min_height_em);
+  }
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const FlowGrid grid = flow_grid(spans, max_columns, min, max, gap, ImGui::GetFontSize());
+  const FlowGrid grid = flow_grid(spans, max_columns, min, max, gap, ImGui::GetFontSize(), min_height_em);
   plot::Style placed_style = style;
   placed_style.report = ui.record_layout ? &ui.layout_report : nullptr;
   for (std::size_t index = 0; index < plots.size(); ++index) {

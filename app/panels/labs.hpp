@@ -28,6 +28,10 @@ struct NamedPlot {
   std::string name;  // stable file stem for exports: "<view>-<name>.csv/.svg", e.g. "weights"
   plot::Plot plot;
   int column_span = 1;  // how many grid columns it takes (a wide plot spans 2)
+  // Its smallest height in em when more than the grid's minimum (panels.hpp): plots with several
+  // labels and a legend in one data area need more than three text lines of it. The row it is
+  // in gets this height too.
+  float min_height_em = 0.0f;
 };
 
 struct LabView {

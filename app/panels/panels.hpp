@@ -44,7 +44,9 @@ struct FlowGrid {
   int columns = 1;
   float bottom = 0.0f;
 };
-FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap, float em);
+// `min_height_em` (0: min_plot_height_em) raises the cells' smallest height.
+FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap, float em,
+                   float min_height_em = 0.0f);
 
 struct FrameStats {
   bool computing = false;

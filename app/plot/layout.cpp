@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <unordered_set>
 
@@ -530,30 +531,36 @@ void add_data_texts(Builder& builder, std::vector<Box> taken) {
   const Scene& scene = builder.scene;
   const Box& area = scene.data_area;
   const float font = builder.font;
-  const auto inside = [&](float left, float top, float width) {
+  const auto inside = [&](float left, float top, float width, float size) {
     left = std::clamp(left, area.x0 + 2.0f, std::max(area.x0 + 2.0f, area.x1 - 2.0f - width));
-    top = std::clamp(top, area.y0 + 2.0f, std::max(area.y0 + 2.0f, area.y1 - 2.0f - font));
-    return Box{left, top, left + width, top + font};
+    top = std::clamp(top, area.y0 + 2.0f, std::max(area.y0 + 2.0f, area.y1 - 2.0f - size));
+    return Box{left, top, left + width, top + size};
   };
-  const auto place_first_free = [&](std::string_view content, const std::vector<Point>& candidates,
-                                    Color color) {
+  // `candidates(size, width)` lists the places to try for a label of that font size and width.
+  // At the plot's font first, then smaller in two steps (0.85×, 0.72×, as the legend shrinks):
+  // in a short data area a smaller label still fits beside its line where the full one did not.
+  using Candidates = std::function<std::vector<Point>(float size, float width)>;
+  const auto place_first_free = [&](std::string_view content, const Candidates& candidates, Color color) {
     const std::string fitted = builder.fit(content, area.width() - 4.0f, font, "data label");
-    const float width = builder.text_width(fitted, font);
-    for (const Point& candidate : candidates) {
-      const Box box = inside(candidate.x, candidate.y, width);
-      // A place that had to be pushed inside the area would sit on its own line.
-      const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
-      if (moved) continue;
-      if (std::none_of(taken.begin(), taken.end(),
-                       [&](const Box& other) { return boxes_overlap(box, other); })) {
-        taken.push_back(box);
-        labels.push_back(box);
-        builder.text(fitted, {box.x0, box.y0}, font, color, TextRole::DataLabel);
-        return;
+    for (const float scale : {1.0f, 0.85f, 0.72f}) {
+      const float size = scale * font;
+      const float width = builder.text_width(fitted, size);
+      for (const Point& candidate : candidates(size, width)) {
+        const Box box = inside(candidate.x, candidate.y, width, size);
+        // A place that had to be pushed inside the area would sit on its own line.
+        const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
+        if (moved) continue;
+        if (std::none_of(taken.begin(), taken.end(),
+                         [&](const Box& other) { return boxes_overlap(box, other); })) {
+          taken.push_back(box);
+          labels.push_back(box);
+          builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::DataLabel);
+          return;
+        }
       }
     }
-    // No free place (a small plot crowded by its legend): no label beats an unreadable one, but
-    // the layout report names it.
+    // No free place even at the smallest size: no label beats an unreadable one, but the layout
+    // report names it.
     builder.problem("data label", "left out", content);
   };
   // Labels keep off their own kind and the legend; a label may cross another reference line
@@ -561,33 +568,37 @@ void add_data_texts(Builder& builder, std::vector<Box> taken) {
   for (const auto& vline : builder.plot.vlines) {
     const float x = scene.x_map.to_px(vline.x);
     if (!std::isfinite(x) || vline.label.empty()) continue;
-    const float width = builder.text_width(vline.label, font);
     // Beside the line at the top and the bottom first, then stepping inwards a line at a time:
     // several lines close together (the formats' overflow points) stack their labels.
-    std::vector<Point> candidates;
-    for (int row = 0; row < 6; ++row) {
-      const float step = static_cast<float>(row) * 1.1f * font;
-      const float top = area.y0 + 3.0f + step, bottom = area.y1 - 3.0f - font - step;
-      for (const Point point : {Point{x + 4.0f, top}, Point{x - 4.0f - width, top}, Point{x + 4.0f, bottom},
-                                Point{x - 4.0f - width, bottom}})
-        candidates.push_back(point);
-    }
-    place_first_free(vline.label, candidates, vline.color.value_or(builder.style.text_dim));
+    const auto beside_line = [&](float size, float width) {
+      std::vector<Point> candidates;
+      for (int row = 0; row < 6; ++row) {
+        const float step = static_cast<float>(row) * 1.1f * size;
+        const float top = area.y0 + 3.0f + step, bottom = area.y1 - 3.0f - size - step;
+        for (const Point point : {Point{x + 4.0f, top}, Point{x - 4.0f - width, top}, Point{x + 4.0f, bottom},
+                                  Point{x - 4.0f - width, bottom}})
+          candidates.push_back(point);
+      }
+      return candidates;
+    };
+    place_first_free(vline.label, beside_line, vline.color.value_or(builder.style.text_dim));
   }
   for (const auto& hline : builder.plot.hlines) {
     const float y = scene.y_map.to_px(hline.y);
     if (!std::isfinite(y) || hline.label.empty()) continue;
-    const float width = builder.text_width(hline.label, font);
-    const float right = area.x1 - 4.0f - width, left = area.x0 + 4.0f, middle = 0.5f * (area.x0 + area.x1 - width);
-    std::vector<Point> candidates;
-    for (int row = 0; row < 4; ++row) {
-      const float step = static_cast<float>(row) * 1.1f * font;
-      const float above = y - font - 2.0f - step, below = y + 2.0f + step;
-      for (const Point point : {Point{right, above}, Point{right, below}, Point{left, above}, Point{left, below},
-                                Point{middle, above}, Point{middle, below}})
-        candidates.push_back(point);
-    }
-    place_first_free(hline.label, candidates, hline.color.value_or(builder.style.text_dim));
+    const auto beside_line = [&](float size, float width) {
+      const float right = area.x1 - 4.0f - width, left = area.x0 + 4.0f, middle = 0.5f * (area.x0 + area.x1 - width);
+      std::vector<Point> candidates;
+      for (int row = 0; row < 4; ++row) {
+        const float step = static_cast<float>(row) * 1.1f * size;
+        const float above = y - size - 2.0f - step, below = y + 2.0f + step;
+        for (const Point point : {Point{right, above}, Point{right, below}, Point{left, above}, Point{left, below},
+                                  Point{middle, above}, Point{middle, below}})
+          candidates.push_back(point);
+      }
+      return candidates;
+    };
+    place_first_free(hline.label, beside_line, hline.color.value_or(builder.style.text_dim));
   }
   // Annotations: at their anchor, or moved up or down by whole lines (then the other side) until
   // they cover no label placed before them; two notes on nearby curves no longer print over
@@ -596,24 +607,39 @@ void add_data_texts(Builder& builder, std::vector<Box> taken) {
     const Point anchor{scene.x_map.to_px(annotation.x), scene.y_map.to_px(annotation.y)};
     if (!std::isfinite(anchor.x) || !std::isfinite(anchor.y)) continue;
     const std::string fitted = builder.fit(annotation.text, area.width() - 4.0f, font, "annotation");
-    const float width = builder.text_width(fitted, font);
-    float left = anchor.x;
-    if (annotation.align == TextAlign::Center) left -= 0.5f * width;
-    if (annotation.align == TextAlign::Right) left -= width;
-    const float line = 1.1f * font;
+    // At its anchor, else a whole line up or down at a time, else half its width to either side,
+    // then the same at 0.85× and 0.72× the font (as data labels shrink).
     std::optional<Box> chosen;
-    for (int step = 0; step <= 12 && !chosen; ++step) {
-      const float offset = (step % 2 == 1 ? -1.0f : 1.0f) * static_cast<float>((step + 1) / 2) * line;
-      const Box box = inside(left, anchor.y - 0.5f * font + offset, width);
-      if (std::none_of(labels.begin(), labels.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
-        chosen = box;
+    float size = font;
+    for (const float scale : {1.0f, 0.85f, 0.72f}) {
+      size = scale * font;
+      const float width = builder.text_width(fitted, size);
+      float left = anchor.x;
+      if (annotation.align == TextAlign::Center) left -= 0.5f * width;
+      if (annotation.align == TextAlign::Right) left -= width;
+      const float line = 1.1f * size;
+      for (const float shift : {0.0f, -0.5f * width, 0.5f * width}) {
+        for (int step = 0; step <= 12 && !chosen; ++step) {
+          const float offset = (step % 2 == 1 ? -1.0f : 1.0f) * static_cast<float>((step + 1) / 2) * line;
+          const Box box = inside(left + shift, anchor.y - 0.5f * size + offset, width, size);
+          if (std::none_of(labels.begin(), labels.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
+            chosen = box;
+        }
+        if (chosen) break;
+      }
+      if (chosen) break;
     }
     if (!chosen) {
       builder.problem("annotation", "overlaps another label", annotation.text);
-      chosen = inside(left, anchor.y - 0.5f * font, width);
+      size = font;
+      const float width = builder.text_width(fitted, size);
+      float left = anchor.x;
+      if (annotation.align == TextAlign::Center) left -= 0.5f * width;
+      if (annotation.align == TextAlign::Right) left -= width;
+      chosen = inside(left, anchor.y - 0.5f * size, width, size);
     }
     labels.push_back(*chosen);
-    builder.text(fitted, {chosen->x0, chosen->y0}, font, annotation.color.value_or(builder.style.text),
+    builder.text(fitted, {chosen->x0, chosen->y0}, size, annotation.color.value_or(builder.style.text),
                  TextRole::DataLabel);
   }
 }
@@ -733,8 +759,13 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
   const auto max_rows = static_cast<std::size_t>(
       std::max(0.0f, std::floor((area.height() - 2.0f * inset - 1.2f * inset) / plan.row_height)));
   if (max_rows == 0) return std::nullopt;
-  // Too many rows for one column: two columns, filled top to bottom.
-  if (plan.entries.size() > max_rows && (plan.entries.size() + 1) / 2 <= max_rows) plan.columns = 2;
+  const bool asked_flat = plot.legend_max_rows > 0 && plan.entries.size() > static_cast<std::size_t>(plot.legend_max_rows);
+  // Too many rows for one column: as many columns as the rows need (up to four: a data area one
+  // legend row tall lists its entries side by side), filled top to bottom.
+  if (plan.entries.size() > max_rows)
+    plan.columns = static_cast<int>(std::min<std::size_t>(4, (plan.entries.size() + max_rows - 1) / max_rows));
+  else if (asked_flat)
+    plan.columns = 2;
   if (plan.entries.size() > max_rows * static_cast<std::size_t>(plan.columns)) {
     if (!last_try) return std::nullopt;  // a smaller font may list them all
     const std::size_t hidden = plan.entries.size() - (max_rows - 1);

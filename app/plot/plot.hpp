@@ -163,6 +163,9 @@ struct Plot {
   std::vector<Annotation> annotations{};
   std::optional<Heatmap> heatmap{};  // when set, the series above are ignored
   LegendPos legend = LegendPos::TopRight;
+  // More entries than this go in two columns (a flat legend that leaves the top of a short data
+  // area free); 0: one column whenever the entries fit the height.
+  int legend_max_rows = 0;
 };
 
 // [SECTION] Look

@@ -37,8 +37,6 @@ struct Look {
   const char* name;
 };
 
-int known_defects = 0;  // set aside by known_crowded(), printed at the end
-
 struct Size {
   int width, height;
 };
@@ -49,18 +47,6 @@ std::string describe(const char* what, Size size, const Look& look) {
   std::ostringstream out;
   out << what << " at " << size.width << "x" << size.height << " " << look.name;
   return out.str();
-}
-
-// KNOWN, NOT YET FIXED (issue #16, reported to the lead): these lab plots place several direct
-// labels (curve ends, region names) in data units, and in a data area a few text lines tall they
-// collide; the generic layout moves them a line at a time and moves the legend, which is not
-// enough. Their other checks (size, titles, legends, tick and axis labels) still apply; only
-// the label-collision defects of exactly these plots are set aside here, and printed.
-bool known_crowded(const std::string& plot_id, const std::string& defect) {
-  const bool plot = plot_id == "attention-variants/entropy-sigma" || plot_id == "positions/amplitude";
-  const bool collision = defect.starts_with("labels overlap") || defect.starts_with("annotation overlaps") ||
-                         defect.starts_with("data label left out");
-  return plot && collision;
 }
 
 // Every defect of this frame's layout, one line each.
@@ -79,13 +65,7 @@ std::vector<std::string> layout_defects(const UiState& ui, const std::string& wh
     for (const std::string& problem : record.problems) found.push_back(problem);
     for (const auto& [a, b] : plot::overlapping_texts(record.texts))
       found.push_back("labels overlap: \"" + record.texts[a].text + "\" and \"" + record.texts[b].text + "\"");
-    for (const std::string& defect : found) {
-      if (known_crowded(record.id, defect)) {
-        ++known_defects;
-      } else {
-        defects.push_back(at + defect);
-      }
-    }
+    for (const std::string& defect : found) defects.push_back(at + defect);
   }
   return defects;
 }
@@ -107,9 +87,6 @@ class ClassroomLayout : public ::testing::Test {
     app_->ui().record_layout = true;
   }
   static void TearDownTestSuite() {
-    if (known_defects > 0)
-      std::printf("layout: %d label collisions set aside in attention-variants/entropy-sigma and positions/amplitude\n",
-                  known_defects);
     delete app_;
     delete surface_;
     app_ = nullptr;
