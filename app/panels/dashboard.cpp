@@ -334,10 +334,30 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     ImVec2 min = origin;
     if (lab != nullptr) {
       const float gap = ImGui::GetStyle().ItemSpacing.x;
-      ImGui::BeginGroup();
-      plot::wrapped_text(lab_view.explanation, width);
-      for (const std::string& note : lab_view.notes) plot::wrapped_text(note, width, true);
-      ImGui::EndGroup();
+      // The explanation and notes take at most 30 % of the height (at least four lines) and
+      // scroll on their own beyond that: at 1280×720 with a large font they took half the
+      // height and pushed the plots below the window.
+      const plot::MeasureText measure = [](std::string_view text) {
+        return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x;
+      };
+      const float text_width = width - ImGui::GetStyle().ScrollbarSize;
+      std::size_t lines = plot::wrap_text(lab_view.explanation, text_width, measure).size();
+      for (const std::string& note : lab_view.notes) lines += plot::wrap_text(note, text_width, measure).size();
+      const float line_height = ImGui::GetTextLineHeightWithSpacing();
+      const float text_height = static_cast<float>(lines) * line_height;
+      // Whole lines, so the last visible one is not cut through.
+      const float limit = std::max(4.0f, std::floor(0.3f * size.y / line_height)) * line_height;
+      if (text_height > limit) {
+        ImGui::BeginChild("##explanation", ImVec2(width, limit), false);
+        plot::wrapped_text(lab_view.explanation, text_width);
+        for (const std::string& note : lab_view.notes) plot::wrapped_text(note, text_width, true);
+        ImGui::EndChild();
+      } else {
+        ImGui::BeginGroup();
+        plot::wrapped_text(lab_view.explanation, width);
+        for (const std::string& note : lab_view.notes) plot::wrapped_text(note, width, true);
+        ImGui::EndGroup();
+      }
       min = ImVec2(origin.x, ImGui::GetCursorScreenPos().y + gap);
     }
     const ImVec2 max(origin.x + width, origin.y + size.y);
