@@ -70,6 +70,8 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   ui_.lessons = options.lessons;
   if (options.lesson) resume_lesson(ui_, options.lesson->lesson, options.lesson->step);
 
+  ui_.presenter = options.presenter;
+  ui_.controls_shown = options.controls_shown;
   ui_.theme = options.theme;
   ui_.font_scale = std::clamp(options.font_scale, font_scale_min, font_scale_max);
   ui_.interaction.colormap = options.colormap;

@@ -42,6 +42,8 @@ struct AppOptions {
   i18n::Language language = i18n::Language::English;
   // Shown in the status line at start: a restored session's imported files could not be read.
   std::string import_warning;
+  bool presenter = false;       // start in presenter mode (--presenter)
+  bool controls_shown = true;   // false: the control column starts hidden (--hide-controls)
 };
 
 // A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless

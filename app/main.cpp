@@ -218,6 +218,11 @@ int main(int argc, char** argv) {
       cli.add_option("--panel", panel_name, "--screenshot of one panel only: controls or a plot, e.g. distribution")
           ->type_name("NAME");
   CLI::Option* view_option = cli.add_option("--view", view_name, "Start on a view: dashboard or a lab (see --list-views)")->type_name("NAME");
+  bool presenter = false, hide_controls = false;
+  cli.add_flag("--presenter", presenter,
+               "Presenter mode: the lesson step's panel (or the view's first plot) fills the window under a large "
+               "caption (F5 / Escape in the window)");
+  cli.add_flag("--hide-controls", hide_controls, "Start with the control column hidden (Ctrl+B / F9 in the window)");
   cli.add_flag("--list-keys", list_keys, "List the keys --set accepts, with ranges and defaults");
   cli.add_flag("--list-views", list_views, "List the views (the dashboard and the labs)");
   CLI::Option* bench_option =
@@ -438,6 +443,8 @@ int main(int argc, char** argv) {
   options.presets = presets;
   options.lessons = lessons;
   options.lesson = lesson_position;
+  options.presenter = presenter;
+  options.controls_shown = !hide_controls;
 
   // The export modes remove their temporary files when interrupted (the window handles its own signals).
   if (csv_or_svg || !screenshot_path.empty() || !gif_path.empty() || !export_lesson_args.empty())

@@ -27,7 +27,7 @@ std::vector<std::string> panel_names(const UiState& ui) {
 std::optional<PanelRect> find_panel(const UiState& ui, ImVec2 display_size, std::string_view name) {
   if (name.empty() || name == "window") return PanelRect{ImVec2(0, 0), display_size};
   if (name == "controls") {
-    const DashboardLayout layout = dashboard_layout(display_size, ui.ui_scale);
+    const DashboardLayout layout = dashboard_layout(display_size, ui.ui_scale, ui.controls_shown);
     return PanelRect{layout.controls_min, layout.controls_max};
   }
   for (const PlacedPlot& placed : ui.placed_plots) {

@@ -1,73 +1,214 @@
-// The main window: the control column, the view tabs, and the dashboard's four
-// plot areas side by side (distribution, entropy, S(1−S), attention) or a lab.
+// The main window: the control column (hideable), the view tabs, and the plots of the dashboard
+// or a lab flowed into a grid that keeps every plot readable; or presenter mode, where the
+// panel that matters fills the window under a large caption.
 #include <imgui.h>
 
 #include <algorithm>
-
+#include <cmath>
 #include <string>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>  // key codes only
 
 #include "i18n/i18n.hpp"
+#include "lessons/lesson_player.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "panels/labs.hpp"
 #include "panels/panels.hpp"
+#include "plot/text_wrap.hpp"
 
 namespace smlab::app {
 
-DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale) {
+DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool controls_shown) {
   DashboardLayout layout;
   const float margin = 8.0f * ui_scale;
   const float gap = 8.0f * ui_scale;
   const float tab_height = 30.0f * ui_scale;  // one row of tabs at the UI font size
-  const float controls_width = std::min(370.0f * ui_scale, 0.4f * display_size.x);
+  // 370 px at scale 1, but never more than 30 % of the window: at 1024×768 the plots get 70 %.
+  const float controls_width = controls_shown ? std::min(370.0f * ui_scale, 0.3f * display_size.x) : 0.0f;
   layout.controls_min = ImVec2(margin, margin);
   layout.controls_max = ImVec2(margin + controls_width, display_size.y - margin);
-  const float left = layout.controls_max.x + gap;
+  const float left = controls_shown ? layout.controls_max.x + gap : margin;
   const float right = std::max(display_size.x - margin, left + 1.0f);
-  layout.tabs_min = ImVec2(left, margin);
-  layout.tabs_max = ImVec2(right, margin + tab_height);
+  layout.toggle_min = ImVec2(left, margin);
+  layout.toggle_max = ImVec2(left + tab_height, margin + tab_height);
+  layout.tabs_min = ImVec2(layout.toggle_max.x + 0.5f * gap, margin);
+  layout.tabs_max = ImVec2(std::max(right, layout.tabs_min.x + 1.0f), margin + tab_height);
   layout.content_min = ImVec2(left, layout.tabs_max.y + gap);
   layout.content_max = ImVec2(right, std::max(display_size.y - margin, layout.content_min.y + 1.0f));
-  const float width = layout.content_max.x - layout.content_min.x;
-  const float height = layout.content_max.y - layout.content_min.y;
-  const float cell_w = (width - gap) / 2.0f, cell_h = (height - gap) / 2.0f;
-  for (int k = 0; k < 4; ++k) {
-    const float x = left + static_cast<float>(k % 2) * (cell_w + gap);
-    const float y = layout.content_min.y + static_cast<float>(k / 2) * (cell_h + gap);
-    layout.plot_min[k] = ImVec2(x, y);
-    layout.plot_max[k] = ImVec2(x + cell_w, y + cell_h);
-  }
   return layout;
+}
+
+FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap, float em,
+                   float min_height_em) {
+  FlowGrid best;
+  const float width = std::max(max.x - min.x, 1.0f), height = std::max(max.y - min.y, 1.0f);
+  const float min_w = min_plot_width_em * em, min_h = std::max(min_plot_height_em, min_height_em) * em;
+  float best_score = -1.0f;
+  const int most = std::max(1, std::min<int>(max_columns, static_cast<int>(spans.size())));
+  for (int columns = most; columns >= 1; --columns) {
+    const float cell_w = (width - gap * static_cast<float>(columns - 1)) / static_cast<float>(columns);
+    if (cell_w < min_w && columns > 1) continue;  // too narrow: fewer per row
+    int rows = 0, used = columns;
+    for (const int span : spans) {
+      const int clamped = std::clamp(span, 1, columns);
+      if (used + clamped > columns) {
+        ++rows;
+        used = 0;
+      }
+      used += clamped;
+    }
+    rows = std::max(rows, 1);
+    const float cell_h = std::max(min_h, (height - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows));
+    const float score = std::min(cell_w, 1.3f * cell_h);
+    if (score <= best_score) continue;
+    best_score = score;
+    best = FlowGrid{};
+    best.columns = columns;
+    int row = -1, column = columns;
+    for (const int span : spans) {
+      const int clamped = std::clamp(span, 1, columns);
+      if (column + clamped > columns) {
+        ++row;
+        column = 0;
+      }
+      const ImVec2 origin(min.x + static_cast<float>(column) * (cell_w + gap),
+                          min.y + static_cast<float>(row) * (cell_h + gap));
+      best.min.push_back(origin);
+      best.max.push_back(ImVec2(origin.x + cell_w * static_cast<float>(clamped) + gap * static_cast<float>(clamped - 1),
+                                origin.y + cell_h));
+      column += clamped;
+    }
+    best.bottom = min.y + static_cast<float>(rows) * cell_h + gap * static_cast<float>(rows - 1);
+  }
+  return best;
+}
+
+void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
+                    ImVec2 max, const plot::Style& style, UiState& ui,
+                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
+  if (plots.empty()) return;
+  std::vector<int> spans;
+  float min_height_em = 0.0f;
+  for (const NamedPlot& named : plots) {
+    spans.push_back(named.column_span);
+    min_height_em = std::max(min_height_em, named.min_height_em);
+  }
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const FlowGrid grid = flow_grid(spans, max_columns, min, max, gap, ImGui::GetFontSize(), min_height_em);
+  plot::Style placed_style = style;
+  placed_style.report = ui.record_layout ? &ui.layout_report : nullptr;
+  for (std::size_t index = 0; index < plots.size(); ++index) {
+    const NamedPlot& named = plots[index];
+    const ImVec2 origin = grid.min[index], end = grid.max[index];
+    ImGui::SetCursorScreenPos(origin);
+    const std::string full_name = std::string(view_name) + "/" + named.name;
+    const plot::Interaction interaction =
+        plot::draw(named.name.c_str(), named.plot, ImVec2(end.x - origin.x, end.y - origin.y), placed_style);
+    if (placed_style.report != nullptr && !ui.layout_report.plots.empty()) ui.layout_report.plots.back().id = full_name;
+    ui.placed_plots.push_back({full_name, origin, end});
+    if (interaction.hovered) {
+      ui.hovered_plot = full_name;
+      if (on_hover) on_hover(named, interaction);
+    }
+  }
 }
 
 namespace {
 
-// Draws `plot` filling [min, max] (screen coordinates relative to the window origin).
-void place(std::vector<PlacedPlot>& placed, const char* id, const plot::Plot& plot, ImVec2 min, ImVec2 max,
-           const plot::Style& style) {
-  ImGui::SetCursorScreenPos(min);
-  plot::draw(id, plot, ImVec2(max.x - min.x, max.y - min.y), style);
-  placed.push_back({std::string("dashboard/") + id, min, max});
+// The dashboard's six plots in reading order: one grid cell each, so the reflow can give the
+// attention maps square cells.
+std::vector<NamedPlot> dashboard_named_plots(const Snapshot& snap, const DkSweep& sweep, const HeatmapTextures& textures) {
+  std::vector<NamedPlot> plots;
+  plots.push_back({"distribution", distribution_plot(snap)});
+  plots.push_back({"entropy_t", entropy_temperature_plot(snap)});
+  plots.push_back({"entropy_dk", entropy_dk_plot(sweep, snap.params.key_dim)});
+  plots.push_back({"gradient", gradient_plot(snap)});
+  plots.push_back({"attention_scaled", attention_plot(snap, true, textures.scaled)});
+  plots.push_back({"attention_unscaled", attention_plot(snap, false, textures.unscaled)});
+  return plots;
 }
 
-void draw_plots(std::vector<PlacedPlot>& placed, const DashboardLayout& layout, const Snapshot& snap,
-                const DkSweep& sweep, const HeatmapTextures& textures, const plot::Style& style, float gap) {
-  place(placed, "distribution", distribution_plot(snap), layout.plot_min[0], layout.plot_max[0], style);
+// The keys of the layout, when no text field has the keyboard: Ctrl+B or F9 shows/hides the
+// control column, F5 enters presenter mode with the hovered plot, Escape leaves it (and only
+// it: an open lesson stays open). In presenter mode without a lesson, PageDown/PageUp and the
+// arrows step through the view's plots.
+void handle_layout_keys(UiState& ui, const std::vector<NamedPlot>& plots) {
+  ui.escape_taken = false;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
+  if ((io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_B, false)) || ImGui::IsKeyPressed(GLFW_KEY_F9, false))
+    ui.controls_shown = !ui.controls_shown;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F5, false)) {
+    if (!ui.presenter && !ui.hovered_plot.empty()) ui.presenter_focus = ui.hovered_plot;
+    ui.presenter = !ui.presenter;
+  }
+  if (ui.presenter && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) {
+    ui.presenter = false;
+    ui.escape_taken = true;
+  }
+  if (!ui.presenter || current_step(ui) != nullptr || plots.empty() || io.KeyCtrl || io.KeyAlt) return;
+  const std::string prefix = std::string(view_info(ui.view).name) + "/";
+  int index = 0;
+  for (std::size_t k = 0; k < plots.size(); ++k)
+    if (prefix + plots[k].name == ui.presenter_focus) index = static_cast<int>(k);
+  const int count = static_cast<int>(plots.size());
+  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN) || ImGui::IsKeyPressed(GLFW_KEY_RIGHT) || ImGui::IsKeyPressed(GLFW_KEY_DOWN))
+    index = (index + 1) % count;
+  else if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP) || ImGui::IsKeyPressed(GLFW_KEY_LEFT) || ImGui::IsKeyPressed(GLFW_KEY_UP))
+    index = (index + count - 1) % count;
+  ui.presenter_focus = prefix + plots[static_cast<std::size_t>(index)].name;
+}
 
-  // Entropy quadrant: versus T on the left, versus d_k on the right.
-  const ImVec2 e_min = layout.plot_min[1], e_max = layout.plot_max[1];
-  const float e_mid = 0.5f * (e_min.x + e_max.x);
-  place(placed, "entropy_t", entropy_temperature_plot(snap), e_min, ImVec2(e_mid - gap / 2, e_max.y), style);
-  place(placed, "entropy_dk", entropy_dk_plot(sweep, snap.params.key_dim), ImVec2(e_mid + gap / 2, e_min.y), e_max, style);
+// Presenter mode: the lesson step's panel (or the chosen plot) over the whole window, the step's
+// title and text as a large caption below it.
+void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot::Style& style,
+                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float margin = 8.0f * ui.ui_scale;
+  const std::string view_name(view_info(ui.view).name);
+  std::vector<NamedPlot> shown;
+  const LessonStep* step = current_step(ui);
+  if (step != nullptr && step->view == ui.view) {
+    if (const LessonPanel* panel = find_lesson_panel(step->view, step->panel))
+      for (const NamedPlot& named : plots)
+        if (std::find(panel->plots.begin(), panel->plots.end(), named.name) != panel->plots.end()) shown.push_back(named);
+  }
+  if (shown.empty())
+    for (const NamedPlot& named : plots)
+      if (view_name + "/" + named.name == ui.presenter_focus) shown.push_back(named);
+  if (shown.empty() && !plots.empty()) shown.push_back(plots.front());
+  for (NamedPlot& named : shown) named.column_span = 1;
 
-  place(placed, "gradient", gradient_plot(snap), layout.plot_min[2], layout.plot_max[2], style);
-
-  // Attention quadrant: scaled and unscaled heatmaps side by side, one colour range.
-  const ImVec2 a_min = layout.plot_min[3], a_max = layout.plot_max[3];
-  const float a_mid = 0.5f * (a_min.x + a_max.x);
-  place(placed, "attention_scaled", attention_plot(snap, true, textures.scaled), a_min, ImVec2(a_mid - gap / 2, a_max.y),
-        style);
-  place(placed, "attention_unscaled", attention_plot(snap, false, textures.unscaled), ImVec2(a_mid + gap / 2, a_min.y),
-        a_max, style);
+  // The caption: the lesson step (title and text, 1.5× the UI font) or the view's name and the keys.
+  const float caption_scale = 1.5f;
+  const float width = io.DisplaySize.x - 2.0f * margin;
+  float caption_height = 0.0f;
+  if (step != nullptr) {
+    const i18n::Language language = i18n::language();
+    const float line = ImGui::GetTextLineHeightWithSpacing() * caption_scale;
+    // Measured by wrapping once off-screen is not possible in 1.86 without drawing: the caption
+    // takes at most 30 % of the height and scrolls beyond that.
+    caption_height = std::min(0.3f * io.DisplaySize.y, line * 5.0f);
+    // Above the key hint's line at the bottom edge.
+    const float hint_line = ImGui::GetTextLineHeightWithSpacing();
+    ImGui::SetCursorScreenPos(ImVec2(margin, io.DisplaySize.y - hint_line - caption_height));
+    ImGui::BeginChild("##presenter-caption", ImVec2(width, caption_height), false);
+    ImGui::SetWindowFontScale(caption_scale);
+    const std::string heading = std::to_string(ui.lesson.open->step + 1) + "/" +
+                                std::to_string(current_lesson(ui)->steps.size()) + "  " + step->title.in(language);
+    plot::wrapped_text(heading, ImGui::GetContentRegionAvail().x);
+    plot::wrapped_text(step->text.in(language), ImGui::GetContentRegionAvail().x);
+    ImGui::SetWindowFontScale(1.0f);
+    ImGui::EndChild();
+    caption_height += hint_line;
+  }
+  const ImVec2 min(margin, margin);
+  const ImVec2 max(io.DisplaySize.x - margin, io.DisplaySize.y - margin - caption_height);
+  draw_plot_grid(view_name, shown, static_cast<int>(shown.size()), min, max, style, ui, on_hover);
+  const char* hint = i18n::tr("layout.presenter_hint");
+  const ImVec2 hint_size = ImGui::CalcTextSize(hint);
+  ImGui::GetForegroundDrawList()->AddText(ImVec2(io.DisplaySize.x - margin - hint_size.x, io.DisplaySize.y - hint_size.y - 2.0f),
+                                          ImGui::GetColorU32(ImGuiCol_TextDisabled), hint);
 }
 
 }  // namespace
@@ -75,7 +216,9 @@ void draw_plots(std::vector<PlacedPlot>& placed, const DashboardLayout& layout, 
 void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const HeatmapTextures& textures,
                       TexturePool& lab_textures, const plot::Style& style, const FrameStats& stats) {
   const ImGuiIO& io = ImGui::GetIO();
-  const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale);
+  // With a lesson open the column stays: the lesson panel lives in it.
+  const bool lesson_open = current_step(ui) != nullptr;
+  const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale, ui.controls_shown || lesson_open);
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
   // No window background: the clear colour already paints it, and on a software
@@ -91,28 +234,71 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   // to one copy of Params, validated once at the end.
   Params edit = ui.params;
   ui.placed_plots.clear();
-  ImGui::SetCursorScreenPos(layout.controls_min);
-  ImGui::BeginChild("controls", ImVec2(layout.controls_max.x - layout.controls_min.x,
-                                       layout.controls_max.y - layout.controls_min.y),
-                    true, ImGuiWindowFlags_MenuBar);
-  if (ImGui::BeginMenuBar()) {  // File and Edit menus, inside the control column: the layout stays put
-    draw_file_menu(ui);
-    ImGui::EndMenuBar();
+  ui.layout_report.plots.clear();
+  ui.hovered_plot.clear();
+
+  // The view's plots (built once per frame, drawn by the grid or by presenter mode).
+  const LabDefinition* lab = lab_definition(ui.view);
+  const bool ready = snapshot != nullptr && (lab == nullptr || lab_ready(*snapshot, ui.view));
+  LabView lab_view;
+  std::vector<NamedPlot> plots;
+  if (ready) {
+    const DkSweep& dk_sweep = sweep != nullptr ? *sweep : snapshot->dk_sweep;
+    if (lab != nullptr) {
+      lab_view = lab->build(LabInputs{*snapshot, dk_sweep, &lab_textures});
+      plots = lab_view.plots;
+    } else {
+      plots = dashboard_named_plots(*snapshot, dk_sweep, textures);
+      lab_view.columns = 3;
+    }
   }
-  ImGui::TextUnformatted(i18n::tr("app.title"));
-  // The tagline follows the title when it fits, else wraps below it (large fonts, narrow column).
-  const char* tagline = i18n::tr("app.tagline");
-  const float title_end = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
-  if (title_end + ImGui::CalcTextSize(tagline).x <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
-    ImGui::SameLine();
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", tagline);
-  ImGui::PopStyleColor();
-  draw_controls(ui, edit, snapshot, stats);
-  ImGui::EndChild();
+  const auto on_hover = [&](const NamedPlot& named, const plot::Interaction& interaction) {
+    if (lab != nullptr && lab->interact != nullptr) lab->interact(named.name, interaction, edit);
+  };
+  handle_layout_keys(ui, plots);
+
+  if (ui.presenter && ready) {
+    draw_presenter(ui, plots, style, on_hover);
+    apply_params(ui, edit);
+    ImGui::End();
+    return;
+  }
+
+  if (ui.controls_shown || lesson_open) {
+    ImGui::SetCursorScreenPos(layout.controls_min);
+    ImGui::BeginChild("controls", ImVec2(layout.controls_max.x - layout.controls_min.x,
+                                         layout.controls_max.y - layout.controls_min.y),
+                      true, ImGuiWindowFlags_MenuBar);
+    if (ImGui::BeginMenuBar()) {  // File, Edit and View menus, inside the control column: the layout stays put
+      draw_file_menu(ui);
+      ImGui::EndMenuBar();
+    }
+    ImGui::TextUnformatted(i18n::tr("app.title"));
+    // The tagline follows the title when it fits, else wraps below it (large fonts, narrow column).
+    const char* tagline = i18n::tr("app.tagline");
+    const float title_end = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+    const float column_end = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const bool same_line = title_end + ImGui::CalcTextSize(tagline).x <= column_end;
+    if (same_line) ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::BeginGroup();
+    plot::wrapped_text(tagline, same_line ? column_end - title_end : ImGui::GetContentRegionAvail().x);
+    ImGui::EndGroup();
+    ImGui::PopStyleColor();
+    draw_controls(ui, edit, snapshot, stats);
+    ImGui::EndChild();
+  }
+
+  // « hides the control column, » shows it (Ctrl+B, F9).
+  ImGui::SetCursorScreenPos(layout.toggle_min);
+  if (ImGui::Button(ui.controls_shown ? "<<###controls-toggle" : ">>###controls-toggle",
+                    ImVec2(layout.toggle_max.x - layout.toggle_min.x, layout.toggle_max.y - layout.toggle_min.y)))
+    ui.controls_shown = !ui.controls_shown;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
 
   ImGui::SetCursorScreenPos(layout.tabs_min);
   ImGui::PushItemWidth(layout.tabs_max.x - layout.tabs_min.x);
+  // The strip scrolls (arrows at its end) rather than clipping tabs; the selected tab is scrolled into view.
   if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (const ViewInfo& info : all_views()) {
       // Select the tab that ui.view names on the first frame (e.g. --view) and keep
@@ -134,17 +320,49 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   if (snapshot == nullptr) {
     ImGui::SetCursorScreenPos(layout.content_min);
     ImGui::TextDisabled("%s", i18n::tr("dashboard.computing_first"));
-  } else if (const LabDefinition* lab = lab_definition(ui.view)) {
-    if (lab_ready(*snapshot, ui.view)) {
-      const LabInputs inputs{*snapshot, sweep != nullptr ? *sweep : snapshot->dk_sweep, &lab_textures};
-      draw_lab(*lab, inputs, style, layout.content_min, layout.content_max, edit, ui.placed_plots);
-    } else {
-      ImGui::SetCursorScreenPos(layout.content_min);
-      ImGui::TextDisabled("%s", i18n::format("dashboard.computing_lab", {view_title(ui.view)}).c_str());
-    }
+  } else if (!ready) {
+    ImGui::SetCursorScreenPos(layout.content_min);
+    ImGui::TextDisabled("%s", i18n::format("dashboard.computing_lab", {view_title(ui.view)}).c_str());
   } else {
-    draw_plots(ui.placed_plots, layout, *snapshot, sweep != nullptr ? *sweep : snapshot->dk_sweep, textures, style,
-               8.0f * ui.ui_scale);
+    // The content scrolls when the readable minimum of its plots is taller than the window.
+    ImGui::SetCursorScreenPos(layout.content_min);
+    const ImVec2 size(layout.content_max.x - layout.content_min.x, layout.content_max.y - layout.content_min.y);
+    ImGui::BeginChild("##content", size, false, ImGuiWindowFlags_NoBackground);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    // Room for a scroll bar is kept on the right so a scrolling grid does not jump.
+    const float width = size.x - ImGui::GetStyle().ScrollbarSize;
+    ImVec2 min = origin;
+    if (lab != nullptr) {
+      const float gap = ImGui::GetStyle().ItemSpacing.x;
+      // The explanation and notes take at most 30 % of the height (at least four lines) and
+      // scroll on their own beyond that: at 1280×720 with a large font they took half the
+      // height and pushed the plots below the window.
+      const plot::MeasureText measure = [](std::string_view text) {
+        return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x;
+      };
+      const float text_width = width - ImGui::GetStyle().ScrollbarSize;
+      std::size_t lines = plot::wrap_text(lab_view.explanation, text_width, measure).size();
+      for (const std::string& note : lab_view.notes) lines += plot::wrap_text(note, text_width, measure).size();
+      const float line_height = ImGui::GetTextLineHeightWithSpacing();
+      const float text_height = static_cast<float>(lines) * line_height;
+      // Whole lines, so the last visible one is not cut through.
+      const float limit = std::max(4.0f, std::floor(0.3f * size.y / line_height)) * line_height;
+      if (text_height > limit) {
+        ImGui::BeginChild("##explanation", ImVec2(width, limit), false);
+        plot::wrapped_text(lab_view.explanation, text_width);
+        for (const std::string& note : lab_view.notes) plot::wrapped_text(note, text_width, true);
+        ImGui::EndChild();
+      } else {
+        ImGui::BeginGroup();
+        plot::wrapped_text(lab_view.explanation, width);
+        for (const std::string& note : lab_view.notes) plot::wrapped_text(note, width, true);
+        ImGui::EndGroup();
+      }
+      min = ImVec2(origin.x, ImGui::GetCursorScreenPos().y + gap);
+    }
+    const ImVec2 max(origin.x + width, origin.y + size.y);
+    draw_plot_grid(view_info(ui.view).name, plots, lab_view.columns, min, max, style, ui, on_hover);
+    ImGui::EndChild();
   }
   apply_params(ui, edit);  // a rejected edit leaves its error on screen until the next accepted one
   ImGui::End();

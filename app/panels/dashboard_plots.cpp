@@ -175,6 +175,8 @@ plot::Plot gradient_plot(const Snapshot& snap) {
 plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t texture) {
   plot::Plot p;
   p.title = scaled ? "softmax(QKᵀ/√d_k)" : tr("plot.attention.unscaled_title");
+  // What tells the two maps apart survives a narrow panel ("softma..." did not).
+  p.short_title = tr(scaled ? "plot.attention.scaled_short" : "plot.attention.unscaled_short");
   plot::Heatmap map;
   map.rows = snap.attention_size;
   map.cols = snap.attention_size;

@@ -159,6 +159,10 @@ void draw_file_menu(UiState& ui) {
   if (ImGui::BeginMenu(i18n::label("ui.menu.view", "view-menu").c_str())) {
     if (ImGui::MenuItem(i18n::label("ui.menu.fullscreen", "fullscreen").c_str(), "F11"))
       state.fullscreen_requested = true;
+    if (ImGui::MenuItem(i18n::label("ui.menu.controls", "controls-menu").c_str(), "Ctrl+B", ui.controls_shown))
+      ui.controls_shown = !ui.controls_shown;
+    if (ImGui::MenuItem(i18n::label("ui.menu.presenter", "presenter-menu").c_str(), "F5", ui.presenter))
+      ui.presenter = !ui.presenter;
     ImGui::EndMenu();
   }
 }

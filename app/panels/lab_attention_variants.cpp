@@ -144,7 +144,8 @@ LabView build_attention_variants(const LabInputs& inputs) {
   const double color_max = shared_color_max(lab);
   for (std::size_t v = 0; v < looks.size(); ++v)
     view.plots.push_back({looks[v].plot_name, variant_map(lab, v, color_max, inputs.textures)});
-  view.plots.push_back({"entropy-sigma", entropy_sigma_plot(lab)});
+  // Five curves named at their ends and the uniform line: a data area of six text lines (#16).
+  view.plots.push_back({"entropy-sigma", entropy_sigma_plot(lab), 1, 14.0f});
 
   view.notes.push_back(i18n::format("lab.attention_variants.note.sigma",
                                     {format_value(lab.sigma, 3), format_value(lab.expected_query_norm, 3),

@@ -98,7 +98,9 @@ plot::Plot amplitude_plot(const Lab& lab) {
   p.x.label = tr("lab.positions.amplitude.x");
   p.x.scale = plot::Scale::Log10;
   p.x.min = Lab::sweep_min_amplitude;
-  p.x.max = Lab::sweep_max_amplitude;
+  // The axis runs one decade past the sweep's end: the legend sits there, over no curve, and
+  // the regimes' names keep the headroom at the top.
+  p.x.max = Lab::sweep_max_amplitude * 10.0;
   p.x.tick_values = {0.01, 0.1, 1, 10, 100};
   p.y.label = tr("lab.positions.amplitude.y");
   p.y.min = 0.0;
@@ -137,17 +139,18 @@ plot::Plot amplitude_plot(const Lab& lab) {
   const double low = Lab::sweep_min_amplitude, high = Lab::sweep_max_amplitude;
   for (double boundary : {lab.uniform_until, lab.collapsed_from})
     if (boundary > low && boundary < high) p.vlines.push_back({boundary, "", std::nullopt, true});
-  auto label = [&](double from, double to, const char* name, const char* why, double y) {
+  // Each regime's name on one line in the headroom above the curves (y 1 … 1.12), clear of the
+  // legend in the bottom right corner; why a regime is what it is, the explanation above says.
+  auto label = [&](double from, double to, const char* name) {
     if (to <= from * 1.05) return;  // the regime does not appear in the plotted range
-    const double x = geometric_middle(from, to);
-    p.annotations.push_back({x, y, name, std::nullopt, plot::TextAlign::Center});
-    p.annotations.push_back({x, y - 0.08, why, std::nullopt, plot::TextAlign::Center});
+    p.annotations.push_back({geometric_middle(from, to), 1.06, name, std::nullopt, plot::TextAlign::Center});
   };
-  label(low, lab.uniform_until, tr("lab.positions.uniform_ish"), tr("lab.positions.too_small"), 0.6);
-  label(lab.uniform_until, lab.collapsed_from, tr("lab.positions.structured"), "", 0.6);
-  label(lab.collapsed_from, high, tr("lab.positions.collapsed"), tr("lab.positions.too_large"), 0.6);
-  // Bottom right: there the entropy curves lie flat on 0 (collapsed), the least to hide.
+  label(low, lab.uniform_until, tr("lab.positions.uniform_ish"));
+  label(lab.uniform_until, lab.collapsed_from, tr("lab.positions.structured"));
+  label(lab.collapsed_from, high, tr("lab.positions.collapsed"));
+  // Bottom right, in the empty decade (see x.max), two rows: the regimes' names keep the top.
   p.legend = plot::LegendPos::BottomRight;
+  p.legend_max_rows = 2;
   return p;
 }
 
@@ -172,7 +175,8 @@ LabView build_positions(const LabInputs& inputs) {
                                                               {format_value(lab.content_sigma, 3),
                                                                fixed(lab.content_entropy_nats, 2)}),
                                                  inputs.textures)});
-  view.plots.push_back({"amplitude", amplitude_plot(lab)});
+  // Three regime names, the current a and a four-entry legend: a data area of six text lines (#16).
+  view.plots.push_back({"amplitude", amplitude_plot(lab), 1, 14.0f});
 
   view.notes.push_back(i18n::format(
       "lab.positions.note.regime",

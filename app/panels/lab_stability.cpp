@@ -117,20 +117,6 @@ plot::Plot weights_plot(const StabilityLab& lab) {
     mark(run.inf_entries, inf_markers, marker_y, "inf");
     mark(run.underflow_entries, zero_markers, 0.0, nullptr);
   }
-  // Online softmax's running max m and sum d after each key, written above the bars while they
-  // fit (a handful of keys): the state the one-pass kernel carries, e.g. d = 1, 1.37, 1.50 for
-  // 1000, 1001, 1002.
-  constexpr std::size_t max_online_annotations = 6;
-  constexpr plot::Color online_color = plot::Color::from_hex(0x009E73);  // the online bars' colour
-  if (shown <= max_online_annotations && lab.online_running_sum.size() >= shown) {
-    for (std::size_t i = 0; i < shown; ++i) {
-      const double x = static_cast<double>(i);  // centred on the group: clear of the legend
-      p.annotations.push_back({x, 0.97, "m " + format_value(lab.online_running_max[i], 4), online_color,
-                               plot::TextAlign::Center});
-      p.annotations.push_back({x, 0.86, "d " + fixed(lab.online_running_sum[i], 2), online_color,
-                               plot::TextAlign::Center});
-    }
-  }
   // Empty marker series would still take a legend row.
   for (plot::ScatterSeries* markers : {&nan_markers, &inf_markers, &zero_markers})
     if (!markers->x.empty()) p.scatters.push_back(std::move(*markers));
@@ -366,6 +352,20 @@ LabView build_stability(const LabInputs& inputs) {
     runs += i18n::format("lab.stability.note.runs_first",
                          {std::to_string(lab.scores.size()), std::to_string(max_shown_entries)});
   view.notes.push_back(i18n::format("lab.stability.note.runs", {selected_name, runs}));
+  // Online softmax's running max m and sum d after each key, for a handful of keys: the state the
+  // one-pass kernel carries, e.g. d = 1, 1.37, 1.50 for 1000, 1001, 1002. A note, not labels on
+  // the bars: two rows of labels over every bar do not fit a plot at classroom sizes.
+  constexpr std::size_t max_online_entries = 6;
+  const std::size_t online_shown = std::min(lab.scores.size(), max_shown_entries);
+  if (online_shown <= max_online_entries && lab.online_running_sum.size() >= online_shown &&
+      lab.online_running_max.size() >= online_shown) {
+    std::string maxima, sums;
+    for (std::size_t i = 0; i < online_shown; ++i) {
+      maxima += (i == 0 ? "" : ", ") + format_value(lab.online_running_max[i], 4);
+      sums += (i == 0 ? "" : ", ") + fixed(lab.online_running_sum[i], 2);
+    }
+    view.notes.push_back(i18n::format("lab.stability.note.online", {maxima, sums}));
+  }
   const StabilityMap& naive = lab.naive_fp16;
   std::string maps = i18n::format(
       params.seq_len > stability_map_max_size ? "lab.stability.note.maps_capped" : "lab.stability.note.maps",

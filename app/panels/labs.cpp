@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "i18n/i18n.hpp"
-#include "plot/text_wrap.hpp"
 
 namespace smlab::app {
 namespace {
@@ -78,49 +77,6 @@ std::string format_value(double value, int significant_digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*g", significant_digits, value);
   return buffer;
-}
-
-void draw_lab(const LabDefinition& lab, const LabInputs& inputs, const plot::Style& style, ImVec2 min, ImVec2 max,
-              Params& edit, std::vector<PlacedPlot>& placed) {
-  const LabView view = lab.build(inputs);
-  const float gap = ImGui::GetStyle().ItemSpacing.x;
-  ImGui::SetCursorScreenPos(min);
-  ImGui::BeginGroup();  // keeps every line at min.x, not the window's left edge
-  plot::wrapped_text(view.explanation, max.x - min.x);
-  for (const std::string& note : view.notes) plot::wrapped_text(note, max.x - min.x, true);
-  ImGui::EndGroup();
-  const float top = ImGui::GetCursorScreenPos().y + gap;
-  if (view.plots.empty() || top >= max.y) return;
-
-  // Grid: plots fill rows left to right; a plot may span several columns.
-  const int columns = std::max(view.columns, 1);
-  int rows = 0, used = columns;
-  for (const NamedPlot& named : view.plots) {
-    const int span = std::clamp(named.column_span, 1, columns);
-    if (used + span > columns) {
-      ++rows;
-      used = 0;
-    }
-    used += span;
-  }
-  const float cell_w = (max.x - min.x - gap * static_cast<float>(columns - 1)) / static_cast<float>(columns);
-  const float cell_h = (max.y - top - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows);
-  int row = -1, column = columns;
-  for (const NamedPlot& named : view.plots) {
-    const int span = std::clamp(named.column_span, 1, columns);
-    if (column + span > columns) {
-      ++row;
-      column = 0;
-    }
-    const ImVec2 origin(min.x + static_cast<float>(column) * (cell_w + gap), top + static_cast<float>(row) * (cell_h + gap));
-    const ImVec2 size(cell_w * static_cast<float>(span) + gap * static_cast<float>(span - 1), cell_h);
-    column += span;
-    ImGui::SetCursorScreenPos(origin);
-    const plot::Interaction interaction = plot::draw(named.name.c_str(), named.plot, size, style);
-    placed.push_back({std::string(view_info(lab.view).name) + "/" + named.name, origin,
-                      ImVec2(origin.x + size.x, origin.y + size.y)});
-    if (lab.interact != nullptr && interaction.hovered) lab.interact(named.name, interaction, edit);
-  }
 }
 
 }  // namespace smlab::app

@@ -11,6 +11,7 @@
 //   optional interact_<name>(name, Interaction, Params&)  mouse on a plot (e.g. dragging bars)
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,10 @@ struct NamedPlot {
   std::string name;  // stable file stem for exports: "<view>-<name>.csv/.svg", e.g. "weights"
   plot::Plot plot;
   int column_span = 1;  // how many grid columns it takes (a wide plot spans 2)
+  // Its smallest height in em when more than the grid's minimum (panels.hpp): plots with several
+  // labels and a legend in one data area need more than three text lines of it. The row it is
+  // in gets this height too.
+  float min_height_em = 0.0f;
 };
 
 struct LabView {
@@ -59,11 +64,13 @@ const LabDefinition* lab_definition(View view);
 // the view is first shown; until then the lab says it is computing).
 bool lab_ready(const Snapshot& snapshot, View view);
 
-// Draws the lab of `view` in [min, max]: explanation, notes, then the plot grid.
-// Mouse interaction goes to the lab's interact() with `edit`.
-// Appends where each plot went to `placed`.
-void draw_lab(const LabDefinition& lab, const LabInputs& inputs, const plot::Style& style, ImVec2 min, ImVec2 max,
-              Params& edit, std::vector<PlacedPlot>& placed);
+// Draws `plots` of the view named `view_name` into [min, max] with flow_grid() (at most
+// `max_columns` per row, fewer when the space is small), appends where each went to
+// ui.placed_plots (and ui.layout_report when recording), and calls `on_hover` for the plot
+// under the mouse.
+void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
+                    ImVec2 max, const plot::Style& style, UiState& ui,
+                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover);
 
 // The tab title and hover summary of a view in the current language ("lab.<view>.title").
 const char* view_title(View view);

@@ -41,7 +41,7 @@ void handle_keys(UiState& ui) {
   const bool arrows = !ui.interaction.arrows_taken && !io.WantCaptureKeyboard;
   if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN)) lesson_next(ui);
   else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP)) lesson_previous(ui);
-  else if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) close_lesson(ui);
+  else if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ui.escape_taken) close_lesson(ui);  // taken: left presenter mode
 }
 
 void draw_frame(ImVec2 min, ImVec2 max, Theme theme, float scale) {
@@ -65,9 +65,11 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index) {
   const LessonStep& step = lesson.steps[step_index];
   const i18n::Language language = i18n::language();
   const ImGuiIO& io = ImGui::GetIO();
-  const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale);
+  const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale, true);
   const float column_height = layout.controls_max.y - layout.controls_min.y;
-  const ImVec2 min(layout.controls_min.x, layout.controls_min.y + panel_top_fraction * column_height);
+  // With the controls hidden the lesson has the whole column.
+  const float top_fraction = ui.controls_shown ? panel_top_fraction : 0.0f;
+  const ImVec2 min(layout.controls_min.x, layout.controls_min.y + top_fraction * column_height);
   const ImVec2 size(layout.controls_max.x - layout.controls_min.x, layout.controls_max.y - min.y);
   ImGui::SetNextWindowPos(min);
   ImGui::SetNextWindowSize(size);
@@ -166,6 +168,7 @@ void draw_lesson(UiState& ui) {
   }
   handle_keys(ui);
   if (!ui.lesson.open) return;  // Escape
+  if (ui.presenter) return;     // the step's panel fills the window and its text is the caption
   draw_highlight(ui);
   draw_panel(ui, *current_lesson(ui), ui.lesson.open->step);
 }

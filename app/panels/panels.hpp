@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <imgui.h>
 
@@ -16,15 +17,36 @@
 
 namespace smlab::app {
 
-// Where the dashboard puts things, in ImGui display units, for a given window
-// size and UI scale. The headless tests use the same numbers to find the plots.
+// Where the main window puts things, in ImGui display units, for a given window size and UI
+// scale. The control column narrows with the window (at most 30 % of its width) and is hidden
+// (width 0) when `controls_shown` is false; the plots' places come from flow_grid().
 struct DashboardLayout {
   ImVec2 controls_min, controls_max;
-  ImVec2 tabs_min, tabs_max;        // the strip of view tabs above the content
-  ImVec2 content_min, content_max;  // where the dashboard's plots or a lab go
-  ImVec2 plot_min[4], plot_max[4];  // distribution, entropy, gradient, attention
+  ImVec2 tabs_min, tabs_max;        // the strip of view tabs above the content (after the « » button)
+  ImVec2 toggle_min, toggle_max;    // the button that shows or hides the control column
+  ImVec2 content_min, content_max;  // where the dashboard's plots or a lab go (scrolls when taller)
 };
-DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale);
+DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool controls_shown = true);
+
+// The smallest plot the layout draws, in em (the UI font's size in px): 14 em × 11 em holds a
+// title line, four labelled ticks per axis, both axis labels and a two-entry legend at any font
+// scale and theme. A smaller space gets fewer plots per row and the content scrolls; no plot is
+// ever drawn smaller than this.
+inline constexpr float min_plot_width_em = 14.0f, min_plot_height_em = 11.0f;
+
+// The places of plots that take `spans[i]` columns each, filling rows left to right in the box
+// [min, max]: the column count (1 … max_columns) whose cells are the largest readable ones (the
+// smaller side, heights counted 1.3×, wins; every cell at least the minimum above). Rows share
+// the height; when even the minimum does not fit, cells keep the minimum height and `bottom`
+// lies below max.y (the caller scrolls).
+struct FlowGrid {
+  std::vector<ImVec2> min, max;
+  int columns = 1;
+  float bottom = 0.0f;
+};
+// `min_height_em` (0: min_plot_height_em) raises the cells' smallest height.
+FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap, float em,
+                   float min_height_em = 0.0f);
 
 struct FrameStats {
   bool computing = false;

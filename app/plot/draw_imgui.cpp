@@ -376,6 +376,33 @@ void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* l
   }
 }
 
+// Appends the scene's plot frame, texts and problems, in screen px, to the layout report.
+void record_layout(LayoutReport& report, const char* id, const Scene& scene, ImVec2 origin, float font_size) {
+  PlotRecord record;
+  record.id = id;
+  record.x0 = origin.x;
+  record.y0 = origin.y;
+  record.x1 = origin.x + scene.width;
+  record.y1 = origin.y + scene.height;
+  record.has_data_area = scene.has_data_area;
+  if (scene.has_data_area) {
+    record.data_x0 = origin.x + scene.data_area.x0;
+    record.data_y0 = origin.y + scene.data_area.y0;
+    record.data_x1 = origin.x + scene.data_area.x1;
+    record.data_y1 = origin.y + scene.data_area.y1;
+  }
+  record.font_size = font_size;
+  for (const auto& shape : scene.shapes) {
+    const auto* text = std::get_if<TextShape>(&shape);
+    if (text == nullptr) continue;
+    const Box box = text_box(*text);
+    record.texts.push_back({text->text, text->role, origin.x + box.x0, origin.y + box.y0, origin.x + box.x1,
+                            origin.y + box.y1});
+  }
+  record.problems = scene.problems;
+  report.plots.push_back(std::move(record));
+}
+
 }  // namespace
 
 // [SECTION] draw()
@@ -390,7 +417,8 @@ Interaction draw(const char* id, const Plot& plot, ImVec2 size, const Style& sty
   Interaction interaction;
   interaction.clicked = ImGui::InvisibleButton(id, size);
   interaction.hovered = ImGui::IsItemHovered();
-  if (!ImGui::IsItemVisible()) return interaction;  // scrolled away: no layout work
+  const bool visible = ImGui::IsItemVisible();
+  if (!visible && style.report == nullptr) return interaction;  // scrolled away: no layout work
 
   ImFont* font = ImGui::GetFont();
   const float font_size = resolved_font_size(style, ImGui::GetFontSize());
@@ -398,6 +426,8 @@ Interaction draw(const char* id, const Plot& plot, ImVec2 size, const Style& sty
     return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
   };
   const Scene scene = layout_plot(plot, size.x, size.y, style, font_size, measure);
+  if (style.report != nullptr) record_layout(*style.report, id, scene, origin, font_size);
+  if (!visible) return interaction;
 
   ImDrawList* list = ImGui::GetWindowDrawList();
   list->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);

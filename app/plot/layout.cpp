@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <unordered_set>
 
@@ -52,6 +53,7 @@ struct Builder {
   Scene& scene;
   float font = 13.0f;        // tick labels, axis labels, legend
   float title_font = 15.0f;  // title
+  std::vector<std::string> title_lines{};  // the title as shown: one line, or two when it is long
   float pad = 6.0f;          // frame to content, and between blocks
   float gap = 3.0f;          // tick label to tick
   float tick_length = 4.0f;
@@ -61,8 +63,10 @@ struct Builder {
   }
 
   // The text, shortened with "..." until it is at most max_width px wide ("" if nothing fits).
-  std::string fit(std::string_view text, float max_width, float size) const {
+  // Shortening is a defect the layout report names (`what`: "title", "legend", ...).
+  std::string fit(std::string_view text, float max_width, float size, std::string_view what) const {
     if (text_width(text, size) <= max_width) return std::string(text);
+    problem(what, "shortened", text);
     std::size_t end = text.size();
     while (end > 0) {
       end = utf8_previous_boundary(text, end);
@@ -72,11 +76,19 @@ struct Builder {
     return {};
   }
 
+  void problem(std::string_view what, std::string_view how, std::string_view text = {}) const {
+    std::string entry(what);
+    entry.append(" ").append(how);
+    if (!text.empty()) entry.append(": \"").append(text).append("\"");
+    scene.problems.push_back(std::move(entry));
+  }
+
   void add(Shape shape) { scene.shapes.push_back(std::move(shape)); }
 
-  void text(std::string content, Point origin, float size, Color color, bool vertical = false) {
+  void text(std::string content, Point origin, float size, Color color, TextRole role, bool vertical = false) {
     if (content.empty()) return;
-    add(TextShape{std::move(content), origin, size, color, vertical});
+    const float width = text_width(content, size);
+    add(TextShape{std::move(content), origin, size, color, vertical, role, width});
   }
 
   float line_width(float base) const { return base * style.line_scale; }
@@ -292,7 +304,7 @@ void add_x_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const B
     left = std::clamp(left, builder.pad,
                       std::max(builder.pad, builder.scene.width - builder.pad - tick.label_width));
     builder.text(tick.label, {left, area.y1 + builder.tick_length + builder.gap}, builder.font,
-                 style.text_dim);
+                 style.text_dim, TextRole::TickLabel);
   }
 }
 
@@ -313,7 +325,7 @@ void add_y_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const B
                                  std::max(builder.pad, builder.scene.height - builder.pad - builder.font));
     const float left = labels_on_right ? edge + builder.tick_length + builder.gap
                                        : edge - builder.tick_length - builder.gap - tick.label_width;
-    builder.text(tick.label, {left, top}, builder.font, style.text_dim);
+    builder.text(tick.label, {left, top}, builder.font, style.text_dim, TextRole::TickLabel);
   }
 }
 
@@ -322,29 +334,71 @@ void add_y_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const B
 // (the free part of the column) allows, shortened only when even that is too short.
 void add_vertical_label(Builder& builder, std::string_view label, float left, float top, float bottom,
                         float limit_top, float limit_bottom, Color color) {
-  const std::string fitted = builder.fit(label, limit_bottom - limit_top, builder.font);
+  const std::string fitted = builder.fit(label, limit_bottom - limit_top, builder.font, "axis label");
   const float width = builder.text_width(fitted, builder.font);
   const float start = std::clamp(0.5f * (top + bottom) + 0.5f * width, limit_top + width, limit_bottom);
-  builder.text(fitted, {left, start}, builder.font, color, true);
+  builder.text(fitted, {left, start}, builder.font, color, TextRole::AxisLabel, true);
 }
 
-// Title centred over `centre_x` but kept inside the frame.
-void add_title(Builder& builder, float centre_x) {
+// Whether a line may break before the code point at text[index]: after a space, or between
+// CJK characters (not before closing punctuation).
+bool title_break_before(std::string_view text, std::size_t index) {
+  if (index == 0 || index >= text.size()) return false;
+  if (text[index - 1] == ' ') return true;
+  std::size_t at = index;
+  const std::uint32_t next = next_codepoint(text, at);
+  std::size_t back = index;
+  back = utf8_previous_boundary(text, back);
+  std::size_t probe = back;
+  const std::uint32_t previous = next_codepoint(text, probe);
+  const auto cjk = [](std::uint32_t c) { return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF); };
+  const auto closing = [](std::uint32_t c) { return c == 0xFF0C || c == 0x3002 || c == 0xFF09 || c == 0x3001 || c == 0xFF1A; };
+  return (cjk(previous) || cjk(next)) && !closing(next) && next != ' ';
+}
+
+// The title's lines: the full title when it fits; else the plot's short title when that fits;
+// else the full title broken once at the last break that fits the first line (a second line
+// that is still too long is shortened, and the report names it).
+std::vector<std::string> plan_title(const Builder& builder) {
+  const Plot& plot = builder.plot;
+  if (plot.title.empty()) return {};
   const float available = builder.scene.width - 2.0f * builder.pad;
-  const std::string title = builder.fit(builder.plot.title, available, builder.title_font);
-  const float width = builder.text_width(title, builder.title_font);
-  const float left =
-      std::clamp(centre_x - 0.5f * width, builder.pad, builder.scene.width - builder.pad - width);
-  builder.text(title, {left, builder.pad}, builder.title_font, builder.style.text);
+  const float size = builder.title_font;
+  if (builder.text_width(plot.title, size) <= available) return {plot.title};
+  if (!plot.short_title.empty() && builder.text_width(plot.short_title, size) <= available) return {plot.short_title};
+  const std::string_view text = plot.title;
+  std::size_t best = 0;
+  for (std::size_t index = 1; index < text.size(); ++index) {
+    if ((static_cast<unsigned char>(text[index]) & 0xC0u) == 0x80u || !title_break_before(text, index)) continue;
+    std::string_view first = text.substr(0, index);
+    while (!first.empty() && first.back() == ' ') first.remove_suffix(1);
+    if (builder.text_width(first, size) <= available) best = index;
+  }
+  if (best == 0) return {builder.fit(text, available, size, "title")};
+  std::string_view first = text.substr(0, best);
+  while (!first.empty() && first.back() == ' ') first.remove_suffix(1);
+  return {std::string(first), builder.fit(text.substr(best), available, size, "title")};
+}
+
+// Title lines centred over `centre_x` but kept inside the frame.
+void add_title(Builder& builder, float centre_x) {
+  float top = builder.pad;
+  for (const std::string& title : builder.title_lines) {
+    const float width = builder.text_width(title, builder.title_font);
+    const float left =
+        std::clamp(centre_x - 0.5f * width, builder.pad, builder.scene.width - builder.pad - width);
+    builder.text(title, {left, top}, builder.title_font, builder.style.text, TextRole::Title);
+    top += builder.title_font * 1.1f;
+  }
 }
 
 void add_x_label(Builder& builder, std::string_view label, float top, const Box& area) {
-  const std::string fitted = builder.fit(label, builder.scene.width - 2.0f * builder.pad, builder.font);
+  const std::string fitted = builder.fit(label, builder.scene.width - 2.0f * builder.pad, builder.font, "axis label");
   const float width = builder.text_width(fitted, builder.font);
   const float centre = 0.5f * (area.x0 + area.x1);
   const float left =
       std::clamp(centre - 0.5f * width, builder.pad, builder.scene.width - builder.pad - width);
-  builder.text(fitted, {left, top}, builder.font, builder.style.text);
+  builder.text(fitted, {left, top}, builder.font, builder.style.text, TextRole::AxisLabel);
 }
 
 // [SECTION] Series
@@ -488,70 +542,120 @@ bool boxes_overlap(const Box& a, const Box& b) {
 // covers neither the legend, a reference line nor an earlier label (none free: the label is
 // left out); annotations stay where the caller put them.
 void add_data_texts(Builder& builder, std::vector<Box> taken) {
+  std::vector<Box> labels = taken;  // the legend and labels only: an annotation may sit on a line it names
   const Scene& scene = builder.scene;
   const Box& area = scene.data_area;
   const float font = builder.font;
-  const auto inside = [&](float left, float top, float width) {
+  const auto inside = [&](float left, float top, float width, float size) {
     left = std::clamp(left, area.x0 + 2.0f, std::max(area.x0 + 2.0f, area.x1 - 2.0f - width));
-    top = std::clamp(top, area.y0 + 2.0f, std::max(area.y0 + 2.0f, area.y1 - 2.0f - font));
-    return Box{left, top, left + width, top + font};
+    top = std::clamp(top, area.y0 + 2.0f, std::max(area.y0 + 2.0f, area.y1 - 2.0f - size));
+    return Box{left, top, left + width, top + size};
   };
-  const auto place_first_free = [&](std::string_view content, const std::vector<Point>& candidates,
-                                    Color color) {
-    const std::string fitted = builder.fit(content, area.width() - 4.0f, font);
-    const float width = builder.text_width(fitted, font);
-    for (const Point& candidate : candidates) {
-      const Box box = inside(candidate.x, candidate.y, width);
-      // A place that had to be pushed inside the area would sit on its own line.
-      const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
-      if (moved) continue;
-      if (std::none_of(taken.begin(), taken.end(),
-                       [&](const Box& other) { return boxes_overlap(box, other); })) {
-        taken.push_back(box);
-        builder.text(fitted, {box.x0, box.y0}, font, color);
-        return;
+  // `candidates(size, width)` lists the places to try for a label of that font size and width.
+  // At the plot's font first, then smaller in two steps (0.85×, 0.72×, as the legend shrinks):
+  // in a short data area a smaller label still fits beside its line where the full one did not.
+  using Candidates = std::function<std::vector<Point>(float size, float width)>;
+  const auto place_first_free = [&](std::string_view content, const Candidates& candidates, Color color) {
+    const std::string fitted = builder.fit(content, area.width() - 4.0f, font, "data label");
+    for (const float scale : {1.0f, 0.85f, 0.72f}) {
+      const float size = scale * font;
+      const float width = builder.text_width(fitted, size);
+      for (const Point& candidate : candidates(size, width)) {
+        const Box box = inside(candidate.x, candidate.y, width, size);
+        // A place that had to be pushed inside the area would sit on its own line.
+        const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
+        if (moved) continue;
+        if (std::none_of(taken.begin(), taken.end(),
+                         [&](const Box& other) { return boxes_overlap(box, other); })) {
+          taken.push_back(box);
+          labels.push_back(box);
+          builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::DataLabel);
+          return;
+        }
       }
     }
-    // No free place (a small plot crowded by its legend): no label beats an unreadable one.
+    // No free place even at the smallest size: no label beats an unreadable one, but the layout
+    // report names it.
+    builder.problem("data label", "left out", content);
   };
-  // Labels keep off the reference lines too (each line is a 2 px tall or wide box).
-  for (const auto& vline : builder.plot.vlines) {
-    const float x = scene.x_map.to_px(vline.x);
-    if (std::isfinite(x)) taken.push_back({x - 1.0f, area.y0, x + 1.0f, area.y1});
-  }
-  for (const auto& hline : builder.plot.hlines) {
-    const float y = scene.y_map.to_px(hline.y);
-    if (std::isfinite(y)) taken.push_back({area.x0, y - 1.0f, area.x1, y + 1.0f});
-  }
+  // Labels keep off their own kind and the legend; a label may cross another reference line
+  // (dashed, thin) when lines stand close together, which beats leaving the label out.
   for (const auto& vline : builder.plot.vlines) {
     const float x = scene.x_map.to_px(vline.x);
     if (!std::isfinite(x) || vline.label.empty()) continue;
-    const float width = builder.text_width(vline.label, font);
-    const float top = area.y0 + 3.0f, bottom = area.y1 - 3.0f - font;
-    place_first_free(
-        vline.label,
-        {{x + 4.0f, top}, {x - 4.0f - width, top}, {x + 4.0f, bottom}, {x - 4.0f - width, bottom}},
-        vline.color.value_or(builder.style.text_dim));
+    // Beside the line at the top and the bottom first, then stepping inwards a line at a time:
+    // several lines close together (the formats' overflow points) stack their labels.
+    const auto beside_line = [&](float size, float width) {
+      std::vector<Point> candidates;
+      for (int row = 0; row < 6; ++row) {
+        const float step = static_cast<float>(row) * 1.1f * size;
+        const float top = area.y0 + 3.0f + step, bottom = area.y1 - 3.0f - size - step;
+        for (const Point point : {Point{x + 4.0f, top}, Point{x - 4.0f - width, top}, Point{x + 4.0f, bottom},
+                                  Point{x - 4.0f - width, bottom}})
+          candidates.push_back(point);
+      }
+      return candidates;
+    };
+    place_first_free(vline.label, beside_line, vline.color.value_or(builder.style.text_dim));
   }
   for (const auto& hline : builder.plot.hlines) {
     const float y = scene.y_map.to_px(hline.y);
     if (!std::isfinite(y) || hline.label.empty()) continue;
-    const float width = builder.text_width(hline.label, font);
-    const float right = area.x1 - 4.0f - width, left = area.x0 + 4.0f;
-    const float above = y - font - 2.0f, below = y + 2.0f;
-    place_first_free(hline.label, {{right, above}, {right, below}, {left, above}, {left, below}},
-                     hline.color.value_or(builder.style.text_dim));
+    const auto beside_line = [&](float size, float width) {
+      const float right = area.x1 - 4.0f - width, left = area.x0 + 4.0f, middle = 0.5f * (area.x0 + area.x1 - width);
+      std::vector<Point> candidates;
+      for (int row = 0; row < 4; ++row) {
+        const float step = static_cast<float>(row) * 1.1f * size;
+        const float above = y - size - 2.0f - step, below = y + 2.0f + step;
+        for (const Point point : {Point{right, above}, Point{right, below}, Point{left, above}, Point{left, below},
+                                  Point{middle, above}, Point{middle, below}})
+          candidates.push_back(point);
+      }
+      return candidates;
+    };
+    place_first_free(hline.label, beside_line, hline.color.value_or(builder.style.text_dim));
   }
+  // Annotations: at their anchor, or moved up or down by whole lines (then the other side) until
+  // they cover no label placed before them; two notes on nearby curves no longer print over
+  // each other ("fp64 709.8 →" on "max x/T 1002 →").
   for (const auto& annotation : builder.plot.annotations) {
     const Point anchor{scene.x_map.to_px(annotation.x), scene.y_map.to_px(annotation.y)};
     if (!std::isfinite(anchor.x) || !std::isfinite(anchor.y)) continue;
-    const std::string fitted = builder.fit(annotation.text, area.width() - 4.0f, font);
-    const float width = builder.text_width(fitted, font);
-    float left = anchor.x;
-    if (annotation.align == TextAlign::Center) left -= 0.5f * width;
-    if (annotation.align == TextAlign::Right) left -= width;
-    const Box box = inside(left, anchor.y - 0.5f * font, width);
-    builder.text(fitted, {box.x0, box.y0}, font, annotation.color.value_or(builder.style.text));
+    const std::string fitted = builder.fit(annotation.text, area.width() - 4.0f, font, "annotation");
+    // At its anchor, else a whole line up or down at a time, else half its width to either side,
+    // then the same at 0.85× and 0.72× the font (as data labels shrink).
+    std::optional<Box> chosen;
+    float size = font;
+    for (const float scale : {1.0f, 0.85f, 0.72f}) {
+      size = scale * font;
+      const float width = builder.text_width(fitted, size);
+      float left = anchor.x;
+      if (annotation.align == TextAlign::Center) left -= 0.5f * width;
+      if (annotation.align == TextAlign::Right) left -= width;
+      const float line = 1.1f * size;
+      for (const float shift : {0.0f, -0.5f * width, 0.5f * width}) {
+        for (int step = 0; step <= 12 && !chosen; ++step) {
+          const float offset = (step % 2 == 1 ? -1.0f : 1.0f) * static_cast<float>((step + 1) / 2) * line;
+          const Box box = inside(left + shift, anchor.y - 0.5f * size + offset, width, size);
+          if (std::none_of(labels.begin(), labels.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
+            chosen = box;
+        }
+        if (chosen) break;
+      }
+      if (chosen) break;
+    }
+    if (!chosen) {
+      builder.problem("annotation", "overlaps another label", annotation.text);
+      size = font;
+      const float width = builder.text_width(fitted, size);
+      float left = anchor.x;
+      if (annotation.align == TextAlign::Center) left -= 0.5f * width;
+      if (annotation.align == TextAlign::Right) left -= width;
+      chosen = inside(left, anchor.y - 0.5f * size, width, size);
+    }
+    labels.push_back(*chosen);
+    builder.text(fitted, {chosen->x0, chosen->y0}, size, annotation.color.value_or(builder.style.text),
+                 TextRole::DataLabel);
   }
 }
 
@@ -648,18 +752,19 @@ struct LegendPlan {
   std::vector<LegendEntry> entries;  // labels already shortened to fit
   std::string more_label;            // "+3 more" when not every entry fits
   float row_height = 0.0f, swatch_width = 0.0f;
+  float font = 13.0f;  // the legend's text size: the plot's, or smaller when that does not fit
+  int columns = 1;     // two when the entries do not fit one column's height
+  float column_width = 0.0f;
 };
 
 // Where the legend goes and what it lists; empty when there is nothing to list or no room.
-std::optional<LegendPlan> plan_legend(const Builder& builder) {
+std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, bool last_try) {
   const Plot& plot = builder.plot;
-  if (plot.legend == LegendPos::None) return std::nullopt;
   LegendPlan plan;
   plan.entries = legend_entries(plot, builder.style);
-  if (plan.entries.empty()) return std::nullopt;
+  plan.font = font;
 
   const Box& area = builder.scene.data_area;
-  const float font = builder.font;
   const float inset = builder.pad;  // legend to axes box, and legend border to content
   plan.row_height = font * 1.35f;
   plan.swatch_width = font * 1.8f;
@@ -669,7 +774,15 @@ std::optional<LegendPlan> plan_legend(const Builder& builder) {
   const auto max_rows = static_cast<std::size_t>(
       std::max(0.0f, std::floor((area.height() - 2.0f * inset - 1.2f * inset) / plan.row_height)));
   if (max_rows == 0) return std::nullopt;
-  if (plan.entries.size() > max_rows) {
+  const bool asked_flat = plot.legend_max_rows > 0 && plan.entries.size() > static_cast<std::size_t>(plot.legend_max_rows);
+  // Too many rows for one column: as many columns as the rows need (up to four: a data area one
+  // legend row tall lists its entries side by side), filled top to bottom.
+  if (plan.entries.size() > max_rows)
+    plan.columns = static_cast<int>(std::min<std::size_t>(4, (plan.entries.size() + max_rows - 1) / max_rows));
+  else if (asked_flat)
+    plan.columns = 2;
+  if (plan.entries.size() > max_rows * static_cast<std::size_t>(plan.columns)) {
+    if (!last_try) return std::nullopt;  // a smaller font may list them all
     const std::size_t hidden = plan.entries.size() - (max_rows - 1);
     plan.entries.resize(max_rows - 1);
     // Appended piecewise: GCC 12's -Wrestrict misfires on "+" + std::to_string(…).
@@ -677,32 +790,85 @@ std::optional<LegendPlan> plan_legend(const Builder& builder) {
   }
   float widest = builder.text_width(plan.more_label, font);
   for (auto& entry : plan.entries) {
-    entry.label = builder.fit(entry.label, max_label_width, font);
+    if (last_try) entry.label = builder.fit(entry.label, max_label_width, font, "legend entry");
+    else if (builder.text_width(entry.label, font) > max_label_width) return std::nullopt;
     widest = std::max(widest, builder.text_width(entry.label, font));
   }
-  const std::size_t rows = plan.entries.size() + (plan.more_label.empty() ? 0 : 1);
-  const float box_width = inset + plan.swatch_width + 0.8f * inset + widest + inset;
+  const std::size_t per_column = (plan.entries.size() + static_cast<std::size_t>(plan.columns) - 1) /
+                                 static_cast<std::size_t>(plan.columns);
+  const std::size_t rows = per_column + (plan.more_label.empty() ? 0 : 1);
+  plan.column_width = plan.swatch_width + 0.8f * inset + widest + inset;
+  const float box_width = inset + static_cast<float>(plan.columns) * plan.column_width;
   const float box_height = 1.2f * inset + static_cast<float>(rows) * plan.row_height;
   if (box_width > area.width() - 2.0f * inset) return std::nullopt;
   // A legend that hides most of the data does more harm than good; hover still names series.
-  if (box_width * box_height > kMaxLegendShareOfArea * area.width() * area.height()) return std::nullopt;
+  // At the smallest size it may cover a little more rather than vanish.
+  const float share = last_try ? 1.5f * kMaxLegendShareOfArea : kMaxLegendShareOfArea;
+  if (box_width * box_height > share * area.width() * area.height()) return std::nullopt;
 
-  const bool right = plot.legend == LegendPos::TopRight || plot.legend == LegendPos::BottomRight;
-  const bool top = plot.legend == LegendPos::TopRight || plot.legend == LegendPos::TopLeft;
-  const float left_edge = right ? area.x1 - inset - box_width : area.x0 + inset;
-  const float top_edge = top ? area.y0 + inset : area.y1 - inset - box_height;
-  plan.box = {left_edge, top_edge, left_edge + box_width, top_edge + box_height};
+  // The corner asked for, unless it would cover an annotation (a region's name, a curve's
+  // label): then the first other corner that covers none. The legend moves rather than hides them.
+  const auto box_at = [&](LegendPos corner) {
+    const bool right = corner == LegendPos::TopRight || corner == LegendPos::BottomRight;
+    const bool top = corner == LegendPos::TopRight || corner == LegendPos::TopLeft;
+    const float left_edge = right ? area.x1 - inset - box_width : area.x0 + inset;
+    const float top_edge = top ? area.y0 + inset : area.y1 - inset - box_height;
+    return Box{left_edge, top_edge, left_edge + box_width, top_edge + box_height};
+  };
+  const auto covers_annotation = [&](const Box& box) {
+    for (const auto& annotation : plot.annotations) {
+      const Point anchor{builder.scene.x_map.to_px(annotation.x), builder.scene.y_map.to_px(annotation.y)};
+      if (!std::isfinite(anchor.x) || !std::isfinite(anchor.y)) continue;
+      const float width = builder.text_width(annotation.text, builder.font);
+      float left = anchor.x;
+      if (annotation.align == TextAlign::Center) left -= 0.5f * width;
+      if (annotation.align == TextAlign::Right) left -= width;
+      if (boxes_overlap(box, {left, anchor.y - 0.5f * builder.font, left + width, anchor.y + 0.5f * builder.font})) return true;
+    }
+    return false;
+  };
+  plan.box = box_at(plot.legend);
+  for (const LegendPos corner : {plot.legend, LegendPos::TopRight, LegendPos::TopLeft, LegendPos::BottomRight,
+                                 LegendPos::BottomLeft}) {
+    if (!covers_annotation(box_at(corner))) {
+      plan.box = box_at(corner);
+      break;
+    }
+  }
+  if (!plan.more_label.empty()) builder.problem("legend", "lists only some entries");
   return plan;
 }
 
+// The legend at the plot's font size, else shrunk in two steps (down to 0.72×, still above the
+// tick labels' readable size); it vanishes only when even that has no room, and the layout
+// report says so.
+std::optional<LegendPlan> plan_legend(const Builder& builder) {
+  if (builder.plot.legend == LegendPos::None || legend_entries(builder.plot, builder.style).empty())
+    return std::nullopt;
+  constexpr float scales[] = {1.0f, 0.85f, 0.72f};
+  for (const float scale : scales) {
+    if (auto plan = plan_legend_at(builder, scale * builder.font, scale == scales[2])) return plan;
+  }
+  builder.problem("legend", "dropped (no room)");
+  return std::nullopt;
+}
+
 void add_legend(Builder& builder, const LegendPlan& plan) {
-  const float font = builder.font;
+  const float font = plan.font;
   const float inset = builder.pad;
   builder.add(RectShape{plan.box, builder.style.background.with_alpha(0.88f), builder.style.frame, 1.0f});
+  const std::size_t per_column = (plan.entries.size() + static_cast<std::size_t>(plan.columns) - 1) /
+                                 static_cast<std::size_t>(plan.columns);
   float row_top = plan.box.y0 + 0.6f * inset;
-  const float swatch_left = plan.box.x0 + inset;
-  const float text_left = swatch_left + plan.swatch_width + 0.8f * inset;
-  for (const auto& entry : plan.entries) {
+  float swatch_left = plan.box.x0 + inset;
+  float text_left = swatch_left + plan.swatch_width + 0.8f * inset;
+  for (std::size_t index = 0; index < plan.entries.size(); ++index) {
+    const auto& entry = plan.entries[index];
+    if (index > 0 && index % std::max<std::size_t>(per_column, 1) == 0) {  // next column
+      row_top = plan.box.y0 + 0.6f * inset;
+      swatch_left += plan.column_width;
+      text_left += plan.column_width;
+    }
     const float centre_y = row_top + 0.5f * plan.row_height;
     const Point centre{swatch_left + 0.5f * plan.swatch_width, centre_y};
     switch (entry.kind) {
@@ -724,12 +890,12 @@ void add_legend(Builder& builder, const LegendPlan& plan) {
         add_marker(builder, centre, std::min(entry.radius, 0.45f * font), entry.shape, entry.color);
         break;
     }
-    builder.text(entry.label, {text_left, centre_y - 0.5f * font}, font, builder.style.text);
+    builder.text(entry.label, {text_left, centre_y - 0.5f * font}, font, builder.style.text, TextRole::Legend);
     row_top += plan.row_height;
   }
   if (!plan.more_label.empty()) {
     builder.text(plan.more_label, {text_left, row_top + 0.5f * plan.row_height - 0.5f * font}, font,
-                 builder.style.text_dim);
+                 builder.style.text_dim, TextRole::Legend);
   }
 }
 
@@ -747,10 +913,11 @@ VerticalPlan plan_vertical(const Builder& builder, bool has_x_label) {
   VerticalPlan plan;
   const float minimum_area = 3.0f * builder.font;
   for (int dropped = 0; dropped <= 2; ++dropped) {
-    plan.show_title = !builder.plot.title.empty() && dropped < 1;
+    plan.show_title = !builder.title_lines.empty() && dropped < 1;
     plan.show_axis_labels = dropped < 2;
     float top = builder.pad;
-    if (plan.show_title) top += builder.title_font + builder.pad;
+    if (plan.show_title)
+      top += builder.title_font * (1.0f + 1.1f * static_cast<float>(builder.title_lines.size() - 1)) + builder.pad;
     plan.area_top = top + 0.5f * builder.font;  // the top y tick label reaches half a line above
     float bottom = builder.scene.height - builder.pad;
     if (plan.show_axis_labels && has_x_label) {
@@ -762,15 +929,31 @@ VerticalPlan plan_vertical(const Builder& builder, bool has_x_label) {
     plan.area_bottom = bottom;
     if (plan.area_bottom - plan.area_top >= minimum_area) break;
   }
+  if (!builder.plot.title.empty() && !plan.show_title) builder.problem("title", "dropped (plot too short)");
+  if (!plan.show_axis_labels) builder.problem("axis labels", "dropped (plot too short)");
   return plan;
 }
 
 void layout_series_plot(Builder& builder) {
   const Plot& plot = builder.plot;
   Scene& scene = builder.scene;
-  const VerticalPlan plan = plan_vertical(builder, !plot.x.label.empty());
+  VerticalPlan plan = plan_vertical(builder, !plot.x.label.empty());
   if (plan.area_bottom - plan.area_top < builder.font) {
+    builder.problem("data area", "left out (plot too small)");
     return;  // too small for axes: the frame alone
+  }
+  // A y label longer than the axis is tall reads across, on a line of its own above the axes
+  // ("mean entropy (nats)" on a short plot), instead of being cut.
+  bool y_label_across = false;
+  float y_label_across_top = 0.0f;
+  if (plan.show_axis_labels && !plot.y.label.empty()) {
+    const float column = plan.area_bottom - plan.area_top + 1.5f * builder.font + builder.tick_length + builder.gap;
+    const float extra = 1.5f * builder.font + builder.gap;
+    if (builder.text_width(plot.y.label, builder.font) > column && plan.area_bottom - plan.area_top - extra >= 1.5f * builder.font) {
+      y_label_across = true;
+      y_label_across_top = plan.area_top - 0.5f * builder.font;
+      plan.area_top += extra;
+    }
   }
 
   const auto [x_lo, x_hi] = resolve_range(plot.x, x_data_range(plot));
@@ -779,13 +962,16 @@ void layout_series_plot(Builder& builder) {
   const auto y_ticks = place_ticks(builder, plot.y, scene.y_map, false, 0.0f, scene.height);
 
   float left = builder.pad;
-  const bool show_y_label = plan.show_axis_labels && !plot.y.label.empty();
+  const bool show_y_label = plan.show_axis_labels && !plot.y.label.empty() && !y_label_across;
   const float y_label_left = left;
   if (show_y_label) left += builder.font + builder.gap;
   const float area_left = left + widest_label(y_ticks) + builder.gap + builder.tick_length;
   // Room on the right for half of a last x label centred on the axis end.
   const float area_right = scene.width - builder.pad - 0.5f * builder.font;
-  if (area_right - area_left < 2.0f * builder.font) return;
+  if (area_right - area_left < 2.0f * builder.font) {
+    builder.problem("data area", "left out (plot too narrow)");
+    return;
+  }
 
   scene.data_area = {area_left, plan.area_top, area_right, plan.area_bottom};
   scene.x_map = {x_lo, x_hi, area_left, area_right, plot.x.scale};
@@ -800,6 +986,10 @@ void layout_series_plot(Builder& builder) {
   builder.add(RectShape{scene.data_area, std::nullopt, builder.style.axis, 1.0f});
   if (plan.show_title) add_title(builder, 0.5f * (scene.data_area.x0 + scene.data_area.x1));
   if (plan.show_axis_labels) add_x_label(builder, plot.x.label, plan.x_label_top, scene.data_area);
+  if (y_label_across) {
+    const std::string fitted = builder.fit(plot.y.label, scene.width - 2.0f * builder.pad, builder.font, "axis label");
+    builder.text(fitted, {builder.pad, y_label_across_top}, builder.font, builder.style.text, TextRole::AxisLabel);
+  }
   if (show_y_label) {
     // The label's column is free from below the title down to the row of x tick labels
     // (a long x-axis label below that may reach into the column).
@@ -821,6 +1011,7 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   const bool valid = heatmap_has_cells(heatmap);
   VerticalPlan plan = plan_vertical(builder, !x_label.empty());
   if (!valid || plan.area_bottom - plan.area_top < builder.font) {
+    if (valid) builder.problem("data area", "left out (plot too small)");
     if (plan.show_title) add_title(builder, 0.5f * scene.width);
     return;
   }
@@ -858,10 +1049,12 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   // gets narrower than a few characters; the axis ticks and colorbar stay.
   if (available_width < 4.0f * builder.font && (show_y_label || show_colorbar_label)) {
     show_y_label = show_colorbar_label = false;
+    builder.problem("axis labels", "dropped (plot too narrow)");
     measure();
   }
   const float available_height = plan.area_bottom - plan.area_top;
   if (available_width < builder.font) {
+    builder.problem("data area", "left out (plot too narrow)");
     if (plan.show_title) add_title(builder, 0.5f * scene.width);
     return;
   }
@@ -892,11 +1085,11 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   add_x_ticks(builder, column_ticks, grid, false);
   add_y_ticks(builder, row_ticks, grid, false);
 
-  // The colorbar spans the grid's height, but never less than the plan's area when the
-  // grid is a flat strip (it needs room for its labels).
-  const bool flat_grid = grid_height < 4.0f * builder.font;
-  const float bar_top = flat_grid ? plan.area_top : grid.y0;
-  const float bar_bottom = flat_grid ? plan.area_bottom : grid.y1;
+  // The colorbar spans the grid's height, never more (a bar taller than its map reads as a
+  // different scale); a flat strip of a map gets a bar of at least two text lines, centred on it.
+  const float bar_height = std::max(grid_height, std::min(2.2f * builder.font, available_height));
+  const float bar_top = std::max(plan.area_top, 0.5f * (grid.y0 + grid.y1) - 0.5f * bar_height);
+  const float bar_bottom = std::min(plan.area_bottom, bar_top + bar_height);
   const Box bar{grid.x1 + 2.0f * builder.gap + builder.pad, bar_top,
                 grid.x1 + 2.0f * builder.gap + builder.pad + colorbar_width, bar_bottom};
   builder.add(ColorbarShape{bar, resolve_colormap(heatmap.colormap, builder.style.sequential_colormap)});
@@ -944,6 +1137,11 @@ double AxisMap::to_data(float px) const {
   const double to = to_axis_space(data_hi, scale);
   const double value = from + fraction * (to - from);
   return scale == Scale::Log10 ? std::pow(10.0, value) : value;
+}
+
+Box text_box(const TextShape& text) {
+  if (text.vertical) return {text.origin.x, text.origin.y - text.width, text.origin.x + text.size, text.origin.y};
+  return {text.origin.x, text.origin.y, text.origin.x + text.width, text.origin.y + text.size};
 }
 
 float resolved_font_size(const Style& style, float fallback_px) {
@@ -1006,6 +1204,7 @@ Scene layout_plot(const Plot& plot, float width, float height, const Style& styl
   Builder builder{plot, style, text_width, scene};
   builder.font = font_size_px;
   builder.title_font = 1.15f * font_size_px;
+  builder.title_lines = plan_title(builder);
   builder.pad = style.padding;
   builder.gap = std::max(2.0f, 0.25f * font_size_px);
   builder.tick_length = std::max(3.0f, 0.3f * font_size_px);
@@ -1023,3 +1222,21 @@ Scene layout_plot(const Plot& plot, float width, float height, const Style& styl
 }
 
 }  // namespace smlab::plot::detail
+
+namespace smlab::plot {
+
+std::vector<std::pair<std::size_t, std::size_t>> overlapping_texts(const std::vector<PlacedText>& texts,
+                                                                   float tolerance) {
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  for (std::size_t a = 0; a < texts.size(); ++a)
+    for (std::size_t b = a + 1; b < texts.size(); ++b) {
+      const PlacedText& one = texts[a];
+      const PlacedText& two = texts[b];
+      const float overlap_x = std::min(one.x1, two.x1) - std::max(one.x0, two.x0);
+      const float overlap_y = std::min(one.y1, two.y1) - std::max(one.y0, two.y0);
+      if (overlap_x > tolerance && overlap_y > tolerance) pairs.emplace_back(a, b);
+    }
+  return pairs;
+}
+
+}  // namespace smlab::plot

@@ -73,7 +73,11 @@ struct TextShape {
   float size = 13.0f;
   Color color;
   bool vertical = false;
+  TextRole role = TextRole::TickLabel;
+  float width = 0.0f;  // measured advance width in px
 };
+// The box a text covers, in the scene's px.
+Box text_box(const TextShape& text);
 struct HeatmapShape {
   Box box;
   const Heatmap* heatmap = nullptr;  // points into the Plot being rendered
@@ -97,6 +101,8 @@ struct Scene {
   bool has_data_area = false;  // false when the plot is too small or empty to show data
   Box data_area;               // the axes box (heatmap: the cell grid)
   AxisMap x_map, y_map;        // data ↔ px in data_area (heatmap: column and row index)
+  // What the layout gave up to fit (a title shortened or dropped, a legend or label left out).
+  std::vector<std::string> problems;
 };
 
 // Font size in px the renderers use for a style (Style::font_size 0 → fallback).

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <imgui.h>
@@ -163,6 +164,9 @@ enum class LegendPos { None, TopRight, TopLeft, BottomRight, BottomLeft };
 
 struct Plot {
   std::string title{};
+  // A shorter title that keeps the meaning ("scaled ÷√d_k"), used when `title` does not fit the
+  // plot's width; empty: the title itself is shortened (and the layout reports it).
+  std::string short_title{};
   Axis x{}, y{};
   std::vector<LineSeries> lines{};
   std::vector<BarSeries> bars{};
@@ -172,6 +176,9 @@ struct Plot {
   std::vector<Annotation> annotations{};
   std::optional<Heatmap> heatmap{};  // when set, the series above are ignored
   LegendPos legend = LegendPos::TopRight;
+  // More entries than this go in two columns (a flat legend that leaves the top of a short data
+  // area free); 0: one column whenever the entries fit the height.
+  int legend_max_rows = 0;
 };
 
 // [SECTION] Look
@@ -184,7 +191,42 @@ struct HoverWords {
   std::string no_texture = "no texture";
 };
 
+// [SECTION] Layout report (what a frame placed, for tests that check the layout itself)
+
+enum class TextRole { Title, AxisLabel, TickLabel, Legend, DataLabel };
+
+// One text as laid out, in screen px (its box: the glyphs' advance width × the font size).
+struct PlacedText {
+  std::string text;
+  TextRole role = TextRole::TickLabel;
+  float x0 = 0.0f, y0 = 0.0f, x1 = 0.0f, y1 = 0.0f;
+};
+
+// One plot as laid out: where it went, what text it shows, and what the layout had to give up
+// ("title shortened", "legend dropped", "label left out": every entry is a readability defect).
+struct PlotRecord {
+  std::string id;
+  float x0 = 0.0f, y0 = 0.0f, x1 = 0.0f, y1 = 0.0f;  // the plot's frame
+  bool has_data_area = false;
+  float data_x0 = 0.0f, data_y0 = 0.0f, data_x1 = 0.0f, data_y1 = 0.0f;
+  float font_size = 0.0f;  // px of its labels
+  std::vector<PlacedText> texts;
+  std::vector<std::string> problems;
+};
+
+struct LayoutReport {
+  std::vector<PlotRecord> plots;
+};
+
+// Pairs of texts (indices into `texts`) whose boxes overlap by more than `tolerance` px in both
+// directions.
+std::vector<std::pair<std::size_t, std::size_t>> overlapping_texts(const std::vector<PlacedText>& texts,
+                                                                   float tolerance = 1.0f);
+
 struct Style {
+  // Screen only: when set, draw() appends every plot's layout here (also plots scrolled out of
+  // view), for the layout tests. Not owned.
+  LayoutReport* report = nullptr;
   Color background{}, frame{}, grid{}, axis{}, text{}, text_dim{};
   HoverWords words{};
   // px of tick labels, axis labels and legend; the title is 1.15× this. 0 = ImGui's current font

@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include "i18n/i18n.hpp"
+#include "plot/plot.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 #include "state/interaction_ui.hpp"
@@ -61,6 +62,16 @@ struct UiState {
   Theme theme = Theme::dark;
   float font_scale = 1.0f;       // [font_scale_min, font_scale_max]; applied between frames
   std::vector<PlacedPlot> placed_plots;  // refilled every frame
+  // Layout (issue #16): the control column can be hidden (Ctrl+B / F9, View menu, the « » button),
+  // and presenter mode (F5, Escape returns) shows one panel over the whole window.
+  bool controls_shown = true;
+  bool presenter = false;
+  std::string presenter_focus;   // "<view>/<plot>" shown in presenter mode when no lesson step names one
+  std::string hovered_plot;      // "<view>/<plot>" under the mouse last frame: F5 presents it
+  bool escape_taken = false;     // this frame's Escape already left presenter mode (the lesson stays open)
+  // Tests: when set, every frame refills `layout_report` with each plot's laid-out texts and problems.
+  bool record_layout = false;
+  plot::LayoutReport layout_report;
   PresetList presets;            // the Presets combo; empty with an error if presets.json is missing
   int preset_index = 0;          // the combo's selection
   i18n::Language language = i18n::Language::English;  // the language combo; App applies it between frames

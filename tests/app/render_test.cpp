@@ -86,11 +86,11 @@ TEST_F(Render, DashboardHasSizeAndFourNonBlankPlots) {
   ASSERT_EQ(image.width, 1600);
   ASSERT_EQ(image.height, 900);
   const DashboardLayout layout = dashboard_layout(ImVec2(1600, 900), 1.0f);
-  const char* names[] = {"distribution", "entropy", "gradient", "attention"};
-  for (int k = 0; k < 4; ++k) {
-    const Content c = content_of(image, region_of(layout.plot_min[k], layout.plot_max[k]));
-    EXPECT_GT(c.colours, 20u) << names[k] << " looks blank";
-    EXPECT_GT(c.luminance_deviation, 5.0) << names[k] << " looks blank";
+  ASSERT_EQ(app.ui().placed_plots.size(), 6u);
+  for (const PlacedPlot& placed : app.ui().placed_plots) {
+    const Content c = content_of(image, region_of(placed.min, placed.max));
+    EXPECT_GT(c.colours, 20u) << placed.name << " looks blank";
+    EXPECT_GT(c.luminance_deviation, 5.0) << placed.name << " looks blank";
   }
   const Content controls = content_of(image, region_of(layout.controls_min, layout.controls_max));
   EXPECT_GT(controls.colours, 10u) << "control column looks blank";
@@ -106,9 +106,14 @@ TEST_F(Render, TemperatureChangesDistributionAndHeatmaps) {
   colder.temperature = 0.05;
   ASSERT_TRUE(apply_params(app.ui(), colder));
   const Image cold = render(app);
-  const DashboardLayout layout = dashboard_layout(ImVec2(1600, 900), 1.0f);
-  const double distribution = changed_fraction(warm, cold, region_of(layout.plot_min[0], layout.plot_max[0]));
-  const double attention = changed_fraction(warm, cold, region_of(layout.plot_min[3], layout.plot_max[3]));
+  const auto region = [&](std::string_view name) {
+    for (const PlacedPlot& placed : app.ui().placed_plots)
+      if (placed.name == name) return region_of(placed.min, placed.max);
+    ADD_FAILURE() << name << " not placed";
+    return Region{0, 0, 1, 1};
+  };
+  const double distribution = changed_fraction(warm, cold, region("dashboard/distribution"));
+  const double attention = changed_fraction(warm, cold, region("dashboard/attention_scaled"));
   EXPECT_GT(distribution, 0.01) << "distribution did not change with T";
   EXPECT_GT(attention, 0.05) << "heatmaps did not change with T";
 }

@@ -1,0 +1,235 @@
+// Classroom sizes (issue #16): every view and every lesson step rendered headless at projector and
+// laptop sizes, checked from the layout itself (the report the frame fills): each plot has its
+// readable minimum, no title or legend was dropped or shortened, and no two labels overlap.
+//
+// What is rendered (the layout depends on the window size, the font's px size and the text's
+// language; a theme's colours do not move anything, its 2× lines and 1.15× font do):
+//   views:   4 sizes (1024×768, 1280×720, 1920×1080, 3840×2160) × {dark at font 1, projector at
+//            1.5 (the smallest and the largest text)} × {en, zh-CN}, every view;
+//   lessons: every step at 1280×720 projector 1.5 (the tightest common projector) in en and
+//            zh-CN, and at 1024×768 dark 1 in en;
+//   presenter mode: one lesson step per lesson at 1280×720, the step's panel fills the window.
+// The middle looks (dark 1.5, projector 1) have font sizes between those two and are left out.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "lessons/lesson_player.hpp"
+#include "lessons/lessons.hpp"
+#include "panels/panels.hpp"
+#include "platform/offscreen.hpp"
+#include "smlab/views.hpp"
+#include "state/presets.hpp"
+
+namespace smlab::app {
+namespace {
+
+struct Look {
+  Theme theme;
+  float font_scale;
+  i18n::Language language;
+  const char* name;
+};
+
+struct Size {
+  int width, height;
+};
+
+constexpr Size kSizes[] = {{1024, 768}, {1280, 720}, {1920, 1080}, {3840, 2160}};
+
+std::string describe(const char* what, Size size, const Look& look) {
+  std::ostringstream out;
+  out << what << " at " << size.width << "x" << size.height << " " << look.name;
+  return out.str();
+}
+
+// Every defect of this frame's layout, one line each.
+std::vector<std::string> layout_defects(const UiState& ui, const std::string& where) {
+  std::vector<std::string> defects;
+  if (ui.layout_report.plots.empty()) defects.push_back(where + ": no plot was laid out");
+  for (const plot::PlotRecord& record : ui.layout_report.plots) {
+    const std::string at = where + " " + record.id + ": ";
+    std::vector<std::string> found;
+    const float em = record.font_size;
+    const float width = record.x1 - record.x0, height = record.y1 - record.y0;
+    if (width + 1.0f < min_plot_width_em * em || height + 1.0f < min_plot_height_em * em)
+      defects.push_back(at + "smaller than the minimum: " + std::to_string(width) + "x" + std::to_string(height) +
+                        " px at " + std::to_string(em) + " px font");
+    if (!record.has_data_area) defects.push_back(at + "no data area");
+    for (const std::string& problem : record.problems) found.push_back(problem);
+    for (const auto& [a, b] : plot::overlapping_texts(record.texts))
+      found.push_back("labels overlap: \"" + record.texts[a].text + "\" and \"" + record.texts[b].text + "\"");
+    for (const std::string& defect : found) defects.push_back(at + defect);
+  }
+  return defects;
+}
+
+class ClassroomLayout : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ::unsetenv("DISPLAY");
+    platform::OffscreenOptions options;
+    options.width = 1280;
+    options.height = 720;
+    auto created = platform::Offscreen::create(options);
+    ASSERT_TRUE(created) << created.error;
+    surface_ = std::move(created.surface).release();
+    AppOptions app_options;
+    app_options.lessons = load_lessons(find_assets_dir() / "lessons");
+    app_options.refine_trials = 2000;  // the d_k curves need not converge for a layout check
+    app_ = new App(*surface_, app_options);
+    app_->ui().record_layout = true;
+  }
+  static void TearDownTestSuite() {
+    delete app_;
+    delete surface_;
+    app_ = nullptr;
+    surface_ = nullptr;
+  }
+
+  static void set_look(const Look& look, Size size) {
+    UiState& ui = app_->ui();
+    ui.theme = look.theme;
+    ui.font_scale = look.font_scale;
+    ui.language = look.language;
+    ASSERT_FALSE(surface_->resize(size.width, size.height).has_value());
+  }
+
+  // Two frames once the numbers are in: the first applies a new look, view or tab selection.
+  static void render() {
+    app_->frame();
+    app_->wait_for_snapshot();
+    app_->frame();
+    app_->wait_for_snapshot();
+    app_->frame();
+  }
+
+  static void check_views(const Look& look) {
+    std::vector<std::string> defects;
+    for (const Size size : kSizes) {
+      set_look(look, size);
+      for (const ViewInfo& info : all_views()) {
+        UiState& ui = app_->ui();
+        ui.view = info.view;
+        ui.select_view_tab = true;
+        render();
+        for (std::string& defect : layout_defects(ui, describe(std::string(info.name).c_str(), size, look)))
+          defects.push_back(std::move(defect));
+      }
+    }
+    report(defects);
+  }
+
+  static void check_lessons(const Look& look, Size size) {
+    std::vector<std::string> defects;
+    set_look(look, size);
+    UiState& ui = app_->ui();
+    for (std::size_t lesson = 0; lesson < ui.lessons.lessons.size(); ++lesson) {
+      for (std::size_t step = 0; step < ui.lessons.lessons[lesson].steps.size(); ++step) {
+        ASSERT_TRUE(open_lesson_step(ui, lesson, step, false));
+        ui.select_view_tab = true;
+        render();
+        const std::string where = ui.lessons.lessons[lesson].name + " step " + std::to_string(step + 1);
+        for (std::string& defect : layout_defects(ui, describe(where.c_str(), size, look)))
+          defects.push_back(std::move(defect));
+      }
+    }
+    close_lesson(ui);
+    report(defects);
+  }
+
+  static void report(const std::vector<std::string>& defects) {
+    std::string text;
+    for (std::size_t k = 0; k < defects.size() && k < 60; ++k) text += defects[k] + "\n";
+    EXPECT_TRUE(defects.empty()) << defects.size() << " layout defects:\n" << text;
+  }
+
+  static platform::Offscreen* surface_;
+  static App* app_;
+};
+
+platform::Offscreen* ClassroomLayout::surface_ = nullptr;
+App* ClassroomLayout::app_ = nullptr;
+
+TEST_F(ClassroomLayout, EveryViewDarkFont1English) {
+  check_views({Theme::dark, 1.0f, i18n::Language::English, "dark font 1 en"});
+}
+TEST_F(ClassroomLayout, EveryViewProjectorFont15English) {
+  check_views({Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"});
+}
+TEST_F(ClassroomLayout, EveryViewDarkFont1Chinese) {
+  check_views({Theme::dark, 1.0f, i18n::Language::Chinese, "dark font 1 zh-CN"});
+}
+TEST_F(ClassroomLayout, EveryViewProjectorFont15Chinese) {
+  check_views({Theme::projector, 1.5f, i18n::Language::Chinese, "projector font 1.5 zh-CN"});
+}
+TEST_F(ClassroomLayout, EveryLessonStepProjector1280x720English) {
+  check_lessons({Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"}, {1280, 720});
+}
+TEST_F(ClassroomLayout, EveryLessonStepProjector1280x720Chinese) {
+  check_lessons({Theme::projector, 1.5f, i18n::Language::Chinese, "projector font 1.5 zh-CN"}, {1280, 720});
+}
+TEST_F(ClassroomLayout, EveryLessonStepDark1024x768English) {
+  check_lessons({Theme::dark, 1.0f, i18n::Language::English, "dark font 1 en"}, {1024, 768});
+}
+
+// Presenter mode: the step's panel takes most of the window (here at least half of it).
+TEST_F(ClassroomLayout, PresenterModeFillsTheWindowWithTheStepsPanel) {
+  const Look look{Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"};
+  set_look(look, {1280, 720});
+  UiState& ui = app_->ui();
+  ui.presenter = true;
+  for (std::size_t lesson = 0; lesson < ui.lessons.lessons.size(); ++lesson) {
+    ASSERT_TRUE(open_lesson_step(ui, lesson, 0, false));
+    ui.select_view_tab = true;
+    render();
+    const std::string where = ui.lessons.lessons[lesson].name + " step 1 presenter";
+    ASSERT_FALSE(ui.placed_plots.empty()) << where;
+    float area = 0.0f;
+    for (const PlacedPlot& placed : ui.placed_plots) area += (placed.max.x - placed.min.x) * (placed.max.y - placed.min.y);
+    EXPECT_GT(area, 0.5f * 1280.0f * 720.0f) << where;
+    report(layout_defects(ui, describe(where.c_str(), {1280, 720}, look)));
+  }
+  ui.presenter = false;
+  close_lesson(ui);
+}
+
+// The grid: fewer plots per row when the space is narrow, never a cell under the minimum.
+TEST(FlowGrid, FewerColumnsWhenNarrowAndNeverBelowTheMinimum) {
+  const std::vector<int> six(6, 1);
+  const float em = 20.0f, gap = 8.0f;
+  const FlowGrid wide = flow_grid(six, 3, ImVec2(0, 0), ImVec2(1800, 900), gap, em);
+  EXPECT_EQ(wide.columns, 3);
+  const FlowGrid narrow = flow_grid(six, 3, ImVec2(0, 0), ImVec2(600, 900), gap, em);
+  EXPECT_EQ(narrow.columns, 2);  // 3 × 280 px + gaps > 600; 2 × 296 ≥ 280
+  const FlowGrid tiny = flow_grid(six, 3, ImVec2(0, 0), ImVec2(300, 400), gap, em);
+  EXPECT_EQ(tiny.columns, 1);
+  for (const FlowGrid* grid : {&wide, &narrow, &tiny}) {
+    ASSERT_EQ(grid->min.size(), 6u);
+    for (std::size_t k = 0; k < 6; ++k) {
+      EXPECT_GE(grid->max[k].y - grid->min[k].y, min_plot_height_em * em - 0.5f);
+      if (grid->columns > 1) {
+        EXPECT_GE(grid->max[k].x - grid->min[k].x, min_plot_width_em * em - 0.5f);
+      }
+    }
+  }
+  EXPECT_GT(tiny.bottom, 400.0f);  // six minimum-height rows do not fit: the caller scrolls
+}
+
+TEST(OverlappingTexts, FindsOverlapsAndIgnoresTouchingBoxes) {
+  std::vector<plot::PlacedText> texts{{"a", plot::TextRole::DataLabel, 0, 0, 50, 10},
+                                      {"b", plot::TextRole::DataLabel, 40, 5, 90, 15},
+                                      {"c", plot::TextRole::DataLabel, 90, 5, 120, 15}};
+  const auto pairs = plot::overlapping_texts(texts);
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_EQ(pairs[0], std::make_pair(std::size_t{0}, std::size_t{1}));
+}
+
+}  // namespace
+}  // namespace smlab::app
