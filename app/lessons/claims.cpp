@@ -1,6 +1,7 @@
 // Lesson claims: the vocabulary of quantities a step may state (each read from the Snapshot the
 // app draws), and the check of one claim against it.
 #include "lessons/claims.hpp"
+#include "state/text_file.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -394,10 +395,10 @@ std::string check_claim_quantity(const ClaimQuantity& q) {
   if (entry == nullptr) {
     std::string names;
     for (const Entry& e : entries()) names += (names.empty() ? "" : ", ") + std::string(e.info.name);
-    return "quantity '" + q.quantity.substr(0, 40) + "' is not known: allowed " + names;
+    return "quantity '" + shown_text(q.quantity) + "' is not known: allowed " + names;
   }
   if (!series_allowed(entry->info.series, q.series))
-    return "quantity " + q.quantity + " series '" + q.series.substr(0, 40) + "': allowed " +
+    return "quantity " + q.quantity + " series '" + shown_text(q.series) + "': allowed " +
            (entry->info.series.empty() ? std::string("none") : std::string(entry->info.series));
   if (entry->info.needs_index != (q.index >= 0))
     return "quantity " + q.quantity + (entry->info.needs_index ? " needs an \"index\" ≥ 0" : " takes no \"index\"");

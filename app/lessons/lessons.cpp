@@ -45,7 +45,7 @@ bool is_clean_text(const std::string& text, bool allow_newline) {
   return true;
 }
 
-std::string shown(const std::string& text) { return text.size() > 40 ? text.substr(0, 40) + "…" : text; }
+std::string shown(const std::string& text) { return shown_text(text); }
 
 // {"en": "…", "zh-CN": "…"}, both non-empty strings within `max_bytes`.
 std::optional<std::string> read_text(const OrderedJson& value, const std::string& where, std::size_t max_bytes,

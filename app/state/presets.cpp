@@ -79,7 +79,7 @@ PresetList parse_presets(std::string_view json_text) {
     return failure("expected an object with a \"presets\" array");
   for (const auto& [field, value] : document.items())
     if (field != "version" && field != "presets" && field != "_comment")
-      return failure("unknown field '" + field.substr(0, 40) + "': allowed version, presets");
+      return failure("unknown field '" + shown_text(field) + "': allowed version, presets");
   PresetList list;
   for (std::size_t index = 0; index < document["presets"].size(); ++index) {
     const OrderedJson& entry = document["presets"][index];
@@ -87,7 +87,7 @@ PresetList parse_presets(std::string_view json_text) {
     if (!entry.is_object()) return failure(where + " is not an object");
     for (const auto& [field, value] : entry.items())
       if (field != "name" && field != "title" && field != "view" && field != "set")
-        return failure(where + " has an unknown field '" + field.substr(0, 40) + "': allowed name, title, view, set");
+        return failure(where + " has an unknown field '" + shown_text(field) + "': allowed name, title, view, set");
     if (!entry.contains("name") || !entry["name"].is_string() || !is_valid_name(entry["name"].get<std::string>()))
       return failure(where + " needs a \"name\" of 1 to 64 letters, digits, '-' or '_'");
     Preset preset;
@@ -104,7 +104,7 @@ PresetList parse_presets(std::string_view json_text) {
     if (!entry.contains("set") || !entry["set"].is_object()) return failure(named + " needs a \"set\" object");
     for (const auto& [key, value] : entry["set"].items()) {
       const auto text = setting_text(value);
-      if (!text) return failure(named + ": " + key.substr(0, 40) + " must be a string, number or boolean");
+      if (!text) return failure(named + ": " + shown_text(key) + " must be a string, number or boolean");
       if (auto error = set_param(preset.params, key, *text)) return failure(named + ": " + error->message);
       preset.settings.emplace_back(key, *text);
     }

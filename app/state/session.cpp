@@ -32,7 +32,7 @@ std::optional<std::string> parse_session_lesson(const OrderedJson& value, std::o
   const std::string allowed = ": allowed {\"name\": a lesson name, \"step\": 1 to 50}";
   if (!value.is_object()) return "session field 'lesson' must be an object, not " + type_name(value) + allowed;
   for (const auto& [key, item] : value.items())
-    if (key != "name" && key != "step") return "session field 'lesson." + key.substr(0, 40) + "' is not a field" + allowed;
+    if (key != "name" && key != "step") return "session field 'lesson." + shown_text(key) + "' is not a field" + allowed;
   SessionLesson lesson;
   const bool name_ok = value.contains("name") && value["name"].is_string() &&
                        !value["name"].get<std::string>().empty() && value["name"].get<std::string>().size() <= 64;
@@ -43,7 +43,7 @@ std::optional<std::string> parse_session_lesson(const OrderedJson& value, std::o
   if (!name_ok) return "session field 'lesson.name' is missing or not a lesson name: allowed 1 to 64 of a-z, 0-9, '-', '_'";
   const OrderedJson* step = value.contains("step") ? &value["step"] : nullptr;
   if (step == nullptr || !step->is_number_integer() || step->get<long long>() < 1 || step->get<long long>() > 50)
-    return "session field 'lesson.step' is " + (step == nullptr ? std::string("missing") : step->dump().substr(0, 40)) +
+    return "session field 'lesson.step' is " + (step == nullptr ? std::string("missing") : shown_text(step->dump())) +
            ": allowed an integer from 1 to 50";
   lesson.step = static_cast<int>(step->get<long long>());
   out = std::move(lesson);
@@ -96,7 +96,7 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
     if (!known) {
       std::string allowed;
       for (const char* name : session_fields) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
-      return failure("session field '" + field.substr(0, 40) + "' is not a field: allowed " + allowed);
+      return failure("session field '" + shown_text(field) + "' is not a field: allowed " + allowed);
     }
   }
   if (!document.contains("version") || !document["version"].is_number_integer())
@@ -111,7 +111,7 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
     const std::string allowed = ": allowed {\"files\": [1 to 8 paths], \"tokens\": a path}";
     if (!value.is_object()) return failure("session field 'import' must be an object, not " + type_name(value) + allowed);
     for (const auto& [key, item] : value.items())
-      if (key != "files" && key != "tokens") return failure("session field 'import." + key.substr(0, 40) + "' is not a field" + allowed);
+      if (key != "files" && key != "tokens") return failure("session field 'import." + shown_text(key) + "' is not a field" + allowed);
     auto usable = [](const OrderedJson& path) {
       return path.is_string() && !path.get<std::string>().empty() && path.get<std::string>().size() <= 4096 &&
              path.get<std::string>().find('\0') == std::string::npos;
@@ -137,7 +137,7 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
     const OrderedJson& params = document["params"];
     if (!params.is_object()) return failure("session field 'params' must be an object, not " + type_name(params));
     for (const auto& [key, value] : params.items())
-      if (!get_param(session.params, key)) return failure("session field 'params." + key.substr(0, 40) + "' is not a key");
+      if (!get_param(session.params, key)) return failure("session field 'params." + shown_text(key) + "' is not a key");
     for (const ParamKey& key : param_keys()) {
       const std::string name(key.name);
       if (!params.contains(name)) continue;
@@ -192,7 +192,7 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
     const OrderedJson& value = document["font_scale"];
     const double scale = value.is_number() ? value.get<double>() : -1.0;
     if (!(scale >= session_font_scale_min && scale <= session_font_scale_max))
-      return failure("session field 'font_scale' is " + value.dump().substr(0, 40) + ": allowed a number from 1 to 3");
+      return failure("session field 'font_scale' is " + shown_text(value.dump()) + ": allowed a number from 1 to 3");
     session.font_scale = static_cast<float>(scale);
   }
   if (document.contains("lesson")) {

@@ -185,4 +185,17 @@ std::string json_syntax_error(std::string_view text, std::size_t byte) {
   return "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
+std::string shown_text(std::string_view text, std::size_t max_bytes) {
+  std::size_t end = std::min(text.size(), max_bytes);
+  // Back off to the start of a UTF-8 character: continuation bytes are 10xxxxxx.
+  while (end > 0 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0u) == 0x80u) --end;
+  std::string out;
+  for (char c : text.substr(0, end)) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += (byte < 0x20 || byte == 0x7f) ? '?' : c;
+  }
+  if (end < text.size()) out += "…";
+  return out;
+}
+
 }  // namespace smlab::app

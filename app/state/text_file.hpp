@@ -49,4 +49,8 @@ std::optional<std::string> json_text_problem(std::string_view text, int max_dept
 // reports it), never the file's own bytes (they may be anything).
 std::string json_syntax_error(std::string_view text, std::size_t byte);
 
+// A name or value from a file, quoted in a one-line message: control characters (a "\n" escaped
+// in a JSON key) become '?', and it is cut to `max_bytes` at a UTF-8 character boundary, "…" added.
+std::string shown_text(std::string_view text, std::size_t max_bytes = 40);
+
 }  // namespace smlab::app

@@ -183,6 +183,27 @@ TEST(Session, DefaultsRoundTripAndMissingKeysMeanDefaults) {
   EXPECT_EQ(sparse.session->params, expected);
 }
 
+// A key with an escaped newline or other control character (found by fuzz_session) is named in
+// the message without breaking it into two lines; a long UTF-8 name is cut at a character boundary.
+TEST(Session, FieldNamesWithControlCharactersOrLongUtf8StayOneValidLine) {
+  const auto newline = smlab::app::parse_session(R"({"version": 1, "params": {"a\\\nb\u0007c": 1}})");
+  ASSERT_FALSE(newline.session);
+  EXPECT_EQ(newline.error.find('\n'), std::string::npos) << newline.error;
+  EXPECT_EQ(newline.error.find('\a'), std::string::npos) << newline.error;
+  EXPECT_NE(newline.error.find("a\\?b?c"), std::string::npos) << newline.error;
+  std::string wide;
+  for (int k = 0; k < 30; ++k) wide += "温";  // 90 bytes
+  const auto long_name = smlab::app::parse_session("{\"version\": 1, \"" + wide + "\": 1}");
+  ASSERT_FALSE(long_name.session);
+  const std::string& error = long_name.error;
+  EXPECT_NE(error.find("温温温"), std::string::npos) << error;
+  EXPECT_NE(error.find("…"), std::string::npos) << error;
+  // Every "温" in the message is whole: its 3 bytes are E6 B8 A9, so no E6 or B8 stands alone.
+  std::size_t count = 0;
+  for (std::size_t at = error.find("温"); at != std::string::npos; at = error.find("温", at + 3)) ++count;
+  EXPECT_EQ(count, 13u) << error;  // 40 bytes hold 13 whole characters
+}
+
 TEST(Session, BadFilesGiveOneLineNamingTheFieldAndNoSession) {
   struct Case {
     std::string json;
