@@ -11,6 +11,7 @@
 //   [SECTION] Heatmap layout
 //   [SECTION] Entry point
 #include "plot/layout.hpp"
+#include "plot/text_wrap.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -340,22 +341,6 @@ void add_vertical_label(Builder& builder, std::string_view label, float left, fl
   builder.text(fitted, {left, start}, builder.font, color, TextRole::AxisLabel, true);
 }
 
-// Whether a line may break before the code point at text[index]: after a space, or between
-// CJK characters (not before closing punctuation).
-bool title_break_before(std::string_view text, std::size_t index) {
-  if (index == 0 || index >= text.size()) return false;
-  if (text[index - 1] == ' ') return true;
-  std::size_t at = index;
-  const std::uint32_t next = next_codepoint(text, at);
-  std::size_t back = index;
-  back = utf8_previous_boundary(text, back);
-  std::size_t probe = back;
-  const std::uint32_t previous = next_codepoint(text, probe);
-  const auto cjk = [](std::uint32_t c) { return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF); };
-  const auto closing = [](std::uint32_t c) { return c == 0xFF0C || c == 0x3002 || c == 0xFF09 || c == 0x3001 || c == 0xFF1A; };
-  return (cjk(previous) || cjk(next)) && !closing(next) && next != ' ';
-}
-
 // The title's lines: the full title when it fits; else the plot's short title when that fits;
 // else the full title broken once at the last break that fits the first line (a second line
 // that is still too long is shortened, and the report names it).
@@ -366,18 +351,15 @@ std::vector<std::string> plan_title(const Builder& builder) {
   const float size = builder.title_font;
   if (builder.text_width(plot.title, size) <= available) return {plot.title};
   if (!plot.short_title.empty() && builder.text_width(plot.short_title, size) <= available) return {plot.short_title};
+  // Broken by the same rules as all wrapped text (text_wrap.hpp): never inside a number or an
+  // expression such as "H = 0.043", Chinese between characters.
   const std::string_view text = plot.title;
-  std::size_t best = 0;
-  for (std::size_t index = 1; index < text.size(); ++index) {
-    if ((static_cast<unsigned char>(text[index]) & 0xC0u) == 0x80u || !title_break_before(text, index)) continue;
-    std::string_view first = text.substr(0, index);
-    while (!first.empty() && first.back() == ' ') first.remove_suffix(1);
-    if (builder.text_width(first, size) <= available) best = index;
-  }
-  if (best == 0) return {builder.fit(text, available, size, "title")};
-  std::string_view first = text.substr(0, best);
-  while (!first.empty() && first.back() == ' ') first.remove_suffix(1);
-  return {std::string(first), builder.fit(text.substr(best), available, size, "title")};
+  const std::vector<LineSpan> lines =
+      wrap_text(text, available, [&](std::string_view piece) { return builder.text_width(piece, size); });
+  const std::string_view first = lines.empty() ? std::string_view{} : text.substr(lines[0].begin, lines[0].end - lines[0].begin);
+  if (lines.size() < 2 || first.empty() || builder.text_width(first, size) > available)
+    return {builder.fit(text, available, size, "title")};
+  return {std::string(first), builder.fit(text.substr(lines[1].begin), available, size, "title")};
 }
 
 // Title lines centred over `centre_x` but kept inside the frame.
