@@ -22,10 +22,10 @@
 #include "export/atomic_file.hpp"
 #include "export/csv.hpp"
 #include "export/gif.hpp"
-#include "export/gif_sweep.hpp"
-#include "export/plot_export.hpp"
+#include "gif_sweep.hpp"
+#include "plot_export.hpp"
 #include "export/png.hpp"
-#include "export/scaled_screenshot.hpp"
+#include "scaled_screenshot.hpp"
 #include "frame_bench.hpp"
 #include "i18n/i18n.hpp"
 #include "lessons/lesson_player.hpp"
@@ -582,8 +582,10 @@ Result<void> run_gif(const Options& o, app::AppOptions options) {
   options.refine_trials = app::headless_refine_trials(options.params.seq_len);
   app::App app(*created->surface, options);
   smlab::exporting::GifWriter writer;
-  if (auto error = app::render_sweep(app, *created->surface, std::get<app::SweepSpec>(sweep), o.gif_frames, writer))
-    return Error::usage(*error);
+  if (Result<void> rendered = app::render_sweep(app, *created->surface, std::get<app::SweepSpec>(sweep), o.gif_frames,
+                                                writer);
+      !rendered)
+    return rendered;
   if (auto error = smlab::exporting::write_gif(target, writer, o.overwrite)) return Error::file(*error);
   std::printf("%s\n", o.gif_path.c_str());
   return {};
