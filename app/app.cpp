@@ -85,21 +85,6 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
 
 App::~App() { ImGui::SetCurrentContext(surface_.imgui_context()); }
 
-const char* theme_name(Theme theme) {
-  switch (theme) {
-    case Theme::dark: return "dark";
-    case Theme::light: return "light";
-    case Theme::projector: return "projector";
-  }
-  return "dark";
-}
-
-std::optional<Theme> theme_from_name(std::string_view name) {
-  for (Theme theme : {Theme::dark, Theme::light, Theme::projector})
-    if (name == theme_name(theme)) return theme;
-  return std::nullopt;
-}
-
 namespace {
 
 // The imported data whose token labels need glyphs beyond ASCII (CJK, accents, …), or null.
@@ -352,33 +337,36 @@ Session App::current_session() const {
 }
 
 void App::restore_session(const Session& session) {
-  ui_.params = session.params;
-  ui_.scores_text = format_scores(session.params.scores);
+  StartState state;
+  state.view = ui_.view;
+  state.screenshot_dir = ui_.screenshot_dir;
+  state.theme = ui_.theme;
+  state.font_scale = ui_.font_scale;
+  state.colormap = ui_.interaction.colormap;
+  state.language = ui_.language;
+  const Result<void> applied = apply_session(session, ui_.lessons, SessionGiven{}, state);
+  ui_.params = state.params;
+  ui_.scores_text = format_scores(state.params.scores);
   ui_.input_error.clear();
-  if (session.view != ui_.view) {
-    ui_.view = session.view;
+  if (state.view != ui_.view) {
+    ui_.view = state.view;
     ui_.select_view_tab = true;
   }
-  if (!session.screenshot_dir.empty()) ui_.screenshot_dir = session.screenshot_dir;
+  ui_.screenshot_dir = state.screenshot_dir;
   // Applied between frames (fonts); Chinese only when its table and font are there.
-  if (session.language && (*session.language == i18n::Language::English || ui_.chinese_problem.empty()))
-    ui_.language = *session.language;
-  if (session.theme) ui_.theme = theme_from_name(*session.theme).value_or(ui_.theme);
-  if (session.font_scale) ui_.font_scale = std::clamp(*session.font_scale, font_scale_min, font_scale_max);
-  if (session.colormap) ui_.interaction.colormap = plot::colormap_from_name(*session.colormap).value_or(ui_.interaction.colormap);
-  if (!session.import_warning.empty()) {  // the files are gone: say so once, in the status line
-    ui_.status = session.import_warning;
+  if (state.language == i18n::Language::English || ui_.chinese_problem.empty()) ui_.language = state.language;
+  ui_.theme = state.theme;
+  ui_.font_scale = state.font_scale;
+  ui_.interaction.colormap = state.colormap;
+  if (!state.import_warning.empty()) {  // the files are gone: say so once, in the status line
+    ui_.status = state.import_warning;
     ui_.status_is_error = true;
   }
   // A lesson position is kept only if that lesson and step still exist; Params stay the session's.
   ui_.lesson.animating = false;
   ui_.lesson.open.reset();
-  if (session.lesson) {
-    const auto lesson = find_lesson(ui_.lessons, session.lesson->name);
-    if (!lesson || !resume_lesson(ui_, *lesson, static_cast<std::size_t>(session.lesson->step - 1))) {
-      report(i18n::format("lesson.not_available", {session.lesson->name, std::to_string(session.lesson->step)}), true);
-    }
-  }
+  if (session.lesson && (!applied || !state.lesson || !resume_lesson(ui_, state.lesson->lesson, state.lesson->step)))
+    report(i18n::format("lesson.not_available", {session.lesson->name, std::to_string(session.lesson->step)}), true);
 }
 
 void App::draw_session_popup() {

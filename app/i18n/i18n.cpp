@@ -1,6 +1,6 @@
 // The string catalogue behind tr(): two tables, the current language, and the misses.
 #include "i18n/i18n.hpp"
-#include "state/text_file.hpp"
+#include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 

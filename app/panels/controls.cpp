@@ -112,19 +112,6 @@ void draw_language(UiState& ui) {
 
 }  // namespace
 
-bool apply_params(UiState& ui, const Params& candidate) {
-  if (candidate == ui.params) return false;
-  if (auto error = validate(candidate)) {
-    ui.input_error = error->message;
-    return false;
-  }
-  // Scores can change from elsewhere (presets, dragged bars, reset): the text field follows.
-  if (candidate.scores != ui.params.scores) ui.scores_text = format_scores(candidate.scores);
-  ui.params = candidate;
-  ui.input_error.clear();
-  return true;
-}
-
 void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats) {
   using L = ParamLimits;
   // Room right of the sliders for the longest label of this language, plus the "(?)" marker.

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "export/gif_sweep.hpp"
+#include "state/sweep.hpp"
 #include "i18n/i18n.hpp"
 #include "panels/panels.hpp"
 #include "state/nudge.hpp"

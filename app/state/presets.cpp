@@ -1,6 +1,6 @@
 // Presets: reading assets/presets.json and checking every entry through set_param.
 #include "state/presets.hpp"
-#include "state/text_file.hpp"
+#include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 // Sessions as JSON: serialising every Params key as text, and loading with every value checked.
 #include "state/session.hpp"
-#include "state/text_file.hpp"
+#include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 // read_text_file and the checks run before any JSON parser (text_file.hpp).
-#include "state/text_file.hpp"
+#include "files/text_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

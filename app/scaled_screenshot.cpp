@@ -1,5 +1,5 @@
 // Scaled screenshots: panel lookup, cropping, and an offscreen render of a copy of the App.
-#include "export/scaled_screenshot.hpp"
+#include "scaled_screenshot.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // CSV and SVG files from plot descriptions (see plot_export.hpp).
-#include "export/plot_export.hpp"
+#include "plot_export.hpp"
 
 #include <array>
 #include <charconv>
