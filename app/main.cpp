@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   std::string font_scale_text = "1";
   std::string scale_text = "1", panel_name, colormap_name = "viridis";
   bool overwrite = false, list_keys = false, list_views = false;
-  std::string bench_frames_text;
+  std::string bench_frames_text, bench_latency_text;
   std::string bench_key = "temperature";
   std::string preset_name, load_path, gif_path, sweep_text;
   bool list_presets = false;
@@ -229,8 +229,15 @@ int main(int argc, char** argv) {
       cli.add_option("--bench-frames", bench_frames_text,
                      "Headless: move a slider every frame for N frames (1 to 100000), print timings as JSON")
           ->type_name("N");
+  CLI::Option* bench_latency_option =
+      cli.add_option("--bench-latency", bench_latency_text,
+                     "Headless: N single steps of each slider (1 to 10000), input to first and final result on "
+                     "screen, as JSON")
+          ->type_name("N");
   CLI::Option* bench_key_option =
-      cli.add_option("--bench-key", bench_key, "Slider --bench-frames moves: temperature, score_scale, d_k or row")
+      cli.add_option("--bench-key", bench_key,
+                     "Slider --bench-frames moves (temperature, score_scale, d_k or row), or the one --bench-latency "
+                     "moves (also seq_len, scaled, custom_scores)")
           ->type_name("KEY");
   try {
     cli.parse(argc, argv);
@@ -258,7 +265,8 @@ int main(int argc, char** argv) {
                                  {"--screenshot", screenshot_option->count() > 0},
                                  {"--export-gif", gif_option->count() > 0},
                                  {"--export-lesson", export_lesson_option->count() > 0},
-                                 {"--bench-frames", bench_option->count() > 0}};
+                                 {"--bench-frames", bench_option->count() > 0},
+                                 {"--bench-latency", bench_latency_option->count() > 0}};
   const GivenOption lists[] = {{"--list-keys", list_keys},
                                {"--list-views", list_views},
                                {"--list-presets", list_presets},
@@ -277,7 +285,8 @@ int main(int argc, char** argv) {
   if (gif_option->count() > 0 && sweep_option->count() == 0)
     return fail(exit_usage, "--export-gif FILE.gif needs --sweep KEY=FROM:TO[:log]");
   if (frames_option->count() > 0 && gif_option->count() == 0) return fail(exit_usage, "--frames goes with --export-gif FILE.gif");
-  if (bench_key_option->count() > 0 && bench_option->count() == 0) return fail(exit_usage, "--bench-key goes with --bench-frames N");
+  if (bench_key_option->count() > 0 && bench_option->count() == 0 && bench_latency_option->count() == 0)
+    return fail(exit_usage, "--bench-key goes with --bench-frames N or --bench-latency N");
   if ((scale_option->count() > 0 || panel_option->count() > 0) && screenshot_option->count() == 0)
     return fail(exit_usage, "--scale and --panel go with --screenshot FILE.png");
   if (export_lesson_option->count() > 0) {
@@ -291,6 +300,9 @@ int main(int argc, char** argv) {
   const auto bench_frames = bench_frames_text.empty() ? std::optional<int>(0) : parse_count(bench_frames_text, 1, 100000);
   if (!bench_frames)
     return fail(exit_usage, "--bench-frames '" + bench_frames_text.substr(0, 40) + "' is not allowed: an integer from 1 to 100000");
+  const auto bench_latency = bench_latency_text.empty() ? std::optional<int>(0) : parse_count(bench_latency_text, 1, 10000);
+  if (!bench_latency)
+    return fail(exit_usage, "--bench-latency '" + bench_latency_text.substr(0, 40) + "' is not allowed: an integer from 1 to 10000");
 
   // 2. Lists: each one asked for, in this order.
   const bool any_list = list_keys || list_views || list_presets || list_lessons;
@@ -561,6 +573,19 @@ int main(int argc, char** argv) {
     smlab::app::App app(*created.surface, options);
     std::string error;
     const auto result = smlab::app::run_frame_bench(app, bench_key, *bench_frames, error);
+    if (!error.empty()) return fail(exit_usage, error);
+    std::printf("%s\n", result.to_json().c_str());
+    return exit_ok;
+  }
+
+  // 4d'. Headless slider-to-pixels latency (docs/PERFORMANCE.md).
+  if (*bench_latency > 0) {
+    auto created = create_offscreen();
+    if (!created) return fail(exit_no_graphics, created.error);
+    smlab::app::App app(*created.surface, options);
+    std::string error;
+    const auto result =
+        smlab::app::run_latency_bench(app, bench_key_option->count() > 0 ? bench_key : "", *bench_latency, error);
     if (!error.empty()) return fail(exit_usage, error);
     std::printf("%s\n", result.to_json().c_str());
     return exit_ok;

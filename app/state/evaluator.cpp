@@ -59,7 +59,7 @@ void Evaluator::wait_for_latest(std::chrono::microseconds budget) {
 
 Evaluator::Latest Evaluator::latest() const {
   std::lock_guard lock(mutex_);
-  return {latest_, latest_sweep_, latest_version_, latest_images_};
+  return {latest_, latest_sweep_, latest_version_, latest_images_, latest_maps_pending_, latest_complete_};
 }
 
 void Evaluator::set_map_image_spec(const MapImageSpec& spec) {
@@ -69,7 +69,7 @@ void Evaluator::set_map_image_spec(const MapImageSpec& spec) {
 
 bool Evaluator::busy() const {
   std::lock_guard lock(mutex_);
-  return completed_ != submitted_;
+  return completed_ != submitted_ || staging_active_;
 }
 
 float Evaluator::progress() const { return progress_.load(std::memory_order_relaxed); }
@@ -77,6 +77,11 @@ float Evaluator::progress() const { return progress_.load(std::memory_order_rela
 double Evaluator::last_compute_ms() const {
   std::lock_guard lock(mutex_);
   return last_compute_ms_;
+}
+
+double Evaluator::last_first_result_ms() const {
+  std::lock_guard lock(mutex_);
+  return last_first_result_ms_;
 }
 
 std::string Evaluator::take_error() {
@@ -126,12 +131,72 @@ void Evaluator::set_refine_limit(std::int64_t max_trials_per_point) {
 
 bool Evaluator::idle() const {
   std::lock_guard lock(mutex_);
-  return completed_ == submitted_ && !refining_active_;
+  return completed_ == submitted_ && !refining_active_ && !staging_active_;
 }
 
 void Evaluator::wait_until_idle() {
   std::unique_lock lock(mutex_);
-  finished_.wait(lock, [this] { return completed_ == submitted_ && !refining_active_; });
+  finished_.wait(lock, [this] { return completed_ == submitted_ && !refining_active_ && !staging_active_; });
+}
+
+std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images(const Snapshot& snap) {
+  MapImageSpec spec;
+  std::shared_ptr<const MapImages> shown;
+  {
+    std::lock_guard lock(mutex_);
+    spec = image_spec_;
+    shown = latest_images_;
+  }
+  if (spec.max_side <= 0) return nullptr;
+  // The same maps as the images on screen: share them (no recolouring of two L×L maps).
+  if (shown != nullptr && shown->spec == spec && shown->scores == snap.attention_scores &&
+      shown->scaled_logit_scale == snap.scaled_logit_scale && shown->unscaled_logit_scale == snap.unscaled_logit_scale &&
+      shown->causal == snap.causal && shown->attention_max == snap.attention_max && snap.pooled.factor == 0)
+    return shown;
+  auto images = std::make_shared<MapImages>();
+  images->spec = spec;
+  images->scores = snap.attention_scores;
+  images->scaled_logit_scale = snap.scaled_logit_scale;
+  images->unscaled_logit_scale = snap.unscaled_logit_scale;
+  images->causal = snap.causal;
+  images->attention_max = snap.attention_max;
+  std::vector<float> pooled;
+  // attention_row only reads the Snapshot, so bands of rows can run on the core's pool.
+  const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
+    parallel_for(parts, run_part);
+  };
+  for (const bool scaled : {true, false}) {
+    const MapTextureSource source = map_texture_source(snap, scaled);
+    if (source.size == 0) continue;
+    plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled, source.fill_row, source.size,
+                                source.size, 0.0, snap.attention_max, spec.colormap, spec.max_side, plot::Pooling::max,
+                                on_pool);
+  }
+  return images;
+}
+
+void Evaluator::publish_first_result(const Snapshot& first, bool maps_done, std::uint64_t ticket,
+                                     std::chrono::steady_clock::time_point start) {
+  // The maps' images only when they are final already (the other stages are the sweep's trials).
+  std::shared_ptr<const MapImages> images = maps_done ? map_images(first) : nullptr;
+  auto snapshot = std::make_shared<const Snapshot>(first);
+  auto sweep = std::make_shared<const DkSweep>(first.dk_sweep);
+  {
+    std::lock_guard lock(mutex_);
+    latest_ = std::move(snapshot);
+    latest_sweep_ = std::move(sweep);
+    if (maps_done) latest_images_ = std::move(images);
+    latest_maps_pending_ = !maps_done;
+    latest_complete_ = false;
+    ++latest_version_;
+    last_first_result_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    stages_published_ = true;
+    staging_active_ = true;
+    // A first result completes the submission for frames that wait on it (wait_for_latest).
+    if (ticket == submitted_) completed_ = ticket;
+  }
+  finished_.notify_all();
+  notify_result();
 }
 
 void Evaluator::run(std::stop_token stop) {
@@ -140,6 +205,7 @@ void Evaluator::run(std::stop_token stop) {
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
   std::optional<DkSweep> refining;  // worker-owned; published as copies
   std::shared_ptr<const ScoreCache> score_cache;  // worker-owned: Q, K, QKᵀ of the last Params
+  std::shared_ptr<const Snapshot> last_complete;  // worker-owned: the newest Snapshot with every stage done
   for (;;) {
     std::optional<Job> job;
     std::uint64_t ticket = 0;
@@ -190,12 +256,10 @@ void Evaluator::run(std::stop_token stop) {
     // (dragging d_k, row or scaled does not change the sweep).
     if (refining) options.previous_sweep = &*refining;
     options.score_cache = &score_cache;
-    std::shared_ptr<const Snapshot> previous;
-    {
-      std::lock_guard lock(mutex_);
-      previous = latest_;
-    }
-    options.previous = previous.get();
+    // The last complete Snapshot (a first result's colour range is a stand-in, never reused).
+    options.previous = last_complete.get();
+    Stages stages;
+    options.stages = &stages;
     const auto start = std::chrono::steady_clock::now();
     std::optional<Snapshot> result;
     std::string failure;
@@ -204,6 +268,11 @@ void Evaluator::run(std::stop_token stop) {
       options.defer_pooled_maps = true;
       if (!injected.empty()) throw std::runtime_error(injected);
       result = evaluate(job->params, options);
+      if (result && stages.any()) {
+        // The first result on screen now; the rest of this job's stages after it.
+        publish_first_result(*result, !stages.scores && !stages.map_range, ticket, start);
+        if (!complete_stages(*result, stages, &score_cache, options.stop)) result.reset();
+      }
     } catch (const std::exception& error) {
       failure = error.what();
     }
@@ -217,6 +286,8 @@ void Evaluator::run(std::stop_token stop) {
         latest_ = std::move(partial);
         latest_sweep_ = std::move(partial_sweep);
         latest_images_ = nullptr;
+        latest_maps_pending_ = false;
+        latest_complete_ = false;
         ++latest_version_;
         pooling_ = true;
         if (pending_) current_job_.request_stop();
@@ -229,44 +300,28 @@ void Evaluator::run(std::stop_token stop) {
       if (!done) result.reset();
     }
     // The dashboard maps' texels, coloured here rather than on the UI thread.
-    std::shared_ptr<MapImages> images;
-    if (result) {
-      MapImageSpec spec;
-      {
-        std::lock_guard lock(mutex_);
-        spec = image_spec_;
-      }
-      if (spec.max_side > 0) {
-        images = std::make_shared<MapImages>();
-        images->spec = spec;
-        std::vector<float> pooled;
-        // attention_row only reads the Snapshot, so bands of rows can run on the core's pool.
-        const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
-          parallel_for(parts, run_part);
-        };
-        for (const bool scaled : {true, false}) {
-          const MapTextureSource source = map_texture_source(*result, scaled);
-          if (source.size == 0) continue;
-          plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled, source.fill_row, source.size,
-                                      source.size, 0.0, result->attention_max, spec.colormap, spec.max_side,
-                                      plot::Pooling::max, on_pool);
-        }
-      }
-    }
+    std::shared_ptr<const MapImages> images = result ? map_images(*result) : nullptr;
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (result) refining = result->dk_sweep;
+    // The Snapshots replaced are not freed under the lock: these hold them until this iteration
+    // ends (and the UI until its next frame).
+    std::shared_ptr<const Snapshot> replaced_latest, replaced_complete = result ? std::move(last_complete) : nullptr;
     {
       std::lock_guard lock(mutex_);
       if (result) {
-        // The Snapshot replaced is not freed here under the lock: `previous` holds it until this
-        // iteration ends (and the UI until its next frame).
-        latest_ = std::make_shared<const Snapshot>(std::move(*result));
+        replaced_latest = std::exchange(latest_, std::make_shared<const Snapshot>(std::move(*result)));
+        last_complete = latest_;
         latest_sweep_ = std::make_shared<const DkSweep>(*refining);
         latest_images_ = std::move(images);
+        latest_maps_pending_ = false;
+        latest_complete_ = true;
         ++latest_version_;
         last_compute_ms_ = elapsed_ms;
+        if (!stages_published_) last_first_result_ms_ = elapsed_ms;
         refining_active_ = sweep_needs_refining(*refining, refine_limit_);
       }
+      stages_published_ = false;
+      staging_active_ = false;
       if (!failure.empty()) error_ = "recompute failed: " + failure;
       // Only the newest submission counts as completion; a cancelled older one does not.
       if (ticket == submitted_ && (result || !failure.empty())) completed_ = ticket;
