@@ -7,6 +7,8 @@
 
 #include <exception>
 #include <functional>
+#include <limits>
+#include <vector>
 #include <stdexcept>
 #include <utility>
 
@@ -139,6 +141,55 @@ void Evaluator::wait_until_idle() {
   finished_.wait(lock, [this] { return completed_ == submitted_ && !refining_active_ && !staging_active_; });
 }
 
+std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images_with_range(Snapshot& snap) {
+  MapImageSpec spec;
+  {
+    std::lock_guard lock(mutex_);
+    spec = image_spec_;
+  }
+  const int length = snap.attention_size;
+  if (spec.max_side <= 0 || length <= 0 || snap.pooled.factor > 0 || pooled_maps_pending(snap)) return nullptr;
+  // As prepare_heatmap_image pools: blocks of factor × factor cells, each block's largest weight.
+  const int factor = length > spec.max_side ? (length + spec.max_side - 1) / spec.max_side : 1;
+  const int side = (length + factor - 1) / factor;
+  const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
+    parallel_for(parts, run_part);
+  };
+  std::vector<float> pooled[2];
+  float top = 0.0f;
+  for (const bool scaled : {true, false}) {
+    // attention_map_max's rule: the largest finite weight (NaN and ±inf fail both tests), from 0.
+    std::atomic<float> map_top{0.0f};
+    const plot::RowFiller fill_row = [&](int row, std::span<float> out) {
+      attention_row(snap, scaled, row, out);
+      constexpr float largest = std::numeric_limits<float>::max();
+      float row_top = 0.0f;
+      for (const float weight : out) row_top = weight > row_top && weight <= largest ? weight : row_top;
+      float seen = map_top.load(std::memory_order_relaxed);
+      while (row_top > seen && !map_top.compare_exchange_weak(seen, row_top, std::memory_order_relaxed)) {
+      }
+    };
+    plot::downsample(pooled[scaled ? 0 : 1], fill_row, length, length, factor, plot::Pooling::max, on_pool);
+    top = std::max(top, map_top.load());
+  }
+  snap.attention_max = top > 0.0f ? top : 1.0f;  // = evaluate()'s range, bit for bit (a max is exact)
+  auto images = std::make_shared<MapImages>();
+  images->spec = spec;
+  images->scores = snap.attention_scores;
+  images->scaled_logit_scale = snap.scaled_logit_scale;
+  images->unscaled_logit_scale = snap.unscaled_logit_scale;
+  images->causal = snap.causal;
+  images->attention_max = snap.attention_max;
+  for (const bool scaled : {true, false}) {
+    plot::HeatmapImage& image = scaled ? images->scaled : images->unscaled;
+    const std::vector<float>& cells = pooled[scaled ? 0 : 1];
+    image.rgba.resize(cells.size());
+    plot::colorize(image.rgba, cells, 0.0, snap.attention_max, spec.colormap);
+    image.rows = image.cols = side;
+  }
+  return images;
+}
+
 std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images(const Snapshot& snap) {
   MapImageSpec spec;
   std::shared_ptr<const MapImages> shown;
@@ -262,6 +313,7 @@ void Evaluator::run(std::stop_token stop) {
     options.stages = &stages;
     const auto start = std::chrono::steady_clock::now();
     std::optional<Snapshot> result;
+    std::shared_ptr<const MapImages> images;  // the dashboard maps' texels, coloured here, not on the UI thread
     std::string failure;
     try {
       options.view = job->view;
@@ -271,7 +323,13 @@ void Evaluator::run(std::stop_token stop) {
       if (result && stages.any()) {
         // The first result on screen now; the rest of this job's stages after it.
         publish_first_result(*result, !stages.scores && !stages.map_range, ticket, start);
-        if (!complete_stages(*result, stages, &score_cache, options.stop)) result.reset();
+        // QKᵀ first; then the maps' images, which give their colour range on the way (one softmax
+        // pass per map instead of two); then the sweep's trials.
+        Stages scores_only{.scores = stages.scores};
+        bool done = complete_stages(*result, scores_only, &score_cache, options.stop);
+        stages.scores = false;
+        if (done && stages.map_range && (images = map_images_with_range(*result)) != nullptr) stages.map_range = false;
+        if (!done || !complete_stages(*result, stages, &score_cache, options.stop)) result.reset();
       }
     } catch (const std::exception& error) {
       failure = error.what();
@@ -299,8 +357,7 @@ void Evaluator::run(std::stop_token stop) {
       }
       if (!done) result.reset();
     }
-    // The dashboard maps' texels, coloured here rather than on the UI thread.
-    std::shared_ptr<const MapImages> images = result ? map_images(*result) : nullptr;
+    if (result && images == nullptr) images = map_images(*result);
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (result) refining = result->dk_sweep;
     // The Snapshots replaced are not freed under the lock: these hold them until this iteration

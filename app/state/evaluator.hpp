@@ -114,6 +114,9 @@ class Evaluator {
  private:
   void run(std::stop_token stop);
   std::shared_ptr<const MapImages> map_images(const Snapshot& snap);
+  // The same for a Snapshot whose colour range is staged (Stages::map_range): sets attention_max
+  // from the weights the images are made of. Null (nothing set) without an image spec.
+  std::shared_ptr<const MapImages> map_images_with_range(Snapshot& snap);
   void publish_first_result(const Snapshot& first, bool maps_done, std::uint64_t ticket,
                             std::chrono::steady_clock::time_point start);
 

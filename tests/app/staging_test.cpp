@@ -59,6 +59,9 @@ TEST(Staging, CompleteSnapshotExportsTheSameBytesAsAFreshEvaluation) {
 
   Evaluator evaluator;
   evaluator.set_refine_limit(full);  // no refinement beyond the first estimate: the count is fixed
+  // Images as the dashboard asks for them, pooled 2 × 2 (L = 96 > 64): the colour range then comes
+  // from the image pass (Evaluator::map_images_with_range).
+  evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
   std::mutex mutex;
   std::vector<Published> published;
   evaluator.set_result_callback([&] {
@@ -86,6 +89,19 @@ TEST(Staging, CompleteSnapshotExportsTheSameBytesAsAFreshEvaluation) {
     ASSERT_TRUE(latest.complete);
     ASSERT_EQ(latest.snapshot->params, next);
     EXPECT_EQ(latest.snapshot->dk_sweep.trials, full) << "change " << index;
+    // The worker's images are those of the fresh Snapshot's maps, pixel for pixel.
+    const Snapshot reference = evaluate(next);
+    ASSERT_TRUE(latest.images != nullptr);
+    for (const bool scaled : {true, false}) {
+      plot::HeatmapImage image;
+      std::vector<float> scratch;
+      const MapTextureSource source = map_texture_source(reference, scaled);
+      plot::prepare_heatmap_image(image, scratch, source.fill_row, source.size, source.size, 0.0,
+                                  reference.attention_max, plot::Colormap::Viridis, 64, plot::Pooling::max);
+      const plot::HeatmapImage& shown = scaled ? latest.images->scaled : latest.images->unscaled;
+      EXPECT_EQ(shown.rows, image.rows);
+      EXPECT_TRUE(shown.rgba == image.rgba) << "change " << index << (scaled ? ": scaled" : ": unscaled") << " image";
+    }
     const auto staged = csv_files(*latest.snapshot, dir / ("staged-" + std::to_string(index)));
     const auto fresh = csv_files(evaluate(next), dir / ("fresh-" + std::to_string(index)));
     ASSERT_EQ(staged.size(), fresh.size());
