@@ -184,6 +184,33 @@ TEST(Staging, CompleteStagesGivesTheUnstagedSnapshot) {
   EXPECT_EQ(moved.attention_max, evaluate(row).attention_max);
 }
 
+// Rows of ≥ 512 keys: the first result's H(T) is every 4th point of the grid, exactly those
+// values, and complete_stages() draws the full curve.
+TEST(Staging, CoarseEntropyCurveIsReplacedByTheFullOne) {
+  Params base = base_params();
+  base.seq_len = 640;
+  const Snapshot first = evaluate(base);
+  Params next = base;
+  next.row = 300;
+  Stages stages;
+  EvaluateOptions options;
+  options.previous = &first;
+  options.previous_sweep = &first.dk_sweep;
+  options.stages = &stages;
+  Snapshot staged = *evaluate(next, options);
+  const Snapshot fresh = evaluate(next);
+  ASSERT_TRUE(stages.entropy_curve);
+  ASSERT_EQ(fresh.entropy_vs_temperature.size(), 121u);
+  ASSERT_EQ(staged.entropy_vs_temperature.size(), 31u);
+  for (std::size_t i = 0; i < 31; ++i) {
+    EXPECT_EQ(staged.temperature_grid[i], fresh.temperature_grid[4 * i]);
+    EXPECT_EQ(staged.entropy_vs_temperature[i], fresh.entropy_vs_temperature[4 * i]);
+  }
+  ASSERT_TRUE(complete_stages(staged, stages, nullptr));
+  EXPECT_EQ(staged.temperature_grid, fresh.temperature_grid);
+  EXPECT_EQ(staged.entropy_vs_temperature, fresh.entropy_vs_temperature);
+}
+
 TEST(Staging, BenchLatencyPrintsOneLineForEverySlider) {
   const fs::path dir = cli_test::fresh_test_dir("latency");
   const cli_test::Outcome run =

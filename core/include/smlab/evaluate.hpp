@@ -16,7 +16,8 @@ struct Stages {
   bool scores = false;          // QKᵀ not computed yet (Snapshot::attention_scores holds Q, K only)
   bool map_range = false;       // attention_max is the previous Snapshot's, not this one's
   std::int64_t dk_trials = 0;   // the sweep's full trial count, when the Snapshot has fewer
-  bool any() const { return scores || map_range || dk_trials > 0; }
+  bool entropy_curve = false;   // H(T) has every 4th of its 121 points only (rows of ≥ 512 keys)
+  bool any() const { return scores || map_range || dk_trials > 0 || entropy_curve; }
 };
 
 struct EvaluateOptions {
@@ -55,7 +56,8 @@ struct EvaluateOptions {
 std::int64_t coarse_dk_trials(std::int64_t full_trials);
 
 // Does what `stages` says, in that order (QKᵀ into a new ScoreCache, stored in *score_cache when
-// that is not null; the colour range; the sweep's remaining trials), and clears it. Returns false
+// that is not null; the full entropy curve; the colour range; the sweep's remaining trials), and
+// clears it. Returns false
 // if `stop` was requested first (the Snapshot is then partly completed and must not be shown).
 bool complete_stages(Snapshot& snap, Stages& stages, std::shared_ptr<const ScoreCache>* score_cache,
                      const std::stop_token& stop = {});
