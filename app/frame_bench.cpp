@@ -167,6 +167,17 @@ LatencyBenchResult run_latency_bench(App& app, const std::string& key, int steps
   const Params base = app.ui().params;
   // No refinement beyond the first estimate: each step starts from rest, with nothing else running.
   app.evaluator().set_refine_limit(automatic_dk_trials(std::min(base.seq_len, ParamLimits::seq_len_max)));
+  // Warm-up, not timed: one step of every slider, so first-use costs (glyphs, texture sizes,
+  // llvmpipe's shader variants, page faults of new buffers) are not charged to the first slider.
+  for (const char* slider : latency_sliders) {
+    for (int step = 0; step < 2; ++step) {
+      apply_params(app.ui(), moved_params(app.ui().params, base, slider, step));
+      app.wait_for_snapshot();
+      app.frame();
+      app.frame();
+    }
+    apply_params(app.ui(), base);
+  }
   LatencyBenchResult result;
   result.seq_len = base.seq_len;
   result.key_dim = base.key_dim;

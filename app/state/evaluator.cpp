@@ -59,6 +59,11 @@ void Evaluator::wait_for_latest(std::chrono::microseconds budget) {
   finished_.wait_for(lock, budget, [this] { return completed_ == submitted_; });
 }
 
+void Evaluator::wait_for_complete(std::chrono::microseconds budget) {
+  std::unique_lock lock(mutex_);
+  finished_.wait_for(lock, budget, [this] { return completed_ == submitted_ && !staging_active_; });
+}
+
 Evaluator::Latest Evaluator::latest() const {
   std::lock_guard lock(mutex_);
   return {latest_, latest_sweep_, latest_version_, latest_images_, latest_maps_pending_, latest_complete_};

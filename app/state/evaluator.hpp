@@ -47,6 +47,8 @@ class Evaluator {
   // Waits up to `budget` for the newest submission to finish: small problems
   // then appear on the very frame the slider moved, big ones never stall a frame.
   void wait_for_latest(std::chrono::microseconds budget);
+  // The same, until the newest submission's later stages are done too (a complete Snapshot).
+  void wait_for_complete(std::chrono::microseconds budget);
 
   // The newest finished snapshot (null before the first one), the newest
   // refinement of its d_k sweep, and a counter that changes whenever the snapshot
