@@ -205,7 +205,7 @@ std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images(const Snapshot
   }
   if (spec.max_side <= 0) return nullptr;
   // The same maps as the images on screen: share them (no recolouring of two L×L maps).
-  if (shown != nullptr && shown->spec == spec && shown->scores == snap.attention_scores &&
+  if (shown != nullptr && shown->spec == spec && shown->scores.lock() == snap.attention_scores &&
       shown->scaled_logit_scale == snap.scaled_logit_scale && shown->unscaled_logit_scale == snap.unscaled_logit_scale &&
       shown->causal == snap.causal && shown->attention_max == snap.attention_max && snap.pooled.factor == 0)
     return shown;

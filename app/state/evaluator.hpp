@@ -67,8 +67,9 @@ class Evaluator {
     MapImageSpec spec;
     plot::HeatmapImage scaled, unscaled;  // of the Snapshot's two attention maps, 0 … attention_max
     // What the maps were made from: a later Snapshot with the same ones (a row, scaled or
-    // custom-scores change) reuses the images instead of colouring two L×L maps again.
-    std::shared_ptr<const ScoreCache> scores;
+    // custom-scores change) reuses the images instead of colouring two L×L maps again. Weak: the
+    // images must not keep an old L×L QKᵀ alive (at L = 4096 a third 64 MB matrix during a drag).
+    std::weak_ptr<const ScoreCache> scores;
     double scaled_logit_scale = 0.0, unscaled_logit_scale = 0.0;
     bool causal = false;
     float attention_max = 0.0f;
