@@ -234,14 +234,19 @@ void App::sync_snapshot() {
   uploaded_colormap_ = ui_.interaction.colormap;
   uploaded_max_side_ = max_side;
   lab_textures_.new_snapshot();
+  // A first result whose maps follow: the textures of the maps before stay until they do.
+  if (latest_.maps_pending) return;
   // Upload only when the data changed: a 4096² texture costs milliseconds.
   const Snapshot& snap = *latest_.snapshot;
   const double vmax = snap.attention_max;
   if (latest_.images != nullptr && latest_.images->spec == spec) {  // coloured by the worker
+    if (latest_.images == uploaded_images_) return;  // the same maps (a row change): on the GPU already
+    uploaded_images_ = latest_.images;
     scaled_texture_.upload(latest_.images->scaled);
     unscaled_texture_.upload(latest_.images->unscaled);
     return;
   }
+  uploaded_images_ = nullptr;
   for (const bool scaled : {true, false}) {
     const MapTextureSource source = map_texture_source(snap, scaled);
     if (source.size == 0) continue;  // maps still being computed: the old texture stays
@@ -283,14 +288,22 @@ bool App::frame() {
   timing_.blocked_ms = 0.0;
   if (needs_submit()) {
     submit();
-    // When recomputes are quick (the dashboard up to L ≈ 512: 1–3 ms) a few ms of waiting lets
-    // the plots change on this very frame. When the last one took more than half the wait (L =
-    // 1024, a slow lab), waiting would mostly stall the frame: the snapshot lands a frame later.
+    // When first results are quick (the dashboard's staged recompute: the row, its plots and a
+    // coarse d_k sweep, ~1 ms) a few ms of waiting lets the plots change on this very frame. When
+    // the last one took more than half the wait (a slow lab), waiting would mostly stall the
+    // frame: the snapshot lands a frame later.
     constexpr double wait_budget_ms = 8.0;
     const auto wait_start = Clock::now();
-    if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms)
-      evaluator_.wait_for_latest(std::chrono::duration_cast<std::chrono::microseconds>(
-          std::chrono::duration<double, std::milli>(wait_budget_ms)));
+    const auto budget = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::duration<double, std::milli>(wait_budget_ms));
+    if (evaluator_.last_first_result_ms() < 0.5 * wait_budget_ms) {
+      evaluator_.wait_for_latest(budget);
+      // Small problems (all stages within half the budget last time): the complete Snapshot on
+      // this frame too, rather than a first result now and the rest a frame later.
+      if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms)
+        evaluator_.wait_for_complete(std::chrono::duration_cast<std::chrono::microseconds>(
+            budget - (Clock::now() - wait_start)));
+    }
     timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
   }
   sync_snapshot();

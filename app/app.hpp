@@ -80,6 +80,8 @@ class App {
   bool showing_snapshot() const { return latest_.snapshot != nullptr; }
   // A Snapshot is shown and its attention maps too (long imported contexts get them later).
   bool showing_maps() const { return latest_.snapshot != nullptr && !pooled_maps_pending(*latest_.snapshot); }
+  // The Snapshot shown is complete: every stage of its evaluation is done (not a first result).
+  bool showing_complete() const { return latest_.snapshot != nullptr && latest_.complete; }
   // The Params of the Snapshot shown (defaults before the first one).
   Params shown_params() const { return latest_.snapshot != nullptr ? latest_.snapshot->params : Params{}; }
 
@@ -169,6 +171,7 @@ class App {
   bool chinese_ranges_common_ = false;  // chinese_glyph_ranges_ includes ImGui's common simplified set
   ImFont* ui_font_ = nullptr;
   FrameTiming timing_;
+  std::shared_ptr<const Evaluator::MapImages> uploaded_images_;  // the worker's images on the GPU now
 
   History history_;
   SweepPlayer sweep_player_;

@@ -129,7 +129,7 @@ std::optional<int> parse_count(const std::string& text, int low, int high) {
 }
 
 // One run mode per command line (the lists may be combined with each other).
-enum class Mode { window, lists, files, lesson_pngs, gif, bench, screenshot };
+enum class Mode { window, lists, files, lesson_pngs, gif, bench, bench_latency, screenshot };
 
 struct Options {
   Mode mode = Mode::window;
@@ -151,7 +151,8 @@ struct Options {
   int shot_scale = 1;
   smlab::i18n::Language language = smlab::i18n::Language::English;
   smlab::View view = smlab::View::dashboard;
-  int gif_frames = 60, bench_frames = 0;
+  int gif_frames = 60, bench_frames = 0, bench_latency = 0;
+  bool bench_key_given = false;
   app::SessionGiven given;  // which look and place options were typed: a session leaves them alone
   bool state_from_command_line = false;
 };
@@ -167,7 +168,7 @@ Result<Options> parse_options(int argc, char** argv) {
   CLI::App cli{"Softmax Lab: see why attention uses softmax and divides scores by sqrt(d_k)."};
   cli.set_version_flag("--version", std::string("softmax-lab ") + SMLAB_VERSION);
   std::string view_name = "dashboard", theme_name = "dark", font_scale_text = "1", colormap_name = "viridis";
-  std::string lang_code = "en", gif_frames_text = "60", bench_frames_text;
+  std::string lang_code = "en", gif_frames_text = "60", bench_frames_text, bench_latency_text;
   cli.add_option("--import", o.import_specs,
                  "Show your own attention data: FILE (.npy/.npz/.csv; roles from array names q, k, v, scores, attn), "
                  "FILE:ROLE or FILE.npz:ARRAY=ROLE,... (ROLE: Q, K, V, scores, weights); repeatable")
@@ -241,8 +242,15 @@ Result<Options> parse_options(int argc, char** argv) {
       cli.add_option("--bench-frames", bench_frames_text,
                      "Headless: move a slider every frame for N frames (1 to 100000), print timings as JSON")
           ->type_name("N");
+  CLI::Option* bench_latency_option =
+      cli.add_option("--bench-latency", bench_latency_text,
+                     "Headless: N single steps of each slider (1 to 10000), input to first and final result on "
+                     "screen, as JSON")
+          ->type_name("N");
   CLI::Option* bench_key_option =
-      cli.add_option("--bench-key", o.bench_key, "Slider --bench-frames moves: temperature, score_scale, d_k or row")
+      cli.add_option("--bench-key", o.bench_key,
+                     "Slider --bench-frames moves (temperature, score_scale, d_k or row), or the one --bench-latency "
+                     "moves (also seq_len, scaled, custom_scores)")
           ->type_name("KEY");
   try {
     cli.parse(argc, argv);
@@ -261,7 +269,7 @@ Result<Options> parse_options(int argc, char** argv) {
   for (CLI::Option* option : {frames_option, bench_option, screenshot_option, size_option, csv_option, svg_option,
                               screenshot_dir_option, preset_option, lesson_option, load_option, gif_option,
                               sweep_option, theme_option, font_scale_option, lang_option, colormap_option,
-                              scale_option, panel_option, bench_key_option, export_lesson_option}) {
+                              scale_option, panel_option, bench_key_option, export_lesson_option, bench_latency_option}) {
     if (option->count() == 0) continue;
     for (const std::string& value : option->results())
       if (value.empty()) return Error::usage(option->get_name() + " '' is empty: give " + option->get_type_name());
@@ -271,7 +279,8 @@ Result<Options> parse_options(int argc, char** argv) {
                                  {"--screenshot", screenshot_option->count() > 0},
                                  {"--export-gif", gif_option->count() > 0},
                                  {"--export-lesson", export_lesson_option->count() > 0},
-                                 {"--bench-frames", bench_option->count() > 0}};
+                                 {"--bench-frames", bench_option->count() > 0},
+                                 {"--bench-latency", bench_latency_option->count() > 0}};
   const GivenOption lists[] = {{"--list-keys", o.list_keys},
                                {"--list-views", o.list_views},
                                {"--list-presets", o.list_presets},
@@ -292,8 +301,9 @@ Result<Options> parse_options(int argc, char** argv) {
     return Error::usage("--export-gif FILE.gif needs --sweep KEY=FROM:TO[:log]");
   if (frames_option->count() > 0 && gif_option->count() == 0)
     return Error::usage("--frames goes with --export-gif FILE.gif");
-  if (bench_key_option->count() > 0 && bench_option->count() == 0)
-    return Error::usage("--bench-key goes with --bench-frames N");
+  if (bench_key_option->count() > 0 && bench_option->count() == 0 && bench_latency_option->count() == 0)
+    return Error::usage("--bench-key goes with --bench-frames N or --bench-latency N");
+  o.bench_key_given = bench_key_option->count() > 0;
   if ((scale_option->count() > 0 || panel_option->count() > 0) && screenshot_option->count() == 0)
     return Error::usage("--scale and --panel go with --screenshot FILE.png");
   if (export_lesson_option->count() > 0) {
@@ -315,6 +325,12 @@ Result<Options> parse_options(int argc, char** argv) {
     return Error::usage("--bench-frames '" + bench_frames_text.substr(0, 40) +
                         "' is not allowed: an integer from 1 to 100000");
   o.bench_frames = *bench_frames;
+  const auto bench_latency =
+      bench_latency_text.empty() ? std::optional<int>(0) : parse_count(bench_latency_text, 1, 10000);
+  if (!bench_latency)
+    return Error::usage("--bench-latency '" + bench_latency_text.substr(0, 40) +
+                        "' is not allowed: an integer from 1 to 10000");
+  o.bench_latency = *bench_latency;
   const auto size = parse_size(o.size_text);
   if (!size)
     return Error::usage("--size '" + o.size_text.substr(0, 40) + "' is not allowed: WxH from 320x240 to 8192x8192");
@@ -368,6 +384,7 @@ Result<Options> parse_options(int argc, char** argv) {
   else if (!o.export_lesson.empty()) o.mode = Mode::lesson_pngs;
   else if (!o.gif_path.empty()) o.mode = Mode::gif;
   else if (o.bench_frames > 0) o.mode = Mode::bench;
+  else if (o.bench_latency > 0) o.mode = Mode::bench_latency;
   else if (!o.screenshot_path.empty()) o.mode = Mode::screenshot;
   return o;
 }
@@ -603,6 +620,18 @@ Result<void> run_bench(const Options& o, const app::AppOptions& options) {
   return {};
 }
 
+// Headless slider-to-pixels latency (docs/PERFORMANCE.md).
+Result<void> run_bench_latency(const Options& o, const app::AppOptions& options) {
+  auto created = create_offscreen(o.size);
+  if (!created) return created.error();
+  app::App app(*created->surface, options);
+  std::string error;
+  const auto result = app::run_latency_bench(app, o.bench_key_given ? o.bench_key : "", o.bench_latency, error);
+  if (!error.empty()) return Error::usage(error);
+  std::printf("%s\n", result.to_json().c_str());
+  return {};
+}
+
 // EGL surfaceless rendering into an offscreen framebuffer, saved as PNG (the window or one panel).
 Result<void> run_screenshot(const Options& o, app::AppOptions options) {
   const fs::path target(o.screenshot_path);
@@ -677,13 +706,15 @@ int main(int argc, char** argv) {
   smlab::i18n::set_language(start->language);  // SVG exports; the App checks the font for the window
 
   // The export modes remove their temporary files when interrupted (the window handles its own signals).
-  if (options.mode != Mode::window && options.mode != Mode::bench) smlab::exporting::remove_temporaries_on_signal();
+  const bool bench = options.mode == Mode::bench || options.mode == Mode::bench_latency;
+  if (options.mode != Mode::window && !bench) smlab::exporting::remove_temporaries_on_signal();
   switch (options.mode) {
     case Mode::lists: break;
     case Mode::files: return finish(run_files(options, *start));
     case Mode::lesson_pngs: return finish(run_lesson_pngs(options, *start));
     case Mode::gif: return finish(run_gif(options, *start));
     case Mode::bench: return finish(run_bench(options, *start));
+    case Mode::bench_latency: return finish(run_bench_latency(options, *start));
     case Mode::screenshot: return finish(run_screenshot(options, *start));
     case Mode::window: break;
   }
