@@ -391,4 +391,11 @@ WriteError ensure_directory(const fs::path& directory) {
   return std::nullopt;
 }
 
+std::filesystem::path numbered_path(const std::filesystem::path& stem, int copy, std::string_view extension) {
+  std::filesystem::path path = stem;
+  if (copy > 1) path += "-" + std::to_string(copy);
+  path += extension;
+  return path;
+}
+
 }  // namespace smlab::exporting

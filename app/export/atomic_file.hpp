@@ -74,4 +74,12 @@ void remove_temporaries_on_signal();
 // the path and the reason, if it cannot be created or exists as something else.
 [[nodiscard]] WriteError ensure_directory(const std::filesystem::path& directory);
 
+// [SECTION] Names that never replace a file
+
+// The one "-2", "-3" rule for names made from a time stamp: copy 1 is `stem` + `extension`, copy n
+// is `stem` + "-n" + `extension`. Callers try copies 1 to max_numbered_copies until one is free.
+inline constexpr int max_numbered_copies = 100;
+[[nodiscard]] std::filesystem::path numbered_path(const std::filesystem::path& stem, int copy,
+                                                  std::string_view extension = "");
+
 }  // namespace smlab::exporting

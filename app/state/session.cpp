@@ -258,14 +258,16 @@ SessionBackup back_up_session_file(const std::filesystem::path& path, std::chron
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
   std::error_code error;
-  for (int copy = 1; copy <= 100; ++copy) {
-    fs::path backup = path;
-    backup += ".bad-" + std::string(stamp) + (copy == 1 ? "" : "-" + std::to_string(copy));
+  fs::path stem = path;
+  stem += ".bad-" + std::string(stamp);
+  for (int copy = 1; copy <= exporting::max_numbered_copies; ++copy) {
+    const fs::path backup = exporting::numbered_path(stem, copy);
     // copy_file follows a link to its content and, without overwrite options, never replaces.
     if (fs::copy_file(path, backup, fs::copy_options::none, error)) return {backup, {}};
     if (error != std::errc::file_exists) return {{}, "cannot back up '" + path.string() + "' as '" + backup.string() + "': " + error.message()};
   }
-  return {{}, "cannot back up '" + path.string() + "': 100 backups of this second exist"};
+  return {{}, "cannot back up '" + path.string() + "': " + std::to_string(exporting::max_numbered_copies) +
+                  " backups of this second exist"};
 }
 
 std::optional<std::string> write_autosave(const std::filesystem::path& path, const Session& session,
