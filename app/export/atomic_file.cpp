@@ -63,8 +63,8 @@ struct CleanupSlot {
   char path[cleanup_path_bytes];
 };
 CleanupSlot cleanup_slots[cleanup_slot_count];
-std::atomic<int> committing{0};        // a FileBatch is renaming: signals wait
-std::atomic<int> deferred_signal{0};   // the signal that waited
+std::atomic<int> committing{0};       // a FileBatch is renaming: signals wait
+std::atomic<int> deferred_signal{0};  // the signal that waited
 
 int register_temporary(const fs::path& path) {
   if (path.native().size() >= cleanup_path_bytes) return -1;
@@ -204,8 +204,8 @@ WriteError check_target(const fs::path& path, bool overwrite) {
   if (::lstat(path.c_str(), &link_status) == 0) {
     struct stat status {};
     if (::stat(path.c_str(), &status) != 0) {
-      return message({"cannot write '", path.native(), "': it is a symbolic link that leads nowhere (",
-                      os_reason(errno), ")"});
+      return message(
+          {"cannot write '", path.native(), "': it is a symbolic link that leads nowhere (", os_reason(errno), ")"});
     }
     if (!S_ISREG(status.st_mode)) {
       return message({"cannot write '", path.native(), "': it is ", S_ISLNK(link_status.st_mode) ? "a link to " : "",
@@ -225,8 +225,8 @@ WriteError check_target(const fs::path& path, bool overwrite) {
     return message({"cannot write '", path.native(), "': '", folder.native(), "' is not a directory"});
   }
   if (::access(folder.c_str(), W_OK | X_OK) != 0) {
-    return message({"cannot write '", path.native(), "': cannot create files in '", folder.native(), "': ",
-                    os_reason(errno)});
+    return message(
+        {"cannot write '", path.native(), "': cannot create files in '", folder.native(), "': ", os_reason(errno)});
   }
   return std::nullopt;
 }
@@ -315,8 +315,10 @@ WriteError FileBatch::commit() {
   if (failure) {
     // Undo in reverse: the old contents back where they were, the new files gone.
     for (auto it = done.rbegin(); it != done.rend(); ++it) {
-      if (!it->backup.empty()) ::rename(it->backup.c_str(), it->staged->real.c_str());
-      else ::unlink(it->staged->real.c_str());
+      if (!it->backup.empty())
+        ::rename(it->backup.c_str(), it->staged->real.c_str());
+      else
+        ::unlink(it->staged->real.c_str());
     }
   } else {
     for (const Done& step : done)

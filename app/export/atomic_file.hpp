@@ -21,8 +21,8 @@ using WriteError = std::optional<std::string>;
 // and fsync'ed), then renames it over `path`. With overwrite == false an existing `path` is left
 // untouched and an error is returned; the check and the rename are one atomic step where the file
 // system allows it (renameat2 RENAME_NOREPLACE, else link). With overwrite == true only a regular
-// file is replaced (check_target). On any failure the temporary file is removed. A new file gets mode 0666 minus the umask; a replaced file keeps its permission bits.
-// The parent directory must exist (see ensure_directory).
+// file is replaced (check_target). On any failure the temporary file is removed. A new file gets mode 0666 minus the
+// umask; a replaced file keeps its permission bits. The parent directory must exist (see ensure_directory).
 [[nodiscard]] WriteError write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
                                                bool overwrite = false);
 [[nodiscard]] WriteError write_file_atomically(const std::filesystem::path& path, std::string_view text,

@@ -50,8 +50,8 @@ std::vector<std::uint8_t> encode_png(const Image& image) {
     return bytes;
   }
   const int row_stride = image.width * Image::kChannels;
-  if (stbi_write_png_to_func(append_to_vector, &bytes, image.width, image.height, Image::kChannels,
-                             image.pixels.data(), row_stride) == 0) {
+  if (stbi_write_png_to_func(append_to_vector, &bytes, image.width, image.height, Image::kChannels, image.pixels.data(),
+                             row_stride) == 0) {
     bytes.clear();
   }
   return bytes;
