@@ -1,5 +1,10 @@
 // Atomic whole-file writes (temporary file + fsync + rename), all-or-nothing batches, temporary-file
 // cleanup on signals, and directory creation, with errors that name the path and the OS's reason.
+//
+// [SECTION] Messages and temporary files (signal-safe registry)
+// [SECTION] Checking a target: check_target
+// [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
+// [SECTION] Folders and names: ensure_directory, numbered_path
 #include "export/atomic_file.hpp"
 
 #include <atomic>
@@ -20,6 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Builds a message by appending (GCC 12 at -O2 raises a false -Wrestrict on `"literal" + std::string`).
+// [SECTION] Messages and temporary files (signal-safe registry)
+
 std::string message(std::initializer_list<std::string_view> parts) {
   std::string text;
   for (const std::string_view part : parts) {
@@ -196,6 +203,8 @@ fs::path real_target(const fs::path& path) {
 
 }  // namespace
 
+// [SECTION] Checking a target: check_target
+
 WriteError check_target(const fs::path& path, bool overwrite) {
   if (path.empty() || !path.has_filename()) {
     return message({"cannot write '", path.native(), "': not a file name"});
@@ -230,6 +239,8 @@ WriteError check_target(const fs::path& path, bool overwrite) {
   }
   return std::nullopt;
 }
+
+// [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
 
 FileBatch::~FileBatch() {
   if (!committed_) abandon();
@@ -369,6 +380,8 @@ WriteError write_file_atomically(const fs::path& path, std::string_view text, bo
   const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
   return write_file_atomically(path, std::span<const std::uint8_t>(data, text.size()), overwrite);
 }
+
+// [SECTION] Folders and names: ensure_directory, numbered_path
 
 WriteError ensure_directory(const fs::path& directory) {
   if (directory.empty()) {
