@@ -55,7 +55,11 @@ std::string printable(std::string_view text) {
   clean.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+    std::size_t length = byte < 0x80           ? 1
+                         : (byte >> 5) == 0x6  ? 2
+                         : (byte >> 4) == 0xE  ? 3
+                         : (byte >> 3) == 0x1E ? 4
+                                               : 0;
     if (byte >= 0xC0 && byte < 0xC2) length = 0;  // overlong two-byte forms
     bool valid = length > 0 && i + length <= text.size();
     for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
@@ -64,8 +68,10 @@ std::string printable(std::string_view text) {
       ++i;
       continue;
     }
-    if (length == 1 && (byte < 0x20 || byte == 0x7f)) clean += ' ';
-    else clean.append(text.substr(i, length));
+    if (length == 1 && (byte < 0x20 || byte == 0x7f))
+      clean += ' ';
+    else
+      clean.append(text.substr(i, length));
     i += length;
   }
   std::string out;
@@ -173,65 +179,79 @@ Result<Options> parse_options(int argc, char** argv) {
                  "Show your own attention data: FILE (.npy/.npz/.csv; roles from array names q, k, v, scores, attn), "
                  "FILE:ROLE or FILE.npz:ARRAY=ROLE,... (ROLE: Q, K, V, scores, weights); repeatable")
       ->type_name("FILE[:ARRAY[=ROLE]]");
-  cli.add_option("--tokens", o.tokens_path, "Token labels for --import: plain text, one per line, or a JSON list of strings")
+  cli.add_option("--tokens", o.tokens_path,
+                 "Token labels for --import: plain text, one per line, or a JSON list of strings")
       ->type_name("FILE");
-  CLI::Option* set_option = cli.add_option("--set", o.assignments, "Set a parameter, KEY=VALUE (repeatable; see --list-keys)")
-      ->type_name("KEY=VALUE");
+  CLI::Option* set_option =
+      cli.add_option("--set", o.assignments, "Set a parameter, KEY=VALUE (repeatable; see --list-keys)")
+          ->type_name("KEY=VALUE");
   CLI::Option* screenshot_option =
-      cli.add_option("--screenshot", o.screenshot_path, "Render the dashboard offscreen (no display needed), save it as PNG, exit")
+      cli.add_option("--screenshot", o.screenshot_path,
+                     "Render the dashboard offscreen (no display needed), save it as PNG, exit")
           ->type_name("FILE.png");
-  CLI::Option* size_option = cli.add_option("--size", o.size_text, "Window or image size in pixels (320x240 to 8192x8192)")->type_name("WxH");
+  CLI::Option* size_option =
+      cli.add_option("--size", o.size_text, "Window or image size in pixels (320x240 to 8192x8192)")->type_name("WxH");
   CLI::Option* csv_option =
-      cli.add_option("--export-csv", o.csv_dir, "Write the numbers behind every plot as CSV files into DIR (created if missing), exit")
+      cli.add_option("--export-csv", o.csv_dir,
+                     "Write the numbers behind every plot as CSV files into DIR (created if missing), exit")
           ->type_name("DIR");
   CLI::Option* svg_option =
-      cli.add_option("--export-svg", o.svg_dir, "Write every plot (dashboard and labs) as SVG into DIR (created if missing), exit")
+      cli.add_option("--export-svg", o.svg_dir,
+                     "Write every plot (dashboard and labs) as SVG into DIR (created if missing), exit")
           ->type_name("DIR");
   cli.add_flag("--overwrite", o.overwrite, "Allow exports to replace existing regular files");
   CLI::Option* screenshot_dir_option =
-      cli.add_option("--screenshot-dir", o.screenshot_dir, "Folder for the Save PNG button and F12 (default ~/Pictures/softmax-lab)")
+      cli.add_option("--screenshot-dir", o.screenshot_dir,
+                     "Folder for the Save PNG button and F12 (default ~/Pictures/softmax-lab)")
           ->type_name("DIR");
   CLI::Option* preset_option =
-      cli.add_option("--preset", o.preset_name, "Start from a preset's Params (--set still applies on top; see --list-presets)")
+      cli.add_option("--preset", o.preset_name,
+                     "Start from a preset's Params (--set still applies on top; see --list-presets)")
           ->type_name("NAME");
   cli.add_flag("--list-presets", o.list_presets, "List the presets (the classic examples), with what each shows");
   CLI::Option* lesson_option =
-      cli.add_option("--lesson", o.lesson_spec, "Open a lesson at a step (1 = first); with --screenshot, render that step")
+      cli.add_option("--lesson", o.lesson_spec,
+                     "Open a lesson at a step (1 = first); with --screenshot, render that step")
           ->type_name("NAME[:STEP]");
   cli.add_flag("--list-lessons", o.list_lessons, "List the lessons: name, number of steps, title");
-  CLI::Option* export_lesson_option =
-      cli.add_option("--export-lesson", o.export_lesson,
-                     "Render every step of a lesson offscreen as DIR/NAME-01.png, NAME-02.png, ... (DIR created if missing), exit")
-          ->expected(2)
-          ->type_name("NAME DIR");
-  CLI::Option* load_option = cli.add_option("--load", o.load_path, "Start from a saved session (Params, view, screenshot folder)")
-      ->type_name("FILE.json");
-  CLI::Option* gif_option =
-      cli.add_option("--export-gif", o.gif_path, "Render a slider sweep offscreen as an animated GIF (needs --sweep), exit")
-          ->type_name("FILE.gif");
+  CLI::Option* export_lesson_option = cli.add_option("--export-lesson", o.export_lesson,
+                                                     "Render every step of a lesson offscreen as DIR/NAME-01.png, "
+                                                     "NAME-02.png, ... (DIR created if missing), exit")
+                                          ->expected(2)
+                                          ->type_name("NAME DIR");
+  CLI::Option* load_option =
+      cli.add_option("--load", o.load_path, "Start from a saved session (Params, view, screenshot folder)")
+          ->type_name("FILE.json");
+  CLI::Option* gif_option = cli.add_option("--export-gif", o.gif_path,
+                                           "Render a slider sweep offscreen as an animated GIF (needs --sweep), exit")
+                                ->type_name("FILE.gif");
   CLI::Option* sweep_option =
-      cli.add_option("--sweep", o.sweep_text, "What --export-gif moves: KEY=FROM:TO or KEY=FROM:TO:log, e.g. temperature=0.05:20:log")
+      cli.add_option("--sweep", o.sweep_text,
+                     "What --export-gif moves: KEY=FROM:TO or KEY=FROM:TO:log, e.g. temperature=0.05:20:log")
           ->type_name("KEY=FROM:TO[:log]");
   CLI::Option* frames_option =
       cli.add_option("--frames", gif_frames_text, "Number of GIF frames, 1 to 1000 (default 60)")->type_name("N");
-  CLI::Option* theme_option = cli.add_option("--theme", theme_name, "dark, light or projector (high contrast, large, thick lines)")
-      ->type_name("NAME");
+  CLI::Option* theme_option =
+      cli.add_option("--theme", theme_name, "dark, light or projector (high contrast, large, thick lines)")
+          ->type_name("NAME");
   CLI::Option* font_scale_option =
       cli.add_option("--font-scale", font_scale_text, "UI and plot text size, 1 to 3 (Ctrl+= / Ctrl+- in the window)")
           ->type_name("X");
   CLI::Option* lang_option =
-      cli.add_option("--lang", lang_code, "Language of the window and the plots: en or zh-CN (CSV columns stay English)")
+      cli.add_option("--lang", lang_code,
+                     "Language of the window and the plots: en or zh-CN (CSV columns stay English)")
           ->type_name("CODE");
-  CLI::Option* colormap_option =
-      cli.add_option("--colormap", colormap_name, "Heatmap colours: viridis, cividis, magma or greys (screen, PNG, SVG)")
-          ->type_name("NAME");
+  CLI::Option* colormap_option = cli.add_option("--colormap", colormap_name,
+                                                "Heatmap colours: viridis, cividis, magma or greys (screen, PNG, SVG)")
+                                     ->type_name("NAME");
   CLI::Option* scale_option =
       cli.add_option("--scale", o.scale_text, "--screenshot at 1, 2 or 4 times the pixels of --size (crisp text)")
           ->type_name("1|2|4");
   CLI::Option* panel_option =
       cli.add_option("--panel", o.panel_name, "--screenshot of one panel only: controls or a plot, e.g. distribution")
           ->type_name("NAME");
-  CLI::Option* view_option = cli.add_option("--view", view_name, "Start on a view: dashboard or a lab (see --list-views)")->type_name("NAME");
+  CLI::Option* view_option =
+      cli.add_option("--view", view_name, "Start on a view: dashboard or a lab (see --list-views)")->type_name("NAME");
   cli.add_flag("--presenter", o.presenter,
                "Presenter mode: the lesson step's panel (or the view's first plot) fills the window under a large "
                "caption (F5 / Escape in the window)");
@@ -266,21 +286,20 @@ Result<Options> parse_options(int argc, char** argv) {
 
   // Before anything is read or written: no empty values, and no combination that would drop an
   // output without a word (README, "Command line").
-  for (CLI::Option* option : {frames_option, bench_option, screenshot_option, size_option, csv_option, svg_option,
-                              screenshot_dir_option, preset_option, lesson_option, load_option, gif_option,
-                              sweep_option, theme_option, font_scale_option, lang_option, colormap_option,
-                              scale_option, panel_option, bench_key_option, export_lesson_option, bench_latency_option}) {
+  for (CLI::Option* option :
+       {frames_option,         bench_option,         screenshot_option,   size_option,     csv_option,   svg_option,
+        screenshot_dir_option, preset_option,        lesson_option,       load_option,     gif_option,   sweep_option,
+        theme_option,          font_scale_option,    lang_option,         colormap_option, scale_option, panel_option,
+        bench_key_option,      export_lesson_option, bench_latency_option}) {
     if (option->count() == 0) continue;
     for (const std::string& value : option->results())
       if (value.empty()) return Error::usage(option->get_name() + " '' is empty: give " + option->get_type_name());
   }
   const bool csv_or_svg = csv_option->count() > 0 || svg_option->count() > 0;
-  const GivenOption outputs[] = {{"--export-csv/--export-svg", csv_or_svg},
-                                 {"--screenshot", screenshot_option->count() > 0},
-                                 {"--export-gif", gif_option->count() > 0},
-                                 {"--export-lesson", export_lesson_option->count() > 0},
-                                 {"--bench-frames", bench_option->count() > 0},
-                                 {"--bench-latency", bench_latency_option->count() > 0}};
+  const GivenOption outputs[] = {
+      {"--export-csv/--export-svg", csv_or_svg},     {"--screenshot", screenshot_option->count() > 0},
+      {"--export-gif", gif_option->count() > 0},     {"--export-lesson", export_lesson_option->count() > 0},
+      {"--bench-frames", bench_option->count() > 0}, {"--bench-latency", bench_latency_option->count() > 0}};
   const GivenOption lists[] = {{"--list-keys", o.list_keys},
                                {"--list-views", o.list_views},
                                {"--list-presets", o.list_presets},
@@ -379,13 +398,20 @@ Result<Options> parse_options(int argc, char** argv) {
   o.state_from_command_line = !o.load_path.empty() || !o.preset_name.empty() || !o.assignments.empty() ||
                               o.given.view || !o.lesson_spec.empty() || !o.import_specs.empty();
 
-  if (o.list_keys || o.list_views || o.list_presets || o.list_lessons) o.mode = Mode::lists;
-  else if (csv_or_svg) o.mode = Mode::files;
-  else if (!o.export_lesson.empty()) o.mode = Mode::lesson_pngs;
-  else if (!o.gif_path.empty()) o.mode = Mode::gif;
-  else if (o.bench_frames > 0) o.mode = Mode::bench;
-  else if (o.bench_latency > 0) o.mode = Mode::bench_latency;
-  else if (!o.screenshot_path.empty()) o.mode = Mode::screenshot;
+  if (o.list_keys || o.list_views || o.list_presets || o.list_lessons)
+    o.mode = Mode::lists;
+  else if (csv_or_svg)
+    o.mode = Mode::files;
+  else if (!o.export_lesson.empty())
+    o.mode = Mode::lesson_pngs;
+  else if (!o.gif_path.empty())
+    o.mode = Mode::gif;
+  else if (o.bench_frames > 0)
+    o.mode = Mode::bench;
+  else if (o.bench_latency > 0)
+    o.mode = Mode::bench_latency;
+  else if (!o.screenshot_path.empty())
+    o.mode = Mode::screenshot;
   return o;
 }
 
@@ -599,8 +625,8 @@ Result<void> run_gif(const Options& o, app::AppOptions options) {
   options.refine_trials = app::headless_refine_trials(options.params.seq_len);
   app::App app(*created->surface, options);
   smlab::exporting::GifWriter writer;
-  if (Result<void> rendered = app::render_sweep(app, *created->surface, std::get<app::SweepSpec>(sweep), o.gif_frames,
-                                                writer);
+  if (Result<void> rendered =
+          app::render_sweep(app, *created->surface, std::get<app::SweepSpec>(sweep), o.gif_frames, writer);
       !rendered)
     return rendered;
   if (auto error = smlab::exporting::write_gif(target, writer, o.overwrite)) return Error::file(*error);

@@ -58,8 +58,8 @@ Image crop_image(const Image& image, PanelRect rect, float scale) {
   return out;
 }
 
-ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int height, float scale,
-                                    float content_scale, std::string_view panel) {
+ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int height, float scale, float content_scale,
+                                    std::string_view panel) {
   ScaledShot shot;
   platform::OffscreenOptions offscreen_options;
   offscreen_options.width = width;

@@ -50,7 +50,8 @@ class CloseSignals {
   ~CloseSignals() {
     if (watcher_.joinable()) {
       const std::uint64_t one = 1;
-      if (::write(stop_fd_, &one, sizeof one) < 0) {}  // the watcher sees it in poll()
+      if (::write(stop_fd_, &one, sizeof one) < 0) {
+      }  // the watcher sees it in poll()
       watcher_.join();
     }
     restore();
@@ -93,8 +94,7 @@ class CloseSignals {
 // only when it is missing or a regular file of at most 1 MB. Returns "" or why it is left alone.
 std::string imgui_ini_problem(const std::filesystem::path& path) {
   struct stat status {};
-  if (::stat(path.c_str(), &status) != 0)
-    return errno == ENOENT ? std::string{} : std::string(std::strerror(errno));
+  if (::stat(path.c_str(), &status) != 0) return errno == ENOENT ? std::string{} : std::string(std::strerror(errno));
   if (!S_ISREG(status.st_mode)) return "it is not a regular file";
   if (status.st_size > (1 << 20)) return "it is larger than 1 MB";
   return {};
@@ -143,7 +143,8 @@ int run_window(WindowRun run) {
     if (const std::string problem = imgui_ini_problem(ini); problem.empty())
       window_options.imgui_ini_path = ini.string();
     else
-      std::fprintf(stderr, "softmax-lab: not using the window layout file '%s': %s\n", ini.string().c_str(), problem.c_str());
+      std::fprintf(stderr, "softmax-lab: not using the window layout file '%s': %s\n", ini.string().c_str(),
+                   problem.c_str());
   }
   auto created = platform::Window::create(window_options);
   if (!created) {

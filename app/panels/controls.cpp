@@ -207,8 +207,8 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
 
   if (const LabDefinition* lab = lab_definition(ui.view)) {
     section(i18n::format("controls.section.lab", {view_title(ui.view)}).c_str());
+    const LabNudgeTarget nudge_target(ui.interaction.nudge_key_this_frame);
     lab->controls(edit);
-    if (std::string key = take_lab_nudge_target(); !key.empty()) ui.interaction.nudge_key_this_frame = std::move(key);
   }
   if (!ui.input_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));

@@ -17,11 +17,11 @@
 namespace smlab::app {
 
 struct StartState {
-  Params params;                 // must pass validate()
-  View view = View::dashboard;   // the tab shown first
-  std::string screenshot_dir;    // empty: exporting::default_screenshot_dir()
+  Params params;                // must pass validate()
+  View view = View::dashboard;  // the tab shown first
+  std::string screenshot_dir;   // empty: exporting::default_screenshot_dir()
   Theme theme = Theme::dark;
-  float font_scale = 1.0f;       // clamped to [font_scale_min, font_scale_max]
+  float font_scale = 1.0f;                            // clamped to [font_scale_min, font_scale_max]
   plot::Colormap colormap = plot::Colormap::Viridis;  // sequential heatmaps (--colormap, session)
   // The UI language (--lang, session). Chinese falls back to English, with App::language_warning(),
   // when its table or the CJK font is missing.
@@ -35,8 +35,8 @@ struct StartState {
 
 // What the command line named itself: a session leaves those alone.
 struct SessionGiven {
-  bool view = false, screenshot_dir = false, theme = false, font_scale = false, colormap = false,
-       language = false, lesson = false;
+  bool view = false, screenshot_dir = false, theme = false, font_scale = false, colormap = false, language = false,
+       lesson = false;
 };
 
 // Puts `session` into `state`, except what `given` names. The session's values were checked when it
