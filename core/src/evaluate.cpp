@@ -216,7 +216,8 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   // The labs: each one only when its view is shown (or everything for an export).
   auto wanted = [&](View view) { return options.all_labs || options.view == view; };
   // The labs draw their own random data; with imported data they get its settings at the random
-  // data's lengths (the stability lab alone works on the shown row, imported or not).
+  // data's lengths (the stability lab alone works on imported data: the shown row, and its maps
+  // from the imported Q·K or scores of the chosen batch and head).
   Params lab = params;
   if (lab.imported != nullptr) {
     lab.imported = nullptr;
@@ -224,7 +225,22 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
     lab.row = std::min(lab.row, lab.seq_len - 1);
   }
   if (wanted(View::normalizers)) evaluate_normalizers_lab(snap.normalizers.emplace(), lab);
-  if (wanted(View::stability)) evaluate_stability_lab(snap.stability.emplace(), lab, snap.scores);
+  if (wanted(View::stability)) {
+    if (params.imported != nullptr && snap.attention_scores != nullptr) {
+      const ScoreCache& cache = *snap.attention_scores;
+      StabilityMapData data;
+      if (cache.queries.rows > 0) {
+        data.queries = &cache.queries;
+        data.keys = &cache.keys;
+      } else {
+        data.scores = &cache.raw;
+      }
+      data.key_dim_known = key_dim_known(params);
+      evaluate_stability_lab(snap.stability.emplace(), params, snap.scores, data);
+    } else {
+      evaluate_stability_lab(snap.stability.emplace(), lab, snap.scores);
+    }
+  }
   if (wanted(View::temperature)) evaluate_temperature_lab(snap.temperature.emplace(), lab);
   if (wanted(View::scaling)) evaluate_scaling_lab(snap.scaling.emplace(), lab);
   if (wanted(View::gradients)) evaluate_gradients_lab(snap.gradients.emplace(), lab);
