@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -33,6 +34,7 @@ struct AppOptions {
   Theme theme = Theme::dark;
   float font_scale = 1.0f;       // clamped to [font_scale_min, font_scale_max]
   plot::Colormap colormap = plot::Colormap::Viridis;  // sequential heatmaps (--colormap, session)
+  std::map<std::string, plot::ColorScale, std::less<>> color_scales;  // heatmaps' chosen scales (session)
   LessonList lessons;            // offered by the Lessons combo (assets/lessons)
   // A lesson step shown as open at start-up. Params and view are not touched: main.cpp sets them
   // from the step (--lesson) or from a session that was left in a lesson.
@@ -185,6 +187,7 @@ class App {
   History history_;
   SweepPlayer sweep_player_;
   plot::Colormap uploaded_colormap_ = plot::Colormap::Viridis;  // of the dashboard's two textures
+  bool uploaded_fixed_range_ = false;                            // their colour scale: [0, 1] or auto
   int uploaded_max_side_ = 0;  // their texel cap (HeatmapTexture::update), from the framebuffer
   struct GifRecording;  // an offscreen App rendering one sweep frame per window frame
   std::unique_ptr<GifRecording> gif_recording_;

@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
   std::string screenshot_path, size_text = "1600x900", screenshot_dir, csv_dir, svg_dir, view_name = "dashboard", theme_name = "dark";
   std::string font_scale_text = "1";
   std::string scale_text = "1", panel_name, colormap_name = "viridis";
+  smlab::plot::ColorScales color_scales;  // a loaded session's fixed/auto choices (screen and SVG)
   bool overwrite = false, list_keys = false, list_views = false;
   std::string bench_frames_text;
   std::string bench_key = "temperature";
@@ -338,6 +339,7 @@ int main(int argc, char** argv) {
     if (font_scale_option->count() == 0 && loaded.session->font_scale)
       font_scale_text = std::to_string(*loaded.session->font_scale);
     if (colormap_option->count() == 0 && loaded.session->colormap) colormap_name = *loaded.session->colormap;
+    if (loaded.session->color_scales) color_scales.chosen = *loaded.session->color_scales;
     if (lang_option->count() == 0 && loaded.session->language)
       lang_code = smlab::i18n::language_code(*loaded.session->language);
     // The lesson the session was in must exist, with that step (--lesson replaces it).
@@ -438,6 +440,7 @@ int main(int argc, char** argv) {
   options.theme = *theme;
   options.font_scale = font_scale;
   options.colormap = *colormap;
+  options.color_scales = color_scales.chosen;
   options.screenshot_dir = screenshot_dir.empty() ? loaded_screenshot_dir : screenshot_dir;
   options.view = *view;
   options.presets = presets;
@@ -473,6 +476,7 @@ int main(int argc, char** argv) {
     if (!svg_dir.empty()) {
       smlab::plot::Style svg_style = smlab::plot::light_style();
       svg_style.sequential_colormap = *colormap;
+      svg_style.color_scales = color_scales;
       // Chinese labels need a CJK face in the viewer; DejaVu stays first for Latin and symbols.
       if (smlab::i18n::language() == smlab::i18n::Language::Chinese)
         svg_style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";

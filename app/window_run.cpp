@@ -126,6 +126,7 @@ std::string restore_autosave(WindowRun& run, const std::filesystem::path& autosa
   if (!run.colormap_given && last.colormap)
     options.colormap = plot::colormap_from_name(*last.colormap).value_or(options.colormap);
   if (!run.language_given && last.language) options.language = *last.language;
+  if (last.color_scales) options.color_scales = *last.color_scales;
   if (last.lesson) {  // the lesson the class was in, if it still exists (Params stay the session's)
     if (const auto index = find_lesson(options.lessons, last.lesson->name);
         index && static_cast<std::size_t>(last.lesson->step) <= options.lessons.lessons[*index].steps.size())

@@ -69,6 +69,7 @@ plot::Plot variant_map(const Lab& lab, std::size_t v, double color_max, TextureP
   map.values = lab.weights[v].values;  // a view into the Snapshot, not a copy
   map.vmin = 0.0;
   map.vmax = color_max;
+  map.fixed_range = plot::weight_range;
   map.colormap = plot::Colormap::Viridis;
   map.colorbar_label = tr("plot.axis.weight");
   map.x_label = tr("plot.axis.key_j");

@@ -59,6 +59,7 @@ plot::Plot map_plot(const Matrix& weights, const std::string& name, std::string 
   map.values = weights.values;  // a view into the Snapshot, not a copy
   map.vmin = 0.0;
   map.vmax = color_max;
+  map.fixed_range = plot::weight_range;
   map.colormap = plot::Colormap::Viridis;
   map.colorbar_label = tr("plot.axis.weight");
   map.x_label = tr("plot.axis.key_j");

@@ -293,6 +293,7 @@ plot::Plot map_plot(const StabilityLab& lab, const StabilityMap& map, bool naive
   heatmap.values = map.weights;  // a view into the Snapshot, not a copy
   heatmap.vmin = 0.0;
   heatmap.vmax = vmax;
+  heatmap.fixed_range = plot::weight_range;
   heatmap.colormap = plot::Colormap::Viridis;
   heatmap.colorbar_label = tr("plot.axis.weight");
   heatmap.x_label = tr("plot.axis.key_j");

@@ -72,6 +72,16 @@ void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& pl
                     ImVec2 max, const plot::Style& style, UiState& ui,
                     const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover);
 
+// Applies each heatmap's colour scale (fixed or auto, plot::ColorScales, keyed "<view>/<plot>")
+// to `plots` and colours their textures again where the range changed.
+void apply_color_scales(std::string_view view_name, std::vector<NamedPlot>& plots, const plot::ColorScales& scales,
+                        TexturePool& textures);
+
+// The right-click menu of a heatmap plot (the last ImGui item): fixed or auto colour scale,
+// written to ui.interaction.color_scales.
+void color_scale_menu(const plot::Heatmap& map, const std::string& plot_key, const plot::ColorScales& scales,
+                      UiState& ui);
+
 // The tab title and hover summary of a view in the current language ("lab.<view>.title").
 const char* view_title(View view);
 const char* view_summary(View view);

@@ -248,7 +248,7 @@ void Evaluator::run(std::stop_token stop) {
           const MapTextureSource source = map_texture_source(*result, scaled);
           if (source.size == 0) continue;
           plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled, source.fill_row, source.size,
-                                      source.size, 0.0, result->attention_max, spec.colormap, spec.max_side,
+                                      source.size, 0.0, spec.fixed_range ? 1.0 : result->attention_max, spec.colormap, spec.max_side,
                                       plot::Pooling::max, on_pool);
         }
       }
