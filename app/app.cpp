@@ -466,6 +466,9 @@ void App::report(std::string text, bool is_error) {
   ui_.status = std::move(text);
   ui_.status_is_error = is_error;
   toast_ = Toast{ui_.status, is_error, surface_.time_seconds()};
+  // SMLAB_LOG_TOASTS set: each toast's text also goes to stderr, one line (the live-window test
+  // reads what a toast said without reading pixels).
+  if (std::getenv("SMLAB_LOG_TOASTS") != nullptr) std::fprintf(stderr, "softmax-lab: toast: %s\n", ui_.status.c_str());
 }
 
 namespace {
