@@ -221,7 +221,17 @@ void Evaluator::run(std::stop_token stop) {
         pooling_ = true;
         if (pending_) current_job_.request_stop();
       }
-      const bool done = complete_pooled_maps(*result, options.stop);
+      // A preview first (one query per pooled row, 1/factor of the work: ~32× sooner at
+      // L = 32768), shown at once; then every query's maxima replace it. A newer request stops
+      // either (the stop token), so the window never waits for maps nobody wants any more.
+      if (preview_pooled_maps(*result, options.stop)) {
+        auto preview = std::make_shared<const Snapshot>(*result);
+        std::lock_guard lock(mutex_);
+        latest_ = std::move(preview);
+        latest_images_ = nullptr;
+        ++latest_version_;
+      }
+      const bool done = !options.stop.stop_requested() && complete_pooled_maps(*result, options.stop);
       {
         std::lock_guard lock(mutex_);
         pooling_ = false;

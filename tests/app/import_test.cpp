@@ -165,6 +165,56 @@ TEST(ImportLongContext, BeyondTheStoredLimitNoQKtIsStored) {
   for (int j = 0; j < length; ++j) ASSERT_NEAR(row[static_cast<std::size_t>(j)], snap.probabilities[static_cast<std::size_t>(j)], 2e-6);
 }
 
+// Issue #18: the first map of a long context is a preview (one query per pooled row, 1/factor of
+// the work), exact for the query it shows and never above the complete map's block maxima.
+TEST(ImportLongContext, PreviewMapsAreTheFirstQueryOfEachPooledRow) {
+  constexpr int length = 4100, dim = 4;
+  smlab::Matrix q, k;
+  smlab::draw_gaussian(q, 9, smlab::Stream::queries, length, dim);
+  smlab::draw_gaussian(k, 9, smlab::Stream::keys, length, dim);
+  std::vector<smlab::RoleArray> arrays;
+  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4"}, "q.npy"});
+  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4"}, "k.npy"});
+  const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
+  ASSERT_TRUE(assembled.data) << assembled.error;
+  for (const bool causal : {false, true}) {
+    smlab::Params params;
+    ASSERT_FALSE(smlab::attach_import(params, assembled.data));
+    params.causal = causal;
+    params.temperature = 0.3;  // peaked rows: block maxima differ between queries of a block
+    smlab::EvaluateOptions options;
+    options.defer_pooled_maps = true;
+    smlab::Snapshot snap = *smlab::evaluate(params, options);
+    ASSERT_TRUE(smlab::pooled_maps_pending(snap));
+    smlab::Snapshot preview = snap;
+    ASSERT_TRUE(smlab::preview_pooled_maps(preview));
+    ASSERT_TRUE(smlab::complete_pooled_maps(snap));
+    EXPECT_TRUE(preview.pooled.preview);
+    EXPECT_FALSE(snap.pooled.preview);
+    ASSERT_EQ(preview.pooled.factor, 5);
+    ASSERT_EQ(preview.pooled.side, snap.pooled.side);
+    const int factor = 5, side = snap.pooled.side;
+    std::vector<float> row(length);
+    int below = 0;
+    for (const bool scaled : {true, false}) {
+      const auto& shown = scaled ? preview.pooled.scaled : preview.pooled.unscaled;
+      const auto& full = scaled ? snap.pooled.scaled : snap.pooled.unscaled;
+      for (int p = 0; p < side; p += 37) {
+        smlab::attention_row(snap, scaled, p * factor, row);
+        for (int cell = 0; cell < side; ++cell) {
+          float top = 0.0f;
+          for (int j = cell * factor; j < std::min(length, (cell + 1) * factor); ++j) top = std::max(top, row[static_cast<std::size_t>(j)]);
+          const auto at = static_cast<std::size_t>(p) * static_cast<std::size_t>(side) + static_cast<std::size_t>(cell);
+          ASSERT_EQ(shown[at], top) << "pooled row " << p << " cell " << cell << (causal ? " causal" : "");
+          ASSERT_LE(shown[at], full[at]);
+          below += shown[at] < full[at] ? 1 : 0;
+        }
+      }
+    }
+    EXPECT_GT(below, 0) << "the preview shows fewer queries than the complete map";
+  }
+}
+
 // Issue #18: the stability lab's fp16 maps come from the imported data of the chosen head (the
 // first L' queries and keys, or the imported scores), not from the seeded random draws. The
 // direct computation is the same core calls on the slice (bit-identical, NaN where NaN).
