@@ -5,28 +5,6 @@
 
 namespace smlab::plot {
 
-const char* name(ColorScale scale) { return scale == ColorScale::Fixed ? "fixed" : "auto"; }
-
-std::optional<ColorScale> color_scale_from_name(std::string_view text) {
-  if (text == "fixed") return ColorScale::Fixed;
-  if (text == "auto") return ColorScale::Auto;
-  return std::nullopt;
-}
-
-ColorScale ColorScales::scale(std::string_view key, ColorScale builder_default) const {
-  if (const auto found = chosen.find(key); found != chosen.end()) return found->second;
-  return lesson_open ? ColorScale::Fixed : builder_default;
-}
-
-bool valid_color_scale_key(std::string_view key) {
-  if (key.empty() || key.size() > 64) return false;
-  for (const char c : key) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '/';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 void apply_color_scale(Heatmap& map, ColorScale scale) {
   if (!map.auto_range) map.auto_range = ColorRange{map.vmin, map.vmax};
   const bool fixed = scale == ColorScale::Fixed && map.fixed_range.has_value();

@@ -16,9 +16,14 @@ struct Plot;
 
 enum class ColorScale { Fixed, Auto };
 
-// "fixed" / "auto" (sessions) and back; nullopt for anything else.
-const char* name(ColorScale scale);
-std::optional<ColorScale> color_scale_from_name(std::string_view text);
+// "fixed" / "auto" (sessions) and back; nullopt for anything else. Inline, as the rest of this
+// header's value code: sessions (and the fuzz loaders) use it without the plot library.
+inline const char* name(ColorScale scale) { return scale == ColorScale::Fixed ? "fixed" : "auto"; }
+inline std::optional<ColorScale> color_scale_from_name(std::string_view text) {
+  if (text == "fixed") return ColorScale::Fixed;
+  if (text == "auto") return ColorScale::Auto;
+  return std::nullopt;
+}
 
 struct ColorRange {
   double min = 0.0, max = 1.0;
@@ -35,13 +40,23 @@ struct ColorScales {
   std::map<std::string, ColorScale, std::less<>> chosen{};
   bool lesson_open = false;
 
-  ColorScale scale(std::string_view key, ColorScale builder_default) const;
+  ColorScale scale(std::string_view key, ColorScale builder_default) const {
+    if (const auto found = chosen.find(key); found != chosen.end()) return found->second;
+    return lesson_open ? ColorScale::Fixed : builder_default;
+  }
   friend bool operator==(const ColorScales&, const ColorScales&) = default;
 };
 
 // Bounds of a session's "color_scales" object: keys are 1 to 64 of a-z, 0-9, '_', '-', '/'.
 inline constexpr std::size_t color_scale_max_entries = 64;
-bool valid_color_scale_key(std::string_view key);
+inline bool valid_color_scale_key(std::string_view key) {
+  if (key.empty() || key.size() > 64) return false;
+  for (const char c : key) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '/';
+    if (!ok) return false;
+  }
+  return true;
+}
 
 // Sets map.vmin/vmax to the range `scale` asks for and records it in map.scale. Fixed uses
 // map.fixed_range; Auto (or a heatmap with no fixed range) keeps the data range the builder
