@@ -75,6 +75,7 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   ui_.theme = options.theme;
   ui_.font_scale = std::clamp(options.font_scale, font_scale_min, font_scale_max);
   ui_.interaction.colormap = options.colormap;
+  ui_.interaction.color_scales.chosen = options.color_scales;
   font_pixels_ = options.font_pixels;
   apply_look();
   history_.reset(ui_.params);
@@ -191,7 +192,8 @@ void App::apply_look() {
   // The hover read-outs' words follow the language (apply_look runs again when it changes).
   plot_style_.words = {i18n::tr("plot.hover.row"),    i18n::tr("plot.hover.col"),   i18n::tr("plot.hover.value"),
                        i18n::tr("plot.hover.bar"),    i18n::tr("plot.hover.band"),  i18n::tr("plot.hover.line"),
-                       i18n::tr("plot.hover.points"), i18n::tr("plot.hover.bars"), i18n::tr("plot.hover.no_texture")};
+                       i18n::tr("plot.hover.points"), i18n::tr("plot.hover.bars"), i18n::tr("plot.hover.no_texture"),
+                       i18n::tr("plot.color_scale.hint")};
   surface_.set_clear_color(ImVec4(plot_style_.background.r, plot_style_.background.g, plot_style_.background.b, 1));
   applied_theme_ = ui_.theme;
   applied_font_scale_ = ui_.font_scale;
@@ -223,22 +225,27 @@ void App::sync_snapshot() {
   const bool new_snapshot = latest.version != latest_.version;
   latest_ = std::move(latest);
   const bool new_colormap = ui_.interaction.colormap != uploaded_colormap_;
+  // Both maps share one colour scale choice ("dashboard/attention", right-click either map).
+  const bool fixed_range = plot_style_.color_scales.scale("dashboard/attention", plot::ColorScale::Auto) ==
+                           plot::ColorScale::Fixed;
+  const bool new_scale = fixed_range != uploaded_fixed_range_;
   // Textures need no more texels than half the framebuffer's longer side (the dashboard shows
   // each map in well under that); a 4× export has a 4× framebuffer and gets 4× the texels.
   const platform::PixelSize framebuffer = surface_.framebuffer_size();
   const int max_side = std::max({256, framebuffer.width / 2, framebuffer.height / 2});
   const bool new_size = max_side != uploaded_max_side_;
-  const Evaluator::MapImageSpec spec{max_side, ui_.interaction.colormap};
+  const Evaluator::MapImageSpec spec{max_side, ui_.interaction.colormap, fixed_range};
   evaluator_.set_map_image_spec(spec);
-  if ((!new_snapshot && !new_colormap && !new_size) || !latest_.snapshot) return;
+  if ((!new_snapshot && !new_colormap && !new_size && !new_scale) || !latest_.snapshot) return;
   uploaded_colormap_ = ui_.interaction.colormap;
+  uploaded_fixed_range_ = fixed_range;
   uploaded_max_side_ = max_side;
   lab_textures_.new_snapshot();
   // A first result whose maps follow: the textures of the maps before stay until they do.
   if (latest_.maps_pending) return;
   // Upload only when the data changed: a 4096² texture costs milliseconds.
   const Snapshot& snap = *latest_.snapshot;
-  const double vmax = snap.attention_max;
+  const double vmax = fixed_range ? 1.0 : snap.attention_max;
   if (latest_.images != nullptr && latest_.images->spec == spec) {  // coloured by the worker
     if (latest_.images == uploaded_images_) return;  // the same maps (a row change): on the GPU already
     uploaded_images_ = latest_.images;
@@ -341,6 +348,7 @@ Session App::current_session() const {
   session.theme = theme_name(ui_.theme);
   session.font_scale = ui_.font_scale;
   session.colormap = plot::name(ui_.interaction.colormap);
+  session.color_scales = ui_.interaction.color_scales.chosen;
   if (const LessonStep* step = current_step(ui_); step != nullptr)
     session.lesson = SessionLesson{current_lesson(ui_)->name, static_cast<int>(ui_.lesson.open->step) + 1};
   if (ui_.params.imported != nullptr) {
@@ -372,6 +380,7 @@ void App::restore_session(const Session& session) {
   ui_.theme = state.theme;
   ui_.font_scale = state.font_scale;
   ui_.interaction.colormap = state.colormap;
+  ui_.interaction.color_scales.chosen = state.color_scales;
   if (!state.import_warning.empty()) {  // the files are gone: say so once, in the status line
     ui_.status = state.import_warning;
     ui_.status_is_error = true;
@@ -459,6 +468,9 @@ void App::report(std::string text, bool is_error) {
   ui_.status = std::move(text);
   ui_.status_is_error = is_error;
   toast_ = Toast{ui_.status, is_error, surface_.time_seconds()};
+  // SMLAB_LOG_TOASTS set: each toast's text also goes to stderr, one line (the live-window test
+  // reads what a toast said without reading pixels).
+  if (std::getenv("SMLAB_LOG_TOASTS") != nullptr) std::fprintf(stderr, "softmax-lab: toast: %s\n", ui_.status.c_str());
 }
 
 namespace {

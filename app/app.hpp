@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -178,6 +179,7 @@ class App {
   History history_;
   SweepPlayer sweep_player_;
   plot::Colormap uploaded_colormap_ = plot::Colormap::Viridis;  // of the dashboard's two textures
+  bool uploaded_fixed_range_ = false;                            // their colour scale: [0, 1] or auto
   int uploaded_max_side_ = 0;  // their texel cap (HeatmapTexture::update), from the framebuffer
   struct GifRecording;  // an offscreen App rendering one sweep frame per window frame
   std::unique_ptr<GifRecording> gif_recording_;

@@ -35,8 +35,8 @@ std::optional<std::string> App::import_files(const std::vector<std::string>& spe
     if (auto invalid = attach_import(candidate, loaded.data)) error = invalid->message;
     else ui_.params = std::move(candidate);
   }
-  ui_.status_is_error = error.has_value();
-  ui_.status = error ? *error : i18n::format("import.loaded", {loaded.data->summary});
+  // A toast as well as the status line: a file dropped onto the plots is answered where the eyes are.
+  report(error ? *error : i18n::format("import.loaded", {loaded.data->summary}), error.has_value());
   return error;
 }
 

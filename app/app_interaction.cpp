@@ -14,6 +14,7 @@
 #include "export/png.hpp"
 #include "scaled_screenshot.hpp"
 #include "i18n/i18n.hpp"
+#include "lessons/lesson_player.hpp"
 #include "state/nudge.hpp"
 
 namespace smlab::app {
@@ -47,6 +48,8 @@ void App::begin_interaction_frame() {
   ImGuiIO& io = ImGui::GetIO();
   state.arrows_taken = false;
   plot_style_.sequential_colormap = state.colormap;
+  plot_style_.color_scales = state.color_scales;
+  plot_style_.color_scales.lesson_open = current_step(ui_) != nullptr;
   lab_textures_.set_sequential_colormap(state.colormap);
 
   // Ctrl+Z, Ctrl+Y / Ctrl+Shift+Z; a text field being edited keeps them for its own undo.

@@ -33,8 +33,8 @@ struct FrameBenchResult {
 FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, std::string& error);
 
 // The sliders --bench-latency moves, in its output's order.
-inline constexpr const char* latency_sliders[] = {"temperature", "score_scale", "d_k", "seq_len",
-                                                  "scaled", "row", "custom_scores"};
+inline constexpr const char* latency_sliders[] = {"temperature", "score_scale", "d_k",          "seq_len",
+                                                  "scaled",      "row",         "custom_scores"};
 
 // One slider's steps: from the input (apply_params, as a slider does) to the end (glFinish) of
 // the first frame that shows a Snapshot of the new Params (the first result: the row, its plots

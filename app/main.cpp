@@ -547,6 +547,7 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
   if (!o.svg_dir.empty()) {
     smlab::plot::Style svg_style = smlab::plot::light_style();
     svg_style.sequential_colormap = start.colormap;
+    svg_style.color_scales.chosen = start.color_scales;
     // Chinese labels need a CJK face in the viewer; DejaVu stays first for Latin and symbols.
     if (smlab::i18n::language() == smlab::i18n::Language::Chinese)
       svg_style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";

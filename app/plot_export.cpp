@@ -145,12 +145,16 @@ ExportResult export_lab_csv(const Snapshot& snapshot, const fs::path& directory,
 ExportResult export_svg(const Snapshot& snapshot, const fs::path& directory, bool overwrite, const plot::Style& style,
                         float width, float height, FileBatch* batch) {
   std::vector<NamedFile> files;
-  for (const auto& [name, plot] : app::dashboard_plots(snapshot, snapshot.dk_sweep))
+  for (auto& [name, plot] : app::dashboard_plots(snapshot, snapshot.dk_sweep)) {
+    plot::apply_color_scales(plot, "dashboard/" + name, style.color_scales);
     files.emplace_back(directory / ("dashboard-" + name + ".svg"), plot::to_svg(plot, width, height, style));
+  }
   for (const ViewInfo& info : all_views()) {
     const app::LabDefinition* lab = app::lab_definition(info.view);
     if (lab == nullptr || !app::lab_ready(snapshot, info.view)) continue;
-    const app::LabView view = lab->build(app::LabInputs{snapshot, snapshot.dk_sweep, nullptr});
+    app::LabView view = lab->build(app::LabInputs{snapshot, snapshot.dk_sweep, nullptr});
+    for (app::NamedPlot& named : view.plots)
+      plot::apply_color_scales(named.plot, std::string(info.name) + "/" + named.name, style.color_scales);
     for (const app::NamedPlot& named : view.plots)
       files.emplace_back(directory / (std::string(info.name) + "-" + named.name + ".svg"),
                          plot::to_svg(named.plot, width * static_cast<float>(named.column_span), height, style));

@@ -27,6 +27,13 @@ void section(const char* title) {
   ImGui::Separator();
 }
 
+void same_line_if_fits(const char* next) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float width = ImGui::CalcTextSize(next, nullptr, true).x + 2.0f * style.FramePadding.x;
+  const float end = ImGui::GetItemRectMax().x + style.ItemSpacing.x + width;
+  if (end <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
+}
+
 namespace {
 
 using i18n::label;
@@ -189,9 +196,9 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
       edit.scores = parsed.scores;
     }
   }
-  ImGui::SameLine();
+  same_line_if_fits(label("controls.use_row", "use row").c_str());
   if (ImGui::Button(label("controls.use_row", "use row").c_str())) edit.scores.clear();
-  ImGui::SameLine();
+  same_line_if_fits(label("controls.reset", "reset all").c_str());
   if (ImGui::Button(label("controls.reset", "reset all").c_str())) {
     // Every slider back to its default; imported data stays (Back to random data drops it).
     const auto imported = edit.imported;

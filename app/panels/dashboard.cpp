@@ -83,6 +83,38 @@ FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, I
   return best;
 }
 
+void apply_color_scales(std::string_view view_name, std::vector<NamedPlot>& plots, const plot::ColorScales& scales,
+                        TexturePool& textures) {
+  for (NamedPlot& named : plots) {
+    const std::string key = std::string(view_name) + "/" + named.name;
+    if (!plot::apply_color_scales(named.plot, key, scales)) continue;
+    plot::Heatmap& map = *named.plot.heatmap;
+    // Stored cells were coloured with the builder's range: colour them again with this one. (The
+    // dashboard's attention maps are rows on demand, coloured by App with the same choice.)
+    if (map.texture != 0 && !map.values.empty())
+      map.texture = textures.texture("scaled/" + key, map.values, map.rows, map.cols, map.vmin, map.vmax, map.colormap);
+  }
+}
+
+void color_scale_menu(const plot::Heatmap& map, const std::string& plot_key, const plot::ColorScales& scales,
+                      UiState& ui) {
+  if (!map.fixed_range) return;  // one range only: nothing to choose
+  if (!ImGui::BeginPopupContextItem("color-scale")) return;
+  const std::string key = plot::color_scale_key(map, plot_key);
+  const plot::ColorScale current = scales.scale(key, map.default_scale);
+  const std::string fixed = i18n::format("plot.color_scale.fixed", {format_value(map.fixed_range->min),
+                                                                    format_value(map.fixed_range->max)});
+  const std::string automatic = i18n::format(
+      "plot.color_scale.auto", {format_value(map.auto_range ? map.auto_range->min : map.vmin),
+                                format_value(map.auto_range ? map.auto_range->max : map.vmax)});
+  ImGui::TextDisabled("%s", i18n::tr("plot.color_scale.title"));
+  if (ImGui::MenuItem(fixed.c_str(), nullptr, current == plot::ColorScale::Fixed))
+    ui.interaction.color_scales.chosen[key] = plot::ColorScale::Fixed;
+  if (ImGui::MenuItem(automatic.c_str(), nullptr, current == plot::ColorScale::Auto))
+    ui.interaction.color_scales.chosen[key] = plot::ColorScale::Auto;
+  ImGui::EndPopup();
+}
+
 void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
                     ImVec2 max, const plot::Style& style, UiState& ui,
                     const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
@@ -105,6 +137,7 @@ void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& pl
     const plot::Interaction interaction =
         plot::draw(named.name.c_str(), named.plot, ImVec2(end.x - origin.x, end.y - origin.y), placed_style);
     if (placed_style.report != nullptr && !ui.layout_report.plots.empty()) ui.layout_report.plots.back().id = full_name;
+    if (named.plot.heatmap) color_scale_menu(*named.plot.heatmap, full_name, style.color_scales, ui);
     ui.placed_plots.push_back({full_name, origin, end});
     if (interaction.hovered) {
       ui.hovered_plot = full_name;
@@ -247,8 +280,12 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   const LabView* shown = &dashboard_view;
   if (ready) {
     const DkSweep& dk_sweep = sweep != nullptr ? *sweep : snapshot->dk_sweep;
-    if (lab != nullptr) shown = &lab_views.view(*lab, *snapshot, dk_sweep, lab_textures);
-    else dashboard_view.plots = dashboard_named_plots(*snapshot, dk_sweep, textures);
+    if (lab != nullptr) {
+      shown = &lab_views.view(*lab, *snapshot, dk_sweep, lab_textures, view_info(ui.view).name, style.color_scales);
+    } else {
+      dashboard_view.plots = dashboard_named_plots(*snapshot, dk_sweep, textures);
+      apply_color_scales(view_info(ui.view).name, dashboard_view.plots, style.color_scales, lab_textures);
+    }
   }
   const LabView& lab_view = *shown;
   const std::vector<NamedPlot>& plots = lab_view.plots;

@@ -180,6 +180,8 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
   map.fill_row = std::bind_front(attention_row, std::cref(snap), scaled);  // rows recomputed on demand
   map.vmin = 0.0;
   map.vmax = snap.attention_max;
+  map.fixed_range = plot::weight_range;
+  map.scale_key = "dashboard/attention";  // both maps on one scale (the textures share it)
   map.colormap = plot::Colormap::Viridis;
   map.colorbar_label = tr("plot.axis.weight");
   map.x_label = tr("plot.axis.key_j");

@@ -36,12 +36,16 @@ plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
   map.cols = lab.jacobian_size;
   map.values = lab.jacobian;  // a view into the Snapshot, not a copy
   // Symmetric around 0 so that white is exactly 0: blue is negative (−s_i s_j), red positive.
-  // A fixed range, ±1/4 (no entry of J can exceed it: s(1 − s) ≤ 1/4 and s_i s_j ≤ 1/4), so a
-  // vanished Jacobian is drawn white; a range fitted to the data would stretch ±1e-22 to full
-  // colour and show a saturated row as vividly as a healthy one.
-  const double limit = 0.25;
-  map.vmin = -limit;
-  map.vmax = limit;
+  // Fixed (the default) at ±1/4 (no entry of J can exceed it: s(1 − s) ≤ 1/4 and s_i s_j ≤ 1/4),
+  // so a vanished Jacobian is drawn white; auto fits ±max|J|, which stretches ±1e-22 to full
+  // colour (the colorbar then says ±1e-22).
+  double largest = 0.0;
+  for (const float v : lab.jacobian)
+    if (std::isfinite(v)) largest = std::max(largest, std::abs(static_cast<double>(v)));
+  map.vmin = largest > 0.0 ? -largest : -0.25;
+  map.vmax = largest > 0.0 ? largest : 0.25;
+  map.fixed_range = plot::ColorRange{-0.25, 0.25};
+  map.default_scale = plot::ColorScale::Fixed;
   map.colormap = plot::Colormap::Diverging;
   map.colorbar_label = "∂s_i/∂z_j";
   // Heatmap ticks count cells from 0, so a block that starts elsewhere says so in its labels.

@@ -47,6 +47,8 @@ plot::Plot encoding_plot(const Lab& lab, TexturePool* textures) {
   map.values = lab.encoding.values;  // a view into the Snapshot, not a copy
   map.vmin = -1.0;                   // sin and cos: symmetric so that white is 0
   map.vmax = 1.0;
+  map.fixed_range = plot::ColorRange{-1.0, 1.0};
+  map.default_scale = plot::ColorScale::Fixed;
   map.colormap = plot::Colormap::Diverging;
   map.colorbar_label = "PE";
   map.x_label = static_cast<int>(lab.encoding_columns.size()) < lab.encoding_dim
@@ -150,7 +152,7 @@ LabView build_positions(const LabInputs& inputs) {
                                                                fixed(lab.content_entropy_nats, 2)}),
                                                  inputs.textures)});
   // Three regime names, the current a and a four-entry legend: a data area of six text lines (#16).
-  view.plots.push_back({"amplitude", amplitude_plot(lab), 1, 14.0f});
+  view.plots.push_back({"amplitude", amplitude_plot(lab), 1, 15.0f});
 
   view.notes.push_back(i18n::format(
       "lab.positions.note.regime",

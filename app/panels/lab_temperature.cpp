@@ -157,7 +157,7 @@ LabView build_temperature(const LabInputs& inputs) {
 
   for (std::size_t k = 0; k < lab.multiples.size(); ++k)
     view.plots.push_back({"panel-" + std::to_string(k + 1), multiple_plot(lab, lab.multiples[k]), 1});
-  view.plots.push_back({"entropy", entropy_plot(lab), 2});
+  view.plots.push_back({"entropy", entropy_plot(lab), 2, 13.0f});  // room for its legend beside the curves
   view.plots.push_back({"nudge", nudge_plot(lab), 2});
 
   const std::size_t n = lab.scores.size();

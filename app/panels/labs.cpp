@@ -57,10 +57,12 @@ const char* view_summary(View view) {
 }
 
 const LabView& LabViewCache::view(const LabDefinition& lab, const Snapshot& snapshot, const DkSweep& sweep,
-                                  TexturePool& textures) {
-  const Key key{&snapshot, textures.generation(), lab.view, &sweep, sweep.trials, static_cast<int>(i18n::language())};
+                                  TexturePool& textures, std::string_view view_name, const plot::ColorScales& scales) {
+  const Key key{&snapshot,    textures.generation(), lab.view, &sweep, sweep.trials, static_cast<int>(i18n::language()),
+                scales};
   if (key_ != key) {
     view_ = lab.build(LabInputs{snapshot, sweep, &textures});
+    apply_color_scales(view_name, view_.plots, scales, textures);
     key_ = key;
   }
   return view_;
@@ -84,6 +86,7 @@ plot::Heatmap weight_heatmap(std::span<const float> weights, int rows, int cols,
   map.values = weights;  // a view into the Snapshot, not a copy
   map.vmin = 0.0;
   map.vmax = color_max;
+  map.fixed_range = plot::weight_range;  // weights are in [0, 1]: the fixed colour scale
   map.colormap = plot::Colormap::Viridis;
   map.colorbar_label = i18n::tr("plot.axis.weight");
   map.x_label = i18n::tr("plot.axis.key_j");

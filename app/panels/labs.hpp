@@ -71,7 +71,10 @@ struct LabDefinition {
 // refinement or the language changes. Its plots point into the Snapshot, which outlives it.
 class LabViewCache {
  public:
-  const LabView& view(const LabDefinition& lab, const Snapshot& snapshot, const DkSweep& sweep, TexturePool& textures);
+  // Built once per Snapshot (and per colour-scale choice: `scales` is applied to its heatmaps
+  // under the keys "<view_name>/<plot>").
+  const LabView& view(const LabDefinition& lab, const Snapshot& snapshot, const DkSweep& sweep, TexturePool& textures,
+                      std::string_view view_name, const plot::ColorScales& scales);
 
  private:
   struct Key {
@@ -81,11 +84,17 @@ class LabViewCache {
     const DkSweep* sweep = nullptr;
     std::int64_t sweep_trials = -1;
     int language = -1;
+    plot::ColorScales scales;
     friend bool operator==(const Key&, const Key&) = default;
   };
   std::optional<Key> key_;
   LabView view_;
 };
+
+// Applies `scales` to the heatmaps of `plots` (keys "<view_name>/<plot>"); a heatmap whose range
+// changes gets its stored cells coloured again in `textures` (dashboard.cpp).
+void apply_color_scales(std::string_view view_name, std::vector<NamedPlot>& plots, const plot::ColorScales& scales,
+                        TexturePool& textures);
 
 // The registry (labs.cpp); null for View::dashboard.
 const LabDefinition* lab_definition(View view);
@@ -102,6 +111,16 @@ bool lab_ready(const Snapshot& snapshot, View view);
 void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
                     ImVec2 max, const plot::Style& style, UiState& ui,
                     const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover);
+
+// Applies each heatmap's colour scale (fixed or auto, plot::ColorScales, keyed "<view>/<plot>")
+// to `plots` and colours their textures again where the range changed.
+void apply_color_scales(std::string_view view_name, std::vector<NamedPlot>& plots, const plot::ColorScales& scales,
+                        TexturePool& textures);
+
+// The right-click menu of a heatmap plot (the last ImGui item): fixed or auto colour scale,
+// written to ui.interaction.color_scales.
+void color_scale_menu(const plot::Heatmap& map, const std::string& plot_key, const plot::ColorScales& scales,
+                      UiState& ui);
 
 // The tab title and hover summary of a view in the current language ("lab.<view>.title").
 const char* view_title(View view);

@@ -70,6 +70,10 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
 // above a separator.
 void help_marker(const char* text);
 void section(const char* title);
+// SameLine() when a button labelled `next` (ImGui label, "##id" parts not counted) still fits
+// after the last item in the column; otherwise the button starts the next line (a narrow column
+// at 1024×768 or a large font cut the third of three buttons).
+void same_line_if_fits(const char* next);
 
 // Interaction controls (panels/interaction_panel.cpp): the colormap combo, the animated sweep and
 // the PNG export section, drawn into the control column.

@@ -349,6 +349,7 @@ void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* l
       ImGui::Text("%s %d, %s %d", style.words.row.c_str(), row, style.words.col.c_str(), col);
     }
     ImGui::Text("%s = %s", style.words.value.c_str(), format_number(value).c_str());
+    if (heatmap.fixed_range) ImGui::TextDisabled("%s", style.words.color_scale_hint.c_str());
     ImGui::EndTooltip();
     return;
   }
@@ -399,6 +400,11 @@ void record_layout(LayoutReport& report, const char* id, const Scene& scene, ImV
                             origin.y + box.y1});
   }
   record.problems = scene.problems;
+  const auto on_screen = [origin](const Box& box) {
+    return ScreenBox{origin.x + box.x0, origin.y + box.y0, origin.x + box.x1, origin.y + box.y1};
+  };
+  for (const Box& mark : scene.data_marks) record.data_marks.push_back(on_screen(mark));
+  if (scene.legend_box) record.legend_box = on_screen(*scene.legend_box);
   report.plots.push_back(std::move(record));
 }
 

@@ -58,6 +58,11 @@ struct Builder {
   float pad = 6.0f;          // frame to content, and between blocks
   float gap = 3.0f;          // tick label to tick
   float tick_length = 4.0f;
+  // ≥ 0: the legend goes outside the data area, its box's left edge at this x (layout_series_plot
+  // sets it when no corner inside is free of data).
+  float legend_outside_x = -1.0f;
+  bool legend_flat = false;
+  float legend_above_y = -1.0f;  // ≥ 0: the legend's top, in a band above the data area (right-aligned)  // entries side by side (up to four columns), for a legend at the top
 
   float text_width(std::string_view text, float size) const {
     return text.empty() ? 0.0f : measure(text, size);
@@ -283,6 +288,28 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
   return placed;
 }
 
+// The colorbar's ticks: both ends of the range in use labelled with their exact values (a fixed
+// [0, 1] and an auto [0, 0.0137] must read differently), nice ticks between them where they leave
+// a text line of room.
+std::vector<PlacedTick> colorbar_ticks_with_ends(const Builder& builder, const Axis& axis, const AxisMap& map,
+                                                 float max_px) {
+  std::vector<PlacedTick> placed = place_ticks(builder, axis, map, false, 0.0f, max_px);
+  if (!(map.data_lo < map.data_hi)) return placed;
+  const float lo_px = map.to_px(map.data_lo), hi_px = map.to_px(map.data_hi);
+  const float room = builder.font * 1.15f;
+  std::erase_if(placed, [&](const PlacedTick& tick) {
+    return std::abs(tick.px - lo_px) < room || std::abs(tick.px - hi_px) < room;
+  });
+  for (const double end : {map.data_lo, map.data_hi}) {
+    // Three significant digits: the ends read as a range ("0.157"), not as a measurement.
+    std::string label = format_short(end, 3);
+    const float width = builder.text_width(label, builder.font);
+    placed.push_back({map.to_px(end), std::move(label), true, width});
+  }
+  std::sort(placed.begin(), placed.end(), [](const PlacedTick& a, const PlacedTick& b) { return a.px < b.px; });
+  return placed;
+}
+
 float widest_label(const std::vector<PlacedTick>& ticks) {
   float widest = 0.0f;
   for (const auto& tick : ticks) {
@@ -422,6 +449,61 @@ std::vector<std::vector<Point>> mapped_runs(const std::vector<double>& xs, const
   }
   if (runs.back().empty()) runs.pop_back();
   return runs;
+}
+
+// Where the plot's data is drawn inside the data area, as small boxes in px: every bar, every
+// marker, and points every 2 px along each line (its width wide). The legend is placed off them and
+// the layout report lists them so a test can find a legend or label covering data.
+std::vector<Box> data_marks(const Builder& builder) {
+  const Plot& plot = builder.plot;
+  const Scene& scene = builder.scene;
+  const Box& area = scene.data_area;
+  std::vector<Box> marks;
+  const auto keep = [&](Box box) {
+    box = {std::max(box.x0, area.x0), std::max(box.y0, area.y0), std::min(box.x1, area.x1), std::min(box.y1, area.y1)};
+    if (box.x1 - box.x0 >= 0.5f && box.y1 - box.y0 >= 0.5f) marks.push_back(box);
+  };
+  for (const BarSeries& bars : plot.bars) {
+    const double baseline =
+        scene.y_map.scale == Scale::Log10 ? std::min(scene.y_map.data_lo, scene.y_map.data_hi) : bars.baseline;
+    const float base_px = scene.y_map.to_px(baseline);
+    const float min_width = builder.line_width(1.0f);
+    for (std::size_t index = 0; index < std::min(bars.x.size(), bars.y.size()); ++index) {
+      float left = scene.x_map.to_px(bars.x[index] - 0.5 * bars.width);
+      float right = scene.x_map.to_px(bars.x[index] + 0.5 * bars.width);
+      const float top = scene.y_map.to_px(bars.y[index]);
+      if (!std::isfinite(left) || !std::isfinite(right) || !std::isfinite(top) || !std::isfinite(base_px)) continue;
+      if (std::abs(right - left) < min_width) {
+        const float centre = 0.5f * (left + right);
+        left = centre - 0.5f * min_width;
+        right = centre + 0.5f * min_width;
+      }
+      keep({std::min(left, right), std::min(top, base_px), std::max(left, right), std::max(top, base_px)});
+    }
+  }
+  const auto add_point = [&](Point point, float half) {
+    keep({point.x - half, point.y - half, point.x + half, point.y + half});
+  };
+  for (const LineSeries& line : plot.lines) {
+    const float half = std::max(1.0f, 0.5f * builder.line_width(line.width));
+    for (const auto& run : mapped_runs(line.x, line.y, scene)) {
+      for (std::size_t index = 0; index < run.size(); ++index) {
+        add_point(run[index], half);
+        if (index + 1 == run.size()) break;
+        const Point a = run[index], b = run[index + 1];
+        const float length = std::hypot(b.x - a.x, b.y - a.y);
+        const int steps = std::min(2000, static_cast<int>(length / 2.0f));
+        for (int step = 1; step < steps; ++step) {
+          const float t = static_cast<float>(step) / static_cast<float>(steps);
+          add_point({a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)}, half);
+        }
+      }
+    }
+  }
+  for (const ScatterSeries& scatter : plot.scatters)
+    for (const auto& run : mapped_runs(scatter.x, scatter.y, scene))
+      for (const Point& point : run) add_point(point, std::max(1.0f, scatter.radius * builder.style.marker_scale));
+  return marks;
 }
 
 void add_band(Builder& builder, const LineSeries& line, Color color) {
@@ -737,6 +819,7 @@ struct LegendPlan {
   float font = 13.0f;  // the legend's text size: the plot's, or smaller when that does not fit
   int columns = 1;     // two when the entries do not fit one column's height
   float column_width = 0.0f;
+  bool covers_data = false;  // no corner was free of data: the caller makes room above the data
 };
 
 // Where the legend goes and what it lists; empty when there is nothing to list or no room.
@@ -750,7 +833,11 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
   const float inset = builder.pad;  // legend to axes box, and legend border to content
   plan.row_height = font * 1.35f;
   plan.swatch_width = font * 1.8f;
-  const float max_label_width = std::max(area.width() * 0.62f - plan.swatch_width - 3.0f * inset, font * 3.0f);
+  // Outside the data area the labels may use the width kept for the legend there.
+  const float max_label_width =
+      builder.legend_outside_x >= 0.0f
+          ? std::max(builder.scene.width - builder.legend_outside_x - plan.swatch_width - 3.0f * inset, font * 3.0f)
+          : std::max(area.width() * 0.62f - plan.swatch_width - 3.0f * inset, font * 3.0f);
 
   // Rows that fit; the last visible row says how many were left out.
   const auto max_rows = static_cast<std::size_t>(
@@ -763,6 +850,7 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
     plan.columns = static_cast<int>(std::min<std::size_t>(4, (plan.entries.size() + max_rows - 1) / max_rows));
   else if (asked_flat)
     plan.columns = 2;
+  if (builder.legend_flat) plan.columns = std::max(plan.columns, static_cast<int>(std::min<std::size_t>(4, plan.entries.size())));
   if (plan.entries.size() > max_rows * static_cast<std::size_t>(plan.columns)) {
     if (!last_try) return std::nullopt;  // a smaller font may list them all
     const std::size_t hidden = plan.entries.size() - (max_rows - 1);
@@ -782,6 +870,18 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
   plan.column_width = plan.swatch_width + 0.8f * inset + widest + inset;
   const float box_width = inset + static_cast<float>(plan.columns) * plan.column_width;
   const float box_height = 1.2f * inset + static_cast<float>(rows) * plan.row_height;
+  if (builder.legend_above_y >= 0.0f) {  // above the data area, right-aligned: covers nothing
+    if (box_width > area.width()) return std::nullopt;
+    plan.box = {area.x1 - box_width, builder.legend_above_y, area.x1, builder.legend_above_y + box_height};
+    if (!plan.more_label.empty()) builder.problem("legend", "lists only some entries");
+    return plan;
+  }
+  if (builder.legend_outside_x >= 0.0f) {  // beside the data area, at its top: covers nothing
+    if (box_height > area.height()) return std::nullopt;
+    plan.box = {builder.legend_outside_x, area.y0, builder.legend_outside_x + box_width, area.y0 + box_height};
+    if (!plan.more_label.empty()) builder.problem("legend", "lists only some entries");
+    return plan;
+  }
   if (box_width > area.width() - 2.0f * inset) return std::nullopt;
   // A legend that hides most of the data does more harm than good; hover still names series.
   // At the smallest size it may cover a little more rather than vanish.
@@ -809,14 +909,37 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
     }
     return false;
   };
-  plan.box = box_at(plot.legend);
-  for (const LegendPos corner : {plot.legend, LegendPos::TopRight, LegendPos::TopLeft, LegendPos::BottomRight,
-                                 LegendPos::BottomLeft}) {
-    if (!covers_annotation(box_at(corner))) {
-      plan.box = box_at(corner);
+  // Data under a legend is hidden (the box is 88 % opaque): the first corner free of both, else
+  // the first free of annotations, flagged so the caller lifts the data below a top corner.
+  const std::vector<Box> marks = data_marks(builder);
+  const auto covers_data = [&](const Box& box) {
+    return std::any_of(marks.begin(), marks.end(), [&](const Box& mark) {
+      return std::min(box.x1, mark.x1) - std::max(box.x0, mark.x0) > 1.0f &&
+             std::min(box.y1, mark.y1) - std::max(box.y0, mark.y0) > 1.0f;
+    });
+  };
+  constexpr LegendPos corners[] = {LegendPos::TopRight, LegendPos::TopLeft, LegendPos::BottomRight,
+                                   LegendPos::BottomLeft};
+  std::optional<Box> chosen;
+  for (const LegendPos corner : {plot.legend, corners[0], corners[1], corners[2], corners[3]}) {
+    if (!covers_annotation(box_at(corner)) && !covers_data(box_at(corner))) {
+      chosen = box_at(corner);
       break;
     }
   }
+  if (!chosen) {
+    plan.covers_data = true;
+    // A top corner on the side asked for: the caller adds headroom above the data for it.
+    const bool left_side = plot.legend == LegendPos::TopLeft || plot.legend == LegendPos::BottomLeft;
+    const LegendPos top = left_side ? LegendPos::TopLeft : LegendPos::TopRight;
+    chosen = box_at(top);
+    for (const LegendPos corner : {top, corners[0], corners[1]})
+      if (!covers_annotation(box_at(corner))) {
+        chosen = box_at(corner);
+        break;
+      }
+  }
+  plan.box = *chosen;
   if (!plan.more_label.empty()) builder.problem("legend", "lists only some entries");
   return plan;
 }
@@ -939,31 +1062,97 @@ void layout_series_plot(Builder& builder) {
   }
 
   const auto [x_lo, x_hi] = resolve_range(plot.x, x_data_range(plot));
-  const auto [y_lo, y_hi] = resolve_range(plot.y, y_data_range(plot));
-  scene.y_map = {y_lo, y_hi, plan.area_bottom, plan.area_top, plot.y.scale};
-  const auto y_ticks = place_ticks(builder, plot.y, scene.y_map, false, 0.0f, scene.height);
-
-  float left = builder.pad;
+  const auto [y_lo, y_top] = resolve_range(plot.y, y_data_range(plot));
+  const double y_hi = y_top;
   const bool show_y_label = plan.show_axis_labels && !plot.y.label.empty() && !y_label_across;
-  const float y_label_left = left;
-  if (show_y_label) left += builder.font + builder.gap;
-  const float area_left = left + widest_label(y_ticks) + builder.gap + builder.tick_length;
-  // Room on the right for half of a last x label centred on the axis end.
-  const float area_right = scene.width - builder.pad - 0.5f * builder.font;
-  if (area_right - area_left < 2.0f * builder.font) {
+  const float y_label_left = builder.pad;
+  std::vector<PlacedTick> y_ticks, x_ticks;
+  std::optional<LegendPlan> legend;
+  // The axes and the legend for one choice of where the legend goes: `outside_width` px kept
+  // right of the data area for it (0: inside, in a corner), `flat`: its entries side by side,
+  // `top`: the y axis's upper end. False when the area is too narrow.
+  const auto lay = [&](float outside_width, bool flat, double top, float above = 0.0f) {
+    const float area_top = plan.area_top + above;
+    if (above > 0.0f && plan.area_bottom - area_top < 2.0f * builder.font) return false;
+    builder.legend_above_y = above > 0.0f ? plan.area_top - 0.5f * builder.font : -1.0f;
+    scene.y_map = {y_lo, top, plan.area_bottom, area_top, plot.y.scale};
+    y_ticks = place_ticks(builder, plot.y, scene.y_map, false, 0.0f, scene.height);
+    float left = builder.pad;
+    if (show_y_label) left += builder.font + builder.gap;
+    const float area_left = left + widest_label(y_ticks) + builder.gap + builder.tick_length;
+    // Room on the right for half of a last x label centred on the axis end.
+    const float area_right = scene.width - builder.pad - 0.5f * builder.font - outside_width;
+    builder.legend_outside_x = outside_width > 0.0f ? area_right + builder.pad : -1.0f;
+    builder.legend_flat = flat;
+    if (area_right - area_left < 2.0f * builder.font) return false;
+    scene.data_area = {area_left, area_top, area_right, plan.area_bottom};
+    scene.x_map = {x_lo, x_hi, area_left, area_right, plot.x.scale};
+    scene.has_data_area = true;
+    x_ticks = place_ticks(builder, plot.x, scene.x_map, true, builder.pad, scene.width - builder.pad);
+    legend = plan_legend(builder);
+    return true;
+  };
+  if (!lay(0.0f, false, y_hi)) {
     builder.problem("data area", "left out (plot too narrow)");
     return;
   }
-
-  scene.data_area = {area_left, plan.area_top, area_right, plan.area_bottom};
-  scene.x_map = {x_lo, x_hi, area_left, area_right, plot.x.scale};
-  scene.has_data_area = true;
-  const auto x_ticks =
-      place_ticks(builder, plot.x, scene.x_map, true, builder.pad, scene.width - builder.pad);
+  // A legend that no corner keeps off the data moves (matplotlib's answers, in this order):
+  // outside, right of the data area, when it takes at most 45 % of the width and the data labels
+  // still fit; else flat (entries side by side) at the top with the y axis grown upwards so the
+  // data sit below it; else the same with the legend as it is. Nothing helps: it stays, reported.
+  if (legend && legend->covers_data) {
+    const std::vector<std::string> problems_before = scene.problems;
+    const float area_width = scene.data_area.width();
+    float widest_data_label = 0.0f;
+    for (const auto& line : plot.vlines) widest_data_label = std::max(widest_data_label, builder.text_width(line.label, builder.font));
+    for (const auto& line : plot.hlines) widest_data_label = std::max(widest_data_label, builder.text_width(line.label, builder.font));
+    for (const auto& note : plot.annotations) widest_data_label = std::max(widest_data_label, builder.text_width(note.text, builder.font));
+    bool fixed = false;
+    const float outside = legend->box.width() + builder.pad;
+    if (outside <= 0.5f * area_width && widest_data_label <= area_width - outside - 8.0f) {
+      scene.problems = problems_before;
+      fixed = lay(outside, false, y_hi) && legend && !legend->covers_data;
+    }
+    for (const bool flat : {true, false}) {
+      if (fixed) break;
+      scene.problems = problems_before;
+      if (!lay(0.0f, flat, y_hi) || !legend || !std::isfinite(y_lo) || !std::isfinite(y_hi)) continue;
+      // The legend's bottom (plus a pad) becomes the old top of the axis.
+      const float height = scene.data_area.height();
+      const float taken = legend->box.y1 + builder.pad - scene.data_area.y0;
+      if (taken <= 0.0f || taken > 0.6f * height) continue;
+      const double lo = to_axis_space(y_lo, plot.y.scale), hi = to_axis_space(y_hi, plot.y.scale);
+      const double grown = lo + (hi - lo) * height / (height - taken);
+      scene.problems = problems_before;
+      fixed = lay(0.0f, flat, plot.y.scale == Scale::Log10 ? std::pow(10.0, grown) : grown) && legend &&
+              !legend->covers_data;
+    }
+    // Last: flat, in a band of its own above the data area (the area gives up its height).
+    for (const bool flat : {true, false}) {
+      if (fixed) break;
+      scene.problems = problems_before;
+      if (lay(0.0f, flat, y_hi) && legend) {
+        const float band = legend->box.height() + builder.pad;
+        scene.problems = problems_before;
+        fixed = lay(0.0f, flat, y_hi, band) && legend && !legend->covers_data;
+      }
+    }
+    // Then outside at up to 65 % of the width, while the data area keeps 5 em and its labels.
+    if (!fixed && outside > 0.5f * area_width && outside <= 0.65f * area_width &&
+        area_width - outside >= 5.0f * builder.font && widest_data_label <= area_width - outside - 8.0f) {
+      scene.problems = problems_before;
+      fixed = lay(outside, false, y_hi) && legend && !legend->covers_data;
+    }
+    if (!fixed) {
+      scene.problems = problems_before;
+      lay(0.0f, false, y_hi);
+    }
+  }
 
   add_x_ticks(builder, x_ticks, scene.data_area, true);
   add_y_ticks(builder, y_ticks, scene.data_area, true);
-  const auto legend = plan_legend(builder);
+  scene.data_marks = data_marks(builder);
+  if (legend) scene.legend_box = legend->box;
   add_series(builder, legend ? std::optional<Box>(legend->box) : std::nullopt);
   builder.add(RectShape{scene.data_area, std::nullopt, builder.style.axis, 1.0f});
   if (plan.show_title) add_title(builder, 0.5f * (scene.data_area.x0 + scene.data_area.x1));
@@ -1017,7 +1206,7 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
       widest_label(place_ticks(builder, row_axis, provisional_rows, false, 0.0f, scene.height));
   const AxisMap provisional_colorbar{value_lo, value_hi, plan.area_bottom, plan.area_top, Scale::Linear};
   const float colorbar_label_width =
-      widest_label(place_ticks(builder, colorbar_axis, provisional_colorbar, false, 0.0f, scene.height));
+      widest_label(colorbar_ticks_with_ends(builder, colorbar_axis, provisional_colorbar, scene.height));
   float left_part = 0.0f, right_part = 0.0f, available_width = 0.0f;
   auto measure = [&] {
     left_part = builder.pad + (show_y_label ? builder.font + builder.gap : 0.0f) + row_label_width + builder.gap +
@@ -1077,7 +1266,7 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   builder.add(ColorbarShape{bar, resolve_colormap(heatmap.colormap, builder.style.sequential_colormap)});
   builder.add(RectShape{bar, std::nullopt, builder.style.axis, 1.0f});
   const AxisMap colorbar_map{value_lo, value_hi, bar.y1, bar.y0, Scale::Linear};
-  const auto colorbar_ticks = place_ticks(builder, colorbar_axis, colorbar_map, false, 0.0f, scene.height);
+  const auto colorbar_ticks = colorbar_ticks_with_ends(builder, colorbar_axis, colorbar_map, scene.height);
   add_y_ticks(builder, colorbar_ticks, bar, false, true);
 
   const float bottom_of_ticks = grid.y1 + builder.tick_length + builder.gap + builder.font;
@@ -1219,6 +1408,25 @@ std::vector<std::pair<std::size_t, std::size_t>> overlapping_texts(const std::ve
       if (overlap_x > tolerance && overlap_y > tolerance) pairs.emplace_back(a, b);
     }
   return pairs;
+}
+
+std::vector<std::string> covering_data(const PlotRecord& record, bool labels, float tolerance) {
+  const auto covers = [&](float x0, float y0, float x1, float y1) {
+    for (const ScreenBox& mark : record.data_marks) {
+      const float overlap_x = std::min(x1, mark.x1) - std::max(x0, mark.x0);
+      const float overlap_y = std::min(y1, mark.y1) - std::max(y0, mark.y0);
+      if (overlap_x > tolerance && overlap_y > tolerance) return true;
+    }
+    return false;
+  };
+  std::vector<std::string> found;
+  if (record.legend_box && covers(record.legend_box->x0, record.legend_box->y0, record.legend_box->x1,
+                                  record.legend_box->y1))
+    found.push_back("legend covers data");
+  for (const PlacedText& text : record.texts)
+    if (labels && text.role == TextRole::DataLabel && covers(text.x0, text.y0, text.x1, text.y1))
+      found.push_back("label \"" + text.text + "\" covers data");
+  return found;
 }
 
 }  // namespace smlab::plot

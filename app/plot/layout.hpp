@@ -103,6 +103,8 @@ struct Scene {
   AxisMap x_map, y_map;        // data ↔ px in data_area (heatmap: column and row index)
   // What the layout gave up to fit (a title shortened or dropped, a legend or label left out).
   std::vector<std::string> problems;
+  std::vector<Box> data_marks;    // where series data is drawn (series plots only)
+  std::optional<Box> legend_box;  // the legend's frame, when it has one
 };
 
 // Font size in px the renderers use for a style (Style::font_size 0 → fallback).

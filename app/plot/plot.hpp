@@ -16,6 +16,7 @@
 #include <imgui.h>
 
 #include "plot/color.hpp"
+#include "plot/color_scale.hpp"
 #include "plot/ticks.hpp"
 
 namespace smlab::plot {
@@ -124,7 +125,14 @@ struct Heatmap {
   // description would cost 64 MB and tens of ms.
   std::span<const float> values{};
   RowFiller fill_row{};
+  // The colour range in use (the colorbar shows exactly it). Builders put the data's range here
+  // (auto) and the quantity's range in `fixed_range`; apply_color_scale() picks one of them.
   double vmin = 0.0, vmax = 1.0;
+  std::optional<ColorRange> fixed_range{};  // weights [0, 1], a Jacobian ±1/4; empty: auto only
+  std::optional<ColorRange> auto_range{};   // set by apply_color_scale() from vmin/vmax
+  ColorScale scale = ColorScale::Auto;      // which of the two vmin/vmax hold
+  ColorScale default_scale = ColorScale::Auto;  // the builder's choice when the user made none
+  std::string scale_key{};  // key in ColorScales; empty: "<view>/<plot name>"
   Colormap colormap = Colormap::Viridis;
   std::string colorbar_label{};
   std::string x_label{}, y_label{};  // used instead of Plot::x/y labels when not empty
@@ -189,6 +197,7 @@ struct HoverWords {
   std::string row = "row", col = "col", value = "value", bar = "bar", band = "band";
   std::string line = "line", points = "points", bars = "bars";  // unnamed series: "line 2"
   std::string no_texture = "no texture";
+  std::string color_scale_hint = "right-click: colour scale fixed or auto";  // heatmaps with a fixed range
 };
 
 // [SECTION] Layout report (what a frame placed, for tests that check the layout itself)
@@ -202,6 +211,11 @@ struct PlacedText {
   float x0 = 0.0f, y0 = 0.0f, x1 = 0.0f, y1 = 0.0f;
 };
 
+// A box in screen px (x0, y0 top-left).
+struct ScreenBox {
+  float x0 = 0.0f, y0 = 0.0f, x1 = 0.0f, y1 = 0.0f;
+};
+
 // One plot as laid out: where it went, what text it shows, and what the layout had to give up
 // ("title shortened", "legend dropped", "label left out": every entry is a readability defect).
 struct PlotRecord {
@@ -212,6 +226,10 @@ struct PlotRecord {
   float font_size = 0.0f;  // px of its labels
   std::vector<PlacedText> texts;
   std::vector<std::string> problems;
+  // Where data was drawn (bars, markers, points along lines; see layout.cpp data_marks) and the
+  // legend's box, for covering_data().
+  std::vector<ScreenBox> data_marks;
+  std::optional<ScreenBox> legend_box;
 };
 
 struct LayoutReport {
@@ -222,6 +240,12 @@ struct LayoutReport {
 // directions.
 std::vector<std::pair<std::size_t, std::size_t>> overlapping_texts(const std::vector<PlacedText>& texts,
                                                                    float tolerance = 1.0f);
+
+// Texts in front of the data: one line per legend box (and, with `labels`, per data label) that
+// covers a data mark by more than `tolerance` px in both directions ("legend covers data",
+// "label \"…\" covers data"). Data labels are often meant to sit on their curve (a marker's name),
+// so the layout tests check legends; labels are for looking.
+std::vector<std::string> covering_data(const PlotRecord& record, bool labels = false, float tolerance = 1.0f);
 
 struct Style {
   // Screen only: when set, draw() appends every plot's layout here (also plots scrolled out of
@@ -243,6 +267,8 @@ struct Style {
   std::string svg_font_family = "DejaVu Sans, Helvetica, Arial, sans-serif";
   // Replaces every sequential heatmap colormap (the user's choice); empty: each plot's own.
   std::optional<Colormap> sequential_colormap{};
+  // The user's colour scale per heatmap (fixed or auto), used by the screen and by exports.
+  ColorScales color_scales{};
 };
 
 Style dark_style();       // for ImGui's dark theme

@@ -127,6 +127,8 @@ std::vector<Tick> log_ticks(double lo, double hi, int max_ticks) {
 
 std::string format_number(double value) { return printf_general(value, 6); }
 
+std::string format_short(double value, int significant_digits) { return printf_general(value, significant_digits); }
+
 std::string format_tick(double value, double step) {
   if (value == 0.0 || !std::isfinite(step) || step <= 0.0 || !std::isfinite(value)) {
     return format_number(value);

@@ -28,6 +28,8 @@ std::vector<Tick> nice_ticks(double lo, double hi, Scale scale, int max_ticks, b
 // Short label that round-trips tick values: like printf("%.6g") with "-0" turned into "0":
 // 0.001, 0.25, 1e-05, 4096, 1.5e+06, -3.
 std::string format_number(double value);
+// `value` with at most `significant_digits` digits ("%g"): 0.157 for 0.156652 at 3.
+std::string format_short(double value, int significant_digits);
 
 // Label for a tick at `value` on an axis whose ticks are `step` apart: as many significant
 // digits as needed to tell neighbours apart (1000001 and 1000002, not 1e+06 twice).

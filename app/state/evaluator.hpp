@@ -60,6 +60,7 @@ class Evaluator {
   struct MapImageSpec {
     int max_side = 0;
     plot::Colormap colormap = plot::Colormap::Viridis;
+    bool fixed_range = false;  // colours on [0, 1] (fixed colour scale), else on [0, attention_max]
     bool operator==(const MapImageSpec&) const = default;
   };
   void set_map_image_spec(const MapImageSpec& spec);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "plot/color.hpp"
+#include "plot/color_scale.hpp"
 #include "state/sweep_player.hpp"
 
 namespace smlab::app {
@@ -16,6 +17,8 @@ inline constexpr int export_scales[] = {1, 2, 4};
 struct InteractionUi {
   // Sequential colormap of every attention-style heatmap (signed maps stay diverging).
   plot::Colormap colormap = plot::Colormap::Viridis;
+  // Fixed or auto colour range per heatmap (right-click a heatmap); saved in the session.
+  plot::ColorScales color_scales;
 
   // Keyboard nudges: the numeric key of the slider under the mouse, or being dragged or focused,
   // as seen last frame; empty when none. Left/Right step it one notch (Shift: ten).

@@ -68,6 +68,11 @@ std::string serialize_session(const Session& session) {
   if (session.colormap) document["colormap"] = *session.colormap;
   if (session.lesson) document["lesson"] = {{"name", session.lesson->name}, {"step", session.lesson->step}};
   if (session.language) document["lang"] = i18n::language_code(*session.language);
+  if (session.color_scales) {
+    OrderedJson scales = OrderedJson::object();
+    for (const auto& [key, scale] : *session.color_scales) scales[key] = plot::name(scale);
+    document["color_scales"] = std::move(scales);
+  }
   if (!session.imports.empty()) {
     document["import"] = {{"files", session.imports}};
     if (!session.import_tokens.empty()) document["import"]["tokens"] = session.import_tokens;
@@ -218,6 +223,26 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
     const auto language = value.is_string() ? i18n::parse_language(value.get<std::string>()) : std::nullopt;
     if (!language) return failure("session field 'lang' is not allowed: " + i18n::language_codes());
     session.language = language;
+  }
+  if (document.contains("color_scales")) {
+    const OrderedJson& value = document["color_scales"];
+    if (!value.is_object())
+      return failure("session field 'color_scales' is not an object of heatmap names and \"fixed\" or \"auto\"");
+    if (value.size() > plot::color_scale_max_entries)
+      return failure("session field 'color_scales' has " + std::to_string(value.size()) + " entries: allowed at most " +
+                     std::to_string(plot::color_scale_max_entries));
+    std::map<std::string, plot::ColorScale, std::less<>> scales;
+    for (const auto& [key, scale] : value.items()) {
+      if (!plot::valid_color_scale_key(key))
+        return failure("session field 'color_scales' has the heatmap name '" + shown_text(key) +
+                       "': allowed 1 to 64 of a-z, 0-9, '_', '-', '/'");
+      const auto parsed = scale.is_string() ? plot::color_scale_from_name(scale.get<std::string>()) : std::nullopt;
+      if (!parsed)
+        return failure("session field 'color_scales' gives '" + shown_text(key) + "' the value " +
+                       shown_text(scale.dump()) + ": allowed \"fixed\" or \"auto\"");
+      scales[key] = *parsed;
+    }
+    session.color_scales = std::move(scales);
   }
   SessionLoad load;
   load.session = std::move(session);

@@ -10,7 +10,10 @@
 #include <string>
 #include <string_view>
 
+#include <map>
+
 #include "i18n/i18n.hpp"
+#include "plot/color_scale.hpp"
 #include "state/import_files.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
@@ -36,6 +39,9 @@ struct Session {
   std::optional<std::string> colormap;     // "viridis", "cividis", "magma" or "greys"
   std::optional<SessionLesson> lesson;     // "lesson": {"name": …, "step": …}; absent: no lesson open
   std::optional<i18n::Language> language;  // "lang": "en" or "zh-CN"; absent: keep the app's language
+  // "color_scales": {"gradients/jacobian": "auto", …}: the heatmaps whose colour scale the user
+  // chose (plot::ColorScales); absent: keep the app's choices.
+  std::optional<std::map<std::string, plot::ColorScale, std::less<>>> color_scales;
   // "import": {"files": ["qkv.npz", …], "tokens": "tokens.txt"}: the --import specs and tokens file
   // of imported data (kept even when the files are gone, so saving again loses nothing).
   std::vector<std::string> imports;
@@ -53,8 +59,9 @@ inline constexpr std::size_t session_max_bytes = 1 << 20;  // a session is a few
 inline constexpr int session_max_depth = 8;                // the format nests 2 deep
 inline constexpr std::size_t session_max_keys = 64;        // keys in one object; "params" has 16
 // The top-level fields a session may hold; any other is an error naming it.
-inline constexpr const char* session_fields[] = {"version",    "params",   "view",   "screenshot_dir", "theme",
-                                                 "font_scale", "colormap", "lesson", "lang",           "import"};
+inline constexpr const char* session_fields[] = {"version", "params",     "view",        "screenshot_dir",
+                                                 "theme",   "font_scale", "colormap",    "lesson",
+                                                 "lang",    "import",     "color_scales"};
 
 // {"version": 1, "params": {"temperature": "1", ...every key...}, "view": "dashboard",
 //  "screenshot_dir": "..."} with two-space indentation. Unknown fields (session_fields) and unknown

@@ -17,6 +17,7 @@ Result<void> apply_session(const Session& session, const LessonList& lessons, co
   if (!given.colormap && session.colormap)
     state.colormap = plot::colormap_from_name(*session.colormap).value_or(state.colormap);
   if (!given.language && session.language) state.language = *session.language;
+  if (session.color_scales) state.color_scales = *session.color_scales;
   if (given.lesson) return {};
   state.lesson.reset();
   if (!session.lesson) return {};

@@ -2,11 +2,13 @@
 // saved session into it: used by --load, the window's autosave and File → Load alike.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
 #include "i18n/i18n.hpp"
 #include "lessons/lessons.hpp"
+#include "plot/color_scale.hpp"
 #include "plot/plot.hpp"
 #include "smlab/error.hpp"
 #include "smlab/params.hpp"
@@ -21,8 +23,9 @@ struct StartState {
   View view = View::dashboard;  // the tab shown first
   std::string screenshot_dir;   // empty: exporting::default_screenshot_dir()
   Theme theme = Theme::dark;
-  float font_scale = 1.0f;                            // clamped to [font_scale_min, font_scale_max]
-  plot::Colormap colormap = plot::Colormap::Viridis;  // sequential heatmaps (--colormap, session)
+  float font_scale = 1.0f;                                            // clamped to [font_scale_min, font_scale_max]
+  plot::Colormap colormap = plot::Colormap::Viridis;                  // sequential heatmaps (--colormap, session)
+  std::map<std::string, plot::ColorScale, std::less<>> color_scales;  // heatmaps' chosen scales (session)
   // The UI language (--lang, session). Chinese falls back to English, with App::language_warning(),
   // when its table or the CJK font is missing.
   i18n::Language language = i18n::Language::English;

@@ -79,7 +79,8 @@ std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Pa
     return "--sweep '" + shown + "': a log sweep needs FROM and TO greater than 0";
   for (double end : {spec.from, spec.to}) {
     Params check = base;
-    if (auto error = set_param(check, spec.key, format_value(end, key->is_integer()))) return "--sweep: " + error->message;
+    if (auto error = set_param(check, spec.key, format_value(end, key->is_integer())))
+      return "--sweep: " + error->message;
   }
   return spec;
 }

@@ -305,7 +305,8 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
     // Long imported contexts: no L×L matrix, the pictures are made tile by tile from Q and K, or
     // copied from the previous Snapshot when they would come out the same (a row drag).
     const Snapshot* previous = options.previous;
-    if (previous != nullptr && previous->pooled.factor > 0 && previous->attention_scores == scores &&
+    if (previous != nullptr && previous->pooled.factor > 0 && !previous->pooled.preview &&
+        previous->attention_scores == scores &&
         previous->scaled_logit_scale == snap.scaled_logit_scale &&
         previous->unscaled_logit_scale == snap.unscaled_logit_scale && previous->causal == snap.causal) {
       snap.pooled = previous->pooled;
@@ -324,7 +325,8 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   // The labs: each one only when its view is shown (or everything for an export).
   auto wanted = [&](View view) { return options.all_labs || options.view == view; };
   // The labs draw their own random data; with imported data they get its settings at the random
-  // data's lengths (the stability lab alone works on the shown row, imported or not).
+  // data's lengths (the stability lab alone works on imported data: the shown row, and its maps
+  // from the imported Q·K or scores of the chosen batch and head).
   Params lab = params;
   if (lab.imported != nullptr) {
     lab.imported = nullptr;
@@ -379,6 +381,62 @@ bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
   pooled_attention_maps(pooled, snap.attention_scores->queries, snap.attention_scores->keys, snap.scaled_logit_scale,
                         snap.unscaled_logit_scale, snap.causal, factor, stop);
   if (stop.stop_requested()) return false;
+  snap.pooled = std::move(pooled);
+  snap.attention_max = snap.pooled.max_weight > 0.0f ? snap.pooled.max_weight : 1.0f;
+  return true;
+}
+
+bool preview_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
+  const int length = snap.attention_size;
+  const int factor = (length + pooled_side_max - 1) / pooled_side_max;
+  const Matrix& queries = snap.attention_scores->queries;
+  const Matrix& keys = snap.attention_scores->keys;
+  PooledMaps pooled;
+  pooled.factor = factor;
+  pooled.side = (length + factor - 1) / factor;
+  pooled.preview = true;
+  const std::size_t cells = static_cast<std::size_t>(pooled.side) * static_cast<std::size_t>(pooled.side);
+  pooled.scaled.assign(cells, 0.0f);
+  pooled.unscaled.assign(cells, 0.0f);
+  const auto dim = static_cast<std::ptrdiff_t>(queries.cols);
+  constexpr int block_rows = 128;  // pooled rows per block: 128·L scores (16 MiB at L = 32768)
+  Matrix block_queries;
+  std::vector<float> raw, weights;
+  for (int first = 0; first < pooled.side; first += block_rows) {
+    if (stop.stop_requested()) return false;
+    const int rows = std::min(block_rows, pooled.side - first);
+    block_queries.rows = rows;
+    block_queries.cols = queries.cols;
+    block_queries.values.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(dim));
+    for (int r = 0; r < rows; ++r) {  // the first query of pooled row first + r
+      const auto source = queries.values.begin() + static_cast<std::ptrdiff_t>(first + r) * factor * dim;
+      std::copy(source, source + dim, block_queries.values.begin() + r * dim);
+    }
+    raw.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(length));
+    dot_product_scores_fast(raw, block_queries, keys);
+    for (const bool scaled : {true, false}) {
+      weights = raw;
+      std::vector<float>& out = scaled ? pooled.scaled : pooled.unscaled;
+      for (int r = 0; r < rows; ++r) {
+        const std::span<float> row(weights.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(length),
+                                   static_cast<std::size_t>(length));
+        causal_softmax_rows(row, (first + r) * factor, 1, length,
+                            scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale, snap.causal);
+        float* cell_row = out.data() + static_cast<std::size_t>(first + r) * static_cast<std::size_t>(pooled.side);
+        for (int cell = 0; cell < pooled.side; ++cell) {
+          const int begin = cell * factor, end = std::min(begin + factor, length);
+          float top = 0.0f;
+          bool invalid = false;
+          for (int j = begin; j < end; ++j) {
+            top = std::max(top, row[static_cast<std::size_t>(j)]);
+            invalid = invalid || std::isnan(row[static_cast<std::size_t>(j)]);
+          }
+          cell_row[cell] = invalid ? std::numeric_limits<float>::quiet_NaN() : top;
+          if (!invalid && std::isfinite(top)) pooled.max_weight = std::max(pooled.max_weight, top);
+        }
+      }
+    }
+  }
   snap.pooled = std::move(pooled);
   snap.attention_max = snap.pooled.max_weight > 0.0f ? snap.pooled.max_weight : 1.0f;
   return true;

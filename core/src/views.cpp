@@ -10,6 +10,7 @@
 #include "smlab/labs/positions.hpp"
 #include "smlab/labs/scaling.hpp"
 #include "smlab/labs/stability.hpp"
+#include "smlab/import.hpp"
 #include "smlab/labs/temperature.hpp"
 #include "smlab/snapshot.hpp"
 
@@ -17,9 +18,24 @@ namespace smlab {
 namespace {
 
 // The stability lab also works on the shown row (imported or not), not only on its Params.
+// With imported data its maps are the imported slice's Q·K (or scores), at the real Params.
 std::any stability_evaluator(const Params& lab_params, const Snapshot& snapshot) {
   StabilityLab lab;
-  evaluate_stability_lab(lab, lab_params, snapshot.scores);
+  const Params& params = snapshot.params;
+  if (params.imported != nullptr && snapshot.attention_scores != nullptr) {
+    const ScoreCache& cache = *snapshot.attention_scores;
+    StabilityMapData data;
+    if (cache.queries.rows > 0) {
+      data.queries = &cache.queries;
+      data.keys = &cache.keys;
+    } else {
+      data.scores = &cache.raw;
+    }
+    data.key_dim_known = params.imported->key_dim > 0;  // Q and K given: ÷√d_k applies
+    evaluate_stability_lab(lab, params, snapshot.scores, data);
+  } else {
+    evaluate_stability_lab(lab, lab_params, snapshot.scores);
+  }
   return lab;
 }
 
@@ -107,8 +123,8 @@ const Views& views() {
        "softmax vs linear, sparsemax, alpha-entmax, hardmax, sigmoid and ReLU on one score vector", normalizers_panels,
        lab_evaluator<NormalizersLab, evaluate_normalizers_lab>},
       {View::stability, "stability", "Stability",
-       "naive vs stable vs online softmax in fp64, fp32, fp16, bf16 and fp8: overflow, underflow, NaN", stability_panels,
-       stability_evaluator},
+       "naive vs stable vs online softmax in fp64, fp32, fp16, bf16 and fp8: overflow, underflow, NaN",
+       stability_panels, stability_evaluator},
       {View::temperature, "temperature", "Temperature", "small multiples over T, entropy vs T, the argmax limit",
        temperature_panels, lab_evaluator<TemperatureLab, evaluate_temperature_lab>},
       {View::scaling, "scaling", "Scaling",

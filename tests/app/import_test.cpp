@@ -14,6 +14,8 @@
 #include "smlab/evaluate.hpp"
 #include "smlab/kernels.hpp"
 #include "smlab/import.hpp"
+#include "smlab/labs/stability.hpp"
+#include "smlab/precision.hpp"
 #include "state/import_files.hpp"
 #include "state/session.hpp"
 #include "app.hpp"
@@ -161,6 +163,164 @@ TEST(ImportLongContext, BeyondTheStoredLimitNoQKtIsStored) {
   EXPECT_NEAR(sum, 1.0, 1e-5);
   // The distribution's row (double path) and the map's row (float kernel) agree.
   for (int j = 0; j < length; ++j) ASSERT_NEAR(row[static_cast<std::size_t>(j)], snap.probabilities[static_cast<std::size_t>(j)], 2e-6);
+}
+
+// Issue #18: the first map of a long context is a preview (one query per pooled row, 1/factor of
+// the work), exact for the query it shows and never above the complete map's block maxima.
+TEST(ImportLongContext, PreviewMapsAreTheFirstQueryOfEachPooledRow) {
+  constexpr int length = 4100, dim = 4;
+  smlab::Matrix q, k;
+  smlab::draw_gaussian(q, 9, smlab::Stream::queries, length, dim);
+  smlab::draw_gaussian(k, 9, smlab::Stream::keys, length, dim);
+  std::vector<smlab::RoleArray> arrays;
+  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4"}, "q.npy"});
+  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4"}, "k.npy"});
+  const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
+  ASSERT_TRUE(assembled.data) << assembled.error;
+  for (const bool causal : {false, true}) {
+    smlab::Params params;
+    ASSERT_FALSE(smlab::attach_import(params, assembled.data));
+    params.causal = causal;
+    params.temperature = 0.3;  // peaked rows: block maxima differ between queries of a block
+    smlab::EvaluateOptions options;
+    options.defer_pooled_maps = true;
+    smlab::Snapshot snap = *smlab::evaluate(params, options);
+    ASSERT_TRUE(smlab::pooled_maps_pending(snap));
+    smlab::Snapshot preview = snap;
+    ASSERT_TRUE(smlab::preview_pooled_maps(preview));
+    ASSERT_TRUE(smlab::complete_pooled_maps(snap));
+    EXPECT_TRUE(preview.pooled.preview);
+    EXPECT_FALSE(snap.pooled.preview);
+    ASSERT_EQ(preview.pooled.factor, 5);
+    ASSERT_EQ(preview.pooled.side, snap.pooled.side);
+    const int factor = 5, side = snap.pooled.side;
+    std::vector<float> row(length);
+    int below = 0;
+    for (const bool scaled : {true, false}) {
+      const auto& shown = scaled ? preview.pooled.scaled : preview.pooled.unscaled;
+      const auto& full = scaled ? snap.pooled.scaled : snap.pooled.unscaled;
+      for (int p = 0; p < side; p += 37) {
+        smlab::attention_row(snap, scaled, p * factor, row);
+        for (int cell = 0; cell < side; ++cell) {
+          float top = 0.0f;
+          for (int j = cell * factor; j < std::min(length, (cell + 1) * factor); ++j) top = std::max(top, row[static_cast<std::size_t>(j)]);
+          const auto at = static_cast<std::size_t>(p) * static_cast<std::size_t>(side) + static_cast<std::size_t>(cell);
+          ASSERT_EQ(shown[at], top) << "pooled row " << p << " cell " << cell << (causal ? " causal" : "");
+          ASSERT_LE(shown[at], full[at]);
+          below += shown[at] < full[at] ? 1 : 0;
+        }
+      }
+    }
+    EXPECT_GT(below, 0) << "the preview shows fewer queries than the complete map";
+  }
+}
+
+// Issue #18: the stability lab's fp16 maps come from the imported data of the chosen head (the
+// first L' queries and keys, or the imported scores), not from the seeded random draws. The
+// direct computation is the same core calls on the slice (bit-identical, NaN where NaN).
+namespace stability_import {
+
+struct Maps {
+  std::vector<double> naive, stable;
+};
+
+Maps direct_maps(const smlab::Matrix& raw, int size, double factor, double temperature) {
+  Maps maps;
+  std::vector<double> scores(static_cast<std::size_t>(size)), weights(scores.size());
+  for (int i = 0; i < size; ++i) {
+    for (int j = 0; j < size; ++j) scores[static_cast<std::size_t>(j)] = factor * static_cast<double>(raw(i, j));
+    smlab::softmax_in_format(weights, scores, smlab::Format::fp16, smlab::SoftmaxVariant::naive, temperature);
+    maps.naive.insert(maps.naive.end(), weights.begin(), weights.end());
+    smlab::softmax_in_format(weights, scores, smlab::Format::fp16, smlab::SoftmaxVariant::stable, temperature);
+    maps.stable.insert(maps.stable.end(), weights.begin(), weights.end());
+  }
+  return maps;
+}
+
+void expect_maps(const smlab::StabilityMap& map, const std::vector<double>& direct) {
+  ASSERT_EQ(map.weights.size(), direct.size());
+  for (std::size_t cell = 0; cell < direct.size(); ++cell) {
+    const double got = map.weights[cell];
+    if (std::isnan(direct[cell])) {
+      ASSERT_TRUE(std::isnan(got)) << "cell " << cell;
+    } else {
+      ASSERT_EQ(got, direct[cell]) << "cell " << cell;
+    }
+  }
+}
+
+smlab::Snapshot stability_snapshot(const smlab::Params& params) {
+  smlab::EvaluateOptions options;
+  options.view = smlab::View::stability;
+  const auto snap = smlab::evaluate(params, options);
+  EXPECT_TRUE(snap && snap->labs.has(smlab::View::stability));
+  return *snap;
+}
+
+}  // namespace stability_import
+
+TEST(ImportStability, MapsComeFromTheImportedQueriesAndKeysOfTheChosenHead) {
+  using namespace stability_import;
+  constexpr int heads = 2, length = 40, dim = 16;
+  smlab::Matrix all_q, all_k;  // [H, L, d]: head 1 is rows L … 2L−1
+  smlab::draw_gaussian(all_q, 31, smlab::Stream::queries, heads * length, dim);
+  smlab::draw_gaussian(all_k, 31, smlab::Stream::keys, heads * length, dim);
+  for (float& v : all_q.values) v *= 3.0f;  // logits of std ~9 unscaled: fp16's naive exp overflows
+  std::vector<smlab::RoleArray> arrays;
+  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {heads, length, dim}, all_q.values, "<f4"}, "q.npy"});
+  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {heads, length, dim}, all_k.values, "<f4"}, "k.npy"});
+  const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
+  ASSERT_TRUE(assembled.data) << assembled.error;
+  for (const bool scaled : {true, false}) {
+    smlab::Params params;
+    ASSERT_FALSE(smlab::attach_import(params, assembled.data));
+    params.head = 1;
+    params.row = 7;
+    params.scaled = scaled;
+    params.temperature = 0.8;
+    const smlab::Snapshot snap = stability_snapshot(params);
+    const smlab::StabilityLab& lab = *snap.lab<smlab::StabilityLab>();
+    ASSERT_EQ(lab.map_size, length);
+    const auto rows = [&](const smlab::Matrix& all) {
+      const auto first = all.values.begin() + static_cast<std::ptrdiff_t>(length) * dim;  // head 1
+      return smlab::Matrix{length, dim, std::vector<float>(first, first + static_cast<std::ptrdiff_t>(length) * dim)};
+    };
+    smlab::Matrix raw;
+    smlab::dot_product_scores(raw, rows(all_q), rows(all_k));
+    const double factor = scaled ? 1.0 / std::sqrt(static_cast<double>(dim)) : 1.0;
+    const Maps direct = direct_maps(raw, length, factor, params.temperature);
+    expect_maps(lab.naive_fp16, direct.naive);
+    expect_maps(lab.stable_fp16, direct.stable);
+    if (!scaled) {
+      EXPECT_GT(lab.naive_fp16.nan_cells, 0);  // the point of the lab, on the user's data
+    }
+    // The row is the imported row too (the dashboard's).
+    ASSERT_EQ(lab.scores.size(), snap.scores.size());
+    for (std::size_t j = 0; j < lab.scores.size(); ++j) ASSERT_EQ(lab.scores[j], snap.scores[j]);
+  }
+}
+
+TEST(ImportStability, MapsComeFromImportedScores) {
+  using namespace stability_import;
+  constexpr int length = 30;
+  smlab::Matrix scores;
+  smlab::draw_gaussian(scores, 5, smlab::Stream::queries, length, length);
+  for (float& v : scores.values) v *= 6.0f;
+  std::vector<smlab::RoleArray> arrays;
+  arrays.push_back({smlab::ArrayRole::scores, smlab::NdArray{"scores", {length, length}, scores.values, "<f4"}, "s.npy"});
+  const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"s.npy"}, "");
+  ASSERT_TRUE(assembled.data) << assembled.error;
+  smlab::Params params;
+  ASSERT_FALSE(smlab::attach_import(params, assembled.data));
+  params.score_scale = 2.0;
+  const smlab::Snapshot snap = stability_snapshot(params);
+  const smlab::StabilityLab& lab = *snap.lab<smlab::StabilityLab>();
+  ASSERT_EQ(lab.map_size, length);
+  // Scores carry no d_k: no ÷√d_k whatever the switch says.
+  const Maps direct = direct_maps(scores, length, params.score_scale, params.temperature);
+  expect_maps(lab.naive_fp16, direct.naive);
+  expect_maps(lab.stable_fp16, direct.stable);
+  EXPECT_GT(lab.naive_fp16.nan_cells, 0);
 }
 
 struct BadFile {

@@ -599,10 +599,30 @@ TEST_F(Window, RecordGifTakesManyWindowFramesAndWritesANewFile) {
   ASSERT_EQ(gifs.size(), 1u) << app_->ui().status;
   const std::string bytes = smlab::cli_test::read_all(gifs[0]);
   EXPECT_EQ(bytes.substr(0, 6), "GIF89a");
-  // One graphic control extension (the frame delay) per frame.
+  // One graphic control extension (the frame delay) per frame, counted by walking the GIF's blocks
+  // (searching the bytes also finds 21 F9 04 inside compressed pixels, depending on the picture).
+  const auto byte_at = [&](std::size_t at) { return at < bytes.size() ? static_cast<unsigned char>(bytes[at]) : 0u; };
+  const auto skip_sub_blocks = [&](std::size_t at) {
+    while (at < bytes.size() && byte_at(at) != 0) at += 1 + byte_at(at);
+    return at + 1;
+  };
+  std::size_t at = 13;  // header and logical screen descriptor
+  if (byte_at(10) & 0x80) at += 3u * (1u << ((byte_at(10) & 7) + 1));
   int frames = 0;
-  for (std::size_t at = bytes.find("\x21\xF9\x04"); at != std::string::npos; at = bytes.find("\x21\xF9\x04", at + 1))
-    ++frames;
+  while (at < bytes.size() && byte_at(at) != 0x3B) {
+    if (byte_at(at) == 0x21) {
+      if (byte_at(at + 1) == 0xF9) ++frames;
+      at = skip_sub_blocks(at + 2);
+    } else if (byte_at(at) == 0x2C) {
+      const unsigned flags = byte_at(at + 9);
+      at += 10;
+      if (flags & 0x80) at += 3u * (1u << ((flags & 7) + 1));
+      at = skip_sub_blocks(at + 1);  // after the LZW minimum code size
+    } else {
+      ADD_FAILURE() << "unexpected GIF block 0x" << std::hex << byte_at(at) << " at " << std::dec << at;
+      break;
+    }
+  }
   EXPECT_EQ(frames, 4);
   EXPECT_EQ(app_->ui().params.temperature, 1.0) << "recording leaves the window's Params alone";
 }

@@ -65,6 +65,7 @@ std::vector<std::string> layout_defects(const UiState& ui, const std::string& wh
     for (const std::string& problem : record.problems) found.push_back(problem);
     for (const auto& [a, b] : plot::overlapping_texts(record.texts))
       found.push_back("labels overlap: \"" + record.texts[a].text + "\" and \"" + record.texts[b].text + "\"");
+    for (std::string& covering : plot::covering_data(record)) found.push_back(std::move(covering));
     for (const std::string& defect : found) defects.push_back(at + defect);
   }
   return defects;

@@ -57,8 +57,11 @@ TEST(LessonPlots, TheJacobianColourScaleIsFixedSoAVanishedJacobianLooksVanished)
     params.score_scale = scale;
     const Snapshot snap = with_lab(params, View::gradients);
     const LabView jacobian_view = build(snap, View::gradients);
-    const plot::Plot& jacobian = plot_named(jacobian_view, "jacobian");
+    // As the window and the exports show it: the user's colour scale choice applied (none made:
+    // the Jacobian's default, fixed).
+    plot::Plot jacobian = plot_named(jacobian_view, "jacobian");
     ASSERT_TRUE(jacobian.heatmap.has_value());
+    plot::apply_color_scales(jacobian, "gradients/jacobian", plot::ColorScales{});
     EXPECT_EQ(jacobian.heatmap->vmin, -0.25) << "score scale " << scale;
     EXPECT_EQ(jacobian.heatmap->vmax, 0.25) << "score scale " << scale;
   }
@@ -66,8 +69,15 @@ TEST(LessonPlots, TheJacobianColourScaleIsFixedSoAVanishedJacobianLooksVanished)
   saturated.scores = {200.0, 250.0};
   const Snapshot snap = with_lab(saturated, View::gradients);
   const LabView jacobian_view = build(snap, View::gradients);
-  const plot::Plot& jacobian = plot_named(jacobian_view, "jacobian");
+  plot::Plot jacobian = plot_named(jacobian_view, "jacobian");
+  plot::apply_color_scales(jacobian, "gradients/jacobian", plot::ColorScales{});
   for (float value : jacobian.heatmap->values) EXPECT_LT(std::abs(value), 1e-3 * jacobian.heatmap->vmax);
+  // Chosen auto, the range is the data's own (tiny) one, and the colorbar says so.
+  plot::ColorScales automatic;
+  automatic.chosen["gradients/jacobian"] = plot::ColorScale::Auto;
+  plot::apply_color_scales(jacobian, "gradients/jacobian", automatic);
+  EXPECT_LT(jacobian.heatmap->vmax, 1e-3);
+  EXPECT_EQ(jacobian.heatmap->vmin, -jacobian.heatmap->vmax);
 }
 
 TEST(LessonPlots, SaturatedDotsAreNotHiddenUnderTheAxisCorners) {

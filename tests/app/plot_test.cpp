@@ -958,3 +958,87 @@ TEST_F(HeadlessImGui, ZeroSizeFillsTheWindowAndTinySizesDoNotCrash) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue #16: a heatmap shows its quantity's fixed range or its data's range, as chosen per
+// heatmap; the colorbar labels both ends of the range in use.
+TEST(ColorScales, FixedOrAutoRangeAndTheColorbarShowsItsEnds) {
+  Heatmap map;
+  map.rows = map.cols = 2;
+  const std::vector<float> cells{0.01f, 0.02f, 0.03f, 0.0137f};
+  map.values = cells;
+  map.vmin = 0.0;
+  map.vmax = 0.03;  // the builder's auto (data) range
+  map.fixed_range = weight_range;
+  apply_color_scale(map, ColorScale::Fixed);
+  EXPECT_EQ(map.vmin, 0.0);
+  EXPECT_EQ(map.vmax, 1.0);
+  EXPECT_EQ(map.scale, ColorScale::Fixed);
+  apply_color_scale(map, ColorScale::Auto);  // back to the data's range, remembered
+  EXPECT_EQ(map.vmax, 0.03);
+  EXPECT_EQ(map.scale, ColorScale::Auto);
+
+  ColorScales scales;
+  EXPECT_EQ(scales.scale("positions/alibi", ColorScale::Auto), ColorScale::Auto);
+  scales.lesson_open = true;  // lessons compare steps: fixed unless the user chose
+  EXPECT_EQ(scales.scale("positions/alibi", ColorScale::Auto), ColorScale::Fixed);
+  scales.chosen["positions/alibi"] = ColorScale::Auto;
+  EXPECT_EQ(scales.scale("positions/alibi", ColorScale::Fixed), ColorScale::Auto);
+
+  Plot plot;
+  plot.heatmap = map;
+  EXPECT_TRUE(apply_color_scales(plot, "positions/alibi", scales) == false);  // already auto
+  scales.chosen["positions/alibi"] = ColorScale::Fixed;
+  EXPECT_TRUE(apply_color_scales(plot, "positions/alibi", scales));
+  const auto colorbar_labels = [&](const Plot& shown) {
+    const detail::Scene scene = detail::layout_plot(shown, 480.0f, 360.0f, dark_style(), 13.0f,
+                                                    [](std::string_view text, float size) {
+                                                      return estimate_text_width(text, size);
+                                                    });
+    std::vector<std::string> labels;
+    for (const auto& shape : scene.shapes)
+      if (const auto* text = std::get_if<detail::TextShape>(&shape);
+          text != nullptr && text->origin.x > scene.data_area.x1 + 10.0f && !text->vertical)
+        labels.push_back(text->text);
+    return labels;
+  };
+  const auto fixed_labels = colorbar_labels(plot);
+  EXPECT_NE(std::find(fixed_labels.begin(), fixed_labels.end(), "1"), fixed_labels.end());
+  EXPECT_NE(std::find(fixed_labels.begin(), fixed_labels.end(), "0"), fixed_labels.end());
+  scales.chosen["positions/alibi"] = ColorScale::Auto;
+  apply_color_scales(plot, "positions/alibi", scales);
+  const auto auto_labels = colorbar_labels(plot);
+  EXPECT_NE(std::find(auto_labels.begin(), auto_labels.end(), "0.03"), auto_labels.end());  // the top end itself
+  EXPECT_EQ(std::find(auto_labels.begin(), auto_labels.end(), "1"), auto_labels.end());
+}
+
+// Issue #16: the layout report lists where data is drawn, and a legend placed over bars that fill
+// every corner is caught by covering_data(); the layout moves it off the data instead.
+TEST(LegendPlacement, NoCornerFreeOfDataMovesTheLegendOffTheData) {
+  Plot plot;
+  BarSeries bars;
+  bars.label = "weights";
+  for (int i = 0; i < 16; ++i) {
+    bars.x.push_back(i);
+    bars.y.push_back(1.0);  // every bar reaches the top: no corner is free
+  }
+  plot.bars.push_back(bars);
+  plot.lines.push_back({.label = "uniform 1/n", .x = {0.0, 15.0}, .y = {0.0625, 0.0625}});
+  const detail::Scene scene = detail::layout_plot(
+      plot, 480.0f, 260.0f, dark_style(), 15.0f,
+      [](std::string_view text, float size) { return estimate_text_width(text, size); });
+  ASSERT_TRUE(scene.legend_box.has_value());
+  ASSERT_FALSE(scene.data_marks.empty());
+  PlotRecord record;
+  for (const auto& mark : scene.data_marks) record.data_marks.push_back({mark.x0, mark.y0, mark.x1, mark.y1});
+  record.legend_box = ScreenBox{scene.legend_box->x0, scene.legend_box->y0, scene.legend_box->x1, scene.legend_box->y1};
+  EXPECT_TRUE(covering_data(record).empty()) << "legend at " << record.legend_box->x0 << "," << record.legend_box->y0;
+  // The check itself: the same legend box over the bars is reported.
+  record.legend_box = ScreenBox{scene.data_area.x0 + 2.0f, scene.data_area.y0 + 2.0f, scene.data_area.x0 + 80.0f,
+                                scene.data_area.y0 + 40.0f};
+  ASSERT_EQ(covering_data(record).size(), 1u);
+  EXPECT_EQ(covering_data(record)[0], "legend covers data");
+}
+
+}  // namespace

@@ -361,3 +361,29 @@ TEST_F(TempDir, ASymlinkedAutosaveIsWrittenThroughToItsTarget) {
 }
 
 }  // namespace
+
+// Issue #16: the heatmaps' fixed/auto colour scales travel in the session; bad names and values
+// are refused with one line naming them.
+TEST(Session, ColorScalesRoundTripAndBadEntriesAreRefused) {
+  Session original;
+  original.color_scales = std::map<std::string, smlab::plot::ColorScale, std::less<>>{
+      {"gradients/jacobian", smlab::plot::ColorScale::Auto}, {"dashboard/attention", smlab::plot::ColorScale::Fixed}};
+  const std::string text = smlab::app::serialize_session(original);
+  EXPECT_NE(text.find("\"gradients/jacobian\": \"auto\""), std::string::npos) << text;
+  const auto loaded = smlab::app::parse_session(text);
+  ASSERT_TRUE(loaded.session) << loaded.error;
+  EXPECT_EQ(loaded.session->color_scales, original.color_scales);
+  const auto absent = smlab::app::parse_session(R"({"version": 1})");
+  ASSERT_TRUE(absent.session) << absent.error;
+  EXPECT_FALSE(absent.session->color_scales.has_value());  // absent: the app keeps its choices
+  for (const auto& [json, phrase] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"version": 1, "color_scales": {"gradients/jacobian": "vivid"}})", "allowed \"fixed\" or \"auto\""},
+           {R"({"version": 1, "color_scales": {"Bad Key": "auto"}})", "heatmap name 'Bad Key'"},
+           {R"({"version": 1, "color_scales": ["auto"]})", "is not an object"},
+           {R"({"version": 1, "color_scales": {"a": 1}})", "allowed \"fixed\" or \"auto\""}}) {
+    const auto refused = smlab::app::parse_session(json);
+    EXPECT_FALSE(refused.session) << json;
+    EXPECT_NE(refused.error.find(phrase), std::string::npos) << refused.error;
+    EXPECT_EQ(refused.error.find('\n'), std::string::npos) << refused.error;
+  }
+}

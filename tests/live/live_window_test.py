@@ -100,11 +100,12 @@ class Xvfb:
 class App:
     """One run of softmax-lab in the window, with its own HOME."""
 
-    def __init__(self, binary, display, home, captures, label, args=()):
+    def __init__(self, binary, display, home, captures, label, args=(), extra_env=None):
         self.captures, self.label, self.home = captures, label, home
         os.makedirs(home, exist_ok=True)
         env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
         env.update(DISPLAY=display, HOME=home, MESA_DEBUG="1", XDG_RUNTIME_DIR=home)
+        env.update(extra_env or {})
         self.env = env
         self.stderr_path = os.path.join(captures, f"{label}.stderr")
         self.process = subprocess.Popen([binary, "--size", f"{WIDTH}x{HEIGHT}", *args], env=env,
@@ -507,6 +508,44 @@ def run_refused_autosave(binary, display, tmp, captures):
         app.kill()
 
 
+def run_drop(binary, display, tmp, captures):
+    """A file dropped onto the live window (XDND, as a file manager sends it) is imported: the maps
+    change to the file's data, the toast names the file, and the session remembers it."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        from xdnd_drop import drop_file
+    except ImportError as error:  # python3-xlib missing: say so, as a failed check
+        return check("a file dropped onto the window is imported", False, f"no XDND client: {error}")
+    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "assets", "examples", "qkv.npz")
+    example = os.path.abspath(example)
+    home = os.path.join(tmp, "home-e")
+    app = App(binary, display, home, captures, "e", extra_env={"SMLAB_LOG_TOASTS": "1"})
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("a file dropped onto the window is imported", False, "the window never drew")
+        app.move(NEUTRAL)
+        time.sleep(0.5)
+        before = app.capture("before-drop")
+        accepted, finished, sent = drop_file(app.window, example, app.x + WIDTH // 2, app.y + HEIGHT // 2,
+                                             display_name=display)
+        time.sleep(2.0)  # the import, the new maps and the toast's first frames
+        after = app.capture("after-drop")
+        changed = changed_pixels(before, after, PLOTS)
+        toast = pixels_of(after, TOAST_STRIP, TOAST_OK)
+        said = [line for line in app.stderr().splitlines() if "toast:" in line]
+        check("XDND: the window accepts the drop, asks for the file and finishes", accepted and sent and finished,
+              f"XdndStatus accepted={accepted}, data requested={sent}, XdndFinished={finished}")
+        check("a dropped qkv.npz changes the maps and the toast names the file",
+              changed > 2000 and toast > 150 and any("qkv.npz" in line for line in said),
+              f"{changed} plot pixels changed, {toast} toast-border pixels, toasts said {said}")
+        session = app.save_session() or {}
+        files = (session.get("import") or {}).get("files", [])
+        check("the session remembers the dropped file", any(f.endswith("qkv.npz") for f in files),
+              f"session import files {files}")
+    finally:
+        app.kill()
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -538,6 +577,8 @@ def main():
             run_lesson(binary, xvfb.display, tmp, captures)
         if only is None or "autosave" in only:
             run_refused_autosave(binary, xvfb.display, tmp, captures)
+        if only is None or "drop" in only:
+            run_drop(binary, xvfb.display, tmp, captures)
     finally:
         if xvfb is not None:
             xvfb.stop()

@@ -49,6 +49,9 @@ struct PooledMaps {
   int factor = 0, side = 0;               // side = ⌈L / factor⌉; factor 0 = not computed
   std::vector<float> scaled, unscaled;    // side × side, row-major
   float max_weight = 0.0f;                // largest finite weight of both maps
+  // A first picture (preview_pooled_maps): each pooled row from one query of its block, 1/factor
+  // of the work; complete_pooled_maps replaces it with every query's block maxima.
+  bool preview = false;
 };
 
 // The labs' numbers by view: one slot per View (views.cpp's table says what each lab computes),

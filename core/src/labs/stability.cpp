@@ -44,12 +44,11 @@ StabilityRun run_in_format(std::span<const double> scores, Format format, Softma
   return run;
 }
 
-// The two fp16 maps. Row i's logits are score_scale · q_i·k_j / T over the first `size` keys,
-// divided by √d_k when Params::scaled (as the dashboard's row and maps are), with q·k from the
-// dashboard's own map kernel (dot_product_scores, float sums). The emulated kernels round them to fp16 first, as a kernel reading fp16
-// scores would.
-void fill_maps(StabilityLab& out, const Params& params, const Matrix& queries, const Matrix& keys) {
-  const int size = keys.rows;
+// The two fp16 maps. Row i's logits are score_scale · raw(i, j) / T over the first `size` keys,
+// divided by √d_k when Params::scaled and d_k is known (as the dashboard's row and maps are), with
+// raw = q·k from the dashboard's own map kernel (dot_product_scores, float sums) or imported
+// scores. The emulated kernels round them to fp16 first, as a kernel reading fp16 scores would.
+void fill_maps(StabilityLab& out, const Params& params, const Matrix& raw, int size, bool key_dim_known) {
   out.map_size = size;
   const auto cells = static_cast<std::size_t>(size) * static_cast<std::size_t>(size);
   out.naive_fp16 = {};
@@ -57,9 +56,8 @@ void fill_maps(StabilityLab& out, const Params& params, const Matrix& queries, c
   out.naive_fp16.weights.resize(cells);
   out.stable_fp16.weights.resize(cells);
   out.map_max_logit = -std::numeric_limits<double>::infinity();
-  Matrix raw;
-  dot_product_scores(raw, queries, keys);
-  const double inverse_sqrt_dim = params.scaled ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
+  const double inverse_sqrt_dim =
+      params.scaled && key_dim_known ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
   std::vector<double> row_scores(static_cast<std::size_t>(size)), weights(static_cast<std::size_t>(size));
   for (int i = 0; i < size; ++i) {
     for (int j = 0; j < size; ++j) {
@@ -174,10 +172,45 @@ void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<c
 
   // The maps: the first L' queries against the first L' keys of the same seeded draws.
   const int map_size = std::min(params.seq_len, stability_map_max_size);
-  Matrix map_queries, map_keys;
+  Matrix map_queries, map_keys, raw;
   draw_gaussian(map_queries, params.seed, Stream::queries, map_size, params.key_dim);
   draw_gaussian(map_keys, params.seed, Stream::keys, map_size, params.key_dim);
-  fill_maps(out, params, map_queries, map_keys);
+  dot_product_scores(raw, map_queries, map_keys);
+  fill_maps(out, params, raw, map_size, true);
+}
+
+namespace {
+
+// The first `rows` rows of a row-major matrix.
+Matrix leading_rows(const Matrix& all, int rows) {
+  const auto first = all.values.begin();
+  return Matrix{rows, all.cols,
+                std::vector<float>(first, first + static_cast<std::ptrdiff_t>(rows) * all.cols)};
+}
+
+}  // namespace
+
+void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<const double> row_scores,
+                            const StabilityMapData& map_data) {
+  // The row part is the same; only the maps' source differs. The seeded maps drawn by the call
+  // below are replaced (they cost ~2 ms at L' = 128, d = 64).
+  evaluate_stability_lab(out, params, row_scores);
+  Matrix raw;
+  int size = 0;
+  if (map_data.queries != nullptr && map_data.keys != nullptr) {
+    size = std::min({map_data.queries->rows, map_data.keys->rows, stability_map_max_size});
+    dot_product_scores(raw, leading_rows(*map_data.queries, size), leading_rows(*map_data.keys, size));
+  } else if (map_data.scores != nullptr) {
+    size = std::min({map_data.scores->rows, map_data.scores->cols, stability_map_max_size});
+    raw = Matrix{size, size, std::vector<float>(static_cast<std::size_t>(size) * static_cast<std::size_t>(size))};
+    for (int i = 0; i < size; ++i)
+      for (int j = 0; j < size; ++j)
+        raw.values[static_cast<std::size_t>(i) * static_cast<std::size_t>(size) + static_cast<std::size_t>(j)] =
+            (*map_data.scores)(i, j);
+  } else {
+    return;  // nothing imported: the seeded maps stay
+  }
+  fill_maps(out, params, raw, size, map_data.key_dim_known);
 }
 
 }  // namespace smlab

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "smlab/attention.hpp"
 #include "smlab/params.hpp"
 #include "smlab/precision.hpp"
 
@@ -102,6 +103,20 @@ void evaluate_stability_lab(StabilityLab& out, const Params& params);
 // redraw of the keys: ~0.1 s at L = d_k = 4096, drawing the 128 queries and keys of the maps
 // being most of the rest.
 void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<const double> row_scores);
+
+// Imported data for the maps (Params::imported): the (batch, head) slice's Q and K (L × d, the
+// first L' rows are used), or its L × L scores (ln weights for imported weights), top-left L'×L'.
+struct StabilityMapData {
+  const Matrix* queries = nullptr;
+  const Matrix* keys = nullptr;
+  const Matrix* scores = nullptr;  // used when queries/keys are null
+  bool key_dim_known = true;       // ÷√d_k applies (Q and K); false for imported scores/weights
+};
+
+// The same, the maps from imported data instead of the seeded draws (params.seq_len is the
+// imported L, params.key_dim its d).
+void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<const double> row_scores,
+                            const StabilityMapData& map_data);
 
 // The largest x for which round_to(format, exp(x)) is exactly 0: below it a weight vanishes
 // (e.g. ≈ −17.3 for fp16, −103.97 for fp32, −745.13 for fp64). Bisection over the doubles
