@@ -37,6 +37,10 @@ struct AppOptions {
   // A lesson step shown as open at start-up. Params and view are not touched: main.cpp sets them
   // from the step (--lesson) or from a session that was left in a lesson.
   std::optional<LessonPosition> lesson;
+  // Its predict step shown revealed (beside lesson->guess, if any): an export of the window.
+  bool lesson_revealed = false;
+  // Pinned Params drawn as ghosts (state/pins.hpp): from a session, or the window's own.
+  std::vector<Pin> pins;
   // The UI language (--lang, session). Chinese falls back to English, with language_warning(), when
   // its table or the CJK font is missing.
   i18n::Language language = i18n::Language::English;

@@ -29,6 +29,7 @@
 #include "platform/allocator.hpp"
 #include "platform/offscreen.hpp"
 #include "lessons/lesson_player.hpp"
+#include "panels/pins_panel.hpp"
 #include "state/import_files.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
@@ -326,10 +327,12 @@ int main(int argc, char** argv) {
   smlab::Params params;
   std::string loaded_screenshot_dir;
   std::optional<smlab::app::LessonPosition> lesson_position;
+  smlab::app::PinState pins;  // a session's pins: ghosts in renders, pins*.csv and pinned-*.svg in exports
   if (!load_path.empty()) {
     const smlab::app::SessionLoad loaded = smlab::app::load_session(load_path);  // read once
     if (!loaded.session) return fail(loaded.unreadable ? exit_file : exit_usage, loaded.error);
     params = loaded.session->params;
+    pins.pins = loaded.session->pins;
     if (!loaded.session->import_warning.empty()) std::fprintf(stderr, "softmax-lab: %s\n", loaded.session->import_warning.c_str());
     if (view_option->count() == 0) view = loaded.session->view;
     loaded_screenshot_dir = loaded.session->screenshot_dir;
@@ -443,6 +446,7 @@ int main(int argc, char** argv) {
   options.presets = presets;
   options.lessons = lessons;
   options.lesson = lesson_position;
+  options.pins = pins.pins;
   options.presenter = presenter;
   options.controls_shown = !hide_controls;
 
@@ -469,6 +473,10 @@ int main(int argc, char** argv) {
       if (!result.ok()) return fail(exit_file, *result.error);
       const auto labs = smlab::exporting::export_lab_csv(snapshot, csv_dir, overwrite, &batch);
       if (labs.error) return fail(exit_file, *labs.error);
+      smlab::app::refresh_pins(pins);
+      if (!pins.pins.empty())
+        for (const auto& [name, text] : smlab::app::pins_csv_files(pins.pins, pins.snapshots))
+          if (auto error = batch.stage(fs::path(csv_dir) / name, text)) return fail(exit_file, *error);
     }
     if (!svg_dir.empty()) {
       smlab::plot::Style svg_style = smlab::plot::light_style();
@@ -478,6 +486,10 @@ int main(int argc, char** argv) {
         svg_style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
       const auto result = smlab::exporting::export_svg(snapshot, svg_dir, overwrite, svg_style, 640.0f, 440.0f, &batch);
       if (result.error) return fail(exit_file, *result.error);
+      smlab::app::refresh_pins(pins);
+      if (!pins.pins.empty())
+        for (const auto& [name, text] : smlab::app::pinned_svg_files(pins, snapshot, svg_style, 640.0f, 440.0f))
+          if (auto error = batch.stage(fs::path(svg_dir) / name, text)) return fail(exit_file, *error);
     }
     if (auto error = batch.commit()) return fail(exit_file, *error);
     for (const auto& file : batch.targets()) std::printf("%s\n", file.string().c_str());

@@ -11,6 +11,7 @@
 #include "panels/labs.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/panels.hpp"
+#include "panels/pins_panel.hpp"
 
 namespace smlab::app {
 
@@ -218,6 +219,7 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
 
   draw_presets(ui, edit);
   draw_lesson_launcher(ui);
+  draw_pins_section(ui);
 
   if (const LabDefinition* lab = lab_definition(ui.view)) {
     section(i18n::format("controls.section.lab", {view_title(ui.view)}).c_str());

@@ -14,6 +14,7 @@
 #include "panels/dashboard_plots.hpp"
 #include "panels/labs.hpp"
 #include "panels/panels.hpp"
+#include "panels/pins_panel.hpp"
 #include "plot/text_wrap.hpp"
 
 namespace smlab::app {
@@ -249,6 +250,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       plots = lab_view.plots;
     } else {
       plots = dashboard_named_plots(*snapshot, dk_sweep, textures);
+      add_pin_ghosts(plots, ui.pins, *snapshot);  // pin and compare (panels/pins_panel.hpp)
       lab_view.columns = 3;
     }
   }

@@ -70,6 +70,7 @@ std::string serialize_session(const Session& session) {
     document["import"] = {{"files", session.imports}};
     if (!session.import_tokens.empty()) document["import"]["tokens"] = session.import_tokens;
   }
+  if (!session.pins.empty()) document["pins"] = pins_to_json(session.pins);
   return document.dump(2) + "\n";
 }
 
@@ -203,6 +204,11 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
     const auto language = value.is_string() ? i18n::parse_language(value.get<std::string>()) : std::nullopt;
     if (!language) return failure("session field 'lang' is not allowed: " + i18n::language_codes());
     session.language = language;
+  }
+  if (document.contains("pins")) {
+    // After "params" and "import": a pin starts from the session's Params (its imported data).
+    if (std::string error = pins_from_json(document["pins"], session.params, session.pins); !error.empty())
+      return failure(error);
   }
   SessionLoad load;
   load.session = std::move(session);
