@@ -182,8 +182,10 @@ int main(int argc, char** argv) {
           ->type_name("NAME");
   cli.add_flag("--list-presets", list_presets, "List the presets (the classic examples), with what each shows");
   CLI::Option* lesson_option =
-      cli.add_option("--lesson", lesson_spec, "Open a lesson at a step (1 = first); with --screenshot, render that step")
-          ->type_name("NAME[:STEP]");
+      cli.add_option("--lesson", lesson_spec,
+                     "Open a lesson at a step (1 = first); with --screenshot, render that step; GUESS shows a "
+                     "predict step revealed beside that guess")
+          ->type_name("NAME[:STEP[:GUESS]]");
   cli.add_flag("--list-lessons", list_lessons, "List the lessons: name, number of steps, title");
   CLI::Option* export_lesson_option =
       cli.add_option("--export-lesson", export_lesson_args,
