@@ -219,7 +219,6 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
 
   draw_presets(ui, edit);
   draw_lesson_launcher(ui);
-  draw_pins_section(ui);
 
   if (const LabDefinition* lab = lab_definition(ui.view)) {
     section(i18n::format("controls.section.lab", {view_title(ui.view)}).c_str());
@@ -290,6 +289,8 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
     ImGui::TextWrapped("%s", ui.status.c_str());
     if (ui.status_is_error) ImGui::PopStyleColor();
   }
+  // Last, so that adding it moved no control a person (or the live-window test) knows where to find.
+  draw_pins_section(ui);
   ImGui::PopItemWidth();
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <utility>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only
 
@@ -151,7 +152,8 @@ void draw_pins_section(UiState& ui) {
     ImGui::SameLine();
     if (state.renaming == static_cast<int>(k)) {
       ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
-      ImGui::SetKeyboardFocusHere();
+      // Once, when renaming starts: focusing every frame would select the text again and again.
+      if (std::exchange(state.rename_focus, false)) ImGui::SetKeyboardFocusHere();
       if (ImGui::InputText("##rename", &state.rename_text, ImGuiInputTextFlags_EnterReturnsTrue)) {
         if (rename_pin(state, k, state.rename_text)) state.renaming = -1;
       }
@@ -161,6 +163,7 @@ void draw_pins_section(UiState& ui) {
       if (ImGui::Button(state.pins[k].name.c_str())) {
         state.renaming = static_cast<int>(k);
         state.rename_text = state.pins[k].name;
+        state.rename_focus = true;
       }
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("pins.rename_tooltip"));
       ImGui::SameLine();

@@ -40,6 +40,7 @@ struct PinState {
   std::vector<std::shared_ptr<const Snapshot>> snapshots;  // parallel to pins after refresh_pins
   int renaming = -1;                                       // the pin whose name is being edited
   std::string rename_text;
+  bool rename_focus = false;                               // give the rename field the keyboard once
   std::string error;                                       // last refused pin or name, one line
 };
 
