@@ -133,8 +133,9 @@ std::string pins_from_json(const OrderedJson& value, const Params& base, std::ve
     // param_keys() order (seq_len before row), as the session's own Params are read.
     const OrderedJson& params = entry["params"];
     for (const auto& [key, item] : params.items()) {
+      const std::string& key_name = key;  // clang 14 (the fuzz build) cannot capture a structured binding
       const bool known = std::any_of(param_keys().begin(), param_keys().end(),
-                                     [&](const ParamKey& k) { return k.name == key; });
+                                     [&key_name](const ParamKey& k) { return k.name == key_name; });
       if (!known) return where + ".params." + shown_text(key) + "' is not a key (see --list-keys)";
       if (!item.is_string() && !item.is_number() && !item.is_boolean())
         return where + ".params." + key + "' must be a string, number or boolean, not " + std::string(item.type_name());
