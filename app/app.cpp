@@ -16,6 +16,7 @@
 #include "export/png.hpp"
 #include "lessons/lesson_player.hpp"
 #include "panels/lesson_panel.hpp"
+#include "panels/pins_panel.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "platform/fonts.hpp"
 #include "state/presets.hpp"
@@ -68,7 +69,11 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   ui_.ui_scale = surface_.content_scale();
   ui_.presets = options.presets;
   ui_.lessons = options.lessons;
-  if (options.lesson) resume_lesson(ui_, options.lesson->lesson, options.lesson->step);
+  // --lesson NAME:STEP:GUESS (or an export of a revealed step) shows the step revealed.
+  if (options.lesson && resume_lesson(ui_, options.lesson->lesson, options.lesson->step) &&
+      (options.lesson->guess || options.lesson_revealed))
+    commit_guess(ui_, options.lesson->guess);
+  ui_.pins.pins = options.pins;
 
   ui_.presenter = options.presenter;
   ui_.controls_shown = options.controls_shown;
@@ -323,9 +328,11 @@ bool App::frame() {
   stats.frame_ms = timing_.frame_ms;
   HeatmapTextures textures{scaled_texture_.id(), unscaled_texture_.id()};
   advance_lesson(ui_, animation_step_seconds());  // a step's Params glide over 0.5 s
+  handle_pin_keys(ui_);  // P pins; the pins' Snapshots are brought up to date for the plots
   draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, lab_views_, plot_style_,
                    stats);
-  draw_lesson(ui_);  // before the session popup: Escape closing the popup must not also close the lesson
+  // Before the session popup: Escape closing the popup must not also close the lesson.
+  draw_lesson(ui_, latest_.snapshot.get());
   draw_session_popup();
   draw_toast();
   draw_import_popup();
@@ -351,6 +358,7 @@ Session App::current_session() const {
   session.color_scales = ui_.interaction.color_scales.chosen;
   if (const LessonStep* step = current_step(ui_); step != nullptr)
     session.lesson = SessionLesson{current_lesson(ui_)->name, static_cast<int>(ui_.lesson.open->step) + 1};
+  session.pins = ui_.pins.pins;
   if (ui_.params.imported != nullptr) {
     session.imports = ui_.params.imported->sources;
     session.import_tokens = ui_.params.imported->tokens_file;
@@ -385,6 +393,8 @@ void App::restore_session(const Session& session) {
     ui_.status = state.import_warning;
     ui_.status_is_error = true;
   }
+  ui_.pins = PinState{};
+  ui_.pins.pins = session.pins;
   // A lesson position is kept only if that lesson and step still exist; Params stay the session's.
   ui_.lesson.animating = false;
   ui_.lesson.open.reset();

@@ -32,6 +32,8 @@ struct AppOptions : StartState {
   std::int64_t refine_trials = 0;
   PresetList presets;            // offered by the Presets combo
   LessonList lessons;            // offered by the Lessons combo (assets/lessons)
+  // The open lesson's predict step shown revealed (beside lesson->guess, if any): an export of the window.
+  bool lesson_revealed = false;
   bool presenter = false;       // start in presenter mode (--presenter)
   bool controls_shown = true;   // false: the control column starts hidden (--hide-controls)
 };

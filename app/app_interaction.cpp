@@ -158,6 +158,9 @@ AppOptions App::offscreen_options() const {
   options.colormap = ui_.interaction.colormap;
   options.lessons = ui_.lessons;  // an open lesson's panel and highlight are in the picture too
   options.lesson = ui_.lesson.open;
+  if (options.lesson) options.lesson->guess = ui_.lesson.guess;
+  options.lesson_revealed = ui_.lesson.revealed;
+  options.pins = ui_.pins.pins;
   options.presenter = ui_.presenter;
   options.controls_shown = ui_.controls_shown;
   return options;

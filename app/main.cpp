@@ -32,6 +32,7 @@
 #include "platform/allocator.hpp"
 #include "platform/offscreen.hpp"
 #include "smlab/error.hpp"
+#include "panels/pins_panel.hpp"
 #include "state/import_files.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
@@ -211,8 +212,9 @@ Result<Options> parse_options(int argc, char** argv) {
   cli.add_flag("--list-presets", o.list_presets, "List the presets (the classic examples), with what each shows");
   CLI::Option* lesson_option =
       cli.add_option("--lesson", o.lesson_spec,
-                     "Open a lesson at a step (1 = first); with --screenshot, render that step")
-          ->type_name("NAME[:STEP]");
+                     "Open a lesson at a step (1 = first); with --screenshot, render that step; GUESS shows a "
+                     "predict step revealed beside that guess")
+          ->type_name("NAME[:STEP[:GUESS]]");
   cli.add_flag("--list-lessons", o.list_lessons, "List the lessons: name, number of steps, title");
   CLI::Option* export_lesson_option = cli.add_option("--export-lesson", o.export_lesson,
                                                      "Render every step of a lesson offscreen as DIR/NAME-01.png, "
@@ -544,6 +546,13 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
     const auto labs = smlab::exporting::export_lab_csv(snapshot, o.csv_dir, o.overwrite, &batch);
     if (labs.error) return Error::file(*labs.error);
   }
+  // A session's pins: pins*.csv and pinned-*.svg beside the files of the current state.
+  app::PinState pins;
+  pins.pins = start.pins;
+  if (!pins.pins.empty()) app::refresh_pins(pins);
+  if (!o.csv_dir.empty())
+    for (const auto& [name, text] : app::pins_csv_files(pins.pins, pins.snapshots))
+      if (auto error = batch.stage(fs::path(o.csv_dir) / name, text)) return Error::file(*error);
   if (!o.svg_dir.empty()) {
     smlab::plot::Style svg_style = smlab::plot::light_style();
     svg_style.sequential_colormap = start.colormap;
@@ -554,6 +563,9 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
     const auto result =
         smlab::exporting::export_svg(snapshot, o.svg_dir, o.overwrite, svg_style, 640.0f, 440.0f, &batch);
     if (result.error) return Error::file(*result.error);
+    if (!pins.pins.empty())
+      for (const auto& [name, text] : app::pinned_svg_files(pins, snapshot, svg_style, 640.0f, 440.0f))
+        if (auto error = batch.stage(fs::path(o.svg_dir) / name, text)) return Error::file(*error);
   }
   if (auto error = batch.commit()) return Error::file(*error);
   for (const auto& file : batch.targets()) std::printf("%s\n", file.string().c_str());

@@ -10,6 +10,14 @@ void show_view(UiState& ui, View view) {
   ui.select_view_tab = true;
 }
 
+// A fresh question: nothing guessed, the typed field in the middle of its range.
+void reset_prediction(UiState& ui, const LessonStep& step) {
+  ui.lesson.revealed = false;
+  ui.lesson.guess.reset();
+  ui.lesson.guess_error.clear();
+  ui.lesson.typed_guess = step.predict ? 0.5 * (step.predict->min + step.predict->max) : 0.0;
+}
+
 }  // namespace
 
 const Lesson* current_lesson(const UiState& ui) {
@@ -26,8 +34,9 @@ const LessonStep* current_step(const UiState& ui) {
 bool open_lesson_step(UiState& ui, std::size_t lesson, std::size_t step, bool animate) {
   if (lesson >= ui.lessons.lessons.size() || step >= ui.lessons.lessons[lesson].steps.size()) return false;
   const LessonStep& target = ui.lessons.lessons[lesson].steps[step];
-  ui.lesson.open = LessonPosition{lesson, step};
+  ui.lesson.open = LessonPosition{lesson, step, std::nullopt};
   ui.lesson.launcher_index = static_cast<int>(lesson);
+  reset_prediction(ui, target);
   show_view(ui, target.view);
   if (animate && ui.params != target.params) {
     ui.lesson.animating = true;
@@ -46,13 +55,38 @@ bool open_lesson_step(UiState& ui, std::size_t lesson, std::size_t step, bool an
 
 bool resume_lesson(UiState& ui, std::size_t lesson, std::size_t step) {
   if (lesson >= ui.lessons.lessons.size() || step >= ui.lessons.lessons[lesson].steps.size()) return false;
-  ui.lesson.open = LessonPosition{lesson, step};
+  ui.lesson.open = LessonPosition{lesson, step, std::nullopt};
   ui.lesson.launcher_index = static_cast<int>(lesson);
   ui.lesson.animating = false;
+  reset_prediction(ui, ui.lessons.lessons[lesson].steps[step]);
   return true;
 }
 
+bool lesson_awaiting_prediction(const UiState& ui) {
+  const LessonStep* step = current_step(ui);
+  return step != nullptr && step->predict && !ui.lesson.revealed;
+}
+
+std::string commit_guess(UiState& ui, std::optional<double> guess) {
+  const LessonStep* step = current_step(ui);
+  if (step == nullptr || !step->predict) return "";
+  if (guess) {
+    if (std::string problem = check_guess(*step->predict, *guess); !problem.empty()) {
+      ui.lesson.guess_error = problem;
+      return problem;
+    }
+  }
+  ui.lesson.guess = guess;
+  ui.lesson.revealed = true;
+  ui.lesson.guess_error.clear();
+  return "";
+}
+
 bool lesson_next(UiState& ui) {
+  if (lesson_awaiting_prediction(ui)) {  // first press reveals (see the header)
+    commit_guess(ui, std::nullopt);
+    return true;
+  }
   const Lesson* lesson = current_lesson(ui);
   if (lesson == nullptr || ui.lesson.open->step + 1 >= lesson->steps.size()) return false;
   return open_lesson_step(ui, ui.lesson.open->lesson, ui.lesson.open->step + 1, true);

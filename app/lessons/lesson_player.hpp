@@ -23,9 +23,19 @@ bool open_lesson_step(UiState& ui, std::size_t lesson, std::size_t step, bool an
 // Params may differ from the step's). False if the position does not exist.
 bool resume_lesson(UiState& ui, std::size_t lesson, std::size_t step);
 
-// Next / previous step, animated; false at either end or with no lesson open.
+// Next / previous step, animated; false at either end or with no lesson open. On a predict step
+// not yet revealed, Next (button, →, PageDown: a clicker) reveals the answer without a guess and
+// stays; the next press moves on. So a clicker never skips a question unseen.
 bool lesson_next(UiState& ui);
 bool lesson_previous(UiState& ui);
+
+// The open step asks a prediction that is not revealed yet.
+bool lesson_awaiting_prediction(const UiState& ui);
+
+// Commits `guess` (nullopt: reveal without one) on the open predict step and reveals the answer.
+// A guess check_guess refuses is not committed: the one-line reason is returned (and kept in
+// ui.lesson.guess_error). Does nothing and returns "" when the step asks nothing.
+std::string commit_guess(UiState& ui, std::optional<double> guess);
 
 // Leaves the lesson; the Params stay where the lesson left them (finishing a running animation).
 void close_lesson(UiState& ui);

@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <stdexcept>
 #include <string_view>
 #include <system_error>
 
@@ -127,12 +130,70 @@ std::optional<std::string> read_claim(const OrderedJson& value, const std::strin
   return std::nullopt;
 }
 
+bool finite_number(const OrderedJson& value) { return value.is_number() && std::isfinite(value.get<double>()); }
+
+// "predict": {"question", "quantity", "choices" | "min" + "max" + "tolerance", "hides", "reveal_text"}.
+std::optional<std::string> read_predict(const OrderedJson& value, const std::string& where, View view,
+                                        const std::string& step_panel, LessonPredict& out) {
+  if (!value.is_object()) return where + " must be an object, not " + value.type_name();
+  for (const auto& [field, part] : value.items())
+    if (field != "question" && field != "quantity" && field != "choices" && field != "min" && field != "max" &&
+        field != "tolerance" && field != "hides" && field != "reveal_text")
+      return where + " has an unknown field '" + shown(field) +
+             "': allowed question, quantity, choices, min, max, tolerance, hides, reveal_text";
+  if (!value.contains("question")) return where + " needs a \"question\"";
+  if (auto error = read_text(value["question"], where + " question", lesson_title_max_chars, false, out.question)) return error;
+  if (!value.contains("quantity")) return where + " needs a \"quantity\": {\"quantity\": NAME, …} as claims take";
+  if (auto error = read_quantity(value["quantity"], where + " quantity", false, out.quantity)) return error;
+  const bool has_choices = value.contains("choices");
+  const bool has_range = value.contains("min") || value.contains("max") || value.contains("tolerance");
+  if (has_choices == has_range)
+    return where + " needs either \"choices\" (2 to 6 numbers) or \"min\", \"max\" and \"tolerance\" (a typed guess), not " +
+           (has_choices ? "both" : "neither");
+  if (has_choices) {
+    const OrderedJson& choices = value["choices"];
+    if (!choices.is_array() || choices.size() < lesson_min_choices || choices.size() > lesson_max_choices)
+      return where + " \"choices\" must be an array of 2 to 6 numbers";
+    for (const OrderedJson& choice : choices) {
+      if (!finite_number(choice)) return where + " \"choices\" holds " + shown(choice.dump()) + ": allowed finite numbers";
+      const double number = choice.get<double>();
+      if (std::find(out.choices.begin(), out.choices.end(), number) != out.choices.end())
+        return where + " \"choices\" holds " + predict_number(number) + " twice";
+      out.choices.push_back(number);
+    }
+  } else {
+    for (const char* key : {"min", "max", "tolerance"}) {
+      if (!value.contains(key) || !finite_number(value[key]))
+        return where + " needs \"" + key + "\" as a finite number (a typed guess takes min, max and tolerance)";
+      const double number = value[key].get<double>();
+      (std::string(key) == "min" ? out.min : std::string(key) == "max" ? out.max : out.tolerance) = number;
+    }
+    if (!(out.min < out.max)) return where + " \"min\" " + predict_number(out.min) + " must be below \"max\" " + predict_number(out.max);
+    if (!(out.tolerance > 0.0)) return where + " \"tolerance\" must be > 0";
+  }
+  out.hides = step_panel;
+  if (value.contains("hides")) {
+    if (!value["hides"].is_string()) return where + " \"hides\" must be a panel name: allowed " + panel_names(view);
+    out.hides = value["hides"].get<std::string>();
+    if (find_lesson_panel(view, out.hides) == nullptr)
+      return where + " hides '" + shown(out.hides) + "', not a panel of " + std::string(view_info(view).name) +
+             ": allowed " + panel_names(view);
+  }
+  if (value.contains("reveal_text")) {
+    out.after.emplace();
+    if (auto error = read_text(value["reveal_text"], where + " reveal_text", lesson_text_max_chars, true, *out.after))
+      return error;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> read_step(const OrderedJson& entry, const std::string& where, Params& params,
                                      LessonStep& step) {
   if (!entry.is_object()) return where + " must be an object, not " + entry.type_name();
   for (const auto& [field, value] : entry.items())
-    if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel" && field != "claims")
-      return where + " has an unknown field '" + shown(field) + "': allowed title, text, set, view, panel, claims";
+    if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel" && field != "claims" &&
+        field != "predict")
+      return where + " has an unknown field '" + shown(field) + "': allowed title, text, set, view, panel, claims, predict";
   if (!entry.contains("title")) return where + " needs a \"title\"";
   if (auto error = read_text(entry["title"], where + " title", lesson_title_max_chars, false, step.title)) return error;
   if (!entry.contains("text")) return where + " needs a \"text\"";
@@ -173,6 +234,10 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
       if (auto error = read_claim(claims[k], at, claim)) return error;
       step.claims.push_back(std::move(claim));
     }
+  }
+  if (entry.contains("predict")) {
+    step.predict.emplace();
+    if (auto error = read_predict(entry["predict"], where + " predict", step.view, step.panel, *step.predict)) return error;
   }
   return std::nullopt;
 }
@@ -283,8 +348,17 @@ std::string lesson_names(const LessonList& list) {
   return names.empty() ? "(none: no lesson files loaded)" : names;
 }
 
-LessonLookup lookup_lesson(const LessonList& list, std::string_view spec) {
+LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
   LessonLookup lookup;
+  // NAME:STEP:GUESS: names hold no ':', so the first colon ends the name and a second one the step.
+  std::string_view spec = full_spec;
+  std::optional<std::string> guess_text;
+  if (const std::size_t first = full_spec.find(':'); first != std::string_view::npos) {
+    if (const std::size_t second = full_spec.find(':', first + 1); second != std::string_view::npos) {
+      guess_text = std::string(full_spec.substr(second + 1));
+      spec = full_spec.substr(0, second);
+    }
+  }
   const std::size_t colon = spec.rfind(':');
   const std::string name(spec.substr(0, colon));
   const auto index = find_lesson(list, name);
@@ -305,7 +379,35 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view spec) {
       return lookup;
     }
   }
-  lookup.position = LessonPosition{*index, step - 1};
+  lookup.position = LessonPosition{*index, step - 1, std::nullopt};
+  if (guess_text) {
+    const LessonStep& target = list.lessons[*index].steps[step - 1];
+    if (!target.predict) {
+      std::string predict_steps;
+      for (std::size_t k = 0; k < count; ++k)
+        if (list.lessons[*index].steps[k].predict) predict_steps += (predict_steps.empty() ? "" : ", ") + std::to_string(k + 1);
+      lookup.position.reset();
+      lookup.error = one_line("--lesson " + name + ":" + std::to_string(step) + ": a guess ':" + shown(*guess_text) +
+                              "' goes with a predict step only: " + (predict_steps.empty() ? "this lesson has none" : "steps " + predict_steps));
+      return lookup;
+    }
+    double guess = 0.0;
+    std::size_t used = 0;
+    bool parsed = false;
+    try {
+      guess = std::stod(*guess_text, &used);
+      parsed = used == guess_text->size() && !guess_text->empty() && !std::isspace(static_cast<unsigned char>((*guess_text)[0]));
+    } catch (const std::exception&) {
+      parsed = false;
+    }
+    const std::string problem = parsed ? check_guess(*target.predict, guess) : "guess '" + shown(*guess_text) + "' is not a number";
+    if (!problem.empty()) {
+      lookup.position.reset();
+      lookup.error = one_line("--lesson " + name + ":" + std::to_string(step) + ": " + problem);
+      return lookup;
+    }
+    lookup.position->guess = guess;
+  }
   return lookup;
 }
 
@@ -315,6 +417,49 @@ const LessonPanel* find_lesson_panel(View view, std::string_view name) {
   for (const LessonPanel& panel : lesson_panels(view))
     if (panel.name == name) return &panel;
   return nullptr;
+}
+
+std::string predict_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+std::string check_guess(const LessonPredict& predict, double guess) {
+  if (!predict.choices.empty()) {
+    if (std::find(predict.choices.begin(), predict.choices.end(), guess) != predict.choices.end()) return "";
+    std::string allowed;
+    for (double choice : predict.choices) allowed += (allowed.empty() ? "" : ", ") + predict_number(choice);
+    return "guess " + predict_number(guess) + " is not one of the choices: allowed " + allowed;
+  }
+  if (std::isfinite(guess) && guess >= predict.min && guess <= predict.max) return "";
+  return "guess " + predict_number(guess) + " is outside the allowed range: a number from " + predict_number(predict.min) +
+         " to " + predict_number(predict.max);
+}
+
+PredictionReveal reveal_prediction(const LessonPredict& predict, const Snapshot& snap, std::optional<double> guess) {
+  PredictionReveal reveal;
+  reveal.guess = guess;
+  reveal.answer = claim_value(snap, predict.quantity, reveal.error);
+  if (!reveal.answer) return reveal;
+  if (!std::isfinite(*reveal.answer)) {
+    reveal.error = describe(predict.quantity) + " is not a finite number";
+    reveal.answer.reset();
+    return reveal;
+  }
+  const double answer = *reveal.answer;
+  if (!predict.choices.empty()) {
+    // The first of equally near choices: a file's order decides a tie, never rounding noise.
+    double nearest = predict.choices.front();
+    for (double choice : predict.choices)
+      if (std::abs(choice - answer) < std::abs(nearest - answer)) nearest = choice;
+    reveal.nearest_choice = nearest;
+  }
+  if (guess) {
+    reveal.off_by = std::abs(*guess - answer);
+    reveal.close = reveal.nearest_choice ? *guess == *reveal.nearest_choice : reveal.off_by <= predict.tolerance;
+  }
+  return reveal;
 }
 
 Params interpolate_params(const Params& from, const Params& to, double progress) {

@@ -29,6 +29,20 @@ struct LessonText {
   friend bool operator==(const LessonText&, const LessonText&) = default;
 };
 
+// "Predict, then reveal" (issue #17): a question the class answers before the step shows the number.
+// The answer is never written in the lesson: it is a claim quantity (claims.hpp) read from the live
+// Snapshot when revealed, so it is what the plots show, whatever the sliders did since.
+struct LessonPredict {
+  LessonText question;               // one line: "Mean entropy of an unscaled row at d_k = 1024?"
+  ClaimQuantity quantity;            // the answer
+  std::vector<double> choices;       // 2 to 6 distinct guesses to pick from; empty: a typed number
+  double min = 0.0, max = 0.0;       // typed guesses: allowed from min to max (min < max)
+  double tolerance = 0.0;            // typed guesses: |guess − answer| ≤ tolerance counts as close
+  std::string hides;                 // the panel of the step's view covered until the reveal
+  std::optional<LessonText> after;   // shown beside the answer once revealed ("reveal_text")
+  friend bool operator==(const LessonPredict&, const LessonPredict&) = default;
+};
+
 struct LessonStep {
   LessonText title, text;
   std::vector<std::pair<std::string, std::string>> settings;  // KEY, VALUE as set_param reads them, in file order
@@ -40,6 +54,7 @@ struct LessonStep {
   // What the text says about the step's numbers, checked by lesson_claims_test against the
   // Snapshot of `params` evaluated for `view` (claims.hpp).
   std::vector<LessonClaim> claims;
+  std::optional<LessonPredict> predict;  // "predict": {…}; absent: the step shows everything at once
 };
 
 struct Lesson {
@@ -56,6 +71,7 @@ inline constexpr std::size_t lesson_max_claims = 20;  // per step
 inline constexpr std::size_t lesson_max_files = 100;
 inline constexpr std::size_t lesson_title_max_chars = 200;   // bytes of UTF-8
 inline constexpr std::size_t lesson_text_max_chars = 4000;   // bytes of UTF-8
+inline constexpr std::size_t lesson_min_choices = 2, lesson_max_choices = 6;
 
 struct LessonLoad {
   std::optional<Lesson> lesson;  // set on success
@@ -68,7 +84,10 @@ struct LessonLoad {
 //               "view": "normalizers", "panel": "linear",
 //               "claims": [{"quantity": "weight", "index": 2, "op": "~", "value": 0.665, "tolerance": 5e-4},
 //                          {"quantity": "dk_entropy", "series": "unscaled", "at": 1024, "op": "<",
-//                           "than": {"quantity": "dk_entropy", "series": "scaled", "at": 1024}, "times": 0.5}]}, …]}
+//                           "than": {"quantity": "dk_entropy", "series": "scaled", "at": 1024}, "times": 0.5}],
+//               "predict": {"question": {…}, "quantity": {"quantity": "dk_entropy", "series": "unscaled", "at": 1024},
+//                           "choices": [0.01, 0.5, 1.5, 2.3]  (or "min": 0, "max": 4, "tolerance": 0.2),
+//                           "hides": "sweeps", "reveal_text": {…}}}, …]}
 // Size and nesting are checked before parsing; unknown fields are errors (they are typos in a
 // hand-written file); every "set" value goes through set_param.
 LessonLoad parse_lesson(std::string_view json_text);
@@ -87,11 +106,13 @@ std::optional<std::size_t> find_lesson(const LessonList& list, std::string_view 
 // "why-softmax, stability, …" for error messages.
 std::string lesson_names(const LessonList& list);
 
-// "NAME" or "NAME:STEP" (STEP 1-based) against `list`: the lesson index and 0-based step, or one line
-// naming the value and what is allowed.
+// "NAME", "NAME:STEP" (STEP 1-based) or "NAME:STEP:GUESS" against `list`: the lesson index and
+// 0-based step, or one line naming the value and what is allowed. GUESS (a number; check_guess)
+// goes with a predict step only and shows it revealed beside that guess (headless renders, tests).
 struct LessonPosition {
   std::size_t lesson = 0;
   std::size_t step = 0;
+  std::optional<double> guess{};
 };
 struct LessonLookup {
   std::optional<LessonPosition> position;
@@ -104,6 +125,27 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view spec);
 using LessonPanel = ViewPanel;
 std::span<const LessonPanel> lesson_panels(View view);
 const LessonPanel* find_lesson_panel(View view, std::string_view name);
+
+// [predict] Checking a guess and revealing the answer.
+
+// "" when `guess` may be committed (one of the choices, or a finite number from min to max), else
+// one line naming the guess and what is allowed.
+std::string check_guess(const LessonPredict& predict, double guess);
+
+// The answer read from `snap` beside the guess. Choices: close when the guess is the choice nearest
+// the answer; typed: close when |guess − answer| ≤ tolerance.
+struct PredictionReveal {
+  std::optional<double> answer;   // nullopt: the Snapshot lacks it (`error` says why)
+  std::optional<double> guess;    // nullopt: revealed without a guess
+  double off_by = 0.0;            // |guess − answer|
+  bool close = false;
+  std::optional<double> nearest_choice;  // choices only: the one nearest the answer
+  std::string error;
+};
+PredictionReveal reveal_prediction(const LessonPredict& predict, const Snapshot& snap, std::optional<double> guess);
+
+// A number as the predict texts show it: 3 significant digits ("0.0213", "1.68", "1024").
+std::string predict_number(double value);
 
 // Params part of the way from `from` to `to` for progress in [0, 1] (eased by the caller).
 // Numeric keys move: log-scaled ones (temperature, d_k, score_scale, seq_len, gamma, qk_norm) in log

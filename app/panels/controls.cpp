@@ -11,6 +11,7 @@
 #include "panels/labs.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/panels.hpp"
+#include "panels/pins_panel.hpp"
 
 namespace smlab::app {
 
@@ -281,6 +282,8 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
     ImGui::TextWrapped("%s", ui.status.c_str());
     if (ui.status_is_error) ImGui::PopStyleColor();
   }
+  // Last, so that adding it moved no control a person (or the live-window test) knows where to find.
+  draw_pins_section(ui);
   ImGui::PopItemWidth();
 }
 

@@ -14,6 +14,7 @@
 #include "panels/dashboard_plots.hpp"
 #include "panels/labs.hpp"
 #include "panels/panels.hpp"
+#include "panels/pins_panel.hpp"
 #include "plot/text_wrap.hpp"
 
 namespace smlab::app {
@@ -284,6 +285,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       shown = &lab_views.view(*lab, *snapshot, dk_sweep, lab_textures, view_info(ui.view).name, style.color_scales);
     } else {
       dashboard_view.plots = dashboard_named_plots(*snapshot, dk_sweep, textures);
+      add_pin_ghosts(dashboard_view.plots, ui.pins, *snapshot);  // pin and compare (panels/pins_panel.hpp)
       apply_color_scales(view_info(ui.view).name, dashboard_view.plots, style.color_scales, lab_textures);
     }
   }

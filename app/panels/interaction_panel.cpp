@@ -152,6 +152,9 @@ void draw_file_menu(UiState& ui) {
     if (ImGui::MenuItem(i18n::label(state.sweep_playing ? "ui.sweep.pause" : "ui.sweep.play", "play-menu").c_str(),
                         "Space"))
       state.sweep_toggle_requested = true;
+    // Pin and compare (panels/pins_panel.hpp): the control column's Pins section lists them.
+    if (ImGui::MenuItem(i18n::label("pins.pin_menu", "pin-menu").c_str(), "P", false, ui.pins.pins.size() < max_pins))
+      add_pin(ui.pins, ui.params);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(i18n::label("ui.menu.view", "view-menu").c_str())) {

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <string>
 #include <utility>
 #define GLFW_INCLUDE_NONE
@@ -39,6 +40,7 @@ void handle_keys(UiState& ui) {
   // Left/Right nudge the slider under the mouse when there is one (interaction_ui.hpp; it then sets
   // io.WantCaptureKeyboard); the clicker's PageUp/PageDown always step, wherever the mouse rests.
   const bool arrows = !ui.interaction.arrows_taken && !io.WantCaptureKeyboard;
+  // On a predict step not yet revealed the first Next press reveals (lesson_next).
   if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN)) lesson_next(ui);
   else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP)) lesson_previous(ui);
   else if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ui.escape_taken) close_lesson(ui);  // taken: left presenter mode
@@ -61,7 +63,163 @@ void draw_highlight(const UiState& ui) {
   for (const PlacedPlot* placed : lesson_highlighted_plots(ui)) draw_frame(placed->min, placed->max, ui.theme, ui.ui_scale);
 }
 
-void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index) {
+// The plots a predict step hides: those of its "hides" panel placed this frame.
+std::vector<const PlacedPlot*> hidden_plots(const UiState& ui) {
+  std::vector<const PlacedPlot*> plots;
+  const LessonStep* step = current_step(ui);
+  if (step == nullptr || !step->predict || ui.lesson.revealed || step->view != ui.view) return plots;
+  const LessonPanel* panel = find_lesson_panel(step->view, step->predict->hides);
+  if (panel == nullptr) return plots;
+  const std::string prefix = std::string(view_info(step->view).name) + "/";
+  for (const PlacedPlot& placed : ui.placed_plots)
+    for (std::string_view plot : panel->plots)
+      if (placed.name == prefix + std::string(plot)) plots.push_back(&placed);
+  return plots;
+}
+
+// Covers each hidden plot with an opaque card: the question, large, and how to answer it.
+void draw_covers(const UiState& ui, const LessonStep& step) {
+  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  const ImU32 accent = highlight_color(ui.theme);
+  ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  background.w = 1.0f;
+  const ImU32 fill = ImGui::ColorConvertFloat4ToU32(background);
+  const ImU32 text_color = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 dim_color = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  ImFont* font = ImGui::GetFont();
+  const std::string& question = step.predict->question.in(i18n::language());
+  const std::string hint = i18n::tr("lesson.predict.cover_hint");
+  for (const PlacedPlot* placed : hidden_plots(ui)) {
+    draw->AddRectFilled(placed->min, placed->max, fill, 4.0f * ui.ui_scale);
+    draw->AddRect(placed->min, placed->max, accent, 4.0f * ui.ui_scale, 0, 2.0f * ui.ui_scale);
+    const float pad = 12.0f * ui.ui_scale;
+    const float width = std::max(placed->max.x - placed->min.x - 2.0f * pad, 1.0f);
+    // The question at 1.3× the UI font, then the hint: wrapped by the project's rules (CJK too).
+    auto layout = [&](const std::string& text, float size) {
+      return plot::wrap_text(text, width, [&](std::string_view piece) {
+        return font->CalcTextSizeA(size, FLT_MAX, 0.0f, piece.data(), piece.data() + piece.size()).x;
+      });
+    };
+    const float big = ImGui::GetFontSize() * 1.3f, small = ImGui::GetFontSize();
+    const auto question_lines = layout(question, big);
+    const auto hint_lines = layout(hint, small);
+    const float height = static_cast<float>(question_lines.size()) * big * 1.2f + small * 0.8f +
+                         static_cast<float>(hint_lines.size()) * small * 1.2f;
+    float y = std::max(placed->min.y + pad, 0.5f * (placed->min.y + placed->max.y) - 0.5f * height);
+    draw->PushClipRect(placed->min, placed->max, true);
+    for (const plot::LineSpan& line : question_lines) {
+      draw->AddText(font, big, ImVec2(placed->min.x + pad, y), text_color, question.data() + line.begin, question.data() + line.end);
+      y += big * 1.2f;
+    }
+    y += small * 0.8f;
+    for (const plot::LineSpan& line : hint_lines) {
+      draw->AddText(font, small, ImVec2(placed->min.x + pad, y), dim_color, hint.data() + line.begin, hint.data() + line.end);
+      y += small * 1.2f;
+    }
+    draw->PopClipRect();
+  }
+}
+
+// In presenter mode (no lesson panel) the revealed answer sits on the plot itself: a card in the
+// top-right corner of the first plot the step hid, under its title.
+void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot* snapshot) {
+  if (snapshot == nullptr || ui.lesson.animating || step.view != ui.view) return;
+  const PredictionReveal reveal = reveal_prediction(*step.predict, *snapshot, ui.lesson.guess);
+  if (!reveal.answer) return;
+  const LessonPanel* panel = find_lesson_panel(step.view, step.predict->hides);
+  if (panel == nullptr) return;
+  const std::string wanted = std::string(view_info(step.view).name) + "/";
+  const PlacedPlot* target = nullptr;
+  for (const PlacedPlot& placed : ui.placed_plots)
+    for (std::string_view plot : panel->plots)
+      if (target == nullptr && placed.name == wanted + std::string(plot)) target = &placed;
+  if (target == nullptr) return;
+  std::string first = reveal.guess ? i18n::format("lesson.predict.answer_guess", {predict_number(*reveal.guess), predict_number(*reveal.answer)})
+                                   : i18n::format("lesson.predict.answer", {predict_number(*reveal.answer)});
+  std::string second;
+  if (reveal.guess && reveal.nearest_choice)
+    second = reveal.close ? i18n::tr("lesson.predict.nearest") : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
+  else if (reveal.guess)
+    second = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off", {predict_number(reveal.off_by), predict_number(step.predict->tolerance)});
+  ImFont* font = ImGui::GetFont();
+  const float size = ImGui::GetFontSize() * 1.2f, pad = 8.0f * ui.ui_scale;
+  const float width = std::max(font->CalcTextSizeA(size, FLT_MAX, 0.0f, first.c_str()).x,
+                               font->CalcTextSizeA(size, FLT_MAX, 0.0f, second.c_str()).x) + 2.0f * pad;
+  const float height = (second.empty() ? 1.0f : 2.0f) * size * 1.2f + 2.0f * pad;
+  const ImVec2 max(target->max.x - pad, target->min.y + 2.6f * ImGui::GetFontSize() + height);
+  const ImVec2 min(std::max(target->min.x + pad, max.x - width), max.y - height);
+  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  background.w = 0.94f;
+  draw->AddRectFilled(min, max, ImGui::ColorConvertFloat4ToU32(background), 4.0f * ui.ui_scale);
+  draw->AddRect(min, max, highlight_color(ui.theme), 4.0f * ui.ui_scale, 0, 2.0f * ui.ui_scale);
+  draw->AddText(font, size, ImVec2(min.x + pad, min.y + pad), ImGui::GetColorU32(ImGuiCol_Text), first.c_str());
+  if (!second.empty())
+    draw->AddText(font, size, ImVec2(min.x + pad, min.y + pad + size * 1.2f), highlight_color(ui.theme), second.c_str());
+}
+
+// The predict box under the step's text: the question, the guess (choice buttons or a typed
+// number and Commit) and, once revealed, the answer beside the guess and how close it was.
+void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot, ImU32 accent) {
+  const LessonPredict& predict = *step.predict;
+  const i18n::Language language = i18n::language();
+  ImGui::Separator();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent));
+  plot::wrapped_text(i18n::format("lesson.predict.question", {predict.question.in(language)}), ImGui::GetContentRegionAvail().x);
+  ImGui::PopStyleColor();
+  if (!ui.lesson.revealed) {
+    if (!predict.choices.empty()) {
+      for (std::size_t k = 0; k < predict.choices.size(); ++k) {
+        if (k > 0) ImGui::SameLine();
+        ImGui::PushID(static_cast<int>(k));
+        if (ImGui::Button(predict_number(predict.choices[k]).c_str())) commit_guess(ui, predict.choices[k]);
+        ImGui::PopID();
+      }
+    } else {
+      const std::string commit = i18n::label("lesson.predict.commit", "predict-commit");
+      ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(commit.c_str()).x -
+                                           4.0f * ImGui::GetStyle().FramePadding.x, 40.0f));
+      // The number format is ImGui's own, never a string from a table.
+      const bool entered = ImGui::InputDouble("##typed-guess", &ui.lesson.typed_guess, 0.0, 0.0, "%.4g",
+                                              ImGuiInputTextFlags_EnterReturnsTrue);
+      ImGui::SameLine();
+      if (ImGui::Button(commit.c_str()) || entered) commit_guess(ui, ui.lesson.typed_guess);
+      ImGui::TextDisabled("%s", i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max)}).c_str());
+    }
+    if (!ui.lesson.guess_error.empty()) ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "%s", ui.lesson.guess_error.c_str());
+    return;
+  }
+  if (snapshot == nullptr || ui.lesson.animating) {
+    ImGui::TextDisabled("%s", i18n::tr("lesson.predict.computing"));
+    return;
+  }
+  const PredictionReveal reveal = reveal_prediction(predict, *snapshot, ui.lesson.guess);
+  if (!reveal.answer) {
+    ImGui::TextDisabled("%s", reveal.error.c_str());
+    return;
+  }
+  const float width = ImGui::GetContentRegionAvail().x;
+  std::string line = reveal.guess ? i18n::format("lesson.predict.answer_guess", {predict_number(*reveal.guess), predict_number(*reveal.answer)})
+                                  : i18n::format("lesson.predict.answer", {predict_number(*reveal.answer)});
+  plot::wrapped_text(line, width);
+  if (reveal.guess) {
+    std::string verdict;
+    if (reveal.nearest_choice) verdict = reveal.close ? i18n::tr("lesson.predict.nearest")
+                                                      : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
+    else verdict = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
+                                {predict_number(reveal.off_by), predict_number(predict.tolerance)});
+    // Green for close, orange for off: light shades on dark, deep ones on white (and a projector).
+    const bool dark = ui.theme == Theme::dark;
+    const ImVec4 good = dark ? ImVec4(0.35f, 0.8f, 0.45f, 1.0f) : ImVec4(0.05f, 0.45f, 0.15f, 1.0f);
+    const ImVec4 bad = dark ? ImVec4(1.0f, 0.55f, 0.35f, 1.0f) : ImVec4(0.75f, 0.3f, 0.0f, 1.0f);
+    ImGui::PushStyleColor(ImGuiCol_Text, reveal.close ? good : bad);
+    plot::wrapped_text(verdict, width);
+    ImGui::PopStyleColor();
+  }
+  if (predict.after) plot::wrapped_text(predict.after->in(language), width);
+}
+
+void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const Snapshot* snapshot) {
   const LessonStep& step = lesson.steps[step_index];
   const i18n::Language language = i18n::language();
   const ImGuiIO& io = ImGui::GetIO();
@@ -121,11 +279,20 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index) {
   // The text scrolls if a large font scale makes it taller than the room left above the buttons.
   const float buttons_height = ImGui::GetFrameHeight() * 1.3f + ImGui::GetTextLineHeightWithSpacing() +
                                2.0f * style.ItemSpacing.y;
-  ImGui::BeginChild("##lesson-text", ImVec2(0.0f, std::max(ImGui::GetContentRegionAvail().y - buttons_height, 1.0f)));
+  // A predict step keeps a box of its own under the text (question, guess, answer), about seven
+  // lines: the guess buttons must stay on screen however long the text is.
+  const float predict_height = step.predict ? 7.0f * ImGui::GetTextLineHeightWithSpacing() : 0.0f;
+  ImGui::BeginChild("##lesson-text",
+                    ImVec2(0.0f, std::max(ImGui::GetContentRegionAvail().y - buttons_height - predict_height, 1.0f)));
   ImGui::SetWindowFontScale(text_font_scale);
   plot::wrapped_text(step.text.in(language), ImGui::GetContentRegionAvail().x);
   ui.lesson.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
   ImGui::EndChild();
+  if (step.predict) {
+    ImGui::BeginChild("##lesson-predict", ImVec2(0.0f, predict_height));
+    draw_predict(ui, step, snapshot, accent);
+    ImGui::EndChild();
+  }
 
   // Previous / Next (Finish on the last step), each half the width and a little taller than usual.
   const float half = (ImGui::GetContentRegionAvail().x - style.ItemSpacing.x) / 2.0f;
@@ -135,11 +302,14 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index) {
   ImGui::EndDisabled();
   ImGui::SameLine();
   const bool last = step_index + 1 >= lesson.steps.size();
-  if (ImGui::Button(i18n::label(last ? "lesson.finish" : "lesson.next", "lesson-next").c_str(), button)) {
-    if (last) close_lesson(ui);
+  const bool awaiting = lesson_awaiting_prediction(ui);
+  const char* next_key = awaiting ? "lesson.predict.reveal" : last ? "lesson.finish" : "lesson.next";
+  if (ImGui::Button(i18n::label(next_key, "lesson-next").c_str(), button)) {
+    if (awaiting) commit_guess(ui, std::nullopt);
+    else if (last) close_lesson(ui);
     else lesson_next(ui);
   }
-  ImGui::TextDisabled("%s", i18n::tr("lesson.keys_hint"));
+  ImGui::TextDisabled("%s", i18n::tr(awaiting ? "lesson.predict.keys_hint" : "lesson.keys_hint"));
   ImGui::End();
 }
 
@@ -160,7 +330,7 @@ std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
   return plots;
 }
 
-void draw_lesson(UiState& ui) {
+void draw_lesson(UiState& ui, const Snapshot* snapshot) {
   if (const auto start = std::exchange(ui.lesson.start_requested, std::nullopt)) open_lesson_step(ui, *start, 0, true);
   if (current_step(ui) == nullptr) {
     ui.lesson.open.reset();
@@ -168,9 +338,13 @@ void draw_lesson(UiState& ui) {
   }
   handle_keys(ui);
   if (!ui.lesson.open) return;  // Escape
+  if (const LessonStep* step = current_step(ui); step != nullptr && step->predict) {
+    draw_covers(ui, *step);
+    if (ui.presenter && ui.lesson.revealed) draw_reveal_badge(ui, *step, snapshot);
+  }
   if (ui.presenter) return;     // the step's panel fills the window and its text is the caption
   draw_highlight(ui);
-  draw_panel(ui, *current_lesson(ui), ui.lesson.open->step);
+  draw_panel(ui, *current_lesson(ui), ui.lesson.open->step, snapshot);
 }
 
 void draw_lesson_launcher(UiState& ui) {

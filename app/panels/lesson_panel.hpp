@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "smlab/snapshot.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {
@@ -12,7 +13,9 @@ namespace smlab::app {
 // Once per frame after draw_main_window (it reads ui.placed_plots): with a lesson open, draws the
 // panel over the lower part of the control column and a highlight frame around the step's panel,
 // and handles Right/Left, PageDown/PageUp and Escape when no text field or popup has the keyboard.
-void draw_lesson(UiState& ui);
+// A predict step's hidden panel is covered by its question until revealed; the answer comes from
+// `snapshot` (the live one; null while none is ready).
+void draw_lesson(UiState& ui, const Snapshot* snapshot);
 
 // The control column's "Lessons" section: a combo of the lessons and a Start button.
 void draw_lesson_launcher(UiState& ui);

@@ -77,6 +77,7 @@ std::string serialize_session(const Session& session) {
     document["import"] = {{"files", session.imports}};
     if (!session.import_tokens.empty()) document["import"]["tokens"] = session.import_tokens;
   }
+  if (!session.pins.empty()) document["pins"] = pins_to_json(session.pins);
   return document.dump(2) + "\n";
 }
 
@@ -243,6 +244,11 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
       scales[key] = *parsed;
     }
     session.color_scales = std::move(scales);
+  }
+  if (document.contains("pins")) {
+    // After "params" and "import": a pin starts from the session's Params (its imported data).
+    if (std::string error = pins_from_json(document["pins"], session.params, session.pins); !error.empty())
+      return failure(error);
   }
   SessionLoad load;
   load.session = std::move(session);

@@ -15,6 +15,7 @@
 #include "i18n/i18n.hpp"
 #include "plot/color_scale.hpp"
 #include "state/import_files.hpp"
+#include "state/pins.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 
@@ -48,6 +49,8 @@ struct Session {
   std::string import_tokens;
   // On load: one line when the imported files could not be read back ("…: showing random data").
   std::string import_warning;
+  // "pins": [{"name": "A", "params": {…}}, …] (state/pins.hpp): at most max_pins; absent: none.
+  std::vector<Pin> pins;
   friend bool operator==(const Session&, const Session&) = default;
 };
 
@@ -59,9 +62,9 @@ inline constexpr std::size_t session_max_bytes = 1 << 20;  // a session is a few
 inline constexpr int session_max_depth = 8;                // the format nests 2 deep
 inline constexpr std::size_t session_max_keys = 64;        // keys in one object; "params" has 16
 // The top-level fields a session may hold; any other is an error naming it.
-inline constexpr const char* session_fields[] = {"version", "params",     "view",        "screenshot_dir",
-                                                 "theme",   "font_scale", "colormap",    "lesson",
-                                                 "lang",    "import",     "color_scales"};
+inline constexpr const char* session_fields[] = {"version", "params",     "view",         "screenshot_dir",
+                                                 "theme",   "font_scale", "colormap",     "lesson",
+                                                 "lang",    "import",     "color_scales", "pins"};
 
 // {"version": 1, "params": {"temperature": "1", ...every key...}, "view": "dashboard",
 //  "screenshot_dir": "..."} with two-space indentation. Unknown fields (session_fields) and unknown

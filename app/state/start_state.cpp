@@ -9,6 +9,7 @@ Result<void> apply_session(const Session& session, const LessonList& lessons, co
                            StartState& state) {
   state.params = session.params;
   state.import_warning = session.import_warning;
+  state.pins = session.pins;
   if (!given.view) state.view = session.view;
   if (!given.screenshot_dir && !session.screenshot_dir.empty()) state.screenshot_dir = session.screenshot_dir;
   if (!given.theme && session.theme) state.theme = theme_from_name(*session.theme).value_or(state.theme);

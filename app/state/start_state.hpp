@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "i18n/i18n.hpp"
 #include "lessons/lessons.hpp"
@@ -13,6 +14,7 @@
 #include "smlab/error.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
+#include "state/pins.hpp"
 #include "state/session.hpp"
 #include "state/ui_state.hpp"
 
@@ -32,6 +34,8 @@ struct StartState {
   // A lesson step shown as open at start-up. Params and view are not touched by it: they come from
   // the step (--lesson) or from a session that was left in a lesson.
   std::optional<LessonPosition> lesson;
+  // Pinned Params drawn as ghosts (state/pins.hpp): from a session, or the window's own.
+  std::vector<Pin> pins;
   // A restored session's imported files could not be read: one line (status line or stderr).
   std::string import_warning;
 };

@@ -14,6 +14,7 @@
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 #include "state/interaction_ui.hpp"
+#include "state/pins.hpp"
 #include "state/presets.hpp"
 #include "lessons/lessons.hpp"
 
@@ -46,6 +47,12 @@ struct LessonState {
   // own edits (opening the step inside the control column would be overwritten by them).
   std::optional<std::size_t> start_requested;
   bool text_scrolls = false;           // last frame, the step's text was taller than its box
+  // A predict step (LessonStep::predict): the covered panel shows once `revealed`, beside `guess`
+  // (none: revealed without one). Opening any step starts it unrevealed.
+  bool revealed = false;
+  std::optional<double> guess;
+  double typed_guess = 0.0;            // the typed-guess field
+  std::string guess_error;             // a refused guess, shown under the field
 };
 
 struct UiState {
@@ -78,6 +85,7 @@ struct UiState {
   std::string chinese_problem;   // why Chinese cannot be chosen (no table, no font); empty when it can
   LessonList lessons;            // assets/lessons; the good files, with an error about a bad one
   LessonState lesson;
+  PinState pins;                 // pinned Params drawn as ghosts (state/pins.hpp, panels/pins_panel.hpp)
   InteractionUi interaction;     // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
 };
 

@@ -5,7 +5,10 @@
 
 #include "plot/text_wrap.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <vector>
 #include <string>
 
 #include "state/presets.hpp"
@@ -49,6 +52,36 @@ TEST(LessonClaims, EveryClaimOfEveryStepHolds) {
     }
   EXPECT_GE(checked, 60);
   std::printf("[ measured ] %d lesson claims checked\n", checked);
+}
+
+// A predict step's answer is read from the step's own Snapshot (never written in the file): it
+// must be there, and a multiple-choice question must have one clearly nearest choice (the gap to
+// the runner-up at least a tenth of the spread, so Monte Carlo refinement cannot flip it).
+TEST(LessonClaims, EveryPredictStepHasAnAnswerAndOneClearlyNearestChoice) {
+  int checked = 0;
+  for (const Lesson& lesson : shipped().lessons)
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
+      const LessonStep& step = lesson.steps[k];
+      if (!step.predict) continue;
+      const Snapshot snap = snapshot_of(step);
+      const PredictionReveal reveal = reveal_prediction(*step.predict, snap, std::nullopt);
+      ASSERT_TRUE(reveal.answer) << where(lesson, k) << ": " << reveal.error;
+      const double answer = *reveal.answer;
+      std::printf("[ measured ] %s: %s = %.4g\n", where(lesson, k).c_str(), describe(step.predict->quantity).c_str(), answer);
+      const auto& choices = step.predict->choices;
+      if (choices.empty()) {
+        EXPECT_GE(answer, step.predict->min) << where(lesson, k);
+        EXPECT_LE(answer, step.predict->max) << where(lesson, k);
+      } else {
+        std::vector<double> distances;
+        for (double choice : choices) distances.push_back(std::abs(choice - answer));
+        std::sort(distances.begin(), distances.end());
+        const double spread = *std::max_element(choices.begin(), choices.end()) - *std::min_element(choices.begin(), choices.end());
+        EXPECT_GE(distances[1] - distances[0], 0.1 * spread) << where(lesson, k) << ": two choices are about as near to " << answer;
+      }
+      ++checked;
+    }
+  EXPECT_GE(checked, 2);
 }
 
 TEST(LessonClaims, EveryStepStatesAtLeastOneClaim) {

@@ -1,0 +1,415 @@
+// "Predict, then reveal" (issue #17): the lesson schema's predict steps (and one-line errors for bad
+// ones), the reveal logic against a Snapshot, the player (a clicker reveals before it moves on), the
+// NAME:STEP:GUESS lookup, and headless renders of the covered and the revealed step.
+#include <gtest/gtest.h>
+
+#include "cli_support.hpp"
+
+#include <imgui_internal.h>  // ImTextCharFromUtf8
+#include <stb_image.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "i18n/i18n.hpp"
+#include "lessons/lesson_player.hpp"
+#include "lessons/lessons.hpp"
+#include "panels/lesson_panel.hpp"
+#include "platform/offscreen.hpp"
+#include "smlab/evaluate.hpp"
+#include "state/presets.hpp"
+
+namespace smlab::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+const LessonList& shipped() {
+  static const LessonList list = load_lessons(find_assets_dir() / "lessons");
+  return list;
+}
+
+bool one_line(const std::string& text) { return !text.empty() && text.find('\n') == std::string::npos; }
+
+// A one-step lesson on the dashboard whose step carries `predict` (JSON text).
+std::string lesson_with_predict(const std::string& predict) {
+  return R"({"name": "guess", "title": {"en": "Guess", "zh-CN": "猜"}, "steps": [
+    {"title": {"en": "One", "zh-CN": "一"}, "text": {"en": "First.", "zh-CN": "第一步。"}, "view": "dashboard",
+     "panel": "distribution", "predict": )" + predict + "}]}";
+}
+
+const std::string question = R"("question": {"en": "Largest weight?", "zh-CN": "最大权重？"})";
+const std::string max_weight = R"("quantity": {"quantity": "max_weight"})";
+
+TEST(PredictSchema, ChoiceAndTypedStepsLoadWithEveryField) {
+  const LessonLoad choices = parse_lesson(lesson_with_predict(
+      "{" + question + ", " + max_weight + R"(, "choices": [0.1, 0.5, 0.9], "hides": "attention",
+        "reveal_text": {"en": "So.", "zh-CN": "所以。"}})"));
+  ASSERT_TRUE(choices.lesson) << choices.error;
+  const LessonPredict& picked = *choices.lesson->steps[0].predict;
+  EXPECT_EQ(picked.question.english, "Largest weight?");
+  EXPECT_EQ(picked.quantity.quantity, "max_weight");
+  EXPECT_EQ(picked.choices, (std::vector<double>{0.1, 0.5, 0.9}));
+  EXPECT_EQ(picked.hides, "attention");
+  ASSERT_TRUE(picked.after);
+  EXPECT_EQ(picked.after->chinese, "所以。");
+
+  const LessonLoad typed = parse_lesson(lesson_with_predict("{" + question + ", " + max_weight +
+                                                            R"(, "min": 0, "max": 1, "tolerance": 0.05})"));
+  ASSERT_TRUE(typed.lesson) << typed.error;
+  const LessonPredict& number = *typed.lesson->steps[0].predict;
+  EXPECT_TRUE(number.choices.empty());
+  EXPECT_EQ(number.min, 0.0);
+  EXPECT_EQ(number.max, 1.0);
+  EXPECT_EQ(number.tolerance, 0.05);
+  EXPECT_EQ(number.hides, "distribution") << "without \"hides\" the step's own panel is covered";
+  EXPECT_FALSE(number.after);
+}
+
+TEST(PredictSchema, BadPredictStepsAreOneLineErrorsNamingTheStepAndField) {
+  const std::string q = question + ", " + max_weight;
+  const struct {
+    std::string predict, needle;
+  } cases[] = {
+      {"3", "step 1 predict must be an object"},
+      {"{" + q + R"(, "choices": [1, 2], "answer": 0.5})", "unknown field 'answer'"},
+      {"{" + max_weight + R"(, "choices": [1, 2]})", "needs a \"question\""},
+      {R"({"question": {"en": "a"}, )" + max_weight + R"(, "choices": [1, 2]})", "needs \"zh-CN\""},
+      {"{" + question + R"(, "choices": [1, 2]})", "needs a \"quantity\""},
+      {"{" + question + R"(, "quantity": {"quantity": "nonesuch"}, "choices": [1, 2]})", "quantity 'nonesuch' is not known"},
+      {"{" + question + R"(, "quantity": {"quantity": "weight"}, "choices": [1, 2]})", "needs an \"index\""},
+      {"{" + question + R"(, "quantity": {"quantity": "max_weight", "op": "<"}, "choices": [1, 2]})", "unknown field 'op'"},
+      {"{" + q + "}", "not neither"},
+      {"{" + q + R"(, "choices": [1, 2], "min": 0})", "not both"},
+      {"{" + q + R"(, "choices": [1]})", "2 to 6 numbers"},
+      {"{" + q + R"(, "choices": [1, 2, 3, 4, 5, 6, 7]})", "2 to 6 numbers"},
+      {"{" + q + R"(, "choices": "1, 2"})", "2 to 6 numbers"},
+      {"{" + q + R"(, "choices": [1, "2"]})", "allowed finite numbers"},
+      {"{" + q + R"(, "choices": [0.5, 0.5]})", "holds 0.5 twice"},
+      {"{" + q + R"(, "min": 0, "max": 1})", "needs \"tolerance\""},
+      {"{" + q + R"(, "min": 1, "max": 1, "tolerance": 0.1})", "must be below \"max\""},
+      {"{" + q + R"(, "min": 0, "max": 1, "tolerance": 0})", "\"tolerance\" must be > 0"},
+      {"{" + q + R"(, "min": "0", "max": 1, "tolerance": 0.1})", "needs \"min\" as a finite number"},
+      {"{" + q + R"(, "choices": [1, 2], "hides": "jacobian"})", "hides 'jacobian', not a panel of dashboard"},
+      {"{" + q + R"(, "choices": [1, 2], "hides": 4})", "\"hides\" must be a panel name"},
+      {"{" + q + R"(, "choices": [1, 2], "reveal_text": "plain"})", "reveal_text must be an object"},
+  };
+  for (const auto& c : cases) {
+    const LessonLoad load = parse_lesson(lesson_with_predict(c.predict));
+    EXPECT_FALSE(load.lesson) << c.predict;
+    EXPECT_TRUE(one_line(load.error)) << c.predict << "\n-> " << load.error;
+    EXPECT_NE(load.error.find(c.needle), std::string::npos) << c.predict << "\n-> " << load.error;
+    EXPECT_NE(load.error.find("lesson 'guess' step 1"), std::string::npos) << load.error;
+  }
+}
+
+TEST(PredictReveal, TheAnswerIsTheSnapshotsNumberAndClosenessFollowsTheRule) {
+  Params params;
+  params.temperature = 0.5;
+  const Snapshot snap = evaluate(params);
+  LessonPredict typed;
+  typed.quantity.quantity = "max_weight";
+  typed.min = 0.0;
+  typed.max = 1.0;
+  typed.tolerance = 0.05;
+  const PredictionReveal none = reveal_prediction(typed, snap, std::nullopt);
+  ASSERT_TRUE(none.answer) << none.error;
+  EXPECT_EQ(*none.answer, snap.max_weight) << "the answer is read from the Snapshot, not stored";
+  EXPECT_FALSE(none.guess);
+  EXPECT_FALSE(none.close);
+
+  const PredictionReveal near = reveal_prediction(typed, snap, snap.max_weight + 0.04);
+  EXPECT_TRUE(near.close);
+  EXPECT_NEAR(near.off_by, 0.04, 1e-12);
+  const PredictionReveal far = reveal_prediction(typed, snap, snap.max_weight - 0.06);
+  EXPECT_FALSE(far.close);
+  EXPECT_NEAR(far.off_by, 0.06, 1e-12);
+
+  // Choices: right when the guess is the choice nearest the answer, however far that is.
+  LessonPredict picked = typed;
+  picked.choices = {snap.max_weight - 0.3, snap.max_weight + 0.1, snap.max_weight + 0.2};
+  const PredictionReveal best = reveal_prediction(picked, snap, picked.choices[1]);
+  ASSERT_TRUE(best.nearest_choice);
+  EXPECT_EQ(*best.nearest_choice, picked.choices[1]);
+  EXPECT_TRUE(best.close);
+  EXPECT_FALSE(reveal_prediction(picked, snap, picked.choices[2]).close);
+
+  // A quantity the Snapshot lacks is an error, not a made-up number.
+  LessonPredict lab = typed;
+  lab.quantity.quantity = "small_gap_softmax_ratio";
+  const PredictionReveal missing = reveal_prediction(lab, snap, 1.0);
+  EXPECT_FALSE(missing.answer);
+  EXPECT_NE(missing.error.find("normalizers"), std::string::npos) << missing.error;
+}
+
+TEST(PredictReveal, GuessesOutsideTheChoicesOrTheRangeAreRefusedInOneLine) {
+  LessonPredict typed;
+  typed.min = 0.0;
+  typed.max = 3.0;
+  typed.tolerance = 0.1;
+  EXPECT_EQ(check_guess(typed, 0.0), "");
+  EXPECT_EQ(check_guess(typed, 3.0), "");
+  for (double bad : {-0.01, 3.5, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    const std::string problem = check_guess(typed, bad);
+    EXPECT_TRUE(one_line(problem)) << bad;
+    EXPECT_NE(problem.find("a number from 0 to 3"), std::string::npos) << problem;
+  }
+  LessonPredict picked;
+  picked.choices = {0.26, 0.46};
+  EXPECT_EQ(check_guess(picked, 0.46), "");
+  EXPECT_NE(check_guess(picked, 0.3).find("not one of the choices: allowed 0.26, 0.46"), std::string::npos);
+}
+
+TEST(PredictLookup, NameStepGuessNeedsAPredictStepAndAnAllowedGuess) {
+  const LessonList& list = shipped();
+  ASSERT_TRUE(list.error.empty()) << list.error;
+  const auto scaling = find_lesson(list, "scaling");
+  ASSERT_TRUE(scaling);
+  std::vector<std::size_t> typed, chosen;
+  for (std::size_t k = 0; k < list.lessons[*scaling].steps.size(); ++k)
+    if (const auto& predict = list.lessons[*scaling].steps[k].predict)
+      (predict->choices.empty() ? typed : chosen).push_back(k + 1);
+  ASSERT_FALSE(typed.empty()) << "the scaling lesson asks a typed prediction";
+  ASSERT_FALSE(chosen.empty()) << "the scaling lesson asks a multiple-choice prediction";
+  const std::string typed_step = "scaling:" + std::to_string(typed[0]);
+  const auto ok = lookup_lesson(list, typed_step + ":0.25");
+  ASSERT_TRUE(ok.position) << ok.error;
+  EXPECT_EQ(ok.position->step, typed[0] - 1);
+  ASSERT_TRUE(ok.position->guess);
+  EXPECT_EQ(*ok.position->guess, 0.25);
+  EXPECT_FALSE(lookup_lesson(list, typed_step).position->guess);
+  const struct {
+    std::string spec, needle;
+  } bad[] = {
+      {typed_step + ":99", "outside the allowed range"},
+      {typed_step + ":abc", "guess 'abc' is not a number"},
+      {typed_step + ":", "guess '' is not a number"},
+      {typed_step + ": 1", "is not a number"},
+      {typed_step + ":1x", "is not a number"},
+      {"scaling:" + std::to_string(chosen[0]) + ":0.3", "not one of the choices"},
+      {"scaling:1:0.5", "goes with a predict step only: steps " + std::to_string(typed[0])},
+      {"why-softmax:1:0.5", "goes with a predict step only"},
+      {"scaling:99:0.5", "a step from 1 to"},
+  };
+  for (const auto& c : bad) {
+    const auto lookup = lookup_lesson(list, c.spec);
+    EXPECT_FALSE(lookup.position) << c.spec;
+    EXPECT_TRUE(one_line(lookup.error)) << c.spec;
+    EXPECT_NE(lookup.error.find(c.needle), std::string::npos) << c.spec << " -> " << lookup.error;
+  }
+}
+
+// The first Next on an unanswered predict step reveals and stays; the second moves on. A refused
+// guess leaves the step unrevealed; opening a step starts it fresh.
+TEST(PredictPlayer, NextRevealsFirstThenMovesAndAGuessIsChecked) {
+  UiState ui;
+  ui.lessons = shipped();
+  const std::size_t lesson = *find_lesson(ui.lessons, "scaling");
+  std::size_t step = 0;
+  while (!ui.lessons.lessons[lesson].steps[step].predict) ++step;
+  const LessonPredict& predict = *ui.lessons.lessons[lesson].steps[step].predict;
+  ASSERT_TRUE(open_lesson_step(ui, lesson, step, false));
+  EXPECT_TRUE(lesson_awaiting_prediction(ui));
+  const std::string refused = commit_guess(ui, predict.choices.empty() ? predict.max + 1.0 : -12345.0);
+  EXPECT_TRUE(one_line(refused)) << refused;
+  EXPECT_EQ(ui.lesson.guess_error, refused);
+  EXPECT_TRUE(lesson_awaiting_prediction(ui)) << "a refused guess reveals nothing";
+
+  ASSERT_TRUE(lesson_next(ui));
+  EXPECT_EQ(ui.lesson.open->step, step) << "the first press reveals and stays on the question";
+  EXPECT_TRUE(ui.lesson.revealed);
+  EXPECT_FALSE(ui.lesson.guess) << "revealed without a guess";
+  ASSERT_TRUE(lesson_next(ui));
+  EXPECT_EQ(ui.lesson.open->step, step + 1) << "the second press moves on";
+
+  ASSERT_TRUE(lesson_previous(ui));
+  EXPECT_EQ(ui.lesson.open->step, step);
+  EXPECT_TRUE(lesson_awaiting_prediction(ui)) << "coming back asks again";
+  const double good = predict.choices.empty() ? predict.min : predict.choices.back();
+  EXPECT_EQ(commit_guess(ui, good), "");
+  EXPECT_TRUE(ui.lesson.revealed);
+  ASSERT_TRUE(ui.lesson.guess);
+  EXPECT_EQ(*ui.lesson.guess, good);
+  EXPECT_TRUE(ui.lesson.guess_error.empty());
+}
+
+// ─── Headless renders ─────────────────────────────────────────────────────────────────────────
+
+class PredictRender : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::unsetenv("DISPLAY");
+    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
+    platform::OffscreenOptions options;
+    options.width = 1600;
+    options.height = 900;
+    auto created = platform::Offscreen::create(options);
+    ASSERT_TRUE(created) << created.error;
+    surface_ = std::move(created.surface);
+  }
+  void TearDown() override { i18n::set_language(i18n::Language::English); }
+  Image settle(App& app) {
+    app.evaluator().set_refine_limit(headless_refine_trials(app.ui().params.seq_len));
+    app.wait_for_snapshot();
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    return surface_->capture();
+  }
+  std::unique_ptr<platform::Offscreen> surface_;
+};
+
+// How many pixels of the rectangle differ between two captures.
+int differing_pixels(const Image& a, const Image& b, ImVec2 min, ImVec2 max) {
+  int count = 0;
+  for (int y = static_cast<int>(min.y) + 2; y < static_cast<int>(max.y) - 2; ++y)
+    for (int x = static_cast<int>(min.x) + 2; x < static_cast<int>(max.x) - 2; ++x) {
+      const Rgba8 p = a.pixel(x, y), q = b.pixel(x, y);
+      count += std::abs(p.r - q.r) + std::abs(p.g - q.g) + std::abs(p.b - q.b) > 30;
+    }
+  return count;
+}
+
+// Distinct colours in a rectangle: a cover card is one fill with a few lines of text; a plot has
+// curves, bands and a colormap.
+TEST_F(PredictRender, TheHiddenPanelIsCoveredUntilRevealedAndTheOthersAreNot) {
+  AppOptions options;
+  options.lessons = shipped();
+  const std::size_t lesson = *find_lesson(options.lessons, "scaling");
+  int checked = 0;
+  for (std::size_t step = 0; step < options.lessons.lessons[lesson].steps.size(); ++step) {
+    const LessonStep& target = options.lessons.lessons[lesson].steps[step];
+    if (!target.predict) continue;
+    options.params = target.params;
+    options.view = target.view;
+    options.lesson = LessonPosition{lesson, step, std::nullopt};
+    // One App at a time on the surface: the covered render, then the revealed one.
+    Image covered;
+    std::vector<PlacedPlot> hidden_plots, other_plots;
+    {
+      App covered_app(*surface_, options);
+      covered = settle(covered_app);
+      const LessonPanel* hidden = find_lesson_panel(target.view, target.predict->hides);
+      ASSERT_NE(hidden, nullptr);
+      for (const PlacedPlot& placed : covered_app.ui().placed_plots) {
+        bool is_hidden = false;
+        for (std::string_view plot : hidden->plots)
+          is_hidden |= placed.name == std::string(view_info(target.view).name) + "/" + std::string(plot);
+        // Only what is on screen (a lab view scrolls at small sizes).
+        if (placed.max.y > 900.0f || placed.min.y < 0.0f) continue;
+        (is_hidden ? hidden_plots : other_plots).push_back(placed);
+      }
+    }
+    if (hidden_plots.empty()) continue;  // scrolled below (the CLI test covers presenter mode)
+    ++checked;
+
+    options.lesson->guess = target.predict->choices.empty() ? target.predict->min : target.predict->choices.front();
+    Image revealed;
+    {
+      App revealed_app(*surface_, options);
+      EXPECT_TRUE(revealed_app.ui().lesson.revealed) << "NAME:STEP:GUESS opens the step revealed";
+      revealed = settle(revealed_app);
+    }
+    for (const PlacedPlot& plot : hidden_plots) {
+      const int area = static_cast<int>((plot.max.x - plot.min.x) * (plot.max.y - plot.min.y));
+      EXPECT_GT(differing_pixels(covered, revealed, plot.min, plot.max), area / 20)
+          << "step " << step + 1 << " " << plot.name << ": the cover hides too little";
+    }
+    for (const PlacedPlot& plot : other_plots)
+      EXPECT_LT(differing_pixels(covered, revealed, plot.min, plot.max), 50)
+          << "step " << step + 1 << " " << plot.name << " is covered but not in the hidden panel";
+  }
+  EXPECT_GE(checked, 1) << "no predict step of the scaling lesson had its hidden panel on screen at 1600x900";
+}
+
+TEST_F(PredictRender, ArrowKeyRevealsThenStepsAndChineseTextsHaveGlyphs) {
+  AppOptions options;
+  options.lessons = shipped();
+  options.language = i18n::Language::Chinese;
+  const std::size_t lesson = *find_lesson(options.lessons, "scaling");
+  std::size_t step = 0;
+  while (!options.lessons.lessons[lesson].steps[step].predict) ++step;
+  App app(*surface_, options);
+  ASSERT_TRUE(open_lesson_step(app.ui(), lesson, step, false));
+  settle(app);
+  auto press = [&](int key) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGui::GetIO().KeysDown[key] = true;
+    app.frame();
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGui::GetIO().KeysDown[key] = false;
+    app.frame();
+  };
+  press(GLFW_KEY_PAGE_DOWN);
+  EXPECT_EQ(app.ui().lesson.open->step, step) << "the clicker's first press reveals";
+  EXPECT_TRUE(app.ui().lesson.revealed);
+  press(GLFW_KEY_PAGE_DOWN);
+  EXPECT_EQ(app.ui().lesson.open->step, step + 1);
+  const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+  auto check = [&](const std::string& text) {
+    for (const char* p = text.c_str(); *p != 0;) {
+      unsigned int c = 0;
+      p += ImTextCharFromUtf8(&c, p, nullptr);
+      EXPECT_NE(font->FindGlyphNoFallback(static_cast<ImWchar>(c)), nullptr) << text << ": U+" << std::hex << c;
+    }
+  };
+  for (const LessonStep& s : options.lessons.lessons[lesson].steps)
+    if (s.predict) {
+      check(s.predict->question.chinese);
+      if (s.predict->after) check(s.predict->after->chinese);
+    }
+  for (const char* key : {"lesson.predict.question", "lesson.predict.cover_hint", "lesson.predict.commit",
+                          "lesson.predict.answer_guess", "lesson.predict.not_nearest", "lesson.predict.off",
+                          "lesson.predict.reveal", "lesson.predict.keys_hint"})
+    check(i18n::tr(key));
+}
+
+// The command line: --lesson NAME:STEP renders the covered step, NAME:STEP:GUESS the revealed one.
+TEST(PredictCli, ScreenshotsOfTheCoveredAndTheRevealedStepDifferAndABadGuessIsRefused) {
+  const fs::path dir = cli_test::fresh_test_dir("predict-cli");
+  const LessonList& list = shipped();
+  const std::size_t lesson = *find_lesson(list, "scaling");
+  std::size_t step = 0;
+  while (!list.lessons[lesson].steps[step].predict) ++step;
+  const std::string spec = "scaling:" + std::to_string(step + 1);
+  const LessonPredict& predict = *list.lessons[lesson].steps[step].predict;
+  const std::string guess = predict_number(predict.choices.empty() ? predict.min : predict.choices.front());
+  auto run = [&](const std::vector<std::string>& args) {
+    return cli_test::run_program(SMLAB_BINARY, args, dir, "env -u DISPLAY");
+  };
+  // Presenter mode: the step's panel fills the picture, so the cover is on screen at any size.
+  const cli_test::Outcome a =
+      run({"--lesson", spec, "--presenter", "--screenshot", (dir / "covered.png").string(), "--size", "800x450"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const cli_test::Outcome b =
+      run({"--lesson", spec + ":" + guess, "--presenter", "--screenshot", (dir / "revealed.png").string(), "--size", "800x450"});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  int w = 0, h = 0, channels = 0, w2 = 0, h2 = 0;
+  unsigned char* covered = stbi_load((dir / "covered.png").string().c_str(), &w, &h, &channels, 4);
+  unsigned char* revealed = stbi_load((dir / "revealed.png").string().c_str(), &w2, &h2, &channels, 4);
+  ASSERT_NE(covered, nullptr);
+  ASSERT_NE(revealed, nullptr);
+  ASSERT_EQ(w * h, w2 * h2);
+  int differing = 0;
+  for (int i = 0; i < w * h * 4; i += 4)
+    differing += std::abs(covered[i] - revealed[i]) + std::abs(covered[i + 1] - revealed[i + 1]) > 30;
+  stbi_image_free(covered);
+  stbi_image_free(revealed);
+  EXPECT_GT(differing, w * h / 50) << "the revealed step looks like the covered one";
+
+  const cli_test::Outcome bad = run({"--lesson", spec + ":1e9", "--screenshot", (dir / "bad.png").string()});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1) << bad.err;
+  EXPECT_FALSE(fs::exists(dir / "bad.png"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace smlab::app
