@@ -32,6 +32,8 @@ TEST(InitLab, MeasuredVarianceFollowsThePrediction) {
         SCOPED_TRACE(std::string(initialization_name(init)) + " " + std::string(activation_name(activation)) +
                      (layer_norm ? " LN" : ""));
         ASSERT_EQ(lab.measured_variance.size(), 11u);
+        ASSERT_EQ(lab.predicted_by_init.size(), 4u);
+        EXPECT_EQ(lab.predicted_by_init[static_cast<std::size_t>(init)], lab.predicted_variance);
         const double tolerance = activation == Activation::relu && !layer_norm ? 0.35 : 0.1;
         for (std::size_t l = 0; l < lab.measured_variance.size(); ++l)
           EXPECT_NEAR(lab.measured_variance[l] / lab.predicted_variance[l], 1.0, tolerance) << "layer " << l;

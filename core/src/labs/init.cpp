@@ -114,6 +114,9 @@ void evaluate_init_lab(InitLab& out, const InitSettings& settings) {
   out.weight_variance = weight_variance(settings.init, n);
   out.predicted_variance = predicted_layer_variances(settings.init, settings.activation, n, depth, settings.layer_norm);
   out.measured_variance.assign(static_cast<std::size_t>(depth) + 1, 0.0);
+  out.predicted_by_init.clear();
+  for (Initialization init : {Initialization::unit, Initialization::xavier, Initialization::he, Initialization::small})
+    out.predicted_by_init.push_back(predicted_layer_variances(init, settings.activation, n, depth, settings.layer_norm));
 
   auto variance_of = [&](const std::vector<std::vector<double>>& h) {
     double mean = 0.0, squares = 0.0;

@@ -130,6 +130,7 @@ void evaluate_values_lab(ValuesLab& out, const ValuesSettings& settings) {
   const double scale = settings.score_scale / (settings.scaled ? std::sqrt(static_cast<double>(settings.key_dim)) : 1.0);
   for (double& s : out.scores) s *= scale;
   draw_dense_gaussian(out.values, settings.seed, static_cast<unsigned long long>(Stream::values), length, value_dim);
+  out.value_cells.assign(out.values.values.begin(), out.values.values.end());
 
   out.weights.resize(static_cast<std::size_t>(length));
   out.output.resize(static_cast<std::size_t>(value_dim));

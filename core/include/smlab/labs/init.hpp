@@ -48,6 +48,9 @@ struct InitLab {
   // Index 0 is the input; l = 1 … depth the pre-activations after layer l (after LayerNorm when on).
   // measured: the variance over batch × width entries (mean removed); predicted: above.
   std::vector<double> measured_variance, predicted_variance;
+  // The prediction for every initialisation at the same activation and LayerNorm setting, in
+  // Initialization order (unit, xavier, he, small): the lines the chosen one is compared with.
+  std::vector<std::vector<double>> predicted_by_init;
 };
 
 // Pure and deterministic for given settings; layers' rows run on parallel_for, each row's value

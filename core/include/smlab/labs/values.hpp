@@ -76,6 +76,7 @@ inline constexpr int values_sweep_points = 81;  // T log-spaced 0.01 … 100, 20
 struct ValuesLab {
   ValuesSettings settings;
   DenseMatrix values;                  // L×d_v, V ~ N(0, 1) (stream values)
+  std::vector<float> value_cells;      // the same, rounded to float for the heatmap
   std::vector<double> scores;          // L: score_scale · q_row·k_j (÷√d_k when scaled), Q, K as the dashboard's
   std::vector<double> weights;         // L: softmax(scores / T)
   std::vector<double> output;          // d_v: Σ_j w_j v_j
