@@ -69,6 +69,13 @@ plot::Plot decomposition_plot(const GeometryLab& lab) {
   p.bars.push_back({.label = "q·k", .x = indices(n, 0.27), .y = a.dots, .width = 0.25, .color = dot_color});
   p.scatters.push_back({.label = tr("lab.geometry.weight"), .x = indices(n, 0.27), .y = a.weights, .color = query_color,
                         .radius = 5.0f, .shape = plot::MarkerShape::Diamond});
+  double top = 1.0, bottom = -1.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    top = std::max({top, norms[j], a.dots[j]});
+    bottom = std::min(bottom, a.dots[j]);
+  }
+  p.y.min = bottom - 0.1 * (top - bottom);
+  p.y.max = top + 0.55 * (top - bottom);  // room for the two-row legend above the bars
   p.hlines.push_back({0.0, "", std::nullopt, false});
   p.legend = plot::LegendPos::TopRight;
   p.legend_max_rows = 2;

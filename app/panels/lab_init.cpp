@@ -52,7 +52,7 @@ plot::Plot variance_plot(const InitLab& lab) {
   p.scatters.push_back({.label = tr("lab.init.measured"), .x = x, .y = drawable(lab.measured_variance),
                         .color = measured_color, .radius = 5.0f, .shape = plot::MarkerShape::Diamond});
   p.hlines.push_back({1.0, "1", std::nullopt, true});
-  p.legend = plot::LegendPos::TopLeft;
+  p.legend = plot::LegendPos::BottomLeft;
   p.legend_max_rows = 3;
   return p;
 }

@@ -46,7 +46,7 @@ plot::Plot log_softmax_plot(const LossLab& lab) {
   p.bars.push_back({.label = "log(softmax(z))", .x = indices(n, 0.2), .y = naive, .width = 0.4, .color = naive_color});
   p.y.min = bottom * 1.1 - 0.1;
   p.y.max = 0.0;
-  p.legend = plot::LegendPos::BottomLeft;
+  p.legend = plot::LegendPos::BottomRight;
   return p;
 }
 

@@ -71,6 +71,16 @@ plot::Plot output_plot(const ValuesLab& lab) {
                         .color = limit_color, .radius = 5.0f, .shape = plot::MarkerShape::Diamond});
   p.scatters.push_back({.label = tr("lab.values.mean_limit"), .x = indices(dim), .y = lab.value_mean,
                         .color = mean_color, .radius = 5.0f, .shape = plot::MarkerShape::Square});
+  // Headroom above the data for the legend (three entries), so it never covers a marker.
+  double top = 0.0, bottom = 0.0;
+  for (const auto* series : {&lab.output, &lab.argmax_value, &lab.value_mean})
+    for (double v : *series) {
+      top = std::max(top, v);
+      bottom = std::min(bottom, v);
+    }
+  const double span = std::max(top - bottom, 1e-9);
+  p.y.min = bottom - 0.05 * span;
+  p.y.max = top + 0.75 * span;
   p.hlines.push_back({0.0, "", std::nullopt, false});
   p.legend = plot::LegendPos::TopRight;
   return p;
