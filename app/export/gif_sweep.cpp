@@ -12,32 +12,15 @@
 namespace smlab::app {
 namespace {
 
-struct SweepKey {
-  std::string_view name;
-  bool integer;
-};
-constexpr std::array<SweepKey, 12> sweep_keys = {{{"temperature", false},
-                                                  {"d_k", true},
-                                                  {"score_scale", false},
-                                                  {"seq_len", true},
-                                                  {"seed", true},
-                                                  {"row", true},
-                                                  {"alpha", false},
-                                                  {"gamma", false},
-                                                  {"qk_norm", false},
-                                                  {"pe_amplitude", false},
-                                                  {"heads", true},
-                                                  {"nudge", false}}};
-
-const SweepKey* find_sweep_key(std::string_view name) {
-  for (const SweepKey& key : sweep_keys)
-    if (key.name == name) return &key;
-  return nullptr;
+// The keys a sweep can move: the slider keys of the key table (params.cpp).
+const ParamKey* find_sweep_key(std::string_view name) {
+  const ParamKey* key = find_param_key(name);
+  return key != nullptr && key->scale != KeyScale::none ? key : nullptr;
 }
 
 std::string sweep_key_names() {
   std::string names;
-  for (const SweepKey& key : sweep_keys) names += (names.empty() ? "" : ", ") + std::string(key.name);
+  for (std::string_view name : sweep_key_names_list()) names += (names.empty() ? "" : ", ") + std::string(name);
   return names;
 }
 
@@ -67,7 +50,7 @@ std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Pa
   if (equals == std::string_view::npos) return usage;
   SweepSpec spec;
   spec.key = std::string(text.substr(0, equals));
-  const SweepKey* key = find_sweep_key(spec.key);
+  const ParamKey* key = find_sweep_key(spec.key);
   if (key == nullptr)
     return "--sweep key '" + spec.key.substr(0, 40) + "' cannot be swept: allowed " + sweep_key_names();
   std::vector<std::string> parts;
@@ -98,7 +81,7 @@ std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Pa
     return "--sweep '" + shown + "': a log sweep needs FROM and TO greater than 0";
   for (double end : {spec.from, spec.to}) {
     Params check = base;
-    if (auto error = set_param(check, spec.key, format_value(end, key->integer))) return "--sweep: " + error->message;
+    if (auto error = set_param(check, spec.key, format_value(end, key->is_integer()))) return "--sweep: " + error->message;
   }
   return spec;
 }
@@ -116,13 +99,14 @@ std::string sweep_value_at(const SweepSpec& spec, double fraction) {
   // The ends are exactly what was asked for (exp∘log may be an ulp off, and out of range).
   if (fraction == 0.0) value = spec.from;
   if (fraction == 1.0) value = spec.to;
-  const SweepKey* key = find_sweep_key(spec.key);
-  return format_value(value, key != nullptr && key->integer);
+  const ParamKey* key = find_sweep_key(spec.key);
+  return format_value(value, key != nullptr && key->is_integer());
 }
 
 std::vector<std::string_view> sweep_key_names_list() {
   std::vector<std::string_view> names;
-  for (const SweepKey& key : sweep_keys) names.push_back(key.name);
+  for (const ParamKey& key : param_keys())
+    if (key.scale != KeyScale::none) names.push_back(key.name);
   return names;
 }
 

@@ -9,6 +9,14 @@
 #include <functional>
 #include <limits>
 
+#include "smlab/labs/attention_variants.hpp"
+#include "smlab/labs/gradients.hpp"
+#include "smlab/labs/heads.hpp"
+#include "smlab/labs/normalizers.hpp"
+#include "smlab/labs/positions.hpp"
+#include "smlab/labs/scaling.hpp"
+#include "smlab/labs/stability.hpp"
+#include "smlab/labs/temperature.hpp"
 #include "smlab/precision.hpp"
 
 namespace smlab::app {
@@ -69,13 +77,13 @@ int score_variant(const ClaimQuantity& q) {
 }
 
 template <class Lab>
-const Lab* lab_or_error(const std::optional<Lab>& lab, std::string& error, std::string_view name) {
-  if (!lab) error = "the " + std::string(name) + " lab was not evaluated";
-  return lab ? &*lab : nullptr;
+const Lab* lab_or_error(const Lab* lab, std::string& error, std::string_view name) {
+  if (lab == nullptr) error = "the " + std::string(name) + " lab was not evaluated";
+  return lab;
 }
 
-#define NEED(lab, name)                                   \
-  const auto* lab_ = lab_or_error(snap.lab, error, name); \
+#define NEED(Lab, name)                                          \
+  const auto* lab_ = lab_or_error(snap.lab<Lab>(), error, name); \
   if (lab_ == nullptr) return std::nullopt
 
 const std::vector<Entry>& entries() {
@@ -145,119 +153,119 @@ const std::vector<Entry>& entries() {
     // ── Normalizers lab ──
     add({"normalizer_weight", "weight `index` of a normaliser", "softmax|naive_softmax|online_softmax|hardmax|linear|sigmoid|relu|sparsemax|entmax", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(normalizers, "normalizers");
+          NEED(NormalizersLab, "normalizers");
           for (const NormalizerColumn& column : lab_->columns)
             if (normalizer_name(column.kind) == q.series) return element(column.result.weights, q.index, error);
           return missing(error, "no normaliser " + q.series);
         });
     add({"small_gap_softmax_ratio", "largest/smallest softmax weight of 2.0, 2.1, 2.2", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(normalizers, "normalizers");
+          NEED(NormalizersLab, "normalizers");
           return lab_->small_gap.softmax_ratio;
         });
     add({"small_gap_linear_ratio", "largest/smallest x/Σx weight of 2.0, 2.1, 2.2", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(normalizers, "normalizers");
+          NEED(NormalizersLab, "normalizers");
           return lab_->small_gap.linear_ratio;
         });
     // ── Stability lab (the selected format) ──
     add({"stability_bad_weights", "NaN + inf + zeroed weights of a variant in the selected format", "naive|stable|online", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return lab_->selected().run(softmax_variant(q)).problem_count();
         });
     add({"stability_nan", "NaN weights of a variant in the selected format", "naive|stable|online", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return lab_->selected().run(softmax_variant(q)).report.nan_count;
         });
     add({"stability_weight", "weight `index` of a variant in the selected format", "naive|stable|online", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return element(lab_->selected().run(softmax_variant(q)).weights, q.index, error);
         });
     add({"online_running_max", "online softmax's running max after key `index`", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return element(lab_->online_running_max, q.index, error);
         });
     add({"online_running_sum", "online softmax's running sum after key `index`", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return element(lab_->online_running_sum, q.index, error);
         });
     add({"stability_sum_error", "|Σw − 1| of a variant in the selected format", "naive|stable|online", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return lab_->selected().run(softmax_variant(q)).report.sum_error;
         });
     add({"exp_limit", "largest x with exp(x) finite in a format", "fp64|fp32|fp16|bf16|fp8-e4m3|fp8-e5m2", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           const auto format = format_from_name(q.series);
           if (!format) return missing(error, "no format " + q.series);
           return lab_->format(*format).largest_finite_exp_input;
         });
     add({"max_logit", "largest logit x/T of the stability lab's row", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return lab_->max_logit;
         });
     add({"stability_map_nan_rows", "rows of the fp16 map holding a NaN", "naive|stable", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return (q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16).nan_rows;
         });
     add({"stability_map_nan_cells", "NaN cells of the fp16 map", "naive|stable", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return (q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16).nan_cells;
         });
     add({"stability_map_bad_cells", "NaN + inf + zeroed cells of the fp16 map", "naive|stable", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           const StabilityMap& map = q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16;
           return map.nan_cells + map.inf_cells + map.underflow_cells;
         });
     add({"stability_map_cells", "cells of the fp16 maps", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return static_cast<double>(lab_->map_size) * lab_->map_size;
         });
     add({"stability_map_max_logit", "largest logit of the fp16 maps", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(stability, "stability");
+          NEED(StabilityLab, "stability");
           return lab_->map_max_logit;
         });
     // ── Temperature lab ──
     add({"entropy_curve_first", "H at T = 0.01 (the curve's left end)", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(temperature, "temperature");
+          NEED(TemperatureLab, "temperature");
           return lab_->curve_entropy_nats.empty() ? kNaN : lab_->curve_entropy_nats.front();
         });
     add({"entropy_curve_last", "H at T = 100 (the curve's right end)", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(temperature, "temperature");
+          NEED(TemperatureLab, "temperature");
           return lab_->curve_entropy_nats.empty() ? kNaN : lab_->curve_entropy_nats.back();
         });
     add({"nudge_softmax_top", "softmax weight of the leader at the current nudge", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(temperature, "temperature");
+          NEED(TemperatureLab, "temperature");
           return lab_->current_softmax_top;
         });
     add({"nudge_softmax_second", "softmax weight of the runner-up at the current nudge", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(temperature, "temperature");
+          NEED(TemperatureLab, "temperature");
           return lab_->current_softmax_second;
         });
     add({"nudge_hardmax_second", "argmax weight of the runner-up at the current nudge", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(temperature, "temperature");
+          NEED(TemperatureLab, "temperature");
           return lab_->current_hardmax_second;
         });
     add({"nudge_swap_width", "nudge range over which the leader's softmax weight goes from 90% to 10% of its swing", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(temperature, "temperature");
+          NEED(TemperatureLab, "temperature");
           const auto& top = lab_->softmax_top;
           if (top.empty()) return kNaN;
           const auto [low, high] = std::minmax_element(top.begin(), top.end());
@@ -272,41 +280,41 @@ const std::vector<Entry>& entries() {
     // ── Gradients lab ──
     add({"gradients_stall_scale", "score scale from which ‖J‖_F < 1% of its peak", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(gradients, "gradients");
+          NEED(GradientsLab, "gradients");
           return lab_->has_stall ? lab_->stall_scale : std::numeric_limits<double>::infinity();
         });
     add({"gradients_peak_norm", "largest ‖J‖_F over the score-scale sweep", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(gradients, "gradients");
+          NEED(GradientsLab, "gradients");
           return lab_->sweep_peak_norm;
         });
     add({"gradients_peak_scale", "score scale where ‖J‖_F peaks over the sweep", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(gradients, "gradients");
+          NEED(GradientsLab, "gradients");
           return lab_->sweep_peak_scale;
         });
     add({"gradients_max_abs_entry", "max |J_ij| of the row", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(gradients, "gradients");
+          NEED(GradientsLab, "gradients");
           return lab_->max_abs_entry;
         });
     // ── Scaling lab ──
     add({"histogram_variance", "sample variance of q·k (unscaled) or q·k/√d_k (scaled)", "scaled|unscaled", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(scaling, "scaling");
+          NEED(ScalingLab, "scaling");
           return (is_scaled(q) ? lab_->scaled : lab_->unscaled).variance;
         });
     // ── Attention-variants lab ──
     add({"variant_entropy_ratio", "mean row entropy / ln L' of a variant's map", "dot|scaled_dot|cosine|additive|layer_norm", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(attention_variants, "attention-variants");
+          NEED(AttentionVariantsLab, "attention-variants");
           const int v = score_variant(q);
           if (v >= 5) return missing(error, "no variant " + q.series);
           return lab_->entropy_nats[static_cast<std::size_t>(v)] / lab_->max_entropy_nats;
         });
     add({"variant_max_weight", "mean max weight of a variant's map", "dot|scaled_dot|cosine|additive|layer_norm", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(attention_variants, "attention-variants");
+          NEED(AttentionVariantsLab, "attention-variants");
           const int v = score_variant(q);
           if (v >= 5) return missing(error, "no variant " + q.series);
           return lab_->mean_max_weight[static_cast<std::size_t>(v)];
@@ -314,29 +322,29 @@ const std::vector<Entry>& entries() {
     // ── Positions lab ──
     add({"position_entropy_ratio", "mean row entropy / its maximum, positions-only map", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(positions, "positions");
+          NEED(PositionsLab, "positions");
           return lab_->position_entropy_ratio_now;
         });
     add({"position_max_weight", "mean max weight, positions-only map", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(positions, "positions");
+          NEED(PositionsLab, "positions");
           return lab_->position_max_weight;
         });
     // ── Heads lab (the shown row) ──
     add({"head_row_entropy_max", "largest row entropy of a single head", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(heads, "heads");
+          NEED(HeadsLab, "heads");
           const auto& h = lab_->head_row_entropy_nats;
           return h.empty() ? kNaN : *std::max_element(h.begin(), h.end());
         });
     add({"average_row_entropy", "row entropy of the heads' average", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(heads, "heads");
+          NEED(HeadsLab, "heads");
           return lab_->average_row_entropy_nats;
         });
     add({"head_mean_max_weight", "mean over heads of each map's mean max weight", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(heads, "heads");
+          NEED(HeadsLab, "heads");
           const auto& w = lab_->head_max_weight;
           double total = 0.0;
           for (double x : w) total += x;
@@ -344,7 +352,7 @@ const std::vector<Entry>& entries() {
         });
     add({"distinct_head_argmaxes", "how many different keys the heads' row maxima point at", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(heads, "heads");
+          NEED(HeadsLab, "heads");
           return lab_->distinct_head_argmaxes;
         });
     return t;

@@ -177,95 +177,6 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
   return std::nullopt;
 }
 
-// ─── [panels] ───────────────────────────────────────────────────────────────────────────────
-// The plot names each view places (panels/dashboard.cpp and panels/lab_*.cpp); lesson_test checks
-// every one against a real render.
-
-const std::array<LessonPanel, 8> dashboard_panels{{
-    {"distribution", {"distribution"}},
-    {"entropy", {"entropy_t", "entropy_dk"}},
-    {"entropy_t", {"entropy_t"}},
-    {"entropy_dk", {"entropy_dk"}},
-    {"gradient", {"gradient"}},
-    {"attention", {"attention_scaled", "attention_unscaled"}},
-    {"attention_scaled", {"attention_scaled"}},
-    {"attention_unscaled", {"attention_unscaled"}},
-}};
-const std::array<LessonPanel, 9> normalizers_panels{{
-    {"scores", {"scores"}},
-    {"softmax", {"softmax"}},
-    {"linear", {"linear"}},
-    {"sparsemax", {"sparsemax"}},
-    {"entmax", {"entmax"}},
-    {"hardmax", {"hardmax"}},
-    {"sigmoid", {"sigmoid"}},
-    {"relu", {"relu"}},
-    {"small-gap", {"small-gap"}},
-}};
-const std::array<LessonPanel, 7> stability_panels{{
-    {"weights", {"weights"}},
-    {"problems", {"problems"}},
-    {"sum-error", {"sum-error"}},
-    {"exp-curve", {"exp-curve"}},
-    {"maps", {"map-naive-fp16", "map-stable-fp16"}},
-    {"map-naive-fp16", {"map-naive-fp16"}},
-    {"map-stable-fp16", {"map-stable-fp16"}},
-}};
-const std::array<LessonPanel, 3> temperature_panels{{
-    {"panels", {"panel-1", "panel-2", "panel-3", "panel-4", "panel-5", "panel-6", "panel-7", "panel-8"}},
-    {"entropy", {"entropy"}},
-    {"nudge", {"nudge"}},
-}};
-const std::array<LessonPanel, 7> scaling_panels{{
-    {"histograms", {"histogram-unscaled", "histogram-scaled"}},
-    {"histogram-unscaled", {"histogram-unscaled"}},
-    {"histogram-scaled", {"histogram-scaled"}},
-    {"entropy-dk", {"entropy-dk"}},
-    {"max-weight-dk", {"max-weight-dk"}},
-    {"jacobian-dk", {"jacobian-dk"}},
-    {"sweeps", {"entropy-dk", "max-weight-dk", "jacobian-dk"}},
-}};
-const std::array<LessonPanel, 3> gradients_panels{{
-    {"jacobian", {"jacobian"}},
-    {"diagonal", {"diagonal"}},
-    {"norm-vs-scale", {"norm-vs-scale"}},
-}};
-const std::array<LessonPanel, 7> attention_variants_panels{{
-    {"maps", {"dot", "scaled-dot", "cosine", "additive", "layer-norm"}},
-    {"dot", {"dot"}},
-    {"scaled-dot", {"scaled-dot"}},
-    {"cosine", {"cosine"}},
-    {"additive", {"additive"}},
-    {"layer-norm", {"layer-norm"}},
-    {"entropy-sigma", {"entropy-sigma"}},
-}};
-const std::array<LessonPanel, 5> positions_panels{{
-    {"encoding", {"encoding"}},
-    {"positions-only", {"positions-only"}},
-    {"with-content", {"with-content"}},
-    {"maps", {"positions-only", "with-content"}},
-    {"amplitude", {"amplitude"}},
-}};
-const std::array<LessonPanel, 4> heads_panels{{
-    {"average", {"average"}},
-    {"row-heads", {"row-heads"}},
-    {"row-average", {"row-average"}},
-    {"heads", {"head-0", "head-1", "head-2", "head-3", "head-4", "head-5", "head-6", "head-7"}},
-}};
-
-// Log-space interpolation between two positive values, kept inside [min(a, b), max(a, b)] so
-// rounding in exp/log cannot step outside the valid range.
-double log_lerp(double a, double b, double t) {
-  const double value = std::exp(std::log(a) + (std::log(b) - std::log(a)) * t);
-  return std::clamp(value, std::min(a, b), std::max(a, b));
-}
-
-double lerp(double a, double b, double t) { return std::clamp(a + (b - a) * t, std::min(a, b), std::max(a, b)); }
-
-int round_between(double value, int a, int b) {
-  return std::clamp(static_cast<int>(std::lround(value)), std::min(a, b), std::max(a, b));
-}
-
 }  // namespace
 
 LessonLoad parse_lesson(std::string_view json_text) {
@@ -398,20 +309,7 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view spec) {
   return lookup;
 }
 
-std::span<const LessonPanel> lesson_panels(View view) {
-  switch (view) {
-    case View::dashboard: return dashboard_panels;
-    case View::normalizers: return normalizers_panels;
-    case View::stability: return stability_panels;
-    case View::temperature: return temperature_panels;
-    case View::scaling: return scaling_panels;
-    case View::gradients: return gradients_panels;
-    case View::attention_variants: return attention_variants_panels;
-    case View::positions: return positions_panels;
-    case View::heads: return heads_panels;
-  }
-  return {};
-}
+std::span<const LessonPanel> lesson_panels(View view) { return view_info(view).panels; }
 
 const LessonPanel* find_lesson_panel(View view, std::string_view name) {
   for (const LessonPanel& panel : lesson_panels(view))
@@ -421,20 +319,7 @@ const LessonPanel* find_lesson_panel(View view, std::string_view name) {
 
 Params interpolate_params(const Params& from, const Params& to, double progress) {
   if (!(progress < 1.0)) return to;  // also NaN: land on the target
-  const double t = std::max(progress, 0.0);
-  Params mid = to;  // seed, scaled, scores, format, causal: at once
-  mid.temperature = log_lerp(from.temperature, to.temperature, t);
-  mid.score_scale = log_lerp(from.score_scale, to.score_scale, t);
-  mid.gamma = log_lerp(from.gamma, to.gamma, t);
-  mid.qk_norm = log_lerp(from.qk_norm, to.qk_norm, t);
-  mid.key_dim = round_between(log_lerp(from.key_dim, to.key_dim, t), from.key_dim, to.key_dim);
-  mid.seq_len = round_between(log_lerp(from.seq_len, to.seq_len, t), from.seq_len, to.seq_len);
-  mid.row = std::min(round_between(lerp(from.row, to.row, t), from.row, to.row), mid.seq_len - 1);
-  mid.alpha = lerp(from.alpha, to.alpha, t);
-  mid.pe_amplitude = lerp(from.pe_amplitude, to.pe_amplitude, t);
-  mid.heads = round_between(lerp(from.heads, to.heads, t), from.heads, to.heads);
-  mid.nudge = lerp(from.nudge, to.nudge, t);
-  return mid;
+  return blend_params(from, to, std::max(progress, 0.0));  // how each key moves: params.cpp's key table
 }
 
 double lesson_ease(double progress) {

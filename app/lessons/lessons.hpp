@@ -99,13 +99,9 @@ struct LessonLookup {
 };
 LessonLookup lookup_lesson(const LessonList& list, std::string_view spec);
 
-// The panels a lesson step may highlight in `view`: a panel is one plot ("distribution") or a named
-// group of plots ("attention" = both maps). Members are the plot names the view places
-// ("<view>/<plot>" in UiState::placed_plots).
-struct LessonPanel {
-  std::string_view name;
-  std::vector<std::string_view> plots;
-};
+// The panels a lesson step may highlight in `view` (views.cpp's table): a panel is one plot
+// ("distribution") or a named group of plots ("attention" = both maps).
+using LessonPanel = ViewPanel;
 std::span<const LessonPanel> lesson_panels(View view);
 const LessonPanel* find_lesson_panel(View view, std::string_view name);
 

@@ -130,11 +130,10 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   // Room right of the sliders for the longest label of this language, plus the "(?)" marker.
   float label_room = 0.0f;
   for (const char* key : {"controls.temperature", "controls.score_scale", "controls.seq_len", "controls.seed",
-                          "controls.theme", "controls.font", "controls.language", "lab.normalizers.alpha",
-                          "lab.stability.format", "lab.scaling.sigma", "lab.temperature.nudge", "lab.gradients.scale",
-                          "lab.attention_variants.norm", "lab.attention_variants.gamma", "lab.positions.amplitude",
-                          "lab.positions.content_sigma", "lab.heads.heads"})
+                          "controls.theme", "controls.font", "controls.language"})
     label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
+  for (const LabDefinition* lab : lab_definitions())  // every lab's, so the column does not jump between tabs
+    for (const char* key : lab->control_labels) label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
   label_room += ImGui::CalcTextSize(" (?) ").x;
   ImGui::PushItemWidth(-label_room);
 

@@ -137,8 +137,8 @@ LabView build_attention_variants(const LabInputs& inputs) {
   LabView view;
   view.explanation = tr("lab.attention_variants.explanation");
   view.columns = 3;  // maps as large as the window allows: two rows of three
-  if (!inputs.snapshot.attention_variants) return view;
-  const Lab& lab = *inputs.snapshot.attention_variants;
+  if (inputs.snapshot.lab<AttentionVariantsLab>() == nullptr) return view;
+  const Lab& lab = *inputs.snapshot.lab<AttentionVariantsLab>();
   const Params& params = inputs.snapshot.params;
 
   const double color_max = shared_color_max(lab);
@@ -187,5 +187,10 @@ void controls_attention_variants(Params& edit) {
   ImGui::Checkbox(i18n::label("common.causal_mask", "causal variants").c_str(), &edit.causal);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("common.causal_mask.help"));
 }
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* attention_variants_control_labels[] = {"lab.attention_variants.norm", "lab.attention_variants.gamma"};
+extern const LabDefinition attention_variants_lab{View::attention_variants, "lab.attention_variants.title", "lab.attention_variants.summary", attention_variants_control_labels,
+                                     build_attention_variants, controls_attention_variants, nullptr};
 
 }  // namespace smlab::app

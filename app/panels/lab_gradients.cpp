@@ -121,8 +121,8 @@ LabView build_gradients(const LabInputs& inputs) {
   LabView view;
   view.explanation = tr("lab.gradients.explanation");
   view.columns = 2;
-  if (!inputs.snapshot.gradients) return view;
-  const GradientsLab& lab = *inputs.snapshot.gradients;
+  if (inputs.snapshot.lab<GradientsLab>() == nullptr) return view;
+  const GradientsLab& lab = *inputs.snapshot.lab<GradientsLab>();
 
   view.plots.push_back({"jacobian", jacobian_plot(lab, inputs.textures), 1});
   view.plots.push_back({"diagonal", diagonal_plot(lab), 1});
@@ -159,5 +159,10 @@ void controls_gradients(Params& edit) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.gradients.scale.help"));
 }
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* gradients_control_labels[] = {"lab.gradients.scale"};
+extern const LabDefinition gradients_lab{View::gradients, "lab.gradients.title", "lab.gradients.summary", gradients_control_labels,
+                                     build_gradients, controls_gradients, nullptr};
 
 }  // namespace smlab::app

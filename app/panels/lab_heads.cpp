@@ -153,8 +153,8 @@ LabView build_heads(const LabInputs& inputs) {
   LabView view;
   view.explanation = tr("lab.heads.explanation");
   view.columns = 4;
-  if (!inputs.snapshot.heads) return view;
-  const HeadsLab& lab = *inputs.snapshot.heads;
+  if (inputs.snapshot.lab<HeadsLab>() == nullptr) return view;
+  const HeadsLab& lab = *inputs.snapshot.lab<HeadsLab>();
   const Params& params = inputs.snapshot.params;
   const double color_max = shared_color_max(lab);
 
@@ -216,5 +216,10 @@ void controls_heads(Params& edit) {
   }
   ImGui::Checkbox(i18n::label("common.causal_mask", "causal heads").c_str(), &edit.causal);
 }
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* heads_control_labels[] = {"lab.heads.heads"};
+extern const LabDefinition heads_lab{View::heads, "lab.heads.title", "lab.heads.summary", heads_control_labels,
+                                     build_heads, controls_heads, nullptr};
 
 }  // namespace smlab::app

@@ -236,8 +236,8 @@ LabView build_normalizers(const LabInputs& inputs) {
   LabView view;
   view.explanation = tr("lab.normalizers.explanation");
   view.columns = 3;
-  if (!inputs.snapshot.normalizers) return view;
-  const NormalizersLab& lab = *inputs.snapshot.normalizers;
+  if (inputs.snapshot.lab<NormalizersLab>() == nullptr) return view;
+  const NormalizersLab& lab = *inputs.snapshot.lab<NormalizersLab>();
 
   view.plots.push_back({"scores", scores_plot(lab), 1});
   for (const NormalizerColumn& column : lab.columns)
@@ -301,5 +301,10 @@ void interact_normalizers(std::string_view plot_name, const plot::Interaction& i
   // Two decimals: what the mouse can place anyway, and the score text stays readable.
   edit.scores[static_cast<std::size_t>(index)] = std::round(interaction.y * 100.0) / 100.0;
 }
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* normalizers_control_labels[] = {"lab.normalizers.alpha"};
+extern const LabDefinition normalizers_lab{View::normalizers, "lab.normalizers.title", "lab.normalizers.summary", normalizers_control_labels,
+                                     build_normalizers, controls_normalizers, interact_normalizers};
 
 }  // namespace smlab::app

@@ -160,8 +160,8 @@ LabView build_positions(const LabInputs& inputs) {
   LabView view;
   view.explanation = tr("lab.positions.explanation");
   view.columns = 2;
-  if (!inputs.snapshot.positions) return view;
-  const Lab& lab = *inputs.snapshot.positions;
+  if (inputs.snapshot.lab<PositionsLab>() == nullptr) return view;
+  const Lab& lab = *inputs.snapshot.lab<PositionsLab>();
   const Params& params = inputs.snapshot.params;
 
   view.plots.push_back({"encoding", encoding_plot(lab, inputs.textures)});
@@ -218,5 +218,10 @@ void controls_positions(Params& edit) {
     ImGui::SetTooltip("%s", tr("lab.positions.content_sigma.help"));
   ImGui::Checkbox(i18n::label("common.causal_mask", "causal positions").c_str(), &edit.causal);
 }
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* positions_control_labels[] = {"lab.positions.amplitude", "lab.positions.content_sigma"};
+extern const LabDefinition positions_lab{View::positions, "lab.positions.title", "lab.positions.summary", positions_control_labels,
+                                     build_positions, controls_positions, nullptr};
 
 }  // namespace smlab::app

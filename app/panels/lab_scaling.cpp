@@ -151,7 +151,7 @@ plot::Plot sweep_plot(const DkSweep& sweep, int current_key_dim, SweepQuantity q
 }  // namespace
 
 LabView build_scaling(const LabInputs& inputs) {
-  const ScalingLab& lab = *inputs.snapshot.scaling;
+  const ScalingLab& lab = *inputs.snapshot.lab<ScalingLab>();
   const DkSweep& sweep = inputs.dk_sweep;
   const Params& params = inputs.snapshot.params;
   LabView view;
@@ -191,5 +191,10 @@ void controls_scaling(Params& edit) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.scaling.sigma.help"));
 }
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* scaling_control_labels[] = {"lab.scaling.sigma"};
+extern const LabDefinition scaling_lab{View::scaling, "lab.scaling.title", "lab.scaling.summary", scaling_control_labels,
+                                     build_scaling, controls_scaling, nullptr};
 
 }  // namespace smlab::app

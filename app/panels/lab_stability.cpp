@@ -323,7 +323,7 @@ std::string run_note(const char* label, const StabilityRun& run) {
 }  // namespace
 
 LabView build_stability(const LabInputs& inputs) {
-  const StabilityLab& lab = *inputs.snapshot.stability;
+  const StabilityLab& lab = *inputs.snapshot.lab<StabilityLab>();
   const Params& params = inputs.snapshot.params;
   const StabilityFormat& selected = lab.selected();
   const std::string selected_name = short_name(selected.format);
@@ -434,5 +434,10 @@ void controls_stability(Params& edit) {
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.small.help"));
 }
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* stability_control_labels[] = {"lab.stability.format"};
+extern const LabDefinition stability_lab{View::stability, "lab.stability.title", "lab.stability.summary", stability_control_labels,
+                                     build_stability, controls_stability, nullptr};
 
 }  // namespace smlab::app

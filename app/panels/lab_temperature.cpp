@@ -152,8 +152,8 @@ LabView build_temperature(const LabInputs& inputs) {
   LabView view;
   view.explanation = tr("lab.temperature.explanation");
   view.columns = 4;
-  if (!inputs.snapshot.temperature) return view;
-  const TemperatureLab& lab = *inputs.snapshot.temperature;
+  if (inputs.snapshot.lab<TemperatureLab>() == nullptr) return view;
+  const TemperatureLab& lab = *inputs.snapshot.lab<TemperatureLab>();
 
   for (std::size_t k = 0; k < lab.multiples.size(); ++k)
     view.plots.push_back({"panel-" + std::to_string(k + 1), multiple_plot(lab, lab.multiples[k]), 1});
@@ -204,5 +204,10 @@ void interact_temperature(std::string_view plot_name, const plot::Interaction& i
   if (plot_name == "entropy" && interaction.clicked)
     edit.temperature = std::clamp(interaction.x, ParamLimits::temperature_min, ParamLimits::temperature_max);
 }
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* temperature_control_labels[] = {"lab.temperature.nudge"};
+extern const LabDefinition temperature_lab{View::temperature, "lab.temperature.title", "lab.temperature.summary", temperature_control_labels,
+                                     build_temperature, controls_temperature, interact_temperature};
 
 }  // namespace smlab::app

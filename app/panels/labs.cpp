@@ -1,4 +1,4 @@
-// The registry of labs and the generic drawing of a lab view.
+// The registry of labs, app side: the list of lab rows, their lookup, readiness and tab titles.
 #include "panels/labs.hpp"
 
 #include <imgui.h>
@@ -13,65 +13,48 @@
 #include "i18n/i18n.hpp"
 
 namespace smlab::app {
+
+// [SECTION] The registry, app side: one line per lab (its row is at the end of its own file;
+// the core side is smlab/views.hpp's View and views.cpp's table, where the recipe is).
+extern const LabDefinition normalizers_lab;
+extern const LabDefinition stability_lab;
+extern const LabDefinition temperature_lab;
+extern const LabDefinition scaling_lab;
+extern const LabDefinition gradients_lab;
+extern const LabDefinition attention_variants_lab;
+extern const LabDefinition positions_lab;
+extern const LabDefinition heads_lab;
+
 namespace {
 
-constexpr std::array<LabDefinition, 8> labs{{
-    {View::normalizers, build_normalizers, controls_normalizers, interact_normalizers},
-    {View::stability, build_stability, controls_stability, nullptr},
-    {View::temperature, build_temperature, controls_temperature, interact_temperature},
-    {View::scaling, build_scaling, controls_scaling, nullptr},
-    {View::gradients, build_gradients, controls_gradients, nullptr},
-    {View::attention_variants, build_attention_variants, controls_attention_variants, nullptr},
-    {View::positions, build_positions, controls_positions, nullptr},
-    {View::heads, build_heads, controls_heads, nullptr},
-}};
+constexpr std::array<const LabDefinition*, 8> labs{
+    &normalizers_lab, &stability_lab, &temperature_lab, &scaling_lab,
+    &gradients_lab,   &attention_variants_lab, &positions_lab, &heads_lab,
+};
 
 }  // namespace
 
+std::span<const LabDefinition* const> lab_definitions() { return labs; }
+
 const LabDefinition* lab_definition(View view) {
-  for (const LabDefinition& lab : labs)
-    if (lab.view == view) return &lab;
+  for (const LabDefinition* lab : labs)
+    if (lab->view == view) return lab;
   return nullptr;
 }
 
+// A lab is ready once evaluate() has put its numbers into the Snapshot; the dashboard always is.
 bool lab_ready(const Snapshot& snapshot, View view) {
-  switch (view) {
-    case View::dashboard: return true;
-    case View::normalizers: return snapshot.normalizers.has_value();
-    case View::stability: return snapshot.stability.has_value();
-    case View::temperature: return snapshot.temperature.has_value();
-    case View::scaling: return snapshot.scaling.has_value();
-    case View::gradients: return snapshot.gradients.has_value();
-    case View::attention_variants: return snapshot.attention_variants.has_value();
-    case View::positions: return snapshot.positions.has_value();
-    case View::heads: return snapshot.heads.has_value();
-  }
-  return false;
+  return view_info(view).evaluate == nullptr || snapshot.labs.has(view);
 }
 
-namespace {
-
-// The table key of a view: its name with '-' as '_' ("attention-variants" → "lab.attention_variants").
-const char* view_key(View view, bool summary) {
-  switch (view) {
-    case View::dashboard: return summary ? "dashboard.summary" : "dashboard.title";
-    case View::normalizers: return summary ? "lab.normalizers.summary" : "lab.normalizers.title";
-    case View::stability: return summary ? "lab.stability.summary" : "lab.stability.title";
-    case View::temperature: return summary ? "lab.temperature.summary" : "lab.temperature.title";
-    case View::scaling: return summary ? "lab.scaling.summary" : "lab.scaling.title";
-    case View::gradients: return summary ? "lab.gradients.summary" : "lab.gradients.title";
-    case View::attention_variants:
-      return summary ? "lab.attention_variants.summary" : "lab.attention_variants.title";
-    case View::positions: return summary ? "lab.positions.summary" : "lab.positions.title";
-    case View::heads: return summary ? "lab.heads.summary" : "lab.heads.title";
-  }
-  return summary ? "dashboard.summary" : "dashboard.title";
+const char* view_title(View view) {
+  const LabDefinition* lab = lab_definition(view);
+  return i18n::tr(lab != nullptr ? lab->title_key : "dashboard.title");
 }
-
-}  // namespace
-
-const char* view_title(View view) { return i18n::tr(view_key(view, false)); }
-const char* view_summary(View view) { return i18n::tr(view_key(view, true)); }
+const char* view_summary(View view) {
+  const LabDefinition* lab = lab_definition(view);
+  return i18n::tr(lab != nullptr ? lab->summary_key : "dashboard.summary");
+}
 
 std::string format_value(double value, int significant_digits) {
   char buffer[64];

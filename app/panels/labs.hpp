@@ -1,17 +1,20 @@
-// The labs: one view per idea (DESIGN.md, issue "Labs"). Each lab is a small set of
-// free functions registered in labs.cpp; the generic code in lab_view.cpp draws
-// any lab the same way (explanation, then a grid of plots), and the exports write
-// the very same plot descriptions as SVG and CSV.
+// The labs: one view per idea (DESIGN.md, issue "Labs"). Each lab is one LabDefinition row,
+// defined at the end of its own file and listed in labs.cpp's registry; dashboard.cpp draws any
+// lab the same way (explanation, then a grid of plots), and the exports write the very same plot
+// descriptions as SVG and CSV. The whole recipe for a new lab is in smlab/views.hpp.
 //
 // A lab file (app/panels/lab_<name>.cpp) provides:
-//   LabView build_<name>(const LabInputs&)                plots from the Snapshot only
+//   LabView build_<name>(const LabInputs&)                plots from the Snapshot only (its
+//                                                        snapshot.lab<XLab>(); no math here)
 //   void     controls_<name>(Params& edit)               the lab's sliders (ImGui widgets
 //                                                        that edit `edit`; validation and
 //                                                        recompute happen outside)
 //   optional interact_<name>(name, Interaction, Params&)  mouse on a plot (e.g. dragging bars)
+//   extern const LabDefinition <name>_lab{...};          its registry row (below)
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +55,10 @@ struct LabInputs {
 
 struct LabDefinition {
   View view;
+  const char* title_key;    // the tab title in the string tables, "lab.<name>.title"
+  const char* summary_key;  // the tab's hover summary, "lab.<name>.summary"
+  // The string keys of the lab's slider labels: the control column keeps room for the longest.
+  std::span<const char* const> control_labels;
   LabView (*build)(const LabInputs& inputs);
   void (*controls)(Params& edit);
   void (*interact)(std::string_view plot_name, const plot::Interaction& interaction, Params& edit);  // may be null
@@ -59,6 +66,7 @@ struct LabDefinition {
 
 // The registry (labs.cpp); null for View::dashboard.
 const LabDefinition* lab_definition(View view);
+std::span<const LabDefinition* const> lab_definitions();
 
 // Whether `snapshot` holds the numbers of `view`'s lab (the worker adds them when
 // the view is first shown; until then the lab says it is computing).
@@ -78,25 +86,5 @@ const char* view_summary(View view);
 
 // Shared helpers for lab files.
 std::string format_value(double value, int significant_digits = 4);
-
-// [SECTION] The labs, one file each (app/panels/lab_<name>.cpp)
-LabView build_normalizers(const LabInputs& inputs);
-void controls_normalizers(Params& edit);
-LabView build_stability(const LabInputs& inputs);
-void controls_stability(Params& edit);
-LabView build_temperature(const LabInputs& inputs);
-void controls_temperature(Params& edit);
-LabView build_scaling(const LabInputs& inputs);
-void controls_scaling(Params& edit);
-LabView build_gradients(const LabInputs& inputs);
-void controls_gradients(Params& edit);
-LabView build_attention_variants(const LabInputs& inputs);
-void controls_attention_variants(Params& edit);
-LabView build_positions(const LabInputs& inputs);
-void controls_positions(Params& edit);
-LabView build_heads(const LabInputs& inputs);
-void controls_heads(Params& edit);
-void interact_normalizers(std::string_view plot_name, const plot::Interaction& interaction, Params& edit);
-void interact_temperature(std::string_view plot_name, const plot::Interaction& interaction, Params& edit);
 
 }  // namespace smlab::app

@@ -8,44 +8,28 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace smlab::app {
 namespace {
 
-using L = ParamLimits;
+// The notches of every slider key in the key table (params.cpp), in its order.
+std::vector<SliderNotch> make_notches() {
+  std::vector<SliderNotch> notches;
+  for (const ParamKey& key : param_keys()) {
+    if (key.scale == KeyScale::none) continue;
+    const NotchKind kind = key.is_integer()                       ? NotchKind::integer
+                           : key.scale == KeyScale::logarithmic ? NotchKind::logarithmic
+                                                                : NotchKind::linear;
+    notches.push_back({key.name, kind, kind == NotchKind::linear ? key.step : kind == NotchKind::integer ? 1.0 : 0.0,
+                       kind == NotchKind::logarithmic ? key.step : 0.0});
+  }
+  return notches;
+}
 
-constexpr std::array<SliderNotch, 12> notches = {{
-    {"temperature", NotchKind::logarithmic, 0.0, 0.0},
-    {"d_k", NotchKind::integer, 1.0, 0.0},
-    {"score_scale", NotchKind::logarithmic, 0.0, 0.0},
-    {"seq_len", NotchKind::integer, 1.0, 0.0},
-    {"seed", NotchKind::integer, 1.0, 0.0},
-    {"row", NotchKind::integer, 1.0, 0.0},
-    {"alpha", NotchKind::linear, 0.01, 0.0},
-    {"gamma", NotchKind::logarithmic, 0.0, 0.0},
-    {"qk_norm", NotchKind::logarithmic, 0.0, 0.0},
-    {"pe_amplitude", NotchKind::logarithmic, 0.0, 0.01},
-    {"heads", NotchKind::integer, 1.0, 0.0},
-    {"nudge", NotchKind::linear, 0.05, 0.0},
-}};
-
-struct Range {
-  double min, max;
-};
-
-Range range_of(const Params& params, std::string_view key) {
-  if (key == "temperature") return {L::temperature_min, L::temperature_max};
-  if (key == "d_k") return {L::key_dim_min, L::key_dim_max};
-  if (key == "score_scale") return {L::score_scale_min, L::score_scale_max};
-  if (key == "seq_len") return {L::seq_len_min, L::seq_len_max};
-  if (key == "seed") return {0.0, static_cast<double>(L::seed_max)};
-  if (key == "row") return {0.0, static_cast<double>(params.seq_len - 1)};
-  if (key == "alpha") return {L::alpha_min, L::alpha_max};
-  if (key == "gamma") return {L::gamma_min, L::gamma_max};
-  if (key == "qk_norm") return {L::qk_norm_min, L::qk_norm_max};
-  if (key == "pe_amplitude") return {L::pe_amplitude_min, L::pe_amplitude_max};
-  if (key == "heads") return {L::heads_min, L::heads_max};
-  return {L::nudge_min, L::nudge_max};
+const std::vector<SliderNotch>& notches() {
+  static const std::vector<SliderNotch> table = make_notches();  // built once from the key table
+  return table;
 }
 
 std::string as_text(double value, bool integer) {
@@ -57,10 +41,10 @@ std::string as_text(double value, bool integer) {
 
 }  // namespace
 
-std::span<const SliderNotch> slider_notches() { return notches; }
+std::span<const SliderNotch> slider_notches() { return notches(); }
 
 const SliderNotch* slider_notch(std::string_view key) {
-  for (const SliderNotch& notch : notches)
+  for (const SliderNotch& notch : notches())
     if (notch.key == key) return &notch;
   return nullptr;
 }
@@ -85,8 +69,9 @@ bool nudge_param(Params& params, std::string_view key, int count) {
       break;
     case NotchKind::integer: moved = value + count; break;
   }
-  const Range range = range_of(params, key);
-  moved = std::clamp(moved, range.min, range.max);
+  // The key's range; the row's ends at the sequence's last position.
+  const ParamKey& range = *find_param_key(key);
+  moved = std::clamp(moved, range.min, key == "row" ? static_cast<double>(params.seq_len - 1) : range.max);
   Params candidate = params;
   if (set_param(candidate, key, as_text(moved, notch->kind == NotchKind::integer))) return false;
   if (candidate == params) return false;

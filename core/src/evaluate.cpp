@@ -223,14 +223,8 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
     lab.seq_len = std::clamp(lab.seq_len, ParamLimits::seq_len_min, ParamLimits::seq_len_max);
     lab.row = std::min(lab.row, lab.seq_len - 1);
   }
-  if (wanted(View::normalizers)) evaluate_normalizers_lab(snap.normalizers.emplace(), lab);
-  if (wanted(View::stability)) evaluate_stability_lab(snap.stability.emplace(), lab, snap.scores);
-  if (wanted(View::temperature)) evaluate_temperature_lab(snap.temperature.emplace(), lab);
-  if (wanted(View::scaling)) evaluate_scaling_lab(snap.scaling.emplace(), lab);
-  if (wanted(View::gradients)) evaluate_gradients_lab(snap.gradients.emplace(), lab);
-  if (wanted(View::attention_variants)) evaluate_attention_variants_lab(snap.attention_variants.emplace(), lab);
-  if (wanted(View::positions)) evaluate_positions_lab(snap.positions.emplace(), lab);
-  if (wanted(View::heads)) evaluate_heads_lab(snap.heads.emplace(), lab);
+  for (const ViewInfo& info : all_views())
+    if (info.evaluate != nullptr && wanted(info.view)) snap.labs.set(info.view, info.evaluate(lab, snap));
   report(options, 1.0f);
   return snap;
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <variant>
 
 namespace smlab {
 namespace {
@@ -96,43 +97,172 @@ ParamError range_error(std::string_view key, std::string_view value, std::string
   return {std::string(key) + "=" + quoted(value) + " is not allowed: " + std::string(allowed)};
 }
 
-constexpr std::array<ParamKey, 18> keys{{
-    {"temperature", "softmax temperature T; logits are scores / T", "a number from 0.01 to 100"},
-    {"d_k", "key dimension d_k: length of every query and key vector", "an integer from 1 to 4096"},
-    {"score_scale", "multiplies every score q·k (or custom score)", "a number from 0.01 to 100"},
-    {"seq_len", "sequence length L: number of queries and keys", "an integer from 2 to 4096"},
-    {"seed", "seed of the random queries and keys", "an integer from 0 to 9007199254740992"},
-    {"scaled", "divide scores by sqrt(d_k)", "true or false"},
-    {"row", "which query row the distribution shows", "an integer from 0 to seq_len-1"},
+using L = ParamLimits;
+using Scale = KeyScale;
+
+// The key table (params.hpp). `allowed` is left empty where it is derived from [min, max].
+constexpr std::array<ParamKey, 18> key_rows{{
+    {"temperature", "softmax temperature T; logits are scores / T", "", &Params::temperature, L::temperature_min,
+     L::temperature_max, Scale::logarithmic},
+    {"d_k", "key dimension d_k: length of every query and key vector", "", &Params::key_dim, L::key_dim_min,
+     L::key_dim_max, Scale::logarithmic},
+    {"score_scale", "multiplies every score q·k (or custom score)", "", &Params::score_scale, L::score_scale_min,
+     L::score_scale_max, Scale::logarithmic},
+    {"seq_len", "sequence length L: number of queries and keys", "", &Params::seq_len, L::seq_len_min, L::seq_len_max,
+     Scale::logarithmic},
+    {"seed", "seed of the random queries and keys", "", &Params::seed, 0.0, static_cast<double>(L::seed_max),
+     Scale::linear, 0.0, false},
+    {"scaled", "divide scores by sqrt(d_k)", "true or false", &Params::scaled},
+    {"row", "which query row the distribution shows", "an integer from 0 to seq_len-1", &Params::row, 0.0,
+     L::seq_len_max - 1, Scale::linear},
     {"scores", "custom score vector replacing the row (empty = use the row)",
-     "up to 4096 comma-separated numbers, each finite or -inf, at least one finite"},
-    {"alpha", "alpha of alpha-entmax (1 = softmax, 2 = sparsemax)", "a number from 1 to 2"},
-    {"format", "number format of the stability lab", "fp64, fp32, fp16, bf16, fp8-e4m3 or fp8-e5m2"},
-    {"gamma", "gamma of cosine attention: scores lie in [-gamma, gamma]", "a number from 0.1 to 100"},
-    {"qk_norm", "standard deviation of the entries of Q and K", "a number from 0.1 to 20"},
-    {"pe_amplitude", "amplitude of the sinusoidal positional encodings", "a number from 0 to 100"},
-    {"heads", "number of attention heads", "an integer from 1 to 16"},
-    {"causal", "mask keys after the query", "true or false"},
-    {"nudge", "added to the second-largest score (temperature lab)", "a number from -3 to 3"},
-    {"batch", "which batch of imported data is shown (--import)", "an integer from 0 to B-1 of the imported data"},
-    {"head", "which head of imported data is shown (--import)", "an integer from 0 to H-1 of the imported data"},
+     "up to 4096 comma-separated numbers, each finite or -inf, at least one finite", &Params::scores},
+    {"alpha", "alpha of alpha-entmax (1 = softmax, 2 = sparsemax)", "", &Params::alpha, L::alpha_min, L::alpha_max,
+     Scale::linear, 0.01},
+    {"format", "number format of the stability lab", "fp64, fp32, fp16, bf16, fp8-e4m3 or fp8-e5m2", &Params::format},
+    {"gamma", "gamma of cosine attention: scores lie in [-gamma, gamma]", "", &Params::gamma, L::gamma_min,
+     L::gamma_max, Scale::logarithmic},
+    {"qk_norm", "standard deviation of the entries of Q and K", "", &Params::qk_norm, L::qk_norm_min, L::qk_norm_max,
+     Scale::logarithmic},
+    {"pe_amplitude", "amplitude of the sinusoidal positional encodings", "", &Params::pe_amplitude,
+     L::pe_amplitude_min, L::pe_amplitude_max, Scale::logarithmic, 0.01},
+    {"heads", "number of attention heads", "", &Params::heads, L::heads_min, L::heads_max, Scale::linear},
+    {"causal", "mask keys after the query", "true or false", &Params::causal},
+    {"nudge", "added to the second-largest score (temperature lab)", "", &Params::nudge, L::nudge_min, L::nudge_max,
+     Scale::linear, 0.05},
+    {"batch", "which batch of imported data is shown (--import)", "an integer from 0 to B-1 of the imported data",
+     &Params::batch, 0.0, L::batch_max},
+    {"head", "which head of imported data is shown (--import)", "an integer from 0 to H-1 of the imported data",
+     &Params::head, 0.0, L::head_max},
 }};
 
-const ParamKey* find_key(std::string_view name) {
-  for (const ParamKey& key : keys)
-    if (key.name == name) return &key;
-  return nullptr;
+std::string integer_text(double value) { return std::to_string(static_cast<long long>(value)); }
+
+// "0.01 to 100", "1 to 4096": a fixed range as validate() names it.
+std::string range_text(const ParamKey& key) {
+  return key.is_real() ? shortest(key.min) + " to " + shortest(key.max)
+                       : integer_text(key.min) + " to " + integer_text(key.max);
+}
+
+struct KeyTable {
+  std::array<std::string, key_rows.size()> allowed;
+  std::array<ParamKey, key_rows.size()> keys = key_rows;
+  KeyTable() {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (!keys[i].allowed.empty()) continue;
+      allowed[i] = (keys[i].is_real() ? "a number from " : "an integer from ") + range_text(keys[i]);
+      keys[i].allowed = allowed[i];
+    }
+  }
+};
+
+const KeyTable& key_table() {
+  static const KeyTable table;  // built once, never changed
+  return table;
 }
 
 std::string key_names() {
   std::string names;
-  for (const ParamKey& key : keys) names += (names.empty() ? "" : ", ") + std::string(key.name);
+  for (const ParamKey& key : key_table().keys) names += (names.empty() ? "" : ", ") + std::string(key.name);
   return names;
+}
+
+// The first problem of one key in `p`, in the words validate() uses.
+std::optional<ParamError> check_key(const Params& p, const ParamKey& key) {
+  auto out_of_range = [&](const std::string& value, std::string_view allowed) {
+    return ParamError{std::string(key.name) + "=" + value + " is out of range: allowed " + std::string(allowed)};
+  };
+  const ImportedAttention* data = p.imported.get();
+  if (const auto* real = std::get_if<double Params::*>(&key.member)) {
+    const double value = p.**real;
+    if (!(value >= key.min && value <= key.max)) return out_of_range(shortest(value), range_text(key));
+  } else if (const auto* whole = std::get_if<int Params::*>(&key.member)) {
+    const int value = p.**whole;
+    const std::string text = std::to_string(value);
+    if (key.name == "row") {
+      if (value < 0 || value >= p.seq_len)
+        return out_of_range(text, "0 to seq_len-1 = " + std::to_string(p.seq_len - 1));
+    } else if (key.name == "seq_len" && data != nullptr) {
+      if (value != data->length) return out_of_range(text, std::to_string(data->length) + " (the L of the imported data)");
+    } else if ((key.name == "batch" || key.name == "head") && data != nullptr) {
+      const bool batch = key.name == "batch";
+      const int count = batch ? data->batches : data->heads;
+      if (value < 0 || value >= count)
+        return out_of_range(text, "0 to " + std::to_string(count - 1) +
+                                      (batch ? " (the imported data's batches)" : " (the imported data's heads)"));
+    } else if (value < key.min || value > key.max) {
+      return out_of_range(text, range_text(key));
+    }
+    if (key.name == "d_k" && data != nullptr && data->key_dim > 0 && value != data->key_dim)
+      return out_of_range(text, std::to_string(data->key_dim) + " (the d of the imported Q and K)");
+  } else if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key.member)) {
+    if (p.**seed > static_cast<std::uint64_t>(key.max)) return out_of_range(std::to_string(p.**seed), range_text(key));
+  } else if (const auto* format = std::get_if<Format Params::*>(&key.member)) {
+    if (!format_from_name(format_name(p.**format)))
+      return ParamError{std::string(key.name) + " has an unknown value: allowed fp64, fp32, fp16, bf16, fp8-e4m3, fp8-e5m2"};
+  } else if (const auto* scores = std::get_if<std::vector<double> Params::*>(&key.member)) {
+    const std::vector<double>& values = p.**scores;
+    if (values.size() > L::scores_max_count)
+      return ParamError{"scores has " + std::to_string(values.size()) + " entries: allowed at most 4096"};
+    bool any_finite = false;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const double s = values[i];
+      if (std::isnan(s) || s == std::numeric_limits<double>::infinity())
+        return ParamError{"scores entry " + std::to_string(i + 1) + " = " + shortest(s) +
+                          " is not allowed: each score must be finite or -inf"};
+      any_finite = any_finite || std::isfinite(s);
+    }
+    if (!values.empty() && !any_finite) return ParamError{"scores are all -inf: at least one score must be finite"};
+  }
+  return std::nullopt;
+}
+
+// Log-space interpolation between two positive values, kept inside [min(a, b), max(a, b)] so
+// rounding in exp/log cannot step outside the valid range.
+double log_lerp(double a, double b, double t) {
+  const double value = std::exp(std::log(a) + (std::log(b) - std::log(a)) * t);
+  return std::clamp(value, std::min(a, b), std::max(a, b));
+}
+
+double lerp(double a, double b, double t) { return std::clamp(a + (b - a) * t, std::min(a, b), std::max(a, b)); }
+
+int round_between(double value, int a, int b) {
+  return std::clamp(static_cast<int>(std::lround(value)), std::min(a, b), std::max(a, b));
 }
 
 }  // namespace
 
-std::span<const ParamKey> param_keys() { return keys; }
+std::span<const ParamKey> param_keys() { return key_table().keys; }
+
+const ParamKey* find_param_key(std::string_view name) {
+  for (const ParamKey& key : key_table().keys)
+    if (key.name == name) return &key;
+  return nullptr;
+}
+
+std::optional<double> numeric_param(const Params& params, const ParamKey& key) {
+  if (const auto* real = std::get_if<double Params::*>(&key.member)) return params.**real;
+  if (const auto* whole = std::get_if<int Params::*>(&key.member)) return params.**whole;
+  if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key.member)) return static_cast<double>(params.**seed);
+  return std::nullopt;
+}
+
+Params blend_params(const Params& from, const Params& to, double t) {
+  Params mid = to;  // what does not blend (seed, flags, scores, format, batch, head) is at once `to`'s
+  for (const ParamKey& key : key_table().keys) {
+    if (key.scale == KeyScale::none || !key.blends) continue;
+    const bool logarithmic = key.scale == KeyScale::logarithmic && key.min > 0.0;
+    auto blend = [&](double a, double b) { return logarithmic ? log_lerp(a, b, t) : lerp(a, b, t); };
+    if (const auto* real = std::get_if<double Params::*>(&key.member)) {
+      mid.**real = blend(from.**real, to.**real);
+    } else if (const auto* whole = std::get_if<int Params::*>(&key.member)) {
+      int& value = mid.**whole;
+      value = round_between(blend(from.**whole, to.**whole), from.**whole, to.**whole);
+      if (key.name == "row") value = std::min(value, mid.seq_len - 1);  // seq_len comes first in the table
+    }
+  }
+  return mid;
+}
 
 std::string_view format_name(Format format) { return format_info(format).name; }
 
@@ -143,66 +273,13 @@ std::optional<Format> format_from_name(std::string_view name) {
 }
 
 std::optional<ParamError> validate(const Params& p) {
-  using L = ParamLimits;
-  auto out_of_range = [](std::string_view key, const std::string& value, std::string_view allowed) {
-    return ParamError{std::string(key) + "=" + value + " is out of range: allowed " + std::string(allowed)};
-  };
-  if (!(p.temperature >= L::temperature_min && p.temperature <= L::temperature_max))
-    return out_of_range("temperature", shortest(p.temperature), "0.01 to 100");
-  if (p.key_dim < L::key_dim_min || p.key_dim > L::key_dim_max)
-    return out_of_range("d_k", std::to_string(p.key_dim), "1 to 4096");
-  if (!(p.score_scale >= L::score_scale_min && p.score_scale <= L::score_scale_max))
-    return out_of_range("score_scale", shortest(p.score_scale), "0.01 to 100");
-  if (p.imported != nullptr) {
-    const ImportedAttention& data = *p.imported;
-    if (p.seq_len != data.length)
-      return out_of_range("seq_len", std::to_string(p.seq_len), std::to_string(data.length) + " (the L of the imported data)");
-    if (data.key_dim > 0 && p.key_dim != data.key_dim)
-      return out_of_range("d_k", std::to_string(p.key_dim), std::to_string(data.key_dim) + " (the d of the imported Q and K)");
-    if (p.batch < 0 || p.batch >= data.batches)
-      return out_of_range("batch", std::to_string(p.batch), "0 to " + std::to_string(data.batches - 1) + " (the imported data's batches)");
-    if (p.head < 0 || p.head >= data.heads)
-      return out_of_range("head", std::to_string(p.head), "0 to " + std::to_string(data.heads - 1) + " (the imported data's heads)");
-  } else {
-    if (p.seq_len < L::seq_len_min || p.seq_len > L::seq_len_max)
-      return out_of_range("seq_len", std::to_string(p.seq_len), "2 to 4096");
-    if (p.batch < 0 || p.batch > L::batch_max) return out_of_range("batch", std::to_string(p.batch), "0 to 65535");
-    if (p.head < 0 || p.head > L::head_max) return out_of_range("head", std::to_string(p.head), "0 to 65535");
-  }
-  if (p.seed > L::seed_max) return out_of_range("seed", std::to_string(p.seed), "0 to 9007199254740992");
-  if (p.row < 0 || p.row >= p.seq_len)
-    return out_of_range("row", std::to_string(p.row), "0 to seq_len-1 = " + std::to_string(p.seq_len - 1));
-  if (!(p.alpha >= L::alpha_min && p.alpha <= L::alpha_max))
-    return out_of_range("alpha", shortest(p.alpha), "1 to 2");
-  if (!(p.gamma >= L::gamma_min && p.gamma <= L::gamma_max))
-    return out_of_range("gamma", shortest(p.gamma), "0.1 to 100");
-  if (!(p.qk_norm >= L::qk_norm_min && p.qk_norm <= L::qk_norm_max))
-    return out_of_range("qk_norm", shortest(p.qk_norm), "0.1 to 20");
-  if (!(p.pe_amplitude >= L::pe_amplitude_min && p.pe_amplitude <= L::pe_amplitude_max))
-    return out_of_range("pe_amplitude", shortest(p.pe_amplitude), "0 to 100");
-  if (p.heads < L::heads_min || p.heads > L::heads_max)
-    return out_of_range("heads", std::to_string(p.heads), "1 to 16");
-  if (!(p.nudge >= L::nudge_min && p.nudge <= L::nudge_max))
-    return out_of_range("nudge", shortest(p.nudge), "-3 to 3");
-  if (!format_from_name(format_name(p.format)))
-    return ParamError{"format has an unknown value: allowed fp64, fp32, fp16, bf16, fp8-e4m3, fp8-e5m2"};
-  if (p.scores.size() > L::scores_max_count)
-    return ParamError{"scores has " + std::to_string(p.scores.size()) + " entries: allowed at most 4096"};
-  bool any_finite = false;
-  for (std::size_t i = 0; i < p.scores.size(); ++i) {
-    const double s = p.scores[i];
-    if (std::isnan(s) || s == std::numeric_limits<double>::infinity())
-      return ParamError{"scores entry " + std::to_string(i + 1) + " = " + shortest(s) +
-                        " is not allowed: each score must be finite or -inf"};
-    any_finite = any_finite || std::isfinite(s);
-  }
-  if (!p.scores.empty() && !any_finite)
-    return ParamError{"scores are all -inf: at least one score must be finite"};
+  for (const ParamKey& key : key_table().keys)
+    if (auto error = check_key(p, key)) return error;
   return std::nullopt;
 }
 
 std::optional<ParamError> set_param(Params& params, std::string_view key, std::string_view raw_text) {
-  const ParamKey* known = find_key(key);
+  const ParamKey* known = find_param_key(key);
   if (known == nullptr)
     return ParamError{"unknown key '" + quoted(key) + "': allowed keys are " + key_names()};
   const std::string_view text = trim(raw_text);
@@ -228,75 +305,53 @@ std::optional<ParamError> set_param(Params& params, std::string_view key, std::s
 
   std::optional<ParamError> error;
   long long whole = 0;
-  if (key == "temperature") {
-    error = number(candidate.temperature);
-  } else if (key == "score_scale") {
-    error = number(candidate.score_scale);
-  } else if (key == "d_k") {
-    error = integer(ParamLimits::key_dim_min, ParamLimits::key_dim_max, whole);
-    candidate.key_dim = static_cast<int>(whole);
-  } else if (key == "batch" || key == "head") {
-    const int count = candidate.imported == nullptr ? 65536 : key == "batch" ? candidate.imported->batches : candidate.imported->heads;
-    error = integer(0, count - 1, whole);
-    if (error) error = range_error(key, raw_text, "an integer from 0 to " + std::to_string(count - 1) +
-                                                      (candidate.imported == nullptr ? "" : " (the imported data has " +
-                                                       std::to_string(count) + ")"));
-    (key == "batch" ? candidate.batch : candidate.head) = static_cast<int>(whole);
-  } else if (key == "seq_len" && candidate.imported != nullptr) {
-    error = integer(candidate.imported->length, candidate.imported->length, whole);
-    if (error) error = range_error(key, raw_text, std::to_string(candidate.imported->length) + " (fixed by the imported data)");
-    candidate.seq_len = static_cast<int>(whole);
-  } else if (key == "d_k" && candidate.imported != nullptr && candidate.imported->key_dim > 0) {
-    error = integer(candidate.imported->key_dim, candidate.imported->key_dim, whole);
-    if (error) error = range_error(key, raw_text, std::to_string(candidate.imported->key_dim) + " (the d of the imported Q and K)");
-    candidate.key_dim = static_cast<int>(whole);
-  } else if (key == "seq_len") {
-    error = integer(ParamLimits::seq_len_min, ParamLimits::seq_len_max, whole);
-    candidate.seq_len = static_cast<int>(whole);
-    if (!error && candidate.row >= candidate.seq_len) candidate.row = candidate.seq_len - 1;
-  } else if (key == "seed") {
-    error = integer(0, static_cast<long long>(ParamLimits::seed_max), whole);
-    candidate.seed = static_cast<std::uint64_t>(whole);
-  } else if (key == "row") {
-    error = integer(0, candidate.seq_len - 1, whole);
-    if (error) error = range_error(key, raw_text, "an integer from 0 to seq_len-1 = " + std::to_string(candidate.seq_len - 1));
-    candidate.row = static_cast<int>(whole);
-  } else if (key == "scaled" || key == "causal") {
-    bool& flag = key == "scaled" ? candidate.scaled : candidate.causal;
+  const ImportedAttention* data = candidate.imported.get();
+  if (const auto* real = std::get_if<double Params::*>(&known->member)) {
+    error = number(candidate.**real);
+  } else if (const auto* seed = std::get_if<std::uint64_t Params::*>(&known->member)) {
+    error = integer(static_cast<long long>(known->min), static_cast<long long>(known->max), whole);
+    candidate.**seed = static_cast<std::uint64_t>(whole);
+  } else if (const auto* flag = std::get_if<bool Params::*>(&known->member)) {
     const std::string lower = lowercase(text);
-    if (lower == "true" || lower == "1" || lower == "on" || lower == "yes") flag = true;
-    else if (lower == "false" || lower == "0" || lower == "off" || lower == "no") flag = false;
+    if (lower == "true" || lower == "1" || lower == "on" || lower == "yes") candidate.**flag = true;
+    else if (lower == "false" || lower == "0" || lower == "off" || lower == "no") candidate.**flag = false;
     else error = range_error(key, raw_text, "true or false");
-  } else if (key == "alpha") {
-    error = number(candidate.alpha);
-  } else if (key == "gamma") {
-    error = number(candidate.gamma);
-  } else if (key == "qk_norm") {
-    error = number(candidate.qk_norm);
-  } else if (key == "pe_amplitude") {
-    error = number(candidate.pe_amplitude);
-  } else if (key == "nudge") {
-    error = number(candidate.nudge);
-  } else if (key == "heads") {
-    error = integer(ParamLimits::heads_min, ParamLimits::heads_max, whole);
-    candidate.heads = static_cast<int>(whole);
-  } else if (key == "format") {
+  } else if (const auto* format_member = std::get_if<Format Params::*>(&known->member)) {
     const auto format = format_from_name(lowercase(text));
-    if (format) candidate.format = *format;
+    if (format) candidate.**format_member = *format;
     else error = range_error(key, raw_text, std::string(known->allowed));
-  } else if (key == "scores") {
+  } else if (const auto* scores = std::get_if<std::vector<double> Params::*>(&known->member)) {
     ScoreParse parsed = parse_scores(text);
     if (parsed.error) error = ParamError{"scores: " + parsed.error->message};
-    candidate.scores = std::move(parsed.scores);
+    candidate.**scores = std::move(parsed.scores);
+  } else if (const auto* member = std::get_if<int Params::*>(&known->member)) {
+    // Integers whose range depends on other keys or on imported data, then the fixed ranges.
+    int& target = candidate.**member;
+    if (key == "batch" || key == "head") {
+      const int count = data == nullptr ? 65536 : key == "batch" ? data->batches : data->heads;
+      error = integer(0, count - 1, whole);
+      if (error)
+        error = range_error(key, raw_text, "an integer from 0 to " + std::to_string(count - 1) +
+                                               (data == nullptr ? "" : " (the imported data has " + std::to_string(count) + ")"));
+    } else if (key == "seq_len" && data != nullptr) {
+      error = integer(data->length, data->length, whole);
+      if (error) error = range_error(key, raw_text, std::to_string(data->length) + " (fixed by the imported data)");
+    } else if (key == "row") {
+      error = integer(0, candidate.seq_len - 1, whole);
+      if (error) error = range_error(key, raw_text, "an integer from 0 to seq_len-1 = " + std::to_string(candidate.seq_len - 1));
+    } else {
+      error = integer(static_cast<long long>(known->min), static_cast<long long>(known->max), whole);
+    }
+    target = static_cast<int>(whole);
+    // The row is a position inside the sequence: a shorter sequence moves it, not an error.
+    if (!error && key == "seq_len" && candidate.row >= candidate.seq_len) candidate.row = candidate.seq_len - 1;
   }
   if (error) return error;
   if (auto invalid = validate(candidate)) {
     // A number that only fails the range check is echoed as typed: "1e-400" reads as 0, and
     // "temperature=0 is not allowed" would name a value nobody wrote.
-    const bool real_number = key == "temperature" || key == "score_scale" || key == "alpha" || key == "gamma" ||
-                             key == "qk_norm" || key == "pe_amplitude" || key == "nudge";
     const std::size_t tail = invalid->message.find(" is out of range");
-    if (real_number && tail != std::string::npos && invalid->message.rfind(std::string(key) + "=", 0) == 0)
+    if (known->is_real() && tail != std::string::npos && invalid->message.rfind(std::string(key) + "=", 0) == 0)
       invalid->message = std::string(key) + "=" + quoted(trim(raw_text)) + invalid->message.substr(tail);
     return invalid;
   }
@@ -321,26 +376,15 @@ std::optional<ParamError> attach_import(Params& params, std::shared_ptr<const Im
   return std::nullopt;
 }
 
-std::optional<std::string> get_param(const Params& p, std::string_view key) {
-  if (key == "temperature") return shortest(p.temperature);
-  if (key == "d_k") return std::to_string(p.key_dim);
-  if (key == "score_scale") return shortest(p.score_scale);
-  if (key == "seq_len") return std::to_string(p.seq_len);
-  if (key == "seed") return std::to_string(p.seed);
-  if (key == "scaled") return std::string(p.scaled ? "true" : "false");
-  if (key == "row") return std::to_string(p.row);
-  if (key == "scores") return format_scores(p.scores);
-  if (key == "alpha") return shortest(p.alpha);
-  if (key == "format") return std::string(format_name(p.format));
-  if (key == "gamma") return shortest(p.gamma);
-  if (key == "qk_norm") return shortest(p.qk_norm);
-  if (key == "pe_amplitude") return shortest(p.pe_amplitude);
-  if (key == "heads") return std::to_string(p.heads);
-  if (key == "causal") return std::string(p.causal ? "true" : "false");
-  if (key == "nudge") return shortest(p.nudge);
-  if (key == "batch") return std::to_string(p.batch);
-  if (key == "head") return std::to_string(p.head);
-  return std::nullopt;
+std::optional<std::string> get_param(const Params& p, std::string_view name) {
+  const ParamKey* key = find_param_key(name);
+  if (key == nullptr) return std::nullopt;
+  if (const auto* real = std::get_if<double Params::*>(&key->member)) return shortest(p.**real);
+  if (const auto* whole = std::get_if<int Params::*>(&key->member)) return std::to_string(p.**whole);
+  if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key->member)) return std::to_string(p.**seed);
+  if (const auto* flag = std::get_if<bool Params::*>(&key->member)) return std::string(p.**flag ? "true" : "false");
+  if (const auto* format = std::get_if<Format Params::*>(&key->member)) return std::string(format_name(p.**format));
+  return format_scores(p.**std::get_if<std::vector<double> Params::*>(&key->member));
 }
 
 ScoreParse parse_scores(std::string_view text) {

@@ -11,6 +11,8 @@
 #include "panels/labs.hpp"
 #include "state/presets.hpp"
 #include "smlab/evaluate.hpp"
+#include "smlab/labs/heads.hpp"
+#include "smlab/labs/stability.hpp"
 
 namespace smlab::app {
 namespace {
@@ -39,7 +41,7 @@ TEST(LessonPlots, EachFormatsExpOverflowLineIsAtItsOwnPoint) {
   const plot::Plot& curve = plot_named(curve_view, "exp-curve");
   int drawn = 0;
   for (Format format : all_formats) {
-    const double x = snap.stability->format(format).largest_finite_exp_input;
+    const double x = snap.lab<StabilityLab>()->format(format).largest_finite_exp_input;
     if (x > stability_exp_curve_max) continue;
     const bool found = std::any_of(curve.vlines.begin(), curve.vlines.end(), [&](const plot::VLine& line) { return line.x == x; });
     EXPECT_TRUE(found) << format_name(format) << " at " << x << " has no line of its own";
@@ -98,7 +100,7 @@ TEST(LessonPlots, TheHeadsLegendHasItsOwnBandAboveTheBars) {
   const Snapshot snap = with_lab(params, View::heads);
   const LabView average_view = build(snap, View::heads);
   const plot::Plot& average = plot_named(average_view, "row-average");
-  const double tallest = *std::max_element(snap.heads->average_row.begin(), snap.heads->average_row.end());
+  const double tallest = *std::max_element(snap.lab<HeadsLab>()->average_row.begin(), snap.lab<HeadsLab>()->average_row.end());
   EXPECT_GE(average.y.max, 2.0 * tallest);
 }
 

@@ -129,5 +129,32 @@ TEST(LabCsv, CommandLineExportEqualsCoreNumbers) {
   fs::remove_all(dir);
 }
 
+// The registry: each view with numbers of its own (core's table) has exactly one app row and
+// the other way round, and evaluate() fills exactly the shown view's slot of Snapshot::labs.
+TEST(LabRegistry, CoreAndAppRowsMatchAndEachViewGetsItsOwnResult) {
+  std::set<View> app_views;
+  for (const LabDefinition* lab : lab_definitions()) {
+    EXPECT_TRUE(app_views.insert(lab->view).second) << view_info(lab->view).name << " is registered twice";
+    EXPECT_EQ(lab_definition(lab->view), lab);
+    EXPECT_NE(view_info(lab->view).evaluate, nullptr) << view_info(lab->view).name << " has no core evaluator";
+    EXPECT_FALSE(view_info(lab->view).panels.empty()) << view_info(lab->view).name << " has no lesson panels";
+  }
+  Params params;
+  params.seq_len = 12;
+  for (const ViewInfo& info : all_views()) {
+    EXPECT_EQ(info.evaluate != nullptr, app_views.count(info.view) == 1) << info.name;
+    EvaluateOptions options;
+    options.view = info.view;
+    options.dk_trials = 4;
+    const Snapshot snapshot = *evaluate(params, options);
+    EXPECT_TRUE(lab_ready(snapshot, info.view)) << info.name;
+    for (const ViewInfo& other : all_views()) {
+      if (other.view != info.view) {
+        EXPECT_FALSE(snapshot.labs.has(other.view)) << info.name << " also filled " << other.name;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace smlab::app

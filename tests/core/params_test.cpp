@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "smlab/params.hpp"
@@ -136,6 +137,69 @@ TEST(ParseScores, FormatRoundTripsExactly) {
   const auto parsed = parse_scores(format_scores(scores));
   ASSERT_FALSE(parsed.error);
   EXPECT_EQ(parsed.scores, scores);
+}
+
+}  // namespace
+}  // namespace smlab
+
+namespace smlab {
+namespace {
+
+// The key table is the one source of the ranges: the --list-keys text of every number with a
+// fixed range names its kind, set_param accepts both ends of [min, max] and rejects values just
+// outside them.
+TEST(ParamKeys, RangesComeFromTheTable) {
+  int numbers = 0;
+  for (const ParamKey& key : param_keys()) {
+    if (!key.is_real() && !key.is_integer()) continue;
+    if (key.name == "row" || key.name == "batch" || key.name == "head" || key.name == "seed") continue;
+    ++numbers;
+    const std::string lo = get_param(Params{}, key.name).value_or("");
+    for (double end : {key.min, key.max}) {
+      Params at = Params{};
+      char text[64];
+      std::snprintf(text, sizeof text, key.is_real() ? "%.17g" : "%.0f", end);
+      EXPECT_FALSE(set_param(at, key.name, text)) << key.name << "=" << text;
+    }
+    // Reals: a millionth beyond the end (a subnormal step would read back as 0); integers: 1.
+    const double outside_low = key.is_real() ? key.min - 1e-6 * (1.0 + std::abs(key.min)) : key.min - 1;
+    const double outside_high = key.is_real() ? key.max + 1e-6 * (1.0 + std::abs(key.max)) : key.max + 1;
+    for (double outside : {outside_low, outside_high}) {
+      Params at = Params{};
+      char text[64];
+      std::snprintf(text, sizeof text, key.is_real() ? "%.17g" : "%.0f", outside);
+      EXPECT_TRUE(set_param(at, key.name, text)) << key.name << "=" << text << " was accepted";
+    }
+    EXPECT_NE(key.allowed.find(key.is_real() ? "a number from " : "an integer from "), std::string_view::npos) << key.name;
+    EXPECT_FALSE(lo.empty()) << key.name;
+  }
+  EXPECT_GE(numbers, 10);
+}
+
+// A lesson's blend: at t = 0.5 a logarithmic key (range above 0) is at the geometric mean of its
+// ends, a linear one at the arithmetic mean (to a few ulps: exp∘log rounds), integers rounded;
+// keys that do not blend (seed, flags, format, scores) are the target's at once.
+TEST(ParamKeys, BlendMovesEachKeyOnItsScale) {
+  Params from, to;
+  from.temperature = 0.1;
+  to.temperature = 10.0;
+  from.alpha = 1.0;
+  to.alpha = 2.0;
+  from.seq_len = 4;
+  to.seq_len = 64;
+  from.row = 0;
+  to.row = 60;
+  from.seed = 1;
+  to.seed = 99;
+  to.causal = true;
+  const Params mid = blend_params(from, to, 0.5);
+  EXPECT_NEAR(mid.temperature, 1.0, 1e-14);  // √(0.1 · 10)
+  EXPECT_NEAR(mid.alpha, 1.5, 1e-15);
+  EXPECT_EQ(mid.seq_len, 16);                 // √(4 · 64)
+  EXPECT_EQ(mid.row, 15);                     // 30 on its own, but below the blended seq_len
+  EXPECT_EQ(mid.seed, 99u);
+  EXPECT_TRUE(mid.causal);
+  EXPECT_FALSE(validate(mid)) << validate(mid)->message;
 }
 
 }  // namespace

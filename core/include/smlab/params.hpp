@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "smlab/import.hpp"
@@ -80,13 +81,47 @@ std::optional<ParamError> validate(const Params& params);
 // `params` is unchanged.
 std::optional<ParamError> attach_import(Params& params, std::shared_ptr<const ImportedAttention> data);
 
-// Keys accepted by --set, session files and lessons ("temperature", "d_k", ...).
+// [SECTION] The key table: one row per key accepted by --set, session files and lessons
+// ("temperature", "d_k", ...). Validation, set_param/get_param, --list-keys, the slider nudges
+// (app/state/nudge.cpp), the --sweep keys (app/export/gif_sweep.cpp) and a lesson's blend
+// between two steps (blend_params) all read this table; a new key is one row in params.cpp's
+// table plus its Params member (and a slider, if it has one, in the panel that shows it).
+
+// Where a key's value lives in Params.
+using ParamMember = std::variant<double Params::*, int Params::*, std::uint64_t Params::*, bool Params::*,
+                                 Format Params::*, std::vector<double> Params::*>;
+
+// How a numeric key moves: none = not a slider (no nudge, no sweep, a lesson switches it at once);
+// linear = by a fixed step; logarithmic = by a factor (and a lesson blends it in log space when
+// its range starts above 0). Integer members always step by 1.
+enum class KeyScale { none, linear, logarithmic };
+
 struct ParamKey {
   std::string_view name;
   std::string_view description;
-  std::string_view allowed;  // human-readable range, e.g. "0.01 to 100 (log slider)"
+  std::string_view allowed;  // human-readable range, e.g. "a number from 0.01 to 100"; derived from
+                             // [min, max] for numbers with a fixed range
+  ParamMember member;
+  double min = 0.0, max = 0.0;  // numbers: the documented range (ParamLimits). row: up to seq_len − 1,
+                                // batch and head: up to the imported data's counts (checked in code)
+  KeyScale scale = KeyScale::none;
+  double step = 0.0;    // linear reals: one nudge; logarithmic from 0: the smallest positive value
+  bool blends = true;   // a lesson moves it gradually; false for the seed (an in-between seed means nothing)
+  bool is_real() const { return std::holds_alternative<double Params::*>(member); }
+  bool is_integer() const {
+    return std::holds_alternative<int Params::*>(member) || std::holds_alternative<std::uint64_t Params::*>(member);
+  }
 };
 std::span<const ParamKey> param_keys();
+const ParamKey* find_param_key(std::string_view name);
+
+// The value of a numeric key as a double (nullopt for flags, the format and the scores).
+std::optional<double> numeric_param(const Params& params, const ParamKey& key);
+
+// Params part of the way from `from` to `to` for t in [0, 1]: every key that blends moves (log
+// space for logarithmic keys whose range starts above 0, linearly otherwise, integers rounded,
+// each kept between its two ends; row also below the blended seq_len); the rest is `to`'s.
+Params blend_params(const Params& from, const Params& to, double t);
 
 // "fp16" ↔ Format::fp16 (the names of format_info: fp64, fp32, fp16, bf16, fp8-e4m3, fp8-e5m2).
 std::string_view format_name(Format format);

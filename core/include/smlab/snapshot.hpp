@@ -2,6 +2,7 @@
 // evaluate(Params). Panels read it; they never compute math themselves.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -9,17 +10,10 @@
 #include <stop_token>
 #include <vector>
 
-#include "smlab/labs/attention_variants.hpp"
-#include "smlab/labs/gradients.hpp"
-#include "smlab/labs/heads.hpp"
-#include "smlab/labs/normalizers.hpp"
-#include "smlab/labs/positions.hpp"
-#include "smlab/labs/scaling.hpp"
-#include "smlab/labs/stability.hpp"
-#include "smlab/labs/temperature.hpp"
 #include "smlab/attention.hpp"
 #include "smlab/montecarlo.hpp"
 #include "smlab/params.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab {
 
@@ -54,6 +48,31 @@ struct PooledMaps {
   int factor = 0, side = 0;               // side = ⌈L / factor⌉; factor 0 = not computed
   std::vector<float> scaled, unscaled;    // side × side, row-major
   float max_weight = 0.0f;                // largest finite weight of both maps
+};
+
+// The labs' numbers by view: one slot per View (views.cpp's table says what each lab computes),
+// filled by evaluate() when the view is shown or everything is exported.
+class LabResults {
+ public:
+  bool has(View view) const {
+    const auto slot = static_cast<std::size_t>(view);
+    return slot < results_.size() && results_[slot].has_value();
+  }
+  void set(View view, std::any result) {
+    const auto slot = static_cast<std::size_t>(view);
+    if (results_.size() <= slot) results_.resize(slot + 1);
+    results_[slot] = std::move(result);
+  }
+  // The result of type Lab (e.g. HeadsLab), or null when its lab was not computed.
+  template <class Lab>
+  const Lab* get() const {
+    for (const std::any& result : results_)
+      if (const Lab* lab = std::any_cast<Lab>(&result)) return lab;
+    return nullptr;
+  }
+
+ private:
+  std::vector<std::any> results_;  // index: View
 };
 
 struct Snapshot {
@@ -102,15 +121,13 @@ struct Snapshot {
   // the pooled pictures, made tile by tile. attention_row still gives any row exactly.
   PooledMaps pooled;
 
-  // The labs' numbers, present when evaluate() was asked for them (EvaluateOptions).
-  std::optional<NormalizersLab> normalizers;
-  std::optional<StabilityLab> stability;
-  std::optional<TemperatureLab> temperature;
-  std::optional<ScalingLab> scaling;
-  std::optional<GradientsLab> gradients;
-  std::optional<AttentionVariantsLab> attention_variants;
-  std::optional<PositionsLab> positions;
-  std::optional<HeadsLab> heads;
+  // The labs' numbers by view, present when evaluate() was asked for them (EvaluateOptions).
+  LabResults labs;
+  // One lab's numbers by its type (include its smlab/labs/<name>.hpp), or null when not computed.
+  template <class Lab>
+  const Lab* lab() const {
+    return labs.get<Lab>();
+  }
 };
 
 // Row `row` of the scaled or the unscaled attention map into out (attention_size floats), through
