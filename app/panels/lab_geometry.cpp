@@ -5,8 +5,12 @@
 #include <cmath>
 #include <string>
 
+#include <imgui.h>
+
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/lab_topics.hpp"
+#include "smlab/labs/topics.hpp"
 
 namespace smlab::app {
 namespace {
@@ -49,9 +53,11 @@ plot::Plot vectors_plot(const GeometryLab& lab) {
   }
   p.lines.push_back({.label = "q", .x = {0.0, lab.query[0]}, .y = {0.0, lab.query[1]}, .color = query_color, .width = 3.0f});
   p.scatters.push_back({.label = "", .x = {lab.query[0]}, .y = {lab.query[1]}, .color = query_color, .radius = 5.0f});
+  p.annotations.push_back({lab.query[0] * 1.12, lab.query[1] * 1.12, "q", query_color,
+                           lab.query[0] >= 0 ? plot::TextAlign::Left : plot::TextAlign::Right});
   p.hlines.push_back({0.0, "", grey, false});
   p.vlines.push_back({0.0, "", grey, false});
-  p.legend = plot::LegendPos::BottomLeft;
+  p.legend = plot::LegendPos::None;  // every arrow is labelled at its tip
   return p;
 }
 
@@ -75,7 +81,7 @@ plot::Plot decomposition_plot(const GeometryLab& lab) {
     bottom = std::min(bottom, a.dots[j]);
   }
   p.y.min = bottom - 0.1 * (top - bottom);
-  p.y.max = top + 0.55 * (top - bottom);  // room for the two-row legend above the bars
+  p.y.max = top + 1.1 * (top - bottom);  // room for the two-row legend above the bars
   p.hlines.push_back({0.0, "", std::nullopt, false});
   p.legend = plot::LegendPos::TopRight;
   p.legend_max_rows = 2;
@@ -93,7 +99,7 @@ plot::Plot cosine_plot(const GeometryLab& lab) {
                      .color = naive_color, .dashed = true});
   p.lines.push_back({.label = tr("lab.geometry.with_epsilon"), .x = lab.sweep_query_norms, .y = lab.sweep_gradient_epsilon,
                      .color = fixed_color});
-  p.vlines.push_back({lab.settings.cosine_epsilon, "ε", std::nullopt, true});
+  p.vlines.push_back({lab.settings.cosine_epsilon, "", std::nullopt, true});  // at ε (the title gives its value)
   p.hlines.push_back({1.0 / lab.settings.cosine_epsilon, "1/ε", std::nullopt, true});
   p.legend = plot::LegendPos::TopRight;
   return p;
@@ -111,15 +117,15 @@ plot::Plot saturation_plot(const GeometryLab& lab) {
   p.y.max = 1.15;
   p.lines.push_back({.label = tr("lab.geometry.plain_predicted"), .x = lab.sweep_sigmas, .y = lab.predicted_plain_derivative,
                      .color = naive_color});
-  p.scatters.push_back({.label = tr("lab.geometry.plain_measured"), .x = lab.sweep_sigmas, .y = lab.plain_mean_derivative,
-                        .color = naive_color});
+  // Measured dots carry no legend entry (two entries fit at projector sizes, four do not); the
+  // note under the explanation says lines are predicted and dots measured.
+  p.scatters.push_back({.label = "", .x = lab.sweep_sigmas, .y = lab.plain_mean_derivative, .color = naive_color});
   p.lines.push_back({.label = tr("lab.geometry.normed_predicted"), .x = lab.sweep_sigmas, .y = lab.predicted_normed_derivative,
                      .color = fixed_color});
-  p.scatters.push_back({.label = tr("lab.geometry.normed_measured"), .x = lab.sweep_sigmas, .y = lab.normed_mean_derivative,
-                        .color = fixed_color, .shape = plot::MarkerShape::Square});
+  p.scatters.push_back({.label = "", .x = lab.sweep_sigmas, .y = lab.normed_mean_derivative, .color = fixed_color,
+                        .shape = plot::MarkerShape::Square});
   p.vlines.push_back({lab.settings.sigma, tr("plot.legend.now"), std::nullopt, true});
   p.legend = plot::LegendPos::TopRight;
-  p.legend_max_rows = 2;
   return p;
 }
 
@@ -146,5 +152,44 @@ LabView build_geometry_view(const GeometryLab& lab) {
                                      format_value(lab.normed_now.saturated_fraction, 3)}));
   return view;
 }
+
+LabView build_geometry(const LabInputs& inputs) {
+  const GeometryLab* lab = inputs.snapshot.lab<GeometryLab>();
+  if (lab == nullptr) {
+    LabView view;
+    view.explanation = tr("lab.geometry.explanation");
+    return view;
+  }
+  return build_geometry_view(*lab);
+}
+
+void controls_geometry(Params& edit) {
+  double norm = edit.qk_norm;
+  const double norm_min = ParamLimits::qk_norm_min, norm_max = ParamLimits::qk_norm_max;
+  if (ImGui::SliderScalar(i18n::label("lab.geometry.norm", "norm geometry").c_str(), ImGuiDataType_Double, &norm,
+                          &norm_min, &norm_max, "‖q‖ = σ = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    edit.qk_norm = norm;
+  note_lab_nudge_target("qk_norm");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.geometry.norm.help"));
+  double angle = edit.angle;
+  const double angle_min = ParamLimits::angle_min, angle_max = ParamLimits::angle_max;
+  if (ImGui::SliderScalar(i18n::label("lab.geometry.angle", "angle geometry").c_str(), ImGuiDataType_Double, &angle,
+                          &angle_min, &angle_max, "%.0f°", ImGuiSliderFlags_AlwaysClamp))
+    edit.angle = angle;
+  note_lab_nudge_target("angle");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.geometry.angle.help"));
+  double epsilon = edit.epsilon;
+  const double eps_min = ParamLimits::epsilon_min, eps_max = ParamLimits::epsilon_max;
+  if (ImGui::SliderScalar(i18n::label("lab.geometry.epsilon", "epsilon geometry").c_str(), ImGuiDataType_Double,
+                          &epsilon, &eps_min, &eps_max, "ε = %.2g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    edit.epsilon = epsilon;
+  note_lab_nudge_target("epsilon");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.geometry.epsilon.help"));
+}
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* geometry_control_labels[] = {"lab.geometry.norm", "lab.geometry.angle", "lab.geometry.epsilon"};
+extern const LabDefinition geometry_lab{View::geometry, "lab.geometry.title", "lab.geometry.summary",
+                                        geometry_control_labels, build_geometry, controls_geometry, nullptr};
 
 }  // namespace smlab::app

@@ -5,8 +5,12 @@
 #include <cmath>
 #include <string>
 
+#include <imgui.h>
+
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/lab_topics.hpp"
+#include "smlab/labs/topics.hpp"
 
 namespace smlab::app {
 namespace {
@@ -83,7 +87,7 @@ LabView build_init_view(const InitLab& lab) {
   LabView view;
   view.explanation = tr("lab.init.explanation");
   view.columns = 2;
-  view.plots.push_back({"variance-by-layer", variance_plot(lab), 1});
+  view.plots.push_back({"variance-by-layer", variance_plot(lab), 1, 16.0f});  // a five-entry legend below the lines
   view.plots.push_back({"measured-over-predicted", ratio_plot(lab), 1});
   view.notes.push_back(i18n::format(
       "lab.init.note.now",
@@ -94,5 +98,46 @@ LabView build_init_view(const InitLab& lab) {
   view.notes.push_back(tr("lab.init.note.dk"));
   return view;
 }
+
+LabView build_init(const LabInputs& inputs) {
+  const InitLab* lab = inputs.snapshot.lab<InitLab>();
+  if (lab == nullptr) {
+    LabView view;
+    view.explanation = tr("lab.init.explanation");
+    return view;
+  }
+  return build_init_view(*lab);
+}
+
+void controls_init(Params& edit) {
+  // Two combo boxes: four initialisations and three activations, each named in the string tables.
+  auto choose = [](const char* label_key, const char* id, int& value, int count, auto name_of, const char* prefix) {
+    const std::string current = std::string(prefix) + std::string(name_of(value));
+    if (ImGui::BeginCombo(i18n::label(label_key, id).c_str(), tr(current))) {
+      for (int k = 0; k < count; ++k) {
+        const std::string key = std::string(prefix) + std::string(name_of(k));
+        if (ImGui::Selectable(tr(key), value == k)) value = k;
+      }
+      ImGui::EndCombo();
+    }
+  };
+  choose("lab.init.init", "init init", edit.init, ParamLimits::init_max + 1,
+         [](int k) { return initialization_name(static_cast<Initialization>(k)); }, "lab.init.init.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.init.help"));
+  choose("lab.init.activation", "activation init", edit.activation, ParamLimits::activation_max + 1,
+         [](int k) { return activation_name(static_cast<Activation>(k)); }, "lab.init.activation.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.activation.help"));
+  ImGui::SliderInt(i18n::label("lab.init.depth", "depth init").c_str(), &edit.depth, ParamLimits::depth_min,
+                   ParamLimits::depth_max, "%d", ImGuiSliderFlags_AlwaysClamp);
+  note_lab_nudge_target("depth");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.depth.help"));
+  ImGui::Checkbox(i18n::label("lab.init.layer_norm", "LayerNorm init").c_str(), &edit.layer_norm);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.layer_norm.help"));
+}
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* init_control_labels[] = {"lab.init.init", "lab.init.activation", "lab.init.depth", "lab.init.layer_norm"};
+extern const LabDefinition init_lab{View::init, "lab.init.title", "lab.init.summary", init_control_labels, build_init,
+                                    controls_init, nullptr};
 
 }  // namespace smlab::app

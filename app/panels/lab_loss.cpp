@@ -5,8 +5,12 @@
 #include <cmath>
 #include <string>
 
+#include <imgui.h>
+
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/lab_topics.hpp"
+#include "smlab/labs/topics.hpp"
 
 namespace smlab::app {
 namespace {
@@ -44,7 +48,7 @@ plot::Plot log_softmax_plot(const LossLab& lab) {
       naive[i] = 0.0;
     }
   p.bars.push_back({.label = "log(softmax(z))", .x = indices(n, 0.2), .y = naive, .width = 0.4, .color = naive_color});
-  p.y.min = bottom * 1.1 - 0.1;
+  p.y.min = bottom * 1.8 - 0.2;  // room under the bars for the legend
   p.y.max = 0.0;
   p.legend = plot::LegendPos::BottomRight;
   return p;
@@ -71,8 +75,13 @@ plot::Plot loss_curve_plot(const LossLab& lab) {
   p.x.label = i18n::format("lab.loss.curve.x", {std::to_string(lab.settings.target)});
   p.y.label = tr("lab.loss.curve.y");
   p.lines.push_back({.label = "L = −log s_t", .x = lab.sweep_target_logit, .y = lab.sweep_loss, .color = loss_color});
-  p.lines.push_back({.label = "∂L/∂x_t = (s_t − 1)/T", .x = lab.sweep_target_logit, .y = lab.sweep_target_gradient,
+  p.lines.push_back({.label = "∂L/∂x_t", .x = lab.sweep_target_logit, .y = lab.sweep_target_gradient,
                      .color = gradient_color, .dashed = true});
+  double top = 0.0;
+  for (double v : lab.sweep_loss) top = std::max(top, v);
+  const double low = -1.0 / lab.settings.temperature;
+  p.y.min = low - 0.05 * (top - low);
+  p.y.max = top + 0.6 * (top - low);  // room for the legend above the curves
   p.vlines.push_back({lab.settings.logits[static_cast<std::size_t>(lab.settings.target)], tr("plot.legend.now"), std::nullopt, true});
   p.hlines.push_back({0.0, "", std::nullopt, false});
   p.legend = plot::LegendPos::TopRight;
@@ -91,8 +100,8 @@ plot::Plot qk_plot(const QkGradientSweep& sweep, const char* title_key) {
                      .color = scaled_color, .markers = true});
   p.lines.push_back({.label = tr("lab.loss.unscaled_median"), .x = dims, .y = sweep.unscaled_query_norm_median,
                      .color = unscaled_color, .markers = true});
-  p.lines.push_back({.label = tr("lab.loss.unscaled_mean"), .x = dims, .y = sweep.unscaled_query_norm,
-                     .color = unscaled_color, .dashed = true});
+  // The mean has no legend entry (three do not fit at 1024x768); the note names the dashed line.
+  p.lines.push_back({.label = "", .x = dims, .y = sweep.unscaled_query_norm, .color = unscaled_color, .dashed = true});
   p.legend = plot::LegendPos::BottomLeft;
   return p;
 }
@@ -122,5 +131,38 @@ LabView build_loss_view(const LossLab& lab, const QkGradientSweep& probe_sweep, 
                                      std::to_string(probe_sweep.trials)}));
   return view;
 }
+
+LabView build_loss(const LabInputs& inputs) {
+  const LossGradientsLab* lab = inputs.snapshot.lab<LossGradientsLab>();
+  if (lab == nullptr) {
+    LabView view;
+    view.explanation = tr("lab.loss.explanation");
+    return view;
+  }
+  return build_loss_view(lab->loss, lab->probe, lab->target);
+}
+
+void controls_loss(Params& edit) {
+  double temperature = edit.temperature;
+  const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
+  if (ImGui::SliderScalar(i18n::label("lab.loss.temperature", "T loss").c_str(), ImGuiDataType_Double, &temperature,
+                          &t_min, &t_max, "T = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    edit.temperature = temperature;
+  note_lab_nudge_target("temperature");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.loss.temperature.help"));
+  // The target is an index into the shown row: the custom scores, or the L keys of the QKᵀ row.
+  const int length = edit.scores.empty() ? edit.seq_len : static_cast<int>(edit.scores.size());
+  int target = std::min(edit.target, length - 1);
+  if (ImGui::SliderInt(i18n::label("lab.loss.target", "target loss").c_str(), &target, 0, length - 1, "t = %d",
+                       ImGuiSliderFlags_AlwaysClamp))
+    edit.target = target;
+  note_lab_nudge_target("target");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.loss.target.help"));
+}
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* loss_control_labels[] = {"lab.loss.temperature", "lab.loss.target"};
+extern const LabDefinition loss_lab{View::loss, "lab.loss.title", "lab.loss.summary", loss_control_labels, build_loss,
+                                    controls_loss, nullptr};
 
 }  // namespace smlab::app

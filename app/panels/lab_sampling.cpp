@@ -5,8 +5,12 @@
 #include <cmath>
 #include <string>
 
+#include <imgui.h>
+
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/lab_topics.hpp"
+#include "smlab/labs/topics.hpp"
 
 namespace smlab::app {
 namespace {
@@ -95,24 +99,29 @@ plot::Plot temperature_table_plot(const SamplingLab& lab) {
   const double top = std::log(static_cast<double>(lab.probabilities.size()));
   p.y.min = 0.0;
   p.y.max = top * 1.25;
-  // The seed texts' table as translucent bands: code 0.2–0.5, creative writing 1.2–1.5, distillation > 1.
+  // The seed texts' table as translucent bands, each named by a label inside it (a legend of four
+  // entries has no room at projector sizes): code 0.2–0.5, creative writing 1.2–1.5, distillation.
   const plot::Color band_colors[] = {kept_color, draw_color, student_color};
+  const double label_heights[] = {0.93, 0.78, 0.93};
   int k = 0;
   for (const TemperatureUse& use : temperature_uses) {
     const double low = std::max(use.low, p.x.min);
-    p.lines.push_back({.label = tr(std::string("lab.sampling.use.") + use.name),
+    const std::string name = tr(std::string("lab.sampling.use.") + use.name);
+    p.lines.push_back({.label = name,
                        .x = {low, use.high},
                        .y = {0.0, 0.0},
-                       .color = band_colors[k++],
+                       .color = band_colors[k],
                        .width = 1.0f,
                        .band_low = {0.0, 0.0},
                        .band_high = {p.y.max, p.y.max}});
+    p.annotations.push_back({std::sqrt(low * use.high), label_heights[k] * p.y.max, name, band_colors[k], plot::TextAlign::Center});
+    ++k;
   }
   p.lines.push_back({.label = tr("lab.sampling.entropy"), .x = lab.sweep_temperatures, .y = lab.sweep_soft_entropy,
                      .color = probability_color, .width = 2.5f});
   p.hlines.push_back({top, "ln n", std::nullopt, true});
   p.vlines.push_back({lab.settings.temperature, tr("plot.legend.now"), std::nullopt, true});
-  p.legend = plot::LegendPos::BottomRight;
+  p.legend = plot::LegendPos::None;
   return p;
 }
 
@@ -154,5 +163,48 @@ LabView build_sampling_view(const SamplingLab& lab) {
                                      format_value(lab.distillation.kl_nats, 3), format_value(lab.distillation.loss, 3)}));
   return view;
 }
+
+LabView build_sampling(const LabInputs& inputs) {
+  const SamplingLab* lab = inputs.snapshot.lab<SamplingLab>();
+  if (lab == nullptr) {
+    LabView view;
+    view.explanation = tr("lab.sampling.explanation");
+    return view;
+  }
+  return build_sampling_view(*lab);
+}
+
+void controls_sampling(Params& edit) {
+  double temperature = edit.temperature;
+  const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
+  if (ImGui::SliderScalar(i18n::label("lab.sampling.temperature", "T sampling").c_str(), ImGuiDataType_Double,
+                          &temperature, &t_min, &t_max, "T = %.3g",
+                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    edit.temperature = temperature;
+  note_lab_nudge_target("temperature");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.temperature.help"));
+  ImGui::SliderInt(i18n::label("lab.sampling.top_k", "top-k sampling").c_str(), &edit.top_k, ParamLimits::top_k_min,
+                   ParamLimits::top_k_max, "k = %d", ImGuiSliderFlags_AlwaysClamp);
+  note_lab_nudge_target("top_k");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.top_k.help"));
+  double top_p = edit.top_p;
+  const double p_min = ParamLimits::top_p_min, p_max = ParamLimits::top_p_max;
+  if (ImGui::SliderScalar(i18n::label("lab.sampling.top_p", "top-p sampling").c_str(), ImGuiDataType_Double, &top_p,
+                          &p_min, &p_max, "p = %.2f", ImGuiSliderFlags_AlwaysClamp))
+    edit.top_p = top_p;
+  note_lab_nudge_target("top_p");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.top_p.help"));
+  ImGui::SliderInt(i18n::label("lab.sampling.samples", "draws sampling").c_str(), &edit.samples,
+                   ParamLimits::samples_min, ParamLimits::samples_max, "N = %d",
+                   ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+  note_lab_nudge_target("samples");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.samples.help"));
+}
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* sampling_control_labels[] = {"lab.sampling.temperature", "lab.sampling.top_k",
+                                                   "lab.sampling.top_p", "lab.sampling.samples"};
+extern const LabDefinition sampling_lab{View::sampling, "lab.sampling.title", "lab.sampling.summary",
+                                        sampling_control_labels, build_sampling, controls_sampling, nullptr};
 
 }  // namespace smlab::app

@@ -5,8 +5,12 @@
 #include <cmath>
 #include <string>
 
+#include <imgui.h>
+
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 #include "panels/lab_topics.hpp"
+#include "smlab/labs/topics.hpp"
 
 namespace smlab::app {
 namespace {
@@ -80,9 +84,11 @@ plot::Plot output_plot(const ValuesLab& lab) {
     }
   const double span = std::max(top - bottom, 1e-9);
   p.y.min = bottom - 0.05 * span;
-  p.y.max = top + 0.75 * span;
+  p.y.max = top + 0.1 * span;
   p.hlines.push_back({0.0, "", std::nullopt, false});
-  p.legend = plot::LegendPos::TopRight;
+  // No legend: the explanation names the markers (green diamonds, purple squares), and a legend
+  // of three entries covers markers at projector sizes. The CSV keeps the series' names.
+  p.legend = plot::LegendPos::None;
   return p;
 }
 
@@ -100,9 +106,17 @@ plot::Plot path_plot(const ValuesLab& lab) {
     for (int k = 0; k < lab.sweep_outputs.rows; ++k) y[static_cast<std::size_t>(k)] = lab.sweep_outputs(k, c);
     p.lines.push_back({.label = "o_" + std::to_string(c), .x = lab.sweep_temperatures, .y = std::move(y)});
   }
+  double top = 0.0, bottom = 0.0;
+  for (double v : lab.sweep_outputs.values) {
+    top = std::max(top, v);
+    bottom = std::min(bottom, v);
+  }
+  const double span = std::max(top - bottom, 1e-9);
+  p.y.min = bottom - 0.05 * span;
+  p.y.max = top + 0.45 * span;  // a one-row legend above the curves
   p.vlines.push_back({lab.settings.temperature, tr("plot.legend.now"), output_color, true});
-  p.legend = plot::LegendPos::TopRight;
-  p.legend_max_rows = 4;
+  p.legend = plot::LegendPos::TopLeft;
+  p.legend_max_rows = 1;
   return p;
 }
 
@@ -152,5 +166,41 @@ LabView build_values_view(const ValuesLab& lab) {
                                      format_value(lab.concat_vs_average_difference, 3)}));
   return view;
 }
+
+LabView build_values(const LabInputs& inputs) {
+  const ValuesLab* lab = inputs.snapshot.lab<ValuesLab>();
+  if (lab == nullptr) {
+    LabView view;
+    view.explanation = tr("lab.values.explanation");
+    return view;
+  }
+  return build_values_view(*lab);
+}
+
+void controls_values(Params& edit) {
+  double temperature = edit.temperature;
+  const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
+  if (ImGui::SliderScalar(i18n::label("lab.values.temperature", "T values").c_str(), ImGuiDataType_Double, &temperature,
+                          &t_min, &t_max, "T = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    edit.temperature = temperature;
+  note_lab_nudge_target("temperature");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.values.temperature.help"));
+  const int last_row = std::min(edit.seq_len, values_max_keys) - 1;
+  int row = std::min(edit.row, last_row);
+  if (ImGui::SliderInt(i18n::label("lab.values.row", "row values").c_str(), &row, 0, last_row, "i = %d",
+                       ImGuiSliderFlags_AlwaysClamp))
+    edit.row = row;
+  note_lab_nudge_target("row");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.values.row.help"));
+  ImGui::SliderInt(i18n::label("lab.values.heads", "heads values").c_str(), &edit.heads, ParamLimits::heads_min,
+                   ParamLimits::heads_max, "h = %d", ImGuiSliderFlags_AlwaysClamp);
+  note_lab_nudge_target("heads");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.values.heads.help"));
+}
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* values_control_labels[] = {"lab.values.temperature", "lab.values.row", "lab.values.heads"};
+extern const LabDefinition values_lab{View::values, "lab.values.title", "lab.values.summary", values_control_labels,
+                                      build_values, controls_values, nullptr};
 
 }  // namespace smlab::app

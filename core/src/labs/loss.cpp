@@ -61,6 +61,10 @@ void evaluate_loss_lab(LossLab& out, const LossSettings& settings) {
 
   constexpr int sweep_points = 201;
   const auto target = static_cast<std::size_t>(settings.target);
+  out.sweep_target_logit.clear();
+  out.sweep_loss.clear();
+  out.sweep_target_gradient.clear();
+  if (!std::isfinite(settings.logits[target])) return;  // a masked target: L = +inf, nothing to sweep
   out.sweep_target_logit.resize(sweep_points);
   out.sweep_loss.resize(sweep_points);
   out.sweep_target_gradient.resize(sweep_points);

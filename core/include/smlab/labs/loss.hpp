@@ -44,7 +44,8 @@ struct LossLab {
   int naive_infinite_count = 0;            // entries where the naive route gave −inf
   // Underflow demo on {0, −gap} (at T = 1): the stable and naive log-weights of the second entry.
   double demo_stable = 0.0, demo_naive = 0.0;
-  // L and ∂L/∂x_target as the target's logit moves over [x − 10, x + 10] (the others fixed).
+  // L and ∂L/∂x_target as the target's logit moves over [x − 10, x + 10] (the others fixed);
+  // empty when the target's logit is −inf (masked: L = +inf).
   std::vector<double> sweep_target_logit, sweep_loss, sweep_target_gradient;
 };
 
