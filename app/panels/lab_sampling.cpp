@@ -197,7 +197,6 @@ void controls_sampling(Params& edit) {
   ImGui::SliderInt(i18n::label("lab.sampling.samples", "draws sampling").c_str(), &edit.samples,
                    ParamLimits::samples_min, ParamLimits::samples_max, "N = %d",
                    ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-  note_lab_nudge_target("samples");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.samples.help"));
 }
 
