@@ -112,11 +112,13 @@ plot::Plot path_plot(const ValuesLab& lab) {
     bottom = std::min(bottom, v);
   }
   const double span = std::max(top - bottom, 1e-9);
-  p.y.min = bottom - 0.05 * span;
-  p.y.max = top + 0.45 * span;  // a one-row legend above the curves
+  // Room below the curves for the legend: at large T every coordinate settles at the mean of its
+  // values, so the bottom right is free once the axis extends below the lowest curve.
+  p.y.min = bottom - 0.7 * span;
+  p.y.max = top + 0.05 * span;
   p.vlines.push_back({lab.settings.temperature, tr("plot.legend.now"), output_color, true});
-  p.legend = plot::LegendPos::TopLeft;
-  p.legend_max_rows = 1;
+  p.legend = plot::LegendPos::BottomRight;
+  p.legend_max_rows = 2;
   return p;
 }
 
