@@ -54,8 +54,9 @@ package: deps
 test-package: package
 	./tests/package/run.sh $(BUILD_DIR)-package $(BUILD_DIR)-package-test $(BUILD_DIR)-fresh/debs
 
-# `make bench`: the kernel suite, the frame harness at three L, the NumPy and matplotlib peers,
-# all in one run on the same machine state, then the ratios (docs/PERFORMANCE.md).
+# `make bench`: the kernel suite, the frame harness at three L, the NumPy peer, the slider-to-pixels
+# latency against the matplotlib peer (bench/latency.sh), all in one run on the same machine
+# state, then the ratios (docs/PERFORMANCE.md).
 BENCH_RESULTS = $(BUILD_DIR)-bench/results
 bench: deps
 	./bench/install-peers.sh
@@ -74,7 +75,8 @@ bench: deps
 	    "$$($(BUILD_DIR)-bench/app/softmax-lab --bench-frames 20 --bench-key temperature --import $(BENCH_RESULTS)/long-$$L.npz)"; \
 	done | tee $(BENCH_RESULTS)/imports.jsonl
 	/usr/bin/python3 bench/numpy_peer.py > $(BENCH_RESULTS)/numpy.json
-	/usr/bin/python3 bench/matplotlib_peer.py 64 256 1024 2048 | tee $(BENCH_RESULTS)/matplotlib.jsonl
+	{ ./bench/latency.sh $(BUILD_DIR)-bench/app/softmax-lab 3 10 16 256 1024; \
+	  ./bench/latency.sh $(BUILD_DIR)-bench/app/softmax-lab 2 4 4096; } | tee $(BENCH_RESULTS)/latency.jsonl
 	/usr/bin/python3 bench/report.py $(BENCH_RESULTS)
 
 clean:

@@ -85,21 +85,6 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
 
 App::~App() { ImGui::SetCurrentContext(surface_.imgui_context()); }
 
-const char* theme_name(Theme theme) {
-  switch (theme) {
-    case Theme::dark: return "dark";
-    case Theme::light: return "light";
-    case Theme::projector: return "projector";
-  }
-  return "dark";
-}
-
-std::optional<Theme> theme_from_name(std::string_view name) {
-  for (Theme theme : {Theme::dark, Theme::light, Theme::projector})
-    if (name == theme_name(theme)) return theme;
-  return std::nullopt;
-}
-
 namespace {
 
 // The imported data whose token labels need glyphs beyond ASCII (CJK, accents, …), or null.
@@ -249,14 +234,19 @@ void App::sync_snapshot() {
   uploaded_colormap_ = ui_.interaction.colormap;
   uploaded_max_side_ = max_side;
   lab_textures_.new_snapshot();
+  // A first result whose maps follow: the textures of the maps before stay until they do.
+  if (latest_.maps_pending) return;
   // Upload only when the data changed: a 4096² texture costs milliseconds.
   const Snapshot& snap = *latest_.snapshot;
   const double vmax = snap.attention_max;
   if (latest_.images != nullptr && latest_.images->spec == spec) {  // coloured by the worker
+    if (latest_.images == uploaded_images_) return;  // the same maps (a row change): on the GPU already
+    uploaded_images_ = latest_.images;
     scaled_texture_.upload(latest_.images->scaled);
     unscaled_texture_.upload(latest_.images->unscaled);
     return;
   }
+  uploaded_images_ = nullptr;
   for (const bool scaled : {true, false}) {
     const MapTextureSource source = map_texture_source(snap, scaled);
     if (source.size == 0) continue;  // maps still being computed: the old texture stays
@@ -298,14 +288,22 @@ bool App::frame() {
   timing_.blocked_ms = 0.0;
   if (needs_submit()) {
     submit();
-    // When recomputes are quick (the dashboard up to L ≈ 512: 1–3 ms) a few ms of waiting lets
-    // the plots change on this very frame. When the last one took more than half the wait (L =
-    // 1024, a slow lab), waiting would mostly stall the frame: the snapshot lands a frame later.
+    // When first results are quick (the dashboard's staged recompute: the row, its plots and a
+    // coarse d_k sweep, ~1 ms) a few ms of waiting lets the plots change on this very frame. When
+    // the last one took more than half the wait (a slow lab), waiting would mostly stall the
+    // frame: the snapshot lands a frame later.
     constexpr double wait_budget_ms = 8.0;
     const auto wait_start = Clock::now();
-    if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms)
-      evaluator_.wait_for_latest(std::chrono::duration_cast<std::chrono::microseconds>(
-          std::chrono::duration<double, std::milli>(wait_budget_ms)));
+    const auto budget = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::duration<double, std::milli>(wait_budget_ms));
+    if (evaluator_.last_first_result_ms() < 0.5 * wait_budget_ms) {
+      evaluator_.wait_for_latest(budget);
+      // Small problems (all stages within half the budget last time): the complete Snapshot on
+      // this frame too, rather than a first result now and the rest a frame later.
+      if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms)
+        evaluator_.wait_for_complete(std::chrono::duration_cast<std::chrono::microseconds>(
+            budget - (Clock::now() - wait_start)));
+    }
     timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
   }
   sync_snapshot();
@@ -352,33 +350,36 @@ Session App::current_session() const {
 }
 
 void App::restore_session(const Session& session) {
-  ui_.params = session.params;
-  ui_.scores_text = format_scores(session.params.scores);
+  StartState state;
+  state.view = ui_.view;
+  state.screenshot_dir = ui_.screenshot_dir;
+  state.theme = ui_.theme;
+  state.font_scale = ui_.font_scale;
+  state.colormap = ui_.interaction.colormap;
+  state.language = ui_.language;
+  const Result<void> applied = apply_session(session, ui_.lessons, SessionGiven{}, state);
+  ui_.params = state.params;
+  ui_.scores_text = format_scores(state.params.scores);
   ui_.input_error.clear();
-  if (session.view != ui_.view) {
-    ui_.view = session.view;
+  if (state.view != ui_.view) {
+    ui_.view = state.view;
     ui_.select_view_tab = true;
   }
-  if (!session.screenshot_dir.empty()) ui_.screenshot_dir = session.screenshot_dir;
+  ui_.screenshot_dir = state.screenshot_dir;
   // Applied between frames (fonts); Chinese only when its table and font are there.
-  if (session.language && (*session.language == i18n::Language::English || ui_.chinese_problem.empty()))
-    ui_.language = *session.language;
-  if (session.theme) ui_.theme = theme_from_name(*session.theme).value_or(ui_.theme);
-  if (session.font_scale) ui_.font_scale = std::clamp(*session.font_scale, font_scale_min, font_scale_max);
-  if (session.colormap) ui_.interaction.colormap = plot::colormap_from_name(*session.colormap).value_or(ui_.interaction.colormap);
-  if (!session.import_warning.empty()) {  // the files are gone: say so once, in the status line
-    ui_.status = session.import_warning;
+  if (state.language == i18n::Language::English || ui_.chinese_problem.empty()) ui_.language = state.language;
+  ui_.theme = state.theme;
+  ui_.font_scale = state.font_scale;
+  ui_.interaction.colormap = state.colormap;
+  if (!state.import_warning.empty()) {  // the files are gone: say so once, in the status line
+    ui_.status = state.import_warning;
     ui_.status_is_error = true;
   }
   // A lesson position is kept only if that lesson and step still exist; Params stay the session's.
   ui_.lesson.animating = false;
   ui_.lesson.open.reset();
-  if (session.lesson) {
-    const auto lesson = find_lesson(ui_.lessons, session.lesson->name);
-    if (!lesson || !resume_lesson(ui_, *lesson, static_cast<std::size_t>(session.lesson->step - 1))) {
-      report(i18n::format("lesson.not_available", {session.lesson->name, std::to_string(session.lesson->step)}), true);
-    }
-  }
+  if (session.lesson && (!applied || !state.lesson || !resume_lesson(ui_, state.lesson->lesson, state.lesson->step)))
+    report(i18n::format("lesson.not_available", {session.lesson->name, std::to_string(session.lesson->step)}), true);
 }
 
 void App::draw_session_popup() {

@@ -16,32 +16,20 @@
 #include "state/evaluator.hpp"
 #include "state/history.hpp"
 #include "state/session.hpp"
+#include "state/start_state.hpp"
 #include "state/texture_pool.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {
 
-struct AppOptions {
-  Params params;                 // must pass validate()
-  View view = View::dashboard;   // the tab shown first
-  std::string screenshot_dir;    // empty: exporting::default_screenshot_dir()
+// The start state (state/start_state.hpp: Params, view, look, lesson) and what the App offers.
+struct AppOptions : StartState {
   float font_pixels = 17.0f;     // UI font size at scale 1
   // Monte Carlo refinement limit in trials per d_k point; 0 = the interactive
   // default (Evaluator::refine_max_trials). Headless renders use headless_refine_trials().
   std::int64_t refine_trials = 0;
   PresetList presets;            // offered by the Presets combo
-  Theme theme = Theme::dark;
-  float font_scale = 1.0f;       // clamped to [font_scale_min, font_scale_max]
-  plot::Colormap colormap = plot::Colormap::Viridis;  // sequential heatmaps (--colormap, session)
   LessonList lessons;            // offered by the Lessons combo (assets/lessons)
-  // A lesson step shown as open at start-up. Params and view are not touched: main.cpp sets them
-  // from the step (--lesson) or from a session that was left in a lesson.
-  std::optional<LessonPosition> lesson;
-  // The UI language (--lang, session). Chinese falls back to English, with language_warning(), when
-  // its table or the CJK font is missing.
-  i18n::Language language = i18n::Language::English;
-  // Shown in the status line at start: a restored session's imported files could not be read.
-  std::string import_warning;
   bool presenter = false;       // start in presenter mode (--presenter)
   bool controls_shown = true;   // false: the control column starts hidden (--hide-controls)
 };
@@ -92,6 +80,8 @@ class App {
   bool showing_snapshot() const { return latest_.snapshot != nullptr; }
   // A Snapshot is shown and its attention maps too (long imported contexts get them later).
   bool showing_maps() const { return latest_.snapshot != nullptr && !pooled_maps_pending(*latest_.snapshot); }
+  // The Snapshot shown is complete: every stage of its evaluation is done (not a first result).
+  bool showing_complete() const { return latest_.snapshot != nullptr && latest_.complete; }
   // The Params of the Snapshot shown (defaults before the first one).
   Params shown_params() const { return latest_.snapshot != nullptr ? latest_.snapshot->params : Params{}; }
 
@@ -181,6 +171,7 @@ class App {
   bool chinese_ranges_common_ = false;  // chinese_glyph_ranges_ includes ImGui's common simplified set
   ImFont* ui_font_ = nullptr;
   FrameTiming timing_;
+  std::shared_ptr<const Evaluator::MapImages> uploaded_images_;  // the worker's images on the GPU now
 
   History history_;
   SweepPlayer sweep_player_;

@@ -12,7 +12,7 @@
 #include "app.hpp"
 #include "app_recording.hpp"
 #include "export/png.hpp"
-#include "export/scaled_screenshot.hpp"
+#include "scaled_screenshot.hpp"
 #include "i18n/i18n.hpp"
 #include "state/nudge.hpp"
 

@@ -6,7 +6,7 @@
 
 #include "app.hpp"
 #include "export/gif.hpp"
-#include "export/gif_sweep.hpp"
+#include "state/sweep.hpp"
 #include "platform/offscreen.hpp"
 
 namespace smlab::app {

@@ -1,4 +1,5 @@
-// The headless frame-time harness behind --bench-frames.
+// The headless frame-time harness behind --bench-frames, and the slider-to-pixels latency
+// harness behind --bench-latency.
 #include "frame_bench.hpp"
 
 #include <sys/resource.h>
@@ -8,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <vector>
+
+#include "smlab/evaluate.hpp"
 
 namespace smlab::app {
 namespace {
@@ -101,6 +104,121 @@ FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, s
   result.median_frame_ms = percentile(frame_ms, 0.5);
   result.p95_frame_ms = percentile(frame_ms, 0.95);
   result.median_recompute_ms = percentile(recompute_ms, 0.5);
+  return result;
+}
+
+namespace {
+
+// The custom score vector's starting values: deterministic, spread like scaled scores.
+std::vector<double> custom_start(int length) {
+  std::vector<double> scores(static_cast<std::size_t>(length));
+  for (int j = 0; j < length; ++j) scores[static_cast<std::size_t>(j)] = 3.0 * std::sin(0.37 * j);
+  return scores;
+}
+
+// Step `step` of `slider` from `base` (the values bench/matplotlib_peer.py's Figure.move gives).
+Params moved_params(const Params& current, const Params& base, const std::string& slider, int step) {
+  Params moved = current;
+  if (slider == "temperature") moved.temperature = 0.05 * std::pow(20.0 / 0.05, (step % 9) / 8.0);
+  if (slider == "score_scale") moved.score_scale = 0.1 * std::pow(10.0 / 0.1, (step % 9) / 8.0);
+  if (slider == "d_k") moved.key_dim = base.key_dim + (step + 1) % 2;
+  if (slider == "seq_len") moved.seq_len = base.seq_len - (step + 1) % 2;
+  if (slider == "scaled") moved.scaled = !current.scaled;
+  if (slider == "row") moved.row = (step * 7919 + 1) % current.seq_len;
+  if (slider == "custom_scores") {
+    if (moved.scores.empty()) moved.scores = custom_start(current.seq_len);
+    moved.scores[static_cast<std::size_t>(step) % moved.scores.size()] += 1.0;
+  }
+  if (moved.row >= moved.seq_len) moved.row = moved.seq_len - 1;
+  return moved;
+}
+
+double since_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string LatencyBenchResult::to_json() const {
+  std::string json = "{\"L\":" + std::to_string(seq_len) + ",\"d_k\":" + std::to_string(key_dim) + ",\"sliders\":[";
+  for (const SliderLatency& s : sliders) {
+    char entry[480];
+    std::snprintf(entry, sizeof entry,
+                  "%s{\"slider\":\"%s\",\"steps\":%d,\"first_median_ms\":%.3f,\"first_p95_ms\":%.3f,"
+                  "\"final_median_ms\":%.3f,\"final_p95_ms\":%.3f,\"median_frame_ms\":%.3f,\"p95_frame_ms\":%.3f,"
+                  "\"max_frame_ms\":%.3f}",
+                  &s == sliders.data() ? "" : ",", s.slider.c_str(), s.steps, s.first_median_ms, s.first_p95_ms,
+                  s.final_median_ms, s.final_p95_ms, s.median_frame_ms, s.p95_frame_ms, s.max_frame_ms);
+    json += entry;
+  }
+  return json + "]}";
+}
+
+LatencyBenchResult run_latency_bench(App& app, const std::string& key, int steps, std::string& error) {
+  std::vector<std::string> sliders;
+  for (const char* slider : latency_sliders)
+    if (key.empty() || key == slider) sliders.emplace_back(slider);
+  if (sliders.empty()) {
+    std::string allowed;
+    for (const char* slider : latency_sliders) allowed += (allowed.empty() ? "" : ", ") + std::string(slider);
+    error = "--bench-key '" + key.substr(0, 40) + "' is not allowed with --bench-latency: " + allowed;
+    return {};
+  }
+  const Params base = app.ui().params;
+  // No refinement beyond the first estimate: each step starts from rest, with nothing else running.
+  app.evaluator().set_refine_limit(automatic_dk_trials(std::min(base.seq_len, ParamLimits::seq_len_max)));
+  // Warm-up, not timed: one step of every slider, so first-use costs (glyphs, texture sizes,
+  // llvmpipe's shader variants, page faults of new buffers) are not charged to the first slider.
+  for (const char* slider : latency_sliders) {
+    for (int step = 0; step < 2; ++step) {
+      apply_params(app.ui(), moved_params(app.ui().params, base, slider, step));
+      app.wait_for_snapshot();
+      app.frame();
+      app.frame();
+    }
+    apply_params(app.ui(), base);
+  }
+  LatencyBenchResult result;
+  result.seq_len = base.seq_len;
+  result.key_dim = base.key_dim;
+  for (const std::string& slider : sliders) {
+    apply_params(app.ui(), base);
+    std::vector<double> first_ms, final_ms, frame_ms;
+    for (int step = 0; step < steps; ++step) {
+      app.wait_for_snapshot();
+      app.frame();  // at rest: the shown Snapshot is the complete one of the current Params
+      const Params moved = moved_params(app.ui().params, base, slider, step);
+      const auto input = std::chrono::steady_clock::now();
+      if (!apply_params(app.ui(), moved)) continue;
+      double first = -1.0;
+      for (;;) {
+        const auto frame_start = std::chrono::steady_clock::now();
+        app.frame();  // ends with glFinish (platform::OffscreenSurface::end_frame)
+        frame_ms.push_back(since_ms(frame_start));
+        const bool shown = app.shown_params() == moved;
+        if (shown && first < 0.0) first = since_ms(input);
+        if (shown && app.showing_complete() && app.showing_maps()) break;
+        if (since_ms(input) > 60'000.0) {
+          error = "--bench-latency: " + slider + " step " + std::to_string(step) + " showed no result within 60 s";
+          return {};
+        }
+      }
+      first_ms.push_back(first);
+      final_ms.push_back(since_ms(input));
+    }
+    SliderLatency line;
+    line.slider = slider;
+    line.steps = static_cast<int>(first_ms.size());
+    line.first_median_ms = percentile(first_ms, 0.5);
+    line.first_p95_ms = percentile(first_ms, 0.95);
+    line.final_median_ms = percentile(final_ms, 0.5);
+    line.final_p95_ms = percentile(final_ms, 0.95);
+    line.median_frame_ms = percentile(frame_ms, 0.5);
+    line.p95_frame_ms = percentile(frame_ms, 0.95);
+    line.max_frame_ms = frame_ms.empty() ? 0.0 : *std::max_element(frame_ms.begin(), frame_ms.end());
+    result.sliders.push_back(line);
+  }
+  apply_params(app.ui(), base);
   return result;
 }
 

@@ -1,8 +1,10 @@
 // `--bench-frames N`: drive one slider every frame, as a drag would, and report
-// frame and recompute times as one JSON line (DESIGN.md §9).
+// frame and recompute times as one JSON line (DESIGN.md §9). `--bench-latency N`: N single
+// slider steps from rest per slider, timed from the input to the frames that show the result.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "app.hpp"
 
@@ -29,5 +31,32 @@ struct FrameBenchResult {
 // range, one step per frame, back and forth, and times each frame. Returns an error message in
 // `error` for an unsupported key.
 FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, std::string& error);
+
+// The sliders --bench-latency moves, in its output's order.
+inline constexpr const char* latency_sliders[] = {"temperature", "score_scale", "d_k", "seq_len",
+                                                  "scaled", "row", "custom_scores"};
+
+// One slider's steps: from the input (apply_params, as a slider does) to the end (glFinish) of
+// the first frame that shows a Snapshot of the new Params (the first result: the row, its plots
+// and read-outs, a coarse d_k sweep) and of the first frame that shows the complete one (its
+// maps and the full first estimate of the sweep: the worker finished), and every frame between.
+struct SliderLatency {
+  std::string slider;
+  int steps = 0;
+  double first_median_ms = 0.0, first_p95_ms = 0.0;
+  double final_median_ms = 0.0, final_p95_ms = 0.0;
+  double median_frame_ms = 0.0, p95_frame_ms = 0.0, max_frame_ms = 0.0;  // frames of all steps
+};
+struct LatencyBenchResult {
+  int seq_len = 0, key_dim = 0;
+  std::vector<SliderLatency> sliders;
+  std::string to_json() const;  // one line: {"L":…,"d_k":…,"sliders":[{"slider":…,…},…]}
+};
+
+// For each slider in latency_sliders (or only `key`, when not empty): `steps` steps, each from
+// rest (the evaluator idle, the Monte Carlo refinement held at the first estimate so it does not
+// compete with the step), moving the slider as bench/matplotlib_peer.py moves its peer. Returns
+// an error message in `error` for an unknown key.
+LatencyBenchResult run_latency_bench(App& app, const std::string& key, int steps, std::string& error);
 
 }  // namespace smlab::app

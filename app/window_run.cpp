@@ -50,7 +50,8 @@ class CloseSignals {
   ~CloseSignals() {
     if (watcher_.joinable()) {
       const std::uint64_t one = 1;
-      if (::write(stop_fd_, &one, sizeof one) < 0) {}  // the watcher sees it in poll()
+      if (::write(stop_fd_, &one, sizeof one) < 0) {
+      }  // the watcher sees it in poll()
       watcher_.join();
     }
     restore();
@@ -93,8 +94,7 @@ class CloseSignals {
 // only when it is missing or a regular file of at most 1 MB. Returns "" or why it is left alone.
 std::string imgui_ini_problem(const std::filesystem::path& path) {
   struct stat status {};
-  if (::stat(path.c_str(), &status) != 0)
-    return errno == ENOENT ? std::string{} : std::string(std::strerror(errno));
+  if (::stat(path.c_str(), &status) != 0) return errno == ENOENT ? std::string{} : std::string(std::strerror(errno));
   if (!S_ISREG(status.st_mode)) return "it is not a regular file";
   if (status.st_size > (1 << 20)) return "it is larger than 1 MB";
   return {};
@@ -115,25 +115,10 @@ std::string restore_autosave(WindowRun& run, const std::filesystem::path& autosa
     backed_up = backup.error.empty();
     return restored.error + (backed_up ? "; kept as '" + backup.path.string() + "'" : "; " + backup.error);
   }
-  AppOptions& options = run.options;
   const Session& last = *restored.session;
-  options.params = last.params;
-  options.import_warning = last.import_warning;
-  options.view = last.view;
-  if (!run.screenshot_dir_given) options.screenshot_dir = last.screenshot_dir;
-  if (!run.theme_given && last.theme) options.theme = theme_from_name(*last.theme).value_or(options.theme);
-  if (!run.font_scale_given && last.font_scale) options.font_scale = *last.font_scale;
-  if (!run.colormap_given && last.colormap)
-    options.colormap = plot::colormap_from_name(*last.colormap).value_or(options.colormap);
-  if (!run.language_given && last.language) options.language = *last.language;
-  if (last.lesson) {  // the lesson the class was in, if it still exists (Params stay the session's)
-    if (const auto index = find_lesson(options.lessons, last.lesson->name);
-        index && static_cast<std::size_t>(last.lesson->step) <= options.lessons.lessons[*index].steps.size())
-      options.lesson = LessonPosition{*index, static_cast<std::size_t>(last.lesson->step - 1)};
-    else
-      std::fprintf(stderr, "softmax-lab: not reopening lesson '%s' step %d of the last session: no such lesson step\n",
-                   last.lesson->name.c_str(), static_cast<int>(last.lesson->step));
-  }
+  if (!apply_session(last, run.options.lessons, run.given, run.options))
+    std::fprintf(stderr, "softmax-lab: not reopening lesson '%s' step %d of the last session: no such lesson step\n",
+                 last.lesson->name.c_str(), static_cast<int>(last.lesson->step));
   return {};
 }
 
@@ -158,7 +143,8 @@ int run_window(WindowRun run) {
     if (const std::string problem = imgui_ini_problem(ini); problem.empty())
       window_options.imgui_ini_path = ini.string();
     else
-      std::fprintf(stderr, "softmax-lab: not using the window layout file '%s': %s\n", ini.string().c_str(), problem.c_str());
+      std::fprintf(stderr, "softmax-lab: not using the window layout file '%s': %s\n", ini.string().c_str(),
+                   problem.c_str());
   }
   auto created = platform::Window::create(window_options);
   if (!created) {

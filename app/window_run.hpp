@@ -7,14 +7,13 @@
 namespace smlab::app {
 
 struct WindowRun {
-  AppOptions options;           // the start state the command line resolved
+  AppOptions options;  // the start state the command line resolved
   int width = 1600, height = 900;
   // --set, --preset, --lesson, --load or --view was given: the autosave is neither restored nor,
   // unless something changes in the window, replaced (should_autosave).
   bool state_from_command_line = false;
-  // Which look options the command line named: those win over the restored autosave's.
-  bool screenshot_dir_given = false, theme_given = false, font_scale_given = false, colormap_given = false,
-       language_given = false;
+  // Which options the command line named: those win over the restored autosave's.
+  SessionGiven given;
 };
 
 // Runs the window until it closes; returns the exit code (0, or 4 when no window can be opened).

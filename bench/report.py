@@ -1,9 +1,15 @@
 #!/usr/bin/python3
-"""Reads one `make bench` run's results (smlab-bench JSON, frame harness, NumPy and matplotlib
-peers) from the folder given and prints each target with its measured ratio, met or missed."""
+"""Reads one `make bench` run's results (smlab-bench JSON, frame harness, NumPy peer, and the
+slider-to-pixels latency of the app against its matplotlib peer) from the folder given and prints
+each target with its measured ratio, met or missed."""
 import json
 import pathlib
+import statistics
 import sys
+
+
+def verdict(ok):
+    return "MET" if ok else "MISSED"
 
 
 def load_lines(path):
@@ -12,17 +18,16 @@ def load_lines(path):
 
 def main():
     folder = pathlib.Path(sys.argv[1])
+    if not (folder / "kernels.json").exists():  # a bench/latency.sh run alone
+        report_latency(load_lines(folder / "latency.jsonl"))
+        return
     kernels = {b["name"]: b for b in json.loads((folder / "kernels.json").read_text())["benchmarks"]}
     numpy_peer = json.loads((folder / "numpy.json").read_text()) if (folder / "numpy.json").exists() else None
     frames = load_lines(folder / "frames.jsonl")
-    figure = {row["L"]: row["median_ms"] for row in load_lines(folder / "matplotlib.jsonl")}
 
     def best(prefix, key):
         values = [b[key] for name, b in kernels.items() if name.startswith(prefix) and key in b]
         return max(values) if values else float("nan")
-
-    def verdict(ok):
-        return "MET" if ok else "MISSED"
 
     # The issue's bandwidth is a STREAM-like copy (memcpy). An in-place scale is softmax's own
     # access pattern and reaches more here (memcpy also reads each destination line before writing
@@ -79,10 +84,48 @@ def main():
             # The issue's "300 MB" read as MB (10^6 bytes): the stricter of MB and MiB.
             memory += f", RSS <300 MB: {verdict(result['peak_rss_mib'] * 1.048576 < 300)}"
         print(memory + "]")
-        if length in figure and dim == 64 and key == "temperature":
-            ratio = figure[length] / pixels
-            print(f"  slider→pixels {pixels:.1f} ms vs matplotlib figure {figure[length]:.0f} ms: {ratio:.1f}x"
-                  + (f"  [≥10x: {verdict(ratio >= 10)}]" if length == 1024 else ""))
+
+    report_latency(load_lines(folder / "latency.jsonl"))
+
+
+# Issue #20's targets at L = 1024, as ratios of the peer's median step to the app's median.
+LATENCY_TARGETS = {"temperature": 15, "score_scale": 15, "row": 15, "d_k": 8, "seq_len": 8}
+
+
+def report_latency(lines):
+    """Per L and slider: the app's first and final result (median over repeats of each run's
+    median and p95), the peer's step, their ratios, and the L = 4096 targets."""
+    if not lines:
+        return
+    app, peer, loads = {}, {}, []
+    for line in lines:
+        loads.append(line["load"])
+        if "app" in line:
+            for s in line["app"]["sliders"]:
+                app.setdefault((line["L"], s["slider"]), []).append(s)
+        else:
+            peer.setdefault((line["L"], line["peer"]["slider"]), []).append(line["peer"])
+    print(f"slider -> pixels (load average {min(loads):.1f}-{max(loads):.1f} during the runs; medians over "
+          f"{max(len(v) for v in app.values())} repeats)")
+    print(f"{'L':>5} {'slider':<14} {'first':>8} {'p95':>8} {'final':>8} {'p95':>8} {'max frame':>9} {'peer':>8} "
+          f"{'first x':>7} {'final x':>7}")
+    for (length, slider), runs in sorted(app.items(), key=lambda item: item[0][0]):
+        def med(key, values=runs):
+            return statistics.median(v[key] for v in values)
+        peer_ms = statistics.median(p["median_ms"] for p in peer.get((length, slider), [])) \
+            if (length, slider) in peer else float("nan")
+        first, final = med("first_median_ms"), med("final_median_ms")
+        line = (f"{length:>5} {slider:<14} {first:8.1f} {med('first_p95_ms'):8.1f} {final:8.1f} "
+                f"{med('final_p95_ms'):8.1f} {max(v['max_frame_ms'] for v in runs):9.1f} {peer_ms:8.1f} "
+                f"{peer_ms / first:7.1f} {peer_ms / final:7.1f}")
+        if length == 1024 and slider in LATENCY_TARGETS:
+            target = LATENCY_TARGETS[slider]
+            line += f"  [first >= {target}x: {verdict(peer_ms / first >= target)}, final: {verdict(peer_ms / final >= target)}]"
+        if length == 4096:
+            line += (f"  [first <= 100 ms: {verdict(first <= 100)}, "
+                     f"frames < 20 ms: {verdict(max(v['p95_frame_ms'] for v in runs) < 20)} (p95)]")
+        print(line)
+
 
 if __name__ == "__main__":
     main()

@@ -1,5 +1,10 @@
 // Atomic whole-file writes (temporary file + fsync + rename), all-or-nothing batches, temporary-file
 // cleanup on signals, and directory creation, with errors that name the path and the OS's reason.
+//
+// [SECTION] Messages and temporary files (signal-safe registry)
+// [SECTION] Checking a target: check_target
+// [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
+// [SECTION] Folders and names: ensure_directory, numbered_path
 #include "export/atomic_file.hpp"
 
 #include <atomic>
@@ -20,6 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Builds a message by appending (GCC 12 at -O2 raises a false -Wrestrict on `"literal" + std::string`).
+// [SECTION] Messages and temporary files (signal-safe registry)
+
 std::string message(std::initializer_list<std::string_view> parts) {
   std::string text;
   for (const std::string_view part : parts) {
@@ -63,8 +70,8 @@ struct CleanupSlot {
   char path[cleanup_path_bytes];
 };
 CleanupSlot cleanup_slots[cleanup_slot_count];
-std::atomic<int> committing{0};        // a FileBatch is renaming: signals wait
-std::atomic<int> deferred_signal{0};   // the signal that waited
+std::atomic<int> committing{0};       // a FileBatch is renaming: signals wait
+std::atomic<int> deferred_signal{0};  // the signal that waited
 
 int register_temporary(const fs::path& path) {
   if (path.native().size() >= cleanup_path_bytes) return -1;
@@ -196,6 +203,8 @@ fs::path real_target(const fs::path& path) {
 
 }  // namespace
 
+// [SECTION] Checking a target: check_target
+
 WriteError check_target(const fs::path& path, bool overwrite) {
   if (path.empty() || !path.has_filename()) {
     return message({"cannot write '", path.native(), "': not a file name"});
@@ -204,8 +213,8 @@ WriteError check_target(const fs::path& path, bool overwrite) {
   if (::lstat(path.c_str(), &link_status) == 0) {
     struct stat status {};
     if (::stat(path.c_str(), &status) != 0) {
-      return message({"cannot write '", path.native(), "': it is a symbolic link that leads nowhere (",
-                      os_reason(errno), ")"});
+      return message(
+          {"cannot write '", path.native(), "': it is a symbolic link that leads nowhere (", os_reason(errno), ")"});
     }
     if (!S_ISREG(status.st_mode)) {
       return message({"cannot write '", path.native(), "': it is ", S_ISLNK(link_status.st_mode) ? "a link to " : "",
@@ -225,11 +234,13 @@ WriteError check_target(const fs::path& path, bool overwrite) {
     return message({"cannot write '", path.native(), "': '", folder.native(), "' is not a directory"});
   }
   if (::access(folder.c_str(), W_OK | X_OK) != 0) {
-    return message({"cannot write '", path.native(), "': cannot create files in '", folder.native(), "': ",
-                    os_reason(errno)});
+    return message(
+        {"cannot write '", path.native(), "': cannot create files in '", folder.native(), "': ", os_reason(errno)});
   }
   return std::nullopt;
 }
+
+// [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
 
 FileBatch::~FileBatch() {
   if (!committed_) abandon();
@@ -315,8 +326,10 @@ WriteError FileBatch::commit() {
   if (failure) {
     // Undo in reverse: the old contents back where they were, the new files gone.
     for (auto it = done.rbegin(); it != done.rend(); ++it) {
-      if (!it->backup.empty()) ::rename(it->backup.c_str(), it->staged->real.c_str());
-      else ::unlink(it->staged->real.c_str());
+      if (!it->backup.empty())
+        ::rename(it->backup.c_str(), it->staged->real.c_str());
+      else
+        ::unlink(it->staged->real.c_str());
     }
   } else {
     for (const Done& step : done)
@@ -368,6 +381,8 @@ WriteError write_file_atomically(const fs::path& path, std::string_view text, bo
   return write_file_atomically(path, std::span<const std::uint8_t>(data, text.size()), overwrite);
 }
 
+// [SECTION] Folders and names: ensure_directory, numbered_path
+
 WriteError ensure_directory(const fs::path& directory) {
   if (directory.empty()) {
     return std::string("cannot create a directory with an empty name");
@@ -389,6 +404,13 @@ WriteError ensure_directory(const fs::path& directory) {
     return message({"cannot create directory '", directory.native(), "': it exists and is not a directory"});
   }
   return std::nullopt;
+}
+
+std::filesystem::path numbered_path(const std::filesystem::path& stem, int copy, std::string_view extension) {
+  std::filesystem::path path = stem;
+  if (copy > 1) path += "-" + std::to_string(copy);
+  path += extension;
+  return path;
 }
 
 }  // namespace smlab::exporting

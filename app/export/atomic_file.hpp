@@ -21,8 +21,8 @@ using WriteError = std::optional<std::string>;
 // and fsync'ed), then renames it over `path`. With overwrite == false an existing `path` is left
 // untouched and an error is returned; the check and the rename are one atomic step where the file
 // system allows it (renameat2 RENAME_NOREPLACE, else link). With overwrite == true only a regular
-// file is replaced (check_target). On any failure the temporary file is removed. A new file gets mode 0666 minus the umask; a replaced file keeps its permission bits.
-// The parent directory must exist (see ensure_directory).
+// file is replaced (check_target). On any failure the temporary file is removed. A new file gets mode 0666 minus the
+// umask; a replaced file keeps its permission bits. The parent directory must exist (see ensure_directory).
 [[nodiscard]] WriteError write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
                                                bool overwrite = false);
 [[nodiscard]] WriteError write_file_atomically(const std::filesystem::path& path, std::string_view text,
@@ -73,5 +73,13 @@ void remove_temporaries_on_signal();
 // Creates `directory` and any missing parents. Succeeds if it already is a directory; fails, naming
 // the path and the reason, if it cannot be created or exists as something else.
 [[nodiscard]] WriteError ensure_directory(const std::filesystem::path& directory);
+
+// [SECTION] Names that never replace a file
+
+// The one "-2", "-3" rule for names made from a time stamp: copy 1 is `stem` + `extension`, copy n
+// is `stem` + "-n" + `extension`. Callers try copies 1 to max_numbered_copies until one is free.
+inline constexpr int max_numbered_copies = 100;
+[[nodiscard]] std::filesystem::path numbered_path(const std::filesystem::path& stem, int copy,
+                                                  std::string_view extension = "");
 
 }  // namespace smlab::exporting

@@ -21,9 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::array<std::string_view, 9> file_names = {
-    "distribution.csv",     "row_summary.csv",        "entropy_temperature.csv", "entropy_dk.csv",
-    "attention.csv",        "attention_scaled.csv",   "attention_unscaled.csv",  "attention_output.csv",
-    "params.csv",
+    "distribution.csv",     "row_summary.csv",        "entropy_temperature.csv", "entropy_dk.csv", "attention.csv",
+    "attention_scaled.csv", "attention_unscaled.csv", "attention_output.csv",    "params.csv",
 };
 
 // Shortest text that parses back to the same value (std::to_chars without a precision). The
@@ -53,8 +52,8 @@ std::string distribution_csv(const Snapshot& snap) {
   std::string out = "index,score,logit,probability,gradient,log_probability,log_max_gradient,max_gradient\n";
   for (std::size_t i = 0; i < snap.scores.size(); ++i) {
     out += std::to_string(i);
-    for (const auto* series : {&snap.scores, &snap.logits, &snap.probabilities, &snap.gradient,
-                               &snap.log_probabilities, &snap.log_max_gradient, &snap.max_gradient}) {
+    for (const auto* series : {&snap.scores, &snap.logits, &snap.probabilities, &snap.gradient, &snap.log_probabilities,
+                               &snap.log_max_gradient, &snap.max_gradient}) {
       out += ',';
       append_number(out, (*series)[i]);
     }
@@ -66,10 +65,14 @@ std::string distribution_csv(const Snapshot& snap) {
 std::string row_summary_csv(const Snapshot& snap) {
   std::string out = "quantity,value\n";
   const std::pair<const char*, double> rows[] = {
-      {"entropy_nats", snap.entropy_nats},       {"entropy_bits", snap.entropy_bits},
-      {"effective_choices", snap.effective_choices}, {"max_weight", snap.max_weight},
-      {"argmax", static_cast<double>(snap.argmax)},  {"logsumexp", snap.logsumexp},
-      {"kl_from_uniform_nats", snap.kl_from_uniform}, {"jacobian_frobenius_norm", snap.jacobian_norm},
+      {"entropy_nats", snap.entropy_nats},
+      {"entropy_bits", snap.entropy_bits},
+      {"effective_choices", snap.effective_choices},
+      {"max_weight", snap.max_weight},
+      {"argmax", static_cast<double>(snap.argmax)},
+      {"logsumexp", snap.logsumexp},
+      {"kl_from_uniform_nats", snap.kl_from_uniform},
+      {"jacobian_frobenius_norm", snap.jacobian_norm},
   };
   for (const auto& [name, value] : rows) {
     out += name;
@@ -124,13 +127,15 @@ std::string pooled_attention_csv(const Snapshot& snap, bool scaled) {
   std::string out;
   for (int j = 0; j < pooled.side; ++j) {
     out += j == 0 ? "keys_" : ",keys_";
-    out += std::to_string(j * pooled.factor) + "-" + std::to_string(std::min((j + 1) * pooled.factor, snap.attention_size) - 1);
+    out += std::to_string(j * pooled.factor) + "-" +
+           std::to_string(std::min((j + 1) * pooled.factor, snap.attention_size) - 1);
   }
   out += '\n';
   for (int i = 0; i < pooled.side; ++i) {
     for (int j = 0; j < pooled.side; ++j) {
       if (j > 0) out += ',';
-      append_number(out, map[static_cast<std::size_t>(i) * static_cast<std::size_t>(pooled.side) + static_cast<std::size_t>(j)]);
+      append_number(
+          out, map[static_cast<std::size_t>(i) * static_cast<std::size_t>(pooled.side) + static_cast<std::size_t>(j)]);
     }
     out += '\n';
   }

@@ -52,9 +52,9 @@ namespace smlab::exporting {
 std::span<const std::string_view> csv_file_names();
 
 struct CsvOptions {
-  bool overwrite = false;               // replace existing files; otherwise refuse before writing any
-  std::int64_t min_dk_trials = 20000;   // entropy_dk.csv: Monte Carlo trials per point, at least
-  int threads = 0;                      // for topping up the d_k sweep (≤ 0: all; bit-identical for any count)
+  bool overwrite = false;              // replace existing files; otherwise refuse before writing any
+  std::int64_t min_dk_trials = 20000;  // entropy_dk.csv: Monte Carlo trials per point, at least
+  int threads = 0;                     // for topping up the d_k sweep (≤ 0: all; bit-identical for any count)
 };
 
 struct CsvResult {

@@ -55,8 +55,9 @@ QuantisedFrame quantise_frame(const Image& frame) {
 
   std::vector<std::pair<std::uint32_t, std::uint32_t>> by_frequency(frequency.begin(), frequency.end());
   // Most frequent first; ties by colour so the palette does not depend on hash order.
-  std::sort(by_frequency.begin(), by_frequency.end(),
-            [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  std::sort(by_frequency.begin(), by_frequency.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
   const bool exact = by_frequency.size() <= 256;
   const std::size_t exact_count = exact ? by_frequency.size() : exact_colours_with_cube;
   std::unordered_map<std::uint32_t, std::uint8_t> exact_index;
@@ -73,17 +74,17 @@ QuantisedFrame quantise_frame(const Image& frame) {
   }
   for (int y = 0; y < frame.height; ++y) {
     for (int x = 0; x < frame.width; ++x) {
-      const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(frame.width) +
-                            static_cast<std::size_t>(x);
+      const std::size_t i =
+          static_cast<std::size_t>(y) * static_cast<std::size_t>(frame.width) + static_cast<std::size_t>(x);
       const std::uint8_t* pixel = &frame.pixels[i * 4];
       if (auto found = exact_index.find(rgb_key(pixel)); found != exact_index.end()) {
         result.indices[i] = found->second;
         continue;
       }
       const int threshold = bayer[static_cast<std::size_t>(y % 4)][static_cast<std::size_t>(x % 4)];
-      const int cube = (dithered_level(pixel[0], threshold) * cube_levels + dithered_level(pixel[1], threshold)) *
-                           cube_levels +
-                       dithered_level(pixel[2], threshold);
+      const int cube =
+          (dithered_level(pixel[0], threshold) * cube_levels + dithered_level(pixel[1], threshold)) * cube_levels +
+          dithered_level(pixel[2], threshold);
       result.indices[i] = static_cast<std::uint8_t>(exact_colours_with_cube + cube);
     }
   }

@@ -52,8 +52,8 @@ class GifWriter {
 
 // The palette and per-pixel indices of one frame (what GifWriter stores); exposed for tests.
 struct QuantisedFrame {
-  std::vector<Rgba8> palette;            // 256 entries at most
-  std::vector<std::uint8_t> indices;     // width × height, row-major
+  std::vector<Rgba8> palette;         // 256 entries at most
+  std::vector<std::uint8_t> indices;  // width × height, row-major
 };
 [[nodiscard]] QuantisedFrame quantise_frame(const Image& frame);
 

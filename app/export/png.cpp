@@ -50,8 +50,8 @@ std::vector<std::uint8_t> encode_png(const Image& image) {
     return bytes;
   }
   const int row_stride = image.width * Image::kChannels;
-  if (stbi_write_png_to_func(append_to_vector, &bytes, image.width, image.height, Image::kChannels,
-                             image.pixels.data(), row_stride) == 0) {
+  if (stbi_write_png_to_func(append_to_vector, &bytes, image.width, image.height, Image::kChannels, image.pixels.data(),
+                             row_stride) == 0) {
     bytes.clear();
   }
   return bytes;
@@ -96,10 +96,9 @@ SavedScreenshot save_screenshot(const Image& image, const fs::path& directory,
     return {{}, std::move(error)};
   }
   const std::string stem = timestamped_name("softmax-lab", now, "");
-  constexpr int kMaxSameSecondShots = 100;
   WriteError last_error;
-  for (int copy = 1; copy <= kMaxSameSecondShots; ++copy) {
-    const fs::path candidate = directory / (copy == 1 ? stem + ".png" : stem + "-" + std::to_string(copy) + ".png");
+  for (int copy = 1; copy <= max_numbered_copies; ++copy) {
+    const fs::path candidate = numbered_path(directory / stem, copy, ".png");
     last_error = write_png(candidate, image, /*overwrite=*/false);
     if (!last_error) {
       return {candidate, std::nullopt};

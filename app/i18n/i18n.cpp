@@ -1,6 +1,6 @@
 // The string catalogue behind tr(): two tables, the current language, and the misses.
 #include "i18n/i18n.hpp"
-#include "state/text_file.hpp"
+#include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -13,7 +13,7 @@ namespace smlab::i18n {
 namespace {
 
 constexpr std::uintmax_t table_max_bytes = 1 << 20;
-constexpr int table_max_depth = 2;               // one flat object
+constexpr int table_max_depth = 2;              // one flat object
 constexpr std::size_t table_max_keys = 10'000;  // a table has about 400
 
 struct Catalogue {
@@ -79,7 +79,8 @@ TableResult parse_table(std::string_view json_text) {
   } catch (const nlohmann::json::out_of_range& e) {
     // "number overflow parsing '1e999'": the lexer has checked the token is a number.
     const std::string what = e.what();
-    return table_failure(std::string("not valid JSON: ") + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
+    return table_failure(std::string("not valid JSON: ") +
+                         what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
   } catch (const nlohmann::json::exception&) {
     return table_failure("not valid JSON");
   }
@@ -97,8 +98,10 @@ TableResult parse_table(std::string_view json_text) {
 
 TableResult load_table(const std::filesystem::path& file) {
   const app::TextFile text = app::read_text_file(file, table_max_bytes);
-  if (text.status == app::TextFile::Status::unreadable) return table_failure(app::cannot_read("'" + file.string() + "'", text));
-  if (text.status == app::TextFile::Status::too_large) return table_failure("'" + file.string() + "' is larger than 1 MB");
+  if (text.status == app::TextFile::Status::unreadable)
+    return table_failure(app::cannot_read("'" + file.string() + "'", text));
+  if (text.status == app::TextFile::Status::too_large)
+    return table_failure("'" + file.string() + "' is larger than 1 MB");
   TableResult result = parse_table(text.text);
   if (!result.error.empty()) result.error = "'" + file.string() + "': " + result.error;
   return result;

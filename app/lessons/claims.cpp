@@ -1,7 +1,7 @@
 // Lesson claims: the vocabulary of quantities a step may state (each read from the Snapshot the
 // app draws), and the check of one claim against it.
 #include "lessons/claims.hpp"
-#include "state/text_file.hpp"
+#include "files/text_file.hpp"
 
 #include <algorithm>
 #include <cmath>

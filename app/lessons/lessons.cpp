@@ -1,7 +1,7 @@
 // Lessons: reading assets/lessons/*.json with every field checked, the panels a step may point
 // at, and the in-between Params of an animated step change.
 #include "lessons/lessons.hpp"
-#include "state/text_file.hpp"
+#include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -112,19 +112,6 @@ void draw_language(UiState& ui) {
 
 }  // namespace
 
-bool apply_params(UiState& ui, const Params& candidate) {
-  if (candidate == ui.params) return false;
-  if (auto error = validate(candidate)) {
-    ui.input_error = error->message;
-    return false;
-  }
-  // Scores can change from elsewhere (presets, dragged bars, reset): the text field follows.
-  if (candidate.scores != ui.params.scores) ui.scores_text = format_scores(candidate.scores);
-  ui.params = candidate;
-  ui.input_error.clear();
-  return true;
-}
-
 void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats) {
   using L = ParamLimits;
   // Room right of the sliders for the longest label of this language, plus the "(?)" marker.
@@ -220,8 +207,8 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
 
   if (const LabDefinition* lab = lab_definition(ui.view)) {
     section(i18n::format("controls.section.lab", {view_title(ui.view)}).c_str());
+    const LabNudgeTarget nudge_target(ui.interaction.nudge_key_this_frame);
     lab->controls(edit);
-    if (std::string key = take_lab_nudge_target(); !key.empty()) ui.interaction.nudge_key_this_frame = std::move(key);
   }
   if (!ui.input_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "export/gif_sweep.hpp"
+#include "state/sweep.hpp"
 #include "i18n/i18n.hpp"
 #include "panels/panels.hpp"
 #include "state/nudge.hpp"
@@ -111,15 +111,13 @@ void draw_png_export(UiState& ui) {
 
 }  // namespace
 
-namespace {
-std::string lab_nudge_target;  // UI thread only: set by a lab slider, taken by draw_controls
-}  // namespace
+LabNudgeTarget::LabNudgeTarget(std::string& key) : previous_(std::exchange(ImGui::GetIO().UserData, &key)) {}
+LabNudgeTarget::~LabNudgeTarget() { ImGui::GetIO().UserData = previous_; }
 
 void note_lab_nudge_target(std::string_view key) {
-  if (ImGui::IsItemHovered() || ImGui::IsItemActive()) lab_nudge_target = std::string(key);
+  auto* target = static_cast<std::string*>(ImGui::GetIO().UserData);
+  if (target != nullptr && (ImGui::IsItemHovered() || ImGui::IsItemActive())) *target = std::string(key);
 }
-
-std::string take_lab_nudge_target() { return std::exchange(lab_nudge_target, {}); }
 
 void note_nudge_target(UiState& ui, std::string_view key) {
   if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ui.interaction.nudge_key_this_frame = std::string(key);

@@ -77,9 +77,21 @@ void draw_file_menu(UiState& ui);
 // Call right after a numeric slider: while it is hovered or held, Left/Right nudge `key`.
 void note_nudge_target(UiState& ui, std::string_view key);
 // The same for a lab's sliders, whose controls functions see only Params: call right after the
-// slider; draw_controls hands the key on to `ui` once the lab's controls are drawn.
+// slider; it writes to the key a LabNudgeTarget in scope names (draw_controls sets one).
 void note_lab_nudge_target(std::string_view key);
-std::string take_lab_nudge_target();
+// Where note_lab_nudge_target() writes while a lab's controls are drawn: the UiState's key for this
+// frame, held in the ImGui context's IO.UserData (so each App's context has its own, and there is no
+// process-wide variable); outside such a scope a note is dropped.
+class LabNudgeTarget {
+ public:
+  explicit LabNudgeTarget(std::string& key);
+  ~LabNudgeTarget();
+  LabNudgeTarget(const LabNudgeTarget&) = delete;
+  LabNudgeTarget& operator=(const LabNudgeTarget&) = delete;
+
+ private:
+  void* previous_;
+};
 
 // The whole window for one frame. `sweep` is the refined d_k sweep belonging to
 // `snapshot` (null: use the snapshot's own).

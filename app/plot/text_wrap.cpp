@@ -9,9 +9,7 @@
 
 namespace smlab::plot {
 
-// ---------------------------------------------------------------------------------------------
 // [SECTION] Character classes
-// ---------------------------------------------------------------------------------------------
 
 CodePoint utf8_at(std::string_view text, std::size_t offset) {
   const auto byte = static_cast<unsigned char>(text[offset]);
@@ -140,9 +138,7 @@ bool may_break_before(const std::vector<Glyph>& glyphs, std::size_t previous, st
 
 }  // namespace
 
-// ---------------------------------------------------------------------------------------------
 // [SECTION] Greedy wrap
-// ---------------------------------------------------------------------------------------------
 
 std::vector<LineSpan> wrap_text(std::string_view text, float width, const MeasureText& measure) {
   std::vector<LineSpan> lines;
@@ -210,9 +206,7 @@ std::vector<LineSpan> wrap_text(std::string_view text, float width, const Measur
   return lines;
 }
 
-// ---------------------------------------------------------------------------------------------
 // [SECTION] Drawing
-// ---------------------------------------------------------------------------------------------
 
 void wrapped_text(std::string_view text, float width, bool disabled) {
   ImFont* font = ImGui::GetFont();

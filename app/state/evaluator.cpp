@@ -7,6 +7,8 @@
 
 #include <exception>
 #include <functional>
+#include <limits>
+#include <vector>
 #include <stdexcept>
 #include <utility>
 
@@ -57,9 +59,14 @@ void Evaluator::wait_for_latest(std::chrono::microseconds budget) {
   finished_.wait_for(lock, budget, [this] { return completed_ == submitted_; });
 }
 
+void Evaluator::wait_for_complete(std::chrono::microseconds budget) {
+  std::unique_lock lock(mutex_);
+  finished_.wait_for(lock, budget, [this] { return completed_ == submitted_ && !staging_active_; });
+}
+
 Evaluator::Latest Evaluator::latest() const {
   std::lock_guard lock(mutex_);
-  return {latest_, latest_sweep_, latest_version_, latest_images_};
+  return {latest_, latest_sweep_, latest_version_, latest_images_, latest_maps_pending_, latest_complete_};
 }
 
 void Evaluator::set_map_image_spec(const MapImageSpec& spec) {
@@ -69,7 +76,7 @@ void Evaluator::set_map_image_spec(const MapImageSpec& spec) {
 
 bool Evaluator::busy() const {
   std::lock_guard lock(mutex_);
-  return completed_ != submitted_;
+  return completed_ != submitted_ || staging_active_;
 }
 
 float Evaluator::progress() const { return progress_.load(std::memory_order_relaxed); }
@@ -77,6 +84,11 @@ float Evaluator::progress() const { return progress_.load(std::memory_order_rela
 double Evaluator::last_compute_ms() const {
   std::lock_guard lock(mutex_);
   return last_compute_ms_;
+}
+
+double Evaluator::last_first_result_ms() const {
+  std::lock_guard lock(mutex_);
+  return last_first_result_ms_;
 }
 
 std::string Evaluator::take_error() {
@@ -126,12 +138,121 @@ void Evaluator::set_refine_limit(std::int64_t max_trials_per_point) {
 
 bool Evaluator::idle() const {
   std::lock_guard lock(mutex_);
-  return completed_ == submitted_ && !refining_active_;
+  return completed_ == submitted_ && !refining_active_ && !staging_active_;
 }
 
 void Evaluator::wait_until_idle() {
   std::unique_lock lock(mutex_);
-  finished_.wait(lock, [this] { return completed_ == submitted_ && !refining_active_; });
+  finished_.wait(lock, [this] { return completed_ == submitted_ && !refining_active_ && !staging_active_; });
+}
+
+std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images_with_range(Snapshot& snap) {
+  MapImageSpec spec;
+  {
+    std::lock_guard lock(mutex_);
+    spec = image_spec_;
+  }
+  const int length = snap.attention_size;
+  if (spec.max_side <= 0 || length <= 0 || snap.pooled.factor > 0 || pooled_maps_pending(snap)) return nullptr;
+  // As prepare_heatmap_image pools: blocks of factor × factor cells, each block's largest weight.
+  const int factor = length > spec.max_side ? (length + spec.max_side - 1) / spec.max_side : 1;
+  const int side = (length + factor - 1) / factor;
+  const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
+    parallel_for(parts, run_part);
+  };
+  std::vector<float> pooled[2];
+  float top = 0.0f;
+  for (const bool scaled : {true, false}) {
+    // attention_map_max's rule: the largest finite weight (NaN and ±inf fail both tests), from 0.
+    std::atomic<float> map_top{0.0f};
+    const plot::RowFiller fill_row = [&](int row, std::span<float> out) {
+      attention_row(snap, scaled, row, out);
+      constexpr float largest = std::numeric_limits<float>::max();
+      float row_top = 0.0f;
+      for (const float weight : out) row_top = weight > row_top && weight <= largest ? weight : row_top;
+      float seen = map_top.load(std::memory_order_relaxed);
+      while (row_top > seen && !map_top.compare_exchange_weak(seen, row_top, std::memory_order_relaxed)) {
+      }
+    };
+    plot::downsample(pooled[scaled ? 0 : 1], fill_row, length, length, factor, plot::Pooling::max, on_pool);
+    top = std::max(top, map_top.load());
+  }
+  snap.attention_max = top > 0.0f ? top : 1.0f;  // = evaluate()'s range, bit for bit (a max is exact)
+  auto images = std::make_shared<MapImages>();
+  images->spec = spec;
+  images->scores = snap.attention_scores;
+  images->scaled_logit_scale = snap.scaled_logit_scale;
+  images->unscaled_logit_scale = snap.unscaled_logit_scale;
+  images->causal = snap.causal;
+  images->attention_max = snap.attention_max;
+  for (const bool scaled : {true, false}) {
+    plot::HeatmapImage& image = scaled ? images->scaled : images->unscaled;
+    const std::vector<float>& cells = pooled[scaled ? 0 : 1];
+    image.rgba.resize(cells.size());
+    plot::colorize(image.rgba, cells, 0.0, snap.attention_max, spec.colormap);
+    image.rows = image.cols = side;
+  }
+  return images;
+}
+
+std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images(const Snapshot& snap) {
+  MapImageSpec spec;
+  std::shared_ptr<const MapImages> shown;
+  {
+    std::lock_guard lock(mutex_);
+    spec = image_spec_;
+    shown = latest_images_;
+  }
+  if (spec.max_side <= 0) return nullptr;
+  // The same maps as the images on screen: share them (no recolouring of two L×L maps).
+  if (shown != nullptr && shown->spec == spec && shown->scores.lock() == snap.attention_scores &&
+      shown->scaled_logit_scale == snap.scaled_logit_scale && shown->unscaled_logit_scale == snap.unscaled_logit_scale &&
+      shown->causal == snap.causal && shown->attention_max == snap.attention_max && snap.pooled.factor == 0)
+    return shown;
+  auto images = std::make_shared<MapImages>();
+  images->spec = spec;
+  images->scores = snap.attention_scores;
+  images->scaled_logit_scale = snap.scaled_logit_scale;
+  images->unscaled_logit_scale = snap.unscaled_logit_scale;
+  images->causal = snap.causal;
+  images->attention_max = snap.attention_max;
+  std::vector<float> pooled;
+  // attention_row only reads the Snapshot, so bands of rows can run on the core's pool.
+  const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
+    parallel_for(parts, run_part);
+  };
+  for (const bool scaled : {true, false}) {
+    const MapTextureSource source = map_texture_source(snap, scaled);
+    if (source.size == 0) continue;
+    plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled, source.fill_row, source.size,
+                                source.size, 0.0, snap.attention_max, spec.colormap, spec.max_side, plot::Pooling::max,
+                                on_pool);
+  }
+  return images;
+}
+
+void Evaluator::publish_first_result(const Snapshot& first, bool maps_done, std::uint64_t ticket,
+                                     std::chrono::steady_clock::time_point start) {
+  // The maps' images only when they are final already (the other stages are the sweep's trials).
+  std::shared_ptr<const MapImages> images = maps_done ? map_images(first) : nullptr;
+  auto snapshot = std::make_shared<const Snapshot>(first);
+  auto sweep = std::make_shared<const DkSweep>(first.dk_sweep);
+  {
+    std::lock_guard lock(mutex_);
+    latest_ = std::move(snapshot);
+    latest_sweep_ = std::move(sweep);
+    if (maps_done) latest_images_ = std::move(images);
+    latest_maps_pending_ = !maps_done;
+    latest_complete_ = false;
+    ++latest_version_;
+    last_first_result_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    stages_published_ = true;
+    staging_active_ = true;
+    // A first result completes the submission for frames that wait on it (wait_for_latest).
+    if (ticket == submitted_) completed_ = ticket;
+  }
+  finished_.notify_all();
+  notify_result();
 }
 
 void Evaluator::run(std::stop_token stop) {
@@ -140,6 +261,7 @@ void Evaluator::run(std::stop_token stop) {
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
   std::optional<DkSweep> refining;  // worker-owned; published as copies
   std::shared_ptr<const ScoreCache> score_cache;  // worker-owned: Q, K, QKᵀ of the last Params
+  std::shared_ptr<const Snapshot> last_complete;  // worker-owned: the newest Snapshot with every stage done
   for (;;) {
     std::optional<Job> job;
     std::uint64_t ticket = 0;
@@ -190,20 +312,30 @@ void Evaluator::run(std::stop_token stop) {
     // (dragging d_k, row or scaled does not change the sweep).
     if (refining) options.previous_sweep = &*refining;
     options.score_cache = &score_cache;
-    std::shared_ptr<const Snapshot> previous;
-    {
-      std::lock_guard lock(mutex_);
-      previous = latest_;
-    }
-    options.previous = previous.get();
+    // The last complete Snapshot (a first result's colour range is a stand-in, never reused).
+    options.previous = last_complete.get();
+    Stages stages;
+    options.stages = &stages;
     const auto start = std::chrono::steady_clock::now();
     std::optional<Snapshot> result;
+    std::shared_ptr<const MapImages> images;  // the dashboard maps' texels, coloured here, not on the UI thread
     std::string failure;
     try {
       options.view = job->view;
       options.defer_pooled_maps = true;
       if (!injected.empty()) throw std::runtime_error(injected);
       result = evaluate(job->params, options);
+      if (result && stages.any()) {
+        // The first result on screen now; the rest of this job's stages after it.
+        publish_first_result(*result, !stages.scores && !stages.map_range, ticket, start);
+        // QKᵀ first; then the maps' images, which give their colour range on the way (one softmax
+        // pass per map instead of two); then the sweep's trials.
+        Stages scores_only{.scores = stages.scores};
+        bool done = complete_stages(*result, scores_only, &score_cache, options.stop);
+        stages.scores = false;
+        if (done && stages.map_range && (images = map_images_with_range(*result)) != nullptr) stages.map_range = false;
+        if (!done || !complete_stages(*result, stages, &score_cache, options.stop)) result.reset();
+      }
     } catch (const std::exception& error) {
       failure = error.what();
     }
@@ -217,6 +349,8 @@ void Evaluator::run(std::stop_token stop) {
         latest_ = std::move(partial);
         latest_sweep_ = std::move(partial_sweep);
         latest_images_ = nullptr;
+        latest_maps_pending_ = false;
+        latest_complete_ = false;
         ++latest_version_;
         pooling_ = true;
         if (pending_) current_job_.request_stop();
@@ -228,45 +362,28 @@ void Evaluator::run(std::stop_token stop) {
       }
       if (!done) result.reset();
     }
-    // The dashboard maps' texels, coloured here rather than on the UI thread.
-    std::shared_ptr<MapImages> images;
-    if (result) {
-      MapImageSpec spec;
-      {
-        std::lock_guard lock(mutex_);
-        spec = image_spec_;
-      }
-      if (spec.max_side > 0) {
-        images = std::make_shared<MapImages>();
-        images->spec = spec;
-        std::vector<float> pooled;
-        // attention_row only reads the Snapshot, so bands of rows can run on the core's pool.
-        const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
-          parallel_for(parts, run_part);
-        };
-        for (const bool scaled : {true, false}) {
-          const MapTextureSource source = map_texture_source(*result, scaled);
-          if (source.size == 0) continue;
-          plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled, source.fill_row, source.size,
-                                      source.size, 0.0, result->attention_max, spec.colormap, spec.max_side,
-                                      plot::Pooling::max, on_pool);
-        }
-      }
-    }
+    if (result && images == nullptr) images = map_images(*result);
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (result) refining = result->dk_sweep;
+    // The Snapshots replaced are not freed under the lock: these hold them until this iteration
+    // ends (and the UI until its next frame).
+    std::shared_ptr<const Snapshot> replaced_latest, replaced_complete = result ? std::move(last_complete) : nullptr;
     {
       std::lock_guard lock(mutex_);
       if (result) {
-        // The Snapshot replaced is not freed here under the lock: `previous` holds it until this
-        // iteration ends (and the UI until its next frame).
-        latest_ = std::make_shared<const Snapshot>(std::move(*result));
+        replaced_latest = std::exchange(latest_, std::make_shared<const Snapshot>(std::move(*result)));
+        last_complete = latest_;
         latest_sweep_ = std::make_shared<const DkSweep>(*refining);
         latest_images_ = std::move(images);
+        latest_maps_pending_ = false;
+        latest_complete_ = true;
         ++latest_version_;
         last_compute_ms_ = elapsed_ms;
+        if (!stages_published_) last_first_result_ms_ = elapsed_ms;
         refining_active_ = sweep_needs_refining(*refining, refine_limit_);
       }
+      stages_published_ = false;
+      staging_active_ = false;
       if (!failure.empty()) error_ = "recompute failed: " + failure;
       // Only the newest submission counts as completion; a cancelled older one does not.
       if (ticket == submitted_ && (result || !failure.empty())) completed_ = ticket;

@@ -2,8 +2,11 @@
 // UI submits Params, keeps drawing the last finished Snapshot, and picks up the
 // new one as soon as it is ready. A newer submission replaces any pending one; the running
 // one finishes (so a long recompute still lands while a slider keeps moving).
-// While idle, the worker refines the Snapshot's Monte Carlo d_k sweep chunk by
-// chunk, so its error bands narrow on screen.
+// Each evaluation is staged (EvaluateOptions::stages): the first result (the row, its plots
+// and read-outs, a coarse d_k sweep) is published as soon as it is there, then QKᵀ, the maps'
+// colour range and images and the sweep's full trials follow in the same job, and the complete
+// Snapshot (bit-identical to an unstaged evaluation) replaces it. While idle, the worker refines
+// the Snapshot's Monte Carlo d_k sweep chunk by chunk, so its error bands narrow on screen.
 #pragma once
 
 #include <atomic>
@@ -44,6 +47,8 @@ class Evaluator {
   // Waits up to `budget` for the newest submission to finish: small problems
   // then appear on the very frame the slider moved, big ones never stall a frame.
   void wait_for_latest(std::chrono::microseconds budget);
+  // The same, until the newest submission's later stages are done too (a complete Snapshot).
+  void wait_for_complete(std::chrono::microseconds budget);
 
   // The newest finished snapshot (null before the first one), the newest
   // refinement of its d_k sweep, and a counter that changes whenever the snapshot
@@ -61,6 +66,13 @@ class Evaluator {
   struct MapImages {
     MapImageSpec spec;
     plot::HeatmapImage scaled, unscaled;  // of the Snapshot's two attention maps, 0 … attention_max
+    // What the maps were made from: a later Snapshot with the same ones (a row, scaled or
+    // custom-scores change) reuses the images instead of colouring two L×L maps again. Weak: the
+    // images must not keep an old L×L QKᵀ alive (at L = 4096 a third 64 MB matrix during a drag).
+    std::weak_ptr<const ScoreCache> scores;
+    double scaled_logit_scale = 0.0, unscaled_logit_scale = 0.0;
+    bool causal = false;
+    float attention_max = 0.0f;
   };
 
   struct Latest {
@@ -68,6 +80,10 @@ class Evaluator {
     std::shared_ptr<const DkSweep> sweep;
     std::uint64_t version = 0;
     std::shared_ptr<const MapImages> images;  // of `snapshot`, or null
+    // A first result: the maps (textures) are still the previous Snapshot's; keep them on screen.
+    bool maps_pending = false;
+    // Every stage of `snapshot` is done (its sweep may still be refined later).
+    bool complete = false;
   };
   Latest latest() const;
 
@@ -85,7 +101,8 @@ class Evaluator {
 
   bool busy() const;                   // a submission is not finished yet
   float progress() const;              // of the running evaluation, 0..1
-  double last_compute_ms() const;      // wall time of the last finished evaluation
+  double last_compute_ms() const;      // wall time of the last finished evaluation, all stages
+  double last_first_result_ms() const; // wall time to its first result (the first stage)
   std::string take_error();            // an exception from the worker, once; empty if none
 
   // Called on the worker thread, with no lock held, after each result it publishes (a snapshot, a
@@ -99,6 +116,12 @@ class Evaluator {
 
  private:
   void run(std::stop_token stop);
+  std::shared_ptr<const MapImages> map_images(const Snapshot& snap);
+  // The same for a Snapshot whose colour range is staged (Stages::map_range): sets attention_max
+  // from the weights the images are made of. Null (nothing set) without an image spec.
+  std::shared_ptr<const MapImages> map_images_with_range(Snapshot& snap);
+  void publish_first_result(const Snapshot& first, bool maps_done, std::uint64_t ticket,
+                            std::chrono::steady_clock::time_point start);
 
   mutable std::mutex mutex_;
   std::condition_variable_any wake_;
@@ -117,10 +140,13 @@ class Evaluator {
   std::int64_t refine_limit_ = refine_max_trials;
   std::chrono::steady_clock::time_point last_submit_{};
   bool refining_active_ = false;
+  bool staging_active_ = false;  // the newest Snapshot is a first result; its later stages run
+  bool latest_maps_pending_ = false, latest_complete_ = false;
+  bool stages_published_ = false;  // the running job published its first result
   std::stop_source current_job_;
   bool pooling_ = false;  // the running job is computing pooled maps (a newer submission stops it)
   std::atomic<float> progress_{0.0f};
-  double last_compute_ms_ = 0.0;
+  double last_compute_ms_ = 0.0, last_first_result_ms_ = 0.0;
   std::string error_;
   std::string injected_failure_;  // see fail_next_evaluation_for_testing
   std::function<void()> on_result_;  // see set_result_callback

@@ -1,6 +1,6 @@
 // Presets: reading assets/presets.json and checking every entry through set_param.
 #include "state/presets.hpp"
-#include "state/text_file.hpp"
+#include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -71,7 +71,8 @@ PresetList parse_presets(std::string_view json_text) {
   } catch (const OrderedJson::out_of_range& e) {
     // "number overflow parsing '1e999'": the lexer has checked the token is a number.
     const std::string what = e.what();
-    return failure(std::string("not valid JSON: ") + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
+    return failure(std::string("not valid JSON: ") +
+                   what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
   } catch (const OrderedJson::exception&) {
     return failure("not valid JSON");
   }

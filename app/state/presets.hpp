@@ -15,11 +15,11 @@
 namespace smlab::app {
 
 struct Preset {
-  std::string name;   // "softmax-123": what --preset takes
-  std::string title;  // one line for --list-presets and the GUI's tooltip
+  std::string name;                                           // "softmax-123": what --preset takes
+  std::string title;                                          // one line for --list-presets and the GUI's tooltip
   std::vector<std::pair<std::string, std::string>> settings;  // KEY, VALUE as set_param reads them, in file order
-  std::optional<View> view;                                    // the view it is best seen in, if any
-  Params params;  // Params{} with `settings` applied: always valid
+  std::optional<View> view;                                   // the view it is best seen in, if any
+  Params params;                                              // Params{} with `settings` applied: always valid
 };
 
 struct PresetList {

@@ -1,6 +1,6 @@
 // Sessions as JSON: serialising every Params key as text, and loading with every value checked.
 #include "state/session.hpp"
-#include "state/text_file.hpp"
+#include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +32,8 @@ std::optional<std::string> parse_session_lesson(const OrderedJson& value, std::o
   const std::string allowed = ": allowed {\"name\": a lesson name, \"step\": 1 to 50}";
   if (!value.is_object()) return "session field 'lesson' must be an object, not " + type_name(value) + allowed;
   for (const auto& [key, item] : value.items())
-    if (key != "name" && key != "step") return "session field 'lesson." + shown_text(key) + "' is not a field" + allowed;
+    if (key != "name" && key != "step")
+      return "session field 'lesson." + shown_text(key) + "' is not a field" + allowed;
   SessionLesson lesson;
   const bool name_ok = value.contains("name") && value["name"].is_string() &&
                        !value["name"].get<std::string>().empty() && value["name"].get<std::string>().size() <= 64;
@@ -40,7 +41,8 @@ std::optional<std::string> parse_session_lesson(const OrderedJson& value, std::o
   for (char c : lesson.name)
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
       return "session field 'lesson.name' is not a lesson name: allowed 1 to 64 of a-z, 0-9, '-', '_'";
-  if (!name_ok) return "session field 'lesson.name' is missing or not a lesson name: allowed 1 to 64 of a-z, 0-9, '-', '_'";
+  if (!name_ok)
+    return "session field 'lesson.name' is missing or not a lesson name: allowed 1 to 64 of a-z, 0-9, '-', '_'";
   const OrderedJson* step = value.contains("step") ? &value["step"] : nullptr;
   if (step == nullptr || !step->is_number_integer() || step->get<long long>() < 1 || step->get<long long>() > 50)
     return "session field 'lesson.step' is " + (step == nullptr ? std::string("missing") : shown_text(step->dump())) +
@@ -85,14 +87,16 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
   } catch (const OrderedJson::out_of_range& e) {
     // "number overflow parsing '1e999'": the lexer has checked the token is a number.
     const std::string what = e.what();
-    return failure(std::string("session is ") + "not valid JSON: " + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
+    return failure(std::string("session is ") + "not valid JSON: " +
+                   what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
   } catch (const OrderedJson::exception&) {
     return failure("session is not valid JSON");
   }
   if (!document.is_object()) return failure("session must be a JSON object, not " + type_name(document));
   // Every field is known: a misspelt "temprature" or a field of another program is refused, not ignored.
   for (const auto& [field, value] : document.items()) {
-    const bool known = std::find(std::begin(session_fields), std::end(session_fields), field) != std::end(session_fields);
+    const bool known =
+        std::find(std::begin(session_fields), std::end(session_fields), field) != std::end(session_fields);
     if (!known) {
       std::string allowed;
       for (const char* name : session_fields) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
@@ -109,9 +113,11 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
   if (document.contains("import")) {
     const OrderedJson& value = document["import"];
     const std::string allowed = ": allowed {\"files\": [1 to 8 paths], \"tokens\": a path}";
-    if (!value.is_object()) return failure("session field 'import' must be an object, not " + type_name(value) + allowed);
+    if (!value.is_object())
+      return failure("session field 'import' must be an object, not " + type_name(value) + allowed);
     for (const auto& [key, item] : value.items())
-      if (key != "files" && key != "tokens") return failure("session field 'import." + shown_text(key) + "' is not a field" + allowed);
+      if (key != "files" && key != "tokens")
+        return failure("session field 'import." + shown_text(key) + "' is not a field" + allowed);
     auto usable = [](const OrderedJson& path) {
       return path.is_string() && !path.get<std::string>().empty() && path.get<std::string>().size() <= 4096 &&
              path.get<std::string>().find('\0') == std::string::npos;
@@ -120,7 +126,8 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
     if (files == nullptr || !files->is_array() || files->empty() || files->size() > 8)
       return failure("session field 'import.files' is missing or not a list of 1 to 8 paths" + allowed);
     for (const OrderedJson& file : *files) {
-      if (!usable(file)) return failure("session field 'import.files' holds something that is not a usable path" + allowed);
+      if (!usable(file))
+        return failure("session field 'import.files' holds something that is not a usable path" + allowed);
       session.imports.push_back(file.get<std::string>());
     }
     if (value.contains("tokens")) {
@@ -129,25 +136,33 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
     }
     if (load_import) {
       const ImportLoad loaded = load_import(session.imports, session.import_tokens);
-      if (loaded.data && !attach_import(session.params, loaded.data)) data_attached = true;
-      else session.import_warning = "the session's imported data could not be read back (" + loaded.error + "): showing random data";
+      if (loaded.data && !attach_import(session.params, loaded.data))
+        data_attached = true;
+      else
+        session.import_warning =
+            "the session's imported data could not be read back (" + loaded.error + "): showing random data";
     }
   }
   if (document.contains("params")) {
     const OrderedJson& params = document["params"];
     if (!params.is_object()) return failure("session field 'params' must be an object, not " + type_name(params));
     for (const auto& [key, value] : params.items())
-      if (!get_param(session.params, key)) return failure("session field 'params." + shown_text(key) + "' is not a key");
+      if (!get_param(session.params, key))
+        return failure("session field 'params." + shown_text(key) + "' is not a key");
     for (const ParamKey& key : param_keys()) {
       const std::string name(key.name);
       if (!params.contains(name)) continue;
       const OrderedJson& value = params[name];
       std::string text;
-      if (value.is_string()) text = value.get<std::string>();
-      else if (value.is_boolean() || value.is_number()) text = value.dump();
-      else return failure("session field 'params." + name + "' must be a string, not " + type_name(value));
+      if (value.is_string())
+        text = value.get<std::string>();
+      else if (value.is_boolean() || value.is_number())
+        text = value.dump();
+      else
+        return failure("session field 'params." + name + "' must be a string, not " + type_name(value));
       // Keys that describe imported data that is not there (gone, or not read) keep their defaults.
-      const bool fits_data_only = name == "seq_len" || name == "d_k" || name == "row" || name == "batch" || name == "head";
+      const bool fits_data_only =
+          name == "seq_len" || name == "d_k" || name == "row" || name == "batch" || name == "head";
       if (auto error = set_param(session.params, name, text)) {
         if (!session.imports.empty() && !data_attached && fits_data_only) continue;
         return failure("session field 'params." + name + "': " + error->message);
@@ -258,14 +273,18 @@ SessionBackup back_up_session_file(const std::filesystem::path& path, std::chron
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
   std::error_code error;
-  for (int copy = 1; copy <= 100; ++copy) {
-    fs::path backup = path;
-    backup += ".bad-" + std::string(stamp) + (copy == 1 ? "" : "-" + std::to_string(copy));
+  fs::path stem = path;
+  stem += ".bad-" + std::string(stamp);
+  for (int copy = 1; copy <= exporting::max_numbered_copies; ++copy) {
+    const fs::path backup = exporting::numbered_path(stem, copy);
     // copy_file follows a link to its content and, without overwrite options, never replaces.
     if (fs::copy_file(path, backup, fs::copy_options::none, error)) return {backup, {}};
-    if (error != std::errc::file_exists) return {{}, "cannot back up '" + path.string() + "' as '" + backup.string() + "': " + error.message()};
+    if (error != std::errc::file_exists)
+      return {{}, "cannot back up '" + path.string() + "' as '" + backup.string() + "': " + error.message()};
   }
-  return {{}, "cannot back up '" + path.string() + "': 100 backups of this second exist"};
+  return {{},
+          "cannot back up '" + path.string() + "': " + std::to_string(exporting::max_numbered_copies) +
+              " backups of this second exist"};
 }
 
 std::optional<std::string> write_autosave(const std::filesystem::path& path, const Session& session,

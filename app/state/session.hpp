@@ -31,10 +31,10 @@ struct Session {
   std::string screenshot_dir;  // empty: the default folder
   // The look, each optional on load (absent: keep what the app has). Checked against the names
   // session_themes / session_colormaps here, so this file needs no GUI code.
-  std::optional<std::string> theme;     // "dark", "light" or "projector"
-  std::optional<float> font_scale;      // 1 to 3
-  std::optional<std::string> colormap;  // "viridis", "cividis", "magma" or "greys"
-  std::optional<SessionLesson> lesson;  // "lesson": {"name": …, "step": …}; absent: no lesson open
+  std::optional<std::string> theme;        // "dark", "light" or "projector"
+  std::optional<float> font_scale;         // 1 to 3
+  std::optional<std::string> colormap;     // "viridis", "cividis", "magma" or "greys"
+  std::optional<SessionLesson> lesson;     // "lesson": {"name": …, "step": …}; absent: no lesson open
   std::optional<i18n::Language> language;  // "lang": "en" or "zh-CN"; absent: keep the app's language
   // "import": {"files": ["qkv.npz", …], "tokens": "tokens.txt"}: the --import specs and tokens file
   // of imported data (kept even when the files are gone, so saving again loses nothing).
@@ -53,8 +53,8 @@ inline constexpr std::size_t session_max_bytes = 1 << 20;  // a session is a few
 inline constexpr int session_max_depth = 8;                // the format nests 2 deep
 inline constexpr std::size_t session_max_keys = 64;        // keys in one object; "params" has 16
 // The top-level fields a session may hold; any other is an error naming it.
-inline constexpr const char* session_fields[] = {"version", "params",     "view",   "screenshot_dir", "theme",
-                                                 "font_scale", "colormap", "lesson", "lang",     "import"};
+inline constexpr const char* session_fields[] = {"version",    "params",   "view",   "screenshot_dir", "theme",
+                                                 "font_scale", "colormap", "lesson", "lang",           "import"};
 
 // {"version": 1, "params": {"temperature": "1", ...every key...}, "view": "dashboard",
 //  "screenshot_dir": "..."} with two-space indentation. Unknown fields (session_fields) and unknown

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "export/gif_sweep.hpp"
+#include "state/sweep.hpp"
 
 namespace smlab::app {
 

@@ -2,6 +2,8 @@
 // variants built on them (scaled, cosine, additive, LayerNorm; causal mask, heads, positions).
 #include "smlab/attention.hpp"
 
+#include "smlab/parallel.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -9,6 +11,7 @@
 #include <numbers>
 
 #include "smlab/kernels.hpp"
+#include "smlab/parallel.hpp"
 #include "smlab/random.hpp"
 #include "smlab/softmax.hpp"
 
@@ -181,18 +184,25 @@ void draw_gaussian(Matrix& out, std::uint64_t seed, Stream stream, int rows, int
   out.rows = rows;
   out.cols = cols;
   out.values.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
-  for (int r = 0; r < rows; ++r) {
-    float* row = out.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
-    // One Box–Muller pair per two columns, keyed by (row, pair) so entries never move.
-    for (int c = 0; c < cols; c += 2) {
-      const std::uint64_t pair_index = (static_cast<std::uint64_t>(r) << 32) | static_cast<std::uint64_t>(c / 2);
-      const std::uint64_t bits = stream_seed(seed, static_cast<std::uint64_t>(stream), pair_index);
-      const double radius = sigma * std::sqrt(-2.0 * std::log(uniform_open0(bits)));
-      const double angle = 2.0 * std::numbers::pi * uniform_open0(mix64(bits));
-      row[c] = static_cast<float>(radius * std::cos(angle));
-      if (c + 1 < cols) row[c + 1] = static_cast<float>(radius * std::sin(angle));
+  // Bands of rows on the pool (parallel.hpp): every entry depends on (seed, stream, row, column)
+  // only, so the thread count changes no bit. ~64 K normals a band, several ms at L·d_k = 4096·64.
+  const auto total = static_cast<std::int64_t>(rows) * cols;
+  const int bands = static_cast<int>(std::clamp<std::int64_t>(total / 65536, 1, 64));
+  parallel_for(bands, [&](int band) {
+    const int band_end = static_cast<int>(static_cast<std::int64_t>(rows) * (band + 1) / bands);
+    for (int r = static_cast<int>(static_cast<std::int64_t>(rows) * band / bands); r < band_end; ++r) {
+      float* row = out.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
+      // One Box–Muller pair per two columns, keyed by (row, pair) so entries never move.
+      for (int c = 0; c < cols; c += 2) {
+        const std::uint64_t pair_index = (static_cast<std::uint64_t>(r) << 32) | static_cast<std::uint64_t>(c / 2);
+        const std::uint64_t bits = stream_seed(seed, static_cast<std::uint64_t>(stream), pair_index);
+        const double radius = sigma * std::sqrt(-2.0 * std::log(uniform_open0(bits)));
+        const double angle = 2.0 * std::numbers::pi * uniform_open0(mix64(bits));
+        row[c] = static_cast<float>(radius * std::cos(angle));
+        if (c + 1 < cols) row[c + 1] = static_cast<float>(radius * std::sin(angle));
+      }
     }
-  }
+  });
 }
 
 void dot_product_scores(Matrix& out, const Matrix& queries, const Matrix& keys) {

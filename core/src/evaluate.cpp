@@ -27,6 +27,15 @@ void report(const EvaluateOptions& options, float fraction) {
 // scores or weights (then the scaled and the unscaled map are the same).
 bool key_dim_known(const Params& params) { return params.imported == nullptr || params.imported->key_dim > 0; }
 
+// QKᵀ of the cache's Q and K through the fast kernel (kernels.hpp; its scalar reference is
+// dot_product_scores): the only L×L buffer, shared by both maps and by every Snapshot until seed,
+// L or d_k change.
+void fill_product(ScoreCache& cache) {
+  const auto cells = static_cast<std::size_t>(cache.queries.rows) * static_cast<std::size_t>(cache.keys.rows);
+  reserve_with_huge_pages(cache.raw.values, cells);
+  dot_product_scores_fast(cache.raw, cache.queries, cache.keys);
+}
+
 // Q and K (and QKᵀ up to L = 4096) of one (batch, head) of imported data, or its L×L scores.
 void fill_imported(ScoreCache& cache, const Params& params) {
   const ImportedAttention& data = *params.imported;
@@ -41,17 +50,40 @@ void fill_imported(ScoreCache& cache, const Params& params) {
       const auto slice = data.slice(m == &cache.queries ? data.queries : data.keys, params.batch, params.head, data.key_dim);
       *m = Matrix{length, data.key_dim, std::vector<float>(slice.begin(), slice.end())};
     }
-    if (length <= stored_scores_max_length) {
-      reserve_with_huge_pages(cache.raw.values, static_cast<std::size_t>(length) * static_cast<std::size_t>(length));
-      dot_product_scores_fast(cache.raw, cache.queries, cache.keys);
-    }
+    if (length <= stored_scores_max_length) fill_product(cache);
   } else {
     const auto slice = data.slice(data.matrix, params.batch, params.head, length);
     cache.raw = Matrix{length, length, std::vector<float>(slice.begin(), slice.end())};
   }
 }
 
-void fill_row(Snapshot& snap, const Params& params, const ScoreCache& cache, const Snapshot* previous) {
+// H(T) of the row over the 121-point grid. Each point depends on its index only, so long rows
+// split the points over the pool (parallel.hpp) with the same bits on any number of threads.
+// `stride` > 1: a coarse curve of every stride-th grid point (the same values at those points),
+// a staged first result's; complete_stages draws the full one.
+void fill_entropy_curve(Snapshot& snap, int stride = 1) {
+  const std::size_t n = snap.scores.size();
+  const int points = (temperature_points - 1) / stride + 1;
+  snap.temperature_grid.resize(static_cast<std::size_t>(points));
+  snap.entropy_vs_temperature.resize(static_cast<std::size_t>(points));
+  constexpr int points_per_part = 8;
+  const int parts = n >= 512 ? (points + points_per_part - 1) / points_per_part : 1;
+  parallel_for(parts, [&](int part) {
+    std::vector<double> probabilities(n);
+    const int first = parts == 1 ? 0 : part * points_per_part;
+    const int end = parts == 1 ? points : std::min(first + points_per_part, points);
+    for (int i = first; i < end; ++i) {
+      const int k = i * stride;
+      const double temperature = std::pow(10.0, -2.0 + 4.0 * k / (temperature_points - 1));
+      softmax(probabilities, snap.scores, temperature);
+      snap.temperature_grid[static_cast<std::size_t>(i)] = temperature;
+      snap.entropy_vs_temperature[static_cast<std::size_t>(i)] = entropy_nats(probabilities);
+    }
+  });
+}
+
+void fill_row(Snapshot& snap, const Params& params, const ScoreCache& cache, const Snapshot* previous,
+              Stages* stages) {
   const double inverse_sqrt_dim =
       params.scaled && key_dim_known(params) ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
   if (!params.scores.empty()) {
@@ -112,15 +144,11 @@ void fill_row(Snapshot& snap, const Params& params, const ScoreCache& cache, con
     snap.entropy_vs_temperature = previous->entropy_vs_temperature;
     return;
   }
-  snap.temperature_grid.resize(temperature_points);
-  snap.entropy_vs_temperature.resize(temperature_points);
-  std::vector<double> probabilities(n);
-  for (int k = 0; k < temperature_points; ++k) {
-    const double temperature = std::pow(10.0, -2.0 + 4.0 * k / (temperature_points - 1));
-    softmax(probabilities, snap.scores, temperature);
-    snap.temperature_grid[static_cast<std::size_t>(k)] = temperature;
-    snap.entropy_vs_temperature[static_cast<std::size_t>(k)] = entropy_nats(probabilities);
-  }
+  // Staged on long rows: 31 of the 121 points now (a quarter of ~1 ms per 1000 keys), the rest later.
+  constexpr int coarse_stride = 4;
+  const bool coarse = stages != nullptr && n >= 512;
+  fill_entropy_curve(snap, coarse ? coarse_stride : 1);
+  if (coarse) stages->entropy_curve = true;
 }
 
 }  // namespace
@@ -131,41 +159,43 @@ std::int64_t automatic_dk_trials(int seq_len) {
   return std::clamp<std::int64_t>(budget / (points * seq_len), 4, 2000);
 }
 
-std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& options) {
-  assert(!validate(params));
-  Snapshot snap;
-  snap.params = params;
-  report(options, 0.0f);
+namespace {
 
-  std::shared_ptr<const ScoreCache> scores;
-  if (options.score_cache != nullptr && *options.score_cache != nullptr && (*options.score_cache)->matches(params)) {
-    scores = *options.score_cache;
-  } else if (params.imported != nullptr) {
-    auto fresh = std::make_shared<ScoreCache>();
+// Q and K drawn from the seed; QKᵀ too unless `with_product` is false (a staged first result).
+std::shared_ptr<ScoreCache> draw_scores(const Params& params, bool with_product) {
+  auto fresh = std::make_shared<ScoreCache>();
+  fresh->seed = params.seed;
+  fresh->seq_len = params.seq_len;
+  fresh->key_dim = params.key_dim;
+  draw_gaussian(fresh->queries, params.seed, Stream::queries, params.seq_len, params.key_dim);
+  draw_gaussian(fresh->keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
+  if (with_product) fill_product(*fresh);
+  return fresh;
+}
+
+// Q, K and (unless staged) QKᵀ for the Params: the cached ones when they match.
+std::shared_ptr<const ScoreCache> scores_for(const Params& params, const EvaluateOptions& options) {
+  if (options.score_cache != nullptr && *options.score_cache != nullptr && (*options.score_cache)->matches(params))
+    return *options.score_cache;
+  std::shared_ptr<ScoreCache> fresh;
+  if (params.imported != nullptr) {
+    fresh = std::make_shared<ScoreCache>();
     fill_imported(*fresh, params);
-    scores = std::move(fresh);
-    if (options.score_cache != nullptr) *options.score_cache = scores;
+  } else if (options.stages != nullptr) {
+    // Staged: the row needs Q and K only (dot_product_row); QKᵀ follows in complete_stages,
+    // which also stores the cache. Until then the maps count as pending (pooled_maps_pending).
+    options.stages->scores = true;
+    return draw_scores(params, false);
   } else {
-    auto fresh = std::make_shared<ScoreCache>();
-    fresh->seed = params.seed;
-    fresh->seq_len = params.seq_len;
-    fresh->key_dim = params.key_dim;
-    draw_gaussian(fresh->queries, params.seed, Stream::queries, params.seq_len, params.key_dim);
-    draw_gaussian(fresh->keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
-    if (options.stop.stop_requested()) return std::nullopt;
-    // One QKᵀ through the fast kernel (kernels.hpp; its scalar reference is dot_product_scores):
-    // the only L×L buffer, shared by both maps and by every Snapshot until seed, L or d_k change.
-    const auto cells = static_cast<std::size_t>(params.seq_len) * static_cast<std::size_t>(params.seq_len);
-    reserve_with_huge_pages(fresh->raw.values, cells);
-    dot_product_scores_fast(fresh->raw, fresh->queries, fresh->keys);
-    scores = std::move(fresh);
-    if (options.score_cache != nullptr) *options.score_cache = scores;
+    fresh = draw_scores(params, true);
   }
-  if (options.stop.stop_requested()) return std::nullopt;
-  report(options, 0.1f);
-  fill_row(snap, params, *scores, options.previous);
-  if (options.stop.stop_requested()) return std::nullopt;
+  if (options.score_cache != nullptr) *options.score_cache = fresh;
+  return fresh;
+}
 
+// The Monte Carlo d_k sweep: the previous one when its config matches, else a fresh estimate
+// (a coarse one when staged; complete_stages adds the rest of the trials).
+void fill_dk_sweep(Snapshot& snap, const Params& params, const EvaluateOptions& options) {
   DkSweepConfig sweep_config;
   // Random rows of the random data's lengths (an imported L = 32768 would make it 8× dearer).
   sweep_config.seq_len = std::min(params.seq_len, ParamLimits::seq_len_max);
@@ -177,10 +207,83 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   if (options.previous_sweep != nullptr && options.previous_sweep->config == sweep_config &&
       options.previous_sweep->trials >= trials) {
     snap.dk_sweep = *options.previous_sweep;
-  } else {
-    snap.dk_sweep = make_dk_sweep(std::move(sweep_config));
-    add_dk_trials(snap.dk_sweep, trials);
+    return;
   }
+  snap.dk_sweep = make_dk_sweep(std::move(sweep_config));
+  const std::int64_t first = options.stages != nullptr ? coarse_dk_trials(trials) : trials;
+  add_dk_trials(snap.dk_sweep, first);
+  if (first < trials && options.stages != nullptr) options.stages->dk_trials = trials;
+}
+
+// The maps' shared colour range: the previous Snapshot's when its maps are the same ones (same
+// QKᵀ, logit scales and mask: a row, scaled or custom-scores change), else a pass over both maps,
+// which a staged evaluation leaves to complete_stages (the previous range stands in meanwhile).
+void fill_map_range(Snapshot& snap, const EvaluateOptions& options) {
+  const Snapshot* previous = options.previous;
+  if (previous != nullptr && previous->attention_scores == snap.attention_scores && previous->pooled.factor == 0 &&
+      previous->scaled_logit_scale == snap.scaled_logit_scale &&
+      previous->unscaled_logit_scale == snap.unscaled_logit_scale && previous->causal == snap.causal) {
+    snap.attention_max = previous->attention_max;
+    return;
+  }
+  if (options.stages != nullptr) {
+    snap.attention_max = previous != nullptr ? previous->attention_max : 1.0f;
+    options.stages->map_range = true;
+    return;
+  }
+  const float top = std::max(attention_map_max(snap, true), attention_map_max(snap, false));
+  snap.attention_max = top > 0.0f ? top : 1.0f;
+}
+
+}  // namespace
+
+std::int64_t coarse_dk_trials(std::int64_t full_trials) {
+  return std::min(full_trials, std::max<std::int64_t>(2, full_trials / 8));
+}
+
+bool complete_stages(Snapshot& snap, Stages& stages, std::shared_ptr<const ScoreCache>* score_cache,
+                     const std::stop_token& stop) {
+  if (stages.scores) {
+    if (stop.stop_requested()) return false;
+    auto full = std::make_shared<ScoreCache>(*snap.attention_scores);  // Q and K of these Params
+    fill_product(*full);
+    snap.attention_scores = full;
+    if (score_cache != nullptr) *score_cache = std::move(full);
+    stages.scores = false;
+  }
+  if (stages.entropy_curve) {
+    if (stop.stop_requested()) return false;
+    fill_entropy_curve(snap);
+    stages.entropy_curve = false;
+  }
+  if (stages.map_range) {
+    if (stop.stop_requested()) return false;
+    const float top = std::max(attention_map_max(snap, true), attention_map_max(snap, false));
+    snap.attention_max = top > 0.0f ? top : 1.0f;
+    stages.map_range = false;
+  }
+  if (stages.dk_trials > 0) {
+    if (stop.stop_requested()) return false;
+    add_dk_trials(snap.dk_sweep, stages.dk_trials - snap.dk_sweep.trials);
+    stages.dk_trials = 0;
+  }
+  return true;
+}
+
+std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& options) {
+  assert(!validate(params));
+  Snapshot snap;
+  snap.params = params;
+  report(options, 0.0f);
+  if (options.stages != nullptr) *options.stages = Stages{};
+
+  const std::shared_ptr<const ScoreCache> scores = scores_for(params, options);
+  if (options.stop.stop_requested()) return std::nullopt;
+  report(options, 0.1f);
+  fill_row(snap, params, *scores, options.previous, options.stages);
+  if (options.stop.stop_requested()) return std::nullopt;
+
+  fill_dk_sweep(snap, params, options);
   if (options.stop.stop_requested()) return std::nullopt;
   report(options, 0.8f);
   const int length = params.seq_len;
@@ -192,7 +295,7 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   snap.scaled_logit_scale = key_dim_known(params) ? snap.unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim))
                                                   : snap.unscaled_logit_scale;
   snap.causal = params.causal;
-  if (scores->raw.values.empty()) {
+  if (scores->raw.values.empty() && (options.stages == nullptr || !options.stages->scores)) {
     // Long imported contexts: no L×L matrix, the pictures are made tile by tile from Q and K, or
     // copied from the previous Snapshot when they would come out the same (a row drag).
     const Snapshot* previous = options.previous;
@@ -207,8 +310,7 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
       return std::nullopt;
     }
   } else {
-    const float top = std::max(attention_map_max(snap, true), attention_map_max(snap, false));
-    snap.attention_max = top > 0.0f ? top : 1.0f;
+    fill_map_range(snap, options);
   }
   if (options.stop.stop_requested()) return std::nullopt;
   report(options, 0.9f);

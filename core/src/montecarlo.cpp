@@ -57,7 +57,7 @@ void advance_in_blocks(State& folded, State& open, const State& empty, std::int6
   if (next < end) run(open, next, end);
 }
 
-// ---- d_k sweep ----------------------------------------------------------------------------
+// [SECTION] d_k sweep
 
 using DkPart = DkSweepBlocks::Part;
 
@@ -149,7 +149,7 @@ void run_dk_trials(DkPart& part, const DkSweepConfig& config, std::int64_t first
   }
 }
 
-// ---- q·k statistics -----------------------------------------------------------------------
+// [SECTION] q·k statistics
 
 std::vector<QkPoint> empty_qk_points(const QkStatisticsConfig& config) {
   std::vector<QkPoint> points(config.key_dims.size());

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "export/gif.hpp"
-#include "export/gif_sweep.hpp"
+#include "state/sweep.hpp"
 
 namespace {
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "app.hpp"
-#include "export/plot_export.hpp"
+#include "plot_export.hpp"
 #include "i18n/i18n.hpp"
 #include "lessons/lessons.hpp"
 #include "panels/labs.hpp"

@@ -21,7 +21,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <imgui.h>
-#include "export/gif_sweep.hpp"
+#include "state/sweep.hpp"
 #include "plot/color.hpp"
 #include "state/history.hpp"
 #include "state/nudge.hpp"

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "app.hpp"
-#include "export/plot_export.hpp"
+#include "plot_export.hpp"
 #include "panels/labs.hpp"
 #include "platform/offscreen.hpp"
 #include "smlab/evaluate.hpp"

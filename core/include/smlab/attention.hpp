@@ -45,9 +45,7 @@ void dot_product_scores(Matrix& out, const Matrix& queries, const Matrix& keys);
 // q_r · k_j for one query row, accumulated in double (the distribution plot's row).
 void dot_product_row(std::span<double> out, const Matrix& queries, const Matrix& keys, int row);
 
-// ---------------------------------------------------------------------------------------------
-// Variants
-// ---------------------------------------------------------------------------------------------
+// [SECTION] Variants
 
 // How a query q and a key k (both length d_k) become a score, before score_scale and T:
 enum class ScoreVariant : int {

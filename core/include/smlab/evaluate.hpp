@@ -11,6 +11,15 @@
 
 namespace smlab {
 
+// What a staged evaluate() left to do (EvaluateOptions::stages).
+struct Stages {
+  bool scores = false;          // QKᵀ not computed yet (Snapshot::attention_scores holds Q, K only)
+  bool map_range = false;       // attention_max is the previous Snapshot's, not this one's
+  std::int64_t dk_trials = 0;   // the sweep's full trial count, when the Snapshot has fewer
+  bool entropy_curve = false;   // H(T) has every 4th of its 121 points only (rows of ≥ 512 keys)
+  bool any() const { return scores || map_range || dk_trials > 0 || entropy_curve; }
+};
+
 struct EvaluateOptions {
   std::stop_token stop;                  // a request here abandons the work (returns nullopt)
   std::atomic<float>* progress = nullptr;  // 0..1, written as work proceeds (may be null)
@@ -34,7 +43,24 @@ struct EvaluateOptions {
   // add them with complete_pooled_maps, which takes seconds at L = 32768. They are still copied
   // from `previous` when nothing they depend on changed (a row drag).
   bool defer_pooled_maps = false;
+  // In/out, may be null: a first result. When set, evaluate() returns as soon as the numbers a
+  // person reads first are there and writes here what it left for complete_stages(): QKᵀ (random
+  // data whose (seed, L, d_k) changed: the row comes from Q and K directly), the maps' colour
+  // range (when the logit scales changed) and the d_k sweep beyond a coarse estimate. After
+  // complete_stages() the Snapshot is bit-identical to an evaluation without staging.
+  Stages* stages = nullptr;
 };
+
+
+// Trials per d_k point of a staged first estimate: an eighth of the full count (at least 2).
+std::int64_t coarse_dk_trials(std::int64_t full_trials);
+
+// Does what `stages` says, in that order (QKᵀ into a new ScoreCache, stored in *score_cache when
+// that is not null; the full entropy curve; the colour range; the sweep's remaining trials), and
+// clears it. Returns false
+// if `stop` was requested first (the Snapshot is then partly completed and must not be shown).
+bool complete_stages(Snapshot& snap, Stages& stages, std::shared_ptr<const ScoreCache>* score_cache,
+                     const std::stop_token& stop = {});
 
 // Whether a Snapshot still lacks the pooled maps it needs (evaluated with defer_pooled_maps).
 bool pooled_maps_pending(const Snapshot& snap);

@@ -29,9 +29,7 @@ struct RunningStats {
 // threads — therefore performs the same floating-point operations, so results are bit-identical.
 inline constexpr std::int64_t monte_carlo_block_trials = 1024;
 
-// ---------------------------------------------------------------------------------------------
-// Entropy, max weight and Jacobian norm of one attention row versus d_k
-// ---------------------------------------------------------------------------------------------
+// [SECTION] Entropy, max weight and Jacobian norm of one attention row versus d_k
 
 struct RowStats {
   RunningStats entropy_nats, max_weight, jacobian_norm;
@@ -109,9 +107,7 @@ SoftmaxRowSummary summarize_softmax_row(std::span<const double> scores, std::siz
 SoftmaxRowSummary summarize_softmax_gaps_fast(std::span<const float> gaps, double logit_scale,
                                               std::span<float> scratch);
 
-// ---------------------------------------------------------------------------------------------
-// The distribution of q·k: variance and histogram, scaled and unscaled
-// ---------------------------------------------------------------------------------------------
+// [SECTION] The distribution of q·k: variance and histogram, scaled and unscaled
 
 // Closed form, for q, k ~ N(0, σ² I_{d_k}) independent: q·k = Σ_c q_c k_c is a sum of d_k
 // independent products with E[q_c k_c] = 0 and E[(q_c k_c)²] = E[q_c²] E[k_c²] = σ⁴, so

@@ -1,5 +1,5 @@
 // read_text_file and the checks run before any JSON parser (text_file.hpp).
-#include "state/text_file.hpp"
+#include "files/text_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -29,7 +29,11 @@ const char* kind_of(mode_t mode) {
 std::size_t first_invalid_utf8(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+    std::size_t length = byte < 0x80           ? 1
+                         : (byte >> 5) == 0x6  ? 2
+                         : (byte >> 4) == 0xE  ? 3
+                         : (byte >> 3) == 0x1E ? 4
+                                               : 0;
     if (byte == 0xC0 || byte == 0xC1 || byte > 0xF4) length = 0;
     if (length == 0 || i + length > text.size()) return i;
     for (std::size_t k = 1; k < length; ++k)
@@ -100,9 +104,12 @@ int json_nesting_depth(std::string_view text) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -128,8 +135,10 @@ JsonKeyScan scan_json_keys(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
       else if (c == '"') {
         in_string = false;
         last_string = text.substr(string_start, i - string_start);

@@ -1,5 +1,5 @@
 // CSV and SVG files from plot descriptions (see plot_export.hpp).
-#include "export/plot_export.hpp"
+#include "plot_export.hpp"
 
 #include <array>
 #include <charconv>
@@ -95,7 +95,8 @@ std::string plot_to_csv(const plot::Plot& plot) {
       // Stored cells may fall short of rows × cols: the missing ones are written as NaN.
       std::span<const float> cells;
       if (!map.values.empty()) {
-        const std::size_t first = std::min(static_cast<std::size_t>(r) * static_cast<std::size_t>(map.cols), map.values.size());
+        const std::size_t first =
+            std::min(static_cast<std::size_t>(r) * static_cast<std::size_t>(map.cols), map.values.size());
         cells = map.values.subspan(first, std::min(static_cast<std::size_t>(map.cols), map.values.size() - first));
       } else if (map.fill_row) {
         cells = plot::heatmap_row(map, r, scratch);

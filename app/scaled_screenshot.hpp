@@ -41,7 +41,7 @@ struct ScaledShot {
 };
 // Renders a fresh App built from `options` offscreen at width × height display units and `scale`
 // (content_scale as the window's), waits for its snapshot, and returns the window or panel.
-ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int height, float scale,
-                                    float content_scale, std::string_view panel);
+ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int height, float scale, float content_scale,
+                                    std::string_view panel);
 
 }  // namespace smlab::app

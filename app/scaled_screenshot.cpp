@@ -1,5 +1,5 @@
 // Scaled screenshots: panel lookup, cropping, and an offscreen render of a copy of the App.
-#include "export/scaled_screenshot.hpp"
+#include "scaled_screenshot.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -58,8 +58,8 @@ Image crop_image(const Image& image, PanelRect rect, float scale) {
   return out;
 }
 
-ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int height, float scale,
-                                    float content_scale, std::string_view panel) {
+ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int height, float scale, float content_scale,
+                                    std::string_view panel) {
   ScaledShot shot;
   platform::OffscreenOptions offscreen_options;
   offscreen_options.width = width;

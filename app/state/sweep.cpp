@@ -1,7 +1,5 @@
-// Slider sweeps for the GIF export: parsing KEY=FROM:TO[:log], the frame values, and the render loop.
-#include "export/gif_sweep.hpp"
-
-#include "app.hpp"
+// Slider sweeps (GIF export, the Animate controls): parsing KEY=FROM:TO[:log] and the frame values.
+#include "state/sweep.hpp"
 
 #include <algorithm>
 #include <array>
@@ -108,20 +106,6 @@ std::vector<std::string_view> sweep_key_names_list() {
   for (const ParamKey& key : param_keys())
     if (key.scale != KeyScale::none) names.push_back(key.name);
   return names;
-}
-
-std::optional<std::string> render_sweep(App& app, platform::Surface& surface, const SweepSpec& spec, int frames,
-                                        exporting::GifWriter& writer) {
-  for (int index = 0; index < frames; ++index) {
-    const std::string value = sweep_value(spec, index, frames);
-    if (auto error = set_param(app.ui().params, spec.key, value)) return error->message;
-    app.ui().scores_text = format_scores(app.ui().params.scores);
-    app.wait_for_snapshot();
-    // The first frame lets ImGui settle auto-sized items (like --screenshot); later frames need one.
-    for (int pass = 0; pass < (index == 0 ? 3 : 1); ++pass) app.frame();
-    if (auto error = writer.add_frame(surface.capture())) return error;
-  }
-  return std::nullopt;
 }
 
 }  // namespace smlab::app

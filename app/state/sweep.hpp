@@ -1,5 +1,5 @@
-// `--export-gif FILE --sweep KEY=FROM:TO[:log] --frames N`: render a slider sweep headless, one GIF
-// frame per value, every value set through set_param.
+// A slider sweep, KEY=FROM:TO[:log]: what `--export-gif --sweep` and the Animate controls move, and
+// the value of each frame (every value set through set_param). Rendering it is gif_sweep.hpp's.
 #pragma once
 
 #include <optional>
@@ -8,16 +8,9 @@
 #include <variant>
 #include <vector>
 
-#include "export/gif.hpp"
 #include "smlab/params.hpp"
 
-namespace smlab::platform {
-class Surface;
-}
-
 namespace smlab::app {
-
-class App;
 
 struct SweepSpec {
   std::string key;       // a numeric Params key: temperature, d_k, score_scale, ...
@@ -40,10 +33,5 @@ std::string sweep_value_at(const SweepSpec& spec, double fraction);
 
 // The keys a sweep may move (numeric keys), in the order the UI offers them.
 std::vector<std::string_view> sweep_key_names_list();
-
-// Sets each value on `app` (through set_param), waits for its snapshot, renders and adds the frame to
-// `writer`. Returns an error line, or nothing.
-std::optional<std::string> render_sweep(App& app, platform::Surface& surface, const SweepSpec& spec, int frames,
-                                        exporting::GifWriter& writer);
 
 }  // namespace smlab::app

@@ -1,0 +1,20 @@
+// The GIF sweep's render loop: one App frame per sweep value, captured into a GifWriter.
+#include "gif_sweep.hpp"
+
+namespace smlab::app {
+
+Result<void> render_sweep(App& app, platform::Surface& surface, const SweepSpec& spec, int frames,
+                          exporting::GifWriter& writer) {
+  for (int index = 0; index < frames; ++index) {
+    const std::string value = sweep_value(spec, index, frames);
+    if (auto error = set_param(app.ui().params, spec.key, value)) return Error::usage(error->message);
+    app.ui().scores_text = format_scores(app.ui().params.scores);
+    app.wait_for_snapshot();
+    // The first frame lets ImGui settle auto-sized items (like --screenshot); later frames need one.
+    for (int pass = 0; pass < (index == 0 ? 3 : 1); ++pass) app.frame();
+    if (auto error = writer.add_frame(surface.capture())) return Error::usage(*error);
+  }
+  return {};
+}
+
+}  // namespace smlab::app

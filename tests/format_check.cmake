@@ -1,0 +1,26 @@
+# The clang-format check: every file listed in tests/format_checked.txt must be formatted as
+# .clang-format says (clang-format --dry-run --Werror).
+# Run: cmake -DSOURCE_DIR=<repo> -DCLANG_FORMAT=<path> -P tests/format_check.cmake
+cmake_minimum_required(VERSION 3.25)
+if(NOT SOURCE_DIR)
+  message(FATAL_ERROR "give -DSOURCE_DIR=<repository root>")
+endif()
+if(NOT CLANG_FORMAT OR NOT EXISTS "${CLANG_FORMAT}")
+  message(FATAL_ERROR "give -DCLANG_FORMAT=<path to clang-format>")
+endif()
+file(STRINGS ${SOURCE_DIR}/tests/format_checked.txt listed REGEX "^[^#]")
+set(files "")
+foreach(file IN LISTS listed)
+  string(STRIP "${file}" file)
+  if(NOT EXISTS ${SOURCE_DIR}/${file})
+    message(SEND_ERROR "tests/format_checked.txt names '${file}', which does not exist")
+  endif()
+  list(APPEND files ${file})
+endforeach()
+execute_process(COMMAND ${CLANG_FORMAT} --dry-run --Werror ${files}
+                WORKING_DIRECTORY ${SOURCE_DIR} RESULT_VARIABLE result ERROR_VARIABLE output)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "${output}\nNot formatted as .clang-format says: run clang-format -i on the files above")
+endif()
+list(LENGTH files count)
+message(STATUS "format check: ${count} files formatted as .clang-format says")
