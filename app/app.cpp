@@ -316,7 +316,8 @@ bool App::frame() {
   stats.frame_ms = timing_.frame_ms;
   HeatmapTextures textures{scaled_texture_.id(), unscaled_texture_.id()};
   advance_lesson(ui_, animation_step_seconds());  // a step's Params glide over 0.5 s
-  draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, plot_style_, stats);
+  draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, lab_views_, plot_style_,
+                   stats);
   draw_lesson(ui_);  // before the session popup: Escape closing the popup must not also close the lesson
   draw_session_popup();
   draw_toast();

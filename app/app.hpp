@@ -9,6 +9,7 @@
 #include <vector>
 #include <string>
 
+#include "panels/labs.hpp"
 #include "panels/panels.hpp"
 #include "platform/surface.hpp"
 #include "plot/heatmap_texture.hpp"
@@ -155,6 +156,7 @@ class App {
   Params submitted_;
   View submitted_view_ = View::dashboard;
   TexturePool lab_textures_;
+  LabViewCache lab_views_;  // the shown lab's plots, built once per Snapshot
   Evaluator::Latest latest_;  // what this frame draws
   plot::HeatmapTexture scaled_texture_, unscaled_texture_;
   plot::Style plot_style_;

@@ -12,6 +12,7 @@
 
 #include "export/atomic_file.hpp"
 #include "smlab/attention.hpp"
+#include "smlab/evaluate.hpp"
 #include "smlab/montecarlo.hpp"
 #include "smlab/params.hpp"
 
@@ -165,29 +166,13 @@ std::string attention_csv(const Snapshot& snap, bool scaled) {
   return out;
 }
 
-// Output o_i = Σ_j a_ij v_j of the selected query row i through both maps, with the imported V (or V drawn from the
-// Params' seed (d_v = d_k, the Stream::values stream), by attention_output on that one row.
+// Output o_i = Σ_j a_ij v_j of the selected query row through both maps (core: row_attention_output).
 std::string attention_output_csv(const Snapshot& snap) {
-  const Params& params = snap.params;
-  const int length = snap.attention_size;
-  Matrix values;
-  if (params.imported != nullptr && params.imported->value_dim > 0) {  // the imported V of this batch and head
-    const ImportedAttention& data = *params.imported;
-    const auto slice = data.slice(data.values, params.batch, params.head, data.value_dim);
-    values = Matrix{length, data.value_dim, std::vector<float>(slice.begin(), slice.end())};
-  } else {
-    draw_gaussian(values, params.seed, Stream::values, length, params.key_dim);
-  }
-  auto output_of = [&](bool scaled_map) {
-    Matrix row{1, length, std::vector<float>(static_cast<std::size_t>(length))};
-    attention_row(snap, scaled_map, params.row, row.values);
-    Matrix out;
-    attention_output(out, row, values);
-    return out;
-  };
-  const Matrix scaled = output_of(true), unscaled = output_of(false);
+  const RowAttentionOutput output = row_attention_output(snap);
+  const Matrix& scaled = output.scaled;
+  const Matrix& unscaled = output.unscaled;
   std::string out = "dim,scaled,unscaled\n";
-  for (int c = 0; c < values.cols; ++c) {
+  for (int c = 0; c < scaled.cols; ++c) {
     out += std::to_string(c);
     out += ',';
     append_number(out, scaled(0, c));
@@ -209,19 +194,9 @@ std::string params_csv(const Params& params) {
   return out;
 }
 
-// The sweep evaluate() would run for these Params; the export's numbers must describe them.
-DkSweepConfig export_sweep_config(const Params& params) {
-  DkSweepConfig config;
-  config.seq_len = params.seq_len;
-  config.temperature = params.temperature;
-  config.score_scale = params.score_scale;
-  config.seed = params.seed;
-  config.key_dims = power_of_two_key_dims();
-  return config;
-}
-
+// The sweep evaluate() runs for these Params (one config, core's dk_sweep_config), topped up.
 DkSweep sweep_for_export(const Snapshot& snap, const CsvOptions& options) {
-  DkSweepConfig config = export_sweep_config(snap.params);
+  DkSweepConfig config = dk_sweep_config(snap.params);
   DkSweep sweep = snap.dk_sweep.config == config ? snap.dk_sweep : make_dk_sweep(std::move(config));
   if (sweep.trials < options.min_dk_trials) add_dk_trials(sweep, options.min_dk_trials - sweep.trials, options.threads);
   return sweep;

@@ -214,7 +214,8 @@ void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot
 }  // namespace
 
 void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const HeatmapTextures& textures,
-                      TexturePool& lab_textures, const plot::Style& style, const FrameStats& stats) {
+                      TexturePool& lab_textures, LabViewCache& lab_views, const plot::Style& style,
+                      const FrameStats& stats) {
   const ImGuiIO& io = ImGui::GetIO();
   // With a lesson open the column stays: the lesson panel lives in it.
   const bool lesson_open = current_step(ui) != nullptr;
@@ -237,21 +238,20 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   ui.layout_report.plots.clear();
   ui.hovered_plot.clear();
 
-  // The view's plots (built once per frame, drawn by the grid or by presenter mode).
+  // The view's plots (a lab's built once per Snapshot by lab_views, the dashboard's per frame),
+  // drawn by the grid or by presenter mode.
   const LabDefinition* lab = lab_definition(ui.view);
   const bool ready = snapshot != nullptr && (lab == nullptr || lab_ready(*snapshot, ui.view));
-  LabView lab_view;
-  std::vector<NamedPlot> plots;
+  LabView dashboard_view;
+  dashboard_view.columns = 3;
+  const LabView* shown = &dashboard_view;
   if (ready) {
     const DkSweep& dk_sweep = sweep != nullptr ? *sweep : snapshot->dk_sweep;
-    if (lab != nullptr) {
-      lab_view = lab->build(LabInputs{*snapshot, dk_sweep, &lab_textures});
-      plots = lab_view.plots;
-    } else {
-      plots = dashboard_named_plots(*snapshot, dk_sweep, textures);
-      lab_view.columns = 3;
-    }
+    if (lab != nullptr) shown = &lab_views.view(*lab, *snapshot, dk_sweep, lab_textures);
+    else dashboard_view.plots = dashboard_named_plots(*snapshot, dk_sweep, textures);
   }
+  const LabView& lab_view = *shown;
+  const std::vector<NamedPlot>& plots = lab_view.plots;
   const auto on_hover = [&](const NamedPlot& named, const plot::Interaction& interaction) {
     if (lab != nullptr && lab->interact != nullptr) lab->interact(named.name, interaction, edit);
   };

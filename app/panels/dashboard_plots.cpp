@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <numbers>
 #include <string>
 
 #include "i18n/i18n.hpp"
@@ -87,7 +88,7 @@ plot::Plot entropy_temperature_plot(const Snapshot& snap) {
   p.x.max = snap.temperature_grid.empty() ? 100.0 : snap.temperature_grid.back();
   p.y.label = tr("plot.axis.entropy");
   // ln of the unmasked keys (Snapshot::max_entropy_nats; ln 2 at least, so the axis has a range).
-  const double max_entropy = std::max(snap.max_entropy_nats, std::log(2.0));
+  const double max_entropy = std::max(snap.max_entropy_nats, std::numbers::ln2);
   p.y.min = 0.0;
   p.y.max = max_entropy * 1.08;
   plot::LineSeries line;
@@ -117,7 +118,7 @@ plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
   p.x.tick_values = {1, 4, 16, 64, 256, 1024, 4096};
   p.y.label = tr("plot.axis.mean_entropy");
   p.y.min = 0.0;
-  p.y.max = std::log(static_cast<double>(std::max(sweep.config.seq_len, 2))) * 1.08;
+  p.y.max = sweep.max_entropy_nats * 1.08;
   auto curve = [&](const std::vector<RowStats>& stats, const char* label) {
     plot::LineSeries line;
     line.label = label;
@@ -139,9 +140,11 @@ plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
   return p;
 }
 
-plot::Plot gradient_plot(const Snapshot& snap) {
+plot::Plot gradient_parabola_plot(const ParabolaPlotStyle& style, const std::vector<double>& curve_s,
+                                  const std::vector<double>& curve_value, const std::vector<double>& points_s,
+                                  const std::vector<double>& points_value) {
   plot::Plot p;
-  p.title = tr("plot.gradient.title");
+  p.title = style.title;
   p.x.label = tr("plot.axis.probability_s");
   // A margin around [0, 1] × [0, 1/4], so the dots of a saturated row at (0, 0) and (1, 0) are
   // not hidden under the axis corners.
@@ -152,24 +155,18 @@ plot::Plot gradient_plot(const Snapshot& snap) {
   p.y.min = -0.02;
   p.y.max = 0.3;
   p.y.tick_values = {0.0, 0.05, 0.1, 0.15, 0.2, 0.25};
-  plot::LineSeries parabola;
-  parabola.label = "S(1−S)";
-  constexpr int samples = 101;
-  for (int k = 0; k < samples; ++k) {
-    const double s = static_cast<double>(k) / (samples - 1);
-    parabola.x.push_back(s);
-    parabola.y.push_back(s * (1.0 - s));
-  }
-  p.lines.push_back(std::move(parabola));
-  plot::ScatterSeries live;
-  live.label = tr("plot.gradient.current");
-  live.x = snap.probabilities;
-  live.y = snap.gradient;
-  live.radius = 4.5f;
-  p.scatters.push_back(std::move(live));
+  p.lines.push_back({.label = "S(1−S)", .x = curve_s, .y = curve_value, .color = style.curve_color});
+  p.scatters.push_back(
+      {.label = style.points_label, .x = points_s, .y = points_value, .color = style.points_color, .radius = 4.5f});
   p.hlines.push_back({0.25, tr("plot.gradient.max"), std::nullopt, true});
   p.legend = plot::LegendPos::TopRight;
   return p;
+}
+
+plot::Plot gradient_plot(const Snapshot& snap) {
+  return gradient_parabola_plot({.title = tr("plot.gradient.title"), .points_label = tr("plot.gradient.current")},
+                                snap.gradient_parabola.s, snap.gradient_parabola.value, snap.probabilities,
+                                snap.gradient);
 }
 
 plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t texture) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,16 @@ plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim);
 
 // 3. The parabola S(1−S) with the row's S_i on it and the maximum 1/4 marked.
 plot::Plot gradient_plot(const Snapshot& snapshot);
+
+// The one S(1−S) plot (the dashboard's gradient and the gradients lab's diagonal): the sampled
+// parabola (core's GradientParabola) and the live points (s_i, s_i(1 − s_i)) on it.
+struct ParabolaPlotStyle {
+  std::string title, points_label;
+  std::optional<plot::Color> curve_color{}, points_color{};
+};
+plot::Plot gradient_parabola_plot(const ParabolaPlotStyle& style, const std::vector<double>& curve_s,
+                                  const std::vector<double>& curve_value, const std::vector<double>& points_s,
+                                  const std::vector<double>& points_value);
 
 // 4. The L×L attention weights, scaled (÷√d_k) or unscaled. Both maps share one
 // colour range [0, max of both] so their sharpness can be compared by eye.

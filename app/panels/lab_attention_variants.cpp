@@ -50,36 +50,10 @@ std::string fixed(double value, int digits) {
   return buffer;
 }
 
-// One colour range for all five maps, so a collapsed map (weights near 1) and a flat one
-// (weights near 1/L) look different rather than each being stretched to its own maximum.
-double shared_color_max(const Lab& lab) {
-  float top = 0.0f;
-  for (const Matrix& map : lab.weights)
-    for (float w : map.values)
-      if (std::isfinite(w)) top = std::max(top, w);
-  return top > 0.0f ? top : 1.0;
-}
-
 plot::Plot variant_map(const Lab& lab, std::size_t v, double color_max, TexturePool* textures) {
-  plot::Plot p;
-  p.title = std::string(tr(looks[v].title)) + "  H = " + fixed(lab.entropy_nats[v], 2);
-  plot::Heatmap map;
-  map.rows = lab.weights[v].rows;
-  map.cols = lab.weights[v].cols;
-  map.values = lab.weights[v].values;  // a view into the Snapshot, not a copy
-  map.vmin = 0.0;
-  map.vmax = color_max;
-  map.colormap = plot::Colormap::Viridis;
-  map.colorbar_label = tr("plot.axis.weight");
-  map.x_label = tr("plot.axis.key_j");
-  map.y_label = tr("plot.axis.query_i");
-  map.texture = textures != nullptr
-                    ? textures->texture(std::string("attention-variants/") + looks[v].plot_name, map.values, map.rows,
-                                        map.cols, map.vmin, map.vmax, map.colormap)
-                    : 0;
-  p.heatmap = std::move(map);
-  p.legend = plot::LegendPos::None;
-  return p;
+  return heatmap_plot(std::string(tr(looks[v].title)) + "  H = " + fixed(lab.entropy_nats[v], 2),
+                      weight_heatmap(lab.weights[v], color_max),
+                      std::string("attention-variants/") + looks[v].plot_name, textures);
 }
 
 plot::Plot entropy_sigma_plot(const Lab& lab) {
@@ -141,7 +115,9 @@ LabView build_attention_variants(const LabInputs& inputs) {
   const Lab& lab = *inputs.snapshot.lab<AttentionVariantsLab>();
   const Params& params = inputs.snapshot.params;
 
-  const double color_max = shared_color_max(lab);
+  // One colour range for all five maps, so a collapsed map (weights near 1) and a flat one
+  // (weights near 1/L) look different rather than each being stretched to its own maximum.
+  const double color_max = color_top(lab.largest_weight);
   for (std::size_t v = 0; v < looks.size(); ++v)
     view.plots.push_back({looks[v].plot_name, variant_map(lab, v, color_max, inputs.textures)});
   // Five curves named at their ends and the uniform line: a data area of six text lines (#16).

@@ -9,6 +9,7 @@
 
 #include "i18n/i18n.hpp"
 #include "panels/panels.hpp"
+#include "panels/dashboard_plots.hpp"
 #include "panels/labs.hpp"
 #include "smlab/labs/gradients.hpp"
 
@@ -24,9 +25,8 @@ constexpr plot::Color current_color = plot::Color::from_hex(0xE69F00); // orange
 constexpr plot::Color stall_color = plot::Color::from_hex(0xD55E00);   // vermillion
 
 plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
-  plot::Plot p;
   const std::string first = std::to_string(lab.jacobian_first);
-  p.title = lab.jacobian_capped
+  std::string title = lab.jacobian_capped
                 ? i18n::format("lab.gradients.jacobian.title_capped",
                                {first, std::to_string(lab.jacobian_first + lab.jacobian_size - 1),
                                 std::to_string(lab.row_length)})
@@ -49,33 +49,15 @@ plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
                                         : std::string(tr("lab.gradients.logit_j")) + " − " + first;
   map.y_label = lab.jacobian_first == 0 ? std::string(tr("lab.gradients.weight_i"))
                                         : std::string(tr("lab.gradients.weight_i")) + " − " + first;
-  map.texture = textures != nullptr ? textures->texture("gradients/jacobian", lab.jacobian, map.rows, map.cols,
-                                                        map.vmin, map.vmax, map.colormap)
-                                    : 0;
-  p.heatmap = std::move(map);
-  p.legend = plot::LegendPos::None;
-  return p;
+  return heatmap_plot(std::move(title), std::move(map), "gradients/jacobian", textures);
 }
 
 plot::Plot diagonal_plot(const GradientsLab& lab) {
-  plot::Plot p;
-  p.title = tr("lab.gradients.diagonal.title");
-  p.x.label = tr("plot.axis.probability_s");
-  // A margin around [0, 1] × [0, 1/4]: the dots of a saturated row sit at (0, 0) and (1, 0),
-  // which would otherwise be hidden under the axis corners.
-  p.x.min = -0.05;
-  p.x.max = 1.05;
-  p.x.tick_values = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
-  p.y.label = "S(1−S)";
-  p.y.min = -0.02;
-  p.y.max = 0.3;
-  p.y.tick_values = {0.0, 0.05, 0.1, 0.15, 0.2, 0.25};
-  p.lines.push_back({.label = "S(1−S)", .x = lab.parabola_s, .y = lab.parabola_value, .color = norm_color});
-  p.scatters.push_back(
-      {.label = tr("lab.gradients.keys_now"), .x = lab.probabilities, .y = lab.diagonal, .color = current_color, .radius = 4.5f});
-  p.hlines.push_back({0.25, tr("plot.gradient.max"), std::nullopt, true});
-  p.legend = plot::LegendPos::TopRight;
-  return p;
+  return gradient_parabola_plot({.title = tr("lab.gradients.diagonal.title"),
+                                 .points_label = tr("lab.gradients.keys_now"),
+                                 .curve_color = norm_color,
+                                 .points_color = current_color},
+                                lab.parabola_s, lab.parabola_value, lab.probabilities, lab.diagonal);
 }
 
 plot::Plot norm_plot(const GradientsLab& lab) {

@@ -38,37 +38,17 @@ std::string fixed(double value, int digits) {
 
 int shown_heads(const HeadsLab& lab) { return std::min(lab.heads, max_shown_heads); }
 
-// One colour range for the heads and the average, so the average's lower peaks read as lower.
+// One colour range for the heads and the average, so the average's lower peaks read as lower
+// (each map's largest weight comes from the core, once per Snapshot).
 double shared_color_max(const HeadsLab& lab) {
-  float top = 0.0f;
-  for (int m = 0; m < shown_heads(lab); ++m)
-    for (float w : lab.head_weights[static_cast<std::size_t>(m)].values)
-      if (std::isfinite(w)) top = std::max(top, w);
-  for (float w : lab.average.values)
-    if (std::isfinite(w)) top = std::max(top, w);
-  return top > 0.0f ? top : 1.0;
+  float top = lab.average_largest_weight;
+  for (int m = 0; m < shown_heads(lab); ++m) top = std::max(top, lab.head_largest_weight[static_cast<std::size_t>(m)]);
+  return color_top(top);
 }
 
 plot::Plot map_plot(const Matrix& weights, const std::string& name, std::string title, double color_max,
                     TexturePool* textures) {
-  plot::Plot p;
-  p.title = std::move(title);
-  plot::Heatmap map;
-  map.rows = weights.rows;
-  map.cols = weights.cols;
-  map.values = weights.values;  // a view into the Snapshot, not a copy
-  map.vmin = 0.0;
-  map.vmax = color_max;
-  map.colormap = plot::Colormap::Viridis;
-  map.colorbar_label = tr("plot.axis.weight");
-  map.x_label = tr("plot.axis.key_j");
-  map.y_label = tr("plot.axis.query_i");
-  map.texture = textures != nullptr ? textures->texture("heads/" + name, map.values, map.rows, map.cols, map.vmin,
-                                                        map.vmax, map.colormap)
-                                    : 0;
-  p.heatmap = std::move(map);
-  p.legend = plot::LegendPos::None;
-  return p;
+  return heatmap_plot(std::move(title), weight_heatmap(weights, color_max), "heads/" + name, textures);
 }
 
 std::vector<double> key_indices(int count) {

@@ -41,8 +41,6 @@ std::string fixed(double value, int digits) {
 }
 
 plot::Plot encoding_plot(const Lab& lab, TexturePool* textures) {
-  plot::Plot p;
-  p.title = tr("lab.positions.encoding.title");
   plot::Heatmap map;
   map.rows = lab.encoding.rows;
   map.cols = lab.encoding.cols;
@@ -56,38 +54,14 @@ plot::Plot encoding_plot(const Lab& lab, TexturePool* textures) {
                     : std::string(tr("lab.positions.encoding.x"));
   map.y_label = tr("lab.positions.position");
   map.square_cells = false;  // L'×d_k is rarely square; fill the cell instead
-  map.texture = textures != nullptr ? textures->texture("positions/encoding", map.values, map.rows, map.cols, map.vmin,
-                                                        map.vmax, map.colormap)
-                                    : 0;
-  p.heatmap = std::move(map);
-  p.legend = plot::LegendPos::None;
-  return p;
+  return heatmap_plot(tr("lab.positions.encoding.title"), std::move(map), "positions/encoding", textures);
 }
 
-plot::Plot map_plot(const Matrix& weights, const std::string& key, std::string title, TexturePool* textures) {
-  plot::Plot p;
-  p.title = std::move(title);
-  plot::Heatmap map;
-  map.rows = weights.rows;
-  map.cols = weights.cols;
-  map.values = weights.values;
-  map.vmin = 0.0;
-  // Each map on its own range: at small a the positional map's weights are all ≈ 1/L and a
-  // shared range would hide its faint band; the titles carry the absolute numbers.
-  float top = 0.0f;
-  for (float w : weights.values)
-    if (std::isfinite(w)) top = std::max(top, w);
-  map.vmax = top > 0.0f ? top : 1.0;
-  map.colormap = plot::Colormap::Viridis;
-  map.colorbar_label = tr("plot.axis.weight");
-  map.x_label = tr("plot.axis.key_j");
-  map.y_label = tr("plot.axis.query_i");
-  map.texture = textures != nullptr ? textures->texture("positions/" + key, map.values, map.rows, map.cols, map.vmin,
-                                                        map.vmax, map.colormap)
-                                    : 0;
-  p.heatmap = std::move(map);
-  p.legend = plot::LegendPos::None;
-  return p;
+// Each map on its own range: at small a the positional map's weights are all ≈ 1/L and a shared
+// range would hide its faint band; the titles carry the absolute numbers.
+plot::Plot map_plot(const Matrix& weights, float largest, const std::string& key, std::string title,
+                    TexturePool* textures) {
+  return heatmap_plot(std::move(title), weight_heatmap(weights, color_top(largest)), "positions/" + key, textures);
 }
 
 double geometric_middle(double low, double high) { return std::sqrt(low * high); }
@@ -165,12 +139,12 @@ LabView build_positions(const LabInputs& inputs) {
   const Params& params = inputs.snapshot.params;
 
   view.plots.push_back({"encoding", encoding_plot(lab, inputs.textures)});
-  view.plots.push_back({"positions-only", map_plot(lab.position_weights, "positions-only",
+  view.plots.push_back({"positions-only", map_plot(lab.position_weights, lab.position_largest_weight, "positions-only",
                                                    i18n::format("lab.positions.only.title",
                                                                 {format_value(lab.amplitude, 3),
                                                                  fixed(lab.position_entropy_nats, 2)}),
                                                    inputs.textures)});
-  view.plots.push_back({"with-content", map_plot(lab.content_weights, "with-content",
+  view.plots.push_back({"with-content", map_plot(lab.content_weights, lab.content_largest_weight, "with-content",
                                                  i18n::format("lab.positions.content.title",
                                                               {format_value(lab.content_sigma, 3),
                                                                fixed(lab.content_entropy_nats, 2)}),

@@ -281,29 +281,10 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
 
 plot::Plot map_plot(const StabilityLab& lab, const StabilityMap& map, bool naive, double vmax,
                     TexturePool* textures) {
-  plot::Plot p;
-  if (naive) {
-    p.title = i18n::format("lab.stability.map.naive", {std::to_string(map.nan_cells)});
-  } else {
-    p.title = i18n::format("lab.stability.map.stable", {std::to_string(map.nan_cells)});
-  }
-  plot::Heatmap heatmap;
-  heatmap.rows = lab.map_size;
-  heatmap.cols = lab.map_size;
-  heatmap.values = map.weights;  // a view into the Snapshot, not a copy
-  heatmap.vmin = 0.0;
-  heatmap.vmax = vmax;
-  heatmap.colormap = plot::Colormap::Viridis;
-  heatmap.colorbar_label = tr("plot.axis.weight");
-  heatmap.x_label = tr("plot.axis.key_j");
-  heatmap.y_label = tr("plot.axis.query_i");
-  const std::string key = naive ? "stability/map-naive-fp16" : "stability/map-stable-fp16";
-  heatmap.texture = textures != nullptr ? textures->texture(key, map.weights, lab.map_size, lab.map_size, 0.0, vmax,
-                                                            plot::Colormap::Viridis)
-                                        : 0;
-  p.heatmap = std::move(heatmap);
-  p.legend = plot::LegendPos::None;
-  return p;
+  std::string title = i18n::format(naive ? "lab.stability.map.naive" : "lab.stability.map.stable",
+                                   {std::to_string(map.nan_cells)});
+  return heatmap_plot(std::move(title), weight_heatmap(map.weights, lab.map_size, lab.map_size, vmax),
+                      naive ? "stability/map-naive-fp16" : "stability/map-stable-fp16", textures);
 }
 
 // "naive 2 NaN, 14 zeroed, |Σ−1| NaN": only the counts that are not 0.

@@ -62,6 +62,41 @@ const char* view_summary(View view) {
   return i18n::tr(lab != nullptr ? lab->summary_key : "dashboard.summary");
 }
 
+const LabView& LabViewCache::view(const LabDefinition& lab, const Snapshot& snapshot, const DkSweep& sweep,
+                                  TexturePool& textures) {
+  const Key key{&snapshot, textures.generation(), lab.view, &sweep, sweep.trials, static_cast<int>(i18n::language())};
+  if (key_ != key) {
+    view_ = lab.build(LabInputs{snapshot, sweep, &textures});
+    key_ = key;
+  }
+  return view_;
+}
+
+plot::Plot heatmap_plot(std::string title, plot::Heatmap map, const std::string& texture_key, TexturePool* textures) {
+  plot::Plot p;
+  p.title = std::move(title);
+  map.texture = textures != nullptr
+                    ? textures->texture(texture_key, map.values, map.rows, map.cols, map.vmin, map.vmax, map.colormap)
+                    : 0;
+  p.heatmap = std::move(map);
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Heatmap weight_heatmap(std::span<const float> weights, int rows, int cols, double color_max) {
+  plot::Heatmap map;
+  map.rows = rows;
+  map.cols = cols;
+  map.values = weights;  // a view into the Snapshot, not a copy
+  map.vmin = 0.0;
+  map.vmax = color_max;
+  map.colormap = plot::Colormap::Viridis;
+  map.colorbar_label = i18n::tr("plot.axis.weight");
+  map.x_label = i18n::tr("plot.axis.key_j");
+  map.y_label = i18n::tr("plot.axis.query_i");
+  return map;
+}
+
 std::string format_value(double value, int significant_digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*g", significant_digits, value);

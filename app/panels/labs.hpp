@@ -13,7 +13,9 @@
 //   extern const LabDefinition <name>_lab{...};          its registry row (below)
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,6 +66,27 @@ struct LabDefinition {
   void (*interact)(std::string_view plot_name, const plot::Interaction& interaction, Params& edit);  // may be null
 };
 
+// The shown lab's LabView, built once per Snapshot and reused every frame: rebuilt only when the
+// Snapshot (the lab textures' generation: App bumps it for each new one), the view, the sweep
+// refinement or the language changes. Its plots point into the Snapshot, which outlives it.
+class LabViewCache {
+ public:
+  const LabView& view(const LabDefinition& lab, const Snapshot& snapshot, const DkSweep& sweep, TexturePool& textures);
+
+ private:
+  struct Key {
+    const Snapshot* snapshot = nullptr;
+    std::uint64_t texture_generation = 0;
+    View view = View::dashboard;
+    const DkSweep* sweep = nullptr;
+    std::int64_t sweep_trials = -1;
+    int language = -1;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  std::optional<Key> key_;
+  LabView view_;
+};
+
 // The registry (labs.cpp); null for View::dashboard.
 const LabDefinition* lab_definition(View view);
 std::span<const LabDefinition* const> lab_definitions();
@@ -86,5 +109,18 @@ const char* view_summary(View view);
 
 // Shared helpers for lab files.
 std::string format_value(double value, int significant_digits = 4);
+
+// The one heatmap plot builder of the labs: `map` (its cells a view into the Snapshot) under
+// `title`, no legend, uploaded as texture `texture_key` ("<view>/<plot>") when textures is not
+// null (exports pass null: the SVG writer needs no texture).
+plot::Plot heatmap_plot(std::string title, plot::Heatmap map, const std::string& texture_key, TexturePool* textures);
+// The usual attention-weight map: `weights` coloured 0 … color_max on viridis, keys across and
+// queries down.
+plot::Heatmap weight_heatmap(std::span<const float> weights, int rows, int cols, double color_max);
+inline plot::Heatmap weight_heatmap(const Matrix& weights, double color_max) {
+  return weight_heatmap(weights.values, weights.rows, weights.cols, color_max);
+}
+// A colour range's top from a largest_finite() value: 1 when the map has no positive entry.
+inline double color_top(float largest) { return largest > 0.0f ? largest : 1.0; }
 
 }  // namespace smlab::app

@@ -17,6 +17,8 @@
 
 namespace smlab::app {
 
+class LabViewCache;  // panels/labs.hpp
+
 // Where the main window puts things, in ImGui display units, for a given window size and UI
 // scale. The control column narrows with the window (at most 30 % of its width) and is hidden
 // (width 0) when `controls_shown` is false; the plots' places come from flow_grid().
@@ -96,6 +98,7 @@ class LabNudgeTarget {
 // The whole window for one frame. `sweep` is the refined d_k sweep belonging to
 // `snapshot` (null: use the snapshot's own).
 void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const HeatmapTextures& textures,
-                      TexturePool& lab_textures, const plot::Style& style, const FrameStats& stats);
+                      TexturePool& lab_textures, LabViewCache& lab_views, const plot::Style& style,
+                      const FrameStats& stats);
 
 }  // namespace smlab::app

@@ -1,6 +1,7 @@
 // Colour arithmetic, the series palette and the colormap anchor tables.
 // Colormaps are short tables of published anchor colours, interpolated linearly in sRGB.
 #include "plot/color.hpp"
+#include "plot/cell_color.hpp"
 
 #include <algorithm>
 #include <array>
@@ -124,6 +125,12 @@ Color series_color(int index, const Style& style) {
     adjusted = mix(base, towards, 0.06f * static_cast<float>(step));
   }
   return adjusted;
+}
+
+Color cell_color(Colormap colormap, double value, double vmin, double vmax) {
+  const double span = vmax - vmin;
+  const double t = span == 0.0 ? 0.5 : (value - vmin) / span;
+  return std::isfinite(value) ? sample(colormap, t) : invalid_color();
 }
 
 Color sample(Colormap colormap, double t) {

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "plot/cell_color.hpp"
 #include "plot/layout.hpp"
 #include "plot/plot.hpp"
 
@@ -221,15 +222,13 @@ class Painter {
   void paint_cells(const Heatmap& heatmap, ImVec2 top_left, ImVec2 bottom_right) {
     const float cell_width = (bottom_right.x - top_left.x) / static_cast<float>(heatmap.cols);
     const float cell_height = (bottom_right.y - top_left.y) / static_cast<float>(heatmap.rows);
-    const double span = heatmap.vmax - heatmap.vmin;
     const Colormap colormap = resolve_colormap(heatmap.colormap, style_.sequential_colormap);
     std::vector<float> scratch;
     for (int row = 0; row < heatmap.rows; ++row) {
       const std::span<const float> cells = heatmap_row(heatmap, row, scratch);
       for (int col = 0; col < heatmap.cols; ++col) {
         const float value = cells[static_cast<std::size_t>(col)];
-        const double t = span == 0.0 ? 0.5 : (value - heatmap.vmin) / span;
-        const Color color = std::isfinite(value) ? sample(colormap, t) : invalid_color();
+        const Color color = cell_color(colormap, value, heatmap.vmin, heatmap.vmax);
         const ImVec2 low{top_left.x + col * cell_width, top_left.y + row * cell_height};
         list_->AddRectFilled(low, ImVec2(low.x + cell_width, low.y + cell_height), to_imu32(color));
       }

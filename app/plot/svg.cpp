@@ -10,6 +10,7 @@
 #include <stb_image_write.h>
 
 #include "plot/heatmap_texture.hpp"
+#include "plot/cell_color.hpp"
 #include "plot/layout.hpp"
 #include "plot/plot.hpp"
 
@@ -194,7 +195,6 @@ class SvgWriter {
   void write_cells(const Box& box, const Heatmap& heatmap) {
     const double cell_width = box.width() / static_cast<double>(heatmap.cols);
     const double cell_height = box.height() / static_cast<double>(heatmap.rows);
-    const double span = heatmap.vmax - heatmap.vmin;
     const Colormap colormap = resolve_colormap(heatmap.colormap, style_.sequential_colormap);
     // crispEdges: without it viewers antialias every shared edge into a faint grid.
     out_ += "<g class=\"heatmap\" shape-rendering=\"crispEdges\">\n";
@@ -203,8 +203,7 @@ class SvgWriter {
       const std::span<const float> cells = heatmap_row(heatmap, row, scratch);
       for (int col = 0; col < heatmap.cols; ++col) {
         const float value = cells[static_cast<std::size_t>(col)];
-        const double t = span == 0.0 ? 0.5 : (value - heatmap.vmin) / span;
-        const Color color = std::isfinite(value) ? sample(colormap, t) : invalid_color();
+        const Color color = cell_color(colormap, value, heatmap.vmin, heatmap.vmax);
         out_ += "<rect x=\"" + number(box.x0 + col * cell_width) + "\" y=\"" +
                 number(box.y0 + row * cell_height) + "\" width=\"" + number(cell_width) + "\" height=\"" +
                 number(cell_height) + "\" fill=\"" + to_hex(color).text + "\"/>\n";

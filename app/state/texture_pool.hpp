@@ -21,6 +21,7 @@ class TexturePool {
 
   // Marks every texture stale: the next texture() call for a key uploads again.
   void new_snapshot() { ++generation_; }
+  std::uint64_t generation() const { return generation_; }  // which Snapshot the textures are of
 
   // The user's sequential colormap, applied to every non-diverging map (plot::resolve_colormap).
   void set_sequential_colormap(plot::Colormap colormap) { sequential_ = colormap; }

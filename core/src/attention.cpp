@@ -338,6 +338,13 @@ void attention_weights(Matrix& out, const AttentionSetup& setup) {
   attention_weights(out, setup, workspace);
 }
 
+float largest_finite(const Matrix& map) {
+  float top = 0.0f;
+  for (float w : map.values)
+    if (std::isfinite(w)) top = std::max(top, w);
+  return top;
+}
+
 double mean_row_entropy_nats(const Matrix& weights) {
   if (weights.rows == 0) return 0.0;
   double total = 0.0;

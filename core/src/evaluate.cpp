@@ -159,6 +159,17 @@ std::int64_t automatic_dk_trials(int seq_len) {
   return std::clamp<std::int64_t>(budget / (points * seq_len), 4, 2000);
 }
 
+DkSweepConfig dk_sweep_config(const Params& params) {
+  DkSweepConfig config;
+  // Random rows of the random data's lengths (an imported L = 32768 would make it 8× dearer).
+  config.seq_len = std::min(params.seq_len, ParamLimits::seq_len_max);
+  config.temperature = params.temperature;
+  config.score_scale = params.score_scale;
+  config.seed = params.seed;
+  config.key_dims = power_of_two_key_dims();
+  return config;
+}
+
 namespace {
 
 // Q and K drawn from the seed; QKᵀ too unless `with_product` is false (a staged first result).
@@ -196,13 +207,7 @@ std::shared_ptr<const ScoreCache> scores_for(const Params& params, const Evaluat
 // The Monte Carlo d_k sweep: the previous one when its config matches, else a fresh estimate
 // (a coarse one when staged; complete_stages adds the rest of the trials).
 void fill_dk_sweep(Snapshot& snap, const Params& params, const EvaluateOptions& options) {
-  DkSweepConfig sweep_config;
-  // Random rows of the random data's lengths (an imported L = 32768 would make it 8× dearer).
-  sweep_config.seq_len = std::min(params.seq_len, ParamLimits::seq_len_max);
-  sweep_config.temperature = params.temperature;
-  sweep_config.score_scale = params.score_scale;
-  sweep_config.seed = params.seed;
-  sweep_config.key_dims = power_of_two_key_dims();
+  DkSweepConfig sweep_config = dk_sweep_config(params);
   const std::int64_t trials = options.dk_trials > 0 ? options.dk_trials : automatic_dk_trials(sweep_config.seq_len);
   if (options.previous_sweep != nullptr && options.previous_sweep->config == sweep_config &&
       options.previous_sweep->trials >= trials) {
@@ -281,6 +286,7 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   if (options.stop.stop_requested()) return std::nullopt;
   report(options, 0.1f);
   fill_row(snap, params, *scores, options.previous, options.stages);
+  snap.gradient_parabola = sample_gradient_parabola();
   if (options.stop.stop_requested()) return std::nullopt;
 
   fill_dk_sweep(snap, params, options);
@@ -483,6 +489,26 @@ void pooled_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix&
       }
     }
   }
+}
+
+RowAttentionOutput row_attention_output(const Snapshot& snap) {
+  const Params& params = snap.params;
+  const int length = snap.attention_size;
+  RowAttentionOutput result;
+  Matrix values;
+  if (params.imported != nullptr && params.imported->value_dim > 0) {  // the imported V of this batch and head
+    const ImportedAttention& data = *params.imported;
+    const auto slice = data.slice(data.values, params.batch, params.head, data.value_dim);
+    values = Matrix{length, data.value_dim, std::vector<float>(slice.begin(), slice.end())};
+  } else {
+    draw_gaussian(values, params.seed, Stream::values, length, params.key_dim);
+  }
+  for (const bool scaled : {true, false}) {
+    Matrix row{1, length, std::vector<float>(static_cast<std::size_t>(length))};
+    attention_row(snap, scaled, params.row, row.values);
+    attention_output(scaled ? result.scaled : result.unscaled, row, values);
+  }
+  return result;
 }
 
 }  // namespace smlab

@@ -256,6 +256,7 @@ DkSweep make_dk_sweep(DkSweepConfig config) {
   sweep.unscaled.resize(points);
   sweep.blocks.folded = empty_dk_part(points);
   sweep.blocks.open = empty_dk_part(points);
+  sweep.max_entropy_nats = std::log(static_cast<double>(std::max(config.seq_len, 2)));
   sweep.config = std::move(config);
   return sweep;
 }

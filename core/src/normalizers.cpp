@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "row_scan.hpp"
 #include "smlab/softmax.hpp"
 
 namespace smlab {
@@ -22,40 +23,10 @@ constexpr double kLargestDouble = std::numeric_limits<double>::max();
 
 // ─── [helpers] ──────────────────────────────────────────────────────────────────────────────
 
-struct RowScan {
-  double max_score = -kInf;
-  std::size_t max_index = 0;
-  std::size_t max_count = 0;  // how many entries equal the max
-  bool has_nan = false;
-  bool has_distribution() const { return !has_nan && max_score > -kInf; }
-};
-
-RowScan scan_row(std::span<const double> scores) {
-  RowScan scan;
-  for (std::size_t i = 0; i < scores.size(); ++i) {
-    const double x = scores[i];
-    if (std::isnan(x)) scan.has_nan = true;
-    if (x > scan.max_score) {
-      scan.max_score = x;
-      scan.max_index = i;
-      scan.max_count = 1;
-    } else if (x == scan.max_score) {
-      ++scan.max_count;
-    }
-  }
-  return scan;
-}
-
-bool fill_undefined(std::span<double> out) {
-  std::fill(out.begin(), out.end(), kNaN);
-  return false;
-}
-
-// Weight 1/k on the k entries equal to `target`, 0 elsewhere: hardmax, and the +inf convention.
-void share_among(std::span<double> weights, std::span<const double> scores, double target, std::size_t count) {
-  const double share = 1.0 / static_cast<double>(count);
-  for (std::size_t i = 0; i < scores.size(); ++i) weights[i] = scores[i] == target ? share : 0.0;
-}
+using detail::fill_undefined;
+using detail::RowScan;
+using detail::scan_row;
+using detail::share_among;
 
 // Neumaier's compensated sum (see softmax.cpp): the check and the normalisers must not add
 // their own drift for long rows.

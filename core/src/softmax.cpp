@@ -8,6 +8,8 @@
 #include <limits>
 #include <numbers>
 
+#include "row_scan.hpp"
+
 namespace smlab {
 namespace {
 
@@ -17,39 +19,9 @@ constexpr double kLargestDouble = std::numeric_limits<double>::max();
 
 // ─── [helpers] ──────────────────────────────────────────────────────────────────────────────
 
-// What pass 1 learns about a row: its max, the first index holding it, and the special values.
-struct RowScan {
-  double max_score = -kInf;
-  std::size_t max_index = 0;
-  std::size_t positive_infinities = 0;
-  bool has_nan = false;
-  bool has_distribution() const { return !has_nan && max_score > -kInf; }
-};
-
-RowScan scan_row(std::span<const double> scores) {
-  RowScan scan;
-  for (std::size_t i = 0; i < scores.size(); ++i) {
-    const double x = scores[i];
-    if (std::isnan(x)) scan.has_nan = true;
-    if (x == kInf) ++scan.positive_infinities;
-    if (x > scan.max_score) {  // strict: the first of tied maxima keeps the index
-      scan.max_score = x;
-      scan.max_index = i;
-    }
-  }
-  return scan;
-}
-
-bool fill_undefined(std::span<double> out) {
-  std::fill(out.begin(), out.end(), kNaN);
-  return false;
-}
-
-// The +inf convention: the k entries at +inf share the weight (the limit as they grow together).
-void share_among_infinities(std::span<double> probabilities, std::span<const double> scores, std::size_t count) {
-  const double share = 1.0 / static_cast<double>(count);
-  for (std::size_t i = 0; i < scores.size(); ++i) probabilities[i] = scores[i] == kInf ? share : 0.0;
-}
+using detail::fill_undefined;
+using detail::RowScan;
+using detail::scan_row;
 
 // How (x − m)/T is formed. exp turns an absolute error δ in its argument into a relative error
 // δ of the result, and near x − m = −700 one ulp of the argument is already 1.1e-13, so the
@@ -209,7 +181,7 @@ bool softmax(std::span<double> probabilities, std::span<const double> scores, do
   const RowScan scan = scan_row(scores);
   if (!scan.has_distribution()) return fill_undefined(probabilities);
   if (scan.max_score == kInf) {
-    share_among_infinities(probabilities, scores, scan.positive_infinities);
+    detail::share_among(probabilities, scores, kInf, scan.max_count);
     return true;
   }
   // Pass 2: exponentials. Subtracting the max makes every exponent ≤ 0, so exp never overflows
@@ -259,7 +231,7 @@ bool online_softmax(std::span<double> probabilities, std::span<const double> sco
     }
   }
   if (positive_infinities > 0) {
-    share_among_infinities(probabilities, scores, positive_infinities);
+    detail::share_among(probabilities, scores, kInf, positive_infinities);
     return true;
   }
   if (max_score == -kInf) return fill_undefined(probabilities);
@@ -275,7 +247,7 @@ bool log_softmax(std::span<double> log_probabilities, std::span<const double> sc
   const RowScan scan = scan_row(scores);
   if (!scan.has_distribution()) return fill_undefined(log_probabilities);
   if (scan.max_score == kInf) {
-    const double log_share = -std::log(static_cast<double>(scan.positive_infinities));
+    const double log_share = -std::log(static_cast<double>(scan.max_count));
     for (std::size_t i = 0; i < scores.size(); ++i) log_probabilities[i] = scores[i] == kInf ? log_share : -kInf;
     return true;
   }
@@ -353,6 +325,19 @@ double kl_divergence(std::span<const double> p, std::span<const double> q) {
 }
 
 // ─── [gradients] ────────────────────────────────────────────────────────────────────────────
+
+GradientParabola sample_gradient_parabola(int points) {
+  assert(points >= 2);
+  GradientParabola curve;
+  curve.s.resize(static_cast<std::size_t>(points));
+  curve.value.resize(static_cast<std::size_t>(points));
+  for (int k = 0; k < points; ++k) {
+    const double s = static_cast<double>(k) / (points - 1);
+    curve.s[static_cast<std::size_t>(k)] = s;
+    curve.value[static_cast<std::size_t>(k)] = s * (1.0 - s);
+  }
+  return curve;
+}
 
 void softmax_gradient_diagonal(std::span<double> diagonal, std::span<const double> probabilities) {
   assert(diagonal.size() == probabilities.size());

@@ -274,5 +274,19 @@ TEST(Evaluate, CausalMasksTheRowTheMapsAndTheReadOuts) {
   EXPECT_GT(*std::max_element(open.probabilities.begin() + 6, open.probabilities.end()), 0.0);
 }
 
+// One d_k sweep config: the one evaluate() uses is dk_sweep_config's, and it caps the rows at the
+// random data's longest (an imported 32768-long context would make the sweep 8x dearer).
+TEST(Evaluate, SweepConfigIsTheOneTheSnapshotUses) {
+  Params params;
+  params.temperature = 0.4;
+  params.seq_len = 24;
+  const Snapshot snap = evaluate(params);
+  EXPECT_TRUE(snap.dk_sweep.config == dk_sweep_config(params));
+  EXPECT_EQ(snap.dk_sweep.max_entropy_nats, std::log(24.0));
+  Params longer = params;
+  longer.seq_len = 32768;  // as attach_import sets it; dk_sweep_config reads only the numbers
+  EXPECT_EQ(dk_sweep_config(longer).seq_len, ParamLimits::seq_len_max);
+}
+
 }  // namespace
 }  // namespace smlab

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -158,6 +159,26 @@ TEST(HeadsLab, SharpHeadsAverageIntoAMultiModalRow) {
   double mean_head_max = 0.0;
   for (double w : lab.head_max_weight) mean_head_max += w / lab.heads;
   EXPECT_LE(lab.average_max_weight, mean_head_max + 1e-7) << describe(params);
+}
+
+// The colour ranges the panels use come from the core: each map's largest finite weight, equal
+// to a direct scan of the map (exact: a max involves no rounding), and largest_finite skips NaN
+// and ±inf.
+TEST(HeadsLab, LargestWeightsAreEachMapsMaximum) {
+  Params params;
+  params.heads = 5;
+  params.temperature = 0.2;
+  HeadsLab lab;
+  evaluate_heads_lab(lab, params);
+  ASSERT_EQ(lab.head_largest_weight.size(), 5u);
+  for (std::size_t m = 0; m < 5; ++m) {
+    const auto& values = lab.head_weights[m].values;
+    EXPECT_EQ(lab.head_largest_weight[m], *std::max_element(values.begin(), values.end())) << "head " << m;
+  }
+  EXPECT_EQ(lab.average_largest_weight, *std::max_element(lab.average.values.begin(), lab.average.values.end()));
+  const Matrix special{1, 4, {0.25f, std::nanf(""), std::numeric_limits<float>::infinity(), 0.5f}};
+  EXPECT_EQ(largest_finite(special), 0.5f);
+  EXPECT_EQ(largest_finite(Matrix{}), 0.0f);
 }
 
 }  // namespace

@@ -21,6 +21,10 @@ struct Matrix {
   }
 };
 
+// The largest finite entry of a map (0 when it has none): the top of a heatmap's colour range,
+// computed once per Snapshot by the labs rather than per frame by the panels. NaN and ±inf skipped.
+float largest_finite(const Matrix& map);
+
 // Named random streams: each quantity has its own, so lengthening one never reshuffles another.
 enum class Stream : std::uint64_t {
   queries = 1,

@@ -76,4 +76,9 @@ Snapshot evaluate(const Params& params);
 // (a few ms), so a slider drag stays within one frame; refinement adds more later.
 std::int64_t automatic_dk_trials(int seq_len);
 
+// The Monte Carlo d_k sweep evaluate() runs for `params` (random rows at the current T and
+// score_scale, the random data's lengths: an imported L = 32768 would make it 8× dearer). The
+// CSV export tops up exactly this sweep, so its numbers describe what the app shows.
+DkSweepConfig dk_sweep_config(const Params& params);
+
 }  // namespace smlab

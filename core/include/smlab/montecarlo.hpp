@@ -60,6 +60,7 @@ struct DkSweep {
   std::vector<RowStats> scaled, unscaled;  // one per key_dims entry; = folded ⊕ open
   std::int64_t trials = 0;                 // trials per point so far
   DkSweepBlocks blocks;
+  double max_entropy_nats = 0.0;  // ln max(L, 2): the uniform row's entropy, the plots' reference
 };
 
 // d_k = 1, 2, 4, …, 4096.

@@ -13,6 +13,7 @@
 #include "smlab/attention.hpp"
 #include "smlab/montecarlo.hpp"
 #include "smlab/params.hpp"
+#include "smlab/softmax.hpp"
 #include "smlab/views.hpp"
 
 namespace smlab {
@@ -96,6 +97,8 @@ struct Snapshot {
   // (softmax_vjp with g = e_k). It sums to zero: raising every logit alike changes nothing.
   std::vector<double> max_gradient;
   int argmax = 0;
+  // The parabola S(1 − S) the gradient entries lie on (101 samples), for the dashboard's plot.
+  GradientParabola gradient_parabola;
 
   // Entropy of the row's softmax versus temperature (log-spaced over [0.01, 100]).
   std::vector<double> temperature_grid, entropy_vs_temperature;
@@ -133,6 +136,14 @@ struct Snapshot {
 // Row `row` of the scaled or the unscaled attention map into out (attention_size floats), through
 // softmax_rows_fast: bit-identical to that row of attention_map().
 void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> out);
+
+// Output o_i = Σ_j a_ij v_j of the selected query row i through both maps (attention_output on
+// that one row), with the imported V of the shown batch and head, or V drawn from the Params'
+// seed (d_v = d_k, the Stream::values stream). 1 × d_v each.
+struct RowAttentionOutput {
+  Matrix scaled, unscaled;
+};
+RowAttentionOutput row_attention_output(const Snapshot& snap);
 
 // The whole map, row-major attention_size²: for exports and tests, not for every frame. Empty
 // when no L×L scores are stored (attention_size > stored_scores_max_length).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 namespace smlab {
 
@@ -94,6 +95,13 @@ double kl_divergence(std::span<const double> p, std::span<const double> q);
 // The same holds for entropy_nats (the largest entry's −p ln p = −p log1p(−Σ_{j≠m} p_j)), the
 // Jacobian's diagonal and both vector–Jacobian products below.
 void softmax_gradient_diagonal(std::span<double> diagonal, std::span<const double> probabilities);
+
+// The curve every diagonal entry lies on: S(1 − S) at `points` evenly spaced S in [0, 1] (the
+// dashboard's and the gradients lab's parabola, sampled once per Snapshot). points ≥ 2.
+struct GradientParabola {
+  std::vector<double> s, value;
+};
+GradientParabola sample_gradient_parabola(int points = 101);
 
 // The full Jacobian, n×n row-major: jacobian[i·n + j] = ∂s_i/∂x_j = (δ_ij s_i − s_i s_j)/T.
 // Shapes: jacobian has n² entries for n probabilities. O(n²): for plots and tests; the backward

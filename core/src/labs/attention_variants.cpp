@@ -100,6 +100,8 @@ void evaluate_attention_variants_lab(AttentionVariantsLab& out, const Params& pa
       out.sweep_entropy_now[v] = mean_row_entropy_nats(map);
     }
   }
+  out.largest_weight = 0.0f;
+  for (const Matrix& map : out.weights) out.largest_weight = std::max(out.largest_weight, largest_finite(map));
 }
 
 }  // namespace smlab

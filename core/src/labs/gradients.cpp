@@ -125,13 +125,9 @@ void evaluate_gradients_lab(GradientsLab& out, const Params& params) {
   softmax_gradient_diagonal(out.diagonal, out.probabilities);
   fill_jacobian_block(out);
 
-  out.parabola_s.resize(parabola_points);
-  out.parabola_value.resize(parabola_points);
-  for (int k = 0; k < parabola_points; ++k) {
-    const double s = static_cast<double>(k) / (parabola_points - 1);
-    out.parabola_s[static_cast<std::size_t>(k)] = s;
-    out.parabola_value[static_cast<std::size_t>(k)] = s * (1.0 - s);
-  }
+  GradientParabola parabola = sample_gradient_parabola(parabola_points);
+  out.parabola_s = std::move(parabola.s);
+  out.parabola_value = std::move(parabola.value);
 
   out.frobenius_norm = jacobian_frobenius_norm(out.probabilities);
   out.max_abs_entry = jacobian_max_abs_entry(out.probabilities);

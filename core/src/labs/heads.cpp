@@ -74,6 +74,9 @@ void evaluate_heads_lab(HeadsLab& out, const Params& params) {
   std::vector<int> targets = out.head_row_argmax;
   std::sort(targets.begin(), targets.end());
   out.distinct_head_argmaxes = static_cast<int>(std::unique(targets.begin(), targets.end()) - targets.begin());
+  out.head_largest_weight.resize(heads);
+  for (std::size_t m = 0; m < heads; ++m) out.head_largest_weight[m] = largest_finite(out.head_weights[m]);
+  out.average_largest_weight = largest_finite(out.average);
 }
 
 }  // namespace smlab

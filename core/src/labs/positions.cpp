@@ -176,6 +176,8 @@ void evaluate_positions_lab(PositionsLab& out, const Params& params) {
   out.uniform_until = crossing(out.sweep_amplitudes, out.position_entropy_ratio, Lab::uniform_ratio, true);
   out.collapsed_from = std::max(out.uniform_until,
                                 crossing(out.sweep_amplitudes, out.position_max_weights, Lab::collapse_weight, false));
+  out.position_largest_weight = largest_finite(out.position_weights);
+  out.content_largest_weight = largest_finite(out.content_weights);
 }
 
 }  // namespace smlab

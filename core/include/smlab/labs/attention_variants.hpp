@@ -44,6 +44,7 @@ struct AttentionVariantsLab {
   double dot_score_std = 0.0;               // σ²√d_k
   double scaled_score_std = 0.0;            // σ²
   std::array<Matrix, 5> weights;            // L'×L' attention weights of each variant (rows sum to 1)
+  float largest_weight = 0.0f;              // largest_finite over all five maps: their shared colour range
   std::array<double, 5> entropy_nats{};     // mean row entropy of each map
   std::array<double, 5> mean_max_weight{};  // mean over rows of the largest weight
   // The most a map's mean row entropy can be: mean over rows of ln(keys the row sees) —

@@ -29,6 +29,9 @@ struct HeadsLab {
   std::vector<double> head_entropy_nats, head_max_weight;  // per head: mean over rows
   double average_entropy_nats = 0.0, average_max_weight = 0.0;
   double max_entropy_nats = 0.0;  // ln L' (causal: mean of ln(i + 1))
+  // largest_finite of each head's map and of the average: the colour ranges of the pictures.
+  std::vector<float> head_largest_weight;
+  float average_largest_weight = 0.0f;
 
   // ── The selected row r = min(Params::row, L' − 1) ──
   int row = 0;

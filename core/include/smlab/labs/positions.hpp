@@ -52,6 +52,7 @@ struct PositionsLab {
 
   Matrix position_weights;                                        // L'×L', Q = K = a·PE
   Matrix content_weights;                                         // L'×L', Q, K ~ N(0, σ²) + a·PE
+  float position_largest_weight = 0.0f, content_largest_weight = 0.0f;  // largest_finite of each map
   double position_entropy_nats = 0.0, position_max_weight = 0.0;  // mean over rows
   double content_entropy_nats = 0.0, content_max_weight = 0.0;
   double max_entropy_nats = 0.0;  // ln L' (causal: mean of ln(i + 1)), the uniform map's entropy
