@@ -17,6 +17,8 @@
 #include "smlab/labs/scaling.hpp"
 #include "smlab/labs/stability.hpp"
 #include "smlab/labs/temperature.hpp"
+#include "smlab/labs/homework.hpp"
+#include "smlab/labs/topics.hpp"
 #include "smlab/precision.hpp"
 
 namespace smlab::app {
@@ -354,6 +356,126 @@ const std::vector<Entry>& entries() {
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
           NEED(HeadsLab, "heads");
           return lab_->distinct_head_argmaxes;
+        });
+    // ── The attention story's labs (issue #17) ──
+    add({"values_weight", "values lab: weight of key `index` for the shown query", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(ValuesLab, "values");
+          return element(lab_->weights, q.index, error);
+        });
+    add({"values_output", "values lab: coordinate `index` of the output o = Σ w_j v_j", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(ValuesLab, "values");
+          return element(lab_->output, q.index, error);
+        });
+    add({"values_distance_to_argmax", "values lab: max_c |o_c − v_top,c| (0 as T → 0)", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(ValuesLab, "values");
+          double out = 0.0;
+          for (std::size_t c = 0; c < lab_->output.size(); ++c)
+            out = std::max(out, std::abs(lab_->output[c] - lab_->argmax_value[c]));
+          return out;
+        });
+    add({"values_distance_to_mean", "values lab: max_c |o_c − mean_j v_jc| (0 as T → ∞)", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(ValuesLab, "values");
+          double out = 0.0;
+          for (std::size_t c = 0; c < lab_->output.size(); ++c)
+            out = std::max(out, std::abs(lab_->output[c] - lab_->value_mean[c]));
+          return out;
+        });
+    add({"values_concat_vs_average", "values lab: max |concat·W_O − average-of-maps output|", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(ValuesLab, "values");
+          return lab_->concat_vs_average_difference;
+        });
+    add({"sampling_probability", "sampling lab: softmax(z/T) of token `index`", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(SamplingLab, "sampling");
+          return element(lab_->probabilities, q.index, error);
+        });
+    add({"sampling_frequency", "sampling lab: share of the draws on token `index`", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(SamplingLab, "sampling");
+          return element(lab_->frequencies, q.index, error);
+        });
+    add({"sampling_kept", "sampling lab: tokens kept by a filter", "top_k|top_p", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(SamplingLab, "sampling");
+          return q.series == "top_k" ? lab_->top_k_kept : lab_->top_p_kept;
+        });
+    add({"sampling_entropy", "sampling lab: entropy of softmax(z/T) in nats", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(SamplingLab, "sampling");
+          return lab_->entropy_nats;
+        });
+    add({"sampling_kd_loss", "sampling lab: distillation loss T²·KL at T", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(SamplingLab, "sampling");
+          return lab_->distillation.loss;
+        });
+    add({"loss_value", "loss lab: cross-entropy −log s_target", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(LossGradientsLab, "loss");
+          return lab_->loss.loss;
+        });
+    add({"loss_gradient", "loss lab: ∂L/∂x of entry `index` ((s − y)/T)", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(LossGradientsLab, "loss");
+          return element(lab_->loss.gradient, q.index, error);
+        });
+    add({"loss_log_softmax", "loss lab: log-softmax of entry `index`", "stable|naive", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(LossGradientsLab, "loss");
+          return element(q.series == "naive" ? lab_->loss.naive_log_softmax : lab_->loss.log_softmax, q.index, error);
+        });
+    add({"loss_naive_infinite", "loss lab: entries where log(softmax) is −inf", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(LossGradientsLab, "loss");
+          return lab_->loss.naive_infinite_count;
+        });
+    add({"qk_gradient_median", "loss lab: median ‖∂L/∂q‖ at d_k = `at` (series: loss and scaling)",
+         "probe_scaled|probe_unscaled|target_scaled|target_unscaled", false, true},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(LossGradientsLab, "loss");
+          const bool probe = q.series.rfind("probe", 0) == 0, scaled = q.series.ends_with("_scaled");
+          const QkGradientSweep& sweep = probe ? lab_->probe : lab_->target;
+          const auto found = std::find(sweep.key_dims.begin(), sweep.key_dims.end(), q.at);
+          if (found == sweep.key_dims.end()) return missing(error, "d_k " + std::to_string(q.at) + " is not a point of the sweep");
+          const auto k = static_cast<std::size_t>(found - sweep.key_dims.begin());
+          return scaled ? sweep.scaled_query_norm_median[k] : sweep.unscaled_query_norm_median[k];
+        });
+    add({"geometry_dot", "geometry lab: q·k of key `index`", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(GeometryLab, "geometry");
+          return element(lab_->alignment.dots, q.index, error);
+        });
+    add({"geometry_cosine", "geometry lab: cos θ of key `index`", "", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(GeometryLab, "geometry");
+          return element(lab_->alignment.cosines, q.index, error);
+        });
+    add({"geometry_gradient_max", "geometry lab: largest ‖∂cos/∂q‖ over ‖q‖ ∈ [1e-8, 10]", "naive|epsilon", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(GeometryLab, "geometry");
+          const auto& v = q.series == "naive" ? lab_->sweep_gradient_naive : lab_->sweep_gradient_epsilon;
+          return v.empty() ? kNaN : *std::max_element(v.begin(), v.end());
+        });
+    add({"geometry_tanh_derivative", "geometry lab: mean tanh′ of additive attention at the current σ", "plain|layer_norm", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(GeometryLab, "geometry");
+          return q.series == "plain" ? lab_->plain_now.mean_derivative : lab_->normed_now.mean_derivative;
+        });
+    add({"init_last_variance", "init lab: variance after the last layer", "measured|predicted", false, false},
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          NEED(InitLab, "init");
+          return q.series == "measured" ? lab_->measured_variance.back() : lab_->predicted_variance.back();
+        });
+    add({"homework_answer", "the answer of homework exercise `index` (smlab/labs/homework.hpp, in its order)", "", true, false},
+        [](const Snapshot&, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+          std::vector<double> answers;
+          for (const Exercise& exercise : homework_exercises()) answers.push_back(exercise.answer);
+          return element(answers, q.index, error);
         });
     return t;
   }();

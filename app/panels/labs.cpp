@@ -24,12 +24,18 @@ extern const LabDefinition gradients_lab;
 extern const LabDefinition attention_variants_lab;
 extern const LabDefinition positions_lab;
 extern const LabDefinition heads_lab;
+extern const LabDefinition values_lab;
+extern const LabDefinition sampling_lab;
+extern const LabDefinition loss_lab;
+extern const LabDefinition geometry_lab;
+extern const LabDefinition init_lab;
 
 namespace {
 
-constexpr std::array<const LabDefinition*, 8> labs{
+constexpr std::array<const LabDefinition*, 13> labs{
     &normalizers_lab, &stability_lab, &temperature_lab, &scaling_lab,
     &gradients_lab,   &attention_variants_lab, &positions_lab, &heads_lab,
+    &values_lab,      &sampling_lab,           &loss_lab,      &geometry_lab, &init_lab,
 };
 
 }  // namespace

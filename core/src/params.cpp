@@ -101,7 +101,7 @@ using L = ParamLimits;
 using Scale = KeyScale;
 
 // The key table (params.hpp). `allowed` is left empty where it is derived from [min, max].
-constexpr std::array<ParamKey, 18> key_rows{{
+constexpr std::array<ParamKey, 28> key_rows{{
     {"temperature", "softmax temperature T; logits are scores / T", "", &Params::temperature, L::temperature_min,
      L::temperature_max, Scale::logarithmic},
     {"d_k", "key dimension d_k: length of every query and key vector", "", &Params::key_dim, L::key_dim_min,
@@ -130,6 +130,23 @@ constexpr std::array<ParamKey, 18> key_rows{{
     {"causal", "mask keys after the query", "true or false", &Params::causal},
     {"nudge", "added to the second-largest score (temperature lab)", "", &Params::nudge, L::nudge_min, L::nudge_max,
      Scale::linear, 0.05},
+    {"top_k", "tokens kept by top-k sampling (sampling lab)", "", &Params::top_k, L::top_k_min, L::top_k_max, Scale::linear},
+    {"top_p", "nucleus mass p of top-p sampling (sampling lab)", "", &Params::top_p, L::top_p_min, L::top_p_max,
+     Scale::linear, 0.01},
+    // Not a nudge/sweep key (scale none): a million draws is no slider to walk notch by notch.
+    {"samples", "draws in the sampling histogram (sampling lab)", "", &Params::samples, L::samples_min, L::samples_max},
+    {"target", "index of the one-hot target in the row (loss lab; clamped to the row)", "", &Params::target,
+     L::target_min, L::target_max, Scale::linear},
+    {"angle", "direction of q in degrees (geometry lab)", "", &Params::angle, L::angle_min, L::angle_max, Scale::linear,
+     1.0},
+    {"epsilon", "epsilon of cosine attention's max(|q|, epsilon) (geometry lab)", "", &Params::epsilon, L::epsilon_min,
+     L::epsilon_max, Scale::logarithmic},
+    {"init", "weight initialisation: 0 Var(w)=1, 1 Xavier, 2 He, 3 sigma_w=0.01 (init lab)", "", &Params::init,
+     L::init_min, L::init_max, Scale::linear},
+    {"activation", "activation between layers: 0 linear, 1 tanh, 2 ReLU (init lab)", "", &Params::activation,
+     L::activation_min, L::activation_max, Scale::linear},
+    {"depth", "number of layers (init lab)", "", &Params::depth, L::depth_min, L::depth_max, Scale::linear},
+    {"layer_norm", "LayerNorm after every layer (init lab)", "true or false", &Params::layer_norm},
     {"batch", "which batch of imported data is shown (--import)", "an integer from 0 to B-1 of the imported data",
      &Params::batch, 0.0, L::batch_max},
     {"head", "which head of imported data is shown (--import)", "an integer from 0 to H-1 of the imported data",

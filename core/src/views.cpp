@@ -12,6 +12,7 @@
 #include "smlab/labs/stability.hpp"
 #include "smlab/import.hpp"
 #include "smlab/labs/temperature.hpp"
+#include "smlab/labs/topics.hpp"
 #include "smlab/snapshot.hpp"
 
 namespace smlab {
@@ -36,6 +37,13 @@ std::any stability_evaluator(const Params& lab_params, const Snapshot& snapshot)
   } else {
     evaluate_stability_lab(lab, lab_params, snapshot.scores);
   }
+  return lab;
+}
+
+// The loss lab works on the shown row (imported or not), like the stability lab.
+std::any loss_evaluator(const Params& lab_params, const Snapshot& snapshot) {
+  LossGradientsLab lab;
+  evaluate_loss_gradients_lab(lab, lab_params, snapshot.scores);
   return lab;
 }
 
@@ -113,8 +121,43 @@ const std::array<ViewPanel, 4> heads_panels{{
     {"heads", {"head-0", "head-1", "head-2", "head-3", "head-4", "head-5", "head-6", "head-7"}},
 }};
 
+const std::array<ViewPanel, 5> values_panels{{
+    {"weights", {"weights"}},
+    {"values", {"values"}},
+    {"output", {"output"}},
+    {"output-vs-temperature", {"output-vs-temperature"}},
+    {"multi-head", {"multi-head"}},
+}};
+const std::array<ViewPanel, 7> sampling_panels{{
+    {"distribution", {"distribution"}},
+    {"top-k", {"top-k"}},
+    {"top-p", {"top-p"}},
+    {"filters", {"top-k", "top-p"}},
+    {"temperature-table", {"temperature-table"}},
+    {"soft-targets", {"soft-targets"}},
+    {"distillation-gradient", {"distillation-gradient"}},
+}};
+const std::array<ViewPanel, 6> loss_panels{{
+    {"log-softmax", {"log-softmax"}},
+    {"gradient", {"gradient"}},
+    {"loss-vs-logit", {"loss-vs-logit"}},
+    {"dq-output-probe", {"dq-output-probe"}},
+    {"dq-target-key", {"dq-target-key"}},
+    {"dq", {"dq-output-probe", "dq-target-key"}},
+}};
+const std::array<ViewPanel, 4> geometry_panels{{
+    {"vectors", {"vectors"}},
+    {"decomposition", {"decomposition"}},
+    {"cosine-epsilon", {"cosine-epsilon"}},
+    {"saturation", {"saturation"}},
+}};
+const std::array<ViewPanel, 2> init_panels{{
+    {"variance-by-layer", {"variance-by-layer"}},
+    {"measured-over-predicted", {"measured-over-predicted"}},
+}};
+
 // [SECTION] The registry: one row per view, in View order (= tab order).
-using Views = std::array<ViewInfo, 9>;
+using Views = std::array<ViewInfo, 14>;
 const Views& views() {
   static const Views table{{
       {View::dashboard, "dashboard", "Dashboard", "distribution, entropy, S(1-S) gradient and attention side by side",
@@ -139,6 +182,20 @@ const Views& views() {
        positions_panels, lab_evaluator<PositionsLab, evaluate_positions_lab>},
       {View::heads, "heads", "Heads", "sharp heads and their multi-modal average", heads_panels,
        lab_evaluator<HeadsLab, evaluate_heads_lab>},
+      {View::values, "values", "Values",
+       "the output softmax(QK^T/sqrt(d_k))V of one query, and multi-head as concat then W_O", values_panels,
+       lab_evaluator<ValuesLab, evaluate_values_lab>},
+      {View::sampling, "sampling", "Sampling",
+       "sampling from softmax(logits/T): draws, top-k, top-p, distillation soft targets", sampling_panels,
+       lab_evaluator<SamplingLab, evaluate_sampling_lab>},
+      {View::loss, "loss", "Loss & gradients",
+       "log-softmax, cross-entropy, s - y, and gradients back to Q and K vs d_k", loss_panels, loss_evaluator},
+      {View::geometry, "geometry", "Geometry",
+       "q.k = |q||k|cos(theta) in 2-D, cosine attention's epsilon, additive tanh saturation", geometry_panels,
+       lab_evaluator<GeometryLab, evaluate_geometry_lab>},
+      {View::init, "init", "Init & norms",
+       "Xavier/He initialisation and LayerNorm keep variances at 1 through a stack of layers", init_panels,
+       lab_evaluator<InitLab, evaluate_init_lab>},
   }};
   return table;
 }

@@ -102,6 +102,14 @@ TEST(LessonFiles, TheLessonsUseTheViewsTheirTopicsNeed) {
   EXPECT_TRUE(uses("scaling", View::dashboard));
   EXPECT_TRUE(uses("toolbox", View::attention_variants));
   EXPECT_TRUE(uses("toolbox", View::heads));
+  // The attention story (issue #17): values and output, sampling temperature, the loss and the
+  // gradients to Q and K, geometry and initialisation, and softmax's relatives.
+  EXPECT_TRUE(uses("values", View::values));
+  EXPECT_TRUE(uses("sampling", View::sampling));
+  EXPECT_TRUE(uses("loss-gradients", View::loss));
+  EXPECT_TRUE(uses("geometry-init", View::geometry));
+  EXPECT_TRUE(uses("geometry-init", View::init));
+  EXPECT_TRUE(uses("relatives", View::normalizers));
   // The stability lesson shows fp16 and bf16.
   const Lesson& stability = list.lessons[*find_lesson(list, "stability")];
   std::set<Format> formats;

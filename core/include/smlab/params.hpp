@@ -31,6 +31,15 @@ struct ParamLimits {
   static constexpr double pe_amplitude_min = 0.0, pe_amplitude_max = 100.0;
   static constexpr int heads_min = 1, heads_max = 16;
   static constexpr double nudge_min = -3.0, nudge_max = 3.0;
+  static constexpr int top_k_min = 1, top_k_max = 50;
+  static constexpr double top_p_min = 0.01, top_p_max = 1.0;
+  static constexpr int samples_min = 1, samples_max = 1000000;
+  static constexpr int target_min = 0, target_max = 4095;
+  static constexpr double angle_min = -180.0, angle_max = 180.0;
+  static constexpr double epsilon_min = 1e-8, epsilon_max = 1.0;
+  static constexpr int init_min = 0, init_max = 3;
+  static constexpr int activation_min = 0, activation_max = 2;
+  static constexpr int depth_min = 1, depth_max = 50;
   static constexpr int imported_seq_len_max = ImportLimits::length_max;  // L of imported Q and K
   static constexpr int batch_max = 65535, head_max = 65535;              // without imported data
 };
@@ -56,6 +65,17 @@ struct Params {
   int heads = 4;                // number of attention heads. [1, 16]
   bool causal = false;          // mask keys after the query (−inf scores, weight exactly 0)
   double nudge = 0.0;           // added to the second-largest score in the temperature lab. [−3, 3]
+  // Settings of the attention story's labs (issue #17; smlab/labs/topics.hpp says who reads them).
+  int top_k = 5;                // sampling: tokens kept by top-k [1, 50] (clamped to the vocabulary)
+  double top_p = 0.9;           // sampling: nucleus mass p [0.01, 1]
+  int samples = 1000;           // sampling: draws in the histogram [1, 10^6]
+  int target = 0;               // loss: the one-hot target's index in the row [0, 4095] (clamped to the row)
+  double angle = 35.0;          // geometry: direction of q in degrees [−180, 180]
+  double epsilon = 1e-3;        // geometry: ε of cosine attention's max(‖q‖, ε) [1e-8, 1]
+  int init = 1;                 // init lab: 0 Var(w) = 1, 1 Xavier, 2 He, 3 σ_w = 0.01
+  int activation = 0;           // init lab: 0 linear, 1 tanh, 2 ReLU
+  int depth = 10;               // init lab: layers [1, 50]
+  bool layer_norm = false;      // init lab: LayerNorm after every layer
 
   // Imported attention (import.hpp), or null for Q and K drawn from the seed. Attached by
   // attach_import, which also sets seq_len = L (up to 32768) and d_k = d when d is known; those

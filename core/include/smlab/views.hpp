@@ -34,7 +34,7 @@ namespace smlab {
 struct Params;
 struct Snapshot;
 
-enum class View { dashboard, normalizers, stability, temperature, scaling, gradients, attention_variants, positions, heads };
+enum class View { dashboard, normalizers, stability, temperature, scaling, gradients, attention_variants, positions, heads, values, sampling, loss, geometry, init };
 
 // A panel a lesson step may highlight: one plot ("distribution") or a named group of plots
 // ("attention" = both maps). Members are the plot names the view places ("<view>/<plot>" in the

@@ -1,0 +1,168 @@
+// The loss & gradients lab: log-softmax beside the naive log(softmax), cross-entropy and its
+// gradient s − y along the target's logit, and the gradients back to Q and K versus d_k, scaled and
+// unscaled. Plots from smlab::LossLab and two smlab::QkGradientSweep only.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <imgui.h>
+
+#include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
+#include "panels/lab_topics.hpp"
+#include "smlab/labs/topics.hpp"
+
+namespace smlab::app {
+namespace {
+
+using i18n::tr;
+
+constexpr plot::Color stable_color = plot::Color::from_hex(0x56B4E9);    // sky blue
+constexpr plot::Color naive_color = plot::Color::from_hex(0xD55E00);     // vermillion
+constexpr plot::Color loss_color = plot::Color::from_hex(0x0072B2);      // blue
+constexpr plot::Color gradient_color = plot::Color::from_hex(0xE69F00);  // orange
+constexpr plot::Color scaled_color = plot::Color::from_hex(0x009E73);    // bluish green
+constexpr plot::Color unscaled_color = plot::Color::from_hex(0xCC79A7);  // reddish purple
+
+std::vector<double> indices(std::size_t n, double offset = 0.0) {
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(i) + offset;
+  return out;
+}
+
+plot::Plot log_softmax_plot(const LossLab& lab) {
+  plot::Plot p;
+  p.title = tr("lab.loss.log_softmax.title");
+  p.x.label = tr("plot.axis.index_i");
+  p.x.integer_ticks = true;
+  p.y.label = "log s_i";
+  const std::size_t n = lab.log_softmax.size();
+  p.bars.push_back({.label = "z − logsumexp(z)", .x = indices(n, -0.2), .y = lab.log_softmax, .width = 0.4, .color = stable_color});
+  // The naive values where finite; where they are −inf there is no bar, and the label says so.
+  std::vector<double> naive = lab.naive_log_softmax;
+  double bottom = 0.0;
+  for (double x : lab.log_softmax) bottom = std::min(bottom, x);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(naive[i])) {
+      p.annotations.push_back({static_cast<double>(i) + 0.2, bottom * 0.5, "−inf", naive_color, plot::TextAlign::Center});
+      naive[i] = 0.0;
+    }
+  p.bars.push_back({.label = "log(softmax(z))", .x = indices(n, 0.2), .y = naive, .width = 0.4, .color = naive_color});
+  p.y.min = bottom * 1.8 - 0.2;  // room under the bars for the legend
+  p.y.max = 0.0;
+  p.legend = plot::LegendPos::BottomRight;
+  return p;
+}
+
+plot::Plot gradient_plot(const LossLab& lab) {
+  plot::Plot p;
+  p.title = i18n::format("lab.loss.gradient.title", {std::to_string(lab.settings.target), format_value(lab.loss, 4)});
+  p.x.label = tr("plot.axis.index_i");
+  p.x.integer_ticks = true;
+  p.y.label = "∂L/∂x_i";
+  const double bound = 1.0 / lab.settings.temperature;
+  p.y.min = -1.1 * bound;
+  p.y.max = 1.1 * bound;
+  p.bars.push_back({.label = "(s − y)/T", .x = indices(lab.gradient.size()), .y = lab.gradient, .color = gradient_color});
+  p.hlines.push_back({0.0, "", std::nullopt, false});
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Plot loss_curve_plot(const LossLab& lab) {
+  plot::Plot p;
+  p.title = i18n::format("lab.loss.curve.title", {std::to_string(lab.settings.target)});
+  p.x.label = i18n::format("lab.loss.curve.x", {std::to_string(lab.settings.target)});
+  p.y.label = tr("lab.loss.curve.y");
+  p.lines.push_back({.label = "L = −log s_t", .x = lab.sweep_target_logit, .y = lab.sweep_loss, .color = loss_color});
+  p.lines.push_back({.label = "∂L/∂x_t", .x = lab.sweep_target_logit, .y = lab.sweep_target_gradient,
+                     .color = gradient_color, .dashed = true});
+  double top = 0.0;
+  for (double v : lab.sweep_loss) top = std::max(top, v);
+  const double low = -1.0 / lab.settings.temperature;
+  p.y.min = low - 0.05 * (top - low);
+  p.y.max = top + 0.6 * (top - low);  // room for the legend above the curves
+  p.vlines.push_back({lab.settings.logits[static_cast<std::size_t>(lab.settings.target)], tr("plot.legend.now"), std::nullopt, true});
+  p.hlines.push_back({0.0, "", std::nullopt, false});
+  p.legend = plot::LegendPos::TopRight;
+  return p;
+}
+
+plot::Plot qk_plot(const QkGradientSweep& sweep, const char* title_key) {
+  plot::Plot p;
+  p.title = tr(title_key);
+  p.x.label = "d_k";
+  p.x.scale = plot::Scale::Log10;
+  p.y.label = "‖∂L/∂q‖";
+  p.y.scale = plot::Scale::Log10;
+  std::vector<double> dims(sweep.key_dims.begin(), sweep.key_dims.end());
+  p.lines.push_back({.label = tr("lab.loss.scaled_median"), .x = dims, .y = sweep.scaled_query_norm_median,
+                     .color = scaled_color, .markers = true});
+  p.lines.push_back({.label = tr("lab.loss.unscaled_median"), .x = dims, .y = sweep.unscaled_query_norm_median,
+                     .color = unscaled_color, .markers = true});
+  // The mean has no legend entry (three do not fit at 1024x768); the note names the dashed line.
+  p.lines.push_back({.label = "", .x = dims, .y = sweep.unscaled_query_norm, .color = unscaled_color, .dashed = true});
+  p.legend = plot::LegendPos::BottomLeft;
+  return p;
+}
+
+}  // namespace
+
+LabView build_loss_view(const LossLab& lab, const QkGradientSweep& probe_sweep, const QkGradientSweep& target_sweep) {
+  LabView view;
+  view.explanation = tr("lab.loss.explanation");
+  view.columns = 3;
+  view.plots.push_back({"log-softmax", log_softmax_plot(lab), 1});
+  view.plots.push_back({"gradient", gradient_plot(lab), 1});
+  view.plots.push_back({"loss-vs-logit", loss_curve_plot(lab), 1});
+  view.plots.push_back({"dq-output-probe", qk_plot(probe_sweep, "lab.loss.probe.title"), 1});
+  view.plots.push_back({"dq-target-key", qk_plot(target_sweep, "lab.loss.target.title"), 1});
+  view.notes.push_back(i18n::format("lab.loss.note.loss", {format_value(lab.loss, 5), format_value(lab.logsumexp, 5),
+                                                           format_value(lab.gradient_sum, 2)}));
+  view.notes.push_back(i18n::format("lab.loss.note.underflow", {format_value(lab.settings.gap, 4),
+                                                                format_value(lab.demo_stable, 6),
+                                                                format_value(lab.demo_naive, 3)}));
+  const std::size_t last = probe_sweep.key_dims.size() - 1;
+  view.notes.push_back(i18n::format("lab.loss.note.sweep",
+                                    {std::to_string(probe_sweep.key_dims[last]),
+                                     format_value(probe_sweep.scaled_query_norm_median[last], 3),
+                                     format_value(probe_sweep.unscaled_query_norm_median[last], 3),
+                                     format_value(target_sweep.unscaled_query_norm_median[last], 3),
+                                     std::to_string(probe_sweep.trials)}));
+  return view;
+}
+
+LabView build_loss(const LabInputs& inputs) {
+  const LossGradientsLab* lab = inputs.snapshot.lab<LossGradientsLab>();
+  if (lab == nullptr) {
+    LabView view;
+    view.explanation = tr("lab.loss.explanation");
+    return view;
+  }
+  return build_loss_view(lab->loss, lab->probe, lab->target);
+}
+
+void controls_loss(Params& edit) {
+  double temperature = edit.temperature;
+  const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
+  if (ImGui::SliderScalar(i18n::label("lab.loss.temperature", "T loss").c_str(), ImGuiDataType_Double, &temperature,
+                          &t_min, &t_max, "T = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    edit.temperature = temperature;
+  note_lab_nudge_target("temperature");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.loss.temperature.help"));
+  // The target is an index into the shown row: the custom scores, or the L keys of the QKᵀ row.
+  const int length = edit.scores.empty() ? edit.seq_len : static_cast<int>(edit.scores.size());
+  int target = std::min(edit.target, length - 1);
+  if (ImGui::SliderInt(i18n::label("lab.loss.target", "target loss").c_str(), &target, 0, length - 1, "t = %d",
+                       ImGuiSliderFlags_AlwaysClamp))
+    edit.target = target;
+  note_lab_nudge_target("target");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.loss.target.help"));
+}
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* loss_control_labels[] = {"lab.loss.temperature", "lab.loss.target"};
+extern const LabDefinition loss_lab{View::loss, "lab.loss.title", "lab.loss.summary", loss_control_labels, build_loss,
+                                    controls_loss, nullptr};
+
+}  // namespace smlab::app

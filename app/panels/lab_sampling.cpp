@@ -1,0 +1,209 @@
+// The sampling lab: softmax(logits/T) with a histogram of seeded draws, the top-k and top-p
+// (nucleus) filtered distributions, and distillation's soft targets with the T² factor.
+// Plots from smlab::SamplingLab only.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <imgui.h>
+
+#include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
+#include "panels/lab_topics.hpp"
+#include "smlab/labs/topics.hpp"
+
+namespace smlab::app {
+namespace {
+
+using i18n::tr;
+
+constexpr plot::Color probability_color = plot::Color::from_hex(0x56B4E9);  // sky blue
+constexpr plot::Color draw_color = plot::Color::from_hex(0xE69F00);         // orange
+constexpr plot::Color kept_color = plot::Color::from_hex(0x009E73);         // bluish green
+constexpr plot::Color student_color = plot::Color::from_hex(0xCC79A7);      // reddish purple
+constexpr plot::Color dropped_color = plot::Color::from_hex(0x999999);      // grey
+constexpr plot::Color scaled_color = plot::Color::from_hex(0xD55E00);       // vermillion
+
+std::vector<double> indices(std::size_t n, double offset = 0.0) {
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(i) + offset;
+  return out;
+}
+
+void token_axis(plot::Plot& p) {
+  p.x.label = tr("lab.sampling.token");
+  p.x.integer_ticks = true;
+  p.y.label = tr("plot.axis.probability_s");
+  p.y.min = 0.0;
+}
+
+plot::Plot distribution_plot(const SamplingLab& lab) {
+  plot::Plot p;
+  p.title = i18n::format("lab.sampling.distribution.title",
+                         {format_value(lab.settings.temperature, 3), std::to_string(lab.settings.draws)});
+  token_axis(p);
+  double top = 0.0;
+  for (std::size_t i = 0; i < lab.probabilities.size(); ++i) top = std::max({top, lab.probabilities[i], lab.frequencies[i]});
+  p.y.max = std::min(1.05, top * 1.35 + 0.02);
+  p.bars.push_back({.label = "softmax(z/T)", .x = indices(lab.probabilities.size()), .y = lab.probabilities,
+                    .color = probability_color});
+  p.scatters.push_back({.label = tr("lab.sampling.drawn"), .x = indices(lab.frequencies.size()), .y = lab.frequencies,
+                        .color = draw_color, .radius = 5.0f, .shape = plot::MarkerShape::Diamond});
+  p.legend = plot::LegendPos::TopRight;
+  return p;
+}
+
+// The filtered distribution as bars: kept entries in colour, dropped ones as grey outlines of
+// their original probability, so what was cut stays visible.
+plot::Plot filtered_plot(const SamplingLab& lab, const std::vector<double>& filtered, std::string title) {
+  plot::Plot p;
+  p.title = std::move(title);
+  token_axis(p);
+  double top = 0.0;
+  for (double x : filtered) top = std::max(top, x);
+  p.y.max = std::min(1.05, top * 1.3 + 0.02);
+  std::vector<double> dropped(filtered.size(), 0.0);
+  for (std::size_t i = 0; i < filtered.size(); ++i)
+    if (filtered[i] == 0.0) dropped[i] = lab.probabilities[i];
+  p.bars.push_back({.label = tr("lab.sampling.kept"), .x = indices(filtered.size()), .y = filtered, .color = kept_color});
+  p.bars.push_back({.label = tr("lab.sampling.dropped"), .x = indices(dropped.size()), .y = dropped, .color = dropped_color});
+  p.legend = plot::LegendPos::TopRight;
+  return p;
+}
+
+plot::Plot soft_targets_plot(const SamplingLab& lab) {
+  const Distillation& d = lab.distillation;
+  plot::Plot p;
+  p.title = i18n::format("lab.sampling.soft_targets.title",
+                         {format_value(lab.settings.distillation_temperature, 3), format_value(d.loss, 3)});
+  token_axis(p);
+  double top = 0.0;
+  for (std::size_t i = 0; i < d.soft_targets.size(); ++i) top = std::max({top, d.soft_targets[i], d.student_probabilities[i]});
+  p.y.max = std::min(1.05, top * 1.35 + 0.02);
+  p.bars.push_back({.label = tr("lab.sampling.teacher"), .x = indices(d.soft_targets.size(), -0.2), .y = d.soft_targets,
+                    .width = 0.4, .color = probability_color});
+  p.bars.push_back({.label = tr("lab.sampling.student"), .x = indices(d.student_probabilities.size(), 0.2),
+                    .y = d.student_probabilities, .width = 0.4, .color = student_color});
+  p.legend = plot::LegendPos::TopRight;
+  return p;
+}
+
+plot::Plot temperature_table_plot(const SamplingLab& lab) {
+  plot::Plot p;
+  p.title = tr("lab.sampling.table.title");
+  p.x.label = tr("plot.axis.temperature");
+  p.x.scale = plot::Scale::Log10;
+  p.x.min = 0.1;
+  p.x.max = 100.0;
+  p.y.label = tr("plot.axis.entropy");
+  const double top = std::log(static_cast<double>(lab.probabilities.size()));
+  p.y.min = 0.0;
+  p.y.max = top * 1.25;
+  // The seed texts' table as translucent bands, each named by a label inside it (a legend of four
+  // entries has no room at projector sizes): code 0.2–0.5, creative writing 1.2–1.5, distillation.
+  const plot::Color band_colors[] = {kept_color, draw_color, student_color};
+  const double label_heights[] = {0.93, 0.78, 0.93};
+  int k = 0;
+  for (const TemperatureUse& use : temperature_uses) {
+    const double low = std::max(use.low, p.x.min);
+    const std::string name = tr(std::string("lab.sampling.use.") + use.name);
+    p.lines.push_back({.label = name,
+                       .x = {low, use.high},
+                       .y = {0.0, 0.0},
+                       .color = band_colors[k],
+                       .width = 1.0f,
+                       .band_low = {0.0, 0.0},
+                       .band_high = {p.y.max, p.y.max}});
+    p.annotations.push_back({std::sqrt(low * use.high), label_heights[k] * p.y.max, name, band_colors[k], plot::TextAlign::Center});
+    ++k;
+  }
+  p.lines.push_back({.label = tr("lab.sampling.entropy"), .x = lab.sweep_temperatures, .y = lab.sweep_soft_entropy,
+                     .color = probability_color, .width = 2.5f});
+  p.hlines.push_back({top, "ln n", std::nullopt, true});
+  p.vlines.push_back({lab.settings.temperature, tr("plot.legend.now"), std::nullopt, true});
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Plot kd_gradient_plot(const SamplingLab& lab) {
+  plot::Plot p;
+  p.title = tr("lab.sampling.kd_gradient.title");
+  p.x.label = tr("plot.axis.temperature");
+  p.x.scale = plot::Scale::Log10;
+  p.x.min = 0.1;
+  p.x.max = 100.0;
+  p.y.label = tr("lab.sampling.gradient_norm");
+  p.y.scale = plot::Scale::Log10;
+  p.lines.push_back({.label = tr("lab.sampling.with_t2"), .x = lab.sweep_temperatures, .y = lab.sweep_gradient_norm,
+                     .color = scaled_color});
+  p.lines.push_back({.label = tr("lab.sampling.without_t2"), .x = lab.sweep_temperatures,
+                     .y = lab.sweep_unscaled_gradient_norm, .color = dropped_color, .dashed = true});
+  p.vlines.push_back({lab.settings.distillation_temperature, "T_KD", std::nullopt, true});
+  p.legend = plot::LegendPos::BottomLeft;
+  return p;
+}
+
+}  // namespace
+
+LabView build_sampling_view(const SamplingLab& lab) {
+  LabView view;
+  view.explanation = tr("lab.sampling.explanation");
+  view.columns = 3;
+  view.plots.push_back({"distribution", distribution_plot(lab), 1});
+  view.plots.push_back({"top-k", filtered_plot(lab, lab.top_k, i18n::format("lab.sampling.top_k.title", {std::to_string(lab.settings.top_k), std::to_string(lab.top_k_kept)})), 1});
+  view.plots.push_back({"top-p", filtered_plot(lab, lab.top_p, i18n::format("lab.sampling.top_p.title", {format_value(lab.settings.top_p, 3), std::to_string(lab.top_p_kept)})), 1});
+  view.plots.push_back({"temperature-table", temperature_table_plot(lab), 1});
+  view.plots.push_back({"soft-targets", soft_targets_plot(lab), 1});
+  view.plots.push_back({"distillation-gradient", kd_gradient_plot(lab), 1});
+  view.notes.push_back(i18n::format("lab.sampling.note.draws",
+                                    {std::to_string(lab.settings.draws), format_value(lab.max_frequency_error, 3),
+                                     format_value(lab.entropy_nats, 3), format_value(lab.top_p_entropy_nats, 3)}));
+  view.notes.push_back(i18n::format("lab.sampling.note.distillation",
+                                    {format_value(lab.settings.distillation_temperature, 3),
+                                     format_value(lab.distillation.kl_nats, 3), format_value(lab.distillation.loss, 3)}));
+  return view;
+}
+
+LabView build_sampling(const LabInputs& inputs) {
+  const SamplingLab* lab = inputs.snapshot.lab<SamplingLab>();
+  if (lab == nullptr) {
+    LabView view;
+    view.explanation = tr("lab.sampling.explanation");
+    return view;
+  }
+  return build_sampling_view(*lab);
+}
+
+void controls_sampling(Params& edit) {
+  double temperature = edit.temperature;
+  const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
+  if (ImGui::SliderScalar(i18n::label("lab.sampling.temperature", "T sampling").c_str(), ImGuiDataType_Double,
+                          &temperature, &t_min, &t_max, "T = %.3g",
+                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    edit.temperature = temperature;
+  note_lab_nudge_target("temperature");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.temperature.help"));
+  ImGui::SliderInt(i18n::label("lab.sampling.top_k", "top-k sampling").c_str(), &edit.top_k, ParamLimits::top_k_min,
+                   ParamLimits::top_k_max, "k = %d", ImGuiSliderFlags_AlwaysClamp);
+  note_lab_nudge_target("top_k");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.top_k.help"));
+  double top_p = edit.top_p;
+  const double p_min = ParamLimits::top_p_min, p_max = ParamLimits::top_p_max;
+  if (ImGui::SliderScalar(i18n::label("lab.sampling.top_p", "top-p sampling").c_str(), ImGuiDataType_Double, &top_p,
+                          &p_min, &p_max, "p = %.2f", ImGuiSliderFlags_AlwaysClamp))
+    edit.top_p = top_p;
+  note_lab_nudge_target("top_p");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.top_p.help"));
+  ImGui::SliderInt(i18n::label("lab.sampling.samples", "draws sampling").c_str(), &edit.samples,
+                   ParamLimits::samples_min, ParamLimits::samples_max, "N = %d",
+                   ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.samples.help"));
+}
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* sampling_control_labels[] = {"lab.sampling.temperature", "lab.sampling.top_k",
+                                                   "lab.sampling.top_p", "lab.sampling.samples"};
+extern const LabDefinition sampling_lab{View::sampling, "lab.sampling.title", "lab.sampling.summary",
+                                        sampling_control_labels, build_sampling, controls_sampling, nullptr};
+
+}  // namespace smlab::app

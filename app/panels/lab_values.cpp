@@ -1,0 +1,208 @@
+// The values lab: the weights of one query, the value rows they mix, the output vector and its path
+// as T moves, and multi-head attention (concat then W_O) beside the average of the heads' maps.
+// Plots from smlab::ValuesLab only.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <imgui.h>
+
+#include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
+#include "panels/lab_topics.hpp"
+#include "smlab/labs/topics.hpp"
+
+namespace smlab::app {
+namespace {
+
+using i18n::tr;
+
+constexpr plot::Color weight_color = plot::Color::from_hex(0x56B4E9);   // sky blue
+constexpr plot::Color output_color = plot::Color::from_hex(0xE69F00);   // orange
+constexpr plot::Color limit_color = plot::Color::from_hex(0x009E73);    // bluish green
+constexpr plot::Color mean_color = plot::Color::from_hex(0xCC79A7);     // reddish purple
+constexpr plot::Color average_color = plot::Color::from_hex(0x999999);  // grey
+
+std::vector<double> indices(std::size_t n, double offset = 0.0) {
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(i) + offset;
+  return out;
+}
+
+plot::Plot weights_plot(const ValuesLab& lab) {
+  plot::Plot p;
+  p.title = i18n::format("lab.values.weights.title", {std::to_string(lab.settings.row), format_value(lab.settings.temperature, 3)});
+  p.x.label = tr("lab.values.key_j");
+  p.x.integer_ticks = true;
+  p.y.label = tr("plot.axis.weight");
+  p.y.min = 0.0;
+  p.y.max = 1.05;
+  p.bars.push_back({.label = "", .x = indices(lab.weights.size()), .y = lab.weights, .color = weight_color});
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Plot values_plot(const ValuesLab& lab) {
+  plot::Plot p;
+  p.title = i18n::format("lab.values.values.title", {std::to_string(lab.values.rows), std::to_string(lab.values.cols)});
+  double limit = 0.0;
+  for (double v : lab.values.values) limit = std::max(limit, std::abs(v));
+  plot::Heatmap map;
+  map.rows = lab.values.rows;
+  map.cols = lab.values.cols;
+  map.values = lab.value_cells;  // a view into the lab's numbers, which outlive the frame
+  map.vmin = -std::max(limit, 1e-12);
+  map.vmax = std::max(limit, 1e-12);
+  map.colormap = plot::Colormap::Diverging;
+  map.colorbar_label = "v";
+  map.x_label = tr("lab.values.coordinate_c");
+  map.y_label = tr("lab.values.key_j");
+  map.square_cells = false;
+  p.heatmap = std::move(map);
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Plot output_plot(const ValuesLab& lab) {
+  plot::Plot p;
+  p.title = tr("lab.values.output.title");
+  p.x.label = tr("lab.values.coordinate_c");
+  p.x.integer_ticks = true;
+  p.y.label = tr("lab.values.value_axis");
+  const std::size_t dim = lab.output.size();
+  p.bars.push_back({.label = tr("lab.values.output"), .x = indices(dim), .y = lab.output, .color = output_color});
+  p.scatters.push_back({.label = tr("lab.values.argmax_limit"), .x = indices(dim), .y = lab.argmax_value,
+                        .color = limit_color, .radius = 5.0f, .shape = plot::MarkerShape::Diamond});
+  p.scatters.push_back({.label = tr("lab.values.mean_limit"), .x = indices(dim), .y = lab.value_mean,
+                        .color = mean_color, .radius = 5.0f, .shape = plot::MarkerShape::Square});
+  // Headroom above the data for the legend (three entries), so it never covers a marker.
+  double top = 0.0, bottom = 0.0;
+  for (const auto* series : {&lab.output, &lab.argmax_value, &lab.value_mean})
+    for (double v : *series) {
+      top = std::max(top, v);
+      bottom = std::min(bottom, v);
+    }
+  const double span = std::max(top - bottom, 1e-9);
+  p.y.min = bottom - 0.05 * span;
+  p.y.max = top + 0.1 * span;
+  p.hlines.push_back({0.0, "", std::nullopt, false});
+  // No legend: the explanation names the markers (green diamonds, purple squares), and a legend
+  // of three entries covers markers at projector sizes. The CSV keeps the series' names.
+  p.legend = plot::LegendPos::None;
+  return p;
+}
+
+plot::Plot path_plot(const ValuesLab& lab) {
+  plot::Plot p;
+  p.title = tr("lab.values.path.title");
+  p.x.label = tr("plot.axis.temperature");
+  p.x.scale = plot::Scale::Log10;
+  p.x.min = 0.01;
+  p.x.max = 100.0;
+  p.y.label = tr("lab.values.value_axis");
+  const int dim = lab.sweep_outputs.cols;
+  for (int c = 0; c < dim; ++c) {
+    std::vector<double> y(static_cast<std::size_t>(lab.sweep_outputs.rows));
+    for (int k = 0; k < lab.sweep_outputs.rows; ++k) y[static_cast<std::size_t>(k)] = lab.sweep_outputs(k, c);
+    p.lines.push_back({.label = "o_" + std::to_string(c), .x = lab.sweep_temperatures, .y = std::move(y)});
+  }
+  double top = 0.0, bottom = 0.0;
+  for (double v : lab.sweep_outputs.values) {
+    top = std::max(top, v);
+    bottom = std::min(bottom, v);
+  }
+  const double span = std::max(top - bottom, 1e-9);
+  // Room below the curves for the legend: at large T every coordinate settles at the mean of its
+  // values, so the bottom right is free once the axis extends below the lowest curve.
+  p.y.min = bottom - 0.7 * span;
+  p.y.max = top + 0.05 * span;
+  p.vlines.push_back({lab.settings.temperature, tr("plot.legend.now"), output_color, true});
+  p.legend = plot::LegendPos::BottomRight;
+  p.legend_max_rows = 2;
+  return p;
+}
+
+plot::Plot multi_head_plot(const ValuesLab& lab) {
+  const MultiHeadAttention& mh = lab.multi_head;
+  plot::Plot p;
+  p.title = i18n::format("lab.values.multi_head.title", {std::to_string(mh.heads), std::to_string(lab.settings.row)});
+  p.x.label = tr("lab.values.model_coordinate");
+  p.x.integer_ticks = true;
+  p.y.label = tr("lab.values.value_axis");
+  const int row = std::min(lab.settings.row, mh.seq_len - 1);
+  std::vector<double> concat(static_cast<std::size_t>(mh.model_dim)), averaged(concat.size());
+  for (int c = 0; c < mh.model_dim; ++c) {
+    concat[static_cast<std::size_t>(c)] = mh.output(row, c);
+    averaged[static_cast<std::size_t>(c)] = mh.averaged_map_output(row, c);
+  }
+  p.bars.push_back({.label = tr("lab.values.concat"), .x = indices(concat.size(), -0.2), .y = concat, .width = 0.4,
+                    .color = output_color});
+  p.bars.push_back({.label = tr("lab.values.averaged"), .x = indices(averaged.size(), 0.2), .y = averaged, .width = 0.4,
+                    .color = average_color});
+  // Head boundaries: head m owns columns m·d_v … (m+1)·d_v − 1 of the concatenation (before W_O
+  // mixes them); drawn as dotted lines so the blocks can be read.
+  for (int m = 1; m < mh.heads; ++m) p.vlines.push_back({m * mh.head_dim - 0.5, "", std::nullopt, true});
+  p.hlines.push_back({0.0, "", std::nullopt, false});
+  p.legend = plot::LegendPos::TopRight;
+  return p;
+}
+
+}  // namespace
+
+LabView build_values_view(const ValuesLab& lab) {
+  LabView view;
+  view.explanation = tr("lab.values.explanation");
+  view.columns = 3;
+  view.plots.push_back({"weights", weights_plot(lab), 1});
+  view.plots.push_back({"values", values_plot(lab), 1});
+  view.plots.push_back({"output", output_plot(lab), 1});
+  view.plots.push_back({"output-vs-temperature", path_plot(lab), 1});
+  view.plots.push_back({"multi-head", multi_head_plot(lab), 2});
+  std::string output;
+  for (std::size_t c = 0; c < lab.output.size(); ++c) output += (c ? ", " : "") + format_value(lab.output[c], 3);
+  view.notes.push_back(i18n::format("lab.values.note.output",
+                                    {std::to_string(lab.settings.row), output, std::to_string(lab.argmax),
+                                     format_value(lab.weights[static_cast<std::size_t>(lab.argmax)], 3)}));
+  view.notes.push_back(i18n::format("lab.values.note.multi_head",
+                                    {std::to_string(lab.multi_head.heads), std::to_string(lab.multi_head.head_dim),
+                                     format_value(lab.concat_vs_average_difference, 3)}));
+  return view;
+}
+
+LabView build_values(const LabInputs& inputs) {
+  const ValuesLab* lab = inputs.snapshot.lab<ValuesLab>();
+  if (lab == nullptr) {
+    LabView view;
+    view.explanation = tr("lab.values.explanation");
+    return view;
+  }
+  return build_values_view(*lab);
+}
+
+void controls_values(Params& edit) {
+  double temperature = edit.temperature;
+  const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
+  if (ImGui::SliderScalar(i18n::label("lab.values.temperature", "T values").c_str(), ImGuiDataType_Double, &temperature,
+                          &t_min, &t_max, "T = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    edit.temperature = temperature;
+  note_lab_nudge_target("temperature");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.values.temperature.help"));
+  const int last_row = std::min(edit.seq_len, values_max_keys) - 1;
+  int row = std::min(edit.row, last_row);
+  if (ImGui::SliderInt(i18n::label("lab.values.row", "row values").c_str(), &row, 0, last_row, "i = %d",
+                       ImGuiSliderFlags_AlwaysClamp))
+    edit.row = row;
+  note_lab_nudge_target("row");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.values.row.help"));
+  ImGui::SliderInt(i18n::label("lab.values.heads", "heads values").c_str(), &edit.heads, ParamLimits::heads_min,
+                   ParamLimits::heads_max, "h = %d", ImGuiSliderFlags_AlwaysClamp);
+  note_lab_nudge_target("heads");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.values.heads.help"));
+}
+
+// The lab's row in the registry (labs.cpp lists it).
+constexpr const char* values_control_labels[] = {"lab.values.temperature", "lab.values.row", "lab.values.heads"};
+extern const LabDefinition values_lab{View::values, "lab.values.title", "lab.values.summary", values_control_labels,
+                                      build_values, controls_values, nullptr};
+
+}  // namespace smlab::app
