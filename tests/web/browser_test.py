@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import time
+import zipfile
 
 from PIL import Image
 from selenium import webdriver
@@ -22,6 +23,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 # The canvas is the page minus its 30 px file bar: 1400x800, the live-window test's layout, so its
 # coordinates hold here too (English, dark theme, nothing scrolled).
@@ -52,7 +54,7 @@ def serve(site):
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
-def browser(profile):
+def browser(profile, downloads):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ["--headless=new", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
@@ -68,6 +70,8 @@ def browser(profile):
     # The viewport exactly (headless window sizes include no browser frame, but be sure).
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": CANVAS_W, "height": CANVAS_H + 30, "deviceScaleFactor": 1, "mobile": False})
+    # Downloads (the page's exports) land in `downloads` without asking.
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     return driver
 
 
@@ -125,6 +129,22 @@ def drag(driver, start, end, steps=12):
     actions.perform()
 
 
+def press(driver, key):
+    ActionChains(driver).key_down(key).pause(0.1).key_up(key).perform()
+    time.sleep(1.0)
+
+
+def wait_for_files(directory, suffix, count, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(suffix))
+        if len(names) >= count:
+            time.sleep(0.5)
+            return names
+        time.sleep(0.25)
+    return sorted(n for n in os.listdir(directory) if n.endswith(suffix))
+
+
 def read_csv_rows(text):
     return list(csv.reader(io.StringIO(text)))
 
@@ -160,7 +180,9 @@ def main():
     os.makedirs(work, exist_ok=True)
     server, base = serve(site)
     profile = tempfile.mkdtemp(prefix="profile-", dir=work)
-    driver = browser(profile)
+    downloads = os.path.join(work, "downloads")
+    os.makedirs(downloads, exist_ok=True)
+    driver = browser(profile, downloads)
     try:
         # 1. A plain start renders the dashboard, with no errors in the console.
         started = time.time()
@@ -188,6 +210,22 @@ def main():
         url = driver.current_url
         check("URL follows the state", "temperature=" in url, f"address bar: {url[len(base):]}")
 
+        # 2b. F12 saves a PNG of the window: the page hands it to the browser as a download.
+        driver.execute_script("document.getElementById('canvas').focus();")
+        press(driver, Keys.F12)
+        pngs = wait_for_files(downloads, ".png", 1)
+        if check("F12 downloads a PNG", len(pngs) == 1, f"downloads: {pngs}"):
+            with Image.open(os.path.join(downloads, pngs[0])) as png:
+                check("the PNG is the canvas", png.size == (CANVAS_W, CANVAS_H) and colours(png.convert("RGB")) > 500,
+                      f"{png.size[0]}x{png.size[1]}, {colours(png.convert('RGB'))} colours")
+
+        # 2c. The session is kept in the browser's storage: a plain reload reopens it.
+        stored = driver.execute_script("return localStorage.getItem('softmax-lab-session');") or ""
+        check("session in localStorage", '"temperature"' in stored, f"{len(stored)} characters stored")
+        open_page(driver, base + "index.html")
+        check("reload restores the session", "temperature=" in driver.current_url,
+              f"address bar after a plain reload: {driver.current_url[len(base):]}")
+
         # 3. A URL state: the page's numbers against the native build's --export-csv of the same state.
         query = "view=scaling&set=d_k=256&set=scaled=false&set=seq_len=64&lesson=scaling:3"
         open_page(driver, base + "index.html?" + query)
@@ -209,7 +247,20 @@ def main():
                         check(f"numbers of {name}", *compare_csv(name, web_csv[name], native_file.read()))
         shown, _ = canvas_image(driver)
         shown.save(os.path.join(work, "url-state.png"))
-        check("URL state renders", colours(shown) > 500, f"{colours(shown)} colours")
+        # The clicker's PageDown steps the lesson; the URL follows.
+        driver.execute_script("document.getElementById('canvas').focus();")
+        press(driver, Keys.PAGE_DOWN)
+        check("PageDown steps the lesson", "lesson=scaling:4" in driver.current_url,
+              f"address bar: {driver.current_url[len(base):]}")
+        # The Export CSV button: one .zip holding the same files.
+        driver.find_element(By.ID, "export-csv").click()
+        zips = wait_for_files(downloads, ".zip", 1)
+        if check("Export CSV downloads a zip", len(zips) == 1, f"downloads: {zips}"):
+            with zipfile.ZipFile(os.path.join(downloads, zips[0])) as archive:
+                bad = archive.testzip()
+                names = sorted(archive.namelist())
+                check("the zip holds the CSV files", bad is None and names == sorted(web_csv),
+                      f"{len(names)} files, CRC {'ok' if bad is None else 'bad in ' + bad}")
 
         # 4. A bad URL value: the command line's one-line error, on the page.
         open_page(driver, base + "index.html?set=temperature=abc", settle=1.0)
