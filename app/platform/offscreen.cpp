@@ -263,6 +263,7 @@ Offscreen::~Offscreen() {
 bool Offscreen::make_current() const {
   ImGui::SetCurrentContext(imgui_context_);
 #ifdef __EMSCRIPTEN__
+  (void)egl_display_;
   return true;  // one WebGL context: begin_frame and end_frame bind this surface's framebuffer
 #else
   if (eglGetCurrentContext() == egl_context_) {

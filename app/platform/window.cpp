@@ -374,6 +374,7 @@ void Window::toggle_fullscreen() {
     strategy.filteringMode = EMSCRIPTEN_FULLSCREEN_FILTERING_DEFAULT;
     emscripten_request_fullscreen_strategy("#canvas", 1, &strategy);
   }
+  (void)windowed_x_, (void)windowed_y_, (void)windowed_width_, (void)windowed_height_;  // the page restores the size
 #else
   if (is_fullscreen()) {
     glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_width_, windowed_height_,

@@ -43,7 +43,11 @@ bool sweep_needs_refining(const DkSweep& sweep, std::int64_t limit) {
 
 }  // namespace
 
-Evaluator::Evaluator() { worker_states()[this]; }  // worker_ stays empty: no thread
+// worker_ stays empty (no thread); no pooled maps are computed apart from their Snapshot (pooling_).
+Evaluator::Evaluator() {
+  worker_states()[this];
+  (void)pooling_;
+}
 
 Evaluator::~Evaluator() { worker_states().erase(this); }
 
