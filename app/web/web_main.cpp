@@ -8,6 +8,8 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -53,6 +55,9 @@ struct WebApp {
   std::string saved;        // the session JSON last written to localStorage
   double last_save = 0.0;   // surface time of that write
   int export_count = 0;
+  // Per tick (evaluation slice + frame) wall times and the recomputes' times, for smlab_timing().
+  std::vector<double> tick_ms, recompute_ms;
+  std::uint64_t seen_version = 0;
 };
 WebApp* web = nullptr;
 
@@ -169,10 +174,17 @@ void tick() {
   const int wanted_width = std::max(320, static_cast<int>(css_width)), wanted_height = std::max(240, static_cast<int>(css_height));
   if (wanted_width != width || wanted_height != height) glfwSetWindowSize(state.window->glfw_window(), wanted_width, wanted_height);
   // One slice of evaluation between frames (newest submission wins), then the frame.
+  const auto start = std::chrono::steady_clock::now();
   state.app->evaluator().wait_for_latest(std::chrono::microseconds(0));
   if (!state.app->frame()) {
     emscripten_cancel_main_loop();
     return;
+  }
+  if (state.tick_ms.size() < 100000)
+    state.tick_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  if (const auto version = state.app->evaluator().latest().version; version != state.seen_version) {
+    state.seen_version = version;
+    if (state.recompute_ms.size() < 100000) state.recompute_ms.push_back(state.app->evaluator().last_compute_ms());
   }
   offer_downloads();
   // The address bar and the browser's storage follow the state (storage at most twice a second).
@@ -232,6 +244,23 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_export(const char* kind) {
   static std::string dir;
   dir = export_files(kind == nullptr ? "csv" : kind);
   return dir.c_str();
+}
+
+// Median and 95th percentile of the ticks (evaluation slice + frame, ms) and recomputes since the
+// last call, as JSON; tests/web/bench_page.py reads it while it drags a slider.
+EMSCRIPTEN_KEEPALIVE const char* smlab_timing() {
+  static std::string json;
+  const auto stats = [](std::vector<double>& values) {
+    if (values.empty()) return std::string("null");
+    std::sort(values.begin(), values.end());
+    char text[96];
+    std::snprintf(text, sizeof text, "{\"count\":%zu,\"median\":%.3f,\"p95\":%.3f}", values.size(),
+                  values[values.size() / 2], values[std::min(values.size() - 1, values.size() * 95 / 100)]);
+    values.clear();
+    return std::string(text);
+  };
+  json = "{\"tick_ms\":" + stats(web->tick_ms) + ",\"recompute_ms\":" + stats(web->recompute_ms) + "}";
+  return json.c_str();
 }
 
 // The shown state as session JSON (the desktop's session file format).
