@@ -82,15 +82,25 @@ void Evaluator::notify_result() {
 
 void Evaluator::set_refine_limit(std::int64_t max_trials_per_point) { refine_limit_ = max_trials_per_point; }
 
+namespace {
+bool nothing_left(const Evaluator& evaluator, bool submissions_done, std::int64_t refine_limit) {
+  const WorkerState& state = worker_states()[&evaluator];
+  return submissions_done && !(state.refining && sweep_needs_refining(*state.refining, refine_limit));
+}
+}  // namespace
+
+// With no worker to wait for, asking whether the work is done does it: callers that poll idle()
+// (the GIF recording's offscreen App, once per page frame) would otherwise wait forever. Only
+// such offscreen copies poll; the page's own evaluator is pumped by web_main's tick.
 bool Evaluator::idle() const {
-  const WorkerState& state = worker_states()[this];
-  return completed_ == submitted_ && !(state.refining && sweep_needs_refining(*state.refining, refine_limit_));
+  const_cast<Evaluator*>(this)->wait_until_idle();  // never a const object: Apps own theirs
+  return true;
 }
 
 void Evaluator::wait_until_idle() {
   // Headless-style callers (exports) want the refined picture now: no settle time.
   last_submit_ = std::chrono::steady_clock::time_point{};
-  while (!idle()) run({});
+  while (!nothing_left(*this, completed_ == submitted_ && !pending_, refine_limit_)) run({});
 }
 
 // Here one step of the desktop worker's loop, on the caller's thread.
@@ -156,7 +166,7 @@ void Evaluator::run(std::stop_token) {
     refining_active_ = sweep_needs_refining(*state.refining, refine_limit_);
   }
   if (!failure.empty()) error_ = "recompute failed: " + failure;
-  if (ticket == submitted_ && (result || !failure.empty())) completed_ = ticket;
+  if (ticket == submitted_) completed_ = ticket;  // nothing is cancelled here: every run finishes
   notify_result();
 }
 

@@ -30,6 +30,7 @@ from selenium.webdriver.common.keys import Keys
 CANVAS_W, CANVAS_H = 1400, 800
 TEMPERATURE_GRAB = (125, 121)
 DISTRIBUTION = (390, 50, 490, 360)  # x, y, width, height: the dashboard's top-left plot
+FILE_MENU, EXPORT_PNG_ITEM, RECORD_GIF_ITEM = (33, 19), (150, 135), (108, 157)
 
 results = []
 
@@ -129,6 +130,13 @@ def drag(driver, start, end, steps=12):
     actions.perform()
 
 
+def click(driver, point):
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(*point).pause(0.2).pointer_down().pause(0.1).pointer_up()
+    actions.perform()
+    time.sleep(0.8)
+
+
 def press(driver, key):
     ActionChains(driver).key_down(key).pause(0.1).key_up(key).perform()
     time.sleep(1.0)
@@ -218,6 +226,19 @@ def main():
             with Image.open(os.path.join(downloads, pngs[0])) as png:
                 check("the PNG is the canvas", png.size == (CANVAS_W, CANVAS_H) and colours(png.convert("RGB")) > 500,
                       f"{png.size[0]}x{png.size[1]}, {colours(png.convert('RGB'))} colours")
+
+        # File → Export PNG (an offscreen framebuffer in the page's WebGL context) and File → Record
+        # GIF of the sweep (an offscreen App, one frame per page frame): downloads too.
+        click(driver, FILE_MENU)
+        click(driver, EXPORT_PNG_ITEM)
+        pngs = wait_for_files(downloads, ".png", 2)
+        check("Export PNG downloads a PNG", len(pngs) == 2, f"downloads: {pngs}")
+        click(driver, FILE_MENU)
+        click(driver, RECORD_GIF_ITEM)
+        gifs = wait_for_files(downloads, ".gif", 1, timeout=120)
+        if check("Record GIF downloads a GIF", len(gifs) == 1, f"downloads: {gifs}"):
+            with Image.open(os.path.join(downloads, gifs[0])) as gif:
+                check("the GIF is animated", gif.n_frames > 10, f"{gif.n_frames} frames of {gif.size[0]}x{gif.size[1]}")
 
         # 2c. The session is kept in the browser's storage: a plain reload reopens it.
         stored = driver.execute_script("return localStorage.getItem('softmax-lab-session');") or ""
