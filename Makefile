@@ -7,7 +7,7 @@ ifneq ($(CI),)
 CMAKE_FLAGS += -DSMLAB_WERROR=ON
 endif
 
-.PHONY: deps configure build run test test-fresh package test-package bench clean
+.PHONY: deps configure build run test test-fresh package test-package bench clean web serve-web
 
 deps:
 	./third_party/install-deps.sh
@@ -20,6 +20,20 @@ build: configure
 
 run: build
 	$(BUILD_DIR)/app/softmax-lab $(ARGS)
+
+# `make web`: the same app as a static page in $(BUILD_DIR)-web/site (index.html, softmax-lab.js,
+# .wasm, .data), built by Debian's emcc (app/web/). `make serve-web` shows it on 127.0.0.1.
+# emcc runs Debian's node and acorn: /usr/bin first on PATH, NODE_PATH for a foreign node.
+WEB_ENV = PATH=/usr/bin:$$PATH NODE_PATH=/usr/share/nodejs
+WEB_PORT ?= 8000
+web: deps
+	$(WEB_ENV) emcmake cmake -S . -B $(BUILD_DIR)-web -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	$(WEB_ENV) cmake --build $(BUILD_DIR)-web -j $(JOBS) --target softmax-lab-web
+	@du -b $(BUILD_DIR)-web/site/* | sed 's|^|web: |'
+
+serve-web: web
+	@echo "serve-web: open http://127.0.0.1:$(WEB_PORT)/ (Ctrl+C stops)"
+	/usr/bin/python3 -m http.server $(WEB_PORT) --bind 127.0.0.1 --directory $(BUILD_DIR)-web/site
 
 # The suite three times: as built for users; the same suite under AddressSanitizer and
 # UndefinedBehaviorSanitizer; then the libFuzzer targets (clang), each for a bounded time.
@@ -82,5 +96,5 @@ bench: deps
 clean:
 	@! findmnt -rn -o TARGET | grep -q "^$(CURDIR)/$(BUILD_DIR)-fresh/" || { echo "clean: mounts left under $(BUILD_DIR)-fresh; unmount them first" >&2; exit 1; }
 	@! findmnt -rn -o TARGET | grep -q "^$(CURDIR)/$(BUILD_DIR)-package-test/" || { echo "clean: mounts left under $(BUILD_DIR)-package-test; unmount them first" >&2; exit 1; }
-	rm -rf --one-file-system $(BUILD_DIR) $(BUILD_DIR)-bench $(BUILD_DIR)-asan $(BUILD_DIR)-fuzz $(BUILD_DIR)-fresh \
+	rm -rf --one-file-system $(BUILD_DIR) $(BUILD_DIR)-web $(BUILD_DIR)-bench $(BUILD_DIR)-asan $(BUILD_DIR)-fuzz $(BUILD_DIR)-fresh \
 	  $(BUILD_DIR)-package $(BUILD_DIR)-package-test

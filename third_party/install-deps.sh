@@ -29,6 +29,8 @@ packages=(
   debootstrap
   # make package: the man page from --help, Depends from dpkg-shlibdeps; its test checks the menu entry
   help2man dpkg-dev desktop-file-utils
+  # make web (emcc; dpkg-dev unpacks Debian's imgui/zlib/giflib sources) and its browser test
+  emscripten chromium chromium-driver python3-selenium python3-pil
 )
 
 missing=()

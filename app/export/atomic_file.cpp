@@ -157,6 +157,7 @@ int write_all(int descriptor, std::span<const std::uint8_t> bytes) {
 // Renames `from` to `to` unless `to` exists, atomically where the file system allows.
 // Returns 0, or an errno (EEXIST when `to` exists).
 int rename_without_replacing(const fs::path& from, const fs::path& to) {
+#ifndef __EMSCRIPTEN__  // the web build's in-memory file system has neither renameat2 nor link(): check, then rename
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
     return 0;
   }
@@ -172,6 +173,7 @@ int rename_without_replacing(const fs::path& from, const fs::path& to) {
   if (errno != EPERM && errno != ENOTSUP && errno != ENOSYS) {
     return errno;
   }
+#endif
   // No hard links either (FAT): check, then rename. Only a writer racing us in this instant can
   // slip in between; the file is still never half-written.
   struct stat status {};

@@ -13,6 +13,10 @@
 namespace smlab::platform::detail {
 
 std::string load_gl(GLADloadfunc loader) {
+#ifdef __EMSCRIPTEN__
+  (void)loader;  // WebGL 2 entry points are linked in, not loaded
+  return {};
+#else
   const int version = gladLoadGL(loader);
   if (version == 0) {
     return "could not load the OpenGL functions of the new context";
@@ -25,6 +29,7 @@ std::string load_gl(GLADloadfunc loader) {
            std::to_string(minor) + " (" + (renderer != nullptr ? renderer : "unknown renderer") + ")";
   }
   return {};
+#endif
 }
 
 ImGuiContext* create_imgui_context(const char* ini_path) {

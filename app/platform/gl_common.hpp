@@ -15,7 +15,11 @@ struct ImDrawData;
 namespace smlab::platform::detail {
 
 // The GLSL version line the OpenGL3 backend compiles its shaders with.
+#ifdef __EMSCRIPTEN__
+inline constexpr const char* kGlslVersion = "#version 300 es";  // WebGL 2
+#else
 inline constexpr const char* kGlslVersion = "#version 330 core";
+#endif
 
 // Loads GL entry points for the current context through `loader` and checks the version is at least
 // 3.3. Returns an empty string on success, else one line saying what is missing.

@@ -5,10 +5,16 @@
 #include "platform/gl_common.hpp"
 
 #include <glad/gl.h>
+#ifdef __EMSCRIPTEN__
+// In a browser the offscreen surface is a framebuffer object in the page's one WebGL 2 context
+// (the window's), with an ImGui context of its own: PNG/GIF exports render there.
+#include <emscripten/html5.h>
+#else
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
+#endif
 
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
@@ -40,6 +46,7 @@ std::string decimal(double value) {
   return text;
 }
 
+#ifndef __EMSCRIPTEN__
 std::string egl_error_text(EGLint code) {
   switch (code) {
     case EGL_SUCCESS: return "EGL_SUCCESS";
@@ -72,6 +79,7 @@ bool has_extension(const char* extension_list, std::string_view name) {
   }
   return false;
 }
+#endif
 
 // The float scale s for which the OpenGL3 backend's `(int)(layout * s)` equals `pixels`: it truncates
 // DisplaySize x DisplayFramebufferScale to size its viewport, so 1600 x 2.4f = 3839.9998 would lose
@@ -84,6 +92,7 @@ float scale_that_truncates_to(int layout, int pixels) {
   return scale;
 }
 
+#ifndef __EMSCRIPTEN__
 // One EGL display to try: a name for messages and how to open it.
 struct DisplayCandidate {
   std::string name;
@@ -104,6 +113,8 @@ std::optional<std::string> egl_platform_choice(bool& surfaceless, bool& device) 
          "' is not allowed: auto, surfaceless or device";
 }
 
+#endif
+
 }  // namespace
 
 Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
@@ -112,6 +123,10 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
   auto failure = [](std::string reason) {
     return Created<Offscreen>{nullptr, "no headless graphics: " + std::move(reason)};
   };
+#ifdef __EMSCRIPTEN__
+  if (emscripten_webgl_get_current_context() == 0) return failure("no WebGL 2 context (the page's canvas comes first)");
+  surface->egl_context_ = surface.get();  // set up: ~Offscreen releases the framebuffer and ImGui context
+#else
   bool want_surfaceless = true, want_device = true;
   if (auto error = egl_platform_choice(want_surfaceless, want_device)) {
     return failure(*error);
@@ -205,6 +220,7 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
   if (std::string error = detail::load_gl(eglGetProcAddress); !error.empty()) {
     return failure(error);
   }
+#endif
   if (auto error = surface->resize(options.width, options.height, options.framebuffer_scale)) {
     return {nullptr, std::move(*error)};
   }
@@ -235,8 +251,10 @@ Offscreen::~Offscreen() {
     glDeleteFramebuffers(1, &framebuffer_);
     glDeleteRenderbuffers(1, &color_renderbuffer_);
   }
+#ifndef __EMSCRIPTEN__
   eglMakeCurrent(egl_display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(egl_display_, egl_context_);
+#endif
   // No eglTerminate: EGL returns one shared EGLDisplay per platform and does not count
   // eglInitialize calls, so terminating it would break any other live Offscreen. The driver releases
   // the display at process exit, and a later eglInitialize on it is a cheap no-op.
@@ -244,6 +262,10 @@ Offscreen::~Offscreen() {
 
 bool Offscreen::make_current() const {
   ImGui::SetCurrentContext(imgui_context_);
+#ifdef __EMSCRIPTEN__
+  (void)egl_display_;
+  return true;  // one WebGL context: begin_frame and end_frame bind this surface's framebuffer
+#else
   if (eglGetCurrentContext() == egl_context_) {
     return true;
   }
@@ -257,6 +279,7 @@ bool Offscreen::make_current() const {
     return eglMakeCurrent(egl_display_, EGL_NO_SURFACE, EGL_NO_SURFACE, egl_context_) == EGL_TRUE;
   }
   return false;
+#endif
 }
 
 std::optional<std::string> Offscreen::resize(int width, int height, float framebuffer_scale) {
@@ -265,7 +288,11 @@ std::optional<std::string> Offscreen::resize(int width, int height, float frameb
            " at scale " + decimal(framebuffer_scale);
   }
   if (!make_current()) {
+#ifdef __EMSCRIPTEN__
+    return "cannot make the offscreen context current";
+#else
     return "cannot make the offscreen context current: " + egl_error_text(eglGetError());
+#endif
   }
   GLint max_side = 0;
   glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_side);

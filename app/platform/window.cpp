@@ -6,7 +6,13 @@
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
+#ifdef __EMSCRIPTEN__
+// In a browser (app/web/): emscripten's GLFW 3.2 on the page's canvas, a WebGL 2 context, full screen
+// through the page (Fullscreen API), no monitors to fit, no waiting (the page's main loop runs frames).
+#include <emscripten/html5.h>
+#else
 #include <EGL/egl.h>
+#endif
 
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
@@ -22,18 +28,25 @@ namespace {
 
 // GLFW's description of its most recent error (GLFW 3.3 keeps it per thread; no callback needed).
 std::string last_glfw_error() {
+#ifdef __EMSCRIPTEN__
+  return "the browser offers no WebGL 2 context";
+#else
   const char* description = nullptr;
   const int code = glfwGetError(&description);
   if (code == GLFW_NO_ERROR || description == nullptr) {
     return "unknown GLFW error";
   }
   return description;
+#endif
 }
 
 // The requested size, shrunk to 90% of the primary monitor's work area (the rest is left for
 // decorations and panels) in screen units, because GLFW_SCALE_TO_MONITOR multiplies it by the
 // monitor's content scale afterwards.
 std::pair<int, int> fit_to_primary_monitor(int width, int height) {
+#ifdef __EMSCRIPTEN__
+  return {width, height};  // the page sizes the canvas
+#else
   GLFWmonitor* monitor = glfwGetPrimaryMonitor();
   if (monitor == nullptr) {
     return {width, height};
@@ -48,9 +61,11 @@ std::pair<int, int> fit_to_primary_monitor(int width, int height) {
   const int max_width = static_cast<int>(0.9f * static_cast<float>(area_width) / scale_x);
   const int max_height = static_cast<int>(0.9f * static_cast<float>(area_height) / scale_y);
   return {std::clamp(width, 1, std::max(1, max_width)), std::clamp(height, 1, std::max(1, max_height))};
+#endif
 }
 
 // The monitor whose area contains the window's centre; the primary monitor if none does.
+#ifndef __EMSCRIPTEN__
 GLFWmonitor* monitor_under_centre_of(GLFWwindow* window) {
   int x = 0, y = 0, width = 0, height = 0;
   glfwGetWindowPos(window, &x, &y);
@@ -73,6 +88,7 @@ GLFWmonitor* monitor_under_centre_of(GLFWwindow* window) {
   }
   return glfwGetPrimaryMonitor();
 }
+#endif
 
 // Whether a Window's GLFW is up, for wake() from other threads; set after glfwInit and cleared
 // before glfwTerminate under the mutex.
@@ -110,8 +126,10 @@ Created<Window> Window::create(const WindowOptions& options) {
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+#ifndef __EMSCRIPTEN__
   // On a HiDPI monitor the window gets content-scale times more pixels, so the UI keeps its physical size.
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+#endif
   const auto [width, height] = fit_to_primary_monitor(std::max(1, options.width), std::max(1, options.height));
   window->window_ = glfwCreateWindow(width, height, options.title.c_str(), nullptr, nullptr);
   if (window->window_ == nullptr) {
@@ -119,7 +137,9 @@ Created<Window> Window::create(const WindowOptions& options) {
   }
 
   glfwMakeContextCurrent(window->window_);
+#ifndef __EMSCRIPTEN__  // the page's main loop (emscripten_set_main_loop) paces frames
   glfwSwapInterval(options.vsync ? 1 : 0);
+#endif
   if (std::string error = detail::load_gl(glfwGetProcAddress); !error.empty()) {
     return failure("window: " + error);
   }
@@ -177,6 +197,10 @@ Window::~Window() {
 
 void Window::make_current() const {
   ImGui::SetCurrentContext(imgui_context_);
+#ifdef __EMSCRIPTEN__
+  // One WebGL context: an Offscreen (exports) leaves its framebuffer bound.
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+#else
   // libglvnd lets a thread hold one current context across GLX and EGL (EGL refuses with
   // EGL_BAD_ACCESS while GLX holds it, and vice versa), so release an Offscreen's EGL context first;
   // GLFW's own record of the current context is then stale, so reset it too.
@@ -184,6 +208,7 @@ void Window::make_current() const {
     eglMakeCurrent(eglGetCurrentDisplay(), EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     glfwMakeContextCurrent(nullptr);
   }
+#endif
   if (glfwGetCurrentContext() != window_) {
     glfwMakeContextCurrent(window_);
   }
@@ -254,6 +279,11 @@ void Window::wait_for_events(double max_seconds) {
   // Two frames settle what an event started (a popup appears, an auto-sized window measures itself);
   // a third draws the settled state.
   constexpr int settle_frames = 3;
+#ifdef __EMSCRIPTEN__
+  (void)max_seconds;  // the browser calls each frame; nothing may block
+  ++frames_since_wake_;
+  return;
+#endif
   if (!key_queue_.empty() || frames_since_wake_ < settle_frames || max_seconds == 0.0) {
     ++frames_since_wake_;
     return;
@@ -295,8 +325,10 @@ Image Window::capture() {
   }
   const PixelSize size = framebuffer_size();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
+#ifndef __EMSCRIPTEN__  // WebGL 2 draws to and reads from the canvas's back buffer already
   glDrawBuffer(GL_BACK);
   glReadBuffer(GL_BACK);
+#endif
   detail::clear_and_draw(draw_data, size, clear_color_);
   return detail::read_pixels(size);
 }
@@ -308,9 +340,13 @@ PixelSize Window::framebuffer_size() const {
 }
 
 float Window::content_scale() const {
+#ifdef __EMSCRIPTEN__
+  return 1.0f;  // the canvas is sized in CSS pixels
+#else
   float scale_x = 1.0f, scale_y = 1.0f;
   glfwGetWindowContentScale(window_, &scale_x, &scale_y);
   return scale_x > 0.0f ? scale_x : 1.0f;
+#endif
 }
 
 float Window::framebuffer_scale() const {
@@ -328,6 +364,18 @@ double Window::time_seconds() const { return glfwGetTime(); }
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 
 void Window::toggle_fullscreen() {
+#ifdef __EMSCRIPTEN__
+  if (is_fullscreen()) {
+    emscripten_exit_fullscreen();
+  } else {
+    EmscriptenFullscreenStrategy strategy{};
+    strategy.scaleMode = EMSCRIPTEN_FULLSCREEN_SCALE_STRETCH;
+    strategy.canvasResolutionScaleMode = EMSCRIPTEN_FULLSCREEN_CANVAS_SCALE_STDDEF;
+    strategy.filteringMode = EMSCRIPTEN_FULLSCREEN_FILTERING_DEFAULT;
+    emscripten_request_fullscreen_strategy("#canvas", 1, &strategy);
+  }
+  (void)windowed_x_, (void)windowed_y_, (void)windowed_width_, (void)windowed_height_;  // the page restores the size
+#else
   if (is_fullscreen()) {
     glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_width_, windowed_height_,
                          GLFW_DONT_CARE);
@@ -343,9 +391,17 @@ void Window::toggle_fullscreen() {
   }
   // Some drivers reset the swap interval when the window changes mode.
   glfwSwapInterval(vsync_ ? 1 : 0);
+#endif
 }
 
-bool Window::is_fullscreen() const { return glfwGetWindowMonitor(window_) != nullptr; }
+bool Window::is_fullscreen() const {
+#ifdef __EMSCRIPTEN__
+  EmscriptenFullscreenChangeEvent status{};
+  return emscripten_get_fullscreen_status(&status) == EMSCRIPTEN_RESULT_SUCCESS && status.isFullscreen;
+#else
+  return glfwGetWindowMonitor(window_) != nullptr;
+#endif
+}
 
 void Window::set_icon(const Image& icon) {
   if (!icon.well_formed()) {
@@ -353,8 +409,10 @@ void Window::set_icon(const Image& icon) {
   }
   // GLFWimage wants a mutable pointer though GLFW only copies from it.
   std::vector<unsigned char> pixels(icon.pixels.begin(), icon.pixels.end());
+#ifndef __EMSCRIPTEN__  // the page's favicon
   GLFWimage glfw_icon{icon.width, icon.height, pixels.data()};
   glfwSetWindowIcon(window_, 1, &glfw_icon);
+#endif
 }
 
 }  // namespace smlab::platform

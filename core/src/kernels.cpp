@@ -388,37 +388,49 @@ enum class Isa { sse2, avx2, avx512 };
 
 // The widest set the CPU has that is no wider than the one asked for.
 Isa detect_isa(KernelIsa wanted) {
+#if !defined(__x86_64__) && !defined(__i386__)
+  // Elsewhere (WebAssembly: the web build) only the 4-lane code, which is portable vector code:
+  // wasm SIMD128 under -msimd128, scalar otherwise.
+  (void)wanted;
+  return Isa::sse2;
+#else
   __builtin_cpu_init();
   const bool allow_avx512 = wanted == KernelIsa::best || wanted == KernelIsa::avx512;
   const bool allow_avx2 = allow_avx512 || wanted == KernelIsa::avx2;
   if (allow_avx512 && __builtin_cpu_supports("avx512f")) return Isa::avx512;
   if (allow_avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
   return Isa::sse2;  // every x86-64 has SSE2
+#endif
 }
 
-[[gnu::target("avx512f,fma")]] void exp_avx512(float* out, const float* in, std::size_t count) {
+#if defined(__x86_64__) || defined(__i386__)
+#define SMLAB_X86_TARGET(isa) [[gnu::target(isa)]]
+#else
+#define SMLAB_X86_TARGET(isa)  // one instruction set: the calls below are never taken
+#endif
+SMLAB_X86_TARGET("avx512f,fma") void exp_avx512(float* out, const float* in, std::size_t count) {
   exp_span<16>(out, in, count);
 }
-[[gnu::target("avx2,fma")]] void exp_avx2(float* out, const float* in, std::size_t count) {
+SMLAB_X86_TARGET("avx2,fma") void exp_avx2(float* out, const float* in, std::size_t count) {
   exp_span<8>(out, in, count);
 }
 void exp_sse2(float* out, const float* in, std::size_t count) { exp_span<4>(out, in, count); }
 
-[[gnu::target("avx512f,fma")]] void softmax_avx512(float* matrix, int first, int end, int cols, float scale) {
+SMLAB_X86_TARGET("avx512f,fma") void softmax_avx512(float* matrix, int first, int end, int cols, float scale) {
   softmax_row_range<16>(matrix, first, end, cols, scale);
 }
-[[gnu::target("avx2,fma")]] void softmax_avx2(float* matrix, int first, int end, int cols, float scale) {
+SMLAB_X86_TARGET("avx2,fma") void softmax_avx2(float* matrix, int first, int end, int cols, float scale) {
   softmax_row_range<8>(matrix, first, end, cols, scale);
 }
 void softmax_sse2(float* matrix, int first, int end, int cols, float scale) {
   softmax_row_range<4>(matrix, first, end, cols, scale);
 }
 
-[[gnu::target("avx512f,fma")]] void qk_avx512(float* out, const Matrix& queries, const Matrix& keys, int first,
+SMLAB_X86_TARGET("avx512f,fma") void qk_avx512(float* out, const Matrix& queries, const Matrix& keys, int first,
                                                int end) {
   qk_row_range<16, 12, 2>(out, queries, keys, first, end);
 }
-[[gnu::target("avx2,fma")]] void qk_avx2(float* out, const Matrix& queries, const Matrix& keys, int first, int end) {
+SMLAB_X86_TARGET("avx2,fma") void qk_avx2(float* out, const Matrix& queries, const Matrix& keys, int first, int end) {
   qk_row_range<8, 6, 2>(out, queries, keys, first, end);
 }
 void qk_sse2(float* out, const Matrix& queries, const Matrix& keys, int first, int end) {

@@ -108,6 +108,9 @@ Pool& pool() {
 
 int available_threads() {
   static const int count = [] {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+    return 1;  // a web page without cross-origin isolation has no threads (app/web/)
+#endif
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);

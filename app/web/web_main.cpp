@@ -1,0 +1,348 @@
+// The web build's entry point (`make web`): the same App on the page's canvas, frames run by the
+// browser (emscripten_set_main_loop), the start state from the page's URL checked as the command
+// line's --view/--set/--lesson/--lang/--theme are, the state written back into the URL and the
+// browser's storage, and files the app writes handed to the browser as downloads.
+#include <emscripten.h>
+#include <emscripten/html5.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app.hpp"
+#include "export/atomic_file.hpp"
+#include "export/csv.hpp"
+#include "export/plot_export.hpp"
+#include "i18n/i18n.hpp"
+#include "lessons/lessons.hpp"
+#include "platform/window.hpp"
+#include "state/presets.hpp"
+#include "state/session.hpp"
+#include "smlab/evaluate.hpp"
+#include "smlab/params.hpp"
+#include "smlab/views.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Where the app's own PNG/GIF exports land (its screenshot folder); each new file there is given to
+// the browser as a download and removed. CSV/SVG exports of the page's buttons go there too.
+const fs::path kDownloads = "/downloads";
+
+// The page's state in the URL: NAME=VALUE pairs in order (the page's JavaScript splits the query).
+struct UrlState {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  bool any_state() const {
+    return std::any_of(pairs.begin(), pairs.end(), [](const auto& p) { return p.first != "lang" && p.first != "theme"; });
+  }
+};
+
+struct WebApp {
+  std::unique_ptr<smlab::platform::Window> window;
+  std::unique_ptr<smlab::app::App> app;
+  std::string url;          // the query last written to the address bar
+  std::string saved;        // the session JSON last written to localStorage
+  double last_save = 0.0;   // surface time of that write
+  int export_count = 0;
+  // Per tick (evaluation slice + frame) wall times and the recomputes' times, for smlab_timing().
+  std::vector<double> tick_ms, recompute_ms;
+  std::uint64_t seen_version = 0;
+};
+WebApp* web = nullptr;
+
+// One line, as the command line prints it (main.cpp's fail()).
+void show_error(const std::string& message) {
+  const std::string line = "softmax-lab: " + message;
+  std::fprintf(stderr, "%s\n", line.c_str());
+  EM_ASM({ if (typeof smlabShowError === 'function') smlabShowError(UTF8ToString($0)); }, line.c_str());
+}
+
+// --set KEY=VALUE's rules (main.cpp): every assignment KEY=VALUE, applied in param_keys() order,
+// each through smlab::set_param (the sliders' validation).
+std::optional<std::string> apply_assignments(smlab::Params& params, const std::vector<std::string>& assignments) {
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (const std::string& assignment : assignments) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos)
+      return "--set '" + assignment.substr(0, 60) + "' is not KEY=VALUE, e.g. --set temperature=0.5";
+    settings.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
+  }
+  const auto key_rank = [](const std::string& key) {
+    const auto keys = smlab::param_keys();
+    for (std::size_t rank = 0; rank < keys.size(); ++rank)
+      if (keys[rank].name == key) return rank;
+    return keys.size();
+  };
+  std::stable_sort(settings.begin(), settings.end(),
+                   [&](const auto& a, const auto& b) { return key_rank(a.first) < key_rank(b.first); });
+  for (const auto& [key, value] : settings)
+    if (auto error = smlab::set_param(params, key, value)) return error->message;
+  return std::nullopt;
+}
+
+// The URL's state on top of `options` (view, lesson, set, lang, theme), with the command line's
+// messages. On an error `options` is left as it was.
+std::optional<std::string> apply_url_state(const UrlState& url, smlab::app::AppOptions& options) {
+  smlab::app::AppOptions result = options;
+  std::optional<smlab::View> view;
+  std::string lesson_spec;
+  std::vector<std::string> assignments;
+  for (const auto& [name, value] : url.pairs) {
+    if (name == "view") {
+      view = smlab::view_from_name(value);
+      if (!view) {
+        std::string names;
+        for (const smlab::ViewInfo& info : smlab::all_views()) names += (names.empty() ? "" : ", ") + std::string(info.name);
+        return "--view '" + value.substr(0, 40) + "' is not a view: allowed " + names;
+      }
+    } else if (name == "lesson") {
+      lesson_spec = value;
+    } else if (name == "set") {
+      assignments.push_back(value);
+    } else if (name == "lang") {
+      const auto language = smlab::i18n::parse_language(value);
+      if (!language) return "--lang '" + value.substr(0, 40) + "' is not allowed: " + smlab::i18n::language_codes();
+      result.language = *language;
+    } else if (name == "theme") {
+      const auto theme = smlab::app::theme_from_name(value);
+      if (!theme) return "--theme '" + value.substr(0, 40) + "' is not allowed: dark, light or projector";
+      result.theme = *theme;
+    } else {
+      return "'" + name.substr(0, 40) + "' is not a URL setting: allowed view, set, lesson, lang, theme";
+    }
+  }
+  if (!lesson_spec.empty()) {
+    const smlab::app::LessonLookup found = smlab::app::lookup_lesson(result.lessons, lesson_spec);
+    if (!found.position) return found.error;
+    result.lesson = found.position;
+    const smlab::app::LessonStep& step = result.lessons.lessons[found.position->lesson].steps[found.position->step];
+    result.params = step.params;
+    result.view = step.view;
+  }
+  if (view) result.view = *view;
+  if (auto error = apply_assignments(result.params, assignments)) return error;
+  options = std::move(result);
+  return std::nullopt;
+}
+
+// The query that reopens what is shown: the view, every parameter that differs from its default
+// (as --set takes it back) and the language. Imported data has no URL form and is left out.
+std::string url_query(const smlab::app::App& app) {
+  const smlab::app::Session session = app.current_session();
+  std::string query = "?view=" + std::string(smlab::view_info(session.view).name);
+  const smlab::Params defaults;
+  for (const smlab::ParamKey& key : smlab::param_keys()) {
+    const auto value = smlab::get_param(session.params, key.name);
+    if (value && *value != smlab::get_param(defaults, key.name)) query += "&set=" + std::string(key.name) + "=" + *value;
+  }
+  if (session.lesson) query += "&lesson=" + session.lesson->name + ":" + std::to_string(session.lesson->step);
+  if (session.language && *session.language != smlab::i18n::Language::English)
+    query += "&lang=" + std::string(smlab::i18n::language_code(*session.language));
+  return query;
+}
+
+void offer_downloads() {
+  std::error_code error;
+  if (!fs::is_directory(kDownloads, error)) return;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(kDownloads, error))
+    if (entry.is_regular_file() && entry.path().filename().native().front() != '.') files.push_back(entry.path());
+  for (const fs::path& file : files) {
+    EM_ASM({ smlabDownload(UTF8ToString($0)); }, file.c_str());
+    fs::remove(file, error);
+  }
+}
+
+void tick() {
+  WebApp& state = *web;
+  // The canvas follows the page's size (CSS pixels).
+  double css_width = 0.0, css_height = 0.0;
+  emscripten_get_element_css_size("#canvas", &css_width, &css_height);
+  int width = 0, height = 0;
+  glfwGetWindowSize(state.window->glfw_window(), &width, &height);
+  const int wanted_width = std::max(320, static_cast<int>(css_width)), wanted_height = std::max(240, static_cast<int>(css_height));
+  if (wanted_width != width || wanted_height != height) glfwSetWindowSize(state.window->glfw_window(), wanted_width, wanted_height);
+  // One slice of evaluation between frames (newest submission wins), then the frame.
+  const auto start = std::chrono::steady_clock::now();
+  state.app->evaluator().wait_for_latest(std::chrono::microseconds(0));
+  if (!state.app->frame()) {
+    emscripten_cancel_main_loop();
+    return;
+  }
+  if (state.tick_ms.size() < 100000)
+    state.tick_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  if (const auto version = state.app->evaluator().latest().version; version != state.seen_version) {
+    state.seen_version = version;
+    if (state.recompute_ms.size() < 100000) state.recompute_ms.push_back(state.app->evaluator().last_compute_ms());
+  }
+  offer_downloads();
+  // The address bar and the browser's storage follow the state (storage at most twice a second).
+  if (std::string query = url_query(*state.app); query != state.url) {
+    state.url = std::move(query);
+    EM_ASM({ history.replaceState(null, document.title, UTF8ToString($0)); }, state.url.c_str());
+  }
+  const double now = state.window->time_seconds();
+  if (now - state.last_save > 0.5) {
+    state.last_save = now;
+    if (std::string json = smlab::app::serialize_session(state.app->current_session()); json != state.saved) {
+      state.saved = std::move(json);
+      EM_ASM({ try { localStorage.setItem('softmax-lab-session', UTF8ToString($0)); } catch (e) {} }, state.saved.c_str());
+    }
+  }
+}
+
+// Files of one export (CSV or SVG) of the shown state, made as `softmax-lab --export-csv DIR` and
+// `--export-svg DIR` make them, in a new folder; returns the folder, or "" after showing the error.
+std::string export_files(const std::string& kind) {
+  const smlab::Params params = web->app->ui().params;
+  smlab::EvaluateOptions evaluate_options;
+  evaluate_options.all_labs = true;
+  evaluate_options.dk_trials = smlab::app::headless_refine_trials(params.seq_len);
+  const smlab::Snapshot snapshot = *smlab::evaluate(params, evaluate_options);
+  const fs::path dir = "/exports/" + kind + "-" + std::to_string(++web->export_count);
+  if (auto error = smlab::exporting::ensure_directory(dir)) {
+    show_error(*error);
+    return {};
+  }
+  smlab::exporting::FileBatch batch(false);
+  if (kind == "csv") {
+    const auto result = smlab::exporting::export_csv(snapshot, dir, {}, &batch);
+    if (!result.ok()) return show_error(*result.error), std::string{};
+    const auto labs = smlab::exporting::export_lab_csv(snapshot, dir, false, &batch);
+    if (labs.error) return show_error(*labs.error), std::string{};
+  } else {
+    smlab::plot::Style style = smlab::plot::light_style();
+    style.sequential_colormap = web->app->ui().interaction.colormap;
+    if (smlab::i18n::language() == smlab::i18n::Language::Chinese)
+      style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
+    const auto result = smlab::exporting::export_svg(snapshot, dir, false, style, 640.0f, 440.0f, &batch);
+    if (result.error) return show_error(*result.error), std::string{};
+  }
+  if (auto error = batch.commit()) return show_error(*error), std::string{};
+  return dir.string();
+}
+
+}  // namespace
+
+// Called by the page (index.html) through Module.ccall.
+extern "C" {
+
+// CSV or SVG files of the shown state: the folder in the page's file system holding them ("" on
+// error). The page offers each as a download; the browser test reads the CSVs.
+EMSCRIPTEN_KEEPALIVE const char* smlab_export(const char* kind) {
+  static std::string dir;
+  dir = export_files(kind == nullptr ? "csv" : kind);
+  return dir.c_str();
+}
+
+// Median and 95th percentile of the ticks (evaluation slice + frame, ms) and recomputes since the
+// last call, as JSON; tests/web/bench_page.py reads it while it drags a slider.
+EMSCRIPTEN_KEEPALIVE const char* smlab_timing() {
+  static std::string json;
+  const auto stats = [](std::vector<double>& values) {
+    if (values.empty()) return std::string("null");
+    std::sort(values.begin(), values.end());
+    char text[96];
+    std::snprintf(text, sizeof text, "{\"count\":%zu,\"median\":%.3f,\"p95\":%.3f}", values.size(),
+                  values[values.size() / 2], values[std::min(values.size() - 1, values.size() * 95 / 100)]);
+    values.clear();
+    return std::string(text);
+  };
+  json = "{\"tick_ms\":" + stats(web->tick_ms) + ",\"recompute_ms\":" + stats(web->recompute_ms) + "}";
+  return json.c_str();
+}
+
+// The shown state as session JSON (the desktop's session file format).
+EMSCRIPTEN_KEEPALIVE const char* smlab_session_json() {
+  static std::string json;
+  json = smlab::app::serialize_session(web->app->current_session());
+  return json.c_str();
+}
+
+// Opens a session file's text (an upload); returns "" or the one-line error, also shown on the page.
+EMSCRIPTEN_KEEPALIVE const char* smlab_load_session(const char* text) {
+  static std::string error;
+  error.clear();
+  const smlab::app::SessionLoad loaded = smlab::app::parse_session(text == nullptr ? "" : text);
+  if (!loaded.session) {
+    error = "session: " + loaded.error;
+    show_error(error);
+  } else {
+    web->app->restore_session(*loaded.session);
+  }
+  return error.c_str();
+}
+
+}  // extern "C"
+
+int main(int argc, char** argv) {
+  ::setenv("SOFTMAX_LAB_ASSETS", "/assets", 0);
+  UrlState url;
+  for (int i = 1; i + 1 < argc; i += 2) url.pairs.emplace_back(argv[i], argv[i + 1]);
+
+  const fs::path assets = smlab::app::find_assets_dir();
+  smlab::app::AppOptions options;
+  options.presets = smlab::app::load_presets(assets / "presets.json");
+  options.lessons = smlab::app::load_lessons(assets / "lessons");
+  options.screenshot_dir = kDownloads.string();
+  if (const std::string error = smlab::i18n::load_catalogue(assets); !error.empty()) show_error(error);
+
+  // A URL with state wins; else the last session in this browser's storage; else the defaults.
+  std::optional<std::string> refused;
+  if (!url.pairs.empty()) refused = apply_url_state(url, options);
+  if (!url.any_state()) {
+    char* stored = reinterpret_cast<char*>(EM_ASM_INT({
+      var text = null;
+      try { text = localStorage.getItem('softmax-lab-session'); } catch (e) {}
+      return text === null ? 0 : stringToNewUTF8(text);
+    }));
+    if (stored != nullptr) {
+      const smlab::app::SessionLoad last = smlab::app::parse_session(stored);
+      std::free(stored);
+      if (last.session) {
+        options.params = last.session->params;
+        options.view = last.session->view;
+        if (last.session->language) options.language = *last.session->language;
+        if (last.session->theme) options.theme = smlab::app::theme_from_name(*last.session->theme).value_or(options.theme);
+        if (last.session->lesson)
+          if (const auto index = smlab::app::find_lesson(options.lessons, last.session->lesson->name);
+              index && static_cast<std::size_t>(last.session->lesson->step) <= options.lessons.lessons[*index].steps.size())
+            options.lesson = smlab::app::LessonPosition{*index, static_cast<std::size_t>(last.session->lesson->step - 1)};
+      }
+    }
+  }
+  smlab::i18n::set_language(options.language);
+
+  web = new WebApp();
+  smlab::platform::WindowOptions window_options;
+  double css_width = 1280.0, css_height = 800.0;
+  emscripten_get_element_css_size("#canvas", &css_width, &css_height);
+  window_options.width = std::max(320, static_cast<int>(css_width));
+  window_options.height = std::max(240, static_cast<int>(css_height));
+  auto created = smlab::platform::Window::create(window_options);
+  if (!created) {
+    show_error(created.error);
+    return 4;
+  }
+  web->window = std::move(created.surface);
+  web->app = std::make_unique<smlab::app::App>(*web->window, options);
+  if (!web->app->font_warning().empty()) show_error(web->app->font_warning());
+  if (!web->app->language_warning().empty()) show_error(web->app->language_warning());
+  if (refused) {
+    show_error(*refused);
+    web->app->report(*refused, true);
+  }
+  emscripten_set_main_loop(tick, 0, false);
+  return 0;
+}
