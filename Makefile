@@ -7,10 +7,14 @@ ifneq ($(CI),)
 CMAKE_FLAGS += -DSMLAB_WERROR=ON
 endif
 
-.PHONY: deps configure build run test test-fresh package test-package bench clean web serve-web
+.PHONY: deps deps-test configure build run test test-fresh package test-package bench clean web serve-web
 
 deps:
 	./third_party/install-deps.sh
+
+# What every test needs besides (sanitizer and fuzzer runtimes, Xvfb, chromium, emcc, ...).
+deps-test:
+	./third_party/install-deps.sh --test
 
 configure: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
@@ -26,7 +30,7 @@ run: build
 # emcc runs Debian's node and acorn: /usr/bin first on PATH, NODE_PATH for a foreign node.
 WEB_ENV = PATH=/usr/bin:$$PATH NODE_PATH=/usr/share/nodejs
 WEB_PORT ?= 8000
-web: deps
+web: deps-test
 	$(WEB_ENV) emcmake cmake -S . -B $(BUILD_DIR)-web -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 	$(WEB_ENV) cmake --build $(BUILD_DIR)-web -j $(JOBS) --target softmax-lab-web
 	@du -b $(BUILD_DIR)-web/site/* | sed 's|^|web: |'
@@ -41,7 +45,7 @@ SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_check
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizer/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-test: build
+test: deps-test build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	cmake -S . -B $(BUILD_DIR)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSMLAB_SANITIZE=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR)-asan -j $(JOBS)
@@ -51,7 +55,7 @@ test: build
 	cd $(BUILD_DIR)-fuzz && ctest --output-on-failure -j $(JOBS)
 
 # The README's commands on a fresh Debian 12 minbase chroot (root only; tests/fresh-machine/run.sh).
-test-fresh:
+test-fresh: deps-test
 	./tests/fresh-machine/run.sh $(BUILD_DIR)-fresh
 
 # `make package`: the Debian package (CPack): build-package/softmax-lab_<version>-1_<arch>.deb with
@@ -72,7 +76,7 @@ test-package: package
 # latency against the matplotlib peer (bench/latency.sh), all in one run on the same machine
 # state, then the ratios (docs/PERFORMANCE.md).
 BENCH_RESULTS = $(BUILD_DIR)-bench/results
-bench: deps
+bench: deps-test
 	./bench/install-peers.sh
 	cmake -S . -B $(BUILD_DIR)-bench -DCMAKE_BUILD_TYPE=Release -DSMLAB_BUILD_BENCH=ON -DSMLAB_BUILD_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR)-bench -j $(JOBS) --target smlab-bench softmax-lab

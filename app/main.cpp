@@ -550,7 +550,7 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
   app::PinState pins;
   pins.pins = start.pins;
   if (!pins.pins.empty()) app::refresh_pins(pins);
-  if (!o.csv_dir.empty())
+  if (!o.csv_dir.empty() && !pins.pins.empty())
     for (const auto& [name, text] : app::pins_csv_files(pins.pins, pins.snapshots))
       if (auto error = batch.stage(fs::path(o.csv_dir) / name, text)) return Error::file(*error);
   if (!o.svg_dir.empty()) {

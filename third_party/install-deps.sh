@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages that Softmax Lab needs to build, run and test.
-# Idempotent: installs only what is missing; uses sudo only when not root.
+# Installs the Debian 12 packages that Softmax Lab needs to build and run (`make run`), and with
+# --test also what every test needs (`make test`: sanitizers, fuzzers, the live window, the web page
+# in chromium, the format check). Idempotent: installs only what is missing; sudo only when not root.
 set -euo pipefail
 
 packages=(
@@ -19,19 +20,26 @@ packages=(
   zlib1g-dev
   # fonts (Chinese glyphs)
   fonts-dejavu-core fonts-wqy-microhei
-  # tests and benchmarks
+  # make package: the man page from --help, Depends from dpkg-shlibdeps
+  help2man dpkg-dev
+  # the test suite is built with the app (references in MPFR); benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev libmpfr-dev libgmp-dev
+)
+test_packages=(
   # fuzz targets (libFuzzer ships in clang's runtime library package)
   clang-14 libclang-rt-14-dev
   # live-window tests: a virtual X server, synthetic input, window queries, screen capture
   xvfb xdotool x11-utils imagemagick
   # the fresh-machine check (tests/fresh-machine/run.sh): a Debian 12 minbase chroot
   debootstrap
-  # make package: the man page from --help, Depends from dpkg-shlibdeps; its test checks the menu entry
-  help2man dpkg-dev desktop-file-utils
+  # the .deb's test checks the menu entry
+  desktop-file-utils
   # make web (emcc; dpkg-dev unpacks Debian's imgui/zlib/giflib sources) and its browser test
   emscripten chromium chromium-driver python3-selenium python3-pil
+  # the live drag-and-drop test's XDND client; the format check (.clang-format); make bench's peer
+  python3-xlib clang-format-14 python3-matplotlib
 )
+if [ "${1:-}" = "--test" ]; then packages+=("${test_packages[@]}"); fi
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -1061,9 +1061,12 @@ void layout_series_plot(Builder& builder) {
     }
   }
 
-  const auto [x_lo, x_hi] = resolve_range(plot.x, x_data_range(plot));
-  const auto [y_lo, y_top] = resolve_range(plot.y, y_data_range(plot));
-  const double y_hi = y_top;
+  // Plain variables, not structured bindings: the lambda below captures them (clang 14, which the
+  // web build's emcc uses, cannot capture a structured binding).
+  const auto x_range = resolve_range(plot.x, x_data_range(plot));
+  const auto y_range = resolve_range(plot.y, y_data_range(plot));
+  const double x_lo = x_range.first, x_hi = x_range.second;
+  const double y_lo = y_range.first, y_hi = y_range.second;
   const bool show_y_label = plan.show_axis_labels && !plot.y.label.empty() && !y_label_across;
   const float y_label_left = builder.pad;
   std::vector<PlacedTick> y_ticks, x_ticks;

@@ -60,7 +60,12 @@ void Evaluator::submit(const Params& params, View view) {
 // One slice of work: the pending submission, else a refinement chunk once the Params settled.
 void Evaluator::wait_for_latest(std::chrono::microseconds) { run({}); }
 
-Evaluator::Latest Evaluator::latest() const { return {latest_, latest_sweep_, latest_version_, latest_images_}; }
+// Every evaluation here is whole (no staged first result), so complete = latest.
+void Evaluator::wait_for_complete(std::chrono::microseconds) { run({}); }
+
+Evaluator::Latest Evaluator::latest() const {
+  return {latest_, latest_sweep_, latest_version_, latest_images_, false, latest_ != nullptr};
+}
 
 void Evaluator::set_map_image_spec(const MapImageSpec& spec) { image_spec_ = spec; }
 
@@ -69,6 +74,7 @@ bool Evaluator::busy() const { return completed_ != submitted_; }
 float Evaluator::progress() const { return progress_.load(std::memory_order_relaxed); }
 
 double Evaluator::last_compute_ms() const { return last_compute_ms_; }
+double Evaluator::last_first_result_ms() const { return last_compute_ms_; }
 
 std::string Evaluator::take_error() { return std::exchange(error_, {}); }
 
@@ -151,7 +157,7 @@ void Evaluator::run(std::stop_token) {
       const MapTextureSource source = map_texture_source(*result, scaled);
       if (source.size == 0) continue;
       plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled, source.fill_row, source.size,
-                                  source.size, 0.0, result->attention_max, image_spec_.colormap, image_spec_.max_side,
+                                  source.size, 0.0, image_spec_.fixed_range ? 1.0 : result->attention_max, image_spec_.colormap, image_spec_.max_side,
                                   plot::Pooling::max, {});
     }
   }

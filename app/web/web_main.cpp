@@ -22,7 +22,7 @@
 #include "app.hpp"
 #include "export/atomic_file.hpp"
 #include "export/csv.hpp"
-#include "export/plot_export.hpp"
+#include "plot_export.hpp"
 #include "i18n/i18n.hpp"
 #include "lessons/lessons.hpp"
 #include "platform/window.hpp"

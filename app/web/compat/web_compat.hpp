@@ -42,20 +42,52 @@ template <class T>
 from_chars_result smlab_web_from_chars(const char* first, const char* last, T& value, int base = 10) {
   return from_chars(first, last, value, base);
 }
-// The shortest "%.Ng" text that reads back as the same value (std::to_chars' round-trip promise;
-// the notation may differ from libstdc++'s in where it switches to an exponent).
+// std::to_chars(first, last, value)'s text: the fewest significant digits that read back as the
+// same value, written in fixed or scientific notation, whichever is shorter (fixed on a tie), as
+// the standard says and libstdc++ does (so "100", not "1e+02"; "1e-05", not "0.00001").
 template <class F>
   requires is_floating_point_v<F>
 to_chars_result smlab_web_to_chars(char* first, char* last, F value) {
-  char text[64];
-  int length = 0;
-  for (int precision = 1; precision <= 17; ++precision) {
-    length = snprintf(text, sizeof text, "%.*g", precision, static_cast<double>(value));
-    if (static_cast<F>(strtod(text, nullptr)) == value || value != value) break;
+  char sci[64];
+  if (value != value || value - value != value - value) {  // NaN or ±inf: printf's words
+    const int length = snprintf(sci, sizeof sci, "%g", static_cast<double>(value));
+    if (length < 0 || length > last - first) return {last, errc::value_too_large};
+    memcpy(first, sci, static_cast<size_t>(length));
+    return {first + length, errc{}};
   }
-  if (length < 0 || length > last - first) return {last, errc::value_too_large};
-  memcpy(first, text, static_cast<size_t>(length));
-  return {first + length, errc{}};
+  for (int precision = 1; precision <= 17; ++precision) {
+    snprintf(sci, sizeof sci, "%.*e", precision - 1, static_cast<double>(value));
+    if (static_cast<F>(strtod(sci, nullptr)) == value) break;
+  }
+  // sci is [-]d[.ddd]e±XX: its digits and decimal exponent.
+  string text(sci), sign, digits;
+  size_t at = 0;
+  if (text[0] == '-') {
+    sign = "-";
+    at = 1;
+  }
+  const size_t e = text.find('e');
+  for (size_t i = at; i < e; ++i)
+    if (text[i] != '.') digits += text[i];
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  const int exponent = atoi(text.c_str() + e + 1);
+  string fixed;
+  if (digits == "0") {
+    fixed = "0";
+  } else if (exponent >= 0) {
+    const size_t whole = static_cast<size_t>(exponent) + 1;
+    fixed = digits.size() <= whole ? digits + string(whole - digits.size(), '0')
+                                   : digits.substr(0, whole) + "." + digits.substr(whole);
+  } else {
+    fixed = "0." + string(static_cast<size_t>(-exponent - 1), '0') + digits;
+  }
+  char exponent_text[16];
+  snprintf(exponent_text, sizeof exponent_text, "e%c%02d", exponent < 0 ? '-' : '+', exponent < 0 ? -exponent : exponent);
+  const string scientific = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + exponent_text;
+  const string chosen = sign + (digits == "0" || fixed.size() <= scientific.size() ? fixed : scientific);
+  if (chosen.size() > static_cast<size_t>(last - first)) return {last, errc::value_too_large};
+  memcpy(first, chosen.data(), chosen.size());
+  return {first + chosen.size(), errc{}};
 }
 template <class F>
   requires is_floating_point_v<F>
