@@ -177,8 +177,12 @@ void tick() {
   const auto start = std::chrono::steady_clock::now();
   state.app->evaluator().wait_for_latest(std::chrono::microseconds(0));
   if (!state.app->frame()) {
-    emscripten_cancel_main_loop();
-    return;
+    // File > Quit / Ctrl+Q: a page cannot close its own tab. Keep running, save the session to the
+    // browser's storage now (a reload restores it) and say so, instead of freezing the page.
+    glfwSetWindowShouldClose(state.window->glfw_window(), GLFW_FALSE);
+    state.saved = smlab::app::serialize_session(state.app->current_session());
+    EM_ASM({ try { localStorage.setItem('softmax-lab-session', UTF8ToString($0)); } catch (e) {} }, state.saved.c_str());
+    state.app->report(smlab::i18n::tr("web.status.quit"), false);
   }
   if (state.tick_ms.size() < 100000)
     state.tick_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());

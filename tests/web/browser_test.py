@@ -273,6 +273,14 @@ def main():
         press(driver, Keys.PAGE_DOWN)
         check("PageDown steps the lesson", "lesson=scaling:4" in driver.current_url,
               f"address bar: {driver.current_url[len(base):]}")
+        # Ctrl+Q (File > Quit) cannot close a tab: the page must keep running (it used to stop its
+        # main loop and freeze), save the session, and still step the lesson.
+        ActionChains(driver).key_down(Keys.CONTROL).send_keys("q").key_up(Keys.CONTROL).perform()
+        time.sleep(0.5)
+        press(driver, Keys.PAGE_DOWN)  # step 4 is a predict step: the first press reveals it
+        press(driver, Keys.PAGE_DOWN)
+        check("the page runs on after Ctrl+Q", "lesson=scaling:5" in driver.current_url,
+              f"address bar: {driver.current_url[len(base):]}")
         # The Export CSV button: one .zip holding the same files.
         driver.find_element(By.ID, "export-csv").click()
         zips = wait_for_files(downloads, ".zip", 1)
