@@ -37,6 +37,21 @@ void same_line_if_fits(const char* next) {
 
 namespace {
 
+// Set by draw_controls for the frame's column (see control_label in panels.hpp).
+bool labels_above = false;
+
+}  // namespace
+
+std::string control_label(std::string_view key, std::string_view id) {
+  if (!labels_above) return i18n::label(key, id);
+  ImGui::TextUnformatted(i18n::tr(key));
+  std::string hidden = "###";
+  hidden.append(id);
+  return hidden;
+}
+
+namespace {
+
 using i18n::label;
 using i18n::tr;
 
@@ -88,12 +103,12 @@ void draw_imported(Params& edit) {
   ImGui::TextDisabled("%s", data.summary.c_str());
   ImGui::PopTextWrapPos();
   if (data.batches > 1) {
-    ImGui::SliderInt(label("controls.import.batch", "batch").c_str(), &edit.batch, 0, data.batches - 1, "%d",
+    ImGui::SliderInt(control_label("controls.import.batch", "batch").c_str(), &edit.batch, 0, data.batches - 1, "%d",
                      ImGuiSliderFlags_AlwaysClamp);
     help_marker(tr("controls.import.batch.help"));
   }
   if (data.heads > 1) {
-    ImGui::SliderInt(label("controls.import.head", "head").c_str(), &edit.head, 0, data.heads - 1, "%d",
+    ImGui::SliderInt(control_label("controls.import.head", "head").c_str(), &edit.head, 0, data.heads - 1, "%d",
                      ImGuiSliderFlags_AlwaysClamp);
     help_marker(tr("controls.import.head.help"));
   }
@@ -103,7 +118,7 @@ void draw_imported(Params& edit) {
 
 void draw_language(UiState& ui) {
   const i18n::Language languages[] = {i18n::Language::English, i18n::Language::Chinese};
-  if (ImGui::BeginCombo(label("controls.language", "language").c_str(), i18n::language_name(ui.language))) {
+  if (ImGui::BeginCombo(control_label("controls.language", "language").c_str(), i18n::language_name(ui.language))) {
     for (const i18n::Language language : languages) {
       const bool unavailable = language == i18n::Language::Chinese && !ui.chinese_problem.empty();
       if (ImGui::Selectable(i18n::language_name(language), language == ui.language,
@@ -129,13 +144,20 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
     label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
   for (const LabDefinition* lab : lab_definitions())  // every lab's, so the column does not jump between tabs
     for (const char* key : lab->control_labels) label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
-  label_room += ImGui::CalcTextSize(" (?) ").x;
-  ImGui::PushItemWidth(-label_room);
+  const float marker = ImGui::CalcTextSize(" (?) ").x;
+  label_room += marker;
+  // A slider narrower than 8 em beside the longest label shows a few pixels of its value (1024×768
+  // at font 1.5): then every label goes on its own line above its control, which takes the width.
+  labels_above = ImGui::GetContentRegionAvail().x - label_room < 8.0f * ImGui::GetFontSize();
+  ImGui::PushItemWidth(labels_above ? -marker : -label_room);
+  ui.controls_slider_width = ImGui::CalcItemWidth();
+  ui.controls_font_size = ImGui::GetFontSize();
+  ui.controls_labels_above = labels_above;
 
   section(tr("controls.section.softmax"));
   double temperature = edit.temperature;
   const double t_min = L::temperature_min, t_max = L::temperature_max;
-  if (ImGui::SliderScalar(label("controls.temperature", "temperature").c_str(), ImGuiDataType_Double, &temperature,
+  if (ImGui::SliderScalar(control_label("controls.temperature", "temperature").c_str(), ImGuiDataType_Double, &temperature,
                           &t_min, &t_max, "T = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.temperature = temperature;
@@ -143,7 +165,7 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   help_marker(tr("controls.temperature.help"));
   double score_scale = edit.score_scale;
   const double s_min = L::score_scale_min, s_max = L::score_scale_max;
-  if (ImGui::SliderScalar(label("controls.score_scale", "score scale").c_str(), ImGuiDataType_Double, &score_scale,
+  if (ImGui::SliderScalar(control_label("controls.score_scale", "score scale").c_str(), ImGuiDataType_Double, &score_scale,
                           &s_min, &s_max, "x %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.score_scale = score_scale;
@@ -155,7 +177,8 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   // Imported Q and K fix d_k and L; imported scores or weights fix L.
   const bool imported = edit.imported != nullptr, dim_fixed = imported && edit.imported->key_dim > 0;
   ImGui::BeginDisabled(dim_fixed);
-  ImGui::SliderInt("d_k", &edit.key_dim, L::key_dim_min, L::key_dim_max, "d_k = %d",
+  if (labels_above) ImGui::TextUnformatted("d_k");
+  ImGui::SliderInt(labels_above ? "##d_k" : "d_k", &edit.key_dim, L::key_dim_min, L::key_dim_max, "d_k = %d",
                    ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
   ImGui::EndDisabled();
   note_nudge_target(ui, "d_k");
@@ -163,7 +186,7 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   ImGui::Checkbox(label("controls.scaled", "scaled").c_str(), &edit.scaled);
   help_marker(imported && !dim_fixed ? tr("controls.import.no_dk") : tr("controls.scaled.help"));
   ImGui::BeginDisabled(imported);
-  if (ImGui::SliderInt(label("controls.seq_len", "seq_len").c_str(), &edit.seq_len, L::seq_len_min,
+  if (ImGui::SliderInt(control_label("controls.seq_len", "seq_len").c_str(), &edit.seq_len, L::seq_len_min,
                        imported ? edit.seq_len : L::seq_len_max, "L = %d",
                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.row = std::min(edit.row, edit.seq_len - 1);
@@ -171,13 +194,13 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   note_nudge_target(ui, "seq_len");
   help_marker(imported ? tr("controls.import.fixed") : tr("controls.seq_len.help"));
   const std::string row_format = i18n::slider_format("controls.row.format", "%d");  // the table's text is never a format
-  ImGui::SliderInt(label("controls.row", "row").c_str(), &edit.row, 0, edit.seq_len - 1, row_format.c_str(),
+  ImGui::SliderInt(control_label("controls.row", "row").c_str(), &edit.row, 0, edit.seq_len - 1, row_format.c_str(),
                    ImGuiSliderFlags_AlwaysClamp);
   note_nudge_target(ui, "row");
   help_marker(tr("controls.row.help"));
   ImU64 seed = edit.seed;
   const ImU64 seed_step = 1;
-  if (ImGui::InputScalar(label("controls.seed", "seed").c_str(), ImGuiDataType_U64, &seed, &seed_step, nullptr, "%llu"))
+  if (ImGui::InputScalar(control_label("controls.seed", "seed").c_str(), ImGuiDataType_U64, &seed, &seed_step, nullptr, "%llu"))
     edit.seed = std::min<ImU64>(seed, L::seed_max);
   note_nudge_target(ui, "seed");
   help_marker(tr("controls.seed.help"));
@@ -261,11 +284,11 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   int theme = static_cast<int>(ui.theme);
   const char* const theme_names[] = {tr("controls.theme.dark"), tr("controls.theme.light"),
                                      tr("controls.theme.projector")};
-  if (ImGui::Combo(label("controls.theme", "theme").c_str(), &theme, theme_names, 3)) ui.theme = static_cast<Theme>(theme);
+  if (ImGui::Combo(control_label("controls.theme", "theme").c_str(), &theme, theme_names, 3)) ui.theme = static_cast<Theme>(theme);
   help_marker(tr("controls.theme.help"));
   float font_scale = ui.font_scale;
   // Steps of 0.25×: the font atlas is rebuilt only when a step changes, not every drag frame.
-  if (ImGui::SliderFloat(label("controls.font", "font").c_str(), &font_scale, font_scale_min, font_scale_max, "%.2fx", ImGuiSliderFlags_AlwaysClamp))
+  if (ImGui::SliderFloat(control_label("controls.font", "font").c_str(), &font_scale, font_scale_min, font_scale_max, "%.2fx", ImGuiSliderFlags_AlwaysClamp))
     ui.font_scale = std::round(font_scale * 4.0f) / 4.0f;
   help_marker(tr("controls.font.help"));
   draw_language(ui);
@@ -285,6 +308,7 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   // Last, so that adding it moved no control a person (or the live-window test) knows where to find.
   draw_pins_section(ui);
   ImGui::PopItemWidth();
+  labels_above = false;  // control_label elsewhere (lesson panel, presenter) keeps labels beside
 }
 
 }  // namespace smlab::app

@@ -30,7 +30,7 @@ const char* colormap_label(plot::Colormap colormap) {
 
 void draw_colormap(InteractionUi& state) {
   section(tr("ui.colormap.section"));
-  if (ImGui::BeginCombo(i18n::label("ui.colormap.label", "colormap").c_str(), colormap_label(state.colormap))) {
+  if (ImGui::BeginCombo(control_label("ui.colormap.label", "colormap").c_str(), colormap_label(state.colormap))) {
     for (plot::Colormap colormap :
          {plot::Colormap::Viridis, plot::Colormap::Cividis, plot::Colormap::Magma, plot::Colormap::Greys}) {
       if (ImGui::Selectable(colormap_label(colormap), colormap == state.colormap)) state.colormap = colormap;
@@ -44,7 +44,7 @@ void draw_sweep(InteractionUi& state) {
   SweepSettings& sweep = state.sweep;
   section(tr("ui.sweep.section"));
   ImGui::BeginDisabled(state.sweep_playing || state.gif_recording);
-  if (ImGui::BeginCombo(i18n::label("ui.sweep.key", "sweep-key").c_str(), sweep.key.c_str())) {
+  if (ImGui::BeginCombo(control_label("ui.sweep.key", "sweep-key").c_str(), sweep.key.c_str())) {
     for (std::string_view key : sweep_key_names_list()) {
       if (ImGui::Selectable(std::string(key).c_str(), key == sweep.key)) {
         sweep.key = std::string(key);
@@ -55,16 +55,17 @@ void draw_sweep(InteractionUi& state) {
     }
     ImGui::EndCombo();
   }
+  const std::string range_label = control_label("ui.sweep.range", "sweep-to");  // above the pair, or right of it
   const float half = (ImGui::CalcItemWidth() - ImGui::GetStyle().ItemInnerSpacing.x) / 2.0f;
   ImGui::SetNextItemWidth(half);
   ImGui::InputDouble("##sweep-from", &sweep.from, 0.0, 0.0, "%.4g");
   ImGui::SameLine(0.0f, ImGui::GetStyle().ItemInnerSpacing.x);
   ImGui::SetNextItemWidth(half);
-  ImGui::InputDouble(i18n::label("ui.sweep.range", "sweep-to").c_str(), &sweep.to, 0.0, 0.0, "%.4g");
+  ImGui::InputDouble(range_label.c_str(), &sweep.to, 0.0, 0.0, "%.4g");
   ImGui::Checkbox(i18n::label("ui.sweep.log", "sweep-log").c_str(), &sweep.logarithmic);
   ImGui::EndDisabled();
   float seconds = static_cast<float>(sweep.seconds_per_pass);
-  if (ImGui::SliderFloat(i18n::label("ui.sweep.seconds", "sweep-seconds").c_str(), &seconds,
+  if (ImGui::SliderFloat(control_label("ui.sweep.seconds", "sweep-seconds").c_str(), &seconds,
                          static_cast<float>(sweep_seconds_min), static_cast<float>(sweep_seconds_max), "%.1f s",
                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     sweep.seconds_per_pass = seconds;
@@ -96,7 +97,7 @@ void draw_png_export(UiState& ui) {
   InteractionUi& state = ui.interaction;
   section(tr("ui.export.section"));
   const std::string shown = state.export_target == "window" ? tr("ui.export.window") : state.export_target;
-  if (ImGui::BeginCombo(i18n::label("ui.export.target", "export-target").c_str(), shown.c_str())) {
+  if (ImGui::BeginCombo(control_label("ui.export.target", "export-target").c_str(), shown.c_str())) {
     if (ImGui::Selectable(tr("ui.export.window"), state.export_target == "window")) state.export_target = "window";
     if (ImGui::Selectable("controls", state.export_target == "controls")) state.export_target = "controls";
     for (const std::string& name : state.panel_names)
@@ -104,7 +105,7 @@ void draw_png_export(UiState& ui) {
     ImGui::EndCombo();
   }
   state.export_scale_index = std::clamp(state.export_scale_index, 0, 2);
-  ImGui::Combo(i18n::label("ui.export.scale", "export-scale").c_str(), &state.export_scale_index, "1x\0002x\0004x\0");
+  ImGui::Combo(control_label("ui.export.scale", "export-scale").c_str(), &state.export_scale_index, "1x\0002x\0004x\0");
   help_marker(tr("ui.export.help"));
   if (ImGui::Button(i18n::label("ui.export.button", "export-png").c_str())) state.export_png_requested = true;
 }

@@ -146,7 +146,7 @@ LabView build_attention_variants(const LabInputs& inputs) {
 void controls_attention_variants(Params& edit) {
   double sigma = edit.qk_norm;
   const double sigma_min = ParamLimits::qk_norm_min, sigma_max = ParamLimits::qk_norm_max;
-  if (ImGui::SliderScalar(i18n::label("lab.attention_variants.norm", "norm variants").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
+  if (ImGui::SliderScalar(control_label("lab.attention_variants.norm", "norm variants").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
   note_lab_nudge_target("qk_norm");
@@ -154,7 +154,7 @@ void controls_attention_variants(Params& edit) {
     ImGui::SetTooltip("%s", tr("lab.attention_variants.norm.help"));
   double gamma = edit.gamma;
   const double gamma_min = ParamLimits::gamma_min, gamma_max = ParamLimits::gamma_max;
-  if (ImGui::SliderScalar(i18n::label("lab.attention_variants.gamma", "gamma variants").c_str(), ImGuiDataType_Double, &gamma, &gamma_min, &gamma_max, "γ = %.3g",
+  if (ImGui::SliderScalar(control_label("lab.attention_variants.gamma", "gamma variants").c_str(), ImGuiDataType_Double, &gamma, &gamma_min, &gamma_max, "γ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.gamma = gamma;
   note_lab_nudge_target("gamma");

@@ -65,7 +65,7 @@ plot::Plot decomposition_plot(const GeometryLab& lab) {
   const Alignment& a = lab.alignment;
   plot::Plot p;
   p.title = tr("lab.geometry.decomposition.title");
-  p.x.label = tr("plot.axis.key_j");
+  p.x.label = tr("lab.geometry.decomposition.x");  // names the diamonds: "key j (diamonds: softmax weight)"
   p.x.integer_ticks = true;
   const std::size_t n = a.key_norms.size();
   std::vector<double> norms(n);
@@ -74,17 +74,19 @@ plot::Plot decomposition_plot(const GeometryLab& lab) {
   p.bars.push_back({.label = "cos θ", .x = indices(n, 0.0), .y = a.cosines, .width = 0.25, .color = cosine_color});
   p.bars.push_back({.label = "q·k", .x = indices(n, 0.27), .y = a.dots, .width = 0.25, .color = dot_color});
   p.scatters.push_back({.label = tr("lab.geometry.weight"), .x = indices(n, 0.27), .y = a.weights, .color = query_color,
-                        .radius = 5.0f, .shape = plot::MarkerShape::Diamond});
+                        .radius = 5.0f, .shape = plot::MarkerShape::Diamond, .in_legend = false});
   double top = 1.0, bottom = -1.0;
   for (std::size_t j = 0; j < n; ++j) {
     top = std::max({top, norms[j], a.dots[j]});
     bottom = std::min(bottom, a.dots[j]);
   }
   p.y.min = bottom - 0.1 * (top - bottom);
-  p.y.max = top + 1.1 * (top - bottom);  // room for the two-row legend above the bars
+  p.y.max = top + 0.1 * (top - bottom);
   p.hlines.push_back({0.0, "", std::nullopt, false});
+  // The legend lists the three bars in one column (the x-axis label names the diamonds): where no
+  // corner is free of bars it goes right of the data area. Four entries made a two-column legend
+  // that fit neither above the bars nor beside them on a projector-sized plot.
   p.legend = plot::LegendPos::TopRight;
-  p.legend_max_rows = 2;
   return p;
 }
 
@@ -115,17 +117,28 @@ plot::Plot saturation_plot(const GeometryLab& lab) {
   p.y.label = tr("lab.geometry.mean_derivative");
   p.y.min = 0.0;
   p.y.max = 1.15;
+  // Each curve is named at its right end, in its colour, instead of in a legend: the plot is
+  // short at projector sizes and a legend there covered the curves in every corner. At σ = 100
+  // the curve without LayerNorm is near 0 and the one with it level near 0.48, so one label goes
+  // in the gap between them and the other above the level one. The measured dots carry no name;
+  // the note under the explanation says lines are predicted and dots measured.
   p.lines.push_back({.label = tr("lab.geometry.plain_predicted"), .x = lab.sweep_sigmas, .y = lab.predicted_plain_derivative,
                      .color = naive_color});
-  // Measured dots carry no legend entry (two entries fit at projector sizes, four do not); the
-  // note under the explanation says lines are predicted and dots measured.
   p.scatters.push_back({.label = "", .x = lab.sweep_sigmas, .y = lab.plain_mean_derivative, .color = naive_color});
   p.lines.push_back({.label = tr("lab.geometry.normed_predicted"), .x = lab.sweep_sigmas, .y = lab.predicted_normed_derivative,
                      .color = fixed_color});
   p.scatters.push_back({.label = "", .x = lab.sweep_sigmas, .y = lab.normed_mean_derivative, .color = fixed_color,
                         .shape = plot::MarkerShape::Square});
+  if (!lab.sweep_sigmas.empty() && !lab.predicted_plain_derivative.empty() && !lab.predicted_normed_derivative.empty()) {
+    const double right = lab.sweep_sigmas.back();
+    const double plain_end = lab.predicted_plain_derivative.back(), normed_end = lab.predicted_normed_derivative.back();
+    p.annotations.push_back({right, std::min(plain_end + 0.27, 1.05), tr("lab.geometry.plain_predicted"), naive_color,
+                             plot::TextAlign::Right});
+    p.annotations.push_back({right, std::min(normed_end + 0.2, 1.05), tr("lab.geometry.normed_predicted"), fixed_color,
+                             plot::TextAlign::Right});
+  }
   p.vlines.push_back({lab.settings.sigma, tr("plot.legend.now"), std::nullopt, true});
-  p.legend = plot::LegendPos::TopRight;
+  p.legend = plot::LegendPos::None;
   return p;
 }
 
@@ -166,21 +179,21 @@ LabView build_geometry(const LabInputs& inputs) {
 void controls_geometry(Params& edit) {
   double norm = edit.qk_norm;
   const double norm_min = ParamLimits::qk_norm_min, norm_max = ParamLimits::qk_norm_max;
-  if (ImGui::SliderScalar(i18n::label("lab.geometry.norm", "norm geometry").c_str(), ImGuiDataType_Double, &norm,
+  if (ImGui::SliderScalar(control_label("lab.geometry.norm", "norm geometry").c_str(), ImGuiDataType_Double, &norm,
                           &norm_min, &norm_max, "‖q‖ = σ = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = norm;
   note_lab_nudge_target("qk_norm");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.geometry.norm.help"));
   double angle = edit.angle;
   const double angle_min = ParamLimits::angle_min, angle_max = ParamLimits::angle_max;
-  if (ImGui::SliderScalar(i18n::label("lab.geometry.angle", "angle geometry").c_str(), ImGuiDataType_Double, &angle,
+  if (ImGui::SliderScalar(control_label("lab.geometry.angle", "angle geometry").c_str(), ImGuiDataType_Double, &angle,
                           &angle_min, &angle_max, "%.0f°", ImGuiSliderFlags_AlwaysClamp))
     edit.angle = angle;
   note_lab_nudge_target("angle");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.geometry.angle.help"));
   double epsilon = edit.epsilon;
   const double eps_min = ParamLimits::epsilon_min, eps_max = ParamLimits::epsilon_max;
-  if (ImGui::SliderScalar(i18n::label("lab.geometry.epsilon", "epsilon geometry").c_str(), ImGuiDataType_Double,
+  if (ImGui::SliderScalar(control_label("lab.geometry.epsilon", "epsilon geometry").c_str(), ImGuiDataType_Double,
                           &epsilon, &eps_min, &eps_max, "ε = %.2g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.epsilon = epsilon;
   note_lab_nudge_target("epsilon");

@@ -138,7 +138,7 @@ void controls_gradients(Params& edit) {
   // The same score scale as the left column, repeated here because this lab is about it.
   double score_scale = edit.score_scale;
   const double scale_min = ParamLimits::score_scale_min, scale_max = ParamLimits::score_scale_max;
-  if (ImGui::SliderScalar(i18n::label("lab.gradients.scale", "scale gradients").c_str(), ImGuiDataType_Double, &score_scale, &scale_min, &scale_max, "c = %.3g",
+  if (ImGui::SliderScalar(control_label("lab.gradients.scale", "scale gradients").c_str(), ImGuiDataType_Double, &score_scale, &scale_min, &scale_max, "c = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.score_scale = score_scale;
   note_lab_nudge_target("score_scale");

@@ -179,7 +179,7 @@ LabView build_heads(const LabInputs& inputs) {
 }
 
 void controls_heads(Params& edit) {
-  ImGui::SliderInt(i18n::label("lab.heads.heads", "heads heads").c_str(), &edit.heads, ParamLimits::heads_min, ParamLimits::heads_max, "h = %d",
+  ImGui::SliderInt(control_label("lab.heads.heads", "heads heads").c_str(), &edit.heads, ParamLimits::heads_min, ParamLimits::heads_max, "h = %d",
                    ImGuiSliderFlags_AlwaysClamp);
   note_lab_nudge_target("heads");
   if (ImGui::IsItemHovered())

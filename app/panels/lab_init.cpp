@@ -113,7 +113,7 @@ void controls_init(Params& edit) {
   // Two combo boxes: four initialisations and three activations, each named in the string tables.
   auto choose = [](const char* label_key, const char* id, int& value, int count, auto name_of, const char* prefix) {
     const std::string current = std::string(prefix) + std::string(name_of(value));
-    if (ImGui::BeginCombo(i18n::label(label_key, id).c_str(), tr(current))) {
+    if (ImGui::BeginCombo(control_label(label_key, id).c_str(), tr(current))) {
       for (int k = 0; k < count; ++k) {
         const std::string key = std::string(prefix) + std::string(name_of(k));
         if (ImGui::Selectable(tr(key), value == k)) value = k;
@@ -127,7 +127,7 @@ void controls_init(Params& edit) {
   choose("lab.init.activation", "activation init", edit.activation, ParamLimits::activation_max + 1,
          [](int k) { return activation_name(static_cast<Activation>(k)); }, "lab.init.activation.");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.activation.help"));
-  ImGui::SliderInt(i18n::label("lab.init.depth", "depth init").c_str(), &edit.depth, ParamLimits::depth_min,
+  ImGui::SliderInt(control_label("lab.init.depth", "depth init").c_str(), &edit.depth, ParamLimits::depth_min,
                    ParamLimits::depth_max, "%d", ImGuiSliderFlags_AlwaysClamp);
   note_lab_nudge_target("depth");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.depth.help"));

@@ -145,7 +145,7 @@ LabView build_loss(const LabInputs& inputs) {
 void controls_loss(Params& edit) {
   double temperature = edit.temperature;
   const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
-  if (ImGui::SliderScalar(i18n::label("lab.loss.temperature", "T loss").c_str(), ImGuiDataType_Double, &temperature,
+  if (ImGui::SliderScalar(control_label("lab.loss.temperature", "T loss").c_str(), ImGuiDataType_Double, &temperature,
                           &t_min, &t_max, "T = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.temperature = temperature;
   note_lab_nudge_target("temperature");
@@ -153,7 +153,7 @@ void controls_loss(Params& edit) {
   // The target is an index into the shown row: the custom scores, or the L keys of the QKᵀ row.
   const int length = edit.scores.empty() ? edit.seq_len : static_cast<int>(edit.scores.size());
   int target = std::min(edit.target, length - 1);
-  if (ImGui::SliderInt(i18n::label("lab.loss.target", "target loss").c_str(), &target, 0, length - 1, "t = %d",
+  if (ImGui::SliderInt(control_label("lab.loss.target", "target loss").c_str(), &target, 0, length - 1, "t = %d",
                        ImGuiSliderFlags_AlwaysClamp))
     edit.target = target;
   note_lab_nudge_target("target");

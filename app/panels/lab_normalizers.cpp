@@ -272,7 +272,7 @@ LabView build_normalizers(const LabInputs& inputs) {
 void controls_normalizers(Params& edit) {
   double alpha = edit.alpha;
   const double alpha_min = ParamLimits::alpha_min, alpha_max = ParamLimits::alpha_max;
-  if (ImGui::SliderScalar(i18n::label("lab.normalizers.alpha", "alpha").c_str(), ImGuiDataType_Double, &alpha, &alpha_min, &alpha_max, "α = %.2f",
+  if (ImGui::SliderScalar(control_label("lab.normalizers.alpha", "alpha").c_str(), ImGuiDataType_Double, &alpha, &alpha_min, &alpha_max, "α = %.2f",
                           ImGuiSliderFlags_AlwaysClamp))
     edit.alpha = alpha;
   note_lab_nudge_target("alpha");

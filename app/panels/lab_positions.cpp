@@ -173,7 +173,7 @@ void controls_positions(Params& edit) {
   double amplitude = edit.pe_amplitude;
   const double amplitude_min = ParamLimits::pe_amplitude_min, amplitude_max = ParamLimits::pe_amplitude_max;
   // Logarithmic with a lower bound of 0: ImGui maps the first sliver of the track to 0 exactly.
-  if (ImGui::SliderScalar(i18n::label("lab.positions.amplitude", "amplitude positions").c_str(), ImGuiDataType_Double, &amplitude, &amplitude_min, &amplitude_max,
+  if (ImGui::SliderScalar(control_label("lab.positions.amplitude", "amplitude positions").c_str(), ImGuiDataType_Double, &amplitude, &amplitude_min, &amplitude_max,
                           "a = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.pe_amplitude = amplitude;
   note_lab_nudge_target("pe_amplitude");
@@ -186,7 +186,7 @@ void controls_positions(Params& edit) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.presets.help"));
   double sigma = edit.qk_norm;
   const double sigma_min = ParamLimits::qk_norm_min, sigma_max = ParamLimits::qk_norm_max;
-  if (ImGui::SliderScalar(i18n::label("lab.positions.content_sigma", "content positions").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
+  if (ImGui::SliderScalar(control_label("lab.positions.content_sigma", "content positions").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
   note_lab_nudge_target("qk_norm");

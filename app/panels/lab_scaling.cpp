@@ -182,7 +182,7 @@ void controls_scaling(Params& edit) {
   using L = ParamLimits;
   double sigma = edit.qk_norm;
   const double sigma_min = L::qk_norm_min, sigma_max = L::qk_norm_max;
-  if (ImGui::SliderScalar(i18n::label("lab.scaling.sigma", "sigma").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
+  if (ImGui::SliderScalar(control_label("lab.scaling.sigma", "sigma").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
   note_lab_nudge_target("qk_norm");

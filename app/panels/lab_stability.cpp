@@ -12,6 +12,7 @@
 
 #include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
+#include "panels/panels.hpp"
 #include "smlab/labs/stability.hpp"
 
 namespace smlab::app {
@@ -379,7 +380,7 @@ void controls_stability(Params& edit) {
     *out = static_cast<const std::string*>(data)[index].c_str();
     return true;
   };
-  if (ImGui::Combo(i18n::label("lab.stability.format", "format").c_str(), &current, name_of, names.data(), static_cast<int>(names.size())))
+  if (ImGui::Combo(control_label("lab.stability.format", "format").c_str(), &current, name_of, names.data(), static_cast<int>(names.size())))
     edit.format = all_formats[static_cast<std::size_t>(current)];
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");

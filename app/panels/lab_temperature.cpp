@@ -185,7 +185,7 @@ LabView build_temperature(const LabInputs& inputs) {
 void controls_temperature(Params& edit) {
   double nudge = edit.nudge;
   const double nudge_min = ParamLimits::nudge_min, nudge_max = ParamLimits::nudge_max;
-  if (ImGui::SliderScalar(i18n::label("lab.temperature.nudge", "nudge").c_str(), ImGuiDataType_Double, &nudge, &nudge_min, &nudge_max, "δ = %+.2f",
+  if (ImGui::SliderScalar(control_label("lab.temperature.nudge", "nudge").c_str(), ImGuiDataType_Double, &nudge, &nudge_min, &nudge_max, "δ = %+.2f",
                           ImGuiSliderFlags_AlwaysClamp))
     edit.nudge = nudge;
   note_lab_nudge_target("nudge");

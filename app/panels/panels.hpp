@@ -75,6 +75,11 @@ void section(const char* title);
 // at 1024×768 or a large font cut the third of three buttons).
 void same_line_if_fits(const char* next);
 
+// The label for a control with a width (slider, combo, input) in the control column: i18n::label's
+// "text###id" (the text right of the control), or, where the column leaves a slider less than
+// 8 em beside the longest label, the text drawn on a line of its own above and "###id" (the
+// control then takes the full width). Use it right before the control.
+std::string control_label(std::string_view key, std::string_view id);
 // Interaction controls (panels/interaction_panel.cpp): the colormap combo, the animated sweep and
 // the PNG export section, drawn into the control column.
 void draw_interaction_controls(UiState& ui);

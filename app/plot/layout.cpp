@@ -802,7 +802,7 @@ std::vector<LegendEntry> legend_entries(const Plot& plot, const Style& style) {
   }
   for (std::size_t index = 0; index < plot.scatters.size(); ++index) {
     const auto& scatter = plot.scatters[index];
-    if (scatter.label.empty()) continue;
+    if (scatter.label.empty() || !scatter.in_legend) continue;
     LegendEntry entry{LegendEntry::Kind::Scatter, scatter.label, scatter_color(plot, index, style)};
     entry.shape = scatter.shape;
     entry.radius = scatter.radius * style.marker_scale;
@@ -877,7 +877,10 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
     return plan;
   }
   if (builder.legend_outside_x >= 0.0f) {  // beside the data area, at its top: covers nothing
-    if (box_height > area.height()) return std::nullopt;
+    // Within the width kept for it: a plan with more columns than the one that width was kept
+    // for would reach past the plot's frame (cut off); a smaller font may fit.
+    if (box_height > area.height() || builder.legend_outside_x + box_width > builder.scene.width - 0.5f * inset)
+      return std::nullopt;
     plan.box = {builder.legend_outside_x, area.y0, builder.legend_outside_x + box_width, area.y0 + box_height};
     if (!plan.more_label.empty()) builder.problem("legend", "lists only some entries");
     return plan;

@@ -81,6 +81,8 @@ struct ScatterSeries {
   std::optional<Color> color{};
   float radius = 3.5f;  // px before Style::marker_scale
   MarkerShape shape = MarkerShape::Circle;
+  // False: named (hover, CSV) but not listed in the legend; the plot names it another way.
+  bool in_legend = true;
 };
 
 // Full-height / full-width reference lines; the label is written next to the line inside the plot.

@@ -79,6 +79,10 @@ struct UiState {
   // Tests: when set, every frame refills `layout_report` with each plot's laid-out texts and problems.
   bool record_layout = false;
   plot::LayoutReport layout_report;
+  // The control column's last frame: the sliders' width in px, the font size, whether labels
+  // went above their controls (the column too narrow for both side by side). For the layout tests.
+  float controls_slider_width = 0.0f, controls_font_size = 0.0f;
+  bool controls_labels_above = false;
   PresetList presets;            // the Presets combo; empty with an error if presets.json is missing
   int preset_index = 0;          // the combo's selection
   i18n::Language language = i18n::Language::English;  // the language combo; App applies it between frames

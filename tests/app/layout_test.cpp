@@ -180,6 +180,34 @@ TEST_F(ClassroomLayout, EveryLessonStepDark1024x768English) {
   check_lessons({Theme::dark, 1.0f, i18n::Language::English, "dark font 1 en"}, {1024, 768});
 }
 
+// The control column: sliders wide enough to read their value at every size and look;
+// at the default size (1600×900, font 1) the labels stay beside the sliders (the live-window test
+// clicks controls by position there); at 1024×768 with the projector's 1.5× font they go above.
+TEST_F(ClassroomLayout, ControlColumnSlidersAreAtLeastEightEmWide) {
+  const Look looks[] = {{Theme::dark, 1.0f, i18n::Language::English, "dark font 1 en"},
+                        {Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"},
+                        {Theme::projector, 1.5f, i18n::Language::Chinese, "projector font 1.5 zh-CN"}};
+  UiState& ui = app_->ui();
+  for (const Look& look : looks)
+    for (const Size size : {Size{1024, 768}, Size{1280, 720}, Size{1600, 900}, Size{1920, 1080}}) {
+      set_look(look, size);
+      ui.view = View::geometry;
+      ui.select_view_tab = true;
+      render();
+      const std::string where = describe("controls", size, look);
+      // Beside its label a slider keeps 8 em; with the label above it takes the column less the
+      // "(?)" marker: 207 px = 7.1 em at 1024×768, font 1.5 (a few px beside the labels before).
+      EXPECT_GE(ui.controls_slider_width, (ui.controls_labels_above ? 6.0f : 8.0f) * ui.controls_font_size - 0.5f)
+          << where;
+      if (size.width == 1600 && look.font_scale == 1.0f) {
+        EXPECT_FALSE(ui.controls_labels_above) << where;
+      }
+      if (size.width == 1024 && look.font_scale == 1.5f) {
+        EXPECT_TRUE(ui.controls_labels_above) << where;
+      }
+    }
+}
+
 // Presenter mode: the step's panel takes most of the window (here at least half of it).
 TEST_F(ClassroomLayout, PresenterModeFillsTheWindowWithTheStepsPanel) {
   const Look look{Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"};
