@@ -376,12 +376,16 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       // The explanation and notes take at most 30 % of the height (at least four lines) and
       // scroll on their own beyond that: at 1280×720 with a large font they took half the
       // height and pushed the plots below the window.
+      // Under a predict step not revealed yet the notes stay hidden: they print numbers (the
+      // loss, the NaN count, the KL) that would give the answer away. They return with the answer.
+      static const std::vector<std::string> no_notes;
+      const std::vector<std::string>& notes = lesson_awaiting_prediction(ui) ? no_notes : lab_view.notes;
       const plot::MeasureText measure = [](std::string_view text) {
         return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x;
       };
       const float text_width = width - ImGui::GetStyle().ScrollbarSize;
       std::size_t lines = plot::wrap_text(lab_view.explanation, text_width, measure).size();
-      for (const std::string& note : lab_view.notes) lines += plot::wrap_text(note, text_width, measure).size();
+      for (const std::string& note : notes) lines += plot::wrap_text(note, text_width, measure).size();
       const float line_height = ImGui::GetTextLineHeightWithSpacing();
       const float text_height = static_cast<float>(lines) * line_height;
       // Whole lines, so the last visible one is not cut through.
@@ -389,12 +393,12 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       if (text_height > limit) {
         ImGui::BeginChild("##explanation", ImVec2(width, limit), false);
         plot::wrapped_text(lab_view.explanation, text_width);
-        for (const std::string& note : lab_view.notes) plot::wrapped_text(note, text_width, true);
+        for (const std::string& note : notes) plot::wrapped_text(note, text_width, true);
         ImGui::EndChild();
       } else {
         ImGui::BeginGroup();
         plot::wrapped_text(lab_view.explanation, width);
-        for (const std::string& note : lab_view.notes) plot::wrapped_text(note, width, true);
+        for (const std::string& note : notes) plot::wrapped_text(note, width, true);
         ImGui::EndGroup();
       }
       min = ImVec2(origin.x, ImGui::GetCursorScreenPos().y + gap);
