@@ -376,10 +376,19 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       // The explanation and notes take at most 30 % of the height (at least four lines) and
       // scroll on their own beyond that: at 1280×720 with a large font they took half the
       // height and pushed the plots below the window.
-      // Under a predict step not revealed yet the notes stay hidden: they print numbers (the
-      // loss, the NaN count, the KL) that would give the answer away. They return with the answer.
-      static const std::vector<std::string> no_notes;
-      const std::vector<std::string>& notes = lesson_awaiting_prediction(ui) ? no_notes : lab_view.notes;
+      // Under a predict step not revealed yet the notes are drawn invisible: they print numbers
+      // (the loss, the NaN count, the KL) that would give the answer away. Same place kept, so the
+      // plots do not move when the answer is revealed.
+      const std::vector<std::string>& notes = lab_view.notes;
+      const bool hide_notes = lesson_awaiting_prediction(ui);
+      const auto draw_notes = [&](float wrap_width) {
+        if (hide_notes) {
+          ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0, 0, 0, 0));
+          ImGui::PushStyleColor(ImGuiCol_TextDisabled, ImVec4(0, 0, 0, 0));
+        }
+        for (const std::string& note : notes) plot::wrapped_text(note, wrap_width, true);
+        if (hide_notes) ImGui::PopStyleColor(2);
+      };
       const plot::MeasureText measure = [](std::string_view text) {
         return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x;
       };
@@ -393,12 +402,12 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       if (text_height > limit) {
         ImGui::BeginChild("##explanation", ImVec2(width, limit), false);
         plot::wrapped_text(lab_view.explanation, text_width);
-        for (const std::string& note : notes) plot::wrapped_text(note, text_width, true);
+        draw_notes(text_width);
         ImGui::EndChild();
       } else {
         ImGui::BeginGroup();
         plot::wrapped_text(lab_view.explanation, width);
-        for (const std::string& note : notes) plot::wrapped_text(note, width, true);
+        draw_notes(width);
         ImGui::EndGroup();
       }
       min = ImVec2(origin.x, ImGui::GetCursorScreenPos().y + gap);
