@@ -31,6 +31,7 @@
 #include "lessons/lesson_player.hpp"
 #include "platform/allocator.hpp"
 #include "platform/offscreen.hpp"
+#include "smlab/assignments.hpp"
 #include "smlab/error.hpp"
 #include "panels/pins_panel.hpp"
 #include "state/import_files.hpp"
@@ -469,23 +470,7 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   }
   // Every --set in the order of param_keys() (seq_len before row), whatever the command line's
   // order: `--set row=10 --set seq_len=4` is the same request as the other way round, and refused.
-  std::vector<std::pair<std::string, std::string>> settings;
-  for (const std::string& assignment : o.assignments) {
-    const auto equals = assignment.find('=');
-    if (equals == std::string::npos)
-      return Error::usage("--set '" + assignment.substr(0, 60) + "' is not KEY=VALUE, e.g. --set temperature=0.5");
-    settings.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
-  }
-  const auto key_rank = [](const std::string& key) {
-    const auto keys = smlab::param_keys();
-    for (std::size_t rank = 0; rank < keys.size(); ++rank)
-      if (keys[rank].name == key) return rank;
-    return keys.size();
-  };
-  std::stable_sort(settings.begin(), settings.end(),
-                   [&](const auto& a, const auto& b) { return key_rank(a.first) < key_rank(b.first); });
-  for (const auto& [key, value] : settings)
-    if (auto error = smlab::set_param(start.params, key, value)) return Error::usage(error->message);
+  if (auto applied = smlab::apply_assignments(start.params, o.assignments); !applied) return applied.error();
   start.presets = presets;
   start.lessons = lessons;
   start.presenter = o.presenter;

@@ -29,6 +29,7 @@
 #include "state/presets.hpp"
 #include "state/session.hpp"
 #include "smlab/evaluate.hpp"
+#include "smlab/assignments.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 
@@ -68,28 +69,6 @@ void show_error(const std::string& message) {
   EM_ASM({ if (typeof smlabShowError === 'function') smlabShowError(UTF8ToString($0)); }, line.c_str());
 }
 
-// --set KEY=VALUE's rules (main.cpp): every assignment KEY=VALUE, applied in param_keys() order,
-// each through smlab::set_param (the sliders' validation).
-std::optional<std::string> apply_assignments(smlab::Params& params, const std::vector<std::string>& assignments) {
-  std::vector<std::pair<std::string, std::string>> settings;
-  for (const std::string& assignment : assignments) {
-    const auto equals = assignment.find('=');
-    if (equals == std::string::npos)
-      return "--set '" + assignment.substr(0, 60) + "' is not KEY=VALUE, e.g. --set temperature=0.5";
-    settings.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
-  }
-  const auto key_rank = [](const std::string& key) {
-    const auto keys = smlab::param_keys();
-    for (std::size_t rank = 0; rank < keys.size(); ++rank)
-      if (keys[rank].name == key) return rank;
-    return keys.size();
-  };
-  std::stable_sort(settings.begin(), settings.end(),
-                   [&](const auto& a, const auto& b) { return key_rank(a.first) < key_rank(b.first); });
-  for (const auto& [key, value] : settings)
-    if (auto error = smlab::set_param(params, key, value)) return error->message;
-  return std::nullopt;
-}
 
 // The URL's state on top of `options` (view, lesson, set, lang, theme), with the command line's
 // messages. On an error `options` is left as it was.
@@ -131,7 +110,8 @@ std::optional<std::string> apply_url_state(const UrlState& url, smlab::app::AppO
     result.view = step.view;
   }
   if (view) result.view = *view;
-  if (auto error = apply_assignments(result.params, assignments)) return error;
+  // --set KEY=VALUE's rules, shared with the command line (smlab/assignments.hpp).
+  if (auto applied = smlab::apply_assignments(result.params, assignments); !applied) return applied.error().message;
   options = std::move(result);
   return std::nullopt;
 }

@@ -1,6 +1,8 @@
 // Validation, parsing and formatting of Params: the one gate every entry point uses.
 #include "smlab/params.hpp"
 
+#include "smlab/assignments.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -454,6 +456,27 @@ std::string format_scores(std::span<const double> scores) {
   std::string text;
   for (double s : scores) text += (text.empty() ? "" : ", ") + shortest(s);
   return text;
+}
+
+Result<void> apply_assignments(Params& params, const std::vector<std::string>& assignments) {
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (const std::string& assignment : assignments) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos)
+      return Error::usage("--set '" + assignment.substr(0, 60) + "' is not KEY=VALUE, e.g. --set temperature=0.5");
+    settings.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
+  }
+  const auto key_rank = [](const std::string& key) {
+    const auto keys = param_keys();
+    for (std::size_t rank = 0; rank < keys.size(); ++rank)
+      if (keys[rank].name == key) return rank;
+    return keys.size();
+  };
+  std::stable_sort(settings.begin(), settings.end(),
+                   [&](const auto& a, const auto& b) { return key_rank(a.first) < key_rank(b.first); });
+  for (const auto& [key, value] : settings)
+    if (auto error = set_param(params, key, value)) return Error::usage(error->message);
+  return {};
 }
 
 }  // namespace smlab
