@@ -40,7 +40,8 @@ serve-web: web
 	/usr/bin/python3 -m http.server $(WEB_PORT) --bind 127.0.0.1 --directory $(BUILD_DIR)-web/site
 
 # The suite three times: as built for users; the same suite under AddressSanitizer and
-# UndefinedBehaviorSanitizer; then the libFuzzer targets (clang), each for a bounded time.
+# UndefinedBehaviorSanitizer (a test that passed but whose exit LeakSanitizer's tracer crashed on
+# runs once more: tests/sanitizer/rerun-tracer-crashes.sh); then the libFuzzer targets (clang).
 SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizer/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -49,7 +50,8 @@ test: deps-test build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	cmake -S . -B $(BUILD_DIR)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSMLAB_SANITIZE=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR)-asan -j $(JOBS)
-	cd $(BUILD_DIR)-asan && $(SANITIZER_ENV) SMLAB_SOAK_STEPS=2000 ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD_DIR)-asan && export $(SANITIZER_ENV) SMLAB_SOAK_STEPS=2000 && \
+	  { ctest --output-on-failure -j $(JOBS) || $(CURDIR)/tests/sanitizer/rerun-tracer-crashes.sh; }
 	cmake -S tests/fuzz -B $(BUILD_DIR)-fuzz -DCMAKE_CXX_COMPILER=clang++-14
 	cmake --build $(BUILD_DIR)-fuzz -j $(JOBS)
 	cd $(BUILD_DIR)-fuzz && ctest --output-on-failure -j $(JOBS)

@@ -12,6 +12,8 @@
 #else
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
+#include <dlfcn.h>
+#include <link.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #endif
@@ -23,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -113,6 +116,48 @@ std::optional<std::string> egl_platform_choice(bool& surfaceless, bool& device) 
          "' is not allowed: auto, surfaceless or device";
 }
 
+// EGL displays are shared per platform and EGL does not count eglInitialize calls, so this process
+// counts them: every display an Offscreen initialised, with the number of live Offscreens on it.
+// When the last one goes, the display is terminated, so the driver's threads (llvmpipe's rasterizer
+// and disk-cache threads) end with it and none is left running at process exit, where
+// LeakSanitizer's stop-the-world tracer has been seen to crash on them.
+struct DisplayUse {
+  EGLDisplay display;
+  int live;
+};
+std::mutex display_mutex;
+std::vector<DisplayUse> display_uses;
+
+// Under display_mutex.
+DisplayUse& display_use(EGLDisplay display) {
+  for (DisplayUse& use : display_uses)
+    if (use.display == display) return use;
+  return display_uses.emplace_back(DisplayUse{display, 0});
+}
+
+// Keeps every loaded Mesa driver (*_dri.so) loaded for good, so that terminating a display does
+// not unload it: a later display reuses it, and what the driver allocates stays attributed to it.
+int keep_driver_loaded(dl_phdr_info* info, std::size_t, void*) {
+  const std::string_view path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  if (path.ends_with("_dri.so")) {
+    // RTLD_NOLOAD: only a library already loaded; RTLD_NODELETE: never unloaded from now on. The
+    // reference this takes is never dropped, on purpose.
+    static_cast<void>(dlopen(std::string(path).c_str(), RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE));
+  }
+  return 0;
+}
+
+// Terminates the displays no live Offscreen uses. Under display_mutex.
+void terminate_unused_displays() {
+  const auto unused = std::partition(display_uses.begin(), display_uses.end(),
+                                     [](const DisplayUse& use) { return use.live > 0; });
+  if (unused == display_uses.end()) return;
+  // (Offscreen releases its context before this; a window's GLX context is left alone.)
+  dl_iterate_phdr(keep_driver_loaded, nullptr);
+  for (auto it = unused; it != display_uses.end(); ++it) eglTerminate(it->display);
+  display_uses.erase(unused, display_uses.end());
+}
+
 #endif
 
 }  // namespace
@@ -181,9 +226,11 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
       EGL_NONE};
   // The first candidate on which a 3.3 core context becomes current wins; the others say why not.
   // (A display that fails is left initialised: EGL displays are shared per platform, see ~Offscreen.)
+  std::lock_guard display_lock(display_mutex);
   auto open = [&](const DisplayCandidate& candidate) -> std::string {
     EGLDisplay display = get_platform_display(candidate.platform, candidate.native_display, nullptr);
     if (display == EGL_NO_DISPLAY) return "no display: " + egl_error_text(eglGetError());
+    display_use(display);  // counted from here on, so a display that fails below is terminated too
     EGLint egl_major = 0, egl_minor = 0;
     if (eglInitialize(display, &egl_major, &egl_minor) != EGL_TRUE) {
       return "eglInitialize failed: " + egl_error_text(eglGetError());
@@ -213,6 +260,8 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
     if (error.empty()) break;
     tried += candidate.name + ": " + error + "; ";
   }
+  if (surface->egl_context_ != nullptr) ++display_use(surface->egl_display_).live;
+  terminate_unused_displays();  // the candidates that failed, unless another Offscreen uses them
   if (surface->egl_context_ == nullptr) {
     if (tried.size() >= 2) tried.resize(tried.size() - 2);  // the last "; "
     return failure(tried.empty() ? "no EGL display to try" : tried);
@@ -254,10 +303,11 @@ Offscreen::~Offscreen() {
 #ifndef __EMSCRIPTEN__
   eglMakeCurrent(egl_display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(egl_display_, egl_context_);
+  // The display is terminated when no other live Offscreen uses it (display_uses above).
+  std::lock_guard display_lock(display_mutex);
+  --display_use(egl_display_).live;
+  terminate_unused_displays();
 #endif
-  // No eglTerminate: EGL returns one shared EGLDisplay per platform and does not count
-  // eglInitialize calls, so terminating it would break any other live Offscreen. The driver releases
-  // the display at process exit, and a later eglInitialize on it is a cheap no-op.
 }
 
 bool Offscreen::make_current() const {

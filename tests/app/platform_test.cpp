@@ -192,6 +192,32 @@ TEST(Offscreen, RendersImGuiWithoutAnyDisplay) {
   EXPECT_EQ(image.pixel(5, 5), kClearColor) << describe(image.pixel(5, 5));
 }
 
+// Threads of this process, from /proc/self/task.
+std::size_t thread_count() {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator("/proc/self/task"), fs::directory_iterator()));
+}
+
+// Offscreens share one EGL display: one that outlives another keeps rendering, and when the last
+// goes the display is terminated, so the driver's threads (llvmpipe's rasterizer and disk-cache
+// threads) end too. Left running at process exit, LeakSanitizer's tracer crashed on them in CI.
+TEST(Offscreen, OverlappingSurfacesShareTheDisplayAndTheLastOneEndsTheDriverThreads) {
+  ScopedEnv no_display("DISPLAY", std::nullopt);
+  const std::size_t before = thread_count();
+  auto first = make_offscreen({.width = 320, .height = 240});
+  ASSERT_NE(first, nullptr);
+  const Image first_image = render_probe(*first);
+  auto second = make_offscreen({.width = 320, .height = 240});
+  ASSERT_NE(second, nullptr);
+  EXPECT_GT(thread_count(), before) << "the driver started no threads: this test checks nothing here";
+  first.reset();  // the second still has its display
+  EXPECT_EQ(render_probe(*second).pixels, first_image.pixels);
+  second.reset();
+  EXPECT_EQ(thread_count(), before) << "driver threads outlive the last Offscreen";
+  auto again = make_offscreen({.width = 320, .height = 240});  // the display initialises again
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(render_probe(*again).pixels, first_image.pixels);
+}
+
 // Where EGL lacks Mesa's surfaceless platform (some GPU drivers), an EGL device is opened instead
 // (EGL_EXT_platform_device). SMLAB_EGL_PLATFORM=device forces that path here, where Mesa offers
 // both: the probe must render pixel for pixel as on the surfaceless display.
