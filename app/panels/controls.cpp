@@ -11,6 +11,7 @@
 #include "panels/labs.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/panels.hpp"
+#include "plot/text_wrap.hpp"
 #include "panels/pins_panel.hpp"
 
 namespace smlab::app {
@@ -23,8 +24,11 @@ void help_marker(const char* text) {
 
 void section(const char* title) {
   ImGui::Spacing();
-  // The check-mark blue reads on the dark, light and projector backgrounds alike.
-  ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_CheckMark], "%s", title);
+  // The check-mark blue reads on the dark, light and projector backgrounds alike; a title wider
+  // than the column ("Attention variants lab" at font 1.5) wraps.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_CheckMark]);
+  plot::wrapped_text(title, ImGui::GetContentRegionAvail().x);
+  ImGui::PopStyleColor();
   ImGui::Separator();
 }
 
@@ -50,10 +54,77 @@ std::string control_label(std::string_view key, std::string_view id) {
   return hidden;
 }
 
+bool control_checkbox(std::string_view key, std::string_view id, bool* value) {
+  const char* text = i18n::tr(key);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float box = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x;
+  const float marker = style.ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x - marker;
+  if (ImGui::GetCursorScreenPos().x + box + ImGui::CalcTextSize(text, nullptr, true).x <= right)
+    return ImGui::Checkbox(i18n::label(key, id).c_str(), value);
+  std::string hidden = "##";
+  hidden.append(id);
+  bool changed = ImGui::Checkbox(hidden.c_str(), value);
+  ImGui::SameLine(0.0f, style.ItemInnerSpacing.x);
+  ImGui::PushTextWrapPos(right - ImGui::GetWindowPos().x);
+  ImGui::TextUnformatted(text);
+  ImGui::PopTextWrapPos();
+  if (ImGui::IsItemClicked()) {
+    *value = !*value;
+    changed = true;
+  }
+  return changed;
+}
+
+void side_note(std::string_view text) {
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  ImGui::SameLine();
+  if (right - ImGui::GetCursorScreenPos().x < 6.0f * ImGui::GetFontSize()) ImGui::NewLine();
+  plot::wrapped_text(text, right - ImGui::GetCursorScreenPos().x, true);
+}
+
+bool control_button(std::string_view label) {
+  const std::size_t hash = label.find("##");
+  const std::string_view text = label.substr(0, hash);
+  const std::string_view id = hash == std::string_view::npos ? std::string_view() : label.substr(hash);
+  const float padding = 2.0f * ImGui::GetStyle().FramePadding.x;
+  const float width = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorScreenPos().x;
+  const auto measure = [](std::string_view piece) {
+    return ImGui::CalcTextSize(piece.data(), piece.data() + piece.size()).x;
+  };
+  if (measure(text) + padding <= width) return ImGui::Button(std::string(label).c_str());
+  std::string lines;
+  for (const plot::LineSpan& line : plot::wrap_text(text, width - padding, measure)) {
+    if (!lines.empty()) lines.push_back('\n');
+    lines.append(text.substr(line.begin, line.end - line.begin));
+  }
+  // "###" and the label's id (the text after its "##" or "###"), else its text.
+  const std::size_t id_start = id.find_first_not_of('#');
+  lines.append("###").append(id_start == std::string_view::npos ? text : id.substr(id_start));
+  return ImGui::Button(lines.c_str());
+}
+
 namespace {
 
 using i18n::label;
 using i18n::tr;
+
+// One read-out line: as written where it fits (the tables align the numbers with spaces), else
+// wrapped at the column's edge by plot::wrap_text (never inside a number, unlike ImGui's wrap,
+// which breaks "0.|1160") with each run of spaces made one, so nothing is cut off.
+void readout_line(const std::string& text, bool disabled = false) {
+  const float width = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorScreenPos().x;
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) {
+    if (disabled) ImGui::BeginDisabled();
+    ImGui::TextUnformatted(text.c_str());
+    if (disabled) ImGui::EndDisabled();
+    return;
+  }
+  std::string collapsed;
+  for (const char c : text)
+    if (c != ' ' || collapsed.empty() || collapsed.back() != ' ') collapsed.push_back(c);
+  plot::wrapped_text(collapsed, width, disabled);
+}
 
 // A combo of the presets and an Apply button: the preset replaces every Params value
 // (it is defined on top of the defaults) and switches to its view, if it names one.
@@ -112,7 +183,7 @@ void draw_imported(Params& edit) {
                      ImGuiSliderFlags_AlwaysClamp);
     help_marker(tr("controls.import.head.help"));
   }
-  ImGui::Checkbox(label("common.causal_mask", "imported causal").c_str(), &edit.causal);
+  control_checkbox("common.causal_mask", "imported causal", &edit.causal);
   if (ImGui::Button(label("controls.import.forget", "forget import").c_str())) attach_import(edit, nullptr);
 }
 
@@ -144,8 +215,9 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
     label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
   for (const LabDefinition* lab : lab_definitions())  // every lab's, so the column does not jump between tabs
     for (const char* key : lab->control_labels) label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
-  const float marker = ImGui::CalcTextSize(" (?) ").x;
-  label_room += marker;
+  // Laid out as: slider, ItemInnerSpacing, label, ItemSpacing, "(?)".
+  const float marker = ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
+  label_room += ImGui::GetStyle().ItemInnerSpacing.x + marker;
   // A slider narrower than 8 em beside the longest label shows a few pixels of its value (1024×768
   // at font 1.5): then every label goes on its own line above its control, which takes the width.
   labels_above = ImGui::GetContentRegionAvail().x - label_room < 8.0f * ImGui::GetFontSize();
@@ -183,7 +255,7 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   ImGui::EndDisabled();
   note_nudge_target(ui, "d_k");
   help_marker(dim_fixed ? tr("controls.import.fixed") : tr("controls.d_k.help"));
-  ImGui::Checkbox(label("controls.scaled", "scaled").c_str(), &edit.scaled);
+  control_checkbox("controls.scaled", "scaled", &edit.scaled);
   help_marker(imported && !dim_fixed ? tr("controls.import.no_dk") : tr("controls.scaled.help"));
   ImGui::BeginDisabled(imported);
   if (ImGui::SliderInt(control_label("controls.seq_len", "seq_len").c_str(), &edit.seq_len, L::seq_len_min,
@@ -253,31 +325,28 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
     // here, so a table's text is never a printf format (it is a file users edit).
     const auto n = static_cast<int>(snapshot->probabilities.size());
     const auto fixed = [](double value, int digits) { return i18n::fixed(value, digits); };
-    ImGui::TextUnformatted(i18n::format("controls.readout.entropy",
-                                        {fixed(snapshot->entropy_nats, 4), fixed(snapshot->max_entropy_nats, 3)}).c_str());
-    ImGui::TextUnformatted(
-        i18n::format("controls.readout.choices", {fixed(snapshot->effective_choices, 2), std::to_string(n)}).c_str());
-    ImGui::TextUnformatted(
-        i18n::format("controls.readout.max_weight", {fixed(snapshot->max_weight, 4), std::to_string(snapshot->argmax)})
-            .c_str());
-    ImGui::TextUnformatted(
-        i18n::format("controls.readout.gradient", {fixed(snapshot->gradient[static_cast<std::size_t>(snapshot->argmax)], 4)})
-            .c_str());
-    ImGui::TextUnformatted(i18n::format("controls.readout.jacobian", {fixed(snapshot->jacobian_norm, 4)}).c_str());
+    readout_line(i18n::format("controls.readout.entropy",
+                              {fixed(snapshot->entropy_nats, 4), fixed(snapshot->max_entropy_nats, 3)}));
+    readout_line(i18n::format("controls.readout.choices", {fixed(snapshot->effective_choices, 2), std::to_string(n)}));
+    readout_line(
+        i18n::format("controls.readout.max_weight", {fixed(snapshot->max_weight, 4), std::to_string(snapshot->argmax)}));
+    readout_line(i18n::format("controls.readout.gradient",
+                              {fixed(snapshot->gradient[static_cast<std::size_t>(snapshot->argmax)], 4)}));
+    readout_line(i18n::format("controls.readout.jacobian", {fixed(snapshot->jacobian_norm, 4)}));
     const Params& shown = snapshot->params;
     if (shown.imported != nullptr && !snapshot->custom_scores &&
         shown.imported->tokens.size() == snapshot->probabilities.size()) {
       const auto& tokens = shown.imported->tokens;
-      ImGui::TextUnformatted(i18n::format("controls.readout.tokens",
-                                          {shorten_label(tokens[static_cast<std::size_t>(shown.row)], 16),
-                                           shorten_label(tokens[static_cast<std::size_t>(snapshot->argmax)], 16)})
-                                 .c_str());
+      readout_line(i18n::format("controls.readout.tokens",
+                                {shorten_label(tokens[static_cast<std::size_t>(shown.row)], 16),
+                                 shorten_label(tokens[static_cast<std::size_t>(snapshot->argmax)], 16)}));
     }
   }
   if (stats.computing) {
     ImGui::ProgressBar(stats.progress, ImVec2(-1.0f, 0.0f), tr("controls.recomputing"));
   } else {
-    ImGui::TextDisabled("%s", i18n::format("controls.timing", {i18n::fixed(stats.compute_ms, 1), i18n::fixed(stats.frame_ms, 1)}).c_str());
+    readout_line(i18n::format("controls.timing", {i18n::fixed(stats.compute_ms, 1), i18n::fixed(stats.frame_ms, 1)}),
+                 true);
   }
 
   section(tr("controls.section.look"));

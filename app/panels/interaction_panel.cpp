@@ -62,7 +62,7 @@ void draw_sweep(InteractionUi& state) {
   ImGui::SameLine(0.0f, ImGui::GetStyle().ItemInnerSpacing.x);
   ImGui::SetNextItemWidth(half);
   ImGui::InputDouble(range_label.c_str(), &sweep.to, 0.0, 0.0, "%.4g");
-  ImGui::Checkbox(i18n::label("ui.sweep.log", "sweep-log").c_str(), &sweep.logarithmic);
+  control_checkbox("ui.sweep.log", "sweep-log", &sweep.logarithmic);
   ImGui::EndDisabled();
   float seconds = static_cast<float>(sweep.seconds_per_pass);
   if (ImGui::SliderFloat(control_label("ui.sweep.seconds", "sweep-seconds").c_str(), &seconds,
@@ -72,11 +72,17 @@ void draw_sweep(InteractionUi& state) {
   help_marker(tr("ui.sweep.help"));
   if (ImGui::Button(i18n::label(state.sweep_playing ? "ui.sweep.pause" : "ui.sweep.play", "sweep-play").c_str()))
     state.sweep_toggle_requested = true;
-  ImGui::SameLine();
+  const std::string record = i18n::label("ui.sweep.record", "sweep-record");
+  same_line_if_fits(record.c_str());
   ImGui::BeginDisabled(state.gif_recording);
-  if (ImGui::Button(i18n::label("ui.sweep.record", "sweep-record").c_str())) state.record_gif_requested = true;
+  if (ImGui::Button(record.c_str())) state.record_gif_requested = true;
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  // The frame count beside the buttons where the column has room for it, else on its own line.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float frames_width = ImGui::GetFontSize() * 3.5f + style.ItemInnerSpacing.x +
+                             ImGui::CalcTextSize(tr("ui.sweep.frames")).x + style.ItemSpacing.x;
+  if (ImGui::GetItemRectMax().x + frames_width <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+    ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 3.5f);
   ImGui::DragInt(i18n::label("ui.sweep.frames", "sweep-frames").c_str(), &sweep.gif_frames, 0.5f, sweep_gif_frames_min,
                  sweep_gif_frames_max, "%d", ImGuiSliderFlags_AlwaysClamp);

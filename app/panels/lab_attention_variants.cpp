@@ -160,7 +160,7 @@ void controls_attention_variants(Params& edit) {
   note_lab_nudge_target("gamma");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.attention_variants.gamma.help"));
-  ImGui::Checkbox(i18n::label("common.causal_mask", "causal variants").c_str(), &edit.causal);
+  control_checkbox("common.causal_mask", "causal variants", &edit.causal);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("common.causal_mask.help"));
 }
 

@@ -184,17 +184,17 @@ void controls_heads(Params& edit) {
   note_lab_nudge_target("heads");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.heads.heads.help"));
-  if (ImGui::Button(i18n::label("lab.heads.sharp", "sharp heads").c_str())) {
+  if (control_button(i18n::label("lab.heads.sharp", "sharp heads").c_str())) {
     edit.temperature = 0.1;
     edit.score_scale = 1.0;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.heads.sharp.help"));
-  ImGui::SameLine();
-  if (ImGui::Button("T = 1##heads")) {
+  same_line_if_fits("T = 1##heads");
+  if (control_button("T = 1##heads")) {
     edit.temperature = 1.0;
     edit.score_scale = 1.0;
   }
-  ImGui::Checkbox(i18n::label("common.causal_mask", "causal heads").c_str(), &edit.causal);
+  control_checkbox("common.causal_mask", "causal heads", &edit.causal);
 }
 
 // The lab's row in the registry (labs.cpp lists it).

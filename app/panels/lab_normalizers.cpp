@@ -279,10 +279,10 @@ void controls_normalizers(Params& edit) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.normalizers.alpha.help"));
   ImGui::TextDisabled("%s", tr("lab.normalizers.score_presets"));
-  if (ImGui::Button(i18n::label("lab.normalizers.preset.small_gap", "small gap").c_str())) edit.scores.assign(small_gap_scores.begin(), small_gap_scores.end());
-  ImGui::SameLine();
-  if (ImGui::Button("[1, 2, 3]")) edit.scores = {1.0, 2.0, 3.0};
-  if (ImGui::Button(i18n::label("lab.normalizers.preset.negatives", "negatives").c_str())) edit.scores = {-2.0, -1.0, 0.5, 3.0};
+  if (control_button(i18n::label("lab.normalizers.preset.small_gap", "small gap").c_str())) edit.scores.assign(small_gap_scores.begin(), small_gap_scores.end());
+  same_line_if_fits("[1, 2, 3]");
+  if (control_button("[1, 2, 3]")) edit.scores = {1.0, 2.0, 3.0};
+  if (control_button(i18n::label("lab.normalizers.preset.negatives", "negatives").c_str())) edit.scores = {-2.0, -1.0, 0.5, 3.0};
 }
 
 void interact_normalizers(std::string_view plot_name, const plot::Interaction& interaction, Params& edit) {

@@ -178,11 +178,11 @@ void controls_positions(Params& edit) {
     edit.pe_amplitude = amplitude;
   note_lab_nudge_target("pe_amplitude");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.amplitude.help"));
-  if (ImGui::Button("a = 0.1")) edit.pe_amplitude = 0.1;
-  ImGui::SameLine();
-  if (ImGui::Button("a = 2")) edit.pe_amplitude = 2.0;
-  ImGui::SameLine();
-  if (ImGui::Button("a = 30")) edit.pe_amplitude = 30.0;
+  if (control_button("a = 0.1")) edit.pe_amplitude = 0.1;
+  same_line_if_fits("a = 2");
+  if (control_button("a = 2")) edit.pe_amplitude = 2.0;
+  same_line_if_fits("a = 30");
+  if (control_button("a = 30")) edit.pe_amplitude = 30.0;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.presets.help"));
   double sigma = edit.qk_norm;
   const double sigma_min = ParamLimits::qk_norm_min, sigma_max = ParamLimits::qk_norm_max;
@@ -192,7 +192,7 @@ void controls_positions(Params& edit) {
   note_lab_nudge_target("qk_norm");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.positions.content_sigma.help"));
-  ImGui::Checkbox(i18n::label("common.causal_mask", "causal positions").c_str(), &edit.causal);
+  control_checkbox("common.causal_mask", "causal positions", &edit.causal);
 }
 
 // The lab's row in the registry (labs.cpp lists it).

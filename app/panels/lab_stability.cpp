@@ -388,7 +388,7 @@ void controls_stability(Params& edit) {
     ImGui::SetTooltip("%s", tr("lab.stability.format.help"));
 
   ImGui::TextDisabled("%s", tr("lab.stability.presets"));
-  if (ImGui::Button(i18n::label("lab.stability.preset.overflow", "overflow fp16").c_str())) {
+  if (control_button(i18n::label("lab.stability.preset.overflow", "overflow fp16").c_str())) {
     // ×32 puts the row's largest logit past fp16's 11.09 unless the max of its 16 standard
     // normal scores is below 0.35 (probability 0.64¹⁶ < 0.1 %); the maps overflow everywhere.
     edit.scores.clear();
@@ -396,20 +396,20 @@ void controls_stability(Params& edit) {
     edit.format = Format::fp16;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.overflow.help"));
-  ImGui::SameLine();
-  if (ImGui::Button(i18n::label("lab.stability.preset.qk_row", "qk row").c_str())) {
+  same_line_if_fits(i18n::label("lab.stability.preset.qk_row", "qk row").c_str());
+  if (control_button(i18n::label("lab.stability.preset.qk_row", "qk row").c_str())) {
     edit.scores.clear();
     edit.score_scale = 1.0;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.qk_row.help"));
-  if (ImGui::Button("[1000, 1001, 1002]")) {
+  if (control_button("[1000, 1001, 1002]")) {
     // The classic: naive overflows even in fp64 (exp(1000) > 1.8e308), stable gives softmax([1, 2, 3]).
     edit.scores = {1000.0, 1001.0, 1002.0};
     edit.score_scale = 1.0;
     edit.temperature = 1.0;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.large.help"));
-  if (ImGui::Button("[-1000, -1001, -1002]")) {
+  if (control_button("[-1000, -1001, -1002]")) {
     edit.scores = {-1000.0, -1001.0, -1002.0};
     edit.score_scale = 1.0;
     edit.temperature = 1.0;

@@ -191,9 +191,8 @@ void controls_temperature(Params& edit) {
   note_lab_nudge_target("nudge");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("lab.temperature.nudge.help"));
-  if (ImGui::Button(i18n::label("lab.temperature.nudge_zero", "nudge 0").c_str())) edit.nudge = 0.0;
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s", tr("lab.temperature.click_hint"));
+  if (control_button(i18n::label("lab.temperature.nudge_zero", "nudge 0").c_str())) edit.nudge = 0.0;
+  side_note(tr("lab.temperature.click_hint"));
 }
 
 void interact_temperature(std::string_view plot_name, const plot::Interaction& interaction, Params& edit) {

@@ -80,6 +80,16 @@ void same_line_if_fits(const char* next);
 // 8 em beside the longest label, the text drawn on a line of its own above and "###id" (the
 // control then takes the full width). Use it right before the control.
 std::string control_label(std::string_view key, std::string_view id);
+// A checkbox in the control column whose text wraps (clicking the text toggles it too) where one line
+// would run past the column beside a "(?)" marker, as "divide by sqrt(d_k)" did at 1024×768 with
+// font 1.5. Returns true when the value changed. Follow it with help_marker as with ImGui::Checkbox.
+bool control_checkbox(std::string_view key, std::string_view id, bool* value);
+// A hint in the disabled colour right of the last item, wrapped to the control column, or on the
+// next line where less than 6 em is left beside that item.
+void side_note(std::string_view text);
+// A button whose text breaks into lines (plot::wrap_text) where one line would not fit the rest of
+// the control column: "with negatives [-2, -1, 0.5, 3]" at font 1.5. `label` may end in "##id".
+bool control_button(std::string_view label);
 // Interaction controls (panels/interaction_panel.cpp): the colormap combo, the animated sweep and
 // the PNG export section, drawn into the control column.
 void draw_interaction_controls(UiState& ui);

@@ -141,8 +141,7 @@ void draw_pins_section(UiState& ui) {
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s", i18n::format("pins.pin_tooltip", {std::to_string(max_pins)}).c_str());
   if (state.pins.empty()) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", i18n::tr("pins.none"));
+    side_note(i18n::tr("pins.none"));
   }
   for (std::size_t k = 0; k < state.pins.size(); ++k) {
     ImGui::PushID(static_cast<int>(k));

@@ -11,12 +11,14 @@
 //   presenter mode: one lesson step per lesson at 1280×720, the step's panel fills the window.
 // The middle looks (dark 1.5, projector 1) have font sizes between those two and are left out.
 #include <gtest/gtest.h>
+#include <imgui_internal.h>  // ImGuiWindow: the control column's content size
 
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app.hpp"
@@ -206,6 +208,33 @@ TEST_F(ClassroomLayout, ControlColumnSlidersAreAtLeastEightEmWide) {
         EXPECT_TRUE(ui.controls_labels_above) << where;
       }
     }
+}
+
+// Nothing in the control column runs past its right edge (a cut "divide by sqrt(d_k" or read-out
+// number at 1024×768 with font 1.5): the column's content is no wider than the column, at every
+// size and look, on the dashboard (read-out lines) and every lab (their own controls).
+TEST_F(ClassroomLayout, ControlColumnContentFitsTheColumn) {
+  const Look looks[] = {{Theme::dark, 1.0f, i18n::Language::English, "dark font 1 en"},
+                        {Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"},
+                        {Theme::projector, 1.5f, i18n::Language::Chinese, "projector font 1.5 zh-CN"}};
+  UiState& ui = app_->ui();
+  for (const Look& look : looks)
+    for (const Size size : {Size{1024, 768}, Size{1280, 720}, Size{1920, 1080}})
+      for (const ViewInfo& info : all_views()) {
+        const View view = info.view;
+        set_look(look, size);
+        ui.view = view;
+        ui.select_view_tab = true;
+        render();
+        const ImGuiWindow* column = nullptr;
+        for (const ImGuiWindow* window : ImGui::GetCurrentContext()->Windows)
+          if (std::string_view(window->Name).find("/controls_") != std::string_view::npos) column = window;
+        const std::string where = describe("controls", size, look) + " on " + std::string(view_info(view).name);
+        ASSERT_NE(column, nullptr) << where << ": no control column window";
+        EXPECT_LE(column->ContentSize.x, column->ContentRegionRect.GetWidth() + 1.0f)
+            << where << ": content " << column->ContentSize.x << " px wide in a column of "
+            << column->ContentRegionRect.GetWidth() << " px";
+      }
 }
 
 // Presenter mode: the step's panel takes most of the window (here at least half of it).
