@@ -37,10 +37,10 @@ ExportResult export_lab_csv(const Snapshot& snapshot, const std::filesystem::pat
                             FileBatch* batch = nullptr);
 
 // Writes "<view>-<plot>.svg" for the dashboard's six plots and every lab plot, each
-// width × height px in `style`, their words in `language` (whatever language the caller's thread
-// draws in). Same refusal rule as above.
+// width × height px in `style`, their words in `language` (the caller's own language, i18n::Use,
+// is left as it was). Same refusal rule as above.
 ExportResult export_svg(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
-                        const plot::Style& style, i18n::Language language, float width = 640.0f,
-                        float height = 440.0f, FileBatch* batch = nullptr);
+                        const plot::Style& style, i18n::Language language, float width = 640.0f, float height = 440.0f,
+                        FileBatch* batch = nullptr);
 
 }  // namespace smlab::exporting

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
-#include <set>
 #include <cstdio>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <utility>
 
 namespace smlab::i18n {
@@ -38,8 +38,8 @@ const Tables& tables() { return *installed(); }
 // pointer tr() returns for one stays valid for the whole run while the tables stay read-only.
 struct Misses {
   std::mutex mutex;
-  std::vector<std::string> order;                      // first seen first; cleared by tests
-  std::set<std::string, std::less<>> texts;            // never shrinks: tr() handed out pointers
+  std::vector<std::string> order;            // first seen first; cleared by tests
+  std::set<std::string, std::less<>> texts;  // never shrinks: tr() handed out pointers
 };
 
 Misses& misses() {
