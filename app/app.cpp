@@ -49,14 +49,17 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   // main.cpp loads the string tables first; an App made elsewhere (tests) loads them here.
   std::string catalogue_error;
   if (!i18n::has_catalogue()) catalogue_error = i18n::load_catalogue(find_assets_dir());
-  ui_.chinese_problem = chinese_problem(catalogue_error);
+  {
+    // Why Chinese cannot be shown is said in English: Chinese is exactly what it cannot show.
+    const i18n::Use english(i18n::Language::English);
+    ui_.chinese_problem = chinese_problem(catalogue_error);
+  }
   ui_.language = options.language;
   if (ui_.language == i18n::Language::Chinese && !ui_.chinese_problem.empty()) {
     // Without any table main.cpp has said so already.
     if (i18n::has_catalogue()) language_warning_ = ui_.chinese_problem;
     ui_.language = i18n::Language::English;
   }
-  i18n::set_language(ui_.language);
   ui_.params = options.params;
   if (!options.import_warning.empty()) {
     ui_.status = options.import_warning;
@@ -165,12 +168,13 @@ void App::apply_look() {
   ui_font_ = loaded.font;
   if (show_chinese && !loaded.chinese_merged) {
     // The font went away since start-up (or is unusable): English, which needs no CJK glyphs.
-    ui_.chinese_problem = i18n::format("controls.language.no_font", {fonts.chinese_font_path});
     ui_.language = i18n::Language::English;
+    const i18n::Use english(i18n::Language::English);
+    ui_.chinese_problem = i18n::format("controls.language.no_font", {fonts.chinese_font_path});
     font_warning_ = ui_.chinese_problem;
   }
-  i18n::set_language(ui_.language);
   applied_language_ = ui_.language;
+  const i18n::Use language(applied_language_);  // the plot words below
 
   ImGuiStyle& style = ImGui::GetStyle();
   style = ImGuiStyle();  // ScaleAllSizes multiplies: start from the unscaled sizes every time
@@ -274,6 +278,9 @@ bool App::frame() {
   if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
       token_glyph_source(ui_.params) != applied_token_glyphs_)
     apply_look();
+  // Everything this frame draws (and reports) is in this App's language, whatever another App or an
+  // export on this thread uses before or after it.
+  const i18n::Use language(applied_language_);
   if (!surface_.begin_frame()) return false;
   import_dropped_files();     // before the interaction frame, so an import is one undo step
   begin_interaction_frame();  // undo/redo, nudges, the sweep: before Params are submitted
@@ -367,6 +374,7 @@ Session App::current_session() const {
 }
 
 void App::restore_session(const Session& session) {
+  const i18n::Use language(applied_language_);
   StartState state;
   state.view = ui_.view;
   state.screenshot_dir = ui_.screenshot_dir;

@@ -100,6 +100,10 @@ class App {
   std::optional<std::string> import_files(const std::vector<std::string>& specs, const std::string& tokens_file);
   Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
   const std::string& font_warning() const { return font_warning_; }
+  // The language this App draws in (UiState::language once applied between frames): frame() and the
+  // App's other text-making calls look their strings up in it (i18n::Use); a caller making text
+  // for this App (a status line) does the same.
+  i18n::Language language() const { return applied_language_; }
   // Empty, or one line: why the language asked for is not the one shown (stderr for headless runs).
   const std::string& language_warning() const { return language_warning_; }
   // The font atlas of the surface: tests check that it has a glyph for every character shown.

@@ -25,6 +25,7 @@ std::optional<std::string> App::import_files(const std::vector<std::string>& spe
   std::vector<std::string> sources = specs;
   // Token labels alone relabel what is already imported.
   if (sources.empty() && ui_.params.imported != nullptr) sources = ui_.params.imported->sources;
+  const i18n::Use language(applied_language_);  // also called between frames (tests, the web page)
   const ImportLoad loaded = load_import(sources, tokens_file);
   std::optional<std::string> error;
   if (!loaded.data) {

@@ -155,6 +155,7 @@ AppOptions App::offscreen_options() const {
   options.presets = ui_.presets;
   options.theme = ui_.theme;
   options.font_scale = ui_.font_scale;
+  options.language = applied_language_;  // the copy draws in the language this window shows
   options.colormap = ui_.interaction.colormap;
   options.lessons = ui_.lessons;  // an open lesson's panel and highlight are in the picture too
   options.lesson = ui_.lesson.open;

@@ -542,14 +542,18 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
     smlab::plot::Style svg_style = smlab::plot::light_style();
     svg_style.sequential_colormap = start.colormap;
     svg_style.color_scales.chosen = start.color_scales;
-    // Chinese labels need a CJK face in the viewer; DejaVu stays first for Latin and symbols.
-    if (smlab::i18n::language() == smlab::i18n::Language::Chinese)
+    // The start state's language (Chinese only with its table). Chinese labels need a CJK face in
+    // the viewer; DejaVu stays first for Latin and symbols.
+    const auto language = start.language == smlab::i18n::Language::Chinese && smlab::i18n::has_chinese()
+                              ? smlab::i18n::Language::Chinese
+                              : smlab::i18n::Language::English;
+    if (language == smlab::i18n::Language::Chinese)
       svg_style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
     const auto result =
-        smlab::exporting::export_svg(snapshot, o.svg_dir, o.overwrite, svg_style, 640.0f, 440.0f, &batch);
+        smlab::exporting::export_svg(snapshot, o.svg_dir, o.overwrite, svg_style, language, 640.0f, 440.0f, &batch);
     if (result.error) return Error::file(*result.error);
     if (!pins.pins.empty())
-      for (const auto& [name, text] : app::pinned_svg_files(pins, snapshot, svg_style, 640.0f, 440.0f))
+      for (const auto& [name, text] : app::pinned_svg_files(pins, snapshot, language, svg_style, 640.0f, 440.0f))
         if (auto error = batch.stage(fs::path(o.svg_dir) / name, text)) return Error::file(*error);
   }
   if (auto error = batch.commit()) return Error::file(*error);
@@ -727,7 +731,7 @@ int main(int argc, char** argv) {
   const std::string catalogue_error = smlab::i18n::load_catalogue(app::find_assets_dir());
   const bool shows_text = options.csv_dir.empty() || !options.svg_dir.empty();
   if (!catalogue_error.empty() && shows_text) warn(catalogue_error);
-  smlab::i18n::set_language(start->language);  // SVG exports; the App checks the font for the window
+  // No process-wide language: each run mode hands start->language to what it makes (the App, the SVG export).
 
   // The export modes remove their temporary files when interrupted (the window handles its own signals).
   const bool bench = options.mode == Mode::bench || options.mode == Mode::bench_latency;

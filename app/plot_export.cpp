@@ -130,7 +130,7 @@ std::string plot_to_csv(const plot::Plot& plot) {
 
 ExportResult export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite, FileBatch* batch) {
   // Series names are part of the CSV contract: English whatever language the plots show.
-  const i18n::ScopedLanguage english(i18n::Language::English);
+  const i18n::Use english(i18n::Language::English);
   std::vector<NamedFile> files;
   for (const ViewInfo& info : all_views()) {
     const app::LabDefinition* lab = app::lab_definition(info.view);
@@ -143,7 +143,8 @@ ExportResult export_lab_csv(const Snapshot& snapshot, const fs::path& directory,
 }
 
 ExportResult export_svg(const Snapshot& snapshot, const fs::path& directory, bool overwrite, const plot::Style& style,
-                        float width, float height, FileBatch* batch) {
+                        i18n::Language language, float width, float height, FileBatch* batch) {
+  const i18n::Use words(language);
   std::vector<NamedFile> files;
   for (auto& [name, plot] : app::dashboard_plots(snapshot, snapshot.dk_sweep)) {
     plot::apply_color_scales(plot, "dashboard/" + name, style.color_scales);

@@ -156,7 +156,10 @@ int run_window(WindowRun run) {
   App app(window, run.options);
   if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
   if (!app.language_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.language_warning().c_str());
-  if (!refused.empty()) app.report(i18n::format("app.status.session_refused", {refused}), true);
+  if (!refused.empty()) {
+    const i18n::Use language(app.language());
+    app.report(i18n::format("app.status.session_refused", {refused}), true);
+  }
   // A finished recompute (or refinement step) wakes the sleeping loop to show it.
   app.evaluator().set_result_callback(&platform::Window::wake);
   const Session at_start = app.current_session();

@@ -1,12 +1,16 @@
-// The string catalogue behind tr(): two tables, the current language, and the misses.
+// The string catalogue behind tr(): two read-only tables, each thread's language (i18n::Use), and
+// the misses.
 #include "i18n/i18n.hpp"
 #include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <utility>
 
 namespace smlab::i18n {
@@ -16,17 +20,41 @@ constexpr std::uintmax_t table_max_bytes = 1 << 20;
 constexpr int table_max_depth = 2;              // one flat object
 constexpr std::size_t table_max_keys = 10'000;  // a table has about 400
 
-struct Catalogue {
+// The tables: built whole by install(), never changed afterwards (concurrent reads are safe).
+struct Tables {
   Table english;
   Table chinese;
-  Language current = Language::English;
-  std::mutex missing_mutex;
-  std::vector<std::string> missing;
 };
 
-Catalogue& catalogue() {
-  static Catalogue instance;
+// The installed tables (never null after the first call); install() replaces them at start-up.
+std::unique_ptr<const Tables>& installed() {
+  static std::unique_ptr<const Tables> instance = std::make_unique<const Tables>();
   return instance;
+}
+
+const Tables& tables() { return *installed(); }
+
+// Keys neither table has. Their text (the key itself) lives here, in a node-based set, so the
+// pointer tr() returns for one stays valid for the whole run while the tables stay read-only.
+struct Misses {
+  std::mutex mutex;
+  std::vector<std::string> order;            // first seen first; cleared by tests
+  std::set<std::string, std::less<>> texts;  // never shrinks: tr() handed out pointers
+};
+
+Misses& misses() {
+  static Misses instance;
+  return instance;
+}
+
+// This thread's language and whether a Use set it (outside one: English, and counted).
+thread_local Language current_language = Language::English;
+thread_local bool inside_use = false;
+std::atomic<std::uint64_t> outside_reads{0};
+
+Language read_language() {
+  if (!inside_use) outside_reads.fetch_add(1, std::memory_order_relaxed);
+  return current_language;
 }
 
 TableResult table_failure(std::string message) {
@@ -48,10 +76,24 @@ std::optional<std::pair<int, std::size_t>> placeholder_at(std::string_view text,
   return std::pair{index, close};
 }
 
-void record_missing(std::string_view key) {
-  Catalogue& c = catalogue();
-  const std::lock_guard lock(c.missing_mutex);
-  if (std::find(c.missing.begin(), c.missing.end(), key) == c.missing.end()) c.missing.emplace_back(key);
+// Records `key` as missing and returns its text (the key itself), valid for the whole run.
+const char* record_missing(std::string_view key) {
+  Misses& m = misses();
+  const std::lock_guard lock(m.mutex);
+  if (std::find(m.order.begin(), m.order.end(), key) == m.order.end()) m.order.emplace_back(key);
+  auto found = m.texts.find(key);
+  if (found == m.texts.end()) found = m.texts.emplace(key).first;
+  return found->c_str();
+}
+
+// The text for `key` in `language`, else English, else null.
+const char* look_up(std::string_view key, Language language) {
+  const Tables& t = tables();
+  if (language == Language::Chinese) {
+    if (const auto found = t.chinese.find(key); found != t.chinese.end()) return found->second.c_str();
+  }
+  if (const auto found = t.english.find(key); found != t.english.end()) return found->second.c_str();
+  return nullptr;
 }
 
 }  // namespace
@@ -116,50 +158,41 @@ std::string load_catalogue(const std::filesystem::path& assets_dir) {
 }
 
 void install(Table english, Table chinese) {
-  Catalogue& c = catalogue();
-  c.english = std::move(english);
-  c.chinese = std::move(chinese);
-  if (c.chinese.empty()) c.current = Language::English;
+  installed() = std::make_unique<const Tables>(Tables{std::move(english), std::move(chinese)});
 }
 
-bool set_language(Language language) {
-  Catalogue& c = catalogue();
-  if (language == Language::Chinese && c.chinese.empty()) return false;
-  c.current = language;
-  return true;
+Use::Use(Language language) : previous_(current_language), previous_active_(inside_use) {
+  current_language = language;
+  inside_use = true;
 }
 
-Language language() { return catalogue().current; }
+Use::~Use() {
+  current_language = previous_;
+  inside_use = previous_active_;
+}
 
-bool has_catalogue() { return !catalogue().english.empty(); }
+Language language() { return read_language(); }
 
-bool has_chinese() { return !catalogue().chinese.empty(); }
+std::uint64_t reads_outside_use() { return outside_reads.load(std::memory_order_relaxed); }
+
+void clear_reads_outside_use() { outside_reads.store(0, std::memory_order_relaxed); }
+
+bool has_catalogue() { return !tables().english.empty(); }
+
+bool has_chinese() { return !tables().chinese.empty(); }
 
 std::string all_text(Language language) {
-  const Catalogue& c = catalogue();
+  const Tables& t = tables();
   std::string out;
-  for (const auto& [key, text] : language == Language::Chinese ? c.chinese : c.english) out += text;
+  for (const auto& [key, text] : language == Language::Chinese ? t.chinese : t.english) out += text;
   return out;
 }
 
-const char* find(std::string_view key) {
-  Catalogue& c = catalogue();
-  if (c.current == Language::Chinese) {
-    if (const auto found = c.chinese.find(key); found != c.chinese.end()) return found->second.c_str();
-  }
-  if (const auto found = c.english.find(key); found != c.english.end()) return found->second.c_str();
-  return nullptr;
-}
+const char* find(std::string_view key) { return look_up(key, read_language()); }
 
 const char* tr(std::string_view key) {
-  Catalogue& c = catalogue();
-  if (c.current == Language::Chinese) {
-    if (const auto found = c.chinese.find(key); found != c.chinese.end()) return found->second.c_str();
-  }
-  if (const auto found = c.english.find(key); found != c.english.end()) return found->second.c_str();
-  record_missing(key);
-  // The key itself, kept alive in the English table so the pointer stays valid.
-  return c.english.emplace(std::string(key), std::string(key)).first->second.c_str();
+  if (const char* text = look_up(key, read_language())) return text;
+  return record_missing(key);
 }
 
 std::string format(std::string_view key, std::initializer_list<std::string_view> arguments) {
@@ -212,15 +245,15 @@ std::string label(std::string_view key, std::string_view id) {
 }
 
 std::vector<std::string> missing_keys() {
-  Catalogue& c = catalogue();
-  const std::lock_guard lock(c.missing_mutex);
-  return c.missing;
+  Misses& m = misses();
+  const std::lock_guard lock(m.mutex);
+  return m.order;
 }
 
 void clear_missing_keys() {
-  Catalogue& c = catalogue();
-  const std::lock_guard lock(c.missing_mutex);
-  c.missing.clear();
+  Misses& m = misses();
+  const std::lock_guard lock(m.mutex);
+  m.order.clear();
 }
 
 std::vector<int> placeholders(std::string_view text) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
@@ -43,39 +44,54 @@ TableResult parse_table(std::string_view json_text);
 // Reads `file` (at most 1 MB) and parses it; a missing or unreadable file is an error naming it.
 TableResult load_table(const std::filesystem::path& file);
 
-// Loads <assets>/i18n/en.json and zh-CN.json into the process-wide catalogue. Returns "" or one
+// The catalogue: both tables, loaded once at start-up and read-only afterwards, so any thread may
+// read it. Which language a text is looked up in is not part of it: that belongs to whoever draws
+// (an App's UiState::language, an export's options) and is handed to tr() through i18n::Use below.
+
+// Loads <assets>/i18n/en.json and zh-CN.json and installs them as the catalogue. Returns "" or one
 // line naming the file and problem; English must load, a broken Chinese table only disables Chinese.
 std::string load_catalogue(const std::filesystem::path& assets_dir);
-// Installs tables directly (tests, and load_catalogue).
+// Installs tables directly (tests, and load_catalogue). Start-up only: no other thread may be
+// reading the catalogue, and every pointer tr() handed out from the previous tables is invalid.
 void install(Table english, Table chinese);
 
-// The language tr() answers in. set_language(Chinese) fails (returns false) when no Chinese table
-// is installed.
-bool set_language(Language language);
-Language language();
 // Whether an English table is installed (tr() otherwise answers every key with the key itself).
 bool has_catalogue();
-// Whether a Chinese table is installed (set_language(Chinese) can succeed).
+// Whether a Chinese table is installed (whether Chinese can be shown at all).
 bool has_chinese();
 
-// Switches the language for one scope and back: exports whose text is a contract (CSV series
-// names) build their plots in English whatever the window shows.
-class ScopedLanguage {
+// The language tr(), find(), format(), slider_format() and label() answer in on this thread, for
+// one scope: the way ImGui::SetCurrentContext names the context ImGui's calls work on. Established
+// by whoever owns a language at its entry points: App::frame() and the App's other text-making
+// calls (the App's language), each export (the language it was given; English for CSV, whose
+// series names are a contract). Scopes nest and each restores the one before; other threads are
+// never affected (the evaluator's worker has no scope and makes no text). Chinese without a
+// Chinese table answers in English key by key.
+class Use {
  public:
-  explicit ScopedLanguage(Language language) : previous_(i18n::language()) { set_language(language); }
-  ~ScopedLanguage() { set_language(previous_); }
-  ScopedLanguage(const ScopedLanguage&) = delete;
-  ScopedLanguage& operator=(const ScopedLanguage&) = delete;
+  explicit Use(Language language);
+  ~Use();
+  Use(const Use&) = delete;
+  Use& operator=(const Use&) = delete;
 
  private:
   Language previous_;
+  bool previous_active_;
 };
+
+// This thread's language: the innermost Use's, English outside any Use (counted: see below).
+Language language();
+// How many look-ups (tr, find, format, label, slider_format, language) were made, on any thread,
+// outside every Use since the last clear: they answer in English. Drawing code and exports always
+// run inside one, so tests check this stays 0 while Apps and exports work.
+std::uint64_t reads_outside_use();
+void clear_reads_outside_use();
 
 // Every text of one language's table run together: the font code builds its glyph ranges from it.
 std::string all_text(Language language);
 
-// The text for `key` in the current language, else English, else the key itself (recorded as
-// missing). The pointer stays valid until the next install().
+// The text for `key` in this thread's language (Use), else English, else the key itself (recorded
+// as missing). The pointer stays valid until the next install().
 const char* tr(std::string_view key);
 // The text for `key` like tr(), or null when neither table has it (not recorded as missing): for
 // optional texts such as a preset's translated title.

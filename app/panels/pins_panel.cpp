@@ -114,7 +114,9 @@ void add_pin_ghosts(std::vector<NamedPlot>& plots, const PinState& state, const 
 }
 
 std::vector<std::pair<std::string, std::string>> pinned_svg_files(const PinState& state, const Snapshot& live,
+                                                                  i18n::Language language,
                                                                   const plot::Style& style, float width, float height) {
+  const i18n::Use words(language);
   std::vector<NamedPlot> plots;
   for (auto& [name, plot] : dashboard_plots(live, live.dk_sweep)) plots.push_back({name, std::move(plot)});
   add_pin_ghosts(plots, state, live);

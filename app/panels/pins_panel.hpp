@@ -24,8 +24,10 @@ plot::Color pin_color(std::size_t index);
 void add_pin_ghosts(std::vector<NamedPlot>& plots, const PinState& state, const Snapshot& live);
 
 // The dashboard's plots with the pins' ghosts as SVG documents, for --export-svg with a session
-// that has pins: "pinned-dashboard-<plot>.svg" (the six plots, then "pin-1" … the pins' maps).
+// that has pins: "pinned-dashboard-<plot>.svg" (the six plots, then "pin-1" … the pins' maps), their
+// words in `language`.
 std::vector<std::pair<std::string, std::string>> pinned_svg_files(const PinState& state, const Snapshot& live,
+                                                                  i18n::Language language,
                                                                   const plot::Style& style, float width, float height);
 
 // The control column's "Pins" section: Pin (P) and one row per pin with its name (click to

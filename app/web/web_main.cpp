@@ -162,6 +162,7 @@ void tick() {
     glfwSetWindowShouldClose(state.window->glfw_window(), GLFW_FALSE);
     state.saved = smlab::app::serialize_session(state.app->current_session());
     EM_ASM({ try { localStorage.setItem('softmax-lab-session', UTF8ToString($0)); } catch (e) {} }, state.saved.c_str());
+    const smlab::i18n::Use language(state.app->language());
     state.app->report(smlab::i18n::tr("web.status.quit"), false);
   }
   if (state.tick_ms.size() < 100000)
@@ -208,9 +209,10 @@ std::string export_files(const std::string& kind) {
   } else {
     smlab::plot::Style style = smlab::plot::light_style();
     style.sequential_colormap = web->app->ui().interaction.colormap;
-    if (smlab::i18n::language() == smlab::i18n::Language::Chinese)
+    const smlab::i18n::Language language = web->app->language();  // the page's: the SVGs show what it shows
+    if (language == smlab::i18n::Language::Chinese)
       style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
-    const auto result = smlab::exporting::export_svg(snapshot, dir, false, style, 640.0f, 440.0f, &batch);
+    const auto result = smlab::exporting::export_svg(snapshot, dir, false, style, language, 640.0f, 440.0f, &batch);
     if (result.error) return show_error(*result.error), std::string{};
   }
   if (auto error = batch.commit()) return show_error(*error), std::string{};
@@ -306,7 +308,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  smlab::i18n::set_language(options.language);
+  // No process-wide language: the App draws in options.language (its UiState) and the exports take it from the App.
 
   web = new WebApp();
   smlab::platform::WindowOptions window_options;

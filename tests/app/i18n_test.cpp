@@ -119,14 +119,8 @@ std::set<unsigned> code_points(const std::string& text) {
 
 class Languages : public ::testing::Test {
  protected:
-  void SetUp() override {
-    i18n::set_language(Language::English);
-    i18n::clear_missing_keys();
-  }
-  void TearDown() override {
-    i18n::set_language(Language::English);
-    i18n::clear_missing_keys();
-  }
+  void SetUp() override { i18n::clear_missing_keys(); }
+  void TearDown() override { i18n::clear_missing_keys(); }
 };
 
 TEST_F(Languages, BothTablesParseAndHoldTheSameKeys) {
@@ -190,7 +184,8 @@ TEST_F(Languages, MissingKeyIsRecordedAndShownAsItself) {
 }
 
 TEST_F(Languages, FormatFillsPlaceholdersInEitherOrder) {
-  ASSERT_TRUE(i18n::set_language(Language::Chinese));
+  ASSERT_TRUE(i18n::has_chinese());
+  const i18n::Use chinese(Language::Chinese);
   // zh-CN puts {1} before {0} here: the arguments follow the numbers, not the positions.
   const std::string text = i18n::format("lab.temperature.nudge.title", {"3", "7", "0.5"});
   EXPECT_NE(text.find("键 3"), std::string::npos) << text;
@@ -204,7 +199,7 @@ TEST_F(Languages, TableTextWithPercentSignsIsNeverExpanded) {
   const std::string hostile = "%n %s %x %.99999f {0} 100%";
   i18n::install({{"hostile.key", hostile}}, {{"hostile.key", "中文 " + hostile}});
   for (const Language language : {Language::English, Language::Chinese}) {
-    ASSERT_TRUE(i18n::set_language(language));
+    const i18n::Use use(language);
     const std::string prefix = language == Language::Chinese ? "中文 " : "";
     const std::string safe = i18n::slider_format("hostile.key", "%d");
     EXPECT_EQ(safe, prefix + "%%n %%s %%x %%.99999f %d 100%%");
@@ -213,7 +208,6 @@ TEST_F(Languages, TableTextWithPercentSignsIsNeverExpanded) {
     EXPECT_EQ(std::string(shown), prefix + "%n %s %x %.99999f 7 100%");
     EXPECT_EQ(i18n::format("hostile.key", {"1.5"}), prefix + "%n %s %x %.99999f 1.5 100%");
   }
-  i18n::set_language(Language::English);
   ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
 }
 
@@ -280,7 +274,6 @@ TEST_F(Languages, NoImGuiFormatArgumentComesFromATable) {
 class HostileCatalogue : public ::testing::TestWithParam<Language> {
  protected:
   void TearDown() override {
-    i18n::set_language(Language::English);
     ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
     i18n::clear_missing_keys();
   }
@@ -309,6 +302,7 @@ TEST_P(HostileCatalogue, EveryViewRendersWithPrintfBaitInEveryString) {
     EXPECT_FALSE(app.ui().placed_plots.empty()) << info.name << " drew no plots";
   }
   // The dashboard's read-outs and the row slider are drawn with the bait too.
+  const i18n::Use language(app.language());
   EXPECT_NE(i18n::format("controls.readout.entropy", {"0.5", "1.0"}).find("%n%s"), std::string::npos);
 }
 
@@ -320,10 +314,7 @@ INSTANTIATE_TEST_SUITE_P(BothLanguages, HostileCatalogue, ::testing::Values(Lang
 // One headless surface per language; every view drawn, then no key may be missing.
 class LanguageViews : public ::testing::TestWithParam<Language> {
  protected:
-  void TearDown() override {
-    i18n::set_language(Language::English);
-    i18n::clear_missing_keys();
-  }
+  void TearDown() override { i18n::clear_missing_keys(); }
 };
 
 TEST_P(LanguageViews, EveryViewRendersWithNoMissingKey) {
@@ -331,11 +322,12 @@ TEST_P(LanguageViews, EveryViewRendersWithNoMissingKey) {
   auto created = platform::Offscreen::create({});
   ASSERT_TRUE(created) << created.error;
   i18n::clear_missing_keys();
+  i18n::clear_reads_outside_use();
   AppOptions options;
   options.language = GetParam();
   options.refine_trials = headless_refine_trials(options.params.seq_len);
   App app(*created.surface, options);
-  ASSERT_EQ(i18n::language(), GetParam()) << app.language_warning();
+  ASSERT_EQ(app.language(), GetParam()) << app.language_warning();
   for (const ViewInfo& info : all_views()) {
     app.ui().view = info.view;
     app.ui().select_view_tab = true;
@@ -351,6 +343,9 @@ TEST_P(LanguageViews, EveryViewRendersWithNoMissingKey) {
   app.wait_for_snapshot();
   app.frame();
   EXPECT_TRUE(i18n::missing_keys().empty()) << "first missing: " << i18n::missing_keys().front();
+  // Every text was looked up in a language someone chose (the App's, in its frames), none in a
+  // default: not on this thread between frames, not on the evaluator's worker.
+  EXPECT_EQ(i18n::reads_outside_use(), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothLanguages, LanguageViews, ::testing::Values(Language::English, Language::Chinese),
@@ -379,7 +374,7 @@ TEST_F(Languages, SwitchingToChineseAtRunTimeLoadsEveryGlyph) {
   app.ui().language = Language::Chinese;  // what the combo does
   app.frame();
   app.frame();
-  EXPECT_EQ(i18n::language(), Language::Chinese);
+  EXPECT_EQ(app.language(), Language::Chinese);
   const std::string chinese_text = i18n::all_text(Language::Chinese);
   int missing = 0;
   for (const unsigned point : code_points(chinese_text)) {
@@ -415,7 +410,8 @@ TEST_F(Languages, SwitchingToChineseAtRunTimeLoadsEveryGlyph) {
 
   app.ui().language = Language::English;
   app.frame();
-  EXPECT_EQ(i18n::language(), Language::English);
+  EXPECT_EQ(app.language(), Language::English);
+  const i18n::Use language(app.language());
   EXPECT_STREQ(i18n::tr("controls.temperature"), "temperature");
 }
 
@@ -429,7 +425,7 @@ TEST_F(Languages, MissingChineseFontFallsBackToEnglishWithOneMessage) {
   options.refine_trials = headless_refine_trials(options.params.seq_len);
   {
     App app(*created.surface, options);
-    EXPECT_EQ(i18n::language(), Language::English);
+    EXPECT_EQ(app.language(), Language::English);
     EXPECT_NE(app.language_warning().find("fonts-wqy-microhei"), std::string::npos) << app.language_warning();
     EXPECT_EQ(app.language_warning().find('\n'), std::string::npos) << app.language_warning();
     EXPECT_FALSE(app.ui().chinese_problem.empty());
@@ -437,7 +433,7 @@ TEST_F(Languages, MissingChineseFontFallsBackToEnglishWithOneMessage) {
     app.ui().language = Language::Chinese;  // a stale combo choice cannot switch either
     app.frame();
     app.frame();
-    EXPECT_EQ(i18n::language(), Language::English);
+    EXPECT_EQ(app.language(), Language::English);
     EXPECT_TRUE(i18n::missing_keys().empty());
   }
   ::unsetenv("SOFTMAX_LAB_CJK_FONT");
@@ -456,9 +452,11 @@ TEST_F(Languages, LabCsvSeriesStayEnglishWhenChineseIsShown) {
   fs::create_directories(english_dir);
   fs::create_directories(chinese_dir);
   ASSERT_FALSE(exporting::export_lab_csv(snapshot, english_dir, false).error);
-  ASSERT_TRUE(i18n::set_language(Language::Chinese));
-  ASSERT_FALSE(exporting::export_lab_csv(snapshot, chinese_dir, false).error);
-  EXPECT_EQ(i18n::language(), Language::Chinese) << "the export must restore the language";
+  {
+    const i18n::Use chinese(Language::Chinese);  // what a Chinese window's thread draws in
+    ASSERT_FALSE(exporting::export_lab_csv(snapshot, chinese_dir, false).error);
+    EXPECT_EQ(i18n::language(), Language::Chinese) << "the export must restore the language";
+  }
   const std::string stability = cli_test::read_all(chinese_dir / "stability-weights.csv");
   EXPECT_NE(stability.find("naive,bar"), std::string::npos) << stability.substr(0, 200);
   for (const auto& entry : fs::directory_iterator(english_dir))

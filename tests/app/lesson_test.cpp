@@ -382,7 +382,6 @@ class LessonRender : public ::testing::Test {
     ASSERT_TRUE(created) << created.error;
     surface_ = std::move(created.surface);
   }
-  void TearDown() override { i18n::set_language(i18n::Language::English); }
 
   Image render_step(App& app, std::size_t lesson, std::size_t step) {
     EXPECT_TRUE(open_lesson_step(app.ui(), lesson, step, false));
@@ -486,6 +485,8 @@ TEST_F(LessonRender, ChineseLessonTextHasAGlyphForEveryCharacter) {
                                       &lesson.steps[k].title.english, &lesson.steps[k].text.english})
         check(*text, lesson.name + ":" + std::to_string(k + 1));
   }
+  const i18n::Use language(app.language());  // the texts this App draws: Chinese
+  ASSERT_EQ(i18n::language(), i18n::Language::Chinese);
   for (const char* key : {"lesson.previous", "lesson.next", "lesson.keys_hint", "lesson.not_available"})
     check(i18n::tr(key), key);
 }

@@ -256,7 +256,6 @@ class PredictRender : public ::testing::Test {
     ASSERT_TRUE(created) << created.error;
     surface_ = std::move(created.surface);
   }
-  void TearDown() override { i18n::set_language(i18n::Language::English); }
   Image settle(App& app) {
     app.evaluator().set_refine_limit(headless_refine_trials(app.ui().params.seq_len));
     app.wait_for_snapshot();
@@ -365,6 +364,8 @@ TEST_F(PredictRender, ArrowKeyRevealsThenStepsAndChineseTextsHaveGlyphs) {
       check(s.predict->question.chinese);
       if (s.predict->after) check(s.predict->after->chinese);
     }
+  const i18n::Use language(app.language());  // the texts this App draws: Chinese
+  ASSERT_EQ(i18n::language(), i18n::Language::Chinese);
   for (const char* key : {"lesson.predict.question", "lesson.predict.cover_hint", "lesson.predict.commit",
                           "lesson.predict.answer_guess", "lesson.predict.not_nearest", "lesson.predict.off",
                           "lesson.predict.reveal", "lesson.predict.keys_hint"})
