@@ -25,6 +25,7 @@
 #include "gif_sweep.hpp"
 #include "plot_export.hpp"
 #include "export/png.hpp"
+#include "files/utf8.hpp"
 #include "scaled_screenshot.hpp"
 #include "frame_bench.hpp"
 #include "i18n/i18n.hpp"
@@ -50,22 +51,15 @@ using smlab::Result;
 // [SECTION] Output: one printable line per error or warning
 
 // Text that is safe to print on one line: control characters become spaces, bytes that are not
-// UTF-8 become '?', and any run of more than 80 characters without a space (a long path, a
-// 100 KB value) is cut in the middle to its first and last 38 characters.
+// well-formed UTF-8 (files/utf8.hpp) become '?', and any run of more than 80 characters without a
+// space (a long path, a 100 KB value) is cut in the middle to its first and last 38 characters.
 std::string printable(std::string_view text) {
   std::string clean;
   clean.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    std::size_t length = byte < 0x80           ? 1
-                         : (byte >> 5) == 0x6  ? 2
-                         : (byte >> 4) == 0xE  ? 3
-                         : (byte >> 3) == 0x1E ? 4
-                                               : 0;
-    if (byte >= 0xC0 && byte < 0xC2) length = 0;  // overlong two-byte forms
-    bool valid = length > 0 && i + length <= text.size();
-    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (!valid) {
+    const std::size_t length = app::utf8_char_length(text, i);
+    if (length == 0) {
       clean += '?';
       ++i;
       continue;
