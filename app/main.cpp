@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "app.hpp"
@@ -608,8 +607,8 @@ Result<void> run_lesson_pngs(const Options& o, app::AppOptions options) {
 // An animated GIF of a slider sweep, rendered offscreen.
 Result<void> run_gif(const Options& o, app::AppOptions options) {
   // The sweep's range is checked against the Params it starts from.
-  auto sweep = app::parse_sweep(o.sweep_text, options.params);
-  if (const auto* error = std::get_if<std::string>(&sweep)) return Error::usage(*error);
+  const Result<app::SweepSpec> sweep = app::parse_sweep(o.sweep_text, options.params);
+  if (!sweep) return sweep.error();
   const fs::path target(o.gif_path);
   if (auto error = smlab::exporting::check_target(target, o.overwrite)) return Error::file(*error);
   auto created = create_offscreen(o.size);
@@ -617,9 +616,7 @@ Result<void> run_gif(const Options& o, app::AppOptions options) {
   options.refine_trials = app::headless_refine_trials(options.params.seq_len);
   app::App app(*created->surface, options);
   smlab::exporting::GifWriter writer;
-  if (Result<void> rendered =
-          app::render_sweep(app, *created->surface, std::get<app::SweepSpec>(sweep), o.gif_frames, writer);
-      !rendered)
+  if (Result<void> rendered = app::render_sweep(app, *created->surface, *sweep, o.gif_frames, writer); !rendered)
     return rendered;
   if (auto error = smlab::exporting::write_gif(target, writer, o.overwrite)) return Error::file(*error);
   std::printf("%s\n", o.gif_path.c_str());
