@@ -426,9 +426,9 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   start.colormap = o.colormap;
   start.language = o.language;
   if (!o.load_path.empty()) {
-    const app::SessionLoad loaded = app::load_session(o.load_path);
-    if (!loaded.session) return Error{loaded.unreadable ? Error::Kind::file : Error::Kind::usage, loaded.error};
-    const Result<void> applied = app::apply_session(*loaded.session, lessons, o.given, start);
+    const Result<app::Session> loaded = app::load_session(o.load_path);
+    if (!loaded) return loaded.error();
+    const Result<void> applied = app::apply_session(*loaded, lessons, o.given, start);
     if (!start.import_warning.empty()) warn(start.import_warning);
     start.import_warning.clear();
     if (!applied) return Error::usage("'" + o.load_path + "': " + applied.error().message);

@@ -109,13 +109,13 @@ std::string restore_autosave(WindowRun& run, const std::filesystem::path& autosa
   // A dangling link: the first save creates its target. A link loop or an unreadable target is
   // reported by load_session below.
   if (!std::filesystem::exists(autosave, error) && !error) return {};
-  const SessionLoad restored = load_session(autosave);
-  if (!restored.session) {
+  const Result<Session> restored = load_session(autosave);
+  if (!restored) {
     const SessionBackup backup = back_up_session_file(autosave, std::chrono::system_clock::now());
     backed_up = backup.error.empty();
-    return restored.error + (backed_up ? "; kept as '" + backup.path.string() + "'" : "; " + backup.error);
+    return restored.error().message + (backed_up ? "; kept as '" + backup.path.string() + "'" : "; " + backup.error);
   }
-  const Session& last = *restored.session;
+  const Session& last = *restored;
   if (!apply_session(last, run.options.lessons, run.given, run.options))
     std::fprintf(stderr, "softmax-lab: not reopening lesson '%s' step %d of the last session: no such lesson step\n",
                  last.lesson->name.c_str(), static_cast<int>(last.lesson->step));

@@ -258,12 +258,12 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_session_json() {
 EMSCRIPTEN_KEEPALIVE const char* smlab_load_session(const char* text) {
   static std::string error;
   error.clear();
-  const smlab::app::SessionLoad loaded = smlab::app::parse_session(text == nullptr ? "" : text);
-  if (!loaded.session) {
-    error = "session: " + loaded.error;
+  const smlab::Result<smlab::app::Session> loaded = smlab::app::parse_session(text == nullptr ? "" : text);
+  if (!loaded) {
+    error = "session: " + loaded.error().message;
     show_error(error);
   } else {
-    web->app->restore_session(*loaded.session);
+    web->app->restore_session(*loaded);
   }
   return error.c_str();
 }
@@ -292,17 +292,17 @@ int main(int argc, char** argv) {
       return text === null ? 0 : stringToNewUTF8(text);
     }));
     if (stored != nullptr) {
-      const smlab::app::SessionLoad last = smlab::app::parse_session(stored);
+      const smlab::Result<smlab::app::Session> last = smlab::app::parse_session(stored);
       std::free(stored);
-      if (last.session) {
-        options.params = last.session->params;
-        options.view = last.session->view;
-        if (last.session->language) options.language = *last.session->language;
-        if (last.session->theme) options.theme = smlab::app::theme_from_name(*last.session->theme).value_or(options.theme);
-        if (last.session->lesson)
-          if (const auto index = smlab::app::find_lesson(options.lessons, last.session->lesson->name);
-              index && static_cast<std::size_t>(last.session->lesson->step) <= options.lessons.lessons[*index].steps.size())
-            options.lesson = smlab::app::LessonPosition{*index, static_cast<std::size_t>(last.session->lesson->step - 1)};
+      if (last) {
+        options.params = last->params;
+        options.view = last->view;
+        if (last->language) options.language = *last->language;
+        if (last->theme) options.theme = smlab::app::theme_from_name(*last->theme).value_or(options.theme);
+        if (last->lesson)
+          if (const auto index = smlab::app::find_lesson(options.lessons, last->lesson->name);
+              index && static_cast<std::size_t>(last->lesson->step) <= options.lessons.lessons[*index].steps.size())
+            options.lesson = smlab::app::LessonPosition{*index, static_cast<std::size_t>(last->lesson->step - 1)};
       }
     }
   }
