@@ -458,8 +458,8 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   // Imported data replaces the random Q and K before --set (so --set head=2 or row=7 can refer to it).
   if (!o.import_specs.empty()) {
     const app::ImportLoad imported = app::load_import(o.import_specs, o.tokens_path);
-    if (!imported.data) return Error{imported.unreadable ? Error::Kind::file : Error::Kind::usage, imported.error};
-    if (auto error = smlab::attach_import(start.params, imported.data)) return Error::usage(error->message);
+    if (!imported) return imported.error();
+    if (auto error = smlab::attach_import(start.params, *imported)) return Error::usage(error->message);
   }
   // Every --set in the order of param_keys() (seq_len before row), whatever the command line's
   // order: `--set row=10 --set seq_len=4` is the same request as the other way round, and refused.

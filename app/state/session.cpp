@@ -138,11 +138,11 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
     }
     if (load_import) {
       const ImportLoad loaded = load_import(session.imports, session.import_tokens);
-      if (loaded.data && !attach_import(session.params, loaded.data))
+      if (loaded && !attach_import(session.params, *loaded))
         data_attached = true;
       else
-        session.import_warning =
-            "the session's imported data could not be read back (" + loaded.error + "): showing random data";
+        session.import_warning = "the session's imported data could not be read back (" +
+                                 (loaded ? std::string() : loaded.error().message) + "): showing random data";
     }
   }
   if (document.contains("params")) {

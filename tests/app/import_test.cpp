@@ -75,9 +75,9 @@ TEST(ImportNumpy, EveryDtypeOrderEndiannessAndShapeMatchesNumpySoftmax) {
     std::vector<std::string> specs;
     for (const auto& file : item["imports"]) specs.push_back((dir / file.get<std::string>()).string());
     const smlab::app::ImportLoad load = smlab::app::load_import(specs, "");
-    ASSERT_TRUE(load.data) << load.error;
+    ASSERT_TRUE(load) << load.error().message;
     smlab::Params params;
-    ASSERT_FALSE(smlab::attach_import(params, load.data));
+    ASSERT_FALSE(smlab::attach_import(params, *load));
     for (const char* key : {"batch", "head", "row", "temperature", "score_scale"})
       ASSERT_FALSE(smlab::set_param(params, key, item[key].dump()));
     params.causal = item["causal"].get<bool>();
