@@ -520,9 +520,9 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
     smlab::exporting::CsvOptions csv_options;
     csv_options.overwrite = o.overwrite;
     const auto result = smlab::exporting::export_csv(snapshot, o.csv_dir, csv_options, &batch);
-    if (!result.ok()) return Error::file(*result.error);
+    if (!result) return result.error();
     const auto labs = smlab::exporting::export_lab_csv(snapshot, o.csv_dir, o.overwrite, &batch);
-    if (labs.error) return Error::file(*labs.error);
+    if (!labs) return labs.error();
   }
   // A session's pins: pins*.csv and pinned-*.svg beside the files of the current state.
   app::PinState pins;
@@ -540,7 +540,7 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
       svg_style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
     const auto result =
         smlab::exporting::export_svg(snapshot, o.svg_dir, o.overwrite, svg_style, 640.0f, 440.0f, &batch);
-    if (result.error) return Error::file(*result.error);
+    if (!result) return result.error();
     if (!pins.pins.empty())
       for (const auto& [name, text] : app::pinned_svg_files(pins, snapshot, svg_style, 640.0f, 440.0f))
         if (auto error = batch.stage(fs::path(o.svg_dir) / name, text)) return Error::file(*error);

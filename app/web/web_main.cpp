@@ -202,16 +202,16 @@ std::string export_files(const std::string& kind) {
   smlab::exporting::FileBatch batch(false);
   if (kind == "csv") {
     const auto result = smlab::exporting::export_csv(snapshot, dir, {}, &batch);
-    if (!result.ok()) return show_error(*result.error), std::string{};
+    if (!result) return show_error(result.error().message), std::string{};
     const auto labs = smlab::exporting::export_lab_csv(snapshot, dir, false, &batch);
-    if (labs.error) return show_error(*labs.error), std::string{};
+    if (!labs) return show_error(labs.error().message), std::string{};
   } else {
     smlab::plot::Style style = smlab::plot::light_style();
     style.sequential_colormap = web->app->ui().interaction.colormap;
     if (smlab::i18n::language() == smlab::i18n::Language::Chinese)
       style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
     const auto result = smlab::exporting::export_svg(snapshot, dir, false, style, 640.0f, 440.0f, &batch);
-    if (result.error) return show_error(*result.error), std::string{};
+    if (!result) return show_error(result.error().message), std::string{};
   }
   if (auto error = batch.commit()) return show_error(*error), std::string{};
   return dir.string();

@@ -455,9 +455,9 @@ TEST_F(Languages, LabCsvSeriesStayEnglishWhenChineseIsShown) {
   fs::remove_all(chinese_dir);
   fs::create_directories(english_dir);
   fs::create_directories(chinese_dir);
-  ASSERT_FALSE(exporting::export_lab_csv(snapshot, english_dir, false).error);
+  ASSERT_TRUE(exporting::export_lab_csv(snapshot, english_dir, false).ok());
   ASSERT_TRUE(i18n::set_language(Language::Chinese));
-  ASSERT_FALSE(exporting::export_lab_csv(snapshot, chinese_dir, false).error);
+  ASSERT_TRUE(exporting::export_lab_csv(snapshot, chinese_dir, false).ok());
   EXPECT_EQ(i18n::language(), Language::Chinese) << "the export must restore the language";
   const std::string stability = cli_test::read_all(chinese_dir / "stability-weights.csv");
   EXPECT_NE(stability.find("naive,bar"), std::string::npos) << stability.substr(0, 200);
