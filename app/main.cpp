@@ -682,7 +682,7 @@ Result<void> run_screenshot(const Options& o, app::AppOptions options) {
 
 // The window: GLFW on X11 (no display: exit 4). A start with no state on the command line resumes
 // the last session (window_run.hpp).
-int run_window(const Options& o, app::AppOptions options) {
+Result<void> run_window(const Options& o, app::AppOptions options) {
   if (!options.presets.error.empty())
     std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", options.presets.error.c_str());
   app::WindowRun window_run;
@@ -733,5 +733,5 @@ int main(int argc, char** argv) {
     case Mode::screenshot: return finish(run_screenshot(options, *start));
     case Mode::window: break;
   }
-  return run_window(options, std::move(*start));
+  return finish(run_window(options, std::move(*start)));
 }

@@ -317,7 +317,7 @@ int main(int argc, char** argv) {
   auto created = smlab::platform::Window::create(window_options);
   if (!created) {
     show_error(created.error);
-    return 4;
+    return smlab::exit_code(smlab::Error::Kind::no_graphics);
   }
   web->window = std::move(created.surface);
   web->app = std::make_unique<smlab::app::App>(*web->window, options);
