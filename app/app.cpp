@@ -451,10 +451,10 @@ void App::draw_session_popup() {
       popup.message = error.value_or("");
       if (!error) report(i18n::format("app.status.saved_session", {popup.path}), false);
     } else {
-      const SessionLoad loaded = load_session(popup.path);
-      popup.message = loaded.error;
-      if (loaded.session) {
-        restore_session(*loaded.session);  // a bad file changes nothing
+      const Result<Session> loaded = load_session(popup.path);
+      popup.message = loaded ? std::string() : loaded.error().message;
+      if (loaded) {
+        restore_session(*loaded);  // a bad file changes nothing
         report(i18n::format("app.status.loaded_session", {popup.path}), false);
       }
     }

@@ -28,16 +28,16 @@ std::optional<std::string> App::import_files(const std::vector<std::string>& spe
   const i18n::Use language(applied_language_);  // also called between frames (tests, the web page)
   const ImportLoad loaded = load_import(sources, tokens_file);
   std::optional<std::string> error;
-  if (!loaded.data) {
-    error = loaded.error;
+  if (!loaded) {
+    error = loaded.error().message;
   } else {
     Params candidate = ui_.params;
     candidate.scores.clear();  // the imported rows, not a custom score vector
-    if (auto invalid = attach_import(candidate, loaded.data)) error = invalid->message;
+    if (auto invalid = attach_import(candidate, *loaded)) error = invalid->message;
     else ui_.params = std::move(candidate);
   }
   // A toast as well as the status line: a file dropped onto the plots is answered where the eyes are.
-  report(error ? *error : i18n::format("import.loaded", {loaded.data->summary}), error.has_value());
+  report(error ? *error : i18n::format("import.loaded", {(*loaded)->summary}), error.has_value());
   return error;
 }
 

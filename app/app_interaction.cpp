@@ -136,13 +136,13 @@ void App::toggle_sweep() {
     sweep_player_.stop();
     return;
   }
-  auto parsed = parse_sweep(sweep_text(state.sweep), ui_.params);
-  if (const auto* error = std::get_if<std::string>(&parsed)) {
-    state.sweep_error = *error;
+  const Result<SweepSpec> parsed = parse_sweep(sweep_text(state.sweep), ui_.params);
+  if (!parsed) {
+    state.sweep_error = parsed.error().message;
     return;
   }
   state.sweep_error.clear();
-  sweep_player_.start(std::get<SweepSpec>(parsed), state.sweep.seconds_per_pass);
+  sweep_player_.start(*parsed, state.sweep.seconds_per_pass);
 }
 
 AppOptions App::offscreen_options() const {
@@ -191,9 +191,9 @@ void App::start_gif_recording() {
   InteractionUi& state = ui_.interaction;
   state.record_gif_requested = false;
   if (gif_recording_) return;
-  auto parsed = parse_sweep(sweep_text(state.sweep), ui_.params);
-  if (const auto* error = std::get_if<std::string>(&parsed)) {
-    state.sweep_error = *error;
+  const Result<SweepSpec> parsed = parse_sweep(sweep_text(state.sweep), ui_.params);
+  if (!parsed) {
+    state.sweep_error = parsed.error().message;
     return;
   }
   state.sweep_error.clear();
@@ -212,7 +212,7 @@ void App::start_gif_recording() {
   auto recording = std::make_unique<GifRecording>();
   recording->surface = std::move(created.surface);
   recording->app = std::make_unique<App>(*recording->surface, offscreen_options());
-  recording->spec = std::get<SweepSpec>(parsed);
+  recording->spec = *parsed;
   recording->frames = std::clamp(state.sweep.gif_frames, sweep_gif_frames_min, sweep_gif_frames_max);
   gif_recording_ = std::move(recording);
   state.gif_recording = true;

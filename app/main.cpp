@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "app.hpp"
@@ -25,6 +24,7 @@
 #include "gif_sweep.hpp"
 #include "plot_export.hpp"
 #include "export/png.hpp"
+#include "files/utf8.hpp"
 #include "scaled_screenshot.hpp"
 #include "frame_bench.hpp"
 #include "i18n/i18n.hpp"
@@ -50,22 +50,15 @@ using smlab::Result;
 // [SECTION] Output: one printable line per error or warning
 
 // Text that is safe to print on one line: control characters become spaces, bytes that are not
-// UTF-8 become '?', and any run of more than 80 characters without a space (a long path, a
-// 100 KB value) is cut in the middle to its first and last 38 characters.
+// well-formed UTF-8 (files/utf8.hpp) become '?', and any run of more than 80 characters without a
+// space (a long path, a 100 KB value) is cut in the middle to its first and last 38 characters.
 std::string printable(std::string_view text) {
   std::string clean;
   clean.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    std::size_t length = byte < 0x80           ? 1
-                         : (byte >> 5) == 0x6  ? 2
-                         : (byte >> 4) == 0xE  ? 3
-                         : (byte >> 3) == 0x1E ? 4
-                                               : 0;
-    if (byte >= 0xC0 && byte < 0xC2) length = 0;  // overlong two-byte forms
-    bool valid = length > 0 && i + length <= text.size();
-    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (!valid) {
+    const std::size_t length = app::utf8_char_length(text, i);
+    if (length == 0) {
       clean += '?';
       ++i;
       continue;
@@ -433,9 +426,9 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   start.colormap = o.colormap;
   start.language = o.language;
   if (!o.load_path.empty()) {
-    const app::SessionLoad loaded = app::load_session(o.load_path);
-    if (!loaded.session) return Error{loaded.unreadable ? Error::Kind::file : Error::Kind::usage, loaded.error};
-    const Result<void> applied = app::apply_session(*loaded.session, lessons, o.given, start);
+    const Result<app::Session> loaded = app::load_session(o.load_path);
+    if (!loaded) return loaded.error();
+    const Result<void> applied = app::apply_session(*loaded, lessons, o.given, start);
     if (!start.import_warning.empty()) warn(start.import_warning);
     start.import_warning.clear();
     if (!applied) return Error::usage("'" + o.load_path + "': " + applied.error().message);
@@ -465,8 +458,8 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   // Imported data replaces the random Q and K before --set (so --set head=2 or row=7 can refer to it).
   if (!o.import_specs.empty()) {
     const app::ImportLoad imported = app::load_import(o.import_specs, o.tokens_path);
-    if (!imported.data) return Error{imported.unreadable ? Error::Kind::file : Error::Kind::usage, imported.error};
-    if (auto error = smlab::attach_import(start.params, imported.data)) return Error::usage(error->message);
+    if (!imported) return imported.error();
+    if (auto error = smlab::attach_import(start.params, *imported)) return Error::usage(error->message);
   }
   // Every --set in the order of param_keys() (seq_len before row), whatever the command line's
   // order: `--set row=10 --set seq_len=4` is the same request as the other way round, and refused.
@@ -527,9 +520,9 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
     smlab::exporting::CsvOptions csv_options;
     csv_options.overwrite = o.overwrite;
     const auto result = smlab::exporting::export_csv(snapshot, o.csv_dir, csv_options, &batch);
-    if (!result.ok()) return Error::file(*result.error);
+    if (!result) return result.error();
     const auto labs = smlab::exporting::export_lab_csv(snapshot, o.csv_dir, o.overwrite, &batch);
-    if (labs.error) return Error::file(*labs.error);
+    if (!labs) return labs.error();
   }
   // A session's pins: pins*.csv and pinned-*.svg beside the files of the current state.
   app::PinState pins;
@@ -551,7 +544,7 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
       svg_style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
     const auto result =
         smlab::exporting::export_svg(snapshot, o.svg_dir, o.overwrite, svg_style, language, 640.0f, 440.0f, &batch);
-    if (result.error) return Error::file(*result.error);
+    if (!result) return result.error();
     if (!pins.pins.empty())
       for (const auto& [name, text] : app::pinned_svg_files(pins, snapshot, language, svg_style, 640.0f, 440.0f))
         if (auto error = batch.stage(fs::path(o.svg_dir) / name, text)) return Error::file(*error);
@@ -618,8 +611,8 @@ Result<void> run_lesson_pngs(const Options& o, app::AppOptions options) {
 // An animated GIF of a slider sweep, rendered offscreen.
 Result<void> run_gif(const Options& o, app::AppOptions options) {
   // The sweep's range is checked against the Params it starts from.
-  auto sweep = app::parse_sweep(o.sweep_text, options.params);
-  if (const auto* error = std::get_if<std::string>(&sweep)) return Error::usage(*error);
+  const Result<app::SweepSpec> sweep = app::parse_sweep(o.sweep_text, options.params);
+  if (!sweep) return sweep.error();
   const fs::path target(o.gif_path);
   if (auto error = smlab::exporting::check_target(target, o.overwrite)) return Error::file(*error);
   auto created = create_offscreen(o.size);
@@ -627,9 +620,7 @@ Result<void> run_gif(const Options& o, app::AppOptions options) {
   options.refine_trials = app::headless_refine_trials(options.params.seq_len);
   app::App app(*created->surface, options);
   smlab::exporting::GifWriter writer;
-  if (Result<void> rendered =
-          app::render_sweep(app, *created->surface, std::get<app::SweepSpec>(sweep), o.gif_frames, writer);
-      !rendered)
+  if (Result<void> rendered = app::render_sweep(app, *created->surface, *sweep, o.gif_frames, writer); !rendered)
     return rendered;
   if (auto error = smlab::exporting::write_gif(target, writer, o.overwrite)) return Error::file(*error);
   std::printf("%s\n", o.gif_path.c_str());
@@ -695,7 +686,7 @@ Result<void> run_screenshot(const Options& o, app::AppOptions options) {
 
 // The window: GLFW on X11 (no display: exit 4). A start with no state on the command line resumes
 // the last session (window_run.hpp).
-int run_window(const Options& o, app::AppOptions options) {
+Result<void> run_window(const Options& o, app::AppOptions options) {
   if (!options.presets.error.empty())
     std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", options.presets.error.c_str());
   app::WindowRun window_run;
@@ -746,5 +737,5 @@ int main(int argc, char** argv) {
     case Mode::screenshot: return finish(run_screenshot(options, *start));
     case Mode::window: break;
   }
-  return run_window(options, std::move(*start));
+  return finish(run_window(options, std::move(*start)));
 }

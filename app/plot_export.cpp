@@ -60,26 +60,18 @@ using NamedFile = std::pair<fs::path, std::string>;
 
 // Writes all files or none: every target is checked before the first write, all are staged, then
 // committed together (or, with `shared`, left staged there for the caller's commit).
-ExportResult write_all(const std::vector<NamedFile>& files, bool overwrite, FileBatch* shared) {
-  ExportResult result;
+WrittenFiles write_all(const std::vector<NamedFile>& files, bool overwrite, FileBatch* shared) {
   FileBatch own(overwrite);
   FileBatch& batch = shared != nullptr ? *shared : own;
-  for (const auto& [path, text] : files) {
-    if (WriteError error = batch.check(path)) {
-      result.error = std::move(error);
-      return result;
-    }
-  }
-  for (const auto& [path, text] : files) {
-    if (WriteError error = batch.stage(path, text)) {
-      result.error = std::move(error);
-      return result;
-    }
-  }
-  if (shared == nullptr) result.error = own.commit();
-  if (!result.error)
-    for (const auto& [path, text] : files) result.files.push_back(path);
-  return result;
+  for (const auto& [path, text] : files)
+    if (WriteError error = batch.check(path)) return Error::file(std::move(*error));
+  for (const auto& [path, text] : files)
+    if (WriteError error = batch.stage(path, text)) return Error::file(std::move(*error));
+  if (shared == nullptr)
+    if (WriteError error = own.commit()) return Error::file(std::move(*error));
+  std::vector<fs::path> written;
+  for (const auto& [path, text] : files) written.push_back(path);
+  return written;
 }
 
 }  // namespace
@@ -128,7 +120,7 @@ std::string plot_to_csv(const plot::Plot& plot) {
   return out;
 }
 
-ExportResult export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite, FileBatch* batch) {
+WrittenFiles export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite, FileBatch* batch) {
   // Series names are part of the CSV contract: English whatever language the plots show.
   const i18n::Use english(i18n::Language::English);
   std::vector<NamedFile> files;
@@ -142,7 +134,7 @@ ExportResult export_lab_csv(const Snapshot& snapshot, const fs::path& directory,
   return write_all(files, overwrite, batch);
 }
 
-ExportResult export_svg(const Snapshot& snapshot, const fs::path& directory, bool overwrite, const plot::Style& style,
+WrittenFiles export_svg(const Snapshot& snapshot, const fs::path& directory, bool overwrite, const plot::Style& style,
                         i18n::Language language, float width, float height, FileBatch* batch) {
   const i18n::Use words(language);
   std::vector<NamedFile> files;

@@ -23,23 +23,18 @@ namespace smlab::exporting {
 // Numbers are the shortest text that parses back to the same double.
 std::string plot_to_csv(const plot::Plot& plot);
 
-struct ExportResult {
-  std::vector<std::filesystem::path> files;
-  WriteError error;  // one line naming the path and the reason
-};
-
 // Writes "<view>-<plot>.csv" for every plot of every lab in `snapshot` (which must
 // hold all labs: EvaluateOptions::all_labs). Series names are English whatever language the
 // caller draws in: they are part of the CSV contract. Refuses before writing anything when a
 // target exists and `overwrite` is false. `directory` must exist. All files or none (FileBatch);
 // with `batch` they are only staged there and the caller commits.
-ExportResult export_lab_csv(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
+WrittenFiles export_lab_csv(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
                             FileBatch* batch = nullptr);
 
 // Writes "<view>-<plot>.svg" for the dashboard's six plots and every lab plot, each
 // width × height px in `style`, their words in `language` (the caller's own language, i18n::Use,
 // is left as it was). Same refusal rule as above.
-ExportResult export_svg(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
+WrittenFiles export_svg(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
                         const plot::Style& style, i18n::Language language, float width = 640.0f, float height = 440.0f,
                         FileBatch* batch = nullptr);
 

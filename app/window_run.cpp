@@ -109,13 +109,13 @@ std::string restore_autosave(WindowRun& run, const std::filesystem::path& autosa
   // A dangling link: the first save creates its target. A link loop or an unreadable target is
   // reported by load_session below.
   if (!std::filesystem::exists(autosave, error) && !error) return {};
-  const SessionLoad restored = load_session(autosave);
-  if (!restored.session) {
+  const Result<Session> restored = load_session(autosave);
+  if (!restored) {
     const SessionBackup backup = back_up_session_file(autosave, std::chrono::system_clock::now());
     backed_up = backup.error.empty();
-    return restored.error + (backed_up ? "; kept as '" + backup.path.string() + "'" : "; " + backup.error);
+    return restored.error().message + (backed_up ? "; kept as '" + backup.path.string() + "'" : "; " + backup.error);
   }
-  const Session& last = *restored.session;
+  const Session& last = *restored;
   if (!apply_session(last, run.options.lessons, run.given, run.options))
     std::fprintf(stderr, "softmax-lab: not reopening lesson '%s' step %d of the last session: no such lesson step\n",
                  last.lesson->name.c_str(), static_cast<int>(last.lesson->step));
@@ -124,7 +124,7 @@ std::string restore_autosave(WindowRun& run, const std::filesystem::path& autosa
 
 }  // namespace
 
-int run_window(WindowRun run) {
+Result<void> run_window(WindowRun run) {
   // Only the window reads and writes the config folder (autosave, imgui.ini): headless runs stay
   // deterministic.
   const std::filesystem::path config = config_dir();
@@ -147,11 +147,7 @@ int run_window(WindowRun run) {
                    problem.c_str());
   }
   auto created = platform::Window::create(window_options);
-  if (!created) {
-    std::fprintf(stderr, "softmax-lab: %s (to render without a display use --screenshot FILE.png)\n",
-                 created.error.c_str());
-    return 4;
-  }
+  if (!created) return Error::no_graphics(created.error + " (to render without a display use --screenshot FILE.png)");
   platform::Window& window = *created.surface;
   App app(window, run.options);
   if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
@@ -169,7 +165,7 @@ int run_window(WindowRun run) {
   if (const int signal_number = signals.received(); signal_number != 0)
     std::fprintf(stderr, "softmax-lab: closing on %s\n", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
 
-  if (!config_usable) return 0;
+  if (!config_usable) return {};
   const Session at_exit = app.current_session();
   if (!should_autosave(!run.state_from_command_line, at_start, at_exit)) {
     std::error_code error;
@@ -178,7 +174,7 @@ int run_window(WindowRun run) {
                    "softmax-lab: the last session in '%s' is kept: this run started from the command line's state "
                    "and nothing was changed in the window\n",
                    autosave.string().c_str());
-    return 0;
+    return {};
   }
   std::filesystem::path backup;
   if (auto error = write_autosave(autosave, at_exit, !backed_up, std::chrono::system_clock::now(), &backup))
@@ -186,7 +182,7 @@ int run_window(WindowRun run) {
   if (!backup.empty())
     std::fprintf(stderr, "softmax-lab: the session file there could not be read back; it is kept as '%s'\n",
                  backup.string().c_str());
-  return 0;
+  return {};
 }
 
 }  // namespace smlab::app

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "app.hpp"
+#include "smlab/error.hpp"
 
 namespace smlab::app {
 
@@ -16,9 +17,9 @@ struct WindowRun {
   SessionGiven given;
 };
 
-// Runs the window until it closes; returns the exit code (0, or 4 when no window can be opened).
+// Runs the window until it closes; an Error::no_graphics (exit 4) when no window can be opened.
 // SIGINT and SIGTERM close it like the close button (the session is saved); a second one while it
 // is closing ends the process at once with 128 + the signal number.
-int run_window(WindowRun run);
+Result<void> run_window(WindowRun run);
 
 }  // namespace smlab::app

@@ -11,11 +11,18 @@
 #include <string_view>
 #include <vector>
 
+#include "smlab/error.hpp"
+
 namespace smlab::exporting {
 
 // No value on success; otherwise one line naming the path and the operating system's reason,
 // e.g. "cannot write '/out/a.png': Permission denied".
 using WriteError = std::optional<std::string>;
+
+// What an export of several files gives back: the files written (or, into a caller's FileBatch,
+// staged), in order; or the Error::file (exit 3) that stopped it with nothing written, one line
+// naming the path and the reason.
+using WrittenFiles = Result<std::vector<std::filesystem::path>>;
 
 // Writes `bytes` to `path` through a uniquely named temporary file in the same directory (flushed
 // and fsync'ed), then renames it over `path`. With overwrite == false an existing `path` is left

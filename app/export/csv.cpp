@@ -221,13 +221,9 @@ std::optional<std::string> check_targets(const fs::path& directory, const CsvOpt
 
 std::span<const std::string_view> csv_file_names() { return file_names; }
 
-CsvResult export_csv(const Snapshot& snapshot, const fs::path& directory, const CsvOptions& options,
-                     FileBatch* shared) {
-  CsvResult result;
-  if (auto problem = check_targets(directory, options)) {
-    result.error = std::move(problem);
-    return result;
-  }
+WrittenFiles export_csv(const Snapshot& snapshot, const fs::path& directory, const CsvOptions& options,
+                        FileBatch* shared) {
+  if (auto problem = check_targets(directory, options)) return Error::file(std::move(*problem));
   const DkSweep sweep = sweep_for_export(snapshot, options);
 
   auto text_of = [&](std::string_view name) {
@@ -247,19 +243,14 @@ CsvResult export_csv(const Snapshot& snapshot, const fs::path& directory, const 
   FileBatch& batch = shared != nullptr ? *shared : own;
   for (std::string_view name : file_names) {
     // One file's text at a time: the attention maps are ~200 MB each at L = 4096.
-    if (WriteError error = batch.stage(directory / name, text_of(name))) {
-      result.error = std::move(error);
-      return result;  // the batch removes what it staged
-    }
+    if (WriteError error = batch.stage(directory / name, text_of(name)))
+      return Error::file(std::move(*error));  // the batch removes what it staged
   }
-  if (shared == nullptr) {
-    if (WriteError error = own.commit()) {
-      result.error = std::move(error);
-      return result;
-    }
-  }
-  for (std::string_view name : file_names) result.files.push_back(directory / name);
-  return result;
+  if (shared == nullptr)
+    if (WriteError error = own.commit()) return Error::file(std::move(*error));
+  std::vector<fs::path> files;
+  for (std::string_view name : file_names) files.push_back(directory / name);
+  return files;
 }
 
 }  // namespace smlab::exporting

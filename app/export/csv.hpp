@@ -57,12 +57,6 @@ struct CsvOptions {
   int threads = 0;                     // for topping up the d_k sweep (≤ 0: all; bit-identical for any count)
 };
 
-struct CsvResult {
-  std::vector<std::filesystem::path> files;  // written, in csv_file_names() order
-  std::optional<std::string> error;          // one line naming the path and the reason
-  bool ok() const { return !error; }
-};
-
 // Writes the files above into `directory`, which must already exist (the caller decides
 // whether to create it, e.g. with ensure_directory). Before anything is written every target
 // is checked: an existing file without `overwrite`, or a target that is a directory, fails
@@ -70,13 +64,14 @@ struct CsvResult {
 // renamed into place at the end (FileBatch), so no reader ever sees a half-written file and a
 // failure (disk full) leaves the folder as it was: new files removed, replaced files restored.
 // With `batch` the files are only staged there, and the caller commits them together with others.
+// The files come back in csv_file_names() order.
 //
 // If the Snapshot's d_k sweep has fewer than min_dk_trials trials (or was made for another
 // configuration), a copy is topped up with add_dk_trials on `threads` threads. Monte Carlo
 // accumulation is blocked, so the result is bit-identical to a single sequential sweep of
 // that many trials: the file depends only on Params and the trial count. At L = 4096 this
 // step takes seconds.
-CsvResult export_csv(const Snapshot& snapshot, const std::filesystem::path& directory, const CsvOptions& options = {},
-                     FileBatch* batch = nullptr);
+WrittenFiles export_csv(const Snapshot& snapshot, const std::filesystem::path& directory,
+                        const CsvOptions& options = {}, FileBatch* batch = nullptr);
 
 }  // namespace smlab::exporting

@@ -1,5 +1,6 @@
 // read_text_file and the checks run before any JSON parser (text_file.hpp).
 #include "files/text_file.hpp"
+#include "files/utf8.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -23,24 +24,6 @@ const char* kind_of(mode_t mode) {
   if (S_ISBLK(mode)) return "is a block device, not a regular file";
   if (S_ISSOCK(mode)) return "is a socket, not a regular file";
   return "is not a regular file";
-}
-
-// The byte offset of the first byte that does not belong to a well-formed UTF-8 sequence, or npos.
-std::size_t first_invalid_utf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    std::size_t length = byte < 0x80           ? 1
-                         : (byte >> 5) == 0x6  ? 2
-                         : (byte >> 4) == 0xE  ? 3
-                         : (byte >> 3) == 0x1E ? 4
-                                               : 0;
-    if (byte == 0xC0 || byte == 0xC1 || byte > 0xF4) length = 0;
-    if (length == 0 || i + length > text.size()) return i;
-    for (std::size_t k = 1; k < length; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return i;
-    i += length;
-  }
-  return std::string_view::npos;
 }
 
 }  // namespace

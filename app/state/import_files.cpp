@@ -20,41 +20,26 @@ std::string lower(std::string text) {
   return text;
 }
 
-// The whole file, at most max_bytes; the error names the path.
-bool read_bytes(const std::string& path, std::uintmax_t max_bytes, std::vector<std::uint8_t>& out, std::string& error,
-                bool& unreadable) {
+// The whole file into `out` (reused, so one buffer serves every file), at most max_bytes; the error
+// names the path: Error::file when the file cannot be read, Error::usage when it is too large.
+Result<void> read_bytes(const std::string& path, std::uintmax_t max_bytes, std::vector<std::uint8_t>& out) {
   std::error_code code;
-  if (std::filesystem::is_directory(path, code)) {
-    error = "cannot read '" + path + "': is a directory";
-    unreadable = true;
-    return false;
-  }
+  if (std::filesystem::is_directory(path, code)) return Error::file("cannot read '" + path + "': is a directory");
   const std::uintmax_t size = std::filesystem::file_size(path, code);
-  if (code) {
-    error = "cannot read '" + path + "': " + code.message();
-    unreadable = true;
-    return false;
-  }
-  if (size > max_bytes) {
-    error = "'" + path + "' is " + std::to_string(size) + " bytes: allowed at most " + std::to_string(max_bytes);
-    return false;
-  }
+  if (code) return Error::file("cannot read '" + path + "': " + code.message());
+  if (size > max_bytes)
+    return Error::usage("'" + path + "' is " + std::to_string(size) + " bytes: allowed at most " +
+                        std::to_string(max_bytes));
   std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    error = "cannot read '" + path + "'";
-    unreadable = true;
-    return false;
-  }
+  if (file == nullptr) return Error::file("cannot read '" + path + "'");
   out.resize(static_cast<std::size_t>(size));
   const std::size_t got = size == 0 ? 0 : std::fread(out.data(), 1, out.size(), file);
   const bool failed = std::ferror(file) != 0;
   std::fclose(file);
-  if (failed || got != out.size()) {
-    error = "cannot read '" + path + "': read " + std::to_string(got) + " of " + std::to_string(size) + " bytes";
-    unreadable = true;
-    return false;
-  }
-  return true;
+  if (failed || got != out.size())
+    return Error::file("cannot read '" + path + "': read " + std::to_string(got) + " of " + std::to_string(size) +
+                       " bytes");
+  return {};
 }
 
 enum class FileKind { npy, npz, csv, unknown };
@@ -72,12 +57,8 @@ FileKind kind_of(const std::string& path, std::span<const std::uint8_t> bytes) {
 }  // namespace
 
 ImportLoad load_import(std::span<const std::string> specs, const std::string& tokens_file) {
-  ImportLoad load;
-  auto fail = [&](std::string message, bool unreadable = false) {
-    load.error = std::move(message);
-    load.unreadable = unreadable;
-    return load;
-  };
+  // Bad content or a bad spec: a usage error (exit 2); read_bytes says when a file cannot be read.
+  auto fail = [](std::string message) -> ImportLoad { return Error::usage(std::move(message)); };
   if (specs.empty()) return fail("nothing to import: give --import FILE");
   if (specs.size() > 8) return fail("more than 8 --import files: allowed at most 8");
   std::vector<RoleArray> arrays;
@@ -94,10 +75,10 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
     if (!parsed.spec) return fail(parsed.error);
     const ImportSpec& spec = *parsed.spec;
     sources.push_back(absolute(spec.path) + text.substr(spec.path.size()));
-    std::string error;
-    bool unreadable = false;
-    if (!read_bytes(spec.path, import_file_max_bytes, bytes, error, unreadable))
-      return fail(error + (unreadable ? " (--import " + text.substr(0, 200) + ")" : ""), unreadable);
+    if (const Result<void> read = read_bytes(spec.path, import_file_max_bytes, bytes); !read) {
+      const bool unreadable = read.error().kind == Error::Kind::file;
+      return Error{read.error().kind, read.error().message + (unreadable ? " (--import " + text.substr(0, 200) + ")" : "")};
+    }
     const FileKind kind = kind_of(spec.path, bytes);
     const std::string stem = std::filesystem::path(spec.path).stem().string();
     if (kind == FileKind::unknown)
@@ -151,9 +132,7 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
   }
   std::vector<std::string> tokens;
   if (!tokens_file.empty()) {
-    std::string error;
-    bool unreadable = false;
-    if (!read_bytes(tokens_file, 64u << 20, bytes, error, unreadable)) return fail(error, unreadable);
+    if (Result<void> read = read_bytes(tokens_file, 64u << 20, bytes); !read) return read.error();
     TokenParse parsed = parse_tokens(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), tokens_file);
     if (!parsed.error.empty()) return fail(parsed.error);
     tokens = std::move(parsed.tokens);
@@ -161,8 +140,7 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
   ImportAssembly assembled = assemble_import(std::move(arrays), std::move(tokens), std::move(sources),
                                              tokens_file.empty() ? tokens_file : absolute(tokens_file));
   if (!assembled.data) return fail(assembled.error);
-  load.data = std::move(assembled.data);
-  return load;
+  return ImportLoad(std::move(assembled.data));
 }
 
 }  // namespace smlab::app

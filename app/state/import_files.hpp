@@ -6,15 +6,14 @@
 #include <span>
 #include <string>
 
+#include "smlab/error.hpp"
 #include "smlab/import.hpp"
 
 namespace smlab::app {
 
-struct ImportLoad {
-  std::shared_ptr<const ImportedAttention> data;  // set on success
-  std::string error;        // one line naming the file, the array and what is allowed
-  bool unreadable = false;  // a file could not be read (exit 3), as opposed to bad content (exit 2)
-};
+// The imported data (never null), or one line naming the file, the array and what is allowed: an
+// Error::file when a file could not be read (exit 3), an Error::usage for bad content (exit 2).
+using ImportLoad = Result<std::shared_ptr<const ImportedAttention>>;
 
 // Largest file read: the biggest allowed array as float64 plus a header (about 2 GiB).
 inline constexpr std::uintmax_t import_file_max_bytes = ImportLimits::array_elements_max * 8 + (1u << 20);

@@ -18,12 +18,8 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-SessionLoad failure(std::string message, bool unreadable = false) {
-  SessionLoad load;
-  load.error = std::move(message);
-  load.unreadable = unreadable;
-  return load;
-}
+// Bad content: a usage error (exit 2). A file that cannot be read is Error::file (load_session).
+Error failure(std::string message) { return Error::usage(std::move(message)); }
 
 std::string type_name(const OrderedJson& value) { return value.type_name(); }
 
@@ -81,7 +77,7 @@ std::string serialize_session(const Session& session) {
   return document.dump(2) + "\n";
 }
 
-SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_import) {
+Result<Session> parse_session(std::string_view json_text, const ImportLoader& load_import) {
   if (json_text.size() > session_max_bytes) return failure("session is larger than 1 MB");
   if (auto problem = json_text_problem(json_text, session_max_depth, session_max_keys))
     return failure("session " + *problem);
@@ -142,11 +138,11 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
     }
     if (load_import) {
       const ImportLoad loaded = load_import(session.imports, session.import_tokens);
-      if (loaded.data && !attach_import(session.params, loaded.data))
+      if (loaded && !attach_import(session.params, *loaded))
         data_attached = true;
       else
-        session.import_warning =
-            "the session's imported data could not be read back (" + loaded.error + "): showing random data";
+        session.import_warning = "the session's imported data could not be read back (" +
+                                 (loaded ? std::string() : loaded.error().message) + "): showing random data";
     }
   }
   if (document.contains("params")) {
@@ -250,18 +246,16 @@ SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_i
     if (std::string error = pins_from_json(document["pins"], session.params, session.pins); !error.empty())
       return failure(error);
   }
-  SessionLoad load;
-  load.session = std::move(session);
-  return load;
+  return session;
 }
 
-SessionLoad load_session(const std::filesystem::path& path) {
+Result<Session> load_session(const std::filesystem::path& path) {
   const std::string shown = "'" + path.string() + "'";
   const TextFile file = read_text_file(path, session_max_bytes);
-  if (file.status == TextFile::Status::unreadable) return failure(cannot_read("session " + shown, file), true);
+  if (file.status == TextFile::Status::unreadable) return Error::file(cannot_read("session " + shown, file));
   if (file.status == TextFile::Status::too_large) return failure("session " + shown + " is larger than 1 MB");
-  SessionLoad load = parse_session(file.text, app::load_import);
-  if (!load.error.empty()) load.error = shown + ": " + load.error;
+  Result<Session> load = parse_session(file.text, app::load_import);
+  if (!load) return Error{load.error().kind, shown + ": " + load.error().message};
   return load;
 }
 
@@ -324,7 +318,7 @@ std::optional<std::string> write_autosave(const std::filesystem::path& path, con
   const WriteTarget target = resolve_write_target(path);
   if (!target.error.empty()) return target.error;
   std::error_code error;
-  if (back_up_refused && std::filesystem::exists(target.path, error) && !load_session(target.path).session) {
+  if (back_up_refused && std::filesystem::exists(target.path, error) && !load_session(target.path).ok()) {
     const SessionBackup made = back_up_session_file(path, now);
     if (!made.error.empty()) return made.error + "; the session was not saved, so nothing is lost";
     if (backup != nullptr) *backup = made.path;

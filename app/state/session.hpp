@@ -16,6 +16,7 @@
 #include "plot/color_scale.hpp"
 #include "state/import_files.hpp"
 #include "state/pins.hpp"
+#include "smlab/error.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 
@@ -71,24 +72,20 @@ inline constexpr const char* session_fields[] = {"version", "params",     "view"
 // params keys are errors on load; a newer format would carry a new "version".
 std::string serialize_session(const Session& session);
 
-struct SessionLoad {
-  std::optional<Session> session;  // set on success
-  std::string error;               // one line naming the field and what is allowed, on failure
-  bool unreadable = false;         // the file could not be read (exit 3), as opposed to bad content (exit 2)
-};
-
 // Checks size and nesting before parsing, then the version, then every field; Params keys start
-// from the defaults and are applied in param_keys() order (seq_len before row).
+// from the defaults and are applied in param_keys() order (seq_len before row). The error is one
+// line naming the field and what is allowed, an Error::usage (bad content, exit 2).
 // `load_import` (may be empty: then imported data is remembered but not read) reads the session's
 // imported files; Params then start from that data, so its seq_len, row, batch and head apply. If
 // the files are gone the session still loads, with random data and import_warning set, and the
 // keys that only fit the data (seq_len, d_k, row, batch, head) are left at their defaults.
 using ImportLoader = std::function<ImportLoad(std::span<const std::string> specs, const std::string& tokens_file)>;
-SessionLoad parse_session(std::string_view json_text, const ImportLoader& load_import = {});
+Result<Session> parse_session(std::string_view json_text, const ImportLoader& load_import = {});
 
 // Reads `path` (at most session_max_bytes) and parses it, reading imported files with
-// app::load_import; errors start with the path.
-SessionLoad load_session(const std::filesystem::path& path);
+// app::load_import; errors start with the path. A file that cannot be read is an Error::file
+// (exit 3); a file too large or with bad content an Error::usage (exit 2).
+Result<Session> load_session(const std::filesystem::path& path);
 
 // Writes atomically; with overwrite == false an existing file is an error.
 std::optional<std::string> save_session(const std::filesystem::path& path, const Session& session, bool overwrite);

@@ -41,16 +41,16 @@ std::string format_value(double value, bool integer) {
 
 }  // namespace
 
-std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Params& base) {
+Result<SweepSpec> parse_sweep(std::string_view text, const Params& base) {
   const std::string shown(text.substr(0, 60));
   const std::string usage = "--sweep '" + shown + "' is not KEY=FROM:TO[:log], e.g. temperature=0.05:20:log";
   const auto equals = text.find('=');
-  if (equals == std::string_view::npos) return usage;
+  if (equals == std::string_view::npos) return Error::usage(usage);
   SweepSpec spec;
   spec.key = std::string(text.substr(0, equals));
   const ParamKey* key = find_sweep_key(spec.key);
   if (key == nullptr)
-    return "--sweep key '" + spec.key.substr(0, 40) + "' cannot be swept: allowed " + sweep_key_names();
+    return Error::usage("--sweep key '" + spec.key.substr(0, 40) + "' cannot be swept: allowed " + sweep_key_names());
   std::vector<std::string> parts;
   std::string_view rest = text.substr(equals + 1);
   while (true) {
@@ -60,27 +60,27 @@ std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Pa
     rest = rest.substr(colon + 1);
   }
   if (parts.size() == 3) {
-    if (parts[2] != "log") return usage + " (the third part may only be 'log')";
+    if (parts[2] != "log") return Error::usage(usage + " (the third part may only be 'log')");
     spec.logarithmic = true;
   } else if (parts.size() != 2) {
-    return usage;
+    return Error::usage(usage);
   }
   // Each end is read exactly as --set reads it (no hex, no 1e300 for an integer key), so the
   // message names the value as typed.
   for (const std::string& end : {parts[0], parts[1]}) {
     Params check = base;
-    if (auto error = set_param(check, spec.key, end)) return "--sweep: " + error->message;
+    if (auto error = set_param(check, spec.key, end)) return Error::usage("--sweep: " + error->message);
   }
   const auto from = parse_number(parts[0]), to = parse_number(parts[1]);
-  if (!from || !to) return usage + " (FROM and TO must be finite numbers)";
+  if (!from || !to) return Error::usage(usage + " (FROM and TO must be finite numbers)");
   spec.from = *from;
   spec.to = *to;
   if (spec.logarithmic && (spec.from <= 0.0 || spec.to <= 0.0))
-    return "--sweep '" + shown + "': a log sweep needs FROM and TO greater than 0";
+    return Error::usage("--sweep '" + shown + "': a log sweep needs FROM and TO greater than 0");
   for (double end : {spec.from, spec.to}) {
     Params check = base;
     if (auto error = set_param(check, spec.key, format_value(end, key->is_integer())))
-      return "--sweep: " + error->message;
+      return Error::usage("--sweep: " + error->message);
   }
   return spec;
 }

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
+#include "smlab/error.hpp"
 #include "smlab/params.hpp"
 
 namespace smlab::app {
@@ -20,8 +20,8 @@ struct SweepSpec {
 
 // Parses "KEY=FROM:TO[:log]". The key must be one of the numeric keys, FROM and TO must be numbers
 // that set_param accepts for it (so both ends are in range), and a log sweep needs FROM, TO > 0.
-// The error is one line naming the spec and what is allowed.
-std::variant<SweepSpec, std::string> parse_sweep(std::string_view text, const Params& base);
+// The error (a usage error) is one line naming the spec and what is allowed.
+Result<SweepSpec> parse_sweep(std::string_view text, const Params& base);
 
 // The value of frame `index` of `frames` as set_param text: evenly spaced from FROM to TO (in log
 // space for :log), rounded for integer keys, printed to round-trip.

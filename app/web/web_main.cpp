@@ -203,9 +203,9 @@ std::string export_files(const std::string& kind) {
   smlab::exporting::FileBatch batch(false);
   if (kind == "csv") {
     const auto result = smlab::exporting::export_csv(snapshot, dir, {}, &batch);
-    if (!result.ok()) return show_error(*result.error), std::string{};
+    if (!result) return show_error(result.error().message), std::string{};
     const auto labs = smlab::exporting::export_lab_csv(snapshot, dir, false, &batch);
-    if (labs.error) return show_error(*labs.error), std::string{};
+    if (!labs) return show_error(labs.error().message), std::string{};
   } else {
     smlab::plot::Style style = smlab::plot::light_style();
     style.sequential_colormap = web->app->ui().interaction.colormap;
@@ -213,7 +213,7 @@ std::string export_files(const std::string& kind) {
     if (language == smlab::i18n::Language::Chinese)
       style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
     const auto result = smlab::exporting::export_svg(snapshot, dir, false, style, language, 640.0f, 440.0f, &batch);
-    if (result.error) return show_error(*result.error), std::string{};
+    if (!result) return show_error(result.error().message), std::string{};
   }
   if (auto error = batch.commit()) return show_error(*error), std::string{};
   return dir.string();
@@ -260,12 +260,12 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_session_json() {
 EMSCRIPTEN_KEEPALIVE const char* smlab_load_session(const char* text) {
   static std::string error;
   error.clear();
-  const smlab::app::SessionLoad loaded = smlab::app::parse_session(text == nullptr ? "" : text);
-  if (!loaded.session) {
-    error = "session: " + loaded.error;
+  const smlab::Result<smlab::app::Session> loaded = smlab::app::parse_session(text == nullptr ? "" : text);
+  if (!loaded) {
+    error = "session: " + loaded.error().message;
     show_error(error);
   } else {
-    web->app->restore_session(*loaded.session);
+    web->app->restore_session(*loaded);
   }
   return error.c_str();
 }
@@ -294,17 +294,17 @@ int main(int argc, char** argv) {
       return text === null ? 0 : stringToNewUTF8(text);
     }));
     if (stored != nullptr) {
-      const smlab::app::SessionLoad last = smlab::app::parse_session(stored);
+      const smlab::Result<smlab::app::Session> last = smlab::app::parse_session(stored);
       std::free(stored);
-      if (last.session) {
-        options.params = last.session->params;
-        options.view = last.session->view;
-        if (last.session->language) options.language = *last.session->language;
-        if (last.session->theme) options.theme = smlab::app::theme_from_name(*last.session->theme).value_or(options.theme);
-        if (last.session->lesson)
-          if (const auto index = smlab::app::find_lesson(options.lessons, last.session->lesson->name);
-              index && static_cast<std::size_t>(last.session->lesson->step) <= options.lessons.lessons[*index].steps.size())
-            options.lesson = smlab::app::LessonPosition{*index, static_cast<std::size_t>(last.session->lesson->step - 1)};
+      if (last) {
+        options.params = last->params;
+        options.view = last->view;
+        if (last->language) options.language = *last->language;
+        if (last->theme) options.theme = smlab::app::theme_from_name(*last->theme).value_or(options.theme);
+        if (last->lesson)
+          if (const auto index = smlab::app::find_lesson(options.lessons, last->lesson->name);
+              index && static_cast<std::size_t>(last->lesson->step) <= options.lessons.lessons[*index].steps.size())
+            options.lesson = smlab::app::LessonPosition{*index, static_cast<std::size_t>(last->lesson->step - 1)};
       }
     }
   }
@@ -319,7 +319,7 @@ int main(int argc, char** argv) {
   auto created = smlab::platform::Window::create(window_options);
   if (!created) {
     show_error(created.error);
-    return 4;
+    return smlab::exit_code(smlab::Error::Kind::no_graphics);
   }
   web->window = std::move(created.surface);
   web->app = std::make_unique<smlab::app::App>(*web->window, options);

@@ -125,11 +125,11 @@ Params small_params() {
 
 TEST_F(CsvExport, WritesEveryFileWithExactlyTheDocumentedHeader) {
   const Snapshot snap = snapshot_with_trials(small_params(), 20000);
-  const CsvResult result = export_csv(snap, directory_);
-  ASSERT_TRUE(result.ok()) << *result.error;
-  ASSERT_EQ(result.files.size(), csv_file_names().size());
-  for (std::size_t i = 0; i < result.files.size(); ++i)
-    EXPECT_EQ(result.files[i], directory_ / csv_file_names()[i]);
+  const WrittenFiles result = export_csv(snap, directory_);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  ASSERT_EQ(result->size(), csv_file_names().size());
+  for (std::size_t i = 0; i < result->size(); ++i)
+    EXPECT_EQ((*result)[i], directory_ / csv_file_names()[i]);
   EXPECT_EQ(directory_listing(directory_),
             (std::vector<std::string>{"attention.csv", "attention_output.csv", "attention_scaled.csv",
                                       "attention_unscaled.csv", "distribution.csv", "entropy_dk.csv",
@@ -319,19 +319,19 @@ TEST_F(CsvExport, ExistingFileIsNotOverwrittenWithoutTheFlag) {
   const Snapshot snap = snapshot_with_trials(small_params(), 20000);
   const fs::path existing = directory_ / "entropy_dk.csv";
   std::ofstream(existing) << "precious\n";
-  const CsvResult refused = export_csv(snap, directory_);
+  const WrittenFiles refused = export_csv(snap, directory_);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error->find(existing.string()), std::string::npos) << *refused.error;
-  EXPECT_EQ(refused.error->find('\n'), std::string::npos) << "one line: " << *refused.error;
-  EXPECT_TRUE(refused.files.empty());
+  EXPECT_NE(refused.error().message.find(existing.string()), std::string::npos) << refused.error().message;
+  EXPECT_EQ(refused.error().message.find('\n'), std::string::npos) << "one line: " << refused.error().message;
+  EXPECT_EQ(refused.error().kind, smlab::Error::Kind::file) << "exit 3";
   EXPECT_EQ(read_text(existing), "precious\n");
   EXPECT_EQ(directory_listing(directory_), std::vector<std::string>{"entropy_dk.csv"});
 
   CsvOptions options;
   options.overwrite = true;
-  const CsvResult replaced = export_csv(snap, directory_, options);
-  ASSERT_TRUE(replaced.ok()) << *replaced.error;
-  EXPECT_EQ(replaced.files.size(), csv_file_names().size());
+  const WrittenFiles replaced = export_csv(snap, directory_, options);
+  ASSERT_TRUE(replaced.ok()) << replaced.error().message;
+  EXPECT_EQ(replaced->size(), csv_file_names().size());
   EXPECT_EQ(read_text(existing).substr(0, 4), "d_k,");
 }
 
@@ -340,16 +340,16 @@ TEST_F(CsvExport, ExistingFileIsNotOverwrittenWithoutTheFlag) {
 TEST_F(CsvExport, MissingOrUnwritableDirectoryGivesAnErrorAndNoFiles) {
   const Snapshot snap = snapshot_with_trials(small_params(), 20000);
   const fs::path missing = directory_ / "does_not_exist";
-  CsvResult result = export_csv(snap, missing);
+  WrittenFiles result = export_csv(snap, missing);
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.error->find(missing.string()), std::string::npos) << *result.error;
+  EXPECT_NE(result.error().message.find(missing.string()), std::string::npos) << result.error().message;
   EXPECT_FALSE(fs::exists(missing));
 
   std::ofstream(directory_ / "plain_file") << "x";
   const fs::path through_file = directory_ / "plain_file" / "out";
   result = export_csv(snap, through_file);
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.error->find(through_file.string()), std::string::npos) << *result.error;
+  EXPECT_NE(result.error().message.find(through_file.string()), std::string::npos) << result.error().message;
   EXPECT_EQ(directory_listing(directory_), std::vector<std::string>{"plain_file"});
 
   if (::geteuid() != 0) {
@@ -358,7 +358,7 @@ TEST_F(CsvExport, MissingOrUnwritableDirectoryGivesAnErrorAndNoFiles) {
     fs::permissions(read_only, fs::perms::owner_read | fs::perms::owner_exec);
     result = export_csv(snap, read_only);
     ASSERT_FALSE(result.ok());
-    EXPECT_NE(result.error->find(read_only.string()), std::string::npos) << *result.error;
+    EXPECT_NE(result.error().message.find(read_only.string()), std::string::npos) << result.error().message;
     EXPECT_TRUE(directory_listing(read_only).empty());
     fs::permissions(read_only, fs::perms::owner_all);
   }
@@ -371,9 +371,9 @@ TEST_F(CsvExport, TargetThatIsADirectoryFailsBeforeWritingAnything) {
   fs::create_directory(directory_ / "attention_unscaled.csv");
   CsvOptions options;
   options.overwrite = true;
-  const CsvResult result = export_csv(snap, directory_, options);
+  const WrittenFiles result = export_csv(snap, directory_, options);
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.error->find("attention_unscaled.csv"), std::string::npos) << *result.error;
+  EXPECT_NE(result.error().message.find("attention_unscaled.csv"), std::string::npos) << result.error().message;
   EXPECT_EQ(directory_listing(directory_), std::vector<std::string>{"attention_unscaled.csv"});
 }
 

@@ -451,10 +451,10 @@ TEST_F(Languages, LabCsvSeriesStayEnglishWhenChineseIsShown) {
   fs::remove_all(chinese_dir);
   fs::create_directories(english_dir);
   fs::create_directories(chinese_dir);
-  ASSERT_FALSE(exporting::export_lab_csv(snapshot, english_dir, false).error);
+  ASSERT_TRUE(exporting::export_lab_csv(snapshot, english_dir, false).ok());
   {
     const i18n::Use chinese(Language::Chinese);  // what a Chinese window's thread draws in
-    ASSERT_FALSE(exporting::export_lab_csv(snapshot, chinese_dir, false).error);
+    ASSERT_TRUE(exporting::export_lab_csv(snapshot, chinese_dir, false).ok());
     EXPECT_EQ(i18n::language(), Language::Chinese) << "the export must restore the language";
   }
   const std::string stability = cli_test::read_all(chinese_dir / "stability-weights.csv");
@@ -471,21 +471,21 @@ TEST_F(Languages, SessionLangRoundTripsAndIsValidated) {
   session.language = Language::Chinese;
   const std::string text = serialize_session(session);
   EXPECT_NE(text.find("\"lang\": \"zh-CN\""), std::string::npos) << text;
-  const SessionLoad loaded = parse_session(text);
-  ASSERT_TRUE(loaded.session) << loaded.error;
-  EXPECT_EQ(loaded.session->language, std::optional<Language>(Language::Chinese));
-  EXPECT_EQ(*loaded.session, session);
+  const smlab::Result<Session> loaded = parse_session(text);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(loaded->language, std::optional<Language>(Language::Chinese));
+  EXPECT_EQ(*loaded, session);
 
-  const SessionLoad absent = parse_session(R"({"version": 1})");
-  ASSERT_TRUE(absent.session) << absent.error;
-  EXPECT_FALSE(absent.session->language.has_value());
+  const smlab::Result<Session> absent = parse_session(R"({"version": 1})");
+  ASSERT_TRUE(absent) << absent.error().message;
+  EXPECT_FALSE(absent->language.has_value());
 
   for (const char* bad : {R"({"version": 1, "lang": "fr"})", R"({"version": 1, "lang": 3})"}) {
-    const SessionLoad rejected = parse_session(bad);
-    EXPECT_FALSE(rejected.session) << bad;
-    EXPECT_NE(rejected.error.find("'lang'"), std::string::npos) << rejected.error;
-    EXPECT_NE(rejected.error.find("en, zh-CN"), std::string::npos) << rejected.error;
-    EXPECT_EQ(rejected.error.find('\n'), std::string::npos) << rejected.error;
+    const smlab::Result<Session> rejected = parse_session(bad);
+    EXPECT_FALSE(rejected) << bad;
+    EXPECT_NE(rejected.error().message.find("'lang'"), std::string::npos) << rejected.error().message;
+    EXPECT_NE(rejected.error().message.find("en, zh-CN"), std::string::npos) << rejected.error().message;
+    EXPECT_EQ(rejected.error().message.find('\n'), std::string::npos) << rejected.error().message;
   }
 }
 

@@ -75,9 +75,9 @@ TEST(ImportNumpy, EveryDtypeOrderEndiannessAndShapeMatchesNumpySoftmax) {
     std::vector<std::string> specs;
     for (const auto& file : item["imports"]) specs.push_back((dir / file.get<std::string>()).string());
     const smlab::app::ImportLoad load = smlab::app::load_import(specs, "");
-    ASSERT_TRUE(load.data) << load.error;
+    ASSERT_TRUE(load) << load.error().message;
     smlab::Params params;
-    ASSERT_FALSE(smlab::attach_import(params, load.data));
+    ASSERT_FALSE(smlab::attach_import(params, *load));
     for (const char* key : {"batch", "head", "row", "temperature", "score_scale"})
       ASSERT_FALSE(smlab::set_param(params, key, item[key].dump()));
     params.causal = item["causal"].get<bool>();
@@ -436,15 +436,15 @@ TEST(ImportSession, RemembersImportedFilesAndSaysWhenOneIsGone) {
                                {"params", {{"head", "1"}, {"row", "7"}, {"seq_len", "11"}, {"d_k", "16"}}},
                                {"import", {{"files", {examples + "qkv.npz"}}, {"tokens", examples + "tokens.txt"}}}};
   write_bytes(dir / "good.json", good.dump());
-  const smlab::app::SessionLoad loaded = smlab::app::load_session(dir / "good.json");
-  ASSERT_TRUE(loaded.session) << loaded.error;
-  const smlab::Params& params = loaded.session->params;
+  const smlab::Result<smlab::app::Session> loaded = smlab::app::load_session(dir / "good.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const smlab::Params& params = loaded->params;
   ASSERT_NE(params.imported, nullptr);
   EXPECT_EQ(params.head, 1);
   EXPECT_EQ(params.row, 7);
   EXPECT_EQ(params.imported->tokens.at(7), "it");
-  EXPECT_TRUE(loaded.session->import_warning.empty());
-  const std::string saved = smlab::app::serialize_session(*loaded.session);
+  EXPECT_TRUE(loaded->import_warning.empty());
+  const std::string saved = smlab::app::serialize_session(*loaded);
   EXPECT_NE(saved.find("qkv.npz"), std::string::npos) << saved;
   EXPECT_NE(saved.find("tokens.txt"), std::string::npos) << saved;
 
@@ -452,12 +452,12 @@ TEST(ImportSession, RemembersImportedFilesAndSaysWhenOneIsGone) {
   nlohmann::json gone = good;
   gone["import"]["files"] = {(dir / "moved-away.npz").string()};
   write_bytes(dir / "gone.json", gone.dump());
-  const smlab::app::SessionLoad fallback = smlab::app::load_session(dir / "gone.json");
-  ASSERT_TRUE(fallback.session) << fallback.error;
-  EXPECT_EQ(fallback.session->params.imported, nullptr);
-  EXPECT_NE(fallback.session->import_warning.find("moved-away.npz"), std::string::npos);
-  EXPECT_EQ(fallback.session->import_warning.find('\n'), std::string::npos);
-  EXPECT_EQ(fallback.session->imports.size(), 1u);  // still remembered: saving again loses nothing
+  const smlab::Result<smlab::app::Session> fallback = smlab::app::load_session(dir / "gone.json");
+  ASSERT_TRUE(fallback) << fallback.error().message;
+  EXPECT_EQ(fallback->params.imported, nullptr);
+  EXPECT_NE(fallback->import_warning.find("moved-away.npz"), std::string::npos);
+  EXPECT_EQ(fallback->import_warning.find('\n'), std::string::npos);
+  EXPECT_EQ(fallback->imports.size(), 1u);  // still remembered: saving again loses nothing
   const auto result = run_program(SMLAB_BINARY, {"--load", (dir / "gone.json").string(), "--export-csv", (dir / "out").string()}, dir);
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.err.find("could not be read back"), std::string::npos) << result.err;

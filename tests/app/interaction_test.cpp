@@ -160,8 +160,8 @@ TEST(Nudge, RowIsBoundedBySequenceLengthAndAmplitudeLeavesZero) {
 
 SweepSpec spec_of(const std::string& text) {
   auto parsed = parse_sweep(text, Params{});
-  EXPECT_TRUE(std::holds_alternative<SweepSpec>(parsed)) << text;
-  return std::get<SweepSpec>(parsed);
+  EXPECT_TRUE(parsed) << text;
+  return parsed ? *parsed : SweepSpec{};
 }
 
 TEST(SweepPlayer, LogSweepStartsAtFromReachesToAndPassesTheGeometricMean) {
@@ -241,15 +241,15 @@ TEST(SessionLook, ThemeFontScaleAndColormapRoundTripAndAreOptional) {
   session.theme = "projector";
   session.font_scale = 1.75f;
   session.colormap = "cividis";
-  const SessionLoad loaded = parse_session(serialize_session(session));
-  ASSERT_TRUE(loaded.session) << loaded.error;
-  EXPECT_EQ(*loaded.session, session);
+  const smlab::Result<Session> loaded = parse_session(serialize_session(session));
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(*loaded, session);
 
-  const SessionLoad bare = parse_session(R"({"version": 1})");
-  ASSERT_TRUE(bare.session) << bare.error;
-  EXPECT_FALSE(bare.session->theme);
-  EXPECT_FALSE(bare.session->font_scale);
-  EXPECT_FALSE(bare.session->colormap);
+  const smlab::Result<Session> bare = parse_session(R"({"version": 1})");
+  ASSERT_TRUE(bare) << bare.error().message;
+  EXPECT_FALSE(bare->theme);
+  EXPECT_FALSE(bare->font_scale);
+  EXPECT_FALSE(bare->colormap);
 }
 
 TEST(SessionLook, BadLookFieldsAreOneLineNamingTheField) {
@@ -258,13 +258,13 @@ TEST(SessionLook, BadLookFieldsAreOneLineNamingTheField) {
                                  std::string(R"({"version": 1, "colormap": 3})"),
                                  std::string(R"({"version": 1, "font_scale": 7})"),
                                  std::string(R"({"version": 1, "font_scale": "2"})")}) {
-    const SessionLoad loaded = parse_session(bad);
-    EXPECT_FALSE(loaded.session) << bad;
-    EXPECT_EQ(loaded.error.find('\n'), std::string::npos) << loaded.error;
-    const bool names_field = loaded.error.find("theme") != std::string::npos ||
-                             loaded.error.find("colormap") != std::string::npos ||
-                             loaded.error.find("font_scale") != std::string::npos;
-    EXPECT_TRUE(names_field) << loaded.error;
+    const smlab::Result<Session> loaded = parse_session(bad);
+    EXPECT_FALSE(loaded) << bad;
+    EXPECT_EQ(loaded.error().message.find('\n'), std::string::npos) << loaded.error().message;
+    const bool names_field = loaded.error().message.find("theme") != std::string::npos ||
+                             loaded.error().message.find("colormap") != std::string::npos ||
+                             loaded.error().message.find("font_scale") != std::string::npos;
+    EXPECT_TRUE(names_field) << loaded.error().message;
   }
 }
 

@@ -163,9 +163,9 @@ TEST_F(LanguageContext, SvgExportTakesItsLanguageAndKeepsTheCallers) {
   fs::create_directories(dir / "zh");
   fs::create_directories(dir / "en");
   const i18n::Use english(Language::English);
-  ASSERT_FALSE(exporting::export_svg(snapshot, dir / "zh", false, plot::light_style(), Language::Chinese).error);
+  ASSERT_TRUE(exporting::export_svg(snapshot, dir / "zh", false, plot::light_style(), Language::Chinese).ok());
   EXPECT_EQ(i18n::language(), Language::English);
-  ASSERT_FALSE(exporting::export_svg(snapshot, dir / "en", false, plot::light_style(), Language::English).error);
+  ASSERT_TRUE(exporting::export_svg(snapshot, dir / "en", false, plot::light_style(), Language::English).ok());
   std::string chinese_svg, english_svg;
   for (const auto& entry : fs::directory_iterator(dir / "zh")) {
     std::ifstream in(entry.path());

@@ -349,22 +349,22 @@ TEST(LessonPlayer, AUserEditDuringTheAnimationWinsAndTheEndsStopNavigation) {
 TEST(LessonSession, TheLessonPositionRoundTripsAndBadValuesAreOneLine) {
   Session session;
   session.lesson = SessionLesson{"why-softmax", 3};
-  const SessionLoad loaded = parse_session(serialize_session(session));
-  ASSERT_TRUE(loaded.session) << loaded.error;
-  EXPECT_EQ(serialize_session(*loaded.session), serialize_session(session));
-  EXPECT_TRUE(*loaded.session == session);
+  const smlab::Result<Session> loaded = parse_session(serialize_session(session));
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(serialize_session(*loaded), serialize_session(session));
+  EXPECT_TRUE(*loaded == session);
   Session without;
-  const SessionLoad plain = parse_session(serialize_session(without));
-  ASSERT_TRUE(plain.session);
-  EXPECT_FALSE(plain.session->lesson);
+  const smlab::Result<Session> plain = parse_session(serialize_session(without));
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->lesson);
   for (const char* bad : {R"([])", R"("why-softmax")", R"({"name": "why-softmax"})", R"({"name": "why-softmax", "step": 0})",
                           R"({"name": "why-softmax", "step": 51})", R"({"name": "why-softmax", "step": "3"})",
                           R"({"name": "why-softmax", "step": 1.5})", R"({"name": "Bad Name", "step": 1})",
                           R"({"name": "", "step": 1})", R"({"name": "x", "step": 1, "extra": true})"}) {
-    const SessionLoad load = parse_session(std::string(R"({"version": 1, "lesson": )") + bad + "}");
-    EXPECT_FALSE(load.session) << bad;
-    EXPECT_TRUE(one_line(load.error)) << bad << " -> " << load.error;
-    EXPECT_NE(load.error.find("lesson"), std::string::npos) << bad << " -> " << load.error;
+    const smlab::Result<Session> load = parse_session(std::string(R"({"version": 1, "lesson": )") + bad + "}");
+    EXPECT_FALSE(load) << bad;
+    EXPECT_TRUE(one_line(load.error().message)) << bad << " -> " << load.error().message;
+    EXPECT_NE(load.error().message.find("lesson"), std::string::npos) << bad << " -> " << load.error().message;
   }
 }
 

@@ -95,16 +95,16 @@ TEST(PinsSession, PinsRoundTripExactlyAndAbsentMeansNone) {
   session.pins = {{"A", with_temperature(2.0)}, {"wide, \"quoted\" 名", odd}};
   const std::string text = serialize_session(session);
   EXPECT_NE(text.find("\"pins\""), std::string::npos);
-  const SessionLoad load = parse_session(text);
-  ASSERT_TRUE(load.session) << load.error;
-  EXPECT_EQ(load.session->pins, session.pins);
-  EXPECT_EQ(*load.session, session);
+  const smlab::Result<Session> load = parse_session(text);
+  ASSERT_TRUE(load) << load.error().message;
+  EXPECT_EQ(load->pins, session.pins);
+  EXPECT_EQ(*load, session);
 
   Session plain;
   const std::string none = serialize_session(plain);
   EXPECT_EQ(none.find("\"pins\""), std::string::npos) << "no pins: no field";
-  ASSERT_TRUE(parse_session(none).session);
-  EXPECT_TRUE(parse_session(none).session->pins.empty());
+  ASSERT_TRUE(parse_session(none));
+  EXPECT_TRUE(parse_session(none)->pins.empty());
 }
 
 TEST(PinsSession, MalformedPinsAreRefusedWithOneLineNamingThePinAndField) {
@@ -132,16 +132,16 @@ TEST(PinsSession, MalformedPinsAreRefusedWithOneLineNamingThePinAndField) {
       {R"([{"name": "A", "params": {"seq_len": "8", "row": "9"}}])", "pins[0].params.row'"},
   };
   for (const auto& c : cases) {
-    const SessionLoad load = parse_session(head + c.pins + "}");
-    EXPECT_FALSE(load.session) << c.pins;
-    EXPECT_TRUE(one_line(load.error)) << c.pins << " -> " << load.error;
-    EXPECT_NE(load.error.find(c.needle), std::string::npos) << c.pins << " -> " << load.error;
+    const smlab::Result<Session> load = parse_session(head + c.pins + "}");
+    EXPECT_FALSE(load) << c.pins;
+    EXPECT_TRUE(one_line(load.error().message)) << c.pins << " -> " << load.error().message;
+    EXPECT_NE(load.error().message.find(c.needle), std::string::npos) << c.pins << " -> " << load.error().message;
   }
   // Numbers and booleans are read as session params are.
-  const SessionLoad numbers = parse_session(head + R"([{"name": "A", "params": {"temperature": 2, "scaled": false}}]})");
-  ASSERT_TRUE(numbers.session) << numbers.error;
-  EXPECT_EQ(numbers.session->pins[0].params.temperature, 2.0);
-  EXPECT_FALSE(numbers.session->pins[0].params.scaled);
+  const smlab::Result<Session> numbers = parse_session(head + R"([{"name": "A", "params": {"temperature": 2, "scaled": false}}]})");
+  ASSERT_TRUE(numbers) << numbers.error().message;
+  EXPECT_EQ(numbers->pins[0].params.temperature, 2.0);
+  EXPECT_FALSE(numbers->pins[0].params.scaled);
 }
 
 // pins-distribution.csv holds each pin's row as evaluate() gives it, under a pin column.

@@ -157,45 +157,45 @@ TEST(Session, SerialiseThenParseRoundTripsEveryKeyExactly) {
   ASSERT_FALSE(smlab::validate(original.params).has_value()) << smlab::validate(original.params)->message;
   const std::string text = smlab::app::serialize_session(original);
   const auto loaded = smlab::app::parse_session(text);
-  ASSERT_TRUE(loaded.session.has_value()) << loaded.error << "\n" << text;
-  EXPECT_EQ(loaded.session->params, original.params)
-      << "wrote: " << describe(original.params) << "\nread:  " << describe(loaded.session->params);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message << "\n" << text;
+  EXPECT_EQ(loaded->params, original.params)
+      << "wrote: " << describe(original.params) << "\nread:  " << describe(loaded->params);
   // Bit-exact, not just ==: -0.0 and the smallest subnormal survive.
-  ASSERT_EQ(loaded.session->params.scores.size(), original.params.scores.size());
+  ASSERT_EQ(loaded->params.scores.size(), original.params.scores.size());
   for (std::size_t i = 0; i < original.params.scores.size(); ++i)
-    EXPECT_EQ(std::signbit(loaded.session->params.scores[i]), std::signbit(original.params.scores[i])) << i;
-  EXPECT_EQ(loaded.session->view, original.view);
-  EXPECT_EQ(loaded.session->screenshot_dir, original.screenshot_dir);
+    EXPECT_EQ(std::signbit(loaded->params.scores[i]), std::signbit(original.params.scores[i])) << i;
+  EXPECT_EQ(loaded->view, original.view);
+  EXPECT_EQ(loaded->screenshot_dir, original.screenshot_dir);
   // Every key is in the file, and the text is stable.
   for (const auto& key : smlab::param_keys())
     EXPECT_NE(text.find("\"" + std::string(key.name) + "\""), std::string::npos) << key.name << "\n" << text;
-  EXPECT_EQ(smlab::app::serialize_session(*loaded.session), text);
+  EXPECT_EQ(smlab::app::serialize_session(*loaded), text);
 }
 
 TEST(Session, DefaultsRoundTripAndMissingKeysMeanDefaults) {
   const auto defaults = smlab::app::parse_session(smlab::app::serialize_session(Session{}));
-  ASSERT_TRUE(defaults.session) << defaults.error;
-  EXPECT_EQ(*defaults.session, Session{});
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(*defaults, Session{});
   const auto sparse = smlab::app::parse_session(R"({"version": 1, "params": {"temperature": 0.5}})");
-  ASSERT_TRUE(sparse.session) << sparse.error;
+  ASSERT_TRUE(sparse) << sparse.error().message;
   Params expected;
   expected.temperature = 0.5;
-  EXPECT_EQ(sparse.session->params, expected);
+  EXPECT_EQ(sparse->params, expected);
 }
 
 // A key with an escaped newline or other control character (found by fuzz_session) is named in
 // the message without breaking it into two lines; a long UTF-8 name is cut at a character boundary.
 TEST(Session, FieldNamesWithControlCharactersOrLongUtf8StayOneValidLine) {
   const auto newline = smlab::app::parse_session(R"({"version": 1, "params": {"a\\\nb\u0007c": 1}})");
-  ASSERT_FALSE(newline.session);
-  EXPECT_EQ(newline.error.find('\n'), std::string::npos) << newline.error;
-  EXPECT_EQ(newline.error.find('\a'), std::string::npos) << newline.error;
-  EXPECT_NE(newline.error.find("a\\?b?c"), std::string::npos) << newline.error;
+  ASSERT_FALSE(newline);
+  EXPECT_EQ(newline.error().message.find('\n'), std::string::npos) << newline.error().message;
+  EXPECT_EQ(newline.error().message.find('\a'), std::string::npos) << newline.error().message;
+  EXPECT_NE(newline.error().message.find("a\\?b?c"), std::string::npos) << newline.error().message;
   std::string wide;
   for (int k = 0; k < 30; ++k) wide += "温";  // 90 bytes
   const auto long_name = smlab::app::parse_session("{\"version\": 1, \"" + wide + "\": 1}");
-  ASSERT_FALSE(long_name.session);
-  const std::string& error = long_name.error;
+  ASSERT_FALSE(long_name);
+  const std::string& error = long_name.error().message;
   EXPECT_NE(error.find("温温温"), std::string::npos) << error;
   EXPECT_NE(error.find("…"), std::string::npos) << error;
   // Every "温" in the message is whole: its 3 bytes are E6 B8 A9, so no E6 or B8 stands alone.
@@ -233,10 +233,29 @@ TEST(Session, BadFilesGiveOneLineNamingTheFieldAndNoSession) {
   for (const Case& c : cases) {
     const auto loaded = smlab::app::parse_session(c.json);
     const std::string shown = c.json.substr(0, 120);
-    EXPECT_FALSE(loaded.session.has_value()) << shown;
-    EXPECT_TRUE(one_line(loaded.error)) << shown << "\n" << loaded.error;
-    EXPECT_NE(loaded.error.find(c.needle), std::string::npos) << shown << "\nerror: " << loaded.error;
+    EXPECT_FALSE(loaded.ok()) << shown;
+    EXPECT_TRUE(one_line(loaded.error().message)) << shown << "\n" << loaded.error().message;
+    EXPECT_NE(loaded.error().message.find(c.needle), std::string::npos) << shown << "\nerror: " << loaded.error().message;
+    EXPECT_EQ(loaded.error().kind, smlab::Error::Kind::usage) << shown << ": bad content is exit 2";
   }
+}
+
+// The kind decides the exit code (smlab::exit_code): a session that cannot be read is a file error
+// (exit 3); one that reads but is bad or too large is a usage error (exit 2). Both name the path.
+TEST_F(TempDir, UnreadableSessionIsAFileErrorAndBadContentAUsageError) {
+  const auto folder = smlab::app::load_session(dir_);
+  ASSERT_FALSE(folder.ok());
+  EXPECT_EQ(folder.error().kind, smlab::Error::Kind::file) << folder.error().message;
+  EXPECT_EQ(smlab::exit_code(folder.error().kind), 3);
+  EXPECT_EQ(folder.error().message, "cannot read session '" + dir_.string() + "': is a directory");
+  const fs::path bad = dir_ / "bad.json";
+  std::ofstream(bad) << R"({"version": 1, "view": 3})";
+  const auto content = smlab::app::load_session(bad);
+  ASSERT_FALSE(content.ok());
+  EXPECT_EQ(content.error().kind, smlab::Error::Kind::usage) << content.error().message;
+  EXPECT_EQ(smlab::exit_code(content.error().kind), 2);
+  EXPECT_EQ(content.error().message.rfind("'" + bad.string() + "': session field 'view'", 0), 0u)
+      << content.error().message;
 }
 
 TEST_F(TempDir, SaveIsAtomicAndNeverOverwritesUnlessAsked) {
@@ -248,8 +267,8 @@ TEST_F(TempDir, SaveIsAtomicAndNeverOverwritesUnlessAsked) {
   EXPECT_EQ(read_all(file), first) << "an existing session was replaced without overwrite";
   ASSERT_FALSE(smlab::app::save_session(file, Session{}, true).has_value());
   const auto loaded = smlab::app::load_session(file);
-  ASSERT_TRUE(loaded.session) << loaded.error;
-  EXPECT_EQ(*loaded.session, Session{});
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(*loaded, Session{});
   for (const auto& entry : fs::directory_iterator(dir_))
     EXPECT_TRUE(entry.path().filename() == "session.json" || entry.path().filename() == "stdout" ||
                 entry.path().filename() == "stderr")
@@ -304,8 +323,8 @@ TEST_F(TempDir, ARefusedAutosaveIsBackedUpBeforeItIsReplaced) {
   EXPECT_EQ(backup.filename().string().rfind("session.json.bad-", 0), 0u) << backup;
   EXPECT_EQ(read_all(backup), garbage) << "the backup holds the refused file's bytes";
   const auto loaded = smlab::app::load_session(file);
-  ASSERT_TRUE(loaded.session) << loaded.error;
-  EXPECT_EQ(*loaded.session, odd_session());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(*loaded, odd_session());
 
   // A second backup in the same second gets its own name; a good file is not backed up.
   std::ofstream(file) << "not json";
@@ -338,8 +357,8 @@ TEST_F(TempDir, ASymlinkedAutosaveIsWrittenThroughToItsTarget) {
   EXPECT_TRUE(fs::is_symlink(link)) << "the link was replaced by a regular file";
   EXPECT_TRUE(fs::is_symlink(chained));
   const auto loaded = smlab::app::load_session(target);
-  ASSERT_TRUE(loaded.session) << loaded.error;
-  EXPECT_EQ(*loaded.session, odd_session());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(*loaded, odd_session());
 
   // A dangling link whose folder exists: the target is created. One into a directory: refused.
   const fs::path dangling = dir_ / "config" / "dangling.json";
@@ -371,19 +390,19 @@ TEST(Session, ColorScalesRoundTripAndBadEntriesAreRefused) {
   const std::string text = smlab::app::serialize_session(original);
   EXPECT_NE(text.find("\"gradients/jacobian\": \"auto\""), std::string::npos) << text;
   const auto loaded = smlab::app::parse_session(text);
-  ASSERT_TRUE(loaded.session) << loaded.error;
-  EXPECT_EQ(loaded.session->color_scales, original.color_scales);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(loaded->color_scales, original.color_scales);
   const auto absent = smlab::app::parse_session(R"({"version": 1})");
-  ASSERT_TRUE(absent.session) << absent.error;
-  EXPECT_FALSE(absent.session->color_scales.has_value());  // absent: the app keeps its choices
+  ASSERT_TRUE(absent) << absent.error().message;
+  EXPECT_FALSE(absent->color_scales.has_value());  // absent: the app keeps its choices
   for (const auto& [json, phrase] : std::vector<std::pair<std::string, std::string>>{
            {R"({"version": 1, "color_scales": {"gradients/jacobian": "vivid"}})", "allowed \"fixed\" or \"auto\""},
            {R"({"version": 1, "color_scales": {"Bad Key": "auto"}})", "heatmap name 'Bad Key'"},
            {R"({"version": 1, "color_scales": ["auto"]})", "is not an object"},
            {R"({"version": 1, "color_scales": {"a": 1}})", "allowed \"fixed\" or \"auto\""}}) {
     const auto refused = smlab::app::parse_session(json);
-    EXPECT_FALSE(refused.session) << json;
-    EXPECT_NE(refused.error.find(phrase), std::string::npos) << refused.error;
-    EXPECT_EQ(refused.error.find('\n'), std::string::npos) << refused.error;
+    EXPECT_FALSE(refused) << json;
+    EXPECT_NE(refused.error().message.find(phrase), std::string::npos) << refused.error().message;
+    EXPECT_EQ(refused.error().message.find('\n'), std::string::npos) << refused.error().message;
   }
 }

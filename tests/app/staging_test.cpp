@@ -36,10 +36,13 @@ std::vector<std::pair<std::string, std::string>> csv_files(const Snapshot& snap,
   fs::create_directories(dir);
   exporting::CsvOptions options;
   options.min_dk_trials = 1;
-  const exporting::CsvResult result = exporting::export_csv(snap, dir, options);
-  EXPECT_TRUE(result.ok()) << (result.error ? *result.error : "");
+  const exporting::WrittenFiles result = exporting::export_csv(snap, dir, options);
   std::vector<std::pair<std::string, std::string>> files;
-  for (const fs::path& file : result.files) files.emplace_back(file.filename().string(), cli_test::read_all(file));
+  if (!result) {
+    ADD_FAILURE() << result.error().message;
+    return files;
+  }
+  for (const fs::path& file : *result) files.emplace_back(file.filename().string(), cli_test::read_all(file));
   return files;
 }
 

@@ -12,14 +12,14 @@ using smlab::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const smlab::app::SessionLoad load = smlab::app::parse_session(text);
-  if (!load.session) {
-    smlab::fuzz::require_one_line_error(load.error);
+  const smlab::Result<smlab::app::Session> load = smlab::app::parse_session(text);
+  if (!load) {
+    smlab::fuzz::require_one_line_error(load.error().message);
     return 0;
   }
-  require(!smlab::validate(load.session->params).has_value());
-  const smlab::app::SessionLoad again = smlab::app::parse_session(smlab::app::serialize_session(*load.session));
-  require(again.session.has_value());
-  require(*again.session == *load.session);
+  require(!smlab::validate(load->params).has_value());
+  const smlab::Result<smlab::app::Session> again = smlab::app::parse_session(smlab::app::serialize_session(*load));
+  require(again.ok());
+  require(*again == *load);
   return 0;
 }
