@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "i18n/i18n.hpp"
+#include "panels/pins_panel.hpp"
 
 namespace smlab::app {
 
@@ -62,14 +63,35 @@ const char* view_summary(View view) {
   return i18n::tr(lab != nullptr ? lab->summary_key : "dashboard.summary");
 }
 
-const LabView& LabViewCache::view(const LabDefinition& lab, const Snapshot& snapshot, const DkSweep& sweep,
-                                  TexturePool& textures, std::string_view view_name, const plot::ColorScales& scales) {
-  const Key key{&snapshot,    textures.generation(), lab.view, &sweep, sweep.trials, static_cast<int>(i18n::language()),
-                scales};
+const LabView& ViewCache::view(View shown, const ViewInputs& inputs) {
+  Key key{.snapshot = &inputs.snapshot,
+          .texture_generation = inputs.textures.generation(),
+          .view = shown,
+          .sweep = &inputs.sweep,
+          .sweep_trials = inputs.sweep.trials,
+          .language = static_cast<int>(i18n::language()),
+          .scales = inputs.scales,
+          .scaled_map = 0,
+          .unscaled_map = 0,
+          .pins = {}};
+  const LabDefinition* lab = lab_definition(shown);
+  if (lab == nullptr) {  // the dashboard: its live map textures and the pins are drawn in it too
+    key.scaled_map = inputs.scaled_map;
+    key.unscaled_map = inputs.unscaled_map;
+    if (inputs.pins != nullptr)
+      for (std::size_t k = 0; k < inputs.pins->pins.size() && k < inputs.pins->snapshots.size(); ++k)
+        key.pins.emplace_back(inputs.pins->pins[k].name, inputs.pins->snapshots[k]);
+  }
   if (key_ != key) {
-    view_ = lab.build(LabInputs{snapshot, sweep, &textures});
-    apply_color_scales(view_name, view_.plots, scales, textures);
-    key_ = key;
+    if (lab != nullptr) {
+      view_ = lab->build(LabInputs{inputs.snapshot, inputs.sweep, &inputs.textures});
+    } else {
+      view_ = build_dashboard(inputs.snapshot, inputs.sweep, inputs.scaled_map, inputs.unscaled_map);
+      if (inputs.pins != nullptr) add_pin_ghosts(view_.plots, *inputs.pins, inputs.snapshot);  // panels/pins_panel.hpp
+    }
+    apply_color_scales(view_info(shown).name, view_.plots, inputs.scales, inputs.textures);
+    key_ = std::move(key);
+    ++builds_;
   }
   return view_;
 }
