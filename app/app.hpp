@@ -83,6 +83,7 @@ class App {
   // How many times the shown view's plots were built (ViewCache::builds): once per Snapshot,
   // colour-scale choice, language or pin change, never on a frame where none of them changed.
   std::uint64_t view_builds() const { return view_cache_.builds(); }
+  const LabView* shown_view() const { return view_cache_.current(); }  // the plots the last frame drew
   // True once a frame has drawn an evaluated Snapshot (before that, plots show "computing").
   bool showing_snapshot() const { return latest_.snapshot != nullptr; }
   // A Snapshot is shown and its attention maps too (long imported contexts get them later).

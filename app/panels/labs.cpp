@@ -7,6 +7,7 @@
 #include <array>
 #include <cfloat>
 #include <cstdio>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -32,6 +33,10 @@ extern const LabDefinition geometry_lab;
 extern const LabDefinition init_lab;
 
 namespace {
+
+// A pin's map is drawn in one grid cell, as the live maps are: 512 texels a side (block maxima
+// beyond that) is sharp at any window size the grid gives it.
+constexpr int pin_map_max_side = 512;
 
 constexpr std::array<const LabDefinition*, 13> labs{
     &normalizers_lab, &stability_lab, &temperature_lab, &scaling_lab,
@@ -90,6 +95,20 @@ const LabView& ViewCache::view(View shown, const ViewInputs& inputs) {
       if (inputs.pins != nullptr) add_pin_ghosts(view_.plots, *inputs.pins, inputs.snapshot);  // panels/pins_panel.hpp
     }
     apply_color_scales(view_info(shown).name, view_.plots, inputs.scales, inputs.textures);
+    // The pins' maps ("pin-<k+1>", rows on demand from the pin's Snapshot) get a texture too, coloured
+    // here once: without one the grid painted ≤ 64² cells every frame, recomputing their rows, and
+    // larger maps showed "no texture".
+    for (std::size_t k = 0; k < key.pins.size(); ++k) {
+      const Snapshot* pin = key.pins[k].second.get();
+      if (pin == nullptr) continue;
+      for (NamedPlot& named : view_.plots) {
+        if (named.name != "pin-" + std::to_string(k + 1) || !named.plot.heatmap) continue;
+        plot::Heatmap& map = *named.plot.heatmap;
+        if (map.texture == 0 && map.values.empty() && map.fill_row)
+          map.texture = inputs.textures.texture("dashboard/" + named.name, pin, map.fill_row, map.rows, map.cols,
+                                                map.vmin, map.vmax, map.colormap, pin_map_max_side);
+      }
+    }
     key_ = std::move(key);
     ++builds_;
   }

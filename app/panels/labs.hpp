@@ -89,6 +89,8 @@ class ViewCache {
   const LabView& view(View view, const ViewInputs& inputs);
   // How many times a view was built: a frame where nothing changed adds none (tests).
   std::uint64_t builds() const { return builds_; }
+  // The view last built (null before the first): what the frames since then have drawn.
+  const LabView* current() const { return key_ ? &view_ : nullptr; }
 
  private:
   struct Key {

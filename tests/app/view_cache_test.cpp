@@ -103,6 +103,27 @@ TEST_F(ViewBuilds, DashboardIsBuiltOnceAndRebuiltOnlyWhenItsInputsChange) {
   EXPECT_EQ(builds_over(app, 3), 0u);
 }
 
+// A pin's map past 64² cells (which the grid does not paint cell by cell) gets a texture from the
+// build, as the live maps have: it used to show "no texture". Its cells are the pin's Snapshot's.
+TEST_F(ViewBuilds, APinsMapHasATextureAtAnyLength) {
+  AppOptions options = options_for(View::dashboard);
+  options.params.seq_len = 128;
+  Params warm = options.params;
+  warm.temperature = 2.0;
+  options.pins = {{"warm", warm}};
+  App app(*surface_, options);
+  settle(app);
+  ASSERT_NE(app.shown_view(), nullptr);
+  const NamedPlot* pin_map = nullptr;
+  for (const NamedPlot& named : app.shown_view()->plots)
+    if (named.name == "pin-1") pin_map = &named;
+  ASSERT_NE(pin_map, nullptr) << "the pin's map is in the dashboard's view";
+  ASSERT_TRUE(pin_map->plot.heatmap.has_value());
+  EXPECT_EQ(pin_map->plot.heatmap->rows, 128);
+  EXPECT_NE(pin_map->plot.heatmap->texture, 0u) << "the pin's map is drawn without a texture";
+  EXPECT_EQ(builds_over(app, 3), 0u) << "the pin's texture is made once, not every frame";
+}
+
 TEST_F(ViewBuilds, LabIsBuiltOnceAndRebuiltOnANewSnapshotOrView) {
   App app(*surface_, options_for(View::heads));
   settle(app);
