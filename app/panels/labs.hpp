@@ -71,8 +71,8 @@ struct LabDefinition {
 // What the shown view's plots are built from (ViewCache::view).
 struct ViewInputs {
   const Snapshot& snapshot;
-  const DkSweep& sweep;     // snapshot.dk_sweep, or its newer refinement while the UI runs
-  TexturePool& textures;    // the labs' heatmap textures (App bumps their generation per Snapshot)
+  const DkSweep& sweep;   // snapshot.dk_sweep, or its newer refinement while the UI runs
+  TexturePool& textures;  // the labs' heatmap textures (App bumps their generation per Snapshot)
   std::uintptr_t scaled_map = 0, unscaled_map = 0;  // the dashboard's attention textures (App's)
   const PinState* pins = nullptr;                   // the dashboard's ghosts; null: none
   const plot::ColorScales& scales;                  // applied to heatmaps "<view>/<plot>"
