@@ -336,7 +336,7 @@ bool App::frame() {
   HeatmapTextures textures{scaled_texture_.id(), unscaled_texture_.id()};
   advance_lesson(ui_, animation_step_seconds());  // a step's Params glide over 0.5 s
   handle_pin_keys(ui_);  // P pins; the pins' Snapshots are brought up to date for the plots
-  draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, lab_views_, plot_style_,
+  draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, view_cache_, plot_style_,
                    stats);
   // Before the session popup: Escape closing the popup must not also close the lesson.
   draw_lesson(ui_, latest_.snapshot.get());

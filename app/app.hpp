@@ -80,6 +80,10 @@ class App {
     double recompute_ms = 0.0;  // wall time of the newest finished evaluation
   };
   const FrameTiming& last_timing() const { return timing_; }
+  // How many times the shown view's plots were built (ViewCache::builds): once per Snapshot,
+  // colour-scale choice, language or pin change, never on a frame where none of them changed.
+  std::uint64_t view_builds() const { return view_cache_.builds(); }
+  const LabView* shown_view() const { return view_cache_.current(); }  // the plots the last frame drew
   // True once a frame has drawn an evaluated Snapshot (before that, plots show "computing").
   bool showing_snapshot() const { return latest_.snapshot != nullptr; }
   // A Snapshot is shown and its attention maps too (long imported contexts get them later).
@@ -163,7 +167,7 @@ class App {
   Params submitted_;
   View submitted_view_ = View::dashboard;
   TexturePool lab_textures_;
-  LabViewCache lab_views_;  // the shown lab's plots, built once per Snapshot
+  ViewCache view_cache_;  // the shown view's plots, built once per Snapshot (panels/labs.hpp)
   Evaluator::Latest latest_;  // what this frame draws
   plot::HeatmapTexture scaled_texture_, unscaled_texture_;
   plot::Style plot_style_;

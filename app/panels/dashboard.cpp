@@ -147,20 +147,20 @@ void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& pl
   }
 }
 
-namespace {
-
-// The dashboard's six plots in reading order: one grid cell each, so the reflow can give the
-// attention maps square cells.
-std::vector<NamedPlot> dashboard_named_plots(const Snapshot& snap, const DkSweep& sweep, const HeatmapTextures& textures) {
-  std::vector<NamedPlot> plots;
-  plots.push_back({"distribution", distribution_plot(snap)});
-  plots.push_back({"entropy_t", entropy_temperature_plot(snap)});
-  plots.push_back({"entropy_dk", entropy_dk_plot(sweep, snap.params.key_dim)});
-  plots.push_back({"gradient", gradient_plot(snap)});
-  plots.push_back({"attention_scaled", attention_plot(snap, true, textures.scaled)});
-  plots.push_back({"attention_unscaled", attention_plot(snap, false, textures.unscaled)});
-  return plots;
+LabView build_dashboard(const Snapshot& snap, const DkSweep& sweep, std::uintptr_t scaled_map,
+                        std::uintptr_t unscaled_map) {
+  LabView view;
+  view.columns = 3;
+  view.plots.push_back({"distribution", distribution_plot(snap)});
+  view.plots.push_back({"entropy_t", entropy_temperature_plot(snap)});
+  view.plots.push_back({"entropy_dk", entropy_dk_plot(sweep, snap.params.key_dim)});
+  view.plots.push_back({"gradient", gradient_plot(snap)});
+  view.plots.push_back({"attention_scaled", attention_plot(snap, true, scaled_map)});
+  view.plots.push_back({"attention_unscaled", attention_plot(snap, false, unscaled_map)});
+  return view;
 }
+
+namespace {
 
 // The keys of the layout, when no text field has the keyboard: Ctrl+B or F9 shows/hides the
 // control column, F5 enters presenter mode with the hovered plot, Escape leaves it (and only
@@ -248,7 +248,7 @@ void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot
 }  // namespace
 
 void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const HeatmapTextures& textures,
-                      TexturePool& lab_textures, LabViewCache& lab_views, const plot::Style& style,
+                      TexturePool& lab_textures, ViewCache& view_cache, const plot::Style& style,
                       const FrameStats& stats) {
   const ImGuiIO& io = ImGui::GetIO();
   // With a lesson open the column stays: the lesson panel lives in it.
@@ -272,22 +272,22 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   ui.layout_report.plots.clear();
   ui.hovered_plot.clear();
 
-  // The view's plots (a lab's built once per Snapshot by lab_views, the dashboard's per frame),
-  // drawn by the grid or by presenter mode.
+  // The view's plots (the dashboard's or a lab's), built once per Snapshot (and colour scale,
+  // language, pins) by view_cache and only drawn here, by the grid or by presenter mode.
   const LabDefinition* lab = lab_definition(ui.view);
   const bool ready = snapshot != nullptr && (lab == nullptr || lab_ready(*snapshot, ui.view));
-  LabView dashboard_view;
-  dashboard_view.columns = 3;
-  const LabView* shown = &dashboard_view;
+  LabView not_ready;
+  not_ready.columns = 3;
+  const LabView* shown = &not_ready;
   if (ready) {
     const DkSweep& dk_sweep = sweep != nullptr ? *sweep : snapshot->dk_sweep;
-    if (lab != nullptr) {
-      shown = &lab_views.view(*lab, *snapshot, dk_sweep, lab_textures, view_info(ui.view).name, style.color_scales);
-    } else {
-      dashboard_view.plots = dashboard_named_plots(*snapshot, dk_sweep, textures);
-      add_pin_ghosts(dashboard_view.plots, ui.pins, *snapshot);  // pin and compare (panels/pins_panel.hpp)
-      apply_color_scales(view_info(ui.view).name, dashboard_view.plots, style.color_scales, lab_textures);
-    }
+    shown = &view_cache.view(ui.view, ViewInputs{.snapshot = *snapshot,
+                                                  .sweep = dk_sweep,
+                                                  .textures = lab_textures,
+                                                  .scaled_map = textures.scaled,
+                                                  .unscaled_map = textures.unscaled,
+                                                  .pins = &ui.pins,
+                                                  .scales = style.color_scales});
   }
   const LabView& lab_view = *shown;
   const std::vector<NamedPlot>& plots = lab_view.plots;

@@ -71,9 +71,8 @@ plot::Plot distribution_plot(const Snapshot& snap) {
     top.radius = 5.0f;
     p.scatters.push_back(std::move(top));
   }
-  // Uniform over the unmasked keys (a causal row or a −inf score has fewer choices than n):
-  // max_entropy_nats = ln(unmasked), so e^that is their count.
-  const double choices = std::max(1.0, std::round(std::exp(snap.max_entropy_nats)));
+  // Uniform over the unmasked keys (a causal row or a −inf score has fewer choices than n).
+  const double choices = std::max(1, snap.unmasked_keys);
   p.hlines.push_back({1.0 / choices, tr("plot.distribution.uniform"),
                       std::nullopt, true});
   return p;

@@ -39,9 +39,7 @@ plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
   // Fixed (the default) at ±1/4 (no entry of J can exceed it: s(1 − s) ≤ 1/4 and s_i s_j ≤ 1/4),
   // so a vanished Jacobian is drawn white; auto fits ±max|J|, which stretches ±1e-22 to full
   // colour (the colorbar then says ±1e-22).
-  double largest = 0.0;
-  for (const float v : lab.jacobian)
-    if (std::isfinite(v)) largest = std::max(largest, std::abs(static_cast<double>(v)));
+  const double largest = lab.jacobian_abs_max;  // max |J_ij| over the block (core, once per Snapshot)
   map.vmin = largest > 0.0 ? -largest : -0.25;
   map.vmax = largest > 0.0 ? largest : 0.25;
   map.fixed_range = plot::ColorRange{-0.25, 0.25};

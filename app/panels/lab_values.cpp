@@ -45,8 +45,7 @@ plot::Plot weights_plot(const ValuesLab& lab) {
 plot::Plot values_plot(const ValuesLab& lab) {
   plot::Plot p;
   p.title = i18n::format("lab.values.values.title", {std::to_string(lab.values.rows), std::to_string(lab.values.cols)});
-  double limit = 0.0;
-  for (double v : lab.values.values) limit = std::max(limit, std::abs(v));
+  const double limit = lab.values_abs_max;  // the colour range ±max|v| (core, once per Snapshot)
   plot::Heatmap map;
   map.rows = lab.values.rows;
   map.cols = lab.values.cols;

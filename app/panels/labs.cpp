@@ -7,10 +7,12 @@
 #include <array>
 #include <cfloat>
 #include <cstdio>
+#include <string>
 #include <string_view>
 #include <utility>
 
 #include "i18n/i18n.hpp"
+#include "panels/pins_panel.hpp"
 
 namespace smlab::app {
 
@@ -31,6 +33,10 @@ extern const LabDefinition geometry_lab;
 extern const LabDefinition init_lab;
 
 namespace {
+
+// A pin's map is drawn in one grid cell, as the live maps are: 512 texels a side (block maxima
+// beyond that) is sharp at any window size the grid gives it.
+constexpr int pin_map_max_side = 512;
 
 constexpr std::array<const LabDefinition*, 13> labs{
     &normalizers_lab, &stability_lab, &temperature_lab, &scaling_lab,
@@ -62,14 +68,49 @@ const char* view_summary(View view) {
   return i18n::tr(lab != nullptr ? lab->summary_key : "dashboard.summary");
 }
 
-const LabView& LabViewCache::view(const LabDefinition& lab, const Snapshot& snapshot, const DkSweep& sweep,
-                                  TexturePool& textures, std::string_view view_name, const plot::ColorScales& scales) {
-  const Key key{&snapshot,    textures.generation(), lab.view, &sweep, sweep.trials, static_cast<int>(i18n::language()),
-                scales};
+const LabView& ViewCache::view(View shown, const ViewInputs& inputs) {
+  Key key{.snapshot = &inputs.snapshot,
+          .texture_generation = inputs.textures.generation(),
+          .view = shown,
+          .sweep = &inputs.sweep,
+          .sweep_trials = inputs.sweep.trials,
+          .language = static_cast<int>(i18n::language()),
+          .scales = inputs.scales,
+          .scaled_map = 0,
+          .unscaled_map = 0,
+          .pins = {}};
+  const LabDefinition* lab = lab_definition(shown);
+  if (lab == nullptr) {  // the dashboard: its live map textures and the pins are drawn in it too
+    key.scaled_map = inputs.scaled_map;
+    key.unscaled_map = inputs.unscaled_map;
+    if (inputs.pins != nullptr)
+      for (std::size_t k = 0; k < inputs.pins->pins.size() && k < inputs.pins->snapshots.size(); ++k)
+        key.pins.emplace_back(inputs.pins->pins[k].name, inputs.pins->snapshots[k]);
+  }
   if (key_ != key) {
-    view_ = lab.build(LabInputs{snapshot, sweep, &textures});
-    apply_color_scales(view_name, view_.plots, scales, textures);
-    key_ = key;
+    if (lab != nullptr) {
+      view_ = lab->build(LabInputs{inputs.snapshot, inputs.sweep, &inputs.textures});
+    } else {
+      view_ = build_dashboard(inputs.snapshot, inputs.sweep, inputs.scaled_map, inputs.unscaled_map);
+      if (inputs.pins != nullptr) add_pin_ghosts(view_.plots, *inputs.pins, inputs.snapshot);  // panels/pins_panel.hpp
+    }
+    apply_color_scales(view_info(shown).name, view_.plots, inputs.scales, inputs.textures);
+    // The pins' maps ("pin-<k+1>", rows on demand from the pin's Snapshot) get a texture too, coloured
+    // here once: without one the grid painted ≤ 64² cells every frame, recomputing their rows, and
+    // larger maps showed "no texture".
+    for (std::size_t k = 0; k < key.pins.size(); ++k) {
+      const Snapshot* pin = key.pins[k].second.get();
+      if (pin == nullptr) continue;
+      for (NamedPlot& named : view_.plots) {
+        if (named.name != "pin-" + std::to_string(k + 1) || !named.plot.heatmap) continue;
+        plot::Heatmap& map = *named.plot.heatmap;
+        if (map.texture == 0 && map.values.empty() && map.fill_row)
+          map.texture = inputs.textures.texture("dashboard/" + named.name, pin, map.fill_row, map.rows, map.cols,
+                                                map.vmin, map.vmax, map.colormap, pin_map_max_side);
+      }
+    }
+    key_ = std::move(key);
+    ++builds_;
   }
   return view_;
 }

@@ -15,10 +15,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "plot/plot.hpp"
@@ -66,15 +68,29 @@ struct LabDefinition {
   void (*interact)(std::string_view plot_name, const plot::Interaction& interaction, Params& edit);  // may be null
 };
 
-// The shown lab's LabView, built once per Snapshot and reused every frame: rebuilt only when the
-// Snapshot (the lab textures' generation: App bumps it for each new one), the view, the sweep
-// refinement or the language changes. Its plots point into the Snapshot, which outlives it.
-class LabViewCache {
+// What the shown view's plots are built from (ViewCache::view).
+struct ViewInputs {
+  const Snapshot& snapshot;
+  const DkSweep& sweep;   // snapshot.dk_sweep, or its newer refinement while the UI runs
+  TexturePool& textures;  // the labs' heatmap textures (App bumps their generation per Snapshot)
+  std::uintptr_t scaled_map = 0, unscaled_map = 0;  // the dashboard's attention textures (App's)
+  const PinState* pins = nullptr;                   // the dashboard's ghosts; null: none
+  const plot::ColorScales& scales;                  // applied to heatmaps "<view>/<plot>"
+};
+
+// The shown view's LabView (a lab's plots and notes, or the dashboard's six plots with the pins'
+// ghosts), built once and reused every frame: rebuilt only when what it is built from changes:
+// the Snapshot (and the lab textures' generation: App bumps it for each new one), the view, the
+// sweep refinement, the language, the colour-scale choices, the dashboard's map textures or the
+// pins (their names and Snapshots). A frame only draws it. Its plots point into the Snapshot,
+// which outlives it (App keeps the Snapshot it was built from until the next one is shown).
+class ViewCache {
  public:
-  // Built once per Snapshot (and per colour-scale choice: `scales` is applied to its heatmaps
-  // under the keys "<view_name>/<plot>").
-  const LabView& view(const LabDefinition& lab, const Snapshot& snapshot, const DkSweep& sweep, TexturePool& textures,
-                      std::string_view view_name, const plot::ColorScales& scales);
+  const LabView& view(View view, const ViewInputs& inputs);
+  // How many times a view was built: a frame where nothing changed adds none (tests).
+  std::uint64_t builds() const { return builds_; }
+  // The view last built (null before the first): what the frames since then have drawn.
+  const LabView* current() const { return key_ ? &view_ : nullptr; }
 
  private:
   struct Key {
@@ -85,11 +101,21 @@ class LabViewCache {
     std::int64_t sweep_trials = -1;
     int language = -1;
     plot::ColorScales scales;
+    std::uintptr_t scaled_map = 0, unscaled_map = 0;
+    // The pins drawn (dashboard only): held, so a freed pin's address cannot match a new one.
+    std::vector<std::pair<std::string, std::shared_ptr<const Snapshot>>> pins;
     friend bool operator==(const Key&, const Key&) = default;
   };
   std::optional<Key> key_;
   LabView view_;
+  std::uint64_t builds_ = 0;
 };
+
+// The dashboard's view: its six plots in reading order, one grid cell each (so the reflow can
+// give the attention maps square cells), the live maps drawn from App's textures `scaled_map` and
+// `unscaled_map` (dashboard.cpp). No pins: ViewCache adds their ghosts.
+LabView build_dashboard(const Snapshot& snapshot, const DkSweep& sweep, std::uintptr_t scaled_map,
+                        std::uintptr_t unscaled_map);
 
 // Applies `scales` to the heatmaps of `plots` (keys "<view_name>/<plot>"); a heatmap whose range
 // changes gets its stored cells coloured again in `textures` (dashboard.cpp).
@@ -111,11 +137,6 @@ bool lab_ready(const Snapshot& snapshot, View view);
 void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
                     ImVec2 max, const plot::Style& style, UiState& ui,
                     const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover);
-
-// Applies each heatmap's colour scale (fixed or auto, plot::ColorScales, keyed "<view>/<plot>")
-// to `plots` and colours their textures again where the range changed.
-void apply_color_scales(std::string_view view_name, std::vector<NamedPlot>& plots, const plot::ColorScales& scales,
-                        TexturePool& textures);
 
 // The right-click menu of a heatmap plot (the last ImGui item): fixed or auto colour scale,
 // written to ui.interaction.color_scales.

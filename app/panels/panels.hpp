@@ -17,7 +17,7 @@
 
 namespace smlab::app {
 
-class LabViewCache;  // panels/labs.hpp
+class ViewCache;  // panels/labs.hpp
 
 // Where the main window puts things, in ImGui display units, for a given window size and UI
 // scale. The control column narrows with the window (at most 30 % of its width) and is hidden
@@ -117,7 +117,7 @@ class LabNudgeTarget {
 // The whole window for one frame. `sweep` is the refined d_k sweep belonging to
 // `snapshot` (null: use the snapshot's own).
 void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const HeatmapTextures& textures,
-                      TexturePool& lab_textures, LabViewCache& lab_views, const plot::Style& style,
+                      TexturePool& lab_textures, ViewCache& view_cache, const plot::Style& style,
                       const FrameStats& stats);
 
 }  // namespace smlab::app

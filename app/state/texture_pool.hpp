@@ -9,6 +9,7 @@
 
 #include "plot/color.hpp"
 #include "plot/heatmap_texture.hpp"
+#include "plot/plot.hpp"
 
 namespace smlab::app {
 
@@ -18,6 +19,12 @@ class TexturePool {
   // since the last new_snapshot(). Needs the GL context current (inside a frame).
   std::uintptr_t texture(const std::string& key, std::span<const float> values, int rows, int cols, double vmin,
                          double vmax, plot::Colormap colormap);
+
+  // The same for a matrix read a row at a time (the pins' attention maps), pooled to block maxima
+  // of at most max_side texels a side, as App's live maps are. `source` names the matrix (e.g. its
+  // Snapshot, which must outlive the texture's use): another source uploads again.
+  std::uintptr_t texture(const std::string& key, const void* source, const plot::RowFiller& fill_row, int rows,
+                         int cols, double vmin, double vmax, plot::Colormap colormap, int max_side);
 
   // Marks every texture stale: the next texture() call for a key uploads again.
   void new_snapshot() { ++generation_; }
@@ -32,6 +39,7 @@ class TexturePool {
     std::uint64_t generation = 0;
     double vmin = 0.0, vmax = 0.0;
     plot::Colormap colormap = plot::Colormap::Viridis;
+    const void* source = nullptr;
   };
   std::map<std::string, Entry> entries_;
   std::uint64_t generation_ = 1;

@@ -116,6 +116,7 @@ void fill_row(Snapshot& snap, const Params& params, const ScoreCache& cache, con
   // Masked keys (score −inf) are not choices: the uniform reference and ln n count the others.
   const auto unmasked = static_cast<std::size_t>(
       std::count_if(snap.scores.begin(), snap.scores.end(), [](double s) { return s != -std::numeric_limits<double>::infinity(); }));
+  snap.unmasked_keys = static_cast<int>(unmasked);
   snap.max_entropy_nats = std::log(static_cast<double>(std::max<std::size_t>(unmasked, 1)));
   const auto top = std::max_element(snap.probabilities.begin(), snap.probabilities.end());
   snap.max_weight = *top;

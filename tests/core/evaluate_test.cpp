@@ -243,6 +243,7 @@ TEST(Evaluate, CausalMasksTheRowTheMapsAndTheReadOuts) {
   }
   EXPECT_NEAR(row_sum, 1.0, 1e-12);
   // The read-outs count the six visible keys: uniform over them is ln 6, and KL = ln 6 − H.
+  EXPECT_EQ(snap.unmasked_keys, 6);
   EXPECT_NEAR(snap.max_entropy_nats, std::log(6.0), 1e-15);
   EXPECT_NEAR(snap.kl_from_uniform, std::log(6.0) - snap.entropy_nats, 1e-12);
   for (const bool scaled : {true, false}) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 #include "smlab/labs/normalizers.hpp"
@@ -230,6 +231,30 @@ TEST(ValuesLab, LabReportsTheConcatVersusAverageDifference) {
   settings.heads = 1;
   evaluate_values_lab(lab, settings);
   EXPECT_LT(lab.concat_vs_average_difference, 1e-13);
+}
+
+// The heatmap's colour range comes from the core (once per Snapshot, not per frame): max |v_jc| over
+// the L×d_v values, exact (a maximum rounds nothing), attained by a cell, and no float cell is
+// outside ±that. Reference: the V the lab drew, scanned in long double; a second seed and shape
+// change it (it is not a constant).
+TEST(ValuesLab, ValuesAbsMaxIsTheLargestMagnitudeOfV) {
+  double previous = -1.0;
+  for (const auto& [seed, length, dim] : {std::tuple{42ULL, 8, 4}, std::tuple{7ULL, 64, 16}, std::tuple{3ULL, 2, 1}}) {
+    ValuesSettings settings;
+    settings.seed = seed;
+    settings.seq_len = length;
+    settings.value_dim = dim;
+    ValuesLab lab;
+    evaluate_values_lab(lab, settings);
+    ASSERT_EQ(lab.values.values.size(), static_cast<std::size_t>(length * dim));
+    long double reference = 0.0L;
+    for (const double v : lab.values.values) reference = std::max(reference, std::fabs(static_cast<long double>(v)));
+    EXPECT_EQ(static_cast<long double>(lab.values_abs_max), reference) << "seed " << seed;
+    EXPECT_GT(lab.values_abs_max, 0.0);
+    for (const float cell : lab.value_cells) EXPECT_LE(std::abs(cell), static_cast<float>(lab.values_abs_max));
+    EXPECT_NE(lab.values_abs_max, previous) << "seed " << seed;
+    previous = lab.values_abs_max;
+  }
 }
 
 }  // namespace

@@ -90,6 +90,7 @@ struct Snapshot {
   double entropy_nats = 0.0, max_weight = 0.0, jacobian_norm = 0.0;
   double effective_choices = 1.0;  // e^H: how many keys the row effectively attends to
   double max_entropy_nats = 0.0;   // ln n, the entropy of the uniform distribution (n unmasked keys)
+  int unmasked_keys = 0;           // n: the keys the row can attend to (score not −inf); 1/n is uniform
   double entropy_bits = 0.0;       // H / ln 2
   double logsumexp = 0.0;          // log Σ exp(logit_i): the normaliser of the row
   double kl_from_uniform = 0.0;    // KL(s ‖ uniform over the unmasked keys) = ln n − H, in nats

@@ -131,6 +131,8 @@ void evaluate_values_lab(ValuesLab& out, const ValuesSettings& settings) {
   for (double& s : out.scores) s *= scale;
   draw_dense_gaussian(out.values, settings.seed, static_cast<unsigned long long>(Stream::values), length, value_dim);
   out.value_cells.assign(out.values.values.begin(), out.values.values.end());
+  out.values_abs_max = 0.0;
+  for (const double v : out.values.values) out.values_abs_max = std::max(out.values_abs_max, std::abs(v));
 
   out.weights.resize(static_cast<std::size_t>(length));
   out.output.resize(static_cast<std::size_t>(value_dim));

@@ -77,6 +77,7 @@ struct ValuesLab {
   ValuesSettings settings;
   DenseMatrix values;                  // L×d_v, V ~ N(0, 1) (stream values)
   std::vector<float> value_cells;      // the same, rounded to float for the heatmap
+  double values_abs_max = 0.0;         // max_jc |v_jc|: the heatmap's symmetric colour range ±that
   std::vector<double> scores;          // L: score_scale · q_row·k_j (÷√d_k when scaled), Q, K as the dashboard's
   std::vector<double> weights;         // L: softmax(scores / T)
   std::vector<double> output;          // d_v: Σ_j w_j v_j
