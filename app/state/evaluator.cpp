@@ -46,7 +46,22 @@ void Evaluator::run(std::stop_token stop) {
   // Below the UI thread and the rasteriser in the scheduler's eyes: on two cores a
   // recompute must never take a frame's time from drawing it. (Linux: per-thread nice.)
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
-  while (step(stop, /*wait=*/true, /*staged=*/true)) {
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      // refine_limit_ may have changed since the last chunk: recheck before sleeping.
+      if (!refinement_due()) {
+        refining_active_ = false;
+        finished_.notify_all();
+      }
+      wake_.wait(lock, stop, [&] { return pending_.has_value() || refinement_due(); });
+      // Refinement waits until the Params have settled (step() checks it too).
+      while (!stop.stop_requested() && !pending_ && refinement_due() &&
+             std::chrono::steady_clock::now() < last_submit_ + refine_settle_time)
+        wake_.wait_until(lock, stop, last_submit_ + refine_settle_time, [&] { return pending_.has_value(); });
+      if (stop.stop_requested()) return;
+    }
+    step(/*staged=*/true);
   }
 }
 

@@ -118,11 +118,12 @@ class Evaluator {
  private:
   void run(std::stop_token stop);  // the desktop worker thread: step() until stopped
   // One job (the newest submission, all its stages) or, once the Params have settled, one refinement
-  // chunk of the sweep, then published. With `wait` it first sleeps until there is work (false when
-  // stopped); without, it returns false at once when there is none (the web page, between frames).
+  // chunk of the sweep, then published; false (nothing done) when there is neither. The desktop
+  // thread sleeps until there is work and calls it; the web page calls it between frames.
   // `staged`: publish a first result before the later stages (no one sees it on the web, where the
   // page draws only after the step returns, so it evaluates whole).
-  bool step(std::stop_token stop, bool wait, bool staged);
+  bool step(bool staged);
+  bool refinement_due() const;  // the sweep needs more trials (mutex_ held)
   // What the worker keeps between steps (the worker thread's; the web page's one thread).
   struct WorkerState {
     std::optional<DkSweep> refining;                // the sweep being refined; published as copies

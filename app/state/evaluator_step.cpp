@@ -217,7 +217,11 @@ void Evaluator::publish_first_result(const Snapshot& first, bool maps_done, std:
   notify_result();
 }
 
-bool Evaluator::step(std::stop_token stop, bool wait, bool staged) {
+bool Evaluator::refinement_due() const {
+  return worker_state_.refining && sweep_needs_refining(*worker_state_.refining, refine_limit_);
+}
+
+bool Evaluator::step(bool staged) {
   WorkerState& state = worker_state_;
   std::optional<Job> job;
   std::uint64_t ticket = 0;
@@ -226,21 +230,13 @@ bool Evaluator::step(std::stop_token stop, bool wait, bool staged) {
   std::string injected;
   {
     std::unique_lock lock(mutex_);
-    // refine_limit_ may have changed since the last chunk: recheck before sleeping.
-    auto needs_refining = [&] { return state.refining && sweep_needs_refining(*state.refining, refine_limit_); };
-    refining_active_ = needs_refining();
+    // refine_limit_ may have changed since the last chunk: recheck.
+    refining_active_ = refinement_due();
     if (!refining_active_) finished_.notify_all();
     // Refine only once the Params have settled: during a drag every core is
     // needed for the new snapshots and the (software) rasteriser.
-    const auto settled = [&] { return std::chrono::steady_clock::now() >= last_submit_ + refine_settle_time; };
-    if (wait) {
-      wake_.wait(lock, stop, [&] { return pending_.has_value() || needs_refining(); });
-      while (!stop.stop_requested() && !pending_ && needs_refining() && !settled())
-        wake_.wait_until(lock, stop, last_submit_ + refine_settle_time, [&] { return pending_.has_value(); });
-      if (stop.stop_requested()) return false;
-    } else if (!pending_ && !(needs_refining() && settled())) {
+    if (!pending_ && !(refining_active_ && std::chrono::steady_clock::now() >= last_submit_ + refine_settle_time))
       return false;
-    }
     if (pending_) {
       job = std::move(pending_);
       pending_.reset();

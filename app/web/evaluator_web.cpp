@@ -14,10 +14,10 @@ Evaluator::Evaluator() = default;
 Evaluator::~Evaluator() = default;
 
 // One slice of work: the pending submission, else a refinement chunk once the Params settled.
-void Evaluator::wait_for_latest(std::chrono::microseconds) { step({}, /*wait=*/false, /*staged=*/false); }
+void Evaluator::wait_for_latest(std::chrono::microseconds) { step(/*staged=*/false); }
 
 // Every evaluation here is whole (no staged first result), so complete = latest.
-void Evaluator::wait_for_complete(std::chrono::microseconds) { step({}, /*wait=*/false, /*staged=*/false); }
+void Evaluator::wait_for_complete(std::chrono::microseconds) { step(/*staged=*/false); }
 
 // With no worker to wait for, asking whether the work is done does it: callers that poll idle()
 // (the GIF recording's offscreen App, once per page frame) would otherwise wait forever. Only
@@ -30,7 +30,7 @@ bool Evaluator::idle() const {
 void Evaluator::wait_until_idle() {
   // Headless-style callers (exports) want the refined picture now: no settle time.
   last_submit_ = std::chrono::steady_clock::time_point{};
-  while (step({}, /*wait=*/false, /*staged=*/false)) {
+  while (step(/*staged=*/false)) {
   }
 }
 
