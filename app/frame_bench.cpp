@@ -142,13 +142,14 @@ double since_ms(std::chrono::steady_clock::time_point start) {
 std::string LatencyBenchResult::to_json() const {
   std::string json = "{\"L\":" + std::to_string(seq_len) + ",\"d_k\":" + std::to_string(key_dim) + ",\"sliders\":[";
   for (const SliderLatency& s : sliders) {
-    char entry[480];
+    char entry[600];
     std::snprintf(entry, sizeof entry,
                   "%s{\"slider\":\"%s\",\"steps\":%d,\"first_median_ms\":%.3f,\"first_p95_ms\":%.3f,"
                   "\"final_median_ms\":%.3f,\"final_p95_ms\":%.3f,\"median_frame_ms\":%.3f,\"p95_frame_ms\":%.3f,"
-                  "\"max_frame_ms\":%.3f}",
+                  "\"max_frame_ms\":%.3f,\"first_compute_median_ms\":%.3f,\"final_compute_median_ms\":%.3f}",
                   &s == sliders.data() ? "" : ",", s.slider.c_str(), s.steps, s.first_median_ms, s.first_p95_ms,
-                  s.final_median_ms, s.final_p95_ms, s.median_frame_ms, s.p95_frame_ms, s.max_frame_ms);
+                  s.final_median_ms, s.final_p95_ms, s.median_frame_ms, s.p95_frame_ms, s.max_frame_ms,
+                  s.first_compute_median_ms, s.final_compute_median_ms);
     json += entry;
   }
   return json + "]}";
@@ -183,7 +184,7 @@ LatencyBenchResult run_latency_bench(App& app, const std::string& key, int steps
   result.key_dim = base.key_dim;
   for (const std::string& slider : sliders) {
     apply_params(app.ui(), base);
-    std::vector<double> first_ms, final_ms, frame_ms;
+    std::vector<double> first_ms, final_ms, frame_ms, first_compute_ms, final_compute_ms;
     for (int step = 0; step < steps; ++step) {
       app.wait_for_snapshot();
       app.frame();  // at rest: the shown Snapshot is the complete one of the current Params
@@ -205,6 +206,8 @@ LatencyBenchResult run_latency_bench(App& app, const std::string& key, int steps
       }
       first_ms.push_back(first);
       final_ms.push_back(since_ms(input));
+      first_compute_ms.push_back(app.evaluator().last_first_result_ms());
+      final_compute_ms.push_back(app.evaluator().last_compute_ms());
     }
     SliderLatency line;
     line.slider = slider;
@@ -215,6 +218,8 @@ LatencyBenchResult run_latency_bench(App& app, const std::string& key, int steps
     line.final_p95_ms = percentile(final_ms, 0.95);
     line.median_frame_ms = percentile(frame_ms, 0.5);
     line.p95_frame_ms = percentile(frame_ms, 0.95);
+    line.first_compute_median_ms = percentile(first_compute_ms, 0.5);
+    line.final_compute_median_ms = percentile(final_compute_ms, 0.5);
     line.max_frame_ms = frame_ms.empty() ? 0.0 : *std::max_element(frame_ms.begin(), frame_ms.end());
     result.sliders.push_back(line);
   }

@@ -46,6 +46,9 @@ struct SliderLatency {
   double first_median_ms = 0.0, first_p95_ms = 0.0;
   double final_median_ms = 0.0, final_p95_ms = 0.0;
   double median_frame_ms = 0.0, p95_frame_ms = 0.0, max_frame_ms = 0.0;  // frames of all steps
+  // The worker's share (Evaluator::last_first_result_ms, last_compute_ms): input to its first
+  // result and to its complete Snapshot, without waiting for a frame to show them.
+  double first_compute_median_ms = 0.0, final_compute_median_ms = 0.0;
 };
 struct LatencyBenchResult {
   int seq_len = 0, key_dim = 0;

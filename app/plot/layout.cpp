@@ -538,6 +538,19 @@ void add_bars(Builder& builder, const BarSeries& bars, Color color) {
   // antialiasing draws such a rectangle only where it happens to cover a pixel centre, so the
   // one-hot row of the unscaled map showed as an empty plot.
   const float min_width = builder.line_width(1.0f);
+  // Dense bars of one opaque colour (L = 4096 puts ~6 in a pixel): one rectangle per run of pixel
+  // columns instead of one per bar. A column spans every bar whose rectangle covers its centre,
+  // which is what a rasteriser without antialiasing fills for the separate rectangles (pixel
+  // centres inside, on a whole-pixel origin), so the picture is the same in ≤ plot-width
+  // rectangles: llvmpipe pays per triangle, ~7 ms a frame for 4096 bars. Exports draw the same.
+  const bool dense = count > 1 && bars.bar_colors.empty() && color.a >= 1.0f &&
+                     std::abs(scene.x_map.to_px(bars.x[0] + 0.5 * bars.width) -
+                              scene.x_map.to_px(bars.x[0] - 0.5 * bars.width)) < min_width;
+  struct Column {
+    float top = std::numeric_limits<float>::infinity(), bottom = -std::numeric_limits<float>::infinity();
+  };
+  std::vector<Column> columns;
+  int first_column = 0;
   for (std::size_t index = 0; index < count; ++index) {
     float left = scene.x_map.to_px(bars.x[index] - 0.5 * bars.width);
     float right = scene.x_map.to_px(bars.x[index] + 0.5 * bars.width);
@@ -550,12 +563,36 @@ void add_bars(Builder& builder, const BarSeries& bars, Color color) {
       left = centre - 0.5f * min_width;
       right = centre + 0.5f * min_width;
     }
+    const Box box{std::min(left, right), std::min(top, base_px), std::max(left, right), std::max(top, base_px)};
+    if (dense) {
+      // Columns c with centre c + 0.5 in [x0, x1).
+      const float lo = std::ceil(box.x0 - 0.5f), hi = std::ceil(box.x1 - 0.5f);
+      if (!(hi > lo) || lo < -1e6f || hi > 1e6f) continue;  // covers no centre (or far off the plot)
+      const int from = static_cast<int>(lo), to = static_cast<int>(hi);
+      if (columns.empty()) first_column = from;
+      if (from < first_column) {  // x not increasing: grow the table at the front
+        columns.insert(columns.begin(), static_cast<std::size_t>(first_column - from), Column{});
+        first_column = from;
+      }
+      if (to - first_column > static_cast<int>(columns.size())) columns.resize(static_cast<std::size_t>(to - first_column));
+      for (int c = from; c < to; ++c) {
+        Column& column = columns[static_cast<std::size_t>(c - first_column)];
+        column.top = std::min(column.top, box.y0);
+        column.bottom = std::max(column.bottom, box.y1);
+      }
+      continue;
+    }
     const Color fill = index < bars.bar_colors.size() ? bars.bar_colors[index] : color;
-    builder.add(RectShape{
-        {std::min(left, right), std::min(top, base_px), std::max(left, right), std::max(top, base_px)},
-        fill,
-        std::nullopt,
-        0.0f});
+    builder.add(RectShape{box, fill, std::nullopt, 0.0f});
+  }
+  for (std::size_t c = 0; c < columns.size();) {
+    std::size_t end = c + 1;
+    while (end < columns.size() && columns[end].top == columns[c].top && columns[end].bottom == columns[c].bottom) ++end;
+    if (columns[c].top <= columns[c].bottom)
+      builder.add(RectShape{{static_cast<float>(first_column) + static_cast<float>(c), columns[c].top,
+                             static_cast<float>(first_column) + static_cast<float>(end), columns[c].bottom},
+                            color, std::nullopt, 0.0f});
+    c = end;
   }
 }
 

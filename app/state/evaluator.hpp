@@ -116,7 +116,21 @@ class Evaluator {
   void fail_next_evaluation_for_testing(std::string message);
 
  private:
-  void run(std::stop_token stop);
+  void run(std::stop_token stop);  // the desktop worker thread: step() until stopped
+  // One job (the newest submission, all its stages) or, once the Params have settled, one refinement
+  // chunk of the sweep, then published; false (nothing done) when there is neither. The desktop
+  // thread sleeps until there is work and calls it; the web page calls it between frames.
+  // `staged`: publish a first result before the later stages (no one sees it on the web, where the
+  // page draws only after the step returns, so it evaluates whole).
+  bool step(bool staged);
+  bool refinement_due() const;  // the sweep needs more trials (mutex_ held)
+  // What the worker keeps between steps (the worker thread's; the web page's one thread).
+  struct WorkerState {
+    std::optional<DkSweep> refining;                // the sweep being refined; published as copies
+    std::shared_ptr<const ScoreCache> score_cache;  // Q, K, QKᵀ of the last Params
+    std::shared_ptr<const Snapshot> last_complete;  // the newest Snapshot with every stage done
+  };
+  WorkerState worker_state_;
   std::shared_ptr<const MapImages> map_images(const Snapshot& snap);
   // The same for a Snapshot whose colour range is staged (Stages::map_range): sets attention_max
   // from the weights the images are made of. Null (nothing set) without an image spec.

@@ -180,29 +180,61 @@ void check(const AttentionSetup& setup) {
 
 }  // namespace
 
-void draw_gaussian(Matrix& out, std::uint64_t seed, Stream stream, int rows, int cols, double sigma) {
-  out.rows = rows;
-  out.cols = cols;
-  out.values.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
-  // Bands of rows on the pool (parallel.hpp): every entry depends on (seed, stream, row, column)
-  // only, so the thread count changes no bit. ~64 K normals a band, several ms at L·d_k = 4096·64.
-  const auto total = static_cast<std::int64_t>(rows) * cols;
-  const int bands = static_cast<int>(std::clamp<std::int64_t>(total / 65536, 1, 64));
+namespace {
+
+// Entries [c_begin, c_end) of row r of draw_gaussian's matrix: one Box–Muller pair per two
+// columns, keyed by (row, pair) so entries never move (an odd c_begin takes its pair's sine only).
+void draw_gaussian_entries(float* row, std::uint64_t seed, Stream stream, int r, int c_begin, int c_end, double sigma) {
+  for (int c = c_begin - c_begin % 2; c < c_end; c += 2) {
+    const std::uint64_t pair_index = (static_cast<std::uint64_t>(r) << 32) | static_cast<std::uint64_t>(c / 2);
+    const std::uint64_t bits = stream_seed(seed, static_cast<std::uint64_t>(stream), pair_index);
+    const double radius = sigma * std::sqrt(-2.0 * std::log(uniform_open0(bits)));
+    const double angle = 2.0 * std::numbers::pi * uniform_open0(mix64(bits));
+    if (c >= c_begin) row[c] = static_cast<float>(radius * std::cos(angle));
+    if (c + 1 < c_end) row[c + 1] = static_cast<float>(radius * std::sin(angle));
+  }
+}
+
+// Rows [0, rows) of the matrix, entries of row r from column first_column(r) on, in bands of rows
+// on the pool (parallel.hpp): every entry depends on (seed, stream, row, column) only, so the
+// thread count changes no bit. ~64 K normals a band, several ms at L·d_k = 4096·64.
+template <class FirstColumn>
+void draw_gaussian_rows(Matrix& out, std::uint64_t seed, Stream stream, double sigma, std::int64_t normals,
+                        const FirstColumn& first_column) {
+  const int rows = out.rows, cols = out.cols;
+  const int bands = static_cast<int>(std::clamp<std::int64_t>(normals / 65536, 1, 64));
   parallel_for(bands, [&](int band) {
     const int band_end = static_cast<int>(static_cast<std::int64_t>(rows) * (band + 1) / bands);
     for (int r = static_cast<int>(static_cast<std::int64_t>(rows) * band / bands); r < band_end; ++r) {
       float* row = out.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
-      // One Box–Muller pair per two columns, keyed by (row, pair) so entries never move.
-      for (int c = 0; c < cols; c += 2) {
-        const std::uint64_t pair_index = (static_cast<std::uint64_t>(r) << 32) | static_cast<std::uint64_t>(c / 2);
-        const std::uint64_t bits = stream_seed(seed, static_cast<std::uint64_t>(stream), pair_index);
-        const double radius = sigma * std::sqrt(-2.0 * std::log(uniform_open0(bits)));
-        const double angle = 2.0 * std::numbers::pi * uniform_open0(mix64(bits));
-        row[c] = static_cast<float>(radius * std::cos(angle));
-        if (c + 1 < cols) row[c + 1] = static_cast<float>(radius * std::sin(angle));
-      }
+      draw_gaussian_entries(row, seed, stream, r, first_column(r), cols, sigma);
     }
   });
+}
+
+}  // namespace
+
+void draw_gaussian(Matrix& out, std::uint64_t seed, Stream stream, int rows, int cols, double sigma) {
+  out.rows = rows;
+  out.cols = cols;
+  out.values.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+  draw_gaussian_rows(out, seed, stream, sigma, static_cast<std::int64_t>(rows) * cols, [](int) { return 0; });
+}
+
+void draw_gaussian_reusing(Matrix& out, const Matrix& previous, std::uint64_t seed, Stream stream, int rows, int cols,
+                           double sigma) {
+  assert(&out != &previous);
+  const int kept_rows = std::min(rows, previous.rows), kept_cols = std::min(cols, previous.cols);
+  out.rows = rows;
+  out.cols = cols;
+  out.values.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+  for (int r = 0; r < kept_rows; ++r) {
+    const float* from = previous.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(previous.cols);
+    std::copy(from, from + kept_cols, out.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols));
+  }
+  const std::int64_t normals = static_cast<std::int64_t>(rows) * cols - static_cast<std::int64_t>(kept_rows) * kept_cols;
+  if (normals == 0) return;
+  draw_gaussian_rows(out, seed, stream, sigma, normals, [&](int r) { return r < kept_rows ? kept_cols : 0; });
 }
 
 void dot_product_scores(Matrix& out, const Matrix& queries, const Matrix& keys) {

@@ -30,10 +30,55 @@ bool key_dim_known(const Params& params) { return params.imported == nullptr || 
 // QKᵀ of the cache's Q and K through the fast kernel (kernels.hpp; its scalar reference is
 // dot_product_scores): the only L×L buffer, shared by both maps and by every Snapshot until seed,
 // L or d_k change.
-void fill_product(ScoreCache& cache) {
-  const auto cells = static_cast<std::size_t>(cache.queries.rows) * static_cast<std::size_t>(cache.keys.rows);
+//
+// With `previous` of the same seed and d_k but another L (a seq_len step), the overlapping block is
+// copied and only the new rows and columns are multiplied: the kernel sums each entry the same
+// way wherever its tile falls (kernels.cpp), so q_i · k_j does not depend on L, bit for bit.
+void fill_product(ScoreCache& cache, const ScoreCache* previous = nullptr) {
+  const int length = cache.queries.rows;
+  const auto cells = static_cast<std::size_t>(length) * static_cast<std::size_t>(cache.keys.rows);
+  if (previous == nullptr || previous->key_dim != cache.key_dim || previous->raw.values.empty() ||
+      previous->raw.rows != previous->queries.rows || cache.keys.rows != length) {
+    reserve_with_huge_pages(cache.raw.values, cells);
+    dot_product_scores_fast(cache.raw, cache.queries, cache.keys);
+    return;
+  }
+  const int kept = std::min(length, previous->raw.rows);
+  const int old_length = previous->raw.rows;
   reserve_with_huge_pages(cache.raw.values, cells);
-  dot_product_scores_fast(cache.raw, cache.queries, cache.keys);
+  cache.raw.values.resize(cells);
+  cache.raw.rows = cache.raw.cols = length;
+  const auto row_length = static_cast<std::size_t>(length);
+  // Bands of kept rows on the pool: a copy of up to 64 MB at L = 4096.
+  const int bands = std::clamp(kept / 256, 1, 64);
+  parallel_for(bands, [&](int band) {
+    const int end = static_cast<int>(static_cast<std::int64_t>(kept) * (band + 1) / bands);
+    for (int r = static_cast<int>(static_cast<std::int64_t>(kept) * band / bands); r < end; ++r) {
+      const float* from = previous->raw.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(old_length);
+      std::copy(from, from + kept, cache.raw.values.data() + static_cast<std::size_t>(r) * row_length);
+    }
+  });
+  if (kept == length) return;  // L shrank: the block is the whole product
+  const auto dim = static_cast<std::size_t>(cache.key_dim);
+  // New rows [kept, L) against every key, straight into their place.
+  const Matrix new_queries{length - kept, cache.key_dim,
+                           std::vector<float>(cache.queries.values.begin() + static_cast<std::ptrdiff_t>(kept * dim),
+                                              cache.queries.values.end())};
+  dot_product_scores_fast(std::span<float>(cache.raw.values).subspan(static_cast<std::size_t>(kept) * row_length),
+                          new_queries, cache.keys);
+  // The kept rows against the new keys [kept, L), then into columns [kept, L) of those rows.
+  const Matrix kept_queries{kept, cache.key_dim,
+                            std::vector<float>(cache.queries.values.begin(),
+                                               cache.queries.values.begin() + static_cast<std::ptrdiff_t>(kept * dim))};
+  const Matrix new_keys{length - kept, cache.key_dim,
+                        std::vector<float>(cache.keys.values.begin() + static_cast<std::ptrdiff_t>(kept * dim),
+                                           cache.keys.values.end())};
+  std::vector<float> block(static_cast<std::size_t>(kept) * static_cast<std::size_t>(length - kept));
+  dot_product_scores_fast(block, kept_queries, new_keys);
+  for (int r = 0; r < kept; ++r)
+    std::copy(block.begin() + static_cast<std::ptrdiff_t>(r) * (length - kept),
+              block.begin() + static_cast<std::ptrdiff_t>(r + 1) * (length - kept),
+              cache.raw.values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * row_length + static_cast<std::size_t>(kept)));
 }
 
 // Q and K (and QKᵀ up to L = 4096) of one (batch, head) of imported data, or its L×L scores.
@@ -173,15 +218,31 @@ DkSweepConfig dk_sweep_config(const Params& params) {
 
 namespace {
 
+// The cache of random data drawn from the same seed as `params` (other L or d_k), whose entries a
+// new draw can copy: every entry depends on (seed, stream, row, column) only. Null otherwise.
+const ScoreCache* same_seed(const Params& params, const std::shared_ptr<const ScoreCache>* cache) {
+  if (cache == nullptr || *cache == nullptr) return nullptr;
+  const ScoreCache& previous = **cache;
+  if (previous.source != nullptr || previous.seed != params.seed || previous.queries.rows == 0) return nullptr;
+  return &previous;
+}
+
 // Q and K drawn from the seed; QKᵀ too unless `with_product` is false (a staged first result).
-std::shared_ptr<ScoreCache> draw_scores(const Params& params, bool with_product) {
+// With `previous` (same seed, other L or d_k), the entries it holds are copied instead of drawn
+// (bit-identical: draw_gaussian_reusing), so a d_k or L step draws one column or row of normals.
+std::shared_ptr<ScoreCache> draw_scores(const Params& params, bool with_product, const ScoreCache* previous) {
   auto fresh = std::make_shared<ScoreCache>();
   fresh->seed = params.seed;
   fresh->seq_len = params.seq_len;
   fresh->key_dim = params.key_dim;
-  draw_gaussian(fresh->queries, params.seed, Stream::queries, params.seq_len, params.key_dim);
-  draw_gaussian(fresh->keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
-  if (with_product) fill_product(*fresh);
+  if (previous != nullptr) {
+    draw_gaussian_reusing(fresh->queries, previous->queries, params.seed, Stream::queries, params.seq_len, params.key_dim);
+    draw_gaussian_reusing(fresh->keys, previous->keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
+  } else {
+    draw_gaussian(fresh->queries, params.seed, Stream::queries, params.seq_len, params.key_dim);
+    draw_gaussian(fresh->keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
+  }
+  if (with_product) fill_product(*fresh, previous);
   return fresh;
 }
 
@@ -197,9 +258,9 @@ std::shared_ptr<const ScoreCache> scores_for(const Params& params, const Evaluat
     // Staged: the row needs Q and K only (dot_product_row); QKᵀ follows in complete_stages,
     // which also stores the cache. Until then the maps count as pending (pooled_maps_pending).
     options.stages->scores = true;
-    return draw_scores(params, false);
+    return draw_scores(params, false, same_seed(params, options.score_cache));
   } else {
-    fresh = draw_scores(params, true);
+    fresh = draw_scores(params, true, same_seed(params, options.score_cache));
   }
   if (options.score_cache != nullptr) *options.score_cache = fresh;
   return fresh;
@@ -252,7 +313,9 @@ bool complete_stages(Snapshot& snap, Stages& stages, std::shared_ptr<const Score
   if (stages.scores) {
     if (stop.stop_requested()) return false;
     auto full = std::make_shared<ScoreCache>(*snap.attention_scores);  // Q and K of these Params
-    fill_product(*full);
+    // The cache still holds the previous Params' QKᵀ: a seq_len step copies its overlap.
+    const ScoreCache* previous = score_cache != nullptr ? same_seed(snap.params, score_cache) : nullptr;
+    fill_product(*full, previous);
     snap.attention_scores = full;
     if (score_cache != nullptr) *score_cache = std::move(full);
     stages.scores = false;

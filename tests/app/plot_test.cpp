@@ -16,6 +16,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -725,11 +726,61 @@ TEST(Layout, ThinBarsAreAtLeastOnePixelWideAroundTheirCentre) {
           std::abs(rect->box.y1 - scene.y_map.to_px(0.0)) > 1e-3f)
         continue;
       ++rects;
-      EXPECT_NEAR(rect->box.width(), std::max(natural, one_pixel), 1e-3f) << count << " bars";
-      const float centre = 0.5f * (rect->box.x0 + rect->box.x1);
-      EXPECT_NEAR(centre, scene.x_map.to_px(count / 2), 1e-3f) << count << " bars";
+      const float centre = scene.x_map.to_px(count / 2);
+      if (natural >= one_pixel) {
+        EXPECT_NEAR(rect->box.width(), natural, 1e-3f) << count << " bars";
+        EXPECT_NEAR(0.5f * (rect->box.x0 + rect->box.x1), centre, 1e-3f) << count << " bars";
+      } else {
+        // Dense bars are drawn as whole pixel columns (the pixel centres the widened bar covers).
+        EXPECT_NEAR(rect->box.width(), one_pixel, 1.0f) << count << " bars";
+        EXPECT_GE(rect->box.width(), 1.0f) << count << " bars";
+        EXPECT_TRUE(rect->box.x0 <= centre && centre <= rect->box.x1) << count << " bars";
+      }
     }
     EXPECT_EQ(rects, 1) << count << " bars";
+  }
+}
+
+// Dense bars (4096 in 560 px) of one colour are drawn as runs of pixel columns, not one rectangle
+// per bar, and fill exactly the pixel centres the separate (widened) bars would: each bar covers
+// centres x + 0.5 in [centre − w/2, centre + w/2) and y + 0.5 between its top and the baseline.
+TEST(Layout, DenseBarsFillTheSamePixelsInFewerRectangles) {
+  for (const auto& style : {light_style(), projector_style()}) {
+    Plot plot;
+    BarSeries bars;
+    const int count = 4096;
+    for (int j = 0; j < count; ++j) {
+      bars.x.push_back(j);
+      bars.y.push_back(0.5 + 0.45 * std::sin(0.01 * j) * std::cos(0.37 * j) - (j % 97 == 0 ? 0.8 : 0.0));
+    }
+    bars.width = 0.8;
+    plot.bars.push_back(bars);
+    const auto scene = detail::layout_plot(plot, 560, 400, style, 15.0f, estimate_text_width);
+    const float one_pixel = style.line_scale;
+    const float base = scene.y_map.to_px(0.0);
+    // Expected: the union of the per-bar rectangles, as sets of pixel centres.
+    std::set<std::pair<int, int>> expected, drawn;
+    auto fill = [](std::set<std::pair<int, int>>& pixels, float x0, float y0, float x1, float y1) {
+      for (int x = static_cast<int>(std::floor(x0)) - 1; x <= static_cast<int>(std::ceil(x1)); ++x)
+        for (int y = static_cast<int>(std::floor(y0)) - 1; y <= static_cast<int>(std::ceil(y1)); ++y)
+          if (x + 0.5f >= x0 && x + 0.5f < x1 && y + 0.5f >= y0 && y + 0.5f < y1) pixels.insert({x, y});
+    };
+    for (int j = 0; j < count; ++j) {
+      const float centre = 0.5f * (scene.x_map.to_px(j - 0.4) + scene.x_map.to_px(j + 0.4));
+      const float top = scene.y_map.to_px(bars.y[static_cast<std::size_t>(j)]);
+      fill(expected, centre - 0.5f * one_pixel, std::min(top, base), centre + 0.5f * one_pixel, std::max(top, base));
+    }
+    int rects = 0;
+    const Color bar_fill = detail::bar_color(plot, 0, style);
+    for (const auto& shape : scene.shapes) {
+      const auto* rect = std::get_if<detail::RectShape>(&shape);
+      if (rect == nullptr || !rect->fill || *rect->fill != bar_fill || rect->stroke) continue;
+      ++rects;
+      fill(drawn, rect->box.x0, rect->box.y0, rect->box.x1, rect->box.y1);
+    }
+    EXPECT_EQ(drawn, expected);
+    EXPECT_GT(rects, 0);
+    EXPECT_LE(rects, 600) << "one rectangle per run of pixel columns, not one per bar";
   }
 }
 

@@ -238,7 +238,7 @@ TEST(Staging, BenchLatencyPrintsOneLineForEverySlider) {
   const std::vector<std::string> sliders{"temperature", "score_scale", "d_k", "seq_len", "scaled", "row", "custom_scores"};
   const std::vector<std::string> fields{"slider",          "steps",          "first_median_ms", "first_p95_ms",
                                         "final_median_ms", "final_p95_ms",   "median_frame_ms", "p95_frame_ms",
-                                        "max_frame_ms"};
+                                        "max_frame_ms",    "first_compute_median_ms", "final_compute_median_ms"};
   ASSERT_TRUE(report["sliders"].is_array());
   ASSERT_EQ(report["sliders"].size(), sliders.size()) << run.out;
   for (std::size_t i = 0; i < sliders.size(); ++i) {

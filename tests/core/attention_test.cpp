@@ -107,6 +107,27 @@ TEST(AttentionScores, CosineScoresAreBoundedByGamma) {
 // Checked two ways: (1) that exact relation, to float rounding (|y| ≤ √d, 2⁻²⁴ per operation on
 // a handful of operations: 1e-6·|y| + 1e-7); (2) plain invariance |LN(cx) − LN(x)| within the ε
 // effect |ρ − 1| ≈ ε·|1 − 1/c²| / (2·var), taken ×2 for safety, plus the same rounding.
+// draw_gaussian_reusing copies what `previous` holds and draws the rest: the same bits as a fresh
+// draw_gaussian for growing and shrinking rows and columns, odd widths (half a Box–Muller pair)
+// included, and σ ≠ 1.
+TEST(DrawGaussian, ReusingAnotherShapeGivesTheSameBitsAsAFreshDraw) {
+  const int shapes[][2] = {{5, 4}, {5, 5}, {5, 3}, {9, 3}, {2, 8}, {2, 7}, {300, 64}, {301, 65}, {299, 63}, {1, 1}};
+  for (const double sigma : {1.0, 0.25}) {
+    Matrix previous;
+    draw_gaussian(previous, 11, Stream::keys, 3, 6, sigma);
+    for (const auto& shape : shapes) {
+      Matrix reused, fresh;
+      draw_gaussian_reusing(reused, previous, 11, Stream::keys, shape[0], shape[1], sigma);
+      draw_gaussian(fresh, 11, Stream::keys, shape[0], shape[1], sigma);
+      EXPECT_EQ(reused.rows, shape[0]);
+      EXPECT_EQ(reused.cols, shape[1]);
+      EXPECT_EQ(reused.values, fresh.values) << shape[0] << " x " << shape[1] << " after " << previous.rows << " x "
+                                             << previous.cols << ", sigma " << sigma;
+      previous = std::move(reused);
+    }
+  }
+}
+
 TEST(LayerNorm, OutputIsInvariantToScalingTheInputByPositiveC) {
   constexpr double epsilon = 1e-5;
   Matrix x;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <string>
 
 #include "smlab/evaluate.hpp"
 #include "smlab/softmax.hpp"
@@ -185,6 +186,51 @@ TEST(Evaluate, ScoreCacheIsReusedAcrossTemperatureAndIsInvisible) {
   // The Snapshot keeps its own QKᵀ alive after the cache moved on to other Params.
   EXPECT_NE(cached->attention_scores, cache);
   EXPECT_EQ(attention_map(*cached, false), attention_map(fresh, false));
+}
+
+// A seq_len or d_k step copies what the cache of the last Params holds (Q and K entries, and for a
+// seq_len step the overlapping block of QKᵀ) instead of drawing and multiplying it again: the cache
+// and the Snapshot must be the bits of a fresh evaluation. Lengths cross the kernel's 12-row and
+// 32-key tiles and its 512-key blocks; widths cross odd columns (half a Box–Muller pair) and the
+// 256-deep blocks; staged (first result, then complete_stages) and whole evaluations.
+TEST(Evaluate, ScoreCacheOfAnotherLengthOrWidthGivesTheSameBits) {
+  struct Shape {
+    int seq_len, key_dim;
+  };
+  const Shape walk[] = {{100, 8}, {37, 8}, {130, 8}, {131, 8}, {130, 9}, {130, 8}, {600, 7}, {700, 7},
+                        {599, 7}, {599, 300}, {612, 301}, {40, 257}, {41, 1}};
+  for (const bool staged : {false, true}) {
+    std::shared_ptr<const ScoreCache> cache;
+    for (const Shape& shape : walk) {
+      Params params;
+      params.seq_len = shape.seq_len;
+      params.key_dim = shape.key_dim;
+      params.row = shape.seq_len / 2;
+      Stages stages;
+      EvaluateOptions options;
+      options.score_cache = &cache;
+      if (staged) options.stages = &stages;
+      std::optional<Snapshot> result = evaluate(params, options);
+      ASSERT_TRUE(result.has_value());
+      const Snapshot fresh = evaluate(params);
+      const std::string where = "L = " + std::to_string(shape.seq_len) + ", d_k = " + std::to_string(shape.key_dim) +
+                                (staged ? ", staged" : "");
+      if (staged) {
+        // The first result's row (what its first frame shows) is already the final one.
+        EXPECT_EQ(result->probabilities, fresh.probabilities) << where;
+        EXPECT_EQ(result->entropy_nats, fresh.entropy_nats) << where;
+        ASSERT_TRUE(complete_stages(*result, stages, &cache));
+      }
+      ASSERT_NE(cache, nullptr) << where;
+      ASSERT_TRUE(cache->matches(params)) << where;
+      EXPECT_EQ(cache->queries.values, fresh.attention_scores->queries.values) << where;
+      EXPECT_EQ(cache->keys.values, fresh.attention_scores->keys.values) << where;
+      EXPECT_EQ(cache->raw.values, fresh.attention_scores->raw.values) << where;
+      EXPECT_EQ(cache->raw.rows, shape.seq_len) << where;
+      EXPECT_EQ(result->scores, fresh.scores) << where;
+      EXPECT_EQ(result->attention_max, fresh.attention_max) << where;
+    }
+  }
 }
 
 // `previous` only saves work: with the same scores (a temperature change) or different ones

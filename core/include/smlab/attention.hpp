@@ -41,6 +41,10 @@ enum class Stream : std::uint64_t {
 // on (seed, stream, r, c), so growing d_k or L keeps every existing entry: dragging
 // a slider adds coordinates instead of reshuffling the picture.
 void draw_gaussian(Matrix& out, std::uint64_t seed, Stream stream, int rows, int cols, double sigma = 1.0);
+// The same matrix, with the entries `previous` holds (a draw_gaussian of the same seed, stream and
+// σ, any shape) copied rather than drawn: a d_k or L step draws one column or row, not L·d_k normals.
+void draw_gaussian_reusing(Matrix& out, const Matrix& previous, std::uint64_t seed, Stream stream, int rows, int cols,
+                           double sigma = 1.0);
 
 // raw(i, j) = q_i · k_j for Q (L×d) and K (L×d); out is L×L row-major.
 // No scaling: callers apply score_scale, 1/√d_k and 1/T.

@@ -1,0 +1,362 @@
+// The evaluation step shared by the desktop's worker thread (state/evaluator.cpp runs it in a loop)
+// and the web page, which has no threads (web/evaluator_web.cpp runs it between frames).
+#include <exception>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "smlab/parallel.hpp"
+#include "state/evaluator.hpp"
+
+namespace smlab::app {
+
+MapTextureSource map_texture_source(const Snapshot& snap, bool scaled) {
+  if (pooled_maps_pending(snap)) return {};  // the maps follow in a later Snapshot
+  if (snap.pooled.factor > 0)
+    return {plot::rows_of(scaled ? snap.pooled.scaled : snap.pooled.unscaled, snap.pooled.side), snap.pooled.side};
+  return {std::bind_front(attention_row, std::cref(snap), scaled), snap.attention_size};
+}
+
+void Evaluator::submit(const Params& params, View view) {
+  {
+    std::lock_guard lock(mutex_);
+    pending_ = Job{params, view};
+    last_submit_ = std::chrono::steady_clock::now();
+    ++submitted_;
+    // Pooled maps of a long imported context (seconds) are dropped for newer Params: the rest of
+    // the Snapshot is already shown, and the newest Params get their own maps.
+    if (pooling_) current_job_.request_stop();
+    // The running job is not cancelled: a drag submits every frame, and at L = 4096 (a recompute
+    // of several hundred ms) cancelling would mean no snapshot ever finishes while the slider
+    // moves. It finishes and is shown, then the newest pending Params run (older pending ones
+    // were replaced above): the picture trails the slider by at most two recomputes.
+  }
+  wake_.notify_all();
+}
+
+Evaluator::Latest Evaluator::latest() const {
+  std::lock_guard lock(mutex_);
+  return {latest_, latest_sweep_, latest_version_, latest_images_, latest_maps_pending_, latest_complete_};
+}
+
+void Evaluator::set_map_image_spec(const MapImageSpec& spec) {
+  std::lock_guard lock(mutex_);
+  image_spec_ = spec;
+}
+
+bool Evaluator::busy() const {
+  std::lock_guard lock(mutex_);
+  return completed_ != submitted_ || staging_active_;
+}
+
+float Evaluator::progress() const { return progress_.load(std::memory_order_relaxed); }
+
+double Evaluator::last_compute_ms() const {
+  std::lock_guard lock(mutex_);
+  return last_compute_ms_;
+}
+
+double Evaluator::last_first_result_ms() const {
+  std::lock_guard lock(mutex_);
+  return last_first_result_ms_;
+}
+
+std::string Evaluator::take_error() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(error_, {});
+}
+
+void Evaluator::fail_next_evaluation_for_testing(std::string message) {
+  std::lock_guard lock(mutex_);
+  injected_failure_ = std::move(message);
+}
+
+void Evaluator::set_result_callback(std::function<void()> callback) {
+  std::lock_guard lock(mutex_);
+  on_result_ = std::move(callback);
+}
+
+void Evaluator::notify_result() {
+  std::function<void()> callback;
+  {
+    std::lock_guard lock(mutex_);
+    callback = on_result_;
+  }
+  if (callback) callback();
+}
+
+namespace {
+
+bool sweep_needs_refining(const DkSweep& sweep, std::int64_t limit) {
+  if (sweep.trials >= limit) return false;
+  for (const auto* variant : {&sweep.scaled, &sweep.unscaled})
+    for (const RowStats& point : *variant)
+      if (point.entropy_nats.count < 2 || point.entropy_nats.standard_error() > Evaluator::refine_target_standard_error)
+        return true;
+  return false;
+}
+
+}  // namespace
+
+void Evaluator::set_refine_limit(std::int64_t max_trials_per_point) {
+  {
+    std::lock_guard lock(mutex_);
+    refine_limit_ = max_trials_per_point;
+  }
+  wake_.notify_all();
+}
+
+std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images_with_range(Snapshot& snap) {
+  MapImageSpec spec;
+  {
+    std::lock_guard lock(mutex_);
+    spec = image_spec_;
+  }
+  const int length = snap.attention_size;
+  if (spec.max_side <= 0 || length <= 0 || snap.pooled.factor > 0 || pooled_maps_pending(snap)) return nullptr;
+  // As prepare_heatmap_image pools: blocks of factor × factor cells, each block's largest weight.
+  const int factor = length > spec.max_side ? (length + spec.max_side - 1) / spec.max_side : 1;
+  const int side = (length + factor - 1) / factor;
+  const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
+    parallel_for(parts, run_part);
+  };
+  std::vector<float> pooled[2];
+  float top = 0.0f;
+  for (const bool scaled : {true, false}) {
+    // attention_map_max's rule: the largest finite weight (NaN and ±inf fail both tests), from 0.
+    std::atomic<float> map_top{0.0f};
+    const plot::RowFiller fill_row = [&](int row, std::span<float> out) {
+      attention_row(snap, scaled, row, out);
+      constexpr float largest = std::numeric_limits<float>::max();
+      float row_top = 0.0f;
+      for (const float weight : out) row_top = weight > row_top && weight <= largest ? weight : row_top;
+      float seen = map_top.load(std::memory_order_relaxed);
+      while (row_top > seen && !map_top.compare_exchange_weak(seen, row_top, std::memory_order_relaxed)) {
+      }
+    };
+    plot::downsample(pooled[scaled ? 0 : 1], fill_row, length, length, factor, plot::Pooling::max, on_pool);
+    top = std::max(top, map_top.load());
+  }
+  snap.attention_max = top > 0.0f ? top : 1.0f;  // = evaluate()'s range, bit for bit (a max is exact)
+  auto images = std::make_shared<MapImages>();
+  images->spec = spec;
+  images->scores = snap.attention_scores;
+  images->scaled_logit_scale = snap.scaled_logit_scale;
+  images->unscaled_logit_scale = snap.unscaled_logit_scale;
+  images->causal = snap.causal;
+  images->attention_max = snap.attention_max;
+  for (const bool scaled : {true, false}) {
+    plot::HeatmapImage& image = scaled ? images->scaled : images->unscaled;
+    const std::vector<float>& cells = pooled[scaled ? 0 : 1];
+    image.rgba.resize(cells.size());
+    plot::colorize(image.rgba, cells, 0.0, spec.fixed_range ? 1.0 : snap.attention_max, spec.colormap);
+    image.rows = image.cols = side;
+  }
+  return images;
+}
+
+std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images(const Snapshot& snap) {
+  MapImageSpec spec;
+  std::shared_ptr<const MapImages> shown;
+  {
+    std::lock_guard lock(mutex_);
+    spec = image_spec_;
+    shown = latest_images_;
+  }
+  if (spec.max_side <= 0) return nullptr;
+  // The same maps as the images on screen: share them (no recolouring of two L×L maps).
+  if (shown != nullptr && shown->spec == spec && shown->scores.lock() == snap.attention_scores &&
+      shown->scaled_logit_scale == snap.scaled_logit_scale && shown->unscaled_logit_scale == snap.unscaled_logit_scale &&
+      shown->causal == snap.causal && shown->attention_max == snap.attention_max && snap.pooled.factor == 0)
+    return shown;
+  auto images = std::make_shared<MapImages>();
+  images->spec = spec;
+  images->scores = snap.attention_scores;
+  images->scaled_logit_scale = snap.scaled_logit_scale;
+  images->unscaled_logit_scale = snap.unscaled_logit_scale;
+  images->causal = snap.causal;
+  images->attention_max = snap.attention_max;
+  std::vector<float> pooled;
+  // attention_row only reads the Snapshot, so bands of rows can run on the core's pool.
+  const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
+    parallel_for(parts, run_part);
+  };
+  for (const bool scaled : {true, false}) {
+    const MapTextureSource source = map_texture_source(snap, scaled);
+    if (source.size == 0) continue;
+    plot::prepare_heatmap_image(scaled ? images->scaled : images->unscaled, pooled, source.fill_row, source.size,
+                                source.size, 0.0, spec.fixed_range ? 1.0 : snap.attention_max, spec.colormap,
+                                spec.max_side, plot::Pooling::max, on_pool);
+  }
+  return images;
+}
+
+void Evaluator::publish_first_result(const Snapshot& first, bool maps_done, std::uint64_t ticket,
+                                     std::chrono::steady_clock::time_point start) {
+  // The maps' images only when they are final already (the other stages are the sweep's trials).
+  std::shared_ptr<const MapImages> images = maps_done ? map_images(first) : nullptr;
+  auto snapshot = std::make_shared<const Snapshot>(first);
+  auto sweep = std::make_shared<const DkSweep>(first.dk_sweep);
+  {
+    std::lock_guard lock(mutex_);
+    latest_ = std::move(snapshot);
+    latest_sweep_ = std::move(sweep);
+    if (maps_done) latest_images_ = std::move(images);
+    latest_maps_pending_ = !maps_done;
+    latest_complete_ = false;
+    ++latest_version_;
+    last_first_result_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    stages_published_ = true;
+    staging_active_ = true;
+    // A first result completes the submission for frames that wait on it (wait_for_latest).
+    if (ticket == submitted_) completed_ = ticket;
+  }
+  finished_.notify_all();
+  notify_result();
+}
+
+bool Evaluator::refinement_due() const {
+  return worker_state_.refining && sweep_needs_refining(*worker_state_.refining, refine_limit_);
+}
+
+bool Evaluator::step(bool staged) {
+  WorkerState& state = worker_state_;
+  std::optional<Job> job;
+  std::uint64_t ticket = 0;
+  std::int64_t refine_chunk = 0;
+  EvaluateOptions options;
+  std::string injected;
+  {
+    std::unique_lock lock(mutex_);
+    // refine_limit_ may have changed since the last chunk: recheck.
+    refining_active_ = refinement_due();
+    if (!refining_active_) finished_.notify_all();
+    // Refine only once the Params have settled: during a drag every core is
+    // needed for the new snapshots and the (software) rasteriser.
+    if (!pending_ && !(refining_active_ && std::chrono::steady_clock::now() >= last_submit_ + refine_settle_time))
+      return false;
+    if (pending_) {
+      job = std::move(pending_);
+      pending_.reset();
+      injected = std::exchange(injected_failure_, {});
+      ticket = submitted_;
+      current_job_ = std::stop_source{};
+      options.stop = current_job_.get_token();
+    } else {
+      refining_active_ = true;
+      // About as much work as the first estimate (a few ms), never past the limit,
+      // so the final trial count, and hence the picture, is deterministic.
+      refine_chunk = std::min(automatic_dk_trials(state.refining->config.seq_len), refine_limit_ - state.refining->trials);
+    }
+  }
+  if (!job) {
+    add_dk_trials(*state.refining, refine_chunk);
+    auto refined = std::make_shared<const DkSweep>(*state.refining);
+    {
+      std::lock_guard lock(mutex_);
+      latest_sweep_ = std::move(refined);
+      refining_active_ = sweep_needs_refining(*state.refining, refine_limit_);
+    }
+    finished_.notify_all();
+    notify_result();
+    return true;
+  }
+  options.progress = &progress_;
+  // Continue from the refined sweep when the new Params share its setting
+  // (dragging d_k, row or scaled does not change the sweep).
+  if (state.refining) options.previous_sweep = &*state.refining;
+  options.score_cache = &state.score_cache;
+  // The last complete Snapshot (a first result's colour range is a stand-in, never reused).
+  options.previous = state.last_complete.get();
+  Stages stages;
+  if (staged) options.stages = &stages;
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Snapshot> result;
+  std::shared_ptr<const MapImages> images;  // the dashboard maps' texels, coloured here, not on the UI thread
+  std::string failure;
+  try {
+    options.view = job->view;
+    options.defer_pooled_maps = staged;
+    if (!injected.empty()) throw std::runtime_error(injected);
+    result = evaluate(job->params, options);
+    if (result && stages.any()) {
+      // The first result on screen now; the rest of this job's stages after it.
+      publish_first_result(*result, !stages.scores && !stages.map_range, ticket, start);
+      // QKᵀ first; then the maps' images, which give their colour range on the way (one softmax
+      // pass per map instead of two); then the sweep's trials.
+      Stages scores_only{.scores = stages.scores};
+      bool done = complete_stages(*result, scores_only, &state.score_cache, options.stop);
+      stages.scores = false;
+      if (done && stages.map_range && (images = map_images_with_range(*result)) != nullptr) stages.map_range = false;
+      if (!done || !complete_stages(*result, stages, &state.score_cache, options.stop)) result.reset();
+    }
+  } catch (const std::exception& error) {
+    failure = error.what();
+  }
+  if (result && pooled_maps_pending(*result)) {
+    // Long imported context: show everything but the maps now (the old maps stay on screen),
+    // then compute the maps tile by tile unless newer Params arrive first.
+    auto partial = std::make_shared<const Snapshot>(*result);
+    auto partial_sweep = std::make_shared<const DkSweep>(result->dk_sweep);
+    {
+      std::lock_guard lock(mutex_);
+      latest_ = std::move(partial);
+      latest_sweep_ = std::move(partial_sweep);
+      latest_images_ = nullptr;
+      latest_maps_pending_ = false;
+      latest_complete_ = false;
+      ++latest_version_;
+      pooling_ = true;
+      if (pending_) current_job_.request_stop();
+    }
+    // A preview first (one query per pooled row, 1/factor of the work: ~32× sooner at
+    // L = 32768), shown at once; then every query's maxima replace it. A newer request stops
+    // either (the stop token), so the window never waits for maps nobody wants any more.
+    if (preview_pooled_maps(*result, options.stop)) {
+      auto preview = std::make_shared<const Snapshot>(*result);
+      std::lock_guard lock(mutex_);
+      latest_ = std::move(preview);
+      latest_images_ = nullptr;
+      ++latest_version_;
+    }
+    const bool done = !options.stop.stop_requested() && complete_pooled_maps(*result, options.stop);
+    {
+      std::lock_guard lock(mutex_);
+      pooling_ = false;
+    }
+    if (!done) result.reset();
+  }
+  if (result && images == nullptr) images = map_images(*result);
+  const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (result) state.refining = result->dk_sweep;
+  // The Snapshots replaced are not freed under the lock: these hold them until this iteration
+  // ends (and the UI until its next frame).
+  std::shared_ptr<const Snapshot> replaced_latest, replaced_complete = result ? std::move(state.last_complete) : nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (result) {
+      replaced_latest = std::exchange(latest_, std::make_shared<const Snapshot>(std::move(*result)));
+      state.last_complete = latest_;
+      latest_sweep_ = std::make_shared<const DkSweep>(*state.refining);
+      latest_images_ = std::move(images);
+      latest_maps_pending_ = false;
+      latest_complete_ = true;
+      ++latest_version_;
+      last_compute_ms_ = elapsed_ms;
+      if (!stages_published_) last_first_result_ms_ = elapsed_ms;
+      refining_active_ = sweep_needs_refining(*state.refining, refine_limit_);
+    }
+    stages_published_ = false;
+    staging_active_ = false;
+    if (!failure.empty()) error_ = "recompute failed: " + failure;
+    // Only the newest submission counts as completion; a cancelled older one does not.
+    if (ticket == submitted_ && (result || !failure.empty())) completed_ = ticket;
+  }
+  finished_.notify_all();
+  notify_result();
+  return true;
+}
+
+}  // namespace smlab::app
