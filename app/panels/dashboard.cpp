@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only
 
@@ -13,6 +15,7 @@
 #include "lessons/lesson_player.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "panels/labs.hpp"
+#include "panels/lesson_panel.hpp"
 #include "panels/panels.hpp"
 #include "panels/pins_panel.hpp"
 #include "plot/text_wrap.hpp"
@@ -245,6 +248,27 @@ void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot
                                           ImGui::GetColorU32(ImGuiCol_TextDisabled), hint);
 }
 
+// Inside the scrolling content child, after the plots are placed: when a lesson step opens whose
+// highlighted panel lies (partly) outside the visible content, scroll so the panel's top shows
+// (at 1280×720 a lab's third row of plots is below the fold). Once per step: after that the
+// scroll bar is the user's.
+void scroll_to_lesson_panel(UiState& ui) {
+  if (!ui.lesson.open) return;
+  const std::pair<std::size_t, std::size_t> step{ui.lesson.open->lesson, ui.lesson.open->step};
+  if (ui.lesson.scrolled_to == step) return;
+  const std::vector<const PlacedPlot*> panel = lesson_highlighted_plots(ui);
+  if (panel.empty()) return;  // not drawn yet (the view is still computing): try next frame
+  float top = panel.front()->min.y, bottom = panel.front()->max.y;
+  for (const PlacedPlot* placed : panel) {
+    top = std::min(top, placed->min.y);
+    bottom = std::max(bottom, placed->max.y);
+  }
+  const float view_top = ImGui::GetWindowPos().y, view_bottom = view_top + ImGui::GetWindowHeight();
+  if (top < view_top || bottom > view_bottom)
+    ImGui::SetScrollY(std::max(0.0f, ImGui::GetScrollY() + top - view_top - ImGui::GetStyle().ItemSpacing.y));
+  ui.lesson.scrolled_to = step;
+}
+
 }  // namespace
 
 void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const HeatmapTextures& textures,
@@ -414,6 +438,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     }
     const ImVec2 max(origin.x + width, origin.y + size.y);
     draw_plot_grid(view_info(ui.view).name, plots, lab_view.columns, min, max, style, ui, on_hover);
+    scroll_to_lesson_panel(ui);
     ImGui::EndChild();
   }
   apply_params(ui, edit);  // a rejected edit leaves its error on screen until the next accepted one

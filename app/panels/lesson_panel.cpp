@@ -277,7 +277,15 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   ImGui::Separator();
 
   // The text scrolls if a large font scale makes it taller than the room left above the buttons.
-  const float buttons_height = ImGui::GetFrameHeight() * 1.3f + ImGui::GetTextLineHeightWithSpacing() +
+  // Below it: the buttons and the key hint, as many lines as the hint wraps into.
+  const char* const keys_hint =
+      i18n::tr(lesson_awaiting_prediction(ui) ? "lesson.predict.keys_hint" : "lesson.keys_hint");
+  const plot::MeasureText measure = [](std::string_view text) {
+    return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x;
+  };
+  const auto hint_lines =
+      static_cast<float>(std::max<std::size_t>(1, plot::wrap_text(keys_hint, ImGui::GetContentRegionAvail().x, measure).size()));
+  const float buttons_height = ImGui::GetFrameHeight() * 1.3f + hint_lines * ImGui::GetTextLineHeightWithSpacing() +
                                2.0f * style.ItemSpacing.y;
   // A predict step keeps a box of its own under the text (question, guess, answer), about seven
   // lines: the guess buttons must stay on screen however long the text is.
@@ -309,7 +317,9 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
     else if (last) close_lesson(ui);
     else lesson_next(ui);
   }
-  ImGui::TextDisabled("%s", i18n::tr(awaiting ? "lesson.predict.keys_hint" : "lesson.keys_hint"));
+  // Wrapped: at 1280×720 with font 1.5 the hint ran past the panel's edge ("Es").
+  plot::wrapped_text(i18n::tr(awaiting ? "lesson.predict.keys_hint" : "lesson.keys_hint"),
+                     ImGui::GetContentRegionAvail().x, true);
   ImGui::End();
 }
 

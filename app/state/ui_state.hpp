@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,9 @@ struct LessonState {
   // own edits (opening the step inside the control column would be overwritten by them).
   std::optional<std::size_t> start_requested;
   bool text_scrolls = false;           // last frame, the step's text was taller than its box
+  // The step (lesson, step) whose highlighted panel the content was last scrolled to: a panel below
+  // the fold is scrolled into view once when its step opens, then the scroll is the user's again.
+  std::optional<std::pair<std::size_t, std::size_t>> scrolled_to;
   // A predict step (LessonStep::predict): the covered panel shows once `revealed`, beside `guess`
   // (none: revealed without one). Opening any step starts it unrevealed.
   bool revealed = false;

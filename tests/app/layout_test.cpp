@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <imgui_internal.h>  // ImGuiWindow: the control column's content size
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -24,6 +25,7 @@
 #include "app.hpp"
 #include "lessons/lesson_player.hpp"
 #include "lessons/lessons.hpp"
+#include "panels/lesson_panel.hpp"
 #include "panels/panels.hpp"
 #include "platform/offscreen.hpp"
 #include "smlab/views.hpp"
@@ -141,6 +143,29 @@ class ClassroomLayout : public ::testing::Test {
         const std::string where = ui.lessons.lessons[lesson].name + " step " + std::to_string(step + 1);
         for (std::string& defect : layout_defects(ui, describe(where.c_str(), size, look)))
           defects.push_back(std::move(defect));
+        // The step's highlighted panel is on screen: the content scrolled to it if it was below.
+        const ImGuiWindow* content = nullptr;
+        for (const ImGuiWindow* window : ImGui::GetCurrentContext()->Windows)
+          if (const std::string_view name(window->Name);
+              window->Active && name.substr(name.rfind('/') + 1).rfind("##content_", 0) == 0)
+            content = window;  // the scrolling content child itself, not a child inside it
+        if (content == nullptr) continue;
+        const float view_top = content->Pos.y, view_bottom = content->Pos.y + content->Size.y;
+        // The panel (its plots together): its top shows, and all of it where it is not taller than
+        // the view (2 px for rounding).
+        const std::vector<const PlacedPlot*> panel = lesson_highlighted_plots(ui);
+        if (panel.empty()) continue;
+        float top = panel.front()->min.y, bottom = panel.front()->max.y;
+        for (const PlacedPlot* placed : panel) {
+          top = std::min(top, placed->min.y);
+          bottom = std::max(bottom, placed->max.y);
+        }
+        const bool top_shows = top >= view_top - 2.0f && top < view_bottom;
+        const bool fits = bottom - top <= view_bottom - view_top;
+        if (!top_shows || (fits && bottom > view_bottom + 2.0f))
+          defects.push_back(describe(where.c_str(), size, look) + " " + panel.front()->name + ": highlighted panel at y " +
+                            std::to_string(top) + ".." + std::to_string(bottom) + " outside the visible content " +
+                            std::to_string(view_top) + ".." + std::to_string(view_bottom));
       }
     }
     close_lesson(ui);
