@@ -129,7 +129,8 @@ void App::apply_look() {
   applied_token_glyphs_ = token_glyphs;
   auto add_tokens = [&](ImFontGlyphRangesBuilder& builder) {
     if (token_glyphs != nullptr)
-      for (const std::string& token : token_glyphs->tokens) builder.AddText(token.c_str(), token.c_str() + token.size());
+      for (const std::string& token : token_glyphs->tokens)
+        builder.AddText(token.c_str(), token.c_str() + token.size());
   };
   if (fonts.merge_chinese && (chinese_glyph_ranges_.empty() || common_set != chinese_ranges_common_ || new_tokens)) {
     ImFontGlyphRangesBuilder builder;
@@ -193,15 +194,15 @@ void App::apply_look() {
     style.Colors[ImGuiCol_Text] = ImVec4(0.0f, 0.0f, 0.0f, 1.0f);
   }
   style.ScaleAllSizes(ui_.ui_scale);
-  plot_style_.font_size = 0.0f;          // plots use the UI font size
-  plot_style_.fill_background = false;   // the clear colour below is the plot background
+  plot_style_.font_size = 0.0f;         // plots use the UI font size
+  plot_style_.fill_background = false;  // the clear colour below is the plot background
   plot_style_.line_scale *= ui_.ui_scale;
   plot_style_.marker_scale *= ui_.ui_scale;
   plot_style_.padding *= ui_.ui_scale;
   // The hover read-outs' words follow the language (apply_look runs again when it changes).
-  plot_style_.words = {i18n::tr("plot.hover.row"),    i18n::tr("plot.hover.col"),   i18n::tr("plot.hover.value"),
-                       i18n::tr("plot.hover.bar"),    i18n::tr("plot.hover.band"),  i18n::tr("plot.hover.line"),
-                       i18n::tr("plot.hover.points"), i18n::tr("plot.hover.bars"), i18n::tr("plot.hover.no_texture"),
+  plot_style_.words = {i18n::tr("plot.hover.row"),       i18n::tr("plot.hover.col"),  i18n::tr("plot.hover.value"),
+                       i18n::tr("plot.hover.bar"),       i18n::tr("plot.hover.band"), i18n::tr("plot.hover.line"),
+                       i18n::tr("plot.hover.points"),    i18n::tr("plot.hover.bars"), i18n::tr("plot.hover.no_texture"),
                        i18n::tr("plot.color_scale.hint")};
   surface_.set_clear_color(ImVec4(plot_style_.background.r, plot_style_.background.g, plot_style_.background.b, 1));
   applied_theme_ = ui_.theme;
@@ -235,8 +236,8 @@ void App::sync_snapshot() {
   latest_ = std::move(latest);
   const bool new_colormap = ui_.interaction.colormap != uploaded_colormap_;
   // Both maps share one colour scale choice ("dashboard/attention", right-click either map).
-  const bool fixed_range = plot_style_.color_scales.scale("dashboard/attention", plot::ColorScale::Auto) ==
-                           plot::ColorScale::Fixed;
+  const bool fixed_range =
+      plot_style_.color_scales.scale("dashboard/attention", plot::ColorScale::Auto) == plot::ColorScale::Fixed;
   const bool new_scale = fixed_range != uploaded_fixed_range_;
   // Textures need no more texels than half the framebuffer's longer side (the dashboard shows
   // each map in well under that); a 4× export has a 4× framebuffer and gets 4× the texels.
@@ -256,7 +257,7 @@ void App::sync_snapshot() {
   const Snapshot& snap = *latest_.snapshot;
   const double vmax = fixed_range ? 1.0 : snap.attention_max;
   if (latest_.images != nullptr && latest_.images->spec == spec) {  // coloured by the worker
-    if (latest_.images == uploaded_images_) return;  // the same maps (a row change): on the GPU already
+    if (latest_.images == uploaded_images_) return;                 // the same maps (a row change): on the GPU already
     uploaded_images_ = latest_.images;
     scaled_texture_.upload(latest_.images->scaled);
     unscaled_texture_.upload(latest_.images->unscaled);
@@ -320,8 +321,8 @@ bool App::frame() {
       // Small problems (all stages within half the budget last time): the complete Snapshot on
       // this frame too, rather than a first result now and the rest a frame later.
       if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms)
-        evaluator_.wait_for_complete(std::chrono::duration_cast<std::chrono::microseconds>(
-            budget - (Clock::now() - wait_start)));
+        evaluator_.wait_for_complete(
+            std::chrono::duration_cast<std::chrono::microseconds>(budget - (Clock::now() - wait_start)));
     }
     timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
   }
@@ -335,7 +336,7 @@ bool App::frame() {
   stats.frame_ms = timing_.frame_ms;
   HeatmapTextures textures{scaled_texture_.id(), unscaled_texture_.id()};
   advance_lesson(ui_, animation_step_seconds());  // a step's Params glide over 0.5 s
-  handle_pin_keys(ui_);  // P pins; the pins' Snapshots are brought up to date for the plots
+  handle_pin_keys(ui_);                           // P pins; the pins' Snapshots are brought up to date for the plots
   draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, view_cache_, plot_style_,
                    stats);
   // Before the session popup: Escape closing the popup must not also close the lesson.
@@ -434,7 +435,8 @@ void App::draw_session_popup() {
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 32.0f);
   const bool entered = ImGui::InputText("##session-path", &popup.path, ImGuiInputTextFlags_EnterReturnsTrue);
-  if (popup.mode == Mode::save) ImGui::Checkbox(i18n::label("app.session.overwrite", "overwrite").c_str(), &popup.overwrite);
+  if (popup.mode == Mode::save)
+    ImGui::Checkbox(i18n::label("app.session.overwrite", "overwrite").c_str(), &popup.overwrite);
   if (!popup.message.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
@@ -461,7 +463,8 @@ void App::draw_session_popup() {
     if (popup.message.empty()) close = true;
   }
   ImGui::SameLine();
-  if (ImGui::Button(i18n::label("common.cancel", "cancel").c_str()) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) close = true;
+  if (ImGui::Button(i18n::label("common.cancel", "cancel").c_str()) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
+    close = true;
   if (close) {
     popup.mode = Mode::closed;
     ImGui::CloseCurrentPopup();

@@ -26,16 +26,16 @@ namespace smlab::app {
 
 // The start state (state/start_state.hpp: Params, view, look, lesson) and what the App offers.
 struct AppOptions : StartState {
-  float font_pixels = 17.0f;     // UI font size at scale 1
+  float font_pixels = 17.0f;  // UI font size at scale 1
   // Monte Carlo refinement limit in trials per d_k point; 0 = the interactive
   // default (Evaluator::refine_max_trials). Headless renders use headless_refine_trials().
   std::int64_t refine_trials = 0;
-  PresetList presets;            // offered by the Presets combo
-  LessonList lessons;            // offered by the Lessons combo (assets/lessons)
+  PresetList presets;  // offered by the Presets combo
+  LessonList lessons;  // offered by the Lessons combo (assets/lessons)
   // The open lesson's predict step shown revealed (beside lesson->guess, if any): an export of the window.
   bool lesson_revealed = false;
-  bool presenter = false;       // start in presenter mode (--presenter)
-  bool controls_shown = true;   // false: the control column starts hidden (--hide-controls)
+  bool presenter = false;      // start in presenter mode (--presenter)
+  bool controls_shown = true;  // false: the control column starts hidden (--hide-controls)
 };
 
 // A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless
@@ -123,8 +123,8 @@ class App {
   void save_screenshot();
   void draw_session_popup();
   void draw_toast();
-  void draw_import_popup();      // File → Import (app_import.cpp)
-  void import_dropped_files();   // files dropped onto the window since the last frame
+  void draw_import_popup();     // File → Import (app_import.cpp)
+  void import_dropped_files();  // files dropped onto the window since the last frame
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
@@ -167,7 +167,7 @@ class App {
   Params submitted_;
   View submitted_view_ = View::dashboard;
   TexturePool lab_textures_;
-  ViewCache view_cache_;  // the shown view's plots, built once per Snapshot (panels/labs.hpp)
+  ViewCache view_cache_;      // the shown view's plots, built once per Snapshot (panels/labs.hpp)
   Evaluator::Latest latest_;  // what this frame draws
   plot::HeatmapTexture scaled_texture_, unscaled_texture_;
   plot::Style plot_style_;
@@ -179,9 +179,9 @@ class App {
   i18n::Language applied_language_ = i18n::Language::English;
   // The imported data whose token characters are in the atlas (token_glyph_source), or null.
   const ImportedAttention* applied_token_glyphs_ = nullptr;
-  ImVector<ImWchar> chinese_glyph_ranges_;  // built once from the zh-CN table; the atlas reads it at build time
+  ImVector<ImWchar> chinese_glyph_ranges_;        // built once from the zh-CN table; the atlas reads it at build time
   ImVector<ImWchar> language_name_glyph_ranges_;  // "简体中文" for the English atlas
-  bool chinese_ranges_common_ = false;  // chinese_glyph_ranges_ includes ImGui's common simplified set
+  bool chinese_ranges_common_ = false;            // chinese_glyph_ranges_ includes ImGui's common simplified set
   ImFont* ui_font_ = nullptr;
   FrameTiming timing_;
   std::shared_ptr<const Evaluator::MapImages> uploaded_images_;  // the worker's images on the GPU now
@@ -189,9 +189,9 @@ class App {
   History history_;
   SweepPlayer sweep_player_;
   plot::Colormap uploaded_colormap_ = plot::Colormap::Viridis;  // of the dashboard's two textures
-  bool uploaded_fixed_range_ = false;                            // their colour scale: [0, 1] or auto
+  bool uploaded_fixed_range_ = false;                           // their colour scale: [0, 1] or auto
   int uploaded_max_side_ = 0;  // their texel cap (HeatmapTexture::update), from the framebuffer
-  struct GifRecording;  // an offscreen App rendering one sweep frame per window frame
+  struct GifRecording;         // an offscreen App rendering one sweep frame per window frame
   std::unique_ptr<GifRecording> gif_recording_;
 };
 

@@ -33,8 +33,10 @@ std::optional<std::string> App::import_files(const std::vector<std::string>& spe
   } else {
     Params candidate = ui_.params;
     candidate.scores.clear();  // the imported rows, not a custom score vector
-    if (auto invalid = attach_import(candidate, *loaded)) error = invalid->message;
-    else ui_.params = std::move(candidate);
+    if (auto invalid = attach_import(candidate, *loaded))
+      error = invalid->message;
+    else
+      ui_.params = std::move(candidate);
   }
   // A toast as well as the status line: a file dropped onto the plots is answered where the eyes are.
   report(error ? *error : i18n::format("import.loaded", {(*loaded)->summary}), error.has_value());
@@ -48,8 +50,10 @@ void App::import_dropped_files() {
   std::vector<std::string> specs;
   std::string tokens;
   for (const std::string& path : dropped) {
-    if (names_tokens(path)) tokens = path;
-    else specs.push_back(path);
+    if (names_tokens(path))
+      tokens = path;
+    else
+      specs.push_back(path);
   }
   import_files(specs, tokens);
 }

@@ -54,8 +54,10 @@ void App::begin_interaction_frame() {
 
   // Ctrl+Z, Ctrl+Y / Ctrl+Shift+Z; a text field being edited keeps them for its own undo.
   if (io.KeyCtrl && !io.WantTextInput) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_Z)) undo_or_redo(io.KeyShift);
-    else if (ImGui::IsKeyPressed(GLFW_KEY_Y)) undo_or_redo(true);
+    if (ImGui::IsKeyPressed(GLFW_KEY_Z))
+      undo_or_redo(io.KeyShift);
+    else if (ImGui::IsKeyPressed(GLFW_KEY_Y))
+      undo_or_redo(true);
   }
   if (std::exchange(state.undo_requested, false)) undo_or_redo(false);
   if (std::exchange(state.redo_requested, false)) undo_or_redo(true);
@@ -69,8 +71,8 @@ void App::begin_interaction_frame() {
   // other arrow-key users (lesson navigation) to leave these presses alone.
   if (!state.nudge_key.empty() && !io.WantTextInput) {
     io.WantCaptureKeyboard = true;
-    const int direction = static_cast<int>(ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) -
-                          static_cast<int>(ImGui::IsKeyPressed(GLFW_KEY_LEFT));
+    const int direction =
+        static_cast<int>(ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) - static_cast<int>(ImGui::IsKeyPressed(GLFW_KEY_LEFT));
     if (direction != 0 || ImGui::IsKeyDown(GLFW_KEY_RIGHT) || ImGui::IsKeyDown(GLFW_KEY_LEFT))
       state.arrows_taken = true;
     if (direction != 0) {
@@ -109,13 +111,16 @@ void App::end_interaction_frame() {
     session_popup_.message.clear();
   }
   state.save_session_requested = state.open_session_requested = false;
-  if (std::exchange(state.import_requested, false) && !import_popup_.open) import_popup_.open = import_popup_.open_requested = true;
+  if (std::exchange(state.import_requested, false) && !import_popup_.open)
+    import_popup_.open = import_popup_.open_requested = true;
   if (std::exchange(state.fullscreen_requested, false)) surface_.toggle_fullscreen();  // a window only
   if (std::exchange(state.quit_requested, false)) surface_.request_close();
 
   if (state.export_png_requested) export_png();
-  if (state.record_gif_requested) start_gif_recording();
-  else if (gif_recording_) step_gif_recording();
+  if (state.record_gif_requested)
+    start_gif_recording();
+  else if (gif_recording_)
+    step_gif_recording();
   ImGui::SetCurrentContext(surface_.imgui_context());  // the exports switched to their own contexts
 }
 
@@ -172,9 +177,9 @@ void App::export_png() {
   state.export_png_requested = false;
   const int scale = export_scales[std::clamp(state.export_scale_index, 0, 2)];
   const ImVec2 display = ImGui::GetIO().DisplaySize;
-  const ScaledShot shot = render_scaled_screenshot(
-      offscreen_options(), static_cast<int>(std::lround(display.x)), static_cast<int>(std::lround(display.y)),
-      static_cast<float>(scale), surface_.content_scale(), state.export_target);
+  const ScaledShot shot = render_scaled_screenshot(offscreen_options(), static_cast<int>(std::lround(display.x)),
+                                                   static_cast<int>(std::lround(display.y)), static_cast<float>(scale),
+                                                   surface_.content_scale(), state.export_target);
   ImGui::SetCurrentContext(surface_.imgui_context());
   if (!shot.error.empty()) {
     report(shot.error, true);

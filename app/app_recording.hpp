@@ -18,8 +18,8 @@ struct App::GifRecording {
   exporting::GifWriter writer;
   SweepSpec spec;
   int frames = 0;
-  int next = 0;             // the frame being made
-  bool value_set = false;   // frame `next`'s value is set and submitted; capture once evaluated
+  int next = 0;            // the frame being made
+  bool value_set = false;  // frame `next`'s value is set and submitted; capture once evaluated
 };
 
 }  // namespace smlab::app

@@ -59,9 +59,11 @@ FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, s
     app.frame();
   } while (!app.showing_snapshot());
   FrameBenchResult result;
-  result.first_frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - process_start).count();
+  result.first_frame_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - process_start).count();
   while (!app.showing_maps()) app.frame();
-  result.first_map_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - process_start).count();
+  result.first_map_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - process_start).count();
   app.wait_for_snapshot();
   app.frame();
   std::vector<double> frame_ms, recompute_ms;

@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
   smlab::complete_pooled_maps(snap);
   const auto t3 = clock::now();
   const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-  std::printf("L=%d d=%d: evaluate without maps %.0f ms; preview maps %.0f ms; complete maps %.0f ms; "
-              "first map after %.0f ms now (preview), %.0f ms before (complete)\n",
-              length, dim, ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t0, t2), ms(t0, t1) + ms(t2, t3));
+  std::printf(
+      "L=%d d=%d: evaluate without maps %.0f ms; preview maps %.0f ms; complete maps %.0f ms; "
+      "first map after %.0f ms now (preview), %.0f ms before (complete)\n",
+      length, dim, ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t0, t2), ms(t0, t1) + ms(t2, t3));
 }

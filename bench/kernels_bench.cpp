@@ -1,5 +1,6 @@
 // The core kernels timed with Google Benchmark: softmax rows (fast and the scalar reference),
-// QKᵀ (both), the d_k Monte Carlo sweep, a recompute at L = 4096, and two probes of the machine: memory copy and peak FMA.
+// QKᵀ (both), the d_k Monte Carlo sweep, a recompute at L = 4096, and two probes of the machine: memory copy and peak
+// FMA.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -76,7 +77,12 @@ void BM_SoftmaxRowsReference(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * softmax_total * 8);
   state.SetItemsProcessed(state.iterations() * softmax_total);
 }
-BENCHMARK(BM_SoftmaxRowsReference)->ArgName("cols")->Arg(1024)->Arg(1 << 20)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SoftmaxRowsReference)
+    ->ArgName("cols")
+    ->Arg(1024)
+    ->Arg(1 << 20)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // STREAM-style copy of 64 MiB, split over `threads` threads: the bandwidth softmax is held to.
 // Bytes counted as STREAM counts them: one read and one write per element.
@@ -207,8 +213,8 @@ template <class F>
       for (int k = 0; k < chains; ++k) sums[k] = sums[k] * multiplier + addend;
     benchmark::DoNotOptimize(sums);
   }
-  state.counters["flops"] = benchmark::Counter(2.0 * chains * steps * (sizeof(F) / 4) * static_cast<double>(state.iterations()),
-                                               benchmark::Counter::kIsRate);
+  state.counters["flops"] = benchmark::Counter(
+      2.0 * chains * steps * (sizeof(F) / 4) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 [[gnu::target("avx512f,fma")]] void BM_PeakFmaAvx512(benchmark::State& state) { fma_chains<Floats16>(state); }
 [[gnu::target("avx2,fma")]] void BM_PeakFmaAvx2(benchmark::State& state) { fma_chains<Floats8>(state); }

@@ -1,5 +1,5 @@
-# The clang-format check: every file listed in tests/format_checked.txt must be formatted as
-# .clang-format says (clang-format --dry-run --Werror).
+# The clang-format check: every C and C++ source of the project (app/, core/, tests/, bench/,
+# third_party/) must be formatted as .clang-format says (clang-format --dry-run --Werror).
 # Run: cmake -DSOURCE_DIR=<repo> -DCLANG_FORMAT=<path> -P tests/format_check.cmake
 cmake_minimum_required(VERSION 3.25)
 if(NOT SOURCE_DIR)
@@ -8,19 +8,20 @@ endif()
 if(NOT CLANG_FORMAT OR NOT EXISTS "${CLANG_FORMAT}")
   message(FATAL_ERROR "give -DCLANG_FORMAT=<path to clang-format>")
 endif()
-file(STRINGS ${SOURCE_DIR}/tests/format_checked.txt listed REGEX "^[^#]")
 set(files "")
-foreach(file IN LISTS listed)
-  string(STRIP "${file}" file)
-  if(NOT EXISTS ${SOURCE_DIR}/${file})
-    message(SEND_ERROR "tests/format_checked.txt names '${file}', which does not exist")
-  endif()
-  list(APPEND files ${file})
+foreach(directory IN ITEMS app core tests bench third_party)
+  file(GLOB_RECURSE found RELATIVE ${SOURCE_DIR} LIST_DIRECTORIES false
+       ${SOURCE_DIR}/${directory}/*.cpp ${SOURCE_DIR}/${directory}/*.hpp ${SOURCE_DIR}/${directory}/*.h
+       ${SOURCE_DIR}/${directory}/*.c)
+  list(APPEND files ${found})
 endforeach()
+list(LENGTH files count)
+if(count LESS 100)
+  message(FATAL_ERROR "found only ${count} sources under ${SOURCE_DIR}: is SOURCE_DIR the repository root?")
+endif()
 execute_process(COMMAND ${CLANG_FORMAT} --dry-run --Werror ${files}
                 WORKING_DIRECTORY ${SOURCE_DIR} RESULT_VARIABLE result ERROR_VARIABLE output)
 if(NOT result EQUAL 0)
-  message(FATAL_ERROR "${output}\nNot formatted as .clang-format says: run clang-format -i on the files above")
+  message(FATAL_ERROR "${output}\nNot formatted as .clang-format says: run clang-format-14 -i on the files above")
 endif()
-list(LENGTH files count)
 message(STATUS "format check: ${count} files formatted as .clang-format says")

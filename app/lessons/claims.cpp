@@ -40,7 +40,8 @@ std::optional<double> missing(std::string& error, std::string_view what) {
 
 std::optional<double> element(std::span<const double> values, int index, std::string& error) {
   if (index < 0 || static_cast<std::size_t>(index) >= values.size())
-    return missing(error, "index " + std::to_string(index) + " is past the " + std::to_string(values.size()) + " values");
+    return missing(error,
+                   "index " + std::to_string(index) + " is past the " + std::to_string(values.size()) + " values");
   return values[static_cast<std::size_t>(index)];
 }
 
@@ -70,7 +71,9 @@ std::optional<double> dk_point(const Snapshot& snap, const ClaimQuantity& q, std
 }
 
 SoftmaxVariant softmax_variant(const ClaimQuantity& q) {
-  return q.series == "naive" ? SoftmaxVariant::naive : q.series == "online" ? SoftmaxVariant::online : SoftmaxVariant::stable;
+  return q.series == "naive"    ? SoftmaxVariant::naive
+         : q.series == "online" ? SoftmaxVariant::online
+                                : SoftmaxVariant::stable;
 }
 
 int score_variant(const ClaimQuantity& q) {
@@ -94,21 +97,35 @@ const std::vector<Entry>& entries() {
     auto add = [&t](ClaimQuantityInfo info, Reader read) { t.push_back({info, std::move(read)}); };
     // ── The dashboard's row (Snapshot) ──
     add({"weight", "softmax weight of key `index` in the shown row", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) { return element(snap.probabilities, q.index, error); });
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
+          return element(snap.probabilities, q.index, error);
+        });
     add({"max_weight", "largest weight of the row", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.max_weight; });
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
+          return snap.max_weight;
+        });
     add({"argmax", "index of the largest weight", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.argmax; });
     add({"entropy_nats", "entropy of the row", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.entropy_nats; });
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
+          return snap.entropy_nats;
+        });
     add({"max_entropy_nats", "ln of the number of unmasked keys", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.max_entropy_nats; });
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
+          return snap.max_entropy_nats;
+        });
     add({"jacobian_norm", "‖J‖_F of the row (∂s/∂z)", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.jacobian_norm; });
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
+          return snap.jacobian_norm;
+        });
     add({"kl_from_uniform", "KL(s ‖ uniform over unmasked keys)", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.kl_from_uniform; });
+        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
+          return snap.kl_from_uniform;
+        });
     add({"gradient", "S(1 − S) of key `index`", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) { return element(snap.gradient, q.index, error); });
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
+          return element(snap.gradient, q.index, error);
+        });
     add({"gradient_max", "largest S(1 − S) of the row", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
           return snap.gradient.empty() ? kNaN : *std::max_element(snap.gradient.begin(), snap.gradient.end());
@@ -140,20 +157,28 @@ const std::vector<Entry>& entries() {
         [](const Snapshot& snap, const ClaimQuantity& q, std::string&) -> std::optional<double> {
           double top = 0.0;
           map_mean(snap, is_scaled(q), [&top](std::span<const float> row, int i) {
-            for (std::size_t j = static_cast<std::size_t>(i) + 1; j < row.size(); ++j) top = std::max(top, static_cast<double>(row[j]));
+            for (std::size_t j = static_cast<std::size_t>(i) + 1; j < row.size(); ++j)
+              top = std::max(top, static_cast<double>(row[j]));
             return 0.0;
           });
           return top;
         });
     // ── The Monte Carlo d_k sweep (means) ──
     add({"dk_entropy", "mean row entropy at d_k = `at`", "scaled|unscaled", false, true},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) { return dk_point(snap, q, error, &RowStats::entropy_nats); });
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
+          return dk_point(snap, q, error, &RowStats::entropy_nats);
+        });
     add({"dk_max_weight", "mean max weight at d_k = `at`", "scaled|unscaled", false, true},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) { return dk_point(snap, q, error, &RowStats::max_weight); });
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
+          return dk_point(snap, q, error, &RowStats::max_weight);
+        });
     add({"dk_jacobian_norm", "mean ‖J‖_F at d_k = `at`", "scaled|unscaled", false, true},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) { return dk_point(snap, q, error, &RowStats::jacobian_norm); });
+        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
+          return dk_point(snap, q, error, &RowStats::jacobian_norm);
+        });
     // ── Normalizers lab ──
-    add({"normalizer_weight", "weight `index` of a normaliser", "softmax|naive_softmax|online_softmax|hardmax|linear|sigmoid|relu|sparsemax|entmax", true, false},
+    add({"normalizer_weight", "weight `index` of a normaliser",
+         "softmax|naive_softmax|online_softmax|hardmax|linear|sigmoid|relu|sparsemax|entmax", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(NormalizersLab, "normalizers");
           for (const NormalizerColumn& column : lab_->columns)
@@ -171,7 +196,8 @@ const std::vector<Entry>& entries() {
           return lab_->small_gap.linear_ratio;
         });
     // ── Stability lab (the selected format) ──
-    add({"stability_bad_weights", "NaN + inf + zeroed weights of a variant in the selected format", "naive|stable|online", false, false},
+    add({"stability_bad_weights", "NaN + inf + zeroed weights of a variant in the selected format",
+         "naive|stable|online", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(StabilityLab, "stability");
           return lab_->selected().run(softmax_variant(q)).problem_count();
@@ -201,7 +227,8 @@ const std::vector<Entry>& entries() {
           NEED(StabilityLab, "stability");
           return lab_->selected().run(softmax_variant(q)).report.sum_error;
         });
-    add({"exp_limit", "largest x with exp(x) finite in a format", "fp64|fp32|fp16|bf16|fp8-e4m3|fp8-e5m2", false, false},
+    add({"exp_limit", "largest x with exp(x) finite in a format", "fp64|fp32|fp16|bf16|fp8-e4m3|fp8-e5m2", false,
+         false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(StabilityLab, "stability");
           const auto format = format_from_name(q.series);
@@ -265,7 +292,8 @@ const std::vector<Entry>& entries() {
           NEED(TemperatureLab, "temperature");
           return lab_->current_hardmax_second;
         });
-    add({"nudge_swap_width", "nudge range over which the leader's softmax weight goes from 90% to 10% of its swing", "", false, false},
+    add({"nudge_swap_width", "nudge range over which the leader's softmax weight goes from 90% to 10% of its swing", "",
+         false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
           NEED(TemperatureLab, "temperature");
           const auto& top = lab_->softmax_top;
@@ -301,20 +329,23 @@ const std::vector<Entry>& entries() {
           return lab_->max_abs_entry;
         });
     // ── Scaling lab ──
-    add({"histogram_variance", "sample variance of q·k (unscaled) or q·k/√d_k (scaled)", "scaled|unscaled", false, false},
+    add({"histogram_variance", "sample variance of q·k (unscaled) or q·k/√d_k (scaled)", "scaled|unscaled", false,
+         false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(ScalingLab, "scaling");
           return (is_scaled(q) ? lab_->scaled : lab_->unscaled).variance;
         });
     // ── Attention-variants lab ──
-    add({"variant_entropy_ratio", "mean row entropy / ln L' of a variant's map", "dot|scaled_dot|cosine|additive|layer_norm", false, false},
+    add({"variant_entropy_ratio", "mean row entropy / ln L' of a variant's map",
+         "dot|scaled_dot|cosine|additive|layer_norm", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(AttentionVariantsLab, "attention-variants");
           const int v = score_variant(q);
           if (v >= 5) return missing(error, "no variant " + q.series);
           return lab_->entropy_nats[static_cast<std::size_t>(v)] / lab_->max_entropy_nats;
         });
-    add({"variant_max_weight", "mean max weight of a variant's map", "dot|scaled_dot|cosine|additive|layer_norm", false, false},
+    add({"variant_max_weight", "mean max weight of a variant's map", "dot|scaled_dot|cosine|additive|layer_norm", false,
+         false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(AttentionVariantsLab, "attention-variants");
           const int v = score_variant(q);
@@ -441,7 +472,8 @@ const std::vector<Entry>& entries() {
           const bool probe = q.series.rfind("probe", 0) == 0, scaled = q.series.ends_with("_scaled");
           const QkGradientSweep& sweep = probe ? lab_->probe : lab_->target;
           const auto found = std::find(sweep.key_dims.begin(), sweep.key_dims.end(), q.at);
-          if (found == sweep.key_dims.end()) return missing(error, "d_k " + std::to_string(q.at) + " is not a point of the sweep");
+          if (found == sweep.key_dims.end())
+            return missing(error, "d_k " + std::to_string(q.at) + " is not a point of the sweep");
           const auto k = static_cast<std::size_t>(found - sweep.key_dims.begin());
           return scaled ? sweep.scaled_query_norm_median[k] : sweep.unscaled_query_norm_median[k];
         });
@@ -455,13 +487,15 @@ const std::vector<Entry>& entries() {
           NEED(GeometryLab, "geometry");
           return element(lab_->alignment.cosines, q.index, error);
         });
-    add({"geometry_gradient_max", "geometry lab: largest ‖∂cos/∂q‖ over ‖q‖ ∈ [1e-8, 10]", "naive|epsilon", false, false},
+    add({"geometry_gradient_max", "geometry lab: largest ‖∂cos/∂q‖ over ‖q‖ ∈ [1e-8, 10]", "naive|epsilon", false,
+         false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(GeometryLab, "geometry");
           const auto& v = q.series == "naive" ? lab_->sweep_gradient_naive : lab_->sweep_gradient_epsilon;
           return v.empty() ? kNaN : *std::max_element(v.begin(), v.end());
         });
-    add({"geometry_tanh_derivative", "geometry lab: mean tanh′ of additive attention at the current σ", "plain|layer_norm", false, false},
+    add({"geometry_tanh_derivative", "geometry lab: mean tanh′ of additive attention at the current σ",
+         "plain|layer_norm", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(GeometryLab, "geometry");
           return q.series == "plain" ? lab_->plain_now.mean_derivative : lab_->normed_now.mean_derivative;
@@ -471,7 +505,8 @@ const std::vector<Entry>& entries() {
           NEED(InitLab, "init");
           return q.series == "measured" ? lab_->measured_variance.back() : lab_->predicted_variance.back();
         });
-    add({"homework_answer", "the answer of homework exercise `index` (smlab/labs/homework.hpp, in its order)", "", true, false},
+    add({"homework_answer", "the answer of homework exercise `index` (smlab/labs/homework.hpp, in its order)", "", true,
+         false},
         [](const Snapshot&, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           std::vector<double> answers;
           for (const Exercise& exercise : homework_exercises()) answers.push_back(exercise.answer);
@@ -495,7 +530,8 @@ bool series_allowed(std::string_view allowed, std::string_view series) {
   std::size_t start = 0;
   while (start <= allowed.size()) {
     const std::size_t bar = allowed.find('|', start);
-    const std::string_view option = allowed.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
+    const std::string_view option =
+        allowed.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
     if (option == series) return true;
     if (bar == std::string_view::npos) break;
     start = bar + 1;
@@ -533,7 +569,8 @@ std::string check_claim_quantity(const ClaimQuantity& q) {
   if (entry->info.needs_index != (q.index >= 0))
     return "quantity " + q.quantity + (entry->info.needs_index ? " needs an \"index\" ≥ 0" : " takes no \"index\"");
   if (entry->info.needs_at != (q.at > 0))
-    return "quantity " + q.quantity + (entry->info.needs_at ? " needs \"at\" (a d_k of the sweep)" : " takes no \"at\"");
+    return "quantity " + q.quantity +
+           (entry->info.needs_at ? " needs \"at\" (a d_k of the sweep)" : " takes no \"at\"");
   return "";
 }
 
@@ -574,16 +611,23 @@ ClaimOutcome evaluate_claim(const Snapshot& snap, const LessonClaim& claim) {
     const auto right = claim_value(snap, *claim.than, outcome.error);
     if (!right) return outcome;
     outcome.bound = claim.times * *right;
-    bound_text = (claim.times != 1.0 ? number(claim.times) + "×" : "") + describe(*claim.than) + " = " + number(outcome.bound);
+    bound_text =
+        (claim.times != 1.0 ? number(claim.times) + "×" : "") + describe(*claim.than) + " = " + number(outcome.bound);
   }
   const double v = outcome.value, b = outcome.bound;
-  if (claim.op == "<") outcome.holds = v < b;
-  else if (claim.op == "<=") outcome.holds = v <= b;
-  else if (claim.op == ">") outcome.holds = v > b;
-  else if (claim.op == ">=") outcome.holds = v >= b;
-  else outcome.holds = std::abs(v - b) <= claim.tolerance;
+  if (claim.op == "<")
+    outcome.holds = v < b;
+  else if (claim.op == "<=")
+    outcome.holds = v <= b;
+  else if (claim.op == ">")
+    outcome.holds = v > b;
+  else if (claim.op == ">=")
+    outcome.holds = v >= b;
+  else
+    outcome.holds = std::abs(v - b) <= claim.tolerance;
   outcome.description = describe(claim.left) + " = " + number(v) + " " + claim.op + " " + bound_text +
-                        (claim.op == "~" ? " ± " + number(claim.tolerance) : "") + ": " + (outcome.holds ? "true" : "false");
+                        (claim.op == "~" ? " ± " + number(claim.tolerance) : "") + ": " +
+                        (outcome.holds ? "true" : "false");
   return outcome;
 }
 

@@ -111,13 +111,16 @@ std::optional<std::string> read_quantity(const OrderedJson& value, const std::st
 
 std::optional<std::string> read_claim(const OrderedJson& value, const std::string& where, LessonClaim& claim) {
   if (auto error = read_quantity(value, where, true, claim.left)) return error;
-  if (!value.contains("op") || !value["op"].is_string()) return where + " needs an \"op\" string: allowed <, <=, >, >=, ~";
+  if (!value.contains("op") || !value["op"].is_string())
+    return where + " needs an \"op\" string: allowed <, <=, >, >=, ~";
   claim.op = value["op"].get<std::string>();
   for (const char* key : {"value", "times", "tolerance"})
     if (value.contains(key)) {
       if (!value[key].is_number()) return where + " \"" + key + "\" must be a number";
       const double number = value[key].get<double>();
-      (std::string(key) == "value" ? claim.value : std::string(key) == "times" ? claim.times : claim.tolerance) = number;
+      (std::string(key) == "value"   ? claim.value
+       : std::string(key) == "times" ? claim.times
+                                     : claim.tolerance) = number;
     }
   if (value.contains("than")) {
     if (value.contains("value")) return where + " has both \"value\" and \"than\": give one";
@@ -142,20 +145,23 @@ std::optional<std::string> read_predict(const OrderedJson& value, const std::str
       return where + " has an unknown field '" + shown(field) +
              "': allowed question, quantity, choices, min, max, tolerance, hides, reveal_text";
   if (!value.contains("question")) return where + " needs a \"question\"";
-  if (auto error = read_text(value["question"], where + " question", lesson_title_max_chars, false, out.question)) return error;
+  if (auto error = read_text(value["question"], where + " question", lesson_title_max_chars, false, out.question))
+    return error;
   if (!value.contains("quantity")) return where + " needs a \"quantity\": {\"quantity\": NAME, …} as claims take";
   if (auto error = read_quantity(value["quantity"], where + " quantity", false, out.quantity)) return error;
   const bool has_choices = value.contains("choices");
   const bool has_range = value.contains("min") || value.contains("max") || value.contains("tolerance");
   if (has_choices == has_range)
-    return where + " needs either \"choices\" (2 to 6 numbers) or \"min\", \"max\" and \"tolerance\" (a typed guess), not " +
+    return where +
+           " needs either \"choices\" (2 to 6 numbers) or \"min\", \"max\" and \"tolerance\" (a typed guess), not " +
            (has_choices ? "both" : "neither");
   if (has_choices) {
     const OrderedJson& choices = value["choices"];
     if (!choices.is_array() || choices.size() < lesson_min_choices || choices.size() > lesson_max_choices)
       return where + " \"choices\" must be an array of 2 to 6 numbers";
     for (const OrderedJson& choice : choices) {
-      if (!finite_number(choice)) return where + " \"choices\" holds " + shown(choice.dump()) + ": allowed finite numbers";
+      if (!finite_number(choice))
+        return where + " \"choices\" holds " + shown(choice.dump()) + ": allowed finite numbers";
       const double number = choice.get<double>();
       if (std::find(out.choices.begin(), out.choices.end(), number) != out.choices.end())
         return where + " \"choices\" holds " + predict_number(number) + " twice";
@@ -168,7 +174,8 @@ std::optional<std::string> read_predict(const OrderedJson& value, const std::str
       const double number = value[key].get<double>();
       (std::string(key) == "min" ? out.min : std::string(key) == "max" ? out.max : out.tolerance) = number;
     }
-    if (!(out.min < out.max)) return where + " \"min\" " + predict_number(out.min) + " must be below \"max\" " + predict_number(out.max);
+    if (!(out.min < out.max))
+      return where + " \"min\" " + predict_number(out.min) + " must be below \"max\" " + predict_number(out.max);
     if (!(out.tolerance > 0.0)) return where + " \"tolerance\" must be > 0";
   }
   out.hides = step_panel;
@@ -191,9 +198,10 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
                                      LessonStep& step) {
   if (!entry.is_object()) return where + " must be an object, not " + entry.type_name();
   for (const auto& [field, value] : entry.items())
-    if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel" && field != "claims" &&
-        field != "predict")
-      return where + " has an unknown field '" + shown(field) + "': allowed title, text, set, view, panel, claims, predict";
+    if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel" &&
+        field != "claims" && field != "predict")
+      return where + " has an unknown field '" + shown(field) +
+             "': allowed title, text, set, view, panel, claims, predict";
   if (!entry.contains("title")) return where + " needs a \"title\"";
   if (auto error = read_text(entry["title"], where + " title", lesson_title_max_chars, false, step.title)) return error;
   if (!entry.contains("text")) return where + " needs a \"text\"";
@@ -202,7 +210,8 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
   if (!entry.contains("view") || !entry["view"].is_string())
     return where + " needs a \"view\" string: allowed " + view_names();
   const auto view = view_from_name(entry["view"].get<std::string>());
-  if (!view) return where + " view '" + shown(entry["view"].get<std::string>()) + "' is not a view: allowed " + view_names();
+  if (!view)
+    return where + " view '" + shown(entry["view"].get<std::string>()) + "' is not a view: allowed " + view_names();
   step.view = *view;
   if (!entry.contains("panel") || !entry["panel"].is_string())
     return where + " needs a \"panel\" string: allowed " + panel_names(step.view);
@@ -216,9 +225,12 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
     if (!set.is_object()) return where + " \"set\" must be an object of KEY: VALUE, not " + set.type_name();
     for (const auto& [key, value] : set.items()) {
       std::string text;
-      if (value.is_string()) text = value.get<std::string>();
-      else if (value.is_boolean() || value.is_number()) text = value.dump();
-      else return where + " key '" + shown(key) + "' must be a string, number or boolean, not " + value.type_name();
+      if (value.is_string())
+        text = value.get<std::string>();
+      else if (value.is_boolean() || value.is_number())
+        text = value.dump();
+      else
+        return where + " key '" + shown(key) + "' must be a string, number or boolean, not " + value.type_name();
       if (auto error = set_param(params, key, text)) return where + " key '" + shown(key) + "': " + error->message;
       step.settings.emplace_back(key, text);
     }
@@ -227,7 +239,8 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
   if (entry.contains("claims")) {
     const OrderedJson& claims = entry["claims"];
     if (!claims.is_array()) return where + " \"claims\" must be an array, not " + claims.type_name();
-    if (claims.size() > lesson_max_claims) return where + " has more than " + std::to_string(lesson_max_claims) + " claims";
+    if (claims.size() > lesson_max_claims)
+      return where + " has more than " + std::to_string(lesson_max_claims) + " claims";
     for (std::size_t k = 0; k < claims.size(); ++k) {
       const std::string at = where + " claim " + std::to_string(k + 1);
       LessonClaim claim;
@@ -237,7 +250,8 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
   }
   if (entry.contains("predict")) {
     step.predict.emplace();
-    if (auto error = read_predict(entry["predict"], where + " predict", step.view, step.panel, *step.predict)) return error;
+    if (auto error = read_predict(entry["predict"], where + " predict", step.view, step.panel, *step.predict))
+      return error;
   }
   return std::nullopt;
 }
@@ -246,7 +260,8 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
 
 LessonLoad parse_lesson(std::string_view json_text) {
   if (json_text.size() > lesson_max_bytes) return failure("lesson is larger than 1 MB");
-  if (auto problem = json_text_problem(json_text, lesson_max_depth, lesson_max_keys)) return failure("lesson " + *problem);
+  if (auto problem = json_text_problem(json_text, lesson_max_depth, lesson_max_keys))
+    return failure("lesson " + *problem);
   OrderedJson document;
   try {
     document = OrderedJson::parse(json_text);
@@ -255,7 +270,8 @@ LessonLoad parse_lesson(std::string_view json_text) {
   } catch (const OrderedJson::out_of_range& e) {
     // "number overflow parsing '1e999'": the lexer has checked the token is a number.
     const std::string what = e.what();
-    return failure(std::string("lesson is ") + "not valid JSON: " + what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
+    return failure(std::string("lesson is ") + "not valid JSON: " +
+                   what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
   } catch (const OrderedJson::exception&) {
     return failure("lesson is not valid JSON");
   }
@@ -263,7 +279,8 @@ LessonLoad parse_lesson(std::string_view json_text) {
   for (const auto& [field, value] : document.items())
     if (field != "name" && field != "title" && field != "steps" && field != "_comment")
       return failure(one_line("lesson has an unknown field '" + shown(field) + "': allowed name, title, steps"));
-  if (!document.contains("name") || !document["name"].is_string() || !is_valid_name(document["name"].get<std::string>()))
+  if (!document.contains("name") || !document["name"].is_string() ||
+      !is_valid_name(document["name"].get<std::string>()))
     return failure("lesson needs a \"name\" of 1 to 64 lower-case letters, digits, '-' or '_'");
   Lesson lesson;
   lesson.name = document["name"].get<std::string>();
@@ -385,10 +402,12 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
     if (!target.predict) {
       std::string predict_steps;
       for (std::size_t k = 0; k < count; ++k)
-        if (list.lessons[*index].steps[k].predict) predict_steps += (predict_steps.empty() ? "" : ", ") + std::to_string(k + 1);
+        if (list.lessons[*index].steps[k].predict)
+          predict_steps += (predict_steps.empty() ? "" : ", ") + std::to_string(k + 1);
       lookup.position.reset();
       lookup.error = one_line("--lesson " + name + ":" + std::to_string(step) + ": a guess ':" + shown(*guess_text) +
-                              "' goes with a predict step only: " + (predict_steps.empty() ? "this lesson has none" : "steps " + predict_steps));
+                              "' goes with a predict step only: " +
+                              (predict_steps.empty() ? "this lesson has none" : "steps " + predict_steps));
       return lookup;
     }
     double guess = 0.0;
@@ -396,11 +415,13 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
     bool parsed = false;
     try {
       guess = std::stod(*guess_text, &used);
-      parsed = used == guess_text->size() && !guess_text->empty() && !std::isspace(static_cast<unsigned char>((*guess_text)[0]));
+      parsed = used == guess_text->size() && !guess_text->empty() &&
+               !std::isspace(static_cast<unsigned char>((*guess_text)[0]));
     } catch (const std::exception&) {
       parsed = false;
     }
-    const std::string problem = parsed ? check_guess(*target.predict, guess) : "guess '" + shown(*guess_text) + "' is not a number";
+    const std::string problem =
+        parsed ? check_guess(*target.predict, guess) : "guess '" + shown(*guess_text) + "' is not a number";
     if (!problem.empty()) {
       lookup.position.reset();
       lookup.error = one_line("--lesson " + name + ":" + std::to_string(step) + ": " + problem);
@@ -433,8 +454,8 @@ std::string check_guess(const LessonPredict& predict, double guess) {
     return "guess " + predict_number(guess) + " is not one of the choices: allowed " + allowed;
   }
   if (std::isfinite(guess) && guess >= predict.min && guess <= predict.max) return "";
-  return "guess " + predict_number(guess) + " is outside the allowed range: a number from " + predict_number(predict.min) +
-         " to " + predict_number(predict.max);
+  return "guess " + predict_number(guess) + " is outside the allowed range: a number from " +
+         predict_number(predict.min) + " to " + predict_number(predict.max);
 }
 
 PredictionReveal reveal_prediction(const LessonPredict& predict, const Snapshot& snap, std::optional<double> guess) {
@@ -463,7 +484,7 @@ PredictionReveal reveal_prediction(const LessonPredict& predict, const Snapshot&
 }
 
 Params interpolate_params(const Params& from, const Params& to, double progress) {
-  if (!(progress < 1.0)) return to;  // also NaN: land on the target
+  if (!(progress < 1.0)) return to;                        // also NaN: land on the target
   return blend_params(from, to, std::max(progress, 0.0));  // how each key moves: params.cpp's key table
 }
 

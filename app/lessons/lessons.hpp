@@ -33,13 +33,13 @@ struct LessonText {
 // The answer is never written in the lesson: it is a claim quantity (claims.hpp) read from the live
 // Snapshot when revealed, so it is what the plots show, whatever the sliders did since.
 struct LessonPredict {
-  LessonText question;               // one line: "Mean entropy of an unscaled row at d_k = 1024?"
-  ClaimQuantity quantity;            // the answer
-  std::vector<double> choices;       // 2 to 6 distinct guesses to pick from; empty: a typed number
-  double min = 0.0, max = 0.0;       // typed guesses: allowed from min to max (min < max)
-  double tolerance = 0.0;            // typed guesses: |guess − answer| ≤ tolerance counts as close
-  std::string hides;                 // the panel of the step's view covered until the reveal
-  std::optional<LessonText> after;   // shown beside the answer once revealed ("reveal_text")
+  LessonText question;              // one line: "Mean entropy of an unscaled row at d_k = 1024?"
+  ClaimQuantity quantity;           // the answer
+  std::vector<double> choices;      // 2 to 6 distinct guesses to pick from; empty: a typed number
+  double min = 0.0, max = 0.0;      // typed guesses: allowed from min to max (min < max)
+  double tolerance = 0.0;           // typed guesses: |guess − answer| ≤ tolerance counts as close
+  std::string hides;                // the panel of the step's view covered until the reveal
+  std::optional<LessonText> after;  // shown beside the answer once revealed ("reveal_text")
   friend bool operator==(const LessonPredict&, const LessonPredict&) = default;
 };
 
@@ -64,13 +64,13 @@ struct Lesson {
 };
 
 inline constexpr std::size_t lesson_max_bytes = 1 << 20;
-inline constexpr int lesson_max_depth = 8;      // the format nests 4 deep
+inline constexpr int lesson_max_depth = 8;            // the format nests 4 deep
 inline constexpr std::size_t lesson_max_keys = 1024;  // keys in one object; a step has 5, a "set" 16
 inline constexpr std::size_t lesson_max_steps = 50;
 inline constexpr std::size_t lesson_max_claims = 20;  // per step
 inline constexpr std::size_t lesson_max_files = 100;
-inline constexpr std::size_t lesson_title_max_chars = 200;   // bytes of UTF-8
-inline constexpr std::size_t lesson_text_max_chars = 4000;   // bytes of UTF-8
+inline constexpr std::size_t lesson_title_max_chars = 200;  // bytes of UTF-8
+inline constexpr std::size_t lesson_text_max_chars = 4000;  // bytes of UTF-8
 inline constexpr std::size_t lesson_min_choices = 2, lesson_max_choices = 6;
 
 struct LessonLoad {
@@ -135,9 +135,9 @@ std::string check_guess(const LessonPredict& predict, double guess);
 // The answer read from `snap` beside the guess. Choices: close when the guess is the choice nearest
 // the answer; typed: close when |guess − answer| ≤ tolerance.
 struct PredictionReveal {
-  std::optional<double> answer;   // nullopt: the Snapshot lacks it (`error` says why)
-  std::optional<double> guess;    // nullopt: revealed without a guess
-  double off_by = 0.0;            // |guess − answer|
+  std::optional<double> answer;  // nullopt: the Snapshot lacks it (`error` says why)
+  std::optional<double> guess;   // nullopt: revealed without a guess
+  double off_by = 0.0;           // |guess − answer|
   bool close = false;
   std::optional<double> nearest_choice;  // choices only: the one nearest the answer
   std::string error;

@@ -229,16 +229,16 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   section(tr("controls.section.softmax"));
   double temperature = edit.temperature;
   const double t_min = L::temperature_min, t_max = L::temperature_max;
-  if (ImGui::SliderScalar(control_label("controls.temperature", "temperature").c_str(), ImGuiDataType_Double, &temperature,
-                          &t_min, &t_max, "T = %.3g",
+  if (ImGui::SliderScalar(control_label("controls.temperature", "temperature").c_str(), ImGuiDataType_Double,
+                          &temperature, &t_min, &t_max, "T = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.temperature = temperature;
   note_nudge_target(ui, "temperature");
   help_marker(tr("controls.temperature.help"));
   double score_scale = edit.score_scale;
   const double s_min = L::score_scale_min, s_max = L::score_scale_max;
-  if (ImGui::SliderScalar(control_label("controls.score_scale", "score scale").c_str(), ImGuiDataType_Double, &score_scale,
-                          &s_min, &s_max, "x %.3g",
+  if (ImGui::SliderScalar(control_label("controls.score_scale", "score scale").c_str(), ImGuiDataType_Double,
+                          &score_scale, &s_min, &s_max, "x %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.score_scale = score_scale;
   note_nudge_target(ui, "score_scale");
@@ -265,14 +265,16 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   ImGui::EndDisabled();
   note_nudge_target(ui, "seq_len");
   help_marker(imported ? tr("controls.import.fixed") : tr("controls.seq_len.help"));
-  const std::string row_format = i18n::slider_format("controls.row.format", "%d");  // the table's text is never a format
+  const std::string row_format =
+      i18n::slider_format("controls.row.format", "%d");  // the table's text is never a format
   ImGui::SliderInt(control_label("controls.row", "row").c_str(), &edit.row, 0, edit.seq_len - 1, row_format.c_str(),
                    ImGuiSliderFlags_AlwaysClamp);
   note_nudge_target(ui, "row");
   help_marker(tr("controls.row.help"));
   ImU64 seed = edit.seed;
   const ImU64 seed_step = 1;
-  if (ImGui::InputScalar(control_label("controls.seed", "seed").c_str(), ImGuiDataType_U64, &seed, &seed_step, nullptr, "%llu"))
+  if (ImGui::InputScalar(control_label("controls.seed", "seed").c_str(), ImGuiDataType_U64, &seed, &seed_step, nullptr,
+                         "%llu"))
     edit.seed = std::min<ImU64>(seed, L::seed_max);
   note_nudge_target(ui, "seed");
   help_marker(tr("controls.seed.help"));
@@ -328,8 +330,8 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
     readout_line(i18n::format("controls.readout.entropy",
                               {fixed(snapshot->entropy_nats, 4), fixed(snapshot->max_entropy_nats, 3)}));
     readout_line(i18n::format("controls.readout.choices", {fixed(snapshot->effective_choices, 2), std::to_string(n)}));
-    readout_line(
-        i18n::format("controls.readout.max_weight", {fixed(snapshot->max_weight, 4), std::to_string(snapshot->argmax)}));
+    readout_line(i18n::format("controls.readout.max_weight",
+                              {fixed(snapshot->max_weight, 4), std::to_string(snapshot->argmax)}));
     readout_line(i18n::format("controls.readout.gradient",
                               {fixed(snapshot->gradient[static_cast<std::size_t>(snapshot->argmax)], 4)}));
     readout_line(i18n::format("controls.readout.jacobian", {fixed(snapshot->jacobian_norm, 4)}));
@@ -353,11 +355,13 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   int theme = static_cast<int>(ui.theme);
   const char* const theme_names[] = {tr("controls.theme.dark"), tr("controls.theme.light"),
                                      tr("controls.theme.projector")};
-  if (ImGui::Combo(control_label("controls.theme", "theme").c_str(), &theme, theme_names, 3)) ui.theme = static_cast<Theme>(theme);
+  if (ImGui::Combo(control_label("controls.theme", "theme").c_str(), &theme, theme_names, 3))
+    ui.theme = static_cast<Theme>(theme);
   help_marker(tr("controls.theme.help"));
   float font_scale = ui.font_scale;
   // Steps of 0.25×: the font atlas is rebuilt only when a step changes, not every drag frame.
-  if (ImGui::SliderFloat(control_label("controls.font", "font").c_str(), &font_scale, font_scale_min, font_scale_max, "%.2fx", ImGuiSliderFlags_AlwaysClamp))
+  if (ImGui::SliderFloat(control_label("controls.font", "font").c_str(), &font_scale, font_scale_min, font_scale_max,
+                         "%.2fx", ImGuiSliderFlags_AlwaysClamp))
     ui.font_scale = std::round(font_scale * 4.0f) / 4.0f;
   help_marker(tr("controls.font.help"));
   draw_language(ui);

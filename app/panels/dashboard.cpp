@@ -106,11 +106,11 @@ void color_scale_menu(const plot::Heatmap& map, const std::string& plot_key, con
   if (!ImGui::BeginPopupContextItem("color-scale")) return;
   const std::string key = plot::color_scale_key(map, plot_key);
   const plot::ColorScale current = scales.scale(key, map.default_scale);
-  const std::string fixed = i18n::format("plot.color_scale.fixed", {format_value(map.fixed_range->min),
-                                                                    format_value(map.fixed_range->max)});
-  const std::string automatic = i18n::format(
-      "plot.color_scale.auto", {format_value(map.auto_range ? map.auto_range->min : map.vmin),
-                                format_value(map.auto_range ? map.auto_range->max : map.vmax)});
+  const std::string fixed =
+      i18n::format("plot.color_scale.fixed", {format_value(map.fixed_range->min), format_value(map.fixed_range->max)});
+  const std::string automatic =
+      i18n::format("plot.color_scale.auto", {format_value(map.auto_range ? map.auto_range->min : map.vmin),
+                                             format_value(map.auto_range ? map.auto_range->max : map.vmax)});
   ImGui::TextDisabled("%s", i18n::tr("plot.color_scale.title"));
   if (ImGui::MenuItem(fixed.c_str(), nullptr, current == plot::ColorScale::Fixed))
     ui.interaction.color_scales.chosen[key] = plot::ColorScale::Fixed;
@@ -189,9 +189,11 @@ void handle_layout_keys(UiState& ui, const std::vector<NamedPlot>& plots) {
   for (std::size_t k = 0; k < plots.size(); ++k)
     if (prefix + plots[k].name == ui.presenter_focus) index = static_cast<int>(k);
   const int count = static_cast<int>(plots.size());
-  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN) || ImGui::IsKeyPressed(GLFW_KEY_RIGHT) || ImGui::IsKeyPressed(GLFW_KEY_DOWN))
+  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN) || ImGui::IsKeyPressed(GLFW_KEY_RIGHT) ||
+      ImGui::IsKeyPressed(GLFW_KEY_DOWN))
     index = (index + 1) % count;
-  else if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP) || ImGui::IsKeyPressed(GLFW_KEY_LEFT) || ImGui::IsKeyPressed(GLFW_KEY_UP))
+  else if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP) || ImGui::IsKeyPressed(GLFW_KEY_LEFT) ||
+           ImGui::IsKeyPressed(GLFW_KEY_UP))
     index = (index + count - 1) % count;
   ui.presenter_focus = prefix + plots[static_cast<std::size_t>(index)].name;
 }
@@ -208,7 +210,8 @@ void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot
   if (step != nullptr && step->view == ui.view) {
     if (const LessonPanel* panel = find_lesson_panel(step->view, step->panel))
       for (const NamedPlot& named : plots)
-        if (std::find(panel->plots.begin(), panel->plots.end(), named.name) != panel->plots.end()) shown.push_back(named);
+        if (std::find(panel->plots.begin(), panel->plots.end(), named.name) != panel->plots.end())
+          shown.push_back(named);
   }
   if (shown.empty())
     for (const NamedPlot& named : plots)
@@ -244,8 +247,9 @@ void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot
   draw_plot_grid(view_name, shown, static_cast<int>(shown.size()), min, max, style, ui, on_hover);
   const char* hint = i18n::tr("layout.presenter_hint");
   const ImVec2 hint_size = ImGui::CalcTextSize(hint);
-  ImGui::GetForegroundDrawList()->AddText(ImVec2(io.DisplaySize.x - margin - hint_size.x, io.DisplaySize.y - hint_size.y - 2.0f),
-                                          ImGui::GetColorU32(ImGuiCol_TextDisabled), hint);
+  ImGui::GetForegroundDrawList()->AddText(
+      ImVec2(io.DisplaySize.x - margin - hint_size.x, io.DisplaySize.y - hint_size.y - 2.0f),
+      ImGui::GetColorU32(ImGuiCol_TextDisabled), hint);
 }
 
 // Inside the scrolling content child, after the plots are placed: when a lesson step opens whose
@@ -306,12 +310,12 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   if (ready) {
     const DkSweep& dk_sweep = sweep != nullptr ? *sweep : snapshot->dk_sweep;
     shown = &view_cache.view(ui.view, ViewInputs{.snapshot = *snapshot,
-                                                  .sweep = dk_sweep,
-                                                  .textures = lab_textures,
-                                                  .scaled_map = textures.scaled,
-                                                  .unscaled_map = textures.unscaled,
-                                                  .pins = &ui.pins,
-                                                  .scales = style.color_scales});
+                                                 .sweep = dk_sweep,
+                                                 .textures = lab_textures,
+                                                 .scaled_map = textures.scaled,
+                                                 .unscaled_map = textures.unscaled,
+                                                 .pins = &ui.pins,
+                                                 .scales = style.color_scales});
   }
   const LabView& lab_view = *shown;
   const std::vector<NamedPlot>& plots = lab_view.plots;
@@ -329,9 +333,10 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
 
   if (ui.controls_shown || lesson_open) {
     ImGui::SetCursorScreenPos(layout.controls_min);
-    ImGui::BeginChild("controls", ImVec2(layout.controls_max.x - layout.controls_min.x,
-                                         layout.controls_max.y - layout.controls_min.y),
-                      true, ImGuiWindowFlags_MenuBar);
+    ImGui::BeginChild(
+        "controls",
+        ImVec2(layout.controls_max.x - layout.controls_min.x, layout.controls_max.y - layout.controls_min.y), true,
+        ImGuiWindowFlags_MenuBar);
     if (ImGui::BeginMenuBar()) {  // File, Edit and View menus, inside the control column: the layout stays put
       draw_file_menu(ui);
       ImGui::EndMenuBar();

@@ -40,11 +40,11 @@ std::vector<std::string> token_names(const Snapshot& snap) {
 plot::Plot distribution_plot(const Snapshot& snap) {
   plot::Plot p;
   const Params& params = snap.params;
-  p.title = snap.custom_scores ? i18n::format("plot.distribution.title_custom",
-                                              {general(params.temperature), fixed(snap.entropy_nats, 3)})
-                                : i18n::format("plot.distribution.title_row", {std::to_string(params.row),
-                                                                               general(params.temperature),
-                                                                               fixed(snap.entropy_nats, 3)});
+  p.title =
+      snap.custom_scores
+          ? i18n::format("plot.distribution.title_custom", {general(params.temperature), fixed(snap.entropy_nats, 3)})
+          : i18n::format("plot.distribution.title_row",
+                         {std::to_string(params.row), general(params.temperature), fixed(snap.entropy_nats, 3)});
   p.x.label = snap.custom_scores ? tr("plot.axis.score_index") : tr("plot.axis.key_j");
   p.x.integer_ticks = true;
   if (!snap.custom_scores) {
@@ -73,8 +73,7 @@ plot::Plot distribution_plot(const Snapshot& snap) {
   }
   // Uniform over the unmasked keys (a causal row or a −inf score has fewer choices than n).
   const double choices = std::max(1, snap.unmasked_keys);
-  p.hlines.push_back({1.0 / choices, tr("plot.distribution.uniform"),
-                      std::nullopt, true});
+  p.hlines.push_back({1.0 / choices, tr("plot.distribution.uniform"), std::nullopt, true});
   return p;
 }
 
@@ -133,8 +132,8 @@ plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
   };
   p.lines.push_back(curve(sweep.scaled, tr("plot.legend.scaled")));
   p.lines.push_back(curve(sweep.unscaled, tr("plot.legend.unscaled")));
-  p.vlines.push_back({static_cast<double>(current_key_dim), "d_k = " + std::to_string(current_key_dim), std::nullopt,
-                      true});
+  p.vlines.push_back(
+      {static_cast<double>(current_key_dim), "d_k = " + std::to_string(current_key_dim), std::nullopt, true});
   p.legend = plot::LegendPos::TopRight;
   return p;
 }

@@ -123,21 +123,21 @@ LabView build_attention_variants(const LabInputs& inputs) {
   // Five curves named at their ends and the uniform line: a data area of six text lines (#16).
   view.plots.push_back({"entropy-sigma", entropy_sigma_plot(lab), 1, 14.0f});
 
-  view.notes.push_back(i18n::format("lab.attention_variants.note.sigma",
-                                    {format_value(lab.sigma, 3), format_value(lab.expected_query_norm, 3),
-                                     format_value(lab.dot_score_std, 3), format_value(lab.scaled_score_std, 3),
-                                     format_value(params.gamma, 3)}));
+  view.notes.push_back(i18n::format(
+      "lab.attention_variants.note.sigma",
+      {format_value(lab.sigma, 3), format_value(lab.expected_query_norm, 3), format_value(lab.dot_score_std, 3),
+       format_value(lab.scaled_score_std, 3), format_value(params.gamma, 3)}));
   std::string weights;
   for (std::size_t v = 0; v < looks.size(); ++v)
     weights += std::string(v == 0 ? "" : tr("common.list_separator")) + tr(looks[v].legend) + " " +
                fixed(lab.mean_max_weight[v], 2);
-  view.notes.push_back(i18n::format(params.causal ? "lab.attention_variants.note.weights_causal"
-                                                  : "lab.attention_variants.note.weights",
-                                    {weights, fixed(lab.max_entropy_nats, 2)}));
+  view.notes.push_back(
+      i18n::format(params.causal ? "lab.attention_variants.note.weights_causal" : "lab.attention_variants.note.weights",
+                   {weights, fixed(lab.max_entropy_nats, 2)}));
   if (lab.capped)
-    view.notes.push_back(i18n::format("lab.attention_variants.note.capped",
-                                      {std::to_string(lab.seq_len), std::to_string(params.seq_len),
-                                       std::to_string(lab.sweep_seq_len)}));
+    view.notes.push_back(
+        i18n::format("lab.attention_variants.note.capped",
+                     {std::to_string(lab.seq_len), std::to_string(params.seq_len), std::to_string(lab.sweep_seq_len)}));
   else if (lab.sweep_seq_len < lab.seq_len)
     view.notes.push_back(i18n::format("lab.attention_variants.note.sweep", {std::to_string(lab.sweep_seq_len)}));
   return view;
@@ -146,27 +146,33 @@ LabView build_attention_variants(const LabInputs& inputs) {
 void controls_attention_variants(Params& edit) {
   double sigma = edit.qk_norm;
   const double sigma_min = ParamLimits::qk_norm_min, sigma_max = ParamLimits::qk_norm_max;
-  if (ImGui::SliderScalar(control_label("lab.attention_variants.norm", "norm variants").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
+  if (ImGui::SliderScalar(control_label("lab.attention_variants.norm", "norm variants").c_str(), ImGuiDataType_Double,
+                          &sigma, &sigma_min, &sigma_max, "σ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
   note_lab_nudge_target("qk_norm");
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", tr("lab.attention_variants.norm.help"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.attention_variants.norm.help"));
   double gamma = edit.gamma;
   const double gamma_min = ParamLimits::gamma_min, gamma_max = ParamLimits::gamma_max;
-  if (ImGui::SliderScalar(control_label("lab.attention_variants.gamma", "gamma variants").c_str(), ImGuiDataType_Double, &gamma, &gamma_min, &gamma_max, "γ = %.3g",
+  if (ImGui::SliderScalar(control_label("lab.attention_variants.gamma", "gamma variants").c_str(), ImGuiDataType_Double,
+                          &gamma, &gamma_min, &gamma_max, "γ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.gamma = gamma;
   note_lab_nudge_target("gamma");
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", tr("lab.attention_variants.gamma.help"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.attention_variants.gamma.help"));
   control_checkbox("common.causal_mask", "causal variants", &edit.causal);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("common.causal_mask.help"));
 }
 
 // The lab's row in the registry (labs.cpp lists it).
-constexpr const char* attention_variants_control_labels[] = {"lab.attention_variants.norm", "lab.attention_variants.gamma"};
-extern const LabDefinition attention_variants_lab{View::attention_variants, "lab.attention_variants.title", "lab.attention_variants.summary", attention_variants_control_labels,
-                                     build_attention_variants, controls_attention_variants, nullptr};
+constexpr const char* attention_variants_control_labels[] = {"lab.attention_variants.norm",
+                                                             "lab.attention_variants.gamma"};
+extern const LabDefinition attention_variants_lab{View::attention_variants,
+                                                  "lab.attention_variants.title",
+                                                  "lab.attention_variants.summary",
+                                                  attention_variants_control_labels,
+                                                  build_attention_variants,
+                                                  controls_attention_variants,
+                                                  nullptr};
 
 }  // namespace smlab::app

@@ -46,12 +46,15 @@ plot::Plot vectors_plot(const GeometryLab& lab) {
   const std::size_t n = lab.alignment.key_norms.size();
   for (std::size_t j = 0; j < n; ++j) {
     const double x = lab.keys[2 * j], y = lab.keys[2 * j + 1];
-    p.lines.push_back({.label = j == 0 ? tr("lab.geometry.keys") : "", .x = {0.0, x}, .y = {0.0, y}, .color = norm_color});
-    p.annotations.push_back({x * 1.08, y * 1.08,
-                             "k" + std::to_string(j) + "  θ=" + format_value(lab.alignment.angles[j] * 180.0 / 3.141592653589793, 3) + "°",
-                             norm_color, x >= 0 ? plot::TextAlign::Left : plot::TextAlign::Right});
+    p.lines.push_back(
+        {.label = j == 0 ? tr("lab.geometry.keys") : "", .x = {0.0, x}, .y = {0.0, y}, .color = norm_color});
+    p.annotations.push_back(
+        {x * 1.08, y * 1.08,
+         "k" + std::to_string(j) + "  θ=" + format_value(lab.alignment.angles[j] * 180.0 / 3.141592653589793, 3) + "°",
+         norm_color, x >= 0 ? plot::TextAlign::Left : plot::TextAlign::Right});
   }
-  p.lines.push_back({.label = "q", .x = {0.0, lab.query[0]}, .y = {0.0, lab.query[1]}, .color = query_color, .width = 3.0f});
+  p.lines.push_back(
+      {.label = "q", .x = {0.0, lab.query[0]}, .y = {0.0, lab.query[1]}, .color = query_color, .width = 3.0f});
   p.scatters.push_back({.label = "", .x = {lab.query[0]}, .y = {lab.query[1]}, .color = query_color, .radius = 5.0f});
   p.annotations.push_back({lab.query[0] * 1.12, lab.query[1] * 1.12, "q", query_color,
                            lab.query[0] >= 0 ? plot::TextAlign::Left : plot::TextAlign::Right});
@@ -73,8 +76,13 @@ plot::Plot decomposition_plot(const GeometryLab& lab) {
   p.bars.push_back({.label = "‖q‖‖k‖", .x = indices(n, -0.27), .y = norms, .width = 0.25, .color = norm_color});
   p.bars.push_back({.label = "cos θ", .x = indices(n, 0.0), .y = a.cosines, .width = 0.25, .color = cosine_color});
   p.bars.push_back({.label = "q·k", .x = indices(n, 0.27), .y = a.dots, .width = 0.25, .color = dot_color});
-  p.scatters.push_back({.label = tr("lab.geometry.weight"), .x = indices(n, 0.27), .y = a.weights, .color = query_color,
-                        .radius = 5.0f, .shape = plot::MarkerShape::Diamond, .in_legend = false});
+  p.scatters.push_back({.label = tr("lab.geometry.weight"),
+                        .x = indices(n, 0.27),
+                        .y = a.weights,
+                        .color = query_color,
+                        .radius = 5.0f,
+                        .shape = plot::MarkerShape::Diamond,
+                        .in_legend = false});
   double top = 1.0, bottom = -1.0;
   for (std::size_t j = 0; j < n; ++j) {
     top = std::max({top, norms[j], a.dots[j]});
@@ -97,9 +105,14 @@ plot::Plot cosine_plot(const GeometryLab& lab) {
   p.x.scale = plot::Scale::Log10;
   p.y.label = "‖∂cos/∂q‖";
   p.y.scale = plot::Scale::Log10;
-  p.lines.push_back({.label = tr("lab.geometry.naive"), .x = lab.sweep_query_norms, .y = lab.sweep_gradient_naive,
-                     .color = naive_color, .dashed = true});
-  p.lines.push_back({.label = tr("lab.geometry.with_epsilon"), .x = lab.sweep_query_norms, .y = lab.sweep_gradient_epsilon,
+  p.lines.push_back({.label = tr("lab.geometry.naive"),
+                     .x = lab.sweep_query_norms,
+                     .y = lab.sweep_gradient_naive,
+                     .color = naive_color,
+                     .dashed = true});
+  p.lines.push_back({.label = tr("lab.geometry.with_epsilon"),
+                     .x = lab.sweep_query_norms,
+                     .y = lab.sweep_gradient_epsilon,
                      .color = fixed_color});
   p.vlines.push_back({lab.settings.cosine_epsilon, "", std::nullopt, true});  // at ε (the title gives its value)
   p.hlines.push_back({1.0 / lab.settings.cosine_epsilon, "1/ε", std::nullopt, true});
@@ -122,14 +135,22 @@ plot::Plot saturation_plot(const GeometryLab& lab) {
   // the curve without LayerNorm is near 0 and the one with it level near 0.48, so one label goes
   // in the gap between them and the other above the level one. The measured dots carry no name;
   // the note under the explanation says lines are predicted and dots measured.
-  p.lines.push_back({.label = tr("lab.geometry.plain_predicted"), .x = lab.sweep_sigmas, .y = lab.predicted_plain_derivative,
+  p.lines.push_back({.label = tr("lab.geometry.plain_predicted"),
+                     .x = lab.sweep_sigmas,
+                     .y = lab.predicted_plain_derivative,
                      .color = naive_color});
   p.scatters.push_back({.label = "", .x = lab.sweep_sigmas, .y = lab.plain_mean_derivative, .color = naive_color});
-  p.lines.push_back({.label = tr("lab.geometry.normed_predicted"), .x = lab.sweep_sigmas, .y = lab.predicted_normed_derivative,
+  p.lines.push_back({.label = tr("lab.geometry.normed_predicted"),
+                     .x = lab.sweep_sigmas,
+                     .y = lab.predicted_normed_derivative,
                      .color = fixed_color});
-  p.scatters.push_back({.label = "", .x = lab.sweep_sigmas, .y = lab.normed_mean_derivative, .color = fixed_color,
+  p.scatters.push_back({.label = "",
+                        .x = lab.sweep_sigmas,
+                        .y = lab.normed_mean_derivative,
+                        .color = fixed_color,
                         .shape = plot::MarkerShape::Square});
-  if (!lab.sweep_sigmas.empty() && !lab.predicted_plain_derivative.empty() && !lab.predicted_normed_derivative.empty()) {
+  if (!lab.sweep_sigmas.empty() && !lab.predicted_plain_derivative.empty() &&
+      !lab.predicted_normed_derivative.empty()) {
     const double right = lab.sweep_sigmas.back();
     const double plain_end = lab.predicted_plain_derivative.back(), normed_end = lab.predicted_normed_derivative.back();
     p.annotations.push_back({right, std::min(plain_end + 0.27, 1.05), tr("lab.geometry.plain_predicted"), naive_color,
@@ -158,11 +179,11 @@ LabView build_geometry_view(const GeometryLab& lab) {
     parts += (j ? "; " : "") + std::string("k") + std::to_string(j) + ": " + format_value(a.query_norm, 3) + "·" +
              format_value(a.key_norms[j], 3) + "·" + format_value(a.cosines[j], 3) + " = " + format_value(a.dots[j], 3);
   view.notes.push_back(i18n::format("lab.geometry.note.decomposition", {parts}));
-  view.notes.push_back(i18n::format("lab.geometry.note.saturation",
-                                    {format_value(lab.settings.sigma, 3), format_value(lab.plain_now.mean_derivative, 3),
-                                     format_value(lab.plain_now.saturated_fraction, 3),
-                                     format_value(lab.normed_now.mean_derivative, 3),
-                                     format_value(lab.normed_now.saturated_fraction, 3)}));
+  view.notes.push_back(
+      i18n::format("lab.geometry.note.saturation",
+                   {format_value(lab.settings.sigma, 3), format_value(lab.plain_now.mean_derivative, 3),
+                    format_value(lab.plain_now.saturated_fraction, 3), format_value(lab.normed_now.mean_derivative, 3),
+                    format_value(lab.normed_now.saturated_fraction, 3)}));
   return view;
 }
 
@@ -180,7 +201,8 @@ void controls_geometry(Params& edit) {
   double norm = edit.qk_norm;
   const double norm_min = ParamLimits::qk_norm_min, norm_max = ParamLimits::qk_norm_max;
   if (ImGui::SliderScalar(control_label("lab.geometry.norm", "norm geometry").c_str(), ImGuiDataType_Double, &norm,
-                          &norm_min, &norm_max, "‖q‖ = σ = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+                          &norm_min, &norm_max, "‖q‖ = σ = %.3g",
+                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = norm;
   note_lab_nudge_target("qk_norm");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.geometry.norm.help"));
@@ -194,7 +216,8 @@ void controls_geometry(Params& edit) {
   double epsilon = edit.epsilon;
   const double eps_min = ParamLimits::epsilon_min, eps_max = ParamLimits::epsilon_max;
   if (ImGui::SliderScalar(control_label("lab.geometry.epsilon", "epsilon geometry").c_str(), ImGuiDataType_Double,
-                          &epsilon, &eps_min, &eps_max, "ε = %.2g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+                          &epsilon, &eps_min, &eps_max, "ε = %.2g",
+                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.epsilon = epsilon;
   note_lab_nudge_target("epsilon");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.geometry.epsilon.help"));
@@ -202,7 +225,12 @@ void controls_geometry(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* geometry_control_labels[] = {"lab.geometry.norm", "lab.geometry.angle", "lab.geometry.epsilon"};
-extern const LabDefinition geometry_lab{View::geometry, "lab.geometry.title", "lab.geometry.summary",
-                                        geometry_control_labels, build_geometry, controls_geometry, nullptr};
+extern const LabDefinition geometry_lab{View::geometry,
+                                        "lab.geometry.title",
+                                        "lab.geometry.summary",
+                                        geometry_control_labels,
+                                        build_geometry,
+                                        controls_geometry,
+                                        nullptr};
 
 }  // namespace smlab::app

@@ -19,18 +19,18 @@ namespace {
 using i18n::tr;
 
 // Okabe–Ito colours (colour-blind safe on the dark and the light themes).
-constexpr plot::Color norm_color = plot::Color::from_hex(0x56B4E9);    // sky blue
-constexpr plot::Color entry_color = plot::Color::from_hex(0x009E73);   // bluish green
-constexpr plot::Color current_color = plot::Color::from_hex(0xE69F00); // orange
-constexpr plot::Color stall_color = plot::Color::from_hex(0xD55E00);   // vermillion
+constexpr plot::Color norm_color = plot::Color::from_hex(0x56B4E9);     // sky blue
+constexpr plot::Color entry_color = plot::Color::from_hex(0x009E73);    // bluish green
+constexpr plot::Color current_color = plot::Color::from_hex(0xE69F00);  // orange
+constexpr plot::Color stall_color = plot::Color::from_hex(0xD55E00);    // vermillion
 
 plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
   const std::string first = std::to_string(lab.jacobian_first);
   std::string title = lab.jacobian_capped
-                ? i18n::format("lab.gradients.jacobian.title_capped",
-                               {first, std::to_string(lab.jacobian_first + lab.jacobian_size - 1),
-                                std::to_string(lab.row_length)})
-                : std::string(tr("lab.gradients.jacobian.title"));
+                          ? i18n::format("lab.gradients.jacobian.title_capped",
+                                         {first, std::to_string(lab.jacobian_first + lab.jacobian_size - 1),
+                                          std::to_string(lab.row_length)})
+                          : std::string(tr("lab.gradients.jacobian.title"));
   plot::Heatmap map;
   map.rows = lab.jacobian_size;
   map.cols = lab.jacobian_size;
@@ -112,22 +112,22 @@ LabView build_gradients(const LabInputs& inputs) {
   view.plots.push_back({"diagonal", diagonal_plot(lab), 1});
   view.plots.push_back({"norm-vs-scale", norm_plot(lab), 2});
 
-  view.notes.push_back(i18n::format(
-      "lab.gradients.note.now",
-      {format_value(lab.score_scale, 3), format_value(lab.temperature, 3), format_value(lab.frobenius_norm, 4),
-       format_value(lab.max_abs_entry, 4), format_value(lab.sweep_peak_norm, 4), format_value(lab.sweep_peak_scale, 3)}));
+  view.notes.push_back(i18n::format("lab.gradients.note.now",
+                                    {format_value(lab.score_scale, 3), format_value(lab.temperature, 3),
+                                     format_value(lab.frobenius_norm, 4), format_value(lab.max_abs_entry, 4),
+                                     format_value(lab.sweep_peak_norm, 4), format_value(lab.sweep_peak_scale, 3)}));
   if (lab.has_stall)
-    view.notes.push_back(
-        i18n::format("lab.gradients.note.stall", {format_value(lab.stall_scale, 4), format_value(lab.stall_threshold, 3)}) +
-        (lab.stalled_now ? tr("lab.gradients.note.stalled_now") : ""));
+    view.notes.push_back(i18n::format("lab.gradients.note.stall",
+                                      {format_value(lab.stall_scale, 4), format_value(lab.stall_threshold, 3)}) +
+                         (lab.stalled_now ? tr("lab.gradients.note.stalled_now") : ""));
   else if (lab.sweep_peak_norm == 0.0)
     view.notes.push_back(tr("lab.gradients.note.zero"));
   else
     view.notes.push_back(tr("lab.gradients.note.no_stall"));
   std::string scope = tr("lab.gradients.note.scope");
   if (lab.jacobian_capped)
-    scope += i18n::format("lab.gradients.note.capped",
-                          {std::to_string(lab.jacobian_size), std::to_string(lab.row_length)});
+    scope +=
+        i18n::format("lab.gradients.note.capped", {std::to_string(lab.jacobian_size), std::to_string(lab.row_length)});
   view.notes.push_back(scope);
   return view;
 }
@@ -136,17 +136,22 @@ void controls_gradients(Params& edit) {
   // The same score scale as the left column, repeated here because this lab is about it.
   double score_scale = edit.score_scale;
   const double scale_min = ParamLimits::score_scale_min, scale_max = ParamLimits::score_scale_max;
-  if (ImGui::SliderScalar(control_label("lab.gradients.scale", "scale gradients").c_str(), ImGuiDataType_Double, &score_scale, &scale_min, &scale_max, "c = %.3g",
+  if (ImGui::SliderScalar(control_label("lab.gradients.scale", "scale gradients").c_str(), ImGuiDataType_Double,
+                          &score_scale, &scale_min, &scale_max, "c = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.score_scale = score_scale;
   note_lab_nudge_target("score_scale");
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", tr("lab.gradients.scale.help"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.gradients.scale.help"));
 }
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* gradients_control_labels[] = {"lab.gradients.scale"};
-extern const LabDefinition gradients_lab{View::gradients, "lab.gradients.title", "lab.gradients.summary", gradients_control_labels,
-                                     build_gradients, controls_gradients, nullptr};
+extern const LabDefinition gradients_lab{View::gradients,
+                                         "lab.gradients.title",
+                                         "lab.gradients.summary",
+                                         gradients_control_labels,
+                                         build_gradients,
+                                         controls_gradients,
+                                         nullptr};
 
 }  // namespace smlab::app

@@ -113,7 +113,8 @@ plot::Plot average_row_plot(const HeadsLab& lab) {
   for (double w : lab.average_row) tallest = std::max(tallest, w);
   p.y.min = 0.0;
   p.y.max = tallest > 0.0 ? 2.2 * tallest : 1.0;
-  p.bars.push_back({.label = tr("lab.heads.average"), .x = key_indices(lab.seq_len), .y = lab.average_row, .color = average_color});
+  p.bars.push_back(
+      {.label = tr("lab.heads.average"), .x = key_indices(lab.seq_len), .y = lab.average_row, .color = average_color});
   // Where each head looks: its argmax key, at the height the average gives that key.
   plot::ScatterSeries targets{.label = tr("lab.heads.head_peak"), .radius = 4.5f, .shape = plot::MarkerShape::Diamond};
   for (int m = 0; m < lab.heads; ++m) {
@@ -147,11 +148,11 @@ LabView build_heads(const LabInputs& inputs) {
   view.plots.push_back({"row-average", average_row_plot(lab)});
   for (int m = 0; m < shown_heads(lab); ++m) {
     const std::string name = "head-" + std::to_string(m);
-    view.plots.push_back({name, map_plot(lab.head_weights[static_cast<std::size_t>(m)], name,
-                                         i18n::format("lab.heads.head.title",
-                                                      {std::to_string(m),
-                                                       fixed(lab.head_entropy_nats[static_cast<std::size_t>(m)], 2)}),
-                                         color_max, inputs.textures)});
+    view.plots.push_back(
+        {name, map_plot(lab.head_weights[static_cast<std::size_t>(m)], name,
+                        i18n::format("lab.heads.head.title",
+                                     {std::to_string(m), fixed(lab.head_entropy_nats[static_cast<std::size_t>(m)], 2)}),
+                        color_max, inputs.textures)});
   }
 
   std::string entropies;
@@ -168,8 +169,8 @@ LabView build_heads(const LabInputs& inputs) {
                                      std::to_string(lab.average_row_peaks), fixed(lab.average_row_entropy_nats, 2)}));
   std::string limits;
   if (lab.heads > max_shown_heads)
-    limits += i18n::format("lab.heads.note.shown_heads",
-                           {std::to_string(max_shown_heads - 1), std::to_string(lab.heads)});
+    limits +=
+        i18n::format("lab.heads.note.shown_heads", {std::to_string(max_shown_heads - 1), std::to_string(lab.heads)});
   if (lab.capped)
     limits += i18n::format("lab.heads.note.capped", {std::to_string(lab.seq_len), std::to_string(params.seq_len)});
   if (lab.row_clamped)
@@ -179,11 +180,10 @@ LabView build_heads(const LabInputs& inputs) {
 }
 
 void controls_heads(Params& edit) {
-  ImGui::SliderInt(control_label("lab.heads.heads", "heads heads").c_str(), &edit.heads, ParamLimits::heads_min, ParamLimits::heads_max, "h = %d",
-                   ImGuiSliderFlags_AlwaysClamp);
+  ImGui::SliderInt(control_label("lab.heads.heads", "heads heads").c_str(), &edit.heads, ParamLimits::heads_min,
+                   ParamLimits::heads_max, "h = %d", ImGuiSliderFlags_AlwaysClamp);
   note_lab_nudge_target("heads");
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", tr("lab.heads.heads.help"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.heads.heads.help"));
   if (control_button(i18n::label("lab.heads.sharp", "sharp heads").c_str())) {
     edit.temperature = 0.1;
     edit.score_scale = 1.0;
@@ -199,7 +199,7 @@ void controls_heads(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* heads_control_labels[] = {"lab.heads.heads"};
-extern const LabDefinition heads_lab{View::heads, "lab.heads.title", "lab.heads.summary", heads_control_labels,
-                                     build_heads, controls_heads, nullptr};
+extern const LabDefinition heads_lab{
+    View::heads, "lab.heads.title", "lab.heads.summary", heads_control_labels, build_heads, controls_heads, nullptr};
 
 }  // namespace smlab::app

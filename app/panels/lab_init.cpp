@@ -35,9 +35,10 @@ std::vector<double> drawable(std::vector<double> v) {
 
 plot::Plot variance_plot(const InitLab& lab) {
   plot::Plot p;
-  p.title = i18n::format("lab.init.variance.title",
-                         {tr(std::string("lab.init.activation.") + std::string(activation_name(lab.settings.activation))),
-                          std::to_string(lab.settings.width), lab.settings.layer_norm ? tr("lab.init.with_ln") : ""});
+  p.title =
+      i18n::format("lab.init.variance.title",
+                   {tr(std::string("lab.init.activation.") + std::string(activation_name(lab.settings.activation))),
+                    std::to_string(lab.settings.width), lab.settings.layer_norm ? tr("lab.init.with_ln") : ""});
   p.x.label = tr("lab.init.layer");
   p.x.integer_ticks = true;
   p.y.label = "Var(h_l)";
@@ -53,8 +54,12 @@ plot::Plot variance_plot(const InitLab& lab) {
                        .width = chosen ? 3.0f : 1.5f,
                        .dashed = !chosen});
   }
-  p.scatters.push_back({.label = tr("lab.init.measured"), .x = x, .y = drawable(lab.measured_variance),
-                        .color = measured_color, .radius = 5.0f, .shape = plot::MarkerShape::Diamond});
+  p.scatters.push_back({.label = tr("lab.init.measured"),
+                        .x = x,
+                        .y = drawable(lab.measured_variance),
+                        .color = measured_color,
+                        .radius = 5.0f,
+                        .shape = plot::MarkerShape::Diamond});
   p.hlines.push_back({1.0, "1", std::nullopt, true});
   p.legend = plot::LegendPos::BottomLeft;
   p.legend_max_rows = 3;
@@ -89,12 +94,12 @@ LabView build_init_view(const InitLab& lab) {
   view.columns = 2;
   view.plots.push_back({"variance-by-layer", variance_plot(lab), 1, 16.0f});  // a five-entry legend below the lines
   view.plots.push_back({"measured-over-predicted", ratio_plot(lab), 1});
-  view.notes.push_back(i18n::format(
-      "lab.init.note.now",
-      {tr(std::string("lab.init.init.") + std::string(initialization_name(lab.settings.init))), format_value(lab.weight_variance, 3),
-       std::to_string(lab.settings.width), format_value(lab.settings.width * lab.weight_variance, 3),
-       std::to_string(lab.settings.depth), format_value(lab.measured_variance.back(), 3),
-       format_value(lab.predicted_variance.back(), 3)}));
+  view.notes.push_back(
+      i18n::format("lab.init.note.now",
+                   {tr(std::string("lab.init.init.") + std::string(initialization_name(lab.settings.init))),
+                    format_value(lab.weight_variance, 3), std::to_string(lab.settings.width),
+                    format_value(lab.settings.width * lab.weight_variance, 3), std::to_string(lab.settings.depth),
+                    format_value(lab.measured_variance.back(), 3), format_value(lab.predicted_variance.back(), 3)}));
   view.notes.push_back(tr("lab.init.note.dk"));
   return view;
 }
@@ -121,11 +126,13 @@ void controls_init(Params& edit) {
       ImGui::EndCombo();
     }
   };
-  choose("lab.init.init", "init init", edit.init, ParamLimits::init_max + 1,
-         [](int k) { return initialization_name(static_cast<Initialization>(k)); }, "lab.init.init.");
+  choose(
+      "lab.init.init", "init init", edit.init, ParamLimits::init_max + 1,
+      [](int k) { return initialization_name(static_cast<Initialization>(k)); }, "lab.init.init.");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.init.help"));
-  choose("lab.init.activation", "activation init", edit.activation, ParamLimits::activation_max + 1,
-         [](int k) { return activation_name(static_cast<Activation>(k)); }, "lab.init.activation.");
+  choose(
+      "lab.init.activation", "activation init", edit.activation, ParamLimits::activation_max + 1,
+      [](int k) { return activation_name(static_cast<Activation>(k)); }, "lab.init.activation.");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.activation.help"));
   ImGui::SliderInt(control_label("lab.init.depth", "depth init").c_str(), &edit.depth, ParamLimits::depth_min,
                    ParamLimits::depth_max, "%d", ImGuiSliderFlags_AlwaysClamp);
@@ -136,8 +143,9 @@ void controls_init(Params& edit) {
 }
 
 // The lab's row in the registry (labs.cpp lists it).
-constexpr const char* init_control_labels[] = {"lab.init.init", "lab.init.activation", "lab.init.depth", "lab.init.layer_norm"};
-extern const LabDefinition init_lab{View::init, "lab.init.title", "lab.init.summary", init_control_labels, build_init,
-                                    controls_init, nullptr};
+constexpr const char* init_control_labels[] = {"lab.init.init", "lab.init.activation", "lab.init.depth",
+                                               "lab.init.layer_norm"};
+extern const LabDefinition init_lab{
+    View::init, "lab.init.title", "lab.init.summary", init_control_labels, build_init, controls_init, nullptr};
 
 }  // namespace smlab::app

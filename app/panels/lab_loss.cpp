@@ -37,14 +37,16 @@ plot::Plot log_softmax_plot(const LossLab& lab) {
   p.x.integer_ticks = true;
   p.y.label = "log s_i";
   const std::size_t n = lab.log_softmax.size();
-  p.bars.push_back({.label = "z − logsumexp(z)", .x = indices(n, -0.2), .y = lab.log_softmax, .width = 0.4, .color = stable_color});
+  p.bars.push_back(
+      {.label = "z − logsumexp(z)", .x = indices(n, -0.2), .y = lab.log_softmax, .width = 0.4, .color = stable_color});
   // The naive values where finite; where they are −inf there is no bar, and the label says so.
   std::vector<double> naive = lab.naive_log_softmax;
   double bottom = 0.0;
   for (double x : lab.log_softmax) bottom = std::min(bottom, x);
   for (std::size_t i = 0; i < n; ++i)
     if (!std::isfinite(naive[i])) {
-      p.annotations.push_back({static_cast<double>(i) + 0.2, bottom * 0.5, "−inf", naive_color, plot::TextAlign::Center});
+      p.annotations.push_back(
+          {static_cast<double>(i) + 0.2, bottom * 0.5, "−inf", naive_color, plot::TextAlign::Center});
       naive[i] = 0.0;
     }
   p.bars.push_back({.label = "log(softmax(z))", .x = indices(n, 0.2), .y = naive, .width = 0.4, .color = naive_color});
@@ -63,7 +65,8 @@ plot::Plot gradient_plot(const LossLab& lab) {
   const double bound = 1.0 / lab.settings.temperature;
   p.y.min = -1.1 * bound;
   p.y.max = 1.1 * bound;
-  p.bars.push_back({.label = "(s − y)/T", .x = indices(lab.gradient.size()), .y = lab.gradient, .color = gradient_color});
+  p.bars.push_back(
+      {.label = "(s − y)/T", .x = indices(lab.gradient.size()), .y = lab.gradient, .color = gradient_color});
   p.hlines.push_back({0.0, "", std::nullopt, false});
   p.legend = plot::LegendPos::None;
   return p;
@@ -75,14 +78,18 @@ plot::Plot loss_curve_plot(const LossLab& lab) {
   p.x.label = i18n::format("lab.loss.curve.x", {std::to_string(lab.settings.target)});
   p.y.label = tr("lab.loss.curve.y");
   p.lines.push_back({.label = "L = −log s_t", .x = lab.sweep_target_logit, .y = lab.sweep_loss, .color = loss_color});
-  p.lines.push_back({.label = "∂L/∂x_t", .x = lab.sweep_target_logit, .y = lab.sweep_target_gradient,
-                     .color = gradient_color, .dashed = true});
+  p.lines.push_back({.label = "∂L/∂x_t",
+                     .x = lab.sweep_target_logit,
+                     .y = lab.sweep_target_gradient,
+                     .color = gradient_color,
+                     .dashed = true});
   double top = 0.0;
   for (double v : lab.sweep_loss) top = std::max(top, v);
   const double low = -1.0 / lab.settings.temperature;
   p.y.min = low - 0.05 * (top - low);
   p.y.max = top + 0.6 * (top - low);  // room for the legend above the curves
-  p.vlines.push_back({lab.settings.logits[static_cast<std::size_t>(lab.settings.target)], tr("plot.legend.now"), std::nullopt, true});
+  p.vlines.push_back(
+      {lab.settings.logits[static_cast<std::size_t>(lab.settings.target)], tr("plot.legend.now"), std::nullopt, true});
   p.hlines.push_back({0.0, "", std::nullopt, false});
   p.legend = plot::LegendPos::TopRight;
   return p;
@@ -96,10 +103,16 @@ plot::Plot qk_plot(const QkGradientSweep& sweep, const char* title_key) {
   p.y.label = "‖∂L/∂q‖";
   p.y.scale = plot::Scale::Log10;
   std::vector<double> dims(sweep.key_dims.begin(), sweep.key_dims.end());
-  p.lines.push_back({.label = tr("lab.loss.scaled_median"), .x = dims, .y = sweep.scaled_query_norm_median,
-                     .color = scaled_color, .markers = true});
-  p.lines.push_back({.label = tr("lab.loss.unscaled_median"), .x = dims, .y = sweep.unscaled_query_norm_median,
-                     .color = unscaled_color, .markers = true});
+  p.lines.push_back({.label = tr("lab.loss.scaled_median"),
+                     .x = dims,
+                     .y = sweep.scaled_query_norm_median,
+                     .color = scaled_color,
+                     .markers = true});
+  p.lines.push_back({.label = tr("lab.loss.unscaled_median"),
+                     .x = dims,
+                     .y = sweep.unscaled_query_norm_median,
+                     .color = unscaled_color,
+                     .markers = true});
   // The mean has no legend entry (three do not fit at 1024x768); the note names the dashed line.
   p.lines.push_back({.label = "", .x = dims, .y = sweep.unscaled_query_norm, .color = unscaled_color, .dashed = true});
   p.legend = plot::LegendPos::BottomLeft;
@@ -119,16 +132,15 @@ LabView build_loss_view(const LossLab& lab, const QkGradientSweep& probe_sweep, 
   view.plots.push_back({"dq-target-key", qk_plot(target_sweep, "lab.loss.target.title"), 1});
   view.notes.push_back(i18n::format("lab.loss.note.loss", {format_value(lab.loss, 5), format_value(lab.logsumexp, 5),
                                                            format_value(lab.gradient_sum, 2)}));
-  view.notes.push_back(i18n::format("lab.loss.note.underflow", {format_value(lab.settings.gap, 4),
-                                                                format_value(lab.demo_stable, 6),
-                                                                format_value(lab.demo_naive, 3)}));
+  view.notes.push_back(i18n::format(
+      "lab.loss.note.underflow",
+      {format_value(lab.settings.gap, 4), format_value(lab.demo_stable, 6), format_value(lab.demo_naive, 3)}));
   const std::size_t last = probe_sweep.key_dims.size() - 1;
-  view.notes.push_back(i18n::format("lab.loss.note.sweep",
-                                    {std::to_string(probe_sweep.key_dims[last]),
-                                     format_value(probe_sweep.scaled_query_norm_median[last], 3),
-                                     format_value(probe_sweep.unscaled_query_norm_median[last], 3),
-                                     format_value(target_sweep.unscaled_query_norm_median[last], 3),
-                                     std::to_string(probe_sweep.trials)}));
+  view.notes.push_back(i18n::format(
+      "lab.loss.note.sweep",
+      {std::to_string(probe_sweep.key_dims[last]), format_value(probe_sweep.scaled_query_norm_median[last], 3),
+       format_value(probe_sweep.unscaled_query_norm_median[last], 3),
+       format_value(target_sweep.unscaled_query_norm_median[last], 3), std::to_string(probe_sweep.trials)}));
   return view;
 }
 
@@ -162,7 +174,7 @@ void controls_loss(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* loss_control_labels[] = {"lab.loss.temperature", "lab.loss.target"};
-extern const LabDefinition loss_lab{View::loss, "lab.loss.title", "lab.loss.summary", loss_control_labels, build_loss,
-                                    controls_loss, nullptr};
+extern const LabDefinition loss_lab{
+    View::loss, "lab.loss.title", "lab.loss.summary", loss_control_labels, build_loss, controls_loss, nullptr};
 
 }  // namespace smlab::app

@@ -106,8 +106,9 @@ plot::Plot scores_plot(const NormalizersLab& lab) {
   plot::Plot p;
   p.title = lab.custom_scores ? tr("lab.normalizers.scores.title_custom") : tr("lab.normalizers.scores.title_row");
   index_axis(p.x, lab.shown);
-  p.y.label = lab.score_scale == 1.0 ? std::string(tr("lab.normalizers.score_x"))
-                                     : i18n::format("lab.normalizers.scores.y_scaled", {format_value(lab.score_scale, 3)});
+  p.y.label = lab.score_scale == 1.0
+                  ? std::string(tr("lab.normalizers.score_x"))
+                  : i18n::format("lab.normalizers.scores.y_scaled", {format_value(lab.score_scale, 3)});
   double low = 0.0, high = 0.0;
   for (std::size_t i = lab.shown.begin; i < lab.shown.end; ++i)
     if (std::isfinite(lab.editable_scores[i])) {
@@ -175,8 +176,8 @@ plot::Plot weights_plot(const NormalizersLab& lab, const NormalizerColumn& colum
   const std::string issue = short_issue(result);
   if (!issue.empty()) {
     const plot::Color color = result.defined ? negative_color : zero_color;
-    p.annotations.push_back({0.5 * (p.x.min + p.x.max), p.y.max - 0.08 * (p.y.max - p.y.min), issue, color,
-                             plot::TextAlign::Center});
+    p.annotations.push_back(
+        {0.5 * (p.x.min + p.x.max), p.y.max - 0.08 * (p.y.max - p.y.min), issue, color, plot::TextAlign::Center});
   }
   // No legend: it would cover bars; the explanation says what the colours and diamonds mean.
   p.legend = plot::LegendPos::None;
@@ -224,8 +225,8 @@ plot::Plot small_gap_plot(const NormalizersLab& lab) {
   // The coloured read-outs double as the legend: largest/smallest weight of 2.0, 2.1, 2.2.
   p.annotations.push_back({0.03, p.y.max / 1.3, "softmax: max/min = " + format_value(gap.softmax_ratio, 3),
                            weight_color, plot::TextAlign::Left});
-  p.annotations.push_back({0.03, p.y.max / 1.75, "x/Σx: max/min = " + format_value(gap.linear_ratio, 3),
-                           linear_color, plot::TextAlign::Left});
+  p.annotations.push_back({0.03, p.y.max / 1.75, "x/Σx: max/min = " + format_value(gap.linear_ratio, 3), linear_color,
+                           plot::TextAlign::Left});
   p.legend = plot::LegendPos::None;
   return p;
 }
@@ -247,42 +248,43 @@ LabView build_normalizers(const LabInputs& inputs) {
   // Notes: the reason for every mark, then the small-gap numbers, then caps.
   for (const NormalizerColumn& column : lab.columns)
     if (!column.result.is_distribution())
-      view.notes.push_back(
-          i18n::format("lab.normalizers.note.problem", {display_name(lab, column.kind), problem_sentence(column.result)}));
+      view.notes.push_back(i18n::format("lab.normalizers.note.problem",
+                                        {display_name(lab, column.kind), problem_sentence(column.result)}));
   const SmallGapExample& gap = lab.small_gap;
-  view.notes.push_back(i18n::format(
-      "lab.normalizers.note.small_gap",
-      {format_value(lab.temperature, 3), format_value(gap.softmax_weights[0], 3), format_value(gap.softmax_weights[1], 3),
-       format_value(gap.softmax_weights[2], 3), format_value(gap.softmax_ratio, 3), format_value(gap.linear_ratio, 3)}));
+  view.notes.push_back(i18n::format("lab.normalizers.note.small_gap",
+                                    {format_value(lab.temperature, 3), format_value(gap.softmax_weights[0], 3),
+                                     format_value(gap.softmax_weights[1], 3), format_value(gap.softmax_weights[2], 3),
+                                     format_value(gap.softmax_ratio, 3), format_value(gap.linear_ratio, 3)}));
   std::string zeros;
   for (const NormalizerColumn& column : lab.columns)
     if (column.result.defined && column.kind != Normalizer::linear && column.kind != Normalizer::sigmoid)
       zeros += (zeros.empty() ? "" : tr("common.list_separator")) + display_name(lab, column.kind) + " " +
                std::to_string(column.result.exact_zeros);
-  view.notes.push_back(i18n::format("lab.normalizers.note.zeros",
-                                    {zeros, std::to_string(lab.scores.size()), format_value(lab.temperature, 3),
-                                     format_value(lab.score_scale, 3)}));
+  view.notes.push_back(i18n::format(
+      "lab.normalizers.note.zeros",
+      {zeros, std::to_string(lab.scores.size()), format_value(lab.temperature, 3), format_value(lab.score_scale, 3)}));
   if (lab.shown.size() < lab.scores.size())
-    view.notes.push_back(i18n::format("lab.normalizers.note.window",
-                                      {std::to_string(lab.shown.begin), std::to_string(lab.shown.end - 1),
-                                       std::to_string(lab.scores.size())}));
+    view.notes.push_back(i18n::format(
+        "lab.normalizers.note.window",
+        {std::to_string(lab.shown.begin), std::to_string(lab.shown.end - 1), std::to_string(lab.scores.size())}));
   return view;
 }
 
 void controls_normalizers(Params& edit) {
   double alpha = edit.alpha;
   const double alpha_min = ParamLimits::alpha_min, alpha_max = ParamLimits::alpha_max;
-  if (ImGui::SliderScalar(control_label("lab.normalizers.alpha", "alpha").c_str(), ImGuiDataType_Double, &alpha, &alpha_min, &alpha_max, "α = %.2f",
-                          ImGuiSliderFlags_AlwaysClamp))
+  if (ImGui::SliderScalar(control_label("lab.normalizers.alpha", "alpha").c_str(), ImGuiDataType_Double, &alpha,
+                          &alpha_min, &alpha_max, "α = %.2f", ImGuiSliderFlags_AlwaysClamp))
     edit.alpha = alpha;
   note_lab_nudge_target("alpha");
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", tr("lab.normalizers.alpha.help"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.normalizers.alpha.help"));
   ImGui::TextDisabled("%s", tr("lab.normalizers.score_presets"));
-  if (control_button(i18n::label("lab.normalizers.preset.small_gap", "small gap").c_str())) edit.scores.assign(small_gap_scores.begin(), small_gap_scores.end());
+  if (control_button(i18n::label("lab.normalizers.preset.small_gap", "small gap").c_str()))
+    edit.scores.assign(small_gap_scores.begin(), small_gap_scores.end());
   same_line_if_fits("[1, 2, 3]");
   if (control_button("[1, 2, 3]")) edit.scores = {1.0, 2.0, 3.0};
-  if (control_button(i18n::label("lab.normalizers.preset.negatives", "negatives").c_str())) edit.scores = {-2.0, -1.0, 0.5, 3.0};
+  if (control_button(i18n::label("lab.normalizers.preset.negatives", "negatives").c_str()))
+    edit.scores = {-2.0, -1.0, 0.5, 3.0};
 }
 
 void interact_normalizers(std::string_view plot_name, const plot::Interaction& interaction, Params& edit) {
@@ -304,7 +306,8 @@ void interact_normalizers(std::string_view plot_name, const plot::Interaction& i
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* normalizers_control_labels[] = {"lab.normalizers.alpha"};
-extern const LabDefinition normalizers_lab{View::normalizers, "lab.normalizers.title", "lab.normalizers.summary", normalizers_control_labels,
-                                     build_normalizers, controls_normalizers, interact_normalizers};
+extern const LabDefinition normalizers_lab{
+    View::normalizers, "lab.normalizers.title", "lab.normalizers.summary", normalizers_control_labels,
+    build_normalizers, controls_normalizers,    interact_normalizers};
 
 }  // namespace smlab::app

@@ -81,10 +81,14 @@ plot::Plot amplitude_plot(const Lab& lab) {
   p.y.label = tr("lab.positions.amplitude.y");
   p.y.min = 0.0;
   p.y.max = 1.12;
-  p.lines.push_back(
-      {.label = tr("lab.positions.h_ratio"), .x = lab.sweep_amplitudes, .y = lab.position_entropy_ratio, .color = entropy_color});
-  p.lines.push_back(
-      {.label = tr("lab.positions.max_w"), .x = lab.sweep_amplitudes, .y = lab.position_max_weights, .color = weight_color});
+  p.lines.push_back({.label = tr("lab.positions.h_ratio"),
+                     .x = lab.sweep_amplitudes,
+                     .y = lab.position_entropy_ratio,
+                     .color = entropy_color});
+  p.lines.push_back({.label = tr("lab.positions.max_w"),
+                     .x = lab.sweep_amplitudes,
+                     .y = lab.position_max_weights,
+                     .color = weight_color});
   p.lines.push_back({.label = tr("lab.positions.h_content"),
                      .x = lab.sweep_amplitudes,
                      .y = lab.content_entropy_ratio,
@@ -101,7 +105,8 @@ plot::Plot amplitude_plot(const Lab& lab) {
   // The current amplitude; a = 0 cannot sit on a log axis, so it is drawn at the left edge.
   const bool on_axis = lab.amplitude >= Lab::sweep_min_amplitude;
   const double marked = on_axis ? lab.amplitude : Lab::sweep_min_amplitude;
-  p.vlines.push_back({marked, on_axis ? "a = " + format_value(lab.amplitude, 3) : std::string(tr("lab.positions.off_axis")),
+  p.vlines.push_back({marked,
+                      on_axis ? "a = " + format_value(lab.amplitude, 3) : std::string(tr("lab.positions.off_axis")),
                       now_color, true});
   if (on_axis)
     p.scatters.push_back({.label = "",
@@ -141,16 +146,16 @@ LabView build_positions(const LabInputs& inputs) {
   const Params& params = inputs.snapshot.params;
 
   view.plots.push_back({"encoding", encoding_plot(lab, inputs.textures)});
-  view.plots.push_back({"positions-only", map_plot(lab.position_weights, lab.position_largest_weight, "positions-only",
-                                                   i18n::format("lab.positions.only.title",
-                                                                {format_value(lab.amplitude, 3),
-                                                                 fixed(lab.position_entropy_nats, 2)}),
-                                                   inputs.textures)});
-  view.plots.push_back({"with-content", map_plot(lab.content_weights, lab.content_largest_weight, "with-content",
-                                                 i18n::format("lab.positions.content.title",
-                                                              {format_value(lab.content_sigma, 3),
-                                                               fixed(lab.content_entropy_nats, 2)}),
-                                                 inputs.textures)});
+  view.plots.push_back(
+      {"positions-only", map_plot(lab.position_weights, lab.position_largest_weight, "positions-only",
+                                  i18n::format("lab.positions.only.title",
+                                               {format_value(lab.amplitude, 3), fixed(lab.position_entropy_nats, 2)}),
+                                  inputs.textures)});
+  view.plots.push_back(
+      {"with-content", map_plot(lab.content_weights, lab.content_largest_weight, "with-content",
+                                i18n::format("lab.positions.content.title",
+                                             {format_value(lab.content_sigma, 3), fixed(lab.content_entropy_nats, 2)}),
+                                inputs.textures)});
   // Three regime names, the current a and a four-entry legend: a data area of six text lines (#16).
   view.plots.push_back({"amplitude", amplitude_plot(lab), 1, 15.0f});
 
@@ -173,8 +178,9 @@ void controls_positions(Params& edit) {
   double amplitude = edit.pe_amplitude;
   const double amplitude_min = ParamLimits::pe_amplitude_min, amplitude_max = ParamLimits::pe_amplitude_max;
   // Logarithmic with a lower bound of 0: ImGui maps the first sliver of the track to 0 exactly.
-  if (ImGui::SliderScalar(control_label("lab.positions.amplitude", "amplitude positions").c_str(), ImGuiDataType_Double, &amplitude, &amplitude_min, &amplitude_max,
-                          "a = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+  if (ImGui::SliderScalar(control_label("lab.positions.amplitude", "amplitude positions").c_str(), ImGuiDataType_Double,
+                          &amplitude, &amplitude_min, &amplitude_max, "a = %.3g",
+                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.pe_amplitude = amplitude;
   note_lab_nudge_target("pe_amplitude");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.amplitude.help"));
@@ -186,18 +192,23 @@ void controls_positions(Params& edit) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.presets.help"));
   double sigma = edit.qk_norm;
   const double sigma_min = ParamLimits::qk_norm_min, sigma_max = ParamLimits::qk_norm_max;
-  if (ImGui::SliderScalar(control_label("lab.positions.content_sigma", "content positions").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
+  if (ImGui::SliderScalar(control_label("lab.positions.content_sigma", "content positions").c_str(),
+                          ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
   note_lab_nudge_target("qk_norm");
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", tr("lab.positions.content_sigma.help"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.content_sigma.help"));
   control_checkbox("common.causal_mask", "causal positions", &edit.causal);
 }
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* positions_control_labels[] = {"lab.positions.amplitude", "lab.positions.content_sigma"};
-extern const LabDefinition positions_lab{View::positions, "lab.positions.title", "lab.positions.summary", positions_control_labels,
-                                     build_positions, controls_positions, nullptr};
+extern const LabDefinition positions_lab{View::positions,
+                                         "lab.positions.title",
+                                         "lab.positions.summary",
+                                         positions_control_labels,
+                                         build_positions,
+                                         controls_positions,
+                                         nullptr};
 
 }  // namespace smlab::app

@@ -43,12 +43,19 @@ plot::Plot distribution_plot(const SamplingLab& lab) {
                          {format_value(lab.settings.temperature, 3), std::to_string(lab.settings.draws)});
   token_axis(p);
   double top = 0.0;
-  for (std::size_t i = 0; i < lab.probabilities.size(); ++i) top = std::max({top, lab.probabilities[i], lab.frequencies[i]});
+  for (std::size_t i = 0; i < lab.probabilities.size(); ++i)
+    top = std::max({top, lab.probabilities[i], lab.frequencies[i]});
   p.y.max = std::min(1.05, top * 1.35 + 0.02);
-  p.bars.push_back({.label = "softmax(z/T)", .x = indices(lab.probabilities.size()), .y = lab.probabilities,
+  p.bars.push_back({.label = "softmax(z/T)",
+                    .x = indices(lab.probabilities.size()),
+                    .y = lab.probabilities,
                     .color = probability_color});
-  p.scatters.push_back({.label = tr("lab.sampling.drawn"), .x = indices(lab.frequencies.size()), .y = lab.frequencies,
-                        .color = draw_color, .radius = 5.0f, .shape = plot::MarkerShape::Diamond});
+  p.scatters.push_back({.label = tr("lab.sampling.drawn"),
+                        .x = indices(lab.frequencies.size()),
+                        .y = lab.frequencies,
+                        .color = draw_color,
+                        .radius = 5.0f,
+                        .shape = plot::MarkerShape::Diamond});
   p.legend = plot::LegendPos::TopRight;
   return p;
 }
@@ -65,8 +72,10 @@ plot::Plot filtered_plot(const SamplingLab& lab, const std::vector<double>& filt
   std::vector<double> dropped(filtered.size(), 0.0);
   for (std::size_t i = 0; i < filtered.size(); ++i)
     if (filtered[i] == 0.0) dropped[i] = lab.probabilities[i];
-  p.bars.push_back({.label = tr("lab.sampling.kept"), .x = indices(filtered.size()), .y = filtered, .color = kept_color});
-  p.bars.push_back({.label = tr("lab.sampling.dropped"), .x = indices(dropped.size()), .y = dropped, .color = dropped_color});
+  p.bars.push_back(
+      {.label = tr("lab.sampling.kept"), .x = indices(filtered.size()), .y = filtered, .color = kept_color});
+  p.bars.push_back(
+      {.label = tr("lab.sampling.dropped"), .x = indices(dropped.size()), .y = dropped, .color = dropped_color});
   p.legend = plot::LegendPos::TopRight;
   return p;
 }
@@ -78,12 +87,19 @@ plot::Plot soft_targets_plot(const SamplingLab& lab) {
                          {format_value(lab.settings.distillation_temperature, 3), format_value(d.loss, 3)});
   token_axis(p);
   double top = 0.0;
-  for (std::size_t i = 0; i < d.soft_targets.size(); ++i) top = std::max({top, d.soft_targets[i], d.student_probabilities[i]});
+  for (std::size_t i = 0; i < d.soft_targets.size(); ++i)
+    top = std::max({top, d.soft_targets[i], d.student_probabilities[i]});
   p.y.max = std::min(1.05, top * 1.35 + 0.02);
-  p.bars.push_back({.label = tr("lab.sampling.teacher"), .x = indices(d.soft_targets.size(), -0.2), .y = d.soft_targets,
-                    .width = 0.4, .color = probability_color});
-  p.bars.push_back({.label = tr("lab.sampling.student"), .x = indices(d.student_probabilities.size(), 0.2),
-                    .y = d.student_probabilities, .width = 0.4, .color = student_color});
+  p.bars.push_back({.label = tr("lab.sampling.teacher"),
+                    .x = indices(d.soft_targets.size(), -0.2),
+                    .y = d.soft_targets,
+                    .width = 0.4,
+                    .color = probability_color});
+  p.bars.push_back({.label = tr("lab.sampling.student"),
+                    .x = indices(d.student_probabilities.size(), 0.2),
+                    .y = d.student_probabilities,
+                    .width = 0.4,
+                    .color = student_color});
   p.legend = plot::LegendPos::TopRight;
   return p;
 }
@@ -114,11 +130,15 @@ plot::Plot temperature_table_plot(const SamplingLab& lab) {
                        .width = 1.0f,
                        .band_low = {0.0, 0.0},
                        .band_high = {p.y.max, p.y.max}});
-    p.annotations.push_back({std::sqrt(low * use.high), label_heights[k] * p.y.max, name, band_colors[k], plot::TextAlign::Center});
+    p.annotations.push_back(
+        {std::sqrt(low * use.high), label_heights[k] * p.y.max, name, band_colors[k], plot::TextAlign::Center});
     ++k;
   }
-  p.lines.push_back({.label = tr("lab.sampling.entropy"), .x = lab.sweep_temperatures, .y = lab.sweep_soft_entropy,
-                     .color = probability_color, .width = 2.5f});
+  p.lines.push_back({.label = tr("lab.sampling.entropy"),
+                     .x = lab.sweep_temperatures,
+                     .y = lab.sweep_soft_entropy,
+                     .color = probability_color,
+                     .width = 2.5f});
   p.hlines.push_back({top, "ln n", std::nullopt, true});
   p.vlines.push_back({lab.settings.temperature, tr("plot.legend.now"), std::nullopt, true});
   p.legend = plot::LegendPos::None;
@@ -134,10 +154,15 @@ plot::Plot kd_gradient_plot(const SamplingLab& lab) {
   p.x.max = 100.0;
   p.y.label = tr("lab.sampling.gradient_norm");
   p.y.scale = plot::Scale::Log10;
-  p.lines.push_back({.label = tr("lab.sampling.with_t2"), .x = lab.sweep_temperatures, .y = lab.sweep_gradient_norm,
+  p.lines.push_back({.label = tr("lab.sampling.with_t2"),
+                     .x = lab.sweep_temperatures,
+                     .y = lab.sweep_gradient_norm,
                      .color = scaled_color});
-  p.lines.push_back({.label = tr("lab.sampling.without_t2"), .x = lab.sweep_temperatures,
-                     .y = lab.sweep_unscaled_gradient_norm, .color = dropped_color, .dashed = true});
+  p.lines.push_back({.label = tr("lab.sampling.without_t2"),
+                     .x = lab.sweep_temperatures,
+                     .y = lab.sweep_unscaled_gradient_norm,
+                     .color = dropped_color,
+                     .dashed = true});
   p.vlines.push_back({lab.settings.distillation_temperature, "T_KD", std::nullopt, true});
   p.legend = plot::LegendPos::BottomLeft;
   return p;
@@ -150,17 +175,26 @@ LabView build_sampling_view(const SamplingLab& lab) {
   view.explanation = tr("lab.sampling.explanation");
   view.columns = 3;
   view.plots.push_back({"distribution", distribution_plot(lab), 1});
-  view.plots.push_back({"top-k", filtered_plot(lab, lab.top_k, i18n::format("lab.sampling.top_k.title", {std::to_string(lab.settings.top_k), std::to_string(lab.top_k_kept)})), 1});
-  view.plots.push_back({"top-p", filtered_plot(lab, lab.top_p, i18n::format("lab.sampling.top_p.title", {format_value(lab.settings.top_p, 3), std::to_string(lab.top_p_kept)})), 1});
+  view.plots.push_back({"top-k",
+                        filtered_plot(lab, lab.top_k,
+                                      i18n::format("lab.sampling.top_k.title", {std::to_string(lab.settings.top_k),
+                                                                                std::to_string(lab.top_k_kept)})),
+                        1});
+  view.plots.push_back({"top-p",
+                        filtered_plot(lab, lab.top_p,
+                                      i18n::format("lab.sampling.top_p.title", {format_value(lab.settings.top_p, 3),
+                                                                                std::to_string(lab.top_p_kept)})),
+                        1});
   view.plots.push_back({"temperature-table", temperature_table_plot(lab), 1});
   view.plots.push_back({"soft-targets", soft_targets_plot(lab), 1});
   view.plots.push_back({"distillation-gradient", kd_gradient_plot(lab), 1});
   view.notes.push_back(i18n::format("lab.sampling.note.draws",
                                     {std::to_string(lab.settings.draws), format_value(lab.max_frequency_error, 3),
                                      format_value(lab.entropy_nats, 3), format_value(lab.top_p_entropy_nats, 3)}));
-  view.notes.push_back(i18n::format("lab.sampling.note.distillation",
-                                    {format_value(lab.settings.distillation_temperature, 3),
-                                     format_value(lab.distillation.kl_nats, 3), format_value(lab.distillation.loss, 3)}));
+  view.notes.push_back(
+      i18n::format("lab.sampling.note.distillation",
+                   {format_value(lab.settings.distillation_temperature, 3), format_value(lab.distillation.kl_nats, 3),
+                    format_value(lab.distillation.loss, 3)}));
   return view;
 }
 
@@ -203,7 +237,12 @@ void controls_sampling(Params& edit) {
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* sampling_control_labels[] = {"lab.sampling.temperature", "lab.sampling.top_k",
                                                    "lab.sampling.top_p", "lab.sampling.samples"};
-extern const LabDefinition sampling_lab{View::sampling, "lab.sampling.title", "lab.sampling.summary",
-                                        sampling_control_labels, build_sampling, controls_sampling, nullptr};
+extern const LabDefinition sampling_lab{View::sampling,
+                                        "lab.sampling.title",
+                                        "lab.sampling.summary",
+                                        sampling_control_labels,
+                                        build_sampling,
+                                        controls_sampling,
+                                        nullptr};
 
 }  // namespace smlab::app

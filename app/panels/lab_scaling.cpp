@@ -58,8 +58,10 @@ plot::Plot histogram_plot(const ScalingLab& lab, const ScalingHistogram& h, bool
                     .y = h.density,
                     .width = h.bin_width,
                     .color = scaled ? scaled_color : unscaled_color});
-  p.lines.push_back(
-      {.label = normal_label(h.closed_form_variance), .x = h.curve_x, .y = h.normal_density, .color = closed_form_color});
+  p.lines.push_back({.label = normal_label(h.closed_form_variance),
+                     .x = h.curve_x,
+                     .y = h.normal_density,
+                     .color = closed_form_color});
   if (scaled && lab.key_dim > 1) {
     // The unscaled spread on this axis: √d_k times wider, so nearly flat here.
     p.lines.push_back({.label = normal_label(lab.unscaled.closed_form_variance),
@@ -135,8 +137,8 @@ plot::Plot sweep_plot(const DkSweep& sweep, int current_key_dim, SweepQuantity q
   p.lines.push_back(curve(sweep.scaled, tr("plot.legend.scaled")));
   p.lines.push_back(curve(sweep.unscaled, tr("plot.legend.unscaled")));
   if (quantity == SweepQuantity::jacobian_norm) p.y.max = std::max(top, 1e-3) * 1.4;
-  p.vlines.push_back({static_cast<double>(current_key_dim), "d_k = " + std::to_string(current_key_dim), std::nullopt,
-                      true});
+  p.vlines.push_back(
+      {static_cast<double>(current_key_dim), "d_k = " + std::to_string(current_key_dim), std::nullopt, true});
   // The corner the curves usually leave free: entropy ends low on the right under a flat scaled
   // curve near the top; max weight starts low at d_k = 1 and the unscaled one climbs to 1 on the
   // right; the Jacobian norms stay above ~0.25 on the left.
@@ -160,10 +162,10 @@ LabView build_scaling(const LabInputs& inputs) {
   const auto estimate = [](const ScalingHistogram& h) {
     return format_value(h.variance, 4) + " ± " + format_value(h.variance_standard_error, 2);
   };
-  view.notes.push_back(i18n::format(
-      "lab.scaling.note.variance",
-      {estimate(lab.unscaled), compact(lab.unscaled.closed_form_variance), estimate(lab.scaled),
-       compact(lab.scaled.closed_form_variance), std::to_string(lab.trials), format_value(lab.sigma, 3)}));
+  view.notes.push_back(
+      i18n::format("lab.scaling.note.variance",
+                   {estimate(lab.unscaled), compact(lab.unscaled.closed_form_variance), estimate(lab.scaled),
+                    compact(lab.scaled.closed_form_variance), std::to_string(lab.trials), format_value(lab.sigma, 3)}));
   if (lab.key_dim < clearly_normal_key_dim) view.notes.push_back(tr("lab.scaling.note.small_dk"));
   view.notes.push_back(i18n::format("lab.scaling.note.curves",
                                     {std::to_string(sweep.config.seq_len), format_value(sweep.config.temperature, 3),
@@ -182,19 +184,19 @@ void controls_scaling(Params& edit) {
   using L = ParamLimits;
   double sigma = edit.qk_norm;
   const double sigma_min = L::qk_norm_min, sigma_max = L::qk_norm_max;
-  if (ImGui::SliderScalar(control_label("lab.scaling.sigma", "sigma").c_str(), ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+  if (ImGui::SliderScalar(control_label("lab.scaling.sigma", "sigma").c_str(), ImGuiDataType_Double, &sigma, &sigma_min,
+                          &sigma_max, "σ = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.qk_norm = sigma;
   note_lab_nudge_target("qk_norm");
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", tr("lab.scaling.sigma.help"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.scaling.sigma.help"));
 }
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* scaling_control_labels[] = {"lab.scaling.sigma"};
-extern const LabDefinition scaling_lab{View::scaling, "lab.scaling.title", "lab.scaling.summary", scaling_control_labels,
-                                     build_scaling, controls_scaling, nullptr};
+extern const LabDefinition scaling_lab{
+    View::scaling, "lab.scaling.title", "lab.scaling.summary", scaling_control_labels, build_scaling, controls_scaling,
+    nullptr};
 
 }  // namespace smlab::app

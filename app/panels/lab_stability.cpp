@@ -27,7 +27,8 @@ constexpr std::size_t max_shown_entries = 64;
 // Where the three variants' bars sit inside one group (entry or format), and how wide they are.
 constexpr std::array<double, 3> variant_offsets{-0.28, 0.0, 0.28};
 constexpr double variant_bar_width = 0.26;
-constexpr std::array<const char*, 3> variant_keys{"lab.stability.naive", "lab.stability.stable", "lab.stability.online"};
+constexpr std::array<const char*, 3> variant_keys{"lab.stability.naive", "lab.stability.stable",
+                                                  "lab.stability.online"};
 const char* variant_label(std::size_t variant) { return tr(variant_keys[variant]); }
 
 // Markers for weights that have no bar. NaN uses the heatmaps' invalid colour, so a NaN looks
@@ -42,9 +43,7 @@ constexpr plot::Color logit_color = plot::Color::from_hex(0xE69F00);
 constexpr double data_width_fraction = 0.68;
 
 // x range [−0.6, …] for `groups` groups centred on 0 … groups − 1, plus the legend's room.
-double x_max_with_legend_room(std::size_t groups) {
-  return -0.6 + static_cast<double>(groups) / data_width_fraction;
-}
+double x_max_with_legend_room(std::size_t groups) { return -0.6 + static_cast<double>(groups) / data_width_fraction; }
 
 // Annotating each NaN/inf marker with its word reads well for a few and clutters beyond; words
 // closer than a sixth of the shown entries (~35 px at 1280×720) would overlap, so those are left
@@ -76,7 +75,8 @@ plot::Plot weights_plot(const StabilityLab& lab) {
   // Ticks only under the bars, not in the legend's room: steps of 1, 2, 5, 10, … with ≤ 6 ticks.
   int step = 1;
   for (int k = 0; static_cast<double>(shown - 1) / step > 5.0; ++k) step = (k % 3 == 1) ? step * 5 / 2 : step * 2;
-  for (std::size_t i = 0; i < shown; i += static_cast<std::size_t>(step)) p.x.tick_values.push_back(static_cast<double>(i));
+  for (std::size_t i = 0; i < shown; i += static_cast<std::size_t>(step))
+    p.x.tick_values.push_back(static_cast<double>(i));
   p.y.label = tr("lab.stability.weight_w");
   // Room above 1 for the markers of weights that have no bar (NaN, inf).
   constexpr double marker_y = 1.08, label_y = 1.16;
@@ -84,10 +84,10 @@ plot::Plot weights_plot(const StabilityLab& lab) {
   p.y.max = 1.22;
   p.y.tick_values = {0.0, 0.25, 0.5, 0.75, 1.0};
 
-  plot::ScatterSeries nan_markers{.label = "NaN", .color = nan_color, .radius = 5.0f,
-                                  .shape = plot::MarkerShape::Diamond};
-  plot::ScatterSeries inf_markers{.label = "inf", .color = inf_color, .radius = 4.5f,
-                                  .shape = plot::MarkerShape::Square};
+  plot::ScatterSeries nan_markers{
+      .label = "NaN", .color = nan_color, .radius = 5.0f, .shape = plot::MarkerShape::Diamond};
+  plot::ScatterSeries inf_markers{
+      .label = "inf", .color = inf_color, .radius = 4.5f, .shape = plot::MarkerShape::Square};
   plot::ScatterSeries zero_markers{.label = "→ 0", .color = zero_color, .radius = 3.0f};
   const double annotation_gap = std::max(1.0, static_cast<double>(shown) / 6.0);
   std::vector<double> annotated;  // x of each word placed so far
@@ -132,9 +132,8 @@ plot::Plot weights_plot(const StabilityLab& lab) {
 void name_format_groups(plot::Plot& p, double y_even, double y_odd) {
   for (Format format : all_formats) {
     const int group = static_cast<int>(format);
-    p.annotations.push_back(
-        {static_cast<double>(group), group % 2 == 0 ? y_even : y_odd, short_name(format), std::nullopt,
-         plot::TextAlign::Center});
+    p.annotations.push_back({static_cast<double>(group), group % 2 == 0 ? y_even : y_odd, short_name(format),
+                             std::nullopt, plot::TextAlign::Center});
   }
   p.x.min = -0.6;
   p.x.max = static_cast<double>(all_formats.size()) - 0.4;
@@ -180,7 +179,9 @@ plot::Plot sum_error_plot(const StabilityLab& lab) {
   p.y.min = floor;
   p.y.max = 1e7;  // headroom above 1 for the NaN/inf markers and the format names
   p.y.tick_values = {1e-16, 1e-12, 1e-8, 1e-4, 1.0};
-  plot::ScatterSeries special{.label = "NaN/inf", .color = nan_color, .radius = 5.0f,
+  plot::ScatterSeries special{.label = "NaN/inf",
+                              .color = nan_color,
+                              .radius = 5.0f,
                               .shape = plot::MarkerShape::Diamond};  // named for the CSV (no legend here)
   for (SoftmaxVariant variant : all_softmax_variants) {
     const auto v = static_cast<std::size_t>(variant);
@@ -242,7 +243,8 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
       if (fixed(x, 2) == fixed(near->x, 2)) {
         near->label += "/" + name;
       } else {
-        near->label = near->label.substr(0, near->label.find(' ')) + " " + fixed(near->x, 1) + "/" + name + " " + fixed(x, 1);
+        near->label =
+            near->label.substr(0, near->label.find(' ')) + " " + fixed(near->x, 1) + "/" + name + " " + fixed(x, 1);
       }
       marks.push_back({x, ""});
     } else {
@@ -268,10 +270,11 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
                                plot::TextAlign::Left});
     } else {
       const bool right = lab.max_logit > stability_exp_curve_max;
-      p.annotations.push_back({right ? stability_exp_curve_max : stability_exp_curve_min, 1e-5,
-                               right ? std::string(tr("lab.stability.max_logit")) + " " + format_value(lab.max_logit, 4) + " →"
-                                     : "← " + std::string(tr("lab.stability.max_logit")) + " " + format_value(lab.max_logit, 4),
-                               logit_color, right ? plot::TextAlign::Right : plot::TextAlign::Left});
+      p.annotations.push_back(
+          {right ? stability_exp_curve_max : stability_exp_curve_min, 1e-5,
+           right ? std::string(tr("lab.stability.max_logit")) + " " + format_value(lab.max_logit, 4) + " →"
+                 : "← " + std::string(tr("lab.stability.max_logit")) + " " + format_value(lab.max_logit, 4),
+           logit_color, right ? plot::TextAlign::Right : plot::TextAlign::Left});
     }
   }
   if (!outside.empty())
@@ -280,10 +283,9 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
   return p;
 }
 
-plot::Plot map_plot(const StabilityLab& lab, const StabilityMap& map, bool naive, double vmax,
-                    TexturePool* textures) {
-  std::string title = i18n::format(naive ? "lab.stability.map.naive" : "lab.stability.map.stable",
-                                   {std::to_string(map.nan_cells)});
+plot::Plot map_plot(const StabilityLab& lab, const StabilityMap& map, bool naive, double vmax, TexturePool* textures) {
+  std::string title =
+      i18n::format(naive ? "lab.stability.map.naive" : "lab.stability.map.stable", {std::to_string(map.nan_cells)});
   return heatmap_plot(std::move(title), weight_heatmap(map.weights, lab.map_size, lab.map_size, vmax),
                       naive ? "stability/map-naive-fp16" : "stability/map-stable-fp16", textures);
 }
@@ -298,7 +300,9 @@ std::string run_note(const char* label, const StabilityRun& run) {
   count(r.inf_count, "inf");
   count(r.nan_count, "NaN");
   count(r.underflow_count, tr("lab.stability.zeroed"));
-  const std::string sum = std::isnan(r.sum_error) ? "NaN" : std::isinf(r.sum_error) ? "inf" : format_value(r.sum_error, 2);
+  const std::string sum = std::isnan(r.sum_error)   ? "NaN"
+                          : std::isinf(r.sum_error) ? "inf"
+                                                    : format_value(r.sum_error, 2);
   return note + " |Σ−1| " + sum;
 }
 
@@ -314,17 +318,17 @@ LabView build_stability(const LabInputs& inputs) {
       i18n::format("lab.stability.explanation", {fixed(lab.format(Format::fp16).largest_finite_exp_input, 2)});
 
   const std::string source =
-      lab.custom_scores
-          ? i18n::format("lab.stability.source_custom",
-                         {std::to_string(lab.scores.size()), format_value(params.score_scale, 3)})
-          : i18n::format("lab.stability.source_row",
-                         {std::to_string(lab.row), params.scaled ? "QKᵀ/√d_k" : "QKᵀ", format_value(params.score_scale, 3),
-                          std::to_string(lab.scores.size())});
-  view.notes.push_back(i18n::format("lab.stability.note.scores",
-                                    {source, format_value(lab.temperature, 3), format_value(lab.min_logit, 4),
-                                     format_value(lab.max_logit, 4)}));
+      lab.custom_scores ? i18n::format("lab.stability.source_custom",
+                                       {std::to_string(lab.scores.size()), format_value(params.score_scale, 3)})
+                        : i18n::format("lab.stability.source_row",
+                                       {std::to_string(lab.row), params.scaled ? "QKᵀ/√d_k" : "QKᵀ",
+                                        format_value(params.score_scale, 3), std::to_string(lab.scores.size())});
   view.notes.push_back(i18n::format(
-      format_info(selected.format).has_infinity ? "lab.stability.note.exp_range_inf" : "lab.stability.note.exp_range_nan",
+      "lab.stability.note.scores",
+      {source, format_value(lab.temperature, 3), format_value(lab.min_logit, 4), format_value(lab.max_logit, 4)}));
+  view.notes.push_back(i18n::format(
+      format_info(selected.format).has_infinity ? "lab.stability.note.exp_range_inf"
+                                                : "lab.stability.note.exp_range_nan",
       {selected_name, fixed(selected.largest_finite_exp_input, 2), fixed(selected.largest_zero_exp_input, 2)}));
   std::string runs;
   for (SoftmaxVariant variant : all_softmax_variants)
@@ -380,12 +384,12 @@ void controls_stability(Params& edit) {
     *out = static_cast<const std::string*>(data)[index].c_str();
     return true;
   };
-  if (ImGui::Combo(control_label("lab.stability.format", "format").c_str(), &current, name_of, names.data(), static_cast<int>(names.size())))
+  if (ImGui::Combo(control_label("lab.stability.format", "format").c_str(), &current, name_of, names.data(),
+                   static_cast<int>(names.size())))
     edit.format = all_formats[static_cast<std::size_t>(current)];
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", tr("lab.stability.format.help"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.format.help"));
 
   ImGui::TextDisabled("%s", tr("lab.stability.presets"));
   if (control_button(i18n::label("lab.stability.preset.overflow", "overflow fp16").c_str())) {
@@ -419,7 +423,12 @@ void controls_stability(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* stability_control_labels[] = {"lab.stability.format"};
-extern const LabDefinition stability_lab{View::stability, "lab.stability.title", "lab.stability.summary", stability_control_labels,
-                                     build_stability, controls_stability, nullptr};
+extern const LabDefinition stability_lab{View::stability,
+                                         "lab.stability.title",
+                                         "lab.stability.summary",
+                                         stability_control_labels,
+                                         build_stability,
+                                         controls_stability,
+                                         nullptr};
 
 }  // namespace smlab::app

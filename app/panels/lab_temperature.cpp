@@ -73,9 +73,9 @@ plot::Plot entropy_plot(const TemperatureLab& lab) {
                         .color = current_color,
                         .radius = 5.5f,
                         .shape = plot::MarkerShape::Diamond});
-  const std::string argmax_label = lab.tied_at_max > 1
-                                       ? i18n::format("lab.temperature.argmax_limit_ties", {std::to_string(lab.tied_at_max)})
-                                       : std::string(tr("lab.temperature.argmax_limit"));
+  const std::string argmax_label =
+      lab.tied_at_max > 1 ? i18n::format("lab.temperature.argmax_limit_ties", {std::to_string(lab.tied_at_max)})
+                          : std::string(tr("lab.temperature.argmax_limit"));
   p.hlines.push_back({lab.argmax_limit_entropy_nats, argmax_label, std::nullopt, true});
   p.hlines.push_back({lab.uniform_limit_entropy_nats, tr("lab.temperature.uniform_limit"), std::nullopt, true});
   p.vlines.push_back({lab.temperature, "T = " + format_value(lab.temperature, 3), current_color, true});
@@ -94,8 +94,7 @@ plot::Plot nudge_plot(const TemperatureLab& lab) {
   p.y.max = 1.12;
   if (!lab.has_second) {
     p.title = tr("lab.temperature.nudge.needs_two");
-    p.annotations.push_back(
-        {0.0, 0.5, tr("lab.temperature.nudge.only_one"), std::nullopt, plot::TextAlign::Center});
+    p.annotations.push_back({0.0, 0.5, tr("lab.temperature.nudge.only_one"), std::nullopt, plot::TextAlign::Center});
     return p;
   }
   const std::string top = std::to_string(lab.top_index), second = std::to_string(lab.second_index);
@@ -121,26 +120,25 @@ plot::Plot nudge_plot(const TemperatureLab& lab) {
   // labels just under their plateau at y = 1, the softmax labels beside their curves' far ends,
   // above the curve unless it is near the top.
   const double left = ParamLimits::nudge_min + 0.08, right = ParamLimits::nudge_max - 0.08;
-  p.annotations.push_back({left, 0.9, i18n::format("lab.temperature.argmax_to", {top}), top_color, plot::TextAlign::Left});
+  p.annotations.push_back(
+      {left, 0.9, i18n::format("lab.temperature.argmax_to", {top}), top_color, plot::TextAlign::Left});
   if (lab.gap < ParamLimits::nudge_max)
     p.annotations.push_back(
         {right, 0.9, i18n::format("lab.temperature.argmax_to", {second}), second_color, plot::TextAlign::Right});
   // Near the top (low T, where softmax hugs the step) the label goes well below the argmax label.
   auto beside = [](double value) { return value > 0.6 ? std::min(value, 0.9) - 0.2 : value + 0.09; };
-  p.annotations.push_back(
-      {left, beside(lab.softmax_top.front()), "softmax s" + top, top_color, plot::TextAlign::Left});
+  p.annotations.push_back({left, beside(lab.softmax_top.front()), "softmax s" + top, top_color, plot::TextAlign::Left});
   p.annotations.push_back(
       {right, beside(lab.softmax_second.back()), "softmax s" + second, second_color, plot::TextAlign::Right});
   if (lab.gap <= ParamLimits::nudge_max) {
     const bool label_left = lab.gap > 1.0;
-    p.annotations.push_back({label_left ? lab.gap - 0.08 : lab.gap + 0.08, 0.5,
-                             label_left ? std::string(tr("lab.temperature.tie")) + " →"
-                                        : "← " + std::string(tr("lab.temperature.tie")),
-                             std::nullopt,
-                             label_left ? plot::TextAlign::Right : plot::TextAlign::Left});
+    p.annotations.push_back(
+        {label_left ? lab.gap - 0.08 : lab.gap + 0.08, 0.5,
+         label_left ? std::string(tr("lab.temperature.tie")) + " →" : "← " + std::string(tr("lab.temperature.tie")),
+         std::nullopt, label_left ? plot::TextAlign::Right : plot::TextAlign::Left});
   } else {
-    p.annotations.push_back({0.0, 0.5, i18n::format("lab.temperature.tie_beyond", {format_value(lab.gap, 3)}), std::nullopt,
-                             plot::TextAlign::Center});
+    p.annotations.push_back({0.0, 0.5, i18n::format("lab.temperature.tie_beyond", {format_value(lab.gap, 3)}),
+                             std::nullopt, plot::TextAlign::Center});
   }
   p.legend = plot::LegendPos::None;
   return p;
@@ -167,30 +165,29 @@ LabView build_temperature(const LabInputs& inputs) {
                                      format_value(lab.uniform_limit_entropy_nats, 4)}));
   if (lab.has_second) {
     const std::string top = std::to_string(lab.top_index), second = std::to_string(lab.second_index);
-    std::string note = i18n::format(
-        "lab.temperature.note.nudge",
-        {format_value(lab.nudge, 3), second, top, format_value(lab.gap, 3), format_value(lab.current_softmax_top, 3),
-         format_value(lab.current_softmax_second, 3), format_value(lab.current_hardmax_top, 2),
-         format_value(lab.current_hardmax_second, 2)});
+    std::string note =
+        i18n::format("lab.temperature.note.nudge",
+                     {format_value(lab.nudge, 3), second, top, format_value(lab.gap, 3),
+                      format_value(lab.current_softmax_top, 3), format_value(lab.current_softmax_second, 3),
+                      format_value(lab.current_hardmax_top, 2), format_value(lab.current_hardmax_second, 2)});
     if (lab.gap > ParamLimits::nudge_max) note += tr("lab.temperature.note.tie_beyond");
     view.notes.push_back(note);
   }
   if (lab.shown.size() < n)
-    view.notes.push_back(i18n::format("lab.temperature.note.window", {std::to_string(lab.shown.begin),
-                                                                      std::to_string(lab.shown.end - 1),
-                                                                      std::to_string(n)}));
+    view.notes.push_back(
+        i18n::format("lab.temperature.note.window",
+                     {std::to_string(lab.shown.begin), std::to_string(lab.shown.end - 1), std::to_string(n)}));
   return view;
 }
 
 void controls_temperature(Params& edit) {
   double nudge = edit.nudge;
   const double nudge_min = ParamLimits::nudge_min, nudge_max = ParamLimits::nudge_max;
-  if (ImGui::SliderScalar(control_label("lab.temperature.nudge", "nudge").c_str(), ImGuiDataType_Double, &nudge, &nudge_min, &nudge_max, "δ = %+.2f",
-                          ImGuiSliderFlags_AlwaysClamp))
+  if (ImGui::SliderScalar(control_label("lab.temperature.nudge", "nudge").c_str(), ImGuiDataType_Double, &nudge,
+                          &nudge_min, &nudge_max, "δ = %+.2f", ImGuiSliderFlags_AlwaysClamp))
     edit.nudge = nudge;
   note_lab_nudge_target("nudge");
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", tr("lab.temperature.nudge.help"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.temperature.nudge.help"));
   if (control_button(i18n::label("lab.temperature.nudge_zero", "nudge 0").c_str())) edit.nudge = 0.0;
   side_note(tr("lab.temperature.click_hint"));
 }
@@ -206,7 +203,8 @@ void interact_temperature(std::string_view plot_name, const plot::Interaction& i
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* temperature_control_labels[] = {"lab.temperature.nudge"};
-extern const LabDefinition temperature_lab{View::temperature, "lab.temperature.title", "lab.temperature.summary", temperature_control_labels,
-                                     build_temperature, controls_temperature, interact_temperature};
+extern const LabDefinition temperature_lab{
+    View::temperature, "lab.temperature.title", "lab.temperature.summary", temperature_control_labels,
+    build_temperature, controls_temperature,    interact_temperature};
 
 }  // namespace smlab::app

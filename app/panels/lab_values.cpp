@@ -31,7 +31,8 @@ std::vector<double> indices(std::size_t n, double offset = 0.0) {
 
 plot::Plot weights_plot(const ValuesLab& lab) {
   plot::Plot p;
-  p.title = i18n::format("lab.values.weights.title", {std::to_string(lab.settings.row), format_value(lab.settings.temperature, 3)});
+  p.title = i18n::format("lab.values.weights.title",
+                         {std::to_string(lab.settings.row), format_value(lab.settings.temperature, 3)});
   p.x.label = tr("lab.values.key_j");
   p.x.integer_ticks = true;
   p.y.label = tr("plot.axis.weight");
@@ -70,10 +71,18 @@ plot::Plot output_plot(const ValuesLab& lab) {
   p.y.label = tr("lab.values.value_axis");
   const std::size_t dim = lab.output.size();
   p.bars.push_back({.label = tr("lab.values.output"), .x = indices(dim), .y = lab.output, .color = output_color});
-  p.scatters.push_back({.label = tr("lab.values.argmax_limit"), .x = indices(dim), .y = lab.argmax_value,
-                        .color = limit_color, .radius = 5.0f, .shape = plot::MarkerShape::Diamond});
-  p.scatters.push_back({.label = tr("lab.values.mean_limit"), .x = indices(dim), .y = lab.value_mean,
-                        .color = mean_color, .radius = 5.0f, .shape = plot::MarkerShape::Square});
+  p.scatters.push_back({.label = tr("lab.values.argmax_limit"),
+                        .x = indices(dim),
+                        .y = lab.argmax_value,
+                        .color = limit_color,
+                        .radius = 5.0f,
+                        .shape = plot::MarkerShape::Diamond});
+  p.scatters.push_back({.label = tr("lab.values.mean_limit"),
+                        .x = indices(dim),
+                        .y = lab.value_mean,
+                        .color = mean_color,
+                        .radius = 5.0f,
+                        .shape = plot::MarkerShape::Square});
   // Headroom above the data for the legend (three entries), so it never covers a marker.
   double top = 0.0, bottom = 0.0;
   for (const auto* series : {&lab.output, &lab.argmax_value, &lab.value_mean})
@@ -134,9 +143,15 @@ plot::Plot multi_head_plot(const ValuesLab& lab) {
     concat[static_cast<std::size_t>(c)] = mh.output(row, c);
     averaged[static_cast<std::size_t>(c)] = mh.averaged_map_output(row, c);
   }
-  p.bars.push_back({.label = tr("lab.values.concat"), .x = indices(concat.size(), -0.2), .y = concat, .width = 0.4,
+  p.bars.push_back({.label = tr("lab.values.concat"),
+                    .x = indices(concat.size(), -0.2),
+                    .y = concat,
+                    .width = 0.4,
                     .color = output_color});
-  p.bars.push_back({.label = tr("lab.values.averaged"), .x = indices(averaged.size(), 0.2), .y = averaged, .width = 0.4,
+  p.bars.push_back({.label = tr("lab.values.averaged"),
+                    .x = indices(averaged.size(), 0.2),
+                    .y = averaged,
+                    .width = 0.4,
                     .color = average_color});
   // Head boundaries: head m owns columns m·d_v … (m+1)·d_v − 1 of the concatenation (before W_O
   // mixes them); drawn as dotted lines so the blocks can be read.
@@ -159,9 +174,9 @@ LabView build_values_view(const ValuesLab& lab) {
   view.plots.push_back({"multi-head", multi_head_plot(lab), 2});
   std::string output;
   for (std::size_t c = 0; c < lab.output.size(); ++c) output += (c ? ", " : "") + format_value(lab.output[c], 3);
-  view.notes.push_back(i18n::format("lab.values.note.output",
-                                    {std::to_string(lab.settings.row), output, std::to_string(lab.argmax),
-                                     format_value(lab.weights[static_cast<std::size_t>(lab.argmax)], 3)}));
+  view.notes.push_back(
+      i18n::format("lab.values.note.output", {std::to_string(lab.settings.row), output, std::to_string(lab.argmax),
+                                              format_value(lab.weights[static_cast<std::size_t>(lab.argmax)], 3)}));
   view.notes.push_back(i18n::format("lab.values.note.multi_head",
                                     {std::to_string(lab.multi_head.heads), std::to_string(lab.multi_head.head_dim),
                                      format_value(lab.concat_vs_average_difference, 3)}));
@@ -181,8 +196,9 @@ LabView build_values(const LabInputs& inputs) {
 void controls_values(Params& edit) {
   double temperature = edit.temperature;
   const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
-  if (ImGui::SliderScalar(control_label("lab.values.temperature", "T values").c_str(), ImGuiDataType_Double, &temperature,
-                          &t_min, &t_max, "T = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+  if (ImGui::SliderScalar(control_label("lab.values.temperature", "T values").c_str(), ImGuiDataType_Double,
+                          &temperature, &t_min, &t_max, "T = %.3g",
+                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
     edit.temperature = temperature;
   note_lab_nudge_target("temperature");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.values.temperature.help"));
@@ -201,7 +217,8 @@ void controls_values(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* values_control_labels[] = {"lab.values.temperature", "lab.values.row", "lab.values.heads"};
-extern const LabDefinition values_lab{View::values, "lab.values.title", "lab.values.summary", values_control_labels,
-                                      build_values, controls_values, nullptr};
+extern const LabDefinition values_lab{
+    View::values, "lab.values.title", "lab.values.summary", values_control_labels, build_values, controls_values,
+    nullptr};
 
 }  // namespace smlab::app

@@ -39,9 +39,9 @@ namespace {
 constexpr int pin_map_max_side = 512;
 
 constexpr std::array<const LabDefinition*, 13> labs{
-    &normalizers_lab, &stability_lab, &temperature_lab, &scaling_lab,
-    &gradients_lab,   &attention_variants_lab, &positions_lab, &heads_lab,
-    &values_lab,      &sampling_lab,           &loss_lab,      &geometry_lab, &init_lab,
+    &normalizers_lab, &stability_lab, &temperature_lab, &scaling_lab,  &gradients_lab, &attention_variants_lab,
+    &positions_lab,   &heads_lab,     &values_lab,      &sampling_lab, &loss_lab,      &geometry_lab,
+    &init_lab,
 };
 
 }  // namespace

@@ -41,9 +41,12 @@ void handle_keys(UiState& ui) {
   // io.WantCaptureKeyboard); the clicker's PageUp/PageDown always step, wherever the mouse rests.
   const bool arrows = !ui.interaction.arrows_taken && !io.WantCaptureKeyboard;
   // On a predict step not yet revealed the first Next press reveals (lesson_next).
-  if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN)) lesson_next(ui);
-  else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP)) lesson_previous(ui);
-  else if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ui.escape_taken) close_lesson(ui);  // taken: left presenter mode
+  if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN))
+    lesson_next(ui);
+  else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP))
+    lesson_previous(ui);
+  else if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ui.escape_taken)
+    close_lesson(ui);  // taken: left presenter mode
 }
 
 void draw_frame(ImVec2 min, ImVec2 max, Theme theme, float scale) {
@@ -60,7 +63,8 @@ void draw_frame(ImVec2 min, ImVec2 max, Theme theme, float scale) {
 
 // One frame per plot of the panel: a group such as "maps" need not be a rectangle.
 void draw_highlight(const UiState& ui) {
-  for (const PlacedPlot* placed : lesson_highlighted_plots(ui)) draw_frame(placed->min, placed->max, ui.theme, ui.ui_scale);
+  for (const PlacedPlot* placed : lesson_highlighted_plots(ui))
+    draw_frame(placed->min, placed->max, ui.theme, ui.ui_scale);
 }
 
 // The plots a predict step hides: those of its "hides" panel placed this frame.
@@ -108,12 +112,14 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
     float y = std::max(placed->min.y + pad, 0.5f * (placed->min.y + placed->max.y) - 0.5f * height);
     draw->PushClipRect(placed->min, placed->max, true);
     for (const plot::LineSpan& line : question_lines) {
-      draw->AddText(font, big, ImVec2(placed->min.x + pad, y), text_color, question.data() + line.begin, question.data() + line.end);
+      draw->AddText(font, big, ImVec2(placed->min.x + pad, y), text_color, question.data() + line.begin,
+                    question.data() + line.end);
       y += big * 1.2f;
     }
     y += small * 0.8f;
     for (const plot::LineSpan& line : hint_lines) {
-      draw->AddText(font, small, ImVec2(placed->min.x + pad, y), dim_color, hint.data() + line.begin, hint.data() + line.end);
+      draw->AddText(font, small, ImVec2(placed->min.x + pad, y), dim_color, hint.data() + line.begin,
+                    hint.data() + line.end);
       y += small * 1.2f;
     }
     draw->PopClipRect();
@@ -134,17 +140,21 @@ void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot
     for (std::string_view plot : panel->plots)
       if (target == nullptr && placed.name == wanted + std::string(plot)) target = &placed;
   if (target == nullptr) return;
-  std::string first = reveal.guess ? i18n::format("lesson.predict.answer_guess", {predict_number(*reveal.guess), predict_number(*reveal.answer)})
+  std::string first = reveal.guess ? i18n::format("lesson.predict.answer_guess",
+                                                  {predict_number(*reveal.guess), predict_number(*reveal.answer)})
                                    : i18n::format("lesson.predict.answer", {predict_number(*reveal.answer)});
   std::string second;
   if (reveal.guess && reveal.nearest_choice)
-    second = reveal.close ? i18n::tr("lesson.predict.nearest") : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
+    second = reveal.close ? i18n::tr("lesson.predict.nearest")
+                          : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
   else if (reveal.guess)
-    second = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off", {predict_number(reveal.off_by), predict_number(step.predict->tolerance)});
+    second = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
+                          {predict_number(reveal.off_by), predict_number(step.predict->tolerance)});
   ImFont* font = ImGui::GetFont();
   const float size = ImGui::GetFontSize() * 1.2f, pad = 8.0f * ui.ui_scale;
   const float width = std::max(font->CalcTextSizeA(size, FLT_MAX, 0.0f, first.c_str()).x,
-                               font->CalcTextSizeA(size, FLT_MAX, 0.0f, second.c_str()).x) + 2.0f * pad;
+                               font->CalcTextSizeA(size, FLT_MAX, 0.0f, second.c_str()).x) +
+                      2.0f * pad;
   const float height = (second.empty() ? 1.0f : 2.0f) * size * 1.2f + 2.0f * pad;
   const ImVec2 max(target->max.x - pad, target->min.y + 2.6f * ImGui::GetFontSize() + height);
   const ImVec2 min(std::max(target->min.x + pad, max.x - width), max.y - height);
@@ -155,7 +165,8 @@ void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot
   draw->AddRect(min, max, highlight_color(ui.theme), 4.0f * ui.ui_scale, 0, 2.0f * ui.ui_scale);
   draw->AddText(font, size, ImVec2(min.x + pad, min.y + pad), ImGui::GetColorU32(ImGuiCol_Text), first.c_str());
   if (!second.empty())
-    draw->AddText(font, size, ImVec2(min.x + pad, min.y + pad + size * 1.2f), highlight_color(ui.theme), second.c_str());
+    draw->AddText(font, size, ImVec2(min.x + pad, min.y + pad + size * 1.2f), highlight_color(ui.theme),
+                  second.c_str());
 }
 
 // The predict box under the step's text: the question, the guess (choice buttons or a typed
@@ -165,7 +176,8 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
   const i18n::Language language = i18n::language();
   ImGui::Separator();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent));
-  plot::wrapped_text(i18n::format("lesson.predict.question", {predict.question.in(language)}), ImGui::GetContentRegionAvail().x);
+  plot::wrapped_text(i18n::format("lesson.predict.question", {predict.question.in(language)}),
+                     ImGui::GetContentRegionAvail().x);
   ImGui::PopStyleColor();
   if (!ui.lesson.revealed) {
     if (!predict.choices.empty()) {
@@ -178,15 +190,19 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
     } else {
       const std::string commit = i18n::label("lesson.predict.commit", "predict-commit");
       ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(commit.c_str()).x -
-                                           4.0f * ImGui::GetStyle().FramePadding.x, 40.0f));
+                                           4.0f * ImGui::GetStyle().FramePadding.x,
+                                       40.0f));
       // The number format is ImGui's own, never a string from a table.
       const bool entered = ImGui::InputDouble("##typed-guess", &ui.lesson.typed_guess, 0.0, 0.0, "%.4g",
                                               ImGuiInputTextFlags_EnterReturnsTrue);
       ImGui::SameLine();
       if (ImGui::Button(commit.c_str()) || entered) commit_guess(ui, ui.lesson.typed_guess);
-      ImGui::TextDisabled("%s", i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max)}).c_str());
+      ImGui::TextDisabled(
+          "%s",
+          i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max)}).c_str());
     }
-    if (!ui.lesson.guess_error.empty()) ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "%s", ui.lesson.guess_error.c_str());
+    if (!ui.lesson.guess_error.empty())
+      ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "%s", ui.lesson.guess_error.c_str());
     return;
   }
   if (snapshot == nullptr || ui.lesson.animating) {
@@ -199,15 +215,18 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
     return;
   }
   const float width = ImGui::GetContentRegionAvail().x;
-  std::string line = reveal.guess ? i18n::format("lesson.predict.answer_guess", {predict_number(*reveal.guess), predict_number(*reveal.answer)})
+  std::string line = reveal.guess ? i18n::format("lesson.predict.answer_guess",
+                                                 {predict_number(*reveal.guess), predict_number(*reveal.answer)})
                                   : i18n::format("lesson.predict.answer", {predict_number(*reveal.answer)});
   plot::wrapped_text(line, width);
   if (reveal.guess) {
     std::string verdict;
-    if (reveal.nearest_choice) verdict = reveal.close ? i18n::tr("lesson.predict.nearest")
-                                                      : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
-    else verdict = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
-                                {predict_number(reveal.off_by), predict_number(predict.tolerance)});
+    if (reveal.nearest_choice)
+      verdict = reveal.close ? i18n::tr("lesson.predict.nearest")
+                             : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
+    else
+      verdict = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
+                             {predict_number(reveal.off_by), predict_number(predict.tolerance)});
     // Green for close, orange for off: light shades on dark, deep ones on white (and a projector).
     const bool dark = ui.theme == Theme::dark;
     const ImVec4 good = dark ? ImVec4(0.35f, 0.8f, 0.45f, 1.0f) : ImVec4(0.05f, 0.45f, 0.15f, 1.0f);
@@ -267,10 +286,10 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
     return;
   }
 
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(accent), "%s",
-                     i18n::format("lesson.step_counter", {std::to_string(step_index + 1),
-                                                          std::to_string(lesson.steps.size())})
-                         .c_str());
+  ImGui::TextColored(
+      ImGui::ColorConvertU32ToFloat4(accent), "%s",
+      i18n::format("lesson.step_counter", {std::to_string(step_index + 1), std::to_string(lesson.steps.size())})
+          .c_str());
   ImGui::SetWindowFontScale(title_font_scale);
   plot::wrapped_text(step.title.in(language), ImGui::GetContentRegionAvail().x);
   ImGui::SetWindowFontScale(1.0f);
@@ -283,10 +302,10 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   const plot::MeasureText measure = [](std::string_view text) {
     return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x;
   };
-  const auto hint_lines =
-      static_cast<float>(std::max<std::size_t>(1, plot::wrap_text(keys_hint, ImGui::GetContentRegionAvail().x, measure).size()));
-  const float buttons_height = ImGui::GetFrameHeight() * 1.3f + hint_lines * ImGui::GetTextLineHeightWithSpacing() +
-                               2.0f * style.ItemSpacing.y;
+  const auto hint_lines = static_cast<float>(
+      std::max<std::size_t>(1, plot::wrap_text(keys_hint, ImGui::GetContentRegionAvail().x, measure).size()));
+  const float buttons_height =
+      ImGui::GetFrameHeight() * 1.3f + hint_lines * ImGui::GetTextLineHeightWithSpacing() + 2.0f * style.ItemSpacing.y;
   // A predict step keeps a box of its own under the text (question, guess, answer), about seven
   // lines: the guess buttons must stay on screen however long the text is.
   const float predict_height = step.predict ? 7.0f * ImGui::GetTextLineHeightWithSpacing() : 0.0f;
@@ -313,9 +332,12 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   const bool awaiting = lesson_awaiting_prediction(ui);
   const char* next_key = awaiting ? "lesson.predict.reveal" : last ? "lesson.finish" : "lesson.next";
   if (ImGui::Button(i18n::label(next_key, "lesson-next").c_str(), button)) {
-    if (awaiting) commit_guess(ui, std::nullopt);
-    else if (last) close_lesson(ui);
-    else lesson_next(ui);
+    if (awaiting)
+      commit_guess(ui, std::nullopt);
+    else if (last)
+      close_lesson(ui);
+    else
+      lesson_next(ui);
   }
   // Wrapped: at 1280×720 with font 1.5 the hint ran past the panel's edge ("Es").
   plot::wrapped_text(i18n::tr(awaiting ? "lesson.predict.keys_hint" : "lesson.keys_hint"),
@@ -352,7 +374,7 @@ void draw_lesson(UiState& ui, const Snapshot* snapshot) {
     draw_covers(ui, *step);
     if (ui.presenter && ui.lesson.revealed) draw_reveal_badge(ui, *step, snapshot);
   }
-  if (ui.presenter) return;     // the step's panel fills the window and its text is the caption
+  if (ui.presenter) return;  // the step's panel fills the window and its text is the caption
   draw_highlight(ui);
   draw_panel(ui, *current_lesson(ui), ui.lesson.open->step, snapshot);
 }

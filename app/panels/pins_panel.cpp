@@ -79,8 +79,12 @@ void add_pin_ghosts(std::vector<NamedPlot>& plots, const PinState& state, const 
       line.x = pin.temperature_grid;
       line.y = pin.entropy_vs_temperature;
       p->lines.push_back(std::move(line));
-      p->scatters.push_back({.label = {}, .x = {pin.params.temperature}, .y = {pin.entropy_nats}, .color = pin_color(k),
-                             .radius = 4.5f, .shape = plot::MarkerShape::Square});
+      p->scatters.push_back({.label = {},
+                             .x = {pin.params.temperature},
+                             .y = {pin.entropy_nats},
+                             .color = pin_color(k),
+                             .radius = 4.5f,
+                             .shape = plot::MarkerShape::Square});
     }
     if (plot::Plot* p = find_plot(plots, "entropy_dk", "entropy-dk")) {
       const DkSweep& sweep = pin.dk_sweep;
@@ -95,8 +99,12 @@ void add_pin_ghosts(std::vector<NamedPlot>& plots, const PinState& state, const 
       }
     }
     if (plot::Plot* p = find_plot(plots, "gradient", "gradient"))
-      p->scatters.push_back({.label = name, .x = pin.probabilities, .y = pin.gradient, .color = pin_color(k),
-                             .radius = 3.5f, .shape = plot::MarkerShape::Square});
+      p->scatters.push_back({.label = name,
+                             .x = pin.probabilities,
+                             .y = pin.gradient,
+                             .color = pin_color(k),
+                             .radius = 3.5f,
+                             .shape = plot::MarkerShape::Square});
     // The pin's scaled map beside the live ones, in the live maps' colour range (so equal colours
     // are equal weights; a pinned weight above that range shows as the top colour).
     plot::Plot map = attention_plot(pin, true, 0);
@@ -114,8 +122,8 @@ void add_pin_ghosts(std::vector<NamedPlot>& plots, const PinState& state, const 
 }
 
 std::vector<std::pair<std::string, std::string>> pinned_svg_files(const PinState& state, const Snapshot& live,
-                                                                  i18n::Language language,
-                                                                  const plot::Style& style, float width, float height) {
+                                                                  i18n::Language language, const plot::Style& style,
+                                                                  float width, float height) {
   const i18n::Use words(language);
   std::vector<NamedPlot> plots;
   for (auto& [name, plot] : dashboard_plots(live, live.dk_sweep)) plots.push_back({name, std::move(plot)});

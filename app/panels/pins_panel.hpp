@@ -27,8 +27,8 @@ void add_pin_ghosts(std::vector<NamedPlot>& plots, const PinState& state, const 
 // that has pins: "pinned-dashboard-<plot>.svg" (the six plots, then "pin-1" … the pins' maps), their
 // words in `language`.
 std::vector<std::pair<std::string, std::string>> pinned_svg_files(const PinState& state, const Snapshot& live,
-                                                                  i18n::Language language,
-                                                                  const plot::Style& style, float width, float height);
+                                                                  i18n::Language language, const plot::Style& style,
+                                                                  float width, float height);
 
 // The control column's "Pins" section: Pin (P) and one row per pin with its name (click to
 // rename), the settings that differ from now, and ×. Refreshes the pins' Snapshots.

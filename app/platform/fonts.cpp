@@ -41,8 +41,8 @@ bool looks_like_font(const std::vector<char>& bytes) {
   if (bytes.size() < 12) {
     return false;
   }
-  constexpr std::array<std::array<char, 4>, 4> signatures{{
-      {'\x00', '\x01', '\x00', '\x00'}, {'O', 'T', 'T', 'O'}, {'t', 'r', 'u', 'e'}, {'t', 't', 'c', 'f'}}};
+  constexpr std::array<std::array<char, 4>, 4> signatures{
+      {{'\x00', '\x01', '\x00', '\x00'}, {'O', 'T', 'T', 'O'}, {'t', 'r', 'u', 'e'}, {'t', 't', 'c', 'f'}}};
   for (const auto& signature : signatures) {
     if (std::memcmp(bytes.data(), signature.data(), signature.size()) == 0) {
       return true;
@@ -108,8 +108,9 @@ UiFonts load_ui_fonts(ImGuiIO& io, const UiFontOptions& options) {
       config.MergeMode = true;
       config.FontDataOwnedByAtlas = true;
       atlas.AddFontFromMemoryTTF(chinese.data, chinese.size, raster_size, &config,
-                                 options.chinese_glyph_ranges != nullptr ? options.chinese_glyph_ranges
-                                                                         : atlas.GetGlyphRangesChineseSimplifiedCommon());
+                                 options.chinese_glyph_ranges != nullptr
+                                     ? options.chinese_glyph_ranges
+                                     : atlas.GetGlyphRangesChineseSimplifiedCommon());
       result.chinese_merged = true;
     } else {
       append_warning(result.warning, "Chinese font: " + chinese.problem + "; Chinese text will show as '?'");

@@ -32,8 +32,8 @@ struct UiFontOptions {
 };
 
 struct UiFonts {
-  ImFont* font = nullptr;  // the atlas's default font after loading; never null
-  std::string warning;     // empty, or one line per missing/unusable font file and what was used instead
+  ImFont* font = nullptr;       // the atlas's default font after loading; never null
+  std::string warning;          // empty, or one line per missing/unusable font file and what was used instead
   bool chinese_merged = false;  // merge_chinese was asked for and the Chinese font file was usable
 };
 

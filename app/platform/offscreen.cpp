@@ -149,8 +149,8 @@ int keep_driver_loaded(dl_phdr_info* info, std::size_t, void*) {
 
 // Terminates the displays no live Offscreen uses. Under display_mutex.
 void terminate_unused_displays() {
-  const auto unused = std::partition(display_uses.begin(), display_uses.end(),
-                                     [](const DisplayUse& use) { return use.live > 0; });
+  const auto unused =
+      std::partition(display_uses.begin(), display_uses.end(), [](const DisplayUse& use) { return use.live > 0; });
   if (unused == display_uses.end()) return;
   // (Offscreen releases its context before this; a window's GLX context is left alone.)
   dl_iterate_phdr(keep_driver_loaded, nullptr);
@@ -182,8 +182,9 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
   const auto get_platform_display =
       reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
   if (get_platform_display == nullptr || !has_extension(client_extensions, "EGL_EXT_platform_base")) {
-    return failure("EGL lacks eglGetPlatformDisplayEXT (EGL_EXT_platform_base; is libegl1 with Mesa's "
-                   "libegl-mesa0 or a GPU driver's EGL installed?)");
+    return failure(
+        "EGL lacks eglGetPlatformDisplayEXT (EGL_EXT_platform_base; is libegl1 with Mesa's "
+        "libegl-mesa0 or a GPU driver's EGL installed?)");
   }
 
   // Mesa's surfaceless platform first (llvmpipe without a GPU, and offered by NVIDIA's EGL too);
@@ -207,7 +208,8 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
         if (query_devices(static_cast<EGLint>(devices.size()), devices.data(), &count) != EGL_TRUE) count = 0;
       }
       for (EGLint d = 0; d < count && d < static_cast<EGLint>(devices.size()); ++d)
-        candidates.push_back({"EGL device " + std::to_string(d), EGL_PLATFORM_DEVICE_EXT, devices[static_cast<std::size_t>(d)]});
+        candidates.push_back(
+            {"EGL device " + std::to_string(d), EGL_PLATFORM_DEVICE_EXT, devices[static_cast<std::size_t>(d)]});
       if (count <= 0) tried += "EGL lists no devices (EGL_EXT_device_enumeration); ";
     } else {
       tried += "EGL lacks EGL_EXT_platform_device; ";
@@ -216,14 +218,22 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
 
   // Rendering goes to our own framebuffer object, so the config only has to support desktop GL;
   // a surface type mask of 0 accepts configs without window or pbuffer support.
-  const EGLint config_attributes[] = {
-      EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_SURFACE_TYPE, 0,
-      EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
-      EGL_NONE};
+  const EGLint config_attributes[] = {EGL_RENDERABLE_TYPE,
+                                      EGL_OPENGL_BIT,
+                                      EGL_SURFACE_TYPE,
+                                      0,
+                                      EGL_RED_SIZE,
+                                      8,
+                                      EGL_GREEN_SIZE,
+                                      8,
+                                      EGL_BLUE_SIZE,
+                                      8,
+                                      EGL_ALPHA_SIZE,
+                                      8,
+                                      EGL_NONE};
   const EGLint context_attributes[] = {
-      EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-      EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-      EGL_NONE};
+      EGL_CONTEXT_MAJOR_VERSION,           3,       EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
   // The first candidate on which a 3.3 core context becomes current wins; the others say why not.
   // (A display that fails is left initialised: EGL displays are shared per platform, see ~Offscreen.)
   std::lock_guard display_lock(display_mutex);

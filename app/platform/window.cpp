@@ -377,8 +377,7 @@ void Window::toggle_fullscreen() {
   (void)windowed_x_, (void)windowed_y_, (void)windowed_width_, (void)windowed_height_;  // the page restores the size
 #else
   if (is_fullscreen()) {
-    glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_width_, windowed_height_,
-                         GLFW_DONT_CARE);
+    glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_width_, windowed_height_, GLFW_DONT_CARE);
   } else {
     GLFWmonitor* monitor = monitor_under_centre_of(window_);
     const GLFWvidmode* mode = monitor != nullptr ? glfwGetVideoMode(monitor) : nullptr;

@@ -29,22 +29,16 @@ constexpr std::array<std::uint32_t, 10> kMagmaAnchors = {0x000004, 0x180F3E, 0x4
 constexpr std::array<std::uint32_t, 2> kGreysAnchors = {0x000000, 0xFFFFFF};
 // ColorBrewer RdBu (11 classes, marked colour-blind safe) from blue to red, so that negative
 // reads "cold" and positive "hot".
-constexpr std::array<std::uint32_t, 11> kDivergingAnchors = {0x053061, 0x2166AC, 0x4393C3, 0x92C5DE,
-                                                             0xD1E5F0, 0xF7F7F7, 0xFDDBC7, 0xF4A582,
-                                                             0xD6604D, 0xB2182B, 0x67001F};
+constexpr std::array<std::uint32_t, 11> kDivergingAnchors = {0x053061, 0x2166AC, 0x4393C3, 0x92C5DE, 0xD1E5F0, 0xF7F7F7,
+                                                             0xFDDBC7, 0xF4A582, 0xD6604D, 0xB2182B, 0x67001F};
 
 std::span<const std::uint32_t> anchors_of(Colormap colormap) {
   switch (colormap) {
-    case Colormap::Viridis:
-      return kViridisAnchors;
-    case Colormap::Cividis:
-      return kCividisAnchors;
-    case Colormap::Magma:
-      return kMagmaAnchors;
-    case Colormap::Greys:
-      return kGreysAnchors;
-    case Colormap::Diverging:
-      return kDivergingAnchors;
+    case Colormap::Viridis: return kViridisAnchors;
+    case Colormap::Cividis: return kCividisAnchors;
+    case Colormap::Magma: return kMagmaAnchors;
+    case Colormap::Greys: return kGreysAnchors;
+    case Colormap::Diverging: return kDivergingAnchors;
   }
   return kViridisAnchors;
 }
@@ -66,8 +60,7 @@ float srgb_to_linear(float channel) {
 
 std::string lower_case(std::string_view text) {
   std::string lowered(text);
-  for (char& character : lowered)
-    character = static_cast<char>(std::tolower(static_cast<unsigned char>(character)));
+  for (char& character : lowered) character = static_cast<char>(std::tolower(static_cast<unsigned char>(character)));
   return lowered;
 }
 
@@ -80,8 +73,7 @@ Color mix(Color from, Color to, float t) {
 }
 
 float relative_luminance(Color color) {
-  return 0.2126f * srgb_to_linear(color.r) + 0.7152f * srgb_to_linear(color.g) +
-         0.0722f * srgb_to_linear(color.b);
+  return 0.2126f * srgb_to_linear(color.r) + 0.7152f * srgb_to_linear(color.g) + 0.0722f * srgb_to_linear(color.b);
 }
 
 float contrast_ratio(Color first, Color second) {
@@ -120,8 +112,7 @@ Color series_color(int index, const Style& style) {
   // keeps the colour-blind safe hue order while staying readable on every theme.
   const Color towards = dark_background ? Color{1, 1, 1, 1} : Color{0, 0, 0, 1};
   Color adjusted = base;
-  for (int step = 1; step <= 10 && contrast_ratio(adjusted, style.background) < kMinimumGraphicContrast;
-       ++step) {
+  for (int step = 1; step <= 10 && contrast_ratio(adjusted, style.background) < kMinimumGraphicContrast; ++step) {
     adjusted = mix(base, towards, 0.06f * static_cast<float>(step));
   }
   return adjusted;
@@ -149,16 +140,11 @@ Colormap resolve_colormap(Colormap requested, std::optional<Colormap> sequential
 
 const char* name(Colormap colormap) {
   switch (colormap) {
-    case Colormap::Viridis:
-      return "viridis";
-    case Colormap::Cividis:
-      return "cividis";
-    case Colormap::Magma:
-      return "magma";
-    case Colormap::Greys:
-      return "greys";
-    case Colormap::Diverging:
-      return "diverging";
+    case Colormap::Viridis: return "viridis";
+    case Colormap::Cividis: return "cividis";
+    case Colormap::Magma: return "magma";
+    case Colormap::Greys: return "greys";
+    case Colormap::Diverging: return "diverging";
   }
   return "viridis";
 }

@@ -40,8 +40,8 @@ class Painter {
     if (line.dashed) {
       dashed_polyline(to_imu32(line.color), line.width);
     } else {
-      list_->AddPolyline(points_.data(), static_cast<int>(points_.size()), to_imu32(line.color),
-                         ImDrawFlags_None, line.width);
+      list_->AddPolyline(points_.data(), static_cast<int>(points_.size()), to_imu32(line.color), ImDrawFlags_None,
+                         line.width);
     }
   }
 
@@ -123,18 +123,17 @@ class Painter {
     if (heatmap.texture != 0) {
       // The texture's first row (row 0) is at v = 0, which ImGui puts at the top.
       list_->AddImage(reinterpret_cast<ImTextureID>(heatmap.texture), top_left, bottom_right);
-    } else if (heatmap.rows <= kMaxCellsPerSideWithoutTexture &&
-               heatmap.cols <= kMaxCellsPerSideWithoutTexture) {
+    } else if (heatmap.rows <= kMaxCellsPerSideWithoutTexture && heatmap.cols <= kMaxCellsPerSideWithoutTexture) {
       paint_cells(heatmap, top_left, bottom_right);
     } else {
       list_->AddRectFilled(top_left, bottom_right, to_imu32(style_.grid));
       const char* notice = style_.words.no_texture.c_str();
       const float size = ImGui::GetFontSize();
       const ImVec2 extent = font_->CalcTextSizeA(size, FLT_MAX, 0.0f, notice);
-      list_->AddText(font_, size,
-                     ImVec2(0.5f * (top_left.x + bottom_right.x - extent.x),
-                            0.5f * (top_left.y + bottom_right.y - extent.y)),
-                     to_imu32(style_.text_dim), notice);
+      list_->AddText(
+          font_, size,
+          ImVec2(0.5f * (top_left.x + bottom_right.x - extent.x), 0.5f * (top_left.y + bottom_right.y - extent.y)),
+          to_imu32(style_.text_dim), notice);
     }
   }
 
@@ -211,8 +210,8 @@ class Painter {
         const float v0 = glyph->Y0 * scale, v1 = glyph->Y1 * scale;
         list_->PrimReserve(6, 4);
         list_->PrimQuadUV(rotated(u0, v0), rotated(u1, v0), rotated(u1, v1), rotated(u0, v1),
-                          ImVec2(glyph->U0, glyph->V0), ImVec2(glyph->U1, glyph->V0),
-                          ImVec2(glyph->U1, glyph->V1), ImVec2(glyph->U0, glyph->V1), color);
+                          ImVec2(glyph->U0, glyph->V0), ImVec2(glyph->U1, glyph->V0), ImVec2(glyph->U1, glyph->V1),
+                          ImVec2(glyph->U0, glyph->V1), color);
       }
       pen += glyph->AdvanceX * scale;
     }
@@ -261,8 +260,7 @@ NearestPoint nearest_point(const Plot& plot, const Scene& scene, Point mouse, fl
     for (std::size_t index = 0; index < count; ++index) {
       const Point px{scene.x_map.to_px(xs[index]), scene.y_map.to_px(ys[index])};
       if (!std::isfinite(px.x) || !std::isfinite(px.y)) continue;
-      const float distance_squared =
-          (px.x - mouse.x) * (px.x - mouse.x) + (px.y - mouse.y) * (px.y - mouse.y);
+      const float distance_squared = (px.x - mouse.x) * (px.x - mouse.x) + (px.y - mouse.y) * (px.y - mouse.y);
       if (distance_squared < nearest.distance_squared) nearest = {kind, series, index, px, distance_squared};
     }
   };
@@ -306,8 +304,7 @@ void show_point_tooltip(const Plot& plot, const NearestPoint& nearest, const Sty
 }
 
 // The bar under the mouse's x, if any: {series, index}.
-std::optional<std::pair<std::size_t, std::size_t>> bar_under(const Plot& plot, const Scene& scene,
-                                                             Point mouse) {
+std::optional<std::pair<std::size_t, std::size_t>> bar_under(const Plot& plot, const Scene& scene, Point mouse) {
   for (std::size_t series = plot.bars.size(); series-- > 0;) {  // topmost (last drawn) first
     const BarSeries& bars = plot.bars[series];
     const std::size_t count = std::min(bars.x.size(), bars.y.size());
@@ -322,8 +319,8 @@ std::optional<std::pair<std::size_t, std::size_t>> bar_under(const Plot& plot, c
   return std::nullopt;
 }
 
-void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* list, ImVec2 origin,
-                const Style& style, float font_size, Interaction& interaction) {
+void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* list, ImVec2 origin, const Style& style,
+                float font_size, Interaction& interaction) {
   const auto at = [&](Point point) { return ImVec2(origin.x + point.x, origin.y + point.y); };
   const ImU32 highlight = to_imu32(style.text);
 
@@ -343,8 +340,9 @@ void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* l
     const float value = heatmap_row(heatmap, row, scratch)[static_cast<std::size_t>(col)];
     ImGui::BeginTooltip();
     if (heatmap.names.size() == static_cast<std::size_t>(heatmap.cols) && heatmap.rows == heatmap.cols) {
-      ImGui::Text("%s %d '%s', %s %d '%s'", style.words.row.c_str(), row, heatmap.names[static_cast<std::size_t>(row)].c_str(),
-                  style.words.col.c_str(), col, heatmap.names[static_cast<std::size_t>(col)].c_str());
+      ImGui::Text("%s %d '%s', %s %d '%s'", style.words.row.c_str(), row,
+                  heatmap.names[static_cast<std::size_t>(row)].c_str(), style.words.col.c_str(), col,
+                  heatmap.names[static_cast<std::size_t>(col)].c_str());
     } else {
       ImGui::Text("%s %d, %s %d", style.words.row.c_str(), row, style.words.col.c_str(), col);
     }
@@ -368,7 +366,8 @@ void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* l
     ImGui::BeginTooltip();
     tooltip_heading(bars.label, style.words.bars + " " + std::to_string(series + 1), bar_color(plot, series, style));
     if (const std::string* name = position_name(plot.x, bars.x[index]))
-      ImGui::Text("%s %zu (x = %s, '%s')", style.words.bar.c_str(), index, format_number(bars.x[index]).c_str(), name->c_str());
+      ImGui::Text("%s %zu (x = %s, '%s')", style.words.bar.c_str(), index, format_number(bars.x[index]).c_str(),
+                  name->c_str());
     else
       ImGui::Text("%s %zu (x = %s)", style.words.bar.c_str(), index, format_number(bars.x[index]).c_str());
     ImGui::Text("%s = %s", style.words.value.c_str(), format_number(bars.y[index]).c_str());
@@ -396,8 +395,8 @@ void record_layout(LayoutReport& report, const char* id, const Scene& scene, ImV
     const auto* text = std::get_if<TextShape>(&shape);
     if (text == nullptr) continue;
     const Box box = text_box(*text);
-    record.texts.push_back({text->text, text->role, origin.x + box.x0, origin.y + box.y0, origin.x + box.x1,
-                            origin.y + box.y1});
+    record.texts.push_back(
+        {text->text, text->role, origin.x + box.x0, origin.y + box.y0, origin.x + box.x1, origin.y + box.y1});
   }
   record.problems = scene.problems;
   const auto on_screen = [origin](const Box& box) {

@@ -123,8 +123,8 @@ void downsample(std::vector<float>& out, const RowFiller& fill_row, int rows, in
   }
   // Each output row depends only on its own block of input rows: bands of them are independent
   // parts, and the result is the same however many ran at once. ~64 K input cells a band at least.
-  const int parts = static_cast<int>(std::clamp(static_cast<long long>(rows) * cols / 65536, 1LL,
-                                                static_cast<long long>(std::max(out_rows, 1))));
+  const int parts = static_cast<int>(
+      std::clamp(static_cast<long long>(rows) * cols / 65536, 1LL, static_cast<long long>(std::max(out_rows, 1))));
   run_parts(parts, [&](int part) {
     downsample_block_rows(out, fill_row, rows, cols, factor, pooling,
                           static_cast<int>(static_cast<long long>(out_rows) * part / parts),
@@ -167,7 +167,8 @@ void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, cons
                            const PartRunner& run_parts) {
   image.rows = image.cols = 0;
   if (rows <= 0 || cols <= 0 || !fill_row) return;
-  const int factor = max_side > 0 && std::max(rows, cols) > max_side ? (std::max(rows, cols) + max_side - 1) / max_side : 1;
+  const int factor =
+      max_side > 0 && std::max(rows, cols) > max_side ? (std::max(rows, cols) + max_side - 1) / max_side : 1;
   downsample(pooled, fill_row, rows, cols, factor, pooling, run_parts);
   rows = (rows + factor - 1) / factor;
   cols = (cols + factor - 1) / factor;
@@ -180,8 +181,8 @@ void prepare_heatmap_image(HeatmapImage& image, std::vector<float>& pooled, cons
   image.cols = cols;
 }
 
-void HeatmapTexture::update(std::span<const float> values, int rows, int cols, double vmin, double vmax,
-                            Colormap cmap, int max_side) {
+void HeatmapTexture::update(std::span<const float> values, int rows, int cols, double vmin, double vmax, Colormap cmap,
+                            int max_side) {
   if (rows <= 0 || cols <= 0 || values.size() < static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols)) return;
   update(rows_of(values, cols), rows, cols, vmin, vmax, cmap, max_side);
 }

@@ -63,15 +63,15 @@ class HeatmapTexture {
   // Does nothing if rows or cols ≤ 0 or values.size() < rows * cols.
   //
   // max_side > 0 caps the texture's sides: a bigger matrix is first pooled over f×f blocks,
-  // f = ⌈max(rows, cols) / max_side⌉ (downsample; averaged unless `pooling` says max). A 4096² map shown in a 300-pixel panel
-  // then costs a 683² texture (1.9 MB) instead of 64 MB of staging and 64 MB in the driver, and
-  // the picture is a block mean or maximum rather than the one-cell-in-six sample that GL_NEAREST
-  // minification would show. Hover read-outs and exports read the full matrix, never this.
+  // f = ⌈max(rows, cols) / max_side⌉ (downsample; averaged unless `pooling` says max). A 4096² map shown in a 300-pixel
+  // panel then costs a 683² texture (1.9 MB) instead of 64 MB of staging and 64 MB in the driver, and the picture is a
+  // block mean or maximum rather than the one-cell-in-six sample that GL_NEAREST minification would show. Hover
+  // read-outs and exports read the full matrix, never this.
   void update(std::span<const float> values, int rows, int cols, double vmin, double vmax, Colormap cmap,
               int max_side = 0);
   // The same for a matrix read a row at a time (plot.hpp's RowFiller).
-  void update(const RowFiller& fill_row, int rows, int cols, double vmin, double vmax, Colormap cmap,
-              int max_side = 0, Pooling pooling = Pooling::mean);
+  void update(const RowFiller& fill_row, int rows, int cols, double vmin, double vmax, Colormap cmap, int max_side = 0,
+              Pooling pooling = Pooling::mean);
 
   // Uploads an image from prepare_heatmap_image (update() is prepare + upload). Empty: no-op.
   void upload(const HeatmapImage& image);

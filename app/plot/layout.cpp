@@ -34,9 +34,7 @@ constexpr const char* kEllipsis = "...";
 
 double to_axis_space(double value, Scale scale) { return scale == Scale::Log10 ? std::log10(value) : value; }
 
-bool usable_on(double value, Scale scale) {
-  return std::isfinite(value) && (scale == Scale::Linear || value > 0.0);
-}
+bool usable_on(double value, Scale scale) { return std::isfinite(value) && (scale == Scale::Linear || value > 0.0); }
 
 std::size_t utf8_previous_boundary(std::string_view text, std::size_t end) {
   while (end > 0) {
@@ -52,21 +50,20 @@ struct Builder {
   const Style& style;
   const TextWidthFn& measure;
   Scene& scene;
-  float font = 13.0f;        // tick labels, axis labels, legend
-  float title_font = 15.0f;  // title
+  float font = 13.0f;                      // tick labels, axis labels, legend
+  float title_font = 15.0f;                // title
   std::vector<std::string> title_lines{};  // the title as shown: one line, or two when it is long
-  float pad = 6.0f;          // frame to content, and between blocks
-  float gap = 3.0f;          // tick label to tick
+  float pad = 6.0f;                        // frame to content, and between blocks
+  float gap = 3.0f;                        // tick label to tick
   float tick_length = 4.0f;
   // ≥ 0: the legend goes outside the data area, its box's left edge at this x (layout_series_plot
   // sets it when no corner inside is free of data).
   float legend_outside_x = -1.0f;
   bool legend_flat = false;
-  float legend_above_y = -1.0f;  // ≥ 0: the legend's top, in a band above the data area (right-aligned)  // entries side by side (up to four columns), for a legend at the top
+  float legend_above_y = -1.0f;  // ≥ 0: the legend's top, in a band above the data area (right-aligned)  // entries
+                                 // side by side (up to four columns), for a legend at the top
 
-  float text_width(std::string_view text, float size) const {
-    return text.empty() ? 0.0f : measure(text, size);
-  }
+  float text_width(std::string_view text, float size) const { return text.empty() ? 0.0f : measure(text, size); }
 
   // The text, shortened with "..." until it is at most max_width px wide ("" if nothing fits).
   // Shortening is a defect the layout report names (`what`: "title", "legend", ...).
@@ -204,7 +201,8 @@ std::vector<Tick> ticks_for(const Axis& axis, double lo, double hi, int max_tick
     const double first = std::max(0.0, std::ceil(low));
     const double last = std::min(static_cast<double>(axis.tick_names.size()) - 1.0, std::floor(high));
     if (last - first < 3.0 * max_ticks) {
-      for (double value = first; value <= last; value += 1.0) ticks.push_back({value, *position_name(axis, value), true});
+      for (double value = first; value <= last; value += 1.0)
+        ticks.push_back({value, *position_name(axis, value), true});
     } else {
       for (const Tick& tick : nice_ticks(lo, hi, Scale::Linear, max_ticks, true))
         if (const std::string* name = position_name(axis, tick.value); name != nullptr && tick.major)
@@ -226,8 +224,8 @@ std::vector<Tick> ticks_for(const Axis& axis, double lo, double hi, int max_tick
 // Ticks of an axis mapped to px, with labels dropped (every other one, repeatedly) until the
 // remaining ones have room. Horizontal labels are centred on their tick and kept inside
 // [min_px, max_px]; vertical-axis labels are one text line tall.
-std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, const AxisMap& map,
-                                    bool horizontal, float min_px, float max_px) {
+std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, const AxisMap& map, bool horizontal,
+                                    float min_px, float max_px) {
   const float length = std::abs(map.px_hi - map.px_lo);
   const float spacing = horizontal ? builder.font * 4.5f : builder.font * 2.2f;
   const int max_ticks = std::clamp(static_cast<int>(length / spacing) + 1, 2, horizontal ? 11 : 9);
@@ -250,8 +248,7 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
     const float width = builder.text_width(tick.label, builder.font);
     placed.push_back({px, std::move(tick.label), tick.major, width});
   }
-  std::sort(placed.begin(), placed.end(),
-            [](const PlacedTick& a, const PlacedTick& b) { return a.px < b.px; });
+  std::sort(placed.begin(), placed.end(), [](const PlacedTick& a, const PlacedTick& b) { return a.px < b.px; });
 
   std::vector<std::size_t> labelled;
   for (std::size_t index = 0; index < placed.size(); ++index) {
@@ -329,10 +326,9 @@ void add_x_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const B
     builder.add(PolylineShape{{{tick.px, area.y1}, {tick.px, area.y1 + length}}, style.axis, 1.0f, false});
     if (tick.label.empty()) continue;
     float left = tick.px - 0.5f * tick.label_width;
-    left = std::clamp(left, builder.pad,
-                      std::max(builder.pad, builder.scene.width - builder.pad - tick.label_width));
-    builder.text(tick.label, {left, area.y1 + builder.tick_length + builder.gap}, builder.font,
-                 style.text_dim, TextRole::TickLabel);
+    left = std::clamp(left, builder.pad, std::max(builder.pad, builder.scene.width - builder.pad - tick.label_width));
+    builder.text(tick.label, {left, area.y1 + builder.tick_length + builder.gap}, builder.font, style.text_dim,
+                 TextRole::TickLabel);
   }
 }
 
@@ -346,8 +342,7 @@ void add_y_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const B
     const float length = tick.major ? builder.tick_length : builder.tick_length * 0.6f;
     const float edge = labels_on_right ? area.x1 : area.x0;
     const float direction = labels_on_right ? 1.0f : -1.0f;
-    builder.add(
-        PolylineShape{{{edge, tick.px}, {edge + direction * length, tick.px}}, style.axis, 1.0f, false});
+    builder.add(PolylineShape{{{edge, tick.px}, {edge + direction * length, tick.px}}, style.axis, 1.0f, false});
     if (tick.label.empty()) continue;
     const float top = std::clamp(tick.px - 0.5f * builder.font, builder.pad,
                                  std::max(builder.pad, builder.scene.height - builder.pad - builder.font));
@@ -360,8 +355,8 @@ void add_y_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const B
 // A label reading bottom to top in the column starting at x = left: centred on [top, bottom]
 // (the axis it names) when it fits there, else as near to centred as [limit_top, limit_bottom]
 // (the free part of the column) allows, shortened only when even that is too short.
-void add_vertical_label(Builder& builder, std::string_view label, float left, float top, float bottom,
-                        float limit_top, float limit_bottom, Color color) {
+void add_vertical_label(Builder& builder, std::string_view label, float left, float top, float bottom, float limit_top,
+                        float limit_bottom, Color color) {
   const std::string fitted = builder.fit(label, limit_bottom - limit_top, builder.font, "axis label");
   const float width = builder.text_width(fitted, builder.font);
   const float start = std::clamp(0.5f * (top + bottom) + 0.5f * width, limit_top + width, limit_bottom);
@@ -383,7 +378,8 @@ std::vector<std::string> plan_title(const Builder& builder) {
   const std::string_view text = plot.title;
   const std::vector<LineSpan> lines =
       wrap_text(text, available, [&](std::string_view piece) { return builder.text_width(piece, size); });
-  const std::string_view first = lines.empty() ? std::string_view{} : text.substr(lines[0].begin, lines[0].end - lines[0].begin);
+  const std::string_view first =
+      lines.empty() ? std::string_view{} : text.substr(lines[0].begin, lines[0].end - lines[0].begin);
   if (lines.size() < 2 || first.empty() || builder.text_width(first, size) > available)
     return {builder.fit(text, available, size, "title")};
   return {std::string(first), builder.fit(text.substr(lines[1].begin), available, size, "title")};
@@ -394,8 +390,7 @@ void add_title(Builder& builder, float centre_x) {
   float top = builder.pad;
   for (const std::string& title : builder.title_lines) {
     const float width = builder.text_width(title, builder.title_font);
-    const float left =
-        std::clamp(centre_x - 0.5f * width, builder.pad, builder.scene.width - builder.pad - width);
+    const float left = std::clamp(centre_x - 0.5f * width, builder.pad, builder.scene.width - builder.pad - width);
     builder.text(title, {left, top}, builder.title_font, builder.style.text, TextRole::Title);
     top += builder.title_font * 1.1f;
   }
@@ -405,8 +400,7 @@ void add_x_label(Builder& builder, std::string_view label, float top, const Box&
   const std::string fitted = builder.fit(label, builder.scene.width - 2.0f * builder.pad, builder.font, "axis label");
   const float width = builder.text_width(fitted, builder.font);
   const float centre = 0.5f * (area.x0 + area.x1);
-  const float left =
-      std::clamp(centre - 0.5f * width, builder.pad, builder.scene.width - builder.pad - width);
+  const float left = std::clamp(centre - 0.5f * width, builder.pad, builder.scene.width - builder.pad - width);
   builder.text(fitted, {left, top}, builder.font, builder.style.text, TextRole::AxisLabel);
 }
 
@@ -574,7 +568,8 @@ void add_bars(Builder& builder, const BarSeries& bars, Color color) {
         columns.insert(columns.begin(), static_cast<std::size_t>(first_column - from), Column{});
         first_column = from;
       }
-      if (to - first_column > static_cast<int>(columns.size())) columns.resize(static_cast<std::size_t>(to - first_column));
+      if (to - first_column > static_cast<int>(columns.size()))
+        columns.resize(static_cast<std::size_t>(to - first_column));
       for (int c = from; c < to; ++c) {
         Column& column = columns[static_cast<std::size_t>(c - first_column)];
         column.top = std::min(column.top, box.y0);
@@ -587,11 +582,14 @@ void add_bars(Builder& builder, const BarSeries& bars, Color color) {
   }
   for (std::size_t c = 0; c < columns.size();) {
     std::size_t end = c + 1;
-    while (end < columns.size() && columns[end].top == columns[c].top && columns[end].bottom == columns[c].bottom) ++end;
+    while (end < columns.size() && columns[end].top == columns[c].top && columns[end].bottom == columns[c].bottom)
+      ++end;
     if (columns[c].top <= columns[c].bottom)
       builder.add(RectShape{{static_cast<float>(first_column) + static_cast<float>(c), columns[c].top,
                              static_cast<float>(first_column) + static_cast<float>(end), columns[c].bottom},
-                            color, std::nullopt, 0.0f});
+                            color,
+                            std::nullopt,
+                            0.0f});
     c = end;
   }
 }
@@ -602,7 +600,9 @@ void add_bars(Builder& builder, const BarSeries& bars, Color color) {
 class MarkerDeduplicator {
  public:
   bool first_at(Point centre) {
-    const auto quantise = [](float px) { return static_cast<std::uint32_t>(static_cast<std::int32_t>(std::lround(px * 4.0f))); };
+    const auto quantise = [](float px) {
+      return static_cast<std::uint32_t>(static_cast<std::int32_t>(std::lround(px * 4.0f)));
+    };
     const std::uint64_t key = (static_cast<std::uint64_t>(quantise(centre.x)) << 32) | quantise(centre.y);
     return seen_.insert(key).second;
   }
@@ -623,20 +623,18 @@ void add_reference_lines(Builder& builder) {
   for (const auto& vline : builder.plot.vlines) {
     const float x = scene.x_map.to_px(vline.x);
     if (!std::isfinite(x)) continue;
-    builder.add(PolylineShape{
-        {{x, area.y0}, {x, area.y1}}, vline.color.value_or(builder.style.text_dim), width, vline.dashed});
+    builder.add(
+        PolylineShape{{{x, area.y0}, {x, area.y1}}, vline.color.value_or(builder.style.text_dim), width, vline.dashed});
   }
   for (const auto& hline : builder.plot.hlines) {
     const float y = scene.y_map.to_px(hline.y);
     if (!std::isfinite(y)) continue;
-    builder.add(PolylineShape{
-        {{area.x0, y}, {area.x1, y}}, hline.color.value_or(builder.style.text_dim), width, hline.dashed});
+    builder.add(
+        PolylineShape{{{area.x0, y}, {area.x1, y}}, hline.color.value_or(builder.style.text_dim), width, hline.dashed});
   }
 }
 
-bool boxes_overlap(const Box& a, const Box& b) {
-  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
-}
+bool boxes_overlap(const Box& a, const Box& b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
 
 // Labels of reference lines and annotations, kept inside the data area. A reference line's
 // label tries the four places beside the line and takes the first that lies inside the area and
@@ -666,8 +664,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken) {
         // A place that had to be pushed inside the area would sit on its own line.
         const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
         if (moved) continue;
-        if (std::none_of(taken.begin(), taken.end(),
-                         [&](const Box& other) { return boxes_overlap(box, other); })) {
+        if (std::none_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); })) {
           taken.push_back(box);
           labels.push_back(box);
           builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::DataLabel);
@@ -880,14 +877,16 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
   const auto max_rows = static_cast<std::size_t>(
       std::max(0.0f, std::floor((area.height() - 2.0f * inset - 1.2f * inset) / plan.row_height)));
   if (max_rows == 0) return std::nullopt;
-  const bool asked_flat = plot.legend_max_rows > 0 && plan.entries.size() > static_cast<std::size_t>(plot.legend_max_rows);
+  const bool asked_flat =
+      plot.legend_max_rows > 0 && plan.entries.size() > static_cast<std::size_t>(plot.legend_max_rows);
   // Too many rows for one column: as many columns as the rows need (up to four: a data area one
   // legend row tall lists its entries side by side), filled top to bottom.
   if (plan.entries.size() > max_rows)
     plan.columns = static_cast<int>(std::min<std::size_t>(4, (plan.entries.size() + max_rows - 1) / max_rows));
   else if (asked_flat)
     plan.columns = 2;
-  if (builder.legend_flat) plan.columns = std::max(plan.columns, static_cast<int>(std::min<std::size_t>(4, plan.entries.size())));
+  if (builder.legend_flat)
+    plan.columns = std::max(plan.columns, static_cast<int>(std::min<std::size_t>(4, plan.entries.size())));
   if (plan.entries.size() > max_rows * static_cast<std::size_t>(plan.columns)) {
     if (!last_try) return std::nullopt;  // a smaller font may list them all
     const std::size_t hidden = plan.entries.size() - (max_rows - 1);
@@ -897,12 +896,14 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
   }
   float widest = builder.text_width(plan.more_label, font);
   for (auto& entry : plan.entries) {
-    if (last_try) entry.label = builder.fit(entry.label, max_label_width, font, "legend entry");
-    else if (builder.text_width(entry.label, font) > max_label_width) return std::nullopt;
+    if (last_try)
+      entry.label = builder.fit(entry.label, max_label_width, font, "legend entry");
+    else if (builder.text_width(entry.label, font) > max_label_width)
+      return std::nullopt;
     widest = std::max(widest, builder.text_width(entry.label, font));
   }
-  const std::size_t per_column = (plan.entries.size() + static_cast<std::size_t>(plan.columns) - 1) /
-                                 static_cast<std::size_t>(plan.columns);
+  const std::size_t per_column =
+      (plan.entries.size() + static_cast<std::size_t>(plan.columns) - 1) / static_cast<std::size_t>(plan.columns);
   const std::size_t rows = per_column + (plan.more_label.empty() ? 0 : 1);
   plan.column_width = plan.swatch_width + 0.8f * inset + widest + inset;
   const float box_width = inset + static_cast<float>(plan.columns) * plan.column_width;
@@ -945,7 +946,8 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
       float left = anchor.x;
       if (annotation.align == TextAlign::Center) left -= 0.5f * width;
       if (annotation.align == TextAlign::Right) left -= width;
-      if (boxes_overlap(box, {left, anchor.y - 0.5f * builder.font, left + width, anchor.y + 0.5f * builder.font})) return true;
+      if (boxes_overlap(box, {left, anchor.y - 0.5f * builder.font, left + width, anchor.y + 0.5f * builder.font}))
+        return true;
     }
     return false;
   };
@@ -1002,8 +1004,8 @@ void add_legend(Builder& builder, const LegendPlan& plan) {
   const float font = plan.font;
   const float inset = builder.pad;
   builder.add(RectShape{plan.box, builder.style.background.with_alpha(0.88f), builder.style.frame, 1.0f});
-  const std::size_t per_column = (plan.entries.size() + static_cast<std::size_t>(plan.columns) - 1) /
-                                 static_cast<std::size_t>(plan.columns);
+  const std::size_t per_column =
+      (plan.entries.size() + static_cast<std::size_t>(plan.columns) - 1) / static_cast<std::size_t>(plan.columns);
   float row_top = plan.box.y0 + 0.6f * inset;
   float swatch_left = plan.box.x0 + inset;
   float text_left = swatch_left + plan.swatch_width + 0.8f * inset;
@@ -1025,11 +1027,11 @@ void add_legend(Builder& builder, const LegendPlan& plan) {
         if (entry.markers) add_marker(builder, centre, entry.radius, MarkerShape::Circle, entry.color);
         break;
       case LegendEntry::Kind::Bar:
-        builder.add(RectShape{{centre.x - 0.35f * font, centre_y - 0.35f * font, centre.x + 0.35f * font,
-                               centre_y + 0.35f * font},
-                              entry.color,
-                              std::nullopt,
-                              0.0f});
+        builder.add(RectShape{
+            {centre.x - 0.35f * font, centre_y - 0.35f * font, centre.x + 0.35f * font, centre_y + 0.35f * font},
+            entry.color,
+            std::nullopt,
+            0.0f});
         break;
       case LegendEntry::Kind::Scatter:
         add_marker(builder, centre, std::min(entry.radius, 0.45f * font), entry.shape, entry.color);
@@ -1094,7 +1096,8 @@ void layout_series_plot(Builder& builder) {
   if (plan.show_axis_labels && !plot.y.label.empty()) {
     const float column = plan.area_bottom - plan.area_top + 1.5f * builder.font + builder.tick_length + builder.gap;
     const float extra = 1.5f * builder.font + builder.gap;
-    if (builder.text_width(plot.y.label, builder.font) > column && plan.area_bottom - plan.area_top - extra >= 1.5f * builder.font) {
+    if (builder.text_width(plot.y.label, builder.font) > column &&
+        plan.area_bottom - plan.area_top - extra >= 1.5f * builder.font) {
       y_label_across = true;
       y_label_across_top = plan.area_top - 0.5f * builder.font;
       plan.area_top += extra;
@@ -1147,9 +1150,12 @@ void layout_series_plot(Builder& builder) {
     const std::vector<std::string> problems_before = scene.problems;
     const float area_width = scene.data_area.width();
     float widest_data_label = 0.0f;
-    for (const auto& line : plot.vlines) widest_data_label = std::max(widest_data_label, builder.text_width(line.label, builder.font));
-    for (const auto& line : plot.hlines) widest_data_label = std::max(widest_data_label, builder.text_width(line.label, builder.font));
-    for (const auto& note : plot.annotations) widest_data_label = std::max(widest_data_label, builder.text_width(note.text, builder.font));
+    for (const auto& line : plot.vlines)
+      widest_data_label = std::max(widest_data_label, builder.text_width(line.label, builder.font));
+    for (const auto& line : plot.hlines)
+      widest_data_label = std::max(widest_data_label, builder.text_width(line.label, builder.font));
+    for (const auto& note : plot.annotations)
+      widest_data_label = std::max(widest_data_label, builder.text_width(note.text, builder.font));
     bool fixed = false;
     const float outside = legend->box.width() + builder.pad;
     if (outside <= 0.5f * area_width && widest_data_label <= area_width - outside - 8.0f) {
@@ -1209,8 +1215,7 @@ void layout_series_plot(Builder& builder) {
     // (a long x-axis label below that may reach into the column).
     add_vertical_label(builder, plot.y.label, y_label_left, scene.data_area.y0, scene.data_area.y1,
                        plan.area_top - 0.5f * builder.font,
-                       plan.area_bottom + builder.tick_length + builder.gap + builder.font,
-                       builder.style.text);
+                       plan.area_bottom + builder.tick_length + builder.gap + builder.font, builder.style.text);
   }
   if (legend) add_legend(builder, *legend);
 }
@@ -1237,8 +1242,7 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
     column_axis.tick_names = heatmap.names;
   Axis row_axis = column_axis;
   Axis colorbar_axis;
-  const double value_lo = std::min(heatmap.vmin, heatmap.vmax),
-               value_hi = std::max(heatmap.vmin, heatmap.vmax);
+  const double value_lo = std::min(heatmap.vmin, heatmap.vmax), value_hi = std::max(heatmap.vmin, heatmap.vmax);
 
   // Widths left and right of the grid.
   const float colorbar_width = std::max(10.0f, 0.8f * builder.font);
@@ -1316,17 +1320,14 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   if (plan.show_title) add_title(builder, 0.5f * (grid.x0 + grid.x1));
   if (plan.show_axis_labels) add_x_label(builder, x_label, bottom_of_ticks + builder.gap, grid);
   if (show_y_label) {
-    add_vertical_label(
-        builder, y_label,
-        grid.x0 - row_label_width - builder.gap - builder.tick_length - builder.gap - builder.font, grid.y0,
-        grid.y1, plan.area_top - 0.5f * builder.font, bottom_of_ticks, builder.style.text);
+    add_vertical_label(builder, y_label,
+                       grid.x0 - row_label_width - builder.gap - builder.tick_length - builder.gap - builder.font,
+                       grid.y0, grid.y1, plan.area_top - 0.5f * builder.font, bottom_of_ticks, builder.style.text);
   }
   if (show_colorbar_label) {
-    const float label_left =
-        bar.x1 + builder.tick_length + builder.gap + widest_label(colorbar_ticks) + builder.gap;
-    add_vertical_label(builder, heatmap.colorbar_label, label_left, bar.y0, bar.y1,
-                       plan.area_top - 0.5f * builder.font, std::max(bottom_of_ticks, bar.y1),
-                       builder.style.text);
+    const float label_left = bar.x1 + builder.tick_length + builder.gap + widest_label(colorbar_ticks) + builder.gap;
+    add_vertical_label(builder, heatmap.colorbar_label, label_left, bar.y0, bar.y1, plan.area_top - 0.5f * builder.font,
+                       std::max(bottom_of_ticks, bar.y1), builder.style.text);
   }
 }
 
@@ -1369,8 +1370,7 @@ Color bar_color(const Plot& plot, std::size_t bar_index, const Style& style) {
   return pick_color(plot.bars[bar_index].color, plot.lines.size() + bar_index, style);
 }
 Color scatter_color(const Plot& plot, std::size_t scatter_index, const Style& style) {
-  return pick_color(plot.scatters[scatter_index].color, plot.lines.size() + plot.bars.size() + scatter_index,
-                    style);
+  return pick_color(plot.scatters[scatter_index].color, plot.lines.size() + plot.bars.size() + scatter_index, style);
 }
 
 std::uint32_t next_codepoint(std::string_view text, std::size_t& index) {
@@ -1424,8 +1424,7 @@ Scene layout_plot(const Plot& plot, float width, float height, const Style& styl
   builder.tick_length = std::max(3.0f, 0.3f * font_size_px);
 
   // Half-px inset so the 1 px frame stroke lands on whole pixels.
-  const std::optional<Color> frame_fill =
-      style.fill_background ? std::optional<Color>(style.background) : std::nullopt;
+  const std::optional<Color> frame_fill = style.fill_background ? std::optional<Color>(style.background) : std::nullopt;
   builder.add(RectShape{{0.5f, 0.5f, width - 0.5f, height - 0.5f}, frame_fill, style.frame, 1.0f});
   if (plot.heatmap) {
     layout_heatmap(builder, *plot.heatmap);
@@ -1463,8 +1462,8 @@ std::vector<std::string> covering_data(const PlotRecord& record, bool labels, fl
     return false;
   };
   std::vector<std::string> found;
-  if (record.legend_box && covers(record.legend_box->x0, record.legend_box->y0, record.legend_box->x1,
-                                  record.legend_box->y1))
+  if (record.legend_box &&
+      covers(record.legend_box->x0, record.legend_box->y0, record.legend_box->x1, record.legend_box->y1))
     found.push_back("legend covers data");
   for (const PlacedText& text : record.texts)
     if (labels && text.role == TextRole::DataLabel && covers(text.x0, text.y0, text.x1, text.y1))

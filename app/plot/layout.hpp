@@ -21,9 +21,7 @@ struct Box {
   float x0 = 0.0f, y0 = 0.0f, x1 = 0.0f, y1 = 0.0f;
   float width() const { return x1 - x0; }
   float height() const { return y1 - y0; }
-  bool contains(Point point) const {
-    return point.x >= x0 && point.x <= x1 && point.y >= y0 && point.y <= y1;
-  }
+  bool contains(Point point) const { return point.x >= x0 && point.x <= x1 && point.y >= y0 && point.y <= y1; }
 };
 
 // Data values of one axis ↔ px along it; log axes interpolate in log10 space.
@@ -92,8 +90,8 @@ struct ClipBegin {
 };
 struct ClipEnd {};
 
-using Shape = std::variant<PolylineShape, RectShape, BandShape, MarkerGlyph, TextShape, HeatmapShape,
-                           ColorbarShape, ClipBegin, ClipEnd>;
+using Shape = std::variant<PolylineShape, RectShape, BandShape, MarkerGlyph, TextShape, HeatmapShape, ColorbarShape,
+                           ClipBegin, ClipEnd>;
 
 struct Scene {
   float width = 0.0f, height = 0.0f;

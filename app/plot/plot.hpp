@@ -130,11 +130,11 @@ struct Heatmap {
   // The colour range in use (the colorbar shows exactly it). Builders put the data's range here
   // (auto) and the quantity's range in `fixed_range`; apply_color_scale() picks one of them.
   double vmin = 0.0, vmax = 1.0;
-  std::optional<ColorRange> fixed_range{};  // weights [0, 1], a Jacobian ±1/4; empty: auto only
-  std::optional<ColorRange> auto_range{};   // set by apply_color_scale() from vmin/vmax
-  ColorScale scale = ColorScale::Auto;      // which of the two vmin/vmax hold
+  std::optional<ColorRange> fixed_range{};      // weights [0, 1], a Jacobian ±1/4; empty: auto only
+  std::optional<ColorRange> auto_range{};       // set by apply_color_scale() from vmin/vmax
+  ColorScale scale = ColorScale::Auto;          // which of the two vmin/vmax hold
   ColorScale default_scale = ColorScale::Auto;  // the builder's choice when the user made none
-  std::string scale_key{};  // key in ColorScales; empty: "<view>/<plot name>"
+  std::string scale_key{};                      // key in ColorScales; empty: "<view>/<plot name>"
   Colormap colormap = Colormap::Viridis;
   std::string colorbar_label{};
   std::string x_label{}, y_label{};  // used instead of Plot::x/y labels when not empty
@@ -303,7 +303,6 @@ Interaction draw(const char* id, const Plot& plot, ImVec2 size, const Style& sty
 // as draw(). Heatmaps up to 128×128 cells become <rect>s, bigger ones an embedded PNG.
 // `text_width` defaults to estimate_text_width; pass the app's font metrics (a lambda around
 // ImFont::CalcTextSizeA) and Style::font_size to reproduce the screen's layout exactly.
-std::string to_svg(const Plot& plot, float width, float height, const Style& style,
-                   const TextWidthFn& text_width = {});
+std::string to_svg(const Plot& plot, float width, float height, const Style& style, const TextWidthFn& text_width = {});
 
 }  // namespace smlab::plot

@@ -67,8 +67,7 @@ float advance_em(std::uint32_t codepoint) {
 
 float estimate_text_width(std::string_view text, float font_size_px) {
   float width_em = 0.0f;
-  for (std::size_t index = 0; index < text.size();)
-    width_em += advance_em(detail::next_codepoint(text, index));
+  for (std::size_t index = 0; index < text.size();) width_em += advance_em(detail::next_codepoint(text, index));
   return width_em * font_size_px;
 }
 

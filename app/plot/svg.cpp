@@ -29,21 +29,11 @@ constexpr float kDefaultSvgFontSize = 15.0f;
 void append_escaped(std::string& out, std::string_view text) {
   for (const char character : text) {
     switch (character) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
       default:
         // XML 1.0 forbids most control characters; drop them rather than emit a broken file.
         if (static_cast<unsigned char>(character) < 0x20 && character != '\t' && character != '\n') break;
@@ -73,12 +63,11 @@ class SvgWriter {
     out_ +=
         "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
         "version=\"1.1\" width=\"" +
-        number(scene_.width) + "\" height=\"" + number(scene_.height) + "\" viewBox=\"0 0 " +
-        number(scene_.width) + " " + number(scene_.height) + "\" font-family=\"";
+        number(scene_.width) + "\" height=\"" + number(scene_.height) + "\" viewBox=\"0 0 " + number(scene_.width) +
+        " " + number(scene_.height) + "\" font-family=\"";
     append_escaped(out_, style_.svg_font_family);
     out_ += "\">\n";
-    for (const auto& shape : scene_.shapes)
-      std::visit([this](const auto& item) { write_shape(item); }, shape);
+    for (const auto& shape : scene_.shapes) std::visit([this](const auto& item) { write_shape(item); }, shape);
     while (open_clip_groups_ > 0) close_clip();
     out_ += "</svg>\n";
     return std::move(out_);
@@ -114,8 +103,7 @@ class SvgWriter {
     paint("stroke", line.color);
     out_ += " stroke-width=\"" + number(line.width) + "\" stroke-linejoin=\"round\"";
     if (line.dashed) {
-      out_ += " stroke-dasharray=\"" + number(dash_length(line.width)) + "," + number(dash_gap(line.width)) +
-              "\"";
+      out_ += " stroke-dasharray=\"" + number(dash_length(line.width)) + "," + number(dash_gap(line.width)) + "\"";
     }
     out_ += "/>\n";
   }
@@ -204,9 +192,9 @@ class SvgWriter {
       for (int col = 0; col < heatmap.cols; ++col) {
         const float value = cells[static_cast<std::size_t>(col)];
         const Color color = cell_color(colormap, value, heatmap.vmin, heatmap.vmax);
-        out_ += "<rect x=\"" + number(box.x0 + col * cell_width) + "\" y=\"" +
-                number(box.y0 + row * cell_height) + "\" width=\"" + number(cell_width) + "\" height=\"" +
-                number(cell_height) + "\" fill=\"" + to_hex(color).text + "\"/>\n";
+        out_ += "<rect x=\"" + number(box.x0 + col * cell_width) + "\" y=\"" + number(box.y0 + row * cell_height) +
+                "\" width=\"" + number(cell_width) + "\" height=\"" + number(cell_height) + "\" fill=\"" +
+                to_hex(color).text + "\"/>\n";
       }
     }
     out_ += "</g>\n";
@@ -222,11 +210,10 @@ class SvgWriter {
                heatmap.vmin, heatmap.vmax, colormap);
     std::string png;
     const auto append_bytes = [](void* context, void* data, int size) {
-      static_cast<std::string*>(context)->append(static_cast<const char*>(data),
-                                                 static_cast<std::size_t>(size));
+      static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
     };
-    const int ok = stbi_write_png_to_func(append_bytes, &png, heatmap.cols, heatmap.rows, 4, rgba.data(),
-                                          heatmap.cols * 4);
+    const int ok =
+        stbi_write_png_to_func(append_bytes, &png, heatmap.cols, heatmap.rows, 4, rgba.data(), heatmap.cols * 4);
     if (ok == 0) return;
     out_ += "<image class=\"heatmap\" x=\"" + number(box.x0) + "\" y=\"" + number(box.y0) + "\" width=\"" +
             number(box.width()) + "\" height=\"" + number(box.height()) +
@@ -260,20 +247,19 @@ class SvgWriter {
     out_ += "<defs><linearGradient id=\"" + id + "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n";
     for (int stop = 0; stop < kColorbarStops; ++stop) {
       const double t = static_cast<double>(stop) / (kColorbarStops - 1);
-      out_ += "<stop offset=\"" + number(t) + "\" stop-color=\"" + to_hex(sample(colorbar.colormap, t)).text +
-              "\"/>\n";
+      out_ += "<stop offset=\"" + number(t) + "\" stop-color=\"" + to_hex(sample(colorbar.colormap, t)).text + "\"/>\n";
     }
     out_ += "</linearGradient></defs>\n";
     out_ += "<rect x=\"" + number(colorbar.box.x0) + "\" y=\"" + number(colorbar.box.y0) + "\" width=\"" +
-            number(colorbar.box.width()) + "\" height=\"" + number(colorbar.box.height()) +
-            "\" fill=\"url(#" + id + ")\"/>\n";
+            number(colorbar.box.width()) + "\" height=\"" + number(colorbar.box.height()) + "\" fill=\"url(#" + id +
+            ")\"/>\n";
   }
 
   void write_shape(const ClipBegin& clip) {
     const std::string id = "smlab-clip-" + std::to_string(next_id_++);
-    out_ += "<defs><clipPath id=\"" + id + "\"><rect x=\"" + number(clip.box.x0) + "\" y=\"" +
-            number(clip.box.y0) + "\" width=\"" + number(clip.box.width()) + "\" height=\"" +
-            number(clip.box.height()) + "\"/></clipPath></defs>\n";
+    out_ += "<defs><clipPath id=\"" + id + "\"><rect x=\"" + number(clip.box.x0) + "\" y=\"" + number(clip.box.y0) +
+            "\" width=\"" + number(clip.box.width()) + "\" height=\"" + number(clip.box.height()) +
+            "\"/></clipPath></defs>\n";
     out_ += "<g clip-path=\"url(#" + id + ")\">\n";
     ++open_clip_groups_;
   }
@@ -296,8 +282,7 @@ class SvgWriter {
 
 }  // namespace
 
-std::string to_svg(const Plot& plot, float width, float height, const Style& style,
-                   const TextWidthFn& text_width) {
+std::string to_svg(const Plot& plot, float width, float height, const Style& style, const TextWidthFn& text_width) {
   const TextWidthFn& measure = text_width ? text_width : TextWidthFn(estimate_text_width);
   const Scene scene = layout_plot(plot, std::max(width, 1.0f), std::max(height, 1.0f), style,
                                   resolved_font_size(style, kDefaultSvgFontSize), measure);

@@ -13,7 +13,12 @@ namespace smlab::plot {
 
 CodePoint utf8_at(std::string_view text, std::size_t offset) {
   const auto byte = static_cast<unsigned char>(text[offset]);
-  const std::size_t length = byte < 0x80 ? 1 : byte < 0xC0 ? 0 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : byte < 0xF8 ? 4 : 0;
+  const std::size_t length = byte < 0x80   ? 1
+                             : byte < 0xC0 ? 0
+                             : byte < 0xE0 ? 2
+                             : byte < 0xF0 ? 3
+                             : byte < 0xF8 ? 4
+                                           : 0;
   if (length == 0 || text.size() - offset < length) return {byte, 1};
   unsigned point = length == 1 ? byte : byte & (0x7Fu >> length);
   for (std::size_t k = 1; k < length; ++k) {
@@ -37,12 +42,41 @@ enum class Class { space, newline, close, open, cjk, other };
 // Punctuation that ends a phrase: it stays on the line of the character before it.
 bool is_closing(unsigned point) {
   switch (point) {
-    case ')': case ']': case '}': case ',': case '.': case ';': case ':': case '!': case '?': case '%':
-    case 0x2019: case 0x201D: case 0x2026:                                    // ’ ” …
-    case 0x3001: case 0x3002: case 0x3009: case 0x300B: case 0x300D: case 0x300F:  // 、。〉》」』
-    case 0x3011: case 0x3015: case 0x3017: case 0x3019: case 0x301B:         // 】〕〗〙〛
-    case 0xFF01: case 0xFF09: case 0xFF0C: case 0xFF0E: case 0xFF1A: case 0xFF1B:  // ！）、．：；
-    case 0xFF1F: case 0xFF3D: case 0xFF5D: case 0xFF05: case 0x30FB:         // ？］｝％・
+    case ')':
+    case ']':
+    case '}':
+    case ',':
+    case '.':
+    case ';':
+    case ':':
+    case '!':
+    case '?':
+    case '%':
+    case 0x2019:
+    case 0x201D:
+    case 0x2026:  // ’ ” …
+    case 0x3001:
+    case 0x3002:
+    case 0x3009:
+    case 0x300B:
+    case 0x300D:
+    case 0x300F:  // 、。〉》」』
+    case 0x3011:
+    case 0x3015:
+    case 0x3017:
+    case 0x3019:
+    case 0x301B:  // 】〕〗〙〛
+    case 0xFF01:
+    case 0xFF09:
+    case 0xFF0C:
+    case 0xFF0E:
+    case 0xFF1A:
+    case 0xFF1B:  // ！）、．：；
+    case 0xFF1F:
+    case 0xFF3D:
+    case 0xFF5D:
+    case 0xFF05:
+    case 0x30FB:  // ？］｝％・
       return true;
     default: return false;
   }
@@ -51,10 +85,23 @@ bool is_closing(unsigned point) {
 // Punctuation that opens a phrase: it stays on the line of the character after it.
 bool is_opening(unsigned point) {
   switch (point) {
-    case '(': case '[': case '{': case 0x2018: case 0x201C:                  // ( [ { ‘ “
-    case 0x3008: case 0x300A: case 0x300C: case 0x300E: case 0x3010:         // 〈《「『【
-    case 0x3014: case 0x3016: case 0x3018: case 0x301A:                       // 〔〖〘〚
-    case 0xFF08: case 0xFF3B: case 0xFF5B:                                    // （［｛
+    case '(':
+    case '[':
+    case '{':
+    case 0x2018:
+    case 0x201C:  // ( [ { ‘ “
+    case 0x3008:
+    case 0x300A:
+    case 0x300C:
+    case 0x300E:
+    case 0x3010:  // 〈《「『【
+    case 0x3014:
+    case 0x3016:
+    case 0x3018:
+    case 0x301A:  // 〔〖〘〚
+    case 0xFF08:
+    case 0xFF3B:
+    case 0xFF5B:  // （［｛
       return true;
     default: return false;
   }
@@ -63,11 +110,33 @@ bool is_opening(unsigned point) {
 // Characters that make a token an operator when it holds nothing else ("=", "≈", "×", "->").
 bool is_operator(unsigned point) {
   switch (point) {
-    case '=': case '<': case '>': case '+': case '-': case '*': case '/': case '|': case '~':
-    case 0x00B1: case 0x00B7: case 0x00D7: case 0x00F7:                       // ± · × ÷
-    case 0x2190: case 0x2192: case 0x2194: case 0x21D2:                       // ← → ↔ ⇒
-    case 0x2212: case 0x221D: case 0x2248: case 0x2260: case 0x2261:         // − ∝ ≈ ≠ ≡
-    case 0x2264: case 0x2265: case 0x226A: case 0x226B: case 0x22C5:         // ≤ ≥ ≪ ≫ ⋅
+    case '=':
+    case '<':
+    case '>':
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '|':
+    case '~':
+    case 0x00B1:
+    case 0x00B7:
+    case 0x00D7:
+    case 0x00F7:  // ± · × ÷
+    case 0x2190:
+    case 0x2192:
+    case 0x2194:
+    case 0x21D2:  // ← → ↔ ⇒
+    case 0x2212:
+    case 0x221D:
+    case 0x2248:
+    case 0x2260:
+    case 0x2261:  // − ∝ ≈ ≠ ≡
+    case 0x2264:
+    case 0x2265:
+    case 0x226A:
+    case 0x226B:
+    case 0x22C5:  // ≤ ≥ ≪ ≫ ⋅
       return true;
     default: return false;
   }
@@ -87,7 +156,7 @@ struct Glyph {
   std::size_t length = 1;
   unsigned point = 0;
   Class kind = Class::other;
-  bool wide = false;          // full-width: a Chinese character or punctuation
+  bool wide = false;            // full-width: a Chinese character or punctuation
   bool operator_token = false;  // part of a space-delimited token made of operators only
 };
 
@@ -124,7 +193,7 @@ bool may_break_before(const std::vector<Glyph>& glyphs, std::size_t previous, st
   const Glyph& before = glyphs[previous];
   const Glyph& after = glyphs[next];
   if (after.kind == Class::close || before.kind == Class::open) return false;
-  if (previous + 1 < next) {  // a space between them
+  if (previous + 1 < next) {                                          // a space between them
     if (before.operator_token || after.operator_token) return false;  // "d_k = 64" is one unit
     // In Chinese text the spaces around Latin text are typographic; a space between two Latin
     // tokens belongs to an expression ("ln n", "N(0, 64)"), which must not be split.
@@ -145,7 +214,8 @@ std::vector<LineSpan> wrap_text(std::string_view text, float width, const Measur
   if (text.empty()) return lines;
   const std::vector<Glyph> glyphs = decode(text);
   const std::size_t count = glyphs.size();
-  const bool chinese_text = std::any_of(glyphs.begin(), glyphs.end(), [](const Glyph& g) { return g.kind == Class::cjk; });
+  const bool chinese_text =
+      std::any_of(glyphs.begin(), glyphs.end(), [](const Glyph& g) { return g.kind == Class::cjk; });
   const bool bounded = width > 0.0f;
 
   const auto is_space = [&](std::size_t i) { return glyphs[i].kind == Class::space; };
@@ -164,7 +234,7 @@ std::vector<LineSpan> wrap_text(std::string_view text, float width, const Measur
   std::size_t line = skip_spaces(0);
   std::size_t i = line;
   float line_width = 0.0f;
-  std::size_t opportunity = 0;      // the last glyph a line may start at, or 0 for none yet
+  std::size_t opportunity = 0;         // the last glyph a line may start at, or 0 for none yet
   std::size_t last_non_space = count;  // index of the last non-space glyph of this line, if any
   while (i < count) {
     const Glyph& glyph = glyphs[i];
@@ -217,8 +287,10 @@ void wrapped_text(std::string_view text, float width, bool disabled) {
   if (disabled) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   for (const LineSpan& span : wrap_text(text, width, measure)) {
     const char* begin = text.data() + span.begin;
-    if (span.begin == span.end) ImGui::NewLine();
-    else ImGui::TextUnformatted(begin, text.data() + span.end);
+    if (span.begin == span.end)
+      ImGui::NewLine();
+    else
+      ImGui::TextUnformatted(begin, text.data() + span.end);
   }
   if (disabled) ImGui::PopStyleColor();
 }

@@ -134,8 +134,7 @@ std::string format_tick(double value, double step) {
     return format_number(value);
   }
   // Digits from the value's leading digit down to the step's: enough to tell neighbours apart.
-  const int needed =
-      static_cast<int>(std::floor(std::log10(std::abs(value))) - std::floor(std::log10(step))) + 1;
+  const int needed = static_cast<int>(std::floor(std::log10(std::abs(value))) - std::floor(std::log10(step))) + 1;
   return printf_general(value, std::clamp(needed, 6, 17));
 }
 

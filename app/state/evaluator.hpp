@@ -100,11 +100,11 @@ class Evaluator {
   bool idle() const;
   void wait_until_idle();
 
-  bool busy() const;                   // a submission is not finished yet
-  float progress() const;              // of the running evaluation, 0..1
-  double last_compute_ms() const;      // wall time of the last finished evaluation, all stages
-  double last_first_result_ms() const; // wall time to its first result (the first stage)
-  std::string take_error();            // an exception from the worker, once; empty if none
+  bool busy() const;                    // a submission is not finished yet
+  float progress() const;               // of the running evaluation, 0..1
+  double last_compute_ms() const;       // wall time of the last finished evaluation, all stages
+  double last_first_result_ms() const;  // wall time to its first result (the first stage)
+  std::string take_error();             // an exception from the worker, once; empty if none
 
   // Called on the worker thread, with no lock held, after each result it publishes (a snapshot, a
   // refinement step of the sweep, an error): a window that sleeps between events wakes up to show
@@ -163,7 +163,7 @@ class Evaluator {
   std::atomic<float> progress_{0.0f};
   double last_compute_ms_ = 0.0, last_first_result_ms_ = 0.0;
   std::string error_;
-  std::string injected_failure_;  // see fail_next_evaluation_for_testing
+  std::string injected_failure_;     // see fail_next_evaluation_for_testing
   std::function<void()> on_result_;  // see set_result_callback
   void notify_result();
   std::jthread worker_;  // last member: starts after, and is joined before, the rest

@@ -168,8 +168,9 @@ std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images(const Snapshot
   if (spec.max_side <= 0) return nullptr;
   // The same maps as the images on screen: share them (no recolouring of two L×L maps).
   if (shown != nullptr && shown->spec == spec && shown->scores.lock() == snap.attention_scores &&
-      shown->scaled_logit_scale == snap.scaled_logit_scale && shown->unscaled_logit_scale == snap.unscaled_logit_scale &&
-      shown->causal == snap.causal && shown->attention_max == snap.attention_max && snap.pooled.factor == 0)
+      shown->scaled_logit_scale == snap.scaled_logit_scale &&
+      shown->unscaled_logit_scale == snap.unscaled_logit_scale && shown->causal == snap.causal &&
+      shown->attention_max == snap.attention_max && snap.pooled.factor == 0)
     return shown;
   auto images = std::make_shared<MapImages>();
   images->spec = spec;
@@ -248,7 +249,8 @@ bool Evaluator::step(bool staged) {
       refining_active_ = true;
       // About as much work as the first estimate (a few ms), never past the limit,
       // so the final trial count, and hence the picture, is deterministic.
-      refine_chunk = std::min(automatic_dk_trials(state.refining->config.seq_len), refine_limit_ - state.refining->trials);
+      refine_chunk =
+          std::min(automatic_dk_trials(state.refining->config.seq_len), refine_limit_ - state.refining->trials);
     }
   }
   if (!job) {
@@ -333,7 +335,8 @@ bool Evaluator::step(bool staged) {
   if (result) state.refining = result->dk_sweep;
   // The Snapshots replaced are not freed under the lock: these hold them until this iteration
   // ends (and the UI until its next frame).
-  std::shared_ptr<const Snapshot> replaced_latest, replaced_complete = result ? std::move(state.last_complete) : nullptr;
+  std::shared_ptr<const Snapshot> replaced_latest,
+      replaced_complete = result ? std::move(state.last_complete) : nullptr;
   {
     std::lock_guard lock(mutex_);
     if (result) {

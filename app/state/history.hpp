@@ -36,9 +36,9 @@ class History {
 
  private:
   std::size_t capacity_;
-  Params recorded_;           // the state the newest step leads to
-  std::deque<Params> undo_;   // oldest first
-  std::deque<Params> redo_;   // newest undone last
+  Params recorded_;          // the state the newest step leads to
+  std::deque<Params> undo_;  // oldest first
+  std::deque<Params> redo_;  // newest undone last
 };
 
 }  // namespace smlab::app

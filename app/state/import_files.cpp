@@ -77,12 +77,14 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
     sources.push_back(absolute(spec.path) + text.substr(spec.path.size()));
     if (const Result<void> read = read_bytes(spec.path, import_file_max_bytes, bytes); !read) {
       const bool unreadable = read.error().kind == Error::Kind::file;
-      return Error{read.error().kind, read.error().message + (unreadable ? " (--import " + text.substr(0, 200) + ")" : "")};
+      return Error{read.error().kind,
+                   read.error().message + (unreadable ? " (--import " + text.substr(0, 200) + ")" : "")};
     }
     const FileKind kind = kind_of(spec.path, bytes);
     const std::string stem = std::filesystem::path(spec.path).stem().string();
     if (kind == FileKind::unknown)
-      return fail("'" + spec.path + "' is not a .npy, .npz or .csv file: allowed NumPy arrays (np.save, np.savez) or CSV");
+      return fail("'" + spec.path +
+                  "' is not a .npy, .npz or .csv file: allowed NumPy arrays (np.save, np.savez) or CSV");
     if (kind == FileKind::npz) {
       std::vector<std::string> wanted;
       std::vector<std::optional<ArrayRole>> roles;
@@ -102,8 +104,9 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
         for (const ImportSpec::Selection& selection : spec.selections) {
           const auto role = selection.role ? selection.role : infer_role(selection.array);
           if (!role)
-            return fail("--import " + text.substr(0, 200) + ": cannot tell the role of array '" + selection.array.substr(0, 40) +
-                        "' from its name: say it, e.g. " + selection.array.substr(0, 40) + "=Q (Q, K, V, scores or weights)");
+            return fail("--import " + text.substr(0, 200) + ": cannot tell the role of array '" +
+                        selection.array.substr(0, 40) + "' from its name: say it, e.g. " +
+                        selection.array.substr(0, 40) + "=Q (Q, K, V, scores or weights)");
           wanted.push_back(selection.array);
           roles.push_back(role);
         }
@@ -112,7 +115,8 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
       if (!archive.error.empty()) return fail(archive.error);
       for (std::size_t i = 0; i < wanted.size(); ++i)
         for (NdArray& array : archive.arrays)
-          if (array.name == wanted[i] && !array.values.empty()) arrays.push_back({*roles[i], std::move(array), spec.path});
+          if (array.name == wanted[i] && !array.values.empty())
+            arrays.push_back({*roles[i], std::move(array), spec.path});
     } else {
       const auto role = !spec.selections.empty() ? spec.selections.front().role : infer_role(stem);
       if (!role)
@@ -133,7 +137,8 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
   std::vector<std::string> tokens;
   if (!tokens_file.empty()) {
     if (Result<void> read = read_bytes(tokens_file, 64u << 20, bytes); !read) return read.error();
-    TokenParse parsed = parse_tokens(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), tokens_file);
+    TokenParse parsed =
+        parse_tokens(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), tokens_file);
     if (!parsed.error.empty()) return fail(parsed.error);
     tokens = std::move(parsed.tokens);
   }

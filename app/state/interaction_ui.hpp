@@ -32,23 +32,23 @@ struct InteractionUi {
 
   // The sweep.
   SweepSettings sweep;
-  bool sweep_playing = false;        // mirrored from App's SweepPlayer
+  bool sweep_playing = false;  // mirrored from App's SweepPlayer
   bool sweep_toggle_requested = false;
-  std::string sweep_error;           // why the settings cannot play, one line
+  std::string sweep_error;  // why the settings cannot play, one line
 
   // Exports.
-  int export_scale_index = 0;                 // into export_scales
-  std::string export_target = "window";       // "window" or a placed plot name / "controls"
-  std::vector<std::string> panel_names;       // last frame's panels (placed plots), for the target combo
+  int export_scale_index = 0;            // into export_scales
+  std::string export_target = "window";  // "window" or a placed plot name / "controls"
+  std::vector<std::string> panel_names;  // last frame's panels (placed plots), for the target combo
   bool export_png_requested = false;
   bool record_gif_requested = false;
   bool gif_recording = false;
-  float gif_progress = 0.0f;                  // 0..1 while recording
+  float gif_progress = 0.0f;  // 0..1 while recording
 
   // File menu requests for the session popup, and View > Full screen (the same as F11).
   bool save_session_requested = false, open_session_requested = false;
   bool fullscreen_requested = false;
-  bool quit_requested = false;  // File > Quit or Ctrl+Q: the window closes as through its close button
+  bool quit_requested = false;    // File > Quit or Ctrl+Q: the window closes as through its close button
   bool import_requested = false;  // File → Import attention data
 };
 

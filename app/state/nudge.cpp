@@ -18,10 +18,13 @@ std::vector<SliderNotch> make_notches() {
   std::vector<SliderNotch> notches;
   for (const ParamKey& key : param_keys()) {
     if (key.scale == KeyScale::none) continue;
-    const NotchKind kind = key.is_integer()                       ? NotchKind::integer
+    const NotchKind kind = key.is_integer()                     ? NotchKind::integer
                            : key.scale == KeyScale::logarithmic ? NotchKind::logarithmic
                                                                 : NotchKind::linear;
-    notches.push_back({key.name, kind, kind == NotchKind::linear ? key.step : kind == NotchKind::integer ? 1.0 : 0.0,
+    notches.push_back({key.name, kind,
+                       kind == NotchKind::linear    ? key.step
+                       : kind == NotchKind::integer ? 1.0
+                                                    : 0.0,
                        kind == NotchKind::logarithmic ? key.step : 0.0});
   }
   return notches;
@@ -59,8 +62,10 @@ bool nudge_param(Params& params, std::string_view key, int count) {
     case NotchKind::logarithmic:
       // From 0 (a range that starts at 0) the first notch up lands on the floor, and below the
       // floor the next notch down is 0: a multiplication alone would never leave or reach 0.
-      if (value <= 0.0) moved = count > 0 ? notch->floor * std::pow(log_notch_factor, count - 1) : 0.0;
-      else moved = value * std::pow(log_notch_factor, count);
+      if (value <= 0.0)
+        moved = count > 0 ? notch->floor * std::pow(log_notch_factor, count - 1) : 0.0;
+      else
+        moved = value * std::pow(log_notch_factor, count);
       if (notch->floor > 0.0 && moved < notch->floor) moved = count > 0 ? notch->floor : 0.0;
       break;
     case NotchKind::linear:

@@ -16,8 +16,8 @@ enum class NotchKind { logarithmic, linear, integer };
 struct SliderNotch {
   std::string_view key;
   NotchKind kind;
-  double step;    // linear: the added amount; unused otherwise
-  double floor;   // logarithmic with a range starting at 0: the smallest positive value (0 = none)
+  double step;   // linear: the added amount; unused otherwise
+  double floor;  // logarithmic with a range starting at 0: the smallest positive value (0 = none)
 };
 
 inline constexpr double log_notch_factor = 1.1220184543019633;  // 10^(1/20)

@@ -42,7 +42,8 @@ bool name_taken(const std::vector<Pin>& pins, std::string_view name, std::size_t
 std::string check_pin_name(std::string_view name) {
   if (name.empty()) return "pin name is empty: allowed 1 to " + std::to_string(pin_name_max_bytes) + " bytes of text";
   if (name.size() > pin_name_max_bytes)
-    return "pin name '" + shown_text(std::string(name)) + "' is longer than " + std::to_string(pin_name_max_bytes) + " bytes";
+    return "pin name '" + shown_text(std::string(name)) + "' is longer than " + std::to_string(pin_name_max_bytes) +
+           " bytes";
   for (char c : name)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
       return "pin name '" + shown_text(std::string(name)) + "' holds a control character";
@@ -78,7 +79,8 @@ bool rename_pin(PinState& state, std::size_t index, std::string_view name) {
 void remove_pin(PinState& state, std::size_t index) {
   if (index >= state.pins.size()) return;
   state.pins.erase(state.pins.begin() + static_cast<std::ptrdiff_t>(index));
-  if (index < state.snapshots.size()) state.snapshots.erase(state.snapshots.begin() + static_cast<std::ptrdiff_t>(index));
+  if (index < state.snapshots.size())
+    state.snapshots.erase(state.snapshots.begin() + static_cast<std::ptrdiff_t>(index));
   state.renaming = -1;
 }
 
@@ -104,31 +106,34 @@ OrderedJson pins_to_json(const std::vector<Pin>& pins) {
   OrderedJson list = OrderedJson::array();
   for (const Pin& pin : pins) {
     OrderedJson params = OrderedJson::object();
-    for (const ParamKey& key : param_keys()) params[std::string(key.name)] = get_param(pin.params, key.name).value_or("");
+    for (const ParamKey& key : param_keys())
+      params[std::string(key.name)] = get_param(pin.params, key.name).value_or("");
     list.push_back({{"name", pin.name}, {"params", std::move(params)}});
   }
   return list;
 }
 
 std::string pins_from_json(const OrderedJson& value, const Params& base, std::vector<Pin>& out) {
-  const std::string allowed = ": allowed [{\"name\": TEXT, \"params\": {KEY: VALUE, …}}, …] with at most " +
-                              std::to_string(max_pins) + " pins";
-  if (!value.is_array()) return "session field 'pins' must be an array, not " + std::string(value.type_name()) + allowed;
-  if (value.size() > max_pins)
-    return "session field 'pins' holds " + std::to_string(value.size()) + " pins" + allowed;
+  const std::string allowed =
+      ": allowed [{\"name\": TEXT, \"params\": {KEY: VALUE, …}}, …] with at most " + std::to_string(max_pins) + " pins";
+  if (!value.is_array())
+    return "session field 'pins' must be an array, not " + std::string(value.type_name()) + allowed;
+  if (value.size() > max_pins) return "session field 'pins' holds " + std::to_string(value.size()) + " pins" + allowed;
   std::vector<Pin> pins;
   for (std::size_t k = 0; k < value.size(); ++k) {
     const OrderedJson& entry = value[k];
     const std::string where = "session field 'pins[" + std::to_string(k) + "]";
     if (!entry.is_object()) return where + "' must be an object, not " + std::string(entry.type_name()) + allowed;
     for (const auto& [key, item] : entry.items())
-      if (key != "name" && key != "params") return where + "." + shown_text(key) + "' is not a field: allowed name, params";
+      if (key != "name" && key != "params")
+        return where + "." + shown_text(key) + "' is not a field: allowed name, params";
     if (!entry.contains("name") || !entry["name"].is_string()) return where + ".name' is missing or not a string";
     Pin pin;
     pin.name = entry["name"].get<std::string>();
     if (std::string problem = check_pin_name(pin.name); !problem.empty()) return where + ".name': " + problem;
     if (name_taken(pins, pin.name, pins.size())) return where + ".name' '" + shown_text(pin.name) + "' is used twice";
-    if (!entry.contains("params") || !entry["params"].is_object()) return where + ".params' is missing or not an object";
+    if (!entry.contains("params") || !entry["params"].is_object())
+      return where + ".params' is missing or not an object";
     pin.params = base;
     // param_keys() order (seq_len before row), as the session's own Params are read.
     const OrderedJson& params = entry["params"];
@@ -153,8 +158,8 @@ std::string pins_from_json(const OrderedJson& value, const Params& base, std::ve
   return "";
 }
 
-std::vector<std::pair<std::string, std::string>> pins_csv_files(const std::vector<Pin>& pins,
-                                                                const std::vector<std::shared_ptr<const Snapshot>>& snapshots) {
+std::vector<std::pair<std::string, std::string>> pins_csv_files(
+    const std::vector<Pin>& pins, const std::vector<std::shared_ptr<const Snapshot>>& snapshots) {
   std::string settings = "pin,name,key,value\n";
   std::string distribution = "pin,name,index,score,logit,probability,gradient\n";
   std::string entropy = "pin,name,temperature,entropy_nats\n";

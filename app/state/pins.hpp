@@ -40,8 +40,8 @@ struct PinState {
   std::vector<std::shared_ptr<const Snapshot>> snapshots;  // parallel to pins after refresh_pins
   int renaming = -1;                                       // the pin whose name is being edited
   std::string rename_text;
-  bool rename_focus = false;                               // give the rename field the keyboard once
-  std::string error;                                       // last refused pin or name, one line
+  bool rename_focus = false;  // give the rename field the keyboard once
+  std::string error;          // last refused pin or name, one line
 };
 
 // Adds a pin of `params` named next_pin_name; false (with state.error set) when max_pins are there.
@@ -69,7 +69,7 @@ std::string pins_from_json(const nlohmann::ordered_json& value, const Params& ba
 //   pins-entropy_temperature.csv  pin,name,temperature,entropy_nats
 // `pin` is the 1-based position, `name` the pin's name (quoted as CSV needs). Snapshots must be
 // parallel to pins.
-std::vector<std::pair<std::string, std::string>> pins_csv_files(const std::vector<Pin>& pins,
-                                                                const std::vector<std::shared_ptr<const Snapshot>>& snapshots);
+std::vector<std::pair<std::string, std::string>> pins_csv_files(
+    const std::vector<Pin>& pins, const std::vector<std::shared_ptr<const Snapshot>>& snapshots);
 
 }  // namespace smlab::app

@@ -13,7 +13,7 @@
 namespace smlab::app {
 
 struct SweepSpec {
-  std::string key;       // a numeric Params key: temperature, d_k, score_scale, ...
+  std::string key;  // a numeric Params key: temperature, d_k, score_scale, ...
   double from = 0.0, to = 0.0;
   bool logarithmic = false;
 };

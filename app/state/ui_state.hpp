@@ -40,14 +40,14 @@ struct PlacedPlot {
 struct LessonState {
   std::optional<LessonPosition> open;  // none: no lesson shown
   bool animating = false;
-  Params from, to;                     // the animation runs from → to
+  Params from, to;  // the animation runs from → to
   double elapsed_seconds = 0.0;
-  Params last_applied;                 // what the animation set last; other Params mean the user took over
-  int launcher_index = 0;              // the lesson combo's selection
+  Params last_applied;     // what the animation set last; other Params mean the user took over
+  int launcher_index = 0;  // the lesson combo's selection
   // The launcher's Start button, carried out by draw_lesson after the main window has applied its
   // own edits (opening the step inside the control column would be overwritten by them).
   std::optional<std::size_t> start_requested;
-  bool text_scrolls = false;           // last frame, the step's text was taller than its box
+  bool text_scrolls = false;  // last frame, the step's text was taller than its box
   // The step (lesson, step) whose highlighted panel the content was last scrolled to: a panel below
   // the fold is scrolled into view once when its step opens, then the scroll is the user's again.
   std::optional<std::pair<std::size_t, std::size_t>> scrolled_to;
@@ -55,31 +55,31 @@ struct LessonState {
   // (none: revealed without one). Opening any step starts it unrevealed.
   bool revealed = false;
   std::optional<double> guess;
-  double typed_guess = 0.0;            // the typed-guess field
-  std::string guess_error;             // a refused guess, shown under the field
+  double typed_guess = 0.0;  // the typed-guess field
+  std::string guess_error;   // a refused guess, shown under the field
 };
 
 struct UiState {
-  Params params;                 // always valid: edits go through validate() first
-  View view = View::dashboard;   // the tab shown
-  bool select_view_tab = true;   // make the tab bar select `view` (start-up, --view, sessions)
-  std::string scores_text;       // the custom score field as typed
-  std::string input_error;       // last rejected edit, shown inline until the next valid one
-  std::string screenshot_dir;    // where the button and F12 save PNGs
-  std::string status;            // last saved path, or why saving failed
+  Params params;                // always valid: edits go through validate() first
+  View view = View::dashboard;  // the tab shown
+  bool select_view_tab = true;  // make the tab bar select `view` (start-up, --view, sessions)
+  std::string scores_text;      // the custom score field as typed
+  std::string input_error;      // last rejected edit, shown inline until the next valid one
+  std::string screenshot_dir;   // where the button and F12 save PNGs
+  std::string status;           // last saved path, or why saving failed
   bool status_is_error = false;
   bool screenshot_requested = false;
-  float ui_scale = 1.0f;         // content scale (HiDPI) times the user's font scale
+  float ui_scale = 1.0f;  // content scale (HiDPI) times the user's font scale
   Theme theme = Theme::dark;
-  float font_scale = 1.0f;       // [font_scale_min, font_scale_max]; applied between frames
+  float font_scale = 1.0f;               // [font_scale_min, font_scale_max]; applied between frames
   std::vector<PlacedPlot> placed_plots;  // refilled every frame
   // Layout (issue #16): the control column can be hidden (Ctrl+B / F9, View menu, the « » button),
   // and presenter mode (F5, Escape returns) shows one panel over the whole window.
   bool controls_shown = true;
   bool presenter = false;
-  std::string presenter_focus;   // "<view>/<plot>" shown in presenter mode when no lesson step names one
-  std::string hovered_plot;      // "<view>/<plot>" under the mouse last frame: F5 presents it
-  bool escape_taken = false;     // this frame's Escape already left presenter mode (the lesson stays open)
+  std::string presenter_focus;  // "<view>/<plot>" shown in presenter mode when no lesson step names one
+  std::string hovered_plot;     // "<view>/<plot>" under the mouse last frame: F5 presents it
+  bool escape_taken = false;    // this frame's Escape already left presenter mode (the lesson stays open)
   // Tests: when set, every frame refills `layout_report` with each plot's laid-out texts and problems.
   bool record_layout = false;
   plot::LayoutReport layout_report;
@@ -87,14 +87,14 @@ struct UiState {
   // went above their controls (the column too narrow for both side by side). For the layout tests.
   float controls_slider_width = 0.0f, controls_font_size = 0.0f;
   bool controls_labels_above = false;
-  PresetList presets;            // the Presets combo; empty with an error if presets.json is missing
-  int preset_index = 0;          // the combo's selection
+  PresetList presets;    // the Presets combo; empty with an error if presets.json is missing
+  int preset_index = 0;  // the combo's selection
   i18n::Language language = i18n::Language::English;  // the language combo; App applies it between frames
-  std::string chinese_problem;   // why Chinese cannot be chosen (no table, no font); empty when it can
-  LessonList lessons;            // assets/lessons; the good files, with an error about a bad one
+  std::string chinese_problem;  // why Chinese cannot be chosen (no table, no font); empty when it can
+  LessonList lessons;           // assets/lessons; the good files, with an error about a bad one
   LessonState lesson;
-  PinState pins;                 // pinned Params drawn as ghosts (state/pins.hpp, panels/pins_panel.hpp)
-  InteractionUi interaction;     // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
+  PinState pins;              // pinned Params drawn as ghosts (state/pins.hpp, panels/pins_panel.hpp)
+  InteractionUi interaction;  // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
 };
 
 // Applies `candidate` if validate() accepts it; otherwise keeps the old Params and

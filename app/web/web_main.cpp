@@ -45,16 +45,17 @@ const fs::path kDownloads = "/downloads";
 struct UrlState {
   std::vector<std::pair<std::string, std::string>> pairs;
   bool any_state() const {
-    return std::any_of(pairs.begin(), pairs.end(), [](const auto& p) { return p.first != "lang" && p.first != "theme"; });
+    return std::any_of(pairs.begin(), pairs.end(),
+                       [](const auto& p) { return p.first != "lang" && p.first != "theme"; });
   }
 };
 
 struct WebApp {
   std::unique_ptr<smlab::platform::Window> window;
   std::unique_ptr<smlab::app::App> app;
-  std::string url;          // the query last written to the address bar
-  std::string saved;        // the session JSON last written to localStorage
-  double last_save = 0.0;   // surface time of that write
+  std::string url;         // the query last written to the address bar
+  std::string saved;       // the session JSON last written to localStorage
+  double last_save = 0.0;  // surface time of that write
   int export_count = 0;
   // Per tick (evaluation slice + frame) wall times and the recomputes' times, for smlab_timing().
   std::vector<double> tick_ms, recompute_ms;
@@ -66,9 +67,12 @@ WebApp* web = nullptr;
 void show_error(const std::string& message) {
   const std::string line = "softmax-lab: " + message;
   std::fprintf(stderr, "%s\n", line.c_str());
-  EM_ASM({ if (typeof smlabShowError === 'function') smlabShowError(UTF8ToString($0)); }, line.c_str());
+  EM_ASM(
+      {
+        if (typeof smlabShowError == = 'function') smlabShowError(UTF8ToString($0));
+      },
+      line.c_str());
 }
-
 
 // The URL's state on top of `options` (view, lesson, set, lang, theme), with the command line's
 // messages. On an error `options` is left as it was.
@@ -82,7 +86,8 @@ std::optional<std::string> apply_url_state(const UrlState& url, smlab::app::AppO
       view = smlab::view_from_name(value);
       if (!view) {
         std::string names;
-        for (const smlab::ViewInfo& info : smlab::all_views()) names += (names.empty() ? "" : ", ") + std::string(info.name);
+        for (const smlab::ViewInfo& info : smlab::all_views())
+          names += (names.empty() ? "" : ", ") + std::string(info.name);
         return "--view '" + value.substr(0, 40) + "' is not a view: allowed " + names;
       }
     } else if (name == "lesson") {
@@ -124,7 +129,8 @@ std::string url_query(const smlab::app::App& app) {
   const smlab::Params defaults;
   for (const smlab::ParamKey& key : smlab::param_keys()) {
     const auto value = smlab::get_param(session.params, key.name);
-    if (value && *value != smlab::get_param(defaults, key.name)) query += "&set=" + std::string(key.name) + "=" + *value;
+    if (value && *value != smlab::get_param(defaults, key.name))
+      query += "&set=" + std::string(key.name) + "=" + *value;
   }
   if (session.lesson) query += "&lesson=" + session.lesson->name + ":" + std::to_string(session.lesson->step);
   if (session.language && *session.language != smlab::i18n::Language::English)
@@ -151,8 +157,10 @@ void tick() {
   emscripten_get_element_css_size("#canvas", &css_width, &css_height);
   int width = 0, height = 0;
   glfwGetWindowSize(state.window->glfw_window(), &width, &height);
-  const int wanted_width = std::max(320, static_cast<int>(css_width)), wanted_height = std::max(240, static_cast<int>(css_height));
-  if (wanted_width != width || wanted_height != height) glfwSetWindowSize(state.window->glfw_window(), wanted_width, wanted_height);
+  const int wanted_width = std::max(320, static_cast<int>(css_width)),
+            wanted_height = std::max(240, static_cast<int>(css_height));
+  if (wanted_width != width || wanted_height != height)
+    glfwSetWindowSize(state.window->glfw_window(), wanted_width, wanted_height);
   // One slice of evaluation between frames (newest submission wins), then the frame.
   const auto start = std::chrono::steady_clock::now();
   state.app->evaluator().wait_for_latest(std::chrono::microseconds(0));
@@ -161,12 +169,20 @@ void tick() {
     // browser's storage now (a reload restores it) and say so, instead of freezing the page.
     glfwSetWindowShouldClose(state.window->glfw_window(), GLFW_FALSE);
     state.saved = smlab::app::serialize_session(state.app->current_session());
-    EM_ASM({ try { localStorage.setItem('softmax-lab-session', UTF8ToString($0)); } catch (e) {} }, state.saved.c_str());
+    EM_ASM(
+        {
+          try {
+            localStorage.setItem('softmax-lab-session', UTF8ToString($0));
+          } catch (e) {
+          }
+        },
+        state.saved.c_str());
     const smlab::i18n::Use language(state.app->language());
     state.app->report(smlab::i18n::tr("web.status.quit"), false);
   }
   if (state.tick_ms.size() < 100000)
-    state.tick_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    state.tick_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   if (const auto version = state.app->evaluator().latest().version; version != state.seen_version) {
     state.seen_version = version;
     if (state.recompute_ms.size() < 100000) state.recompute_ms.push_back(state.app->evaluator().last_compute_ms());
@@ -182,7 +198,14 @@ void tick() {
     state.last_save = now;
     if (std::string json = smlab::app::serialize_session(state.app->current_session()); json != state.saved) {
       state.saved = std::move(json);
-      EM_ASM({ try { localStorage.setItem('softmax-lab-session', UTF8ToString($0)); } catch (e) {} }, state.saved.c_str());
+      EM_ASM(
+          {
+            try {
+              localStorage.setItem('softmax-lab-session', UTF8ToString($0));
+            } catch (e) {
+            }
+          },
+          state.saved.c_str());
     }
   }
 }
@@ -290,8 +313,11 @@ int main(int argc, char** argv) {
   if (!url.any_state()) {
     char* stored = reinterpret_cast<char*>(EM_ASM_INT({
       var text = null;
-      try { text = localStorage.getItem('softmax-lab-session'); } catch (e) {}
-      return text === null ? 0 : stringToNewUTF8(text);
+      try {
+        text = localStorage.getItem('softmax-lab-session');
+      } catch (e) {
+      }
+      return text == = null ? 0 : stringToNewUTF8(text);
     }));
     if (stored != nullptr) {
       const smlab::Result<smlab::app::Session> last = smlab::app::parse_session(stored);

@@ -134,9 +134,7 @@ RawScale head_raw_scores(std::span<float> out, const AttentionSetup& setup, int 
   copy_columns(workspace.head_keys, workspace.keys, head * dim, dim);
   RawScale scale;
   switch (setup.variant) {
-    case ScoreVariant::dot:
-      dot_product_kernel(out, workspace.head_queries, workspace.head_keys);
-      break;
+    case ScoreVariant::dot: dot_product_kernel(out, workspace.head_queries, workspace.head_keys); break;
     case ScoreVariant::scaled_dot:
       dot_product_kernel(out, workspace.head_queries, workspace.head_keys);
       scale.divide = std::sqrt(static_cast<double>(dim));
@@ -158,9 +156,7 @@ RawScale head_raw_scores(std::span<float> out, const AttentionSetup& setup, int 
       for (float& x : out) x = std::clamp(x, -1.0f, 1.0f);
       scale.multiply = setup.cosine_gamma;
       break;
-    case ScoreVariant::additive:
-      additive_scores(out, setup, head, workspace);
-      break;
+    case ScoreVariant::additive: additive_scores(out, setup, head, workspace); break;
   }
   if (setup.causal) {
     // Query i may not look ahead: −inf makes exp() exactly 0, so the weight is exactly 0.
@@ -232,7 +228,8 @@ void draw_gaussian_reusing(Matrix& out, const Matrix& previous, std::uint64_t se
     const float* from = previous.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(previous.cols);
     std::copy(from, from + kept_cols, out.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(cols));
   }
-  const std::int64_t normals = static_cast<std::int64_t>(rows) * cols - static_cast<std::int64_t>(kept_rows) * kept_cols;
+  const std::int64_t normals =
+      static_cast<std::int64_t>(rows) * cols - static_cast<std::int64_t>(kept_rows) * kept_cols;
   if (normals == 0) return;
   draw_gaussian_rows(out, seed, stream, sigma, normals, [&](int r) { return r < kept_rows ? kept_cols : 0; });
 }
@@ -386,7 +383,7 @@ double mean_row_entropy_nats(const Matrix& weights) {
     for (int c = 0; c < weights.cols; ++c) {
       const double p = row[c];
       if (std::isnan(p)) return std::numeric_limits<double>::quiet_NaN();  // a row with no distribution
-      if (p > 0.0) entropy -= p * std::log(p);                                // 0·ln 0 = 0
+      if (p > 0.0) entropy -= p * std::log(p);                             // 0·ln 0 = 0
     }
     total += entropy;
   }

@@ -54,7 +54,8 @@ void fill_product(ScoreCache& cache, const ScoreCache* previous = nullptr) {
   parallel_for(bands, [&](int band) {
     const int end = static_cast<int>(static_cast<std::int64_t>(kept) * (band + 1) / bands);
     for (int r = static_cast<int>(static_cast<std::int64_t>(kept) * band / bands); r < end; ++r) {
-      const float* from = previous->raw.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(old_length);
+      const float* from =
+          previous->raw.values.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(old_length);
       std::copy(from, from + kept, cache.raw.values.data() + static_cast<std::size_t>(r) * row_length);
     }
   });
@@ -70,15 +71,16 @@ void fill_product(ScoreCache& cache, const ScoreCache* previous = nullptr) {
   const Matrix kept_queries{kept, cache.key_dim,
                             std::vector<float>(cache.queries.values.begin(),
                                                cache.queries.values.begin() + static_cast<std::ptrdiff_t>(kept * dim))};
-  const Matrix new_keys{length - kept, cache.key_dim,
-                        std::vector<float>(cache.keys.values.begin() + static_cast<std::ptrdiff_t>(kept * dim),
-                                           cache.keys.values.end())};
+  const Matrix new_keys{
+      length - kept, cache.key_dim,
+      std::vector<float>(cache.keys.values.begin() + static_cast<std::ptrdiff_t>(kept * dim), cache.keys.values.end())};
   std::vector<float> block(static_cast<std::size_t>(kept) * static_cast<std::size_t>(length - kept));
   dot_product_scores_fast(block, kept_queries, new_keys);
   for (int r = 0; r < kept; ++r)
     std::copy(block.begin() + static_cast<std::ptrdiff_t>(r) * (length - kept),
               block.begin() + static_cast<std::ptrdiff_t>(r + 1) * (length - kept),
-              cache.raw.values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * row_length + static_cast<std::size_t>(kept)));
+              cache.raw.values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * row_length +
+                                                                     static_cast<std::size_t>(kept)));
 }
 
 // Q and K (and QKᵀ up to L = 4096) of one (batch, head) of imported data, or its L×L scores.
@@ -92,7 +94,8 @@ void fill_imported(ScoreCache& cache, const Params& params) {
   const int length = data.length;
   if (data.kind == ImportedAttention::Kind::queries_keys) {
     for (Matrix* m : {&cache.queries, &cache.keys}) {
-      const auto slice = data.slice(m == &cache.queries ? data.queries : data.keys, params.batch, params.head, data.key_dim);
+      const auto slice =
+          data.slice(m == &cache.queries ? data.queries : data.keys, params.batch, params.head, data.key_dim);
       *m = Matrix{length, data.key_dim, std::vector<float>(slice.begin(), slice.end())};
     }
     if (length <= stored_scores_max_length) fill_product(cache);
@@ -127,8 +130,7 @@ void fill_entropy_curve(Snapshot& snap, int stride = 1) {
   });
 }
 
-void fill_row(Snapshot& snap, const Params& params, const ScoreCache& cache, const Snapshot* previous,
-              Stages* stages) {
+void fill_row(Snapshot& snap, const Params& params, const ScoreCache& cache, const Snapshot* previous, Stages* stages) {
   const double inverse_sqrt_dim =
       params.scaled && key_dim_known(params) ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
   if (!params.scores.empty()) {
@@ -159,8 +161,8 @@ void fill_row(Snapshot& snap, const Params& params, const ScoreCache& cache, con
   snap.entropy_nats = entropy_nats(snap.probabilities);
   snap.effective_choices = std::exp(snap.entropy_nats);
   // Masked keys (score −inf) are not choices: the uniform reference and ln n count the others.
-  const auto unmasked = static_cast<std::size_t>(
-      std::count_if(snap.scores.begin(), snap.scores.end(), [](double s) { return s != -std::numeric_limits<double>::infinity(); }));
+  const auto unmasked = static_cast<std::size_t>(std::count_if(
+      snap.scores.begin(), snap.scores.end(), [](double s) { return s != -std::numeric_limits<double>::infinity(); }));
   snap.unmasked_keys = static_cast<int>(unmasked);
   snap.max_entropy_nats = std::log(static_cast<double>(std::max<std::size_t>(unmasked, 1)));
   const auto top = std::max_element(snap.probabilities.begin(), snap.probabilities.end());
@@ -236,7 +238,8 @@ std::shared_ptr<ScoreCache> draw_scores(const Params& params, bool with_product,
   fresh->seq_len = params.seq_len;
   fresh->key_dim = params.key_dim;
   if (previous != nullptr) {
-    draw_gaussian_reusing(fresh->queries, previous->queries, params.seed, Stream::queries, params.seq_len, params.key_dim);
+    draw_gaussian_reusing(fresh->queries, previous->queries, params.seed, Stream::queries, params.seq_len,
+                          params.key_dim);
     draw_gaussian_reusing(fresh->keys, previous->keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
   } else {
     draw_gaussian(fresh->queries, params.seed, Stream::queries, params.seq_len, params.key_dim);
@@ -362,16 +365,16 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   // range needs a pass now.
   snap.attention_scores = scores;
   snap.unscaled_logit_scale = params.score_scale / params.temperature;
-  snap.scaled_logit_scale = key_dim_known(params) ? snap.unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim))
-                                                  : snap.unscaled_logit_scale;
+  snap.scaled_logit_scale = key_dim_known(params)
+                                ? snap.unscaled_logit_scale / std::sqrt(static_cast<double>(params.key_dim))
+                                : snap.unscaled_logit_scale;
   snap.causal = params.causal;
   if (scores->raw.values.empty() && (options.stages == nullptr || !options.stages->scores)) {
     // Long imported contexts: no L×L matrix, the pictures are made tile by tile from Q and K, or
     // copied from the previous Snapshot when they would come out the same (a row drag).
     const Snapshot* previous = options.previous;
     if (previous != nullptr && previous->pooled.factor > 0 && !previous->pooled.preview &&
-        previous->attention_scores == scores &&
-        previous->scaled_logit_scale == snap.scaled_logit_scale &&
+        previous->attention_scores == scores && previous->scaled_logit_scale == snap.scaled_logit_scale &&
         previous->unscaled_logit_scale == snap.unscaled_logit_scale && previous->causal == snap.causal) {
       snap.pooled = previous->pooled;
       snap.attention_max = previous->attention_max;
@@ -418,8 +421,8 @@ void causal_softmax_rows(std::span<float> block, int first, int rows, int length
     return;
   }
   for (int r = 0; r < rows; ++r) {
-    const std::span<float> row = block.subspan(static_cast<std::size_t>(r) * static_cast<std::size_t>(length),
-                                               static_cast<std::size_t>(length));
+    const std::span<float> row =
+        block.subspan(static_cast<std::size_t>(r) * static_cast<std::size_t>(length), static_cast<std::size_t>(length));
     const auto seen = static_cast<std::size_t>(first + r + 1);
     softmax_rows_fast(row.first(seen), 1, static_cast<int>(seen), scale, options);
     std::fill(row.begin() + static_cast<std::ptrdiff_t>(seen), row.end(), 0.0f);
@@ -508,7 +511,8 @@ bool preview_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
 
 void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> out) {
   const int length = snap.attention_size;
-  assert(snap.attention_scores != nullptr && row >= 0 && row < length && out.size() == static_cast<std::size_t>(length));
+  assert(snap.attention_scores != nullptr && row >= 0 && row < length &&
+         out.size() == static_cast<std::size_t>(length));
   const ScoreCache& cache = *snap.attention_scores;
   if (!cache.raw.values.empty()) {
     const auto first = cache.raw.values.begin() + static_cast<std::ptrdiff_t>(row) * length;
@@ -516,9 +520,10 @@ void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> 
   } else {
     // No stored QKᵀ (long imported contexts): this row's scores through the same kernel the
     // pooled maps use, so the weights equal theirs.
-    const Matrix query{1, cache.queries.cols,
-                       std::vector<float>(cache.queries.values.begin() + static_cast<std::ptrdiff_t>(row) * cache.queries.cols,
-                                          cache.queries.values.begin() + static_cast<std::ptrdiff_t>(row + 1) * cache.queries.cols)};
+    const Matrix query{
+        1, cache.queries.cols,
+        std::vector<float>(cache.queries.values.begin() + static_cast<std::ptrdiff_t>(row) * cache.queries.cols,
+                           cache.queries.values.begin() + static_cast<std::ptrdiff_t>(row + 1) * cache.queries.cols)};
     dot_product_scores_fast(out, query, cache.keys, KernelOptions{.max_threads = 1});
   }
   weights_of_rows(snap, scaled, row, 1, out);
@@ -595,7 +600,8 @@ void pooled_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix&
       // 3. Block maxima into the pooled cells of these rows.
       std::vector<float>& pooled = scaled ? out.scaled : out.unscaled;
       for (int r = 0; r < rows; ++r) {
-        float* cell_row = pooled.data() + static_cast<std::size_t>((first + r) / factor) * static_cast<std::size_t>(out.side);
+        float* cell_row =
+            pooled.data() + static_cast<std::size_t>((first + r) / factor) * static_cast<std::size_t>(out.side);
         const float* w = weights.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(length);
         for (int cell = 0; cell < out.side; ++cell) {
           const int begin = cell * factor, end = std::min(begin + factor, length);

@@ -169,8 +169,7 @@ template <int W>
     // Sweep 1: the block max, in four independent chains (a compare has 2–3 cycles latency,
     // loads come two per cycle). `x > m ? x : m` is one max instruction; it skips NaN, which
     // sweep 2 catches instead.
-    F m[4] = {splat<F>(minus_infinity), splat<F>(minus_infinity), splat<F>(minus_infinity),
-              splat<F>(minus_infinity)};
+    F m[4] = {splat<F>(minus_infinity), splat<F>(minus_infinity), splat<F>(minus_infinity), splat<F>(minus_infinity)};
     std::size_t c = start;
     for (; c + 4 * W <= stop; c += 4 * W)
       for (int k = 0; k < 4; ++k) {
@@ -234,9 +233,8 @@ template <int W>
   // holding the max has factor exactly 1, so a one-block row needs no exp at all.
   double sum = 0.0;
   for (std::size_t b = 0; b < blocks; ++b) {
-    const double factor = block_maxima[b] == max_score
-                              ? 1.0
-                              : std::exp((static_cast<double>(block_maxima[b]) - max_score) * scale);
+    const double factor =
+        block_maxima[b] == max_score ? 1.0 : std::exp((static_cast<double>(block_maxima[b]) - max_score) * scale);
     block_maxima[b] = static_cast<float>(factor);  // reused for the factor (as a float: ≤ 6e−8 off)
     sum += factor * block_sums[b];
   }
@@ -259,8 +257,7 @@ template <int W>
 }
 
 template <int W>
-[[gnu::always_inline]] inline void softmax_row_range(float* matrix, int first_row, int end_row, int cols,
-                                                     float scale) {
+[[gnu::always_inline]] inline void softmax_row_range(float* matrix, int first_row, int end_row, int cols, float scale) {
   // Per-block scratch: 2 floats per 64 vectors of a row (a 1 M-float row: 2 × 1024 floats). On
   // the stack up to 64 blocks (64 K floats with AVX-512), so one-row calls do not allocate.
   constexpr std::size_t block = std::size_t{block_vectors} * W;
@@ -295,8 +292,8 @@ constexpr int depth_block = 256;                // 256, 384 and 512 measured ali
 constexpr int packed_keys_floats = 128 * 1024;  // 512 KiB: half the L2
 
 template <int W, int tile_rows, int vectors>
-[[gnu::always_inline]] inline void qk_row_range(float* out, const Matrix& queries, const Matrix& keys,
-                                                int first_row, int end_row) {
+[[gnu::always_inline]] inline void qk_row_range(float* out, const Matrix& queries, const Matrix& keys, int first_row,
+                                                int end_row) {
   using F = typename Lanes<W>::Floats;
   constexpr int tile_cols = vectors * W;
   const int key_count = keys.rows, dim = queries.cols;
@@ -426,8 +423,8 @@ void softmax_sse2(float* matrix, int first, int end, int cols, float scale) {
   softmax_row_range<4>(matrix, first, end, cols, scale);
 }
 
-SMLAB_X86_TARGET("avx512f,fma") void qk_avx512(float* out, const Matrix& queries, const Matrix& keys, int first,
-                                               int end) {
+SMLAB_X86_TARGET("avx512f,fma")
+void qk_avx512(float* out, const Matrix& queries, const Matrix& keys, int first, int end) {
   qk_row_range<16, 12, 2>(out, queries, keys, first, end);
 }
 SMLAB_X86_TARGET("avx2,fma") void qk_avx2(float* out, const Matrix& queries, const Matrix& keys, int first, int end) {
@@ -448,7 +445,8 @@ int thread_count(int max_threads, double seconds, int rows) {
   constexpr double seconds_per_extra_thread = 150e-6;
   if (seconds < seconds_per_extra_thread || rows < 2) return 1;  // e.g. one row recomputed alone
   const int available = std::max(max_threads > 0 ? max_threads : available_threads(), 1);
-  const int useful = static_cast<int>(std::min(static_cast<double>(available), 1.0 + seconds / seconds_per_extra_thread));
+  const int useful =
+      static_cast<int>(std::min(static_cast<double>(available), 1.0 + seconds / seconds_per_extra_thread));
   return std::clamp(std::min(useful, rows), 1, available);
 }
 

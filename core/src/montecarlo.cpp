@@ -94,8 +94,10 @@ void run_dk_trials(DkPart& part, const DkSweepConfig& config, std::int64_t first
   const std::size_t statistics = 2 * points;  // unscaled then scaled, per point
   constexpr auto stream = static_cast<std::uint64_t>(Stream::monte_carlo);
   // Trials whose gaps are held at once: ≤ 1 M floats (4 MiB) in all.
-  const std::int64_t chunk = std::max<std::int64_t>(1, static_cast<std::int64_t>((std::size_t{1} << 20) / std::max<std::size_t>(gap_count, 1)));
-  std::vector<float> gaps(static_cast<std::size_t>(std::min(chunk, std::max<std::int64_t>(last - first, 0))) * gap_count);
+  const std::int64_t chunk = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>((std::size_t{1} << 20) / std::max<std::size_t>(gap_count, 1)));
+  std::vector<float> gaps(static_cast<std::size_t>(std::min(chunk, std::max<std::int64_t>(last - first, 0))) *
+                          gap_count);
   auto record = [](RowStats& stats, const SoftmaxRowSummary& row) {
     stats.entropy_nats.add(row.entropy_nats);
     stats.max_weight.add(row.max_weight);
@@ -106,7 +108,8 @@ void run_dk_trials(DkPart& part, const DkSweepConfig& config, std::int64_t first
     // A part is split off for every ~64 K exps (~60 µs), so small calls stay on this thread.
     const auto exps = static_cast<std::int64_t>(length) * trials * static_cast<std::int64_t>(statistics);
     const int parts = static_cast<int>(std::clamp<std::int64_t>(
-        exps / 65536, 1, std::max<std::int64_t>(1, std::min<std::int64_t>(threads, static_cast<std::int64_t>(statistics)))));
+        exps / 65536, 1,
+        std::max<std::int64_t>(1, std::min<std::int64_t>(threads, static_cast<std::int64_t>(statistics)))));
 
     // The trials' rows: normals, then the gaps to the row's maximum, shared by its 2 × points softmaxes.
     const int gap_parts = static_cast<int>(std::min<std::int64_t>(parts, trials));
@@ -126,7 +129,8 @@ void run_dk_trials(DkPart& part, const DkSweepConfig& config, std::int64_t first
     parallel_for(parts, [&](int stat_part) {
       std::vector<float> scratch(2 * gap_count);
       const std::size_t stat_first = statistics * static_cast<std::size_t>(stat_part) / static_cast<std::size_t>(parts);
-      const std::size_t stat_end = statistics * static_cast<std::size_t>(stat_part + 1) / static_cast<std::size_t>(parts);
+      const std::size_t stat_end =
+          statistics * static_cast<std::size_t>(stat_part + 1) / static_cast<std::size_t>(parts);
       for (std::size_t stat = stat_first; stat < stat_end; ++stat) {
         const std::size_t point = stat % points;
         const bool scaled = stat >= points;
@@ -347,7 +351,6 @@ SoftmaxRowSummary summarize_softmax_gaps_fast(std::span<const float> gaps, doubl
   }
   return finish_row_summary(rest, weighted, squares, cubes);
 }
-
 
 double qk_variance(int key_dim, double sigma, bool scaled) {
   const double sigma_fourth = sigma * sigma * sigma * sigma;

@@ -126,13 +126,14 @@ constexpr std::array<ParamKey, 28> key_rows{{
      L::gamma_max, Scale::logarithmic},
     {"qk_norm", "standard deviation of the entries of Q and K", "", &Params::qk_norm, L::qk_norm_min, L::qk_norm_max,
      Scale::logarithmic},
-    {"pe_amplitude", "amplitude of the sinusoidal positional encodings", "", &Params::pe_amplitude,
-     L::pe_amplitude_min, L::pe_amplitude_max, Scale::logarithmic, 0.01},
+    {"pe_amplitude", "amplitude of the sinusoidal positional encodings", "", &Params::pe_amplitude, L::pe_amplitude_min,
+     L::pe_amplitude_max, Scale::logarithmic, 0.01},
     {"heads", "number of attention heads", "", &Params::heads, L::heads_min, L::heads_max, Scale::linear},
     {"causal", "mask keys after the query", "true or false", &Params::causal},
     {"nudge", "added to the second-largest score (temperature lab)", "", &Params::nudge, L::nudge_min, L::nudge_max,
      Scale::linear, 0.05},
-    {"top_k", "tokens kept by top-k sampling (sampling lab)", "", &Params::top_k, L::top_k_min, L::top_k_max, Scale::linear},
+    {"top_k", "tokens kept by top-k sampling (sampling lab)", "", &Params::top_k, L::top_k_min, L::top_k_max,
+     Scale::linear},
     {"top_p", "nucleus mass p of top-p sampling (sampling lab)", "", &Params::top_p, L::top_p_min, L::top_p_max,
      Scale::linear, 0.01},
     // Not a nudge/sweep key (scale none): a million draws is no slider to walk notch by notch.
@@ -202,7 +203,8 @@ std::optional<ParamError> check_key(const Params& p, const ParamKey& key) {
       if (value < 0 || value >= p.seq_len)
         return out_of_range(text, "0 to seq_len-1 = " + std::to_string(p.seq_len - 1));
     } else if (key.name == "seq_len" && data != nullptr) {
-      if (value != data->length) return out_of_range(text, std::to_string(data->length) + " (the L of the imported data)");
+      if (value != data->length)
+        return out_of_range(text, std::to_string(data->length) + " (the L of the imported data)");
     } else if ((key.name == "batch" || key.name == "head") && data != nullptr) {
       const bool batch = key.name == "batch";
       const int count = batch ? data->batches : data->heads;
@@ -218,7 +220,8 @@ std::optional<ParamError> check_key(const Params& p, const ParamKey& key) {
     if (p.**seed > static_cast<std::uint64_t>(key.max)) return out_of_range(std::to_string(p.**seed), range_text(key));
   } else if (const auto* format = std::get_if<Format Params::*>(&key.member)) {
     if (!format_from_name(format_name(p.**format)))
-      return ParamError{std::string(key.name) + " has an unknown value: allowed fp64, fp32, fp16, bf16, fp8-e4m3, fp8-e5m2"};
+      return ParamError{std::string(key.name) +
+                        " has an unknown value: allowed fp64, fp32, fp16, bf16, fp8-e4m3, fp8-e5m2"};
   } else if (const auto* scores = std::get_if<std::vector<double> Params::*>(&key.member)) {
     const std::vector<double>& values = p.**scores;
     if (values.size() > L::scores_max_count)
@@ -273,7 +276,7 @@ Params blend_params(const Params& from, const Params& to, double t) {
     const bool logarithmic = key.scale == KeyScale::logarithmic && key.min > 0.0;
     auto blend = [&](double a, double b) { return logarithmic ? log_lerp(a, b, t) : lerp(a, b, t); };
     if (const auto* real = std::get_if<double Params::*>(&key.member)) {
-      mid.**real = blend(from.**real, to.**real);
+      mid.** real = blend(from.**real, to.**real);
     } else if (const auto* whole = std::get_if<int Params::*>(&key.member)) {
       int& value = mid.**whole;
       value = round_between(blend(from.**whole, to.**whole), from.**whole, to.**whole);
@@ -299,8 +302,7 @@ std::optional<ParamError> validate(const Params& p) {
 
 std::optional<ParamError> set_param(Params& params, std::string_view key, std::string_view raw_text) {
   const ParamKey* known = find_param_key(key);
-  if (known == nullptr)
-    return ParamError{"unknown key '" + quoted(key) + "': allowed keys are " + key_names()};
+  if (known == nullptr) return ParamError{"unknown key '" + quoted(key) + "': allowed keys are " + key_names()};
   const std::string_view text = trim(raw_text);
   Params candidate = params;
 
@@ -329,20 +331,25 @@ std::optional<ParamError> set_param(Params& params, std::string_view key, std::s
     error = number(candidate.**real);
   } else if (const auto* seed = std::get_if<std::uint64_t Params::*>(&known->member)) {
     error = integer(static_cast<long long>(known->min), static_cast<long long>(known->max), whole);
-    candidate.**seed = static_cast<std::uint64_t>(whole);
+    candidate.** seed = static_cast<std::uint64_t>(whole);
   } else if (const auto* flag = std::get_if<bool Params::*>(&known->member)) {
     const std::string lower = lowercase(text);
-    if (lower == "true" || lower == "1" || lower == "on" || lower == "yes") candidate.**flag = true;
-    else if (lower == "false" || lower == "0" || lower == "off" || lower == "no") candidate.**flag = false;
-    else error = range_error(key, raw_text, "true or false");
+    if (lower == "true" || lower == "1" || lower == "on" || lower == "yes")
+      candidate.** flag = true;
+    else if (lower == "false" || lower == "0" || lower == "off" || lower == "no")
+      candidate.** flag = false;
+    else
+      error = range_error(key, raw_text, "true or false");
   } else if (const auto* format_member = std::get_if<Format Params::*>(&known->member)) {
     const auto format = format_from_name(lowercase(text));
-    if (format) candidate.**format_member = *format;
-    else error = range_error(key, raw_text, std::string(known->allowed));
+    if (format)
+      candidate.** format_member = *format;
+    else
+      error = range_error(key, raw_text, std::string(known->allowed));
   } else if (const auto* scores = std::get_if<std::vector<double> Params::*>(&known->member)) {
     ScoreParse parsed = parse_scores(text);
     if (parsed.error) error = ParamError{"scores: " + parsed.error->message};
-    candidate.**scores = std::move(parsed.scores);
+    candidate.** scores = std::move(parsed.scores);
   } else if (const auto* member = std::get_if<int Params::*>(&known->member)) {
     // Integers whose range depends on other keys or on imported data, then the fixed ranges.
     int& target = candidate.**member;
@@ -350,14 +357,16 @@ std::optional<ParamError> set_param(Params& params, std::string_view key, std::s
       const int count = data == nullptr ? 65536 : key == "batch" ? data->batches : data->heads;
       error = integer(0, count - 1, whole);
       if (error)
-        error = range_error(key, raw_text, "an integer from 0 to " + std::to_string(count - 1) +
-                                               (data == nullptr ? "" : " (the imported data has " + std::to_string(count) + ")"));
+        error = range_error(key, raw_text,
+                            "an integer from 0 to " + std::to_string(count - 1) +
+                                (data == nullptr ? "" : " (the imported data has " + std::to_string(count) + ")"));
     } else if (key == "seq_len" && data != nullptr) {
       error = integer(data->length, data->length, whole);
       if (error) error = range_error(key, raw_text, std::to_string(data->length) + " (fixed by the imported data)");
     } else if (key == "row") {
       error = integer(0, candidate.seq_len - 1, whole);
-      if (error) error = range_error(key, raw_text, "an integer from 0 to seq_len-1 = " + std::to_string(candidate.seq_len - 1));
+      if (error)
+        error = range_error(key, raw_text, "an integer from 0 to seq_len-1 = " + std::to_string(candidate.seq_len - 1));
     } else {
       error = integer(static_cast<long long>(known->min), static_cast<long long>(known->max), whole);
     }

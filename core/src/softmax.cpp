@@ -141,9 +141,9 @@ double sum_of_other_exps(std::span<const double> scores, const RowScan& scan, do
 // a narrow format or a normaliser that drifts keeps the plain 1 − p_m); and only when p_m ≥ 1/2,
 // because below that 1 − p_m does not cancel anyway.
 struct LargestSplit {
-  std::size_t index = 0;    // m: the first entry holding the largest value
-  double largest = 0.0;     // p_m
-  double others = 0.0;      // Σ_{j≠m} p_j, compensated
+  std::size_t index = 0;  // m: the first entry holding the largest value
+  double largest = 0.0;   // p_m
+  double others = 0.0;    // Σ_{j≠m} p_j, compensated
   bool complement_from_others = false;
   // 1 − p_i, to ~1 ulp for every entry: entries other than m are ≤ 1/2 (p_i + p_m ≤ 1).
   double complement(std::size_t i, double p_i) const {
@@ -166,8 +166,7 @@ LargestSplit split_at_largest(std::span<const double> probabilities) {
   // (p_m − 1) is exact for p_m in [1/2, 2] (Sterbenz), so this measures the row's drift from
   // Σ = 1; a row of n entries each within a few ulp of exact drifts by at most ~n·4ε.
   const double tolerance = 8.0 * std::numeric_limits<double>::epsilon() * static_cast<double>(probabilities.size());
-  split.complement_from_others =
-      split.largest >= 0.5 && std::abs((split.largest - 1.0) + split.others) <= tolerance;
+  split.complement_from_others = split.largest >= 0.5 && std::abs((split.largest - 1.0) + split.others) <= tolerance;
   return split;
 }
 
@@ -399,7 +398,8 @@ double jacobian_frobenius_norm(std::span<const double> probabilities) {
     others_pairs += u * u * std::max(0.0, sum_u2 - u * u);
   }
   const double c_m_scaled = c_m / r;
-  const double bracket = s_m * s_m * c_m_scaled * c_m_scaled + diagonal + 2.0 * s_m * s_m * sum_u2 + r * r * others_pairs;
+  const double bracket =
+      s_m * s_m * c_m_scaled * c_m_scaled + diagonal + 2.0 * s_m * s_m * sum_u2 + r * r * others_pairs;
   return r * std::sqrt(bracket);
 }
 

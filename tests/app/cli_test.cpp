@@ -25,9 +25,7 @@ using smlab::cli_test::shell_quote;
 
 class Cli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = smlab::cli_test::fresh_test_dir("cli");
-  }
+  void SetUp() override { dir_ = smlab::cli_test::fresh_test_dir("cli"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs softmax-lab with `args` (and an optional environment prefix such as "env -u DISPLAY").
@@ -90,8 +88,9 @@ TEST_F(Cli, NoDisplayWithoutScreenshotExitsFour) {
 
 TEST_F(Cli, ScreenshotWritesPngOfRequestedSizeWithoutDisplay) {
   const fs::path out = dir_ / "out.png";
-  const Outcome r = run({"--screenshot", out.string(), "--size", "1280x720", "--set", "temperature=0.3", "--set", "d_k=64"},
-                    "env -u DISPLAY");
+  const Outcome r =
+      run({"--screenshot", out.string(), "--size", "1280x720", "--set", "temperature=0.3", "--set", "d_k=64"},
+          "env -u DISPLAY");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int width = 0, height = 0, channels = 0;
   unsigned char* pixels = stbi_load(out.string().c_str(), &width, &height, &channels, 4);

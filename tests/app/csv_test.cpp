@@ -28,8 +28,7 @@ class CsvExport : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    directory_ = fs::temp_directory_path() /
-                 ("smlab_csv_" + std::to_string(::getpid()) + "_" + info->name());
+    directory_ = fs::temp_directory_path() / ("smlab_csv_" + std::to_string(::getpid()) + "_" + info->name());
     fs::remove_all(directory_);
     fs::create_directories(directory_);
   }
@@ -128,8 +127,7 @@ TEST_F(CsvExport, WritesEveryFileWithExactlyTheDocumentedHeader) {
   const WrittenFiles result = export_csv(snap, directory_);
   ASSERT_TRUE(result.ok()) << result.error().message;
   ASSERT_EQ(result->size(), csv_file_names().size());
-  for (std::size_t i = 0; i < result->size(); ++i)
-    EXPECT_EQ((*result)[i], directory_ / csv_file_names()[i]);
+  for (std::size_t i = 0; i < result->size(); ++i) EXPECT_EQ((*result)[i], directory_ / csv_file_names()[i]);
   EXPECT_EQ(directory_listing(directory_),
             (std::vector<std::string>{"attention.csv", "attention_output.csv", "attention_scaled.csv",
                                       "attention_unscaled.csv", "distribution.csv", "entropy_dk.csv",
@@ -143,7 +141,8 @@ TEST_F(CsvExport, WritesEveryFileWithExactlyTheDocumentedHeader) {
             "d_k,variant,entropy_mean,entropy_se,max_weight_mean,max_weight_se,jacobian_norm_mean,jacobian_norm_se,"
             "trials");
   EXPECT_EQ(join(read_csv(directory_ / "attention_scaled.csv")[0]), "key_0,key_1,key_2,key_3,key_4,key_5,key_6,key_7");
-  EXPECT_EQ(join(read_csv(directory_ / "attention_unscaled.csv")[0]), "key_0,key_1,key_2,key_3,key_4,key_5,key_6,key_7");
+  EXPECT_EQ(join(read_csv(directory_ / "attention_unscaled.csv")[0]),
+            "key_0,key_1,key_2,key_3,key_4,key_5,key_6,key_7");
   EXPECT_EQ(join(read_csv(directory_ / "params.csv")[0]), "key,value");
 }
 
@@ -203,9 +202,9 @@ TEST_F(CsvExport, RowCountsAndValuesEqualTheSnapshotExactly) {
   }
 
   const std::vector<float> scaled_map = attention_map(snap, true), unscaled_map = attention_map(snap, false);
-  for (const auto& [name, map] : {std::pair{"attention.csv", snap.params.scaled ? &scaled_map : &unscaled_map},
-                                  std::pair{"attention_scaled.csv", &scaled_map},
-                                  std::pair{"attention_unscaled.csv", &unscaled_map}}) {
+  for (const auto& [name, map] :
+       {std::pair{"attention.csv", snap.params.scaled ? &scaled_map : &unscaled_map},
+        std::pair{"attention_scaled.csv", &scaled_map}, std::pair{"attention_unscaled.csv", &unscaled_map}}) {
     const Table attention = read_csv(directory_ / name);
     ASSERT_EQ(attention.size(), static_cast<std::size_t>(params.seq_len) + 1) << name;
     for (int i = 0; i < params.seq_len; ++i) {
@@ -261,7 +260,8 @@ TEST_F(CsvExport, VjpAndAttentionOutputColumnsMatchIndependentComputations) {
     for (const auto& [column, map] : {std::pair{1, &scaled_map}, std::pair{2, &unscaled_map}}) {
       double expected = 0.0;
       for (int j = 0; j < params.seq_len; ++j)
-        expected += static_cast<double>((*map)[static_cast<std::size_t>(params.row * params.seq_len + j)]) * values(j, c);
+        expected +=
+            static_cast<double>((*map)[static_cast<std::size_t>(params.row * params.seq_len + j)]) * values(j, c);
       EXPECT_NEAR(parse_number<double>(output[static_cast<std::size_t>(c) + 1][static_cast<std::size_t>(column)]),
                   expected, 1e-6)
           << "dim " << c << " column " << column;

@@ -26,9 +26,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+using smlab::Image;
 using smlab::cli_test::read_all;
 using smlab::cli_test::shell_quote;
-using smlab::Image;
 
 Image gradient_image(int width, int height, int shift) {
   Image image{width, height, std::vector<std::uint8_t>(static_cast<std::size_t>(width * height * 4))};
@@ -177,9 +177,9 @@ TEST(GifSweep, ValuesRunFromToEvenlyAndLogSweepsAreGeometric) {
 
 TEST(GifSweep, BadSpecsAreOneLineErrors) {
   const smlab::Params base;
-  for (const char* text : {"temperature", "temperature=1", "temperature=1:2:lin", "temperature=a:2", "bogus=1:2",
-                           "scaled=0:1", "temperature=0:20:log", "temperature=0.05:1000", "d_k=1:2:3:4",
-                           "temperature=1:inf"}) {
+  for (const char* text :
+       {"temperature", "temperature=1", "temperature=1:2:lin", "temperature=a:2", "bogus=1:2", "scaled=0:1",
+        "temperature=0:20:log", "temperature=0.05:1000", "d_k=1:2:3:4", "temperature=1:inf"}) {
     const auto parsed = smlab::app::parse_sweep(text, base);
     ASSERT_FALSE(parsed) << text << " was accepted";
     EXPECT_EQ(parsed.error().kind, smlab::Error::Kind::usage) << text;
@@ -191,9 +191,7 @@ TEST(GifSweep, BadSpecsAreOneLineErrors) {
 
 class GifCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = smlab::cli_test::fresh_test_dir("gif");
-  }
+  void SetUp() override { dir_ = smlab::cli_test::fresh_test_dir("gif"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   int run(const std::vector<std::string>& args, std::string* err = nullptr) const {
@@ -211,7 +209,8 @@ class GifCli : public ::testing::Test {
 TEST_F(GifCli, ExportGifDecodesToNFramesOfTheAskedSizeAndIsNeverOverwritten) {
   const fs::path file = dir_ / "sweep.gif";
   const std::vector<std::string> args = {"--export-gif", file.string(), "--sweep", "temperature=0.05:20:log",
-                                         "--frames", "4", "--size", "480x320", "--set", "seq_len=8"};
+                                         "--frames",     "4",           "--size",  "480x320",
+                                         "--set",        "seq_len=8"};
   std::string err;
   ASSERT_EQ(run(args, &err), 0) << err;
   const std::string bytes = read_all(file);

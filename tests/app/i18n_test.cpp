@@ -44,7 +44,8 @@ class CatalogueEnvironment : public ::testing::Environment {
     ASSERT_TRUE(error.empty()) << error;
   }
 };
-[[maybe_unused]] const auto* const catalogue_environment = ::testing::AddGlobalTestEnvironment(new CatalogueEnvironment);
+[[maybe_unused]] const auto* const catalogue_environment =
+    ::testing::AddGlobalTestEnvironment(new CatalogueEnvironment);
 
 i18n::Table load(const char* name) {
   const i18n::TableResult result = i18n::load_table(find_assets_dir() / "i18n" / name);
@@ -220,14 +221,16 @@ TEST_F(Languages, NoImGuiFormatArgumentComesFromATable) {
   for (const auto& entry : fs::recursive_directory_iterator(app_dir)) {
     if (entry.path().extension() != ".cpp") continue;
     const std::string source = cli_test::read_all(entry.path());
-    for (std::string_view name : {"Text(", "TextColored(", "TextDisabled(", "TextWrapped(", "LabelText(", "BulletText(",
-                                  "SetTooltip(", "SliderInt(", "SliderFloat(", "SliderScalar(", "DragInt(", "DragFloat(",
-                                  "DragScalar(", "InputInt(", "InputFloat(", "InputDouble(", "InputScalar(", "TreeNode("}) {
+    for (std::string_view name :
+         {"Text(", "TextColored(", "TextDisabled(", "TextWrapped(", "LabelText(", "BulletText(", "SetTooltip(",
+          "SliderInt(", "SliderFloat(", "SliderScalar(", "DragInt(", "DragFloat(", "DragScalar(", "InputInt(",
+          "InputFloat(", "InputDouble(", "InputScalar(", "TreeNode("}) {
       const std::string call = "ImGui::" + std::string(name);
       for (std::size_t at = source.find(call); at != std::string::npos; at = source.find(call, at + 1)) {
         // The argument list up to the matching parenthesis.
         std::size_t end = at + call.size();
-        for (int depth = 1; end < source.size() && depth > 0; ++end) depth += source[end] == '(' ? 1 : source[end] == ')' ? -1 : 0;
+        for (int depth = 1; end < source.size() && depth > 0; ++end)
+          depth += source[end] == '(' ? 1 : source[end] == ')' ? -1 : 0;
         const std::string arguments = source.substr(at + call.size(), end - at - call.size());
         const std::string where = entry.path().filename().string() + ": " + call + arguments.substr(0, 80);
         ++calls_seen;
@@ -239,7 +242,9 @@ TEST_F(Languages, NoImGuiFormatArgumentComesFromATable) {
           if (name == "TextColored(" || name == "LabelText(") {
             int depth = 0;
             for (; start < arguments.size(); ++start) {
-              depth += arguments[start] == '(' || arguments[start] == '[' ? 1 : arguments[start] == ')' || arguments[start] == ']' ? -1 : 0;
+              depth += arguments[start] == '(' || arguments[start] == '['   ? 1
+                       : arguments[start] == ')' || arguments[start] == ']' ? -1
+                                                                            : 0;
               if (depth == 0 && arguments[start] == ',') break;
             }
             ++start;
@@ -248,8 +253,8 @@ TEST_F(Languages, NoImGuiFormatArgumentComesFromATable) {
           EXPECT_EQ(arguments[start], '"') << "format is not a string literal: " << where;
         } else {
           // Past the label, no table text.
-          const std::size_t after_label = arguments.find("c_str(),") != std::string::npos ? arguments.find("c_str(),")
-                                                                                             : arguments.find(',');
+          const std::size_t after_label =
+              arguments.find("c_str(),") != std::string::npos ? arguments.find("c_str(),") : arguments.find(',');
           const std::string rest = arguments.substr(after_label == std::string::npos ? arguments.size() : after_label);
           // A call of tr( or format( itself, not of c_str( or slider_format(.
           const auto calls = [&](std::string_view function) {

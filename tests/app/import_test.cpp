@@ -31,8 +31,8 @@ using smlab::cli_test::run_program;
 
 // NumPy writes the cases at test time (python3-numpy, Debian's /usr/bin/python3).
 std::filesystem::path make_cases(const std::filesystem::path& dir) {
-  const std::string command = "/usr/bin/python3 " + std::string(SMLAB_SOURCE_DIR) + "/tests/data/make_import_cases.py " +
-                              dir.string() + " >/dev/null";
+  const std::string command = "/usr/bin/python3 " + std::string(SMLAB_SOURCE_DIR) +
+                              "/tests/data/make_import_cases.py " + dir.string() + " >/dev/null";
   EXPECT_EQ(std::system(command.c_str()), 0) << command << " failed: is python3-numpy installed?";
   return dir / "cases.json";
 }
@@ -117,7 +117,8 @@ TEST(ImportLongContext, TiledPooledMapsEqualPoolingTheStoredMap) {
       ASSERT_EQ(pooled.side, (300 + factor - 1) / factor);
       std::vector<float> map = raw.values;
       for (int i = 0; causal && i < 300; ++i)
-        for (int j = i + 1; j < 300; ++j) map[static_cast<std::size_t>(i) * 300 + static_cast<std::size_t>(j)] = -INFINITY;
+        for (int j = i + 1; j < 300; ++j)
+          map[static_cast<std::size_t>(i) * 300 + static_cast<std::size_t>(j)] = -INFINITY;
       smlab::softmax_rows_fast(map, 300, 300, 0.3);
       float top = 0.0f;
       for (int bi = 0; bi < pooled.side; ++bi)
@@ -162,7 +163,8 @@ TEST(ImportLongContext, BeyondTheStoredLimitNoQKtIsStored) {
   for (float w : row) sum += w;
   EXPECT_NEAR(sum, 1.0, 1e-5);
   // The distribution's row (double path) and the map's row (float kernel) agree.
-  for (int j = 0; j < length; ++j) ASSERT_NEAR(row[static_cast<std::size_t>(j)], snap.probabilities[static_cast<std::size_t>(j)], 2e-6);
+  for (int j = 0; j < length; ++j)
+    ASSERT_NEAR(row[static_cast<std::size_t>(j)], snap.probabilities[static_cast<std::size_t>(j)], 2e-6);
 }
 
 // Issue #18: the first map of a long context is a preview (one query per pooled row, 1/factor of
@@ -203,7 +205,8 @@ TEST(ImportLongContext, PreviewMapsAreTheFirstQueryOfEachPooledRow) {
         smlab::attention_row(snap, scaled, p * factor, row);
         for (int cell = 0; cell < side; ++cell) {
           float top = 0.0f;
-          for (int j = cell * factor; j < std::min(length, (cell + 1) * factor); ++j) top = std::max(top, row[static_cast<std::size_t>(j)]);
+          for (int j = cell * factor; j < std::min(length, (cell + 1) * factor); ++j)
+            top = std::max(top, row[static_cast<std::size_t>(j)]);
           const auto at = static_cast<std::size_t>(p) * static_cast<std::size_t>(side) + static_cast<std::size_t>(cell);
           ASSERT_EQ(shown[at], top) << "pooled row " << p << " cell " << cell << (causal ? " causal" : "");
           ASSERT_LE(shown[at], full[at]);
@@ -267,7 +270,8 @@ TEST(ImportStability, MapsComeFromTheImportedQueriesAndKeysOfTheChosenHead) {
   smlab::draw_gaussian(all_k, 31, smlab::Stream::keys, heads * length, dim);
   for (float& v : all_q.values) v *= 3.0f;  // logits of std ~9 unscaled: fp16's naive exp overflows
   std::vector<smlab::RoleArray> arrays;
-  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {heads, length, dim}, all_q.values, "<f4"}, "q.npy"});
+  arrays.push_back(
+      {smlab::ArrayRole::queries, smlab::NdArray{"q", {heads, length, dim}, all_q.values, "<f4"}, "q.npy"});
   arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {heads, length, dim}, all_k.values, "<f4"}, "k.npy"});
   const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
   ASSERT_TRUE(assembled.data) << assembled.error;
@@ -307,7 +311,8 @@ TEST(ImportStability, MapsComeFromImportedScores) {
   smlab::draw_gaussian(scores, 5, smlab::Stream::queries, length, length);
   for (float& v : scores.values) v *= 6.0f;
   std::vector<smlab::RoleArray> arrays;
-  arrays.push_back({smlab::ArrayRole::scores, smlab::NdArray{"scores", {length, length}, scores.values, "<f4"}, "s.npy"});
+  arrays.push_back(
+      {smlab::ArrayRole::scores, smlab::NdArray{"scores", {length, length}, scores.values, "<f4"}, "s.npy"});
   const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"s.npy"}, "");
   ASSERT_TRUE(assembled.data) << assembled.error;
   smlab::Params params;
@@ -353,8 +358,9 @@ TEST(ImportCli, MalformedFilesAreRefusedWithOneLine) {
     SCOPED_TRACE(file.name);
     write_bytes(dir / file.name, file.bytes);
     write_bytes(dir / "k.npy", npy(good, data));
-    const auto result = run_program(SMLAB_BINARY, {"--import", (dir / file.name).string() + ":Q", "--import",
-                                                   (dir / "k.npy").string(), "--export-csv", (dir / "out").string()},
+    const auto result = run_program(SMLAB_BINARY,
+                                    {"--import", (dir / file.name).string() + ":Q", "--import",
+                                     (dir / "k.npy").string(), "--export-csv", (dir / "out").string()},
                                     dir);
     EXPECT_EQ(result.exit_code, 2) << result.err;
     EXPECT_NE(result.err.find(file.name), std::string::npos) << result.err;
@@ -367,7 +373,8 @@ TEST(ImportCli, MalformedFilesAreRefusedWithOneLine) {
 TEST(ImportCli, MismatchesMissingFilesAndBadSpecs) {
   const auto dir = fresh_test_dir("import-mismatch");
   write_bytes(dir / "q.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", floats({1, 2, 3, 4})));
-  write_bytes(dir / "k3.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", floats({1, 2, 3, 4, 5, 6})));
+  write_bytes(dir / "k3.npy",
+              npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", floats({1, 2, 3, 4, 5, 6})));
   write_bytes(dir / "tokens.txt", "one\ntwo\nthree\n");
   struct Case {
     std::vector<std::string> args;
@@ -401,8 +408,9 @@ TEST(ImportCli, MismatchesMissingFilesAndBadSpecs) {
 TEST(ImportCli, ShippedExampleExportsItsMapsWithTokens) {
   const auto dir = fresh_test_dir("import-example");
   const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
-  const auto result = run_program(SMLAB_BINARY, {"--import", examples + "qkv.npz", "--tokens", examples + "tokens.txt",
-                                                 "--set", "head=1", "--set", "row=7", "--export-csv", dir.string()},
+  const auto result = run_program(SMLAB_BINARY,
+                                  {"--import", examples + "qkv.npz", "--tokens", examples + "tokens.txt", "--set",
+                                   "head=1", "--set", "row=7", "--export-csv", dir.string()},
                                   dir);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string distribution = read_all(dir / "distribution.csv");
@@ -458,7 +466,8 @@ TEST(ImportSession, RemembersImportedFilesAndSaysWhenOneIsGone) {
   EXPECT_NE(fallback->import_warning.find("moved-away.npz"), std::string::npos);
   EXPECT_EQ(fallback->import_warning.find('\n'), std::string::npos);
   EXPECT_EQ(fallback->imports.size(), 1u);  // still remembered: saving again loses nothing
-  const auto result = run_program(SMLAB_BINARY, {"--load", (dir / "gone.json").string(), "--export-csv", (dir / "out").string()}, dir);
+  const auto result =
+      run_program(SMLAB_BINARY, {"--load", (dir / "gone.json").string(), "--export-csv", (dir / "out").string()}, dir);
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.err.find("could not be read back"), std::string::npos) << result.err;
   EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
@@ -551,15 +560,17 @@ namespace {
 TEST(ImportCli, LongContextExportsThePooledMap) {
   const auto dir = fresh_test_dir("import-long");
   constexpr int length = 4100, dim = 4;
-  for (const auto& [name, stream] : {std::pair{"q.npy", smlab::Stream::queries}, std::pair{"k.npy", smlab::Stream::keys}}) {
+  for (const auto& [name, stream] :
+       {std::pair{"q.npy", smlab::Stream::queries}, std::pair{"k.npy", smlab::Stream::keys}}) {
     smlab::Matrix m;
     smlab::draw_gaussian(m, 3, stream, length, dim);
     std::string data(m.values.size() * 4, '\0');
     std::memcpy(data.data(), m.values.data(), data.size());
     write_bytes(dir / name, npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4100, 4), }", data));
   }
-  const auto result = run_program(SMLAB_BINARY, {"--import", (dir / "q.npy").string(), "--import", (dir / "k.npy").string(),
-                                                 "--export-csv", (dir / "out").string()},
+  const auto result = run_program(SMLAB_BINARY,
+                                  {"--import", (dir / "q.npy").string(), "--import", (dir / "k.npy").string(),
+                                   "--export-csv", (dir / "out").string()},
                                   dir);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string map = read_all(dir / "out" / "attention.csv");

@@ -122,7 +122,8 @@ TEST(Nudge, EveryKeyStaysInRangeAfterManyNotchesEitherWay) {
       EXPECT_FALSE(smlab::validate(params)) << notch.key << " direction " << direction;
       // At the end of the range a further nudge changes nothing.
       Params again = params;
-      EXPECT_FALSE(nudge_param(again, notch.key, direction)) << notch.key << " " << *smlab::get_param(params, notch.key);
+      EXPECT_FALSE(nudge_param(again, notch.key, direction))
+          << notch.key << " " << *smlab::get_param(params, notch.key);
     }
   }
 }
@@ -175,8 +176,8 @@ TEST(SweepPlayer, LogSweepStartsAtFromReachesToAndPassesTheGeometricMean) {
 TEST(SweepPlayer, LinearSweepBouncesBackAndLoops) {
   SweepPlayer player;
   player.start(spec_of("nudge=-2:2"), 2.0);
-  EXPECT_DOUBLE_EQ(std::stod(player.advance(1.0)), 0.0);   // halfway up
-  EXPECT_DOUBLE_EQ(std::stod(player.advance(1.5)), 1.0);   // 2.5 s: TO at 2 s, a quarter of the way back
+  EXPECT_DOUBLE_EQ(std::stod(player.advance(1.0)), 0.0);  // halfway up
+  EXPECT_DOUBLE_EQ(std::stod(player.advance(1.5)), 1.0);  // 2.5 s: TO at 2 s, a quarter of the way back
   EXPECT_DOUBLE_EQ(player.position(), 0.75);
   EXPECT_DOUBLE_EQ(std::stod(player.advance(1.5)), -2.0);  // 4 s: back at FROM
   EXPECT_DOUBLE_EQ(std::stod(player.advance(0.5)), -1.0);  // and going up again
@@ -253,11 +254,10 @@ TEST(SessionLook, ThemeFontScaleAndColormapRoundTripAndAreOptional) {
 }
 
 TEST(SessionLook, BadLookFieldsAreOneLineNamingTheField) {
-  for (const std::string& bad : {std::string(R"({"version": 1, "theme": "neon"})"),
-                                 std::string(R"({"version": 1, "colormap": "jet"})"),
-                                 std::string(R"({"version": 1, "colormap": 3})"),
-                                 std::string(R"({"version": 1, "font_scale": 7})"),
-                                 std::string(R"({"version": 1, "font_scale": "2"})")}) {
+  for (const std::string& bad :
+       {std::string(R"({"version": 1, "theme": "neon"})"), std::string(R"({"version": 1, "colormap": "jet"})"),
+        std::string(R"({"version": 1, "colormap": 3})"), std::string(R"({"version": 1, "font_scale": 7})"),
+        std::string(R"({"version": 1, "font_scale": "2"})")}) {
     const smlab::Result<Session> loaded = parse_session(bad);
     EXPECT_FALSE(loaded) << bad;
     EXPECT_EQ(loaded.error().message.find('\n'), std::string::npos) << loaded.error().message;
@@ -272,9 +272,7 @@ TEST(SessionLook, BadLookFieldsAreOneLineNamingTheField) {
 
 class ScaledShots : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = smlab::cli_test::fresh_test_dir("interaction");
-  }
+  void SetUp() override { dir_ = smlab::cli_test::fresh_test_dir("interaction"); }
   void TearDown() override { fs::remove_all(dir_); }
   smlab::cli_test::Outcome run(const std::vector<std::string>& args) {
     return smlab::cli_test::run_program(SMLAB_BINARY, args, dir_, "env -u DISPLAY");
@@ -341,10 +339,10 @@ TEST_F(ScaledShots, BadScaleOrPanelExitTwoWithOneLineNamingTheValue) {
 TEST_F(ScaledShots, ColormapChangesTheHeatmapPixels) {
   const fs::path viridis = dir_ / "viridis.png", greys = dir_ / "greys.png";
   ASSERT_EQ(run({"--screenshot", viridis.string(), "--size", "1600x900", "--panel", "attention_scaled"}).exit_code, 0);
-  ASSERT_EQ(run({"--screenshot", greys.string(), "--size", "1600x900", "--panel", "attention_scaled", "--colormap",
-                 "greys"})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      run({"--screenshot", greys.string(), "--size", "1600x900", "--panel", "attention_scaled", "--colormap", "greys"})
+          .exit_code,
+      0);
   int width = 0, height = 0, channels = 0;
   unsigned char* pixels = stbi_load(greys.string().c_str(), &width, &height, &channels, 4);
   ASSERT_NE(pixels, nullptr);
@@ -662,7 +660,6 @@ TEST(RealWindow, PngExportAndGifRecordingRunBesideTheWindow) {
   EXPECT_EQ(gifs, 1);
   fs::remove_all(dir);
 }
-
 
 // A lab's slider records its key on hover like the dashboard's: moving the mouse down the control
 // column of the normalizers lab finds the α slider, and Right then nudges α by one notch. The

@@ -163,9 +163,10 @@ class ClassroomLayout : public ::testing::Test {
         const bool top_shows = top >= view_top - 2.0f && top < view_bottom;
         const bool fits = bottom - top <= view_bottom - view_top;
         if (!top_shows || (fits && bottom > view_bottom + 2.0f))
-          defects.push_back(describe(where.c_str(), size, look) + " " + panel.front()->name + ": highlighted panel at y " +
-                            std::to_string(top) + ".." + std::to_string(bottom) + " outside the visible content " +
-                            std::to_string(view_top) + ".." + std::to_string(view_bottom));
+          defects.push_back(describe(where.c_str(), size, look) + " " + panel.front()->name +
+                            ": highlighted panel at y " + std::to_string(top) + ".." + std::to_string(bottom) +
+                            " outside the visible content " + std::to_string(view_top) + ".." +
+                            std::to_string(view_bottom));
       }
     }
     close_lesson(ui);
@@ -275,7 +276,8 @@ TEST_F(ClassroomLayout, PresenterModeFillsTheWindowWithTheStepsPanel) {
     const std::string where = ui.lessons.lessons[lesson].name + " step 1 presenter";
     ASSERT_FALSE(ui.placed_plots.empty()) << where;
     float area = 0.0f;
-    for (const PlacedPlot& placed : ui.placed_plots) area += (placed.max.x - placed.min.x) * (placed.max.y - placed.min.y);
+    for (const PlacedPlot& placed : ui.placed_plots)
+      area += (placed.max.x - placed.min.x) * (placed.max.y - placed.min.y);
     EXPECT_GT(area, 0.5f * 1280.0f * 720.0f) << where;
     report(layout_defects(ui, describe(where.c_str(), {1280, 720}, look)));
   }

@@ -67,7 +67,8 @@ TEST(LessonClaims, EveryPredictStepHasAnAnswerAndOneClearlyNearestChoice) {
       const PredictionReveal reveal = reveal_prediction(*step.predict, snap, std::nullopt);
       ASSERT_TRUE(reveal.answer) << where(lesson, k) << ": " << reveal.error;
       const double answer = *reveal.answer;
-      std::printf("[ measured ] %s: %s = %.4g\n", where(lesson, k).c_str(), describe(step.predict->quantity).c_str(), answer);
+      std::printf("[ measured ] %s: %s = %.4g\n", where(lesson, k).c_str(), describe(step.predict->quantity).c_str(),
+                  answer);
       const auto& choices = step.predict->choices;
       if (choices.empty()) {
         EXPECT_GE(answer, step.predict->min) << where(lesson, k);
@@ -76,8 +77,10 @@ TEST(LessonClaims, EveryPredictStepHasAnAnswerAndOneClearlyNearestChoice) {
         std::vector<double> distances;
         for (double choice : choices) distances.push_back(std::abs(choice - answer));
         std::sort(distances.begin(), distances.end());
-        const double spread = *std::max_element(choices.begin(), choices.end()) - *std::min_element(choices.begin(), choices.end());
-        EXPECT_GE(distances[1] - distances[0], 0.1 * spread) << where(lesson, k) << ": two choices are about as near to " << answer;
+        const double spread =
+            *std::max_element(choices.begin(), choices.end()) - *std::min_element(choices.begin(), choices.end());
+        EXPECT_GE(distances[1] - distances[0], 0.1 * spread)
+            << where(lesson, k) << ": two choices are about as near to " << answer;
       }
       ++checked;
     }
@@ -100,11 +103,16 @@ TEST(LessonClaims, EveryBrokenClaimFails) {
       const Snapshot snap = snapshot_of(step);
       for (const LessonClaim& claim : step.claims) {
         LessonClaim broken = claim;
-        if (claim.op == "<") broken.op = ">=";
-        else if (claim.op == "<=") broken.op = ">";
-        else if (claim.op == ">") broken.op = "<=";
-        else if (claim.op == ">=") broken.op = "<";
-        else broken.value = evaluate_claim(snap, claim).value + 3.0 * claim.tolerance;
+        if (claim.op == "<")
+          broken.op = ">=";
+        else if (claim.op == "<=")
+          broken.op = ">";
+        else if (claim.op == ">")
+          broken.op = "<=";
+        else if (claim.op == ">=")
+          broken.op = "<";
+        else
+          broken.value = evaluate_claim(snap, claim).value + 3.0 * claim.tolerance;
         const ClaimOutcome outcome = evaluate_claim(snap, broken);
         EXPECT_FALSE(outcome.holds) << where(lesson, k) << ": the broken claim still holds: " << outcome.description;
       }
@@ -115,7 +123,8 @@ TEST(LessonClaims, BadClaimsAreOneLineLoadErrors) {
   auto lesson_with = [](const std::string& claims) {
     return R"({"name": "demo", "title": {"en": "Demo", "zh-CN": "演示"}, "steps": [
       {"title": {"en": "One", "zh-CN": "一"}, "text": {"en": "First.", "zh-CN": "第一步。"}, "view": "dashboard",
-       "panel": "distribution", "claims": )" + claims + "}]}";
+       "panel": "distribution", "claims": )" +
+           claims + "}]}";
   };
   const LessonLoad good = parse_lesson(lesson_with(R"([{"quantity": "max_weight", "op": ">=", "value": 0.1}])"));
   ASSERT_TRUE(good.lesson) << good.error;
@@ -168,14 +177,24 @@ TEST(LessonClaims, PresetTitlesHold) {
     View view;
     std::vector<LessonClaim> claims;
   } cases[] = {
-      {"saturated-gradient", View::gradients,
+      {"saturated-gradient",
+       View::gradients,
        {{{"max_weight", "", -1, 0}, ">=", 0.998, 0.0, std::nullopt, 1.0},
         {{"jacobian_norm", "", -1, 0}, "<", 0.0, 0.0, ClaimQuantity{"gradients_peak_norm", "", -1, 0}, 0.01}}},
-      {"small-dk", View::dashboard,
-       {{{"map_mean_entropy", "unscaled", -1, 0}, "<", 0.0, 0.0, ClaimQuantity{"map_mean_entropy", "scaled", -1, 0}, 0.9},
+      {"small-dk",
+       View::dashboard,
+       {{{"map_mean_entropy", "unscaled", -1, 0},
+         "<",
+         0.0,
+         0.0,
+         ClaimQuantity{"map_mean_entropy", "scaled", -1, 0},
+         0.9},
         {{"map_mean_max_weight", "unscaled", -1, 0}, "<", 0.6, 0.0, std::nullopt, 1.0}}},
-      {"large-dk-unscaled", View::dashboard, {{{"map_mean_max_weight", "unscaled", -1, 0}, ">", 0.99, 0.0, std::nullopt, 1.0}}},
-      {"causal", View::dashboard,
+      {"large-dk-unscaled",
+       View::dashboard,
+       {{{"map_mean_max_weight", "unscaled", -1, 0}, ">", 0.99, 0.0, std::nullopt, 1.0}}},
+      {"causal",
+       View::dashboard,
        {{{"map_masked_weight_max", "scaled", -1, 0}, "<=", 0.0, 0.0, std::nullopt, 1.0},
         {{"map_masked_weight_max", "unscaled", -1, 0}, "<=", 0.0, 0.0, std::nullopt, 1.0},
         {{"masked_weight_max", "", -1, 0}, "<=", 0.0, 0.0, std::nullopt, 1.0}}},
@@ -232,9 +251,9 @@ TEST(LessonText, WrapsAtSpacesAndBetweenChineseCharactersButNeverInsideANumber) 
 // For lesson authors (run with --gtest_also_run_disabled_tests): every quantity of the vocabulary
 // at every step, to write claims against. Index quantities are shown for the first keys.
 TEST(LessonClaims, DISABLED_PrintEveryQuantityAtEveryStep) {
-  const std::string series_for_all[] = {"", "scaled", "unscaled", "naive", "stable", "online", "softmax", "linear",
-                                        "hardmax", "fp16", "bf16", "fp32", "fp8-e5m2", "dot", "scaled_dot", "cosine",
-                                        "additive", "layer_norm"};
+  const std::string series_for_all[] = {"",         "scaled", "unscaled",   "naive",  "stable",   "online",
+                                        "softmax",  "linear", "hardmax",    "fp16",   "bf16",     "fp32",
+                                        "fp8-e5m2", "dot",    "scaled_dot", "cosine", "additive", "layer_norm"};
   for (const Lesson& lesson : shipped().lessons)
     for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
       const Snapshot snap = snapshot_of(lesson.steps[k]);

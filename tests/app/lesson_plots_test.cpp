@@ -43,7 +43,8 @@ TEST(LessonPlots, EachFormatsExpOverflowLineIsAtItsOwnPoint) {
   for (Format format : all_formats) {
     const double x = snap.lab<StabilityLab>()->format(format).largest_finite_exp_input;
     if (x > stability_exp_curve_max) continue;
-    const bool found = std::any_of(curve.vlines.begin(), curve.vlines.end(), [&](const plot::VLine& line) { return line.x == x; });
+    const bool found =
+        std::any_of(curve.vlines.begin(), curve.vlines.end(), [&](const plot::VLine& line) { return line.x == x; });
     EXPECT_TRUE(found) << format_name(format) << " at " << x << " has no line of its own";
     ++drawn;
   }
@@ -110,7 +111,8 @@ TEST(LessonPlots, TheHeadsLegendHasItsOwnBandAboveTheBars) {
   const Snapshot snap = with_lab(params, View::heads);
   const LabView average_view = build(snap, View::heads);
   const plot::Plot& average = plot_named(average_view, "row-average");
-  const double tallest = *std::max_element(snap.lab<HeadsLab>()->average_row.begin(), snap.lab<HeadsLab>()->average_row.end());
+  const double tallest =
+      *std::max_element(snap.lab<HeadsLab>()->average_row.begin(), snap.lab<HeadsLab>()->average_row.end());
   EXPECT_GE(average.y.max, 2.0 * tallest);
 }
 

@@ -48,7 +48,8 @@ bool one_line(const std::string& text) { return text.find('\n') == std::string::
 
 // A valid lesson to mutate: two steps, the second raising the temperature.
 std::string lesson_json(const std::string& second_step_set = R"({"temperature": 2})",
-                        const std::string& second_view = R"("dashboard")", const std::string& second_panel = R"("gradient")") {
+                        const std::string& second_view = R"("dashboard")",
+                        const std::string& second_panel = R"("gradient")") {
   return R"({"name": "demo", "title": {"en": "Demo", "zh-CN": "演示"}, "steps": [
     {"title": {"en": "One", "zh-CN": "一"}, "text": {"en": "First.", "zh-CN": "第一步。"}, "view": "dashboard", "panel": "distribution"},
     {"title": {"en": "Two", "zh-CN": "二"}, "text": {"en": "Second.", "zh-CN": "第二步。"}, "set": )" +
@@ -77,7 +78,8 @@ TEST(LessonFiles, EveryShippedLessonLoadsWithFiveToNineStepsInBothLanguages) {
       // Real Chinese: at least a few CJK ideographs in every Chinese text.
       int ideographs = 0;
       for (std::size_t i = 0; i + 2 < step.text.chinese.size(); ++i)
-        if (static_cast<unsigned char>(step.text.chinese[i]) >= 0xE4 && static_cast<unsigned char>(step.text.chinese[i]) <= 0xE9)
+        if (static_cast<unsigned char>(step.text.chinese[i]) >= 0xE4 &&
+            static_cast<unsigned char>(step.text.chinese[i]) <= 0xE9)
           ++ideographs;
       EXPECT_GE(ideographs, 10) << lesson.name << " step " << k + 1 << " zh-CN text is not Chinese";
       EXPECT_NE(step.text.english, step.text.chinese) << lesson.name << " step " << k + 1;
@@ -161,8 +163,9 @@ TEST(LessonLoader, BadFilesGiveOneLineErrorsNamingWhatIsWrong) {
   // 51 steps is one too many.
   std::string many = R"({"name": "x", "title": {"en": "a", "zh-CN": "b"}, "steps": [)";
   for (int k = 0; k <= static_cast<int>(lesson_max_steps); ++k)
-    many += std::string(k ? "," : "") +
-            R"({"title": {"en": "a", "zh-CN": "b"}, "text": {"en": "a", "zh-CN": "b"}, "view": "dashboard", "panel": "gradient"})";
+    many +=
+        std::string(k ? "," : "") +
+        R"({"title": {"en": "a", "zh-CN": "b"}, "text": {"en": "a", "zh-CN": "b"}, "view": "dashboard", "panel": "gradient"})";
   const LessonLoad too_many = parse_lesson(many + "]}");
   EXPECT_FALSE(too_many.lesson);
   EXPECT_NE(too_many.error.find("51 steps"), std::string::npos) << too_many.error;
@@ -357,10 +360,11 @@ TEST(LessonSession, TheLessonPositionRoundTripsAndBadValuesAreOneLine) {
   const smlab::Result<Session> plain = parse_session(serialize_session(without));
   ASSERT_TRUE(plain);
   EXPECT_FALSE(plain->lesson);
-  for (const char* bad : {R"([])", R"("why-softmax")", R"({"name": "why-softmax"})", R"({"name": "why-softmax", "step": 0})",
-                          R"({"name": "why-softmax", "step": 51})", R"({"name": "why-softmax", "step": "3"})",
-                          R"({"name": "why-softmax", "step": 1.5})", R"({"name": "Bad Name", "step": 1})",
-                          R"({"name": "", "step": 1})", R"({"name": "x", "step": 1, "extra": true})"}) {
+  for (const char* bad :
+       {R"([])", R"("why-softmax")", R"({"name": "why-softmax"})", R"({"name": "why-softmax", "step": 0})",
+        R"({"name": "why-softmax", "step": 51})", R"({"name": "why-softmax", "step": "3"})",
+        R"({"name": "why-softmax", "step": 1.5})", R"({"name": "Bad Name", "step": 1})", R"({"name": "", "step": 1})",
+        R"({"name": "x", "step": 1, "extra": true})"}) {
     const smlab::Result<Session> load = parse_session(std::string(R"({"version": 1, "lesson": )") + bad + "}");
     EXPECT_FALSE(load) << bad;
     EXPECT_TRUE(one_line(load.error().message)) << bad << " -> " << load.error().message;
@@ -527,9 +531,7 @@ TEST_F(LessonRender, ArrowKeysAndClickerKeysStepAndEscapeLeaves) {
 
 class LessonCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = smlab::cli_test::fresh_test_dir("lesson-cli");
-  }
+  void SetUp() override { dir_ = smlab::cli_test::fresh_test_dir("lesson-cli"); }
   void TearDown() override { fs::remove_all(dir_); }
   Outcome run(const std::vector<std::string>& args, const std::string& before = "env -u DISPLAY") const {
     return cli_test::run_program(SMLAB_BINARY, args, dir_, before);
@@ -595,7 +597,8 @@ TEST_F(LessonCli, ScreenshotOfAStepMatchesTheExportedStep) {
   for (int i = 0; i < w1 * h1 * 4; i += 4) differing += std::memcmp(a + i, b + i, 4) != 0;
   stbi_image_free(a);
   stbi_image_free(b);
-  EXPECT_LT(static_cast<double>(differing) / (w1 * h1), 0.01) << "--lesson temperature:3 and step 3 of the export differ";
+  EXPECT_LT(static_cast<double>(differing) / (w1 * h1), 0.01)
+      << "--lesson temperature:3 and step 3 of the export differ";
 }
 
 TEST_F(LessonCli, ExportNeverOverwritesAndWritesNothingWhenRefused) {
@@ -626,7 +629,8 @@ TEST_F(LessonCli, ABrokenLessonFileIsReportedAndTheOthersStillWork) {
   expect_one_line_error(listed, 3, "99-broken.json");
   EXPECT_NE(listed.err.find("step 2 key 'temperature'"), std::string::npos) << listed.err;
   EXPECT_NE(listed.out.find("temperature"), std::string::npos) << listed.out;
-  const Outcome shot = run({"--lesson", "temperature:2", "--screenshot", (dir_ / "t.png").string(), "--size", "640x360"}, env);
+  const Outcome shot =
+      run({"--lesson", "temperature:2", "--screenshot", (dir_ / "t.png").string(), "--size", "640x360"}, env);
   EXPECT_EQ(shot.exit_code, 0) << shot.err;
   expect_one_line_error(run({"--lesson", "demo", "--screenshot", (dir_ / "d.png").string()}, env), 2,
                         "allowed temperature");

@@ -138,7 +138,8 @@ TEST(PinsSession, MalformedPinsAreRefusedWithOneLineNamingThePinAndField) {
     EXPECT_NE(load.error().message.find(c.needle), std::string::npos) << c.pins << " -> " << load.error().message;
   }
   // Numbers and booleans are read as session params are.
-  const smlab::Result<Session> numbers = parse_session(head + R"([{"name": "A", "params": {"temperature": 2, "scaled": false}}]})");
+  const smlab::Result<Session> numbers =
+      parse_session(head + R"([{"name": "A", "params": {"temperature": 2, "scaled": false}}]})");
   ASSERT_TRUE(numbers) << numbers.error().message;
   EXPECT_EQ(numbers->pins[0].params.temperature, 2.0);
   EXPECT_FALSE(numbers->pins[0].params.scaled);
@@ -172,7 +173,8 @@ TEST(PinsCsv, PinnedRowsCarryThePinAndMatchTheCoreNumbers) {
     }
   }
   for (std::size_t k = 0; k < 2; ++k)
-    EXPECT_EQ(probabilities[k], evaluate(state.pins[k].params).probabilities) << "pin " << k + 1 << ": shortest round-trip text";
+    EXPECT_EQ(probabilities[k], evaluate(state.pins[k].params).probabilities)
+        << "pin " << k + 1 << ": shortest round-trip text";
   EXPECT_NE(files[0].second.find("1,A,temperature,0.5\n"), std::string::npos) << files[0].second.substr(0, 200);
   std::istringstream entropy(files[2].second);
   std::getline(entropy, line);
@@ -195,7 +197,8 @@ TEST(PinsCli, ExportsOfASessionWithPinsAddThePinFiles) {
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   const std::string pinned = cli_test::read_all(dir / "csv" / "pins-distribution.csv");
   EXPECT_EQ(pinned.rfind("pin,name,index,score,logit,probability,gradient\n1,warm,0,", 0), 0u) << pinned.substr(0, 120);
-  EXPECT_EQ(cli_test::read_all(dir / "csv" / "distribution.csv").rfind("index,score,logit,probability,gradient", 0), 0u) << "the usual file keeps its schema";
+  EXPECT_EQ(cli_test::read_all(dir / "csv" / "distribution.csv").rfind("index,score,logit,probability,gradient", 0), 0u)
+      << "the usual file keeps its schema";
   EXPECT_TRUE(fs::exists(dir / "csv" / "pins.csv"));
 
   const cli_test::Outcome svg = run({"--load", (dir / "s.json").string(), "--export-svg", (dir / "svg").string()});

@@ -183,8 +183,8 @@ TEST(Offscreen, RendersImGuiWithoutAnyDisplay) {
   // The rectangle is where it was drawn (top row first: y grows downwards like ImGui's).
   const int centre_x = static_cast<int>((kProbeRectMin.x + kProbeRectMax.x) / 2);
   const int centre_y = static_cast<int>((kProbeRectMin.y + kProbeRectMax.y) / 2);
-  EXPECT_EQ(image.pixel(centre_x, centre_y), kProbeColor) << "at (" << centre_x << ", " << centre_y << "): "
-                                                           << describe(image.pixel(centre_x, centre_y));
+  EXPECT_EQ(image.pixel(centre_x, centre_y), kProbeColor)
+      << "at (" << centre_x << ", " << centre_y << "): " << describe(image.pixel(centre_x, centre_y));
   EXPECT_EQ(image.pixel(static_cast<int>(kProbeRectMin.x) + 1, static_cast<int>(kProbeRectMin.y) + 1), kProbeColor);
   EXPECT_EQ(image.pixel(static_cast<int>(kProbeRectMax.x) - 2, static_cast<int>(kProbeRectMax.y) - 2), kProbeColor);
   // Outside every window the clear colour shows.
@@ -242,7 +242,8 @@ TEST(Offscreen, AnUnknownEglPlatformChoiceIsAOneLineError) {
   ScopedEnv glx("SMLAB_EGL_PLATFORM", "glx");
   const auto created = Offscreen::create({.width = 64, .height = 64});
   EXPECT_FALSE(created);
-  EXPECT_EQ(created.error, "no headless graphics: SMLAB_EGL_PLATFORM='glx' is not allowed: auto, surfaceless or device");
+  EXPECT_EQ(created.error,
+            "no headless graphics: SMLAB_EGL_PLATFORM='glx' is not allowed: auto, surfaceless or device");
 }
 
 // The check must see a real error: binding a texture name that was never generated is
@@ -310,7 +311,7 @@ TEST(Offscreen, ResizeChangesTheCaptureSizeAndRejectsBadSizes) {
   EXPECT_EQ(image.height, 300);
 
   for (const auto& [width, height, scale] : {std::tuple{0, 200, 1.0f}, std::tuple{320, -1, 1.0f},
-                                              std::tuple{320, 200, 0.0f}, std::tuple{100000, 10, 1.0f}}) {
+                                             std::tuple{320, 200, 0.0f}, std::tuple{100000, 10, 1.0f}}) {
     const auto error = surface->resize(width, height, scale);
     EXPECT_TRUE(error) << "resize(" << width << ", " << height << ", " << scale << ") should fail";
     EXPECT_EQ(surface->framebuffer_size(), (smlab::platform::PixelSize{480, 300}))
@@ -552,9 +553,9 @@ TEST_F(Png, SyntheticImageRoundTripsExactly) {
   Image image{.width = 37, .height = 19, .pixels = {}};  // odd sizes catch stride mistakes
   for (int y = 0; y < image.height; ++y) {
     for (int x = 0; x < image.width; ++x) {
-      image.pixels.insert(image.pixels.end(), {static_cast<std::uint8_t>(x * 7), static_cast<std::uint8_t>(y * 13),
-                                               static_cast<std::uint8_t>((x + y) * 3),
-                                               static_cast<std::uint8_t>(255 - x)});
+      image.pixels.insert(image.pixels.end(),
+                          {static_cast<std::uint8_t>(x * 7), static_cast<std::uint8_t>(y * 13),
+                           static_cast<std::uint8_t>((x + y) * 3), static_cast<std::uint8_t>(255 - x)});
     }
   }
   const fs::path target = dir_ / "synthetic.png";

@@ -252,8 +252,8 @@ TEST(NiceTicks, LinearTicksAreInsideTheRangeOnOneTwoFiveStepsWithDistinctLabels)
   for (const auto& [lo, hi] : ranges) {
     for (const int max_ticks : {2, 3, 5, 8, 11}) {
       const auto ticks = nice_ticks(lo, hi, Scale::Linear, max_ticks);
-      SCOPED_TRACE(::testing::Message() << "range [" << lo << ", " << hi << "], max_ticks " << max_ticks
-                                        << ": " << describe(ticks));
+      SCOPED_TRACE(::testing::Message() << "range [" << lo << ", " << hi << "], max_ticks " << max_ticks << ": "
+                                        << describe(ticks));
       ASSERT_GE(ticks.size(), max_ticks >= 3 ? 2u : 1u);
       ASSERT_LE(ticks.size(), static_cast<std::size_t>(max_ticks));
       const double tolerance = (hi - lo) * 1e-9;
@@ -271,10 +271,8 @@ TEST(NiceTicks, LinearTicksAreInsideTheRangeOnOneTwoFiveStepsWithDistinctLabels)
 }
 
 TEST(NiceTicks, LinearTicksOfSimpleRangesAreTheObviousOnes) {
-  EXPECT_EQ(labels(nice_ticks(0, 10, Scale::Linear, 6)),
-            (std::vector<std::string>{"0", "2", "4", "6", "8", "10"}));
-  EXPECT_EQ(labels(nice_ticks(-1, 1, Scale::Linear, 5)),
-            (std::vector<std::string>{"-1", "-0.5", "0", "0.5", "1"}));
+  EXPECT_EQ(labels(nice_ticks(0, 10, Scale::Linear, 6)), (std::vector<std::string>{"0", "2", "4", "6", "8", "10"}));
+  EXPECT_EQ(labels(nice_ticks(-1, 1, Scale::Linear, 5)), (std::vector<std::string>{"-1", "-0.5", "0", "0.5", "1"}));
   EXPECT_EQ(labels(nice_ticks(0, 1, Scale::Linear, 6)),
             (std::vector<std::string>{"0", "0.2", "0.4", "0.6", "0.8", "1"}));
   // Reversed bounds give the same ticks.
@@ -284,17 +282,14 @@ TEST(NiceTicks, LinearTicksOfSimpleRangesAreTheObviousOnes) {
 TEST(NiceTicks, ZeroIsExactlyZeroNotRoundingNoise) {
   const auto ticks = nice_ticks(-0.3, 0.3, Scale::Linear, 7);
   SCOPED_TRACE(describe(ticks));
-  const auto zero =
-      std::find_if(ticks.begin(), ticks.end(), [](const Tick& tick) { return tick.label == "0"; });
+  const auto zero = std::find_if(ticks.begin(), ticks.end(), [](const Tick& tick) { return tick.label == "0"; });
   ASSERT_NE(zero, ticks.end());
   EXPECT_EQ(zero->value, 0.0);
 }
 
 TEST(NiceTicks, TinyAndHugeAndOffsetRangesGetReadableDistinctLabels) {
-  EXPECT_EQ(labels(nice_ticks(1e-9, 3e-9, Scale::Linear, 3)),
-            (std::vector<std::string>{"1e-09", "2e-09", "3e-09"}));
-  EXPECT_EQ(labels(nice_ticks(0, 3e6, Scale::Linear, 4)),
-            (std::vector<std::string>{"0", "1e+06", "2e+06", "3e+06"}));
+  EXPECT_EQ(labels(nice_ticks(1e-9, 3e-9, Scale::Linear, 3)), (std::vector<std::string>{"1e-09", "2e-09", "3e-09"}));
+  EXPECT_EQ(labels(nice_ticks(0, 3e6, Scale::Linear, 4)), (std::vector<std::string>{"0", "1e+06", "2e+06", "3e+06"}));
   const auto offset = labels(nice_ticks(1000000, 1000004, Scale::Linear, 5));
   EXPECT_EQ(offset, (std::vector<std::string>{"1000000", "1000001", "1000002", "1000003", "1000004"}));
 }
@@ -306,8 +301,7 @@ TEST(NiceTicks, IntegerOnlyTicksNeverFallBetweenIntegers) {
     ASSERT_FALSE(ticks.empty());
     for (const auto& tick : ticks) EXPECT_EQ(tick.value, std::round(tick.value));
   }
-  EXPECT_EQ(labels(nice_ticks(0, 3, Scale::Linear, 10, true)),
-            (std::vector<std::string>{"0", "1", "2", "3"}));
+  EXPECT_EQ(labels(nice_ticks(0, 3, Scale::Linear, 10, true)), (std::vector<std::string>{"0", "1", "2", "3"}));
 }
 
 TEST(NiceTicks, DegenerateAndInvalidRanges) {
@@ -326,8 +320,7 @@ TEST(NiceTicks, LogTicksFromHundredthToHundredAreLabelledDecadesWithMinorTicks) 
   const auto ticks = nice_ticks(0.01, 100, Scale::Log10, 8);
   SCOPED_TRACE(describe(ticks));
   EXPECT_EQ(labels(ticks), (std::vector<std::string>{"0.01", "0.1", "1", "10", "100"}));
-  const auto minor_count =
-      std::count_if(ticks.begin(), ticks.end(), [](const Tick& tick) { return !tick.major; });
+  const auto minor_count = std::count_if(ticks.begin(), ticks.end(), [](const Tick& tick) { return !tick.major; });
   EXPECT_EQ(minor_count, 4 * 8) << "2..9 × each of the four full decades";
   for (const auto& tick : ticks) {
     EXPECT_GE(tick.value, 0.01 * (1 - 1e-9));
@@ -499,7 +492,7 @@ TEST(DownsampleMax, BlockMaximaWithPartialEdgesAndInvalidCells) {
   downsample(out, rows_of(values, cols), rows, cols, 3, Pooling::max);
   EXPECT_EQ(out, (std::vector<float>{22, 25, 26, 42, 45, 46}));
 
-  values[static_cast<std::size_t>(1 * cols + 1)] = std::nanf("");               // block (0, 0), not its first cell
+  values[static_cast<std::size_t>(1 * cols + 1)] = std::nanf("");  // block (0, 0), not its first cell
   values[static_cast<std::size_t>(4 * cols + 3)] = -std::numeric_limits<float>::infinity();  // block (1, 1)
   downsample(out, rows_of(values, cols), rows, cols, 3, Pooling::max);
   EXPECT_TRUE(std::isnan(out[0]));
@@ -577,8 +570,7 @@ TEST(Colorize, BytesAreRgbaInMemoryAndNonFiniteValuesAreInvalid) {
   const Color invalid = invalid_color();
   for (const std::size_t cell : {2u, 3u}) {
     EXPECT_EQ(bytes[4 * cell], static_cast<unsigned char>(std::lround(invalid.r * 255))) << "cell " << cell;
-    EXPECT_EQ(bytes[4 * cell + 1], static_cast<unsigned char>(std::lround(invalid.g * 255)))
-        << "cell " << cell;
+    EXPECT_EQ(bytes[4 * cell + 1], static_cast<unsigned char>(std::lround(invalid.g * 255))) << "cell " << cell;
   }
 }
 
@@ -613,12 +605,10 @@ std::vector<TextBox> text_boxes(const detail::Scene& scene) {
     const float width = estimate_text_width(text->text, text->size);
     if (text->vertical) {
       boxes.push_back(
-          {text->text,
-           {text->origin.x, text->origin.y - width, text->origin.x + text->size, text->origin.y}});
+          {text->text, {text->origin.x, text->origin.y - width, text->origin.x + text->size, text->origin.y}});
     } else {
       boxes.push_back(
-          {text->text,
-           {text->origin.x, text->origin.y, text->origin.x + width, text->origin.y + text->size}});
+          {text->text, {text->origin.x, text->origin.y, text->origin.x + width, text->origin.y + text->size}});
     }
   }
   return boxes;
@@ -632,11 +622,10 @@ bool overlap(const detail::Box& a, const detail::Box& b) {
 
 void expect_text_fits_without_overlap(const Plot& plot, float width, float height, const Style& style,
                                       const char* what) {
-  const detail::Scene scene = detail::layout_plot(
-      plot, width, height, style, detail::resolved_font_size(style, 15.0f), estimate_text_width);
+  const detail::Scene scene =
+      detail::layout_plot(plot, width, height, style, detail::resolved_font_size(style, 15.0f), estimate_text_width);
   const auto boxes = text_boxes(scene);
-  SCOPED_TRACE(::testing::Message() << what << " at " << width << "x" << height << ", font "
-                                    << style.font_size);
+  SCOPED_TRACE(::testing::Message() << what << " at " << width << "x" << height << ", font " << style.font_size);
   EXPECT_TRUE(scene.has_data_area);
   EXPECT_GE(boxes.size(), 4u);
   for (std::size_t index = 0; index < boxes.size(); ++index) {
@@ -662,12 +651,13 @@ TEST(Layout, TextStaysInsideTheFrameAndNeverOverlapsAtDashboardAndSmallSizes) {
   wide_numbers.y.label = "probability";
   wide_numbers.lines.push_back(LineSeries{"naive", {-1234567.0, 7654321.0}, {1e-300, 0.123456789}});
   std::vector<float> square_cells, flat_cells, big_cells;
-  const std::vector<std::pair<Plot, const char*>> plots = {{sample_plot(), "series plot"},
-                                                           {log_plot, "log x plot"},
-                                                           {wide_numbers, "wide numbers"},
-                                                           {sample_heatmap_plot(16, 16, square_cells), "square heatmap"},
-                                                           {sample_heatmap_plot(3, 40, flat_cells), "flat heatmap"},
-                                                           {sample_heatmap_plot(1024, 1024, big_cells), "big heatmap"}};
+  const std::vector<std::pair<Plot, const char*>> plots = {
+      {sample_plot(), "series plot"},
+      {log_plot, "log x plot"},
+      {wide_numbers, "wide numbers"},
+      {sample_heatmap_plot(16, 16, square_cells), "square heatmap"},
+      {sample_heatmap_plot(3, 40, flat_cells), "flat heatmap"},
+      {sample_heatmap_plot(1024, 1024, big_cells), "big heatmap"}};
   const std::vector<std::pair<float, float>> sizes = {{560, 400}, {300, 220}, {800, 500}, {240, 180}};
   for (const auto& [plot, what] : plots) {
     for (const auto& [width, height] : sizes) {
@@ -705,8 +695,8 @@ TEST(Layout, AutomaticLogRangeSnapsToDecadesAndLinearRangeKeepsBarsOnTheirBaseli
 // pixel around its centre, or a rasteriser without antialiasing leaves most of them, and the
 // one tall bar of a one-hot row, unpainted. Wide bars keep their width.
 TEST(Layout, ThinBarsAreAtLeastOnePixelWideAroundTheirCentre) {
-  for (const auto& [count, style] : {std::pair{1024, light_style()}, std::pair{16, light_style()},
-                                     std::pair{1024, projector_style()}}) {
+  for (const auto& [count, style] :
+       {std::pair{1024, light_style()}, std::pair{16, light_style()}, std::pair{1024, projector_style()}}) {
     Plot plot;
     BarSeries bars;
     for (int j = 0; j < count; ++j) {
@@ -801,7 +791,8 @@ TEST(Layout, NarrowHeatmapAxisOfThousandsOfCellsLabelsAtLeastTwoKeys) {
     for (const auto& shape : scene.shapes)
       if (const auto* text = std::get_if<detail::TextShape>(&shape);
           text != nullptr && !text->vertical && text->origin.y > scene.data_area.y1 && !text->text.empty() &&
-          std::all_of(text->text.begin(), text->text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+          std::all_of(text->text.begin(), text->text.end(),
+                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
         numbers.push_back(text->text);  // a column tick label, below the cells
     EXPECT_GE(numbers.size(), 2u) << "width " << width << ": " << (numbers.empty() ? "" : numbers.front());
   }
@@ -880,8 +871,8 @@ TEST(Svg, SeriesPlotIsWellFormedAndCarriesEveryText) {
     EXPECT_EQ(svg.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
     EXPECT_NE(svg.find("version=\"1.1\""), std::string::npos);
     const auto texts = svg_texts(svg);
-    for (const char* wanted : {"Entropy versus temperature", "temperature T", "entropy (nats)", "scaled",
-                               "unscaled", "weights", "samples", "log L"}) {
+    for (const char* wanted : {"Entropy versus temperature", "temperature T", "entropy (nats)", "scaled", "unscaled",
+                               "weights", "samples", "log L"}) {
       EXPECT_TRUE(contains_text(texts, wanted)) << "missing '" << wanted << "' among " << join(texts);
     }
     EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos) << "the dashed line";
@@ -1043,10 +1034,9 @@ TEST(ColorScales, FixedOrAutoRangeAndTheColorbarShowsItsEnds) {
   scales.chosen["positions/alibi"] = ColorScale::Fixed;
   EXPECT_TRUE(apply_color_scales(plot, "positions/alibi", scales));
   const auto colorbar_labels = [&](const Plot& shown) {
-    const detail::Scene scene = detail::layout_plot(shown, 480.0f, 360.0f, dark_style(), 13.0f,
-                                                    [](std::string_view text, float size) {
-                                                      return estimate_text_width(text, size);
-                                                    });
+    const detail::Scene scene =
+        detail::layout_plot(shown, 480.0f, 360.0f, dark_style(), 13.0f,
+                            [](std::string_view text, float size) { return estimate_text_width(text, size); });
     std::vector<std::string> labels;
     for (const auto& shape : scene.shapes)
       if (const auto* text = std::get_if<detail::TextShape>(&shape);
@@ -1076,9 +1066,9 @@ TEST(LegendPlacement, NoCornerFreeOfDataMovesTheLegendOffTheData) {
   }
   plot.bars.push_back(bars);
   plot.lines.push_back({.label = "uniform 1/n", .x = {0.0, 15.0}, .y = {0.0625, 0.0625}});
-  const detail::Scene scene = detail::layout_plot(
-      plot, 480.0f, 260.0f, dark_style(), 15.0f,
-      [](std::string_view text, float size) { return estimate_text_width(text, size); });
+  const detail::Scene scene =
+      detail::layout_plot(plot, 480.0f, 260.0f, dark_style(), 15.0f,
+                          [](std::string_view text, float size) { return estimate_text_width(text, size); });
   ASSERT_TRUE(scene.legend_box.has_value());
   ASSERT_FALSE(scene.data_marks.empty());
   PlotRecord record;

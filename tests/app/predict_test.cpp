@@ -44,15 +44,16 @@ bool one_line(const std::string& text) { return !text.empty() && text.find('\n')
 std::string lesson_with_predict(const std::string& predict) {
   return R"({"name": "guess", "title": {"en": "Guess", "zh-CN": "猜"}, "steps": [
     {"title": {"en": "One", "zh-CN": "一"}, "text": {"en": "First.", "zh-CN": "第一步。"}, "view": "dashboard",
-     "panel": "distribution", "predict": )" + predict + "}]}";
+     "panel": "distribution", "predict": )" +
+         predict + "}]}";
 }
 
 const std::string question = R"("question": {"en": "Largest weight?", "zh-CN": "最大权重？"})";
 const std::string max_weight = R"("quantity": {"quantity": "max_weight"})";
 
 TEST(PredictSchema, ChoiceAndTypedStepsLoadWithEveryField) {
-  const LessonLoad choices = parse_lesson(lesson_with_predict(
-      "{" + question + ", " + max_weight + R"(, "choices": [0.1, 0.5, 0.9], "hides": "attention",
+  const LessonLoad choices = parse_lesson(
+      lesson_with_predict("{" + question + ", " + max_weight + R"(, "choices": [0.1, 0.5, 0.9], "hides": "attention",
         "reveal_text": {"en": "So.", "zh-CN": "所以。"}})"));
   ASSERT_TRUE(choices.lesson) << choices.error;
   const LessonPredict& picked = *choices.lesson->steps[0].predict;
@@ -63,8 +64,8 @@ TEST(PredictSchema, ChoiceAndTypedStepsLoadWithEveryField) {
   ASSERT_TRUE(picked.after);
   EXPECT_EQ(picked.after->chinese, "所以。");
 
-  const LessonLoad typed = parse_lesson(lesson_with_predict("{" + question + ", " + max_weight +
-                                                            R"(, "min": 0, "max": 1, "tolerance": 0.05})"));
+  const LessonLoad typed = parse_lesson(
+      lesson_with_predict("{" + question + ", " + max_weight + R"(, "min": 0, "max": 1, "tolerance": 0.05})"));
   ASSERT_TRUE(typed.lesson) << typed.error;
   const LessonPredict& number = *typed.lesson->steps[0].predict;
   EXPECT_TRUE(number.choices.empty());
@@ -85,9 +86,11 @@ TEST(PredictSchema, BadPredictStepsAreOneLineErrorsNamingTheStepAndField) {
       {"{" + max_weight + R"(, "choices": [1, 2]})", "needs a \"question\""},
       {R"({"question": {"en": "a"}, )" + max_weight + R"(, "choices": [1, 2]})", "needs \"zh-CN\""},
       {"{" + question + R"(, "choices": [1, 2]})", "needs a \"quantity\""},
-      {"{" + question + R"(, "quantity": {"quantity": "nonesuch"}, "choices": [1, 2]})", "quantity 'nonesuch' is not known"},
+      {"{" + question + R"(, "quantity": {"quantity": "nonesuch"}, "choices": [1, 2]})",
+       "quantity 'nonesuch' is not known"},
       {"{" + question + R"(, "quantity": {"quantity": "weight"}, "choices": [1, 2]})", "needs an \"index\""},
-      {"{" + question + R"(, "quantity": {"quantity": "max_weight", "op": "<"}, "choices": [1, 2]})", "unknown field 'op'"},
+      {"{" + question + R"(, "quantity": {"quantity": "max_weight", "op": "<"}, "choices": [1, 2]})",
+       "unknown field 'op'"},
       {"{" + q + "}", "not neither"},
       {"{" + q + R"(, "choices": [1, 2], "min": 0})", "not both"},
       {"{" + q + R"(, "choices": [1]})", "2 to 6 numbers"},
@@ -366,9 +369,9 @@ TEST_F(PredictRender, ArrowKeyRevealsThenStepsAndChineseTextsHaveGlyphs) {
     }
   const i18n::Use language(app.language());  // the texts this App draws: Chinese
   ASSERT_EQ(i18n::language(), i18n::Language::Chinese);
-  for (const char* key : {"lesson.predict.question", "lesson.predict.cover_hint", "lesson.predict.commit",
-                          "lesson.predict.answer_guess", "lesson.predict.not_nearest", "lesson.predict.off",
-                          "lesson.predict.reveal", "lesson.predict.keys_hint"})
+  for (const char* key :
+       {"lesson.predict.question", "lesson.predict.cover_hint", "lesson.predict.commit", "lesson.predict.answer_guess",
+        "lesson.predict.not_nearest", "lesson.predict.off", "lesson.predict.reveal", "lesson.predict.keys_hint"})
     check(i18n::tr(key));
 }
 
@@ -389,8 +392,8 @@ TEST(PredictCli, ScreenshotsOfTheCoveredAndTheRevealedStepDifferAndABadGuessIsRe
   const cli_test::Outcome a =
       run({"--lesson", spec, "--presenter", "--screenshot", (dir / "covered.png").string(), "--size", "800x450"});
   ASSERT_EQ(a.exit_code, 0) << a.err;
-  const cli_test::Outcome b =
-      run({"--lesson", spec + ":" + guess, "--presenter", "--screenshot", (dir / "revealed.png").string(), "--size", "800x450"});
+  const cli_test::Outcome b = run({"--lesson", spec + ":" + guess, "--presenter", "--screenshot",
+                                   (dir / "revealed.png").string(), "--size", "800x450"});
   ASSERT_EQ(b.exit_code, 0) << b.err;
   int w = 0, h = 0, channels = 0, w2 = 0, h2 = 0;
   unsigned char* covered = stbi_load((dir / "covered.png").string().c_str(), &w, &h, &channels, 4);

@@ -47,15 +47,14 @@ void write_all(const fs::path& path, const std::string& text) {
 // Arguments shortened for failure messages (a 10,000-character value would drown them).
 std::string shown(const std::vector<std::string>& args) {
   std::string joined;
-  for (const auto& a : args) joined += (a.size() > 60 ? a.substr(0, 60) + "...(" + std::to_string(a.size()) + ")" : a) + " ";
+  for (const auto& a : args)
+    joined += (a.size() > 60 ? a.substr(0, 60) + "...(" + std::to_string(a.size()) + ")" : a) + " ";
   return joined;
 }
 
 class Reliability : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = smlab::cli_test::fresh_test_dir("reliability");
-  }
+  void SetUp() override { dir_ = smlab::cli_test::fresh_test_dir("reliability"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs softmax-lab without a display. `prefix` runs before it in the same shell
@@ -82,7 +81,8 @@ class Reliability : public ::testing::Test {
 // Values that are valid for some keys (e.g. nudge=-1, scores=-1, scores= meaning
 // "use the row") are checked in-process to be accepted instead.
 TEST_F(Reliability, EverySetKeyRejectsEveryBadValueWithOneLineNamingTheKey) {
-  const std::vector<std::string> bad_values = {"", "nan", "inf", "-inf", "-1", "1e999", "abc", std::string(10'000, '7')};
+  const std::vector<std::string> bad_values = {"",   "nan",   "inf", "-inf",
+                                               "-1", "1e999", "abc", std::string(10'000, '7')};
   int checked = 0;
   for (const ParamKey& key : param_keys()) {
     for (const std::string& value : bad_values) {
@@ -127,7 +127,8 @@ TEST_F(Reliability, UnknownPresetAndMissingAssetsAreOneLine) {
   const Outcome r = run({"--preset", "softmax-123"}, "", "SOFTMAX_LAB_ASSETS=" + (dir_ / "no-assets").string());
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
-  const Outcome csv = run({"--export-csv", (dir_ / "csv").string()}, "", "SOFTMAX_LAB_ASSETS=" + (dir_ / "no-assets").string());
+  const Outcome csv =
+      run({"--export-csv", (dir_ / "csv").string()}, "", "SOFTMAX_LAB_ASSETS=" + (dir_ / "no-assets").string());
   EXPECT_EQ(csv.exit_code, 0) << csv.err;
 }
 
@@ -171,9 +172,9 @@ TEST_F(Reliability, ScoreVectorsWithNonFiniteOrGarbageEntriesAreRejected) {
   EXPECT_NE(hundred_thousand.error->message.find("at most 4096"), std::string::npos) << hundred_thousand.error->message;
   EXPECT_TRUE(hundred_thousand.scores.empty());
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"1, nan, 2", "entry 2"},         {"1, inf", "entry 2"},       {"+inf", "entry 1"},
-      {"-inf, -inf", "all -inf"},      {many, "at most 4096"},      {"1, two, 3", "entry 2"},
-      {"\x01\x02\xff", "not a number"}, {"1e999", "entry 1"},        {"0x1p3", "entry 1"},
+      {"1, nan, 2", "entry 2"},         {"1, inf", "entry 2"},  {"+inf", "entry 1"},
+      {"-inf, -inf", "all -inf"},       {many, "at most 4096"}, {"1, two, 3", "entry 2"},
+      {"\x01\x02\xff", "not a number"}, {"1e999", "entry 1"},   {"0x1p3", "entry 1"},
   };
   for (const auto& [text, needle] : cases) {
     expect_one_line_error({"--set", "scores=" + text}, 2, needle);
@@ -273,7 +274,8 @@ TEST_F(Reliability, FullDiskDuringExportLeavesOldFilesIntactAndExitsThree) {
   const Outcome probe = run({"--export-csv", (dir_ / "probe").string()});
   ASSERT_EQ(probe.exit_code, 0) << probe.err;
   std::vector<std::string> csv_names;
-  for (const auto& entry : fs::directory_iterator(dir_ / "probe")) csv_names.push_back(entry.path().filename().string());
+  for (const auto& entry : fs::directory_iterator(dir_ / "probe"))
+    csv_names.push_back(entry.path().filename().string());
   ASSERT_FALSE(csv_names.empty());
   const auto planted = plant_old_files(dir_ / "csv", csv_names);
   const std::vector<std::string> args = {"--export-csv", (dir_ / "csv").string(), "--overwrite"};
@@ -309,8 +311,8 @@ TEST_F(Reliability, PathsTheSystemRefusesExitThreeNotAbort) {
   expect_one_line_error({"--screenshot", (dir_ / (std::string(300, 'n') + ".png")).string()}, 3, "File name too long");
   fs::create_symlink("loop", dir_ / "loop");
   expect_one_line_error({"--screenshot", (dir_ / "loop" / "x.png").string()}, 3, "symbolic links");
-  expect_one_line_error({"--export-gif", (dir_ / "loop" / "x.gif").string(), "--sweep", "temperature=1:2", "--frames", "2"},
-                        3, "loop");
+  expect_one_line_error(
+      {"--export-gif", (dir_ / "loop" / "x.gif").string(), "--sweep", "temperature=1:2", "--frames", "2"}, 3, "loop");
   std::string deep = dir_.string();
   while (deep.size() < 4090) deep += "/" + std::string(200, 'd');
   expect_one_line_error({"--export-lesson", "why-softmax", deep}, 3, "File name too long");
@@ -324,7 +326,8 @@ TEST_F(Reliability, AsAnOrdinaryUserForbiddenFoldersExitThree) {
   fs::permissions(dir_ / "private", fs::perms::owner_all);  // 0700, root's
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"--screenshot", "/root/x.png"},
-        std::vector<std::string>{"--export-gif", (dir_ / "private" / "a.gif").string(), "--sweep", "temperature=1:2", "--frames", "2"},
+        std::vector<std::string>{"--export-gif", (dir_ / "private" / "a.gif").string(), "--sweep", "temperature=1:2",
+                                 "--frames", "2"},
         std::vector<std::string>{"--export-csv", (dir_ / "private" / "csv").string()},
         std::vector<std::string>{"--load", (dir_ / "private" / "s.json").string()}}) {
     const Outcome r = cli_test::run_program(SMLAB_BINARY, args, dir_, as_nobody);
@@ -335,16 +338,19 @@ TEST_F(Reliability, AsAnOrdinaryUserForbiddenFoldersExitThree) {
   // A file nobody may write, in a folder nobody may create files in: --overwrite blames each.
   write_all(dir_ / "mine.png", "old");
   fs::permissions(dir_ / "mine.png", fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
-  Outcome r = cli_test::run_program(SMLAB_BINARY, {"--screenshot", (dir_ / "mine.png").string(), "--overwrite"}, dir_, as_nobody);
+  Outcome r = cli_test::run_program(SMLAB_BINARY, {"--screenshot", (dir_ / "mine.png").string(), "--overwrite"}, dir_,
+                                    as_nobody);
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("not writable"), std::string::npos) << r.err;
   fs::create_directory(dir_ / "fixed");
   fs::permissions(dir_ / "fixed", fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);  // 0705
   write_all(dir_ / "fixed" / "open.png", "old");
   fs::permissions(dir_ / "fixed" / "open.png", fs::perms::all);
-  r = cli_test::run_program(SMLAB_BINARY, {"--screenshot", (dir_ / "fixed" / "open.png").string(), "--overwrite"}, dir_, as_nobody);
+  r = cli_test::run_program(SMLAB_BINARY, {"--screenshot", (dir_ / "fixed" / "open.png").string(), "--overwrite"}, dir_,
+                            as_nobody);
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_NE(r.err.find("cannot create files in"), std::string::npos) << "the folder is to blame, not the file: " << r.err;
+  EXPECT_NE(r.err.find("cannot create files in"), std::string::npos)
+      << "the folder is to blame, not the file: " << r.err;
   EXPECT_EQ(read_all(dir_ / "fixed" / "open.png"), "old");
 }
 
@@ -397,7 +403,8 @@ TEST_F(Reliability, IncompatibleModesExitTwoAndWriteNothing) {
   const std::string d = dir_.string();
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--export-csv", d + "/c", "--screenshot", d + "/x.png"}, "cannot be used together"},
-      {{"--export-gif", d + "/a.gif", "--sweep", "temperature=1:2", "--screenshot", d + "/x.png"}, "cannot be used together"},
+      {{"--export-gif", d + "/a.gif", "--sweep", "temperature=1:2", "--screenshot", d + "/x.png"},
+       "cannot be used together"},
       {{"--export-lesson", "why-softmax", d + "/l", "--export-csv", d + "/c"}, "cannot be used together"},
       {{"--bench-frames", "3", "--screenshot", d + "/x.png"}, "cannot be used together"},
       {{"--list-keys", "--screenshot", d + "/x.png"}, "--list-keys"},
@@ -411,7 +418,8 @@ TEST_F(Reliability, IncompatibleModesExitTwoAndWriteNothing) {
   };
   for (const auto& [args, needle] : cases) expect_one_line_error(args, 2, needle);
   for (const auto& entry : fs::directory_iterator(dir_))
-    EXPECT_TRUE(entry.path().filename() == "stdout" || entry.path().filename() == "stderr") << "written: " << entry.path();
+    EXPECT_TRUE(entry.path().filename() == "stdout" || entry.path().filename() == "stderr")
+        << "written: " << entry.path();
   // Two lists, or CSV with SVG, do every output asked for.
   const Outcome lists = run({"--list-keys", "--list-views"});
   EXPECT_EQ(lists.exit_code, 0) << lists.err;
@@ -429,7 +437,8 @@ TEST_F(Reliability, HugeKeyCountsAndOddLayoutFilesAreRefusedWithOneLine) {
   const fs::path assets = copy_assets(dir_);
   std::string keys;
   for (int i = 0; i < 80'000; ++i) keys += ",\"k" + std::to_string(i) + "\":1";
-  write_all(assets / "presets.json", "{\"presets\": [{\"name\": \"a\", \"title\": \"t\", \"set\": {\"seed\": 1" + keys + "}}]}");
+  write_all(assets / "presets.json",
+            "{\"presets\": [{\"name\": \"a\", \"title\": \"t\", \"set\": {\"seed\": 1" + keys + "}}]}");
   write_all(assets / "lessons" / "99-huge.json", "{\"name\": \"huge\", \"x\": {\"a\": 1" + keys + "}}");
   const std::string env = "SOFTMAX_LAB_ASSETS=" + assets.string();
   Outcome r = run({"--preset", "a"}, "", env);
@@ -470,25 +479,29 @@ TEST_F(Reliability, WindowStartsUnderXvfbWithImguiIniAFifo) {
   const fs::path config = dir_ / "config" / "softmax-lab";
   fs::create_directories(config);
   ASSERT_EQ(::mkfifo((config / "imgui.ini").c_str(), 0644), 0);
-  const std::string command = "DISPLAY=:" + std::to_string(display) + " XDG_CONFIG_HOME=" + shell_quote((dir_ / "config").string()) +
-                              " timeout -s KILL 20 " + shell_quote(SMLAB_BINARY) + " --size 640x400 2>" +
-                              shell_quote((dir_ / "stderr").string()) + " & echo $! > " + shell_quote((dir_ / "pid").string());
+  const std::string command =
+      "DISPLAY=:" + std::to_string(display) + " XDG_CONFIG_HOME=" + shell_quote((dir_ / "config").string()) +
+      " timeout -s KILL 20 " + shell_quote(SMLAB_BINARY) + " --size 640x400 2>" +
+      shell_quote((dir_ / "stderr").string()) + " & echo $! > " + shell_quote((dir_ / "pid").string());
   ASSERT_EQ(std::system(("sh -c " + shell_quote(command)).c_str()), 0);
   ::sleep(4);  // the window has opened and drawn frames by now (it would be stuck in the loader)
   const bool window_shown =
       ::access("/usr/bin/xdotool", X_OK) != 0 ||
-      std::system(("DISPLAY=:" + std::to_string(display) + " timeout 10 xdotool search --name 'Softmax Lab' >/dev/null").c_str()) == 0;
+      std::system(("DISPLAY=:" + std::to_string(display) + " timeout 10 xdotool search --name 'Softmax Lab' >/dev/null")
+                      .c_str()) == 0;
   const int writer = ::open((config / "imgui.ini").c_str(), O_WRONLY | O_NONBLOCK);
   const int writer_errno = errno;
   if (writer >= 0) ::close(writer);
   std::system(("pkill -KILL -P $(cat " + shell_quote((dir_ / "pid").string()) + ") 2>/dev/null; kill -KILL $(cat " +
-               shell_quote((dir_ / "pid").string()) + ") 2>/dev/null").c_str());
+               shell_quote((dir_ / "pid").string()) + ") 2>/dev/null")
+                  .c_str());
   ::kill(xvfb, SIGTERM);
   ::waitpid(xvfb, nullptr, 0);
   EXPECT_TRUE(window_shown) << "no window appeared: " << read_all(dir_ / "stderr");
   EXPECT_LT(writer, 0) << "the window opened imgui.ini (a FIFO) for reading";
   EXPECT_EQ(writer_errno, ENXIO);
-  EXPECT_NE(read_all(dir_ / "stderr").find("not using the window layout file"), std::string::npos) << read_all(dir_ / "stderr");
+  EXPECT_NE(read_all(dir_ / "stderr").find("not using the window layout file"), std::string::npos)
+      << read_all(dir_ / "stderr");
 }
 
 // 6. Multi-file exports are all or nothing.
@@ -505,7 +518,8 @@ TEST_F(Reliability, OneExistingLabCsvMeansNoFileIsWritten) {
 TEST_F(Reliability, DiskFullHalfwayLeavesAnEmptyFolder) {
   fs::create_directories(dir_ / "csv");
   // 200 blocks: the small files fit, the 256 x 256 attention maps do not.
-  const Outcome r = run({"--export-csv", (dir_ / "csv").string(), "--set", "seq_len=256"}, "trap '' XFSZ; ulimit -f 200;");
+  const Outcome r =
+      run({"--export-csv", (dir_ / "csv").string(), "--set", "seq_len=256"}, "trap '' XFSZ; ulimit -f 200;");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
   expect_no_temporaries(dir_ / "csv", 0);
@@ -566,8 +580,8 @@ TEST_F(Reliability, BadInputThatWasAcceptedSilentlyIsRefused) {
   }
   EXPECT_FALSE(fs::exists(dir_ / "c"));
   // Counts are decimal (CLI11 alone took "0x10" and " 5"); a float is checked before it is rounded.
-  expect_one_line_error({"--frames", "0x10", "--export-gif", (dir_ / "a.gif").string(), "--sweep", "temperature=1:2"}, 2,
-                        "--frames '0x10'");
+  expect_one_line_error({"--frames", "0x10", "--export-gif", (dir_ / "a.gif").string(), "--sweep", "temperature=1:2"},
+                        2, "--frames '0x10'");
   expect_one_line_error({"--bench-frames", " 5"}, 2, "--bench-frames ' 5'");
   expect_one_line_error({"--font-scale", "3.0000001"}, 2, "'3.0000001'");
   expect_one_line_error({"--font-scale", " 2"}, 2, "' 2'");
@@ -580,7 +594,8 @@ TEST_F(Reliability, BadInputThatWasAcceptedSilentlyIsRefused) {
 
 // 8. Messages say what is wrong, echo at most ~80 characters of input, and only UTF-8.
 TEST_F(Reliability, MessagesNameTheRealProblem) {
-  for (const char* option : {"--screenshot", "--export-csv", "--export-svg", "--export-gif", "--load", "--preset", "--lesson"})
+  for (const char* option :
+       {"--screenshot", "--export-csv", "--export-svg", "--export-gif", "--load", "--preset", "--lesson"})
     expect_one_line_error({option, ""}, 2, std::string(option) + " '' is empty");
   expect_one_line_error({"--export-lesson", "", (dir_ / "l").string()}, 2, "is empty");
   write_all(dir_ / "binary.json", std::string("[[[[[[[[[[\x89PNG\r\n\x1a\n\xff\xfe", 18));
@@ -588,7 +603,8 @@ TEST_F(Reliability, MessagesNameTheRealProblem) {
   expect_one_line_error({"--sweep", "seed=0:1e300", "--export-gif", (dir_ / "a.gif").string()}, 2, "seed=1e300");
   expect_one_line_error({"--set", "temperature=1e-400"}, 2, "temperature=1e-400");
   expect_one_line_error({"--font-scale", "1e40"}, 2, "'1e40'");
-  expect_one_line_error({"--frames", std::string(100'000, '7'), "--export-gif", "a.gif", "--sweep", "temperature=1:2"}, 2, "--frames");
+  expect_one_line_error({"--frames", std::string(100'000, '7'), "--export-gif", "a.gif", "--sweep", "temperature=1:2"},
+                        2, "--frames");
   fs::create_directory(dir_ / "folder");
   const Outcome folder = run({"--screenshot", (dir_ / "folder").string()});
   EXPECT_EQ(folder.exit_code, 3) << folder.err;
@@ -790,15 +806,23 @@ TEST_F(ReliabilityApp, SoakOfRandomSliderChangesAcrossAllViewsKeepsMemoryFlat) {
       case 0: p.temperature = std::exp(uniform(std::log(0.01), std::log(100.0))); break;
       case 1: p.key_dim = integer(1, 256); break;
       case 2: p.score_scale = std::exp(uniform(std::log(0.01), std::log(100.0))); break;
-      case 3: p.seq_len = integer(2, 24); p.row = std::min(p.row, p.seq_len - 1); break;
+      case 3:
+        p.seq_len = integer(2, 24);
+        p.row = std::min(p.row, p.seq_len - 1);
+        break;
       case 4: p.row = integer(0, p.seq_len - 1); break;
       case 5: p.scaled = !p.scaled; break;
       case 6: p.causal = !p.causal; break;
       case 7: p.alpha = uniform(1.0, 2.0); break;
       case 8: p.gamma = uniform(0.1, 100.0); break;
       case 9: p.qk_norm = uniform(0.1, 20.0); break;
-      case 10: p.heads = integer(1, 16); p.nudge = uniform(-3.0, 3.0); break;
-      case 11: p.format = all_formats[static_cast<std::size_t>(integer(0, static_cast<int>(all_formats.size()) - 1))]; break;
+      case 10:
+        p.heads = integer(1, 16);
+        p.nudge = uniform(-3.0, 3.0);
+        break;
+      case 11:
+        p.format = all_formats[static_cast<std::size_t>(integer(0, static_cast<int>(all_formats.size()) - 1))];
+        break;
       case 12: {
         p.scores.clear();
         const int n = integer(0, 12);

@@ -24,17 +24,15 @@
 namespace {
 
 namespace fs = std::filesystem;
+using smlab::Params;
+using smlab::app::Session;
 using smlab::cli_test::Outcome;
 using smlab::cli_test::read_all;
 using smlab::cli_test::shell_quote;
-using smlab::Params;
-using smlab::app::Session;
 
 class TempDir : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = smlab::cli_test::fresh_test_dir("session");
-  }
+  void SetUp() override { dir_ = smlab::cli_test::fresh_test_dir("session"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   Outcome run(const std::vector<std::string>& args) const {
@@ -235,7 +233,8 @@ TEST(Session, BadFilesGiveOneLineNamingTheFieldAndNoSession) {
     const std::string shown = c.json.substr(0, 120);
     EXPECT_FALSE(loaded.ok()) << shown;
     EXPECT_TRUE(one_line(loaded.error().message)) << shown << "\n" << loaded.error().message;
-    EXPECT_NE(loaded.error().message.find(c.needle), std::string::npos) << shown << "\nerror: " << loaded.error().message;
+    EXPECT_NE(loaded.error().message.find(c.needle), std::string::npos)
+        << shown << "\nerror: " << loaded.error().message;
     EXPECT_EQ(loaded.error().kind, smlab::Error::Kind::usage) << shown << ": bad content is exit 2";
   }
 }
@@ -313,7 +312,8 @@ TEST(Autosave, SavedOnAPlainStartOrWhenTheWindowChangedSomething) {
 
 TEST_F(TempDir, ARefusedAutosaveIsBackedUpBeforeItIsReplaced) {
   const fs::path file = dir_ / "session.json";
-  const std::string garbage = R"({"version": 2, "params": {"temperature": "3"}})" "\n";
+  const std::string garbage = R"({"version": 2, "params": {"temperature": "3"}})"
+                              "\n";
   std::ofstream(file) << garbage;
   const auto now = std::chrono::system_clock::time_point{} + std::chrono::hours(24 * 365 * 56);
   fs::path backup;

@@ -78,9 +78,9 @@ TEST(Staging, CompleteSnapshotExportsTheSameBytesAsAFreshEvaluation) {
   evaluator.wait_until_idle();
 
   int index = 0;
-  for (auto change : {+[](Params& p) { p.temperature = 0.37; }, +[](Params& p) { p.score_scale = 2.5; },
-                      +[](Params& p) { p.row = 17; }, +[](Params& p) { p.key_dim = 40; },
-                      +[](Params& p) { p.scaled = false; }}) {
+  for (auto change :
+       {+[](Params& p) { p.temperature = 0.37; }, +[](Params& p) { p.score_scale = 2.5; },
+        +[](Params& p) { p.row = 17; }, +[](Params& p) { p.key_dim = 40; }, +[](Params& p) { p.scaled = false; }}) {
     Params next = base;
     change(next);
     {
@@ -235,10 +235,19 @@ TEST(Staging, BenchLatencyPrintsOneLineForEverySlider) {
   EXPECT_EQ(top_keys, (std::vector<std::string>{"L", "d_k", "sliders"}));
   EXPECT_EQ(report.value("L", 0), 16);
   EXPECT_EQ(report.value("d_k", 0), 64);
-  const std::vector<std::string> sliders{"temperature", "score_scale", "d_k", "seq_len", "scaled", "row", "custom_scores"};
-  const std::vector<std::string> fields{"slider",          "steps",          "first_median_ms", "first_p95_ms",
-                                        "final_median_ms", "final_p95_ms",   "median_frame_ms", "p95_frame_ms",
-                                        "max_frame_ms",    "first_compute_median_ms", "final_compute_median_ms"};
+  const std::vector<std::string> sliders{"temperature", "score_scale", "d_k",          "seq_len",
+                                         "scaled",      "row",         "custom_scores"};
+  const std::vector<std::string> fields{"slider",
+                                        "steps",
+                                        "first_median_ms",
+                                        "first_p95_ms",
+                                        "final_median_ms",
+                                        "final_p95_ms",
+                                        "median_frame_ms",
+                                        "p95_frame_ms",
+                                        "max_frame_ms",
+                                        "first_compute_median_ms",
+                                        "final_compute_median_ms"};
   ASSERT_TRUE(report["sliders"].is_array());
   ASSERT_EQ(report["sliders"].size(), sliders.size()) << run.out;
   for (std::size_t i = 0; i < sliders.size(); ++i) {

@@ -44,7 +44,8 @@ std::string describe(const std::vector<std::string>& lines) {
 // No line starts with `head` or ends with `tail`: the break "tail|head" never happens.
 void expect_never_split(const std::vector<std::string>& lines, std::string_view tail, std::string_view head) {
   for (std::size_t k = 0; k + 1 < lines.size(); ++k) {
-    const bool ends = lines[k].size() >= tail.size() && lines[k].compare(lines[k].size() - tail.size(), tail.size(), tail) == 0;
+    const bool ends =
+        lines[k].size() >= tail.size() && lines[k].compare(lines[k].size() - tail.size(), tail.size(), tail) == 0;
     const bool starts = lines[k + 1].rfind(head, 0) == 0;
     EXPECT_FALSE(ends && starts) << "split " << tail << "|" << head << " in\n" << describe(lines);
   }
@@ -142,7 +143,9 @@ TEST(TextWrap, InvalidUtf8IsKeptByteForByte) {
   const std::string text = "ab\xff\xfe cd \xe4\xb8";  // a stray byte pair and a truncated 3-byte sequence
   std::string joined;
   for (const std::string& line : wrap(text, 3.0f)) joined += line;
-  EXPECT_EQ(joined, "ab\xff\xfe" "cd\xe4\xb8");
+  EXPECT_EQ(joined,
+            "ab\xff\xfe"
+            "cd\xe4\xb8");
 }
 
 }  // namespace

@@ -72,8 +72,8 @@ TEST_F(ViewBuilds, DashboardIsBuiltOnceAndRebuiltOnlyWhenItsInputsChange) {
   EXPECT_EQ(builds_over(app, 3), 0u);
 
   // Another colour-scale choice for the attention maps: rebuilt once.
-  const bool was_fixed = app.ui().interaction.color_scales.scale("dashboard/attention", plot::ColorScale::Auto) ==
-                         plot::ColorScale::Fixed;
+  const bool was_fixed =
+      app.ui().interaction.color_scales.scale("dashboard/attention", plot::ColorScale::Auto) == plot::ColorScale::Fixed;
   app.ui().interaction.color_scales.chosen["dashboard/attention"] =
       was_fixed ? plot::ColorScale::Auto : plot::ColorScale::Fixed;
   before = app.view_builds();

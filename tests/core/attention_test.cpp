@@ -57,7 +57,8 @@ TEST(AttentionWeights, RowsSumToOneForEveryVariantMaskAndHeadCount) {
         attention_weights(weights, setup);
         ASSERT_EQ(weights.rows, setup.seq_len);
         ASSERT_EQ(weights.cols, setup.seq_len);
-        for (int r = 0; r < weights.rows; ++r) EXPECT_NEAR(row_sum(weights, r), 1.0, 1e-5) << describe(setup) << " row=" << r;
+        for (int r = 0; r < weights.rows; ++r)
+          EXPECT_NEAR(row_sum(weights, r), 1.0, 1e-5) << describe(setup) << " row=" << r;
       }
 }
 
@@ -72,7 +73,8 @@ TEST(AttentionWeights, CausalMaskGivesExactZerosAndOneHotFirstRow) {
       Matrix weights;
       attention_weights(weights, setup);
       for (int i = 0; i < setup.seq_len; ++i)
-        for (int j = i + 1; j < setup.seq_len; ++j) EXPECT_EQ(weights(i, j), 0.0f) << describe(setup) << " i=" << i << " j=" << j;
+        for (int j = i + 1; j < setup.seq_len; ++j)
+          EXPECT_EQ(weights(i, j), 0.0f) << describe(setup) << " i=" << i << " j=" << j;
       EXPECT_EQ(weights(0, 0), 1.0f) << describe(setup);
       // Below the diagonal the weights stay positive: the mask hides the future only.
       EXPECT_GT(weights(setup.seq_len - 1, 0), 0.0f) << describe(setup);
@@ -202,7 +204,8 @@ TEST(MultiHead, AverageRowsSumToOneAndEqualTheMeanOfTheHeads) {
     std::vector<Matrix> heads(4);
     Matrix average;
     attention_weights(average, setup, workspace, heads);
-    for (int r = 0; r < setup.seq_len; ++r) EXPECT_NEAR(row_sum(average, r), 1.0, 1e-5) << describe(setup) << " row=" << r;
+    for (int r = 0; r < setup.seq_len; ++r)
+      EXPECT_NEAR(row_sum(average, r), 1.0, 1e-5) << describe(setup) << " row=" << r;
     for (std::size_t i = 0; i < average.values.size(); ++i) {
       double mean = 0.0;
       for (const Matrix& head : heads) mean += head.values[i];
@@ -242,14 +245,14 @@ TEST(PositionalEncoding, MatchesTheFormulaAtHandComputedPoints) {
     double expected;
   };
   const Point points[] = {
-      {0, 0, 0.0},                 // sin 0
-      {0, 1, 1.0},                 // cos 0
-      {0, 3, 1.0},                 // cos 0
-      {1, 0, 0.8414709848078965},  // sin 1
-      {1, 1, 0.5403023058681398},  // cos 1
+      {0, 0, 0.0},                   // sin 0
+      {0, 1, 1.0},                   // cos 0
+      {0, 3, 1.0},                   // cos 0
+      {1, 0, 0.8414709848078965},    // sin 1
+      {1, 1, 0.5403023058681398},    // cos 1
       {1, 2, 0.009999833334166664},  // sin(1/100)
-      {2, 3, 0.9998000066665778},  // cos(2/100)
-      {2, 0, 0.9092974268256817},  // sin 2
+      {2, 3, 0.9998000066665778},    // cos(2/100)
+      {2, 0, 0.9092974268256817},    // sin 2
   };
   for (const Point& p : points)
     EXPECT_NEAR(pe(p.pos, p.column), p.expected, 1e-7) << "pos=" << p.pos << " column=" << p.column;
@@ -303,7 +306,8 @@ TEST(Additive, MatchesDirectDoublePrecisionRecomputation) {
       for (int a = 0; a < d_a; ++a) {
         double pre = 0.0;
         for (int c = 0; c < d; ++c)
-          pre += double{wq(head * d_a + a, c)} * q(i, head * d + c) + double{wk(head * d_a + a, c)} * k(j, head * d + c);
+          pre +=
+              double{wq(head * d_a + a, c)} * q(i, head * d + c) + double{wk(head * d_a + a, c)} * k(j, head * d + c);
         score += double{v(head, a)} * std::tanh(pre);
       }
       expected[static_cast<std::size_t>(i * L + j)] = score;
@@ -320,7 +324,8 @@ TEST(Additive, MatchesDirectDoublePrecisionRecomputation) {
   for (int i = 0; i < L; ++i) {
     for (int j = 0; j < L; ++j) row[j] = setup.score_scale * expected[static_cast<std::size_t>(i * L + j)];
     softmax(probabilities, row, setup.temperature);
-    for (int j = 0; j < L; ++j) EXPECT_NEAR(heads[1](i, j), probabilities[j], 1e-6) << describe(setup) << " i=" << i << " j=" << j;
+    for (int j = 0; j < L; ++j)
+      EXPECT_NEAR(heads[1](i, j), probabilities[j], 1e-6) << describe(setup) << " i=" << i << " j=" << j;
   }
 }
 
@@ -343,9 +348,9 @@ TEST(AttentionWeights, PlainAndScaledEqualTheEvaluatePathExactly) {
         draw_gaussian(keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
         dot_product_scores_fast(expected, queries, keys);
         const double unscaled_logit_scale = params.score_scale / params.temperature;
-        softmax_rows_fast(expected.values, params.seq_len, params.seq_len,
-                             scaled ? unscaled_logit_scale / std::sqrt(static_cast<double>(key_dim))
-                                    : unscaled_logit_scale);
+        softmax_rows_fast(
+            expected.values, params.seq_len, params.seq_len,
+            scaled ? unscaled_logit_scale / std::sqrt(static_cast<double>(key_dim)) : unscaled_logit_scale);
         Matrix weights;
         attention_weights(weights, attention_setup(params));
         EXPECT_EQ(weights.values, expected.values) << "d_k=" << key_dim << " T=" << temperature << " scaled=" << scaled;

@@ -57,14 +57,16 @@ TEST(Evaluate, AttentionRowsAreTheRowsOfTheWholeMap) {
       for (int i = 0; i < length; i += std::max(1, length / 40)) {
         attention_row(s, scaled, i, row);
         const auto first = map.begin() + static_cast<std::ptrdiff_t>(i) * length;
-        ASSERT_TRUE(std::equal(row.begin(), row.end(), first)) << "L=" << length << " row " << i << " scaled=" << scaled;
+        ASSERT_TRUE(std::equal(row.begin(), row.end(), first))
+            << "L=" << length << " row " << i << " scaled=" << scaled;
       }
     }
     EXPECT_EQ(s.attention_max, top) << "L=" << length;
     // The row the distribution plot shows is the same row of the map (float map: 1e-5).
     attention_row(s, true, p.row, row);
     for (int j = 0; j < length; j += std::max(1, length / 50))
-      EXPECT_NEAR(s.probabilities[static_cast<std::size_t>(j)], row[static_cast<std::size_t>(j)], 1e-5) << "L=" << length;
+      EXPECT_NEAR(s.probabilities[static_cast<std::size_t>(j)], row[static_cast<std::size_t>(j)], 1e-5)
+          << "L=" << length;
   }
 }
 
@@ -172,8 +174,8 @@ TEST(Evaluate, ScoreCacheIsReusedAcrossTemperatureAndIsInvisible) {
   EXPECT_EQ(cached->scores, fresh.scores);
   EXPECT_EQ(cached->probabilities, fresh.probabilities);
 
-  for (auto change : {+[](Params& p) { p.key_dim = 64; }, +[](Params& p) { p.seq_len = 49; },
-                      +[](Params& p) { p.seed = 7; }}) {
+  for (auto change :
+       {+[](Params& p) { p.key_dim = 64; }, +[](Params& p) { p.seq_len = 49; }, +[](Params& p) { p.seed = 7; }}) {
     Params other = hotter;
     change(other);
     const ScoreCache* before = cache.get();
@@ -197,8 +199,8 @@ TEST(Evaluate, ScoreCacheOfAnotherLengthOrWidthGivesTheSameBits) {
   struct Shape {
     int seq_len, key_dim;
   };
-  const Shape walk[] = {{100, 8}, {37, 8}, {130, 8}, {131, 8}, {130, 9}, {130, 8}, {600, 7}, {700, 7},
-                        {599, 7}, {599, 300}, {612, 301}, {40, 257}, {41, 1}};
+  const Shape walk[] = {{100, 8}, {37, 8},  {130, 8},   {131, 8},   {130, 9},  {130, 8}, {600, 7},
+                        {700, 7}, {599, 7}, {599, 300}, {612, 301}, {40, 257}, {41, 1}};
   for (const bool staged : {false, true}) {
     std::shared_ptr<const ScoreCache> cache;
     for (const Shape& shape : walk) {
@@ -239,8 +241,11 @@ TEST(Evaluate, PreviousSnapshotSavesWorkButNeverChangesTheResult) {
   Params base;
   base.seq_len = 32;
   const Snapshot first = evaluate(base);
-  for (auto change : {+[](Params& p) { p.temperature = 0.2; }, +[](Params& p) { p.row = 7; },
-                      +[](Params& p) { p.score_scale = 3.0; }, +[](Params& p) { p.scores = {1.0, 2.0, 3.0}; }}) {
+  for (auto change :
+       {+[](Params& p) { p.temperature = 0.2; }, +[](Params& p) { p.row = 7; }, +[](Params& p) { p.score_scale = 3.0; },
+        +[](Params& p) {
+          p.scores = {1.0, 2.0, 3.0};
+        }}) {
     Params next = base;
     change(next);
     EvaluateOptions options;

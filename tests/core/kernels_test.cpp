@@ -74,7 +74,8 @@ TEST(SoftmaxRowsFast, MatchesTheScalarReferenceWithinTheDocumentedBound) {
         softmax_rows_fast(fast, rows, cols, scale, {.max_threads = 1, .isa = isa});
         for (int r = 0; r < rows; ++r) {
           float max_score = -std::numeric_limits<float>::infinity();
-          for (int c = 0; c < cols; ++c) max_score = std::max(max_score, scores[static_cast<std::size_t>(r * cols + c)]);
+          for (int c = 0; c < cols; ++c)
+            max_score = std::max(max_score, scores[static_cast<std::size_t>(r * cols + c)]);
           for (int c = 0; c < cols; ++c) {
             const auto i = static_cast<std::size_t>(r * cols + c);
             const double gap = (static_cast<double>(max_score) - scores[i]) * scale;
@@ -90,7 +91,8 @@ TEST(SoftmaxRowsFast, MatchesTheScalarReferenceWithinTheDocumentedBound) {
 TEST(SoftmaxRowsFast, RowsSumToOneAndMaskedKeysGetExactlyZero) {
   const int rows = 4, cols = 37;
   std::vector<float> scores = gaussian_rows(rows, cols, 3.0, 7);
-  for (int c = 0; c < cols; c += 3) scores[static_cast<std::size_t>(cols + c)] = -std::numeric_limits<float>::infinity();
+  for (int c = 0; c < cols; c += 3)
+    scores[static_cast<std::size_t>(cols + c)] = -std::numeric_limits<float>::infinity();
   for (KernelIsa isa : all_isas) {
     std::vector<float> weights = scores;
     softmax_rows_fast(weights, rows, cols, 1.0, {.max_threads = 1, .isa = isa});
@@ -155,7 +157,7 @@ TEST(SoftmaxRowsFast, EachRowAloneIsBitIdenticalToTheSameRowInsideTheMatrix) {
       const int rows = std::max(100, 400000 / cols + 1);  // ≥ 400,000 elements: above the threading threshold
       std::vector<float> scores = gaussian_rows(rows, cols, 5.0, static_cast<std::uint64_t>(1000 + cols));
       const float inf = std::numeric_limits<float>::infinity();
-      for (std::size_t i = 5; i < scores.size(); i += 11) scores[i] = -inf;  // scattered masked keys
+      for (std::size_t i = 5; i < scores.size(); i += 11) scores[i] = -inf;              // scattered masked keys
       for (int c = 0; c < cols; ++c) scores[static_cast<std::size_t>(cols + c)] = -inf;  // row 1: all masked
       scores[static_cast<std::size_t>(2 * cols + cols / 2)] = std::numeric_limits<float>::quiet_NaN();  // row 2
       for (int threads : {1, 2, 5}) {
@@ -164,8 +166,9 @@ TEST(SoftmaxRowsFast, EachRowAloneIsBitIdenticalToTheSameRowInsideTheMatrix) {
         softmax_rows_fast(matrix, rows, cols, scale, {.max_threads = threads, .isa = isa});
         for (int r = 0; r < rows; ++r) {
           const auto first = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols);
-          std::vector<float> alone(scores.begin() + static_cast<std::ptrdiff_t>(first),
-                                   scores.begin() + static_cast<std::ptrdiff_t>(first + static_cast<std::size_t>(cols)));
+          std::vector<float> alone(
+              scores.begin() + static_cast<std::ptrdiff_t>(first),
+              scores.begin() + static_cast<std::ptrdiff_t>(first + static_cast<std::size_t>(cols)));
           softmax_rows_fast(alone, 1, cols, scale, {.max_threads = 1, .isa = isa});
           ASSERT_EQ(bits(alone, 0, alone.size()), bits(matrix, first, alone.size()))
               << kernel_isa_name(isa) << " cols=" << cols << " threads=" << threads << " row " << r;
@@ -199,8 +202,9 @@ TEST(DotProductScoresFast, WithinTheFloatDotProductBoundOfTheExactSumLikeTheRefe
             magnitude += std::abs(product);
           }
           const double bound = shape.dim * float_epsilon * magnitude;
-          ASSERT_NEAR(fast(i, j), exact, bound) << kernel_isa_name(isa) << " L=" << shape.queries << " L'="
-                                                << shape.keys << " d=" << shape.dim << " at (" << i << ", " << j << ")";
+          ASSERT_NEAR(fast(i, j), exact, bound)
+              << kernel_isa_name(isa) << " L=" << shape.queries << " L'=" << shape.keys << " d=" << shape.dim << " at ("
+              << i << ", " << j << ")";
           ASSERT_NEAR(reference(i, j), exact, bound) << "reference at (" << i << ", " << j << ")";
         }
     }

@@ -119,8 +119,8 @@ TEST(GradientsLab, HeatmapIsCappedAtSixtyFourAroundTheTopKey) {
   EXPECT_EQ(lab.row_length, 200);
   EXPECT_EQ(lab.jacobian_size, jacobian_heatmap_max_size);
   const auto first = static_cast<std::size_t>(lab.jacobian_first);
-  const auto top = static_cast<std::size_t>(
-      std::max_element(lab.probabilities.begin(), lab.probabilities.end()) - lab.probabilities.begin());
+  const auto top = static_cast<std::size_t>(std::max_element(lab.probabilities.begin(), lab.probabilities.end()) -
+                                            lab.probabilities.begin());
   EXPECT_LE(first, top);
   EXPECT_LT(top, first + 64);
   EXPECT_LE(first + 64, 200u);
@@ -177,8 +177,7 @@ TEST(GradientsLab, NormVersusScoreScaleMatchesDirectNorms) {
 // the last time: every grid scale above it is below the threshold, the one before is not, and the
 // crossing is bracketed to 1e-12 relative in c (below at stall_scale, not below just under it).
 TEST(GradientsLab, StallRegionStartsWhereTheNormFallsBelowOnePercentOfItsPeak) {
-  std::vector<Params> cases{with_scores({0.3, -1.2, 2.0, 0.7, -0.4}, 0.8), with_scores({1, 2, 3}, 1.0, 50.0),
-                            Params{}};
+  std::vector<Params> cases{with_scores({0.3, -1.2, 2.0, 0.7, -0.4}, 0.8), with_scores({1, 2, 3}, 1.0, 50.0), Params{}};
   for (const Params& params : cases) {
     const GradientsLab lab = lab_of(params);
     SCOPED_TRACE(describe(params) + " stall_scale=" + std::to_string(lab.stall_scale));

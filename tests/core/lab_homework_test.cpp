@@ -43,7 +43,8 @@ TEST(Homework, AnswersMatchIndependentReferences) {
     ASSERT_TRUE(reference.count(id)) << "no reference for " << id;
     // The core's answer is within 1e-12 of the closed form (or exactly the count), far inside the
     // tolerance a student gets.
-    EXPECT_NEAR(exercise.answer, static_cast<double>(reference[id]), 1e-12 * std::max(1.0L, std::abs(reference[id]))) << id;
+    EXPECT_NEAR(exercise.answer, static_cast<double>(reference[id]), 1e-12 * std::max(1.0L, std::abs(reference[id])))
+        << id;
     EXPECT_GE(exercise.tolerance, 0.0) << id;
     EXPECT_FALSE(exercise.tolerance_reason.empty()) << id;
   }

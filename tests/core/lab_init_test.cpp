@@ -78,7 +78,7 @@ TEST(InitLab, RightInitKeepsVarianceAtOneOthersExplodeOrVanish) {
   };
   EXPECT_NEAR(last(Initialization::xavier, Activation::linear, false), 1.0, 0.1);
   EXPECT_NEAR(last(Initialization::he, Activation::relu, false), 1.0, 0.15);
-  EXPECT_LT(last(Initialization::xavier, Activation::relu, false), 0.01);   // halves per layer: 2⁻¹⁰
+  EXPECT_LT(last(Initialization::xavier, Activation::relu, false), 0.01);  // halves per layer: 2⁻¹⁰
   EXPECT_GT(last(Initialization::unit, Activation::linear, false), 1e20);  // × 256 per layer
   EXPECT_LT(last(Initialization::small, Activation::linear, false), 1e-10);
   for (Initialization init : {Initialization::unit, Initialization::small})

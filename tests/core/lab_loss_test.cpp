@@ -104,7 +104,8 @@ TEST(LossLab, SweepIsMonotoneAndItsGradientIsTheSlope) {
     // h = 0.1 and |L'''| ≤ 1/(6√3 T³): ≤ 1e-4/T³.
     for (std::size_t k = 1; k < x.size(); ++k) {
       const double slope = (lab.sweep_loss[k] - lab.sweep_loss[k - 1]) / (x[k] - x[k - 1]);
-      EXPECT_NEAR(slope, 0.5 * (lab.sweep_target_gradient[k] + lab.sweep_target_gradient[k - 1]), 1e-4 / (t * t * t) + 1e-12);
+      EXPECT_NEAR(slope, 0.5 * (lab.sweep_target_gradient[k] + lab.sweep_target_gradient[k - 1]),
+                  1e-4 / (t * t * t) + 1e-12);
     }
   }
 }

@@ -54,7 +54,9 @@ TEST(QkGradients, QueryAndKeyGradientsMatchFiniteDifferences) {
         };
         for (int c = 0; c < dim; ++c) {
           // `in.query` is a span over `query`, so moving query[c] moves the loss's input.
-          EXPECT_NEAR(query_gradient[static_cast<std::size_t>(c)], derivative(query[static_cast<std::size_t>(c)]), tolerance) << "q" << c;
+          EXPECT_NEAR(query_gradient[static_cast<std::size_t>(c)], derivative(query[static_cast<std::size_t>(c)]),
+                      tolerance)
+              << "q" << c;
         }
         for (int j = 0; j < length; ++j)
           for (int c = 0; c < dim; ++c)

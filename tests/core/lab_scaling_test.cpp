@@ -77,8 +77,8 @@ TEST(ScalingLab, EmpiricalVarianceWithinFourStandardErrorsOfTheClosedForm) {
     for (const ScalingHistogram* h : {&lab.unscaled, &lab.scaled}) {
       EXPECT_GT(h->variance_standard_error, 0.0);
       EXPECT_LE(std::abs(h->variance - h->closed_form_variance), 4.0 * h->variance_standard_error)
-          << describe(params) << ": variance " << h->variance << " ± " << h->variance_standard_error
-          << ", closed form " << h->closed_form_variance;
+          << describe(params) << ": variance " << h->variance << " ± " << h->variance_standard_error << ", closed form "
+          << h->closed_form_variance;
       EXPECT_LE(std::abs(h->mean), 4.0 * h->mean_standard_error) << describe(params) << ": mean " << h->mean;
     }
   }
@@ -99,8 +99,7 @@ TEST(ScalingLab, OverlaysAreNormalDensitiesThatIntegrateToOneOverTheirRange) {
     // The wide N(0, d_k σ⁴) drawn on the scaled axis covers only ±4/√d_k of its std: its area is
     // erf(4/√(2 d_k)), all of it (≈ 1) only at d_k = 1.
     const double expected = std::erf(4.0 / std::sqrt(2.0 * params.key_dim));
-    EXPECT_NEAR(trapezoid(lab.scaled.curve_x, lab.unscaled_density_on_scaled_axis), expected, 1e-6)
-        << describe(params);
+    EXPECT_NEAR(trapezoid(lab.scaled.curve_x, lab.unscaled_density_on_scaled_axis), expected, 1e-6) << describe(params);
   }
 }
 

@@ -40,7 +40,8 @@ void reference_output(std::vector<long double>& weights, std::vector<long double
   for (auto& w : weights) w /= sum;
   output.assign(static_cast<std::size_t>(values.cols), 0);
   for (int j = 0; j < values.rows; ++j)
-    for (int c = 0; c < values.cols; ++c) output[static_cast<std::size_t>(c)] += weights[static_cast<std::size_t>(j)] * values(j, c);
+    for (int c = 0; c < values.cols; ++c)
+      output[static_cast<std::size_t>(c)] += weights[static_cast<std::size_t>(j)] * values(j, c);
 }
 
 // Weights: softmax is ≤ ~4 ulp relative (softmax.hpp), the reference's own error ~1e-19: 1e-14
@@ -62,7 +63,8 @@ TEST(ValuesLab, QueryOutputMatchesLongDoubleReference) {
       EXPECT_NEAR(weights[j], static_cast<double>(ref_weights[j]), 1e-14 * static_cast<double>(ref_weights[j])) << j;
     for (int c = 0; c < dim; ++c) {
       double magnitude = 0.0;
-      for (int j = 0; j < length; ++j) magnitude += static_cast<double>(ref_weights[static_cast<std::size_t>(j)]) * std::abs(values(j, c));
+      for (int j = 0; j < length; ++j)
+        magnitude += static_cast<double>(ref_weights[static_cast<std::size_t>(j)]) * std::abs(values(j, c));
       EXPECT_NEAR(output[static_cast<std::size_t>(c)], static_cast<double>(ref_output[static_cast<std::size_t>(c)]),
                   (length + 8) * kEps * magnitude)
           << "c=" << c;
@@ -112,7 +114,8 @@ TEST(ValuesLab, SweepEndsApproachTheArgmaxValueAndTheMean) {
     for (int c = 0; c < settings.value_dim; ++c) {
       EXPECT_NEAR(lab.sweep_outputs(0, c), lab.argmax_value[static_cast<std::size_t>(c)],
                   2.0 * value_max * (settings.seq_len - 1) * std::exp(-gap / 0.01) + 1e-15);
-      EXPECT_NEAR(lab.sweep_outputs(last, c), lab.value_mean[static_cast<std::size_t>(c)], 2.5 * largest / 100.0 * value_max);
+      EXPECT_NEAR(lab.sweep_outputs(last, c), lab.value_mean[static_cast<std::size_t>(c)],
+                  2.5 * largest / 100.0 * value_max);
     }
   }
 }
@@ -133,7 +136,8 @@ TEST(ValuesLab, ScoresAreTheDashboardRow) {
   ValuesLab lab;
   evaluate_values_lab(lab, settings);
   ASSERT_EQ(lab.scores.size(), dashboard.size());
-  for (std::size_t j = 0; j < dashboard.size(); ++j) EXPECT_NEAR(lab.scores[j], dashboard[j], 4 * kEps * std::abs(dashboard[j])) << j;
+  for (std::size_t j = 0; j < dashboard.size(); ++j)
+    EXPECT_NEAR(lab.scores[j], dashboard[j], 4 * kEps * std::abs(dashboard[j])) << j;
 }
 
 // Long-double reference of the whole multi-head forward pass.
@@ -160,12 +164,14 @@ ReferenceMultiHead reference_multi_head(const DenseMatrix& q, const DenseMatrix&
       for (auto& x : e) sum += (x = std::exp(x - top));
       for (int j = 0; j < length; ++j)
         for (int c = 0; c < head_dim; ++c)
-          out.concatenated[static_cast<std::size_t>(i * model + m * head_dim + c)] += e[static_cast<std::size_t>(j)] / sum * v(j, m * head_dim + c);
+          out.concatenated[static_cast<std::size_t>(i * model + m * head_dim + c)] +=
+              e[static_cast<std::size_t>(j)] / sum * v(j, m * head_dim + c);
     }
   for (int i = 0; i < length; ++i)
     for (int c = 0; c < model; ++c)
       for (int r = 0; r < model; ++r)
-        out.output[static_cast<std::size_t>(i * model + c)] += out.concatenated[static_cast<std::size_t>(i * model + r)] * w(r, c);
+        out.output[static_cast<std::size_t>(i * model + c)] +=
+            out.concatenated[static_cast<std::size_t>(i * model + r)] * w(r, c);
   return out;
 }
 

@@ -363,8 +363,10 @@ Exact exact_derived(const std::vector<double>& scores, double temperature, std::
   for (std::size_t j = 0; j < n; ++j)
     if (j != argmax) mpfr_add(others.get(), others.get(), ref.probabilities[j].get(), MPFR_RNDN);
   for (std::size_t i = 0; i < n; ++i) {
-    if (i == argmax) mpfr_set(complement[i].get(), others.get(), MPFR_RNDN);
-    else mpfr_ui_sub(complement[i].get(), 1, ref.probabilities[i].get(), MPFR_RNDN);
+    if (i == argmax)
+      mpfr_set(complement[i].get(), others.get(), MPFR_RNDN);
+    else
+      mpfr_ui_sub(complement[i].get(), 1, ref.probabilities[i].get(), MPFR_RNDN);
     if (mpfr_zero_p(ref.probabilities[i].get()) == 0 && mpfr_inf_p(ref.log_probabilities[i].get()) == 0) {
       mpfr_mul(term.get(), ref.probabilities[i].get(), ref.log_probabilities[i].get(), MPFR_RNDN);
       mpfr_sub(exact.entropy.get(), exact.entropy.get(), term.get(), MPFR_RNDN);
@@ -383,8 +385,10 @@ Exact exact_derived(const std::vector<double>& scores, double temperature, std::
   mpfr_set_zero(squares.get(), 1);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
-      if (i == j) mpfr_set(entry.get(), exact.diagonal[i].get(), MPFR_RNDN);
-      else mpfr_mul(entry.get(), ref.probabilities[i].get(), ref.probabilities[j].get(), MPFR_RNDN);
+      if (i == j)
+        mpfr_set(entry.get(), exact.diagonal[i].get(), MPFR_RNDN);
+      else
+        mpfr_mul(entry.get(), ref.probabilities[i].get(), ref.probabilities[j].get(), MPFR_RNDN);
       mpfr_sqr(entry.get(), entry.get(), MPFR_RNDN);
       mpfr_add(squares.get(), squares.get(), entry.get(), MPFR_RNDN);
     }
@@ -429,8 +433,8 @@ Params custom(const std::vector<double>& scores, double temperature) {
 TEST(MpfrReference, DerivedQuantitiesStayRelativelyExactOnNearOneHotRows) {
   double worst = 0.0;
   // The rows (exact values from mpmath at 50 digits, repeated here by MPFR).
-  derived::check_snapshot("0, 18", derived::custom({0.0, 18.0}, 1.0), worst);    // ‖J‖_F 3.045996e-08
-  derived::check_snapshot("0, 19", derived::custom({0.0, 19.0}, 1.0), worst);    // ‖J‖_F 1.120559e-08
+  derived::check_snapshot("0, 18", derived::custom({0.0, 18.0}, 1.0), worst);        // ‖J‖_F 3.045996e-08
+  derived::check_snapshot("0, 19", derived::custom({0.0, 19.0}, 1.0), worst);        // ‖J‖_F 1.120559e-08
   derived::check_snapshot("200, 250", derived::custom({200.0, 250.0}, 1.0), worst);  // H 9.8366e-21
   derived::check_snapshot("1, 2, 3 at T = 0.01", derived::custom({1.0, 2.0, 3.0}, 0.01), worst);  // S(1−S) 3.72e-44
   // Further out: 1 − s_m at 1e-200 and at 1e-304 (where r² underflows), several tiny others of

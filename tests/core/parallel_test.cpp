@@ -17,7 +17,8 @@ TEST(ParallelFor, RunsEveryIndexExactlyOnce) {
   for (int count : {0, 1, 2, 3, 17, 1000}) {
     std::vector<std::atomic<int>> runs(static_cast<std::size_t>(count));
     parallel_for(count, [&](int index) { runs[static_cast<std::size_t>(index)].fetch_add(1); });
-    for (int i = 0; i < count; ++i) EXPECT_EQ(runs[static_cast<std::size_t>(i)].load(), 1) << "count " << count << ", index " << i;
+    for (int i = 0; i < count; ++i)
+      EXPECT_EQ(runs[static_cast<std::size_t>(i)].load(), 1) << "count " << count << ", index " << i;
   }
 }
 
@@ -31,9 +32,8 @@ TEST(ParallelFor, ConcurrentAndNestedCallsAllComplete) {
       callers.emplace_back([&totals, c] {
         for (int round = 0; round < 50; ++round) {
           std::atomic<long> sum{0};
-          parallel_for(6, [&](int outer) {
-            parallel_for(5, [&](int inner) { sum.fetch_add(outer * 5 + inner + 1); });
-          });
+          parallel_for(6,
+                       [&](int outer) { parallel_for(5, [&](int inner) { sum.fetch_add(outer * 5 + inner + 1); }); });
           totals[static_cast<std::size_t>(c)] += sum.load();  // 1 + 2 + … + 30 = 465
         }
       });

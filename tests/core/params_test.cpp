@@ -74,18 +74,17 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(BadValue{"temperature", "-1"}, BadValue{"temperature", "0"}, BadValue{"temperature", "nan"},
                       BadValue{"temperature", "inf"}, BadValue{"temperature", ""}, BadValue{"temperature", "abc"},
                       BadValue{"temperature", "1e999"}, BadValue{"temperature", "100.0001"},
-                      BadValue{"temperature", std::string(10000, '7')}, BadValue{"d_k", "abc"},
-                      BadValue{"d_k", "0"}, BadValue{"d_k", "4097"}, BadValue{"d_k", "2.5"},
-                      BadValue{"d_k", "99999999999999999999999"}, BadValue{"score_scale", "0.001"},
-                      BadValue{"seq_len", "1"}, BadValue{"seq_len", "4097"}, BadValue{"seed", "-1"},
-                      BadValue{"seed", "9007199254740993"}, BadValue{"scaled", "maybe"},
+                      BadValue{"temperature", std::string(10000, '7')}, BadValue{"d_k", "abc"}, BadValue{"d_k", "0"},
+                      BadValue{"d_k", "4097"}, BadValue{"d_k", "2.5"}, BadValue{"d_k", "99999999999999999999999"},
+                      BadValue{"score_scale", "0.001"}, BadValue{"seq_len", "1"}, BadValue{"seq_len", "4097"},
+                      BadValue{"seed", "-1"}, BadValue{"seed", "9007199254740993"}, BadValue{"scaled", "maybe"},
                       BadValue{"row", "16"}, BadValue{"row", "-1"}, BadValue{"scores", "1, nan, 2"},
-                      BadValue{"scores", "1, inf"}, BadValue{"scores", "-inf, -inf"},
-                      BadValue{"scores", "1, two, 3"}, BadValue{"nonsense", "1"}, BadValue{"alpha", "0.5"},
-                      BadValue{"alpha", "2.5"}, BadValue{"format", "fp12"}, BadValue{"format", ""},
-                      BadValue{"gamma", "0"}, BadValue{"qk_norm", "50"}, BadValue{"pe_amplitude", "-1"},
-                      BadValue{"heads", "0"}, BadValue{"heads", "17"}, BadValue{"causal", "maybe"},
-                      BadValue{"nudge", "4"}, BadValue{"nudge", "nan"}));
+                      BadValue{"scores", "1, inf"}, BadValue{"scores", "-inf, -inf"}, BadValue{"scores", "1, two, 3"},
+                      BadValue{"nonsense", "1"}, BadValue{"alpha", "0.5"}, BadValue{"alpha", "2.5"},
+                      BadValue{"format", "fp12"}, BadValue{"format", ""}, BadValue{"gamma", "0"},
+                      BadValue{"qk_norm", "50"}, BadValue{"pe_amplitude", "-1"}, BadValue{"heads", "0"},
+                      BadValue{"heads", "17"}, BadValue{"causal", "maybe"}, BadValue{"nudge", "4"},
+                      BadValue{"nudge", "nan"}));
 
 TEST(Params, ErrorTextIsSpecific) {
   Params p;
@@ -170,7 +169,8 @@ TEST(ParamKeys, RangesComeFromTheTable) {
       std::snprintf(text, sizeof text, key.is_real() ? "%.17g" : "%.0f", outside);
       EXPECT_TRUE(set_param(at, key.name, text)) << key.name << "=" << text << " was accepted";
     }
-    EXPECT_NE(key.allowed.find(key.is_real() ? "a number from " : "an integer from "), std::string_view::npos) << key.name;
+    EXPECT_NE(key.allowed.find(key.is_real() ? "a number from " : "an integer from "), std::string_view::npos)
+        << key.name;
     EXPECT_FALSE(lo.empty()) << key.name;
   }
   EXPECT_GE(numbers, 10);
@@ -195,8 +195,8 @@ TEST(ParamKeys, BlendMovesEachKeyOnItsScale) {
   const Params mid = blend_params(from, to, 0.5);
   EXPECT_NEAR(mid.temperature, 1.0, 1e-14);  // √(0.1 · 10)
   EXPECT_NEAR(mid.alpha, 1.5, 1e-15);
-  EXPECT_EQ(mid.seq_len, 16);                 // √(4 · 64)
-  EXPECT_EQ(mid.row, 15);                     // 30 on its own, but below the blended seq_len
+  EXPECT_EQ(mid.seq_len, 16);  // √(4 · 64)
+  EXPECT_EQ(mid.row, 15);      // 30 on its own, but below the blended seq_len
   EXPECT_EQ(mid.seed, 99u);
   EXPECT_TRUE(mid.causal);
   EXPECT_FALSE(validate(mid)) << validate(mid)->message;

@@ -393,7 +393,6 @@ TEST(PrecisionSoftmax, ErrorsShrinkWithPrecision) {
   }
 }
 
-
 // The online kernel starts from m = −∞. E4M3 has no infinities, so a rescale of the
 // empty sum by exp((−∞ − m')/T) would round to NaN and poison every weight; every
 // format must give the same finite weights as its stable kernel on a tame row

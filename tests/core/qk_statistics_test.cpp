@@ -117,7 +117,8 @@ TEST(QkHistogram, MassWithinOneStdApproachesNormalForLargeDk) {
       for (int b = 0; b < static_cast<int>(histogram.counts.size()); ++b) {
         const double left = histogram.bin_lower_edge(b), right = left + histogram.bin_width();
         // Default edges fall on every 1/8 std, so ±1 std are edges up to rounding.
-        if (left >= -std * (1 + 1e-9) && right <= std * (1 + 1e-9)) inside += histogram.counts[static_cast<std::size_t>(b)];
+        if (left >= -std * (1 + 1e-9) && right <= std * (1 + 1e-9))
+          inside += histogram.counts[static_cast<std::size_t>(b)];
       }
       const double n = static_cast<double>(histogram.total());
       const double mass = inside / n;
@@ -146,8 +147,10 @@ SoftmaxRowSummary reference_summary(const std::vector<double>& scores, double lo
   for (std::size_t j = 0; j < n; ++j) {
     y[j] = static_cast<long double>(logit_scale) * (scores[j] - top);
     s[j] = std::exp(y[j]);
-    if (y[j] == 0 && !top_seen) top_seen = true;
-    else rest += s[j];
+    if (y[j] == 0 && !top_seen)
+      top_seen = true;
+    else
+      rest += s[j];
   }
   const long double log_normaliser = std::log1p(rest);
   long double entropy = 0, max_weight = 0, norm_squared = 0;
@@ -185,7 +188,8 @@ TEST(SoftmaxRowSummary, MatchesLongDoubleDefinitions) {
       const SoftmaxRowSummary reference = reference_summary(scores, logit_scale);
       EXPECT_NEAR(fast.entropy_nats, reference.entropy_nats, 1e-12 * reference.entropy_nats + 1e-300)
           << "n=" << n << " a=" << logit_scale;
-      EXPECT_NEAR(fast.max_weight, reference.max_weight, 1e-12 * reference.max_weight) << "n=" << n << " a=" << logit_scale;
+      EXPECT_NEAR(fast.max_weight, reference.max_weight, 1e-12 * reference.max_weight)
+          << "n=" << n << " a=" << logit_scale;
       EXPECT_NEAR(fast.jacobian_norm, reference.jacobian_norm, 1e-12 * reference.jacobian_norm + 1e-300)
           << "n=" << n << " a=" << logit_scale;
       // And the project's reference double path, where it is accurate (not near one-hot).
@@ -218,7 +222,8 @@ TEST(SoftmaxRowSummary, FastGapsPathAgreesWithTheReference) {
       const SoftmaxRowSummary reference = summarize_softmax_row(scores, top, logit_scale);
       EXPECT_NEAR(fast.entropy_nats, reference.entropy_nats, 2e-5 * reference.entropy_nats + 1e-30)
           << "n=" << n << " a=" << logit_scale;
-      EXPECT_NEAR(fast.max_weight, reference.max_weight, 2e-5 * reference.max_weight) << "n=" << n << " a=" << logit_scale;
+      EXPECT_NEAR(fast.max_weight, reference.max_weight, 2e-5 * reference.max_weight)
+          << "n=" << n << " a=" << logit_scale;
       EXPECT_NEAR(fast.jacobian_norm, reference.jacobian_norm, 2e-5 * reference.jacobian_norm + 1e-30)
           << "n=" << n << " a=" << logit_scale;
     }
@@ -314,9 +319,12 @@ TEST(BlockAccumulation, DkSweepWithinACallIsBitIdenticalForAnyThreadCount) {
       for (std::size_t p = 0; p < config.key_dims.size(); ++p) {
         const std::string what = "L = " + std::to_string(c.seq_len) + ", " + std::to_string(threads) + " threads";
         expect_same_bits(one.scaled[p].entropy_nats, many.scaled[p].entropy_nats, (what + ", scaled entropy").c_str());
-        expect_same_bits(one.unscaled[p].entropy_nats, many.unscaled[p].entropy_nats, (what + ", unscaled entropy").c_str());
-        expect_same_bits(one.unscaled[p].max_weight, many.unscaled[p].max_weight, (what + ", unscaled max weight").c_str());
-        expect_same_bits(one.scaled[p].jacobian_norm, many.scaled[p].jacobian_norm, (what + ", scaled Jacobian norm").c_str());
+        expect_same_bits(one.unscaled[p].entropy_nats, many.unscaled[p].entropy_nats,
+                         (what + ", unscaled entropy").c_str());
+        expect_same_bits(one.unscaled[p].max_weight, many.unscaled[p].max_weight,
+                         (what + ", unscaled max weight").c_str());
+        expect_same_bits(one.scaled[p].jacobian_norm, many.scaled[p].jacobian_norm,
+                         (what + ", scaled Jacobian norm").c_str());
       }
     }
   }

@@ -16,7 +16,9 @@ using smlab::fuzz::require;
 
 namespace {
 
-std::size_t percent_signs(std::string_view text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '%')); }
+std::size_t percent_signs(std::string_view text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '%'));
+}
 
 }  // namespace
 

@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(smlab::app::find_lesson_panel(step.view, step.panel) != nullptr);
     require(!step.title.english.empty() && !step.title.chinese.empty());
     for (double progress : {0.0, 0.25, 0.5, 0.999}) {
-      const smlab::Params mid = smlab::app::interpolate_params(previous, step.params, smlab::app::lesson_ease(progress));
+      const smlab::Params mid =
+          smlab::app::interpolate_params(previous, step.params, smlab::app::lesson_ease(progress));
       require(!smlab::validate(mid).has_value());
     }
     require(smlab::app::interpolate_params(previous, step.params, 1.0) == step.params);

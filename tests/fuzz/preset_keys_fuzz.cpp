@@ -15,7 +15,7 @@ using smlab::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 4) return 0;
-  const std::size_t presets = (static_cast<std::size_t>(data[0]) << 6 | data[1] >> 2) % 20'000;     // 0 to 19,999
+  const std::size_t presets = (static_cast<std::size_t>(data[0]) << 6 | data[1] >> 2) % 20'000;  // 0 to 19,999
   const std::size_t keys = (static_cast<std::size_t>(data[2]) << 10 | static_cast<std::size_t>(data[3]) << 2) % 200'000;
   const std::string_view names(reinterpret_cast<const char*>(data + 4), size - 4);
   std::string text = "{\"presets\": [";

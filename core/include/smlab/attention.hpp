@@ -67,8 +67,8 @@ std::string_view variant_name(ScoreVariant variant);  // "dot", "scaled_dot", "c
 
 // Everything one L×L attention map depends on. Defaults reproduce evaluate()'s scaled map.
 struct AttentionSetup {
-  int seq_len = 16;   // L ≥ 1: queries and keys
-  int key_dim = 64;   // d_k ≥ 1: length of q and k in each head
+  int seq_len = 16;  // L ≥ 1: queries and keys
+  int key_dim = 64;  // d_k ≥ 1: length of q and k in each head
   // h ≥ 1 heads split one wide draw: Q and K are L×(h·d_k) (d_model = h·d_k) and head m owns
   // columns [m·d_k, (m+1)·d_k). Entries of the draw depend only on (row, column), so head 0 is
   // exactly the single-head map and adding heads never changes the earlier ones.
@@ -82,11 +82,11 @@ struct AttentionSetup {
   // Q += a·PE and K += a·PE with the sinusoidal PE over all h·d_k columns, before any variant
   // transform. a = 0 skips the addition, so it reproduces attention without positions bit for bit.
   double positional_amplitude = 0.0;
-  double cosine_gamma = 10.0;      // γ: cosine scores lie in [−γ, γ]
-  double cosine_epsilon = 1e-6;    // ε: a zero vector is divided by ε instead of 0
+  double cosine_gamma = 10.0;    // γ: cosine scores lie in [−γ, γ]
+  double cosine_epsilon = 1e-6;  // ε: a zero vector is divided by ε instead of 0
   double layer_norm_epsilon = 1e-5;
-  double layer_norm_gain = 1.0;    // γ of LayerNorm, one scalar (a learned vector starts at 1)
-  double layer_norm_bias = 0.0;    // β of LayerNorm, one scalar (starts at 0)
+  double layer_norm_gain = 1.0;  // γ of LayerNorm, one scalar (a learned vector starts at 1)
+  double layer_norm_bias = 0.0;  // β of LayerNorm, one scalar (starts at 0)
   // d_a of additive attention. W_q, W_k (d_a×d_k) ~ N(0, 1/d_k) so each entry of W_q q has the
   // variance σ² of one coordinate of q; v (d_a) ~ N(0, 1/d_a) so vᵀ tanh(·) stays O(1). Drawn from
   // the seed, per head. Cost is L²·d_a tanh evaluations: about 0.5 G at L = 4096, d_a = 32.
@@ -99,13 +99,13 @@ AttentionSetup attention_setup(const Params& params);
 // Buffers reused across calls, so a recompute at L = 4096 does not pay for fresh pages
 // (the L×L scratch alone is 64 MiB). Its contents between calls mean nothing.
 struct AttentionWorkspace {
-  Matrix queries, keys;                   // L×(h·d_k) draws, plus positions
-  Matrix head_queries, head_keys;         // L×d_k: one head after its variant transform
-  Matrix encoding;                        // L×(h·d_k) positional encoding
-  Matrix head_map;                        // L×L: one head's weights when h > 1
+  Matrix queries, keys;                                // L×(h·d_k) draws, plus positions
+  Matrix head_queries, head_keys;                      // L×d_k: one head after its variant transform
+  Matrix encoding;                                     // L×(h·d_k) positional encoding
+  Matrix head_map;                                     // L×L: one head's weights when h > 1
   Matrix query_weights, key_weights, additive_vector;  // additive: (h·d_a)×d_k, (h·d_a)×d_k, h×d_a
   Matrix projected_queries, projected_keys;            // additive: L×d_a
-  std::vector<float> keys_transposed;     // d_k×L for the dot-product kernel
+  std::vector<float> keys_transposed;                  // d_k×L for the dot-product kernel
 };
 
 // Sinusoidal positional encodings (Vaswani et al. 2017), out is positions×dim:

@@ -13,17 +13,17 @@ namespace smlab {
 
 // What a staged evaluate() left to do (EvaluateOptions::stages).
 struct Stages {
-  bool scores = false;          // QKᵀ not computed yet (Snapshot::attention_scores holds Q, K only)
-  bool map_range = false;       // attention_max is the previous Snapshot's, not this one's
-  std::int64_t dk_trials = 0;   // the sweep's full trial count, when the Snapshot has fewer
-  bool entropy_curve = false;   // H(T) has every 4th of its 121 points only (rows of ≥ 512 keys)
+  bool scores = false;         // QKᵀ not computed yet (Snapshot::attention_scores holds Q, K only)
+  bool map_range = false;      // attention_max is the previous Snapshot's, not this one's
+  std::int64_t dk_trials = 0;  // the sweep's full trial count, when the Snapshot has fewer
+  bool entropy_curve = false;  // H(T) has every 4th of its 121 points only (rows of ≥ 512 keys)
   bool any() const { return scores || map_range || dk_trials > 0 || entropy_curve; }
 };
 
 struct EvaluateOptions {
-  std::stop_token stop;                  // a request here abandons the work (returns nullopt)
+  std::stop_token stop;                    // a request here abandons the work (returns nullopt)
   std::atomic<float>* progress = nullptr;  // 0..1, written as work proceeds (may be null)
-  std::int64_t dk_trials = 0;            // Monte Carlo trials per d_k point; 0 = automatic budget
+  std::int64_t dk_trials = 0;              // Monte Carlo trials per d_k point; 0 = automatic budget
   // A sweep computed earlier. When its config equals the one these Params need and
   // it has at least the requested trials, it is reused as is: sweeps are
   // deterministic per trial index, so this equals recomputing with its trial count.
@@ -50,7 +50,6 @@ struct EvaluateOptions {
   // complete_stages() the Snapshot is bit-identical to an evaluation without staging.
   Stages* stages = nullptr;
 };
-
 
 // Trials per d_k point of a staged first estimate: an eighth of the full count (at least 2).
 std::int64_t coarse_dk_trials(std::int64_t full_trials);

@@ -17,10 +17,10 @@ namespace smlab {
 
 // Bounds that a file cannot talk the parser past (checked before any allocation).
 struct ImportLimits {
-  static constexpr std::size_t npy_header_max = 65536;            // bytes of the header dict
+  static constexpr std::size_t npy_header_max = 65536;             // bytes of the header dict
   static constexpr std::uint64_t array_elements_max = 1ull << 28;  // 268 M values (1 GiB as float)
   static constexpr std::size_t npz_entries_max = 256;
-  static constexpr int length_max = 32768;  // L of imported Q and K
+  static constexpr int length_max = 32768;        // L of imported Q and K
   static constexpr int scores_length_max = 4096;  // L of imported L×L scores or weights (the file is L²)
   static constexpr int key_dim_max = 4096;
   static constexpr std::size_t tokens_max = 32768;
@@ -30,10 +30,10 @@ struct ImportLimits {
 
 // An array as read: C order (row-major, last axis fastest), values converted to float.
 struct NdArray {
-  std::string name;                   // "q" for q.npy inside an .npz, the file stem for a lone .npy
-  std::vector<std::int64_t> shape;    // 1 to 4 axes, each ≥ 1
-  std::vector<float> values;          // product(shape) values
-  std::string dtype;                  // as declared, e.g. "<f4", ">f2"; "csv" for CSV text
+  std::string name;                 // "q" for q.npy inside an .npz, the file stem for a lone .npy
+  std::vector<std::int64_t> shape;  // 1 to 4 axes, each ≥ 1
+  std::vector<float> values;        // product(shape) values
+  std::string dtype;                // as declared, e.g. "<f4", ">f2"; "csv" for CSV text
 };
 
 struct ArrayParse {
@@ -81,8 +81,8 @@ struct ImportSpec {
   std::string text;  // as given
   std::string path;
   struct Selection {
-    std::string array;                // "" for a lone .npy/.csv
-    std::optional<ArrayRole> role;    // nullopt: infer from the name
+    std::string array;              // "" for a lone .npy/.csv
+    std::optional<ArrayRole> role;  // nullopt: infer from the name
   };
   std::vector<Selection> selections;  // empty: every array, roles inferred
 };

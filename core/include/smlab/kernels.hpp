@@ -43,8 +43,7 @@ void exp_fast(std::span<float> out, std::span<const float> in, KernelIsa isa = K
 // subnormal value). A row's result depends only on that row, cols, logit_scale and the
 // instruction set: one row computed alone (rows = 1) has the same bits as inside a whole
 // matrix, whatever the thread count.
-void softmax_rows_fast(std::span<float> matrix, int rows, int cols, double logit_scale,
-                       KernelOptions options = {});
+void softmax_rows_fast(std::span<float> matrix, int rows, int cols, double logit_scale, KernelOptions options = {});
 
 // raw(i, j) = q_i · k_j for Q (L×d) and K (L'×d); out becomes L×L'. Same result as
 // dot_product_scores up to float rounding: each entry is a float sum of d products in a

@@ -124,8 +124,8 @@ struct Histogram {
   void add(double value);
   void merge(const Histogram& other);  // same edges; counts add exactly
   double bin_width() const;
-  double bin_lower_edge(int bin) const;   // lower + bin·width
-  std::int64_t total() const;             // Σ counts + below + above = values added
+  double bin_lower_edge(int bin) const;  // lower + bin·width
+  std::int64_t total() const;            // Σ counts + below + above = values added
 };
 Histogram make_histogram(double lower, double upper, int bins);
 

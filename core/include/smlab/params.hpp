@@ -24,7 +24,7 @@ struct ParamLimits {
   static constexpr double score_scale_min = 0.01, score_scale_max = 100.0;
   static constexpr int seq_len_min = 2, seq_len_max = 4096;
   static constexpr std::uint64_t seed_max = (std::uint64_t{1} << 53);  // exact in a double / JSON number
-  static constexpr std::size_t scores_max_count = 4096;                  // same as the longest row
+  static constexpr std::size_t scores_max_count = 4096;                // same as the longest row
   static constexpr double alpha_min = 1.0, alpha_max = 2.0;
   static constexpr double gamma_min = 0.1, gamma_max = 100.0;
   static constexpr double qk_norm_min = 0.1, qk_norm_max = 20.0;
@@ -45,37 +45,37 @@ struct ParamLimits {
 };
 
 struct Params {
-  double temperature = 1.0;   // T: logits are divided by it. [0.01, 100]
-  int key_dim = 64;           // d_k: length of each query and key vector. [1, 4096]
-  double score_scale = 1.0;   // multiplies every score q·k (or custom score). [0.01, 100]
-  int seq_len = 16;           // L: number of queries and keys. [2, 4096]
-  std::uint64_t seed = 42;    // seed of Q and K. [0, 2^53]
-  bool scaled = true;         // divide q·k by √d_k
-  int row = 0;                // which query row the distribution shows. [0, L−1]
-  std::vector<double> scores; // custom score vector replacing the row; empty = use QKᵀ row.
-                              // 1..4096 entries, each finite or −inf (a masked key), at
-                              // least one finite.
+  double temperature = 1.0;    // T: logits are divided by it. [0.01, 100]
+  int key_dim = 64;            // d_k: length of each query and key vector. [1, 4096]
+  double score_scale = 1.0;    // multiplies every score q·k (or custom score). [0.01, 100]
+  int seq_len = 16;            // L: number of queries and keys. [2, 4096]
+  std::uint64_t seed = 42;     // seed of Q and K. [0, 2^53]
+  bool scaled = true;          // divide q·k by √d_k
+  int row = 0;                 // which query row the distribution shows. [0, L−1]
+  std::vector<double> scores;  // custom score vector replacing the row; empty = use QKᵀ row.
+                               // 1..4096 entries, each finite or −inf (a masked key), at
+                               // least one finite.
 
   // Settings of the labs (the dashboard ignores them).
-  double alpha = 1.5;           // α of α-entmax: 1 = softmax, 2 = sparsemax. [1, 2]
-  Format format = Format::fp16; // number format of the stability lab's emulated arithmetic
-  double gamma = 10.0;          // γ of cosine attention: scores lie in [−γ, γ]. [0.1, 100]
-  double qk_norm = 1.0;         // σ of the entries of Q and K: their norms grow with it. [0.1, 20]
-  double pe_amplitude = 1.0;    // amplitude of the sinusoidal positional encodings. [0, 100]
-  int heads = 4;                // number of attention heads. [1, 16]
-  bool causal = false;          // mask keys after the query (−inf scores, weight exactly 0)
-  double nudge = 0.0;           // added to the second-largest score in the temperature lab. [−3, 3]
+  double alpha = 1.5;            // α of α-entmax: 1 = softmax, 2 = sparsemax. [1, 2]
+  Format format = Format::fp16;  // number format of the stability lab's emulated arithmetic
+  double gamma = 10.0;           // γ of cosine attention: scores lie in [−γ, γ]. [0.1, 100]
+  double qk_norm = 1.0;          // σ of the entries of Q and K: their norms grow with it. [0.1, 20]
+  double pe_amplitude = 1.0;     // amplitude of the sinusoidal positional encodings. [0, 100]
+  int heads = 4;                 // number of attention heads. [1, 16]
+  bool causal = false;           // mask keys after the query (−inf scores, weight exactly 0)
+  double nudge = 0.0;            // added to the second-largest score in the temperature lab. [−3, 3]
   // Settings of the attention story's labs (issue #17; smlab/labs/topics.hpp says who reads them).
-  int top_k = 5;                // sampling: tokens kept by top-k [1, 50] (clamped to the vocabulary)
-  double top_p = 0.9;           // sampling: nucleus mass p [0.01, 1]
-  int samples = 1000;           // sampling: draws in the histogram [1, 10^6]
-  int target = 0;               // loss: the one-hot target's index in the row [0, 4095] (clamped to the row)
-  double angle = 35.0;          // geometry: direction of q in degrees [−180, 180]
-  double epsilon = 1e-3;        // geometry: ε of cosine attention's max(‖q‖, ε) [1e-8, 1]
-  int init = 1;                 // init lab: 0 Var(w) = 1, 1 Xavier, 2 He, 3 σ_w = 0.01
-  int activation = 0;           // init lab: 0 linear, 1 tanh, 2 ReLU
-  int depth = 10;               // init lab: layers [1, 50]
-  bool layer_norm = false;      // init lab: LayerNorm after every layer
+  int top_k = 5;            // sampling: tokens kept by top-k [1, 50] (clamped to the vocabulary)
+  double top_p = 0.9;       // sampling: nucleus mass p [0.01, 1]
+  int samples = 1000;       // sampling: draws in the histogram [1, 10^6]
+  int target = 0;           // loss: the one-hot target's index in the row [0, 4095] (clamped to the row)
+  double angle = 35.0;      // geometry: direction of q in degrees [−180, 180]
+  double epsilon = 1e-3;    // geometry: ε of cosine attention's max(‖q‖, ε) [1e-8, 1]
+  int init = 1;             // init lab: 0 Var(w) = 1, 1 Xavier, 2 He, 3 σ_w = 0.01
+  int activation = 0;       // init lab: 0 linear, 1 tanh, 2 ReLU
+  int depth = 10;           // init lab: layers [1, 50]
+  bool layer_norm = false;  // init lab: LayerNorm after every layer
 
   // Imported attention (import.hpp), or null for Q and K drawn from the seed. Attached by
   // attach_import, which also sets seq_len = L (up to 32768) and d_k = d when d is known; those
@@ -125,8 +125,8 @@ struct ParamKey {
   double min = 0.0, max = 0.0;  // numbers: the documented range (ParamLimits). row: up to seq_len − 1,
                                 // batch and head: up to the imported data's counts (checked in code)
   KeyScale scale = KeyScale::none;
-  double step = 0.0;    // linear reals: one nudge; logarithmic from 0: the smallest positive value
-  bool blends = true;   // a lesson moves it gradually; false for the seed (an in-between seed means nothing)
+  double step = 0.0;   // linear reals: one nudge; logarithmic from 0: the smallest positive value
+  bool blends = true;  // a lesson moves it gradually; false for the seed (an in-between seed means nothing)
   bool is_real() const { return std::holds_alternative<double Params::*>(member); }
   bool is_integer() const {
     return std::holds_alternative<int Params::*>(member) || std::holds_alternative<std::uint64_t Params::*>(member);

@@ -17,9 +17,7 @@ constexpr std::uint64_t mix64(std::uint64_t x) {
 }
 
 // Uniform in (0, 1]: 53 random bits, shifted so log() never sees 0.
-constexpr double uniform_open0(std::uint64_t bits) {
-  return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53;
-}
+constexpr double uniform_open0(std::uint64_t bits) { return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53; }
 
 // A sequential generator: state advances by the golden-ratio increment.
 class SplitMix64 {

@@ -46,9 +46,9 @@ struct ScoreCache {
 // and queries per cell), computed tile by tile when no L×L matrix is stored.
 inline constexpr int pooled_side_max = 1024;
 struct PooledMaps {
-  int factor = 0, side = 0;               // side = ⌈L / factor⌉; factor 0 = not computed
-  std::vector<float> scaled, unscaled;    // side × side, row-major
-  float max_weight = 0.0f;                // largest finite weight of both maps
+  int factor = 0, side = 0;             // side = ⌈L / factor⌉; factor 0 = not computed
+  std::vector<float> scaled, unscaled;  // side × side, row-major
+  float max_weight = 0.0f;              // largest finite weight of both maps
   // A first picture (preview_pooled_maps): each pooled row from one query of its block, 1/factor
   // of the work; complete_pooled_maps replaces it with every query's block maxima.
   bool preview = false;

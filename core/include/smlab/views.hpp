@@ -34,7 +34,22 @@ namespace smlab {
 struct Params;
 struct Snapshot;
 
-enum class View { dashboard, normalizers, stability, temperature, scaling, gradients, attention_variants, positions, heads, values, sampling, loss, geometry, init };
+enum class View {
+  dashboard,
+  normalizers,
+  stability,
+  temperature,
+  scaling,
+  gradients,
+  attention_variants,
+  positions,
+  heads,
+  values,
+  sampling,
+  loss,
+  geometry,
+  init
+};
 
 // A panel a lesson step may highlight: one plot ("distribution") or a named group of plots
 // ("attention" = both maps). Members are the plot names the view places ("<view>/<plot>" in the
@@ -50,9 +65,9 @@ using LabEvaluator = std::any (*)(const Params& lab_params, const Snapshot& snap
 
 struct ViewInfo {
   View view;
-  std::string_view name;     // "attention-variants"
-  std::string_view title;    // "Attention variants"
-  std::string_view summary;  // one line for --list-views
+  std::string_view name;              // "attention-variants"
+  std::string_view title;             // "Attention variants"
+  std::string_view summary;           // one line for --list-views
   std::span<const ViewPanel> panels;  // what a lesson step may name as its "panel"
   LabEvaluator evaluate = nullptr;    // null for the dashboard (its numbers are the Snapshot's own)
 };

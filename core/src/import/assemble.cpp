@@ -48,8 +48,8 @@ bool valid_utf8(std::string_view text) {
       if ((next & 0xc0) != 0x80) return false;
       code = (code << 6) | (next & 0x3f);
     }
-    if ((extra == 1 && code < 0x80) || (extra == 2 && code < 0x800) || (extra == 3 && (code < 0x10000 || code > 0x10ffff)) ||
-        (code >= 0xd800 && code <= 0xdfff))
+    if ((extra == 1 && code < 0x80) || (extra == 2 && code < 0x800) ||
+        (extra == 3 && (code < 0x10000 || code > 0x10ffff)) || (code >= 0xd800 && code <= 0xdfff))
       return false;
     i += static_cast<std::size_t>(extra) + 1;
   }
@@ -78,7 +78,8 @@ void append_utf8(std::string& out, std::uint32_t code) {
 std::string json_string_list(std::string_view text, std::vector<std::string>& out) {
   std::size_t pos = 0;
   auto space = [&] {
-    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\n' || text[pos] == '\r' || text[pos] == '\t')) ++pos;
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\n' || text[pos] == '\r' || text[pos] == '\t'))
+      ++pos;
   };
   auto hex4 = [&](std::uint32_t& code) {
     if (text.size() - pos < 4) return false;
@@ -86,10 +87,14 @@ std::string json_string_list(std::string_view text, std::vector<std::string>& ou
     for (int k = 0; k < 4; ++k) {
       const char h = text[pos++];
       code <<= 4;
-      if (h >= '0' && h <= '9') code |= static_cast<std::uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') code |= static_cast<std::uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') code |= static_cast<std::uint32_t>(h - 'A' + 10);
-      else return false;
+      if (h >= '0' && h <= '9')
+        code |= static_cast<std::uint32_t>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        code |= static_cast<std::uint32_t>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        code |= static_cast<std::uint32_t>(h - 'A' + 10);
+      else
+        return false;
     }
     return true;
   };
@@ -184,7 +189,8 @@ ArrayParse parse_csv_matrix(std::string_view text, std::string_view file) {
     std::size_t cell_start = 0;
     for (;;) {
       const std::size_t comma = line.find(',', cell_start);
-      const std::string_view cell = line.substr(cell_start, comma == std::string_view::npos ? std::string_view::npos : comma - cell_start);
+      const std::string_view cell =
+          line.substr(cell_start, comma == std::string_view::npos ? std::string_view::npos : comma - cell_start);
       const auto value = number(cell);
       if (!value) {
         numeric = false;
@@ -202,10 +208,11 @@ ArrayParse parse_csv_matrix(std::string_view text, std::string_view file) {
       cell_start = comma + 1;
     }
     if (!numeric) continue;
-    if (rows == 0) cols = row.size();
+    if (rows == 0)
+      cols = row.size();
     else if (row.size() != cols)
-      return fail("line " + std::to_string(line_number) + " has " + std::to_string(row.size()) + " numbers, line 1 of data has " +
-                  std::to_string(cols) + ": allowed a rectangular matrix");
+      return fail("line " + std::to_string(line_number) + " has " + std::to_string(row.size()) +
+                  " numbers, line 1 of data has " + std::to_string(cols) + ": allowed a rectangular matrix");
     ++rows;
     if (rows * cols > ImportLimits::csv_cells_max) return fail("more than 4096x4096 numbers: allowed at most 16777216");
     out.values.insert(out.values.end(), row.begin(), row.end());
@@ -222,7 +229,8 @@ TokenParse parse_tokens(std::string_view text, std::string_view file) {
       static_cast<unsigned char>(text[2]) == 0xbf)
     text.remove_prefix(3);  // a UTF-8 byte-order mark
   if (!valid_utf8(text)) {
-    result.error = std::string(file) + ": not valid UTF-8: allowed UTF-8 text, one token per line, or a JSON list of strings";
+    result.error =
+        std::string(file) + ": not valid UTF-8: allowed UTF-8 text, one token per line, or a JSON list of strings";
     return result;
   }
   if (!trim(text).empty() && trim(text).front() == '[') {
@@ -241,7 +249,8 @@ TokenParse parse_tokens(std::string_view text, std::string_view file) {
     pos = end + 1;
     if (line.size() > ImportLimits::token_bytes_max) {
       result.tokens.clear();
-      result.error = std::string(file) + ": line " + std::to_string(result.tokens.size() + 1) + " is longer than 1024 bytes";
+      result.error =
+          std::string(file) + ": line " + std::to_string(result.tokens.size() + 1) + " is longer than 1024 bytes";
       return result;
     }
     if (result.tokens.size() >= ImportLimits::tokens_max) {
@@ -271,7 +280,8 @@ std::optional<ArrayRole> role_from_name(std::string_view name) {
   if (n == "k" || n == "key" || n == "keys") return ArrayRole::keys;
   if (n == "v" || n == "value" || n == "values") return ArrayRole::values;
   if (n == "scores" || n == "score" || n == "logits" || n == "qk") return ArrayRole::scores;
-  if (n == "weights" || n == "attn" || n == "attention" || n == "probs" || n == "attn_weights") return ArrayRole::weights;
+  if (n == "weights" || n == "attn" || n == "attention" || n == "probs" || n == "attn_weights")
+    return ArrayRole::weights;
   return std::nullopt;
 }
 
@@ -304,7 +314,8 @@ SpecParse parse_import_spec(std::string_view text, bool (*exists)(const std::str
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = selections.find(',', start);
-    const std::string_view item = trim(selections.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    const std::string_view item =
+        trim(selections.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     ImportSpec::Selection selection;
     const auto equals = item.find('=');
     const std::string_view array = trim(item.substr(0, equals));
@@ -320,14 +331,16 @@ SpecParse parse_import_spec(std::string_view text, bool (*exists)(const std::str
       }
     } else {
       if (array.empty()) {
-        result.error = "--import '" + shown(text) + "': an empty array name: allowed FILE.npz:ARRAY or FILE.npz:ARRAY=ROLE";
+        result.error =
+            "--import '" + shown(text) + "': an empty array name: allowed FILE.npz:ARRAY or FILE.npz:ARRAY=ROLE";
         return result;
       }
       selection.array = std::string(array);
       if (equals != std::string_view::npos) {
         selection.role = role_from_name(role);
         if (!selection.role) {
-          result.error = "--import '" + shown(text) + "': role '" + shown(role) + "' is not allowed: Q, K, V, scores or weights";
+          result.error =
+              "--import '" + shown(text) + "': role '" + shown(role) + "' is not allowed: Q, K, V, scores or weights";
           return result;
         }
       }
@@ -346,7 +359,8 @@ SpecParse parse_import_spec(std::string_view text, bool (*exists)(const std::str
 
 std::span<const float> ImportedAttention::slice(const std::vector<float>& all, int batch, int head, int per_row) const {
   const std::size_t size = static_cast<std::size_t>(length) * static_cast<std::size_t>(per_row);
-  const std::size_t index = static_cast<std::size_t>(batch) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(head);
+  const std::size_t index =
+      static_cast<std::size_t>(batch) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(head);
   return std::span<const float>(all).subspan(index * size, size);
 }
 
@@ -372,12 +386,14 @@ ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::s
   RoleArray* w = by_role[4];
   const int kinds = (q || k ? 1 : 0) + (s ? 1 : 0) + (w ? 1 : 0);
   if (kinds == 0)
-    return fail("nothing to show: import Q and K (and optionally V), or scores, or weights (arrays named q, k, v, "
-                "scores or attn are recognised; else name the role, e.g. --import data.npz:x=Q)");
+    return fail(
+        "nothing to show: import Q and K (and optionally V), or scores, or weights (arrays named q, k, v, "
+        "scores or attn are recognised; else name the role, e.g. --import data.npz:x=Q)");
   if (kinds > 1) return fail("import one of: Q and K, scores, or weights (not several at once)");
   auto data = std::make_shared<ImportedAttention>();
   auto describe = [](const RoleArray& a) {
-    std::string text = a.file + " array '" + shown(a.array.name) + "' (" + std::string(role_name(a.role)) + ") of shape [";
+    std::string text =
+        a.file + " array '" + shown(a.array.name) + "' (" + std::string(role_name(a.role)) + ") of shape [";
     for (std::size_t i = 0; i < a.array.shape.size(); ++i) text += (i ? ", " : "") + std::to_string(a.array.shape[i]);
     return text + "]";
   };
@@ -393,20 +409,24 @@ ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::s
   if (q || k) {
     if (!q || !k) return fail("Q and K go together: " + std::string(q ? "no K" : "no Q") + " was imported");
     if (q->array.shape != k->array.shape)
-      return fail(describe(*k) + " does not match " + describe(*q) + ": allowed the same shape [L, d], [H, L, d] or [B, H, L, d]");
+      return fail(describe(*k) + " does not match " + describe(*q) +
+                  ": allowed the same shape [L, d], [H, L, d] or [B, H, L, d]");
     if (!leading(q->array, data->batches, data->heads))
       return fail(describe(*q) + ": allowed [L, d], [H, L, d] or [B, H, L, d]");
     const std::size_t n = q->array.shape.size();
     const std::int64_t length = q->array.shape[n - 2], dim = q->array.shape[n - 1];
     if (length < 2 || length > ImportLimits::length_max)
       return fail(describe(*q) + ": L = " + std::to_string(length) + " is not allowed: 2 to 32768");
-    if (dim > ImportLimits::key_dim_max) return fail(describe(*q) + ": d = " + std::to_string(dim) + " is not allowed: 1 to 4096");
+    if (dim > ImportLimits::key_dim_max)
+      return fail(describe(*q) + ": d = " + std::to_string(dim) + " is not allowed: 1 to 4096");
     data->length = static_cast<int>(length);
     data->key_dim = static_cast<int>(dim);
     if (v) {
       const auto& vs = v->array.shape;
-      if (vs.size() != n || !std::equal(vs.begin(), vs.end() - 1, q->array.shape.begin()) || vs.back() > ImportLimits::key_dim_max)
-        return fail(describe(*v) + " does not match " + describe(*q) + ": allowed the same leading axes, any d_v up to 4096");
+      if (vs.size() != n || !std::equal(vs.begin(), vs.end() - 1, q->array.shape.begin()) ||
+          vs.back() > ImportLimits::key_dim_max)
+        return fail(describe(*v) + " does not match " + describe(*q) +
+                    ": allowed the same leading axes, any d_v up to 4096");
       data->value_dim = static_cast<int>(vs.back());
     }
     for (RoleArray* a : {q, k, v}) {
@@ -452,8 +472,8 @@ ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::s
         }
       }
       if (!usable)
-        return fail(describe(m) + ": row " + std::to_string(r % row_len) + (s ? " has no finite score" : " has no positive weight") +
-                    ": every row needs one");
+        return fail(describe(m) + ": row " + std::to_string(r % row_len) +
+                    (s ? " has no finite score" : " has no positive weight") + ": every row needs one");
     }
     data->kind = s ? ImportedAttention::Kind::scores : ImportedAttention::Kind::weights;
     data->matrix = std::move(values);
@@ -465,7 +485,8 @@ ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::s
                 ": allowed exactly one token per position");
   std::string files;
   for (const std::string& source : sources)  // file names only: the summary is one short line
-    files += (files.empty() ? "" : ", ") + source.substr(source.find_last_of('/') == std::string::npos ? 0 : source.find_last_of('/') + 1);
+    files += (files.empty() ? "" : ", ") +
+             source.substr(source.find_last_of('/') == std::string::npos ? 0 : source.find_last_of('/') + 1);
   data->summary = summary + " from " + files;
   data->tokens = std::move(tokens);
   data->sources = std::move(sources);

@@ -59,13 +59,17 @@ class DictParser {
       skip_space();
       if (key == "descr") {
         if (have_descr) return "'descr' given twice";
-        if (!string_literal(header.descr)) return "'descr' is not a quoted string (structured dtypes are not supported)";
+        if (!string_literal(header.descr))
+          return "'descr' is not a quoted string (structured dtypes are not supported)";
         have_descr = true;
       } else if (key == "fortran_order") {
         if (have_order) return "'fortran_order' given twice";
-        if (text_.substr(pos_, 4) == "True") header.fortran_order = true, pos_ += 4;
-        else if (text_.substr(pos_, 5) == "False") header.fortran_order = false, pos_ += 5;
-        else return "'fortran_order' is not True or False";
+        if (text_.substr(pos_, 4) == "True")
+          header.fortran_order = true, pos_ += 4;
+        else if (text_.substr(pos_, 5) == "False")
+          header.fortran_order = false, pos_ += 5;
+        else
+          return "'fortran_order' is not True or False";
         have_order = true;
       } else if (key == "shape") {
         if (have_shape) return "'shape' given twice";
@@ -88,7 +92,8 @@ class DictParser {
 
  private:
   void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r'))
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r'))
       ++pos_;
   }
   bool eat(char c) {
@@ -110,7 +115,8 @@ class DictParser {
     for (;;) {
       skip_space();
       if (eat(')')) break;
-      if (pos_ >= text_.size() || text_[pos_] < '0' || text_[pos_] > '9') return "'shape' holds something that is not a whole number";
+      if (pos_ >= text_.size() || text_[pos_] < '0' || text_[pos_] > '9')
+        return "'shape' holds something that is not a whole number";
       std::int64_t value = 0;
       while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
         if (value > (std::int64_t{1} << 40)) return "'shape' has an axis longer than 2^40";
@@ -180,14 +186,15 @@ ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file,
   Header header;
   if (auto error = DictParser(header_text).parse(header); !error.empty()) return fail("bad header: " + error);
   const std::string& d = header.descr;
-  const bool known_dtype = d.size() == 3 && (d[0] == '<' || d[0] == '>') && d[1] == 'f' &&
-                           (d[2] == '2' || d[2] == '4' || d[2] == '8');
+  const bool known_dtype =
+      d.size() == 3 && (d[0] == '<' || d[0] == '>') && d[1] == 'f' && (d[2] == '2' || d[2] == '4' || d[2] == '8');
   if (!known_dtype)
     return fail("dtype '" + shown(d) + "' is not supported: allowed <f2 <f4 <f8 >f2 >f4 >f8 (float16/32/64)");
   const int item = d[2] - '0';
   const bool big_endian = d[0] == '>';
   if (header.shape.empty() || header.shape.size() > 4)
-    return fail("shape has " + std::to_string(header.shape.size()) + " axes: allowed 1 to 4, e.g. [L, d] or [B, H, L, d]");
+    return fail("shape has " + std::to_string(header.shape.size()) +
+                " axes: allowed 1 to 4, e.g. [L, d] or [B, H, L, d]");
   std::uint64_t count = 1;
   double declared = 1.0;  // the product in floating point, for the message (it may exceed 64 bits)
   for (std::int64_t axis : header.shape) {
@@ -200,7 +207,8 @@ ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file,
   if (count > ImportLimits::array_elements_max) {
     char gigabytes[32];
     std::snprintf(gigabytes, sizeof gigabytes, "%.3g", declared * item / 1e9);
-    return fail("declares " + std::string(gigabytes) + " GB of data (more than 2^28 values): allowed at most 268435456 values");
+    return fail("declares " + std::string(gigabytes) +
+                " GB of data (more than 2^28 values): allowed at most 268435456 values");
   }
   const std::uint64_t data_bytes = count * static_cast<std::uint64_t>(item);
   const std::size_t data_at = offset + header_len;
@@ -219,7 +227,8 @@ ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file,
   out.values.resize(static_cast<std::size_t>(count));
   const std::uint8_t* data = bytes.data() + data_at;
   if (!header.fortran_order || header.shape.size() == 1) {
-    for (std::size_t i = 0; i < out.values.size(); ++i) out.values[i] = decode(data + i * static_cast<std::size_t>(item), item, big_endian);
+    for (std::size_t i = 0; i < out.values.size(); ++i)
+      out.values[i] = decode(data + i * static_cast<std::size_t>(item), item, big_endian);
   } else {
     // Fortran order: the first axis varies fastest in the file. Walk the file in its order and
     // place each value at its C-order index.
@@ -229,7 +238,8 @@ ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file,
     for (std::size_t i = 0; i < out.values.size(); ++i) {
       std::int64_t c_index = 0;
       for (std::size_t a = 0; a < axes; ++a) c_index += index[a] * c_stride[a];
-      out.values[static_cast<std::size_t>(c_index)] = decode(data + i * static_cast<std::size_t>(item), item, big_endian);
+      out.values[static_cast<std::size_t>(c_index)] =
+          decode(data + i * static_cast<std::size_t>(item), item, big_endian);
       for (std::size_t a = 0; a < axes; ++a) {
         if (++index[a] < header.shape[a]) break;
         index[a] = 0;
@@ -267,14 +277,16 @@ std::string read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipE
     // Zip64 end record, found through its locator just before the classic one.
     if (eocd < 20 || read_u32(bytes.data() + eocd - 20) != 0x07064b50) return "zip64 archive without a locator";
     const std::uint64_t record = read_u64(bytes.data() + eocd - 20 + 8);
-    if (bytes.size() < 56 || record > bytes.size() - 56 || read_u32(bytes.data() + record) != 0x06064b50) return "bad zip64 end record";
+    if (bytes.size() < 56 || record > bytes.size() - 56 || read_u32(bytes.data() + record) != 0x06064b50)
+      return "bad zip64 end record";
     count = read_u64(bytes.data() + record + 32);
     dir_size = read_u64(bytes.data() + record + 40);
     dir_offset = read_u64(bytes.data() + record + 48);
   }
   if (count > ImportLimits::npz_entries_max)
     return "archive lists " + std::to_string(count) + " entries: allowed at most 256";
-  if (dir_offset > bytes.size() || dir_size > bytes.size() - dir_offset) return "truncated: the zip directory lies past the end";
+  if (dir_offset > bytes.size() || dir_size > bytes.size() - dir_offset)
+    return "truncated: the zip directory lies past the end";
   std::size_t at = static_cast<std::size_t>(dir_offset);
   const std::size_t end = static_cast<std::size_t>(dir_offset + dir_size);
   for (std::uint64_t n = 0; n < count; ++n) {
@@ -391,7 +403,8 @@ ArchiveParse list_npz(std::span<const std::uint8_t> bytes, std::string_view file
   return result;
 }
 
-ArchiveParse parse_npz(std::span<const std::uint8_t> bytes, std::string_view file, std::span<const std::string> wanted) {
+ArchiveParse parse_npz(std::span<const std::uint8_t> bytes, std::string_view file,
+                       std::span<const std::string> wanted) {
   ArchiveParse result;
   std::vector<ZipEntry> entries;
   if (auto error = read_directory(bytes, entries); !error.empty()) {
@@ -416,11 +429,13 @@ ArchiveParse parse_npz(std::span<const std::uint8_t> bytes, std::string_view fil
     result.arrays.push_back(std::move(*parsed.array));
   }
   for (const std::string& name : wanted) {
-    const bool found = std::any_of(result.arrays.begin(), result.arrays.end(), [&](const NdArray& a) { return a.name == name; });
+    const bool found =
+        std::any_of(result.arrays.begin(), result.arrays.end(), [&](const NdArray& a) { return a.name == name; });
     if (!found) {
       std::string names;
       for (const ZipEntry& entry : entries) names += (names.empty() ? "" : ", ") + shown(array_name_of(entry.name));
-      result.error = std::string(file) + ": no array '" + shown(name) + "': the archive holds " + (names.empty() ? "none" : names);
+      result.error =
+          std::string(file) + ": no array '" + shown(name) + "': the archive holds " + (names.empty() ? "none" : names);
       result.arrays.clear();
       return result;
     }

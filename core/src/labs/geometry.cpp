@@ -71,8 +71,8 @@ double cosine_score(std::span<const double> query, std::span<const double> key, 
   return dot_of(query, key) / denominator;  // ε = 0 and a zero vector: 0/0 = NaN, the naive failure
 }
 
-void cosine_score_gradient(std::span<double> query_gradient, std::span<const double> query,
-                           std::span<const double> key, double epsilon) {
+void cosine_score_gradient(std::span<double> query_gradient, std::span<const double> query, std::span<const double> key,
+                           double epsilon) {
   // s = (q·k) / (ρ(q) κ), ρ = max(‖q‖, ε), κ = max(‖k‖, ε).
   // ‖q‖ ≥ ε: ρ = ‖q‖, ∂s/∂q = k/(‖q‖κ) − (q·k) q/(‖q‖³ κ)   (quotient rule, ∂‖q‖/∂q = q/‖q‖)
   // ‖q‖ < ε: ρ = ε constant, ∂s/∂q = k/(ε κ).
@@ -148,7 +148,8 @@ Saturation additive_saturation(double sigma, bool layer_norm, int key_dim, int a
 
 void evaluate_geometry_lab(GeometryLab& out, const GeometrySettings& settings) {
   out.settings = settings;
-  out.query = {settings.query_norm * std::cos(settings.query_angle), settings.query_norm * std::sin(settings.query_angle)};
+  out.query = {settings.query_norm * std::cos(settings.query_angle),
+               settings.query_norm * std::sin(settings.query_angle)};
   const std::size_t n = settings.key_norms.size();
   assert(settings.key_angles.size() == n && n >= 1);
   out.keys.resize(2 * n);

@@ -100,7 +100,8 @@ AnswerCheck check_answer(const Exercise& exercise, std::string_view typed) {
   AnswerCheck out;
   constexpr std::size_t max_length = 64;
   while (!typed.empty() && (typed.front() == ' ' || typed.front() == '\t')) typed.remove_prefix(1);
-  while (!typed.empty() && (typed.back() == ' ' || typed.back() == '\t' || typed.back() == '\n' || typed.back() == '\r'))
+  while (!typed.empty() &&
+         (typed.back() == ' ' || typed.back() == '\t' || typed.back() == '\n' || typed.back() == '\r'))
     typed.remove_suffix(1);
   if (typed.empty()) {
     out.error_message = "answer is empty: type a number, e.g. 0.665";

@@ -116,7 +116,8 @@ void evaluate_init_lab(InitLab& out, const InitSettings& settings) {
   out.measured_variance.assign(static_cast<std::size_t>(depth) + 1, 0.0);
   out.predicted_by_init.clear();
   for (Initialization init : {Initialization::unit, Initialization::xavier, Initialization::he, Initialization::small})
-    out.predicted_by_init.push_back(predicted_layer_variances(init, settings.activation, n, depth, settings.layer_norm));
+    out.predicted_by_init.push_back(
+        predicted_layer_variances(init, settings.activation, n, depth, settings.layer_norm));
 
   auto variance_of = [&](const std::vector<std::vector<double>>& h) {
     double mean = 0.0, squares = 0.0;
@@ -140,9 +141,10 @@ void evaluate_init_lab(InitLab& out, const InitSettings& settings) {
   for (int l = 1; l <= depth; ++l) {
     // W_l: row r drawn from its own stream (layer, row), so rows can be drawn in parallel.
     parallel_for(n, [&](int r) {
-      NormalGenerator normal(stream_seed(settings.seed, init_stream + 1 + static_cast<std::uint64_t>(l),
-                                         static_cast<std::uint64_t>(r)));
-      for (int c = 0; c < n; ++c) weights[static_cast<std::size_t>(r) * n + static_cast<std::size_t>(c)] = weight_sigma * normal.next();
+      NormalGenerator normal(
+          stream_seed(settings.seed, init_stream + 1 + static_cast<std::uint64_t>(l), static_cast<std::uint64_t>(r)));
+      for (int c = 0; c < n; ++c)
+        weights[static_cast<std::size_t>(r) * n + static_cast<std::size_t>(c)] = weight_sigma * normal.next();
     });
     parallel_for(batch, [&](int b) {
       const auto& input = h[static_cast<std::size_t>(b)];

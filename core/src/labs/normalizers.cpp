@@ -86,7 +86,8 @@ void evaluate_normalizers_lab(NormalizersLab& out, const Params& params) {
   gap.linear_gap_ratio.resize(gap_ratio_points);
   for (int k = 0; k < gap_ratio_points; ++k) {
     const double g = static_cast<double>(k) / (gap_ratio_points - 1);
-    const std::array<double, 2> pair{small_gap_scores[0] * params.score_scale, (small_gap_scores[0] + g) * params.score_scale};
+    const std::array<double, 2> pair{small_gap_scores[0] * params.score_scale,
+                                     (small_gap_scores[0] + g) * params.score_scale};
     std::array<double, 2> soft{}, linear{};
     softmax(soft, pair, params.temperature);
     linear_normalize(linear, pair);

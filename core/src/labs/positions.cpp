@@ -101,12 +101,9 @@ void combine(Matrix& weights, const ScoreParts& parts, bool with_content, double
 
 std::string_view regime_name(PositionRegime regime) {
   switch (regime) {
-    case PositionRegime::uniform:
-      return "uniform-ish";
-    case PositionRegime::structured:
-      return "structured";
-    case PositionRegime::collapsed:
-      return "collapsed";
+    case PositionRegime::uniform: return "uniform-ish";
+    case PositionRegime::structured: return "structured";
+    case PositionRegime::collapsed: return "collapsed";
   }
   return "unknown";
 }

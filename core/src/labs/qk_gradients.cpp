@@ -42,7 +42,8 @@ std::vector<double> probe_weight_gradient(const QkGradientInputs& in) {
   const DenseMatrix& values = *in.values;
   std::vector<double> out(static_cast<std::size_t>(values.rows), 0.0);
   for (int j = 0; j < values.rows; ++j)
-    for (int c = 0; c < values.cols; ++c) out[static_cast<std::size_t>(j)] += in.probe[static_cast<std::size_t>(c)] * values(j, c);
+    for (int c = 0; c < values.cols; ++c)
+      out[static_cast<std::size_t>(j)] += in.probe[static_cast<std::size_t>(c)] * values(j, c);
   return out;
 }
 
@@ -108,7 +109,8 @@ void qk_gradient_sweep(QkGradientSweep& out, QkLoss loss, int seq_len, int trial
     const int dim = out.key_dims[point];
     NormalGenerator normal(stream_seed(seed, sweep_stream, static_cast<std::uint64_t>(index)));
     std::vector<double> query(static_cast<std::size_t>(dim)), probe(value_dim);
-    DenseMatrix keys{seq_len, dim, std::vector<double>(static_cast<std::size_t>(seq_len) * static_cast<std::size_t>(dim))};
+    DenseMatrix keys{seq_len, dim,
+                     std::vector<double>(static_cast<std::size_t>(seq_len) * static_cast<std::size_t>(dim))};
     DenseMatrix values{seq_len, value_dim, std::vector<double>(static_cast<std::size_t>(seq_len) * value_dim)};
     for (double& x : query) x = normal.next();
     for (double& x : keys.values) x = normal.next();
@@ -145,7 +147,8 @@ void qk_gradient_sweep(QkGradientSweep& out, QkLoss loss, int seq_len, int trial
     for (int variant = 0; variant < 2; ++variant)
       for (int k = 0; k < 4; ++k) {
         for (int t = 0; t < trials; ++t)
-          column[static_cast<std::size_t>(t)] = results[point * static_cast<std::size_t>(trials) + static_cast<std::size_t>(t)].values[variant][k];
+          column[static_cast<std::size_t>(t)] =
+              results[point * static_cast<std::size_t>(trials) + static_cast<std::size_t>(t)].values[variant][k];
         double sum = 0.0;
         for (double x : column) sum += x;  // in trial order: independent of the thread count
         (*means[variant][k])[point] = sum / trials;

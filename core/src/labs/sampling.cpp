@@ -116,7 +116,8 @@ void distillation(Distillation& out, std::span<const double> teacher_logits, std
   out.kl_nats = std::max(kl, 0.0);  // ≥ 0 in exact arithmetic; rounding can leave −1e-17
   out.loss = temperature * temperature * out.kl_nats;
   out.gradient.resize(n);
-  for (std::size_t i = 0; i < n; ++i) out.gradient[i] = temperature * (out.student_probabilities[i] - out.soft_targets[i]);
+  for (std::size_t i = 0; i < n; ++i)
+    out.gradient[i] = temperature * (out.student_probabilities[i] - out.soft_targets[i]);
 }
 
 void evaluate_sampling_lab(SamplingLab& out, const SamplingSettings& settings) {
@@ -133,7 +134,8 @@ void evaluate_sampling_lab(SamplingLab& out, const SamplingSettings& settings) {
   out.frequencies.resize(n);
   out.max_frequency_error = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
-    out.frequencies[i] = settings.draws > 0 ? static_cast<double>(out.counts[i]) / static_cast<double>(settings.draws) : 0.0;
+    out.frequencies[i] =
+        settings.draws > 0 ? static_cast<double>(out.counts[i]) / static_cast<double>(settings.draws) : 0.0;
     out.max_frequency_error = std::max(out.max_frequency_error, std::abs(out.frequencies[i] - out.probabilities[i]));
   }
   out.entropy_nats = entropy_nats(out.probabilities);

@@ -10,8 +10,7 @@
 namespace smlab {
 namespace {
 
-void fill_histogram(ScalingHistogram& out, const QkMoments& moments, double closed_form_variance,
-                    std::int64_t trials) {
+void fill_histogram(ScalingHistogram& out, const QkMoments& moments, double closed_form_variance, std::int64_t trials) {
   const Histogram& histogram = moments.histogram;
   out.closed_form_variance = closed_form_variance;
   out.lower = histogram.lower;

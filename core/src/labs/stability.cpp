@@ -25,8 +25,7 @@ void dashboard_row(std::vector<double>& out, const Params& params, const Matrix&
   for (double& s : out) s *= params.score_scale * inverse_sqrt_dim;
 }
 
-StabilityRun run_in_format(std::span<const double> scores, Format format, SoftmaxVariant variant,
-                           double temperature) {
+StabilityRun run_in_format(std::span<const double> scores, Format format, SoftmaxVariant variant, double temperature) {
   StabilityRun run;
   run.weights.resize(scores.size());
   run.report = softmax_in_format(run.weights, scores, format, variant, temperature);
@@ -65,10 +64,9 @@ void fill_maps(StabilityLab& out, const Params& params, const Matrix& raw, int s
       row_scores[static_cast<std::size_t>(j)] = s;
       out.map_max_logit = std::max(out.map_max_logit, s / params.temperature);
     }
-    for (auto [variant, map] : {std::pair{SoftmaxVariant::naive, &out.naive_fp16},
-                                std::pair{SoftmaxVariant::stable, &out.stable_fp16}}) {
-      const PrecisionReport report =
-          softmax_in_format(weights, row_scores, Format::fp16, variant, params.temperature);
+    for (auto [variant, map] :
+         {std::pair{SoftmaxVariant::naive, &out.naive_fp16}, std::pair{SoftmaxVariant::stable, &out.stable_fp16}}) {
+      const PrecisionReport report = softmax_in_format(weights, row_scores, Format::fp16, variant, params.temperature);
       map->nan_cells += report.nan_count;
       map->inf_cells += report.inf_count;
       map->underflow_cells += report.underflow_count;
@@ -163,8 +161,8 @@ void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<c
   out.exp_x.resize(stability_exp_curve_points);
   out.exp_y.resize(stability_exp_curve_points);
   for (int k = 0; k < stability_exp_curve_points; ++k) {
-    const double x = stability_exp_curve_min + (stability_exp_curve_max - stability_exp_curve_min) * k /
-                                                   (stability_exp_curve_points - 1);
+    const double x = stability_exp_curve_min +
+                     (stability_exp_curve_max - stability_exp_curve_min) * k / (stability_exp_curve_points - 1);
     out.exp_x[static_cast<std::size_t>(k)] = x;
     out.exp_y[static_cast<std::size_t>(k)] = std::exp(x);
   }
@@ -184,8 +182,7 @@ namespace {
 // The first `rows` rows of a row-major matrix.
 Matrix leading_rows(const Matrix& all, int rows) {
   const auto first = all.values.begin();
-  return Matrix{rows, all.cols,
-                std::vector<float>(first, first + static_cast<std::ptrdiff_t>(rows) * all.cols)};
+  return Matrix{rows, all.cols, std::vector<float>(first, first + static_cast<std::ptrdiff_t>(rows) * all.cols)};
 }
 
 }  // namespace

@@ -60,8 +60,8 @@ void fill_entropy_curve(TemperatureLab& out, std::vector<double>& probabilities)
 
   hardmax(probabilities, out.scores);
   out.argmax_limit_entropy_nats = entropy_nats(probabilities);
-  out.tied_at_max = static_cast<int>(std::count_if(probabilities.begin(), probabilities.end(),
-                                                   [](double w) { return w > 0.0; }));
+  out.tied_at_max =
+      static_cast<int>(std::count_if(probabilities.begin(), probabilities.end(), [](double w) { return w > 0.0; }));
   const auto unmasked = std::count_if(out.scores.begin(), out.scores.end(), [](double x) { return std::isfinite(x); });
   out.uniform_limit_entropy_nats = std::log(static_cast<double>(unmasked));
 }
@@ -106,8 +106,8 @@ void fill_nudge_curves(TemperatureLab& out, std::vector<double>& weights) {
     out.hardmax_second.push_back(pair.hardmax_second);
   };
   for (int j = 0; j < nudge_curve_points; ++j) {
-    const double nudge = ParamLimits::nudge_min +
-                         (ParamLimits::nudge_max - ParamLimits::nudge_min) * j / (nudge_curve_points - 1);
+    const double nudge =
+        ParamLimits::nudge_min + (ParamLimits::nudge_max - ParamLimits::nudge_min) * j / (nudge_curve_points - 1);
     if (tie_in_range && !tie_done && nudge >= out.gap) {
       // x_second + gap need not round to x_top, so the tie point sets the score to x_top itself.
       add(out.gap, top_score);

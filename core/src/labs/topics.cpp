@@ -39,7 +39,9 @@ SamplingSettings sampling_settings(const Params& params) {
   return s;
 }
 
-void evaluate_sampling_lab(SamplingLab& out, const Params& params) { evaluate_sampling_lab(out, sampling_settings(params)); }
+void evaluate_sampling_lab(SamplingLab& out, const Params& params) {
+  evaluate_sampling_lab(out, sampling_settings(params));
+}
 
 void evaluate_loss_gradients_lab(LossGradientsLab& out, const Params& params, std::span<const double> row) {
   LossSettings s;
@@ -62,7 +64,9 @@ GeometrySettings geometry_settings(const Params& params) {
   return s;
 }
 
-void evaluate_geometry_lab(GeometryLab& out, const Params& params) { evaluate_geometry_lab(out, geometry_settings(params)); }
+void evaluate_geometry_lab(GeometryLab& out, const Params& params) {
+  evaluate_geometry_lab(out, geometry_settings(params));
+}
 
 InitSettings init_settings(const Params& params) {
   InitSettings s;

@@ -107,7 +107,8 @@ void multi_head_attention(MultiHeadAttention& out, const DenseMatrix& queries, c
       }
       // 3. O_m = A_m V_m, written into its own block of the concatenation
       for (int j = 0; j < length; ++j)
-        for (int c = 0; c < head_dim; ++c) head_out.at(i, c) += weights[static_cast<std::size_t>(j)] * values(j, first + c);
+        for (int c = 0; c < head_dim; ++c)
+          head_out.at(i, c) += weights[static_cast<std::size_t>(j)] * values(j, first + c);
       for (int c = 0; c < head_dim; ++c) out.concatenated.at(i, first + c) = head_out(i, c);
     }
   }
@@ -127,7 +128,8 @@ void evaluate_values_lab(ValuesLab& out, const ValuesSettings& settings) {
   draw_gaussian(keys, settings.seed, Stream::keys, length, settings.key_dim);
   out.scores.resize(static_cast<std::size_t>(length));
   dot_product_row(out.scores, queries, keys, settings.row);
-  const double scale = settings.score_scale / (settings.scaled ? std::sqrt(static_cast<double>(settings.key_dim)) : 1.0);
+  const double scale =
+      settings.score_scale / (settings.scaled ? std::sqrt(static_cast<double>(settings.key_dim)) : 1.0);
   for (double& s : out.scores) s *= scale;
   draw_dense_gaussian(out.values, settings.seed, static_cast<unsigned long long>(Stream::values), length, value_dim);
   out.value_cells.assign(out.values.values.begin(), out.values.values.end());

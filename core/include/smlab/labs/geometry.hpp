@@ -27,8 +27,8 @@ struct GeometrySettings {
   std::vector<double> key_norms{1.0, 2.0, 1.0, 0.5};
   std::vector<double> key_angles{0.4, 1.4, 2.8, 0.6};
   double temperature = 1.0;
-  double cosine_epsilon = 1e-3;   // ε of cosine attention
-  double sigma = 1.0;             // input scale of the saturation demo (entries of q, k ~ N(0, σ²))
+  double cosine_epsilon = 1e-3;  // ε of cosine attention
+  double sigma = 1.0;            // input scale of the saturation demo (entries of q, k ~ N(0, σ²))
   int key_dim = 64, additive_dim = 32;
   std::uint64_t seed = 42;
 };
@@ -41,8 +41,8 @@ struct GeometrySettings {
 //                  ‖∂/∂q‖ = 1/ε: the gradient is capped at 1/ε and the score goes to 0, not NaN.
 // The gradient is returned exactly (the formulas above); the tests check it by finite differences.
 double cosine_score(std::span<const double> query, std::span<const double> key, double epsilon);
-void cosine_score_gradient(std::span<double> query_gradient, std::span<const double> query,
-                           std::span<const double> key, double epsilon);
+void cosine_score_gradient(std::span<double> query_gradient, std::span<const double> query, std::span<const double> key,
+                           double epsilon);
 
 // ─── Additive attention's tanh ────────────────────────────────────────────────────────────
 // score = vᵀ tanh(u), u = W_q q + W_k k (W ~ N(0, 1/d_k), d_a×d_k; v ~ N(0, 1/d_a)). With q, k
@@ -61,9 +61,9 @@ double tanh_derivative_expectation(double standard_deviation);
 
 struct GeometryLab {
   GeometrySettings settings;
-  std::vector<double> query;      // 2
-  std::vector<double> keys;       // n×2
-  Alignment alignment;            // of the 2-D demo (scale 1)
+  std::vector<double> query;  // 2
+  std::vector<double> keys;   // n×2
+  Alignment alignment;        // of the 2-D demo (scale 1)
   // Cosine ε sweep over r = ‖q‖ on a log grid 1e-8 … 10 (the demo's first key, unit length):
   std::vector<double> sweep_query_norms, sweep_cosine_naive, sweep_cosine_epsilon;
   std::vector<double> sweep_gradient_naive, sweep_gradient_epsilon;  // ‖∂cos/∂q‖

@@ -42,9 +42,9 @@ struct GradientsLab {
   // jacobian_heatmap_max_size), first = display_window(scores, m).begin (0 unless capped); row-major,
   // rounded to float for the heatmap texture. jacobian_abs_max = max |J_ij| over the block (> 0
   // unless the block is all zero), so the colour scale is [−abs_max, abs_max] with 0 white.
-  int row_length = 0;      // n
-  int jacobian_size = 0;   // m
-  int jacobian_first = 0;  // index of the block's first row and column in the full J
+  int row_length = 0;            // n
+  int jacobian_size = 0;         // m
+  int jacobian_first = 0;        // index of the block's first row and column in the full J
   bool jacobian_capped = false;  // m < n
   std::vector<float> jacobian;
   double jacobian_abs_max = 0.0;

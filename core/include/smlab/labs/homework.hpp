@@ -11,12 +11,12 @@
 namespace smlab {
 
 struct Exercise {
-  std::string_view id;        // the string tables hold "homework.<id>" (the task) and "homework.<id>.hint"
-  std::string_view topic;     // the lab that shows it: "values", "sampling", "loss", "geometry", "init", ...
-  double answer = 0.0;        // computed by the core (homework.cpp names the call)
-  double tolerance = 0.0;     // |typed − answer| ≤ tolerance is correct
+  std::string_view id;                // the string tables hold "homework.<id>" (the task) and "homework.<id>.hint"
+  std::string_view topic;             // the lab that shows it: "values", "sampling", "loss", "geometry", "init", ...
+  double answer = 0.0;                // computed by the core (homework.cpp names the call)
+  double tolerance = 0.0;             // |typed − answer| ≤ tolerance is correct
   std::string_view tolerance_reason;  // one line, English, for the CSV and the tests
-  bool integer = false;       // a count: the typed text must be a whole number
+  bool integer = false;               // a count: the typed text must be a whole number
 };
 
 // Every exercise, in lesson order. Computed on each call (a few µs).
@@ -26,10 +26,10 @@ std::vector<Exercise> homework_exercises();
 // parsed as a decimal number (from_chars, '.' as the decimal point; a ',' decimal is accepted too),
 // and must be finite; an integer exercise also needs a whole number.
 struct AnswerCheck {
-  bool parsed = false;   // false: `error` says why in one line
+  bool parsed = false;  // false: `error` says why in one line
   bool correct = false;
   double typed = 0.0;
-  double error = 0.0;    // typed − answer
+  double error = 0.0;  // typed − answer
   std::string error_message;
 };
 AnswerCheck check_answer(const Exercise& exercise, std::string_view typed);

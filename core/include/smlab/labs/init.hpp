@@ -12,14 +12,14 @@ namespace smlab {
 // W_l ~ N(0, σ_w²) with σ_w² from the initialisation, h_0 ~ N(0, 1) the first pre-activation (so
 // every layer, the first included, sees φ of a pre-activation: He keeps Var(h_l) = 1 exactly).
 enum class Initialization : int {
-  unit = 0,     // σ_w² = 1          (what a naive N(0, 1) draw gives: variance × n per layer)
-  xavier = 1,   // σ_w² = 2/(n_in + n_out) = 1/n here (Glorot & Bengio 2010)
-  he = 2,       // σ_w² = 2/n_in    (He et al. 2015, for ReLU)
-  small = 3,    // σ_w = 0.01       (variance × 1e-4·n per layer: vanishes)
+  unit = 0,    // σ_w² = 1          (what a naive N(0, 1) draw gives: variance × n per layer)
+  xavier = 1,  // σ_w² = 2/(n_in + n_out) = 1/n here (Glorot & Bengio 2010)
+  he = 2,      // σ_w² = 2/n_in    (He et al. 2015, for ReLU)
+  small = 3,   // σ_w = 0.01       (variance × 1e-4·n per layer: vanishes)
 };
 enum class Activation : int { linear = 0, tanh = 1, relu = 2 };
 std::string_view initialization_name(Initialization init);  // "unit", "xavier", "he", "small"
-std::string_view activation_name(Activation activation);     // "linear", "tanh", "relu"
+std::string_view activation_name(Activation activation);    // "linear", "tanh", "relu"
 
 double weight_variance(Initialization init, int width);
 
@@ -35,9 +35,9 @@ std::vector<double> predicted_layer_variances(Initialization init, Activation ac
 struct InitSettings {
   Initialization init = Initialization::xavier;
   Activation activation = Activation::linear;
-  int width = 256;   // n [8, 1024]
-  int depth = 10;    // layers [1, 50]
-  int batch = 64;    // inputs pushed through at once
+  int width = 256;  // n [8, 1024]
+  int depth = 10;   // layers [1, 50]
+  int batch = 64;   // inputs pushed through at once
   bool layer_norm = false;
   std::uint64_t seed = 42;
 };

@@ -34,14 +34,14 @@ struct LossSettings {
 
 struct LossLab {
   LossSettings settings;
-  std::vector<double> probabilities;       // s
-  std::vector<double> log_softmax;         // z − logsumexp(z)
-  std::vector<double> naive_log_softmax;   // ln s (−inf where s underflows)
-  double logsumexp = 0.0;                  // of z = x/T
-  double loss = 0.0;                       // −ln s_target
-  std::vector<double> gradient;            // (s − y)/T
-  double gradient_sum = 0.0;               // Σ gradient (0 to rounding)
-  int naive_infinite_count = 0;            // entries where the naive route gave −inf
+  std::vector<double> probabilities;      // s
+  std::vector<double> log_softmax;        // z − logsumexp(z)
+  std::vector<double> naive_log_softmax;  // ln s (−inf where s underflows)
+  double logsumexp = 0.0;                 // of z = x/T
+  double loss = 0.0;                      // −ln s_target
+  std::vector<double> gradient;           // (s − y)/T
+  double gradient_sum = 0.0;              // Σ gradient (0 to rounding)
+  int naive_infinite_count = 0;           // entries where the naive route gave −inf
   // Underflow demo on {0, −gap} (at T = 1): the stable and naive log-weights of the second entry.
   double demo_stable = 0.0, demo_naive = 0.0;
   // L and ∂L/∂x_target as the target's logit moves over [x − 10, x + 10] (the others fixed);

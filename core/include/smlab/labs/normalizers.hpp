@@ -71,17 +71,16 @@ inline constexpr int gap_ratio_points = 51;
 
 // The normalisers the lab shows, in display order (the list: no naive/online softmax,
 // which are the stability lab's).
-inline constexpr std::array<Normalizer, 7> lab_normalizers{Normalizer::softmax, Normalizer::linear,
-                                                           Normalizer::sparsemax, Normalizer::entmax,
-                                                           Normalizer::hardmax, Normalizer::sigmoid,
-                                                           Normalizer::relu};
+inline constexpr std::array<Normalizer, 7> lab_normalizers{
+    Normalizer::softmax, Normalizer::linear,  Normalizer::sparsemax, Normalizer::entmax,
+    Normalizer::hardmax, Normalizer::sigmoid, Normalizer::relu};
 
 struct NormalizersLab {
-  bool custom_scores = false;          // Params::scores was set (otherwise the QKᵀ row)
-  std::vector<double> editable_scores; // before × score_scale: what dragging a bar edits (length n)
-  std::vector<double> scores;          // score_scale · editable: what every normaliser receives (n)
+  bool custom_scores = false;           // Params::scores was set (otherwise the QKᵀ row)
+  std::vector<double> editable_scores;  // before × score_scale: what dragging a bar edits (length n)
+  std::vector<double> scores;           // score_scale · editable: what every normaliser receives (n)
   double score_scale = 1.0, temperature = 1.0, alpha = 1.5;
-  IndexWindow shown;                   // what the plots show: display_window(scores)
+  IndexWindow shown;  // what the plots show: display_window(scores)
   // One column per entry of lab_normalizers, same order. Each covers all n scores.
   std::vector<NormalizerColumn> columns;
   SmallGapExample small_gap;

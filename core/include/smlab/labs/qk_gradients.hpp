@@ -27,9 +27,9 @@ enum class QkLoss : int {
 struct QkGradientInputs {
   std::span<const double> query;
   const DenseMatrix* keys = nullptr;
-  const DenseMatrix* values = nullptr;   // output_probe
-  std::span<const double> probe;         // output_probe
-  int target = 0;                        // target_key
+  const DenseMatrix* values = nullptr;  // output_probe
+  std::span<const double> probe;        // output_probe
+  int target = 0;                       // target_key
   QkLoss loss = QkLoss::target_key;
   bool scaled = true;
 };

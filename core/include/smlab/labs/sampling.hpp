@@ -42,11 +42,11 @@ void draw_counts(std::span<long long> counts, std::span<const double> probabilit
 // T (q_i − p_i) → (student_i − teacher_i)/n, so the soft and hard terms of a KD objective keep
 // their balance as T changes. Shapes: teacher, student and gradient length n ≥ 1.
 struct Distillation {
-  std::vector<double> soft_targets;          // p
-  std::vector<double> student_probabilities; // q
-  double kl_nats = 0.0;                      // KL(p ‖ q)
-  double loss = 0.0;                         // T² KL
-  std::vector<double> gradient;              // ∂L/∂student
+  std::vector<double> soft_targets;           // p
+  std::vector<double> student_probabilities;  // q
+  double kl_nats = 0.0;                       // KL(p ‖ q)
+  double loss = 0.0;                          // T² KL
+  std::vector<double> gradient;               // ∂L/∂student
 };
 void distillation(Distillation& out, std::span<const double> teacher_logits, std::span<const double> student_logits,
                   double temperature);
@@ -73,15 +73,15 @@ inline constexpr TemperatureUse temperature_uses[] = {
 
 struct SamplingLab {
   SamplingSettings settings;
-  std::vector<double> probabilities;    // softmax(logits / T)
-  std::vector<double> top_k;            // filtered (top_k_filter)
-  std::vector<double> top_p;            // filtered (top_p_filter)
+  std::vector<double> probabilities;  // softmax(logits / T)
+  std::vector<double> top_k;          // filtered (top_k_filter)
+  std::vector<double> top_p;          // filtered (top_p_filter)
   int top_k_kept = 0, top_p_kept = 0;
-  std::vector<long long> counts;        // draws from `probabilities`
-  std::vector<double> frequencies;      // counts / draws
-  double max_frequency_error = 0.0;     // max_i |frequency_i − p_i|
+  std::vector<long long> counts;     // draws from `probabilities`
+  std::vector<double> frequencies;   // counts / draws
+  double max_frequency_error = 0.0;  // max_i |frequency_i − p_i|
   double entropy_nats = 0.0, top_p_entropy_nats = 0.0;
-  Distillation distillation;            // teacher = logits, student = student_logits, at distillation T
+  Distillation distillation;  // teacher = logits, student = student_logits, at distillation T
   // Soft targets' entropy and T²-scaled gradient norm versus T (log grid 0.1 … 100).
   std::vector<double> sweep_temperatures, sweep_soft_entropy, sweep_gradient_norm, sweep_unscaled_gradient_norm;
 };

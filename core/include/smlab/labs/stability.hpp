@@ -41,10 +41,10 @@ struct StabilityRun {
 // Everything about one format.
 struct StabilityFormat {
   Format format = Format::fp64;
-  double max_finite = 0.0;                 // format_info(format).max_finite
-  double largest_finite_exp_input = 0.0;   // exp(x) overflows (inf, or NaN in E4M3) for every x above
-  double largest_zero_exp_input = 0.0;     // exp(x) rounds to 0 for every x at or below this
-  std::array<StabilityRun, 3> runs;        // indexed by SoftmaxVariant: naive, stable, online
+  double max_finite = 0.0;                // format_info(format).max_finite
+  double largest_finite_exp_input = 0.0;  // exp(x) overflows (inf, or NaN in E4M3) for every x above
+  double largest_zero_exp_input = 0.0;    // exp(x) rounds to 0 for every x at or below this
+  std::array<StabilityRun, 3> runs;       // indexed by SoftmaxVariant: naive, stable, online
   const StabilityRun& run(SoftmaxVariant variant) const { return runs[static_cast<std::size_t>(variant)]; }
 };
 
@@ -68,8 +68,8 @@ struct StabilityLab {
   std::vector<double> scores;
   double min_logit = 0.0, max_logit = 0.0;  // over the finite scores, divided by T
 
-  Format selected_format = Format::fp16;     // Params::format: the one whose weights are drawn
-  std::array<StabilityFormat, 6> formats;    // in all_formats order (= Format's order)
+  Format selected_format = Format::fp16;   // Params::format: the one whose weights are drawn
+  std::array<StabilityFormat, 6> formats;  // in all_formats order (= Format's order)
   const StabilityFormat& format(Format f) const { return formats[static_cast<std::size_t>(f)]; }
   const StabilityFormat& selected() const { return format(selected_format); }
 

@@ -60,14 +60,14 @@ void matrix_product(DenseMatrix& out, const DenseMatrix& a, const DenseMatrix& b
 
 // ─── The values lab: seeded Q, K, V and the selected query's output as T moves ──────────────
 struct ValuesSettings {
-  int seq_len = 8;        // L: keys and values (the view shows all of them) [2, 64]
-  int key_dim = 64;       // d_k of q and k
-  int value_dim = 4;      // d_v: short so each output coordinate can be drawn [1, 16]
-  int row = 0;            // the query
-  int heads = 2;          // h of the multi-head part (d_model = h·d_v)
+  int seq_len = 8;    // L: keys and values (the view shows all of them) [2, 64]
+  int key_dim = 64;   // d_k of q and k
+  int value_dim = 4;  // d_v: short so each output coordinate can be drawn [1, 16]
+  int row = 0;        // the query
+  int heads = 2;      // h of the multi-head part (d_model = h·d_v)
   double temperature = 1.0;
   double score_scale = 1.0;
-  bool scaled = true;     // ÷√d_k
+  bool scaled = true;  // ÷√d_k
   unsigned long long seed = 42;
 };
 
@@ -75,14 +75,14 @@ inline constexpr int values_sweep_points = 81;  // T log-spaced 0.01 … 100, 20
 
 struct ValuesLab {
   ValuesSettings settings;
-  DenseMatrix values;                  // L×d_v, V ~ N(0, 1) (stream values)
-  std::vector<float> value_cells;      // the same, rounded to float for the heatmap
-  double values_abs_max = 0.0;         // max_jc |v_jc|: the heatmap's symmetric colour range ±that
-  std::vector<double> scores;          // L: score_scale · q_row·k_j (÷√d_k when scaled), Q, K as the dashboard's
-  std::vector<double> weights;         // L: softmax(scores / T)
-  std::vector<double> output;          // d_v: Σ_j w_j v_j
-  std::vector<double> value_mean;      // d_v: (1/L) Σ_j v_j, the T → ∞ limit of the output
-  std::vector<double> argmax_value;    // d_v: v of the largest score, the T → 0 limit (no ties)
+  DenseMatrix values;                // L×d_v, V ~ N(0, 1) (stream values)
+  std::vector<float> value_cells;    // the same, rounded to float for the heatmap
+  double values_abs_max = 0.0;       // max_jc |v_jc|: the heatmap's symmetric colour range ±that
+  std::vector<double> scores;        // L: score_scale · q_row·k_j (÷√d_k when scaled), Q, K as the dashboard's
+  std::vector<double> weights;       // L: softmax(scores / T)
+  std::vector<double> output;        // d_v: Σ_j w_j v_j
+  std::vector<double> value_mean;    // d_v: (1/L) Σ_j v_j, the T → ∞ limit of the output
+  std::vector<double> argmax_value;  // d_v: v of the largest score, the T → 0 limit (no ties)
   int argmax = 0;
   // The output's path as T sweeps the log grid: sweep_outputs is points×d_v.
   std::vector<double> sweep_temperatures;
