@@ -67,11 +67,10 @@ WebApp* web = nullptr;
 void show_error(const std::string& message) {
   const std::string line = "softmax-lab: " + message;
   std::fprintf(stderr, "%s\n", line.c_str());
-  EM_ASM(
-      {
-        if (typeof smlabShowError == = 'function') smlabShowError(UTF8ToString($0));
-      },
-      line.c_str());
+  // JavaScript: clang-format would split its triple-equals operator.
+  // clang-format off
+  EM_ASM({ if (typeof smlabShowError === 'function') smlabShowError(UTF8ToString($0)); }, line.c_str());
+  // clang-format on
 }
 
 // The URL's state on top of `options` (view, lesson, set, lang, theme), with the command line's
@@ -311,14 +310,14 @@ int main(int argc, char** argv) {
   std::optional<std::string> refused;
   if (!url.pairs.empty()) refused = apply_url_state(url, options);
   if (!url.any_state()) {
+    // JavaScript: clang-format would split its triple-equals operator.
+    // clang-format off
     char* stored = reinterpret_cast<char*>(EM_ASM_INT({
       var text = null;
-      try {
-        text = localStorage.getItem('softmax-lab-session');
-      } catch (e) {
-      }
-      return text == = null ? 0 : stringToNewUTF8(text);
+      try { text = localStorage.getItem('softmax-lab-session'); } catch (e) {}
+      return text === null ? 0 : stringToNewUTF8(text);
     }));
+    // clang-format on
     if (stored != nullptr) {
       const smlab::Result<smlab::app::Session> last = smlab::app::parse_session(stored);
       std::free(stored);

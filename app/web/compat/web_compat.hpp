@@ -23,29 +23,34 @@
 
 namespace std {
 
+// clang-format 14 misplaces requires-clauses (it joins them to the declaration that follows).
+// clang-format off
+
 #if !defined(__cpp_lib_bit_cast)
 template <class To, class From>
-requires(sizeof(To) == sizeof(From) && is_trivially_copyable_v<To> && is_trivially_copyable_v<From>) constexpr To
-    bit_cast(const From& from) noexcept {
+  requires(sizeof(To) == sizeof(From) && is_trivially_copyable_v<To> && is_trivially_copyable_v<From>)
+constexpr To bit_cast(const From& from) noexcept {
   return __builtin_bit_cast(To, from);
 }
 #endif
 
 // ─── to_chars / from_chars for floating point (renamed by the macros at the end) ─────────────
 template <class T>
-requires is_integral_v<T> to_chars_result smlab_web_to_chars(char* first, char* last, T value, int base = 10) {
+  requires is_integral_v<T>
+to_chars_result smlab_web_to_chars(char* first, char* last, T value, int base = 10) {
   return to_chars(first, last, value, base);
 }
 template <class T>
-requires is_integral_v<T> from_chars_result smlab_web_from_chars(const char* first, const char* last, T& value,
-                                                                 int base = 10) {
+  requires is_integral_v<T>
+from_chars_result smlab_web_from_chars(const char* first, const char* last, T& value, int base = 10) {
   return from_chars(first, last, value, base);
 }
 // std::to_chars(first, last, value)'s text: the fewest significant digits that read back as the
 // same value, written in fixed or scientific notation, whichever is shorter (fixed on a tie), as
 // the standard says and libstdc++ does (so "100", not "1e+02"; "1e-05", not "0.00001").
 template <class F>
-requires is_floating_point_v<F> to_chars_result smlab_web_to_chars(char* first, char* last, F value) {
+  requires is_floating_point_v<F>
+to_chars_result smlab_web_to_chars(char* first, char* last, F value) {
   char sci[64];
   if (value != value || value - value != value - value) {  // NaN or ±inf: printf's words
     const int length = snprintf(sci, sizeof sci, "%g", static_cast<double>(value));
@@ -80,8 +85,7 @@ requires is_floating_point_v<F> to_chars_result smlab_web_to_chars(char* first, 
     fixed = "0." + string(static_cast<size_t>(-exponent - 1), '0') + digits;
   }
   char exponent_text[16];
-  snprintf(exponent_text, sizeof exponent_text, "e%c%02d", exponent < 0 ? '-' : '+',
-           exponent < 0 ? -exponent : exponent);
+  snprintf(exponent_text, sizeof exponent_text, "e%c%02d", exponent < 0 ? '-' : '+', exponent < 0 ? -exponent : exponent);
   const string scientific = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + exponent_text;
   const string chosen = sign + (digits == "0" || fixed.size() <= scientific.size() ? fixed : scientific);
   if (chosen.size() > static_cast<size_t>(last - first)) return {last, errc::value_too_large};
@@ -89,7 +93,8 @@ requires is_floating_point_v<F> to_chars_result smlab_web_to_chars(char* first, 
   return {first + chosen.size(), errc{}};
 }
 template <class F>
-requires is_floating_point_v<F> from_chars_result smlab_web_from_chars(const char* first, const char* last, F& value) {
+  requires is_floating_point_v<F>
+from_chars_result smlab_web_from_chars(const char* first, const char* last, F& value) {
   // from_chars takes no leading space or '+', and no hex prefix in the general format.
   if (first == last || *first == ' ' || *first == '\t' || *first == '\n' || *first == '\r' || *first == '+')
     return {first, errc::invalid_argument};
@@ -140,7 +145,8 @@ class jthread {
  public:
   jthread() noexcept : source_(nostopstate) {}
   template <class F, class... Args>
-  requires(!is_same_v<remove_cvref_t<F>, jthread>) explicit jthread(F&& f, Args&&... args) {
+    requires(!is_same_v<remove_cvref_t<F>, jthread>)
+  explicit jthread(F&& f, Args&&... args) {
     if constexpr (is_invocable_v<decay_t<F>, stop_token, decay_t<Args>...>)
       thread_ = thread(std::forward<F>(f), source_.get_token(), std::forward<Args>(args)...);
     else
@@ -173,6 +179,7 @@ class jthread {
   thread thread_;
 };
 
+// clang-format on
 }  // namespace std
 
 #define to_chars smlab_web_to_chars
