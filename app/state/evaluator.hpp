@@ -74,6 +74,11 @@ class Evaluator {
     double scaled_logit_scale = 0.0, unscaled_logit_scale = 0.0;
     bool causal = false;
     float attention_max = 0.0f;
+
+    // No pixels yet, made from `snap`'s maps under `spec`.
+    static std::shared_ptr<MapImages> of(const MapImageSpec& spec, const Snapshot& snap);
+    // Whether these images were made from `snap`'s maps under `spec`.
+    [[nodiscard]] bool made_from(const MapImageSpec& spec, const Snapshot& snap) const;
   };
 
   struct Latest {

@@ -108,6 +108,23 @@ void Evaluator::set_refine_limit(std::int64_t max_trials_per_point) {
   wake_.notify_all();
 }
 
+std::shared_ptr<Evaluator::MapImages> Evaluator::MapImages::of(const MapImageSpec& spec, const Snapshot& snap) {
+  auto images = std::make_shared<MapImages>();
+  images->spec = spec;
+  images->scores = snap.attention_scores;
+  images->scaled_logit_scale = snap.scaled_logit_scale;
+  images->unscaled_logit_scale = snap.unscaled_logit_scale;
+  images->causal = snap.causal;
+  images->attention_max = snap.attention_max;
+  return images;
+}
+
+bool Evaluator::MapImages::made_from(const MapImageSpec& spec_of, const Snapshot& snap) const {
+  return spec == spec_of && scores.lock() == snap.attention_scores && scaled_logit_scale == snap.scaled_logit_scale &&
+         unscaled_logit_scale == snap.unscaled_logit_scale && causal == snap.causal &&
+         attention_max == snap.attention_max;
+}
+
 std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images_with_range(Snapshot& snap) {
   MapImageSpec spec;
   {
@@ -140,13 +157,7 @@ std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images_with_range(Sna
     top = std::max(top, map_top.load());
   }
   snap.attention_max = top > 0.0f ? top : 1.0f;  // = evaluate()'s range, bit for bit (a max is exact)
-  auto images = std::make_shared<MapImages>();
-  images->spec = spec;
-  images->scores = snap.attention_scores;
-  images->scaled_logit_scale = snap.scaled_logit_scale;
-  images->unscaled_logit_scale = snap.unscaled_logit_scale;
-  images->causal = snap.causal;
-  images->attention_max = snap.attention_max;
+  auto images = MapImages::of(spec, snap);
   for (const bool scaled : {true, false}) {
     plot::HeatmapImage& image = scaled ? images->scaled : images->unscaled;
     const std::vector<float>& cells = pooled[scaled ? 0 : 1];
@@ -167,18 +178,8 @@ std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images(const Snapshot
   }
   if (spec.max_side <= 0) return nullptr;
   // The same maps as the images on screen: share them (no recolouring of two L×L maps).
-  if (shown != nullptr && shown->spec == spec && shown->scores.lock() == snap.attention_scores &&
-      shown->scaled_logit_scale == snap.scaled_logit_scale &&
-      shown->unscaled_logit_scale == snap.unscaled_logit_scale && shown->causal == snap.causal &&
-      shown->attention_max == snap.attention_max && snap.pooled.factor == 0)
-    return shown;
-  auto images = std::make_shared<MapImages>();
-  images->spec = spec;
-  images->scores = snap.attention_scores;
-  images->scaled_logit_scale = snap.scaled_logit_scale;
-  images->unscaled_logit_scale = snap.unscaled_logit_scale;
-  images->causal = snap.causal;
-  images->attention_max = snap.attention_max;
+  if (shown != nullptr && shown->made_from(spec, snap) && snap.pooled.factor == 0) return shown;
+  auto images = MapImages::of(spec, snap);
   std::vector<float> pooled;
   // attention_row only reads the Snapshot, so bands of rows can run on the core's pool.
   const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
