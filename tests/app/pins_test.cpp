@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_support.hpp"
+#include "headless_support.hpp"
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -29,6 +30,7 @@ namespace smlab::app {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::differing_pixels;
 
 bool one_line(const std::string& text) { return !text.empty() && text.find('\n') == std::string::npos; }
 
@@ -216,36 +218,10 @@ TEST(PinsCli, ExportsOfASessionWithPinsAddThePinFiles) {
   fs::remove_all(dir);
 }
 
-class PinsRender : public ::testing::Test {
+class PinsRender : public test_support::HeadlessRender {
  protected:
-  void SetUp() override {
-    ::unsetenv("DISPLAY");
-    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
-    platform::OffscreenOptions options;
-    options.width = 1280;
-    options.height = 720;
-    auto created = platform::Offscreen::create(options);
-    ASSERT_TRUE(created) << created.error;
-    surface_ = std::move(created.surface);
-  }
-  Image render(App& app) {
-    app.evaluator().set_refine_limit(headless_refine_trials(app.ui().params.seq_len));
-    app.wait_for_snapshot();
-    for (int frame = 0; frame < 3; ++frame) app.frame();
-    return surface_->capture();
-  }
-  std::unique_ptr<platform::Offscreen> surface_;
+  PinsRender() : HeadlessRender(1280, 720) {}
 };
-
-int differing_pixels(const Image& a, const Image& b, ImVec2 min, ImVec2 max) {
-  int count = 0;
-  for (int y = static_cast<int>(min.y); y < static_cast<int>(max.y); ++y)
-    for (int x = static_cast<int>(min.x); x < static_cast<int>(max.x); ++x) {
-      const Rgba8 p = a.pixel(x, y), q = b.pixel(x, y);
-      count += std::abs(p.r - q.r) + std::abs(p.g - q.g) + std::abs(p.b - q.b) > 30;
-    }
-  return count;
-}
 
 // The same Params with and without a pin: the pin's dashed line shows in the distribution plot,
 // and the P key adds a pin of the current Params.
@@ -256,14 +232,14 @@ TEST_F(PinsRender, APinnedGhostChangesTheDistributionPlotAndPKeyPins) {
   Image plain;
   {
     App app(*surface_, options);
-    plain = render(app);
+    plain = settle(app);
     for (const PlacedPlot& placed : app.ui().placed_plots)
       if (placed.name == "dashboard/distribution") distribution = placed;
   }
   ASSERT_GT(distribution.max.x, distribution.min.x);
   options.pins = {{"hot", with_temperature(3.0)}};
   App app(*surface_, options);
-  const Image pinned = render(app);
+  const Image pinned = settle(app);
   const int changed = differing_pixels(plain, pinned, distribution.min, distribution.max);
   EXPECT_GT(changed, 200) << "the pin's ghost is not visible in the distribution plot";
   bool has_pin_map = false;
