@@ -32,11 +32,14 @@ void section(const char* title) {
   ImGui::Separator();
 }
 
+float content_right() { return ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x; }
+
+void same_line_if_room(float width) {
+  if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width <= content_right()) ImGui::SameLine();
+}
+
 void same_line_if_fits(const char* next) {
-  const ImGuiStyle& style = ImGui::GetStyle();
-  const float width = ImGui::CalcTextSize(next, nullptr, true).x + 2.0f * style.FramePadding.x;
-  const float end = ImGui::GetItemRectMax().x + style.ItemSpacing.x + width;
-  if (end <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
+  same_line_if_room(ImGui::CalcTextSize(next, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x);
 }
 
 namespace {
@@ -59,7 +62,7 @@ bool control_checkbox(std::string_view key, std::string_view id, bool* value) {
   const ImGuiStyle& style = ImGui::GetStyle();
   const float box = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x;
   const float marker = style.ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
-  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x - marker;
+  const float right = content_right() - marker;
   if (ImGui::GetCursorScreenPos().x + box + ImGui::CalcTextSize(text, nullptr, true).x <= right)
     return ImGui::Checkbox(i18n::label(key, id).c_str(), value);
   std::string hidden = "##";
@@ -77,7 +80,7 @@ bool control_checkbox(std::string_view key, std::string_view id, bool* value) {
 }
 
 void side_note(std::string_view text) {
-  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  const float right = content_right();
   ImGui::SameLine();
   if (right - ImGui::GetCursorScreenPos().x < 6.0f * ImGui::GetFontSize()) ImGui::NewLine();
   plot::wrapped_text(text, right - ImGui::GetCursorScreenPos().x, true);
@@ -88,7 +91,7 @@ bool control_button(std::string_view label) {
   const std::string_view text = label.substr(0, hash);
   const std::string_view id = hash == std::string_view::npos ? std::string_view() : label.substr(hash);
   const float padding = 2.0f * ImGui::GetStyle().FramePadding.x;
-  const float width = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorScreenPos().x;
+  const float width = content_right() - ImGui::GetCursorScreenPos().x;
   const auto measure = [](std::string_view piece) {
     return ImGui::CalcTextSize(piece.data(), piece.data() + piece.size()).x;
   };
@@ -113,7 +116,7 @@ using i18n::tr;
 // wrapped at the column's edge by plot::wrap_text (never inside a number, unlike ImGui's wrap,
 // which breaks "0.|1160") with each run of spaces made one, so nothing is cut off.
 void readout_line(const std::string& text, bool disabled = false) {
-  const float width = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorScreenPos().x;
+  const float width = content_right() - ImGui::GetCursorScreenPos().x;
   if (ImGui::CalcTextSize(text.c_str()).x <= width) {
     if (disabled) ImGui::BeginDisabled();
     ImGui::TextUnformatted(text.c_str());

@@ -345,7 +345,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     // The tagline follows the title when it fits, else wraps below it (large fonts, narrow column).
     const char* tagline = i18n::tr("app.tagline");
     const float title_end = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
-    const float column_end = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const float column_end = content_right();
     const bool same_line = title_end + ImGui::CalcTextSize(tagline).x <= column_end;
     if (same_line) ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -79,10 +79,8 @@ void draw_sweep(InteractionUi& state) {
   ImGui::EndDisabled();
   // The frame count beside the buttons where the column has room for it, else on its own line.
   const ImGuiStyle& style = ImGui::GetStyle();
-  const float frames_width = ImGui::GetFontSize() * 3.5f + style.ItemInnerSpacing.x +
-                             ImGui::CalcTextSize(tr("ui.sweep.frames")).x + style.ItemSpacing.x;
-  if (ImGui::GetItemRectMax().x + frames_width <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
-    ImGui::SameLine();
+  same_line_if_room(ImGui::GetFontSize() * 3.5f + style.ItemInnerSpacing.x +
+                    ImGui::CalcTextSize(tr("ui.sweep.frames")).x);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 3.5f);
   ImGui::DragInt(i18n::label("ui.sweep.frames", "sweep-frames").c_str(), &sweep.gif_frames, 0.5f, sweep_gif_frames_min,
                  sweep_gif_frames_max, "%d", ImGuiSliderFlags_AlwaysClamp);

@@ -74,6 +74,10 @@ void section(const char* title);
 // after the last item in the column; otherwise the button starts the next line (a narrow column
 // at 1024×768 or a large font cut the third of three buttons).
 void same_line_if_fits(const char* next);
+// SameLine() when an item `width` px wide fits right of the last one (ItemSpacing between).
+void same_line_if_room(float width);
+// The right edge of the current window's content region, in screen coordinates.
+float content_right();
 
 // The label for a control with a width (slider, combo, input) in the control column: i18n::label's
 // "text###id" (the text right of the control), or, where the column leaves a slider less than
