@@ -307,24 +307,28 @@ bool App::frame() {
   }
   timing_.blocked_ms = 0.0;
   if (needs_submit()) {
+    // The worker takes a submission only after the job it is running (a job is never cancelled:
+    // see Evaluator::submit), so while it is busy, the later stages of an L = 4096 recompute for
+    // instance, no result can come within a frame's wait: that frame is drawn at once.
+    const bool worker_free = !evaluator_.busy();
     submit();
     // When first results are quick (the dashboard's staged recompute: the row, its plots and a
     // coarse d_k sweep, ~1 ms) a few ms of waiting lets the plots change on this very frame. When
     // the last one took more than half the wait (a slow lab), waiting would mostly stall the
     // frame: the snapshot lands a frame later.
     constexpr double wait_budget_ms = 8.0;
-    const auto wait_start = Clock::now();
-    const auto budget = std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::duration<double, std::milli>(wait_budget_ms));
-    if (evaluator_.last_first_result_ms() < 0.5 * wait_budget_ms) {
+    if (worker_free && evaluator_.last_first_result_ms() < 0.5 * wait_budget_ms) {
+      const auto wait_start = Clock::now();
+      const auto budget = std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::duration<double, std::milli>(wait_budget_ms));
       evaluator_.wait_for_latest(budget);
       // Small problems (all stages within half the budget last time): the complete Snapshot on
       // this frame too, rather than a first result now and the rest a frame later.
       if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms)
         evaluator_.wait_for_complete(
             std::chrono::duration_cast<std::chrono::microseconds>(budget - (Clock::now() - wait_start)));
+      timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
     }
-    timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
   }
   sync_snapshot();
   if (std::string error = evaluator_.take_error(); !error.empty()) report(std::move(error), true);

@@ -31,14 +31,15 @@ std::string FrameBenchResult::to_json() const {
   char line[400];
   std::snprintf(line, sizeof line,
                 "{\"frames\":%d,\"median_frame_ms\":%.3f,\"p95_frame_ms\":%.3f,\"median_recompute_ms\":%.3f,"
-                "\"max_blocked_ms\":%.3f,\"first_frame_ms\":%.1f,\"first_map_ms\":%.1f,\"settle_ms\":%.1f,"
+                "\"median_blocked_ms\":%.3f,\"max_blocked_ms\":%.3f,\"first_frame_ms\":%.1f,\"first_map_ms\":%.1f,"
+                "\"settle_ms\":%.1f,"
                 "\"peak_rss_mib\":%.1f}",
-                frames, median_frame_ms, p95_frame_ms, median_recompute_ms, max_blocked_ms, first_frame_ms,
-                first_map_ms, settle_ms, peak_rss_mib);
+                frames, median_frame_ms, p95_frame_ms, median_recompute_ms, median_blocked_ms, max_blocked_ms,
+                first_frame_ms, first_map_ms, settle_ms, peak_rss_mib);
   return line;
 }
 
-FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, std::string& error) {
+Result<FrameBenchResult> run_frame_bench(App& app, const std::string& key, int frames) {
   // The sweep: geometric for the log sliders, linear for the row, over a typical drag range.
   double from = 0.0, to = 0.0;
   bool geometric = true;
@@ -52,8 +53,7 @@ FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, s
     from = 0.0, to = app.ui().params.seq_len - 1.0;
     geometric = false;
   } else {
-    error = "--bench-key '" + key + "' is not allowed: temperature, score_scale, d_k or row";
-    return {};
+    return Error::usage("--bench-key '" + key.substr(0, 40) + "' is not allowed: temperature, score_scale, d_k or row");
   }
   do {
     app.frame();
@@ -66,7 +66,7 @@ FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, s
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - process_start).count();
   app.wait_for_snapshot();
   app.frame();
-  std::vector<double> frame_ms, recompute_ms;
+  std::vector<double> frame_ms, recompute_ms, blocked_ms;
   const int half = std::max(frames / 2, 1);
   for (int frame = 0; frame < frames; ++frame) {
     // Back and forth, so a long run keeps moving instead of parking at one end.
@@ -83,6 +83,7 @@ FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, s
     const App::FrameTiming& timing = app.last_timing();
     frame_ms.push_back(timing.frame_ms);
     recompute_ms.push_back(timing.recompute_ms);
+    blocked_ms.push_back(timing.blocked_ms);
     result.max_blocked_ms = std::max(result.max_blocked_ms, timing.blocked_ms);
   }
   // A settled drag: one more step, then frames until that Params' maps are on screen.
@@ -106,6 +107,7 @@ FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, s
   result.median_frame_ms = percentile(frame_ms, 0.5);
   result.p95_frame_ms = percentile(frame_ms, 0.95);
   result.median_recompute_ms = percentile(recompute_ms, 0.5);
+  result.median_blocked_ms = percentile(blocked_ms, 0.5);
   return result;
 }
 
@@ -157,15 +159,14 @@ std::string LatencyBenchResult::to_json() const {
   return json + "]}";
 }
 
-LatencyBenchResult run_latency_bench(App& app, const std::string& key, int steps, std::string& error) {
+Result<LatencyBenchResult> run_latency_bench(App& app, const std::string& key, int steps) {
   std::vector<std::string> sliders;
   for (const char* slider : latency_sliders)
     if (key.empty() || key == slider) sliders.emplace_back(slider);
   if (sliders.empty()) {
     std::string allowed;
     for (const char* slider : latency_sliders) allowed += (allowed.empty() ? "" : ", ") + std::string(slider);
-    error = "--bench-key '" + key.substr(0, 40) + "' is not allowed with --bench-latency: " + allowed;
-    return {};
+    return Error::usage("--bench-key '" + key.substr(0, 40) + "' is not allowed with --bench-latency: " + allowed);
   }
   const Params base = app.ui().params;
   // No refinement beyond the first estimate: each step starts from rest, with nothing else running.
@@ -202,8 +203,8 @@ LatencyBenchResult run_latency_bench(App& app, const std::string& key, int steps
         if (shown && first < 0.0) first = since_ms(input);
         if (shown && app.showing_complete() && app.showing_maps()) break;
         if (since_ms(input) > 60'000.0) {
-          error = "--bench-latency: " + slider + " step " + std::to_string(step) + " showed no result within 60 s";
-          return {};
+          return Error::usage("--bench-latency: " + slider + " step " + std::to_string(step) +
+                              " showed no result within 60 s");
         }
       }
       first_ms.push_back(first);

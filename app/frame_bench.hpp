@@ -7,13 +7,15 @@
 #include <vector>
 
 #include "app.hpp"
+#include "smlab/error.hpp"
 
 namespace smlab::app {
 
 struct FrameBenchResult {
   int frames = 0;
   double median_frame_ms = 0.0, p95_frame_ms = 0.0;
-  double median_recompute_ms = 0.0, max_blocked_ms = 0.0;
+  // blocked: the part of a frame spent waiting for the worker's result (App::FrameTiming::blocked_ms).
+  double median_recompute_ms = 0.0, median_blocked_ms = 0.0, max_blocked_ms = 0.0;
   // Process start (static initialisation) to the end of the first frame that shows numbers.
   double first_frame_ms = 0.0;
   // Process start to the first frame that shows the attention maps too (later than first_frame_ms
@@ -28,9 +30,9 @@ struct FrameBenchResult {
 
 // Draws frames until the first Snapshot shows (timing that from process start), lets its Monte
 // Carlo refinement finish, then moves `key` (temperature, score_scale, d_k or row) through its
-// range, one step per frame, back and forth, and times each frame. Returns an error message in
-// `error` for an unsupported key.
-FrameBenchResult run_frame_bench(App& app, const std::string& key, int frames, std::string& error);
+// range, one step per frame, back and forth, and times each frame. A usage Error for an
+// unsupported key.
+Result<FrameBenchResult> run_frame_bench(App& app, const std::string& key, int frames);
 
 // The sliders --bench-latency moves, in its output's order.
 inline constexpr const char* latency_sliders[] = {"temperature", "score_scale", "d_k",          "seq_len",
@@ -58,8 +60,8 @@ struct LatencyBenchResult {
 
 // For each slider in latency_sliders (or only `key`, when not empty): `steps` steps, each from
 // rest (the evaluator idle, the Monte Carlo refinement held at the first estimate so it does not
-// compete with the step), moving the slider as bench/matplotlib_peer.py moves its peer. Returns
-// an error message in `error` for an unknown key.
-LatencyBenchResult run_latency_bench(App& app, const std::string& key, int steps, std::string& error);
+// compete with the step), moving the slider as bench/matplotlib_peer.py moves its peer. A usage
+// Error for an unknown key, or when a step shows no result within 60 s.
+Result<LatencyBenchResult> run_latency_bench(App& app, const std::string& key, int steps);
 
 }  // namespace smlab::app

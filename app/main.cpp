@@ -632,10 +632,9 @@ Result<void> run_bench(const Options& o, const app::AppOptions& options) {
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
   app::App app(*created->surface, options);
-  std::string error;
-  const auto result = app::run_frame_bench(app, o.bench_key, o.bench_frames, error);
-  if (!error.empty()) return Error::usage(error);
-  std::printf("%s\n", result.to_json().c_str());
+  const auto result = app::run_frame_bench(app, o.bench_key, o.bench_frames);
+  if (!result) return result.error();
+  std::printf("%s\n", result->to_json().c_str());
   return {};
 }
 
@@ -644,10 +643,9 @@ Result<void> run_bench_latency(const Options& o, const app::AppOptions& options)
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
   app::App app(*created->surface, options);
-  std::string error;
-  const auto result = app::run_latency_bench(app, o.bench_key_given ? o.bench_key : "", o.bench_latency, error);
-  if (!error.empty()) return Error::usage(error);
-  std::printf("%s\n", result.to_json().c_str());
+  const auto result = app::run_latency_bench(app, o.bench_key_given ? o.bench_key : "", o.bench_latency);
+  if (!result) return result.error();
+  std::printf("%s\n", result->to_json().c_str());
   return {};
 }
 

@@ -54,7 +54,7 @@ void Evaluator::run(std::stop_token stop) {
         refining_active_ = false;
         finished_.notify_all();
       }
-      wake_.wait(lock, stop, [&] { return pending_.has_value() || refinement_due(); });
+      wake_.wait(lock, stop, [&] { return !held_for_testing_ && (pending_.has_value() || refinement_due()); });
       // Refinement waits until the Params have settled (step() checks it too).
       while (!stop.stop_requested() && !pending_ && refinement_due() &&
              std::chrono::steady_clock::now() < last_submit_ + refine_settle_time)

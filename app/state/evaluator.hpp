@@ -119,6 +119,9 @@ class Evaluator {
   // Test hook: the next submission's evaluation throws std::runtime_error(message)
   // on the worker, so tests can check that a worker failure reaches the UI.
   void fail_next_evaluation_for_testing(std::string message);
+  // Test hook: while held, the worker starts no job (submissions stay pending, busy() is true);
+  // releasing it lets the newest pending submission run.
+  void hold_for_testing(bool held);
 
  private:
   void run(std::stop_token stop);  // the desktop worker thread: step() until stopped
@@ -169,6 +172,7 @@ class Evaluator {
   double last_compute_ms_ = 0.0, last_first_result_ms_ = 0.0;
   std::string error_;
   std::string injected_failure_;     // see fail_next_evaluation_for_testing
+  bool held_for_testing_ = false;    // see hold_for_testing
   std::function<void()> on_result_;  // see set_result_callback
   void notify_result();
   std::jthread worker_;  // last member: starts after, and is joined before, the rest

@@ -73,6 +73,14 @@ void Evaluator::fail_next_evaluation_for_testing(std::string message) {
   injected_failure_ = std::move(message);
 }
 
+void Evaluator::hold_for_testing(bool held) {
+  {
+    std::lock_guard lock(mutex_);
+    held_for_testing_ = held;
+  }
+  wake_.notify_all();
+}
+
 void Evaluator::set_result_callback(std::function<void()> callback) {
   std::lock_guard lock(mutex_);
   on_result_ = std::move(callback);
@@ -232,6 +240,7 @@ bool Evaluator::step(bool staged) {
   std::string injected;
   {
     std::unique_lock lock(mutex_);
+    if (held_for_testing_) return false;
     // refine_limit_ may have changed since the last chunk: recheck.
     refining_active_ = refinement_due();
     if (!refining_active_) finished_.notify_all();

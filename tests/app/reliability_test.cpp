@@ -697,6 +697,39 @@ TEST_F(ReliabilityApp, WorkerExceptionIsShownInTheUiAndTheAppRecovers) {
   EXPECT_EQ(latest.snapshot->params.temperature, 0.25);
 }
 
+// A frame waits a few ms for a quick first result only when the worker can start on it at once.
+// While the worker is still on an earlier job (held here; at L = 4096 the later stages of a
+// recompute), no result can come within the wait, so the frame is drawn without waiting (issue
+// #20: frames stayed at 18 ms during an L = 4096 drag, 8 of them waiting for nothing).
+TEST_F(ReliabilityApp, AFrameWaitsForTheWorkerOnlyWhenTheWorkerIsFree) {
+  AppOptions options;
+  options.params.seq_len = 8;  // a first result in well under the 4 ms that makes a frame wait
+  options.refine_trials = 50;
+  App app(*surface_, options);
+  app.wait_for_snapshot();
+  app.frame();
+  ASSERT_LT(app.evaluator().last_first_result_ms(), 4.0);
+
+  app.evaluator().hold_for_testing(true);
+  Params first = app.ui().params;
+  first.temperature = 0.5;
+  ASSERT_TRUE(apply_params(app.ui(), first));
+  app.frame();  // the worker was free: this frame waited (the held worker never answers)
+  EXPECT_GT(app.last_timing().blocked_ms, 1.0) << "a free worker's quick result is worth a few ms of waiting";
+  ASSERT_TRUE(app.evaluator().busy());
+
+  Params second = first;
+  second.temperature = 0.25;
+  ASSERT_TRUE(apply_params(app.ui(), second));
+  app.frame();  // the worker still owes the first submission: no waiting
+  EXPECT_EQ(app.last_timing().blocked_ms, 0.0);
+
+  app.evaluator().hold_for_testing(false);
+  app.wait_for_snapshot();
+  app.frame();
+  EXPECT_EQ(app.shown_params(), second) << "the newest submission is the one shown";
+}
+
 // ---------------------------------------------------------------- extremes
 
 void expect_all_finite(const std::vector<double>& values, const std::string& what, const std::string& where) {
