@@ -639,8 +639,9 @@ bool boxes_overlap(const Box& a, const Box& b) { return a.x0 < b.x1 && b.x0 < a.
 // Labels of reference lines and annotations, kept inside the data area. A reference line's
 // label tries the four places beside the line and takes the first that lies inside the area and
 // covers neither the legend, a reference line nor an earlier label (none free: the label is
-// left out); annotations stay where the caller put them.
-void add_data_texts(Builder& builder, std::vector<Box> taken) {
+// left out), preferring one that covers no data either (`marks`: a curve or marker under a label
+// makes both unreadable); annotations stay where the caller put them.
+void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<Box>& marks) {
   std::vector<Box> labels = taken;  // the legend and labels only: an annotation may sit on a line it names
   const Scene& scene = builder.scene;
   const Box& area = scene.data_area;
@@ -654,17 +655,28 @@ void add_data_texts(Builder& builder, std::vector<Box> taken) {
   // At the plot's font first, then smaller in two steps (0.85×, 0.72×, as the legend shrinks):
   // in a short data area a smaller label still fits beside its line where the full one did not.
   using Candidates = std::function<std::vector<Point>(float size, float width)>;
+  // More than a pixel of overlap each way, as the legend's placement counts it.
+  const auto covers_data = [&](const Box& box) {
+    return std::any_of(marks.begin(), marks.end(), [&](const Box& mark) {
+      return std::min(box.x1, mark.x1) - std::max(box.x0, mark.x0) > 1.0f &&
+             std::min(box.y1, mark.y1) - std::max(box.y0, mark.y0) > 1.0f;
+    });
+  };
   const auto place_first_free = [&](std::string_view content, const Candidates& candidates, Color color) {
     const std::string fitted = builder.fit(content, area.width() - 4.0f, font, "data label");
-    for (const float scale : {1.0f, 0.85f, 0.72f}) {
-      const float size = scale * font;
-      const float width = builder.text_width(fitted, size);
-      for (const Point& candidate : candidates(size, width)) {
-        const Box box = inside(candidate.x, candidate.y, width, size);
-        // A place that had to be pushed inside the area would sit on its own line.
-        const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
-        if (moved) continue;
-        if (std::none_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); })) {
+    // First a place off the data at any size, then (as before) one that only keeps off labels.
+    for (const bool off_data : {true, false}) {
+      for (const float scale : {1.0f, 0.85f, 0.72f}) {
+        const float size = scale * font;
+        const float width = builder.text_width(fitted, size);
+        for (const Point& candidate : candidates(size, width)) {
+          const Box box = inside(candidate.x, candidate.y, width, size);
+          // A place that had to be pushed inside the area would sit on its own line.
+          const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
+          if (moved) continue;
+          if (std::any_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
+            continue;
+          if (off_data && covers_data(box)) continue;
           taken.push_back(box);
           labels.push_back(box);
           builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::DataLabel);
@@ -757,7 +769,8 @@ void add_data_texts(Builder& builder, std::vector<Box> taken) {
   }
 }
 
-// Everything drawn inside the axes box; `legend_box` (if any) is kept free of line labels.
+// Everything drawn inside the axes box; `legend_box` (if any) is kept free of line labels, and
+// so is the data (scene.data_marks) where there is room.
 void add_series(Builder& builder, const std::optional<Box>& legend_box) {
   const Plot& plot = builder.plot;
   const Style& style = builder.style;
@@ -804,7 +817,7 @@ void add_series(Builder& builder, const std::optional<Box>& legend_box) {
   builder.add(ClipEnd{});
   std::vector<Box> taken;
   if (legend_box) taken.push_back(*legend_box);
-  add_data_texts(builder, std::move(taken));
+  add_data_texts(builder, std::move(taken), scene.data_marks);
 }
 
 // [SECTION] Legend
