@@ -1082,4 +1082,35 @@ TEST(LegendPlacement, NoCornerFreeOfDataMovesTheLegendOffTheData) {
   EXPECT_EQ(covering_data(record)[0], "legend covers data");
 }
 
+// A reference line's label keeps off the data where there is room: H(T) flat near the top of the
+// plot with its marker at T = 1 (the dashboard's entropy plot), where the first place tried, at
+// the top beside the line, lay on the curve and the marker at 720p.
+TEST(ReferenceLineLabels, KeepOffTheDataWhereThereIsRoom) {
+  Plot plot;
+  plot.x.scale = Scale::Log10;
+  LineSeries curve{.label = "H(T)"};
+  for (int i = 0; i <= 40; ++i) {
+    const double t = std::pow(10.0, -2.0 + 4.0 * i / 40.0);
+    curve.x.push_back(t);
+    curve.y.push_back(2.77 * t * t / (t * t + 0.05));  // rises, then flat at the top from T ≈ 1
+  }
+  plot.lines.push_back(curve);
+  plot.scatters.push_back({.label = "now", .x = {1.0}, .y = {2.77 / 1.05}, .radius = 6.0f});
+  plot.vlines.push_back({1.0, "T = 1", std::nullopt, true});
+  const detail::Scene scene =
+      detail::layout_plot(plot, 420.0f, 200.0f, dark_style(), 15.0f,
+                          [](std::string_view text, float size) { return estimate_text_width(text, size); });
+  ASSERT_FALSE(scene.data_marks.empty());
+  const detail::TextShape* label = nullptr;
+  for (const auto& shape : scene.shapes)
+    if (const auto* text = std::get_if<detail::TextShape>(&shape); text != nullptr && text->text == "T = 1")
+      label = text;
+  ASSERT_NE(label, nullptr) << "the label must be placed";
+  const detail::Box box = detail::text_box(*label);
+  for (const detail::Box& mark : scene.data_marks)
+    EXPECT_FALSE(std::min(box.x1, mark.x1) - std::max(box.x0, mark.x0) > 1.0f &&
+                 std::min(box.y1, mark.y1) - std::max(box.y0, mark.y0) > 1.0f)
+        << "label at " << box.x0 << "," << box.y0 << " covers data at " << mark.x0 << "," << mark.y0;
+}
+
 }  // namespace
