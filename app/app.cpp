@@ -234,6 +234,7 @@ void App::sync_snapshot() {
   Evaluator::Latest latest = evaluator_.latest();
   const bool new_snapshot = latest.version != latest_.version;
   latest_ = std::move(latest);
+  ui_.pins.live = latest_.complete ? latest_.snapshot : nullptr;
   const bool new_colormap = ui_.interaction.colormap != uploaded_colormap_;
   // Both maps share one colour scale choice ("dashboard/attention", right-click either map).
   const bool fixed_range =

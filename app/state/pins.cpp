@@ -62,6 +62,10 @@ bool add_pin(PinState& state, const Params& params) {
     return false;
   }
   state.pins.push_back({next_pin_name(state.pins), params});
+  if (state.live != nullptr && state.live->params == params) {
+    state.snapshots.resize(state.pins.size());
+    state.snapshots.back() = state.live;
+  }
   state.error.clear();
   return true;
 }

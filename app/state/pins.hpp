@@ -42,9 +42,15 @@ struct PinState {
   std::string rename_text;
   bool rename_focus = false;  // give the rename field the keyboard once
   std::string error;          // last refused pin or name, one line
+  // The complete Snapshot on screen (set by the App every frame; null while a first result or
+  // nothing is shown). A pin of the Params on screen takes it instead of evaluating them again on
+  // the UI thread: at L = 4096 that was a frame of several hundred ms, and seconds for a long
+  // imported context.
+  std::shared_ptr<const Snapshot> live;
 };
 
-// Adds a pin of `params` named next_pin_name; false (with state.error set) when max_pins are there.
+// Adds a pin of `params` named next_pin_name, with state.live as its Snapshot when that is of the
+// same Params; false (with state.error set) when max_pins are there.
 bool add_pin(PinState& state, const Params& params);
 // Renames pin `index`; false (with state.error) for a bad name, a name in use or a bad index.
 bool rename_pin(PinState& state, std::size_t index, std::string_view name);

@@ -87,6 +87,21 @@ TEST(Pins, SnapshotsAreTheCoreEvaluationOfThePinsParams) {
   EXPECT_EQ(state.snapshots[0]->probabilities, evaluate(state.pins[0].params).probabilities);
 }
 
+// A pin of the Params on screen takes the complete Snapshot shown (state.live); any other Params
+// are evaluated.
+TEST(Pins, APinOfTheShownParamsSharesTheShownSnapshot) {
+  PinState state;
+  state.live = std::make_shared<const Snapshot>(evaluate(with_temperature(0.3)));
+  ASSERT_TRUE(add_pin(state, with_temperature(0.3)));
+  ASSERT_TRUE(add_pin(state, with_temperature(3.0)));
+  refresh_pins(state);
+  ASSERT_EQ(state.snapshots.size(), 2u);
+  EXPECT_EQ(state.snapshots[0], state.live);
+  ASSERT_TRUE(state.snapshots[1]);
+  EXPECT_NE(state.snapshots[1], state.live);
+  EXPECT_EQ(state.snapshots[1]->params.temperature, 3.0);
+}
+
 TEST(PinsSession, PinsRoundTripExactlyAndAbsentMeansNone) {
   Session session;
   session.params = with_temperature(0.5);
@@ -255,6 +270,9 @@ TEST_F(PinsRender, APinnedGhostChangesTheDistributionPlotAndPKeyPins) {
   app.frame();
   ASSERT_EQ(app.ui().pins.pins.size(), 2u) << "P pins the current Params";
   EXPECT_EQ(app.ui().pins.pins[1].params, app.ui().params);
+  ASSERT_EQ(app.ui().pins.snapshots.size(), 2u);
+  EXPECT_EQ(app.ui().pins.snapshots[1], app.evaluator().latest().snapshot)
+      << "a pin of the Params on screen shares the shown Snapshot, not a second evaluation on the UI thread";
 }
 
 }  // namespace
