@@ -83,9 +83,11 @@ void App::begin_interaction_frame() {
 
   if (sweep_player_.playing()) {
     Params moved = ui_.params;
-    if (auto error = set_param(moved, sweep_player_.spec().key, sweep_player_.advance(animation_step_seconds()))) {
+    const Result<void> set =
+        set_param(moved, sweep_player_.spec().key, sweep_player_.advance(animation_step_seconds()));
+    if (!set.ok()) {
       sweep_player_.stop();
-      state.sweep_error = error->message;
+      state.sweep_error = set.error().message;
     } else {
       apply_params(ui_, moved);
     }
@@ -181,14 +183,14 @@ void App::export_png() {
                                                    static_cast<int>(std::lround(display.y)), static_cast<float>(scale),
                                                    surface_.content_scale(), state.export_target);
   ImGui::SetCurrentContext(surface_.imgui_context());
-  if (!shot.error.empty()) {
-    report(shot.error, true);
+  if (!shot.ok()) {
+    report(shot.error().message, true);
     return;
   }
-  const auto saved = exporting::save_screenshot(shot.image, ui_.screenshot_dir, std::chrono::system_clock::now());
+  const auto saved = exporting::save_screenshot(*shot, ui_.screenshot_dir, std::chrono::system_clock::now());
   report(saved.error ? *saved.error
-                     : i18n::format("ui.status.png_saved", {saved.path.string(), std::to_string(shot.image.width),
-                                                            std::to_string(shot.image.height)}),
+                     : i18n::format("ui.status.png_saved",
+                                    {saved.path.string(), std::to_string(shot->width), std::to_string(shot->height)}),
          saved.error.has_value());
 }
 
@@ -234,7 +236,8 @@ void App::step_gif_recording() {
   std::optional<std::string> error;
   if (!recording.value_set) {
     const std::string value = sweep_value(recording.spec, recording.next, recording.frames);
-    if (auto rejected = set_param(copy.ui().params, recording.spec.key, value)) error = rejected->message;
+    if (Result<void> set = set_param(copy.ui().params, recording.spec.key, value); !set.ok())
+      error = set.error().message;
     copy.ui().scores_text = format_scores(copy.ui().params.scores);
     if (!error) {
       copy.frame();  // submits the new value (and draws a frame nobody keeps)

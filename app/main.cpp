@@ -459,7 +459,7 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   if (!o.import_specs.empty()) {
     const app::ImportLoad imported = app::load_import(o.import_specs, o.tokens_path);
     if (!imported) return imported.error();
-    if (auto error = smlab::attach_import(start.params, *imported)) return Error::usage(error->message);
+    if (Result<void> attached = smlab::attach_import(start.params, *imported); !attached.ok()) return attached.error();
   }
   // Every --set in the order of param_keys() (seq_len before row), whatever the command line's
   // order: `--set row=10 --set seq_len=4` is the same request as the other way round, and refused.

@@ -138,7 +138,7 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
     }
     if (load_import) {
       const ImportLoad loaded = load_import(session.imports, session.import_tokens);
-      if (loaded && !attach_import(session.params, *loaded))
+      if (loaded && attach_import(session.params, *loaded).ok())
         data_attached = true;
       else
         session.import_warning = "the session's imported data could not be read back (" +
@@ -165,9 +165,9 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
       // Keys that describe imported data that is not there (gone, or not read) keep their defaults.
       const bool fits_data_only =
           name == "seq_len" || name == "d_k" || name == "row" || name == "batch" || name == "head";
-      if (auto error = set_param(session.params, name, text)) {
+      if (Result<void> set = set_param(session.params, name, text); !set.ok()) {
         if (!session.imports.empty() && !data_attached && fits_data_only) continue;
-        return failure("session field 'params." + name + "': " + error->message);
+        return failure("session field 'params." + name + "': " + set.error().message);
       }
     }
   }

@@ -54,11 +54,11 @@ TEST(Presets, ShippedFileHasTheClassicExamplesAndEveryEntryIsValid) {
                            "large-dk-unscaled", "large-dk-scaled"})
     EXPECT_NE(smlab::app::find_preset(list, name), nullptr) << name << " missing from " << file;
   for (const auto& preset : list.presets) {
-    EXPECT_FALSE(smlab::validate(preset.params).has_value()) << preset.name;
+    EXPECT_TRUE(smlab::validate(preset.params).ok()) << preset.name;
     // The stored Params are exactly the defaults with the preset's settings applied by set_param.
     Params expected;
     for (const auto& [key, value] : preset.settings)
-      ASSERT_FALSE(smlab::set_param(expected, key, value).has_value()) << preset.name << ": " << key << "=" << value;
+      ASSERT_TRUE(smlab::set_param(expected, key, value).ok()) << preset.name << ": " << key << "=" << value;
     EXPECT_EQ(preset.params, expected) << preset.name;
     EXPECT_FALSE(preset.title.empty()) << preset.name;
   }
@@ -152,7 +152,7 @@ std::string describe(const Params& params) {
 
 TEST(Session, SerialiseThenParseRoundTripsEveryKeyExactly) {
   const Session original = odd_session();
-  ASSERT_FALSE(smlab::validate(original.params).has_value()) << smlab::validate(original.params)->message;
+  ASSERT_TRUE(smlab::validate(original.params).ok()) << smlab::validate(original.params).error().message;
   const std::string text = smlab::app::serialize_session(original);
   const auto loaded = smlab::app::parse_session(text);
   ASSERT_TRUE(loaded.ok()) << loaded.error().message << "\n" << text;
