@@ -12,7 +12,7 @@ Result<void> render_sweep(App& app, platform::Surface& surface, const SweepSpec&
     app.wait_for_snapshot();
     // The first frame lets ImGui settle auto-sized items (like --screenshot); later frames need one.
     for (int pass = 0; pass < (index == 0 ? 3 : 1); ++pass) app.frame();
-    if (auto error = writer.add_frame(surface.capture())) return Error::usage(*error);
+    if (Result<void> added = writer.add_frame(surface.capture()); !added.ok()) return added;
   }
   return {};
 }
