@@ -454,9 +454,9 @@ void App::draw_session_popup() {
                                              : i18n::label("app.session.load", "load").c_str()) ||
       entered) {
     if (popup.mode == Mode::save) {
-      const auto error = save_session(popup.path, current_session(), popup.overwrite);
-      popup.message = error.value_or("");
-      if (!error) report(i18n::format("app.status.saved_session", {popup.path}), false);
+      const Result<void> saved = save_session(popup.path, current_session(), popup.overwrite);
+      popup.message = saved.ok() ? std::string() : saved.error().message;
+      if (saved.ok()) report(i18n::format("app.status.saved_session", {popup.path}), false);
     } else {
       const Result<Session> loaded = load_session(popup.path);
       popup.message = loaded ? std::string() : loaded.error().message;
@@ -480,8 +480,12 @@ void App::draw_session_popup() {
 void App::save_screenshot() {
   ui_.screenshot_requested = false;
   const Image image = surface_.capture();
-  const auto saved = exporting::save_screenshot(image, ui_.screenshot_dir, std::chrono::system_clock::now());
-  report(saved.error ? *saved.error : i18n::format("app.status.saved", {saved.path.string()}), saved.error.has_value());
+  const exporting::SavedScreenshot saved =
+      exporting::save_screenshot(image, ui_.screenshot_dir, std::chrono::system_clock::now());
+  if (saved.ok())
+    report(i18n::format("app.status.saved", {saved->string()}), false);
+  else
+    report(saved.error().message, true);
 }
 
 double animation_step_seconds() {

@@ -99,9 +99,10 @@ class App {
 
   UiState& ui() { return ui_; }
   // Imports files as --import does (specs FILE[:ARRAY[=ROLE]]; tokens may be empty; token labels
-  // alone relabel the data already imported) into the shown Params. Returns the error line, also
-  // shown in the status line, or nothing on success. Used by File → Import and dropped files.
-  std::optional<std::string> import_files(const std::vector<std::string>& specs, const std::string& tokens_file);
+  // alone relabel the data already imported) into the shown Params. Returns load_import's or
+  // attach_import's Error (its line also shown in the status line), or success. Used by File →
+  // Import and dropped files.
+  Result<void> import_files(const std::vector<std::string>& specs, const std::string& tokens_file);
   Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
   const std::string& font_warning() const { return font_warning_; }
   // The language this App draws in (UiState::language once applied between frames): frame() and the

@@ -21,26 +21,25 @@ bool names_tokens(const std::string& path) {
 
 }  // namespace
 
-std::optional<std::string> App::import_files(const std::vector<std::string>& specs, const std::string& tokens_file) {
+Result<void> App::import_files(const std::vector<std::string>& specs, const std::string& tokens_file) {
   std::vector<std::string> sources = specs;
   // Token labels alone relabel what is already imported.
   if (sources.empty() && ui_.params.imported != nullptr) sources = ui_.params.imported->sources;
   const i18n::Use language(applied_language_);  // also called between frames (tests, the web page)
   const ImportLoad loaded = load_import(sources, tokens_file);
-  std::optional<std::string> error;
-  if (!loaded) {
-    error = loaded.error().message;
-  } else {
+  Result<void> imported = loaded.ok() ? Result<void>() : Result<void>(loaded.error());
+  if (loaded.ok()) {
     Params candidate = ui_.params;
     candidate.scores.clear();  // the imported rows, not a custom score vector
-    if (auto invalid = attach_import(candidate, *loaded))
-      error = invalid->message;
-    else
-      ui_.params = std::move(candidate);
+    imported = attach_import(candidate, *loaded);
+    if (imported.ok()) ui_.params = std::move(candidate);
   }
   // A toast as well as the status line: a file dropped onto the plots is answered where the eyes are.
-  report(error ? *error : i18n::format("import.loaded", {(*loaded)->summary}), error.has_value());
-  return error;
+  if (imported.ok())
+    report(i18n::format("import.loaded", {(*loaded)->summary}), false);
+  else
+    report(imported.error().message, true);
+  return imported;
 }
 
 void App::import_dropped_files() {
@@ -55,7 +54,7 @@ void App::import_dropped_files() {
     else
       specs.push_back(path);
   }
-  import_files(specs, tokens);
+  (void)import_files(specs, tokens);  // answered in the status line and a toast
 }
 
 void App::draw_import_popup() {
@@ -94,9 +93,9 @@ void App::draw_import_popup() {
     std::vector<std::string> specs;
     for (const std::string* field : {&popup.first, &popup.second})
       if (!field->empty()) specs.push_back(*field);
-    const auto error = import_files(specs, popup.tokens);
-    popup.message = error.value_or("");
-    close = !error;
+    const Result<void> imported = import_files(specs, popup.tokens);
+    popup.message = imported.ok() ? "" : imported.error().message;
+    close = imported.ok();
   }
   ImGui::SameLine();
   if (ImGui::Button(i18n::label("import.popup.cancel", "import-cancel").c_str()) ||

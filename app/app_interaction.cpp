@@ -21,24 +21,21 @@ namespace smlab::app {
 namespace {
 
 // Where GUI exports go: "<folder>/softmax-lab-<time><extension>", "-2", "-3", … when taken.
-// Never overwrites (write_file_atomically with overwrite == false).
-exporting::WriteError save_new_file(const std::filesystem::path& folder, std::string_view extension,
-                                    std::span<const std::uint8_t> bytes, std::filesystem::path& written) {
-  if (auto error = exporting::ensure_directory(folder)) return error;
+// Never overwrites (write_file_atomically with overwrite == false). Returns the file written.
+Result<std::filesystem::path> save_new_file(const std::filesystem::path& folder, std::string_view extension,
+                                            std::span<const std::uint8_t> bytes) {
+  if (Result<void> made = exporting::ensure_directory(folder); !made.ok()) return made.error();
   const std::string stem = exporting::timestamped_name("softmax-lab", std::chrono::system_clock::now(), "");
-  exporting::WriteError last_error;
+  Result<void> last_error;
   for (int copy = 1; copy <= 100; ++copy) {
     const std::filesystem::path candidate =
         folder / (stem + (copy == 1 ? "" : "-" + std::to_string(copy)) + std::string(extension));
     last_error = exporting::write_file_atomically(candidate, bytes, false);
-    if (!last_error) {
-      written = candidate;
-      return std::nullopt;
-    }
+    if (last_error.ok()) return candidate;
     std::error_code ignored;
     if (!std::filesystem::exists(candidate, ignored)) break;  // failed for another reason than the name
   }
-  return last_error;
+  return last_error.error();
 }
 
 }  // namespace
@@ -83,9 +80,11 @@ void App::begin_interaction_frame() {
 
   if (sweep_player_.playing()) {
     Params moved = ui_.params;
-    if (auto error = set_param(moved, sweep_player_.spec().key, sweep_player_.advance(animation_step_seconds()))) {
+    const Result<void> set =
+        set_param(moved, sweep_player_.spec().key, sweep_player_.advance(animation_step_seconds()));
+    if (!set.ok()) {
       sweep_player_.stop();
-      state.sweep_error = error->message;
+      state.sweep_error = set.error().message;
     } else {
       apply_params(ui_, moved);
     }
@@ -181,15 +180,18 @@ void App::export_png() {
                                                    static_cast<int>(std::lround(display.y)), static_cast<float>(scale),
                                                    surface_.content_scale(), state.export_target);
   ImGui::SetCurrentContext(surface_.imgui_context());
-  if (!shot.error.empty()) {
-    report(shot.error, true);
+  if (!shot.ok()) {
+    report(shot.error().message, true);
     return;
   }
-  const auto saved = exporting::save_screenshot(shot.image, ui_.screenshot_dir, std::chrono::system_clock::now());
-  report(saved.error ? *saved.error
-                     : i18n::format("ui.status.png_saved", {saved.path.string(), std::to_string(shot.image.width),
-                                                            std::to_string(shot.image.height)}),
-         saved.error.has_value());
+  const exporting::SavedScreenshot saved =
+      exporting::save_screenshot(*shot, ui_.screenshot_dir, std::chrono::system_clock::now());
+  if (saved.ok())
+    report(i18n::format("ui.status.png_saved",
+                        {saved->string(), std::to_string(shot->width), std::to_string(shot->height)}),
+           false);
+  else
+    report(saved.error().message, true);
 }
 
 void App::start_gif_recording() {
@@ -231,12 +233,12 @@ void App::step_gif_recording() {
   InteractionUi& state = ui_.interaction;
   GifRecording& recording = *gif_recording_;
   App& copy = *recording.app;
-  std::optional<std::string> error;
+  Result<void> step;
   if (!recording.value_set) {
     const std::string value = sweep_value(recording.spec, recording.next, recording.frames);
-    if (auto rejected = set_param(copy.ui().params, recording.spec.key, value)) error = rejected->message;
+    step = set_param(copy.ui().params, recording.spec.key, value);
     copy.ui().scores_text = format_scores(copy.ui().params.scores);
-    if (!error) {
+    if (step.ok()) {
       copy.frame();  // submits the new value (and draws a frame nobody keeps)
       recording.value_set = true;
     }
@@ -244,19 +246,22 @@ void App::step_gif_recording() {
     copy.wait_for_snapshot();
     // The first frame lets ImGui settle auto-sized items (like --screenshot); later ones need one.
     for (int pass = 0; pass < (recording.next == 0 ? 3 : 1); ++pass) copy.frame();
-    error = recording.writer.add_frame(recording.surface->capture());
+    step = recording.writer.add_frame(recording.surface->capture());
     recording.value_set = false;
     ++recording.next;
   }
   state.gif_progress = static_cast<float>(recording.next) / static_cast<float>(recording.frames);
-  if (!error && recording.next < recording.frames) return;
+  if (step.ok() && recording.next < recording.frames) return;
 
-  std::filesystem::path written;
-  if (!error) error = recording.writer.finish();
-  if (!error) error = save_new_file(ui_.screenshot_dir, ".gif", recording.writer.bytes(), written);
+  if (step.ok()) step = recording.writer.finish();
+  const Result<std::filesystem::path> written =
+      step.ok() ? save_new_file(ui_.screenshot_dir, ".gif", recording.writer.bytes()) : step.error();
   gif_recording_.reset();
   state.gif_recording = false;
-  report(error ? *error : i18n::format("ui.status.gif_saved", {written.string()}), error.has_value());
+  if (written.ok())
+    report(i18n::format("ui.status.gif_saved", {written->string()}), false);
+  else
+    report(written.error().message, true);
 }
 
 }  // namespace smlab::app

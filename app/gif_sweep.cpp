@@ -7,12 +7,12 @@ Result<void> render_sweep(App& app, platform::Surface& surface, const SweepSpec&
                           exporting::GifWriter& writer) {
   for (int index = 0; index < frames; ++index) {
     const std::string value = sweep_value(spec, index, frames);
-    if (auto error = set_param(app.ui().params, spec.key, value)) return Error::usage(error->message);
+    if (Result<void> set = set_param(app.ui().params, spec.key, value); !set.ok()) return set;
     app.ui().scores_text = format_scores(app.ui().params.scores);
     app.wait_for_snapshot();
     // The first frame lets ImGui settle auto-sized items (like --screenshot); later frames need one.
     for (int pass = 0; pass < (index == 0 ? 3 : 1); ++pass) app.frame();
-    if (auto error = writer.add_frame(surface.capture())) return Error::usage(*error);
+    if (Result<void> added = writer.add_frame(surface.capture()); !added.ok()) return added;
   }
   return {};
 }

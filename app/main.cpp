@@ -459,7 +459,7 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   if (!o.import_specs.empty()) {
     const app::ImportLoad imported = app::load_import(o.import_specs, o.tokens_path);
     if (!imported) return imported.error();
-    if (auto error = smlab::attach_import(start.params, *imported)) return Error::usage(error->message);
+    if (Result<void> attached = smlab::attach_import(start.params, *imported); !attached.ok()) return attached.error();
   }
   // Every --set in the order of param_keys() (seq_len before row), whatever the command line's
   // order: `--set row=10 --set seq_len=4` is the same request as the other way round, and refused.
@@ -509,7 +509,7 @@ Result<void> run_lists(const Options& o, const app::PresetList& presets, const a
 Result<void> run_files(const Options& o, const app::AppOptions& start) {
   for (const std::string& dir : {o.csv_dir, o.svg_dir})
     if (!dir.empty())
-      if (auto error = smlab::exporting::ensure_directory(dir)) return Error::file(*error);
+      if (Result<void> made = smlab::exporting::ensure_directory(dir); !made) return made;
   smlab::EvaluateOptions evaluate_options;
   evaluate_options.all_labs = true;
   // The SVG's d_k curve gets the same refinement as a headless screenshot.
@@ -530,7 +530,7 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
   if (!pins.pins.empty()) app::refresh_pins(pins);
   if (!o.csv_dir.empty() && !pins.pins.empty())
     for (const auto& [name, text] : app::pins_csv_files(pins.pins, pins.snapshots))
-      if (auto error = batch.stage(fs::path(o.csv_dir) / name, text)) return Error::file(*error);
+      if (Result<void> staged = batch.stage(fs::path(o.csv_dir) / name, text); !staged) return staged;
   if (!o.svg_dir.empty()) {
     smlab::plot::Style svg_style = smlab::plot::light_style();
     svg_style.sequential_colormap = start.colormap;
@@ -547,9 +547,9 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
     if (!result) return result.error();
     if (!pins.pins.empty())
       for (const auto& [name, text] : app::pinned_svg_files(pins, snapshot, language, svg_style, 640.0f, 440.0f))
-        if (auto error = batch.stage(fs::path(o.svg_dir) / name, text)) return Error::file(*error);
+        if (Result<void> staged = batch.stage(fs::path(o.svg_dir) / name, text); !staged) return staged;
   }
-  if (auto error = batch.commit()) return Error::file(*error);
+  if (Result<void> committed = batch.commit(); !committed) return committed;
   for (const auto& file : batch.targets()) std::printf("%s\n", file.string().c_str());
   return {};
 }
@@ -577,7 +577,7 @@ Result<void> run_lesson_pngs(const Options& o, app::AppOptions options) {
   }
   const app::Lesson& lesson = lessons.lessons[*index];
   const fs::path dir(o.export_lesson[1]);
-  if (auto error = smlab::exporting::ensure_directory(dir)) return Error::file(*error);
+  if (Result<void> made = smlab::exporting::ensure_directory(dir); !made) return made;
   smlab::exporting::FileBatch batch(o.overwrite);
   std::vector<fs::path> targets;
   for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
@@ -585,7 +585,7 @@ Result<void> run_lesson_pngs(const Options& o, app::AppOptions options) {
     std::snprintf(file_name, sizeof file_name, "%s-%02zu.png", lesson.name.c_str(), step + 1);
     targets.push_back(dir / file_name);
     // Refuse before rendering anything, so a refused export writes no file at all.
-    if (auto error = batch.check(targets.back())) return Error::file(*error);
+    if (Result<void> checked = batch.check(targets.back()); !checked) return checked;
   }
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
@@ -601,9 +601,9 @@ Result<void> run_lesson_pngs(const Options& o, app::AppOptions options) {
     for (int frame = 0; frame < 3; ++frame) app.frame();  // as --screenshot: the third frame is saved
     const std::vector<std::uint8_t> png = smlab::exporting::encode_png(created->surface->capture());
     if (png.empty()) return Error::file("cannot write '" + targets[step].string() + "': PNG encoding failed");
-    if (auto error = batch.stage(targets[step], png)) return Error::file(*error);
+    if (Result<void> staged = batch.stage(targets[step], png); !staged) return staged;
   }
-  if (auto error = batch.commit()) return Error::file(*error);
+  if (Result<void> committed = batch.commit(); !committed) return committed;
   for (const fs::path& target : targets) std::printf("%s\n", target.string().c_str());
   return {};
 }
@@ -614,7 +614,7 @@ Result<void> run_gif(const Options& o, app::AppOptions options) {
   const Result<app::SweepSpec> sweep = app::parse_sweep(o.sweep_text, options.params);
   if (!sweep) return sweep.error();
   const fs::path target(o.gif_path);
-  if (auto error = smlab::exporting::check_target(target, o.overwrite)) return Error::file(*error);
+  if (Result<void> checked = smlab::exporting::check_target(target, o.overwrite); !checked) return checked;
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
   options.refine_trials = app::headless_refine_trials(options.params.seq_len);
@@ -622,7 +622,7 @@ Result<void> run_gif(const Options& o, app::AppOptions options) {
   smlab::exporting::GifWriter writer;
   if (Result<void> rendered = app::render_sweep(app, *created->surface, *sweep, o.gif_frames, writer); !rendered)
     return rendered;
-  if (auto error = smlab::exporting::write_gif(target, writer, o.overwrite)) return Error::file(*error);
+  if (Result<void> written = smlab::exporting::write_gif(target, writer, o.overwrite); !written) return written;
   std::printf("%s\n", o.gif_path.c_str());
   return {};
 }
@@ -652,7 +652,7 @@ Result<void> run_bench_latency(const Options& o, const app::AppOptions& options)
 // EGL surfaceless rendering into an offscreen framebuffer, saved as PNG (the window or one panel).
 Result<void> run_screenshot(const Options& o, app::AppOptions options) {
   const fs::path target(o.screenshot_path);
-  if (auto error = smlab::exporting::check_target(target, o.overwrite)) return Error::file(*error);
+  if (Result<void> checked = smlab::exporting::check_target(target, o.overwrite); !checked) return checked;
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
   smlab::platform::Offscreen& surface = *created->surface;
@@ -677,7 +677,7 @@ Result<void> run_screenshot(const Options& o, app::AppOptions options) {
     }
     image = app::crop_image(image, *rect, static_cast<float>(o.shot_scale));
   }
-  if (auto error = smlab::exporting::write_png(target, image, o.overwrite)) return Error::file(*error);
+  if (Result<void> written = smlab::exporting::write_png(target, image, o.overwrite); !written) return written;
   std::printf("%s\n", o.screenshot_path.c_str());
   return {};
 }

@@ -64,11 +64,11 @@ WrittenFiles write_all(const std::vector<NamedFile>& files, bool overwrite, File
   FileBatch own(overwrite);
   FileBatch& batch = shared != nullptr ? *shared : own;
   for (const auto& [path, text] : files)
-    if (WriteError error = batch.check(path)) return Error::file(std::move(*error));
+    if (Result<void> checked = batch.check(path); !checked.ok()) return checked.error();
   for (const auto& [path, text] : files)
-    if (WriteError error = batch.stage(path, text)) return Error::file(std::move(*error));
+    if (Result<void> staged = batch.stage(path, text); !staged.ok()) return staged.error();
   if (shared == nullptr)
-    if (WriteError error = own.commit()) return Error::file(std::move(*error));
+    if (Result<void> committed = own.commit(); !committed.ok()) return committed.error();
   std::vector<fs::path> written;
   for (const auto& [path, text] : files) written.push_back(path);
   return written;

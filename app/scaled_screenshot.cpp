@@ -60,17 +60,13 @@ Image crop_image(const Image& image, PanelRect rect, float scale) {
 
 ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int height, float scale, float content_scale,
                                     std::string_view panel) {
-  ScaledShot shot;
   platform::OffscreenOptions offscreen_options;
   offscreen_options.width = width;
   offscreen_options.height = height;
   offscreen_options.framebuffer_scale = scale;
   offscreen_options.content_scale = content_scale;
   auto created = platform::Offscreen::create(offscreen_options);
-  if (!created) {
-    shot.error = created.error;
-    return shot;
-  }
+  if (!created) return Error::no_graphics(created.error);
   {
     App app(*created.surface, options);
     app.wait_for_snapshot();
@@ -82,13 +78,10 @@ ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int he
     if (!rect) {
       std::string allowed;
       for (const std::string& name : panel_names(app.ui())) allowed += (allowed.empty() ? "" : ", ") + name;
-      shot.error = "panel '" + std::string(panel.substr(0, 40)) + "' is not on this view: allowed " + allowed;
-      shot.bad_panel = true;
-      return shot;
+      return Error::usage("panel '" + std::string(panel.substr(0, 40)) + "' is not on this view: allowed " + allowed);
     }
-    shot.image = panel.empty() || panel == "window" ? image : crop_image(image, *rect, scale);
+    return panel.empty() || panel == "window" ? image : crop_image(image, *rect, scale);
   }
-  return shot;
 }
 
 }  // namespace smlab::app

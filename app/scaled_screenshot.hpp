@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include "platform/image.hpp"
+#include "smlab/error.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {
@@ -34,11 +35,9 @@ std::optional<PanelRect> find_panel(const UiState& ui, ImVec2 display_size, std:
 // the image; rounded outwards to whole pixels).
 Image crop_image(const Image& image, PanelRect rect, float scale);
 
-struct ScaledShot {
-  Image image;
-  std::string error;       // one line, on failure
-  bool bad_panel = false;  // the failure is an unknown panel name (exit 2, not 4)
-};
+// The image, or the Error that stopped it: Error::no_graphics when no offscreen context could be
+// made (exit 4), Error::usage for a panel name that is not on the view (exit 2).
+using ScaledShot = Result<Image>;
 // Renders a fresh App built from `options` offscreen at width × height display units and `scale`
 // (content_scale as the window's), waits for its snapshot, and returns the window or panel.
 ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int height, float scale, float content_scale,

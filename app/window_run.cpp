@@ -112,8 +112,9 @@ std::string restore_autosave(WindowRun& run, const std::filesystem::path& autosa
   const Result<Session> restored = load_session(autosave);
   if (!restored) {
     const SessionBackup backup = back_up_session_file(autosave, std::chrono::system_clock::now());
-    backed_up = backup.error.empty();
-    return restored.error().message + (backed_up ? "; kept as '" + backup.path.string() + "'" : "; " + backup.error);
+    backed_up = backup.ok();
+    return restored.error().message +
+           (backed_up ? "; kept as '" + backup->string() + "'" : "; " + backup.error().message);
   }
   const Session& last = *restored;
   if (!apply_session(last, run.options.lessons, run.given, run.options))
@@ -128,7 +129,7 @@ Result<void> run_window(WindowRun run) {
   // Only the window reads and writes the config folder (autosave, imgui.ini): headless runs stay
   // deterministic.
   const std::filesystem::path config = config_dir();
-  const bool config_usable = !config.empty() && !exporting::ensure_directory(config);
+  const bool config_usable = !config.empty() && exporting::ensure_directory(config).ok();
   const std::filesystem::path autosave = config / "session.json";
   bool backed_up = false;
   const std::string refused = config_usable ? restore_autosave(run, autosave, backed_up) : std::string();
@@ -177,8 +178,9 @@ Result<void> run_window(WindowRun run) {
     return {};
   }
   std::filesystem::path backup;
-  if (auto error = write_autosave(autosave, at_exit, !backed_up, std::chrono::system_clock::now(), &backup))
-    std::fprintf(stderr, "softmax-lab: could not save the session: %s\n", error->c_str());
+  if (Result<void> saved = write_autosave(autosave, at_exit, !backed_up, std::chrono::system_clock::now(), &backup);
+      !saved.ok())
+    std::fprintf(stderr, "softmax-lab: could not save the session: %s\n", saved.error().message.c_str());
   if (!backup.empty())
     std::fprintf(stderr, "softmax-lab: the session file there could not be read back; it is kept as '%s'\n",
                  backup.string().c_str());

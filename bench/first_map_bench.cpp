@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4"}, "k.npy"});
   const auto assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
   smlab::Params params;
-  if (!assembled.data || smlab::attach_import(params, assembled.data)) return 2;
+  if (!assembled.ok() || !smlab::attach_import(params, *assembled).ok()) return 2;
   smlab::EvaluateOptions options;
   options.defer_pooled_maps = true;
   const auto t0 = clock::now();

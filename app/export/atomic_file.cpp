@@ -37,12 +37,15 @@ std::string message(std::initializer_list<std::string_view> parts) {
 
 std::string os_reason(int error_number) { return std::generic_category().message(error_number); }
 
-std::string cannot_write(const fs::path& path, int error_number) {
-  return message({"cannot write '", path.native(), "': ", os_reason(error_number)});
+// The Error of a file that cannot be written (exit 3), built by message().
+Error refused(std::initializer_list<std::string_view> parts) { return Error::file(message(parts)); }
+
+Error cannot_write(const fs::path& path, int error_number) {
+  return refused({"cannot write '", path.native(), "': ", os_reason(error_number)});
 }
 
-std::string already_exists(const fs::path& path) {
-  return message({"'", path.native(), "' already exists; pass --overwrite to replace it"});
+Error already_exists(const fs::path& path) {
+  return refused({"'", path.native(), "' already exists; pass --overwrite to replace it"});
 }
 
 fs::path directory_of(const fs::path& path) {
@@ -207,24 +210,24 @@ fs::path real_target(const fs::path& path) {
 
 // [SECTION] Checking a target: check_target
 
-WriteError check_target(const fs::path& path, bool overwrite) {
+Result<void> check_target(const fs::path& path, bool overwrite) {
   if (path.empty() || !path.has_filename()) {
-    return message({"cannot write '", path.native(), "': not a file name"});
+    return refused({"cannot write '", path.native(), "': not a file name"});
   }
   struct stat link_status {};
   if (::lstat(path.c_str(), &link_status) == 0) {
     struct stat status {};
     if (::stat(path.c_str(), &status) != 0) {
-      return message(
+      return refused(
           {"cannot write '", path.native(), "': it is a symbolic link that leads nowhere (", os_reason(errno), ")"});
     }
     if (!S_ISREG(status.st_mode)) {
-      return message({"cannot write '", path.native(), "': it is ", S_ISLNK(link_status.st_mode) ? "a link to " : "",
+      return refused({"cannot write '", path.native(), "': it is ", S_ISLNK(link_status.st_mode) ? "a link to " : "",
                       kind_of(status.st_mode), "; only a regular file can be replaced"});
     }
     if (!overwrite) return already_exists(path);
     if (::access(path.c_str(), W_OK) != 0) {
-      return message({"cannot replace '", path.native(), "': the file is not writable (", os_reason(errno), ")"});
+      return refused({"cannot replace '", path.native(), "': the file is not writable (", os_reason(errno), ")"});
     }
   } else if (errno != ENOENT) {
     return cannot_write(path, errno);
@@ -233,13 +236,13 @@ WriteError check_target(const fs::path& path, bool overwrite) {
   struct stat folder_status {};
   if (::stat(folder.c_str(), &folder_status) != 0) return cannot_write(path, errno);
   if (!S_ISDIR(folder_status.st_mode)) {
-    return message({"cannot write '", path.native(), "': '", folder.native(), "' is not a directory"});
+    return refused({"cannot write '", path.native(), "': '", folder.native(), "' is not a directory"});
   }
   if (::access(folder.c_str(), W_OK | X_OK) != 0) {
-    return message(
+    return refused(
         {"cannot write '", path.native(), "': cannot create files in '", folder.native(), "': ", os_reason(errno)});
   }
-  return std::nullopt;
+  return {};
 }
 
 // [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
@@ -257,26 +260,26 @@ void FileBatch::abandon() {
   staged_.clear();
 }
 
-WriteError FileBatch::check(const fs::path& path) const {
+Result<void> FileBatch::check(const fs::path& path) const {
   for (const Staged& staged : staged_)
-    if (staged.target == path) return message({"cannot write '", path.native(), "' twice in one export"});
+    if (staged.target == path) return refused({"cannot write '", path.native(), "' twice in one export"});
   return check_target(path, overwrite_);
 }
 
-WriteError FileBatch::stage(const fs::path& path, std::string_view text) {
+Result<void> FileBatch::stage(const fs::path& path, std::string_view text) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
   return stage(path, std::span<const std::uint8_t>(data, text.size()));
 }
 
-WriteError FileBatch::stage(const fs::path& path, std::span<const std::uint8_t> bytes) {
-  if (WriteError problem = check(path)) return problem;
+Result<void> FileBatch::stage(const fs::path& path, std::span<const std::uint8_t> bytes) {
+  if (Result<void> checked = check(path); !checked.ok()) return checked;
   Staged staged;
   staged.target = path;
   staged.real = real_target(path);
   const int descriptor = create_temporary_next_to(staged.real, staged.temporary, staged.cleanup_slot);
   if (descriptor < 0) {
     const int error_number = errno;
-    return message({"cannot write '", path.native(), "': cannot create a temporary file in '",
+    return refused({"cannot write '", path.native(), "': cannot create a temporary file in '",
                     directory_of(staged.real).native(), "': ", os_reason(error_number)});
   }
   int error_number = write_all(descriptor, bytes);
@@ -292,10 +295,10 @@ WriteError FileBatch::stage(const fs::path& path, std::span<const std::uint8_t> 
     return cannot_write(path, error_number);
   }
   staged_.push_back(std::move(staged));
-  return std::nullopt;
+  return {};
 }
 
-WriteError FileBatch::commit() {
+Result<void> FileBatch::commit() {
   // Renames only: quick. A SIGINT now waits for the end, so no file is left half-committed.
   committing.store(1);
   struct Done {
@@ -303,7 +306,7 @@ WriteError FileBatch::commit() {
     fs::path backup;  // the replaced file's old contents, hard-linked aside; empty when new or no link
   };
   std::vector<Done> done;
-  WriteError failure;
+  Result<void> failure;
   for (const Staged& staged : staged_) {
     Done step{&staged, {}};
     int error_number = 0;
@@ -325,7 +328,7 @@ WriteError FileBatch::commit() {
     }
     done.push_back(std::move(step));
   }
-  if (failure) {
+  if (!failure.ok()) {
     // Undo in reverse: the old contents back where they were, the new files gone.
     for (auto it = done.rbegin(); it != done.rend(); ++it) {
       if (!it->backup.empty())
@@ -338,7 +341,7 @@ WriteError FileBatch::commit() {
       if (!step.backup.empty()) ::unlink(step.backup.c_str());
     for (const Staged& staged : staged_) sync_directory(directory_of(staged.real));
   }
-  if (failure) {
+  if (!failure.ok()) {
     abandon();
   } else {
     for (Staged& staged : staged_) {
@@ -372,40 +375,40 @@ void remove_temporaries_on_signal() {
   }
 }
 
-WriteError write_file_atomically(const fs::path& path, std::span<const std::uint8_t> bytes, bool overwrite) {
+Result<void> write_file_atomically(const fs::path& path, std::span<const std::uint8_t> bytes, bool overwrite) {
   FileBatch batch(overwrite);
-  if (WriteError error = batch.stage(path, bytes)) return error;
+  if (Result<void> staged = batch.stage(path, bytes); !staged.ok()) return staged;
   return batch.commit();
 }
 
-WriteError write_file_atomically(const fs::path& path, std::string_view text, bool overwrite) {
+Result<void> write_file_atomically(const fs::path& path, std::string_view text, bool overwrite) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
   return write_file_atomically(path, std::span<const std::uint8_t>(data, text.size()), overwrite);
 }
 
 // [SECTION] Folders and names: ensure_directory, numbered_path
 
-WriteError ensure_directory(const fs::path& directory) {
+Result<void> ensure_directory(const fs::path& directory) {
   if (directory.empty()) {
-    return std::string("cannot create a directory with an empty name");
+    return Error::file("cannot create a directory with an empty name");
   }
   std::error_code error;
   if (fs::is_directory(directory, error)) {
-    return std::nullopt;
+    return {};
   }
   struct stat existing {};
   if (::stat(directory.c_str(), &existing) == 0) {
-    return message({"cannot create directory '", directory.native(), "': it exists and is ",
+    return refused({"cannot create directory '", directory.native(), "': it exists and is ",
                     S_ISREG(existing.st_mode) ? "a file" : kind_of(existing.st_mode)});
   }
   fs::create_directories(directory, error);
   if (error) {
-    return message({"cannot create directory '", directory.native(), "': ", error.message()});
+    return refused({"cannot create directory '", directory.native(), "': ", error.message()});
   }
   if (!fs::is_directory(directory, error)) {
-    return message({"cannot create directory '", directory.native(), "': it exists and is not a directory"});
+    return refused({"cannot create directory '", directory.native(), "': it exists and is not a directory"});
   }
-  return std::nullopt;
+  return {};
 }
 
 std::filesystem::path numbered_path(const std::filesystem::path& stem, int copy, std::string_view extension) {

@@ -15,9 +15,8 @@
 
 namespace smlab::exporting {
 
-// No value on success; otherwise one line naming the path and the operating system's reason,
-// e.g. "cannot write '/out/a.png': Permission denied".
-using WriteError = std::optional<std::string>;
+// Every writer below returns success or an Error::file (exit 3): one line naming the path and the
+// operating system's reason, e.g. "cannot write '/out/a.png': Permission denied".
 
 // What an export of several files gives back: the files written (or, into a caller's FileBatch,
 // staged), in order; or the Error::file (exit 3) that stopped it with nothing written, one line
@@ -30,16 +29,15 @@ using WrittenFiles = Result<std::vector<std::filesystem::path>>;
 // system allows it (renameat2 RENAME_NOREPLACE, else link). With overwrite == true only a regular
 // file is replaced (check_target). On any failure the temporary file is removed. A new file gets mode 0666 minus the
 // umask; a replaced file keeps its permission bits. The parent directory must exist (see ensure_directory).
-[[nodiscard]] WriteError write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
-                                               bool overwrite = false);
-[[nodiscard]] WriteError write_file_atomically(const std::filesystem::path& path, std::string_view text,
-                                               bool overwrite = false);
+Result<void> write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
+                                   bool overwrite = false);
+Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view text, bool overwrite = false);
 
 // Whether `path` can be written before anything is: a new name in a folder we may create files in,
 // or (with overwrite) an existing regular file we may write, also through a symbolic link. A
 // directory, FIFO, device, socket, or a link to one of them or to nothing is an error even with
 // overwrite; so is a folder we cannot create files in. The message names the path and the reason.
-[[nodiscard]] WriteError check_target(const std::filesystem::path& path, bool overwrite);
+Result<void> check_target(const std::filesystem::path& path, bool overwrite);
 
 // Several files written all or nothing. stage() checks the target and writes the bytes to a
 // temporary file beside it at once (so memory holds one file at a time); commit() renames them all
@@ -52,10 +50,10 @@ class FileBatch {
   FileBatch(const FileBatch&) = delete;
   FileBatch& operator=(const FileBatch&) = delete;
 
-  [[nodiscard]] WriteError check(const std::filesystem::path& path) const;
-  [[nodiscard]] WriteError stage(const std::filesystem::path& path, std::span<const std::uint8_t> bytes);
-  [[nodiscard]] WriteError stage(const std::filesystem::path& path, std::string_view text);
-  [[nodiscard]] WriteError commit();
+  Result<void> check(const std::filesystem::path& path) const;
+  Result<void> stage(const std::filesystem::path& path, std::span<const std::uint8_t> bytes);
+  Result<void> stage(const std::filesystem::path& path, std::string_view text);
+  Result<void> commit();
   // The paths staged so far (after commit: written), in order.
   [[nodiscard]] std::vector<std::filesystem::path> targets() const;
 
@@ -79,7 +77,7 @@ void remove_temporaries_on_signal();
 
 // Creates `directory` and any missing parents. Succeeds if it already is a directory; fails, naming
 // the path and the reason, if it cannot be created or exists as something else.
-[[nodiscard]] WriteError ensure_directory(const std::filesystem::path& directory);
+Result<void> ensure_directory(const std::filesystem::path& directory);
 
 // [SECTION] Names that never replace a file
 

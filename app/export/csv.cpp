@@ -205,16 +205,16 @@ DkSweep sweep_for_export(const Snapshot& snap, const CsvOptions& options) {
 std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
 
 // Everything that can be known to fail before a byte is written.
-std::optional<std::string> check_targets(const fs::path& directory, const CsvOptions& options) {
+Result<void> check_targets(const fs::path& directory, const CsvOptions& options) {
   struct stat status {};
   if (::stat(directory.c_str(), &status) != 0)
-    return "cannot export CSV to " + quoted(directory) + ": " + std::generic_category().message(errno);
-  if (!S_ISDIR(status.st_mode)) return "cannot export CSV to " + quoted(directory) + ": not a directory";
+    return Error::file("cannot export CSV to " + quoted(directory) + ": " + std::generic_category().message(errno));
+  if (!S_ISDIR(status.st_mode)) return Error::file("cannot export CSV to " + quoted(directory) + ": not a directory");
   if (::access(directory.c_str(), W_OK | X_OK) != 0)
-    return "cannot export CSV to " + quoted(directory) + ": " + std::generic_category().message(errno);
+    return Error::file("cannot export CSV to " + quoted(directory) + ": " + std::generic_category().message(errno));
   for (std::string_view name : file_names)
-    if (WriteError problem = check_target(directory / name, options.overwrite)) return problem;
-  return std::nullopt;
+    if (Result<void> checked = check_target(directory / name, options.overwrite); !checked.ok()) return checked;
+  return {};
 }
 
 }  // namespace
@@ -223,7 +223,7 @@ std::span<const std::string_view> csv_file_names() { return file_names; }
 
 WrittenFiles export_csv(const Snapshot& snapshot, const fs::path& directory, const CsvOptions& options,
                         FileBatch* shared) {
-  if (auto problem = check_targets(directory, options)) return Error::file(std::move(*problem));
+  if (Result<void> checked = check_targets(directory, options); !checked.ok()) return checked.error();
   const DkSweep sweep = sweep_for_export(snapshot, options);
 
   auto text_of = [&](std::string_view name) {
@@ -243,11 +243,11 @@ WrittenFiles export_csv(const Snapshot& snapshot, const fs::path& directory, con
   FileBatch& batch = shared != nullptr ? *shared : own;
   for (std::string_view name : file_names) {
     // One file's text at a time: the attention maps are ~200 MB each at L = 4096.
-    if (WriteError error = batch.stage(directory / name, text_of(name)))
-      return Error::file(std::move(*error));  // the batch removes what it staged
+    if (Result<void> staged = batch.stage(directory / name, text_of(name)); !staged.ok())
+      return staged.error();  // the batch removes what it staged
   }
   if (shared == nullptr)
-    if (WriteError error = own.commit()) return Error::file(std::move(*error));
+    if (Result<void> committed = own.commit(); !committed.ok()) return committed.error();
   std::vector<fs::path> files;
   for (std::string_view name : file_names) files.push_back(directory / name);
   return files;

@@ -97,12 +97,13 @@ GifWriter::~GifWriter() {
   if (gif_ != nullptr) EGifCloseFile(gif_, nullptr);
 }
 
-std::optional<std::string> GifWriter::start(int width, int height) {
+Result<void> GifWriter::start(int width, int height) {
   int error = 0;
   gif_ = EGifOpen(&bytes_, write_to_vector, &error);
-  if (gif_ == nullptr) return gif_error("open", error);
+  if (gif_ == nullptr) return Error::usage(gif_error("open", error));
   EGifSetGifVersion(gif_, true);
-  if (EGifPutScreenDesc(gif_, width, height, 8, 0, nullptr) == GIF_ERROR) return gif_error("screen", gif_->Error);
+  if (EGifPutScreenDesc(gif_, width, height, 8, 0, nullptr) == GIF_ERROR)
+    return Error::usage(gif_error("screen", gif_->Error));
   if (options_.loop_forever) {
     // NETSCAPE2.0 sub-block 1 with a loop count of 0 (little-endian): repeat forever.
     const GifByteType application[] = {'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0'};
@@ -110,23 +111,23 @@ std::optional<std::string> GifWriter::start(int width, int height) {
     if (EGifPutExtensionLeader(gif_, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
         EGifPutExtensionBlock(gif_, sizeof application, application) == GIF_ERROR ||
         EGifPutExtensionBlock(gif_, sizeof loop, loop) == GIF_ERROR || EGifPutExtensionTrailer(gif_) == GIF_ERROR)
-      return gif_error("loop extension", gif_->Error);
+      return Error::usage(gif_error("loop extension", gif_->Error));
   }
   width_ = width;
   height_ = height;
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> GifWriter::add_frame(const Image& frame) {
-  if (failed_ || finished_) return "GIF writer no longer accepts frames";
+Result<void> GifWriter::add_frame(const Image& frame) {
+  if (failed_ || finished_) return Error::usage("GIF writer no longer accepts frames");
   auto fail = [&](std::string message) {
     failed_ = true;
-    return std::optional<std::string>(std::move(message));
+    return Error::usage(std::move(message));
   };
   if (!frame.well_formed()) return fail("GIF frame " + std::to_string(frames_ + 1) + " is empty or malformed");
   if (frame.width > 65535 || frame.height > 65535) return fail("GIF frames are at most 65535 pixels wide and high");
   if (gif_ == nullptr) {
-    if (auto error = start(frame.width, frame.height)) return fail(*error);
+    if (Result<void> started = start(frame.width, frame.height); !started.ok()) return fail(started.error().message);
   } else if (frame.width != width_ || frame.height != height_) {
     return fail("GIF frame " + std::to_string(frames_ + 1) + " is " + std::to_string(frame.width) + "x" +
                 std::to_string(frame.height) + ": every frame must be " + std::to_string(width_) + "x" +
@@ -154,26 +155,27 @@ std::optional<std::string> GifWriter::add_frame(const Image& frame) {
   GifFreeMapObject(map);
   if (!ok) return fail(gif_error("frame", gif_->Error));
   ++frames_;
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> GifWriter::finish() {
-  if (finished_) return std::nullopt;
-  if (failed_) return "GIF writer failed earlier";
-  if (gif_ == nullptr) return "a GIF needs at least one frame";
+Result<void> GifWriter::finish() {
+  if (finished_) return {};
+  if (failed_) return Error::usage("GIF writer failed earlier");
+  if (gif_ == nullptr) return Error::usage("a GIF needs at least one frame");
   int error = 0;
   const int closed = EGifCloseFile(gif_, &error);
   gif_ = nullptr;  // EGifCloseFile frees it even on failure
   if (closed == GIF_ERROR) {
     failed_ = true;
-    return gif_error("close", error);
+    return Error::usage(gif_error("close", error));
   }
   finished_ = true;
-  return std::nullopt;
+  return {};
 }
 
-WriteError write_gif(const std::filesystem::path& path, GifWriter& writer, bool overwrite) {
-  if (auto error = writer.finish()) return "cannot write '" + path.string() + "': " + *error;
+Result<void> write_gif(const std::filesystem::path& path, GifWriter& writer, bool overwrite) {
+  if (Result<void> finished = writer.finish(); !finished.ok())
+    return Error::file("cannot write '" + path.string() + "': " + finished.error().message);
   return write_file_atomically(path, std::span<const std::uint8_t>(writer.bytes()), overwrite);
 }
 

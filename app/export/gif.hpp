@@ -32,16 +32,17 @@ class GifWriter {
   GifWriter& operator=(const GifWriter&) = delete;
 
   // Appends a frame. The first frame fixes the size; a later frame of another size, a malformed
-  // image or an encoder failure is an error (one line), and the writer then refuses more frames.
-  [[nodiscard]] std::optional<std::string> add_frame(const Image& frame);
+  // image or an encoder failure is an Error::usage (one line: frames the writer cannot take, as
+  // --gif's exit 2 has always said), and the writer then refuses more frames.
+  Result<void> add_frame(const Image& frame);
 
-  // Ends the file; bytes() is then the complete GIF. Fails if no frame was added.
-  [[nodiscard]] std::optional<std::string> finish();
+  // Ends the file; bytes() is then the complete GIF. Fails (Error::usage) if no frame was added.
+  Result<void> finish();
   [[nodiscard]] const std::vector<std::uint8_t>& bytes() const { return bytes_; }
   [[nodiscard]] int frame_count() const { return frames_; }
 
  private:
-  std::optional<std::string> start(int width, int height);
+  Result<void> start(int width, int height);
 
   GifOptions options_;
   GifFileType* gif_ = nullptr;
@@ -58,6 +59,7 @@ struct QuantisedFrame {
 [[nodiscard]] QuantisedFrame quantise_frame(const Image& frame);
 
 // finish()es `writer` and writes its bytes with write_file_atomically (same overwrite rule).
-[[nodiscard]] WriteError write_gif(const std::filesystem::path& path, GifWriter& writer, bool overwrite = false);
+// Any failure is an Error::file naming `path`.
+Result<void> write_gif(const std::filesystem::path& path, GifWriter& writer, bool overwrite = false);
 
 }  // namespace smlab::exporting

@@ -57,14 +57,14 @@ std::vector<std::uint8_t> encode_png(const Image& image) {
   return bytes;
 }
 
-WriteError write_png(const fs::path& path, const Image& image, bool overwrite) {
+Result<void> write_png(const fs::path& path, const Image& image, bool overwrite) {
   if (!image.well_formed()) {
-    return "cannot write '" + path.string() + "': the image is empty or its pixel buffer does not match " +
-           std::to_string(image.width) + "x" + std::to_string(image.height) + " RGBA";
+    return Error::file("cannot write '" + path.string() + "': the image is empty or its pixel buffer does not match " +
+                       std::to_string(image.width) + "x" + std::to_string(image.height) + " RGBA");
   }
   const std::vector<std::uint8_t> png = encode_png(image);
   if (png.empty()) {
-    return "cannot write '" + path.string() + "': PNG encoding failed";
+    return Error::file("cannot write '" + path.string() + "': PNG encoding failed");
   }
   return write_file_atomically(path, png, overwrite);
 }
@@ -92,23 +92,23 @@ fs::path default_screenshot_dir() {
 
 SavedScreenshot save_screenshot(const Image& image, const fs::path& directory,
                                 std::chrono::system_clock::time_point now) {
-  if (WriteError error = ensure_directory(directory)) {
-    return {{}, std::move(error)};
+  if (Result<void> made = ensure_directory(directory); !made.ok()) {
+    return made.error();
   }
   const std::string stem = timestamped_name("softmax-lab", now, "");
-  WriteError last_error;
+  Result<void> last_error;
   for (int copy = 1; copy <= max_numbered_copies; ++copy) {
     const fs::path candidate = numbered_path(directory / stem, copy, ".png");
     last_error = write_png(candidate, image, /*overwrite=*/false);
-    if (!last_error) {
-      return {candidate, std::nullopt};
+    if (last_error.ok()) {
+      return candidate;
     }
     std::error_code ignored;
     if (!fs::exists(candidate, ignored)) {
       break;  // failed for another reason than the name being taken: report it
     }
   }
-  return {{}, last_error};
+  return last_error.error();
 }
 
 }  // namespace smlab::exporting

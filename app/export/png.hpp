@@ -19,7 +19,7 @@ namespace smlab::exporting {
 
 // Encodes `image` and writes it with write_file_atomically (same overwrite rule and guarantees).
 // Fails, naming the path, for an empty or malformed image.
-[[nodiscard]] WriteError write_png(const std::filesystem::path& path, const Image& image, bool overwrite = false);
+Result<void> write_png(const std::filesystem::path& path, const Image& image, bool overwrite = false);
 
 // "<prefix>-YYYY-MM-DD_HH-MM-SS<extension>" in local time, e.g.
 // timestamped_name("softmax-lab", now) == "softmax-lab-2026-11-25_21-40-03.png".
@@ -32,10 +32,8 @@ namespace smlab::exporting {
 // Only computes the path; save_screenshot creates it on first save.
 [[nodiscard]] std::filesystem::path default_screenshot_dir();
 
-struct SavedScreenshot {
-  std::filesystem::path path;  // the file written; empty on failure
-  WriteError error;            // set on failure
-};
+// The file written, or the Error::file that stopped it.
+using SavedScreenshot = Result<std::filesystem::path>;
 
 // Creates `directory` if needed and writes `image` there as timestamped_name("softmax-lab", now).
 // Never overwrites: if that name is taken (two shots in one second) it tries "-2", "-3", ... before

@@ -231,7 +231,8 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
         text = value.dump();
       else
         return where + " key '" + shown(key) + "' must be a string, number or boolean, not " + value.type_name();
-      if (auto error = set_param(params, key, text)) return where + " key '" + shown(key) + "': " + error->message;
+      if (Result<void> set = set_param(params, key, text); !set.ok())
+        return where + " key '" + shown(key) + "': " + set.error().message;
       step.settings.emplace_back(key, text);
     }
   }

@@ -187,7 +187,8 @@ void draw_imported(Params& edit) {
     help_marker(tr("controls.import.head.help"));
   }
   control_checkbox("common.causal_mask", "imported causal", &edit.causal);
-  if (ImGui::Button(label("controls.import.forget", "forget import").c_str())) attach_import(edit, nullptr);
+  if (ImGui::Button(label("controls.import.forget", "forget import").c_str()))
+    (void)attach_import(edit, nullptr);  // a refusal leaves `edit` as it was (the button does nothing)
 }
 
 void draw_language(UiState& ui) {
@@ -288,13 +289,13 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::PopItemWidth();
   if (ImGui::Button(label("controls.use_scores", "use scores").c_str()) || entered) {
-    const ScoreParse parsed = parse_scores(ui.scores_text);
-    if (parsed.error) {
-      ui.input_error = i18n::format("controls.scores_error", {parsed.error->message});
-    } else if (parsed.scores.empty()) {
+    const Result<std::vector<double>> parsed = parse_scores(ui.scores_text);
+    if (!parsed.ok()) {
+      ui.input_error = i18n::format("controls.scores_error", {parsed.error().message});
+    } else if (parsed->empty()) {
       ui.input_error = tr("controls.scores_empty");
     } else {
-      edit.scores = parsed.scores;
+      edit.scores = *parsed;
     }
   }
   same_line_if_fits(label("controls.use_row", "use row").c_str());
@@ -304,7 +305,7 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
     // Every slider back to its default; imported data stays (Back to random data drops it).
     const auto imported = edit.imported;
     edit = Params{};
-    if (imported != nullptr) attach_import(edit, imported);
+    if (imported != nullptr) (void)attach_import(edit, imported);  // a refusal keeps the defaults without the data
     ui.scores_text.clear();
   }
   if (!edit.scores.empty())

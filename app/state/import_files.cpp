@@ -72,8 +72,8 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
   };
   for (const std::string& text : specs) {
     const SpecParse parsed = parse_import_spec(text, is_regular_file);
-    if (!parsed.spec) return fail(parsed.error);
-    const ImportSpec& spec = *parsed.spec;
+    if (!parsed.ok()) return parsed.error();
+    const ImportSpec& spec = *parsed;
     sources.push_back(absolute(spec.path) + text.substr(spec.path.size()));
     if (const Result<void> read = read_bytes(spec.path, import_file_max_bytes, bytes); !read) {
       const bool unreadable = read.error().kind == Error::Kind::file;
@@ -91,9 +91,9 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
       if (spec.selections.empty()) {
         // Every array whose name says its role (q, k, v, scores, attn, ...); the rest is left out.
         const ArchiveParse listed = list_npz(bytes, spec.path);
-        if (!listed.error.empty()) return fail(listed.error);
+        if (!listed.ok()) return listed.error();
         std::string names;
-        for (const NdArray& entry : listed.arrays) {
+        for (const NdArray& entry : *listed) {
           names += (names.empty() ? "" : ", ") + entry.name.substr(0, 40);
           if (infer_role(entry.name)) wanted.push_back(entry.name), roles.push_back(infer_role(entry.name));
         }
@@ -112,9 +112,9 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
         }
       }
       ArchiveParse archive = parse_npz(bytes, spec.path, wanted);
-      if (!archive.error.empty()) return fail(archive.error);
+      if (!archive.ok()) return archive.error();
       for (std::size_t i = 0; i < wanted.size(); ++i)
-        for (NdArray& array : archive.arrays)
+        for (NdArray& array : *archive)
           if (array.name == wanted[i] && !array.values.empty())
             arrays.push_back({*roles[i], std::move(array), spec.path});
     } else {
@@ -122,16 +122,12 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
       if (!role)
         return fail("--import " + text.substr(0, 200) + ": cannot tell the role of '" + stem.substr(0, 40) +
                     "' from its name: say it, e.g. --import " + spec.path + ":Q (Q, K, V, scores or weights)");
-      ArrayParse parsed_array;
-      if (kind == FileKind::npy) {
-        parsed_array = parse_npy(bytes, spec.path, "");
-      } else {
-        const std::string_view text_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-        parsed_array = parse_csv_matrix(text_view, spec.path);
-      }
-      if (!parsed_array.array) return fail(parsed_array.error);
-      parsed_array.array->name = stem;
-      arrays.push_back({*role, std::move(*parsed_array.array), spec.path});
+      const std::string_view text_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      ArrayParse parsed_array =
+          kind == FileKind::npy ? parse_npy(bytes, spec.path, "") : parse_csv_matrix(text_view, spec.path);
+      if (!parsed_array.ok()) return parsed_array.error();
+      parsed_array->name = stem;
+      arrays.push_back({*role, std::move(*parsed_array), spec.path});
     }
   }
   std::vector<std::string> tokens;
@@ -139,13 +135,13 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
     if (Result<void> read = read_bytes(tokens_file, 64u << 20, bytes); !read) return read.error();
     TokenParse parsed =
         parse_tokens(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), tokens_file);
-    if (!parsed.error.empty()) return fail(parsed.error);
-    tokens = std::move(parsed.tokens);
+    if (!parsed.ok()) return parsed.error();
+    tokens = std::move(*parsed);
   }
   ImportAssembly assembled = assemble_import(std::move(arrays), std::move(tokens), std::move(sources),
                                              tokens_file.empty() ? tokens_file : absolute(tokens_file));
-  if (!assembled.data) return fail(assembled.error);
-  return ImportLoad(std::move(assembled.data));
+  if (!assembled.ok()) return assembled.error();
+  return ImportLoad(std::move(*assembled));
 }
 
 }  // namespace smlab::app

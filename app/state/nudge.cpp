@@ -78,7 +78,7 @@ bool nudge_param(Params& params, std::string_view key, int count) {
   const ParamKey& range = *find_param_key(key);
   moved = std::clamp(moved, range.min, key == "row" ? static_cast<double>(params.seq_len - 1) : range.max);
   Params candidate = params;
-  if (set_param(candidate, key, as_text(moved, notch->kind == NotchKind::integer))) return false;
+  if (!set_param(candidate, key, as_text(moved, notch->kind == NotchKind::integer)).ok()) return false;
   if (candidate == params) return false;
   params = std::move(candidate);
   return true;

@@ -154,7 +154,8 @@ std::string pins_from_json(const OrderedJson& value, const Params& base, std::ve
       if (!params.contains(name)) continue;
       const OrderedJson& item = params[name];
       const std::string text = item.is_string() ? item.get<std::string>() : item.dump();
-      if (auto error = set_param(pin.params, name, text)) return where + ".params." + name + "': " + error->message;
+      if (Result<void> set = set_param(pin.params, name, text); !set.ok())
+        return where + ".params." + name + "': " + set.error().message;
     }
     pins.push_back(std::move(pin));
   }

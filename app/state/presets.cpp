@@ -106,7 +106,8 @@ PresetList parse_presets(std::string_view json_text) {
     for (const auto& [key, value] : entry["set"].items()) {
       const auto text = setting_text(value);
       if (!text) return failure(named + ": " + shown_text(key) + " must be a string, number or boolean");
-      if (auto error = set_param(preset.params, key, *text)) return failure(named + ": " + error->message);
+      if (Result<void> set = set_param(preset.params, key, *text); !set.ok())
+        return failure(named + ": " + set.error().message);
       preset.settings.emplace_back(key, *text);
     }
     list.presets.push_back(std::move(preset));

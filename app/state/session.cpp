@@ -138,7 +138,7 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
     }
     if (load_import) {
       const ImportLoad loaded = load_import(session.imports, session.import_tokens);
-      if (loaded && !attach_import(session.params, *loaded))
+      if (loaded && attach_import(session.params, *loaded).ok())
         data_attached = true;
       else
         session.import_warning = "the session's imported data could not be read back (" +
@@ -165,9 +165,9 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
       // Keys that describe imported data that is not there (gone, or not read) keep their defaults.
       const bool fits_data_only =
           name == "seq_len" || name == "d_k" || name == "row" || name == "batch" || name == "head";
-      if (auto error = set_param(session.params, name, text)) {
+      if (Result<void> set = set_param(session.params, name, text); !set.ok()) {
         if (!session.imports.empty() && !data_attached && fits_data_only) continue;
-        return failure("session field 'params." + name + "': " + error->message);
+        return failure("session field 'params." + name + "': " + set.error().message);
       }
     }
   }
@@ -259,7 +259,7 @@ Result<Session> load_session(const std::filesystem::path& path) {
   return load;
 }
 
-std::optional<std::string> save_session(const std::filesystem::path& path, const Session& session, bool overwrite) {
+Result<void> save_session(const std::filesystem::path& path, const Session& session, bool overwrite) {
   return exporting::write_file_atomically(path, serialize_session(session), overwrite);
 }
 
@@ -269,7 +269,7 @@ bool should_autosave(bool started_plainly, const Session& at_start, const Sessio
 
 WriteTarget resolve_write_target(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
-  const auto failure = [](std::string message) { return WriteTarget{{}, std::move(message)}; };
+  const auto failure = [](std::string message) -> WriteTarget { return Error::file(std::move(message)); };
   fs::path current = path;
   std::error_code error;
   for (int hops = 0;; ++hops) {
@@ -287,7 +287,7 @@ WriteTarget resolve_write_target(const std::filesystem::path& path) {
     return failure("'" + path.string() + "' leads to '" + current.string() + "', which is not a regular file");
   if (!fs::exists(status) && !fs::is_directory(current.parent_path().empty() ? "." : current.parent_path(), error))
     return failure("cannot write '" + current.string() + "': its folder does not exist");
-  return {current, {}};
+  return current;
 }
 
 SessionBackup back_up_session_file(const std::filesystem::path& path, std::chrono::system_clock::time_point now) {
@@ -303,27 +303,25 @@ SessionBackup back_up_session_file(const std::filesystem::path& path, std::chron
   for (int copy = 1; copy <= exporting::max_numbered_copies; ++copy) {
     const fs::path backup = exporting::numbered_path(stem, copy);
     // copy_file follows a link to its content and, without overwrite options, never replaces.
-    if (fs::copy_file(path, backup, fs::copy_options::none, error)) return {backup, {}};
+    if (fs::copy_file(path, backup, fs::copy_options::none, error)) return backup;
     if (error != std::errc::file_exists)
-      return {{}, "cannot back up '" + path.string() + "' as '" + backup.string() + "': " + error.message()};
+      return Error::file("cannot back up '" + path.string() + "' as '" + backup.string() + "': " + error.message());
   }
-  return {{},
-          "cannot back up '" + path.string() + "': " + std::to_string(exporting::max_numbered_copies) +
-              " backups of this second exist"};
+  return Error::file("cannot back up '" + path.string() + "': " + std::to_string(exporting::max_numbered_copies) +
+                     " backups of this second exist");
 }
 
-std::optional<std::string> write_autosave(const std::filesystem::path& path, const Session& session,
-                                          bool back_up_refused, std::chrono::system_clock::time_point now,
-                                          std::filesystem::path* backup) {
+Result<void> write_autosave(const std::filesystem::path& path, const Session& session, bool back_up_refused,
+                            std::chrono::system_clock::time_point now, std::filesystem::path* backup) {
   const WriteTarget target = resolve_write_target(path);
-  if (!target.error.empty()) return target.error;
+  if (!target.ok()) return target.error();
   std::error_code error;
-  if (back_up_refused && std::filesystem::exists(target.path, error) && !load_session(target.path).ok()) {
+  if (back_up_refused && std::filesystem::exists(*target, error) && !load_session(*target).ok()) {
     const SessionBackup made = back_up_session_file(path, now);
-    if (!made.error.empty()) return made.error + "; the session was not saved, so nothing is lost";
-    if (backup != nullptr) *backup = made.path;
+    if (!made.ok()) return Error::file(made.error().message + "; the session was not saved, so nothing is lost");
+    if (backup != nullptr) *backup = *made;
   }
-  return save_session(target.path, session, true);
+  return save_session(*target, session, true);
 }
 
 std::filesystem::path config_dir() {

@@ -87,8 +87,9 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
 // (exit 3); a file too large or with bad content an Error::usage (exit 2).
 Result<Session> load_session(const std::filesystem::path& path);
 
-// Writes atomically; with overwrite == false an existing file is an error.
-std::optional<std::string> save_session(const std::filesystem::path& path, const Session& session, bool overwrite);
+// Writes atomically; with overwrite == false an existing file is an error (Error::file, as every
+// failure here).
+Result<void> save_session(const std::filesystem::path& path, const Session& session, bool overwrite);
 
 // [SECTION] The window's autosave (config_dir()/session.json)
 //
@@ -101,29 +102,23 @@ std::optional<std::string> save_session(const std::filesystem::path& path, const
 
 // Where a write to `path` lands: `path` itself, or, when it is a symbolic link (a chain of them
 // resolved), its target, which must be a regular file or not exist yet in an existing directory,
-// so the link stays a link. `error` names the path and what is wrong; `path` is then empty.
-struct WriteTarget {
-  std::filesystem::path path;
-  std::string error;
-};
-[[nodiscard]] WriteTarget resolve_write_target(const std::filesystem::path& path);
+// so the link stays a link. The Error::file names the path and what is wrong.
+using WriteTarget = Result<std::filesystem::path>;
+WriteTarget resolve_write_target(const std::filesystem::path& path);
 
 // Copies the file at `path` (through a link: its content) to "<path>.bad-<UTC time>" beside it
 // ("-2", "-3", ... if taken), never replacing anything. For an autosave the app refuses to restore
-// (garbage, a newer version), before anything can replace it. `error` is one line on failure.
-struct SessionBackup {
-  std::filesystem::path path;
-  std::string error;
-};
-[[nodiscard]] SessionBackup back_up_session_file(const std::filesystem::path& path,
-                                                 std::chrono::system_clock::time_point now);
+// (garbage, a newer version), before anything can replace it. Returns the backup's path, or an
+// Error::file of one line.
+using SessionBackup = Result<std::filesystem::path>;
+SessionBackup back_up_session_file(const std::filesystem::path& path, std::chrono::system_clock::time_point now);
 
 // Saves the autosave at exit, written through a symbolic link (resolve_write_target). When
 // `back_up_refused` and the file there now is one load_session refuses, it is backed up first
-// (back_up_session_file; `backup` receives its path), and nothing is written if that fails.
-[[nodiscard]] std::optional<std::string> write_autosave(const std::filesystem::path& path, const Session& session,
-                                                        bool back_up_refused, std::chrono::system_clock::time_point now,
-                                                        std::filesystem::path* backup = nullptr);
+// (back_up_session_file; `backup` receives its path), and nothing is written if that fails. Every
+// failure is an Error::file.
+Result<void> write_autosave(const std::filesystem::path& path, const Session& session, bool back_up_refused,
+                            std::chrono::system_clock::time_point now, std::filesystem::path* backup = nullptr);
 
 // $XDG_CONFIG_HOME/softmax-lab if that is an absolute path, else $HOME/.config/softmax-lab;
 // empty if neither can be found. Only computes the path.

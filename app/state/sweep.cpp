@@ -69,7 +69,8 @@ Result<SweepSpec> parse_sweep(std::string_view text, const Params& base) {
   // message names the value as typed.
   for (const std::string& end : {parts[0], parts[1]}) {
     Params check = base;
-    if (auto error = set_param(check, spec.key, end)) return Error::usage("--sweep: " + error->message);
+    if (Result<void> set = set_param(check, spec.key, end); !set.ok())
+      return Error::usage("--sweep: " + set.error().message);
   }
   const auto from = parse_number(parts[0]), to = parse_number(parts[1]);
   if (!from || !to) return Error::usage(usage + " (FROM and TO must be finite numbers)");
@@ -79,8 +80,8 @@ Result<SweepSpec> parse_sweep(std::string_view text, const Params& base) {
     return Error::usage("--sweep '" + shown + "': a log sweep needs FROM and TO greater than 0");
   for (double end : {spec.from, spec.to}) {
     Params check = base;
-    if (auto error = set_param(check, spec.key, format_value(end, key->is_integer())))
-      return Error::usage("--sweep: " + error->message);
+    if (Result<void> set = set_param(check, spec.key, format_value(end, key->is_integer())); !set.ok())
+      return Error::usage("--sweep: " + set.error().message);
   }
   return spec;
 }

@@ -21,8 +21,8 @@ std::optional<Theme> theme_from_name(std::string_view name) {
 
 bool apply_params(UiState& ui, const Params& candidate) {
   if (candidate == ui.params) return false;
-  if (auto error = validate(candidate)) {
-    ui.input_error = error->message;
+  if (Result<void> valid = validate(candidate); !valid.ok()) {
+    ui.input_error = valid.error().message;
     return false;
   }
   // Scores can change from elsewhere (presets, dragged bars, reset): the text field follows.

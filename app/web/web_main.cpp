@@ -218,8 +218,8 @@ std::string export_files(const std::string& kind) {
   evaluate_options.dk_trials = smlab::app::headless_refine_trials(params.seq_len);
   const smlab::Snapshot snapshot = *smlab::evaluate(params, evaluate_options);
   const fs::path dir = "/exports/" + kind + "-" + std::to_string(++web->export_count);
-  if (auto error = smlab::exporting::ensure_directory(dir)) {
-    show_error(*error);
+  if (smlab::Result<void> made = smlab::exporting::ensure_directory(dir); !made.ok()) {
+    show_error(made.error().message);
     return {};
   }
   smlab::exporting::FileBatch batch(false);
@@ -237,7 +237,8 @@ std::string export_files(const std::string& kind) {
     const auto result = smlab::exporting::export_svg(snapshot, dir, false, style, language, 640.0f, 440.0f, &batch);
     if (!result) return show_error(result.error().message), std::string{};
   }
-  if (auto error = batch.commit()) return show_error(*error), std::string{};
+  if (smlab::Result<void> committed = batch.commit(); !committed.ok())
+    return show_error(committed.error().message), std::string{};
   return dir.string();
 }
 

@@ -343,7 +343,7 @@ bool complete_stages(Snapshot& snap, Stages& stages, std::shared_ptr<const Score
 }
 
 std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& options) {
-  assert(!validate(params));
+  assert(validate(params).ok());
   Snapshot snap;
   snap.params = params;
   report(options, 0.0f);

@@ -95,8 +95,8 @@ std::optional<double> parse_double(std::string_view token) {
   return value;
 }
 
-ParamError range_error(std::string_view key, std::string_view value, std::string_view allowed) {
-  return {std::string(key) + "=" + quoted(value) + " is not allowed: " + std::string(allowed)};
+Error range_error(std::string_view key, std::string_view value, std::string_view allowed) {
+  return Error::usage(std::string(key) + "=" + quoted(value) + " is not allowed: " + std::string(allowed));
 }
 
 using L = ParamLimits;
@@ -188,9 +188,9 @@ std::string key_names() {
 }
 
 // The first problem of one key in `p`, in the words validate() uses.
-std::optional<ParamError> check_key(const Params& p, const ParamKey& key) {
+Result<void> check_key(const Params& p, const ParamKey& key) {
   auto out_of_range = [&](const std::string& value, std::string_view allowed) {
-    return ParamError{std::string(key.name) + "=" + value + " is out of range: allowed " + std::string(allowed)};
+    return Error::usage(std::string(key.name) + "=" + value + " is out of range: allowed " + std::string(allowed));
   };
   const ImportedAttention* data = p.imported.get();
   if (const auto* real = std::get_if<double Params::*>(&key.member)) {
@@ -220,23 +220,23 @@ std::optional<ParamError> check_key(const Params& p, const ParamKey& key) {
     if (p.**seed > static_cast<std::uint64_t>(key.max)) return out_of_range(std::to_string(p.**seed), range_text(key));
   } else if (const auto* format = std::get_if<Format Params::*>(&key.member)) {
     if (!format_from_name(format_name(p.**format)))
-      return ParamError{std::string(key.name) +
-                        " has an unknown value: allowed fp64, fp32, fp16, bf16, fp8-e4m3, fp8-e5m2"};
+      return Error::usage(std::string(key.name) +
+                          " has an unknown value: allowed fp64, fp32, fp16, bf16, fp8-e4m3, fp8-e5m2");
   } else if (const auto* scores = std::get_if<std::vector<double> Params::*>(&key.member)) {
     const std::vector<double>& values = p.**scores;
     if (values.size() > L::scores_max_count)
-      return ParamError{"scores has " + std::to_string(values.size()) + " entries: allowed at most 4096"};
+      return Error::usage("scores has " + std::to_string(values.size()) + " entries: allowed at most 4096");
     bool any_finite = false;
     for (std::size_t i = 0; i < values.size(); ++i) {
       const double s = values[i];
       if (std::isnan(s) || s == std::numeric_limits<double>::infinity())
-        return ParamError{"scores entry " + std::to_string(i + 1) + " = " + shortest(s) +
-                          " is not allowed: each score must be finite or -inf"};
+        return Error::usage("scores entry " + std::to_string(i + 1) + " = " + shortest(s) +
+                            " is not allowed: each score must be finite or -inf");
       any_finite = any_finite || std::isfinite(s);
     }
-    if (!values.empty() && !any_finite) return ParamError{"scores are all -inf: at least one score must be finite"};
+    if (!values.empty() && !any_finite) return Error::usage("scores are all -inf: at least one score must be finite");
   }
-  return std::nullopt;
+  return {};
 }
 
 // Log-space interpolation between two positive values, kept inside [min(a, b), max(a, b)] so
@@ -294,26 +294,26 @@ std::optional<Format> format_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<ParamError> validate(const Params& p) {
+Result<void> validate(const Params& p) {
   for (const ParamKey& key : key_table().keys)
-    if (auto error = check_key(p, key)) return error;
-  return std::nullopt;
+    if (Result<void> checked = check_key(p, key); !checked.ok()) return checked;
+  return {};
 }
 
-std::optional<ParamError> set_param(Params& params, std::string_view key, std::string_view raw_text) {
+Result<void> set_param(Params& params, std::string_view key, std::string_view raw_text) {
   const ParamKey* known = find_param_key(key);
-  if (known == nullptr) return ParamError{"unknown key '" + quoted(key) + "': allowed keys are " + key_names()};
+  if (known == nullptr) return Error::usage("unknown key '" + quoted(key) + "': allowed keys are " + key_names());
   const std::string_view text = trim(raw_text);
   Params candidate = params;
 
-  auto number = [&](double& out) -> std::optional<ParamError> {
+  auto number = [&](double& out) -> Result<void> {
     const auto value = parse_double(text);
     if (!value) return range_error(key, raw_text, "expected " + std::string(known->allowed));
     if (!std::isfinite(*value)) return range_error(key, raw_text, std::string(known->allowed));
     out = *value;
-    return std::nullopt;
+    return {};
   };
-  auto integer = [&](long long lo, long long hi, long long& out) -> std::optional<ParamError> {
+  auto integer = [&](long long lo, long long hi, long long& out) -> Result<void> {
     long long value = 0;
     std::string_view body = text;
     if (!body.empty() && body.front() == '+') body.remove_prefix(1);
@@ -321,10 +321,10 @@ std::optional<ParamError> set_param(Params& params, std::string_view key, std::s
     if (body.empty() || ec != std::errc{} || end != body.data() + body.size() || value < lo || value > hi)
       return range_error(key, raw_text, std::string(known->allowed));
     out = value;
-    return std::nullopt;
+    return {};
   };
 
-  std::optional<ParamError> error;
+  Result<void> error;
   long long whole = 0;
   const ImportedAttention* data = candidate.imported.get();
   if (const auto* real = std::get_if<double Params::*>(&known->member)) {
@@ -347,47 +347,51 @@ std::optional<ParamError> set_param(Params& params, std::string_view key, std::s
     else
       error = range_error(key, raw_text, std::string(known->allowed));
   } else if (const auto* scores = std::get_if<std::vector<double> Params::*>(&known->member)) {
-    ScoreParse parsed = parse_scores(text);
-    if (parsed.error) error = ParamError{"scores: " + parsed.error->message};
-    candidate.** scores = std::move(parsed.scores);
+    Result<std::vector<double>> parsed = parse_scores(text);
+    if (parsed.ok())
+      candidate.** scores = std::move(*parsed);
+    else
+      error = Error::usage("scores: " + parsed.error().message);
   } else if (const auto* member = std::get_if<int Params::*>(&known->member)) {
     // Integers whose range depends on other keys or on imported data, then the fixed ranges.
     int& target = candidate.**member;
     if (key == "batch" || key == "head") {
       const int count = data == nullptr ? 65536 : key == "batch" ? data->batches : data->heads;
       error = integer(0, count - 1, whole);
-      if (error)
+      if (!error.ok())
         error = range_error(key, raw_text,
                             "an integer from 0 to " + std::to_string(count - 1) +
                                 (data == nullptr ? "" : " (the imported data has " + std::to_string(count) + ")"));
     } else if (key == "seq_len" && data != nullptr) {
       error = integer(data->length, data->length, whole);
-      if (error) error = range_error(key, raw_text, std::to_string(data->length) + " (fixed by the imported data)");
+      if (!error.ok())
+        error = range_error(key, raw_text, std::to_string(data->length) + " (fixed by the imported data)");
     } else if (key == "row") {
       error = integer(0, candidate.seq_len - 1, whole);
-      if (error)
+      if (!error.ok())
         error = range_error(key, raw_text, "an integer from 0 to seq_len-1 = " + std::to_string(candidate.seq_len - 1));
     } else {
       error = integer(static_cast<long long>(known->min), static_cast<long long>(known->max), whole);
     }
     target = static_cast<int>(whole);
     // The row is a position inside the sequence: a shorter sequence moves it, not an error.
-    if (!error && key == "seq_len" && candidate.row >= candidate.seq_len) candidate.row = candidate.seq_len - 1;
+    if (error.ok() && key == "seq_len" && candidate.row >= candidate.seq_len) candidate.row = candidate.seq_len - 1;
   }
-  if (error) return error;
-  if (auto invalid = validate(candidate)) {
+  if (!error.ok()) return error;
+  if (Result<void> invalid = validate(candidate); !invalid.ok()) {
     // A number that only fails the range check is echoed as typed: "1e-400" reads as 0, and
     // "temperature=0 is not allowed" would name a value nobody wrote.
-    const std::size_t tail = invalid->message.find(" is out of range");
-    if (known->is_real() && tail != std::string::npos && invalid->message.rfind(std::string(key) + "=", 0) == 0)
-      invalid->message = std::string(key) + "=" + quoted(trim(raw_text)) + invalid->message.substr(tail);
+    const std::string& message = invalid.error().message;
+    const std::size_t tail = message.find(" is out of range");
+    if (known->is_real() && tail != std::string::npos && message.rfind(std::string(key) + "=", 0) == 0)
+      return Error::usage(std::string(key) + "=" + quoted(trim(raw_text)) + message.substr(tail));
     return invalid;
   }
   params = std::move(candidate);
-  return std::nullopt;
+  return {};
 }
 
-std::optional<ParamError> attach_import(Params& params, std::shared_ptr<const ImportedAttention> data) {
+Result<void> attach_import(Params& params, std::shared_ptr<const ImportedAttention> data) {
   Params candidate = params;
   if (data != nullptr) {
     candidate.seq_len = data->length;
@@ -399,9 +403,9 @@ std::optional<ParamError> attach_import(Params& params, std::shared_ptr<const Im
   }
   candidate.row = std::clamp(candidate.row, 0, candidate.seq_len - 1);
   candidate.imported = std::move(data);
-  if (auto error = validate(candidate)) return error;
+  if (Result<void> invalid = validate(candidate); !invalid.ok()) return invalid;
   params = std::move(candidate);
-  return std::nullopt;
+  return {};
 }
 
 std::optional<std::string> get_param(const Params& p, std::string_view name) {
@@ -415,16 +419,12 @@ std::optional<std::string> get_param(const Params& p, std::string_view name) {
   return format_scores(p.**std::get_if<std::vector<double> Params::*>(&key->member));
 }
 
-ScoreParse parse_scores(std::string_view text) {
-  ScoreParse result;
+Result<std::vector<double>> parse_scores(std::string_view text) {
+  std::vector<double> scores;
   constexpr std::string_view blank = " \t\r\n[]";
   // Nothing but spaces and brackets: no custom vector ("use the row").
-  if (text.find_first_not_of(blank) == std::string_view::npos) return result;
-  auto fail = [&](std::string message) {
-    result.error = ParamError{std::move(message)};
-    result.scores.clear();
-    return result;
-  };
+  if (text.find_first_not_of(blank) == std::string_view::npos) return scores;
+  auto fail = [](std::string message) { return Error::usage(std::move(message)); };
   std::size_t index = 0;
   std::size_t position = 0;
   // Entries are separated by commas or semicolons (spaces also separate numbers inside one); an
@@ -453,12 +453,12 @@ ScoreParse parse_scores(std::string_view text) {
       if (std::isnan(*value) || *value == std::numeric_limits<double>::infinity())
         return fail("entry " + std::to_string(index) + " '" + quoted(token) +
                     "' is not allowed: each score must be finite or -inf");
-      result.scores.push_back(*value);
+      scores.push_back(*value);
     }
     if (separator == std::string_view::npos) break;
     position = separator + 1;
   }
-  return result;
+  return scores;
 }
 
 std::string format_scores(std::span<const double> scores) {
@@ -484,7 +484,7 @@ Result<void> apply_assignments(Params& params, const std::vector<std::string>& a
   std::stable_sort(settings.begin(), settings.end(),
                    [&](const auto& a, const auto& b) { return key_rank(a.first) < key_rank(b.first); });
   for (const auto& [key, value] : settings)
-    if (auto error = set_param(params, key, value)) return Error::usage(error->message);
+    if (Result<void> set = set_param(params, key, value); !set.ok()) return set;
   return {};
 }
 

@@ -308,8 +308,8 @@ TEST_F(CsvExport, CustomScoresAndParamsRoundTrip) {
   for (std::size_t i = 1; i < rows.size(); ++i) {
     ASSERT_EQ(rows[i].size(), 2u) << "row " << i;
     EXPECT_EQ(rows[i][0], param_keys()[i - 1].name);
-    const auto error = set_param(restored, rows[i][0], rows[i][1]);
-    EXPECT_FALSE(error) << rows[i][0] << "=" << rows[i][1] << ": " << (error ? error->message : "");
+    const Result<void> set = set_param(restored, rows[i][0], rows[i][1]);
+    EXPECT_TRUE(set.ok()) << rows[i][0] << "=" << rows[i][1] << ": " << set.error().message;
   }
   EXPECT_EQ(restored, params);
 }

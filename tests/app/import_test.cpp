@@ -77,11 +77,11 @@ TEST(ImportNumpy, EveryDtypeOrderEndiannessAndShapeMatchesNumpySoftmax) {
     const smlab::app::ImportLoad load = smlab::app::load_import(specs, "");
     ASSERT_TRUE(load) << load.error().message;
     smlab::Params params;
-    ASSERT_FALSE(smlab::attach_import(params, *load));
+    ASSERT_TRUE(smlab::attach_import(params, *load).ok());
     for (const char* key : {"batch", "head", "row", "temperature", "score_scale"})
-      ASSERT_FALSE(smlab::set_param(params, key, item[key].dump()));
+      ASSERT_TRUE(smlab::set_param(params, key, item[key].dump()).ok());
     params.causal = item["causal"].get<bool>();
-    ASSERT_FALSE(smlab::validate(params));
+    ASSERT_TRUE(smlab::validate(params).ok());
     const smlab::Snapshot snap = smlab::evaluate(params);
     const int length = item["length"].get<int>();
     ASSERT_EQ(snap.attention_size, length);
@@ -147,9 +147,9 @@ TEST(ImportLongContext, BeyondTheStoredLimitNoQKtIsStored) {
   arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4"}, "q.npy"});
   arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4"}, "k.npy"});
   const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
-  ASSERT_TRUE(assembled.data) << assembled.error;
+  ASSERT_TRUE(assembled.ok()) << assembled.error().message;
   smlab::Params params;
-  ASSERT_FALSE(smlab::attach_import(params, assembled.data));
+  ASSERT_TRUE(smlab::attach_import(params, *assembled).ok());
   EXPECT_EQ(params.seq_len, length);
   params.row = 4099;
   const smlab::Snapshot snap = smlab::evaluate(params);
@@ -178,10 +178,10 @@ TEST(ImportLongContext, PreviewMapsAreTheFirstQueryOfEachPooledRow) {
   arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4"}, "q.npy"});
   arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4"}, "k.npy"});
   const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
-  ASSERT_TRUE(assembled.data) << assembled.error;
+  ASSERT_TRUE(assembled.ok()) << assembled.error().message;
   for (const bool causal : {false, true}) {
     smlab::Params params;
-    ASSERT_FALSE(smlab::attach_import(params, assembled.data));
+    ASSERT_TRUE(smlab::attach_import(params, *assembled).ok());
     params.causal = causal;
     params.temperature = 0.3;  // peaked rows: block maxima differ between queries of a block
     smlab::EvaluateOptions options;
@@ -274,10 +274,10 @@ TEST(ImportStability, MapsComeFromTheImportedQueriesAndKeysOfTheChosenHead) {
       {smlab::ArrayRole::queries, smlab::NdArray{"q", {heads, length, dim}, all_q.values, "<f4"}, "q.npy"});
   arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {heads, length, dim}, all_k.values, "<f4"}, "k.npy"});
   const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
-  ASSERT_TRUE(assembled.data) << assembled.error;
+  ASSERT_TRUE(assembled.ok()) << assembled.error().message;
   for (const bool scaled : {true, false}) {
     smlab::Params params;
-    ASSERT_FALSE(smlab::attach_import(params, assembled.data));
+    ASSERT_TRUE(smlab::attach_import(params, *assembled).ok());
     params.head = 1;
     params.row = 7;
     params.scaled = scaled;
@@ -314,9 +314,9 @@ TEST(ImportStability, MapsComeFromImportedScores) {
   arrays.push_back(
       {smlab::ArrayRole::scores, smlab::NdArray{"scores", {length, length}, scores.values, "<f4"}, "s.npy"});
   const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"s.npy"}, "");
-  ASSERT_TRUE(assembled.data) << assembled.error;
+  ASSERT_TRUE(assembled.ok()) << assembled.error().message;
   smlab::Params params;
-  ASSERT_FALSE(smlab::attach_import(params, assembled.data));
+  ASSERT_TRUE(smlab::attach_import(params, *assembled).ok());
   params.score_scale = 2.0;
   const smlab::Snapshot snap = stability_snapshot(params);
   const smlab::StabilityLab& lab = *snap.lab<smlab::StabilityLab>();
@@ -496,12 +496,12 @@ TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
     return created.surface->capture();
   };
   const smlab::Params before = app.ui().params;
-  const auto refused = app.import_files({examples + "no-such-file.npz"}, "");
-  ASSERT_TRUE(refused.has_value());
-  EXPECT_NE(refused->find("no-such-file.npz"), std::string::npos);
+  const smlab::Result<void> refused = app.import_files({examples + "no-such-file.npz"}, "");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("no-such-file.npz"), std::string::npos);
   EXPECT_EQ(app.ui().params, before);
 
-  ASSERT_FALSE(app.import_files({examples + "qkv.npz"}, examples + "tokens.txt"));
+  ASSERT_TRUE(app.import_files({examples + "qkv.npz"}, examples + "tokens.txt").ok());
   ASSERT_NE(app.ui().params.imported, nullptr);
   EXPECT_EQ(app.ui().params.seq_len, 11);
   EXPECT_EQ(app.ui().params.key_dim, 16);
@@ -522,17 +522,17 @@ TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
     return static_cast<double>(differing) / std::max(total, 1);
   };
   smlab::Params colder = app.ui().params;
-  ASSERT_FALSE(smlab::set_param(colder, "temperature", "0.2"));
+  ASSERT_TRUE(smlab::set_param(colder, "temperature", "0.2").ok());
   ASSERT_TRUE(smlab::app::apply_params(app.ui(), colder));
   const smlab::Image cold = render();
   EXPECT_GT(changed(first, cold), 0.02) << "the imported maps did not change with T";
   smlab::Params other_head = app.ui().params;
-  ASSERT_FALSE(smlab::set_param(other_head, "head", "1"));
+  ASSERT_TRUE(smlab::set_param(other_head, "head", "1").ok());
   ASSERT_TRUE(smlab::app::apply_params(app.ui(), other_head));
   const smlab::Image head_one = render();
   EXPECT_GT(changed(cold, head_one), 0.02) << "the maps did not change with the head";
   // Token labels alone relabel the data already imported.
-  ASSERT_FALSE(app.import_files({}, examples + "tokens-zh.json"));
+  ASSERT_TRUE(app.import_files({}, examples + "tokens-zh.json").ok());
   EXPECT_EQ(app.ui().params.imported->tokens.at(1), "猫");
   // File → Import opens its popup over the window (three path fields and two buttons).
   const smlab::Image without_popup = render();
@@ -547,7 +547,7 @@ TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
     for (int x = 500; x < 1100; ++x) differing += !(without_popup.pixel(x, y) == with_popup.pixel(x, y));
   EXPECT_GT(differing, 20000) << "File -> Import drew no popup";
   if (const char* keep = std::getenv("SMLAB_KEEP_IMPORT_PNG")) {  // to look at it
-    EXPECT_FALSE(smlab::exporting::write_png(keep, with_popup, true));
+    EXPECT_TRUE(smlab::exporting::write_png(keep, with_popup, true).ok());
   }
 }
 

@@ -122,7 +122,7 @@ TEST_F(LanguageContext, ExportsInAnotherLanguageLeaveTheWindowsLanguageAlone) {
   // A zh-CN PNG of the same state (what --screenshot --lang zh-CN renders), made while the English
   // window is open: the window's next frame is English.
   const ScaledShot shot = render_scaled_screenshot(options(Language::Chinese), 640, 400, 1.0f, 1.0f, "");
-  ASSERT_TRUE(shot.error.empty()) << shot.error;
+  ASSERT_TRUE(shot.ok()) << shot.error().message;
   ImGui::SetCurrentContext(window_surface->imgui_context());
   ASSERT_TRUE(window.frame());
   EXPECT_EQ(drawn_tab_labels(*window_surface), english_) << "after a zh-CN PNG export";

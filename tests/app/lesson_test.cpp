@@ -71,9 +71,9 @@ TEST(LessonFiles, EveryShippedLessonLoadsWithFiveToNineStepsInBothLanguages) {
     for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
       const LessonStep& step = lesson.steps[k];
       for (const auto& [key, value] : step.settings)
-        ASSERT_FALSE(set_param(expected, key, value)) << lesson.name << " step " << k + 1 << " " << key;
+        ASSERT_TRUE(set_param(expected, key, value).ok()) << lesson.name << " step " << k + 1 << " " << key;
       EXPECT_EQ(step.params, expected) << lesson.name << " step " << k + 1 << ": Params are not the running sum";
-      EXPECT_FALSE(validate(step.params)) << lesson.name << " step " << k + 1;
+      EXPECT_TRUE(validate(step.params).ok()) << lesson.name << " step " << k + 1;
       EXPECT_NE(find_lesson_panel(step.view, step.panel), nullptr) << lesson.name << " step " << k + 1;
       // Real Chinese: at least a few CJK ideographs in every Chinese text.
       int ideographs = 0;
@@ -254,7 +254,7 @@ TEST(LessonAnimation, EveryStepChangeStaysValidInRangeAndEndsExactlyOnTheTarget)
   extreme.pe_amplitude = 100;
   extreme.heads = 16;
   extreme.nudge = -3;
-  ASSERT_FALSE(validate(extreme));
+  ASSERT_TRUE(validate(extreme).ok());
   all.push_back(extreme);
   for (const Lesson& lesson : shipped().lessons)
     for (const LessonStep& step : lesson.steps) all.push_back(step.params);
@@ -264,7 +264,7 @@ TEST(LessonAnimation, EveryStepChangeStaysValidInRangeAndEndsExactlyOnTheTarget)
         const double progress = k / 50.0;
         const Params mid = interpolate_params(from, to, lesson_ease(progress));
         const std::string where = "pair " + std::to_string(i) + " at " + std::to_string(progress);
-        ASSERT_FALSE(validate(mid)) << where << ": " << validate(mid)->message;
+        ASSERT_TRUE(validate(mid).ok()) << where << ": " << validate(mid).error().message;
         expect_between(from, to, mid, where);
         EXPECT_EQ(mid.scores, to.scores) << "non-numeric keys switch at once";
         EXPECT_EQ(mid.format, to.format);
@@ -310,7 +310,7 @@ TEST(LessonPlayer, NextAnimatesOverHalfASecondThroughValidParamsAndLandsExactly)
   int frames = 0;
   while (ui.lesson.animating && frames < 1000) {
     advance_lesson(ui, 1.0 / 60.0);
-    ASSERT_FALSE(validate(ui.params));
+    ASSERT_TRUE(validate(ui.params).ok());
     EXPECT_GE(ui.params.temperature, last_temperature) << "frame " << frames;
     last_temperature = ui.params.temperature;
     ++frames;

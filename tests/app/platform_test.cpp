@@ -441,27 +441,27 @@ using AtomicFile = TempDirTest;
 TEST_F(AtomicFile, WritesANewFileAndLeavesNothingElse) {
   const fs::path target = dir_ / "numbers.csv";
   const auto error = smlab::exporting::write_file_atomically(target, "index,probability\n0,0.09\n");
-  ASSERT_FALSE(error) << *error;
+  ASSERT_TRUE(error.ok()) << error.error().message;
   EXPECT_EQ(read_text(target), "index,probability\n0,0.09\n");
   EXPECT_EQ(entries_of(dir_), std::vector<std::string>{"numbers.csv"});
 }
 
 TEST_F(AtomicFile, ExistingFileIsNotOverwrittenByDefault) {
   const fs::path target = dir_ / "keep.txt";
-  ASSERT_FALSE(smlab::exporting::write_file_atomically(target, "original"));
+  ASSERT_TRUE(smlab::exporting::write_file_atomically(target, "original").ok());
   const auto error = smlab::exporting::write_file_atomically(target, "replacement");
-  ASSERT_TRUE(error) << "second write to " << target << " should have been refused";
-  EXPECT_NE(error->find(target.string()), std::string::npos) << *error;
+  ASSERT_FALSE(error.ok()) << "second write to " << target << " should have been refused";
+  EXPECT_NE(error.error().message.find(target.string()), std::string::npos) << error.error().message;
   EXPECT_EQ(read_text(target), "original");
   EXPECT_EQ(entries_of(dir_), std::vector<std::string>{"keep.txt"});
 }
 
 TEST_F(AtomicFile, OverwriteReplacesTheContentAndKeepsPermissions) {
   const fs::path target = dir_ / "replace.txt";
-  ASSERT_FALSE(smlab::exporting::write_file_atomically(target, "old content that is longer"));
+  ASSERT_TRUE(smlab::exporting::write_file_atomically(target, "old content that is longer").ok());
   fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
   const auto error = smlab::exporting::write_file_atomically(target, "new", /*overwrite=*/true);
-  ASSERT_FALSE(error) << *error;
+  ASSERT_TRUE(error.ok()) << error.error().message;
   EXPECT_EQ(read_text(target), "new");
   EXPECT_EQ(fs::status(target).permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
@@ -474,7 +474,7 @@ TEST_F(AtomicFile, BinaryBytesArriveUnchanged) {
   for (std::size_t index = 0; index < bytes.size(); ++index) {
     bytes[index] = static_cast<std::uint8_t>(index * 131U % 256U);
   }
-  ASSERT_FALSE(smlab::exporting::write_file_atomically(target, bytes));
+  ASSERT_TRUE(smlab::exporting::write_file_atomically(target, bytes).ok());
   const std::string text = read_text(target);
   ASSERT_EQ(text.size(), bytes.size());
   const auto same_byte = [](std::uint8_t expected, char actual) {
@@ -486,9 +486,10 @@ TEST_F(AtomicFile, BinaryBytesArriveUnchanged) {
 TEST_F(AtomicFile, MissingDirectoryFailsNamingThePath) {
   const fs::path target = dir_ / "no" / "such" / "dir" / "out.png";
   const auto error = smlab::exporting::write_file_atomically(target, "x");
-  ASSERT_TRUE(error);
-  EXPECT_NE(error->find(target.string()), std::string::npos) << *error;
-  EXPECT_NE(error->find("No such file or directory"), std::string::npos) << *error;
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.error().message.find(target.string()), std::string::npos) << error.error().message;
+  EXPECT_NE(error.error().message.find("No such file or directory"), std::string::npos) << error.error().message;
+  EXPECT_EQ(smlab::exit_code(error.error().kind), 3) << "a file that cannot be written is a file error";
   EXPECT_TRUE(entries_of(dir_).empty());
 }
 
@@ -502,32 +503,32 @@ TEST_F(AtomicFile, ReadOnlyDirectoryFailsAndLeavesNoTemporaryFile) {
   const fs::path target = locked / "out.csv";
   const auto error = smlab::exporting::write_file_atomically(target, "x");
   ::chmod(locked.c_str(), 0755);
-  ASSERT_TRUE(error) << "writing into a 0555 directory should fail";
-  EXPECT_NE(error->find(target.string()), std::string::npos) << *error;
-  EXPECT_NE(error->find("Permission denied"), std::string::npos) << *error;
+  ASSERT_FALSE(error.ok()) << "writing into a 0555 directory should fail";
+  EXPECT_NE(error.error().message.find(target.string()), std::string::npos) << error.error().message;
+  EXPECT_NE(error.error().message.find("Permission denied"), std::string::npos) << error.error().message;
   EXPECT_TRUE(entries_of(locked).empty());
 }
 
 TEST_F(AtomicFile, TargetThatIsADirectoryFails) {
   const fs::path target = dir_ / "a-directory";
   fs::create_directory(target);
-  EXPECT_TRUE(smlab::exporting::write_file_atomically(target, "x", /*overwrite=*/true));
+  EXPECT_FALSE(smlab::exporting::write_file_atomically(target, "x", /*overwrite=*/true).ok());
   EXPECT_EQ(entries_of(dir_), std::vector<std::string>{"a-directory"});
 }
 
 TEST_F(AtomicFile, EnsureDirectoryCreatesParentsAndReportsObstacles) {
   const fs::path nested = dir_ / "a" / "b" / "c";
   const auto error = smlab::exporting::ensure_directory(nested);
-  ASSERT_FALSE(error) << *error;
+  ASSERT_TRUE(error.ok()) << error.error().message;
   EXPECT_TRUE(fs::is_directory(nested));
-  EXPECT_FALSE(smlab::exporting::ensure_directory(nested)) << "an existing directory is fine";
+  EXPECT_TRUE(smlab::exporting::ensure_directory(nested).ok()) << "an existing directory is fine";
 
   const fs::path file = dir_ / "plain-file";
-  ASSERT_FALSE(smlab::exporting::write_file_atomically(file, "x"));
+  ASSERT_TRUE(smlab::exporting::write_file_atomically(file, "x").ok());
   const auto blocked = smlab::exporting::ensure_directory(file / "sub");
-  ASSERT_TRUE(blocked);
-  EXPECT_NE(blocked->find((file / "sub").string()), std::string::npos) << *blocked;
-  EXPECT_TRUE(smlab::exporting::ensure_directory(file)) << "a file is not a directory";
+  ASSERT_FALSE(blocked.ok());
+  EXPECT_NE(blocked.error().message.find((file / "sub").string()), std::string::npos) << blocked.error().message;
+  EXPECT_FALSE(smlab::exporting::ensure_directory(file).ok()) << "a file is not a directory";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -560,7 +561,7 @@ TEST_F(Png, SyntheticImageRoundTripsExactly) {
   }
   const fs::path target = dir_ / "synthetic.png";
   const auto error = smlab::exporting::write_png(target, image);
-  ASSERT_FALSE(error) << *error;
+  ASSERT_TRUE(error.ok()) << error.error().message;
   const Image decoded = decode_png(target);
   EXPECT_EQ(decoded.width, image.width);
   EXPECT_EQ(decoded.height, image.height);
@@ -574,7 +575,7 @@ TEST_F(Png, OffscreenCaptureRoundTripsExactly) {
   const Image image = render_probe(*surface);
   ASSERT_FALSE(image.empty());
   const fs::path target = dir_ / "capture.png";
-  ASSERT_FALSE(smlab::exporting::write_png(target, image));
+  ASSERT_TRUE(smlab::exporting::write_png(target, image).ok());
   const Image decoded = decode_png(target);
   EXPECT_EQ(decoded.width, 320);
   EXPECT_EQ(decoded.height, 200);
@@ -585,9 +586,9 @@ TEST_F(Png, MalformedImageIsRefusedAndWritesNothing) {
   const Image wrong_size{.width = 4, .height = 4, .pixels = std::vector<std::uint8_t>(10)};
   const fs::path target = dir_ / "bad.png";
   const auto error = smlab::exporting::write_png(target, wrong_size);
-  ASSERT_TRUE(error);
-  EXPECT_NE(error->find(target.string()), std::string::npos) << *error;
-  EXPECT_TRUE(smlab::exporting::write_png(dir_ / "empty.png", Image{}));
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.error().message.find(target.string()), std::string::npos) << error.error().message;
+  EXPECT_FALSE(smlab::exporting::write_png(dir_ / "empty.png", Image{}).ok());
   EXPECT_TRUE(entries_of(dir_).empty());
 }
 
@@ -616,12 +617,12 @@ TEST_F(Png, SaveScreenshotCreatesTheFolderAndNeverOverwrites) {
   const Image image{.width = 2, .height = 1, .pixels = {1, 2, 3, 255, 4, 5, 6, 255}};
   const fs::path folder = dir_ / "Pictures" / "softmax-lab";
   const auto first = smlab::exporting::save_screenshot(image, folder, now);
-  ASSERT_FALSE(first.error) << *first.error;
-  EXPECT_EQ(first.path, folder / "softmax-lab-2026-11-25_21-40-03.png");
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(*first, folder / "softmax-lab-2026-11-25_21-40-03.png");
   const auto second = smlab::exporting::save_screenshot(image, folder, now);
-  ASSERT_FALSE(second.error) << *second.error;
-  EXPECT_EQ(second.path, folder / "softmax-lab-2026-11-25_21-40-03-2.png");
-  EXPECT_EQ(decode_png(second.path).pixels, image.pixels);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_EQ(*second, folder / "softmax-lab-2026-11-25_21-40-03-2.png");
+  EXPECT_EQ(decode_png(*second).pixels, image.pixels);
 }
 
 }  // namespace

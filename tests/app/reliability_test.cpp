@@ -87,9 +87,9 @@ TEST_F(Reliability, EverySetKeyRejectsEveryBadValueWithOneLineNamingTheKey) {
   for (const ParamKey& key : param_keys()) {
     for (const std::string& value : bad_values) {
       Params params;
-      if (!set_param(params, key.name, value)) {  // accepted: a legitimate value for this key
+      if (set_param(params, key.name, value).ok()) {  // accepted: a legitimate value for this key
         SCOPED_TRACE(std::string(key.name) + "=" + value.substr(0, 20));
-        EXPECT_FALSE(validate(params).has_value());
+        EXPECT_TRUE(validate(params).ok());
         continue;
       }
       expect_one_line_error({"--set", std::string(key.name) + "=" + value}, 2, std::string(key.name));
@@ -167,10 +167,11 @@ TEST_F(Reliability, ScoreVectorsWithNonFiniteOrGarbageEntriesAreRejected) {
   for (int i = 0; i < 30'000; ++i) many += (i ? "," : "") + std::to_string(i % 7);
   std::string too_many_for_argv = many;
   for (int i = 30'000; i < 100'000; ++i) too_many_for_argv += "," + std::to_string(i % 7);
-  const ScoreParse hundred_thousand = parse_scores(too_many_for_argv);
-  ASSERT_TRUE(hundred_thousand.error.has_value());
-  EXPECT_NE(hundred_thousand.error->message.find("at most 4096"), std::string::npos) << hundred_thousand.error->message;
-  EXPECT_TRUE(hundred_thousand.scores.empty());
+  // A rejected vector carries no scores at all (Result holds a value or an Error).
+  const Result<std::vector<double>> hundred_thousand = parse_scores(too_many_for_argv);
+  ASSERT_FALSE(hundred_thousand.ok());
+  EXPECT_NE(hundred_thousand.error().message.find("at most 4096"), std::string::npos)
+      << hundred_thousand.error().message;
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"1, nan, 2", "entry 2"},         {"1, inf", "entry 2"},  {"+inf", "entry 1"},
       {"-inf, -inf", "all -inf"},       {many, "at most 4096"}, {"1, two, 3", "entry 2"},
@@ -182,12 +183,10 @@ TEST_F(Reliability, ScoreVectorsWithNonFiniteOrGarbageEntriesAreRejected) {
     // inline error, and the previous vector stays.
     UiState ui;
     ui.params.scores = {1.0, 2.0, 3.0};
-    const ScoreParse parsed = parse_scores(text);
-    Params candidate = ui.params;
-    candidate.scores = parsed.scores;
-    if (parsed.error) {
-      EXPECT_TRUE(parsed.scores.empty()) << text.substr(0, 40);
-    } else {
+    const Result<std::vector<double>> parsed = parse_scores(text);
+    if (parsed.ok()) {
+      Params candidate = ui.params;
+      candidate.scores = *parsed;
       EXPECT_FALSE(apply_params(ui, candidate)) << text.substr(0, 40);
       EXPECT_FALSE(ui.input_error.empty()) << text.substr(0, 40);
     }
@@ -196,18 +195,18 @@ TEST_F(Reliability, ScoreVectorsWithNonFiniteOrGarbageEntriesAreRejected) {
 }
 
 TEST_F(Reliability, ExtremeButFiniteScoresAreAcceptedExactly) {
-  const ScoreParse parsed = parse_scores("1e308, -1e308, 1e-320, -1e-400, 0");
-  ASSERT_FALSE(parsed.error) << parsed.error->message;
-  ASSERT_EQ(parsed.scores.size(), 5u);
-  EXPECT_EQ(parsed.scores[0], 1e308);
-  EXPECT_EQ(parsed.scores[2], 1e-320);
+  const Result<std::vector<double>> parsed = parse_scores("1e308, -1e308, 1e-320, -1e-400, 0");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  ASSERT_EQ(parsed->size(), 5u);
+  EXPECT_EQ((*parsed)[0], 1e308);
+  EXPECT_EQ((*parsed)[2], 1e-320);
   // Underflow is a tiny number (zero), never a masked key.
-  EXPECT_EQ(parsed.scores[3], 0.0) << "-1e-400 must not read as -inf";
+  EXPECT_EQ((*parsed)[3], 0.0) << "-1e-400 must not read as -inf";
   std::string longest;
   for (int i = 0; i < 4096; ++i) longest += (i ? "," : "") + std::to_string(i);
-  const ScoreParse most = parse_scores(longest);
-  EXPECT_FALSE(most.error) << "4096 entries are allowed";
-  EXPECT_EQ(most.scores.size(), 4096u);
+  const Result<std::vector<double>> most = parse_scores(longest);
+  ASSERT_TRUE(most.ok()) << "4096 entries are allowed";
+  EXPECT_EQ(most->size(), 4096u);
 }
 
 // ---------------------------------------------------------------- files
@@ -386,8 +385,8 @@ TEST_F(Reliability, OverwriteRefusesEverythingButARegularFile) {
   // must not be able to turn /dev/null into a regular file).
   for (const char* device : {"/dev/null", "/dev/full", "/dev/zero"}) {
     const auto error = exporting::check_target(device, true);
-    ASSERT_TRUE(error) << device;
-    EXPECT_NE(error->find("character device"), std::string::npos) << *error;
+    ASSERT_FALSE(error.ok()) << device;
+    EXPECT_NE(error.error().message.find("character device"), std::string::npos) << error.error().message;
   }
   // A link to a regular file: the file it points to gets the new bytes, the link stays.
   write_all(dir_ / "real.png", "old");
@@ -587,8 +586,8 @@ TEST_F(Reliability, BadInputThatWasAcceptedSilentlyIsRefused) {
   expect_one_line_error({"--font-scale", " 2"}, 2, "' 2'");
   // Still accepted: an empty score list means "use the row"; spaces separate numbers too.
   Params params;
-  EXPECT_FALSE(set_param(params, "scores", " "));
-  EXPECT_FALSE(set_param(params, "scores", "[1 2, 3]"));
+  EXPECT_TRUE(set_param(params, "scores", " ").ok());
+  EXPECT_TRUE(set_param(params, "scores", "[1 2, 3]").ok());
   EXPECT_EQ(params.scores, (std::vector<double>{1, 2, 3}));
 }
 
@@ -760,7 +759,7 @@ TEST(ReliabilityExtremes, EverySliderCornerGivesFiniteDashboardNumbers) {
             const std::string where = "T=" + std::to_string(temperature) + " d_k=" + std::to_string(key_dim) +
                                       " scale=" + std::to_string(score_scale) + " L=" + std::to_string(seq_len) +
                                       " scaled=" + std::to_string(scaled);
-            ASSERT_FALSE(validate(p)) << where;
+            ASSERT_TRUE(validate(p).ok()) << where;
             EvaluateOptions options;
             options.dk_trials = 4;  // the sweep's own numbers are checked, cheaply
             const auto snapshot = evaluate(p, options);
@@ -793,7 +792,7 @@ TEST(ReliabilityExtremes, HugeCustomScoresGiveFiniteProbabilities) {
   p.scores = {1e308, -1e308, 1e-320, 0.0, -std::numeric_limits<double>::infinity(), 1e308};
   p.score_scale = ParamLimits::score_scale_max;
   p.temperature = ParamLimits::temperature_min;
-  ASSERT_FALSE(validate(p));
+  ASSERT_TRUE(validate(p).ok());
   const Snapshot s = evaluate(p);
   expect_all_finite(s.probabilities, "probabilities", "scores near 1e308");
   expect_all_finite(s.gradient, "gradient", "scores near 1e308");

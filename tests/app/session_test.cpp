@@ -54,11 +54,11 @@ TEST(Presets, ShippedFileHasTheClassicExamplesAndEveryEntryIsValid) {
                            "large-dk-unscaled", "large-dk-scaled"})
     EXPECT_NE(smlab::app::find_preset(list, name), nullptr) << name << " missing from " << file;
   for (const auto& preset : list.presets) {
-    EXPECT_FALSE(smlab::validate(preset.params).has_value()) << preset.name;
+    EXPECT_TRUE(smlab::validate(preset.params).ok()) << preset.name;
     // The stored Params are exactly the defaults with the preset's settings applied by set_param.
     Params expected;
     for (const auto& [key, value] : preset.settings)
-      ASSERT_FALSE(smlab::set_param(expected, key, value).has_value()) << preset.name << ": " << key << "=" << value;
+      ASSERT_TRUE(smlab::set_param(expected, key, value).ok()) << preset.name << ": " << key << "=" << value;
     EXPECT_EQ(preset.params, expected) << preset.name;
     EXPECT_FALSE(preset.title.empty()) << preset.name;
   }
@@ -152,7 +152,7 @@ std::string describe(const Params& params) {
 
 TEST(Session, SerialiseThenParseRoundTripsEveryKeyExactly) {
   const Session original = odd_session();
-  ASSERT_FALSE(smlab::validate(original.params).has_value()) << smlab::validate(original.params)->message;
+  ASSERT_TRUE(smlab::validate(original.params).ok()) << smlab::validate(original.params).error().message;
   const std::string text = smlab::app::serialize_session(original);
   const auto loaded = smlab::app::parse_session(text);
   ASSERT_TRUE(loaded.ok()) << loaded.error().message << "\n" << text;
@@ -259,12 +259,12 @@ TEST_F(TempDir, UnreadableSessionIsAFileErrorAndBadContentAUsageError) {
 
 TEST_F(TempDir, SaveIsAtomicAndNeverOverwritesUnlessAsked) {
   const fs::path file = dir_ / "session.json";
-  ASSERT_FALSE(smlab::app::save_session(file, odd_session(), false).has_value());
+  ASSERT_TRUE(smlab::app::save_session(file, odd_session(), false).ok());
   const std::string first = read_all(file);
   const auto refused = smlab::app::save_session(file, Session{}, false);
-  ASSERT_TRUE(refused.has_value());
+  ASSERT_FALSE(refused.ok());
   EXPECT_EQ(read_all(file), first) << "an existing session was replaced without overwrite";
-  ASSERT_FALSE(smlab::app::save_session(file, Session{}, true).has_value());
+  ASSERT_TRUE(smlab::app::save_session(file, Session{}, true).ok());
   const auto loaded = smlab::app::load_session(file);
   ASSERT_TRUE(loaded) << loaded.error().message;
   EXPECT_EQ(*loaded, Session{});
@@ -279,7 +279,7 @@ TEST_F(TempDir, LoadFlagUsesTheSessionAndRejectsBadFilesWithExitCodes) {
   Session session;
   session.params.scores = {200, 250};
   session.params.temperature = 25;
-  ASSERT_FALSE(smlab::app::save_session(file, session, false).has_value());
+  ASSERT_TRUE(smlab::app::save_session(file, session, false).ok());
   const Outcome loaded = run({"--load", file.string(), "--export-csv", (dir_ / "csv").string()});
   ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
   EXPECT_NE(read_all(dir_ / "csv" / "distribution.csv").find("250"), std::string::npos);
@@ -317,7 +317,7 @@ TEST_F(TempDir, ARefusedAutosaveIsBackedUpBeforeItIsReplaced) {
   std::ofstream(file) << garbage;
   const auto now = std::chrono::system_clock::time_point{} + std::chrono::hours(24 * 365 * 56);
   fs::path backup;
-  ASSERT_FALSE(smlab::app::write_autosave(file, odd_session(), true, now, &backup).has_value());
+  ASSERT_TRUE(smlab::app::write_autosave(file, odd_session(), true, now, &backup).ok());
   ASSERT_FALSE(backup.empty()) << "a session the app refuses was replaced without a backup";
   EXPECT_EQ(backup.parent_path(), dir_);
   EXPECT_EQ(backup.filename().string().rfind("session.json.bad-", 0), 0u) << backup;
@@ -329,16 +329,16 @@ TEST_F(TempDir, ARefusedAutosaveIsBackedUpBeforeItIsReplaced) {
   // A second backup in the same second gets its own name; a good file is not backed up.
   std::ofstream(file) << "not json";
   fs::path second;
-  ASSERT_FALSE(smlab::app::write_autosave(file, Session{}, true, now, &second).has_value());
+  ASSERT_TRUE(smlab::app::write_autosave(file, Session{}, true, now, &second).ok());
   EXPECT_NE(second, backup);
   EXPECT_EQ(read_all(second), "not json");
   fs::path none;
-  ASSERT_FALSE(smlab::app::write_autosave(file, Session{}, true, now, &none).has_value());
+  ASSERT_TRUE(smlab::app::write_autosave(file, Session{}, true, now, &none).ok());
   EXPECT_TRUE(none.empty()) << "a readable session needs no backup: " << none;
   // Told not to (the start-up already made one), it only saves.
   std::ofstream(file) << "not json";
   fs::path skipped;
-  ASSERT_FALSE(smlab::app::write_autosave(file, Session{}, false, now, &skipped).has_value());
+  ASSERT_TRUE(smlab::app::write_autosave(file, Session{}, false, now, &skipped).ok());
   EXPECT_TRUE(skipped.empty());
 }
 
@@ -352,8 +352,8 @@ TEST_F(TempDir, ASymlinkedAutosaveIsWrittenThroughToItsTarget) {
   const fs::path chained = dir_ / "config" / "chained.json";
   fs::create_symlink("session.json", chained);  // a link to the link
 
-  EXPECT_EQ(smlab::app::resolve_write_target(chained).path, dir_ / "config" / ".." / "dotfiles" / "softmax.json");
-  ASSERT_FALSE(smlab::app::write_autosave(chained, odd_session(), false, std::chrono::system_clock::now()).has_value());
+  EXPECT_EQ(*smlab::app::resolve_write_target(chained), dir_ / "config" / ".." / "dotfiles" / "softmax.json");
+  ASSERT_TRUE(smlab::app::write_autosave(chained, odd_session(), false, std::chrono::system_clock::now()).ok());
   EXPECT_TRUE(fs::is_symlink(link)) << "the link was replaced by a regular file";
   EXPECT_TRUE(fs::is_symlink(chained));
   const auto loaded = smlab::app::load_session(target);
@@ -363,20 +363,20 @@ TEST_F(TempDir, ASymlinkedAutosaveIsWrittenThroughToItsTarget) {
   // A dangling link whose folder exists: the target is created. One into a directory: refused.
   const fs::path dangling = dir_ / "config" / "dangling.json";
   fs::create_symlink("../dotfiles/new.json", dangling);
-  ASSERT_FALSE(smlab::app::write_autosave(dangling, Session{}, false, std::chrono::system_clock::now()).has_value());
+  ASSERT_TRUE(smlab::app::write_autosave(dangling, Session{}, false, std::chrono::system_clock::now()).ok());
   EXPECT_TRUE(fs::is_symlink(dangling));
   EXPECT_TRUE(fs::is_regular_file(dir_ / "dotfiles" / "new.json"));
   const fs::path to_folder = dir_ / "config" / "folder.json";
   fs::create_symlink("../dotfiles", to_folder);
   const auto refused = smlab::app::write_autosave(to_folder, Session{}, false, std::chrono::system_clock::now());
-  ASSERT_TRUE(refused.has_value());
-  EXPECT_TRUE(one_line(*refused)) << *refused;
-  EXPECT_NE(refused->find("not a regular file"), std::string::npos) << *refused;
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(one_line(refused.error().message)) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("not a regular file"), std::string::npos) << refused.error().message;
   EXPECT_TRUE(fs::is_symlink(to_folder));
   // A loop is an error, not a hang.
   fs::create_symlink("loop-b.json", dir_ / "config" / "loop-a.json");
   fs::create_symlink("loop-a.json", dir_ / "config" / "loop-b.json");
-  EXPECT_FALSE(smlab::app::resolve_write_target(dir_ / "config" / "loop-a.json").error.empty());
+  EXPECT_FALSE(smlab::app::resolve_write_target(dir_ / "config" / "loop-a.json").ok());
 }
 
 }  // namespace

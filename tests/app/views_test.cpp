@@ -104,9 +104,9 @@ TEST(LabCsv, CommandLineExportEqualsCoreNumbers) {
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
 
   Params params;
-  ASSERT_FALSE(set_param(params, "temperature", "0.7"));
-  ASSERT_FALSE(set_param(params, "seq_len", "24"));
-  ASSERT_FALSE(set_param(params, "heads", "3"));
+  ASSERT_TRUE(set_param(params, "temperature", "0.7").ok());
+  ASSERT_TRUE(set_param(params, "seq_len", "24").ok());
+  ASSERT_TRUE(set_param(params, "heads", "3").ok());
   EvaluateOptions options;
   options.all_labs = true;
   options.dk_trials = headless_refine_trials(params.seq_len);

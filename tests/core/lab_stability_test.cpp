@@ -19,7 +19,7 @@ namespace smlab {
 namespace {
 
 StabilityLab lab_for(const Params& params) {
-  EXPECT_FALSE(validate(params)) << validate(params)->message;
+  EXPECT_TRUE(validate(params).ok()) << validate(params).error().message;
   StabilityLab lab;
   evaluate_stability_lab(lab, params);
   return lab;

@@ -10,26 +10,26 @@
 namespace smlab {
 namespace {
 
-TEST(Params, DefaultsAreValid) { EXPECT_FALSE(validate(Params{})); }
+TEST(Params, DefaultsAreValid) { EXPECT_TRUE(validate(Params{}).ok()); }
 
 TEST(Params, SetAcceptsEveryKeyAndRoundTrips) {
   Params p;
-  EXPECT_FALSE(set_param(p, "temperature", "0.3"));
-  EXPECT_FALSE(set_param(p, "d_k", "256"));
-  EXPECT_FALSE(set_param(p, "score_scale", "2.5"));
-  EXPECT_FALSE(set_param(p, "seq_len", "100"));
-  EXPECT_FALSE(set_param(p, "seed", "123456789"));
-  EXPECT_FALSE(set_param(p, "scaled", "false"));
-  EXPECT_FALSE(set_param(p, "row", "99"));
-  EXPECT_FALSE(set_param(p, "scores", "1, 2.5, -inf, 1e-300"));
-  EXPECT_FALSE(set_param(p, "alpha", "1.25"));
-  EXPECT_FALSE(set_param(p, "format", "bf16"));
-  EXPECT_FALSE(set_param(p, "gamma", "3"));
-  EXPECT_FALSE(set_param(p, "qk_norm", "4"));
-  EXPECT_FALSE(set_param(p, "pe_amplitude", "0"));
-  EXPECT_FALSE(set_param(p, "heads", "8"));
-  EXPECT_FALSE(set_param(p, "causal", "on"));
-  EXPECT_FALSE(set_param(p, "nudge", "-0.5"));
+  EXPECT_TRUE(set_param(p, "temperature", "0.3").ok());
+  EXPECT_TRUE(set_param(p, "d_k", "256").ok());
+  EXPECT_TRUE(set_param(p, "score_scale", "2.5").ok());
+  EXPECT_TRUE(set_param(p, "seq_len", "100").ok());
+  EXPECT_TRUE(set_param(p, "seed", "123456789").ok());
+  EXPECT_TRUE(set_param(p, "scaled", "false").ok());
+  EXPECT_TRUE(set_param(p, "row", "99").ok());
+  EXPECT_TRUE(set_param(p, "scores", "1, 2.5, -inf, 1e-300").ok());
+  EXPECT_TRUE(set_param(p, "alpha", "1.25").ok());
+  EXPECT_TRUE(set_param(p, "format", "bf16").ok());
+  EXPECT_TRUE(set_param(p, "gamma", "3").ok());
+  EXPECT_TRUE(set_param(p, "qk_norm", "4").ok());
+  EXPECT_TRUE(set_param(p, "pe_amplitude", "0").ok());
+  EXPECT_TRUE(set_param(p, "heads", "8").ok());
+  EXPECT_TRUE(set_param(p, "causal", "on").ok());
+  EXPECT_TRUE(set_param(p, "nudge", "-0.5").ok());
   EXPECT_EQ(p.format, Format::bf16);
   EXPECT_TRUE(p.causal);
   EXPECT_EQ(p.heads, 8);
@@ -44,7 +44,7 @@ TEST(Params, SetAcceptsEveryKeyAndRoundTrips) {
   for (const ParamKey& key : param_keys()) {
     const auto text = get_param(p, key.name);
     ASSERT_TRUE(text) << key.name;
-    EXPECT_FALSE(set_param(copy, key.name, *text)) << key.name << "=" << *text;
+    EXPECT_TRUE(set_param(copy, key.name, *text).ok()) << key.name << "=" << *text;
   }
   EXPECT_EQ(copy, p);
 }
@@ -61,12 +61,13 @@ TEST_P(RejectsBadValue, WithOneLineNamingKeyAndRange) {
   const BadValue bad = GetParam();
   Params p;
   const Params before = p;
-  const auto error = set_param(p, bad.key, bad.value);
-  ASSERT_TRUE(error) << bad.key << "=" << bad.value;
+  const Result<void> set = set_param(p, bad.key, bad.value);
+  ASSERT_FALSE(set.ok()) << bad.key << "=" << bad.value;
   EXPECT_EQ(p, before);
-  EXPECT_NE(error->message.find(bad.key), std::string::npos) << error->message;
-  EXPECT_EQ(error->message.find('\n'), std::string::npos) << error->message;
-  EXPECT_LT(error->message.size(), 300u) << error->message;
+  const std::string& message = set.error().message;
+  EXPECT_NE(message.find(bad.key), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_LT(message.size(), 300u) << message;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -88,54 +89,60 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Params, ErrorTextIsSpecific) {
   Params p;
-  const auto error = set_param(p, "temperature", "-1");
-  ASSERT_TRUE(error);
-  EXPECT_NE(error->message.find("-1"), std::string::npos) << error->message;
-  EXPECT_NE(error->message.find("0.01"), std::string::npos) << error->message;
-  EXPECT_NE(error->message.find("100"), std::string::npos) << error->message;
-  const auto unknown = set_param(p, "tempreature", "1");
-  ASSERT_TRUE(unknown);
-  EXPECT_NE(unknown->message.find("temperature"), std::string::npos) << "lists allowed keys: " << unknown->message;
+  const Result<void> set = set_param(p, "temperature", "-1");
+  ASSERT_FALSE(set.ok());
+  const std::string& message = set.error().message;
+  EXPECT_NE(message.find("-1"), std::string::npos) << message;
+  EXPECT_NE(message.find("0.01"), std::string::npos) << message;
+  EXPECT_NE(message.find("100"), std::string::npos) << message;
+  const Result<void> unknown = set_param(p, "tempreature", "1");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("temperature"), std::string::npos)
+      << "lists allowed keys: " << unknown.error().message;
+  // A bad value is bad usage: exit code 2 wherever it surfaces (--set, a session, a lesson).
+  EXPECT_EQ(set.error().kind, Error::Kind::usage);
+  EXPECT_EQ(unknown.error().kind, Error::Kind::usage);
 }
 
 TEST(Params, ShorteningSequenceClampsRow) {
   Params p;
-  ASSERT_FALSE(set_param(p, "row", "15"));
-  ASSERT_FALSE(set_param(p, "seq_len", "4"));
+  ASSERT_TRUE(set_param(p, "row", "15").ok());
+  ASSERT_TRUE(set_param(p, "seq_len", "4").ok());
   EXPECT_EQ(p.row, 3);
 }
 
 TEST(Params, ValidateCatchesDirectEdits) {
   Params p;
   p.key_dim = 0;
-  EXPECT_TRUE(validate(p));
+  EXPECT_FALSE(validate(p).ok());
   p = Params{};
   p.scores = {1.0, std::nan("")};
-  EXPECT_TRUE(validate(p));
+  EXPECT_FALSE(validate(p).ok());
   p = Params{};
   p.scores.assign(5000, 1.0);
-  EXPECT_TRUE(validate(p));
+  EXPECT_FALSE(validate(p).ok());
 }
 
 TEST(ParseScores, SeparatorsAndErrors) {
-  const auto ok = parse_scores(" [1,2 ;3]\n4 ");
-  ASSERT_FALSE(ok.error);
-  EXPECT_EQ(ok.scores, (std::vector<double>{1, 2, 3, 4}));
-  EXPECT_TRUE(parse_scores("").scores.empty());
-  const auto bad = parse_scores("1, 2, x3");
-  ASSERT_TRUE(bad.error);
-  EXPECT_NE(bad.error->message.find("entry 3"), std::string::npos) << bad.error->message;
-  EXPECT_TRUE(bad.scores.empty());
+  const Result<std::vector<double>> ok = parse_scores(" [1,2 ;3]\n4 ");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(*ok, (std::vector<double>{1, 2, 3, 4}));
+  const Result<std::vector<double>> blank = parse_scores("");
+  ASSERT_TRUE(blank.ok());
+  EXPECT_TRUE(blank->empty());
+  const Result<std::vector<double>> bad = parse_scores("1, 2, x3");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("entry 3"), std::string::npos) << bad.error().message;
   std::string many;
   for (int i = 0; i < 5000; ++i) many += "1,";
-  EXPECT_TRUE(parse_scores(many).error);
+  EXPECT_FALSE(parse_scores(many).ok());
 }
 
 TEST(ParseScores, FormatRoundTripsExactly) {
   const std::vector<double> scores{0.1, -2.5e-300, 1e300, -std::numeric_limits<double>::infinity(), 3.0};
-  const auto parsed = parse_scores(format_scores(scores));
-  ASSERT_FALSE(parsed.error);
-  EXPECT_EQ(parsed.scores, scores);
+  const Result<std::vector<double>> parsed = parse_scores(format_scores(scores));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(*parsed, scores);
 }
 
 }  // namespace
@@ -158,7 +165,7 @@ TEST(ParamKeys, RangesComeFromTheTable) {
       Params at = Params{};
       char text[64];
       std::snprintf(text, sizeof text, key.is_real() ? "%.17g" : "%.0f", end);
-      EXPECT_FALSE(set_param(at, key.name, text)) << key.name << "=" << text;
+      EXPECT_TRUE(set_param(at, key.name, text).ok()) << key.name << "=" << text;
     }
     // Reals: a millionth beyond the end (a subnormal step would read back as 0); integers: 1.
     const double outside_low = key.is_real() ? key.min - 1e-6 * (1.0 + std::abs(key.min)) : key.min - 1;
@@ -167,7 +174,7 @@ TEST(ParamKeys, RangesComeFromTheTable) {
       Params at = Params{};
       char text[64];
       std::snprintf(text, sizeof text, key.is_real() ? "%.17g" : "%.0f", outside);
-      EXPECT_TRUE(set_param(at, key.name, text)) << key.name << "=" << text << " was accepted";
+      EXPECT_FALSE(set_param(at, key.name, text).ok()) << key.name << "=" << text << " was accepted";
     }
     EXPECT_NE(key.allowed.find(key.is_real() ? "a number from " : "an integer from "), std::string_view::npos)
         << key.name;
@@ -199,7 +206,7 @@ TEST(ParamKeys, BlendMovesEachKeyOnItsScale) {
   EXPECT_EQ(mid.row, 15);      // 30 on its own, but below the blended seq_len
   EXPECT_EQ(mid.seed, 99u);
   EXPECT_TRUE(mid.causal);
-  EXPECT_FALSE(validate(mid)) << validate(mid)->message;
+  EXPECT_TRUE(validate(mid).ok()) << validate(mid).error().message;
 }
 
 }  // namespace

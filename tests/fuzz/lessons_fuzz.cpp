@@ -22,13 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(!lesson.steps.empty() && lesson.steps.size() <= smlab::app::lesson_max_steps);
   smlab::Params previous;
   for (const smlab::app::LessonStep& step : lesson.steps) {
-    require(!smlab::validate(step.params).has_value());
+    require(smlab::validate(step.params).ok());
     require(smlab::app::find_lesson_panel(step.view, step.panel) != nullptr);
     require(!step.title.english.empty() && !step.title.chinese.empty());
     for (double progress : {0.0, 0.25, 0.5, 0.999}) {
       const smlab::Params mid =
           smlab::app::interpolate_params(previous, step.params, smlab::app::lesson_ease(progress));
-      require(!smlab::validate(mid).has_value());
+      require(smlab::validate(mid).ok());
     }
     require(smlab::app::interpolate_params(previous, step.params, 1.0) == step.params);
     previous = step.params;

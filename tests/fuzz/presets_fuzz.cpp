@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   for (const smlab::app::Preset& preset : list.presets) {
-    require(!smlab::validate(preset.params).has_value());
+    require(smlab::validate(preset.params).ok());
     require(smlab::app::find_preset(list, preset.name) != nullptr);
   }
   return 0;

@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     smlab::fuzz::require_one_line_error(load.error().message);
     return 0;
   }
-  require(!smlab::validate(load->params).has_value());
+  require(smlab::validate(load->params).ok());
   const smlab::Result<smlab::app::Session> again = smlab::app::parse_session(smlab::app::serialize_session(*load));
   require(again.ok());
   require(*again == *load);

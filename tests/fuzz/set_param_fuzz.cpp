@@ -27,19 +27,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   smlab::Params params;
   params.seq_len = 8;  // small, so "row" has both valid and invalid values
   const smlab::Params before = params;
-  const auto error = smlab::set_param(params, key, value);
-  if (error) {
+  const smlab::Result<void> set = smlab::set_param(params, key, value);
+  if (!set.ok()) {
     require(params == before);
-    smlab::fuzz::require_one_line_error(error->message);
-    require(error->message.size() < 1000);  // user text is quoted shortened
+    smlab::fuzz::require_one_line_error(set.error().message);
+    require(set.error().message.size() < 1000);  // user text is quoted shortened
     return 0;
   }
-  require(!smlab::validate(params).has_value());
+  require(smlab::validate(params).ok());
   // The accepted value reads back as text that sets the very same Params.
   const auto text = smlab::get_param(params, key);
   require(text.has_value());
   smlab::Params reread = before;
-  require(!smlab::set_param(reread, key, *text).has_value());
+  require(smlab::set_param(reread, key, *text).ok());
   require(reread == params);
   return 0;
 }

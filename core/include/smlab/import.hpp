@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "smlab/error.hpp"
+
 namespace smlab {
 
 // Bounds that a file cannot talk the parser past (checked before any allocation).
@@ -36,14 +38,11 @@ struct NdArray {
   std::string dtype;                // as declared, e.g. "<f4", ">f2"; "csv" for CSV text
 };
 
-struct ArrayParse {
-  std::optional<NdArray> array;
-  std::string error;  // one line when array is empty
-};
-struct ArchiveParse {
-  std::vector<NdArray> arrays;
-  std::string error;  // one line when the archive was rejected (then arrays is empty)
-};
+// Every parse below gives its value or an Error::usage (bad content: exit 2) whose message is one
+// line naming the file, the array and what is allowed. The core reads no files, so a file that
+// cannot be read is the caller's Error::file.
+using ArrayParse = Result<NdArray>;
+using ArchiveParse = Result<std::vector<NdArray>>;  // the arrays, in the archive's order
 
 // A .npy file (format 1.0, 2.0 or 3.0; dtype <f2 <f4 <f8 >f2 >f4 >f8; C or Fortran order).
 // `file` and `array` only name things in messages.
@@ -61,10 +60,7 @@ ArchiveParse list_npz(std::span<const std::uint8_t> bytes, std::string_view file
 ArrayParse parse_csv_matrix(std::string_view text, std::string_view file);
 
 // Token labels: a JSON list of strings (["The", "cat"]) or plain text, one token per line.
-struct TokenParse {
-  std::vector<std::string> tokens;
-  std::string error;
-};
+using TokenParse = Result<std::vector<std::string>>;
 TokenParse parse_tokens(std::string_view text, std::string_view file);
 
 // What an array is for.
@@ -86,10 +82,7 @@ struct ImportSpec {
   };
   std::vector<Selection> selections;  // empty: every array, roles inferred
 };
-struct SpecParse {
-  std::optional<ImportSpec> spec;
-  std::string error;
-};
+using SpecParse = Result<ImportSpec>;
 SpecParse parse_import_spec(std::string_view text, bool (*exists)(const std::string& path));
 
 // Imported attention: Q and K (and V), or L×L scores, or L×L weights, over B batches and H heads.
@@ -123,10 +116,7 @@ struct RoleArray {
 // [B,H,L,d] (L ≤ 32768, d ≤ 4096) with optional V of the same leading axes; or scores or
 // weights [L,L], [H,L,L] or [B,H,L,L] (L ≤ 4096). Q, K, V finite; scores finite or −inf with one
 // finite per row; weights ≥ 0 and finite with one positive per row. Tokens, when given, are L.
-struct ImportAssembly {
-  std::shared_ptr<const ImportedAttention> data;
-  std::string error;
-};
+using ImportAssembly = Result<std::shared_ptr<const ImportedAttention>>;  // never a null pointer
 ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::string> tokens,
                                std::vector<std::string> sources, std::string tokens_file);
 

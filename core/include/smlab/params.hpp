@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "smlab/error.hpp"
 #include "smlab/import.hpp"
 #include "smlab/precision.hpp"
 
@@ -87,19 +88,15 @@ struct Params {
   friend bool operator==(const Params&, const Params&) = default;
 };
 
-// One line naming the field, the offending value and what is allowed, e.g.
-// "temperature=-1 is out of range: allowed 0.01 to 100".
-struct ParamError {
-  std::string message;
-};
-
-// The whole validation. Returns the first problem found, or nothing when valid.
-std::optional<ParamError> validate(const Params& params);
+// The whole validation. Returns the first problem found as an Error::usage whose message is one
+// line naming the field, the offending value and what is allowed, e.g.
+// "temperature=-1 is out of range: allowed 0.01 to 100"; success when valid.
+Result<void> validate(const Params& params);
 
 // Attaches imported data (null detaches it) and makes the Params fit it: seq_len = L, d_k = d
 // (when known), row, batch and head clamped into range. Returns validate()'s verdict; on an error
 // `params` is unchanged.
-std::optional<ParamError> attach_import(Params& params, std::shared_ptr<const ImportedAttention> data);
+Result<void> attach_import(Params& params, std::shared_ptr<const ImportedAttention> data);
 
 // [SECTION] The key table: one row per key accepted by --set, session files and lessons
 // ("temperature", "d_k", ...). Validation, set_param/get_param, --list-keys, the slider nudges
@@ -149,20 +146,18 @@ std::optional<Format> format_from_name(std::string_view name);
 
 // Parses `text` for `key` and assigns it to `params` only if the result passes
 // validate(); otherwise `params` is unchanged and the error names key, value and
-// what is allowed. Setting `seq_len` clamps `row` into range rather than failing,
+// what is allowed (Error::usage). Setting `seq_len` clamps `row` into range rather than failing,
 // because the row is a position inside the sequence, not an independent choice.
-std::optional<ParamError> set_param(Params& params, std::string_view key, std::string_view text);
+Result<void> set_param(Params& params, std::string_view key, std::string_view text);
 
-// The current value of `key` as text that set_param accepts back (round-trips).
+// The current value of `key` as text that set_param accepts back (round-trips); nullopt for an
+// unknown key (a lookup, not an error channel).
 std::optional<std::string> get_param(const Params& params, std::string_view key);
 
 // Parses "1, 2, 3" (commas and/or whitespace; "-inf" allowed for masked keys).
-// Errors name the offending token and its position.
-struct ScoreParse {
-  std::vector<double> scores;
-  std::optional<ParamError> error;
-};
-ScoreParse parse_scores(std::string_view text);
+// Errors (Error::usage) name the offending token and its position. Nothing but spaces and
+// brackets gives an empty vector ("use the row").
+Result<std::vector<double>> parse_scores(std::string_view text);
 
 // Formats a score vector as parse_scores reads it back exactly ("1, 2.5, -inf").
 std::string format_scores(std::span<const double> scores);

@@ -168,11 +168,7 @@ std::string json_string_list(std::string_view text, std::vector<std::string>& ou
 }  // namespace
 
 ArrayParse parse_csv_matrix(std::string_view text, std::string_view file) {
-  ArrayParse result;
-  auto fail = [&](const std::string& why) {
-    result.error = std::string(file) + ": " + why;
-    return result;
-  };
+  auto fail = [&](const std::string& why) { return Error::usage(std::string(file) + ": " + why); };
   NdArray out;
   out.name = "csv";
   out.dtype = "csv";
@@ -219,26 +215,22 @@ ArrayParse parse_csv_matrix(std::string_view text, std::string_view file) {
   }
   if (rows == 0) return fail("no numbers: expected rows of comma-separated numbers");
   out.shape = {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)};
-  result.array = std::move(out);
-  return result;
+  return out;
 }
 
 TokenParse parse_tokens(std::string_view text, std::string_view file) {
-  TokenParse result;
+  std::vector<std::string> tokens;
   if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xef && static_cast<unsigned char>(text[1]) == 0xbb &&
       static_cast<unsigned char>(text[2]) == 0xbf)
     text.remove_prefix(3);  // a UTF-8 byte-order mark
-  if (!valid_utf8(text)) {
-    result.error =
-        std::string(file) + ": not valid UTF-8: allowed UTF-8 text, one token per line, or a JSON list of strings";
-    return result;
-  }
+  if (!valid_utf8(text))
+    return Error::usage(std::string(file) +
+                        ": not valid UTF-8: allowed UTF-8 text, one token per line, or a JSON list of strings");
   if (!trim(text).empty() && trim(text).front() == '[') {
-    if (auto error = json_string_list(text, result.tokens); !error.empty()) {
-      result.tokens.clear();
-      result.error = std::string(file) + ": " + error + ": allowed a JSON list of strings, e.g. [\"The\", \"cat\"]";
-    }
-    return result;
+    if (auto error = json_string_list(text, tokens); !error.empty())
+      return Error::usage(std::string(file) + ": " + error +
+                          ": allowed a JSON list of strings, e.g. [\"The\", \"cat\"]");
+    return tokens;
   }
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -247,20 +239,13 @@ TokenParse parse_tokens(std::string_view text, std::string_view file) {
     std::string_view line = text.substr(pos, end - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     pos = end + 1;
-    if (line.size() > ImportLimits::token_bytes_max) {
-      result.tokens.clear();
-      result.error =
-          std::string(file) + ": line " + std::to_string(result.tokens.size() + 1) + " is longer than 1024 bytes";
-      return result;
-    }
-    if (result.tokens.size() >= ImportLimits::tokens_max) {
-      result.tokens.clear();
-      result.error = std::string(file) + ": more than 32768 tokens";
-      return result;
-    }
-    result.tokens.emplace_back(line);
+    if (line.size() > ImportLimits::token_bytes_max)
+      return Error::usage(std::string(file) + ": line " + std::to_string(tokens.size() + 1) +
+                          " is longer than 1024 bytes");
+    if (tokens.size() >= ImportLimits::tokens_max) return Error::usage(std::string(file) + ": more than 32768 tokens");
+    tokens.emplace_back(line);
   }
-  return result;
+  return tokens;
 }
 
 std::string_view role_name(ArrayRole role) {
@@ -294,19 +279,15 @@ std::optional<ArrayRole> infer_role(std::string_view array_name) {
 }
 
 SpecParse parse_import_spec(std::string_view text, bool (*exists)(const std::string& path)) {
-  SpecParse result;
-  if (text.empty() || text.size() > 4096) {
-    result.error = "--import '" + shown(text) + "' is not allowed: FILE[:ROLE] or FILE.npz[:ARRAY[=ROLE],...]";
-    return result;
-  }
+  if (text.empty() || text.size() > 4096)
+    return Error::usage("--import '" + shown(text) + "' is not allowed: FILE[:ROLE] or FILE.npz[:ARRAY[=ROLE],...]");
   ImportSpec spec;
   spec.text = std::string(text);
   const std::string whole(text);
   const auto colon = whole.rfind(':');
   if ((exists != nullptr && exists(whole)) || colon == std::string::npos) {
     spec.path = whole;
-    result.spec = std::move(spec);
-    return result;
+    return spec;
   }
   spec.path = whole.substr(0, colon);
   const std::string_view selections = std::string_view(whole).substr(colon + 1);
@@ -324,37 +305,27 @@ SpecParse parse_import_spec(std::string_view text, bool (*exists)(const std::str
       // A lone array: the part after ':' names its role ("q.npy:Q", or "q.npy:=Q").
       const std::string_view role_text = equals == std::string_view::npos ? array : role;
       selection.role = role_from_name(role_text);
-      if (!selection.role || (equals != std::string_view::npos && !array.empty()) || comma != std::string_view::npos) {
-        result.error = "--import '" + shown(text) + "': '" + shown(item) +
-                       "' is not a role: allowed Q, K, V, scores or weights (FILE:ROLE for .npy and .csv)";
-        return result;
-      }
+      if (!selection.role || (equals != std::string_view::npos && !array.empty()) || comma != std::string_view::npos)
+        return Error::usage("--import '" + shown(text) + "': '" + shown(item) +
+                            "' is not a role: allowed Q, K, V, scores or weights (FILE:ROLE for .npy and .csv)");
     } else {
-      if (array.empty()) {
-        result.error =
-            "--import '" + shown(text) + "': an empty array name: allowed FILE.npz:ARRAY or FILE.npz:ARRAY=ROLE";
-        return result;
-      }
+      if (array.empty())
+        return Error::usage("--import '" + shown(text) +
+                            "': an empty array name: allowed FILE.npz:ARRAY or FILE.npz:ARRAY=ROLE");
       selection.array = std::string(array);
       if (equals != std::string_view::npos) {
         selection.role = role_from_name(role);
-        if (!selection.role) {
-          result.error =
-              "--import '" + shown(text) + "': role '" + shown(role) + "' is not allowed: Q, K, V, scores or weights";
-          return result;
-        }
+        if (!selection.role)
+          return Error::usage("--import '" + shown(text) + "': role '" + shown(role) +
+                              "' is not allowed: Q, K, V, scores or weights");
       }
     }
     spec.selections.push_back(std::move(selection));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
-    if (spec.selections.size() >= 16) {
-      result.error = "--import '" + shown(text) + "' names more than 16 arrays";
-      return result;
-    }
+    if (spec.selections.size() >= 16) return Error::usage("--import '" + shown(text) + "' names more than 16 arrays");
   }
-  result.spec = std::move(spec);
-  return result;
+  return spec;
 }
 
 std::span<const float> ImportedAttention::slice(const std::vector<float>& all, int batch, int head, int per_row) const {
@@ -366,11 +337,7 @@ std::span<const float> ImportedAttention::slice(const std::vector<float>& all, i
 
 ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::string> tokens,
                                std::vector<std::string> sources, std::string tokens_file) {
-  ImportAssembly result;
-  auto fail = [&](const std::string& why) {
-    result.error = why;
-    return result;
-  };
+  auto fail = [](const std::string& why) { return Error::usage(why); };
   RoleArray* by_role[5] = {};
   for (RoleArray& item : arrays) {
     RoleArray*& slot = by_role[static_cast<int>(item.role)];
@@ -491,8 +458,7 @@ ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::s
   data->tokens = std::move(tokens);
   data->sources = std::move(sources);
   data->tokens_file = std::move(tokens_file);
-  result.data = std::move(data);
-  return result;
+  return std::shared_ptr<const ImportedAttention>(std::move(data));
 }
 
 std::string shorten_label(std::string_view label, std::size_t max_chars) {

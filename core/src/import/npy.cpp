@@ -155,12 +155,8 @@ float decode(const std::uint8_t* p, int size, bool big_endian) {
 }  // namespace
 
 ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file, std::string_view array) {
-  ArrayParse result;
   const std::string at = where(file, array);
-  auto fail = [&](const std::string& why) {
-    result.error = at + ": " + why;
-    return result;
-  };
+  auto fail = [&](const std::string& why) { return Error::usage(at + ": " + why); };
   static constexpr std::uint8_t magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (bytes.size() < 10 || std::memcmp(bytes.data(), magic, 6) != 0)
     return fail("not a NumPy .npy array (no \\x93NUMPY magic): allowed .npy files written by numpy.save");
@@ -246,8 +242,7 @@ ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file,
       }
     }
   }
-  result.array = std::move(out);
-  return result;
+  return out;
 }
 
 namespace {
@@ -393,54 +388,40 @@ std::string entry_bytes(std::span<const std::uint8_t> bytes, const ZipEntry& ent
 }  // namespace
 
 ArchiveParse list_npz(std::span<const std::uint8_t> bytes, std::string_view file) {
-  ArchiveParse result;
   std::vector<ZipEntry> entries;
-  if (auto error = read_directory(bytes, entries); !error.empty()) {
-    result.error = std::string(file) + ": " + error;
-    return result;
-  }
-  for (const ZipEntry& entry : entries) result.arrays.push_back(NdArray{array_name_of(entry.name), {}, {}, {}});
-  return result;
+  if (auto error = read_directory(bytes, entries); !error.empty())
+    return Error::usage(std::string(file) + ": " + error);
+  std::vector<NdArray> arrays;
+  for (const ZipEntry& entry : entries) arrays.push_back(NdArray{array_name_of(entry.name), {}, {}, {}});
+  return arrays;
 }
 
 ArchiveParse parse_npz(std::span<const std::uint8_t> bytes, std::string_view file,
                        std::span<const std::string> wanted) {
-  ArchiveParse result;
   std::vector<ZipEntry> entries;
-  if (auto error = read_directory(bytes, entries); !error.empty()) {
-    result.error = std::string(file) + ": " + error;
-    return result;
-  }
+  if (auto error = read_directory(bytes, entries); !error.empty())
+    return Error::usage(std::string(file) + ": " + error);
+  std::vector<NdArray> arrays;
   std::vector<std::uint8_t> inflated;
   for (const ZipEntry& entry : entries) {
     const std::string name = array_name_of(entry.name);
     if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
-    if (auto error = entry_bytes(bytes, entry, inflated); !error.empty()) {
-      result.error = where(file, name) + ": " + error;
-      result.arrays.clear();
-      return result;
-    }
+    if (auto error = entry_bytes(bytes, entry, inflated); !error.empty())
+      return Error::usage(where(file, name) + ": " + error);
     ArrayParse parsed = parse_npy(inflated, file, name);
-    if (!parsed.array) {
-      result.error = parsed.error;
-      result.arrays.clear();
-      return result;
-    }
-    result.arrays.push_back(std::move(*parsed.array));
+    if (!parsed.ok()) return parsed.error();
+    arrays.push_back(std::move(*parsed));
   }
   for (const std::string& name : wanted) {
-    const bool found =
-        std::any_of(result.arrays.begin(), result.arrays.end(), [&](const NdArray& a) { return a.name == name; });
+    const bool found = std::any_of(arrays.begin(), arrays.end(), [&](const NdArray& a) { return a.name == name; });
     if (!found) {
       std::string names;
       for (const ZipEntry& entry : entries) names += (names.empty() ? "" : ", ") + shown(array_name_of(entry.name));
-      result.error =
-          std::string(file) + ": no array '" + shown(name) + "': the archive holds " + (names.empty() ? "none" : names);
-      result.arrays.clear();
-      return result;
+      return Error::usage(std::string(file) + ": no array '" + shown(name) + "': the archive holds " +
+                          (names.empty() ? "none" : names));
     }
   }
-  return result;
+  return arrays;
 }
 
 }  // namespace smlab
