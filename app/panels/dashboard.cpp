@@ -255,8 +255,10 @@ void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot
 // Inside the scrolling content child, after the plots are placed: when a lesson step opens whose
 // highlighted panel lies (partly) outside the visible content, scroll so the panel's top shows
 // (at 1280×720 a lab's third row of plots is below the fold). Once per step: after that the
-// scroll bar is the user's.
-void scroll_to_lesson_panel(UiState& ui) {
+// scroll bar is the user's. `settled`: the picture drawn is of the current Params; until then the
+// layout may still move (a longer read-out above the panel, a glide still running), so the scroll
+// is checked again on the next frame.
+void scroll_to_lesson_panel(UiState& ui, bool settled) {
   if (!ui.lesson.open) return;
   const std::pair<std::size_t, std::size_t> step{ui.lesson.open->lesson, ui.lesson.open->step};
   if (ui.lesson.scrolled_to == step) return;
@@ -270,7 +272,7 @@ void scroll_to_lesson_panel(UiState& ui) {
   const float view_top = ImGui::GetWindowPos().y, view_bottom = view_top + ImGui::GetWindowHeight();
   if (top < view_top || bottom > view_bottom)
     ImGui::SetScrollY(std::max(0.0f, ImGui::GetScrollY() + top - view_top - ImGui::GetStyle().ItemSpacing.y));
-  ui.lesson.scrolled_to = step;
+  if (settled) ui.lesson.scrolled_to = step;
 }
 
 }  // namespace
@@ -443,7 +445,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     }
     const ImVec2 max(origin.x + width, origin.y + size.y);
     draw_plot_grid(view_info(ui.view).name, plots, lab_view.columns, min, max, style, ui, on_hover);
-    scroll_to_lesson_panel(ui);
+    scroll_to_lesson_panel(ui, snapshot != nullptr && snapshot->params == ui.params);
     ImGui::EndChild();
   }
   apply_params(ui, edit);  // a rejected edit leaves its error on screen until the next accepted one
