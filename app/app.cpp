@@ -1,4 +1,14 @@
 // The per-frame work shared by the window and the headless renderer.
+//
+// [SECTION] Index
+//   [SECTION] Fonts for Chinese
+//   [SECTION] Construction
+//   [SECTION] Look: fonts, theme and scale
+//   [SECTION] Evaluation: submit and take the snapshot
+//   [SECTION] One frame
+//   [SECTION] Sessions
+//   [SECTION] Screenshots and toasts
+//   [SECTION] Idle wait
 #include "app.hpp"
 
 #include <imgui.h>
@@ -24,6 +34,8 @@
 namespace smlab::app {
 namespace {
 
+// [SECTION] Fonts for Chinese
+
 // The CJK font: fonts-wqy-microhei's file, or SOFTMAX_LAB_CJK_FONT (tests point it at a missing
 // file to check the fallback).
 std::string chinese_font_path() {
@@ -43,6 +55,8 @@ std::string chinese_problem(const std::string& catalogue_error) {
 }
 
 }  // namespace
+
+// [SECTION] Construction
 
 App::App(platform::Surface& surface, const AppOptions& options) : surface_(surface), plot_style_(plot::dark_style()) {
   ImGui::SetCurrentContext(surface_.imgui_context());
@@ -93,6 +107,8 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
 }
 
 App::~App() { ImGui::SetCurrentContext(surface_.imgui_context()); }
+
+// [SECTION] Look: fonts, theme and scale
 
 namespace {
 
@@ -209,6 +225,8 @@ void App::apply_look() {
   applied_font_scale_ = ui_.font_scale;
 }
 
+// [SECTION] Evaluation: submit and take the snapshot
+
 std::int64_t headless_refine_trials(int seq_len) {
   const auto points = static_cast<std::int64_t>(power_of_two_key_dims().size());
   return std::clamp<std::int64_t>(2'000'000 / (points * seq_len), automatic_dk_trials(seq_len),
@@ -272,6 +290,8 @@ void App::sync_snapshot() {
         .update(source.fill_row, source.size, source.size, 0.0, vmax, uploaded_colormap_, max_side, plot::Pooling::max);
   }
 }
+
+// [SECTION] One frame
 
 bool App::frame() {
   using Clock = std::chrono::steady_clock;
@@ -358,6 +378,8 @@ bool App::frame() {
   timing_.recompute_ms = evaluator_.last_compute_ms();
   return true;
 }
+
+// [SECTION] Sessions
 
 Session App::current_session() const {
   Session session;
@@ -477,6 +499,8 @@ void App::draw_session_popup() {
   ImGui::EndPopup();
 }
 
+// [SECTION] Screenshots and toasts
+
 void App::save_screenshot() {
   ui_.screenshot_requested = false;
   const Image image = surface_.capture();
@@ -540,6 +564,8 @@ void App::draw_toast() {
   ImGui::PopStyleColor();
   ImGui::PopStyleVar(3);
 }
+
+// [SECTION] Idle wait
 
 double App::idle_wait_seconds() const {
   const ImGuiIO& io = ImGui::GetIO();

@@ -2,11 +2,12 @@
 // mode: the window, or headless (EGL, no display needed) files, a benchmark or a list, and exit.
 // Exit codes (DESIGN.md §6; smlab::exit_code): 0 ok, 2 bad usage or input, 3 file error, 4 no graphics context.
 //
-// [SECTION] Output: one printable line per error or warning
-// [SECTION] Options: every option read and checked before any file is
-// [SECTION] Start state: session, preset, lesson, import and --set, in that order
-// [SECTION] Modes: lists, CSV/SVG files, lesson PNGs, GIF, benchmark, screenshot, window
-// [SECTION] main
+// [SECTION] Index
+//   [SECTION] Output: one printable line per error or warning
+//   [SECTION] Options: every option read and checked before anything loads
+//   [SECTION] Start state: session, preset, lesson, import and --set, in that order
+//   [SECTION] Modes: lists, CSV/SVG files, lesson PNGs, GIF, benchmark, screenshot, window
+//   [SECTION] main
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -104,7 +105,7 @@ int finish(const Result<void>& result) { return result ? smlab::exit_ok : report
 // A warning that does not stop the run, printed the same way.
 void warn(const std::string& message) { std::fprintf(stderr, "softmax-lab: %s\n", printable(message).c_str()); }
 
-// [SECTION] Options: every option read and checked before any file is
+// [SECTION] Options: every option read and checked before anything loads
 
 struct Size {
   int width = 1600, height = 900;

@@ -1,10 +1,13 @@
 // Atomic whole-file writes (temporary file + fsync + rename), all-or-nothing batches, temporary-file
 // cleanup on signals, and directory creation, with errors that name the path and the OS's reason.
 //
-// [SECTION] Messages and temporary files (signal-safe registry)
-// [SECTION] Checking a target: check_target
-// [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
-// [SECTION] Folders and names: ensure_directory, numbered_path
+// [SECTION] Index
+//   [SECTION] Messages
+//   [SECTION] Temporary files (signal-safe registry)
+//   [SECTION] Low-level writes: temporary file, rename, sync
+//   [SECTION] Checking a target: check_target
+//   [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
+//   [SECTION] Folders and names: ensure_directory, numbered_path
 #include "export/atomic_file.hpp"
 
 #include <atomic>
@@ -24,9 +27,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Builds a message by appending (GCC 12 at -O2 raises a false -Wrestrict on `"literal" + std::string`).
-// [SECTION] Messages and temporary files (signal-safe registry)
+// [SECTION] Messages
 
+// Builds a message by appending (GCC 12 at -O2 raises a false -Wrestrict on `"literal" + std::string`).
 std::string message(std::initializer_list<std::string_view> parts) {
   std::string text;
   for (const std::string_view part : parts) {
@@ -62,7 +65,7 @@ const char* kind_of(mode_t mode) {
   return "not a regular file";
 }
 
-// ─── [signal cleanup] ───────────────────────────────────────────────────────────────────────
+// [SECTION] Temporary files (signal-safe registry)
 // The temporary files in flight, readable from a signal handler: fixed slots of plain bytes (no
 // allocation, no locks). A slot's state is 0 free, 1 being filled, 2 holds a path to remove. This is
 // the one piece of process-wide state here, because a signal handler can reach nothing else.
@@ -114,7 +117,7 @@ extern "C" void on_terminating_signal(int signal_number) {
   die_of(signal_number);
 }
 
-// ─── [writing] ──────────────────────────────────────────────────────────────────────────────
+// [SECTION] Low-level writes: temporary file, rename, sync
 
 // Creates a new, uniquely named file next to `target` (same directory, so the final rename never
 // crosses file systems), registered for signal cleanup, and returns its descriptor, or -1 with

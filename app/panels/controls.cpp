@@ -1,5 +1,11 @@
 // The control column: every slider edits a copy of Params that goes through the
 // one validation (apply_params) before it becomes the app's state.
+//
+// [SECTION] Index
+//   [SECTION] Layout helpers shared by the panels
+//   [SECTION] Control labels, checkboxes and buttons
+//   [SECTION] Read-outs, presets, import and language
+//   [SECTION] The control column
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -15,6 +21,8 @@
 #include "panels/pins_panel.hpp"
 
 namespace smlab::app {
+
+// [SECTION] Layout helpers shared by the panels
 
 void help_marker(const char* text) {
   ImGui::SameLine();
@@ -41,6 +49,8 @@ void same_line_if_room(float width) {
 void same_line_if_fits(const char* next) {
   same_line_if_room(ImGui::CalcTextSize(next, nullptr, true).x + 2.0f * ImGui::GetStyle().FramePadding.x);
 }
+
+// [SECTION] Control labels, checkboxes and buttons
 
 namespace {
 
@@ -112,6 +122,8 @@ namespace {
 using i18n::label;
 using i18n::tr;
 
+// [SECTION] Read-outs, presets, import and language
+
 // One read-out line: as written where it fits (the tables align the numbers with spaces), else
 // wrapped at the column's edge by plot::wrap_text (never inside a number, unlike ImGui's wrap,
 // which breaks "0.|1160") with each run of spaces made one, so nothing is cut off.
@@ -167,8 +179,6 @@ void draw_presets(UiState& ui, Params& edit) {
   }
 }
 
-// The language combo: each language names itself. Chinese is greyed out when its table or font
-// is missing (ui.chinese_problem says why); the switch itself happens between frames (App).
 // What was imported, its batch and head, the causal mask, and the way back to random data.
 void draw_imported(Params& edit) {
   const ImportedAttention& data = *edit.imported;
@@ -191,6 +201,8 @@ void draw_imported(Params& edit) {
     (void)attach_import(edit, nullptr);  // a refusal leaves `edit` as it was (the button does nothing)
 }
 
+// The language combo: each language names itself. Chinese is greyed out when its table or font
+// is missing (ui.chinese_problem says why); the switch itself happens between frames (App).
 void draw_language(UiState& ui) {
   const i18n::Language languages[] = {i18n::Language::English, i18n::Language::Chinese};
   if (ImGui::BeginCombo(control_label("controls.language", "language").c_str(), i18n::language_name(ui.language))) {
@@ -209,6 +221,8 @@ void draw_language(UiState& ui) {
 }
 
 }  // namespace
+
+// [SECTION] The control column
 
 void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats) {
   using L = ParamLimits;

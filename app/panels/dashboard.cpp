@@ -1,6 +1,13 @@
 // The main window: the control column (hideable), the view tabs, and the plots of the dashboard
 // or a lab flowed into a grid that keeps every plot readable; or presenter mode, where the
 // panel that matters fills the window under a large caption.
+//
+// [SECTION] Index
+//   [SECTION] Grid layout of the plots
+//   [SECTION] Layout keys
+//   [SECTION] Presenter mode
+//   [SECTION] Scrolling to the lesson step's panel
+//   [SECTION] The main window
 #include <imgui.h>
 
 #include <algorithm>
@@ -21,6 +28,8 @@
 #include "plot/text_wrap.hpp"
 
 namespace smlab::app {
+
+// [SECTION] Grid layout of the plots
 
 DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool controls_shown) {
   DashboardLayout layout;
@@ -165,6 +174,8 @@ LabView build_dashboard(const Snapshot& snap, const DkSweep& sweep, std::uintptr
 
 namespace {
 
+// [SECTION] Layout keys
+
 // The keys of the layout, when no text field has the keyboard: Ctrl+B or F9 shows/hides the
 // control column, F5 enters presenter mode with the hovered plot, Escape leaves it (and only
 // it: an open lesson stays open). In presenter mode without a lesson, PageDown/PageUp and the
@@ -197,6 +208,8 @@ void handle_layout_keys(UiState& ui, const std::vector<NamedPlot>& plots) {
     index = (index + count - 1) % count;
   ui.presenter_focus = prefix + plots[static_cast<std::size_t>(index)].name;
 }
+
+// [SECTION] Presenter mode
 
 // Presenter mode: the lesson step's panel (or the chosen plot) over the whole window, the step's
 // title and text as a large caption below it.
@@ -252,6 +265,8 @@ void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot
       ImGui::GetColorU32(ImGuiCol_TextDisabled), hint);
 }
 
+// [SECTION] Scrolling to the lesson step's panel
+
 // Inside the scrolling content child, after the plots are placed: when a lesson step opens whose
 // highlighted panel lies (partly) outside the visible content, scroll so the panel's top shows
 // (at 1280×720 a lab's third row of plots is below the fold). Once per step: after that the
@@ -276,6 +291,8 @@ void scroll_to_lesson_panel(UiState& ui, bool settled) {
 }
 
 }  // namespace
+
+// [SECTION] The main window
 
 void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const HeatmapTextures& textures,
                       TexturePool& lab_textures, ViewCache& view_cache, const plot::Style& style,

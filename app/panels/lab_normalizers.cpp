@@ -1,5 +1,10 @@
 // The normalizers lab: one editable score vector through softmax and its relatives, side by side,
 // with what is wrong with each output marked. Plots from Snapshot::normalizers only.
+//
+// [SECTION] Index
+//   [SECTION] Colours, names and problem words
+//   [SECTION] Plots
+//   [SECTION] The lab: build, controls, dragged bars, registry row
 #include <imgui.h>
 
 #include <algorithm>
@@ -18,6 +23,8 @@ namespace smlab::app {
 namespace {
 
 using i18n::tr;
+
+// [SECTION] Colours, names and problem words
 
 // Okabe–Ito colours (colour-blind safe, readable on the dark and the light themes).
 constexpr plot::Color weight_color = plot::Color::from_hex(0x56B4E9);    // sky blue
@@ -82,6 +89,8 @@ std::string problem_sentence(const NormalizerResult& result) {
   }
   return result.problem;
 }
+
+// [SECTION] Plots
 
 // Bar positions: the true indices of the shown window, so the axis reads the keys' numbers.
 std::vector<double> indices(IndexWindow window) {
@@ -232,6 +241,8 @@ plot::Plot small_gap_plot(const NormalizersLab& lab) {
 }
 
 }  // namespace
+
+// [SECTION] The lab: build, controls, dragged bars, registry row
 
 LabView build_normalizers(const LabInputs& inputs) {
   LabView view;

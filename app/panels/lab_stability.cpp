@@ -1,6 +1,11 @@
 // The stability lab: naive, stable and online softmax of the row in fp64 … fp8, where exp overflows,
 // underflows and 0/0 or inf/inf become NaN, and a naive vs stable fp16 attention map. Plots from
 // Snapshot::stability only.
+//
+// [SECTION] Index
+//   [SECTION] Layout constants and labels
+//   [SECTION] Plots and notes
+//   [SECTION] The lab: build, controls, registry row
 #include <imgui.h>
 
 #include <algorithm>
@@ -19,6 +24,8 @@ namespace smlab::app {
 namespace {
 
 using i18n::tr;
+
+// [SECTION] Layout constants and labels
 
 // More entries than this turn three bars each into slivers (and cost draw calls in software GL):
 // the weights plot shows the first ones and a note says so; the counts cover every entry.
@@ -60,6 +67,8 @@ std::string fixed(double value, int digits) {
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
   return buffer;
 }
+
+// [SECTION] Plots and notes
 
 plot::Plot weights_plot(const StabilityLab& lab) {
   const StabilityFormat& format = lab.selected();
@@ -307,6 +316,8 @@ std::string run_note(const char* label, const StabilityRun& run) {
 }
 
 }  // namespace
+
+// [SECTION] The lab: build, controls, registry row
 
 LabView build_stability(const LabInputs& inputs) {
   const StabilityLab& lab = *inputs.snapshot.lab<StabilityLab>();

@@ -1,6 +1,12 @@
 // The lesson panel, the highlight frame and the lesson keys (presentation clickers send PageUp and
 // PageDown). Lesson text comes from the lesson files in the current language; the panel's own
 // labels come from the i18n catalogue.
+//
+// [SECTION] Index
+//   [SECTION] Highlight frame and lesson keys
+//   [SECTION] Predict steps: covers, answer badge, predict box
+//   [SECTION] The lesson panel
+//   [SECTION] Entry points: highlight, panel, launcher
 #include "panels/lesson_panel.hpp"
 
 #include <imgui.h>
@@ -19,6 +25,8 @@
 
 namespace smlab::app {
 namespace {
+
+// [SECTION] Highlight frame and lesson keys
 
 // Text sizes relative to the UI font: the step's title and text must read from the back row.
 constexpr float title_font_scale = 1.35f;
@@ -66,6 +74,8 @@ void draw_highlight(const UiState& ui) {
   for (const PlacedPlot* placed : lesson_highlighted_plots(ui))
     draw_frame(placed->min, placed->max, ui.theme, ui.ui_scale);
 }
+
+// [SECTION] Predict steps: covers, answer badge, predict box
 
 // The plots a predict step hides: those of its "hides" panel placed this frame.
 std::vector<const PlacedPlot*> hidden_plots(const UiState& ui) {
@@ -238,6 +248,8 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
   if (predict.after) plot::wrapped_text(predict.after->in(language), width);
 }
 
+// [SECTION] The lesson panel
+
 void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const Snapshot* snapshot) {
   const LessonStep& step = lesson.steps[step_index];
   const i18n::Language language = i18n::language();
@@ -346,6 +358,8 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
 }
 
 }  // namespace
+
+// [SECTION] Entry points: highlight, panel, launcher
 
 std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
   std::vector<const PlacedPlot*> plots;

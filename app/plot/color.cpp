@@ -1,5 +1,9 @@
 // Colour arithmetic, the series palette and the colormap anchor tables.
 // Colormaps are short tables of published anchor colours, interpolated linearly in sRGB.
+//
+// [SECTION] Index
+//   [SECTION] Colormap anchors
+//   [SECTION] Series palette
 #include "plot/color.hpp"
 #include "plot/cell_color.hpp"
 

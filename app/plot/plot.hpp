@@ -1,5 +1,11 @@
 // Describe a 2-D plot once as a plain value, then draw it as an ImGui item or export it as SVG.
 // Both renderers share one layout, so the SVG shows what the screen shows. Plots compute no math.
+//
+// [SECTION] Index
+//   [SECTION] Description of a plot (plain values; copy them, build them fresh, keep them)
+//   [SECTION] Look
+//   [SECTION] Layout report (what a frame placed, for tests that check the layout itself)
+//   [SECTION] Rendering
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,10 @@
 // Line breaking for English and Chinese text (text_wrap.hpp): break opportunities from a small
 // set of character classes (a subset of Unicode's line-breaking rules, UAX #14), then a greedy fill.
+//
+// [SECTION] Index
+//   [SECTION] Character classes
+//   [SECTION] Greedy wrap
+//   [SECTION] Drawing
 #include "plot/text_wrap.hpp"
 
 #include <imgui.h>

@@ -1,5 +1,11 @@
 // The evaluation step shared by the desktop's worker thread (state/evaluator.cpp runs it in a loop)
 // and the web page, which has no threads (web/evaluator_web.cpp runs it between frames).
+//
+// [SECTION] Index
+//   [SECTION] Submitting, results and test hooks
+//   [SECTION] Refinement of the d_k sweep
+//   [SECTION] Map images
+//   [SECTION] The step
 #include <exception>
 #include <functional>
 #include <limits>
@@ -11,6 +17,8 @@
 #include "state/evaluator.hpp"
 
 namespace smlab::app {
+
+// [SECTION] Submitting, results and test hooks
 
 MapTextureSource map_texture_source(const Snapshot& snap, bool scaled) {
   if (pooled_maps_pending(snap)) return {};  // the maps follow in a later Snapshot
@@ -95,6 +103,8 @@ void Evaluator::notify_result() {
   if (callback) callback();
 }
 
+// [SECTION] Refinement of the d_k sweep
+
 namespace {
 
 bool sweep_needs_refining(const DkSweep& sweep, std::int64_t limit) {
@@ -115,6 +125,8 @@ void Evaluator::set_refine_limit(std::int64_t max_trials_per_point) {
   }
   wake_.notify_all();
 }
+
+// [SECTION] Map images
 
 std::shared_ptr<Evaluator::MapImages> Evaluator::MapImages::of(const MapImageSpec& spec, const Snapshot& snap) {
   auto images = std::make_shared<MapImages>();
@@ -226,6 +238,8 @@ void Evaluator::publish_first_result(const Snapshot& first, bool maps_done, std:
   finished_.notify_all();
   notify_result();
 }
+
+// [SECTION] The step
 
 bool Evaluator::refinement_due() const {
   return worker_state_.refining && sweep_needs_refining(*worker_state_.refining, refine_limit_);

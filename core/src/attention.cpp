@@ -1,5 +1,14 @@
 // Seeded Gaussian queries/keys, their dot-product score matrices, and the attention
 // variants built on them (scaled, cosine, additive, LayerNorm; causal mask, heads, positions).
+//
+// [SECTION] Index
+//   [SECTION] Shapes and the Q Kᵀ kernel
+//   [SECTION] One head's raw scores
+//   [SECTION] Seeded Gaussian matrices
+//   [SECTION] Dot-product scores
+//   [SECTION] Variants and their setup
+//   [SECTION] Positions and row normalisation
+//   [SECTION] Attention scores, weights and output
 #include "smlab/attention.hpp"
 
 #include "smlab/parallel.hpp"
@@ -17,6 +26,8 @@
 
 namespace smlab {
 namespace {
+
+// [SECTION] Shapes and the Q Kᵀ kernel
 
 std::size_t area(int rows, int cols) { return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols); }
 
@@ -54,6 +65,8 @@ void reference_dot_product_kernel(std::span<float> out, const Matrix& queries, c
     }
   }
 }
+
+// [SECTION] One head's raw scores
 
 // out (in.rows × width) = columns [first, first + width) of in: one head's slice of d_model.
 void copy_columns(Matrix& out, const Matrix& in, int first, int width) {
@@ -178,6 +191,8 @@ void check(const AttentionSetup& setup) {
 
 namespace {
 
+// [SECTION] Seeded Gaussian matrices
+
 // Entries [c_begin, c_end) of row r of draw_gaussian's matrix: one Box–Muller pair per two
 // columns, keyed by (row, pair) so entries never move (an odd c_begin takes its pair's sine only).
 void draw_gaussian_entries(float* row, std::uint64_t seed, Stream stream, int r, int c_begin, int c_end, double sigma) {
@@ -234,6 +249,8 @@ void draw_gaussian_reusing(Matrix& out, const Matrix& previous, std::uint64_t se
   draw_gaussian_rows(out, seed, stream, sigma, normals, [&](int r) { return r < kept_rows ? kept_cols : 0; });
 }
 
+// [SECTION] Dot-product scores
+
 void dot_product_scores(Matrix& out, const Matrix& queries, const Matrix& keys) {
   assert(queries.cols == keys.cols);
   shape(out, queries.rows, keys.rows);
@@ -250,6 +267,8 @@ void dot_product_row(std::span<double> out, const Matrix& queries, const Matrix&
     out[static_cast<std::size_t>(j)] = sum;
   }
 }
+
+// [SECTION] Variants and their setup
 
 std::string_view variant_name(ScoreVariant variant) {
   switch (variant) {
@@ -272,6 +291,8 @@ AttentionSetup attention_setup(const Params& params) {
   setup.temperature = params.temperature;
   return setup;
 }
+
+// [SECTION] Positions and row normalisation
 
 void positional_encoding(Matrix& out, int positions, int dim) {
   shape(out, positions, dim);
@@ -318,6 +339,8 @@ void normalize_rows(Matrix& out, const Matrix& in, double epsilon) {
     for (int c = 0; c < cols; ++c) y[c] = static_cast<float>(x[c] * inverse_norm);
   }
 }
+
+// [SECTION] Attention scores, weights and output
 
 void attention_scores(Matrix& out, const AttentionSetup& setup, int head, AttentionWorkspace& workspace) {
   check(setup);

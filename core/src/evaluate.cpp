@@ -1,5 +1,13 @@
 // evaluate(): Params → Snapshot. Stages: Q and K, the selected row, entropy versus
 // T, the Monte Carlo d_k sweep, then the two L×L attention maps.
+//
+// [SECTION] Index
+//   [SECTION] Stages: score cache, selected row, H(T)
+//   [SECTION] Trial counts and reused scores, sweep and range
+//   [SECTION] evaluate() and its later stages
+//   [SECTION] Pooled maps (large L)
+//   [SECTION] Weights on demand: rows, whole maps, max, pooled maps
+//   [SECTION] Attention output of the selected row
 #include "smlab/evaluate.hpp"
 
 #include <algorithm>
@@ -16,6 +24,8 @@
 
 namespace smlab {
 namespace {
+
+// [SECTION] Stages: score cache, selected row, H(T)
 
 constexpr int temperature_points = 121;  // 30 per decade over 0.01 … 100
 
@@ -201,6 +211,8 @@ void fill_row(Snapshot& snap, const Params& params, const ScoreCache& cache, con
 
 }  // namespace
 
+// [SECTION] Trial counts and reused scores, sweep and range
+
 std::int64_t automatic_dk_trials(int seq_len) {
   constexpr std::int64_t budget = 60'000;
   const auto points = static_cast<std::int64_t>(power_of_two_key_dims().size());
@@ -307,6 +319,8 @@ void fill_map_range(Snapshot& snap, const EvaluateOptions& options) {
 
 }  // namespace
 
+// [SECTION] evaluate() and its later stages
+
 std::int64_t coarse_dk_trials(std::int64_t full_trials) {
   return std::min(full_trials, std::max<std::int64_t>(2, full_trials / 8));
 }
@@ -408,6 +422,8 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
 
 Snapshot evaluate(const Params& params) { return *evaluate(params, EvaluateOptions{}); }
 
+// [SECTION] Pooled maps (large L)
+
 namespace {
 
 // Rows [first, first + rows) of a map, whose raw scores are already in `block` (rows × length),
@@ -508,6 +524,8 @@ bool preview_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
   snap.attention_max = snap.pooled.max_weight > 0.0f ? snap.pooled.max_weight : 1.0f;
   return true;
 }
+
+// [SECTION] Weights on demand: rows, whole maps, max, pooled maps
 
 void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> out) {
   const int length = snap.attention_size;
@@ -618,6 +636,8 @@ void pooled_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix&
     }
   }
 }
+
+// [SECTION] Attention output of the selected row
 
 RowAttentionOutput row_attention_output(const Snapshot& snap) {
   const Params& params = snap.params;

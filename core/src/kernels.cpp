@@ -1,6 +1,16 @@
 // Fast softmax rows, exp and QKᵀ (kernels.hpp): one implementation written with GCC vector
 // extensions for W float lanes, compiled three times under function-level target attributes
 // (AVX-512, AVX2+FMA, plain SSE2) and picked at run time, so the project needs no -march flag.
+//
+// [SECTION] Index
+//   [SECTION] Vectors of W floats
+//   [SECTION] exp
+//   [SECTION] Lane reductions
+//   [SECTION] Softmax of one row
+//   [SECTION] QKᵀ
+//   [SECTION] The three instruction sets
+//   [SECTION] Threads
+//   [SECTION] Public entry points: pick the set, split the rows
 #include "smlab/kernels.hpp"
 
 #include <algorithm>
@@ -18,7 +28,7 @@
 namespace smlab {
 namespace {
 
-// ─── Vectors of W floats ──────────────────────────────────────────────────────────────────
+// [SECTION] Vectors of W floats
 // W = 16 fills one AVX-512 register, 8 one AVX2 register, 4 one SSE register. Comparisons give
 // int32 lanes of −1 (true) or 0, which `mask ? a : b` uses as a per-lane select.
 template <int W>
@@ -47,7 +57,7 @@ template <class F>
   std::memcpy(destination, &v, sizeof v);
 }
 
-// ─── exp ──────────────────────────────────────────────────────────────────────────────────
+// [SECTION] exp
 // Below exp_lowest the result would be subnormal (e^−87.3 ≈ 1.2e−38 = the smallest normal
 // float); we return 0 there, which is also what a masked key (−inf) needs. Above exp_highest
 // 2^n would overflow the exponent field (n = 128); e^88.3 ≈ 2.2e38 is still finite.
@@ -102,7 +112,7 @@ template <int W>
   }
 }
 
-// ─── Lane reductions ──────────────────────────────────────────────────────────────────────
+// [SECTION] Lane reductions
 // A fixed tree: the upper half of the lanes onto the lower half, then again, so the result
 // depends only on the vector. Each halving is one extract and one `combine` (MaxLanes or
 // SumLanes, applied to vectors of each width on the way down).
@@ -130,7 +140,7 @@ template <int W, class Combine>
   }
 }
 
-// ─── Softmax of one row ─────────────────────────────────────────────────────────────────────
+// [SECTION] Softmax of one row
 // Exp is the cost (≈ 12 FMA-pipe operations per vector), so each element's exp is evaluated
 // once and the row is read from memory once: the row is cut into blocks of block_vectors
 // vectors (4 KiB for AVX-512: they stay in L1 between the two sweeps over a block), and for
@@ -270,7 +280,7 @@ template <int W>
                    scratch + blocks);
 }
 
-// ─── QKᵀ ──────────────────────────────────────────────────────────────────────────────────
+// [SECTION] QKᵀ
 // GotoBLAS/BLIS-style blocking. Keys go in blocks of key_block and the depth d in blocks of
 // depth_block. Per (key block, depth block), K is packed into panels of tile_cols keys
 // (depth-major, so one depth step is `vectors` vector loads); that is ≤ 512 KiB, so it stays in
@@ -380,7 +390,7 @@ template <int W, int tile_rows, int vectors>
   }
 }
 
-// ─── The three instruction sets ───────────────────────────────────────────────────────────
+// [SECTION] The three instruction sets
 enum class Isa { sse2, avx2, avx512 };
 
 // The widest set the CPU has that is no wider than the one asked for.
@@ -434,7 +444,7 @@ void qk_sse2(float* out, const Matrix& queries, const Matrix& keys, int first, i
   qk_row_range<4, 6, 2>(out, queries, keys, first, end);
 }
 
-// ─── Threads ──────────────────────────────────────────────────────────────────────────────
+// [SECTION] Threads
 // Work is split over the persistent pool (parallel.hpp). Starting a thread cost ~70–80 µs per
 // call on this 2-core VM (std::jthread spawn + join alone ~25 µs, the rest the helper's cold caches
 // and wake-up; a two-thread QKᵀ at L = 384, d = 64 was slower than one thread); a pool worker
@@ -460,6 +470,8 @@ void split_rows(int rows, int parts, const RunRows& run_rows) {
 }
 
 }  // namespace
+
+// [SECTION] Public entry points: pick the set, split the rows
 
 std::string_view kernel_isa_name(KernelIsa wanted) {
   switch (detect_isa(wanted)) {

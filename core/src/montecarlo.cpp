@@ -1,5 +1,13 @@
 // Progressive Monte Carlo of entropy, max weight and Jacobian norm versus d_k, and of q·k,
 // accumulated in fixed blocks so that any split across calls or threads gives the same bits.
+//
+// [SECTION] Index
+//   [SECTION] Blocks: the same bits for any split of the trials
+//   [SECTION] d_k sweep: trials and merging
+//   [SECTION] q·k statistics: trials and merging
+//   [SECTION] Running statistics
+//   [SECTION] d_k sweep and one row's summary
+//   [SECTION] q·k: variance, histogram, statistics
 #include "smlab/montecarlo.hpp"
 
 #include <algorithm>
@@ -15,6 +23,8 @@
 
 namespace smlab {
 namespace {
+
+// [SECTION] Blocks: the same bits for any split of the trials
 
 // Adds trials [done, done + trials) to the block state (folded ⊕ open). `run(state, first,
 // last)` adds trials first..last−1 in order to `state`; `merge(into, later)` folds `later`
@@ -57,7 +67,7 @@ void advance_in_blocks(State& folded, State& open, const State& empty, std::int6
   if (next < end) run(open, next, end);
 }
 
-// [SECTION] d_k sweep
+// [SECTION] d_k sweep: trials and merging
 
 using DkPart = DkSweepBlocks::Part;
 
@@ -153,7 +163,7 @@ void run_dk_trials(DkPart& part, const DkSweepConfig& config, std::int64_t first
   }
 }
 
-// [SECTION] q·k statistics
+// [SECTION] q·k statistics: trials and merging
 
 std::vector<QkPoint> empty_qk_points(const QkStatisticsConfig& config) {
   std::vector<QkPoint> points(config.key_dims.size());
@@ -218,6 +228,8 @@ void run_qk_trials(std::vector<QkPoint>& points, const QkStatisticsConfig& confi
 
 }  // namespace
 
+// [SECTION] Running statistics
+
 void RunningStats::add(double value) {
   ++count;
   const double delta = value - mean;
@@ -246,6 +258,8 @@ double RunningStats::variance() const {
 double RunningStats::standard_error() const {
   return count < 2 ? 0.0 : std::sqrt(variance() / static_cast<double>(count));
 }
+
+// [SECTION] d_k sweep and one row's summary
 
 std::vector<int> power_of_two_key_dims(int max_key_dim) {
   std::vector<int> dims;
@@ -351,6 +365,8 @@ SoftmaxRowSummary summarize_softmax_gaps_fast(std::span<const float> gaps, doubl
   }
   return finish_row_summary(rest, weighted, squares, cubes);
 }
+
+// [SECTION] q·k: variance, histogram, statistics
 
 double qk_variance(int key_dim, double sigma, bool scaled) {
   const double sigma_fourth = sigma * sigma * sigma * sigma;

@@ -1,5 +1,11 @@
 // Hardmax, linear/sigmoid/ReLU normalisers, sparsemax and α-entmax, their gradients, and the
-// NormalizerResult diagnosis. Sections: [helpers] [kernels] [gradients] [normalize].
+// NormalizerResult diagnosis.
+//
+// [SECTION] Index
+//   [SECTION] Helpers
+//   [SECTION] Kernels
+//   [SECTION] Gradients
+//   [SECTION] normalize(): names and diagnosis
 #include "smlab/normalizers.hpp"
 
 #include <algorithm>
@@ -21,7 +27,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kLargestDouble = std::numeric_limits<double>::max();
 
-// ─── [helpers] ──────────────────────────────────────────────────────────────────────────────
+// [SECTION] Helpers
 
 using detail::fill_undefined;
 using detail::RowScan;
@@ -58,7 +64,7 @@ bool settle_special_rows(std::span<double> weights, std::span<const double> scor
 
 }  // namespace
 
-// ─── [kernels] ──────────────────────────────────────────────────────────────────────────────
+// [SECTION] Kernels
 
 std::size_t argmax(std::span<const double> scores) {
   const RowScan scan = scan_row(scores);
@@ -191,7 +197,7 @@ bool entmax(std::span<double> weights, std::span<const double> scores, double al
   return true;
 }
 
-// ─── [gradients] ────────────────────────────────────────────────────────────────────────────
+// [SECTION] Gradients
 
 void sparsemax_jacobian(std::span<double> jacobian, std::span<const double> weights, double temperature) {
   const std::size_t n = weights.size();
@@ -227,7 +233,7 @@ void entmax_vjp(std::span<double> score_gradient, std::span<const double> weight
     score_gradient[j] = s_of(weights[j]) * (output_gradient[j] - centre) * inverse_temperature;
 }
 
-// ─── [normalize] ────────────────────────────────────────────────────────────────────────────
+// [SECTION] normalize(): names and diagnosis
 
 std::string_view normalizer_name(Normalizer kind) {
   switch (kind) {

@@ -1,4 +1,12 @@
 // Validation, parsing and formatting of Params: the one gate every entry point uses.
+//
+// [SECTION] Index
+//   [SECTION] Parsing and quoting text
+//   [SECTION] The key table and one key's check
+//   [SECTION] Interpolation
+//   [SECTION] Key lookup, blending and format names
+//   [SECTION] Validation and setting one key
+//   [SECTION] get_param, score lists and --set assignments
 #include "smlab/params.hpp"
 
 #include "smlab/assignments.hpp"
@@ -13,6 +21,8 @@
 
 namespace smlab {
 namespace {
+
+// [SECTION] Parsing and quoting text
 
 // Shortest text that parses back to exactly the same double.
 std::string shortest(double value) {
@@ -101,6 +111,8 @@ Error range_error(std::string_view key, std::string_view value, std::string_view
 
 using L = ParamLimits;
 using Scale = KeyScale;
+
+// [SECTION] The key table and one key's check
 
 // The key table (params.hpp). `allowed` is left empty where it is derived from [min, max].
 constexpr std::array<ParamKey, 28> key_rows{{
@@ -239,6 +251,8 @@ Result<void> check_key(const Params& p, const ParamKey& key) {
   return {};
 }
 
+// [SECTION] Interpolation
+
 // Log-space interpolation between two positive values, kept inside [min(a, b), max(a, b)] so
 // rounding in exp/log cannot step outside the valid range.
 double log_lerp(double a, double b, double t) {
@@ -253,6 +267,8 @@ int round_between(double value, int a, int b) {
 }
 
 }  // namespace
+
+// [SECTION] Key lookup, blending and format names
 
 std::span<const ParamKey> param_keys() { return key_table().keys; }
 
@@ -293,6 +309,8 @@ std::optional<Format> format_from_name(std::string_view name) {
     if (format_info(format).name == name) return format;
   return std::nullopt;
 }
+
+// [SECTION] Validation and setting one key
 
 Result<void> validate(const Params& p) {
   for (const ParamKey& key : key_table().keys)
@@ -407,6 +425,8 @@ Result<void> attach_import(Params& params, std::shared_ptr<const ImportedAttenti
   params = std::move(candidate);
   return {};
 }
+
+// [SECTION] get_param, score lists and --set assignments
 
 std::optional<std::string> get_param(const Params& p, std::string_view name) {
   const ParamKey* key = find_param_key(name);

@@ -1,5 +1,11 @@
 // Reference softmax kernels in double (and the float row kernel for attention maps).
-// Sections: [helpers] [softmax variants] [statistics] [gradients] [float rows].
+//
+// [SECTION] Index
+//   [SECTION] Helpers
+//   [SECTION] Softmax variants
+//   [SECTION] Statistics
+//   [SECTION] Gradients
+//   [SECTION] Float rows
 #include "smlab/softmax.hpp"
 
 #include <algorithm>
@@ -17,7 +23,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kLargestDouble = std::numeric_limits<double>::max();
 
-// ─── [helpers] ──────────────────────────────────────────────────────────────────────────────
+// [SECTION] Helpers
 
 using detail::fill_undefined;
 using detail::RowScan;
@@ -172,7 +178,7 @@ LargestSplit split_at_largest(std::span<const double> probabilities) {
 
 }  // namespace
 
-// ─── [softmax variants] ─────────────────────────────────────────────────────────────────────
+// [SECTION] Softmax variants
 
 bool softmax(std::span<double> probabilities, std::span<const double> scores, double temperature) {
   assert(probabilities.size() == scores.size() && !scores.empty() && temperature > 0.0);
@@ -275,7 +281,7 @@ double logsumexp(std::span<const double> scores, double temperature) {
   return head + (std::log1p(rest) + remainder / temperature);
 }
 
-// ─── [statistics] ───────────────────────────────────────────────────────────────────────────
+// [SECTION] Statistics
 
 double entropy_nats(std::span<const double> probabilities) {
   // H = −Σ p_i ln p_i. Every term is ≥ 0, so the sum never cancels; the one term that needs
@@ -323,7 +329,7 @@ double kl_divergence(std::span<const double> p, std::span<const double> q) {
   return divergence;
 }
 
-// ─── [gradients] ────────────────────────────────────────────────────────────────────────────
+// [SECTION] Gradients
 
 GradientParabola sample_gradient_parabola(int points) {
   assert(points >= 2);
@@ -458,7 +464,7 @@ void log_softmax_vjp(std::span<double> score_gradient, std::span<const double> p
   }
 }
 
-// ─── [float rows] ───────────────────────────────────────────────────────────────────────────
+// [SECTION] Float rows
 
 void softmax_rows_inplace(std::span<float> matrix, int rows, int cols, double logit_scale) {
   assert(matrix.size() == static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));

@@ -1,4 +1,8 @@
 // The table of views: the one registry of the dashboard and the labs (how to add one: views.hpp).
+//
+// [SECTION] Index
+//   [SECTION] Lesson panels
+//   [SECTION] The registry: one row per view, in View order (= tab order).
 #include "smlab/views.hpp"
 
 #include <array>
@@ -47,7 +51,8 @@ std::any loss_evaluator(const Params& lab_params, const Snapshot& snapshot) {
   return lab;
 }
 
-// [SECTION] Lesson panels: the plot names each view places (app/panels/dashboard.cpp and
+// [SECTION] Lesson panels
+// The plot names each view places (app/panels/dashboard.cpp and
 // app/panels/lab_*.cpp); lesson_test checks every one against a real render.
 const std::array<ViewPanel, 8> dashboard_panels{{
     {"distribution", {"distribution"}},

@@ -1,5 +1,9 @@
 // Progressive Monte Carlo statistics: one attention row versus d_k, and q·k itself.
 // Each call adds trials to running sums, so a UI can refine a curve frame by frame.
+//
+// [SECTION] Index
+//   [SECTION] Entropy, max weight and Jacobian norm of one attention row versus d_k
+//   [SECTION] The distribution of q·k: variance and histogram, scaled and unscaled
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,12 @@
 // The rest of importing: CSV matrices, token lists, --import specs, role names, and the checks
 // that turn picked arrays into one ImportedAttention.
+//
+// [SECTION] Index
+//   [SECTION] Text: trimming, numbers, UTF-8, JSON strings
+//   [SECTION] CSV matrices and token lists
+//   [SECTION] Roles and --import specs
+//   [SECTION] Assembling one ImportedAttention
+//   [SECTION] Labels
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -12,6 +19,8 @@ namespace smlab {
 namespace {
 
 using import_detail::shown;
+
+// [SECTION] Text: trimming, numbers, UTF-8, JSON strings
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -167,6 +176,8 @@ std::string json_string_list(std::string_view text, std::vector<std::string>& ou
 
 }  // namespace
 
+// [SECTION] CSV matrices and token lists
+
 ArrayParse parse_csv_matrix(std::string_view text, std::string_view file) {
   auto fail = [&](const std::string& why) { return Error::usage(std::string(file) + ": " + why); };
   NdArray out;
@@ -248,6 +259,8 @@ TokenParse parse_tokens(std::string_view text, std::string_view file) {
   return tokens;
 }
 
+// [SECTION] Roles and --import specs
+
 std::string_view role_name(ArrayRole role) {
   switch (role) {
     case ArrayRole::queries: return "Q";
@@ -327,6 +340,8 @@ SpecParse parse_import_spec(std::string_view text, bool (*exists)(const std::str
   }
   return spec;
 }
+
+// [SECTION] Assembling one ImportedAttention
 
 std::span<const float> ImportedAttention::slice(const std::vector<float>& all, int batch, int head, int per_row) const {
   const std::size_t size = static_cast<std::size_t>(length) * static_cast<std::size_t>(per_row);
@@ -460,6 +475,8 @@ ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::s
   data->tokens_file = std::move(tokens_file);
   return std::shared_ptr<const ImportedAttention>(std::move(data));
 }
+
+// [SECTION] Labels
 
 std::string shorten_label(std::string_view label, std::size_t max_chars) {
   std::size_t chars = 0, cut = 0;

@@ -1,6 +1,12 @@
 // NumPy .npy and .npz readers over bytes in memory: header dict, dtype, order, shape, and the zip
 // container (stored or deflated through zlib). Sizes are checked against the bytes present
 // before anything is allocated, so a header declaring 10 GB is refused, not attempted.
+//
+// [SECTION] Index
+//   [SECTION] Bytes and the header dict
+//   [SECTION] .npy arrays
+//   [SECTION] The zip container
+//   [SECTION] .npz archives: list and read
 #include <zlib.h>
 
 #include <algorithm>
@@ -17,6 +23,8 @@ namespace smlab {
 namespace {
 
 using import_detail::shown;
+
+// [SECTION] Bytes and the header dict
 
 std::string where(std::string_view file, std::string_view array) {
   std::string out(file);
@@ -154,6 +162,8 @@ float decode(const std::uint8_t* p, int size, bool big_endian) {
 
 }  // namespace
 
+// [SECTION] .npy arrays
+
 ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file, std::string_view array) {
   const std::string at = where(file, array);
   auto fail = [&](const std::string& why) { return Error::usage(at + ": " + why); };
@@ -246,6 +256,8 @@ ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file,
 }
 
 namespace {
+
+// [SECTION] The zip container
 
 struct ZipEntry {
   std::string name;
@@ -386,6 +398,8 @@ std::string entry_bytes(std::span<const std::uint8_t> bytes, const ZipEntry& ent
 }
 
 }  // namespace
+
+// [SECTION] .npz archives: list and read
 
 ArchiveParse list_npz(std::span<const std::uint8_t> bytes, std::string_view file) {
   std::vector<ZipEntry> entries;
