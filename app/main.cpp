@@ -556,13 +556,11 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
 
 // The headless modes (lesson PNGs, GIF, frame benchmark, screenshot) all render at --size with no
 // display.
-Result<smlab::platform::Created<smlab::platform::Offscreen>> create_offscreen(const Size& size) {
+smlab::platform::Created<smlab::platform::Offscreen> create_offscreen(const Size& size) {
   smlab::platform::OffscreenOptions offscreen_options;
   offscreen_options.width = size.width;
   offscreen_options.height = size.height;
-  auto created = smlab::platform::Offscreen::create(offscreen_options);
-  if (!created) return Error::no_graphics(created.error);
-  return created;
+  return smlab::platform::Offscreen::create(offscreen_options);
 }
 
 // Every step of a lesson as a PNG, rendered offscreen like --screenshot; all or none.
@@ -592,14 +590,14 @@ Result<void> run_lesson_pngs(const Options& o, app::AppOptions options) {
   options.params = lesson.steps.front().params;
   options.view = lesson.steps.front().view;
   options.lesson = app::LessonPosition{*index, 0};
-  app::App app(*created->surface, options);
+  app::App app(**created, options);
   if (!app.font_warning().empty()) warn(app.font_warning());
   for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
     app::open_lesson_step(app.ui(), *index, step, false);
     app.evaluator().set_refine_limit(app::headless_refine_trials(lesson.steps[step].params.seq_len));
     app.wait_for_snapshot();
     for (int frame = 0; frame < 3; ++frame) app.frame();  // as --screenshot: the third frame is saved
-    const std::vector<std::uint8_t> png = smlab::exporting::encode_png(created->surface->capture());
+    const std::vector<std::uint8_t> png = smlab::exporting::encode_png((*created)->capture());
     if (png.empty()) return Error::file("cannot write '" + targets[step].string() + "': PNG encoding failed");
     if (Result<void> staged = batch.stage(targets[step], png); !staged) return staged;
   }
@@ -618,9 +616,9 @@ Result<void> run_gif(const Options& o, app::AppOptions options) {
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
   options.refine_trials = app::headless_refine_trials(options.params.seq_len);
-  app::App app(*created->surface, options);
+  app::App app(**created, options);
   smlab::exporting::GifWriter writer;
-  if (Result<void> rendered = app::render_sweep(app, *created->surface, *sweep, o.gif_frames, writer); !rendered)
+  if (Result<void> rendered = app::render_sweep(app, **created, *sweep, o.gif_frames, writer); !rendered)
     return rendered;
   if (Result<void> written = smlab::exporting::write_gif(target, writer, o.overwrite); !written) return written;
   std::printf("%s\n", o.gif_path.c_str());
@@ -631,7 +629,7 @@ Result<void> run_gif(const Options& o, app::AppOptions options) {
 Result<void> run_bench(const Options& o, const app::AppOptions& options) {
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
-  app::App app(*created->surface, options);
+  app::App app(**created, options);
   std::string error;
   const auto result = app::run_frame_bench(app, o.bench_key, o.bench_frames, error);
   if (!error.empty()) return Error::usage(error);
@@ -643,7 +641,7 @@ Result<void> run_bench(const Options& o, const app::AppOptions& options) {
 Result<void> run_bench_latency(const Options& o, const app::AppOptions& options) {
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
-  app::App app(*created->surface, options);
+  app::App app(**created, options);
   std::string error;
   const auto result = app::run_latency_bench(app, o.bench_key_given ? o.bench_key : "", o.bench_latency, error);
   if (!error.empty()) return Error::usage(error);
@@ -657,10 +655,11 @@ Result<void> run_screenshot(const Options& o, app::AppOptions options) {
   if (Result<void> checked = smlab::exporting::check_target(target, o.overwrite); !checked) return checked;
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
-  smlab::platform::Offscreen& surface = *created->surface;
+  smlab::platform::Offscreen& surface = **created;
   // --scale: the same layout with 2× or 4× the pixels; the App rasterises its fonts to match.
-  if (auto error = surface.resize(o.size.width, o.size.height, static_cast<float>(o.shot_scale)))
-    return Error::usage("--scale " + o.scale_text + " with --size " + o.size_text + " is too large: " + *error);
+  if (Result<void> resized = surface.resize(o.size.width, o.size.height, static_cast<float>(o.shot_scale)); !resized)
+    return Error{resized.error().kind, "--scale " + o.scale_text + " with --size " + o.size_text +
+                                           " is too large: " + resized.error().message};
   options.refine_trials = app::headless_refine_trials(options.params.seq_len);
   app::App app(surface, options);
   if (!app.font_warning().empty()) warn(app.font_warning());

@@ -344,10 +344,10 @@ int main(int argc, char** argv) {
   window_options.height = std::max(240, static_cast<int>(css_height));
   auto created = smlab::platform::Window::create(window_options);
   if (!created) {
-    show_error(created.error);
-    return smlab::exit_code(smlab::Error::Kind::no_graphics);
+    show_error(created.error().message);
+    return smlab::exit_code(created.error().kind);
   }
-  web->window = std::move(created.surface);
+  web->window = std::move(*created);
   web->app = std::make_unique<smlab::app::App>(*web->window, options);
   if (!web->app->font_warning().empty()) show_error(web->app->font_warning());
   if (!web->app->language_warning().empty()) show_error(web->app->language_warning());

@@ -292,13 +292,13 @@ TEST_P(HostileCatalogue, EveryViewRendersWithPrintfBaitInEveryString) {
   for (auto& [key, text] : chinese) text = bait + key;
   i18n::install(std::move(english), std::move(chinese));
   auto created = platform::Offscreen::create({});
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   AppOptions options;
   options.language = GetParam();
   options.params.seq_len = 8;
   options.refine_trials = 50;
   options.lessons = load_lessons(find_assets_dir() / "lessons");
-  App app(*created.surface, options);
+  App app(**created, options);
   for (const ViewInfo& info : all_views()) {
     app.ui().view = info.view;
     app.ui().select_view_tab = true;
@@ -325,13 +325,13 @@ class LanguageViews : public ::testing::TestWithParam<Language> {
 TEST_P(LanguageViews, EveryViewRendersWithNoMissingKey) {
   ::unsetenv("DISPLAY");
   auto created = platform::Offscreen::create({});
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   i18n::clear_missing_keys();
   i18n::clear_reads_outside_use();
   AppOptions options;
   options.language = GetParam();
   options.refine_trials = headless_refine_trials(options.params.seq_len);
-  App app(*created.surface, options);
+  App app(**created, options);
   ASSERT_EQ(app.language(), GetParam()) << app.language_warning();
   for (const ViewInfo& info : all_views()) {
     app.ui().view = info.view;
@@ -363,11 +363,11 @@ INSTANTIATE_TEST_SUITE_P(BothLanguages, LanguageViews, ::testing::Values(Languag
 TEST_F(Languages, SwitchingToChineseAtRunTimeLoadsEveryGlyph) {
   ::unsetenv("DISPLAY");
   auto created = platform::Offscreen::create({});
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   AppOptions options;
   options.refine_trials = headless_refine_trials(options.params.seq_len);
   options.lessons = load_lessons(find_assets_dir() / "lessons");  // as main.cpp gives them
-  App app(*created.surface, options);
+  App app(**created, options);
   app.wait_for_snapshot();
   app.frame();
   ASSERT_NE(app.ui_font(), nullptr);
@@ -424,12 +424,12 @@ TEST_F(Languages, MissingChineseFontFallsBackToEnglishWithOneMessage) {
   ::unsetenv("DISPLAY");
   ::setenv("SOFTMAX_LAB_CJK_FONT", "/nonexistent/wqy-microhei.ttc", 1);
   auto created = platform::Offscreen::create({});
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   AppOptions options;
   options.language = Language::Chinese;
   options.refine_trials = headless_refine_trials(options.params.seq_len);
   {
-    App app(*created.surface, options);
+    App app(**created, options);
     EXPECT_EQ(app.language(), Language::English);
     EXPECT_NE(app.language_warning().find("fonts-wqy-microhei"), std::string::npos) << app.language_warning();
     EXPECT_EQ(app.language_warning().find('\n'), std::string::npos) << app.language_warning();

@@ -485,15 +485,15 @@ TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
   surface_options.width = 1600;
   surface_options.height = 900;
   auto created = smlab::platform::Offscreen::create(surface_options);
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   smlab::app::AppOptions options;
   options.refine_trials = smlab::app::headless_refine_trials(16);
-  smlab::app::App app(*created.surface, options);
+  smlab::app::App app(**created, options);
   const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
   auto render = [&] {
     app.wait_for_snapshot();
     for (int frame = 0; frame < 3; ++frame) app.frame();
-    return created.surface->capture();
+    return (*created)->capture();
   };
   const smlab::Params before = app.ui().params;
   const smlab::Result<void> refused = app.import_files({examples + "no-such-file.npz"}, "");

@@ -73,8 +73,8 @@ class LanguageContext : public ::testing::Test {
     options.width = 1024;
     options.height = 640;
     auto created = platform::Offscreen::create(options);
-    EXPECT_TRUE(created) << created.error;
-    return std::move(created.surface);
+    EXPECT_TRUE(created) << created.error().message;
+    return created ? std::move(*created) : nullptr;
   }
   static AppOptions options(Language language) {
     AppOptions options;

@@ -383,8 +383,8 @@ class LessonRender : public ::testing::Test {
     options.width = 1600;
     options.height = 900;
     auto created = platform::Offscreen::create(options);
-    ASSERT_TRUE(created) << created.error;
-    surface_ = std::move(created.surface);
+    ASSERT_TRUE(created) << created.error().message;
+    surface_ = std::move(*created);
   }
 
   Image render_step(App& app, std::size_t lesson, std::size_t step) {

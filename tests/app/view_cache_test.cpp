@@ -22,8 +22,8 @@ class ViewBuilds : public ::testing::Test {
     options.width = 1280;
     options.height = 720;
     auto created = platform::Offscreen::create(options);
-    ASSERT_TRUE(created) << created.error;
-    surface_ = std::move(created.surface);
+    ASSERT_TRUE(created) << created.error().message;
+    surface_ = std::move(*created);
   }
 
   // Until everything submitted (the Snapshot and its d_k refinement) is drawn.
