@@ -49,8 +49,8 @@ class CatalogueEnvironment : public ::testing::Environment {
 
 i18n::Table load(const char* name) {
   const i18n::TableResult result = i18n::load_table(find_assets_dir() / "i18n" / name);
-  EXPECT_TRUE(result.error.empty()) << result.error;
-  return result.table;
+  EXPECT_TRUE(result.ok()) << result.error().message;
+  return result.ok() ? *result : i18n::Table{};
 }
 
 // "%.4f", "%d", "%zu", "%%": the printf conversions of a text, in order (read-outs and slider
@@ -129,6 +129,19 @@ TEST_F(Languages, BothTablesParseAndHoldTheSameKeys) {
   ASSERT_GT(english.size(), 200u) << "en.json looks truncated";
   for (const auto& [key, text] : english) EXPECT_TRUE(chinese.contains(key)) << "zh-CN.json lacks " << key;
   for (const auto& [key, text] : chinese) EXPECT_TRUE(english.contains(key)) << "en.json lacks " << key;
+}
+
+// A table that cannot be read is a file error (exit 3); one that reads but is not a flat object of
+// strings is bad content (exit 2). Both messages name the file.
+TEST_F(Languages, TableErrorsSayWhetherTheFileOrItsContentIsAtFault) {
+  const fs::path missing = fs::temp_directory_path() / "smlab-no-such-table.json";
+  const i18n::TableResult unreadable = i18n::load_table(missing);
+  ASSERT_FALSE(unreadable.ok());
+  EXPECT_EQ(smlab::exit_code(unreadable.error().kind), 3) << unreadable.error().message;
+  EXPECT_NE(unreadable.error().message.find(missing.string()), std::string::npos) << unreadable.error().message;
+  const i18n::TableResult nested = i18n::parse_table(R"({"a": {"b": "c"}})");
+  ASSERT_FALSE(nested.ok());
+  EXPECT_EQ(smlab::exit_code(nested.error().kind), 2) << nested.error().message;
 }
 
 TEST_F(Languages, TranslationsKeepPlaceholdersAndConversions) {
