@@ -445,13 +445,14 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   // A lesson step sets Params and view like a preset (--set still applies on top).
   if (!o.lesson_spec.empty()) {
     const app::LessonLookup found = app::lookup_lesson(lessons, o.lesson_spec);
-    if (!found.position) {
+    if (!found) {
       if (lessons.lessons.empty() && !lessons.error.empty()) return Error::file(lessons.error);
       // A lesson file that did not load is named: it may be why the lesson is missing.
-      return Error::usage(found.error + (lessons.error.empty() ? "" : " (" + lessons.error + ")"));
+      return Error{found.error().kind,
+                   found.error().message + (lessons.error.empty() ? "" : " (" + lessons.error + ")")};
     }
-    start.lesson = found.position;
-    const app::LessonStep& step = lessons.lessons[found.position->lesson].steps[found.position->step];
+    start.lesson = *found;
+    const app::LessonStep& step = lessons.lessons[found->lesson].steps[found->step];
     start.params = step.params;
     if (!o.given.view) start.view = step.view;
   }

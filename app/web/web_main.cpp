@@ -107,9 +107,9 @@ std::optional<std::string> apply_url_state(const UrlState& url, smlab::app::AppO
   }
   if (!lesson_spec.empty()) {
     const smlab::app::LessonLookup found = smlab::app::lookup_lesson(result.lessons, lesson_spec);
-    if (!found.position) return found.error;
-    result.lesson = found.position;
-    const smlab::app::LessonStep& step = result.lessons.lessons[found.position->lesson].steps[found.position->step];
+    if (!found.ok()) return found.error().message;
+    result.lesson = *found;
+    const smlab::app::LessonStep& step = result.lessons.lessons[found->lesson].steps[found->step];
     result.params = step.params;
     result.view = step.view;
   }
