@@ -431,10 +431,10 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
     const Result<void> applied = app::apply_session(*loaded, lessons, o.given, start);
     if (!start.import_warning.empty()) warn(start.import_warning);
     start.import_warning.clear();
-    if (!applied) return Error::usage("'" + o.load_path + "': " + applied.error().message);
+    if (!applied) return Error{applied.error().kind, "'" + o.load_path + "': " + applied.error().message};
   }
   if (!o.preset_name.empty()) {
-    if (!presets.error.empty()) return Error::file(presets.error);
+    if (!presets) return presets.error();
     const app::Preset* preset = app::find_preset(presets, o.preset_name);
     if (preset == nullptr)
       return Error::usage("--preset '" + o.preset_name.substr(0, 40) + "' is not a preset: allowed " +
@@ -488,8 +488,8 @@ void print_keys() {
 Result<void> run_lists(const Options& o, const app::PresetList& presets, const app::LessonList& lessons) {
   if (o.list_keys) print_keys();
   if (o.list_presets) {
-    if (!presets.error.empty()) return Error::file(presets.error);
-    for (const app::Preset& preset : presets.presets)
+    if (!presets) return presets.error();
+    for (const app::Preset& preset : *presets)
       std::printf("%-20s %s\n", preset.name.c_str(), printable(preset.title).c_str());
   }
   if (o.list_lessons) {
@@ -687,8 +687,8 @@ Result<void> run_screenshot(const Options& o, app::AppOptions options) {
 // The window: GLFW on X11 (no display: exit 4). A start with no state on the command line resumes
 // the last session (window_run.hpp).
 Result<void> run_window(const Options& o, app::AppOptions options) {
-  if (!options.presets.error.empty())
-    std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", options.presets.error.c_str());
+  if (!options.presets)
+    std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", options.presets.error().message.c_str());
   app::WindowRun window_run;
   window_run.options = std::move(options);
   window_run.width = o.size.width;

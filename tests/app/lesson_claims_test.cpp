@@ -171,7 +171,7 @@ TEST(LessonClaims, AClaimAgainstTheWrongNumberFails) {
 // with the same claim vocabulary (presets.json holds no claims of its own).
 TEST(LessonClaims, PresetTitlesHold) {
   const PresetList list = load_presets(find_assets_dir() / "presets.json");
-  ASSERT_TRUE(list.error.empty()) << list.error;
+  ASSERT_TRUE(list.ok()) << list.error().message;
   const struct {
     const char* preset;
     View view;
