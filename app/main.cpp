@@ -446,10 +446,10 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   if (!o.lesson_spec.empty()) {
     const app::LessonLookup found = app::lookup_lesson(lessons, o.lesson_spec);
     if (!found) {
-      if (lessons.lessons.empty() && !lessons.error.empty()) return Error::file(lessons.error);
+      if (lessons.lessons.empty() && lessons.error) return *lessons.error;
       // A lesson file that did not load is named: it may be why the lesson is missing.
       return Error{found.error().kind,
-                   found.error().message + (lessons.error.empty() ? "" : " (" + lessons.error + ")")};
+                   found.error().message + (lessons.error ? " (" + lessons.error->message + ")" : "")};
     }
     start.lesson = *found;
     const app::LessonStep& step = lessons.lessons[found->lesson].steps[found->step];
@@ -496,7 +496,7 @@ Result<void> run_lists(const Options& o, const app::PresetList& presets, const a
     for (const app::Lesson& lesson : lessons.lessons)
       std::printf("%-20s %2zu steps  %s\n", lesson.name.c_str(), lesson.steps.size(),
                   printable(lesson.title.english).c_str());
-    if (!lessons.error.empty()) return Error::file(lessons.error);
+    if (lessons.error) return *lessons.error;
   }
   if (o.list_views) {
     for (const smlab::ViewInfo& info : smlab::all_views())
@@ -570,9 +570,9 @@ Result<void> run_lesson_pngs(const Options& o, app::AppOptions options) {
   const std::string& name = o.export_lesson[0];
   const auto index = app::find_lesson(lessons, name);
   if (!index) {
-    if (lessons.lessons.empty() && !lessons.error.empty()) return Error::file(lessons.error);
+    if (lessons.lessons.empty() && lessons.error) return *lessons.error;
     return Error::usage("--export-lesson '" + name.substr(0, 40) + "' is not a lesson: allowed " +
-                        app::lesson_names(lessons) + (lessons.error.empty() ? "" : " (" + lessons.error + ")"));
+                        app::lesson_names(lessons) + (lessons.error ? " (" + lessons.error->message + ")" : ""));
   }
   const app::Lesson& lesson = lessons.lessons[*index];
   const fs::path dir(o.export_lesson[1]);

@@ -307,17 +307,18 @@ LessonList load_lessons(const std::filesystem::path& dir) {
   for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
     if (it->path().extension() == ".json") files.push_back(it->path());
   if (error) {
-    list.error = one_line("cannot read lessons '" + dir.string() + "': " + error.message());
+    list.error = Error::file(one_line("cannot read lessons '" + dir.string() + "': " + error.message()));
     return list;
   }
   std::sort(files.begin(), files.end());
   if (files.size() > lesson_max_files) {
-    list.error = one_line("lessons '" + dir.string() + "' holds more than " + std::to_string(lesson_max_files) +
-                          " files; reading the first " + std::to_string(lesson_max_files));
+    list.error =
+        Error::file(one_line("lessons '" + dir.string() + "' holds more than " + std::to_string(lesson_max_files) +
+                             " files; reading the first " + std::to_string(lesson_max_files)));
     files.resize(lesson_max_files);
   }
   auto report = [&](const std::string& message) {
-    if (list.error.empty()) list.error = one_line(message);
+    if (!list.error) list.error = Error::file(one_line(message));
   };
   for (const std::filesystem::path& file : files) {
     const std::string shown_file = "lesson file '" + file.string() + "'";

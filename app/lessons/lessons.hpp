@@ -91,9 +91,12 @@ using LessonLoad = Result<Lesson>;
 // hand-written file); every "set" value goes through set_param.
 LessonLoad parse_lesson(std::string_view json_text);
 
+// Not a Result: the lessons that loaded are kept beside the problem with the others.
 struct LessonList {
   std::vector<Lesson> lessons;  // the files that loaded, ordered by file name
-  std::string error;            // "" or one line about the first file that did not load
+  // The first file that did not load, as an Error::file of one line (the lessons belong to the
+  // installation: a run that needs the missing ones exits 3); none when every file loaded.
+  std::optional<Error> error;
 };
 
 // Loads every *.json in `dir` (ordered by file name, so "01-…" comes first). A bad file is left out

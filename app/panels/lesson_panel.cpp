@@ -386,7 +386,7 @@ void draw_lesson_launcher(UiState& ui) {
   ImGui::Separator();
   const auto& lessons = ui.lessons.lessons;
   if (lessons.empty()) {
-    ImGui::TextDisabled("%s", ui.lessons.error.empty() ? i18n::tr("lesson.none") : ui.lessons.error.c_str());
+    ImGui::TextDisabled("%s", ui.lessons.error ? ui.lessons.error->message.c_str() : i18n::tr("lesson.none"));
     return;
   }
   const i18n::Language language = i18n::language();
@@ -413,7 +413,7 @@ void draw_lesson_launcher(UiState& ui) {
   if (ImGui::Button(start.c_str())) ui.lesson.start_requested = static_cast<std::size_t>(ui.lesson.launcher_index);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", i18n::format("lesson.start_tooltip", {std::to_string(selected.steps.size())}).c_str());
-  if (!ui.lessons.error.empty()) ImGui::TextDisabled("%s", ui.lessons.error.c_str());
+  if (ui.lessons.error) ImGui::TextDisabled("%s", ui.lessons.error->message.c_str());
 }
 
 }  // namespace smlab::app

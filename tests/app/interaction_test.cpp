@@ -459,7 +459,7 @@ TEST_F(Window, ArrowsNudgeTheSliderUnderTheMouseOnly) {
 TEST_F(Window, WithALessonOpenArrowsNudgeAHoveredSliderAndOtherwiseTurnThePage) {
   UiState& ui = app_->ui();
   ui.lessons = load_lessons(find_assets_dir() / "lessons");
-  ASSERT_FALSE(ui.lessons.lessons.empty()) << ui.lessons.error;
+  ASSERT_FALSE(ui.lessons.lessons.empty()) << (ui.lessons.error ? ui.lessons.error->message : "");
   ASSERT_GE(ui.lessons.lessons[0].steps.size(), 2u);
   ASSERT_TRUE(open_lesson_step(ui, 0, 0, false));
   app_->frame();
@@ -508,7 +508,7 @@ TEST_F(Window, AtRestTheWindowMaySleepAndAnythingThatMovesKeepsItAwake) {
   // The lesson launcher's Start: a request carried out after the controls' edit, then a glide.
   UiState& ui = app_->ui();
   ui.lessons = load_lessons(find_assets_dir() / "lessons");
-  ASSERT_FALSE(ui.lessons.lessons.empty()) << ui.lessons.error;
+  ASSERT_FALSE(ui.lessons.lessons.empty()) << (ui.lessons.error ? ui.lessons.error->message : "");
   ui.lesson.start_requested = 0;
   EXPECT_EQ(app_->idle_wait_seconds(), 0.0);
   app_->frame();

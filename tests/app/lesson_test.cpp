@@ -60,7 +60,7 @@ std::string lesson_json(const std::string& second_step_set = R"({"temperature": 
 
 TEST(LessonFiles, EveryShippedLessonLoadsWithFiveToNineStepsInBothLanguages) {
   const LessonList& list = shipped();
-  ASSERT_TRUE(list.error.empty()) << list.error;
+  ASSERT_FALSE(list.error) << list.error->message;
   ASSERT_GE(list.lessons.size(), 6u);
   for (const char* name : {"why-softmax", "stability", "temperature", "saturation", "scaling", "toolbox"})
     EXPECT_TRUE(find_lesson(list, name).has_value()) << "missing lesson " << name;
@@ -194,11 +194,15 @@ TEST(LessonLoader, AFolderWithABadAndADuplicateFileKeepsTheGoodLessons) {
   const LessonList list = load_lessons(dir);
   ASSERT_EQ(list.lessons.size(), 1u);
   EXPECT_EQ(list.lessons[0].name, "demo");
-  EXPECT_TRUE(one_line(list.error)) << list.error;
-  EXPECT_NE(list.error.find("b.json"), std::string::npos) << list.error;
+  ASSERT_TRUE(list.error);
+  EXPECT_TRUE(one_line(list.error->message)) << list.error->message;
+  EXPECT_NE(list.error->message.find("b.json"), std::string::npos) << list.error->message;
+  // A lesson file that does not load is a file error: a run that needs it exits 3, as before.
+  EXPECT_EQ(smlab::exit_code(list.error->kind), 3);
   const LessonList missing = load_lessons(dir / "nope");
   EXPECT_TRUE(missing.lessons.empty());
-  EXPECT_NE(missing.error.find("nope"), std::string::npos) << missing.error;
+  ASSERT_TRUE(missing.error);
+  EXPECT_NE(missing.error->message.find("nope"), std::string::npos) << missing.error->message;
   fs::remove_all(dir);
 }
 

@@ -180,7 +180,7 @@ TEST(PredictReveal, GuessesOutsideTheChoicesOrTheRangeAreRefusedInOneLine) {
 
 TEST(PredictLookup, NameStepGuessNeedsAPredictStepAndAnAllowedGuess) {
   const LessonList& list = shipped();
-  ASSERT_TRUE(list.error.empty()) << list.error;
+  ASSERT_FALSE(list.error) << list.error->message;
   const auto scaling = find_lesson(list, "scaling");
   ASSERT_TRUE(scaling);
   std::vector<std::size_t> typed, chosen;
