@@ -95,7 +95,7 @@ TEST_F(ViewBuilds, DashboardIsBuiltOnceAndRebuiltOnlyWhenItsInputsChange) {
   // A pin (its ghosts are drawn in the dashboard's plots): rebuilt, and a sixth plus one map.
   Params hot = app.ui().params;
   hot.temperature = 2.0;
-  ASSERT_TRUE(add_pin(app.ui().pins, hot));
+  ASSERT_TRUE(add_pin(app.ui().pins, hot).ok());
   before = app.view_builds();
   app.frame();
   EXPECT_GT(app.view_builds(), before) << "a new pin did not rebuild the dashboard";
