@@ -581,4 +581,17 @@ TEST(ImportCli, LongContextExportsThePooledMap) {
   EXPECT_EQ(std::count(distribution.begin(), distribution.end(), '\n'), length + 1);
 }
 
+// A token line longer than 1024 bytes is named by its own line number (it always said line 1), and
+// bad token content is a usage error (exit 2).
+TEST(ImportTokens, ATooLongLineIsNamedByItsNumber) {
+  const std::string text = "The\ncat\nsat\n" + std::string(1025, 'x') + "\non\n";
+  const smlab::TokenParse parsed = smlab::parse_tokens(text, "tokens.txt");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().message, "tokens.txt: line 4 is longer than 1024 bytes");
+  EXPECT_EQ(smlab::exit_code(parsed.error().kind), 2);
+  const smlab::TokenParse fine = smlab::parse_tokens("The\ncat\n", "tokens.txt");
+  ASSERT_TRUE(fine.ok()) << fine.error().message;
+  EXPECT_EQ(*fine, (std::vector<std::string>{"The", "cat"}));
+}
+
 }  // namespace
