@@ -89,7 +89,7 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   // --lesson NAME:STEP:GUESS (or an export of a revealed step) shows the step revealed.
   if (options.lesson && resume_lesson(ui_, options.lesson->lesson, options.lesson->step) &&
       (options.lesson->guess || options.lesson_revealed))
-    commit_guess(ui_, options.lesson->guess);
+    (void)commit_guess(ui_, options.lesson->guess);  // lookup_lesson checked the guess
   ui_.pins.pins = options.pins;
 
   ui_.presenter = options.presenter;

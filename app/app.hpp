@@ -30,8 +30,8 @@ struct AppOptions : StartState {
   // Monte Carlo refinement limit in trials per d_k point; 0 = the interactive
   // default (Evaluator::refine_max_trials). Headless renders use headless_refine_trials().
   std::int64_t refine_trials = 0;
-  PresetList presets;  // offered by the Presets combo
-  LessonList lessons;  // offered by the Lessons combo (assets/lessons)
+  PresetList presets = std::vector<Preset>{};  // offered by the Presets combo
+  LessonList lessons;                          // offered by the Lessons combo (assets/lessons)
   // The open lesson's predict step shown revealed (beside lesson->guess, if any): an export of the window.
   bool lesson_revealed = false;
   bool presenter = false;      // start in presenter mode (--presenter)

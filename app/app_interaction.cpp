@@ -213,11 +213,11 @@ void App::start_gif_recording() {
   auto created = platform::Offscreen::create(offscreen);
   if (!created) {
     ImGui::SetCurrentContext(surface_.imgui_context());
-    report(created.error, true);
+    report(created.error().message, true);
     return;
   }
   auto recording = std::make_unique<GifRecording>();
-  recording->surface = std::move(created.surface);
+  recording->surface = std::move(*created);
   recording->app = std::make_unique<App>(*recording->surface, offscreen_options());
   recording->spec = *parsed;
   recording->frames = std::clamp(state.sweep.gif_frames, sweep_gif_frames_min, sweep_gif_frames_max);

@@ -432,10 +432,10 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
     const Result<void> applied = app::apply_session(*loaded, lessons, o.given, start);
     if (!start.import_warning.empty()) warn(start.import_warning);
     start.import_warning.clear();
-    if (!applied) return Error::usage("'" + o.load_path + "': " + applied.error().message);
+    if (!applied) return Error{applied.error().kind, "'" + o.load_path + "': " + applied.error().message};
   }
   if (!o.preset_name.empty()) {
-    if (!presets.error.empty()) return Error::file(presets.error);
+    if (!presets) return presets.error();
     const app::Preset* preset = app::find_preset(presets, o.preset_name);
     if (preset == nullptr)
       return Error::usage("--preset '" + o.preset_name.substr(0, 40) + "' is not a preset: allowed " +
@@ -446,13 +446,14 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   // A lesson step sets Params and view like a preset (--set still applies on top).
   if (!o.lesson_spec.empty()) {
     const app::LessonLookup found = app::lookup_lesson(lessons, o.lesson_spec);
-    if (!found.position) {
-      if (lessons.lessons.empty() && !lessons.error.empty()) return Error::file(lessons.error);
+    if (!found) {
+      if (lessons.lessons.empty() && lessons.error) return *lessons.error;
       // A lesson file that did not load is named: it may be why the lesson is missing.
-      return Error::usage(found.error + (lessons.error.empty() ? "" : " (" + lessons.error + ")"));
+      return Error{found.error().kind,
+                   found.error().message + (lessons.error ? " (" + lessons.error->message + ")" : "")};
     }
-    start.lesson = found.position;
-    const app::LessonStep& step = lessons.lessons[found.position->lesson].steps[found.position->step];
+    start.lesson = *found;
+    const app::LessonStep& step = lessons.lessons[found->lesson].steps[found->step];
     start.params = step.params;
     if (!o.given.view) start.view = step.view;
   }
@@ -488,15 +489,15 @@ void print_keys() {
 Result<void> run_lists(const Options& o, const app::PresetList& presets, const app::LessonList& lessons) {
   if (o.list_keys) print_keys();
   if (o.list_presets) {
-    if (!presets.error.empty()) return Error::file(presets.error);
-    for (const app::Preset& preset : presets.presets)
+    if (!presets) return presets.error();
+    for (const app::Preset& preset : *presets)
       std::printf("%-20s %s\n", preset.name.c_str(), printable(preset.title).c_str());
   }
   if (o.list_lessons) {
     for (const app::Lesson& lesson : lessons.lessons)
       std::printf("%-20s %2zu steps  %s\n", lesson.name.c_str(), lesson.steps.size(),
                   printable(lesson.title.english).c_str());
-    if (!lessons.error.empty()) return Error::file(lessons.error);
+    if (lessons.error) return *lessons.error;
   }
   if (o.list_views) {
     for (const smlab::ViewInfo& info : smlab::all_views())
@@ -557,13 +558,11 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
 
 // The headless modes (lesson PNGs, GIF, frame benchmark, screenshot) all render at --size with no
 // display.
-Result<smlab::platform::Created<smlab::platform::Offscreen>> create_offscreen(const Size& size) {
+smlab::platform::Created<smlab::platform::Offscreen> create_offscreen(const Size& size) {
   smlab::platform::OffscreenOptions offscreen_options;
   offscreen_options.width = size.width;
   offscreen_options.height = size.height;
-  auto created = smlab::platform::Offscreen::create(offscreen_options);
-  if (!created) return Error::no_graphics(created.error);
-  return created;
+  return smlab::platform::Offscreen::create(offscreen_options);
 }
 
 // Every step of a lesson as a PNG, rendered offscreen like --screenshot; all or none.
@@ -572,9 +571,9 @@ Result<void> run_lesson_pngs(const Options& o, app::AppOptions options) {
   const std::string& name = o.export_lesson[0];
   const auto index = app::find_lesson(lessons, name);
   if (!index) {
-    if (lessons.lessons.empty() && !lessons.error.empty()) return Error::file(lessons.error);
+    if (lessons.lessons.empty() && lessons.error) return *lessons.error;
     return Error::usage("--export-lesson '" + name.substr(0, 40) + "' is not a lesson: allowed " +
-                        app::lesson_names(lessons) + (lessons.error.empty() ? "" : " (" + lessons.error + ")"));
+                        app::lesson_names(lessons) + (lessons.error ? " (" + lessons.error->message + ")" : ""));
   }
   const app::Lesson& lesson = lessons.lessons[*index];
   const fs::path dir(o.export_lesson[1]);
@@ -593,14 +592,14 @@ Result<void> run_lesson_pngs(const Options& o, app::AppOptions options) {
   options.params = lesson.steps.front().params;
   options.view = lesson.steps.front().view;
   options.lesson = app::LessonPosition{*index, 0};
-  app::App app(*created->surface, options);
+  app::App app(**created, options);
   if (!app.font_warning().empty()) warn(app.font_warning());
   for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
     app::open_lesson_step(app.ui(), *index, step, false);
     app.evaluator().set_refine_limit(app::headless_refine_trials(lesson.steps[step].params.seq_len));
     app.wait_for_snapshot();
     for (int frame = 0; frame < 3; ++frame) app.frame();  // as --screenshot: the third frame is saved
-    const std::vector<std::uint8_t> png = smlab::exporting::encode_png(created->surface->capture());
+    const std::vector<std::uint8_t> png = smlab::exporting::encode_png((*created)->capture());
     if (png.empty()) return Error::file("cannot write '" + targets[step].string() + "': PNG encoding failed");
     if (Result<void> staged = batch.stage(targets[step], png); !staged) return staged;
   }
@@ -619,9 +618,9 @@ Result<void> run_gif(const Options& o, app::AppOptions options) {
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
   options.refine_trials = app::headless_refine_trials(options.params.seq_len);
-  app::App app(*created->surface, options);
+  app::App app(**created, options);
   smlab::exporting::GifWriter writer;
-  if (Result<void> rendered = app::render_sweep(app, *created->surface, *sweep, o.gif_frames, writer); !rendered)
+  if (Result<void> rendered = app::render_sweep(app, **created, *sweep, o.gif_frames, writer); !rendered)
     return rendered;
   if (Result<void> written = smlab::exporting::write_gif(target, writer, o.overwrite); !written) return written;
   std::printf("%s\n", o.gif_path.c_str());
@@ -632,7 +631,7 @@ Result<void> run_gif(const Options& o, app::AppOptions options) {
 Result<void> run_bench(const Options& o, const app::AppOptions& options) {
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
-  app::App app(*created->surface, options);
+  app::App app(**created, options);
   const auto result = app::run_frame_bench(app, o.bench_key, o.bench_frames);
   if (!result) return result.error();
   std::printf("%s\n", result->to_json().c_str());
@@ -643,7 +642,7 @@ Result<void> run_bench(const Options& o, const app::AppOptions& options) {
 Result<void> run_bench_latency(const Options& o, const app::AppOptions& options) {
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
-  app::App app(*created->surface, options);
+  app::App app(**created, options);
   const auto result = app::run_latency_bench(app, o.bench_key_given ? o.bench_key : "", o.bench_latency);
   if (!result) return result.error();
   std::printf("%s\n", result->to_json().c_str());
@@ -656,10 +655,11 @@ Result<void> run_screenshot(const Options& o, app::AppOptions options) {
   if (Result<void> checked = smlab::exporting::check_target(target, o.overwrite); !checked) return checked;
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
-  smlab::platform::Offscreen& surface = *created->surface;
+  smlab::platform::Offscreen& surface = **created;
   // --scale: the same layout with 2× or 4× the pixels; the App rasterises its fonts to match.
-  if (auto error = surface.resize(o.size.width, o.size.height, static_cast<float>(o.shot_scale)))
-    return Error::usage("--scale " + o.scale_text + " with --size " + o.size_text + " is too large: " + *error);
+  if (Result<void> resized = surface.resize(o.size.width, o.size.height, static_cast<float>(o.shot_scale)); !resized)
+    return Error{resized.error().kind, "--scale " + o.scale_text + " with --size " + o.size_text +
+                                           " is too large: " + resized.error().message};
   options.refine_trials = app::headless_refine_trials(options.params.seq_len);
   app::App app(surface, options);
   if (!app.font_warning().empty()) warn(app.font_warning());
@@ -686,8 +686,8 @@ Result<void> run_screenshot(const Options& o, app::AppOptions options) {
 // The window: GLFW on X11 (no display: exit 4). A start with no state on the command line resumes
 // the last session (window_run.hpp).
 Result<void> run_window(const Options& o, app::AppOptions options) {
-  if (!options.presets.error.empty())
-    std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", options.presets.error.c_str());
+  if (!options.presets)
+    std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", options.presets.error().message.c_str());
   app::WindowRun window_run;
   window_run.options = std::move(options);
   window_run.width = o.size.width;

@@ -66,13 +66,13 @@ ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int he
   offscreen_options.framebuffer_scale = scale;
   offscreen_options.content_scale = content_scale;
   auto created = platform::Offscreen::create(offscreen_options);
-  if (!created) return Error::no_graphics(created.error);
+  if (!created) return created.error();
   {
-    App app(*created.surface, options);
+    App app(**created, options);
     app.wait_for_snapshot();
     // Two frames let ImGui settle auto-sized items; the third is the one saved (like --screenshot).
     for (int frame = 0; frame < 3; ++frame) app.frame();
-    const Image image = created.surface->capture();
+    const Image image = (*created)->capture();
     const ImVec2 display(static_cast<float>(width), static_cast<float>(height));
     const auto rect = find_panel(app.ui(), display, panel);
     if (!rect) {

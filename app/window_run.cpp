@@ -148,8 +148,10 @@ Result<void> run_window(WindowRun run) {
                    problem.c_str());
   }
   auto created = platform::Window::create(window_options);
-  if (!created) return Error::no_graphics(created.error + " (to render without a display use --screenshot FILE.png)");
-  platform::Window& window = *created.surface;
+  if (!created)
+    return Error{created.error().kind,
+                 created.error().message + " (to render without a display use --screenshot FILE.png)"};
+  platform::Window& window = **created;
   App app(window, run.options);
   if (!app.font_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.font_warning().c_str());
   if (!app.language_warning().empty()) std::fprintf(stderr, "softmax-lab: %s\n", app.language_warning().c_str());

@@ -57,11 +57,7 @@ Language read_language() {
   return current_language;
 }
 
-TableResult table_failure(std::string message) {
-  TableResult result;
-  result.error = std::move(message);
-  return result;
-}
+TableResult table_failure(std::string message) { return Error::usage(std::move(message)); }
 
 // "{N}" at text[at] (N of one or two digits): N and the index of the closing brace.
 std::optional<std::pair<int, std::size_t>> placeholder_at(std::string_view text, std::size_t at) {
@@ -127,34 +123,34 @@ TableResult parse_table(std::string_view json_text) {
     return table_failure("not valid JSON");
   }
   if (!document.is_object()) return table_failure("expected one JSON object of \"key\": \"text\" pairs");
-  TableResult result;
+  Table table;
   for (const auto& [key, value] : document.items()) {
     if (key.rfind("_comment", 0) == 0) continue;
     if (!value.is_string()) return table_failure("the value of \"" + key.substr(0, 60) + "\" is not a string");
     if (value.get_ref<const std::string&>().size() > 4096)
       return table_failure("the value of \"" + key.substr(0, 60) + "\" is longer than 4096 bytes");
-    result.table.emplace(key, value.get<std::string>());
+    table.emplace(key, value.get<std::string>());
   }
-  return result;
+  return table;
 }
 
 TableResult load_table(const std::filesystem::path& file) {
   const app::TextFile text = app::read_text_file(file, table_max_bytes);
   if (text.status == app::TextFile::Status::unreadable)
-    return table_failure(app::cannot_read("'" + file.string() + "'", text));
+    return Error::file(app::cannot_read("'" + file.string() + "'", text));
   if (text.status == app::TextFile::Status::too_large)
     return table_failure("'" + file.string() + "' is larger than 1 MB");
   TableResult result = parse_table(text.text);
-  if (!result.error.empty()) result.error = "'" + file.string() + "': " + result.error;
+  if (!result.ok()) return Error{result.error().kind, "'" + file.string() + "': " + result.error().message};
   return result;
 }
 
 std::string load_catalogue(const std::filesystem::path& assets_dir) {
   TableResult english = load_table(assets_dir / "i18n" / "en.json");
-  if (!english.error.empty()) return english.error;
+  if (!english.ok()) return english.error().message;
   TableResult chinese = load_table(assets_dir / "i18n" / "zh-CN.json");
-  install(std::move(english.table), std::move(chinese.table));
-  return chinese.error.empty() ? std::string{} : chinese.error + " (Chinese is unavailable)";
+  install(std::move(*english), chinese.ok() ? std::move(*chinese) : Table{});
+  return chinese.ok() ? std::string{} : chinese.error().message + " (Chinese is unavailable)";
 }
 
 void install(Table english, Table chinese) {

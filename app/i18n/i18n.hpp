@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "smlab/error.hpp"
+
 namespace smlab::i18n {
 
 enum class Language { English, Chinese };
@@ -34,14 +36,14 @@ struct StringHash {
 // key → text. Keys are dotted lower-case names ("controls.temperature").
 using Table = std::unordered_map<std::string, std::string, StringHash, std::equal_to<>>;
 
-struct TableResult {
-  Table table;
-  std::string error;  // one line; set when the text is not a flat JSON object of strings
-};
+// A table, or the Error of one line that refused it.
+using TableResult = Result<Table>;
 
 // Parses one table: a flat JSON object whose values are all strings ("_comment" keys are skipped).
+// Anything else is an Error::usage.
 TableResult parse_table(std::string_view json_text);
-// Reads `file` (at most 1 MB) and parses it; a missing or unreadable file is an error naming it.
+// Reads `file` (at most 1 MB) and parses it. A missing or unreadable file is an Error::file naming
+// it; a file too large or with bad content an Error::usage naming it.
 TableResult load_table(const std::filesystem::path& file);
 
 // The catalogue: both tables, loaded once at start-up and read-only afterwards, so any thread may

@@ -556,40 +556,45 @@ std::span<const ClaimQuantityInfo> claim_quantities() {
   return infos;
 }
 
-std::string check_claim_quantity(const ClaimQuantity& q) {
+Result<void> check_claim_quantity(const ClaimQuantity& q) {
   const Entry* entry = find_entry(q.quantity);
   if (entry == nullptr) {
     std::string names;
     for (const Entry& e : entries()) names += (names.empty() ? "" : ", ") + std::string(e.info.name);
-    return "quantity '" + shown_text(q.quantity) + "' is not known: allowed " + names;
+    return Error::usage("quantity '" + shown_text(q.quantity) + "' is not known: allowed " + names);
   }
   if (!series_allowed(entry->info.series, q.series))
-    return "quantity " + q.quantity + " series '" + shown_text(q.series) + "': allowed " +
-           (entry->info.series.empty() ? std::string("none") : std::string(entry->info.series));
+    return Error::usage("quantity " + q.quantity + " series '" + shown_text(q.series) + "': allowed " +
+                        (entry->info.series.empty() ? std::string("none") : std::string(entry->info.series)));
   if (entry->info.needs_index != (q.index >= 0))
-    return "quantity " + q.quantity + (entry->info.needs_index ? " needs an \"index\" ≥ 0" : " takes no \"index\"");
+    return Error::usage("quantity " + q.quantity +
+                        (entry->info.needs_index ? " needs an \"index\" ≥ 0" : " takes no \"index\""));
   if (entry->info.needs_at != (q.at > 0))
-    return "quantity " + q.quantity +
-           (entry->info.needs_at ? " needs \"at\" (a d_k of the sweep)" : " takes no \"at\"");
-  return "";
+    return Error::usage("quantity " + q.quantity +
+                        (entry->info.needs_at ? " needs \"at\" (a d_k of the sweep)" : " takes no \"at\""));
+  return {};
 }
 
-std::string check_claim(const LessonClaim& claim) {
-  if (auto error = check_claim_quantity(claim.left); !error.empty()) return error;
+Result<void> check_claim(const LessonClaim& claim) {
+  if (Result<void> checked = check_claim_quantity(claim.left); !checked.ok()) return checked;
   if (claim.op != "<" && claim.op != "<=" && claim.op != ">" && claim.op != ">=" && claim.op != "~")
-    return "op '" + claim.op.substr(0, 10) + "': allowed <, <=, >, >=, ~";
-  if (claim.op == "~" && !(claim.tolerance > 0.0)) return "op ~ needs a \"tolerance\" > 0";
-  if (claim.op != "~" && claim.tolerance != 0.0) return "\"tolerance\" goes with op ~ only";
+    return Error::usage("op '" + claim.op.substr(0, 10) + "': allowed <, <=, >, >=, ~");
+  if (claim.op == "~" && !(claim.tolerance > 0.0)) return Error::usage("op ~ needs a \"tolerance\" > 0");
+  if (claim.op != "~" && claim.tolerance != 0.0) return Error::usage("\"tolerance\" goes with op ~ only");
   if (!std::isfinite(claim.value) || !std::isfinite(claim.times) || !std::isfinite(claim.tolerance))
-    return "value, times and tolerance must be finite numbers";
+    return Error::usage("value, times and tolerance must be finite numbers");
   if (claim.than) return check_claim_quantity(*claim.than);
-  return "";
+  return {};
 }
 
-std::optional<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity, std::string& error) {
+Result<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity) {
   const Entry* entry = find_entry(quantity.quantity);
-  if (entry == nullptr) return missing(error, "unknown quantity " + quantity.quantity);
-  return entry->read(snap, quantity, error);
+  if (entry == nullptr) return Error::usage("unknown quantity " + quantity.quantity);
+  // The readers of the table say why a value is missing through `why` (one per quantity, in this file).
+  std::string why;
+  const std::optional<double> value = entry->read(snap, quantity, why);
+  if (!value) return Error::usage(std::move(why));
+  return *value;
 }
 
 std::string describe(const ClaimQuantity& q) {
@@ -602,14 +607,20 @@ std::string describe(const ClaimQuantity& q) {
 
 ClaimOutcome evaluate_claim(const Snapshot& snap, const LessonClaim& claim) {
   ClaimOutcome outcome;
-  const auto left = claim_value(snap, claim.left, outcome.error);
-  if (!left) return outcome;
+  const Result<double> left = claim_value(snap, claim.left);
+  if (!left.ok()) {
+    outcome.error = left.error().message;
+    return outcome;
+  }
   outcome.value = *left;
   outcome.bound = claim.value;
   std::string bound_text = number(claim.value);
   if (claim.than) {
-    const auto right = claim_value(snap, *claim.than, outcome.error);
-    if (!right) return outcome;
+    const Result<double> right = claim_value(snap, *claim.than);
+    if (!right.ok()) {
+      outcome.error = right.error().message;
+      return outcome;
+    }
     outcome.bound = claim.times * *right;
     bound_text =
         (claim.times != 1.0 ? number(claim.times) + "×" : "") + describe(*claim.than) + " = " + number(outcome.bound);

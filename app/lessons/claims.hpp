@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "smlab/error.hpp"
 #include "smlab/snapshot.hpp"
 
 namespace smlab::app {
@@ -44,13 +45,14 @@ struct ClaimQuantityInfo {
 };
 std::span<const ClaimQuantityInfo> claim_quantities();
 
-// Checks the parts against the vocabulary: "" or one line naming what is wrong.
-std::string check_claim_quantity(const ClaimQuantity& quantity);
-std::string check_claim(const LessonClaim& claim);
+// Checks the parts against the vocabulary: success, or an Error::usage of one line naming what is
+// wrong.
+Result<void> check_claim_quantity(const ClaimQuantity& quantity);
+Result<void> check_claim(const LessonClaim& claim);
 
-// The value of a quantity in `snap` (evaluated with the labs a step's view needs); nullopt with
-// `error` set when the Snapshot lacks it (a lab not evaluated, an index past the row).
-std::optional<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity, std::string& error);
+// The value of a quantity in `snap` (evaluated with the labs a step's view needs), or an
+// Error::usage when the Snapshot lacks it (a lab not evaluated, an index past the row).
+Result<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity);
 
 // The outcome of one claim: holds, the two sides, and a one-line description for reports:
 // "max_weight[unscaled] = 0.75 >= 0.99: false".

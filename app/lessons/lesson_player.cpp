@@ -67,24 +67,24 @@ bool lesson_awaiting_prediction(const UiState& ui) {
   return step != nullptr && step->predict && !ui.lesson.revealed;
 }
 
-std::string commit_guess(UiState& ui, std::optional<double> guess) {
+Result<void> commit_guess(UiState& ui, std::optional<double> guess) {
   const LessonStep* step = current_step(ui);
-  if (step == nullptr || !step->predict) return "";
+  if (step == nullptr || !step->predict) return {};
   if (guess) {
-    if (std::string problem = check_guess(*step->predict, *guess); !problem.empty()) {
-      ui.lesson.guess_error = problem;
-      return problem;
+    if (Result<void> allowed = check_guess(*step->predict, *guess); !allowed.ok()) {
+      ui.lesson.guess_error = allowed.error().message;
+      return allowed;
     }
   }
   ui.lesson.guess = guess;
   ui.lesson.revealed = true;
   ui.lesson.guess_error.clear();
-  return "";
+  return {};
 }
 
 bool lesson_next(UiState& ui) {
-  if (lesson_awaiting_prediction(ui)) {  // first press reveals (see the header)
-    commit_guess(ui, std::nullopt);
+  if (lesson_awaiting_prediction(ui)) {    // first press reveals (see the header)
+    (void)commit_guess(ui, std::nullopt);  // no guess: nothing to refuse
     return true;
   }
   const Lesson* lesson = current_lesson(ui);

@@ -33,9 +33,9 @@ bool lesson_previous(UiState& ui);
 bool lesson_awaiting_prediction(const UiState& ui);
 
 // Commits `guess` (nullopt: reveal without one) on the open predict step and reveals the answer.
-// A guess check_guess refuses is not committed: the one-line reason is returned (and kept in
-// ui.lesson.guess_error). Does nothing and returns "" when the step asks nothing.
-std::string commit_guess(UiState& ui, std::optional<double> guess);
+// A guess check_guess refuses is not committed: its Error::usage is returned (and its line kept in
+// ui.lesson.guess_error). Does nothing and succeeds when the step asks nothing.
+Result<void> commit_guess(UiState& ui, std::optional<double> guess);
 
 // Leaves the lesson; the Params stay where the lesson left them (finishing a running animation).
 void close_lesson(UiState& ui);

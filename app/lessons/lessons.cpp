@@ -19,11 +19,7 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-LessonLoad failure(std::string message) {
-  LessonLoad load;
-  load.error = std::move(message);
-  return load;
-}
+LessonLoad failure(std::string message) { return Error::usage(std::move(message)); }
 
 // Error text that is certainly one line (nlohmann's messages and file names may hold anything).
 std::string one_line(std::string text) {
@@ -105,7 +101,7 @@ std::optional<std::string> read_quantity(const OrderedJson& value, const std::st
         return where + " \"" + key + "\" must be an integer in 0 … 1000000";
       (std::string(key) == "index" ? out.index : out.at) = value[key].get<int>();
     }
-  if (auto error = check_claim_quantity(out); !error.empty()) return where + " " + error;
+  if (Result<void> checked = check_claim_quantity(out); !checked.ok()) return where + " " + checked.error().message;
   return std::nullopt;
 }
 
@@ -129,7 +125,7 @@ std::optional<std::string> read_claim(const OrderedJson& value, const std::strin
   } else if (!value.contains("value")) {
     return where + " needs a \"value\" or a \"than\"";
   }
-  if (auto error = check_claim(claim); !error.empty()) return where + " " + error;
+  if (Result<void> checked = check_claim(claim); !checked.ok()) return where + " " + checked.error().message;
   return std::nullopt;
 }
 
@@ -301,9 +297,7 @@ LessonLoad parse_lesson(std::string_view json_text) {
     if (auto error = read_step(document["steps"][index], where, params, step)) return failure(one_line(*error));
     lesson.steps.push_back(std::move(step));
   }
-  LessonLoad load;
-  load.lesson = std::move(lesson);
-  return load;
+  return lesson;
 }
 
 LessonList load_lessons(const std::filesystem::path& dir) {
@@ -313,17 +307,18 @@ LessonList load_lessons(const std::filesystem::path& dir) {
   for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
     if (it->path().extension() == ".json") files.push_back(it->path());
   if (error) {
-    list.error = one_line("cannot read lessons '" + dir.string() + "': " + error.message());
+    list.error = Error::file(one_line("cannot read lessons '" + dir.string() + "': " + error.message()));
     return list;
   }
   std::sort(files.begin(), files.end());
   if (files.size() > lesson_max_files) {
-    list.error = one_line("lessons '" + dir.string() + "' holds more than " + std::to_string(lesson_max_files) +
-                          " files; reading the first " + std::to_string(lesson_max_files));
+    list.error =
+        Error::file(one_line("lessons '" + dir.string() + "' holds more than " + std::to_string(lesson_max_files) +
+                             " files; reading the first " + std::to_string(lesson_max_files)));
     files.resize(lesson_max_files);
   }
   auto report = [&](const std::string& message) {
-    if (list.error.empty()) list.error = one_line(message);
+    if (!list.error) list.error = Error::file(one_line(message));
   };
   for (const std::filesystem::path& file : files) {
     const std::string shown_file = "lesson file '" + file.string() + "'";
@@ -337,15 +332,15 @@ LessonList load_lessons(const std::filesystem::path& dir) {
       continue;
     }
     LessonLoad load = parse_lesson(text.text);
-    if (!load.lesson) {
-      report(shown_file + ": " + load.error);
+    if (!load.ok()) {
+      report(shown_file + ": " + load.error().message);
       continue;
     }
-    if (find_lesson(list, load.lesson->name)) {
-      report(shown_file + ": lesson '" + load.lesson->name + "' appears twice");
+    if (find_lesson(list, load->name)) {
+      report(shown_file + ": lesson '" + load->name + "' appears twice");
       continue;
     }
-    list.lessons.push_back(std::move(*load.lesson));
+    list.lessons.push_back(std::move(*load));
   }
   return list;
 }
@@ -367,7 +362,7 @@ std::string lesson_names(const LessonList& list) {
 }
 
 LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
-  LessonLookup lookup;
+  auto refused = [](const std::string& message) { return Error::usage(one_line(message)); };
   // NAME:STEP:GUESS: names hold no ':', so the first colon ends the name and a second one the step.
   std::string_view spec = full_spec;
   std::optional<std::string> guess_text;
@@ -380,10 +375,7 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
   const std::size_t colon = spec.rfind(':');
   const std::string name(spec.substr(0, colon));
   const auto index = find_lesson(list, name);
-  if (!index) {
-    lookup.error = one_line("--lesson '" + shown(name) + "' is not a lesson: allowed " + lesson_names(list));
-    return lookup;
-  }
+  if (!index) return refused("--lesson '" + shown(name) + "' is not a lesson: allowed " + lesson_names(list));
   const std::size_t count = list.lessons[*index].steps.size();
   std::size_t step = 1;
   if (colon != std::string_view::npos) {
@@ -391,13 +383,11 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
     const bool digits = !text.empty() && text.size() <= 4 &&
                         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
     step = digits ? std::stoul(text) : 0;
-    if (step < 1 || step > count) {
-      lookup.error = one_line("--lesson " + name + ": step '" + shown(text) + "' is not allowed: a step from 1 to " +
-                              std::to_string(count));
-      return lookup;
-    }
+    if (step < 1 || step > count)
+      return refused("--lesson " + name + ": step '" + shown(text) + "' is not allowed: a step from 1 to " +
+                     std::to_string(count));
   }
-  lookup.position = LessonPosition{*index, step - 1, std::nullopt};
+  LessonPosition position{*index, step - 1, std::nullopt};
   if (guess_text) {
     const LessonStep& target = list.lessons[*index].steps[step - 1];
     if (!target.predict) {
@@ -405,11 +395,9 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
       for (std::size_t k = 0; k < count; ++k)
         if (list.lessons[*index].steps[k].predict)
           predict_steps += (predict_steps.empty() ? "" : ", ") + std::to_string(k + 1);
-      lookup.position.reset();
-      lookup.error = one_line("--lesson " + name + ":" + std::to_string(step) + ": a guess ':" + shown(*guess_text) +
-                              "' goes with a predict step only: " +
-                              (predict_steps.empty() ? "this lesson has none" : "steps " + predict_steps));
-      return lookup;
+      return refused("--lesson " + name + ":" + std::to_string(step) + ": a guess ':" + shown(*guess_text) +
+                     "' goes with a predict step only: " +
+                     (predict_steps.empty() ? "this lesson has none" : "steps " + predict_steps));
     }
     double guess = 0.0;
     std::size_t used = 0;
@@ -421,16 +409,12 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
     } catch (const std::exception&) {
       parsed = false;
     }
-    const std::string problem =
-        parsed ? check_guess(*target.predict, guess) : "guess '" + shown(*guess_text) + "' is not a number";
-    if (!problem.empty()) {
-      lookup.position.reset();
-      lookup.error = one_line("--lesson " + name + ":" + std::to_string(step) + ": " + problem);
-      return lookup;
-    }
-    lookup.position->guess = guess;
+    const Result<void> allowed = parsed ? check_guess(*target.predict, guess)
+                                        : Error::usage("guess '" + shown(*guess_text) + "' is not a number");
+    if (!allowed.ok()) return refused("--lesson " + name + ":" + std::to_string(step) + ": " + allowed.error().message);
+    position.guess = guess;
   }
-  return lookup;
+  return position;
 }
 
 std::span<const LessonPanel> lesson_panels(View view) { return view_info(view).panels; }
@@ -447,23 +431,27 @@ std::string predict_number(double value) {
   return text;
 }
 
-std::string check_guess(const LessonPredict& predict, double guess) {
+Result<void> check_guess(const LessonPredict& predict, double guess) {
   if (!predict.choices.empty()) {
-    if (std::find(predict.choices.begin(), predict.choices.end(), guess) != predict.choices.end()) return "";
+    if (std::find(predict.choices.begin(), predict.choices.end(), guess) != predict.choices.end()) return {};
     std::string allowed;
     for (double choice : predict.choices) allowed += (allowed.empty() ? "" : ", ") + predict_number(choice);
-    return "guess " + predict_number(guess) + " is not one of the choices: allowed " + allowed;
+    return Error::usage("guess " + predict_number(guess) + " is not one of the choices: allowed " + allowed);
   }
-  if (std::isfinite(guess) && guess >= predict.min && guess <= predict.max) return "";
-  return "guess " + predict_number(guess) + " is outside the allowed range: a number from " +
-         predict_number(predict.min) + " to " + predict_number(predict.max);
+  if (std::isfinite(guess) && guess >= predict.min && guess <= predict.max) return {};
+  return Error::usage("guess " + predict_number(guess) + " is outside the allowed range: a number from " +
+                      predict_number(predict.min) + " to " + predict_number(predict.max));
 }
 
 PredictionReveal reveal_prediction(const LessonPredict& predict, const Snapshot& snap, std::optional<double> guess) {
   PredictionReveal reveal;
   reveal.guess = guess;
-  reveal.answer = claim_value(snap, predict.quantity, reveal.error);
-  if (!reveal.answer) return reveal;
+  const Result<double> answer_read = claim_value(snap, predict.quantity);
+  if (!answer_read.ok()) {
+    reveal.error = answer_read.error().message;
+    return reveal;
+  }
+  reveal.answer = *answer_read;
   if (!std::isfinite(*reveal.answer)) {
     reveal.error = describe(predict.quantity) + " is not a finite number";
     reveal.answer.reset();

@@ -15,6 +15,7 @@
 
 #include "i18n/i18n.hpp"
 #include "lessons/claims.hpp"
+#include "smlab/error.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 
@@ -73,10 +74,8 @@ inline constexpr std::size_t lesson_title_max_chars = 200;  // bytes of UTF-8
 inline constexpr std::size_t lesson_text_max_chars = 4000;  // bytes of UTF-8
 inline constexpr std::size_t lesson_min_choices = 2, lesson_max_choices = 6;
 
-struct LessonLoad {
-  std::optional<Lesson> lesson;  // set on success
-  std::string error;             // one line naming the lesson, step and field, on failure
-};
+// The lesson, or an Error::usage of one line naming the lesson, step and field.
+using LessonLoad = Result<Lesson>;
 
 // Parses one lesson file's text:
 //   {"name": "why-softmax", "title": {"en": "…", "zh-CN": "…"},
@@ -92,9 +91,12 @@ struct LessonLoad {
 // hand-written file); every "set" value goes through set_param.
 LessonLoad parse_lesson(std::string_view json_text);
 
+// Not a Result: the lessons that loaded are kept beside the problem with the others.
 struct LessonList {
   std::vector<Lesson> lessons;  // the files that loaded, ordered by file name
-  std::string error;            // "" or one line about the first file that did not load
+  // The first file that did not load, as an Error::file of one line (the lessons belong to the
+  // installation: a run that needs the missing ones exits 3); none when every file loaded.
+  std::optional<Error> error;
 };
 
 // Loads every *.json in `dir` (ordered by file name, so "01-…" comes first). A bad file is left out
@@ -107,17 +109,14 @@ std::optional<std::size_t> find_lesson(const LessonList& list, std::string_view 
 std::string lesson_names(const LessonList& list);
 
 // "NAME", "NAME:STEP" (STEP 1-based) or "NAME:STEP:GUESS" against `list`: the lesson index and
-// 0-based step, or one line naming the value and what is allowed. GUESS (a number; check_guess)
+// 0-based step, or an Error::usage of one line naming the value and what is allowed. GUESS (a number; check_guess)
 // goes with a predict step only and shows it revealed beside that guess (headless renders, tests).
 struct LessonPosition {
   std::size_t lesson = 0;
   std::size_t step = 0;
   std::optional<double> guess{};
 };
-struct LessonLookup {
-  std::optional<LessonPosition> position;
-  std::string error;
-};
+using LessonLookup = Result<LessonPosition>;
 LessonLookup lookup_lesson(const LessonList& list, std::string_view spec);
 
 // The panels a lesson step may highlight in `view` (views.cpp's table): a panel is one plot
@@ -128,9 +127,9 @@ const LessonPanel* find_lesson_panel(View view, std::string_view name);
 
 // [predict] Checking a guess and revealing the answer.
 
-// "" when `guess` may be committed (one of the choices, or a finite number from min to max), else
-// one line naming the guess and what is allowed.
-std::string check_guess(const LessonPredict& predict, double guess);
+// Success when `guess` may be committed (one of the choices, or a finite number from min to max),
+// else an Error::usage of one line naming the guess and what is allowed.
+Result<void> check_guess(const LessonPredict& predict, double guess);
 
 // The answer read from `snap` beside the guess. Choices: close when the guess is the choice nearest
 // the answer; typed: close when |guess − answer| ≤ tolerance.

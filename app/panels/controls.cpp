@@ -145,13 +145,14 @@ void readout_line(const std::string& text, bool disabled = false) {
 // (it is defined on top of the defaults) and switches to its view, if it names one.
 void draw_presets(UiState& ui, Params& edit) {
   section(tr("controls.section.presets"));
-  if (ui.presets.presets.empty()) {
-    ImGui::TextDisabled("%s", ui.presets.error.empty() ? tr("controls.no_presets") : ui.presets.error.c_str());
+  if (!ui.presets.ok() || ui.presets->empty()) {
+    ImGui::TextDisabled("%s", ui.presets.ok() ? tr("controls.no_presets") : ui.presets.error().message.c_str());
     return;
   }
-  const auto count = static_cast<int>(ui.presets.presets.size());
+  const std::vector<Preset>& presets = *ui.presets;
+  const auto count = static_cast<int>(presets.size());
   ui.preset_index = std::clamp(ui.preset_index, 0, count - 1);
-  const Preset& selected = ui.presets.presets[static_cast<std::size_t>(ui.preset_index)];
+  const Preset& selected = presets[static_cast<std::size_t>(ui.preset_index)];
   // A preset's title in the current language, else the English title from presets.json.
   const auto title_of = [](const Preset& preset) {
     const char* translated = i18n::find("controls.preset." + preset.name);
@@ -161,7 +162,7 @@ void draw_presets(UiState& ui, Params& edit) {
                        ImGui::GetStyle().ItemSpacing.x);
   if (ImGui::BeginCombo("##preset", selected.name.c_str())) {
     for (int index = 0; index < count; ++index) {
-      const Preset& preset = ui.presets.presets[static_cast<std::size_t>(index)];
+      const Preset& preset = presets[static_cast<std::size_t>(index)];
       if (ImGui::Selectable(preset.name.c_str(), index == ui.preset_index)) ui.preset_index = index;
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", title_of(preset));
     }

@@ -159,7 +159,7 @@ void draw_file_menu(UiState& ui) {
       state.sweep_toggle_requested = true;
     // Pin and compare (panels/pins_panel.hpp): the control column's Pins section lists them.
     if (ImGui::MenuItem(i18n::label("pins.pin_menu", "pin-menu").c_str(), "P", false, ui.pins.pins.size() < max_pins))
-      add_pin(ui.pins, ui.params);
+      (void)add_pin(ui.pins, ui.params);  // a refusal shows in the Pins section
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(i18n::label("ui.menu.view", "view-menu").c_str())) {

@@ -194,7 +194,8 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
       for (std::size_t k = 0; k < predict.choices.size(); ++k) {
         if (k > 0) ImGui::SameLine();
         ImGui::PushID(static_cast<int>(k));
-        if (ImGui::Button(predict_number(predict.choices[k]).c_str())) commit_guess(ui, predict.choices[k]);
+        // A refused guess shows its line in ui.lesson.guess_error.
+        if (ImGui::Button(predict_number(predict.choices[k]).c_str())) (void)commit_guess(ui, predict.choices[k]);
         ImGui::PopID();
       }
     } else {
@@ -206,7 +207,7 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
       const bool entered = ImGui::InputDouble("##typed-guess", &ui.lesson.typed_guess, 0.0, 0.0, "%.4g",
                                               ImGuiInputTextFlags_EnterReturnsTrue);
       ImGui::SameLine();
-      if (ImGui::Button(commit.c_str()) || entered) commit_guess(ui, ui.lesson.typed_guess);
+      if (ImGui::Button(commit.c_str()) || entered) (void)commit_guess(ui, ui.lesson.typed_guess);
       ImGui::TextDisabled(
           "%s",
           i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max)}).c_str());
@@ -345,7 +346,7 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   const char* next_key = awaiting ? "lesson.predict.reveal" : last ? "lesson.finish" : "lesson.next";
   if (ImGui::Button(i18n::label(next_key, "lesson-next").c_str(), button)) {
     if (awaiting)
-      commit_guess(ui, std::nullopt);
+      (void)commit_guess(ui, std::nullopt);
     else if (last)
       close_lesson(ui);
     else
@@ -399,7 +400,7 @@ void draw_lesson_launcher(UiState& ui) {
   ImGui::Separator();
   const auto& lessons = ui.lessons.lessons;
   if (lessons.empty()) {
-    ImGui::TextDisabled("%s", ui.lessons.error.empty() ? i18n::tr("lesson.none") : ui.lessons.error.c_str());
+    ImGui::TextDisabled("%s", ui.lessons.error ? ui.lessons.error->message.c_str() : i18n::tr("lesson.none"));
     return;
   }
   const i18n::Language language = i18n::language();
@@ -426,7 +427,7 @@ void draw_lesson_launcher(UiState& ui) {
   if (ImGui::Button(start.c_str())) ui.lesson.start_requested = static_cast<std::size_t>(ui.lesson.launcher_index);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", i18n::format("lesson.start_tooltip", {std::to_string(selected.steps.size())}).c_str());
-  if (!ui.lessons.error.empty()) ImGui::TextDisabled("%s", ui.lessons.error.c_str());
+  if (ui.lessons.error) ImGui::TextDisabled("%s", ui.lessons.error->message.c_str());
 }
 
 }  // namespace smlab::app

@@ -138,7 +138,8 @@ void handle_pin_keys(UiState& ui) {
   refresh_pins(ui.pins);
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || io.KeyCtrl || io.KeyAlt || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
-  if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) add_pin(ui.pins, ui.params);
+  // A refused pin shows its line in the Pins section (state.error).
+  if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) (void)add_pin(ui.pins, ui.params);
 }
 
 void draw_pins_section(UiState& ui) {
@@ -146,7 +147,7 @@ void draw_pins_section(UiState& ui) {
   section(i18n::tr("pins.section"));
   PinState& state = ui.pins;
   ImGui::BeginDisabled(state.pins.size() >= max_pins);
-  if (ImGui::Button(i18n::label("pins.pin", "pin-now").c_str())) add_pin(state, ui.params);
+  if (ImGui::Button(i18n::label("pins.pin", "pin-now").c_str())) (void)add_pin(state, ui.params);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s", i18n::format("pins.pin_tooltip", {std::to_string(max_pins)}).c_str());
@@ -164,7 +165,7 @@ void draw_pins_section(UiState& ui) {
       // Once, when renaming starts: focusing every frame would select the text again and again.
       if (std::exchange(state.rename_focus, false)) ImGui::SetKeyboardFocusHere();
       if (ImGui::InputText("##rename", &state.rename_text, ImGuiInputTextFlags_EnterReturnsTrue)) {
-        if (rename_pin(state, k, state.rename_text)) state.renaming = -1;
+        if (rename_pin(state, k, state.rename_text).ok()) state.renaming = -1;
       }
       ImGui::SameLine();
       if (ImGui::SmallButton(i18n::label("pins.cancel", "pin-cancel").c_str())) state.renaming = -1;

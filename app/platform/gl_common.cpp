@@ -12,21 +12,22 @@
 
 namespace smlab::platform::detail {
 
-std::string load_gl(GLADloadfunc loader) {
+Result<void> load_gl(GLADloadfunc loader) {
 #ifdef __EMSCRIPTEN__
   (void)loader;  // WebGL 2 entry points are linked in, not loaded
   return {};
 #else
   const int version = gladLoadGL(loader);
   if (version == 0) {
-    return "could not load the OpenGL functions of the new context";
+    return Error::no_graphics("could not load the OpenGL functions of the new context");
   }
   const int major = GLAD_VERSION_MAJOR(version);
   const int minor = GLAD_VERSION_MINOR(version);
   if (major < 3 || (major == 3 && minor < 3)) {
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-    return "OpenGL 3.3 core is required, but the context offers " + std::to_string(major) + "." +
-           std::to_string(minor) + " (" + (renderer != nullptr ? renderer : "unknown renderer") + ")";
+    return Error::no_graphics("OpenGL 3.3 core is required, but the context offers " + std::to_string(major) + "." +
+                              std::to_string(minor) + " (" + (renderer != nullptr ? renderer : "unknown renderer") +
+                              ")");
   }
   return {};
 #endif

@@ -22,8 +22,8 @@ inline constexpr const char* kGlslVersion = "#version 330 core";
 #endif
 
 // Loads GL entry points for the current context through `loader` and checks the version is at least
-// 3.3. Returns an empty string on success, else one line saying what is missing.
-[[nodiscard]] std::string load_gl(GLADloadfunc loader);
+// 3.3. Returns success, else an Error::no_graphics of one line saying what is missing.
+Result<void> load_gl(GLADloadfunc loader);
 
 // Creates an ImGui context, makes it current and returns it. It writes no imgui.ini unless
 // `ini_path` is non-null; the pointed-to string must outlive the context.

@@ -165,8 +165,8 @@ void terminate_unused_displays() {
 Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
   // Each step records what it set up, so an early return lets ~Offscreen undo exactly that much.
   std::unique_ptr<Offscreen> surface(new Offscreen());
-  auto failure = [](std::string reason) {
-    return Created<Offscreen>{nullptr, "no headless graphics: " + std::move(reason)};
+  auto failure = [](std::string reason) -> Created<Offscreen> {
+    return Error::no_graphics("no headless graphics: " + std::move(reason));
   };
 #ifdef __EMSCRIPTEN__
   if (emscripten_webgl_get_current_context() == 0) return failure("no WebGL 2 context (the page's canvas comes first)");
@@ -276,12 +276,13 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
     if (tried.size() >= 2) tried.resize(tried.size() - 2);  // the last "; "
     return failure(tried.empty() ? "no EGL display to try" : tried);
   }
-  if (std::string error = detail::load_gl(eglGetProcAddress); !error.empty()) {
-    return failure(error);
+  if (Result<void> loaded = detail::load_gl(eglGetProcAddress); !loaded.ok()) {
+    return failure(loaded.error().message);
   }
 #endif
-  if (auto error = surface->resize(options.width, options.height, options.framebuffer_scale)) {
-    return {nullptr, std::move(*error)};
+  // Without a framebuffer of the asked size there is no headless graphics (exit 4), whatever the reason.
+  if (Result<void> sized = surface->resize(options.width, options.height, options.framebuffer_scale); !sized.ok()) {
+    return Error::no_graphics(sized.error().message);
   }
   surface->content_scale_ = options.content_scale > 0.0f ? options.content_scale : 1.0f;
 
@@ -291,7 +292,7 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
     return failure("Dear ImGui's OpenGL3 backend failed to initialise");
   }
   surface->opengl3_backend_ready_ = true;
-  return {std::move(surface), {}};
+  return surface;
 }
 
 Offscreen::~Offscreen() {
@@ -342,16 +343,16 @@ bool Offscreen::make_current() const {
 #endif
 }
 
-std::optional<std::string> Offscreen::resize(int width, int height, float framebuffer_scale) {
+Result<void> Offscreen::resize(int width, int height, float framebuffer_scale) {
   if (width <= 0 || height <= 0 || !std::isfinite(framebuffer_scale) || framebuffer_scale <= 0.0f) {
-    return "offscreen size must be positive, got " + std::to_string(width) + "x" + std::to_string(height) +
-           " at scale " + decimal(framebuffer_scale);
+    return Error::usage("offscreen size must be positive, got " + std::to_string(width) + "x" + std::to_string(height) +
+                        " at scale " + decimal(framebuffer_scale));
   }
   if (!make_current()) {
 #ifdef __EMSCRIPTEN__
-    return "cannot make the offscreen context current";
+    return Error::no_graphics("cannot make the offscreen context current");
 #else
-    return "cannot make the offscreen context current: " + egl_error_text(eglGetError());
+    return Error::no_graphics("cannot make the offscreen context current: " + egl_error_text(eglGetError()));
 #endif
   }
   GLint max_side = 0;
@@ -359,8 +360,8 @@ std::optional<std::string> Offscreen::resize(int width, int height, float frameb
   const double pixel_width = std::round(static_cast<double>(width) * framebuffer_scale);
   const double pixel_height = std::round(static_cast<double>(height) * framebuffer_scale);
   if (pixel_width < 1.0 || pixel_height < 1.0 || pixel_width > max_side || pixel_height > max_side) {
-    return "offscreen framebuffer of " + decimal(pixel_width) + "x" + decimal(pixel_height) +
-           " pixels is outside this GL's limit of 1.." + std::to_string(max_side) + " per side";
+    return Error::usage("offscreen framebuffer of " + decimal(pixel_width) + "x" + decimal(pixel_height) +
+                        " pixels is outside this GL's limit of 1.." + std::to_string(max_side) + " per side");
   }
   const PixelSize pixels{static_cast<int>(pixel_width), static_cast<int>(pixel_height)};
 
@@ -381,8 +382,8 @@ std::optional<std::string> Offscreen::resize(int width, int height, float frameb
     glDeleteFramebuffers(1, &framebuffer);
     glDeleteRenderbuffers(1, &renderbuffer);
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
-    return "cannot allocate a " + std::to_string(pixels.width) + "x" + std::to_string(pixels.height) +
-           " offscreen framebuffer (status " + hex(status) + ", GL error " + hex(gl_error) + ")";
+    return Error::usage("cannot allocate a " + std::to_string(pixels.width) + "x" + std::to_string(pixels.height) +
+                        " offscreen framebuffer (status " + hex(status) + ", GL error " + hex(gl_error) + ")");
   }
   if (framebuffer_ != 0) {
     glDeleteFramebuffers(1, &framebuffer_);
@@ -396,7 +397,7 @@ std::optional<std::string> Offscreen::resize(int width, int height, float frameb
   pixel_size_ = pixels;
   framebuffer_scale_ = framebuffer_scale;
   has_rendered_frame_ = false;  // the new framebuffer holds no frame yet
-  return std::nullopt;
+  return {};
 }
 
 bool Offscreen::begin_frame() {

@@ -23,7 +23,8 @@ struct OffscreenOptions {
 class Offscreen final : public Surface {
  public:
   // Fails when EGL has no surfaceless platform, no GL 3.3 core context can be made, or the
-  // framebuffer cannot be allocated at the requested size; `error` says which, in one line.
+  // framebuffer cannot be allocated at the requested size; the Error::no_graphics says which, in one
+  // line.
   [[nodiscard]] static Created<Offscreen> create(const OffscreenOptions& options = {});
 
   ~Offscreen() override;
@@ -41,9 +42,10 @@ class Offscreen final : public Surface {
   void request_close() override;
 
   // Changes the layout size and framebuffer scale (framebuffer = round(size x scale)); call outside a
-  // frame. On failure (non-positive size or scale, larger than GL_MAX_RENDERBUFFER_SIZE, or
-  // allocation failure) the previous size stays and the reason is returned.
-  [[nodiscard]] std::optional<std::string> resize(int width, int height, float framebuffer_scale = 1.0f);
+  // frame. On failure the previous size stays and the reason is returned: Error::usage for a size
+  // this GL cannot give (non-positive size or scale, larger than GL_MAX_RENDERBUFFER_SIZE, or
+  // allocation failure), Error::no_graphics when the context cannot be made current.
+  Result<void> resize(int width, int height, float framebuffer_scale = 1.0f);
 
   // The layout size in display units (what io.DisplaySize is set to).
   [[nodiscard]] PixelSize layout_size() const { return layout_size_; }

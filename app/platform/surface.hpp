@@ -3,6 +3,7 @@
 #pragma once
 
 #include "platform/image.hpp"
+#include "smlab/error.hpp"
 
 #include <imgui.h>
 
@@ -21,14 +22,10 @@ struct PixelSize {
   friend bool operator==(const PixelSize&, const PixelSize&) = default;
 };
 
-// What a factory returns: a ready surface, or one line saying why there is none
-// (the app prints it and exits with code 4, "no graphics context").
+// What a factory returns: a ready surface (never null), or an Error::no_graphics of one line saying
+// why there is none (the app prints it and exits with code 4, "no graphics context").
 template <class SurfaceType>
-struct Created {
-  std::unique_ptr<SurfaceType> surface;  // null on failure
-  std::string error;                     // empty on success
-  explicit operator bool() const { return surface != nullptr; }
-};
+using Created = Result<std::unique_ptr<SurfaceType>>;
 
 // A frame is:
 //

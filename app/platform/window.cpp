@@ -110,7 +110,7 @@ std::vector<std::string> Window::take_dropped_paths() { return std::exchange(dro
 Created<Window> Window::create(const WindowOptions& options) {
   // Each step records what it set up, so an early return lets ~Window undo exactly that much.
   std::unique_ptr<Window> window(new Window());
-  auto failure = [](std::string reason) { return Created<Window>{nullptr, std::move(reason)}; };
+  auto failure = [](std::string reason) -> Created<Window> { return Error::no_graphics(std::move(reason)); };
 
   if (glfwInit() != GLFW_TRUE) {
     return failure("cannot open a window: " + last_glfw_error());
@@ -140,8 +140,8 @@ Created<Window> Window::create(const WindowOptions& options) {
 #ifndef __EMSCRIPTEN__  // the page's main loop (emscripten_set_main_loop) paces frames
   glfwSwapInterval(options.vsync ? 1 : 0);
 #endif
-  if (std::string error = detail::load_gl(glfwGetProcAddress); !error.empty()) {
-    return failure("window: " + error);
+  if (Result<void> loaded = detail::load_gl(glfwGetProcAddress); !loaded.ok()) {
+    return failure("window: " + loaded.error().message);
   }
 
   window->imgui_ini_path_ = options.imgui_ini_path;
@@ -168,7 +168,7 @@ Created<Window> Window::create(const WindowOptions& options) {
   if (options.start_fullscreen) {
     window->toggle_fullscreen();
   }
-  return {std::move(window), {}};
+  return window;
 }
 
 Window::~Window() {

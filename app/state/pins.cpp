@@ -39,15 +39,16 @@ bool name_taken(const std::vector<Pin>& pins, std::string_view name, std::size_t
 
 }  // namespace
 
-std::string check_pin_name(std::string_view name) {
-  if (name.empty()) return "pin name is empty: allowed 1 to " + std::to_string(pin_name_max_bytes) + " bytes of text";
+Result<void> check_pin_name(std::string_view name) {
+  if (name.empty())
+    return Error::usage("pin name is empty: allowed 1 to " + std::to_string(pin_name_max_bytes) + " bytes of text");
   if (name.size() > pin_name_max_bytes)
-    return "pin name '" + shown_text(std::string(name)) + "' is longer than " + std::to_string(pin_name_max_bytes) +
-           " bytes";
+    return Error::usage("pin name '" + shown_text(std::string(name)) + "' is longer than " +
+                        std::to_string(pin_name_max_bytes) + " bytes");
   for (char c : name)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-      return "pin name '" + shown_text(std::string(name)) + "' holds a control character";
-  return "";
+      return Error::usage("pin name '" + shown_text(std::string(name)) + "' holds a control character");
+  return {};
 }
 
 std::string next_pin_name(const std::vector<Pin>& pins) {
@@ -56,10 +57,10 @@ std::string next_pin_name(const std::vector<Pin>& pins) {
   return "P" + std::to_string(pins.size() + 1);
 }
 
-bool add_pin(PinState& state, const Params& params) {
+Result<void> add_pin(PinState& state, const Params& params) {
   if (state.pins.size() >= max_pins) {
     state.error = "at most " + std::to_string(max_pins) + " pins: remove one first";
-    return false;
+    return Error::usage(state.error);
   }
   state.pins.push_back({next_pin_name(state.pins), params});
   if (state.live != nullptr && state.live->params == params) {
@@ -67,17 +68,20 @@ bool add_pin(PinState& state, const Params& params) {
     state.snapshots.back() = state.live;
   }
   state.error.clear();
-  return true;
+  return {};
 }
 
-bool rename_pin(PinState& state, std::size_t index, std::string_view name) {
-  if (index >= state.pins.size()) return false;
-  std::string problem = check_pin_name(name);
-  if (problem.empty() && name_taken(state.pins, name, index)) problem = "pin name '" + std::string(name) + "' is taken";
-  state.error = problem;
-  if (!problem.empty()) return false;
+Result<void> rename_pin(PinState& state, std::size_t index, std::string_view name) {
+  if (index >= state.pins.size())
+    return Error::usage("pin " + std::to_string(index + 1) + " is not a pin: there are " +
+                        std::to_string(state.pins.size()));
+  Result<void> allowed = check_pin_name(name);
+  if (allowed.ok() && name_taken(state.pins, name, index))
+    allowed = Error::usage("pin name '" + std::string(name) + "' is taken");
+  state.error = allowed.ok() ? std::string() : allowed.error().message;
+  if (!allowed.ok()) return allowed;
   state.pins[index].name = std::string(name);
-  return true;
+  return {};
 }
 
 void remove_pin(PinState& state, std::size_t index) {
@@ -134,7 +138,8 @@ std::string pins_from_json(const OrderedJson& value, const Params& base, std::ve
     if (!entry.contains("name") || !entry["name"].is_string()) return where + ".name' is missing or not a string";
     Pin pin;
     pin.name = entry["name"].get<std::string>();
-    if (std::string problem = check_pin_name(pin.name); !problem.empty()) return where + ".name': " + problem;
+    if (Result<void> allowed = check_pin_name(pin.name); !allowed.ok())
+      return where + ".name': " + allowed.error().message;
     if (name_taken(pins, pin.name, pins.size())) return where + ".name' '" + shown_text(pin.name) + "' is used twice";
     if (!entry.contains("params") || !entry["params"].is_object())
       return where + ".params' is missing or not an object";

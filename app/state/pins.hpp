@@ -13,6 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "smlab/error.hpp"
 #include "smlab/params.hpp"
 #include "smlab/snapshot.hpp"
 
@@ -27,8 +28,8 @@ struct Pin {
 inline constexpr std::size_t max_pins = 4;
 inline constexpr std::size_t pin_name_max_bytes = 40;
 
-// "" or one line naming the name and what is allowed.
-std::string check_pin_name(std::string_view name);
+// Success, or an Error::usage of one line naming the name and what is allowed.
+Result<void> check_pin_name(std::string_view name);
 
 // The first of "A", "B", "C", "D" no pin uses (language-neutral: pins are named data).
 std::string next_pin_name(const std::vector<Pin>& pins);
@@ -41,7 +42,7 @@ struct PinState {
   int renaming = -1;                                       // the pin whose name is being edited
   std::string rename_text;
   bool rename_focus = false;  // give the rename field the keyboard once
-  std::string error;          // last refused pin or name, one line
+  std::string error;          // what the Pins section shows: the last refused pin or name, one line
   // The complete Snapshot on screen (set by the App every frame; null while a first result or
   // nothing is shown). A pin of the Params on screen takes it instead of evaluating them again on
   // the UI thread: at L = 4096 that was a frame of several hundred ms, and seconds for a long
@@ -50,10 +51,12 @@ struct PinState {
 };
 
 // Adds a pin of `params` named next_pin_name, with state.live as its Snapshot when that is of the
-// same Params; false (with state.error set) when max_pins are there.
-bool add_pin(PinState& state, const Params& params);
-// Renames pin `index`; false (with state.error) for a bad name, a name in use or a bad index.
-bool rename_pin(PinState& state, std::size_t index, std::string_view name);
+// same Params; an Error::usage (its line also kept in state.error for the Pins section) when
+// max_pins are there.
+Result<void> add_pin(PinState& state, const Params& params);
+// Renames pin `index`; an Error::usage (also kept in state.error) for a bad name or a name in use,
+// and one (state.error untouched) for an index that is not a pin.
+Result<void> rename_pin(PinState& state, std::size_t index, std::string_view name);
 void remove_pin(PinState& state, std::size_t index);
 
 // Evaluates (the dashboard's numbers, dk_trials as headless renders use) every pin whose Snapshot

@@ -34,10 +34,12 @@ std::optional<std::string> setting_text(const OrderedJson& value) {
   return std::nullopt;
 }
 
-PresetList failure(std::string message) {
-  PresetList list;
-  list.error = std::move(message);
-  return list;
+PresetList failure(std::string message) { return Error::usage(std::move(message)); }
+
+const Preset* find_in(const std::vector<Preset>& presets, std::string_view name) {
+  for (const Preset& preset : presets)
+    if (preset.name == name) return &preset;
+  return nullptr;
 }
 
 }  // namespace
@@ -81,7 +83,7 @@ PresetList parse_presets(std::string_view json_text) {
   for (const auto& [field, value] : document.items())
     if (field != "version" && field != "presets" && field != "_comment")
       return failure("unknown field '" + shown_text(field) + "': allowed version, presets");
-  PresetList list;
+  std::vector<Preset> list;
   for (std::size_t index = 0; index < document["presets"].size(); ++index) {
     const OrderedJson& entry = document["presets"][index];
     const std::string where = "preset " + std::to_string(index + 1);
@@ -94,7 +96,7 @@ PresetList parse_presets(std::string_view json_text) {
     Preset preset;
     preset.name = entry["name"].get<std::string>();
     const std::string named = "preset '" + preset.name + "'";
-    if (find_preset(list, preset.name) != nullptr) return failure(named + " appears twice");
+    if (find_in(list, preset.name) != nullptr) return failure(named + " appears twice");
     if (!entry.contains("title") || !entry["title"].is_string()) return failure(named + " needs a \"title\" string");
     preset.title = entry["title"].get<std::string>();
     if (entry.contains("view")) {
@@ -110,33 +112,33 @@ PresetList parse_presets(std::string_view json_text) {
         return failure(named + ": " + set.error().message);
       preset.settings.emplace_back(key, *text);
     }
-    list.presets.push_back(std::move(preset));
+    list.push_back(std::move(preset));
   }
   return list;
 }
 
 PresetList load_presets(const std::filesystem::path& file) {
   const TextFile text = read_text_file(file, presets_max_bytes);
-  if (text.status == TextFile::Status::unreadable) return failure(cannot_read("presets '" + file.string() + "'", text));
-  if (text.status == TextFile::Status::too_large) return failure("presets '" + file.string() + "' is larger than 1 MB");
+  if (text.status == TextFile::Status::unreadable)
+    return Error::file(cannot_read("presets '" + file.string() + "'", text));
+  if (text.status == TextFile::Status::too_large)
+    return Error::file("presets '" + file.string() + "' is larger than 1 MB");
   PresetList list = parse_presets(text.text);
-  if (!list.error.empty()) list.error = "presets '" + file.string() + "': " + list.error;
+  if (!list.ok()) return Error::file("presets '" + file.string() + "': " + list.error().message);
   return list;
 }
 
 const Preset* find_preset(const PresetList& list, std::string_view name) {
-  for (const Preset& preset : list.presets)
-    if (preset.name == name) return &preset;
-  return nullptr;
+  return list.ok() ? find_in(*list, name) : nullptr;
 }
 
 std::string preset_names(const PresetList& list) {
-  if (list.presets.empty()) return "(none: the presets file has no presets)";
+  if (!list.ok() || list->empty()) return "(none: the presets file has no presets)";
+  const std::vector<Preset>& presets = *list;
   std::string names;
-  for (std::size_t i = 0; i < list.presets.size() && i < names_shown; ++i)
-    names += (names.empty() ? "" : ", ") + list.presets[i].name;
-  if (list.presets.size() > names_shown)
-    names += ", … (" + std::to_string(list.presets.size()) + " in all; see --list-presets)";
+  for (std::size_t i = 0; i < presets.size() && i < names_shown; ++i)
+    names += (names.empty() ? "" : ", ") + presets[i].name;
+  if (presets.size() > names_shown) names += ", … (" + std::to_string(presets.size()) + " in all; see --list-presets)";
   return names;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "smlab/error.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 
@@ -22,10 +23,9 @@ struct Preset {
   Params params;                                              // Params{} with `settings` applied: always valid
 };
 
-struct PresetList {
-  std::vector<Preset> presets;
-  std::string error;  // one line; set when the file is missing or any entry is invalid (then `presets` is empty)
-};
+// The presets in file order, or the Error of one line that left the Presets menu empty (the file is
+// missing, or an entry is invalid).
+using PresetList = Result<std::vector<Preset>>;
 
 // The folder holding presets.json, lessons/ and i18n/: $SOFTMAX_LAB_ASSETS if set and non-empty;
 // else <executable dir>/../share/softmax-lab if it exists (installed: /usr/bin -> /usr/share);
@@ -35,13 +35,14 @@ std::filesystem::path find_assets_dir();
 
 // Parses a presets file's text. Every preset must have a unique name of letters, digits and
 // '-', a title, and a "set" object whose values (strings, numbers or booleans) all pass set_param
-// in order; the error names the preset and the key.
+// in order; the Error::usage names the preset and the key.
 PresetList parse_presets(std::string_view json_text);
 
-// Reads and parses `file` (at most 1 MB); a missing or unreadable file is an error naming the path.
+// Reads and parses `file` (at most 1 MB). Any failure is an Error::file naming the path: presets.json
+// is part of the installation, so a run that needs it and finds it missing or broken exits 3.
 PresetList load_presets(const std::filesystem::path& file);
 
-// The preset called `name`, or null.
+// The preset called `name`, or null (also when the list did not load).
 const Preset* find_preset(const PresetList& list, std::string_view name);
 
 // "softmax-123, close-scores, ..." for error messages.

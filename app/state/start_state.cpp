@@ -27,7 +27,7 @@ Result<void> apply_session(const Session& session, const LessonList& lessons, co
   const auto index = find_lesson(lessons, saved.name);
   if (!index)
     return Error::usage("session field 'lesson.name' '" + saved.name + "' is not a lesson: allowed " +
-                        lesson_names(lessons) + (lessons.error.empty() ? "" : " (" + lessons.error + ")"));
+                        lesson_names(lessons) + (lessons.error ? " (" + lessons.error->message + ")" : ""));
   const std::size_t steps = lessons.lessons[*index].steps.size();
   if (saved.step < 1 || static_cast<std::size_t>(saved.step) > steps)
     return Error::usage("session field 'lesson.step' is " + std::to_string(saved.step) + ": lesson '" + saved.name +

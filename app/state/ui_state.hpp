@@ -87,8 +87,8 @@ struct UiState {
   // went above their controls (the column too narrow for both side by side). For the layout tests.
   float controls_slider_width = 0.0f, controls_font_size = 0.0f;
   bool controls_labels_above = false;
-  PresetList presets;    // the Presets combo; empty with an error if presets.json is missing
-  int preset_index = 0;  // the combo's selection
+  PresetList presets = std::vector<Preset>{};         // the Presets combo; an Error if presets.json did not load
+  int preset_index = 0;                               // the combo's selection
   i18n::Language language = i18n::Language::English;  // the language combo; App applies it between frames
   std::string chinese_problem;  // why Chinese cannot be chosen (no table, no font); empty when it can
   LessonList lessons;           // assets/lessons; the good files, with an error about a bad one

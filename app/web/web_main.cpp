@@ -107,9 +107,9 @@ std::optional<std::string> apply_url_state(const UrlState& url, smlab::app::AppO
   }
   if (!lesson_spec.empty()) {
     const smlab::app::LessonLookup found = smlab::app::lookup_lesson(result.lessons, lesson_spec);
-    if (!found.position) return found.error;
-    result.lesson = found.position;
-    const smlab::app::LessonStep& step = result.lessons.lessons[found.position->lesson].steps[found.position->step];
+    if (!found.ok()) return found.error().message;
+    result.lesson = *found;
+    const smlab::app::LessonStep& step = result.lessons.lessons[found->lesson].steps[found->step];
     result.params = step.params;
     result.view = step.view;
   }
@@ -344,10 +344,10 @@ int main(int argc, char** argv) {
   window_options.height = std::max(240, static_cast<int>(css_height));
   auto created = smlab::platform::Window::create(window_options);
   if (!created) {
-    show_error(created.error);
-    return smlab::exit_code(smlab::Error::Kind::no_graphics);
+    show_error(created.error().message);
+    return smlab::exit_code(created.error().kind);
   }
-  web->window = std::move(created.surface);
+  web->window = std::move(*created);
   web->app = std::make_unique<smlab::app::App>(*web->window, options);
   if (!web->app->font_warning().empty()) show_error(web->app->font_warning());
   if (!web->app->language_warning().empty()) show_error(web->app->language_warning());

@@ -26,8 +26,8 @@ class HeadlessRender : public ::testing::Test {
     options.width = width_;
     options.height = height_;
     auto created = platform::Offscreen::create(options);
-    ASSERT_TRUE(created) << created.error;
-    surface_ = std::move(created.surface);
+    ASSERT_TRUE(created) << created.error().message;
+    surface_ = std::move(*created);
   }
   // The final result (the Monte Carlo sweep refined as far as headless renders go), three frames.
   Image settle(App& app) {

@@ -49,8 +49,8 @@ class CatalogueEnvironment : public ::testing::Environment {
 
 i18n::Table load(const char* name) {
   const i18n::TableResult result = i18n::load_table(find_assets_dir() / "i18n" / name);
-  EXPECT_TRUE(result.error.empty()) << result.error;
-  return result.table;
+  EXPECT_TRUE(result.ok()) << result.error().message;
+  return result.ok() ? *result : i18n::Table{};
 }
 
 // "%.4f", "%d", "%zu", "%%": the printf conversions of a text, in order (read-outs and slider
@@ -129,6 +129,19 @@ TEST_F(Languages, BothTablesParseAndHoldTheSameKeys) {
   ASSERT_GT(english.size(), 200u) << "en.json looks truncated";
   for (const auto& [key, text] : english) EXPECT_TRUE(chinese.contains(key)) << "zh-CN.json lacks " << key;
   for (const auto& [key, text] : chinese) EXPECT_TRUE(english.contains(key)) << "en.json lacks " << key;
+}
+
+// A table that cannot be read is a file error (exit 3); one that reads but is not a flat object of
+// strings is bad content (exit 2). Both messages name the file.
+TEST_F(Languages, TableErrorsSayWhetherTheFileOrItsContentIsAtFault) {
+  const fs::path missing = fs::temp_directory_path() / "smlab-no-such-table.json";
+  const i18n::TableResult unreadable = i18n::load_table(missing);
+  ASSERT_FALSE(unreadable.ok());
+  EXPECT_EQ(smlab::exit_code(unreadable.error().kind), 3) << unreadable.error().message;
+  EXPECT_NE(unreadable.error().message.find(missing.string()), std::string::npos) << unreadable.error().message;
+  const i18n::TableResult nested = i18n::parse_table(R"({"a": {"b": "c"}})");
+  ASSERT_FALSE(nested.ok());
+  EXPECT_EQ(smlab::exit_code(nested.error().kind), 2) << nested.error().message;
 }
 
 TEST_F(Languages, TranslationsKeepPlaceholdersAndConversions) {
@@ -292,13 +305,13 @@ TEST_P(HostileCatalogue, EveryViewRendersWithPrintfBaitInEveryString) {
   for (auto& [key, text] : chinese) text = bait + key;
   i18n::install(std::move(english), std::move(chinese));
   auto created = platform::Offscreen::create({});
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   AppOptions options;
   options.language = GetParam();
   options.params.seq_len = 8;
   options.refine_trials = 50;
   options.lessons = load_lessons(find_assets_dir() / "lessons");
-  App app(*created.surface, options);
+  App app(**created, options);
   for (const ViewInfo& info : all_views()) {
     app.ui().view = info.view;
     app.ui().select_view_tab = true;
@@ -325,13 +338,13 @@ class LanguageViews : public ::testing::TestWithParam<Language> {
 TEST_P(LanguageViews, EveryViewRendersWithNoMissingKey) {
   ::unsetenv("DISPLAY");
   auto created = platform::Offscreen::create({});
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   i18n::clear_missing_keys();
   i18n::clear_reads_outside_use();
   AppOptions options;
   options.language = GetParam();
   options.refine_trials = headless_refine_trials(options.params.seq_len);
-  App app(*created.surface, options);
+  App app(**created, options);
   ASSERT_EQ(app.language(), GetParam()) << app.language_warning();
   for (const ViewInfo& info : all_views()) {
     app.ui().view = info.view;
@@ -363,11 +376,11 @@ INSTANTIATE_TEST_SUITE_P(BothLanguages, LanguageViews, ::testing::Values(Languag
 TEST_F(Languages, SwitchingToChineseAtRunTimeLoadsEveryGlyph) {
   ::unsetenv("DISPLAY");
   auto created = platform::Offscreen::create({});
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   AppOptions options;
   options.refine_trials = headless_refine_trials(options.params.seq_len);
   options.lessons = load_lessons(find_assets_dir() / "lessons");  // as main.cpp gives them
-  App app(*created.surface, options);
+  App app(**created, options);
   app.wait_for_snapshot();
   app.frame();
   ASSERT_NE(app.ui_font(), nullptr);
@@ -424,12 +437,12 @@ TEST_F(Languages, MissingChineseFontFallsBackToEnglishWithOneMessage) {
   ::unsetenv("DISPLAY");
   ::setenv("SOFTMAX_LAB_CJK_FONT", "/nonexistent/wqy-microhei.ttc", 1);
   auto created = platform::Offscreen::create({});
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   AppOptions options;
   options.language = Language::Chinese;
   options.refine_trials = headless_refine_trials(options.params.seq_len);
   {
-    App app(*created.surface, options);
+    App app(**created, options);
     EXPECT_EQ(app.language(), Language::English);
     EXPECT_NE(app.language_warning().find("fonts-wqy-microhei"), std::string::npos) << app.language_warning();
     EXPECT_EQ(app.language_warning().find('\n'), std::string::npos) << app.language_warning();

@@ -485,15 +485,15 @@ TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
   surface_options.width = 1600;
   surface_options.height = 900;
   auto created = smlab::platform::Offscreen::create(surface_options);
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   smlab::app::AppOptions options;
   options.refine_trials = smlab::app::headless_refine_trials(16);
-  smlab::app::App app(*created.surface, options);
+  smlab::app::App app(**created, options);
   const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
   auto render = [&] {
     app.wait_for_snapshot();
     for (int frame = 0; frame < 3; ++frame) app.frame();
-    return created.surface->capture();
+    return (*created)->capture();
   };
   const smlab::Params before = app.ui().params;
   const smlab::Result<void> refused = app.import_files({examples + "no-such-file.npz"}, "");
@@ -579,6 +579,19 @@ TEST(ImportCli, LongContextExportsThePooledMap) {
   EXPECT_EQ(std::count(map.begin(), map.end(), '\n'), 821);  // header + ⌈4100 / 5⌉ rows
   const std::string distribution = read_all(dir / "out" / "distribution.csv");
   EXPECT_EQ(std::count(distribution.begin(), distribution.end(), '\n'), length + 1);
+}
+
+// A token line longer than 1024 bytes is named by its own line number (it always said line 1), and
+// bad token content is a usage error (exit 2).
+TEST(ImportTokens, ATooLongLineIsNamedByItsNumber) {
+  const std::string text = "The\ncat\nsat\n" + std::string(1025, 'x') + "\non\n";
+  const smlab::TokenParse parsed = smlab::parse_tokens(text, "tokens.txt");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().message, "tokens.txt: line 4 is longer than 1024 bytes");
+  EXPECT_EQ(smlab::exit_code(parsed.error().kind), 2);
+  const smlab::TokenParse fine = smlab::parse_tokens("The\ncat\n", "tokens.txt");
+  ASSERT_TRUE(fine.ok()) << fine.error().message;
+  EXPECT_EQ(*fine, (std::vector<std::string>{"The", "cat"}));
 }
 
 }  // namespace

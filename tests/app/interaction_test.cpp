@@ -391,8 +391,8 @@ class Window : public ::testing::Test {
     options.width = 1280;
     options.height = 720;
     auto created = smlab::platform::Offscreen::create(options);
-    ASSERT_TRUE(created) << created.error;
-    surface_ = std::move(created.surface);
+    ASSERT_TRUE(created) << created.error().message;
+    surface_ = std::move(*created);
     AppOptions app_options;
     app_options.refine_trials = headless_refine_trials(app_options.params.seq_len);
     app_options.screenshot_dir = dir_.string();
@@ -459,7 +459,7 @@ TEST_F(Window, ArrowsNudgeTheSliderUnderTheMouseOnly) {
 TEST_F(Window, WithALessonOpenArrowsNudgeAHoveredSliderAndOtherwiseTurnThePage) {
   UiState& ui = app_->ui();
   ui.lessons = load_lessons(find_assets_dir() / "lessons");
-  ASSERT_FALSE(ui.lessons.lessons.empty()) << ui.lessons.error;
+  ASSERT_FALSE(ui.lessons.lessons.empty()) << (ui.lessons.error ? ui.lessons.error->message : "");
   ASSERT_GE(ui.lessons.lessons[0].steps.size(), 2u);
   ASSERT_TRUE(open_lesson_step(ui, 0, 0, false));
   app_->frame();
@@ -508,7 +508,7 @@ TEST_F(Window, AtRestTheWindowMaySleepAndAnythingThatMovesKeepsItAwake) {
   // The lesson launcher's Start: a request carried out after the controls' edit, then a glide.
   UiState& ui = app_->ui();
   ui.lessons = load_lessons(find_assets_dir() / "lessons");
-  ASSERT_FALSE(ui.lessons.lessons.empty()) << ui.lessons.error;
+  ASSERT_FALSE(ui.lessons.lessons.empty()) << (ui.lessons.error ? ui.lessons.error->message : "");
   ui.lesson.start_requested = 0;
   EXPECT_EQ(app_->idle_wait_seconds(), 0.0);
   app_->frame();
@@ -633,13 +633,13 @@ TEST(RealWindow, PngExportAndGifRecordingRunBesideTheWindow) {
   window_options.width = 960;
   window_options.height = 540;
   auto created = smlab::platform::Window::create(window_options);
-  if (!created) GTEST_SKIP() << created.error;
+  if (!created) GTEST_SKIP() << created.error().message;
   const fs::path dir = fs::temp_directory_path() / ("smlab-interaction-window-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   {
     AppOptions options;
     options.screenshot_dir = dir.string();
-    App app(*created.surface, options);
+    App app(**created, options);
     app.frame();
     app.ui().interaction.export_scale_index = 1;
     app.ui().interaction.export_png_requested = true;
@@ -648,7 +648,7 @@ TEST(RealWindow, PngExportAndGifRecordingRunBesideTheWindow) {
     for (int frame = 0; frame < 400 && (frame < 3 || app.ui().interaction.gif_recording); ++frame)
       ASSERT_TRUE(app.frame());
     EXPECT_FALSE(app.ui().interaction.gif_recording);
-    const smlab::Image after = created.surface->capture();
+    const smlab::Image after = (*created)->capture();
     EXPECT_GT(after.width, 0) << "the window still renders after the offscreen exports";
   }
   int pngs = 0, gifs = 0;
@@ -670,27 +670,27 @@ TEST(LabNudge, HoveringALabSliderMakesArrowsNudgeItsKey) {
   options.width = 1280;
   options.height = 2000;
   auto created = smlab::platform::Offscreen::create(options);
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   AppOptions app_options;
   app_options.view = smlab::View::normalizers;
   app_options.refine_trials = headless_refine_trials(app_options.params.seq_len);
-  App app(*created.surface, app_options);
+  App app(**created, app_options);
   app.wait_for_snapshot();
   app.frame();
-  ImGui::SetCurrentContext(created.surface->imgui_context());
+  ImGui::SetCurrentContext((*created)->imgui_context());
   ImGuiIO& io = ImGui::GetIO();
   bool found = false;
   for (float y = 40.0f; y < 1990.0f && !found; y += 6.0f) {
     io.MousePos = ImVec2(90.0f, y);
     app.frame();
-    ImGui::SetCurrentContext(created.surface->imgui_context());
+    ImGui::SetCurrentContext((*created)->imgui_context());
     found = app.ui().interaction.nudge_key == "alpha";
   }
   ASSERT_TRUE(found) << "no point of the control column hovered the α slider";
   const double before = app.ui().params.alpha;
   io.KeysDown[GLFW_KEY_RIGHT] = true;
   app.frame();
-  ImGui::SetCurrentContext(created.surface->imgui_context());
+  ImGui::SetCurrentContext((*created)->imgui_context());
   io.KeysDown[GLFW_KEY_RIGHT] = false;
   EXPECT_NEAR(app.ui().params.alpha, std::min(before + 0.01, 2.0), 1e-12);
 }

@@ -46,13 +46,16 @@ std::set<std::string> drawn_tab_labels(const platform::Surface& surface) {
 std::set<std::string> expected_tab_labels(Language language) {
   const i18n::TableResult table =
       i18n::load_table(find_assets_dir() / "i18n" / (language == Language::Chinese ? "zh-CN.json" : "en.json"));
-  EXPECT_TRUE(table.error.empty()) << table.error;
+  if (!table.ok()) {
+    ADD_FAILURE() << table.error().message;
+    return {};
+  }
   std::set<std::string> labels;
   for (const ViewInfo& info : all_views()) {
     const LabDefinition* lab = lab_definition(info.view);
-    const auto found = table.table.find(lab != nullptr ? lab->title_key : "dashboard.title");
-    EXPECT_NE(found, table.table.end()) << info.name;
-    if (found != table.table.end()) labels.insert(found->second + "###" + std::string(info.name));
+    const auto found = table->find(lab != nullptr ? lab->title_key : "dashboard.title");
+    EXPECT_NE(found, table->end()) << info.name;
+    if (found != table->end()) labels.insert(found->second + "###" + std::string(info.name));
   }
   return labels;
 }
@@ -73,8 +76,8 @@ class LanguageContext : public ::testing::Test {
     options.width = 1024;
     options.height = 640;
     auto created = platform::Offscreen::create(options);
-    EXPECT_TRUE(created) << created.error;
-    return std::move(created.surface);
+    EXPECT_TRUE(created) << created.error().message;
+    return created ? std::move(*created) : nullptr;
   }
   static AppOptions options(Language language) {
     AppOptions options;
@@ -176,7 +179,8 @@ TEST_F(LanguageContext, SvgExportTakesItsLanguageAndKeepsTheCallers) {
     english_svg.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   const i18n::TableResult zh = i18n::load_table(find_assets_dir() / "i18n" / "zh-CN.json");
-  const std::string& title = zh.table.at("plot.entropy_t.title");
+  ASSERT_TRUE(zh.ok()) << zh.error().message;
+  const std::string& title = zh->at("plot.entropy_t.title");
   EXPECT_NE(chinese_svg.find(title), std::string::npos) << "the zh-CN SVGs lack " << title;
   EXPECT_EQ(english_svg.find(title), std::string::npos) << "the English SVGs hold " << title;
   fs::remove_all(dir);

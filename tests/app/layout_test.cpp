@@ -83,8 +83,8 @@ class ClassroomLayout : public ::testing::Test {
     options.width = 1280;
     options.height = 720;
     auto created = platform::Offscreen::create(options);
-    ASSERT_TRUE(created) << created.error;
-    surface_ = std::move(created.surface).release();
+    ASSERT_TRUE(created) << created.error().message;
+    surface_ = std::move(*created).release();
     AppOptions app_options;
     app_options.lessons = load_lessons(find_assets_dir() / "lessons");
     app_options.refine_trials = 2000;  // the d_k curves need not converge for a layout check
@@ -103,7 +103,7 @@ class ClassroomLayout : public ::testing::Test {
     ui.theme = look.theme;
     ui.font_scale = look.font_scale;
     ui.language = look.language;
-    ASSERT_FALSE(surface_->resize(size.width, size.height).has_value());
+    ASSERT_TRUE(surface_->resize(size.width, size.height).ok());
   }
 
   // Two frames once the numbers are in: the first applies a new look, view or tab selection.

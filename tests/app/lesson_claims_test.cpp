@@ -36,7 +36,7 @@ std::string where(const Lesson& lesson, std::size_t step) { return lesson.name +
 
 TEST(LessonClaims, EveryClaimOfEveryStepHolds) {
   const LessonList& list = shipped();
-  ASSERT_TRUE(list.error.empty()) << list.error;
+  ASSERT_FALSE(list.error) << list.error->message;
   int checked = 0;
   for (const Lesson& lesson : list.lessons)
     for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
@@ -127,8 +127,8 @@ TEST(LessonClaims, BadClaimsAreOneLineLoadErrors) {
            claims + "}]}";
   };
   const LessonLoad good = parse_lesson(lesson_with(R"([{"quantity": "max_weight", "op": ">=", "value": 0.1}])"));
-  ASSERT_TRUE(good.lesson) << good.error;
-  ASSERT_EQ(good.lesson->steps[0].claims.size(), 1u);
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  ASSERT_EQ(good->steps[0].claims.size(), 1u);
   const struct {
     std::string claims, needle;
   } cases[] = {
@@ -147,10 +147,10 @@ TEST(LessonClaims, BadClaimsAreOneLineLoadErrors) {
   };
   for (const auto& c : cases) {
     const LessonLoad load = parse_lesson(lesson_with(c.claims));
-    EXPECT_FALSE(load.lesson) << c.claims;
-    EXPECT_EQ(load.error.find('\n'), std::string::npos) << load.error;
-    EXPECT_NE(load.error.find(c.needle), std::string::npos) << c.claims << "\n-> " << load.error;
-    EXPECT_NE(load.error.find("lesson 'demo' step 1"), std::string::npos) << load.error;
+    EXPECT_FALSE(load.ok()) << c.claims;
+    EXPECT_EQ(load.error().message.find('\n'), std::string::npos) << load.error().message;
+    EXPECT_NE(load.error().message.find(c.needle), std::string::npos) << c.claims << "\n-> " << load.error().message;
+    EXPECT_NE(load.error().message.find("lesson 'demo' step 1"), std::string::npos) << load.error().message;
   }
 }
 
@@ -171,7 +171,7 @@ TEST(LessonClaims, AClaimAgainstTheWrongNumberFails) {
 // with the same claim vocabulary (presets.json holds no claims of its own).
 TEST(LessonClaims, PresetTitlesHold) {
   const PresetList list = load_presets(find_assets_dir() / "presets.json");
-  ASSERT_TRUE(list.error.empty()) << list.error;
+  ASSERT_TRUE(list.ok()) << list.error().message;
   const struct {
     const char* preset;
     View view;
@@ -206,7 +206,7 @@ TEST(LessonClaims, PresetTitlesHold) {
     options.view = c.view;
     const Snapshot snap = *evaluate(preset->params, options);
     for (const LessonClaim& claim : c.claims) {
-      ASSERT_EQ(check_claim(claim), "");
+      ASSERT_TRUE(check_claim(claim).ok()) << check_claim(claim).error().message;
       const ClaimOutcome outcome = evaluate_claim(snap, claim);
       EXPECT_TRUE(outcome.holds) << "preset " << c.preset << " (" << preset->title << "): " << outcome.description;
     }
@@ -263,10 +263,9 @@ TEST(LessonClaims, DISABLED_PrintEveryQuantityAtEveryStep) {
           for (int index : {-1, 0, 1, 2})
             for (int at : {0, 4, 64, 1024}) {
               const ClaimQuantity q{std::string(info.name), series, index, at};
-              if (!check_claim_quantity(q).empty()) continue;
-              std::string error;
-              const auto value = claim_value(snap, q, error);
-              if (value) std::printf("  %s = %.6g\n", describe(q).c_str(), *value);
+              if (!check_claim_quantity(q).ok()) continue;
+              const Result<double> value = claim_value(snap, q);
+              if (value.ok()) std::printf("  %s = %.6g\n", describe(q).c_str(), *value);
             }
     }
 }

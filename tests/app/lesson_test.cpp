@@ -60,7 +60,7 @@ std::string lesson_json(const std::string& second_step_set = R"({"temperature": 
 
 TEST(LessonFiles, EveryShippedLessonLoadsWithFiveToNineStepsInBothLanguages) {
   const LessonList& list = shipped();
-  ASSERT_TRUE(list.error.empty()) << list.error;
+  ASSERT_FALSE(list.error) << list.error->message;
   ASSERT_GE(list.lessons.size(), 6u);
   for (const char* name : {"why-softmax", "stability", "temperature", "saturation", "scaling", "toolbox"})
     EXPECT_TRUE(find_lesson(list, name).has_value()) << "missing lesson " << name;
@@ -122,7 +122,7 @@ TEST(LessonFiles, TheLessonsUseTheViewsTheirTopicsNeed) {
 // ─── Bad lesson files ─────────────────────────────────────────────────────────────────────────
 
 TEST(LessonLoader, BadFilesGiveOneLineErrorsNamingWhatIsWrong) {
-  ASSERT_TRUE(parse_lesson(lesson_json()).lesson) << parse_lesson(lesson_json()).error;
+  ASSERT_TRUE(parse_lesson(lesson_json()).ok()) << parse_lesson(lesson_json()).error().message;
   const std::string huge = R"({"name": "x", "title": {"en": ")" + std::string(lesson_max_bytes, 'a') + "\"}}";
   const struct {
     std::string text, needle;
@@ -156,9 +156,10 @@ TEST(LessonLoader, BadFilesGiveOneLineErrorsNamingWhatIsWrong) {
   };
   for (const auto& c : cases) {
     const LessonLoad load = parse_lesson(c.text);
-    EXPECT_FALSE(load.lesson) << c.text.substr(0, 200);
-    EXPECT_TRUE(one_line(load.error)) << c.text.substr(0, 200) << "\n-> " << load.error;
-    EXPECT_NE(load.error.find(c.needle), std::string::npos) << c.text.substr(0, 200) << "\n-> " << load.error;
+    EXPECT_FALSE(load.ok()) << c.text.substr(0, 200);
+    EXPECT_TRUE(one_line(load.error().message)) << c.text.substr(0, 200) << "\n-> " << load.error().message;
+    EXPECT_NE(load.error().message.find(c.needle), std::string::npos)
+        << c.text.substr(0, 200) << "\n-> " << load.error().message;
   }
   // 51 steps is one too many.
   std::string many = R"({"name": "x", "title": {"en": "a", "zh-CN": "b"}, "steps": [)";
@@ -167,18 +168,18 @@ TEST(LessonLoader, BadFilesGiveOneLineErrorsNamingWhatIsWrong) {
         std::string(k ? "," : "") +
         R"({"title": {"en": "a", "zh-CN": "b"}, "text": {"en": "a", "zh-CN": "b"}, "view": "dashboard", "panel": "gradient"})";
   const LessonLoad too_many = parse_lesson(many + "]}");
-  EXPECT_FALSE(too_many.lesson);
-  EXPECT_NE(too_many.error.find("51 steps"), std::string::npos) << too_many.error;
+  EXPECT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.error().message.find("51 steps"), std::string::npos) << too_many.error().message;
 }
 
 TEST(LessonLoader, EveryTruncationOfAShippedFileIsAOneLineErrorNotACrash) {
   const std::string text = read_all(lessons_dir() / "01-why-softmax.json");
   ASSERT_GT(text.size(), 1000u);
-  ASSERT_TRUE(parse_lesson(text).lesson);
+  ASSERT_TRUE(parse_lesson(text).ok());
   for (std::size_t length = 0; length + 1 < text.size(); length += 7) {
     const LessonLoad load = parse_lesson(text.substr(0, length));
-    ASSERT_FALSE(load.lesson) << "prefix of " << length << " bytes loaded";
-    ASSERT_TRUE(one_line(load.error)) << length;
+    ASSERT_FALSE(load.ok()) << "prefix of " << length << " bytes loaded";
+    ASSERT_TRUE(one_line(load.error().message)) << length;
   }
 }
 
@@ -193,31 +194,37 @@ TEST(LessonLoader, AFolderWithABadAndADuplicateFileKeepsTheGoodLessons) {
   const LessonList list = load_lessons(dir);
   ASSERT_EQ(list.lessons.size(), 1u);
   EXPECT_EQ(list.lessons[0].name, "demo");
-  EXPECT_TRUE(one_line(list.error)) << list.error;
-  EXPECT_NE(list.error.find("b.json"), std::string::npos) << list.error;
+  ASSERT_TRUE(list.error);
+  EXPECT_TRUE(one_line(list.error->message)) << list.error->message;
+  EXPECT_NE(list.error->message.find("b.json"), std::string::npos) << list.error->message;
+  // A lesson file that does not load is a file error: a run that needs it exits 3, as before.
+  EXPECT_EQ(smlab::exit_code(list.error->kind), 3);
   const LessonList missing = load_lessons(dir / "nope");
   EXPECT_TRUE(missing.lessons.empty());
-  EXPECT_NE(missing.error.find("nope"), std::string::npos) << missing.error;
+  ASSERT_TRUE(missing.error);
+  EXPECT_NE(missing.error->message.find("nope"), std::string::npos) << missing.error->message;
   fs::remove_all(dir);
 }
 
 TEST(LessonLoader, LookupTakesNameAndOneBasedStep) {
   const LessonList& list = shipped();
   const auto first = lookup_lesson(list, "why-softmax");
-  ASSERT_TRUE(first.position) << first.error;
-  EXPECT_EQ(first.position->step, 0u);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(first->step, 0u);
   const auto third = lookup_lesson(list, "why-softmax:3");
-  ASSERT_TRUE(third.position) << third.error;
-  EXPECT_EQ(third.position->step, 2u);
-  const std::string count = std::to_string(list.lessons[third.position->lesson].steps.size());
+  ASSERT_TRUE(third.ok()) << third.error().message;
+  EXPECT_EQ(third->step, 2u);
+  const std::string count = std::to_string(list.lessons[third->lesson].steps.size());
   for (const char* bad : {"why-softmax:0", "why-softmax:99", "why-softmax:x", "why-softmax:", "why-softmax:-1"}) {
     const auto lookup = lookup_lesson(list, bad);
-    EXPECT_FALSE(lookup.position) << bad;
-    EXPECT_NE(lookup.error.find("a step from 1 to " + count), std::string::npos) << bad << " -> " << lookup.error;
+    EXPECT_FALSE(lookup.ok()) << bad;
+    EXPECT_NE(lookup.error().message.find("a step from 1 to " + count), std::string::npos)
+        << bad << " -> " << lookup.error().message;
   }
   const auto unknown = lookup_lesson(list, "nonesuch:2");
-  EXPECT_FALSE(unknown.position);
-  EXPECT_NE(unknown.error.find("'nonesuch' is not a lesson: allowed why-softmax"), std::string::npos) << unknown.error;
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("'nonesuch' is not a lesson: allowed why-softmax"), std::string::npos)
+      << unknown.error().message;
 }
 
 // ─── Animation ────────────────────────────────────────────────────────────────────────────────
@@ -383,8 +390,8 @@ class LessonRender : public ::testing::Test {
     options.width = 1600;
     options.height = 900;
     auto created = platform::Offscreen::create(options);
-    ASSERT_TRUE(created) << created.error;
-    surface_ = std::move(created.surface);
+    ASSERT_TRUE(created) << created.error().message;
+    surface_ = std::move(*created);
   }
 
   Image render_step(App& app, std::size_t lesson, std::size_t step) {

@@ -42,18 +42,18 @@ Params with_temperature(double temperature) {
 
 TEST(Pins, AddRenameRemoveKeepAtMostFourUniqueCleanNames) {
   PinState state;
-  for (int k = 0; k < 4; ++k) ASSERT_TRUE(add_pin(state, with_temperature(1.0 + k)));
+  for (int k = 0; k < 4; ++k) ASSERT_TRUE(add_pin(state, with_temperature(1.0 + k)).ok());
   EXPECT_EQ(state.pins[0].name, "A");
   EXPECT_EQ(state.pins[3].name, "D");
-  EXPECT_FALSE(add_pin(state, with_temperature(9.0)));
+  EXPECT_FALSE(add_pin(state, with_temperature(9.0)).ok());
   EXPECT_TRUE(one_line(state.error));
   EXPECT_NE(state.error.find("at most 4 pins"), std::string::npos) << state.error;
   EXPECT_EQ(state.pins.size(), 4u);
 
-  EXPECT_TRUE(rename_pin(state, 1, "T = 2, 高温"));
+  EXPECT_TRUE(rename_pin(state, 1, "T = 2, 高温").ok());
   EXPECT_EQ(state.pins[1].name, "T = 2, 高温");
   for (const std::string& bad : {std::string(), std::string("a\nb"), std::string(41, 'x'), std::string("A")}) {
-    EXPECT_FALSE(rename_pin(state, 2, bad)) << bad;
+    EXPECT_FALSE(rename_pin(state, 2, bad).ok()) << bad;
     EXPECT_TRUE(one_line(state.error)) << state.error;
   }
   EXPECT_EQ(state.pins[2].name, "C");
@@ -61,15 +61,15 @@ TEST(Pins, AddRenameRemoveKeepAtMostFourUniqueCleanNames) {
   remove_pin(state, 0);
   ASSERT_EQ(state.pins.size(), 3u);
   EXPECT_EQ(state.pins[0].params.temperature, 2.0);
-  ASSERT_TRUE(add_pin(state, with_temperature(7.0)));
+  ASSERT_TRUE(add_pin(state, with_temperature(7.0)).ok());
   EXPECT_EQ(state.pins.back().name, "A") << "the first free name";
 }
 
 // A pin keeps Params only: its Snapshot is evaluate(params), recomputed when they change.
 TEST(Pins, SnapshotsAreTheCoreEvaluationOfThePinsParams) {
   PinState state;
-  ASSERT_TRUE(add_pin(state, with_temperature(0.3)));
-  ASSERT_TRUE(add_pin(state, with_temperature(3.0)));
+  ASSERT_TRUE(add_pin(state, with_temperature(0.3)).ok());
+  ASSERT_TRUE(add_pin(state, with_temperature(3.0)).ok());
   refresh_pins(state);
   ASSERT_EQ(state.snapshots.size(), 2u);
   for (std::size_t k = 0; k < 2; ++k) {
@@ -165,9 +165,9 @@ TEST(PinsSession, MalformedPinsAreRefusedWithOneLineNamingThePinAndField) {
 // pins-distribution.csv holds each pin's row as evaluate() gives it, under a pin column.
 TEST(PinsCsv, PinnedRowsCarryThePinAndMatchTheCoreNumbers) {
   PinState state;
-  ASSERT_TRUE(add_pin(state, with_temperature(0.5)));
-  ASSERT_TRUE(add_pin(state, with_temperature(2.0)));
-  ASSERT_TRUE(rename_pin(state, 1, "hot, \"T=2\""));
+  ASSERT_TRUE(add_pin(state, with_temperature(0.5)).ok());
+  ASSERT_TRUE(add_pin(state, with_temperature(2.0)).ok());
+  ASSERT_TRUE(rename_pin(state, 1, "hot, \"T=2\"").ok());
   refresh_pins(state);
   const auto files = pins_csv_files(state.pins, state.snapshots);
   ASSERT_EQ(files.size(), 3u);

@@ -111,8 +111,8 @@ Image render_probe(smlab::platform::Surface& surface, int frames = 2) {
 std::unique_ptr<Offscreen> make_offscreen(const OffscreenOptions& options) {
   auto created = Offscreen::create(options);
   EXPECT_TRUE(created) << "Offscreen::create(" << options.width << "x" << options.height << " @"
-                       << options.framebuffer_scale << ") failed: " << created.error;
-  return std::move(created.surface);
+                       << options.framebuffer_scale << ") failed: " << created.error().message;
+  return created ? std::move(*created) : nullptr;
 }
 
 std::string describe(Rgba8 color) {
@@ -242,7 +242,7 @@ TEST(Offscreen, AnUnknownEglPlatformChoiceIsAOneLineError) {
   ScopedEnv glx("SMLAB_EGL_PLATFORM", "glx");
   const auto created = Offscreen::create({.width = 64, .height = 64});
   EXPECT_FALSE(created);
-  EXPECT_EQ(created.error,
+  EXPECT_EQ(created.error().message,
             "no headless graphics: SMLAB_EGL_PLATFORM='glx' is not allowed: auto, surfaceless or device");
 }
 
@@ -303,8 +303,8 @@ TEST(Offscreen, ResizeChangesTheCaptureSizeAndRejectsBadSizes) {
   ScopedEnv no_display("DISPLAY", std::nullopt);
   auto surface = make_offscreen({.width = 640, .height = 400});
   ASSERT_NE(surface, nullptr);
-  const auto resize_error = surface->resize(320, 200, 1.5f);
-  ASSERT_FALSE(resize_error) << *resize_error;
+  const auto resized = surface->resize(320, 200, 1.5f);
+  ASSERT_TRUE(resized.ok()) << resized.error().message;
   EXPECT_EQ(surface->layout_size(), (smlab::platform::PixelSize{320, 200}));
   const Image image = render_probe(*surface);
   EXPECT_EQ(image.width, 480);
@@ -312,8 +312,10 @@ TEST(Offscreen, ResizeChangesTheCaptureSizeAndRejectsBadSizes) {
 
   for (const auto& [width, height, scale] : {std::tuple{0, 200, 1.0f}, std::tuple{320, -1, 1.0f},
                                              std::tuple{320, 200, 0.0f}, std::tuple{100000, 10, 1.0f}}) {
-    const auto error = surface->resize(width, height, scale);
-    EXPECT_TRUE(error) << "resize(" << width << ", " << height << ", " << scale << ") should fail";
+    const auto refused = surface->resize(width, height, scale);
+    ASSERT_FALSE(refused.ok()) << "resize(" << width << ", " << height << ", " << scale << ") should fail";
+    // A size this GL cannot give is a usage error (--scale too large: exit 2), not a missing context.
+    EXPECT_EQ(smlab::exit_code(refused.error().kind), 2) << refused.error().message;
     EXPECT_EQ(surface->framebuffer_size(), (smlab::platform::PixelSize{480, 300}))
         << "a failed resize(" << width << ", " << height << ", " << scale << ") must keep the old size";
   }
@@ -427,9 +429,9 @@ TEST(Fonts, DejaVuWithChineseLoadsWithoutWarningsAndReachesTheNextFrame) {
 TEST(Window, NoDisplayIsAnErrorValueNotACrash) {
   ScopedEnv no_display("DISPLAY", std::nullopt);
   const auto created = smlab::platform::Window::create();
-  EXPECT_FALSE(created);
-  EXPECT_EQ(created.surface, nullptr);
-  EXPECT_NE(created.error.find("DISPLAY"), std::string::npos) << created.error;
+  ASSERT_FALSE(created);
+  EXPECT_EQ(smlab::exit_code(created.error().kind), 4) << "no display is no graphics context";
+  EXPECT_NE(created.error().message.find("DISPLAY"), std::string::npos) << created.error().message;
 }
 
 // ---------------------------------------------------------------------------------------------

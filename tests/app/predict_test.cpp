@@ -57,8 +57,8 @@ TEST(PredictSchema, ChoiceAndTypedStepsLoadWithEveryField) {
   const LessonLoad choices = parse_lesson(
       lesson_with_predict("{" + question + ", " + max_weight + R"(, "choices": [0.1, 0.5, 0.9], "hides": "attention",
         "reveal_text": {"en": "So.", "zh-CN": "所以。"}})"));
-  ASSERT_TRUE(choices.lesson) << choices.error;
-  const LessonPredict& picked = *choices.lesson->steps[0].predict;
+  ASSERT_TRUE(choices.ok()) << choices.error().message;
+  const LessonPredict& picked = *choices->steps[0].predict;
   EXPECT_EQ(picked.question.english, "Largest weight?");
   EXPECT_EQ(picked.quantity.quantity, "max_weight");
   EXPECT_EQ(picked.choices, (std::vector<double>{0.1, 0.5, 0.9}));
@@ -68,8 +68,8 @@ TEST(PredictSchema, ChoiceAndTypedStepsLoadWithEveryField) {
 
   const LessonLoad typed = parse_lesson(
       lesson_with_predict("{" + question + ", " + max_weight + R"(, "min": 0, "max": 1, "tolerance": 0.05})"));
-  ASSERT_TRUE(typed.lesson) << typed.error;
-  const LessonPredict& number = *typed.lesson->steps[0].predict;
+  ASSERT_TRUE(typed.ok()) << typed.error().message;
+  const LessonPredict& number = *typed->steps[0].predict;
   EXPECT_TRUE(number.choices.empty());
   EXPECT_EQ(number.min, 0.0);
   EXPECT_EQ(number.max, 1.0);
@@ -110,10 +110,10 @@ TEST(PredictSchema, BadPredictStepsAreOneLineErrorsNamingTheStepAndField) {
   };
   for (const auto& c : cases) {
     const LessonLoad load = parse_lesson(lesson_with_predict(c.predict));
-    EXPECT_FALSE(load.lesson) << c.predict;
-    EXPECT_TRUE(one_line(load.error)) << c.predict << "\n-> " << load.error;
-    EXPECT_NE(load.error.find(c.needle), std::string::npos) << c.predict << "\n-> " << load.error;
-    EXPECT_NE(load.error.find("lesson 'guess' step 1"), std::string::npos) << load.error;
+    EXPECT_FALSE(load.ok()) << c.predict;
+    EXPECT_TRUE(one_line(load.error().message)) << c.predict << "\n-> " << load.error().message;
+    EXPECT_NE(load.error().message.find(c.needle), std::string::npos) << c.predict << "\n-> " << load.error().message;
+    EXPECT_NE(load.error().message.find("lesson 'guess' step 1"), std::string::npos) << load.error().message;
   }
 }
 
@@ -161,22 +161,26 @@ TEST(PredictReveal, GuessesOutsideTheChoicesOrTheRangeAreRefusedInOneLine) {
   typed.min = 0.0;
   typed.max = 3.0;
   typed.tolerance = 0.1;
-  EXPECT_EQ(check_guess(typed, 0.0), "");
-  EXPECT_EQ(check_guess(typed, 3.0), "");
+  EXPECT_TRUE(check_guess(typed, 0.0).ok());
+  EXPECT_TRUE(check_guess(typed, 3.0).ok());
   for (double bad : {-0.01, 3.5, std::nan(""), std::numeric_limits<double>::infinity()}) {
-    const std::string problem = check_guess(typed, bad);
+    const Result<void> refused = check_guess(typed, bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    const std::string& problem = refused.error().message;
     EXPECT_TRUE(one_line(problem)) << bad;
     EXPECT_NE(problem.find("a number from 0 to 3"), std::string::npos) << problem;
   }
   LessonPredict picked;
   picked.choices = {0.26, 0.46};
-  EXPECT_EQ(check_guess(picked, 0.46), "");
-  EXPECT_NE(check_guess(picked, 0.3).find("not one of the choices: allowed 0.26, 0.46"), std::string::npos);
+  EXPECT_TRUE(check_guess(picked, 0.46).ok());
+  ASSERT_FALSE(check_guess(picked, 0.3).ok());
+  EXPECT_NE(check_guess(picked, 0.3).error().message.find("not one of the choices: allowed 0.26, 0.46"),
+            std::string::npos);
 }
 
 TEST(PredictLookup, NameStepGuessNeedsAPredictStepAndAnAllowedGuess) {
   const LessonList& list = shipped();
-  ASSERT_TRUE(list.error.empty()) << list.error;
+  ASSERT_FALSE(list.error) << list.error->message;
   const auto scaling = find_lesson(list, "scaling");
   ASSERT_TRUE(scaling);
   std::vector<std::size_t> typed, chosen;
@@ -187,11 +191,11 @@ TEST(PredictLookup, NameStepGuessNeedsAPredictStepAndAnAllowedGuess) {
   ASSERT_FALSE(chosen.empty()) << "the scaling lesson asks a multiple-choice prediction";
   const std::string typed_step = "scaling:" + std::to_string(typed[0]);
   const auto ok = lookup_lesson(list, typed_step + ":0.25");
-  ASSERT_TRUE(ok.position) << ok.error;
-  EXPECT_EQ(ok.position->step, typed[0] - 1);
-  ASSERT_TRUE(ok.position->guess);
-  EXPECT_EQ(*ok.position->guess, 0.25);
-  EXPECT_FALSE(lookup_lesson(list, typed_step).position->guess);
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->step, typed[0] - 1);
+  ASSERT_TRUE(ok->guess);
+  EXPECT_EQ(*ok->guess, 0.25);
+  EXPECT_FALSE(lookup_lesson(list, typed_step)->guess);
   const struct {
     std::string spec, needle;
   } bad[] = {
@@ -207,9 +211,9 @@ TEST(PredictLookup, NameStepGuessNeedsAPredictStepAndAnAllowedGuess) {
   };
   for (const auto& c : bad) {
     const auto lookup = lookup_lesson(list, c.spec);
-    EXPECT_FALSE(lookup.position) << c.spec;
-    EXPECT_TRUE(one_line(lookup.error)) << c.spec;
-    EXPECT_NE(lookup.error.find(c.needle), std::string::npos) << c.spec << " -> " << lookup.error;
+    EXPECT_FALSE(lookup.ok()) << c.spec;
+    EXPECT_TRUE(one_line(lookup.error().message)) << c.spec;
+    EXPECT_NE(lookup.error().message.find(c.needle), std::string::npos) << c.spec << " -> " << lookup.error().message;
   }
 }
 
@@ -224,9 +228,10 @@ TEST(PredictPlayer, NextRevealsFirstThenMovesAndAGuessIsChecked) {
   const LessonPredict& predict = *ui.lessons.lessons[lesson].steps[step].predict;
   ASSERT_TRUE(open_lesson_step(ui, lesson, step, false));
   EXPECT_TRUE(lesson_awaiting_prediction(ui));
-  const std::string refused = commit_guess(ui, predict.choices.empty() ? predict.max + 1.0 : -12345.0);
-  EXPECT_TRUE(one_line(refused)) << refused;
-  EXPECT_EQ(ui.lesson.guess_error, refused);
+  const Result<void> refused = commit_guess(ui, predict.choices.empty() ? predict.max + 1.0 : -12345.0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(one_line(refused.error().message)) << refused.error().message;
+  EXPECT_EQ(ui.lesson.guess_error, refused.error().message);
   EXPECT_TRUE(lesson_awaiting_prediction(ui)) << "a refused guess reveals nothing";
 
   ASSERT_TRUE(lesson_next(ui));
@@ -240,7 +245,7 @@ TEST(PredictPlayer, NextRevealsFirstThenMovesAndAGuessIsChecked) {
   EXPECT_EQ(ui.lesson.open->step, step);
   EXPECT_TRUE(lesson_awaiting_prediction(ui)) << "coming back asks again";
   const double good = predict.choices.empty() ? predict.min : predict.choices.back();
-  EXPECT_EQ(commit_guess(ui, good), "");
+  EXPECT_TRUE(commit_guess(ui, good).ok());
   EXPECT_TRUE(ui.lesson.revealed);
   ASSERT_TRUE(ui.lesson.guess);
   EXPECT_EQ(*ui.lesson.guess, good);

@@ -662,8 +662,8 @@ class ReliabilityApp : public ::testing::Test {
     options.width = 640;
     options.height = 360;
     auto created = platform::Offscreen::create(options);
-    ASSERT_TRUE(created) << created.error;
-    surface_ = std::move(created.surface);
+    ASSERT_TRUE(created) << created.error().message;
+    surface_ = std::move(*created);
   }
   std::unique_ptr<platform::Offscreen> surface_;
 };

@@ -63,8 +63,8 @@ class Render : public ::testing::Test {
     options.width = 1600;
     options.height = 900;
     auto created = platform::Offscreen::create(options);
-    ASSERT_TRUE(created) << created.error;
-    surface_ = std::move(created.surface);
+    ASSERT_TRUE(created) << created.error().message;
+    surface_ = std::move(*created);
   }
 
   Image render(App& app) {

@@ -49,11 +49,11 @@ bool one_line(const std::string& text) { return !text.empty() && text.find('\n')
 TEST(Presets, ShippedFileHasTheClassicExamplesAndEveryEntryIsValid) {
   const auto file = smlab::app::find_assets_dir() / "presets.json";
   const smlab::app::PresetList list = smlab::app::load_presets(file);
-  ASSERT_TRUE(list.error.empty()) << list.error;
+  ASSERT_TRUE(list.ok()) << list.error().message;
   for (const char* name : {"softmax-123", "close-scores", "large-scores", "two-scores", "symmetric",
                            "large-dk-unscaled", "large-dk-scaled"})
     EXPECT_NE(smlab::app::find_preset(list, name), nullptr) << name << " missing from " << file;
-  for (const auto& preset : list.presets) {
+  for (const auto& preset : *list) {
     EXPECT_TRUE(smlab::validate(preset.params).ok()) << preset.name;
     // The stored Params are exactly the defaults with the preset's settings applied by set_param.
     Params expected;
@@ -83,17 +83,19 @@ TEST(Presets, InvalidEntriesAreRejectedWithOneLineNamingPresetAndKey) {
   };
   for (const Case& c : cases) {
     const auto list = smlab::app::parse_presets(c.json);
-    EXPECT_TRUE(list.presets.empty()) << c.json;
-    EXPECT_TRUE(one_line(list.error)) << c.json << "\n" << list.error;
-    EXPECT_NE(list.error.find(c.needle), std::string::npos) << c.json << "\n" << list.error;
+    ASSERT_FALSE(list.ok()) << c.json;
+    EXPECT_TRUE(one_line(list.error().message)) << c.json << "\n" << list.error().message;
+    EXPECT_NE(list.error().message.find(c.needle), std::string::npos) << c.json << "\n" << list.error().message;
   }
 }
 
 TEST_F(TempDir, MissingPresetsFileIsOneClearMessage) {
   const auto list = smlab::app::load_presets(dir_ / "presets.json");
-  EXPECT_TRUE(list.presets.empty());
-  EXPECT_TRUE(one_line(list.error)) << list.error;
-  EXPECT_NE(list.error.find("presets.json"), std::string::npos) << list.error;
+  ASSERT_FALSE(list.ok());
+  EXPECT_TRUE(one_line(list.error().message)) << list.error().message;
+  EXPECT_NE(list.error().message.find("presets.json"), std::string::npos) << list.error().message;
+  // An installed file that did not load is a file error (exit 3), as main has always reported it.
+  EXPECT_EQ(smlab::exit_code(list.error().kind), 3);
 }
 
 TEST_F(TempDir, PresetFlagSetsTheParamsAndSetStillAppliesOnTop) {

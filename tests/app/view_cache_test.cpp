@@ -22,8 +22,8 @@ class ViewBuilds : public ::testing::Test {
     options.width = 1280;
     options.height = 720;
     auto created = platform::Offscreen::create(options);
-    ASSERT_TRUE(created) << created.error;
-    surface_ = std::move(created.surface);
+    ASSERT_TRUE(created) << created.error().message;
+    surface_ = std::move(*created);
   }
 
   // Until everything submitted (the Snapshot and its d_k refinement) is drawn.
@@ -95,7 +95,7 @@ TEST_F(ViewBuilds, DashboardIsBuiltOnceAndRebuiltOnlyWhenItsInputsChange) {
   // A pin (its ghosts are drawn in the dashboard's plots): rebuilt, and a sixth plus one map.
   Params hot = app.ui().params;
   hot.temperature = 2.0;
-  ASSERT_TRUE(add_pin(app.ui().pins, hot));
+  ASSERT_TRUE(add_pin(app.ui().pins, hot).ok());
   before = app.view_builds();
   app.frame();
   EXPECT_GT(app.view_builds(), before) << "a new pin did not rebuild the dashboard";

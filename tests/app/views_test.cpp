@@ -62,14 +62,14 @@ TEST_P(Views, RendersWithNoBlankPlot) {
   // Counted only where checks are compiled in (Debug, and the sanitizer stage of `make test`).
   const std::uint64_t gl_errors_before = platform::gl_error_count();
   auto created = platform::Offscreen::create({});
-  ASSERT_TRUE(created) << created.error;
+  ASSERT_TRUE(created) << created.error().message;
   AppOptions options;
   options.view = GetParam();
   options.refine_trials = headless_refine_trials(options.params.seq_len);
-  App app(*created.surface, options);
+  App app(**created, options);
   app.wait_for_snapshot();
   for (int frame = 0; frame < 3; ++frame) app.frame();
-  const Image image = created.surface->capture();
+  const Image image = (*created)->capture();
   const std::string view_name(view_info(GetParam()).name);
   const auto& placed = app.ui().placed_plots;
   ASSERT_FALSE(placed.empty()) << view_name << " drew no plots";

@@ -58,34 +58,34 @@ TEST(Homework, CheckerAcceptsWithinToleranceAndRejectsOutside) {
       std::snprintf(buffer, sizeof buffer, "%.17g", x);
       return std::string(buffer);
     };
-    EXPECT_TRUE(check_answer(e, text(e.answer)).correct);
+    EXPECT_TRUE(check_answer(e, text(e.answer))->correct);
     if (!e.integer) {
-      EXPECT_TRUE(check_answer(e, text(e.answer + 0.9 * e.tolerance)).correct);
-      EXPECT_FALSE(check_answer(e, text(e.answer + 1.1 * e.tolerance + 1e-9)).correct);
-      EXPECT_FALSE(check_answer(e, text(e.answer - 1.1 * e.tolerance - 1e-9)).correct);
+      EXPECT_TRUE(check_answer(e, text(e.answer + 0.9 * e.tolerance))->correct);
+      EXPECT_FALSE(check_answer(e, text(e.answer + 1.1 * e.tolerance + 1e-9))->correct);
+      EXPECT_FALSE(check_answer(e, text(e.answer - 1.1 * e.tolerance - 1e-9))->correct);
     } else {
-      EXPECT_FALSE(check_answer(e, text(e.answer + 1)).correct);
-      EXPECT_FALSE(check_answer(e, text(e.answer) + ".5").parsed);
+      EXPECT_FALSE(check_answer(e, text(e.answer + 1))->correct);
+      EXPECT_FALSE(check_answer(e, text(e.answer) + ".5").ok());
     }
   }
 }
 
 TEST(Homework, CheckerParsesPeoplesNumbersAndRejectsTheRestInOneLine) {
   const Exercise e = by_id().at("softmax_top");
-  EXPECT_TRUE(check_answer(e, " 0.665 ").correct);
-  EXPECT_TRUE(check_answer(e, "0,665").correct);
-  EXPECT_TRUE(check_answer(e, "+0.6652").correct);
-  EXPECT_FALSE(check_answer(e, "0.7").correct);
-  EXPECT_TRUE(check_answer(e, "0.7").parsed);
+  EXPECT_TRUE(check_answer(e, " 0.665 ")->correct);
+  EXPECT_TRUE(check_answer(e, "0,665")->correct);
+  EXPECT_TRUE(check_answer(e, "+0.6652")->correct);
+  EXPECT_FALSE(check_answer(e, "0.7")->correct);
+  EXPECT_TRUE(check_answer(e, "0.7").ok());
   for (const char* bad : {"", "abc", "0.6x", "nan", "inf", "1e999", "%s%n", "\x01\xff"}) {
-    const AnswerCheck check = check_answer(e, bad);
-    EXPECT_FALSE(check.parsed) << bad;
-    EXPECT_FALSE(check.error_message.empty()) << bad;
-    EXPECT_EQ(check.error_message.find('\n'), std::string::npos) << bad;
-    for (char c : check.error_message) EXPECT_TRUE(c >= 0x20 && c < 0x7F) << "non-printable in message for " << bad;
+    const Result<AnswerCheck> check = check_answer(e, bad);
+    ASSERT_FALSE(check.ok()) << bad;
+    EXPECT_FALSE(check.error().message.empty()) << bad;
+    EXPECT_EQ(check.error().message.find('\n'), std::string::npos) << bad;
+    for (char c : check.error().message) EXPECT_TRUE(c >= 0x20 && c < 0x7F) << "non-printable in message for " << bad;
   }
-  EXPECT_FALSE(check_answer(e, std::string(65, '1')).parsed);
-  EXPECT_NE(check_answer(e, std::string(65, '1')).error_message.find("64"), std::string::npos);
+  EXPECT_FALSE(check_answer(e, std::string(65, '1')).ok());
+  EXPECT_NE(check_answer(e, std::string(65, '1')).error().message.find("64"), std::string::npos);
 }
 
 }  // namespace

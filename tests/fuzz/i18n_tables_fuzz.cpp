@@ -25,13 +25,13 @@ std::size_t percent_signs(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   smlab::i18n::TableResult result = smlab::i18n::parse_table(text);
-  if (!result.error.empty()) {
-    require(result.table.empty());
-    smlab::fuzz::require_one_line_error(result.error);
+  if (!result.ok()) {
+    // A refused table leaves nothing behind (a Result holds no Table then), and its message is one line.
+    smlab::fuzz::require_one_line_error(result.error().message);
     return 0;
   }
-  std::vector<std::pair<std::string, std::string>> entries(result.table.begin(), result.table.end());
-  smlab::i18n::install(result.table, result.table);
+  std::vector<std::pair<std::string, std::string>> entries(result->begin(), result->end());
+  smlab::i18n::install(*result, *result);
   for (const smlab::i18n::Language language : {smlab::i18n::Language::English, smlab::i18n::Language::Chinese}) {
     const smlab::i18n::Use use(language);
     for (const auto& [key, value] : entries) {

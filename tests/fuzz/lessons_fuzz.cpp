@@ -14,11 +14,11 @@ using smlab::fuzz::require;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const smlab::app::LessonLoad load = smlab::app::parse_lesson(text);
-  if (!load.lesson) {
-    smlab::fuzz::require_one_line_error(load.error);
+  if (!load.ok()) {
+    smlab::fuzz::require_one_line_error(load.error().message);
     return 0;
   }
-  const smlab::app::Lesson& lesson = *load.lesson;
+  const smlab::app::Lesson& lesson = *load;
   require(!lesson.steps.empty() && lesson.steps.size() <= smlab::app::lesson_max_steps);
   smlab::Params previous;
   for (const smlab::app::LessonStep& step : lesson.steps) {

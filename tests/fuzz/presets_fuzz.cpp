@@ -13,12 +13,12 @@ using smlab::fuzz::require;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const smlab::app::PresetList list = smlab::app::parse_presets(text);
-  if (!list.error.empty()) {
-    require(list.presets.empty());
-    smlab::fuzz::require_one_line_error(list.error);
+  if (!list.ok()) {
+    // A refused file leaves no presets (a Result holds none then), and its message is one line.
+    smlab::fuzz::require_one_line_error(list.error().message);
     return 0;
   }
-  for (const smlab::app::Preset& preset : list.presets) {
+  for (const smlab::app::Preset& preset : *list) {
     require(smlab::validate(preset.params).ok());
     require(smlab::app::find_preset(list, preset.name) != nullptr);
   }

@@ -96,21 +96,15 @@ std::vector<Exercise> homework_exercises() {
   return out;
 }
 
-AnswerCheck check_answer(const Exercise& exercise, std::string_view typed) {
-  AnswerCheck out;
+Result<AnswerCheck> check_answer(const Exercise& exercise, std::string_view typed) {
   constexpr std::size_t max_length = 64;
   while (!typed.empty() && (typed.front() == ' ' || typed.front() == '\t')) typed.remove_prefix(1);
   while (!typed.empty() &&
          (typed.back() == ' ' || typed.back() == '\t' || typed.back() == '\n' || typed.back() == '\r'))
     typed.remove_suffix(1);
-  if (typed.empty()) {
-    out.error_message = "answer is empty: type a number, e.g. 0.665";
-    return out;
-  }
-  if (typed.size() > max_length) {
-    out.error_message = "answer is " + std::to_string(typed.size()) + " characters long: allowed at most 64";
-    return out;
-  }
+  if (typed.empty()) return Error::usage("answer is empty: type a number, e.g. 0.665");
+  if (typed.size() > max_length)
+    return Error::usage("answer is " + std::to_string(typed.size()) + " characters long: allowed at most 64");
   std::string text(typed);
   for (char& c : text)
     if (c == ',') c = '.';  // a decimal comma, as many students write it
@@ -121,14 +115,11 @@ AnswerCheck check_answer(const Exercise& exercise, std::string_view typed) {
     // Only printable ASCII is echoed back; anything else shows as '?'.
     std::string shown;
     for (char c : typed) shown += (c >= 0x20 && c < 0x7F) ? c : '?';
-    out.error_message = "answer '" + shown + "' is not a number: type a decimal such as 0.665 or -2";
-    return out;
+    return Error::usage("answer '" + shown + "' is not a number: type a decimal such as 0.665 or -2");
   }
-  if (exercise.integer && value != std::floor(value)) {
-    out.error_message = "answer " + text + " is not a whole number: this exercise asks for a count";
-    return out;
-  }
-  out.parsed = true;
+  if (exercise.integer && value != std::floor(value))
+    return Error::usage("answer " + text + " is not a whole number: this exercise asks for a count");
+  AnswerCheck out;
   out.typed = value;
   out.error = value - exercise.answer;
   out.correct = std::abs(out.error) <= exercise.tolerance;

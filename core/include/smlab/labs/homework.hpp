@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "smlab/error.hpp"
+
 namespace smlab {
 
 struct Exercise {
@@ -24,14 +26,13 @@ std::vector<Exercise> homework_exercises();
 
 // Checking a typed answer. The text is bounded (at most 64 bytes, surrounding spaces ignored),
 // parsed as a decimal number (from_chars, '.' as the decimal point; a ',' decimal is accepted too),
-// and must be finite; an integer exercise also needs a whole number.
+// and must be finite; an integer exercise also needs a whole number. Text that is not such a number
+// is an Error::usage of one line saying why.
 struct AnswerCheck {
-  bool parsed = false;  // false: `error` says why in one line
   bool correct = false;
   double typed = 0.0;
   double error = 0.0;  // typed − answer
-  std::string error_message;
 };
-AnswerCheck check_answer(const Exercise& exercise, std::string_view typed);
+Result<AnswerCheck> check_answer(const Exercise& exercise, std::string_view typed);
 
 }  // namespace smlab
