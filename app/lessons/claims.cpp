@@ -1,5 +1,12 @@
 // Lesson claims: the vocabulary of quantities a step may state (each read from the Snapshot the
 // app draws), and the check of one claim against it.
+//
+// [SECTION] Index
+//   [SECTION] Helpers of the readers: element access, map means, sweep points, variants
+//   [SECTION] The quantity table: one reader per quantity
+//   [SECTION] Table look-up, series lists, number text
+//   [SECTION] Checking claims: the quantity list, check_claim_quantity, check_claim
+//   [SECTION] Evaluating claims against a Snapshot
 #include "lessons/claims.hpp"
 #include "files/text_file.hpp"
 
@@ -23,6 +30,8 @@
 
 namespace smlab::app {
 namespace {
+
+// [SECTION] Helpers of the readers: element access, map means, sweep points, variants
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -80,6 +89,8 @@ int score_variant(const ClaimQuantity& q) {
   static constexpr std::string_view names[] = {"dot", "scaled_dot", "cosine", "additive", "layer_norm"};
   return static_cast<int>(std::find(std::begin(names), std::end(names), q.series) - std::begin(names));
 }
+
+// [SECTION] The quantity table: one reader per quantity
 
 template <class Lab>
 const Lab* lab_or_error(const Lab* lab, std::string& error, std::string_view name) {
@@ -519,6 +530,8 @@ const std::vector<Entry>& entries() {
 
 #undef NEED
 
+// [SECTION] Table look-up, series lists, number text
+
 const Entry* find_entry(std::string_view name) {
   for (const Entry& entry : entries())
     if (entry.info.name == name) return &entry;
@@ -546,6 +559,8 @@ std::string number(double value) {
 }
 
 }  // namespace
+
+// [SECTION] Checking claims: the quantity list, check_claim_quantity, check_claim
 
 std::span<const ClaimQuantityInfo> claim_quantities() {
   static const std::vector<ClaimQuantityInfo> infos = [] {
@@ -586,6 +601,8 @@ Result<void> check_claim(const LessonClaim& claim) {
   if (claim.than) return check_claim_quantity(*claim.than);
   return {};
 }
+
+// [SECTION] Evaluating claims against a Snapshot
 
 Result<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity) {
   const Entry* entry = find_entry(quantity.quantity);

@@ -1,5 +1,17 @@
 // Lessons: reading assets/lessons/*.json with every field checked, the panels a step may point
 // at, and the in-between Params of an animated step change.
+//
+// [SECTION] Index
+//   [SECTION] Small helpers: error text, names, bilingual text
+//   [SECTION] Reading claims: quantity and claim
+//   [SECTION] Reading a predict block
+//   [SECTION] Reading a step
+//   [SECTION] Parsing a lesson: parse_lesson
+//   [SECTION] The lesson folder: load_lessons, find_lesson, lesson_names
+//   [SECTION] The --lesson NAME:STEP:GUESS argument: lookup_lesson
+//   [SECTION] Panels a step may point at
+//   [SECTION] Guesses and the reveal: predict_number, check_guess, reveal_prediction
+//   [SECTION] Animated step changes: interpolate_params, lesson_ease
 #include "lessons/lessons.hpp"
 #include "files/text_file.hpp"
 
@@ -16,6 +28,8 @@
 
 namespace smlab::app {
 namespace {
+
+// [SECTION] Small helpers: error text, names, bilingual text
 
 using OrderedJson = nlohmann::ordered_json;
 
@@ -79,6 +93,8 @@ std::string panel_names(View view) {
   return names;
 }
 
+// [SECTION] Reading claims: quantity and claim
+
 // {"quantity": NAME, "series": S, "index": I, "at": D} (the last three as the quantity needs).
 std::optional<std::string> read_quantity(const OrderedJson& value, const std::string& where, bool top_level,
                                          ClaimQuantity& out) {
@@ -128,6 +144,8 @@ std::optional<std::string> read_claim(const OrderedJson& value, const std::strin
   if (Result<void> checked = check_claim(claim); !checked.ok()) return where + " " + checked.error().message;
   return std::nullopt;
 }
+
+// [SECTION] Reading a predict block
 
 bool finite_number(const OrderedJson& value) { return value.is_number() && std::isfinite(value.get<double>()); }
 
@@ -189,6 +207,8 @@ std::optional<std::string> read_predict(const OrderedJson& value, const std::str
   }
   return std::nullopt;
 }
+
+// [SECTION] Reading a step
 
 std::optional<std::string> read_step(const OrderedJson& entry, const std::string& where, Params& params,
                                      LessonStep& step) {
@@ -255,6 +275,8 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
 
 }  // namespace
 
+// [SECTION] Parsing a lesson: parse_lesson
+
 LessonLoad parse_lesson(std::string_view json_text) {
   if (json_text.size() > lesson_max_bytes) return failure("lesson is larger than 1 MB");
   if (auto problem = json_text_problem(json_text, lesson_max_depth, lesson_max_keys))
@@ -299,6 +321,8 @@ LessonLoad parse_lesson(std::string_view json_text) {
   }
   return lesson;
 }
+
+// [SECTION] The lesson folder: load_lessons, find_lesson, lesson_names
 
 LessonList load_lessons(const std::filesystem::path& dir) {
   LessonList list;
@@ -361,6 +385,8 @@ std::string lesson_names(const LessonList& list) {
   return names.empty() ? "(none: no lesson files loaded)" : names;
 }
 
+// [SECTION] The --lesson NAME:STEP:GUESS argument: lookup_lesson
+
 LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
   auto refused = [](const std::string& message) { return Error::usage(one_line(message)); };
   // NAME:STEP:GUESS: names hold no ':', so the first colon ends the name and a second one the step.
@@ -417,6 +443,8 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
   return position;
 }
 
+// [SECTION] Panels a step may point at
+
 std::span<const LessonPanel> lesson_panels(View view) { return view_info(view).panels; }
 
 const LessonPanel* find_lesson_panel(View view, std::string_view name) {
@@ -424,6 +452,8 @@ const LessonPanel* find_lesson_panel(View view, std::string_view name) {
     if (panel.name == name) return &panel;
   return nullptr;
 }
+
+// [SECTION] Guesses and the reveal: predict_number, check_guess, reveal_prediction
 
 std::string predict_number(double value) {
   char text[32];
@@ -472,6 +502,8 @@ PredictionReveal reveal_prediction(const LessonPredict& predict, const Snapshot&
   return reveal;
 }
 
+// [SECTION] Animated step changes: interpolate_params, lesson_ease
+
 Params interpolate_params(const Params& from, const Params& to, double progress) {
   if (!(progress < 1.0)) return to;                        // also NaN: land on the target
   return blend_params(from, to, std::max(progress, 0.0));  // how each key moves: params.cpp's key table
@@ -481,7 +513,5 @@ double lesson_ease(double progress) {
   const double t = std::clamp(progress, 0.0, 1.0);
   return t * t * (3.0 - 2.0 * t);
 }
-
-// ─── [wrapping] ─────────────────────────────────────────────────────────────────────────────
 
 }  // namespace smlab::app

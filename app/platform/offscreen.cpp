@@ -1,5 +1,14 @@
 // EGL offscreen surface: display (Mesa surfaceless, else an EGL device) and context creation, the
 // framebuffer object, the per-frame sequence with a fixed 1/60 s step, read-back and teardown.
+//
+// [SECTION] Index
+//   [SECTION] Small helpers: number text, EGL errors and extensions, framebuffer scale
+//   [SECTION] EGL displays: platform choice, shared use, termination
+//   [SECTION] Creating the surface: display, context, framebuffer, ImGui
+//   [SECTION] Teardown and the current context
+//   [SECTION] The framebuffer: resize
+//   [SECTION] Frames: begin, draw, read back
+//   [SECTION] Sizes, frame clock, close
 #include "platform/offscreen.hpp"
 
 #include "platform/gl_common.hpp"
@@ -34,6 +43,8 @@
 
 namespace smlab::platform {
 namespace {
+
+// [SECTION] Small helpers: number text, EGL errors and extensions, framebuffer scale
 
 constexpr double kFrameSeconds = 1.0 / 60.0;
 
@@ -94,6 +105,8 @@ float scale_that_truncates_to(int layout, int pixels) {
   }
   return scale;
 }
+
+// [SECTION] EGL displays: platform choice, shared use, termination
 
 #ifndef __EMSCRIPTEN__
 // One EGL display to try: a name for messages and how to open it.
@@ -161,6 +174,8 @@ void terminate_unused_displays() {
 #endif
 
 }  // namespace
+
+// [SECTION] Creating the surface: display, context, framebuffer, ImGui
 
 Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
   // Each step records what it set up, so an early return lets ~Offscreen undo exactly that much.
@@ -295,6 +310,8 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
   return surface;
 }
 
+// [SECTION] Teardown and the current context
+
 Offscreen::~Offscreen() {
   if (egl_context_ == nullptr) {
     return;
@@ -342,6 +359,8 @@ bool Offscreen::make_current() const {
   return false;
 #endif
 }
+
+// [SECTION] The framebuffer: resize
 
 Result<void> Offscreen::resize(int width, int height, float framebuffer_scale) {
   if (width <= 0 || height <= 0 || !std::isfinite(framebuffer_scale) || framebuffer_scale <= 0.0f) {
@@ -400,6 +419,8 @@ Result<void> Offscreen::resize(int width, int height, float framebuffer_scale) {
   return {};
 }
 
+// [SECTION] Frames: begin, draw, read back
+
 bool Offscreen::begin_frame() {
   if (close_requested_ || !make_current()) {
     return false;
@@ -440,6 +461,8 @@ Image Offscreen::capture() {
   glReadBuffer(GL_COLOR_ATTACHMENT0);
   return detail::read_pixels(pixel_size_);
 }
+
+// [SECTION] Sizes, frame clock, close
 
 PixelSize Offscreen::framebuffer_size() const { return pixel_size_; }
 

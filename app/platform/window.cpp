@@ -1,4 +1,16 @@
 // GLFW window surface: context creation, the per-frame sequence, capture, full screen and teardown.
+//
+// [SECTION] Index
+//   [SECTION] Small helpers: GLFW errors, monitors
+//   [SECTION] Process-wide state: waking from other threads, the drop target
+//   [SECTION] Dropped files
+//   [SECTION] Creating the window: GLFW, context, ImGui backends, callbacks
+//   [SECTION] Teardown and the current context
+//   [SECTION] Beginning a frame and feeding keys
+//   [SECTION] Waiting for events and waking
+//   [SECTION] Ending a frame and reading it back
+//   [SECTION] Sizes, clock, close
+//   [SECTION] Full screen and the window icon
 #include "platform/window.hpp"
 
 #include "platform/gl_common.hpp"
@@ -25,6 +37,8 @@
 
 namespace smlab::platform {
 namespace {
+
+// [SECTION] Small helpers: GLFW errors, monitors
 
 // GLFW's description of its most recent error (GLFW 3.3 keeps it per thread; no callback needed).
 std::string last_glfw_error() {
@@ -90,6 +104,8 @@ GLFWmonitor* monitor_under_centre_of(GLFWwindow* window) {
 }
 #endif
 
+// [SECTION] Process-wide state: waking from other threads, the drop target
+
 // Whether a Window's GLFW is up, for wake() from other threads; set after glfwInit and cleared
 // before glfwTerminate under the mutex.
 std::mutex wake_mutex;
@@ -99,6 +115,8 @@ Window* drop_target = nullptr;
 
 }  // namespace
 
+// [SECTION] Dropped files
+
 void Window::on_drop(GLFWwindow* window, int count, const char** paths) {
   if (drop_target == nullptr || drop_target->window_ != window) return;
   for (int i = 0; i < count && drop_target->dropped_paths_.size() < 64; ++i)
@@ -106,6 +124,8 @@ void Window::on_drop(GLFWwindow* window, int count, const char** paths) {
 }
 
 std::vector<std::string> Window::take_dropped_paths() { return std::exchange(dropped_paths_, {}); }
+
+// [SECTION] Creating the window: GLFW, context, ImGui backends, callbacks
 
 Created<Window> Window::create(const WindowOptions& options) {
   // Each step records what it set up, so an early return lets ~Window undo exactly that much.
@@ -171,6 +191,8 @@ Created<Window> Window::create(const WindowOptions& options) {
   return window;
 }
 
+// [SECTION] Teardown and the current context
+
 Window::~Window() {
   if (drop_target == this) drop_target = nullptr;
   if (imgui_context_ != nullptr) {
@@ -213,6 +235,8 @@ void Window::make_current() const {
     glfwMakeContextCurrent(window_);
   }
 }
+
+// [SECTION] Beginning a frame and feeding keys
 
 bool Window::begin_frame() {
   make_current();
@@ -275,6 +299,8 @@ void Window::feed_key_events() {
   }
 }
 
+// [SECTION] Waiting for events and waking
+
 void Window::wait_for_events(double max_seconds) {
   // Two frames settle what an event started (a popup appears, an auto-sized window measures itself);
   // a third draws the settled state.
@@ -303,6 +329,8 @@ void Window::wake() {
     glfwPostEmptyEvent();
   }
 }
+
+// [SECTION] Ending a frame and reading it back
 
 void Window::end_frame() {
   make_current();
@@ -333,6 +361,8 @@ Image Window::capture() {
   return detail::read_pixels(size);
 }
 
+// [SECTION] Sizes, clock, close
+
 PixelSize Window::framebuffer_size() const {
   PixelSize size;
   glfwGetFramebufferSize(window_, &size.width, &size.height);
@@ -362,6 +392,8 @@ float Window::framebuffer_scale() const {
 double Window::time_seconds() const { return glfwGetTime(); }
 
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+
+// [SECTION] Full screen and the window icon
 
 void Window::toggle_fullscreen() {
 #ifdef __EMSCRIPTEN__

@@ -1,4 +1,12 @@
 // Sessions as JSON: serialising every Params key as text, and loading with every value checked.
+//
+// [SECTION] Index
+//   [SECTION] Small helpers: errors, the lesson field
+//   [SECTION] Writing: serialize_session
+//   [SECTION] Reading: parse_session, every field checked
+//   [SECTION] Session files: load_session, save_session
+//   [SECTION] Autosave: when, where links lead, backing up a bad file, the write
+//   [SECTION] The config folder
 #include "state/session.hpp"
 #include "files/text_file.hpp"
 
@@ -15,6 +23,8 @@
 
 namespace smlab::app {
 namespace {
+
+// [SECTION] Small helpers: errors, the lesson field
 
 using OrderedJson = nlohmann::ordered_json;
 
@@ -50,6 +60,8 @@ std::optional<std::string> parse_session_lesson(const OrderedJson& value, std::o
 
 }  // namespace
 
+// [SECTION] Writing: serialize_session
+
 std::string serialize_session(const Session& session) {
   OrderedJson document;
   document["version"] = session_version;
@@ -76,6 +88,8 @@ std::string serialize_session(const Session& session) {
   if (!session.pins.empty()) document["pins"] = pins_to_json(session.pins);
   return document.dump(2) + "\n";
 }
+
+// [SECTION] Reading: parse_session, every field checked
 
 Result<Session> parse_session(std::string_view json_text, const ImportLoader& load_import) {
   if (json_text.size() > session_max_bytes) return failure("session is larger than 1 MB");
@@ -249,6 +263,8 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
   return session;
 }
 
+// [SECTION] Session files: load_session, save_session
+
 Result<Session> load_session(const std::filesystem::path& path) {
   const std::string shown = "'" + path.string() + "'";
   const TextFile file = read_text_file(path, session_max_bytes);
@@ -262,6 +278,8 @@ Result<Session> load_session(const std::filesystem::path& path) {
 Result<void> save_session(const std::filesystem::path& path, const Session& session, bool overwrite) {
   return exporting::write_file_atomically(path, serialize_session(session), overwrite);
 }
+
+// [SECTION] Autosave: when, where links lead, backing up a bad file, the write
 
 bool should_autosave(bool started_plainly, const Session& at_start, const Session& at_exit) {
   return started_plainly || at_start != at_exit;
@@ -323,6 +341,8 @@ Result<void> write_autosave(const std::filesystem::path& path, const Session& se
   }
   return save_session(*target, session, true);
 }
+
+// [SECTION] The config folder
 
 std::filesystem::path config_dir() {
   if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && xdg[0] == '/')

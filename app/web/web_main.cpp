@@ -2,6 +2,15 @@
 // browser (emscripten_set_main_loop), the start state from the page's URL checked as the command
 // line's --view/--set/--lesson/--lang/--theme are, the state written back into the URL and the
 // browser's storage, and files the app writes handed to the browser as downloads.
+//
+// [SECTION] Index
+//   [SECTION] Page state and errors
+//   [SECTION] The URL: reading the start state, writing the shown state
+//   [SECTION] Downloads
+//   [SECTION] One tick per browser frame
+//   [SECTION] CSV and SVG exports
+//   [SECTION] Functions the page calls
+//   [SECTION] Entry point: start state, window, main loop
 #include <emscripten.h>
 #include <emscripten/html5.h>
 #define GLFW_INCLUDE_NONE
@@ -36,6 +45,8 @@
 namespace fs = std::filesystem;
 
 namespace {
+
+// [SECTION] Page state and errors
 
 // Where the app's own PNG/GIF exports land (its screenshot folder); each new file there is given to
 // the browser as a download and removed. CSV/SVG exports of the page's buttons go there too.
@@ -72,6 +83,8 @@ void show_error(const std::string& message) {
   EM_ASM({ if (typeof smlabShowError === 'function') smlabShowError(UTF8ToString($0)); }, line.c_str());
   // clang-format on
 }
+
+// [SECTION] The URL: reading the start state, writing the shown state
 
 // The URL's state on top of `options` (view, lesson, set, lang, theme), with the command line's
 // messages. On an error `options` is left as it was.
@@ -137,6 +150,8 @@ std::string url_query(const smlab::app::App& app) {
   return query;
 }
 
+// [SECTION] Downloads
+
 void offer_downloads() {
   std::error_code error;
   if (!fs::is_directory(kDownloads, error)) return;
@@ -148,6 +163,8 @@ void offer_downloads() {
     fs::remove(file, error);
   }
 }
+
+// [SECTION] One tick per browser frame
 
 void tick() {
   WebApp& state = *web;
@@ -209,6 +226,8 @@ void tick() {
   }
 }
 
+// [SECTION] CSV and SVG exports
+
 // Files of one export (CSV or SVG) of the shown state, made as `softmax-lab --export-csv DIR` and
 // `--export-svg DIR` make them, in a new folder; returns the folder, or "" after showing the error.
 std::string export_files(const std::string& kind) {
@@ -243,6 +262,8 @@ std::string export_files(const std::string& kind) {
 }
 
 }  // namespace
+
+// [SECTION] Functions the page calls
 
 // Called by the page (index.html) through Module.ccall.
 extern "C" {
@@ -294,6 +315,8 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_load_session(const char* text) {
 }
 
 }  // extern "C"
+
+// [SECTION] Entry point: start state, window, main loop
 
 int main(int argc, char** argv) {
   ::setenv("SOFTMAX_LAB_ASSETS", "/assets", 0);
