@@ -473,21 +473,15 @@ Result<void> check_guess(const LessonPredict& predict, double guess) {
                       predict_number(predict.min) + " to " + predict_number(predict.max));
 }
 
-PredictionReveal reveal_prediction(const LessonPredict& predict, const Snapshot& snap, std::optional<double> guess) {
+Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const Snapshot& snap,
+                                           std::optional<double> guess) {
+  const Result<double> answer_read = claim_value(snap, predict.quantity);
+  if (!answer_read.ok()) return answer_read.error();
+  if (!std::isfinite(*answer_read)) return Error::usage(describe(predict.quantity) + " is not a finite number");
   PredictionReveal reveal;
   reveal.guess = guess;
-  const Result<double> answer_read = claim_value(snap, predict.quantity);
-  if (!answer_read.ok()) {
-    reveal.error = answer_read.error().message;
-    return reveal;
-  }
   reveal.answer = *answer_read;
-  if (!std::isfinite(*reveal.answer)) {
-    reveal.error = describe(predict.quantity) + " is not a finite number";
-    reveal.answer.reset();
-    return reveal;
-  }
-  const double answer = *reveal.answer;
+  const double answer = reveal.answer;
   if (!predict.choices.empty()) {
     // The first of equally near choices: a file's order decides a tie, never rounding noise.
     double nearest = predict.choices.front();

@@ -132,16 +132,17 @@ const LessonPanel* find_lesson_panel(View view, std::string_view name);
 Result<void> check_guess(const LessonPredict& predict, double guess);
 
 // The answer read from `snap` beside the guess. Choices: close when the guess is the choice nearest
-// the answer; typed: close when |guess − answer| ≤ tolerance.
+// the answer; typed: close when |guess − answer| ≤ tolerance. An Error::usage when the Snapshot
+// lacks the answer or it is not a finite number.
 struct PredictionReveal {
-  std::optional<double> answer;  // nullopt: the Snapshot lacks it (`error` says why)
-  std::optional<double> guess;   // nullopt: revealed without a guess
-  double off_by = 0.0;           // |guess − answer|
+  double answer = 0.0;
+  std::optional<double> guess;  // nullopt: revealed without a guess
+  double off_by = 0.0;          // |guess − answer|
   bool close = false;
   std::optional<double> nearest_choice;  // choices only: the one nearest the answer
-  std::string error;
 };
-PredictionReveal reveal_prediction(const LessonPredict& predict, const Snapshot& snap, std::optional<double> guess);
+Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const Snapshot& snap,
+                                           std::optional<double> guess);
 
 // A number as the predict texts show it: 3 significant digits ("0.0213", "1.68", "1024").
 std::string predict_number(double value);

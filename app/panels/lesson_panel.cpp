@@ -140,8 +140,9 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
 // top-right corner of the first plot the step hid, under its title.
 void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot* snapshot) {
   if (snapshot == nullptr || ui.lesson.animating || step.view != ui.view) return;
-  const PredictionReveal reveal = reveal_prediction(*step.predict, *snapshot, ui.lesson.guess);
-  if (!reveal.answer) return;
+  const Result<PredictionReveal> revealed = reveal_prediction(*step.predict, *snapshot, ui.lesson.guess);
+  if (!revealed.ok()) return;
+  const PredictionReveal& reveal = *revealed;
   const LessonPanel* panel = find_lesson_panel(step.view, step.predict->hides);
   if (panel == nullptr) return;
   const std::string wanted = std::string(view_info(step.view).name) + "/";
@@ -151,8 +152,8 @@ void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot
       if (target == nullptr && placed.name == wanted + std::string(plot)) target = &placed;
   if (target == nullptr) return;
   std::string first = reveal.guess ? i18n::format("lesson.predict.answer_guess",
-                                                  {predict_number(*reveal.guess), predict_number(*reveal.answer)})
-                                   : i18n::format("lesson.predict.answer", {predict_number(*reveal.answer)});
+                                                  {predict_number(*reveal.guess), predict_number(reveal.answer)})
+                                   : i18n::format("lesson.predict.answer", {predict_number(reveal.answer)});
   std::string second;
   if (reveal.guess && reveal.nearest_choice)
     second = reveal.close ? i18n::tr("lesson.predict.nearest")
@@ -220,15 +221,16 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
     ImGui::TextDisabled("%s", i18n::tr("lesson.predict.computing"));
     return;
   }
-  const PredictionReveal reveal = reveal_prediction(predict, *snapshot, ui.lesson.guess);
-  if (!reveal.answer) {
-    ImGui::TextDisabled("%s", reveal.error.c_str());
+  const Result<PredictionReveal> revealed = reveal_prediction(predict, *snapshot, ui.lesson.guess);
+  if (!revealed.ok()) {
+    ImGui::TextDisabled("%s", revealed.error().message.c_str());
     return;
   }
+  const PredictionReveal& reveal = *revealed;
   const float width = ImGui::GetContentRegionAvail().x;
   std::string line = reveal.guess ? i18n::format("lesson.predict.answer_guess",
-                                                 {predict_number(*reveal.guess), predict_number(*reveal.answer)})
-                                  : i18n::format("lesson.predict.answer", {predict_number(*reveal.answer)});
+                                                 {predict_number(*reveal.guess), predict_number(reveal.answer)})
+                                  : i18n::format("lesson.predict.answer", {predict_number(reveal.answer)});
   plot::wrapped_text(line, width);
   if (reveal.guess) {
     std::string verdict;

@@ -64,9 +64,9 @@ TEST(LessonClaims, EveryPredictStepHasAnAnswerAndOneClearlyNearestChoice) {
       const LessonStep& step = lesson.steps[k];
       if (!step.predict) continue;
       const Snapshot snap = snapshot_of(step);
-      const PredictionReveal reveal = reveal_prediction(*step.predict, snap, std::nullopt);
-      ASSERT_TRUE(reveal.answer) << where(lesson, k) << ": " << reveal.error;
-      const double answer = *reveal.answer;
+      const Result<PredictionReveal> reveal = reveal_prediction(*step.predict, snap, std::nullopt);
+      ASSERT_TRUE(reveal.ok()) << where(lesson, k) << ": " << reveal.error().message;
+      const double answer = reveal->answer;
       std::printf("[ measured ] %s: %s = %.4g\n", where(lesson, k).c_str(), describe(step.predict->quantity).c_str(),
                   answer);
       const auto& choices = step.predict->choices;

@@ -126,34 +126,37 @@ TEST(PredictReveal, TheAnswerIsTheSnapshotsNumberAndClosenessFollowsTheRule) {
   typed.min = 0.0;
   typed.max = 1.0;
   typed.tolerance = 0.05;
-  const PredictionReveal none = reveal_prediction(typed, snap, std::nullopt);
-  ASSERT_TRUE(none.answer) << none.error;
-  EXPECT_EQ(*none.answer, snap.max_weight) << "the answer is read from the Snapshot, not stored";
-  EXPECT_FALSE(none.guess);
-  EXPECT_FALSE(none.close);
+  const Result<PredictionReveal> none = reveal_prediction(typed, snap, std::nullopt);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_EQ(none->answer, snap.max_weight) << "the answer is read from the Snapshot, not stored";
+  EXPECT_FALSE(none->guess);
+  EXPECT_FALSE(none->close);
 
-  const PredictionReveal near = reveal_prediction(typed, snap, snap.max_weight + 0.04);
-  EXPECT_TRUE(near.close);
-  EXPECT_NEAR(near.off_by, 0.04, 1e-12);
-  const PredictionReveal far = reveal_prediction(typed, snap, snap.max_weight - 0.06);
-  EXPECT_FALSE(far.close);
-  EXPECT_NEAR(far.off_by, 0.06, 1e-12);
+  const Result<PredictionReveal> near = reveal_prediction(typed, snap, snap.max_weight + 0.04);
+  ASSERT_TRUE(near.ok());
+  EXPECT_TRUE(near->close);
+  EXPECT_NEAR(near->off_by, 0.04, 1e-12);
+  const Result<PredictionReveal> far = reveal_prediction(typed, snap, snap.max_weight - 0.06);
+  ASSERT_TRUE(far.ok());
+  EXPECT_FALSE(far->close);
+  EXPECT_NEAR(far->off_by, 0.06, 1e-12);
 
   // Choices: right when the guess is the choice nearest the answer, however far that is.
   LessonPredict picked = typed;
   picked.choices = {snap.max_weight - 0.3, snap.max_weight + 0.1, snap.max_weight + 0.2};
-  const PredictionReveal best = reveal_prediction(picked, snap, picked.choices[1]);
-  ASSERT_TRUE(best.nearest_choice);
-  EXPECT_EQ(*best.nearest_choice, picked.choices[1]);
-  EXPECT_TRUE(best.close);
-  EXPECT_FALSE(reveal_prediction(picked, snap, picked.choices[2]).close);
+  const Result<PredictionReveal> best = reveal_prediction(picked, snap, picked.choices[1]);
+  ASSERT_TRUE(best.ok());
+  ASSERT_TRUE(best->nearest_choice);
+  EXPECT_EQ(*best->nearest_choice, picked.choices[1]);
+  EXPECT_TRUE(best->close);
+  EXPECT_FALSE(reveal_prediction(picked, snap, picked.choices[2])->close);
 
   // A quantity the Snapshot lacks is an error, not a made-up number.
   LessonPredict lab = typed;
   lab.quantity.quantity = "small_gap_softmax_ratio";
-  const PredictionReveal missing = reveal_prediction(lab, snap, 1.0);
-  EXPECT_FALSE(missing.answer);
-  EXPECT_NE(missing.error.find("normalizers"), std::string::npos) << missing.error;
+  const Result<PredictionReveal> missing = reveal_prediction(lab, snap, 1.0);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("normalizers"), std::string::npos) << missing.error().message;
 }
 
 TEST(PredictReveal, GuessesOutsideTheChoicesOrTheRangeAreRefusedInOneLine) {
