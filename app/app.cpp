@@ -205,10 +205,11 @@ void App::apply_look() {
   style.WindowRounding = 0.0f;
   style.FrameRounding = 3.0f;
   style.GrabRounding = 3.0f;
-  if (ui_.theme == Theme::projector) {
-    style.FrameBorderSize = 1.0f;  // outlined widgets stay visible on a washed-out projector
-    style.Colors[ImGuiCol_Text] = ImVec4(0.0f, 0.0f, 0.0f, 1.0f);
-  }
+  // Light colours draw white slider and input frames on a white column: outlined, a slider is
+  // seen as one (Dear ImGui's StyleColorsLight asks for the frame border), and stays visible on a
+  // washed-out projector.
+  if (ui_.theme != Theme::dark) style.FrameBorderSize = 1.0f;
+  if (ui_.theme == Theme::projector) style.Colors[ImGuiCol_Text] = ImVec4(0.0f, 0.0f, 0.0f, 1.0f);
   style.ScaleAllSizes(ui_.ui_scale);
   plot_style_.font_size = 0.0f;         // plots use the UI font size
   plot_style_.fill_background = false;  // the clear colour below is the plot background
