@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <unordered_set>
 
 namespace smlab::plot::detail {
@@ -363,26 +364,48 @@ void add_vertical_label(Builder& builder, std::string_view label, float left, fl
   builder.text(fitted, {left, start}, builder.font, color, TextRole::AxisLabel, true);
 }
 
-// The title's lines: the full title when it fits; else the plot's short title when that fits;
-// else the full title broken once at the last break that fits the first line (a second line
-// that is still too long is shortened, and the report names it).
-std::vector<std::string> plan_title(const Builder& builder) {
+// The title's lines at `size`: the full title when it fits; else the plot's short title when that
+// fits; else the full title broken once at the last break that fits the first line. nullopt when
+// even that leaves the second line too long.
+std::optional<std::vector<std::string>> title_lines_at(const Builder& builder, float size) {
   const Plot& plot = builder.plot;
-  if (plot.title.empty()) return {};
   const float available = builder.scene.width - 2.0f * builder.pad;
-  const float size = builder.title_font;
-  if (builder.text_width(plot.title, size) <= available) return {plot.title};
-  if (!plot.short_title.empty() && builder.text_width(plot.short_title, size) <= available) return {plot.short_title};
+  if (builder.text_width(plot.title, size) <= available) return std::vector<std::string>{plot.title};
+  if (!plot.short_title.empty() && builder.text_width(plot.short_title, size) <= available)
+    return std::vector<std::string>{plot.short_title};
   // Broken by the same rules as all wrapped text (text_wrap.hpp): never inside a number or an
   // expression such as "H = 0.043", Chinese between characters.
   const std::string_view text = plot.title;
   const std::vector<LineSpan> lines =
       wrap_text(text, available, [&](std::string_view piece) { return builder.text_width(piece, size); });
+  if (lines.size() < 2 || lines[0].end <= lines[0].begin) return std::nullopt;
+  const std::string_view first = text.substr(lines[0].begin, lines[0].end - lines[0].begin);
+  const std::string_view rest = text.substr(lines[1].begin);
+  if (builder.text_width(first, size) > available || builder.text_width(rest, size) > available) return std::nullopt;
+  return std::vector<std::string>{std::string(first), std::string(rest)};
+}
+
+// The title's lines, and builder.title_font set to their size: the title size when the title fits
+// there in one or two lines (title_lines_at), else down to the body text's size a step at a time
+// (a live "(T = 61.1, H = 2.773 nats)" in Chinese at 1152 px wide was cut rather than set 13 %
+// smaller), else at the title size with the second line shortened, which the report names.
+std::vector<std::string> plan_title(Builder& builder) {
+  if (builder.plot.title.empty()) return {};
+  const float title_size = builder.title_font;
+  for (const float scale : {1.0f, 0.93f, 0.87f}) {
+    builder.title_font = title_size * scale;
+    if (auto lines = title_lines_at(builder, builder.title_font)) return std::move(*lines);
+  }
+  builder.title_font = title_size;
+  const float available = builder.scene.width - 2.0f * builder.pad;
+  const std::string_view text = builder.plot.title;
+  const std::vector<LineSpan> lines =
+      wrap_text(text, available, [&](std::string_view piece) { return builder.text_width(piece, title_size); });
   const std::string_view first =
       lines.empty() ? std::string_view{} : text.substr(lines[0].begin, lines[0].end - lines[0].begin);
-  if (lines.size() < 2 || first.empty() || builder.text_width(first, size) > available)
-    return {builder.fit(text, available, size, "title")};
-  return {std::string(first), builder.fit(text.substr(lines[1].begin), available, size, "title")};
+  if (lines.size() < 2 || first.empty() || builder.text_width(first, title_size) > available)
+    return {builder.fit(text, available, title_size, "title")};
+  return {std::string(first), builder.fit(text.substr(lines[1].begin), available, title_size, "title")};
 }
 
 // Title lines centred over `centre_x` but kept inside the frame.

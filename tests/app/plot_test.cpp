@@ -25,6 +25,7 @@
 #include "plot/heatmap_texture.hpp"
 #include "plot/layout.hpp"
 #include "plot/plot.hpp"
+#include "plot/text_wrap.hpp"
 
 namespace {
 
@@ -666,6 +667,44 @@ TEST(Layout, TextStaysInsideTheFrameAndNeverOverlapsAtDashboardAndSmallSizes) {
       }
     }
   }
+}
+
+// A title that needs three lines at the title size is set smaller (down to 0.87×, about the body
+// text's size) before it is shortened: at every width where two lines at that size hold it, the
+// whole title is shown and the report names nothing; where two lines at the full size hold it,
+// the full size is kept. (A live "第 0 行的 softmax（T = 61.1，H = 2.773 nats）" at 1152 px was cut.)
+TEST(Layout, ALongTitleIsSetSmallerBeforeItIsShortened) {
+  Plot plot = sample_plot();
+  plot.title = "Softmax of row 0 (T = 61.1, H = 2.773 nats) at the current temperature";
+  const float font = 15.0f, title_size = 1.15f * font;
+  const Style style = light_style();
+  const auto fits_in_two_lines = [&](float width, float size) {
+    const auto lines = wrap_text(plot.title, width - 2.0f * style.padding,
+                                 [&](std::string_view piece) { return estimate_text_width(piece, size); });
+    return lines.size() <= 2;
+  };
+  int smaller = 0;
+  for (float width = 160.0f; width <= 700.0f; width += 4.0f) {
+    const auto scene = detail::layout_plot(plot, width, 400.0f, style, font, estimate_text_width);
+    std::string shown;
+    float size = 0.0f;
+    for (const auto& shape : scene.shapes)
+      if (const auto* text = std::get_if<detail::TextShape>(&shape); text && text->role == TextRole::Title) {
+        shown += shown.empty() ? text->text : " " + text->text;
+        size = text->size;
+      }
+    const bool shortened = std::any_of(scene.problems.begin(), scene.problems.end(),
+                                       [](const std::string& problem) { return problem.find("title shortened") == 0; });
+    if (fits_in_two_lines(width, title_size)) {
+      EXPECT_FLOAT_EQ(size, title_size) << "at " << width << " px";
+    } else if (fits_in_two_lines(width, 0.87f * title_size)) {
+      EXPECT_EQ(shown, plot.title) << "at " << width << " px";
+      EXPECT_FALSE(shortened) << "at " << width << " px";
+      EXPECT_LT(size, title_size) << "at " << width << " px";
+      ++smaller;
+    }
+  }
+  EXPECT_GT(smaller, 0) << "no width needed the smaller size: the test checks nothing new";
 }
 
 TEST(Layout, AxisMapRoundTripsOnLinearAndLogAxes) {
