@@ -660,9 +660,9 @@ void add_reference_lines(Builder& builder) {
 bool boxes_overlap(const Box& a, const Box& b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
 
 // Labels of reference lines and annotations, kept inside the data area. A reference line's
-// label tries the four places beside the line and takes the first that lies inside the area and
-// covers neither the legend, a reference line nor an earlier label (none free: the label is
-// left out), preferring one that covers no data either (`marks`: a curve or marker under a label
+// label tries the places beside the line and takes the first that lies inside the area and covers
+// neither the legend nor an earlier label (none free: the label is left out), preferring one that
+// covers no data and no other reference line either (`marks`: a curve or marker under a label
 // makes both unreadable); annotations stay where the caller put them.
 void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<Box>& marks) {
   std::vector<Box> labels = taken;  // the legend and labels only: an annotation may sit on a line it names
@@ -685,9 +685,26 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
              std::min(box.y1, mark.y1) - std::max(box.y0, mark.y0) > 1.0f;
     });
   };
+  // The reference lines as 2 px bands: a label a line runs through ("T = 1" struck through by the
+  // dashed ln n line at the top of the dashboard's H(T) plot) is hard to read, so the first pass
+  // keeps off them too. A label beside its own line keeps 2 px or more from it.
+  std::vector<Box> reference_lines;
+  for (const auto& vline : builder.plot.vlines)
+    if (const float x = scene.x_map.to_px(vline.x); std::isfinite(x))
+      reference_lines.push_back({x - 1.0f, area.y0, x + 1.0f, area.y1});
+  for (const auto& hline : builder.plot.hlines)
+    if (const float y = scene.y_map.to_px(hline.y); std::isfinite(y))
+      reference_lines.push_back({area.x0, y - 1.0f, area.x1, y + 1.0f});
+  const auto crosses_a_reference_line = [&](const Box& box) {
+    return std::any_of(reference_lines.begin(), reference_lines.end(), [&](const Box& line) {
+      return std::min(box.x1, line.x1) - std::max(box.x0, line.x0) > 1.0f &&
+             std::min(box.y1, line.y1) - std::max(box.y0, line.y0) > 1.0f;
+    });
+  };
   const auto place_first_free = [&](std::string_view content, const Candidates& candidates, Color color) {
     const std::string fitted = builder.fit(content, area.width() - 4.0f, font, "data label");
-    // First a place off the data at any size, then (as before) one that only keeps off labels.
+    // First a place off the data and the reference lines at any size, then (as before) one that
+    // only keeps off labels.
     for (const bool off_data : {true, false}) {
       for (const float scale : {1.0f, 0.85f, 0.72f}) {
         const float size = scale * font;
@@ -699,7 +716,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
           if (moved) continue;
           if (std::any_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
             continue;
-          if (off_data && covers_data(box)) continue;
+          if (off_data && (covers_data(box) || crosses_a_reference_line(box))) continue;
           taken.push_back(box);
           labels.push_back(box);
           builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::DataLabel);

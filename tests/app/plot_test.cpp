@@ -1152,4 +1152,45 @@ TEST(ReferenceLineLabels, KeepOffTheDataWhereThereIsRoom) {
         << "label at " << box.x0 << "," << box.y0 << " covers data at " << mark.x0 << "," << mark.y0;
 }
 
+// Nor does a reference line run through another's label where there is room: on the dashboard's
+// H(T) plot the dashed ln n line at the top struck through "T = 1" placed at the top beside its
+// line (seen at 1280×720 in both languages).
+TEST(ReferenceLineLabels, KeepOffTheOtherReferenceLinesWhereThereIsRoom) {
+  Plot plot;
+  plot.x.scale = Scale::Log10;
+  plot.x.min = 0.01;
+  plot.x.max = 100.0;
+  plot.y.min = 0.0;
+  plot.y.max = 2.77 * 1.08;  // ln n close under the top, the legend at the bottom right: the dashboard's
+  plot.legend = LegendPos::BottomRight;
+  LineSeries curve{.label = "H(T)"};
+  for (int i = 0; i <= 40; ++i) {
+    const double t = std::pow(10.0, -2.0 + 4.0 * i / 40.0);
+    curve.x.push_back(t);
+    curve.y.push_back(1.5 * t * t / (t * t + 0.05));  // low: the top beside the T line is free of data
+  }
+  plot.lines.push_back(curve);
+  plot.scatters.push_back({.label = "now", .x = {1.0}, .y = {1.5 / 1.05}, .radius = 6.0f});
+  plot.vlines.push_back({1.0, "T = 1", std::nullopt, true});
+  plot.hlines.push_back({2.77, "ln n", std::nullopt, true});
+  for (const float width : {280.0f, 360.0f, 440.0f}) {
+    const detail::Scene scene =
+        detail::layout_plot(plot, width, 230.0f, dark_style(), 15.0f,
+                            [](std::string_view text, float size) { return estimate_text_width(text, size); });
+    const float line_x = scene.x_map.to_px(1.0), line_y = scene.y_map.to_px(2.77);
+    int found = 0;
+    for (const auto& shape : scene.shapes) {
+      const auto* text = std::get_if<detail::TextShape>(&shape);
+      if (text == nullptr || (text->text != "T = 1" && text->text != "ln n")) continue;
+      ++found;
+      const detail::Box box = detail::text_box(*text);
+      EXPECT_FALSE(box.y0 + 1.0f < line_y && line_y < box.y1 - 1.0f)
+          << "'" << text->text << "' at " << width << " px: the ln n line runs through it";
+      EXPECT_FALSE(box.x0 + 1.0f < line_x && line_x < box.x1 - 1.0f)
+          << "'" << text->text << "' at " << width << " px: the T = 1 line runs through it";
+    }
+    EXPECT_EQ(found, 2) << "both labels placed at " << width << " px";
+  }
+}
+
 }  // namespace
