@@ -214,11 +214,14 @@ std::vector<Tick> ticks_for(const Axis& axis, double lo, double hi, int max_tick
   if (axis.tick_values.empty()) return nice_ticks(lo, hi, axis.scale, max_ticks, axis.integer_ticks);
   std::vector<Tick> ticks;
   const double low = std::min(lo, hi), high = std::max(lo, hi);
-  for (const double value : axis.tick_values) {
-    if (usable_on(value, axis.scale) && value >= low && value <= high) {
-      ticks.push_back({value, format_number(value), true});
-    }
-  }
+  std::vector<double> values;
+  for (const double value : axis.tick_values)
+    if (usable_on(value, axis.scale) && value >= low && value <= high) values.push_back(value);
+  // On a log axis the plot's own decades read as the automatic ones do (10³⁰, not 1e+30).
+  const std::vector<std::string> labels =
+      axis.scale == Scale::Log10 ? log_axis_labels(values) : std::vector<std::string>{};
+  for (std::size_t index = 0; index < values.size(); ++index)
+    ticks.push_back({values[index], labels.empty() ? format_number(values[index]) : labels[index], true});
   return ticks;
 }
 

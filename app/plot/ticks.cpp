@@ -5,6 +5,10 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace smlab::plot {
 namespace {
@@ -64,7 +68,15 @@ std::vector<Tick> linear_ticks(double lo, double hi, int max_ticks, bool integer
 
 std::string decade_label(int exponent, bool plain) {
   if (plain) return format_number(std::pow(10.0, exponent));
-  return "10^" + std::to_string(exponent);
+  return power_of_ten_label(exponent);
+}
+
+// The exponent of an exact power of ten, else nullopt (1e-15, 1e45; not 2e3 or 0.3).
+std::optional<int> decade_exponent(double value) {
+  if (!(value > 0.0) || !std::isfinite(value)) return std::nullopt;
+  const double exponent = std::round(std::log10(value));
+  if (std::abs(value / std::pow(10.0, exponent) - 1.0) > 1e-12) return std::nullopt;
+  return static_cast<int>(exponent);
 }
 
 std::vector<Tick> log_ticks(double lo, double hi, int max_ticks) {
@@ -136,6 +148,32 @@ std::string format_tick(double value, double step) {
   // Digits from the value's leading digit down to the step's: enough to tell neighbours apart.
   const int needed = static_cast<int>(std::floor(std::log10(std::abs(value))) - std::floor(std::log10(step))) + 1;
   return printf_general(value, std::clamp(needed, 6, 17));
+}
+
+std::string power_of_ten_label(int exponent) {
+  // Superscript digits: ¹ ² ³ are in Latin-1, the rest and the minus in U+2070–U+207B (both in
+  // the UI font's ranges, app/platform/fonts.cpp).
+  static constexpr std::array<std::string_view, 10> kDigits = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  std::string label = "10";
+  if (exponent < 0) label += "⁻";
+  for (const char digit : std::to_string(std::abs(exponent))) label += kDigits[static_cast<std::size_t>(digit - '0')];
+  return label;
+}
+
+std::vector<std::string> log_axis_labels(const std::vector<double>& values) {
+  // As nice_ticks labels decades: every one plain when all lie in 0.001 … 10000, else every power
+  // of ten as 10ⁿ; values that are not powers of ten keep their number.
+  const bool plain = std::all_of(values.begin(), values.end(), [](double value) {
+    const auto exponent = decade_exponent(value);
+    return !exponent || (*exponent >= kPlainDecadeLow && *exponent <= kPlainDecadeHigh);
+  });
+  std::vector<std::string> labels;
+  labels.reserve(values.size());
+  for (const double value : values) {
+    const auto exponent = decade_exponent(value);
+    labels.push_back(exponent ? decade_label(*exponent, plain) : format_number(value));
+  }
+  return labels;
 }
 
 std::vector<Tick> nice_ticks(double lo, double hi, Scale scale, int max_ticks, bool integer_only) {

@@ -25,6 +25,12 @@ struct Tick {
 //   lo == hi gives one tick; NaN or ±inf gives none.
 std::vector<Tick> nice_ticks(double lo, double hi, Scale scale, int max_ticks, bool integer_only = false);
 
+// "10" with `exponent` in superscript digits: 10⁻¹⁵, 10⁰, 10³⁰ (log axes beyond 0.001 … 10000).
+std::string power_of_ten_label(int exponent);
+// Labels for a log axis's own tick values, as nice_ticks labels decades: every power of ten
+// plain ("0.001", "1", "10000") when all lie in that range, else as 10ⁿ; other values as numbers.
+std::vector<std::string> log_axis_labels(const std::vector<double>& values);
+
 // Short label that round-trips tick values: like printf("%.6g") with "-0" turned into "0":
 // 0.001, 0.25, 1e-05, 4096, 1.5e+06, -3.
 std::string format_number(double value);

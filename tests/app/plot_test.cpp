@@ -345,8 +345,41 @@ TEST(NiceTicks, LogTicksOverManyDecadesSkipDecadesAndUsePowerLabels) {
   const auto major_ticks = majors(ticks);
   EXPECT_LE(major_ticks.size(), 6u);
   EXPECT_GE(major_ticks.size(), 3u);
-  for (const auto& tick : major_ticks) EXPECT_EQ(tick.label.rfind("10^", 0), 0u) << tick.label;
-  EXPECT_TRUE(contains_text(labels(ticks), "10^0"));
+  for (const auto& tick : major_ticks) EXPECT_EQ(tick.label.rfind("10", 0), 0u) << tick.label;
+  EXPECT_TRUE(contains_text(labels(ticks), "10⁰"));
+}
+
+// Powers of ten beyond 0.001 … 10000 are written as mathematics writes them: 10 with a
+// superscript exponent, every digit and the minus sign.
+TEST(NiceTicks, PowerLabelsUseSuperscriptExponents) {
+  EXPECT_EQ(power_of_ten_label(0), "10⁰");
+  EXPECT_EQ(power_of_ten_label(30), "10³⁰");
+  EXPECT_EQ(power_of_ten_label(-15), "10⁻¹⁵");
+  EXPECT_EQ(power_of_ten_label(890), "10⁸⁹⁰");
+  EXPECT_EQ(power_of_ten_label(-246), "10⁻²⁴⁶");
+  EXPECT_EQ(labels(nice_ticks(1e-10, 1e10, Scale::Log10, 6)).front().substr(0, 2), "10");
+}
+
+// A log axis's own tick values read like automatic ones: the stability lab's exp(x) axis showed
+// "1e-15, 1, 1e+15, 1e+30, 1e+45" beside other labs' "10^-10"; a plain range stays plain and a
+// value that is no power of ten keeps its number.
+TEST(NiceTicks, ALogAxisOwnTickValuesAreLabelledAsItsDecadesWouldBe) {
+  EXPECT_EQ(log_axis_labels({1e-15, 1.0, 1e15, 1e30, 1e45}),
+            (std::vector<std::string>{"10⁻¹⁵", "10⁰", "10¹⁵", "10³⁰", "10⁴⁵"}));
+  EXPECT_EQ(log_axis_labels({0.001, 1.0, 10000.0}), (std::vector<std::string>{"0.001", "1", "10000"}));
+  EXPECT_EQ(log_axis_labels({2.0, 1e6}), (std::vector<std::string>{"2", "10⁶"}));
+  Plot plot;
+  plot.y.scale = Scale::Log10;
+  plot.y.min = 1e-20;
+  plot.y.max = 1e46;
+  plot.y.tick_values = {1e-15, 1.0, 1e15, 1e30, 1e45};
+  plot.lines.push_back(LineSeries{"exp", {0.0, 1.0}, {1e-15, 1e45}});
+  const auto scene = detail::layout_plot(plot, 400.0f, 400.0f, light_style(), 15.0f, estimate_text_width);
+  std::vector<std::string> shown;
+  for (const auto& shape : scene.shapes)
+    if (const auto* text = std::get_if<detail::TextShape>(&shape); text && text->text.rfind("10", 0) == 0)
+      shown.push_back(text->text);
+  EXPECT_TRUE(contains_text(shown, "10³⁰")) << "the axis drew its own ticks as 1e+30";
 }
 
 TEST(NiceTicks, NarrowLogRangesLabelOneTwoFive) {
