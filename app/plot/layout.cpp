@@ -20,6 +20,7 @@
 #include <limits>
 #include <optional>
 #include <unordered_set>
+#include <utility>
 
 namespace smlab::plot::detail {
 namespace {
@@ -367,25 +368,36 @@ void add_vertical_label(Builder& builder, std::string_view label, float left, fl
   builder.text(fitted, {left, start}, builder.font, color, TextRole::AxisLabel, true);
 }
 
-// The title's lines at `size`: the full title when it fits; else the plot's short title when that
-// fits; else the full title broken once at the last break that fits the first line. nullopt when
-// even that leaves the second line too long.
-std::optional<std::vector<std::string>> title_lines_at(const Builder& builder, float size) {
-  const Plot& plot = builder.plot;
-  const float available = builder.scene.width - 2.0f * builder.pad;
-  if (builder.text_width(plot.title, size) <= available) return std::vector<std::string>{plot.title};
-  if (!plot.short_title.empty() && builder.text_width(plot.short_title, size) <= available)
-    return std::vector<std::string>{plot.short_title};
-  // Broken by the same rules as all wrapped text (text_wrap.hpp): never inside a number or an
-  // expression such as "H = 0.043", Chinese between characters.
-  const std::string_view text = plot.title;
+// The width a title line may take.
+float title_width(const Builder& builder) { return builder.scene.width - 2.0f * builder.pad; }
+
+// The title broken once at the last break that fits its first line at `size`, by the same rules
+// as all wrapped text (text_wrap.hpp): never inside a number or an expression such as
+// "H = 0.043", Chinese between characters. nullopt when it does not break or its first line does
+// not fit.
+std::optional<std::pair<std::string_view, std::string_view>> break_title(const Builder& builder, float size) {
+  const std::string_view text = builder.plot.title;
+  const float available = title_width(builder);
   const std::vector<LineSpan> lines =
       wrap_text(text, available, [&](std::string_view piece) { return builder.text_width(piece, size); });
   if (lines.size() < 2 || lines[0].end <= lines[0].begin) return std::nullopt;
   const std::string_view first = text.substr(lines[0].begin, lines[0].end - lines[0].begin);
-  const std::string_view rest = text.substr(lines[1].begin);
-  if (builder.text_width(first, size) > available || builder.text_width(rest, size) > available) return std::nullopt;
-  return std::vector<std::string>{std::string(first), std::string(rest)};
+  if (builder.text_width(first, size) > available) return std::nullopt;
+  return std::pair{first, text.substr(lines[1].begin)};
+}
+
+// The title's lines at `size`: the full title when it fits; else the plot's short title when that
+// fits; else the full title broken once (break_title). nullopt when even that leaves the second
+// line too long.
+std::optional<std::vector<std::string>> title_lines_at(const Builder& builder, float size) {
+  const Plot& plot = builder.plot;
+  const float available = title_width(builder);
+  if (builder.text_width(plot.title, size) <= available) return std::vector<std::string>{plot.title};
+  if (!plot.short_title.empty() && builder.text_width(plot.short_title, size) <= available)
+    return std::vector<std::string>{plot.short_title};
+  const auto broken = break_title(builder, size);
+  if (!broken || builder.text_width(broken->second, size) > available) return std::nullopt;
+  return std::vector<std::string>{std::string(broken->first), std::string(broken->second)};
 }
 
 // The title's lines, and builder.title_font set to their size: the title size when the title fits
@@ -400,15 +412,10 @@ std::vector<std::string> plan_title(Builder& builder) {
     if (auto lines = title_lines_at(builder, builder.title_font)) return std::move(*lines);
   }
   builder.title_font = title_size;
-  const float available = builder.scene.width - 2.0f * builder.pad;
-  const std::string_view text = builder.plot.title;
-  const std::vector<LineSpan> lines =
-      wrap_text(text, available, [&](std::string_view piece) { return builder.text_width(piece, title_size); });
-  const std::string_view first =
-      lines.empty() ? std::string_view{} : text.substr(lines[0].begin, lines[0].end - lines[0].begin);
-  if (lines.size() < 2 || first.empty() || builder.text_width(first, title_size) > available)
-    return {builder.fit(text, available, title_size, "title")};
-  return {std::string(first), builder.fit(text.substr(lines[1].begin), available, title_size, "title")};
+  const float available = title_width(builder);
+  if (const auto broken = break_title(builder, title_size))
+    return {std::string(broken->first), builder.fit(broken->second, available, title_size, "title")};
+  return {builder.fit(builder.plot.title, available, title_size, "title")};
 }
 
 // Title lines centred over `centre_x` but kept inside the frame.
@@ -662,6 +669,15 @@ void add_reference_lines(Builder& builder) {
 
 bool boxes_overlap(const Box& a, const Box& b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
 
+// True when `box` overlaps one of `marks` by more than a pixel each way: how the legend and the
+// data labels count covering the data (touching is not covering).
+bool covers_any(const Box& box, const std::vector<Box>& marks) {
+  return std::any_of(marks.begin(), marks.end(), [&](const Box& mark) {
+    return std::min(box.x1, mark.x1) - std::max(box.x0, mark.x0) > 1.0f &&
+           std::min(box.y1, mark.y1) - std::max(box.y0, mark.y0) > 1.0f;
+  });
+}
+
 // Labels of reference lines and annotations, kept inside the data area. A reference line's
 // label tries the places beside the line and takes the first that lies inside the area and covers
 // neither the legend nor an earlier label (none free: the label is left out), preferring one that
@@ -681,29 +697,16 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
   // At the plot's font first, then smaller in two steps (0.85×, 0.72×, as the legend shrinks):
   // in a short data area a smaller label still fits beside its line where the full one did not.
   using Candidates = std::function<std::vector<Point>(float size, float width)>;
-  // More than a pixel of overlap each way, as the legend's placement counts it.
-  const auto covers_data = [&](const Box& box) {
-    return std::any_of(marks.begin(), marks.end(), [&](const Box& mark) {
-      return std::min(box.x1, mark.x1) - std::max(box.x0, mark.x0) > 1.0f &&
-             std::min(box.y1, mark.y1) - std::max(box.y0, mark.y0) > 1.0f;
-    });
-  };
-  // The reference lines as 2 px bands: a label a line runs through ("T = 1" struck through by the
-  // dashed ln n line at the top of the dashboard's H(T) plot) is hard to read, so the first pass
-  // keeps off them too. A label beside its own line keeps 2 px or more from it.
-  std::vector<Box> reference_lines;
+  // What the first pass keeps off: the data, and the reference lines as 2 px bands (a label a
+  // line runs through, "T = 1" struck through by the dashed ln n line at the top of the
+  // dashboard's H(T) plot, is hard to read). A label beside its own line keeps 2 px or more from it.
+  std::vector<Box> data_and_lines = marks;
   for (const auto& vline : builder.plot.vlines)
     if (const float x = scene.x_map.to_px(vline.x); std::isfinite(x))
-      reference_lines.push_back({x - 1.0f, area.y0, x + 1.0f, area.y1});
+      data_and_lines.push_back({x - 1.0f, area.y0, x + 1.0f, area.y1});
   for (const auto& hline : builder.plot.hlines)
     if (const float y = scene.y_map.to_px(hline.y); std::isfinite(y))
-      reference_lines.push_back({area.x0, y - 1.0f, area.x1, y + 1.0f});
-  const auto crosses_a_reference_line = [&](const Box& box) {
-    return std::any_of(reference_lines.begin(), reference_lines.end(), [&](const Box& line) {
-      return std::min(box.x1, line.x1) - std::max(box.x0, line.x0) > 1.0f &&
-             std::min(box.y1, line.y1) - std::max(box.y0, line.y0) > 1.0f;
-    });
-  };
+      data_and_lines.push_back({area.x0, y - 1.0f, area.x1, y + 1.0f});
   const auto place_first_free = [&](std::string_view content, const Candidates& candidates, Color color) {
     const std::string fitted = builder.fit(content, area.width() - 4.0f, font, "data label");
     // First a place off the data and the reference lines at any size, then (as before) one that
@@ -719,7 +722,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
           if (moved) continue;
           if (std::any_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
             continue;
-          if (off_data && (covers_data(box) || crosses_a_reference_line(box))) continue;
+          if (off_data && covers_any(box, data_and_lines)) continue;
           taken.push_back(box);
           labels.push_back(box);
           builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::DataLabel);
@@ -1010,12 +1013,7 @@ std::optional<LegendPlan> plan_legend_at(const Builder& builder, float font, boo
   // Data under a legend is hidden (the box is 88 % opaque): the first corner free of both, else
   // the first free of annotations, flagged so the caller lifts the data below a top corner.
   const std::vector<Box> marks = data_marks(builder);
-  const auto covers_data = [&](const Box& box) {
-    return std::any_of(marks.begin(), marks.end(), [&](const Box& mark) {
-      return std::min(box.x1, mark.x1) - std::max(box.x0, mark.x0) > 1.0f &&
-             std::min(box.y1, mark.y1) - std::max(box.y0, mark.y0) > 1.0f;
-    });
-  };
+  const auto covers_data = [&](const Box& box) { return covers_any(box, marks); };
   constexpr LegendPos corners[] = {LegendPos::TopRight, LegendPos::TopLeft, LegendPos::BottomRight,
                                    LegendPos::BottomLeft};
   std::optional<Box> chosen;
