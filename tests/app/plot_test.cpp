@@ -1157,16 +1157,21 @@ TEST(LegendPlacement, NoCornerFreeOfDataMovesTheLegendOffTheData) {
 // A reference line's label keeps off the data where there is room: H(T) flat near the top of the
 // plot with its marker at T = 1 (the dashboard's entropy plot), where the first place tried, at
 // the top beside the line, lay on the curve and the marker at 720p.
-TEST(ReferenceLineLabels, KeepOffTheDataWhereThereIsRoom) {
-  Plot plot;
-  plot.x.scale = Scale::Log10;
+// H(T)-like: rises over T = 0.01 … 100 and is flat at `plateau` from T ≈ 1 (the dashboard's curve).
+LineSeries rising_to(double plateau) {
   LineSeries curve{.label = "H(T)"};
   for (int i = 0; i <= 40; ++i) {
     const double t = std::pow(10.0, -2.0 + 4.0 * i / 40.0);
     curve.x.push_back(t);
-    curve.y.push_back(2.77 * t * t / (t * t + 0.05));  // rises, then flat at the top from T ≈ 1
+    curve.y.push_back(plateau * t * t / (t * t + 0.05));
   }
-  plot.lines.push_back(curve);
+  return curve;
+}
+
+TEST(ReferenceLineLabels, KeepOffTheDataWhereThereIsRoom) {
+  Plot plot;
+  plot.x.scale = Scale::Log10;
+  plot.lines.push_back(rising_to(2.77));  // flat at the top from T ≈ 1
   plot.scatters.push_back({.label = "now", .x = {1.0}, .y = {2.77 / 1.05}, .radius = 6.0f});
   plot.vlines.push_back({1.0, "T = 1", std::nullopt, true});
   const detail::Scene scene =
@@ -1196,13 +1201,7 @@ TEST(ReferenceLineLabels, KeepOffTheOtherReferenceLinesWhereThereIsRoom) {
   plot.y.min = 0.0;
   plot.y.max = 2.77 * 1.08;  // ln n close under the top, the legend at the bottom right: the dashboard's
   plot.legend = LegendPos::BottomRight;
-  LineSeries curve{.label = "H(T)"};
-  for (int i = 0; i <= 40; ++i) {
-    const double t = std::pow(10.0, -2.0 + 4.0 * i / 40.0);
-    curve.x.push_back(t);
-    curve.y.push_back(1.5 * t * t / (t * t + 0.05));  // low: the top beside the T line is free of data
-  }
-  plot.lines.push_back(curve);
+  plot.lines.push_back(rising_to(1.5));  // low: the top beside the T line is free of data
   plot.scatters.push_back({.label = "now", .x = {1.0}, .y = {1.5 / 1.05}, .radius = 6.0f});
   plot.vlines.push_back({1.0, "T = 1", std::nullopt, true});
   plot.hlines.push_back({2.77, "ln n", std::nullopt, true});
