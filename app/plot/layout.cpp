@@ -697,16 +697,16 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
   // At the plot's font first, then smaller in two steps (0.85×, 0.72×, as the legend shrinks):
   // in a short data area a smaller label still fits beside its line where the full one did not.
   using Candidates = std::function<std::vector<Point>(float size, float width)>;
-  // What the first pass keeps off: the data, and the reference lines as 2 px bands (a label a
+  // What the first pass keeps off besides the data: the reference lines as 2 px bands (a label a
   // line runs through, "T = 1" struck through by the dashed ln n line at the top of the
   // dashboard's H(T) plot, is hard to read). A label beside its own line keeps 2 px or more from it.
-  std::vector<Box> data_and_lines = marks;
+  std::vector<Box> line_bands;
   for (const auto& vline : builder.plot.vlines)
     if (const float x = scene.x_map.to_px(vline.x); std::isfinite(x))
-      data_and_lines.push_back({x - 1.0f, area.y0, x + 1.0f, area.y1});
+      line_bands.push_back({x - 1.0f, area.y0, x + 1.0f, area.y1});
   for (const auto& hline : builder.plot.hlines)
     if (const float y = scene.y_map.to_px(hline.y); std::isfinite(y))
-      data_and_lines.push_back({area.x0, y - 1.0f, area.x1, y + 1.0f});
+      line_bands.push_back({area.x0, y - 1.0f, area.x1, y + 1.0f});
   const auto place_first_free = [&](std::string_view content, const Candidates& candidates, Color color) {
     const std::string fitted = builder.fit(content, area.width() - 4.0f, font, "data label");
     // First a place off the data and the reference lines at any size, then (as before) one that
@@ -722,7 +722,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
           if (moved) continue;
           if (std::any_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
             continue;
-          if (off_data && covers_any(box, data_and_lines)) continue;
+          if (off_data && (covers_any(box, marks) || covers_any(box, line_bands))) continue;
           taken.push_back(box);
           labels.push_back(box);
           builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::DataLabel);
