@@ -64,9 +64,15 @@ test-fresh: deps-test
 
 # `make package`: the Debian package (CPack): build-package/softmax-lab_<version>-1_<arch>.deb with
 # /usr/bin/softmax-lab, /usr/share/softmax-lab, the menu entry, icon and man page (packaging/).
+# Compiled with Debian's hardening flags, as dpkg-buildflags gives them to every package
+# (hardening=+all: stack protector, _FORTIFY_SOURCE, format-security, relro and bindnow).
+HARDENING = DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get
 package: deps
 	cmake -S . -B $(BUILD_DIR)-package -DCMAKE_BUILD_TYPE=Release -DSMLAB_PACKAGE=ON -DSMLAB_BUILD_TESTS=OFF \
-	  -DCMAKE_INSTALL_PREFIX=/usr $(CMAKE_FLAGS)
+	  -DCMAKE_INSTALL_PREFIX=/usr $(CMAKE_FLAGS) \
+	  -DCMAKE_C_FLAGS="$$($(HARDENING) CPPFLAGS) $$($(HARDENING) CFLAGS)" \
+	  -DCMAKE_CXX_FLAGS="$$($(HARDENING) CPPFLAGS) $$($(HARDENING) CXXFLAGS)" \
+	  -DCMAKE_EXE_LINKER_FLAGS="$$($(HARDENING) LDFLAGS)"
 	cmake --build $(BUILD_DIR)-package -j $(JOBS)
 	rm -f $(BUILD_DIR)-package/softmax-lab_*.deb
 	cd $(BUILD_DIR)-package && cpack -G DEB

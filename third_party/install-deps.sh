@@ -32,8 +32,8 @@ test_packages=(
   xvfb xdotool x11-utils imagemagick
   # the fresh-machine check (tests/fresh-machine/run.sh): a Debian 12 minbase chroot
   debootstrap
-  # the .deb's test checks the menu entry
-  desktop-file-utils
+  # the .deb's test checks the menu entry and runs lintian
+  desktop-file-utils lintian
   # make web (emcc; dpkg-dev unpacks Debian's imgui/zlib/giflib sources) and its browser test
   emscripten chromium chromium-driver python3-selenium python3-pil
   # the live drag-and-drop test's XDND client; the format check (.clang-format); make bench's peer
