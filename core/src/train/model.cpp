@@ -120,28 +120,36 @@ namespace {
 // columns so the compiler vectorises them; no reduction is reordered, so results are the same on
 // every run. Every kernel adds into `out` ("_add"); the caller zeroes it where a product starts.
 
-// out (m × n) += a (m × k) · b (k × n)
-void multiply_add(double* out, const double* a, const double* b, int m, int k, int n) {
-  for (int i = 0; i < m; ++i) {
-    double* out_row = out + at(i) * at(n);
-    for (int p = 0; p < k; ++p) {
-      const double a_ip = a[at(i) * at(k) + at(p)];
-      const double* b_row = b + at(p) * at(n);
-      for (int j = 0; j < n; ++j) out_row[j] += a_ip * b_row[j];
-    }
+// out_row (n) += Σ_p a_p · b_p for `count` rows b_p of b spaced `stride` apart, four rows at a
+// time: each pass over out_row then does four multiply-adds per element loaded and stored,
+// instead of one. The association (a₀b₀ + a₁b₁) + (a₂b₂ + a₃b₃) is fixed, so the bits are too.
+void add_rows(double* out_row, const double* a, std::size_t a_step, const double* b, std::size_t stride, int count,
+              int n) {
+  int p = 0;
+  for (; p + 4 <= count; p += 4) {
+    const double a0 = a[at(p) * a_step], a1 = a[at(p + 1) * a_step], a2 = a[at(p + 2) * a_step],
+                 a3 = a[at(p + 3) * a_step];
+    const double* b0 = b + at(p) * stride;
+    const double* b1 = b0 + stride;
+    const double* b2 = b1 + stride;
+    const double* b3 = b2 + stride;
+    for (int j = 0; j < n; ++j) out_row[j] += (a0 * b0[j] + a1 * b1[j]) + (a2 * b2[j] + a3 * b3[j]);
+  }
+  for (; p < count; ++p) {
+    const double a_p = a[at(p) * a_step];
+    const double* b_p = b + at(p) * stride;
+    for (int j = 0; j < n; ++j) out_row[j] += a_p * b_p[j];
   }
 }
 
-// out (k × n) += aᵀ · b, with a (m × k) and b (m × n)
+// out (m × n) += a (m × k) · b (k × n)
+void multiply_add(double* out, const double* a, const double* b, int m, int k, int n) {
+  for (int i = 0; i < m; ++i) add_rows(out + at(i) * at(n), a + at(i) * at(k), 1, b, at(n), k, n);
+}
+
+// out (k × n) += aᵀ · b, with a (m × k) and b (m × n): row p of out gets Σ_i a_ip b_i.
 void multiply_transposed_add(double* out, const double* a, const double* b, int m, int k, int n) {
-  for (int i = 0; i < m; ++i) {
-    const double* b_row = b + at(i) * at(n);
-    for (int p = 0; p < k; ++p) {
-      const double a_ip = a[at(i) * at(k) + at(p)];
-      double* out_row = out + at(p) * at(n);
-      for (int j = 0; j < n; ++j) out_row[j] += a_ip * b_row[j];
-    }
-  }
+  for (int p = 0; p < k; ++p) add_rows(out + at(p) * at(n), a + p, at(k), b, at(n), m, n);
 }
 
 // out (cols × rows) = inᵀ, in (rows × cols)
@@ -234,9 +242,11 @@ struct ExampleState {
 // The transposed weights a pass uses, per layer and head: W_Qᵀ (d_k × D), W_Kᵀ, W_Vᵀ (d_v × D)
 // and the head's block of W_O transposed (D × d_v). Computed once per pass.
 struct Transposed {
-  std::vector<double> values;
-  std::size_t block = 0;  // doubles per (layer, head)
+  std::vector<double> values;  // the (layer, head) blocks, then W_Rᵀ (V × D)
+  std::size_t block = 0;       // doubles per (layer, head)
+  std::size_t readout_at = 0;
   const double* of(int l, int h, int heads) const { return values.data() + at(l * heads + h) * block; }
+  const double* readout() const { return values.data() + readout_at; }
 };
 
 // What a pass needs besides the example.
@@ -308,7 +318,7 @@ void forward(ExampleState& st, const Net& net, const Example& example, std::span
   const Settings& s = *net.settings;
   const int L = st.length, D = shape.model_dim, dk = shape.key_dim, dv = shape.value_dim;
   const int H = shape.heads, channels = static_cast<int>(shape.channel_vocab.size());
-  const bool causal = s.causal || s.task == Task::language;
+  const bool causal = is_causal(s);
 
   std::vector<double>& x0 = st.x[0];
   for (int t = 0; t < L; ++t) {
@@ -412,8 +422,9 @@ void add_stats(AttentionStats& stats, const ExampleState& st, const ModelShape& 
 }
 
 // Cross-entropy of the readout at one target: loss −ln p_y with p = softmax(z), computed as
-// logsumexp(z) − z_y (max subtracted so no exp overflows). Writes p − e_y into `dz` when asked.
-double target_loss(const double* z, int classes, int target, double* dz, bool& correct) {
+// logsumexp(z) − z_y (max subtracted so no exp overflows). `scratch` (V entries) receives
+// (p − e_y)·scale, the loss's gradient with respect to z times `scale`. One exp per class.
+double target_loss(const double* z, int classes, int target, double* scratch, double scale, bool& correct) {
   double largest = -kInf;
   int argmax = -1;
   bool has_nan = false;
@@ -426,13 +437,11 @@ double target_loss(const double* z, int classes, int target, double* dz, bool& c
   }
   correct = !has_nan && argmax == target;
   double sum = 0.0;
-  for (int v = 0; v < classes; ++v) sum += std::exp(z[v] - largest);
-  const double log_normaliser = largest + std::log(sum);
-  if (dz != nullptr) {
-    for (int v = 0; v < classes; ++v) dz[v] = std::exp(z[v] - log_normaliser);
-    dz[target] -= 1.0;
-  }
-  return log_normaliser - z[target];
+  for (int v = 0; v < classes; ++v) sum += (scratch[v] = std::exp(z[v] - largest));
+  const double factor = scale / sum;
+  for (int v = 0; v < classes; ++v) scratch[v] *= factor;
+  scratch[target] -= scale;
+  return largest + std::log(sum) - z[target];
 }
 
 // [SECTION] One example: backward
@@ -474,23 +483,18 @@ void backward(std::span<double> gradient, ExampleState& st, const Net& net, cons
   zero(st.dx, at(L) * at(D));
   st.dz.resize(at(V));
   const std::vector<double>& last = st.x[at(shape.layers)];
-  const double* w_r = net.tensor(TensorRole::readout);
+  const double* w_r_t = net.transposed->readout();  // V × D
   double* g_w_r = grad(TensorRole::readout);
   double* g_b_r = grad(TensorRole::readout_bias);
   for (std::size_t n = 0; n < example.target_positions.size(); ++n) {
     bool correct = false;
-    target_loss(st.readout.data() + n * at(V), V, example.targets[n], st.dz.data(), correct);
-    for (double& d : st.dz) d *= scale;
+    sums.loss += target_loss(st.readout.data() + n * at(V), V, example.targets[n], st.dz.data(), scale, correct);
+    sums.correct += correct ? 1 : 0;
     const int t = example.target_positions[n];
     const double* x_t = last.data() + at(t) * at(D);
     multiply_transposed_add(g_w_r, x_t, st.dz.data(), 1, D, V);
     for (int v = 0; v < V; ++v) g_b_r[v] += st.dz[at(v)];
-    double* dx_t = st.dx.data() + at(t) * at(D);
-    for (int r = 0; r < D; ++r) {
-      double sum = 0.0;
-      for (int v = 0; v < V; ++v) sum += w_r[at(r) * at(V) + at(v)] * st.dz[at(v)];
-      dx_t[r] += sum;
-    }
+    multiply_add(st.dx.data() + at(t) * at(D), st.dz.data(), w_r_t, 1, V, D);
   }
 
   const double logit_scale = net.score_scale / s.temperature;  // ∂z/∂(q·k) = c/T
@@ -627,7 +631,9 @@ void transpose_weights(Transposed& out, const Net& net) {
   const ModelShape& shape = net.layout->shape;
   const int D = shape.model_dim, dk = shape.key_dim, dv = shape.value_dim, H = shape.heads;
   out.block = 2 * at(dk) * at(D) + 2 * at(dv) * at(D);
-  out.values.resize(out.block * at(shape.layers * H));
+  out.readout_at = out.block * at(shape.layers * H);
+  out.values.resize(out.readout_at + at(shape.output_vocab) * at(D));
+  transpose(out.values.data() + out.readout_at, net.tensor(TensorRole::readout), D, shape.output_vocab);
   for (int l = 0; l < shape.layers; ++l)
     for (int h = 0; h < H; ++h) {
       double* block = out.values.data() + at(l * H + h) * out.block;
@@ -681,17 +687,21 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
       prepare(chunk.state, layout.shape, example_length(example, layout.shape), example.target_positions);
       const ActivationProbe* nudge = probe != nullptr && probe->example == e ? probe : nullptr;
       forward(chunk.state, net, example, example.target_positions, nudge);
-      const int V = layout.shape.output_vocab;
-      for (std::size_t n = 0; n < example.targets.size(); ++n) {
-        bool correct = false;
-        chunk.sums.loss += target_loss(chunk.state.readout.data() + n * at(V), V, example.targets[n], nullptr, correct);
-        chunk.sums.correct += correct ? 1 : 0;
-      }
       chunk.sums.targets += static_cast<long long>(example.targets.size());
       add_stats(chunk.sums.stats, chunk.state, layout.shape, example.target_positions);
-      if (with_backward)
+      if (with_backward) {
         backward(chunk.gradient, chunk.state, net, example, scale, chunk.sums,
                  probe != nullptr && probe->example == e ? probe : nullptr);
+      } else {
+        const int V = layout.shape.output_vocab;
+        chunk.state.dz.resize(at(V));
+        for (std::size_t n = 0; n < example.targets.size(); ++n) {
+          bool correct = false;
+          chunk.sums.loss += target_loss(chunk.state.readout.data() + n * at(V), V, example.targets[n],
+                                         chunk.state.dz.data(), 0.0, correct);
+          chunk.sums.correct += correct ? 1 : 0;
+        }
+      }
     }
   });
 

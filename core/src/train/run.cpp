@@ -78,13 +78,14 @@ void Run::reset() { start(); }
 
 namespace {
 
-// The largest ideal_match over every layer and head of a traced probe.
-double best_match(const Trace& traced, const Probe& probe) {
+// The largest value of `measure` (ideal_match or ideal_agreement) over every layer and head of a
+// traced probe; NaN when any map gives NaN.
+double best_head(const Trace& traced, const Probe& probe, double (*measure)(const std::vector<double>&, const Probe&)) {
   double best = std::numeric_limits<double>::quiet_NaN();
   for (const std::vector<double>& map : traced.weights) {
-    const double match = ideal_match(map, probe);
-    if (std::isnan(match)) return match;
-    best = std::isnan(best) ? match : std::max(best, match);
+    const double value = measure(map, probe);
+    if (std::isnan(value)) return value;
+    best = std::isnan(best) ? value : std::max(best, value);
   }
   return best;
 }
@@ -112,7 +113,8 @@ void Run::step(int count) {
     metrics.entropy = result.stats.entropy_sum / rows;
     metrics.max_weight = result.stats.max_weight_sum / rows;
     metrics.saturated_fraction = static_cast<double>(result.stats.saturated_rows) / rows;
-    metrics.probe_match = best_match(traced, probe_);
+    metrics.probe_match = best_head(traced, probe_, ideal_match);
+    metrics.probe_agreement = best_head(traced, probe_, ideal_agreement);
     metrics.skipped = !result.finite;
     if (result.finite)
       apply_update();
@@ -223,6 +225,7 @@ ProbeMaps Run::probe_maps() const {
   for (const std::vector<double>& map : traced.weights) {
     maps.weights.insert(maps.weights.end(), map.begin(), map.end());
     maps.match.push_back(ideal_match(map, probe_));
+    maps.agreement.push_back(ideal_agreement(map, probe_));
     for (std::size_t j = 0; j < L; ++j) {
       const double s = map[at(probe_.row) * L + j];
       maps.row_weights.push_back(s);

@@ -7,6 +7,7 @@
 //   [SECTION] Reading and writing one key
 #include "smlab/train/settings.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -140,7 +141,7 @@ constexpr std::array<Row, 19> rows{{
     {{"layers", "attention layers", "1 or 2", Effect::restart}, &Settings::layers, L::layers_min, L::layers_max},
     {{"residual", "add each layer's output to its input", "true or false", Effect::live}, &Settings::residual},
     {{"positions", "add sinusoidal position encodings", "true or false", Effect::live}, &Settings::positions},
-    {{"causal", "mask keys after the query (the language model is always causal)", "true or false", Effect::live},
+    {{"causal", "mask keys after the query (copy, reverse and language always do)", "true or false", Effect::live},
      &Settings::causal},
     {{"scaled", "divide q·k by sqrt(d_k)", "true or false", Effect::live}, &Settings::scaled},
     {{"temperature", "T: the softmax's logits are scores / T", "a number from 0.01 to 100", Effect::live},
@@ -310,6 +311,10 @@ Result<void> set_setting_unchecked(Settings& settings, std::string_view name, st
 Result<void> set_setting(Settings& settings, std::string_view name, std::string_view text) {
   Settings candidate = settings;
   if (Result<void> set = set_setting_unchecked(candidate, name, text); !set.ok()) return set;
+  // A longer sequence (or a task that needs distinct symbols) raises the symbol count with it,
+  // as Params' seq_len moves its row: the vocabulary follows the sequence, never the reverse.
+  if ((name == "seq_len" || name == "task") && (candidate.task == Task::recall || candidate.task == Task::maximum))
+    candidate.vocab = std::max(candidate.vocab, candidate.seq_len - 1);
   if (Result<void> invalid = validate(candidate); !invalid.ok()) return invalid;
   settings = candidate;
   return {};

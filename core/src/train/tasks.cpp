@@ -45,7 +45,7 @@ TaskShape task_shape(const Settings& s, const Corpus* corpus) {
       break;
     case Task::copy:
     case Task::reverse:
-      shape.channel_vocab = {s.vocab + 1};  // symbols and the blank (= vocab)
+      shape.channel_vocab = {s.vocab + 1};  // symbols and the separator (= vocab)
       shape.output_vocab = s.vocab;
       shape.targets_per_example = s.seq_len / 2;
       break;
@@ -93,12 +93,17 @@ void draw_example(Example& out, const Settings& s, const Corpus* corpus, DataStr
     }
     case Task::copy:
     case Task::reverse: {
-      out.tokens.assign(static_cast<std::size_t>(length), s.vocab);  // blanks
+      // Inputs, then the answer teacher-forced: the separator (= vocab), then each previous
+      // answer. The future answers are masked (the task is causal), so output o must attend to
+      // its source input: every other position holds a symbol that would blur the answer.
       const int inputs = input_count(length);
+      out.tokens.assign(static_cast<std::size_t>(length), s.vocab);
       for (int p = 0; p < inputs; ++p) out.tokens[static_cast<std::size_t>(p)] = uniform_below(bits, s.vocab);
       for (int o = 0; o < length / 2; ++o) {
+        const int answer = out.tokens[static_cast<std::size_t>(source_of(s.task, length, o))];
         out.target_positions.push_back(inputs + o);
-        out.targets.push_back(out.tokens[static_cast<std::size_t>(source_of(s.task, length, o))]);
+        out.targets.push_back(answer);
+        if (inputs + o + 1 < length) out.tokens[static_cast<std::size_t>(inputs + o + 1)] = answer;
       }
       break;
     }
@@ -153,8 +158,7 @@ Probe make_probe(const Settings& s, const Corpus* corpus) {
     }
     case Task::copy:
     case Task::reverse:
-      for (int p = 0; p < length; ++p)
-        probe.labels.push_back(p < input_count(length) ? symbol(tokens[static_cast<std::size_t>(p)]) : "_");
+      for (int p = 0; p < length; ++p) probe.labels.push_back(symbol(tokens[static_cast<std::size_t>(p)]));
       for (int o = 0; o < length / 2; ++o) mark(input_count(length) + o, source_of(s.task, length, o));
       probe.row = input_count(length);
       break;
@@ -188,6 +192,21 @@ double ideal_match(const std::vector<double>& map, const Probe& probe) {
   for (double w : map)
     if (std::isnan(w)) return std::numeric_limits<double>::quiet_NaN();
   return rows == 0 ? std::numeric_limits<double>::quiet_NaN() : total / rows;
+}
+
+double ideal_agreement(const std::vector<double>& map, const Probe& probe) {
+  const auto length = probe.ideal_rows.size();
+  int rows = 0, agreeing = 0;
+  for (std::size_t i = 0; i < length; ++i) {
+    if (!probe.ideal_rows[i]) continue;
+    const auto row = map.begin() + static_cast<std::ptrdiff_t>(i * length);
+    if (std::any_of(row, row + static_cast<std::ptrdiff_t>(length), [](double w) { return std::isnan(w); }))
+      return std::numeric_limits<double>::quiet_NaN();
+    const auto largest = std::max_element(row, row + static_cast<std::ptrdiff_t>(length)) - row;
+    agreeing += probe.ideal[i * length + static_cast<std::size_t>(largest)] > 0.0 ? 1 : 0;
+    ++rows;
+  }
+  return rows == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(agreeing) / rows;
 }
 
 }  // namespace smlab::train

@@ -27,9 +27,9 @@ struct StepMetrics {
   // Over the rows the loss reads (model.hpp AttentionStats): mean entropy (nats), mean largest
   // weight, and the fraction of rows whose largest weight is ≥ 0.99 (saturated).
   double entropy = 0.0, max_weight = 0.0, saturated_fraction = 0.0;
-  // The probe's best head: the largest ideal_match (tasks.hpp) over every layer and head; NaN for
-  // the language model, which has no ideal map.
-  double probe_match = 0.0;
+  // The probe's best head: the largest ideal_match and ideal_agreement (tasks.hpp) over every
+  // layer and head; NaN for the language model, which has no ideal map.
+  double probe_match = 0.0, probe_agreement = 0.0;
   bool skipped = false;  // loss or a gradient was not finite: the step updated nothing
 };
 
@@ -41,7 +41,7 @@ struct ProbeMaps {
   std::vector<double> weights;            // [layer][head][L][L], row-major
   std::vector<double> ideal;              // [L][L] (tasks.hpp Probe)
   std::vector<unsigned char> ideal_rows;  // L
-  std::vector<double> match;              // [layer][head]: ideal_match of each map
+  std::vector<double> match, agreement;   // [layer][head]: ideal_match and ideal_agreement of each map
   int row = 0;                            // the probe row (Probe::row)
   // The probe row's points on the S(1−S) parabola, per layer and head: S = weights of that row,
   // slope = S(1 − S), the diagonal of the softmax Jacobian. [layer][head][L].

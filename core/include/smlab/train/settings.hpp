@@ -17,9 +17,9 @@ namespace smlab::train {
 // The tasks. Each but the language model has a known correct attention pattern (tasks.hpp):
 //   recall    associative recall: L − 1 (key, value) pairs, then a query key; answer its value
 //             (attend to the pair whose key matches the query).
-//   copy      the first ⌈L/2⌉ positions hold symbols, the last ⌊L/2⌋ are blanks that must repeat
-//             them in order (attend by position: output i to input i).
-//   reverse   the same, repeated backwards (output i to input ⌈L/2⌉ − 1 − i).
+//   copy      the first ⌈L/2⌉ positions hold symbols; then a separator and the answer so far
+//             (teacher forcing): output i must repeat input i (attend by position). Causal.
+//   reverse   the same, repeated backwards (output i to input ⌈L/2⌉ − 1 − i). Causal.
 //   maximum   L − 1 distinct numbers, then a query; answer the largest (attend to it).
 //   language  a causal character-level language model over a corpus (corpus.hpp): predict every
 //             next character.
@@ -101,12 +101,21 @@ Result<void> validate(const Settings& settings);
 
 // Parses `text` for `key` and assigns it only if the result passes validate(); otherwise the
 // settings are unchanged and the error (Error::usage) names the key, the text and what is allowed.
+// Setting seq_len or task raises vocab to seq_len − 1 where recall or maximum needs that many
+// distinct symbols (a vocab below it is refused when set itself).
 Result<void> set_setting(Settings& settings, std::string_view key, std::string_view text);
 // set_setting without the checks between keys (vocab against seq_len), for a reader that sets
 // every key and then calls validate() once (the weights file, run.hpp).
 Result<void> set_setting_unchecked(Settings& settings, std::string_view key, std::string_view text);
 // The value as text that set_setting reads back exactly; nullopt for an unknown key.
 std::optional<std::string> get_setting(const Settings& settings, std::string_view key);
+
+// Whether keys after the query are masked: the setting, or the task's own need (copy and reverse
+// hold their answers teacher-forced, and a language model must not read the next character).
+inline bool is_causal(const Settings& settings) {
+  return settings.causal || settings.task == Task::copy || settings.task == Task::reverse ||
+         settings.task == Task::language;
+}
 
 // The value widths that follow from the settings.
 inline int value_dim(const Settings& settings) {

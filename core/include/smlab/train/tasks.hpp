@@ -52,5 +52,9 @@ Probe make_probe(const Settings& settings, const Corpus* corpus);
 // 1 − total-variation distance (1 = the ideal, 0 = no weight on the right key). NaN when the
 // task has no ideal (the language model) or the map holds NaN. Shapes: both L×L.
 double ideal_match(const std::vector<double>& map, const Probe& probe);
+// The fraction of the ideal's rows whose largest weight falls on a key the ideal attends to. A
+// model can answer right with a soft map (copy solves with a bump of ~0.6 on the right input), so
+// this reads "attends to the right key" where ideal_match reads "how sharply". NaN as above.
+double ideal_agreement(const std::vector<double>& map, const Probe& probe);
 
 }  // namespace smlab::train
