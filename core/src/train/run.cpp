@@ -116,6 +116,8 @@ void Run::step(int count) {
     metrics.probe_match = best_head(traced, probe_, ideal_match);
     metrics.probe_agreement = best_head(traced, probe_, ideal_agreement);
     metrics.skipped = !result.finite;
+    // Everything that can fail (allocate) is done: from here on the step cannot stop half-way.
+    history_.reserve(history_.size() + 1);
     if (result.finite)
       apply_update();
     else if (!first_nonfinite_)

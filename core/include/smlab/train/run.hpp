@@ -79,7 +79,9 @@ class Run {
   // Trains `count` steps. A step draws its batch (tasks.hpp), runs forward_backward, records its
   // StepMetrics, and updates the weights with Adam (β₁ 0.9, β₂ 0.999, ε 1e-8, bias-corrected) or
   // SGD. A step whose loss or gradient is not finite updates nothing (as mixed-precision trainers
-  // skip such steps) and is marked skipped; the first such step is remembered.
+  // skip such steps) and is marked skipped; the first such step is remembered. Out of memory
+  // throws std::bad_alloc with the run as it was after its last whole step (the caller's worker
+  // catches it and shows the one-line error).
   void step(int count = 1);
 
   // Applies new settings between steps, each key as its Effect says (settings.hpp): live keys at
