@@ -164,6 +164,33 @@ TEST(TrainChanges, LiveKeepsTheRunAndRestartStartsAgain) {
   EXPECT_EQ(run.settings(), next);
 }
 
+// A run keeps the corpus it was given, so a task picker can switch a recall run to the language
+// model; without a corpus that change is refused and the run stays as it was.
+TEST(TrainChanges, ARunSwitchesToTheLanguageTaskWithTheCorpusItWasGiven) {
+  const Settings language = default_settings(Task::language);
+  train::Run with = train::Run::create(Settings{}, lesson_corpus()).value();
+  EXPECT_EQ(with.change(language).value(), Effect::restart);
+  EXPECT_EQ(with.layout().shape.output_vocab, lesson_corpus()->vocab_size());
+  train::Run without = train::Run::create(Settings{}).value();
+  const Result<Effect> refused = without.change(language);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("corpus"), std::string::npos) << refused.error().message;
+  EXPECT_EQ(without.settings(), Settings{});
+}
+
+// The labels of an inspected sentence are the probe's for the same tokens.
+TEST(TrainRuns, InspectedSentencesAreLabelledAsTheProbeIs) {
+  for (Task task : all_tasks) {
+    const train::Run run = run_of(default_settings(task));
+    const SentenceAttention sentence = run.inspect(run.probe().example.tokens).value();
+    EXPECT_EQ(sentence.labels, run.probe().labels) << task_name(task);
+    std::vector<double> every_map;  // ProbeMaps::weights is [layer][head][L][L]
+    for (const std::vector<double>& map : sentence.trace.weights)
+      every_map.insert(every_map.end(), map.begin(), map.end());
+    EXPECT_EQ(every_map, run.probe_maps().weights) << task_name(task);
+  }
+}
+
 // Naive softmax in fp16 overflows once a logit exceeds ln 65504 ≈ 11.09: with unscaled scores at
 // d_k = 64 that happens at the first step. The step is recorded, skipped (the weights stay), and
 // the stable softmax at the same settings never overflows.

@@ -53,7 +53,7 @@ Result<Run> Run::create(const Settings& settings, std::shared_ptr<const Corpus> 
   if (Result<void> bad = check_corpus(settings, corpus.get()); !bad.ok()) return bad.error();
   Run run;
   run.settings_ = settings;
-  run.corpus_ = settings.task == Task::language ? std::move(corpus) : nullptr;
+  run.corpus_ = std::move(corpus);  // kept for a later change to the language task
   run.start();
   return run;
 }
@@ -288,7 +288,8 @@ std::vector<std::uint8_t> Run::save() const {
   std::string header(weights_magic);
   header += "step=" + std::to_string(steps_) + "\n";
   header += "parameters=" + std::to_string(layout_.parameter_count) + "\n";
-  header += "vocabulary=" + (corpus_ ? hex32(corpus_->fingerprint) : std::string("none")) + "\n";
+  const bool language = settings_.task == Task::language;
+  header += "vocabulary=" + (language ? hex32(corpus_->fingerprint) : std::string("none")) + "\n";
   for (const SettingKey& key : setting_keys())
     header += std::string(key.name) + "=" + *get_setting(settings_, key.name) + "\n";
   header += "\n";
@@ -376,7 +377,7 @@ Result<Run> Run::load(std::span<const std::uint8_t> bytes, std::string_view file
 
   Run run;
   run.settings_ = settings;
-  run.corpus_ = settings.task == Task::language ? std::move(corpus) : nullptr;
+  run.corpus_ = std::move(corpus);
   run.start();
   for (std::size_t i = 0; i < layout.parameter_count; ++i) {
     const double w = std::bit_cast<double>(get_le(bytes.data() + data_at + 8 * i, 8));
@@ -415,20 +416,12 @@ Result<SentenceAttention> Run::inspect(std::span<const int> tokens) const {
     for (int v = 0; v < V; ++v) sum += std::exp(z[v] - largest);
     for (int v = 0; v < V; ++v) out.next_token[at(t) * at(V) + at(v)] = std::exp(z[v] - largest) / sum;
   }
-  for (int t = 0; t < length; ++t) {
-    if (corpus_) {
-      out.labels.push_back(corpus_->label(tokens[at(t)]));
-    } else {
-      std::string label;
-      for (int c = 0; c < channels; ++c) label += (c ? "→" : "") + std::to_string(tokens[at(t * channels + c)]);
-      out.labels.push_back(label);
-    }
-  }
+  out.labels = token_labels(settings_, corpus_.get(), example.tokens);
   return out;
 }
 
 Result<SentenceAttention> Run::inspect_text(std::string_view utf8) const {
-  if (!corpus_)
+  if (settings_.task != Task::language)
     return Error::usage("a text sentence needs the language task: task=" + std::string(task_name(settings_.task)));
   const std::vector<int> tokens = corpus_->encode(utf8);
   if (tokens.empty() || tokens.size() > at(Limits::seq_len_max))

@@ -133,6 +133,20 @@ void draw_example(Example& out, const Settings& s, const Corpus* corpus, DataStr
   }
 }
 
+std::vector<std::string> token_labels(const Settings& s, const Corpus* corpus, const std::vector<int>& tokens) {
+  const auto symbol = [&](int token) { return token == s.vocab ? std::string("?") : std::to_string(token); };
+  std::vector<std::string> labels;
+  if (s.task == Task::language) {
+    for (int token : tokens) labels.push_back(corpus != nullptr ? corpus->label(token) : std::to_string(token));
+  } else if (s.task == Task::recall) {
+    for (std::size_t p = 0; p + 1 < tokens.size(); p += 2)
+      labels.push_back(symbol(tokens[p]) + "→" + symbol(tokens[p + 1]));
+  } else {
+    for (int token : tokens) labels.push_back(symbol(token));
+  }
+  return labels;
+}
+
 Probe make_probe(const Settings& s, const Corpus* corpus) {
   Probe probe;
   draw_example(probe.example, s, corpus, DataStream::probe, 0);
@@ -144,12 +158,9 @@ Probe make_probe(const Settings& s, const Corpus* corpus) {
     probe.ideal[static_cast<std::size_t>(row * length + key)] = 1.0;
     probe.ideal_rows[static_cast<std::size_t>(row)] = 1;
   };
-  const auto symbol = [&](int token) { return token == s.vocab ? std::string("?") : std::to_string(token); };
+  probe.labels = token_labels(s, corpus, tokens);
   switch (s.task) {
     case Task::recall: {
-      for (int p = 0; p < length; ++p)
-        probe.labels.push_back(symbol(tokens[static_cast<std::size_t>(2 * p)]) + "→" +
-                               symbol(tokens[static_cast<std::size_t>(2 * p + 1)]));
       const int query = tokens[static_cast<std::size_t>(2 * (length - 1))];
       for (int p = 0; p + 1 < length; ++p)
         if (tokens[static_cast<std::size_t>(2 * p)] == query) mark(length - 1, p);
@@ -158,21 +169,16 @@ Probe make_probe(const Settings& s, const Corpus* corpus) {
     }
     case Task::copy:
     case Task::reverse:
-      for (int p = 0; p < length; ++p) probe.labels.push_back(symbol(tokens[static_cast<std::size_t>(p)]));
       for (int o = 0; o < length / 2; ++o) mark(input_count(length) + o, source_of(s.task, length, o));
       probe.row = input_count(length);
       break;
     case Task::maximum: {
-      for (int p = 0; p < length; ++p) probe.labels.push_back(symbol(tokens[static_cast<std::size_t>(p)]));
       const auto largest = std::max_element(tokens.begin(), tokens.end() - 1);
       mark(length - 1, static_cast<int>(largest - tokens.begin()));
       probe.row = length - 1;
       break;
     }
-    case Task::language:
-      for (int token : tokens) probe.labels.push_back(corpus->label(token));
-      probe.row = length - 1;
-      break;
+    case Task::language: probe.row = length - 1; break;
   }
   return probe;
 }

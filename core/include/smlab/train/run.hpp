@@ -72,8 +72,9 @@ std::vector<std::uint8_t> attention_npz(const SentenceAttention& sentence);
 
 class Run {
  public:
-  // A new run at step 0. Errors (Error::usage): settings that validate() refuses, the language task
-  // without a corpus, or a corpus too short for seq_len.
+  // A new run at step 0. The corpus (shared, never copied) is what the language task trains on; a
+  // run of another task keeps it for a later change() to that task. Errors (Error::usage): settings
+  // that validate() refuses, the language task without a corpus, or a corpus too short for seq_len.
   static Result<Run> create(const Settings& settings, std::shared_ptr<const Corpus> corpus = nullptr);
 
   // Trains `count` steps. A step draws its batch (tasks.hpp), runs forward_backward, records its

@@ -36,6 +36,10 @@ std::uint64_t example_seed(const Settings& settings, DataStream stream, std::uin
 // Draws one example into `out` (its vectors reused). `corpus` is needed by the language task only.
 void draw_example(Example& out, const Settings& settings, const Corpus* corpus, DataStream stream, std::uint64_t index);
 
+// Labels of a token sequence (L × channels ids) for maps and axes: recall "7→3" (a pair) and
+// "7→?" (its query), copy/reverse/maximum the symbol or "?" for the mark, language the character.
+std::vector<std::string> token_labels(const Settings& settings, const Corpus* corpus, const std::vector<int>& tokens);
+
 // The probe: one fixed input whose attention maps the lab shows as training goes.
 struct Probe {
   Example example;
