@@ -23,7 +23,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,8 +36,8 @@
 #include "platform/window.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
+#include "state/start_state.hpp"
 #include "smlab/evaluate.hpp"
-#include "smlab/assignments.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
 
@@ -86,51 +85,40 @@ void show_error(const std::string& message) {
 
 // [SECTION] The URL: reading the start state, writing the shown state
 
-// The URL's state on top of `options` (view, lesson, set, lang, theme), with the command line's
-// messages. On an error `options` is left as it was.
-std::optional<std::string> apply_url_state(const UrlState& url, smlab::app::AppOptions& options) {
+// The URL's state on top of `options` (view, lesson, set, lang, theme), checked and applied as the
+// command line's --view/--lesson/--set/--lang/--theme are (state/start_state.hpp: the same function
+// and messages). On an error `options` is left as it was.
+smlab::Result<void> apply_url_state(const UrlState& url, smlab::app::AppOptions& options) {
   smlab::app::AppOptions result = options;
-  std::optional<smlab::View> view;
-  std::string lesson_spec;
-  std::vector<std::string> assignments;
+  smlab::app::StartRequest request;
   for (const auto& [name, value] : url.pairs) {
     if (name == "view") {
-      view = smlab::view_from_name(value);
-      if (!view) {
-        std::string names;
-        for (const smlab::ViewInfo& info : smlab::all_views())
-          names += (names.empty() ? "" : ", ") + std::string(info.name);
-        return "--view '" + value.substr(0, 40) + "' is not a view: allowed " + names;
-      }
+      const smlab::Result<smlab::View> view = smlab::app::view_option(value);
+      if (!view) return view.error();
+      result.view = *view;
+      request.given.view = true;
     } else if (name == "lesson") {
-      lesson_spec = value;
+      request.lesson_spec = value;
     } else if (name == "set") {
-      assignments.push_back(value);
+      request.assignments.push_back(value);
     } else if (name == "lang") {
-      const auto language = smlab::i18n::parse_language(value);
-      if (!language) return "--lang '" + value.substr(0, 40) + "' is not allowed: " + smlab::i18n::language_codes();
+      const smlab::Result<smlab::i18n::Language> language = smlab::app::language_option(value);
+      if (!language) return language.error();
       result.language = *language;
     } else if (name == "theme") {
-      const auto theme = smlab::app::theme_from_name(value);
-      if (!theme) return "--theme '" + value.substr(0, 40) + "' is not allowed: dark, light or projector";
+      const smlab::Result<smlab::app::Theme> theme = smlab::app::theme_option(value);
+      if (!theme) return theme.error();
       result.theme = *theme;
     } else {
-      return "'" + name.substr(0, 40) + "' is not a URL setting: allowed view, set, lesson, lang, theme";
+      return smlab::Error::usage("'" + name.substr(0, 40) +
+                                 "' is not a URL setting: allowed view, set, lesson, lang, theme");
     }
   }
-  if (!lesson_spec.empty()) {
-    const smlab::app::LessonLookup found = smlab::app::lookup_lesson(result.lessons, lesson_spec);
-    if (!found.ok()) return found.error().message;
-    result.lesson = *found;
-    const smlab::app::LessonStep& step = result.lessons.lessons[found->lesson].steps[found->step];
-    result.params = step.params;
-    result.view = step.view;
-  }
-  if (view) result.view = *view;
-  // --set KEY=VALUE's rules, shared with the command line (smlab/assignments.hpp).
-  if (auto applied = smlab::apply_assignments(result.params, assignments); !applied) return applied.error().message;
+  if (smlab::Result<void> resolved = smlab::app::resolve_start(request, result.presets, result.lessons, result);
+      !resolved)
+    return resolved;
   options = std::move(result);
-  return std::nullopt;
+  return {};
 }
 
 // The query that reopens what is shown: the view, every parameter that differs from its default
@@ -331,7 +319,7 @@ int main(int argc, char** argv) {
   if (const std::string error = smlab::i18n::load_catalogue(assets); !error.empty()) show_error(error);
 
   // A URL with state wins; else the last session in this browser's storage; else the defaults.
-  std::optional<std::string> refused;
+  smlab::Result<void> refused;
   if (!url.pairs.empty()) refused = apply_url_state(url, options);
   if (!url.any_state()) {
     // JavaScript: clang-format would split its triple-equals operator.
@@ -374,9 +362,9 @@ int main(int argc, char** argv) {
   web->app = std::make_unique<smlab::app::App>(*web->window, options);
   if (!web->app->font_warning().empty()) show_error(web->app->font_warning());
   if (!web->app->language_warning().empty()) show_error(web->app->language_warning());
-  if (refused) {
-    show_error(*refused);
-    web->app->report(*refused, true);
+  if (!refused) {
+    show_error(refused.error().message);
+    web->app->report(refused.error().message, true);
   }
   emscripten_set_main_loop(tick, 0, false);
   return 0;
