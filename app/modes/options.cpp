@@ -162,7 +162,9 @@ ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
                                    "Render every step of a lesson offscreen as DIR/NAME-01.png, "
                                    "NAME-02.png, ... (DIR created if missing), exit")
                         ->expected(2)
-                        ->type_name("NAME DIR");
+                        // The whole placeholder: type_name would have CLI11 add " x 2" after it in
+                        // --help (and so in the man page help2man makes from it).
+                        ->option_text("NAME DIR");
   v.load = cli.add_option("--load", o.start.load_path, "Start from a saved session (Params, view, screenshot folder)")
                ->type_name("FILE.json");
   v.gif = cli.add_option("--export-gif", o.gif_path,
