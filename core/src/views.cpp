@@ -1,8 +1,4 @@
-// The table of views: the one registry of the dashboard and the labs (how to add one: views.hpp).
-//
-// [SECTION] Index
-//   [SECTION] Lesson panels
-//   [SECTION] The registry: one row per view, in View order (= tab order).
+// The table of views: the one registry of the dashboard and the labs (adding a lab: docs/ARCHITECTURE.md).
 #include "smlab/views.hpp"
 
 #include <array>
@@ -51,155 +47,39 @@ std::any loss_evaluator(const Params& lab_params, const Snapshot& snapshot) {
   return lab;
 }
 
-// [SECTION] Lesson panels
-// The plot names each view places (app/panels/dashboard.cpp and
-// app/panels/lab_*.cpp); lesson_test checks every one against a real render.
-const std::array<ViewPanel, 8> dashboard_panels{{
-    {"distribution", {"distribution"}},
-    {"entropy", {"entropy_t", "entropy_dk"}},
-    {"entropy_t", {"entropy_t"}},
-    {"entropy_dk", {"entropy_dk"}},
-    {"gradient", {"gradient"}},
-    {"attention", {"attention_scaled", "attention_unscaled"}},
-    {"attention_scaled", {"attention_scaled"}},
-    {"attention_unscaled", {"attention_unscaled"}},
-}};
-const std::array<ViewPanel, 9> normalizers_panels{{
-    {"scores", {"scores"}},
-    {"softmax", {"softmax"}},
-    {"linear", {"linear"}},
-    {"sparsemax", {"sparsemax"}},
-    {"entmax", {"entmax"}},
-    {"hardmax", {"hardmax"}},
-    {"sigmoid", {"sigmoid"}},
-    {"relu", {"relu"}},
-    {"small-gap", {"small-gap"}},
-}};
-const std::array<ViewPanel, 7> stability_panels{{
-    {"weights", {"weights"}},
-    {"problems", {"problems"}},
-    {"sum-error", {"sum-error"}},
-    {"exp-curve", {"exp-curve"}},
-    {"maps", {"map-naive-fp16", "map-stable-fp16"}},
-    {"map-naive-fp16", {"map-naive-fp16"}},
-    {"map-stable-fp16", {"map-stable-fp16"}},
-}};
-const std::array<ViewPanel, 3> temperature_panels{{
-    {"panels", {"panel-1", "panel-2", "panel-3", "panel-4", "panel-5", "panel-6", "panel-7", "panel-8"}},
-    {"entropy", {"entropy"}},
-    {"nudge", {"nudge"}},
-}};
-const std::array<ViewPanel, 7> scaling_panels{{
-    {"histograms", {"histogram-unscaled", "histogram-scaled"}},
-    {"histogram-unscaled", {"histogram-unscaled"}},
-    {"histogram-scaled", {"histogram-scaled"}},
-    {"entropy-dk", {"entropy-dk"}},
-    {"max-weight-dk", {"max-weight-dk"}},
-    {"jacobian-dk", {"jacobian-dk"}},
-    {"sweeps", {"entropy-dk", "max-weight-dk", "jacobian-dk"}},
-}};
-const std::array<ViewPanel, 3> gradients_panels{{
-    {"jacobian", {"jacobian"}},
-    {"diagonal", {"diagonal"}},
-    {"norm-vs-scale", {"norm-vs-scale"}},
-}};
-const std::array<ViewPanel, 7> attention_variants_panels{{
-    {"maps", {"dot", "scaled-dot", "cosine", "additive", "layer-norm"}},
-    {"dot", {"dot"}},
-    {"scaled-dot", {"scaled-dot"}},
-    {"cosine", {"cosine"}},
-    {"additive", {"additive"}},
-    {"layer-norm", {"layer-norm"}},
-    {"entropy-sigma", {"entropy-sigma"}},
-}};
-const std::array<ViewPanel, 5> positions_panels{{
-    {"encoding", {"encoding"}},
-    {"positions-only", {"positions-only"}},
-    {"with-content", {"with-content"}},
-    {"maps", {"positions-only", "with-content"}},
-    {"amplitude", {"amplitude"}},
-}};
-const std::array<ViewPanel, 4> heads_panels{{
-    {"average", {"average"}},
-    {"row-heads", {"row-heads"}},
-    {"row-average", {"row-average"}},
-    {"heads", {"head-0", "head-1", "head-2", "head-3", "head-4", "head-5", "head-6", "head-7"}},
-}};
-
-const std::array<ViewPanel, 5> values_panels{{
-    {"weights", {"weights"}},
-    {"values", {"values"}},
-    {"output", {"output"}},
-    {"output-vs-temperature", {"output-vs-temperature"}},
-    {"multi-head", {"multi-head"}},
-}};
-const std::array<ViewPanel, 7> sampling_panels{{
-    {"distribution", {"distribution"}},
-    {"top-k", {"top-k"}},
-    {"top-p", {"top-p"}},
-    {"filters", {"top-k", "top-p"}},
-    {"temperature-table", {"temperature-table"}},
-    {"soft-targets", {"soft-targets"}},
-    {"distillation-gradient", {"distillation-gradient"}},
-}};
-const std::array<ViewPanel, 6> loss_panels{{
-    {"log-softmax", {"log-softmax"}},
-    {"gradient", {"gradient"}},
-    {"loss-vs-logit", {"loss-vs-logit"}},
-    {"dq-output-probe", {"dq-output-probe"}},
-    {"dq-target-key", {"dq-target-key"}},
-    {"dq", {"dq-output-probe", "dq-target-key"}},
-}};
-const std::array<ViewPanel, 4> geometry_panels{{
-    {"vectors", {"vectors"}},
-    {"decomposition", {"decomposition"}},
-    {"cosine-epsilon", {"cosine-epsilon"}},
-    {"saturation", {"saturation"}},
-}};
-const std::array<ViewPanel, 2> init_panels{{
-    {"variance-by-layer", {"variance-by-layer"}},
-    {"measured-over-predicted", {"measured-over-predicted"}},
-}};
-
-// [SECTION] The registry: one row per view, in View order (= tab order).
-using Views = std::array<ViewInfo, 14>;
+// The registry: one row per view, in View order (= tab order).
+using Views = std::array<ViewInfo, view_count>;
 const Views& views() {
   static const Views table{{
-      {View::dashboard, "dashboard", "Dashboard", "distribution, entropy, S(1-S) gradient and attention side by side",
-       dashboard_panels},
-      {View::normalizers, "normalizers", "Normalizers",
-       "softmax vs linear, sparsemax, alpha-entmax, hardmax, sigmoid and ReLU on one score vector", normalizers_panels,
+      {View::dashboard, "dashboard", "distribution, entropy, S(1-S) gradient and attention side by side"},
+      {View::normalizers, "normalizers",
+       "softmax vs linear, sparsemax, alpha-entmax, hardmax, sigmoid and ReLU on one score vector",
        lab_evaluator<NormalizersLab, evaluate_normalizers_lab>},
-      {View::stability, "stability", "Stability",
+      {View::stability, "stability",
        "naive vs stable vs online softmax in fp64, fp32, fp16, bf16 and fp8: overflow, underflow, NaN",
-       stability_panels, stability_evaluator},
-      {View::temperature, "temperature", "Temperature", "small multiples over T, entropy vs T, the argmax limit",
-       temperature_panels, lab_evaluator<TemperatureLab, evaluate_temperature_lab>},
-      {View::scaling, "scaling", "Scaling",
-       "the variance of q.k grows with d_k: histograms, entropy, max weight and gradient norm vs d_k", scaling_panels,
+       stability_evaluator},
+      {View::temperature, "temperature", "small multiples over T, entropy vs T, the argmax limit",
+       lab_evaluator<TemperatureLab, evaluate_temperature_lab>},
+      {View::scaling, "scaling",
+       "the variance of q.k grows with d_k: histograms, entropy, max weight and gradient norm vs d_k",
        lab_evaluator<ScalingLab, evaluate_scaling_lab>},
-      {View::gradients, "gradients", "Gradients", "the softmax Jacobian, S(1-S), and where learning stalls",
-       gradients_panels, lab_evaluator<GradientsLab, evaluate_gradients_lab>},
-      {View::attention_variants, "attention-variants", "Attention variants",
-       "dot, scaled dot, cosine, additive and QK-LayerNorm as the norms of q and k grow", attention_variants_panels,
+      {View::gradients, "gradients", "the softmax Jacobian, S(1-S), and where learning stalls",
+       lab_evaluator<GradientsLab, evaluate_gradients_lab>},
+      {View::attention_variants, "attention-variants",
+       "dot, scaled dot, cosine, additive and QK-LayerNorm as the norms of q and k grow",
        lab_evaluator<AttentionVariantsLab, evaluate_attention_variants_lab>},
-      {View::positions, "positions", "Positions", "sinusoidal positional encodings and their amplitude",
-       positions_panels, lab_evaluator<PositionsLab, evaluate_positions_lab>},
-      {View::heads, "heads", "Heads", "sharp heads and their multi-modal average", heads_panels,
-       lab_evaluator<HeadsLab, evaluate_heads_lab>},
-      {View::values, "values", "Values",
-       "the output softmax(QK^T/sqrt(d_k))V of one query, and multi-head as concat then W_O", values_panels,
+      {View::positions, "positions", "sinusoidal positional encodings and their amplitude",
+       lab_evaluator<PositionsLab, evaluate_positions_lab>},
+      {View::heads, "heads", "sharp heads and their multi-modal average", lab_evaluator<HeadsLab, evaluate_heads_lab>},
+      {View::values, "values", "the output softmax(QK^T/sqrt(d_k))V of one query, and multi-head as concat then W_O",
        lab_evaluator<ValuesLab, evaluate_values_lab>},
-      {View::sampling, "sampling", "Sampling",
-       "sampling from softmax(logits/T): draws, top-k, top-p, distillation soft targets", sampling_panels,
+      {View::sampling, "sampling", "sampling from softmax(logits/T): draws, top-k, top-p, distillation soft targets",
        lab_evaluator<SamplingLab, evaluate_sampling_lab>},
-      {View::loss, "loss", "Loss & gradients",
-       "log-softmax, cross-entropy, s - y, and gradients back to Q and K vs d_k", loss_panels, loss_evaluator},
-      {View::geometry, "geometry", "Geometry",
-       "q.k = |q||k|cos(theta) in 2-D, cosine attention's epsilon, additive tanh saturation", geometry_panels,
+      {View::loss, "loss", "log-softmax, cross-entropy, s - y, and gradients back to Q and K vs d_k", loss_evaluator},
+      {View::geometry, "geometry",
+       "q.k = |q||k|cos(theta) in 2-D, cosine attention's epsilon, additive tanh saturation",
        lab_evaluator<GeometryLab, evaluate_geometry_lab>},
-      {View::init, "init", "Init & norms",
-       "Xavier/He initialisation and LayerNorm keep variances at 1 through a stack of layers", init_panels,
+      {View::init, "init", "Xavier/He initialisation and LayerNorm keep variances at 1 through a stack of layers",
        lab_evaluator<InitLab, evaluate_init_lab>},
   }};
   return table;
