@@ -55,6 +55,18 @@ struct ViewInfo {
   LabEvaluator evaluate = nullptr;  // null for the dashboard (its numbers are the Snapshot's own)
 };
 
+// A lab's row, defined at the end of its core file as `extern const LabInfo <id>_lab_info{...}` for
+// every id of smlab/lab_list.hpp; views.cpp makes the views' table of them.
+struct LabInfo {
+  std::string_view name;     // --view, session files, CSV/SVG file names and lesson steps
+  std::string_view summary;  // one line for --list-views
+  LabEvaluator evaluate = nullptr;
+};
+#define SMLAB_DECLARE_LAB_INFO(id, Result) extern const LabInfo id##_lab_info;
+SMLAB_LABS(SMLAB_DECLARE_LAB_INFO)
+#undef SMLAB_DECLARE_LAB_INFO
+
+// The dashboard, then the labs in the list's order.
 std::span<const ViewInfo> all_views();
 const ViewInfo& view_info(View view);
 std::optional<View> view_from_name(std::string_view name);
