@@ -24,7 +24,7 @@
 
 #include "app_recording.hpp"
 #include "export/png.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/pins_panel.hpp"
 #include "panels/dashboard_plots.hpp"

@@ -14,7 +14,7 @@
 #include "export/png.hpp"
 #include "scaled_screenshot.hpp"
 #include "i18n/i18n.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "state/nudge.hpp"
 
 namespace smlab::app {

@@ -23,13 +23,12 @@ set(allowed_main "modes;app;panels;lesson_player;state;lessons;i18n;export;files
 set(allowed_web "app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
 set(modules files platform plot export i18n lessons state lesson_player panels app modes main web)
 
-# The module of a path relative to app/: its first directory, lessons/lesson_player.* on its own,
-# main.cpp (the program, on top) on its own, and other files directly in app/ are the app module.
+# The module of a path relative to app/: its first directory (one folder is one module, so no two
+# folders include each other), main.cpp (the program, on top) on its own, and other files directly
+# in app/ are the app module.
 function(module_of relative out)
   if(relative STREQUAL "main.cpp")
     set(${out} main PARENT_SCOPE)
-  elseif(relative MATCHES "^lessons/lesson_player\\.")
-    set(${out} lesson_player PARENT_SCOPE)
   elseif(relative MATCHES "^([a-z0-9_]+)/")
     set(${out} ${CMAKE_MATCH_1} PARENT_SCOPE)
   else()

@@ -445,8 +445,6 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
 
 // [SECTION] Panels a step may point at
 
-std::span<const LessonPanel> lesson_panels(View view) { return view_info(view).panels; }
-
 const LessonPanel* find_lesson_panel(View view, std::string_view name) {
   for (const LessonPanel& panel : lesson_panels(view))
     if (panel.name == name) return &panel;

@@ -119,9 +119,13 @@ struct LessonPosition {
 using LessonLookup = Result<LessonPosition>;
 LessonLookup lookup_lesson(const LessonList& list, std::string_view spec);
 
-// The panels a lesson step may highlight in `view` (views.cpp's table): a panel is one plot
-// ("distribution") or a named group of plots ("attention" = both maps).
-using LessonPanel = ViewPanel;
+// The panels a lesson step may highlight in `view` (lesson_panels.cpp's table): a panel is one plot
+// ("distribution") or a named group of plots ("attention" = both maps). Members are the plot names
+// the view places ("<view>/<plot>" in the app's placed plots, "<view>-<plot>.csv" in an export).
+struct LessonPanel {
+  std::string_view name;
+  std::vector<std::string_view> plots;
+};
 std::span<const LessonPanel> lesson_panels(View view);
 const LessonPanel* find_lesson_panel(View view, std::string_view name);
 

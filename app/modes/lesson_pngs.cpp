@@ -6,7 +6,7 @@
 
 #include "export/atomic_file.hpp"
 #include "export/png.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "modes/modes.hpp"
 
 namespace smlab::app {

@@ -19,7 +19,7 @@
 #include <GLFW/glfw3.h>  // key codes only
 
 #include "i18n/i18n.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "panels/labs.hpp"
 #include "panels/lesson_panel.hpp"

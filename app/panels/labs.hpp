@@ -1,7 +1,7 @@
-// The labs: one view per idea (DESIGN.md, issue "Labs"). Each lab is one LabDefinition row,
-// defined at the end of its own file and listed in labs.cpp's registry; dashboard.cpp draws any
-// lab the same way (explanation, then a grid of plots), and the exports write the very same plot
-// descriptions as SVG and CSV. The whole recipe for a new lab is in smlab/views.hpp.
+// The labs: one view per idea. Each lab is one LabDefinition row, defined at the end of its own
+// file (app/panels/lab_<id>.cpp) for each line of smlab/lab_list.hpp; dashboard.cpp draws any lab
+// the same way (explanation, then a grid of plots), and the exports write the very same plot
+// descriptions as SVG and CSV. Adding a lab: docs/ARCHITECTURE.md, "Adding a lab".
 //
 // A lab file (app/panels/lab_<name>.cpp) provides:
 //   LabView build_<name>(const LabInputs&)                plots from the Snapshot only (its
@@ -10,7 +10,8 @@
 //                                                        that edit `edit`; validation and
 //                                                        recompute happen outside)
 //   optional interact_<name>(name, Interaction, Params&)  mouse on a plot (e.g. dragging bars)
-//   extern const LabDefinition <name>_lab{...};          its registry row (below)
+//   extern const LabDefinition <id>_lab{...};            its registry row (below), named after
+//                                                        its line in smlab/lab_list.hpp
 #pragma once
 
 #include <cstdint>

@@ -19,7 +19,7 @@
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
 #include "i18n/i18n.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "panels/panels.hpp"
 #include "plot/text_wrap.hpp"
 

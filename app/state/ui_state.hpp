@@ -36,7 +36,7 @@ struct PlacedPlot {
   ImVec2 min, max;
 };
 
-// The open lesson (lessons/lesson_player.hpp moves it) and the animation towards its step's Params.
+// The open lesson (lesson_player/lesson_player.hpp moves it) and the animation towards its step's Params.
 struct LessonState {
   std::optional<LessonPosition> open;  // none: no lesson shown
   bool animating = false;

@@ -14,7 +14,7 @@
 
 #include "cli_support.hpp"
 #include "app.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "state/presets.hpp"
 #include "platform/offscreen.hpp"
 #include "platform/window.hpp"

@@ -23,7 +23,7 @@
 
 #include "app.hpp"
 #include "i18n/i18n.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "lessons/lessons.hpp"
 #include "panels/lesson_panel.hpp"
 #include "platform/offscreen.hpp"

@@ -67,12 +67,13 @@ class LabResults {
     if (results_.size() <= slot) results_.resize(slot + 1);
     results_[slot] = std::move(result);
   }
-  // The result of type Lab (e.g. HeadsLab), or null when its lab was not computed.
+  // The result of type Lab (e.g. HeadsLab), or null when its lab was not computed. Only its own
+  // view's slot is looked at (smlab/lab_list.hpp says which).
   template <class Lab>
   const Lab* get() const {
-    for (const std::any& result : results_)
-      if (const Lab* lab = std::any_cast<Lab>(&result)) return lab;
-    return nullptr;
+    static_assert(is_lab_result<Lab>, "not the result of a lab of smlab/lab_list.hpp");
+    const auto slot = static_cast<std::size_t>(view_of_lab<Lab>);
+    return slot < results_.size() ? std::any_cast<Lab>(&results_[slot]) : nullptr;
   }
 
  private:

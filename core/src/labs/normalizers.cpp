@@ -7,6 +7,7 @@
 
 #include "smlab/attention.hpp"
 #include "smlab/softmax.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab {
 namespace {
@@ -96,5 +97,10 @@ void evaluate_normalizers_lab(NormalizersLab& out, const Params& params) {
     gap.linear_gap_ratio[static_cast<std::size_t>(k)] = linear[1] / linear[0];
   }
 }
+
+// The lab's row in the registry (smlab/lab_list.hpp lists it).
+extern const LabInfo normalizers_lab_info{
+    "normalizers", "softmax vs linear, sparsemax, alpha-entmax, hardmax, sigmoid and ReLU on one score vector",
+    lab_evaluator<NormalizersLab, evaluate_normalizers_lab>};
 
 }  // namespace smlab

@@ -1,5 +1,5 @@
 // Moving through a lesson: step changes go through apply_params like every other edit.
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 
 namespace smlab::app {
 namespace {
