@@ -16,11 +16,13 @@
 #include "app.hpp"
 #include "lessons/lesson_player.hpp"
 #include "state/presets.hpp"
+#include "platform/frame_settle.hpp"
 #include "platform/offscreen.hpp"
 #include "platform/window.hpp"
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <imgui_internal.h>  // the open popup stack: is a menu still drawn?
 #include "state/sweep.hpp"
 #include "plot/color.hpp"
 #include "state/history.hpp"
@@ -623,6 +625,89 @@ TEST_F(Window, RecordGifTakesManyWindowFramesAndWritesANewFile) {
   }
   EXPECT_EQ(frames, 4);
   EXPECT_EQ(app_->ui().params.temperature, 1.0) << "recording leaves the window's Params alone";
+}
+
+// [SECTION] Settling after an input: a click acts and is drawn with the mouse still
+
+TEST(FrameSettle, DrawsAtLeastThreeFramesThenUntilAFrameRepeatsTheOneBefore) {
+  smlab::platform::FrameSettle settle;
+  for (int frame = 0; frame < 40; ++frame) settle.frame_drawn(7);
+  EXPECT_TRUE(settle.may_sleep()) << "nothing happened: sleep";
+  settle.input();
+  for (int frame = 0; frame < 3; ++frame) {
+    EXPECT_FALSE(settle.may_sleep()) << "frame " << frame << " after an input, picture unchanged";
+    settle.frame_drawn(7);
+  }
+  EXPECT_TRUE(settle.may_sleep()) << "three frames drawn the same: settled";
+  settle.input();
+  std::uint64_t picture = 100;
+  int frames = 0;
+  for (; frames < 20 && !settle.may_sleep(); ++frames) settle.frame_drawn(frames < 6 ? ++picture : picture);
+  EXPECT_EQ(frames, 7) << "drawn while frames 1-6 changed, then one frame that repeated the sixth";
+  settle.input();
+  for (frames = 0; frames < 100 && !settle.may_sleep(); ++frames) settle.frame_drawn(++picture);
+  EXPECT_EQ(frames, smlab::platform::FrameSettle::max_frames) << "a picture that changes every frame stops at the cap";
+}
+
+bool any_popup_open() { return GImGui->OpenPopupStack.Size > 0; }
+
+// The window's loop after an input, emulated offscreen: frames while the App asks for them
+// (idle_wait_seconds() == 0: a button held, a recompute) or FrameSettle says the picture has not
+// settled; then it would sleep until the next event. Returns the frames drawn.
+int frames_until_sleep(App& app, smlab::platform::Offscreen& surface, smlab::platform::FrameSettle& settle) {
+  int frames = 0;
+  for (; frames < 200; ++frames) {
+    ImGui::SetCurrentContext(surface.imgui_context());
+    if (frames > 0 && settle.may_sleep() && app.idle_wait_seconds() != 0.0) break;
+    app.frame();
+    ImGui::SetCurrentContext(surface.imgui_context());
+    settle.frame_drawn(smlab::platform::draw_data_fingerprint(*ImGui::GetDrawData()));
+  }
+  return frames;
+}
+
+// Issue #25: with the mouse held still after a click, File → Export PNG wrote no file, the menu
+// stayed drawn and no toast appeared until the mouse moved (the window counted its settling
+// frames only from a wake-up, not from a button released while frames ran). A click on the menu
+// item, mouse then still: the file is written, the menu gone and the toast drawn before the
+// window may sleep, within three frames of the release.
+TEST_F(Window, AClickOnExportPngActsAndIsDrawnWithTheMouseStill) {
+  smlab::platform::FrameSettle settle;
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  ImGuiIO& io = ImGui::GetIO();
+  const auto click = [&](ImVec2 at) {
+    io.MousePos = at;  // moved there: an input
+    settle.input();
+    frames_until_sleep(*app_, *surface_, settle);
+    io.MouseDown[0] = true;
+    settle.input();
+    frames_until_sleep(*app_, *surface_, settle);
+    io.MouseDown[0] = false;  // released; the mouse stays where it is
+    settle.input();
+  };
+  click(ImVec2(30.0f, 20.0f));  // File, in the control column's menu bar
+  frames_until_sleep(*app_, *surface_, settle);
+  ASSERT_TRUE(any_popup_open()) << "the File menu did not open at (30, 20)";
+  click(ImVec2(150.0f, 135.0f));  // File → Export PNG
+  // The release frame acts; the next shows the result: three frames drawn at most, and the window
+  // does not sleep before then.
+  const auto done = [&] { return !files_with(".png").empty() && !any_popup_open() && !app_->ui().status.empty(); };
+  int frames = 0;
+  for (; frames < 3 && !done(); ++frames) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ASSERT_FALSE(settle.may_sleep()) << "the window would sleep " << frames << " frames after the release, with "
+                                     << files_with(".png").size() << " PNG and the menu "
+                                     << (any_popup_open() ? "open" : "closed");
+    app_->frame();
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    settle.frame_drawn(smlab::platform::draw_data_fingerprint(*ImGui::GetDrawData()));
+  }
+  EXPECT_EQ(files_with(".png").size(), 1u) << "no PNG within 3 frames of the release; status: " << app_->ui().status;
+  EXPECT_FALSE(any_popup_open()) << "the File menu is still drawn " << frames << " frames after the click";
+  EXPECT_NE(app_->ui().status.find(dir_.string()), std::string::npos)
+      << "the toast names the file: " << app_->ui().status;
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  EXPECT_FALSE(settle.may_sleep()) << "the toast, reported after the release frame, still needs a frame to be drawn";
 }
 
 // With a display (e.g. under xvfb-run) the exports run beside a real GLFW window: an offscreen
