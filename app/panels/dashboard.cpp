@@ -200,11 +200,12 @@ void handle_layout_keys(UiState& ui, const std::vector<NamedPlot>& plots) {
   for (std::size_t k = 0; k < plots.size(); ++k)
     if (prefix + plots[k].name == ui.presenter_focus) index = static_cast<int>(k);
   const int count = static_cast<int>(plots.size());
-  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN) || ImGui::IsKeyPressed(GLFW_KEY_RIGHT) ||
-      ImGui::IsKeyPressed(GLFW_KEY_DOWN))
+  // One press, one plot (no key repeat), as for lesson steps (lesson_panel.cpp).
+  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN, false) || ImGui::IsKeyPressed(GLFW_KEY_RIGHT, false) ||
+      ImGui::IsKeyPressed(GLFW_KEY_DOWN, false))
     index = (index + 1) % count;
-  else if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP) || ImGui::IsKeyPressed(GLFW_KEY_LEFT) ||
-           ImGui::IsKeyPressed(GLFW_KEY_UP))
+  else if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP, false) || ImGui::IsKeyPressed(GLFW_KEY_LEFT, false) ||
+           ImGui::IsKeyPressed(GLFW_KEY_UP, false))
     index = (index + count - 1) % count;
   ui.presenter_focus = prefix + plots[static_cast<std::size_t>(index)].name;
 }

@@ -49,9 +49,13 @@ void handle_keys(UiState& ui) {
   // io.WantCaptureKeyboard); the clicker's PageUp/PageDown always step, wherever the mouse rests.
   const bool arrows = !ui.interaction.arrows_taken && !io.WantCaptureKeyboard;
   // On a predict step not yet revealed the first Next press reveals (lesson_next).
-  if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN))
+  // One press is one reveal or one step: no key repeat. A key held past ImGui's repeat delay
+  // (0.275 s; a clicker's button held a moment, or a key-up delayed on a loaded machine) would
+  // otherwise step again every 0.05 s, past questions and straight to their answers.
+  constexpr bool repeat = false;
+  if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT, repeat)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN, repeat))
     lesson_next(ui);
-  else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP))
+  else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT, repeat)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP, repeat))
     lesson_previous(ui);
   else if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ui.escape_taken)
     close_lesson(ui);  // taken: left presenter mode
