@@ -10,6 +10,7 @@
 #include "panels/lesson_panel.hpp"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -140,6 +141,40 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
   }
 }
 
+// "the answer to 3 decimals", "… to 4 significant digits", "… to the nearest whole number".
+std::string precision_words(const PredictPrecision& precision) {
+  if (precision.kind == PredictPrecision::Kind::significant)
+    return i18n::format("lesson.predict.significant", {std::to_string(precision.digits)});
+  if (precision.digits == 0) return i18n::tr("lesson.predict.whole");
+  return i18n::format("lesson.predict.decimals", {std::to_string(precision.digits)});
+}
+
+// The revealed answer's two lines, as the question asks for its digits: "Your guess: -1003    The
+// app's number: -1000" and the verdict by the one rule for close (lessons.hpp: close_within).
+struct RevealLines {
+  std::string answer, verdict;
+};
+RevealLines reveal_lines(const LessonPredict& predict, const PredictionReveal& reveal) {
+  const std::string answer =
+      predict.choices.empty() ? predict_answer(predict.precision, reveal.answer) : predict_number(reveal.answer);
+  RevealLines lines;
+  lines.answer =
+      reveal.guess
+          ? i18n::format(
+                "lesson.predict.answer_guess",
+                {predict.choices.empty() ? predict_guess(*reveal.guess) : predict_number(*reveal.guess), answer})
+          : i18n::format("lesson.predict.answer", {answer});
+  if (!reveal.guess) return lines;
+  if (reveal.nearest_choice)
+    lines.verdict = reveal.close ? i18n::tr("lesson.predict.nearest")
+                                 : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
+  else
+    lines.verdict = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
+                                 {predict_off_by(reveal.off_by), predict_answer(predict.precision, reveal.answer),
+                                  predict_off_by(reveal.margin)});
+  return lines;
+}
+
 // In presenter mode (no lesson panel) the revealed answer sits on the plot itself: a card in the
 // top-right corner of the first plot the step hid, under its title.
 void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot* snapshot) {
@@ -155,16 +190,9 @@ void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot
     for (std::string_view plot : panel->plots)
       if (target == nullptr && placed.name == wanted + std::string(plot)) target = &placed;
   if (target == nullptr) return;
-  std::string first = reveal.guess ? i18n::format("lesson.predict.answer_guess",
-                                                  {predict_number(*reveal.guess), predict_number(reveal.answer)})
-                                   : i18n::format("lesson.predict.answer", {predict_number(reveal.answer)});
-  std::string second;
-  if (reveal.guess && reveal.nearest_choice)
-    second = reveal.close ? i18n::tr("lesson.predict.nearest")
-                          : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
-  else if (reveal.guess)
-    second = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
-                          {predict_number(reveal.off_by), predict_number(step.predict->tolerance)});
+  const RevealLines lines = reveal_lines(*step.predict, reveal);
+  const std::string& first = lines.answer;
+  const std::string& second = lines.verdict;
   ImFont* font = ImGui::GetFont();
   const float size = ImGui::GetFontSize() * 1.2f, pad = 8.0f * ui.ui_scale;
   const float width = std::max(font->CalcTextSizeA(size, FLT_MAX, 0.0f, first.c_str()).x,
@@ -208,14 +236,20 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
       ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(commit.c_str()).x -
                                            4.0f * ImGui::GetStyle().FramePadding.x,
                                        40.0f));
-      // The number format is ImGui's own, never a string from a table.
-      const bool entered = ImGui::InputDouble("##typed-guess", &ui.lesson.typed_guess, 0.0, 0.0, "%.4g",
-                                              ImGuiInputTextFlags_EnterReturnsTrue);
+      // The field keeps the text as typed, updated on every key (no EnterReturnsTrue: with it a
+      // number field applies the text on Enter only, and a click on Commit committed the old value).
+      // Enter ends the edit; then, like the click, it commits what the field shows.
+      ImGui::InputTextWithHint("##typed-guess", predict_number(0.5 * (predict.min + predict.max)).c_str(),
+                               &ui.lesson.typed_guess);
+      const bool entered =
+          ImGui::IsItemDeactivated() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) ||
+                                         ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter)));
       ImGui::SameLine();
-      if (ImGui::Button(commit.c_str()) || entered) (void)commit_guess(ui, ui.lesson.typed_guess);
+      if (ImGui::Button(commit.c_str()) || entered) (void)commit_typed_guess(ui, ui.lesson.typed_guess);
       ImGui::TextDisabled(
-          "%s",
-          i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max)}).c_str());
+          "%s", i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max),
+                                                      precision_words(predict.precision)})
+                    .c_str());
     }
     if (!ui.lesson.guess_error.empty())
       ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "%s", ui.lesson.guess_error.c_str());
@@ -232,18 +266,10 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
   }
   const PredictionReveal& reveal = *revealed;
   const float width = ImGui::GetContentRegionAvail().x;
-  std::string line = reveal.guess ? i18n::format("lesson.predict.answer_guess",
-                                                 {predict_number(*reveal.guess), predict_number(reveal.answer)})
-                                  : i18n::format("lesson.predict.answer", {predict_number(reveal.answer)});
-  plot::wrapped_text(line, width);
+  const RevealLines lines = reveal_lines(predict, reveal);
+  plot::wrapped_text(lines.answer, width);
   if (reveal.guess) {
-    std::string verdict;
-    if (reveal.nearest_choice)
-      verdict = reveal.close ? i18n::tr("lesson.predict.nearest")
-                             : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
-    else
-      verdict = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
-                             {predict_number(reveal.off_by), predict_number(predict.tolerance)});
+    const std::string& verdict = lines.verdict;
     // Green for close, orange for off: light shades on dark, deep ones on white (and a projector).
     const bool dark = ui.theme == Theme::dark;
     const ImVec4 good = dark ? ImVec4(0.35f, 0.8f, 0.45f, 1.0f) : ImVec4(0.05f, 0.45f, 0.15f, 1.0f);

@@ -55,8 +55,8 @@ struct LessonState {
   // (none: revealed without one). Opening any step starts it unrevealed.
   bool revealed = false;
   std::optional<double> guess;
-  double typed_guess = 0.0;  // the typed-guess field
-  std::string guess_error;   // a refused guess, shown under the field
+  std::string typed_guess;  // the typed-guess field as typed: committed as it reads (parse_guess)
+  std::string guess_error;  // a refused guess, shown under the field
 };
 
 struct UiState {

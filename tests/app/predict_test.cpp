@@ -66,14 +66,14 @@ TEST(PredictSchema, ChoiceAndTypedStepsLoadWithEveryField) {
   ASSERT_TRUE(picked.after);
   EXPECT_EQ(picked.after->chinese, "所以。");
 
-  const LessonLoad typed = parse_lesson(
-      lesson_with_predict("{" + question + ", " + max_weight + R"(, "min": 0, "max": 1, "tolerance": 0.05})"));
+  const LessonLoad typed =
+      parse_lesson(lesson_with_predict("{" + question + ", " + max_weight + R"(, "min": 0, "max": 1, "decimals": 2})"));
   ASSERT_TRUE(typed.ok()) << typed.error().message;
   const LessonPredict& number = *typed->steps[0].predict;
   EXPECT_TRUE(number.choices.empty());
   EXPECT_EQ(number.min, 0.0);
   EXPECT_EQ(number.max, 1.0);
-  EXPECT_EQ(number.tolerance, 0.05);
+  EXPECT_EQ(number.precision, (PredictPrecision{PredictPrecision::Kind::decimals, 2}));
   EXPECT_EQ(number.hides, "distribution") << "without \"hides\" the step's own panel is covered";
   EXPECT_FALSE(number.after);
 }
@@ -100,10 +100,13 @@ TEST(PredictSchema, BadPredictStepsAreOneLineErrorsNamingTheStepAndField) {
       {"{" + q + R"(, "choices": "1, 2"})", "2 to 6 numbers"},
       {"{" + q + R"(, "choices": [1, "2"]})", "allowed finite numbers"},
       {"{" + q + R"(, "choices": [0.5, 0.5]})", "holds 0.5 twice"},
-      {"{" + q + R"(, "min": 0, "max": 1})", "needs \"tolerance\""},
-      {"{" + q + R"(, "min": 1, "max": 1, "tolerance": 0.1})", "must be below \"max\""},
-      {"{" + q + R"(, "min": 0, "max": 1, "tolerance": 0})", "\"tolerance\" must be > 0"},
-      {"{" + q + R"(, "min": "0", "max": 1, "tolerance": 0.1})", "needs \"min\" as a finite number"},
+      {"{" + q + R"(, "min": 0, "max": 1})", "needs one of \"decimals\" (0 to 12) or \"significant\""},
+      {"{" + q + R"(, "min": 0, "max": 1, "decimals": 2, "significant": 3})", "needs one of \"decimals\""},
+      {"{" + q + R"(, "min": 1, "max": 1, "decimals": 1})", "must be below \"max\""},
+      {"{" + q + R"(, "min": 0, "max": 1, "decimals": 1.5})", "\"decimals\" must be a whole number from 0 to 12"},
+      {"{" + q + R"(, "min": 0, "max": 1, "significant": 0})", "\"significant\" must be a whole number from 1 to 15"},
+      {"{" + q + R"(, "min": 0, "max": 1, "tolerance": 0.1})", "unknown field 'tolerance'"},
+      {"{" + q + R"(, "min": "0", "max": 1, "decimals": 1})", "needs \"min\" as a finite number"},
       {"{" + q + R"(, "choices": [1, 2], "hides": "jacobian"})", "hides 'jacobian', not a panel of dashboard"},
       {"{" + q + R"(, "choices": [1, 2], "hides": 4})", "\"hides\" must be a panel name"},
       {"{" + q + R"(, "choices": [1, 2], "reveal_text": "plain"})", "reveal_text must be an object"},
@@ -125,7 +128,7 @@ TEST(PredictReveal, TheAnswerIsTheSnapshotsNumberAndClosenessFollowsTheRule) {
   typed.quantity.quantity = "max_weight";
   typed.min = 0.0;
   typed.max = 1.0;
-  typed.tolerance = 0.05;
+  typed.precision = {PredictPrecision::Kind::decimals, 1};  // close: within 0.05
   const Result<PredictionReveal> none = reveal_prediction(typed, snap, std::nullopt);
   ASSERT_TRUE(none.ok()) << none.error().message;
   EXPECT_EQ(none->answer, snap.max_weight) << "the answer is read from the Snapshot, not stored";
@@ -163,7 +166,6 @@ TEST(PredictReveal, GuessesOutsideTheChoicesOrTheRangeAreRefusedInOneLine) {
   LessonPredict typed;
   typed.min = 0.0;
   typed.max = 3.0;
-  typed.tolerance = 0.1;
   EXPECT_TRUE(check_guess(typed, 0.0).ok());
   EXPECT_TRUE(check_guess(typed, 3.0).ok());
   for (double bad : {-0.01, 3.5, std::nan(""), std::numeric_limits<double>::infinity()}) {
@@ -179,6 +181,83 @@ TEST(PredictReveal, GuessesOutsideTheChoicesOrTheRangeAreRefusedInOneLine) {
   ASSERT_FALSE(check_guess(picked, 0.3).ok());
   EXPECT_NE(check_guess(picked, 0.3).error().message.find("not one of the choices: allowed 0.26, 0.46"),
             std::string::npos);
+}
+
+// Issue #25: homework:5 showed a guess of -1003 as "-1e+03", the same as the answer, then "Off by
+// 3"; homework:8 asked for 4 significant digits, showed 0.00391 and took 0.0039 as close. Numbers
+// are shown with the digits the question asks for, the guess as typed, and close is one rule: half
+// a unit in the last digit asked.
+TEST(PredictReveal, NumbersShowTheDigitsAskedAndCloseIsHalfAUnitInTheLastOne) {
+  const PredictPrecision three_decimals{PredictPrecision::Kind::decimals, 3};
+  const PredictPrecision whole{PredictPrecision::Kind::decimals, 0};
+  const PredictPrecision four_significant{PredictPrecision::Kind::significant, 4};
+  EXPECT_EQ(predict_answer(whole, -1000.0), "-1000");
+  EXPECT_EQ(predict_guess(-1003.0), "-1003") << "not -1e+03";
+  EXPECT_EQ(predict_off_by(3.0), "3");
+  EXPECT_EQ(predict_answer(four_significant, 1.0 / 256.0), "0.003906") << "not 0.00391";
+  EXPECT_EQ(predict_guess(0.0039), "0.0039");
+  EXPECT_EQ(predict_guess(0.00001), "0.00001") << "never exponent form";
+  EXPECT_EQ(predict_answer(three_decimals, 0.96), "0.960");
+  EXPECT_EQ(predict_answer(three_decimals, -0.0001), "0.000") << "no '-0.000'";
+  EXPECT_EQ(predict_answer(four_significant, 12345.6), "12346");
+  EXPECT_EQ(predict_off_by(0.0000062), "0.0000062");
+
+  EXPECT_DOUBLE_EQ(close_within(three_decimals, 0.665241), 0.0005 * (1 + 1e-9));
+  EXPECT_DOUBLE_EQ(close_within(whole, -1000.0), 0.5 * (1 + 1e-9));
+  EXPECT_DOUBLE_EQ(close_within(four_significant, 1.0 / 256.0), 0.0000005 * (1 + 1e-9));
+  EXPECT_DOUBLE_EQ(close_within(four_significant, 16.0), 0.005 * (1 + 1e-9));
+
+  // The rule on the homework's own numbers: the correctly rounded answer is close, a digit off is not.
+  const struct {
+    PredictPrecision precision;
+    double answer, guess;
+    bool close;
+  } cases[] = {
+      {four_significant, 1.0 / 256.0, 0.003906, true},
+      {four_significant, 1.0 / 256.0, 0.0039, false},
+      {four_significant, 1.0 / 256.0, 0.003907, false},
+      {three_decimals, 0.665241, 0.665, true},
+      {three_decimals, 0.665241, 0.666, false},
+      {whole, -1000.0, -1000.0, true},
+      {whole, -1000.0, -1003.0, false},
+      {whole, -1000.0, -1001.0, false},
+      {three_decimals, 0.96, 0.96, true},
+      {PredictPrecision{PredictPrecision::Kind::decimals, 1}, 0.0883, 0.1, true},
+      {PredictPrecision{PredictPrecision::Kind::decimals, 1}, 0.0883, 0.3, false},
+  };
+  for (const auto& c : cases) {
+    const bool close = std::abs(c.guess - c.answer) <= close_within(c.precision, c.answer);
+    EXPECT_EQ(close, c.close) << "guess " << c.guess << " for answer " << c.answer << " at " << c.precision.digits
+                              << (c.precision.kind == PredictPrecision::Kind::decimals ? " decimals" : " significant");
+  }
+}
+
+TEST(PredictReveal, ATypedGuessIsParsedAsWrittenOrRefusedInOneLine) {
+  LessonPredict typed;
+  typed.min = -1500.0;
+  typed.max = 1.0;
+  const struct {
+    std::string text;
+    double value;
+  } good[] = {{"0.665", 0.665},
+              {" -1003 ", -1003.0},
+              {"\xE2\x88\x92"
+               "1003",
+               -1003.0},
+              {"+0.5", 0.5},
+              {"0,665", 0.665},
+              {"1e-3", 0.001}};
+  for (const auto& c : good) {
+    const Result<double> parsed = parse_guess(typed, c.text);
+    ASSERT_TRUE(parsed.ok()) << "'" << c.text << "': " << parsed.error().message;
+    EXPECT_EQ(*parsed, c.value) << "'" << c.text << "'";
+  }
+  for (const std::string& bad :
+       std::vector<std::string>{"", "abc", "0.5x", "1..2", "nan", "inf", "2", std::string(80, '1')}) {
+    const Result<double> parsed = parse_guess(typed, bad);
+    ASSERT_FALSE(parsed.ok()) << "'" << bad << "'";
+    EXPECT_TRUE(one_line(parsed.error().message)) << parsed.error().message;
+  }
 }
 
 TEST(PredictLookup, NameStepGuessNeedsAPredictStepAndAnAllowedGuess) {
@@ -204,8 +283,7 @@ TEST(PredictLookup, NameStepGuessNeedsAPredictStepAndAnAllowedGuess) {
   } bad[] = {
       {typed_step + ":99", "outside the allowed range"},
       {typed_step + ":abc", "guess 'abc' is not a number"},
-      {typed_step + ":", "guess '' is not a number"},
-      {typed_step + ": 1", "is not a number"},
+      {typed_step + ":", "no guess typed"},
       {typed_step + ":1x", "is not a number"},
       {"scaling:" + std::to_string(chosen[0]) + ":0.3", "not one of the choices"},
       {"scaling:1:0.5", "goes with a predict step only: steps " + std::to_string(typed[0])},
