@@ -229,8 +229,10 @@ void App::apply_look() {
 // [SECTION] Evaluation: submit and take the snapshot
 
 std::int64_t headless_refine_trials(int seq_len) {
+  // 8·10⁶ draws: up to the planned (converged) count at L ≤ 32, where a lesson reveals a sweep's
+  // mean (planned_dk_trials; the refinement stops there, usually sooner than this cap).
   const auto points = static_cast<std::int64_t>(power_of_two_key_dims().size());
-  return std::clamp<std::int64_t>(2'000'000 / (points * seq_len), automatic_dk_trials(seq_len),
+  return std::clamp<std::int64_t>(8'000'000 / (points * seq_len), automatic_dk_trials(seq_len),
                                   Evaluator::refine_max_trials);
 }
 
@@ -366,7 +368,7 @@ bool App::frame() {
   draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, view_cache_, plot_style_,
                    stats);
   // Before the session popup: Escape closing the popup must not also close the lesson.
-  draw_lesson(ui_, latest_.snapshot.get());
+  draw_lesson(ui_, latest_.snapshot.get(), latest_.sweep.get());
   draw_session_popup();
   draw_toast();
   draw_import_popup();

@@ -38,8 +38,8 @@ struct AppOptions : StartState {
   bool controls_shown = true;  // false: the control column starts hidden (--hide-controls)
 };
 
-// A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless
-// renders are quick, converged enough to read, and deterministic.
+// The cap on a headless render's refinement: about 8·10⁶ draws at any L, so headless renders are
+// quick and deterministic, and at small L (lessons) reach the planned, converged trial count.
 std::int64_t headless_refine_trials(int seq_len);
 
 // The frame time an animation (lesson glide, sweep) moves by: ImGui's DeltaTime, at most 0.25 s

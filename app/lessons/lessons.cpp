@@ -558,13 +558,16 @@ Result<double> parse_guess(const LessonPredict& predict, std::string_view text) 
 }
 
 Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const Snapshot& snap,
-                                           std::optional<double> guess) {
-  const Result<double> answer_read = claim_value(snap, predict.quantity);
+                                           std::optional<double> guess, const DkSweep* drawn_sweep) {
+  const Result<ClaimReading> answer_read = claim_reading(snap, predict.quantity, drawn_sweep);
   if (!answer_read.ok()) return answer_read.error();
-  if (!std::isfinite(*answer_read)) return Error::usage(describe(predict.quantity) + " is not a finite number");
+  if (!std::isfinite(answer_read->value)) return Error::usage(describe(predict.quantity) + " is not a finite number");
   PredictionReveal reveal;
   reveal.guess = guess;
-  reveal.answer = *answer_read;
+  reveal.answer = answer_read->value;
+  reveal.converged = answer_read->converged;
+  reveal.standard_error = answer_read->standard_error;
+  reveal.trials = answer_read->trials;
   const double answer = reveal.answer;
   if (!predict.choices.empty()) {
     // The first of equally near choices: a file's order decides a tie, never rounding noise.

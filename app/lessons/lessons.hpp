@@ -151,10 +151,15 @@ Result<double> parse_guess(const LessonPredict& predict, std::string_view text);
 // question's guess is close when it is the choice nearest the answer.
 double close_within(const PredictPrecision& precision, double answer);
 
-// The answer read from `snap` beside the guess, with closeness by the rule above. An Error::usage
-// when the Snapshot lacks the answer or it is not a finite number.
+// The answer read from `snap` (a Monte Carlo mean from `drawn_sweep`, the sweep the plots draw:
+// claim_reading) beside the guess, with closeness by the rule above. An Error::usage when the
+// Snapshot lacks the answer or it is not a finite number. A Monte Carlo answer not converged yet
+// (`converged` false) is not to be shown: the window keeps refining until it is.
 struct PredictionReveal {
   double answer = 0.0;
+  bool converged = true;
+  std::optional<double> standard_error;  // a Monte Carlo answer's
+  std::int64_t trials = 0;
   std::optional<double> guess;  // nullopt: revealed without a guess
   double off_by = 0.0;          // |guess − answer|
   bool close = false;
@@ -162,7 +167,7 @@ struct PredictionReveal {
   std::optional<double> nearest_choice;  // choices only: the one nearest the answer
 };
 Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const Snapshot& snap,
-                                           std::optional<double> guess);
+                                           std::optional<double> guess, const DkSweep* drawn_sweep = nullptr);
 
 // A number as the predict texts show it: 3 significant digits ("0.0213", "1.68", "1024"): choices,
 // ranges.

@@ -155,8 +155,13 @@ struct RevealLines {
   std::string answer, verdict;
 };
 RevealLines reveal_lines(const LessonPredict& predict, const PredictionReveal& reveal) {
-  const std::string answer =
+  std::string answer =
       predict.choices.empty() ? predict_answer(predict.precision, reveal.answer) : predict_number(reveal.answer);
+  // A Monte Carlo mean also says how sure it is: "0.1 (mean 0.0914 ± 0.0017, 15872 trials)".
+  if (reveal.standard_error)
+    answer = i18n::format("lesson.predict.monte_carlo",
+                          {answer, predict_answer({PredictPrecision::Kind::significant, 3}, reveal.answer),
+                           predict_off_by(*reveal.standard_error), std::to_string(reveal.trials)});
   RevealLines lines;
   lines.answer =
       reveal.guess
@@ -177,10 +182,10 @@ RevealLines reveal_lines(const LessonPredict& predict, const PredictionReveal& r
 
 // In presenter mode (no lesson panel) the revealed answer sits on the plot itself: a card in the
 // top-right corner of the first plot the step hid, under its title.
-void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot* snapshot) {
+void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep) {
   if (snapshot == nullptr || ui.lesson.animating || step.view != ui.view) return;
-  const Result<PredictionReveal> revealed = reveal_prediction(*step.predict, *snapshot, ui.lesson.guess);
-  if (!revealed.ok()) return;
+  const Result<PredictionReveal> revealed = reveal_prediction(*step.predict, *snapshot, ui.lesson.guess, sweep);
+  if (!revealed.ok() || !revealed->converged) return;
   const PredictionReveal& reveal = *revealed;
   const LessonPanel* panel = find_lesson_panel(step.view, step.predict->hides);
   if (panel == nullptr) return;
@@ -214,7 +219,7 @@ void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot
 
 // The predict box under the step's text: the question, the guess (choice buttons or a typed
 // number and Commit) and, once revealed, the answer beside the guess and how close it was.
-void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot, ImU32 accent) {
+void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep, ImU32 accent) {
   const LessonPredict& predict = *step.predict;
   const i18n::Language language = i18n::language();
   ImGui::Separator();
@@ -259,9 +264,13 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
     ImGui::TextDisabled("%s", i18n::tr("lesson.predict.computing"));
     return;
   }
-  const Result<PredictionReveal> revealed = reveal_prediction(predict, *snapshot, ui.lesson.guess);
+  const Result<PredictionReveal> revealed = reveal_prediction(predict, *snapshot, ui.lesson.guess, sweep);
   if (!revealed.ok()) {
     ImGui::TextDisabled("%s", revealed.error().message.c_str());
+    return;
+  }
+  if (!revealed->converged) {  // a Monte Carlo mean still refining: no number until it has converged
+    ImGui::TextDisabled("%s", i18n::format("lesson.predict.converging", {std::to_string(revealed->trials)}).c_str());
     return;
   }
   const PredictionReveal& reveal = *revealed;
@@ -283,7 +292,8 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
 
 // [SECTION] The lesson panel
 
-void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const Snapshot* snapshot) {
+void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const Snapshot* snapshot,
+                const DkSweep* sweep) {
   const LessonStep& step = lesson.steps[step_index];
   const i18n::Language language = i18n::language();
   const ImGuiIO& io = ImGui::GetIO();
@@ -362,7 +372,7 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   ImGui::EndChild();
   if (step.predict) {
     ImGui::BeginChild("##lesson-predict", ImVec2(0.0f, predict_height));
-    draw_predict(ui, step, snapshot, accent);
+    draw_predict(ui, step, snapshot, sweep, accent);
     ImGui::EndChild();
   }
 
@@ -409,7 +419,7 @@ std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
   return plots;
 }
 
-void draw_lesson(UiState& ui, const Snapshot* snapshot) {
+void draw_lesson(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep) {
   if (const auto start = std::exchange(ui.lesson.start_requested, std::nullopt)) open_lesson_step(ui, *start, 0, true);
   if (current_step(ui) == nullptr) {
     ui.lesson.open.reset();
@@ -419,11 +429,11 @@ void draw_lesson(UiState& ui, const Snapshot* snapshot) {
   if (!ui.lesson.open) return;  // Escape
   if (const LessonStep* step = current_step(ui); step != nullptr && step->predict) {
     draw_covers(ui, *step);
-    if (ui.presenter && ui.lesson.revealed) draw_reveal_badge(ui, *step, snapshot);
+    if (ui.presenter && ui.lesson.revealed) draw_reveal_badge(ui, *step, snapshot, sweep);
   }
   if (ui.presenter) return;  // the step's panel fills the window and its text is the caption
   draw_highlight(ui);
-  draw_panel(ui, *current_lesson(ui), ui.lesson.open->step, snapshot);
+  draw_panel(ui, *current_lesson(ui), ui.lesson.open->step, snapshot, sweep);
 }
 
 void draw_lesson_launcher(UiState& ui) {

@@ -12,7 +12,9 @@
 #include <GLFW/glfw3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
@@ -258,6 +260,98 @@ TEST(PredictReveal, ATypedGuessIsParsedAsWrittenOrRefusedInOneLine) {
     ASSERT_FALSE(parsed.ok()) << "'" << bad << "'";
     EXPECT_TRUE(one_line(parsed.error().message)) << parsed.error().message;
   }
+}
+
+// The sweep a window draws: the Snapshot's first estimate refined as the Evaluator refines it, to
+// the planned count (at most refine_max_trials).
+DkSweep drawn_sweep(const Snapshot& snap) {
+  DkSweep sweep = snap.dk_sweep;
+  const std::int64_t target = planned_dk_trials(sweep.config, Evaluator::refine_max_trials);
+  if (sweep.trials < target) add_dk_trials(sweep, target - sweep.trials);
+  return sweep;
+}
+
+const LessonStep& step_of(const std::string& lesson_name, std::size_t step_number) {
+  const LessonList& list = shipped();
+  const auto lesson = find_lesson(list, lesson_name);
+  EXPECT_TRUE(lesson) << lesson_name;
+  return list.lessons[lesson.value_or(0)].steps.at(step_number - 1);
+}
+
+// Issue #25: the scaling:4 reveal said 0.0723 "(9615 trials)". The plot drew the refined sweep, but
+// the reveal read the Snapshot's own first estimate (288 trials, SE 0.011), a different and
+// unconverged number. A reveal reads the sweep that is drawn, and shows no number before it has
+// converged.
+TEST(PredictReveal, AMonteCarloAnswerIsTheDrawnSweepsAndOnlyOnceConverged) {
+  const LessonStep& step = step_of("scaling", 4);
+  ASSERT_TRUE(step.predict);
+  ASSERT_EQ(step.predict->quantity.quantity, "dk_entropy");
+  EvaluateOptions options;
+  options.view = step.view;
+  const Snapshot snap = *evaluate(step.params, options);
+  const DkSweep drawn = drawn_sweep(snap);
+  ASSERT_GT(drawn.trials, snap.dk_sweep.trials);
+
+  const Result<PredictionReveal> first = reveal_prediction(*step.predict, snap, 0.1);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(first->trials, snap.dk_sweep.trials);
+  EXPECT_FALSE(first->converged) << "the first estimate's " << first->trials << " trials give SE "
+                                 << first->standard_error.value_or(-1);
+
+  const Result<PredictionReveal> shown = reveal_prediction(*step.predict, snap, 0.1, &drawn);
+  ASSERT_TRUE(shown.ok()) << shown.error().message;
+  const auto at = static_cast<std::size_t>(std::find(drawn.config.key_dims.begin(), drawn.config.key_dims.end(), 1024) -
+                                           drawn.config.key_dims.begin());
+  EXPECT_EQ(shown->answer, drawn.unscaled.at(at).entropy_nats.mean) << "the number drawn at d_k = 1024";
+  EXPECT_EQ(shown->trials, drawn.trials);
+  EXPECT_TRUE(shown->converged) << "SE " << shown->standard_error.value_or(-1) << " at " << shown->trials << " trials";
+
+  // A drawn sweep of another setting (the window between two steps) is not read.
+  DkSweep other = drawn;
+  other.config.temperature = 2.0;
+  EXPECT_EQ(reveal_prediction(*step.predict, snap, 0.1, &other)->trials, snap.dk_sweep.trials);
+}
+
+// The revealed Monte Carlo number against an independent simulation (NumPy, full q and k vectors,
+// its own generator: tests/app/monte_carlo_reference.py): within 3 combined standard errors.
+TEST(PredictReveal, AMonteCarloAnswerAgreesWithAnIndependentSimulation) {
+  int checked = 0;
+  for (const Lesson& lesson : shipped().lessons)
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
+      const LessonStep& step = lesson.steps[k];
+      if (!step.predict || step.predict->quantity.quantity.rfind("dk_", 0) != 0) continue;
+      EvaluateOptions options;
+      options.view = step.view;
+      const Snapshot snap = *evaluate(step.params, options);
+      const DkSweep drawn = drawn_sweep(snap);
+      const Result<PredictionReveal> reveal = reveal_prediction(*step.predict, snap, std::nullopt, &drawn);
+      ASSERT_TRUE(reveal.ok()) << reveal.error().message;
+      ASSERT_TRUE(reveal->converged && reveal->standard_error);
+      const ClaimQuantity& q = step.predict->quantity;
+      const std::string statistic = q.quantity.substr(3);  // entropy, max_weight, jacobian_norm
+      const fs::path dir = cli_test::fresh_test_dir("predict-reference");
+      char numbers[128];
+      std::snprintf(numbers, sizeof numbers, "%d %d %d %.17g %.17g", step.params.seq_len, q.at,
+                    q.series == "scaled" ? 1 : 0, step.params.temperature, step.params.score_scale);
+      const std::string script = std::string(SMLAB_SOURCE_DIR) + "/tests/app/monte_carlo_reference.py";
+      const std::string command = "/usr/bin/python3 " + cli_test::shell_quote(script) + " " + statistic + " " +
+                                  numbers + " 30000 20251127 >" + cli_test::shell_quote((dir / "out").string());
+      ASSERT_EQ(std::system(command.c_str()), 0) << command << " failed (python3-numpy missing?)";
+      double reference = 0.0, reference_se = 0.0;
+      ASSERT_EQ(std::sscanf(cli_test::read_all(dir / "out").c_str(), "%lf %lf", &reference, &reference_se), 2);
+      fs::remove_all(dir);
+      const double combined = std::hypot(*reveal->standard_error, reference_se);
+      EXPECT_LE(std::abs(reveal->answer - reference), 3.0 * combined)
+          << lesson.name << ":" << k + 1 << " " << describe(q) << ": app " << reveal->answer << " ± "
+          << *reveal->standard_error << " (" << reveal->trials << " trials), independent " << reference << " ± "
+          << reference_se;
+      std::printf("[ measured ] %s:%zu %s: app %.4f ± %.4f (%lld trials), NumPy %.4f ± %.4f: %.1f SE apart\n",
+                  lesson.name.c_str(), k + 1, describe(q).c_str(), reveal->answer, *reveal->standard_error,
+                  static_cast<long long>(reveal->trials), reference, reference_se,
+                  std::abs(reveal->answer - reference) / combined);
+      ++checked;
+    }
+  EXPECT_GE(checked, 1) << "no lesson reveals a Monte Carlo mean";
 }
 
 TEST(PredictLookup, NameStepGuessNeedsAPredictStepAndAnAllowedGuess) {
