@@ -13,6 +13,7 @@
 
 #include <imgui.h>
 
+#include <imgui_internal.h>  // the windows drawn this frame: is a menu open?
 #include <imgui_stdlib.h>
 
 #include <algorithm>
@@ -52,6 +53,16 @@ std::string chinese_problem(const std::string& catalogue_error) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) return i18n::format("controls.language.no_font", {path});
   return "";
+}
+
+// Whether this frame drew a menu, a combo's list or a context popup (not a modal dialog): windows
+// begun this frame with the popup flag.
+bool menu_or_popup_drawn() {
+  for (const ImGuiWindow* window : GImGui->Windows)
+    if (window->Active && (window->Flags & ImGuiWindowFlags_Popup) != 0 &&
+        (window->Flags & ImGuiWindowFlags_Modal) == 0)
+      return true;
+  return false;
 }
 
 }  // namespace
@@ -373,8 +384,12 @@ bool App::frame() {
   draw_toast();
   draw_import_popup();
 
+  // A screenshot shows the picture, not the menu it was asked from: File → Screenshot is clicked in
+  // a frame that still draws the File menu, so the capture waits for a frame with no menu, combo
+  // or context popup drawn (a modal dialog still counts as the picture).
+  const bool popup_drawn = menu_or_popup_drawn();
   surface_.end_frame();
-  if (ui_.screenshot_requested) save_screenshot();
+  if (ui_.screenshot_requested && !popup_drawn) save_screenshot();
   end_interaction_frame();  // history, PNG export, GIF recording
 
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();

@@ -134,6 +134,7 @@ class App {
   void undo_or_redo(bool redo);
   void toggle_sweep();
   void export_png();
+  void export_state_files(bool svg);  // File → Export CSV / Export SVG (state_files.hpp)
   void start_gif_recording();
   void step_gif_recording();
   AppOptions offscreen_options() const;  // the App state for an offscreen copy (exports)

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <filesystem>
 #include <string>
 #include <utility>
 #define GLFW_INCLUDE_NONE
@@ -62,22 +63,36 @@ void handle_keys(UiState& ui) {
     close_lesson(ui);  // taken: left presenter mode
 }
 
-void draw_frame(ImVec2 min, ImVec2 max, Theme theme, float scale) {
+// The draw list for marks over `placed`: the plot's own (above it, below later windows such as
+// dialogs and toasts), clipped to what its window showed, grown by `reach` px each way (a frame
+// drawn around a plot at the content's edge). Pop with PopClipRect. The foreground list only for a
+// plot that recorded none.
+ImDrawList* overlay_list(const PlacedPlot& placed, float reach) {
+  if (placed.draw_list == nullptr) {
+    ImGui::GetForegroundDrawList()->PushClipRectFullScreen();
+    return ImGui::GetForegroundDrawList();
+  }
+  placed.draw_list->PushClipRect(ImVec2(placed.clip_min.x - reach, placed.clip_min.y - reach),
+                                 ImVec2(placed.clip_max.x + reach, placed.clip_max.y + reach), false);
+  return placed.draw_list;
+}
+
+void draw_frame(const PlacedPlot& placed, Theme theme, float scale) {
   const float pad = 3.0f * scale;
-  min = ImVec2(min.x - pad, min.y - pad);
-  max = ImVec2(max.x + pad, max.y + pad);
-  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  const ImVec2 min(placed.min.x - pad, placed.min.y - pad);
+  const ImVec2 max(placed.max.x + pad, placed.max.y + pad);
+  ImDrawList* draw = overlay_list(placed, 7.0f * scale);
   const ImU32 color = highlight_color(theme);
   // A soft halo outside a solid frame: visible on any plot colour, and nothing inside is covered.
   draw->AddRect(ImVec2(min.x - 3.0f * scale, min.y - 3.0f * scale), ImVec2(max.x + 3.0f * scale, max.y + 3.0f * scale),
                 (color & ~IM_COL32_A_MASK) | (90u << IM_COL32_A_SHIFT), 6.0f * scale, 0, 3.0f * scale);
   draw->AddRect(min, max, color, 4.0f * scale, 0, 3.5f * scale);
+  draw->PopClipRect();
 }
 
 // One frame per plot of the panel: a group such as "maps" need not be a rectangle.
 void draw_highlight(const UiState& ui) {
-  for (const PlacedPlot* placed : lesson_highlighted_plots(ui))
-    draw_frame(placed->min, placed->max, ui.theme, ui.ui_scale);
+  for (const PlacedPlot* placed : lesson_highlighted_plots(ui)) draw_frame(*placed, ui.theme, ui.ui_scale);
 }
 
 // [SECTION] Predict steps: covers, answer badge, predict box
@@ -98,7 +113,6 @@ std::vector<const PlacedPlot*> hidden_plots(const UiState& ui) {
 
 // Covers each hidden plot with an opaque card: the question, large, and how to answer it.
 void draw_covers(const UiState& ui, const LessonStep& step) {
-  ImDrawList* draw = ImGui::GetForegroundDrawList();
   const ImU32 accent = highlight_color(ui.theme);
   ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   background.w = 1.0f;
@@ -109,6 +123,7 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
   const std::string& question = step.predict->question.in(i18n::language());
   const std::string hint = i18n::tr("lesson.predict.cover_hint");
   for (const PlacedPlot* placed : hidden_plots(ui)) {
+    ImDrawList* draw = overlay_list(*placed, 0.0f);
     draw->AddRectFilled(placed->min, placed->max, fill, 4.0f * ui.ui_scale);
     draw->AddRect(placed->min, placed->max, accent, 4.0f * ui.ui_scale, 0, 2.0f * ui.ui_scale);
     const float pad = 12.0f * ui.ui_scale;
@@ -125,7 +140,7 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
     const float height = static_cast<float>(question_lines.size()) * big * 1.2f + small * 0.8f +
                          static_cast<float>(hint_lines.size()) * small * 1.2f;
     float y = std::max(placed->min.y + pad, 0.5f * (placed->min.y + placed->max.y) - 0.5f * height);
-    draw->PushClipRect(placed->min, placed->max, true);
+    draw->PushClipRect(placed->min, placed->max, true);  // inside the plot and what its window shows
     for (const plot::LineSpan& line : question_lines) {
       draw->AddText(font, big, ImVec2(placed->min.x + pad, y), text_color, question.data() + line.begin,
                     question.data() + line.end);
@@ -137,6 +152,7 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
                     hint.data() + line.end);
       y += small * 1.2f;
     }
+    draw->PopClipRect();
     draw->PopClipRect();
   }
 }
@@ -206,7 +222,7 @@ void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot
   const float height = (second.empty() ? 1.0f : 2.0f) * size * 1.2f + 2.0f * pad;
   const ImVec2 max(target->max.x - pad, target->min.y + 2.6f * ImGui::GetFontSize() + height);
   const ImVec2 min(std::max(target->min.x + pad, max.x - width), max.y - height);
-  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  ImDrawList* draw = overlay_list(*target, 0.0f);
   ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   background.w = 0.94f;
   draw->AddRectFilled(min, max, ImGui::ColorConvertFloat4ToU32(background), 4.0f * ui.ui_scale);
@@ -215,6 +231,7 @@ void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot
   if (!second.empty())
     draw->AddText(font, size, ImVec2(min.x + pad, min.y + pad + size * 1.2f), highlight_color(ui.theme),
                   second.c_str());
+  draw->PopClipRect();
 }
 
 // The predict box under the step's text: the question, the guess (choice buttons or a typed
@@ -244,17 +261,15 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
       // The field keeps the text as typed, updated on every key (no EnterReturnsTrue: with it a
       // number field applies the text on Enter only, and a click on Commit committed the old value).
       // Enter ends the edit; then, like the click, it commits what the field shows.
-      ImGui::InputTextWithHint("##typed-guess", predict_number(0.5 * (predict.min + predict.max)).c_str(),
-                               &ui.lesson.typed_guess);
+      ImGui::InputTextWithHint("##typed-guess", i18n::tr("lesson.predict.type_hint"), &ui.lesson.typed_guess);
       const bool entered =
           ImGui::IsItemDeactivated() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) ||
                                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter)));
       ImGui::SameLine();
       if (ImGui::Button(commit.c_str()) || entered) (void)commit_typed_guess(ui, ui.lesson.typed_guess);
-      ImGui::TextDisabled(
-          "%s", i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max),
-                                                      precision_words(predict.precision)})
-                    .c_str());
+      plot::wrapped_text(i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max),
+                                                               precision_words(predict.precision)}),
+                         ImGui::GetContentRegionAvail().x, true);
     }
     if (!ui.lesson.guess_error.empty())
       ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "%s", ui.lesson.guess_error.c_str());
@@ -348,6 +363,16 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   ImGui::SetWindowFontScale(title_font_scale);
   plot::wrapped_text(step.title.in(language), ImGui::GetContentRegionAvail().x);
   ImGui::SetWindowFontScale(1.0f);
+  // Data imported over a lesson step that has its own: the text describes the lesson's numbers, not
+  // these, and says so before it is read.
+  if (ui.params.imported != nullptr && step.params.imported == nullptr) {
+    std::string files;
+    for (const std::string& source : ui.params.imported->sources)
+      files += (files.empty() ? "" : ", ") + std::filesystem::path(source).filename().string();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent));
+    plot::wrapped_text(i18n::format("lesson.imported_data", {files}), ImGui::GetContentRegionAvail().x);
+    ImGui::PopStyleColor();
+  }
   ImGui::Separator();
 
   // The text scrolls if a large font scale makes it taller than the room left above the buttons.

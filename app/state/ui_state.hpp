@@ -34,6 +34,11 @@ inline constexpr float font_scale_min = 1.0f, font_scale_max = 3.0f;
 struct PlacedPlot {
   std::string name;  // "<view>/<plot>"
   ImVec2 min, max;
+  // The draw list the plot went into (its window's, valid until the frame ends): marks drawn over
+  // the plot later in the frame (a lesson's highlight, a predict cover) go into the same list, so
+  // they sit above the plot and below every window drawn above it (dialogs, toasts, menus).
+  ImDrawList* draw_list = nullptr;
+  ImVec2 clip_min{0, 0}, clip_max{0, 0};  // that window's visible rectangle then (a scrolling child's)
 };
 
 // The open lesson (lessons/lesson_player.hpp moves it) and the animation towards its step's Params.

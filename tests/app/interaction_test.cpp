@@ -9,6 +9,7 @@
 #include <cmath>
 #include <memory>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -708,6 +709,177 @@ TEST_F(Window, AClickOnExportPngActsAndIsDrawnWithTheMouseStill) {
       << "the toast names the file: " << app_->ui().status;
   ImGui::SetCurrentContext(surface_->imgui_context());
   EXPECT_FALSE(settle.may_sleep()) << "the toast, reported after the release frame, still needs a frame to be drawn";
+}
+
+// [SECTION] The window's details: screenshots, layers, the menu strip, file exports, the lock
+
+// Clicks at `at` offscreen: a frame with the button down, one with it up, then frames to settle.
+void click_at(App& app, smlab::platform::Offscreen& surface, ImVec2 at, int settle_frames = 3) {
+  ImGui::SetCurrentContext(surface.imgui_context());
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = at;
+  app.frame();
+  ImGui::SetCurrentContext(surface.imgui_context());
+  io.MouseDown[0] = true;
+  app.frame();
+  ImGui::SetCurrentContext(surface.imgui_context());
+  io.MouseDown[0] = false;
+  for (int frame = 0; frame < settle_frames; ++frame) app.frame();
+  ImGui::SetCurrentContext(surface.imgui_context());
+}
+
+// Issue #25: File → Screenshot saved the File menu in the picture. The capture waits for a frame
+// that draws no menu: the saved image is the window as it looks once the menu has closed.
+TEST_F(Window, FileScreenshotSavesThePictureWithoutTheMenu) {
+  click_at(*app_, *surface_, ImVec2(30.0f, 20.0f), 2);  // File
+  ASSERT_TRUE(any_popup_open()) << "the File menu did not open";
+  click_at(*app_, *surface_, ImVec2(120.0f, 114.0f), 3);  // File → Screenshot
+  EXPECT_FALSE(any_popup_open());
+  const auto pngs = files_with(".png");
+  ASSERT_EQ(pngs.size(), 1u) << app_->ui().status;
+  int width = 0, height = 0, channels = 0;
+  unsigned char* saved = stbi_load(pngs[0].string().c_str(), &width, &height, &channels, 4);
+  ASSERT_NE(saved, nullptr);
+  // Where the open menu was drawn (under "File", over the control column's first rows), the saved
+  // picture shows what is there with the menu closed: a frame drawn now (the mouse moved off the
+  // slider it rests on, whose hover colour the saved frame, the first after the menu, lacks).
+  ImGui::GetIO().MousePos = ImVec2(700.0f, 600.0f);
+  for (int frame = 0; frame < 2; ++frame) app_->frame();
+  const smlab::Image now = surface_->capture();
+  ASSERT_EQ(now.width, width);
+  int differing = 0;
+  for (int y = 32; y < 190; ++y)
+    for (int x = 10; x < 370; ++x) {
+      const auto* pixel = saved + 4 * (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + x);
+      const smlab::Rgba8 drawn = now.pixel(x, y);
+      differing += std::abs(pixel[0] - drawn.r) + std::abs(pixel[1] - drawn.g) + std::abs(pixel[2] - drawn.b) > 30;
+    }
+  stbi_image_free(saved);
+  EXPECT_LT(differing, 50) << differing << " pixels of the menu's area differ from the window with the menu closed";
+}
+
+// Issue #25: the lesson's orange highlight was drawn over the Import dialog and over toasts (it went
+// to the foreground draw list). It now goes into the plot's own window: every window drawn above
+// the plots — a toast here — covers it.
+TEST_F(Window, AToastIsDrawnAboveTheLessonHighlight) {
+  UiState& ui = app_->ui();
+  ui.lessons = load_lessons(find_assets_dir() / "lessons");
+  const auto scaling = find_lesson(ui.lessons, "scaling");
+  ASSERT_TRUE(scaling);
+  ASSERT_TRUE(open_lesson_step(ui, *scaling, 5, false));  // scaling:6, the dashboard's maps framed
+  app_->wait_for_snapshot();
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  app_->report(std::string(150, 'x'), false);  // a long toast: it spans the content's width
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  const ImGuiWindow* toast = ImGui::FindWindowByName("##toast");
+  ASSERT_NE(toast, nullptr);
+  const smlab::Image image = surface_->capture();
+  int framed_outside = 0, framed_inside = 0;
+  const auto amber = [](smlab::Rgba8 p) { return p.r > 230 && p.g > 150 && p.g < 200 && p.b < 40; };
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) {
+      const bool inside = x >= toast->Pos.x + 4 && x < toast->Pos.x + toast->Size.x - 4 && y >= toast->Pos.y + 4 &&
+                          y < toast->Pos.y + toast->Size.y - 4;
+      if (amber(image.pixel(x, y))) ++(inside ? framed_inside : framed_outside);
+    }
+  EXPECT_GT(framed_outside, 200) << "the highlight frame is drawn";
+  EXPECT_EQ(framed_inside, 0) << "highlight pixels inside the toast at " << toast->Pos.x << "," << toast->Pos.y << " "
+                              << toast->Size.x << "x" << toast->Size.y;
+}
+
+// Issue #25: hiding the control column (Ctrl+B) hid the File/Edit/View menus with it. They stay, in
+// a strip left of the » button.
+TEST_F(Window, TheMenusStayWhenTheControlColumnIsHidden) {
+  app_->ui().controls_shown = false;
+  app_->frame();
+  click_at(*app_, *surface_, ImVec2(24.0f, 20.0f), 2);
+  EXPECT_TRUE(any_popup_open()) << "no menu opened at the top left with the column hidden";
+  EXPECT_FALSE(app_->ui().controls_shown) << "the click opened a menu, not the column";
+}
+
+std::vector<std::string> sorted_names(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Issue #25: the desktop window had no Export CSV / Export SVG (the web page has). File → Export CSV
+// and Export SVG write what --export-csv and --export-svg write for the shown state, into a new
+// folder, and the toast names it.
+TEST_F(Window, ExportCsvAndSvgWriteWhatTheCommandLineWritesIntoANewFolder) {
+  Params edited = app_->ui().params;
+  edited.temperature = 0.5;
+  edited.seq_len = 8;
+  ASSERT_TRUE(apply_params(app_->ui(), edited));
+  app_->frame();
+  for (const bool svg : {false, true}) {
+    (svg ? app_->ui().interaction.export_svg_requested : app_->ui().interaction.export_csv_requested) = true;
+    app_->frame();
+    const std::string kind = svg ? "svg" : "csv";
+    std::vector<fs::path> folders;
+    for (const auto& entry : fs::directory_iterator(dir_))
+      if (entry.is_directory() && entry.path().filename().string().ends_with("-" + kind))
+        folders.push_back(entry.path());
+    ASSERT_EQ(folders.size(), 1u) << app_->ui().status;
+    EXPECT_NE(app_->ui().status.find(folders[0].string()), std::string::npos) << "the toast names the folder";
+    const fs::path cli = dir_ / ("cli-" + kind);
+    const smlab::cli_test::Outcome made = smlab::cli_test::run_program(
+        SMLAB_BINARY, {"--set", "temperature=0.5", "--set", "seq_len=8", "--export-" + kind, cli.string()}, dir_,
+        "env -u DISPLAY");
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    const std::vector<std::string> ours = sorted_names(folders[0]), theirs = sorted_names(cli);
+    std::vector<std::string> only_ours, only_theirs;
+    std::set_difference(ours.begin(), ours.end(), theirs.begin(), theirs.end(), std::back_inserter(only_ours));
+    std::set_difference(theirs.begin(), theirs.end(), ours.begin(), ours.end(), std::back_inserter(only_theirs));
+    ASSERT_TRUE(only_ours.empty() && only_theirs.empty())
+        << kind << ": " << only_ours.size()
+        << " files only from the menu (first: " << (only_ours.empty() ? "" : only_ours[0]) << "), "
+        << only_theirs.size() << " only from the command line (first: " << (only_theirs.empty() ? "" : only_theirs[0])
+        << ")";
+    for (const std::string& name : sorted_names(cli))
+      EXPECT_EQ(smlab::cli_test::read_all(folders[0] / name), smlab::cli_test::read_all(cli / name)) << name;
+  }
+}
+
+TEST_F(Window, AnExportThatCannotBeWrittenLeavesNoFolderAndSaysWhy) {
+  fs::create_directories(dir_);
+  const fs::path blocker = dir_ / "not-a-folder";
+  std::ofstream(blocker) << "a file where the folder should be\n";
+  app_->ui().screenshot_dir = blocker.string();
+  app_->ui().interaction.export_csv_requested = true;
+  app_->frame();
+  EXPECT_TRUE(app_->ui().status_is_error) << app_->ui().status;
+  EXPECT_NE(app_->ui().status.find("not-a-folder"), std::string::npos) << app_->ui().status;
+  EXPECT_EQ(sorted_names(dir_), std::vector<std::string>{"not-a-folder"});
+}
+
+// Issue #25: two windows on one home overwrote each other's session. The first holds the lock;
+// the second finds it taken (and who holds it) and must not write; once the first is gone, the
+// next window holds it.
+TEST(SessionLock, OneWindowHoldsTheAutosaveAndASecondIsToldWho) {
+  const fs::path dir = fs::temp_directory_path() / ("smlab-session-lock-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path autosave = dir / "session.json";
+  {
+    SessionLock first(autosave);
+    ASSERT_EQ(first.state(), SessionLock::State::held) << first.problem();
+    SessionLock second(autosave);
+    EXPECT_EQ(second.state(), SessionLock::State::taken);
+    EXPECT_NE(second.problem().find("process " + std::to_string(::getpid())), std::string::npos) << second.problem();
+    EXPECT_NE(second.problem().find(autosave.string()), std::string::npos) << second.problem();
+  }
+  SessionLock later(autosave);
+  EXPECT_EQ(later.state(), SessionLock::State::held) << "released with the first window";
+  // A link planted where the lock file goes is not followed: no lock, the target untouched.
+  const fs::path other = dir / "other.json";
+  fs::create_symlink(dir / "target", other.string() + ".lock");
+  SessionLock linked(other);
+  EXPECT_EQ(linked.state(), SessionLock::State::failed);
+  EXPECT_FALSE(fs::exists(dir / "target"));
+  fs::remove_all(dir);
 }
 
 // With a display (e.g. under xvfb-run) the exports run beside a real GLFW window: an offscreen
