@@ -380,6 +380,7 @@ bool App::frame() {
                    stats);
   // Before the session popup: Escape closing the popup must not also close the lesson.
   draw_lesson(ui_, latest_.snapshot.get(), latest_.sweep.get());
+  log_committed_guess();
   draw_session_popup();
   draw_toast();
   draw_import_popup();
@@ -534,6 +535,18 @@ double animation_step_seconds() {
   // After the window slept (idle), the first frame's DeltaTime spans the whole sleep: an animation
   // started on that frame must not jump. A slow frame still moves an animation by its own length.
   return std::clamp(static_cast<double>(ImGui::GetIO().DeltaTime), 0.0, 0.25);
+}
+
+void App::log_committed_guess() {
+  // SMLAB_LOG_TOASTS set: a committed guess goes to stderr too, one line, as the toasts do (the
+  // live-window test checks that the number typed is the number committed).
+  const std::optional<double> committed = ui_.lesson.revealed ? ui_.lesson.guess : std::nullopt;
+  if (committed == logged_guess_) return;
+  logged_guess_ = committed;
+  const Lesson* lesson = current_lesson(ui_);
+  if (committed && lesson != nullptr && std::getenv("SMLAB_LOG_TOASTS") != nullptr)
+    std::fprintf(stderr, "softmax-lab: guess: %s on %s:%zu\n", predict_guess(*committed).c_str(), lesson->name.c_str(),
+                 ui_.lesson.open->step + 1);
 }
 
 void App::report(std::string text, bool is_error) {

@@ -124,8 +124,10 @@ class App {
   void save_screenshot();
   void draw_session_popup();
   void draw_toast();
-  void draw_import_popup();     // File → Import (app_import.cpp)
-  void import_dropped_files();  // files dropped onto the window since the last frame
+  void log_committed_guess();
+  std::optional<double> logged_guess_;  // the committed guess last logged (SMLAB_LOG_TOASTS)
+  void draw_import_popup();             // File → Import (app_import.cpp)
+  void import_dropped_files();          // files dropped onto the window since the last frame
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
