@@ -453,6 +453,18 @@ const std::vector<Entry>& entries() {
           NEED(ValuesLab, "values");
           return lab_->concat_vs_average_difference;
         });
+    // The same gap on the one query the multi-head plot draws (its bars): what a text can point at.
+    add({"values_concat_vs_average_row", "values lab: max_c |concat·W_O − average-of-maps| of the shown query", "",
+         false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(ValuesLab, "values");
+          const MultiHeadAttention& heads = lab_->multi_head;
+          const int row = std::min(lab_->settings.row, heads.seq_len - 1);
+          double out = 0.0;
+          for (int c = 0; c < heads.model_dim; ++c)
+            out = std::max(out, std::abs(heads.output(row, c) - heads.averaged_map_output(row, c)));
+          return out;
+        });
     add({"sampling_probability", "sampling lab: softmax(z/T) of token `index`", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(SamplingLab, "sampling");

@@ -63,7 +63,9 @@ plot::Plot variance_plot(const InitLab& lab) {
                         .color = measured_color,
                         .radius = 5.0f,
                         .shape = plot::MarkerShape::Diamond});
-  p.hlines.push_back({1.0, "1", std::nullopt, true});
+  // Var = 1, the level a good initialisation keeps: the axis's 10⁰ names it (a "1" label beside the
+  // line was placed far from it, next to 10¹⁰ on a tall axis).
+  p.hlines.push_back({1.0, "", std::nullopt, true});
   p.legend = plot::LegendPos::BottomLeft;
   p.legend_max_rows = 3;
   return p;

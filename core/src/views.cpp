@@ -145,7 +145,7 @@ const std::array<ViewPanel, 7> sampling_panels{{
 const std::array<ViewPanel, 6> loss_panels{{
     {"log-softmax", {"log-softmax"}},
     {"gradient", {"gradient"}},
-    {"loss-vs-logit", {"loss-vs-logit"}},
+    {"loss-vs-logit", {"loss-vs-logit", "gradient-vs-logit"}},
     {"dq-output-probe", {"dq-output-probe"}},
     {"dq-target-key", {"dq-target-key"}},
     {"dq", {"dq-output-probe", "dq-target-key"}},
