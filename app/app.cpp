@@ -28,6 +28,7 @@
 #include "lessons/lesson_player.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/pins_panel.hpp"
+#include "panels/pointer_gestures.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "platform/fonts.hpp"
 #include "state/presets.hpp"
@@ -378,6 +379,9 @@ bool App::frame() {
   handle_pin_keys(ui_);                           // P pins; the pins' Snapshots are brought up to date for the plots
   draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, view_cache_, plot_style_,
                    stats);
+  // Direct manipulation: the mouse's press, moves and release on the plots just placed.
+  if (const LabView* view = view_cache_.current(); view != nullptr)
+    feed_mouse(ui_, view_info(ui_.view).name, view->plots, plot_style_, latest_.snapshot.get());
   // Before the session popup: Escape closing the popup must not also close the lesson.
   draw_lesson(ui_, latest_.snapshot.get(), latest_.sweep.get());
   log_committed_guess();

@@ -83,7 +83,9 @@ class App {
   // How many times the shown view's plots were built (ViewCache::builds): once per Snapshot,
   // colour-scale choice, language or pin change, never on a frame where none of them changed.
   std::uint64_t view_builds() const { return view_cache_.builds(); }
-  const LabView* shown_view() const { return view_cache_.current(); }  // the plots the last frame drew
+  const LabView* shown_view() const { return view_cache_.current(); }         // the plots the last frame drew
+  const Snapshot* latest_snapshot() const { return latest_.snapshot.get(); }  // what they were built from
+  const plot::Style& plot_style() const { return plot_style_; }               // and drawn in
   // True once a frame has drawn an evaluated Snapshot (before that, plots show "computing").
   bool showing_snapshot() const { return latest_.snapshot != nullptr; }
   // A Snapshot is shown and its attention maps too (long imported contexts get them later).

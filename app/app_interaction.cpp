@@ -100,8 +100,10 @@ void App::end_interaction_frame() {
   state.panel_names.clear();
   for (const PlacedPlot& placed : ui_.placed_plots) state.panel_names.push_back(placed.name);
 
-  // A drag, a text field being typed in, or a playing sweep is one gesture: one undo step at its end.
-  history_.observe(ui_.params, ImGui::IsAnyItemActive() || sweep_player_.playing() || ui_.lesson.animating);
+  // A drag (a slider's, or a pointer gesture on a plot), a text field being typed in, or a playing
+  // sweep is one gesture: one undo step at its end.
+  history_.observe(ui_.params,
+                   ImGui::IsAnyItemActive() || sweep_player_.playing() || ui_.lesson.animating || ui_.gesture.active());
   state.can_undo = history_.can_undo();
   state.can_redo = history_.can_redo();
 

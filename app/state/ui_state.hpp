@@ -64,6 +64,18 @@ struct LessonState {
   std::string guess_error;  // a refused guess, shown under the field
 };
 
+// A pointer gesture on a plot (panels/pointer_gestures.hpp), from the press to the release.
+struct PointerGesture {
+  enum class Kind { none, distribution_bar, heatmap_row, entropy_point, parabola_point } kind = Kind::none;
+  std::string plot;  // "<view>/<plot>" it started on
+  int key = -1;      // the bar's or point's key
+  Params start;      // the Params at the press: the drag maps from them, so a lagging Snapshot does not matter
+  std::vector<double> start_scores;  // distribution bars: the editable scores at the press
+  std::vector<double> logits;        // parabola points: the row's scores at T = 1 (snap.scores)
+  double rest_log_sum = 0.0;         // distribution bars: log Σ_{j≠key} e^{z_j} at the press
+  bool active() const { return kind != Kind::none; }
+};
+
 struct UiState {
   Params params;                // always valid: edits go through validate() first
   View view = View::dashboard;  // the tab shown
@@ -100,6 +112,7 @@ struct UiState {
   LessonState lesson;
   PinState pins;              // pinned Params drawn as ghosts (state/pins.hpp, panels/pins_panel.hpp)
   InteractionUi interaction;  // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
+  PointerGesture gesture;     // a drag or press on a plot in progress; one undo step
 };
 
 // Applies `candidate` if validate() accepts it; otherwise keeps the old Params and

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,6 +18,9 @@
 #include "cli_support.hpp"
 #include "app.hpp"
 #include "lessons/lesson_player.hpp"
+#include "panels/pointer_gestures.hpp"
+#include "smlab/labs/normalizers.hpp"
+#include "smlab/softmax.hpp"
 #include "state/presets.hpp"
 #include "platform/frame_settle.hpp"
 #include "platform/offscreen.hpp"
@@ -34,7 +39,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+namespace plot = smlab::plot;
 using smlab::Params;
+using smlab::Snapshot;
 using namespace smlab::app;
 
 Params with_temperature(double temperature) {
@@ -880,6 +887,169 @@ TEST(SessionLock, OneWindowHoldsTheAutosaveAndASecondIsToldWho) {
   EXPECT_EQ(linked.state(), SessionLock::State::failed);
   EXPECT_FALSE(fs::exists(dir / "target"));
   fs::remove_all(dir);
+}
+
+// [SECTION] Touching the plots: one pointer path, hit-tested against the plot descriptions
+
+const PlacedPlot* placed_named(const UiState& ui, const std::string& name) {
+  for (const PlacedPlot& placed : ui.placed_plots)
+    if (placed.name == name) return &placed;
+  return nullptr;
+}
+
+// A point of `placed` (display units) where hit_test says `accept`: a scan of the plot in 2 px steps.
+std::optional<ImVec2> find_point(const App& app, const PlacedPlot& placed, const plot::Style& style,
+                                 const std::function<bool(const plot::Hit&)>& accept) {
+  const LabView* view = app.shown_view();
+  if (view == nullptr) return std::nullopt;
+  const std::string name = placed.name.substr(placed.name.find('/') + 1);
+  for (const NamedPlot& named : view->plots) {
+    if (named.name != name) continue;
+    const ImVec2 size(placed.max.x - placed.min.x, placed.max.y - placed.min.y);
+    for (float y = 2.0f; y < size.y; y += 2.0f)
+      for (float x = 2.0f; x < size.x; x += 2.0f)
+        if (accept(plot::hit_test(named.plot, size, style, ImVec2(x, y))))
+          return ImVec2(placed.min.x + x, placed.min.y + y);
+  }
+  return std::nullopt;
+}
+
+class Touch : public Window {
+ protected:
+  void SetUp() override {
+    Window::SetUp();
+    app_->wait_for_snapshot();
+    for (int frame = 0; frame < 2; ++frame) app_->frame();
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    style_ = app_->plot_style();  // the style the plots were drawn in: the same layout to hit-test
+  }
+  // One press, moves through `path`, release — through the same path a browser's touch takes.
+  void gesture(std::initializer_list<ImVec2> path) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    const LabView* view = app_->shown_view();
+    ASSERT_NE(view, nullptr);
+    UiState& ui = app_->ui();
+    bool first = true;
+    for (const ImVec2 point : path) {
+      feed_pointer(ui, {first ? PointerEvent::Phase::press : PointerEvent::Phase::move, point}, "dashboard",
+                   view->plots, style_, app_->latest_snapshot());
+      first = false;
+    }
+    ASSERT_TRUE(ui.gesture.active()) << "no gesture started at the press";
+    feed_pointer(ui, {PointerEvent::Phase::release, *path.begin()}, "dashboard", view->plots, style_,
+                 app_->latest_snapshot());
+    EXPECT_FALSE(ui.gesture.active());
+    app_->frame();  // the gesture ends: one undo step
+  }
+  plot::Style style_;
+};
+
+// Dragging bar k of the distribution to a height gives key k that weight: its score (now a custom
+// score vector, also in the score field) moves, every other score stays. Undo takes the drag back
+// as one step.
+TEST_F(Touch, DraggingADistributionBarSetsThatKeysWeightThroughItsScore) {
+  UiState& ui = app_->ui();
+  const Params before = ui.params;
+  const PlacedPlot* distribution = placed_named(ui, "dashboard/distribution");
+  ASSERT_NE(distribution, nullptr);
+  const auto on_bar = find_point(*app_, *distribution, style_,
+                                 [](const plot::Hit& hit) { return hit.in_data_area && hit.bar_index == 3; });
+  ASSERT_TRUE(on_bar) << "no point of the distribution plot lies over bar 3";
+  const auto at_six_tenths = find_point(*app_, *distribution, style_, [&](const plot::Hit& hit) {
+    return hit.in_data_area && hit.bar_index == 3 && std::abs(hit.y - 0.6) < 0.01;
+  });
+  ASSERT_TRUE(at_six_tenths);
+  gesture({*on_bar, ImVec2(on_bar->x, on_bar->y - 10.0f), *at_six_tenths});
+  ASSERT_EQ(ui.params.scores.size(), static_cast<std::size_t>(before.seq_len)) << "the row became custom scores";
+  EXPECT_EQ(ui.scores_text, smlab::format_scores(ui.params.scores));
+  std::vector<double> row, editable;
+  smlab::selected_row_scores(row, editable, before);
+  for (std::size_t j = 0; j < editable.size(); ++j)
+    if (j != 3) {
+      EXPECT_EQ(ui.params.scores[j], editable[j]) << "score " << j << " moved";
+    }
+  std::vector<double> weights(ui.params.scores.size()), logits(ui.params.scores.size());
+  for (std::size_t j = 0; j < logits.size(); ++j) logits[j] = ui.params.scores[j] * ui.params.score_scale;
+  ASSERT_TRUE(smlab::softmax(weights, logits, ui.params.temperature));
+  EXPECT_NEAR(weights[3], 0.6, 0.012) << "key 3's weight follows the pointer to 0.6";
+  frame_with_keys({GLFW_KEY_Z}, true);
+  EXPECT_EQ(ui.params, before) << "one undo takes the whole drag back";
+}
+
+TEST_F(Touch, PressingAHeatmapCellMakesItsRowTheShownRow) {
+  UiState& ui = app_->ui();
+  const PlacedPlot* map = placed_named(ui, "dashboard/attention_unscaled");
+  ASSERT_NE(map, nullptr);
+  const auto cell = find_point(*app_, *map, style_, [](const plot::Hit& hit) { return hit.heatmap_row == 11; });
+  ASSERT_TRUE(cell);
+  gesture({*cell});
+  EXPECT_EQ(ui.params.row, 11);
+}
+
+TEST_F(Touch, DraggingTheLivePointOnEntropyVersusTSetsT) {
+  UiState& ui = app_->ui();
+  const PlacedPlot* entropy = placed_named(ui, "dashboard/entropy_t");
+  ASSERT_NE(entropy, nullptr);
+  const auto point = find_point(*app_, *entropy, style_, [](const plot::Hit& hit) { return hit.scatter_series == 0; });
+  ASSERT_TRUE(point) << "the live point (T, H) is not on the plot";
+  const auto at_tenth = find_point(*app_, *entropy, style_,
+                                   [](const plot::Hit& hit) { return std::abs(std::log10(hit.x) + 1.0) < 0.02; });
+  ASSERT_TRUE(at_tenth);
+  gesture({*point, ImVec2(at_tenth->x, point->y)});
+  EXPECT_NEAR(std::log10(ui.params.temperature), -1.0, 0.03) << "T = " << ui.params.temperature;
+}
+
+TEST_F(Touch, DraggingALivePointAlongTheParabolaMovesTSoThatKeysWeightFollows) {
+  UiState& ui = app_->ui();
+  const PlacedPlot* parabola = placed_named(ui, "dashboard/gradient");
+  ASSERT_NE(parabola, nullptr);
+  const Snapshot* snap = app_->latest_snapshot();
+  ASSERT_NE(snap, nullptr);
+  const int top = snap->argmax;
+  const auto point = find_point(*app_, *parabola, style_, [&](const plot::Hit& hit) {
+    return hit.scatter_series == 0 && hit.scatter_index == top;
+  });
+  ASSERT_TRUE(point);
+  double lowest = 1e9, highest = -1e9;
+  const auto at_point_eight = find_point(*app_, *parabola, style_, [&](const plot::Hit& hit) {
+    lowest = std::min(lowest, hit.x);
+    highest = std::max(highest, hit.x);
+    return std::abs(hit.x - 0.8) < 0.006;
+  });
+  ASSERT_TRUE(at_point_eight) << "x from " << lowest << " to " << highest;
+  gesture({*point, ImVec2(at_point_eight->x, point->y)});
+  std::vector<double> weights(snap->scores.size());
+  ASSERT_TRUE(smlab::softmax(weights, snap->scores, ui.params.temperature));
+  EXPECT_NEAR(weights[static_cast<std::size_t>(top)], 0.8, 0.01) << "T = " << ui.params.temperature;
+}
+
+// The weight of a key that is not the largest rises and then falls with T: of the two temperatures
+// that give a weight, the one nearer the current T.
+TEST(TouchTemperature, ForAWeightIsTheNearestOfTheTwoThatGiveIt) {
+  // Key 1's weight: 0 as T → 0, 1/3 as T → ∞, and about 0.39 near T = 10 between: 0.35 twice.
+  const std::vector<double> logits{2.0, 0.0, -10.0};
+  std::vector<double> weights(logits.size());
+  for (const double current : {1.0, 80.0}) {
+    const double t = temperature_for_weight(logits, 1, 0.35, current);
+    ASSERT_TRUE(smlab::softmax(weights, logits, t));
+    EXPECT_NEAR(weights[1], 0.35, 0.005) << "from T = " << current;
+    EXPECT_EQ(t < 10.0, current < 10.0) << "from T = " << current << " the nearer solution, not " << t;
+  }
+  const double top = temperature_for_weight(logits, 0, 0.5, 1.0);
+  ASSERT_TRUE(smlab::softmax(weights, logits, top));
+  EXPECT_NEAR(weights[0], 0.5, 0.005);
+}
+
+// The mouse feeds the same path: a press on a heatmap cell with the real button state.
+TEST_F(Touch, TheMouseFeedsTheSamePath) {
+  UiState& ui = app_->ui();
+  const PlacedPlot* map = placed_named(ui, "dashboard/attention_scaled");
+  ASSERT_NE(map, nullptr);
+  const auto cell = find_point(*app_, *map, style_, [](const plot::Hit& hit) { return hit.heatmap_row == 6; });
+  ASSERT_TRUE(cell);
+  click_at(*app_, *surface_, *cell, 3);
+  EXPECT_EQ(ui.params.row, 6);
+  EXPECT_FALSE(ui.gesture.active()) << "released";
 }
 
 // With a display (e.g. under xvfb-run) the exports run beside a real GLFW window: an offscreen

@@ -729,6 +729,34 @@ def run_two_windows_on_one_home(binary, display, tmp, captures):
             second.kill()
 
 
+def run_touch_the_plots(binary, display, tmp, captures):
+    """Issue #25: the picture can be touched. Dragging key 5's bar of the distribution (window
+    coordinates of a 1400x800 dashboard) up raises its weight through its score; Ctrl+Z takes the drag back."""
+    import math
+    home = os.path.join(tmp, "home-j")
+    app = App(binary, display, home, captures, "j")
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("dragging a distribution bar sets its weight", False, "the window never drew")
+        app.drag((535, 350), (535, 130), steps=10)
+        app.capture("bar-dragged")
+        session = app.save_session() or {}
+        scores = scores_of(session)
+        weight = 0.0
+        if len(scores) == 16:
+            top = max(scores)
+            exps = [math.exp(score - top) for score in scores]
+            weight = exps[5] / sum(exps)
+        time.sleep(0.5)
+        app.press("ctrl", "z", settle=0.8)
+        undone = scores_of(app.save_session() or {})
+        check("dragging a distribution bar sets its weight through its score; one undo takes it back",
+              len(scores) == 16 and weight > 0.7 and undone == [],
+              f"scores after the drag {len(scores)} values, key 5's weight {weight:.3f}; after Ctrl+Z {undone}")
+    finally:
+        app.kill()
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -766,6 +794,8 @@ def main():
             run_click_acts_with_the_mouse_still(binary, xvfb.display, tmp, captures)
         if only is None or "presenter" in only:
             run_presenter_taps_and_typed_guess(binary, xvfb.display, tmp, captures)
+        if only is None or "touch" in only:
+            run_touch_the_plots(binary, xvfb.display, tmp, captures)
         if only is None or "windows" in only:
             run_two_windows_on_one_home(binary, xvfb.display, tmp, captures)
     finally:
