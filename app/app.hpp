@@ -38,8 +38,8 @@ struct AppOptions : StartState {
   bool controls_shown = true;  // false: the control column starts hidden (--hide-controls)
 };
 
-// A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless
-// renders are quick, converged enough to read, and deterministic.
+// The cap on a headless render's refinement: about 8·10⁶ draws at any L, so headless renders are
+// quick and deterministic, and at small L (lessons) reach the planned, converged trial count.
 std::int64_t headless_refine_trials(int seq_len);
 
 // The frame time an animation (lesson glide, sweep) moves by: ImGui's DeltaTime, at most 0.25 s
@@ -83,7 +83,9 @@ class App {
   // How many times the shown view's plots were built (ViewCache::builds): once per Snapshot,
   // colour-scale choice, language or pin change, never on a frame where none of them changed.
   std::uint64_t view_builds() const { return view_cache_.builds(); }
-  const LabView* shown_view() const { return view_cache_.current(); }  // the plots the last frame drew
+  const LabView* shown_view() const { return view_cache_.current(); }         // the plots the last frame drew
+  const Snapshot* latest_snapshot() const { return latest_.snapshot.get(); }  // what they were built from
+  const plot::Style& plot_style() const { return plot_style_; }               // and drawn in
   // True once a frame has drawn an evaluated Snapshot (before that, plots show "computing").
   bool showing_snapshot() const { return latest_.snapshot != nullptr; }
   // A Snapshot is shown and its attention maps too (long imported contexts get them later).
@@ -124,8 +126,10 @@ class App {
   void save_screenshot();
   void draw_session_popup();
   void draw_toast();
-  void draw_import_popup();     // File → Import (app_import.cpp)
-  void import_dropped_files();  // files dropped onto the window since the last frame
+  void log_committed_guess();
+  std::optional<double> logged_guess_;  // the committed guess last logged (SMLAB_LOG_TOASTS)
+  void draw_import_popup();             // File → Import (app_import.cpp)
+  void import_dropped_files();          // files dropped onto the window since the last frame
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
@@ -134,6 +138,7 @@ class App {
   void undo_or_redo(bool redo);
   void toggle_sweep();
   void export_png();
+  void export_state_files(bool svg);  // File → Export CSV / Export SVG (state_files.hpp)
   void start_gif_recording();
   void step_gif_recording();
   AppOptions offscreen_options() const;  // the App state for an offscreen copy (exports)

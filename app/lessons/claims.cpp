@@ -68,15 +68,37 @@ double map_mean(const Snapshot& snap, bool scaled, const std::function<double(st
   return length > 0 ? total / length : kNaN;
 }
 
+// One statistic of one point of a d_k sweep, or null with `error` saying why.
+const RunningStats* dk_statistic(const DkSweep& sweep, const ClaimQuantity& q, std::string& error,
+                                 const RunningStats RowStats::*member) {
+  const auto& dims = sweep.config.key_dims;
+  const auto found = std::find(dims.begin(), dims.end(), q.at);
+  if (found == dims.end()) {
+    error = "d_k " + std::to_string(q.at) + " is not a point of the sweep";
+    return nullptr;
+  }
+  const auto k = static_cast<std::size_t>(found - dims.begin());
+  const auto& points = is_scaled(q) ? sweep.scaled : sweep.unscaled;
+  if (k >= points.size()) {
+    error = "the d_k sweep has no points";
+    return nullptr;
+  }
+  return &(points[k].*member);
+}
+
 std::optional<double> dk_point(const Snapshot& snap, const ClaimQuantity& q, std::string& error,
                                const RunningStats RowStats::*member) {
-  const auto& dims = snap.dk_sweep.config.key_dims;
-  const auto found = std::find(dims.begin(), dims.end(), q.at);
-  if (found == dims.end()) return missing(error, "d_k " + std::to_string(q.at) + " is not a point of the sweep");
-  const auto k = static_cast<std::size_t>(found - dims.begin());
-  const auto& points = is_scaled(q) ? snap.dk_sweep.scaled : snap.dk_sweep.unscaled;
-  if (k >= points.size()) return missing(error, "the d_k sweep has no points");
-  return (points[k].*member).mean;
+  const RunningStats* stats = dk_statistic(snap.dk_sweep, q, error, member);
+  if (stats == nullptr) return std::nullopt;
+  return stats->mean;
+}
+
+// The sweep statistic a dk_* quantity reads, or null for the other quantities.
+const RunningStats RowStats::*dk_member(std::string_view quantity) {
+  if (quantity == "dk_entropy") return &RowStats::entropy_nats;
+  if (quantity == "dk_max_weight") return &RowStats::max_weight;
+  if (quantity == "dk_jacobian_norm") return &RowStats::jacobian_norm;
+  return nullptr;
 }
 
 SoftmaxVariant softmax_variant(const ClaimQuantity& q) {
@@ -434,6 +456,18 @@ const std::vector<Entry>& entries() {
           NEED(ValuesLab);
           return lab_->concat_vs_average_difference;
         });
+    // The same gap on the one query the multi-head plot draws (its bars): what a text can point at.
+    add({"values_concat_vs_average_row", "values lab: max_c |concat·W_O − average-of-maps| of the shown query", "",
+         false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(ValuesLab);
+          const MultiHeadAttention& heads = lab_->multi_head;
+          const int row = std::min(lab_->settings.row, heads.seq_len - 1);
+          double out = 0.0;
+          for (int c = 0; c < heads.model_dim; ++c)
+            out = std::max(out, std::abs(heads.output(row, c) - heads.averaged_map_output(row, c)));
+          return out;
+        });
     add({"sampling_probability", "sampling lab: softmax(z/T) of token `index`", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(SamplingLab);
@@ -615,6 +649,21 @@ Result<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity) 
   const std::optional<double> value = entry->read(snap, quantity, why);
   if (!value) return Error::usage(std::move(why));
   return *value;
+}
+
+Result<ClaimReading> claim_reading(const Snapshot& snap, const ClaimQuantity& quantity, const DkSweep* drawn_sweep) {
+  const auto member = dk_member(quantity.quantity);
+  if (member == nullptr) {
+    const Result<double> value = claim_value(snap, quantity);
+    if (!value.ok()) return value.error();
+    return ClaimReading{*value, std::nullopt, 0, true};
+  }
+  const DkSweep& sweep =
+      drawn_sweep != nullptr && drawn_sweep->config == snap.dk_sweep.config ? *drawn_sweep : snap.dk_sweep;
+  std::string why;
+  const RunningStats* stats = dk_statistic(sweep, quantity, why, member);
+  if (stats == nullptr) return Error::usage(std::move(why));
+  return ClaimReading{stats->mean, stats->standard_error(), sweep.trials, monte_carlo_converged(*stats)};
 }
 
 std::string describe(const ClaimQuantity& q) {

@@ -151,7 +151,9 @@ void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& pl
         plot::draw(named.name.c_str(), named.plot, ImVec2(end.x - origin.x, end.y - origin.y), placed_style);
     if (placed_style.report != nullptr && !ui.layout_report.plots.empty()) ui.layout_report.plots.back().id = full_name;
     if (named.plot.heatmap) color_scale_menu(*named.plot.heatmap, full_name, style.color_scales, ui);
-    ui.placed_plots.push_back({full_name, origin, end});
+    ImDrawList* draw_list = ImGui::GetWindowDrawList();
+    ui.placed_plots.push_back(
+        {full_name, origin, end, draw_list, draw_list->GetClipRectMin(), draw_list->GetClipRectMax()});
     if (interaction.hovered) {
       ui.hovered_plot = full_name;
       if (on_hover) on_hover(named, interaction);
@@ -200,11 +202,12 @@ void handle_layout_keys(UiState& ui, const std::vector<NamedPlot>& plots) {
   for (std::size_t k = 0; k < plots.size(); ++k)
     if (prefix + plots[k].name == ui.presenter_focus) index = static_cast<int>(k);
   const int count = static_cast<int>(plots.size());
-  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN) || ImGui::IsKeyPressed(GLFW_KEY_RIGHT) ||
-      ImGui::IsKeyPressed(GLFW_KEY_DOWN))
+  // One press, one plot (no key repeat), as for lesson steps (lesson_panel.cpp).
+  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN, false) || ImGui::IsKeyPressed(GLFW_KEY_RIGHT, false) ||
+      ImGui::IsKeyPressed(GLFW_KEY_DOWN, false))
     index = (index + 1) % count;
-  else if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP) || ImGui::IsKeyPressed(GLFW_KEY_LEFT) ||
-           ImGui::IsKeyPressed(GLFW_KEY_UP))
+  else if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP, false) || ImGui::IsKeyPressed(GLFW_KEY_LEFT, false) ||
+           ImGui::IsKeyPressed(GLFW_KEY_UP, false))
     index = (index + count - 1) % count;
   ui.presenter_focus = prefix + plots[static_cast<std::size_t>(index)].name;
 }
@@ -376,15 +379,37 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     ImGui::EndChild();
   }
 
+  // With the column hidden its File, Edit and View menus stay: a strip of them left of the » button,
+  // the button and the tabs moved right by its width.
+  float menu_strip = 0.0f;
+  if (!(ui.controls_shown || lesson_open)) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    menu_strip = 2.0f * style.WindowPadding.x;
+    for (const char* menu : {"ui.menu.file", "ui.menu.edit", "ui.menu.view"})
+      menu_strip += ImGui::CalcTextSize(i18n::tr(menu)).x + 2.0f * style.ItemSpacing.x;
+    ImGui::SetCursorScreenPos(layout.toggle_min);
+    ImGui::BeginChild("##menu-strip", ImVec2(menu_strip, layout.toggle_max.y - layout.toggle_min.y), false,
+                      ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoBackground);
+    if (ImGui::BeginMenuBar()) {
+      draw_file_menu(ui);
+      ImGui::EndMenuBar();
+    }
+    ImGui::EndChild();
+    menu_strip += 0.5f * style.ItemSpacing.x;
+  }
+  const ImVec2 toggle_min(layout.toggle_min.x + menu_strip, layout.toggle_min.y);
+  const ImVec2 toggle_max(layout.toggle_max.x + menu_strip, layout.toggle_max.y);
+  const ImVec2 tabs_min(layout.tabs_min.x + menu_strip, layout.tabs_min.y);
+
   // « hides the control column, » shows it (Ctrl+B, F9).
-  ImGui::SetCursorScreenPos(layout.toggle_min);
+  ImGui::SetCursorScreenPos(toggle_min);
   if (ImGui::Button(ui.controls_shown ? "<<###controls-toggle" : ">>###controls-toggle",
-                    ImVec2(layout.toggle_max.x - layout.toggle_min.x, layout.toggle_max.y - layout.toggle_min.y)))
+                    ImVec2(toggle_max.x - toggle_min.x, toggle_max.y - toggle_min.y)))
     ui.controls_shown = !ui.controls_shown;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
 
-  ImGui::SetCursorScreenPos(layout.tabs_min);
-  ImGui::PushItemWidth(layout.tabs_max.x - layout.tabs_min.x);
+  ImGui::SetCursorScreenPos(tabs_min);
+  ImGui::PushItemWidth(std::max(layout.tabs_max.x - tabs_min.x, 1.0f));
   // The strip scrolls (arrows at its end) rather than clipping tabs; the selected tab is scrolled into view.
   if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (const ViewInfo& info : all_views()) {

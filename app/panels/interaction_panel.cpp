@@ -140,6 +140,10 @@ void draw_file_menu(UiState& ui) {
     if (ImGui::MenuItem(i18n::label("ui.menu.screenshot", "screenshot").c_str(), "F12")) ui.screenshot_requested = true;
     if (ImGui::MenuItem(i18n::label("ui.menu.export_png", "export-png-menu").c_str()))
       state.export_png_requested = true;
+    if (ImGui::MenuItem(i18n::label("ui.menu.export_csv", "export-csv-menu").c_str()))
+      state.export_csv_requested = true;
+    if (ImGui::MenuItem(i18n::label("ui.menu.export_svg", "export-svg-menu").c_str()))
+      state.export_svg_requested = true;
     if (ImGui::MenuItem(i18n::label("ui.menu.record_gif", "record-gif-menu").c_str(), nullptr, false,
                         !state.gif_recording))
       state.record_gif_requested = true;

@@ -94,7 +94,9 @@ plot::Plot norm_plot(const GradientsLab& lab) {
                         .radius = 5.5f,
                         .shape = plot::MarkerShape::Diamond});
   p.vlines.push_back({lab.score_scale, tr("plot.legend.now"), current_color, true});
-  p.hlines.push_back({lab.stall_threshold, tr("lab.gradients.one_percent"), std::nullopt, true});
+  // 1% of the peak: the line the stall region starts under. Unlabelled: at the foot of the axis its
+  // label was placed far from it, and the legend's "stalls: < 1% of peak" says what it is.
+  p.hlines.push_back({lab.stall_threshold, "", std::nullopt, true});
   p.legend = plot::LegendPos::TopLeft;
   return p;
 }

@@ -10,9 +10,11 @@
 #include "panels/lesson_panel.hpp"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cfloat>
+#include <filesystem>
 #include <string>
 #include <utility>
 #define GLFW_INCLUDE_NONE
@@ -49,30 +51,48 @@ void handle_keys(UiState& ui) {
   // io.WantCaptureKeyboard); the clicker's PageUp/PageDown always step, wherever the mouse rests.
   const bool arrows = !ui.interaction.arrows_taken && !io.WantCaptureKeyboard;
   // On a predict step not yet revealed the first Next press reveals (lesson_next).
-  if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN))
+  // One press is one reveal or one step: no key repeat. A key held past ImGui's repeat delay
+  // (0.275 s; a clicker's button held a moment, or a key-up delayed on a loaded machine) would
+  // otherwise step again every 0.05 s, past questions and straight to their answers.
+  constexpr bool repeat = false;
+  if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT, repeat)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN, repeat))
     lesson_next(ui);
-  else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP))
+  else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT, repeat)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP, repeat))
     lesson_previous(ui);
   else if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ui.escape_taken)
     close_lesson(ui);  // taken: left presenter mode
 }
 
-void draw_frame(ImVec2 min, ImVec2 max, Theme theme, float scale) {
+// The draw list for marks over `placed`: the plot's own (above it, below later windows such as
+// dialogs and toasts), clipped to what its window showed, grown by `reach` px each way (a frame
+// drawn around a plot at the content's edge). Pop with PopClipRect. The foreground list only for a
+// plot that recorded none.
+ImDrawList* overlay_list(const PlacedPlot& placed, float reach) {
+  if (placed.draw_list == nullptr) {
+    ImGui::GetForegroundDrawList()->PushClipRectFullScreen();
+    return ImGui::GetForegroundDrawList();
+  }
+  placed.draw_list->PushClipRect(ImVec2(placed.clip_min.x - reach, placed.clip_min.y - reach),
+                                 ImVec2(placed.clip_max.x + reach, placed.clip_max.y + reach), false);
+  return placed.draw_list;
+}
+
+void draw_frame(const PlacedPlot& placed, Theme theme, float scale) {
   const float pad = 3.0f * scale;
-  min = ImVec2(min.x - pad, min.y - pad);
-  max = ImVec2(max.x + pad, max.y + pad);
-  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  const ImVec2 min(placed.min.x - pad, placed.min.y - pad);
+  const ImVec2 max(placed.max.x + pad, placed.max.y + pad);
+  ImDrawList* draw = overlay_list(placed, 7.0f * scale);
   const ImU32 color = highlight_color(theme);
   // A soft halo outside a solid frame: visible on any plot colour, and nothing inside is covered.
   draw->AddRect(ImVec2(min.x - 3.0f * scale, min.y - 3.0f * scale), ImVec2(max.x + 3.0f * scale, max.y + 3.0f * scale),
                 (color & ~IM_COL32_A_MASK) | (90u << IM_COL32_A_SHIFT), 6.0f * scale, 0, 3.0f * scale);
   draw->AddRect(min, max, color, 4.0f * scale, 0, 3.5f * scale);
+  draw->PopClipRect();
 }
 
 // One frame per plot of the panel: a group such as "maps" need not be a rectangle.
 void draw_highlight(const UiState& ui) {
-  for (const PlacedPlot* placed : lesson_highlighted_plots(ui))
-    draw_frame(placed->min, placed->max, ui.theme, ui.ui_scale);
+  for (const PlacedPlot* placed : lesson_highlighted_plots(ui)) draw_frame(*placed, ui.theme, ui.ui_scale);
 }
 
 // [SECTION] Predict steps: covers, answer badge, predict box
@@ -93,7 +113,6 @@ std::vector<const PlacedPlot*> hidden_plots(const UiState& ui) {
 
 // Covers each hidden plot with an opaque card: the question, large, and how to answer it.
 void draw_covers(const UiState& ui, const LessonStep& step) {
-  ImDrawList* draw = ImGui::GetForegroundDrawList();
   const ImU32 accent = highlight_color(ui.theme);
   ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   background.w = 1.0f;
@@ -104,6 +123,7 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
   const std::string& question = step.predict->question.in(i18n::language());
   const std::string hint = i18n::tr("lesson.predict.cover_hint");
   for (const PlacedPlot* placed : hidden_plots(ui)) {
+    ImDrawList* draw = overlay_list(*placed, 0.0f);
     draw->AddRectFilled(placed->min, placed->max, fill, 4.0f * ui.ui_scale);
     draw->AddRect(placed->min, placed->max, accent, 4.0f * ui.ui_scale, 0, 2.0f * ui.ui_scale);
     const float pad = 12.0f * ui.ui_scale;
@@ -120,7 +140,7 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
     const float height = static_cast<float>(question_lines.size()) * big * 1.2f + small * 0.8f +
                          static_cast<float>(hint_lines.size()) * small * 1.2f;
     float y = std::max(placed->min.y + pad, 0.5f * (placed->min.y + placed->max.y) - 0.5f * height);
-    draw->PushClipRect(placed->min, placed->max, true);
+    draw->PushClipRect(placed->min, placed->max, true);  // inside the plot and what its window shows
     for (const plot::LineSpan& line : question_lines) {
       draw->AddText(font, big, ImVec2(placed->min.x + pad, y), text_color, question.data() + line.begin,
                     question.data() + line.end);
@@ -133,15 +153,55 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
       y += small * 1.2f;
     }
     draw->PopClipRect();
+    draw->PopClipRect();
   }
+}
+
+// "the answer to 3 decimals", "… to 4 significant digits", "… to the nearest whole number".
+std::string precision_words(const PredictPrecision& precision) {
+  if (precision.kind == PredictPrecision::Kind::significant)
+    return i18n::format("lesson.predict.significant", {std::to_string(precision.digits)});
+  if (precision.digits == 0) return i18n::tr("lesson.predict.whole");
+  return i18n::format("lesson.predict.decimals", {std::to_string(precision.digits)});
+}
+
+// The revealed answer's two lines, as the question asks for its digits: "Your guess: -1003    The
+// app's number: -1000" and the verdict by the one rule for close (lessons.hpp: close_within).
+struct RevealLines {
+  std::string answer, verdict;
+};
+RevealLines reveal_lines(const LessonPredict& predict, const PredictionReveal& reveal) {
+  std::string answer =
+      predict.choices.empty() ? predict_answer(predict.precision, reveal.answer) : predict_number(reveal.answer);
+  // A Monte Carlo mean also says how sure it is: "0.1 (mean 0.0914 ± 0.0017, 15872 trials)".
+  if (reveal.standard_error)
+    answer = i18n::format("lesson.predict.monte_carlo",
+                          {answer, predict_answer({PredictPrecision::Kind::significant, 3}, reveal.answer),
+                           predict_off_by(*reveal.standard_error), std::to_string(reveal.trials)});
+  RevealLines lines;
+  lines.answer =
+      reveal.guess
+          ? i18n::format(
+                "lesson.predict.answer_guess",
+                {predict.choices.empty() ? predict_guess(*reveal.guess) : predict_number(*reveal.guess), answer})
+          : i18n::format("lesson.predict.answer", {answer});
+  if (!reveal.guess) return lines;
+  if (reveal.nearest_choice)
+    lines.verdict = reveal.close ? i18n::tr("lesson.predict.nearest")
+                                 : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
+  else
+    lines.verdict = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
+                                 {predict_off_by(reveal.off_by), predict_answer(predict.precision, reveal.answer),
+                                  predict_off_by(reveal.margin)});
+  return lines;
 }
 
 // In presenter mode (no lesson panel) the revealed answer sits on the plot itself: a card in the
 // top-right corner of the first plot the step hid, under its title.
-void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot* snapshot) {
+void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep) {
   if (snapshot == nullptr || ui.lesson.animating || step.view != ui.view) return;
-  const Result<PredictionReveal> revealed = reveal_prediction(*step.predict, *snapshot, ui.lesson.guess);
-  if (!revealed.ok()) return;
+  const Result<PredictionReveal> revealed = reveal_prediction(*step.predict, *snapshot, ui.lesson.guess, sweep);
+  if (!revealed.ok() || !revealed->converged) return;
   const PredictionReveal& reveal = *revealed;
   const LessonPanel* panel = find_lesson_panel(step.view, step.predict->hides);
   if (panel == nullptr) return;
@@ -151,16 +211,9 @@ void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot
     for (std::string_view plot : panel->plots)
       if (target == nullptr && placed.name == wanted + std::string(plot)) target = &placed;
   if (target == nullptr) return;
-  std::string first = reveal.guess ? i18n::format("lesson.predict.answer_guess",
-                                                  {predict_number(*reveal.guess), predict_number(reveal.answer)})
-                                   : i18n::format("lesson.predict.answer", {predict_number(reveal.answer)});
-  std::string second;
-  if (reveal.guess && reveal.nearest_choice)
-    second = reveal.close ? i18n::tr("lesson.predict.nearest")
-                          : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
-  else if (reveal.guess)
-    second = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
-                          {predict_number(reveal.off_by), predict_number(step.predict->tolerance)});
+  const RevealLines lines = reveal_lines(*step.predict, reveal);
+  const std::string& first = lines.answer;
+  const std::string& second = lines.verdict;
   ImFont* font = ImGui::GetFont();
   const float size = ImGui::GetFontSize() * 1.2f, pad = 8.0f * ui.ui_scale;
   const float width = std::max(font->CalcTextSizeA(size, FLT_MAX, 0.0f, first.c_str()).x,
@@ -169,7 +222,7 @@ void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot
   const float height = (second.empty() ? 1.0f : 2.0f) * size * 1.2f + 2.0f * pad;
   const ImVec2 max(target->max.x - pad, target->min.y + 2.6f * ImGui::GetFontSize() + height);
   const ImVec2 min(std::max(target->min.x + pad, max.x - width), max.y - height);
-  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  ImDrawList* draw = overlay_list(*target, 0.0f);
   ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   background.w = 0.94f;
   draw->AddRectFilled(min, max, ImGui::ColorConvertFloat4ToU32(background), 4.0f * ui.ui_scale);
@@ -178,11 +231,12 @@ void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot
   if (!second.empty())
     draw->AddText(font, size, ImVec2(min.x + pad, min.y + pad + size * 1.2f), highlight_color(ui.theme),
                   second.c_str());
+  draw->PopClipRect();
 }
 
 // The predict box under the step's text: the question, the guess (choice buttons or a typed
 // number and Commit) and, once revealed, the answer beside the guess and how close it was.
-void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot, ImU32 accent) {
+void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep, ImU32 accent) {
   const LessonPredict& predict = *step.predict;
   const i18n::Language language = i18n::language();
   ImGui::Separator();
@@ -204,14 +258,18 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
       ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(commit.c_str()).x -
                                            4.0f * ImGui::GetStyle().FramePadding.x,
                                        40.0f));
-      // The number format is ImGui's own, never a string from a table.
-      const bool entered = ImGui::InputDouble("##typed-guess", &ui.lesson.typed_guess, 0.0, 0.0, "%.4g",
-                                              ImGuiInputTextFlags_EnterReturnsTrue);
+      // The field keeps the text as typed, updated on every key (no EnterReturnsTrue: with it a
+      // number field applies the text on Enter only, and a click on Commit committed the old value).
+      // Enter ends the edit; then, like the click, it commits what the field shows.
+      ImGui::InputTextWithHint("##typed-guess", i18n::tr("lesson.predict.type_hint"), &ui.lesson.typed_guess);
+      const bool entered =
+          ImGui::IsItemDeactivated() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) ||
+                                         ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter)));
       ImGui::SameLine();
-      if (ImGui::Button(commit.c_str()) || entered) (void)commit_guess(ui, ui.lesson.typed_guess);
-      ImGui::TextDisabled(
-          "%s",
-          i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max)}).c_str());
+      if (ImGui::Button(commit.c_str()) || entered) (void)commit_typed_guess(ui, ui.lesson.typed_guess);
+      plot::wrapped_text(i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max),
+                                                               precision_words(predict.precision)}),
+                         ImGui::GetContentRegionAvail().x, true);
     }
     if (!ui.lesson.guess_error.empty())
       ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "%s", ui.lesson.guess_error.c_str());
@@ -221,25 +279,21 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
     ImGui::TextDisabled("%s", i18n::tr("lesson.predict.computing"));
     return;
   }
-  const Result<PredictionReveal> revealed = reveal_prediction(predict, *snapshot, ui.lesson.guess);
+  const Result<PredictionReveal> revealed = reveal_prediction(predict, *snapshot, ui.lesson.guess, sweep);
   if (!revealed.ok()) {
     ImGui::TextDisabled("%s", revealed.error().message.c_str());
     return;
   }
+  if (!revealed->converged) {  // a Monte Carlo mean still refining: no number until it has converged
+    ImGui::TextDisabled("%s", i18n::format("lesson.predict.converging", {std::to_string(revealed->trials)}).c_str());
+    return;
+  }
   const PredictionReveal& reveal = *revealed;
   const float width = ImGui::GetContentRegionAvail().x;
-  std::string line = reveal.guess ? i18n::format("lesson.predict.answer_guess",
-                                                 {predict_number(*reveal.guess), predict_number(reveal.answer)})
-                                  : i18n::format("lesson.predict.answer", {predict_number(reveal.answer)});
-  plot::wrapped_text(line, width);
+  const RevealLines lines = reveal_lines(predict, reveal);
+  plot::wrapped_text(lines.answer, width);
   if (reveal.guess) {
-    std::string verdict;
-    if (reveal.nearest_choice)
-      verdict = reveal.close ? i18n::tr("lesson.predict.nearest")
-                             : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
-    else
-      verdict = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
-                             {predict_number(reveal.off_by), predict_number(predict.tolerance)});
+    const std::string& verdict = lines.verdict;
     // Green for close, orange for off: light shades on dark, deep ones on white (and a projector).
     const bool dark = ui.theme == Theme::dark;
     const ImVec4 good = dark ? ImVec4(0.35f, 0.8f, 0.45f, 1.0f) : ImVec4(0.05f, 0.45f, 0.15f, 1.0f);
@@ -253,7 +307,8 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
 
 // [SECTION] The lesson panel
 
-void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const Snapshot* snapshot) {
+void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const Snapshot* snapshot,
+                const DkSweep* sweep) {
   const LessonStep& step = lesson.steps[step_index];
   const i18n::Language language = i18n::language();
   const ImGuiIO& io = ImGui::GetIO();
@@ -308,6 +363,16 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   ImGui::SetWindowFontScale(title_font_scale);
   plot::wrapped_text(step.title.in(language), ImGui::GetContentRegionAvail().x);
   ImGui::SetWindowFontScale(1.0f);
+  // Data imported over a lesson step that has its own: the text describes the lesson's numbers, not
+  // these, and says so before it is read.
+  if (ui.params.imported != nullptr && step.params.imported == nullptr) {
+    std::string files;
+    for (const std::string& source : ui.params.imported->sources)
+      files += (files.empty() ? "" : ", ") + std::filesystem::path(source).filename().string();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent));
+    plot::wrapped_text(i18n::format("lesson.imported_data", {files}), ImGui::GetContentRegionAvail().x);
+    ImGui::PopStyleColor();
+  }
   ImGui::Separator();
 
   // The text scrolls if a large font scale makes it taller than the room left above the buttons.
@@ -332,7 +397,7 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   ImGui::EndChild();
   if (step.predict) {
     ImGui::BeginChild("##lesson-predict", ImVec2(0.0f, predict_height));
-    draw_predict(ui, step, snapshot, accent);
+    draw_predict(ui, step, snapshot, sweep, accent);
     ImGui::EndChild();
   }
 
@@ -379,7 +444,7 @@ std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
   return plots;
 }
 
-void draw_lesson(UiState& ui, const Snapshot* snapshot) {
+void draw_lesson(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep) {
   if (const auto start = std::exchange(ui.lesson.start_requested, std::nullopt)) open_lesson_step(ui, *start, 0, true);
   if (current_step(ui) == nullptr) {
     ui.lesson.open.reset();
@@ -389,11 +454,11 @@ void draw_lesson(UiState& ui, const Snapshot* snapshot) {
   if (!ui.lesson.open) return;  // Escape
   if (const LessonStep* step = current_step(ui); step != nullptr && step->predict) {
     draw_covers(ui, *step);
-    if (ui.presenter && ui.lesson.revealed) draw_reveal_badge(ui, *step, snapshot);
+    if (ui.presenter && ui.lesson.revealed) draw_reveal_badge(ui, *step, snapshot, sweep);
   }
   if (ui.presenter) return;  // the step's panel fills the window and its text is the caption
   draw_highlight(ui);
-  draw_panel(ui, *current_lesson(ui), ui.lesson.open->step, snapshot);
+  draw_panel(ui, *current_lesson(ui), ui.lesson.open->step, snapshot, sweep);
 }
 
 void draw_lesson_launcher(UiState& ui) {

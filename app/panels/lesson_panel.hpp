@@ -14,8 +14,9 @@ namespace smlab::app {
 // panel over the lower part of the control column and a highlight frame around the step's panel,
 // and handles Right/Left, PageDown/PageUp and Escape when no text field or popup has the keyboard.
 // A predict step's hidden panel is covered by its question until revealed; the answer comes from
-// `snapshot` (the live one; null while none is ready).
-void draw_lesson(UiState& ui, const Snapshot* snapshot);
+// `snapshot` (the live one; null while none is ready) and, for a Monte Carlo mean, from `sweep`
+// (the refined d_k sweep the plots draw; null: the Snapshot's), shown once it has converged.
+void draw_lesson(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep = nullptr);
 
 // The control column's "Lessons" section: a combo of the lessons and a Start button.
 void draw_lesson_launcher(UiState& ui);

@@ -6,13 +6,21 @@
 //   [SECTION] Reading: parse_session, every field checked
 //   [SECTION] Session files: load_session, save_session
 //   [SECTION] Autosave: when, where links lead, backing up a bad file, the write
+//   [SECTION] One window per autosave: the lock
 //   [SECTION] The config folder
 #include "state/session.hpp"
 #include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <cstdlib>
 #include <iterator>
@@ -340,6 +348,54 @@ Result<void> write_autosave(const std::filesystem::path& path, const Session& se
     if (backup != nullptr) *backup = *made;
   }
   return save_session(*target, session, true);
+}
+
+// [SECTION] One window per autosave: the lock
+
+SessionLock::SessionLock(const std::filesystem::path& autosave) {
+  const std::filesystem::path path = autosave.string() + ".lock";
+  // O_NOFOLLOW: a link planted there is not followed (nothing but a regular file of ours is locked
+  // or created); no O_TRUNC: the holder's process number stays readable until we hold the lock.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    problem_ = "cannot open the lock file '" + path.string() + "': " + std::strerror(errno);
+    return;
+  }
+  struct stat status {};
+  if (::fstat(fd_, &status) != 0 || !S_ISREG(status.st_mode)) {
+    problem_ = "the lock file '" + path.string() + "' is not a regular file";
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    if (error != EWOULDBLOCK) {
+      problem_ = "cannot lock '" + path.string() + "': " + std::strerror(error);
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+    char holder[32] = {};
+    const ssize_t read = ::pread(fd_, holder, sizeof holder - 1, 0);
+    const std::string pid = read > 0 ? std::string(holder, static_cast<std::size_t>(read)) : std::string();
+    const bool digits = !pid.empty() && pid.find_first_not_of("0123456789") == std::string::npos;
+    problem_ = "another Softmax Lab window" + (digits ? " (process " + pid + ")" : std::string()) + " uses '" +
+               autosave.string() + "'";
+    state_ = State::taken;
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  state_ = State::held;
+  const std::string pid = std::to_string(::getpid());
+  // Who holds it, for the second window's message; a failed write only loses that detail.
+  if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+  }
+}
+
+SessionLock::~SessionLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
 }
 
 // [SECTION] The config folder

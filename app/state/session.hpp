@@ -120,6 +120,32 @@ SessionBackup back_up_session_file(const std::filesystem::path& path, std::chron
 Result<void> write_autosave(const std::filesystem::path& path, const Session& session, bool back_up_refused,
                             std::chrono::system_clock::time_point now, std::filesystem::path* backup = nullptr);
 
+// One window per autosave: an exclusive advisory lock (flock) on "<autosave>.lock", held by the
+// window that writes the autosave and released when this object goes (or the process ends, crash
+// included: the kernel drops it). A second window on the same file — two windows on one home — finds
+// it taken, is told so and leaves the file to the first instead of silently overwriting it.
+class SessionLock {
+ public:
+  enum class State {
+    held,    // this window writes the autosave
+    taken,   // another window holds it: do not write the autosave
+    failed,  // no lock could be made (read-only folder, a lock file that is not a regular file, …):
+             // the autosave is written as without locks, and `problem` says why
+  };
+  explicit SessionLock(const std::filesystem::path& autosave);
+  ~SessionLock();
+  SessionLock(const SessionLock&) = delete;
+  SessionLock& operator=(const SessionLock&) = delete;
+  State state() const { return state_; }
+  // Why not held, one line: "another Softmax Lab window (process 4242) uses …", or the error.
+  const std::string& problem() const { return problem_; }
+
+ private:
+  int fd_ = -1;
+  State state_ = State::failed;
+  std::string problem_;
+};
+
 // $XDG_CONFIG_HOME/softmax-lab if that is an absolute path, else $HOME/.config/softmax-lab;
 // empty if neither can be found. Only computes the path.
 std::filesystem::path config_dir();

@@ -115,7 +115,7 @@ using Scale = KeyScale;
 // [SECTION] The key table and one key's check
 
 // The key table (params.hpp). `allowed` is left empty where it is derived from [min, max].
-constexpr std::array<ParamKey, 28> key_rows{{
+constexpr std::array<ParamKey, 30> key_rows{{
     {"temperature", "softmax temperature T; logits are scores / T", "", &Params::temperature, L::temperature_min,
      L::temperature_max, Scale::logarithmic},
     {"d_k", "key dimension d_k: length of every query and key vector", "", &Params::key_dim, L::key_dim_min,
@@ -154,6 +154,10 @@ constexpr std::array<ParamKey, 28> key_rows{{
      L::target_min, L::target_max, Scale::linear},
     {"angle", "direction of q in degrees (geometry lab)", "", &Params::angle, L::angle_min, L::angle_max, Scale::linear,
      1.0},
+    {"key_angle", "direction of key 0 in degrees (geometry lab)", "", &Params::key_angle, L::angle_min, L::angle_max,
+     Scale::linear, 1.0},
+    {"key_norm", "length of key 0 (geometry lab)", "", &Params::key_norm, L::key_norm_min, L::key_norm_max,
+     Scale::logarithmic},
     {"epsilon", "epsilon of cosine attention's max(|q|, epsilon) (geometry lab)", "", &Params::epsilon, L::epsilon_min,
      L::epsilon_max, Scale::logarithmic},
     {"init", "weight initialisation: 0 Var(w)=1, 1 Xavier, 2 He, 3 sigma_w=0.01 (init lab)", "", &Params::init,

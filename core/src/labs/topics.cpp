@@ -60,6 +60,9 @@ GeometrySettings geometry_settings(const Params& params) {
   GeometrySettings s;
   s.query_norm = params.qk_norm;
   s.query_angle = params.angle * std::numbers::pi / 180.0;
+  // Key 0 from the Params (the defaults give the demo's 0.4 rad, length 1, bit for bit).
+  s.key_angles[0] = params.key_angle * std::numbers::pi / 180.0;
+  s.key_norms[0] = params.key_norm;
   s.cosine_epsilon = params.epsilon;
   s.sigma = params.qk_norm;
   s.temperature = params.temperature;
