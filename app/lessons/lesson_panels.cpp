@@ -86,9 +86,12 @@ const LessonPanel sampling_panels[] = {
     {"distillation-gradient", {"distillation-gradient"}},
 };
 const LessonPanel loss_panels[] = {
-    {"log-softmax", {"log-softmax"}},     {"gradient", {"gradient"}},
-    {"loss-vs-logit", {"loss-vs-logit", "gradient-vs-logit"}}, {"dq-output-probe", {"dq-output-probe"}},
-    {"dq-target-key", {"dq-target-key"}}, {"dq", {"dq-output-probe", "dq-target-key"}},
+    {"log-softmax", {"log-softmax"}},
+    {"gradient", {"gradient"}},
+    {"loss-vs-logit", {"loss-vs-logit", "gradient-vs-logit"}},
+    {"dq-output-probe", {"dq-output-probe"}},
+    {"dq-target-key", {"dq-target-key"}},
+    {"dq", {"dq-output-probe", "dq-target-key"}},
 };
 const LessonPanel geometry_panels[] = {
     {"vectors", {"vectors"}},
