@@ -30,7 +30,7 @@ from selenium.webdriver.common.keys import Keys
 CANVAS_W, CANVAS_H = 1400, 800
 TEMPERATURE_GRAB = (125, 121)
 DISTRIBUTION = (390, 50, 490, 360)  # x, y, width, height: the dashboard's top-left plot
-FILE_MENU, EXPORT_PNG_ITEM, RECORD_GIF_ITEM = (33, 19), (150, 135), (108, 157)
+FILE_MENU, EXPORT_PNG_ITEM, RECORD_GIF_ITEM = (33, 19), (150, 135), (108, 201)
 
 results = []
 
