@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "app.hpp"
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "export/csv.hpp"
 #include "export/gif.hpp"
 #include "gif_sweep.hpp"

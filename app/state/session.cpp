@@ -19,7 +19,7 @@
 #include <span>
 #include <vector>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 
 namespace smlab::app {
 namespace {

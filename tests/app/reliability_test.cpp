@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "app.hpp"
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "platform/offscreen.hpp"
 #include "state/presets.hpp"
 #include "smlab/evaluate.hpp"

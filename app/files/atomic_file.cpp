@@ -8,7 +8,7 @@
 //   [SECTION] Checking a target: check_target
 //   [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
 //   [SECTION] Folders and names: ensure_directory, numbered_path
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 
 #include <atomic>
 #include <cerrno>
