@@ -595,3 +595,38 @@ TEST(ImportTokens, ATooLongLineIsNamedByItsNumber) {
 }
 
 }  // namespace
+
+// ─── Issue #26: XML output drops noncharacters ──────────────────────────────────────────────
+
+namespace {
+
+using smlab::cli_test::Outcome;
+
+// Tokens holding U+FFFE and U+FFFF (and U+FDD0) exported exit 0 but three SVGs were not well-formed
+// XML: those code points cannot be XML characters. Now every SVG parses (python3's expat).
+TEST(ImportTokens, NonCharactersInTokensLeaveEverySvgWellFormed) {
+  const auto dir = fresh_test_dir("import-noncharacters");
+  const std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }";
+  write_bytes(dir / "q.npy", npy(good, floats({1, 2, 3, 4, 5, 6})));
+  write_bytes(dir / "k.npy", npy(good, floats({6, 5, 4, 3, 2, 1})));
+  write_bytes(dir / "tokens.txt",
+              "a\xef\xbf\xbe"
+              "b\n\xef\xbf\xbf\nc\xef\xb7\x90<&>\n");
+  const Outcome result =
+      run_program(SMLAB_BINARY,
+                  {"--import", (dir / "q.npy").string() + ":Q", "--import", (dir / "k.npy").string() + ":K", "--tokens",
+                   (dir / "tokens.txt").string(), "--export-svg", (dir / "svg").string()},
+                  dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string check =
+      "/usr/bin/python3 -c \"import sys, glob, xml.dom.minidom as m\n"
+      "bad = []\n"
+      "for f in glob.glob(sys.argv[1] + '/*.svg'):\n"
+      "    try: m.parse(f)\n"
+      "    except Exception as e: bad.append(f)\n"
+      "print(len(bad)); sys.exit(1 if bad else 0)\" " +
+      (dir / "svg").string() + " > " + (dir / "bad").string();
+  EXPECT_EQ(std::system(check.c_str()), 0) << "SVGs that are not well-formed XML: " << read_all(dir / "bad");
+}
+
+}  // namespace
