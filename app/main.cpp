@@ -702,6 +702,8 @@ Result<void> run_window(const Options& o, app::AppOptions options) {
 // [SECTION] main
 
 int main(int argc, char** argv) {
+  // Every mode: temporaries removed on any terminating signal, SIGXFSZ ignored, out of memory one line.
+  smlab::exporting::remove_temporaries_on_signal();
   smlab::platform::keep_freed_memory_mapped();
   const Result<Options> parsed = parse_options(argc, argv);
   if (!parsed) return report(parsed.error());
@@ -723,9 +725,6 @@ int main(int argc, char** argv) {
   if (!catalogue_error.empty() && shows_text) warn(catalogue_error);
   // No process-wide language: each run mode hands start->language to what it makes (the App, the SVG export).
 
-  // The export modes remove their temporary files when interrupted (the window handles its own signals).
-  const bool bench = options.mode == Mode::bench || options.mode == Mode::bench_latency;
-  if (options.mode != Mode::window && !bench) smlab::exporting::remove_temporaries_on_signal();
   switch (options.mode) {
     case Mode::lists: break;
     case Mode::files: return finish(run_files(options, *start));

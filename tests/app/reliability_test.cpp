@@ -901,5 +901,91 @@ TEST_F(ReliabilityApp, SoakOfRandomSliderChangesAcrossAllViewsKeepsMemoryFlat) {
       << "resident memory grew from " << after_warm_up << " to " << at_end << " pages over " << steps << " steps";
 }
 
+// ---------------------------------------------------------------- issue #26, third round
+
+// Spawns an export of 4096-row CSVs with `signal_number` at its default action (a shell may have
+// ignored some for background jobs), waits for its first temporary file and sends the signal: the
+// process dies of it, and no temporary is left.
+void expect_signal_removes_temporaries(const fs::path& out, int signal_number) {
+  fs::create_directories(out);
+  pid_t child = 0;
+  const std::string out_arg = out.string();
+  const char* argv_child[] = {SMLAB_BINARY, "--export-csv", out_arg.c_str(), "--set", "seq_len=4096", nullptr};
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, signal_number);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  ASSERT_EQ(::posix_spawn(&child, SMLAB_BINARY, nullptr, &attributes, const_cast<char**>(argv_child), environ), 0);
+  posix_spawnattr_destroy(&attributes);
+  bool saw_temporary = false;
+  for (int i = 0; i < 1200 && !saw_temporary; ++i) {  // up to 120 s on a slow, shared machine
+    for (const auto& entry : fs::directory_iterator(out))
+      if (entry.path().filename().string().find(".tmp-") != std::string::npos) saw_temporary = true;
+    if (!saw_temporary) ::usleep(100'000);
+  }
+  ASSERT_TRUE(saw_temporary) << "no temporary file appeared (signal " << signal_number << ")";
+  ::kill(child, signal_number);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number)
+      << "signal " << signal_number << ": status " << status;
+  expect_no_temporaries(out, 0);
+}
+
+// SIGQUIT, SIGXCPU, SIGUSR1 and SIGALRM during an export left 1 to 7 temporaries (only SIGINT,
+// SIGTERM and SIGHUP were handled). Every catchable signal that ends the process now removes them.
+TEST_F(Reliability, EveryTerminatingSignalRemovesTemporaries) {
+  for (const int signal_number : {SIGQUIT, SIGXCPU, SIGUSR1, SIGALRM, SIGUSR2, SIGVTALRM, SIGRTMIN + 2})
+    expect_signal_removes_temporaries(dir_ / ("csv-" + std::to_string(signal_number)), signal_number);
+}
+
+// `ulimit -f 100` killed a screenshot with SIGXFSZ (exit 153) and left a 100 KB `.x.png.tmp-*`;
+// SIGXFSZ is ignored now, so the write fails with EFBIG: exit 3, one line, nothing left.
+TEST_F(Reliability, AFileSizeLimitIsAWriteErrorNotASignal) {
+  const std::vector<std::string> args = {"--screenshot", (dir_ / "shot" / "x.png").string()};
+  fs::create_directories(dir_ / "shot");
+  const Outcome r = run(args, "ulimit -f 100;");
+  EXPECT_EQ(r.exit_code, 3) << "killed by a signal, not an exit: " << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  expect_no_temporaries(dir_ / "shot", 0);
+}
+
+// A legal 240-byte output name failed: its temporary, "." + name + ".tmp-" + 16 hex digits, passed
+// the 255-byte limit. The temporary's name is cut instead; the file gets its full name.
+TEST_F(Reliability, ALongButLegalFileNameIsWritten) {
+  const std::string name = std::string(236, 'n') + ".png";
+  const Outcome r = run({"--screenshot", (dir_ / name).string(), "--size", "320x240"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / name));
+  expect_no_temporaries(dir_, 3);  // the picture, stdout and stderr
+}
+
+// As nobody, `--overwrite` of root's 0666 file in a sticky 1777 folder failed (EPERM, right) but
+// left its hard-link backup `.NAME.tmp-*.old`, which no one but root could remove. The replace is
+// refused before anything is made.
+TEST_F(Reliability, OverwriteInAStickyFolderLeavesNothingBehind) {
+  if (!can_drop_to_nobody()) GTEST_SKIP() << "needs root and setpriv to run as nobody";
+  fs::permissions(dir_, fs::perms::all);
+  const fs::path sticky = dir_ / "sticky";
+  fs::create_directory(sticky);
+  fs::permissions(sticky, fs::perms::all | fs::perms::sticky_bit);
+  write_all(sticky / "x.png", "root's");
+  fs::permissions(sticky / "x.png", fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                        fs::perms::group_write | fs::perms::others_read | fs::perms::others_write);
+  const Outcome r = cli_test::run_program(
+      SMLAB_BINARY, {"--screenshot", (sticky / "x.png").string(), "--size", "320x240", "--overwrite"}, dir_, as_nobody);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("sticky"), std::string::npos) << r.err;
+  EXPECT_EQ(read_all(sticky / "x.png"), "root's");
+  expect_no_temporaries(sticky, 1);
+}
+
 }  // namespace
 }  // namespace smlab::app
