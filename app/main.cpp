@@ -20,6 +20,7 @@
 
 #include "app.hpp"
 #include "files/atomic_file.hpp"
+#include "files/progress_line.hpp"
 #include "export/csv.hpp"
 #include "export/gif.hpp"
 #include "gif_sweep.hpp"
@@ -516,6 +517,8 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
   evaluate_options.all_labs = true;
   // The SVG's d_k curve gets the same refinement as a headless screenshot.
   evaluate_options.dk_trials = app::headless_refine_trials(start.params.seq_len);
+  app::ProgressLine export_progress("export");
+  evaluate_options.progress_sink = &export_progress;
   const smlab::Snapshot snapshot = *smlab::evaluate(start.params, evaluate_options);
   smlab::exporting::FileBatch batch(o.overwrite);
   if (!o.csv_dir.empty()) {
@@ -552,6 +555,7 @@ Result<void> run_files(const Options& o, const app::AppOptions& start) {
         if (Result<void> staged = batch.stage(fs::path(o.svg_dir) / name, text); !staged) return staged;
   }
   if (Result<void> committed = batch.commit(); !committed) return committed;
+  export_progress.done();
   for (const auto& file : batch.targets()) std::printf("%s\n", file.string().c_str());
   return {};
 }

@@ -25,6 +25,7 @@
 
 #include "app.hpp"
 #include "files/atomic_file.hpp"
+#include "files/progress_line.hpp"
 #include "platform/offscreen.hpp"
 #include "state/presets.hpp"
 #include "smlab/evaluate.hpp"
@@ -985,6 +986,38 @@ TEST_F(Reliability, OverwriteInAStickyFolderLeavesNothingBehind) {
   EXPECT_NE(r.err.find("sticky"), std::string::npos) << r.err;
   EXPECT_EQ(read_all(sticky / "x.png"), "root's");
   expect_no_temporaries(sticky, 1);
+}
+
+
+// The headless progress line: nothing before its quiet time or when stderr is not a terminal;
+// then "\rsoftmax-lab: <stage> NN%" redrawn in place, throttled, and cleared at the end.
+TEST(ReliabilityProgress, ProgressLineIsOneUpdatingLineClearedAtTheEnd) {
+  std::FILE* file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  {
+    ProgressLine quiet("export", file);  // a file is not a terminal: silent
+    quiet.update(0.5, "computing");
+  }
+  {
+    ProgressLine line("export", file, true, std::chrono::milliseconds(0));
+    line.update(0.25, "reading q.npy");
+    line.update(0.25, "reading q.npy");  // the same percentage: not redrawn
+    line.update(0.5, "computing the attention maps");
+    line.update(1.0, "");
+    line.done();
+    line.done();  // idempotent
+  }
+  std::rewind(file);
+  std::string written;
+  for (int c; (c = std::fgetc(file)) != EOF;) written += static_cast<char>(c);
+  std::fclose(file);
+  const std::string expected =
+      "\rsoftmax-lab: reading q.npy  25% (Ctrl+C stops)\033[K"
+      "\rsoftmax-lab: computing the attention maps  50% (Ctrl+C stops)\033[K"
+      "\rsoftmax-lab: export 100% (Ctrl+C stops)\033[K"
+      "\r\033[K";
+  EXPECT_EQ(written, expected);
+  EXPECT_EQ(written.find('\n'), std::string::npos) << "one updating line, never a new one";
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // The numeric edges of issue #26, each against an MPFR reference (tests/CMakeLists.txt links
 // libmpfr): the values lab under a causal mask, top-p at exact tie boundaries, the distillation
 // gradient near one-hot, the normalizers' small-gap ratios beyond exp's range of weights, the
-// geometry lab's naive cosine gradient for parallel q and k, and the loss's "−0". Tolerances: 1e-12 relative, or exact
-// for counts and zeros.
+// geometry lab's naive cosine gradient for parallel q and k, the loss's "−0", and imported Q and K
+// whose float products would overflow. Tolerances: 1e-12 relative, or exact for counts and zeros.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
@@ -10,10 +10,14 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <string>
 #include <vector>
 
+#include "smlab/evaluate.hpp"
+#include "smlab/import.hpp"
+#include "smlab/kernels.hpp"
 #include "smlab/labs/geometry.hpp"
 #include "smlab/labs/loss.hpp"
 #include "smlab/labs/normalizers.hpp"
@@ -21,6 +25,7 @@
 #include "smlab/labs/topics.hpp"
 #include "smlab/labs/values.hpp"
 #include "smlab/params.hpp"
+#include "smlab/random.hpp"
 #include "lab_test_support.hpp"
 
 namespace smlab {
@@ -316,6 +321,120 @@ TEST(EdgeCases, ALossOfZeroIsPlusZero) {
   evaluate_loss_lab(lab, settings);
   for (std::size_t k = 0; k < lab.sweep_loss.size(); ++k)
     EXPECT_FALSE(lab.sweep_loss[k] == 0.0 && std::signbit(lab.sweep_loss[k])) << "sweep point " << k << " is -0";
+}
+
+// ─── Imported Q and K whose float products overflow ─────────────────────────────────────────
+
+std::shared_ptr<const ImportedAttention> import_qk(const std::vector<float>& q, const std::vector<float>& k, int length,
+                                                   int dim) {
+  std::vector<RoleArray> arrays(2);
+  for (RoleArray& array : arrays) {
+    const bool is_q = &array == &arrays[0];
+    array.role = is_q ? ArrayRole::queries : ArrayRole::keys;
+    array.array.name = is_q ? "q" : "k";
+    array.array.shape = {length, dim};
+    array.array.values = is_q ? q : k;
+    array.array.dtype = "<f4";
+    array.file = is_q ? "q.npy" : "k.npy";
+  }
+  ImportAssembly assembled = assemble_import(std::move(arrays), {}, {"q.npy:Q", "k.npy:K"}, "");
+  EXPECT_TRUE(assembled.ok()) << (assembled.ok() ? "" : assembled.error().message);
+  return assembled.ok() ? *assembled : nullptr;
+}
+
+// Exact softmax rows of (Q Kᵀ)·scale from the float inputs: products of floats are exact in MPFR.
+std::vector<Big> exact_attention_row(const std::vector<float>& q, const std::vector<float>& k, int length, int dim,
+                                     int row, double logit_scale, bool causal) {
+  std::vector<Big> scores;
+  Big top(-std::numeric_limits<double>::infinity());
+  for (int j = 0; j < length; ++j) {
+    Big dot;
+    for (int c = 0; c < dim; ++c)
+      dot = dot + Big(q[static_cast<std::size_t>(row * dim + c)]) * Big(k[static_cast<std::size_t>(j * dim + c)]);
+    scores.push_back(dot * Big(logit_scale));
+    if (!(causal && j > row) && top < scores.back()) top = scores.back();
+  }
+  Big sum;
+  for (int j = 0; j < length; ++j) {
+    scores[static_cast<std::size_t>(j)] = causal && j > row ? Big(0.0) : exp(scores[static_cast<std::size_t>(j)] - top);
+    sum = sum + scores[static_cast<std::size_t>(j)];
+  }
+  for (Big& w : scores) w = w / sum;
+  return scores;
+}
+
+// Q = K = 1e30 (float32) made q·k overflow in the float kernel: every map NaN, blank heatmaps.
+// Now the maps of finite inputs are finite rows that sum to 1, equal to the exact softmax to float
+// precision (2e-6: the kernels' own bound, kernels.hpp), at entries up to FLT_MAX and T = 0.01.
+TEST(EdgeCases, HugeImportedQueriesAndKeysGiveFiniteExactMaps) {
+  constexpr int length = 8, dim = 4;
+  SplitMix64 bits(11);
+  for (const float magnitude : {1e30f, 1e36f, std::numeric_limits<float>::max()}) {
+    for (const bool uniform : {true, false}) {
+      std::vector<float> q(length * dim), k(length * dim);
+      for (float* m : {q.data(), k.data()})
+        for (int i = 0; i < length * dim; ++i)
+          m[i] = uniform ? magnitude : magnitude * static_cast<float>(bits.uniform() * 2.0 - 1.0);
+      const auto data = import_qk(q, k, length, dim);
+      ASSERT_NE(data, nullptr);
+      for (const double temperature : {1.0, 0.01}) {
+        for (const bool causal : {false, true}) {
+          Params params;
+          ASSERT_TRUE(attach_import(params, data).ok());
+          params.temperature = temperature;
+          params.causal = causal;
+          const Snapshot snap = evaluate(params);
+          for (const bool scaled : {true, false}) {
+            const double scale = (scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale);
+            for (int i = 0; i < length; ++i) {
+              std::vector<float> row(length);
+              attention_row(snap, scaled, i, row);
+              const std::vector<Big> exact = exact_attention_row(q, k, length, dim, i, scale, causal);
+              double sum = 0.0;
+              for (int j = 0; j < length; ++j) {
+                ASSERT_TRUE(std::isfinite(row[static_cast<std::size_t>(j)]))
+                    << "magnitude " << magnitude << (uniform ? " uniform" : " random") << ", T " << temperature
+                    << ", row " << i << ", key " << j;
+                EXPECT_NEAR(row[static_cast<std::size_t>(j)], exact[static_cast<std::size_t>(j)].to_double(), 2e-6)
+                    << "magnitude " << magnitude << (uniform ? " uniform" : " random") << ", T " << temperature
+                    << (causal ? " causal" : "") << (scaled ? " scaled" : " unscaled") << ", row " << i << ", key "
+                    << j;
+                sum += row[static_cast<std::size_t>(j)];
+              }
+              EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Ordinary imported data is not touched: no pre-scale, and the maps have the bits of the plain
+// kernels (QKᵀ, then the softmax rows at the map's logit scale).
+TEST(EdgeCases, OrdinaryImportsKeepTheirBits) {
+  constexpr int length = 40, dim = 16;
+  Matrix queries, keys;
+  draw_gaussian(queries, 3, Stream::queries, length, dim, 50.0);
+  draw_gaussian(keys, 3, Stream::keys, length, dim, 50.0);
+  const auto data = import_qk(queries.values, keys.values, length, dim);
+  ASSERT_NE(data, nullptr);
+  Params params;
+  ASSERT_TRUE(attach_import(params, data).ok());
+  params.temperature = 0.3;
+  const Snapshot snap = evaluate(params);
+  ASSERT_NE(snap.attention_scores, nullptr);
+  EXPECT_EQ(snap.attention_scores->score_exponent, 0);
+  Matrix raw;
+  dot_product_scores_fast(raw, queries, keys);
+  softmax_rows_fast(raw.values, length, length, snap.scaled_logit_scale);
+  std::vector<float> row(length);
+  for (int i = 0; i < length; ++i) {
+    attention_row(snap, true, i, row);
+    for (int j = 0; j < length; ++j)
+      ASSERT_EQ(row[static_cast<std::size_t>(j)], raw.values[static_cast<std::size_t>(i * length + j)])
+          << "row " << i << " key " << j;
+  }
 }
 
 }  // namespace
