@@ -427,9 +427,12 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   start.font_scale = o.font_scale;
   start.colormap = o.colormap;
   start.language = o.language;
+  app::ProgressLine import_progress("import");  // on stderr, while big files import
   if (!o.load_path.empty()) {
-    const Result<app::Session> loaded = app::load_session(o.load_path);
+    const Result<app::Session> loaded = app::load_session(o.load_path, {import_progress.progress(), {}});
     if (!loaded) return loaded.error();
+    if (!loaded->import_error.empty() && o.mode != Mode::window)  // only the window falls back to random data
+      return Error{loaded->import_error_kind, "'" + o.load_path + "': its imported data: " + loaded->import_error};
     const Result<void> applied = app::apply_session(*loaded, lessons, o.given, start);
     if (!start.import_warning.empty()) warn(start.import_warning);
     start.import_warning.clear();
@@ -460,8 +463,10 @@ Result<app::AppOptions> resolve_start(const Options& o, const app::PresetList& p
   }
   // Imported data replaces the random Q and K before --set (so --set head=2 or row=7 can refer to it).
   if (!o.import_specs.empty()) {
-    const app::ImportLoad imported = app::load_import(o.import_specs, o.tokens_path);
+    const app::ImportLoad imported = app::load_import(o.import_specs, o.tokens_path, {import_progress.progress(), {}});
+    import_progress.done();
     if (!imported) return imported.error();
+    for (const std::string& warning : (*imported)->warnings) warn(warning);
     if (Result<void> attached = smlab::attach_import(start.params, *imported); !attached.ok()) return attached.error();
   }
   // Every --set in the order of param_keys() (seq_len before row), whatever the command line's

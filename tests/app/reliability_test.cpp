@@ -5,6 +5,7 @@
 #include "cli_support.hpp"
 
 #include <fcntl.h>
+#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -1018,6 +1019,59 @@ TEST(ReliabilityProgress, ProgressLineIsOneUpdatingLineClearedAtTheEnd) {
       "\r\033[K";
   EXPECT_EQ(written, expected);
   EXPECT_EQ(written.find('\n'), std::string::npos) << "one updating line, never a new one";
+}
+
+
+// A session whose import is missing, a directory, a FIFO, a symbolic-link loop or /dev/zero, has
+// bad content or mismatched tokens: every headless mode exported random data with one warning and
+// exit 0 (24 cases). Now they stop with the reason (exit 3 unreadable, 2 bad content) and write
+// nothing; only the window falls back (ImportSession.RemembersImportedFilesAndSaysWhenOneIsGone).
+TEST_F(Reliability, HeadlessRunsStopOnASessionWhoseImportFails) {
+  const std::string q = (dir_ / "q.npy").string(), k = (dir_ / "k.npy").string();
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  const std::string npy =
+      std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header + std::string(16, '\0');
+  write_all(q, npy);
+  write_all(k, npy);
+  write_all(dir_ / "bad.npy", "not numpy at all");
+  write_all(dir_ / "tokens.txt", "one\ntwo\nthree\n");
+  fs::create_directory(dir_ / "folder.npy");
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.npy").c_str(), 0600), 0);
+  fs::create_symlink("loop.npy", dir_ / "loop.npy");
+  struct Case {
+    std::string import, tokens;
+    int exit_code;
+    const char* phrase;
+  };
+  const std::vector<Case> cases = {
+      {(dir_ / "gone.npy").string(), "", 3, "No such file"},
+      {(dir_ / "folder.npy").string(), "", 3, "is a directory"},
+      {(dir_ / "fifo.npy").string(), "", 3, "FIFO"},
+      {(dir_ / "loop.npy").string(), "", 3, "symbolic links"},
+      {"/dev/zero", "", 3, "character device"},
+      {(dir_ / "bad.npy").string(), "", 2, "magic"},
+      {q, (dir_ / "tokens.txt").string(), 2, "3 tokens for L = 2"},
+  };
+  const std::vector<std::vector<std::string>> modes = {{"--export-csv", (dir_ / "out").string()},
+                                                       {"--export-svg", (dir_ / "out").string()},
+                                                       {"--screenshot", (dir_ / "out.png").string()},
+                                                       {"--bench-frames", "2"}};
+  for (const Case& c : cases) {
+    nlohmann::json session = {{"version", 1}, {"import", {{"files", {c.import + ":Q", k + ":K"}}}}};
+    if (!c.tokens.empty()) session["import"]["tokens"] = c.tokens;
+    write_all(dir_ / "s.json", session.dump());
+    for (std::vector<std::string> args : modes) {
+      args.insert(args.begin(), {"--load", (dir_ / "s.json").string()});
+      const Outcome r = run(args);
+      EXPECT_EQ(r.exit_code, c.exit_code) << shown(args) << " with " << c.import << "\n" << r.err;
+      EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+      EXPECT_NE(r.err.find(c.phrase), std::string::npos) << r.err;
+      EXPECT_FALSE(fs::exists(dir_ / "out")) << shown(args);
+      EXPECT_FALSE(fs::exists(dir_ / "out.png")) << shown(args);
+    }
+  }
 }
 
 }  // namespace
