@@ -13,6 +13,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -1071,6 +1075,61 @@ TEST_F(Reliability, HeadlessRunsStopOnASessionWhoseImportFails) {
       EXPECT_FALSE(fs::exists(dir_ / "out")) << shown(args);
       EXPECT_FALSE(fs::exists(dir_ / "out.png")) << shown(args);
     }
+  }
+}
+
+
+// A window import that runs long shows its stage, bar and Cancel button; Cancel stops it, changes
+// nothing and says so; the same import let through puts the data in. (The import is held at its
+// first file by the test hook, so "long" needs no big file and no timing.)
+TEST_F(ReliabilityApp, AWindowImportShowsProgressAndCanBeCancelled) {
+  AppOptions options;
+  options.params.seq_len = 8;
+  options.refine_trials = 50;
+  App app(*surface_, options);
+  app.wait_for_snapshot();
+  app.frame();
+  const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
+  std::mutex mutex;
+  std::condition_variable released_signal;
+  bool released = false, reached = false;
+  app.set_import_hook_for_testing([&](const std::string&) {
+    std::unique_lock lock(mutex);
+    reached = true;
+    released_signal.wait(lock, [&] { return released; });
+  });
+  auto release = [&] {
+    const std::lock_guard lock(mutex);
+    released = true;
+    released_signal.notify_all();
+  };
+  auto frames_until = [&](const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+      app.frame();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return done();
+  };
+  const Params before = app.ui().params;
+  for (const bool cancel : {true, false}) {
+    released = reached = false;
+    app.start_import({examples + "qkv.npz"}, examples + "tokens.txt");
+    ASSERT_TRUE(app.importing());
+    ASSERT_TRUE(frames_until([&] { return app.import_progress_shown(); })) << "no progress on screen";
+    EXPECT_TRUE(reached);
+    if (cancel) app.cancel_import();  // what the Cancel button does
+    release();
+    ASSERT_TRUE(frames_until([&] { return !app.importing(); })) << "the import never finished";
+    if (cancel) {
+      EXPECT_EQ(app.ui().params, before) << "a cancelled import changed the Params";
+      EXPECT_NE(app.ui().status.find("import cancelled"), std::string::npos) << app.ui().status;
+    } else {
+      ASSERT_NE(app.ui().params.imported, nullptr) << app.ui().status;
+      EXPECT_EQ(app.ui().params.seq_len, 11);
+    }
+    app.frame();
+    EXPECT_FALSE(app.import_progress_shown());
   }
 }
 
