@@ -993,39 +993,6 @@ TEST_F(Reliability, OverwriteInAStickyFolderLeavesNothingBehind) {
   expect_no_temporaries(sticky, 1);
 }
 
-
-// The headless progress line: nothing before its quiet time or when stderr is not a terminal;
-// then "\rsoftmax-lab: <stage> NN%" redrawn in place, throttled, and cleared at the end.
-TEST(ReliabilityProgress, ProgressLineIsOneUpdatingLineClearedAtTheEnd) {
-  std::FILE* file = std::tmpfile();
-  ASSERT_NE(file, nullptr);
-  {
-    ProgressLine quiet("export", file);  // a file is not a terminal: silent
-    quiet.update(0.5, "computing");
-  }
-  {
-    ProgressLine line("export", file, true, std::chrono::milliseconds(0));
-    line.update(0.25, "reading q.npy");
-    line.update(0.25, "reading q.npy");  // the same percentage: not redrawn
-    line.update(0.5, "computing the attention maps");
-    line.update(1.0, "");
-    line.done();
-    line.done();  // idempotent
-  }
-  std::rewind(file);
-  std::string written;
-  for (int c; (c = std::fgetc(file)) != EOF;) written += static_cast<char>(c);
-  std::fclose(file);
-  const std::string expected =
-      "\rsoftmax-lab: reading q.npy  25% (Ctrl+C stops)\033[K"
-      "\rsoftmax-lab: computing the attention maps  50% (Ctrl+C stops)\033[K"
-      "\rsoftmax-lab: export 100% (Ctrl+C stops)\033[K"
-      "\r\033[K";
-  EXPECT_EQ(written, expected);
-  EXPECT_EQ(written.find('\n'), std::string::npos) << "one updating line, never a new one";
-}
-
-
 // A session whose import is missing, a directory, a FIFO, a symbolic-link loop or /dev/zero, has
 // bad content or mismatched tokens: every headless mode exported random data with one warning and
 // exit 0 (24 cases). Now they stop with the reason (exit 3 unreadable, 2 bad content) and write
@@ -1078,6 +1045,45 @@ TEST_F(Reliability, HeadlessRunsStopOnASessionWhoseImportFails) {
   }
 }
 
+// `--panel dashboard/attention_scaled --size 640x480` exited 3 with "pixel buffer does not match
+// 0x0 RGBA": the panel is laid out below the window's edge at that size. Now a usage error saying so.
+TEST_F(Reliability, APanelOffTheScreenIsNamedAsSuch) {
+  expect_one_line_error(
+      {"--panel", "dashboard/attention_scaled", "--size", "640x480", "--screenshot", (dir_ / "p.png").string()}, 2,
+      "is not on screen at --size 640x480");
+  EXPECT_FALSE(fs::exists(dir_ / "p.png"));
+}
+
+// The headless progress line: nothing before its quiet time or when stderr is not a terminal;
+// then "\rsoftmax-lab: <stage> NN%" redrawn in place, throttled, and cleared at the end.
+TEST(ReliabilityProgress, ProgressLineIsOneUpdatingLineClearedAtTheEnd) {
+  std::FILE* file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  {
+    ProgressLine quiet("export", file);  // a file is not a terminal: silent
+    quiet.update(0.5, "computing");
+  }
+  {
+    ProgressLine line("export", file, true, std::chrono::milliseconds(0));
+    line.update(0.25, "reading q.npy");
+    line.update(0.25, "reading q.npy");  // the same percentage: not redrawn
+    line.update(0.5, "computing the attention maps");
+    line.update(1.0, "");
+    line.done();
+    line.done();  // idempotent
+  }
+  std::rewind(file);
+  std::string written;
+  for (int c; (c = std::fgetc(file)) != EOF;) written += static_cast<char>(c);
+  std::fclose(file);
+  const std::string expected =
+      "\rsoftmax-lab: reading q.npy  25% (Ctrl+C stops)\033[K"
+      "\rsoftmax-lab: computing the attention maps  50% (Ctrl+C stops)\033[K"
+      "\rsoftmax-lab: export 100% (Ctrl+C stops)\033[K"
+      "\r\033[K";
+  EXPECT_EQ(written, expected);
+  EXPECT_EQ(written.find('\n'), std::string::npos) << "one updating line, never a new one";
+}
 
 // A window import that runs long shows its stage, bar and Cancel button; Cancel stops it, changes
 // nothing and says so; the same import let through puts the data in. (The import is held at its
