@@ -715,8 +715,9 @@ Result<void> run_window(const Options& o, app::AppOptions options) {
 
 int main(int argc, char** argv) {
   // Every mode: temporaries removed on any terminating signal, SIGXFSZ ignored, out of memory one line.
-  smlab::exporting::remove_temporaries_on_signal();
+  smlab::exporting::install_exit_guards();
   smlab::platform::keep_freed_memory_mapped();
+  smlab::platform::imgui_allocations_throw_when_out_of_memory();
   const Result<Options> parsed = parse_options(argc, argv);
   if (!parsed) return report(parsed.error());
   const Options& options = *parsed;

@@ -6,7 +6,7 @@
 //   [SECTION] Temporary files (signal-safe registry)
 //   [SECTION] Low-level writes: temporary file, rename, sync
 //   [SECTION] Checking a target: check_target
-//   [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
+//   [SECTION] Writing: FileBatch, install_exit_guards, write_file_atomically
 //   [SECTION] Folders and names: ensure_directory, numbered_path
 #include "files/atomic_file.hpp"
 
@@ -128,25 +128,42 @@ extern "C" void on_terminating_signal(int signal_number) {
   die_of(signal_number);
 }
 
+// At exit: output that could not be written (stdout closed, /dev/full, a full disk) is an error,
+// not a silent exit 0 with the list of written files, or of keys, lost.
+extern "C" void check_standard_output() {
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error_number = errno;
+  if (flushed && std::ferror(stdout) == 0) return;
+  static constexpr char line[] = "softmax-lab: cannot write to standard output: ";
+  (void)!::write(STDERR_FILENO, line, sizeof line - 1);
+  const char* reason = flushed ? "write error" : std::strerror(error_number);
+  (void)!::write(STDERR_FILENO, reason, std::strlen(reason));
+  (void)!::write(STDERR_FILENO, "\n", 1);
+  std::_Exit(3);
+}
+
 // std::bad_alloc that nothing caught (a worker thread, a noexcept path, main itself): one line and
 // exit 3, temporaries removed, instead of an abort. Anything else goes on to the default handler.
 std::terminate_handler previous_terminate = nullptr;
 [[noreturn]] void on_terminate() {
-  bool out_of_memory = false;
+  const char* line = nullptr;
   if (const std::exception_ptr current = std::current_exception()) {
     try {
       std::rethrow_exception(current);
     } catch (const std::bad_alloc&) {
-      out_of_memory = true;
+      line = "softmax-lab: out of memory: this run needs more memory than the machine (or ulimit -v) allows\n";
+    } catch (const std::system_error& error) {
+      // std::thread could not start one (EAGAIN, ENOMEM): no memory for its stack, or the
+      // user's process limit reached.
+      if (error.code() == std::errc::resource_unavailable_try_again || error.code() == std::errc::not_enough_memory)
+        line = "softmax-lab: cannot start a thread: too little memory or too many processes (ulimit -v, ulimit -u)\n";
     } catch (...) {
     }
   }
-  if (out_of_memory) {
+  if (line != nullptr) {
     remove_registered_temporaries();
     end_progress_line();
-    static constexpr char line[] =
-        "softmax-lab: out of memory: this run needs more memory than the machine (or ulimit -v) allows\n";
-    (void)!::write(STDERR_FILENO, line, sizeof line - 1);
+    (void)!::write(STDERR_FILENO, line, std::strlen(line));
     std::_Exit(3);
   }
   if (previous_terminate != nullptr) previous_terminate();
@@ -304,7 +321,7 @@ Result<void> check_target(const fs::path& path, bool overwrite) {
   return {};
 }
 
-// [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
+// [SECTION] Writing: FileBatch, install_exit_guards, write_file_atomically
 
 FileBatch::~FileBatch() {
   if (!committed_) abandon();
@@ -423,7 +440,7 @@ std::vector<fs::path> FileBatch::targets() const {
   return paths;
 }
 
-void remove_temporaries_on_signal() {
+void install_exit_guards() {
   // A write past `ulimit -f` then fails with EFBIG, an ordinary write error (exit 3, nothing left).
   std::signal(SIGXFSZ, SIG_IGN);
   // Every catchable signal whose default ends the process.
@@ -455,7 +472,10 @@ void remove_temporaries_on_signal() {
     ::sigaction(signal_number, &action, nullptr);
   }
   // Out of memory anywhere: one line, exit 3 (on_terminate).
-  if (std::get_terminate() != on_terminate) previous_terminate = std::set_terminate(on_terminate);
+  if (std::get_terminate() != on_terminate) {
+    previous_terminate = std::set_terminate(on_terminate);
+    std::atexit(check_standard_output);
+  }
 }
 
 void note_progress_line(bool open) { progress_line.store(open ? 1 : 0); }

@@ -78,9 +78,12 @@ class FileBatch {
 // line and then dies of the same signal; a signal that arrives while a FileBatch commits waits until
 // the commit is done. Signals ignored at start (nohup) stay ignored; the window blocks SIGINT and
 // SIGTERM and reads them itself (window_run.cpp). SIGXFSZ is ignored, so a write past `ulimit -f`
-// is an ordinary write error (EFBIG). And a std::bad_alloc that nothing catches (on any thread)
-// prints "softmax-lab: out of memory: …" and exits 3, temporaries removed, instead of aborting.
-void remove_temporaries_on_signal();
+// is an ordinary write error (EFBIG). And a std::bad_alloc that nothing catches (on any thread),
+// prints "softmax-lab: out of memory: …", and a thread that could not start (std::system_error
+// EAGAIN/ENOMEM: no memory for its stack, or ulimit -u) "cannot start a thread: …"; each exits 3,
+// temporaries removed, instead of aborting. At exit,
+// standard output that could not be written (closed, /dev/full) is one line and exit 3.
+void install_exit_guards();
 
 // Whether a progress line (files/progress_line.hpp) is open on stderr, so a terminating signal
 // ends it with a newline before the process dies.

@@ -172,10 +172,13 @@ Result<void> plan_file(PlannedFile& plan, const ImportSpec& spec, const ImportOp
     // Every array whose name says its role (q, k, v, scores, attn, ...); the rest is left out.
     const ArchiveParse listed = list_npz(plan.archive, spec.path);
     if (!listed.ok()) return listed.error();
-    std::string names;
-    for (const NdArray& entry : *listed) {
-      names += (names.empty() ? "" : ", ") + entry.name.substr(0, 40);
-      if (const auto role = infer_role(entry.name)) plan.arrays.push_back(entry.name), plan.roles.push_back(*role);
+    std::string names;  // the first few, for the message: an archive may list 256
+    constexpr std::size_t names_shown = 8;
+    for (std::size_t i = 0; i < listed->size(); ++i) {
+      const std::string& name = (*listed)[i].name;
+      if (i < names_shown) names += (names.empty() ? "" : ", ") + name.substr(0, 40);
+      if (i == names_shown) names += " and " + std::to_string(listed->size() - names_shown) + " more";
+      if (const auto role = infer_role(name)) plan.arrays.push_back(name), plan.roles.push_back(*role);
     }
     if (plan.arrays.empty())
       return fail("'" + spec.path + "' holds " + (names.empty() ? std::string("no arrays") : "arrays " + names) +

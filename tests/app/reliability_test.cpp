@@ -1,6 +1,7 @@
 // Reliability: bad input, extremes and faults never crash the app or lose work.
 // Every row of docs/ROBUSTNESS.md is checked here (or named there with its test).
 #include <gtest/gtest.h>
+#include <imgui.h>
 
 #include "cli_support.hpp"
 
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
@@ -31,6 +33,7 @@
 #include "app.hpp"
 #include "files/atomic_file.hpp"
 #include "files/progress_line.hpp"
+#include "platform/allocator.hpp"
 #include "platform/offscreen.hpp"
 #include "state/presets.hpp"
 #include "smlab/evaluate.hpp"
@@ -1137,6 +1140,55 @@ TEST_F(ReliabilityApp, AWindowImportShowsProgressAndCanBeCancelled) {
     app.frame();
     EXPECT_FALSE(app.import_progress_shown());
   }
+}
+
+// ---------------------------------------------------------------- found by the hostile run of issue #26
+
+// `--list-keys >/dev/full` exited 0 having printed nothing; an export whose list of written files
+// could not be printed too. Standard output that cannot be written is one line and exit 3.
+TEST_F(Reliability, StandardOutputThatCannotBeWrittenIsAnError) {
+  for (const std::string& args : {std::string("--list-keys"), "--export-csv " + shell_quote((dir_ / "csv").string())}) {
+    const std::string command = "sh -c " + shell_quote("exec env -u DISPLAY " + shell_quote(SMLAB_BINARY) + " " + args +
+                                                       " >/dev/full 2>" + shell_quote((dir_ / "err").string()));
+    const int status = std::system(command.c_str());
+    const std::string err = read_all(dir_ / "err");
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3) << args << ": status " << status << "\n" << err;
+    EXPECT_EQ(err.find('\n'), err.size() - 1) << err;
+    EXPECT_NE(err.find("cannot write to standard output: No space left on device"), std::string::npos) << err;
+  }
+}
+
+// A thread that cannot start (std::thread throws std::system_error EAGAIN: here the user's
+// process limit, prlimit --nproc=1 as nobody; also a stack under ulimit -v) aborted with
+// "terminate called after throwing an instance of 'std::system_error'". Now one line, exit 3.
+TEST_F(Reliability, AThreadThatCannotStartIsOneLineAndExitThree) {
+  if (!can_drop_to_nobody() || ::access("/usr/bin/prlimit", X_OK) != 0) GTEST_SKIP() << "needs root, setpriv, prlimit";
+  fs::permissions(dir_, fs::perms::all);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--export-csv", (dir_ / "csv").string()},
+        std::vector<std::string>{"--screenshot", (dir_ / "s.png").string(), "--size", "320x240"}}) {
+    const Outcome r = cli_test::run_program(SMLAB_BINARY, args, dir_,
+                                            "exec setpriv --reuid=65534 --regid=65534 --clear-groups env -u DISPLAY "
+                                            "prlimit --nproc=1 --");
+    EXPECT_EQ(r.exit_code, 3) << shown(args) << "\n" << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_NE(r.err.find("cannot start a thread"), std::string::npos) << r.err;
+  }
+}
+
+// Dear ImGui's allocations returned null when memory ran out, and the font loader copied a font
+// through it: a segfault under `ulimit -v`. They throw std::bad_alloc now, as C++ allocations do
+// (an uncaught one is the one-line exit 3 above).
+TEST(ReliabilityMemory, ImGuiAllocationsThrowWhenMemoryRunsOut) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer stops at an impossible allocation before malloc can return null";
+#else
+  platform::imgui_allocations_throw_when_out_of_memory();
+  EXPECT_THROW((void)ImGui::MemAlloc(std::numeric_limits<std::size_t>::max() / 4), std::bad_alloc);
+  void* block = ImGui::MemAlloc(64);
+  EXPECT_NE(block, nullptr);
+  ImGui::MemFree(block);
+#endif
 }
 
 }  // namespace

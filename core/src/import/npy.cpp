@@ -565,8 +565,11 @@ ArchiveParse parse_npz(std::span<const std::uint8_t> bytes, std::string_view fil
   if (auto error = read_directory(bytes, entries); !error.empty())
     return Error::usage(std::string(file) + ": " + error);
   auto names = [&] {
-    std::string listed;
-    for (const ZipEntry& entry : entries) listed += (listed.empty() ? "" : ", ") + shown(array_name_of(entry.name));
+    std::string listed;  // the first few: an archive may list 256
+    constexpr std::size_t names_shown = 8;
+    for (std::size_t i = 0; i < entries.size() && i < names_shown; ++i)
+      listed += (listed.empty() ? "" : ", ") + shown(array_name_of(entries[i].name));
+    if (entries.size() > names_shown) listed += " and " + std::to_string(entries.size() - names_shown) + " more";
     return listed.empty() ? std::string("none") : listed;
   };
   // What will be read, found and sized before anything is inflated.
