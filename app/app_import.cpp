@@ -30,7 +30,12 @@ struct App::ImportJob final : ProgressSink {
       ImportOptions options;
       options.progress = Progress(stop, this);
       options.before_open = hook;
-      ImportLoad loaded = load_import(specs, tokens_file, options);
+      ImportLoad loaded = Error::file("import failed");
+      try {
+        loaded = load_import(specs, tokens_file, options);
+      } catch (const std::exception& error) {  // never out of a thread: the window shows it instead
+        loaded = Error::file(std::string("import failed: ") + error.what());
+      }
       {
         const std::lock_guard lock(mutex);
         result.emplace(std::move(loaded));
