@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <cstdint>
 #include <memory>
@@ -105,6 +106,19 @@ class App {
   // attach_import's Error (its line also shown in the status line), or success. Used by File →
   // Import and dropped files.
   Result<void> import_files(const std::vector<std::string>& specs, const std::string& tokens_file);
+  // The same on a thread of its own (app_import.cpp): the window keeps drawing, shows the stage and
+  // fraction with a Cancel button once the import has run for import_progress_delay_seconds, and
+  // puts the data into the shown Params (one undo step) on the first frame after it is read. A
+  // newer start cancels an older import. The web page (no threads) imports at once.
+  void start_import(std::vector<std::string> specs, std::string tokens_file);
+  [[nodiscard]] bool importing() const;  // an import started by start_import is not applied yet
+  // The last frame drew the running import's stage, bar and Cancel button.
+  [[nodiscard]] bool import_progress_shown() const { return import_progress_shown_; }
+  void cancel_import();  // what Cancel does: the import stops, nothing changes
+  static constexpr double import_progress_delay_seconds = 0.5;
+  // Test hook: called on the import's thread with each data file's path before it is opened
+  // (ImportOptions::before_open), so a test can hold an import while it looks at the window.
+  void set_import_hook_for_testing(std::function<void(const std::string&)> hook);
   Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
   const std::string& font_warning() const { return font_warning_; }
   // The language this App draws in (UiState::language once applied between frames): frame() and the
@@ -128,8 +142,11 @@ class App {
   void draw_toast();
   void log_committed_guess();
   std::optional<double> logged_guess_;  // the committed guess last logged (SMLAB_LOG_TOASTS)
-  void draw_import_popup();             // File → Import (app_import.cpp)
-  void import_dropped_files();          // files dropped onto the window since the last frame
+  void draw_import_popup();     // File → Import, and the running import's progress (app_import.cpp)
+  void import_dropped_files();  // files dropped onto the window since the last frame; a finished import applied
+  // Puts loaded data into the shown Params (attach_import) and reports it; import_files and a
+  // finished start_import both end here.
+  Result<void> apply_import(const ImportLoad& loaded);
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
@@ -156,8 +173,13 @@ class App {
     bool open = false, open_requested = false;
     std::string first, second, tokens;  // two data specs and a tokens file
     std::string message;                // the last failure, shown in the popup
+    bool close_requested = false;       // the import it started is in: close on the next frame
   };
   ImportPopup import_popup_;
+  struct ImportJob;                                      // start_import's thread and its progress (app_import.cpp)
+  std::shared_ptr<ImportJob> import_job_;                // shared: its type stays private to app_import.cpp
+  std::function<void(const std::string&)> import_hook_;  // set_import_hook_for_testing
+  bool import_progress_shown_ = false;                   // import_progress_shown()
 
   // The last report(), shown at the top of the window until it has faded.
   struct Toast {

@@ -5,8 +5,9 @@
 #include <cstdio>
 #include <utility>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "files/printable.hpp"
+#include "files/progress_line.hpp"
 #include "i18n/i18n.hpp"
 #include "modes/modes.hpp"
 #include "platform/allocator.hpp"
@@ -45,8 +46,12 @@ app::AppOptions typed_look(const app::Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // 1. Freed memory stays mapped: a slider drag reuses its pages instead of faulting fresh ones.
+  // 1. Every mode: temporaries removed on any terminating signal, SIGXFSZ ignored, out of memory
+  //    one line (also inside Dear ImGui). Freed memory stays mapped: a slider drag reuses its pages
+  //    instead of faulting fresh ones.
+  smlab::exporting::install_exit_guards();
   smlab::platform::keep_freed_memory_mapped();
+  smlab::platform::imgui_allocations_throw_when_out_of_memory();
 
   // 2. The command line, read and checked whole before anything is loaded or written.
   const Result<app::Options> parsed = app::parse_options(argc, argv);
@@ -62,7 +67,14 @@ int main(int argc, char** argv) {
   if (mode.kind == app::Mode::Kind::lists) return finish(mode.run(options, std::move(start)));
 
   // 4. The start state: session, preset, lesson, import, then every --set (state/start_state.hpp).
-  const Result<void> resolved = app::resolve_start(options.start, start.presets, start.lessons, start);
+  //    Big imports draw a progress line on stderr; only the window falls back to random data when a
+  //    session's imported files cannot be read.
+  app::ProgressLine import_progress("import");
+  app::StartRequest request = options.start;
+  request.import_progress = import_progress.progress();
+  request.import_error_stops = mode.kind != app::Mode::Kind::window;
+  const Result<void> resolved = app::resolve_start(request, start.presets, start.lessons, start);
+  import_progress.done();
   if (!start.import_warning.empty()) app::warn(start.import_warning);
   start.import_warning.clear();
   if (!resolved) return report(resolved.error());
@@ -73,9 +85,6 @@ int main(int argc, char** argv) {
   const std::string catalogue_error = smlab::i18n::load_catalogue(app::find_assets_dir());
   if (!catalogue_error.empty() && options.shows_text()) app::warn(catalogue_error);
 
-  // 6. An interrupted export removes its temporary files (the window handles its own signals).
-  if (mode.writes_files) smlab::exporting::remove_temporaries_on_signal();
-
-  // 7. The mode.
+  // 6. The mode.
   return finish(mode.run(options, std::move(start)));
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "i18n/i18n.hpp"
 #include "plot/plot.hpp"
 #include "smlab/snapshot.hpp"

@@ -20,7 +20,7 @@
 #include <string>
 #include <thread>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "i18n/i18n.hpp"
 #include "platform/window.hpp"
 #include "state/session.hpp"

@@ -10,7 +10,7 @@
 #include <system_error>
 #include <unistd.h>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "smlab/attention.hpp"
 #include "smlab/evaluate.hpp"
 #include "smlab/montecarlo.hpp"

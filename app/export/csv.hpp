@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "smlab/snapshot.hpp"
 
 namespace smlab::exporting {

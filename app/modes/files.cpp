@@ -3,8 +3,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "export/atomic_file.hpp"
 #include "export/csv.hpp"
+#include "files/atomic_file.hpp"
+#include "files/progress_line.hpp"
 #include "modes/modes.hpp"
 #include "panels/pins_panel.hpp"
 #include "plot_export.hpp"
@@ -20,6 +21,8 @@ Result<void> run_files(const Options& o, AppOptions start) {
   evaluate_options.all_labs = true;
   // The SVG's d_k curve gets the same refinement as a headless screenshot.
   evaluate_options.dk_trials = headless_refine_trials(start.params.seq_len);
+  ProgressLine export_progress("export");
+  evaluate_options.progress_sink = &export_progress;
   const Snapshot snapshot = *evaluate(start.params, evaluate_options);
   exporting::FileBatch batch(o.overwrite);
   if (!o.csv_dir.empty()) {
@@ -55,6 +58,7 @@ Result<void> run_files(const Options& o, AppOptions start) {
         if (Result<void> staged = batch.stage(fs::path(o.svg_dir) / name, text); !staged) return staged;
   }
   if (Result<void> committed = batch.commit(); !committed) return committed;
+  export_progress.done();
   for (const auto& file : batch.targets()) std::printf("%s\n", file.string().c_str());
   return {};
 }

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "export/gif.hpp"
 #include "gif_sweep.hpp"
 #include "modes/modes.hpp"

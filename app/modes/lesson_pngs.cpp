@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "export/png.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "modes/modes.hpp"

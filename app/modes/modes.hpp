@@ -26,7 +26,6 @@ struct Mode {
   bool (*asked)(const Options& options) = nullptr;
   // Runs the mode from the resolved start state (lists: only its presets and lessons are set).
   Result<void> (*run)(const Options& options, AppOptions start) = nullptr;
-  bool writes_files = true;  // an interrupt removes its temporary files (the window handles its own signals)
 };
 
 // The table, in order of precedence: the lists, the output modes, the window (always asked).

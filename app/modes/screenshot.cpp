@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "export/png.hpp"
 #include "modes/modes.hpp"
 #include "scaled_screenshot.hpp"
@@ -37,6 +37,9 @@ Result<void> run_screenshot(const Options& o, AppOptions options) {
       return Error::usage("--panel '" + o.panel_name.substr(0, 40) + "' is not on this view: allowed " + allowed);
     }
     image = crop_image(image, *rect, static_cast<float>(o.shot_scale));
+    if (image.pixels.empty())  // laid out below the window's edge (the view scrolls there)
+      return Error::usage("--panel '" + o.panel_name.substr(0, 40) + "' is not on screen at --size " + o.size_text +
+                          ": the view scrolls to it; give a larger --size");
   }
   if (Result<void> written = exporting::write_png(target, image, o.overwrite); !written) return written;
   std::printf("%s\n", o.screenshot_path.c_str());

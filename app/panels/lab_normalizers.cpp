@@ -219,11 +219,10 @@ plot::Plot small_gap_plot(const NormalizersLab& lab) {
   soft_points.color = weight_color;
   linear_points.label = "x/Σx 2.0, 2.1, 2.2";
   linear_points.color = linear_color;
+  soft_points.x = gap.softmax_point_gaps;  // core's ratios: no 0/0 once a weight underflows
+  soft_points.y = gap.softmax_point_ratios;
   for (std::size_t i = 0; i < small_gap_scores.size(); ++i) {
-    const double g = small_gap_scores[i] - small_gap_scores[0];
-    soft_points.x.push_back(g);
-    soft_points.y.push_back(gap.softmax_weights[i] / gap.softmax_weights[0]);
-    linear_points.x.push_back(g);
+    linear_points.x.push_back(small_gap_scores[i] - small_gap_scores[0]);
     linear_points.y.push_back(gap.linear_weights[i] / gap.linear_weights[0]);
   }
   soft_points.radius = linear_points.radius = 4.0f;

@@ -27,7 +27,7 @@
 #include <span>
 #include <vector>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 
 namespace smlab::app {
 namespace {
@@ -160,11 +160,15 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
     }
     if (load_import) {
       const ImportLoad loaded = load_import(session.imports, session.import_tokens);
-      if (loaded && attach_import(session.params, *loaded).ok())
+      const Result<void> attached = loaded ? attach_import(session.params, *loaded) : Result<void>(loaded.error());
+      if (attached) {
         data_attached = true;
-      else
-        session.import_warning = "the session's imported data could not be read back (" +
-                                 (loaded ? std::string() : loaded.error().message) + "): showing random data";
+      } else {
+        session.import_error = attached.error().message;
+        session.import_error_kind = attached.error().kind;
+        session.import_warning =
+            "the session's imported data could not be read back (" + session.import_error + "): showing random data";
+      }
     }
   }
   if (document.contains("params")) {
@@ -273,12 +277,15 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
 
 // [SECTION] Session files: load_session, save_session
 
-Result<Session> load_session(const std::filesystem::path& path) {
+Result<Session> load_session(const std::filesystem::path& path, const ImportOptions& import_options) {
   const std::string shown = "'" + path.string() + "'";
   const TextFile file = read_text_file(path, session_max_bytes);
   if (file.status == TextFile::Status::unreadable) return Error::file(cannot_read("session " + shown, file));
   if (file.status == TextFile::Status::too_large) return failure("session " + shown + " is larger than 1 MB");
-  Result<Session> load = parse_session(file.text, app::load_import);
+  Result<Session> load =
+      parse_session(file.text, [&](std::span<const std::string> specs, const std::string& tokens_file) {
+        return app::load_import(specs, tokens_file, import_options);
+      });
   if (!load) return Error{load.error().kind, shown + ": " + load.error().message};
   return load;
 }

@@ -48,8 +48,12 @@ struct Session {
   // of imported data (kept even when the files are gone, so saving again loses nothing).
   std::vector<std::string> imports;
   std::string import_tokens;
-  // On load: one line when the imported files could not be read back ("…: showing random data").
+  // On load: one line when the imported files could not be read back ("…: showing random data"),
+  // and the reason itself with its kind (Error::file: unreadable; usage: bad content), so a
+  // headless run can stop on it (exit 3 or 2) where the window falls back and shows the warning.
   std::string import_warning;
+  std::string import_error;
+  Error::Kind import_error_kind = Error::Kind::usage;
   // "pins": [{"name": "A", "params": {…}}, …] (state/pins.hpp): at most max_pins; absent: none.
   std::vector<Pin> pins;
   friend bool operator==(const Session&, const Session&) = default;
@@ -83,9 +87,10 @@ using ImportLoader = std::function<ImportLoad(std::span<const std::string> specs
 Result<Session> parse_session(std::string_view json_text, const ImportLoader& load_import = {});
 
 // Reads `path` (at most session_max_bytes) and parses it, reading imported files with
-// app::load_import; errors start with the path. A file that cannot be read is an Error::file
-// (exit 3); a file too large or with bad content an Error::usage (exit 2).
-Result<Session> load_session(const std::filesystem::path& path);
+// app::load_import (with `import_options`: progress and cancel); errors start with the path. A file
+// that cannot be read is an Error::file (exit 3); a file too large or with bad content an
+// Error::usage (exit 2).
+Result<Session> load_session(const std::filesystem::path& path, const ImportOptions& import_options = {});
 
 // Writes atomically; with overwrite == false an existing file is an error (Error::file, as every
 // failure here).

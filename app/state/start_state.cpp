@@ -43,8 +43,11 @@ Result<void> apply_session(const Session& session, const LessonList& lessons, co
 Result<void> resolve_start(const StartRequest& request, const PresetList& presets, const LessonList& lessons,
                            StartState& state) {
   if (!request.load_path.empty()) {
-    const Result<Session> loaded = load_session(request.load_path);
+    const Result<Session> loaded = load_session(request.load_path, {request.import_progress, {}});
     if (!loaded) return loaded.error();
+    if (!loaded->import_error.empty() && request.import_error_stops)
+      return Error{loaded->import_error_kind,
+                   "'" + request.load_path + "': its imported data: " + loaded->import_error};
     const Result<void> applied = apply_session(*loaded, lessons, request.given, state);
     if (!applied) return Error{applied.error().kind, "'" + request.load_path + "': " + applied.error().message};
   }
@@ -72,8 +75,10 @@ Result<void> resolve_start(const StartRequest& request, const PresetList& preset
     if (!request.given.view) state.view = step.view;
   }
   if (!request.import_specs.empty()) {
-    const ImportLoad imported = load_import(request.import_specs, request.tokens_path);
+    const ImportLoad imported = load_import(request.import_specs, request.tokens_path, {request.import_progress, {}});
     if (!imported) return imported.error();
+    for (const std::string& warning : (*imported)->warnings)
+      state.import_warning += (state.import_warning.empty() ? "" : "; ") + warning;
     if (Result<void> attached = attach_import(state.params, *imported); !attached.ok()) return attached.error();
   }
   return apply_assignments(state.params, request.assignments);

@@ -14,6 +14,7 @@
 #include "plot/plot.hpp"
 #include "smlab/error.hpp"
 #include "smlab/params.hpp"
+#include "smlab/progress.hpp"
 #include "smlab/views.hpp"
 #include "state/pins.hpp"
 #include "state/presets.hpp"
@@ -64,6 +65,8 @@ struct StartRequest {
   std::string tokens_path;                // --tokens FILE (with import_specs)
   std::vector<std::string> assignments;   // --set KEY=VALUE, ...
   SessionGiven given;                     // which look and place options were typed
+  Progress import_progress;               // told the import's stages (a headless run's progress line)
+  bool import_error_stops = false;        // a session's unreadable import is an Error, not random data
 };
 
 // Puts `request` on top of `state` (whose view and look hold the typed options or the defaults), in

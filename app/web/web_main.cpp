@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "app.hpp"
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "export/csv.hpp"
 #include "plot_export.hpp"
 #include "i18n/i18n.hpp"

@@ -20,6 +20,7 @@ ValuesSettings values_settings(const Params& params) {
   s.temperature = params.temperature;
   s.score_scale = params.score_scale;
   s.scaled = params.scaled;
+  s.causal = params.causal;
   s.seed = params.seed;
   return s;
 }
