@@ -149,7 +149,8 @@ constexpr std::array<ParamKey, 28> key_rows{{
     {"top_p", "nucleus mass p of top-p sampling (sampling lab)", "", &Params::top_p, L::top_p_min, L::top_p_max,
      Scale::linear, 0.01},
     // Not a nudge/sweep key (scale none): a million draws is no slider to walk notch by notch.
-    {"samples", "draws in the sampling histogram (sampling lab)", "", &Params::samples, L::samples_min, L::samples_max},
+    {"samples", "draws in the sampling histogram (sampling lab)", "", &Params::samples, L::samples_min, L::samples_max,
+     Scale::none, 0.0, true, true},
     {"target", "index of the one-hot target in the row (loss lab; clamped to the row)", "", &Params::target,
      L::target_min, L::target_max, Scale::linear},
     {"angle", "direction of q in degrees (geometry lab)", "", &Params::angle, L::angle_min, L::angle_max, Scale::linear,
