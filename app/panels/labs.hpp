@@ -54,7 +54,7 @@ struct LabView {
 
 // What a lab builds its plots from.
 struct LabInputs {
-  const Snapshot& snapshot;  // has the lab's own section (e.g. snapshot.normalizers) filled
+  const Snapshot& snapshot;  // holds the lab's numbers (snapshot.lab<NormalizersLab>(), ...)
   const DkSweep& dk_sweep;   // snapshot.dk_sweep, or its newer refinement while the UI runs
   // Null when building for an export (SVG/CSV): heatmaps then carry no texture, which the
   // SVG writer does not need. Otherwise: textures->texture("<view>/<plot>", values, ...).
