@@ -231,7 +231,7 @@ WrittenFiles export_csv(const Snapshot& snapshot, const fs::path& directory, con
     if (name == "row_summary.csv") return row_summary_csv(snapshot);
     if (name == "entropy_temperature.csv") return entropy_temperature_csv(snapshot);
     if (name == "entropy_dk.csv") return entropy_dk_csv(sweep);
-    if (name == "attention.csv")  // the map the current `scaled` setting selects (DESIGN.md §6)
+    if (name == "attention.csv")  // the map the current `scaled` setting selects (docs/ARCHITECTURE.md, "CSV files")
       return attention_csv(snapshot, snapshot.params.scaled);
     if (name == "attention_scaled.csv") return attention_csv(snapshot, true);
     if (name == "attention_unscaled.csv") return attention_csv(snapshot, false);

@@ -1,5 +1,5 @@
 // CSV export (--export-csv DIR): the numbers behind every dashboard plot, one file per plot,
-// with stable column names (DESIGN.md §6), written atomically and printed so they round-trip.
+// with stable column names (docs/ARCHITECTURE.md, "CSV files"), written atomically and printed so they round-trip.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,7 @@ namespace smlab::exporting {
 //                            variant is "scaled" or "unscaled"; all scaled rows (d_k = 1, 2, 4, …,
 //                            4096) come first, then all unscaled ones: 26 rows; se = standard error
 //   attention.csv            key_0,key_1,…,key_{L−1}, then the L×L weights of the map the
-//                            current `scaled` setting selects (DESIGN.md §6); the same
+//                            current `scaled` setting selects (docs/ARCHITECTURE.md, "CSV files"); the same
 //                            layout holds for the two explicit maps:
 //   attention_scaled.csv     key_0,key_1,…,key_{L−1}
 //   attention_unscaled.csv   then L lines of L weights: line i is query i (softmax over keys);

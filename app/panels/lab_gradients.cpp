@@ -134,16 +134,10 @@ LabView build_gradients(const LabInputs& inputs) {
   return view;
 }
 
-void controls_gradients(Params& edit) {
+ControlsReport controls_gradients(Params& edit) {
   // The same score scale as the left column, repeated here because this lab is about it.
-  double score_scale = edit.score_scale;
-  const double scale_min = ParamLimits::score_scale_min, scale_max = ParamLimits::score_scale_max;
-  if (ImGui::SliderScalar(control_label("lab.gradients.scale", "scale gradients").c_str(), ImGuiDataType_Double,
-                          &score_scale, &scale_min, &scale_max, "c = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.score_scale = score_scale;
-  note_lab_nudge_target("score_scale");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.gradients.scale.help"));
+  return key_slider(edit, "score_scale",
+                    {"lab.gradients.scale", "scale gradients", "c = %.3g", "lab.gradients.scale.help"});
 }
 
 // The lab's row in the registry (labs.cpp lists it).

@@ -119,14 +119,19 @@ LabView build_init(const LabInputs& inputs) {
   return build_init_view(*lab);
 }
 
-void controls_init(Params& edit) {
+ControlsReport controls_init(Params& edit) {
   // Two combo boxes: four initialisations and three activations, each named in the string tables.
-  auto choose = [](const char* label_key, const char* id, int& value, int count, auto name_of, const char* prefix) {
+  ControlsReport report;
+  auto choose = [&report](const char* label_key, const char* id, int& value, int count, auto name_of,
+                          const char* prefix) {
     const std::string current = std::string(prefix) + std::string(name_of(value));
     if (ImGui::BeginCombo(control_label(label_key, id).c_str(), tr(current))) {
       for (int k = 0; k < count; ++k) {
         const std::string key = std::string(prefix) + std::string(name_of(k));
-        if (ImGui::Selectable(tr(key), value == k)) value = k;
+        if (ImGui::Selectable(tr(key), value == k)) {
+          report.changed = report.changed || value != k;
+          value = k;
+        }
       }
       ImGui::EndCombo();
     }
@@ -139,12 +144,10 @@ void controls_init(Params& edit) {
       "lab.init.activation", "activation init", edit.activation, ParamLimits::activation_max + 1,
       [](int k) { return activation_name(static_cast<Activation>(k)); }, "lab.init.activation.");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.activation.help"));
-  ImGui::SliderInt(control_label("lab.init.depth", "depth init").c_str(), &edit.depth, ParamLimits::depth_min,
-                   ParamLimits::depth_max, "%d", ImGuiSliderFlags_AlwaysClamp);
-  note_lab_nudge_target("depth");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.depth.help"));
-  ImGui::Checkbox(i18n::label("lab.init.layer_norm", "LayerNorm init").c_str(), &edit.layer_norm);
+  report += key_slider(edit, "depth", {"lab.init.depth", "depth init", "%d", "lab.init.depth.help"});
+  report.changed |= ImGui::Checkbox(i18n::label("lab.init.layer_norm", "LayerNorm init").c_str(), &edit.layer_norm);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.layer_norm.help"));
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

@@ -168,22 +168,15 @@ LabView build_loss(const LabInputs& inputs) {
   return build_loss_view(lab->loss, lab->probe, lab->target);
 }
 
-void controls_loss(Params& edit) {
-  double temperature = edit.temperature;
-  const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
-  if (ImGui::SliderScalar(control_label("lab.loss.temperature", "T loss").c_str(), ImGuiDataType_Double, &temperature,
-                          &t_min, &t_max, "T = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.temperature = temperature;
-  note_lab_nudge_target("temperature");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.loss.temperature.help"));
+ControlsReport controls_loss(Params& edit) {
+  ControlsReport report =
+      key_slider(edit, "temperature", {"lab.loss.temperature", "T loss", "T = %.3g", "lab.loss.temperature.help"});
   // The target is an index into the shown row: the custom scores, or the L keys of the QKᵀ row.
   const int length = edit.scores.empty() ? edit.seq_len : static_cast<int>(edit.scores.size());
-  int target = std::min(edit.target, length - 1);
-  if (ImGui::SliderInt(control_label("lab.loss.target", "target loss").c_str(), &target, 0, length - 1, "t = %d",
-                       ImGuiSliderFlags_AlwaysClamp))
-    edit.target = target;
-  note_lab_nudge_target("target");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.loss.target.help"));
+  report += key_slider(
+      edit, "target",
+      {"lab.loss.target", "target loss", "t = %d", "lab.loss.target.help", SliderText::Help::tooltip, length - 1});
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

@@ -6,9 +6,11 @@
 // A lab file (app/panels/lab_<name>.cpp) provides:
 //   LabView build_<name>(const LabInputs&)                plots from the Snapshot only (its
 //                                                        snapshot.lab<XLab>(); no math here)
-//   void     controls_<name>(Params& edit)               the lab's sliders (ImGui widgets
-//                                                        that edit `edit`; validation and
-//                                                        recompute happen outside)
+//   ControlsReport controls_<name>(Params& edit)         the lab's settings (key_slider for
+//                                                        each slider) editing `edit`; says
+//                                                        what changed and which key is
+//                                                        hovered (validation and recompute
+//                                                        happen outside)
 //   optional interact_<name>(name, Interaction, Params&)  mouse on a plot (e.g. dragging bars)
 //   extern const LabDefinition <id>_lab{...};            its registry row (below), named after
 //                                                        its line in smlab/lab_list.hpp
@@ -24,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "panels/panels.hpp"
 #include "plot/plot.hpp"
 #include "smlab/snapshot.hpp"
 #include "smlab/views.hpp"
@@ -51,7 +54,7 @@ struct LabView {
 
 // What a lab builds its plots from.
 struct LabInputs {
-  const Snapshot& snapshot;  // has the lab's own section (e.g. snapshot.normalizers) filled
+  const Snapshot& snapshot;  // holds the lab's numbers (snapshot.lab<NormalizersLab>(), ...)
   const DkSweep& dk_sweep;   // snapshot.dk_sweep, or its newer refinement while the UI runs
   // Null when building for an export (SVG/CSV): heatmaps then carry no texture, which the
   // SVG writer does not need. Otherwise: textures->texture("<view>/<plot>", values, ...).
@@ -65,7 +68,7 @@ struct LabDefinition {
   // The string keys of the lab's slider labels: the control column keeps room for the longest.
   std::span<const char* const> control_labels;
   LabView (*build)(const LabInputs& inputs);
-  void (*controls)(Params& edit);
+  ControlsReport (*controls)(Params& edit);  // its settings (key_slider for every slider); says what it did
   void (*interact)(std::string_view plot_name, const plot::Interaction& interaction, Params& edit);  // may be null
 };
 

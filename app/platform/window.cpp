@@ -10,7 +10,7 @@
 //   [SECTION] Waiting for events and waking
 //   [SECTION] Ending a frame and reading it back
 //   [SECTION] Sizes, clock, close
-//   [SECTION] Full screen and the window icon
+//   [SECTION] Full screen
 #include "platform/window.hpp"
 
 #include "platform/gl_common.hpp"
@@ -418,7 +418,7 @@ double Window::time_seconds() const { return glfwGetTime(); }
 
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 
-// [SECTION] Full screen and the window icon
+// [SECTION] Full screen
 
 void Window::toggle_fullscreen() {
 #ifdef __EMSCRIPTEN__
@@ -456,18 +456,6 @@ bool Window::is_fullscreen() const {
   return emscripten_get_fullscreen_status(&status) == EMSCRIPTEN_RESULT_SUCCESS && status.isFullscreen;
 #else
   return glfwGetWindowMonitor(window_) != nullptr;
-#endif
-}
-
-void Window::set_icon(const Image& icon) {
-  if (!icon.well_formed()) {
-    return;
-  }
-  // GLFWimage wants a mutable pointer though GLFW only copies from it.
-  std::vector<unsigned char> pixels(icon.pixels.begin(), icon.pixels.end());
-#ifndef __EMSCRIPTEN__  // the page's favicon
-  GLFWimage glfw_icon{icon.width, icon.height, pixels.data()};
-  glfwSetWindowIcon(window_, 1, &glfw_icon);
 #endif
 }
 

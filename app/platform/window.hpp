@@ -57,9 +57,6 @@ class Window final : public Surface {
   // Files dropped onto the window (GLFW's drop callback), oldest first, since the last call.
   [[nodiscard]] std::vector<std::string> take_dropped_paths() override;
 
-  // Sets the title bar / task bar icon (ignored by some window managers). Ignores malformed images.
-  void set_icon(const Image& icon);
-
   // Sleeps until an event arrives (input, a resize, wake()) or `max_seconds` pass; a negative value
   // waits with no time limit. Returns at once while key events wait in the queue and while the
   // window settles after an input (FrameSettle: at least three frames, then until a frame draws

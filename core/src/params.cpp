@@ -149,7 +149,8 @@ constexpr std::array<ParamKey, 30> key_rows{{
     {"top_p", "nucleus mass p of top-p sampling (sampling lab)", "", &Params::top_p, L::top_p_min, L::top_p_max,
      Scale::linear, 0.01},
     // Not a nudge/sweep key (scale none): a million draws is no slider to walk notch by notch.
-    {"samples", "draws in the sampling histogram (sampling lab)", "", &Params::samples, L::samples_min, L::samples_max},
+    {"samples", "draws in the sampling histogram (sampling lab)", "", &Params::samples, L::samples_min, L::samples_max,
+     Scale::none, 0.0, true, true},
     {"target", "index of the one-hot target in the row (loss lab; clamped to the row)", "", &Params::target,
      L::target_min, L::target_max, Scale::linear},
     {"angle", "direction of q in degrees (geometry lab)", "", &Params::angle, L::angle_min, L::angle_max, Scale::linear,
@@ -280,13 +281,6 @@ const ParamKey* find_param_key(std::string_view name) {
   for (const ParamKey& key : key_table().keys)
     if (key.name == name) return &key;
   return nullptr;
-}
-
-std::optional<double> numeric_param(const Params& params, const ParamKey& key) {
-  if (const auto* real = std::get_if<double Params::*>(&key.member)) return params.**real;
-  if (const auto* whole = std::get_if<int Params::*>(&key.member)) return params.**whole;
-  if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key.member)) return static_cast<double>(params.**seed);
-  return std::nullopt;
 }
 
 Params blend_params(const Params& from, const Params& to, double t) {

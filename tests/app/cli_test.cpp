@@ -1,4 +1,4 @@
-// The command-line contract (DESIGN.md §6): every flag this build has, every exit
+// The command-line contract (docs/ARCHITECTURE.md, "Command line"): every flag this build has, every exit
 // code, and one clear stderr line for every kind of bad input.
 #include <gtest/gtest.h>
 

@@ -129,6 +129,9 @@ struct ParamKey {
   KeyScale scale = KeyScale::none;
   double step = 0.0;   // linear reals: one nudge; logarithmic from 0: the smallest positive value
   bool blends = true;  // a lesson moves it gradually; false for the seed (an in-between seed means nothing)
+  // Its slider is logarithmic though the key is not nudged or swept (scale none): samples, 1 to 10⁶.
+  // Keys of logarithmic scale always have logarithmic sliders.
+  bool log_slider = false;
   bool is_real() const { return std::holds_alternative<double Params::*>(member); }
   bool is_integer() const {
     return std::holds_alternative<int Params::*>(member) || std::holds_alternative<std::uint64_t Params::*>(member);
@@ -136,9 +139,6 @@ struct ParamKey {
 };
 std::span<const ParamKey> param_keys();
 const ParamKey* find_param_key(std::string_view name);
-
-// The value of a numeric key as a double (nullopt for flags, the format and the scores).
-std::optional<double> numeric_param(const Params& params, const ParamKey& key);
 
 // Params part of the way from `from` to `to` for t in [0, 1]: every key that blends moves (log
 // space for logarithmic keys whose range starts above 0, linearly otherwise, integers rounded,
