@@ -1,0 +1,579 @@
+// The page around the canvas (index.html): its start (the address's settings, the imported files
+// and the Chinese font brought back before the app runs), the file bar and its words in the app's
+// language, sessions and imports through the browser's file pickers and drag-and-drop, exports
+// streamed into a .zip (a download, or a file the student picks) with progress and Cancel, touch
+// input fed to GLFW's mouse, the text mirror, the address, and the service worker.
+// The C++ side is web_main.cpp and page_calls.cpp; what it calls here is named smlab*.
+'use strict';
+
+// ─── Start ──────────────────────────────────────────────────────────────────────────────────────
+// The address's settings as NAME VALUE pairs (web_main.cpp checks them: url_state.hpp).
+const urlArguments = [];
+for (const [name, value] of new URLSearchParams(location.search)) urlArguments.push(name, value);
+
+// Imported files up to this size in all are kept in IndexedDB (web_app.hpp holds the same number).
+const KEPT_IMPORT_LIMIT = 64e6;
+// CSV exports estimated above this are not built in memory (web_app.hpp: whole_export_limit_bytes).
+const WHOLE_EXPORT_LIMIT = 256e6;
+const IMPORT_DIR = '/imports';
+const CHINESE_FONT_PATH = '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc';
+
+const page = {
+  app: 0,              // the WebApp the C++ side handed over (smlabStarted)
+  words: {},           // the bar's and dialogs' words in the app's language (smlabSetWords)
+  exporting: null,     // the export running: {kind, name, sink, started}
+  address: { timer: 0, pending: null, last: 0 },
+};
+
+function word(key, ...args) {
+  let text = page.words[key] || '';
+  args.forEach((value, index) => { text = text.split('{' + index + '}').join(String(value)); });
+  return text;
+}
+
+function call(name, returns, types, values) {
+  return Module.ccall(name, returns, ['number', ...types], [page.app, ...values]);
+}
+
+// ─── IndexedDB: the imported files ──────────────────────────────────────────────────────────────
+function openStore() {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open('softmax-lab', 1);
+    request.onupgradeneeded = () => request.result.createObjectStore('imports');
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+async function storeImports(record) {
+  const db = await openStore();
+  await new Promise((resolve, reject) => {
+    const transaction = db.transaction('imports', 'readwrite');
+    if (record) transaction.objectStore('imports').put(record, 'current');
+    else transaction.objectStore('imports').delete('current');
+    transaction.oncomplete = resolve;
+    transaction.onerror = () => reject(transaction.error);
+  });
+  db.close();
+}
+
+async function storedImports() {
+  const db = await openStore();
+  const record = await new Promise((resolve, reject) => {
+    const request = db.transaction('imports').objectStore('imports').get('current');
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  db.close();
+  return record;
+}
+
+// ─── The Chinese font ───────────────────────────────────────────────────────────────────────────
+// The page's data holds only "简体中文"; the font for Chinese text comes when Chinese is chosen.
+async function fetchChineseFont() {
+  const response = await fetch('zh-font.ttf');
+  if (!response.ok) throw new Error('zh-font.ttf: HTTP ' + response.status);
+  Module.FS.writeFile(CHINESE_FONT_PATH, new Uint8Array(await response.arrayBuffer()));
+  Module.smlabChineseFontLoaded = true;
+}
+
+function startsInChinese() {
+  const chinese = value => ['zh-cn', 'zh', 'zh_cn'].includes(String(value).toLowerCase());
+  const params = new URLSearchParams(location.search);
+  if (params.has('lang')) return chinese(params.getAll('lang').pop());
+  const look = ['lang', 'theme', 'font', 'colormap'];
+  if ([...params.keys()].some(name => !look.includes(name))) return false;
+  try {
+    const stored = JSON.parse(localStorage.getItem('softmax-lab-session') || 'null');
+    return stored !== null && chinese(stored.lang);
+  } catch (e) {
+    return false;
+  }
+}
+
+function smlabLoadChineseFont() {
+  smlabShowStatus(word('page.font_loading'));
+  fetchChineseFont()
+    .then(() => { smlabShowStatus(''); call('smlab_chinese_font_loaded', null, ['number', 'string'], [1, '']); })
+    .catch(error => call('smlab_chinese_font_loaded', null, ['number', 'string'], [0, String(error.message || error)]));
+}
+
+// ─── Messages and downloads ─────────────────────────────────────────────────────────────────────
+function smlabShowError(line) {
+  const bar = document.getElementById('error');
+  bar.textContent = line;
+  bar.title = line;
+}
+
+function smlabShowStatus(text) {
+  const status = document.getElementById('status');
+  status.textContent = text;
+  status.title = text;
+}
+
+function offerBlob(blob, name) {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60000);
+}
+
+// A file the app wrote to its in-memory file system (F12, Export PNG, Record GIF): a download.
+function smlabDownload(path) {
+  const bytes = Module.FS.readFile(path);
+  const name = path.substring(path.lastIndexOf('/') + 1);
+  const types = { png: 'image/png', gif: 'image/gif', svg: 'image/svg+xml', csv: 'text/csv', json: 'application/json' };
+  const type = types[name.substring(name.lastIndexOf('.') + 1)] || 'application/octet-stream';
+  offerBlob(new Blob([bytes], { type }), name);
+}
+
+// Save where the browser lets the student pick a file (File System Access), else a download.
+async function saveFile(blob, name, description, accept) {
+  if (typeof window.showSaveFilePicker === 'function') {
+    let handle = null;
+    try {
+      handle = await window.showSaveFilePicker({ suggestedName: name, types: [{ description, accept }] });
+    } catch (error) {
+      if (error && error.name === 'AbortError') return null;  // the student closed the dialog
+      handle = null;                                           // not allowed here: a download instead
+    }
+    if (handle) {
+      const writable = await handle.createWritable();
+      await writable.write(blob);
+      await writable.close();
+      return { saved: handle.name || name };
+    }
+  }
+  offerBlob(blob, name);
+  return { downloaded: name };
+}
+
+// ─── Sessions ───────────────────────────────────────────────────────────────────────────────────
+async function smlabSaveSession() {
+  const json = call('smlab_session_json', 'string', [], []);
+  try {
+    const done = await saveFile(new Blob([json], { type: 'application/json' }), 'softmax-lab-session.json',
+                                'Softmax Lab session', { 'application/json': ['.json'] });
+    if (done && done.saved) smlabShowStatus(word('page.session_saved', done.saved));
+    if (done && done.downloaded) smlabShowStatus(word('page.session_downloaded', done.downloaded));
+  } catch (error) {
+    smlabShowError('softmax-lab: ' + (error.message || error));
+  }
+}
+
+function smlabOpenSession() { document.getElementById('session-file').click(); }
+
+async function openSessionFile(file) {
+  if (file.size > (1 << 20)) {  // session_max_bytes: the desktop's limit
+    smlabShowError("softmax-lab: '" + file.name + "' is larger than 1 MB: not a session file");
+    return;
+  }
+  call('smlab_load_session', 'string', ['string', 'string'], [await file.text(), file.name]);
+}
+
+// ─── Imports: picked or dropped files through the desktop's readers ─────────────────────────────
+function smlabImportFiles() { document.getElementById('import-file').click(); }
+
+// A session file: a JSON object with the session format's "version" and "params".
+async function isSessionFile(file) {
+  if (!file.name.toLowerCase().endsWith('.json') || file.size > (1 << 20)) return false;
+  try {
+    const value = JSON.parse(await file.text());
+    return value !== null && typeof value === 'object' && !Array.isArray(value) && 'version' in value;
+  } catch (e) {
+    return false;
+  }
+}
+
+// A name the file system and the --import spec take: no folder, no ':' (FILE:ARRAY=ROLE), not hidden.
+function keptName(name) {
+  const clean = name.replace(/[\/\\:]/g, '_').replace(/^\.+/, '_');
+  return clean.length > 0 ? clean : 'import';
+}
+
+async function importFiles(files) {
+  const data = [], tokens = [];
+  for (const file of files) {
+    const lower = file.name.toLowerCase();
+    (lower.endsWith('.txt') || lower.endsWith('.json') ? tokens : data).push(file);
+  }
+  const FS = Module.FS;
+  try { FS.mkdir(IMPORT_DIR); } catch (e) { /* there already */ }
+  const written = [];
+  let total = 0;
+  for (const file of [...data, ...tokens]) {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const name = keptName(file.name);
+    FS.writeFile(IMPORT_DIR + '/' + name, bytes);
+    written.push({ name, bytes, tokens: tokens.includes(file) });
+    total += bytes.length;
+  }
+  const specs = written.filter(f => !f.tokens).map(f => IMPORT_DIR + '/' + f.name);
+  const tokenFile = written.filter(f => f.tokens).map(f => IMPORT_DIR + '/' + f.name).pop() || '';
+  const error = call('smlab_import', 'string', ['string', 'string'], [specs.join('\n'), tokenFile]);
+  if (error) return;
+  // Kept for a reload: the files of this import (token labels alone relabel the data kept before).
+  try {
+    let record = { files: written.filter(f => !f.tokens).map(f => ({ name: f.name, bytes: f.bytes })), tokens: null };
+    const tokenEntry = written.filter(f => f.tokens).pop();
+    if (record.files.length === 0) {
+      const before = await storedImports();
+      record = before ? { files: before.files, tokens: null } : null;
+      total += record ? record.files.reduce((sum, f) => sum + f.bytes.length, 0) : 0;
+    }
+    if (record && tokenEntry) record.tokens = { name: tokenEntry.name, bytes: tokenEntry.bytes };
+    const megabytes = (total / 1e6).toFixed(1), limit = (KEPT_IMPORT_LIMIT / 1e6).toFixed(0);
+    if (record && total <= KEPT_IMPORT_LIMIT) {
+      await storeImports(record);
+      smlabShowStatus(word('page.import_kept', megabytes, limit));
+    } else {
+      await storeImports(null);
+      smlabShowStatus(word('page.import_not_kept', megabytes, limit));
+    }
+  } catch (e) {
+    smlabShowStatus(word('page.import_not_kept', (total / 1e6).toFixed(1), (KEPT_IMPORT_LIMIT / 1e6).toFixed(0)));
+  }
+}
+
+async function restoreImports() {
+  try { Module.FS.mkdir(IMPORT_DIR); } catch (e) { /* there already */ }
+  const record = await storedImports();
+  if (!record) return;
+  for (const file of [...record.files, ...(record.tokens ? [record.tokens] : [])])
+    Module.FS.writeFile(IMPORT_DIR + '/' + file.name, file.bytes);
+}
+
+async function openDropped(files) {
+  if (files.length === 1 && await isSessionFile(files[0])) return openSessionFile(files[0]);
+  return importFiles(files);
+}
+
+// ─── Exports: a zip streamed from the C++ job, a piece at a time between frames ─────────────────
+// Where the pieces go: into Blobs of ~1 MB (the browser keeps them, not this page's memory) that
+// become one download, or straight to a file the student picked.
+function blobSink(name) {
+  const parts = [];
+  let buffer = new Uint8Array(1 << 20), used = 0;
+  const flush = () => { if (used > 0) { parts.push(new Blob([buffer.subarray(0, used)])); buffer = new Uint8Array(1 << 20); used = 0; } };
+  return {
+    name,
+    write(bytes) {
+      if (used + bytes.length > buffer.length) flush();
+      if (bytes.length > buffer.length) { parts.push(new Blob([bytes])); return; }
+      buffer.set(bytes, used);
+      used += bytes.length;
+    },
+    backlog: () => 0,
+    async finish() { flush(); offerBlob(new Blob(parts, { type: 'application/zip' }), name); return name; },
+    async abort() { parts.length = 0; },
+  };
+}
+
+function fileSink(writable, name) {
+  let pending = 0, failure = null, chain = Promise.resolve();
+  return {
+    name,
+    write(bytes) {
+      pending += bytes.length;
+      chain = chain.then(() => writable.write(bytes)).then(() => { pending -= bytes.length; },
+                                                              error => { failure = failure || error; });
+    },
+    backlog: () => pending,
+    async finish() { await chain; if (failure) throw failure; await writable.close(); return name; },
+    async abort() { try { await chain; await writable.abort(); } catch (e) { /* gone already */ } },
+  };
+}
+
+function smlabZipBytes(pointer, length) {
+  if (page.exporting) page.exporting.sink.write(Module.HEAPU8.slice(pointer, pointer + length));
+}
+
+function smlabExportBacklog() { return page.exporting ? page.exporting.sink.backlog() : 0; }
+
+function smlabExportProgress(fraction, stage) {
+  document.getElementById('progress-bar').value = fraction;
+  document.getElementById('progress-text').textContent =
+      word('page.export_progress', page.exporting ? page.exporting.label : '', stage, Math.floor(fraction * 100));
+}
+
+async function smlabExportDone(files, error) {
+  const exporting = page.exporting;
+  page.exporting = null;
+  document.getElementById('progress').hidden = true;
+  for (const id of ['export-csv', 'export-svg']) document.getElementById(id).disabled = false;
+  if (!exporting) return;
+  if (error) {
+    await exporting.sink.abort();
+    if (error.includes('cancelled')) smlabShowStatus(word('page.export_cancelled'));
+    else smlabShowError('softmax-lab: ' + word('page.zip_failed', error));
+    return;
+  }
+  try {
+    const name = await exporting.sink.finish();
+    smlabShowStatus(word('page.export_done', name, files, (exporting.bytes() / 1e6).toFixed(1)));
+  } catch (e) {
+    smlabShowError('softmax-lab: ' + word('page.zip_failed', e.message || e));
+  }
+  document.body.dataset.exports = String(Number(document.body.dataset.exports || 0) + 1);
+}
+
+function zipName(kind, whole) {
+  const view = new URLSearchParams(location.search).get('view') || 'dashboard';
+  return 'softmax-lab-' + view + '-' + kind + (whole ? '' : '-subset') + '.zip';
+}
+
+function beginExport(kind, whole, sink) {
+  let bytes = 0;
+  const counting = { ...sink, write(piece) { bytes += piece.length; sink.write(piece); } };
+  page.exporting = { kind, label: kind.toUpperCase(), sink: counting, bytes: () => bytes };
+  const error = call('smlab_export_start', 'string', ['string', 'number'], [kind, whole ? 1 : 0]);
+  if (error) {
+    page.exporting = null;
+    smlabShowError('softmax-lab: ' + error);
+    return;
+  }
+  for (const id of ['export-csv', 'export-svg']) document.getElementById(id).disabled = true;
+  document.getElementById('progress').hidden = false;
+  smlabExportProgress(0, '');
+}
+
+// Export CSV / SVG: the whole in memory up to WHOLE_EXPORT_LIMIT, else a choice: the subset, or the
+// whole streamed to a picked file where the browser can, and the desktop command for the whole.
+function startExport(kind) {
+  if (page.exporting) return;
+  const offer = JSON.parse(call('smlab_export_offer', 'string', [], []));
+  if (kind !== 'csv' || offer.bytes <= WHOLE_EXPORT_LIMIT) {
+    beginExport(kind, true, blobSink(zipName(kind, true)));
+    return;
+  }
+  const dialog = document.getElementById('export-dialog');
+  const megabytes = bytes => Math.max(1, Math.round(bytes / 1e6));
+  document.getElementById('export-dialog-text').textContent =
+      word('page.export_too_large', offer.seq_len, megabytes(offer.bytes), megabytes(WHOLE_EXPORT_LIMIT));
+  document.getElementById('export-dialog-desktop').textContent = word('page.export_desktop', '').trim();
+  document.getElementById('export-dialog-code').textContent = call('smlab_export_command', 'string', ['string'], [kind]);
+  const subset = document.getElementById('export-subset');
+  subset.textContent = word('page.export_subset', offer.seq_len, offer.side, megabytes(offer.subset_bytes));
+  subset.onclick = () => { dialog.close(); beginExport(kind, false, blobSink(zipName(kind, false))); };
+  const whole = document.getElementById('export-whole-file');
+  whole.hidden = typeof window.showSaveFilePicker !== 'function';
+  whole.textContent = word('page.export_whole_file');
+  whole.onclick = async () => {
+    dialog.close();
+    try {
+      const handle = await window.showSaveFilePicker({
+        suggestedName: zipName(kind, true), types: [{ description: 'zip', accept: { 'application/zip': ['.zip'] } }] });
+      beginExport(kind, true, fileSink(await handle.createWritable(), handle.name || zipName(kind, true)));
+    } catch (error) {
+      if (!error || error.name !== 'AbortError') smlabShowError('softmax-lab: ' + (error.message || error));
+    }
+  };
+  document.getElementById('export-dialog-cancel').onclick = () => dialog.close();
+  dialog.showModal();
+}
+
+// ─── Touch: one path into GLFW's mouse (library_page.js), pinch for the font size ──────────────
+// One finger is the mouse: it moves there, then presses a frame later (ImGui sees where it hovers
+// first), and releases a frame after the press at the soonest, so a quick tap is one click; a frame
+// after the release the pointer leaves the canvas (a finger does not hover: no tooltip stays). Two
+// fingers scroll (their midpoint, as a wheel) and pinch (the font scale in quarter steps).
+const touch = { queue: [], pumping: false, fingers: 0, pinch: null, down: false };
+
+function pumpTouch() {
+  touch.pumping = false;
+  while (touch.queue.length > 0) {
+    const event = touch.queue.shift();
+    Module.smlabPointer(event.kind === 'away' ? 'move' : event.kind, event.x, event.y);
+    if (event.kind === 'down' || event.kind === 'up') break;  // one press or release a frame
+  }
+  if (touch.queue.length > 0) scheduleTouch();
+}
+
+function scheduleTouch() {
+  if (!touch.pumping) { touch.pumping = true; requestAnimationFrame(pumpTouch); }
+}
+
+function queueTouch(kind, x, y) {
+  if (kind === 'move' && touch.queue.length === 0) { Module.smlabPointer('move', x, y); return; }
+  touch.queue.push({ kind, x, y });
+  scheduleTouch();
+}
+
+function pinchState(touches) {
+  const [a, b] = [touches[0], touches[1]];
+  return { distance: Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY),
+           x: (a.clientX + b.clientX) / 2, y: (a.clientY + b.clientY) / 2 };
+}
+
+function onTouch(event) {
+  const canvas = document.getElementById('canvas');
+  if (!page.app || !Module.smlabPointer) return;
+  const onCanvas = [...event.changedTouches].some(t => t.target === canvas) || touch.fingers > 0;
+  if (!onCanvas) return;
+  event.preventDefault();
+  event.stopPropagation();  // emscripten's GLFW would press the button at the old position
+  const touches = event.touches;
+  if (event.type === 'touchstart' && touches.length === 1) {
+    touch.fingers = 1;
+    const t = touches[0];
+    queueTouch('move', t.clientX, t.clientY);
+    queueTouch('down', t.clientX, t.clientY);
+    touch.down = true;
+  } else if (touches.length >= 2) {
+    if (touch.down) {  // a second finger: the first one's press ends where it is
+      const t = touches[0];
+      queueTouch('up', t.clientX, t.clientY);
+      touch.down = false;
+    }
+    touch.fingers = 2;
+    const now = pinchState(touches);
+    if (!touch.pinch || event.type === 'touchstart') { touch.pinch = { ...now, base: now.distance }; return; }
+    Module.smlabWheel(touch.pinch.x - now.x, touch.pinch.y - now.y, now.x, now.y);
+    const ratio = now.distance / Math.max(touch.pinch.base, 1);
+    if (ratio > 1.2 || ratio < 1 / 1.2) {
+      call('smlab_font_scale_step', null, ['number'], [ratio > 1 ? 1 : -1]);
+      touch.pinch.base = now.distance;
+    }
+    touch.pinch.x = now.x;
+    touch.pinch.y = now.y;
+  } else if (event.type === 'touchmove' && touches.length === 1 && touch.down) {
+    queueTouch('move', touches[0].clientX, touches[0].clientY);
+  } else if (touches.length === 0) {
+    const t = event.changedTouches[0];
+    if (touch.down) {
+      queueTouch('up', t.clientX, t.clientY);
+      queueTouch('away', -10000, -10000);
+    }
+    touch.down = false;
+    touch.fingers = 0;
+    touch.pinch = null;
+  }
+}
+
+for (const type of ['touchstart', 'touchmove', 'touchend', 'touchcancel'])
+  window.addEventListener(type, onTouch, { capture: true, passive: false });
+
+// ─── Drag and drop ──────────────────────────────────────────────────────────────────────────────
+function dropHint(shown) {
+  const hint = document.getElementById('drop-hint');
+  hint.textContent = word('page.drop_hint');
+  hint.hidden = !shown;
+}
+
+window.addEventListener('dragover', event => {
+  if (!event.dataTransfer || ![...event.dataTransfer.types].includes('Files')) return;
+  event.preventDefault();
+  event.stopPropagation();
+  event.dataTransfer.dropEffect = 'copy';
+  dropHint(true);
+}, true);
+window.addEventListener('dragleave', event => { if (!event.relatedTarget) dropHint(false); }, true);
+window.addEventListener('drop', event => {
+  dropHint(false);
+  if (!event.dataTransfer || event.dataTransfer.files.length === 0) return;
+  event.preventDefault();
+  event.stopPropagation();  // emscripten's GLFW would write them to its own folder
+  if (page.app) openDropped([...event.dataTransfer.files]);
+}, true);
+
+// ─── What the C++ side calls every so often ─────────────────────────────────────────────────────
+// The address follows the shown state; while something animates at most every `throttle` ms.
+function smlabSetAddress(query, throttle) {
+  const write = () => {
+    page.address.timer = 0;
+    page.address.last = performance.now();
+    if (page.address.pending !== null) history.replaceState(null, document.title, page.address.pending);
+    page.address.pending = null;
+  };
+  page.address.pending = query;
+  if (page.address.timer) return;
+  const wait = throttle - (performance.now() - page.address.last);
+  if (wait <= 0) write();
+  else page.address.timer = setTimeout(write, wait);
+}
+
+// The page's words and <html lang> follow the app's language.
+function smlabSetWords(code, json) {
+  page.words = JSON.parse(json);
+  document.documentElement.lang = code;
+  for (const element of document.querySelectorAll('[data-word]')) element.textContent = word(element.dataset.word);
+  for (const element of document.querySelectorAll('[data-title]')) element.title = word(element.dataset.title);
+}
+
+// The text of what the canvas shows, for a screen reader, Ctrl+F and copying.
+function smlabMirror(json) {
+  const mirror = JSON.parse(json);
+  const set = (id, text) => {
+    const element = document.getElementById(id);
+    if (element.textContent !== text) element.textContent = text;
+  };
+  set('mirror-lesson', mirror.lesson);
+  set('mirror-readout', mirror.readout);
+  set('mirror-view', mirror.view);
+  set('mirror-plot', mirror.plot);
+}
+
+function smlabFirstFrame() {
+  document.body.dataset.firstFrame = String(performance.now());
+  // After the first frame, so the worker's downloads never compete with the page's own.
+  if ('serviceWorker' in navigator && location.protocol !== 'file:')
+    navigator.serviceWorker.register('sw.js').then(registration => {
+      const ready = () => { document.body.dataset.offline = '1'; smlabShowStatus(word('page.offline_ready')); };
+      if (registration.active) document.body.dataset.offline = '1';
+      else navigator.serviceWorker.ready.then(ready);
+    }).catch(error => console.warn('service worker: ' + error));
+}
+
+function smlabStarted(app) {
+  page.app = app;
+  for (const id of ['save-session', 'open-session', 'import-data', 'export-csv', 'export-svg'])
+    document.getElementById(id).disabled = false;
+  smlabShowStatus('');
+  document.body.dataset.ready = '1';
+  document.getElementById('canvas').focus();
+}
+
+// ─── The emscripten module ──────────────────────────────────────────────────────────────────────
+var Module = {
+  canvas: document.getElementById('canvas'),
+  arguments: urlArguments,
+  print: text => console.log(text),
+  printErr: text => console.warn(text),
+  setStatus: text => { if (!page.app) smlabShowStatus(text || ''); },
+  // Before main: the imported files kept in IndexedDB back in the file system, and the Chinese
+  // font when the page starts in Chinese.
+  preRun: [() => {
+    Module.addRunDependency('smlab-storage');
+    const chinese = startsInChinese() ? fetchChineseFont().catch(error => console.warn('Chinese font: ' + error))
+                                      : Promise.resolve();
+    Promise.all([restoreImports().catch(error => console.warn('kept imports: ' + error)), chinese])
+      .finally(() => Module.removeRunDependency('smlab-storage'));
+  }],
+};
+
+// ─── The bar and the browser's own shortcuts ────────────────────────────────────────────────────
+// Keys the app uses (Ctrl+S saves the session, Ctrl+O opens one, Ctrl+Q, Ctrl+=/−, undo/redo) are
+// not the browser's here; F11 stays the browser's full screen.
+window.addEventListener('keydown', event => {
+  if ((event.ctrlKey || event.metaKey) && ['s', 'o', 'q', '=', '-', 'z', 'y'].includes(event.key.toLowerCase()))
+    event.preventDefault();
+}, true);
+document.getElementById('save-session').onclick = () => smlabSaveSession();
+document.getElementById('open-session').onclick = () => smlabOpenSession();
+document.getElementById('import-data').onclick = () => smlabImportFiles();
+document.getElementById('session-file').onchange = event => {
+  const file = event.target.files[0];
+  event.target.value = '';
+  if (file) openSessionFile(file);
+};
+document.getElementById('import-file').onchange = event => {
+  const files = [...event.target.files];
+  event.target.value = '';
+  if (files.length > 0) openDropped(files);
+};
+document.getElementById('export-csv').onclick = () => startExport('csv');
+document.getElementById('export-svg').onclick = () => startExport('svg');
+document.getElementById('progress-cancel').onclick = () => call('smlab_export_cancel', null, [], []);
