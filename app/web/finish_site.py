@@ -11,7 +11,7 @@ import os
 import sys
 
 # Cached at install (the page, its runtime and data); cached when first fetched (the Chinese font).
-CACHED = ["index.html", "page.js", "softmax-lab.js", "softmax-lab.wasm", "softmax-lab.data"]
+CACHED = ["index.html", "page.js", "export-worker.js", "softmax-lab.js", "softmax-lab.wasm", "softmax-lab.data"]
 ON_DEMAND = ["zh-font.ttf"]
 
 
@@ -28,7 +28,7 @@ def write_if_changed(path, data):
 
 def main():
     source, site = sys.argv[1], sys.argv[2]
-    for name in ["index.html", "page.js"]:
+    for name in ["index.html", "page.js", "export-worker.js"]:
         with open(os.path.join(source, name), "rb") as handle:
             write_if_changed(os.path.join(site, name), handle.read())
     digest = hashlib.sha256()

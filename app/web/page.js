@@ -31,6 +31,11 @@ function word(key, ...args) {
   return text;
 }
 
+// "1.6 kB", "3.2 MB": a size for the page's messages.
+function sizeText(bytes) {
+  return bytes < 1e6 ? (bytes / 1e3).toFixed(1) + ' kB' : (bytes / 1e6).toFixed(1) + ' MB';
+}
+
 function call(name, returns, types, values) {
   return Module.ccall(name, returns, ['number', ...types], [page.app, ...values]);
 }
@@ -225,16 +230,15 @@ async function importFiles(files) {
       total += record ? record.files.reduce((sum, f) => sum + f.bytes.length, 0) : 0;
     }
     if (record && tokenEntry) record.tokens = { name: tokenEntry.name, bytes: tokenEntry.bytes };
-    const megabytes = (total / 1e6).toFixed(1), limit = (KEPT_IMPORT_LIMIT / 1e6).toFixed(0);
     if (record && total <= KEPT_IMPORT_LIMIT) {
       await storeImports(record);
-      smlabShowStatus(word('page.import_kept', megabytes, limit));
+      smlabShowStatus(word('page.import_kept', sizeText(total), sizeText(KEPT_IMPORT_LIMIT)));
     } else {
       await storeImports(null);
-      smlabShowStatus(word('page.import_not_kept', megabytes, limit));
+      smlabShowStatus(word('page.import_not_kept', sizeText(total), sizeText(KEPT_IMPORT_LIMIT)));
     }
   } catch (e) {
-    smlabShowStatus(word('page.import_not_kept', (total / 1e6).toFixed(1), (KEPT_IMPORT_LIMIT / 1e6).toFixed(0)));
+    smlabShowStatus(word('page.import_not_kept', sizeText(total), sizeText(KEPT_IMPORT_LIMIT)));
   }
 }
 
@@ -251,47 +255,30 @@ async function openDropped(files) {
   return importFiles(files);
 }
 
-// ─── Exports: a zip streamed from the C++ job, a piece at a time between frames ─────────────────
-// Where the pieces go: into Blobs of ~1 MB (the browser keeps them, not this page's memory) that
-// become one download, or straight to a file the student picked.
+// ─── Exports: a zip streamed from the export worker, a piece at a time ──────────────────────────
+// The export runs in a Web Worker of its own (export-worker.js, the same program): the page keeps
+// drawing at its full rate, whatever a lab costs at L = 4096. Where the pieces go: into Blobs of
+// ~1 MB (the browser keeps them, not this page's memory) that become one download, or straight to
+// a file the student picked.
 function blobSink(name) {
   const parts = [];
-  let buffer = new Uint8Array(1 << 20), used = 0;
-  const flush = () => { if (used > 0) { parts.push(new Blob([buffer.subarray(0, used)])); buffer = new Uint8Array(1 << 20); used = 0; } };
   return {
     name,
-    write(bytes) {
-      if (used + bytes.length > buffer.length) flush();
-      if (bytes.length > buffer.length) { parts.push(new Blob([bytes])); return; }
-      buffer.set(bytes, used);
-      used += bytes.length;
-    },
-    backlog: () => 0,
-    async finish() { flush(); offerBlob(new Blob(parts, { type: 'application/zip' }), name); return name; },
+    write(bytes) { parts.push(new Blob([bytes])); },
+    async finish() { offerBlob(new Blob(parts, { type: 'application/zip' }), name); return name; },
     async abort() { parts.length = 0; },
   };
 }
 
 function fileSink(writable, name) {
-  let pending = 0, failure = null, chain = Promise.resolve();
+  let failure = null, chain = Promise.resolve();
   return {
     name,
-    write(bytes) {
-      pending += bytes.length;
-      chain = chain.then(() => writable.write(bytes)).then(() => { pending -= bytes.length; },
-                                                              error => { failure = failure || error; });
-    },
-    backlog: () => pending,
+    write(bytes) { chain = chain.then(() => writable.write(bytes)).catch(error => { failure = failure || error; }); },
     async finish() { await chain; if (failure) throw failure; await writable.close(); return name; },
     async abort() { try { await chain; await writable.abort(); } catch (e) { /* gone already */ } },
   };
 }
-
-function smlabZipBytes(pointer, length) {
-  if (page.exporting) page.exporting.sink.write(Module.HEAPU8.slice(pointer, pointer + length));
-}
-
-function smlabExportBacklog() { return page.exporting ? page.exporting.sink.backlog() : 0; }
 
 function smlabExportProgress(fraction, stage) {
   document.getElementById('progress-bar').value = fraction;
@@ -313,31 +300,64 @@ async function smlabExportDone(files, error) {
   }
   try {
     const name = await exporting.sink.finish();
-    smlabShowStatus(word('page.export_done', name, files, (exporting.bytes() / 1e6).toFixed(1)));
+    smlabShowStatus(word('page.export_done', name, files, sizeText(exporting.bytes)));
   } catch (e) {
     smlabShowError('softmax-lab: ' + word('page.zip_failed', e.message || e));
   }
   document.body.dataset.exports = String(Number(document.body.dataset.exports || 0) + 1);
 }
 
-function zipName(kind, whole) {
-  const view = new URLSearchParams(location.search).get('view') || 'dashboard';
-  return 'softmax-lab-' + view + '-' + kind + (whole ? '' : '-subset') + '.zip';
+function exportWorker() {
+  if (page.worker) return page.worker;
+  page.worker = new Worker('export-worker.js');
+  page.worker.onmessage = event => {
+    const message = event.data;
+    if (!page.exporting) return;
+    if (message.type === 'bytes') {
+      page.exporting.bytes += message.bytes.length;
+      page.exporting.sink.write(message.bytes);
+    } else if (message.type === 'progress') {
+      smlabExportProgress(message.fraction, message.stage);
+    } else if (message.type === 'done') {
+      document.body.dataset.workerHeap = String(message.heap);
+      smlabExportDone(message.files, message.error);
+    }
+  };
+  page.worker.onerror = event => {
+    page.worker = null;
+    smlabExportDone(0, String(event.message || 'the export worker stopped'));
+  };
+  return page.worker;
 }
 
+function cancelExport() {
+  if (!page.exporting) return;
+  if (page.worker) page.worker.terminate();  // ends the job at once; its pieces are dropped
+  page.worker = null;
+  smlabExportDone(0, 'export cancelled: nothing was changed');
+}
+
+// The shown session and the imported files it names, to the worker.
 function beginExport(kind, whole, sink) {
-  let bytes = 0;
-  const counting = { ...sink, write(piece) { bytes += piece.length; sink.write(piece); } };
-  page.exporting = { kind, label: kind.toUpperCase(), sink: counting, bytes: () => bytes };
-  const error = call('smlab_export_start', 'string', ['string', 'number'], [kind, whole ? 1 : 0]);
-  if (error) {
-    page.exporting = null;
-    smlabShowError('softmax-lab: ' + error);
-    return;
-  }
+  const session = call('smlab_session_json', 'string', [], []);
+  const imported = JSON.parse(session).import;
+  const files = [];
+  if (imported)
+    for (const path of [...(imported.files || []), ...(imported.tokens ? [imported.tokens] : [])]) {
+      const file = path.split(':')[0];
+      try { files.push({ path: file, bytes: Module.FS.readFile(file) }); } catch (e) { /* the session says so */ }
+    }
+  page.exporting = { kind, label: kind.toUpperCase(), sink, bytes: 0 };
+  exportWorker().postMessage({ session, kind, whole, files,
+                               command: call('smlab_export_command', 'string', ['string'], [kind]) });
   for (const id of ['export-csv', 'export-svg']) document.getElementById(id).disabled = true;
   document.getElementById('progress').hidden = false;
   smlabExportProgress(0, '');
+}
+
+function zipName(kind, whole) {
+  const view = new URLSearchParams(location.search).get('view') || 'dashboard';
+  return 'softmax-lab-' + view + '-' + kind + (whole ? '' : '-subset') + '.zip';
 }
 
 // Export CSV / SVG: the whole in memory up to WHOLE_EXPORT_LIMIT, else a choice: the subset, or the
@@ -576,4 +596,4 @@ document.getElementById('import-file').onchange = event => {
 };
 document.getElementById('export-csv').onclick = () => startExport('csv');
 document.getElementById('export-svg').onclick = () => startExport('svg');
-document.getElementById('progress-cancel').onclick = () => call('smlab_export_cancel', null, [], []);
+document.getElementById('progress-cancel').onclick = () => cancelExport();

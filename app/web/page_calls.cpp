@@ -1,13 +1,11 @@
 // What the page's JavaScript (page.js) calls through Module.ccall: sessions in and out, imports,
-// exports and their cancel, the Chinese font's arrival, pinch zoom, and the timings bench_page.py
-// reads. Each takes the WebApp the page was handed at start (smlabStarted) and answers in
-// WebApp::reply, valid until the next call.
+// what an export offers (the export itself runs in a worker: export_worker.cpp), the Chinese font's
+// arrival, pinch zoom, and the timings bench_page.py reads. Each takes the WebApp the page was handed at start
+// (smlabStarted) and answers in WebApp::reply, valid until the next call.
 #include <emscripten.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <span>
 #include <sstream>
 #include <string>
@@ -16,6 +14,7 @@
 #include "i18n/i18n.hpp"
 #include "state/import_files.hpp"
 #include "state/session.hpp"
+#include "export_job.hpp"
 #include "web_app.hpp"
 
 namespace {
@@ -111,50 +110,6 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_export_command(std::uintptr_t handle, con
   web.reply = smlab::web::export_command(*web.app, kind == nullptr || std::string(kind) != "svg");
   return web.reply.c_str();
 }
-
-// Starts the export (`kind` "csv" or "svg"; `whole` 0 for the CSV subset) of the shown state: its
-// zip comes to page.js a piece at a time (smlabZipBytes) between frames, then smlabExportDone.
-// "" or why not.
-EMSCRIPTEN_KEEPALIVE const char* smlab_export_start(std::uintptr_t handle, const char* kind, int whole) {
-  WebApp& web = page(handle);
-  web.reply.clear();
-  if (web.job) {
-    web.reply = "an export is already running";
-    return web.reply.c_str();
-  }
-  using smlab::web::ExportRequest;
-  const bool svg = kind != nullptr && std::string(kind) == "svg";
-  ExportRequest request;
-  request.kind = svg ? ExportRequest::Kind::svg : ExportRequest::Kind::csv;
-  request.whole = svg || whole != 0;
-  smlab::app::UiState& ui = web.app->ui();
-  request.params = ui.params;
-  request.pins = ui.pins.pins;
-  request.language = web.app->language();
-  request.style = smlab::plot::light_style();  // as --export-svg draws
-  request.style.sequential_colormap = ui.interaction.colormap;
-  request.style.color_scales.chosen = ui.interaction.color_scales.chosen;
-  if (request.language == smlab::i18n::Language::Chinese)
-    request.style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
-  request.command_line = smlab::web::export_command(*web.app, !svg);
-  if (const auto shown = web.app->evaluator().latest().snapshot) request.score_cache = shown->attention_scores;
-  const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  if (localtime_r(&now, &local) != nullptr) {
-    request.zip_time = smlab::web::dos_time(local.tm_hour, local.tm_min, local.tm_sec);
-    request.zip_date = smlab::web::dos_date(local.tm_year + 1900, local.tm_mon + 1, local.tm_mday);
-  }
-  web.job_stop = std::stop_source();
-  web.job_label = svg ? "SVG" : "CSV";
-  web.job = std::make_unique<smlab::web::ExportJob>(
-      std::move(request),
-      [](std::span<const std::uint8_t> bytes) { EM_ASM({ smlabZipBytes($0, $1); }, bytes.data(), bytes.size()); },
-      web.job_stop.get_token());
-  return web.reply.c_str();
-}
-
-// Stops the running export at its next check (page.js's Cancel): the page then drops what it had.
-EMSCRIPTEN_KEEPALIVE void smlab_export_cancel(std::uintptr_t handle) { page(handle).job_stop.request_stop(); }
 
 // Pinch: the font scale `steps` quarter steps up or down (as Ctrl+= / Ctrl+−), within its range.
 EMSCRIPTEN_KEEPALIVE void smlab_font_scale_step(std::uintptr_t handle, int steps) {

@@ -1,18 +1,17 @@
 // The web page's state between browser frames (web_main.cpp runs it; page_calls.cpp answers the
-// page's JavaScript): the App on the canvas, the address, the browser's storage, an export in
-// progress, the page's words and text mirror, and the timings bench_page.py reads.
+// page's JavaScript): the App on the canvas, the address, the browser's storage, the page's words
+// and text mirror, and the timings bench_page.py reads. (Exports run in a Web Worker of their own:
+// export_worker.cpp.)
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <stop_token>
 #include <string>
 #include <vector>
 
 #include "app.hpp"
-#include "export_job.hpp"
 #include "platform/window.hpp"
 #include "url_state.hpp"
 
@@ -20,10 +19,9 @@ namespace smlab::web {
 
 // Exports whose CSV text is estimated above this are offered as the subset, or streamed whole to a
 // file the student picks where the browser can (File System Access): below it the zip is built in
-// the browser's memory (a deflated third of this at most). L ≤ 2500 stays below.
+// the browser's memory (a deflated third of this at most). L ≤ 2500 stays below. page.js holds
+// the same number.
 inline constexpr std::uint64_t whole_export_limit_bytes = 256'000'000;
-// How far the zip may run ahead of a file it is streamed to before the job waits for the writes.
-inline constexpr double export_backlog_limit_bytes = 16e6;
 // Imported files up to this size in all are kept in the browser's storage (IndexedDB) and come
 // back after a reload (page.js holds the same number).
 inline constexpr double kept_import_limit_bytes = 64e6;
@@ -41,12 +39,6 @@ struct WebApp {
   // The session last written to the browser's storage, and when (surface time).
   std::string saved;
   double last_save = 0.0;
-
-  // An export streamed into a zip between frames: its job, how to stop it, what it is.
-  std::unique_ptr<ExportJob> job;
-  std::stop_source job_stop;
-  std::string job_label;  // "CSV" or "SVG"
-  double last_progress = -1.0;
 
   // The page's words (HTML bar, dialogs) are in this language; the Chinese font.
   std::optional<i18n::Language> words_language;
@@ -66,7 +58,7 @@ struct WebApp {
   // The text a call from the page returns (page_calls.cpp): valid until the next call.
   std::string reply;
 
-  // Per tick (evaluation slice + frame + export slice) wall times, the recomputes' times.
+  // Per tick (evaluation slice + frame) wall times, the recomputes' times.
   std::vector<double> tick_ms, recompute_ms;
   std::uint64_t seen_version = 0;
 };

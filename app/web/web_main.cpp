@@ -2,13 +2,13 @@
 // browser (emscripten_set_main_loop_arg), the start state from the page's address (url_state.hpp:
 // each setting checked as the command line checks it, a bad one skipped) or from the session kept in
 // the browser's storage, and between frames: the address and the storage following the shown state,
-// exports streamed into a zip a slice at a time, file requests handed to the page's pickers, and
-// the page's words and text mirror in the App's language (page.js shows them).
+// file requests handed to the page's pickers, and the page's words and text mirror in the App's
+// language (page.js shows them). Started as a Web Worker (export-worker.js: "--export-worker") the
+// same program makes the page's exports instead (export_worker.cpp).
 //
 // [SECTION] Index
 //   [SECTION] Messages, downloads and the export command
 //   [SECTION] Between frames: canvas size, the Chinese font, file requests
-//   [SECTION] Between frames: the export slice
 //   [SECTION] Between frames: address, storage, words and mirror
 //   [SECTION] One tick per browser frame
 //   [SECTION] Entry point: start state, window, main loop
@@ -40,6 +40,7 @@
 #include "state/session.hpp"
 #include "state/start_state.hpp"
 #include "web_app.hpp"
+#include "export_worker.hpp"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -137,29 +138,6 @@ void take_file_requests(WebApp& web) {
   if (std::exchange(requests.import_requested, false)) EM_ASM({ smlabImportFiles(); });
 }
 
-// [SECTION] Between frames: the export slice
-
-void step_export(WebApp& web, Clock::time_point deadline) {
-  if (!web.job) return;
-  ExportJob& job = *web.job;
-  // A file being written may lag: wait for it rather than hold the zip in memory.
-  const double backlog = EM_ASM_DOUBLE({ return smlabExportBacklog(); });
-  const bool more = backlog > export_backlog_limit_bytes ? true : job.step(deadline);
-  if (more) {
-    const ExportProgress& progress = job.progress();
-    if (progress.fraction - web.last_progress >= 0.001 || web.last_progress < 0.0) {
-      web.last_progress = progress.fraction;
-      EM_ASM({ smlabExportProgress($0, UTF8ToString($1)); }, progress.fraction, progress.stage.c_str());
-    }
-    return;
-  }
-  const std::string error = job.finished() ? std::string() : job.error();
-  const auto files = static_cast<int>(job.file_names().size());
-  web.job.reset();
-  web.last_progress = -1.0;
-  EM_ASM({ smlabExportDone($0, UTF8ToString($1)); }, files, error.c_str());
-}
-
 // [SECTION] Between frames: address, storage, words and mirror
 
 void keep_in_storage(const std::string& json) {
@@ -229,8 +207,6 @@ void tick(void* argument) {
     web.app->report(i18n::tr("web.status.quit"), false);
   }
   take_file_requests(web);
-  // An export gets what is left of a 60 Hz frame after this one, at least 4 ms.
-  step_export(web, std::max(start + std::chrono::milliseconds(14), Clock::now() + std::chrono::milliseconds(4)));
   if (web.tick_ms.size() < 100000)
     web.tick_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   if (const auto version = web.app->evaluator().latest().version; version != web.seen_version) {
@@ -254,6 +230,7 @@ int main(int argc, char** argv) {
   using namespace smlab;
   using namespace smlab::web;
   ::setenv("SOFTMAX_LAB_ASSETS", "/assets", 0);
+  if (argc == 2 && std::string(argv[1]) == "--export-worker") return run_export_worker();
   std::vector<UrlPair> pairs;
   for (int i = 1; i + 1 < argc; i += 2) pairs.push_back({argv[i], argv[i + 1]});
   const bool address_has_state =

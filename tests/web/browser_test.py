@@ -563,7 +563,7 @@ def sessions(driver, base, work, downloads):
 # [SECTION] Imports by drag-and-drop
 
 def imports(driver, base, work, native):
-    open_page(driver, base + "index.html", settle=1.0)
+    open_page(driver, base + "index.html?view=dashboard", settle=1.0)
     q, k = npy_bytes(24, 8, 1), npy_bytes(24, 8, 2)
     drop_files(driver, [("q.npy", q), ("k.npy", k)])
     time.sleep(3.0)
@@ -595,12 +595,12 @@ def imports(driver, base, work, native):
     check("the import survives a reload", params["seq_len"] == "24" and line == "" and
           ("import", "q.npy") in address(driver), f"seq_len {params['seq_len']}; error bar {line!r}")
     # A bad file: the desktop's line, naming the page's copy of the file.
-    drop_files(driver, [("bad.npy", b"\x93NUMPY\x01\x00" + b"garbage")])
+    drop_files(driver, [("scores.npy", b"\x93NUMPY\x01\x00" + b"garbage")])
     time.sleep(2.0)
     line = driver.find_element(By.ID, "error").text
-    with open(os.path.join(work, "bad.npy"), "wb") as handle:
+    with open(os.path.join(work, "scores.npy"), "wb") as handle:
         handle.write(b"\x93NUMPY\x01\x00" + b"garbage")
-    code, expected = native_line(native, ["--import", os.path.join(work, "bad.npy"), "--export-csv",
+    code, expected = native_line(native, ["--import", os.path.join(work, "scores.npy"), "--export-csv",
                                           os.path.join(work, "bad-import")], work)
     check("a bad import gives the desktop's line", code != 0 and line == expected.replace(work, "/imports"),
           f"page: {line!r}; desktop: {expected!r}")
@@ -636,6 +636,11 @@ def exports(driver, base, work, downloads):
           "--set seq_len=4096" in command and "--export-csv" in command, f"{text!r}; desktop: {command!r}")
     heap_before = driver.execute_script("return Module.HEAPU8.length;")
     js_before = driver.execute_script("return performance.memory ? performance.memory.usedJSHeapSize : 0;")
+    # The page's frame rate just before, at rest (the machine's load makes it what it is).
+    count_frames(driver)
+    time.sleep(5.0)
+    idle_gaps, idle_frames = frame_gaps(driver)
+    idle_rate = idle_frames / 5.0
     count_frames(driver)
     started = time.time()
     driver.find_element(By.ID, "export-subset").click()
@@ -660,12 +665,21 @@ def exports(driver, base, work, downloads):
               pooled[0][0] == "keys_0-15", f"{len(pooled)} lines, {len(pooled[1]) if len(pooled) > 1 else 0} cells")
     heap_peak = max(s[0] for s in samples) if samples else 0
     js_peak = max(s[1] for s in samples) if samples else 0
-    check("memory stays bounded during the export", heap_peak - heap_before < 64e6 and js_peak - js_before < 64e6,
-          f"wasm heap {heap_before / 1e6:.0f} -> {heap_peak / 1e6:.0f} MB, JS heap {js_before / 1e6:.0f} -> "
-          f"{js_peak / 1e6:.0f} MB")
+    worker_heap = float(driver.execute_script("return document.body.dataset.workerHeap || 0;"))
+    # Bounded: the page's own memory does not grow with the ~700 MB it exports, and the worker's
+    # heap holds QKᵀ (64 MB at L = 4096) and a lab's numbers, never the files.
+    check("memory stays bounded during the export", heap_peak - heap_before < 64e6 and js_peak - js_before < 64e6
+          and 0 < worker_heap < 512e6,
+          f"page's wasm heap {heap_before / 1e6:.0f} -> {heap_peak / 1e6:.0f} MB, JS heap {js_before / 1e6:.0f} -> "
+          f"{js_peak / 1e6:.0f} MB; the export worker's wasm heap {worker_heap / 1e6:.0f} MB")
+    # The export runs in its own worker: the page keeps drawing, at a rate that shares the CPU with
+    # it (the page exporting on its own thread drew no frame for 7.7 s while a lab was computed,
+    # and the first page none for 300 s).
     longest = max(gaps) if gaps else float("inf")
-    check("frames keep coming during the export", frames > took and longest < 5000,
-          f"{frames} frames in {took:.0f} s, longest gap {longest:.0f} ms")
+    check("frames keep coming during the export", frames / took >= 0.25 * idle_rate and longest < 5000,
+          f"{frames} frames in {took:.0f} s ({frames / took:.1f}/s; at rest just before {idle_rate:.1f}/s, "
+          f"longest gap {max(idle_gaps) if idle_gaps else 0:.0f} ms), longest gap {longest:.0f} ms; "
+          f"load {open('/proc/loadavg').read().split()[0]}")
 
 
 # [SECTION] HiDPI
