@@ -37,8 +37,16 @@ function sizeText(bytes) {
 }
 
 function call(name, returns, types, values) {
+  Module.smlabInputSeen = 1;  // what the app is told may change what it shows: a frame follows
   return Module.ccall(name, returns, ['number', ...types], [page.app, ...values]);
 }
+
+// The app draws a frame only when something may have changed (web_main.cpp's tick): any input
+// counts, whether its target is the canvas or the page.
+for (const type of ['pointerdown', 'pointermove', 'pointerup', 'mousedown', 'mousemove', 'mouseup', 'wheel',
+                    'keydown', 'keyup', 'keypress', 'touchstart', 'touchmove', 'touchend', 'touchcancel', 'drop',
+                    'focus', 'blur', 'resize', 'visibilitychange'])
+  window.addEventListener(type, () => { Module.smlabInputSeen = 1; }, { capture: true, passive: true });
 
 // ─── IndexedDB: the imported files ──────────────────────────────────────────────────────────────
 function openStore() {
@@ -404,6 +412,7 @@ const touch = { queue: [], pumping: false, fingers: 0, pinch: null, down: false 
 
 function pumpTouch() {
   touch.pumping = false;
+  Module.smlabInputSeen = 1;
   while (touch.queue.length > 0) {
     const event = touch.queue.shift();
     Module.smlabPointer(event.kind === 'away' ? 'move' : event.kind, event.x, event.y);

@@ -37,11 +37,12 @@ std::string stats_json(std::vector<double>& values) {
 
 extern "C" {
 
-// Median and 95th percentile of the ticks (evaluation slice + frame + export slice, ms) and of the
-// recomputes since the last call, as JSON; tests/web/bench_page.py reads it during a drag.
+// Median and 95th percentile since the last call of the ticks (ms), their evaluation slices and App
+// frames, and of the recomputes, as JSON; tests/web/bench_page.py reads it during a drag.
 EMSCRIPTEN_KEEPALIVE const char* smlab_timing(std::uintptr_t handle) {
   WebApp& web = page(handle);
-  web.reply = "{\"tick_ms\":" + stats_json(web.tick_ms) + ",\"recompute_ms\":" + stats_json(web.recompute_ms) + "}";
+  web.reply = "{\"tick_ms\":" + stats_json(web.tick_ms) + ",\"evaluate_ms\":" + stats_json(web.evaluate_ms) +
+              ",\"frame_ms\":" + stats_json(web.frame_ms) + ",\"recompute_ms\":" + stats_json(web.recompute_ms) + "}";
   return web.reply.c_str();
 }
 

@@ -50,6 +50,12 @@ struct WebApp {
   std::string mirror;
   double last_mirror = 0.0;
 
+  // Frames are drawn only when something may have changed (as the desktop's window sleeps between
+  // events): a few after any input, when App::idle_wait_seconds asks, when a new Snapshot is there.
+  int settle_frames = 3;
+  double next_frame_at = 0.0;  // surface time; infinity: on input only
+  std::uint64_t drawn_version = 0;
+
   // The canvas's CSS size and device pixel ratio last applied.
   int css_width = 0, css_height = 0;
   double pixel_ratio = 0.0;
@@ -58,8 +64,9 @@ struct WebApp {
   // The text a call from the page returns (page_calls.cpp): valid until the next call.
   std::string reply;
 
-  // Per tick (evaluation slice + frame) wall times, the recomputes' times.
-  std::vector<double> tick_ms, recompute_ms;
+  // Per tick: its wall time (evaluation slice + frame + the rest), the evaluation slice's and the
+  // App frame's; the recomputes' times.
+  std::vector<double> tick_ms, evaluate_ms, frame_ms, recompute_ms;
   std::uint64_t seen_version = 0;
 };
 

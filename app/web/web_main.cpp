@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -193,11 +194,36 @@ void follow_state(WebApp& web) {
 void tick(void* argument) {
   WebApp& web = *static_cast<WebApp*>(argument);
   const auto start = Clock::now();
+  const int width = web.css_width, height = web.css_height;
+  const double ratio = web.pixel_ratio;
   fit_canvas(web);
   hold_chinese_until_font(web);
-  // One slice of evaluation between frames (newest submission wins), then the frame.
+  // Input since the last tick (page.js counts it: mouse, keys, wheel, touch, drops, its own calls).
+  const bool input = EM_ASM_INT({
+                       const seen = Module.smlabInputSeen | 0;
+                       Module.smlabInputSeen = 0;
+                       return seen;
+                     }) != 0;
+  if (input || width != web.css_width || height != web.css_height || ratio != web.pixel_ratio) web.settle_frames = 3;
+  // One slice of evaluation between frames (newest submission wins); nothing to do costs nothing.
   web.app->evaluator().wait_for_latest(std::chrono::microseconds(0));
-  if (!web.app->frame()) {
+  const auto evaluated = Clock::now();
+  const double now = web.window->time_seconds();
+  const std::uint64_t version = web.app->evaluator().latest().version;
+  // A frame when something may have changed: ImGui settles an input over a few frames, the App says
+  // when it animates (0), blinks or fades (seconds) or rests (negative), a new Snapshot is shown.
+  if (web.settle_frames == 0 && now < web.next_frame_at && version == web.drawn_version &&
+      !web.window->has_queued_keys()) {
+    follow_state(web);
+    return;
+  }
+  web.settle_frames = std::max(0, web.settle_frames - 1);
+  web.drawn_version = version;
+  const bool running = web.app->frame();
+  const auto framed = Clock::now();
+  const double wait = web.app->idle_wait_seconds();
+  web.next_frame_at = wait < 0.0 ? std::numeric_limits<double>::infinity() : now + wait;
+  if (!running) {
     // File > Quit / Ctrl+Q: a page cannot close its own tab. Keep running, keep the session in the
     // browser's storage now (a reload restores it) and say so, instead of freezing the page.
     glfwSetWindowShouldClose(web.window->glfw_window(), GLFW_FALSE);
@@ -205,11 +231,16 @@ void tick(void* argument) {
     keep_in_storage(web.saved);
     const i18n::Use language(web.app->language());
     web.app->report(i18n::tr("web.status.quit"), false);
+    web.settle_frames = 3;
   }
   take_file_requests(web);
-  if (web.tick_ms.size() < 100000)
-    web.tick_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-  if (const auto version = web.app->evaluator().latest().version; version != web.seen_version) {
+  if (web.tick_ms.size() < 100000) {
+    const auto ms = [](auto duration) { return std::chrono::duration<double, std::milli>(duration).count(); };
+    web.tick_ms.push_back(ms(Clock::now() - start));
+    web.evaluate_ms.push_back(ms(evaluated - start));
+    web.frame_ms.push_back(ms(framed - evaluated));
+  }
+  if (version != web.seen_version) {
     web.seen_version = version;
     if (web.recompute_ms.size() < 100000) web.recompute_ms.push_back(web.app->evaluator().last_compute_ms());
   }

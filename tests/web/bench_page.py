@@ -67,7 +67,8 @@ def page_drag(driver, base, seq_len):
     gaps.sort()
     return {"frame_interval_ms": {"count": frames, "median": round(statistics.median(gaps), 2),
                                   "p95": round(gaps[min(len(gaps) - 1, len(gaps) * 95 // 100)], 2)},
-            "tick_ms": ticks["tick_ms"], "recompute_ms": ticks["recompute_ms"]}
+            "tick_ms": ticks["tick_ms"], "evaluate_ms": ticks["evaluate_ms"], "frame_ms": ticks["frame_ms"],
+            "recompute_ms": ticks["recompute_ms"]}
 
 
 def native_frames(native, seq_len):

@@ -227,7 +227,8 @@ def session_params(driver):
 
 def count_frames(driver):
     """Starts counting the page's frames (requestAnimationFrame callbacks, as the screen shows them)."""
-    driver.execute_script("window.__frames = []; const tick = t => { window.__frames.push(t); "
+    driver.execute_script("window.__frames = []; const loop = window.__frameLoop = (window.__frameLoop || 0) + 1; "
+                          "const tick = t => { if (window.__frameLoop !== loop) return; window.__frames.push(t); "
                           "requestAnimationFrame(tick); }; requestAnimationFrame(tick);")
 
 
@@ -553,6 +554,20 @@ def sessions(driver, base, work, downloads):
     drop_files(driver, [("dropped.json", json.dumps({"version": 1, "params": {"temperature": "2.5"}}).encode())])
     time.sleep(1.5)
     check("a dropped session opens", ("set", "temperature=2.5") in address(driver), f"address bar: {query_of(driver)}")
+    # A session in Chinese opened on an English page: the Chinese font is fetched then, and the
+    # page switches once it is in.
+    fetched = lambda: [n.rsplit("/", 1)[-1] for n in driver.execute_script(  # noqa: E731
+        "return performance.getEntriesByType('resource').map(e => e.name);")]
+    had_font = "zh-font.ttf" in fetched()
+    drop_files(driver, [("chinese.json", json.dumps({"version": 1, "params": {}, "lang": "zh-CN"}).encode())])
+    time.sleep(3.0)
+    lang = driver.execute_script("return document.documentElement.lang;")
+    check("Chinese chosen later fetches its font, then shows it", not had_font and "zh-font.ttf" in fetched() and
+          lang == "zh-CN" and ("lang", "zh-CN") in address(driver), f"before: font {had_font}; after: lang={lang}, "
+          f"address {query_of(driver)}")
+    drop_files(driver, [("english.json", json.dumps({"version": 1, "params": {"temperature": "2.5"},
+                                                     "lang": "en"}).encode())])
+    time.sleep(1.5)
     drop_files(driver, [("broken.json", b'{"version": 1, "params": {"temperature": "x"}}')])
     time.sleep(1.0)
     line = driver.find_element(By.ID, "error").text
