@@ -556,8 +556,54 @@ function smlabFirstFrame() {
     }).catch(error => console.warn('service worker: ' + error));
 }
 
+// Two WebGL queries Dear ImGui's renderer makes every frame (it saves the state it changes) are not
+// answered from the browser's copy of the state: the scissor box and the blend functions. Each
+// made the page wait for the GPU process to finish drawing the previous frame: 36 ms a frame in
+// SwiftShader (getParameter was 86 % of the page's time during a drag at L = 256). Every change of
+// them goes through these setters, so a copy kept here answers exactly (read once, at the start).
+function keepGlStateHere(gl) {
+  const SCISSOR_BOX = 0x0C10, BLEND_DST_RGB = 0x80C8, BLEND_SRC_RGB = 0x80C9, BLEND_DST_ALPHA = 0x80CA,
+        BLEND_SRC_ALPHA = 0x80CB, BLEND_EQUATION_RGB = 0x8009, BLEND_EQUATION_ALPHA = 0x883D;
+  const kept = new Map();
+  for (const name of [SCISSOR_BOX, BLEND_DST_RGB, BLEND_SRC_RGB, BLEND_DST_ALPHA, BLEND_SRC_ALPHA,
+                      BLEND_EQUATION_RGB, BLEND_EQUATION_ALPHA])
+    kept.set(name, gl.getParameter(name));
+  const real = {};
+  for (const name of ['getParameter', 'scissor', 'blendFunc', 'blendFuncSeparate', 'blendEquation',
+                      'blendEquationSeparate'])
+    real[name] = gl[name].bind(gl);
+  gl.getParameter = name => {
+    if (!kept.has(name)) return real.getParameter(name);
+    const value = kept.get(name);
+    return name === SCISSOR_BOX ? new Int32Array(value) : value;
+  };
+  gl.scissor = (x, y, width, height) => {
+    real.scissor(x, y, width, height);
+    if (width >= 0 && height >= 0) kept.set(SCISSOR_BOX, new Int32Array([x, y, width, height]));
+  };
+  gl.blendFuncSeparate = (sourceRgb, destinationRgb, sourceAlpha, destinationAlpha) => {
+    real.blendFuncSeparate(sourceRgb, destinationRgb, sourceAlpha, destinationAlpha);
+    kept.set(BLEND_SRC_RGB, sourceRgb).set(BLEND_DST_RGB, destinationRgb)
+        .set(BLEND_SRC_ALPHA, sourceAlpha).set(BLEND_DST_ALPHA, destinationAlpha);
+  };
+  gl.blendFunc = (source, destination) => {
+    real.blendFunc(source, destination);
+    kept.set(BLEND_SRC_RGB, source).set(BLEND_DST_RGB, destination)
+        .set(BLEND_SRC_ALPHA, source).set(BLEND_DST_ALPHA, destination);
+  };
+  gl.blendEquationSeparate = (rgb, alpha) => {
+    real.blendEquationSeparate(rgb, alpha);
+    kept.set(BLEND_EQUATION_RGB, rgb).set(BLEND_EQUATION_ALPHA, alpha);
+  };
+  gl.blendEquation = mode => {
+    real.blendEquation(mode);
+    kept.set(BLEND_EQUATION_RGB, mode).set(BLEND_EQUATION_ALPHA, mode);
+  };
+}
+
 function smlabStarted(app) {
   page.app = app;
+  if (Module.ctx) keepGlStateHere(Module.ctx);
   for (const id of ['save-session', 'open-session', 'import-data', 'export-csv', 'export-svg'])
     document.getElementById(id).disabled = false;
   smlabShowStatus('');
