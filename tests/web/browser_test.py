@@ -306,6 +306,15 @@ def native_line(native, args, work):
 # [SECTION] Desktop: render, drag, downloads, storage
 
 def desktop(driver, base, work, downloads):
+    # Every WebGL query that makes the page wait for the GPU process (the scissor box, the blend
+    # functions) counted where the browser answers it, from before the page's first script.
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        window.__gpuWaits = 0;
+        const real = WebGL2RenderingContext.prototype.getParameter;
+        WebGL2RenderingContext.prototype.getParameter = function (name) {
+          if (name === 0x0C10 || (name >= 0x80C8 && name <= 0x80CB)) window.__gpuWaits += 1;
+          return real.call(this, name);
+        };"""})
     started = time.time()
     open_page(driver, base + "index.html")
     first, size = canvas_image(driver)
@@ -333,9 +342,16 @@ def desktop(driver, base, work, downloads):
     check("the read-out is mirrored as text", "entropy" in readout and mirror.get_attribute("aria-live") == "polite",
           f"aria-live={mirror.get_attribute('aria-live')}: {readout[:80]!r}")
 
-    # Dragging the temperature slider changes the plot; the address follows.
+    # Dragging the temperature slider changes the plot; the address follows. Its frames never wait
+    # for the GPU (once, at the start, the page reads the state it keeps).
+    waits_before = driver.execute_script("return window.__gpuWaits;")
+    count_frames(driver)
     drag(driver, TEMPERATURE_GRAB, (TEMPERATURE_GRAB[0] - 95, TEMPERATURE_GRAB[1]))
     time.sleep(1.5)
+    waits = driver.execute_script("return window.__gpuWaits;") - waits_before
+    _, drawn = frame_gaps(driver)
+    check("a drag's frames never wait for the GPU", waits == 0,
+          f"{waits} scissor-box/blend queries answered by the browser in {drawn} frames (was one wait a frame)")
     after, _ = canvas_image(driver)
     after.save(os.path.join(work, "after-drag.png"))
     moved = changed_pixels(first, after, DISTRIBUTION)
