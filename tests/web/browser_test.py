@@ -619,6 +619,14 @@ def imports(driver, base, work, native):
             entropy = float(dict(read_csv_rows(handle.read())[1:])["entropy_nats"])
         check("the imported data's numbers match the desktop's", f"{entropy:.4f}" in readout,
               f"native entropy {entropy:.6f}; page read-out {readout.splitlines()[1] if readout else ''!r}")
+    # The Import data button's picker takes the same files (on a page showing random data again).
+    open_page(driver, base + "index.html?view=dashboard", settle=1.0)
+    check("a page without import= shows random data", ("import", "q.npy") not in address(driver),
+          f"address bar: {query_of(driver)}")
+    driver.find_element(By.ID, "import-file").send_keys(os.path.join(work, "q.npy") + "\n" + os.path.join(work, "k.npy"))
+    time.sleep(2.0)
+    check("picked .npy files are imported", ("import", "q.npy") in address(driver) and
+          driver.find_element(By.ID, "error").text == "", f"address bar: {query_of(driver)}")
     # Kept over a reload (IndexedDB), from the address.
     open_page(driver, driver.current_url, settle=2.0)
     params = session_params(driver)
@@ -654,10 +662,39 @@ def exports(driver, base, work, downloads):
     check("Cancel stops an export and saves nothing", set(os.listdir(downloads)) == before and "cancelled" in status,
           f"progress was {progress!r}; status {status!r}; new files {sorted(set(os.listdir(downloads)) - before)}")
 
+    # Above the limit where the browser can write a chosen file (File System Access), the whole is
+    # streamed there. The limit lowered to reach the offer with L = 64; a picker that answers at once
+    # stands in for the dialog, its file keeping what it is given.
+    open_page(driver, base + "index.html?set=seq_len=64", settle=2.0)
+    driver.execute_script("""
+        page.wholeExportLimit = 1000;
+        window.__file = null;
+        window.showSaveFilePicker = async options => ({
+          name: options.suggestedName,
+          createWritable: async () => {
+            const parts = [];
+            return { write: async bytes => { parts.push(bytes); },
+                     close: async () => { window.__file = await new Blob(parts).arrayBuffer(); },
+                     abort: async () => {} };
+          } });""")
+    driver.find_element(By.ID, "export-csv").click()
+    time.sleep(1.0)
+    driver.find_element(By.ID, "export-whole-file").click()
+    wait_for(driver, "return window.__file !== null;", 120, "the file's end")
+    streamed = base64.b64decode(driver.execute_script(
+        "const bytes = new Uint8Array(window.__file); let text = ''; "
+        "for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode(...bytes.subarray(i, i + 8192)); "
+        "return btoa(text);"))
+    with open(os.path.join(work, "streamed.zip"), "wb") as handle:
+        handle.write(streamed)
+    files, bad = zip_texts(os.path.join(work, "streamed.zip"))
+    check("the whole export streams to a chosen file", bad is None and "attention.csv" in files and
+          len(files) == 81 and files["attention.csv"].count("\n") == 65, f"{len(streamed)} bytes, {len(files)} files")
+
     # L = 4096: the whole is ~700 MB of CSV: the page offers the subset, says how to get the whole,
     # and makes the subset between frames with memory bounded.
     open_page(driver, base + "index.html?set=seq_len=4096", settle=8.0)
-    driver.execute_script("window.showSaveFilePicker = undefined;")
+    driver.execute_script("window.showSaveFilePicker = undefined;")  # the offer without it: subset or desktop
     driver.find_element(By.ID, "export-csv").click()
     time.sleep(1.0)
     dialog = driver.find_element(By.ID, "export-dialog")
