@@ -25,19 +25,19 @@ build: configure
 run: build
 	$(BUILD_DIR)/app/softmax-lab $(ARGS)
 
-# `make web`: the same app as a static page in $(BUILD_DIR)-web/site (index.html, softmax-lab.js,
-# .wasm, .data), built by Debian's emcc (app/web/). `make serve-web` shows it on 127.0.0.1.
+# `make web`: the same app as a static page in $(BUILD_DIR)-web/site (index.html, page.js, sw.js,
+# softmax-lab.js/.wasm/.data, zh-font.ttf, and a .gz of each), built by Debian's emcc (app/web/).
+# `make serve-web` shows it on 127.0.0.1, sending the precompressed files (app/web/serve.py).
 # emcc runs Debian's node and acorn: /usr/bin first on PATH, NODE_PATH for a foreign node.
 WEB_ENV = PATH=/usr/bin:$$PATH NODE_PATH=/usr/share/nodejs
 WEB_PORT ?= 8000
 web: deps-test
 	$(WEB_ENV) emcmake cmake -S . -B $(BUILD_DIR)-web -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
-	$(WEB_ENV) cmake --build $(BUILD_DIR)-web -j $(JOBS) --target softmax-lab-web
+	$(WEB_ENV) cmake --build $(BUILD_DIR)-web -j $(JOBS) --target softmax-lab-web-site
 	@du -b $(BUILD_DIR)-web/site/* | sed 's|^|web: |'
 
 serve-web: web
-	@echo "serve-web: open http://127.0.0.1:$(WEB_PORT)/ (Ctrl+C stops)"
-	/usr/bin/python3 -m http.server $(WEB_PORT) --bind 127.0.0.1 --directory $(BUILD_DIR)-web/site
+	/usr/bin/python3 app/web/serve.py $(BUILD_DIR)-web/site $(WEB_PORT)
 
 # The suite three times: as built for users; the same suite under AddressSanitizer and
 # UndefinedBehaviorSanitizer (a test that passed but whose exit LeakSanitizer's tracer crashed on

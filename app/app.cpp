@@ -106,6 +106,7 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
 
   ui_.presenter = options.presenter;
   ui_.controls_shown = options.controls_shown;
+  files_by_host_ = options.files_by_host;
   ui_.theme = options.theme;
   ui_.font_scale = std::clamp(options.font_scale, font_scale_min, font_scale_max);
   ui_.interaction.colormap = options.colormap;
@@ -236,6 +237,7 @@ void App::apply_look() {
   surface_.set_clear_color(ImVec4(plot_style_.background.r, plot_style_.background.g, plot_style_.background.b, 1));
   applied_theme_ = ui_.theme;
   applied_font_scale_ = ui_.font_scale;
+  applied_framebuffer_scale_ = surface_.framebuffer_scale();
 }
 
 // [SECTION] Evaluation: submit and take the snapshot
@@ -313,7 +315,8 @@ bool App::frame() {
   const auto frame_start = Clock::now();
   ImGui::SetCurrentContext(surface_.imgui_context());
   if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
-      token_glyph_source(ui_.params) != applied_token_glyphs_)
+      token_glyph_source(ui_.params) != applied_token_glyphs_ ||
+      surface_.framebuffer_scale() != applied_framebuffer_scale_)
     apply_look();
   // Everything this frame draws (and reports) is in this App's language, whatever another App or an
   // export on this thread uses before or after it.
@@ -335,7 +338,10 @@ bool App::frame() {
     ui_.font_scale = std::max(ui_.font_scale - 0.25f, font_scale_min);
   if (ImGui::GetIO().KeyCtrl && session_popup_.mode == SessionPopup::Mode::closed) {
     const bool save = ImGui::IsKeyPressed(GLFW_KEY_S, false), load = ImGui::IsKeyPressed(GLFW_KEY_O, false);
-    if (save || load) {
+    if (files_by_host_) {  // the host's own save and open (AppOptions::files_by_host)
+      ui_.interaction.save_session_requested |= save;
+      ui_.interaction.open_session_requested |= load;
+    } else if (save || load) {
       session_popup_.mode = save ? SessionPopup::Mode::save : SessionPopup::Mode::load;
       session_popup_.open_requested = true;
       session_popup_.message.clear();

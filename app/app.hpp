@@ -37,6 +37,10 @@ struct AppOptions : StartState {
   bool lesson_revealed = false;
   bool presenter = false;      // start in presenter mode (--presenter)
   bool controls_shown = true;  // false: the control column starts hidden (--hide-controls)
+  // The host answers File → Save/Open session (Ctrl+S, Ctrl+O) and File → Import itself, with its own
+  // file pickers (the web page: a download and the browser's file dialog): the requests are left in
+  // UiState::interaction for it instead of opening the path popups.
+  bool files_by_host = false;
 };
 
 // The cap on a headless render's refinement: about 8·10⁶ draws at any L, so headless renders are
@@ -200,7 +204,9 @@ class App {
   plot::HeatmapTexture scaled_texture_, unscaled_texture_;
   plot::Style plot_style_;
   Theme applied_theme_ = Theme::dark;
-  float applied_font_scale_ = 0.0f;  // 0: nothing applied yet
+  float applied_font_scale_ = 0.0f;         // 0: nothing applied yet
+  float applied_framebuffer_scale_ = 0.0f;  // the surface's when the fonts were made (a page's DPR can change)
+  bool files_by_host_ = false;
   float font_pixels_ = 17.0f;
   std::string font_warning_;
   std::string language_warning_;

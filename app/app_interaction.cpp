@@ -107,15 +107,17 @@ void App::end_interaction_frame() {
   state.can_undo = history_.can_undo();
   state.can_redo = history_.can_redo();
 
-  if (session_popup_.mode == SessionPopup::Mode::closed &&
-      (state.save_session_requested || state.open_session_requested)) {
-    session_popup_.mode = state.save_session_requested ? SessionPopup::Mode::save : SessionPopup::Mode::load;
-    session_popup_.open_requested = true;
-    session_popup_.message.clear();
+  if (!files_by_host_) {  // else the host takes the requests (AppOptions::files_by_host)
+    if (session_popup_.mode == SessionPopup::Mode::closed &&
+        (state.save_session_requested || state.open_session_requested)) {
+      session_popup_.mode = state.save_session_requested ? SessionPopup::Mode::save : SessionPopup::Mode::load;
+      session_popup_.open_requested = true;
+      session_popup_.message.clear();
+    }
+    state.save_session_requested = state.open_session_requested = false;
+    if (std::exchange(state.import_requested, false) && !import_popup_.open)
+      import_popup_.open = import_popup_.open_requested = true;
   }
-  state.save_session_requested = state.open_session_requested = false;
-  if (std::exchange(state.import_requested, false) && !import_popup_.open)
-    import_popup_.open = import_popup_.open_requested = true;
   if (std::exchange(state.fullscreen_requested, false)) surface_.toggle_fullscreen();  // a window only
   if (std::exchange(state.quit_requested, false)) surface_.request_close();
 

@@ -52,23 +52,10 @@ std::function<Result<int>(const std::string&)> count_value(std::string option, i
   };
 }
 
-// A plain decimal number (no hex, no spaces), checked as a double before it becomes a float, so
-// 3.0000001 is refused rather than rounded into range.
-Result<float> font_scale_value(const std::string& text) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  const bool decimal = text.find_first_not_of("0123456789.eE+-") == std::string::npos;
-  if (end != text.c_str() + text.size() || !decimal || !(value >= font_scale_min && value <= font_scale_max))
-    return not_allowed("--font-scale", text, "a number from 1 to 3");
-  return static_cast<float>(value);
-}
+// The start state's own checks (state/start_state.hpp), which the web page's URL uses too.
+Result<float> font_scale_value(const std::string& text) { return font_scale_option(text); }
 
-Result<plot::Colormap> colormap_value(const std::string& text) {
-  const auto colormap = plot::colormap_from_name(text);
-  if (!colormap || *colormap == plot::Colormap::Diverging)
-    return not_allowed("--colormap", text, "viridis, cividis, magma or greys");
-  return *colormap;
-}
+Result<plot::Colormap> colormap_value(const std::string& text) { return colormap_option(text); }
 
 Result<int> scale_value(const std::string& text) {
   if (const auto scale = parse_export_scale(text)) return *scale;

@@ -7,6 +7,7 @@
 //   [SECTION] Layout keys
 //   [SECTION] Presenter mode
 //   [SECTION] Scrolling to the lesson step's panel
+//   [SECTION] The compact layout
 //   [SECTION] The main window
 #include <imgui.h>
 
@@ -36,6 +37,23 @@ DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool contr
   const float margin = 8.0f * ui_scale;
   const float gap = 8.0f * ui_scale;
   const float tab_height = 30.0f * ui_scale;  // one row of tabs at the UI font size
+  if (display_size.x < compact_layout_width) {
+    // Compact: tabs across the top, the drawer (controls, lesson) across the bottom half.
+    layout.compact = true;
+    const float right = std::max(display_size.x - margin, margin + 1.0f);
+    layout.toggle_min = ImVec2(margin, margin);
+    layout.toggle_max = ImVec2(margin + tab_height, margin + tab_height);
+    layout.tabs_min = ImVec2(layout.toggle_max.x + 0.5f * gap, margin);
+    layout.tabs_max = ImVec2(std::max(right, layout.tabs_min.x + 1.0f), margin + tab_height);
+    const float bottom = std::max(display_size.y - margin, layout.tabs_max.y + 1.0f);
+    const float drawer_top = controls_shown ? std::max(layout.tabs_max.y + gap, 0.45f * display_size.y) : bottom;
+    layout.controls_min = ImVec2(margin, drawer_top);
+    layout.controls_max = ImVec2(right, bottom);
+    layout.content_min = ImVec2(margin, layout.tabs_max.y + gap);
+    layout.content_max =
+        ImVec2(right, std::max(controls_shown ? drawer_top - gap : bottom, layout.content_min.y + 1.0f));
+    return layout;
+  }
   // 370 px at scale 1, but never more than 30 % of the window: at 1024×768 the plots get 70 %.
   const float controls_width = controls_shown ? std::min(370.0f * ui_scale, 0.3f * display_size.x) : 0.0f;
   layout.controls_min = ImVec2(margin, margin);
@@ -293,6 +311,44 @@ void scroll_to_lesson_panel(UiState& ui, bool settled) {
   if (settled) ui.lesson.scrolled_to = step;
 }
 
+// [SECTION] The compact layout
+
+// A narrow page (DashboardLayout::compact): one plot at a time, the open lesson step's panel or
+// the one chosen with ◀ ▶, under a line that says so and what else is where.
+void draw_compact_content(UiState& ui, const std::vector<NamedPlot>& plots, ImVec2 min, ImVec2 max,
+                          const plot::Style& style,
+                          const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
+  if (plots.empty()) return;
+  const int count = static_cast<int>(plots.size());
+  int index = ((ui.compact_plot % count) + count) % count;
+  bool from_lesson = false;
+  if (const LessonStep* step = current_step(ui); step != nullptr && step->view == ui.view)
+    if (const LessonPanel* panel = find_lesson_panel(step->view, step->panel))
+      for (int k = 0; k < count && !from_lesson; ++k)
+        if (std::find(panel->plots.begin(), panel->plots.end(), plots[static_cast<std::size_t>(k)].name) !=
+            panel->plots.end()) {
+          index = k;
+          from_lesson = true;
+        }
+  ImGui::SetCursorScreenPos(min);
+  ImGui::BeginGroup();
+  if (ImGui::ArrowButton("##compact-previous", ImGuiDir_Left)) ui.compact_plot = index - 1;
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("##compact-next", ImGuiDir_Right)) ui.compact_plot = index + 1;
+  ImGui::SameLine();
+  ImGui::TextUnformatted((std::to_string(index + 1) + "/" + std::to_string(count)).c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  plot::wrapped_text(i18n::format("layout.compact_note", {std::to_string(count)}), max.x - min.x);
+  ImGui::PopStyleColor();
+  ImGui::EndGroup();
+  const float top = ImGui::GetItemRectMax().y + ImGui::GetStyle().ItemSpacing.y;
+  std::vector<NamedPlot> one{plots[static_cast<std::size_t>(index)]};
+  one.front().column_span = 1;
+  one.front().min_height_em = 0.0f;
+  draw_plot_grid(view_info(ui.view).name, one, 1, ImVec2(min.x, top), ImVec2(max.x, std::max(max.y, top + 1.0f)), style,
+                 ui, on_hover);
+}
+
 }  // namespace
 
 // [SECTION] The main window
@@ -403,8 +459,10 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
 
   // « hides the control column, » shows it (Ctrl+B, F9).
   ImGui::SetCursorScreenPos(toggle_min);
-  if (ImGui::Button(ui.controls_shown ? "<<###controls-toggle" : ">>###controls-toggle",
-                    ImVec2(toggle_max.x - toggle_min.x, toggle_max.y - toggle_min.y)))
+  const char* toggle = layout.compact      ? "\xe2\x89\xa1###controls-toggle"  // ≡: the drawer
+                       : ui.controls_shown ? "<<###controls-toggle"
+                                           : ">>###controls-toggle";
+  if (ImGui::Button(toggle, ImVec2(toggle_max.x - toggle_min.x, toggle_max.y - toggle_min.y)))
     ui.controls_shown = !ui.controls_shown;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
 
@@ -435,6 +493,8 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   } else if (!ready) {
     ImGui::SetCursorScreenPos(layout.content_min);
     ImGui::TextDisabled("%s", i18n::format("dashboard.computing_lab", {view_title(ui.view)}).c_str());
+  } else if (layout.compact) {
+    draw_compact_content(ui, plots, layout.content_min, layout.content_max, style, on_hover);
   } else {
     // The content scrolls when the readable minimum of its plots is taller than the window.
     ImGui::SetCursorScreenPos(layout.content_min);

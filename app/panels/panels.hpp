@@ -23,12 +23,22 @@ class ViewCache;  // panels/labs.hpp
 // Where the main window puts things, in ImGui display units, for a given window size and UI
 // scale. The control column narrows with the window (at most 30 % of its width) and is hidden
 // (width 0) when `controls_shown` is false; the plots' places come from flow_grid().
+// Narrower than compact_layout_width (a phone's page) the layout is compact: the tabs on top, one
+// plot at a time below them, and the controls (with an open lesson) in a drawer across the bottom
+// half, opened and closed by the same button.
 struct DashboardLayout {
   ImVec2 controls_min, controls_max;
   ImVec2 tabs_min, tabs_max;        // the strip of view tabs above the content (after the « » button)
   ImVec2 toggle_min, toggle_max;    // the button that shows or hides the control column
   ImVec2 content_min, content_max;  // where the dashboard's plots or a lab go (scrolls when taller)
+  bool compact = false;
 };
+// The web page only (a desktop window keeps its layout at any width): 700 CSS px.
+#ifdef __EMSCRIPTEN__
+inline constexpr float compact_layout_width = 700.0f;
+#else
+inline constexpr float compact_layout_width = 0.0f;
+#endif
 DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool controls_shown = true);
 
 // The smallest plot the layout draws, in em (the UI font's size in px): 14 em × 11 em holds a

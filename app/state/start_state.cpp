@@ -3,6 +3,8 @@
 #include "state/start_state.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "smlab/assignments.hpp"
 #include "state/import_files.hpp"
@@ -94,6 +96,24 @@ Result<View> view_option(std::string_view text) {
 Result<Theme> theme_option(std::string_view text) {
   if (const auto theme = theme_from_name(text)) return *theme;
   return Error::usage("--theme '" + std::string(text.substr(0, 40)) + "' is not allowed: dark, light or projector");
+}
+
+Result<float> font_scale_option(std::string_view text) {
+  const std::string typed(text);
+  char* end = nullptr;
+  const double value = std::strtod(typed.c_str(), &end);
+  const bool decimal = !typed.empty() && typed.find_first_not_of("0123456789.eE+-") == std::string::npos;
+  if (end != typed.c_str() + typed.size() || !decimal || !(value >= font_scale_min && value <= font_scale_max))
+    return Error::usage("--font-scale '" + typed.substr(0, 40) + "' is not allowed: a number from 1 to 3");
+  return static_cast<float>(value);
+}
+
+Result<plot::Colormap> colormap_option(std::string_view text) {
+  const auto colormap = plot::colormap_from_name(text);
+  if (!colormap || *colormap == plot::Colormap::Diverging)
+    return Error::usage("--colormap '" + std::string(text.substr(0, 40)) +
+                        "' is not allowed: viridis, cividis, magma or greys");
+  return *colormap;
 }
 
 Result<i18n::Language> language_option(std::string_view text) {

@@ -86,5 +86,10 @@ Result<void> resolve_start(const StartRequest& request, const PresetList& preset
 Result<View> view_option(std::string_view text);
 Result<Theme> theme_option(std::string_view text);
 Result<i18n::Language> language_option(std::string_view text);
+// --font-scale: a plain decimal number (no hex, no spaces) from font_scale_min to font_scale_max,
+// checked as a double before it becomes a float (3.0000001 is refused, not rounded into range).
+Result<float> font_scale_option(std::string_view text);
+// --colormap: a sequential colormap (viridis, cividis, magma or greys; not the diverging one).
+Result<plot::Colormap> colormap_option(std::string_view text);
 
 }  // namespace smlab::app

@@ -95,6 +95,7 @@ struct UiState {
   bool controls_shown = true;
   bool presenter = false;
   std::string presenter_focus;  // "<view>/<plot>" shown in presenter mode when no lesson step names one
+  int compact_plot = 0;         // the plot the compact layout shows (panels.hpp: a narrow page)
   std::string hovered_plot;     // "<view>/<plot>" under the mouse last frame: F5 presents it
   bool escape_taken = false;    // this frame's Escape already left presenter mode (the lesson stays open)
   // Tests: when set, every frame refills `layout_report` with each plot's laid-out texts and problems.
