@@ -1,6 +1,7 @@
 // Writes whole files so that a reader sees either the old file, or no file, or the complete new one:
 // never a half-written file (docs/ROBUSTNESS.md); several files all or nothing (FileBatch); temporary files
-// removed on every catchable terminating signal (install_exit_guards). Also creates output directories with a clear error.
+// removed on every catchable terminating signal (install_exit_guards). Also creates output directories with a clear
+// error.
 #pragma once
 
 #include <cstdint>
