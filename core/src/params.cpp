@@ -183,12 +183,20 @@ std::string range_text(const ParamKey& key) {
 
 struct KeyTable {
   std::array<std::string, key_rows.size()> allowed;
-  std::array<ParamKey, key_rows.size()> keys = key_rows;
+  std::vector<ParamKey> keys{key_rows.begin(), key_rows.end()};
   KeyTable() {
-    for (std::size_t i = 0; i < keys.size(); ++i) {
+    for (std::size_t i = 0; i < key_rows.size(); ++i) {
       if (!keys[i].allowed.empty()) continue;
       allowed[i] = (keys[i].is_real() ? "a number from " : "an integer from ") + range_text(keys[i]);
       keys[i].allowed = allowed[i];
+    }
+    // The training lab's keys after Params' own (smlab/labs/training.hpp): numbers are sliders;
+    // none blends in a lesson (a running training takes a new value at once, not 30 in a glide).
+    for (const TrainingKey& key : training_keys()) {
+      const bool number = key.kind == TrainingKeyKind::integer || key.kind == TrainingKeyKind::real;
+      const Scale scale = !number || !key.slider ? Scale::none : key.logarithmic ? Scale::logarithmic : Scale::linear;
+      keys.push_back(
+          {key.name, key.description, key.allowed, TrainingMember{&key}, key.min, key.max, scale, 0.0, false});
     }
   }
 };
@@ -198,10 +206,14 @@ const KeyTable& key_table() {
   return table;
 }
 
+// Params' own keys by name, the training lab's 24 as one pattern: a line listing them all was 630
+// bytes, too long to read as one line.
 std::string key_names() {
   std::string names;
-  for (const ParamKey& key : key_table().keys) names += (names.empty() ? "" : ", ") + std::string(key.name);
-  return names;
+  for (const ParamKey& key : key_table().keys)
+    if (!std::holds_alternative<TrainingMember>(key.member))
+      names += (names.empty() ? "" : ", ") + std::string(key.name);
+  return names + ", train_* (see --list-keys)";
 }
 
 // The first problem of one key in `p`, in the words validate() uses.
@@ -253,6 +265,7 @@ Result<void> check_key(const Params& p, const ParamKey& key) {
     }
     if (!values.empty() && !any_finite) return Error::usage("scores are all -inf: at least one score must be finite");
   }
+  // Training keys: checked together by validate(TrainingSettings), once, in validate(Params).
   return {};
 }
 
@@ -281,6 +294,18 @@ const ParamKey* find_param_key(std::string_view name) {
   for (const ParamKey& key : key_table().keys)
     if (key.name == name) return &key;
   return nullptr;
+}
+
+std::optional<double> numeric_param(const Params& params, const ParamKey& key) {
+  if (const auto* real = std::get_if<double Params::*>(&key.member)) return params.**real;
+  if (const auto* whole = std::get_if<int Params::*>(&key.member)) return params.**whole;
+  if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key.member)) return static_cast<double>(params.**seed);
+  if (key.is_real() || key.is_integer()) {  // a training number: its text, as get_param prints it
+    const std::optional<std::string> text = get_training_key(params.training, key.name);
+    double value = 0.0;
+    if (text && std::from_chars(text->data(), text->data() + text->size(), value).ec == std::errc{}) return value;
+  }
+  return std::nullopt;
 }
 
 Params blend_params(const Params& from, const Params& to, double t) {
@@ -313,7 +338,7 @@ std::optional<Format> format_from_name(std::string_view name) {
 Result<void> validate(const Params& p) {
   for (const ParamKey& key : key_table().keys)
     if (Result<void> checked = check_key(p, key); !checked.ok()) return checked;
-  return {};
+  return validate(p.training);
 }
 
 Result<void> set_param(Params& params, std::string_view key, std::string_view raw_text) {
@@ -362,6 +387,9 @@ Result<void> set_param(Params& params, std::string_view key, std::string_view ra
       candidate.** format_member = *format;
     else
       error = range_error(key, raw_text, std::string(known->allowed));
+  } else if (std::holds_alternative<TrainingMember>(known->member)) {
+    // The sentence keeps its spaces; every other training value is read trimmed.
+    error = set_training_key(candidate.training, key, key == "train_sentence" ? raw_text : text);
   } else if (const auto* scores = std::get_if<std::vector<double> Params::*>(&known->member)) {
     Result<std::vector<double>> parsed = parse_scores(text);
     if (parsed.ok())
@@ -434,6 +462,7 @@ std::optional<std::string> get_param(const Params& p, std::string_view name) {
   if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key->member)) return std::to_string(p.**seed);
   if (const auto* flag = std::get_if<bool Params::*>(&key->member)) return std::string(p.**flag ? "true" : "false");
   if (const auto* format = std::get_if<Format Params::*>(&key->member)) return std::string(format_name(p.**format));
+  if (std::holds_alternative<TrainingMember>(key->member)) return get_training_key(p.training, name);
   return format_scores(p.**std::get_if<std::vector<double> Params::*>(&key->member));
 }
 

@@ -159,6 +159,8 @@ TEST(ParamKeys, RangesComeFromTheTable) {
   for (const ParamKey& key : param_keys()) {
     if (!key.is_real() && !key.is_integer()) continue;
     if (key.name == "row" || key.name == "batch" || key.name == "head" || key.name == "seed") continue;
+    // As seed: 2^53 + 1 prints as 2^53. As row's top: train_vocab's bottom depends on train_seq_len.
+    if (key.name == "train_seed" || key.name == "train_vocab") continue;
     ++numbers;
     const std::string lo = get_param(Params{}, key.name).value_or("");
     for (double end : {key.min, key.max}) {

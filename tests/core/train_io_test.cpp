@@ -55,7 +55,7 @@ TEST(TrainSettings, BadValuesAreRefusedInOneLineNamingKeyAndValue) {
   for (const Bad& bad : {Bad{"d_k", "0", "1 to 512"}, Bad{"d_k", "12.5", "1 to 512"}, Bad{"temperature", "0", "0.01"},
                          Bad{"temperature", "nan", "0.01"}, Bad{"precision", "fp8-e4m3", "fp64, fp32, fp16 or bf16"},
                          Bad{"softmax", "online", "naive or stable"}, Bad{"task", "sort", "recall, copy"},
-                         Bad{"layers", "3", "1 or 2"}, Bad{"scaled", "maybe", "true or false"},
+                         Bad{"layers", "3", "1 to 2"}, Bad{"scaled", "maybe", "true or false"},
                          Bad{"seed", "-1", "0 to"}, Bad{"vocab", "4", "vocab from seq_len-1 = 8"},
                          Bad{"learning_rate", "1e9", "1e-06 to 10"}, Bad{"heads\n", "1", "allowed task"}}) {
     Settings s;

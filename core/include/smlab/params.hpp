@@ -13,6 +13,7 @@
 
 #include "smlab/error.hpp"
 #include "smlab/import.hpp"
+#include "smlab/labs/training.hpp"
 #include "smlab/precision.hpp"
 
 namespace smlab {
@@ -90,6 +91,10 @@ struct Params {
   int batch = 0;  // which batch of the imported data: [0, B−1] (0 to 65535 without data)
   int head = 0;   // which head of the imported data: [0, H−1] (0 to 65535 without data)
 
+  // The training lab (issue #28): its runs' settings, the comparison, seeds, steps and sentence,
+  // set through the train_* keys (smlab/labs/training.hpp says why they are prefixed).
+  TrainingSettings training;
+
   friend bool operator==(const Params&, const Params&) = default;
 };
 
@@ -109,9 +114,15 @@ Result<void> attach_import(Params& params, std::shared_ptr<const ImportedAttenti
 // between two steps (blend_params) all read this table; a new key is one row in params.cpp's
 // table plus its Params member (and a slider, if it has one, in the panel that shows it).
 
+// A key of the training lab (train_*): its value lives in Params::training, and
+// smlab/labs/training.hpp parses, prints and checks it.
+struct TrainingMember {
+  const TrainingKey* key = nullptr;
+};
+
 // Where a key's value lives in Params.
 using ParamMember = std::variant<double Params::*, int Params::*, std::uint64_t Params::*, bool Params::*,
-                                 Format Params::*, std::vector<double> Params::*>;
+                                 Format Params::*, std::vector<double> Params::*, TrainingMember>;
 
 // How a numeric key moves: none = not a slider (no nudge, no sweep, a lesson switches it at once);
 // linear = by a fixed step; logarithmic = by a factor (and a lesson blends it in log space when
@@ -132,13 +143,23 @@ struct ParamKey {
   // Its slider is logarithmic though the key is not nudged or swept (scale none): samples, 1 to 10⁶.
   // Keys of logarithmic scale always have logarithmic sliders.
   bool log_slider = false;
-  bool is_real() const { return std::holds_alternative<double Params::*>(member); }
+  bool is_real() const {
+    const auto* training = std::get_if<TrainingMember>(&member);
+    return std::holds_alternative<double Params::*>(member) ||
+           (training != nullptr && training->key->kind == TrainingKeyKind::real);
+  }
   bool is_integer() const {
-    return std::holds_alternative<int Params::*>(member) || std::holds_alternative<std::uint64_t Params::*>(member);
+    const auto* training = std::get_if<TrainingMember>(&member);
+    return std::holds_alternative<int Params::*>(member) || std::holds_alternative<std::uint64_t Params::*>(member) ||
+           (training != nullptr && training->key->kind == TrainingKeyKind::integer);
   }
 };
 std::span<const ParamKey> param_keys();
 const ParamKey* find_param_key(std::string_view name);
+
+// The value of a numeric key as a double (nullopt for flags, the format and the scores): the web
+// page's address rounds real values while a sweep animates (app/web/url_state.cpp).
+std::optional<double> numeric_param(const Params& params, const ParamKey& key);
 
 // Params part of the way from `from` to `to` for t in [0, 1]: every key that blends moves (log
 // space for logarithmic keys whose range starts above 0, linearly otherwise, integers rounded,

@@ -111,65 +111,61 @@ using Member = std::variant<int Settings::*, double Settings::*, bool Settings::
 struct Row {
   SettingKey key;
   Member member;
-  double min = 0.0, max = 0.0;
 };
 
 using L = Limits;
+using Kind = SettingKind;
 
 constexpr std::array<Row, 19> rows{{
     {{"task", "what the model learns", "recall, copy, reverse, maximum or language", Effect::restart}, &Settings::task},
-    {{"seq_len", "L: positions per example", "a whole number from 3 to 128", Effect::restart},
-     &Settings::seq_len,
-     L::seq_len_min,
-     L::seq_len_max},
-    {{"vocab", "symbols of the synthetic tasks", "a whole number from 2 to 256", Effect::restart},
-     &Settings::vocab,
-     L::vocab_min,
-     L::vocab_max},
-    {{"d_model", "D: width of the embeddings and the residual stream", "a whole number from 2 to 256", Effect::restart},
-     &Settings::model_dim,
-     L::model_dim_min,
-     L::model_dim_max},
-    {{"d_k", "d_k: width of each head's queries and keys", "a whole number from 1 to 512", Effect::reshape},
-     &Settings::key_dim,
-     L::key_dim_min,
-     L::key_dim_max},
-    {{"heads", "attention heads per layer", "a whole number from 1 to 8", Effect::restart},
-     &Settings::heads,
-     L::heads_min,
-     L::heads_max},
-    {{"layers", "attention layers", "1 or 2", Effect::restart}, &Settings::layers, L::layers_min, L::layers_max},
-    {{"residual", "add each layer's output to its input", "true or false", Effect::live}, &Settings::residual},
-    {{"positions", "add sinusoidal position encodings", "true or false", Effect::live}, &Settings::positions},
-    {{"causal", "mask keys after the query (copy, reverse and language always do)", "true or false", Effect::live},
+    // vocab before seq_len: --set applies keys in this order, and recall's L needs vocab >= L - 1
+    // (train_vocab=64 then train_seq_len=64 is accepted; the other order could never be).
+    {{"vocab", "symbols of the synthetic tasks", "an integer from 2 to 256", Effect::restart, Kind::integer,
+      L::vocab_min, L::vocab_max},
+     &Settings::vocab},
+    {{"seq_len", "L: positions per example", "an integer from 3 to 128", Effect::restart, Kind::integer, L::seq_len_min,
+      L::seq_len_max},
+     &Settings::seq_len},
+    {{"d_model", "D: width of the embeddings and the residual stream", "an integer from 2 to 256", Effect::restart,
+      Kind::integer, L::model_dim_min, L::model_dim_max, true},
+     &Settings::model_dim},
+    {{"d_k", "d_k: width of each head's queries and keys", "an integer from 1 to 512", Effect::reshape, Kind::integer,
+      L::key_dim_min, L::key_dim_max, true},
+     &Settings::key_dim},
+    {{"heads", "attention heads per layer", "an integer from 1 to 8", Effect::restart, Kind::integer, L::heads_min,
+      L::heads_max},
+     &Settings::heads},
+    {{"layers", "attention layers", "an integer from 1 to 2", Effect::restart, Kind::integer, L::layers_min,
+      L::layers_max},
+     &Settings::layers},
+    {{"residual", "add each layer's output to its input", "true or false", Effect::live, Kind::flag},
+     &Settings::residual},
+    {{"positions", "add sinusoidal position encodings", "true or false", Effect::live, Kind::flag},
+     &Settings::positions},
+    {{"causal", "mask keys after the query (copy, reverse and language always do)", "true or false", Effect::live,
+      Kind::flag},
      &Settings::causal},
-    {{"scaled", "divide q·k by sqrt(d_k)", "true or false", Effect::live}, &Settings::scaled},
-    {{"temperature", "T: the softmax's logits are scores / T", "a number from 0.01 to 100", Effect::live},
-     &Settings::temperature,
-     L::temperature_min,
-     L::temperature_max},
+    {{"scaled", "divide q·k by sqrt(d_k)", "true or false", Effect::live, Kind::flag}, &Settings::scaled},
+    {{"temperature", "T: the softmax's logits are scores / T", "a number from 0.01 to 100", Effect::live, Kind::real,
+      L::temperature_min, L::temperature_max, true},
+     &Settings::temperature},
     {{"precision", "the softmax's arithmetic, every operation rounded", "fp64, fp32, fp16 or bf16", Effect::live},
      &Settings::precision},
     {{"softmax", "naive (no max subtracted) or stable softmax", "naive or stable", Effect::live}, &Settings::softmax},
     {{"optimizer", "Adam or plain SGD (switching clears Adam's moments)", "adam or sgd", Effect::live},
      &Settings::optimizer},
-    {{"learning_rate", "Adam's alpha or SGD's step", "a number from 1e-06 to 10", Effect::live},
-     &Settings::learning_rate,
-     L::learning_rate_min,
-     L::learning_rate_max},
-    {{"init_scale", "std of W_Q and W_K entries times sqrt(d_model)", "a number from 0.01 to 100", Effect::rescale},
-     &Settings::init_scale,
-     L::init_scale_min,
-     L::init_scale_max},
-    {{"batch", "examples per step", "a whole number from 1 to 256", Effect::live},
-     &Settings::batch,
-     L::batch_min,
-     L::batch_max},
-    {{"seed", "seed of the weights, the data and the probe", "a whole number from 0 to 9007199254740992",
-      Effect::restart},
-     &Settings::seed,
-     0.0,
-     static_cast<double>(L::seed_max)},
+    {{"learning_rate", "Adam's alpha or SGD's step", "a number from 1e-06 to 10", Effect::live, Kind::real,
+      L::learning_rate_min, L::learning_rate_max, true},
+     &Settings::learning_rate},
+    {{"init_scale", "std of W_Q and W_K entries times sqrt(d_model)", "a number from 0.01 to 100", Effect::rescale,
+      Kind::real, L::init_scale_min, L::init_scale_max, true},
+     &Settings::init_scale},
+    {{"batch", "examples per step", "an integer from 1 to 256", Effect::live, Kind::integer, L::batch_min, L::batch_max,
+      true},
+     &Settings::batch},
+    {{"seed", "seed of the weights, the data and the probe", "an integer from 0 to 9007199254740992", Effect::restart,
+      Kind::integer, 0.0, static_cast<double>(L::seed_max)},
+     &Settings::seed},
 }};
 
 constexpr std::array<SettingKey, rows.size()> make_keys() {
@@ -209,8 +205,8 @@ std::string value_text(const Settings& s, const Row& row) {
       row.member);
 }
 
-Error out_of_range(const Row& row, const std::string& value) {
-  return Error::usage(std::string(row.key.name) + "=" + value + " is out of range: allowed " +
+Error out_of_range(const Row& row, const std::string& value, std::string_view prefix) {
+  return Error::usage(std::string(prefix) + std::string(row.key.name) + "=" + value + " is out of range: allowed " +
                       std::string(row.key.allowed));
 }
 
@@ -225,49 +221,53 @@ const SettingKey* find_setting_key(std::string_view name) {
 
 // [SECTION] Validation
 
-Result<void> validate(const Settings& s) {
+Result<void> validate(const Settings& s, std::string_view prefix) {
   for (const Row& row : rows) {
     if (const auto* whole = std::get_if<int Settings::*>(&row.member)) {
       const int value = s.**whole;
-      if (value < row.min || value > row.max) return out_of_range(row, std::to_string(value));
+      if (value < row.key.min || value > row.key.max) return out_of_range(row, std::to_string(value), prefix);
     } else if (const auto* real = std::get_if<double Settings::*>(&row.member)) {
       const double value = s.**real;
-      if (!(value >= row.min && value <= row.max)) return out_of_range(row, shortest(value));
+      if (!(value >= row.key.min && value <= row.key.max)) return out_of_range(row, shortest(value), prefix);
     } else if (const auto* seed = std::get_if<std::uint64_t Settings::*>(&row.member)) {
-      if (s.**seed > Limits::seed_max) return out_of_range(row, std::to_string(s.**seed));
+      if (s.**seed > Limits::seed_max) return out_of_range(row, std::to_string(s.**seed), prefix);
     }
   }
   if (s.precision != Format::fp64 && s.precision != Format::fp32 && s.precision != Format::fp16 &&
       s.precision != Format::bf16)
-    return out_of_range(*find_row("precision"), std::string(format_name(s.precision)));
+    return out_of_range(*find_row("precision"), std::string(format_name(s.precision)), prefix);
   if (s.softmax == SoftmaxVariant::online)
-    return out_of_range(*find_row("softmax"), std::string(variant_name(s.softmax)));
+    return out_of_range(*find_row("softmax"), std::string(variant_name(s.softmax)), prefix);
   // recall's keys and maximum's numbers are distinct symbols: L − 1 of them must exist.
+  const std::string p(prefix);
   if ((s.task == Task::recall || s.task == Task::maximum) && s.vocab < s.seq_len - 1)
-    return Error::usage("vocab=" + std::to_string(s.vocab) + " is too small for seq_len=" + std::to_string(s.seq_len) +
-                        " in task " + std::string(task_name(s.task)) +
-                        ": allowed vocab from seq_len-1 = " + std::to_string(s.seq_len - 1) + " to 256");
+    return Error::usage(p + "vocab=" + std::to_string(s.vocab) + " is too small for " + p + "seq_len=" +
+                        std::to_string(s.seq_len) + " in task " + std::string(task_name(s.task)) + ": allowed " + p +
+                        "vocab from " + p + "seq_len-1 = " + std::to_string(s.seq_len - 1) + " to 256");
   return {};
 }
 
 // [SECTION] Reading and writing one key
 
-Result<void> set_setting_unchecked(Settings& settings, std::string_view name, std::string_view text) {
+Result<void> set_setting_unchecked(Settings& settings, std::string_view name, std::string_view text,
+                                   std::string_view prefix) {
   const Row* row = find_row(name);
   if (row == nullptr) {
     std::string names;
-    for (const Row& r : rows) names += (names.empty() ? "" : ", ") + std::string(r.key.name);
+    for (const Row& r : rows) names += (names.empty() ? "" : ", ") + std::string(prefix) + std::string(r.key.name);
     return Error::usage("unknown training setting '" + quoted(name) + "': allowed " + names);
   }
   const auto refuse = [&] {
-    return Error::usage(std::string(name) + "=" + quoted(text) + " is not allowed: " + std::string(row->key.allowed));
+    return Error::usage(std::string(prefix) + std::string(name) + "=" + quoted(text) +
+                        " is not allowed: " + std::string(row->key.allowed));
   };
   Settings candidate = settings;
   const auto whole_number = [&](long long& out) {
     std::string_view body = text;
     if (!body.empty() && body.front() == '+') body.remove_prefix(1);
     auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), out);
-    return !body.empty() && ec == std::errc{} && end == body.data() + body.size() && out >= row->min && out <= row->max;
+    return !body.empty() && ec == std::errc{} && end == body.data() + body.size() && out >= row->key.min &&
+           out <= row->key.max;
   };
   bool parsed = false;
   if (const auto* whole = std::get_if<int Settings::*>(&row->member)) {
@@ -282,7 +282,7 @@ Result<void> set_setting_unchecked(Settings& settings, std::string_view name, st
     double value = 0.0;
     auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), value);
     parsed = !body.empty() && ec == std::errc{} && end == body.data() + body.size() && std::isfinite(value) &&
-             value >= row->min && value <= row->max;
+             value >= row->key.min && value <= row->key.max;
     if (parsed) candidate.** real = value;
   } else if (const auto* flag = std::get_if<bool Settings::*>(&row->member)) {
     if (text == "true" || text == "1" || text == "on" || text == "yes") candidate.** flag = parsed = true;
@@ -308,14 +308,14 @@ Result<void> set_setting_unchecked(Settings& settings, std::string_view name, st
   return {};
 }
 
-Result<void> set_setting(Settings& settings, std::string_view name, std::string_view text) {
+Result<void> set_setting(Settings& settings, std::string_view name, std::string_view text, std::string_view prefix) {
   Settings candidate = settings;
-  if (Result<void> set = set_setting_unchecked(candidate, name, text); !set.ok()) return set;
+  if (Result<void> set = set_setting_unchecked(candidate, name, text, prefix); !set.ok()) return set;
   // A longer sequence (or a task that needs distinct symbols) raises the symbol count with it,
   // as Params' seq_len moves its row: the vocabulary follows the sequence, never the reverse.
   if ((name == "seq_len" || name == "task") && (candidate.task == Task::recall || candidate.task == Task::maximum))
     candidate.vocab = std::max(candidate.vocab, candidate.seq_len - 1);
-  if (Result<void> invalid = validate(candidate); !invalid.ok()) return invalid;
+  if (Result<void> invalid = validate(candidate, prefix); !invalid.ok()) return invalid;
   settings = candidate;
   return {};
 }

@@ -84,29 +84,40 @@ Settings default_settings(Task task);
 //   restart  the task, a size, the seed: the run starts again from step 0 with new weights
 enum class Effect { live, reshape, rescale, restart };
 
-// The key table: one row per setting. Save files (run.hpp), the phase-2 Params keys and
-// --list-keys style listings read it; set_setting and validate use its ranges.
+// What kind of value a setting holds: a whole number or a real one in [min, max], a flag, or one
+// of a few names (task, precision, softmax, optimizer).
+enum class SettingKind { integer, real, flag, choice };
+
+// The key table: one row per setting. Save files (run.hpp) and the training lab's Params keys
+// (train_<name>, smlab/labs/training.hpp) read it; set_setting and validate use its ranges.
 struct SettingKey {
   std::string_view name;  // "task", "seq_len", "d_k", ...
   std::string_view description;
-  std::string_view allowed;  // e.g. "a whole number from 1 to 512"
+  std::string_view allowed;  // e.g. "an integer from 1 to 512", "fp64, fp32, fp16 or bf16"
   Effect effect = Effect::live;
+  SettingKind kind = SettingKind::choice;
+  double min = 0.0, max = 0.0;  // integer and real settings: the range (Limits)
+  bool logarithmic = false;     // a slider for it moves by factors (d_k, temperature, learning rate, ...)
 };
 std::span<const SettingKey> setting_keys();
 const SettingKey* find_setting_key(std::string_view name);
 
 // The whole validation: the first problem as an Error::usage naming the key, the value and what
-// is allowed ("d_k=0 is out of range: allowed a whole number from 1 to 512"); success when valid.
-Result<void> validate(const Settings& settings);
+// is allowed ("d_k=0 is out of range: allowed an integer from 1 to 512"); success when valid.
+// `key_prefix` goes before every key a message names: the Params keys are train_<name>
+// ("train_d_k=0 is out of range: ...").
+Result<void> validate(const Settings& settings, std::string_view key_prefix = "");
 
 // Parses `text` for `key` and assigns it only if the result passes validate(); otherwise the
 // settings are unchanged and the error (Error::usage) names the key, the text and what is allowed.
 // Setting seq_len or task raises vocab to seq_len − 1 where recall or maximum needs that many
-// distinct symbols (a vocab below it is refused when set itself).
-Result<void> set_setting(Settings& settings, std::string_view key, std::string_view text);
+// distinct symbols (a vocab below it is refused when set itself). `key_prefix` as for validate().
+Result<void> set_setting(Settings& settings, std::string_view key, std::string_view text,
+                         std::string_view key_prefix = "");
 // set_setting without the checks between keys (vocab against seq_len), for a reader that sets
 // every key and then calls validate() once (the weights file, run.hpp).
-Result<void> set_setting_unchecked(Settings& settings, std::string_view key, std::string_view text);
+Result<void> set_setting_unchecked(Settings& settings, std::string_view key, std::string_view text,
+                                   std::string_view key_prefix = "");
 // The value as text that set_setting reads back exactly; nullopt for an unknown key.
 std::optional<std::string> get_setting(const Settings& settings, std::string_view key);
 
