@@ -113,6 +113,7 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   ui_.interaction.color_scales.chosen = options.color_scales;
   font_pixels_ = options.font_pixels;
   apply_look();
+  start_training(options);  // app_training.cpp: before the history's first Params (it attaches the corpus)
   history_.reset(ui_.params);
 
   if (options.refine_trials > 0) evaluator_.set_refine_limit(options.refine_trials);
@@ -253,7 +254,7 @@ std::int64_t headless_refine_trials(int seq_len) {
 void App::submit() {
   submitted_ = ui_.params;
   submitted_view_ = ui_.view;
-  evaluator_.submit(submitted_, submitted_view_);
+  evaluator_.submit(submitted_, evaluated_view(submitted_view_));
 }
 
 // Params changed, or a new tab needs its lab's numbers.
@@ -324,6 +325,7 @@ bool App::frame() {
   if (!surface_.begin_frame()) return false;
   import_dropped_files();     // before the interaction frame, so an import is one undo step
   begin_interaction_frame();  // undo/redo, nudges, the sweep: before Params are submitted
+  sync_training();            // the training lab's corpus and Trainer (app_training.cpp)
 
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
   // Ctrl+Q quits, also in full screen where there is no close button (File > Quit does the same).
@@ -373,6 +375,7 @@ bool App::frame() {
     }
   }
   sync_snapshot();
+  compose_training();  // the live training lab's newest picture into the Snapshot drawn
   if (std::string error = evaluator_.take_error(); !error.empty()) report(std::move(error), true);
 
   FrameStats stats;
@@ -400,6 +403,7 @@ bool App::frame() {
   // or context popup drawn (a modal dialog still counts as the picture).
   const bool popup_drawn = menu_or_popup_drawn();
   surface_.end_frame();
+  export_training_npz();
   if (ui_.screenshot_requested && !popup_drawn) save_screenshot();
   end_interaction_frame();  // history, PNG export, GIF recording
 
@@ -620,8 +624,9 @@ double App::idle_wait_seconds() const {
     if (down) return 0.0;
   double wait = -1.0;
   const auto at_most = [&wait](double seconds) { wait = wait < 0.0 ? seconds : std::min(wait, seconds); };
-  if (evaluator_.busy()) at_most(0.1);  // the progress bar; the finished snapshot wakes the window
-  if (io.WantTextInput) at_most(0.5);   // the text cursor blinks
+  if (evaluator_.busy()) at_most(0.1);            // the progress bar; the finished snapshot wakes the window
+  if (ui_.training.running) at_most(1.0 / 30.0);  // the training lab's curves grow
+  if (io.WantTextInput) at_most(0.5);             // the text cursor blinks
   if (toast_) {
     const double age = surface_.time_seconds() - toast_->shown_at;
     const double fade_start = (toast_->is_error ? toast_error_seconds : toast_seconds) - toast_fade_seconds;

@@ -21,6 +21,7 @@
 #include "state/session.hpp"
 #include "state/start_state.hpp"
 #include "state/texture_pool.hpp"
+#include "state/trainer.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {
@@ -41,6 +42,12 @@ struct AppOptions : StartState {
   // file pickers (the web page: a download and the browser's file dialog): the requests are left in
   // UiState::interaction for it instead of opening the path popups.
   bool files_by_host = false;
+  // The training lab (app_training.cpp): live, a Trainer trains its runs on a worker thread (the
+  // window and the --train frame bench; not the web page, which has no threads); else, with
+  // training_shown, that picture is drawn while the lab's settings stay the Params' (an offscreen
+  // copy of a window); else the evaluator's lab at train_steps (headless renders and exports).
+  bool live_training = false;
+  std::shared_ptr<const TrainingLab> training_shown;
 };
 
 // The cap on a headless render's refinement: about 8·10⁶ draws at any L, so headless renders are
@@ -133,6 +140,10 @@ class App {
   const std::string& language_warning() const { return language_warning_; }
   // The font atlas of the surface: tests check that it has a glyph for every character shown.
   ImFont* ui_font() const { return ui_font_; }
+  // The live training lab's Trainer (null unless AppOptions::live_training), and the lab's picture
+  // drawn now (live or frozen; null when the evaluator's Snapshot holds it).
+  Trainer* trainer() { return trainer_.get(); }
+  std::shared_ptr<const TrainingLab> training_picture() const;
 
  private:
   void sync_snapshot();
@@ -146,11 +157,18 @@ class App {
   void draw_toast();
   void log_committed_guess();
   std::optional<double> logged_guess_;  // the committed guess last logged (SMLAB_LOG_TOASTS)
-  void draw_import_popup();     // File → Import, and the running import's progress (app_import.cpp)
-  void import_dropped_files();  // files dropped onto the window since the last frame; a finished import applied
+  void draw_import_popup();             // File → Import, and the running import's progress (app_import.cpp)
+  void import_dropped_files();          // files dropped onto the window since the last frame; a finished import applied
   // Puts loaded data into the shown Params (attach_import) and reports it; import_files and a
   // finished start_import both end here.
   Result<void> apply_import(const ImportLoad& loaded);
+  // The training lab (app_training.cpp).
+  void start_training(const AppOptions& options);
+  View evaluated_view(View view) const;  // the view the evaluator computes for the shown one
+  void sync_training();                  // before submitting: the corpus, the Trainer's inbox, files
+  void compose_training();               // after taking the Snapshot: the live or frozen picture into it
+  void training_files(const Trainer::Published& published);
+  void export_training_npz();
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
@@ -227,6 +245,18 @@ class App {
   int uploaded_max_side_ = 0;  // their texel cap (HeatmapTexture::update), from the framebuffer
   struct GifRecording;         // an offscreen App rendering one sweep frame per window frame
   std::unique_ptr<GifRecording> gif_recording_;
+
+  // The training lab (app_training.cpp).
+  std::shared_ptr<const train::Corpus> corpus_;  // the lesson texts, for the language task
+  std::unique_ptr<Trainer> trainer_;
+  std::shared_ptr<const TrainingLab> frozen_training_;  // AppOptions::training_shown
+  TrainingSettings frozen_settings_;                    // the settings it belongs to
+  // The Snapshot drawn with the picture in it, and what it was made from.
+  std::shared_ptr<const Snapshot> composed_, composed_from_;
+  std::shared_ptr<const TrainingLab> composed_lab_;
+  std::optional<std::pair<std::size_t, std::size_t>> trained_lesson_step_;  // the lesson step last seen
+  std::uint64_t weights_request_ = 0;                                       // weights asked for, to save
+  std::string weights_path_;                                                // where to
 };
 
 }  // namespace smlab::app

@@ -176,6 +176,7 @@ AppOptions App::offscreen_options() const {
   options.pins = ui_.pins.pins;
   options.presenter = ui_.presenter;
   options.controls_shown = ui_.controls_shown;
+  options.training_shown = training_picture();  // the training lab as this window shows it
   return options;
 }
 

@@ -103,6 +103,23 @@ const LessonPanel init_panels[] = {
     {"variance-by-layer", {"variance-by-layer"}},
     {"measured-over-predicted", {"measured-over-predicted"}},
 };
+const LessonPanel training_panels[] = {
+    {"curves", {"accuracy", "loss"}},
+    {"accuracy", {"accuracy"}},
+    {"loss", {"loss"}},
+    {"maps", {"map-a", "map-b", "ideal"}},
+    {"map-a", {"map-a"}},
+    {"map-b", {"map-b"}},
+    {"ideal", {"ideal"}},
+    {"saturated", {"saturated"}},
+    {"grad-norms", {"grad-norms"}},
+    {"gradients", {"saturated", "grad-norms"}},
+    {"entropy", {"entropy"}},
+    {"max-weight", {"max-weight"}},
+    {"dynamics", {"entropy", "max-weight", "saturated"}},
+    {"parabola", {"parabola"}},
+    {"next-token", {"next-token"}},
+};
 
 struct ViewPanels {
   View view;
@@ -123,6 +140,7 @@ const ViewPanels view_panels[] = {
     {View::loss, loss_panels},
     {View::geometry, geometry_panels},
     {View::init, init_panels},
+    {View::training, training_panels},
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "modes/modes.hpp"
 #include "panels/pins_panel.hpp"
 #include "plot_export.hpp"
+#include "training_export.hpp"
 
 namespace smlab::app {
 
@@ -32,6 +33,7 @@ Result<void> run_files(const Options& o, AppOptions start) {
     if (!result) return result.error();
     const auto labs = exporting::export_lab_csv(snapshot, o.csv_dir, o.overwrite, &batch);
     if (!labs) return labs.error();
+    if (Result<void> training = exporting::stage_training_files(snapshot, o.csv_dir, batch); !training) return training;
   }
   // A session's pins: pins*.csv and pinned-*.svg beside the files of the current state.
   PinState pins;

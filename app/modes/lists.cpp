@@ -4,6 +4,7 @@
 #include "files/printable.hpp"
 #include "modes/modes.hpp"
 #include "smlab/params.hpp"
+#include "smlab/train/settings.hpp"
 #include "smlab/views.hpp"
 
 namespace smlab::app {
@@ -16,6 +17,18 @@ void print_keys() {
     std::printf("%-12s default %-8s allowed: %s\n             %s\n", std::string(key.name).c_str(),
                 value.empty() ? "(none)" : value.c_str(), std::string(key.allowed).c_str(),
                 std::string(key.description).c_str());
+  }
+}
+
+// Each task of --train: its name and what it is, then the sizes it starts from.
+void print_tasks() {
+  for (const train::Task task : train::all_tasks) {
+    const train::Settings s = train::default_settings(task);
+    std::printf(
+        "%-10s %s\n           defaults: seq_len %d, vocab %d, d_model %d, d_k %d, heads %d, layers %d, batch %d, "
+        "learning_rate %g\n",
+        std::string(train::task_name(task)).c_str(), std::string(train::task_description(task)).c_str(), s.seq_len,
+        s.vocab, s.model_dim, s.key_dim, s.heads, s.layers, s.batch, s.learning_rate);
   }
 }
 
@@ -37,6 +50,7 @@ Result<void> run_lists(const Options& o, AppOptions start) {
   if (o.list_views)
     for (const ViewInfo& info : all_views())
       std::printf("%-20s %s\n", std::string(info.name).c_str(), std::string(info.summary).c_str());
+  if (o.list_tasks) print_tasks();
   return {};
 }
 

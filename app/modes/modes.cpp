@@ -9,14 +9,18 @@ namespace smlab::app {
 namespace {
 
 const Mode mode_table[] = {
-    {"--list-keys/--list-views/--list-presets/--list-lessons", Mode::Kind::lists,
+    {"--list-keys/--list-views/--list-presets/--list-lessons/--list-tasks", Mode::Kind::lists,
      [](const Options& o) { return o.any_list(); }, run_lists},
     {"--export-csv/--export-svg", Mode::Kind::output,
      [](const Options& o) { return !o.csv_dir.empty() || !o.svg_dir.empty(); }, run_files},
     {"--screenshot", Mode::Kind::output, [](const Options& o) { return !o.screenshot_path.empty(); }, run_screenshot},
     {"--export-gif", Mode::Kind::output, [](const Options& o) { return !o.gif_path.empty(); }, run_gif},
     {"--export-lesson", Mode::Kind::output, [](const Options& o) { return !o.export_lesson.empty(); }, run_lesson_pngs},
-    {"--bench-frames", Mode::Kind::output, [](const Options& o) { return o.bench_frames > 0; }, run_bench},
+    // With --train the frames are drawn while the lab trains on its worker thread (train.cpp).
+    {"--bench-frames --train", Mode::Kind::output,
+     [](const Options& o) { return o.bench_frames > 0 && !o.train_task.empty(); }, run_train_bench},
+    {"--bench-frames", Mode::Kind::output, [](const Options& o) { return o.bench_frames > 0 && o.train_task.empty(); },
+     run_bench},
     {"--bench-latency", Mode::Kind::output, [](const Options& o) { return o.bench_latency > 0; }, run_bench_latency},
     {"", Mode::Kind::window, [](const Options&) { return true; }, run_window},
 };

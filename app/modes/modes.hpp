@@ -41,6 +41,7 @@ Result<void> run_gif(const Options& options, AppOptions start);            // gi
 Result<void> run_lesson_pngs(const Options& options, AppOptions start);    // lesson_pngs.cpp
 Result<void> run_bench(const Options& options, AppOptions start);          // bench.cpp: --bench-frames
 Result<void> run_bench_latency(const Options& options, AppOptions start);  // bench.cpp: --bench-latency
+Result<void> run_train_bench(const Options& options, AppOptions start);    // train.cpp: --bench-frames --train
 Result<void> run_window(const Options& options, AppOptions start);         // window.cpp
 
 // Shared by the modes: a warning that does not stop the run, one printable line on stderr; and the

@@ -18,6 +18,8 @@
 
 #include "modes/modes.hpp"
 #include "scaled_screenshot.hpp"
+#include "smlab/labs/training.hpp"
+#include "smlab/train/settings.hpp"
 
 namespace smlab::app {
 namespace {
@@ -105,7 +107,7 @@ CLI::Validator not_empty(const CLI::Option& option, Checks& checks) {
 struct ValueOptions {
   CLI::Option *set, *screenshot, *size, *csv, *svg, *screenshot_dir, *preset, *lesson, *export_lesson, *load, *gif,
       *sweep, *frames, *theme, *font_scale, *lang, *colormap, *scale, *panel, *view, *bench_frames, *bench_latency,
-      *bench_key;
+      *bench_key, *train, *steps;
 };
 
 ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
@@ -184,6 +186,13 @@ ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
                "caption (F5 / Escape in the window)");
   cli.add_flag("--hide-controls", o.hide_controls, "Start with the control column hidden (Ctrl+B / F9 in the window)");
   cli.add_flag("--list-keys", o.list_keys, "List the keys --set accepts, with ranges and defaults");
+  v.train = cli.add_option("--train", o.train_task,
+                           "The training lab with a task's settings (see --list-tasks; --set train_KEY=VALUE on top): "
+                           "the window trains it live; with an output mode it is trained to --steps first")
+                ->type_name("TASK");
+  v.steps = cli.add_option("--steps", scratch, "Steps --train trains to, 0 to 100000 (default: train_steps, 500)")
+                ->type_name("N");
+  cli.add_flag("--list-tasks", o.list_tasks, "List the training lab's tasks (--train)");
   cli.add_flag("--list-views", o.list_views, "List the views (the dashboard and the labs)");
   v.bench_frames =
       cli.add_option("--bench-frames", scratch,
@@ -215,7 +224,8 @@ Result<void> check_combinations(const Options& o, const ValueOptions& v) {
   const std::pair<const char*, bool> lists[] = {{"--list-keys", o.list_keys},
                                                 {"--list-views", o.list_views},
                                                 {"--list-presets", o.list_presets},
-                                                {"--list-lessons", o.list_lessons}};
+                                                {"--list-lessons", o.list_lessons},
+                                                {"--list-tasks", o.list_tasks}};
   for (const auto& [name, given] : lists)
     if (given && !outputs.empty())
       return Error::usage(std::string(name) + " cannot be used with " + std::string(outputs[0]) +
@@ -235,7 +245,32 @@ Result<void> check_combinations(const Options& o, const ValueOptions& v) {
                             " does not apply");
   if (!o.start.tokens_path.empty() && o.start.import_specs.empty())
     return Error::usage("--tokens goes with --import FILE");
+  if (given(v.steps) && !given(v.train)) return Error::usage("--steps goes with --train TASK");
+  if (given(v.train) && given(v.export_lesson))
+    return Error::usage("--export-lesson renders the lesson's own steps: --train does not apply");
   return {};
+}
+
+// --train TASK [--steps N] (steps -1: not given): the task's own settings as --set train_* assignments before the typed
+// ones (applied in key order, a typed value after the task's), and the training view.
+void add_training_start(Options& o, int steps, bool view_given) {
+  if (o.train_task.empty()) return;
+  const train::Settings defaults = train::default_settings(*train::task_from_name(o.train_task));
+  std::vector<std::string> assignments;
+  for (const train::SettingKey& key : train::setting_keys())
+    assignments.push_back("train_" + std::string(key.name) + "=" + *train::get_setting(defaults, key.name));
+  if (steps >= 0) assignments.push_back("train_steps=" + std::to_string(steps));
+  o.start.assignments.insert(o.start.assignments.begin(), assignments.begin(), assignments.end());
+  if (!view_given) o.view = View::training;
+  o.start.given.view = true;
+}
+
+Result<std::string> task_value(const std::string& text) {
+  if (train::task_from_name(text)) return text;
+  std::string names;
+  for (const train::Task task : train::all_tasks)
+    names += (names.empty() ? "" : ", ") + std::string(train::task_name(task));
+  return not_allowed("--train", text, names + " (see --list-tasks)");
 }
 
 }  // namespace
@@ -252,11 +287,14 @@ Result<Options> parse_options(int argc, char** argv) {
   // Each value's checks, in order: not empty, then its own range or names.
   Checks checks;
   checks.help = cli.get_help_ptr();
-  for (CLI::Option* option :
-       {v.frames, v.bench_frames, v.screenshot, v.size,  v.csv,       v.svg,           v.screenshot_dir,
-        v.preset, v.lesson,       v.load,       v.gif,   v.sweep,     v.theme,         v.font_scale,
-        v.lang,   v.colormap,     v.scale,      v.panel, v.bench_key, v.export_lesson, v.bench_latency})
+  for (CLI::Option* option : {v.frames,         v.bench_frames,  v.screenshot,    v.size,     v.csv,   v.svg,
+                              v.screenshot_dir, v.preset,        v.lesson,        v.load,     v.gif,   v.sweep,
+                              v.theme,          v.font_scale,    v.lang,          v.colormap, v.scale, v.panel,
+                              v.bench_key,      v.export_lesson, v.bench_latency, v.train,    v.steps})
     option->check(not_empty(*option, checks));
+  int steps = -1;  // --steps not given
+  v.train->check(converts(o.train_task, task_value, checks));
+  v.steps->check(converts(steps, count_value("--steps", 0, TrainingLimits::steps_max), checks));
   v.frames->check(converts(o.gif_frames, count_value("--frames", 1, 1000), checks));
   v.bench_frames->check(converts(o.bench_frames, count_value("--bench-frames", 1, 100000), checks));
   v.bench_latency->check(converts(o.bench_latency, count_value("--bench-latency", 1, 10000), checks));
@@ -281,9 +319,10 @@ Result<Options> parse_options(int argc, char** argv) {
   }
   if (Result<void> combined = check_combinations(o, v); !combined) return combined.error();
 
+  add_training_start(o, steps, v.view->count() > 0);
   o.bench_key_given = v.bench_key->count() > 0;
   SessionGiven& given = o.start.given;
-  given.view = v.view->count() > 0;
+  given.view = v.view->count() > 0 || !o.train_task.empty();
   given.screenshot_dir = !o.screenshot_dir.empty();
   given.theme = v.theme->count() > 0;
   given.font_scale = v.font_scale->count() > 0;
@@ -292,7 +331,7 @@ Result<Options> parse_options(int argc, char** argv) {
   given.lesson = !o.start.lesson_spec.empty();
   o.state_from_command_line = !o.start.load_path.empty() || !o.start.preset_name.empty() ||
                               !o.start.assignments.empty() || given.view || !o.start.lesson_spec.empty() ||
-                              !o.start.import_specs.empty();
+                              !o.start.import_specs.empty() || !o.train_task.empty();
   return o;
 }
 

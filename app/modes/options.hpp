@@ -29,7 +29,10 @@ struct Options {
   std::vector<std::string> export_lesson;  // NAME DIR
   std::string panel_name, sweep_text, bench_key = "temperature";
   bool overwrite = false, presenter = false, hide_controls = false;
-  bool list_keys = false, list_views = false, list_presets = false, list_lessons = false;
+  bool list_keys = false, list_views = false, list_presets = false, list_lessons = false, list_tasks = false;
+  // --train TASK [--steps N]: the training lab with TASK's settings (--set train_* on top), trained
+  // to N steps by every output mode (the window and --bench-frames train live).
+  std::string train_task;
 
   // Checked values (and the texts some messages quote).
   Size size;
@@ -46,7 +49,7 @@ struct Options {
   // nor (unless something changes) replaces its autosave.
   bool state_from_command_line = false;
 
-  bool any_list() const { return list_keys || list_views || list_presets || list_lessons; }
+  bool any_list() const { return list_keys || list_views || list_presets || list_lessons || list_tasks; }
   // Whether the run shows text (window, PNG, GIF, SVG): CSV files alone need no string tables.
   bool shows_text() const { return csv_dir.empty() || !svg_dir.empty(); }
 };

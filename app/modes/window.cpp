@@ -11,6 +11,7 @@ Result<void> run_window(const Options& o, AppOptions options) {
   if (!options.presets)
     std::fprintf(stderr, "softmax-lab: %s (the Presets menu is empty)\n", options.presets.error().message.c_str());
   WindowRun window_run;
+  options.live_training = true;  // the training lab trains on a worker thread as you watch
   window_run.options = std::move(options);
   window_run.width = o.size.width;
   window_run.height = o.size.height;

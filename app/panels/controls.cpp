@@ -380,6 +380,7 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   if (const LabDefinition* lab = lab_definition(ui.view)) {
     section(i18n::format("controls.section.lab", {view_title(ui.view)}).c_str());
     report += lab->controls(edit);
+    if (lab->controls_ui != nullptr) lab->controls_ui(ui, edit, snapshot);
   }
   if (!report.hovered_key.empty()) ui.interaction.nudge_key_this_frame = std::string(report.hovered_key);
   if (!ui.input_error.empty()) {

@@ -70,6 +70,9 @@ struct LabDefinition {
   LabView (*build)(const LabInputs& inputs);
   ControlsReport (*controls)(Params& edit);  // its settings (key_slider for every slider); says what it did
   void (*interact)(std::string_view plot_name, const plot::Interaction& interaction, Params& edit);  // may be null
+  // Controls that need more than Params (may be null): buttons that ask the App for work (the
+  // training lab's Train/Pause, files) or switch the view; drawn after `controls`.
+  void (*controls_ui)(UiState& ui, Params& edit, const Snapshot* snapshot) = nullptr;
 };
 
 // What the shown view's plots are built from (ViewCache::view).

@@ -24,6 +24,8 @@ constexpr ImWchar kUiGlyphRanges[] = {
     0x2070, 0x209F,  // Superscripts and Subscripts (², ₖ)
     0x2190, 0x21FF,  // Arrows
     0x2200, 0x22FF,  // Mathematical Operators (√, ∞, ≤, ∑, −)
+    0x23CE, 0x23CE,  // ⏎: a newline token of the training lab's language model
+    0x2423, 0x2423,  // ␣: a space token
     0x25A0, 0x25FF,  // Geometric Shapes (▶, ●) for buttons and legends
     0,
 };

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "smlab/assignments.hpp"
+#include "lessons/lesson_corpus.hpp"
 #include "state/import_files.hpp"
 
 namespace smlab::app {
@@ -83,7 +84,10 @@ Result<void> resolve_start(const StartRequest& request, const PresetList& preset
       state.import_warning += (state.import_warning.empty() ? "" : "; ") + warning;
     if (Result<void> attached = attach_import(state.params, *imported); !attached.ok()) return attached.error();
   }
-  return apply_assignments(state.params, request.assignments);
+  if (Result<void> set = apply_assignments(state.params, request.assignments); !set) return set;
+  // The training lab's language model trains on the lesson texts (not a key: attached here).
+  if (state.params.training.run.task == train::Task::language) attach_corpus(state.params, lesson_corpus(lessons));
+  return {};
 }
 
 Result<View> view_option(std::string_view text) {

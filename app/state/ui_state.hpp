@@ -16,6 +16,7 @@
 #include "smlab/views.hpp"
 #include "state/interaction_ui.hpp"
 #include "state/pins.hpp"
+#include "state/training_ui.hpp"
 #include "state/presets.hpp"
 #include "lessons/lessons.hpp"
 
@@ -114,6 +115,7 @@ struct UiState {
   PinState pins;              // pinned Params drawn as ghosts (state/pins.hpp, panels/pins_panel.hpp)
   InteractionUi interaction;  // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
   PointerGesture gesture;     // a drag or press on a plot in progress; one undo step
+  TrainingUi training;        // the training lab's buttons, files and status (state/training_ui.hpp)
 };
 
 // Applies `candidate` if validate() accepts it; otherwise keeps the old Params and

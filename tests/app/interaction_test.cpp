@@ -126,8 +126,10 @@ TEST(Nudge, EveryKeyStaysInRangeAfterManyNotchesEitherWay) {
   for (const SliderNotch& notch : slider_notches()) {
     for (int direction : {+1, -1}) {
       Params params;
-      // The seed's range (2^53) is too long to walk: start a few notches from its end.
+      // The seed's range (2^53) is too long to walk: start a few notches from its end. So is the
+      // training lab's step goal (0 to 100000, an integer: a notch is one step).
       params.seed = direction > 0 ? smlab::ParamLimits::seed_max - 25 : 25;
+      params.training.steps = direction > 0 ? smlab::TrainingLimits::steps_max - 25 : 25;
       for (int press = 0; press < 1000; ++press) nudge_param(params, notch.key, direction * big_notch);
       EXPECT_TRUE(smlab::validate(params).ok()) << notch.key << " direction " << direction;
       // At the end of the range a further nudge changes nothing.

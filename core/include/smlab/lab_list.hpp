@@ -22,4 +22,5 @@
   X(sampling, SamplingLab)                    \
   X(loss, LossGradientsLab)                   \
   X(geometry, GeometryLab)                    \
-  X(init, InitLab)
+  X(init, InitLab)                            \
+  X(training, TrainingLab)

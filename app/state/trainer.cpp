@@ -1,0 +1,58 @@
+// The Trainer's worker thread (the desktop build): it sleeps until the UI hands something over or
+// there is training to do, then works in slices (trainer_step.cpp), so a new setting or command
+// reaches the running training within one slice.
+#include "state/trainer.hpp"
+
+namespace smlab::app {
+
+Trainer::Trainer() {
+  worker_ = std::thread([this] {
+    std::unique_lock lock(mutex_);
+    bool more = false;
+    while (!stopping_) {
+      if (!has_mail_ && !more) {
+        busy_ = false;
+        idle_.notify_all();
+        wake_.wait(lock, [this] { return has_mail_ || stopping_; });
+        if (stopping_) break;
+      }
+      busy_ = true;
+      lock.unlock();
+      more = work(slice);
+      lock.lock();
+    }
+    busy_ = false;
+    idle_.notify_all();
+  });
+}
+
+Trainer::~Trainer() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  worker_.join();
+}
+
+void Trainer::update(const TrainingSettings& settings, bool shown, bool restart) {
+  if (!restart && sent_settings_ && *sent_settings_ == settings && sent_settings_->corpus == settings.corpus &&
+      sent_shown_ == shown)
+    return;
+  sent_settings_ = settings;
+  sent_shown_ = shown;
+  const std::lock_guard lock(mutex_);
+  inbox_.settings = settings;
+  inbox_.shown = shown;
+  inbox_.restart = inbox_.restart || restart;
+  has_mail_ = true;
+  busy_ = true;
+  wake_.notify_all();
+}
+
+void Trainer::wait_until_idle() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [this] { return !busy_ && !has_mail_; });
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,120 @@
+// The training lab's live runs (issue #28): trained on a worker thread while the lab is shown, so
+// the UI never waits on a step. The UI hands over the lab's settings each frame and the buttons'
+// commands (train, pause, step, reset); the worker applies a changed setting to the running
+// training as its key's effect says (train::Run::change), trains the runs in step with one another
+// and publishes the lab's picture (a TrainingLab) several times a second. The web build has no
+// Trainer: its page shows the evaluator's lab at train_steps (AppOptions::live_training is off).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "smlab/labs/training.hpp"
+
+namespace smlab::app {
+
+class Trainer {
+ public:
+  enum class Command { train, pause, step, reset };
+
+  Trainer();
+  ~Trainer();  // stops and joins the worker
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // Each frame. `settings` must pass validate(). `shown`: the lab is on screen (hidden, it pauses
+  // and resumes when shown again). `restart`: the runs start over from `settings` (a lesson step
+  // arrived: its numbers are those of a fresh training), unless they are already a fresh training
+  // of exactly these runs that was never changed on the way.
+  // The first call creates the runs; they train at once towards settings.steps.
+  void update(const TrainingSettings& settings, bool shown, bool restart = false);
+  // Train (resume), pause, one step (then paused), or reset to step 0 (keeping train or pause).
+  void command(Command command);
+  // Replaces the runs with `run` alone, at its step (loaded weights), under `settings` (whose run
+  // A must be run.settings(), with no comparison and one seed): the UI sets the same Params next.
+  void adopt(train::Run run, const TrainingSettings& settings);
+  // Asks for run A's first seed as weights bytes (train::Run::save); they arrive in a later
+  // Published (weights, with weights_request set to the number returned here).
+  std::uint64_t request_weights();
+
+  struct Published {
+    std::shared_ptr<const TrainingLab> lab;  // null before the first picture
+    std::uint64_t version = 0;               // changes with every new picture
+    bool running = false;                    // training towards the goal now
+    double steps_per_second = 0.0;           // of each run, over the last second of training
+    std::string error;                       // one line: why the runs could not be made or stepped
+    std::shared_ptr<const std::vector<std::uint8_t>> weights;
+    std::uint64_t weights_request = 0;
+  };
+  Published latest() const;
+
+  // Called from the worker after each new picture (a sleeping window wakes up to draw it).
+  void set_wake_callback(std::function<void()> callback);
+  // Blocks until the runs are idle: at the goal, paused, or hidden (tests and benches).
+  void wait_until_idle();
+
+  // The worker's training slice between looks at new settings and commands.
+  static constexpr std::chrono::milliseconds slice{20};
+  // Pictures are published at most this often while training (and at once when it stops).
+  static constexpr std::chrono::milliseconds publish_every{66};
+
+ private:
+  // What the UI handed over since the worker last looked.
+  struct Inbox {
+    std::optional<TrainingSettings> settings;
+    bool shown = false;
+    bool restart = false;
+    std::vector<Command> commands;
+    std::optional<train::Run> adopted;
+    std::uint64_t weights_wanted = 0;
+  };
+  // The last settings and visibility handed over: update() posts only what changed.
+  std::optional<TrainingSettings> sent_settings_;
+  bool sent_shown_ = false;
+  // The worker's own state: touched only by work().
+  struct Runs {
+    TrainingSettings settings;
+    std::vector<train::Run> runs;
+    bool made = false;    // runs exist for `settings` (or `error` says why not)
+    bool fresh = true;    // a training of `settings` from step 0 that no change touched
+    bool running = true;  // train (towards the goal) or pause
+    bool shown = false;
+    std::string error;
+    std::chrono::steady_clock::time_point last_publish{};
+    std::uint64_t weights_served = 0;
+    // Steps per second: steps and seconds of training since the last estimate.
+    long long rate_steps = 0;
+    double rate_seconds = 0.0, steps_per_second = 0.0;
+  };
+
+  // One slice: take the inbox, apply it, train for up to `budget`, publish when due. Returns
+  // whether there is more training to do (running, shown, below the goal, no error).
+  bool work(std::chrono::steady_clock::duration budget);
+  void apply(Inbox inbox);
+  void make_runs();
+  void publish(bool force);
+  bool wants_training() const;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;  // the worker waits on it for the inbox
+  std::condition_variable idle_;  // wait_until_idle waits on it
+  Inbox inbox_;
+  bool has_mail_ = false;
+  bool busy_ = false;  // the worker is in work() or has training to do
+  bool stopping_ = false;
+  Published published_;
+  std::uint64_t next_weights_request_ = 0;
+  std::function<void()> on_publish_;
+  Runs state_;  // worker only
+  std::thread worker_;
+};
+
+}  // namespace smlab::app

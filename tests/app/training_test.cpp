@@ -1,0 +1,347 @@
+// The training lab in the app (issue #28): the live Trainer shows the numbers of the lab at that
+// step, pauses while hidden, applies a setting to the running training, starts over for a lesson
+// step, adopts loaded weights and hands out its weights; the command line's --train, --steps and
+// --list-tasks with their files and one-line errors; sessions carry the training settings; the
+// live lab in an App draws its runs as they train, and a window's offscreen copy draws the same.
+//
+// [SECTION] Index
+//   [SECTION] The Trainer
+//   [SECTION] The command line
+//   [SECTION] Sessions and the App
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app.hpp"
+#include "cli_support.hpp"
+#include "headless_support.hpp"
+#include "lessons/lesson_corpus.hpp"
+#include "smlab/labs/training.hpp"
+#include "state/session.hpp"
+#include "state/trainer.hpp"
+
+namespace smlab::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+// [SECTION] The Trainer
+
+TrainingSettings quick(int steps, int seeds = 1) {
+  TrainingSettings s;
+  s.steps = steps;
+  s.seeds = seeds;
+  s.run.batch = 8;
+  return s;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void expect_same_runs(const TrainingLab& live, const TrainingLab& evaluated) {
+  ASSERT_EQ(live.runs.size(), evaluated.runs.size());
+  EXPECT_EQ(live.steps_done, evaluated.steps_done);
+  for (std::size_t r = 0; r < live.runs.size(); ++r) {
+    const TrainingRun &a = live.runs[r], &b = evaluated.runs[r];
+    ASSERT_EQ(a.loss.mean.size(), b.loss.mean.size()) << a.name;
+    for (std::size_t i = 0; i < a.loss.mean.size(); ++i)
+      ASSERT_TRUE(same_bits(a.loss.mean[i], b.loss.mean[i])) << a.name << " point " << i;
+    EXPECT_TRUE(same_bits(a.steps_to_90, b.steps_to_90)) << a.name;
+    EXPECT_EQ(a.shown_map, b.shown_map) << a.name;
+  }
+}
+
+TEST(Trainer, TheLiveLabAtItsGoalIsTheLabEvaluatedAtThatStep) {
+  const TrainingSettings settings = quick(60, 2);
+  Trainer trainer;
+  trainer.update(settings, true);
+  trainer.wait_until_idle();
+  const Trainer::Published published = trainer.latest();
+  ASSERT_NE(published.lab, nullptr);
+  EXPECT_FALSE(published.running) << "at its goal the training stops";
+  EXPECT_TRUE(published.error.empty()) << published.error;
+  TrainingLab evaluated;
+  evaluate_training_lab(evaluated, settings);
+  expect_same_runs(*published.lab, evaluated);
+}
+
+TEST(Trainer, AHiddenLabWaitsAndTrainsWhenShown) {
+  const TrainingSettings settings = quick(25);
+  Trainer trainer;
+  trainer.update(settings, false);
+  trainer.command(Trainer::Command::train);
+  trainer.wait_until_idle();
+  ASSERT_NE(trainer.latest().lab, nullptr);
+  EXPECT_EQ(trainer.latest().lab->steps_done, 0) << "hidden: no step";
+  trainer.command(Trainer::Command::step);
+  trainer.command(Trainer::Command::step);
+  trainer.wait_until_idle();
+  EXPECT_EQ(trainer.latest().lab->steps_done, 2) << "Step trains one step even while hidden";
+  trainer.command(Trainer::Command::reset);
+  trainer.wait_until_idle();
+  EXPECT_EQ(trainer.latest().lab->steps_done, 0);
+  trainer.command(Trainer::Command::train);  // Step paused it
+  trainer.update(settings, true);
+  trainer.wait_until_idle();
+  EXPECT_EQ(trainer.latest().lab->steps_done, 25);
+}
+
+// Closing the window while the lab trains: the Trainer's destructor stops the worker within one
+// slice and joins it (a worker that never looked at `stopping_` would hang here until ctest's
+// timeout). The runs were mid-way, far from a goal they could reach in the test's lifetime.
+TEST(Trainer, DestroyedWhileTrainingItsWorkerStopsAndJoins) {
+  const TrainingSettings settings = quick(TrainingLimits::steps_max);
+  int steps_seen = 0;
+  bool running = false;
+  {
+    Trainer trainer;
+    trainer.update(settings, true);
+    for (int look = 0; look < 2000 && steps_seen == 0; ++look) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      const Trainer::Published published = trainer.latest();
+      if (published.lab != nullptr) steps_seen = published.lab->steps_done;
+      running = published.running;
+    }
+  }
+  EXPECT_GT(steps_seen, 0) << "the worker trained before it was stopped";
+  EXPECT_LT(steps_seen, TrainingLimits::steps_max);
+  EXPECT_TRUE(running) << "it was stopped mid-training, not at its goal";
+}
+
+// A live key reaches the running training (its history goes on, the change shows in later steps);
+// a lesson step's restart gives back exactly a fresh training of its settings.
+TEST(Trainer, ALiveChangeActsOnTheRunningTrainingAndALessonStepStartsOver) {
+  TrainingSettings settings = quick(30);
+  settings.compare = "";
+  Trainer trainer;
+  trainer.update(settings, true);
+  trainer.wait_until_idle();
+  TrainingSettings hotter = settings;
+  hotter.run.temperature = 0.2;
+  hotter.steps = 50;
+  trainer.update(hotter, true);
+  trainer.wait_until_idle();
+  const std::shared_ptr<const TrainingLab> live = trainer.latest().lab;
+  ASSERT_EQ(live->steps_done, 50);
+  EXPECT_EQ(live->runs[0].settings.temperature, 0.2);
+  TrainingLab before, fresh;
+  evaluate_training_lab(before, quick(30));
+  evaluate_training_lab(fresh, hotter);
+  // Steps 1-30 are the old training's (the curve's point at step 30 is its last-20 mean there).
+  before.runs.erase(before.runs.begin() + 1, before.runs.end());
+  EXPECT_TRUE(same_bits(live->runs[0].loss.mean[29], before.runs[0].loss.mean[29]));
+  EXPECT_FALSE(same_bits(live->runs[0].loss.mean[49], fresh.runs[0].loss.mean[49]))
+      << "the change was applied from step 31, not from the start";
+  trainer.update(hotter, true, /*restart=*/true);
+  trainer.wait_until_idle();
+  expect_same_runs(*trainer.latest().lab, fresh);
+  // A second restart of a training that is already fresh keeps it (no work thrown away).
+  const std::uint64_t version = trainer.latest().version;
+  trainer.update(hotter, true, true);
+  trainer.wait_until_idle();
+  EXPECT_EQ(trainer.latest().lab->steps_done, 50);
+  EXPECT_GE(trainer.latest().version, version);
+}
+
+TEST(Trainer, WeightsGoOutAndLoadedWeightsComeIn) {
+  TrainingSettings settings = quick(12);
+  settings.compare = "";
+  Trainer trainer;
+  trainer.update(settings, true);
+  trainer.wait_until_idle();
+  const std::uint64_t request = trainer.request_weights();
+  trainer.wait_until_idle();
+  const Trainer::Published published = trainer.latest();
+  ASSERT_EQ(published.weights_request, request);
+  ASSERT_NE(published.weights, nullptr);
+  Result<train::Run> same = train::Run::create(settings.run);
+  ASSERT_TRUE(same.ok());
+  same->step(12);
+  EXPECT_EQ(*published.weights, same->save()) << "run A's first seed, at its step";
+
+  Result<train::Run> loaded = train::Run::load(*published.weights, "weights");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  TrainingSettings adopted = settings;
+  adopted.steps = 40;
+  trainer.adopt(std::move(*loaded), adopted);
+  trainer.update(adopted, true);
+  trainer.wait_until_idle();
+  EXPECT_EQ(trainer.latest().lab->steps_done, 40) << "the loaded run trains on from its step 12";
+}
+
+TEST(Trainer, ALanguageTaskWithoutItsTextSaysSoInOneLine) {
+  TrainingSettings settings = quick(5);
+  settings.run = train::default_settings(train::Task::language);
+  Trainer trainer;
+  trainer.update(settings, true);
+  trainer.wait_until_idle();
+  const std::string& error = trainer.latest().error;
+  EXPECT_NE(error.find("train_task=language needs the lesson texts"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos);
+}
+
+// [SECTION] The command line
+
+class TrainCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = cli_test::fresh_test_dir("train"); }
+  void TearDown() override { fs::remove_all(dir_); }
+  cli_test::Outcome run(const std::vector<std::string>& args) const {
+    return cli_test::run_program(SMLAB_BINARY, args, dir_, "env -u DISPLAY");
+  }
+  void expect_one_line_error(const std::vector<std::string>& args, int code, const std::string& needle) const {
+    const cli_test::Outcome r = run(args);
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_EQ(r.exit_code, code) << joined << "\nstderr: " << r.err;
+    ASSERT_FALSE(r.err.empty()) << joined;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line for: " << joined << "\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << joined << "\nstderr: " << r.err;
+  }
+  fs::path dir_;
+};
+
+TEST_F(TrainCli, ListTasksNamesEveryTask) {
+  const cli_test::Outcome r = run({"--list-tasks"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const train::Task task : train::all_tasks)
+    EXPECT_NE(r.out.find(std::string(train::task_name(task)) + " "), std::string::npos) << r.out;
+}
+
+TEST_F(TrainCli, BadTrainingInputExitsTwoWithOneLine) {
+  expect_one_line_error({"--train", "sort", "--export-csv", (dir_ / "a").string()}, 2,
+                        "--train 'sort' is not allowed: recall, copy, reverse, maximum, language");
+  expect_one_line_error({"--steps", "5", "--export-csv", (dir_ / "b").string()}, 2, "--steps goes with --train TASK");
+  expect_one_line_error({"--train", "recall", "--steps", "ten", "--export-csv", (dir_ / "c").string()}, 2,
+                        "--steps 'ten' is not allowed: an integer from 0 to 100000");
+  expect_one_line_error({"--train", "recall", "--set", "train_d_k=0", "--export-csv", (dir_ / "d").string()}, 2,
+                        "train_d_k=0 is not allowed: an integer from 1 to 512");
+  expect_one_line_error({"--set", "train_compare=task=copy", "--export-csv", (dir_ / "e").string()}, 2,
+                        "train_compare=task=copy is not allowed");
+  expect_one_line_error({"--train", "copy", "--set", "train_vocab=1", "--export-csv", (dir_ / "f").string()}, 2,
+                        "train_vocab=1");
+  EXPECT_FALSE(fs::exists(dir_ / "d" / "train-loss.csv")) << "no file from a refused run";
+}
+
+// The headless contract: train-loss.csv's columns and one line per step of every seed of every
+// run; each run's final maps; params.csv with the training keys; the .npz that --import shows.
+TEST_F(TrainCli, TrainWritesTheLossCurvesTheFinalMapsAndTheParams) {
+  const fs::path out = dir_ / "out";
+  const cli_test::Outcome r =
+      run({"--train", "copy", "--steps", "40", "--set", "train_seeds=2", "--export-csv", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream loss(cli_test::read_all(out / "train-loss.csv"));
+  std::string line;
+  std::getline(loss, line);
+  EXPECT_EQ(line, "step,run,loss,accuracy,grad_norm_q,grad_norm_k,attention_entropy,max_weight");
+  int rows = 0, last_step = 0;
+  std::vector<std::string> runs;
+  while (std::getline(loss, line)) {
+    ++rows;
+    const std::size_t comma = line.find(','), second = line.find(',', comma + 1);
+    last_step = std::stoi(line.substr(0, comma));
+    const std::string run = line.substr(comma + 1, second - comma - 1);
+    if (std::find(runs.begin(), runs.end(), run) == runs.end()) runs.push_back(run);
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 7) << line;
+  }
+  EXPECT_EQ(rows, 40 * 2 * 2) << "40 steps, runs A and B, 2 seeds each";
+  EXPECT_EQ(last_step, 40);
+  EXPECT_EQ(runs, (std::vector<std::string>{"A scaled=true seed=1", "A scaled=true seed=2", "B scaled=false seed=1",
+                                            "B scaled=false seed=2"}));
+  const std::string params = cli_test::read_all(out / "params.csv");
+  EXPECT_NE(params.find("train_task,copy\n"), std::string::npos);
+  EXPECT_NE(params.find("train_seq_len,12\n"), std::string::npos) << "--train copy starts from copy's own sizes";
+  EXPECT_NE(params.find("train_steps,40\n"), std::string::npos);
+  const std::string maps = cli_test::read_all(out / "train-attention.csv");
+  EXPECT_EQ(maps.substr(0, maps.find('\n')), "run,layer,head,query,key,weight,ideal");
+  EXPECT_EQ(std::count(maps.begin(), maps.end(), '\n'), 1 + 2 * 12 * 12) << "two runs' 12x12 maps";
+  ASSERT_TRUE(fs::exists(out / "training-accuracy.csv"));
+  ASSERT_TRUE(fs::exists(out / "train-sentence.npz"));
+  const cli_test::Outcome shown = run({"--import", (out / "train-sentence.npz").string(), "--size", "640x480",
+                                       "--screenshot", (dir_ / "imported.png").string()});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_TRUE(fs::exists(dir_ / "imported.png"));
+}
+
+// --train puts the task's own settings before the typed ones; a longer sequence must still be
+// accepted, its vocabulary raised to L - 1 as recall needs (the task's train_vocab=16 was applied
+// after train_seq_len=64 and refused it, before train_vocab moved ahead of train_seq_len).
+TEST_F(TrainCli, ALongerSequenceThanTheTasksOwnIsAccepted) {
+  const fs::path out = dir_ / "long";
+  const cli_test::Outcome r = run({"--train", "recall", "--steps", "2", "--set", "train_seq_len=64", "--set",
+                                   "train_d_k=256", "--set", "train_compare=", "--export-csv", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string params = cli_test::read_all(out / "params.csv");
+  EXPECT_NE(params.find("train_seq_len,64\n"), std::string::npos) << params;
+  EXPECT_NE(params.find("train_vocab,63\n"), std::string::npos) << params;
+  EXPECT_NE(params.find("train_d_k,256\n"), std::string::npos) << params;
+}
+
+TEST_F(TrainCli, TrainWithScreenshotRendersTheTrainedView) {
+  const cli_test::Outcome r =
+      run({"--train", "recall", "--steps", "30", "--size", "800x600", "--screenshot", (dir_ / "trained.png").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_GT(fs::file_size(dir_ / "trained.png"), 10000u);
+}
+
+// [SECTION] Sessions and the App
+
+TEST(TrainingSession, ASessionCarriesTheTrainingSettings) {
+  Session session;
+  ASSERT_TRUE(set_param(session.params, "train_task", "maximum").ok());
+  ASSERT_TRUE(set_param(session.params, "train_compare", "d_k=64,256").ok());
+  ASSERT_TRUE(set_param(session.params, "train_sentence", "注意力 attends").ok());
+  session.view = View::training;
+  const Result<Session> read = parse_session(serialize_session(session));
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->params.training, session.params.training);
+  EXPECT_EQ(read->view, View::training);
+}
+
+class TrainingApp : public test_support::HeadlessRender {
+ protected:
+  TrainingApp() : HeadlessRender(1280, 720) {}
+};
+
+// The window's lab trains while frames are drawn, and an offscreen copy of the window (a PNG
+// export) draws the very picture the window shows, not a training of its own.
+TEST_F(TrainingApp, TheLiveLabGrowsWhileFramesAreDrawnAndACopyShowsTheSamePicture) {
+  AppOptions options;
+  options.live_training = true;
+  options.view = View::training;
+  options.params.training.steps = 80;
+  options.params.training.run.batch = 8;
+  App app(*surface_, options);
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  app.trainer()->wait_until_idle();
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  ASSERT_NE(app.training_picture(), nullptr);
+  EXPECT_EQ(app.training_picture()->steps_done, 80);
+  EXPECT_EQ(app.ui().training.steps_done, 80);
+  ASSERT_NE(app.shown_view(), nullptr);
+  bool map_a = false;
+  for (const NamedPlot& plot : app.shown_view()->plots) map_a = map_a || plot.name == "map-a";
+  EXPECT_TRUE(map_a) << "the lab's plots are drawn from the live picture";
+
+  AppOptions copy_options = options;
+  copy_options.live_training = false;
+  copy_options.training_shown = app.training_picture();
+  copy_options.params = app.ui().params;
+  platform::OffscreenOptions size;
+  size.width = 640;
+  size.height = 480;
+  auto surface = platform::Offscreen::create(size);
+  ASSERT_TRUE(surface) << surface.error().message;
+  App copy(**surface, copy_options);
+  for (int frame = 0; frame < 3; ++frame) copy.frame();
+  EXPECT_EQ(copy.training_picture(), app.training_picture());
+}
+
+}  // namespace
+}  // namespace smlab::app
