@@ -26,6 +26,7 @@
 #include "smlab/labs/temperature.hpp"
 #include "smlab/labs/homework.hpp"
 #include "smlab/labs/topics.hpp"
+#include "smlab/labs/training.hpp"
 #include "smlab/precision.hpp"
 
 namespace smlab::app {
@@ -110,6 +111,25 @@ SoftmaxVariant softmax_variant(const ClaimQuantity& q) {
 int score_variant(const ClaimQuantity& q) {
   static constexpr std::string_view names[] = {"dot", "scaled_dot", "cosine", "additive", "layer_norm"};
   return static_cast<int>(std::find(std::begin(names), std::end(names), q.series) - std::begin(names));
+}
+
+// The training lab's run a quantity names by its series ("a" … "d"), or null (with `error` set).
+const TrainingRun* training_run(const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
+  const TrainingLab* lab = snap.lab<TrainingLab>();
+  if (lab == nullptr) {
+    error = "the training lab was not evaluated";
+    return nullptr;
+  }
+  if (!lab->error.empty()) {
+    error = "the training lab has no runs: " + lab->error;
+    return nullptr;
+  }
+  const std::size_t index = q.series.empty() ? 0 : static_cast<std::size_t>(q.series[0] - 'a');
+  if (index >= lab->runs.size()) {
+    error = "the training lab has no run " + q.series;
+    return nullptr;
+  }
+  return &lab->runs[index];
 }
 
 // [SECTION] The quantity table: one reader per quantity
@@ -552,6 +572,65 @@ const std::vector<Entry>& entries() {
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
           NEED(InitLab);
           return q.series == "measured" ? lab_->measured_variance.back() : lab_->predicted_variance.back();
+        });
+    // ── Training lab (series: the run, a = A … d = D; numbers as its notes and plots show them) ──
+    const auto training = [&add](std::string_view name, std::string_view meaning,
+                                 std::function<double(const TrainingRun&)> value) {
+      add({name, meaning, "a|b|c|d", false, false},
+          [value](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+            const TrainingRun* run = training_run(snap, q, error);
+            if (run == nullptr) return std::nullopt;
+            return value(*run);
+          });
+    };
+    training("train_steps_to_90", "training lab: mean steps to 90% accuracy over the run's seeds",
+             [](const TrainingRun& r) { return r.steps_to_90; });
+    training("train_steps_to_90_se", "training lab: standard error of the steps to 90%",
+             [](const TrainingRun& r) { return r.steps_to_90_se; });
+    training("train_reached_90", "training lab: seeds of the run that reached 90%",
+             [](const TrainingRun& r) { return static_cast<double>(r.reached_90); });
+    training("train_final_accuracy", "training lab: accuracy, mean of the last 20 batches and the seeds",
+             [](const TrainingRun& r) { return r.final_accuracy; });
+    training("train_final_loss", "training lab: loss, mean of the last 20 batches and the seeds",
+             [](const TrainingRun& r) { return r.final_loss; });
+    training("train_start_loss", "training lab: mean loss at step 1",
+             [](const TrainingRun& r) { return r.start_loss; });
+    training("train_start_max_weight", "training lab: mean max weight at step 1",
+             [](const TrainingRun& r) { return r.start_max_weight; });
+    training("train_start_saturated", "training lab: fraction of saturated rows at step 1",
+             [](const TrainingRun& r) { return r.start_saturated; });
+    training("train_start_grad_norm_q", "training lab: ‖∂L/∂Q‖ at step 1",
+             [](const TrainingRun& r) { return r.start_grad_norm_q; });
+    training(
+        "train_first_nonfinite", "training lab: first step with a NaN or inf (inf: none)", [](const TrainingRun& r) {
+          return r.first_nonfinite ? static_cast<double>(*r.first_nonfinite) : std::numeric_limits<double>::infinity();
+        });
+    training("train_nonfinite_seeds", "training lab: seeds that had a NaN or inf",
+             [](const TrainingRun& r) { return static_cast<double>(r.nonfinite_seeds); });
+    training("train_skipped_fraction", "training lab: fraction of the steps skipped (not finite)",
+             [](const TrainingRun& r) { return r.skipped_fraction; });
+    training("train_probe_match", "training lab: ideal match of the map drawn for the run's probe",
+             [](const TrainingRun& r) { return r.shown_match; });
+    add({"train_masked_weight_max", "training lab: largest weight on a later token in any head of the sentence", "",
+         false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(TrainingLab);
+          const TrainingSentence& s = lab_->sentence;
+          if (!s.error.empty()) return missing(error, s.error);
+          double top = 0.0;
+          for (int l = 0; l < s.layers; ++l)
+            for (int h = 0; h < s.heads; ++h)
+              for (int i = 0; i < s.length; ++i)
+                for (int j = i + 1; j < s.length; ++j)
+                  top = std::max(top, static_cast<double>(s.map(l, h)[i * s.length + j]));
+          return top;
+        });
+    add({"train_next_token_top", "training lab: probability of the most likely next token", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(TrainingLab);
+          const TrainingSentence& s = lab_->sentence;
+          if (s.top.empty()) return missing(error, "the sentence has no next-token distribution");
+          return s.probabilities[static_cast<std::size_t>(s.top.front())];
         });
     add({"homework_answer", "the answer of homework exercise `index` (smlab/labs/homework.hpp, in its order)", "", true,
          false},

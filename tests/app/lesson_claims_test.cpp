@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <vector>
 #include <string>
 
 #include "state/presets.hpp"
 #include "lessons/claims.hpp"
+#include "lessons/lesson_corpus.hpp"
 #include "lessons/lessons.hpp"
 #include "smlab/evaluate.hpp"
 #include "state/evaluator.hpp"
@@ -28,13 +30,19 @@ const LessonList& shipped() {
 bool reads_the_sweep(const ClaimQuantity& q) { return q.quantity.rfind("dk_", 0) == 0; }
 
 // The step's Snapshot as the app shows it once the step has settled: evaluate() with the step's
-// view (so that view's lab is present), and, when a claim or the question reads the d_k sweep, that
-// sweep refined as the window refines it (to the planned count, at most refine_max_trials): the
-// numbers a text quotes are the converged ones drawn, not the first estimate.
-Snapshot snapshot_of(const LessonStep& step) {
+// view (so that view's lab is present) and the lesson texts for the training lab's language model
+// (the app attaches them); when a claim or the question reads the d_k sweep, that sweep refined as
+// the window refines it (to the planned count, at most refine_max_trials): the numbers a text
+// quotes are the converged ones drawn, not the first estimate. Kept per step: the training
+// lesson's steps train for seconds each.
+const Snapshot& snapshot_of(const LessonStep& step) {
+  static std::map<const LessonStep*, Snapshot> evaluated;
+  if (const auto found = evaluated.find(&step); found != evaluated.end()) return found->second;
   EvaluateOptions options;
   options.view = step.view;
-  Snapshot snap = *evaluate(step.params, options);
+  Params params = step.params;
+  attach_corpus(params, lesson_corpus(shipped()));
+  Snapshot snap = *evaluate(params, options);
   bool sweep = step.predict && reads_the_sweep(step.predict->quantity);
   for (const LessonClaim& claim : step.claims)
     sweep = sweep || reads_the_sweep(claim.left) || (claim.than && reads_the_sweep(*claim.than));
@@ -42,7 +50,7 @@ Snapshot snapshot_of(const LessonStep& step) {
     const std::int64_t target = planned_dk_trials(snap.dk_sweep.config, Evaluator::refine_max_trials);
     if (snap.dk_sweep.trials < target) add_dk_trials(snap.dk_sweep, target - snap.dk_sweep.trials);
   }
-  return snap;
+  return evaluated.emplace(&step, std::move(snap)).first->second;
 }
 
 std::string where(const Lesson& lesson, std::size_t step) { return lesson.name + " step " + std::to_string(step + 1); }
@@ -54,7 +62,7 @@ TEST(LessonClaims, EveryClaimOfEveryStepHolds) {
   for (const Lesson& lesson : list.lessons)
     for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
       const LessonStep& step = lesson.steps[k];
-      const Snapshot snap = snapshot_of(step);
+      const Snapshot& snap = snapshot_of(step);
       for (const LessonClaim& claim : step.claims) {
         const ClaimOutcome outcome = evaluate_claim(snap, claim);
         EXPECT_TRUE(outcome.error.empty()) << where(lesson, k) << ": " << outcome.error;
@@ -76,7 +84,7 @@ TEST(LessonClaims, EveryPredictStepHasAnAnswerAndOneClearlyNearestChoice) {
     for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
       const LessonStep& step = lesson.steps[k];
       if (!step.predict) continue;
-      const Snapshot snap = snapshot_of(step);
+      const Snapshot& snap = snapshot_of(step);
       const Result<PredictionReveal> reveal = reveal_prediction(*step.predict, snap, std::nullopt);
       ASSERT_TRUE(reveal.ok()) << where(lesson, k) << ": " << reveal.error().message;
       const double answer = reveal->answer;
@@ -113,7 +121,7 @@ TEST(LessonClaims, EveryBrokenClaimFails) {
     for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
       const LessonStep& step = lesson.steps[k];
       if (step.claims.empty()) continue;
-      const Snapshot snap = snapshot_of(step);
+      const Snapshot& snap = snapshot_of(step);
       for (const LessonClaim& claim : step.claims) {
         LessonClaim broken = claim;
         if (claim.op == "<")
