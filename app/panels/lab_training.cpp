@@ -77,7 +77,9 @@ void mark_nonfinite(plot::Plot& p, const TrainingLab& lab) {
 
 // Each run named at the end of its curve ("A", "B"), in its colour: a legend of four long names
 // covered the curves of a small plot. Names whose ends lie close are moved apart, by at least 7 %
-// of the axis (in log space on a log axis), so that none is written over another.
+// of the axis (in log space on a log axis), and each name after A a further 8 % of the steps to the
+// left: in the 1024x768 layout a plot's data area is ~35 px tall, too short to stack three names,
+// and "B" and "C" were written over each other there.
 void name_curve_ends(plot::Plot& p, const TrainingLab& lab, SeedBand TrainingRun::*band, bool log_y) {
   struct End {
     std::size_t run;
@@ -102,14 +104,20 @@ void name_curve_ends(plot::Plot& p, const TrainingLab& lab, SeedBand TrainingRun
       }
   }
   if (p.y.min != p.y.max) low = log_y ? std::log10(p.y.min) : p.y.min, high = log_y ? std::log10(p.y.max) : p.y.max;
+  // Pushed up past the top, the names are pushed back down from it.
   const double gap = 0.07 * std::max(high - low, 1e-9);
   std::sort(ends.begin(), ends.end(), [](const End& a, const End& b) { return a.y < b.y; });
   for (std::size_t k = 1; k < ends.size(); ++k) ends[k].y = std::max(ends[k].y, ends[k - 1].y + gap);
+  if (!ends.empty() && ends.back().y > high) {
+    ends.back().y = high;
+    for (std::size_t k = ends.size() - 1; k-- > 0;) ends[k].y = std::min(ends[k].y, ends[k + 1].y - gap);
+  }
   for (const End& end : ends) {
     const TrainingRun& run = lab.runs[end.run];
     if (run.steps.empty()) continue;
-    p.annotations.push_back({run.steps.back(), log_y ? std::pow(10.0, end.y) : end.y, run.name, run_color(end.run),
-                             plot::TextAlign::Right});
+    const double shift = 0.08 * static_cast<double>(end.run) * (run.steps.back() - run.steps.front());
+    p.annotations.push_back({run.steps.back() - shift, log_y ? std::pow(10.0, end.y) : end.y, run.name,
+                             run_color(end.run), plot::TextAlign::Right});
   }
 }
 
@@ -150,8 +158,11 @@ plot::Plot accuracy_plot(const TrainingLab& lab) {
     if (run.reached_90 > 0 && std::isfinite(run.steps_to_90))
       p.vlines.push_back({run.steps_to_90, run.name + ": " + steps_to_90_text(run), run_color(r), true});
   }
-  p.annotations.clear();  // the legend names the runs here
-  p.legend = plot::LegendPos::BottomRight;
+  // The legend names the runs here (their curves end together at 1, where names would overlap);
+  // with three or four runs it took the room of the 90 % labels in a small plot, which name their
+  // runs themselves ("B: 436 ± 30" was left out at 1024x768).
+  p.annotations.clear();
+  p.legend = lab.runs.size() <= 2 ? plot::LegendPos::BottomRight : plot::LegendPos::None;
   return p;
 }
 
@@ -224,7 +235,9 @@ plot::Plot parabola_plot(const TrainingLab& lab) {
   p.x.min = 0.0;
   p.x.max = 1.0;
   p.y.min = 0.0;
-  p.y.max = 0.27;
+  // Room above the parabola's top (0.25) for the legend, a row per run and one for the curve: at
+  // 0.27 a legend of three runs covered the curve's right flank.
+  p.y.max = 0.27 + 0.05 * static_cast<double>(lab.runs.size() + 1);
   std::vector<double> s, slope;
   for (int k = 0; k <= 100; ++k) {
     s.push_back(k / 100.0);
