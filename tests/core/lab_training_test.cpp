@@ -99,6 +99,22 @@ TEST(TrainingKeys, EveryTrainingSettingIsAParamsKeyWithThePrefix) {
   EXPECT_NE(longer.error().message.find("train_compare=vocab=8"), std::string::npos) << longer.error().message;
 }
 
+// A mistyped key gets one line short enough to read: a training-like name is told the training
+// keys (without their common prefix), any other Params' own keys (all 55 names were 630 bytes).
+TEST(TrainingKeys, AnUnknownKeyNamesTheKeysItMayHaveMeantInOneShortLine) {
+  for (const char* typo : {"train_dk", "tempreature"}) {
+    Params params;
+    const Result<void> set = set_param(params, typo, "1");
+    ASSERT_FALSE(set.ok()) << typo;
+    const std::string& message = set.error().message;
+    EXPECT_LT(message.size(), 300u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    const bool training = std::string(typo).starts_with("train");
+    EXPECT_EQ(message.find("train_ and one of task, vocab, seq_len") != std::string::npos, training) << message;
+    EXPECT_EQ(message.find("temperature, d_k") != std::string::npos, !training) << message;
+  }
+}
+
 TEST(TrainingKeys, RunsAreRunAThenOnePerComparedValue) {
   TrainingSettings s;
   s.compare = "d_k=64,256";
