@@ -3,6 +3,11 @@
 // each trained over one or more seeds), and what the lab draws at a step: each run's metrics over
 // its seeds (mean ± standard error), its probe map beside the task's ideal map, the probe row's
 // S(1−S) points, and a sentence's maps per head with its next-token distribution.
+//
+// [SECTION] Index
+//   [SECTION] The keys
+//   [SECTION] The runs
+//   [SECTION] What the lab draws
 #pragma once
 
 #include <cstdint>
@@ -58,10 +63,10 @@ struct TrainingSettings {
   }
 };
 
-// [SECTION] The keys: every training setting as train_<setting> (train_task, train_d_k, ...), then
-// train_compare, train_seeds, train_steps, train_sentence, train_position. The Params key table
-// (params.cpp) lists them after its own keys, so --set, sessions, URLs, lessons and --list-keys
-// take them through this one validation.
+// [SECTION] The keys
+// Every training setting as train_<setting> (train_task, train_d_k, ...), then train_compare, train_seeds, train_steps,
+// train_sentence, train_position. The Params key table (params.cpp) lists them after its own keys, so --set, sessions,
+// URLs, lessons and --list-keys take them through this one validation.
 //
 // Why a prefix: the lab's temperature, d_k, scaled, seed, heads, causal, seq_len and batch are
 // not the dashboard's. Their ranges differ (d_k 1–512 against 1–4096, seq_len 3–128 against
