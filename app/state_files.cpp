@@ -8,7 +8,6 @@
 #include "export/png.hpp"
 #include "panels/pins_panel.hpp"
 #include "plot_export.hpp"
-#include "training_export.hpp"
 #include "smlab/evaluate.hpp"
 
 namespace smlab::app {
@@ -28,7 +27,6 @@ Result<void> stage_state_files(StateFilesKind kind, const StateFilesRequest& req
     if (const auto written = exporting::export_csv(snapshot, directory, csv_options, &batch); !written)
       return written.error();
     if (const auto labs = exporting::export_lab_csv(snapshot, directory, false, &batch); !labs) return labs.error();
-    if (Result<void> training = exporting::stage_training_files(snapshot, directory, batch); !training) return training;
     if (!pins.pins.empty())
       for (const auto& [name, text] : pins_csv_files(pins.pins, pins.snapshots))
         if (Result<void> staged = batch.stage(directory / name, text); !staged) return staged;

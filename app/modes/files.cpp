@@ -33,7 +33,11 @@ Result<void> run_files(const Options& o, AppOptions start) {
     if (!result) return result.error();
     const auto labs = exporting::export_lab_csv(snapshot, o.csv_dir, o.overwrite, &batch);
     if (!labs) return labs.error();
-    if (Result<void> training = exporting::stage_training_files(snapshot, o.csv_dir, batch); !training) return training;
+    // --train's own files (train-loss.csv, train-attention.csv, train-sentence.npz): with --train only,
+    // so that a plain export is the same set of files as the web page's (ExportJobTest).
+    if (!o.train_task.empty())
+      if (Result<void> training = exporting::stage_training_files(snapshot, o.csv_dir, batch); !training)
+        return training;
   }
   // A session's pins: pins*.csv and pinned-*.svg beside the files of the current state.
   PinState pins;
