@@ -26,6 +26,7 @@
 #include "app_recording.hpp"
 #include "export/png.hpp"
 #include "lesson_player/lesson_player.hpp"
+#include "lessons/lesson_corpus.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/pins_panel.hpp"
 #include "panels/pointer_gestures.hpp"
@@ -252,6 +253,10 @@ std::int64_t headless_refine_trials(int seq_len) {
 }
 
 void App::submit() {
+  // Params set from keys (a lesson step, a session) lack the language model's corpus, and Params'
+  // == does not see it: attached here, every evaluation has it (wait_for_snapshot submits before
+  // any frame's sync_training could attach it; the lesson's language step drew no next-token bars).
+  attach_corpus(ui_.params, corpus_);
   submitted_ = ui_.params;
   submitted_view_ = ui_.view;
   evaluator_.submit(submitted_, evaluated_view(submitted_view_));
