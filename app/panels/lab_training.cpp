@@ -261,7 +261,9 @@ plot::Plot parabola_plot(const TrainingLab& lab) {
                           .radius = 4.5f,
                           .shape = shapes[r % 4]});
   }
-  p.legend = plot::LegendPos::TopRight;
+  // Three or four runs' entries under the curve's own would cover the curve in a small plot: the
+  // runs are told apart by their markers' shapes and colours, as in the other plots.
+  p.legend = lab.runs.size() <= 2 ? plot::LegendPos::TopRight : plot::LegendPos::None;
   return p;
 }
 
@@ -286,7 +288,8 @@ plot::Plot next_token_plot(const TrainingLab& lab) {
   const double top = y.empty() ? 1.0 : *std::max_element(y.begin(), y.end());
   p.y.max = std::min(1.05, top * 1.2 + 0.02);
   p.bars.push_back({.label = "softmax(z), T = 1", .x = std::move(x), .y = std::move(y), .color = run_color(0)});
-  p.legend = plot::LegendPos::TopRight;
+  // One series, named by the title and the axis: its legend was cut short in a narrow plot (zh-CN).
+  p.legend = plot::LegendPos::None;
   return p;
 }
 
