@@ -436,9 +436,10 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   }
 
   // With the column hidden its File, Edit and View menus stay: a strip of them left of the » button,
-  // the button and the tabs moved right by its width.
+  // the button and the tabs moved right by its width. Not in the compact layout (a phone): there the
+  // ≡ drawer holds the column and its menus, and the width goes to the tabs.
   float menu_strip = 0.0f;
-  if (!(ui.controls_shown || lesson_open)) {
+  if (!(ui.controls_shown || lesson_open) && !layout.compact) {
     const ImGuiStyle& style = ImGui::GetStyle();
     menu_strip = 2.0f * style.WindowPadding.x;
     for (const char* menu : {"ui.menu.file", "ui.menu.edit", "ui.menu.view"})
