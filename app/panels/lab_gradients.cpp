@@ -30,7 +30,7 @@ plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
                           ? i18n::format("lab.gradients.jacobian.title_capped",
                                          {first, std::to_string(lab.jacobian_first + lab.jacobian_size - 1),
                                           std::to_string(lab.row_length)})
-                          : std::string(tr("lab.gradients.jacobian.title"));
+                          : i18n::format("lab.gradients.jacobian.title_norm", {format_value(lab.frobenius_norm, 2)});
   plot::Heatmap map;
   map.rows = lab.jacobian_size;
   map.cols = lab.jacobian_size;

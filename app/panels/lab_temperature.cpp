@@ -23,15 +23,18 @@ constexpr plot::Color current_color = plot::Color::from_hex(0xE69F00);  // orang
 constexpr plot::Color top_color = plot::Color::from_hex(0x56B4E9);      // the top score's curves
 constexpr plot::Color second_color = plot::Color::from_hex(0xD55E00);   // the runner-up's curves
 
+// A small multiple's smallest cell: a title, the tick labels and a data area of about four lines each way.
+constexpr float multiple_min_width_em = 8.0f, multiple_min_height_em = 8.0f;
+
 plot::Plot multiple_plot(const TemperatureLab& lab, const TemperatureMultiple& multiple) {
   plot::Plot p;
   p.title = i18n::format(multiple.is_current ? "lab.temperature.panel_now" : "lab.temperature.panel",
                          {format_value(multiple.temperature, 3), format_value(multiple.entropy_nats, 2)});
-  p.x.label = tr("plot.axis.key_j");
+  // Small multiples share their axes (keys across, weight 0 … 1 up), so none repeats the axis labels:
+  // the room goes to the bars (a multiple at its smallest keeps a readable data area).
   p.x.integer_ticks = true;
   p.x.min = static_cast<double>(lab.shown.begin) - 0.6;
   p.x.max = static_cast<double>(lab.shown.end) - 0.4;
-  p.y.label = tr("plot.axis.weight");
   p.y.min = 0.0;
   p.y.max = 1.0;  // the same for every panel, so heights compare across T
   plot::BarSeries bars;
@@ -154,7 +157,8 @@ LabView build_temperature(const LabInputs& inputs) {
   const TemperatureLab& lab = *inputs.snapshot.lab<TemperatureLab>();
 
   for (std::size_t k = 0; k < lab.multiples.size(); ++k)
-    view.plots.push_back({"panel-" + std::to_string(k + 1), multiple_plot(lab, lab.multiples[k]), 1});
+    view.plots.push_back({"panel-" + std::to_string(k + 1), multiple_plot(lab, lab.multiples[k]), 1,
+                          multiple_min_height_em, multiple_min_width_em});
   view.plots.push_back({"entropy", entropy_plot(lab), 2, 13.0f});  // room for its legend beside the curves
   view.plots.push_back({"nudge", nudge_plot(lab), 2});
 

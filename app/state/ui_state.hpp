@@ -57,6 +57,40 @@ struct LessonState {
   std::optional<double> guess;
   double typed_guess = 0.0;  // the typed-guess field
   std::string guess_error;   // a refused guess, shown under the field
+  // This frame's lesson layout (panels/lesson_layout.hpp): draw_main_window places the step's panels
+  // and leaves the text block's box here; draw_lesson draws the text (or presenter caption) in it.
+  struct TextBox {
+    ImVec2 min, max;
+    float scale = 1.0f;   // the text's size, × the UI font
+    bool placed = false;  // false: not laid out this frame (the step's view is not shown)
+    bool fits = true;     // false: the text block scrolls (the layout found no arrangement that fits)
+  } text_box;
+  // The plots' frames of that layout, and what it was planned for: it is planned again only when
+  // one of these changes (planning lays each plot out once per candidate arrangement).
+  struct Plan {
+    std::vector<ImVec2> plot_min, plot_max;
+    bool plots_fit = true;
+    struct Key {
+      std::pair<std::size_t, std::size_t> step{};
+      View view = View::dashboard;
+      float area[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      float font_size = 0.0f;
+      int language = -1, theme = -1;
+      bool presenter = false, revealed = false, plots_built = false;
+      std::size_t plots = 0;
+      std::string typed;
+      std::vector<std::string> notes;
+      friend bool operator==(const Key&, const Key&) = default;
+    };
+    std::optional<Key> key;
+  } plan;
+  std::vector<std::string> notes;  // the shown lab's notes, for a step that shows them ("notes")
+  bool controls_shown = false;     // the control column beside the lesson (Ctrl+B, « »): hidden at first
+  // Presenter mode answers a predict step from the keyboard: the number typed so far, or the choice
+  // picked with its digit; both belong to the step they were typed on.
+  std::string presenter_typed;
+  int presenter_choice = -1;
+  std::optional<std::pair<std::size_t, std::size_t>> presenter_typed_step;
 };
 
 struct UiState {
