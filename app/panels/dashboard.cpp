@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <limits>
 #include <span>
 #include <string>
 #include <utility>
@@ -81,24 +82,48 @@ FlowGrid flow_grid_px(const std::vector<int>& spans, int max_columns, ImVec2 min
     }
     rows = std::max(rows, 1);
     const float cell_h = std::max(min_h, (height - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows));
-    const float score = std::min(cell_w, 1.3f * cell_h);
+    // The smallest plot as placed (a plot spanning columns is that much wider), not the column:
+    // a wide histogram over two thirds of a row scored as one narrow column and lost to a grid that
+    // left a third of the row empty (the scaling lab at 1600×900).
+    float score = std::numeric_limits<float>::infinity();
+    for (const int span : spans) {
+      const float clamped = static_cast<float>(std::clamp(span, 1, columns));
+      score = std::min(score, std::min(clamped * cell_w + gap * (clamped - 1.0f), 1.3f * cell_h));
+    }
     if (score <= best_score) continue;
     best_score = score;
     best = FlowGrid{};
     best.columns = columns;
-    int row = -1, column = columns;
-    for (const int span : spans) {
-      const int clamped = std::clamp(span, 1, columns);
-      if (column + clamped > columns) {
-        ++row;
-        column = 0;
+    // Rows as they fill (each a run of plots whose spans fit the columns); a row that leaves columns
+    // empty shares them out, its plots widened in proportion to their spans (no third of a row left
+    // empty beside a lone plot).
+    std::vector<std::pair<std::size_t, std::size_t>> row_runs;  // [first, end) of each row
+    int used_in_row = columns;
+    for (std::size_t k = 0; k < spans.size(); ++k) {
+      const int clamped = std::clamp(spans[k], 1, columns);
+      if (used_in_row + clamped > columns) {
+        row_runs.emplace_back(k, k);
+        used_in_row = 0;
       }
-      const ImVec2 origin(min.x + static_cast<float>(column) * (cell_w + gap),
-                          min.y + static_cast<float>(row) * (cell_h + gap));
-      best.min.push_back(origin);
-      best.max.push_back(ImVec2(origin.x + cell_w * static_cast<float>(clamped) + gap * static_cast<float>(clamped - 1),
-                                origin.y + cell_h));
-      column += clamped;
+      used_in_row += clamped;
+      row_runs.back().second = k + 1;
+    }
+    for (std::size_t row = 0; row < row_runs.size(); ++row) {
+      const auto [first, end] = row_runs[row];
+      int used = 0;
+      for (std::size_t k = first; k < end; ++k) used += std::clamp(spans[k], 1, columns);
+      const float free_width = width - gap * static_cast<float>(end - first - 1);
+      float x = min.x;
+      const float y = min.y + static_cast<float>(row) * (cell_h + gap);
+      for (std::size_t k = first; k < end; ++k) {
+        const float share = static_cast<float>(std::clamp(spans[k], 1, columns)) / static_cast<float>(used);
+        const float plot_width = used == columns ? cell_w * static_cast<float>(std::clamp(spans[k], 1, columns)) +
+                                                       gap * static_cast<float>(std::clamp(spans[k], 1, columns) - 1)
+                                                 : free_width * share;
+        best.min.push_back(ImVec2(x, y));
+        best.max.push_back(ImVec2(x + plot_width, y + cell_h));
+        x += plot_width + gap;
+      }
     }
     best.bottom = min.y + static_cast<float>(rows) * cell_h + gap * static_cast<float>(rows - 1);
   }
@@ -157,9 +182,22 @@ void draw_plots_in(std::string_view view_name, std::span<const NamedPlot* const>
                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
   plot::Style placed_style = style;
   placed_style.report = ui.record_layout ? &ui.layout_report : nullptr;
+  ImFont* font = ImGui::GetFont();
+  const float font_size = style.font_size > 0.0f ? style.font_size : ImGui::GetFontSize();
+  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
+    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+  };
   for (std::size_t index = 0; index < plots.size() && index < grid.min.size(); ++index) {
     const NamedPlot& named = *plots[index];
-    const ImVec2 origin = grid.min[index], end = grid.max[index];
+    ImVec2 origin = grid.min[index], end = grid.max[index];
+    // A map with square cells hugs its grid, centred in the cell, rather than floating in a wide
+    // panel (the lesson layout fits its frames already: then this changes nothing).
+    if (named.plot.heatmap && named.plot.heatmap->square_cells) {
+      const ImVec2 fitted =
+          plot::fit_plot(named.plot, ImVec2(end.x - origin.x, end.y - origin.y), placed_style, font_size, measure).size;
+      origin = ImVec2(std::floor(origin.x + 0.5f * (end.x - origin.x - fitted.x)), origin.y);
+      end = ImVec2(origin.x + fitted.x, origin.y + fitted.y);
+    }
     ImGui::SetCursorScreenPos(origin);
     const std::string full_name = std::string(view_name) + "/" + named.name;
     const plot::Interaction interaction =
@@ -176,6 +214,35 @@ void draw_plots_in(std::string_view view_name, std::span<const NamedPlot* const>
 
 }  // namespace
 
+namespace {
+
+// The smallest cell in which every one of `plots` is readable (lesson_layout.hpp's rule: its data
+// area at least 120 px each way and 40 % of the panel, nothing given up), from the grid's em minimum
+// up, a step of 1 em wide and 1/1.3 em high at a time, at most three times the minimum; a plot
+// that is not readable even there does not hold the others back. Wide plots count half their width.
+ImVec2 readable_cell(std::span<const NamedPlot* const> plots, const plot::Style& style, float em) {
+  ImVec2 cell = smallest_cell(plots, em);
+  ImFont* font = ImGui::GetFont();
+  const float font_size = style.font_size > 0.0f ? style.font_size : em;  // as plot::draw resolves it
+  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
+    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+  };
+  ImVec2 needed = cell;
+  for (const NamedPlot* named : plots) {
+    const float span = static_cast<float>(std::max(named->column_span, 1));
+    for (int step = 0; step <= 2 * static_cast<int>(min_plot_width_em); ++step) {
+      const ImVec2 size(span * (cell.x + static_cast<float>(step) * em), cell.y + static_cast<float>(step) * em / 1.3f);
+      const plot::PlotFit probe = plot::fit_plot(named->plot, size, style, font_size, measure);
+      if (!readable_data_area(probe)) continue;
+      needed = ImVec2(std::max(needed.x, size.x / span), std::max(needed.y, size.y));
+      break;
+    }
+  }
+  return needed;
+}
+
+}  // namespace
+
 void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
                     ImVec2 max, const plot::Style& style, UiState& ui,
                     const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
@@ -187,8 +254,16 @@ void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& pl
     pointers.push_back(&named);
   }
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const ImVec2 cell = smallest_cell(pointers, ImGui::GetFontSize());
-  const FlowGrid grid = flow_grid_px(spans, max_columns, min, max, gap, cell.x, cell.y);
+  const float em = ImGui::GetFontSize();
+  // Cells every plot reads in (the content scrolls when they do not all fit), found once per view,
+  // font and language: a plot's margins, not its data, decide it.
+  const UiState::GridCell::Key key{static_cast<int>(ui.view), static_cast<int>(i18n::language()),
+                                   static_cast<int>(ui.theme), em, plots.size()};
+  if (ui.grid_cell.key != key) {
+    ui.grid_cell.key = key;
+    ui.grid_cell.size = readable_cell(pointers, style, em);
+  }
+  const FlowGrid grid = flow_grid_px(spans, max_columns, min, max, gap, ui.grid_cell.size.x, ui.grid_cell.size.y);
   draw_plots_in(view_name, pointers, grid, style, ui, on_hover);
 }
 
@@ -313,6 +388,7 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, std::span<const Nam
   key.theme = static_cast<int>(ui.theme);
   key.presenter = presenter;
   key.revealed = ui.lesson.revealed;
+  key.answer_ready = snapshot != nullptr && !ui.lesson.animating;  // a revealed answer's lines
   key.plots_built = !shown.empty();
   key.plots = step_cell_count(ui, shown);
   key.typed = ui.lesson.presenter_typed;
@@ -329,8 +405,10 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, std::span<const Nam
     request.gap = ImGui::GetStyle().ItemSpacing.x;
     request.text_min_width = 10.0f * em;  // ~20 Latin characters, 10 Chinese
     // The lesson text a little larger than the controls where there is room; the presenter caption
-    // larger still, down to the UI font where the step has much to say.
-    request.text_scales = presenter ? std::vector<float>{1.5f, 1.3f, 1.15f, 1.0f} : std::vector<float>{1.2f, 1.0f};
+    // larger still; down to the UI font where the step has much to say, and 0.9× it as the last
+    // resort (a large font in a small window: 26 px at 1024×768 and font 1.5).
+    request.text_scales =
+        presenter ? std::vector<float>{1.5f, 1.3f, 1.15f, 1.0f, 0.9f} : std::vector<float>{1.2f, 1.0f, 0.9f};
     request.text_height = [&](float width, float scale) {
       return lesson_block_height(ui, snapshot, width, scale, presenter);
     };
@@ -531,38 +609,43 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     ImGui::EndChild();
   }
 
+  // A lesson takes the tab strip's height too (its step picks the view; the lesson panel has the
+  // « » button): the tab bar selects ui.view again when it comes back.
+  if (lesson_open) ui.select_view_tab = true;
   // « hides the control column, » shows it (Ctrl+B, F9).
-  ImGui::SetCursorScreenPos(layout.toggle_min);
-  if (ImGui::Button(column_shown ? "<<###controls-toggle" : ">>###controls-toggle",
-                    ImVec2(layout.toggle_max.x - layout.toggle_min.x, layout.toggle_max.y - layout.toggle_min.y)))
-    controls_flag(ui) = !column_shown;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
+  if (!lesson_open) {
+    ImGui::SetCursorScreenPos(layout.toggle_min);
+    if (ImGui::Button(column_shown ? "<<###controls-toggle" : ">>###controls-toggle",
+                      ImVec2(layout.toggle_max.x - layout.toggle_min.x, layout.toggle_max.y - layout.toggle_min.y)))
+      controls_flag(ui) = !column_shown;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
 
-  ImGui::SetCursorScreenPos(layout.tabs_min);
-  ImGui::PushItemWidth(layout.tabs_max.x - layout.tabs_min.x);
-  // The strip scrolls (arrows at its end) rather than clipping tabs; the selected tab is scrolled into view.
-  if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
-    for (const ViewInfo& info : all_views()) {
-      // Select the tab that ui.view names on the first frame (e.g. --view) and keep
-      // ImGui's own selection afterwards.
-      const ImGuiTabItemFlags flags = ui.select_view_tab && info.view == ui.view ? ImGuiTabItemFlags_SetSelected : 0;
-      // "title###name": the tab keeps its ID (and ImGui its selection) when the language changes.
-      const std::string tab_label = std::string(view_title(info.view)) + "###" + std::string(info.name);
-      if (ImGui::BeginTabItem(tab_label.c_str(), nullptr, flags)) {
-        if (!ui.select_view_tab) ui.view = info.view;
-        ImGui::EndTabItem();
+    ImGui::SetCursorScreenPos(layout.tabs_min);
+    ImGui::PushItemWidth(layout.tabs_max.x - layout.tabs_min.x);
+    // The strip scrolls (arrows at its end) rather than clipping tabs; the selected tab is scrolled into view.
+    if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
+      for (const ViewInfo& info : all_views()) {
+        // Select the tab that ui.view names on the first frame (e.g. --view) and keep
+        // ImGui's own selection afterwards.
+        const ImGuiTabItemFlags flags = ui.select_view_tab && info.view == ui.view ? ImGuiTabItemFlags_SetSelected : 0;
+        // "title###name": the tab keeps its ID (and ImGui its selection) when the language changes.
+        const std::string tab_label = std::string(view_title(info.view)) + "###" + std::string(info.name);
+        if (ImGui::BeginTabItem(tab_label.c_str(), nullptr, flags)) {
+          if (!ui.select_view_tab) ui.view = info.view;
+          ImGui::EndTabItem();
+        }
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view_summary(info.view));
       }
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view_summary(info.view));
+      ui.select_view_tab = false;
+      ImGui::EndTabBar();
     }
-    ui.select_view_tab = false;
-    ImGui::EndTabBar();
+    ImGui::PopItemWidth();
   }
-  ImGui::PopItemWidth();
 
   if (lesson_open) {
     // The step's text and just its panels, arranged to fit the content area without scrolling.
-    draw_lesson_view(ui, ready ? snapshot : nullptr, step_shown_plots(ui, plots), layout.content_min,
-                     layout.content_max, false, style, on_hover);
+    draw_lesson_view(ui, ready ? snapshot : nullptr, step_shown_plots(ui, plots),
+                     ImVec2(layout.toggle_min.x, layout.toggle_min.y), layout.content_max, false, style, on_hover);
     if (!ready) {
       ImGui::SetCursorScreenPos(ImVec2(
           layout.content_max.x - ImGui::CalcTextSize(i18n::tr("dashboard.computing_first")).x, layout.content_min.y));
@@ -609,8 +692,14 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       for (const std::string& note : notes) lines += plot::wrap_text(note, text_width, measure).size();
       const float line_height = ImGui::GetTextLineHeightWithSpacing();
       const float text_height = static_cast<float>(lines) * line_height;
-      // Whole lines, so the last visible one is not cut through.
-      const float limit = std::max(4.0f, std::floor(0.3f * size.y / line_height)) * line_height;
+      // All of it where a row of readable plots still fits under it (the stability lab's notes were
+      // cut at "stable:" at 1280×720 with 40 % of the height unused), else at least 30 % of the
+      // height; whole lines, so the last visible one is not cut through.
+      const float row = ui.grid_cell.key && ui.grid_cell.key->view == static_cast<int>(ui.view)
+                            ? ui.grid_cell.size.y
+                            : min_plot_height_em * ImGui::GetFontSize();
+      const float room = std::max(0.3f * size.y, size.y - row - 2.0f * ImGui::GetStyle().ItemSpacing.y);
+      const float limit = std::max(4.0f, std::floor(room / line_height)) * line_height;
       if (text_height > limit) {
         ImGui::BeginChild("##explanation", ImVec2(width, limit), false);
         plot::wrapped_text(lab_view.explanation, text_width);

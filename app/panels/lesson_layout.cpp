@@ -3,6 +3,8 @@
 #include "panels/lesson_layout.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -103,6 +105,14 @@ LessonLayout plan_lesson_layout(const LessonLayoutRequest& request) {
       for (int columns = 1; columns <= most_columns; ++columns) {
         Candidate candidate = arrange(request, place, text_width, scale, columns);
         const LessonLayout& layout = candidate.layout;
+        if (std::getenv("LEC_DEBUG"))
+          std::fprintf(stderr,
+                       "scale %.2f place %d tw %.0f cols %d: text %d plots %d readable %d score %.0f over %.0f frame "
+                       "%.0fx%.0f\n",
+                       scale, (int)place, text_width, columns, layout.text_fits, layout.plots_fit, layout.readable,
+                       candidate.score, candidate.overflow,
+                       layout.plot_min.empty() ? 0 : layout.plot_max[0].x - layout.plot_min[0].x,
+                       layout.plot_min.empty() ? 0 : layout.plot_max[0].y - layout.plot_min[0].y);
         if (layout.text_fits && layout.plots_fit && layout.readable) {
           if (better(candidate, readable)) readable = candidate;
         } else if (scale == scales.back()) {
@@ -115,9 +125,10 @@ LessonLayout plan_lesson_layout(const LessonLayoutRequest& request) {
       }
     };
     consider(TextPlace::below, width);
-    // Beside: columns of 30 % to 50 % of the width, never narrower than text_min_width nor so wide
+    // Beside: columns of 25 % to 58 % of the width (in steps of 3 %), never narrower than text_min_width nor so wide
     // that no cell of the minimum width is left beside them.
-    for (const float fraction : {0.25f, 0.30f, 0.36f, 0.42f, 0.50f, 0.58f}) {
+    for (int step = 0; step <= 11; ++step) {
+      const float fraction = 0.25f + 0.03f * static_cast<float>(step);
       const float column = std::max(fraction * width, request.text_min_width);
       if (request.plots > 0 && column + request.gap + request.cell_min.x > width + 0.5f) continue;
       consider(TextPlace::beside, column);

@@ -257,8 +257,8 @@ std::vector<std::size_t> choice_rows(const LessonPredict& predict, float width) 
   return starts;
 }
 
-// The predict box under the step's text, measured: the question, the guess controls (before the
-// reveal) or the answer lines (after): the larger of the two, so the plots stay put on the reveal.
+// The predict box under the step's text, measured: the question and the guess controls before the
+// reveal, the answer lines after it (the lesson layout plans again on the reveal).
 void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, const Snapshot* snapshot, float scale) {
   const LessonPredict& predict = *step.predict;
   block.separator();
@@ -280,11 +280,10 @@ void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, 
   } else {
     after.lines(reveal.answer, scale);
     // Before a guess is committed the verdict's length is unknown: the longest verdict's words.
-    after.lines(reveal.verdict.empty() ? i18n::format("lesson.predict.off", {"0.000", "0.000"}) : reveal.verdict,
-                scale);
+    after.lines(reveal.verdict, scale);
   }
   after.lines(reveal.after, scale);
-  block.height = std::max(before.height, after.height);
+  block.height = ui.lesson.revealed ? after.height : before.height;
 }
 
 // The predict box: the question, the guess (choice buttons or a typed number and Commit) and, once
@@ -357,11 +356,10 @@ void measure_presenter_predict(Measure& block, const UiState& ui, const LessonSt
     after.lines(reveal.problem, 1.0f);
   } else {
     after.lines(reveal.answer, scale);
-    after.lines(reveal.verdict.empty() ? i18n::format("lesson.predict.off", {"0.000", "0.000"}) : reveal.verdict,
-                scale);
+    after.lines(reveal.verdict, scale);
   }
   after.lines(reveal.after, scale);
-  block.height = std::max(before.height, after.height);
+  block.height = ui.lesson.revealed ? after.height : before.height;
 }
 
 // The caption beside or under the step's panels (never over them): heading, text, the lab's notes
@@ -458,7 +456,7 @@ const char* keys_hint(const UiState& ui) {
 // The bottom row of the lesson panel: Previous, Next and Close, each as wide as its text (at least
 // 4 em for the first two), and the keys hint between them when the row has room for it.
 struct ButtonRow {
-  float previous = 0.0f, next = 0.0f, close = 0.0f;
+  float previous = 0.0f, next = 0.0f, close = 0.0f, toggle = 0.0f;
   bool hint = false;
   bool close_below = false;  // a narrow column: Close on a line of its own, at the right
 };
@@ -473,7 +471,8 @@ ButtonRow button_row(const UiState& ui, float width) {
   row.next =
       std::max({button("lesson.next", least), button("lesson.finish", least), button("lesson.predict.reveal", least)});
   row.close = button("lesson.close", 0.0f);
-  const float buttons = row.previous + row.next + row.close + 2.0f * style.ItemSpacing.x;
+  row.toggle = ImGui::CalcTextSize(">>").x + 2.0f * style.FramePadding.x;
+  const float buttons = row.previous + row.next + row.toggle + row.close + 3.0f * style.ItemSpacing.x;
   row.hint = buttons + 4.0f * style.ItemSpacing.x + ImGui::CalcTextSize(keys_hint(ui)).x <= width;
   // A column too narrow for all three: Close goes under them; too narrow even for two, Previous and
   // Next share the width (their text is never cut: a narrower button would clip it).
@@ -567,11 +566,17 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("%s", keys_hint(ui));
   }
-  // Close at the row's right end (Escape does the same), or under it.
+  // « » (the control column, Ctrl+B) and Close (Escape) at the row's right end, or under it.
+  const float right_group = row.toggle + style.ItemSpacing.x + row.close;
   if (row.close_below)
-    ImGui::SetCursorPosX(ImGui::GetWindowContentRegionMin().x + width - row.close);
+    ImGui::SetCursorPosX(ImGui::GetWindowContentRegionMin().x + width - right_group);
   else
-    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMin().x + width - row.close));
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMin().x + width - right_group));
+  if (ImGui::Button(ui.lesson.controls_shown ? "<<###lesson-controls" : ">>###lesson-controls",
+                    ImVec2(row.toggle, 0.0f)))
+    ui.lesson.controls_shown = !ui.lesson.controls_shown;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
+  ImGui::SameLine();
   if (ImGui::Button(i18n::label("lesson.close", "lesson-close").c_str(), ImVec2(row.close, 0.0f))) close_lesson(ui);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("lesson.close_tooltip"));
   ui.lesson.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;

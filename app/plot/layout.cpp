@@ -62,6 +62,9 @@ struct Builder {
   // sets it when no corner inside is free of data).
   float legend_outside_x = -1.0f;
   bool legend_flat = false;
+  // 2: a category axis (Axis::tick_names) whose names do not fit side by side alternates them over
+  // two rows of x tick labels (the format names of the stability lab at classroom font sizes).
+  int x_tick_rows = 1;
   float legend_above_y = -1.0f;  // ≥ 0: the legend's top, in a band above the data area (right-aligned)  // entries
                                  // side by side (up to four columns), for a legend at the top
 
@@ -193,6 +196,7 @@ struct PlacedTick {
   std::string label;  // empty: no label (minor tick, or dropped to avoid overlap)
   bool major = true;
   float label_width = 0.0f;
+  int row = 0;  // 1: on the second row of a category axis whose names alternate rows
 };
 
 std::vector<Tick> ticks_for(const Axis& axis, double lo, double hi, int max_ticks) {
@@ -281,6 +285,11 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
     }
     return true;
   };
+  // Names of a category axis over two rows: each must clear the next name but one, on its own row.
+  if (horizontal && builder.x_tick_rows == 2 && !axis.tick_names.empty() && fits_with_stride(2)) {
+    for (std::size_t k = 0; k < labelled.size(); ++k) placed[labelled[k]].row = static_cast<int>(k % 2);
+    return placed;
+  }
   std::size_t stride = 1;
   while (stride < labelled.size() && !fits_with_stride(stride)) stride *= 2;
   if (!fits_with_stride(stride)) stride = labelled.size() + 1;  // not even one label fits
@@ -333,8 +342,10 @@ void add_x_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const B
     if (tick.label.empty()) continue;
     float left = tick.px - 0.5f * tick.label_width;
     left = std::clamp(left, builder.pad, std::max(builder.pad, builder.scene.width - builder.pad - tick.label_width));
-    builder.text(tick.label, {left, area.y1 + builder.tick_length + builder.gap}, builder.font, style.text_dim,
-                 TextRole::TickLabel);
+    builder.text(
+        tick.label,
+        {left, area.y1 + builder.tick_length + builder.gap + static_cast<float>(tick.row) * 1.1f * builder.font},
+        builder.font, style.text_dim, TextRole::TickLabel);
   }
 }
 
@@ -748,7 +759,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     // several lines close together (the formats' overflow points) stack their labels.
     const auto beside_line = [&](float size, float width) {
       std::vector<Point> candidates;
-      for (int row = 0; row < 6; ++row) {
+      for (int row = 0; row < 8; ++row) {
         const float step = static_cast<float>(row) * 1.1f * size;
         const float top = area.y0 + 3.0f + step, bottom = area.y1 - 3.0f - size - step;
         for (const Point point : {Point{x + 4.0f, top}, Point{x - 4.0f - width, top}, Point{x + 4.0f, bottom},
@@ -765,7 +776,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     const auto beside_line = [&](float size, float width) {
       const float right = area.x1 - 4.0f - width, left = area.x0 + 4.0f, middle = 0.5f * (area.x0 + area.x1 - width);
       std::vector<Point> candidates;
-      for (int row = 0; row < 4; ++row) {
+      for (int row = 0; row < 6; ++row) {
         const float step = static_cast<float>(row) * 1.1f * size;
         const float above = y - size - 2.0f - step, below = y + 2.0f + step;
         for (const Point point : {Point{right, above}, Point{right, below}, Point{left, above}, Point{left, below},
@@ -784,7 +795,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     const Point anchor{scene.x_map.to_px(annotation.x), scene.y_map.to_px(annotation.y)};
     if (!std::isfinite(anchor.x) || !std::isfinite(anchor.y)) continue;
     const std::string fitted = builder.fit(annotation.text, area.width() - 4.0f, font, "annotation");
-    // At its anchor, else a whole line up or down at a time, else half its width to either side,
+    // At its anchor, else a whole line up or down at a time, else half or a whole width to either side,
     // then the same at 0.85× and 0.72× the font (as data labels shrink).
     std::optional<Box> chosen;
     float size = font;
@@ -796,8 +807,8 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
         if (annotation.align == TextAlign::Center) left -= 0.5f * width;
         if (annotation.align == TextAlign::Right) left -= width;
         const float line = 1.1f * size;
-        for (const float shift : {0.0f, -0.5f * width, 0.5f * width}) {
-          for (int step = 0; step <= 12 && !chosen; ++step) {
+        for (const float shift : {0.0f, -0.5f * width, 0.5f * width, -width, width}) {
+          for (int step = 0; step <= 16 && !chosen; ++step) {
             const float offset = (step % 2 == 1 ? -1.0f : 1.0f) * static_cast<float>((step + 1) / 2) * line;
             const Box box = inside(left + shift, anchor.y - 0.5f * size + offset, width, size);
             if (std::any_of(labels.begin(), labels.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
@@ -1138,6 +1149,7 @@ VerticalPlan plan_vertical(const Builder& builder, bool has_x_label) {
       bottom -= builder.gap;
     }
     bottom -= builder.font + builder.tick_length + builder.gap;  // x tick labels
+    bottom -= static_cast<float>(builder.x_tick_rows - 1) * 1.1f * builder.font;
     plan.area_bottom = bottom;
     if (plan.area_bottom - plan.area_top >= minimum_area) break;
   }
@@ -1149,6 +1161,14 @@ VerticalPlan plan_vertical(const Builder& builder, bool has_x_label) {
 void layout_series_plot(Builder& builder) {
   const Plot& plot = builder.plot;
   Scene& scene = builder.scene;
+  if (!plot.x.tick_names.empty() && plot.x.tick_values.empty()) {
+    // Category names side by side with 0.6 em between them, in a data area about 7 em narrower than
+    // the plot: a second row when they would not fit.
+    float names = 0.0f;
+    for (const std::string& name : plot.x.tick_names)
+      names += builder.text_width(name, builder.font) + 0.6f * builder.font;
+    if (names > scene.width - 7.0f * builder.font) builder.x_tick_rows = 2;
+  }
   VerticalPlan plan = plan_vertical(builder, !plot.x.label.empty());
   // A short plot (a classroom font in a small panel) writes its x-axis label at the right end of the
   // tick labels' row, as Observable Plot does, rather than on a line of its own: the data area gets
@@ -1157,7 +1177,7 @@ void layout_series_plot(Builder& builder) {
   const float x_label_width = builder.text_width(plot.x.label, builder.font);
   bool x_label_beside_ticks = false;
   if (plan.show_axis_labels && !plot.x.label.empty() && plan.area_bottom - plan.area_top < 0.55f * scene.height &&
-      x_label_width <= 0.5f * scene.width) {
+      x_label_width <= 0.5f * scene.width && builder.x_tick_rows == 1) {
     const VerticalPlan compact = plan_vertical(builder, false);
     if (compact.show_axis_labels) {
       plan = compact;

@@ -76,7 +76,7 @@ struct LessonState {
       float area[4] = {0.0f, 0.0f, 0.0f, 0.0f};
       float font_size = 0.0f;
       int language = -1, theme = -1;
-      bool presenter = false, revealed = false, plots_built = false;
+      bool presenter = false, revealed = false, answer_ready = false, plots_built = false;
       std::size_t plots = 0;
       std::string typed;
       std::vector<std::string> notes;
@@ -121,6 +121,18 @@ struct UiState {
   // went above their controls (the column too narrow for both side by side). For the layout tests.
   float controls_slider_width = 0.0f, controls_font_size = 0.0f;
   bool controls_labels_above = false;
+  // A view's smallest readable grid cell (panels/dashboard.cpp) and what it was found for: the plots'
+  // own margins decide it, so it is looked for again only when the view, font or language change.
+  struct GridCell {
+    struct Key {
+      int view = -1, language = -1, theme = -1;
+      float font_size = 0.0f;
+      std::size_t plots = 0;
+      friend bool operator==(const Key&, const Key&) = default;
+    };
+    std::optional<Key> key;
+    ImVec2 size{};
+  } grid_cell;
   PresetList presets = std::vector<Preset>{};         // the Presets combo; an Error if presets.json did not load
   int preset_index = 0;                               // the combo's selection
   i18n::Language language = i18n::Language::English;  // the language combo; App applies it between frames

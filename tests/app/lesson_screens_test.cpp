@@ -140,7 +140,20 @@ class LessonScreens : public ::testing::Test {
       app_->wait_for_snapshot();
     }
     app_->frame();
-    const std::string where = describe(lesson, step_index, look) + ": ";
+    std::vector<std::string> problems = check_frame(step, look, describe(lesson, step_index, look) + ": ");
+    // A predict step once revealed: the answer's lines in place of the question, the covered panel shown.
+    if (step.predict) {
+      EXPECT_TRUE(commit_guess(ui, std::nullopt).ok());
+      for (int frame = 0; frame < 2; ++frame) app_->frame();
+      for (std::string& found : check_frame(step, look, describe(lesson, step_index, look) + " revealed: "))
+        problems.push_back(std::move(found));
+    }
+    return problems;
+  }
+
+  // The problems of the frame just drawn of `step` in `look`, each prefixed with `where`.
+  static std::vector<std::string> check_frame(const LessonStep& step, const Look& look, const std::string& where) {
+    const UiState& ui = app_->ui();
     std::vector<std::string> problems;
     const auto problem = [&](const std::string& what) { problems.push_back(where + what); };
 
