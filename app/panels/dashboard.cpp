@@ -328,9 +328,26 @@ void scroll_to_lesson_panel(UiState& ui, bool settled);
 // The notes a lesson step shows with its text: those that write a number the text quotes (the
 // online softmax's running sums, the loss T²·KL), not every read-out of the lab.
 std::vector<std::string> notes_backing(const std::vector<std::string>& notes, std::string_view text) {
+  // Numbers precise enough not to match by chance: two decimals or three significant digits
+  // ("1.37", "0.27", "11.09"; not a score such as "1.5", which a note about 1.5-entmax also writes).
+  const auto precise = [](const std::string& written) {
+    const std::size_t point = written.find('.');
+    const std::size_t decimals = point == std::string::npos ? 0
+                                 : written.find_first_not_of("0123456789", point + 1) == std::string::npos
+                                     ? written.size() - point - 1
+                                     : written.find_first_not_of("0123456789", point + 1) - point - 1;
+    std::size_t significant = 0;
+    bool leading = true;
+    for (const char c : written) {
+      if (c < '0' || c > '9') continue;
+      if (c != '0') leading = false;
+      if (!leading) ++significant;
+    }
+    return decimals >= 2 || significant >= 3;
+  };
   std::vector<QuotedNumber> quoted;
   for (QuotedNumber& number : quoted_numbers(text))
-    if (number.measured) quoted.push_back(std::move(number));
+    if (number.measured && precise(number.text)) quoted.push_back(std::move(number));
   std::vector<std::string> shown;
   for (const std::string& note : notes) {
     const std::vector<QuotedNumber> written = quoted_numbers(note);
@@ -389,6 +406,7 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, std::span<const Nam
   key.presenter = presenter;
   key.revealed = ui.lesson.revealed;
   key.answer_ready = snapshot != nullptr && !ui.lesson.animating;  // a revealed answer's lines
+  key.plots_of_step = snapshot != nullptr && snapshot->params == current_step(ui)->params;
   key.plots_built = !shown.empty();
   key.plots = step_cell_count(ui, shown);
   key.typed = ui.lesson.presenter_typed;
@@ -405,10 +423,10 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, std::span<const Nam
     request.gap = ImGui::GetStyle().ItemSpacing.x;
     request.text_min_width = 10.0f * em;  // ~20 Latin characters, 10 Chinese
     // The lesson text a little larger than the controls where there is room; the presenter caption
-    // larger still; down to the UI font where the step has much to say, and 0.9× it as the last
-    // resort (a large font in a small window: 26 px at 1024×768 and font 1.5).
-    request.text_scales =
-        presenter ? std::vector<float>{1.5f, 1.3f, 1.15f, 1.0f, 0.9f} : std::vector<float>{1.2f, 1.0f, 0.9f};
+    // larger still; down to the UI font where the step has much to say, and 0.9× and 0.85× it as last
+    // resorts (a large font in a small window: 25–26 px at 1024×768 and font 1.5).
+    request.text_scales = presenter ? std::vector<float>{1.5f, 1.3f, 1.15f, 1.0f, 0.9f, 0.85f}
+                                    : std::vector<float>{1.2f, 1.0f, 0.9f, 0.85f};
     request.text_height = [&](float width, float scale) {
       return lesson_block_height(ui, snapshot, width, scale, presenter);
     };

@@ -133,12 +133,10 @@ plot::Plot nudge_plot(const TemperatureLab& lab) {
   p.annotations.push_back({left, beside(lab.softmax_top.front()), "softmax s" + top, top_color, plot::TextAlign::Left});
   p.annotations.push_back(
       {right, beside(lab.softmax_second.back()), "softmax s" + second, second_color, plot::TextAlign::Right});
+  // The tie as a dotted line of its own, its label beside it where the layout finds room: as text
+  // next to the crossing it lay on one curve or the other at classroom font sizes.
   if (lab.gap <= ParamLimits::nudge_max) {
-    const bool label_left = lab.gap > 1.0;
-    p.annotations.push_back(
-        {label_left ? lab.gap - 0.08 : lab.gap + 0.08, 0.5,
-         label_left ? std::string(tr("lab.temperature.tie")) + " →" : "← " + std::string(tr("lab.temperature.tie")),
-         std::nullopt, label_left ? plot::TextAlign::Right : plot::TextAlign::Left});
+    p.vlines.push_back({lab.gap, tr("lab.temperature.tie"), std::nullopt, true});
   } else {
     p.annotations.push_back({0.0, 0.5, i18n::format("lab.temperature.tie_beyond", {format_value(lab.gap, 3)}),
                              std::nullopt, plot::TextAlign::Center});

@@ -3,8 +3,6 @@
 #include "panels/lesson_layout.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -63,7 +61,8 @@ Candidate arrange(const LessonLayoutRequest& request, TextPlace place, float tex
     const float row_left = plots_min.x + 0.5f * static_cast<float>(columns - in_row) * (cell_w + request.gap);
     const ImVec2 cell_min(row_left + static_cast<float>(column) * (cell_w + request.gap),
                           plots_min.y + static_cast<float>(row) * (cell_h + request.gap));
-    ImVec2 size(cell_w, cell_h);
+    // Whole pixels, as plot::draw lays a plot out: a legend's place can change with one pixel.
+    ImVec2 size(std::floor(cell_w), std::floor(cell_h));
     if (request.fit) {
       const plot::PlotFit fit = request.fit(static_cast<std::size_t>(k), size);
       size = fit.size;
@@ -105,14 +104,13 @@ LessonLayout plan_lesson_layout(const LessonLayoutRequest& request) {
       for (int columns = 1; columns <= most_columns; ++columns) {
         Candidate candidate = arrange(request, place, text_width, scale, columns);
         const LessonLayout& layout = candidate.layout;
-        if (std::getenv("LEC_DEBUG"))
-          std::fprintf(stderr,
-                       "scale %.2f place %d tw %.0f cols %d: text %d plots %d readable %d score %.0f over %.0f frame "
-                       "%.0fx%.0f\n",
-                       scale, (int)place, text_width, columns, layout.text_fits, layout.plots_fit, layout.readable,
-                       candidate.score, candidate.overflow,
-                       layout.plot_min.empty() ? 0 : layout.plot_max[0].x - layout.plot_min[0].x,
-                       layout.plot_min.empty() ? 0 : layout.plot_max[0].y - layout.plot_min[0].y);
+        std::fprintf(stderr,
+                     "scale %.2f place %d tw %.0f cols %d: text %d plots %d readable %d score %.0f over %.0f frame "
+                     "%.0fx%.0f\n",
+                     scale, (int)place, text_width, columns, layout.text_fits, layout.plots_fit, layout.readable,
+                     candidate.score, candidate.overflow,
+                     layout.plot_min.empty() ? 0 : layout.plot_max[0].x - layout.plot_min[0].x,
+                     layout.plot_min.empty() ? 0 : layout.plot_max[0].y - layout.plot_min[0].y);
         if (layout.text_fits && layout.plots_fit && layout.readable) {
           if (better(candidate, readable)) readable = candidate;
         } else if (scale == scales.back()) {

@@ -741,7 +741,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
           if (off_data && (covers_any(box, marks) || covers_any(box, line_bands))) continue;
           taken.push_back(box);
           labels.push_back(box);
-          builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::DataLabel);
+          builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::LineLabel);
           return;
         }
       }
@@ -1260,6 +1260,24 @@ void layout_series_plot(Builder& builder) {
     if (outside <= 0.5f * area_width && widest_data_label <= area_width - outside - 8.0f) {
       scene.problems = problems_before;
       fixed = lay(outside, false, y_hi) && legend && !legend->covers_data;
+      // Beside the data it costs a column; flat in a band above it costs a line or two: in a wide,
+      // short panel (a histogram at classroom sizes) the band leaves the data more room, so the
+      // larger data area wins.
+      if (fixed) {
+        const float beside_area = scene.data_area.width() * scene.data_area.height();
+        scene.problems = problems_before;
+        bool above = lay(0.0f, true, y_hi) && legend;
+        if (above) {
+          const float band = legend->box.height() + builder.pad;
+          scene.problems = problems_before;
+          above = lay(0.0f, true, y_hi, band) && legend && !legend->covers_data &&
+                  scene.data_area.width() * scene.data_area.height() > beside_area;
+        }
+        if (!above) {
+          scene.problems = problems_before;
+          lay(outside, false, y_hi);
+        }
+      }
     }
     for (const bool flat : {true, false}) {
       if (fixed) break;

@@ -210,7 +210,9 @@ struct HoverWords {
 
 // [SECTION] Layout report (what a frame placed, for tests that check the layout itself)
 
-enum class TextRole { Title, AxisLabel, TickLabel, Legend, DataLabel };
+// DataLabel: an annotation (Plot::annotations); LineLabel: a reference line's label, which the layout
+// keeps off the data where it can but beside its own line (crowded lines may leave it nowhere else).
+enum class TextRole { Title, AxisLabel, TickLabel, Legend, DataLabel, LineLabel };
 
 // One text as laid out, in screen px (its box: the glyphs' advance width × the font size).
 struct PlacedText {
@@ -255,10 +257,9 @@ struct LayoutReport {
 std::vector<std::pair<std::size_t, std::size_t>> overlapping_texts(const std::vector<PlacedText>& texts,
                                                                    float tolerance = 1.0f);
 
-// Texts in front of the data: one line per legend box (and, with `labels`, per data label) that
+// Texts in front of the data: one line per legend box (and, with `labels`, per annotation) that
 // covers a data mark by more than `tolerance` px in both directions ("legend covers data",
-// "label \"…\" covers data"). Data labels are often meant to sit on their curve (a marker's name),
-// so the layout tests check legends; labels are for looking.
+// "label \"…\" covers data"). Reference-line labels (TextRole::LineLabel) are not counted.
 std::vector<std::string> covering_data(const PlotRecord& record, bool labels = false, float tolerance = 1.0f);
 
 struct Style {

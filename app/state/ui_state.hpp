@@ -80,6 +80,10 @@ struct LessonState {
       std::size_t plots = 0;
       std::string typed;
       std::vector<std::string> notes;
+      // The plots are of the step's own Params: those of the step before, still shown on its first
+      // frames, planned it wrong. (A slider moved during the step keeps the plan: no replanning
+      // every frame of a drag.)
+      bool plots_of_step = false;
       friend bool operator==(const Key&, const Key&) = default;
     };
     std::optional<Key> key;
