@@ -213,10 +213,12 @@ std::optional<std::string> read_predict(const OrderedJson& value, const std::str
 // Every name a step's "panels" may hold in `view`, for error messages.
 std::string panel_entry_names(View view) {
   std::vector<std::string_view> names;
+  const auto add = [&names](std::string_view name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
   for (const LessonPanel& panel : lesson_panels(view)) {
-    names.push_back(panel.name);
-    for (std::string_view plot : panel.plots)
-      if (std::find(names.begin(), names.end(), plot) == names.end()) names.push_back(plot);
+    add(panel.name);
+    for (std::string_view plot : panel.plots) add(plot);
   }
   if (view != View::dashboard) names.push_back(lesson_notes_panel);
   std::string text;

@@ -458,7 +458,8 @@ const char* keys_hint(const UiState& ui) {
 struct ButtonRow {
   float previous = 0.0f, next = 0.0f, close = 0.0f, toggle = 0.0f;
   bool hint = false;
-  bool close_below = false;  // a narrow column: Close on a line of its own, at the right
+  bool close_below = false;  // a narrow column: « » and Close on a line of their own, at the right
+  bool next_below = false;   // narrower still: Next under Previous (a button's text is never cut)
 };
 ButtonRow button_row(const UiState& ui, float width) {
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -474,12 +475,11 @@ ButtonRow button_row(const UiState& ui, float width) {
   row.toggle = ImGui::CalcTextSize(">>").x + 2.0f * style.FramePadding.x;
   const float buttons = row.previous + row.next + row.toggle + row.close + 3.0f * style.ItemSpacing.x;
   row.hint = buttons + 4.0f * style.ItemSpacing.x + ImGui::CalcTextSize(keys_hint(ui)).x <= width;
-  // A column too narrow for all three: Close goes under them; too narrow even for two, Previous and
-  // Next share the width (their text is never cut: a narrower button would clip it).
+  // A column too narrow for all four: « » and Close go under Previous and Next; too narrow even for
+  // those two, Next goes under Previous.
   if (buttons > width) {
     row.close_below = true;
-    if (row.previous + row.next + style.ItemSpacing.x > width)
-      row.previous = row.next = 0.5f * (width - style.ItemSpacing.x);
+    row.next_below = row.previous + row.next + style.ItemSpacing.x > width;
   }
   return row;
 }
@@ -502,8 +502,10 @@ float block_height(const UiState& ui, const Snapshot* snapshot, float width, flo
       measure_predict(block, ui, *step, snapshot, scale);
   }
   if (!presenter) {
+    const ButtonRow row = button_row(ui, block.width);
     block.row(ImGui::GetFrameHeight());  // the buttons
-    if (button_row(ui, block.width).close_below) block.row(ImGui::GetFrameHeight());
+    if (row.next_below) block.row(ImGui::GetFrameHeight());
+    if (row.close_below) block.row(ImGui::GetFrameHeight());
   }
   return block.height + 2.0f * style.WindowPadding.y;
 }
@@ -548,7 +550,7 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   if (ImGui::Button(i18n::label("lesson.previous", "lesson-previous").c_str(), ImVec2(row.previous, 0.0f)))
     lesson_previous(ui);
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  if (!row.next_below) ImGui::SameLine();
   const bool last = step_index + 1 >= lesson.steps.size();
   const bool awaiting = lesson_awaiting_prediction(ui);
   const char* next_key = awaiting ? "lesson.predict.reveal" : last ? "lesson.finish" : "lesson.next";

@@ -1158,7 +1158,9 @@ VerticalPlan plan_vertical(const Builder& builder, bool has_x_label) {
   return plan;
 }
 
-void layout_series_plot(Builder& builder) {
+// False when the x label was written beside the tick labels and took the place of one of them: the
+// caller lays the plot out again with the label on its own line (a bar's "2" is worth the line).
+bool layout_series_plot(Builder& builder, bool allow_x_label_beside_ticks) {
   const Plot& plot = builder.plot;
   Scene& scene = builder.scene;
   if (!plot.x.tick_names.empty() && plot.x.tick_values.empty()) {
@@ -1176,8 +1178,9 @@ void layout_series_plot(Builder& builder) {
   // keeps its own line.
   const float x_label_width = builder.text_width(plot.x.label, builder.font);
   bool x_label_beside_ticks = false;
-  if (plan.show_axis_labels && !plot.x.label.empty() && plan.area_bottom - plan.area_top < 0.55f * scene.height &&
-      x_label_width <= 0.5f * scene.width && builder.x_tick_rows == 1) {
+  if (allow_x_label_beside_ticks && plan.show_axis_labels && !plot.x.label.empty() &&
+      plan.area_bottom - plan.area_top < 0.55f * scene.height && x_label_width <= 0.5f * scene.width &&
+      builder.x_tick_rows == 1) {
     const VerticalPlan compact = plan_vertical(builder, false);
     if (compact.show_axis_labels) {
       plan = compact;
@@ -1186,7 +1189,7 @@ void layout_series_plot(Builder& builder) {
   }
   if (plan.area_bottom - plan.area_top < builder.font) {
     builder.problem("data area", "left out (plot too small)");
-    return;  // too small for axes: the frame alone
+    return true;  // too small for axes: the frame alone
   }
   // A y label longer than the axis is tall reads across, on a line of its own above the axes
   // ("mean entropy (nats)" on a short plot), instead of being cut.
@@ -1239,7 +1242,7 @@ void layout_series_plot(Builder& builder) {
   };
   if (!lay(0.0f, false, y_hi)) {
     builder.problem("data area", "left out (plot too narrow)");
-    return;
+    return true;
   }
   // A legend that no corner keeps off the data moves (matplotlib's answers, in this order):
   // outside, right of the data area, when it takes at most 45 % of the width and the data labels
@@ -1315,17 +1318,29 @@ void layout_series_plot(Builder& builder) {
     }
   }
 
-  // The x label at the row's right end: the tick labels it would cover give way.
+  // The x label at the row's right end. On a numeric axis the tick labels it would cover give way
+  // while two stay (the others still set the scale); an axis of indices or names keeps every label,
+  // so its x label goes back to its own line.
   const Box x_label_box{scene.width - builder.pad - x_label_width,
                         scene.data_area.y1 + builder.tick_length + builder.gap, scene.width - builder.pad,
                         scene.data_area.y1 + builder.tick_length + builder.gap + builder.font};
-  if (x_label_beside_ticks)
+  if (x_label_beside_ticks) {
+    const bool keeps_every_label = plot.x.integer_ticks || !plot.x.tick_names.empty();
+    int kept = 0;
     for (PlacedTick& tick : x_ticks) {
       if (tick.label.empty()) continue;
       const float start = std::clamp(tick.px - 0.5f * tick.label_width, builder.pad,
                                      std::max(builder.pad, scene.width - builder.pad - tick.label_width));
-      if (start + tick.label_width > x_label_box.x0 - 0.6f * builder.font) tick.label.clear();
+      if (start + tick.label_width <= x_label_box.x0 - 0.6f * builder.font) {
+        ++kept;
+      } else if (keeps_every_label) {
+        return false;
+      } else {
+        tick.label.clear();
+      }
     }
+    if (kept < 2) return false;
+  }
   add_x_ticks(builder, x_ticks, scene.data_area, true);
   add_y_ticks(builder, y_ticks, scene.data_area, true);
   scene.data_marks = data_marks(builder);
@@ -1349,6 +1364,7 @@ void layout_series_plot(Builder& builder) {
                        plan.area_bottom + builder.tick_length + builder.gap + builder.font, builder.style.text);
   }
   if (legend) add_legend(builder, *legend);
+  return true;
 }
 
 // [SECTION] Heatmap layout
@@ -1602,26 +1618,29 @@ float dash_gap(float line_width) { return std::max(3.0f, 2.5f * line_width); }
 
 Scene layout_plot(const Plot& plot, float width, float height, const Style& style, float font_size_px,
                   const TextWidthFn& text_width) {
-  Scene scene;
-  scene.width = width;
-  scene.height = height;
-  Builder builder{plot, style, text_width, scene};
-  builder.font = font_size_px;
-  builder.title_font = 1.15f * font_size_px;
-  builder.title_lines = plan_title(builder);
-  builder.pad = style.padding;
-  builder.gap = std::max(2.0f, 0.25f * font_size_px);
-  builder.tick_length = std::max(3.0f, 0.3f * font_size_px);
+  for (const bool x_label_beside_ticks : {true, false}) {
+    Scene scene;
+    scene.width = width;
+    scene.height = height;
+    Builder builder{plot, style, text_width, scene};
+    builder.font = font_size_px;
+    builder.title_font = 1.15f * font_size_px;
+    builder.title_lines = plan_title(builder);
+    builder.pad = style.padding;
+    builder.gap = std::max(2.0f, 0.25f * font_size_px);
+    builder.tick_length = std::max(3.0f, 0.3f * font_size_px);
 
-  // Half-px inset so the 1 px frame stroke lands on whole pixels.
-  const std::optional<Color> frame_fill = style.fill_background ? std::optional<Color>(style.background) : std::nullopt;
-  builder.add(RectShape{{0.5f, 0.5f, width - 0.5f, height - 0.5f}, frame_fill, style.frame, 1.0f});
-  if (plot.heatmap) {
-    layout_heatmap(builder, *plot.heatmap);
-  } else {
-    layout_series_plot(builder);
+    // Half-px inset so the 1 px frame stroke lands on whole pixels.
+    const std::optional<Color> frame_fill =
+        style.fill_background ? std::optional<Color>(style.background) : std::nullopt;
+    builder.add(RectShape{{0.5f, 0.5f, width - 0.5f, height - 0.5f}, frame_fill, style.frame, 1.0f});
+    if (plot.heatmap) {
+      layout_heatmap(builder, *plot.heatmap);
+      return scene;
+    }
+    if (layout_series_plot(builder, x_label_beside_ticks)) return scene;
   }
-  return scene;
+  return Scene{};  // not reached: the second pass always lays the plot out
 }
 
 }  // namespace smlab::plot::detail
