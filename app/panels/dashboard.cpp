@@ -231,9 +231,11 @@ ImVec2 readable_cell(std::span<const NamedPlot* const> plots, const plot::Style&
   for (const NamedPlot* named : plots) {
     const float span = static_cast<float>(std::max(named->column_span, 1));
     for (int step = 0; step <= 2 * static_cast<int>(min_plot_width_em); ++step) {
-      const ImVec2 size(span * (cell.x + static_cast<float>(step) * em), cell.y + static_cast<float>(step) * em / 1.3f);
-      const plot::PlotFit probe = plot::fit_plot(named->plot, size, style, font_size, measure);
-      if (!readable_data_area(probe)) continue;
+      const ImVec2 size(std::floor(span * (cell.x + static_cast<float>(step) * em)),
+                        std::floor(cell.y + static_cast<float>(step) * em / 1.3f));
+      // With a little slack: the grid's cells are this size or larger, of another shape, where a
+      // plot's legend or title may settle differently.
+      if (!readable_data_area(plot::fit_plot(named->plot, size, style, font_size, measure), 4.0f)) continue;
       needed = ImVec2(std::max(needed.x, size.x / span), std::max(needed.y, size.y));
       break;
     }

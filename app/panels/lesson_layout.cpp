@@ -9,11 +9,11 @@
 
 namespace smlab::app {
 
-bool readable_data_area(const plot::PlotFit& fit) {
+bool readable_data_area(const plot::PlotFit& fit, float slack) {
   if (!fit.has_data_area || !fit.complete) return false;
   const float width = fit.data.x1 - fit.data.x0, height = fit.data.y1 - fit.data.y0;
-  return width >= min_data_side_px - 0.5f && height >= min_data_side_px - 0.5f &&
-         width * height >= min_data_share * fit.size.x * fit.size.y;
+  return width >= min_data_side_px + slack - 0.5f && height >= min_data_side_px + slack - 0.5f &&
+         width * height >= (min_data_share + 0.01f * slack) * fit.size.x * fit.size.y;
 }
 
 namespace {

@@ -23,7 +23,9 @@ using PlotFitter = std::function<plot::PlotFit(std::size_t index, ImVec2 size)>;
 // A plot is readable when its layout gave nothing up and its data area is at least this many px
 // each way and this share of its panel's area (issue #25: the back row reads data, not margins).
 inline constexpr float min_data_side_px = 120.0f, min_data_share = 0.4f;
-bool readable_data_area(const plot::PlotFit& fit);
+// `slack` > 0 asks that much more (px each way, and slack/100 of the share): for a cell the grid may
+// give a different shape than the one tried.
+bool readable_data_area(const plot::PlotFit& fit, float slack = 0.0f);
 
 enum class TextPlace { below, beside };
 

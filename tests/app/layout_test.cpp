@@ -72,7 +72,17 @@ std::vector<std::string> layout_defects(const UiState& ui, const std::string& wh
     for (const std::string& problem : record.problems) found.push_back(problem);
     for (const auto& [a, b] : plot::overlapping_texts(record.texts))
       found.push_back("labels overlap: \"" + record.texts[a].text + "\" and \"" + record.texts[b].text + "\"");
-    for (std::string& covering : plot::covering_data(record)) found.push_back(std::move(covering));
+    // Legends and annotations keep off the data marks (issue #25), and the data area is readable:
+    // 120 px each way and 40 % of the panel (a map's colour bar counts: it is the key to its cells).
+    for (std::string& covering : plot::covering_data(record, true)) found.push_back(std::move(covering));
+    if (record.has_data_area) {
+      const float right = record.colorbar ? std::max(record.data_x1, record.colorbar->x1) : record.data_x1;
+      const float data_width = right - record.data_x0, data_height = record.data_y1 - record.data_y0;
+      if (data_width < 119.5f || data_height < 119.5f || data_width * data_height < 0.4f * width * height)
+        found.push_back("data area " + std::to_string(static_cast<int>(data_width)) + "x" +
+                        std::to_string(static_cast<int>(data_height)) + " px in a panel of " +
+                        std::to_string(static_cast<int>(width)) + "x" + std::to_string(static_cast<int>(height)));
+    }
     for (const std::string& defect : found) defects.push_back(at + defect);
   }
   return defects;
