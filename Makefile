@@ -25,19 +25,19 @@ build: configure
 run: build
 	$(BUILD_DIR)/app/softmax-lab $(ARGS)
 
-# `make web`: the same app as a static page in $(BUILD_DIR)-web/site (index.html, softmax-lab.js,
-# .wasm, .data), built by Debian's emcc (app/web/). `make serve-web` shows it on 127.0.0.1.
+# `make web`: the same app as a static page in $(BUILD_DIR)-web/site (index.html, page.js, sw.js,
+# softmax-lab.js/.wasm/.data, zh-font.ttf, and a .gz of each), built by Debian's emcc (app/web/).
+# `make serve-web` shows it on 127.0.0.1, sending the precompressed files (app/web/serve.py).
 # emcc runs Debian's node and acorn: /usr/bin first on PATH, NODE_PATH for a foreign node.
 WEB_ENV = PATH=/usr/bin:$$PATH NODE_PATH=/usr/share/nodejs
 WEB_PORT ?= 8000
 web: deps-test
 	$(WEB_ENV) emcmake cmake -S . -B $(BUILD_DIR)-web -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
-	$(WEB_ENV) cmake --build $(BUILD_DIR)-web -j $(JOBS) --target softmax-lab-web
+	$(WEB_ENV) cmake --build $(BUILD_DIR)-web -j $(JOBS) --target softmax-lab-web-site
 	@du -b $(BUILD_DIR)-web/site/* | sed 's|^|web: |'
 
 serve-web: web
-	@echo "serve-web: open http://127.0.0.1:$(WEB_PORT)/ (Ctrl+C stops)"
-	/usr/bin/python3 -m http.server $(WEB_PORT) --bind 127.0.0.1 --directory $(BUILD_DIR)-web/site
+	/usr/bin/python3 app/web/serve.py $(BUILD_DIR)-web/site $(WEB_PORT)
 
 # The suite three times: as built for users; the same suite under AddressSanitizer and
 # UndefinedBehaviorSanitizer (a test that passed but whose exit LeakSanitizer's tracer crashed on
@@ -64,9 +64,15 @@ test-fresh: deps-test
 
 # `make package`: the Debian package (CPack): build-package/softmax-lab_<version>-1_<arch>.deb with
 # /usr/bin/softmax-lab, /usr/share/softmax-lab, the menu entry, icon and man page (packaging/).
+# Compiled with Debian's hardening flags, as dpkg-buildflags gives them to every package
+# (hardening=+all: stack protector, _FORTIFY_SOURCE, format-security, relro and bindnow).
+HARDENING = DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get
 package: deps
 	cmake -S . -B $(BUILD_DIR)-package -DCMAKE_BUILD_TYPE=Release -DSMLAB_PACKAGE=ON -DSMLAB_BUILD_TESTS=OFF \
-	  -DCMAKE_INSTALL_PREFIX=/usr $(CMAKE_FLAGS)
+	  -DCMAKE_INSTALL_PREFIX=/usr $(CMAKE_FLAGS) \
+	  -DCMAKE_C_FLAGS="$$($(HARDENING) CPPFLAGS) $$($(HARDENING) CFLAGS)" \
+	  -DCMAKE_CXX_FLAGS="$$($(HARDENING) CPPFLAGS) $$($(HARDENING) CXXFLAGS)" \
+	  -DCMAKE_EXE_LINKER_FLAGS="$$($(HARDENING) LDFLAGS)"
 	cmake --build $(BUILD_DIR)-package -j $(JOBS)
 	rm -f $(BUILD_DIR)-package/softmax-lab_*.deb
 	cd $(BUILD_DIR)-package && cpack -G DEB

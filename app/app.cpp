@@ -13,6 +13,7 @@
 
 #include <imgui.h>
 
+#include <imgui_internal.h>  // the windows drawn this frame: is a menu open?
 #include <imgui_stdlib.h>
 
 #include <algorithm>
@@ -24,9 +25,10 @@
 
 #include "app_recording.hpp"
 #include "export/png.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/pins_panel.hpp"
+#include "panels/pointer_gestures.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "platform/fonts.hpp"
 #include "state/presets.hpp"
@@ -52,6 +54,16 @@ std::string chinese_problem(const std::string& catalogue_error) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) return i18n::format("controls.language.no_font", {path});
   return "";
+}
+
+// Whether this frame drew a menu, a combo's list or a context popup (not a modal dialog): windows
+// begun this frame with the popup flag.
+bool menu_or_popup_drawn() {
+  for (const ImGuiWindow* window : GImGui->Windows)
+    if (window->Active && (window->Flags & ImGuiWindowFlags_Popup) != 0 &&
+        (window->Flags & ImGuiWindowFlags_Modal) == 0)
+      return true;
+  return false;
 }
 
 }  // namespace
@@ -94,6 +106,7 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
 
   ui_.presenter = options.presenter;
   ui_.controls_shown = options.controls_shown;
+  files_by_host_ = options.files_by_host;
   ui_.theme = options.theme;
   ui_.font_scale = std::clamp(options.font_scale, font_scale_min, font_scale_max);
   ui_.interaction.colormap = options.colormap;
@@ -224,13 +237,16 @@ void App::apply_look() {
   surface_.set_clear_color(ImVec4(plot_style_.background.r, plot_style_.background.g, plot_style_.background.b, 1));
   applied_theme_ = ui_.theme;
   applied_font_scale_ = ui_.font_scale;
+  applied_framebuffer_scale_ = surface_.framebuffer_scale();
 }
 
 // [SECTION] Evaluation: submit and take the snapshot
 
 std::int64_t headless_refine_trials(int seq_len) {
+  // 8·10⁶ draws: up to the planned (converged) count at L ≤ 32, where a lesson reveals a sweep's
+  // mean (planned_dk_trials; the refinement stops there, usually sooner than this cap).
   const auto points = static_cast<std::int64_t>(power_of_two_key_dims().size());
-  return std::clamp<std::int64_t>(2'000'000 / (points * seq_len), automatic_dk_trials(seq_len),
+  return std::clamp<std::int64_t>(8'000'000 / (points * seq_len), automatic_dk_trials(seq_len),
                                   Evaluator::refine_max_trials);
 }
 
@@ -299,7 +315,8 @@ bool App::frame() {
   const auto frame_start = Clock::now();
   ImGui::SetCurrentContext(surface_.imgui_context());
   if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
-      token_glyph_source(ui_.params) != applied_token_glyphs_)
+      token_glyph_source(ui_.params) != applied_token_glyphs_ ||
+      surface_.framebuffer_scale() != applied_framebuffer_scale_)
     apply_look();
   // Everything this frame draws (and reports) is in this App's language, whatever another App or an
   // export on this thread uses before or after it.
@@ -321,7 +338,10 @@ bool App::frame() {
     ui_.font_scale = std::max(ui_.font_scale - 0.25f, font_scale_min);
   if (ImGui::GetIO().KeyCtrl && session_popup_.mode == SessionPopup::Mode::closed) {
     const bool save = ImGui::IsKeyPressed(GLFW_KEY_S, false), load = ImGui::IsKeyPressed(GLFW_KEY_O, false);
-    if (save || load) {
+    if (files_by_host_) {  // the host's own save and open (AppOptions::files_by_host)
+      ui_.interaction.save_session_requested |= save;
+      ui_.interaction.open_session_requested |= load;
+    } else if (save || load) {
       session_popup_.mode = save ? SessionPopup::Mode::save : SessionPopup::Mode::load;
       session_popup_.open_requested = true;
       session_popup_.message.clear();
@@ -365,14 +385,22 @@ bool App::frame() {
   handle_pin_keys(ui_);                           // P pins; the pins' Snapshots are brought up to date for the plots
   draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, view_cache_, plot_style_,
                    stats);
+  // Direct manipulation: the mouse's press, moves and release on the plots just placed.
+  if (const LabView* view = view_cache_.current(); view != nullptr)
+    feed_mouse(ui_, view_info(ui_.view).name, view->plots, plot_style_, latest_.snapshot.get());
   // Before the session popup: Escape closing the popup must not also close the lesson.
-  draw_lesson(ui_, latest_.snapshot.get());
+  draw_lesson(ui_, latest_.snapshot.get(), latest_.sweep.get());
+  log_committed_guess();
   draw_session_popup();
   draw_toast();
   draw_import_popup();
 
+  // A screenshot shows the picture, not the menu it was asked from: File → Screenshot is clicked in
+  // a frame that still draws the File menu, so the capture waits for a frame with no menu, combo
+  // or context popup drawn (a modal dialog still counts as the picture).
+  const bool popup_drawn = menu_or_popup_drawn();
   surface_.end_frame();
-  if (ui_.screenshot_requested) save_screenshot();
+  if (ui_.screenshot_requested && !popup_drawn) save_screenshot();
   end_interaction_frame();  // history, PNG export, GIF recording
 
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
@@ -517,6 +545,18 @@ double animation_step_seconds() {
   // After the window slept (idle), the first frame's DeltaTime spans the whole sleep: an animation
   // started on that frame must not jump. A slow frame still moves an animation by its own length.
   return std::clamp(static_cast<double>(ImGui::GetIO().DeltaTime), 0.0, 0.25);
+}
+
+void App::log_committed_guess() {
+  // SMLAB_LOG_TOASTS set: a committed guess goes to stderr too, one line, as the toasts do (the
+  // live-window test checks that the number typed is the number committed).
+  const std::optional<double> committed = ui_.lesson.revealed ? ui_.lesson.guess : std::nullopt;
+  if (committed == logged_guess_) return;
+  logged_guess_ = committed;
+  const Lesson* lesson = current_lesson(ui_);
+  if (committed && lesson != nullptr && std::getenv("SMLAB_LOG_TOASTS") != nullptr)
+    std::fprintf(stderr, "softmax-lab: guess: %s on %s:%zu\n", predict_guess(*committed).c_str(), lesson->name.c_str(),
+                 ui_.lesson.open->step + 1);
 }
 
 void App::report(std::string text, bool is_error) {

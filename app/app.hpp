@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <cstdint>
 #include <memory>
@@ -36,10 +37,14 @@ struct AppOptions : StartState {
   bool lesson_revealed = false;
   bool presenter = false;      // start in presenter mode (--presenter)
   bool controls_shown = true;  // false: the control column starts hidden (--hide-controls)
+  // The host answers File → Save/Open session (Ctrl+S, Ctrl+O) and File → Import itself, with its own
+  // file pickers (the web page: a download and the browser's file dialog): the requests are left in
+  // UiState::interaction for it instead of opening the path popups.
+  bool files_by_host = false;
 };
 
-// A trial count that costs about 2·10⁶ draws at any L (~0.1 s), so headless
-// renders are quick, converged enough to read, and deterministic.
+// The cap on a headless render's refinement: about 8·10⁶ draws at any L, so headless renders are
+// quick and deterministic, and at small L (lessons) reach the planned, converged trial count.
 std::int64_t headless_refine_trials(int seq_len);
 
 // The frame time an animation (lesson glide, sweep) moves by: ImGui's DeltaTime, at most 0.25 s
@@ -83,7 +88,9 @@ class App {
   // How many times the shown view's plots were built (ViewCache::builds): once per Snapshot,
   // colour-scale choice, language or pin change, never on a frame where none of them changed.
   std::uint64_t view_builds() const { return view_cache_.builds(); }
-  const LabView* shown_view() const { return view_cache_.current(); }  // the plots the last frame drew
+  const LabView* shown_view() const { return view_cache_.current(); }         // the plots the last frame drew
+  const Snapshot* latest_snapshot() const { return latest_.snapshot.get(); }  // what they were built from
+  const plot::Style& plot_style() const { return plot_style_; }               // and drawn in
   // True once a frame has drawn an evaluated Snapshot (before that, plots show "computing").
   bool showing_snapshot() const { return latest_.snapshot != nullptr; }
   // A Snapshot is shown and its attention maps too (long imported contexts get them later).
@@ -103,6 +110,19 @@ class App {
   // attach_import's Error (its line also shown in the status line), or success. Used by File →
   // Import and dropped files.
   Result<void> import_files(const std::vector<std::string>& specs, const std::string& tokens_file);
+  // The same on a thread of its own (app_import.cpp): the window keeps drawing, shows the stage and
+  // fraction with a Cancel button once the import has run for import_progress_delay_seconds, and
+  // puts the data into the shown Params (one undo step) on the first frame after it is read. A
+  // newer start cancels an older import. The web page (no threads) imports at once.
+  void start_import(std::vector<std::string> specs, std::string tokens_file);
+  [[nodiscard]] bool importing() const;  // an import started by start_import is not applied yet
+  // The last frame drew the running import's stage, bar and Cancel button.
+  [[nodiscard]] bool import_progress_shown() const { return import_progress_shown_; }
+  void cancel_import();  // what Cancel does: the import stops, nothing changes
+  static constexpr double import_progress_delay_seconds = 0.5;
+  // Test hook: called on the import's thread with each data file's path before it is opened
+  // (ImportOptions::before_open), so a test can hold an import while it looks at the window.
+  void set_import_hook_for_testing(std::function<void(const std::string&)> hook);
   Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
   const std::string& font_warning() const { return font_warning_; }
   // The language this App draws in (UiState::language once applied between frames): frame() and the
@@ -124,8 +144,13 @@ class App {
   void save_screenshot();
   void draw_session_popup();
   void draw_toast();
-  void draw_import_popup();     // File → Import (app_import.cpp)
-  void import_dropped_files();  // files dropped onto the window since the last frame
+  void log_committed_guess();
+  std::optional<double> logged_guess_;  // the committed guess last logged (SMLAB_LOG_TOASTS)
+  void draw_import_popup();     // File → Import, and the running import's progress (app_import.cpp)
+  void import_dropped_files();  // files dropped onto the window since the last frame; a finished import applied
+  // Puts loaded data into the shown Params (attach_import) and reports it; import_files and a
+  // finished start_import both end here.
+  Result<void> apply_import(const ImportLoad& loaded);
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
@@ -134,6 +159,7 @@ class App {
   void undo_or_redo(bool redo);
   void toggle_sweep();
   void export_png();
+  void export_state_files(bool svg);  // File → Export CSV / Export SVG (state_files.hpp)
   void start_gif_recording();
   void step_gif_recording();
   AppOptions offscreen_options() const;  // the App state for an offscreen copy (exports)
@@ -151,8 +177,13 @@ class App {
     bool open = false, open_requested = false;
     std::string first, second, tokens;  // two data specs and a tokens file
     std::string message;                // the last failure, shown in the popup
+    bool close_requested = false;       // the import it started is in: close on the next frame
   };
   ImportPopup import_popup_;
+  struct ImportJob;                                      // start_import's thread and its progress (app_import.cpp)
+  std::shared_ptr<ImportJob> import_job_;                // shared: its type stays private to app_import.cpp
+  std::function<void(const std::string&)> import_hook_;  // set_import_hook_for_testing
+  bool import_progress_shown_ = false;                   // import_progress_shown()
 
   // The last report(), shown at the top of the window until it has faded.
   struct Toast {
@@ -173,7 +204,9 @@ class App {
   plot::HeatmapTexture scaled_texture_, unscaled_texture_;
   plot::Style plot_style_;
   Theme applied_theme_ = Theme::dark;
-  float applied_font_scale_ = 0.0f;  // 0: nothing applied yet
+  float applied_font_scale_ = 0.0f;         // 0: nothing applied yet
+  float applied_framebuffer_scale_ = 0.0f;  // the surface's when the fonts were made (a page's DPR can change)
+  bool files_by_host_ = false;
   float font_pixels_ = 17.0f;
   std::string font_warning_;
   std::string language_warning_;

@@ -1,5 +1,6 @@
-// App's interaction features: undo/redo, slider nudges, the animated sweep, the colormap, and the
-// PNG (1×/2×/4×, window or panel) and GIF exports made offscreen while the window keeps running.
+// App's interaction features: undo/redo, slider nudges, the animated sweep, the colormap, the PNG
+// (1×/2×/4×, window or panel) and GIF exports made offscreen while the window keeps running, and
+// the CSV and SVG files of File → Export CSV / Export SVG.
 #include <imgui.h>
 
 #include <algorithm>
@@ -13,8 +14,9 @@
 #include "app_recording.hpp"
 #include "export/png.hpp"
 #include "scaled_screenshot.hpp"
+#include "state_files.hpp"
 #include "i18n/i18n.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "state/nudge.hpp"
 
 namespace smlab::app {
@@ -98,24 +100,30 @@ void App::end_interaction_frame() {
   state.panel_names.clear();
   for (const PlacedPlot& placed : ui_.placed_plots) state.panel_names.push_back(placed.name);
 
-  // A drag, a text field being typed in, or a playing sweep is one gesture: one undo step at its end.
-  history_.observe(ui_.params, ImGui::IsAnyItemActive() || sweep_player_.playing() || ui_.lesson.animating);
+  // A drag (a slider's, or a pointer gesture on a plot), a text field being typed in, or a playing
+  // sweep is one gesture: one undo step at its end.
+  history_.observe(ui_.params,
+                   ImGui::IsAnyItemActive() || sweep_player_.playing() || ui_.lesson.animating || ui_.gesture.active());
   state.can_undo = history_.can_undo();
   state.can_redo = history_.can_redo();
 
-  if (session_popup_.mode == SessionPopup::Mode::closed &&
-      (state.save_session_requested || state.open_session_requested)) {
-    session_popup_.mode = state.save_session_requested ? SessionPopup::Mode::save : SessionPopup::Mode::load;
-    session_popup_.open_requested = true;
-    session_popup_.message.clear();
+  if (!files_by_host_) {  // else the host takes the requests (AppOptions::files_by_host)
+    if (session_popup_.mode == SessionPopup::Mode::closed &&
+        (state.save_session_requested || state.open_session_requested)) {
+      session_popup_.mode = state.save_session_requested ? SessionPopup::Mode::save : SessionPopup::Mode::load;
+      session_popup_.open_requested = true;
+      session_popup_.message.clear();
+    }
+    state.save_session_requested = state.open_session_requested = false;
+    if (std::exchange(state.import_requested, false) && !import_popup_.open)
+      import_popup_.open = import_popup_.open_requested = true;
   }
-  state.save_session_requested = state.open_session_requested = false;
-  if (std::exchange(state.import_requested, false) && !import_popup_.open)
-    import_popup_.open = import_popup_.open_requested = true;
   if (std::exchange(state.fullscreen_requested, false)) surface_.toggle_fullscreen();  // a window only
   if (std::exchange(state.quit_requested, false)) surface_.request_close();
 
   if (state.export_png_requested) export_png();
+  if (std::exchange(state.export_csv_requested, false)) export_state_files(false);
+  if (std::exchange(state.export_svg_requested, false)) export_state_files(true);
   if (state.record_gif_requested)
     start_gif_recording();
   else if (gif_recording_)
@@ -192,6 +200,24 @@ void App::export_png() {
            false);
   else
     report(saved.error().message, true);
+}
+
+void App::export_state_files(bool svg) {
+  StateFilesRequest request;
+  request.params = ui_.params;
+  request.pins = ui_.pins.pins;
+  request.colormap = ui_.interaction.colormap;
+  request.color_scales = ui_.interaction.color_scales.chosen;
+  request.language = applied_language_;  // the SVGs show the words this window shows
+  const Result<StateFilesWritten> written = write_state_files(svg ? StateFilesKind::svg : StateFilesKind::csv, request,
+                                                              ui_.screenshot_dir, std::chrono::system_clock::now());
+  if (!written.ok()) {
+    report(written.error().message, true);
+    return;
+  }
+  report(i18n::format("ui.status.files_saved",
+                      {std::to_string(written->files), svg ? "SVG" : "CSV", written->folder.string()}),
+         false);
 }
 
 void App::start_gif_recording() {

@@ -1,5 +1,5 @@
 // `--bench-frames N`: drive one slider every frame, as a drag would, and report
-// frame and recompute times as one JSON line (DESIGN.md §9). `--bench-latency N`: N single
+// frame and recompute times as one JSON line (docs/PERFORMANCE.md). `--bench-latency N`: N single
 // slider steps from rest per slider, timed from the input to the frames that show the result.
 #pragma once
 

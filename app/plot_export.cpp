@@ -120,38 +120,56 @@ std::string plot_to_csv(const plot::Plot& plot) {
   return out;
 }
 
-WrittenFiles export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite, FileBatch* batch) {
+std::vector<std::pair<std::string, std::string>> view_csv_files(const Snapshot& snapshot, View view) {
   // Series names are part of the CSV contract: English whatever language the plots show.
   const i18n::Use english(i18n::Language::English);
-  std::vector<NamedFile> files;
-  for (const ViewInfo& info : all_views()) {
-    const app::LabDefinition* lab = app::lab_definition(info.view);
-    if (lab == nullptr || !app::lab_ready(snapshot, info.view)) continue;
-    const app::LabView view = lab->build(app::LabInputs{snapshot, snapshot.dk_sweep, nullptr});
-    for (const app::NamedPlot& named : view.plots)
-      files.emplace_back(directory / (std::string(info.name) + "-" + named.name + ".csv"), plot_to_csv(named.plot));
+  std::vector<std::pair<std::string, std::string>> files;
+  const app::LabDefinition* lab = app::lab_definition(view);
+  if (lab == nullptr || !app::lab_ready(snapshot, view)) return files;
+  const app::LabView built = lab->build(app::LabInputs{snapshot, snapshot.dk_sweep, nullptr});
+  for (const app::NamedPlot& named : built.plots)
+    files.emplace_back(std::string(view_info(view).name) + "-" + named.name + ".csv", plot_to_csv(named.plot));
+  return files;
+}
+
+std::vector<std::pair<std::string, std::string>> view_svg_files(const Snapshot& snapshot, View view,
+                                                                const plot::Style& style, i18n::Language language,
+                                                                float width, float height) {
+  const i18n::Use words(language);
+  std::vector<std::pair<std::string, std::string>> files;
+  const std::string prefix(view_info(view).name);
+  if (view == View::dashboard) {
+    for (auto& [name, plot] : app::dashboard_plots(snapshot, snapshot.dk_sweep)) {
+      plot::apply_color_scales(plot, "dashboard/" + name, style.color_scales);
+      files.emplace_back("dashboard-" + name + ".svg", plot::to_svg(plot, width, height, style));
+    }
+    return files;
   }
+  const app::LabDefinition* lab = app::lab_definition(view);
+  if (lab == nullptr || !app::lab_ready(snapshot, view)) return files;
+  app::LabView built = lab->build(app::LabInputs{snapshot, snapshot.dk_sweep, nullptr});
+  for (app::NamedPlot& named : built.plots)
+    plot::apply_color_scales(named.plot, prefix + "/" + named.name, style.color_scales);
+  for (const app::NamedPlot& named : built.plots)
+    files.emplace_back(prefix + "-" + named.name + ".svg",
+                       plot::to_svg(named.plot, width * static_cast<float>(named.column_span), height, style));
+  return files;
+}
+
+WrittenFiles export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite, FileBatch* batch) {
+  std::vector<NamedFile> files;
+  for (const ViewInfo& info : all_views())
+    for (auto& [name, text] : view_csv_files(snapshot, info.view))
+      files.emplace_back(directory / name, std::move(text));
   return write_all(files, overwrite, batch);
 }
 
 WrittenFiles export_svg(const Snapshot& snapshot, const fs::path& directory, bool overwrite, const plot::Style& style,
                         i18n::Language language, float width, float height, FileBatch* batch) {
-  const i18n::Use words(language);
   std::vector<NamedFile> files;
-  for (auto& [name, plot] : app::dashboard_plots(snapshot, snapshot.dk_sweep)) {
-    plot::apply_color_scales(plot, "dashboard/" + name, style.color_scales);
-    files.emplace_back(directory / ("dashboard-" + name + ".svg"), plot::to_svg(plot, width, height, style));
-  }
-  for (const ViewInfo& info : all_views()) {
-    const app::LabDefinition* lab = app::lab_definition(info.view);
-    if (lab == nullptr || !app::lab_ready(snapshot, info.view)) continue;
-    app::LabView view = lab->build(app::LabInputs{snapshot, snapshot.dk_sweep, nullptr});
-    for (app::NamedPlot& named : view.plots)
-      plot::apply_color_scales(named.plot, std::string(info.name) + "/" + named.name, style.color_scales);
-    for (const app::NamedPlot& named : view.plots)
-      files.emplace_back(directory / (std::string(info.name) + "-" + named.name + ".svg"),
-                         plot::to_svg(named.plot, width * static_cast<float>(named.column_span), height, style));
-  }
+  for (const ViewInfo& info : all_views())
+    for (auto& [name, text] : view_svg_files(snapshot, info.view, style, language, width, height))
+      files.emplace_back(directory / name, std::move(text));
   return write_all(files, overwrite, batch);
 }
 

@@ -5,12 +5,14 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "i18n/i18n.hpp"
 #include "plot/plot.hpp"
 #include "smlab/snapshot.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab::exporting {
 
@@ -37,5 +39,14 @@ WrittenFiles export_lab_csv(const Snapshot& snapshot, const std::filesystem::pat
 WrittenFiles export_svg(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
                         const plot::Style& style, i18n::Language language, float width = 640.0f, float height = 440.0f,
                         FileBatch* batch = nullptr);
+
+// One view's files of the two exports above, as (file name, text) pairs in the order they write them:
+// a lab's plots as CSV (none for the dashboard, whose numbers are export_csv's), and the view's
+// plots as SVG. `snapshot` must hold the view's lab (EvaluateOptions::view or all_labs). For callers
+// that write the files themselves, a view at a time (the web page's export between frames).
+std::vector<std::pair<std::string, std::string>> view_csv_files(const Snapshot& snapshot, View view);
+std::vector<std::pair<std::string, std::string>> view_svg_files(const Snapshot& snapshot, View view,
+                                                                const plot::Style& style, i18n::Language language,
+                                                                float width = 640.0f, float height = 440.0f);
 
 }  // namespace smlab::exporting

@@ -16,10 +16,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "i18n/i18n.hpp"
 #include "platform/window.hpp"
 #include "state/session.hpp"
@@ -123,6 +124,15 @@ std::string restore_autosave(WindowRun& run, const std::filesystem::path& autosa
   return {};
 }
 
+// The autosave read by a window that does not own it (another window holds its lock): applied
+// when it loads, never backed up or touched when it does not.
+bool restore_autosave_read_only(WindowRun& run, const std::filesystem::path& autosave) {
+  std::error_code error;
+  if (!std::filesystem::exists(autosave, error)) return false;
+  const Result<Session> restored = load_session(autosave);
+  return restored.ok() && apply_session(*restored, run.options.lessons, run.given, run.options).ok();
+}
+
 }  // namespace
 
 Result<void> run_window(WindowRun run) {
@@ -131,8 +141,17 @@ Result<void> run_window(WindowRun run) {
   const std::filesystem::path config = config_dir();
   const bool config_usable = !config.empty() && exporting::ensure_directory(config).ok();
   const std::filesystem::path autosave = config / "session.json";
+  // One window writes the autosave; a second on the same file reads it but leaves it alone.
+  std::optional<SessionLock> lock;
+  if (config_usable) lock.emplace(autosave);
+  const bool autosave_taken = lock && lock->state() == SessionLock::State::taken;
+  if (lock && lock->state() == SessionLock::State::failed)
+    std::fprintf(stderr, "softmax-lab: %s; the session is saved without a lock\n", lock->problem().c_str());
   bool backed_up = false;
-  const std::string refused = config_usable ? restore_autosave(run, autosave, backed_up) : std::string();
+  // A refused autosave is backed up and replaced at exit: not by a window that will not write it.
+  const std::string refused =
+      config_usable && !autosave_taken ? restore_autosave(run, autosave, backed_up) : std::string();
+  if (autosave_taken && !run.state_from_command_line) (void)restore_autosave_read_only(run, autosave);
   if (!refused.empty()) std::fprintf(stderr, "softmax-lab: not restoring the last session: %s\n", refused.c_str());
 
   CloseSignals signals;  // before the window and the App start their threads
@@ -159,6 +178,11 @@ Result<void> run_window(WindowRun run) {
     const i18n::Use language(app.language());
     app.report(i18n::format("app.status.session_refused", {refused}), true);
   }
+  if (autosave_taken) {
+    std::fprintf(stderr, "softmax-lab: %s: this window will not save its session there\n", lock->problem().c_str());
+    const i18n::Use language(app.language());
+    app.report(i18n::format("app.status.session_in_use", {autosave.string()}), true);
+  }
   // A finished recompute (or refinement step) wakes the sleeping loop to show it.
   app.evaluator().set_result_callback(&platform::Window::wake);
   const Session at_start = app.current_session();
@@ -169,6 +193,13 @@ Result<void> run_window(WindowRun run) {
     std::fprintf(stderr, "softmax-lab: closing on %s\n", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
 
   if (!config_usable) return {};
+  if (autosave_taken) {
+    std::fprintf(stderr,
+                 "softmax-lab: the session is not saved: another window uses '%s' (File → Save session… saves it "
+                 "elsewhere)\n",
+                 autosave.string().c_str());
+    return {};
+  }
   const Session at_exit = app.current_session();
   if (!should_autosave(!run.state_from_command_line, at_start, at_exit)) {
     std::error_code error;

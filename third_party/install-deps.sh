@@ -32,10 +32,11 @@ test_packages=(
   xvfb xdotool x11-utils imagemagick
   # the fresh-machine check (tests/fresh-machine/run.sh): a Debian 12 minbase chroot
   debootstrap
-  # the .deb's test checks the menu entry
-  desktop-file-utils
-  # make web (emcc; dpkg-dev unpacks Debian's imgui/zlib/giflib sources) and its browser test
-  emscripten chromium chromium-driver python3-selenium python3-pil
+  # the .deb's test checks the menu entry and runs lintian
+  desktop-file-utils lintian
+  # make web (emcc; dpkg-dev unpacks Debian's imgui/zlib/giflib sources; fontTools cuts the page's
+  # Chinese font) and its browser test
+  emscripten python3-fonttools chromium chromium-driver python3-selenium python3-pil
   # the live drag-and-drop test's XDND client; the format check (.clang-format); make bench's peer
   python3-xlib clang-format-14 python3-matplotlib
 )

@@ -10,7 +10,7 @@
 #include <system_error>
 #include <unistd.h>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "smlab/attention.hpp"
 #include "smlab/evaluate.hpp"
 #include "smlab/montecarlo.hpp"
@@ -122,40 +122,40 @@ std::string entropy_dk_csv(const DkSweep& sweep) {
 
 // Long imported contexts (no stored L×L map): the pooled block maxima, one column per key block,
 // headed by the keys it covers ("keys_0-31"), one row per query block. 32768² weights would be ~15 GB.
-std::string pooled_attention_csv(const Snapshot& snap, bool scaled) {
-  const PooledMaps& pooled = snap.pooled;
-  const std::vector<float>& map = scaled ? pooled.scaled : pooled.unscaled;
+std::string attention_header(const Snapshot& snap) {
   std::string out;
-  for (int j = 0; j < pooled.side; ++j) {
-    out += j == 0 ? "keys_" : ",keys_";
-    out += std::to_string(j * pooled.factor) + "-" +
-           std::to_string(std::min((j + 1) * pooled.factor, snap.attention_size) - 1);
+  if (snap.pooled.factor > 0) {
+    for (int j = 0; j < snap.pooled.side; ++j) {
+      out += j == 0 ? "keys_" : ",keys_";
+      out += std::to_string(j * snap.pooled.factor) + "-" +
+             std::to_string(std::min((j + 1) * snap.pooled.factor, snap.attention_size) - 1);
+    }
+  } else {
+    for (int j = 0; j < snap.attention_size; ++j) {
+      out += j == 0 ? "key_" : ",key_";
+      out += std::to_string(j);
+    }
   }
   out += '\n';
-  for (int i = 0; i < pooled.side; ++i) {
-    for (int j = 0; j < pooled.side; ++j) {
-      if (j > 0) out += ',';
-      append_number(
-          out, map[static_cast<std::size_t>(i) * static_cast<std::size_t>(pooled.side) + static_cast<std::size_t>(j)]);
-    }
-    out += '\n';
-  }
   return out;
 }
 
-std::string attention_csv(const Snapshot& snap, bool scaled) {
-  if (snap.pooled.factor > 0) return pooled_attention_csv(snap, scaled);
-  const int size = snap.attention_size;
-  std::string out;
-  // ~14 characters per weight; reserving avoids repeated copies of a ~200 MB string at L = 4096.
-  out.reserve(static_cast<std::size_t>(size) * static_cast<std::size_t>(size) * 14 + 16);
-  for (int j = 0; j < size; ++j) {
-    out += j == 0 ? "key_" : ",key_";
-    out += std::to_string(j);
+void append_attention_rows(std::string& out, const Snapshot& snap, bool scaled, int first, int count) {
+  if (snap.pooled.factor > 0) {
+    const PooledMaps& pooled = snap.pooled;
+    const std::vector<float>& map = scaled ? pooled.scaled : pooled.unscaled;
+    const auto side = static_cast<std::size_t>(pooled.side);
+    for (int i = first; i < first + count; ++i) {
+      for (std::size_t j = 0; j < side; ++j) {
+        if (j > 0) out += ',';
+        append_number(out, map[static_cast<std::size_t>(i) * side + j]);
+      }
+      out += '\n';
+    }
+    return;
   }
-  out += '\n';
-  std::vector<float> row(static_cast<std::size_t>(size));
-  for (int i = 0; i < size; ++i) {
+  std::vector<float> row(static_cast<std::size_t>(snap.attention_size));
+  for (int i = first; i < first + count; ++i) {
     attention_row(snap, scaled, i, row);
     for (std::size_t j = 0; j < row.size(); ++j) {
       if (j > 0) out += ',';
@@ -163,6 +163,15 @@ std::string attention_csv(const Snapshot& snap, bool scaled) {
     }
     out += '\n';
   }
+}
+
+std::string attention_csv(const Snapshot& snap, bool scaled) {
+  std::string out = attention_header(snap);
+  const int rows = csv_attention_rows(snap);
+  // ~14 characters per weight; reserving avoids repeated copies of a ~200 MB string at L = 4096.
+  if (snap.pooled.factor == 0)
+    out.reserve(static_cast<std::size_t>(rows) * static_cast<std::size_t>(rows) * 14 + out.size());
+  append_attention_rows(out, snap, scaled, 0, rows);
   return out;
 }
 
@@ -196,8 +205,7 @@ std::string params_csv(const Params& params) {
 
 // The sweep evaluate() runs for these Params (one config, core's dk_sweep_config), topped up.
 DkSweep sweep_for_export(const Snapshot& snap, const CsvOptions& options) {
-  DkSweepConfig config = dk_sweep_config(snap.params);
-  DkSweep sweep = snap.dk_sweep.config == config ? snap.dk_sweep : make_dk_sweep(std::move(config));
+  DkSweep sweep = csv_sweep_start(snap);
   if (sweep.trials < options.min_dk_trials) add_dk_trials(sweep, options.min_dk_trials - sweep.trials, options.threads);
   return sweep;
 }
@@ -221,29 +229,48 @@ Result<void> check_targets(const fs::path& directory, const CsvOptions& options)
 
 std::span<const std::string_view> csv_file_names() { return file_names; }
 
+DkSweep csv_sweep_start(const Snapshot& snapshot) {
+  DkSweepConfig config = dk_sweep_config(snapshot.params);
+  return snapshot.dk_sweep.config == config ? snapshot.dk_sweep : make_dk_sweep(std::move(config));
+}
+
+std::optional<bool> csv_attention_map(const Snapshot& snapshot, std::string_view name) {
+  if (name == "attention.csv") return snapshot.params.scaled;  // the map `scaled` selects (docs/ARCHITECTURE.md, "CSV files")
+  if (name == "attention_scaled.csv") return true;
+  if (name == "attention_unscaled.csv") return false;
+  return std::nullopt;
+}
+
+int csv_attention_rows(const Snapshot& snapshot) {
+  return snapshot.pooled.factor > 0 ? snapshot.pooled.side : snapshot.attention_size;
+}
+
+std::string csv_attention_header(const Snapshot& snapshot) { return attention_header(snapshot); }
+
+void append_csv_attention_rows(std::string& out, const Snapshot& snapshot, bool scaled, int first, int count) {
+  append_attention_rows(out, snapshot, scaled, first, count);
+}
+
+std::string csv_file_text(const Snapshot& snapshot, const DkSweep& sweep, std::string_view name) {
+  if (const auto scaled = csv_attention_map(snapshot, name)) return attention_csv(snapshot, *scaled);
+  if (name == "distribution.csv") return distribution_csv(snapshot);
+  if (name == "row_summary.csv") return row_summary_csv(snapshot);
+  if (name == "entropy_temperature.csv") return entropy_temperature_csv(snapshot);
+  if (name == "entropy_dk.csv") return entropy_dk_csv(sweep);
+  if (name == "attention_output.csv") return attention_output_csv(snapshot);
+  return params_csv(snapshot.params);
+}
+
 WrittenFiles export_csv(const Snapshot& snapshot, const fs::path& directory, const CsvOptions& options,
                         FileBatch* shared) {
   if (Result<void> checked = check_targets(directory, options); !checked.ok()) return checked.error();
   const DkSweep sweep = sweep_for_export(snapshot, options);
 
-  auto text_of = [&](std::string_view name) {
-    if (name == "distribution.csv") return distribution_csv(snapshot);
-    if (name == "row_summary.csv") return row_summary_csv(snapshot);
-    if (name == "entropy_temperature.csv") return entropy_temperature_csv(snapshot);
-    if (name == "entropy_dk.csv") return entropy_dk_csv(sweep);
-    if (name == "attention.csv")  // the map the current `scaled` setting selects (DESIGN.md §6)
-      return attention_csv(snapshot, snapshot.params.scaled);
-    if (name == "attention_scaled.csv") return attention_csv(snapshot, true);
-    if (name == "attention_unscaled.csv") return attention_csv(snapshot, false);
-    if (name == "attention_output.csv") return attention_output_csv(snapshot);
-    return params_csv(snapshot.params);
-  };
-
   FileBatch own(options.overwrite);
   FileBatch& batch = shared != nullptr ? *shared : own;
   for (std::string_view name : file_names) {
     // One file's text at a time: the attention maps are ~200 MB each at L = 4096.
-    if (Result<void> staged = batch.stage(directory / name, text_of(name)); !staged.ok())
+    if (Result<void> staged = batch.stage(directory / name, csv_file_text(snapshot, sweep, name)); !staged.ok())
       return staged.error();  // the batch removes what it staged
   }
   if (shared == nullptr)

@@ -1,5 +1,5 @@
 // CSV export (--export-csv DIR): the numbers behind every dashboard plot, one file per plot,
-// with stable column names (DESIGN.md §6), written atomically and printed so they round-trip.
+// with stable column names (docs/ARCHITECTURE.md, "CSV files"), written atomically and printed so they round-trip.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "smlab/snapshot.hpp"
 
 namespace smlab::exporting {
@@ -36,7 +36,7 @@ namespace smlab::exporting {
 //                            variant is "scaled" or "unscaled"; all scaled rows (d_k = 1, 2, 4, …,
 //                            4096) come first, then all unscaled ones: 26 rows; se = standard error
 //   attention.csv            key_0,key_1,…,key_{L−1}, then the L×L weights of the map the
-//                            current `scaled` setting selects (DESIGN.md §6); the same
+//                            current `scaled` setting selects (docs/ARCHITECTURE.md, "CSV files"); the same
 //                            layout holds for the two explicit maps:
 //   attention_scaled.csv     key_0,key_1,…,key_{L−1}
 //   attention_unscaled.csv   then L lines of L weights: line i is query i (softmax over keys);
@@ -73,5 +73,22 @@ struct CsvOptions {
 // step takes seconds.
 WrittenFiles export_csv(const Snapshot& snapshot, const std::filesystem::path& directory,
                         const CsvOptions& options = {}, FileBatch* batch = nullptr);
+
+// export_csv in pieces, for a caller that writes the files itself a little at a time (the web page
+// streams them into a zip between frames); put together, the pieces are export_csv's files byte
+// for byte.
+//   csv_sweep_start: the d_k sweep entropy_dk.csv starts from (the Snapshot's own when it is of its
+//     Params' configuration, else an empty one); add_dk_trials tops it up to CsvOptions::min_dk_trials,
+//     in as many calls as the caller likes (the result does not depend on the split).
+//   csv_file_text: one file of csv_file_names(), with that topped-up sweep.
+//   csv_attention_map: for the three attention files, which map (true: scaled); nullopt otherwise.
+//     Their text is csv_attention_header, then rows 0 … csv_attention_rows − 1 in any blocks
+//     (append_csv_attention_rows): ~230 MB per file at L = 4096.
+DkSweep csv_sweep_start(const Snapshot& snapshot);
+std::string csv_file_text(const Snapshot& snapshot, const DkSweep& sweep, std::string_view name);
+std::optional<bool> csv_attention_map(const Snapshot& snapshot, std::string_view name);
+int csv_attention_rows(const Snapshot& snapshot);
+std::string csv_attention_header(const Snapshot& snapshot);
+void append_csv_attention_rows(std::string& out, const Snapshot& snapshot, bool scaled, int first, int count);
 
 }  // namespace smlab::exporting

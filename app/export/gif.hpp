@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "platform/image.hpp"
 
 struct GifFileType;

@@ -2,7 +2,7 @@
 // naming and folder conventions of the screenshot button.
 #pragma once
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "platform/image.hpp"
 
 #include <chrono>

@@ -68,15 +68,37 @@ double map_mean(const Snapshot& snap, bool scaled, const std::function<double(st
   return length > 0 ? total / length : kNaN;
 }
 
+// One statistic of one point of a d_k sweep, or null with `error` saying why.
+const RunningStats* dk_statistic(const DkSweep& sweep, const ClaimQuantity& q, std::string& error,
+                                 const RunningStats RowStats::*member) {
+  const auto& dims = sweep.config.key_dims;
+  const auto found = std::find(dims.begin(), dims.end(), q.at);
+  if (found == dims.end()) {
+    error = "d_k " + std::to_string(q.at) + " is not a point of the sweep";
+    return nullptr;
+  }
+  const auto k = static_cast<std::size_t>(found - dims.begin());
+  const auto& points = is_scaled(q) ? sweep.scaled : sweep.unscaled;
+  if (k >= points.size()) {
+    error = "the d_k sweep has no points";
+    return nullptr;
+  }
+  return &(points[k].*member);
+}
+
 std::optional<double> dk_point(const Snapshot& snap, const ClaimQuantity& q, std::string& error,
                                const RunningStats RowStats::*member) {
-  const auto& dims = snap.dk_sweep.config.key_dims;
-  const auto found = std::find(dims.begin(), dims.end(), q.at);
-  if (found == dims.end()) return missing(error, "d_k " + std::to_string(q.at) + " is not a point of the sweep");
-  const auto k = static_cast<std::size_t>(found - dims.begin());
-  const auto& points = is_scaled(q) ? snap.dk_sweep.scaled : snap.dk_sweep.unscaled;
-  if (k >= points.size()) return missing(error, "the d_k sweep has no points");
-  return (points[k].*member).mean;
+  const RunningStats* stats = dk_statistic(snap.dk_sweep, q, error, member);
+  if (stats == nullptr) return std::nullopt;
+  return stats->mean;
+}
+
+// The sweep statistic a dk_* quantity reads, or null for the other quantities.
+const RunningStats RowStats::*dk_member(std::string_view quantity) {
+  if (quantity == "dk_entropy") return &RowStats::entropy_nats;
+  if (quantity == "dk_max_weight") return &RowStats::max_weight;
+  if (quantity == "dk_jacobian_norm") return &RowStats::jacobian_norm;
+  return nullptr;
 }
 
 SoftmaxVariant softmax_variant(const ClaimQuantity& q) {
@@ -92,14 +114,17 @@ int score_variant(const ClaimQuantity& q) {
 
 // [SECTION] The quantity table: one reader per quantity
 
+// The lab's numbers in `snap`, or null with the reason in `error` (the lab named as the registry
+// names its view).
 template <class Lab>
-const Lab* lab_or_error(const Lab* lab, std::string& error, std::string_view name) {
-  if (lab == nullptr) error = "the " + std::string(name) + " lab was not evaluated";
+const Lab* lab_or_error(const Snapshot& snap, std::string& error) {
+  const Lab* lab = snap.lab<Lab>();
+  if (lab == nullptr) error = "the " + std::string(view_info(view_of_lab<Lab>).name) + " lab was not evaluated";
   return lab;
 }
 
-#define NEED(Lab, name)                                          \
-  const auto* lab_ = lab_or_error(snap.lab<Lab>(), error, name); \
+#define NEED(Lab)                                    \
+  const auto* lab_ = lab_or_error<Lab>(snap, error); \
   if (lab_ == nullptr) return std::nullopt
 
 const std::vector<Entry>& entries() {
@@ -191,122 +216,122 @@ const std::vector<Entry>& entries() {
     add({"normalizer_weight", "weight `index` of a normaliser",
          "softmax|naive_softmax|online_softmax|hardmax|linear|sigmoid|relu|sparsemax|entmax", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(NormalizersLab, "normalizers");
+          NEED(NormalizersLab);
           for (const NormalizerColumn& column : lab_->columns)
             if (normalizer_name(column.kind) == q.series) return element(column.result.weights, q.index, error);
           return missing(error, "no normaliser " + q.series);
         });
     add({"small_gap_softmax_ratio", "largest/smallest softmax weight of 2.0, 2.1, 2.2", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(NormalizersLab, "normalizers");
+          NEED(NormalizersLab);
           return lab_->small_gap.softmax_ratio;
         });
     add({"small_gap_linear_ratio", "largest/smallest x/Σx weight of 2.0, 2.1, 2.2", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(NormalizersLab, "normalizers");
+          NEED(NormalizersLab);
           return lab_->small_gap.linear_ratio;
         });
     // ── Stability lab (the selected format) ──
     add({"stability_bad_weights", "NaN + inf + zeroed weights of a variant in the selected format",
          "naive|stable|online", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return lab_->selected().run(softmax_variant(q)).problem_count();
         });
     add({"stability_nan", "NaN weights of a variant in the selected format", "naive|stable|online", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return lab_->selected().run(softmax_variant(q)).report.nan_count;
         });
     add({"stability_weight", "weight `index` of a variant in the selected format", "naive|stable|online", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return element(lab_->selected().run(softmax_variant(q)).weights, q.index, error);
         });
     add({"online_running_max", "online softmax's running max after key `index`", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return element(lab_->online_running_max, q.index, error);
         });
     add({"online_running_sum", "online softmax's running sum after key `index`", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return element(lab_->online_running_sum, q.index, error);
         });
     add({"stability_sum_error", "|Σw − 1| of a variant in the selected format", "naive|stable|online", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return lab_->selected().run(softmax_variant(q)).report.sum_error;
         });
     add({"exp_limit", "largest x with exp(x) finite in a format", "fp64|fp32|fp16|bf16|fp8-e4m3|fp8-e5m2", false,
          false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           const auto format = format_from_name(q.series);
           if (!format) return missing(error, "no format " + q.series);
           return lab_->format(*format).largest_finite_exp_input;
         });
     add({"max_logit", "largest logit x/T of the stability lab's row", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return lab_->max_logit;
         });
     add({"stability_map_nan_rows", "rows of the fp16 map holding a NaN", "naive|stable", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return (q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16).nan_rows;
         });
     add({"stability_map_nan_cells", "NaN cells of the fp16 map", "naive|stable", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return (q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16).nan_cells;
         });
     add({"stability_map_bad_cells", "NaN + inf + zeroed cells of the fp16 map", "naive|stable", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           const StabilityMap& map = q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16;
           return map.nan_cells + map.inf_cells + map.underflow_cells;
         });
     add({"stability_map_cells", "cells of the fp16 maps", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return static_cast<double>(lab_->map_size) * lab_->map_size;
         });
     add({"stability_map_max_logit", "largest logit of the fp16 maps", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(StabilityLab, "stability");
+          NEED(StabilityLab);
           return lab_->map_max_logit;
         });
     // ── Temperature lab ──
     add({"entropy_curve_first", "H at T = 0.01 (the curve's left end)", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(TemperatureLab, "temperature");
+          NEED(TemperatureLab);
           return lab_->curve_entropy_nats.empty() ? kNaN : lab_->curve_entropy_nats.front();
         });
     add({"entropy_curve_last", "H at T = 100 (the curve's right end)", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(TemperatureLab, "temperature");
+          NEED(TemperatureLab);
           return lab_->curve_entropy_nats.empty() ? kNaN : lab_->curve_entropy_nats.back();
         });
     add({"nudge_softmax_top", "softmax weight of the leader at the current nudge", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(TemperatureLab, "temperature");
+          NEED(TemperatureLab);
           return lab_->current_softmax_top;
         });
     add({"nudge_softmax_second", "softmax weight of the runner-up at the current nudge", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(TemperatureLab, "temperature");
+          NEED(TemperatureLab);
           return lab_->current_softmax_second;
         });
     add({"nudge_hardmax_second", "argmax weight of the runner-up at the current nudge", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(TemperatureLab, "temperature");
+          NEED(TemperatureLab);
           return lab_->current_hardmax_second;
         });
     add({"nudge_swap_width", "nudge range over which the leader's softmax weight goes from 90% to 10% of its swing", "",
          false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(TemperatureLab, "temperature");
+          NEED(TemperatureLab);
           const auto& top = lab_->softmax_top;
           if (top.empty()) return kNaN;
           const auto [low, high] = std::minmax_element(top.begin(), top.end());
@@ -321,36 +346,36 @@ const std::vector<Entry>& entries() {
     // ── Gradients lab ──
     add({"gradients_stall_scale", "score scale from which ‖J‖_F < 1% of its peak", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(GradientsLab, "gradients");
+          NEED(GradientsLab);
           return lab_->has_stall ? lab_->stall_scale : std::numeric_limits<double>::infinity();
         });
     add({"gradients_peak_norm", "largest ‖J‖_F over the score-scale sweep", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(GradientsLab, "gradients");
+          NEED(GradientsLab);
           return lab_->sweep_peak_norm;
         });
     add({"gradients_peak_scale", "score scale where ‖J‖_F peaks over the sweep", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(GradientsLab, "gradients");
+          NEED(GradientsLab);
           return lab_->sweep_peak_scale;
         });
     add({"gradients_max_abs_entry", "max |J_ij| of the row", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(GradientsLab, "gradients");
+          NEED(GradientsLab);
           return lab_->max_abs_entry;
         });
     // ── Scaling lab ──
     add({"histogram_variance", "sample variance of q·k (unscaled) or q·k/√d_k (scaled)", "scaled|unscaled", false,
          false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(ScalingLab, "scaling");
+          NEED(ScalingLab);
           return (is_scaled(q) ? lab_->scaled : lab_->unscaled).variance;
         });
     // ── Attention-variants lab ──
     add({"variant_entropy_ratio", "mean row entropy / ln L' of a variant's map",
          "dot|scaled_dot|cosine|additive|layer_norm", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(AttentionVariantsLab, "attention-variants");
+          NEED(AttentionVariantsLab);
           const int v = score_variant(q);
           if (v >= 5) return missing(error, "no variant " + q.series);
           return lab_->entropy_nats[static_cast<std::size_t>(v)] / lab_->max_entropy_nats;
@@ -358,7 +383,7 @@ const std::vector<Entry>& entries() {
     add({"variant_max_weight", "mean max weight of a variant's map", "dot|scaled_dot|cosine|additive|layer_norm", false,
          false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(AttentionVariantsLab, "attention-variants");
+          NEED(AttentionVariantsLab);
           const int v = score_variant(q);
           if (v >= 5) return missing(error, "no variant " + q.series);
           return lab_->mean_max_weight[static_cast<std::size_t>(v)];
@@ -366,29 +391,29 @@ const std::vector<Entry>& entries() {
     // ── Positions lab ──
     add({"position_entropy_ratio", "mean row entropy / its maximum, positions-only map", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(PositionsLab, "positions");
+          NEED(PositionsLab);
           return lab_->position_entropy_ratio_now;
         });
     add({"position_max_weight", "mean max weight, positions-only map", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(PositionsLab, "positions");
+          NEED(PositionsLab);
           return lab_->position_max_weight;
         });
     // ── Heads lab (the shown row) ──
     add({"head_row_entropy_max", "largest row entropy of a single head", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(HeadsLab, "heads");
+          NEED(HeadsLab);
           const auto& h = lab_->head_row_entropy_nats;
           return h.empty() ? kNaN : *std::max_element(h.begin(), h.end());
         });
     add({"average_row_entropy", "row entropy of the heads' average", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(HeadsLab, "heads");
+          NEED(HeadsLab);
           return lab_->average_row_entropy_nats;
         });
     add({"head_mean_max_weight", "mean over heads of each map's mean max weight", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(HeadsLab, "heads");
+          NEED(HeadsLab);
           const auto& w = lab_->head_max_weight;
           double total = 0.0;
           for (double x : w) total += x;
@@ -396,23 +421,23 @@ const std::vector<Entry>& entries() {
         });
     add({"distinct_head_argmaxes", "how many different keys the heads' row maxima point at", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(HeadsLab, "heads");
+          NEED(HeadsLab);
           return lab_->distinct_head_argmaxes;
         });
     // ── The attention story's labs (issue #17) ──
     add({"values_weight", "values lab: weight of key `index` for the shown query", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(ValuesLab, "values");
+          NEED(ValuesLab);
           return element(lab_->weights, q.index, error);
         });
     add({"values_output", "values lab: coordinate `index` of the output o = Σ w_j v_j", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(ValuesLab, "values");
+          NEED(ValuesLab);
           return element(lab_->output, q.index, error);
         });
     add({"values_distance_to_argmax", "values lab: max_c |o_c − v_top,c| (0 as T → 0)", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(ValuesLab, "values");
+          NEED(ValuesLab);
           double out = 0.0;
           for (std::size_t c = 0; c < lab_->output.size(); ++c)
             out = std::max(out, std::abs(lab_->output[c] - lab_->argmax_value[c]));
@@ -420,7 +445,7 @@ const std::vector<Entry>& entries() {
         });
     add({"values_distance_to_mean", "values lab: max_c |o_c − mean_j v_jc| (0 as T → ∞)", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(ValuesLab, "values");
+          NEED(ValuesLab);
           double out = 0.0;
           for (std::size_t c = 0; c < lab_->output.size(); ++c)
             out = std::max(out, std::abs(lab_->output[c] - lab_->value_mean[c]));
@@ -428,58 +453,70 @@ const std::vector<Entry>& entries() {
         });
     add({"values_concat_vs_average", "values lab: max |concat·W_O − average-of-maps output|", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(ValuesLab, "values");
+          NEED(ValuesLab);
           return lab_->concat_vs_average_difference;
+        });
+    // The same gap on the one query the multi-head plot draws (its bars): what a text can point at.
+    add({"values_concat_vs_average_row", "values lab: max_c |concat·W_O − average-of-maps| of the shown query", "",
+         false, false},
+        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+          NEED(ValuesLab);
+          const MultiHeadAttention& heads = lab_->multi_head;
+          const int row = std::min(lab_->settings.row, heads.seq_len - 1);
+          double out = 0.0;
+          for (int c = 0; c < heads.model_dim; ++c)
+            out = std::max(out, std::abs(heads.output(row, c) - heads.averaged_map_output(row, c)));
+          return out;
         });
     add({"sampling_probability", "sampling lab: softmax(z/T) of token `index`", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(SamplingLab, "sampling");
+          NEED(SamplingLab);
           return element(lab_->probabilities, q.index, error);
         });
     add({"sampling_frequency", "sampling lab: share of the draws on token `index`", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(SamplingLab, "sampling");
+          NEED(SamplingLab);
           return element(lab_->frequencies, q.index, error);
         });
     add({"sampling_kept", "sampling lab: tokens kept by a filter", "top_k|top_p", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(SamplingLab, "sampling");
+          NEED(SamplingLab);
           return q.series == "top_k" ? lab_->top_k_kept : lab_->top_p_kept;
         });
     add({"sampling_entropy", "sampling lab: entropy of softmax(z/T) in nats", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(SamplingLab, "sampling");
+          NEED(SamplingLab);
           return lab_->entropy_nats;
         });
     add({"sampling_kd_loss", "sampling lab: distillation loss T²·KL at T", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(SamplingLab, "sampling");
+          NEED(SamplingLab);
           return lab_->distillation.loss;
         });
     add({"loss_value", "loss lab: cross-entropy −log s_target", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(LossGradientsLab, "loss");
+          NEED(LossGradientsLab);
           return lab_->loss.loss;
         });
     add({"loss_gradient", "loss lab: ∂L/∂x of entry `index` ((s − y)/T)", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(LossGradientsLab, "loss");
+          NEED(LossGradientsLab);
           return element(lab_->loss.gradient, q.index, error);
         });
     add({"loss_log_softmax", "loss lab: log-softmax of entry `index`", "stable|naive", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(LossGradientsLab, "loss");
+          NEED(LossGradientsLab);
           return element(q.series == "naive" ? lab_->loss.naive_log_softmax : lab_->loss.log_softmax, q.index, error);
         });
     add({"loss_naive_infinite", "loss lab: entries where log(softmax) is −inf", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
-          NEED(LossGradientsLab, "loss");
+          NEED(LossGradientsLab);
           return lab_->loss.naive_infinite_count;
         });
     add({"qk_gradient_median", "loss lab: median ‖∂L/∂q‖ at d_k = `at` (series: loss and scaling)",
          "probe_scaled|probe_unscaled|target_scaled|target_unscaled", false, true},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(LossGradientsLab, "loss");
+          NEED(LossGradientsLab);
           const bool probe = q.series.rfind("probe", 0) == 0, scaled = q.series.ends_with("_scaled");
           const QkGradientSweep& sweep = probe ? lab_->probe : lab_->target;
           const auto found = std::find(sweep.key_dims.begin(), sweep.key_dims.end(), q.at);
@@ -490,30 +527,30 @@ const std::vector<Entry>& entries() {
         });
     add({"geometry_dot", "geometry lab: q·k of key `index`", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(GeometryLab, "geometry");
+          NEED(GeometryLab);
           return element(lab_->alignment.dots, q.index, error);
         });
     add({"geometry_cosine", "geometry lab: cos θ of key `index`", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(GeometryLab, "geometry");
+          NEED(GeometryLab);
           return element(lab_->alignment.cosines, q.index, error);
         });
     add({"geometry_gradient_max", "geometry lab: largest ‖∂cos/∂q‖ over ‖q‖ ∈ [1e-8, 10]", "naive|epsilon", false,
          false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(GeometryLab, "geometry");
+          NEED(GeometryLab);
           const auto& v = q.series == "naive" ? lab_->sweep_gradient_naive : lab_->sweep_gradient_epsilon;
           return v.empty() ? kNaN : *std::max_element(v.begin(), v.end());
         });
     add({"geometry_tanh_derivative", "geometry lab: mean tanh′ of additive attention at the current σ",
          "plain|layer_norm", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(GeometryLab, "geometry");
+          NEED(GeometryLab);
           return q.series == "plain" ? lab_->plain_now.mean_derivative : lab_->normed_now.mean_derivative;
         });
     add({"init_last_variance", "init lab: variance after the last layer", "measured|predicted", false, false},
         [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-          NEED(InitLab, "init");
+          NEED(InitLab);
           return q.series == "measured" ? lab_->measured_variance.back() : lab_->predicted_variance.back();
         });
     add({"homework_answer", "the answer of homework exercise `index` (smlab/labs/homework.hpp, in its order)", "", true,
@@ -612,6 +649,21 @@ Result<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity) 
   const std::optional<double> value = entry->read(snap, quantity, why);
   if (!value) return Error::usage(std::move(why));
   return *value;
+}
+
+Result<ClaimReading> claim_reading(const Snapshot& snap, const ClaimQuantity& quantity, const DkSweep* drawn_sweep) {
+  const auto member = dk_member(quantity.quantity);
+  if (member == nullptr) {
+    const Result<double> value = claim_value(snap, quantity);
+    if (!value.ok()) return value.error();
+    return ClaimReading{*value, std::nullopt, 0, true};
+  }
+  const DkSweep& sweep =
+      drawn_sweep != nullptr && drawn_sweep->config == snap.dk_sweep.config ? *drawn_sweep : snap.dk_sweep;
+  std::string why;
+  const RunningStats* stats = dk_statistic(sweep, quantity, why, member);
+  if (stats == nullptr) return Error::usage(std::move(why));
+  return ClaimReading{stats->mean, stats->standard_error(), sweep.trials, monte_carlo_converged(*stats)};
 }
 
 std::string describe(const ClaimQuantity& q) {

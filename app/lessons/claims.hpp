@@ -2,6 +2,7 @@
 // app) can check against the Snapshot the step's Params produce. No GUI here.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,6 +54,20 @@ Result<void> check_claim(const LessonClaim& claim);
 // The value of a quantity in `snap` (evaluated with the labs a step's view needs), or an
 // Error::usage when the Snapshot lacks it (a lab not evaluated, an index past the row).
 Result<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity);
+
+// A quantity as the screen draws it. The d_k sweep's means (dk_entropy, dk_max_weight,
+// dk_jacobian_norm) are read from `drawn_sweep`, the refined sweep the plots draw (the window refines
+// a Snapshot's sweep after the Snapshot is made), when it belongs to the same setting; else from the
+// Snapshot's own. Those come with their standard error and whether they have converged
+// (monte_carlo_converged: SE ≤ 1% of the value or ≤ 0.002); other quantities are exact.
+struct ClaimReading {
+  double value = 0.0;
+  std::optional<double> standard_error;  // a Monte Carlo mean's
+  std::int64_t trials = 0;               // its trials per point
+  bool converged = true;
+};
+Result<ClaimReading> claim_reading(const Snapshot& snap, const ClaimQuantity& quantity,
+                                   const DkSweep* drawn_sweep = nullptr);
 
 // The outcome of one claim: holds, the two sides, and a one-line description for reports:
 // "max_weight[unscaled] = 0.75 >= 0.99: false".

@@ -10,7 +10,7 @@
 //   [SECTION] The lesson folder: load_lessons, find_lesson, lesson_names
 //   [SECTION] The --lesson NAME:STEP:GUESS argument: lookup_lesson
 //   [SECTION] Panels a step may point at and show
-//   [SECTION] Guesses and the reveal: predict_number, check_guess, reveal_prediction
+//   [SECTION] Guesses and the reveal: numbers as shown, check_guess, parse_guess, the close rule
 //   [SECTION] Animated step changes: interpolate_params, lesson_ease
 #include "lessons/lessons.hpp"
 #include "files/text_file.hpp"
@@ -19,9 +19,11 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -155,19 +157,21 @@ std::optional<std::string> read_predict(const OrderedJson& value, const std::str
   if (!value.is_object()) return where + " must be an object, not " + value.type_name();
   for (const auto& [field, part] : value.items())
     if (field != "question" && field != "quantity" && field != "choices" && field != "min" && field != "max" &&
-        field != "tolerance" && field != "hides" && field != "reveal_text")
+        field != "decimals" && field != "significant" && field != "hides" && field != "reveal_text")
       return where + " has an unknown field '" + shown(field) +
-             "': allowed question, quantity, choices, min, max, tolerance, hides, reveal_text";
+             "': allowed question, quantity, choices, min, max, decimals, significant, hides, reveal_text";
   if (!value.contains("question")) return where + " needs a \"question\"";
   if (auto error = read_text(value["question"], where + " question", lesson_title_max_chars, false, out.question))
     return error;
   if (!value.contains("quantity")) return where + " needs a \"quantity\": {\"quantity\": NAME, …} as claims take";
   if (auto error = read_quantity(value["quantity"], where + " quantity", false, out.quantity)) return error;
   const bool has_choices = value.contains("choices");
-  const bool has_range = value.contains("min") || value.contains("max") || value.contains("tolerance");
+  const bool has_range =
+      value.contains("min") || value.contains("max") || value.contains("decimals") || value.contains("significant");
   if (has_choices == has_range)
     return where +
-           " needs either \"choices\" (2 to 6 numbers) or \"min\", \"max\" and \"tolerance\" (a typed guess), not " +
+           " needs either \"choices\" (2 to 6 numbers) or \"min\", \"max\" and \"decimals\" or \"significant\" (a "
+           "typed guess), not " +
            (has_choices ? "both" : "neither");
   if (has_choices) {
     const OrderedJson& choices = value["choices"];
@@ -182,15 +186,26 @@ std::optional<std::string> read_predict(const OrderedJson& value, const std::str
       out.choices.push_back(number);
     }
   } else {
-    for (const char* key : {"min", "max", "tolerance"}) {
+    for (const char* key : {"min", "max"}) {
       if (!value.contains(key) || !finite_number(value[key]))
-        return where + " needs \"" + key + "\" as a finite number (a typed guess takes min, max and tolerance)";
-      const double number = value[key].get<double>();
-      (std::string(key) == "min" ? out.min : std::string(key) == "max" ? out.max : out.tolerance) = number;
+        return where + " needs \"" + key + "\" as a finite number (a typed guess takes min, max and its precision)";
+      (std::string(key) == "min" ? out.min : out.max) = value[key].get<double>();
     }
     if (!(out.min < out.max))
       return where + " \"min\" " + predict_number(out.min) + " must be below \"max\" " + predict_number(out.max);
-    if (!(out.tolerance > 0.0)) return where + " \"tolerance\" must be > 0";
+    // The precision the question asks for: it shows the answer and decides what is close.
+    const bool decimals = value.contains("decimals"), significant = value.contains("significant");
+    if (decimals == significant)
+      return where +
+             " needs one of \"decimals\" (0 to 12) or \"significant\" (1 to 15 digits): the precision the "
+             "question asks for";
+    const OrderedJson& digits = value[decimals ? "decimals" : "significant"];
+    const int lowest = decimals ? 0 : 1, highest = decimals ? 12 : 15;
+    if (!digits.is_number_integer() || digits.get<long long>() < lowest || digits.get<long long>() > highest)
+      return where + " \"" + (decimals ? "decimals" : "significant") + "\" must be a whole number from " +
+             std::to_string(lowest) + " to " + std::to_string(highest);
+    out.precision = {decimals ? PredictPrecision::Kind::decimals : PredictPrecision::Kind::significant,
+                     digits.get<int>()};
   }
   out.hides = step_panel;
   if (value.contains("hides")) {
@@ -490,27 +505,14 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
                      "' goes with a predict step only: " +
                      (predict_steps.empty() ? "this lesson has none" : "steps " + predict_steps));
     }
-    double guess = 0.0;
-    std::size_t used = 0;
-    bool parsed = false;
-    try {
-      guess = std::stod(*guess_text, &used);
-      parsed = used == guess_text->size() && !guess_text->empty() &&
-               !std::isspace(static_cast<unsigned char>((*guess_text)[0]));
-    } catch (const std::exception&) {
-      parsed = false;
-    }
-    const Result<void> allowed = parsed ? check_guess(*target.predict, guess)
-                                        : Error::usage("guess '" + shown(*guess_text) + "' is not a number");
-    if (!allowed.ok()) return refused("--lesson " + name + ":" + std::to_string(step) + ": " + allowed.error().message);
-    position.guess = guess;
+    const Result<double> guess = parse_guess(*target.predict, *guess_text);
+    if (!guess.ok()) return refused("--lesson " + name + ":" + std::to_string(step) + ": " + guess.error().message);
+    position.guess = *guess;
   }
   return position;
 }
 
 // [SECTION] Panels a step may point at and show
-
-std::span<const LessonPanel> lesson_panels(View view) { return view_info(view).panels; }
 
 const LessonPanel* find_lesson_panel(View view, std::string_view name) {
   for (const LessonPanel& panel : lesson_panels(view))
@@ -538,7 +540,7 @@ bool step_shows_notes(const LessonStep& step) {
   return std::find(step.panels.begin(), step.panels.end(), lesson_notes_panel) != step.panels.end();
 }
 
-// [SECTION] Guesses and the reveal: predict_number, check_guess, reveal_prediction
+// [SECTION] Guesses and the reveal: numbers as shown, check_guess, parse_guess, the close rule
 
 std::string predict_number(double value) {
   char text[32];
@@ -546,26 +548,109 @@ std::string predict_number(double value) {
   return text;
 }
 
+namespace {
+
+// `value` with `decimals` digits after the point, never in exponent form; "-0" becomes "0".
+std::string fixed_decimals(double value, int decimals) {
+  char text[400];  // %f of 1e308 has 309 digits
+  std::snprintf(text, sizeof text, "%.*f", std::clamp(decimals, 0, 30), value);
+  std::string out = text;
+  if (out.find_first_not_of("-0.") == std::string::npos && !out.empty() && out[0] == '-') out.erase(0, 1);
+  return out;
+}
+
+// Decimals that show `significant` significant digits of `value` (0 for whole numbers beyond them).
+int decimals_for(double value, int significant) {
+  if (value == 0.0 || !std::isfinite(value)) return std::max(significant - 1, 0);
+  const int exponent = static_cast<int>(std::floor(std::log10(std::abs(value))));
+  return std::max(0, significant - 1 - exponent);
+}
+
+}  // namespace
+
+std::string predict_answer(const PredictPrecision& precision, double value) {
+  const int decimals =
+      precision.kind == PredictPrecision::Kind::decimals ? precision.digits : decimals_for(value, precision.digits);
+  return fixed_decimals(value, decimals);
+}
+
+std::string predict_guess(double value) {
+  char text[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value) break;
+  }
+  // Short numbers in exponent form ("1e-05", "1.2e+03") read better written out.
+  const std::string shortest = text;
+  if (shortest.find('e') == std::string::npos) return shortest;
+  const int significant = static_cast<int>(std::count_if(shortest.begin(), shortest.begin() + shortest.find('e'),
+                                                         [](char c) { return c >= '0' && c <= '9'; }));
+  return fixed_decimals(value, decimals_for(value, significant));
+}
+
+std::string predict_off_by(double value) {
+  std::string text = fixed_decimals(value, decimals_for(value, 2));
+  // "3", not "3.0"; "0.5", not "0.50": the digits that carry the size.
+  if (text.find('.') != std::string::npos) {
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+  }
+  return text;
+}
+
+double close_within(const PredictPrecision& precision, double answer) {
+  const int decimals =
+      precision.kind == PredictPrecision::Kind::decimals ? precision.digits : decimals_for(answer, precision.digits);
+  // Half a unit in the last digit asked; a guess typed exactly on that boundary (0.6655 for an answer
+  // of 0.665) counts as close whichever way binary rounding of the two numbers fell.
+  return 0.5 * std::pow(10.0, -decimals) * (1.0 + 1e-9);
+}
+
 Result<void> check_guess(const LessonPredict& predict, double guess) {
   if (!predict.choices.empty()) {
     if (std::find(predict.choices.begin(), predict.choices.end(), guess) != predict.choices.end()) return {};
     std::string allowed;
     for (double choice : predict.choices) allowed += (allowed.empty() ? "" : ", ") + predict_number(choice);
-    return Error::usage("guess " + predict_number(guess) + " is not one of the choices: allowed " + allowed);
+    return Error::usage("guess " + predict_guess(guess) + " is not one of the choices: allowed " + allowed);
   }
   if (std::isfinite(guess) && guess >= predict.min && guess <= predict.max) return {};
-  return Error::usage("guess " + predict_number(guess) + " is outside the allowed range: a number from " +
+  return Error::usage("guess " + predict_guess(guess) + " is outside the allowed range: a number from " +
                       predict_number(predict.min) + " to " + predict_number(predict.max));
 }
 
+Result<double> parse_guess(const LessonPredict& predict, std::string_view text) {
+  constexpr std::size_t max_length = 64;
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  if (text.empty()) return Error::usage("no guess typed: type a number, e.g. 0.665 or -2");
+  if (text.size() > max_length)
+    return Error::usage("guess is " + std::to_string(text.size()) + " characters long: allowed at most 64");
+  std::string number(text);
+  // The minus sign U+2212 (as the lesson texts write it) and a decimal comma, as many students write.
+  if (number.rfind("\xE2\x88\x92", 0) == 0) number.replace(0, 3, "-");
+  if (!number.empty() && number[0] == '+') number.erase(0, 1);
+  for (char& c : number)
+    if (c == ',') c = '.';
+  double value = 0.0;
+  const auto [end, status] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (status != std::errc{} || end != number.data() + number.size() || !std::isfinite(value))
+    return Error::usage("guess '" + shown(std::string(text)) + "' is not a number: type a decimal such as 0.665 or -2");
+  if (Result<void> allowed = check_guess(predict, value); !allowed.ok()) return allowed.error();
+  return value;
+}
+
 Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const Snapshot& snap,
-                                           std::optional<double> guess) {
-  const Result<double> answer_read = claim_value(snap, predict.quantity);
+                                           std::optional<double> guess, const DkSweep* drawn_sweep) {
+  const Result<ClaimReading> answer_read = claim_reading(snap, predict.quantity, drawn_sweep);
   if (!answer_read.ok()) return answer_read.error();
-  if (!std::isfinite(*answer_read)) return Error::usage(describe(predict.quantity) + " is not a finite number");
+  if (!std::isfinite(answer_read->value)) return Error::usage(describe(predict.quantity) + " is not a finite number");
   PredictionReveal reveal;
   reveal.guess = guess;
-  reveal.answer = *answer_read;
+  reveal.answer = answer_read->value;
+  reveal.converged = answer_read->converged;
+  reveal.standard_error = answer_read->standard_error;
+  reveal.trials = answer_read->trials;
   const double answer = reveal.answer;
   if (!predict.choices.empty()) {
     // The first of equally near choices: a file's order decides a tie, never rounding noise.
@@ -573,10 +658,12 @@ Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const S
     for (double choice : predict.choices)
       if (std::abs(choice - answer) < std::abs(nearest - answer)) nearest = choice;
     reveal.nearest_choice = nearest;
+  } else {
+    reveal.margin = close_within(predict.precision, answer);
   }
   if (guess) {
     reveal.off_by = std::abs(*guess - answer);
-    reveal.close = reveal.nearest_choice ? *guess == *reveal.nearest_choice : reveal.off_by <= predict.tolerance;
+    reveal.close = reveal.nearest_choice ? *guess == *reveal.nearest_choice : reveal.off_by <= reveal.margin;
   }
   return reveal;
 }

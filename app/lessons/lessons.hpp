@@ -33,12 +33,20 @@ struct LessonText {
 // "Predict, then reveal" (issue #17): a question the class answers before the step shows the number.
 // The answer is never written in the lesson: it is a claim quantity (claims.hpp) read from the live
 // Snapshot when revealed, so it is what the plots show, whatever the sliders did since.
+// The precision a typed question asks for ("to 3 decimals", "to 4 significant digits", "to the
+// nearest whole number" = 0 decimals). It says how the answer is shown and what counts as close.
+struct PredictPrecision {
+  enum class Kind { decimals, significant } kind = Kind::decimals;
+  int digits = 3;  // decimals: 0 to 12; significant: 1 to 15
+  friend bool operator==(const PredictPrecision&, const PredictPrecision&) = default;
+};
+
 struct LessonPredict {
   LessonText question;              // one line: "Mean entropy of an unscaled row at d_k = 1024?"
   ClaimQuantity quantity;           // the answer
   std::vector<double> choices;      // 2 to 6 distinct guesses to pick from; empty: a typed number
   double min = 0.0, max = 0.0;      // typed guesses: allowed from min to max (min < max)
-  double tolerance = 0.0;           // typed guesses: |guess − answer| ≤ tolerance counts as close
+  PredictPrecision precision;       // typed guesses: "decimals": N or "significant": N
   std::string hides;                // the panel (or plot) of the step's view covered until the reveal
   std::optional<LessonText> after;  // shown beside the answer once revealed ("reveal_text")
   friend bool operator==(const LessonPredict&, const LessonPredict&) = default;
@@ -94,7 +102,8 @@ using LessonLoad = Result<Lesson>;
 //                          {"quantity": "dk_entropy", "series": "unscaled", "at": 1024, "op": "<",
 //                           "than": {"quantity": "dk_entropy", "series": "scaled", "at": 1024}, "times": 0.5}],
 //               "predict": {"question": {…}, "quantity": {"quantity": "dk_entropy", "series": "unscaled", "at": 1024},
-//                           "choices": [0.01, 0.5, 1.5, 2.3]  (or "min": 0, "max": 4, "tolerance": 0.2),
+//                           "choices": [0.01, 0.5, 1.5, 2.3]  (or "min": 0, "max": 4, "decimals": 1,
+//                           or "significant": 4 in place of "decimals"),
 //                           "hides": "sweeps", "reveal_text": {…}}}, …]}
 // Size and nesting are checked before parsing; unknown fields are errors (they are typos in a
 // hand-written file); every "set" value goes through set_param.
@@ -128,9 +137,13 @@ struct LessonPosition {
 using LessonLookup = Result<LessonPosition>;
 LessonLookup lookup_lesson(const LessonList& list, std::string_view spec);
 
-// The panels a lesson step may highlight in `view` (views.cpp's table): a panel is one plot
-// ("distribution") or a named group of plots ("attention" = both maps).
-using LessonPanel = ViewPanel;
+// The panels a lesson step may highlight in `view` (lesson_panels.cpp's table): a panel is one plot
+// ("distribution") or a named group of plots ("attention" = both maps). Members are the plot names
+// the view places ("<view>/<plot>" in the app's placed plots, "<view>-<plot>.csv" in an export).
+struct LessonPanel {
+  std::string_view name;
+  std::vector<std::string_view> plots;
+};
 std::span<const LessonPanel> lesson_panels(View view);
 const LessonPanel* find_lesson_panel(View view, std::string_view name);
 // The plots a "panels" entry names in `view`: a lesson panel's plots, or the one plot of that name
@@ -147,21 +160,45 @@ bool step_shows_notes(const LessonStep& step);
 // else an Error::usage of one line naming the guess and what is allowed.
 Result<void> check_guess(const LessonPredict& predict, double guess);
 
-// The answer read from `snap` beside the guess. Choices: close when the guess is the choice nearest
-// the answer; typed: close when |guess − answer| ≤ tolerance. An Error::usage when the Snapshot
-// lacks the answer or it is not a finite number.
+// A typed guess as the field holds it: a decimal number ('.' or ',' as the decimal point, a leading
+// '+' or '-' or '−', spaces around), at most 64 bytes, then check_guess. An Error::usage of one line
+// otherwise ("guess 'abc' is not a number: …").
+Result<double> parse_guess(const LessonPredict& predict, std::string_view text);
+
+// The one rule for "close" on a typed question: the guess is the answer rounded to the precision
+// the question asks for, i.e. |guess − answer| ≤ half a unit in the last digit asked (3 decimals:
+// 0.0005; 4 significant digits of 0.003906: 0.0000005; the nearest whole number: 0.5). A choice
+// question's guess is close when it is the choice nearest the answer.
+double close_within(const PredictPrecision& precision, double answer);
+
+// The answer read from `snap` (a Monte Carlo mean from `drawn_sweep`, the sweep the plots draw:
+// claim_reading) beside the guess, with closeness by the rule above. An Error::usage when the
+// Snapshot lacks the answer or it is not a finite number. A Monte Carlo answer not converged yet
+// (`converged` false) is not to be shown: the window keeps refining until it is.
 struct PredictionReveal {
   double answer = 0.0;
+  bool converged = true;
+  std::optional<double> standard_error;  // a Monte Carlo answer's
+  std::int64_t trials = 0;
   std::optional<double> guess;  // nullopt: revealed without a guess
   double off_by = 0.0;          // |guess − answer|
   bool close = false;
+  double margin = 0.0;                   // typed: close_within(precision, answer)
   std::optional<double> nearest_choice;  // choices only: the one nearest the answer
 };
 Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const Snapshot& snap,
-                                           std::optional<double> guess);
+                                           std::optional<double> guess, const DkSweep* drawn_sweep = nullptr);
 
-// A number as the predict texts show it: 3 significant digits ("0.0213", "1.68", "1024").
+// A number as the predict texts show it: 3 significant digits ("0.0213", "1.68", "1024"): choices,
+// ranges.
 std::string predict_number(double value);
+// The answer as the question asks for it: "0.665" (3 decimals), "0.003906" (4 significant
+// digits), "-1000" (0 decimals). Never in exponent form.
+std::string predict_answer(const PredictPrecision& precision, double value);
+// A guess as typed: the shortest text that reads back as the same double ("-1003", "0.0039").
+std::string predict_guess(double value);
+// How far off, to 2 significant digits and never in exponent form ("3", "0.21", "0.0000062").
+std::string predict_off_by(double value);
 
 // Params part of the way from `from` to `to` for progress in [0, 1] (eased by the caller).
 // Numeric keys move: log-scaled ones (temperature, d_k, score_scale, seq_len, gamma, qk_norm) in log

@@ -4,6 +4,7 @@
 // [SECTION] Index
 //   [SECTION] Layout helpers shared by the panels
 //   [SECTION] Control labels, checkboxes and buttons
+//   [SECTION] Sliders from the key table
 //   [SECTION] Read-outs, presets, import and language
 //   [SECTION] The control column
 #include <imgui.h>
@@ -11,7 +12,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <variant>
 
 #include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
@@ -117,6 +121,81 @@ bool control_button(std::string_view label) {
   return ImGui::Button(lines.c_str());
 }
 
+// [SECTION] Sliders from the key table
+
+namespace {
+
+// Whether imported data fixes `key` (validate() allows no other value): seq_len, and d_k when the
+// data has Q and K.
+bool fixed_by_import(const Params& params, std::string_view key) {
+  if (params.imported == nullptr) return false;
+  return key == "seq_len" || (key == "d_k" && params.imported->key_dim > 0);
+}
+
+// The upper end the slider offers: the key's, the one validation applies now (row: the last
+// position; batch and head: the imported data's last), or the caller's.
+double slider_max(const Params& params, const ParamKey& key, const SliderText& text) {
+  if (text.max) return *text.max;
+  if (key.name == "row") return params.seq_len - 1;
+  if (params.imported != nullptr && key.name == "batch") return params.imported->batches - 1;
+  if (params.imported != nullptr && key.name == "head") return params.imported->heads - 1;
+  return key.max;
+}
+
+}  // namespace
+
+ControlsReport key_slider(Params& edit, std::string_view name, const SliderText& text) {
+  ControlsReport report;
+  const ParamKey* key = find_param_key(name);
+  if (key == nullptr) return report;  // a program error; the key-table test names every slider's key
+  const bool fixed = fixed_by_import(edit, name);
+  ImGui::BeginDisabled(fixed);
+  // The label: the key's own name where it is the same in every language (d_k), else the table's.
+  std::string label;
+  if (text.label == nullptr) {
+    if (labels_above) ImGui::TextUnformatted(key->name.data(), key->name.data() + key->name.size());
+    label = (labels_above ? "##" : "") + std::string(key->name);
+  } else {
+    label = control_label(text.label, text.id);
+  }
+  const bool logarithmic = key->scale == KeyScale::logarithmic || key->log_slider;
+  const ImGuiSliderFlags flags =
+      ImGuiSliderFlags_AlwaysClamp | (logarithmic ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
+  const double max = slider_max(edit, *key, text);
+  if (const auto* real = std::get_if<double Params::*>(&key->member)) {
+    double value = edit.**real;
+    if (ImGui::SliderScalar(label.c_str(), ImGuiDataType_Double, &value, &key->min, &max, text.format, flags)) {
+      edit.** real = value;
+      report.changed = true;
+    }
+  } else if (const auto* whole = std::get_if<int Params::*>(&key->member)) {
+    // Shown inside the offered range (the loss lab's target is an index into a shorter row).
+    const int low = static_cast<int>(key->min), high = static_cast<int>(max);
+    int value = std::clamp(edit.**whole, low, high);
+    if (ImGui::SliderInt(label.c_str(), &value, low, high, text.format, flags)) {
+      edit.** whole = value;
+      report.changed = true;
+    }
+  } else if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key->member)) {
+    ImU64 value = edit.**seed;
+    const ImU64 step = 1;
+    if (ImGui::InputScalar(label.c_str(), ImGuiDataType_U64, &value, &step, nullptr, text.format)) {
+      edit.** seed = std::min<ImU64>(value, static_cast<ImU64>(key->max));
+      report.changed = true;
+    }
+  }
+  ImGui::EndDisabled();
+  if (key->scale != KeyScale::none && (ImGui::IsItemHovered() || ImGui::IsItemActive())) report.hovered_key = key->name;
+  const char* help = fixed ? "controls.import.fixed" : text.help;
+  if (help != nullptr) {
+    if (text.help_as == SliderText::Help::marker)
+      help_marker(i18n::tr(help));
+    else if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", i18n::tr(help));
+  }
+  return report;
+}
+
 namespace {
 
 using i18n::label;
@@ -187,16 +266,11 @@ void draw_imported(Params& edit) {
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("%s", data.summary.c_str());
   ImGui::PopTextWrapPos();
-  if (data.batches > 1) {
-    ImGui::SliderInt(control_label("controls.import.batch", "batch").c_str(), &edit.batch, 0, data.batches - 1, "%d",
-                     ImGuiSliderFlags_AlwaysClamp);
-    help_marker(tr("controls.import.batch.help"));
-  }
-  if (data.heads > 1) {
-    ImGui::SliderInt(control_label("controls.import.head", "head").c_str(), &edit.head, 0, data.heads - 1, "%d",
-                     ImGuiSliderFlags_AlwaysClamp);
-    help_marker(tr("controls.import.head.help"));
-  }
+  using Help = SliderText::Help;
+  if (data.batches > 1)
+    key_slider(edit, "batch", {"controls.import.batch", "batch", "%d", "controls.import.batch.help", Help::marker});
+  if (data.heads > 1)
+    key_slider(edit, "head", {"controls.import.head", "head", "%d", "controls.import.head.help", Help::marker});
   control_checkbox("common.causal_mask", "imported causal", &edit.causal);
   if (ImGui::Button(label("controls.import.forget", "forget import").c_str()))
     (void)attach_import(edit, nullptr);  // a refusal leaves `edit` as it was (the button does nothing)
@@ -226,7 +300,6 @@ void draw_language(UiState& ui) {
 // [SECTION] The control column
 
 void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats) {
-  using L = ParamLimits;
   // Room right of the sliders for the longest label of this language, plus the "(?)" marker.
   float label_room = 0.0f;
   for (const char* key : {"controls.temperature", "controls.score_scale", "controls.seq_len", "controls.seed",
@@ -245,58 +318,33 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   ui.controls_font_size = ImGui::GetFontSize();
   ui.controls_labels_above = labels_above;
 
+  // The column's sliders, each with its "(?)"; the key under the mouse is the one Left/Right nudge.
+  using Help = SliderText::Help;
+  ControlsReport report;
   section(tr("controls.section.softmax"));
-  double temperature = edit.temperature;
-  const double t_min = L::temperature_min, t_max = L::temperature_max;
-  if (ImGui::SliderScalar(control_label("controls.temperature", "temperature").c_str(), ImGuiDataType_Double,
-                          &temperature, &t_min, &t_max, "T = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.temperature = temperature;
-  note_nudge_target(ui, "temperature");
-  help_marker(tr("controls.temperature.help"));
-  double score_scale = edit.score_scale;
-  const double s_min = L::score_scale_min, s_max = L::score_scale_max;
-  if (ImGui::SliderScalar(control_label("controls.score_scale", "score scale").c_str(), ImGuiDataType_Double,
-                          &score_scale, &s_min, &s_max, "x %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.score_scale = score_scale;
-  note_nudge_target(ui, "score_scale");
-  help_marker(tr("controls.score_scale.help"));
+  report += key_slider(edit, "temperature",
+                       {"controls.temperature", "temperature", "T = %.3g", "controls.temperature.help", Help::marker});
+  report += key_slider(edit, "score_scale",
+                       {"controls.score_scale", "score scale", "x %.3g", "controls.score_scale.help", Help::marker});
 
   if (edit.imported != nullptr) draw_imported(edit);
   section(tr("controls.section.attention"));
-  // Imported Q and K fix d_k and L; imported scores or weights fix L.
+  // Imported Q and K fix d_k and L (key_slider shows them disabled); imported scores or weights fix L.
   const bool imported = edit.imported != nullptr, dim_fixed = imported && edit.imported->key_dim > 0;
-  ImGui::BeginDisabled(dim_fixed);
-  if (labels_above) ImGui::TextUnformatted("d_k");
-  ImGui::SliderInt(labels_above ? "##d_k" : "d_k", &edit.key_dim, L::key_dim_min, L::key_dim_max, "d_k = %d",
-                   ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-  ImGui::EndDisabled();
-  note_nudge_target(ui, "d_k");
-  help_marker(dim_fixed ? tr("controls.import.fixed") : tr("controls.d_k.help"));
+  report += key_slider(edit, "d_k", {nullptr, "d_k", "d_k = %d", "controls.d_k.help", Help::marker});
   control_checkbox("controls.scaled", "scaled", &edit.scaled);
   help_marker(imported && !dim_fixed ? tr("controls.import.no_dk") : tr("controls.scaled.help"));
-  ImGui::BeginDisabled(imported);
-  if (ImGui::SliderInt(control_label("controls.seq_len", "seq_len").c_str(), &edit.seq_len, L::seq_len_min,
-                       imported ? edit.seq_len : L::seq_len_max, "L = %d",
-                       ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.row = std::min(edit.row, edit.seq_len - 1);
-  ImGui::EndDisabled();
-  note_nudge_target(ui, "seq_len");
-  help_marker(imported ? tr("controls.import.fixed") : tr("controls.seq_len.help"));
+  // A fixed L is shown at the right end of its track.
+  const ControlsReport length =
+      key_slider(edit, "seq_len",
+                 {"controls.seq_len", "seq_len", "L = %d", "controls.seq_len.help", Help::marker,
+                  imported ? std::optional<double>(edit.seq_len) : std::nullopt});
+  if (length.changed) edit.row = std::min(edit.row, edit.seq_len - 1);
+  report += length;
   const std::string row_format =
       i18n::slider_format("controls.row.format", "%d");  // the table's text is never a format
-  ImGui::SliderInt(control_label("controls.row", "row").c_str(), &edit.row, 0, edit.seq_len - 1, row_format.c_str(),
-                   ImGuiSliderFlags_AlwaysClamp);
-  note_nudge_target(ui, "row");
-  help_marker(tr("controls.row.help"));
-  ImU64 seed = edit.seed;
-  const ImU64 seed_step = 1;
-  if (ImGui::InputScalar(control_label("controls.seed", "seed").c_str(), ImGuiDataType_U64, &seed, &seed_step, nullptr,
-                         "%llu"))
-    edit.seed = std::min<ImU64>(seed, L::seed_max);
-  note_nudge_target(ui, "seed");
-  help_marker(tr("controls.seed.help"));
+  report += key_slider(edit, "row", {"controls.row", "row", row_format.c_str(), "controls.row.help", Help::marker});
+  report += key_slider(edit, "seed", {"controls.seed", "seed", "%llu", "controls.seed.help", Help::marker});
 
   section(tr("controls.section.custom_scores"));
   ImGui::PushItemWidth(-1.0f);
@@ -331,9 +379,9 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
 
   if (const LabDefinition* lab = lab_definition(ui.view)) {
     section(i18n::format("controls.section.lab", {view_title(ui.view)}).c_str());
-    const LabNudgeTarget nudge_target(ui.interaction.nudge_key_this_frame);
-    lab->controls(edit);
+    report += lab->controls(edit);
   }
+  if (!report.hovered_key.empty()) ui.interaction.nudge_key_this_frame = std::string(report.hovered_key);
   if (!ui.input_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped("%s", ui.input_error.c_str());

@@ -7,6 +7,7 @@
 //   [SECTION] Layout keys
 //   [SECTION] The lesson view and presenter mode: the step's panels around its text
 //   [SECTION] Scrolling to the lesson step's panel
+//   [SECTION] The compact layout
 //   [SECTION] The main window
 #include <imgui.h>
 
@@ -22,7 +23,7 @@
 #include <GLFW/glfw3.h>  // key codes only
 
 #include "i18n/i18n.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "lessons/quoted_numbers.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "panels/labs.hpp"
@@ -41,6 +42,23 @@ DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool contr
   const float margin = 8.0f * ui_scale;
   const float gap = 8.0f * ui_scale;
   const float tab_height = 30.0f * ui_scale;  // one row of tabs at the UI font size
+  if (display_size.x < compact_layout_width) {
+    // Compact: tabs across the top, the drawer (controls, lesson) across the bottom half.
+    layout.compact = true;
+    const float right = std::max(display_size.x - margin, margin + 1.0f);
+    layout.toggle_min = ImVec2(margin, margin);
+    layout.toggle_max = ImVec2(margin + tab_height, margin + tab_height);
+    layout.tabs_min = ImVec2(layout.toggle_max.x + 0.5f * gap, margin);
+    layout.tabs_max = ImVec2(std::max(right, layout.tabs_min.x + 1.0f), margin + tab_height);
+    const float bottom = std::max(display_size.y - margin, layout.tabs_max.y + 1.0f);
+    const float drawer_top = controls_shown ? std::max(layout.tabs_max.y + gap, 0.45f * display_size.y) : bottom;
+    layout.controls_min = ImVec2(margin, drawer_top);
+    layout.controls_max = ImVec2(right, bottom);
+    layout.content_min = ImVec2(margin, layout.tabs_max.y + gap);
+    layout.content_max =
+        ImVec2(right, std::max(controls_shown ? drawer_top - gap : bottom, layout.content_min.y + 1.0f));
+    return layout;
+  }
   // 370 px at scale 1, but never more than 30 % of the window: at 1024×768 the plots get 70 %.
   const float controls_width = controls_shown ? std::min(370.0f * ui_scale, 0.3f * display_size.x) : 0.0f;
   layout.controls_min = ImVec2(margin, margin);
@@ -204,7 +222,9 @@ void draw_plots_in(std::string_view view_name, std::span<const NamedPlot* const>
         plot::draw(named.name.c_str(), named.plot, ImVec2(end.x - origin.x, end.y - origin.y), placed_style);
     if (placed_style.report != nullptr && !ui.layout_report.plots.empty()) ui.layout_report.plots.back().id = full_name;
     if (named.plot.heatmap) color_scale_menu(*named.plot.heatmap, full_name, style.color_scales, ui);
-    ui.placed_plots.push_back({full_name, origin, end});
+    ImDrawList* draw_list = ImGui::GetWindowDrawList();
+    ui.placed_plots.push_back(
+        {full_name, origin, end, draw_list, draw_list->GetClipRectMin(), draw_list->GetClipRectMax()});
     if (interaction.hovered) {
       ui.hovered_plot = full_name;
       if (on_hover) on_hover(named, interaction);
@@ -314,11 +334,12 @@ void handle_layout_keys(UiState& ui, const std::vector<NamedPlot>& plots) {
   for (std::size_t k = 0; k < plots.size(); ++k)
     if (prefix + plots[k].name == ui.presenter_focus) index = static_cast<int>(k);
   const int count = static_cast<int>(plots.size());
-  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN) || ImGui::IsKeyPressed(GLFW_KEY_RIGHT) ||
-      ImGui::IsKeyPressed(GLFW_KEY_DOWN))
+  // One press, one plot (no key repeat), as for lesson steps (lesson_panel.cpp).
+  if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN, false) || ImGui::IsKeyPressed(GLFW_KEY_RIGHT, false) ||
+      ImGui::IsKeyPressed(GLFW_KEY_DOWN, false))
     index = (index + 1) % count;
-  else if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP) || ImGui::IsKeyPressed(GLFW_KEY_LEFT) ||
-           ImGui::IsKeyPressed(GLFW_KEY_UP))
+  else if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP, false) || ImGui::IsKeyPressed(GLFW_KEY_LEFT, false) ||
+           ImGui::IsKeyPressed(GLFW_KEY_UP, false))
     index = (index + count - 1) % count;
   ui.presenter_focus = prefix + plots[static_cast<std::size_t>(index)].name;
 }
@@ -390,8 +411,9 @@ std::size_t step_cell_count(const UiState& ui, std::span<const NamedPlot* const>
 // Plans the open step's text and `shown` plots in [min, max] (panels/lesson_layout.hpp) when what the
 // plan depends on changed, leaves the text's box in ui.lesson.text_box for draw_lesson, and draws the
 // plots into their frames (in a child that scrolls only where no arrangement fits).
-void draw_lesson_view(UiState& ui, const Snapshot* snapshot, std::span<const NamedPlot* const> shown, ImVec2 min,
-                      ImVec2 max, bool presenter, const plot::Style& style,
+void draw_lesson_view(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep,
+                      std::span<const NamedPlot* const> shown, ImVec2 min, ImVec2 max, bool presenter,
+                      const plot::Style& style,
                       const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
   const float em = ImGui::GetFontSize();
   LessonState::Plan& plan = ui.lesson.plan;
@@ -409,6 +431,10 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, std::span<const Nam
   key.revealed = ui.lesson.revealed;
   key.answer_ready = snapshot != nullptr && !ui.lesson.animating;  // a revealed answer's lines
   key.plots_of_step = snapshot != nullptr && snapshot->params == current_step(ui)->params;
+  if (const LessonStep* step = current_step(ui); snapshot != nullptr && ui.lesson.revealed && step->predict) {
+    const Result<PredictionReveal> reveal = reveal_prediction(*step->predict, *snapshot, ui.lesson.guess, sweep);
+    key.answer_converged = reveal.ok() && reveal->converged;
+  }
   key.plots_built = !shown.empty();
   key.plots = step_cell_count(ui, shown);
   key.typed = ui.lesson.presenter_typed;
@@ -430,7 +456,7 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, std::span<const Nam
     request.text_scales = presenter ? std::vector<float>{1.5f, 1.3f, 1.15f, 1.0f, 0.9f, 0.85f}
                                     : std::vector<float>{1.2f, 1.0f, 0.9f, 0.85f};
     request.text_height = [&](float width, float scale) {
-      return lesson_block_height(ui, snapshot, width, scale, presenter);
+      return lesson_block_height(ui, snapshot, sweep, width, scale, presenter);
     };
     if (!shown.empty()) {
       ImFont* font = ImGui::GetFont();
@@ -482,7 +508,7 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, std::span<const Nam
 
 // Presenter mode: with a lesson open, the step's panels large and its caption beside or under them;
 // without one, the chosen plot over the whole window. The keys hint along the bottom edge.
-void draw_presenter(UiState& ui, const Snapshot* snapshot, const std::vector<NamedPlot>& plots,
+void draw_presenter(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const std::vector<NamedPlot>& plots,
                     const plot::Style& style,
                     const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
   const ImGuiIO& io = ImGui::GetIO();
@@ -492,7 +518,7 @@ void draw_presenter(UiState& ui, const Snapshot* snapshot, const std::vector<Nam
   const ImVec2 min(margin, margin);
   const ImVec2 max(io.DisplaySize.x - margin, io.DisplaySize.y - margin - hint_line);
   if (current_step(ui) != nullptr) {
-    draw_lesson_view(ui, snapshot, step_shown_plots(ui, plots), min, max, true, style, on_hover);
+    draw_lesson_view(ui, snapshot, sweep, step_shown_plots(ui, plots), min, max, true, style, on_hover);
   } else {
     std::vector<const NamedPlot*> shown;
     for (const NamedPlot& named : plots)
@@ -533,6 +559,44 @@ void scroll_to_lesson_panel(UiState& ui, bool settled) {
   if (top < view_top || bottom > view_bottom)
     ImGui::SetScrollY(std::max(0.0f, ImGui::GetScrollY() + top - view_top - ImGui::GetStyle().ItemSpacing.y));
   if (settled) ui.lesson.scrolled_to = step;
+}
+
+// [SECTION] The compact layout
+
+// A narrow page (DashboardLayout::compact): one plot at a time, the open lesson step's panel or
+// the one chosen with ◀ ▶, under a line that says so and what else is where.
+void draw_compact_content(UiState& ui, const std::vector<NamedPlot>& plots, ImVec2 min, ImVec2 max,
+                          const plot::Style& style,
+                          const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
+  if (plots.empty()) return;
+  const int count = static_cast<int>(plots.size());
+  int index = ((ui.compact_plot % count) + count) % count;
+  bool from_lesson = false;
+  if (const LessonStep* step = current_step(ui); step != nullptr && step->view == ui.view)
+    if (const LessonPanel* panel = find_lesson_panel(step->view, step->panel))
+      for (int k = 0; k < count && !from_lesson; ++k)
+        if (std::find(panel->plots.begin(), panel->plots.end(), plots[static_cast<std::size_t>(k)].name) !=
+            panel->plots.end()) {
+          index = k;
+          from_lesson = true;
+        }
+  ImGui::SetCursorScreenPos(min);
+  ImGui::BeginGroup();
+  if (ImGui::ArrowButton("##compact-previous", ImGuiDir_Left)) ui.compact_plot = index - 1;
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("##compact-next", ImGuiDir_Right)) ui.compact_plot = index + 1;
+  ImGui::SameLine();
+  ImGui::TextUnformatted((std::to_string(index + 1) + "/" + std::to_string(count)).c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  plot::wrapped_text(i18n::format("layout.compact_note", {std::to_string(count)}), max.x - min.x);
+  ImGui::PopStyleColor();
+  ImGui::EndGroup();
+  const float top = ImGui::GetItemRectMax().y + ImGui::GetStyle().ItemSpacing.y;
+  std::vector<NamedPlot> one{plots[static_cast<std::size_t>(index)]};
+  one.front().column_span = 1;
+  one.front().min_height_em = 0.0f;
+  draw_plot_grid(view_info(ui.view).name, one, 1, ImVec2(min.x, top), ImVec2(max.x, std::max(max.y, top + 1.0f)), style,
+                 ui, on_hover);
 }
 
 }  // namespace
@@ -597,7 +661,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     ui.lesson.notes = notes_backing(lab_view.notes, current_step(ui)->text.in(i18n::language()));
 
   if (ui.presenter && (ready || lesson_open)) {
-    draw_presenter(ui, ready ? snapshot : nullptr, plots, style, on_hover);
+    draw_presenter(ui, ready ? snapshot : nullptr, sweep, plots, style, on_hover);
     apply_params(ui, edit);
     ImGui::End();
     return;
@@ -630,18 +694,43 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   }
 
   // A lesson takes the tab strip's height too (its step picks the view; the lesson panel has the
-  // « » button): the tab bar selects ui.view again when it comes back.
+  // « » button and, with the column hidden, the menus): the tab bar selects ui.view again when it
+  // comes back.
   if (lesson_open) ui.select_view_tab = true;
-  // « hides the control column, » shows it (Ctrl+B, F9).
   if (!lesson_open) {
-    ImGui::SetCursorScreenPos(layout.toggle_min);
-    if (ImGui::Button(column_shown ? "<<###controls-toggle" : ">>###controls-toggle",
-                      ImVec2(layout.toggle_max.x - layout.toggle_min.x, layout.toggle_max.y - layout.toggle_min.y)))
+    // With the column hidden its File, Edit and View menus stay: a strip of them left of the »
+    // button, the button and the tabs moved right by its width.
+    float menu_strip = 0.0f;
+    if (!column_shown) {
+      const ImGuiStyle& style = ImGui::GetStyle();
+      menu_strip = 2.0f * style.WindowPadding.x;
+      for (const char* menu : {"ui.menu.file", "ui.menu.edit", "ui.menu.view"})
+        menu_strip += ImGui::CalcTextSize(i18n::tr(menu)).x + 2.0f * style.ItemSpacing.x;
+      ImGui::SetCursorScreenPos(layout.toggle_min);
+      ImGui::BeginChild("##menu-strip", ImVec2(menu_strip, layout.toggle_max.y - layout.toggle_min.y), false,
+                        ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoBackground);
+      if (ImGui::BeginMenuBar()) {
+        draw_file_menu(ui);
+        ImGui::EndMenuBar();
+      }
+      ImGui::EndChild();
+      menu_strip += 0.5f * style.ItemSpacing.x;
+    }
+    const ImVec2 toggle_min(layout.toggle_min.x + menu_strip, layout.toggle_min.y);
+    const ImVec2 toggle_max(layout.toggle_max.x + menu_strip, layout.toggle_max.y);
+    const ImVec2 tabs_min(layout.tabs_min.x + menu_strip, layout.tabs_min.y);
+
+    // « hides the control column, » shows it (Ctrl+B, F9).
+    ImGui::SetCursorScreenPos(toggle_min);
+    const char* toggle = layout.compact ? "\xe2\x89\xa1###controls-toggle"  // ≡: the drawer
+                         : column_shown ? "<<###controls-toggle"
+                                        : ">>###controls-toggle";
+    if (ImGui::Button(toggle, ImVec2(toggle_max.x - toggle_min.x, toggle_max.y - toggle_min.y)))
       controls_flag(ui) = !column_shown;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
 
-    ImGui::SetCursorScreenPos(layout.tabs_min);
-    ImGui::PushItemWidth(layout.tabs_max.x - layout.tabs_min.x);
+    ImGui::SetCursorScreenPos(tabs_min);
+    ImGui::PushItemWidth(std::max(layout.tabs_max.x - tabs_min.x, 1.0f));
     // The strip scrolls (arrows at its end) rather than clipping tabs; the selected tab is scrolled into view.
     if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
       for (const ViewInfo& info : all_views()) {
@@ -664,7 +753,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
 
   if (lesson_open) {
     // The step's text and just its panels, arranged to fit the content area without scrolling.
-    draw_lesson_view(ui, ready ? snapshot : nullptr, step_shown_plots(ui, plots),
+    draw_lesson_view(ui, ready ? snapshot : nullptr, sweep, step_shown_plots(ui, plots),
                      ImVec2(layout.toggle_min.x, layout.toggle_min.y), layout.content_max, false, style, on_hover);
     if (!ready) {
       ImGui::SetCursorScreenPos(ImVec2(
@@ -677,6 +766,8 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   } else if (!ready) {
     ImGui::SetCursorScreenPos(layout.content_min);
     ImGui::TextDisabled("%s", i18n::format("dashboard.computing_lab", {view_title(ui.view)}).c_str());
+  } else if (layout.compact) {
+    draw_compact_content(ui, plots, layout.content_min, layout.content_max, style, on_hover);
   } else {
     // The content scrolls when the readable minimum of its plots is taller than the window.
     ImGui::SetCursorScreenPos(layout.content_min);

@@ -116,18 +116,6 @@ void draw_png_export(UiState& ui) {
 
 }  // namespace
 
-LabNudgeTarget::LabNudgeTarget(std::string& key) : previous_(std::exchange(ImGui::GetIO().UserData, &key)) {}
-LabNudgeTarget::~LabNudgeTarget() { ImGui::GetIO().UserData = previous_; }
-
-void note_lab_nudge_target(std::string_view key) {
-  auto* target = static_cast<std::string*>(ImGui::GetIO().UserData);
-  if (target != nullptr && (ImGui::IsItemHovered() || ImGui::IsItemActive())) *target = std::string(key);
-}
-
-void note_nudge_target(UiState& ui, std::string_view key) {
-  if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ui.interaction.nudge_key_this_frame = std::string(key);
-}
-
 void draw_file_menu(UiState& ui) {
   InteractionUi& state = ui.interaction;
   if (ImGui::BeginMenu(i18n::label("ui.menu.file", "file-menu").c_str())) {
@@ -140,6 +128,10 @@ void draw_file_menu(UiState& ui) {
     if (ImGui::MenuItem(i18n::label("ui.menu.screenshot", "screenshot").c_str(), "F12")) ui.screenshot_requested = true;
     if (ImGui::MenuItem(i18n::label("ui.menu.export_png", "export-png-menu").c_str()))
       state.export_png_requested = true;
+    if (ImGui::MenuItem(i18n::label("ui.menu.export_csv", "export-csv-menu").c_str()))
+      state.export_csv_requested = true;
+    if (ImGui::MenuItem(i18n::label("ui.menu.export_svg", "export-svg-menu").c_str()))
+      state.export_svg_requested = true;
     if (ImGui::MenuItem(i18n::label("ui.menu.record_gif", "record-gif-menu").c_str(), nullptr, false,
                         !state.gif_recording))
       state.record_gif_requested = true;

@@ -143,25 +143,16 @@ LabView build_attention_variants(const LabInputs& inputs) {
   return view;
 }
 
-void controls_attention_variants(Params& edit) {
-  double sigma = edit.qk_norm;
-  const double sigma_min = ParamLimits::qk_norm_min, sigma_max = ParamLimits::qk_norm_max;
-  if (ImGui::SliderScalar(control_label("lab.attention_variants.norm", "norm variants").c_str(), ImGuiDataType_Double,
-                          &sigma, &sigma_min, &sigma_max, "σ = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.qk_norm = sigma;
-  note_lab_nudge_target("qk_norm");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.attention_variants.norm.help"));
-  double gamma = edit.gamma;
-  const double gamma_min = ParamLimits::gamma_min, gamma_max = ParamLimits::gamma_max;
-  if (ImGui::SliderScalar(control_label("lab.attention_variants.gamma", "gamma variants").c_str(), ImGuiDataType_Double,
-                          &gamma, &gamma_min, &gamma_max, "γ = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.gamma = gamma;
-  note_lab_nudge_target("gamma");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.attention_variants.gamma.help"));
-  control_checkbox("common.causal_mask", "causal variants", &edit.causal);
+ControlsReport controls_attention_variants(Params& edit) {
+  ControlsReport report =
+      key_slider(edit, "qk_norm",
+                 {"lab.attention_variants.norm", "norm variants", "σ = %.3g", "lab.attention_variants.norm.help"});
+  report +=
+      key_slider(edit, "gamma",
+                 {"lab.attention_variants.gamma", "gamma variants", "γ = %.3g", "lab.attention_variants.gamma.help"});
+  report.changed |= control_checkbox("common.causal_mask", "causal variants", &edit.causal);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("common.causal_mask.help"));
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

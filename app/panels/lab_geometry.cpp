@@ -8,8 +8,8 @@
 #include <imgui.h>
 
 #include "i18n/i18n.hpp"
+#include "panels/labs.hpp"
 #include "panels/panels.hpp"
-#include "panels/lab_topics.hpp"
 #include "smlab/labs/topics.hpp"
 
 namespace smlab::app {
@@ -197,30 +197,13 @@ LabView build_geometry(const LabInputs& inputs) {
   return build_geometry_view(*lab);
 }
 
-void controls_geometry(Params& edit) {
-  double norm = edit.qk_norm;
-  const double norm_min = ParamLimits::qk_norm_min, norm_max = ParamLimits::qk_norm_max;
-  if (ImGui::SliderScalar(control_label("lab.geometry.norm", "norm geometry").c_str(), ImGuiDataType_Double, &norm,
-                          &norm_min, &norm_max, "‖q‖ = σ = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.qk_norm = norm;
-  note_lab_nudge_target("qk_norm");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.geometry.norm.help"));
-  double angle = edit.angle;
-  const double angle_min = ParamLimits::angle_min, angle_max = ParamLimits::angle_max;
-  if (ImGui::SliderScalar(control_label("lab.geometry.angle", "angle geometry").c_str(), ImGuiDataType_Double, &angle,
-                          &angle_min, &angle_max, "%.0f°", ImGuiSliderFlags_AlwaysClamp))
-    edit.angle = angle;
-  note_lab_nudge_target("angle");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.geometry.angle.help"));
-  double epsilon = edit.epsilon;
-  const double eps_min = ParamLimits::epsilon_min, eps_max = ParamLimits::epsilon_max;
-  if (ImGui::SliderScalar(control_label("lab.geometry.epsilon", "epsilon geometry").c_str(), ImGuiDataType_Double,
-                          &epsilon, &eps_min, &eps_max, "ε = %.2g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.epsilon = epsilon;
-  note_lab_nudge_target("epsilon");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.geometry.epsilon.help"));
+ControlsReport controls_geometry(Params& edit) {
+  ControlsReport report =
+      key_slider(edit, "qk_norm", {"lab.geometry.norm", "norm geometry", "‖q‖ = σ = %.3g", "lab.geometry.norm.help"});
+  report += key_slider(edit, "angle", {"lab.geometry.angle", "angle geometry", "%.0f°", "lab.geometry.angle.help"});
+  report += key_slider(edit, "epsilon",
+                       {"lab.geometry.epsilon", "epsilon geometry", "ε = %.2g", "lab.geometry.epsilon.help"});
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

@@ -96,7 +96,9 @@ plot::Plot norm_plot(const GradientsLab& lab) {
                         .radius = 5.5f,
                         .shape = plot::MarkerShape::Diamond});
   p.vlines.push_back({lab.score_scale, "", current_color, true});
-  p.hlines.push_back({lab.stall_threshold, tr("lab.gradients.one_percent"), std::nullopt, true});
+  // 1% of the peak: the line the stall region starts under. Unlabelled: at the foot of the axis its
+  // label was placed far from it, and the legend's "stalls: < 1% of peak" says what it is.
+  p.hlines.push_back({lab.stall_threshold, "", std::nullopt, true});
   p.legend = plot::LegendPos::TopLeft;
   return p;
 }
@@ -134,16 +136,10 @@ LabView build_gradients(const LabInputs& inputs) {
   return view;
 }
 
-void controls_gradients(Params& edit) {
+ControlsReport controls_gradients(Params& edit) {
   // The same score scale as the left column, repeated here because this lab is about it.
-  double score_scale = edit.score_scale;
-  const double scale_min = ParamLimits::score_scale_min, scale_max = ParamLimits::score_scale_max;
-  if (ImGui::SliderScalar(control_label("lab.gradients.scale", "scale gradients").c_str(), ImGuiDataType_Double,
-                          &score_scale, &scale_min, &scale_max, "c = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.score_scale = score_scale;
-  note_lab_nudge_target("score_scale");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.gradients.scale.help"));
+  return key_slider(edit, "score_scale",
+                    {"lab.gradients.scale", "scale gradients", "c = %.3g", "lab.gradients.scale.help"});
 }
 
 // The lab's row in the registry (labs.cpp lists it).

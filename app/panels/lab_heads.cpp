@@ -199,22 +199,23 @@ LabView build_heads(const LabInputs& inputs) {
   return view;
 }
 
-void controls_heads(Params& edit) {
-  ImGui::SliderInt(control_label("lab.heads.heads", "heads heads").c_str(), &edit.heads, ParamLimits::heads_min,
-                   ParamLimits::heads_max, "h = %d", ImGuiSliderFlags_AlwaysClamp);
-  note_lab_nudge_target("heads");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.heads.heads.help"));
+ControlsReport controls_heads(Params& edit) {
+  ControlsReport report =
+      key_slider(edit, "heads", {"lab.heads.heads", "heads heads", "h = %d", "lab.heads.heads.help"});
   if (control_button(i18n::label("lab.heads.sharp", "sharp heads").c_str())) {
     edit.temperature = 0.1;
     edit.score_scale = 1.0;
+    report.changed = true;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.heads.sharp.help"));
   same_line_if_fits("T = 1##heads");
   if (control_button("T = 1##heads")) {
     edit.temperature = 1.0;
     edit.score_scale = 1.0;
+    report.changed = true;
   }
-  control_checkbox("common.causal_mask", "causal heads", &edit.causal);
+  report.changed |= control_checkbox("common.causal_mask", "causal heads", &edit.causal);
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

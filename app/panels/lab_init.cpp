@@ -8,8 +8,8 @@
 #include <imgui.h>
 
 #include "i18n/i18n.hpp"
+#include "panels/labs.hpp"
 #include "panels/panels.hpp"
-#include "panels/lab_topics.hpp"
 #include "smlab/labs/topics.hpp"
 
 namespace smlab::app {
@@ -35,10 +35,13 @@ std::vector<double> drawable(std::vector<double> v) {
 
 plot::Plot variance_plot(const InitLab& lab) {
   plot::Plot p;
+  // The weight variance the chosen initialisation draws from, in the title: the number a homework
+  // exercise asks for (Xavier at width 256: 1/256 = 0.003906) is on the plot that checks it.
   p.title =
       i18n::format("lab.init.variance.title",
                    {tr(std::string("lab.init.activation.") + std::string(activation_name(lab.settings.activation))),
-                    std::to_string(lab.settings.width), lab.settings.layer_norm ? tr("lab.init.with_ln") : ""});
+                    std::to_string(lab.settings.width), lab.settings.layer_norm ? tr("lab.init.with_ln") : "",
+                    format_value(lab.weight_variance, 4)});
   p.x.label = tr("lab.init.layer");
   p.x.integer_ticks = true;
   p.y.label = "Var(h_l)";
@@ -60,7 +63,9 @@ plot::Plot variance_plot(const InitLab& lab) {
                         .color = measured_color,
                         .radius = 5.0f,
                         .shape = plot::MarkerShape::Diamond});
-  p.hlines.push_back({1.0, "1", std::nullopt, true});
+  // Var = 1, the level a good initialisation keeps: the axis's 10⁰ names it (a "1" label beside the
+  // line was placed far from it, next to 10¹⁰ on a tall axis).
+  p.hlines.push_back({1.0, "", std::nullopt, true});
   p.legend = plot::LegendPos::BottomLeft;
   p.legend_max_rows = 3;
   return p;
@@ -114,14 +119,19 @@ LabView build_init(const LabInputs& inputs) {
   return build_init_view(*lab);
 }
 
-void controls_init(Params& edit) {
+ControlsReport controls_init(Params& edit) {
   // Two combo boxes: four initialisations and three activations, each named in the string tables.
-  auto choose = [](const char* label_key, const char* id, int& value, int count, auto name_of, const char* prefix) {
+  ControlsReport report;
+  auto choose = [&report](const char* label_key, const char* id, int& value, int count, auto name_of,
+                          const char* prefix) {
     const std::string current = std::string(prefix) + std::string(name_of(value));
     if (ImGui::BeginCombo(control_label(label_key, id).c_str(), tr(current))) {
       for (int k = 0; k < count; ++k) {
         const std::string key = std::string(prefix) + std::string(name_of(k));
-        if (ImGui::Selectable(tr(key), value == k)) value = k;
+        if (ImGui::Selectable(tr(key), value == k)) {
+          report.changed = report.changed || value != k;
+          value = k;
+        }
       }
       ImGui::EndCombo();
     }
@@ -134,12 +144,10 @@ void controls_init(Params& edit) {
       "lab.init.activation", "activation init", edit.activation, ParamLimits::activation_max + 1,
       [](int k) { return activation_name(static_cast<Activation>(k)); }, "lab.init.activation.");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.activation.help"));
-  ImGui::SliderInt(control_label("lab.init.depth", "depth init").c_str(), &edit.depth, ParamLimits::depth_min,
-                   ParamLimits::depth_max, "%d", ImGuiSliderFlags_AlwaysClamp);
-  note_lab_nudge_target("depth");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.depth.help"));
-  ImGui::Checkbox(i18n::label("lab.init.layer_norm", "LayerNorm init").c_str(), &edit.layer_norm);
+  report += key_slider(edit, "depth", {"lab.init.depth", "depth init", "%d", "lab.init.depth.help"});
+  report.changed |= ImGui::Checkbox(i18n::label("lab.init.layer_norm", "LayerNorm init").c_str(), &edit.layer_norm);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.init.layer_norm.help"));
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

@@ -8,8 +8,8 @@
 #include <imgui.h>
 
 #include "i18n/i18n.hpp"
+#include "panels/labs.hpp"
 #include "panels/panels.hpp"
-#include "panels/lab_topics.hpp"
 #include "smlab/labs/topics.hpp"
 
 namespace smlab::app {
@@ -79,20 +79,33 @@ plot::Plot loss_curve_plot(const LossLab& lab) {
   p.x.label = i18n::format("lab.loss.curve.x", {std::to_string(lab.settings.target)});
   p.y.label = tr("lab.loss.curve.y");
   p.lines.push_back({.label = "L = −log s_t", .x = lab.sweep_target_logit, .y = lab.sweep_loss, .color = loss_color});
-  p.lines.push_back({.label = "∂L/∂x_t",
-                     .x = lab.sweep_target_logit,
-                     .y = lab.sweep_target_gradient,
-                     .color = gradient_color,
-                     .dashed = true});
   double top = 0.0;
   for (double v : lab.sweep_loss) top = std::max(top, v);
-  const double low = -1.0 / lab.settings.temperature;
-  p.y.min = low - 0.05 * (top - low);
-  p.y.max = top + 0.6 * (top - low);  // room for the legend above the curves
+  p.y.min = -0.05 * top;
+  p.y.max = 1.15 * top;
   p.vlines.push_back(
       {lab.settings.logits[static_cast<std::size_t>(lab.settings.target)], tr("plot.legend.now"), std::nullopt, true});
   p.hlines.push_back({0.0, "", std::nullopt, false});
-  p.legend = plot::LegendPos::TopRight;
+  p.legend = plot::LegendPos::None;  // one curve, named by the axis
+  return p;
+}
+
+// The loss's gradient along the same target logit, on its own axis: from −1/T (the target unlikely)
+// to 0 (certain). On the loss's axis (0 to ~20) it was a flat line at the bottom.
+plot::Plot gradient_curve_plot(const LossLab& lab) {
+  plot::Plot p;
+  p.title = i18n::format("lab.loss.gradient_curve.title", {std::to_string(lab.settings.target)});
+  p.x.label = i18n::format("lab.loss.curve.x", {std::to_string(lab.settings.target)});
+  p.y.label = "∂L/∂x_" + std::to_string(lab.settings.target);
+  p.lines.push_back(
+      {.label = "∂L/∂x_t", .x = lab.sweep_target_logit, .y = lab.sweep_target_gradient, .color = gradient_color});
+  const double low = -1.0 / lab.settings.temperature;
+  p.y.min = 1.08 * low;
+  p.y.max = -0.08 * low;
+  p.vlines.push_back(
+      {lab.settings.logits[static_cast<std::size_t>(lab.settings.target)], tr("plot.legend.now"), std::nullopt, true});
+  p.hlines.push_back({0.0, "", std::nullopt, false});
+  p.legend = plot::LegendPos::None;
   return p;
 }
 
@@ -135,6 +148,7 @@ LabView build_loss_view(const LossLab& lab, const QkGradientSweep& probe_sweep, 
   view.plots.push_back({"log-softmax", log_softmax_plot(lab), 1});
   view.plots.push_back({"gradient", gradient_plot(lab), 1});
   view.plots.push_back({"loss-vs-logit", loss_curve_plot(lab), 1});
+  view.plots.push_back({"gradient-vs-logit", gradient_curve_plot(lab), 1});
   view.plots.push_back({"dq-output-probe", qk_plot(probe_sweep, "lab.loss.probe.title"), 1});
   view.plots.push_back({"dq-target-key", qk_plot(target_sweep, "lab.loss.target.title"), 1});
   view.notes.push_back(i18n::format("lab.loss.note.loss", {format_value(lab.loss, 5), format_value(lab.logsumexp, 5),
@@ -161,22 +175,15 @@ LabView build_loss(const LabInputs& inputs) {
   return build_loss_view(lab->loss, lab->probe, lab->target);
 }
 
-void controls_loss(Params& edit) {
-  double temperature = edit.temperature;
-  const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
-  if (ImGui::SliderScalar(control_label("lab.loss.temperature", "T loss").c_str(), ImGuiDataType_Double, &temperature,
-                          &t_min, &t_max, "T = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.temperature = temperature;
-  note_lab_nudge_target("temperature");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.loss.temperature.help"));
+ControlsReport controls_loss(Params& edit) {
+  ControlsReport report =
+      key_slider(edit, "temperature", {"lab.loss.temperature", "T loss", "T = %.3g", "lab.loss.temperature.help"});
   // The target is an index into the shown row: the custom scores, or the L keys of the QKᵀ row.
   const int length = edit.scores.empty() ? edit.seq_len : static_cast<int>(edit.scores.size());
-  int target = std::min(edit.target, length - 1);
-  if (ImGui::SliderInt(control_label("lab.loss.target", "target loss").c_str(), &target, 0, length - 1, "t = %d",
-                       ImGuiSliderFlags_AlwaysClamp))
-    edit.target = target;
-  note_lab_nudge_target("target");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.loss.target.help"));
+  report += key_slider(
+      edit, "target",
+      {"lab.loss.target", "target loss", "t = %d", "lab.loss.target.help", SliderText::Help::tooltip, length - 1});
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

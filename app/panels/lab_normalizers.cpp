@@ -219,11 +219,10 @@ plot::Plot small_gap_plot(const NormalizersLab& lab) {
   soft_points.color = weight_color;
   linear_points.label = "x/Σx 2.0, 2.1, 2.2";
   linear_points.color = linear_color;
+  soft_points.x = gap.softmax_point_gaps;  // core's ratios: no 0/0 once a weight underflows
+  soft_points.y = gap.softmax_point_ratios;
   for (std::size_t i = 0; i < small_gap_scores.size(); ++i) {
-    const double g = small_gap_scores[i] - small_gap_scores[0];
-    soft_points.x.push_back(g);
-    soft_points.y.push_back(gap.softmax_weights[i] / gap.softmax_weights[0]);
-    linear_points.x.push_back(g);
+    linear_points.x.push_back(small_gap_scores[i] - small_gap_scores[0]);
     linear_points.y.push_back(gap.linear_weights[i] / gap.linear_weights[0]);
   }
   soft_points.radius = linear_points.radius = 4.0f;
@@ -281,21 +280,21 @@ LabView build_normalizers(const LabInputs& inputs) {
   return view;
 }
 
-void controls_normalizers(Params& edit) {
-  double alpha = edit.alpha;
-  const double alpha_min = ParamLimits::alpha_min, alpha_max = ParamLimits::alpha_max;
-  if (ImGui::SliderScalar(control_label("lab.normalizers.alpha", "alpha").c_str(), ImGuiDataType_Double, &alpha,
-                          &alpha_min, &alpha_max, "α = %.2f", ImGuiSliderFlags_AlwaysClamp))
-    edit.alpha = alpha;
-  note_lab_nudge_target("alpha");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.normalizers.alpha.help"));
+ControlsReport controls_normalizers(Params& edit) {
+  ControlsReport report =
+      key_slider(edit, "alpha", {"lab.normalizers.alpha", "alpha", "α = %.2f", "lab.normalizers.alpha.help"});
   ImGui::TextDisabled("%s", tr("lab.normalizers.score_presets"));
-  if (control_button(i18n::label("lab.normalizers.preset.small_gap", "small gap").c_str()))
-    edit.scores.assign(small_gap_scores.begin(), small_gap_scores.end());
+  const auto preset = [&](const char* label, std::vector<double> scores) {
+    if (!control_button(label)) return;
+    edit.scores = std::move(scores);
+    report.changed = true;
+  };
+  preset(i18n::label("lab.normalizers.preset.small_gap", "small gap").c_str(),
+         std::vector<double>(small_gap_scores.begin(), small_gap_scores.end()));
   same_line_if_fits("[1, 2, 3]");
-  if (control_button("[1, 2, 3]")) edit.scores = {1.0, 2.0, 3.0};
-  if (control_button(i18n::label("lab.normalizers.preset.negatives", "negatives").c_str()))
-    edit.scores = {-2.0, -1.0, 0.5, 3.0};
+  preset("[1, 2, 3]", {1.0, 2.0, 3.0});
+  preset(i18n::label("lab.normalizers.preset.negatives", "negatives").c_str(), {-2.0, -1.0, 0.5, 3.0});
+  return report;
 }
 
 void interact_normalizers(std::string_view plot_name, const plot::Interaction& interaction, Params& edit) {

@@ -174,31 +174,27 @@ LabView build_positions(const LabInputs& inputs) {
   return view;
 }
 
-void controls_positions(Params& edit) {
-  double amplitude = edit.pe_amplitude;
-  const double amplitude_min = ParamLimits::pe_amplitude_min, amplitude_max = ParamLimits::pe_amplitude_max;
+ControlsReport controls_positions(Params& edit) {
   // Logarithmic with a lower bound of 0: ImGui maps the first sliver of the track to 0 exactly.
-  if (ImGui::SliderScalar(control_label("lab.positions.amplitude", "amplitude positions").c_str(), ImGuiDataType_Double,
-                          &amplitude, &amplitude_min, &amplitude_max, "a = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.pe_amplitude = amplitude;
-  note_lab_nudge_target("pe_amplitude");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.amplitude.help"));
-  if (control_button("a = 0.1")) edit.pe_amplitude = 0.1;
+  ControlsReport report =
+      key_slider(edit, "pe_amplitude",
+                 {"lab.positions.amplitude", "amplitude positions", "a = %.3g", "lab.positions.amplitude.help"});
+  const auto amplitude = [&](const char* label, double value) {
+    if (!control_button(label)) return;
+    edit.pe_amplitude = value;
+    report.changed = true;
+  };
+  amplitude("a = 0.1", 0.1);
   same_line_if_fits("a = 2");
-  if (control_button("a = 2")) edit.pe_amplitude = 2.0;
+  amplitude("a = 2", 2.0);
   same_line_if_fits("a = 30");
-  if (control_button("a = 30")) edit.pe_amplitude = 30.0;
+  amplitude("a = 30", 30.0);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.presets.help"));
-  double sigma = edit.qk_norm;
-  const double sigma_min = ParamLimits::qk_norm_min, sigma_max = ParamLimits::qk_norm_max;
-  if (ImGui::SliderScalar(control_label("lab.positions.content_sigma", "content positions").c_str(),
-                          ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "σ = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.qk_norm = sigma;
-  note_lab_nudge_target("qk_norm");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.positions.content_sigma.help"));
-  control_checkbox("common.causal_mask", "causal positions", &edit.causal);
+  report +=
+      key_slider(edit, "qk_norm",
+                 {"lab.positions.content_sigma", "content positions", "σ = %.3g", "lab.positions.content_sigma.help"});
+  report.changed |= control_checkbox("common.causal_mask", "causal positions", &edit.causal);
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

@@ -8,8 +8,8 @@
 #include <imgui.h>
 
 #include "i18n/i18n.hpp"
+#include "panels/labs.hpp"
 #include "panels/panels.hpp"
-#include "panels/lab_topics.hpp"
 #include "smlab/labs/topics.hpp"
 
 namespace smlab::app {
@@ -208,30 +208,14 @@ LabView build_sampling(const LabInputs& inputs) {
   return build_sampling_view(*lab);
 }
 
-void controls_sampling(Params& edit) {
-  double temperature = edit.temperature;
-  const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
-  if (ImGui::SliderScalar(control_label("lab.sampling.temperature", "T sampling").c_str(), ImGuiDataType_Double,
-                          &temperature, &t_min, &t_max, "T = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.temperature = temperature;
-  note_lab_nudge_target("temperature");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.temperature.help"));
-  ImGui::SliderInt(control_label("lab.sampling.top_k", "top-k sampling").c_str(), &edit.top_k, ParamLimits::top_k_min,
-                   ParamLimits::top_k_max, "k = %d", ImGuiSliderFlags_AlwaysClamp);
-  note_lab_nudge_target("top_k");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.top_k.help"));
-  double top_p = edit.top_p;
-  const double p_min = ParamLimits::top_p_min, p_max = ParamLimits::top_p_max;
-  if (ImGui::SliderScalar(control_label("lab.sampling.top_p", "top-p sampling").c_str(), ImGuiDataType_Double, &top_p,
-                          &p_min, &p_max, "p = %.2f", ImGuiSliderFlags_AlwaysClamp))
-    edit.top_p = top_p;
-  note_lab_nudge_target("top_p");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.top_p.help"));
-  ImGui::SliderInt(control_label("lab.sampling.samples", "draws sampling").c_str(), &edit.samples,
-                   ParamLimits::samples_min, ParamLimits::samples_max, "N = %d",
-                   ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.sampling.samples.help"));
+ControlsReport controls_sampling(Params& edit) {
+  ControlsReport report = key_slider(
+      edit, "temperature", {"lab.sampling.temperature", "T sampling", "T = %.3g", "lab.sampling.temperature.help"});
+  report += key_slider(edit, "top_k", {"lab.sampling.top_k", "top-k sampling", "k = %d", "lab.sampling.top_k.help"});
+  report += key_slider(edit, "top_p", {"lab.sampling.top_p", "top-p sampling", "p = %.2f", "lab.sampling.top_p.help"});
+  report +=
+      key_slider(edit, "samples", {"lab.sampling.samples", "draws sampling", "N = %d", "lab.sampling.samples.help"});
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

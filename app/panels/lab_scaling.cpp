@@ -180,17 +180,9 @@ LabView build_scaling(const LabInputs& inputs) {
   return view;
 }
 
-void controls_scaling(Params& edit) {
-  using L = ParamLimits;
-  double sigma = edit.qk_norm;
-  const double sigma_min = L::qk_norm_min, sigma_max = L::qk_norm_max;
-  if (ImGui::SliderScalar(control_label("lab.scaling.sigma", "sigma").c_str(), ImGuiDataType_Double, &sigma, &sigma_min,
-                          &sigma_max, "σ = %.3g", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.qk_norm = sigma;
-  note_lab_nudge_target("qk_norm");
-  ImGui::SameLine();
-  ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.scaling.sigma.help"));
+ControlsReport controls_scaling(Params& edit) {
+  return key_slider(edit, "qk_norm",
+                    {"lab.scaling.sigma", "sigma", "σ = %.3g", "lab.scaling.sigma.help", SliderText::Help::marker});
 }
 
 // The lab's row in the registry (labs.cpp lists it).

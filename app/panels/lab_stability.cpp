@@ -383,7 +383,8 @@ LabView build_stability(const LabInputs& inputs) {
   return view;
 }
 
-void controls_stability(Params& edit) {
+ControlsReport controls_stability(Params& edit) {
+  ControlsReport report;
   // The combo lists every format by its format_info name.
   std::array<std::string, all_formats.size()> names;
   for (std::size_t i = 0; i < all_formats.size(); ++i) names[i] = std::string(format_name(all_formats[i]));
@@ -393,8 +394,10 @@ void controls_stability(Params& edit) {
     return true;
   };
   if (ImGui::Combo(control_label("lab.stability.format", "format").c_str(), &current, name_of, names.data(),
-                   static_cast<int>(names.size())))
+                   static_cast<int>(names.size()))) {
     edit.format = all_formats[static_cast<std::size_t>(current)];
+    report.changed = true;
+  }
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.format.help"));
@@ -406,12 +409,14 @@ void controls_stability(Params& edit) {
     edit.scores.clear();
     edit.score_scale = 32.0;
     edit.format = Format::fp16;
+    report.changed = true;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.overflow.help"));
   same_line_if_fits(i18n::label("lab.stability.preset.qk_row", "qk row").c_str());
   if (control_button(i18n::label("lab.stability.preset.qk_row", "qk row").c_str())) {
     edit.scores.clear();
     edit.score_scale = 1.0;
+    report.changed = true;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.qk_row.help"));
   if (control_button("[1000, 1001, 1002]")) {
@@ -419,14 +424,17 @@ void controls_stability(Params& edit) {
     edit.scores = {1000.0, 1001.0, 1002.0};
     edit.score_scale = 1.0;
     edit.temperature = 1.0;
+    report.changed = true;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.large.help"));
   if (control_button("[-1000, -1001, -1002]")) {
     edit.scores = {-1000.0, -1001.0, -1002.0};
     edit.score_scale = 1.0;
     edit.temperature = 1.0;
+    report.changed = true;
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.stability.preset.small.help"));
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

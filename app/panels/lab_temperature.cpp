@@ -182,16 +182,15 @@ LabView build_temperature(const LabInputs& inputs) {
   return view;
 }
 
-void controls_temperature(Params& edit) {
-  double nudge = edit.nudge;
-  const double nudge_min = ParamLimits::nudge_min, nudge_max = ParamLimits::nudge_max;
-  if (ImGui::SliderScalar(control_label("lab.temperature.nudge", "nudge").c_str(), ImGuiDataType_Double, &nudge,
-                          &nudge_min, &nudge_max, "δ = %+.2f", ImGuiSliderFlags_AlwaysClamp))
-    edit.nudge = nudge;
-  note_lab_nudge_target("nudge");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.temperature.nudge.help"));
-  if (control_button(i18n::label("lab.temperature.nudge_zero", "nudge 0").c_str())) edit.nudge = 0.0;
+ControlsReport controls_temperature(Params& edit) {
+  ControlsReport report =
+      key_slider(edit, "nudge", {"lab.temperature.nudge", "nudge", "δ = %+.2f", "lab.temperature.nudge.help"});
+  if (control_button(i18n::label("lab.temperature.nudge_zero", "nudge 0").c_str())) {
+    edit.nudge = 0.0;
+    report.changed = true;
+  }
   side_note(tr("lab.temperature.click_hint"));
+  return report;
 }
 
 void interact_temperature(std::string_view plot_name, const plot::Interaction& interaction, Params& edit) {

@@ -8,8 +8,8 @@
 #include <imgui.h>
 
 #include "i18n/i18n.hpp"
+#include "panels/labs.hpp"
 #include "panels/panels.hpp"
-#include "panels/lab_topics.hpp"
 #include "smlab/labs/topics.hpp"
 
 namespace smlab::app {
@@ -193,26 +193,16 @@ LabView build_values(const LabInputs& inputs) {
   return build_values_view(*lab);
 }
 
-void controls_values(Params& edit) {
-  double temperature = edit.temperature;
-  const double t_min = ParamLimits::temperature_min, t_max = ParamLimits::temperature_max;
-  if (ImGui::SliderScalar(control_label("lab.values.temperature", "T values").c_str(), ImGuiDataType_Double,
-                          &temperature, &t_min, &t_max, "T = %.3g",
-                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    edit.temperature = temperature;
-  note_lab_nudge_target("temperature");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.values.temperature.help"));
+ControlsReport controls_values(Params& edit) {
+  ControlsReport report = key_slider(edit, "temperature",
+                                     {"lab.values.temperature", "T values", "T = %.3g", "lab.values.temperature.help"});
+  // The lab shows the first values_max_keys keys: its row is one of them.
   const int last_row = std::min(edit.seq_len, values_max_keys) - 1;
-  int row = std::min(edit.row, last_row);
-  if (ImGui::SliderInt(control_label("lab.values.row", "row values").c_str(), &row, 0, last_row, "i = %d",
-                       ImGuiSliderFlags_AlwaysClamp))
-    edit.row = row;
-  note_lab_nudge_target("row");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.values.row.help"));
-  ImGui::SliderInt(control_label("lab.values.heads", "heads values").c_str(), &edit.heads, ParamLimits::heads_min,
-                   ParamLimits::heads_max, "h = %d", ImGuiSliderFlags_AlwaysClamp);
-  note_lab_nudge_target("heads");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.values.heads.help"));
+  report += key_slider(
+      edit, "row",
+      {"lab.values.row", "row values", "i = %d", "lab.values.row.help", SliderText::Help::tooltip, last_row});
+  report += key_slider(edit, "heads", {"lab.values.heads", "heads values", "h = %d", "lab.values.heads.help"});
+  return report;
 }
 
 // The lab's row in the registry (labs.cpp lists it).

@@ -16,21 +16,11 @@
 
 namespace smlab::app {
 
-// [SECTION] The registry, app side: one line per lab (its row is at the end of its own file;
-// the core side is smlab/views.hpp's View and views.cpp's table, where the recipe is).
-extern const LabDefinition normalizers_lab;
-extern const LabDefinition stability_lab;
-extern const LabDefinition temperature_lab;
-extern const LabDefinition scaling_lab;
-extern const LabDefinition gradients_lab;
-extern const LabDefinition attention_variants_lab;
-extern const LabDefinition positions_lab;
-extern const LabDefinition heads_lab;
-extern const LabDefinition values_lab;
-extern const LabDefinition sampling_lab;
-extern const LabDefinition loss_lab;
-extern const LabDefinition geometry_lab;
-extern const LabDefinition init_lab;
+// The registry, app side: each lab's row is at the end of its own file (app/panels/lab_<id>.cpp),
+// one per line of smlab/lab_list.hpp.
+#define SMLAB_DECLARE_LAB(id, Result) extern const LabDefinition id##_lab;
+SMLAB_LABS(SMLAB_DECLARE_LAB)
+#undef SMLAB_DECLARE_LAB
 
 namespace {
 
@@ -38,20 +28,18 @@ namespace {
 // beyond that) is sharp at any window size the grid gives it.
 constexpr int pin_map_max_side = 512;
 
-constexpr std::array<const LabDefinition*, 13> labs{
-    &normalizers_lab, &stability_lab, &temperature_lab, &scaling_lab,  &gradients_lab, &attention_variants_lab,
-    &positions_lab,   &heads_lab,     &values_lab,      &sampling_lab, &loss_lab,      &geometry_lab,
-    &init_lab,
-};
+// Index: View − 1 (the dashboard has no row).
+#define SMLAB_LAB_ADDRESS(id, Result) &id##_lab,
+constexpr std::array<const LabDefinition*, view_count - 1> labs{SMLAB_LABS(SMLAB_LAB_ADDRESS)};
+#undef SMLAB_LAB_ADDRESS
 
 }  // namespace
 
 std::span<const LabDefinition* const> lab_definitions() { return labs; }
 
 const LabDefinition* lab_definition(View view) {
-  for (const LabDefinition* lab : labs)
-    if (lab->view == view) return lab;
-  return nullptr;
+  const auto slot = static_cast<std::size_t>(view);
+  return slot == 0 || slot > labs.size() ? nullptr : labs[slot - 1];
 }
 
 // A lab is ready once evaluate() has put its numbers into the Snapshot; the dashboard always is.

@@ -1,16 +1,19 @@
-// The labs: one view per idea (DESIGN.md, issue "Labs"). Each lab is one LabDefinition row,
-// defined at the end of its own file and listed in labs.cpp's registry; dashboard.cpp draws any
-// lab the same way (explanation, then a grid of plots), and the exports write the very same plot
-// descriptions as SVG and CSV. The whole recipe for a new lab is in smlab/views.hpp.
+// The labs: one view per idea. Each lab is one LabDefinition row, defined at the end of its own
+// file (app/panels/lab_<id>.cpp) for each line of smlab/lab_list.hpp; dashboard.cpp draws any lab
+// the same way (explanation, then a grid of plots), and the exports write the very same plot
+// descriptions as SVG and CSV. Adding a lab: docs/ARCHITECTURE.md, "Adding a lab".
 //
 // A lab file (app/panels/lab_<name>.cpp) provides:
 //   LabView build_<name>(const LabInputs&)                plots from the Snapshot only (its
 //                                                        snapshot.lab<XLab>(); no math here)
-//   void     controls_<name>(Params& edit)               the lab's sliders (ImGui widgets
-//                                                        that edit `edit`; validation and
-//                                                        recompute happen outside)
+//   ControlsReport controls_<name>(Params& edit)         the lab's settings (key_slider for
+//                                                        each slider) editing `edit`; says
+//                                                        what changed and which key is
+//                                                        hovered (validation and recompute
+//                                                        happen outside)
 //   optional interact_<name>(name, Interaction, Params&)  mouse on a plot (e.g. dragging bars)
-//   extern const LabDefinition <name>_lab{...};          its registry row (below)
+//   extern const LabDefinition <id>_lab{...};            its registry row (below), named after
+//                                                        its line in smlab/lab_list.hpp
 #pragma once
 
 #include <cstdint>
@@ -23,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "panels/panels.hpp"
 #include "plot/plot.hpp"
 #include "smlab/snapshot.hpp"
 #include "smlab/views.hpp"
@@ -51,7 +55,7 @@ struct LabView {
 
 // What a lab builds its plots from.
 struct LabInputs {
-  const Snapshot& snapshot;  // has the lab's own section (e.g. snapshot.normalizers) filled
+  const Snapshot& snapshot;  // holds the lab's numbers (snapshot.lab<NormalizersLab>(), ...)
   const DkSweep& dk_sweep;   // snapshot.dk_sweep, or its newer refinement while the UI runs
   // Null when building for an export (SVG/CSV): heatmaps then carry no texture, which the
   // SVG writer does not need. Otherwise: textures->texture("<view>/<plot>", values, ...).
@@ -65,7 +69,7 @@ struct LabDefinition {
   // The string keys of the lab's slider labels: the control column keeps room for the longest.
   std::span<const char* const> control_labels;
   LabView (*build)(const LabInputs& inputs);
-  void (*controls)(Params& edit);
+  ControlsReport (*controls)(Params& edit);  // its settings (key_slider for every slider); says what it did
   void (*interact)(std::string_view plot_name, const plot::Interaction& interaction, Params& edit);  // may be null
 };
 

@@ -12,20 +12,20 @@
 #include "panels/lesson_panel.hpp"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cfloat>
-#include <charconv>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
 #include "i18n/i18n.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "panels/panels.hpp"
 #include "plot/text_wrap.hpp"
 
@@ -65,30 +65,48 @@ void handle_keys(UiState& ui) {
   // io.WantCaptureKeyboard); the clicker's PageUp/PageDown always step, wherever the mouse rests.
   const bool arrows = !ui.interaction.arrows_taken && !io.WantCaptureKeyboard;
   // On a predict step not yet revealed the first Next press reveals (lesson_next).
-  if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN))
+  // One press is one reveal or one step: no key repeat. A key held past ImGui's repeat delay
+  // (0.275 s; a clicker's button held a moment, or a key-up delayed on a loaded machine) would
+  // otherwise step again every 0.05 s, past questions and straight to their answers.
+  constexpr bool repeat = false;
+  if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_RIGHT, repeat)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN, repeat))
     lesson_next(ui);
-  else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP))
+  else if ((arrows && ImGui::IsKeyPressed(GLFW_KEY_LEFT, repeat)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP, repeat))
     lesson_previous(ui);
   else if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ui.escape_taken)
     close_lesson(ui);  // taken: left presenter mode
 }
 
-void draw_frame(ImVec2 min, ImVec2 max, Theme theme, float scale) {
+// The draw list for marks over `placed`: the plot's own (above it, below later windows such as
+// dialogs and toasts), clipped to what its window showed, grown by `reach` px each way (a frame
+// drawn around a plot at the content's edge). Pop with PopClipRect. The foreground list only for a
+// plot that recorded none.
+ImDrawList* overlay_list(const PlacedPlot& placed, float reach) {
+  if (placed.draw_list == nullptr) {
+    ImGui::GetForegroundDrawList()->PushClipRectFullScreen();
+    return ImGui::GetForegroundDrawList();
+  }
+  placed.draw_list->PushClipRect(ImVec2(placed.clip_min.x - reach, placed.clip_min.y - reach),
+                                 ImVec2(placed.clip_max.x + reach, placed.clip_max.y + reach), false);
+  return placed.draw_list;
+}
+
+void draw_frame(const PlacedPlot& placed, Theme theme, float scale) {
   const float pad = 3.0f * scale;
-  min = ImVec2(min.x - pad, min.y - pad);
-  max = ImVec2(max.x + pad, max.y + pad);
-  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  const ImVec2 min(placed.min.x - pad, placed.min.y - pad);
+  const ImVec2 max(placed.max.x + pad, placed.max.y + pad);
+  ImDrawList* draw = overlay_list(placed, 7.0f * scale);
   const ImU32 color = highlight_color(theme);
   // A soft halo outside a solid frame: visible on any plot colour, and nothing inside is covered.
   draw->AddRect(ImVec2(min.x - 3.0f * scale, min.y - 3.0f * scale), ImVec2(max.x + 3.0f * scale, max.y + 3.0f * scale),
                 (color & ~IM_COL32_A_MASK) | (90u << IM_COL32_A_SHIFT), 6.0f * scale, 0, 3.0f * scale);
   draw->AddRect(min, max, color, 4.0f * scale, 0, 3.5f * scale);
+  draw->PopClipRect();
 }
 
 // One frame per plot of the panel: a group such as "maps" need not be a rectangle.
 void draw_highlight(const UiState& ui) {
-  for (const PlacedPlot* placed : lesson_highlighted_plots(ui))
-    draw_frame(placed->min, placed->max, ui.theme, ui.ui_scale);
+  for (const PlacedPlot* placed : lesson_highlighted_plots(ui)) draw_frame(*placed, ui.theme, ui.ui_scale);
 }
 
 // [SECTION] Predict steps: covers, answer badge
@@ -108,7 +126,6 @@ std::vector<const PlacedPlot*> hidden_plots(const UiState& ui) {
 
 // Covers each hidden plot with an opaque card: the question, large, and how to answer it.
 void draw_covers(const UiState& ui, const LessonStep& step) {
-  ImDrawList* draw = ImGui::GetForegroundDrawList();
   const ImU32 accent = highlight_color(ui.theme);
   ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   background.w = 1.0f;
@@ -122,6 +139,7 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
                                ? presenter_guess_line(ui, *step.predict) + "\n" + presenter_predict_hint(*step.predict)
                                : std::string(i18n::tr("lesson.predict.cover_hint"));
   for (const PlacedPlot* placed : hidden_plots(ui)) {
+    ImDrawList* draw = overlay_list(*placed, 0.0f);
     draw->AddRectFilled(placed->min, placed->max, fill, 4.0f * ui.ui_scale);
     draw->AddRect(placed->min, placed->max, accent, 4.0f * ui.ui_scale, 0, 2.0f * ui.ui_scale);
     const float pad = 12.0f * ui.ui_scale;
@@ -138,7 +156,7 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
     const float height = static_cast<float>(question_lines.size()) * big * 1.2f + small * 0.8f +
                          static_cast<float>(hint_lines.size()) * small * 1.2f;
     float y = std::max(placed->min.y + pad, 0.5f * (placed->min.y + placed->max.y) - 0.5f * height);
-    draw->PushClipRect(placed->min, placed->max, true);
+    draw->PushClipRect(placed->min, placed->max, true);  // inside the plot and what its window shows
     for (const plot::LineSpan& line : question_lines) {
       draw->AddText(font, big, ImVec2(placed->min.x + pad, y), text_color, question.data() + line.begin,
                     question.data() + line.end);
@@ -150,6 +168,7 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
                     hint.data() + line.end);
       y += small * 1.2f;
     }
+    draw->PopClipRect();
     draw->PopClipRect();
   }
 }
@@ -200,7 +219,23 @@ struct RevealLines {
   std::string problem;  // the answer cannot be read (yet): shown instead
 };
 
-RevealLines reveal_lines(const UiState& ui, const LessonStep& step, const Snapshot* snapshot) {
+// "the answer to 3 decimals", "… to 4 significant digits", "… to the nearest whole number".
+std::string precision_words(const PredictPrecision& precision) {
+  if (precision.kind == PredictPrecision::Kind::significant)
+    return i18n::format("lesson.predict.significant", {std::to_string(precision.digits)});
+  if (precision.digits == 0) return i18n::tr("lesson.predict.whole");
+  return i18n::format("lesson.predict.decimals", {std::to_string(precision.digits)});
+}
+
+std::string range_line(const LessonPredict& predict) {
+  return i18n::format("lesson.predict.range",
+                      {predict_number(predict.min), predict_number(predict.max), precision_words(predict.precision)});
+}
+
+// The revealed answer as the question asks for its digits ("Your guess: -1003    The app's number:
+// -1000") and the verdict by the one rule for close (lessons.hpp: close_within). A Monte Carlo mean
+// shows no number until it has converged, and then says how sure it is.
+RevealLines reveal_lines(const UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep) {
   RevealLines lines;
   const LessonPredict& predict = *step.predict;
   if (predict.after) lines.after = predict.after->in(i18n::language());
@@ -208,15 +243,29 @@ RevealLines reveal_lines(const UiState& ui, const LessonStep& step, const Snapsh
     lines.problem = i18n::tr("lesson.predict.computing");
     return lines;
   }
-  const Result<PredictionReveal> revealed = reveal_prediction(predict, *snapshot, ui.lesson.guess);
+  const Result<PredictionReveal> revealed = reveal_prediction(predict, *snapshot, ui.lesson.guess, sweep);
   if (!revealed.ok()) {
     lines.problem = revealed.error().message;
     return lines;
   }
   const PredictionReveal& reveal = *revealed;
-  lines.answer = reveal.guess ? i18n::format("lesson.predict.answer_guess",
-                                             {predict_number(*reveal.guess), predict_number(reveal.answer)})
-                              : i18n::format("lesson.predict.answer", {predict_number(reveal.answer)});
+  if (!reveal.converged) {  // a Monte Carlo mean still refining: no number until it has converged
+    lines.problem = i18n::format("lesson.predict.converging", {std::to_string(reveal.trials)});
+    return lines;
+  }
+  std::string answer =
+      predict.choices.empty() ? predict_answer(predict.precision, reveal.answer) : predict_number(reveal.answer);
+  // "0.1 (mean 0.0914 ± 0.0017, 15872 trials)".
+  if (reveal.standard_error)
+    answer = i18n::format("lesson.predict.monte_carlo",
+                          {answer, predict_answer({PredictPrecision::Kind::significant, 3}, reveal.answer),
+                           predict_off_by(*reveal.standard_error), std::to_string(reveal.trials)});
+  lines.answer =
+      reveal.guess
+          ? i18n::format(
+                "lesson.predict.answer_guess",
+                {predict.choices.empty() ? predict_guess(*reveal.guess) : predict_number(*reveal.guess), answer})
+          : i18n::format("lesson.predict.answer", {answer});
   if (reveal.guess) {
     if (reveal.nearest_choice)
       lines.verdict = reveal.close
@@ -224,7 +273,8 @@ RevealLines reveal_lines(const UiState& ui, const LessonStep& step, const Snapsh
                           : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
     else
       lines.verdict = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
-                                   {predict_number(reveal.off_by), predict_number(predict.tolerance)});
+                                   {predict_off_by(reveal.off_by), predict_answer(predict.precision, reveal.answer),
+                                    predict_off_by(reveal.margin)});
   }
   lines.close = reveal.close;
   return lines;
@@ -257,9 +307,19 @@ std::vector<std::size_t> choice_rows(const LessonPredict& predict, float width) 
   return starts;
 }
 
+// Whether the typed-guess field goes on a line of its own, Commit under it: beside Commit it would be
+// narrower than a guess such as "-1003.05" (a narrow text column at a large font).
+// The Commit button and the gap before it (its text alone: the label's "###id" is not drawn).
+float commit_button_width() {
+  return ImGui::CalcTextSize(i18n::tr("lesson.predict.commit")).x + 2.0f * ImGui::GetStyle().FramePadding.x +
+         ImGui::GetStyle().ItemSpacing.x;
+}
+bool guess_field_alone(float width) { return width - commit_button_width() < 6.0f * ImGui::GetFontSize(); }
+
 // The predict box under the step's text, measured: the question and the guess controls before the
 // reveal, the answer lines after it (the lesson layout plans again on the reveal).
-void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, const Snapshot* snapshot, float scale) {
+void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, const Snapshot* snapshot,
+                     const DkSweep* sweep, float scale) {
   const LessonPredict& predict = *step.predict;
   block.separator();
   // The question until the reveal, then the answer in its place.
@@ -270,11 +330,11 @@ void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, 
                      (ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y);
   } else {
     before.row(ImGui::GetFrameHeight());
-    before.lines(i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max)}),
-                 1.0f);
+    if (guess_field_alone(block.width)) before.row(ImGui::GetFrameHeight());
+    before.lines(range_line(predict), 1.0f);
   }
   before.lines(ui.lesson.guess_error, 1.0f);
-  const RevealLines reveal = reveal_lines(ui, step, snapshot);
+  const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
   if (!reveal.problem.empty()) {
     after.lines(reveal.problem, 1.0f);
   } else {
@@ -288,8 +348,8 @@ void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, 
 
 // The predict box: the question, the guess (choice buttons or a typed number and Commit) and, once
 // revealed, the answer beside the guess and how close it was.
-void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot, ImU32 accent, float scale,
-                  float width) {
+void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep, ImU32 accent,
+                  float scale, float width) {
   const LessonPredict& predict = *step.predict;
   const i18n::Language language = i18n::language();
   ImGui::Separator();
@@ -308,22 +368,23 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
         }
     } else {
       const std::string commit = i18n::label("lesson.predict.commit", "predict-commit");
-      ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(commit.c_str()).x -
-                                           4.0f * ImGui::GetStyle().FramePadding.x,
-                                       40.0f));
-      // The number format is ImGui's own, never a string from a table.
-      const bool entered = ImGui::InputDouble("##typed-guess", &ui.lesson.typed_guess, 0.0, 0.0, "%.4g",
-                                              ImGuiInputTextFlags_EnterReturnsTrue);
-      ImGui::SameLine();
-      if (ImGui::Button(commit.c_str()) || entered) (void)commit_guess(ui, ui.lesson.typed_guess);
-      draw_lines(width,
-                 i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max)}), 1.0f,
-                 std::nullopt, true);
+      const bool alone = guess_field_alone(width);
+      ImGui::SetNextItemWidth(alone ? width : width - commit_button_width());
+      // The field keeps the text as typed, updated on every key (no EnterReturnsTrue: with it a
+      // number field applies the text on Enter only, and a click on Commit committed the old value).
+      // Enter ends the edit; then, like the click, it commits what the field shows.
+      ImGui::InputTextWithHint("##typed-guess", i18n::tr("lesson.predict.type_hint"), &ui.lesson.typed_guess);
+      const bool entered =
+          ImGui::IsItemDeactivated() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) ||
+                                         ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter)));
+      if (!alone) ImGui::SameLine();
+      if (ImGui::Button(commit.c_str()) || entered) (void)commit_typed_guess(ui, ui.lesson.typed_guess);
+      draw_lines(width, range_line(predict), 1.0f, std::nullopt, true);
     }
     draw_lines(width, ui.lesson.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
     return;
   }
-  const RevealLines reveal = reveal_lines(ui, step, snapshot);
+  const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
   if (!reveal.problem.empty()) {
     draw_lines(width, reveal.problem, 1.0f, std::nullopt, true);
   } else {
@@ -338,20 +399,30 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
 // The title in the text block is this much larger than its text.
 float title_scale(float text_scale) { return 1.15f * text_scale; }
 
+// Data imported over a lesson step that has its own: the text describes the lesson's numbers, not
+// these, and says so before it is read (empty otherwise).
+std::string imported_note(const UiState& ui, const LessonStep& step) {
+  if (ui.params.imported == nullptr || step.params.imported != nullptr) return {};
+  std::string files;
+  for (const std::string& source : ui.params.imported->sources)
+    files += (files.empty() ? "" : ", ") + std::filesystem::path(source).filename().string();
+  return i18n::format("lesson.imported_data", {files});
+}
+
 std::string presenter_heading(const UiState& ui, const LessonStep& step) {
   return std::to_string(ui.lesson.open->step + 1) + "/" + std::to_string(current_lesson(ui)->steps.size()) + "  " +
          step.title.in(i18n::language());
 }
 
 void measure_presenter_predict(Measure& block, const UiState& ui, const LessonStep& step, const Snapshot* snapshot,
-                               float scale) {
+                               const DkSweep* sweep, float scale) {
   const LessonPredict& predict = *step.predict;
   Measure before = block, after = block;
   before.lines(i18n::format("lesson.predict.question", {predict.question.in(i18n::language())}), scale);
   before.lines(presenter_guess_line(ui, predict), scale);
   before.lines(presenter_predict_hint(predict), 1.0f);
   before.lines(ui.lesson.guess_error, 1.0f);
-  const RevealLines reveal = reveal_lines(ui, step, snapshot);
+  const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
   if (!reveal.problem.empty()) {
     after.lines(reveal.problem, 1.0f);
   } else {
@@ -365,7 +436,7 @@ void measure_presenter_predict(Measure& block, const UiState& ui, const LessonSt
 // The caption beside or under the step's panels (never over them): heading, text, the lab's notes
 // where the step shows them, and a predict step's question with the guess typed so far or, revealed,
 // the answer.
-void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot* snapshot) {
+void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep) {
   const LessonState::TextBox& box = ui.lesson.text_box;
   ImGui::SetNextWindowPos(box.min);
   ImGui::SetNextWindowSize(ImVec2(box.max.x - box.min.x, box.max.y - box.min.y));
@@ -378,6 +449,7 @@ void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot*
   const float scale = box.scale;
   const float width = block_text_width(box.max.x - box.min.x, ui.ui_scale);
   draw_lines(width, presenter_heading(ui, step), title_scale(scale));
+  draw_lines(width, imported_note(ui, step), scale, ImGui::ColorConvertU32ToFloat4(highlight_color(ui.theme)));
   draw_lines(width, step.text.in(i18n::language()), scale);
   if (step_shows_notes(step))
     for (const std::string& note : ui.lesson.notes)
@@ -392,7 +464,7 @@ void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot*
       draw_lines(width, presenter_predict_hint(predict), 1.0f, std::nullopt, true);
       draw_lines(width, ui.lesson.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
     } else {
-      const RevealLines reveal = reveal_lines(ui, step, snapshot);
+      const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
       if (!reveal.problem.empty()) {
         draw_lines(width, reveal.problem, 1.0f, std::nullopt, true);
       } else {
@@ -439,13 +511,8 @@ void handle_presenter_guess_keys(UiState& ui) {
       (void)commit_guess(ui, predict.choices[static_cast<std::size_t>(ui.lesson.presenter_choice)]);
     return;
   }
-  const std::string& typed = ui.lesson.presenter_typed;
-  double guess = 0.0;
-  const auto [end, error] = std::from_chars(typed.data(), typed.data() + typed.size(), guess);
-  if (typed.empty() || error != std::errc() || end != typed.data() + typed.size())
-    ui.lesson.guess_error = i18n::format("lesson.predict.not_a_number", {typed});
-  else
-    (void)commit_guess(ui, guess);  // a refused guess leaves its line in guess_error
+  // The same reading as the lesson panel's field (parse_guess); a refused guess leaves its line in guess_error.
+  (void)commit_typed_guess(ui, ui.lesson.presenter_typed);
 }
 
 // The keys that step through a lesson: beside the buttons where there is room, else in Next's tooltip.
@@ -484,22 +551,28 @@ ButtonRow button_row(const UiState& ui, float width) {
   return row;
 }
 
-float block_height(const UiState& ui, const Snapshot* snapshot, float width, float scale, bool presenter) {
+// The lesson panel carries the File, Edit and View menus while the control column (which has them)
+// is hidden; presenter mode has none.
+bool has_menu_bar(const UiState& ui) { return !ui.presenter && !ui.lesson.controls_shown; }
+
+float block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, float width, float scale,
+                   bool presenter) {
   const LessonStep* step = current_step(ui);
   if (step == nullptr) return 0.0f;
   const i18n::Language language = i18n::language();
   const ImGuiStyle& style = ImGui::GetStyle();
   Measure block{block_text_width(width, ui.ui_scale), 0.0f};
   block.lines(presenter_heading(ui, *step), title_scale(scale));
+  block.lines(imported_note(ui, *step), scale);
   if (!presenter) block.separator();
   block.lines(step->text.in(language), scale);
   if (step_shows_notes(*step))
     for (const std::string& note : ui.lesson.notes) block.lines(note, presenter ? std::max(1.0f, 0.8f * scale) : 1.0f);
   if (step->predict) {
     if (presenter)
-      measure_presenter_predict(block, ui, *step, snapshot, scale);
+      measure_presenter_predict(block, ui, *step, snapshot, sweep, scale);
     else
-      measure_predict(block, ui, *step, snapshot, scale);
+      measure_predict(block, ui, *step, snapshot, sweep, scale);
   }
   if (!presenter) {
     const ButtonRow row = button_row(ui, block.width);
@@ -507,12 +580,15 @@ float block_height(const UiState& ui, const Snapshot* snapshot, float width, flo
     if (row.next_below) block.row(ImGui::GetFrameHeight());
     if (row.close_below) block.row(ImGui::GetFrameHeight());
   }
-  return block.height + 2.0f * style.WindowPadding.y;
+  // A menu bar is a frame high (ImGui: the font plus the frame padding twice).
+  const float menu_bar = !presenter && has_menu_bar(ui) ? ImGui::GetFrameHeight() : 0.0f;
+  return block.height + menu_bar + 2.0f * style.WindowPadding.y;
 }
 
 // [SECTION] The lesson panel
 
-void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const Snapshot* snapshot) {
+void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const Snapshot* snapshot,
+                const DkSweep* sweep) {
   const LessonStep& step = lesson.steps[step_index];
   const i18n::Language language = i18n::language();
   const LessonState::TextBox& box = ui.lesson.text_box;
@@ -528,9 +604,16 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   ImGui::PushStyleColor(ImGuiCol_Border, ImGui::ColorConvertU32ToFloat4(accent));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 2.0f * ui.ui_scale);
   // The layout made room for all of it; a scroll bar only where it found no arrangement that fits.
-  ImGui::Begin("##lesson-panel", nullptr, box.fits ? flags | ImGuiWindowFlags_NoScrollbar : flags);
+  // With the control column hidden its File, Edit and View menus are this panel's menu bar.
+  const bool menus = has_menu_bar(ui);
+  ImGui::Begin("##lesson-panel", nullptr,
+               (box.fits ? flags | ImGuiWindowFlags_NoScrollbar : flags) | (menus ? ImGuiWindowFlags_MenuBar : 0));
   ImGui::PopStyleVar();
   ImGui::PopStyleColor(2);
+  if (menus && ImGui::BeginMenuBar()) {
+    draw_file_menu(ui);
+    ImGui::EndMenuBar();
+  }
 
   // "3/7  Title", the text, the lab's notes where the step shows them, the predict box; then
   // Previous / Next (Reveal on a predict step, Finish on the last step) and Close. Nothing else: at a
@@ -539,11 +622,12 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   const ImGuiStyle& style = ImGui::GetStyle();
   const float width = block_text_width(box.max.x - box.min.x, ui.ui_scale);
   draw_lines(width, presenter_heading(ui, step), title_scale(box.scale));
+  draw_lines(width, imported_note(ui, step), box.scale, ImGui::ColorConvertU32ToFloat4(accent));
   ImGui::Separator();
   draw_lines(width, step.text.in(language), box.scale);
   if (step_shows_notes(step))
     for (const std::string& note : ui.lesson.notes) draw_lines(width, note, 1.0f, std::nullopt, true);
-  if (step.predict) draw_predict(ui, step, snapshot, accent, box.scale, width);
+  if (step.predict) draw_predict(ui, step, snapshot, sweep, accent, box.scale, width);
 
   const ButtonRow row = button_row(ui, width);
   ImGui::BeginDisabled(step_index == 0);
@@ -603,7 +687,7 @@ std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
   return plots;
 }
 
-void draw_lesson(UiState& ui, const Snapshot* snapshot) {
+void draw_lesson(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep) {
   if (const auto start = std::exchange(ui.lesson.start_requested, std::nullopt)) open_lesson_step(ui, *start, 0, true);
   if (current_step(ui) == nullptr) {
     ui.lesson.open.reset();
@@ -616,15 +700,16 @@ void draw_lesson(UiState& ui, const Snapshot* snapshot) {
   if (step.predict) draw_covers(ui, step);
   if (!ui.lesson.text_box.placed) return;  // not laid out this frame
   if (ui.presenter) {
-    draw_presenter_caption(ui, step, snapshot);  // beside or under the panels, which fill the rest
+    draw_presenter_caption(ui, step, snapshot, sweep);  // beside or under the panels, which fill the rest
     return;
   }
   draw_highlight(ui);
-  draw_panel(ui, *current_lesson(ui), ui.lesson.open->step, snapshot);
+  draw_panel(ui, *current_lesson(ui), ui.lesson.open->step, snapshot, sweep);
 }
 
-float lesson_block_height(const UiState& ui, const Snapshot* snapshot, float width, float scale, bool presenter) {
-  return block_height(ui, snapshot, width, scale, presenter);
+float lesson_block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, float width, float scale,
+                          bool presenter) {
+  return block_height(ui, snapshot, sweep, width, scale, presenter);
 }
 
 void draw_lesson_launcher(UiState& ui) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,12 +23,22 @@ class ViewCache;  // panels/labs.hpp
 // Where the main window puts things, in ImGui display units, for a given window size and UI
 // scale. The control column narrows with the window (at most 30 % of its width) and is hidden
 // (width 0) when `controls_shown` is false; the plots' places come from flow_grid().
+// Narrower than compact_layout_width (a phone's page) the layout is compact: the tabs on top, one
+// plot at a time below them, and the controls (with an open lesson) in a drawer across the bottom
+// half, opened and closed by the same button.
 struct DashboardLayout {
   ImVec2 controls_min, controls_max;
   ImVec2 tabs_min, tabs_max;        // the strip of view tabs above the content (after the « » button)
   ImVec2 toggle_min, toggle_max;    // the button that shows or hides the control column
   ImVec2 content_min, content_max;  // where the dashboard's plots or a lab go (scrolls when taller)
+  bool compact = false;
 };
+// The web page only (a desktop window keeps its layout at any width): 700 CSS px.
+#ifdef __EMSCRIPTEN__
+inline constexpr float compact_layout_width = 700.0f;
+#else
+inline constexpr float compact_layout_width = 0.0f;
+#endif
 DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool controls_shown = true);
 
 // The smallest plot the layout draws, in em (the UI font's size in px): 14 em × 11 em holds a
@@ -64,6 +75,43 @@ struct FrameStats {
 struct HeatmapTextures {
   std::uintptr_t scaled = 0, unscaled = 0;
 };
+
+// What a group of controls did this frame: whether it edited `edit`, and the key whose slider the
+// mouse is on or holds (Left/Right nudge it; empty: none). A lab's controls return it.
+struct ControlsReport {
+  bool changed = false;
+  std::string_view hovered_key;  // a name of the key table (static storage), or empty
+  ControlsReport& operator+=(const ControlsReport& other) {
+    changed = changed || other.changed;
+    if (!other.hovered_key.empty()) hovered_key = other.hovered_key;
+    return *this;
+  }
+};
+
+// How a key's slider reads. `label` and `help` are string table keys (a null label: the key's own
+// name, the same in every language, as d_k); `id` is its ImGui id (the same in every language);
+// `format` the printf format of its value. The help is a "(?)" after the slider (the control
+// column's way) or a tooltip on the slider itself (the labs' way).
+struct SliderText {
+  enum class Help { marker, tooltip };
+  SliderText(const char* label_key, const char* imgui_id, const char* value_format, const char* help_key,
+             Help shown_as = Help::tooltip, std::optional<double> upper = std::nullopt)
+      : label(label_key), id(imgui_id), format(value_format), help(help_key), help_as(shown_as), max(upper) {}
+  const char* label;
+  const char* id;
+  const char* format;
+  const char* help;
+  Help help_as;
+  std::optional<double> max;  // a tighter upper end than the key's (an index into a shorter row)
+};
+
+// The one slider of every Params key (core/src/params.cpp's table): its range — the key's, row up
+// to seq_len − 1, batch and head up to the imported data's counts, or `text.max` —, logarithmic
+// where the key's scale is (or its log_slider), an integer or a real slider as its member is, the
+// seed a number field with − and + buttons. A value imported data fixes (seq_len; d_k of Q and K)
+// is shown disabled with the help "controls.import.fixed". While it is hovered or held, a key that
+// moves (scale not none) is the report's hovered_key: Left/Right then nudge it.
+ControlsReport key_slider(Params& edit, std::string_view key, const SliderText& text);
 
 // Draws the control column (sliders, score field, the lab's settings, screenshot)
 // into the current window region. Edits go to `edit`, validated by the caller.
@@ -103,24 +151,6 @@ bool control_button(std::string_view label);
 void draw_interaction_controls(UiState& ui);
 // The File and Edit menus; call between BeginMenuBar() and EndMenuBar().
 void draw_file_menu(UiState& ui);
-// Call right after a numeric slider: while it is hovered or held, Left/Right nudge `key`.
-void note_nudge_target(UiState& ui, std::string_view key);
-// The same for a lab's sliders, whose controls functions see only Params: call right after the
-// slider; it writes to the key a LabNudgeTarget in scope names (draw_controls sets one).
-void note_lab_nudge_target(std::string_view key);
-// Where note_lab_nudge_target() writes while a lab's controls are drawn: the UiState's key for this
-// frame, held in the ImGui context's IO.UserData (so each App's context has its own, and there is no
-// process-wide variable); outside such a scope a note is dropped.
-class LabNudgeTarget {
- public:
-  explicit LabNudgeTarget(std::string& key);
-  ~LabNudgeTarget();
-  LabNudgeTarget(const LabNudgeTarget&) = delete;
-  LabNudgeTarget& operator=(const LabNudgeTarget&) = delete;
-
- private:
-  void* previous_;
-};
 
 // The whole window for one frame. `sweep` is the refined d_k sweep belonging to
 // `snapshot` (null: use the snapshot's own).

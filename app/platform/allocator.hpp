@@ -13,4 +13,10 @@ namespace smlab::platform {
 // Call once at start, before any thread is created.
 void keep_freed_memory_mapped();
 
+// Makes Dear ImGui's allocations throw std::bad_alloc when memory runs out, as every C++
+// allocation does, instead of handing ImGui (and the font loader) a null pointer to write through:
+// under `ulimit -v` the font atlas segfaulted. What catches it is the caller's (an uncaught one
+// is one line and exit 3: files/atomic_file.hpp). Call once at start, before any ImGui context.
+void imgui_allocations_throw_when_out_of_memory();
+
 }  // namespace smlab::platform

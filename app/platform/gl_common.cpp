@@ -47,9 +47,10 @@ void upload_font_atlas_if_changed() {
   }
   // Only the font texture: recreating all device objects (DestroyDeviceObjects/CreateDeviceObjects)
   // gives 1.86's new vertex/index buffers size 0 while it remembers the old sizes, so every later
-  // glBufferSubData fails (GL_INVALID_VALUE) and the window stays blank (DESIGN.md §7). Before the
-  // first frame there are no device objects and no texture ID yet: ImGui_ImplOpenGL3_NewFrame
-  // creates them all (the atlas keeps its ID through ImFontAtlas::Clear()).
+  // glBufferSubData fails (GL_INVALID_VALUE) and the window stays blank (docs/ARCHITECTURE.md,
+  // "Facts about the dependencies"). Before the first frame there are no device objects and no
+  // texture ID yet: ImGui_ImplOpenGL3_NewFrame creates them all (the atlas keeps its ID through
+  // ImFontAtlas::Clear()).
   if (ImGui::GetIO().Fonts->TexID == ImTextureID{}) {
     return;
   }

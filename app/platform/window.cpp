@@ -10,7 +10,7 @@
 //   [SECTION] Waiting for events and waking
 //   [SECTION] Ending a frame and reading it back
 //   [SECTION] Sizes, clock, close
-//   [SECTION] Full screen and the window icon
+//   [SECTION] Full screen
 #include "platform/window.hpp"
 
 #include "platform/gl_common.hpp"
@@ -167,13 +167,21 @@ Created<Window> Window::create(const WindowOptions& options) {
   window->imgui_ini_path_ = options.imgui_ini_path;
   window->imgui_context_ =
       detail::create_imgui_context(window->imgui_ini_path_.empty() ? nullptr : window->imgui_ini_path_.c_str());
+  glfwSetWindowUserPointer(window->window_, window.get());
+  // Installed before the backend, which chains to them: each input restarts the settling frames.
+  glfwSetMouseButtonCallback(window->window_, &Window::on_mouse_button);
+  glfwSetScrollCallback(window->window_, &Window::on_scroll);
+  glfwSetWindowFocusCallback(window->window_, &Window::on_focus);
+  glfwSetCursorEnterCallback(window->window_, &Window::on_cursor_enter);
+  glfwSetCursorPosCallback(window->window_, &Window::on_cursor_move);
+  glfwSetFramebufferSizeCallback(window->window_, &Window::on_resize);
+  glfwSetWindowRefreshCallback(window->window_, &Window::on_refresh);
   // install_callbacks = true: the backend chains to any GLFW callbacks installed before it.
   if (!ImGui_ImplGlfw_InitForOpenGL(window->window_, true)) {
     return failure("window: Dear ImGui's GLFW backend failed to initialise");
   }
   window->glfw_backend_ready_ = true;
   // Replaces the backend's key callback (ImGui_ImplGlfw_Shutdown puts the one before it back).
-  glfwSetWindowUserPointer(window->window_, window.get());
   glfwSetKeyCallback(window->window_, &Window::on_key);
   glfwSetCharCallback(window->window_, &Window::on_char);
   if (!ImGui_ImplOpenGL3_Init(detail::kGlslVersion)) {
@@ -270,14 +278,30 @@ void Window::on_key(GLFWwindow* glfw_window, int key, int scancode, int action, 
   // GLFW_KEY_UNKNOWN (-1) keys have no KeysDown slot: ImGui ignores them too.
   if (key >= 0) {
     window->key_queue_.push_back({key, scancode, action, mods, 0});
+    window->settle_.input();
   }
 }
 
 void Window::on_char(GLFWwindow* glfw_window, unsigned int codepoint) {
   if (auto* window = static_cast<Window*>(glfwGetWindowUserPointer(glfw_window)); window != nullptr) {
     window->key_queue_.push_back({-1, 0, 0, 0, codepoint});
+    window->settle_.input();
   }
 }
+
+void Window::note_input(GLFWwindow* glfw_window) {
+  if (auto* window = static_cast<Window*>(glfwGetWindowUserPointer(glfw_window)); window != nullptr) {
+    window->settle_.input();
+  }
+}
+
+void Window::on_mouse_button(GLFWwindow* window, int, int, int) { note_input(window); }
+void Window::on_scroll(GLFWwindow* window, double, double) { note_input(window); }
+void Window::on_focus(GLFWwindow* window, int) { note_input(window); }
+void Window::on_cursor_enter(GLFWwindow* window, int) { note_input(window); }
+void Window::on_cursor_move(GLFWwindow* window, double, double) { note_input(window); }
+void Window::on_resize(GLFWwindow* window, int, int) { note_input(window); }
+void Window::on_refresh(GLFWwindow* window) { note_input(window); }
 
 void Window::feed_key_events() {
   // A key that changed this frame waits for the next one, and so does every event after it, so the
@@ -302,16 +326,11 @@ void Window::feed_key_events() {
 // [SECTION] Waiting for events and waking
 
 void Window::wait_for_events(double max_seconds) {
-  // Two frames settle what an event started (a popup appears, an auto-sized window measures itself);
-  // a third draws the settled state.
-  constexpr int settle_frames = 3;
 #ifdef __EMSCRIPTEN__
   (void)max_seconds;  // the browser calls each frame; nothing may block
-  ++frames_since_wake_;
   return;
-#endif
-  if (!key_queue_.empty() || frames_since_wake_ < settle_frames || max_seconds == 0.0) {
-    ++frames_since_wake_;
+#else
+  if (!key_queue_.empty() || !settle_.may_sleep() || max_seconds == 0.0) {
     return;
   }
   if (max_seconds < 0.0) {
@@ -319,7 +338,10 @@ void Window::wait_for_events(double max_seconds) {
   } else {
     glfwWaitEventsTimeout(max_seconds);
   }
-  frames_since_wake_ = 0;
+  // Whatever ended the wait (an input, a finished recompute's wake(), the timeout of a fading toast)
+  // needs its frames to show.
+  settle_.input();
+#endif
 }
 
 void Window::wake() {
@@ -340,6 +362,9 @@ void Window::end_frame() {
   glfwSwapBuffers(window_);
   frame_open_ = false;
   has_rendered_frame_ = true;
+  // While settling, whether this frame drew anything new; at rest the digest is not needed.
+  const ImDrawData* draw_data = ImGui::GetDrawData();
+  settle_.frame_drawn(settle_.settling() && draw_data != nullptr ? draw_data_fingerprint(*draw_data) : 0);
 }
 
 Image Window::capture() {
@@ -393,7 +418,7 @@ double Window::time_seconds() const { return glfwGetTime(); }
 
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 
-// [SECTION] Full screen and the window icon
+// [SECTION] Full screen
 
 void Window::toggle_fullscreen() {
 #ifdef __EMSCRIPTEN__
@@ -431,18 +456,6 @@ bool Window::is_fullscreen() const {
   return emscripten_get_fullscreen_status(&status) == EMSCRIPTEN_RESULT_SUCCESS && status.isFullscreen;
 #else
   return glfwGetWindowMonitor(window_) != nullptr;
-#endif
-}
-
-void Window::set_icon(const Image& icon) {
-  if (!icon.well_formed()) {
-    return;
-  }
-  // GLFWimage wants a mutable pointer though GLFW only copies from it.
-  std::vector<unsigned char> pixels(icon.pixels.begin(), icon.pixels.end());
-#ifndef __EMSCRIPTEN__  // the page's favicon
-  GLFWimage glfw_icon{icon.width, icon.height, pixels.data()};
-  glfwSetWindowIcon(window_, 1, &glfw_icon);
 #endif
 }
 

@@ -2,6 +2,7 @@
 // F11 full screen, and Dear ImGui's GLFW + OpenGL3 backends. Frame code sees only platform::Surface.
 #pragma once
 
+#include "platform/frame_settle.hpp"
 #include "platform/image.hpp"
 #include "platform/surface.hpp"
 
@@ -56,13 +57,12 @@ class Window final : public Surface {
   // Files dropped onto the window (GLFW's drop callback), oldest first, since the last call.
   [[nodiscard]] std::vector<std::string> take_dropped_paths() override;
 
-  // Sets the title bar / task bar icon (ignored by some window managers). Ignores malformed images.
-  void set_icon(const Image& icon);
-
   // Sleeps until an event arrives (input, a resize, wake()) or `max_seconds` pass; a negative value
-  // waits with no time limit. Returns at once while key events wait in the queue, and during the
-  // first few frames after each wake-up (ImGui settles a popup or an auto-sized window over two
-  // frames). Call between frames.
+  // waits with no time limit. Returns at once while key events wait in the queue and while the
+  // window settles after an input (FrameSettle: at least three frames, then until a frame draws
+  // what the one before drew). Every input counts, also one read by begin_frame's poll rather than
+  // by this wait (a mouse button released while frames run), so a click acts and is drawn with
+  // the mouse held still. Call between frames.
   void wait_for_events(double max_seconds);
   // Ends a wait_for_events of the UI thread. Thread-safe (glfwPostEmptyEvent), also from a worker
   // thread; does nothing when no Window exists.
@@ -89,7 +89,18 @@ class Window final : public Surface {
   static void on_char(GLFWwindow* window, unsigned int codepoint);
   void feed_key_events();
   std::deque<KeyEvent> key_queue_;
-  int frames_since_wake_ = 0;
+  // Input callbacks that only note an input (ImGui's backend, installed after them, calls them
+  // first and then does its own work): mouse buttons, scrolling, focus, the cursor entering.
+  static void on_mouse_button(GLFWwindow* window, int button, int action, int mods);
+  static void on_scroll(GLFWwindow* window, double x, double y);
+  static void on_focus(GLFWwindow* window, int focused);
+  static void on_cursor_enter(GLFWwindow* window, int entered);
+  // And those the backend does not install: cursor motion, size and exposure.
+  static void on_cursor_move(GLFWwindow* window, double x, double y);
+  static void on_resize(GLFWwindow* window, int width, int height);
+  static void on_refresh(GLFWwindow* window);
+  static void note_input(GLFWwindow* window);
+  FrameSettle settle_;
   static void on_drop(GLFWwindow* window, int count, const char** paths);
   std::vector<std::string> dropped_paths_;
 

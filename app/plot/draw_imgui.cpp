@@ -4,6 +4,7 @@
 // [SECTION] Index
 //   [SECTION] Painting shapes
 //   [SECTION] Hover read-outs
+//   [SECTION] Hit-testing for pointer gestures
 //   [SECTION] draw()
 #include <algorithm>
 #include <cfloat>
@@ -410,7 +411,59 @@ void record_layout(LayoutReport& report, const char* id, const Plot& plot, const
   report.plots.push_back(std::move(record));
 }
 
+// The layout draw() makes for `plot` at `size` with the current font.
+Scene layout_with_font(const Plot& plot, ImVec2 size, const Style& style, float font_size) {
+  ImFont* font = ImGui::GetFont();
+  const float resolved = font_size > 0.0f ? font_size : resolved_font_size(style, ImGui::GetFontSize());
+  const TextWidthFn measure = [font](std::string_view text, float size_px) {
+    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+  };
+  return layout_plot(plot, size.x, size.y, style, resolved, measure);
+}
+
 }  // namespace
+
+// [SECTION] Hit-testing for pointer gestures
+
+Hit hit_test(const Plot& plot, ImVec2 size, const Style& style, ImVec2 point, float font_size) {
+  Hit hit;
+  const Scene scene = layout_with_font(plot, size, style, font_size);
+  if (!scene.has_data_area) return hit;
+  const Point at{point.x, point.y};
+  hit.in_data_area = scene.data_area.contains(at);
+  hit.x = scene.x_map.to_data(at.x);
+  hit.y = scene.y_map.to_data(at.y);
+  if (!hit.in_data_area) return hit;
+  if (plot.heatmap) {
+    const auto col = static_cast<int>(std::floor(hit.x + 0.5));
+    const auto row = static_cast<int>(std::floor(hit.y + 0.5));
+    if (row >= 0 && row < plot.heatmap->rows && col >= 0 && col < plot.heatmap->cols) {
+      hit.heatmap_row = row;
+      hit.heatmap_col = col;
+    }
+    return hit;
+  }
+  if (const auto bar = bar_under(plot, scene, at)) {
+    hit.bar_series = static_cast<int>(bar->first);
+    hit.bar_index = static_cast<int>(bar->second);
+  }
+  // Scatter points only (the live points), nearest within the hover's reach.
+  const float reach = std::max(16.0f, 1.2f * resolved_font_size(style, ImGui::GetFontSize()));
+  float best = reach * reach;
+  for (std::size_t series = 0; series < plot.scatters.size(); ++series) {
+    const ScatterSeries& scatter = plot.scatters[series];
+    for (std::size_t index = 0; index < std::min(scatter.x.size(), scatter.y.size()); ++index) {
+      const Point px{scene.x_map.to_px(scatter.x[index]), scene.y_map.to_px(scatter.y[index])};
+      const float distance = (px.x - at.x) * (px.x - at.x) + (px.y - at.y) * (px.y - at.y);
+      if (std::isfinite(distance) && distance < best) {
+        best = distance;
+        hit.scatter_series = static_cast<int>(series);
+        hit.scatter_index = static_cast<int>(index);
+      }
+    }
+  }
+  return hit;
+}
 
 // [SECTION] draw()
 

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -324,6 +325,22 @@ PlotFit fit_plot(const Plot& plot, ImVec2 size, const Style& style, float font_s
 // a tooltip on hover: nearest line / scatter point, bar value, heatmap cell. `id` must be unique
 // in the current ImGui ID stack. Must be called between ImGui::Begin() and End().
 Interaction draw(const char* id, const Plot& plot, ImVec2 size, const Style& style);
+
+// What lies under a point of a plot drawn `size` px large in `style` (the same layout as draw()):
+// the hit-test of the app's pointer gestures (mouse or touch: dragging a bar, a live point, picking
+// a heatmap cell). `point` is in px from the plot's top-left corner. −1: nothing of that kind there.
+struct Hit {
+  bool in_data_area = false;
+  // Data coordinates of the point (heatmap: column, row), also outside the data area: a drag past
+  // an axis still maps to a value. NaN when the plot has no data area.
+  double x = std::numeric_limits<double>::quiet_NaN(), y = std::numeric_limits<double>::quiet_NaN();
+  int bar_series = -1, bar_index = -1;          // the bar whose column holds the point's x (last series first)
+  int scatter_series = -1, scatter_index = -1;  // the nearest scatter point within reach (1.2 em, ≥ 16 px)
+  int heatmap_row = -1, heatmap_col = -1;       // the heatmap cell under the point
+};
+// `font_size` 0: the current ImGui font's size (as draw() resolves it). Needs a current ImGui context
+// (the font measures the texts the layout places).
+Hit hit_test(const Plot& plot, ImVec2 size, const Style& style, ImVec2 point, float font_size = 0.0f);
 
 // A standalone SVG 1.1 document (UTF-8) of the plot at width × height px with the same layout
 // as draw(). Heatmaps up to 128×128 cells become <rect>s, bigger ones an embedded PNG.

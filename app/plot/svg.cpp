@@ -1,5 +1,10 @@
 // SVG renderer: writes the shapes of the shared layout as a standalone SVG 1.1 document.
 // Big heatmaps become one embedded PNG (stb_image_write) instead of thousands of <rect>s.
+//
+// [SECTION] Index
+//   [SECTION] Text and numbers as XML
+//   [SECTION] The writer: one element per shape
+//   [SECTION] to_svg
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +18,7 @@
 #include "plot/cell_color.hpp"
 #include "plot/layout.hpp"
 #include "plot/plot.hpp"
+#include "smlab/utf8.hpp"
 
 namespace smlab::plot {
 namespace {
@@ -26,8 +32,26 @@ constexpr int kColorbarStops = 17;
 // When the SVG has no metrics of its own, layout uses this for Style::font_size == 0.
 constexpr float kDefaultSvgFontSize = 15.0f;
 
+// [SECTION] Text and numbers as XML
+
+// Text as XML 1.0 character data. What XML cannot hold is dropped rather than written into a
+// broken file: control characters (but tab and newline), bytes that are not well-formed UTF-8,
+// and Unicode's noncharacters (U+FFFE and U+FFFF are not XML characters at all; a token list
+// may hold them).
 void append_escaped(std::string& out, std::string_view text) {
-  for (const char character : text) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t length = utf8_char_length(text, at);
+    if (length == 0) {  // not UTF-8: dropped
+      ++at;
+      continue;
+    }
+    const char character = text[at];
+    if (length > 1) {
+      if (!is_noncharacter(utf8_code_point(text, at, length))) out.append(text.substr(at, length));
+      at += length;
+      continue;
+    }
+    ++at;
     switch (character) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -35,7 +59,6 @@ void append_escaped(std::string& out, std::string_view text) {
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
       default:
-        // XML 1.0 forbids most control characters; drop them rather than emit a broken file.
         if (static_cast<unsigned char>(character) < 0x20 && character != '\t' && character != '\n') break;
         out += character;
     }
@@ -53,6 +76,8 @@ std::string number(double value) {
   if (text == "-0") text = "0";
   return text;
 }
+
+// [SECTION] The writer: one element per shape
 
 class SvgWriter {
  public:
@@ -281,6 +306,8 @@ class SvgWriter {
 };
 
 }  // namespace
+
+// [SECTION] to_svg
 
 std::string to_svg(const Plot& plot, float width, float height, const Style& style, const TextWidthFn& text_width) {
   const TextWidthFn& measure = text_width ? text_width : TextWidthFn(estimate_text_width);

@@ -93,10 +93,10 @@ class Evaluator {
   };
   Latest latest() const;
 
-  // Refinement stops at this many trials per point or when every entropy standard
-  // error is below refine_target_standard_error, whichever comes first.
+  // Refinement stops at the trial count planned for the sweep's setting before its trials are seen
+  // (planned_dk_trials: every mean converged, unbiased), or at this many trials per point (or the
+  // limit set below), whichever comes first.
   static constexpr std::int64_t refine_max_trials = 20'000;
-  static constexpr double refine_target_standard_error = 0.002;
   void set_refine_limit(std::int64_t max_trials_per_point);
   // Refinement starts this long after the last submission (not during a drag).
   static constexpr std::chrono::milliseconds refine_settle_time{200};

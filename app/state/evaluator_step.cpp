@@ -107,13 +107,12 @@ void Evaluator::notify_result() {
 
 namespace {
 
+// Refined to the count planned before its trials are seen (planned_dk_trials, which says why: a
+// stop at the first small standard error biased the means low), at most `limit`. Not planned yet:
+// due, the next refinement step plans it.
 bool sweep_needs_refining(const DkSweep& sweep, std::int64_t limit) {
-  if (sweep.trials >= limit) return false;
-  for (const auto* variant : {&sweep.scaled, &sweep.unscaled})
-    for (const RowStats& point : *variant)
-      if (point.entropy_nats.count < 2 || point.entropy_nats.standard_error() > Evaluator::refine_target_standard_error)
-        return true;
-  return false;
+  if (sweep.planned_trials == 0) return sweep.trials < limit;
+  return sweep.trials < std::min(sweep.planned_trials, limit);
 }
 
 }  // namespace
@@ -278,6 +277,14 @@ bool Evaluator::step(bool staged) {
     }
   }
   if (!job) {
+    if (state.refining->planned_trials == 0) {
+      // Once per sweep setting (a few ms to ~0.1 s); the count is a function of the setting only.
+      state.refining->planned_trials = planned_dk_trials(state.refining->config, refine_max_trials);
+      std::lock_guard lock(mutex_);
+      refine_chunk = std::min(
+          refine_chunk,
+          std::max<std::int64_t>(std::min(state.refining->planned_trials, refine_limit_) - state.refining->trials, 0));
+    }
     add_dk_trials(*state.refining, refine_chunk);
     auto refined = std::make_shared<const DkSweep>(*state.refining);
     {

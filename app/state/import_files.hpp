@@ -1,25 +1,48 @@
-// Reading the files behind --import, drag-and-drop and File → Import: each FILE[:ARRAY[=ROLE]]
-// spec's bytes handed to core's parsers (import.hpp), then one ImportedAttention or one line.
+// Reading the files behind --import, drag-and-drop, File → Import and sessions: each
+// FILE[:ARRAY[=ROLE]] spec's bytes handed to core's parsers (import.hpp), then one
+// ImportedAttention or one line.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 
 #include "smlab/error.hpp"
 #include "smlab/import.hpp"
+#include "smlab/progress.hpp"
 
 namespace smlab::app {
 
 // The imported data (never null), or one line naming the file, the array and what is allowed: an
-// Error::file when a file could not be read (exit 3), an Error::usage for bad content (exit 2).
+// Error::file when a file could not be read or there was not memory enough (exit 3), an
+// Error::usage for bad content (exit 2).
 using ImportLoad = Result<std::shared_ptr<const ImportedAttention>>;
 
-// Largest file read: the biggest allowed array as float64 plus a header (about 2 GiB).
+// Largest .npy or .npz file read: the biggest allowed array as float64 plus a header (about 2 GiB).
 inline constexpr std::uintmax_t import_file_max_bytes = ImportLimits::array_elements_max * 8 + (1u << 20);
 
+struct ImportOptions {
+  // Reported through as files are read (a share of the job per file, by size); cancelled: the
+  // load stops within a few milliseconds and returns cancelled_error("import").
+  Progress progress;
+  // Test hook: called with each data file's path after the checks made by its name (is it a
+  // file: parse_import_spec) and before it is opened. Opening never blocks and the type is
+  // checked on the opened file (fstat), so a file swapped for a FIFO here is refused, not waited on.
+  std::function<void(const std::string& path)> before_open;
+};
+
 // Loads every spec (.npy, .npz or .csv, told apart by extension, else by their first bytes) and
-// the optional tokens file (plain text or a JSON list), and assembles them.
-ImportLoad load_import(std::span<const std::string> specs, const std::string& tokens_file);
+// the optional tokens file (plain text or a JSON list), and assembles them. In two passes: first
+// every file is opened and its header, zip directory and declared shapes are read and checked,
+// each array's role included (two arrays for one role are refused here); only then are values
+// read, streamed from the file into their floats. So no allocation is made that the checks would
+// refuse, and an allocation that fails anyway is the Error::file "not enough memory".
+ImportLoad load_import(std::span<const std::string> specs, const std::string& tokens_file,
+                       const ImportOptions& options);
+inline ImportLoad load_import(std::span<const std::string> specs, const std::string& tokens_file) {
+  return load_import(specs, tokens_file, ImportOptions{});
+}
 
 }  // namespace smlab::app

@@ -41,6 +41,8 @@ struct InteractionUi {
   std::string export_target = "window";  // "window" or a placed plot name / "controls"
   std::vector<std::string> panel_names;  // last frame's panels (placed plots), for the target combo
   bool export_png_requested = false;
+  // File → Export CSV / Export SVG: the files of --export-csv / --export-svg, in a new folder.
+  bool export_csv_requested = false, export_svg_requested = false;
   bool record_gif_requested = false;
   bool gif_recording = false;
   float gif_progress = 0.0f;  // 0..1 while recording

@@ -6,20 +6,28 @@
 //   [SECTION] Reading: parse_session, every field checked
 //   [SECTION] Session files: load_session, save_session
 //   [SECTION] Autosave: when, where links lead, backing up a bad file, the write
+//   [SECTION] One window per autosave: the lock
 //   [SECTION] The config folder
 #include "state/session.hpp"
 #include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <cstdlib>
 #include <iterator>
 #include <span>
 #include <vector>
 
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 
 namespace smlab::app {
 namespace {
@@ -152,11 +160,15 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
     }
     if (load_import) {
       const ImportLoad loaded = load_import(session.imports, session.import_tokens);
-      if (loaded && attach_import(session.params, *loaded).ok())
+      const Result<void> attached = loaded ? attach_import(session.params, *loaded) : Result<void>(loaded.error());
+      if (attached) {
         data_attached = true;
-      else
-        session.import_warning = "the session's imported data could not be read back (" +
-                                 (loaded ? std::string() : loaded.error().message) + "): showing random data";
+      } else {
+        session.import_error = attached.error().message;
+        session.import_error_kind = attached.error().kind;
+        session.import_warning =
+            "the session's imported data could not be read back (" + session.import_error + "): showing random data";
+      }
     }
   }
   if (document.contains("params")) {
@@ -265,12 +277,15 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
 
 // [SECTION] Session files: load_session, save_session
 
-Result<Session> load_session(const std::filesystem::path& path) {
+Result<Session> load_session(const std::filesystem::path& path, const ImportOptions& import_options) {
   const std::string shown = "'" + path.string() + "'";
   const TextFile file = read_text_file(path, session_max_bytes);
   if (file.status == TextFile::Status::unreadable) return Error::file(cannot_read("session " + shown, file));
   if (file.status == TextFile::Status::too_large) return failure("session " + shown + " is larger than 1 MB");
-  Result<Session> load = parse_session(file.text, app::load_import);
+  Result<Session> load =
+      parse_session(file.text, [&](std::span<const std::string> specs, const std::string& tokens_file) {
+        return app::load_import(specs, tokens_file, import_options);
+      });
   if (!load) return Error{load.error().kind, shown + ": " + load.error().message};
   return load;
 }
@@ -340,6 +355,54 @@ Result<void> write_autosave(const std::filesystem::path& path, const Session& se
     if (backup != nullptr) *backup = *made;
   }
   return save_session(*target, session, true);
+}
+
+// [SECTION] One window per autosave: the lock
+
+SessionLock::SessionLock(const std::filesystem::path& autosave) {
+  const std::filesystem::path path = autosave.string() + ".lock";
+  // O_NOFOLLOW: a link planted there is not followed (nothing but a regular file of ours is locked
+  // or created); no O_TRUNC: the holder's process number stays readable until we hold the lock.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    problem_ = "cannot open the lock file '" + path.string() + "': " + std::strerror(errno);
+    return;
+  }
+  struct stat status {};
+  if (::fstat(fd_, &status) != 0 || !S_ISREG(status.st_mode)) {
+    problem_ = "the lock file '" + path.string() + "' is not a regular file";
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    if (error != EWOULDBLOCK) {
+      problem_ = "cannot lock '" + path.string() + "': " + std::strerror(error);
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+    char holder[32] = {};
+    const ssize_t read = ::pread(fd_, holder, sizeof holder - 1, 0);
+    const std::string pid = read > 0 ? std::string(holder, static_cast<std::size_t>(read)) : std::string();
+    const bool digits = !pid.empty() && pid.find_first_not_of("0123456789") == std::string::npos;
+    problem_ = "another Softmax Lab window" + (digits ? " (process " + pid + ")" : std::string()) + " uses '" +
+               autosave.string() + "'";
+    state_ = State::taken;
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  state_ = State::held;
+  const std::string pid = std::to_string(::getpid());
+  // Who holds it, for the second window's message; a failed write only loses that detail.
+  if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+  }
+}
+
+SessionLock::~SessionLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
 }
 
 // [SECTION] The config folder

@@ -48,8 +48,12 @@ struct Session {
   // of imported data (kept even when the files are gone, so saving again loses nothing).
   std::vector<std::string> imports;
   std::string import_tokens;
-  // On load: one line when the imported files could not be read back ("…: showing random data").
+  // On load: one line when the imported files could not be read back ("…: showing random data"),
+  // and the reason itself with its kind (Error::file: unreadable; usage: bad content), so a
+  // headless run can stop on it (exit 3 or 2) where the window falls back and shows the warning.
   std::string import_warning;
+  std::string import_error;
+  Error::Kind import_error_kind = Error::Kind::usage;
   // "pins": [{"name": "A", "params": {…}}, …] (state/pins.hpp): at most max_pins; absent: none.
   std::vector<Pin> pins;
   friend bool operator==(const Session&, const Session&) = default;
@@ -83,9 +87,10 @@ using ImportLoader = std::function<ImportLoad(std::span<const std::string> specs
 Result<Session> parse_session(std::string_view json_text, const ImportLoader& load_import = {});
 
 // Reads `path` (at most session_max_bytes) and parses it, reading imported files with
-// app::load_import; errors start with the path. A file that cannot be read is an Error::file
-// (exit 3); a file too large or with bad content an Error::usage (exit 2).
-Result<Session> load_session(const std::filesystem::path& path);
+// app::load_import (with `import_options`: progress and cancel); errors start with the path. A file
+// that cannot be read is an Error::file (exit 3); a file too large or with bad content an
+// Error::usage (exit 2).
+Result<Session> load_session(const std::filesystem::path& path, const ImportOptions& import_options = {});
 
 // Writes atomically; with overwrite == false an existing file is an error (Error::file, as every
 // failure here).
@@ -119,6 +124,32 @@ SessionBackup back_up_session_file(const std::filesystem::path& path, std::chron
 // failure is an Error::file.
 Result<void> write_autosave(const std::filesystem::path& path, const Session& session, bool back_up_refused,
                             std::chrono::system_clock::time_point now, std::filesystem::path* backup = nullptr);
+
+// One window per autosave: an exclusive advisory lock (flock) on "<autosave>.lock", held by the
+// window that writes the autosave and released when this object goes (or the process ends, crash
+// included: the kernel drops it). A second window on the same file — two windows on one home — finds
+// it taken, is told so and leaves the file to the first instead of silently overwriting it.
+class SessionLock {
+ public:
+  enum class State {
+    held,    // this window writes the autosave
+    taken,   // another window holds it: do not write the autosave
+    failed,  // no lock could be made (read-only folder, a lock file that is not a regular file, …):
+             // the autosave is written as without locks, and `problem` says why
+  };
+  explicit SessionLock(const std::filesystem::path& autosave);
+  ~SessionLock();
+  SessionLock(const SessionLock&) = delete;
+  SessionLock& operator=(const SessionLock&) = delete;
+  State state() const { return state_; }
+  // Why not held, one line: "another Softmax Lab window (process 4242) uses …", or the error.
+  const std::string& problem() const { return problem_; }
+
+ private:
+  int fd_ = -1;
+  State state_ = State::failed;
+  std::string problem_;
+};
 
 // $XDG_CONFIG_HOME/softmax-lab if that is an absolute path, else $HOME/.config/softmax-lab;
 // empty if neither can be found. Only computes the path.

@@ -1,7 +1,13 @@
-// apply_session(): one way a saved session becomes the state a run or the window shows.
+// resolve_start() and apply_session(): the one way typed options and saved sessions become the state
+// a run or the window shows.
 #include "state/start_state.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "smlab/assignments.hpp"
+#include "state/import_files.hpp"
 
 namespace smlab::app {
 
@@ -34,6 +40,85 @@ Result<void> apply_session(const Session& session, const LessonList& lessons, co
                         "' has steps 1 to " + std::to_string(steps));
   state.lesson = LessonPosition{*index, static_cast<std::size_t>(saved.step - 1)};
   return {};
+}
+
+Result<void> resolve_start(const StartRequest& request, const PresetList& presets, const LessonList& lessons,
+                           StartState& state) {
+  if (!request.load_path.empty()) {
+    const Result<Session> loaded = load_session(request.load_path, {request.import_progress, {}});
+    if (!loaded) return loaded.error();
+    if (!loaded->import_error.empty() && request.import_error_stops)
+      return Error{loaded->import_error_kind,
+                   "'" + request.load_path + "': its imported data: " + loaded->import_error};
+    const Result<void> applied = apply_session(*loaded, lessons, request.given, state);
+    if (!applied) return Error{applied.error().kind, "'" + request.load_path + "': " + applied.error().message};
+  }
+  if (!request.preset_name.empty()) {
+    if (!presets) return presets.error();
+    const Preset* preset = find_preset(presets, request.preset_name);
+    if (preset == nullptr)
+      return Error::usage("--preset '" + request.preset_name.substr(0, 40) + "' is not a preset: allowed " +
+                          preset_names(presets));
+    state.params = preset->params;
+    if (preset->view && !request.given.view) state.view = *preset->view;
+  }
+  // A lesson step sets Params and view like a preset (--set still applies on top).
+  if (!request.lesson_spec.empty()) {
+    const LessonLookup found = lookup_lesson(lessons, request.lesson_spec);
+    if (!found) {
+      if (lessons.lessons.empty() && lessons.error) return *lessons.error;
+      // A lesson file that did not load is named: it may be why the lesson is missing.
+      return Error{found.error().kind,
+                   found.error().message + (lessons.error ? " (" + lessons.error->message + ")" : "")};
+    }
+    state.lesson = *found;
+    const LessonStep& step = lessons.lessons[found->lesson].steps[found->step];
+    state.params = step.params;
+    if (!request.given.view) state.view = step.view;
+  }
+  if (!request.import_specs.empty()) {
+    const ImportLoad imported = load_import(request.import_specs, request.tokens_path, {request.import_progress, {}});
+    if (!imported) return imported.error();
+    for (const std::string& warning : (*imported)->warnings)
+      state.import_warning += (state.import_warning.empty() ? "" : "; ") + warning;
+    if (Result<void> attached = attach_import(state.params, *imported); !attached.ok()) return attached.error();
+  }
+  return apply_assignments(state.params, request.assignments);
+}
+
+Result<View> view_option(std::string_view text) {
+  if (const auto view = view_from_name(text)) return *view;
+  std::string names;
+  for (const ViewInfo& info : all_views()) names += (names.empty() ? "" : ", ") + std::string(info.name);
+  return Error::usage("--view '" + std::string(text.substr(0, 40)) + "' is not a view: allowed " + names);
+}
+
+Result<Theme> theme_option(std::string_view text) {
+  if (const auto theme = theme_from_name(text)) return *theme;
+  return Error::usage("--theme '" + std::string(text.substr(0, 40)) + "' is not allowed: dark, light or projector");
+}
+
+Result<float> font_scale_option(std::string_view text) {
+  const std::string typed(text);
+  char* end = nullptr;
+  const double value = std::strtod(typed.c_str(), &end);
+  const bool decimal = !typed.empty() && typed.find_first_not_of("0123456789.eE+-") == std::string::npos;
+  if (end != typed.c_str() + typed.size() || !decimal || !(value >= font_scale_min && value <= font_scale_max))
+    return Error::usage("--font-scale '" + typed.substr(0, 40) + "' is not allowed: a number from 1 to 3");
+  return static_cast<float>(value);
+}
+
+Result<plot::Colormap> colormap_option(std::string_view text) {
+  const auto colormap = plot::colormap_from_name(text);
+  if (!colormap || *colormap == plot::Colormap::Diverging)
+    return Error::usage("--colormap '" + std::string(text.substr(0, 40)) +
+                        "' is not allowed: viridis, cividis, magma or greys");
+  return *colormap;
+}
+
+Result<i18n::Language> language_option(std::string_view text) {
+  if (const auto language = i18n::parse_language(text)) return *language;
+  return Error::usage("--lang '" + std::string(text.substr(0, 40)) + "' is not allowed: " + i18n::language_codes());
 }
 
 }  // namespace smlab::app

@@ -1,5 +1,6 @@
-// The state a run starts from (Params, view, look, lesson) and the one apply_session() that puts a
-// saved session into it: used by --load, the window's autosave and File → Load alike.
+// The state a run starts from (Params, view, look, lesson): resolve_start(), which the command line
+// and the web page's URL share, and the one apply_session() that puts a saved session into it (used
+// by --load, the window's autosave and File → Load alike).
 #pragma once
 
 #include <map>
@@ -13,8 +14,10 @@
 #include "plot/plot.hpp"
 #include "smlab/error.hpp"
 #include "smlab/params.hpp"
+#include "smlab/progress.hpp"
 #include "smlab/views.hpp"
 #include "state/pins.hpp"
+#include "state/presets.hpp"
 #include "state/session.hpp"
 #include "state/ui_state.hpp"
 
@@ -52,5 +55,41 @@ struct SessionGiven {
 // says it its own way); everything else is applied all the same.
 Result<void> apply_session(const Session& session, const LessonList& lessons, const SessionGiven& given,
                            StartState& state);
+
+// What a run is asked to start from, as typed (the command line's options, the web page's URL).
+struct StartRequest {
+  std::string load_path;                  // --load FILE.json: a saved session
+  std::string preset_name;                // --preset NAME
+  std::string lesson_spec;                // --lesson NAME[:STEP[:GUESS]]
+  std::vector<std::string> import_specs;  // --import FILE[:ARRAY[=ROLE]], ...
+  std::string tokens_path;                // --tokens FILE (with import_specs)
+  std::vector<std::string> assignments;   // --set KEY=VALUE, ...
+  SessionGiven given;                     // which look and place options were typed
+  Progress import_progress;               // told the import's stages (a headless run's progress line)
+  bool import_error_stops = false;        // a session's unreadable import is an Error, not random data
+};
+
+// Puts `request` on top of `state` (whose view and look hold the typed options or the defaults), in
+// this order: a saved session (applied by apply_session, as the window's autosave is), a preset, a
+// lesson step (each sets Params and, unless a view was typed, the view), imported data (it replaces
+// the random Q and K before --set, so --set head=2 or row=7 can refer to it), then every --set in
+// the order of param_keys() (seq_len before row, whatever the typed order), all through the
+// sliders' validation. The first problem is the Error; `state` may then be half-updated. A restored
+// session's imported files that could not be read leave their line in state.import_warning (also
+// when an Error follows: the caller prints it first).
+Result<void> resolve_start(const StartRequest& request, const PresetList& presets, const LessonList& lessons,
+                           StartState& state);
+
+// The values of the start's look and place options as the command line and the web page's URL take
+// them; the Error is the line both print, naming the option: "--view 'x' is not a view: allowed
+// dashboard, normalizers, ...".
+Result<View> view_option(std::string_view text);
+Result<Theme> theme_option(std::string_view text);
+Result<i18n::Language> language_option(std::string_view text);
+// --font-scale: a plain decimal number (no hex, no spaces) from font_scale_min to font_scale_max,
+// checked as a double before it becomes a float (3.0000001 is refused, not rounded into range).
+Result<float> font_scale_option(std::string_view text);
+// --colormap: a sequential colormap (viridis, cividis, magma or greys; not the diverging one).
+Result<plot::Colormap> colormap_option(std::string_view text);
 
 }  // namespace smlab::app

@@ -34,9 +34,14 @@ inline constexpr float font_scale_min = 1.0f, font_scale_max = 3.0f;
 struct PlacedPlot {
   std::string name;  // "<view>/<plot>"
   ImVec2 min, max;
+  // The draw list the plot went into (its window's, valid until the frame ends): marks drawn over
+  // the plot later in the frame (a lesson's highlight, a predict cover) go into the same list, so
+  // they sit above the plot and below every window drawn above it (dialogs, toasts, menus).
+  ImDrawList* draw_list = nullptr;
+  ImVec2 clip_min{0, 0}, clip_max{0, 0};  // that window's visible rectangle then (a scrolling child's)
 };
 
-// The open lesson (lessons/lesson_player.hpp moves it) and the animation towards its step's Params.
+// The open lesson (lesson_player/lesson_player.hpp moves it) and the animation towards its step's Params.
 struct LessonState {
   std::optional<LessonPosition> open;  // none: no lesson shown
   bool animating = false;
@@ -55,8 +60,8 @@ struct LessonState {
   // (none: revealed without one). Opening any step starts it unrevealed.
   bool revealed = false;
   std::optional<double> guess;
-  double typed_guess = 0.0;  // the typed-guess field
-  std::string guess_error;   // a refused guess, shown under the field
+  std::string typed_guess;  // the typed-guess field as typed: committed as it reads (parse_guess)
+  std::string guess_error;  // a refused guess, shown under the field
   // This frame's lesson layout (panels/lesson_layout.hpp): draw_main_window places the step's panels
   // and leaves the text block's box here; draw_lesson draws the text (or presenter caption) in it.
   struct TextBox {
@@ -77,6 +82,7 @@ struct LessonState {
       float font_size = 0.0f;
       int language = -1, theme = -1;
       bool presenter = false, revealed = false, answer_ready = false, plots_built = false;
+      bool answer_converged = false;  // a Monte Carlo answer's lines replace "converging" once it has
       std::size_t plots = 0;
       std::string typed;
       std::vector<std::string> notes;
@@ -95,6 +101,18 @@ struct LessonState {
   std::string presenter_typed;
   int presenter_choice = -1;
   std::optional<std::pair<std::size_t, std::size_t>> presenter_typed_step;
+};
+
+// A pointer gesture on a plot (panels/pointer_gestures.hpp), from the press to the release.
+struct PointerGesture {
+  enum class Kind { none, distribution_bar, heatmap_row, entropy_point, parabola_point } kind = Kind::none;
+  std::string plot;  // "<view>/<plot>" it started on
+  int key = -1;      // the bar's or point's key
+  Params start;      // the Params at the press: the drag maps from them, so a lagging Snapshot does not matter
+  std::vector<double> start_scores;  // distribution bars: the editable scores at the press
+  std::vector<double> logits;        // parabola points: the row's scores at T = 1 (snap.scores)
+  double rest_log_sum = 0.0;         // distribution bars: log Σ_{j≠key} e^{z_j} at the press
+  bool active() const { return kind != Kind::none; }
 };
 
 struct UiState {
@@ -116,6 +134,7 @@ struct UiState {
   bool controls_shown = true;
   bool presenter = false;
   std::string presenter_focus;  // "<view>/<plot>" shown in presenter mode when no lesson step names one
+  int compact_plot = 0;         // the plot the compact layout shows (panels.hpp: a narrow page)
   std::string hovered_plot;     // "<view>/<plot>" under the mouse last frame: F5 presents it
   bool escape_taken = false;    // this frame's Escape already left presenter mode (the lesson stays open)
   // Tests: when set, every frame refills `layout_report` with each plot's laid-out texts and problems.
@@ -145,6 +164,7 @@ struct UiState {
   LessonState lesson;
   PinState pins;              // pinned Params drawn as ghosts (state/pins.hpp, panels/pins_panel.hpp)
   InteractionUi interaction;  // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
+  PointerGesture gesture;     // a drag or press on a plot in progress; one undo step
 };
 
 // Applies `candidate` if validate() accepts it; otherwise keeps the old Params and

@@ -1,15 +1,16 @@
 // The web build's entry point (`make web`): the same App on the page's canvas, frames run by the
-// browser (emscripten_set_main_loop), the start state from the page's URL checked as the command
-// line's --view/--set/--lesson/--lang/--theme are, the state written back into the URL and the
-// browser's storage, and files the app writes handed to the browser as downloads.
+// browser (emscripten_set_main_loop_arg), the start state from the page's address (url_state.hpp:
+// each setting checked as the command line checks it, a bad one skipped) or from the session kept in
+// the browser's storage, and between frames: the address and the storage following the shown state,
+// file requests handed to the page's pickers, and the page's words and text mirror in the App's
+// language (page.js shows them). Started as a Web Worker (export-worker.js: "--export-worker") the
+// same program makes the page's exports instead (export_worker.cpp).
 //
 // [SECTION] Index
-//   [SECTION] Page state and errors
-//   [SECTION] The URL: reading the start state, writing the shown state
-//   [SECTION] Downloads
+//   [SECTION] Messages, downloads and the export command
+//   [SECTION] Between frames: canvas size, the Chinese font, file requests
+//   [SECTION] Between frames: address, storage, words and mirror
 //   [SECTION] One tick per browser frame
-//   [SECTION] CSV and SVG exports
-//   [SECTION] Functions the page calls
 //   [SECTION] Entry point: start state, window, main loop
 #include <emscripten.h>
 #include <emscripten/html5.h>
@@ -21,142 +22,76 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
+#include <limits>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "app.hpp"
-#include "export/atomic_file.hpp"
-#include "export/csv.hpp"
-#include "plot_export.hpp"
 #include "i18n/i18n.hpp"
 #include "lessons/lessons.hpp"
-#include "platform/window.hpp"
-#include "state/presets.hpp"
-#include "state/session.hpp"
-#include "smlab/evaluate.hpp"
-#include "smlab/assignments.hpp"
+#include "page_text.hpp"
+#include "panels/panels.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
+#include "state/import_files.hpp"
+#include "state/presets.hpp"
+#include "state/session.hpp"
+#include "state/start_state.hpp"
+#include "web_app.hpp"
+#include "export_worker.hpp"
 
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace smlab::web {
+
+// [SECTION] Messages, downloads and the export command
+
+// Where the app's own PNG/GIF exports land (its screenshot folder): each new file there is handed
+// to the browser as a download and removed.
+const char* const downloads_dir = "/downloads";
+
+void show_error(const std::string& message) {
+  const std::string line = message.empty() ? std::string() : "softmax-lab: " + message;
+  if (!line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
+  EM_ASM({ smlabShowError(UTF8ToString($0)); }, line.c_str());
+}
+
+void show_status(const std::string& message) {
+  EM_ASM({ smlabShowStatus(UTF8ToString($0)); }, message.c_str());
+}
+
+std::string export_command(const app::App& app, bool csv) {
+  const app::Session session = app.current_session();
+  // A value the shell would split or expand is quoted.
+  const auto quoted = [](const std::string& text) {
+    if (text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:=+-/") ==
+        std::string::npos)
+      return text;
+    std::string out = "'";
+    for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  };
+  std::string command = "softmax-lab";
+  for (const UrlPair& pair : url_pairs(session, false))
+    if (pair.name == "set") command += " --set " + quoted(pair.value);
+  for (const std::string& spec : session.imports) command += " --import " + quoted(fs::path(spec).filename().string());
+  if (!session.import_tokens.empty())
+    command += " --tokens " + quoted(fs::path(session.import_tokens).filename().string());
+  if (!session.pins.empty() || !csv) command += " --load SESSION.json";
+  return command + (csv ? " --export-csv DIR" : " --export-svg DIR");
+}
 
 namespace {
 
-// [SECTION] Page state and errors
-
-// Where the app's own PNG/GIF exports land (its screenshot folder); each new file there is given to
-// the browser as a download and removed. CSV/SVG exports of the page's buttons go there too.
-const fs::path kDownloads = "/downloads";
-
-// The page's state in the URL: NAME=VALUE pairs in order (the page's JavaScript splits the query).
-struct UrlState {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  bool any_state() const {
-    return std::any_of(pairs.begin(), pairs.end(),
-                       [](const auto& p) { return p.first != "lang" && p.first != "theme"; });
-  }
-};
-
-struct WebApp {
-  std::unique_ptr<smlab::platform::Window> window;
-  std::unique_ptr<smlab::app::App> app;
-  std::string url;         // the query last written to the address bar
-  std::string saved;       // the session JSON last written to localStorage
-  double last_save = 0.0;  // surface time of that write
-  int export_count = 0;
-  // Per tick (evaluation slice + frame) wall times and the recomputes' times, for smlab_timing().
-  std::vector<double> tick_ms, recompute_ms;
-  std::uint64_t seen_version = 0;
-};
-WebApp* web = nullptr;
-
-// One line, as the command line prints it (main.cpp's fail()).
-void show_error(const std::string& message) {
-  const std::string line = "softmax-lab: " + message;
-  std::fprintf(stderr, "%s\n", line.c_str());
-  // JavaScript: clang-format would split its triple-equals operator.
-  // clang-format off
-  EM_ASM({ if (typeof smlabShowError === 'function') smlabShowError(UTF8ToString($0)); }, line.c_str());
-  // clang-format on
-}
-
-// [SECTION] The URL: reading the start state, writing the shown state
-
-// The URL's state on top of `options` (view, lesson, set, lang, theme), with the command line's
-// messages. On an error `options` is left as it was.
-std::optional<std::string> apply_url_state(const UrlState& url, smlab::app::AppOptions& options) {
-  smlab::app::AppOptions result = options;
-  std::optional<smlab::View> view;
-  std::string lesson_spec;
-  std::vector<std::string> assignments;
-  for (const auto& [name, value] : url.pairs) {
-    if (name == "view") {
-      view = smlab::view_from_name(value);
-      if (!view) {
-        std::string names;
-        for (const smlab::ViewInfo& info : smlab::all_views())
-          names += (names.empty() ? "" : ", ") + std::string(info.name);
-        return "--view '" + value.substr(0, 40) + "' is not a view: allowed " + names;
-      }
-    } else if (name == "lesson") {
-      lesson_spec = value;
-    } else if (name == "set") {
-      assignments.push_back(value);
-    } else if (name == "lang") {
-      const auto language = smlab::i18n::parse_language(value);
-      if (!language) return "--lang '" + value.substr(0, 40) + "' is not allowed: " + smlab::i18n::language_codes();
-      result.language = *language;
-    } else if (name == "theme") {
-      const auto theme = smlab::app::theme_from_name(value);
-      if (!theme) return "--theme '" + value.substr(0, 40) + "' is not allowed: dark, light or projector";
-      result.theme = *theme;
-    } else {
-      return "'" + name.substr(0, 40) + "' is not a URL setting: allowed view, set, lesson, lang, theme";
-    }
-  }
-  if (!lesson_spec.empty()) {
-    const smlab::app::LessonLookup found = smlab::app::lookup_lesson(result.lessons, lesson_spec);
-    if (!found.ok()) return found.error().message;
-    result.lesson = *found;
-    const smlab::app::LessonStep& step = result.lessons.lessons[found->lesson].steps[found->step];
-    result.params = step.params;
-    result.view = step.view;
-  }
-  if (view) result.view = *view;
-  // --set KEY=VALUE's rules, shared with the command line (smlab/assignments.hpp).
-  if (auto applied = smlab::apply_assignments(result.params, assignments); !applied) return applied.error().message;
-  options = std::move(result);
-  return std::nullopt;
-}
-
-// The query that reopens what is shown: the view, every parameter that differs from its default
-// (as --set takes it back) and the language. Imported data has no URL form and is left out.
-std::string url_query(const smlab::app::App& app) {
-  const smlab::app::Session session = app.current_session();
-  std::string query = "?view=" + std::string(smlab::view_info(session.view).name);
-  const smlab::Params defaults;
-  for (const smlab::ParamKey& key : smlab::param_keys()) {
-    const auto value = smlab::get_param(session.params, key.name);
-    if (value && *value != smlab::get_param(defaults, key.name))
-      query += "&set=" + std::string(key.name) + "=" + *value;
-  }
-  if (session.lesson) query += "&lesson=" + session.lesson->name + ":" + std::to_string(session.lesson->step);
-  if (session.language && *session.language != smlab::i18n::Language::English)
-    query += "&lang=" + std::string(smlab::i18n::language_code(*session.language));
-  return query;
-}
-
-// [SECTION] Downloads
-
 void offer_downloads() {
   std::error_code error;
-  if (!fs::is_directory(kDownloads, error)) return;
+  if (!fs::is_directory(downloads_dir, error)) return;
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(kDownloads, error))
+  for (const auto& entry : fs::directory_iterator(downloads_dir, error))
     if (entry.is_regular_file() && entry.path().filename().native().front() != '.') files.push_back(entry.path());
   for (const fs::path& file : files) {
     EM_ASM({ smlabDownload(UTF8ToString($0)); }, file.c_str());
@@ -164,177 +99,190 @@ void offer_downloads() {
   }
 }
 
-// [SECTION] One tick per browser frame
+// [SECTION] Between frames: canvas size, the Chinese font, file requests
 
-void tick() {
-  WebApp& state = *web;
-  // The canvas follows the page's size (CSS pixels).
+// The window follows the canvas's CSS size, and its backing store that times the device pixel ratio
+// (library_page.js): ImGui's DisplayFramebufferScale is then the ratio, and the App rebuilds its
+// fonts for it (text is crisp at DPR 2).
+void fit_canvas(WebApp& web) {
   double css_width = 0.0, css_height = 0.0;
   emscripten_get_element_css_size("#canvas", &css_width, &css_height);
-  int width = 0, height = 0;
-  glfwGetWindowSize(state.window->glfw_window(), &width, &height);
-  const int wanted_width = std::max(320, static_cast<int>(css_width)),
-            wanted_height = std::max(240, static_cast<int>(css_height));
-  if (wanted_width != width || wanted_height != height)
-    glfwSetWindowSize(state.window->glfw_window(), wanted_width, wanted_height);
-  // One slice of evaluation between frames (newest submission wins), then the frame.
-  const auto start = std::chrono::steady_clock::now();
-  state.app->evaluator().wait_for_latest(std::chrono::microseconds(0));
-  if (!state.app->frame()) {
-    // File > Quit / Ctrl+Q: a page cannot close its own tab. Keep running, save the session to the
-    // browser's storage now (a reload restores it) and say so, instead of freezing the page.
-    glfwSetWindowShouldClose(state.window->glfw_window(), GLFW_FALSE);
-    state.saved = smlab::app::serialize_session(state.app->current_session());
-    EM_ASM(
-        {
-          try {
-            localStorage.setItem('softmax-lab-session', UTF8ToString($0));
-          } catch (e) {
-          }
-        },
-        state.saved.c_str());
-    const smlab::i18n::Use language(state.app->language());
-    state.app->report(smlab::i18n::tr("web.status.quit"), false);
+  const int width = std::max(240, static_cast<int>(css_width)), height = std::max(240, static_cast<int>(css_height));
+  const double ratio = emscripten_get_device_pixel_ratio();
+  if (width == web.css_width && height == web.css_height && ratio == web.pixel_ratio) return;
+  web.css_width = width;
+  web.css_height = height;
+  web.pixel_ratio = ratio;
+  glfwSetWindowSize(web.window->glfw_window(), width, height);
+}
+
+// The page ships a Chinese font of just "简体中文" (the language combo's word); the full one (the
+// tables' and lessons' characters and the 3755 common ones, ~0.4 MB) comes when Chinese is chosen.
+// Until it is in, the App stays in the language it shows.
+void hold_chinese_until_font(WebApp& web) {
+  app::UiState& ui = web.app->ui();
+  if (web.chinese_font_ready || ui.language != i18n::Language::Chinese) return;
+  ui.language = web.app->language();
+  web.chinese_font_wanted = true;
+  if (web.chinese_font_pending) return;
+  web.chinese_font_pending = true;
+  EM_ASM({ smlabLoadChineseFont(); });
+}
+
+// File → Save/Open session (Ctrl+S, Ctrl+O) and File → Import: the page's own pickers
+// (AppOptions::files_by_host). Called right after the frame that took the click or key, so the
+// browser still counts the user's gesture and lets a file dialog open.
+void take_file_requests(WebApp& web) {
+  app::InteractionUi& requests = web.app->ui().interaction;
+  if (std::exchange(requests.save_session_requested, false)) EM_ASM({ smlabSaveSession(); });
+  if (std::exchange(requests.open_session_requested, false)) EM_ASM({ smlabOpenSession(); });
+  if (std::exchange(requests.import_requested, false)) EM_ASM({ smlabImportFiles(); });
+}
+
+// [SECTION] Between frames: address, storage, words and mirror
+
+void keep_in_storage(const std::string& json) {
+  EM_ASM(
+      {
+        try {
+          localStorage.setItem('softmax-lab-session', UTF8ToString($0));
+        } catch (e) {
+        }
+      },
+      json.c_str());
+}
+
+void follow_state(WebApp& web) {
+  app::App& app = *web.app;
+  const app::UiState& ui = app.ui();
+  const double now = web.window->time_seconds();
+  // The address: at once at rest; at most 4 times a second while something animates (the browser
+  // throttles pages that rewrite their address every frame).
+  const bool animating = ui.lesson.animating || ui.interaction.sweep_playing || ui.interaction.gif_recording;
+  const app::Session session = app.current_session();
+  const std::vector<UrlPair> shown = url_pairs(session, animating);
+  if (std::string query = url_query(address_pairs(shown, web.start_pairs, web.refused)); query != web.address) {
+    web.address = std::move(query);
+    EM_ASM({ smlabSetAddress(UTF8ToString($0), $1); }, web.address.c_str(), animating ? 250 : 0);
   }
-  if (state.tick_ms.size() < 100000)
-    state.tick_ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  if (const auto version = state.app->evaluator().latest().version; version != state.seen_version) {
-    state.seen_version = version;
-    if (state.recompute_ms.size() < 100000) state.recompute_ms.push_back(state.app->evaluator().last_compute_ms());
+  // The browser's storage: at most twice a second.
+  if (now - web.last_save > 0.5) {
+    web.last_save = now;
+    if (std::string json = app::serialize_session(session); json != web.saved) {
+      web.saved = std::move(json);
+      keep_in_storage(web.saved);
+    }
   }
-  offer_downloads();
-  // The address bar and the browser's storage follow the state (storage at most twice a second).
-  if (std::string query = url_query(*state.app); query != state.url) {
-    state.url = std::move(query);
-    EM_ASM({ history.replaceState(null, document.title, UTF8ToString($0)); }, state.url.c_str());
+  // The page's words follow the App's language.
+  if (web.words_language != app.language()) {
+    web.words_language = app.language();
+    const std::string words = page_words_json(app.language());
+    EM_ASM({ smlabSetWords(UTF8ToString($0), UTF8ToString($1)); }, i18n::language_code(app.language()), words.c_str());
   }
-  const double now = state.window->time_seconds();
-  if (now - state.last_save > 0.5) {
-    state.last_save = now;
-    if (std::string json = smlab::app::serialize_session(state.app->current_session()); json != state.saved) {
-      state.saved = std::move(json);
-      EM_ASM(
-          {
-            try {
-              localStorage.setItem('softmax-lab-session', UTF8ToString($0));
-            } catch (e) {
-            }
-          },
-          state.saved.c_str());
+  // The text mirror: at most 4 times a second, when it changed.
+  if (now - web.last_mirror > 0.25) {
+    web.last_mirror = now;
+    if (std::string mirror = mirror_json(app); mirror != web.mirror) {
+      web.mirror = std::move(mirror);
+      EM_ASM({ smlabMirror(UTF8ToString($0)); }, web.mirror.c_str());
     }
   }
 }
 
-// [SECTION] CSV and SVG exports
+// [SECTION] One tick per browser frame
 
-// Files of one export (CSV or SVG) of the shown state, made as `softmax-lab --export-csv DIR` and
-// `--export-svg DIR` make them, in a new folder; returns the folder, or "" after showing the error.
-std::string export_files(const std::string& kind) {
-  const smlab::Params params = web->app->ui().params;
-  smlab::EvaluateOptions evaluate_options;
-  evaluate_options.all_labs = true;
-  evaluate_options.dk_trials = smlab::app::headless_refine_trials(params.seq_len);
-  const smlab::Snapshot snapshot = *smlab::evaluate(params, evaluate_options);
-  const fs::path dir = "/exports/" + kind + "-" + std::to_string(++web->export_count);
-  if (smlab::Result<void> made = smlab::exporting::ensure_directory(dir); !made.ok()) {
-    show_error(made.error().message);
-    return {};
+void tick(void* argument) {
+  WebApp& web = *static_cast<WebApp*>(argument);
+  const auto start = Clock::now();
+  const int width = web.css_width, height = web.css_height;
+  const double ratio = web.pixel_ratio;
+  fit_canvas(web);
+  hold_chinese_until_font(web);
+  // Input since the last tick (page.js counts it: mouse, keys, wheel, touch, drops, its own calls).
+  const bool input = EM_ASM_INT({
+                       const seen = Module.smlabInputSeen | 0;
+                       Module.smlabInputSeen = 0;
+                       return seen;
+                     }) != 0;
+  if (input || width != web.css_width || height != web.css_height || ratio != web.pixel_ratio) web.settle_frames = 3;
+  // One slice of evaluation between frames (newest submission wins); nothing to do costs nothing.
+  web.app->evaluator().wait_for_latest(std::chrono::microseconds(0));
+  const auto evaluated = Clock::now();
+  const double now = web.window->time_seconds();
+  const std::uint64_t version = web.app->evaluator().latest().version;
+  // A frame when something may have changed: ImGui settles an input over a few frames, the App says
+  // when it animates (0), blinks or fades (seconds) or rests (negative), a new Snapshot is shown.
+  if (web.settle_frames == 0 && now < web.next_frame_at && version == web.drawn_version &&
+      !web.window->has_queued_keys()) {
+    follow_state(web);
+    return;
   }
-  smlab::exporting::FileBatch batch(false);
-  if (kind == "csv") {
-    const auto result = smlab::exporting::export_csv(snapshot, dir, {}, &batch);
-    if (!result) return show_error(result.error().message), std::string{};
-    const auto labs = smlab::exporting::export_lab_csv(snapshot, dir, false, &batch);
-    if (!labs) return show_error(labs.error().message), std::string{};
-  } else {
-    smlab::plot::Style style = smlab::plot::light_style();
-    style.sequential_colormap = web->app->ui().interaction.colormap;
-    const smlab::i18n::Language language = web->app->language();  // the page's: the SVGs show what it shows
-    if (language == smlab::i18n::Language::Chinese)
-      style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
-    const auto result = smlab::exporting::export_svg(snapshot, dir, false, style, language, 640.0f, 440.0f, &batch);
-    if (!result) return show_error(result.error().message), std::string{};
+  web.settle_frames = std::max(0, web.settle_frames - 1);
+  web.drawn_version = version;
+  const bool running = web.app->frame();
+  const auto framed = Clock::now();
+  const double wait = web.app->idle_wait_seconds();
+  web.next_frame_at = wait < 0.0 ? std::numeric_limits<double>::infinity() : now + wait;
+  if (!running) {
+    // File > Quit / Ctrl+Q: a page cannot close its own tab. Keep running, keep the session in the
+    // browser's storage now (a reload restores it) and say so, instead of freezing the page.
+    glfwSetWindowShouldClose(web.window->glfw_window(), GLFW_FALSE);
+    web.saved = app::serialize_session(web.app->current_session());
+    keep_in_storage(web.saved);
+    const i18n::Use language(web.app->language());
+    web.app->report(i18n::tr("web.status.quit"), false);
+    web.settle_frames = 3;
   }
-  if (smlab::Result<void> committed = batch.commit(); !committed.ok())
-    return show_error(committed.error().message), std::string{};
-  return dir.string();
+  take_file_requests(web);
+  if (web.tick_ms.size() < 100000) {
+    const auto ms = [](auto duration) { return std::chrono::duration<double, std::milli>(duration).count(); };
+    web.tick_ms.push_back(ms(Clock::now() - start));
+    web.evaluate_ms.push_back(ms(evaluated - start));
+    web.frame_ms.push_back(ms(framed - evaluated));
+  }
+  if (version != web.seen_version) {
+    web.seen_version = version;
+    if (web.recompute_ms.size() < 100000) web.recompute_ms.push_back(web.app->evaluator().last_compute_ms());
+  }
+  offer_downloads();
+  follow_state(web);
+  if (!web.first_frame_reported && web.app->showing_snapshot()) {
+    web.first_frame_reported = true;
+    EM_ASM({ smlabFirstFrame(); });
+  }
 }
 
 }  // namespace
-
-// [SECTION] Functions the page calls
-
-// Called by the page (index.html) through Module.ccall.
-extern "C" {
-
-// CSV or SVG files of the shown state: the folder in the page's file system holding them ("" on
-// error). The page offers each as a download; the browser test reads the CSVs.
-EMSCRIPTEN_KEEPALIVE const char* smlab_export(const char* kind) {
-  static std::string dir;
-  dir = export_files(kind == nullptr ? "csv" : kind);
-  return dir.c_str();
-}
-
-// Median and 95th percentile of the ticks (evaluation slice + frame, ms) and recomputes since the
-// last call, as JSON; tests/web/bench_page.py reads it while it drags a slider.
-EMSCRIPTEN_KEEPALIVE const char* smlab_timing() {
-  static std::string json;
-  const auto stats = [](std::vector<double>& values) {
-    if (values.empty()) return std::string("null");
-    std::sort(values.begin(), values.end());
-    char text[96];
-    std::snprintf(text, sizeof text, "{\"count\":%zu,\"median\":%.3f,\"p95\":%.3f}", values.size(),
-                  values[values.size() / 2], values[std::min(values.size() - 1, values.size() * 95 / 100)]);
-    values.clear();
-    return std::string(text);
-  };
-  json = "{\"tick_ms\":" + stats(web->tick_ms) + ",\"recompute_ms\":" + stats(web->recompute_ms) + "}";
-  return json.c_str();
-}
-
-// The shown state as session JSON (the desktop's session file format).
-EMSCRIPTEN_KEEPALIVE const char* smlab_session_json() {
-  static std::string json;
-  json = smlab::app::serialize_session(web->app->current_session());
-  return json.c_str();
-}
-
-// Opens a session file's text (an upload); returns "" or the one-line error, also shown on the page.
-EMSCRIPTEN_KEEPALIVE const char* smlab_load_session(const char* text) {
-  static std::string error;
-  error.clear();
-  const smlab::Result<smlab::app::Session> loaded = smlab::app::parse_session(text == nullptr ? "" : text);
-  if (!loaded) {
-    error = "session: " + loaded.error().message;
-    show_error(error);
-  } else {
-    web->app->restore_session(*loaded);
-  }
-  return error.c_str();
-}
-
-}  // extern "C"
+}  // namespace smlab::web
 
 // [SECTION] Entry point: start state, window, main loop
 
 int main(int argc, char** argv) {
+  using namespace smlab;
+  using namespace smlab::web;
   ::setenv("SOFTMAX_LAB_ASSETS", "/assets", 0);
-  UrlState url;
-  for (int i = 1; i + 1 < argc; i += 2) url.pairs.emplace_back(argv[i], argv[i + 1]);
+  if (argc == 2 && std::string(argv[1]) == "--export-worker") return run_export_worker();
+  std::vector<UrlPair> pairs;
+  for (int i = 1; i + 1 < argc; i += 2) pairs.push_back({argv[i], argv[i + 1]});
+  const bool address_has_state =
+      std::any_of(pairs.begin(), pairs.end(), [](const UrlPair& pair) { return !look_setting(pair.name); });
 
-  const fs::path assets = smlab::app::find_assets_dir();
-  smlab::app::AppOptions options;
-  options.presets = smlab::app::load_presets(assets / "presets.json");
-  options.lessons = smlab::app::load_lessons(assets / "lessons");
-  options.screenshot_dir = kDownloads.string();
-  if (const std::string error = smlab::i18n::load_catalogue(assets); !error.empty()) show_error(error);
+  const fs::path assets = app::find_assets_dir();
+  app::AppOptions options;
+  options.presets = app::load_presets(assets / "presets.json");
+  options.lessons = app::load_lessons(assets / "lessons");
+  options.screenshot_dir = downloads_dir;
+  options.files_by_host = true;
+  // A narrow page (a phone) starts with the compact layout's drawer closed (panels.hpp).
+  double page_width = 0.0, page_height = 0.0;
+  emscripten_get_element_css_size("#canvas", &page_width, &page_height);
+  if (page_width < app::compact_layout_width) options.controls_shown = false;
+  if (const std::string error = i18n::load_catalogue(assets); !error.empty()) show_error(error);
 
-  // A URL with state wins; else the last session in this browser's storage; else the defaults.
-  std::optional<std::string> refused;
-  if (!url.pairs.empty()) refused = apply_url_state(url, options);
-  if (!url.any_state()) {
-    // JavaScript: clang-format would split its triple-equals operator.
+  // An address with state wins; else the session in this browser's storage (its imported files,
+  // kept by page.js in IndexedDB, are back in import_dir); the address's look goes on top of either.
+  std::string storage_problem;
+  if (!address_has_state) {
     // clang-format off
     char* stored = reinterpret_cast<char*>(EM_ASM_INT({
       var text = null;
@@ -343,41 +291,51 @@ int main(int argc, char** argv) {
     }));
     // clang-format on
     if (stored != nullptr) {
-      const smlab::Result<smlab::app::Session> last = smlab::app::parse_session(stored);
+      const Result<app::Session> last =
+          app::parse_session(stored, [](std::span<const std::string> specs, const std::string& tokens) {
+            return app::load_import(specs, tokens);
+          });
       std::free(stored);
       if (last) {
-        options.params = last->params;
-        options.view = last->view;
-        if (last->language) options.language = *last->language;
-        if (last->theme) options.theme = smlab::app::theme_from_name(*last->theme).value_or(options.theme);
-        if (last->lesson)
-          if (const auto index = smlab::app::find_lesson(options.lessons, last->lesson->name);
-              index && static_cast<std::size_t>(last->lesson->step) <= options.lessons.lessons[*index].steps.size())
-            options.lesson = smlab::app::LessonPosition{*index, static_cast<std::size_t>(last->lesson->step - 1)};
+        if (Result<void> applied = app::apply_session(*last, options.lessons, app::SessionGiven{}, options); !applied)
+          storage_problem = applied.error().message;
+        if (!last->import_warning.empty()) storage_problem = last->import_warning;
       }
     }
   }
-  // No process-wide language: the App draws in options.language (its UiState) and the exports take it from the App.
+  const UrlStart start = apply_url(pairs, options);
 
-  web = new WebApp();
-  smlab::platform::WindowOptions window_options;
+  auto* web = new WebApp();  // lives as long as the page; page.js holds its address
+  web->chinese_font_ready = EM_ASM_INT({ return Module.smlabChineseFontLoaded ? 1 : 0; }) != 0;
+  if (options.language == i18n::Language::Chinese && !web->chinese_font_ready) {
+    options.language = i18n::Language::English;  // page.js said why it could not load the font
+    web->chinese_font_wanted = true;
+  }
+
+  platform::WindowOptions window_options;
   double css_width = 1280.0, css_height = 800.0;
   emscripten_get_element_css_size("#canvas", &css_width, &css_height);
-  window_options.width = std::max(320, static_cast<int>(css_width));
+  window_options.width = std::max(240, static_cast<int>(css_width));
   window_options.height = std::max(240, static_cast<int>(css_height));
-  auto created = smlab::platform::Window::create(window_options);
+  auto created = platform::Window::create(window_options);
   if (!created) {
     show_error(created.error().message);
-    return smlab::exit_code(created.error().kind);
+    return exit_code(created.error().kind);
   }
   web->window = std::move(*created);
-  web->app = std::make_unique<smlab::app::App>(*web->window, options);
+  fit_canvas(*web);  // the backing store at the device pixel ratio before the App makes its fonts
+  web->app = std::make_unique<app::App>(*web->window, options);
   if (!web->app->font_warning().empty()) show_error(web->app->font_warning());
   if (!web->app->language_warning().empty()) show_error(web->app->language_warning());
-  if (refused) {
-    show_error(*refused);
-    web->app->report(*refused, true);
+  web->start_pairs = url_pairs(web->app->current_session(), false);
+  web->refused = start.refused;
+  if (const std::string summary = refused_summary(start.refused, web->app->language()); !summary.empty()) {
+    show_error(summary);
+    web->app->report(summary, true);
+  } else if (!storage_problem.empty()) {
+    show_error(storage_problem);
   }
-  emscripten_set_main_loop(tick, 0, false);
+  EM_ASM({ smlabStarted($0); }, web);
+  emscripten_set_main_loop_arg(tick, web, 0, false);
   return 0;
 }

@@ -29,8 +29,9 @@ namespace {
 
 constexpr int temperature_points = 121;  // 30 per decade over 0.01 … 100
 
-void report(const EvaluateOptions& options, float fraction) {
+void report(const EvaluateOptions& options, float fraction, std::string_view stage = "computing") {
   if (options.progress != nullptr) options.progress->store(fraction, std::memory_order_relaxed);
+  if (options.progress_sink != nullptr) options.progress_sink->update(fraction, stage);
 }
 
 // Whether ÷√d_k means anything: d_k is known for random and imported Q, K, not for imported
@@ -50,7 +51,7 @@ void fill_product(ScoreCache& cache, const ScoreCache* previous = nullptr) {
   if (previous == nullptr || previous->key_dim != cache.key_dim || previous->raw.values.empty() ||
       previous->raw.rows != previous->queries.rows || cache.keys.rows != length) {
     reserve_with_huge_pages(cache.raw.values, cells);
-    dot_product_scores_fast(cache.raw, cache.queries, cache.keys);
+    dot_product_scores_fast(cache.raw, cache.queries_for_kernels(), cache.keys_for_kernels());
     return;
   }
   const int kept = std::min(length, previous->raw.rows);
@@ -93,6 +94,28 @@ void fill_product(ScoreCache& cache, const ScoreCache* previous = nullptr) {
                                                                      static_cast<std::size_t>(kept)));
 }
 
+// Q and K so large that q·k could overflow a float sum get kernel copies scaled by powers of two
+// (ScoreCache::score_exponent): the bound d·max|q|·max|k| brought to at most 2^64, far from float's
+// 2^128, the exponent split between the two.
+void prescale_for_kernels(ScoreCache& cache) {
+  float q_max = 0.0f, k_max = 0.0f;
+  for (const float q : cache.queries.values) q_max = std::max(q_max, std::abs(q));
+  for (const float k : cache.keys.values) k_max = std::max(k_max, std::abs(k));
+  const double bound =
+      static_cast<double>(cache.queries.cols) * static_cast<double>(q_max) * static_cast<double>(k_max);
+  constexpr int bound_exponent_max = 64;
+  int exponent = 0;
+  std::frexp(bound, &exponent);  // bound < 2^exponent
+  if (!(bound > 0x1p64) || exponent <= bound_exponent_max) return;
+  const int shift = exponent - bound_exponent_max;
+  const int query_shift = shift / 2, key_shift = shift - query_shift;
+  cache.score_exponent = shift;
+  cache.kernel_queries = cache.queries;
+  cache.kernel_keys = cache.keys;
+  for (float& q : cache.kernel_queries.values) q = std::ldexp(q, -query_shift);
+  for (float& k : cache.kernel_keys.values) k = std::ldexp(k, -key_shift);
+}
+
 // Q and K (and QKᵀ up to L = 4096) of one (batch, head) of imported data, or its L×L scores.
 void fill_imported(ScoreCache& cache, const Params& params) {
   const ImportedAttention& data = *params.imported;
@@ -108,6 +131,7 @@ void fill_imported(ScoreCache& cache, const Params& params) {
           data.slice(m == &cache.queries ? data.queries : data.keys, params.batch, params.head, data.key_dim);
       *m = Matrix{length, data.key_dim, std::vector<float>(slice.begin(), slice.end())};
     }
+    prescale_for_kernels(cache);
     if (length <= stored_scores_max_length) fill_product(cache);
   } else {
     const auto slice = data.slice(data.matrix, params.batch, params.head, length);
@@ -394,7 +418,9 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
       snap.attention_max = previous->attention_max;
     } else if (options.defer_pooled_maps) {
       snap.attention_max = previous != nullptr ? previous->attention_max : 1.0f;
-    } else if (!complete_pooled_maps(snap, options.stop)) {
+    } else if (!complete_pooled_maps(
+                   snap, options.stop,
+                   Progress({}, options.progress_sink).part(0.8, 0.9, "computing the attention maps"))) {
       return std::nullopt;
     }
   } else {
@@ -414,8 +440,14 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
     lab.seq_len = std::clamp(lab.seq_len, ParamLimits::seq_len_min, ParamLimits::seq_len_max);
     lab.row = std::min(lab.row, lab.seq_len - 1);
   }
-  for (const ViewInfo& info : all_views())
-    if (info.evaluate != nullptr && wanted(info.view)) snap.labs.set(info.view, info.evaluate(lab, snap));
+  const auto views = all_views();
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const ViewInfo& info = views[i];
+    if (info.evaluate == nullptr || !wanted(info.view)) continue;
+    if (options.progress_sink != nullptr)
+      report(options, 0.9f + 0.1f * static_cast<float>(i) / static_cast<float>(views.size()), "computing the labs");
+    snap.labs.set(info.view, info.evaluate(lab, snap));
+  }
   report(options, 1.0f);
   return snap;
 }
@@ -445,10 +477,19 @@ void causal_softmax_rows(std::span<float> block, int first, int rows, int length
   }
 }
 
+// The logit scale the float kernels apply to the cache's raw scores: the map's, times
+// 2^score_exponent for pre-scaled imports (ScoreCache). Kept within float: above FLT_MAX every
+// nonzero gap the kernels see is already far beyond e^88, so the weights are those of hardmax.
+double kernel_logit_scale(const Snapshot& snap, bool scaled) {
+  const double scale = scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale;
+  const int exponent = snap.attention_scores != nullptr ? snap.attention_scores->score_exponent : 0;
+  if (exponent == 0) return scale;
+  return std::min(std::ldexp(scale, exponent), static_cast<double>(std::numeric_limits<float>::max()));
+}
+
 void weights_of_rows(const Snapshot& snap, bool scaled, int first, int rows, std::span<float> block,
                      KernelOptions options = {}) {
-  causal_softmax_rows(block, first, rows, snap.attention_size,
-                      scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale, snap.causal, options);
+  causal_softmax_rows(block, first, rows, snap.attention_size, kernel_logit_scale(snap, scaled), snap.causal, options);
 }
 
 }  // namespace
@@ -457,12 +498,13 @@ bool pooled_maps_pending(const Snapshot& snap) {
   return snap.attention_scores != nullptr && snap.attention_scores->raw.values.empty() && snap.pooled.factor == 0;
 }
 
-bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
+bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop, const Progress& progress) {
   const int length = snap.attention_size;
   const int factor = (length + pooled_side_max - 1) / pooled_side_max;
   PooledMaps pooled;
-  pooled_attention_maps(pooled, snap.attention_scores->queries, snap.attention_scores->keys, snap.scaled_logit_scale,
-                        snap.unscaled_logit_scale, snap.causal, factor, stop);
+  pooled_attention_maps(pooled, snap.attention_scores->queries_for_kernels(), snap.attention_scores->keys_for_kernels(),
+                        kernel_logit_scale(snap, true), kernel_logit_scale(snap, false), snap.causal, factor, stop,
+                        progress);
   if (stop.stop_requested()) return false;
   snap.pooled = std::move(pooled);
   snap.attention_max = snap.pooled.max_weight > 0.0f ? snap.pooled.max_weight : 1.0f;
@@ -472,8 +514,8 @@ bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
 bool preview_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
   const int length = snap.attention_size;
   const int factor = (length + pooled_side_max - 1) / pooled_side_max;
-  const Matrix& queries = snap.attention_scores->queries;
-  const Matrix& keys = snap.attention_scores->keys;
+  const Matrix& queries = snap.attention_scores->queries_for_kernels();
+  const Matrix& keys = snap.attention_scores->keys_for_kernels();
   PooledMaps pooled;
   pooled.factor = factor;
   pooled.side = (length + factor - 1) / factor;
@@ -503,8 +545,7 @@ bool preview_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
       for (int r = 0; r < rows; ++r) {
         const std::span<float> row(weights.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(length),
                                    static_cast<std::size_t>(length));
-        causal_softmax_rows(row, (first + r) * factor, 1, length,
-                            scaled ? snap.scaled_logit_scale : snap.unscaled_logit_scale, snap.causal);
+        causal_softmax_rows(row, (first + r) * factor, 1, length, kernel_logit_scale(snap, scaled), snap.causal);
         float* cell_row = out.data() + static_cast<std::size_t>(first + r) * static_cast<std::size_t>(pooled.side);
         for (int cell = 0; cell < pooled.side; ++cell) {
           const int begin = cell * factor, end = std::min(begin + factor, length);
@@ -538,11 +579,12 @@ void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> 
   } else {
     // No stored QKᵀ (long imported contexts): this row's scores through the same kernel the
     // pooled maps use, so the weights equal theirs.
+    const Matrix& queries = cache.queries_for_kernels();
     const Matrix query{
-        1, cache.queries.cols,
-        std::vector<float>(cache.queries.values.begin() + static_cast<std::ptrdiff_t>(row) * cache.queries.cols,
-                           cache.queries.values.begin() + static_cast<std::ptrdiff_t>(row + 1) * cache.queries.cols)};
-    dot_product_scores_fast(out, query, cache.keys, KernelOptions{.max_threads = 1});
+        1, queries.cols,
+        std::vector<float>(queries.values.begin() + static_cast<std::ptrdiff_t>(row) * queries.cols,
+                           queries.values.begin() + static_cast<std::ptrdiff_t>(row + 1) * queries.cols)};
+    dot_product_scores_fast(out, query, cache.keys_for_kernels(), KernelOptions{.max_threads = 1});
   }
   weights_of_rows(snap, scaled, row, 1, out);
 }
@@ -587,7 +629,8 @@ float attention_map_max(const Snapshot& snap, bool scaled) {
 }
 
 void pooled_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix& keys, double scaled_logit_scale,
-                           double unscaled_logit_scale, bool causal, int factor, const std::stop_token& stop) {
+                           double unscaled_logit_scale, bool causal, int factor, const std::stop_token& stop,
+                           const Progress& progress) {
   const int length = queries.rows;
   assert(keys.rows == length && keys.cols == queries.cols && factor >= 1);
   out.factor = factor;
@@ -604,6 +647,7 @@ void pooled_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix&
   std::vector<float> raw, weights;
   for (int first = 0; first < length; first += block_rows) {
     if (stop.stop_requested()) return;
+    progress.report(static_cast<double>(first) / static_cast<double>(length));
     const int rows = std::min(block_rows, length - first);
     block_queries.rows = rows;
     block_queries.cols = queries.cols;

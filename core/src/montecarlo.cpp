@@ -302,6 +302,35 @@ void add_dk_trials(DkSweep& sweep, std::int64_t trials, int threads) {
   sweep.unscaled = std::move(visible.unscaled);
 }
 
+double monte_carlo_target_standard_error(double mean) { return std::max(0.01 * std::abs(mean), 0.002); }
+
+bool monte_carlo_converged(const RunningStats& stats) {
+  return stats.count >= 2 && stats.standard_error() <= monte_carlo_target_standard_error(stats.mean);
+}
+
+std::int64_t planned_dk_trials(const DkSweepConfig& config, std::int64_t limit, int threads) {
+  if (limit <= 0 || config.key_dims.empty()) return std::max<std::int64_t>(limit, 0);
+  // The pilot: the same setting drawn from another seed (its streams share none of the sweep's),
+  // about 2·10⁶ draws: 4096 trials at L = 16, 256 at L ≥ 512 (whose row means vary little).
+  DkSweepConfig pilot_config = config;
+  constexpr std::uint64_t pilot_stream = 0x70696C6F74ull;  // "pilot"
+  pilot_config.seed = stream_seed(config.seed, pilot_stream);
+  const auto draws_per_trial =
+      static_cast<std::int64_t>(std::max(config.seq_len, 1)) * static_cast<std::int64_t>(config.key_dims.size());
+  const std::int64_t pilot_trials = std::clamp<std::int64_t>(2'000'000 / draws_per_trial, 256, 4096);
+  DkSweep pilot = make_dk_sweep(pilot_config);
+  add_dk_trials(pilot, pilot_trials, threads);
+  double needed = 1.0;
+  constexpr double safety = 1.5;
+  for (const auto* variant : {&pilot.scaled, &pilot.unscaled})
+    for (const RowStats& point : *variant)
+      for (const RunningStats* stats : {&point.entropy_nats, &point.max_weight, &point.jacobian_norm}) {
+        const double target = monte_carlo_target_standard_error(stats->mean);
+        needed = std::max(needed, safety * stats->variance() / (target * target));
+      }
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(needed)), 1, limit);
+}
+
 namespace {
 
 // The sums of summarize_softmax_row (R = Σ e_j, W = −Σ e_j y_j, Σ e_j², Σ e_j³ over j ≠ top) to

@@ -115,7 +115,7 @@ using Scale = KeyScale;
 // [SECTION] The key table and one key's check
 
 // The key table (params.hpp). `allowed` is left empty where it is derived from [min, max].
-constexpr std::array<ParamKey, 28> key_rows{{
+constexpr std::array<ParamKey, 30> key_rows{{
     {"temperature", "softmax temperature T; logits are scores / T", "", &Params::temperature, L::temperature_min,
      L::temperature_max, Scale::logarithmic},
     {"d_k", "key dimension d_k: length of every query and key vector", "", &Params::key_dim, L::key_dim_min,
@@ -149,11 +149,16 @@ constexpr std::array<ParamKey, 28> key_rows{{
     {"top_p", "nucleus mass p of top-p sampling (sampling lab)", "", &Params::top_p, L::top_p_min, L::top_p_max,
      Scale::linear, 0.01},
     // Not a nudge/sweep key (scale none): a million draws is no slider to walk notch by notch.
-    {"samples", "draws in the sampling histogram (sampling lab)", "", &Params::samples, L::samples_min, L::samples_max},
+    {"samples", "draws in the sampling histogram (sampling lab)", "", &Params::samples, L::samples_min, L::samples_max,
+     Scale::none, 0.0, true, true},
     {"target", "index of the one-hot target in the row (loss lab; clamped to the row)", "", &Params::target,
      L::target_min, L::target_max, Scale::linear},
     {"angle", "direction of q in degrees (geometry lab)", "", &Params::angle, L::angle_min, L::angle_max, Scale::linear,
      1.0},
+    {"key_angle", "direction of key 0 in degrees (geometry lab)", "", &Params::key_angle, L::angle_min, L::angle_max,
+     Scale::linear, 1.0},
+    {"key_norm", "length of key 0 (geometry lab)", "", &Params::key_norm, L::key_norm_min, L::key_norm_max,
+     Scale::logarithmic},
     {"epsilon", "epsilon of cosine attention's max(|q|, epsilon) (geometry lab)", "", &Params::epsilon, L::epsilon_min,
      L::epsilon_max, Scale::logarithmic},
     {"init", "weight initialisation: 0 Var(w)=1, 1 Xavier, 2 He, 3 sigma_w=0.01 (init lab)", "", &Params::init,
@@ -276,13 +281,6 @@ const ParamKey* find_param_key(std::string_view name) {
   for (const ParamKey& key : key_table().keys)
     if (key.name == name) return &key;
   return nullptr;
-}
-
-std::optional<double> numeric_param(const Params& params, const ParamKey& key) {
-  if (const auto* real = std::get_if<double Params::*>(&key.member)) return params.**real;
-  if (const auto* whole = std::get_if<int Params::*>(&key.member)) return params.**whole;
-  if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key.member)) return static_cast<double>(params.**seed);
-  return std::nullopt;
 }
 
 Params blend_params(const Params& from, const Params& to, double t) {

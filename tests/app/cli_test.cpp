@@ -1,4 +1,4 @@
-// The command-line contract (DESIGN.md §6): every flag this build has, every exit
+// The command-line contract (docs/ARCHITECTURE.md, "Command line"): every flag this build has, every exit
 // code, and one clear stderr line for every kind of bad input.
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -55,6 +56,21 @@ TEST_F(Cli, VersionAndHelp) {
   EXPECT_EQ(help.exit_code, 0);
   for (const char* flag : {"--set", "--screenshot", "--size", "--list-keys", "--version"})
     EXPECT_NE(help.out.find(flag), std::string::npos) << "help lacks " << flag;
+}
+
+// --help is also the man page (help2man): every option shows its placeholder as a reader types it,
+// e.g. "--export-lesson NAME DIR", never with CLI11's repeat count ("NAME DIR x 2").
+TEST_F(Cli, HelpPlaceholdersCarryNoRepeatCount) {
+  const Outcome help = run({"--help"});
+  ASSERT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--export-lesson NAME DIR "), std::string::npos) << help.out;
+  std::istringstream lines(help.out);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t times = line.find(" x ");
+    const bool repeat_count = times != std::string::npos && times + 3 < line.size() &&
+                              std::isdigit(static_cast<unsigned char>(line[times + 3])) && line.find("  --") == 0;
+    EXPECT_FALSE(repeat_count) << "an option's placeholder has a repeat count: " << line;
+  }
 }
 
 TEST_F(Cli, ListKeysShowsEveryKeyWithRangeAndDefault) {

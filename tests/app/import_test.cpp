@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -144,8 +146,8 @@ TEST(ImportLongContext, BeyondTheStoredLimitNoQKtIsStored) {
   smlab::draw_gaussian(q, 9, smlab::Stream::queries, length, dim);
   smlab::draw_gaussian(k, 9, smlab::Stream::keys, length, dim);
   std::vector<smlab::RoleArray> arrays;
-  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4"}, "q.npy"});
-  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4"}, "k.npy"});
+  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4", {}}, "q.npy"});
+  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4", {}}, "k.npy"});
   const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
   ASSERT_TRUE(assembled.ok()) << assembled.error().message;
   smlab::Params params;
@@ -175,8 +177,8 @@ TEST(ImportLongContext, PreviewMapsAreTheFirstQueryOfEachPooledRow) {
   smlab::draw_gaussian(q, 9, smlab::Stream::queries, length, dim);
   smlab::draw_gaussian(k, 9, smlab::Stream::keys, length, dim);
   std::vector<smlab::RoleArray> arrays;
-  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4"}, "q.npy"});
-  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4"}, "k.npy"});
+  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4", {}}, "q.npy"});
+  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4", {}}, "k.npy"});
   const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
   ASSERT_TRUE(assembled.ok()) << assembled.error().message;
   for (const bool causal : {false, true}) {
@@ -271,8 +273,9 @@ TEST(ImportStability, MapsComeFromTheImportedQueriesAndKeysOfTheChosenHead) {
   for (float& v : all_q.values) v *= 3.0f;  // logits of std ~9 unscaled: fp16's naive exp overflows
   std::vector<smlab::RoleArray> arrays;
   arrays.push_back(
-      {smlab::ArrayRole::queries, smlab::NdArray{"q", {heads, length, dim}, all_q.values, "<f4"}, "q.npy"});
-  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {heads, length, dim}, all_k.values, "<f4"}, "k.npy"});
+      {smlab::ArrayRole::queries, smlab::NdArray{"q", {heads, length, dim}, all_q.values, "<f4", {}}, "q.npy"});
+  arrays.push_back(
+      {smlab::ArrayRole::keys, smlab::NdArray{"k", {heads, length, dim}, all_k.values, "<f4", {}}, "k.npy"});
   const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
   ASSERT_TRUE(assembled.ok()) << assembled.error().message;
   for (const bool scaled : {true, false}) {
@@ -312,7 +315,7 @@ TEST(ImportStability, MapsComeFromImportedScores) {
   for (float& v : scores.values) v *= 6.0f;
   std::vector<smlab::RoleArray> arrays;
   arrays.push_back(
-      {smlab::ArrayRole::scores, smlab::NdArray{"scores", {length, length}, scores.values, "<f4"}, "s.npy"});
+      {smlab::ArrayRole::scores, smlab::NdArray{"scores", {length, length}, scores.values, "<f4", {}}, "s.npy"});
   const smlab::ImportAssembly assembled = smlab::assemble_import(std::move(arrays), {}, {"s.npy"}, "");
   ASSERT_TRUE(assembled.ok()) << assembled.error().message;
   smlab::Params params;
@@ -466,11 +469,15 @@ TEST(ImportSession, RemembersImportedFilesAndSaysWhenOneIsGone) {
   EXPECT_NE(fallback->import_warning.find("moved-away.npz"), std::string::npos);
   EXPECT_EQ(fallback->import_warning.find('\n'), std::string::npos);
   EXPECT_EQ(fallback->imports.size(), 1u);  // still remembered: saving again loses nothing
+  // Only the window falls back to random data (and says so in its status line, from
+  // import_warning). A headless run exits with the reason, as --import would (issue #26: it
+  // exported random data with exit 0).
   const auto result =
       run_program(SMLAB_BINARY, {"--load", (dir / "gone.json").string(), "--export-csv", (dir / "out").string()}, dir);
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.err.find("could not be read back"), std::string::npos) << result.err;
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_NE(result.err.find("moved-away.npz"), std::string::npos) << result.err;
   EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
 }
 
 }  // namespace
@@ -593,6 +600,269 @@ TEST(ImportTokens, ATooLongLineIsNamedByItsNumber) {
   const smlab::TokenParse fine = smlab::parse_tokens("The\ncat\n", "tokens.txt");
   ASSERT_TRUE(fine.ok()) << fine.error().message;
   EXPECT_EQ(*fine, (std::vector<std::string>{"The", "cat"}));
+}
+
+}  // namespace
+
+// ─── Issue #26: memory bounds, zip bombs, CSV and token quirks ──────────────────────────────
+
+namespace {
+
+using smlab::cli_test::Outcome;
+
+// One line on stderr, the exit code, and the phrase; nothing exported.
+void expect_refused(const Outcome& result, int exit_code, const std::string& phrase, const std::string& what) {
+  EXPECT_EQ(result.exit_code, exit_code) << what << ": " << result.err;
+  EXPECT_NE(result.err.find(phrase), std::string::npos) << what << ": " << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << what << ": " << result.err;
+}
+
+// A valid .npy whose data is a hole (no disk space): float32 of `shape`.
+void sparse_npy(const std::filesystem::path& path, const std::string& shape, std::uintmax_t values,
+                const char* dtype = "<f4") {
+  write_bytes(path,
+              npy(std::string("{'descr': '") + dtype + "', 'fortran_order': False, 'shape': " + shape + ", }", ""));
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) + values * (dtype[2] - '0'));
+}
+
+// The crafted archives of tests/data/make_hostile_imports.py, each refused at once, in one line, and
+// without the memory its directory or header claims: run under `ulimit -v` of 300 MB (the old
+// reader took 2.1 GB for the first, zero-filled 2 GiB for the second and 4 GB for the third).
+TEST(ImportHostile, CraftedArchivesAreRefusedBeforeTheirClaimsCostMemory) {
+  const auto dir = fresh_test_dir("import-hostile");
+  const std::string command =
+      "/usr/bin/python3 " + std::string(SMLAB_SOURCE_DIR) + "/tests/data/make_hostile_imports.py " + dir.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  struct Case {
+    const char* file;
+    int exit_code;
+    const char* phrase;
+  };
+  for (const Case& c : {Case{"overlap.npz", 2, "overlap"}, Case{"huge-d.npz", 2, "d = 16384 is not allowed"},
+                        Case{"claims-2gib.npz", 2, "shorter than its declared size"}}) {
+    const Outcome result =
+        run_program(SMLAB_BINARY, {"--import", (dir / c.file).string(), "--export-csv", (dir / "out").string()}, dir,
+                    "ulimit -v 307200;");
+    expect_refused(result, c.exit_code, c.phrase, c.file);
+    EXPECT_FALSE(std::filesystem::exists(dir / "out")) << c.file;
+  }
+  // A session that imports one: refused the same way (headless runs never fall back).
+  write_bytes(dir / "s.json",
+              nlohmann::json({{"version", 1}, {"import", {{"files", {(dir / "huge-d.npz").string()}}}}}).dump());
+  expect_refused(
+      run_program(SMLAB_BINARY, {"--load", (dir / "s.json").string(), "--export-csv", (dir / "out").string()}, dir,
+                  "ulimit -v 307200;"),
+      2, "d = 16384", "--load s.json");
+}
+
+// The same 2 GB file given three times was read twice (5.1 GB) before "a second Q"; the roles are
+// now checked before any value is read, so 100 MB of address space is plenty.
+TEST(ImportHostile, ASecondArrayForOneRoleIsRefusedBeforeAnythingIsRead) {
+  const auto dir = fresh_test_dir("import-thrice");
+  sparse_npy(dir / "big.npy", "(2, 32768, 4096)", 2ull * 32768 * 4096, "<f8");  // 2 GiB, a hole
+  const std::string big = (dir / "big.npy").string();
+  expect_refused(run_program(SMLAB_BINARY,
+                             {"--import", big + ":Q", "--import", big + ":K", "--import", big + ":Q", "--export-csv",
+                              (dir / "out").string()},
+                             dir, "ulimit -v 102400;"),
+                 2, "a second Q", "three times");
+}
+
+// Running out of memory (ulimit -v: allocation fails for real) is one line and exit 3, never an
+// abort: Q and K of [32768, 2048] float32 (256 MiB each) under 1 GiB, and under 300 MB.
+TEST(ImportHostile, OutOfMemoryIsOneLineAndExitThree) {
+  const auto dir = fresh_test_dir("import-oom");
+  sparse_npy(dir / "q.npy", "(32768, 2048)", 32768ull * 2048);
+  const std::string q = (dir / "q.npy").string();
+  for (const char* limit : {"ulimit -v 1048576;", "ulimit -v 307200;"}) {
+    const Outcome result = run_program(
+        SMLAB_BINARY, {"--import", q + ":Q", "--import", q + ":K", "--export-csv", (dir / "out").string()}, dir, limit);
+    expect_refused(result, 3, "memory", limit);
+    EXPECT_FALSE(std::filesystem::exists(dir / "out" / "distribution.csv")) << limit;
+  }
+}
+
+// An --import path that is swapped for a FIFO between its checks by name and its opening: the old
+// reader checked the size by name and then fopen()ed, blocking forever (3 of 25 raced runs). The
+// hook swaps it deterministically; the file is opened without blocking and refused as a FIFO.
+TEST(ImportHostile, AFileSwappedForAFifoBetweenTheChecksIsRefusedNotWaitedOn) {
+  const auto dir = fresh_test_dir("import-fifo-race");
+  const std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  write_bytes(dir / "q.npy", npy(good, floats({1, 2, 3, 4})));
+  write_bytes(dir / "k.npy", npy(good, floats({1, 2, 3, 4})));
+  smlab::app::ImportOptions options;
+  int swapped = 0;
+  options.before_open = [&](const std::string& path) {
+    if (path != (dir / "q.npy").string()) return;
+    std::filesystem::remove(path);
+    ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+    ++swapped;
+  };
+  const std::vector<std::string> specs = {(dir / "q.npy").string() + ":Q", (dir / "k.npy").string() + ":K"};
+  const smlab::app::ImportLoad load = smlab::app::load_import(specs, "", options);
+  EXPECT_EQ(swapped, 1);
+  ASSERT_FALSE(load.ok());
+  EXPECT_EQ(load.error().kind, smlab::Error::Kind::file);
+  EXPECT_NE(load.error().message.find("is a FIFO, not a regular file"), std::string::npos) << load.error().message;
+}
+
+// An import that cannot be read says why, in the system's words ("cannot read 'x'" said nothing).
+TEST(ImportHostile, AnUnreadableImportGivesTheSystemsReason) {
+  if (::geteuid() != 0 || ::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs root to run as nobody";
+  const auto dir = fresh_test_dir("import-unreadable");
+  std::filesystem::permissions(dir, std::filesystem::perms::all);
+  const std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  write_bytes(dir / "q.npy", npy(good, floats({1, 2, 3, 4})));
+  std::filesystem::permissions(dir / "q.npy", std::filesystem::perms::none);
+  const Outcome result = run_program(SMLAB_BINARY,
+                                     {"--import", (dir / "q.npy").string() + ":Q", "--import",
+                                      (dir / "q.npy").string() + ":K", "--export-csv", (dir / "out").string()},
+                                     dir, "exec setpriv --reuid=65534 --regid=65534 --clear-groups");
+  expect_refused(result, 3, "Permission denied", "chmod 000");
+}
+
+// CSV matrices: a byte-order mark is not a header; a first row is a header only when none of its
+// cells is a number; a bad cell is named by row and column; a number too small for a double reads
+// as 0 and one too large is "not allowed", never "not a number"; decimal commas get a warning.
+TEST(ImportCsv, HeadersBomsBadCellsAndDecimalCommas) {
+  struct Case {
+    const char* text;
+    std::vector<std::int64_t> shape;  // empty: refused with `phrase`
+    const char* phrase;
+  };
+  const std::vector<Case> cases = {
+      {"\xef\xbb\xbf"
+       "1,2,3\n4,5,6\n7,8,9\n",
+       {3, 3},
+       ""},  // the BOM ate the first row, as a header
+      {"\xef\xbb\xbf"
+       "q0,q1\n1,2\n3,4\n",
+       {2, 2},
+       ""},
+      {"a,b,c\n1,2,3\n", {1, 3}, ""},
+      {"1,2,x,4,5\n1,2,3,4,5\n", {}, "row 1, column 3: 'x' is not a number"},
+      {"1,1e400,3\n1,2,3\n", {}, "row 1, column 2: '1e400' is not allowed"},
+      {"0x10,1\n1,2\n", {}, "row 1, column 1: '0x10' is not a number"},
+      {"1,2\n3,oops\n", {}, "row 2, column 2: 'oops' is not a number"},
+      {"1,2\n\n3,nan\n", {}, "row 3, column 2: 'nan' is not allowed"},
+      {"1e-400,1\n1,2\n", {2, 2}, ""},
+      {"1,2\n3,4,5\n", {}, "row 2 has 3 numbers"},
+  };
+  for (const Case& c : cases) {
+    const smlab::ArrayParse parsed = smlab::parse_csv_matrix(c.text, "m.csv");
+    if (c.shape.empty()) {
+      ASSERT_FALSE(parsed.ok()) << c.text;
+      EXPECT_NE(parsed.error().message.find(c.phrase), std::string::npos) << parsed.error().message;
+      continue;
+    }
+    ASSERT_TRUE(parsed.ok()) << c.text << ": " << parsed.error().message;
+    EXPECT_EQ(parsed->shape, c.shape) << c.text;
+    EXPECT_TRUE(parsed->warnings.empty()) << c.text;
+  }
+  const smlab::ArrayParse tiny = smlab::parse_csv_matrix("1e-400,-1e-400\n1,2\n", "m.csv");
+  ASSERT_TRUE(tiny.ok());
+  EXPECT_EQ(tiny->values[0], 0.0f);
+  EXPECT_TRUE(std::signbit(tiny->values[1]));
+  // Four rows of "0,125,1,250": whole numbers in pairs, read as written (4 x 4) with one warning.
+  const smlab::ArrayParse commas = smlab::parse_csv_matrix("0,125,1,250\n0,5,0,75\n1,0,2,5\n0,25,0,5\n", "c.csv");
+  ASSERT_TRUE(commas.ok()) << commas.error().message;
+  EXPECT_EQ(commas->shape, (std::vector<std::int64_t>{4, 4}));
+  ASSERT_EQ(commas->warnings.size(), 1u);
+  EXPECT_NE(commas->warnings[0].find("decimal commas"), std::string::npos) << commas->warnings[0];
+  const smlab::ArrayParse integers = smlab::parse_csv_matrix("1,2\n3,4\n", "i.csv");
+  ASSERT_TRUE(integers.ok());
+  EXPECT_TRUE(integers->warnings.empty()) << "plain small integers are not decimal commas";
+  // Through the command line: the BOM file is 3 x 3 (it was 2 x 3, the shape error), the warning
+  // is one line on stderr and the run goes on.
+  const auto dir = fresh_test_dir("import-csv");
+  write_bytes(dir / "bom.csv",
+              "\xef\xbb\xbf"
+              "1,2,3\n4,5,6\n7,8,9\n");
+  const Outcome bom = run_program(
+      SMLAB_BINARY, {"--import", (dir / "bom.csv").string() + ":scores", "--export-csv", (dir / "a").string()}, dir);
+  EXPECT_EQ(bom.exit_code, 0) << bom.err;
+  EXPECT_EQ(bom.err, "");
+  write_bytes(dir / "comma.csv", "0,125,1,250\n0,5,0,75\n1,0,2,5\n0,25,0,5\n");
+  const Outcome comma = run_program(
+      SMLAB_BINARY, {"--import", (dir / "comma.csv").string() + ":scores", "--export-csv", (dir / "b").string()}, dir);
+  EXPECT_EQ(comma.exit_code, 0) << comma.err;
+  EXPECT_NE(comma.err.find("decimal commas"), std::string::npos) << comma.err;
+  EXPECT_EQ(std::count(comma.err.begin(), comma.err.end(), '\n'), 1) << comma.err;
+}
+
+// Token lists: JSON only for .json files or when the whole text is a JSON list of strings, so
+// BERT's "[CLS]" on the first line is a token; no tokens at all is an error; a JSON object is
+// called one (it was "1 tokens for L = 8").
+TEST(ImportTokens, PlainTextJsonEmptyAndObjects) {
+  const smlab::TokenParse bert = smlab::parse_tokens("[CLS]\nthe\ncat\n[SEP]\n", "vocab.txt");
+  ASSERT_TRUE(bert.ok()) << bert.error().message;
+  EXPECT_EQ(*bert, (std::vector<std::string>{"[CLS]", "the", "cat", "[SEP]"}));
+  const smlab::TokenParse json = smlab::parse_tokens(" [\"a\", \"b\\u00e9\"] ", "tokens.txt");
+  ASSERT_TRUE(json.ok());
+  EXPECT_EQ(*json, (std::vector<std::string>{"a", "b\xc3\xa9"}));
+  const smlab::TokenParse bad_json = smlab::parse_tokens("[1, 2]", "tokens.json");
+  ASSERT_FALSE(bad_json.ok());
+  EXPECT_NE(bad_json.error().message.find("not a string"), std::string::npos) << bad_json.error().message;
+  for (const char* empty : {"", "[]", "\xef\xbb\xbf", " [ ] "}) {
+    for (const char* file : {"t.txt", "t.json"}) {
+      const smlab::TokenParse parsed = smlab::parse_tokens(empty, file);
+      ASSERT_FALSE(parsed.ok()) << "'" << empty << "' as " << file;
+      EXPECT_NE(parsed.error().message.find("no tokens"), std::string::npos) << parsed.error().message;
+    }
+  }
+  const smlab::TokenParse object = smlab::parse_tokens("{\"tokens\": [\"a\"]}", "t.txt");
+  ASSERT_FALSE(object.ok());
+  EXPECT_NE(object.error().message.find("JSON object"), std::string::npos) << object.error().message;
+  const smlab::TokenParse object_json = smlab::parse_tokens("{\"tokens\": [\"a\"]}", "t.json");
+  ASSERT_FALSE(object_json.ok());
+  EXPECT_NE(object_json.error().message.find("JSON list"), std::string::npos) << object_json.error().message;
+}
+
+// Tokens holding U+FFFE and U+FFFF (and U+FDD0) exported exit 0 but three SVGs were not well-formed
+// XML: those code points cannot be XML characters. Now every SVG parses (python3's expat).
+TEST(ImportTokens, NonCharactersInTokensLeaveEverySvgWellFormed) {
+  const auto dir = fresh_test_dir("import-noncharacters");
+  const std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }";
+  write_bytes(dir / "q.npy", npy(good, floats({1, 2, 3, 4, 5, 6})));
+  write_bytes(dir / "k.npy", npy(good, floats({6, 5, 4, 3, 2, 1})));
+  write_bytes(dir / "tokens.txt",
+              "a\xef\xbf\xbe"
+              "b\n\xef\xbf\xbf\nc\xef\xb7\x90<&>\n");
+  const Outcome result =
+      run_program(SMLAB_BINARY,
+                  {"--import", (dir / "q.npy").string() + ":Q", "--import", (dir / "k.npy").string() + ":K", "--tokens",
+                   (dir / "tokens.txt").string(), "--export-svg", (dir / "svg").string()},
+                  dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string check =
+      "/usr/bin/python3 -c \"import sys, glob, xml.dom.minidom as m\n"
+      "bad = []\n"
+      "for f in glob.glob(sys.argv[1] + '/*.svg'):\n"
+      "    try: m.parse(f)\n"
+      "    except Exception as e: bad.append(f)\n"
+      "print(len(bad)); sys.exit(1 if bad else 0)\" " +
+      (dir / "svg").string() + " > " + (dir / "bad").string();
+  EXPECT_EQ(std::system(check.c_str()), 0) << "SVGs that are not well-formed XML: " << read_all(dir / "bad");
+}
+
+// A .npz whose entries are listed twice or overlap is refused (a zip bomb) before inflating;
+// numpy's own archives (entries apart) still read. In-process, so the message is exact.
+TEST(ImportHostile, OverlappingOrRepeatedZipEntriesAreRefused) {
+  const auto dir = fresh_test_dir("import-overlap");
+  const std::string command =
+      "/usr/bin/python3 " + std::string(SMLAB_SOURCE_DIR) + "/tests/data/make_hostile_imports.py " + dir.string();
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const std::string archive = read_all(dir / "overlap.npz");
+  const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(archive.data()), archive.size());
+  const smlab::ArchiveParse listed = smlab::list_npz(bytes, "overlap.npz");
+  ASSERT_FALSE(listed.ok());
+  EXPECT_NE(listed.error().message.find("overlap"), std::string::npos) << listed.error().message;
+  const std::string examples = read_all(std::string(SMLAB_SOURCE_DIR) + "/assets/examples/qkv.npz");
+  const smlab::ArchiveParse shipped = smlab::parse_npz(
+      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(examples.data()), examples.size()),
+      "qkv.npz");
+  ASSERT_TRUE(shipped.ok()) << shipped.error().message;
+  EXPECT_EQ(shipped->size(), 3u);
 }
 
 }  // namespace

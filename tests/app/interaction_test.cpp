@@ -7,20 +7,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "cli_support.hpp"
 #include "app.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
+#include "panels/pointer_gestures.hpp"
+#include "smlab/labs/normalizers.hpp"
+#include "smlab/softmax.hpp"
 #include "state/presets.hpp"
+#include "platform/frame_settle.hpp"
 #include "platform/offscreen.hpp"
 #include "platform/window.hpp"
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <imgui_internal.h>  // the open popup stack: is a menu still drawn?
 #include "state/sweep.hpp"
 #include "plot/color.hpp"
 #include "state/history.hpp"
@@ -31,7 +39,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+namespace plot = smlab::plot;
 using smlab::Params;
+using smlab::Snapshot;
 using namespace smlab::app;
 
 Params with_temperature(double temperature) {
@@ -623,6 +633,423 @@ TEST_F(Window, RecordGifTakesManyWindowFramesAndWritesANewFile) {
   }
   EXPECT_EQ(frames, 4);
   EXPECT_EQ(app_->ui().params.temperature, 1.0) << "recording leaves the window's Params alone";
+}
+
+// [SECTION] Settling after an input: a click acts and is drawn with the mouse still
+
+TEST(FrameSettle, DrawsAtLeastThreeFramesThenUntilAFrameRepeatsTheOneBefore) {
+  smlab::platform::FrameSettle settle;
+  for (int frame = 0; frame < 40; ++frame) settle.frame_drawn(7);
+  EXPECT_TRUE(settle.may_sleep()) << "nothing happened: sleep";
+  settle.input();
+  for (int frame = 0; frame < 3; ++frame) {
+    EXPECT_FALSE(settle.may_sleep()) << "frame " << frame << " after an input, picture unchanged";
+    settle.frame_drawn(7);
+  }
+  EXPECT_TRUE(settle.may_sleep()) << "three frames drawn the same: settled";
+  settle.input();
+  std::uint64_t picture = 100;
+  int frames = 0;
+  for (; frames < 20 && !settle.may_sleep(); ++frames) settle.frame_drawn(frames < 6 ? ++picture : picture);
+  EXPECT_EQ(frames, 7) << "drawn while frames 1-6 changed, then one frame that repeated the sixth";
+  settle.input();
+  for (frames = 0; frames < 100 && !settle.may_sleep(); ++frames) settle.frame_drawn(++picture);
+  EXPECT_EQ(frames, smlab::platform::FrameSettle::max_frames) << "a picture that changes every frame stops at the cap";
+}
+
+bool any_popup_open() { return GImGui->OpenPopupStack.Size > 0; }
+
+// The window's loop after an input, emulated offscreen: frames while the App asks for them
+// (idle_wait_seconds() == 0: a button held, a recompute) or FrameSettle says the picture has not
+// settled; then it would sleep until the next event. Returns the frames drawn.
+int frames_until_sleep(App& app, smlab::platform::Offscreen& surface, smlab::platform::FrameSettle& settle) {
+  int frames = 0;
+  for (; frames < 200; ++frames) {
+    ImGui::SetCurrentContext(surface.imgui_context());
+    if (frames > 0 && settle.may_sleep() && app.idle_wait_seconds() != 0.0) break;
+    app.frame();
+    ImGui::SetCurrentContext(surface.imgui_context());
+    settle.frame_drawn(smlab::platform::draw_data_fingerprint(*ImGui::GetDrawData()));
+  }
+  return frames;
+}
+
+// Issue #25: with the mouse held still after a click, File → Export PNG wrote no file, the menu
+// stayed drawn and no toast appeared until the mouse moved (the window counted its settling
+// frames only from a wake-up, not from a button released while frames ran). A click on the menu
+// item, mouse then still: the file is written, the menu gone and the toast drawn before the
+// window may sleep, within three frames of the release.
+TEST_F(Window, AClickOnExportPngActsAndIsDrawnWithTheMouseStill) {
+  smlab::platform::FrameSettle settle;
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  ImGuiIO& io = ImGui::GetIO();
+  const auto click = [&](ImVec2 at) {
+    io.MousePos = at;  // moved there: an input
+    settle.input();
+    frames_until_sleep(*app_, *surface_, settle);
+    io.MouseDown[0] = true;
+    settle.input();
+    frames_until_sleep(*app_, *surface_, settle);
+    io.MouseDown[0] = false;  // released; the mouse stays where it is
+    settle.input();
+  };
+  click(ImVec2(30.0f, 20.0f));  // File, in the control column's menu bar
+  frames_until_sleep(*app_, *surface_, settle);
+  ASSERT_TRUE(any_popup_open()) << "the File menu did not open at (30, 20)";
+  click(ImVec2(150.0f, 135.0f));  // File → Export PNG
+  // The release frame acts; the next shows the result: three frames drawn at most, and the window
+  // does not sleep before then.
+  const auto done = [&] { return !files_with(".png").empty() && !any_popup_open() && !app_->ui().status.empty(); };
+  int frames = 0;
+  for (; frames < 3 && !done(); ++frames) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ASSERT_FALSE(settle.may_sleep()) << "the window would sleep " << frames << " frames after the release, with "
+                                     << files_with(".png").size() << " PNG and the menu "
+                                     << (any_popup_open() ? "open" : "closed");
+    app_->frame();
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    settle.frame_drawn(smlab::platform::draw_data_fingerprint(*ImGui::GetDrawData()));
+  }
+  EXPECT_EQ(files_with(".png").size(), 1u) << "no PNG within 3 frames of the release; status: " << app_->ui().status;
+  EXPECT_FALSE(any_popup_open()) << "the File menu is still drawn " << frames << " frames after the click";
+  EXPECT_NE(app_->ui().status.find(dir_.string()), std::string::npos)
+      << "the toast names the file: " << app_->ui().status;
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  EXPECT_FALSE(settle.may_sleep()) << "the toast, reported after the release frame, still needs a frame to be drawn";
+}
+
+// [SECTION] The window's details: screenshots, layers, the menu strip, file exports, the lock
+
+// Clicks at `at` offscreen: a frame with the button down, one with it up, then frames to settle.
+void click_at(App& app, smlab::platform::Offscreen& surface, ImVec2 at, int settle_frames = 3) {
+  ImGui::SetCurrentContext(surface.imgui_context());
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = at;
+  app.frame();
+  ImGui::SetCurrentContext(surface.imgui_context());
+  io.MouseDown[0] = true;
+  app.frame();
+  ImGui::SetCurrentContext(surface.imgui_context());
+  io.MouseDown[0] = false;
+  for (int frame = 0; frame < settle_frames; ++frame) app.frame();
+  ImGui::SetCurrentContext(surface.imgui_context());
+}
+
+// Issue #25: File → Screenshot saved the File menu in the picture. The capture waits for a frame
+// that draws no menu: the saved image is the window as it looks once the menu has closed.
+TEST_F(Window, FileScreenshotSavesThePictureWithoutTheMenu) {
+  click_at(*app_, *surface_, ImVec2(30.0f, 20.0f), 2);  // File
+  ASSERT_TRUE(any_popup_open()) << "the File menu did not open";
+  click_at(*app_, *surface_, ImVec2(120.0f, 114.0f), 3);  // File → Screenshot
+  EXPECT_FALSE(any_popup_open());
+  const auto pngs = files_with(".png");
+  ASSERT_EQ(pngs.size(), 1u) << app_->ui().status;
+  int width = 0, height = 0, channels = 0;
+  unsigned char* saved = stbi_load(pngs[0].string().c_str(), &width, &height, &channels, 4);
+  ASSERT_NE(saved, nullptr);
+  // Where the open menu was drawn (under "File", over the control column's first rows), the saved
+  // picture shows what is there with the menu closed: a frame drawn now (the mouse moved off the
+  // slider it rests on, whose hover colour the saved frame, the first after the menu, lacks).
+  ImGui::GetIO().MousePos = ImVec2(700.0f, 600.0f);
+  for (int frame = 0; frame < 2; ++frame) app_->frame();
+  const smlab::Image now = surface_->capture();
+  ASSERT_EQ(now.width, width);
+  int differing = 0;
+  for (int y = 32; y < 190; ++y)
+    for (int x = 10; x < 370; ++x) {
+      const auto* pixel = saved + 4 * (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + x);
+      const smlab::Rgba8 drawn = now.pixel(x, y);
+      differing += std::abs(pixel[0] - drawn.r) + std::abs(pixel[1] - drawn.g) + std::abs(pixel[2] - drawn.b) > 30;
+    }
+  stbi_image_free(saved);
+  EXPECT_LT(differing, 50) << differing << " pixels of the menu's area differ from the window with the menu closed";
+}
+
+// Issue #25: the lesson's orange highlight was drawn over the Import dialog and over toasts (it went
+// to the foreground draw list). It now goes into the plot's own window: every window drawn above
+// the plots — a toast here — covers it.
+TEST_F(Window, AToastIsDrawnAboveTheLessonHighlight) {
+  UiState& ui = app_->ui();
+  ui.lessons = load_lessons(find_assets_dir() / "lessons");
+  const auto scaling = find_lesson(ui.lessons, "scaling");
+  ASSERT_TRUE(scaling);
+  ASSERT_TRUE(open_lesson_step(ui, *scaling, 5, false));  // scaling:6, the dashboard's maps framed
+  app_->wait_for_snapshot();
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  app_->report(std::string(150, 'x'), false);  // a long toast: it spans the content's width
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  const ImGuiWindow* toast = ImGui::FindWindowByName("##toast");
+  ASSERT_NE(toast, nullptr);
+  const smlab::Image image = surface_->capture();
+  int framed_outside = 0, framed_inside = 0;
+  const auto amber = [](smlab::Rgba8 p) { return p.r > 230 && p.g > 150 && p.g < 200 && p.b < 40; };
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) {
+      const bool inside = x >= toast->Pos.x + 4 && x < toast->Pos.x + toast->Size.x - 4 && y >= toast->Pos.y + 4 &&
+                          y < toast->Pos.y + toast->Size.y - 4;
+      if (amber(image.pixel(x, y))) ++(inside ? framed_inside : framed_outside);
+    }
+  EXPECT_GT(framed_outside, 200) << "the highlight frame is drawn";
+  EXPECT_EQ(framed_inside, 0) << "highlight pixels inside the toast at " << toast->Pos.x << "," << toast->Pos.y << " "
+                              << toast->Size.x << "x" << toast->Size.y;
+}
+
+// Issue #25: hiding the control column (Ctrl+B) hid the File/Edit/View menus with it. They stay, in
+// a strip left of the » button.
+TEST_F(Window, TheMenusStayWhenTheControlColumnIsHidden) {
+  app_->ui().controls_shown = false;
+  app_->frame();
+  click_at(*app_, *surface_, ImVec2(24.0f, 20.0f), 2);
+  EXPECT_TRUE(any_popup_open()) << "no menu opened at the top left with the column hidden";
+  EXPECT_FALSE(app_->ui().controls_shown) << "the click opened a menu, not the column";
+}
+
+std::vector<std::string> sorted_names(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Issue #25: the desktop window had no Export CSV / Export SVG (the web page has). File → Export CSV
+// and Export SVG write what --export-csv and --export-svg write for the shown state, into a new
+// folder, and the toast names it.
+TEST_F(Window, ExportCsvAndSvgWriteWhatTheCommandLineWritesIntoANewFolder) {
+  Params edited = app_->ui().params;
+  edited.temperature = 0.5;
+  edited.seq_len = 8;
+  ASSERT_TRUE(apply_params(app_->ui(), edited));
+  app_->frame();
+  for (const bool svg : {false, true}) {
+    (svg ? app_->ui().interaction.export_svg_requested : app_->ui().interaction.export_csv_requested) = true;
+    app_->frame();
+    const std::string kind = svg ? "svg" : "csv";
+    std::vector<fs::path> folders;
+    for (const auto& entry : fs::directory_iterator(dir_))
+      if (entry.is_directory() && entry.path().filename().string().ends_with("-" + kind))
+        folders.push_back(entry.path());
+    ASSERT_EQ(folders.size(), 1u) << app_->ui().status;
+    EXPECT_NE(app_->ui().status.find(folders[0].string()), std::string::npos) << "the toast names the folder";
+    const fs::path cli = dir_ / ("cli-" + kind);
+    const smlab::cli_test::Outcome made = smlab::cli_test::run_program(
+        SMLAB_BINARY, {"--set", "temperature=0.5", "--set", "seq_len=8", "--export-" + kind, cli.string()}, dir_,
+        "env -u DISPLAY");
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    const std::vector<std::string> ours = sorted_names(folders[0]), theirs = sorted_names(cli);
+    std::vector<std::string> only_ours, only_theirs;
+    std::set_difference(ours.begin(), ours.end(), theirs.begin(), theirs.end(), std::back_inserter(only_ours));
+    std::set_difference(theirs.begin(), theirs.end(), ours.begin(), ours.end(), std::back_inserter(only_theirs));
+    ASSERT_TRUE(only_ours.empty() && only_theirs.empty())
+        << kind << ": " << only_ours.size()
+        << " files only from the menu (first: " << (only_ours.empty() ? "" : only_ours[0]) << "), "
+        << only_theirs.size() << " only from the command line (first: " << (only_theirs.empty() ? "" : only_theirs[0])
+        << ")";
+    for (const std::string& name : sorted_names(cli))
+      EXPECT_EQ(smlab::cli_test::read_all(folders[0] / name), smlab::cli_test::read_all(cli / name)) << name;
+  }
+}
+
+TEST_F(Window, AnExportThatCannotBeWrittenLeavesNoFolderAndSaysWhy) {
+  fs::create_directories(dir_);
+  const fs::path blocker = dir_ / "not-a-folder";
+  std::ofstream(blocker) << "a file where the folder should be\n";
+  app_->ui().screenshot_dir = blocker.string();
+  app_->ui().interaction.export_csv_requested = true;
+  app_->frame();
+  EXPECT_TRUE(app_->ui().status_is_error) << app_->ui().status;
+  EXPECT_NE(app_->ui().status.find("not-a-folder"), std::string::npos) << app_->ui().status;
+  EXPECT_EQ(sorted_names(dir_), std::vector<std::string>{"not-a-folder"});
+}
+
+// Issue #25: two windows on one home overwrote each other's session. The first holds the lock;
+// the second finds it taken (and who holds it) and must not write; once the first is gone, the
+// next window holds it.
+TEST(SessionLock, OneWindowHoldsTheAutosaveAndASecondIsToldWho) {
+  const fs::path dir = fs::temp_directory_path() / ("smlab-session-lock-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path autosave = dir / "session.json";
+  {
+    SessionLock first(autosave);
+    ASSERT_EQ(first.state(), SessionLock::State::held) << first.problem();
+    SessionLock second(autosave);
+    EXPECT_EQ(second.state(), SessionLock::State::taken);
+    EXPECT_NE(second.problem().find("process " + std::to_string(::getpid())), std::string::npos) << second.problem();
+    EXPECT_NE(second.problem().find(autosave.string()), std::string::npos) << second.problem();
+  }
+  SessionLock later(autosave);
+  EXPECT_EQ(later.state(), SessionLock::State::held) << "released with the first window";
+  // A link planted where the lock file goes is not followed: no lock, the target untouched.
+  const fs::path other = dir / "other.json";
+  fs::create_symlink(dir / "target", other.string() + ".lock");
+  SessionLock linked(other);
+  EXPECT_EQ(linked.state(), SessionLock::State::failed);
+  EXPECT_FALSE(fs::exists(dir / "target"));
+  fs::remove_all(dir);
+}
+
+// [SECTION] Touching the plots: one pointer path, hit-tested against the plot descriptions
+
+const PlacedPlot* placed_named(const UiState& ui, const std::string& name) {
+  for (const PlacedPlot& placed : ui.placed_plots)
+    if (placed.name == name) return &placed;
+  return nullptr;
+}
+
+// A point of `placed` (display units) where hit_test says `accept`: a scan of the plot in 2 px steps.
+std::optional<ImVec2> find_point(const App& app, const PlacedPlot& placed, const plot::Style& style,
+                                 const std::function<bool(const plot::Hit&)>& accept) {
+  const LabView* view = app.shown_view();
+  if (view == nullptr) return std::nullopt;
+  const std::string name = placed.name.substr(placed.name.find('/') + 1);
+  for (const NamedPlot& named : view->plots) {
+    if (named.name != name) continue;
+    const ImVec2 size(placed.max.x - placed.min.x, placed.max.y - placed.min.y);
+    for (float y = 2.0f; y < size.y; y += 2.0f)
+      for (float x = 2.0f; x < size.x; x += 2.0f)
+        if (accept(plot::hit_test(named.plot, size, style, ImVec2(x, y))))
+          return ImVec2(placed.min.x + x, placed.min.y + y);
+  }
+  return std::nullopt;
+}
+
+class Touch : public Window {
+ protected:
+  void SetUp() override {
+    Window::SetUp();
+    app_->wait_for_snapshot();
+    for (int frame = 0; frame < 2; ++frame) app_->frame();
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    style_ = app_->plot_style();  // the style the plots were drawn in: the same layout to hit-test
+  }
+  // One press, moves through `path`, release — through the same path a browser's touch takes.
+  void gesture(std::initializer_list<ImVec2> path) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    const LabView* view = app_->shown_view();
+    ASSERT_NE(view, nullptr);
+    UiState& ui = app_->ui();
+    bool first = true;
+    for (const ImVec2 point : path) {
+      feed_pointer(ui, {first ? PointerEvent::Phase::press : PointerEvent::Phase::move, point}, "dashboard",
+                   view->plots, style_, app_->latest_snapshot());
+      first = false;
+    }
+    ASSERT_TRUE(ui.gesture.active()) << "no gesture started at the press";
+    feed_pointer(ui, {PointerEvent::Phase::release, *path.begin()}, "dashboard", view->plots, style_,
+                 app_->latest_snapshot());
+    EXPECT_FALSE(ui.gesture.active());
+    app_->frame();  // the gesture ends: one undo step
+  }
+  plot::Style style_;
+};
+
+// Dragging bar k of the distribution to a height gives key k that weight: its score (now a custom
+// score vector, also in the score field) moves, every other score stays. Undo takes the drag back
+// as one step.
+TEST_F(Touch, DraggingADistributionBarSetsThatKeysWeightThroughItsScore) {
+  UiState& ui = app_->ui();
+  const Params before = ui.params;
+  const PlacedPlot* distribution = placed_named(ui, "dashboard/distribution");
+  ASSERT_NE(distribution, nullptr);
+  const auto on_bar = find_point(*app_, *distribution, style_,
+                                 [](const plot::Hit& hit) { return hit.in_data_area && hit.bar_index == 3; });
+  ASSERT_TRUE(on_bar) << "no point of the distribution plot lies over bar 3";
+  const auto at_six_tenths = find_point(*app_, *distribution, style_, [&](const plot::Hit& hit) {
+    return hit.in_data_area && hit.bar_index == 3 && std::abs(hit.y - 0.6) < 0.01;
+  });
+  ASSERT_TRUE(at_six_tenths);
+  gesture({*on_bar, ImVec2(on_bar->x, on_bar->y - 10.0f), *at_six_tenths});
+  ASSERT_EQ(ui.params.scores.size(), static_cast<std::size_t>(before.seq_len)) << "the row became custom scores";
+  EXPECT_EQ(ui.scores_text, smlab::format_scores(ui.params.scores));
+  std::vector<double> row, editable;
+  smlab::selected_row_scores(row, editable, before);
+  for (std::size_t j = 0; j < editable.size(); ++j)
+    if (j != 3) {
+      EXPECT_EQ(ui.params.scores[j], editable[j]) << "score " << j << " moved";
+    }
+  std::vector<double> weights(ui.params.scores.size()), logits(ui.params.scores.size());
+  for (std::size_t j = 0; j < logits.size(); ++j) logits[j] = ui.params.scores[j] * ui.params.score_scale;
+  ASSERT_TRUE(smlab::softmax(weights, logits, ui.params.temperature));
+  EXPECT_NEAR(weights[3], 0.6, 0.012) << "key 3's weight follows the pointer to 0.6";
+  frame_with_keys({GLFW_KEY_Z}, true);
+  EXPECT_EQ(ui.params, before) << "one undo takes the whole drag back";
+}
+
+TEST_F(Touch, PressingAHeatmapCellMakesItsRowTheShownRow) {
+  UiState& ui = app_->ui();
+  const PlacedPlot* map = placed_named(ui, "dashboard/attention_unscaled");
+  ASSERT_NE(map, nullptr);
+  const auto cell = find_point(*app_, *map, style_, [](const plot::Hit& hit) { return hit.heatmap_row == 11; });
+  ASSERT_TRUE(cell);
+  gesture({*cell});
+  EXPECT_EQ(ui.params.row, 11);
+}
+
+TEST_F(Touch, DraggingTheLivePointOnEntropyVersusTSetsT) {
+  UiState& ui = app_->ui();
+  const PlacedPlot* entropy = placed_named(ui, "dashboard/entropy_t");
+  ASSERT_NE(entropy, nullptr);
+  const auto point = find_point(*app_, *entropy, style_, [](const plot::Hit& hit) { return hit.scatter_series == 0; });
+  ASSERT_TRUE(point) << "the live point (T, H) is not on the plot";
+  const auto at_tenth = find_point(*app_, *entropy, style_,
+                                   [](const plot::Hit& hit) { return std::abs(std::log10(hit.x) + 1.0) < 0.02; });
+  ASSERT_TRUE(at_tenth);
+  gesture({*point, ImVec2(at_tenth->x, point->y)});
+  EXPECT_NEAR(std::log10(ui.params.temperature), -1.0, 0.03) << "T = " << ui.params.temperature;
+}
+
+TEST_F(Touch, DraggingALivePointAlongTheParabolaMovesTSoThatKeysWeightFollows) {
+  UiState& ui = app_->ui();
+  const PlacedPlot* parabola = placed_named(ui, "dashboard/gradient");
+  ASSERT_NE(parabola, nullptr);
+  const Snapshot* snap = app_->latest_snapshot();
+  ASSERT_NE(snap, nullptr);
+  const int top = snap->argmax;
+  const auto point = find_point(*app_, *parabola, style_, [&](const plot::Hit& hit) {
+    return hit.scatter_series == 0 && hit.scatter_index == top;
+  });
+  ASSERT_TRUE(point);
+  double lowest = 1e9, highest = -1e9;
+  const auto at_point_eight = find_point(*app_, *parabola, style_, [&](const plot::Hit& hit) {
+    lowest = std::min(lowest, hit.x);
+    highest = std::max(highest, hit.x);
+    return std::abs(hit.x - 0.8) < 0.006;
+  });
+  ASSERT_TRUE(at_point_eight) << "x from " << lowest << " to " << highest;
+  gesture({*point, ImVec2(at_point_eight->x, point->y)});
+  std::vector<double> weights(snap->scores.size());
+  ASSERT_TRUE(smlab::softmax(weights, snap->scores, ui.params.temperature));
+  EXPECT_NEAR(weights[static_cast<std::size_t>(top)], 0.8, 0.01) << "T = " << ui.params.temperature;
+}
+
+// The weight of a key that is not the largest rises and then falls with T: of the two temperatures
+// that give a weight, the one nearer the current T.
+TEST(TouchTemperature, ForAWeightIsTheNearestOfTheTwoThatGiveIt) {
+  // Key 1's weight: 0 as T → 0, 1/3 as T → ∞, and about 0.39 near T = 10 between: 0.35 twice.
+  const std::vector<double> logits{2.0, 0.0, -10.0};
+  std::vector<double> weights(logits.size());
+  for (const double current : {1.0, 80.0}) {
+    const double t = temperature_for_weight(logits, 1, 0.35, current);
+    ASSERT_TRUE(smlab::softmax(weights, logits, t));
+    EXPECT_NEAR(weights[1], 0.35, 0.005) << "from T = " << current;
+    EXPECT_EQ(t < 10.0, current < 10.0) << "from T = " << current << " the nearer solution, not " << t;
+  }
+  const double top = temperature_for_weight(logits, 0, 0.5, 1.0);
+  ASSERT_TRUE(smlab::softmax(weights, logits, top));
+  EXPECT_NEAR(weights[0], 0.5, 0.005);
+}
+
+// The mouse feeds the same path: a press on a heatmap cell with the real button state.
+TEST_F(Touch, TheMouseFeedsTheSamePath) {
+  UiState& ui = app_->ui();
+  const PlacedPlot* map = placed_named(ui, "dashboard/attention_scaled");
+  ASSERT_NE(map, nullptr);
+  const auto cell = find_point(*app_, *map, style_, [](const plot::Hit& hit) { return hit.heatmap_row == 6; });
+  ASSERT_TRUE(cell);
+  click_at(*app_, *surface_, *cell, 3);
+  EXPECT_EQ(ui.params.row, 6);
+  EXPECT_FALSE(ui.gesture.active()) << "released";
 }
 
 // With a display (e.g. under xvfb-run) the exports run beside a real GLFW window: an offscreen

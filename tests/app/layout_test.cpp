@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "app.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "lessons/lessons.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/panels.hpp"

@@ -15,6 +15,7 @@
 #include "lessons/claims.hpp"
 #include "lessons/lessons.hpp"
 #include "smlab/evaluate.hpp"
+#include "state/evaluator.hpp"
 
 namespace smlab::app {
 namespace {
@@ -24,12 +25,24 @@ const LessonList& shipped() {
   return list;
 }
 
-// The step's Snapshot as the app computes it on arriving at the step: evaluate() with the step's
-// view (so that view's lab is present) and the automatic first Monte Carlo budget.
+bool reads_the_sweep(const ClaimQuantity& q) { return q.quantity.rfind("dk_", 0) == 0; }
+
+// The step's Snapshot as the app shows it once the step has settled: evaluate() with the step's
+// view (so that view's lab is present), and, when a claim or the question reads the d_k sweep, that
+// sweep refined as the window refines it (to the planned count, at most refine_max_trials): the
+// numbers a text quotes are the converged ones drawn, not the first estimate.
 Snapshot snapshot_of(const LessonStep& step) {
   EvaluateOptions options;
   options.view = step.view;
-  return *evaluate(step.params, options);
+  Snapshot snap = *evaluate(step.params, options);
+  bool sweep = step.predict && reads_the_sweep(step.predict->quantity);
+  for (const LessonClaim& claim : step.claims)
+    sweep = sweep || reads_the_sweep(claim.left) || (claim.than && reads_the_sweep(*claim.than));
+  if (sweep) {
+    const std::int64_t target = planned_dk_trials(snap.dk_sweep.config, Evaluator::refine_max_trials);
+    if (snap.dk_sweep.trials < target) add_dk_trials(snap.dk_sweep, target - snap.dk_sweep.trials);
+  }
+  return snap;
 }
 
 std::string where(const Lesson& lesson, std::size_t step) { return lesson.name + " step " + std::to_string(step + 1); }

@@ -13,7 +13,7 @@
 #include <GLFW/glfw3.h>  // key codes only
 
 #include "headless_support.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "lessons/lessons.hpp"
 #include "panels/lesson_layout.hpp"
 
@@ -43,7 +43,7 @@ TEST(LessonPanels, AStepShowsItsPanelsInTheirOrderAndTheirPlotsOnce) {
   const LessonLoad predict = parse_lesson(
       one_step("dashboard", "distribution",
                R"(, "predict": {"question": {"en": "q", "zh-CN": "问"}, "quantity": {"quantity": "max_weight"},
-          "min": 0, "max": 1, "tolerance": 0.1, "hides": "gradient"})"));
+          "min": 0, "max": 1, "decimals": 1, "hides": "gradient"})"));
   ASSERT_TRUE(predict.ok()) << predict.error().message;
   EXPECT_EQ(step_plots(predict->steps[0]), (std::vector<std::string_view>{"distribution", "gradient"}));
 }
@@ -66,7 +66,7 @@ TEST(LessonPanels, BadPanelsGiveOneLineErrorsNamingTheStepAndWhatIsAllowed) {
       {one_step("normalizers", "softmax", R"(, "panels": ["softmax", "notes", "notes"])"), "names 'notes' twice"},
       {one_step("dashboard", "distribution",
                 R"(, "panels": ["distribution"], "predict": {"question": {"en": "q", "zh-CN": "问"},
-                    "quantity": {"quantity": "max_weight"}, "min": 0, "max": 1, "tolerance": 0.1, "hides": "gradient"})"),
+                    "quantity": {"quantity": "max_weight"}, "min": 0, "max": 1, "decimals": 1, "hides": "gradient"})"),
        "hides 'gradient', which its \"panels\" do not show"},
   };
   for (const auto& c : cases) {

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "app.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "lessons/lessons.hpp"
 #include "lessons/quoted_numbers.hpp"
 #include "panels/labs.hpp"

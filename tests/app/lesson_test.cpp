@@ -23,7 +23,7 @@
 
 #include "app.hpp"
 #include "i18n/i18n.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "lessons/lessons.hpp"
 #include "panels/lesson_panel.hpp"
 #include "platform/offscreen.hpp"
@@ -532,6 +532,43 @@ TEST_F(LessonRender, ArrowKeysAndClickerKeysStepAndEscapeLeaves) {
   EXPECT_FALSE(app.ui().lesson.open) << "Escape leaves the lesson";
   press(GLFW_KEY_RIGHT);
   EXPECT_FALSE(app.ui().lesson.open);
+}
+
+// Issue #25: in presenter mode PageDown sometimes skipped steps and landed on a question already
+// answered (homework 5→6 revealed, 4→8, 7→9 revealed). Cause: the lesson keys used ImGui's key
+// repeat, so a press held past its 0.275 s delay (a clicker's button held a moment, or a key-up
+// arriving late on a loaded machine, which presenter mode's large software-rendered plots made
+// likely) stepped again every 0.05 s. A hold of any length must be one reveal or one step.
+TEST_F(LessonRender, AHeldPageDownIsOneRevealOrOneStepInEveryMode) {
+  AppOptions options;
+  options.lessons = shipped();
+  const auto homework = find_lesson(options.lessons, "homework");
+  ASSERT_TRUE(homework);
+  for (const bool presenter : {false, true}) {
+    for (const std::size_t start : {3u, 4u, 6u}) {  // homework steps 4, 5, 7: predict steps
+      App app(*surface_, options);
+      app.ui().presenter = presenter;
+      ASSERT_TRUE(open_lesson_step(app.ui(), *homework, start, false));
+      app.wait_for_snapshot();
+      app.frame();
+      ASSERT_TRUE(app.ui().lesson.open);
+      const LessonStep& step = options.lessons.lessons[*homework].steps[start];
+      ASSERT_TRUE(step.predict) << "homework:" << start + 1 << " is a predict step";
+      (void)commit_guess(app.ui(), std::nullopt);  // revealed, as after a first press
+      // PageDown held for 1.5 s of offscreen frames (1/60 s each): past the repeat delay.
+      ImGui::SetCurrentContext(surface_->imgui_context());
+      ImGui::GetIO().KeysDown[GLFW_KEY_PAGE_DOWN] = true;
+      for (int frame = 0; frame < 90; ++frame) app.frame();
+      ImGui::SetCurrentContext(surface_->imgui_context());
+      ImGui::GetIO().KeysDown[GLFW_KEY_PAGE_DOWN] = false;
+      app.frame();
+      ASSERT_TRUE(app.ui().lesson.open);
+      EXPECT_EQ(app.ui().lesson.open->step, start + 1) << (presenter ? "presenter mode" : "normal mode")
+                                                       << ": PageDown held 1.5 s on revealed homework:" << start + 1
+                                                       << " went to step " << app.ui().lesson.open->step + 1;
+      EXPECT_FALSE(app.ui().lesson.revealed) << "the next question is shown unanswered";
+    }
+  }
 }
 
 // ─── Command line ─────────────────────────────────────────────────────────────────────────────

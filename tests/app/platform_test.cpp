@@ -11,7 +11,7 @@
 #include <glad/gl.h>
 
 #include "platform/gl_check.hpp"
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "export/png.hpp"
 #include "platform/fonts.hpp"
 #include "platform/offscreen.hpp"

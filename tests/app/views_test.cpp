@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "app.hpp"
+#include "lessons/lessons.hpp"
 #include "plot_export.hpp"
 #include "panels/labs.hpp"
 #include "platform/offscreen.hpp"
@@ -137,7 +138,7 @@ TEST(LabRegistry, CoreAndAppRowsMatchAndEachViewGetsItsOwnResult) {
     EXPECT_TRUE(app_views.insert(lab->view).second) << view_info(lab->view).name << " is registered twice";
     EXPECT_EQ(lab_definition(lab->view), lab);
     EXPECT_NE(view_info(lab->view).evaluate, nullptr) << view_info(lab->view).name << " has no core evaluator";
-    EXPECT_FALSE(view_info(lab->view).panels.empty()) << view_info(lab->view).name << " has no lesson panels";
+    EXPECT_FALSE(lesson_panels(lab->view).empty()) << view_info(lab->view).name << " has no lesson panels";
   }
   Params params;
   params.seq_len = 12;

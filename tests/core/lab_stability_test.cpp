@@ -36,7 +36,7 @@ std::string describe(const Params& params) {
 bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
 TEST(StabilityLab, ClassicNaiveFp32OverflowsToNaNAndStableGivesTheAnswerOf123) {
-  // DESIGN.md §8: [1000, 1001, 1002] naive → NaN (exp(1000) = inf, inf/inf = NaN); stable → the
+  // docs/ARCHITECTURE.md, "Tests": [1000, 1001, 1002] naive → NaN (exp(1000) = inf, inf/inf = NaN); stable → the
   // same as [1, 2, 3], because softmax is shift invariant and the shift is exactly what stable does.
   Params params;
   params.scores = {1000.0, 1001.0, 1002.0};

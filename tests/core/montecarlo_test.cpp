@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "smlab/montecarlo.hpp"
@@ -29,6 +30,48 @@ TEST(DkSweep, SplittingTrialsDoesNotChangeTheResult) {
     EXPECT_NEAR(once.unscaled[p].max_weight.mean, pieces.unscaled[p].max_weight.mean, 1e-12) << "point " << p;
   }
   EXPECT_EQ(pieces.trials, 300);
+}
+
+// The refinement's stopping point is planned from a pilot on an independent stream, before any of
+// the sweep's own trials are seen, so the means it stops at are unbiased. The plan is a function of
+// the setting alone, honours the limit, and is enough: refined to it, every mean has converged
+// (standard error within 1% of the value or 0.002), the bar a lesson's reveal needs.
+TEST(DkSweep, ThePlannedTrialCountDependsOnTheSettingOnlyAndConvergesEveryMean) {
+  DkSweepConfig config;
+  config.seq_len = 16;
+  config.key_dims = power_of_two_key_dims();
+  const std::int64_t planned = planned_dk_trials(config, 1'000'000);
+  EXPECT_EQ(planned_dk_trials(config, 1'000'000), planned) << "deterministic";
+  EXPECT_EQ(planned_dk_trials(config, 500), 500) << "capped by the limit";
+  EXPECT_GT(planned, 1000);
+  EXPECT_LT(planned, 200'000);
+  DkSweep sweep = make_dk_sweep(config);
+  add_dk_trials(sweep, planned);
+  int converged = 0, statistics = 0;
+  for (const auto* variant : {&sweep.scaled, &sweep.unscaled})
+    for (std::size_t p = 0; p < variant->size(); ++p)
+      for (const RunningStats* stats :
+           {&(*variant)[p].entropy_nats, &(*variant)[p].max_weight, &(*variant)[p].jacobian_norm}) {
+        ++statistics;
+        converged += monte_carlo_converged(*stats);
+        // The planned count carries a 1.5× margin over the pilot's variance: a statistic may miss
+        // the target by the pilot's own error, never by much.
+        EXPECT_LE(stats->standard_error(), 1.25 * monte_carlo_target_standard_error(stats->mean))
+            << (variant == &sweep.scaled ? "scaled" : "unscaled") << " d_k = " << config.key_dims[p] << " after "
+            << planned << " planned trials: SE " << stats->standard_error() << " for mean " << stats->mean;
+      }
+  EXPECT_GE(converged, statistics - 2) << converged << " of " << statistics << " means converged at the plan";
+  std::printf("[ measured ] L = 16: %lld planned trials; %d of %d means converged\n", static_cast<long long>(planned),
+              converged, statistics);
+}
+
+TEST(DkSweep, ConvergedMeansAStandardErrorWithinOnePercentOrTwoThousandths) {
+  EXPECT_DOUBLE_EQ(monte_carlo_target_standard_error(0.09), 0.002);
+  EXPECT_DOUBLE_EQ(monte_carlo_target_standard_error(2.3), 0.023);
+  EXPECT_DOUBLE_EQ(monte_carlo_target_standard_error(-0.5), 0.005);
+  RunningStats one;
+  one.add(1.0);
+  EXPECT_FALSE(monte_carlo_converged(one)) << "one value has no standard error";
 }
 
 // At d_k = 1 scaling divides by √1: the two variants see identical logits.

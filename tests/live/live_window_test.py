@@ -33,6 +33,12 @@ TOAST_ERROR = "rgb(230,64,51)"     # the border of an error toast (0.9, 0.25, 0.
 # Where things are (English, dark, 1400x800, nothing scrolled).
 TEMPERATURE_GRAB = (125, 121)
 LESSON_START = (330, 507)
+LESSONS_COMBO = (150, 507)
+FILE_MENU, EXPORT_PNG_ITEM = (30, 20), (150, 135)
+COLUMN_TOGGLE = (402, 20)  # the << button left of the view tabs
+MENU_RIGHT = (240, 40, 130, 150)  # the right part of an open File menu (shortcuts), over plain labels
+# The lesson panel of homework:1 (a typed question): the guess field and its Commit button.
+GUESS_FIELD, GUESS_COMMIT = (57, 638), (164, 638)
 LANGUAGE_COMBO, LANGUAGE_CHINESE = (120, 772), (60, 745)
 # After switching to Chinese the column is one line shorter above the Look section.
 THEME_COMBO_ZH, THEME_PROJECTOR_ZH = (120, 697), (60, 768)
@@ -160,6 +166,15 @@ class App:
         time.sleep(0.08)
         self.xdo("mouseup", "1")
         time.sleep(settle)
+
+    def click_and_hold_still(self, point):
+        """A click, then the mouse left where it is: returns the time of the release."""
+        self.move(point)
+        time.sleep(0.4)  # the window settles and sleeps before the click
+        self.xdo("mousedown", "1")
+        time.sleep(0.08)
+        self.xdo("mouseup", "1")
+        return time.time()
 
     def drag(self, start, end, steps=12):
         self.move(start)
@@ -546,6 +561,202 @@ def run_drop(binary, display, tmp, captures):
         app.kill()
 
 
+def run_click_acts_with_the_mouse_still(binary, display, tmp, captures):
+    """Issue #25: a click acts, and its effect is drawn, with the mouse held still: File → Export
+    PNG writes its file and shows its toast and the menu closes; a combo opens its list; the <<
+    button hides the column. Before, each waited for the next mouse move. Then a resize."""
+    home = os.path.join(tmp, "home-f")
+    app = App(binary, display, home, captures, "f", extra_env={"SMLAB_LOG_TOASTS": "1"})
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("a click acts with the mouse still", False, "the window never drew")
+        app.move(NEUTRAL)
+        time.sleep(0.5)
+        before = app.capture("before-menu")
+        app.click_and_hold_still(FILE_MENU)
+        time.sleep(0.4)
+        opened = changed_pixels(before, app.capture("file-menu-open"), MENU_RIGHT)
+        released = app.click_and_hold_still(EXPORT_PNG_ITEM)
+        shots = os.path.join(home, "Pictures", "softmax-lab")
+        written = None
+        while time.time() - released < 5.0 and written is None:
+            if os.path.isdir(shots) and any(name.endswith(".png") for name in os.listdir(shots)):
+                written = time.time() - released
+            time.sleep(0.02)
+        time.sleep(0.3)
+        after = app.capture("export-png-mouse-still")
+        toast = pixels_of(after, TOAST_STRIP, TOAST_OK)
+        menu_left = changed_pixels(before, after, MENU_RIGHT)
+        check("File → Export PNG with the mouse still: file, toast, menu closed",
+              opened > 1500 and written is not None and written < 2.0 and toast > 150 and menu_left < 300,
+              f"menu opened ({opened} px changed); PNG after {written if written is None else round(written, 2)} s; "
+              f"{toast} toast-border pixels; {menu_left} px of the menu's area still differ")
+
+        app.move(NEUTRAL)
+        time.sleep(0.5)
+        before = app.capture("before-combo")
+        app.click_and_hold_still(LESSONS_COMBO)
+        time.sleep(0.4)
+        listed = changed_pixels(before, app.capture("combo-open"), (20, 520, 280, 60))
+        app.press("Escape", settle=0.4)
+        check("a combo opens its list with the mouse still", listed > 1500,
+              f"{listed} px below the Lessons combo changed 0.4 s after the click")
+
+        app.move(NEUTRAL)
+        time.sleep(0.3)
+        app.move((NEUTRAL[0] + 5, NEUTRAL[1]))  # moves redraw: the picture before is the settled one
+        time.sleep(0.5)
+        before = app.capture("before-toggle")
+        app.click_and_hold_still(COLUMN_TOGGLE)
+        time.sleep(0.4)
+        hidden = app.capture("column-hidden")
+        gone = changed_pixels(before, hidden, CONTROLS)
+        app.click_and_hold_still(FILE_MENU)  # the menus stay, at the top left
+        time.sleep(0.4)
+        app.move((700, 700))  # a move redraws whatever the click did, menu or column
+        time.sleep(0.4)
+        menu_open = app.capture("menu-with-column-hidden")
+        strip_menu = changed_pixels(hidden, menu_open, (10, 40, 300, 150))
+        # Below the menu the column must still be gone: there the picture differs from the one before.
+        still_hidden = changed_pixels(before, menu_open, (10, 300, 350, 400))
+        app.press("Escape", settle=0.3)
+        check("the << button hides the column with the mouse still; the menus stay",
+              gone > 20000 and strip_menu > 3000 and still_hidden > 8000,
+              f"{gone} px of the column changed; the File menu drew {strip_menu} px with the column hidden, "
+              f"{still_hidden} px below it differ from the column (few: the column came back)")
+
+        app.xdo("windowsize", "--sync", app.window, "1024", "768")
+        time.sleep(1.5)
+        run(["import", "-window", "root", "-crop", f"1024x768+{app.x}+{app.y}", "+repage",
+             os.path.join(captures, "f-resized.png")], timeout=30)
+        resized = os.path.join(captures, "f-resized.png")
+        colours_seen = colours(resized, (0, 0, 1024, 768))
+        check("resized to 1024x768 it draws the new size", colours_seen >= 200,
+              f"{colours_seen} colours in the 1024x768 capture")
+    finally:
+        app.kill()
+
+
+def expected_position(presses, predict_steps, last_step):
+    """Where a clicker's presses lead from step 1, unrevealed: each press reveals an unanswered
+    question or moves on one step."""
+    step, revealed = 1, False
+    for _ in range(presses):
+        if step in predict_steps and not revealed:
+            revealed = True
+        elif step < last_step:
+            step, revealed = step + 1, False
+    return step, revealed
+
+
+def run_presenter_taps_and_typed_guess(binary, display, tmp, captures):
+    """Issue #25: in presenter mode PageDown sometimes skipped steps to questions already answered
+    (a press held past the key-repeat delay stepped again). Fast taps, a long press: one step or
+    reveal each. Then, outside presenter mode, a typed guess committed by a click is the number typed."""
+    home = os.path.join(tmp, "home-g")
+    app = App(binary, display, home, captures, "g", ["--lesson", "homework:1", "--presenter"])
+    try:
+        if app.find_window() is None:
+            return check("presenter mode: one PageDown, one step or reveal", False, "no window")
+        time.sleep(3.0)
+        app.move(NEUTRAL)
+        time.sleep(0.3)
+        every_step = set(range(1, 10))  # each homework step asks a question
+        presses = 0
+        for burst in (3, 2, 4):
+            app.quick_taps("Next", burst)
+            presses += burst
+            time.sleep(0.6)
+        app.press("Next", hold=0.6, settle=0.8)  # a clicker button held for 0.6 s: one press
+        presses += 1
+        app.capture("presenter-after-taps")
+        session = app.save_session()
+        lesson = (session or {}).get("lesson")
+        step, _ = expected_position(presses, every_step, 9)
+        check("presenter mode: fast PageDown taps and a long press are one step or reveal each",
+              lesson == {"name": "homework", "step": step},
+              f"{presses} presses from homework:1: expected step {step}, the session says {lesson}")
+    finally:
+        app.kill()
+
+    app = App(binary, display, home, captures, "h", ["--lesson", "homework:1"], extra_env={"SMLAB_LOG_TOASTS": "1"})
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("a typed guess committed by a click is the number typed", False, "the window never drew")
+        app.click(GUESS_FIELD, settle=0.3)
+        app.type_text("0.665")
+        time.sleep(0.3)
+        app.click_and_hold_still(GUESS_COMMIT)
+        time.sleep(1.0)
+        app.capture("guess-committed")
+        said = [line for line in app.stderr().splitlines() if "guess:" in line]
+        check("a typed guess committed by a click is the number typed", said == ["softmax-lab: guess: 0.665 on homework:1"],
+              f"typed 0.665, clicked Commit guess: stderr says {said}")
+    finally:
+        app.kill()
+
+
+def run_two_windows_on_one_home(binary, display, tmp, captures):
+    """Issue #25: two windows on the same home silently overwrote each other's session. The second
+    is told, and its exit leaves the first's session file alone."""
+    home = os.path.join(tmp, "home-i")
+    first = App(binary, display, home, captures, "i1")
+    second = None
+    try:
+        if first.find_window() is None or first.wait_until_drawn() is None:
+            return check("a second window on the same session file is told and leaves it alone", False, "no window")
+        second = App(binary, display, home, captures, "i2", extra_env={"SMLAB_LOG_TOASTS": "1"})
+        if second.find_window() is None or second.wait_until_drawn() is None:
+            return check("a second window on the same session file is told and leaves it alone", False,
+                         "the second window never drew")
+        second.press("ctrl", "equal", settle=1.0)  # a change the second window would save
+        second.press("ctrl", "q", settle=0.2)
+        second_code = second.wait_exit()
+        autosave = os.path.join(home, ".config", "softmax-lab", "session.json")
+        after_second = os.path.exists(autosave)
+        told = [line for line in second.stderr().splitlines() if "another Softmax Lab window" in line or "toast: Another" in line]
+        first.press("ctrl", "q", settle=0.2)
+        first_code = first.wait_exit()
+        saved = wait_for_json(autosave, timeout=3)
+        check("a second window on the same session file is told and leaves it alone",
+              second_code == 0 and not after_second and len(told) >= 2 and first_code == 0 and saved is not None and
+              float(saved.get("font_scale", 1)) == 1.0,
+              f"second exited {second_code}, autosave after it: {after_second}, told: {len(told)} lines; first exited "
+              f"{first_code}, its autosave font_scale {saved.get('font_scale') if saved else None}")
+    finally:
+        first.kill()
+        if second is not None:
+            second.kill()
+
+
+def run_touch_the_plots(binary, display, tmp, captures):
+    """Issue #25: the picture can be touched. Dragging key 5's bar of the distribution (window
+    coordinates of a 1400x800 dashboard) up raises its weight through its score; Ctrl+Z takes the drag back."""
+    import math
+    home = os.path.join(tmp, "home-j")
+    app = App(binary, display, home, captures, "j")
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("dragging a distribution bar sets its weight", False, "the window never drew")
+        app.drag((535, 350), (535, 130), steps=10)
+        app.capture("bar-dragged")
+        session = app.save_session() or {}
+        scores = scores_of(session)
+        weight = 0.0
+        if len(scores) == 16:
+            top = max(scores)
+            exps = [math.exp(score - top) for score in scores]
+            weight = exps[5] / sum(exps)
+        time.sleep(0.5)
+        app.press("ctrl", "z", settle=0.8)
+        undone = scores_of(app.save_session() or {})
+        check("dragging a distribution bar sets its weight through its score; one undo takes it back",
+              len(scores) == 16 and weight > 0.7 and undone == [],
+              f"scores after the drag {len(scores)} values, key 5's weight {weight:.3f}; after Ctrl+Z {undone}")
+    finally:
+        app.kill()
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -579,6 +790,14 @@ def main():
             run_refused_autosave(binary, xvfb.display, tmp, captures)
         if only is None or "drop" in only:
             run_drop(binary, xvfb.display, tmp, captures)
+        if only is None or "click" in only:
+            run_click_acts_with_the_mouse_still(binary, xvfb.display, tmp, captures)
+        if only is None or "presenter" in only:
+            run_presenter_taps_and_typed_guess(binary, xvfb.display, tmp, captures)
+        if only is None or "touch" in only:
+            run_touch_the_plots(binary, xvfb.display, tmp, captures)
+        if only is None or "windows" in only:
+            run_two_windows_on_one_home(binary, xvfb.display, tmp, captures)
     finally:
         if xvfb is not None:
             xvfb.stop()

@@ -19,7 +19,7 @@ cache=$(realpath -m "${3:-$work/debs}")
 root=$work/root
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot and mounts); run it as root or with sudo"
-for tool in debootstrap chroot findmnt identify dpkg-deb desktop-file-validate; do
+for tool in debootstrap chroot findmnt identify dpkg-deb desktop-file-validate lintian readelf; do
   command -v "$tool" >/dev/null || fail "'$tool' is missing; run third_party/install-deps.sh first"
 done
 mapfile -t debs < <(find "$package_dir" -maxdepth 1 -name 'softmax-lab_*.deb')
@@ -47,6 +47,18 @@ mkdir -p "$work"
 dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/applications/softmax-lab.desktop >"$work/softmax-lab.desktop" \
   || fail "the package has no /usr/share/applications/softmax-lab.desktop"
 desktop-file-validate "$work/softmax-lab.desktop" || fail "the menu entry does not pass desktop-file-validate"
+
+# The binary as Debian builds packages: hardened (relro + bindnow: dpkg-buildflags hardening=+all)
+# and without the compiler's .comment section. Then lintian with no error or warning, except the
+# one that only a Debian upload can meet (its first changelog entry closes the ITP bug).
+rm -rf "$work/unpacked" && dpkg-deb -x "$deb" "$work/unpacked"
+binary=$work/unpacked/usr/bin/softmax-lab
+readelf -d "$binary" | grep -q 'BIND_NOW' || fail "/usr/bin/softmax-lab is not linked with -z now (bindnow)"
+readelf -l "$binary" | grep -q 'GNU_RELRO' || fail "/usr/bin/softmax-lab has no RELRO segment"
+readelf -S "$binary" | grep -q ' \.comment ' && fail "/usr/bin/softmax-lab still has a .comment section"
+lintian --fail-on error,warning --suppress-tags initial-upload-closes-no-bugs "$deb" >"$work/lintian.log" 2>&1 \
+  || { cat "$work/lintian.log" >&2; fail "lintian reports errors or warnings (log: $work/lintian.log)"; }
+say "hardened (relro, bindnow), no .comment, lintian clean"
 
 unmount_all || fail "cannot unmount a previous run's mounts under $root"
 rm -rf --one-file-system "$root"
@@ -105,6 +117,25 @@ for render in "${renders[@]}"; do
 done
 # The zh-CN render must differ from the English one of the same lesson step.
 cmp -s "$work/lesson.png" "$work/zh-CN.png" && fail "the zh-CN screenshot is identical to the English one"
+
+# Removal: `apt-get purge` takes away every file the package installed and leaves dpkg clean; the
+# student's own files (the screenshots in their home) stay.
+mapfile -t installed < <(chroot "$root" dpkg-query -L softmax-lab | grep -v '^/\.$')
+[ ${#installed[@]} -gt 10 ] || fail "dpkg lists only ${#installed[@]} paths for softmax-lab"
+chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+  apt-get purge -y -qq softmax-lab >"$work/purge.log" 2>&1 || { tail -n 30 "$work/purge.log" >&2; fail "apt-get purge failed"; }
+status=$(chroot "$root" dpkg-query -W -f='${Status}' softmax-lab 2>/dev/null || true)
+case "$status" in "" | *not-installed) ;; *) fail "dpkg still lists softmax-lab after the purge: $status" ;; esac
+left=()
+for path in "${installed[@]}"; do
+  # Folders the system shares (/usr/share/man/man1, ...) stay; the package's own files and folders go.
+  if [ -f "$root$path" ] || [ -L "$root$path" ]; then left+=("$path"); fi
+done
+[ -e "$root/usr/share/softmax-lab" ] && left+=(/usr/share/softmax-lab)
+[ -e "$root/usr/share/doc/softmax-lab" ] && left+=(/usr/share/doc/softmax-lab)
+[ ${#left[@]} -eq 0 ] || fail "the purge left ${#left[@]} of the package's paths: ${left[*]:0:5}"
+[ -s "$root/home/student/dashboard.png" ] || fail "the purge removed the student's own screenshot"
+say "purged: ${#installed[@]} paths gone, the student's files kept"
 
 unmount_all || fail "cannot unmount $root"
 rm -rf --one-file-system "$root"

@@ -1,10 +1,18 @@
 #!/usr/bin/python3
-# Frame and recompute times of the web page while its temperature slider is dragged, at L = 256 and
-# 1024, beside the native build's `--bench-frames 120 --bench-key temperature` on the same machine.
-# A measurement, not a test. Usage: bench_page.py SITE_DIR NATIVE_BINARY [WORK_DIR]
-# (headless chromium renders WebGL with SwiftShader on the CPU, as the native build uses llvmpipe).
+# What a student sees of the page's speed, beside the native build on the same machine in the same
+# run (both render on the CPU: chromium's SwiftShader, the native build's llvmpipe). A measurement,
+# not a test. Prints one JSON line per measurement:
+#   {"first_frame": …}  a cold cache over an emulated 10 Mbit/s link with 40 ms round trips
+#                       (DevTools network emulation): milliseconds from navigation to the first frame
+#                       that shows the computed plots, and the bytes sent
+#   {"drag": …}         rounds alternating the page and the native build at L = 256 and 1024: the
+#                       page's frames on screen (requestAnimationFrame intervals) while its temperature
+#                       slider is dragged, its ticks (evaluation + frame, ms), and the native
+#                       --bench-frames frame time with the same key moving; the load average before each
+# Usage: bench_page.py SITE_DIR NATIVE_BINARY [WORK_DIR] [ROUNDS]
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -16,6 +24,11 @@ import browser_test as page  # noqa: E402
 GRAB = page.TEMPERATURE_GRAB
 
 
+def load_average():
+    with open("/proc/loadavg", encoding="ascii") as handle:
+        return float(handle.read().split()[0])
+
+
 def drag_back_and_forth(driver, seconds):
     deadline = time.time() + seconds
     while time.time() < deadline:
@@ -23,23 +36,68 @@ def drag_back_and_forth(driver, seconds):
         page.drag(driver, (GRAB[0] - 90, GRAB[1]), GRAB, steps=30)
 
 
+def first_frame(site, work):
+    server, base = page.serve(site)
+    driver = page.browser(tempfile.mkdtemp(prefix="profile-", dir=work), work)
+    try:
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 40, "downloadThroughput": 10e6 / 8, "uploadThroughput": 10e6 / 8})
+        driver.get(base + "index.html")
+        page.wait_for(driver, "return document.body.dataset.firstFrame !== undefined", 120, "the first frame")
+        shown = float(driver.execute_script("return document.body.dataset.firstFrame;"))
+        sent = driver.execute_script("return performance.getEntriesByType('resource').reduce("
+                                     "(sum, e) => sum + e.transferSize, 0) + "
+                                     "performance.getEntriesByType('navigation')[0].transferSize;")
+        return {"first_frame": {"ms": round(shown), "bytes_sent": sent, "link": "10 Mbit/s, 40 ms",
+                                "load": load_average()}}
+    finally:
+        driver.quit()
+        server.shutdown()
+
+
+def page_drag(driver, base, seq_len):
+    page.open_page(driver, base + f"index.html?set=seq_len={seq_len}", settle=4.0)
+    driver.execute_script("return Module.ccall('smlab_timing', 'string', ['number'], [page.app]);")  # reset
+    page.count_frames(driver)
+    drag_back_and_forth(driver, 8.0)
+    gaps, frames = page.frame_gaps(driver)
+    ticks = json.loads(driver.execute_script("return Module.ccall('smlab_timing', 'string', ['number'], [page.app]);"))
+    gaps.sort()
+    return {"frame_interval_ms": {"count": frames, "median": round(statistics.median(gaps), 2),
+                                  "p95": round(gaps[min(len(gaps) - 1, len(gaps) * 95 // 100)], 2)},
+            "tick_ms": ticks["tick_ms"], "evaluate_ms": ticks["evaluate_ms"], "frame_ms": ticks["frame_ms"],
+            "recompute_ms": ticks["recompute_ms"]}
+
+
+def native_frames(native, seq_len):
+    done = subprocess.run([native, "--bench-frames", "120", "--bench-key", "temperature", "--set",
+                           f"seq_len={seq_len}"], capture_output=True, text=True, timeout=300)
+    return json.loads(done.stdout) if done.returncode == 0 else None
+
+
 def main():
     site, native = sys.argv[1], sys.argv[2]
     work = sys.argv[3] if len(sys.argv) > 3 else tempfile.mkdtemp(prefix="bench-page-")
+    rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
     os.makedirs(work, exist_ok=True)
+    print(json.dumps(first_frame(site, work)), flush=True)
     server, base = page.serve(site)
     driver = page.browser(tempfile.mkdtemp(prefix="profile-", dir=work), work)
-    rows = []
     try:
-        for seq_len in (256, 1024):
-            page.open_page(driver, base + f"index.html?set=seq_len={seq_len}", settle=4.0)
-            driver.execute_script("return Module.ccall('smlab_timing', 'string', [], []);")  # reset
-            drag_back_and_forth(driver, 8.0)
-            web = json.loads(driver.execute_script("return Module.ccall('smlab_timing', 'string', [], []);"))
-            done = subprocess.run([native, "--bench-frames", "120", "--bench-key", "temperature", "--set",
-                                   f"seq_len={seq_len}"], capture_output=True, text=True, timeout=300)
-            rows.append({"L": seq_len, "web": web, "native": json.loads(done.stdout) if done.returncode == 0 else None})
-            print(json.dumps(rows[-1]), flush=True)
+        for round_index in range(rounds):
+            for seq_len in (256, 1024):
+                row = {"round": round_index + 1, "L": seq_len}
+                row["load_before_page"] = load_average()
+                row["page"] = page_drag(driver, base, seq_len)
+                row["load_before_native"] = load_average()
+                row["native"] = native_frames(native, seq_len)
+                if row["native"]:
+                    native_ms = row["native"].get("median_frame_ms")
+                    if native_ms:
+                        row["page_over_native"] = round(row["page"]["frame_interval_ms"]["median"] / native_ms, 2)
+                print(json.dumps({"drag": row}), flush=True)
     finally:
         driver.quit()
         server.shutdown()

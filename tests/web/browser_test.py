@@ -1,36 +1,67 @@
 #!/usr/bin/python3
-# The web page in a real browser: Debian's chromium (headless, SwiftShader WebGL 2) driven by
-# chromedriver + python3-selenium loads `make web`'s folder from a local server and checks that it
-# renders, logs no errors, follows a slider drag, reopens a URL state with the native build's
-# numbers, and shows a bad URL value as the command line's one-line error.
+# The web page in a real browser, used as a student would: Debian's chromium (headless, SwiftShader
+# WebGL 2) driven by chromedriver + python3-selenium loads `make web`'s folder from the page's own
+# server (precompressed files, app/web/serve.py) and checks, scenario by scenario: it renders and
+# logs no errors; a slider drag changes the plot; F12, Export PNG and Record GIF download; the
+# session is kept and reopened; a URL state's CSV export (a streamed zip) equals the native
+# --export-csv number by number; lesson keys; a partly bad address (the rest applied, the bad part
+# kept in sight, the line in the page's language); every setting in the address; sessions saved as
+# files and opened from files; imports by drag-and-drop through the desktop's readers, kept over a
+# reload; an L = 4096 export offered as the subset while frames keep coming, memory bounded, and a
+# cancelled one; DPR 2 (backing store, crisp text, 1x and 2x PNGs); touch on a 390x844 phone (tap,
+# drag, pinch, lesson stepping, the compact layout); the text mirror; offline after one visit.
 # Usage: browser_test.py SITE_DIR NATIVE_BINARY WORK_DIR
+#
+# [SECTION] Index
+#   [SECTION] Browser and page helpers
+#   [SECTION] Desktop: render, drag, downloads, storage
+#   [SECTION] URL state and the CSV export against the native build
+#   [SECTION] The address: partly bad, every setting, animation
+#   [SECTION] Sessions as files
+#   [SECTION] Imports by drag-and-drop
+#   [SECTION] Big exports
+#   [SECTION] HiDPI
+#   [SECTION] Touch and the compact layout
+#   [SECTION] Offline
+import base64
 import csv
-import functools
-import http.server
 import io
+import json
 import math
 import os
+import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import zipfile
+from urllib.parse import parse_qsl, urlsplit
 
-from PIL import Image
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.action_chains import ActionChains
-from selenium.webdriver.common.actions.action_builder import ActionBuilder
-from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "app", "web"))
+import serve as site_server  # noqa: E402  (app/web/serve.py)
+from PIL import Image, ImageFilter, ImageStat  # noqa: E402
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 # The canvas is the page minus its 30 px file bar: 1400x800, the live-window test's layout, so its
 # coordinates hold here too (English, dark theme, nothing scrolled).
 CANVAS_W, CANVAS_H = 1400, 800
 TEMPERATURE_GRAB = (125, 121)
 DISTRIBUTION = (390, 50, 490, 360)  # x, y, width, height: the dashboard's top-left plot
-FILE_MENU, EXPORT_PNG_ITEM, RECORD_GIF_ITEM = (33, 19), (150, 135), (108, 157)
+CONTROL_TEXT = (14, 36, 340, 90)  # the column's title, tagline and first slider: text to judge sharpness
+FILE_MENU, EXPORT_PNG_ITEM, RECORD_GIF_ITEM = (33, 19), (150, 135), (108, 201)
+# A 390x844 phone (the page's canvas 390x814): the compact layout's places, read off its screenshot:
+# tabs across the top (after the drawer's ≡), ◀ ▶ under them, one plot, the drawer from y = 366.
+PHONE_W, PHONE_H = 390, 844
+PHONE_DRAWER, PHONE_DASHBOARD_TAB, PHONE_TAB = (22, 20), (85, 19), (184, 19)
+PHONE_NEXT_PLOT, PHONE_PLOT = (50, 57), (10, 140, 370, 220)
+PHONE_TEMPERATURE = (125, 480)  # the T slider's grab with the drawer open
+PHONE_LESSON_NEXT = (286, 757)  # the lesson's Next → (the lesson fills the drawer)
 
 results = []
 
@@ -41,18 +72,13 @@ def check(name, ok, detail):
     return ok
 
 
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".js": "text/javascript", ".data": "application/octet-stream"}
-
-    def log_message(self, *args):
-        pass
-
+# [SECTION] Browser and page helpers
 
 def serve(site):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=site))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+    """The page on a local server that sends its precompressed files, as `make serve-web` does."""
+    httpd = site_server.server(site, 0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
 
 
 def browser(profile, downloads):
@@ -68,12 +94,17 @@ def browser(profile, downloads):
         options.add_argument("--no-sandbox")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    # The viewport exactly (headless window sizes include no browser frame, but be sure).
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": CANVAS_W, "height": CANVAS_H + 30, "deviceScaleFactor": 1, "mobile": False})
+    emulate(driver, CANVAS_W, CANVAS_H + 30)
     # Downloads (the page's exports) land in `downloads` without asking.
     driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     return driver
+
+
+def emulate(driver, width, height, scale=1, touch=False):
+    """The viewport exactly (a phone: mobile and touch), at a device scale factor."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": touch})
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": touch, "maxTouchPoints": 5})
 
 
 def wait_for(driver, script, timeout, what):
@@ -89,6 +120,7 @@ def wait_for(driver, script, timeout, what):
 def open_page(driver, url, settle=3.0):
     driver.get(url)
     wait_for(driver, "return document.body.dataset.ready === '1'", 120, "the page's runtime")
+    wait_for(driver, "return document.body.dataset.firstFrame !== undefined", 120, "the first frame")
     time.sleep(settle)  # frames: fonts, first snapshot, ImGui settling
 
 
@@ -107,6 +139,13 @@ def changed_pixels(a, b, box):
     x, y, w, h = box
     pa, pb = a.crop((x, y, x + w, y + h)).getdata(), b.crop((x, y, x + w, y + h)).getdata()
     return sum(1 for p, q in zip(pa, pb) if sum(abs(i - j) for i, j in zip(p, q)) > 30)
+
+
+def sharpness(image):
+    """Mean absolute Laplacian of the grey image: edges drawn at the screen's pixels score high,
+    edges stretched from fewer pixels score low."""
+    return ImageStat.Stat(image.convert("L").filter(ImageFilter.Kernel((3, 3), [0, 1, 0, 1, -4, 1, 0, 1, 0], 1, 128))
+                          .point(lambda v: abs(v - 128))).mean[0]
 
 
 def console_errors(driver):
@@ -137,8 +176,27 @@ def click(driver, point):
     time.sleep(0.8)
 
 
-def press(driver, key):
+def press(driver, key, settle=1.0):
     ActionChains(driver).key_down(key).pause(0.1).key_up(key).perform()
+    time.sleep(settle)
+
+
+def ctrl(driver, letter, settle=1.0):
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys(letter).key_up(Keys.CONTROL).perform()
+    time.sleep(settle)
+
+
+def touch(driver, kind, points):
+    """One touch event through chromium's input pipeline (DevTools Input.dispatchTouchEvent)."""
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent", {
+        "type": kind, "touchPoints": [{"x": x, "y": y, "id": n, "radiusX": 4, "radiusY": 4, "force": 1}
+                                      for n, (x, y) in enumerate(points)]})
+
+
+def tap(driver, point, hold=0.15):
+    touch(driver, "touchStart", [point])
+    time.sleep(hold)
+    touch(driver, "touchEnd", [])
     time.sleep(1.0)
 
 
@@ -151,6 +209,32 @@ def wait_for_files(directory, suffix, count, timeout=30):
             return names
         time.sleep(0.25)
     return sorted(n for n in os.listdir(directory) if n.endswith(suffix))
+
+
+def address(driver):
+    """The page's address bar as (name, value) pairs, decoded as the page decodes them."""
+    return parse_qsl(urlsplit(driver.current_url).query, keep_blank_values=True)
+
+
+def query_of(driver):
+    return urlsplit(driver.current_url).query
+
+
+def session_params(driver):
+    return json.loads(driver.execute_script("return Module.ccall('smlab_session_json', 'string', ['number'], "
+                                            "[page.app]);"))["params"]
+
+
+def count_frames(driver):
+    """Starts counting the page's frames (requestAnimationFrame callbacks, as the screen shows them)."""
+    driver.execute_script("window.__frames = []; const loop = window.__frameLoop = (window.__frameLoop || 0) + 1; "
+                          "const tick = t => { if (window.__frameLoop !== loop) return; window.__frames.push(t); "
+                          "requestAnimationFrame(tick); }; requestAnimationFrame(tick);")
+
+
+def frame_gaps(driver):
+    times = driver.execute_script("return window.__frames;")
+    return [b - a for a, b in zip(times, times[1:])], len(times)
 
 
 def read_csv_rows(text):
@@ -183,123 +267,619 @@ def compare_csv(name, web_text, native_text):
     return True, f"{name}: {len(web_rows)} rows, {numbers} numbers agree"
 
 
+def npy_bytes(rows, cols, seed):
+    """A float32 .npy of rows x cols deterministic values (the format's version 1.0 header)."""
+    values = [math.sin(0.37 * (i + 1) * (seed + 1)) + 0.1 * ((i * 7919 + seed) % 13)
+              for i in range(rows * cols)]
+    header = f"{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {cols}), }}"
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + \
+        struct.pack(f"<{rows * cols}f", *values)
+
+
+def drop_files(driver, files):
+    """Files dropped onto the canvas, as a DragEvent with a DataTransfer holding them."""
+    payload = [{"name": name, "b64": base64.b64encode(data).decode()} for name, data in files]
+    driver.execute_script("""
+        const transfer = new DataTransfer();
+        for (const f of arguments[0]) {
+          const bytes = Uint8Array.from(atob(f.b64), c => c.charCodeAt(0));
+          transfer.items.add(new File([bytes], f.name));
+        }
+        const canvas = document.getElementById('canvas');
+        for (const type of ['dragenter', 'dragover', 'drop'])
+          canvas.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    """, payload)
+
+
+def zip_texts(path):
+    with zipfile.ZipFile(path) as archive:
+        bad = archive.testzip()
+        return {name: archive.read(name).decode() for name in archive.namelist()}, bad
+
+
+def native_line(native, args, work):
+    done = subprocess.run([native, *args], capture_output=True, text=True, timeout=120, cwd=work)
+    return done.returncode, done.stderr.strip()
+
+
+# [SECTION] Desktop: render, drag, downloads, storage
+
+def desktop(driver, base, work, downloads):
+    # Every WebGL query that makes the page wait for the GPU process (the scissor box, the blend
+    # functions) counted where the browser answers it, from before the page's first script.
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        window.__gpuWaits = 0;
+        const real = WebGL2RenderingContext.prototype.getParameter;
+        WebGL2RenderingContext.prototype.getParameter = function (name) {
+          if (name === 0x0C10 || (name >= 0x80C8 && name <= 0x80CB)) window.__gpuWaits += 1;
+          return real.call(this, name);
+        };"""})
+    started = time.time()
+    open_page(driver, base + "index.html")
+    first, size = canvas_image(driver)
+    first.save(os.path.join(work, "first.png"))
+    check("canvas size", size == [CANVAS_W, CANVAS_H], f"canvas {size[0]}x{size[1]}")
+    count = colours(first)
+    check("renders", count > 500, f"{count} distinct colours on the canvas (blank or a flat page has < 10); "
+          f"loaded and drawn in {time.time() - started:.1f} s")
+    plot_colours = colours(first, DISTRIBUTION)
+    check("plot drawn", plot_colours > 50, f"{plot_colours} colours in the distribution plot")
+    errors = console_errors(driver)
+    check("no console errors", not errors, f"{len(errors)} errors: {errors[:3]}")
+    error_line = driver.find_element(By.ID, "error").text
+    check("no error line", error_line == "", f"error bar: '{error_line}'")
+    fetched = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
+    check("an English page does not load the Chinese font", not any(n.endswith("zh-font.ttf") for n in fetched),
+          f"{len(fetched)} resources: {[n.rsplit('/', 1)[-1] for n in fetched]}")
+    encoding = driver.execute_script("""
+        const wasm = performance.getEntriesByType('resource').find(e => e.name.endsWith('.wasm'));
+        return wasm ? [wasm.encodedBodySize, wasm.decodedBodySize] : null;""")
+    check("files come precompressed", encoding is not None and 0 < encoding[0] < 0.6 * encoding[1],
+          f"softmax-lab.wasm: {encoding} bytes sent / decoded")
+    mirror = driver.find_element(By.ID, "mirror")
+    readout = driver.find_element(By.ID, "mirror-readout").text
+    check("the read-out is mirrored as text", "entropy" in readout and mirror.get_attribute("aria-live") == "polite",
+          f"aria-live={mirror.get_attribute('aria-live')}: {readout[:80]!r}")
+
+    # Dragging the temperature slider changes the plot; the address follows. Its frames never wait
+    # for the GPU (once, at the start, the page reads the state it keeps).
+    waits_before = driver.execute_script("return window.__gpuWaits;")
+    count_frames(driver)
+    drag(driver, TEMPERATURE_GRAB, (TEMPERATURE_GRAB[0] - 95, TEMPERATURE_GRAB[1]))
+    time.sleep(1.5)
+    waits = driver.execute_script("return window.__gpuWaits;") - waits_before
+    _, drawn = frame_gaps(driver)
+    check("a drag's frames never wait for the GPU", waits == 0,
+          f"{waits} scissor-box/blend queries answered by the browser in {drawn} frames (was one wait a frame)")
+    after, _ = canvas_image(driver)
+    after.save(os.path.join(work, "after-drag.png"))
+    moved = changed_pixels(first, after, DISTRIBUTION)
+    check("slider drag changes the plot", moved > 1500, f"{moved} pixels of the distribution plot changed")
+    check("URL follows the state", any(v.startswith("temperature=") for n, v in address(driver) if n == "set"),
+          f"address bar: {query_of(driver)}")
+    temperature = dict(v.split("=", 1) for n, v in address(driver) if n == "set").get("temperature", "")
+    check("the address holds the exact value", temperature == session_params(driver)["temperature"],
+          f"address temperature={temperature}, session {session_params(driver)['temperature']}")
+
+    # The mouse wheel scrolls the control column a few lines a notch, downwards (it used to jump).
+    before, _ = canvas_image(driver)
+    ActionChains(driver).scroll_by_amount(0, 0).perform()
+    driver.execute_script("""
+        const canvas = document.getElementById('canvas');
+        canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: 100, deltaMode: 0, clientX: 150, clientY: 400,
+                                                       bubbles: true, cancelable: true }));""")
+    time.sleep(1.0)
+    scrolled, _ = canvas_image(driver)
+    moved_column = changed_pixels(before, scrolled, (10, 100, 350, 600))
+    check("a wheel notch scrolls the control column", moved_column > 2000,
+          f"{moved_column} pixels of the column changed")
+    driver.execute_script("""
+        document.getElementById('canvas').dispatchEvent(new WheelEvent('wheel', { deltaY: -400, deltaMode: 0,
+            clientX: 150, clientY: 400, bubbles: true, cancelable: true }));""")
+    time.sleep(1.0)
+
+    # F12 saves a PNG of the window: the page hands it to the browser as a download.
+    driver.execute_script("document.getElementById('canvas').focus();")
+    press(driver, Keys.F12)
+    pngs = wait_for_files(downloads, ".png", 1)
+    if check("F12 downloads a PNG", len(pngs) == 1, f"downloads: {pngs}"):
+        with Image.open(os.path.join(downloads, pngs[0])) as png:
+            check("the PNG is the canvas", png.size == (CANVAS_W, CANVAS_H) and colours(png.convert("RGB")) > 500,
+                  f"{png.size[0]}x{png.size[1]}, {colours(png.convert('RGB'))} colours")
+    # File → Export PNG (an offscreen framebuffer in the page's WebGL context) and File → Record
+    # GIF of the sweep (an offscreen App, one frame per page frame): downloads too.
+    click(driver, FILE_MENU)
+    click(driver, EXPORT_PNG_ITEM)
+    pngs = wait_for_files(downloads, ".png", 2)
+    check("Export PNG downloads a PNG", len(pngs) == 2, f"downloads: {pngs}")
+    click(driver, FILE_MENU)
+    click(driver, RECORD_GIF_ITEM)
+    gifs = wait_for_files(downloads, ".gif", 1, timeout=120)
+    if check("Record GIF downloads a GIF", len(gifs) == 1, f"downloads: {gifs}"):
+        with Image.open(os.path.join(downloads, gifs[0])) as gif:
+            check("the GIF is animated", gif.n_frames > 10, f"{gif.n_frames} frames of {gif.size[0]}x{gif.size[1]}")
+
+    # The session is kept in the browser's storage: a plain reload reopens it.
+    stored = driver.execute_script("return localStorage.getItem('softmax-lab-session');") or ""
+    check("session in localStorage", '"temperature"' in stored, f"{len(stored)} characters stored")
+    open_page(driver, base + "index.html")
+    check("reload restores the session", f"temperature={temperature}" in query_of(driver),
+          f"address bar after a plain reload: {query_of(driver)}")
+
+
+# [SECTION] URL state and the CSV export against the native build
+
+def url_state_and_csv(driver, base, work, downloads, native):
+    query = "view=scaling&set=d_k=256&set=scaled=false&set=seq_len=64&lesson=scaling:3"
+    open_page(driver, base + "index.html?" + query)
+    error_line = driver.find_element(By.ID, "error").text
+    check("URL state accepted", error_line == "", f"error bar: '{error_line}'")
+    lesson_text = driver.find_element(By.ID, "mirror-lesson").text
+    check("the lesson step is mirrored as text", "step 3 of" in lesson_text, f"{lesson_text[:120]!r}")
+    driver.find_element(By.ID, "export-csv").click()
+    zips = wait_for_files(downloads, ".zip", 1, timeout=120)
+    if not check("Export CSV downloads a zip", len(zips) == 1, f"downloads: {zips}"):
+        return
+    web_csv, bad = zip_texts(os.path.join(downloads, zips[0]))
+    check("the zip reads back", bad is None, f"{len(web_csv)} files, CRC {'ok' if bad is None else 'bad in ' + bad}")
+    status = driver.find_element(By.ID, "status").text
+    check("the bar says what was saved", zips[0] in status, f"status: {status!r}")
+    native_dir = os.path.join(work, "native-csv")
+    done = subprocess.run([native, "--lesson", "scaling:3", "--view", "scaling", "--set", "d_k=256",
+                           "--set", "scaled=false", "--set", "seq_len=64", "--export-csv", native_dir,
+                           "--overwrite"], capture_output=True, text=True, timeout=120)
+    if check("native export", done.returncode == 0, f"exit {done.returncode} {done.stderr.strip()[:200]}"):
+        native_names = sorted(n for n in os.listdir(native_dir) if n.endswith(".csv"))
+        check("same CSV files", sorted(web_csv) == native_names,
+              f"page {len(web_csv)} files, native {len(native_names)}: "
+              f"{sorted(set(web_csv) ^ set(native_names))[:5]} differ")
+        for name in native_names:
+            if name in web_csv:
+                with open(os.path.join(native_dir, name), encoding="utf-8") as native_file:
+                    check(f"numbers of {name}", *compare_csv(name, web_csv[name], native_file.read()))
+    os.remove(os.path.join(downloads, zips[0]))
+    # The clicker's PageDown steps the lesson; the URL follows.
+    driver.execute_script("document.getElementById('canvas').focus();")
+    press(driver, Keys.PAGE_DOWN)
+    check("PageDown steps the lesson", ("lesson", "scaling:4") in address(driver), f"address bar: {query_of(driver)}")
+    # Ctrl+Q (File > Quit) cannot close a tab: the page must keep running, keep the session, and
+    # still step the lesson.
+    ctrl(driver, "q", settle=0.5)
+    press(driver, Keys.PAGE_DOWN)  # step 4 is a predict step: the first press reveals it
+    press(driver, Keys.PAGE_DOWN)
+    check("the page runs on after Ctrl+Q", ("lesson", "scaling:5") in address(driver),
+          f"address bar: {query_of(driver)}")
+
+
+# [SECTION] The address: partly bad, every setting, animation
+
+def addresses(driver, base, work, native):
+    # One bad value alone: skipped with its line (the command line's words for what is allowed).
+    open_page(driver, base + "index.html?set=temperature=abc", settle=1.0)
+    line = driver.find_element(By.ID, "error").text
+    code, expected = native_line(native, ["--set", "temperature=abc", "--export-csv", os.path.join(work, "bad")], work)
+    check("a bad value is reported in one line", code == 2 and "set=temperature=abc" in line and
+          "a number from 0.01 to 100" in expected and "a number from 0.01 to 100" in line and "\n" not in line,
+          f"page: '{line}'; command line: '{expected}'")
+    check("the bad value stays in the address", ("set", "temperature=abc") in address(driver),
+          f"address bar: {query_of(driver)}")
+
+    # Partly bad, in Chinese: the rest applied, the typo kept in the address, the line in Chinese
+    # naming the link's setting (not --view), the page's words and <html lang> in Chinese.
+    open_page(driver, base + "index.html?set=temperature=0.5&view=bogus&lang=zh-CN", settle=3.0)
+    line = driver.find_element(By.ID, "error").text
+    pairs = address(driver)
+    check("a partly bad address applies the rest", ("set", "temperature=0.5") in pairs and ("lang", "zh-CN") in pairs,
+          f"address bar: {query_of(driver)}")
+    check("the bad part stays visible in the address", ("view", "bogus") in pairs, f"address bar: {query_of(driver)}")
+    check("the line follows the page's language", "view=bogus" in line and "已跳过" in line and "--view" not in line,
+          f"error bar: {line!r}")
+    lang = driver.execute_script("return document.documentElement.lang;")
+    button = driver.find_element(By.ID, "export-csv").text
+    check("<html lang> and the bar follow the language", lang == "zh-CN" and button == "导出 CSV",
+          f"lang={lang}, Export CSV button: {button!r}")
+    fetched = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
+    check("a Chinese page loads the Chinese font", any(n.endswith("zh-font.ttf") for n in fetched),
+          f"{[n.rsplit('/', 1)[-1] for n in fetched]}")
+    readout = driver.find_element(By.ID, "mirror-readout").text
+    check("the mirror follows the language", "熵" in readout or "读数" in readout, f"{readout[:60]!r}")
+    shot, _ = canvas_image(driver)
+    shot.save(os.path.join(work, "zh-CN.png"))
+    # Choosing a view in the page takes the typo out of the address.
+    driver.execute_script("document.getElementById('canvas').focus();")
+    click(driver, (620, 19))  # the Normalizers tab (Chinese titles: a tab right of the dashboard's)
+    time.sleep(1.0)
+    pairs = address(driver)
+    check("setting the view removes the typo", ("view", "bogus") not in pairs and
+          any(n == "view" for n, v in pairs), f"address bar: {query_of(driver)}")
+
+    # Every setting a session carries is in the address and comes back from it.
+    query = ("view=temperature&set=temperature=0.25&set=seq_len=32&theme=projector&font=1.5&colormap=magma"
+             "&scale=gradients/jacobian:auto&pin=A|temperature=2")
+    open_page(driver, base + "index.html?" + query, settle=2.0)
+    shown = address(driver)
+    wanted = [("view", "temperature"), ("set", "temperature=0.25"), ("set", "seq_len=32"), ("theme", "projector"),
+              ("font", "1.5"), ("colormap", "magma"), ("scale", "gradients/jacobian:auto"), ("pin", "A|temperature=2")]
+    check("the address carries every setting", all(pair in shown for pair in wanted), f"address bar: {query_of(driver)}")
+    open_page(driver, driver.current_url, settle=2.0)
+    session = json.loads(driver.execute_script("return Module.ccall('smlab_session_json', 'string', ['number'], "
+                                               "[page.app]);"))
+    check("a reload of it keeps theme, font and the rest",
+          session.get("theme") == "projector" and session.get("font_scale") == 1.5 and
+          session.get("colormap") == "magma" and session["params"]["temperature"] == "0.25" and
+          session.get("pins", [{}])[0].get("name") == "A",
+          f"theme={session.get('theme')} font={session.get('font_scale')} colormap={session.get('colormap')} "
+          f"T={session['params']['temperature']} pins={[p['name'] for p in session.get('pins', [])]}")
+
+    # While the sweep plays the address gets short values; stopped, the exact one.
+    open_page(driver, base + "index.html?set=seq_len=16", settle=1.0)
+    driver.execute_script("document.getElementById('canvas').focus();")
+    press(driver, Keys.SPACE, settle=1.5)
+    playing = [v for n, v in address(driver) if n == "set" and v.startswith("temperature=")]
+    press(driver, Keys.SPACE, settle=1.5)
+    stopped = [v for n, v in address(driver) if n == "set" and v.startswith("temperature=")]
+    exact = session_params(driver)["temperature"]
+    digits = lambda value: len(value.split("=", 1)[1].replace(".", "").replace("-", "").lstrip("0"))  # noqa: E731
+    check("a playing sweep writes short values", len(playing) == 1 and digits(playing[0]) <= 4, f"playing: {playing}")
+    check("a stopped sweep writes the exact value", stopped == ["temperature=" + exact],
+          f"stopped: {stopped}, session: {exact}")
+
+
+# [SECTION] Sessions as files
+
+def sessions(driver, base, work, downloads):
+    open_page(driver, base + "index.html?set=temperature=0.75", settle=1.0)
+    # Ctrl+S where the browser offers no File System Access: a download of the session file.
+    driver.execute_script("delete window.showSaveFilePicker; window.showSaveFilePicker = undefined;"
+                          "document.getElementById('canvas').focus();")
+    ctrl(driver, "s", settle=2.0)
+    saved = wait_for_files(downloads, ".json", 1)
+    if check("Ctrl+S downloads the session", saved == ["softmax-lab-session.json"], f"downloads: {saved}"):
+        with open(os.path.join(downloads, saved[0]), encoding="utf-8") as handle:
+            content = json.load(handle)
+        check("the downloaded session is the state", content["params"]["temperature"] == "0.75",
+              f"temperature {content['params']['temperature']}")
+        os.remove(os.path.join(downloads, saved[0]))
+    # Where it does: the picked file gets it (a picker that answers at once stands in for the dialog).
+    driver.execute_script("""
+        window.__written = null;
+        window.showSaveFilePicker = async options => ({
+          name: options.suggestedName,
+          createWritable: async () => ({ write: async blob => { window.__written = await blob.text(); },
+                                          close: async () => {} }) });
+        document.getElementById('canvas').focus();""")
+    ctrl(driver, "s", settle=2.0)
+    written = driver.execute_script("return window.__written;") or ""
+    check("Ctrl+S saves through File System Access", '"temperature": "0.75"' in written,
+          f"{len(written)} characters written; status {driver.find_element(By.ID, 'status').text!r}")
+    # Ctrl+O opens the file picker (not the in-memory path popup).
+    driver.execute_script("window.__opened = 0; document.getElementById('session-file').click = () => "
+                          "{ window.__opened += 1; }; document.getElementById('canvas').focus();")
+    ctrl(driver, "o", settle=1.5)
+    check("Ctrl+O opens the file picker", driver.execute_script("return window.__opened;") == 1,
+          f"{driver.execute_script('return window.__opened;')} picker openings")
+    # A picked session file opens; so does a dropped one.
+    path = os.path.join(work, "picked-session.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump({"version": 1, "params": {"temperature": "0.3"}, "view": "gradients"}, handle)
+    driver.find_element(By.ID, "session-file").send_keys(path)
+    time.sleep(1.5)
+    check("a picked session opens", ("view", "gradients") in address(driver) and
+          ("set", "temperature=0.3") in address(driver), f"address bar: {query_of(driver)}")
+    drop_files(driver, [("dropped.json", json.dumps({"version": 1, "params": {"temperature": "2.5"}}).encode())])
+    time.sleep(1.5)
+    check("a dropped session opens", ("set", "temperature=2.5") in address(driver), f"address bar: {query_of(driver)}")
+    # A session in Chinese opened on an English page: the Chinese font is fetched then, and the
+    # page switches once it is in.
+    fetched = lambda: [n.rsplit("/", 1)[-1] for n in driver.execute_script(  # noqa: E731
+        "return performance.getEntriesByType('resource').map(e => e.name);")]
+    had_font = "zh-font.ttf" in fetched()
+    drop_files(driver, [("chinese.json", json.dumps({"version": 1, "params": {}, "lang": "zh-CN"}).encode())])
+    time.sleep(3.0)
+    lang = driver.execute_script("return document.documentElement.lang;")
+    check("Chinese chosen later fetches its font, then shows it", not had_font and "zh-font.ttf" in fetched() and
+          lang == "zh-CN" and ("lang", "zh-CN") in address(driver), f"before: font {had_font}; after: lang={lang}, "
+          f"address {query_of(driver)}")
+    drop_files(driver, [("english.json", json.dumps({"version": 1, "params": {"temperature": "2.5"},
+                                                     "lang": "en"}).encode())])
+    time.sleep(1.5)
+    drop_files(driver, [("broken.json", b'{"version": 1, "params": {"temperature": "x"}}')])
+    time.sleep(1.0)
+    line = driver.find_element(By.ID, "error").text
+    check("a bad session file is one line, nothing changed", "broken.json" in line and "temperature" in line and
+          ("set", "temperature=2.5") in address(driver), f"error bar: {line!r}")
+
+
+# [SECTION] Imports by drag-and-drop
+
+def imports(driver, base, work, native):
+    open_page(driver, base + "index.html?view=dashboard", settle=1.0)
+    q, k = npy_bytes(24, 8, 1), npy_bytes(24, 8, 2)
+    drop_files(driver, [("q.npy", q), ("k.npy", k)])
+    time.sleep(3.0)
+    pairs = address(driver)
+    params = session_params(driver)
+    line = driver.find_element(By.ID, "error").text
+    check("dropped .npy files are imported", ("import", "q.npy") in pairs and ("import", "k.npy") in pairs and
+          params["seq_len"] == "24" and line == "", f"address bar: {query_of(driver)}; seq_len {params['seq_len']}; "
+          f"error bar: {line!r}")
+    status = driver.find_element(By.ID, "status").text
+    check("the page says the import is kept", "keeps" in status, f"status: {status!r}")
+    # The same data on the desktop gives the same read-out.
+    for name, data in (("q.npy", q), ("k.npy", k)):
+        with open(os.path.join(work, name), "wb") as handle:
+            handle.write(data)
+    native_dir = os.path.join(work, "native-import")
+    done = subprocess.run([native, "--import", "q.npy", "--import", "k.npy", "--export-csv", native_dir,
+                           "--overwrite"], capture_output=True, text=True, timeout=120, cwd=work)
+    readout = driver.find_element(By.ID, "mirror-readout").text
+    if check("native import", done.returncode == 0, done.stderr.strip()[:200]):
+        with open(os.path.join(native_dir, "row_summary.csv"), encoding="utf-8") as handle:
+            entropy = float(dict(read_csv_rows(handle.read())[1:])["entropy_nats"])
+        check("the imported data's numbers match the desktop's", f"{entropy:.4f}" in readout,
+              f"native entropy {entropy:.6f}; page read-out {readout.splitlines()[1] if readout else ''!r}")
+    # The Import data button's picker takes the same files (on a page showing random data again).
+    open_page(driver, base + "index.html?view=dashboard", settle=1.0)
+    check("a page without import= shows random data", ("import", "q.npy") not in address(driver),
+          f"address bar: {query_of(driver)}")
+    driver.find_element(By.ID, "import-file").send_keys(os.path.join(work, "q.npy") + "\n" + os.path.join(work, "k.npy"))
+    time.sleep(2.0)
+    check("picked .npy files are imported", ("import", "q.npy") in address(driver) and
+          driver.find_element(By.ID, "error").text == "", f"address bar: {query_of(driver)}")
+    # Kept over a reload (IndexedDB), from the address.
+    open_page(driver, driver.current_url, settle=2.0)
+    params = session_params(driver)
+    line = driver.find_element(By.ID, "error").text
+    check("the import survives a reload", params["seq_len"] == "24" and line == "" and
+          ("import", "q.npy") in address(driver), f"seq_len {params['seq_len']}; error bar {line!r}")
+    # A bad file: the desktop's line, naming the page's copy of the file.
+    drop_files(driver, [("scores.npy", b"\x93NUMPY\x01\x00" + b"garbage")])
+    time.sleep(2.0)
+    line = driver.find_element(By.ID, "error").text
+    with open(os.path.join(work, "scores.npy"), "wb") as handle:
+        handle.write(b"\x93NUMPY\x01\x00" + b"garbage")
+    code, expected = native_line(native, ["--import", os.path.join(work, "scores.npy"), "--export-csv",
+                                          os.path.join(work, "bad-import")], work)
+    check("a bad import gives the desktop's line", code != 0 and line == expected.replace(work, "/imports"),
+          f"page: {line!r}; desktop: {expected!r}")
+
+
+# [SECTION] Big exports
+
+def exports(driver, base, work, downloads):
+    # Cancel: an export below the limit stopped part-way leaves no file.
+    open_page(driver, base + "index.html?set=seq_len=1024", settle=3.0)
+    before = set(os.listdir(downloads))
+    driver.find_element(By.ID, "export-csv").click()
+    wait_for(driver, "return !document.getElementById('progress').hidden;", 20, "the export's progress")
+    time.sleep(2.0)
+    progress = driver.find_element(By.ID, "progress-text").text
+    driver.find_element(By.ID, "progress-cancel").click()
+    wait_for(driver, "return document.getElementById('progress').hidden;", 30, "the cancel")
+    time.sleep(1.0)
+    status = driver.find_element(By.ID, "status").text
+    check("Cancel stops an export and saves nothing", set(os.listdir(downloads)) == before and "cancelled" in status,
+          f"progress was {progress!r}; status {status!r}; new files {sorted(set(os.listdir(downloads)) - before)}")
+
+    # Above the limit where the browser can write a chosen file (File System Access), the whole is
+    # streamed there. The limit lowered to reach the offer with L = 64; a picker that answers at once
+    # stands in for the dialog, its file keeping what it is given.
+    open_page(driver, base + "index.html?set=seq_len=64", settle=2.0)
+    driver.execute_script("""
+        page.wholeExportLimit = 1000;
+        window.__file = null;
+        window.showSaveFilePicker = async options => ({
+          name: options.suggestedName,
+          createWritable: async () => {
+            const parts = [];
+            return { write: async bytes => { parts.push(bytes); },
+                     close: async () => { window.__file = await new Blob(parts).arrayBuffer(); },
+                     abort: async () => {} };
+          } });""")
+    driver.find_element(By.ID, "export-csv").click()
+    time.sleep(1.0)
+    driver.find_element(By.ID, "export-whole-file").click()
+    wait_for(driver, "return window.__file !== null;", 120, "the file's end")
+    streamed = base64.b64decode(driver.execute_script(
+        "const bytes = new Uint8Array(window.__file); let text = ''; "
+        "for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode(...bytes.subarray(i, i + 8192)); "
+        "return btoa(text);"))
+    with open(os.path.join(work, "streamed.zip"), "wb") as handle:
+        handle.write(streamed)
+    files, bad = zip_texts(os.path.join(work, "streamed.zip"))
+    check("the whole export streams to a chosen file", bad is None and "attention.csv" in files and
+          len(files) == 81 and files["attention.csv"].count("\n") == 65, f"{len(streamed)} bytes, {len(files)} files")
+
+    # L = 4096: the whole is ~700 MB of CSV: the page offers the subset, says how to get the whole,
+    # and makes the subset between frames with memory bounded.
+    open_page(driver, base + "index.html?set=seq_len=4096", settle=8.0)
+    driver.execute_script("window.showSaveFilePicker = undefined;")  # the offer without it: subset or desktop
+    driver.find_element(By.ID, "export-csv").click()
+    time.sleep(1.0)
+    dialog = driver.find_element(By.ID, "export-dialog")
+    text = driver.find_element(By.ID, "export-dialog-text").text
+    command = driver.find_element(By.ID, "export-dialog-code").text
+    check("an L = 4096 CSV export offers the subset", dialog.get_attribute("open") is not None and "4096" in text and
+          "--set seq_len=4096" in command and "--export-csv" in command, f"{text!r}; desktop: {command!r}")
+    heap_before = driver.execute_script("return Module.HEAPU8.length;")
+    js_before = driver.execute_script("return performance.memory ? performance.memory.usedJSHeapSize : 0;")
+    # The page's frame rate just before, at rest (the machine's load makes it what it is).
+    count_frames(driver)
+    time.sleep(5.0)
+    idle_gaps, idle_frames = frame_gaps(driver)
+    idle_rate = idle_frames / 5.0
+    count_frames(driver)
+    started = time.time()
+    driver.find_element(By.ID, "export-subset").click()
+    samples = []
+    while time.time() - started < 600:
+        samples.append((driver.execute_script("return Module.HEAPU8.length;"),
+                        driver.execute_script("return performance.memory ? performance.memory.usedJSHeapSize : 0;")))
+        if driver.execute_script("return document.getElementById('progress').hidden;"):
+            break
+        time.sleep(1.0)
+    took = time.time() - started
+    gaps, frames = frame_gaps(driver)
+    zips = wait_for_files(downloads, "-subset.zip", 1, timeout=60)
+    if check("the subset export completes", len(zips) == 1, f"{zips} after {took:.0f} s"):
+        files, bad = zip_texts(os.path.join(downloads, zips[0]))
+        check("the subset holds pooled maps, the rest whole, and a README",
+              bad is None and "attention_scaled_pooled.csv" in files and "attention_scaled.csv" not in files and
+              "entropy_dk.csv" in files and "README.txt" in files and "--set seq_len=4096" in files["README.txt"],
+              f"{len(files)} files: {sorted(files)[:6]}…")
+        pooled = read_csv_rows(files.get("attention_scaled_pooled.csv", ""))
+        check("the pooled map is 256 x 256 blocks of 16", len(pooled) == 257 and len(pooled[1]) == 256 and
+              pooled[0][0] == "keys_0-15", f"{len(pooled)} lines, {len(pooled[1]) if len(pooled) > 1 else 0} cells")
+    heap_peak = max(s[0] for s in samples) if samples else 0
+    js_peak = max(s[1] for s in samples) if samples else 0
+    worker_heap = float(driver.execute_script("return document.body.dataset.workerHeap || 0;"))
+    # Bounded: the page's own memory does not grow with the ~700 MB it exports, and the worker's
+    # heap holds QKᵀ (64 MB at L = 4096) and a lab's numbers, never the files.
+    check("memory stays bounded during the export", heap_peak - heap_before < 64e6 and js_peak - js_before < 64e6
+          and 0 < worker_heap < 512e6,
+          f"page's wasm heap {heap_before / 1e6:.0f} -> {heap_peak / 1e6:.0f} MB, JS heap {js_before / 1e6:.0f} -> "
+          f"{js_peak / 1e6:.0f} MB; the export worker's wasm heap {worker_heap / 1e6:.0f} MB")
+    # The export runs in its own worker: the page keeps drawing, at a rate that shares the CPU with
+    # it (the page exporting on its own thread drew no frame for 7.7 s while a lab was computed,
+    # and the first page none for 300 s).
+    longest = max(gaps) if gaps else float("inf")
+    check("frames keep coming during the export", frames / took >= 0.25 * idle_rate and longest < 5000,
+          f"{frames} frames in {took:.0f} s ({frames / took:.1f}/s; at rest just before {idle_rate:.1f}/s, "
+          f"longest gap {max(idle_gaps) if idle_gaps else 0:.0f} ms), longest gap {longest:.0f} ms; "
+          f"load {open('/proc/loadavg').read().split()[0]}")
+
+
+# [SECTION] HiDPI
+
+def hidpi(driver, base, work, downloads):
+    open_page(driver, base + "index.html", settle=2.0)
+    one, _ = canvas_image(driver)
+    emulate(driver, CANVAS_W, CANVAS_H + 30, scale=2)
+    open_page(driver, base + "index.html", settle=3.0)
+    size = driver.execute_script("const c = document.getElementById('canvas'); "
+                                 "return [c.width, c.height, c.clientWidth, c.clientHeight];")
+    check("at DPR 2 the backing store is CSS size x 2", size == [2 * CANVAS_W, 2 * CANVAS_H, CANVAS_W, CANVAS_H],
+          f"canvas {size[0]}x{size[1]} for {size[2]}x{size[3]} CSS px")
+    two = Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("RGB")
+    two.save(os.path.join(work, "dpr2.png"))
+    x, y, w, h = CONTROL_TEXT
+    crisp = sharpness(two.crop((2 * x, 2 * y, 2 * (x + w), 2 * (y + h))))
+    stretched = sharpness(one.crop((x, y, x + w, y + h)).resize((2 * w, 2 * h), Image.BILINEAR))
+    check("text is crisp at DPR 2", crisp > 1.3 * stretched,
+          f"edge strength {crisp:.2f} against {stretched:.2f} for the DPR 1 picture stretched 2x")
+    before = set(os.listdir(downloads))
+    driver.execute_script("document.getElementById('canvas').focus();")
+    press(driver, Keys.F12)
+    click(driver, FILE_MENU)
+    click(driver, EXPORT_PNG_ITEM)
+    time.sleep(3.0)
+    sizes = []
+    for name in sorted(set(os.listdir(downloads)) - before):
+        if name.endswith(".png"):
+            with Image.open(os.path.join(downloads, name)) as png:
+                sizes.append(png.size)
+    check("PNGs come at 2x (F12, the screen) and 1x (Export PNG at scale 1x)",
+          sorted(sizes) == sorted([(2 * CANVAS_W, 2 * CANVAS_H), (CANVAS_W, CANVAS_H)]), f"PNG sizes {sizes}")
+    emulate(driver, CANVAS_W, CANVAS_H + 30)
+
+
+# [SECTION] Touch and the compact layout
+
+def phone(driver, base, work):
+    emulate(driver, PHONE_W, PHONE_H, scale=1, touch=True)
+    open_page(driver, base + "index.html?set=seq_len=16", settle=3.0)
+    first, size = canvas_image(driver)
+    first.save(os.path.join(work, "phone.png"))
+    check("a phone gets the compact layout", size == [PHONE_W, PHONE_H - 30], f"canvas {size}")
+    # A tap on a tab.
+    tap(driver, PHONE_TAB)
+    check("a tap on a tab opens it", ("view", "normalizers") in address(driver), f"address bar: {query_of(driver)}")
+    tap(driver, PHONE_DASHBOARD_TAB)
+    # ◀ ▶ step through the view's plots, one at a time.
+    shown, _ = canvas_image(driver)
+    tap(driver, PHONE_NEXT_PLOT)
+    stepped, _ = canvas_image(driver)
+    check("a tap on ▶ shows the next plot", changed_pixels(shown, stepped, PHONE_PLOT) > 2000,
+          f"{changed_pixels(shown, stepped, PHONE_PLOT)} pixels of the plot changed")
+    # The drawer, then a touch drag on the temperature slider.
+    tap(driver, PHONE_DRAWER)
+    start = PHONE_TEMPERATURE
+    touch(driver, "touchStart", [start])
+    time.sleep(0.2)
+    for step in range(1, 11):
+        touch(driver, "touchMove", [(start[0] - 8 * step, start[1])])
+        time.sleep(0.05)
+    touch(driver, "touchEnd", [])
+    time.sleep(1.5)
+    temperature = session_params(driver)["temperature"]
+    check("a touch drag moves a slider", temperature != "1", f"temperature {temperature}")
+    # Pinch: two fingers apart make the text larger.
+    touch(driver, "touchStart", [(150, 300), (240, 300)])
+    for step in range(1, 8):
+        touch(driver, "touchMove", [(150 - 10 * step, 300), (240 + 10 * step, 300)])
+        time.sleep(0.05)
+    touch(driver, "touchEnd", [])
+    time.sleep(1.5)
+    font = json.loads(driver.execute_script("return Module.ccall('smlab_session_json', 'string', ['number'], "
+                                            "[page.app]);")).get("font_scale")
+    check("a pinch makes the text larger", font is not None and font > 1.0, f"font scale {font}")
+    # A lesson stepped by taps.
+    open_page(driver, base + "index.html?lesson=temperature:1", settle=2.0)
+    shot, _ = canvas_image(driver)
+    shot.save(os.path.join(work, "phone-lesson.png"))
+    tap(driver, PHONE_LESSON_NEXT)
+    check("a tap steps the lesson", ("lesson", "temperature:2") in address(driver), f"address bar: {query_of(driver)}")
+    emulate(driver, CANVAS_W, CANVAS_H + 30)
+
+
+# [SECTION] Offline
+
+def offline(driver, server, base):
+    open_page(driver, base + "index.html?view=gradients", settle=1.0)
+    wait_for(driver, "return navigator.serviceWorker && navigator.serviceWorker.controller !== null", 60,
+             "the service worker")
+    version = driver.execute_script("return caches.keys();")
+    check("a service worker keeps the page in a versioned cache", any(k.startswith("softmax-lab-") for k in version),
+          f"caches: {version}")
+    server.shutdown()
+    server.server_close()
+    open_page(driver, base + "index.html?view=temperature&set=temperature=0.4", settle=2.0)
+    shot, size = canvas_image(driver)
+    check("the page loads offline after one visit", colours(shot) > 500 and
+          ("view", "temperature") in address(driver), f"{colours(shot)} colours; address {query_of(driver)}")
+
+
 def main():
-    site, native, work = sys.argv[1], sys.argv[2], sys.argv[3]
+    site, native, work = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
     os.makedirs(work, exist_ok=True)
     server, base = serve(site)
     profile = tempfile.mkdtemp(prefix="profile-", dir=work)
     downloads = os.path.join(work, "downloads")
     os.makedirs(downloads, exist_ok=True)
     driver = browser(profile, downloads)
+    scenarios = [("desktop", lambda: desktop(driver, base, work, downloads)),
+                 ("url-state", lambda: url_state_and_csv(driver, base, work, downloads, native)),
+                 ("addresses", lambda: addresses(driver, base, work, native)),
+                 ("sessions", lambda: sessions(driver, base, work, downloads)),
+                 ("imports", lambda: imports(driver, base, work, native)),
+                 ("hidpi", lambda: hidpi(driver, base, work, downloads)),
+                 ("phone", lambda: phone(driver, base, work)),
+                 ("exports", lambda: exports(driver, base, work, downloads)),
+                 ("offline", lambda: offline(driver, server, base))]
+    only = os.environ.get("SMLAB_WEB_SCENARIOS", "")
     try:
-        # 1. A plain start renders the dashboard, with no errors in the console.
-        started = time.time()
-        open_page(driver, base + "index.html")
-        first, size = canvas_image(driver)
-        first.save(os.path.join(work, "first.png"))
-        check("canvas size", size == [CANVAS_W, CANVAS_H], f"canvas {size[0]}x{size[1]}")
-        count = colours(first)
-        check("renders", count > 500, f"{count} distinct colours on the canvas (blank or a flat page has < 10); "
-              f"loaded and drawn in {time.time() - started:.1f} s")
-        plot_colours = colours(first, DISTRIBUTION)
-        check("plot drawn", plot_colours > 50, f"{plot_colours} colours in the distribution plot")
+        for name, run in scenarios:
+            if only and name not in only.split(","):
+                continue
+            started = time.time()
+            try:
+                run()
+            except Exception as error:  # a scenario that breaks is a failure, the others still run
+                check(f"scenario {name} runs", False, f"{type(error).__name__}: {str(error)[:300]}")
+            print(f"scenario {name}: {time.time() - started:.0f} s", flush=True)
         errors = console_errors(driver)
-        check("no console errors", not errors, f"{len(errors)} errors: {errors[:3]}")
-        error_line = driver.find_element(By.ID, "error").text
-        check("no error line", error_line == "", f"error bar: '{error_line}'")
-
-        # 2. Dragging the temperature slider changes the plot.
-        drag(driver, TEMPERATURE_GRAB, (TEMPERATURE_GRAB[0] - 95, TEMPERATURE_GRAB[1]))
-        time.sleep(1.5)
-        after, _ = canvas_image(driver)
-        after.save(os.path.join(work, "after-drag.png"))
-        moved = changed_pixels(first, after, DISTRIBUTION)
-        check("slider drag changes the plot", moved > 1500, f"{moved} pixels of the distribution plot changed")
-        url = driver.current_url
-        check("URL follows the state", "temperature=" in url, f"address bar: {url[len(base):]}")
-
-        # 2b. F12 saves a PNG of the window: the page hands it to the browser as a download.
-        driver.execute_script("document.getElementById('canvas').focus();")
-        press(driver, Keys.F12)
-        pngs = wait_for_files(downloads, ".png", 1)
-        if check("F12 downloads a PNG", len(pngs) == 1, f"downloads: {pngs}"):
-            with Image.open(os.path.join(downloads, pngs[0])) as png:
-                check("the PNG is the canvas", png.size == (CANVAS_W, CANVAS_H) and colours(png.convert("RGB")) > 500,
-                      f"{png.size[0]}x{png.size[1]}, {colours(png.convert('RGB'))} colours")
-
-        # File → Export PNG (an offscreen framebuffer in the page's WebGL context) and File → Record
-        # GIF of the sweep (an offscreen App, one frame per page frame): downloads too.
-        click(driver, FILE_MENU)
-        click(driver, EXPORT_PNG_ITEM)
-        pngs = wait_for_files(downloads, ".png", 2)
-        check("Export PNG downloads a PNG", len(pngs) == 2, f"downloads: {pngs}")
-        click(driver, FILE_MENU)
-        click(driver, RECORD_GIF_ITEM)
-        gifs = wait_for_files(downloads, ".gif", 1, timeout=120)
-        if check("Record GIF downloads a GIF", len(gifs) == 1, f"downloads: {gifs}"):
-            with Image.open(os.path.join(downloads, gifs[0])) as gif:
-                check("the GIF is animated", gif.n_frames > 10, f"{gif.n_frames} frames of {gif.size[0]}x{gif.size[1]}")
-
-        # 2c. The session is kept in the browser's storage: a plain reload reopens it.
-        stored = driver.execute_script("return localStorage.getItem('softmax-lab-session');") or ""
-        check("session in localStorage", '"temperature"' in stored, f"{len(stored)} characters stored")
-        open_page(driver, base + "index.html")
-        check("reload restores the session", "temperature=" in driver.current_url,
-              f"address bar after a plain reload: {driver.current_url[len(base):]}")
-
-        # 3. A URL state: the page's numbers against the native build's --export-csv of the same state.
-        query = "view=scaling&set=d_k=256&set=scaled=false&set=seq_len=64&lesson=scaling:3"
-        open_page(driver, base + "index.html?" + query)
-        error_line = driver.find_element(By.ID, "error").text
-        check("URL state accepted", error_line == "", f"error bar: '{error_line}'")
-        web_csv = driver.execute_script("return smlabCsvTexts();")
-        native_dir = os.path.join(work, "native-csv")
-        done = subprocess.run([native, "--lesson", "scaling:3", "--view", "scaling", "--set", "d_k=256",
-                               "--set", "scaled=false", "--set", "seq_len=64", "--export-csv", native_dir,
-                               "--overwrite"], capture_output=True, text=True, timeout=120)
-        if check("native export", done.returncode == 0, f"exit {done.returncode} {done.stderr.strip()[:200]}"):
-            native_names = sorted(n for n in os.listdir(native_dir) if n.endswith(".csv"))
-            check("same CSV files", sorted(web_csv) == native_names,
-                  f"page {len(web_csv)} files, native {len(native_names)}: "
-                  f"{sorted(set(web_csv) ^ set(native_names))[:5]} differ")
-            for name in native_names:
-                if name in web_csv:
-                    with open(os.path.join(native_dir, name), encoding="utf-8") as native_file:
-                        check(f"numbers of {name}", *compare_csv(name, web_csv[name], native_file.read()))
-        shown, _ = canvas_image(driver)
-        shown.save(os.path.join(work, "url-state.png"))
-        # The clicker's PageDown steps the lesson; the URL follows.
-        driver.execute_script("document.getElementById('canvas').focus();")
-        press(driver, Keys.PAGE_DOWN)
-        check("PageDown steps the lesson", "lesson=scaling:4" in driver.current_url,
-              f"address bar: {driver.current_url[len(base):]}")
-        # Ctrl+Q (File > Quit) cannot close a tab: the page must keep running (it used to stop its
-        # main loop and freeze), save the session, and still step the lesson.
-        ActionChains(driver).key_down(Keys.CONTROL).send_keys("q").key_up(Keys.CONTROL).perform()
-        time.sleep(0.5)
-        press(driver, Keys.PAGE_DOWN)  # step 4 is a predict step: the first press reveals it
-        press(driver, Keys.PAGE_DOWN)
-        check("the page runs on after Ctrl+Q", "lesson=scaling:5" in driver.current_url,
-              f"address bar: {driver.current_url[len(base):]}")
-        # The Export CSV button: one .zip holding the same files.
-        driver.find_element(By.ID, "export-csv").click()
-        zips = wait_for_files(downloads, ".zip", 1)
-        if check("Export CSV downloads a zip", len(zips) == 1, f"downloads: {zips}"):
-            with zipfile.ZipFile(os.path.join(downloads, zips[0])) as archive:
-                bad = archive.testzip()
-                names = sorted(archive.namelist())
-                check("the zip holds the CSV files", bad is None and names == sorted(web_csv),
-                      f"{len(names)} files, CRC {'ok' if bad is None else 'bad in ' + bad}")
-
-        # 4. A bad URL value: the command line's one-line error, on the page.
-        open_page(driver, base + "index.html?set=temperature=abc", settle=1.0)
-        error_line = driver.find_element(By.ID, "error").text
-        expected = subprocess.run([native, "--set", "temperature=abc", "--export-csv", os.path.join(work, "bad")],
-                                  capture_output=True, text=True, timeout=60).stderr.strip()
-        check("bad URL value shows the --set error", error_line == expected and "\n" not in error_line,
-              f"page: '{error_line}'; command line: '{expected}'")
-        errors = console_errors(driver)
-        check("no console errors after the URL runs", not errors, f"{len(errors)} errors: {errors[:3]}")
+        check("no console errors at the end", not errors, f"{len(errors)} errors: {errors[:3]}")
     finally:
         driver.quit()
         server.shutdown()

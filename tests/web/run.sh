@@ -15,7 +15,7 @@ done
 /usr/bin/python3 -c 'import selenium, PIL' 2>/dev/null || { echo "web_page: python3-selenium and python3-pil are needed (third_party/install-deps.sh)"; exit 1; }
 start=$(date +%s)
 emcmake cmake -S "$source_dir" -B "$web_build" -DCMAKE_BUILD_TYPE=Release >"$work.configure.log" 2>&1 || { cat "$work.configure.log"; exit 1; }
-cmake --build "$web_build" -j 2 --target softmax-lab-web >"$work.build.log" 2>&1 || { tail -n 60 "$work.build.log"; exit 1; }
+cmake --build "$web_build" -j 2 --target softmax-lab-web-site >"$work.build.log" 2>&1 || { tail -n 60 "$work.build.log"; exit 1; }
 built=$(date +%s)
 echo "web_page: page built in $((built - start)) s: $(du -cb "$web_build"/site/* | awk 'END {printf "%.1f MB", $1 / 1e6}') ($(ls "$web_build"/site | tr '\n' ' '))"
 rm -rf "$work"

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stop_token>
 
+#include "smlab/progress.hpp"
 #include "smlab/snapshot.hpp"
 #include "smlab/views.hpp"
 
@@ -23,7 +24,10 @@ struct Stages {
 struct EvaluateOptions {
   std::stop_token stop;                    // a request here abandons the work (returns nullopt)
   std::atomic<float>* progress = nullptr;  // 0..1, written as work proceeds (may be null)
-  std::int64_t dk_trials = 0;              // Monte Carlo trials per d_k point; 0 = automatic budget
+  // Also told each step, with its name (progress.hpp), e.g. a headless export's progress line. May
+  // be null. Called on the evaluating thread and, inside long parallel stages, between blocks.
+  ProgressSink* progress_sink = nullptr;
+  std::int64_t dk_trials = 0;  // Monte Carlo trials per d_k point; 0 = automatic budget
   // A sweep computed earlier. When its config equals the one these Params need and
   // it has at least the requested trials, it is reused as is: sweeps are
   // deterministic per trial index, so this equals recomputing with its trial count.
@@ -65,7 +69,7 @@ bool complete_stages(Snapshot& snap, Stages& stages, std::shared_ptr<const Score
 bool pooled_maps_pending(const Snapshot& snap);
 // Computes them (pooled_attention_maps) and the colour range. Returns false if `stop` was requested
 // first (then the Snapshot is unchanged).
-bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop = {});
+bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop = {}, const Progress& progress = {});
 // A first picture of those maps in 1/factor of the time (32× less at L = 32768): each pooled row
 // is the block maxima of the first query of its block only (pooled.preview set). Exact for the
 // rows it shows. Returns false if `stop` was requested first (the Snapshot is then unchanged).

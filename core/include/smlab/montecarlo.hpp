@@ -65,7 +65,14 @@ struct DkSweep {
   std::int64_t trials = 0;                 // trials per point so far
   DkSweepBlocks blocks;
   double max_entropy_nats = 0.0;  // ln max(L, 2): the uniform row's entropy, the plots' reference
+  // The trial count a refinement goes to (planned_dk_trials), 0 until planned.
+  std::int64_t planned_trials = 0;
 };
+
+// What "converged" means for a Monte Carlo mean the app shows or a lesson reveals: a standard error
+// of at most 1% of the value, or at most 0.002 absolute (whichever is larger).
+double monte_carlo_target_standard_error(double mean);
+bool monte_carlo_converged(const RunningStats& stats);
 
 // d_k = 1, 2, 4, …, 4096.
 std::vector<int> power_of_two_key_dims(int max_key_dim = 4096);
@@ -83,6 +90,18 @@ DkSweep make_dk_sweep(DkSweepConfig config);
 // across-trials estimate, and differences between points and variants are not noise.
 // Cost: one exp per (trial, point, variant, key) — about 2·10⁹ for 20,000 trials at L = 4096.
 void add_dk_trials(DkSweep& sweep, std::int64_t trials, int threads = 0);
+
+// The trial count at which every mean of the sweep (entropy, max weight and ‖J‖_F, scaled and
+// unscaled, every d_k) is expected to have converged, at most `limit`: from each statistic's variance
+// in a pilot run on a stream independent of the sweep's own (about 2·10⁶ draws, 256 to 4096 trials),
+// N = 1.5 · variance / target², the 1.5 covering the pilot's own error.
+// Why a plan and not "stop once every standard error is small": the sweep's means are unbiased at
+// any trial count fixed in advance, but not at one chosen by looking at them. The mean entropy of
+// nearly one-hot rows is made of rare high-entropy trials; a run that has seen few of them has both
+// a low mean and a low standard error, so stopping at the first small standard error favours runs
+// that are low (measured: the unscaled entropy at d_k = 1024, L = 16 came out 2–3 SE low). The
+// pilot's trials are never part of the sweep, so the planned count is independent of its means.
+std::int64_t planned_dk_trials(const DkSweepConfig& config, std::int64_t limit, int threads = 0);
 
 // Entropy (nats), max weight and Jacobian Frobenius norm of s = softmax(a·x) for a > 0, where
 // x[top] is a maximum of x: one pass, one exp per entry, no logarithms, no stored s.

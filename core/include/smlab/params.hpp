@@ -37,6 +37,7 @@ struct ParamLimits {
   static constexpr int samples_min = 1, samples_max = 1000000;
   static constexpr int target_min = 0, target_max = 4095;
   static constexpr double angle_min = -180.0, angle_max = 180.0;
+  static constexpr double key_norm_min = 0.1, key_norm_max = 20.0;
   static constexpr double epsilon_min = 1e-8, epsilon_max = 1.0;
   static constexpr int init_min = 0, init_max = 3;
   static constexpr int activation_min = 0, activation_max = 2;
@@ -67,11 +68,15 @@ struct Params {
   bool causal = false;           // mask keys after the query (−inf scores, weight exactly 0)
   double nudge = 0.0;            // added to the second-largest score in the temperature lab. [−3, 3]
   // Settings of the attention story's labs (issue #17; smlab/labs/topics.hpp says who reads them).
-  int top_k = 5;            // sampling: tokens kept by top-k [1, 50] (clamped to the vocabulary)
-  double top_p = 0.9;       // sampling: nucleus mass p [0.01, 1]
-  int samples = 1000;       // sampling: draws in the histogram [1, 10^6]
-  int target = 0;           // loss: the one-hot target's index in the row [0, 4095] (clamped to the row)
-  double angle = 35.0;      // geometry: direction of q in degrees [−180, 180]
+  int top_k = 5;        // sampling: tokens kept by top-k [1, 50] (clamped to the vocabulary)
+  double top_p = 0.9;   // sampling: nucleus mass p [0.01, 1]
+  int samples = 1000;   // sampling: draws in the histogram [1, 10^6]
+  int target = 0;       // loss: the one-hot target's index in the row [0, 4095] (clamped to the row)
+  double angle = 35.0;  // geometry: direction of q in degrees [−180, 180]
+  // geometry: key 0 of the 2-D demo, direction in degrees [−180, 180] and length [0.1, 20] (so an
+  // exercise's own k = (4, 3) can be drawn); the default is the demo's 0.4 rad, length 1.
+  double key_angle = 22.91831180523293;
+  double key_norm = 1.0;
   double epsilon = 1e-3;    // geometry: ε of cosine attention's max(‖q‖, ε) [1e-8, 1]
   int init = 1;             // init lab: 0 Var(w) = 1, 1 Xavier, 2 He, 3 σ_w = 0.01
   int activation = 0;       // init lab: 0 linear, 1 tanh, 2 ReLU
@@ -124,6 +129,9 @@ struct ParamKey {
   KeyScale scale = KeyScale::none;
   double step = 0.0;   // linear reals: one nudge; logarithmic from 0: the smallest positive value
   bool blends = true;  // a lesson moves it gradually; false for the seed (an in-between seed means nothing)
+  // Its slider is logarithmic though the key is not nudged or swept (scale none): samples, 1 to 10⁶.
+  // Keys of logarithmic scale always have logarithmic sliders.
+  bool log_slider = false;
   bool is_real() const { return std::holds_alternative<double Params::*>(member); }
   bool is_integer() const {
     return std::holds_alternative<int Params::*>(member) || std::holds_alternative<std::uint64_t Params::*>(member);
@@ -131,9 +139,6 @@ struct ParamKey {
 };
 std::span<const ParamKey> param_keys();
 const ParamKey* find_param_key(std::string_view name);
-
-// The value of a numeric key as a double (nullopt for flags, the format and the scores).
-std::optional<double> numeric_param(const Params& params, const ParamKey& key);
 
 // Params part of the way from `from` to `to` for t in [0, 1]: every key that blends moves (log
 // space for logarithmic keys whose range starts above 0, linearly otherwise, integers rounded,

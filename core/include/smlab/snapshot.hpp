@@ -10,6 +10,8 @@
 #include <stop_token>
 #include <vector>
 
+#include "smlab/progress.hpp"
+
 #include "smlab/attention.hpp"
 #include "smlab/montecarlo.hpp"
 #include "smlab/params.hpp"
@@ -35,6 +37,18 @@ struct ScoreCache {
   Matrix queries, keys;  // L × d_k each (empty for imported scores or weights)
   Matrix raw;            // raw(i, j) = q_i · k_j (dot_product_scores_fast), L × L; imported: the
                          // scores, or ln(weights); empty for imported Q, K with L > 4096
+                         // (with score_exponent e: q_i · k_j · 2^−e)
+  // Imported Q and K large enough that a float sum of q·k could overflow (its bound
+  // d·max|q|·max|k| above 2^64, e.g. entries of 1e30): the float kernels (raw, rows, pooled maps)
+  // multiply kernel_queries = Q·2^−a and kernel_keys = K·2^−b instead, powers of two so only the
+  // exponents change (exact unless a tiny entry becomes subnormal, which moves q·k by less than
+  // 2^−100 of its size), and the logit scales are multiplied back by 2^score_exponent, e = a + b
+  // (kernel_logit_scale). So finite float inputs never give NaN maps. Ordinary data: e = 0, the
+  // kernel matrices empty, and the kernels read queries and keys as always (the same bits).
+  int score_exponent = 0;
+  Matrix kernel_queries, kernel_keys;
+  const Matrix& queries_for_kernels() const { return score_exponent != 0 ? kernel_queries : queries; }
+  const Matrix& keys_for_kernels() const { return score_exponent != 0 ? kernel_keys : keys; }
   bool matches(const Params& params) const {
     if (source != params.imported) return false;
     if (source != nullptr) return batch == params.batch && head == params.head;
@@ -67,12 +81,13 @@ class LabResults {
     if (results_.size() <= slot) results_.resize(slot + 1);
     results_[slot] = std::move(result);
   }
-  // The result of type Lab (e.g. HeadsLab), or null when its lab was not computed.
+  // The result of type Lab (e.g. HeadsLab), or null when its lab was not computed. Only its own
+  // view's slot is looked at (smlab/lab_list.hpp says which).
   template <class Lab>
   const Lab* get() const {
-    for (const std::any& result : results_)
-      if (const Lab* lab = std::any_cast<Lab>(&result)) return lab;
-    return nullptr;
+    static_assert(is_lab_result<Lab>, "not the result of a lab of smlab/lab_list.hpp");
+    const auto slot = static_cast<std::size_t>(view_of_lab<Lab>);
+    return slot < results_.size() ? std::any_cast<Lab>(&results_[slot]) : nullptr;
   }
 
  private:
@@ -160,7 +175,9 @@ float attention_map_max(const Snapshot& snap, bool scaled);
 // block of query rows at a time: each block's scores q_i·k_j (one pass of the fast QKᵀ kernel),
 // then each row's exact softmax at either logit scale, then the block maxima. Memory: the block
 // (≤ 256·L floats) and the output, never L×L. The weights pooled are those attention_row gives.
+// `progress` is told after each block of rows (its stop token is not read: `stop` is).
 void pooled_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix& keys, double scaled_logit_scale,
-                           double unscaled_logit_scale, bool causal, int factor, const std::stop_token& stop = {});
+                           double unscaled_logit_scale, bool causal, int factor, const std::stop_token& stop = {},
+                           const Progress& progress = {});
 
 }  // namespace smlab

@@ -1,63 +1,48 @@
-// The app's views: the dashboard and one lab per idea, in ONE table (views.cpp). Names are the
-// stable identifiers of --view, session files, CSV/SVG file names and lesson steps.
-//
-// How to add a lab (the whole recipe; nothing else needs a new line):
-//  core  1. core/include/smlab/labs/<name>.hpp + core/src/labs/<name>.cpp: a result struct
-//           <Name>Lab and `void evaluate_<name>_lab(<Name>Lab& out, const Params& params)`
-//           (add the .cpp to core/CMakeLists.txt's smlab_core list).
-//        2. The registry: one enumerator in `View` below (at the end: tabs follow this order) and
-//           one row in views.cpp's `views` table: name, English title, --list-views summary, the
-//           lesson panels (each a plot name of the lab, or a named group of them) and
-//           `lab_evaluator<<Name>Lab, evaluate_<name>_lab>` (+ the #include of its header there).
-//           Snapshot::labs then holds its result (snapshot.lab<<Name>Lab>()); evaluate() fills it
-//           whenever the view is shown or everything is exported; nothing else in core changes.
-//        3. A test tests/core/lab_<name>_test.cpp (add it to tests/CMakeLists.txt's lab_tests).
-//  app   4. app/panels/lab_<name>.cpp (add it to app/CMakeLists.txt's list): `build` (the plots,
-//           from snapshot.lab<<Name>Lab>() only: no math), `controls` (ImGui widgets editing
-//           Params) and optionally `interact`, and at its end the lab's row:
-//             extern const LabDefinition <name>_lab{View::<name>, "lab.<name>.title",
-//                 "lab.<name>.summary", <name>_control_labels, build_<name>, controls_<name>, nullptr};
-//        5. app/panels/labs.cpp: one line `extern const LabDefinition <name>_lab;` and `&<name>_lab`
-//           in the `labs` array (the app side of the registry).
-//        6. The strings: "lab.<name>.*" in both tables, assets/i18n/en.json and zh-CN.json.
-//  A new Params key is one row of params.cpp's key table plus its Params member.
+// The app's views: the dashboard and one lab per idea (the labs: smlab/lab_list.hpp), in ONE
+// table (views.cpp). Names are the stable identifiers of --view, session files, CSV/SVG file names
+// and lesson steps. How to add a lab: docs/ARCHITECTURE.md, "Adding a lab".
 #pragma once
 
 #include <any>
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string_view>
-#include <vector>
+
+#include "smlab/lab_list.hpp"
 
 namespace smlab {
 
 struct Params;
 struct Snapshot;
 
+// The dashboard, then the labs in the list's order (= tab order).
 enum class View {
   dashboard,
-  normalizers,
-  stability,
-  temperature,
-  scaling,
-  gradients,
-  attention_variants,
-  positions,
-  heads,
-  values,
-  sampling,
-  loss,
-  geometry,
-  init
+#define SMLAB_VIEW_ENUMERATOR(id, Result) id,
+  SMLAB_LABS(SMLAB_VIEW_ENUMERATOR)
+#undef SMLAB_VIEW_ENUMERATOR
 };
 
-// A panel a lesson step may highlight: one plot ("distribution") or a named group of plots
-// ("attention" = both maps). Members are the plot names the view places ("<view>/<plot>" in the
-// app's placed plots, "<view>-<plot>.csv" in an export).
-struct ViewPanel {
-  std::string_view name;
-  std::vector<std::string_view> plots;
-};
+// How many views there are: the dashboard and the labs.
+#define SMLAB_COUNT_LAB(id, Result) +1
+inline constexpr std::size_t view_count = 1 SMLAB_LABS(SMLAB_COUNT_LAB);
+#undef SMLAB_COUNT_LAB
+
+// The view whose lab computes the struct `Lab` (a Result of the list): Snapshot::lab<Lab>() reads
+// that view's slot and no other.
+template <class Lab>
+inline constexpr bool is_lab_result = false;
+template <class Lab>
+inline constexpr View view_of_lab = View::dashboard;  // only for is_lab_result types
+#define SMLAB_LAB_RESULT(id, Result)                  \
+  struct Result;                                      \
+  template <>                                         \
+  inline constexpr bool is_lab_result<Result> = true; \
+  template <>                                         \
+  inline constexpr View view_of_lab<Result> = View::id;
+SMLAB_LABS(SMLAB_LAB_RESULT)
+#undef SMLAB_LAB_RESULT
 
 // A lab's numbers for one Snapshot: computes them from the lab's Params (imported data replaced
 // by random data of its settings) and the Snapshot so far (the shown row's scores).
@@ -65,13 +50,23 @@ using LabEvaluator = std::any (*)(const Params& lab_params, const Snapshot& snap
 
 struct ViewInfo {
   View view;
-  std::string_view name;              // "attention-variants"
-  std::string_view title;             // "Attention variants"
-  std::string_view summary;           // one line for --list-views
-  std::span<const ViewPanel> panels;  // what a lesson step may name as its "panel"
-  LabEvaluator evaluate = nullptr;    // null for the dashboard (its numbers are the Snapshot's own)
+  std::string_view name;            // "attention-variants"
+  std::string_view summary;         // one line for --list-views
+  LabEvaluator evaluate = nullptr;  // null for the dashboard (its numbers are the Snapshot's own)
 };
 
+// A lab's row, defined at the end of its core file as `extern const LabInfo <id>_lab_info{...}` for
+// every id of smlab/lab_list.hpp; views.cpp makes the views' table of them.
+struct LabInfo {
+  std::string_view name;     // --view, session files, CSV/SVG file names and lesson steps
+  std::string_view summary;  // one line for --list-views
+  LabEvaluator evaluate = nullptr;
+};
+#define SMLAB_DECLARE_LAB_INFO(id, Result) extern const LabInfo id##_lab_info;
+SMLAB_LABS(SMLAB_DECLARE_LAB_INFO)
+#undef SMLAB_DECLARE_LAB_INFO
+
+// The dashboard, then the labs in the list's order.
 std::span<const ViewInfo> all_views();
 const ViewInfo& view_info(View view);
 std::optional<View> view_from_name(std::string_view name);

@@ -14,6 +14,8 @@
 
 #include "smlab/import.hpp"
 #include "quoted.hpp"
+#include "smlab/params.hpp"
+#include "smlab/utf8.hpp"
 
 namespace smlab {
 namespace {
@@ -34,36 +36,44 @@ std::string_view trim(std::string_view text) {
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-std::optional<double> number(std::string_view token) {
+// One CSV cell: a number (finite, or -inf; one too small for a double reads as ±0, as --set
+// scores reads it), a number too large for a double, or not a number at all.
+struct Cell {
+  enum class Kind { number, too_large, not_number };
+  Kind kind = Kind::not_number;
+  double value = 0.0;
+};
+
+Cell read_cell(std::string_view token) {
   token = trim(token);
   const std::string low = lower(token);
-  if (low == "-inf" || low == "-infinity") return -std::numeric_limits<double>::infinity();
-  if (!token.empty() && token.front() == '+') token.remove_prefix(1);
+  if (low == "-inf" || low == "-infinity") return {Cell::Kind::number, -std::numeric_limits<double>::infinity()};
+  std::string_view body = token;
+  if (!body.empty() && body.front() == '+') body.remove_prefix(1);
   double value = 0.0;
-  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
-  if (token.empty() || ec != std::errc{} || end != token.data() + token.size()) return std::nullopt;
-  return value;
+  const auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), value);
+  if (body.empty() || end != body.data() + body.size()) return {};
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars reports overflow and underflow alike; parse_scores (params.hpp) tells them apart
+    // the one way every entry point does: underflow is ±0, overflow is refused.
+    const Result<std::vector<double>> exact = parse_scores(token);
+    if (exact && exact->size() == 1) return {Cell::Kind::number, exact->front()};
+    return {Cell::Kind::too_large, 0.0};
+  }
+  if (ec != std::errc{}) return {};
+  return {Cell::Kind::number, value};
 }
 
-// Valid UTF-8 (no overlongs, no surrogates), so labels never break the font renderer.
-bool valid_utf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const int extra = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
-    if (extra < 0 || text.size() - i <= static_cast<std::size_t>(extra)) return false;
-    std::uint32_t code = extra == 0 ? c : c & (0x3f >> extra);
-    for (int k = 1; k <= extra; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]);
-      if ((next & 0xc0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3f);
-    }
-    if ((extra == 1 && code < 0x80) || (extra == 2 && code < 0x800) ||
-        (extra == 3 && (code < 0x10000 || code > 0x10ffff)) || (code >= 0xd800 && code <= 0xdfff))
-      return false;
-    i += static_cast<std::size_t>(extra) + 1;
-  }
-  return true;
+// A UTF-8 byte-order mark at the start, which some editors (and Excel's "CSV UTF-8") write.
+std::string_view without_bom(std::string_view text) {
+  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xef && static_cast<unsigned char>(text[1]) == 0xbb &&
+      static_cast<unsigned char>(text[2]) == 0xbf)
+    text.remove_prefix(3);
+  return text;
 }
+
+// Valid UTF-8 (no overlongs, no surrogates: smlab/utf8.hpp), so labels never break the font renderer.
+bool valid_utf8(std::string_view text) { return first_invalid_utf8(text) == std::string_view::npos; }
 
 void append_utf8(std::string& out, std::uint32_t code) {
   if (code < 0x80) {
@@ -178,12 +188,18 @@ std::string json_string_list(std::string_view text, std::vector<std::string>& ou
 
 // [SECTION] CSV matrices and token lists
 
-ArrayParse parse_csv_matrix(std::string_view text, std::string_view file) {
+ArrayParse parse_csv_matrix(std::string_view text, std::string_view file, const Progress& progress) {
   auto fail = [&](const std::string& why) { return Error::usage(std::string(file) + ": " + why); };
+  text = without_bom(text);
   NdArray out;
   out.name = "csv";
   out.dtype = "csv";
   std::size_t cols = 0, rows = 0, line_number = 0, pos = 0;
+  bool first_line = true;
+  // Decimal commas ("0,125,1,250" for 0.125, 1.25): every row an even number of whole numbers,
+  // every second one unsigned digits, and one of those longer than one digit.
+  bool commas_plausible = true, commas_seen = false;
+  std::vector<float> row;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -191,58 +207,92 @@ ArrayParse parse_csv_matrix(std::string_view text, std::string_view file) {
     pos = end + 1;
     ++line_number;
     if (line.empty()) continue;
-    std::vector<float> row;
-    bool numeric = true;
+    if ((line_number & 0xfff) == 0) {
+      if (progress.cancelled()) return cancelled_error("import");
+      progress.report(static_cast<double>(pos) / static_cast<double>(text.size()));
+    }
+    row.clear();
+    bool any_number = false;  // a cell that reads as a number, allowed or not
+    std::optional<std::pair<std::size_t, Cell>> first_bad;
+    std::string_view first_bad_text;
     std::size_t cell_start = 0;
-    for (;;) {
+    for (std::size_t column = 1;; ++column) {
       const std::size_t comma = line.find(',', cell_start);
       const std::string_view cell =
-          line.substr(cell_start, comma == std::string_view::npos ? std::string_view::npos : comma - cell_start);
-      const auto value = number(cell);
-      if (!value) {
-        numeric = false;
-        if (rows == 0 && line_number == 1) break;  // a header line
-        return fail("line " + std::to_string(line_number) + ": '" + shown(trim(cell)) +
-                    "' is not a number: allowed finite numbers or -inf, separated by commas");
+          trim(line.substr(cell_start, comma == std::string_view::npos ? std::string_view::npos : comma - cell_start));
+      const Cell read = read_cell(cell);
+      const bool usable = read.kind == Cell::Kind::number && !std::isnan(read.value) &&
+                          read.value != std::numeric_limits<double>::infinity() &&
+                          !(std::isfinite(read.value) && std::fabs(read.value) > std::numeric_limits<float>::max());
+      any_number = any_number || read.kind != Cell::Kind::not_number;
+      if (usable) {
+        row.push_back(static_cast<float>(read.value));
+        const bool digits = !cell.empty() && cell.find_first_not_of("0123456789") == std::string_view::npos;
+        const bool whole = digits || (cell.size() > 1 && cell[0] == '-' &&
+                                      cell.find_first_not_of("0123456789", 1) == std::string_view::npos);
+        if (!whole || (column % 2 == 0 && !digits)) commas_plausible = false;
+        if (column % 2 == 0 && cell.size() > 1) commas_seen = true;
+      } else if (!first_bad) {
+        first_bad.emplace(column, read);
+        first_bad_text = cell;
       }
-      if (std::isnan(*value) || *value == std::numeric_limits<double>::infinity() ||
-          (std::fabs(*value) > std::numeric_limits<float>::max() && std::isfinite(*value)))
-        return fail("line " + std::to_string(line_number) + ": '" + shown(trim(cell)) +
-                    "' is not allowed: finite numbers within float range, or -inf");
-      row.push_back(static_cast<float>(*value));
-      if (row.size() > 32768) return fail("line " + std::to_string(line_number) + " has more than 32768 columns");
+      if (column > ImportLimits::csv_columns_max)
+        return fail("row " + std::to_string(line_number) + " has more than 32768 columns");
       if (comma == std::string_view::npos) break;
       cell_start = comma + 1;
     }
-    if (!numeric) continue;
+    // Only a first line with no number in it is a header ("q0,q1,q2"); any other cell that is not
+    // a number is named, so "1,2,x" or "0x10,1" is never dropped as if it were one.
+    const bool header = first_line && !any_number;
+    first_line = false;
+    if (header) continue;
+    if (first_bad) {
+      const std::string at = "row " + std::to_string(line_number) + ", column " + std::to_string(first_bad->first) +
+                             ": '" + shown(first_bad_text) + "'";
+      if (first_bad->second.kind == Cell::Kind::not_number)
+        return fail(at + " is not a number: allowed finite numbers or -inf, separated by commas");
+      return fail(at + " is not allowed: finite numbers within float range (about 3.4e38), or -inf");
+    }
+    if (row.size() % 2 != 0) commas_plausible = false;
     if (rows == 0)
       cols = row.size();
     else if (row.size() != cols)
-      return fail("line " + std::to_string(line_number) + " has " + std::to_string(row.size()) +
-                  " numbers, line 1 of data has " + std::to_string(cols) + ": allowed a rectangular matrix");
+      return fail("row " + std::to_string(line_number) + " has " + std::to_string(row.size()) +
+                  " numbers, the first row of data has " + std::to_string(cols) + ": allowed a rectangular matrix");
     ++rows;
     if (rows * cols > ImportLimits::csv_cells_max) return fail("more than 4096x4096 numbers: allowed at most 16777216");
     out.values.insert(out.values.end(), row.begin(), row.end());
   }
   if (rows == 0) return fail("no numbers: expected rows of comma-separated numbers");
   out.shape = {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)};
+  if (commas_plausible && commas_seen)
+    out.warnings.push_back(std::string(file) + ": read as " + std::to_string(rows) + " x " + std::to_string(cols) +
+                           " whole numbers, but its rows look like decimal commas ('0,125' for 0.125): if so, "
+                           "write decimals with '.' (0.125,1.25)");
   return out;
 }
 
 TokenParse parse_tokens(std::string_view text, std::string_view file) {
+  auto fail = [&](const std::string& why) { return Error::usage(std::string(file) + ": " + why); };
+  const std::string allowed =
+      "allowed UTF-8 text, one token per line, or a JSON list of strings, e.g. [\"The\", \"cat\"]";
   std::vector<std::string> tokens;
-  if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xef && static_cast<unsigned char>(text[1]) == 0xbb &&
-      static_cast<unsigned char>(text[2]) == 0xbf)
-    text.remove_prefix(3);  // a UTF-8 byte-order mark
-  if (!valid_utf8(text))
-    return Error::usage(std::string(file) +
-                        ": not valid UTF-8: allowed UTF-8 text, one token per line, or a JSON list of strings");
-  if (!trim(text).empty() && trim(text).front() == '[') {
-    if (auto error = json_string_list(text, tokens); !error.empty())
-      return Error::usage(std::string(file) + ": " + error +
-                          ": allowed a JSON list of strings, e.g. [\"The\", \"cat\"]");
+  text = without_bom(text);
+  if (!valid_utf8(text)) return fail("not valid UTF-8: " + allowed);
+  if (trim(text).empty()) return fail("no tokens (the file is empty): " + allowed);
+  // JSON when the file says so (.json) or when the whole text is a JSON list of strings; else one
+  // token per line, so a vocabulary whose first line is "[CLS]" is a token list, not bad JSON.
+  const bool json_file = lower(file).ends_with(".json");
+  std::string json_problem = json_string_list(text, tokens);
+  if (json_problem.empty()) {
+    if (tokens.empty()) return fail("an empty list: no tokens: " + allowed);
     return tokens;
   }
+  if (json_file) return fail(json_problem + ": allowed a JSON list of strings, e.g. [\"The\", \"cat\"]");
+  const std::string_view body = trim(text);
+  if (body.size() >= 2 && body.front() == '{' && body.back() == '}')
+    return fail("a JSON object, not a list: " + allowed);
+  tokens.clear();
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
@@ -251,11 +301,11 @@ TokenParse parse_tokens(std::string_view text, std::string_view file) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     pos = end + 1;
     if (line.size() > ImportLimits::token_bytes_max)
-      return Error::usage(std::string(file) + ": line " + std::to_string(tokens.size() + 1) +
-                          " is longer than 1024 bytes");
-    if (tokens.size() >= ImportLimits::tokens_max) return Error::usage(std::string(file) + ": more than 32768 tokens");
+      return fail("line " + std::to_string(tokens.size() + 1) + " is longer than 1024 bytes");
+    if (tokens.size() >= ImportLimits::tokens_max) return fail("more than 32768 tokens");
     tokens.emplace_back(line);
   }
+  if (tokens.empty()) return fail("no tokens (the file is empty): " + allowed);
   return tokens;
 }
 
@@ -350,6 +400,43 @@ std::span<const float> ImportedAttention::slice(const std::vector<float>& all, i
   return std::span<const float>(all).subspan(index * size, size);
 }
 
+namespace {
+
+// "FILE array 'name' (Q) of shape [a, b]": how every shape message names an array.
+std::string described(std::string_view file, std::string_view array, ArrayRole role,
+                      std::span<const std::int64_t> shape) {
+  std::string text =
+      std::string(file) + " array '" + shown(array) + "' (" + std::string(role_name(role)) + ") of shape [";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+}  // namespace
+
+Result<void> check_role_shape(ArrayRole role, std::span<const std::int64_t> shape, std::string_view file,
+                              std::string_view array) {
+  const bool matrix = role == ArrayRole::scores || role == ArrayRole::weights;
+  auto fail = [&](const std::string& why) { return Error::usage(described(file, array, role, shape) + ": " + why); };
+  const std::size_t n = shape.size();
+  const bool leading_fit = n >= 2 && n <= 4 && shape[0] <= ImportLimits::leading_axis_max &&
+                           (n < 3 || shape[n - 3] <= ImportLimits::leading_axis_max);
+  if (!leading_fit)
+    return fail(matrix ? "allowed [L, L], [H, L, L] or [B, H, L, L]" : "allowed [L, d], [H, L, d] or [B, H, L, d]");
+  const std::int64_t length = shape[n - 2], last = shape[n - 1];
+  if (matrix) {
+    if (last != length) return fail("the last two axes must be equal (L x L)");
+    if (length < 2 || length > ImportLimits::scores_length_max)
+      return fail("L = " + std::to_string(length) + " is not allowed: 2 to 4096 for an L x L matrix");
+    return {};
+  }
+  if (length < 2 || length > ImportLimits::length_max)
+    return fail("L = " + std::to_string(length) + " is not allowed: 2 to 32768");
+  if (last > ImportLimits::key_dim_max)
+    return fail(std::string(role == ArrayRole::values ? "d_v" : "d") + " = " + std::to_string(last) +
+                " is not allowed: 1 to 4096");
+  return {};
+}
+
 ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::string> tokens,
                                std::vector<std::string> sources, std::string tokens_file) {
   auto fail = [](const std::string& why) { return Error::usage(why); };
@@ -373,12 +460,7 @@ ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::s
         "scores or attn are recognised; else name the role, e.g. --import data.npz:x=Q)");
   if (kinds > 1) return fail("import one of: Q and K, scores, or weights (not several at once)");
   auto data = std::make_shared<ImportedAttention>();
-  auto describe = [](const RoleArray& a) {
-    std::string text =
-        a.file + " array '" + shown(a.array.name) + "' (" + std::string(role_name(a.role)) + ") of shape [";
-    for (std::size_t i = 0; i < a.array.shape.size(); ++i) text += (i ? ", " : "") + std::to_string(a.array.shape[i]);
-    return text + "]";
-  };
+  auto describe = [](const RoleArray& a) { return described(a.file, a.array.name, a.role, a.array.shape); };
   // Leading axes [B, H] of a shape with `inner` trailing axes; false if it has too many.
   auto leading = [&](const NdArray& a, int& batches, int& heads) {
     const std::size_t n = a.shape.size();
@@ -463,13 +545,15 @@ ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::s
               std::to_string(data->heads) + ", " + std::to_string(length) + ", " + std::to_string(length) + "]";
   }
   if (!tokens.empty() && tokens.size() != static_cast<std::size_t>(data->length))
-    return fail(tokens_file + ": " + std::to_string(tokens.size()) + " tokens for L = " + std::to_string(data->length) +
-                ": allowed exactly one token per position");
+    return fail(tokens_file + ": " + std::to_string(tokens.size()) + (tokens.size() == 1 ? " token" : " tokens") +
+                " for L = " + std::to_string(data->length) + ": allowed exactly one token per position");
   std::string files;
   for (const std::string& source : sources)  // file names only: the summary is one short line
     files += (files.empty() ? "" : ", ") +
              source.substr(source.find_last_of('/') == std::string::npos ? 0 : source.find_last_of('/') + 1);
   data->summary = summary + " from " + files;
+  for (const RoleArray& item : arrays)
+    data->warnings.insert(data->warnings.end(), item.array.warnings.begin(), item.array.warnings.end());
   data->tokens = std::move(tokens);
   data->sources = std::move(sources);
   data->tokens_file = std::move(tokens_file);

@@ -1,6 +1,15 @@
 // NumPy .npy and .npz readers over bytes in memory: header dict, dtype, order, shape, and the zip
-// container (stored or deflated through zlib). Sizes are checked against the bytes present
-// before anything is allocated, so a header declaring 10 GB is refused, not attempted.
+// container (stored or deflated through zlib). Sizes are checked against the bytes present and
+// against the role an array plays before anything is allocated, so a header declaring 10 GB is
+// refused, not attempted, and values are decoded as they inflate, never held twice.
+//
+// Library decision (issue #27): the zip central directory is read here, not by libzip-dev or
+// minizip. The web build (Debian's emscripten) cannot link Debian's native libraries, so either
+// would have to be built from its source package for the page as zlib is; and their readers
+// allocate and inflate behind their own API, where the checks this reader makes first (entry
+// count, entries inside the file and apart from one another, the deflate ratio, the total to
+// inflate, the declared shape against the role) could not be made before the cost. zlib stays for
+// inflate itself (the page builds it from Debian's source package).
 //
 // [SECTION] Index
 //   [SECTION] Bytes and the header dict
@@ -164,7 +173,7 @@ float decode(const std::uint8_t* p, int size, bool big_endian) {
 
 // [SECTION] .npy arrays
 
-ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file, std::string_view array) {
+Result<NpyHeader> parse_npy_header(std::span<const std::uint8_t> bytes, std::string_view file, std::string_view array) {
   const std::string at = where(file, array);
   auto fail = [&](const std::string& why) { return Error::usage(at + ": " + why); };
   static constexpr std::uint8_t magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
@@ -196,8 +205,11 @@ ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file,
       d.size() == 3 && (d[0] == '<' || d[0] == '>') && d[1] == 'f' && (d[2] == '2' || d[2] == '4' || d[2] == '8');
   if (!known_dtype)
     return fail("dtype '" + shown(d) + "' is not supported: allowed <f2 <f4 <f8 >f2 >f4 >f8 (float16/32/64)");
-  const int item = d[2] - '0';
-  const bool big_endian = d[0] == '>';
+  NpyHeader out;
+  out.dtype = d;
+  out.item_bytes = d[2] - '0';
+  out.big_endian = d[0] == '>';
+  out.fortran_order = header.fortran_order;
   if (header.shape.empty() || header.shape.size() > 4)
     return fail("shape has " + std::to_string(header.shape.size()) +
                 " axes: allowed 1 to 4, e.g. [L, d] or [B, H, L, d]");
@@ -212,47 +224,106 @@ ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file,
   }
   if (count > ImportLimits::array_elements_max) {
     char gigabytes[32];
-    std::snprintf(gigabytes, sizeof gigabytes, "%.3g", declared * item / 1e9);
+    std::snprintf(gigabytes, sizeof gigabytes, "%.3g", declared * out.item_bytes / 1e9);
     return fail("declares " + std::string(gigabytes) +
                 " GB of data (more than 2^28 values): allowed at most 268435456 values");
   }
-  const std::uint64_t data_bytes = count * static_cast<std::uint64_t>(item);
-  const std::size_t data_at = offset + header_len;
-  const std::uint64_t present = bytes.size() - data_at;
-  if (present < data_bytes)
-    return fail("truncated: the header declares " + std::to_string(data_bytes) + " bytes of data, the file has " +
-                std::to_string(present));
-  if (present > data_bytes)
-    return fail(std::to_string(present - data_bytes) + " bytes after the declared data: allowed exactly " +
-                std::to_string(data_bytes) + " (object arrays and pickles are not read)");
+  out.shape = std::move(header.shape);
+  out.count = count;
+  out.data_offset = offset + header_len;
+  return out;
+}
 
+Result<void> check_npy_size(const NpyHeader& header, std::uint64_t total_bytes, std::string_view file,
+                            std::string_view array) {
+  const std::uint64_t present = total_bytes > header.data_offset ? total_bytes - header.data_offset : 0;
+  const std::uint64_t data_bytes = header.data_bytes();
+  if (present < data_bytes)
+    return Error::usage(where(file, array) + ": truncated: the header declares " + std::to_string(data_bytes) +
+                        " bytes of data, the file has " + std::to_string(present));
+  if (present > data_bytes)
+    return Error::usage(where(file, array) + ": " + std::to_string(present - data_bytes) +
+                        " bytes after the declared data: allowed exactly " + std::to_string(data_bytes) +
+                        " (object arrays and pickles are not read)");
+  return {};
+}
+
+NpyDecoder::NpyDecoder(const NpyHeader& header, bool data_present) : header_(header) {
+  // Reserved, not filled: pages are touched only as data arrives.
+  if (data_present) values_.reserve(static_cast<std::size_t>(header.count));
+}
+
+void NpyDecoder::feed(std::span<const std::uint8_t> bytes) {
+  const auto item = static_cast<std::size_t>(header_.item_bytes);
+  // Bytes beyond the declared data are the caller's to refuse (check_npy_size); never stored.
+  const std::uint64_t room = header_.data_bytes() - std::min(fed_, header_.data_bytes());
+  if (bytes.size() > room) bytes = bytes.first(static_cast<std::size_t>(room));
+  fed_ += bytes.size();
+  if (partial_size_ > 0) {  // an item split between two pieces
+    const std::size_t take = std::min(item - static_cast<std::size_t>(partial_size_), bytes.size());
+    std::memcpy(partial_ + partial_size_, bytes.data(), take);
+    partial_size_ += static_cast<int>(take);
+    bytes = bytes.subspan(take);
+    if (static_cast<std::size_t>(partial_size_) < item) return;
+    values_.push_back(decode(partial_, header_.item_bytes, header_.big_endian));
+    partial_size_ = 0;
+  }
+  const std::size_t whole = bytes.size() / item;
+  if (values_.capacity() - values_.size() < whole) {
+    // Data that was not known to be present: double up to the header's count as it comes.
+    const std::size_t wanted = std::max(values_.size() + whole, std::max<std::size_t>(2 * values_.capacity(), 1 << 20));
+    values_.reserve(std::min(wanted, static_cast<std::size_t>(header_.count)));
+  }
+  for (std::size_t i = 0; i < whole; ++i)
+    values_.push_back(decode(bytes.data() + i * item, header_.item_bytes, header_.big_endian));
+  const std::size_t rest = bytes.size() - whole * item;
+  std::memcpy(partial_, bytes.data() + whole * item, rest);
+  partial_size_ = static_cast<int>(rest);
+}
+
+NdArray NpyDecoder::finish(std::string name) && {
   NdArray out;
-  out.name = std::string(array);
-  out.shape = header.shape;
-  out.dtype = d;
-  out.values.resize(static_cast<std::size_t>(count));
-  const std::uint8_t* data = bytes.data() + data_at;
-  if (!header.fortran_order || header.shape.size() == 1) {
-    for (std::size_t i = 0; i < out.values.size(); ++i)
-      out.values[i] = decode(data + i * static_cast<std::size_t>(item), item, big_endian);
-  } else {
-    // Fortran order: the first axis varies fastest in the file. Walk the file in its order and
-    // place each value at its C-order index.
-    const std::size_t axes = header.shape.size();
-    std::vector<std::int64_t> index(axes, 0), c_stride(axes, 1);
-    for (std::size_t a = axes - 1; a-- > 0;) c_stride[a] = c_stride[a + 1] * header.shape[a + 1];
-    for (std::size_t i = 0; i < out.values.size(); ++i) {
-      std::int64_t c_index = 0;
-      for (std::size_t a = 0; a < axes; ++a) c_index += index[a] * c_stride[a];
-      out.values[static_cast<std::size_t>(c_index)] =
-          decode(data + i * static_cast<std::size_t>(item), item, big_endian);
-      for (std::size_t a = 0; a < axes; ++a) {
-        if (++index[a] < header.shape[a]) break;
-        index[a] = 0;
-      }
+  out.name = std::move(name);
+  out.dtype = header_.dtype;
+  out.shape = header_.shape;
+  if (!header_.fortran_order || header_.shape.size() == 1) {
+    out.values = std::move(values_);
+    return out;
+  }
+  // Fortran order: the first axis varies fastest in the file. Walk the file's order and place
+  // each value at its C-order index.
+  out.values.resize(values_.size());
+  const std::size_t axes = header_.shape.size();
+  std::vector<std::int64_t> index(axes, 0), c_stride(axes, 1);
+  for (std::size_t a = axes - 1; a-- > 0;) c_stride[a] = c_stride[a + 1] * header_.shape[a + 1];
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    std::int64_t c_index = 0;
+    for (std::size_t a = 0; a < axes; ++a) c_index += index[a] * c_stride[a];
+    out.values[static_cast<std::size_t>(c_index)] = values_[i];
+    for (std::size_t a = 0; a < axes; ++a) {
+      if (++index[a] < header_.shape[a]) break;
+      index[a] = 0;
     }
   }
   return out;
+}
+
+ArrayParse parse_npy(std::span<const std::uint8_t> bytes, std::string_view file, std::string_view array,
+                     std::optional<ArrayRole> role, const Progress& progress) {
+  Result<NpyHeader> header = parse_npy_header(bytes, file, array);
+  if (!header) return header.error();
+  if (Result<void> sized = check_npy_size(*header, bytes.size(), file, array); !sized) return sized.error();
+  if (role)
+    if (Result<void> fits = check_role_shape(*role, header->shape, file, array); !fits) return fits.error();
+  NpyDecoder decoder(*header);
+  const std::span<const std::uint8_t> data = bytes.subspan(header->data_offset);
+  constexpr std::size_t chunk = std::size_t{1} << 22;  // 4 MiB between checks for a cancel
+  for (std::size_t done = 0; done < data.size(); done += chunk) {
+    if (progress.cancelled()) return cancelled_error("import");
+    decoder.feed(data.subspan(done, std::min(chunk, data.size() - done)));
+    progress.report(static_cast<double>(done) / static_cast<double>(data.size()));
+  }
+  return std::move(decoder).finish(std::string(array));
 }
 
 namespace {
@@ -263,10 +334,14 @@ struct ZipEntry {
   std::string name;
   int method = 0;
   std::uint64_t compressed = 0, uncompressed = 0, local_offset = 0;
+  std::uint64_t data_offset = 0;  // after the local header: [data_offset, data_offset + compressed)
   std::uint32_t crc = 0;
 };
 
-// The central directory of a zip, with zip64 sizes (NumPy writes every entry with force_zip64).
+// The central directory of a zip, with zip64 sizes (NumPy writes every entry with force_zip64),
+// and where each entry's data lies. Every entry must lie inside the file, before the directory,
+// and apart from every other: overlapping entries are how a small archive claims to hold many
+// large arrays (one deflated stream listed 256 times).
 std::string read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipEntry>& entries) {
   if (bytes.size() < 22) return "not an .npz (zip) archive: too short";
   const std::size_t lowest = bytes.size() > 65557 ? bytes.size() - 65557 : 0;
@@ -330,9 +405,30 @@ std::string read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipE
       }
       x += 4 + len;
     }
+    // The local header, then the data, all before the directory.
+    const std::string shown_name = "entry '" + shown(entry.name) + "'";
+    if (entry.local_offset > dir_offset || dir_offset - entry.local_offset < 30 ||
+        read_u32(bytes.data() + entry.local_offset) != 0x04034b50)
+      return shown_name + ": truncated or damaged zip entry";
+    entry.data_offset = entry.local_offset + 30 + read_u16(bytes.data() + entry.local_offset + 26) +
+                        read_u16(bytes.data() + entry.local_offset + 28);
+    if (entry.data_offset > dir_offset || entry.compressed > dir_offset - entry.data_offset)
+      return shown_name + ": truncated: the entry declares " + std::to_string(entry.compressed) +
+             " bytes, the archive has " +
+             std::to_string(entry.data_offset > dir_offset ? 0 : dir_offset - entry.data_offset) +
+             " before its directory";
     entries.push_back(std::move(entry));
     at += 46 + name_len + extra_len + comment_len;
   }
+  // No two entries share a byte: sorted by where they start, each ends before the next begins.
+  std::vector<const ZipEntry*> by_offset;
+  for (const ZipEntry& entry : entries) by_offset.push_back(&entry);
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const ZipEntry* a, const ZipEntry* b) { return a->local_offset < b->local_offset; });
+  for (std::size_t i = 1; i < by_offset.size(); ++i)
+    if (by_offset[i]->local_offset < by_offset[i - 1]->data_offset + by_offset[i - 1]->compressed)
+      return "entries '" + shown(by_offset[i - 1]->name) + "' and '" + shown(by_offset[i]->name) +
+             "' overlap: allowed an archive whose entries are stored apart (as numpy.savez writes them)";
   return {};
 }
 
@@ -340,61 +436,114 @@ std::string array_name_of(const std::string& entry) {
   return entry.size() > 4 && entry.ends_with(".npy") ? entry.substr(0, entry.size() - 4) : entry;
 }
 
-// The entry's bytes, inflated when deflated. Checks sizes and the CRC.
-std::string entry_bytes(std::span<const std::uint8_t> bytes, const ZipEntry& entry, std::vector<std::uint8_t>& out) {
-  if (entry.local_offset > bytes.size() || bytes.size() - entry.local_offset < 30 ||
-      read_u32(bytes.data() + entry.local_offset) != 0x04034b50)
-    return "truncated or damaged zip entry";
-  const std::size_t name_len = read_u16(bytes.data() + entry.local_offset + 26),
-                    extra_len = read_u16(bytes.data() + entry.local_offset + 28);
-  const std::uint64_t data_at = entry.local_offset + 30 + name_len + extra_len;
-  if (data_at > bytes.size() || entry.compressed > bytes.size() - data_at)
-    return "truncated: the entry declares " + std::to_string(entry.compressed) + " bytes, the file has " +
-           std::to_string(data_at > bytes.size() ? 0 : bytes.size() - data_at);
-  // The inflated array can be no bigger than its largest allowed form (float64 values + header).
-  const std::uint64_t largest = ImportLimits::array_elements_max * 8 + ImportLimits::npy_header_max + 16;
-  if (entry.uncompressed > largest)
-    return "declares " + std::to_string(entry.uncompressed) + " bytes: allowed at most " + std::to_string(largest);
-  const std::uint8_t* source = bytes.data() + data_at;
+// The entry's bytes as they inflate (or, stored, as they are), in pieces handed to `take`, which
+// returns an empty string to go on or the reason to stop. Checks the declared sizes and the CRC;
+// memory: one 1 MiB buffer, whatever the entry's size.
+template <class Take>
+std::string stream_entry(std::span<const std::uint8_t> bytes, const ZipEntry& entry, const Progress& progress,
+                         Take&& take) {
+  const std::uint8_t* source = bytes.data() + entry.data_offset;
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::uint64_t out_done = 0;
+  auto deliver = [&](const std::uint8_t* piece, std::size_t size) -> std::string {
+    for (std::size_t done = 0; done < size;) {
+      const auto chunk = static_cast<uInt>(std::min<std::size_t>(size - done, 1u << 30));
+      crc = crc32(crc, piece + done, chunk);
+      done += chunk;
+    }
+    out_done += size;
+    progress.report(static_cast<double>(out_done) /
+                    static_cast<double>(std::max<std::uint64_t>(entry.uncompressed, 1)));
+    return take(std::span<const std::uint8_t>(piece, size));
+  };
   if (entry.method == 0) {
     if (entry.compressed != entry.uncompressed) return "stored entry with two different sizes";
-    out.assign(source, source + entry.compressed);
+    constexpr std::size_t chunk = std::size_t{1} << 22;
+    for (std::uint64_t done = 0; done < entry.compressed; done += chunk) {
+      if (progress.cancelled()) return "cancelled";
+      const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, entry.compressed - done));
+      if (std::string stop = deliver(source + done, size); !stop.empty()) return stop;
+    }
   } else if (entry.method == 8) {
     // Deflate can expand at most ~1032:1; a larger claimed ratio is a lie about the size.
     if (entry.uncompressed / 1032 > entry.compressed + 1) return "declared size impossible for its compressed size";
-    out.resize(static_cast<std::size_t>(entry.uncompressed));
+    std::vector<std::uint8_t> buffer(std::size_t{1} << 20);
     z_stream stream{};
     if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) return "zlib could not start";
-    std::uint64_t in_left = entry.compressed, out_done = 0;
+    std::uint64_t in_left = entry.compressed;
     const std::uint8_t* in = source;
     int status = Z_OK;
-    while (status == Z_OK) {
+    std::string stopped;
+    while (status == Z_OK && stopped.empty()) {
+      if (progress.cancelled()) {
+        stopped = "cancelled";
+        break;
+      }
       const auto in_chunk = static_cast<uInt>(std::min<std::uint64_t>(in_left, 1u << 30));
-      const auto out_chunk = static_cast<uInt>(std::min<std::uint64_t>(out.size() - out_done, 1u << 30));
       stream.next_in = const_cast<Bytef*>(in);
       stream.avail_in = in_chunk;
-      stream.next_out = out.data() + out_done;
-      stream.avail_out = out_chunk;
+      stream.next_out = buffer.data();
+      stream.avail_out = static_cast<uInt>(buffer.size());
       status = inflate(&stream, Z_NO_FLUSH);
       in += in_chunk - stream.avail_in;
       in_left -= in_chunk - stream.avail_in;
-      out_done += out_chunk - stream.avail_out;
-      if (status == Z_OK && stream.avail_in == in_chunk && stream.avail_out == out_chunk) status = Z_BUF_ERROR;
+      const std::size_t produced = buffer.size() - stream.avail_out;
+      if (out_done + produced > entry.uncompressed) {
+        stopped = "deflate data is longer than its declared size";
+        break;
+      }
+      if (produced > 0) stopped = deliver(buffer.data(), produced);
+      if (status == Z_OK && stream.avail_in == in_chunk && produced == 0) status = Z_BUF_ERROR;
     }
     inflateEnd(&stream);
-    if (status != Z_STREAM_END || out_done != out.size())
+    if (!stopped.empty()) return stopped;
+    if (status != Z_STREAM_END || out_done != entry.uncompressed)
       return "deflate data is damaged or shorter than its declared size";
   } else {
     return "compression method " + std::to_string(entry.method) + " is not supported: allowed stored or deflate";
   }
-  uLong crc = crc32(0L, Z_NULL, 0);
-  for (std::size_t done = 0; done < out.size();) {
-    const auto chunk = static_cast<uInt>(std::min<std::size_t>(out.size() - done, 1u << 30));
-    crc = crc32(crc, out.data() + done, chunk);
-    done += chunk;
-  }
   if (static_cast<std::uint32_t>(crc) != entry.crc) return "CRC mismatch: the entry is damaged";
   return {};
+}
+
+// One entry as a .npy array: its header from the first inflated bytes, checked (size, role) before
+// its values are reserved, then its data decoded as it inflates.
+ArrayParse read_entry(std::span<const std::uint8_t> bytes, const ZipEntry& entry, std::string_view file,
+                      const std::string& name, std::optional<ArrayRole> role, const Progress& progress) {
+  std::vector<std::uint8_t> prefix;  // the first bytes, until the header is read
+  std::optional<NpyDecoder> decoder;
+  std::optional<Error> refused;
+  const std::size_t prefix_wanted =
+      static_cast<std::size_t>(std::min<std::uint64_t>(entry.uncompressed, ImportLimits::npy_prefix_max));
+  auto take = [&](std::span<const std::uint8_t> piece) -> std::string {
+    if (!decoder) {
+      const std::size_t copy = std::min(piece.size(), prefix_wanted - prefix.size());
+      prefix.insert(prefix.end(), piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(copy));
+      if (prefix.size() < prefix_wanted) return {};
+      Result<NpyHeader> header = parse_npy_header(prefix, file, name);
+      Result<void> checked = header ? check_npy_size(*header, entry.uncompressed, file, name) : header.error();
+      if (checked && role) checked = check_role_shape(*role, header->shape, file, name);
+      if (!checked) {
+        refused = checked.error();
+        return "refused";
+      }
+      decoder.emplace(*header, entry.method == 0);  // a stored entry's bytes are all in the file
+      decoder->feed(std::span<const std::uint8_t>(prefix).subspan(std::min(prefix.size(), header->data_offset)));
+      piece = piece.subspan(copy);
+    }
+    decoder->feed(piece);
+    return {};
+  };
+  const std::string stopped = stream_entry(bytes, entry, progress, take);
+  if (refused) return *refused;
+  if (stopped == "cancelled") return cancelled_error("import");
+  if (!stopped.empty()) return Error::usage(where(file, name) + ": " + stopped);
+  if (!decoder) {  // an entry shorter than any header
+    Result<NpyHeader> header = parse_npy_header(prefix, file, name);
+    if (!header) return header.error();
+    return Error::usage(where(file, name) + ": truncated .npy entry");
+  }
+  return std::move(*decoder).finish(name);
 }
 
 }  // namespace
@@ -406,34 +555,60 @@ ArchiveParse list_npz(std::span<const std::uint8_t> bytes, std::string_view file
   if (auto error = read_directory(bytes, entries); !error.empty())
     return Error::usage(std::string(file) + ": " + error);
   std::vector<NdArray> arrays;
-  for (const ZipEntry& entry : entries) arrays.push_back(NdArray{array_name_of(entry.name), {}, {}, {}});
+  for (const ZipEntry& entry : entries) arrays.push_back(NdArray{array_name_of(entry.name), {}, {}, {}, {}});
   return arrays;
 }
 
-ArchiveParse parse_npz(std::span<const std::uint8_t> bytes, std::string_view file,
-                       std::span<const std::string> wanted) {
+ArchiveParse parse_npz(std::span<const std::uint8_t> bytes, std::string_view file, std::span<const std::string> wanted,
+                       std::span<const ArrayRole> roles, const Progress& progress) {
   std::vector<ZipEntry> entries;
   if (auto error = read_directory(bytes, entries); !error.empty())
     return Error::usage(std::string(file) + ": " + error);
-  std::vector<NdArray> arrays;
-  std::vector<std::uint8_t> inflated;
+  auto names = [&] {
+    std::string listed;  // the first few: an archive may list 256
+    constexpr std::size_t names_shown = 8;
+    for (std::size_t i = 0; i < entries.size() && i < names_shown; ++i)
+      listed += (listed.empty() ? "" : ", ") + shown(array_name_of(entries[i].name));
+    if (entries.size() > names_shown) listed += " and " + std::to_string(entries.size() - names_shown) + " more";
+    return listed.empty() ? std::string("none") : listed;
+  };
+  // What will be read, found and sized before anything is inflated.
+  std::vector<std::pair<const ZipEntry*, std::optional<ArrayRole>>> reads;
+  std::uint64_t inflated = 0;
   for (const ZipEntry& entry : entries) {
     const std::string name = array_name_of(entry.name);
-    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
-    if (auto error = entry_bytes(bytes, entry, inflated); !error.empty())
-      return Error::usage(where(file, name) + ": " + error);
-    ArrayParse parsed = parse_npy(inflated, file, name);
-    if (!parsed.ok()) return parsed.error();
-    arrays.push_back(std::move(*parsed));
+    std::optional<ArrayRole> role;
+    if (!wanted.empty()) {
+      const auto found = std::find(wanted.begin(), wanted.end(), name);
+      if (found == wanted.end()) continue;
+      const auto index = static_cast<std::size_t>(found - wanted.begin());
+      if (std::any_of(reads.begin(), reads.end(),
+                      [&](const auto& read) { return array_name_of(read.first->name) == name; }))
+        return Error::usage(std::string(file) + ": the archive lists '" + shown(name) +
+                            "' twice: allowed one entry per array");
+      if (index < roles.size()) role = roles[index];
+    }
+    inflated += entry.uncompressed;
+    if (inflated > ImportLimits::npz_inflated_max)
+      return Error::usage(std::string(file) + ": the entries to read declare more than " +
+                          std::to_string(ImportLimits::npz_inflated_max) + " bytes in all: allowed at most that");
+    reads.emplace_back(&entry, role);
   }
   for (const std::string& name : wanted) {
-    const bool found = std::any_of(arrays.begin(), arrays.end(), [&](const NdArray& a) { return a.name == name; });
-    if (!found) {
-      std::string names;
-      for (const ZipEntry& entry : entries) names += (names.empty() ? "" : ", ") + shown(array_name_of(entry.name));
-      return Error::usage(std::string(file) + ": no array '" + shown(name) + "': the archive holds " +
-                          (names.empty() ? "none" : names));
-    }
+    const bool found = std::any_of(reads.begin(), reads.end(),
+                                   [&](const auto& read) { return array_name_of(read.first->name) == name; });
+    if (!found)
+      return Error::usage(std::string(file) + ": no array '" + shown(name) + "': the archive holds " + names());
+  }
+  std::vector<NdArray> arrays;
+  std::uint64_t done = 0;
+  for (const auto& [entry, role] : reads) {
+    const double begin = static_cast<double>(done) / static_cast<double>(std::max<std::uint64_t>(inflated, 1));
+    done += entry->uncompressed;
+    const double end = static_cast<double>(done) / static_cast<double>(std::max<std::uint64_t>(inflated, 1));
+    ArrayParse parsed = read_entry(bytes, *entry, file, array_name_of(entry->name), role, progress.part(begin, end));
+    if (!parsed.ok()) return parsed.error();
+    arrays.push_back(std::move(*parsed));
   }
   return arrays;
 }

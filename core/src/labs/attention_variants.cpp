@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "smlab/views.hpp"
+
 namespace smlab {
 namespace {
 
@@ -103,5 +105,10 @@ void evaluate_attention_variants_lab(AttentionVariantsLab& out, const Params& pa
   out.largest_weight = 0.0f;
   for (const Matrix& map : out.weights) out.largest_weight = std::max(out.largest_weight, largest_finite(map));
 }
+
+// The lab's row in the registry (smlab/lab_list.hpp lists it).
+extern const LabInfo attention_variants_lab_info{
+    "attention-variants", "dot, scaled dot, cosine, additive and QK-LayerNorm as the norms of q and k grow",
+    lab_evaluator<AttentionVariantsLab, evaluate_attention_variants_lab>};
 
 }  // namespace smlab

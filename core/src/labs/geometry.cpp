@@ -169,15 +169,31 @@ void evaluate_geometry_lab(GeometryLab& out, const GeometrySettings& settings) {
   out.sweep_gradient_naive.resize(cosine_points);
   out.sweep_gradient_epsilon.resize(cosine_points);
   std::vector<double> query(2), gradient(2);
+  // ‖∂cos/∂q‖ = ‖k‖ sin θ / (‖q‖ κ) where the query is r·u (‖q‖ ≥ ε): the vector formula's two
+  // terms of size 1/r cancel to ~2⁻⁵³/r when q and k are nearly parallel (1.5e-8 at r = 1e-8
+  // where it is exactly 0). Below sin θ = 1e-4, where that error would exceed 1e-12 relative, the
+  // norm is taken from sin θ as the cross product of the unit directions (exactly 0 for one
+  // angle); above it, from the vector formula as always.
+  // The 2×2 determinant d0·k1 − d1·k0 with Kahan's fused multiply-adds: correctly rounded to a few
+  // ulps even when it cancels (a plain difference of two ~0.4 products leaves ~1e-17 of noise, a
+  // 1e-11 relative error at an angle of 1e-6), and exactly 0 for equal directions.
+  const double cross_rounded = direction[1] * key[0];
+  const double cross_error = std::fma(direction[1], key[0], -cross_rounded);
+  const double direction_cross = std::fma(direction[0], key[1], -cross_rounded) - cross_error;
+  const double sine = std::abs(direction_cross) / (norm_of(direction) * norm_of(key));
+  const auto sweep_gradient_norm = [&](std::span<const double> vector_gradient, double q_norm, double epsilon) {
+    if (sine >= 1e-4 || q_norm < epsilon || q_norm == 0.0) return norm_of(vector_gradient);
+    return norm_of(key) * sine / (q_norm * std::max(norm_of(key), epsilon));
+  };
   for (std::size_t k = 0; k < static_cast<std::size_t>(cosine_points); ++k) {
     const double r = out.sweep_query_norms[k];
     query = {r * direction[0], r * direction[1]};
     out.sweep_cosine_naive[k] = cosine_score(query, key, 0.0);
     out.sweep_cosine_epsilon[k] = cosine_score(query, key, settings.cosine_epsilon);
     cosine_score_gradient(gradient, query, key, 0.0);
-    out.sweep_gradient_naive[k] = norm_of(gradient);
+    out.sweep_gradient_naive[k] = sweep_gradient_norm(gradient, norm_of(query), 0.0);
     cosine_score_gradient(gradient, query, key, settings.cosine_epsilon);
-    out.sweep_gradient_epsilon[k] = norm_of(gradient);
+    out.sweep_gradient_epsilon[k] = sweep_gradient_norm(gradient, norm_of(query), settings.cosine_epsilon);
   }
 
   // Additive saturation versus σ.

@@ -7,6 +7,7 @@
 
 #include "smlab/labs/normalizers.hpp"
 #include "smlab/softmax.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab {
 namespace {
@@ -133,5 +134,9 @@ void evaluate_gradients_lab(GradientsLab& out, const Params& params) {
   out.max_abs_entry = jacobian_max_abs_entry(out.probabilities);
   fill_sweep(out, params, unscaled);
 }
+
+// The lab's row in the registry (smlab/lab_list.hpp lists it).
+extern const LabInfo gradients_lab_info{"gradients", "the softmax Jacobian, S(1-S), and where learning stalls",
+                                        lab_evaluator<GradientsLab, evaluate_gradients_lab>};
 
 }  // namespace smlab

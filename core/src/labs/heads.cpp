@@ -7,6 +7,7 @@
 
 #include "smlab/labs/attention_variants.hpp"
 #include "smlab/softmax.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab {
 namespace {
@@ -78,5 +79,9 @@ void evaluate_heads_lab(HeadsLab& out, const Params& params) {
   for (std::size_t m = 0; m < heads; ++m) out.head_largest_weight[m] = largest_finite(out.head_weights[m]);
   out.average_largest_weight = largest_finite(out.average);
 }
+
+// The lab's row in the registry (smlab/lab_list.hpp lists it).
+extern const LabInfo heads_lab_info{"heads", "sharp heads and their multi-modal average",
+                                    lab_evaluator<HeadsLab, evaluate_heads_lab>};
 
 }  // namespace smlab

@@ -14,7 +14,8 @@ double cross_entropy(std::span<const double> logits, int target, double temperat
   assert(!logits.empty() && target >= 0 && static_cast<std::size_t>(target) < logits.size());
   std::vector<double> log_probabilities(logits.size());
   if (!log_softmax(log_probabilities, logits, temperature)) return std::numeric_limits<double>::quiet_NaN();
-  return -log_probabilities[static_cast<std::size_t>(target)];
+  // 0 − ln s_t, not −ln s_t: a target with all the mass has ln s_t = 0, and its loss is 0, not −0.
+  return 0.0 - log_probabilities[static_cast<std::size_t>(target)];
 }
 
 void cross_entropy_gradient(std::span<double> gradient, std::span<const double> logits, int target,
@@ -24,6 +25,7 @@ void cross_entropy_gradient(std::span<double> gradient, std::span<const double> 
   softmax(probabilities, logits, temperature);
   minus_target[static_cast<std::size_t>(target)] = -1.0;  // g = ∂L/∂ℓ = −y
   log_softmax_vjp(gradient, probabilities, minus_target, temperature);
+  for (double& g : gradient) g += 0.0;  // s_t − 1 = 0 exactly is 0, not −0 (other values keep their bits)
 }
 
 void naive_log_softmax(std::span<double> log_probabilities, std::span<const double> logits, double temperature) {

@@ -7,6 +7,7 @@
 
 #include "smlab/attention.hpp"
 #include "smlab/softmax.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab {
 namespace {
@@ -78,11 +79,26 @@ void evaluate_normalizers_lab(NormalizersLab& out, const Params& params) {
   for (std::size_t i = 0; i < gap.scores.size(); ++i) gap.scores[i] = small_gap_scores[i] * params.score_scale;
   softmax(gap.softmax_weights, gap.scores, params.temperature);
   linear_normalize(gap.linear_weights, gap.scores);
-  // Scores ascend, so the largest weight is the last and the smallest the first for both.
-  gap.softmax_ratio = gap.softmax_weights[2] / gap.softmax_weights[0];
+  // Scores ascend, so the largest weight is the last and the smallest the first for both. Softmax's
+  // ratios are the ratio of two weights while the smaller one is a normal double (a few roundings:
+  // ~1e-15 relative), and e^{(s_i − s_j)/T}, from the score difference, once it underflows (c/T
+  // above ~3700), where the division would be 0/0 or x/0.
+  const auto softmax_ratio = [&](double larger_weight, double smaller_weight, double difference) {
+    if (smaller_weight >= std::numeric_limits<double>::min()) return larger_weight / smaller_weight;
+    return std::exp(difference / params.temperature);
+  };
+  gap.softmax_ratio = softmax_ratio(gap.softmax_weights[2], gap.softmax_weights[0], gap.scores[2] - gap.scores[0]);
   gap.linear_ratio = gap.linear_weights[2] / gap.linear_weights[0];
+  gap.softmax_point_gaps.clear();
+  gap.softmax_point_ratios.clear();
+  for (std::size_t i = 0; i < gap.scores.size(); ++i) {
+    const double ratio = softmax_ratio(gap.softmax_weights[i], gap.softmax_weights[0], gap.scores[i] - gap.scores[0]);
+    if (!std::isfinite(ratio)) break;  // beyond double range, as every later one
+    gap.softmax_point_gaps.push_back(small_gap_scores[i] - small_gap_scores[0]);
+    gap.softmax_point_ratios.push_back(ratio);
+  }
   gap.gaps.resize(gap_ratio_points);
-  gap.softmax_gap_ratio.resize(gap_ratio_points);
+  gap.softmax_gap_ratio.clear();
   gap.linear_gap_ratio.resize(gap_ratio_points);
   for (int k = 0; k < gap_ratio_points; ++k) {
     const double g = static_cast<double>(k) / (gap_ratio_points - 1);
@@ -92,9 +108,16 @@ void evaluate_normalizers_lab(NormalizersLab& out, const Params& params) {
     softmax(soft, pair, params.temperature);
     linear_normalize(linear, pair);
     gap.gaps[static_cast<std::size_t>(k)] = g;
-    gap.softmax_gap_ratio[static_cast<std::size_t>(k)] = soft[1] / soft[0];
     gap.linear_gap_ratio[static_cast<std::size_t>(k)] = linear[1] / linear[0];
+    const double ratio = softmax_ratio(soft[1], soft[0], pair[1] - pair[0]);
+    if (std::isfinite(ratio) && gap.softmax_gap_ratio.size() == static_cast<std::size_t>(k))
+      gap.softmax_gap_ratio.push_back(ratio);  // a prefix: the ratio grows with g
   }
 }
+
+// The lab's row in the registry (smlab/lab_list.hpp lists it).
+extern const LabInfo normalizers_lab_info{
+    "normalizers", "softmax vs linear, sparsemax, alpha-entmax, hardmax, sigmoid and ReLU on one score vector",
+    lab_evaluator<NormalizersLab, evaluate_normalizers_lab>};
 
 }  // namespace smlab

@@ -8,6 +8,7 @@
 
 #include "smlab/labs/attention_variants.hpp"
 #include "smlab/softmax.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab {
 namespace {
@@ -176,5 +177,9 @@ void evaluate_positions_lab(PositionsLab& out, const Params& params) {
   out.position_largest_weight = largest_finite(out.position_weights);
   out.content_largest_weight = largest_finite(out.content_weights);
 }
+
+// The lab's row in the registry (smlab/lab_list.hpp lists it).
+extern const LabInfo positions_lab_info{"positions", "sinusoidal positional encodings and their amplitude",
+                                        lab_evaluator<PositionsLab, evaluate_positions_lab>};
 
 }  // namespace smlab

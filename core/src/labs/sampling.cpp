@@ -15,6 +15,27 @@
 namespace smlab {
 namespace {
 
+// Above this a probability is 1 to within 2⁻¹³: q − p of two such loses 13 bits and more (its
+// relative error is about 2⁻⁵³/(1 − p), over 1e-12), so the distillation gradient takes it from the
+// complements (1 − p = Σ of the others). Below it the plain difference is within 1e-12 relative
+// and keeps the bits it always had.
+constexpr double distillation_complement_above = 1.0 - 0x1p-13;
+
+// ‖v‖₂. Near one-hot the gradient's entries reach 1e-290 and their squares underflow to 0; then
+// (and for entries whose squares would overflow) the entries are scaled by the largest first.
+// Elsewhere the plain sum of squares, with the bits it always had.
+double euclidean_norm(std::span<const double> v) {
+  double largest = 0.0, squares = 0.0;
+  for (double x : v) largest = std::max(largest, std::abs(x));
+  if (largest == 0.0) return 0.0;
+  if (largest > 1e-150 && largest < 1e150) {
+    for (double x : v) squares += x * x;
+    return std::sqrt(squares);
+  }
+  for (double x : v) squares += (x / largest) * (x / largest);
+  return largest * std::sqrt(squares);
+}
+
 // Indices by descending probability, ties by ascending index.
 std::vector<std::size_t> descending_order(std::span<const double> probabilities) {
   std::vector<std::size_t> order(probabilities.size());
@@ -51,9 +72,20 @@ int top_k_filter(std::span<double> out, std::span<const double> probabilities, i
 int top_p_filter(std::span<double> out, std::span<const double> probabilities, double p) {
   assert(out.size() == probabilities.size() && !probabilities.empty() && p > 0.0 && p <= 1.0);
   const auto order = descending_order(probabilities);
-  double total = 0.0;
-  for (double x : probabilities) total += x;
-  // Mass so far, compensated, compared with p·total (the row's own sum, which is 1 to rounding).
+  // The row's own total and the mass so far, both compensated (Neumaier), so a nucleus that
+  // reaches p·total exactly in exact arithmetic (20 equal weights at p = 0.5: 10 of them) is not
+  // missed by the roundings of the sums.
+  double total = 0.0, total_compensation = 0.0;
+  for (double x : probabilities) {
+    const double t = total + x;
+    total_compensation += std::abs(total) >= std::abs(x) ? (total - t) + x : (x - t) + total;
+    total = t;
+  }
+  total += total_compensation;
+  // The weights themselves carry the roundings of the softmax that made them: n of them together
+  // are known to about n·2⁻⁵³ of the total. Mass within that of p·total has reached it: a tie at
+  // the boundary (p·n equal weights exactly) is then decided as exact arithmetic decides it.
+  const double reached = p * total - 2.0 * static_cast<double>(probabilities.size()) * 0x1p-53 * total;
   double sum = 0.0, compensation = 0.0;
   std::size_t kept = 0;
   while (kept < order.size()) {
@@ -63,7 +95,7 @@ int top_p_filter(std::span<double> out, std::span<const double> probabilities, d
     compensation += std::abs(sum) >= std::abs(x) ? (sum - t) + x : (x - t) + sum;
     sum = t;
     ++kept;
-    if (p < 1.0 && sum + compensation >= p * total) break;  // p = 1 keeps every nonzero entry
+    if (p < 1.0 && sum + compensation >= reached) break;  // p = 1 keeps every nonzero entry
   }
   keep_prefix(out, probabilities, order, kept);
   return static_cast<int>(kept);
@@ -115,9 +147,22 @@ void distillation(Distillation& out, std::span<const double> teacher_logits, std
     if (out.soft_targets[i] > 0.0) kl += out.soft_targets[i] * (log_p[i] - log_q[i]);
   out.kl_nats = std::max(kl, 0.0);  // ≥ 0 in exact arithmetic; rounding can leave −1e-17
   out.loss = temperature * temperature * out.kl_nats;
+  // q_i − p_i. Near one-hot both are ≈ 1 at the top index, and their difference cancels to
+  // nothing (the components would no longer sum to 0); there, as the Q/K gradients do, each is
+  // written as 1 minus the sum of the others: q_i − p_i = (1 − p_i) − (1 − q_i) = Σ_{j≠i} p_j −
+  // Σ_{j≠i} q_j, whose terms are small and exact to their own rounding.
   out.gradient.resize(n);
-  for (std::size_t i = 0; i < n; ++i)
-    out.gradient[i] = temperature * (out.student_probabilities[i] - out.soft_targets[i]);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double q = out.student_probabilities[i], p = out.soft_targets[i];
+    if (std::max(q, p) < distillation_complement_above) {
+      out.gradient[i] = temperature * (q - p);
+      continue;
+    }
+    double others_p = 0.0, others_q = 0.0;
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != i) others_p += out.soft_targets[j], others_q += out.student_probabilities[j];
+    out.gradient[i] = temperature * (others_p - others_q);
+  }
 }
 
 void evaluate_sampling_lab(SamplingLab& out, const SamplingSettings& settings) {
@@ -151,11 +196,10 @@ void evaluate_sampling_lab(SamplingLab& out, const SamplingSettings& settings) {
   for (std::size_t k = 0; k < static_cast<std::size_t>(sweep_points); ++k) {
     const double t = out.sweep_temperatures[k];
     distillation(at, settings.logits, settings.student_logits, t);
-    double norm = 0.0;
-    for (double g : at.gradient) norm += g * g;
     out.sweep_soft_entropy[k] = entropy_nats(at.soft_targets);
-    out.sweep_gradient_norm[k] = std::sqrt(norm);
-    out.sweep_unscaled_gradient_norm[k] = std::sqrt(norm) / (t * t);  // the gradient of KL alone
+    const double norm = euclidean_norm(at.gradient);
+    out.sweep_gradient_norm[k] = norm;
+    out.sweep_unscaled_gradient_norm[k] = norm / (t * t);  // the gradient of KL alone
   }
 }
 

@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "smlab/montecarlo.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab {
 namespace {
@@ -68,5 +69,10 @@ void evaluate_scaling_lab(ScalingLab& out, const Params& params) {
   for (std::size_t k = 0; k < out.scaled.curve_x.size(); ++k)
     out.unscaled_density_on_scaled_axis[k] = normal_density(out.scaled.curve_x[k], out.unscaled.closed_form_variance);
 }
+
+// The lab's row in the registry (smlab/lab_list.hpp lists it).
+extern const LabInfo scaling_lab_info{
+    "scaling", "the variance of q.k grows with d_k: histograms, entropy, max weight and gradient norm vs d_k",
+    lab_evaluator<ScalingLab, evaluate_scaling_lab>};
 
 }  // namespace smlab

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "smlab/attention.hpp"
+#include "smlab/snapshot.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab {
 namespace {
@@ -209,5 +211,37 @@ void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<c
   }
   fill_maps(out, params, raw, size, map_data.key_dim_known);
 }
+
+// The lab's row in the registry (smlab/lab_list.hpp lists it), with its evaluator.
+
+namespace {
+
+// The stability lab also works on the shown row (imported or not), not only on its Params.
+// With imported data its maps are the imported slice's Q·K (or scores), at the real Params.
+std::any stability_evaluator(const Params& lab_params, const Snapshot& snapshot) {
+  StabilityLab lab;
+  const Params& params = snapshot.params;
+  if (params.imported != nullptr && snapshot.attention_scores != nullptr) {
+    const ScoreCache& cache = *snapshot.attention_scores;
+    StabilityMapData data;
+    if (cache.queries.rows > 0) {
+      data.queries = &cache.queries;
+      data.keys = &cache.keys;
+    } else {
+      data.scores = &cache.raw;
+    }
+    data.key_dim_known = params.imported->key_dim > 0;  // Q and K given: ÷√d_k applies
+    evaluate_stability_lab(lab, params, snapshot.scores, data);
+  } else {
+    evaluate_stability_lab(lab, lab_params, snapshot.scores);
+  }
+  return lab;
+}
+
+}  // namespace
+
+extern const LabInfo stability_lab_info{
+    "stability", "naive vs stable vs online softmax in fp64, fp32, fp16, bf16 and fp8: overflow, underflow, NaN",
+    stability_evaluator};
 
 }  // namespace smlab

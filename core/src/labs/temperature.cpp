@@ -7,6 +7,7 @@
 #include "smlab/labs/normalizers.hpp"
 #include "smlab/normalizers.hpp"
 #include "smlab/softmax.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab {
 namespace {
@@ -153,5 +154,9 @@ void evaluate_temperature_lab(TemperatureLab& out, const Params& params) {
     out.current_hardmax_second = now.hardmax_second;
   }
 }
+
+// The lab's row in the registry (smlab/lab_list.hpp lists it).
+extern const LabInfo temperature_lab_info{"temperature", "small multiples over T, entropy vs T, the argmax limit",
+                                          lab_evaluator<TemperatureLab, evaluate_temperature_lab>};
 
 }  // namespace smlab

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "smlab/snapshot.hpp"
+#include "smlab/views.hpp"
+
 namespace smlab {
 
 ValuesSettings values_settings(const Params& params) {
@@ -17,6 +20,7 @@ ValuesSettings values_settings(const Params& params) {
   s.temperature = params.temperature;
   s.score_scale = params.score_scale;
   s.scaled = params.scaled;
+  s.causal = params.causal;
   s.seed = params.seed;
   return s;
 }
@@ -57,6 +61,9 @@ GeometrySettings geometry_settings(const Params& params) {
   GeometrySettings s;
   s.query_norm = params.qk_norm;
   s.query_angle = params.angle * std::numbers::pi / 180.0;
+  // Key 0 from the Params (the defaults give the demo's 0.4 rad, length 1, bit for bit).
+  s.key_angles[0] = params.key_angle * std::numbers::pi / 180.0;
+  s.key_norms[0] = params.key_norm;
   s.cosine_epsilon = params.epsilon;
   s.sigma = params.qk_norm;
   s.temperature = params.temperature;
@@ -79,5 +86,32 @@ InitSettings init_settings(const Params& params) {
 }
 
 void evaluate_init_lab(InitLab& out, const Params& params) { evaluate_init_lab(out, init_settings(params)); }
+
+// The five labs' rows in the registry (smlab/lab_list.hpp lists them).
+namespace {
+
+// The loss lab works on the shown row (imported or not), like the stability lab.
+std::any loss_evaluator(const Params& lab_params, const Snapshot& snapshot) {
+  LossGradientsLab lab;
+  evaluate_loss_gradients_lab(lab, lab_params, snapshot.scores);
+  return lab;
+}
+
+}  // namespace
+
+extern const LabInfo values_lab_info{
+    "values", "the output softmax(QK^T/sqrt(d_k))V of one query, and multi-head as concat then W_O",
+    lab_evaluator<ValuesLab, evaluate_values_lab>};
+extern const LabInfo sampling_lab_info{
+    "sampling", "sampling from softmax(logits/T): draws, top-k, top-p, distillation soft targets",
+    lab_evaluator<SamplingLab, evaluate_sampling_lab>};
+extern const LabInfo loss_lab_info{"loss", "log-softmax, cross-entropy, s - y, and gradients back to Q and K vs d_k",
+                                   loss_evaluator};
+extern const LabInfo geometry_lab_info{
+    "geometry", "q.k = |q||k|cos(theta) in 2-D, cosine attention's epsilon, additive tanh saturation",
+    lab_evaluator<GeometryLab, evaluate_geometry_lab>};
+extern const LabInfo init_lab_info{
+    "init", "Xavier/He initialisation and LayerNorm keep variances at 1 through a stack of layers",
+    lab_evaluator<InitLab, evaluate_init_lab>};
 
 }  // namespace smlab

@@ -68,7 +68,7 @@ bool query_output(std::span<double> weights, std::span<double> output, std::span
 
 void multi_head_attention(MultiHeadAttention& out, const DenseMatrix& queries, const DenseMatrix& keys,
                           const DenseMatrix& values, const DenseMatrix& output_projection, int heads,
-                          double temperature, bool scaled) {
+                          double temperature, bool scaled, bool causal) {
   const int length = queries.rows, model_dim = queries.cols;
   assert(heads >= 1 && model_dim % heads == 0);
   assert(keys.rows == length && values.rows == length && keys.cols == model_dim && values.cols == model_dim);
@@ -93,11 +93,11 @@ void multi_head_attention(MultiHeadAttention& out, const DenseMatrix& queries, c
     shape(map, length, length);
     shape(head_out, length, head_dim);
     for (int i = 0; i < length; ++i) {
-      // 1. scores of query i against every key, on this head's columns only
+      // 1. scores of query i against every key, on this head's columns only (causal: −inf after i)
       for (int j = 0; j < length; ++j) {
         double dot = 0.0;
         for (int c = first; c < first + head_dim; ++c) dot += queries(i, c) * keys(j, c);
-        scores[static_cast<std::size_t>(j)] = scale * dot;
+        scores[static_cast<std::size_t>(j)] = causal && j > i ? -std::numeric_limits<double>::infinity() : scale * dot;
       }
       // 2. the head's weights
       softmax(weights, scores, temperature);
@@ -131,6 +131,10 @@ void evaluate_values_lab(ValuesLab& out, const ValuesSettings& settings) {
   const double scale =
       settings.score_scale / (settings.scaled ? std::sqrt(static_cast<double>(settings.key_dim)) : 1.0);
   for (double& s : out.scores) s *= scale;
+  // Causal: the query at position `row` sees keys 0 … row only, as in the dashboard's maps.
+  if (settings.causal)
+    std::fill(out.scores.begin() + settings.row + 1, out.scores.end(), -std::numeric_limits<double>::infinity());
+  const int seen = settings.causal ? settings.row + 1 : length;
   draw_dense_gaussian(out.values, settings.seed, static_cast<unsigned long long>(Stream::values), length, value_dim);
   out.value_cells.assign(out.values.values.begin(), out.values.values.end());
   out.values_abs_max = 0.0;
@@ -144,7 +148,7 @@ void evaluate_values_lab(ValuesLab& out, const ValuesSettings& settings) {
   out.value_mean.assign(static_cast<std::size_t>(value_dim), 0.0);
   out.argmax_value.resize(static_cast<std::size_t>(value_dim));
   for (int c = 0; c < value_dim; ++c) {
-    for (int j = 0; j < length; ++j) out.value_mean[static_cast<std::size_t>(c)] += out.values(j, c) / length;
+    for (int j = 0; j < seen; ++j) out.value_mean[static_cast<std::size_t>(c)] += out.values(j, c) / seen;
     out.argmax_value[static_cast<std::size_t>(c)] = out.values(out.argmax, c);
   }
 
@@ -166,7 +170,8 @@ void evaluate_values_lab(ValuesLab& out, const ValuesSettings& settings) {
   constexpr unsigned long long output_projection_stream = 101;
   draw_dense_gaussian(projection, settings.seed, output_projection_stream, model_dim, model_dim,
                       1.0 / std::sqrt(static_cast<double>(model_dim)));
-  multi_head_attention(out.multi_head, q, k, v, projection, settings.heads, settings.temperature, settings.scaled);
+  multi_head_attention(out.multi_head, q, k, v, projection, settings.heads, settings.temperature, settings.scaled,
+                       settings.causal);
   out.concat_vs_average_difference = 0.0;
   for (std::size_t i = 0; i < out.multi_head.output.values.size(); ++i)
     out.concat_vs_average_difference =

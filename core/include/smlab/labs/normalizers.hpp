@@ -60,12 +60,22 @@ inline constexpr std::array<double, 3> small_gap_scores{2.0, 2.1, 2.2};
 struct SmallGapExample {
   std::array<double, 3> scores{};  // c · small_gap_scores, c = score_scale
   std::array<double, 3> softmax_weights{}, linear_weights{};
-  double softmax_ratio = 0.0;  // largest/smallest softmax weight = e^{0.2·c/T} (computed from the weights)
-  double linear_ratio = 0.0;   // largest/smallest linear weight = 1.1
+  // Largest/smallest softmax weight = e^{0.2·c/T}: the ratio of the weights while the smaller is a
+  // normal double, else e^{Δ/T} from the score difference (the weights' ratio would be 0/0 or x/0
+  // once the smallest underflows, c/T above ~3700); +inf when the ratio itself is beyond double
+  // range (0.2·c/T > ln(DBL_MAX) ≈ 709.8).
+  double softmax_ratio = 0.0;
+  double linear_ratio = 0.0;  // largest/smallest linear weight = 1.1
   // The ratio w(2.0 + g)/w(2.0) of two scores a gap g apart (× c), for g on [0, 1]: softmax's is
   // e^{g·c/T}, reaching e at g = 1 when c = T = 1, wherever the scores sit; x/Σx's is
-  // (2 + g)/2, which depends on where zero is. gap_ratio_points values, g evenly spaced.
+  // (2 + g)/2, which depends on where zero is. gap_ratio_points values, g evenly spaced; softmax's
+  // as softmax_ratio is made, and only as many as double range holds (the first ones, since the
+  // ratio grows with g): a point beyond it is left out, never inf or NaN, and
+  // softmax_gap_ratio.size() < gaps.size() says so.
   std::vector<double> gaps, softmax_gap_ratio, linear_gap_ratio;
+  // The three scores' softmax ratios to the first, w_i/w_0 = e^{(s_i − s_0)/T}, at gaps 0, 0.1 and
+  // 0.2, made as softmax_ratio is: those beyond double range left out.
+  std::vector<double> softmax_point_gaps, softmax_point_ratios;
 };
 inline constexpr int gap_ratio_points = 51;
 

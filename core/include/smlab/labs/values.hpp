@@ -50,10 +50,11 @@ struct MultiHeadAttention {
   DenseMatrix averaged_map_output;        // L×d_model
 };
 // Requires heads ≥ 1 dividing model_dim = Q.cols = K.cols = V.cols, Q.rows = K.rows = V.rows ≥ 1,
-// W_O d_model×d_model, T > 0. All in double.
+// W_O d_model×d_model, T > 0. All in double. `causal`: query i sees keys 0 … i only (the scores of
+// later keys are −inf, so their weights are exactly 0), as the dashboard's causal maps.
 void multi_head_attention(MultiHeadAttention& out, const DenseMatrix& queries, const DenseMatrix& keys,
                           const DenseMatrix& values, const DenseMatrix& output_projection, int heads,
-                          double temperature, bool scaled);
+                          double temperature, bool scaled, bool causal = false);
 
 // C = A·B for A (m×k) and B (k×n), summed in double in index order.
 void matrix_product(DenseMatrix& out, const DenseMatrix& a, const DenseMatrix& b);
@@ -67,7 +68,8 @@ struct ValuesSettings {
   int heads = 2;      // h of the multi-head part (d_model = h·d_v)
   double temperature = 1.0;
   double score_scale = 1.0;
-  bool scaled = true;  // ÷√d_k
+  bool scaled = true;   // ÷√d_k
+  bool causal = false;  // the query (row) sees keys 0 … row only, as the dashboard's causal mask
   unsigned long long seed = 42;
 };
 
@@ -78,10 +80,11 @@ struct ValuesLab {
   DenseMatrix values;                // L×d_v, V ~ N(0, 1) (stream values)
   std::vector<float> value_cells;    // the same, rounded to float for the heatmap
   double values_abs_max = 0.0;       // max_jc |v_jc|: the heatmap's symmetric colour range ±that
-  std::vector<double> scores;        // L: score_scale · q_row·k_j (÷√d_k when scaled), Q, K as the dashboard's
-  std::vector<double> weights;       // L: softmax(scores / T)
+  std::vector<double> scores;        // L: score_scale · q_row·k_j (÷√d_k when scaled), Q, K as the dashboard's;
+                                     //    causal: −inf for the keys after the row
+  std::vector<double> weights;       // L: softmax(scores / T) (causal: 0 after the row)
   std::vector<double> output;        // d_v: Σ_j w_j v_j
-  std::vector<double> value_mean;    // d_v: (1/L) Σ_j v_j, the T → ∞ limit of the output
+  std::vector<double> value_mean;    // d_v: the mean of the value rows the query sees, the T → ∞ limit
   std::vector<double> argmax_value;  // d_v: v of the largest score, the T → 0 limit (no ties)
   int argmax = 0;
   // The output's path as T sweeps the log grid: sweep_outputs is points×d_v.

@@ -1,6 +1,7 @@
 // Writes whole files so that a reader sees either the old file, or no file, or the complete new one:
-// never a half-written file (DESIGN.md §6); several files all or nothing (FileBatch); temporary files
-// removed on SIGINT/SIGTERM in the export modes. Also creates output directories with a clear error.
+// never a half-written file (docs/ROBUSTNESS.md); several files all or nothing (FileBatch); temporary files
+// removed on every catchable terminating signal (install_exit_guards). Also creates output directories with a clear
+// error.
 #pragma once
 
 #include <cstdint>
@@ -70,10 +71,24 @@ class FileBatch {
   std::vector<Staged> staged_;
 };
 
-// Installs SIGINT, SIGTERM and SIGHUP handlers that remove every temporary file in flight (async-
-// signal-safe: unlink only) and then die of the same signal. For the headless export modes only; a
-// signal that arrives while a FileBatch commits waits until the commit is done.
-void remove_temporaries_on_signal();
+// Installs, once per process (main calls it first; every mode): a handler on every catchable
+// signal whose default ends the process (SIGHUP, SIGINT, SIGQUIT, SIGABRT, SIGUSR1/2, SIGPIPE,
+// SIGALRM, SIGTERM, SIGXCPU, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGIO, SIGPWR, the real-time signals,
+// and outside sanitizer builds the faults SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS) that
+// removes every temporary file in flight (async-signal-safe: unlink only), ends an open progress
+// line and then dies of the same signal; a signal that arrives while a FileBatch commits waits until
+// the commit is done. Signals ignored at start (nohup) stay ignored; the window blocks SIGINT and
+// SIGTERM and reads them itself (window_run.cpp). SIGXFSZ is ignored, so a write past `ulimit -f`
+// is an ordinary write error (EFBIG). And a std::bad_alloc that nothing catches (on any thread),
+// prints "softmax-lab: out of memory: …", and a thread that could not start (std::system_error
+// EAGAIN/ENOMEM: no memory for its stack, or ulimit -u) "cannot start a thread: …"; each exits 3,
+// temporaries removed, instead of aborting. At exit,
+// standard output that could not be written (closed, /dev/full) is one line and exit 3.
+void install_exit_guards();
+
+// Whether a progress line (files/progress_line.hpp) is open on stderr, so a terminating signal
+// ends it with a newline before the process dies.
+void note_progress_line(bool open);
 
 // Creates `directory` and any missing parents. Succeeds if it already is a directory; fails, naming
 // the path and the reason, if it cannot be created or exists as something else.

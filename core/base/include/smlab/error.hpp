@@ -21,7 +21,7 @@ struct Error {
   static Error no_graphics(std::string message) { return {Kind::no_graphics, std::move(message)}; }
 };
 
-// DESIGN.md §6: 0 ok, 2 bad usage or input, 3 file error, 4 no graphics context.
+// docs/ARCHITECTURE.md, "Errors": 0 ok, 2 bad usage or input, 3 file error, 4 no graphics context.
 inline constexpr int exit_ok = 0;
 constexpr int exit_code(Error::Kind kind) {
   switch (kind) {

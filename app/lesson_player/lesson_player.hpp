@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 #include "state/ui_state.hpp"
 
@@ -36,6 +37,11 @@ bool lesson_awaiting_prediction(const UiState& ui);
 // A guess check_guess refuses is not committed: its Error::usage is returned (and its line kept in
 // ui.lesson.guess_error). Does nothing and succeeds when the step asks nothing.
 Result<void> commit_guess(UiState& ui, std::optional<double> guess);
+
+// Commits the typed guess `text` (parse_guess: a number within the step's range) and reveals; a text
+// that is not such a number is refused like a bad guess, its line kept in ui.lesson.guess_error.
+// The click on Commit and Enter in the field both come here, so both commit what the field shows.
+Result<void> commit_typed_guess(UiState& ui, std::string_view text);
 
 // Leaves the lesson; the Params stay where the lesson left them (finishing a running animation).
 void close_lesson(UiState& ui);

@@ -1,5 +1,5 @@
 // Moving through a lesson: step changes go through apply_params like every other edit.
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 
 namespace smlab::app {
 namespace {
@@ -10,12 +10,13 @@ void show_view(UiState& ui, View view) {
   ui.select_view_tab = true;
 }
 
-// A fresh question: nothing guessed, the typed field in the middle of its range.
-void reset_prediction(UiState& ui, const LessonStep& step) {
+// A fresh question: nothing guessed, the typed field empty (a prefilled number would be committed
+// by a click on Commit as if the class had typed it).
+void reset_prediction(UiState& ui) {
   ui.lesson.revealed = false;
   ui.lesson.guess.reset();
   ui.lesson.guess_error.clear();
-  ui.lesson.typed_guess = step.predict ? 0.5 * (step.predict->min + step.predict->max) : 0.0;
+  ui.lesson.typed_guess.clear();
 }
 
 }  // namespace
@@ -36,7 +37,7 @@ bool open_lesson_step(UiState& ui, std::size_t lesson, std::size_t step, bool an
   const LessonStep& target = ui.lessons.lessons[lesson].steps[step];
   ui.lesson.open = LessonPosition{lesson, step, std::nullopt};
   ui.lesson.launcher_index = static_cast<int>(lesson);
-  reset_prediction(ui, target);
+  reset_prediction(ui);
   show_view(ui, target.view);
   if (animate && ui.params != target.params) {
     ui.lesson.animating = true;
@@ -58,7 +59,7 @@ bool resume_lesson(UiState& ui, std::size_t lesson, std::size_t step) {
   ui.lesson.open = LessonPosition{lesson, step, std::nullopt};
   ui.lesson.launcher_index = static_cast<int>(lesson);
   ui.lesson.animating = false;
-  reset_prediction(ui, ui.lessons.lessons[lesson].steps[step]);
+  reset_prediction(ui);
   return true;
 }
 
@@ -80,6 +81,17 @@ Result<void> commit_guess(UiState& ui, std::optional<double> guess) {
   ui.lesson.revealed = true;
   ui.lesson.guess_error.clear();
   return {};
+}
+
+Result<void> commit_typed_guess(UiState& ui, std::string_view text) {
+  const LessonStep* step = current_step(ui);
+  if (step == nullptr || !step->predict) return {};
+  const Result<double> guess = parse_guess(*step->predict, text);
+  if (!guess.ok()) {
+    ui.lesson.guess_error = guess.error().message;
+    return guess.error();
+  }
+  return commit_guess(ui, *guess);
 }
 
 bool lesson_next(UiState& ui) {

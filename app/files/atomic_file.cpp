@@ -6,17 +6,20 @@
 //   [SECTION] Temporary files (signal-safe registry)
 //   [SECTION] Low-level writes: temporary file, rename, sync
 //   [SECTION] Checking a target: check_target
-//   [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
+//   [SECTION] Writing: FileBatch, install_exit_guards, write_file_atomically
 //   [SECTION] Folders and names: ensure_directory, numbered_path
-#include "export/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fcntl.h>
 #include <initializer_list>
+#include <new>
 #include <random>
 #include <sys/stat.h>
 #include <system_error>
@@ -78,6 +81,8 @@ struct CleanupSlot {
 CleanupSlot cleanup_slots[cleanup_slot_count];
 std::atomic<int> committing{0};       // a FileBatch is renaming: signals wait
 std::atomic<int> deferred_signal{0};  // the signal that waited
+std::atomic<int> progress_line{0};    // a progress line is open on stderr: end it before dying
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler reads these");
 
 int register_temporary(const fs::path& path) {
   if (path.native().size() >= cleanup_path_bytes) return -1;
@@ -106,6 +111,11 @@ void die_of(int signal_number) {
   std::raise(signal_number);
 }
 
+// Ends an open progress line, so the shell's next prompt (or the signal's report) starts a line.
+void end_progress_line() {
+  if (progress_line.exchange(0) != 0) (void)!::write(STDERR_FILENO, "\n", 1);
+}
+
 extern "C" void on_terminating_signal(int signal_number) {
   if (committing.load() != 0) {
     deferred_signal.store(signal_number);
@@ -113,8 +123,51 @@ extern "C" void on_terminating_signal(int signal_number) {
   }
   const int saved_errno = errno;
   remove_registered_temporaries();
+  end_progress_line();
   errno = saved_errno;
   die_of(signal_number);
+}
+
+// At exit: output that could not be written (stdout closed, /dev/full, a full disk) is an error,
+// not a silent exit 0 with the list of written files, or of keys, lost.
+extern "C" void check_standard_output() {
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error_number = errno;
+  if (flushed && std::ferror(stdout) == 0) return;
+  static constexpr char line[] = "softmax-lab: cannot write to standard output: ";
+  (void)!::write(STDERR_FILENO, line, sizeof line - 1);
+  const char* reason = flushed ? "write error" : std::strerror(error_number);
+  (void)!::write(STDERR_FILENO, reason, std::strlen(reason));
+  (void)!::write(STDERR_FILENO, "\n", 1);
+  std::_Exit(3);
+}
+
+// std::bad_alloc that nothing caught (a worker thread, a noexcept path, main itself): one line and
+// exit 3, temporaries removed, instead of an abort. Anything else goes on to the default handler.
+std::terminate_handler previous_terminate = nullptr;
+[[noreturn]] void on_terminate() {
+  const char* line = nullptr;
+  if (const std::exception_ptr current = std::current_exception()) {
+    try {
+      std::rethrow_exception(current);
+    } catch (const std::bad_alloc&) {
+      line = "softmax-lab: out of memory: this run needs more memory than the machine (or ulimit -v) allows\n";
+    } catch (const std::system_error& error) {
+      // std::thread could not start one (EAGAIN, ENOMEM): no memory for its stack, or the
+      // user's process limit reached.
+      if (error.code() == std::errc::resource_unavailable_try_again || error.code() == std::errc::not_enough_memory)
+        line = "softmax-lab: cannot start a thread: too little memory or too many processes (ulimit -v, ulimit -u)\n";
+    } catch (...) {
+    }
+  }
+  if (line != nullptr) {
+    remove_registered_temporaries();
+    end_progress_line();
+    (void)!::write(STDERR_FILENO, line, std::strlen(line));
+    std::_Exit(3);
+  }
+  if (previous_terminate != nullptr) previous_terminate();
+  std::abort();
 }
 
 // [SECTION] Low-level writes: temporary file, rename, sync
@@ -125,10 +178,20 @@ extern "C" void on_terminating_signal(int signal_number) {
 int create_temporary_next_to(const fs::path& target, fs::path& temporary, int& slot) {
   std::random_device entropy;
   std::mt19937_64 generator((static_cast<std::uint64_t>(entropy()) << 32U) ^ entropy());
+  // "." + name + ".tmp-" + 16 hex digits (+ ".old" for a backup) must fit a file name (255
+  // bytes): a long name is cut, at a character start, so a legal 240-byte name still works.
+  const fs::path file_name = target.filename();
+  std::string_view name = file_name.native();
+  constexpr std::size_t name_room = 255 - 1 - 21 - 4;
+  if (name.size() > name_room) {
+    std::size_t cut = name_room;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0u) == 0x80u) --cut;
+    name = name.substr(0, cut);
+  }
   for (int attempt = 0; attempt < 16; ++attempt) {
     char suffix[24];
     std::snprintf(suffix, sizeof suffix, ".tmp-%016llx", static_cast<unsigned long long>(generator()));
-    temporary = directory_of(target) / message({".", target.filename().native(), suffix});
+    temporary = directory_of(target) / message({".", name, suffix});
     slot = register_temporary(temporary);  // before it exists: a signal now finds nothing to remove
     // O_EXCL: never reuse a file someone else made; 0666 lets the umask decide, like any new file.
     const int descriptor = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -232,6 +295,16 @@ Result<void> check_target(const fs::path& path, bool overwrite) {
     if (::access(path.c_str(), W_OK) != 0) {
       return refused({"cannot replace '", path.native(), "': the file is not writable (", os_reason(errno), ")"});
     }
+    // In a sticky folder (like /tmp) only the file's owner, the folder's owner or root may replace
+    // it. Refused here, before the commit's backup link is made (which no one could remove then).
+    const fs::path real = real_target(path);
+    struct stat folder_status {};
+    if (::stat(directory_of(real).c_str(), &folder_status) == 0 && (folder_status.st_mode & S_ISVTX) != 0 &&
+        ::geteuid() != 0 && status.st_uid != ::geteuid() && folder_status.st_uid != ::geteuid()) {
+      return refused({"cannot replace '", path.native(), "': it belongs to another user in '",
+                      directory_of(real).native(),
+                      "', a folder with the sticky bit where only its owner may replace it (", os_reason(EPERM), ")"});
+    }
   } else if (errno != ENOENT) {
     return cannot_write(path, errno);
   }
@@ -248,7 +321,7 @@ Result<void> check_target(const fs::path& path, bool overwrite) {
   return {};
 }
 
-// [SECTION] Writing: FileBatch, remove_temporaries_on_signal, write_file_atomically
+// [SECTION] Writing: FileBatch, install_exit_guards, write_file_atomically
 
 FileBatch::~FileBatch() {
   if (!committed_) abandon();
@@ -367,16 +440,45 @@ std::vector<fs::path> FileBatch::targets() const {
   return paths;
 }
 
-void remove_temporaries_on_signal() {
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+void install_exit_guards() {
+  // A write past `ulimit -f` then fails with EFBIG, an ordinary write error (exit 3, nothing left).
+  std::signal(SIGXFSZ, SIG_IGN);
+  // Every catchable signal whose default ends the process.
+  std::vector<int> signals = {SIGHUP,  SIGINT,  SIGQUIT, SIGABRT, SIGUSR1,   SIGUSR2,
+                              SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGVTALRM, SIGPROF};
+#ifdef SIGSTKFLT
+  signals.push_back(SIGSTKFLT);
+#endif
+#ifdef SIGIO
+  signals.push_back(SIGIO);
+#endif
+#ifdef SIGPWR
+  signals.push_back(SIGPWR);
+#endif
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  // The faults too, except under a sanitizer, whose own handlers report them.
+  for (int fault : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS}) signals.push_back(fault);
+#endif
+#if defined(SIGRTMIN) && defined(SIGRTMAX)
+  for (int real_time = SIGRTMIN; real_time <= SIGRTMAX; ++real_time) signals.push_back(real_time);
+#endif
+  for (int signal_number : signals) {
     struct sigaction action {};
-    if (::sigaction(signal_number, nullptr, &action) == 0 && action.sa_handler == SIG_IGN) continue;  // nohup
+    if (::sigaction(signal_number, nullptr, &action) != 0) continue;
+    if (action.sa_handler == SIG_IGN) continue;  // nohup, or a parent that ignores it: stays ignored
     action = {};
     action.sa_handler = on_terminating_signal;
     sigemptyset(&action.sa_mask);
     ::sigaction(signal_number, &action, nullptr);
   }
+  // Out of memory anywhere: one line, exit 3 (on_terminate).
+  if (std::get_terminate() != on_terminate) {
+    previous_terminate = std::set_terminate(on_terminate);
+    std::atexit(check_standard_output);
+  }
 }
+
+void note_progress_line(bool open) { progress_line.store(open ? 1 : 0); }
 
 Result<void> write_file_atomically(const fs::path& path, std::span<const std::uint8_t> bytes, bool overwrite) {
   FileBatch batch(overwrite);

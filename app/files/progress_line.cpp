@@ -1,0 +1,56 @@
+// ProgressLine (progress_line.hpp): the throttled, in-place progress line on stderr.
+#include "files/progress_line.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "files/atomic_file.hpp"
+
+namespace smlab::app {
+
+ProgressLine::ProgressLine(std::string what, std::FILE* stream, bool always, std::chrono::milliseconds quiet)
+    : what_(std::move(what)),
+      stream_(stream),
+      enabled_(always || ::isatty(::fileno(stream)) == 1),
+      quiet_(quiet),
+      start_(std::chrono::steady_clock::now()) {}
+
+ProgressLine::~ProgressLine() { done(); }
+
+void ProgressLine::update(double fraction, std::string_view stage) noexcept {
+  if (!enabled_) return;
+  try {
+    const std::lock_guard lock(mutex_);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start_ < quiet_) return;
+    const int percent = static_cast<int>(std::floor(std::clamp(fraction, 0.0, 1.0) * 100.0));
+    const bool new_stage = stage != last_stage_;
+    // Throttled: a new stage at once, else a new percentage at most every redraw_interval.
+    if (drawn_ && !new_stage && (percent == last_percent_ || now - last_draw_ < redraw_interval)) return;
+    last_stage_.assign(stage);
+    last_percent_ = percent;
+    last_draw_ = now;
+    const std::string_view name = stage.empty() ? std::string_view(what_) : stage;
+    // Ctrl+C is the way out of a headless run: it removes the temporaries (atomic_file.hpp).
+    std::fprintf(stream_, "\rsoftmax-lab: %.*s %3d%% (Ctrl+C stops)\033[K", static_cast<int>(name.size()), name.data(),
+                 percent);
+    std::fflush(stream_);
+    if (!drawn_) exporting::note_progress_line(true);
+    drawn_ = true;
+  } catch (...) {  // a progress line is never worth an exception (e.g. out of memory for the stage)
+  }
+}
+
+void ProgressLine::done() noexcept {
+  const std::lock_guard lock(mutex_);
+  if (!drawn_) return;
+  std::fputs("\r\033[K", stream_);
+  std::fflush(stream_);
+  exporting::note_progress_line(false);
+  drawn_ = false;
+  last_percent_ = -1;
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,31 @@
+// --bench-frames N and --bench-latency N: the headless benchmarks (docs/PERFORMANCE.md), one JSON
+// line each.
+#include <cstdio>
+
+#include "frame_bench.hpp"
+#include "modes/modes.hpp"
+
+namespace smlab::app {
+
+Result<void> run_bench(const Options& o, AppOptions options) {
+  auto created = create_offscreen(o.size);
+  if (!created) return created.error();
+  App app(**created, options);
+  const auto result = run_frame_bench(app, o.bench_key, o.bench_frames);
+  if (!result) return result.error();
+  std::printf("%s\n", result->to_json().c_str());
+  return {};
+}
+
+// Slider-to-pixels latency: every slider unless --bench-key names one.
+Result<void> run_bench_latency(const Options& o, AppOptions options) {
+  auto created = create_offscreen(o.size);
+  if (!created) return created.error();
+  App app(**created, options);
+  const auto result = run_latency_bench(app, o.bench_key_given ? o.bench_key : "", o.bench_latency);
+  if (!result) return result.error();
+  std::printf("%s\n", result->to_json().c_str());
+  return {};
+}
+
+}  // namespace smlab::app

@@ -1,0 +1,43 @@
+// The mode table (modes.hpp) and what the modes share.
+#include "modes/modes.hpp"
+
+#include <cstdio>
+
+#include "files/printable.hpp"
+
+namespace smlab::app {
+namespace {
+
+const Mode mode_table[] = {
+    {"--list-keys/--list-views/--list-presets/--list-lessons", Mode::Kind::lists,
+     [](const Options& o) { return o.any_list(); }, run_lists},
+    {"--export-csv/--export-svg", Mode::Kind::output,
+     [](const Options& o) { return !o.csv_dir.empty() || !o.svg_dir.empty(); }, run_files},
+    {"--screenshot", Mode::Kind::output, [](const Options& o) { return !o.screenshot_path.empty(); }, run_screenshot},
+    {"--export-gif", Mode::Kind::output, [](const Options& o) { return !o.gif_path.empty(); }, run_gif},
+    {"--export-lesson", Mode::Kind::output, [](const Options& o) { return !o.export_lesson.empty(); }, run_lesson_pngs},
+    {"--bench-frames", Mode::Kind::output, [](const Options& o) { return o.bench_frames > 0; }, run_bench},
+    {"--bench-latency", Mode::Kind::output, [](const Options& o) { return o.bench_latency > 0; }, run_bench_latency},
+    {"", Mode::Kind::window, [](const Options&) { return true; }, run_window},
+};
+
+}  // namespace
+
+std::span<const Mode> run_modes() { return mode_table; }
+
+const Mode& chosen_mode(const Options& options) {
+  for (const Mode& mode : mode_table)
+    if (mode.asked(options)) return mode;
+  return mode_table[std::size(mode_table) - 1];
+}
+
+void warn(std::string_view message) { std::fprintf(stderr, "softmax-lab: %s\n", printable(message).c_str()); }
+
+platform::Created<platform::Offscreen> create_offscreen(const Size& size) {
+  platform::OffscreenOptions offscreen_options;
+  offscreen_options.width = size.width;
+  offscreen_options.height = size.height;
+  return platform::Offscreen::create(offscreen_options);
+}
+
+}  // namespace smlab::app

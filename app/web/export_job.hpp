@@ -1,0 +1,122 @@
+// The web page's CSV and SVG exports as a job done a slice at a time between frames: the same files
+// as `softmax-lab --export-csv` / `--export-svg` of the shown state (export/csv.hpp and
+// plot_export.hpp make them), streamed into one .zip as they are made (zip_stream.hpp), so the
+// page keeps drawing and memory holds one slice, never the files. Above a size the page offers the
+// subset instead: everything but the three full L×L attention maps, which become pooled maps, and a
+// README.txt that says what was left out and how the desktop app writes the whole.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "i18n/i18n.hpp"
+#include "plot/plot.hpp"
+#include "smlab/error.hpp"
+#include "smlab/evaluate.hpp"
+#include "smlab/params.hpp"
+#include "state/pins.hpp"
+#include "zip_stream.hpp"
+
+namespace smlab::web {
+
+struct ExportRequest {
+  enum class Kind { csv, svg };
+  Kind kind = Kind::csv;
+  // false: the subset (CSV only): the three L×L attention files are replaced by
+  // attention_scaled_pooled.csv and attention_unscaled_pooled.csv (block maxima over
+  // pooled_factor(L) × pooled_factor(L) cells, headed like a long import's pooled map) and a
+  // README.txt saying what is left out and the desktop command that writes the whole.
+  bool whole = true;
+  Params params;  // the shown state (valid)
+  std::vector<app::Pin> pins;
+  // SVG only: the look the files are drawn in (the desktop's --export-svg: light style, the chosen
+  // colormap and colour scales) and the language of their words.
+  plot::Style style;
+  i18n::Language language = i18n::Language::English;
+  // The command line that reopens this state, for the subset's README ("--set seq_len=4096 ...").
+  std::string command_line;
+  // QKᵀ of these Params if the caller has it (the shown Snapshot's): used instead of recomputing it
+  // when it matches (EvaluateOptions::score_cache), ~1 s at L = 4096 in the page.
+  std::shared_ptr<const ScoreCache> score_cache;
+  // The files' time in the archive (ZipStream's MS-DOS fields): the page's local time.
+  std::uint16_t zip_time = 0, zip_date = dos_date(1980, 1, 1);
+};
+
+// What the job reports as it goes: the fraction of the whole job done and what it is doing now (in
+// the request's language). The
+// shape of smlab::ProgressSink (core/include/smlab/progress.hpp, issue #26's one progress-and-cancel
+// mechanism), so the job can take that sink and a std::stop_token unchanged once it is on main.
+struct ExportProgress {
+  double fraction = 0.0;
+  std::string stage;
+  void update(double done, std::string_view what) noexcept {
+    fraction = done;
+    stage.assign(what);
+  }
+};
+
+// Block size of the subset's pooled maps: at most 256 × 256 cells.
+int pooled_factor(int seq_len);
+
+// The CSV export's size before compression, estimated from the Params: the three L×L attention
+// files (≈ 14 characters a weight) and the rest (≈ 8 MB at L = 4096, measured). The page offers
+// the subset above a limit of this.
+std::uint64_t estimated_csv_bytes(const Params& params);
+
+class ExportJob {
+ public:
+  // The archive's bytes go to `sink` as they are made; `stop` ends the job at its next check.
+  ExportJob(ExportRequest request, ZipStream::Sink sink, std::stop_token stop = {});
+  ~ExportJob();
+  ExportJob(const ExportJob&) = delete;
+  ExportJob& operator=(const ExportJob&) = delete;
+
+  // Works until `deadline` passes (one evaluation of a lab may run past it: it cannot be split) and
+  // returns whether more work is left. Once it returns false the job is finished(), failed (error())
+  // or cancelled (error() says so).
+  bool step(std::chrono::steady_clock::time_point deadline);
+  bool finished() const { return finished_; }
+  // Empty, or one line: why the job stopped ("export cancelled: nothing was changed" after `stop`).
+  const std::string& error() const { return error_; }
+  const ExportProgress& progress() const { return progress_; }
+  // The files in the archive so far, in order (tests and the page's summary).
+  const std::vector<std::string>& file_names() const { return names_; }
+  std::uint64_t bytes_out() const { return zip_.bytes_out(); }
+
+ private:
+  struct Task;
+  void plan();
+  void fail(std::string message);
+  Result<void> write_file(const std::string& name, std::string_view text);
+  const Snapshot& view_snapshot(View view);
+
+  ExportRequest request_;
+  std::stop_token stop_;
+  ZipStream zip_;
+  ExportProgress progress_;
+  std::deque<std::unique_ptr<Task>> tasks_;
+  double planned_weight_ = 0.0, done_weight_ = 0.0;
+  std::vector<std::string> names_;
+  std::string error_;
+  bool finished_ = false;
+
+  // Shared between tasks: the dashboard's Snapshot, QKᵀ, the topped-up d_k sweep, the shown lab's
+  // Snapshot and the pins' Snapshots.
+  std::shared_ptr<const ScoreCache> score_cache_;
+  std::optional<Snapshot> dashboard_;
+  std::optional<DkSweep> csv_sweep_;
+  std::optional<Snapshot> lab_;
+  app::PinState pins_;
+  // An attention file being written: its open row range.
+  int next_row_ = 0;
+};
+
+}  // namespace smlab::web

@@ -1,0 +1,656 @@
+// The page around the canvas (index.html): its start (the address's settings, the imported files
+// and the Chinese font brought back before the app runs), the file bar and its words in the app's
+// language, sessions and imports through the browser's file pickers and drag-and-drop, exports
+// streamed into a .zip (a download, or a file the student picks) with progress and Cancel, touch
+// input fed to GLFW's mouse, the text mirror, the address, and the service worker.
+// The C++ side is web_main.cpp and page_calls.cpp; what it calls here is named smlab*.
+'use strict';
+
+// ─── Start ──────────────────────────────────────────────────────────────────────────────────────
+// The address's settings as NAME VALUE pairs (web_main.cpp checks them: url_state.hpp).
+const urlArguments = [];
+for (const [name, value] of new URLSearchParams(location.search)) urlArguments.push(name, value);
+
+// Imported files up to this size in all are kept in IndexedDB (web_app.hpp holds the same number).
+const KEPT_IMPORT_LIMIT = 64e6;
+// CSV exports estimated above this are not built in memory (web_app.hpp: whole_export_limit_bytes;
+// page.wholeExportLimit, which the browser test lowers to reach the offer with a small export).
+const WHOLE_EXPORT_LIMIT = 256e6;
+const IMPORT_DIR = '/imports';
+const CHINESE_FONT_PATH = '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc';
+
+const page = {
+  app: 0,              // the WebApp the C++ side handed over (smlabStarted)
+  words: {},           // the bar's and dialogs' words in the app's language (smlabSetWords)
+  exporting: null,     // the export running: {kind, label, sink, bytes}
+  wholeExportLimit: WHOLE_EXPORT_LIMIT,
+  address: { timer: 0, pending: null, last: 0 },
+};
+
+function word(key, ...args) {
+  let text = page.words[key] || '';
+  args.forEach((value, index) => { text = text.split('{' + index + '}').join(String(value)); });
+  return text;
+}
+
+// "1.6 kB", "3.2 MB": a size for the page's messages.
+function sizeText(bytes) {
+  return bytes < 1e6 ? (bytes / 1e3).toFixed(1) + ' kB' : (bytes / 1e6).toFixed(1) + ' MB';
+}
+
+function call(name, returns, types, values) {
+  Module.smlabInputSeen = 1;  // what the app is told may change what it shows: a frame follows
+  return Module.ccall(name, returns, ['number', ...types], [page.app, ...values]);
+}
+
+// The app draws a frame only when something may have changed (web_main.cpp's tick): any input
+// counts, whether its target is the canvas or the page.
+for (const type of ['pointerdown', 'pointermove', 'pointerup', 'mousedown', 'mousemove', 'mouseup', 'wheel',
+                    'keydown', 'keyup', 'keypress', 'touchstart', 'touchmove', 'touchend', 'touchcancel', 'drop',
+                    'focus', 'blur', 'resize', 'visibilitychange'])
+  window.addEventListener(type, () => { Module.smlabInputSeen = 1; }, { capture: true, passive: true });
+
+// ─── IndexedDB: the imported files ──────────────────────────────────────────────────────────────
+function openStore() {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open('softmax-lab', 1);
+    request.onupgradeneeded = () => request.result.createObjectStore('imports');
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+async function storeImports(record) {
+  const db = await openStore();
+  await new Promise((resolve, reject) => {
+    const transaction = db.transaction('imports', 'readwrite');
+    if (record) transaction.objectStore('imports').put(record, 'current');
+    else transaction.objectStore('imports').delete('current');
+    transaction.oncomplete = resolve;
+    transaction.onerror = () => reject(transaction.error);
+  });
+  db.close();
+}
+
+async function storedImports() {
+  const db = await openStore();
+  const record = await new Promise((resolve, reject) => {
+    const request = db.transaction('imports').objectStore('imports').get('current');
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  db.close();
+  return record;
+}
+
+// ─── The Chinese font ───────────────────────────────────────────────────────────────────────────
+// The page's data holds only "简体中文"; the font for Chinese text comes when Chinese is chosen.
+async function fetchChineseFont() {
+  const response = await fetch('zh-font.ttf');
+  if (!response.ok) throw new Error('zh-font.ttf: HTTP ' + response.status);
+  Module.FS.writeFile(CHINESE_FONT_PATH, new Uint8Array(await response.arrayBuffer()));
+  Module.smlabChineseFontLoaded = true;
+}
+
+function startsInChinese() {
+  const chinese = value => ['zh-cn', 'zh', 'zh_cn'].includes(String(value).toLowerCase());
+  const params = new URLSearchParams(location.search);
+  if (params.has('lang')) return chinese(params.getAll('lang').pop());
+  const look = ['lang', 'theme', 'font', 'colormap'];
+  if ([...params.keys()].some(name => !look.includes(name))) return false;
+  try {
+    const stored = JSON.parse(localStorage.getItem('softmax-lab-session') || 'null');
+    return stored !== null && chinese(stored.lang);
+  } catch (e) {
+    return false;
+  }
+}
+
+function smlabLoadChineseFont() {
+  smlabShowStatus(word('page.font_loading'));
+  fetchChineseFont()
+    .then(() => { smlabShowStatus(''); call('smlab_chinese_font_loaded', null, ['number', 'string'], [1, '']); })
+    .catch(error => call('smlab_chinese_font_loaded', null, ['number', 'string'], [0, String(error.message || error)]));
+}
+
+// ─── Messages and downloads ─────────────────────────────────────────────────────────────────────
+function smlabShowError(line) {
+  const bar = document.getElementById('error');
+  bar.textContent = line;
+  bar.title = line;
+}
+
+function smlabShowStatus(text) {
+  const status = document.getElementById('status');
+  status.textContent = text;
+  status.title = text;
+}
+
+function offerBlob(blob, name) {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60000);
+}
+
+// A file the app wrote to its in-memory file system (F12, Export PNG, Record GIF): a download.
+function smlabDownload(path) {
+  const bytes = Module.FS.readFile(path);
+  const name = path.substring(path.lastIndexOf('/') + 1);
+  const types = { png: 'image/png', gif: 'image/gif', svg: 'image/svg+xml', csv: 'text/csv', json: 'application/json' };
+  const type = types[name.substring(name.lastIndexOf('.') + 1)] || 'application/octet-stream';
+  offerBlob(new Blob([bytes], { type }), name);
+}
+
+// Save where the browser lets the student pick a file (File System Access), else a download.
+async function saveFile(blob, name, description, accept) {
+  if (typeof window.showSaveFilePicker === 'function') {
+    let handle = null;
+    try {
+      handle = await window.showSaveFilePicker({ suggestedName: name, types: [{ description, accept }] });
+    } catch (error) {
+      if (error && error.name === 'AbortError') return null;  // the student closed the dialog
+      handle = null;                                           // not allowed here: a download instead
+    }
+    if (handle) {
+      const writable = await handle.createWritable();
+      await writable.write(blob);
+      await writable.close();
+      return { saved: handle.name || name };
+    }
+  }
+  offerBlob(blob, name);
+  return { downloaded: name };
+}
+
+// ─── Sessions ───────────────────────────────────────────────────────────────────────────────────
+async function smlabSaveSession() {
+  const json = call('smlab_session_json', 'string', [], []);
+  try {
+    const done = await saveFile(new Blob([json], { type: 'application/json' }), 'softmax-lab-session.json',
+                                'Softmax Lab session', { 'application/json': ['.json'] });
+    if (done && done.saved) smlabShowStatus(word('page.session_saved', done.saved));
+    if (done && done.downloaded) smlabShowStatus(word('page.session_downloaded', done.downloaded));
+  } catch (error) {
+    smlabShowError('softmax-lab: ' + (error.message || error));
+  }
+}
+
+function smlabOpenSession() { document.getElementById('session-file').click(); }
+
+async function openSessionFile(file) {
+  if (file.size > (1 << 20)) {  // session_max_bytes: the desktop's limit
+    smlabShowError("softmax-lab: '" + file.name + "' is larger than 1 MB: not a session file");
+    return;
+  }
+  call('smlab_load_session', 'string', ['string', 'string'], [await file.text(), file.name]);
+}
+
+// ─── Imports: picked or dropped files through the desktop's readers ─────────────────────────────
+function smlabImportFiles() { document.getElementById('import-file').click(); }
+
+// A session file: a JSON object with the session format's "version" and "params".
+async function isSessionFile(file) {
+  if (!file.name.toLowerCase().endsWith('.json') || file.size > (1 << 20)) return false;
+  try {
+    const value = JSON.parse(await file.text());
+    return value !== null && typeof value === 'object' && !Array.isArray(value) && 'version' in value;
+  } catch (e) {
+    return false;
+  }
+}
+
+// A name the file system and the --import spec take: no folder, no ':' (FILE:ARRAY=ROLE), not hidden.
+function keptName(name) {
+  const clean = name.replace(/[\/\\:]/g, '_').replace(/^\.+/, '_');
+  return clean.length > 0 ? clean : 'import';
+}
+
+async function importFiles(files) {
+  const data = [], tokens = [];
+  for (const file of files) {
+    const lower = file.name.toLowerCase();
+    (lower.endsWith('.txt') || lower.endsWith('.json') ? tokens : data).push(file);
+  }
+  const FS = Module.FS;
+  try { FS.mkdir(IMPORT_DIR); } catch (e) { /* there already */ }
+  const written = [];
+  let total = 0;
+  for (const file of [...data, ...tokens]) {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const name = keptName(file.name);
+    FS.writeFile(IMPORT_DIR + '/' + name, bytes);
+    written.push({ name, bytes, tokens: tokens.includes(file) });
+    total += bytes.length;
+  }
+  const specs = written.filter(f => !f.tokens).map(f => IMPORT_DIR + '/' + f.name);
+  const tokenFile = written.filter(f => f.tokens).map(f => IMPORT_DIR + '/' + f.name).pop() || '';
+  const error = call('smlab_import', 'string', ['string', 'string'], [specs.join('\n'), tokenFile]);
+  if (error) return;
+  // Kept for a reload: the files of this import (token labels alone relabel the data kept before).
+  try {
+    let record = { files: written.filter(f => !f.tokens).map(f => ({ name: f.name, bytes: f.bytes })), tokens: null };
+    const tokenEntry = written.filter(f => f.tokens).pop();
+    if (record.files.length === 0) {
+      const before = await storedImports();
+      record = before ? { files: before.files, tokens: null } : null;
+      total += record ? record.files.reduce((sum, f) => sum + f.bytes.length, 0) : 0;
+    }
+    if (record && tokenEntry) record.tokens = { name: tokenEntry.name, bytes: tokenEntry.bytes };
+    if (record && total <= KEPT_IMPORT_LIMIT) {
+      await storeImports(record);
+      smlabShowStatus(word('page.import_kept', sizeText(total), sizeText(KEPT_IMPORT_LIMIT)));
+    } else {
+      await storeImports(null);
+      smlabShowStatus(word('page.import_not_kept', sizeText(total), sizeText(KEPT_IMPORT_LIMIT)));
+    }
+  } catch (e) {
+    smlabShowStatus(word('page.import_not_kept', sizeText(total), sizeText(KEPT_IMPORT_LIMIT)));
+  }
+}
+
+async function restoreImports() {
+  try { Module.FS.mkdir(IMPORT_DIR); } catch (e) { /* there already */ }
+  const record = await storedImports();
+  if (!record) return;
+  for (const file of [...record.files, ...(record.tokens ? [record.tokens] : [])])
+    Module.FS.writeFile(IMPORT_DIR + '/' + file.name, file.bytes);
+}
+
+async function openDropped(files) {
+  if (files.length === 1 && await isSessionFile(files[0])) return openSessionFile(files[0]);
+  return importFiles(files);
+}
+
+// ─── Exports: a zip streamed from the export worker, a piece at a time ──────────────────────────
+// The export runs in a Web Worker of its own (export-worker.js, the same program): the page keeps
+// drawing at its full rate, whatever a lab costs at L = 4096. Where the pieces go: into Blobs of
+// ~1 MB (the browser keeps them, not this page's memory) that become one download, or straight to
+// a file the student picked.
+function blobSink(name) {
+  const parts = [];
+  return {
+    name,
+    write(bytes) { parts.push(new Blob([bytes])); },
+    async finish() { offerBlob(new Blob(parts, { type: 'application/zip' }), name); return name; },
+    async abort() { parts.length = 0; },
+  };
+}
+
+function fileSink(writable, name) {
+  let failure = null, chain = Promise.resolve();
+  return {
+    name,
+    write(bytes) { chain = chain.then(() => writable.write(bytes)).catch(error => { failure = failure || error; }); },
+    async finish() { await chain; if (failure) throw failure; await writable.close(); return name; },
+    async abort() { try { await chain; await writable.abort(); } catch (e) { /* gone already */ } },
+  };
+}
+
+function smlabExportProgress(fraction, stage) {
+  document.getElementById('progress-bar').value = fraction;
+  document.getElementById('progress-text').textContent =
+      word('page.export_progress', page.exporting ? page.exporting.label : '', stage, Math.floor(fraction * 100));
+}
+
+async function smlabExportDone(files, error) {
+  const exporting = page.exporting;
+  page.exporting = null;
+  document.getElementById('progress').hidden = true;
+  for (const id of ['export-csv', 'export-svg']) document.getElementById(id).disabled = false;
+  if (!exporting) return;
+  if (error) {
+    await exporting.sink.abort();
+    if (error.includes('cancelled')) smlabShowStatus(word('page.export_cancelled'));
+    else smlabShowError('softmax-lab: ' + word('page.zip_failed', error));
+    return;
+  }
+  try {
+    const name = await exporting.sink.finish();
+    smlabShowStatus(word('page.export_done', name, files, sizeText(exporting.bytes)));
+  } catch (e) {
+    smlabShowError('softmax-lab: ' + word('page.zip_failed', e.message || e));
+  }
+  document.body.dataset.exports = String(Number(document.body.dataset.exports || 0) + 1);
+}
+
+function exportWorker() {
+  if (page.worker) return page.worker;
+  page.worker = new Worker('export-worker.js');
+  page.worker.onmessage = event => {
+    const message = event.data;
+    if (!page.exporting) return;
+    if (message.type === 'bytes') {
+      page.exporting.bytes += message.bytes.length;
+      page.exporting.sink.write(message.bytes);
+    } else if (message.type === 'progress') {
+      smlabExportProgress(message.fraction, message.stage);
+    } else if (message.type === 'done') {
+      document.body.dataset.workerHeap = String(message.heap);
+      smlabExportDone(message.files, message.error);
+    }
+  };
+  page.worker.onerror = event => {
+    page.worker = null;
+    smlabExportDone(0, String(event.message || 'the export worker stopped'));
+  };
+  return page.worker;
+}
+
+function cancelExport() {
+  if (!page.exporting) return;
+  if (page.worker) page.worker.terminate();  // ends the job at once; its pieces are dropped
+  page.worker = null;
+  smlabExportDone(0, 'export cancelled: nothing was changed');
+}
+
+// The shown session and the imported files it names, to the worker.
+function beginExport(kind, whole, sink) {
+  const session = call('smlab_session_json', 'string', [], []);
+  const imported = JSON.parse(session).import;
+  const files = [];
+  if (imported)
+    for (const path of [...(imported.files || []), ...(imported.tokens ? [imported.tokens] : [])]) {
+      const file = path.split(':')[0];
+      try { files.push({ path: file, bytes: Module.FS.readFile(file) }); } catch (e) { /* the session says so */ }
+    }
+  page.exporting = { kind, label: kind.toUpperCase(), sink, bytes: 0 };
+  exportWorker().postMessage({ session, kind, whole, files,
+                               command: call('smlab_export_command', 'string', ['string'], [kind]) });
+  for (const id of ['export-csv', 'export-svg']) document.getElementById(id).disabled = true;
+  document.getElementById('progress').hidden = false;
+  smlabExportProgress(0, '');
+}
+
+function zipName(kind, whole) {
+  const view = new URLSearchParams(location.search).get('view') || 'dashboard';
+  return 'softmax-lab-' + view + '-' + kind + (whole ? '' : '-subset') + '.zip';
+}
+
+// Export CSV / SVG: the whole in memory up to WHOLE_EXPORT_LIMIT, else a choice: the subset, or the
+// whole streamed to a picked file where the browser can, and the desktop command for the whole.
+function startExport(kind) {
+  if (page.exporting) return;
+  const offer = JSON.parse(call('smlab_export_offer', 'string', [], []));
+  if (kind !== 'csv' || offer.bytes <= page.wholeExportLimit) {
+    beginExport(kind, true, blobSink(zipName(kind, true)));
+    return;
+  }
+  const dialog = document.getElementById('export-dialog');
+  const megabytes = bytes => Math.max(1, Math.round(bytes / 1e6));
+  document.getElementById('export-dialog-text').textContent =
+      word('page.export_too_large', offer.seq_len, megabytes(offer.bytes), megabytes(page.wholeExportLimit));
+  document.getElementById('export-dialog-desktop').textContent = word('page.export_desktop', '').trim();
+  document.getElementById('export-dialog-code').textContent = call('smlab_export_command', 'string', ['string'], [kind]);
+  const subset = document.getElementById('export-subset');
+  subset.textContent = word('page.export_subset', offer.seq_len, offer.side, megabytes(offer.subset_bytes));
+  subset.onclick = () => { dialog.close(); beginExport(kind, false, blobSink(zipName(kind, false))); };
+  const whole = document.getElementById('export-whole-file');
+  whole.hidden = typeof window.showSaveFilePicker !== 'function';
+  whole.textContent = word('page.export_whole_file');
+  whole.onclick = async () => {
+    dialog.close();
+    try {
+      const handle = await window.showSaveFilePicker({
+        suggestedName: zipName(kind, true), types: [{ description: 'zip', accept: { 'application/zip': ['.zip'] } }] });
+      beginExport(kind, true, fileSink(await handle.createWritable(), handle.name || zipName(kind, true)));
+    } catch (error) {
+      if (!error || error.name !== 'AbortError') smlabShowError('softmax-lab: ' + (error.message || error));
+    }
+  };
+  document.getElementById('export-dialog-cancel').onclick = () => dialog.close();
+  dialog.showModal();
+}
+
+// ─── Touch: one path into GLFW's mouse (library_page.js), pinch for the font size ──────────────
+// One finger is the mouse: it moves there, then presses a frame later (ImGui sees where it hovers
+// first), and releases a frame after the press at the soonest, so a quick tap is one click; a frame
+// after the release the pointer leaves the canvas (a finger does not hover: no tooltip stays). Two
+// fingers scroll (their midpoint, as a wheel) and pinch (the font scale in quarter steps).
+const touch = { queue: [], pumping: false, fingers: 0, pinch: null, down: false };
+
+function pumpTouch() {
+  touch.pumping = false;
+  Module.smlabInputSeen = 1;
+  while (touch.queue.length > 0) {
+    const event = touch.queue.shift();
+    Module.smlabPointer(event.kind === 'away' ? 'move' : event.kind, event.x, event.y);
+    if (event.kind === 'down' || event.kind === 'up') break;  // one press or release a frame
+  }
+  if (touch.queue.length > 0) scheduleTouch();
+}
+
+function scheduleTouch() {
+  if (!touch.pumping) { touch.pumping = true; requestAnimationFrame(pumpTouch); }
+}
+
+function queueTouch(kind, x, y) {
+  if (kind === 'move' && touch.queue.length === 0) { Module.smlabPointer('move', x, y); return; }
+  touch.queue.push({ kind, x, y });
+  scheduleTouch();
+}
+
+function pinchState(touches) {
+  const [a, b] = [touches[0], touches[1]];
+  return { distance: Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY),
+           x: (a.clientX + b.clientX) / 2, y: (a.clientY + b.clientY) / 2 };
+}
+
+function onTouch(event) {
+  const canvas = document.getElementById('canvas');
+  if (!page.app || !Module.smlabPointer) return;
+  const onCanvas = [...event.changedTouches].some(t => t.target === canvas) || touch.fingers > 0;
+  if (!onCanvas) return;
+  event.preventDefault();
+  event.stopPropagation();  // emscripten's GLFW would press the button at the old position
+  const touches = event.touches;
+  if (event.type === 'touchstart' && touches.length === 1) {
+    touch.fingers = 1;
+    const t = touches[0];
+    queueTouch('move', t.clientX, t.clientY);
+    queueTouch('down', t.clientX, t.clientY);
+    touch.down = true;
+  } else if (touches.length >= 2) {
+    if (touch.down) {  // a second finger: the first one's press ends where it is
+      const t = touches[0];
+      queueTouch('up', t.clientX, t.clientY);
+      touch.down = false;
+    }
+    touch.fingers = 2;
+    const now = pinchState(touches);
+    if (!touch.pinch || event.type === 'touchstart') { touch.pinch = { ...now, base: now.distance }; return; }
+    Module.smlabWheel(touch.pinch.x - now.x, touch.pinch.y - now.y, now.x, now.y);
+    const ratio = now.distance / Math.max(touch.pinch.base, 1);
+    if (ratio > 1.2 || ratio < 1 / 1.2) {
+      call('smlab_font_scale_step', null, ['number'], [ratio > 1 ? 1 : -1]);
+      touch.pinch.base = now.distance;
+    }
+    touch.pinch.x = now.x;
+    touch.pinch.y = now.y;
+  } else if (event.type === 'touchmove' && touches.length === 1 && touch.down) {
+    queueTouch('move', touches[0].clientX, touches[0].clientY);
+  } else if (touches.length === 0) {
+    const t = event.changedTouches[0];
+    if (touch.down) {
+      queueTouch('up', t.clientX, t.clientY);
+      queueTouch('away', -10000, -10000);
+    }
+    touch.down = false;
+    touch.fingers = 0;
+    touch.pinch = null;
+  }
+}
+
+for (const type of ['touchstart', 'touchmove', 'touchend', 'touchcancel'])
+  window.addEventListener(type, onTouch, { capture: true, passive: false });
+
+// ─── Drag and drop ──────────────────────────────────────────────────────────────────────────────
+function dropHint(shown) {
+  const hint = document.getElementById('drop-hint');
+  hint.textContent = word('page.drop_hint');
+  hint.hidden = !shown;
+}
+
+window.addEventListener('dragover', event => {
+  if (!event.dataTransfer || ![...event.dataTransfer.types].includes('Files')) return;
+  event.preventDefault();
+  event.stopPropagation();
+  event.dataTransfer.dropEffect = 'copy';
+  dropHint(true);
+}, true);
+window.addEventListener('dragleave', event => { if (!event.relatedTarget) dropHint(false); }, true);
+window.addEventListener('drop', event => {
+  dropHint(false);
+  if (!event.dataTransfer || event.dataTransfer.files.length === 0) return;
+  event.preventDefault();
+  event.stopPropagation();  // emscripten's GLFW would write them to its own folder
+  if (page.app) openDropped([...event.dataTransfer.files]);
+}, true);
+
+// ─── What the C++ side calls every so often ─────────────────────────────────────────────────────
+// The address follows the shown state; while something animates at most every `throttle` ms.
+function smlabSetAddress(query, throttle) {
+  const write = () => {
+    page.address.timer = 0;
+    page.address.last = performance.now();
+    if (page.address.pending !== null) history.replaceState(null, document.title, page.address.pending);
+    page.address.pending = null;
+  };
+  page.address.pending = query;
+  if (page.address.timer) return;
+  const wait = throttle - (performance.now() - page.address.last);
+  if (wait <= 0) write();
+  else page.address.timer = setTimeout(write, wait);
+}
+
+// The page's words and <html lang> follow the app's language.
+function smlabSetWords(code, json) {
+  page.words = JSON.parse(json);
+  document.documentElement.lang = code;
+  for (const element of document.querySelectorAll('[data-word]')) element.textContent = word(element.dataset.word);
+  for (const element of document.querySelectorAll('[data-title]')) element.title = word(element.dataset.title);
+}
+
+// The text of what the canvas shows, for a screen reader, Ctrl+F and copying.
+function smlabMirror(json) {
+  const mirror = JSON.parse(json);
+  const set = (id, text) => {
+    const element = document.getElementById(id);
+    if (element.textContent !== text) element.textContent = text;
+  };
+  set('mirror-lesson', mirror.lesson);
+  set('mirror-readout', mirror.readout);
+  set('mirror-view', mirror.view);
+  set('mirror-plot', mirror.plot);
+}
+
+function smlabFirstFrame() {
+  document.body.dataset.firstFrame = String(performance.now());
+  // After the first frame, so the worker's downloads never compete with the page's own.
+  if ('serviceWorker' in navigator && location.protocol !== 'file:')
+    navigator.serviceWorker.register('sw.js').then(registration => {
+      const ready = () => { document.body.dataset.offline = '1'; smlabShowStatus(word('page.offline_ready')); };
+      if (registration.active) document.body.dataset.offline = '1';
+      else navigator.serviceWorker.ready.then(ready);
+    }).catch(error => console.warn('service worker: ' + error));
+}
+
+// Two WebGL queries Dear ImGui's renderer makes every frame (it saves the state it changes) are not
+// answered from the browser's copy of the state: the scissor box and the blend functions. Each
+// made the page wait for the GPU process to finish drawing the previous frame: 36 ms a frame in
+// SwiftShader (getParameter was 86 % of the page's time during a drag at L = 256). Every change of
+// them goes through these setters, so a copy kept here answers exactly (read once, at the start).
+function keepGlStateHere(gl) {
+  const SCISSOR_BOX = 0x0C10, BLEND_DST_RGB = 0x80C8, BLEND_SRC_RGB = 0x80C9, BLEND_DST_ALPHA = 0x80CA,
+        BLEND_SRC_ALPHA = 0x80CB, BLEND_EQUATION_RGB = 0x8009, BLEND_EQUATION_ALPHA = 0x883D;
+  const kept = new Map();
+  for (const name of [SCISSOR_BOX, BLEND_DST_RGB, BLEND_SRC_RGB, BLEND_DST_ALPHA, BLEND_SRC_ALPHA,
+                      BLEND_EQUATION_RGB, BLEND_EQUATION_ALPHA])
+    kept.set(name, gl.getParameter(name));
+  const real = {};
+  for (const name of ['getParameter', 'scissor', 'blendFunc', 'blendFuncSeparate', 'blendEquation',
+                      'blendEquationSeparate'])
+    real[name] = gl[name].bind(gl);
+  gl.getParameter = name => {
+    if (!kept.has(name)) return real.getParameter(name);
+    const value = kept.get(name);
+    return name === SCISSOR_BOX ? new Int32Array(value) : value;
+  };
+  gl.scissor = (x, y, width, height) => {
+    real.scissor(x, y, width, height);
+    if (width >= 0 && height >= 0) kept.set(SCISSOR_BOX, new Int32Array([x, y, width, height]));
+  };
+  gl.blendFuncSeparate = (sourceRgb, destinationRgb, sourceAlpha, destinationAlpha) => {
+    real.blendFuncSeparate(sourceRgb, destinationRgb, sourceAlpha, destinationAlpha);
+    kept.set(BLEND_SRC_RGB, sourceRgb).set(BLEND_DST_RGB, destinationRgb)
+        .set(BLEND_SRC_ALPHA, sourceAlpha).set(BLEND_DST_ALPHA, destinationAlpha);
+  };
+  gl.blendFunc = (source, destination) => {
+    real.blendFunc(source, destination);
+    kept.set(BLEND_SRC_RGB, source).set(BLEND_DST_RGB, destination)
+        .set(BLEND_SRC_ALPHA, source).set(BLEND_DST_ALPHA, destination);
+  };
+  gl.blendEquationSeparate = (rgb, alpha) => {
+    real.blendEquationSeparate(rgb, alpha);
+    kept.set(BLEND_EQUATION_RGB, rgb).set(BLEND_EQUATION_ALPHA, alpha);
+  };
+  gl.blendEquation = mode => {
+    real.blendEquation(mode);
+    kept.set(BLEND_EQUATION_RGB, mode).set(BLEND_EQUATION_ALPHA, mode);
+  };
+}
+
+function smlabStarted(app) {
+  page.app = app;
+  if (Module.ctx) keepGlStateHere(Module.ctx);
+  for (const id of ['save-session', 'open-session', 'import-data', 'export-csv', 'export-svg'])
+    document.getElementById(id).disabled = false;
+  smlabShowStatus('');
+  document.body.dataset.ready = '1';
+  document.getElementById('canvas').focus();
+}
+
+// ─── The emscripten module ──────────────────────────────────────────────────────────────────────
+var Module = {
+  canvas: document.getElementById('canvas'),
+  arguments: urlArguments,
+  print: text => console.log(text),
+  printErr: text => console.warn(text),
+  setStatus: text => { if (!page.app) smlabShowStatus(text || ''); },
+  // Before main: the imported files kept in IndexedDB back in the file system, and the Chinese
+  // font when the page starts in Chinese.
+  preRun: [() => {
+    Module.addRunDependency('smlab-storage');
+    const chinese = startsInChinese() ? fetchChineseFont().catch(error => console.warn('Chinese font: ' + error))
+                                      : Promise.resolve();
+    Promise.all([restoreImports().catch(error => console.warn('kept imports: ' + error)), chinese])
+      .finally(() => Module.removeRunDependency('smlab-storage'));
+  }],
+};
+
+// ─── The bar and the browser's own shortcuts ────────────────────────────────────────────────────
+// Keys the app uses (Ctrl+S saves the session, Ctrl+O opens one, Ctrl+Q, Ctrl+=/−, undo/redo) are
+// not the browser's here; F11 stays the browser's full screen.
+window.addEventListener('keydown', event => {
+  if ((event.ctrlKey || event.metaKey) && ['s', 'o', 'q', '=', '-', 'z', 'y'].includes(event.key.toLowerCase()))
+    event.preventDefault();
+}, true);
+document.getElementById('save-session').onclick = () => smlabSaveSession();
+document.getElementById('open-session').onclick = () => smlabOpenSession();
+document.getElementById('import-data').onclick = () => smlabImportFiles();
+document.getElementById('session-file').onchange = event => {
+  const file = event.target.files[0];
+  event.target.value = '';
+  if (file) openSessionFile(file);
+};
+document.getElementById('import-file').onchange = event => {
+  const files = [...event.target.files];
+  event.target.value = '';
+  if (files.length > 0) openDropped(files);
+};
+document.getElementById('export-csv').onclick = () => startExport('csv');
+document.getElementById('export-svg').onclick = () => startExport('svg');
+document.getElementById('progress-cancel').onclick = () => cancelExport();

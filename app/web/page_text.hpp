@@ -1,0 +1,23 @@
+// Text the page shows outside the canvas: the words of its HTML bar and dialogs in the App's
+// language, and the mirror of what the canvas shows (the lesson step, the read-out, the active
+// plot's title and numbers) that a screen reader follows, Ctrl+F finds and a student can copy.
+#pragma once
+
+#include <string>
+
+#include "app.hpp"
+
+namespace smlab::web {
+
+// The HTML bar's and dialogs' words in `language`, as a JSON object {"key": "text", …} of the
+// string table's web.bar.* and web.page.* entries (keys without that prefix).
+std::string page_words_json(i18n::Language language);
+
+// The mirror as JSON {"lesson", "readout", "view", "plot"} (each plain text, lines separated by
+// '\n', empty when there is none): the open lesson step's title and text, the control column's
+// read-out of the shown row, the lab's explanation and notes, and the active plot (hovered, else
+// the one the lesson step highlights, else the view's first) with its axes and up to 24 values
+// per series.
+std::string mirror_json(app::App& app);
+
+}  // namespace smlab::web
