@@ -104,13 +104,6 @@ LessonLayout plan_lesson_layout(const LessonLayoutRequest& request) {
       for (int columns = 1; columns <= most_columns; ++columns) {
         Candidate candidate = arrange(request, place, text_width, scale, columns);
         const LessonLayout& layout = candidate.layout;
-        std::fprintf(stderr,
-                     "scale %.2f place %d tw %.0f cols %d: text %d plots %d readable %d score %.0f over %.0f frame "
-                     "%.0fx%.0f\n",
-                     scale, (int)place, text_width, columns, layout.text_fits, layout.plots_fit, layout.readable,
-                     candidate.score, candidate.overflow,
-                     layout.plot_min.empty() ? 0 : layout.plot_max[0].x - layout.plot_min[0].x,
-                     layout.plot_min.empty() ? 0 : layout.plot_max[0].y - layout.plot_min[0].y);
         if (layout.text_fits && layout.plots_fit && layout.readable) {
           if (better(candidate, readable)) readable = candidate;
         } else if (scale == scales.back()) {
