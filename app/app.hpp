@@ -146,8 +146,8 @@ class App {
   void draw_toast();
   void log_committed_guess();
   std::optional<double> logged_guess_;  // the committed guess last logged (SMLAB_LOG_TOASTS)
-  void draw_import_popup();     // File → Import, and the running import's progress (app_import.cpp)
-  void import_dropped_files();  // files dropped onto the window since the last frame; a finished import applied
+  void draw_import_popup();             // File → Import, and the running import's progress (app_import.cpp)
+  void import_dropped_files();          // files dropped onto the window since the last frame; a finished import applied
   // Puts loaded data into the shown Params (attach_import) and reports it; import_files and a
   // finished start_import both end here.
   Result<void> apply_import(const ImportLoad& loaded);

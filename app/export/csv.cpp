@@ -235,7 +235,8 @@ DkSweep csv_sweep_start(const Snapshot& snapshot) {
 }
 
 std::optional<bool> csv_attention_map(const Snapshot& snapshot, std::string_view name) {
-  if (name == "attention.csv") return snapshot.params.scaled;  // the map `scaled` selects (docs/ARCHITECTURE.md, "CSV files")
+  if (name == "attention.csv")
+    return snapshot.params.scaled;  // the map `scaled` selects (docs/ARCHITECTURE.md, "CSV files")
   if (name == "attention_scaled.csv") return true;
   if (name == "attention_unscaled.csv") return false;
   return std::nullopt;
