@@ -224,6 +224,7 @@ std::string precision_words(const PredictPrecision& precision) {
   if (precision.kind == PredictPrecision::Kind::significant)
     return i18n::format("lesson.predict.significant", {std::to_string(precision.digits)});
   if (precision.digits == 0) return i18n::tr("lesson.predict.whole");
+  if (precision.digits == 1) return i18n::tr("lesson.predict.one_decimal");  // "1 decimal", not "1 decimals"
   return i18n::format("lesson.predict.decimals", {std::to_string(precision.digits)});
 }
 
