@@ -521,10 +521,14 @@ const char* keys_hint(const UiState& ui) {
   return i18n::tr(lesson_awaiting_prediction(ui) ? "lesson.predict.keys_hint" : "lesson.keys_hint");
 }
 
+// ≡: the menus' button (a glyph the UI font has: Mathematical Operators).
+constexpr const char* menus_glyph = "\xe2\x89\xa1";
+
 // The bottom row of the lesson panel: Previous, Next and Close, each as wide as its text (at least
 // 4 em for the first two), and the keys hint between them when the row has room for it.
 struct ButtonRow {
   float previous = 0.0f, next = 0.0f, close = 0.0f, toggle = 0.0f;
+  float menus = 0.0f;  // the ≡ button of the File, Edit and View menus: while the column (which has them) is hidden
   bool hint = false;
   bool close_below = false;  // a narrow column: « » and Close on a line of their own, at the right
   bool next_below = false;   // narrower still: Next under Previous (a button's text is never cut)
@@ -541,7 +545,9 @@ ButtonRow button_row(const UiState& ui, float width) {
       std::max({button("lesson.next", least), button("lesson.finish", least), button("lesson.predict.reveal", least)});
   row.close = button("lesson.close", 0.0f);
   row.toggle = ImGui::CalcTextSize(">>").x + 2.0f * style.FramePadding.x;
-  const float buttons = row.previous + row.next + row.toggle + row.close + 3.0f * style.ItemSpacing.x;
+  if (!ui.lesson.controls_shown) row.menus = ImGui::CalcTextSize(menus_glyph).x + 2.0f * style.FramePadding.x;
+  const float buttons = row.previous + row.next + row.toggle + row.close + 3.0f * style.ItemSpacing.x +
+                        (row.menus > 0.0f ? row.menus + style.ItemSpacing.x : 0.0f);
   row.hint = buttons + 4.0f * style.ItemSpacing.x + ImGui::CalcTextSize(keys_hint(ui)).x <= width;
   // A column too narrow for all four: « » and Close go under Previous and Next; too narrow even for
   // those two, Next goes under Previous.
@@ -551,10 +557,6 @@ ButtonRow button_row(const UiState& ui, float width) {
   }
   return row;
 }
-
-// The lesson panel carries the File, Edit and View menus while the control column (which has them)
-// is hidden; presenter mode has none.
-bool has_menu_bar(const UiState& ui) { return !ui.presenter && !ui.lesson.controls_shown; }
 
 float block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, float width, float scale,
                    bool presenter) {
@@ -581,9 +583,7 @@ float block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* s
     if (row.next_below) block.row(ImGui::GetFrameHeight());
     if (row.close_below) block.row(ImGui::GetFrameHeight());
   }
-  // A menu bar is a frame high (ImGui: the font plus the frame padding twice).
-  const float menu_bar = !presenter && has_menu_bar(ui) ? ImGui::GetFrameHeight() : 0.0f;
-  return block.height + menu_bar + 2.0f * style.WindowPadding.y;
+  return block.height + 2.0f * style.WindowPadding.y;
 }
 
 // [SECTION] The lesson panel
@@ -605,16 +605,9 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   ImGui::PushStyleColor(ImGuiCol_Border, ImGui::ColorConvertU32ToFloat4(accent));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 2.0f * ui.ui_scale);
   // The layout made room for all of it; a scroll bar only where it found no arrangement that fits.
-  // With the control column hidden its File, Edit and View menus are this panel's menu bar.
-  const bool menus = has_menu_bar(ui);
-  ImGui::Begin("##lesson-panel", nullptr,
-               (box.fits ? flags | ImGuiWindowFlags_NoScrollbar : flags) | (menus ? ImGuiWindowFlags_MenuBar : 0));
+  ImGui::Begin("##lesson-panel", nullptr, box.fits ? flags | ImGuiWindowFlags_NoScrollbar : flags);
   ImGui::PopStyleVar();
   ImGui::PopStyleColor(2);
-  if (menus && ImGui::BeginMenuBar()) {
-    draw_file_menu(ui);
-    ImGui::EndMenuBar();
-  }
 
   // "3/7  Title", the text, the lab's notes where the step shows them, the predict box; then
   // Previous / Next (Reveal on a predict step, Finish on the last step) and Close. Nothing else: at a
@@ -653,12 +646,24 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("%s", keys_hint(ui));
   }
-  // « » (the control column, Ctrl+B) and Close (Escape) at the row's right end, or under it.
-  const float right_group = row.toggle + style.ItemSpacing.x + row.close;
+  // ≡ (the menus, while the column is hidden), « » (the control column, Ctrl+B) and Close (Escape)
+  // at the row's right end, or under it. The menus cost the step no line of its own.
+  const float right_group =
+      (row.menus > 0.0f ? row.menus + style.ItemSpacing.x : 0.0f) + row.toggle + style.ItemSpacing.x + row.close;
   if (row.close_below)
     ImGui::SetCursorPosX(ImGui::GetWindowContentRegionMin().x + width - right_group);
   else
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMin().x + width - right_group));
+  if (row.menus > 0.0f) {
+    if (ImGui::Button((std::string(menus_glyph) + "###lesson-menus").c_str(), ImVec2(row.menus, 0.0f)))
+      ImGui::OpenPopup("##lesson-menus");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("lesson.menus_tooltip"));
+    if (ImGui::BeginPopup("##lesson-menus")) {
+      draw_file_menu(ui);  // File, Edit and View as submenus
+      ImGui::EndPopup();
+    }
+    ImGui::SameLine();
+  }
   if (ImGui::Button(ui.lesson.controls_shown ? "<<###lesson-controls" : ">>###lesson-controls",
                     ImVec2(row.toggle, 0.0f)))
     ui.lesson.controls_shown = !ui.lesson.controls_shown;
