@@ -39,7 +39,7 @@ COLUMN_TOGGLE = (402, 20)  # the << button left of the view tabs
 MENU_RIGHT = (240, 40, 130, 150)  # the right part of an open File menu (shortcuts), over plain labels
 # The lesson panel of homework:1 (a typed question): the guess field and its Commit button (the
 # lesson view: the text block at the top left, the column hidden).
-GUESS_FIELD, GUESS_COMMIT = (117, 328), (284, 328)
+GUESS_FIELD, GUESS_COMMIT = (117, 305), (284, 305)
 LANGUAGE_COMBO, LANGUAGE_CHINESE = (120, 772), (60, 745)
 # After switching to Chinese the column is one line shorter above the Look section.
 THEME_COMBO_ZH, THEME_PROJECTOR_ZH = (120, 697), (60, 768)
