@@ -7,7 +7,7 @@ ifneq ($(CI),)
 CMAKE_FLAGS += -DSMLAB_WERROR=ON
 endif
 
-.PHONY: deps deps-test configure build run test test-fresh package test-package bench clean web serve-web
+.PHONY: deps deps-test configure build run check test test-fresh package test-package bench clean web serve-web
 
 deps:
 	./third_party/install-deps.sh
@@ -38,6 +38,12 @@ web: deps-test
 
 serve-web: web
 	/usr/bin/python3 app/web/serve.py $(BUILD_DIR)-web/site $(WEB_PORT)
+
+# The quick tier for the edit loop (under a minute once built): the core's numbers, the labs, the
+# lesson claims, the plots' geometry, the trainer, the web page's logic and the structure checks
+# (tests labelled `quick` in tests/CMakeLists.txt); no window, no renders, no sanitizers.
+check: build
+	cd $(BUILD_DIR) && ctest -L quick --output-on-failure -j $(JOBS)
 
 # The suite three times: as built for users; the same suite under AddressSanitizer and
 # UndefinedBehaviorSanitizer (a test that passed but whose exit LeakSanitizer's tracer crashed on

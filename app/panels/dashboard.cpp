@@ -699,9 +699,10 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   if (lesson_open) ui.select_view_tab = true;
   if (!lesson_open) {
     // With the column hidden its File, Edit and View menus stay: a strip of them left of the »
-    // button, the button and the tabs moved right by its width.
+    // button, the button and the tabs moved right by its width. Not in the compact layout (a
+    // phone): there the ≡ drawer holds the column and its menus, and the width goes to the tabs.
     float menu_strip = 0.0f;
-    if (!column_shown) {
+    if (!column_shown && !layout.compact) {
       const ImGuiStyle& style = ImGui::GetStyle();
       menu_strip = 2.0f * style.WindowPadding.x;
       for (const char* menu : {"ui.menu.file", "ui.menu.edit", "ui.menu.view"})

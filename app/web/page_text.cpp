@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "i18n/i18n.hpp"
-#include "lessons/lesson_player.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "panels/labs.hpp"
 #include "panels/lesson_panel.hpp"
 #include "smlab/views.hpp"

@@ -326,9 +326,7 @@ std::vector<std::string> differences(const Params& params, const Params& base, b
   for (const ParamKey& key : param_keys()) {
     const auto value = get_param(params, key.name);
     if (!value || *value == get_param(base, key.name)) continue;
-    // A real key's member is a double (ParamKey::is_real); read it directly.
-    const auto number =
-        key.is_real() ? std::optional<double>(params.*std::get<double Params::*>(key.member)) : std::nullopt;
+    const auto number = key.is_real() ? numeric_param(params, key) : std::nullopt;
     std::string text = animating && number ? rounded(*number) : *value;
     // A score vector prints as "1, 2, 3": the spaces would be %20 in the address and read back the same without.
     if (key.name == "scores")

@@ -283,6 +283,13 @@ const ParamKey* find_param_key(std::string_view name) {
   return nullptr;
 }
 
+std::optional<double> numeric_param(const Params& params, const ParamKey& key) {
+  if (const auto* real = std::get_if<double Params::*>(&key.member)) return params.**real;
+  if (const auto* whole = std::get_if<int Params::*>(&key.member)) return params.**whole;
+  if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key.member)) return static_cast<double>(params.**seed);
+  return std::nullopt;
+}
+
 Params blend_params(const Params& from, const Params& to, double t) {
   Params mid = to;  // what does not blend (seed, flags, scores, format, batch, head) is at once `to`'s
   for (const ParamKey& key : key_table().keys) {

@@ -647,7 +647,7 @@ def imports(driver, base, work, native):
 
 # [SECTION] Big exports
 
-def exports(driver, base, work, downloads):
+def exports(driver, base, work, downloads, native):
     # Cancel: an export below the limit stopped part-way leaves no file.
     open_page(driver, base + "index.html?set=seq_len=1024", settle=3.0)
     before = set(os.listdir(downloads))
@@ -688,8 +688,13 @@ def exports(driver, base, work, downloads):
     with open(os.path.join(work, "streamed.zip"), "wb") as handle:
         handle.write(streamed)
     files, bad = zip_texts(os.path.join(work, "streamed.zip"))
-    check("the whole export streams to a chosen file", bad is None and "attention.csv" in files and
-          len(files) == 81 and files["attention.csv"].count("\n") == 65, f"{len(streamed)} bytes, {len(files)} files")
+    native_dir = os.path.join(work, "native-csv-64")
+    subprocess.run([native, "--set", "seq_len=64", "--export-csv", native_dir, "--overwrite"], capture_output=True,
+                   timeout=120)
+    native_names = sorted(n for n in os.listdir(native_dir) if n.endswith(".csv")) if os.path.isdir(native_dir) else []
+    check("the whole export streams to a chosen file", bad is None and sorted(files) == native_names and
+          files["attention.csv"].count("\n") == 65,
+          f"{len(streamed)} bytes, {len(files)} files (the desktop's export: {len(native_names)})")
 
     # L = 4096: the whole is ~700 MB of CSV: the page offers the subset, says how to get the whole,
     # and makes the subset between frames with memory bounded.
@@ -865,7 +870,7 @@ def main():
                  ("imports", lambda: imports(driver, base, work, native)),
                  ("hidpi", lambda: hidpi(driver, base, work, downloads)),
                  ("phone", lambda: phone(driver, base, work)),
-                 ("exports", lambda: exports(driver, base, work, downloads)),
+                 ("exports", lambda: exports(driver, base, work, downloads, native)),
                  ("offline", lambda: offline(driver, server, base))]
     only = os.environ.get("SMLAB_WEB_SCENARIOS", "")
     try:

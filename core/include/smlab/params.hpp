@@ -140,6 +140,10 @@ struct ParamKey {
 std::span<const ParamKey> param_keys();
 const ParamKey* find_param_key(std::string_view name);
 
+// The value of a numeric key as a double (nullopt for flags, the format and the scores): the web
+// page's address rounds real values while a sweep animates (app/web/url_state.cpp).
+std::optional<double> numeric_param(const Params& params, const ParamKey& key);
+
 // Params part of the way from `from` to `to` for t in [0, 1]: every key that blends moves (log
 // space for logarithmic keys whose range starts above 0, linearly otherwise, integers rounded,
 // each kept between its two ends; row also below the blended seq_len); the rest is `to`'s.
