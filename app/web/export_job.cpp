@@ -107,7 +107,7 @@ void ExportJob::plan() {
     options.score_cache = &score_cache_;
     options.stop = stop_;
     std::optional<Snapshot> snapshot = evaluate(request_.params, options);
-    if (!snapshot) return Error::file("export cancelled: nothing was changed");
+    if (!snapshot) return cancelled_error("export");
     dashboard_ = std::move(*snapshot);
     return true;
   });
@@ -300,7 +300,7 @@ bool ExportJob::step(Clock::time_point deadline) {
   if (finished_ || !error_.empty()) return false;
   do {
     if (stop_.stop_requested()) {
-      fail("export cancelled: nothing was changed");
+      fail(cancelled_error("export").message);
       return false;
     }
     if (tasks_.empty()) {

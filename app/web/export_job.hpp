@@ -20,6 +20,7 @@
 #include "i18n/i18n.hpp"
 #include "plot/plot.hpp"
 #include "smlab/error.hpp"
+#include "smlab/progress.hpp"
 #include "smlab/evaluate.hpp"
 #include "smlab/params.hpp"
 #include "state/pins.hpp"
@@ -51,13 +52,13 @@ struct ExportRequest {
 };
 
 // What the job reports as it goes: the fraction of the whole job done and what it is doing now (in
-// the request's language). The
-// shape of smlab::ProgressSink (core/include/smlab/progress.hpp, issue #26's one progress-and-cancel
-// mechanism), so the job can take that sink and a std::stop_token unchanged once it is on main.
-struct ExportProgress {
+// the request's language). A smlab::ProgressSink (core/include/smlab/progress.hpp: the one
+// progress-and-cancel mechanism of imports, exports and the page), kept for the page to read
+// between slices; the job stops on its std::stop_token and says so with smlab::cancelled_error.
+struct ExportProgress final : ProgressSink {
   double fraction = 0.0;
   std::string stage;
-  void update(double done, std::string_view what) noexcept {
+  void update(double done, std::string_view what) noexcept override {
     fraction = done;
     stage.assign(what);
   }
