@@ -9,7 +9,7 @@
 //   [SECTION] Parsing a lesson: parse_lesson
 //   [SECTION] The lesson folder: load_lessons, find_lesson, lesson_names
 //   [SECTION] The --lesson NAME:STEP:GUESS argument: lookup_lesson
-//   [SECTION] Panels a step may point at
+//   [SECTION] Panels a step may point at and show
 //   [SECTION] Guesses and the reveal: numbers as shown, check_guess, parse_guess, the close rule
 //   [SECTION] Animated step changes: interpolate_params, lesson_ease
 #include "lessons/lessons.hpp"
@@ -211,9 +211,9 @@ std::optional<std::string> read_predict(const OrderedJson& value, const std::str
   if (value.contains("hides")) {
     if (!value["hides"].is_string()) return where + " \"hides\" must be a panel name: allowed " + panel_names(view);
     out.hides = value["hides"].get<std::string>();
-    if (find_lesson_panel(view, out.hides) == nullptr)
+    if (panel_entry_plots(view, out.hides).empty())
       return where + " hides '" + shown(out.hides) + "', not a panel of " + std::string(view_info(view).name) +
-             ": allowed " + panel_names(view);
+             ": allowed " + panel_names(view) + " or one of their plots";
   }
   if (value.contains("reveal_text")) {
     out.after.emplace();
@@ -225,14 +225,70 @@ std::optional<std::string> read_predict(const OrderedJson& value, const std::str
 
 // [SECTION] Reading a step
 
+// Every name a step's "panels" may hold in `view`, for error messages.
+std::string panel_entry_names(View view) {
+  std::vector<std::string_view> names;
+  const auto add = [&names](std::string_view name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (const LessonPanel& panel : lesson_panels(view)) {
+    add(panel.name);
+    for (std::string_view plot : panel.plots) add(plot);
+  }
+  if (view != View::dashboard) names.push_back(lesson_notes_panel);
+  std::string text;
+  for (std::string_view name : names) text += (text.empty() ? "" : ", ") + std::string(name);
+  return text;
+}
+
+// "panels": ["softmax", "linear", "notes"]: 1 to lesson_max_panels names, each a lesson panel or a
+// plot of the view (or "notes" in a lab), no plot twice, the highlighted panel among them.
+std::optional<std::string> read_panels(const OrderedJson& entry, const std::string& where, LessonStep& step) {
+  if (!entry.contains("panels")) {
+    step.panels = {step.panel};
+    return std::nullopt;
+  }
+  const OrderedJson& panels = entry["panels"];
+  if (!panels.is_array() || panels.empty() || panels.size() > lesson_max_panels)
+    return where + " \"panels\" must be an array of 1 to " + std::to_string(lesson_max_panels) + " names: allowed " +
+           panel_entry_names(step.view);
+  std::vector<std::string_view> plots;
+  for (const OrderedJson& name : panels) {
+    if (!name.is_string())
+      return where + " \"panels\" holds " + shown(name.dump()) + ": allowed " + panel_entry_names(step.view);
+    const std::string entry_name = name.get<std::string>();
+    if (entry_name == lesson_notes_panel && step.view != View::dashboard) {
+      if (std::find(step.panels.begin(), step.panels.end(), entry_name) != step.panels.end())
+        return where + " \"panels\" names 'notes' twice";
+      step.panels.push_back(entry_name);
+      continue;
+    }
+    const std::vector<std::string_view> named = panel_entry_plots(step.view, entry_name);
+    if (named.empty())
+      return where + " \"panels\" holds '" + shown(entry_name) + "', not a panel of " +
+             std::string(view_info(step.view).name) + ": allowed " + panel_entry_names(step.view);
+    for (std::string_view plot : named) {
+      if (std::find(plots.begin(), plots.end(), plot) != plots.end())
+        return where + " \"panels\" shows plot '" + std::string(plot) + "' twice ('" + shown(entry_name) + "')";
+      plots.push_back(plot);
+    }
+    step.panels.push_back(entry_name);
+  }
+  if (plots.empty()) return where + " \"panels\" shows no plot: name at least the step's \"panel\"";
+  for (std::string_view plot : panel_entry_plots(step.view, step.panel))
+    if (std::find(plots.begin(), plots.end(), plot) == plots.end())
+      return where + " panel '" + shown(step.panel) + "' is not among its \"panels\" (the highlighted panel is shown)";
+  return std::nullopt;
+}
+
 std::optional<std::string> read_step(const OrderedJson& entry, const std::string& where, Params& params,
                                      LessonStep& step) {
   if (!entry.is_object()) return where + " must be an object, not " + entry.type_name();
   for (const auto& [field, value] : entry.items())
     if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel" &&
-        field != "claims" && field != "predict")
+        field != "panels" && field != "claims" && field != "predict")
       return where + " has an unknown field '" + shown(field) +
-             "': allowed title, text, set, view, panel, claims, predict";
+             "': allowed title, text, set, view, panel, panels, claims, predict";
   if (!entry.contains("title")) return where + " needs a \"title\"";
   if (auto error = read_text(entry["title"], where + " title", lesson_title_max_chars, false, step.title)) return error;
   if (!entry.contains("text")) return where + " needs a \"text\"";
@@ -247,9 +303,11 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
   if (!entry.contains("panel") || !entry["panel"].is_string())
     return where + " needs a \"panel\" string: allowed " + panel_names(step.view);
   step.panel = entry["panel"].get<std::string>();
-  if (find_lesson_panel(step.view, step.panel) == nullptr)
+  if (panel_entry_plots(step.view, step.panel).empty())
     return where + " panel '" + shown(step.panel) + "' is not a panel of " + std::string(view_info(step.view).name) +
-           ": allowed " + panel_names(step.view);
+           ": allowed " + panel_names(step.view) + " or one of their plots";
+
+  if (auto error = read_panels(entry, where, step)) return error;
 
   if (entry.contains("set")) {
     const OrderedJson& set = entry["set"];
@@ -284,6 +342,13 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
     step.predict.emplace();
     if (auto error = read_predict(entry["predict"], where + " predict", step.view, step.panel, *step.predict))
       return error;
+    // The question covers a panel the class must be able to see once it is revealed: a step that
+    // names no "panels" shows it beside its own panel.
+    if (!entry.contains("panels") && step.predict->hides != step.panel) step.panels.push_back(step.predict->hides);
+    const std::vector<std::string_view> shown_plots = step_plots(step);
+    for (std::string_view plot : panel_entry_plots(step.view, step.predict->hides))
+      if (std::find(shown_plots.begin(), shown_plots.end(), plot) == shown_plots.end())
+        return where + " predict hides '" + shown(step.predict->hides) + "', which its \"panels\" do not show";
   }
   return std::nullopt;
 }
@@ -447,12 +512,32 @@ LessonLookup lookup_lesson(const LessonList& list, std::string_view full_spec) {
   return position;
 }
 
-// [SECTION] Panels a step may point at
+// [SECTION] Panels a step may point at and show
 
 const LessonPanel* find_lesson_panel(View view, std::string_view name) {
   for (const LessonPanel& panel : lesson_panels(view))
     if (panel.name == name) return &panel;
   return nullptr;
+}
+
+std::vector<std::string_view> panel_entry_plots(View view, std::string_view entry) {
+  if (const LessonPanel* panel = find_lesson_panel(view, entry)) return panel->plots;
+  for (const LessonPanel& panel : lesson_panels(view))
+    for (std::string_view plot : panel.plots)
+      if (plot == entry) return {plot};
+  return {};
+}
+
+std::vector<std::string_view> step_plots(const LessonStep& step) {
+  std::vector<std::string_view> plots;
+  for (const std::string& entry : step.panels)
+    for (std::string_view plot : panel_entry_plots(step.view, entry))
+      if (std::find(plots.begin(), plots.end(), plot) == plots.end()) plots.push_back(plot);
+  return plots;
+}
+
+bool step_shows_notes(const LessonStep& step) {
+  return std::find(step.panels.begin(), step.panels.end(), lesson_notes_panel) != step.panels.end();
 }
 
 // [SECTION] Guesses and the reveal: numbers as shown, check_guess, parse_guess, the close rule

@@ -47,7 +47,7 @@ struct LessonPredict {
   std::vector<double> choices;      // 2 to 6 distinct guesses to pick from; empty: a typed number
   double min = 0.0, max = 0.0;      // typed guesses: allowed from min to max (min < max)
   PredictPrecision precision;       // typed guesses: "decimals": N or "significant": N
-  std::string hides;                // the panel of the step's view covered until the reveal
+  std::string hides;                // the panel (or plot) of the step's view covered until the reveal
   std::optional<LessonText> after;  // shown beside the answer once revealed ("reveal_text")
   friend bool operator==(const LessonPredict&, const LessonPredict&) = default;
 };
@@ -56,7 +56,13 @@ struct LessonStep {
   LessonText title, text;
   std::vector<std::pair<std::string, std::string>> settings;  // KEY, VALUE as set_param reads them, in file order
   View view = View::dashboard;
-  std::string panel;  // one of lesson_panels(view)
+  std::string panel;  // one of lesson_panels(view) or one of their plots: what the highlight frame goes around
+  // What the step shows, in reading order (left to right, top to bottom): lesson panel names of
+  // `view` ("attention"), plot names of it ("panel-8") or "notes" (those of the lab's live read-outs
+  // that write a number the text quotes, shown under the text). The lesson view draws just these
+  // around the text (panels/lesson_layout.hpp). Always holds `panel`'s plots and a predict step's
+  // hidden ones; [panel] when the file names none.
+  std::vector<std::string> panels;
   // Params{} with the settings of every step up to this one applied in order: always valid, and the
   // same whichever way the step was reached (--lesson NAME:STEP renders exactly what Next shows).
   Params params;
@@ -81,6 +87,9 @@ inline constexpr std::size_t lesson_max_files = 100;
 inline constexpr std::size_t lesson_title_max_chars = 200;  // bytes of UTF-8
 inline constexpr std::size_t lesson_text_max_chars = 4000;  // bytes of UTF-8
 inline constexpr std::size_t lesson_min_choices = 2, lesson_max_choices = 6;
+inline constexpr std::size_t lesson_max_panels = 8;  // entries of a step's "panels"
+// The "panels" entry that shows a lab's notes (live read-outs) with the step's text.
+inline constexpr std::string_view lesson_notes_panel = "notes";
 
 // The lesson, or an Error::usage of one line naming the lesson, step and field.
 using LessonLoad = Result<Lesson>;
@@ -88,7 +97,7 @@ using LessonLoad = Result<Lesson>;
 // Parses one lesson file's text:
 //   {"name": "why-softmax", "title": {"en": "…", "zh-CN": "…"},
 //    "steps": [{"title": {…}, "text": {…}, "set": {"temperature": 0.5, "scores": "1, 2, 3"},
-//               "view": "normalizers", "panel": "linear",
+//               "view": "normalizers", "panel": "linear", "panels": ["softmax", "linear"],
 //               "claims": [{"quantity": "weight", "index": 2, "op": "~", "value": 0.665, "tolerance": 5e-4},
 //                          {"quantity": "dk_entropy", "series": "unscaled", "at": 1024, "op": "<",
 //                           "than": {"quantity": "dk_entropy", "series": "scaled", "at": 1024}, "times": 0.5}],
@@ -137,6 +146,13 @@ struct LessonPanel {
 };
 std::span<const LessonPanel> lesson_panels(View view);
 const LessonPanel* find_lesson_panel(View view, std::string_view name);
+// The plots a "panels" entry names in `view`: a lesson panel's plots, or the one plot of that name
+// (any plot some lesson panel of the view holds); empty for "notes" and for a name that is neither.
+std::vector<std::string_view> panel_entry_plots(View view, std::string_view entry);
+// The plots a step shows, in its "panels" order, each once.
+std::vector<std::string_view> step_plots(const LessonStep& step);
+// Whether the step shows the lab's notes with its text ("notes" among its panels).
+bool step_shows_notes(const LessonStep& step);
 
 // [predict] Checking a guess and revealing the answer.
 

@@ -5,14 +5,17 @@
 // [SECTION] Index
 //   [SECTION] Grid layout of the plots
 //   [SECTION] Layout keys
-//   [SECTION] Presenter mode
+//   [SECTION] The lesson view and presenter mode: the step's panels around its text
 //   [SECTION] Scrolling to the lesson step's panel
 //   [SECTION] The compact layout
 //   [SECTION] The main window
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <limits>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,8 +24,10 @@
 
 #include "i18n/i18n.hpp"
 #include "lesson_player/lesson_player.hpp"
+#include "lessons/quoted_numbers.hpp"
 #include "panels/dashboard_plots.hpp"
 #include "panels/labs.hpp"
+#include "panels/lesson_layout.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/panels.hpp"
 #include "panels/pins_panel.hpp"
@@ -70,10 +75,15 @@ DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool contr
 }
 
 FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap, float em,
-                   float min_height_em) {
+                   float min_height_em, float min_width_em) {
+  return flow_grid_px(spans, max_columns, min, max, gap, (min_width_em > 0.0f ? min_width_em : min_plot_width_em) * em,
+                      (min_height_em > 0.0f ? min_height_em : min_plot_height_em) * em);
+}
+
+FlowGrid flow_grid_px(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap, float min_w,
+                      float min_h) {
   FlowGrid best;
   const float width = std::max(max.x - min.x, 1.0f), height = std::max(max.y - min.y, 1.0f);
-  const float min_w = min_plot_width_em * em, min_h = std::max(min_plot_height_em, min_height_em) * em;
   float best_score = -1.0f;
   const int most = std::max(1, std::min<int>(max_columns, static_cast<int>(spans.size())));
   for (int columns = most; columns >= 1; --columns) {
@@ -90,24 +100,48 @@ FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, I
     }
     rows = std::max(rows, 1);
     const float cell_h = std::max(min_h, (height - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows));
-    const float score = std::min(cell_w, 1.3f * cell_h);
+    // The smallest plot as placed (a plot spanning columns is that much wider), not the column:
+    // a wide histogram over two thirds of a row scored as one narrow column and lost to a grid that
+    // left a third of the row empty (the scaling lab at 1600×900).
+    float score = std::numeric_limits<float>::infinity();
+    for (const int span : spans) {
+      const float clamped = static_cast<float>(std::clamp(span, 1, columns));
+      score = std::min(score, std::min(clamped * cell_w + gap * (clamped - 1.0f), 1.3f * cell_h));
+    }
     if (score <= best_score) continue;
     best_score = score;
     best = FlowGrid{};
     best.columns = columns;
-    int row = -1, column = columns;
-    for (const int span : spans) {
-      const int clamped = std::clamp(span, 1, columns);
-      if (column + clamped > columns) {
-        ++row;
-        column = 0;
+    // Rows as they fill (each a run of plots whose spans fit the columns); a row that leaves columns
+    // empty shares them out, its plots widened in proportion to their spans (no third of a row left
+    // empty beside a lone plot).
+    std::vector<std::pair<std::size_t, std::size_t>> row_runs;  // [first, end) of each row
+    int used_in_row = columns;
+    for (std::size_t k = 0; k < spans.size(); ++k) {
+      const int clamped = std::clamp(spans[k], 1, columns);
+      if (used_in_row + clamped > columns) {
+        row_runs.emplace_back(k, k);
+        used_in_row = 0;
       }
-      const ImVec2 origin(min.x + static_cast<float>(column) * (cell_w + gap),
-                          min.y + static_cast<float>(row) * (cell_h + gap));
-      best.min.push_back(origin);
-      best.max.push_back(ImVec2(origin.x + cell_w * static_cast<float>(clamped) + gap * static_cast<float>(clamped - 1),
-                                origin.y + cell_h));
-      column += clamped;
+      used_in_row += clamped;
+      row_runs.back().second = k + 1;
+    }
+    for (std::size_t row = 0; row < row_runs.size(); ++row) {
+      const auto [first, end] = row_runs[row];
+      int used = 0;
+      for (std::size_t k = first; k < end; ++k) used += std::clamp(spans[k], 1, columns);
+      const float free_width = width - gap * static_cast<float>(end - first - 1);
+      float x = min.x;
+      const float y = min.y + static_cast<float>(row) * (cell_h + gap);
+      for (std::size_t k = first; k < end; ++k) {
+        const float share = static_cast<float>(std::clamp(spans[k], 1, columns)) / static_cast<float>(used);
+        const float plot_width = used == columns ? cell_w * static_cast<float>(std::clamp(spans[k], 1, columns)) +
+                                                       gap * static_cast<float>(std::clamp(spans[k], 1, columns) - 1)
+                                                 : free_width * share;
+        best.min.push_back(ImVec2(x, y));
+        best.max.push_back(ImVec2(x + plot_width, y + cell_h));
+        x += plot_width + gap;
+      }
     }
     best.bottom = min.y + static_cast<float>(rows) * cell_h + gap * static_cast<float>(rows - 1);
   }
@@ -146,23 +180,42 @@ void color_scale_menu(const plot::Heatmap& map, const std::string& plot_key, con
   ImGui::EndPopup();
 }
 
-void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
-                    ImVec2 max, const plot::Style& style, UiState& ui,
-                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
-  if (plots.empty()) return;
-  std::vector<int> spans;
-  float min_height_em = 0.0f;
-  for (const NamedPlot& named : plots) {
-    spans.push_back(named.column_span);
-    min_height_em = std::max(min_height_em, named.min_height_em);
+namespace {
+
+// The smallest cell the plots may get, in px: the largest of their own minimums (NamedPlot; 0 means
+// the grid's, min_plot_width_em × min_plot_height_em).
+ImVec2 smallest_cell(std::span<const NamedPlot* const> plots, float em) {
+  float width = 0.0f, height = 0.0f;
+  for (const NamedPlot* named : plots) {
+    width = std::max(width, named->min_width_em > 0.0f ? named->min_width_em : min_plot_width_em);
+    height = std::max(height, named->min_height_em > 0.0f ? named->min_height_em : min_plot_height_em);
   }
-  const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const FlowGrid grid = flow_grid(spans, max_columns, min, max, gap, ImGui::GetFontSize(), min_height_em);
+  if (plots.empty()) return ImVec2(min_plot_width_em * em, min_plot_height_em * em);
+  return ImVec2(width * em, height * em);
+}
+
+// Draws plots[k] into the cell grid.min[k] … grid.max[k] and records where each went.
+void draw_plots_in(std::string_view view_name, std::span<const NamedPlot* const> plots, const FlowGrid& grid,
+                   const plot::Style& style, UiState& ui,
+                   const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
   plot::Style placed_style = style;
   placed_style.report = ui.record_layout ? &ui.layout_report : nullptr;
-  for (std::size_t index = 0; index < plots.size(); ++index) {
-    const NamedPlot& named = plots[index];
-    const ImVec2 origin = grid.min[index], end = grid.max[index];
+  ImFont* font = ImGui::GetFont();
+  const float font_size = style.font_size > 0.0f ? style.font_size : ImGui::GetFontSize();
+  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
+    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+  };
+  for (std::size_t index = 0; index < plots.size() && index < grid.min.size(); ++index) {
+    const NamedPlot& named = *plots[index];
+    ImVec2 origin = grid.min[index], end = grid.max[index];
+    // A map with square cells hugs its grid, centred in the cell, rather than floating in a wide
+    // panel (the lesson layout fits its frames already: then this changes nothing).
+    if (named.plot.heatmap && named.plot.heatmap->square_cells) {
+      const ImVec2 fitted =
+          plot::fit_plot(named.plot, ImVec2(end.x - origin.x, end.y - origin.y), placed_style, font_size, measure).size;
+      origin = ImVec2(std::floor(origin.x + 0.5f * (end.x - origin.x - fitted.x)), origin.y);
+      end = ImVec2(origin.x + fitted.x, origin.y + fitted.y);
+    }
     ImGui::SetCursorScreenPos(origin);
     const std::string full_name = std::string(view_name) + "/" + named.name;
     const plot::Interaction interaction =
@@ -177,6 +230,63 @@ void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& pl
       if (on_hover) on_hover(named, interaction);
     }
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The smallest cell in which every one of `plots` is readable (lesson_layout.hpp's rule: its data
+// area at least 120 px each way and 40 % of the panel, nothing given up), from the grid's em minimum
+// up, a step of 1 em wide and 1/1.3 em high at a time, at most three times the minimum; a plot
+// that is not readable even there does not hold the others back. Wide plots count half their width.
+ImVec2 readable_cell(std::span<const NamedPlot* const> plots, const plot::Style& style, float em) {
+  ImVec2 cell = smallest_cell(plots, em);
+  ImFont* font = ImGui::GetFont();
+  const float font_size = style.font_size > 0.0f ? style.font_size : em;  // as plot::draw resolves it
+  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
+    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+  };
+  ImVec2 needed = cell;
+  for (const NamedPlot* named : plots) {
+    const float span = static_cast<float>(std::max(named->column_span, 1));
+    for (int step = 0; step <= 2 * static_cast<int>(min_plot_width_em); ++step) {
+      const ImVec2 size(std::floor(span * (cell.x + static_cast<float>(step) * em)),
+                        std::floor(cell.y + static_cast<float>(step) * em / 1.3f));
+      // With a little slack: the grid's cells are this size or larger, of another shape, where a
+      // plot's legend or title may settle differently.
+      if (!readable_data_area(plot::fit_plot(named->plot, size, style, font_size, measure), 4.0f)) continue;
+      needed = ImVec2(std::max(needed.x, size.x / span), std::max(needed.y, size.y));
+      break;
+    }
+  }
+  return needed;
+}
+
+}  // namespace
+
+void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
+                    ImVec2 max, const plot::Style& style, UiState& ui,
+                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
+  if (plots.empty()) return;
+  std::vector<int> spans;
+  std::vector<const NamedPlot*> pointers;
+  for (const NamedPlot& named : plots) {
+    spans.push_back(named.column_span);
+    pointers.push_back(&named);
+  }
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const float em = ImGui::GetFontSize();
+  // Cells every plot reads in (the content scrolls when they do not all fit), found once per view,
+  // font and language: a plot's margins, not its data, decide it.
+  const UiState::GridCell::Key key{static_cast<int>(ui.view), static_cast<int>(i18n::language()),
+                                   static_cast<int>(ui.theme), em, plots.size()};
+  if (ui.grid_cell.key != key) {
+    ui.grid_cell.key = key;
+    ui.grid_cell.size = readable_cell(pointers, style, em);
+  }
+  const FlowGrid grid = flow_grid_px(spans, max_columns, min, max, gap, ui.grid_cell.size.x, ui.grid_cell.size.y);
+  draw_plots_in(view_name, pointers, grid, style, ui, on_hover);
 }
 
 LabView build_dashboard(const Snapshot& snap, const DkSweep& sweep, std::uintptr_t scaled_map,
@@ -196,6 +306,10 @@ namespace {
 
 // [SECTION] Layout keys
 
+// Whether the control column is shown: in a lesson the lesson's own choice (hidden at first: the
+// step's text and panels take the window), else the user's.
+bool& controls_flag(UiState& ui) { return current_step(ui) != nullptr ? ui.lesson.controls_shown : ui.controls_shown; }
+
 // The keys of the layout, when no text field has the keyboard: Ctrl+B or F9 shows/hides the
 // control column, F5 enters presenter mode with the hovered plot, Escape leaves it (and only
 // it: an open lesson stays open). In presenter mode without a lesson, PageDown/PageUp and the
@@ -205,7 +319,7 @@ void handle_layout_keys(UiState& ui, const std::vector<NamedPlot>& plots) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
   if ((io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_B, false)) || ImGui::IsKeyPressed(GLFW_KEY_F9, false))
-    ui.controls_shown = !ui.controls_shown;
+    controls_flag(ui) = !controls_flag(ui);
   if (ImGui::IsKeyPressed(GLFW_KEY_F5, false)) {
     if (!ui.presenter && !ui.hovered_plot.empty()) ui.presenter_focus = ui.hovered_plot;
     ui.presenter = !ui.presenter;
@@ -230,55 +344,191 @@ void handle_layout_keys(UiState& ui, const std::vector<NamedPlot>& plots) {
   ui.presenter_focus = prefix + plots[static_cast<std::size_t>(index)].name;
 }
 
-// [SECTION] Presenter mode
+// [SECTION] The lesson view and presenter mode: the step's panels around its text
 
-// Presenter mode: the lesson step's panel (or the chosen plot) over the whole window, the step's
-// title and text as a large caption below it.
-void draw_presenter(UiState& ui, const std::vector<NamedPlot>& plots, const plot::Style& style,
+void scroll_to_lesson_panel(UiState& ui, bool settled);
+
+// The notes a lesson step shows with its text: those that write a number the text quotes (the
+// online softmax's running sums, the loss T²·KL), not every read-out of the lab.
+std::vector<std::string> notes_backing(const std::vector<std::string>& notes, std::string_view text) {
+  // Numbers precise enough not to match by chance: two decimals or three significant digits
+  // ("1.37", "0.27", "11.09"; not a score such as "1.5", which a note about 1.5-entmax also writes).
+  const auto precise = [](const std::string& written) {
+    const std::size_t point = written.find('.');
+    const std::size_t decimals = point == std::string::npos ? 0
+                                 : written.find_first_not_of("0123456789", point + 1) == std::string::npos
+                                     ? written.size() - point - 1
+                                     : written.find_first_not_of("0123456789", point + 1) - point - 1;
+    std::size_t significant = 0;
+    bool leading = true;
+    for (const char c : written) {
+      if (c < '0' || c > '9') continue;
+      if (c != '0') leading = false;
+      if (!leading) ++significant;
+    }
+    return decimals >= 2 || significant >= 3;
+  };
+  std::vector<QuotedNumber> quoted;
+  for (QuotedNumber& number : quoted_numbers(text))
+    if (number.measured && precise(number.text)) quoted.push_back(std::move(number));
+  std::vector<std::string> shown;
+  for (const std::string& note : notes) {
+    const std::vector<QuotedNumber> written = quoted_numbers(note);
+    const bool backs = std::any_of(quoted.begin(), quoted.end(), [&](const QuotedNumber& number) {
+      return std::any_of(written.begin(), written.end(),
+                         [&](const QuotedNumber& value) { return matches(number, value.value); });
+    });
+    if (backs) shown.push_back(note);
+  }
+  return shown;
+}
+
+// The smallest cell the lesson layout tries: a small multiple's (lab_temperature.cpp).
+constexpr float lesson_cell_min_width_em = 8.0f, lesson_cell_min_height_em = 7.0f;
+
+// The plots a lesson step shows: its "panels" in their order when its view is the one drawn, else
+// all of the view's.
+std::vector<const NamedPlot*> step_shown_plots(const UiState& ui, const std::vector<NamedPlot>& plots) {
+  std::vector<const NamedPlot*> shown;
+  const LessonStep* step = current_step(ui);
+  if (step != nullptr && step->view == ui.view) {
+    for (std::string_view name : step_plots(*step))
+      for (const NamedPlot& named : plots)
+        if (named.name == name) shown.push_back(&named);
+    return shown;
+  }
+  for (const NamedPlot& named : plots) shown.push_back(&named);
+  return shown;
+}
+
+// How many cells the step's panels will take once the view is computed (plots may not be built yet).
+std::size_t step_cell_count(const UiState& ui, std::span<const NamedPlot* const> shown) {
+  const LessonStep* step = current_step(ui);
+  if (!shown.empty() || step == nullptr || step->view != ui.view) return shown.size();
+  return step_plots(*step).size();
+}
+
+// Plans the open step's text and `shown` plots in [min, max] (panels/lesson_layout.hpp) when what the
+// plan depends on changed, leaves the text's box in ui.lesson.text_box for draw_lesson, and draws the
+// plots into their frames (in a child that scrolls only where no arrangement fits).
+void draw_lesson_view(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep,
+                      std::span<const NamedPlot* const> shown, ImVec2 min, ImVec2 max, bool presenter,
+                      const plot::Style& style,
+                      const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
+  const float em = ImGui::GetFontSize();
+  LessonState::Plan& plan = ui.lesson.plan;
+  LessonState::Plan::Key key;
+  key.step = {ui.lesson.open->lesson, ui.lesson.open->step};
+  key.view = ui.view;
+  key.area[0] = min.x;
+  key.area[1] = min.y;
+  key.area[2] = max.x;
+  key.area[3] = max.y;
+  key.font_size = em;
+  key.language = static_cast<int>(i18n::language());
+  key.theme = static_cast<int>(ui.theme);
+  key.presenter = presenter;
+  key.revealed = ui.lesson.revealed;
+  key.answer_ready = snapshot != nullptr && !ui.lesson.animating;  // a revealed answer's lines
+  key.plots_of_step = snapshot != nullptr && snapshot->params == current_step(ui)->params;
+  if (const LessonStep* step = current_step(ui); snapshot != nullptr && ui.lesson.revealed && step->predict) {
+    const Result<PredictionReveal> reveal = reveal_prediction(*step->predict, *snapshot, ui.lesson.guess, sweep);
+    key.answer_converged = reveal.ok() && reveal->converged;
+  }
+  key.plots_built = !shown.empty();
+  key.plots = step_cell_count(ui, shown);
+  key.typed = ui.lesson.presenter_typed;
+  key.notes = ui.lesson.notes;
+  if (plan.key != key) {
+    // Cells down to a small multiple's size: whether a plot reads there is the fit's to say (its
+    // data area and nothing given up), not a fixed minimum.
+    const ImVec2 cell(lesson_cell_min_width_em * em, lesson_cell_min_height_em * em);
+    LessonLayoutRequest request;
+    request.min = min;
+    request.max = max;
+    request.plots = key.plots;
+    request.cell_min = cell;
+    request.gap = ImGui::GetStyle().ItemSpacing.x;
+    request.text_min_width = 10.0f * em;  // ~20 Latin characters, 10 Chinese
+    // The lesson text a little larger than the controls where there is room; the presenter caption
+    // larger still; down to the UI font where the step has much to say, and 0.9× and 0.85× it as last
+    // resorts (a large font in a small window: 25–26 px at 1024×768 and font 1.5).
+    request.text_scales = presenter ? std::vector<float>{1.5f, 1.3f, 1.15f, 1.0f, 0.9f, 0.85f}
+                                    : std::vector<float>{1.2f, 1.0f, 0.9f, 0.85f};
+    request.text_height = [&](float width, float scale) {
+      return lesson_block_height(ui, snapshot, sweep, width, scale, presenter);
+    };
+    if (!shown.empty()) {
+      ImFont* font = ImGui::GetFont();
+      const float font_size = style.font_size > 0.0f ? style.font_size : em;  // as plot::draw resolves it
+      const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
+        return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+      };
+      request.fit = [&](std::size_t index, ImVec2 size) {
+        return plot::fit_plot(shown[index]->plot, size, style, font_size, measure);
+      };
+    }
+    const LessonLayout layout = plan_lesson_layout(request);
+    ui.lesson.text_box = {layout.text_min, layout.text_max, layout.text_scale, true, layout.text_fits};
+    plan.plot_min = layout.plot_min;
+    plan.plot_max = layout.plot_max;
+    plan.plots_fit = layout.plots_fit;
+    plan.key = std::move(key);
+  }
+  ui.lesson.text_box.placed = true;
+  if (shown.empty() || plan.plot_min.size() != shown.size()) return;
+  // The frames as planned; a child window under them only scrolls where no arrangement fitted.
+  ImVec2 top_left = plan.plot_min.front(), bottom_right = plan.plot_max.front();
+  for (std::size_t k = 0; k < shown.size(); ++k) {
+    top_left = ImVec2(std::min(top_left.x, plan.plot_min[k].x), std::min(top_left.y, plan.plot_min[k].y));
+    bottom_right = ImVec2(std::max(bottom_right.x, plan.plot_max[k].x), std::max(bottom_right.y, plan.plot_max[k].y));
+  }
+  const ImVec2 child_min = top_left;
+  const ImVec2 child_max(bottom_right.x, plan.plots_fit ? bottom_right.y : max.y);
+  ImGui::SetCursorScreenPos(child_min);
+  ImGui::BeginChild(
+      "##content", ImVec2(child_max.x - child_min.x, std::max(child_max.y - child_min.y, 1.0f)), false,
+      plan.plots_fit ? ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse
+                     : ImGuiWindowFlags_NoBackground);
+  // Scrolled, the frames move with the child's scroll.
+  const ImVec2 offset(ImGui::GetCursorScreenPos().x - child_min.x, ImGui::GetCursorScreenPos().y - child_min.y);
+  FlowGrid grid;
+  for (std::size_t k = 0; k < shown.size(); ++k) {
+    grid.min.push_back(ImVec2(plan.plot_min[k].x + offset.x, plan.plot_min[k].y + offset.y));
+    grid.max.push_back(ImVec2(plan.plot_max[k].x + offset.x, plan.plot_max[k].y + offset.y));
+  }
+  draw_plots_in(view_info(ui.view).name, shown, grid, style, ui, on_hover);
+  if (!plan.plots_fit && snapshot != nullptr) {
+    ImGui::SetCursorScreenPos(ImVec2(child_min.x, bottom_right.y + offset.y));
+    ImGui::Dummy(ImVec2(1.0f, 1.0f));
+    scroll_to_lesson_panel(ui, snapshot->params == ui.params);  // the step's panel in view once per step
+  }
+  ImGui::EndChild();
+}
+
+// Presenter mode: with a lesson open, the step's panels large and its caption beside or under them;
+// without one, the chosen plot over the whole window. The keys hint along the bottom edge.
+void draw_presenter(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, const std::vector<NamedPlot>& plots,
+                    const plot::Style& style,
                     const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
   const ImGuiIO& io = ImGui::GetIO();
   const float margin = 8.0f * ui.ui_scale;
   const std::string view_name(view_info(ui.view).name);
-  std::vector<NamedPlot> shown;
-  const LessonStep* step = current_step(ui);
-  if (step != nullptr && step->view == ui.view) {
-    if (const LessonPanel* panel = find_lesson_panel(step->view, step->panel))
-      for (const NamedPlot& named : plots)
-        if (std::find(panel->plots.begin(), panel->plots.end(), named.name) != panel->plots.end())
-          shown.push_back(named);
-  }
-  if (shown.empty())
-    for (const NamedPlot& named : plots)
-      if (view_name + "/" + named.name == ui.presenter_focus) shown.push_back(named);
-  if (shown.empty() && !plots.empty()) shown.push_back(plots.front());
-  for (NamedPlot& named : shown) named.column_span = 1;
-
-  // The caption: the lesson step (title and text, 1.5× the UI font) or the view's name and the keys.
-  const float caption_scale = 1.5f;
-  const float width = io.DisplaySize.x - 2.0f * margin;
-  float caption_height = 0.0f;
-  if (step != nullptr) {
-    const i18n::Language language = i18n::language();
-    const float line = ImGui::GetTextLineHeightWithSpacing() * caption_scale;
-    // Measured by wrapping once off-screen is not possible in 1.86 without drawing: the caption
-    // takes at most 30 % of the height and scrolls beyond that.
-    caption_height = std::min(0.3f * io.DisplaySize.y, line * 5.0f);
-    // Above the key hint's line at the bottom edge.
-    const float hint_line = ImGui::GetTextLineHeightWithSpacing();
-    ImGui::SetCursorScreenPos(ImVec2(margin, io.DisplaySize.y - hint_line - caption_height));
-    ImGui::BeginChild("##presenter-caption", ImVec2(width, caption_height), false);
-    ImGui::SetWindowFontScale(caption_scale);
-    const std::string heading = std::to_string(ui.lesson.open->step + 1) + "/" +
-                                std::to_string(current_lesson(ui)->steps.size()) + "  " + step->title.in(language);
-    plot::wrapped_text(heading, ImGui::GetContentRegionAvail().x);
-    plot::wrapped_text(step->text.in(language), ImGui::GetContentRegionAvail().x);
-    ImGui::SetWindowFontScale(1.0f);
-    ImGui::EndChild();
-    caption_height += hint_line;
-  }
+  const float hint_line = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 min(margin, margin);
-  const ImVec2 max(io.DisplaySize.x - margin, io.DisplaySize.y - margin - caption_height);
-  draw_plot_grid(view_name, shown, static_cast<int>(shown.size()), min, max, style, ui, on_hover);
+  const ImVec2 max(io.DisplaySize.x - margin, io.DisplaySize.y - margin - hint_line);
+  if (current_step(ui) != nullptr) {
+    draw_lesson_view(ui, snapshot, sweep, step_shown_plots(ui, plots), min, max, true, style, on_hover);
+  } else {
+    std::vector<const NamedPlot*> shown;
+    for (const NamedPlot& named : plots)
+      if (view_name + "/" + named.name == ui.presenter_focus) shown.push_back(&named);
+    if (shown.empty() && !plots.empty()) shown.push_back(&plots.front());
+    if (!shown.empty()) {
+      const FlowGrid grid = flow_grid_px({1}, 1, min, max, 0.0f, 1.0f, 1.0f);
+      draw_plots_in(view_name, shown, grid, style, ui, on_hover);
+    }
+  }
   const char* hint = i18n::tr("layout.presenter_hint");
   const ImVec2 hint_size = ImGui::CalcTextSize(hint);
   ImGui::GetForegroundDrawList()->AddText(
@@ -357,9 +607,8 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
                       TexturePool& lab_textures, ViewCache& view_cache, const plot::Style& style,
                       const FrameStats& stats) {
   const ImGuiIO& io = ImGui::GetIO();
-  // With a lesson open the column stays: the lesson panel lives in it.
+  // With a lesson open the step's text and panels take the window; its own flag shows the column.
   const bool lesson_open = current_step(ui) != nullptr;
-  const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale, ui.controls_shown || lesson_open);
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
   // No window background: the clear colour already paints it, and on a software
@@ -377,6 +626,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   ui.placed_plots.clear();
   ui.layout_report.plots.clear();
   ui.hovered_plot.clear();
+  ui.lesson.text_box.placed = false;
 
   // The view's plots (the dashboard's or a lab's), built once per Snapshot (and colour scale,
   // language, pins) by view_cache and only drawn here, by the grid or by presenter mode.
@@ -401,15 +651,23 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     if (lab != nullptr && lab->interact != nullptr) lab->interact(named.name, interaction, edit);
   };
   handle_layout_keys(ui, plots);
+  const bool column_shown = controls_flag(ui);  // after the keys: Ctrl+B acts on this frame
+  const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale, column_shown);
+  // A step that shows the lab's notes has them with its text. Not before a predict step's reveal:
+  // they print numbers (the loss, the NaN count, the KL) that would give the answer away.
+  ui.lesson.notes.clear();
+  if (lesson_open && !lesson_awaiting_prediction(ui) && current_step(ui)->view == ui.view &&
+      step_shows_notes(*current_step(ui)))
+    ui.lesson.notes = notes_backing(lab_view.notes, current_step(ui)->text.in(i18n::language()));
 
-  if (ui.presenter && ready) {
-    draw_presenter(ui, plots, style, on_hover);
+  if (ui.presenter && (ready || lesson_open)) {
+    draw_presenter(ui, ready ? snapshot : nullptr, sweep, plots, style, on_hover);
     apply_params(ui, edit);
     ImGui::End();
     return;
   }
 
-  if (ui.controls_shown || lesson_open) {
+  if (column_shown) {
     ImGui::SetCursorScreenPos(layout.controls_min);
     ImGui::BeginChild(
         "controls",
@@ -435,60 +693,75 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     ImGui::EndChild();
   }
 
-  // With the column hidden its File, Edit and View menus stay: a strip of them left of the » button,
-  // the button and the tabs moved right by its width. Not in the compact layout (a phone): there the
-  // ≡ drawer holds the column and its menus, and the width goes to the tabs.
-  float menu_strip = 0.0f;
-  if (!(ui.controls_shown || lesson_open) && !layout.compact) {
-    const ImGuiStyle& style = ImGui::GetStyle();
-    menu_strip = 2.0f * style.WindowPadding.x;
-    for (const char* menu : {"ui.menu.file", "ui.menu.edit", "ui.menu.view"})
-      menu_strip += ImGui::CalcTextSize(i18n::tr(menu)).x + 2.0f * style.ItemSpacing.x;
-    ImGui::SetCursorScreenPos(layout.toggle_min);
-    ImGui::BeginChild("##menu-strip", ImVec2(menu_strip, layout.toggle_max.y - layout.toggle_min.y), false,
-                      ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoBackground);
-    if (ImGui::BeginMenuBar()) {
-      draw_file_menu(ui);
-      ImGui::EndMenuBar();
-    }
-    ImGui::EndChild();
-    menu_strip += 0.5f * style.ItemSpacing.x;
-  }
-  const ImVec2 toggle_min(layout.toggle_min.x + menu_strip, layout.toggle_min.y);
-  const ImVec2 toggle_max(layout.toggle_max.x + menu_strip, layout.toggle_max.y);
-  const ImVec2 tabs_min(layout.tabs_min.x + menu_strip, layout.tabs_min.y);
-
-  // « hides the control column, » shows it (Ctrl+B, F9).
-  ImGui::SetCursorScreenPos(toggle_min);
-  const char* toggle = layout.compact      ? "\xe2\x89\xa1###controls-toggle"  // ≡: the drawer
-                       : ui.controls_shown ? "<<###controls-toggle"
-                                           : ">>###controls-toggle";
-  if (ImGui::Button(toggle, ImVec2(toggle_max.x - toggle_min.x, toggle_max.y - toggle_min.y)))
-    ui.controls_shown = !ui.controls_shown;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
-
-  ImGui::SetCursorScreenPos(tabs_min);
-  ImGui::PushItemWidth(std::max(layout.tabs_max.x - tabs_min.x, 1.0f));
-  // The strip scrolls (arrows at its end) rather than clipping tabs; the selected tab is scrolled into view.
-  if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
-    for (const ViewInfo& info : all_views()) {
-      // Select the tab that ui.view names on the first frame (e.g. --view) and keep
-      // ImGui's own selection afterwards.
-      const ImGuiTabItemFlags flags = ui.select_view_tab && info.view == ui.view ? ImGuiTabItemFlags_SetSelected : 0;
-      // "title###name": the tab keeps its ID (and ImGui its selection) when the language changes.
-      const std::string tab_label = std::string(view_title(info.view)) + "###" + std::string(info.name);
-      if (ImGui::BeginTabItem(tab_label.c_str(), nullptr, flags)) {
-        if (!ui.select_view_tab) ui.view = info.view;
-        ImGui::EndTabItem();
+  // A lesson takes the tab strip's height too (its step picks the view; the lesson panel has the
+  // « » button and, with the column hidden, the menus): the tab bar selects ui.view again when it
+  // comes back.
+  if (lesson_open) ui.select_view_tab = true;
+  if (!lesson_open) {
+    // With the column hidden its File, Edit and View menus stay: a strip of them left of the »
+    // button, the button and the tabs moved right by its width. Not in the compact layout (a
+    // phone): there the ≡ drawer holds the column and its menus, and the width goes to the tabs.
+    float menu_strip = 0.0f;
+    if (!column_shown && !layout.compact) {
+      const ImGuiStyle& style = ImGui::GetStyle();
+      menu_strip = 2.0f * style.WindowPadding.x;
+      for (const char* menu : {"ui.menu.file", "ui.menu.edit", "ui.menu.view"})
+        menu_strip += ImGui::CalcTextSize(i18n::tr(menu)).x + 2.0f * style.ItemSpacing.x;
+      ImGui::SetCursorScreenPos(layout.toggle_min);
+      ImGui::BeginChild("##menu-strip", ImVec2(menu_strip, layout.toggle_max.y - layout.toggle_min.y), false,
+                        ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoBackground);
+      if (ImGui::BeginMenuBar()) {
+        draw_file_menu(ui);
+        ImGui::EndMenuBar();
       }
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view_summary(info.view));
+      ImGui::EndChild();
+      menu_strip += 0.5f * style.ItemSpacing.x;
     }
-    ui.select_view_tab = false;
-    ImGui::EndTabBar();
-  }
-  ImGui::PopItemWidth();
+    const ImVec2 toggle_min(layout.toggle_min.x + menu_strip, layout.toggle_min.y);
+    const ImVec2 toggle_max(layout.toggle_max.x + menu_strip, layout.toggle_max.y);
+    const ImVec2 tabs_min(layout.tabs_min.x + menu_strip, layout.tabs_min.y);
 
-  if (snapshot == nullptr) {
+    // « hides the control column, » shows it (Ctrl+B, F9).
+    ImGui::SetCursorScreenPos(toggle_min);
+    const char* toggle = layout.compact ? "\xe2\x89\xa1###controls-toggle"  // ≡: the drawer
+                         : column_shown ? "<<###controls-toggle"
+                                        : ">>###controls-toggle";
+    if (ImGui::Button(toggle, ImVec2(toggle_max.x - toggle_min.x, toggle_max.y - toggle_min.y)))
+      controls_flag(ui) = !column_shown;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
+
+    ImGui::SetCursorScreenPos(tabs_min);
+    ImGui::PushItemWidth(std::max(layout.tabs_max.x - tabs_min.x, 1.0f));
+    // The strip scrolls (arrows at its end) rather than clipping tabs; the selected tab is scrolled into view.
+    if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
+      for (const ViewInfo& info : all_views()) {
+        // Select the tab that ui.view names on the first frame (e.g. --view) and keep
+        // ImGui's own selection afterwards.
+        const ImGuiTabItemFlags flags = ui.select_view_tab && info.view == ui.view ? ImGuiTabItemFlags_SetSelected : 0;
+        // "title###name": the tab keeps its ID (and ImGui its selection) when the language changes.
+        const std::string tab_label = std::string(view_title(info.view)) + "###" + std::string(info.name);
+        if (ImGui::BeginTabItem(tab_label.c_str(), nullptr, flags)) {
+          if (!ui.select_view_tab) ui.view = info.view;
+          ImGui::EndTabItem();
+        }
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", view_summary(info.view));
+      }
+      ui.select_view_tab = false;
+      ImGui::EndTabBar();
+    }
+    ImGui::PopItemWidth();
+  }
+
+  if (lesson_open) {
+    // The step's text and just its panels, arranged to fit the content area without scrolling.
+    draw_lesson_view(ui, ready ? snapshot : nullptr, sweep, step_shown_plots(ui, plots),
+                     ImVec2(layout.toggle_min.x, layout.toggle_min.y), layout.content_max, false, style, on_hover);
+    if (!ready) {
+      ImGui::SetCursorScreenPos(ImVec2(
+          layout.content_max.x - ImGui::CalcTextSize(i18n::tr("dashboard.computing_first")).x, layout.content_min.y));
+      ImGui::TextDisabled("%s", i18n::tr("dashboard.computing_first"));
+    }
+  } else if (snapshot == nullptr) {
     ImGui::SetCursorScreenPos(layout.content_min);
     ImGui::TextDisabled("%s", i18n::tr("dashboard.computing_first"));
   } else if (!ready) {
@@ -531,8 +804,14 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       for (const std::string& note : notes) lines += plot::wrap_text(note, text_width, measure).size();
       const float line_height = ImGui::GetTextLineHeightWithSpacing();
       const float text_height = static_cast<float>(lines) * line_height;
-      // Whole lines, so the last visible one is not cut through.
-      const float limit = std::max(4.0f, std::floor(0.3f * size.y / line_height)) * line_height;
+      // All of it where a row of readable plots still fits under it (the stability lab's notes were
+      // cut at "stable:" at 1280×720 with 40 % of the height unused), else at least 30 % of the
+      // height; whole lines, so the last visible one is not cut through.
+      const float row = ui.grid_cell.key && ui.grid_cell.key->view == static_cast<int>(ui.view)
+                            ? ui.grid_cell.size.y
+                            : min_plot_height_em * ImGui::GetFontSize();
+      const float room = std::max(0.3f * size.y, size.y - row - 2.0f * ImGui::GetStyle().ItemSpacing.y);
+      const float limit = std::max(4.0f, std::floor(room / line_height)) * line_height;
       if (text_height > limit) {
         ImGui::BeginChild("##explanation", ImVec2(width, limit), false);
         plot::wrapped_text(lab_view.explanation, text_width);

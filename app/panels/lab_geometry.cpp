@@ -68,7 +68,7 @@ plot::Plot decomposition_plot(const GeometryLab& lab) {
   const Alignment& a = lab.alignment;
   plot::Plot p;
   p.title = tr("lab.geometry.decomposition.title");
-  p.x.label = tr("lab.geometry.decomposition.x");  // names the diamonds: "key j (diamonds: softmax weight)"
+  p.x.label = tr("lab.geometry.decomposition.x");  // names the diamonds: "key j (◆ softmax weight)"
   p.x.integer_ticks = true;
   const std::size_t n = a.key_norms.size();
   std::vector<double> norms(n);

@@ -30,7 +30,7 @@ plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
                           ? i18n::format("lab.gradients.jacobian.title_capped",
                                          {first, std::to_string(lab.jacobian_first + lab.jacobian_size - 1),
                                           std::to_string(lab.row_length)})
-                          : std::string(tr("lab.gradients.jacobian.title"));
+                          : i18n::format("lab.gradients.jacobian.title_norm", {format_value(lab.frobenius_norm, 2)});
   plot::Heatmap map;
   map.rows = lab.jacobian_size;
   map.cols = lab.jacobian_size;
@@ -87,13 +87,15 @@ plot::Plot norm_plot(const GradientsLab& lab) {
   }
   p.lines.push_back({.label = "‖J‖_F", .x = lab.sweep_scales, .y = lab.sweep_frobenius_norm, .color = norm_color});
   p.lines.push_back({.label = "max |J_ij|", .x = lab.sweep_scales, .y = lab.sweep_max_abs_entry, .color = entry_color});
-  p.scatters.push_back({.label = "",  // the vertical line is labelled "now" already
+  // "now" in the legend, not beside its line: at the top of the range (c = 100, inside the stall
+  // region) the line's label had no room but over the marker and the curves.
+  p.scatters.push_back({.label = tr("plot.legend.now"),
                         .x = {lab.score_scale},
                         .y = {lab.frobenius_norm},
                         .color = current_color,
                         .radius = 5.5f,
                         .shape = plot::MarkerShape::Diamond});
-  p.vlines.push_back({lab.score_scale, tr("plot.legend.now"), current_color, true});
+  p.vlines.push_back({lab.score_scale, "", current_color, true});
   // 1% of the peak: the line the stall region starts under. Unlabelled: at the foot of the axis its
   // label was placed far from it, and the legend's "stalls: < 1% of peak" says what it is.
   p.hlines.push_back({lab.stall_threshold, "", std::nullopt, true});

@@ -79,8 +79,27 @@ plot::Plot head_rows_plot(const HeadsLab& lab) {
                        .color = head_colors[head],
                        .width = 1.5f,
                        .markers = lab.seq_len <= 48});
+  }
+  for (int m = 0; m < shown_heads(lab); ++m) {
+    const auto head = static_cast<std::size_t>(m);
     const double key = lab.head_row_argmax[head];
-    double y = lab.head_rows[head][static_cast<std::size_t>(lab.head_row_argmax[head])] + 0.07;
+    // Heads peaking at the same key share one label over the highest peak ("h1, h4"): a label under
+    // another head's peak sat on that head's line.
+    bool named_before = false;
+    for (int earlier = 0; earlier < m; ++earlier)
+      named_before |= lab.head_row_argmax[static_cast<std::size_t>(earlier)] == key;
+    if (named_before) continue;
+    std::string name = "h" + std::to_string(m);
+    double peak = lab.head_rows[head][static_cast<std::size_t>(key)];
+    bool shared = false;
+    for (int later = m + 1; later < shown_heads(lab); ++later) {
+      const auto other = static_cast<std::size_t>(later);
+      if (lab.head_row_argmax[other] != key) continue;
+      name += ", h" + std::to_string(later);
+      peak = std::max(peak, lab.head_rows[other][static_cast<std::size_t>(key)]);
+      shared = true;
+    }
+    double y = peak + 0.07;
     for (bool moved = true; moved;) {
       moved = false;
       for (const auto& [other_key, other_y] : placed)
@@ -93,7 +112,8 @@ plot::Plot head_rows_plot(const HeadsLab& lab) {
         }
     }
     placed.emplace_back(key, y);
-    p.annotations.push_back({key, y, "h" + std::to_string(m), head_colors[head], plot::TextAlign::Center});
+    p.annotations.push_back(
+        {key, y, name, shared ? std::nullopt : std::optional<plot::Color>(head_colors[head]), plot::TextAlign::Center});
   }
   p.legend = plot::LegendPos::None;
   return p;

@@ -134,19 +134,16 @@ plot::Plot weights_plot(const StabilityLab& lab) {
   return p;
 }
 
-// Names the format groups of the two overview plots (the x axis has no category labels): below
-// the bars' baseline on the linear plot, in the headroom above every finite value on the log
-// plot, whose bars start at the bottom. Odd groups go one row lower (y_odd), so each name has
-// two groups' width: six names side by side collide in a plot narrower than ~330 px.
-void name_format_groups(plot::Plot& p, double y_even, double y_odd) {
-  for (Format format : all_formats) {
-    const int group = static_cast<int>(format);
-    p.annotations.push_back({static_cast<double>(group), group % 2 == 0 ? y_even : y_odd, short_name(format),
-                             std::nullopt, plot::TextAlign::Center});
-  }
+// Names the format groups of the two overview plots on the x axis, one name under each group of
+// three bars (Axis::tick_names): names inside the data area, staggered in two rows, sat on the bars
+// of the next group at classroom font sizes. Where the six names do not fit side by side the axis
+// thins them as it thins numbers.
+void name_format_groups(plot::Plot& p) {
+  p.x.tick_names.clear();
+  for (Format format : all_formats) p.x.tick_names.push_back(short_name(format));
+  p.x.integer_ticks = true;
   p.x.min = -0.6;
   p.x.max = static_cast<double>(all_formats.size()) - 0.4;
-  p.x.tick_values = {-1.0};  // outside the range: no numeric ticks, the groups are named instead
   // No legend: six groups of three bars leave it no free corner. The bars keep the weights
   // plot's colours and order, which the axis label spells out.
   p.x.label = tr("lab.stability.groups_axis");
@@ -158,7 +155,7 @@ plot::Plot problems_plot(const StabilityLab& lab) {
   plot::Plot p;
   p.title = i18n::format("lab.stability.problems.title", {std::to_string(lab.scores.size())});
   p.y.label = tr("lab.stability.problems.y");
-  p.y.min = -0.3 * n;
+  p.y.min = 0.0;
   p.y.max = 1.1 * n;
   p.y.integer_ticks = true;
   p.y.tick_values = {0.0, std::round(n / 2.0), n};
@@ -171,7 +168,7 @@ plot::Plot problems_plot(const StabilityLab& lab) {
     }
     p.bars.push_back(std::move(bars));
   }
-  name_format_groups(p, -0.08 * n, -0.22 * n);
+  name_format_groups(p);
   p.hlines.push_back({n, "", std::nullopt, true});
   p.hlines.push_back({0.0, "", std::nullopt, false});
   return p;
@@ -180,13 +177,13 @@ plot::Plot problems_plot(const StabilityLab& lab) {
 plot::Plot sum_error_plot(const StabilityLab& lab) {
   // |Σ−1| spans 1e-16 (fp64) to ~0.1 (fp8) and 1 (a row of zeros): a log axis. Exact 0 has no
   // bar there; NaN and inf (any NaN or inf weight) get a marker above every finite value.
-  constexpr double floor = 1e-18, special_y = 1e1, names_even_y = 1e5, names_odd_y = 1e3;
+  constexpr double floor = 1e-18, special_y = 1e1;
   plot::Plot p;
   p.title = tr("lab.stability.sum_error.title");
   p.y.label = "|Σw − 1|";
   p.y.scale = plot::Scale::Log10;
   p.y.min = floor;
-  p.y.max = 1e7;  // headroom above 1 for the NaN/inf markers and the format names
+  p.y.max = 1e3;  // headroom above 1 for the NaN/inf markers
   p.y.tick_values = {1e-16, 1e-12, 1e-8, 1e-4, 1.0};
   plot::ScatterSeries special{.label = "NaN/inf",
                               .color = nan_color,
@@ -209,7 +206,7 @@ plot::Plot sum_error_plot(const StabilityLab& lab) {
     p.bars.push_back(std::move(bars));
   }
   if (!special.x.empty()) p.scatters.push_back(std::move(special));
-  name_format_groups(p, names_even_y, names_odd_y);
+  name_format_groups(p);
   p.hlines.push_back({1.0, "", std::nullopt, true});
   return p;
 }

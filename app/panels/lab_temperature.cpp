@@ -23,15 +23,18 @@ constexpr plot::Color current_color = plot::Color::from_hex(0xE69F00);  // orang
 constexpr plot::Color top_color = plot::Color::from_hex(0x56B4E9);      // the top score's curves
 constexpr plot::Color second_color = plot::Color::from_hex(0xD55E00);   // the runner-up's curves
 
+// A small multiple's smallest cell: a title, the tick labels and a data area of about four lines each way.
+constexpr float multiple_min_width_em = 8.0f, multiple_min_height_em = 8.0f;
+
 plot::Plot multiple_plot(const TemperatureLab& lab, const TemperatureMultiple& multiple) {
   plot::Plot p;
   p.title = i18n::format(multiple.is_current ? "lab.temperature.panel_now" : "lab.temperature.panel",
                          {format_value(multiple.temperature, 3), format_value(multiple.entropy_nats, 2)});
-  p.x.label = tr("plot.axis.key_j");
+  // Small multiples share their axes (keys across, weight 0 … 1 up), so none repeats the axis labels:
+  // the room goes to the bars (a multiple at its smallest keeps a readable data area).
   p.x.integer_ticks = true;
   p.x.min = static_cast<double>(lab.shown.begin) - 0.6;
   p.x.max = static_cast<double>(lab.shown.end) - 0.4;
-  p.y.label = tr("plot.axis.weight");
   p.y.min = 0.0;
   p.y.max = 1.0;  // the same for every panel, so heights compare across T
   plot::BarSeries bars;
@@ -130,12 +133,10 @@ plot::Plot nudge_plot(const TemperatureLab& lab) {
   p.annotations.push_back({left, beside(lab.softmax_top.front()), "softmax s" + top, top_color, plot::TextAlign::Left});
   p.annotations.push_back(
       {right, beside(lab.softmax_second.back()), "softmax s" + second, second_color, plot::TextAlign::Right});
+  // The tie as a dotted line of its own, its label beside it where the layout finds room: as text
+  // next to the crossing it lay on one curve or the other at classroom font sizes.
   if (lab.gap <= ParamLimits::nudge_max) {
-    const bool label_left = lab.gap > 1.0;
-    p.annotations.push_back(
-        {label_left ? lab.gap - 0.08 : lab.gap + 0.08, 0.5,
-         label_left ? std::string(tr("lab.temperature.tie")) + " →" : "← " + std::string(tr("lab.temperature.tie")),
-         std::nullopt, label_left ? plot::TextAlign::Right : plot::TextAlign::Left});
+    p.vlines.push_back({lab.gap, tr("lab.temperature.tie"), std::nullopt, true});
   } else {
     p.annotations.push_back({0.0, 0.5, i18n::format("lab.temperature.tie_beyond", {format_value(lab.gap, 3)}),
                              std::nullopt, plot::TextAlign::Center});
@@ -154,7 +155,8 @@ LabView build_temperature(const LabInputs& inputs) {
   const TemperatureLab& lab = *inputs.snapshot.lab<TemperatureLab>();
 
   for (std::size_t k = 0; k < lab.multiples.size(); ++k)
-    view.plots.push_back({"panel-" + std::to_string(k + 1), multiple_plot(lab, lab.multiples[k]), 1});
+    view.plots.push_back({"panel-" + std::to_string(k + 1), multiple_plot(lab, lab.multiples[k]), 1,
+                          multiple_min_height_em, multiple_min_width_em});
   view.plots.push_back({"entropy", entropy_plot(lab), 2, 13.0f});  // room for its legend beside the curves
   view.plots.push_back({"nudge", nudge_plot(lab), 2});
 

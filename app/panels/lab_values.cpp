@@ -177,9 +177,17 @@ LabView build_values_view(const ValuesLab& lab) {
   view.notes.push_back(
       i18n::format("lab.values.note.output", {std::to_string(lab.settings.row), output, std::to_string(lab.argmax),
                                               format_value(lab.weights[static_cast<std::size_t>(lab.argmax)], 3)}));
-  view.notes.push_back(i18n::format("lab.values.note.multi_head",
-                                    {std::to_string(lab.multi_head.heads), std::to_string(lab.multi_head.head_dim),
-                                     format_value(lab.concat_vs_average_difference, 3)}));
+  // The gap of the query the multi-head plot draws (what values:6 quotes), then the largest over all
+  // queries: a number quoted with the plot must be one the screen shows for that query.
+  const MultiHeadAttention& heads = lab.multi_head;
+  const int row = std::min(lab.settings.row, heads.seq_len - 1);
+  double row_gap = 0.0;
+  for (int c = 0; c < heads.model_dim; ++c)
+    row_gap = std::max(row_gap, std::abs(heads.output(row, c) - heads.averaged_map_output(row, c)));
+  view.notes.push_back(
+      i18n::format("lab.values.note.multi_head",
+                   {std::to_string(heads.heads), std::to_string(heads.head_dim), format_value(row_gap, 3),
+                    std::to_string(row), format_value(lab.concat_vs_average_difference, 3)}));
   return view;
 }
 

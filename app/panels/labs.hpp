@@ -39,10 +39,11 @@ struct NamedPlot {
   std::string name;  // stable file stem for exports: "<view>-<name>.csv/.svg", e.g. "weights"
   plot::Plot plot;
   int column_span = 1;  // how many grid columns it takes (a wide plot spans 2)
-  // Its smallest height in em when more than the grid's minimum (panels.hpp): plots with several
-  // labels and a legend in one data area need more than three text lines of it. The row it is
-  // in gets this height too.
+  // Its smallest size in em; 0: the grid's minimum (panels.hpp). Plots with several labels and a
+  // legend in one data area need more height; small multiples (one of eight panels that compare at
+  // a glance) need less. A grid's cells get the largest minimum of the plots in it.
   float min_height_em = 0.0f;
+  float min_width_em = 0.0f;
 };
 
 struct LabView {

@@ -4,7 +4,9 @@
 //
 // [SECTION] Index
 //   [SECTION] Highlight frame and lesson keys
-//   [SECTION] Predict steps: covers, answer badge, predict box
+//   [SECTION] Predict steps: covers, answer badge
+//   [SECTION] The text block: measured and drawn by the same list of items
+//   [SECTION] Presenter mode: the caption and a guess typed on the keyboard
 //   [SECTION] The lesson panel
 //   [SECTION] Entry points: highlight, panel, launcher
 #include "panels/lesson_panel.hpp"
@@ -15,7 +17,9 @@
 #include <algorithm>
 #include <cfloat>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
@@ -30,16 +34,26 @@ namespace {
 
 // [SECTION] Highlight frame and lesson keys
 
-// Text sizes relative to the UI font: the step's title and text must read from the back row.
-constexpr float title_font_scale = 1.35f;
-constexpr float text_font_scale = 1.2f;
-// The panel covers the control column from this fraction of its height down, so the main
-// sliders above it stay visible and the class sees them move.
-constexpr float panel_top_fraction = 0.34f;
-
 ImU32 highlight_color(Theme theme) {
   // Amber on dark; a deep orange that stays visible on white and on a washed-out projector.
   return theme == Theme::dark ? IM_COL32(255, 176, 0, 255) : IM_COL32(230, 85, 13, 255);
+}
+
+// What presenter mode shows of the guess typed so far: the number and a cursor, or the choices with
+// their keys, the picked one in brackets.
+std::string presenter_guess_line(const UiState& ui, const LessonPredict& predict) {
+  if (predict.choices.empty()) return i18n::format("lesson.predict.typed", {ui.lesson.presenter_typed + "_"});
+  std::string line;
+  for (std::size_t k = 0; k < predict.choices.size(); ++k) {
+    const std::string entry = std::to_string(k + 1) + ": " + predict_number(predict.choices[k]);
+    line +=
+        (line.empty() ? "" : "    ") + (static_cast<int>(k) == ui.lesson.presenter_choice ? "[" + entry + "]" : entry);
+  }
+  return line;
+}
+
+const char* presenter_predict_hint(const LessonPredict& predict) {
+  return i18n::tr(predict.choices.empty() ? "lesson.predict.presenter_hint" : "lesson.predict.presenter_choice_hint");
 }
 
 void handle_keys(UiState& ui) {
@@ -95,18 +109,17 @@ void draw_highlight(const UiState& ui) {
   for (const PlacedPlot* placed : lesson_highlighted_plots(ui)) draw_frame(*placed, ui.theme, ui.ui_scale);
 }
 
-// [SECTION] Predict steps: covers, answer badge, predict box
+// [SECTION] Predict steps: covers, answer badge
 
 // The plots a predict step hides: those of its "hides" panel placed this frame.
 std::vector<const PlacedPlot*> hidden_plots(const UiState& ui) {
   std::vector<const PlacedPlot*> plots;
   const LessonStep* step = current_step(ui);
   if (step == nullptr || !step->predict || ui.lesson.revealed || step->view != ui.view) return plots;
-  const LessonPanel* panel = find_lesson_panel(step->view, step->predict->hides);
-  if (panel == nullptr) return plots;
+  const std::vector<std::string_view> hidden = panel_entry_plots(step->view, step->predict->hides);
   const std::string prefix = std::string(view_info(step->view).name) + "/";
   for (const PlacedPlot& placed : ui.placed_plots)
-    for (std::string_view plot : panel->plots)
+    for (std::string_view plot : hidden)
       if (placed.name == prefix + std::string(plot)) plots.push_back(&placed);
   return plots;
 }
@@ -121,7 +134,10 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
   const ImU32 dim_color = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   ImFont* font = ImGui::GetFont();
   const std::string& question = step.predict->question.in(i18n::language());
-  const std::string hint = i18n::tr("lesson.predict.cover_hint");
+  // In presenter mode there is no lesson panel: the guess is typed on the keyboard, and shows here.
+  const std::string hint = ui.presenter
+                               ? presenter_guess_line(ui, *step.predict) + "\n" + presenter_predict_hint(*step.predict)
+                               : std::string(i18n::tr("lesson.predict.cover_hint"));
   for (const PlacedPlot* placed : hidden_plots(ui)) {
     ImDrawList* draw = overlay_list(*placed, 0.0f);
     draw->AddRectFilled(placed->min, placed->max, fill, 4.0f * ui.ui_scale);
@@ -157,107 +173,204 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
   }
 }
 
+// [SECTION] The text block: measured and drawn by the same list of items
+
+// The items of the lesson text block (normal mode) and of the presenter caption, in order, so that
+// the height the lesson layout plans with is the height drawn. `Items` is called once with a
+// Measure (adds heights) and once with a Draw (ImGui calls) that mirror each other item by item.
+struct Measure {
+  float width = 0.0f;  // the content width
+  float height = 0.0f;
+  // A paragraph wrapped at `width` with text `scale`× the UI font: one line height per line.
+  void lines(std::string_view text, float scale) {
+    if (text.empty()) return;
+    const float size = ImGui::GetFontSize() * scale;
+    ImFont* font = ImGui::GetFont();
+    const auto count = plot::wrap_text(text, width, [&](std::string_view piece) {
+                         return font->CalcTextSizeA(size, FLT_MAX, 0.0f, piece.data(), piece.data() + piece.size()).x;
+                       }).size();
+    height += static_cast<float>(count) * (size + ImGui::GetStyle().ItemSpacing.y);
+  }
+  void row(float row_height) { height += row_height + ImGui::GetStyle().ItemSpacing.y; }
+  void separator() { height += ImGui::GetStyle().ItemSpacing.y; }
+};
+
+// The width the text block's lines wrap to in a box `box_width` px wide: the window's padding and
+// border off, and a pixel more, so that measuring and drawing wrap alike whatever ImGui rounds.
+float block_text_width(float box_width, float ui_scale) {
+  return box_width - 2.0f * (ImGui::GetStyle().WindowPadding.x + 2.0f * ui_scale) - 1.0f;
+}
+
+// Lines of text at `scale`× the UI font, wrapped to the content width, optionally coloured.
+void draw_lines(float width, std::string_view text, float scale, std::optional<ImVec4> color = std::nullopt,
+                bool disabled = false) {
+  if (text.empty()) return;
+  ImGui::SetWindowFontScale(scale);
+  if (color) ImGui::PushStyleColor(ImGuiCol_Text, *color);
+  plot::wrapped_text(text, width, disabled);
+  if (color) ImGui::PopStyleColor();
+  ImGui::SetWindowFontScale(1.0f);
+}
+
+// The reveal's lines: the answer beside the guess, the verdict, the step's after-text.
+struct RevealLines {
+  std::string answer, verdict, after;
+  bool close = false;
+  std::string problem;  // the answer cannot be read (yet): shown instead
+};
+
 // "the answer to 3 decimals", "… to 4 significant digits", "… to the nearest whole number".
 std::string precision_words(const PredictPrecision& precision) {
   if (precision.kind == PredictPrecision::Kind::significant)
     return i18n::format("lesson.predict.significant", {std::to_string(precision.digits)});
   if (precision.digits == 0) return i18n::tr("lesson.predict.whole");
+  if (precision.digits == 1) return i18n::tr("lesson.predict.one_decimal");  // "1 decimal", not "1 decimals"
   return i18n::format("lesson.predict.decimals", {std::to_string(precision.digits)});
 }
 
-// The revealed answer's two lines, as the question asks for its digits: "Your guess: -1003    The
-// app's number: -1000" and the verdict by the one rule for close (lessons.hpp: close_within).
-struct RevealLines {
-  std::string answer, verdict;
-};
-RevealLines reveal_lines(const LessonPredict& predict, const PredictionReveal& reveal) {
+std::string range_line(const LessonPredict& predict) {
+  return i18n::format("lesson.predict.range",
+                      {predict_number(predict.min), predict_number(predict.max), precision_words(predict.precision)});
+}
+
+// The revealed answer as the question asks for its digits ("Your guess: -1003    The app's number:
+// -1000") and the verdict by the one rule for close (lessons.hpp: close_within). A Monte Carlo mean
+// shows no number until it has converged, and then says how sure it is.
+RevealLines reveal_lines(const UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep) {
+  RevealLines lines;
+  const LessonPredict& predict = *step.predict;
+  if (predict.after) lines.after = predict.after->in(i18n::language());
+  if (snapshot == nullptr || ui.lesson.animating) {
+    lines.problem = i18n::tr("lesson.predict.computing");
+    return lines;
+  }
+  const Result<PredictionReveal> revealed = reveal_prediction(predict, *snapshot, ui.lesson.guess, sweep);
+  if (!revealed.ok()) {
+    lines.problem = revealed.error().message;
+    return lines;
+  }
+  const PredictionReveal& reveal = *revealed;
+  if (!reveal.converged) {  // a Monte Carlo mean still refining: no number until it has converged
+    lines.problem = i18n::format("lesson.predict.converging", {std::to_string(reveal.trials)});
+    return lines;
+  }
   std::string answer =
       predict.choices.empty() ? predict_answer(predict.precision, reveal.answer) : predict_number(reveal.answer);
-  // A Monte Carlo mean also says how sure it is: "0.1 (mean 0.0914 ± 0.0017, 15872 trials)".
+  // "0.1 (mean 0.0914 ± 0.0017, 15872 trials)".
   if (reveal.standard_error)
     answer = i18n::format("lesson.predict.monte_carlo",
                           {answer, predict_answer({PredictPrecision::Kind::significant, 3}, reveal.answer),
                            predict_off_by(*reveal.standard_error), std::to_string(reveal.trials)});
-  RevealLines lines;
   lines.answer =
       reveal.guess
           ? i18n::format(
                 "lesson.predict.answer_guess",
                 {predict.choices.empty() ? predict_guess(*reveal.guess) : predict_number(*reveal.guess), answer})
           : i18n::format("lesson.predict.answer", {answer});
-  if (!reveal.guess) return lines;
-  if (reveal.nearest_choice)
-    lines.verdict = reveal.close ? i18n::tr("lesson.predict.nearest")
-                                 : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
-  else
-    lines.verdict = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
-                                 {predict_off_by(reveal.off_by), predict_answer(predict.precision, reveal.answer),
-                                  predict_off_by(reveal.margin)});
+  if (reveal.guess) {
+    if (reveal.nearest_choice)
+      lines.verdict = reveal.close
+                          ? i18n::tr("lesson.predict.nearest")
+                          : i18n::format("lesson.predict.not_nearest", {predict_number(*reveal.nearest_choice)});
+    else
+      lines.verdict = i18n::format(reveal.close ? "lesson.predict.close" : "lesson.predict.off",
+                                   {predict_off_by(reveal.off_by), predict_answer(predict.precision, reveal.answer),
+                                    predict_off_by(reveal.margin)});
+  }
+  lines.close = reveal.close;
   return lines;
 }
 
-// In presenter mode (no lesson panel) the revealed answer sits on the plot itself: a card in the
-// top-right corner of the first plot the step hid, under its title.
-void draw_reveal_badge(const UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep) {
-  if (snapshot == nullptr || ui.lesson.animating || step.view != ui.view) return;
-  const Result<PredictionReveal> revealed = reveal_prediction(*step.predict, *snapshot, ui.lesson.guess, sweep);
-  if (!revealed.ok() || !revealed->converged) return;
-  const PredictionReveal& reveal = *revealed;
-  const LessonPanel* panel = find_lesson_panel(step.view, step.predict->hides);
-  if (panel == nullptr) return;
-  const std::string wanted = std::string(view_info(step.view).name) + "/";
-  const PlacedPlot* target = nullptr;
-  for (const PlacedPlot& placed : ui.placed_plots)
-    for (std::string_view plot : panel->plots)
-      if (target == nullptr && placed.name == wanted + std::string(plot)) target = &placed;
-  if (target == nullptr) return;
-  const RevealLines lines = reveal_lines(*step.predict, reveal);
-  const std::string& first = lines.answer;
-  const std::string& second = lines.verdict;
-  ImFont* font = ImGui::GetFont();
-  const float size = ImGui::GetFontSize() * 1.2f, pad = 8.0f * ui.ui_scale;
-  const float width = std::max(font->CalcTextSizeA(size, FLT_MAX, 0.0f, first.c_str()).x,
-                               font->CalcTextSizeA(size, FLT_MAX, 0.0f, second.c_str()).x) +
-                      2.0f * pad;
-  const float height = (second.empty() ? 1.0f : 2.0f) * size * 1.2f + 2.0f * pad;
-  const ImVec2 max(target->max.x - pad, target->min.y + 2.6f * ImGui::GetFontSize() + height);
-  const ImVec2 min(std::max(target->min.x + pad, max.x - width), max.y - height);
-  ImDrawList* draw = overlay_list(*target, 0.0f);
-  ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-  background.w = 0.94f;
-  draw->AddRectFilled(min, max, ImGui::ColorConvertFloat4ToU32(background), 4.0f * ui.ui_scale);
-  draw->AddRect(min, max, highlight_color(ui.theme), 4.0f * ui.ui_scale, 0, 2.0f * ui.ui_scale);
-  draw->AddText(font, size, ImVec2(min.x + pad, min.y + pad), ImGui::GetColorU32(ImGuiCol_Text), first.c_str());
-  if (!second.empty())
-    draw->AddText(font, size, ImVec2(min.x + pad, min.y + pad + size * 1.2f), highlight_color(ui.theme),
-                  second.c_str());
-  draw->PopClipRect();
+ImVec4 verdict_color(const UiState& ui, bool close) {
+  // Green for close, orange for off: light shades on dark, deep ones on white (and a projector).
+  const bool dark = ui.theme == Theme::dark;
+  const ImVec4 good = dark ? ImVec4(0.35f, 0.8f, 0.45f, 1.0f) : ImVec4(0.05f, 0.45f, 0.15f, 1.0f);
+  const ImVec4 bad = dark ? ImVec4(1.0f, 0.55f, 0.35f, 1.0f) : ImVec4(0.75f, 0.3f, 0.0f, 1.0f);
+  return close ? good : bad;
 }
 
-// The predict box under the step's text: the question, the guess (choice buttons or a typed
-// number and Commit) and, once revealed, the answer beside the guess and how close it was.
-void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep, ImU32 accent) {
+// The guess buttons of a multiple-choice question, as many to a row as fit `width`: the rows'
+// first indices (and the end), for drawing and measuring alike.
+std::vector<std::size_t> choice_rows(const LessonPredict& predict, float width) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  std::vector<std::size_t> starts{0};
+  float used = 0.0f;
+  for (std::size_t k = 0; k < predict.choices.size(); ++k) {
+    const float button =
+        ImGui::CalcTextSize(predict_number(predict.choices[k]).c_str()).x + 2.0f * style.FramePadding.x;
+    if (used > 0.0f && used + style.ItemSpacing.x + button > width) {
+      starts.push_back(k);
+      used = 0.0f;
+    }
+    used += (used > 0.0f ? style.ItemSpacing.x : 0.0f) + button;
+  }
+  starts.push_back(predict.choices.size());
+  return starts;
+}
+
+// Whether the typed-guess field goes on a line of its own, Commit under it: beside Commit it would be
+// narrower than a guess such as "-1003.05" (a narrow text column at a large font).
+// The Commit button and the gap before it (its text alone: the label's "###id" is not drawn).
+float commit_button_width() {
+  return ImGui::CalcTextSize(i18n::tr("lesson.predict.commit")).x + 2.0f * ImGui::GetStyle().FramePadding.x +
+         ImGui::GetStyle().ItemSpacing.x;
+}
+bool guess_field_alone(float width) { return width - commit_button_width() < 6.0f * ImGui::GetFontSize(); }
+
+// The predict box under the step's text, measured: the question and the guess controls before the
+// reveal, the answer lines after it (the lesson layout plans again on the reveal).
+void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, const Snapshot* snapshot,
+                     const DkSweep* sweep, float scale) {
+  const LessonPredict& predict = *step.predict;
+  block.separator();
+  // The question until the reveal, then the answer in its place.
+  Measure before = block, after = block;
+  before.lines(i18n::format("lesson.predict.question", {predict.question.in(i18n::language())}), scale);
+  if (!predict.choices.empty()) {
+    before.height += static_cast<float>(choice_rows(predict, block.width).size() - 1) *
+                     (ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y);
+  } else {
+    before.row(ImGui::GetFrameHeight());
+    if (guess_field_alone(block.width)) before.row(ImGui::GetFrameHeight());
+    before.lines(range_line(predict), 1.0f);
+  }
+  before.lines(ui.lesson.guess_error, 1.0f);
+  const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
+  if (!reveal.problem.empty()) {
+    after.lines(reveal.problem, 1.0f);
+  } else {
+    after.lines(reveal.answer, scale);
+    // Before a guess is committed the verdict's length is unknown: the longest verdict's words.
+    after.lines(reveal.verdict, scale);
+  }
+  after.lines(reveal.after, scale);
+  block.height = ui.lesson.revealed ? after.height : before.height;
+}
+
+// The predict box: the question, the guess (choice buttons or a typed number and Commit) and, once
+// revealed, the answer beside the guess and how close it was.
+void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep, ImU32 accent,
+                  float scale, float width) {
   const LessonPredict& predict = *step.predict;
   const i18n::Language language = i18n::language();
   ImGui::Separator();
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent));
-  plot::wrapped_text(i18n::format("lesson.predict.question", {predict.question.in(language)}),
-                     ImGui::GetContentRegionAvail().x);
-  ImGui::PopStyleColor();
   if (!ui.lesson.revealed) {
+    draw_lines(width, i18n::format("lesson.predict.question", {predict.question.in(language)}), scale,
+               ImGui::ColorConvertU32ToFloat4(accent));
     if (!predict.choices.empty()) {
-      for (std::size_t k = 0; k < predict.choices.size(); ++k) {
-        if (k > 0) ImGui::SameLine();
-        ImGui::PushID(static_cast<int>(k));
-        // A refused guess shows its line in ui.lesson.guess_error.
-        if (ImGui::Button(predict_number(predict.choices[k]).c_str())) (void)commit_guess(ui, predict.choices[k]);
-        ImGui::PopID();
-      }
+      const std::vector<std::size_t> rows = choice_rows(predict, width);
+      for (std::size_t row = 0; row + 1 < rows.size(); ++row)
+        for (std::size_t k = rows[row]; k < rows[row + 1]; ++k) {
+          if (k > rows[row]) ImGui::SameLine();
+          ImGui::PushID(static_cast<int>(k));
+          // A refused guess shows its line in ui.lesson.guess_error.
+          if (ImGui::Button(predict_number(predict.choices[k]).c_str())) (void)commit_guess(ui, predict.choices[k]);
+          ImGui::PopID();
+        }
     } else {
       const std::string commit = i18n::label("lesson.predict.commit", "predict-commit");
-      ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(commit.c_str()).x -
-                                           4.0f * ImGui::GetStyle().FramePadding.x,
-                                       40.0f));
+      const bool alone = guess_field_alone(width);
+      ImGui::SetNextItemWidth(alone ? width : width - commit_button_width());
       // The field keeps the text as typed, updated on every key (no EnterReturnsTrue: with it a
       // number field applies the text on Enter only, and a click on Commit committed the old value).
       // Enter ends the edit; then, like the click, it commits what the field shows.
@@ -265,44 +378,212 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
       const bool entered =
           ImGui::IsItemDeactivated() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) ||
                                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter)));
-      ImGui::SameLine();
+      if (!alone) ImGui::SameLine();
       if (ImGui::Button(commit.c_str()) || entered) (void)commit_typed_guess(ui, ui.lesson.typed_guess);
-      plot::wrapped_text(i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max),
-                                                               precision_words(predict.precision)}),
-                         ImGui::GetContentRegionAvail().x, true);
+      draw_lines(width, range_line(predict), 1.0f, std::nullopt, true);
     }
-    if (!ui.lesson.guess_error.empty())
-      ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.35f, 1.0f), "%s", ui.lesson.guess_error.c_str());
+    draw_lines(width, ui.lesson.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
     return;
   }
-  if (snapshot == nullptr || ui.lesson.animating) {
-    ImGui::TextDisabled("%s", i18n::tr("lesson.predict.computing"));
+  const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
+  if (!reveal.problem.empty()) {
+    draw_lines(width, reveal.problem, 1.0f, std::nullopt, true);
+  } else {
+    draw_lines(width, reveal.answer, scale);
+    draw_lines(width, reveal.verdict, scale, verdict_color(ui, reveal.close));
+  }
+  draw_lines(width, reveal.after, scale);
+}
+
+// [SECTION] Presenter mode: the caption and a guess typed on the keyboard
+
+// The title in the text block is this much larger than its text.
+float title_scale(float text_scale) { return 1.15f * text_scale; }
+
+// Data imported over a lesson step that has its own: the text describes the lesson's numbers, not
+// these, and says so before it is read (empty otherwise).
+std::string imported_note(const UiState& ui, const LessonStep& step) {
+  if (ui.params.imported == nullptr || step.params.imported != nullptr) return {};
+  std::string files;
+  for (const std::string& source : ui.params.imported->sources)
+    files += (files.empty() ? "" : ", ") + std::filesystem::path(source).filename().string();
+  return i18n::format("lesson.imported_data", {files});
+}
+
+std::string presenter_heading(const UiState& ui, const LessonStep& step) {
+  return std::to_string(ui.lesson.open->step + 1) + "/" + std::to_string(current_lesson(ui)->steps.size()) + "  " +
+         step.title.in(i18n::language());
+}
+
+void measure_presenter_predict(Measure& block, const UiState& ui, const LessonStep& step, const Snapshot* snapshot,
+                               const DkSweep* sweep, float scale) {
+  const LessonPredict& predict = *step.predict;
+  Measure before = block, after = block;
+  before.lines(i18n::format("lesson.predict.question", {predict.question.in(i18n::language())}), scale);
+  before.lines(presenter_guess_line(ui, predict), scale);
+  before.lines(presenter_predict_hint(predict), 1.0f);
+  before.lines(ui.lesson.guess_error, 1.0f);
+  const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
+  if (!reveal.problem.empty()) {
+    after.lines(reveal.problem, 1.0f);
+  } else {
+    after.lines(reveal.answer, scale);
+    after.lines(reveal.verdict, scale);
+  }
+  after.lines(reveal.after, scale);
+  block.height = ui.lesson.revealed ? after.height : before.height;
+}
+
+// The caption beside or under the step's panels (never over them): heading, text, the lab's notes
+// where the step shows them, and a predict step's question with the guess typed so far or, revealed,
+// the answer.
+void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep) {
+  const LessonState::TextBox& box = ui.lesson.text_box;
+  ImGui::SetNextWindowPos(box.min);
+  ImGui::SetNextWindowSize(ImVec2(box.max.x - box.min.x, box.max.y - box.min.y));
+  constexpr ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                     ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoBackground;
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+  ImGui::Begin("##presenter-caption", nullptr, box.fits ? flags | ImGuiWindowFlags_NoScrollbar : flags);
+  ImGui::PopStyleVar();
+  const float scale = box.scale;
+  const float width = block_text_width(box.max.x - box.min.x, ui.ui_scale);
+  draw_lines(width, presenter_heading(ui, step), title_scale(scale));
+  draw_lines(width, imported_note(ui, step), scale, ImGui::ColorConvertU32ToFloat4(highlight_color(ui.theme)));
+  draw_lines(width, step.text.in(i18n::language()), scale);
+  if (step_shows_notes(step))
+    for (const std::string& note : ui.lesson.notes)
+      draw_lines(width, note, std::max(1.0f, 0.8f * scale), std::nullopt, true);
+  if (step.predict) {
+    const LessonPredict& predict = *step.predict;
+    const ImVec4 accent = ImGui::ColorConvertU32ToFloat4(highlight_color(ui.theme));
+    if (!ui.lesson.revealed) {
+      draw_lines(width, i18n::format("lesson.predict.question", {predict.question.in(i18n::language())}), scale,
+                 accent);
+      draw_lines(width, presenter_guess_line(ui, predict), scale);
+      draw_lines(width, presenter_predict_hint(predict), 1.0f, std::nullopt, true);
+      draw_lines(width, ui.lesson.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
+    } else {
+      const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
+      if (!reveal.problem.empty()) {
+        draw_lines(width, reveal.problem, 1.0f, std::nullopt, true);
+      } else {
+        draw_lines(width, reveal.answer, scale);
+        draw_lines(width, reveal.verdict, scale, verdict_color(ui, reveal.close));
+      }
+      draw_lines(width, reveal.after, scale);
+    }
+  }
+  ui.lesson.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
+  ImGui::End();
+}
+
+// A predict step in presenter mode is answered from the keyboard, with no field to click: digits
+// (and . - e) build a typed guess, Backspace takes one back, a choice's number picks it, Enter
+// commits. PageDown still reveals without a guess (handle_keys).
+void handle_presenter_guess_keys(UiState& ui) {
+  const LessonStep* step = current_step(ui);
+  if (step == nullptr || !step->predict) return;
+  const std::pair<std::size_t, std::size_t> here{ui.lesson.open->lesson, ui.lesson.open->step};
+  if (ui.lesson.presenter_typed_step != here || ui.lesson.revealed) {
+    ui.lesson.presenter_typed.clear();
+    ui.lesson.presenter_choice = -1;
+    ui.lesson.presenter_typed_step = here;
+  }
+  if (ui.lesson.revealed) return;
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId) || io.KeyCtrl || io.KeyAlt) return;
+  const LessonPredict& predict = *step->predict;
+  constexpr std::size_t longest_guess = 24;
+  for (const ImWchar c : io.InputQueueCharacters) {
+    if (!predict.choices.empty()) {
+      if (c >= '1' && c < '1' + static_cast<int>(predict.choices.size())) ui.lesson.presenter_choice = c - '1';
+    } else if (((c >= '0' && c <= '9') || c == '.' || c == '-' || c == 'e' || c == 'E') &&
+               ui.lesson.presenter_typed.size() < longest_guess) {
+      ui.lesson.presenter_typed.push_back(static_cast<char>(c));
+    }
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE) && !ui.lesson.presenter_typed.empty())
+    ui.lesson.presenter_typed.pop_back();
+  if (!ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) && !ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false)) return;
+  if (!predict.choices.empty()) {
+    if (ui.lesson.presenter_choice >= 0)
+      (void)commit_guess(ui, predict.choices[static_cast<std::size_t>(ui.lesson.presenter_choice)]);
     return;
   }
-  const Result<PredictionReveal> revealed = reveal_prediction(predict, *snapshot, ui.lesson.guess, sweep);
-  if (!revealed.ok()) {
-    ImGui::TextDisabled("%s", revealed.error().message.c_str());
-    return;
+  // The same reading as the lesson panel's field (parse_guess); a refused guess leaves its line in guess_error.
+  (void)commit_typed_guess(ui, ui.lesson.presenter_typed);
+}
+
+// The keys that step through a lesson: beside the buttons where there is room, else in Next's tooltip.
+const char* keys_hint(const UiState& ui) {
+  return i18n::tr(lesson_awaiting_prediction(ui) ? "lesson.predict.keys_hint" : "lesson.keys_hint");
+}
+
+// ≡: the menus' button (a glyph the UI font has: Mathematical Operators).
+constexpr const char* menus_glyph = "\xe2\x89\xa1";
+
+// The bottom row of the lesson panel: Previous, Next and Close, each as wide as its text (at least
+// 4 em for the first two), and the keys hint between them when the row has room for it.
+struct ButtonRow {
+  float previous = 0.0f, next = 0.0f, close = 0.0f, toggle = 0.0f;
+  float menus = 0.0f;  // the ≡ button of the File, Edit and View menus: while the column (which has them) is hidden
+  bool hint = false;
+  bool close_below = false;  // a narrow column: « » and Close on a line of their own, at the right
+  bool next_below = false;   // narrower still: Next under Previous (a button's text is never cut)
+};
+ButtonRow button_row(const UiState& ui, float width) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const auto button = [&](const char* key, float least) {
+    return std::max(ImGui::CalcTextSize(i18n::tr(key)).x + 2.0f * style.FramePadding.x, least);
+  };
+  const float least = 4.0f * ImGui::GetFontSize();
+  ButtonRow row;
+  row.previous = button("lesson.previous", least);
+  row.next =
+      std::max({button("lesson.next", least), button("lesson.finish", least), button("lesson.predict.reveal", least)});
+  row.close = button("lesson.close", 0.0f);
+  row.toggle = ImGui::CalcTextSize(">>").x + 2.0f * style.FramePadding.x;
+  if (!ui.lesson.controls_shown) row.menus = ImGui::CalcTextSize(menus_glyph).x + 2.0f * style.FramePadding.x;
+  const float buttons = row.previous + row.next + row.toggle + row.close + 3.0f * style.ItemSpacing.x +
+                        (row.menus > 0.0f ? row.menus + style.ItemSpacing.x : 0.0f);
+  row.hint = buttons + 4.0f * style.ItemSpacing.x + ImGui::CalcTextSize(keys_hint(ui)).x <= width;
+  // A column too narrow for all four: « » and Close go under Previous and Next; too narrow even for
+  // those two, Next goes under Previous.
+  if (buttons > width) {
+    row.close_below = true;
+    row.next_below = row.previous + row.next + style.ItemSpacing.x > width;
   }
-  if (!revealed->converged) {  // a Monte Carlo mean still refining: no number until it has converged
-    ImGui::TextDisabled("%s", i18n::format("lesson.predict.converging", {std::to_string(revealed->trials)}).c_str());
-    return;
+  return row;
+}
+
+float block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, float width, float scale,
+                   bool presenter) {
+  const LessonStep* step = current_step(ui);
+  if (step == nullptr) return 0.0f;
+  const i18n::Language language = i18n::language();
+  const ImGuiStyle& style = ImGui::GetStyle();
+  Measure block{block_text_width(width, ui.ui_scale), 0.0f};
+  block.lines(presenter_heading(ui, *step), title_scale(scale));
+  block.lines(imported_note(ui, *step), scale);
+  if (!presenter) block.separator();
+  block.lines(step->text.in(language), scale);
+  if (step_shows_notes(*step))
+    for (const std::string& note : ui.lesson.notes) block.lines(note, presenter ? std::max(1.0f, 0.8f * scale) : 1.0f);
+  if (step->predict) {
+    if (presenter)
+      measure_presenter_predict(block, ui, *step, snapshot, sweep, scale);
+    else
+      measure_predict(block, ui, *step, snapshot, sweep, scale);
   }
-  const PredictionReveal& reveal = *revealed;
-  const float width = ImGui::GetContentRegionAvail().x;
-  const RevealLines lines = reveal_lines(predict, reveal);
-  plot::wrapped_text(lines.answer, width);
-  if (reveal.guess) {
-    const std::string& verdict = lines.verdict;
-    // Green for close, orange for off: light shades on dark, deep ones on white (and a projector).
-    const bool dark = ui.theme == Theme::dark;
-    const ImVec4 good = dark ? ImVec4(0.35f, 0.8f, 0.45f, 1.0f) : ImVec4(0.05f, 0.45f, 0.15f, 1.0f);
-    const ImVec4 bad = dark ? ImVec4(1.0f, 0.55f, 0.35f, 1.0f) : ImVec4(0.75f, 0.3f, 0.0f, 1.0f);
-    ImGui::PushStyleColor(ImGuiCol_Text, reveal.close ? good : bad);
-    plot::wrapped_text(verdict, width);
-    ImGui::PopStyleColor();
+  if (!presenter) {
+    const ButtonRow row = button_row(ui, block.width);
+    block.row(ImGui::GetFrameHeight());  // the buttons
+    if (row.next_below) block.row(ImGui::GetFrameHeight());
+    if (row.close_below) block.row(ImGui::GetFrameHeight());
   }
-  if (predict.after) plot::wrapped_text(predict.after->in(language), width);
+  return block.height + 2.0f * style.WindowPadding.y;
 }
 
 // [SECTION] The lesson panel
@@ -311,107 +592,47 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
                 const DkSweep* sweep) {
   const LessonStep& step = lesson.steps[step_index];
   const i18n::Language language = i18n::language();
-  const ImGuiIO& io = ImGui::GetIO();
-  const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale, true);
-  const float column_height = layout.controls_max.y - layout.controls_min.y;
-  // With the controls hidden the lesson has the whole column.
-  const float top_fraction = ui.controls_shown ? panel_top_fraction : 0.0f;
-  const ImVec2 min(layout.controls_min.x, layout.controls_min.y + top_fraction * column_height);
-  const ImVec2 size(layout.controls_max.x - layout.controls_min.x, layout.controls_max.y - min.y);
-  ImGui::SetNextWindowPos(min);
-  ImGui::SetNextWindowSize(size);
+  const LessonState::TextBox& box = ui.lesson.text_box;
+  ImGui::SetNextWindowPos(box.min);
+  ImGui::SetNextWindowSize(ImVec2(box.max.x - box.min.x, box.max.y - box.min.y));
   constexpr ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
   const ImU32 accent = highlight_color(ui.theme);
-  // Opaque: the control column underneath must not show through the lesson text.
+  // Opaque: nothing underneath shows through the lesson text.
   ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   background.w = 1.0f;
   ImGui::PushStyleColor(ImGuiCol_WindowBg, background);
   ImGui::PushStyleColor(ImGuiCol_Border, ImGui::ColorConvertU32ToFloat4(accent));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 2.0f * ui.ui_scale);
-  ImGui::Begin("##lesson-panel", nullptr, flags);
+  // The layout made room for all of it; a scroll bar only where it found no arrangement that fits.
+  ImGui::Begin("##lesson-panel", nullptr, box.fits ? flags | ImGuiWindowFlags_NoScrollbar : flags);
   ImGui::PopStyleVar();
   ImGui::PopStyleColor(2);
 
-  // Lesson list and close button on one line.
+  // "3/7  Title", the text, the lab's notes where the step shows them, the predict box; then
+  // Previous / Next (Reveal on a predict step, Finish on the last step) and Close. Nothing else: at a
+  // classroom size every line is room the step's plots need (the lesson list is the control
+  // column's, Ctrl+B; the keys are in Next's tooltip, and beside the buttons where there is room).
   const ImGuiStyle& style = ImGui::GetStyle();
-  const std::string close_label = i18n::label("lesson.close", "lesson-close");
-  const float close_width = ImGui::CalcTextSize(i18n::tr("lesson.close")).x + 2.0f * style.FramePadding.x;
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - close_width - style.ItemSpacing.x);
-  if (ImGui::BeginCombo("##lesson-list", lesson.title.in(language).c_str())) {
-    for (std::size_t index = 0; index < ui.lessons.lessons.size(); ++index) {
-      const Lesson& entry = ui.lessons.lessons[index];
-      ImGui::PushID(static_cast<int>(index));
-      if (ImGui::Selectable(entry.title.in(language).c_str(), index == ui.lesson.open->lesson))
-        open_lesson_step(ui, index, 0, true);
-      ImGui::PopID();
-    }
-    ImGui::EndCombo();
-  }
-  ImGui::SameLine();
-  if (ImGui::Button(close_label.c_str())) close_lesson(ui);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("lesson.close_tooltip"));
-  if (!ui.lesson.open) {  // the Close button
-    ImGui::End();
-    return;
-  }
-
-  ImGui::TextColored(
-      ImGui::ColorConvertU32ToFloat4(accent), "%s",
-      i18n::format("lesson.step_counter", {std::to_string(step_index + 1), std::to_string(lesson.steps.size())})
-          .c_str());
-  ImGui::SetWindowFontScale(title_font_scale);
-  plot::wrapped_text(step.title.in(language), ImGui::GetContentRegionAvail().x);
-  ImGui::SetWindowFontScale(1.0f);
-  // Data imported over a lesson step that has its own: the text describes the lesson's numbers, not
-  // these, and says so before it is read.
-  if (ui.params.imported != nullptr && step.params.imported == nullptr) {
-    std::string files;
-    for (const std::string& source : ui.params.imported->sources)
-      files += (files.empty() ? "" : ", ") + std::filesystem::path(source).filename().string();
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(accent));
-    plot::wrapped_text(i18n::format("lesson.imported_data", {files}), ImGui::GetContentRegionAvail().x);
-    ImGui::PopStyleColor();
-  }
+  const float width = block_text_width(box.max.x - box.min.x, ui.ui_scale);
+  draw_lines(width, presenter_heading(ui, step), title_scale(box.scale));
+  draw_lines(width, imported_note(ui, step), box.scale, ImGui::ColorConvertU32ToFloat4(accent));
   ImGui::Separator();
+  draw_lines(width, step.text.in(language), box.scale);
+  if (step_shows_notes(step))
+    for (const std::string& note : ui.lesson.notes) draw_lines(width, note, 1.0f, std::nullopt, true);
+  if (step.predict) draw_predict(ui, step, snapshot, sweep, accent, box.scale, width);
 
-  // The text scrolls if a large font scale makes it taller than the room left above the buttons.
-  // Below it: the buttons and the key hint, as many lines as the hint wraps into.
-  const char* const keys_hint =
-      i18n::tr(lesson_awaiting_prediction(ui) ? "lesson.predict.keys_hint" : "lesson.keys_hint");
-  const plot::MeasureText measure = [](std::string_view text) {
-    return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x;
-  };
-  const auto hint_lines = static_cast<float>(
-      std::max<std::size_t>(1, plot::wrap_text(keys_hint, ImGui::GetContentRegionAvail().x, measure).size()));
-  const float buttons_height =
-      ImGui::GetFrameHeight() * 1.3f + hint_lines * ImGui::GetTextLineHeightWithSpacing() + 2.0f * style.ItemSpacing.y;
-  // A predict step keeps a box of its own under the text (question, guess, answer), about seven
-  // lines: the guess buttons must stay on screen however long the text is.
-  const float predict_height = step.predict ? 7.0f * ImGui::GetTextLineHeightWithSpacing() : 0.0f;
-  ImGui::BeginChild("##lesson-text",
-                    ImVec2(0.0f, std::max(ImGui::GetContentRegionAvail().y - buttons_height - predict_height, 1.0f)));
-  ImGui::SetWindowFontScale(text_font_scale);
-  plot::wrapped_text(step.text.in(language), ImGui::GetContentRegionAvail().x);
-  ui.lesson.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
-  ImGui::EndChild();
-  if (step.predict) {
-    ImGui::BeginChild("##lesson-predict", ImVec2(0.0f, predict_height));
-    draw_predict(ui, step, snapshot, sweep, accent);
-    ImGui::EndChild();
-  }
-
-  // Previous / Next (Finish on the last step), each half the width and a little taller than usual.
-  const float half = (ImGui::GetContentRegionAvail().x - style.ItemSpacing.x) / 2.0f;
-  const ImVec2 button(half, ImGui::GetFrameHeight() * 1.3f);
+  const ButtonRow row = button_row(ui, width);
   ImGui::BeginDisabled(step_index == 0);
-  if (ImGui::Button(i18n::label("lesson.previous", "lesson-previous").c_str(), button)) lesson_previous(ui);
+  if (ImGui::Button(i18n::label("lesson.previous", "lesson-previous").c_str(), ImVec2(row.previous, 0.0f)))
+    lesson_previous(ui);
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  if (!row.next_below) ImGui::SameLine();
   const bool last = step_index + 1 >= lesson.steps.size();
   const bool awaiting = lesson_awaiting_prediction(ui);
   const char* next_key = awaiting ? "lesson.predict.reveal" : last ? "lesson.finish" : "lesson.next";
-  if (ImGui::Button(i18n::label(next_key, "lesson-next").c_str(), button)) {
+  if (ImGui::Button(i18n::label(next_key, "lesson-next").c_str(), ImVec2(row.next, 0.0f))) {
     if (awaiting)
       (void)commit_guess(ui, std::nullopt);
     else if (last)
@@ -419,9 +640,38 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
     else
       lesson_next(ui);
   }
-  // Wrapped: at 1280×720 with font 1.5 the hint ran past the panel's edge ("Es").
-  plot::wrapped_text(i18n::tr(awaiting ? "lesson.predict.keys_hint" : "lesson.keys_hint"),
-                     ImGui::GetContentRegionAvail().x, true);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", keys_hint(ui));
+  if (row.hint) {
+    ImGui::SameLine(0.0f, 2.0f * style.ItemSpacing.x);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("%s", keys_hint(ui));
+  }
+  // ≡ (the menus, while the column is hidden), « » (the control column, Ctrl+B) and Close (Escape)
+  // at the row's right end, or under it. The menus cost the step no line of its own.
+  const float right_group =
+      (row.menus > 0.0f ? row.menus + style.ItemSpacing.x : 0.0f) + row.toggle + style.ItemSpacing.x + row.close;
+  if (row.close_below)
+    ImGui::SetCursorPosX(ImGui::GetWindowContentRegionMin().x + width - right_group);
+  else
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMin().x + width - right_group));
+  if (row.menus > 0.0f) {
+    if (ImGui::Button((std::string(menus_glyph) + "###lesson-menus").c_str(), ImVec2(row.menus, 0.0f)))
+      ImGui::OpenPopup("##lesson-menus");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("lesson.menus_tooltip"));
+    if (ImGui::BeginPopup("##lesson-menus")) {
+      draw_file_menu(ui);  // File, Edit and View as submenus
+      ImGui::EndPopup();
+    }
+    ImGui::SameLine();
+  }
+  if (ImGui::Button(ui.lesson.controls_shown ? "<<###lesson-controls" : ">>###lesson-controls",
+                    ImVec2(row.toggle, 0.0f)))
+    ui.lesson.controls_shown = !ui.lesson.controls_shown;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
+  ImGui::SameLine();
+  if (ImGui::Button(i18n::label("lesson.close", "lesson-close").c_str(), ImVec2(row.close, 0.0f))) close_lesson(ui);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("lesson.close_tooltip"));
+  ui.lesson.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
   ImGui::End();
 }
 
@@ -433,13 +683,12 @@ std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
   std::vector<const PlacedPlot*> plots;
   const LessonStep* step = current_step(ui);
   if (step == nullptr || step->view != ui.view) return plots;
-  const LessonPanel* panel = find_lesson_panel(step->view, step->panel);
-  if (panel == nullptr) return plots;
+  const std::vector<std::string_view> highlighted = panel_entry_plots(step->view, step->panel);
   const std::string prefix = std::string(view_info(step->view).name) + "/";
   for (const PlacedPlot& placed : ui.placed_plots) {
     if (placed.name.size() <= prefix.size() || placed.name.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string_view plot = std::string_view(placed.name).substr(prefix.size());
-    if (std::find(panel->plots.begin(), panel->plots.end(), plot) != panel->plots.end()) plots.push_back(&placed);
+    if (std::find(highlighted.begin(), highlighted.end(), plot) != highlighted.end()) plots.push_back(&placed);
   }
   return plots;
 }
@@ -452,13 +701,21 @@ void draw_lesson(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep) {
   }
   handle_keys(ui);
   if (!ui.lesson.open) return;  // Escape
-  if (const LessonStep* step = current_step(ui); step != nullptr && step->predict) {
-    draw_covers(ui, *step);
-    if (ui.presenter && ui.lesson.revealed) draw_reveal_badge(ui, *step, snapshot, sweep);
+  const LessonStep& step = *current_step(ui);
+  if (ui.presenter) handle_presenter_guess_keys(ui);
+  if (step.predict) draw_covers(ui, step);
+  if (!ui.lesson.text_box.placed) return;  // not laid out this frame
+  if (ui.presenter) {
+    draw_presenter_caption(ui, step, snapshot, sweep);  // beside or under the panels, which fill the rest
+    return;
   }
-  if (ui.presenter) return;  // the step's panel fills the window and its text is the caption
   draw_highlight(ui);
   draw_panel(ui, *current_lesson(ui), ui.lesson.open->step, snapshot, sweep);
+}
+
+float lesson_block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, float width, float scale,
+                          bool presenter) {
+  return block_height(ui, snapshot, sweep, width, scale, presenter);
 }
 
 void draw_lesson_launcher(UiState& ui) {

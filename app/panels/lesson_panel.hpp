@@ -10,13 +10,23 @@
 
 namespace smlab::app {
 
-// Once per frame after draw_main_window (it reads ui.placed_plots): with a lesson open, draws the
-// panel over the lower part of the control column and a highlight frame around the step's panel,
-// and handles Right/Left, PageDown/PageUp and Escape when no text field or popup has the keyboard.
-// A predict step's hidden panel is covered by its question until revealed; the answer comes from
-// `snapshot` (the live one; null while none is ready) and, for a Monte Carlo mean, from `sweep`
-// (the refined d_k sweep the plots draw; null: the Snapshot's), shown once it has converged.
+// Once per frame after draw_main_window (it reads ui.placed_plots and ui.lesson.text_box): with a
+// lesson open, draws the step's text block where the lesson layout put it (beside or under the
+// step's panels; in presenter mode the large caption) and a highlight frame around the step's
+// panel, and handles Right/Left, PageDown/PageUp and Escape when no text field or popup has the
+// keyboard. A predict step's hidden panel is covered by its question until revealed; in presenter
+// mode the guess is typed on the keyboard (digits, Enter). The answer comes from `snapshot` (the
+// live one; null while none is ready) and, for a Monte Carlo mean, from `sweep` (the refined d_k
+// sweep the plots draw; null: the Snapshot's), shown once it has converged.
 void draw_lesson(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep = nullptr);
+
+// The height in px of the open step's text block at `width` px with its text at `scale`× the UI
+// font: the lesson panel (lesson list, title, text, notes, predict box, Previous/Next and the keys
+// hint) or, `presenter`, the caption (heading, text, notes, the question and the guess). Measured
+// item by item as draw_lesson draws them (with the same `snapshot` and `sweep`), so the lesson
+// layout plans with the drawn height.
+float lesson_block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* sweep, float width, float scale,
+                          bool presenter);
 
 // The control column's "Lessons" section: a combo of the lessons and a Start button.
 void draw_lesson_launcher(UiState& ui);

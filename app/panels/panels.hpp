@@ -57,9 +57,13 @@ struct FlowGrid {
   int columns = 1;
   float bottom = 0.0f;
 };
-// `min_height_em` (0: min_plot_height_em) raises the cells' smallest height.
+// `min_height_em` and `min_width_em` (0: min_plot_height_em, min_plot_width_em) set the cells'
+// smallest size: small multiples take less, plots with a legend beside their curves more.
 FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap, float em,
-                   float min_height_em = 0.0f);
+                   float min_height_em = 0.0f, float min_width_em = 0.0f);
+// The same with the smallest cell in px.
+FlowGrid flow_grid_px(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap,
+                      float min_width, float min_height);
 
 struct FrameStats {
   bool computing = false;

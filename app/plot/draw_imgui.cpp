@@ -377,7 +377,8 @@ void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* l
 }
 
 // Appends the scene's plot frame, texts and problems, in screen px, to the layout report.
-void record_layout(LayoutReport& report, const char* id, const Scene& scene, ImVec2 origin, float font_size) {
+void record_layout(LayoutReport& report, const char* id, const Plot& plot, const Scene& scene, ImVec2 origin,
+                   float font_size) {
   PlotRecord record;
   record.id = id;
   record.x0 = origin.x;
@@ -405,6 +406,8 @@ void record_layout(LayoutReport& report, const char* id, const Scene& scene, ImV
   };
   for (const Box& mark : scene.data_marks) record.data_marks.push_back(on_screen(mark));
   if (scene.legend_box) record.legend_box = on_screen(*scene.legend_box);
+  if (scene.colorbar) record.colorbar = on_screen(*scene.colorbar);
+  record.drawn_values = drawn_values(plot, scene, record.cells_left_out);
   report.plots.push_back(std::move(record));
 }
 
@@ -483,7 +486,7 @@ Interaction draw(const char* id, const Plot& plot, ImVec2 size, const Style& sty
     return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
   };
   const Scene scene = layout_plot(plot, size.x, size.y, style, font_size, measure);
-  if (style.report != nullptr) record_layout(*style.report, id, scene, origin, font_size);
+  if (style.report != nullptr) record_layout(*style.report, id, plot, scene, origin, font_size);
   if (!visible) return interaction;
 
   ImDrawList* list = ImGui::GetWindowDrawList();

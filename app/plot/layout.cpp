@@ -62,6 +62,9 @@ struct Builder {
   // sets it when no corner inside is free of data).
   float legend_outside_x = -1.0f;
   bool legend_flat = false;
+  // 2: a category axis (Axis::tick_names) whose names do not fit side by side alternates them over
+  // two rows of x tick labels (the format names of the stability lab at classroom font sizes).
+  int x_tick_rows = 1;
   float legend_above_y = -1.0f;  // ≥ 0: the legend's top, in a band above the data area (right-aligned)  // entries
                                  // side by side (up to four columns), for a legend at the top
 
@@ -193,6 +196,7 @@ struct PlacedTick {
   std::string label;  // empty: no label (minor tick, or dropped to avoid overlap)
   bool major = true;
   float label_width = 0.0f;
+  int row = 0;  // 1: on the second row of a category axis whose names alternate rows
 };
 
 std::vector<Tick> ticks_for(const Axis& axis, double lo, double hi, int max_ticks) {
@@ -281,6 +285,11 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
     }
     return true;
   };
+  // Names of a category axis over two rows: each must clear the next name but one, on its own row.
+  if (horizontal && builder.x_tick_rows == 2 && !axis.tick_names.empty() && fits_with_stride(2)) {
+    for (std::size_t k = 0; k < labelled.size(); ++k) placed[labelled[k]].row = static_cast<int>(k % 2);
+    return placed;
+  }
   std::size_t stride = 1;
   while (stride < labelled.size() && !fits_with_stride(stride)) stride *= 2;
   if (!fits_with_stride(stride)) stride = labelled.size() + 1;  // not even one label fits
@@ -298,7 +307,8 @@ std::vector<PlacedTick> colorbar_ticks_with_ends(const Builder& builder, const A
   std::vector<PlacedTick> placed = place_ticks(builder, axis, map, false, 0.0f, max_px);
   if (!(map.data_lo < map.data_hi)) return placed;
   const float lo_px = map.to_px(map.data_lo), hi_px = map.to_px(map.data_hi);
-  const float room = builder.font * 1.15f;
+  // The end labels sit inside the bar (add_y_ticks' band): a line and a half keeps the next one clear.
+  const float room = builder.font * 1.65f;
   std::erase_if(placed, [&](const PlacedTick& tick) {
     return std::abs(tick.px - lo_px) < room || std::abs(tick.px - hi_px) < room;
   });
@@ -332,13 +342,17 @@ void add_x_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const B
     if (tick.label.empty()) continue;
     float left = tick.px - 0.5f * tick.label_width;
     left = std::clamp(left, builder.pad, std::max(builder.pad, builder.scene.width - builder.pad - tick.label_width));
-    builder.text(tick.label, {left, area.y1 + builder.tick_length + builder.gap}, builder.font, style.text_dim,
-                 TextRole::TickLabel);
+    builder.text(
+        tick.label,
+        {left, area.y1 + builder.tick_length + builder.gap + static_cast<float>(tick.row) * 1.1f * builder.font},
+        builder.font, style.text_dim, TextRole::TickLabel);
   }
 }
 
+// `label_top`, `label_bottom` (when ≥ 0): the band the labels' boxes stay in (a colour bar's end
+// labels inside the bar's height, rather than half a line past either end).
 void add_y_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const Box& area, bool grid,
-                 bool labels_on_right = false) {
+                 bool labels_on_right = false, float label_top = -1.0f, float label_bottom = -1.0f) {
   const Style& style = builder.style;
   for (const auto& tick : ticks) {
     if (grid && tick.major) {
@@ -349,8 +363,10 @@ void add_y_ticks(Builder& builder, const std::vector<PlacedTick>& ticks, const B
     const float direction = labels_on_right ? 1.0f : -1.0f;
     builder.add(PolylineShape{{{edge, tick.px}, {edge + direction * length, tick.px}}, style.axis, 1.0f, false});
     if (tick.label.empty()) continue;
-    const float top = std::clamp(tick.px - 0.5f * builder.font, builder.pad,
-                                 std::max(builder.pad, builder.scene.height - builder.pad - builder.font));
+    const float lowest = label_top >= 0.0f ? label_top : builder.pad;
+    const float highest =
+        label_bottom >= 0.0f ? label_bottom - builder.font : builder.scene.height - builder.pad - builder.font;
+    const float top = std::clamp(tick.px - 0.5f * builder.font, lowest, std::max(lowest, highest));
     const float left = labels_on_right ? edge + builder.tick_length + builder.gap
                                        : edge - builder.tick_length - builder.gap - tick.label_width;
     builder.text(tick.label, {left, top}, builder.font, style.text_dim, TextRole::TickLabel);
@@ -725,7 +741,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
           if (off_data && (covers_any(box, marks) || covers_any(box, line_bands))) continue;
           taken.push_back(box);
           labels.push_back(box);
-          builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::DataLabel);
+          builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::LineLabel);
           return;
         }
       }
@@ -743,7 +759,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     // several lines close together (the formats' overflow points) stack their labels.
     const auto beside_line = [&](float size, float width) {
       std::vector<Point> candidates;
-      for (int row = 0; row < 6; ++row) {
+      for (int row = 0; row < 8; ++row) {
         const float step = static_cast<float>(row) * 1.1f * size;
         const float top = area.y0 + 3.0f + step, bottom = area.y1 - 3.0f - size - step;
         for (const Point point : {Point{x + 4.0f, top}, Point{x - 4.0f - width, top}, Point{x + 4.0f, bottom},
@@ -760,7 +776,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     const auto beside_line = [&](float size, float width) {
       const float right = area.x1 - 4.0f - width, left = area.x0 + 4.0f, middle = 0.5f * (area.x0 + area.x1 - width);
       std::vector<Point> candidates;
-      for (int row = 0; row < 4; ++row) {
+      for (int row = 0; row < 6; ++row) {
         const float step = static_cast<float>(row) * 1.1f * size;
         const float above = y - size - 2.0f - step, below = y + 2.0f + step;
         for (const Point point : {Point{right, above}, Point{right, below}, Point{left, above}, Point{left, below},
@@ -773,28 +789,34 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
   }
   // Annotations: at their anchor, or moved up or down by whole lines (then the other side) until
   // they cover no label placed before them; two notes on nearby curves no longer print over
-  // each other ("fp64 709.8 →" on "max x/T 1002 →").
+  // each other ("fp64 709.8 →" on "max x/T 1002 →"). First a place that covers no data either
+  // (a curve's name beside the curve, not on it: "softmax s1" struck through by its own line).
   for (const auto& annotation : builder.plot.annotations) {
     const Point anchor{scene.x_map.to_px(annotation.x), scene.y_map.to_px(annotation.y)};
     if (!std::isfinite(anchor.x) || !std::isfinite(anchor.y)) continue;
     const std::string fitted = builder.fit(annotation.text, area.width() - 4.0f, font, "annotation");
-    // At its anchor, else a whole line up or down at a time, else half its width to either side,
+    // At its anchor, else a whole line up or down at a time, else half or a whole width to either side,
     // then the same at 0.85× and 0.72× the font (as data labels shrink).
     std::optional<Box> chosen;
     float size = font;
-    for (const float scale : {1.0f, 0.85f, 0.72f}) {
-      size = scale * font;
-      const float width = builder.text_width(fitted, size);
-      float left = anchor.x;
-      if (annotation.align == TextAlign::Center) left -= 0.5f * width;
-      if (annotation.align == TextAlign::Right) left -= width;
-      const float line = 1.1f * size;
-      for (const float shift : {0.0f, -0.5f * width, 0.5f * width}) {
-        for (int step = 0; step <= 12 && !chosen; ++step) {
-          const float offset = (step % 2 == 1 ? -1.0f : 1.0f) * static_cast<float>((step + 1) / 2) * line;
-          const Box box = inside(left + shift, anchor.y - 0.5f * size + offset, width, size);
-          if (std::none_of(labels.begin(), labels.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
+    for (const bool off_data : {true, false}) {
+      for (const float scale : {1.0f, 0.85f, 0.72f}) {
+        size = scale * font;
+        const float width = builder.text_width(fitted, size);
+        float left = anchor.x;
+        if (annotation.align == TextAlign::Center) left -= 0.5f * width;
+        if (annotation.align == TextAlign::Right) left -= width;
+        const float line = 1.1f * size;
+        for (const float shift : {0.0f, -0.5f * width, 0.5f * width, -width, width}) {
+          for (int step = 0; step <= 16 && !chosen; ++step) {
+            const float offset = (step % 2 == 1 ? -1.0f : 1.0f) * static_cast<float>((step + 1) / 2) * line;
+            const Box box = inside(left + shift, anchor.y - 0.5f * size + offset, width, size);
+            if (std::any_of(labels.begin(), labels.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
+              continue;
+            if (off_data && covers_any(box, marks)) continue;
             chosen = box;
+          }
+          if (chosen) break;
         }
         if (chosen) break;
       }
@@ -1127,6 +1149,7 @@ VerticalPlan plan_vertical(const Builder& builder, bool has_x_label) {
       bottom -= builder.gap;
     }
     bottom -= builder.font + builder.tick_length + builder.gap;  // x tick labels
+    bottom -= static_cast<float>(builder.x_tick_rows - 1) * 1.1f * builder.font;
     plan.area_bottom = bottom;
     if (plan.area_bottom - plan.area_top >= minimum_area) break;
   }
@@ -1135,13 +1158,38 @@ VerticalPlan plan_vertical(const Builder& builder, bool has_x_label) {
   return plan;
 }
 
-void layout_series_plot(Builder& builder) {
+// False when the x label was written beside the tick labels and took the place of one of them: the
+// caller lays the plot out again with the label on its own line (a bar's "2" is worth the line).
+bool layout_series_plot(Builder& builder, bool allow_x_label_beside_ticks) {
   const Plot& plot = builder.plot;
   Scene& scene = builder.scene;
+  if (!plot.x.tick_names.empty() && plot.x.tick_values.empty()) {
+    // Category names side by side with 0.6 em between them, in a data area about 7 em narrower than
+    // the plot: a second row when they would not fit.
+    float names = 0.0f;
+    for (const std::string& name : plot.x.tick_names)
+      names += builder.text_width(name, builder.font) + 0.6f * builder.font;
+    if (names > scene.width - 7.0f * builder.font) builder.x_tick_rows = 2;
+  }
   VerticalPlan plan = plan_vertical(builder, !plot.x.label.empty());
+  // A short plot (a classroom font in a small panel) writes its x-axis label at the right end of the
+  // tick labels' row, as Observable Plot does, rather than on a line of its own: the data area gets
+  // that line (at 1024×768 and font 1.5, a sixth of its height). A label wider than half the plot
+  // keeps its own line.
+  const float x_label_width = builder.text_width(plot.x.label, builder.font);
+  bool x_label_beside_ticks = false;
+  if (allow_x_label_beside_ticks && plan.show_axis_labels && !plot.x.label.empty() &&
+      plan.area_bottom - plan.area_top < 0.55f * scene.height && x_label_width <= 0.5f * scene.width &&
+      builder.x_tick_rows == 1) {
+    const VerticalPlan compact = plan_vertical(builder, false);
+    if (compact.show_axis_labels) {
+      plan = compact;
+      x_label_beside_ticks = true;
+    }
+  }
   if (plan.area_bottom - plan.area_top < builder.font) {
     builder.problem("data area", "left out (plot too small)");
-    return;  // too small for axes: the frame alone
+    return true;  // too small for axes: the frame alone
   }
   // A y label longer than the axis is tall reads across, on a line of its own above the axes
   // ("mean entropy (nats)" on a short plot), instead of being cut.
@@ -1194,7 +1242,7 @@ void layout_series_plot(Builder& builder) {
   };
   if (!lay(0.0f, false, y_hi)) {
     builder.problem("data area", "left out (plot too narrow)");
-    return;
+    return true;
   }
   // A legend that no corner keeps off the data moves (matplotlib's answers, in this order):
   // outside, right of the data area, when it takes at most 45 % of the width and the data labels
@@ -1215,6 +1263,24 @@ void layout_series_plot(Builder& builder) {
     if (outside <= 0.5f * area_width && widest_data_label <= area_width - outside - 8.0f) {
       scene.problems = problems_before;
       fixed = lay(outside, false, y_hi) && legend && !legend->covers_data;
+      // Beside the data it costs a column; flat in a band above it costs a line or two: in a wide,
+      // short panel (a histogram at classroom sizes) the band leaves the data more room, so the
+      // larger data area wins.
+      if (fixed) {
+        const float beside_area = scene.data_area.width() * scene.data_area.height();
+        scene.problems = problems_before;
+        bool above = lay(0.0f, true, y_hi) && legend;
+        if (above) {
+          const float band = legend->box.height() + builder.pad;
+          scene.problems = problems_before;
+          above = lay(0.0f, true, y_hi, band) && legend && !legend->covers_data &&
+                  scene.data_area.width() * scene.data_area.height() > beside_area;
+        }
+        if (!above) {
+          scene.problems = problems_before;
+          lay(outside, false, y_hi);
+        }
+      }
     }
     for (const bool flat : {true, false}) {
       if (fixed) break;
@@ -1252,6 +1318,29 @@ void layout_series_plot(Builder& builder) {
     }
   }
 
+  // The x label at the row's right end. On a numeric axis the tick labels it would cover give way
+  // while two stay (the others still set the scale); an axis of indices or names keeps every label,
+  // so its x label goes back to its own line.
+  const Box x_label_box{scene.width - builder.pad - x_label_width,
+                        scene.data_area.y1 + builder.tick_length + builder.gap, scene.width - builder.pad,
+                        scene.data_area.y1 + builder.tick_length + builder.gap + builder.font};
+  if (x_label_beside_ticks) {
+    const bool keeps_every_label = plot.x.integer_ticks || !plot.x.tick_names.empty();
+    int kept = 0;
+    for (PlacedTick& tick : x_ticks) {
+      if (tick.label.empty()) continue;
+      const float start = std::clamp(tick.px - 0.5f * tick.label_width, builder.pad,
+                                     std::max(builder.pad, scene.width - builder.pad - tick.label_width));
+      if (start + tick.label_width <= x_label_box.x0 - 0.6f * builder.font) {
+        ++kept;
+      } else if (keeps_every_label) {
+        return false;
+      } else {
+        tick.label.clear();
+      }
+    }
+    if (kept < 2) return false;
+  }
   add_x_ticks(builder, x_ticks, scene.data_area, true);
   add_y_ticks(builder, y_ticks, scene.data_area, true);
   scene.data_marks = data_marks(builder);
@@ -1259,7 +1348,10 @@ void layout_series_plot(Builder& builder) {
   add_series(builder, legend ? std::optional<Box>(legend->box) : std::nullopt);
   builder.add(RectShape{scene.data_area, std::nullopt, builder.style.axis, 1.0f});
   if (plan.show_title) add_title(builder, 0.5f * (scene.data_area.x0 + scene.data_area.x1));
-  if (plan.show_axis_labels) add_x_label(builder, plot.x.label, plan.x_label_top, scene.data_area);
+  if (x_label_beside_ticks)
+    builder.text(plot.x.label, {x_label_box.x0, x_label_box.y0}, builder.font, builder.style.text, TextRole::AxisLabel);
+  else if (plan.show_axis_labels)
+    add_x_label(builder, plot.x.label, plan.x_label_top, scene.data_area);
   if (y_label_across) {
     const std::string fitted = builder.fit(plot.y.label, scene.width - 2.0f * builder.pad, builder.font, "axis label");
     builder.text(fitted, {builder.pad, y_label_across_top}, builder.font, builder.style.text, TextRole::AxisLabel);
@@ -1272,6 +1364,7 @@ void layout_series_plot(Builder& builder) {
                        plan.area_bottom + builder.tick_length + builder.gap + builder.font, builder.style.text);
   }
   if (legend) add_legend(builder, *legend);
+  return true;
 }
 
 // [SECTION] Heatmap layout
@@ -1283,6 +1376,9 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   const std::string& y_label = heatmap.y_label.empty() ? plot.y.label : heatmap.y_label;
   const bool valid = heatmap_has_cells(heatmap);
   VerticalPlan plan = plan_vertical(builder, !x_label.empty());
+  // A map needs no half line above its grid for a top tick label: its row labels and its colour
+  // bar's end labels are kept inside the grid's height (add_y_ticks' band), so the grid takes it.
+  plan.area_top -= 0.5f * builder.font;
   if (!valid || plan.area_bottom - plan.area_top < builder.font) {
     if (valid) builder.problem("data area", "left out (plot too small)");
     if (plan.show_title) add_title(builder, 0.5f * scene.width);
@@ -1312,8 +1408,8 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   auto measure = [&] {
     left_part = builder.pad + (show_y_label ? builder.font + builder.gap : 0.0f) + row_label_width + builder.gap +
                 builder.tick_length;
-    right_part = 2.0f * builder.gap + builder.pad + colorbar_width + builder.tick_length + builder.gap +
-                 colorbar_label_width + (show_colorbar_label ? builder.gap + builder.font : 0.0f) + builder.pad;
+    right_part = builder.gap + builder.pad + colorbar_width + builder.tick_length + builder.gap + colorbar_label_width +
+                 (show_colorbar_label ? builder.gap + builder.font : 0.0f) + builder.pad;
     available_width = scene.width - left_part - right_part;
   };
   measure();
@@ -1342,6 +1438,8 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   }
   const float shift_x = 0.5f * (available_width - grid_width);
   const float shift_y = 0.5f * (available_height - grid_height);
+  scene.slack_x = available_width - grid_width;
+  scene.slack_y = available_height - grid_height;
   const Box grid{left_part + shift_x, plan.area_top + shift_y, left_part + shift_x + grid_width,
                  plan.area_top + shift_y + grid_height};
   scene.data_area = grid;
@@ -1355,20 +1453,21 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
       place_ticks(builder, column_axis, scene.x_map, true, builder.pad, scene.width - builder.pad);
   const auto row_ticks = place_ticks(builder, row_axis, scene.y_map, false, 0.0f, scene.height);
   add_x_ticks(builder, column_ticks, grid, false);
-  add_y_ticks(builder, row_ticks, grid, false);
+  add_y_ticks(builder, row_ticks, grid, false, false, plan.area_top);
 
   // The colorbar spans the grid's height, never more (a bar taller than its map reads as a
   // different scale); a flat strip of a map gets a bar of at least two text lines, centred on it.
   const float bar_height = std::max(grid_height, std::min(2.2f * builder.font, available_height));
   const float bar_top = std::max(plan.area_top, 0.5f * (grid.y0 + grid.y1) - 0.5f * bar_height);
   const float bar_bottom = std::min(plan.area_bottom, bar_top + bar_height);
-  const Box bar{grid.x1 + 2.0f * builder.gap + builder.pad, bar_top,
-                grid.x1 + 2.0f * builder.gap + builder.pad + colorbar_width, bar_bottom};
+  const Box bar{grid.x1 + builder.gap + builder.pad, bar_top, grid.x1 + builder.gap + builder.pad + colorbar_width,
+                bar_bottom};
   builder.add(ColorbarShape{bar, resolve_colormap(heatmap.colormap, builder.style.sequential_colormap)});
+  scene.colorbar = bar;
   builder.add(RectShape{bar, std::nullopt, builder.style.axis, 1.0f});
   const AxisMap colorbar_map{value_lo, value_hi, bar.y1, bar.y0, Scale::Linear};
   const auto colorbar_ticks = colorbar_ticks_with_ends(builder, colorbar_axis, colorbar_map, scene.height);
-  add_y_ticks(builder, colorbar_ticks, bar, false, true);
+  add_y_ticks(builder, colorbar_ticks, bar, false, true, bar.y0, std::max(bar.y1, bar.y0 + builder.font));
 
   const float bottom_of_ticks = grid.y1 + builder.tick_length + builder.gap + builder.font;
   if (plan.show_title) add_title(builder, 0.5f * (grid.x0 + grid.x1));
@@ -1376,11 +1475,11 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   if (show_y_label) {
     add_vertical_label(builder, y_label,
                        grid.x0 - row_label_width - builder.gap - builder.tick_length - builder.gap - builder.font,
-                       grid.y0, grid.y1, plan.area_top - 0.5f * builder.font, bottom_of_ticks, builder.style.text);
+                       grid.y0, grid.y1, plan.area_top, bottom_of_ticks, builder.style.text);
   }
   if (show_colorbar_label) {
     const float label_left = bar.x1 + builder.tick_length + builder.gap + widest_label(colorbar_ticks) + builder.gap;
-    add_vertical_label(builder, heatmap.colorbar_label, label_left, bar.y0, bar.y1, plan.area_top - 0.5f * builder.font,
+    add_vertical_label(builder, heatmap.colorbar_label, label_left, bar.y0, bar.y1, plan.area_top,
                        std::max(bottom_of_ticks, bar.y1), builder.style.text);
   }
 }
@@ -1415,6 +1514,59 @@ Box text_box(const TextShape& text) {
 
 float resolved_font_size(const Style& style, float fallback_px) {
   return style.font_size > 0.0f ? style.font_size : fallback_px;
+}
+
+std::vector<double> drawn_values(const Plot& plot, const Scene& scene, bool& cells_left_out) {
+  std::vector<double> values;
+  cells_left_out = false;
+  if (!scene.has_data_area) return values;
+  const Box& area = scene.data_area;
+  const auto x_inside = [&](double x) {
+    const float px = scene.x_map.to_px(x);
+    return std::isfinite(px) && px >= area.x0 - 0.5f && px <= area.x1 + 0.5f;
+  };
+  const auto y_inside = [&](double y) {
+    const float px = scene.y_map.to_px(y);
+    return std::isfinite(px) && px >= area.y0 - 0.5f && px <= area.y1 + 0.5f;
+  };
+  const auto point = [&](double x, double y) {
+    if (!x_inside(x) || !y_inside(y)) return;
+    values.push_back(x);
+    values.push_back(y);
+  };
+  if (plot.heatmap) {
+    const Heatmap& map = *plot.heatmap;
+    constexpr long long most_cells = 256 * 256;
+    if (!heatmap_has_cells(map)) return values;
+    if (static_cast<long long>(map.rows) * map.cols > most_cells) {
+      cells_left_out = true;
+      return values;
+    }
+    std::vector<float> scratch;
+    for (int row = 0; row < map.rows; ++row)
+      for (const float cell : heatmap_row(map, row, scratch)) values.push_back(cell);
+    return values;
+  }
+  for (const LineSeries& line : plot.lines) {
+    for (std::size_t k = 0; k < std::min(line.x.size(), line.y.size()); ++k) point(line.x[k], line.y[k]);
+    for (std::size_t k = 0; k < std::min(line.x.size(), line.band_low.size()); ++k) point(line.x[k], line.band_low[k]);
+    for (std::size_t k = 0; k < std::min(line.x.size(), line.band_high.size()); ++k)
+      point(line.x[k], line.band_high[k]);
+  }
+  for (const BarSeries& bars : plot.bars)
+    for (std::size_t k = 0; k < std::min(bars.x.size(), bars.y.size()); ++k)
+      if (x_inside(bars.x[k]) && std::isfinite(bars.y[k])) {
+        values.push_back(bars.x[k]);
+        values.push_back(bars.y[k]);
+      }
+  for (const ScatterSeries& scatter : plot.scatters)
+    for (std::size_t k = 0; k < std::min(scatter.x.size(), scatter.y.size()); ++k) point(scatter.x[k], scatter.y[k]);
+  for (const VLine& line : plot.vlines)
+    if (x_inside(line.x)) values.push_back(line.x);
+  for (const HLine& line : plot.hlines)
+    if (y_inside(line.y)) values.push_back(line.y);
+  for (const Annotation& annotation : plot.annotations) point(annotation.x, annotation.y);
+  return values;
 }
 
 Color line_color(const Plot& plot, std::size_t line_index, const Style& style) {
@@ -1466,31 +1618,55 @@ float dash_gap(float line_width) { return std::max(3.0f, 2.5f * line_width); }
 
 Scene layout_plot(const Plot& plot, float width, float height, const Style& style, float font_size_px,
                   const TextWidthFn& text_width) {
-  Scene scene;
-  scene.width = width;
-  scene.height = height;
-  Builder builder{plot, style, text_width, scene};
-  builder.font = font_size_px;
-  builder.title_font = 1.15f * font_size_px;
-  builder.title_lines = plan_title(builder);
-  builder.pad = style.padding;
-  builder.gap = std::max(2.0f, 0.25f * font_size_px);
-  builder.tick_length = std::max(3.0f, 0.3f * font_size_px);
+  for (const bool x_label_beside_ticks : {true, false}) {
+    Scene scene;
+    scene.width = width;
+    scene.height = height;
+    Builder builder{plot, style, text_width, scene};
+    builder.font = font_size_px;
+    builder.title_font = 1.15f * font_size_px;
+    builder.title_lines = plan_title(builder);
+    builder.pad = style.padding;
+    builder.gap = std::max(2.0f, 0.25f * font_size_px);
+    builder.tick_length = std::max(3.0f, 0.3f * font_size_px);
 
-  // Half-px inset so the 1 px frame stroke lands on whole pixels.
-  const std::optional<Color> frame_fill = style.fill_background ? std::optional<Color>(style.background) : std::nullopt;
-  builder.add(RectShape{{0.5f, 0.5f, width - 0.5f, height - 0.5f}, frame_fill, style.frame, 1.0f});
-  if (plot.heatmap) {
-    layout_heatmap(builder, *plot.heatmap);
-  } else {
-    layout_series_plot(builder);
+    // Half-px inset so the 1 px frame stroke lands on whole pixels.
+    const std::optional<Color> frame_fill =
+        style.fill_background ? std::optional<Color>(style.background) : std::nullopt;
+    builder.add(RectShape{{0.5f, 0.5f, width - 0.5f, height - 0.5f}, frame_fill, style.frame, 1.0f});
+    if (plot.heatmap) {
+      layout_heatmap(builder, *plot.heatmap);
+      return scene;
+    }
+    if (layout_series_plot(builder, x_label_beside_ticks)) return scene;
   }
-  return scene;
+  return Scene{};  // not reached: the second pass always lays the plot out
 }
 
 }  // namespace smlab::plot::detail
 
 namespace smlab::plot {
+
+PlotFit fit_plot(const Plot& plot, ImVec2 size, const Style& style, float font_size_px, const TextWidthFn& text_width) {
+  const TextWidthFn& measure = text_width ? text_width : TextWidthFn(estimate_text_width);
+  detail::Scene scene = detail::layout_plot(plot, size.x, size.y, style, font_size_px, measure);
+  PlotFit fit;
+  fit.size = size;
+  if (scene.slack_x > 0.5f || scene.slack_y > 0.5f) {
+    // The same grid in a frame without the slack: the cell size is min(width/cols, height/rows) of
+    // the room left, and that room shrinks by exactly the slack.
+    fit.size = ImVec2(std::floor(size.x - scene.slack_x), std::floor(size.y - scene.slack_y));
+    scene = detail::layout_plot(plot, fit.size.x, fit.size.y, style, font_size_px, measure);
+  }
+  fit.has_data_area = scene.has_data_area;
+  fit.complete = scene.problems.empty();
+  if (scene.has_data_area) {
+    detail::Box data = scene.data_area;
+    if (scene.colorbar) data.x1 = std::max(data.x1, scene.colorbar->x1);
+    fit.data = {data.x0, data.y0, data.x1, data.y1};
+  }
+  return fit;
+}
 
 std::vector<std::pair<std::size_t, std::size_t>> overlapping_texts(const std::vector<PlacedText>& texts,
                                                                    float tolerance) {

@@ -103,6 +103,10 @@ struct Scene {
   std::vector<std::string> problems;
   std::vector<Box> data_marks;    // where series data is drawn (series plots only)
   std::optional<Box> legend_box;  // the legend's frame, when it has one
+  std::optional<Box> colorbar;    // a heatmap's colour bar (the key to its cells' colours)
+  // Room the data area leaves unused inside the frame, each way: a heatmap with square cells in a
+  // panel of another shape. A frame this much smaller holds the same grid.
+  float slack_x = 0.0f, slack_y = 0.0f;
 };
 
 // Font size in px the renderers use for a style (Style::font_size 0 → fallback).
@@ -112,6 +116,10 @@ float resolved_font_size(const Style& style, float fallback_px);
 // `text_width` must be callable; `font_size_px` replaces Style::font_size.
 Scene layout_plot(const Plot& plot, float width, float height, const Style& style, float font_size_px,
                   const TextWidthFn& text_width);
+
+// The values `plot` draws inside the data area of its `scene` (PlotRecord::drawn_values); sets
+// `cells_left_out` when a heatmap is too large to list.
+std::vector<double> drawn_values(const Plot& plot, const Scene& scene, bool& cells_left_out);
 
 // Colours after automatic assignment; the index order is lines, bars, scatters.
 Color line_color(const Plot& plot, std::size_t line_index, const Style& style);

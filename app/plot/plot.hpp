@@ -211,7 +211,9 @@ struct HoverWords {
 
 // [SECTION] Layout report (what a frame placed, for tests that check the layout itself)
 
-enum class TextRole { Title, AxisLabel, TickLabel, Legend, DataLabel };
+// DataLabel: an annotation (Plot::annotations); LineLabel: a reference line's label, which the layout
+// keeps off the data where it can but beside its own line (crowded lines may leave it nowhere else).
+enum class TextRole { Title, AxisLabel, TickLabel, Legend, DataLabel, LineLabel };
 
 // One text as laid out, in screen px (its box: the glyphs' advance width × the font size).
 struct PlacedText {
@@ -239,6 +241,12 @@ struct PlotRecord {
   // legend's box, for covering_data().
   std::vector<ScreenBox> data_marks;
   std::optional<ScreenBox> legend_box;
+  std::optional<ScreenBox> colorbar;  // a heatmap's colour bar
+  // The values the plot draws inside its data area: both coordinates of line and scatter points
+  // and band ends, bar positions and heights, reference lines, annotation anchors and the cells of
+  // maps up to 256 × 256 (larger ones: `cells_left_out`). What a lesson may quote of this plot.
+  std::vector<double> drawn_values;
+  bool cells_left_out = false;
 };
 
 struct LayoutReport {
@@ -250,10 +258,9 @@ struct LayoutReport {
 std::vector<std::pair<std::size_t, std::size_t>> overlapping_texts(const std::vector<PlacedText>& texts,
                                                                    float tolerance = 1.0f);
 
-// Texts in front of the data: one line per legend box (and, with `labels`, per data label) that
+// Texts in front of the data: one line per legend box (and, with `labels`, per annotation) that
 // covers a data mark by more than `tolerance` px in both directions ("legend covers data",
-// "label \"…\" covers data"). Data labels are often meant to sit on their curve (a marker's name),
-// so the layout tests check legends; labels are for looking.
+// "label \"…\" covers data"). Reference-line labels (TextRole::LineLabel) are not counted.
 std::vector<std::string> covering_data(const PlotRecord& record, bool labels = false, float tolerance = 1.0f);
 
 struct Style {
@@ -299,6 +306,19 @@ struct Interaction {
   double x = 0.0, y = 0.0;                 // data coordinates under the mouse (heatmap: column, row)
   int heatmap_row = -1, heatmap_col = -1;  // the cell under the mouse, -1 outside
 };
+
+// How `plot` fills a frame of `size` px: the frame it needs (a heatmap with square cells gives up the
+// room its grid leaves on either side, so its frame hugs the map), and where its data area falls in
+// that frame (a heatmap's: its grid and its colour bar). Layouts size cells by what they leave the
+// data (panels/lesson_layout.hpp). `text_width` as for to_svg (empty: estimate_text_width).
+struct PlotFit {
+  ImVec2 size{};
+  bool has_data_area = false;
+  ScreenBox data{};
+  bool complete = false;  // the layout gave nothing up (no title, label or legend shortened or left out)
+};
+PlotFit fit_plot(const Plot& plot, ImVec2 size, const Style& style, float font_size_px,
+                 const TextWidthFn& text_width = {});
 
 // Draws `plot` as one ImGui item of `size` px at the cursor (a component ≤ 0 means the available
 // region plus that amount, so 0 fills the rest of the window's content region) and shows

@@ -40,7 +40,9 @@ Style projector_style() {
   style.font_size = 22.0f;
   style.line_scale = 2.0f;
   style.marker_scale = 1.8f;
-  style.padding = 9.0f;
+  // The same padding as the other looks: the app scales it with the UI (15 px of it at font 1.5
+  // took a data area's worth of height from the back row's plots, issue #25).
+  style.padding = 6.0f;
   return style;
 }
 

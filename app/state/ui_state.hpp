@@ -63,6 +63,45 @@ struct LessonState {
   std::optional<double> guess;
   std::string typed_guess;  // the typed-guess field as typed: committed as it reads (parse_guess)
   std::string guess_error;  // a refused guess, shown under the field
+  // This frame's lesson layout (panels/lesson_layout.hpp): draw_main_window places the step's panels
+  // and leaves the text block's box here; draw_lesson draws the text (or presenter caption) in it.
+  struct TextBox {
+    ImVec2 min, max;
+    float scale = 1.0f;   // the text's size, × the UI font
+    bool placed = false;  // false: not laid out this frame (the step's view is not shown)
+    bool fits = true;     // false: the text block scrolls (the layout found no arrangement that fits)
+  } text_box;
+  // The plots' frames of that layout, and what it was planned for: it is planned again only when
+  // one of these changes (planning lays each plot out once per candidate arrangement).
+  struct Plan {
+    std::vector<ImVec2> plot_min, plot_max;
+    bool plots_fit = true;
+    struct Key {
+      std::pair<std::size_t, std::size_t> step{};
+      View view = View::dashboard;
+      float area[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      float font_size = 0.0f;
+      int language = -1, theme = -1;
+      bool presenter = false, revealed = false, answer_ready = false, plots_built = false;
+      bool answer_converged = false;  // a Monte Carlo answer's lines replace "converging" once it has
+      std::size_t plots = 0;
+      std::string typed;
+      std::vector<std::string> notes;
+      // The plots are of the step's own Params: those of the step before, still shown on its first
+      // frames, planned it wrong. (A slider moved during the step keeps the plan: no replanning
+      // every frame of a drag.)
+      bool plots_of_step = false;
+      friend bool operator==(const Key&, const Key&) = default;
+    };
+    std::optional<Key> key;
+  } plan;
+  std::vector<std::string> notes;  // the shown lab's notes, for a step that shows them ("notes")
+  bool controls_shown = false;     // the control column beside the lesson (Ctrl+B, « »): hidden at first
+  // Presenter mode answers a predict step from the keyboard: the number typed so far, or the choice
+  // picked with its digit; both belong to the step they were typed on.
+  std::string presenter_typed;
+  int presenter_choice = -1;
+  std::optional<std::pair<std::size_t, std::size_t>> presenter_typed_step;
 };
 
 // A pointer gesture on a plot (panels/pointer_gestures.hpp), from the press to the release.
@@ -106,6 +145,18 @@ struct UiState {
   // went above their controls (the column too narrow for both side by side). For the layout tests.
   float controls_slider_width = 0.0f, controls_font_size = 0.0f;
   bool controls_labels_above = false;
+  // A view's smallest readable grid cell (panels/dashboard.cpp) and what it was found for: the plots'
+  // own margins decide it, so it is looked for again only when the view, font or language change.
+  struct GridCell {
+    struct Key {
+      int view = -1, language = -1, theme = -1;
+      float font_size = 0.0f;
+      std::size_t plots = 0;
+      friend bool operator==(const Key&, const Key&) = default;
+    };
+    std::optional<Key> key;
+    ImVec2 size{};
+  } grid_cell;
   PresetList presets = std::vector<Preset>{};         // the Presets combo; an Error if presets.json did not load
   int preset_index = 0;                               // the combo's selection
   i18n::Language language = i18n::Language::English;  // the language combo; App applies it between frames

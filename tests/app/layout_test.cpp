@@ -54,8 +54,10 @@ std::string describe(const char* what, Size size, const Look& look) {
   return out.str();
 }
 
-// Every defect of this frame's layout, one line each.
-std::vector<std::string> layout_defects(const UiState& ui, const std::string& where) {
+// Every defect of this frame's layout, one line each. `minimum_size`: each plot has the grid's
+// readable minimum (a view's grid); a lesson step's plots are sized by what they leave their data
+// instead (panels/lesson_layout.hpp), which lesson_screens_test checks.
+std::vector<std::string> layout_defects(const UiState& ui, const std::string& where, bool minimum_size = true) {
   std::vector<std::string> defects;
   if (ui.layout_report.plots.empty()) defects.push_back(where + ": no plot was laid out");
   for (const plot::PlotRecord& record : ui.layout_report.plots) {
@@ -63,14 +65,26 @@ std::vector<std::string> layout_defects(const UiState& ui, const std::string& wh
     std::vector<std::string> found;
     const float em = record.font_size;
     const float width = record.x1 - record.x0, height = record.y1 - record.y0;
-    if (width + 1.0f < min_plot_width_em * em || height + 1.0f < min_plot_height_em * em)
+    if (minimum_size && (width + 1.0f < min_plot_width_em * em || height + 1.0f < min_plot_height_em * em))
       defects.push_back(at + "smaller than the minimum: " + std::to_string(width) + "x" + std::to_string(height) +
                         " px at " + std::to_string(em) + " px font");
     if (!record.has_data_area) defects.push_back(at + "no data area");
     for (const std::string& problem : record.problems) found.push_back(problem);
     for (const auto& [a, b] : plot::overlapping_texts(record.texts))
       found.push_back("labels overlap: \"" + record.texts[a].text + "\" and \"" + record.texts[b].text + "\"");
-    for (std::string& covering : plot::covering_data(record)) found.push_back(std::move(covering));
+    // Legends and annotations keep off the data marks (issue #25). A lesson step's data area is
+    // readable: 120 px each way and 40 % of the panel (a map's colour bar counts: it is the key to
+    // its cells). Not yet asked of a view's grid: at projector 1.5 four plots miss it (a two-line
+    // title and a legend row above the data: dashboard/gradient 506x218 in 651x480).
+    for (std::string& covering : plot::covering_data(record, true)) found.push_back(std::move(covering));
+    if (!minimum_size && record.has_data_area) {
+      const float right = record.colorbar ? std::max(record.data_x1, record.colorbar->x1) : record.data_x1;
+      const float data_width = right - record.data_x0, data_height = record.data_y1 - record.data_y0;
+      if (data_width < 119.5f || data_height < 119.5f || data_width * data_height < 0.4f * width * height)
+        found.push_back("data area " + std::to_string(static_cast<int>(data_width)) + "x" +
+                        std::to_string(static_cast<int>(data_height)) + " px in a panel of " +
+                        std::to_string(static_cast<int>(width)) + "x" + std::to_string(static_cast<int>(height)));
+    }
     for (const std::string& defect : found) defects.push_back(at + defect);
   }
   return defects;
@@ -142,7 +156,7 @@ class ClassroomLayout : public ::testing::Test {
         ui.select_view_tab = true;
         render();
         const std::string where = ui.lessons.lessons[lesson].name + " step " + std::to_string(step + 1);
-        for (std::string& defect : layout_defects(ui, describe(where.c_str(), size, look)))
+        for (std::string& defect : layout_defects(ui, describe(where.c_str(), size, look), false))
           defects.push_back(std::move(defect));
         // The step's highlighted panel is on screen: the content scrolled to it if it was below.
         const ImGuiWindow* content = nullptr;
@@ -281,7 +295,8 @@ TEST_F(ClassroomLayout, SliderFramesStandOutFromTheColumnInEveryTheme) {
   }
 }
 
-// Presenter mode: the step's panel takes most of the window (here at least half of it).
+// Presenter mode: the step's panels take a large part of the window (at least a third: the caption
+// beside or under them has the rest, a map's frame hugs its grid), and the caption covers none of them.
 TEST_F(ClassroomLayout, PresenterModeFillsTheWindowWithTheStepsPanel) {
   const Look look{Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"};
   set_look(look, {1280, 720});
@@ -294,10 +309,15 @@ TEST_F(ClassroomLayout, PresenterModeFillsTheWindowWithTheStepsPanel) {
     const std::string where = ui.lessons.lessons[lesson].name + " step 1 presenter";
     ASSERT_FALSE(ui.placed_plots.empty()) << where;
     float area = 0.0f;
-    for (const PlacedPlot& placed : ui.placed_plots)
+    const LessonState::TextBox& caption = ui.lesson.text_box;
+    for (const PlacedPlot& placed : ui.placed_plots) {
       area += (placed.max.x - placed.min.x) * (placed.max.y - placed.min.y);
-    EXPECT_GT(area, 0.5f * 1280.0f * 720.0f) << where;
-    report(layout_defects(ui, describe(where.c_str(), {1280, 720}, look)));
+      const bool covered = std::min(placed.max.x, caption.max.x) - std::max(placed.min.x, caption.min.x) > 1.0f &&
+                           std::min(placed.max.y, caption.max.y) - std::max(placed.min.y, caption.min.y) > 1.0f;
+      EXPECT_FALSE(covered) << where << ": the caption lies over " << placed.name;
+    }
+    EXPECT_GT(area, 1280.0f * 720.0f / 3.0f) << where;
+    report(layout_defects(ui, describe(where.c_str(), {1280, 720}, look), false));
   }
   ui.presenter = false;
   close_lesson(ui);

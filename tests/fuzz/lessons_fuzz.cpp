@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   smlab::Params previous;
   for (const smlab::app::LessonStep& step : lesson.steps) {
     require(smlab::validate(step.params).ok());
-    require(smlab::app::find_lesson_panel(step.view, step.panel) != nullptr);
+    require(!smlab::app::panel_entry_plots(step.view, step.panel).empty());
+    require(!smlab::app::step_plots(step).empty());
     require(!step.title.english.empty() && !step.title.chinese.empty());
     for (double progress : {0.0, 0.25, 0.5, 0.999}) {
       const smlab::Params mid =

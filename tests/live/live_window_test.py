@@ -37,8 +37,9 @@ LESSONS_COMBO = (150, 507)
 FILE_MENU, EXPORT_PNG_ITEM = (30, 20), (150, 135)
 COLUMN_TOGGLE = (402, 20)  # the << button left of the view tabs
 MENU_RIGHT = (240, 40, 130, 150)  # the right part of an open File menu (shortcuts), over plain labels
-# The lesson panel of homework:1 (a typed question): the guess field and its Commit button.
-GUESS_FIELD, GUESS_COMMIT = (57, 638), (164, 638)
+# The lesson panel of homework:1 (a typed question): the guess field and its Commit button (the
+# lesson view: the text block at the top left, the column hidden).
+GUESS_FIELD, GUESS_COMMIT = (117, 305), (284, 305)
 LANGUAGE_COMBO, LANGUAGE_CHINESE = (120, 772), (60, 745)
 # After switching to Chinese the column is one line shorter above the Look section.
 THEME_COMBO_ZH, THEME_PROJECTOR_ZH = (120, 697), (60, 768)
@@ -731,14 +732,14 @@ def run_two_windows_on_one_home(binary, display, tmp, captures):
 
 def run_touch_the_plots(binary, display, tmp, captures):
     """Issue #25: the picture can be touched. Dragging key 5's bar of the distribution (window
-    coordinates of a 1400x800 dashboard) up raises its weight through its score; Ctrl+Z takes the drag back."""
+    coordinates of a 1400x800 dashboard: the bar's top at y = 264, weight 1 at y = 86) up raises its weight through its score; Ctrl+Z takes the drag back."""
     import math
     home = os.path.join(tmp, "home-j")
     app = App(binary, display, home, captures, "j")
     try:
         if app.find_window() is None or app.wait_until_drawn() is None:
             return check("dragging a distribution bar sets its weight", False, "the window never drew")
-        app.drag((535, 350), (535, 130), steps=10)
+        app.drag((595, 264), (595, 100), steps=10)  # key 5's bar (weight 0.116) up to about 0.9
         app.capture("bar-dragged")
         session = app.save_session() or {}
         scores = scores_of(session)
