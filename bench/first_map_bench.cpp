@@ -13,8 +13,8 @@ int main(int argc, char** argv) {
   smlab::draw_gaussian(q, 1, smlab::Stream::queries, length, dim);
   smlab::draw_gaussian(k, 1, smlab::Stream::keys, length, dim);
   std::vector<smlab::RoleArray> arrays;
-  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4"}, "q.npy"});
-  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4"}, "k.npy"});
+  arrays.push_back({smlab::ArrayRole::queries, smlab::NdArray{"q", {length, dim}, q.values, "<f4", {}}, "q.npy"});
+  arrays.push_back({smlab::ArrayRole::keys, smlab::NdArray{"k", {length, dim}, k.values, "<f4", {}}, "k.npy"});
   const auto assembled = smlab::assemble_import(std::move(arrays), {}, {"q.npy", "k.npy"}, "");
   smlab::Params params;
   if (!assembled.ok() || !smlab::attach_import(params, *assembled).ok()) return 2;
