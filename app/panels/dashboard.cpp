@@ -464,7 +464,8 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
         return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
       };
-      request.fit = [&](std::size_t index, ImVec2 size) {
+      // font_size and measure by value: this block ends before plan_lesson_layout calls the fit.
+      request.fit = [&shown, &style, font_size, measure](std::size_t index, ImVec2 size) {
         return plot::fit_plot(shown[index]->plot, size, style, font_size, measure);
       };
     }
