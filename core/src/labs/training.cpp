@@ -299,8 +299,12 @@ struct Prefix {
       count[t + 1] = count[t] + (finite ? 1 : 0);
     }
   }
-  // The mean of the finite values of steps first+1 … last (NaN when none).
+  // The mean of the finite values of steps first+1 … last (NaN when none). Steps past the recorded
+  // history have no values: a run resumed from saved weights counts its earlier steps but has no
+  // history of them (AddressSanitizer caught reading past the sums in Trainer's weights test).
   double mean(std::size_t first, std::size_t last) const {
+    last = std::min(last, count.size() - 1);
+    first = std::min(first, last);
     const int n = count[last] - count[first];
     return n > 0 ? (sum[last] - sum[first]) / n : kNaN;
   }
