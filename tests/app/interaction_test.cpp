@@ -1019,9 +1019,11 @@ TEST_F(Touch, DraggingALivePointAlongTheParabolaMovesTSoThatKeysWeightFollows) {
     return std::abs(hit.x - 0.8) < 0.006;
   });
   ASSERT_TRUE(at_point_eight) << "x from " << lowest << " to " << highest;
+  // The scores copied first: the gesture's recompute replaces (and frees) the snapshot `snap` points at.
+  const std::vector<double> scores = snap->scores;
   gesture({*point, ImVec2(at_point_eight->x, point->y)});
-  std::vector<double> weights(snap->scores.size());
-  ASSERT_TRUE(smlab::softmax(weights, snap->scores, ui.params.temperature));
+  std::vector<double> weights(scores.size());
+  ASSERT_TRUE(smlab::softmax(weights, scores, ui.params.temperature));
   EXPECT_NEAR(weights[static_cast<std::size_t>(top)], 0.8, 0.01) << "T = " << ui.params.temperature;
 }
 
