@@ -17,7 +17,9 @@ namespace {
 
 std::string os_reason(int error_number) { return std::generic_category().message(error_number); }
 
-const char* kind_of(mode_t mode) {
+}  // namespace
+
+const char* not_a_regular_file(mode_t mode) {
   if (S_ISDIR(mode)) return "is a directory";
   if (S_ISFIFO(mode)) return "is a FIFO, not a regular file";
   if (S_ISCHR(mode)) return "is a character device, not a regular file";
@@ -25,8 +27,6 @@ const char* kind_of(mode_t mode) {
   if (S_ISSOCK(mode)) return "is a socket, not a regular file";
   return "is not a regular file";
 }
-
-}  // namespace
 
 TextFile read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
   TextFile file;
@@ -47,7 +47,7 @@ TextFile read_text_file(const std::filesystem::path& path, std::uintmax_t max_by
   }
   if (!S_ISREG(status.st_mode)) {
     ::close(descriptor);
-    return unreadable(kind_of(status.st_mode));
+    return unreadable(not_a_regular_file(status.st_mode));
   }
   if (static_cast<std::uintmax_t>(status.st_size) > max_bytes) {
     ::close(descriptor);

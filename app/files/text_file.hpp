@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include <sys/types.h>
+
 namespace smlab::app {
 
 struct TextFile {
@@ -22,6 +24,10 @@ struct TextFile {
 // Reads `path` whole when it is a regular file of at most `max_bytes`; nothing is read from a
 // bigger file, and a FIFO, device or directory is refused without blocking on it.
 TextFile read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes);
+
+// Why a file of this type (st_mode) is not read as data: "is a directory", "is a FIFO, not a
+// regular file", ... (read_text_file and the imports say the same).
+const char* not_a_regular_file(mode_t mode);
 
 // "cannot read <what>" with ": <reason>" when the system gave one (TextFile::reason).
 std::string cannot_read(const std::string& what, const TextFile& file);

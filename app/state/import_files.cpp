@@ -40,15 +40,6 @@ std::string lower(std::string text) {
 
 std::string os_reason(int error_number) { return std::generic_category().message(error_number); }
 
-const char* not_regular(mode_t mode) {
-  if (S_ISDIR(mode)) return "is a directory";
-  if (S_ISFIFO(mode)) return "is a FIFO, not a regular file";
-  if (S_ISCHR(mode)) return "is a character device, not a regular file";
-  if (S_ISBLK(mode)) return "is a block device, not a regular file";
-  if (S_ISSOCK(mode)) return "is a socket, not a regular file";
-  return "is not a regular file";
-}
-
 // An open regular file, closed with its owner.
 class OpenFile {
  public:
@@ -74,7 +65,8 @@ class OpenFile {
     if (file.descriptor_ < 0) return Error::file("cannot read '" + path + "': " + os_reason(errno));
     struct stat status {};
     if (::fstat(file.descriptor_, &status) != 0) return Error::file("cannot read '" + path + "': " + os_reason(errno));
-    if (!S_ISREG(status.st_mode)) return Error::file("cannot read '" + path + "': " + not_regular(status.st_mode));
+    if (!S_ISREG(status.st_mode))
+      return Error::file("cannot read '" + path + "': " + not_a_regular_file(status.st_mode));
     file.size_ = static_cast<std::uint64_t>(status.st_size);
     return file;
   }
