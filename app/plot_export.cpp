@@ -15,20 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void append_number(std::string& out, double value) {
-  if (std::isnan(value)) {
-    out += "nan";
-    return;
-  }
-  if (std::isinf(value)) {
-    out += value > 0 ? "inf" : "-inf";
-    return;
-  }
-  std::array<char, 32> buffer{};
-  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  out.append(buffer.data(), ec == std::errc{} ? end : buffer.data());
-}
-
 // A CSV field: quoted when it holds a comma, quote or line break.
 void append_field(std::string& out, const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) {
@@ -46,13 +32,13 @@ void append_point(std::string& out, const std::string& series, const char* kind,
   out += ',';
   out += kind;
   out += ',';
-  append_number(out, x);
+  append_csv_number(out, x);
   out += ',';
-  append_number(out, y);
+  append_csv_number(out, y);
   out += ',';
-  if (low != nullptr) append_number(out, *low);
+  if (low != nullptr) append_csv_number(out, *low);
   out += ',';
-  if (high != nullptr) append_number(out, *high);
+  if (high != nullptr) append_csv_number(out, *high);
   out += '\n';
 }
 
@@ -76,6 +62,20 @@ WrittenFiles write_all(const std::vector<NamedFile>& files, bool overwrite, File
 
 }  // namespace
 
+void append_csv_number(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(value)) {
+    out += value > 0 ? "inf" : "-inf";
+    return;
+  }
+  std::array<char, 32> buffer{};
+  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  out.append(buffer.data(), ec == std::errc{} ? end : buffer.data());
+}
+
 std::string plot_to_csv(const plot::Plot& plot) {
   std::string out;
   if (plot.heatmap) {
@@ -96,7 +96,7 @@ std::string plot_to_csv(const plot::Plot& plot) {
       for (int c = 0; c < map.cols; ++c) {
         if (c > 0) out += ',';
         const auto index = static_cast<std::size_t>(c);
-        append_number(out, index < cells.size() ? static_cast<double>(cells[index]) : std::nan(""));
+        append_csv_number(out, index < cells.size() ? static_cast<double>(cells[index]) : std::nan(""));
       }
       out += '\n';
     }

@@ -16,6 +16,10 @@
 
 namespace smlab::exporting {
 
+// A number in the plot and training CSV files: the shortest text that reads back as the same
+// double; nan, inf and -inf by name.
+void append_csv_number(std::string& out, double value);
+
 // One plot's numbers as CSV.
 //   Heatmap: header col_0,…,col_{c−1}, then one line per row (row 0 first).
 //   Series:  header series,kind,x,y,y_low,y_high; one line per point of every line

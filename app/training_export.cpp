@@ -6,25 +6,13 @@
 #include <cmath>
 #include <string>
 
+#include "plot_export.hpp"
 #include "smlab/labs/training.hpp"
 
 namespace smlab::exporting {
 namespace {
 
 // The shortest text that reads back as the same double; nan, inf and -inf by name.
-void append_number(std::string& out, double value) {
-  if (std::isnan(value)) {
-    out += "nan";
-    return;
-  }
-  if (std::isinf(value)) {
-    out += value > 0 ? "inf" : "-inf";
-    return;
-  }
-  std::array<char, 32> buffer{};
-  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  out.append(buffer.data(), ec == std::errc{} ? end : buffer.data());
-}
 
 std::string run_id(const TrainingHistory& history) {
   return history.run + (history.label.empty() ? "" : " " + history.label) + " seed=" + std::to_string(history.seed);
@@ -39,7 +27,7 @@ std::string loss_csv(const TrainingLab& lab) {
       out += std::to_string(m.step) + "," + run;
       for (double value : {m.loss, m.accuracy, m.grad_norm_q, m.grad_norm_k, m.entropy, m.max_weight}) {
         out += ',';
-        append_number(out, value);
+        append_csv_number(out, value);
       }
       out += '\n';
     }
@@ -60,9 +48,9 @@ std::string attention_csv(const TrainingLab& lab) {
           for (std::size_t j = 0; j < L; ++j) {
             out += name + "," + std::to_string(l) + "," + std::to_string(h) + "," + std::to_string(i) + "," +
                    std::to_string(j) + ",";
-            append_number(out, map[i * L + j]);
+            append_csv_number(out, map[i * L + j]);
             out += ',';
-            if (probe.ideal.size() == L * L) append_number(out, probe.ideal[i * L + j]);
+            if (probe.ideal.size() == L * L) append_csv_number(out, probe.ideal[i * L + j]);
             out += '\n';
           }
       }
