@@ -12,7 +12,8 @@
 //     legends, labels, the notes the step shows), within the rounding the text shows (0.30: ±0.005).
 // A failure names the lesson, step, size, language and mode, and what is wrong.
 // The full sweep is labelled slow (ctest -L slow); LessonScreens.Sampled renders one step per
-// lesson, rotating through the sizes, languages and modes.
+// lesson, rotating through the sizes, languages and modes. In the sanitizer pass the full sweep
+// renders each step in one of its eight looks (sweep_share.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,6 +36,7 @@
 #include "plot/plot.hpp"
 #include "smlab/params.hpp"
 #include "state/presets.hpp"
+#include "sweep_share.hpp"
 
 namespace smlab::app {
 namespace {
@@ -260,14 +262,22 @@ class LessonScreens : public ::testing::Test {
     return problems;
   }
 
-  static void check_all(Size size, i18n::Language language) {
+  // `sweep` numbers the four EveryStep tests (0 … 3): with the two modes they are the eight looks
+  // among which the sanitizer pass shares the steps out (sweep_share.hpp).
+  static void check_all(Size size, i18n::Language language, std::size_t sweep) {
     std::vector<std::string> problems;
     UiState& ui = app_->ui();
-    for (const bool presenter : {false, true})
+    constexpr std::size_t kLooks = 8;
+    for (const bool presenter : {false, true}) {
+      const std::size_t look = 2 * sweep + (presenter ? 1 : 0);
+      sweep_share::say_sweep_share(look, kLooks);
+      std::size_t ordinal = 0;
       for (std::size_t lesson = 0; lesson < ui.lessons.lessons.size(); ++lesson)
-        for (std::size_t step = 0; step < ui.lessons.lessons[lesson].steps.size(); ++step)
-          for (std::string& found : check_step(lesson, step, {size, language, presenter}))
-            problems.push_back(std::move(found));
+        for (std::size_t step = 0; step < ui.lessons.lessons[lesson].steps.size(); ++step, ++ordinal)
+          if (sweep_share::sweep_covers(ordinal, look, kLooks))
+            for (std::string& found : check_step(lesson, step, {size, language, presenter}))
+              problems.push_back(std::move(found));
+    }
     close_lesson(ui);
     ui.presenter = false;
     report(problems);
@@ -302,10 +312,10 @@ TEST(LessonScreensList, EveryAwaitingTextFixStillApplies) {
   }
 }
 
-TEST_F(LessonScreens, EveryStep1280x720English) { check_all({1280, 720}, i18n::Language::English); }
-TEST_F(LessonScreens, EveryStep1280x720Chinese) { check_all({1280, 720}, i18n::Language::Chinese); }
-TEST_F(LessonScreens, EveryStep1024x768English) { check_all({1024, 768}, i18n::Language::English); }
-TEST_F(LessonScreens, EveryStep1024x768Chinese) { check_all({1024, 768}, i18n::Language::Chinese); }
+TEST_F(LessonScreens, EveryStep1280x720English) { check_all({1280, 720}, i18n::Language::English, 0); }
+TEST_F(LessonScreens, EveryStep1280x720Chinese) { check_all({1280, 720}, i18n::Language::Chinese, 1); }
+TEST_F(LessonScreens, EveryStep1024x768English) { check_all({1024, 768}, i18n::Language::English, 2); }
+TEST_F(LessonScreens, EveryStep1024x768Chinese) { check_all({1024, 768}, i18n::Language::Chinese, 3); }
 
 // The quick tier: one step per lesson (a different one each lesson), its size, language and mode
 // taken in turn, so every lesson and every look is rendered at least once.
