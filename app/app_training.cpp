@@ -39,8 +39,13 @@ Trainer::Command trainer_command(TrainingUi::Command command) {
 void App::start_training(const AppOptions& options) {
   corpus_ = options.params.training.corpus != nullptr ? options.params.training.corpus : lesson_corpus(ui_.lessons);
   attach_corpus(ui_.params, corpus_);
-  ui_.training.weights_path = home_file("softmax-lab-weights.smlab");
-  ui_.training.npz_path = home_file("softmax-lab-sentence.npz");
+  // The page offers what is written into its downloads folder as downloads (web_main.cpp).
+  const auto file = [&](const char* name) {
+    return options.files_by_host ? (std::filesystem::path(options.screenshot_dir) / name).string() : home_file(name);
+  };
+  ui_.training.weights_path = file("softmax-lab-weights.smlab");
+  ui_.training.npz_path = file("softmax-lab-sentence.npz");
+  ui_.training.files_by_host = options.files_by_host;
   if (options.training_shown != nullptr) {
     frozen_training_ = options.training_shown;
     frozen_settings_ = ui_.params.training;

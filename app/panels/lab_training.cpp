@@ -617,21 +617,28 @@ void sentence_controls(UiState& ui, Params& edit, const TrainingLab* lab) {
   ImGui::EndDisabled();
 
   section(tr("lab.training.section.files"));
-  ImGui::PushItemWidth(-1.0f);
-  ImGui::InputTextWithHint("##weights-path", tr("lab.training.weights_path"), &t.weights_path);
-  ImGui::PopItemWidth();
+  // On the web page the files download: no path to type, nothing on disk to load from.
+  if (!t.files_by_host) {
+    ImGui::PushItemWidth(-1.0f);
+    ImGui::InputTextWithHint("##weights-path", tr("lab.training.weights_path"), &t.weights_path);
+    ImGui::PopItemWidth();
+  }
   ImGui::BeginDisabled(!t.live);
   if (ImGui::Button(i18n::label("lab.training.save_weights", "save weights").c_str())) t.save_weights = true;
-  same_line_if_fits(i18n::label("lab.training.load_weights", "load weights").c_str());
-  if (ImGui::Button(i18n::label("lab.training.load_weights", "load weights").c_str())) t.load_weights = true;
+  if (!t.files_by_host) {
+    same_line_if_fits(i18n::label("lab.training.load_weights", "load weights").c_str());
+    if (ImGui::Button(i18n::label("lab.training.load_weights", "load weights").c_str())) t.load_weights = true;
+  }
   ImGui::EndDisabled();
-  ImGui::PushItemWidth(-1.0f);
-  ImGui::InputTextWithHint("##npz-path", tr("lab.training.npz_path"), &t.npz_path);
-  ImGui::PopItemWidth();
+  if (!t.files_by_host) {
+    ImGui::PushItemWidth(-1.0f);
+    ImGui::InputTextWithHint("##npz-path", tr("lab.training.npz_path"), &t.npz_path);
+    ImGui::PopItemWidth();
+  }
   ImGui::BeginDisabled(!have_tokens);
   if (control_button(i18n::label("lab.training.export_npz", "export npz").c_str())) t.export_npz = true;
   ImGui::EndDisabled();
-  ImGui::Checkbox(i18n::label("lab.training.overwrite", "overwrite").c_str(), &t.overwrite);
+  if (!t.files_by_host) ImGui::Checkbox(i18n::label("lab.training.overwrite", "overwrite").c_str(), &t.overwrite);
   if (!t.message.empty()) {
     if (t.message_is_error) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped("%s", t.message.c_str());

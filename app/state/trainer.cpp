@@ -1,6 +1,7 @@
 // The Trainer's worker thread (the desktop build): it sleeps until the UI hands something over or
 // there is training to do, then works in slices (trainer_step.cpp), so a new setting or command
-// reaches the running training within one slice.
+// reaches the running training within one slice. The web page replaces this file
+// (app/web/trainer_web.cpp).
 #include "state/trainer.hpp"
 
 namespace smlab::app {
@@ -35,24 +36,11 @@ Trainer::~Trainer() {
   worker_.join();
 }
 
-void Trainer::update(const TrainingSettings& settings, bool shown, bool restart) {
-  if (!restart && sent_settings_ && *sent_settings_ == settings && sent_settings_->corpus == settings.corpus &&
-      sent_shown_ == shown)
-    return;
-  sent_settings_ = settings;
-  sent_shown_ = shown;
-  const std::lock_guard lock(mutex_);
-  inbox_.settings = settings;
-  inbox_.shown = shown;
-  inbox_.restart = inbox_.restart || restart;
-  has_mail_ = true;
-  busy_ = true;
-  wake_.notify_all();
-}
-
 void Trainer::wait_until_idle() {
   std::unique_lock lock(mutex_);
   idle_.wait(lock, [this] { return !busy_ && !has_mail_; });
 }
+
+bool Trainer::pump(std::chrono::steady_clock::duration) { return false; }  // the worker trains
 
 }  // namespace smlab::app

@@ -2,8 +2,9 @@
 // the UI never waits on a step. The UI hands over the lab's settings each frame and the buttons'
 // commands (train, pause, step, reset); the worker applies a changed setting to the running
 // training as its key's effect says (train::Run::change), trains the runs in step with one another
-// and publishes the lab's picture (a TrainingLab) several times a second. The web build has no
-// Trainer: its page shows the evaluator's lab at train_steps (AppOptions::live_training is off).
+// and publishes the lab's picture (a TrainingLab) several times a second. The web page has no
+// threads: there the same work runs in slices between the page's frames (pump(),
+// app/web/trainer_web.cpp).
 #pragma once
 
 #include <chrono>
@@ -60,6 +61,10 @@ class Trainer {
   void set_wake_callback(std::function<void()> callback);
   // Blocks until the runs are idle: at the goal, paused, or hidden (tests and benches).
   void wait_until_idle();
+  // Where there is no worker thread (the web page, trainer_web.cpp): takes what the UI handed over
+  // and trains for up to `budget` on the caller's thread, between frames. Returns whether training
+  // is still due. With a worker (the desktop) the worker does this: pump() does nothing.
+  bool pump(std::chrono::steady_clock::duration budget);
 
   // The worker's training slice between looks at new settings and commands.
   static constexpr std::chrono::milliseconds slice{20};

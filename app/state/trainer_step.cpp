@@ -1,5 +1,6 @@
-// The Trainer's work, run by its worker thread (trainer.cpp): the mailbox the UI writes, applying
-// it to the runs, one slice of training, and publishing the lab's picture.
+// The Trainer's work, run by its worker thread (trainer.cpp) or between the web page's frames
+// (app/web/trainer_web.cpp): the mailbox the UI writes, applying it to the runs, one slice of
+// training, and publishing the lab's picture.
 //
 // [SECTION] Index
 //   [SECTION] The UI's side: mailbox and the published picture
@@ -23,6 +24,21 @@ int steps_done(const std::vector<train::Run>& runs) { return runs.empty() ? 0 : 
 }  // namespace
 
 // [SECTION] The UI's side: mailbox and the published picture
+
+void Trainer::update(const TrainingSettings& settings, bool shown, bool restart) {
+  if (!restart && sent_settings_ && *sent_settings_ == settings && sent_settings_->corpus == settings.corpus &&
+      sent_shown_ == shown)
+    return;
+  sent_settings_ = settings;
+  sent_shown_ = shown;
+  const std::lock_guard lock(mutex_);
+  inbox_.settings = settings;
+  inbox_.shown = shown;
+  inbox_.restart = inbox_.restart || restart;
+  has_mail_ = true;
+  busy_ = true;
+  wake_.notify_all();
+}
 
 void Trainer::command(Command command) {
   const std::lock_guard lock(mutex_);

@@ -13,6 +13,9 @@ struct TrainingUi {
   std::vector<Command> commands;                     // this frame's, taken by the App
   // Files: a path field each; the App reads or writes them (one-line errors in `message`).
   std::string weights_path, npz_path;
+  // The web page: no paths to type; saved weights and the .npz download (AppOptions::files_by_host),
+  // and there is no file to load weights from.
+  bool files_by_host = false;
   bool overwrite = false;
   bool save_weights = false, load_weights = false, export_npz = false;
   std::string message;  // the last file action's outcome

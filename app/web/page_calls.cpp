@@ -33,16 +33,29 @@ std::string stats_json(std::vector<double>& values) {
   return text;
 }
 
+// The training lab's progress: `,"train_steps":N,"train_steps_per_second":R`, or nothing.
+std::string training_json(const WebApp& web) {
+  const smlab::app::Trainer* trainer = web.app->trainer();
+  if (trainer == nullptr) return "";
+  const smlab::app::Trainer::Published published = trainer->latest();
+  char text[96];
+  std::snprintf(text, sizeof text, ",\"train_steps\":%d,\"train_steps_per_second\":%.1f",
+                published.lab != nullptr ? published.lab->steps_done : 0, published.steps_per_second);
+  return text;
+}
+
 }  // namespace
 
 extern "C" {
 
 // Median and 95th percentile since the last call of the ticks (ms), their evaluation slices and App
-// frames, and of the recomputes, as JSON; tests/web/bench_page.py reads it during a drag.
+// frames, the recomputes and the training lab's slices, as JSON, with the training lab's steps done
+// and steps per second; tests/web/bench_page.py reads it during a drag or a training.
 EMSCRIPTEN_KEEPALIVE const char* smlab_timing(std::uintptr_t handle) {
   WebApp& web = page(handle);
   web.reply = "{\"tick_ms\":" + stats_json(web.tick_ms) + ",\"evaluate_ms\":" + stats_json(web.evaluate_ms) +
-              ",\"frame_ms\":" + stats_json(web.frame_ms) + ",\"recompute_ms\":" + stats_json(web.recompute_ms) + "}";
+              ",\"frame_ms\":" + stats_json(web.frame_ms) + ",\"recompute_ms\":" + stats_json(web.recompute_ms) +
+              ",\"train_ms\":" + stats_json(web.train_ms) + training_json(web) + "}";
   return web.reply.c_str();
 }
 

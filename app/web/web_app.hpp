@@ -55,6 +55,7 @@ struct WebApp {
   int settle_frames = 3;
   double next_frame_at = 0.0;  // surface time; infinity: on input only
   std::uint64_t drawn_version = 0;
+  std::uint64_t drawn_training_version = 0;  // the training lab's picture (Trainer::Published)
 
   // The canvas's CSS size and device pixel ratio last applied.
   int css_width = 0, css_height = 0;
@@ -67,6 +68,8 @@ struct WebApp {
   // Per tick: its wall time (evaluation slice + frame + the rest), the evaluation slice's and the
   // App frame's; the recomputes' times.
   std::vector<double> tick_ms, evaluate_ms, frame_ms, recompute_ms;
+  // The training lab's slices between frames (pump): their wall times.
+  std::vector<double> train_ms;
   std::uint64_t seen_version = 0;
 };
 

@@ -53,6 +53,9 @@ namespace smlab::web {
 // Where the app's own PNG/GIF exports land (its screenshot folder): each new file there is handed
 // to the browser as a download and removed.
 const char* const downloads_dir = "/downloads";
+// The training lab's share of a tick while it trains: with the frame's own ~5-8 ms the page stays
+// near 60 frames a second, and trains about half of each frame (docs/TRAINING.md measures it).
+constexpr std::chrono::milliseconds training_slice{10};
 
 void show_error(const std::string& message) {
   const std::string line = message.empty() ? std::string() : "softmax-lab: " + message;
@@ -208,17 +211,27 @@ void tick(void* argument) {
   // One slice of evaluation between frames (newest submission wins); nothing to do costs nothing.
   web.app->evaluator().wait_for_latest(std::chrono::microseconds(0));
   const auto evaluated = Clock::now();
+  // Then the training lab's slice, when it trains (shown and running): the desktop's worker thread
+  // trains beside the frames; here a slice of each tick does (Trainer::pump).
+  std::uint64_t training_version = 0;
+  if (app::Trainer* trainer = web.app->trainer(); trainer != nullptr) {
+    if (trainer->pump(training_slice) && web.train_ms.size() < 100000)
+      web.train_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - evaluated).count());
+    training_version = trainer->latest().version;
+  }
   const double now = web.window->time_seconds();
   const std::uint64_t version = web.app->evaluator().latest().version;
   // A frame when something may have changed: ImGui settles an input over a few frames, the App says
-  // when it animates (0), blinks or fades (seconds) or rests (negative), a new Snapshot is shown.
+  // when it animates (0), blinks or fades (seconds) or rests (negative), a new Snapshot or training
+  // picture is shown.
   if (web.settle_frames == 0 && now < web.next_frame_at && version == web.drawn_version &&
-      !web.window->has_queued_keys()) {
+      training_version == web.drawn_training_version && !web.window->has_queued_keys()) {
     follow_state(web);
     return;
   }
   web.settle_frames = std::max(0, web.settle_frames - 1);
   web.drawn_version = version;
+  web.drawn_training_version = training_version;
   const bool running = web.app->frame();
   const auto framed = Clock::now();
   const double wait = web.app->idle_wait_seconds();
@@ -273,6 +286,7 @@ int main(int argc, char** argv) {
   options.lessons = app::load_lessons(assets / "lessons");
   options.screenshot_dir = downloads_dir;
   options.files_by_host = true;
+  options.live_training = true;  // the training lab trains between the page's frames (trainer_web.cpp)
   // A narrow page (a phone) starts with the compact layout's drawer closed (panels.hpp).
   double page_width = 0.0, page_height = 0.0;
   emscripten_get_element_css_size("#canvas", &page_width, &page_height);

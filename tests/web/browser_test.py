@@ -9,7 +9,8 @@
 # files and opened from files; imports by drag-and-drop through the desktop's readers, kept over a
 # reload; an L = 4096 export offered as the subset while frames keep coming, memory bounded, and a
 # cancelled one; DPR 2 (backing store, crisp text, 1x and 2x PNGs); touch on a 390x844 phone (tap,
-# drag, pinch, lesson stepping, the compact layout); the text mirror; offline after one visit.
+# drag, pinch, lesson stepping, the compact layout); the text mirror; the training lab training live
+# between frames; offline after one visit.
 # Usage: browser_test.py SITE_DIR NATIVE_BINARY WORK_DIR
 #
 # [SECTION] Index
@@ -22,6 +23,7 @@
 #   [SECTION] Big exports
 #   [SECTION] HiDPI
 #   [SECTION] Touch and the compact layout
+#   [SECTION] Live training
 #   [SECTION] Offline
 import base64
 import csv
@@ -838,6 +840,38 @@ def phone(driver, base, work):
     emulate(driver, CANVAS_W, CANVAS_H + 30)
 
 
+# [SECTION] Live training
+
+def training_progress(driver):
+    return json.loads(driver.execute_script("return Module.ccall('smlab_timing', 'string', ['number'], [page.app]);"))
+
+
+def training(driver, base, work):
+    """The training lab trains live on the page (no worker thread: slices between frames): the step
+    count grows while frames keep coming, and the picture follows it."""
+    emulate(driver, CANVAS_W, CANVAS_H + 30)
+    open_page(driver, base + "index.html?view=training&set=train_steps=100000", settle=2.0)
+    first_progress = training_progress(driver)
+    first, _ = canvas_image(driver)
+    count_frames(driver)
+    time.sleep(3.0)
+    gaps, frames = frame_gaps(driver)
+    later = training_progress(driver)
+    second, _ = canvas_image(driver)
+    second.save(os.path.join(work, "training.png"))
+    steps = (first_progress.get("train_steps", 0), later.get("train_steps", 0))
+    check("the training lab trains on the page", steps[1] > steps[0] > 0,
+          f"steps {steps[0]} then {steps[1]} 3 s later; {later.get('train_steps_per_second')} steps/s; "
+          f"slices {later.get('train_ms')}")
+    check("frames keep coming while it trains", frames > 30, f"{frames} frames in 3 s; gaps "
+          f"{sorted(gaps)[len(gaps) // 2] if gaps else None} ms median")
+    moved = changed_pixels(first, second, (390, 150, 1000, 600))
+    check("the picture follows the training", moved > 2000, f"{moved} pixels of the plots changed")
+    print(f"[ measured ] page training: {later.get('train_steps_per_second')} steps/s per run, "
+          f"slice {later.get('train_ms')}, tick {later.get('tick_ms')}", flush=True)
+    driver.get(base + "index.html?view=dashboard")  # leave the lab: it pauses when hidden
+
+
 # [SECTION] Offline
 
 def offline(driver, server, base):
@@ -871,6 +905,7 @@ def main():
                  ("hidpi", lambda: hidpi(driver, base, work, downloads)),
                  ("phone", lambda: phone(driver, base, work)),
                  ("exports", lambda: exports(driver, base, work, downloads, native)),
+                 ("training", lambda: training(driver, base, work)),
                  ("offline", lambda: offline(driver, server, base))]
     only = os.environ.get("SMLAB_WEB_SCENARIOS", "")
     try:
