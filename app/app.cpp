@@ -332,9 +332,9 @@ bool App::frame() {
   begin_interaction_frame();  // undo/redo, nudges, the sweep: before Params are submitted
   sync_training();            // the training lab's corpus and Trainer (app_training.cpp)
 
-  if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.interaction.commands.push(Command::screenshot);
   // Ctrl+Q quits, also in full screen where there is no close button (File > Quit does the same).
-  if (ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) ui_.interaction.quit_requested = true;
+  if (ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) ui_.interaction.commands.push(Command::quit);
   // Ctrl+= / Ctrl+− (and the keypad's + / −) change the font scale by 0.25×, next frame. One step
   // a press, no key repeat: each step rebuilds the font atlas, and that slow frame would otherwise
   // count as holding the key past the repeat delay (two steps for one short press).
@@ -346,8 +346,8 @@ bool App::frame() {
   if (ImGui::GetIO().KeyCtrl && session_popup_.mode == SessionPopup::Mode::closed) {
     const bool save = ImGui::IsKeyPressed(GLFW_KEY_S, false), load = ImGui::IsKeyPressed(GLFW_KEY_O, false);
     if (files_by_host_) {  // the host's own save and open (AppOptions::files_by_host)
-      ui_.interaction.save_session_requested |= save;
-      ui_.interaction.open_session_requested |= load;
+      if (save) ui_.interaction.commands.push(Command::save_session);
+      if (load) ui_.interaction.commands.push(Command::open_session);
     } else if (save || load) {
       session_popup_.mode = save ? SessionPopup::Mode::save : SessionPopup::Mode::load;
       session_popup_.open_requested = true;
@@ -409,7 +409,7 @@ bool App::frame() {
   const bool popup_drawn = menu_or_popup_drawn();
   surface_.end_frame();
   export_training_npz();
-  if (ui_.screenshot_requested && !popup_drawn) save_screenshot();
+  if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot)) save_screenshot();
   end_interaction_frame();  // history, PNG export, GIF recording
 
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
@@ -540,7 +540,6 @@ void App::draw_session_popup() {
 // [SECTION] Screenshots and toasts
 
 void App::save_screenshot() {
-  ui_.screenshot_requested = false;
   const Image image = surface_.capture();
   const exporting::SavedScreenshot saved =
       exporting::save_screenshot(image, ui_.screenshot_dir, std::chrono::system_clock::now());
@@ -620,7 +619,7 @@ void App::draw_toast() {
 double App::idle_wait_seconds() const {
   const ImGuiIO& io = ImGui::GetIO();
   if (needs_submit() || ui_.lesson.animating || ui_.lesson.start_requested || sweep_player_.playing() ||
-      gif_recording_ || ui_.screenshot_requested)
+      gif_recording_ || !ui_.interaction.commands.empty())
     return 0.0;
   // A held key repeats on ImGui's clock; a held button may be a drag about to move.
   for (const bool down : io.KeysDown)

@@ -58,13 +58,13 @@ void App::begin_interaction_frame() {
     else if (ImGui::IsKeyPressed(GLFW_KEY_Y))
       undo_or_redo(true);
   }
-  if (std::exchange(state.undo_requested, false)) undo_or_redo(false);
-  if (std::exchange(state.redo_requested, false)) undo_or_redo(true);
+  if (state.commands.take(Command::undo)) undo_or_redo(false);
+  if (state.commands.take(Command::redo)) undo_or_redo(true);
 
   // Space plays or pauses the sweep unless a widget has the keyboard.
   if (!io.WantCaptureKeyboard && !io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_SPACE, false))
-    state.sweep_toggle_requested = true;
-  if (state.sweep_toggle_requested) toggle_sweep();
+    state.commands.push(Command::toggle_sweep);
+  if (state.commands.take(Command::toggle_sweep)) toggle_sweep();
 
   // Left/Right nudge the slider under the mouse (or held) last frame. Claiming the keyboard tells
   // other arrow-key users (lesson navigation) to leave these presses alone.
@@ -107,24 +107,23 @@ void App::end_interaction_frame() {
   state.can_undo = history_.can_undo();
   state.can_redo = history_.can_redo();
 
-  if (!files_by_host_) {  // else the host takes the requests (AppOptions::files_by_host)
-    if (session_popup_.mode == SessionPopup::Mode::closed &&
-        (state.save_session_requested || state.open_session_requested)) {
-      session_popup_.mode = state.save_session_requested ? SessionPopup::Mode::save : SessionPopup::Mode::load;
+  if (!files_by_host_) {  // else the host takes these commands (AppOptions::files_by_host)
+    const bool save = state.commands.take(Command::save_session), open = state.commands.take(Command::open_session);
+    if (session_popup_.mode == SessionPopup::Mode::closed && (save || open)) {
+      session_popup_.mode = save ? SessionPopup::Mode::save : SessionPopup::Mode::load;
       session_popup_.open_requested = true;
       session_popup_.message.clear();
     }
-    state.save_session_requested = state.open_session_requested = false;
-    if (std::exchange(state.import_requested, false) && !import_popup_.open)
+    if (state.commands.take(Command::import_files) && !import_popup_.open)
       import_popup_.open = import_popup_.open_requested = true;
   }
-  if (std::exchange(state.fullscreen_requested, false)) surface_.toggle_fullscreen();  // a window only
-  if (std::exchange(state.quit_requested, false)) surface_.request_close();
+  if (state.commands.take(Command::toggle_fullscreen)) surface_.toggle_fullscreen();  // a window only
+  if (state.commands.take(Command::quit)) surface_.request_close();
 
-  if (state.export_png_requested) export_png();
-  if (std::exchange(state.export_csv_requested, false)) export_state_files(false);
-  if (std::exchange(state.export_svg_requested, false)) export_state_files(true);
-  if (state.record_gif_requested)
+  if (state.commands.take(Command::export_png)) export_png();
+  if (state.commands.take(Command::export_csv)) export_state_files(false);
+  if (state.commands.take(Command::export_svg)) export_state_files(true);
+  if (state.commands.take(Command::record_gif))
     start_gif_recording();
   else if (gif_recording_)
     step_gif_recording();
@@ -143,7 +142,6 @@ void App::undo_or_redo(bool redo) {
 
 void App::toggle_sweep() {
   InteractionUi& state = ui_.interaction;
-  state.sweep_toggle_requested = false;
   if (sweep_player_.playing()) {
     sweep_player_.stop();
     return;
@@ -182,7 +180,6 @@ AppOptions App::offscreen_options() const {
 
 void App::export_png() {
   InteractionUi& state = ui_.interaction;
-  state.export_png_requested = false;
   const int scale = export_scales[std::clamp(state.export_scale_index, 0, 2)];
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   const ScaledShot shot = render_scaled_screenshot(offscreen_options(), static_cast<int>(std::lround(display.x)),
@@ -223,7 +220,6 @@ void App::export_state_files(bool svg) {
 
 void App::start_gif_recording() {
   InteractionUi& state = ui_.interaction;
-  state.record_gif_requested = false;
   if (gif_recording_) return;
   const Result<SweepSpec> parsed = parse_sweep(sweep_text(state.sweep), ui_.params);
   if (!parsed) {

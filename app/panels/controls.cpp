@@ -440,7 +440,7 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   ImGui::PushItemWidth(-1.0f);
   ImGui::InputText("##folder", &ui.screenshot_dir);
   ImGui::PopItemWidth();
-  if (ImGui::Button(label("controls.save_png", "save png").c_str())) ui.screenshot_requested = true;
+  if (ImGui::Button(label("controls.save_png", "save png").c_str())) ui.interaction.commands.push(Command::screenshot);
   if (!ui.status.empty()) {
     if (ui.status_is_error) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped("%s", ui.status.c_str());

@@ -71,11 +71,11 @@ void draw_sweep(InteractionUi& state) {
     sweep.seconds_per_pass = seconds;
   help_marker(tr("ui.sweep.help"));
   if (ImGui::Button(i18n::label(state.sweep_playing ? "ui.sweep.pause" : "ui.sweep.play", "sweep-play").c_str()))
-    state.sweep_toggle_requested = true;
+    state.commands.push(Command::toggle_sweep);
   const std::string record = i18n::label("ui.sweep.record", "sweep-record");
   same_line_if_fits(record.c_str());
   ImGui::BeginDisabled(state.gif_recording);
-  if (ImGui::Button(record.c_str())) state.record_gif_requested = true;
+  if (ImGui::Button(record.c_str())) state.commands.push(Command::record_gif);
   ImGui::EndDisabled();
   // The frame count beside the buttons where the column has room for it, else on its own line.
   const ImGuiStyle& style = ImGui::GetStyle();
@@ -111,7 +111,7 @@ void draw_png_export(UiState& ui) {
   state.export_scale_index = std::clamp(state.export_scale_index, 0, 2);
   ImGui::Combo(control_label("ui.export.scale", "export-scale").c_str(), &state.export_scale_index, "1x\0002x\0004x\0");
   help_marker(tr("ui.export.help"));
-  if (ImGui::Button(i18n::label("ui.export.button", "export-png").c_str())) state.export_png_requested = true;
+  if (ImGui::Button(i18n::label("ui.export.button", "export-png").c_str())) state.commands.push(Command::export_png);
 }
 
 }  // namespace
@@ -120,35 +120,37 @@ void draw_file_menu(UiState& ui) {
   InteractionUi& state = ui.interaction;
   if (ImGui::BeginMenu(i18n::label("ui.menu.file", "file-menu").c_str())) {
     if (ImGui::MenuItem(i18n::label("ui.menu.save_session", "save-session").c_str(), "Ctrl+S"))
-      state.save_session_requested = true;
+      state.commands.push(Command::save_session);
     if (ImGui::MenuItem(i18n::label("ui.menu.open_session", "open-session").c_str(), "Ctrl+O"))
-      state.open_session_requested = true;
-    if (ImGui::MenuItem(i18n::label("menu.file.import", "import-menu").c_str())) state.import_requested = true;
+      state.commands.push(Command::open_session);
+    if (ImGui::MenuItem(i18n::label("menu.file.import", "import-menu").c_str()))
+      state.commands.push(Command::import_files);
     ImGui::Separator();
-    if (ImGui::MenuItem(i18n::label("ui.menu.screenshot", "screenshot").c_str(), "F12")) ui.screenshot_requested = true;
+    if (ImGui::MenuItem(i18n::label("ui.menu.screenshot", "screenshot").c_str(), "F12"))
+      ui.interaction.commands.push(Command::screenshot);
     if (ImGui::MenuItem(i18n::label("ui.menu.export_png", "export-png-menu").c_str()))
-      state.export_png_requested = true;
+      state.commands.push(Command::export_png);
     if (ImGui::MenuItem(i18n::label("ui.menu.export_csv", "export-csv-menu").c_str()))
-      state.export_csv_requested = true;
+      state.commands.push(Command::export_csv);
     if (ImGui::MenuItem(i18n::label("ui.menu.export_svg", "export-svg-menu").c_str()))
-      state.export_svg_requested = true;
+      state.commands.push(Command::export_svg);
     if (ImGui::MenuItem(i18n::label("ui.menu.record_gif", "record-gif-menu").c_str(), nullptr, false,
                         !state.gif_recording))
-      state.record_gif_requested = true;
+      state.commands.push(Command::record_gif);
     ImGui::Separator();
     // Full screen has no close button: this is the way out there (the session is saved as usual).
-    if (ImGui::MenuItem(i18n::label("ui.menu.quit", "quit").c_str(), "Ctrl+Q")) state.quit_requested = true;
+    if (ImGui::MenuItem(i18n::label("ui.menu.quit", "quit").c_str(), "Ctrl+Q")) state.commands.push(Command::quit);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(i18n::label("ui.menu.edit", "edit-menu").c_str())) {
     if (ImGui::MenuItem(i18n::label("ui.menu.undo", "undo").c_str(), "Ctrl+Z", false, state.can_undo))
-      state.undo_requested = true;
+      state.commands.push(Command::undo);
     if (ImGui::MenuItem(i18n::label("ui.menu.redo", "redo").c_str(), "Ctrl+Y", false, state.can_redo))
-      state.redo_requested = true;
+      state.commands.push(Command::redo);
     ImGui::Separator();
     if (ImGui::MenuItem(i18n::label(state.sweep_playing ? "ui.sweep.pause" : "ui.sweep.play", "play-menu").c_str(),
                         "Space"))
-      state.sweep_toggle_requested = true;
+      state.commands.push(Command::toggle_sweep);
     // Pin and compare (panels/pins_panel.hpp): the control column's Pins section lists them.
     if (ImGui::MenuItem(i18n::label("pins.pin_menu", "pin-menu").c_str(), "P", false, ui.pins.pins.size() < max_pins))
       (void)add_pin(ui.pins, ui.params);  // a refusal shows in the Pins section
@@ -156,7 +158,7 @@ void draw_file_menu(UiState& ui) {
   }
   if (ImGui::BeginMenu(i18n::label("ui.menu.view", "view-menu").c_str())) {
     if (ImGui::MenuItem(i18n::label("ui.menu.fullscreen", "fullscreen").c_str(), "F11"))
-      state.fullscreen_requested = true;
+      state.commands.push(Command::toggle_fullscreen);
     if (ImGui::MenuItem(i18n::label("ui.menu.controls", "controls-menu").c_str(), "Ctrl+B", ui.controls_shown))
       ui.controls_shown = !ui.controls_shown;
     if (ImGui::MenuItem(i18n::label("ui.menu.presenter", "presenter-menu").c_str(), "F5", ui.presenter))

@@ -7,6 +7,7 @@
 
 #include "plot/color.hpp"
 #include "plot/color_scale.hpp"
+#include "state/commands.hpp"
 #include "state/sweep_player.hpp"
 
 namespace smlab::app {
@@ -26,32 +27,23 @@ struct InteractionUi {
   std::string nudge_key_this_frame;  // filled while drawing, becomes nudge_key at the frame's end
   bool arrows_taken = false;         // a nudge used this frame's arrow keys (lesson navigation skips them)
 
-  // Undo/redo state shown in the File menu, and requests from it.
+  // Undo/redo state shown in the Edit menu (its requests are Commands: state/commands.hpp).
   bool can_undo = false, can_redo = false;
-  bool undo_requested = false, redo_requested = false;
 
   // The sweep.
   SweepSettings sweep;
   bool sweep_playing = false;  // mirrored from App's SweepPlayer
-  bool sweep_toggle_requested = false;
-  std::string sweep_error;  // why the settings cannot play, one line
+  std::string sweep_error;     // why the settings cannot play, one line
 
   // Exports.
   int export_scale_index = 0;            // into export_scales
   std::string export_target = "window";  // "window" or a placed plot name / "controls"
   std::vector<std::string> panel_names;  // last frame's panels (placed plots), for the target combo
-  bool export_png_requested = false;
-  // File → Export CSV / Export SVG: the files of --export-csv / --export-svg, in a new folder.
-  bool export_csv_requested = false, export_svg_requested = false;
-  bool record_gif_requested = false;
   bool gif_recording = false;
   float gif_progress = 0.0f;  // 0..1 while recording
 
-  // File menu requests for the session popup, and View > Full screen (the same as F11).
-  bool save_session_requested = false, open_session_requested = false;
-  bool fullscreen_requested = false;
-  bool quit_requested = false;    // File > Quit or Ctrl+Q: the window closes as through its close button
-  bool import_requested = false;  // File → Import attention data
+  // What the menus, buttons and keys ask of the App, in order (state/commands.hpp).
+  CommandQueue commands;
 };
 
 }  // namespace smlab::app

@@ -125,7 +125,6 @@ struct UiState {
   std::string screenshot_dir;   // where the button and F12 save PNGs
   std::string status;           // last saved path, or why saving failed
   bool status_is_error = false;
-  bool screenshot_requested = false;
   float ui_scale = 1.0f;  // content scale (HiDPI) times the user's font scale
   Theme theme = Theme::dark;
   float font_scale = 1.0f;               // [font_scale_min, font_scale_max]; applied between frames

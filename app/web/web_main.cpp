@@ -137,9 +137,9 @@ void hold_chinese_until_font(WebApp& web) {
 // browser still counts the user's gesture and lets a file dialog open.
 void take_file_requests(WebApp& web) {
   app::InteractionUi& requests = web.app->ui().interaction;
-  if (std::exchange(requests.save_session_requested, false)) EM_ASM({ smlabSaveSession(); });
-  if (std::exchange(requests.open_session_requested, false)) EM_ASM({ smlabOpenSession(); });
-  if (std::exchange(requests.import_requested, false)) EM_ASM({ smlabImportFiles(); });
+  if (requests.commands.take(app::Command::save_session)) EM_ASM({ smlabSaveSession(); });
+  if (requests.commands.take(app::Command::open_session)) EM_ASM({ smlabOpenSession(); });
+  if (requests.commands.take(app::Command::import_files)) EM_ASM({ smlabImportFiles(); });
 }
 
 // [SECTION] Between frames: address, storage, words and mirror

@@ -548,7 +548,7 @@ TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
   ASSERT_NE(app.ui_font(), nullptr);
   EXPECT_NE(app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(0x732B)), nullptr);
   EXPECT_NE(app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(0x57AB)), nullptr);
-  app.ui().interaction.import_requested = true;
+  app.ui().interaction.commands.push(smlab::app::Command::import_files);
   const smlab::Image with_popup = render();
   int differing = 0;
   for (int y = 350; y < 550; ++y)

@@ -539,7 +539,7 @@ TEST_F(Window, PlayingASweepMovesTheValueInsideItsRangeAndPauseKeepsIt) {
   state.sweep.from = 0.5;
   state.sweep.to = 8.0;
   state.sweep.seconds_per_pass = 0.5;  // 30 frames at the offscreen 1/60 s
-  state.sweep_toggle_requested = true;
+  state.commands.push(Command::toggle_sweep);
   std::vector<double> seen;
   for (int frame = 0; frame < 45; ++frame) {
     app_->frame();
@@ -551,7 +551,7 @@ TEST_F(Window, PlayingASweepMovesTheValueInsideItsRangeAndPauseKeepsIt) {
   EXPECT_LE(*high, 8.0);
   EXPECT_GT(*high, 7.0) << "reached TO";
   EXPECT_LT(seen.back(), *high) << "and came back";
-  state.sweep_toggle_requested = true;
+  state.commands.push(Command::toggle_sweep);
   app_->frame();
   const double paused = app_->ui().params.score_scale;
   for (int frame = 0; frame < 5; ++frame) app_->frame();
@@ -565,7 +565,7 @@ TEST_F(Window, PlayingASweepMovesTheValueInsideItsRangeAndPauseKeepsIt) {
 TEST_F(Window, ExportPngAtTwiceTheWindowAndOfOnePanel) {
   InteractionUi& state = app_->ui().interaction;
   state.export_scale_index = 1;  // 2x
-  state.export_png_requested = true;
+  state.commands.push(Command::export_png);
   app_->frame();
   auto pngs = files_with(".png");
   ASSERT_EQ(pngs.size(), 1u) << app_->ui().status;
@@ -577,7 +577,7 @@ TEST_F(Window, ExportPngAtTwiceTheWindowAndOfOnePanel) {
   EXPECT_EQ(height, 1440);
 
   state.export_target = "dashboard/gradient";
-  state.export_png_requested = true;
+  state.commands.push(Command::export_png);
   app_->frame();
   pngs = files_with(".png");
   ASSERT_EQ(pngs.size(), 2u) << "a second export is a new file: " << app_->ui().status;
@@ -595,7 +595,7 @@ TEST_F(Window, RecordGifTakesManyWindowFramesAndWritesANewFile) {
   InteractionUi& state = app_->ui().interaction;
   state.sweep = SweepSettings{};
   state.sweep.gif_frames = 4;
-  state.record_gif_requested = true;
+  state.commands.push(Command::record_gif);
   app_->frame();
   ASSERT_TRUE(state.gif_recording) << state.sweep_error << app_->ui().status;
   int window_frames = 0;
@@ -824,7 +824,7 @@ TEST_F(Window, ExportCsvAndSvgWriteWhatTheCommandLineWritesIntoANewFolder) {
   ASSERT_TRUE(apply_params(app_->ui(), edited));
   app_->frame();
   for (const bool svg : {false, true}) {
-    (svg ? app_->ui().interaction.export_svg_requested : app_->ui().interaction.export_csv_requested) = true;
+    app_->ui().interaction.commands.push(svg ? Command::export_svg : Command::export_csv);
     app_->frame();
     const std::string kind = svg ? "svg" : "csv";
     std::vector<fs::path> folders;
@@ -857,7 +857,7 @@ TEST_F(Window, AnExportThatCannotBeWrittenLeavesNoFolderAndSaysWhy) {
   const fs::path blocker = dir_ / "not-a-folder";
   std::ofstream(blocker) << "a file where the folder should be\n";
   app_->ui().screenshot_dir = blocker.string();
-  app_->ui().interaction.export_csv_requested = true;
+  app_->ui().interaction.commands.push(Command::export_csv);
   app_->frame();
   EXPECT_TRUE(app_->ui().status_is_error) << app_->ui().status;
   EXPECT_NE(app_->ui().status.find("not-a-folder"), std::string::npos) << app_->ui().status;
@@ -1081,9 +1081,9 @@ TEST(RealWindow, PngExportAndGifRecordingRunBesideTheWindow) {
     App app(**created, options);
     app.frame();
     app.ui().interaction.export_scale_index = 1;
-    app.ui().interaction.export_png_requested = true;
+    app.ui().interaction.commands.push(Command::export_png);
     app.ui().interaction.sweep.gif_frames = 3;
-    app.ui().interaction.record_gif_requested = true;
+    app.ui().interaction.commands.push(Command::record_gif);
     for (int frame = 0; frame < 400 && (frame < 3 || app.ui().interaction.gif_recording); ++frame)
       ASSERT_TRUE(app.frame());
     EXPECT_FALSE(app.ui().interaction.gif_recording);
@@ -1132,6 +1132,31 @@ TEST(LabNudge, HoveringALabSliderMakesArrowsNudgeItsKey) {
   ImGui::SetCurrentContext((*created)->imgui_context());
   io.KeysDown[GLFW_KEY_RIGHT] = false;
   EXPECT_NEAR(app.ui().params.alpha, std::min(before + 0.01, 2.0), 1e-12);
+}
+
+}  // namespace
+
+namespace {
+
+// The command queue: asking twice before the App ran a command is asking once, taking one command
+// leaves the others queued in their order, and an empty queue says so (the idle wait reads it).
+TEST(CommandQueue, TakeRemovesEveryCopyOfOneCommandAndKeepsTheRest) {
+  CommandQueue queue;
+  EXPECT_TRUE(queue.empty());
+  EXPECT_FALSE(queue.take(Command::export_csv));
+  queue.push(Command::export_csv);
+  queue.push(Command::screenshot);
+  queue.push(Command::export_csv);
+  queue.push(Command::quit);
+  EXPECT_TRUE(queue.contains(Command::export_csv));
+  EXPECT_TRUE(queue.take(Command::export_csv));
+  EXPECT_FALSE(queue.contains(Command::export_csv));
+  EXPECT_FALSE(queue.take(Command::export_csv));
+  EXPECT_TRUE(queue.contains(Command::screenshot));
+  EXPECT_TRUE(queue.contains(Command::quit));
+  EXPECT_TRUE(queue.take(Command::quit));
+  EXPECT_TRUE(queue.take(Command::screenshot));
+  EXPECT_TRUE(queue.empty());
 }
 
 }  // namespace

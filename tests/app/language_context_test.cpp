@@ -143,7 +143,7 @@ TEST_F(LanguageContext, ExportsInAnotherLanguageLeaveTheWindowsLanguageAlone) {
     App chinese(*chinese_surface, chinese_options);
     chinese.wait_for_snapshot();
     ASSERT_TRUE(chinese.frame());
-    chinese.ui().interaction.export_png_requested = true;
+    chinese.ui().interaction.commands.push(Command::export_png);
     ASSERT_TRUE(chinese.frame());  // exports after it is rendered
     ASSERT_TRUE(chinese.frame());
     EXPECT_EQ(drawn_tab_labels(*chinese_surface), chinese_) << "after its own PNG export";
