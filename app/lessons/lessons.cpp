@@ -13,6 +13,7 @@
 //   [SECTION] Guesses and the reveal: numbers as shown, check_guess, parse_guess, the close rule
 //   [SECTION] Animated step changes: interpolate_params, lesson_ease
 #include "lessons/lessons.hpp"
+#include "files/json_parse.hpp"
 #include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
@@ -358,22 +359,10 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
 // [SECTION] Parsing a lesson: parse_lesson
 
 LessonLoad parse_lesson(std::string_view json_text) {
-  if (json_text.size() > lesson_max_bytes) return failure("lesson is larger than 1 MB");
-  if (auto problem = json_text_problem(json_text, lesson_max_depth, lesson_max_keys))
-    return failure("lesson " + *problem);
-  OrderedJson document;
-  try {
-    document = OrderedJson::parse(json_text);
-  } catch (const OrderedJson::parse_error& e) {
-    return failure("lesson is " + json_syntax_error(json_text, e.byte));
-  } catch (const OrderedJson::out_of_range& e) {
-    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
-    const std::string what = e.what();
-    return failure(std::string("lesson is ") + "not valid JSON: " +
-                   what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
-  } catch (const OrderedJson::exception&) {
-    return failure("lesson is not valid JSON");
-  }
+  Result<OrderedJson> parsed =
+      parse_json<OrderedJson>(json_text, "lesson", {lesson_max_bytes, lesson_max_depth, lesson_max_keys});
+  if (!parsed) return parsed.error();
+  OrderedJson& document = *parsed;  // not const, as before: operator[] reads below
   if (!document.is_object()) return failure(std::string("lesson must be a JSON object, not ") + document.type_name());
   for (const auto& [field, value] : document.items())
     if (field != "name" && field != "title" && field != "steps" && field != "_comment")

@@ -9,6 +9,7 @@
 //   [SECTION] One window per autosave: the lock
 //   [SECTION] The config folder
 #include "state/session.hpp"
+#include "files/json_parse.hpp"
 #include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
@@ -100,22 +101,10 @@ std::string serialize_session(const Session& session) {
 // [SECTION] Reading: parse_session, every field checked
 
 Result<Session> parse_session(std::string_view json_text, const ImportLoader& load_import) {
-  if (json_text.size() > session_max_bytes) return failure("session is larger than 1 MB");
-  if (auto problem = json_text_problem(json_text, session_max_depth, session_max_keys))
-    return failure("session " + *problem);
-  OrderedJson document;
-  try {
-    document = OrderedJson::parse(json_text);
-  } catch (const OrderedJson::parse_error& e) {
-    return failure("session is " + json_syntax_error(json_text, e.byte));
-  } catch (const OrderedJson::out_of_range& e) {
-    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
-    const std::string what = e.what();
-    return failure(std::string("session is ") + "not valid JSON: " +
-                   what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
-  } catch (const OrderedJson::exception&) {
-    return failure("session is not valid JSON");
-  }
+  Result<OrderedJson> parsed =
+      parse_json<OrderedJson>(json_text, "session", {session_max_bytes, session_max_depth, session_max_keys});
+  if (!parsed) return parsed.error();
+  OrderedJson& document = *parsed;  // not const, as before: operator[] reads below
   if (!document.is_object()) return failure("session must be a JSON object, not " + type_name(document));
   // Every field is known: a misspelt "temprature" or a field of another program is refused, not ignored.
   for (const auto& [field, value] : document.items()) {
