@@ -23,8 +23,8 @@ Result<Json> parse_json(std::string_view text, std::string_view subject, const J
   const std::string subject_is = subject.empty() ? std::string() : std::string(subject) + " is ";
   const std::string subject_does = subject.empty() ? std::string() : std::string(subject) + " ";
   if (text.size() > limits.max_bytes) return Error::usage(subject_is + "larger than " + size_limit(limits.max_bytes));
-  if (auto problem = json_text_problem(text, limits.max_depth, limits.max_keys))
-    return Error::usage(subject_does + *problem);
+  if (Result<void> checked = check_json_text(text, limits.max_depth, limits.max_keys); !checked)
+    return Error::usage(subject_does + checked.error().message);
   try {
     return Json::parse(text);
   } catch (const typename Json::parse_error& e) {

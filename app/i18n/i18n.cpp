@@ -135,12 +135,13 @@ TableResult load_table(const std::filesystem::path& file) {
   return result;
 }
 
-std::string load_catalogue(const std::filesystem::path& assets_dir) {
+Result<void> load_catalogue(const std::filesystem::path& assets_dir) {
   TableResult english = load_table(assets_dir / "i18n" / "en.json");
-  if (!english.ok()) return english.error().message;
+  if (!english.ok()) return english.error();
   TableResult chinese = load_table(assets_dir / "i18n" / "zh-CN.json");
   install(std::move(*english), chinese.ok() ? std::move(*chinese) : Table{});
-  return chinese.ok() ? std::string{} : chinese.error().message + " (Chinese is unavailable)";
+  if (!chinese.ok()) return Error{chinese.error().kind, chinese.error().message + " (Chinese is unavailable)"};
+  return {};
 }
 
 void install(Table english, Table chinese) {
