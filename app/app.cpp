@@ -75,7 +75,9 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   ImGui::SetCurrentContext(surface_.imgui_context());
   // main.cpp loads the string tables first; an App made elsewhere (tests) loads them here.
   std::string catalogue_error;
-  if (!i18n::has_catalogue()) catalogue_error = i18n::load_catalogue(find_assets_dir());
+  if (!i18n::has_catalogue())
+    if (Result<void> loaded = i18n::load_catalogue(find_assets_dir()); !loaded)
+      catalogue_error = loaded.error().message;
   {
     // Why Chinese cannot be shown is said in English: Chinese is exactly what it cannot show.
     const i18n::Use english(i18n::Language::English);

@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
   // 5. The string tables. Without en.json the window still works but shows keys instead of text:
   //    one line says so (runs that only export numbers say nothing). No process-wide language: each
   //    mode hands start.language to what it makes (the App, the SVG export).
-  const std::string catalogue_error = smlab::i18n::load_catalogue(app::find_assets_dir());
-  if (!catalogue_error.empty() && options.shows_text()) app::warn(catalogue_error);
+  const Result<void> catalogue = smlab::i18n::load_catalogue(app::find_assets_dir());
+  if (!catalogue && options.shows_text()) app::warn(catalogue.error().message);
 
   // 6. The mode.
   return finish(mode.run(options, std::move(start)));

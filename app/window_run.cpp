@@ -92,12 +92,15 @@ class CloseSignals {
 };
 
 // The window's layout file is read by ImGui with no size limit and would block on a FIFO: use it
-// only when it is missing or a regular file of at most 1 MB. Returns "" or why it is left alone.
-std::string imgui_ini_problem(const std::filesystem::path& path) {
+// only when it is missing or a regular file of at most 1 MB. Success, or why it is left alone.
+Result<void> check_imgui_ini(const std::filesystem::path& path) {
   struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) return errno == ENOENT ? std::string{} : std::string(std::strerror(errno));
-  if (!S_ISREG(status.st_mode)) return "it is not a regular file";
-  if (status.st_size > (1 << 20)) return "it is larger than 1 MB";
+  if (::stat(path.c_str(), &status) != 0) {
+    if (errno == ENOENT) return {};
+    return Error::file(std::strerror(errno));
+  }
+  if (!S_ISREG(status.st_mode)) return Error::file("it is not a regular file");
+  if (status.st_size > (1 << 20)) return Error::file("it is larger than 1 MB");
   return {};
 }
 
@@ -160,11 +163,11 @@ Result<void> run_window(WindowRun run) {
   window_options.height = run.height;
   if (config_usable) {
     const std::filesystem::path ini = config / "imgui.ini";
-    if (const std::string problem = imgui_ini_problem(ini); problem.empty())
+    if (const Result<void> usable = check_imgui_ini(ini); usable)
       window_options.imgui_ini_path = ini.string();
     else
       std::fprintf(stderr, "softmax-lab: not using the window layout file '%s': %s\n", ini.string().c_str(),
-                   problem.c_str());
+                   usable.error().message.c_str());
   }
   auto created = platform::Window::create(window_options);
   if (!created)

@@ -150,17 +150,18 @@ JsonKeyScan scan_json_keys(std::string_view text) {
   return scan;
 }
 
-std::optional<std::string> json_text_problem(std::string_view text, int max_depth, std::size_t max_keys) {
+Result<void> check_json_text(std::string_view text, int max_depth, std::size_t max_keys) {
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
-    return "holds a NUL byte at byte " + std::to_string(nul + 1) + ": not a JSON text file";
+    return Error::usage("holds a NUL byte at byte " + std::to_string(nul + 1) + ": not a JSON text file");
   if (const std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos)
-    return "is not UTF-8 text (byte " + std::to_string(bad + 1) + "): not a JSON text file";
-  if (json_nesting_depth(text) > max_depth) return "nests deeper than " + std::to_string(max_depth) + " levels";
+    return Error::usage("is not UTF-8 text (byte " + std::to_string(bad + 1) + "): not a JSON text file");
+  if (json_nesting_depth(text) > max_depth)
+    return Error::usage("nests deeper than " + std::to_string(max_depth) + " levels");
   const JsonKeyScan keys = scan_json_keys(text);
   if (keys.most_keys_in_one_object > max_keys)
-    return "has an object with more than " + std::to_string(max_keys) + " keys";
-  if (keys.duplicate_key) return "has the key \"" + *keys.duplicate_key + "\" twice in one object";
-  return std::nullopt;
+    return Error::usage("has an object with more than " + std::to_string(max_keys) + " keys");
+  if (keys.duplicate_key) return Error::usage("has the key \"" + *keys.duplicate_key + "\" twice in one object");
+  return {};
 }
 
 std::string json_syntax_error(std::string_view text, std::size_t byte) {

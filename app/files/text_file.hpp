@@ -12,6 +12,8 @@
 
 #include <sys/types.h>
 
+#include "smlab/error.hpp"
+
 namespace smlab::app {
 
 struct TextFile {
@@ -48,9 +50,10 @@ JsonKeyScan scan_json_keys(std::string_view text);
 
 // What every JSON input is checked for before parsing, in this order: a NUL byte (the parser would
 // stop there and accept the rest unseen), bytes that are not UTF-8, nesting deeper than
-// `max_depth`, an object with more than `max_keys` keys, a key twice in one object. nullopt, or one line saying which
-// and where.
-std::optional<std::string> json_text_problem(std::string_view text, int max_depth, std::size_t max_keys);
+// `max_depth`, an object with more than `max_keys` keys, a key twice in one object. Success, or an
+// Error::usage of one line saying which and where, without a subject ("nests deeper than 8 levels":
+// parse_json puts "lesson " or the file's name in front).
+Result<void> check_json_text(std::string_view text, int max_depth, std::size_t max_keys);
 
 // "not valid JSON at line 3, column 14": where the parser stopped (`byte`, 1-based as nlohmann
 // reports it), never the file's own bytes (they may be anything).

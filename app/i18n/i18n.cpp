@@ -1,6 +1,7 @@
 // The string catalogue behind tr(): two read-only tables, each thread's language (i18n::Use), and
 // the misses.
 #include "i18n/i18n.hpp"
+#include "files/json_parse.hpp"
 #include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
@@ -107,21 +108,10 @@ const char* language_name(Language language) { return language == Language::Chin
 std::string language_codes() { return "en, zh-CN"; }
 
 TableResult parse_table(std::string_view json_text) {
-  if (json_text.size() > table_max_bytes) return table_failure("larger than 1 MB");
-  if (auto problem = app::json_text_problem(json_text, table_max_depth, table_max_keys)) return table_failure(*problem);
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return table_failure(app::json_syntax_error(json_text, e.byte));
-  } catch (const nlohmann::json::out_of_range& e) {
-    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
-    const std::string what = e.what();
-    return table_failure(std::string("not valid JSON: ") +
-                         what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
-  } catch (const nlohmann::json::exception&) {
-    return table_failure("not valid JSON");
-  }
+  Result<nlohmann::json> parsed =
+      app::parse_json<nlohmann::json>(json_text, "", {table_max_bytes, table_max_depth, table_max_keys});
+  if (!parsed) return parsed.error();
+  nlohmann::json& document = *parsed;
   if (!document.is_object()) return table_failure("expected one JSON object of \"key\": \"text\" pairs");
   Table table;
   for (const auto& [key, value] : document.items()) {
@@ -145,12 +135,13 @@ TableResult load_table(const std::filesystem::path& file) {
   return result;
 }
 
-std::string load_catalogue(const std::filesystem::path& assets_dir) {
+Result<void> load_catalogue(const std::filesystem::path& assets_dir) {
   TableResult english = load_table(assets_dir / "i18n" / "en.json");
-  if (!english.ok()) return english.error().message;
+  if (!english.ok()) return english.error();
   TableResult chinese = load_table(assets_dir / "i18n" / "zh-CN.json");
   install(std::move(*english), chinese.ok() ? std::move(*chinese) : Table{});
-  return chinese.ok() ? std::string{} : chinese.error().message + " (Chinese is unavailable)";
+  if (!chinese.ok()) return Error{chinese.error().kind, chinese.error().message + " (Chinese is unavailable)"};
+  return {};
 }
 
 void install(Table english, Table chinese) {

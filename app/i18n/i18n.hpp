@@ -50,9 +50,11 @@ TableResult load_table(const std::filesystem::path& file);
 // read it. Which language a text is looked up in is not part of it: that belongs to whoever draws
 // (an App's UiState::language, an export's options) and is handed to tr() through i18n::Use below.
 
-// Loads <assets>/i18n/en.json and zh-CN.json and installs them as the catalogue. Returns "" or one
-// line naming the file and problem; English must load, a broken Chinese table only disables Chinese.
-std::string load_catalogue(const std::filesystem::path& assets_dir);
+// Loads <assets>/i18n/en.json and zh-CN.json and installs them as the catalogue, or says in one line
+// which file is missing or bad: without English nothing is installed (tr() then shows keys), a bad
+// Chinese table only disables Chinese (English is installed). Either way the run goes on: callers
+// show the line as a warning.
+Result<void> load_catalogue(const std::filesystem::path& assets_dir);
 // Installs tables directly (tests, and load_catalogue). Start-up only: no other thread may be
 // reading the catalogue, and every pointer tr() handed out from the previous tables is invalid.
 void install(Table english, Table chinese);

@@ -36,22 +36,20 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-using Reader = std::function<std::optional<double>(const Snapshot&, const ClaimQuantity&, std::string&)>;
+// A quantity's value in a Snapshot, or the Error saying why it has none (a lab not evaluated, an
+// index past the row, a d_k that is not a point of the sweep).
+using Reader = std::function<Result<double>(const Snapshot&, const ClaimQuantity&)>;
 
 struct Entry {
   ClaimQuantityInfo info;
   Reader read;
 };
 
-std::optional<double> missing(std::string& error, std::string_view what) {
-  error = std::string(what);
-  return std::nullopt;
-}
+Error missing(std::string_view what) { return Error::usage(std::string(what)); }
 
-std::optional<double> element(std::span<const double> values, int index, std::string& error) {
+Result<double> element(std::span<const double> values, int index) {
   if (index < 0 || static_cast<std::size_t>(index) >= values.size())
-    return missing(error,
-                   "index " + std::to_string(index) + " is past the " + std::to_string(values.size()) + " values");
+    return missing("index " + std::to_string(index) + " is past the " + std::to_string(values.size()) + " values");
   return values[static_cast<std::size_t>(index)];
 }
 
@@ -69,29 +67,22 @@ double map_mean(const Snapshot& snap, bool scaled, const std::function<double(st
   return length > 0 ? total / length : kNaN;
 }
 
-// One statistic of one point of a d_k sweep, or null with `error` saying why.
-const RunningStats* dk_statistic(const DkSweep& sweep, const ClaimQuantity& q, std::string& error,
-                                 const RunningStats RowStats::*member) {
+// One statistic of one point of a d_k sweep (never null), or the Error saying why there is none.
+Result<const RunningStats*> dk_statistic(const DkSweep& sweep, const ClaimQuantity& q,
+                                         const RunningStats RowStats::*member) {
   const auto& dims = sweep.config.key_dims;
   const auto found = std::find(dims.begin(), dims.end(), q.at);
-  if (found == dims.end()) {
-    error = "d_k " + std::to_string(q.at) + " is not a point of the sweep";
-    return nullptr;
-  }
+  if (found == dims.end()) return missing("d_k " + std::to_string(q.at) + " is not a point of the sweep");
   const auto k = static_cast<std::size_t>(found - dims.begin());
   const auto& points = is_scaled(q) ? sweep.scaled : sweep.unscaled;
-  if (k >= points.size()) {
-    error = "the d_k sweep has no points";
-    return nullptr;
-  }
+  if (k >= points.size()) return missing("the d_k sweep has no points");
   return &(points[k].*member);
 }
 
-std::optional<double> dk_point(const Snapshot& snap, const ClaimQuantity& q, std::string& error,
-                               const RunningStats RowStats::*member) {
-  const RunningStats* stats = dk_statistic(snap.dk_sweep, q, error, member);
-  if (stats == nullptr) return std::nullopt;
-  return stats->mean;
+Result<double> dk_point(const Snapshot& snap, const ClaimQuantity& q, const RunningStats RowStats::*member) {
+  const Result<const RunningStats*> stats = dk_statistic(snap.dk_sweep, q, member);
+  if (!stats) return stats.error();
+  return (*stats)->mean;
 }
 
 // The sweep statistic a dk_* quantity reads, or null for the other quantities.
@@ -113,39 +104,28 @@ int score_variant(const ClaimQuantity& q) {
   return static_cast<int>(std::find(std::begin(names), std::end(names), q.series) - std::begin(names));
 }
 
-// The training lab's run a quantity names by its series ("a" … "d"), or null (with `error` set).
-const TrainingRun* training_run(const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
+// The training lab's run a quantity names by its series ("a" … "d"; never null), or the Error
+// saying why there is none.
+Result<const TrainingRun*> training_run(const Snapshot& snap, const ClaimQuantity& q) {
   const TrainingLab* lab = snap.lab<TrainingLab>();
-  if (lab == nullptr) {
-    error = "the training lab was not evaluated";
-    return nullptr;
-  }
-  if (!lab->error.empty()) {
-    error = "the training lab has no runs: " + lab->error;
-    return nullptr;
-  }
+  if (lab == nullptr) return missing("the training lab was not evaluated");
+  if (!lab->error.empty()) return missing("the training lab has no runs: " + lab->error);
   const std::size_t index = q.series.empty() ? 0 : static_cast<std::size_t>(q.series[0] - 'a');
-  if (index >= lab->runs.size()) {
-    error = "the training lab has no run " + q.series;
-    return nullptr;
-  }
+  if (index >= lab->runs.size()) return missing("the training lab has no run " + q.series);
   return &lab->runs[index];
 }
 
 // [SECTION] The quantity table: one reader per quantity
 
-// The lab's numbers in `snap`, or null with the reason in `error` (the lab named as the registry
-// names its view).
+// Why a lab's quantity has no value: the lab was not evaluated (named as the registry names its view).
 template <class Lab>
-const Lab* lab_or_error(const Snapshot& snap, std::string& error) {
-  const Lab* lab = snap.lab<Lab>();
-  if (lab == nullptr) error = "the " + std::string(view_info(view_of_lab<Lab>).name) + " lab was not evaluated";
-  return lab;
+Error not_evaluated() {
+  return missing("the " + std::string(view_info(view_of_lab<Lab>).name) + " lab was not evaluated");
 }
 
-#define NEED(Lab)                                    \
-  const auto* lab_ = lab_or_error<Lab>(snap, error); \
-  if (lab_ == nullptr) return std::nullopt
+#define NEED(Lab)                     \
+  const auto* lab_ = snap.lab<Lab>(); \
+  if (lab_ == nullptr) return not_evaluated<Lab>()
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = [] {
@@ -153,41 +133,27 @@ const std::vector<Entry>& entries() {
     auto add = [&t](ClaimQuantityInfo info, Reader read) { t.push_back({info, std::move(read)}); };
     // ── The dashboard's row (Snapshot) ──
     add({"weight", "softmax weight of key `index` in the shown row", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
-          return element(snap.probabilities, q.index, error);
-        });
+        [](const Snapshot& snap, const ClaimQuantity& q) { return element(snap.probabilities, q.index); });
     add({"max_weight", "largest weight of the row", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
-          return snap.max_weight;
-        });
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> { return snap.max_weight; });
     add({"argmax", "index of the largest weight", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> { return snap.argmax; });
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> { return snap.argmax; });
     add({"entropy_nats", "entropy of the row", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
-          return snap.entropy_nats;
-        });
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> { return snap.entropy_nats; });
     add({"max_entropy_nats", "ln of the number of unmasked keys", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
-          return snap.max_entropy_nats;
-        });
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> { return snap.max_entropy_nats; });
     add({"jacobian_norm", "‖J‖_F of the row (∂s/∂z)", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
-          return snap.jacobian_norm;
-        });
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> { return snap.jacobian_norm; });
     add({"kl_from_uniform", "KL(s ‖ uniform over unmasked keys)", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
-          return snap.kl_from_uniform;
-        });
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> { return snap.kl_from_uniform; });
     add({"gradient", "S(1 − S) of key `index`", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
-          return element(snap.gradient, q.index, error);
-        });
+        [](const Snapshot& snap, const ClaimQuantity& q) { return element(snap.gradient, q.index); });
     add({"gradient_max", "largest S(1 − S) of the row", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           return snap.gradient.empty() ? kNaN : *std::max_element(snap.gradient.begin(), snap.gradient.end());
         });
     add({"masked_weight_max", "largest weight of the row at a key after the query (causal: 0)", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string&) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           double top = 0.0;
           for (std::size_t j = static_cast<std::size_t>(snap.params.row) + 1; j < snap.probabilities.size(); ++j)
             top = std::max(top, snap.probabilities[j]);
@@ -195,13 +161,13 @@ const std::vector<Entry>& entries() {
         });
     // ── The dashboard's maps, row by row as drawn (attention_row) ──
     add({"map_mean_max_weight", "mean over rows of the largest weight", "scaled|unscaled", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string&) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           return map_mean(snap, is_scaled(q), [](std::span<const float> row, int) {
             return static_cast<double>(*std::max_element(row.begin(), row.end()));
           });
         });
     add({"map_mean_entropy", "mean over rows of the row entropy (nats)", "scaled|unscaled", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string&) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           return map_mean(snap, is_scaled(q), [](std::span<const float> row, int) {
             double h = 0.0;
             for (float w : row)
@@ -210,7 +176,7 @@ const std::vector<Entry>& entries() {
           });
         });
     add({"map_masked_weight_max", "largest weight above the diagonal (causal: 0)", "scaled|unscaled", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string&) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           double top = 0.0;
           map_mean(snap, is_scaled(q), [&top](std::span<const float> row, int i) {
             for (std::size_t j = static_cast<std::size_t>(i) + 1; j < row.size(); ++j)
@@ -221,136 +187,130 @@ const std::vector<Entry>& entries() {
         });
     // ── The Monte Carlo d_k sweep (means) ──
     add({"dk_entropy", "mean row entropy at d_k = `at`", "scaled|unscaled", false, true},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
-          return dk_point(snap, q, error, &RowStats::entropy_nats);
-        });
+        [](const Snapshot& snap, const ClaimQuantity& q) { return dk_point(snap, q, &RowStats::entropy_nats); });
     add({"dk_max_weight", "mean max weight at d_k = `at`", "scaled|unscaled", false, true},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
-          return dk_point(snap, q, error, &RowStats::max_weight);
-        });
+        [](const Snapshot& snap, const ClaimQuantity& q) { return dk_point(snap, q, &RowStats::max_weight); });
     add({"dk_jacobian_norm", "mean ‖J‖_F at d_k = `at`", "scaled|unscaled", false, true},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) {
-          return dk_point(snap, q, error, &RowStats::jacobian_norm);
-        });
+        [](const Snapshot& snap, const ClaimQuantity& q) { return dk_point(snap, q, &RowStats::jacobian_norm); });
     // ── Normalizers lab ──
     add({"normalizer_weight", "weight `index` of a normaliser",
          "softmax|naive_softmax|online_softmax|hardmax|linear|sigmoid|relu|sparsemax|entmax", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(NormalizersLab);
           for (const NormalizerColumn& column : lab_->columns)
-            if (normalizer_name(column.kind) == q.series) return element(column.result.weights, q.index, error);
-          return missing(error, "no normaliser " + q.series);
+            if (normalizer_name(column.kind) == q.series) return element(column.result.weights, q.index);
+          return missing("no normaliser " + q.series);
         });
     add({"small_gap_softmax_ratio", "largest/smallest softmax weight of 2.0, 2.1, 2.2", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(NormalizersLab);
           return lab_->small_gap.softmax_ratio;
         });
     add({"small_gap_linear_ratio", "largest/smallest x/Σx weight of 2.0, 2.1, 2.2", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(NormalizersLab);
           return lab_->small_gap.linear_ratio;
         });
     // ── Stability lab (the selected format) ──
     add({"stability_bad_weights", "NaN + inf + zeroed weights of a variant in the selected format",
          "naive|stable|online", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(StabilityLab);
           return lab_->selected().run(softmax_variant(q)).problem_count();
         });
     add({"stability_nan", "NaN weights of a variant in the selected format", "naive|stable|online", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(StabilityLab);
           return lab_->selected().run(softmax_variant(q)).report.nan_count;
         });
     add({"stability_weight", "weight `index` of a variant in the selected format", "naive|stable|online", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(StabilityLab);
-          return element(lab_->selected().run(softmax_variant(q)).weights, q.index, error);
+          return element(lab_->selected().run(softmax_variant(q)).weights, q.index);
         });
     add({"online_running_max", "online softmax's running max after key `index`", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(StabilityLab);
-          return element(lab_->online_running_max, q.index, error);
+          return element(lab_->online_running_max, q.index);
         });
     add({"online_running_sum", "online softmax's running sum after key `index`", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(StabilityLab);
-          return element(lab_->online_running_sum, q.index, error);
+          return element(lab_->online_running_sum, q.index);
         });
     add({"stability_sum_error", "|Σw − 1| of a variant in the selected format", "naive|stable|online", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(StabilityLab);
           return lab_->selected().run(softmax_variant(q)).report.sum_error;
         });
     add({"exp_limit", "largest x with exp(x) finite in a format", "fp64|fp32|fp16|bf16|fp8-e4m3|fp8-e5m2", false,
          false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(StabilityLab);
           const auto format = format_from_name(q.series);
-          if (!format) return missing(error, "no format " + q.series);
+          if (!format) return missing("no format " + q.series);
           return lab_->format(*format).largest_finite_exp_input;
         });
     add({"max_logit", "largest logit x/T of the stability lab's row", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(StabilityLab);
           return lab_->max_logit;
         });
     add({"stability_map_nan_rows", "rows of the fp16 map holding a NaN", "naive|stable", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(StabilityLab);
           return (q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16).nan_rows;
         });
     add({"stability_map_nan_cells", "NaN cells of the fp16 map", "naive|stable", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(StabilityLab);
           return (q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16).nan_cells;
         });
     add({"stability_map_bad_cells", "NaN + inf + zeroed cells of the fp16 map", "naive|stable", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(StabilityLab);
           const StabilityMap& map = q.series == "naive" ? lab_->naive_fp16 : lab_->stable_fp16;
           return map.nan_cells + map.inf_cells + map.underflow_cells;
         });
     add({"stability_map_cells", "cells of the fp16 maps", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(StabilityLab);
           return static_cast<double>(lab_->map_size) * lab_->map_size;
         });
     add({"stability_map_max_logit", "largest logit of the fp16 maps", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(StabilityLab);
           return lab_->map_max_logit;
         });
     // ── Temperature lab ──
     add({"entropy_curve_first", "H at T = 0.01 (the curve's left end)", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(TemperatureLab);
           return lab_->curve_entropy_nats.empty() ? kNaN : lab_->curve_entropy_nats.front();
         });
     add({"entropy_curve_last", "H at T = 100 (the curve's right end)", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(TemperatureLab);
           return lab_->curve_entropy_nats.empty() ? kNaN : lab_->curve_entropy_nats.back();
         });
     add({"nudge_softmax_top", "softmax weight of the leader at the current nudge", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(TemperatureLab);
           return lab_->current_softmax_top;
         });
     add({"nudge_softmax_second", "softmax weight of the runner-up at the current nudge", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(TemperatureLab);
           return lab_->current_softmax_second;
         });
     add({"nudge_hardmax_second", "argmax weight of the runner-up at the current nudge", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(TemperatureLab);
           return lab_->current_hardmax_second;
         });
     add({"nudge_swap_width", "nudge range over which the leader's softmax weight goes from 90% to 10% of its swing", "",
          false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(TemperatureLab);
           const auto& top = lab_->softmax_top;
           if (top.empty()) return kNaN;
@@ -365,74 +325,74 @@ const std::vector<Entry>& entries() {
         });
     // ── Gradients lab ──
     add({"gradients_stall_scale", "score scale from which ‖J‖_F < 1% of its peak", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(GradientsLab);
           return lab_->has_stall ? lab_->stall_scale : std::numeric_limits<double>::infinity();
         });
     add({"gradients_peak_norm", "largest ‖J‖_F over the score-scale sweep", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(GradientsLab);
           return lab_->sweep_peak_norm;
         });
     add({"gradients_peak_scale", "score scale where ‖J‖_F peaks over the sweep", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(GradientsLab);
           return lab_->sweep_peak_scale;
         });
     add({"gradients_max_abs_entry", "max |J_ij| of the row", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(GradientsLab);
           return lab_->max_abs_entry;
         });
     // ── Scaling lab ──
     add({"histogram_variance", "sample variance of q·k (unscaled) or q·k/√d_k (scaled)", "scaled|unscaled", false,
          false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(ScalingLab);
           return (is_scaled(q) ? lab_->scaled : lab_->unscaled).variance;
         });
     // ── Attention-variants lab ──
     add({"variant_entropy_ratio", "mean row entropy / ln L' of a variant's map",
          "dot|scaled_dot|cosine|additive|layer_norm", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(AttentionVariantsLab);
           const int v = score_variant(q);
-          if (v >= 5) return missing(error, "no variant " + q.series);
+          if (v >= 5) return missing("no variant " + q.series);
           return lab_->entropy_nats[static_cast<std::size_t>(v)] / lab_->max_entropy_nats;
         });
     add({"variant_max_weight", "mean max weight of a variant's map", "dot|scaled_dot|cosine|additive|layer_norm", false,
          false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(AttentionVariantsLab);
           const int v = score_variant(q);
-          if (v >= 5) return missing(error, "no variant " + q.series);
+          if (v >= 5) return missing("no variant " + q.series);
           return lab_->mean_max_weight[static_cast<std::size_t>(v)];
         });
     // ── Positions lab ──
     add({"position_entropy_ratio", "mean row entropy / its maximum, positions-only map", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(PositionsLab);
           return lab_->position_entropy_ratio_now;
         });
     add({"position_max_weight", "mean max weight, positions-only map", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(PositionsLab);
           return lab_->position_max_weight;
         });
     // ── Heads lab (the shown row) ──
     add({"head_row_entropy_max", "largest row entropy of a single head", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(HeadsLab);
           const auto& h = lab_->head_row_entropy_nats;
           return h.empty() ? kNaN : *std::max_element(h.begin(), h.end());
         });
     add({"average_row_entropy", "row entropy of the heads' average", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(HeadsLab);
           return lab_->average_row_entropy_nats;
         });
     add({"head_mean_max_weight", "mean over heads of each map's mean max weight", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(HeadsLab);
           const auto& w = lab_->head_max_weight;
           double total = 0.0;
@@ -440,23 +400,23 @@ const std::vector<Entry>& entries() {
           return w.empty() ? kNaN : total / static_cast<double>(w.size());
         });
     add({"distinct_head_argmaxes", "how many different keys the heads' row maxima point at", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(HeadsLab);
           return lab_->distinct_head_argmaxes;
         });
     // ── The attention story's labs (issue #17) ──
     add({"values_weight", "values lab: weight of key `index` for the shown query", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(ValuesLab);
-          return element(lab_->weights, q.index, error);
+          return element(lab_->weights, q.index);
         });
     add({"values_output", "values lab: coordinate `index` of the output o = Σ w_j v_j", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(ValuesLab);
-          return element(lab_->output, q.index, error);
+          return element(lab_->output, q.index);
         });
     add({"values_distance_to_argmax", "values lab: max_c |o_c − v_top,c| (0 as T → 0)", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(ValuesLab);
           double out = 0.0;
           for (std::size_t c = 0; c < lab_->output.size(); ++c)
@@ -464,7 +424,7 @@ const std::vector<Entry>& entries() {
           return out;
         });
     add({"values_distance_to_mean", "values lab: max_c |o_c − mean_j v_jc| (0 as T → ∞)", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(ValuesLab);
           double out = 0.0;
           for (std::size_t c = 0; c < lab_->output.size(); ++c)
@@ -472,14 +432,14 @@ const std::vector<Entry>& entries() {
           return out;
         });
     add({"values_concat_vs_average", "values lab: max |concat·W_O − average-of-maps output|", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(ValuesLab);
           return lab_->concat_vs_average_difference;
         });
     // The same gap on the one query the multi-head plot draws (its bars): what a text can point at.
     add({"values_concat_vs_average_row", "values lab: max_c |concat·W_O − average-of-maps| of the shown query", "",
          false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(ValuesLab);
           const MultiHeadAttention& heads = lab_->multi_head;
           const int row = std::min(lab_->settings.row, heads.seq_len - 1);
@@ -489,87 +449,87 @@ const std::vector<Entry>& entries() {
           return out;
         });
     add({"sampling_probability", "sampling lab: softmax(z/T) of token `index`", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(SamplingLab);
-          return element(lab_->probabilities, q.index, error);
+          return element(lab_->probabilities, q.index);
         });
     add({"sampling_frequency", "sampling lab: share of the draws on token `index`", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(SamplingLab);
-          return element(lab_->frequencies, q.index, error);
+          return element(lab_->frequencies, q.index);
         });
     add({"sampling_kept", "sampling lab: tokens kept by a filter", "top_k|top_p", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(SamplingLab);
           return q.series == "top_k" ? lab_->top_k_kept : lab_->top_p_kept;
         });
     add({"sampling_entropy", "sampling lab: entropy of softmax(z/T) in nats", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(SamplingLab);
           return lab_->entropy_nats;
         });
     add({"sampling_kd_loss", "sampling lab: distillation loss T²·KL at T", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(SamplingLab);
           return lab_->distillation.loss;
         });
     add({"loss_value", "loss lab: cross-entropy −log s_target", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(LossGradientsLab);
           return lab_->loss.loss;
         });
     add({"loss_gradient", "loss lab: ∂L/∂x of entry `index` ((s − y)/T)", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(LossGradientsLab);
-          return element(lab_->loss.gradient, q.index, error);
+          return element(lab_->loss.gradient, q.index);
         });
     add({"loss_log_softmax", "loss lab: log-softmax of entry `index`", "stable|naive", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(LossGradientsLab);
-          return element(q.series == "naive" ? lab_->loss.naive_log_softmax : lab_->loss.log_softmax, q.index, error);
+          return element(q.series == "naive" ? lab_->loss.naive_log_softmax : lab_->loss.log_softmax, q.index);
         });
     add({"loss_naive_infinite", "loss lab: entries where log(softmax) is −inf", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(LossGradientsLab);
           return lab_->loss.naive_infinite_count;
         });
     add({"qk_gradient_median", "loss lab: median ‖∂L/∂q‖ at d_k = `at` (series: loss and scaling)",
          "probe_scaled|probe_unscaled|target_scaled|target_unscaled", false, true},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(LossGradientsLab);
           const bool probe = q.series.rfind("probe", 0) == 0, scaled = q.series.ends_with("_scaled");
           const QkGradientSweep& sweep = probe ? lab_->probe : lab_->target;
           const auto found = std::find(sweep.key_dims.begin(), sweep.key_dims.end(), q.at);
           if (found == sweep.key_dims.end())
-            return missing(error, "d_k " + std::to_string(q.at) + " is not a point of the sweep");
+            return missing("d_k " + std::to_string(q.at) + " is not a point of the sweep");
           const auto k = static_cast<std::size_t>(found - sweep.key_dims.begin());
           return scaled ? sweep.scaled_query_norm_median[k] : sweep.unscaled_query_norm_median[k];
         });
     add({"geometry_dot", "geometry lab: q·k of key `index`", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(GeometryLab);
-          return element(lab_->alignment.dots, q.index, error);
+          return element(lab_->alignment.dots, q.index);
         });
     add({"geometry_cosine", "geometry lab: cos θ of key `index`", "", true, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(GeometryLab);
-          return element(lab_->alignment.cosines, q.index, error);
+          return element(lab_->alignment.cosines, q.index);
         });
     add({"geometry_gradient_max", "geometry lab: largest ‖∂cos/∂q‖ over ‖q‖ ∈ [1e-8, 10]", "naive|epsilon", false,
          false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(GeometryLab);
           const auto& v = q.series == "naive" ? lab_->sweep_gradient_naive : lab_->sweep_gradient_epsilon;
           return v.empty() ? kNaN : *std::max_element(v.begin(), v.end());
         });
     add({"geometry_tanh_derivative", "geometry lab: mean tanh′ of additive attention at the current σ",
          "plain|layer_norm", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(GeometryLab);
           return q.series == "plain" ? lab_->plain_now.mean_derivative : lab_->normed_now.mean_derivative;
         });
     add({"init_last_variance", "init lab: variance after the last layer", "measured|predicted", false, false},
-        [](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(InitLab);
           return q.series == "measured" ? lab_->measured_variance.back() : lab_->predicted_variance.back();
         });
@@ -577,10 +537,10 @@ const std::vector<Entry>& entries() {
     const auto training = [&add](std::string_view name, std::string_view meaning,
                                  std::function<double(const TrainingRun&)> value) {
       add({name, meaning, "a|b|c|d", false, false},
-          [value](const Snapshot& snap, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
-            const TrainingRun* run = training_run(snap, q, error);
-            if (run == nullptr) return std::nullopt;
-            return value(*run);
+          [value](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
+            const Result<const TrainingRun*> run = training_run(snap, q);
+            if (!run) return run.error();
+            return value(**run);
           });
     };
     training("train_steps_to_90", "training lab: mean steps to 90% accuracy over the run's seeds",
@@ -613,10 +573,10 @@ const std::vector<Entry>& entries() {
              [](const TrainingRun& r) { return r.shown_match; });
     add({"train_masked_weight_max", "training lab: largest weight on a later token in any head of the sentence", "",
          false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(TrainingLab);
           const TrainingSentence& s = lab_->sentence;
-          if (!s.error.empty()) return missing(error, s.error);
+          if (!s.error.empty()) return missing(s.error);
           double top = 0.0;
           for (int l = 0; l < s.layers; ++l)
             for (int h = 0; h < s.heads; ++h)
@@ -626,18 +586,18 @@ const std::vector<Entry>& entries() {
           return top;
         });
     add({"train_next_token_top", "training lab: probability of the most likely next token", "", false, false},
-        [](const Snapshot& snap, const ClaimQuantity&, std::string& error) -> std::optional<double> {
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(TrainingLab);
           const TrainingSentence& s = lab_->sentence;
-          if (s.top.empty()) return missing(error, "the sentence has no next-token distribution");
+          if (s.top.empty()) return missing("the sentence has no next-token distribution");
           return s.probabilities[static_cast<std::size_t>(s.top.front())];
         });
     add({"homework_answer", "the answer of homework exercise `index` (smlab/labs/homework.hpp, in its order)", "", true,
          false},
-        [](const Snapshot&, const ClaimQuantity& q, std::string& error) -> std::optional<double> {
+        [](const Snapshot&, const ClaimQuantity& q) -> Result<double> {
           std::vector<double> answers;
           for (const Exercise& exercise : homework_exercises()) answers.push_back(exercise.answer);
-          return element(answers, q.index, error);
+          return element(answers, q.index);
         });
     return t;
   }();
@@ -723,11 +683,7 @@ Result<void> check_claim(const LessonClaim& claim) {
 Result<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity) {
   const Entry* entry = find_entry(quantity.quantity);
   if (entry == nullptr) return Error::usage("unknown quantity " + quantity.quantity);
-  // The readers of the table say why a value is missing through `why` (one per quantity, in this file).
-  std::string why;
-  const std::optional<double> value = entry->read(snap, quantity, why);
-  if (!value) return Error::usage(std::move(why));
-  return *value;
+  return entry->read(snap, quantity);
 }
 
 Result<ClaimReading> claim_reading(const Snapshot& snap, const ClaimQuantity& quantity, const DkSweep* drawn_sweep) {
@@ -739,10 +695,10 @@ Result<ClaimReading> claim_reading(const Snapshot& snap, const ClaimQuantity& qu
   }
   const DkSweep& sweep =
       drawn_sweep != nullptr && drawn_sweep->config == snap.dk_sweep.config ? *drawn_sweep : snap.dk_sweep;
-  std::string why;
-  const RunningStats* stats = dk_statistic(sweep, quantity, why, member);
-  if (stats == nullptr) return Error::usage(std::move(why));
-  return ClaimReading{stats->mean, stats->standard_error(), sweep.trials, monte_carlo_converged(*stats)};
+  const Result<const RunningStats*> stats = dk_statistic(sweep, quantity, member);
+  if (!stats) return stats.error();
+  const RunningStats& point = **stats;
+  return ClaimReading{point.mean, point.standard_error(), sweep.trials, monte_carlo_converged(point)};
 }
 
 std::string describe(const ClaimQuantity& q) {

@@ -13,6 +13,7 @@
 //   [SECTION] Guesses and the reveal: numbers as shown, check_guess, parse_guess, the close rule
 //   [SECTION] Animated step changes: interpolate_params, lesson_ease
 #include "lessons/lessons.hpp"
+#include "files/json_parse.hpp"
 #include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
@@ -63,24 +64,26 @@ bool is_clean_text(const std::string& text, bool allow_newline) {
 std::string shown(const std::string& text) { return shown_text(text); }
 
 // {"en": "…", "zh-CN": "…"}, both non-empty strings within `max_bytes`.
-std::optional<std::string> read_text(const OrderedJson& value, const std::string& where, std::size_t max_bytes,
-                                     bool allow_newline, LessonText& out) {
-  if (!value.is_object()) return where + " must be an object {\"en\": …, \"zh-CN\": …}, not " + value.type_name();
+Result<void> read_text(const OrderedJson& value, const std::string& where, std::size_t max_bytes, bool allow_newline,
+                       LessonText& out) {
+  if (!value.is_object())
+    return Error::usage(where + " must be an object {\"en\": …, \"zh-CN\": …}, not " + value.type_name());
   for (const auto& [language, text] : value.items()) {
     if (language != "en" && language != "zh-CN")
-      return where + " has language '" + shown(language) + "': allowed en, zh-CN";
-    if (!text.is_string()) return where + "." + language + " must be a string, not " + text.type_name();
+      return Error::usage(where + " has language '" + shown(language) + "': allowed en, zh-CN");
+    if (!text.is_string()) return Error::usage(where + "." + language + " must be a string, not " + text.type_name());
     const std::string& content = text.get_ref<const std::string&>();
-    if (content.empty()) return where + "." + language + " is empty";
+    if (content.empty()) return Error::usage(where + "." + language + " is empty");
     if (content.size() > max_bytes)
-      return where + "." + language + " is longer than " + std::to_string(max_bytes) + " bytes";
+      return Error::usage(where + "." + language + " is longer than " + std::to_string(max_bytes) + " bytes");
     if (!is_clean_text(content, allow_newline))
-      return where + "." + language + " holds a control character" + (allow_newline ? " (only \\n is allowed)" : "");
+      return Error::usage(where + "." + language + " holds a control character" +
+                          (allow_newline ? " (only \\n is allowed)" : ""));
     (language == "en" ? out.english : out.chinese) = content;
   }
-  if (out.english.empty()) return where + " needs \"en\"";
-  if (out.chinese.empty()) return where + " needs \"zh-CN\"";
-  return std::nullopt;
+  if (out.english.empty()) return Error::usage(where + " needs \"en\"");
+  if (out.chinese.empty()) return Error::usage(where + " needs \"zh-CN\"");
+  return {};
 }
 
 std::string view_names() {
@@ -98,53 +101,55 @@ std::string panel_names(View view) {
 // [SECTION] Reading claims: quantity and claim
 
 // {"quantity": NAME, "series": S, "index": I, "at": D} (the last three as the quantity needs).
-std::optional<std::string> read_quantity(const OrderedJson& value, const std::string& where, bool top_level,
-                                         ClaimQuantity& out) {
-  if (!value.is_object()) return where + " must be an object, not " + value.type_name();
+Result<void> read_quantity(const OrderedJson& value, const std::string& where, bool top_level, ClaimQuantity& out) {
+  if (!value.is_object()) return Error::usage(where + " must be an object, not " + value.type_name());
   for (const auto& [field, part] : value.items()) {
     const bool known = field == "quantity" || field == "series" || field == "index" || field == "at" ||
                        (top_level && (field == "op" || field == "value" || field == "than" || field == "times" ||
                                       field == "tolerance"));
-    if (!known) return where + " has an unknown field '" + shown(field) + "'";
+    if (!known) return Error::usage(where + " has an unknown field '" + shown(field) + "'");
   }
-  if (!value.contains("quantity") || !value["quantity"].is_string()) return where + " needs a \"quantity\" string";
+  if (!value.contains("quantity") || !value["quantity"].is_string())
+    return Error::usage(where + " needs a \"quantity\" string");
   out.quantity = value["quantity"].get<std::string>();
   if (value.contains("series")) {
-    if (!value["series"].is_string()) return where + " \"series\" must be a string";
+    if (!value["series"].is_string()) return Error::usage(where + " \"series\" must be a string");
     out.series = value["series"].get<std::string>();
   }
   for (const char* key : {"index", "at"})
     if (value.contains(key)) {
       if (!value[key].is_number_integer() || value[key].get<long long>() < 0 || value[key].get<long long>() > 1'000'000)
-        return where + " \"" + key + "\" must be an integer in 0 … 1000000";
+        return Error::usage(where + " \"" + key + "\" must be an integer in 0 … 1000000");
       (std::string(key) == "index" ? out.index : out.at) = value[key].get<int>();
     }
-  if (Result<void> checked = check_claim_quantity(out); !checked.ok()) return where + " " + checked.error().message;
-  return std::nullopt;
+  if (Result<void> checked = check_claim_quantity(out); !checked.ok())
+    return Error::usage(where + " " + checked.error().message);
+  return {};
 }
 
-std::optional<std::string> read_claim(const OrderedJson& value, const std::string& where, LessonClaim& claim) {
-  if (auto error = read_quantity(value, where, true, claim.left)) return error;
+Result<void> read_claim(const OrderedJson& value, const std::string& where, LessonClaim& claim) {
+  if (Result<void> read = read_quantity(value, where, true, claim.left); !read) return read;
   if (!value.contains("op") || !value["op"].is_string())
-    return where + " needs an \"op\" string: allowed <, <=, >, >=, ~";
+    return Error::usage(where + " needs an \"op\" string: allowed <, <=, >, >=, ~");
   claim.op = value["op"].get<std::string>();
   for (const char* key : {"value", "times", "tolerance"})
     if (value.contains(key)) {
-      if (!value[key].is_number()) return where + " \"" + key + "\" must be a number";
+      if (!value[key].is_number()) return Error::usage(where + " \"" + key + "\" must be a number");
       const double number = value[key].get<double>();
       (std::string(key) == "value"   ? claim.value
        : std::string(key) == "times" ? claim.times
                                      : claim.tolerance) = number;
     }
   if (value.contains("than")) {
-    if (value.contains("value")) return where + " has both \"value\" and \"than\": give one";
+    if (value.contains("value")) return Error::usage(where + " has both \"value\" and \"than\": give one");
     claim.than.emplace();
-    if (auto error = read_quantity(value["than"], where + " than", false, *claim.than)) return error;
+    if (Result<void> read = read_quantity(value["than"], where + " than", false, *claim.than); !read) return read;
   } else if (!value.contains("value")) {
-    return where + " needs a \"value\" or a \"than\"";
+    return Error::usage(where + " needs a \"value\" or a \"than\"");
   }
-  if (Result<void> checked = check_claim(claim); !checked.ok()) return where + " " + checked.error().message;
-  return std::nullopt;
+  if (Result<void> checked = check_claim(claim); !checked.ok())
+    return Error::usage(where + " " + checked.error().message);
+  return {};
 }
 
 // [SECTION] Reading a predict block
@@ -152,75 +157,87 @@ std::optional<std::string> read_claim(const OrderedJson& value, const std::strin
 bool finite_number(const OrderedJson& value) { return value.is_number() && std::isfinite(value.get<double>()); }
 
 // "predict": {"question", "quantity", "choices" | "min" + "max" + "tolerance", "hides", "reveal_text"}.
-std::optional<std::string> read_predict(const OrderedJson& value, const std::string& where, View view,
-                                        const std::string& step_panel, LessonPredict& out) {
-  if (!value.is_object()) return where + " must be an object, not " + value.type_name();
+Result<void> read_predict(const OrderedJson& value, const std::string& where, View view, const std::string& step_panel,
+                          LessonPredict& out) {
+  if (!value.is_object()) return Error::usage(where + " must be an object, not " + value.type_name());
   for (const auto& [field, part] : value.items())
     if (field != "question" && field != "quantity" && field != "choices" && field != "min" && field != "max" &&
         field != "decimals" && field != "significant" && field != "hides" && field != "reveal_text")
-      return where + " has an unknown field '" + shown(field) +
-             "': allowed question, quantity, choices, min, max, decimals, significant, hides, reveal_text";
-  if (!value.contains("question")) return where + " needs a \"question\"";
-  if (auto error = read_text(value["question"], where + " question", lesson_title_max_chars, false, out.question))
-    return error;
-  if (!value.contains("quantity")) return where + " needs a \"quantity\": {\"quantity\": NAME, …} as claims take";
-  if (auto error = read_quantity(value["quantity"], where + " quantity", false, out.quantity)) return error;
+      return Error::usage(
+          where + " has an unknown field '" + shown(field) +
+          "': allowed question, quantity, choices, min, max, decimals, significant, hides, reveal_text");
+  if (!value.contains("question")) return Error::usage(where + " needs a \"question\"");
+  if (Result<void> read =
+          read_text(value["question"], where + " question", lesson_title_max_chars, false, out.question);
+      !read)
+    return read;
+  if (!value.contains("quantity"))
+    return Error::usage(where + " needs a \"quantity\": {\"quantity\": NAME, …} as claims take");
+  if (Result<void> read = read_quantity(value["quantity"], where + " quantity", false, out.quantity); !read)
+    return read;
   const bool has_choices = value.contains("choices");
   const bool has_range =
       value.contains("min") || value.contains("max") || value.contains("decimals") || value.contains("significant");
   if (has_choices == has_range)
-    return where +
-           " needs either \"choices\" (2 to 6 numbers) or \"min\", \"max\" and \"decimals\" or \"significant\" (a "
-           "typed guess), not " +
-           (has_choices ? "both" : "neither");
+    return Error::usage(
+        where +
+        " needs either \"choices\" (2 to 6 numbers) or \"min\", \"max\" and \"decimals\" or \"significant\" (a "
+        "typed guess), not " +
+        (has_choices ? "both" : "neither"));
   if (has_choices) {
     const OrderedJson& choices = value["choices"];
     if (!choices.is_array() || choices.size() < lesson_min_choices || choices.size() > lesson_max_choices)
-      return where + " \"choices\" must be an array of 2 to 6 numbers";
+      return Error::usage(where + " \"choices\" must be an array of 2 to 6 numbers");
     for (const OrderedJson& choice : choices) {
       if (!finite_number(choice))
-        return where + " \"choices\" holds " + shown(choice.dump()) + ": allowed finite numbers";
+        return Error::usage(where + " \"choices\" holds " + shown(choice.dump()) + ": allowed finite numbers");
       const double number = choice.get<double>();
       if (std::find(out.choices.begin(), out.choices.end(), number) != out.choices.end())
-        return where + " \"choices\" holds " + predict_number(number) + " twice";
+        return Error::usage(where + " \"choices\" holds " + predict_number(number) + " twice");
       out.choices.push_back(number);
     }
   } else {
     for (const char* key : {"min", "max"}) {
       if (!value.contains(key) || !finite_number(value[key]))
-        return where + " needs \"" + key + "\" as a finite number (a typed guess takes min, max and its precision)";
+        return Error::usage(where + " needs \"" + key +
+                            "\" as a finite number (a typed guess takes min, max and its precision)");
       (std::string(key) == "min" ? out.min : out.max) = value[key].get<double>();
     }
     if (!(out.min < out.max))
-      return where + " \"min\" " + predict_number(out.min) + " must be below \"max\" " + predict_number(out.max);
+      return Error::usage(where + " \"min\" " + predict_number(out.min) + " must be below \"max\" " +
+                          predict_number(out.max));
     // The precision the question asks for: it shows the answer and decides what is close.
     const bool decimals = value.contains("decimals"), significant = value.contains("significant");
     if (decimals == significant)
-      return where +
-             " needs one of \"decimals\" (0 to 12) or \"significant\" (1 to 15 digits): the precision the "
-             "question asks for";
+      return Error::usage(where +
+                          " needs one of \"decimals\" (0 to 12) or \"significant\" (1 to 15 digits): the precision the "
+                          "question asks for");
     const OrderedJson& digits = value[decimals ? "decimals" : "significant"];
     const int lowest = decimals ? 0 : 1, highest = decimals ? 12 : 15;
     if (!digits.is_number_integer() || digits.get<long long>() < lowest || digits.get<long long>() > highest)
-      return where + " \"" + (decimals ? "decimals" : "significant") + "\" must be a whole number from " +
-             std::to_string(lowest) + " to " + std::to_string(highest);
+      return Error::usage(where + " \"" + (decimals ? "decimals" : "significant") + "\" must be a whole number from " +
+                          std::to_string(lowest) + " to " + std::to_string(highest));
     out.precision = {decimals ? PredictPrecision::Kind::decimals : PredictPrecision::Kind::significant,
                      digits.get<int>()};
   }
   out.hides = step_panel;
   if (value.contains("hides")) {
-    if (!value["hides"].is_string()) return where + " \"hides\" must be a panel name: allowed " + panel_names(view);
+    if (!value["hides"].is_string())
+      return Error::usage(where + " \"hides\" must be a panel name: allowed " + panel_names(view));
     out.hides = value["hides"].get<std::string>();
     if (panel_entry_plots(view, out.hides).empty())
-      return where + " hides '" + shown(out.hides) + "', not a panel of " + std::string(view_info(view).name) +
-             ": allowed " + panel_names(view) + " or one of their plots";
+      return Error::usage(where + " hides '" + shown(out.hides) + "', not a panel of " +
+                          std::string(view_info(view).name) + ": allowed " + panel_names(view) +
+                          " or one of their plots");
   }
   if (value.contains("reveal_text")) {
     out.after.emplace();
-    if (auto error = read_text(value["reveal_text"], where + " reveal_text", lesson_text_max_chars, true, *out.after))
-      return error;
+    if (Result<void> read =
+            read_text(value["reveal_text"], where + " reveal_text", lesson_text_max_chars, true, *out.after);
+        !read)
+      return read;
   }
-  return std::nullopt;
+  return {};
 }
 
 // [SECTION] Reading a step
@@ -243,75 +260,82 @@ std::string panel_entry_names(View view) {
 
 // "panels": ["softmax", "linear", "notes"]: 1 to lesson_max_panels names, each a lesson panel or a
 // plot of the view (or "notes" in a lab), no plot twice, the highlighted panel among them.
-std::optional<std::string> read_panels(const OrderedJson& entry, const std::string& where, LessonStep& step) {
+Result<void> read_panels(const OrderedJson& entry, const std::string& where, LessonStep& step) {
   if (!entry.contains("panels")) {
     step.panels = {step.panel};
-    return std::nullopt;
+    return {};
   }
   const OrderedJson& panels = entry["panels"];
   if (!panels.is_array() || panels.empty() || panels.size() > lesson_max_panels)
-    return where + " \"panels\" must be an array of 1 to " + std::to_string(lesson_max_panels) + " names: allowed " +
-           panel_entry_names(step.view);
+    return Error::usage(where + " \"panels\" must be an array of 1 to " + std::to_string(lesson_max_panels) +
+                        " names: allowed " + panel_entry_names(step.view));
   std::vector<std::string_view> plots;
   for (const OrderedJson& name : panels) {
     if (!name.is_string())
-      return where + " \"panels\" holds " + shown(name.dump()) + ": allowed " + panel_entry_names(step.view);
+      return Error::usage(where + " \"panels\" holds " + shown(name.dump()) + ": allowed " +
+                          panel_entry_names(step.view));
     const std::string entry_name = name.get<std::string>();
     if (entry_name == lesson_notes_panel && step.view != View::dashboard) {
       if (std::find(step.panels.begin(), step.panels.end(), entry_name) != step.panels.end())
-        return where + " \"panels\" names 'notes' twice";
+        return Error::usage(where + " \"panels\" names 'notes' twice");
       step.panels.push_back(entry_name);
       continue;
     }
     const std::vector<std::string_view> named = panel_entry_plots(step.view, entry_name);
     if (named.empty())
-      return where + " \"panels\" holds '" + shown(entry_name) + "', not a panel of " +
-             std::string(view_info(step.view).name) + ": allowed " + panel_entry_names(step.view);
+      return Error::usage(where + " \"panels\" holds '" + shown(entry_name) + "', not a panel of " +
+                          std::string(view_info(step.view).name) + ": allowed " + panel_entry_names(step.view));
     for (std::string_view plot : named) {
       if (std::find(plots.begin(), plots.end(), plot) != plots.end())
-        return where + " \"panels\" shows plot '" + std::string(plot) + "' twice ('" + shown(entry_name) + "')";
+        return Error::usage(where + " \"panels\" shows plot '" + std::string(plot) + "' twice ('" + shown(entry_name) +
+                            "')");
       plots.push_back(plot);
     }
     step.panels.push_back(entry_name);
   }
-  if (plots.empty()) return where + " \"panels\" shows no plot: name at least the step's \"panel\"";
+  if (plots.empty()) return Error::usage(where + " \"panels\" shows no plot: name at least the step's \"panel\"");
   for (std::string_view plot : panel_entry_plots(step.view, step.panel))
     if (std::find(plots.begin(), plots.end(), plot) == plots.end())
-      return where + " panel '" + shown(step.panel) + "' is not among its \"panels\" (the highlighted panel is shown)";
-  return std::nullopt;
+      return Error::usage(where + " panel '" + shown(step.panel) +
+                          "' is not among its \"panels\" (the highlighted panel is shown)");
+  return {};
 }
 
-std::optional<std::string> read_step(const OrderedJson& entry, const std::string& where, Params& params,
-                                     LessonStep& step) {
-  if (!entry.is_object()) return where + " must be an object, not " + entry.type_name();
+Result<void> read_step(const OrderedJson& entry, const std::string& where, Params& params, LessonStep& step) {
+  if (!entry.is_object()) return Error::usage(where + " must be an object, not " + entry.type_name());
   for (const auto& [field, value] : entry.items())
     if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel" &&
         field != "panels" && field != "claims" && field != "predict")
-      return where + " has an unknown field '" + shown(field) +
-             "': allowed title, text, set, view, panel, panels, claims, predict";
-  if (!entry.contains("title")) return where + " needs a \"title\"";
-  if (auto error = read_text(entry["title"], where + " title", lesson_title_max_chars, false, step.title)) return error;
-  if (!entry.contains("text")) return where + " needs a \"text\"";
-  if (auto error = read_text(entry["text"], where + " text", lesson_text_max_chars, true, step.text)) return error;
+      return Error::usage(where + " has an unknown field '" + shown(field) +
+                          "': allowed title, text, set, view, panel, panels, claims, predict");
+  if (!entry.contains("title")) return Error::usage(where + " needs a \"title\"");
+  if (Result<void> read = read_text(entry["title"], where + " title", lesson_title_max_chars, false, step.title); !read)
+    return read;
+  if (!entry.contains("text")) return Error::usage(where + " needs a \"text\"");
+  if (Result<void> read = read_text(entry["text"], where + " text", lesson_text_max_chars, true, step.text); !read)
+    return read;
 
   if (!entry.contains("view") || !entry["view"].is_string())
-    return where + " needs a \"view\" string: allowed " + view_names();
+    return Error::usage(where + " needs a \"view\" string: allowed " + view_names());
   const auto view = view_from_name(entry["view"].get<std::string>());
   if (!view)
-    return where + " view '" + shown(entry["view"].get<std::string>()) + "' is not a view: allowed " + view_names();
+    return Error::usage(where + " view '" + shown(entry["view"].get<std::string>()) + "' is not a view: allowed " +
+                        view_names());
   step.view = *view;
   if (!entry.contains("panel") || !entry["panel"].is_string())
-    return where + " needs a \"panel\" string: allowed " + panel_names(step.view);
+    return Error::usage(where + " needs a \"panel\" string: allowed " + panel_names(step.view));
   step.panel = entry["panel"].get<std::string>();
   if (panel_entry_plots(step.view, step.panel).empty())
-    return where + " panel '" + shown(step.panel) + "' is not a panel of " + std::string(view_info(step.view).name) +
-           ": allowed " + panel_names(step.view) + " or one of their plots";
+    return Error::usage(where + " panel '" + shown(step.panel) + "' is not a panel of " +
+                        std::string(view_info(step.view).name) + ": allowed " + panel_names(step.view) +
+                        " or one of their plots");
 
-  if (auto error = read_panels(entry, where, step)) return error;
+  if (Result<void> read = read_panels(entry, where, step); !read) return read;
 
   if (entry.contains("set")) {
     const OrderedJson& set = entry["set"];
-    if (!set.is_object()) return where + " \"set\" must be an object of KEY: VALUE, not " + set.type_name();
+    if (!set.is_object())
+      return Error::usage(where + " \"set\" must be an object of KEY: VALUE, not " + set.type_name());
     for (const auto& [key, value] : set.items()) {
       std::string text;
       if (value.is_string())
@@ -319,38 +343,41 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
       else if (value.is_boolean() || value.is_number())
         text = value.dump();
       else
-        return where + " key '" + shown(key) + "' must be a string, number or boolean, not " + value.type_name();
+        return Error::usage(where + " key '" + shown(key) + "' must be a string, number or boolean, not " +
+                            value.type_name());
       if (Result<void> set = set_param(params, key, text); !set.ok())
-        return where + " key '" + shown(key) + "': " + set.error().message;
+        return Error::usage(where + " key '" + shown(key) + "': " + set.error().message);
       step.settings.emplace_back(key, text);
     }
   }
   step.params = params;
   if (entry.contains("claims")) {
     const OrderedJson& claims = entry["claims"];
-    if (!claims.is_array()) return where + " \"claims\" must be an array, not " + claims.type_name();
+    if (!claims.is_array()) return Error::usage(where + " \"claims\" must be an array, not " + claims.type_name());
     if (claims.size() > lesson_max_claims)
-      return where + " has more than " + std::to_string(lesson_max_claims) + " claims";
+      return Error::usage(where + " has more than " + std::to_string(lesson_max_claims) + " claims");
     for (std::size_t k = 0; k < claims.size(); ++k) {
       const std::string at = where + " claim " + std::to_string(k + 1);
       LessonClaim claim;
-      if (auto error = read_claim(claims[k], at, claim)) return error;
+      if (Result<void> read = read_claim(claims[k], at, claim); !read) return read;
       step.claims.push_back(std::move(claim));
     }
   }
   if (entry.contains("predict")) {
     step.predict.emplace();
-    if (auto error = read_predict(entry["predict"], where + " predict", step.view, step.panel, *step.predict))
-      return error;
+    if (Result<void> read = read_predict(entry["predict"], where + " predict", step.view, step.panel, *step.predict);
+        !read)
+      return read;
     // The question covers a panel the class must be able to see once it is revealed: a step that
     // names no "panels" shows it beside its own panel.
     if (!entry.contains("panels") && step.predict->hides != step.panel) step.panels.push_back(step.predict->hides);
     const std::vector<std::string_view> shown_plots = step_plots(step);
     for (std::string_view plot : panel_entry_plots(step.view, step.predict->hides))
       if (std::find(shown_plots.begin(), shown_plots.end(), plot) == shown_plots.end())
-        return where + " predict hides '" + shown(step.predict->hides) + "', which its \"panels\" do not show";
+        return Error::usage(where + " predict hides '" + shown(step.predict->hides) +
+                            "', which its \"panels\" do not show");
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -358,22 +385,10 @@ std::optional<std::string> read_step(const OrderedJson& entry, const std::string
 // [SECTION] Parsing a lesson: parse_lesson
 
 LessonLoad parse_lesson(std::string_view json_text) {
-  if (json_text.size() > lesson_max_bytes) return failure("lesson is larger than 1 MB");
-  if (auto problem = json_text_problem(json_text, lesson_max_depth, lesson_max_keys))
-    return failure("lesson " + *problem);
-  OrderedJson document;
-  try {
-    document = OrderedJson::parse(json_text);
-  } catch (const OrderedJson::parse_error& e) {
-    return failure("lesson is " + json_syntax_error(json_text, e.byte));
-  } catch (const OrderedJson::out_of_range& e) {
-    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
-    const std::string what = e.what();
-    return failure(std::string("lesson is ") + "not valid JSON: " +
-                   what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
-  } catch (const OrderedJson::exception&) {
-    return failure("lesson is not valid JSON");
-  }
+  Result<OrderedJson> parsed =
+      parse_json<OrderedJson>(json_text, "lesson", {lesson_max_bytes, lesson_max_depth, lesson_max_keys});
+  if (!parsed) return parsed.error();
+  OrderedJson& document = *parsed;  // not const, as before: operator[] reads below
   if (!document.is_object()) return failure(std::string("lesson must be a JSON object, not ") + document.type_name());
   for (const auto& [field, value] : document.items())
     if (field != "name" && field != "title" && field != "steps" && field != "_comment")
@@ -385,8 +400,9 @@ LessonLoad parse_lesson(std::string_view json_text) {
   lesson.name = document["name"].get<std::string>();
   const std::string named = "lesson '" + lesson.name + "'";
   if (!document.contains("title")) return failure(named + " needs a \"title\"");
-  if (auto error = read_text(document["title"], named + " title", lesson_title_max_chars, false, lesson.title))
-    return failure(one_line(*error));
+  if (Result<void> read = read_text(document["title"], named + " title", lesson_title_max_chars, false, lesson.title);
+      !read)
+    return failure(one_line(read.error().message));
   if (!document.contains("steps") || !document["steps"].is_array() || document["steps"].empty())
     return failure(named + " needs a \"steps\" array of 1 to " + std::to_string(lesson_max_steps) + " steps");
   if (document["steps"].size() > lesson_max_steps)
@@ -396,7 +412,8 @@ LessonLoad parse_lesson(std::string_view json_text) {
   for (std::size_t index = 0; index < document["steps"].size(); ++index) {
     LessonStep step;
     const std::string where = named + " step " + std::to_string(index + 1);
-    if (auto error = read_step(document["steps"][index], where, params, step)) return failure(one_line(*error));
+    if (Result<void> read = read_step(document["steps"][index], where, params, step); !read)
+      return failure(one_line(read.error().message));
     lesson.steps.push_back(std::move(step));
   }
   return lesson;

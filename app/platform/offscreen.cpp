@@ -119,14 +119,14 @@ struct DisplayCandidate {
 // Which platforms to try, from SMLAB_EGL_PLATFORM (unset or "auto": surfaceless, then devices;
 // "surfaceless" or "device": that one only, e.g. to check the fallback on a machine that has both).
 // Returns an error line for any other value.
-std::optional<std::string> egl_platform_choice(bool& surfaceless, bool& device) {
+Result<void> egl_platform_choice(bool& surfaceless, bool& device) {
   const char* value = std::getenv("SMLAB_EGL_PLATFORM");
   const std::string_view choice = value == nullptr ? "auto" : value;
   surfaceless = choice == "auto" || choice == "surfaceless" || choice.empty();
   device = choice == "auto" || choice == "device" || choice.empty();
-  if (surfaceless || device) return std::nullopt;
-  return "SMLAB_EGL_PLATFORM='" + std::string(choice.substr(0, 40)) + (choice.size() > 40 ? "…" : "") +
-         "' is not allowed: auto, surfaceless or device";
+  if (surfaceless || device) return {};
+  return Error::usage("SMLAB_EGL_PLATFORM='" + std::string(choice.substr(0, 40)) + (choice.size() > 40 ? "…" : "") +
+                      "' is not allowed: auto, surfaceless or device");
 }
 
 // EGL displays are shared per platform and EGL does not count eglInitialize calls, so this process
@@ -188,8 +188,8 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
   surface->egl_context_ = surface.get();  // set up: ~Offscreen releases the framebuffer and ImGui context
 #else
   bool want_surfaceless = true, want_device = true;
-  if (auto error = egl_platform_choice(want_surfaceless, want_device)) {
-    return failure(*error);
+  if (Result<void> chosen = egl_platform_choice(want_surfaceless, want_device); !chosen) {
+    return failure(chosen.error().message);
   }
 
   // Client extensions are queried without a display (EGL_EXT_client_extensions).
@@ -252,38 +252,40 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
   // The first candidate on which a 3.3 core context becomes current wins; the others say why not.
   // (A display that fails is left initialised: EGL displays are shared per platform, see ~Offscreen.)
   std::lock_guard display_lock(display_mutex);
-  auto open = [&](const DisplayCandidate& candidate) -> std::string {
+  auto open = [&](const DisplayCandidate& candidate) -> Result<void> {
     EGLDisplay display = get_platform_display(candidate.platform, candidate.native_display, nullptr);
-    if (display == EGL_NO_DISPLAY) return "no display: " + egl_error_text(eglGetError());
+    if (display == EGL_NO_DISPLAY) return Error::no_graphics("no display: " + egl_error_text(eglGetError()));
     display_use(display);  // counted from here on, so a display that fails below is terminated too
     EGLint egl_major = 0, egl_minor = 0;
     if (eglInitialize(display, &egl_major, &egl_minor) != EGL_TRUE) {
-      return "eglInitialize failed: " + egl_error_text(eglGetError());
+      return Error::no_graphics("eglInitialize failed: " + egl_error_text(eglGetError()));
     }
     if (eglBindAPI(EGL_OPENGL_API) != EGL_TRUE) {
-      return "cannot bind desktop OpenGL: " + egl_error_text(eglGetError());
+      return Error::no_graphics("cannot bind desktop OpenGL: " + egl_error_text(eglGetError()));
     }
     EGLConfig config = nullptr;
     EGLint config_count = 0;
     if (eglChooseConfig(display, config_attributes, &config, 1, &config_count) != EGL_TRUE || config_count < 1) {
-      return "no config for desktop OpenGL with RGBA8: " + egl_error_text(eglGetError());
+      return Error::no_graphics("no config for desktop OpenGL with RGBA8: " + egl_error_text(eglGetError()));
     }
     EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attributes);
-    if (context == EGL_NO_CONTEXT) return "cannot create an OpenGL 3.3 core context: " + egl_error_text(eglGetError());
+    if (context == EGL_NO_CONTEXT)
+      return Error::no_graphics("cannot create an OpenGL 3.3 core context: " + egl_error_text(eglGetError()));
     surface->egl_display_ = display;
     surface->egl_context_ = context;
     if (!surface->make_current()) {
       const std::string error = egl_error_text(eglGetError());
       eglDestroyContext(display, context);
       surface->egl_display_ = surface->egl_context_ = nullptr;
-      return "cannot make the context current without a surface (EGL_KHR_surfaceless_context): " + error;
+      return Error::no_graphics("cannot make the context current without a surface (EGL_KHR_surfaceless_context): " +
+                                error);
     }
     return {};
   };
   for (const DisplayCandidate& candidate : candidates) {
-    const std::string error = open(candidate);
-    if (error.empty()) break;
-    tried += candidate.name + ": " + error + "; ";
+    const Result<void> opened = open(candidate);
+    if (opened) break;
+    tried += candidate.name + ": " + opened.error().message + "; ";
   }
   if (surface->egl_context_ != nullptr) ++display_use(surface->egl_display_).live;
   terminate_unused_displays();  // the candidates that failed, unless another Offscreen uses them

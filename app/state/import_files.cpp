@@ -73,15 +73,19 @@ class OpenFile {
 
   [[nodiscard]] std::uint64_t size() const { return size_; }
 
-  // Exactly out.size() bytes from `offset`; "" or the reason it could not.
-  std::string read_at(std::uint64_t offset, std::span<std::uint8_t> out) const {
+  // Exactly out.size() bytes from `offset`, or an Error::file "cannot read '<path>': <reason>".
+  Result<void> read_at(std::uint64_t offset, std::span<std::uint8_t> out, const std::string& path) const {
+    const auto cannot_read = [&path](const std::string& reason) {
+      return Error::file("cannot read '" + path + "': " + reason);
+    };
     std::size_t filled = 0;
     while (filled < out.size()) {
       const ssize_t got =
           ::pread(descriptor_, out.data() + filled, out.size() - filled, static_cast<off_t>(offset + filled));
       if (got < 0 && errno == EINTR) continue;
-      if (got < 0) return os_reason(errno);
-      if (got == 0) return "the file ended after " + std::to_string(offset + filled) + " bytes (it shrank while read)";
+      if (got < 0) return cannot_read(os_reason(errno));
+      if (got == 0)
+        return cannot_read("the file ended after " + std::to_string(offset + filled) + " bytes (it shrank while read)");
       filled += static_cast<std::size_t>(got);
     }
     return {};
@@ -131,8 +135,7 @@ Result<void> plan_file(PlannedFile& plan, const ImportSpec& spec, const ImportOp
   const std::uint64_t size = plan.file.size();
   std::vector<std::uint8_t> first(
       static_cast<std::size_t>(std::min<std::uint64_t>(size, ImportLimits::npy_prefix_max)));
-  if (std::string problem = plan.file.read_at(0, first); !problem.empty())
-    return Error::file("cannot read '" + spec.path + "': " + problem);
+  if (Result<void> read = plan.file.read_at(0, first, spec.path); !read) return read.error();
   plan.kind = kind_of(spec.path, first);
   if (plan.kind == FileKind::unknown)
     return fail("'" + spec.path +
@@ -158,8 +161,7 @@ Result<void> plan_file(PlannedFile& plan, const ImportSpec& spec, const ImportOp
   }
   // An .npz: the whole archive (its directory is at its end), then which entries play which role.
   plan.archive.resize(static_cast<std::size_t>(size));
-  if (std::string problem = plan.file.read_at(0, plan.archive); !problem.empty())
-    return Error::file("cannot read '" + spec.path + "': " + problem);
+  if (Result<void> read = plan.file.read_at(0, plan.archive, spec.path); !read) return read.error();
   if (spec.selections.empty()) {
     // Every array whose name says its role (q, k, v, scores, attn, ...); the rest is left out.
     const ArchiveParse listed = list_npz(plan.archive, spec.path);
@@ -221,8 +223,7 @@ ArrayParse read_npy(const PlannedFile& plan, const Progress& progress) {
     if (progress.cancelled()) return cancelled_error("import");
     const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), header.data_bytes() - done));
     const std::span<std::uint8_t> piece(chunk.data(), size);
-    if (std::string problem = plan.file.read_at(header.data_offset + done, piece); !problem.empty())
-      return Error::file("cannot read '" + plan.path + "': " + problem);
+    if (Result<void> read = plan.file.read_at(header.data_offset + done, piece, plan.path); !read) return read.error();
     decoder.feed(piece);
     done += size;
     progress.report(static_cast<double>(done) / static_cast<double>(header.data_bytes()));
@@ -246,10 +247,10 @@ Result<void> read_planned(const PlannedFile& plan, const Progress& progress, std
     parsed = read_npy(plan, progress);
   } else {
     std::string text(static_cast<std::size_t>(plan.file.size()), '\0');
-    if (std::string problem =
-            plan.file.read_at(0, std::span(reinterpret_cast<std::uint8_t*>(text.data()), text.size()));
-        !problem.empty())
-      return Error::file("cannot read '" + plan.path + "': " + problem);
+    if (Result<void> read =
+            plan.file.read_at(0, std::span(reinterpret_cast<std::uint8_t*>(text.data()), text.size()), plan.path);
+        !read)
+      return read.error();
     parsed = parse_csv_matrix(text, plan.path, progress);
   }
   if (!parsed.ok()) return parsed.error();

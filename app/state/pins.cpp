@@ -121,28 +121,32 @@ OrderedJson pins_to_json(const std::vector<Pin>& pins) {
   return list;
 }
 
-std::string pins_from_json(const OrderedJson& value, const Params& base, std::vector<Pin>& out) {
+Result<void> pins_from_json(const OrderedJson& value, const Params& base, std::vector<Pin>& out) {
   const std::string allowed =
       ": allowed [{\"name\": TEXT, \"params\": {KEY: VALUE, …}}, …] with at most " + std::to_string(max_pins) + " pins";
   if (!value.is_array())
-    return "session field 'pins' must be an array, not " + std::string(value.type_name()) + allowed;
-  if (value.size() > max_pins) return "session field 'pins' holds " + std::to_string(value.size()) + " pins" + allowed;
+    return Error::usage("session field 'pins' must be an array, not " + std::string(value.type_name()) + allowed);
+  if (value.size() > max_pins)
+    return Error::usage("session field 'pins' holds " + std::to_string(value.size()) + " pins" + allowed);
   std::vector<Pin> pins;
   for (std::size_t k = 0; k < value.size(); ++k) {
     const OrderedJson& entry = value[k];
     const std::string where = "session field 'pins[" + std::to_string(k) + "]";
-    if (!entry.is_object()) return where + "' must be an object, not " + std::string(entry.type_name()) + allowed;
+    if (!entry.is_object())
+      return Error::usage(where + "' must be an object, not " + std::string(entry.type_name()) + allowed);
     for (const auto& [key, item] : entry.items())
       if (key != "name" && key != "params")
-        return where + "." + shown_text(key) + "' is not a field: allowed name, params";
-    if (!entry.contains("name") || !entry["name"].is_string()) return where + ".name' is missing or not a string";
+        return Error::usage(where + "." + shown_text(key) + "' is not a field: allowed name, params");
+    if (!entry.contains("name") || !entry["name"].is_string())
+      return Error::usage(where + ".name' is missing or not a string");
     Pin pin;
     pin.name = entry["name"].get<std::string>();
     if (Result<void> allowed = check_pin_name(pin.name); !allowed.ok())
-      return where + ".name': " + allowed.error().message;
-    if (name_taken(pins, pin.name, pins.size())) return where + ".name' '" + shown_text(pin.name) + "' is used twice";
+      return Error::usage(where + ".name': " + allowed.error().message);
+    if (name_taken(pins, pin.name, pins.size()))
+      return Error::usage(where + ".name' '" + shown_text(pin.name) + "' is used twice");
     if (!entry.contains("params") || !entry["params"].is_object())
-      return where + ".params' is missing or not an object";
+      return Error::usage(where + ".params' is missing or not an object");
     pin.params = base;
     // param_keys() order (seq_len before row), as the session's own Params are read.
     const OrderedJson& params = entry["params"];
@@ -150,9 +154,10 @@ std::string pins_from_json(const OrderedJson& value, const Params& base, std::ve
       const std::string& key_name = key;  // clang 14 (the fuzz build) cannot capture a structured binding
       const bool known = std::any_of(param_keys().begin(), param_keys().end(),
                                      [&key_name](const ParamKey& k) { return k.name == key_name; });
-      if (!known) return where + ".params." + shown_text(key) + "' is not a key (see --list-keys)";
+      if (!known) return Error::usage(where + ".params." + shown_text(key) + "' is not a key (see --list-keys)");
       if (!item.is_string() && !item.is_number() && !item.is_boolean())
-        return where + ".params." + key + "' must be a string, number or boolean, not " + std::string(item.type_name());
+        return Error::usage(where + ".params." + key + "' must be a string, number or boolean, not " +
+                            std::string(item.type_name()));
     }
     for (const ParamKey& key : param_keys()) {
       const std::string name(key.name);
@@ -160,12 +165,12 @@ std::string pins_from_json(const OrderedJson& value, const Params& base, std::ve
       const OrderedJson& item = params[name];
       const std::string text = item.is_string() ? item.get<std::string>() : item.dump();
       if (Result<void> set = set_param(pin.params, name, text); !set.ok())
-        return where + ".params." + name + "': " + set.error().message;
+        return Error::usage(where + ".params." + name + "': " + set.error().message);
     }
     pins.push_back(std::move(pin));
   }
   out = std::move(pins);
-  return "";
+  return {};
 }
 
 std::vector<std::pair<std::string, std::string>> pins_csv_files(

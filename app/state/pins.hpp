@@ -68,9 +68,9 @@ void refresh_pins(PinState& state);
 // Session JSON: [{"name": "A", "params": {KEY: TEXT, …every key…}}, …].
 nlohmann::ordered_json pins_to_json(const std::vector<Pin>& pins);
 // Reads what pins_to_json writes; each pin's Params start from `base` (the session's, so imported
-// data stays attached) and every key goes through set_param. "" or one line naming the pin, the
-// field and what is allowed.
-std::string pins_from_json(const nlohmann::ordered_json& value, const Params& base, std::vector<Pin>& out);
+// data stays attached) and every key goes through set_param. An Error::usage of one line naming the
+// pin, the field and what is allowed; `out` is unchanged then.
+Result<void> pins_from_json(const nlohmann::ordered_json& value, const Params& base, std::vector<Pin>& out);
 
 // CSV of the pins (the files --export-csv adds when a session with pins is loaded):
 //   pins.csv                      pin,name,key,value            every Params key of every pin

@@ -1,5 +1,6 @@
 // Presets: reading assets/presets.json and checking every entry through set_param.
 #include "state/presets.hpp"
+#include "files/json_parse.hpp"
 #include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
@@ -63,21 +64,10 @@ std::filesystem::path find_assets_dir() {
 }
 
 PresetList parse_presets(std::string_view json_text) {
-  if (json_text.size() > presets_max_bytes) return failure("larger than 1 MB");
-  if (auto problem = json_text_problem(json_text, presets_max_depth, presets_max_keys)) return failure(*problem);
-  OrderedJson document;
-  try {
-    document = OrderedJson::parse(json_text);
-  } catch (const OrderedJson::parse_error& e) {
-    return failure(json_syntax_error(json_text, e.byte));
-  } catch (const OrderedJson::out_of_range& e) {
-    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
-    const std::string what = e.what();
-    return failure(std::string("not valid JSON: ") +
-                   what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
-  } catch (const OrderedJson::exception&) {
-    return failure("not valid JSON");
-  }
+  Result<OrderedJson> parsed =
+      parse_json<OrderedJson>(json_text, "", {presets_max_bytes, presets_max_depth, presets_max_keys});
+  if (!parsed) return parsed.error();
+  OrderedJson& document = *parsed;  // not const, as before: operator[] reads below
   if (!document.is_object() || !document.contains("presets") || !document["presets"].is_array())
     return failure("expected an object with a \"presets\" array");
   for (const auto& [field, value] : document.items())

@@ -9,6 +9,7 @@
 //   [SECTION] One window per autosave: the lock
 //   [SECTION] The config folder
 #include "state/session.hpp"
+#include "files/json_parse.hpp"
 #include "files/text_file.hpp"
 
 #include <nlohmann/json.hpp>
@@ -42,28 +43,31 @@ Error failure(std::string message) { return Error::usage(std::move(message)); }
 std::string type_name(const OrderedJson& value) { return value.type_name(); }
 
 // "lesson": {"name": "why-softmax", "step": 3}; both fields required, nothing else.
-std::optional<std::string> parse_session_lesson(const OrderedJson& value, std::optional<SessionLesson>& out) {
+Result<void> parse_session_lesson(const OrderedJson& value, std::optional<SessionLesson>& out) {
   const std::string allowed = ": allowed {\"name\": a lesson name, \"step\": 1 to 50}";
-  if (!value.is_object()) return "session field 'lesson' must be an object, not " + type_name(value) + allowed;
+  if (!value.is_object())
+    return Error::usage("session field 'lesson' must be an object, not " + type_name(value) + allowed);
   for (const auto& [key, item] : value.items())
     if (key != "name" && key != "step")
-      return "session field 'lesson." + shown_text(key) + "' is not a field" + allowed;
+      return Error::usage("session field 'lesson." + shown_text(key) + "' is not a field" + allowed);
   SessionLesson lesson;
   const bool name_ok = value.contains("name") && value["name"].is_string() &&
                        !value["name"].get<std::string>().empty() && value["name"].get<std::string>().size() <= 64;
   if (name_ok) lesson.name = value["name"].get<std::string>();
   for (char c : lesson.name)
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
-      return "session field 'lesson.name' is not a lesson name: allowed 1 to 64 of a-z, 0-9, '-', '_'";
+      return Error::usage("session field 'lesson.name' is not a lesson name: allowed 1 to 64 of a-z, 0-9, '-', '_'");
   if (!name_ok)
-    return "session field 'lesson.name' is missing or not a lesson name: allowed 1 to 64 of a-z, 0-9, '-', '_'";
+    return Error::usage(
+        "session field 'lesson.name' is missing or not a lesson name: allowed 1 to 64 of a-z, 0-9, '-', '_'");
   const OrderedJson* step = value.contains("step") ? &value["step"] : nullptr;
   if (step == nullptr || !step->is_number_integer() || step->get<long long>() < 1 || step->get<long long>() > 50)
-    return "session field 'lesson.step' is " + (step == nullptr ? std::string("missing") : shown_text(step->dump())) +
-           ": allowed an integer from 1 to 50";
+    return Error::usage("session field 'lesson.step' is " +
+                        (step == nullptr ? std::string("missing") : shown_text(step->dump())) +
+                        ": allowed an integer from 1 to 50");
   lesson.step = static_cast<int>(step->get<long long>());
   out = std::move(lesson);
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -100,22 +104,10 @@ std::string serialize_session(const Session& session) {
 // [SECTION] Reading: parse_session, every field checked
 
 Result<Session> parse_session(std::string_view json_text, const ImportLoader& load_import) {
-  if (json_text.size() > session_max_bytes) return failure("session is larger than 1 MB");
-  if (auto problem = json_text_problem(json_text, session_max_depth, session_max_keys))
-    return failure("session " + *problem);
-  OrderedJson document;
-  try {
-    document = OrderedJson::parse(json_text);
-  } catch (const OrderedJson::parse_error& e) {
-    return failure("session is " + json_syntax_error(json_text, e.byte));
-  } catch (const OrderedJson::out_of_range& e) {
-    // "number overflow parsing '1e999'": the lexer has checked the token is a number.
-    const std::string what = e.what();
-    return failure(std::string("session is ") + "not valid JSON: " +
-                   what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2, 80));
-  } catch (const OrderedJson::exception&) {
-    return failure("session is not valid JSON");
-  }
+  Result<OrderedJson> parsed =
+      parse_json<OrderedJson>(json_text, "session", {session_max_bytes, session_max_depth, session_max_keys});
+  if (!parsed) return parsed.error();
+  OrderedJson& document = *parsed;  // not const, as before: operator[] reads below
   if (!document.is_object()) return failure("session must be a JSON object, not " + type_name(document));
   // Every field is known: a misspelt "temprature" or a field of another program is refused, not ignored.
   for (const auto& [field, value] : document.items()) {
@@ -216,8 +208,8 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
   }
   // The look: optional, each a name from a short list (or a number in range).
   const auto one_of = [&](const char* field, std::span<const char* const> names,
-                          std::optional<std::string>& out) -> std::optional<std::string> {
-    if (!document.contains(field)) return std::nullopt;
+                          std::optional<std::string>& out) -> Result<void> {
+    if (!document.contains(field)) return {};
     const OrderedJson& value = document[field];
     std::string allowed;
     for (const char* name : names) allowed += (allowed.empty() ? "" : ", ") + std::string(name);
@@ -225,12 +217,12 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
       for (const char* name : names)
         if (value.get<std::string>() == name) {
           out = name;
-          return std::nullopt;
+          return {};
         }
-    return std::string("session field '") + field + "' is not allowed: " + allowed;
+    return failure(std::string("session field '") + field + "' is not allowed: " + allowed);
   };
-  if (auto error = one_of("theme", session_themes, session.theme)) return failure(*error);
-  if (auto error = one_of("colormap", session_colormaps, session.colormap)) return failure(*error);
+  if (Result<void> read = one_of("theme", session_themes, session.theme); !read) return read.error();
+  if (Result<void> read = one_of("colormap", session_colormaps, session.colormap); !read) return read.error();
   if (document.contains("font_scale")) {
     const OrderedJson& value = document["font_scale"];
     const double scale = value.is_number() ? value.get<double>() : -1.0;
@@ -239,7 +231,7 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
     session.font_scale = static_cast<float>(scale);
   }
   if (document.contains("lesson")) {
-    if (auto error = parse_session_lesson(document["lesson"], session.lesson)) return failure(*error);
+    if (Result<void> read = parse_session_lesson(document["lesson"], session.lesson); !read) return read.error();
   }
   if (document.contains("lang")) {
     const OrderedJson& value = document["lang"];
@@ -269,8 +261,7 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
   }
   if (document.contains("pins")) {
     // After "params" and "import": a pin starts from the session's Params (its imported data).
-    if (std::string error = pins_from_json(document["pins"], session.params, session.pins); !error.empty())
-      return failure(error);
+    if (Result<void> read = pins_from_json(document["pins"], session.params, session.pins); !read) return read.error();
   }
   return session;
 }

@@ -21,8 +21,8 @@
 namespace smlab::web {
 
 int run_export_worker() {
-  if (const std::string error = i18n::load_catalogue(app::find_assets_dir()); !error.empty())
-    std::fprintf(stderr, "softmax-lab: %s\n", error.c_str());
+  if (const Result<void> loaded = i18n::load_catalogue(app::find_assets_dir()); !loaded)
+    std::fprintf(stderr, "softmax-lab: %s\n", loaded.error().message.c_str());
   EM_ASM({ smlabWorkerReady(); });
   return 0;
 }

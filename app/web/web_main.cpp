@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
   double page_width = 0.0, page_height = 0.0;
   emscripten_get_element_css_size("#canvas", &page_width, &page_height);
   if (page_width < app::compact_layout_width) options.controls_shown = false;
-  if (const std::string error = i18n::load_catalogue(assets); !error.empty()) show_error(error);
+  if (const Result<void> loaded = i18n::load_catalogue(assets); !loaded) show_error(loaded.error().message);
 
   // An address with state wins; else the session in this browser's storage (its imported files,
   // kept by page.js in IndexedDB, are back in import_dir); the address's look goes on top of either.

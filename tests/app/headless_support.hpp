@@ -21,7 +21,7 @@ class HeadlessRender : public ::testing::Test {
   HeadlessRender(int width, int height) : width_(width), height_(height) {}
   void SetUp() override {
     ::unsetenv("DISPLAY");
-    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
+    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).ok());
     platform::OffscreenOptions options;
     options.width = width_;
     options.height = height_;

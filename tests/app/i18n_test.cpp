@@ -40,8 +40,8 @@ using i18n::Language;
 class CatalogueEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
-    const std::string error = i18n::load_catalogue(find_assets_dir());
-    ASSERT_TRUE(error.empty()) << error;
+    const Result<void> loaded = i18n::load_catalogue(find_assets_dir());
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
   }
 };
 [[maybe_unused]] const auto* const catalogue_environment =
@@ -222,7 +222,7 @@ TEST_F(Languages, TableTextWithPercentSignsIsNeverExpanded) {
     EXPECT_EQ(std::string(shown), prefix + "%n %s %x %.99999f 7 100%");
     EXPECT_EQ(i18n::format("hostile.key", {"1.5"}), prefix + "%n %s %x %.99999f 1.5 100%");
   }
-  ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
+  ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).ok());
 }
 
 // No printf-style ImGui call in app/ takes its format from anywhere but a string literal: the
@@ -292,7 +292,7 @@ TEST_F(Languages, NoImGuiFormatArgumentComesFromATable) {
 class HostileCatalogue : public ::testing::TestWithParam<Language> {
  protected:
   void TearDown() override {
-    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
+    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).ok());
     i18n::clear_missing_keys();
   }
 };

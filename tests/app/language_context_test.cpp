@@ -64,7 +64,7 @@ class LanguageContext : public ::testing::Test {
  protected:
   void SetUp() override {
     ::unsetenv("DISPLAY");
-    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
+    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).ok());
     english_ = expected_tab_labels(Language::English);
     chinese_ = expected_tab_labels(Language::Chinese);
     ASSERT_EQ(english_.size(), all_views().size());

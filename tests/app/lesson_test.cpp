@@ -385,7 +385,7 @@ class LessonRender : public ::testing::Test {
  protected:
   void SetUp() override {
     ::unsetenv("DISPLAY");
-    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).empty());
+    ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).ok());
     platform::OffscreenOptions options;
     options.width = 1600;
     options.height = 900;

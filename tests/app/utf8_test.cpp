@@ -120,10 +120,11 @@ TEST(Utf8, OverlongSurrogateTruncatedAndTooLargeFormsAreRefused) {
 
 TEST(Utf8, JsonInputsNameTheFirstBadByte) {
   // The JSON checks use the same decoder: a surrogate inside a string is refused before parsing.
-  const auto problem = smlab::app::json_text_problem("{\"a\": \"" + bytes({0xED, 0xA0, 0x80}) + "\"}", 8, 64);
-  ASSERT_TRUE(problem);
-  EXPECT_EQ(*problem, "is not UTF-8 text (byte 8): not a JSON text file");
-  EXPECT_FALSE(smlab::app::json_text_problem("{\"a\": \"中文 𝄞\"}", 8, 64));
+  const smlab::Result<void> refused =
+      smlab::app::check_json_text("{\"a\": \"" + bytes({0xED, 0xA0, 0x80}) + "\"}", 8, 64);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "is not UTF-8 text (byte 8): not a JSON text file");
+  EXPECT_TRUE(smlab::app::check_json_text("{\"a\": \"中文 𝄞\"}", 8, 64));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "smlab/params.hpp"
 
@@ -86,6 +87,36 @@ INSTANTIATE_TEST_SUITE_P(
                       BadValue{"qk_norm", "50"}, BadValue{"pe_amplitude", "-1"}, BadValue{"heads", "0"},
                       BadValue{"heads", "17"}, BadValue{"causal", "maybe"}, BadValue{"nudge", "4"},
                       BadValue{"nudge", "nan"}));
+
+// Every key against the values that break most parsers, in-process (tests/app/reliability_test.cpp
+// runs a sample of them through the real command line): each is refused in one line naming the key
+// with Params untouched, or accepted as a value that key allows (nudge=-1, scores= for "the row").
+TEST(Params, EveryKeyRejectsEveryBadValueWithOneLineNamingTheKey) {
+  const std::vector<std::string> bad_values = {"",   "nan",   "inf", "-inf",
+                                               "-1", "1e999", "abc", std::string(10'000, '7')};
+  int refused = 0;
+  for (const ParamKey& key : param_keys()) {
+    for (const std::string& value : bad_values) {
+      SCOPED_TRACE(std::string(key.name) + "=" + value.substr(0, 20));
+      Params params;
+      const Params before = params;
+      const Result<void> set = set_param(params, key.name, value);
+      if (set.ok()) {  // accepted: a legitimate value for this key
+        EXPECT_TRUE(validate(params).ok());
+        continue;
+      }
+      ++refused;
+      EXPECT_EQ(params, before);
+      EXPECT_EQ(set.error().kind, Error::Kind::usage);
+      const std::string& message = set.error().message;
+      EXPECT_NE(message.find(key.name), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+      EXPECT_LT(message.size(), 400u) << message;
+    }
+  }
+  // Every key x 8 values minus the few legitimate ones (at least the first 16 keys' worth).
+  EXPECT_GE(refused, 115) << "too many values were accepted";
+}
 
 TEST(Params, ErrorTextIsSpecific) {
   Params p;

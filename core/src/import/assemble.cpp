@@ -93,8 +93,9 @@ void append_utf8(std::string& out, std::uint32_t code) {
   }
 }
 
-// A JSON list of strings, the whole text: ["a", "b\u00e9", ...]. Empty string on success.
-std::string json_string_list(std::string_view text, std::vector<std::string>& out) {
+// A JSON list of strings, the whole text: ["a", "b\u00e9", ...], or an Error::usage saying what is
+// wrong (the caller names the file).
+Result<void> json_string_list(std::string_view text, std::vector<std::string>& out) {
   std::size_t pos = 0;
   auto space = [&] {
     while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\n' || text[pos] == '\r' || text[pos] == '\t'))
@@ -118,25 +119,32 @@ std::string json_string_list(std::string_view text, std::vector<std::string>& ou
     return true;
   };
   space();
-  if (pos >= text.size() || text[pos] != '[') return "expected a JSON list of strings";
+  if (pos >= text.size() || text[pos] != '[') return Error::usage("expected a JSON list of strings");
   ++pos;
   space();
-  if (pos < text.size() && text[pos] == ']') return ++pos, space(), pos == text.size() ? "" : "text after the list";
+  if (pos < text.size() && text[pos] == ']') {
+    ++pos;
+    space();
+    if (pos == text.size()) return {};
+    return Error::usage("text after the list");
+  }
   for (;;) {
     space();
-    if (pos >= text.size() || text[pos] != '"') return "entry " + std::to_string(out.size() + 1) + " is not a string";
+    if (pos >= text.size() || text[pos] != '"')
+      return Error::usage("entry " + std::to_string(out.size() + 1) + " is not a string");
     ++pos;
     std::string token;
     for (;;) {
-      if (pos >= text.size()) return "unterminated string in entry " + std::to_string(out.size() + 1);
+      if (pos >= text.size()) return Error::usage("unterminated string in entry " + std::to_string(out.size() + 1));
       const char c = text[pos++];
       if (c == '"') break;
-      if (static_cast<unsigned char>(c) < 0x20) return "control character in entry " + std::to_string(out.size() + 1);
+      if (static_cast<unsigned char>(c) < 0x20)
+        return Error::usage("control character in entry " + std::to_string(out.size() + 1));
       if (c != '\\') {
         token += c;
         continue;
       }
-      if (pos >= text.size()) return "unterminated escape";
+      if (pos >= text.size()) return Error::usage("unterminated escape");
       const char e = text[pos++];
       switch (e) {
         case '"': token += '"'; break;
@@ -149,26 +157,26 @@ std::string json_string_list(std::string_view text, std::vector<std::string>& ou
         case 't': token += '\t'; break;
         case 'u': {
           std::uint32_t code = 0;
-          if (!hex4(code)) return "bad \\u escape";
+          if (!hex4(code)) return Error::usage("bad \\u escape");
           if (code >= 0xd800 && code <= 0xdbff) {  // a surrogate pair
             std::uint32_t low = 0;
-            if (text.substr(pos, 2) != "\\u") return "lone surrogate";
+            if (text.substr(pos, 2) != "\\u") return Error::usage("lone surrogate");
             pos += 2;
-            if (!hex4(low) || low < 0xdc00 || low > 0xdfff) return "bad surrogate pair";
+            if (!hex4(low) || low < 0xdc00 || low > 0xdfff) return Error::usage("bad surrogate pair");
             code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
           } else if (code >= 0xdc00 && code <= 0xdfff) {
-            return "lone surrogate";
+            return Error::usage("lone surrogate");
           }
           append_utf8(token, code);
           break;
         }
-        default: return "bad escape in entry " + std::to_string(out.size() + 1);
+        default: return Error::usage("bad escape in entry " + std::to_string(out.size() + 1));
       }
       if (token.size() > ImportLimits::token_bytes_max) break;
     }
     if (token.size() > ImportLimits::token_bytes_max)
-      return "entry " + std::to_string(out.size() + 1) + " is longer than 1024 bytes";
-    if (out.size() >= ImportLimits::tokens_max) return "more than 32768 tokens";
+      return Error::usage("entry " + std::to_string(out.size() + 1) + " is longer than 1024 bytes");
+    if (out.size() >= ImportLimits::tokens_max) return Error::usage("more than 32768 tokens");
     out.push_back(std::move(token));
     space();
     if (pos < text.size() && text[pos] == ',') {
@@ -178,9 +186,10 @@ std::string json_string_list(std::string_view text, std::vector<std::string>& ou
     if (pos < text.size() && text[pos] == ']') {
       ++pos;
       space();
-      return pos == text.size() ? "" : "text after the list";
+      if (pos == text.size()) return {};
+      return Error::usage("text after the list");
     }
-    return "expected ',' or ']' after entry " + std::to_string(out.size());
+    return Error::usage("expected ',' or ']' after entry " + std::to_string(out.size()));
   }
 }
 
@@ -283,12 +292,12 @@ TokenParse parse_tokens(std::string_view text, std::string_view file) {
   // JSON when the file says so (.json) or when the whole text is a JSON list of strings; else one
   // token per line, so a vocabulary whose first line is "[CLS]" is a token list, not bad JSON.
   const bool json_file = lower(file).ends_with(".json");
-  std::string json_problem = json_string_list(text, tokens);
-  if (json_problem.empty()) {
+  const Result<void> json_list = json_string_list(text, tokens);
+  if (json_list) {
     if (tokens.empty()) return fail("an empty list: no tokens: " + allowed);
     return tokens;
   }
-  if (json_file) return fail(json_problem + ": allowed a JSON list of strings, e.g. [\"The\", \"cat\"]");
+  if (json_file) return fail(json_list.error().message + ": allowed a JSON list of strings, e.g. [\"The\", \"cat\"]");
   const std::string_view body = trim(text);
   if (body.size() >= 2 && body.front() == '{' && body.back() == '}')
     return fail("a JSON object, not a list: " + allowed);

@@ -61,49 +61,50 @@ class DictParser {
  public:
   explicit DictParser(std::string_view text) : text_(text) {}
 
-  // Empty on success, else what went wrong.
-  std::string parse(Header& header) {
+  // Success, or an Error::usage saying what went wrong (the caller names the file).
+  Result<void> parse(Header& header) {
     bool have_descr = false, have_order = false, have_shape = false;
     skip_space();
-    if (!eat('{')) return "expected '{' at the start of the header";
+    if (!eat('{')) return Error::usage("expected '{' at the start of the header");
     for (;;) {
       skip_space();
       if (eat('}')) break;
       std::string key;
-      if (!string_literal(key)) return "expected a quoted key at offset " + std::to_string(pos_);
+      if (!string_literal(key)) return Error::usage("expected a quoted key at offset " + std::to_string(pos_));
       skip_space();
-      if (!eat(':')) return "expected ':' after '" + shown(key) + "'";
+      if (!eat(':')) return Error::usage("expected ':' after '" + shown(key) + "'");
       skip_space();
       if (key == "descr") {
-        if (have_descr) return "'descr' given twice";
+        if (have_descr) return Error::usage("'descr' given twice");
         if (!string_literal(header.descr))
-          return "'descr' is not a quoted string (structured dtypes are not supported)";
+          return Error::usage("'descr' is not a quoted string (structured dtypes are not supported)");
         have_descr = true;
       } else if (key == "fortran_order") {
-        if (have_order) return "'fortran_order' given twice";
+        if (have_order) return Error::usage("'fortran_order' given twice");
         if (text_.substr(pos_, 4) == "True")
           header.fortran_order = true, pos_ += 4;
         else if (text_.substr(pos_, 5) == "False")
           header.fortran_order = false, pos_ += 5;
         else
-          return "'fortran_order' is not True or False";
+          return Error::usage("'fortran_order' is not True or False");
         have_order = true;
       } else if (key == "shape") {
-        if (have_shape) return "'shape' given twice";
-        if (auto error = tuple(header.shape); !error.empty()) return error;
+        if (have_shape) return Error::usage("'shape' given twice");
+        if (Result<void> read = tuple(header.shape); !read) return read;
         have_shape = true;
       } else {
-        return "unknown header key '" + shown(key) + "' (allowed: descr, fortran_order, shape)";
+        return Error::usage("unknown header key '" + shown(key) + "' (allowed: descr, fortran_order, shape)");
       }
       skip_space();
       if (eat(',')) continue;
       skip_space();
       if (eat('}')) break;
-      return "expected ',' or '}' at offset " + std::to_string(pos_);
+      return Error::usage("expected ',' or '}' at offset " + std::to_string(pos_));
     }
     skip_space();
-    if (pos_ != text_.size()) return "unexpected text after the header dict";
-    if (!have_descr || !have_order || !have_shape) return "the header lacks descr, fortran_order or shape";
+    if (pos_ != text_.size()) return Error::usage("unexpected text after the header dict");
+    if (!have_descr || !have_order || !have_shape)
+      return Error::usage("the header lacks descr, fortran_order or shape");
     return {};
   }
 
@@ -127,26 +128,26 @@ class DictParser {
     pos_ = end + 1;
     return true;
   }
-  std::string tuple(std::vector<std::int64_t>& shape) {
-    if (!eat('(')) return "'shape' is not a tuple";
+  Result<void> tuple(std::vector<std::int64_t>& shape) {
+    if (!eat('(')) return Error::usage("'shape' is not a tuple");
     for (;;) {
       skip_space();
       if (eat(')')) break;
       if (pos_ >= text_.size() || text_[pos_] < '0' || text_[pos_] > '9')
-        return "'shape' holds something that is not a whole number";
+        return Error::usage("'shape' holds something that is not a whole number");
       std::int64_t value = 0;
       while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
-        if (value > (std::int64_t{1} << 40)) return "'shape' has an axis longer than 2^40";
+        if (value > (std::int64_t{1} << 40)) return Error::usage("'shape' has an axis longer than 2^40");
         value = value * 10 + (text_[pos_++] - '0');
       }
       if (text_.substr(pos_, 1) == "L") ++pos_;  // Python 2 longs, written by old NumPy
-      if (shape.size() >= 8) return "'shape' has more than 8 axes";
+      if (shape.size() >= 8) return Error::usage("'shape' has more than 8 axes");
       shape.push_back(value);
       skip_space();
       if (eat(',')) continue;
       skip_space();
       if (eat(')')) break;
-      return "'shape' is not a tuple of whole numbers";
+      return Error::usage("'shape' is not a tuple of whole numbers");
     }
     return {};
   }
@@ -199,7 +200,8 @@ Result<NpyHeader> parse_npy_header(std::span<const std::uint8_t> bytes, std::str
                 std::to_string(bytes.size() - offset));
   const std::string_view header_text(reinterpret_cast<const char*>(bytes.data() + offset), header_len);
   Header header;
-  if (auto error = DictParser(header_text).parse(header); !error.empty()) return fail("bad header: " + error);
+  if (Result<void> parsed = DictParser(header_text).parse(header); !parsed)
+    return fail("bad header: " + parsed.error().message);
   const std::string& d = header.descr;
   const bool known_dtype =
       d.size() == 3 && (d[0] == '<' || d[0] == '>') && d[1] == 'f' && (d[2] == '2' || d[2] == '4' || d[2] == '8');
@@ -342,8 +344,8 @@ struct ZipEntry {
 // and where each entry's data lies. Every entry must lie inside the file, before the directory,
 // and apart from every other: overlapping entries are how a small archive claims to hold many
 // large arrays (one deflated stream listed 256 times).
-std::string read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipEntry>& entries) {
-  if (bytes.size() < 22) return "not an .npz (zip) archive: too short";
+Result<void> read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipEntry>& entries) {
+  if (bytes.size() < 22) return Error::usage("not an .npz (zip) archive: too short");
   const std::size_t lowest = bytes.size() > 65557 ? bytes.size() - 65557 : 0;
   std::size_t eocd = std::string::npos;
   for (std::size_t at = bytes.size() - 22 + 1; at-- > lowest;)
@@ -351,28 +353,30 @@ std::string read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipE
       eocd = at;
       break;
     }
-  if (eocd == std::string::npos) return "not an .npz (zip) archive: no end-of-directory record";
+  if (eocd == std::string::npos) return Error::usage("not an .npz (zip) archive: no end-of-directory record");
   std::uint64_t count = read_u16(bytes.data() + eocd + 10);
   std::uint64_t dir_size = read_u32(bytes.data() + eocd + 12);
   std::uint64_t dir_offset = read_u32(bytes.data() + eocd + 16);
   if (dir_offset == 0xffffffffu || count == 0xffffu) {
     // Zip64 end record, found through its locator just before the classic one.
-    if (eocd < 20 || read_u32(bytes.data() + eocd - 20) != 0x07064b50) return "zip64 archive without a locator";
+    if (eocd < 20 || read_u32(bytes.data() + eocd - 20) != 0x07064b50)
+      return Error::usage("zip64 archive without a locator");
     const std::uint64_t record = read_u64(bytes.data() + eocd - 20 + 8);
     if (bytes.size() < 56 || record > bytes.size() - 56 || read_u32(bytes.data() + record) != 0x06064b50)
-      return "bad zip64 end record";
+      return Error::usage("bad zip64 end record");
     count = read_u64(bytes.data() + record + 32);
     dir_size = read_u64(bytes.data() + record + 40);
     dir_offset = read_u64(bytes.data() + record + 48);
   }
   if (count > ImportLimits::npz_entries_max)
-    return "archive lists " + std::to_string(count) + " entries: allowed at most 256";
+    return Error::usage("archive lists " + std::to_string(count) + " entries: allowed at most 256");
   if (dir_offset > bytes.size() || dir_size > bytes.size() - dir_offset)
-    return "truncated: the zip directory lies past the end";
+    return Error::usage("truncated: the zip directory lies past the end");
   std::size_t at = static_cast<std::size_t>(dir_offset);
   const std::size_t end = static_cast<std::size_t>(dir_offset + dir_size);
   for (std::uint64_t n = 0; n < count; ++n) {
-    if (at > end || end - at < 46 || read_u32(bytes.data() + at) != 0x02014b50) return "damaged zip directory entry";
+    if (at > end || end - at < 46 || read_u32(bytes.data() + at) != 0x02014b50)
+      return Error::usage("damaged zip directory entry");
     ZipEntry entry;
     const std::uint16_t flags = read_u16(bytes.data() + at + 8);
     entry.method = read_u16(bytes.data() + at + 10);
@@ -382,15 +386,15 @@ std::string read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipE
     const std::size_t name_len = read_u16(bytes.data() + at + 28), extra_len = read_u16(bytes.data() + at + 30),
                       comment_len = read_u16(bytes.data() + at + 32);
     entry.local_offset = read_u32(bytes.data() + at + 42);
-    if (end - at - 46 < name_len + extra_len + comment_len) return "damaged zip directory entry";
-    if (flags & 1u) return "encrypted zip entries are not supported";
+    if (end - at - 46 < name_len + extra_len + comment_len) return Error::usage("damaged zip directory entry");
+    if (flags & 1u) return Error::usage("encrypted zip entries are not supported");
     entry.name.assign(reinterpret_cast<const char*>(bytes.data() + at + 46), name_len);
     // Zip64 extra field: the 0xffffffff fields, in order uncompressed, compressed, offset.
     std::size_t x = at + 46 + name_len;
     const std::size_t x_end = x + extra_len;
     while (x_end - x >= 4) {
       const std::uint16_t id = read_u16(bytes.data() + x), len = read_u16(bytes.data() + x + 2);
-      if (x_end - x - 4 < len) return "damaged zip extra field";
+      if (x_end - x - 4 < len) return Error::usage("damaged zip extra field");
       if (id == 0x0001) {
         std::size_t f = x + 4;
         auto take = [&](std::uint64_t& field) {
@@ -401,7 +405,7 @@ std::string read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipE
           return true;
         };
         if (!take(entry.uncompressed) || !take(entry.compressed) || !take(entry.local_offset))
-          return "damaged zip64 extra field";
+          return Error::usage("damaged zip64 extra field");
       }
       x += 4 + len;
     }
@@ -409,14 +413,14 @@ std::string read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipE
     const std::string shown_name = "entry '" + shown(entry.name) + "'";
     if (entry.local_offset > dir_offset || dir_offset - entry.local_offset < 30 ||
         read_u32(bytes.data() + entry.local_offset) != 0x04034b50)
-      return shown_name + ": truncated or damaged zip entry";
+      return Error::usage(shown_name + ": truncated or damaged zip entry");
     entry.data_offset = entry.local_offset + 30 + read_u16(bytes.data() + entry.local_offset + 26) +
                         read_u16(bytes.data() + entry.local_offset + 28);
     if (entry.data_offset > dir_offset || entry.compressed > dir_offset - entry.data_offset)
-      return shown_name + ": truncated: the entry declares " + std::to_string(entry.compressed) +
-             " bytes, the archive has " +
-             std::to_string(entry.data_offset > dir_offset ? 0 : dir_offset - entry.data_offset) +
-             " before its directory";
+      return Error::usage(shown_name + ": truncated: the entry declares " + std::to_string(entry.compressed) +
+                          " bytes, the archive has " +
+                          std::to_string(entry.data_offset > dir_offset ? 0 : dir_offset - entry.data_offset) +
+                          " before its directory");
     entries.push_back(std::move(entry));
     at += 46 + name_len + extra_len + comment_len;
   }
@@ -427,8 +431,8 @@ std::string read_directory(std::span<const std::uint8_t> bytes, std::vector<ZipE
             [](const ZipEntry* a, const ZipEntry* b) { return a->local_offset < b->local_offset; });
   for (std::size_t i = 1; i < by_offset.size(); ++i)
     if (by_offset[i]->local_offset < by_offset[i - 1]->data_offset + by_offset[i - 1]->compressed)
-      return "entries '" + shown(by_offset[i - 1]->name) + "' and '" + shown(by_offset[i]->name) +
-             "' overlap: allowed an archive whose entries are stored apart (as numpy.savez writes them)";
+      return Error::usage("entries '" + shown(by_offset[i - 1]->name) + "' and '" + shown(by_offset[i]->name) +
+                          "' overlap: allowed an archive whose entries are stored apart (as numpy.savez writes them)");
   return {};
 }
 
@@ -437,15 +441,17 @@ std::string array_name_of(const std::string& entry) {
 }
 
 // The entry's bytes as they inflate (or, stored, as they are), in pieces handed to `take`, which
-// returns an empty string to go on or the reason to stop. Checks the declared sizes and the CRC;
-// memory: one 1 MiB buffer, whatever the entry's size.
+// returns success to go on or the Error that stops it. Checks the declared sizes and the CRC, each
+// problem an Error::usage after `at` (the file and array); a cancelled run is cancelled_error.
+// Memory: one 1 MiB buffer, whatever the entry's size.
 template <class Take>
-std::string stream_entry(std::span<const std::uint8_t> bytes, const ZipEntry& entry, const Progress& progress,
-                         Take&& take) {
+Result<void> stream_entry(std::span<const std::uint8_t> bytes, const ZipEntry& entry, const Progress& progress,
+                          const std::string& at, Take&& take) {
+  auto damaged = [&at](const std::string& why) { return Error::usage(at + ": " + why); };
   const std::uint8_t* source = bytes.data() + entry.data_offset;
   uLong crc = crc32(0L, Z_NULL, 0);
   std::uint64_t out_done = 0;
-  auto deliver = [&](const std::uint8_t* piece, std::size_t size) -> std::string {
+  auto deliver = [&](const std::uint8_t* piece, std::size_t size) -> Result<void> {
     for (std::size_t done = 0; done < size;) {
       const auto chunk = static_cast<uInt>(std::min<std::size_t>(size - done, 1u << 30));
       crc = crc32(crc, piece + done, chunk);
@@ -457,26 +463,27 @@ std::string stream_entry(std::span<const std::uint8_t> bytes, const ZipEntry& en
     return take(std::span<const std::uint8_t>(piece, size));
   };
   if (entry.method == 0) {
-    if (entry.compressed != entry.uncompressed) return "stored entry with two different sizes";
+    if (entry.compressed != entry.uncompressed) return damaged("stored entry with two different sizes");
     constexpr std::size_t chunk = std::size_t{1} << 22;
     for (std::uint64_t done = 0; done < entry.compressed; done += chunk) {
-      if (progress.cancelled()) return "cancelled";
+      if (progress.cancelled()) return cancelled_error("import");
       const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, entry.compressed - done));
-      if (std::string stop = deliver(source + done, size); !stop.empty()) return stop;
+      if (Result<void> taken = deliver(source + done, size); !taken) return taken;
     }
   } else if (entry.method == 8) {
     // Deflate can expand at most ~1032:1; a larger claimed ratio is a lie about the size.
-    if (entry.uncompressed / 1032 > entry.compressed + 1) return "declared size impossible for its compressed size";
+    if (entry.uncompressed / 1032 > entry.compressed + 1)
+      return damaged("declared size impossible for its compressed size");
     std::vector<std::uint8_t> buffer(std::size_t{1} << 20);
     z_stream stream{};
-    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) return "zlib could not start";
+    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) return damaged("zlib could not start");
     std::uint64_t in_left = entry.compressed;
     const std::uint8_t* in = source;
     int status = Z_OK;
-    std::string stopped;
-    while (status == Z_OK && stopped.empty()) {
+    Result<void> stopped;  // success until something stops the stream
+    while (status == Z_OK && stopped) {
       if (progress.cancelled()) {
-        stopped = "cancelled";
+        stopped = cancelled_error("import");
         break;
       }
       const auto in_chunk = static_cast<uInt>(std::min<std::uint64_t>(in_left, 1u << 30));
@@ -489,20 +496,21 @@ std::string stream_entry(std::span<const std::uint8_t> bytes, const ZipEntry& en
       in_left -= in_chunk - stream.avail_in;
       const std::size_t produced = buffer.size() - stream.avail_out;
       if (out_done + produced > entry.uncompressed) {
-        stopped = "deflate data is longer than its declared size";
+        stopped = damaged("deflate data is longer than its declared size");
         break;
       }
       if (produced > 0) stopped = deliver(buffer.data(), produced);
       if (status == Z_OK && stream.avail_in == in_chunk && produced == 0) status = Z_BUF_ERROR;
     }
     inflateEnd(&stream);
-    if (!stopped.empty()) return stopped;
+    if (!stopped) return stopped;
     if (status != Z_STREAM_END || out_done != entry.uncompressed)
-      return "deflate data is damaged or shorter than its declared size";
+      return damaged("deflate data is damaged or shorter than its declared size");
   } else {
-    return "compression method " + std::to_string(entry.method) + " is not supported: allowed stored or deflate";
+    return damaged("compression method " + std::to_string(entry.method) +
+                   " is not supported: allowed stored or deflate");
   }
-  if (static_cast<std::uint32_t>(crc) != entry.crc) return "CRC mismatch: the entry is damaged";
+  if (static_cast<std::uint32_t>(crc) != entry.crc) return damaged("CRC mismatch: the entry is damaged");
   return {};
 }
 
@@ -512,10 +520,9 @@ ArrayParse read_entry(std::span<const std::uint8_t> bytes, const ZipEntry& entry
                       const std::string& name, std::optional<ArrayRole> role, const Progress& progress) {
   std::vector<std::uint8_t> prefix;  // the first bytes, until the header is read
   std::optional<NpyDecoder> decoder;
-  std::optional<Error> refused;
   const std::size_t prefix_wanted =
       static_cast<std::size_t>(std::min<std::uint64_t>(entry.uncompressed, ImportLimits::npy_prefix_max));
-  auto take = [&](std::span<const std::uint8_t> piece) -> std::string {
+  auto take = [&](std::span<const std::uint8_t> piece) -> Result<void> {
     if (!decoder) {
       const std::size_t copy = std::min(piece.size(), prefix_wanted - prefix.size());
       prefix.insert(prefix.end(), piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(copy));
@@ -523,10 +530,7 @@ ArrayParse read_entry(std::span<const std::uint8_t> bytes, const ZipEntry& entry
       Result<NpyHeader> header = parse_npy_header(prefix, file, name);
       Result<void> checked = header ? check_npy_size(*header, entry.uncompressed, file, name) : header.error();
       if (checked && role) checked = check_role_shape(*role, header->shape, file, name);
-      if (!checked) {
-        refused = checked.error();
-        return "refused";
-      }
+      if (!checked) return checked;
       decoder.emplace(*header, entry.method == 0);  // a stored entry's bytes are all in the file
       decoder->feed(std::span<const std::uint8_t>(prefix).subspan(std::min(prefix.size(), header->data_offset)));
       piece = piece.subspan(copy);
@@ -534,10 +538,8 @@ ArrayParse read_entry(std::span<const std::uint8_t> bytes, const ZipEntry& entry
     decoder->feed(piece);
     return {};
   };
-  const std::string stopped = stream_entry(bytes, entry, progress, take);
-  if (refused) return *refused;
-  if (stopped == "cancelled") return cancelled_error("import");
-  if (!stopped.empty()) return Error::usage(where(file, name) + ": " + stopped);
+  if (Result<void> streamed = stream_entry(bytes, entry, progress, where(file, name), take); !streamed)
+    return streamed.error();
   if (!decoder) {  // an entry shorter than any header
     Result<NpyHeader> header = parse_npy_header(prefix, file, name);
     if (!header) return header.error();
@@ -552,8 +554,8 @@ ArrayParse read_entry(std::span<const std::uint8_t> bytes, const ZipEntry& entry
 
 ArchiveParse list_npz(std::span<const std::uint8_t> bytes, std::string_view file) {
   std::vector<ZipEntry> entries;
-  if (auto error = read_directory(bytes, entries); !error.empty())
-    return Error::usage(std::string(file) + ": " + error);
+  if (Result<void> read = read_directory(bytes, entries); !read)
+    return Error::usage(std::string(file) + ": " + read.error().message);
   std::vector<NdArray> arrays;
   for (const ZipEntry& entry : entries) arrays.push_back(NdArray{array_name_of(entry.name), {}, {}, {}, {}});
   return arrays;
@@ -562,8 +564,8 @@ ArchiveParse list_npz(std::span<const std::uint8_t> bytes, std::string_view file
 ArchiveParse parse_npz(std::span<const std::uint8_t> bytes, std::string_view file, std::span<const std::string> wanted,
                        std::span<const ArrayRole> roles, const Progress& progress) {
   std::vector<ZipEntry> entries;
-  if (auto error = read_directory(bytes, entries); !error.empty())
-    return Error::usage(std::string(file) + ": " + error);
+  if (Result<void> read = read_directory(bytes, entries); !read)
+    return Error::usage(std::string(file) + ": " + read.error().message);
   auto names = [&] {
     std::string listed;  // the first few: an archive may list 256
     constexpr std::size_t names_shown = 8;
