@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@
 #include "panels/panels.hpp"
 #include "platform/offscreen.hpp"
 #include "plot/color.hpp"
+#include "scaled_screenshot.hpp"
 #include "smlab/views.hpp"
 #include "state/presets.hpp"
 
@@ -323,6 +325,43 @@ TEST_F(ClassroomLayout, PresenterModeFillsTheWindowWithTheStepsPanel) {
     report(layout_defects(ui, describe(where.c_str(), {1280, 720}, look), false));
   }
   ui.presenter = false;
+  close_lesson(ui);
+}
+
+// `--panel controls` in a lesson (issue #25): the column is hidden there, so the step's controls
+// (Previous/Next, the guess field) are the lesson panel's, and that is the panel cut out; with the
+// lesson's column shown (>> or Ctrl+B), the column. It read the column flag outside lessons and cut
+// out the text and plots where the column would have been.
+TEST_F(ClassroomLayout, PanelControlsInALessonIsWhatTheLessonShowsAsItsControls) {
+  const Look look{Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"};
+  set_look(look, {1280, 720});
+  UiState& ui = app_->ui();
+  ui.controls_shown = true;  // the flag outside lessons, which the lesson does not follow
+  for (const bool presenter : {false, true}) {
+    ui.presenter = presenter;
+    ASSERT_TRUE(open_lesson_step(ui, 0, 0, false));
+    ui.select_view_tab = true;
+    render();
+    const std::string where = std::string("why-softmax step 1") + (presenter ? " presenter" : "");
+    ASSERT_FALSE(ui.lesson.controls_shown) << where;
+    ASSERT_TRUE(ui.lesson.text_box.placed) << where;
+    const std::optional<PanelRect> panel = find_panel(ui, ImVec2(1280, 720), "controls");
+    ASSERT_TRUE(panel) << where;
+    EXPECT_EQ(panel->min.x, ui.lesson.text_box.min.x) << where;
+    EXPECT_EQ(panel->min.y, ui.lesson.text_box.min.y) << where;
+    EXPECT_EQ(panel->max.x, ui.lesson.text_box.max.x) << where;
+    EXPECT_EQ(panel->max.y, ui.lesson.text_box.max.y) << where;
+  }
+  ui.presenter = false;
+  ui.lesson.controls_shown = true;
+  render();
+  const std::optional<PanelRect> column = find_panel(ui, ImVec2(1280, 720), "controls");
+  const DashboardLayout layout = dashboard_layout(ImVec2(1280, 720), ui.ui_scale, true);
+  ASSERT_TRUE(column);
+  EXPECT_EQ(column->min.x, layout.controls_min.x);
+  EXPECT_EQ(column->max.x, layout.controls_max.x);
+  EXPECT_EQ(column->max.y, layout.controls_max.y);
+  ui.lesson.controls_shown = false;
   close_lesson(ui);
 }
 
