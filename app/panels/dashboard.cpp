@@ -424,6 +424,9 @@ std::vector<std::string> notes_backing(const std::vector<std::string>& notes, st
   return shown;
 }
 
+// Narrower than this (and taller than wide) the lesson view is a phone's: the text over the plots.
+constexpr float phone_width_em = 36.0f;
+
 // The smallest cell the lesson layout tries: a small multiple's (lab_temperature.cpp).
 constexpr float lesson_cell_min_width_em = 8.0f, lesson_cell_min_height_em = 7.0f;
 
@@ -491,6 +494,9 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     request.cell_min = cell;
     request.gap = ImGui::GetStyle().ItemSpacing.x;
     request.text_min_width = 10.0f * em;  // ~20 Latin characters, 10 Chinese
+    // A phone held upright (390×844 at font 1: 30 em wide) stacks the text over the plots; a tablet
+    // (768 px, 59 em) or a phone on its side keeps them side by side.
+    request.stacked = max.y - min.y > max.x - min.x && max.x - min.x < phone_width_em * em;
     // The lesson text a little larger than the controls where there is room; the presenter caption
     // larger still; down to the UI font where the step has much to say, and 0.9× and 0.85× it as last
     // resorts (a large font in a small window: 25–26 px at 1024×768 and font 1.5).
