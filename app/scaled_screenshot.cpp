@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "app.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "panels/panels.hpp"
 #include "platform/offscreen.hpp"
 
@@ -27,7 +28,16 @@ std::vector<std::string> panel_names(const UiState& ui) {
 std::optional<PanelRect> find_panel(const UiState& ui, ImVec2 display_size, std::string_view name) {
   if (name.empty() || name == "window") return PanelRect{ImVec2(0, 0), display_size};
   if (name == "controls") {
-    const DashboardLayout layout = dashboard_layout(display_size, ui.ui_scale, ui.controls_shown);
+    // In a lesson the control column is the lesson's own choice (hidden at first, none in presenter
+    // mode): while it is hidden, the step's controls (Previous/Next, the guess field) are in the
+    // lesson panel with its text, and that is what the lesson shows as its controls.
+    const bool in_lesson = current_step(ui) != nullptr;
+    if (in_lesson && (ui.presenter || !ui.lesson.controls_shown)) {
+      if (!ui.lesson.text_box.placed) return std::nullopt;
+      return PanelRect{ui.lesson.text_box.min, ui.lesson.text_box.max};
+    }
+    const DashboardLayout layout =
+        dashboard_layout(display_size, ui.ui_scale, in_lesson ? ui.lesson.controls_shown : ui.controls_shown);
     return PanelRect{layout.controls_min, layout.controls_max};
   }
   for (const PlacedPlot& placed : ui.placed_plots) {

@@ -176,9 +176,10 @@ ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
           ->type_name("NAME");
   v.scale = cli.add_option("--scale", o.scale_text, "--screenshot at 1, 2 or 4 times the pixels of --size (crisp text)")
                 ->type_name("1|2|4");
-  v.panel =
-      cli.add_option("--panel", o.panel_name, "--screenshot of one panel only: controls or a plot, e.g. distribution")
-          ->type_name("NAME");
+  v.panel = cli.add_option("--panel", o.panel_name,
+                           "--screenshot of one panel only: controls (in a lesson: the step's text and its controls) "
+                           "or a plot, e.g. distribution")
+                ->type_name("NAME");
   v.view =
       cli.add_option("--view", scratch, "Start on a view: dashboard or a lab (see --list-views)")->type_name("NAME");
   cli.add_flag("--presenter", o.presenter,

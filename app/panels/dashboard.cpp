@@ -263,6 +263,39 @@ ImVec2 readable_cell(std::span<const NamedPlot* const> plots, const plot::Style&
   return needed;
 }
 
+// The smallest row height of a grid of `plots` in [min, max] at which every plot reads in the cell
+// it is given. readable_cell() tried cells of one shape; the grid gives cells of another (a 651 px wide
+// cell wraps a title that a 700 px one kept on one line, a wide short row squeezes a legend beside
+// the data), so each plot is fitted to its own cell and, where one does not read, the rows grow by
+// 1/1.3 em at a time (up to three times the smallest cell's height; the content scrolls) until all
+// do. A plot that does not read in its cell even that tall (its width is what it lacks) does not
+// make the others taller.
+float readable_row_height(std::span<const NamedPlot* const> plots, const std::vector<int>& spans, int max_columns,
+                          ImVec2 min, ImVec2 max, float gap, ImVec2 cell, const plot::Style& style, float em) {
+  ImFont* font = ImGui::GetFont();
+  const float font_size = style.font_size > 0.0f ? style.font_size : em;  // as plot::draw resolves it
+  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
+    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+  };
+  const auto reads_in = [&](const NamedPlot& named, ImVec2 size) {
+    return readable_data_area(plot::fit_plot(named.plot, size, style, font_size, measure));
+  };
+  const float tallest = 3.0f * cell.y;
+  FlowGrid grid = flow_grid_px(spans, max_columns, min, max, gap, cell.x, cell.y);
+  while (cell.y < tallest) {
+    float grown = cell.y;
+    for (std::size_t k = 0; k < plots.size() && k < grid.min.size(); ++k) {
+      const ImVec2 size(grid.max[k].x - grid.min[k].x, grid.max[k].y - grid.min[k].y);
+      if (reads_in(*plots[k], size) || !reads_in(*plots[k], ImVec2(size.x, std::max(size.y, tallest)))) continue;
+      grown = std::max(grown, size.y + em / 1.3f);
+    }
+    if (grown <= cell.y) break;
+    cell.y = std::min(grown, tallest);
+    grid = flow_grid_px(spans, max_columns, min, max, gap, cell.x, cell.y);
+  }
+  return cell.y;
+}
+
 }  // namespace
 
 void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
@@ -284,8 +317,16 @@ void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& pl
   if (ui.grid_cell.key != key) {
     ui.grid_cell.key = key;
     ui.grid_cell.size = readable_cell(pointers, style, em);
+    ui.grid_cell.placed = {};
   }
-  const FlowGrid grid = flow_grid_px(spans, max_columns, min, max, gap, ui.grid_cell.size.x, ui.grid_cell.size.y);
+  // The rows' height for this area, found again when the area's size changes.
+  const ImVec2 area(std::round(max.x - min.x), std::round(max.y - min.y));
+  if (ui.grid_cell.placed.area.x != area.x || ui.grid_cell.placed.area.y != area.y) {
+    ui.grid_cell.placed = {
+        area, readable_row_height(pointers, spans, max_columns, min, max, gap, ui.grid_cell.size, style, em)};
+  }
+  const FlowGrid grid =
+      flow_grid_px(spans, max_columns, min, max, gap, ui.grid_cell.size.x, ui.grid_cell.placed.row_height);
   draw_plots_in(view_name, pointers, grid, style, ui, on_hover);
 }
 
@@ -383,6 +424,9 @@ std::vector<std::string> notes_backing(const std::vector<std::string>& notes, st
   return shown;
 }
 
+// Narrower than this (and taller than wide) the lesson view is a phone's: the text over the plots.
+constexpr float phone_width_em = 36.0f;
+
 // The smallest cell the lesson layout tries: a small multiple's (lab_temperature.cpp).
 constexpr float lesson_cell_min_width_em = 8.0f, lesson_cell_min_height_em = 7.0f;
 
@@ -450,6 +494,9 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     request.cell_min = cell;
     request.gap = ImGui::GetStyle().ItemSpacing.x;
     request.text_min_width = 10.0f * em;  // ~20 Latin characters, 10 Chinese
+    // A phone held upright (390×844 at font 1: 30 em wide) stacks the text over the plots; a tablet
+    // (768 px, 59 em) or a phone on its side keeps them side by side.
+    request.stacked = max.y - min.y > max.x - min.x && max.x - min.x < phone_width_em * em;
     // The lesson text a little larger than the controls where there is room; the presenter caption
     // larger still; down to the UI font where the step has much to say, and 0.9× and 0.85× it as last
     // resorts (a large font in a small window: 25–26 px at 1024×768 and font 1.5).

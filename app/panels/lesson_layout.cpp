@@ -90,9 +90,53 @@ Candidate arrange(const LessonLayoutRequest& request, TextPlace place, float tex
 
 bool better(const Candidate& a, const std::optional<Candidate>& b) { return !b || a.score > b->score; }
 
+// The phone's stack (LessonLayoutRequest::stacked).
+LessonLayout stack(const LessonLayoutRequest& request) {
+  LessonLayout layout;
+  layout.place = TextPlace::above;
+  const float width = request.max.x - request.min.x, area_height = request.max.y - request.min.y;
+  std::vector<float> scales = request.text_scales;
+  if (scales.empty()) scales.push_back(1.0f);
+  // The largest scale whose text takes at most 60 % of the height, else the smallest (it scrolls).
+  float text_height = 0.0f;
+  for (const float scale : scales) {
+    layout.text_scale = scale;
+    text_height = request.text_height(width, scale);
+    if (text_height <= 0.6f * area_height) break;
+  }
+  layout.text_fits = text_height <= 0.6f * area_height + 0.5f;
+  const float text_box_height = std::min(text_height, 0.6f * area_height);
+  layout.text_min = request.min;
+  layout.text_max = ImVec2(request.max.x, request.min.y + text_box_height);
+  // Each plot full width, from 0.6 to 1.5 times as tall as wide, the first height that reads.
+  float top = layout.text_max.y + request.gap;
+  layout.readable = static_cast<bool>(request.fit);
+  for (std::size_t k = 0; k < request.plots; ++k) {
+    ImVec2 size(std::floor(width), std::floor(std::max(request.cell_min.y, 0.75f * width)));
+    if (request.fit) {
+      plot::PlotFit fit;
+      for (int step = 0; step <= 18; ++step) {
+        const ImVec2 tried(std::floor(width),
+                           std::floor(std::max(request.cell_min.y, (0.6f + 0.05f * static_cast<float>(step)) * width)));
+        fit = request.fit(k, tried);
+        if (readable_data_area(fit)) break;
+      }
+      if (!readable_data_area(fit)) layout.readable = false;
+      size = fit.size;
+    }
+    const ImVec2 frame_min(std::floor(request.min.x + 0.5f * (width - size.x)), top);
+    layout.plot_min.push_back(frame_min);
+    layout.plot_max.push_back(ImVec2(frame_min.x + size.x, frame_min.y + size.y));
+    top = frame_min.y + size.y + request.gap;
+  }
+  layout.plots_fit = top - request.gap <= request.max.y + 0.5f;
+  return layout;
+}
+
 }  // namespace
 
 LessonLayout plan_lesson_layout(const LessonLayoutRequest& request) {
+  if (request.stacked) return stack(request);
   const float width = request.max.x - request.min.x;
   std::vector<float> scales = request.text_scales;
   if (scales.empty()) scales.push_back(1.0f);

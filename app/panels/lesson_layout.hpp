@@ -27,7 +27,8 @@ inline constexpr float min_data_side_px = 120.0f, min_data_share = 0.4f;
 // give a different shape than the one tried.
 bool readable_data_area(const plot::PlotFit& fit, float slack = 0.0f);
 
-enum class TextPlace { below, beside };
+// `above`: a phone's stack (LessonLayoutRequest::stacked), the text first and the plots under it.
+enum class TextPlace { below, beside, above };
 
 struct LessonLayoutRequest {
   ImVec2 min, max;                 // the area for the text and the plots
@@ -38,6 +39,12 @@ struct LessonLayoutRequest {
   std::vector<float> text_scales;  // tried largest first
   TextBlockHeight text_height;     // must be callable
   PlotFitter fit;                  // empty: the plots are not built yet (cells judged by size alone)
+  // A phone (an area taller than wide and narrow, as the caller judges it): no arrangement fits
+  // without scrolling, and side by side the text and the plots would both be slivers. Then the text
+  // (with its controls) goes first across the full width, at the largest scale that leaves it at
+  // most 60 % of the height, and the plots follow one per row, full width, each as tall as it needs
+  // to read (plots_fit: false where they run past the area, which then scrolls).
+  bool stacked = false;
 };
 
 struct LessonLayout {

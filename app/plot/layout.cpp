@@ -787,36 +787,52 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     };
     place_first_free(hline.label, beside_line, hline.color.value_or(builder.style.text_dim));
   }
-  // Annotations: at their anchor, or moved up or down by whole lines (then the other side) until
-  // they cover no label placed before them; two notes on nearby curves no longer print over
-  // each other ("fp64 709.8 →" on "max x/T 1002 →"). First a place that covers no data either
-  // (a curve's name beside the curve, not on it: "softmax s1" struck through by its own line).
+  // Annotations: at their anchor, or moved by whole lines up or down and by half a width at a time
+  // (up to two) to either side, the place nearest the anchor first, until they cover no label placed before them;
+  // two notes on nearby curves no longer print over each other ("fp64 709.8 →" on "max x/T 1002
+  // →"). First a place that keeps label_clearance() from the data too (a curve's name beside the
+  // curve, not on it: "softmax s1" struck through by its own line; "k0 θ=16.3°" on the q arrow's
+  // dot). Nearest first: a vector's label stays at its own tip, not a dozen lines up beside another
+  // (the search went through every line up and down before it tried a side).
+  const float clearance = label_clearance(font);
+  const auto clear_of = [&](const Box& box) {
+    return !covers_any({box.x0 - clearance, box.y0 - clearance, box.x1 + clearance, box.y1 + clearance}, marks);
+  };
   for (const auto& annotation : builder.plot.annotations) {
     const Point anchor{scene.x_map.to_px(annotation.x), scene.y_map.to_px(annotation.y)};
     if (!std::isfinite(anchor.x) || !std::isfinite(anchor.y)) continue;
     const std::string fitted = builder.fit(annotation.text, area.width() - 4.0f, font, "annotation");
-    // At its anchor, else a whole line up or down at a time, else half or a whole width to either side,
-    // then the same at 0.85× and 0.72× the font (as data labels shrink).
+    // At each of the plot's font, 0.85× and 0.72× (as data labels shrink), the places in order of
+    // their distance from where the label would sit unmoved (kept inside the area).
     std::optional<Box> chosen;
     float size = font;
-    for (const bool off_data : {true, false}) {
+    // Clear of the data by label_clearance(), else only off it (a crowded plot), else anywhere free of labels.
+    for (const int keep : {2, 1, 0}) {
       for (const float scale : {1.0f, 0.85f, 0.72f}) {
         size = scale * font;
         const float width = builder.text_width(fitted, size);
         float left = anchor.x;
         if (annotation.align == TextAlign::Center) left -= 0.5f * width;
         if (annotation.align == TextAlign::Right) left -= width;
-        const float line = 1.1f * size;
-        for (const float shift : {0.0f, -0.5f * width, 0.5f * width, -width, width}) {
-          for (int step = 0; step <= 16 && !chosen; ++step) {
+        const float top = anchor.y - 0.5f * size, line = 1.1f * size;
+        std::vector<std::pair<float, Box>> places;
+        for (const float shift : {0.0f, -0.5f * width, 0.5f * width, -width, width, -1.5f * width, 1.5f * width,
+                                  -2.0f * width, 2.0f * width})
+          for (int step = 0; step <= 16; ++step) {
             const float offset = (step % 2 == 1 ? -1.0f : 1.0f) * static_cast<float>((step + 1) / 2) * line;
-            const Box box = inside(left + shift, anchor.y - 0.5f * size + offset, width, size);
-            if (std::any_of(labels.begin(), labels.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
-              continue;
-            if (off_data && covers_any(box, marks)) continue;
-            chosen = box;
+            const Box box = inside(left + shift, top + offset, width, size);
+            places.emplace_back(std::hypot(box.x0 - left, box.y0 - top), box);
           }
-          if (chosen) break;
+        std::stable_sort(places.begin(), places.end(),
+                         [](const auto& one, const auto& two) { return one.first < two.first; });
+        for (const auto& place : places) {
+          // Not a structured binding: clang 14 (the web build's emcc) cannot capture one in a lambda.
+          const Box& box = place.second;
+          if (std::any_of(labels.begin(), labels.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
+            continue;
+          if ((keep == 2 && !clear_of(box)) || (keep == 1 && covers_any(box, marks))) continue;
+          chosen = box;
+          break;
         }
         if (chosen) break;
       }
@@ -1695,9 +1711,14 @@ std::vector<std::string> covering_data(const PlotRecord& record, bool labels, fl
   if (record.legend_box &&
       covers(record.legend_box->x0, record.legend_box->y0, record.legend_box->x1, record.legend_box->y1))
     found.push_back("legend covers data");
-  for (const PlacedText& text : record.texts)
-    if (labels && text.role == TextRole::DataLabel && covers(text.x0, text.y0, text.x1, text.y1))
+  const float clearance = label_clearance(record.font_size);
+  for (const PlacedText& text : record.texts) {
+    if (!labels || text.role != TextRole::DataLabel) continue;
+    if (covers(text.x0, text.y0, text.x1, text.y1))
       found.push_back("label \"" + text.text + "\" covers data");
+    else if (covers(text.x0 - clearance, text.y0 - clearance, text.x1 + clearance, text.y1 + clearance))
+      found.push_back("label \"" + text.text + "\" touches data (nearer than " + std::to_string(clearance) + " px)");
+  }
   return found;
 }
 

@@ -258,9 +258,14 @@ struct LayoutReport {
 std::vector<std::pair<std::size_t, std::size_t>> overlapping_texts(const std::vector<PlacedText>& texts,
                                                                    float tolerance = 1.0f);
 
-// Texts in front of the data: one line per legend box (and, with `labels`, per annotation) that
-// covers a data mark by more than `tolerance` px in both directions ("legend covers data",
-// "label \"…\" covers data"). Reference-line labels (TextRole::LineLabel) are not counted.
+// How far an annotation keeps from every data mark, in px at labels of `font_size` px (at least
+// 2 px, 0.1 em): a label that touches a curve or a marker reads as part of it.
+inline float label_clearance(float font_size) { return std::max(2.0f, 0.1f * font_size); }
+
+// Texts in front of the data: one line per legend box that covers a data mark by more than
+// `tolerance` px in both directions ("legend covers data") and, with `labels`, per annotation that
+// does so or comes nearer a mark than label_clearance() ("label \"…\" covers data", "label \"…\"
+// touches data"). Reference-line labels (TextRole::LineLabel) are not counted.
 std::vector<std::string> covering_data(const PlotRecord& record, bool labels = false, float tolerance = 1.0f);
 
 struct Style {

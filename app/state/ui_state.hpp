@@ -155,6 +155,12 @@ struct UiState {
     };
     std::optional<Key> key;
     ImVec2 size{};
+    // The rows' smallest height in the content area last drawn (px, rounded): the cells the grid
+    // gives there may need more than `size` to read (panels/dashboard.cpp's readable_row_height).
+    struct Placed {
+      ImVec2 area{-1.0f, -1.0f};
+      float row_height = 0.0f;
+    } placed;
   } grid_cell;
   PresetList presets = std::vector<Preset>{};         // the Presets combo; an Error if presets.json did not load
   int preset_index = 0;                               // the combo's selection

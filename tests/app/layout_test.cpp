@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@
 #include "panels/panels.hpp"
 #include "platform/offscreen.hpp"
 #include "plot/color.hpp"
+#include "scaled_screenshot.hpp"
 #include "smlab/views.hpp"
 #include "state/presets.hpp"
 #include "sweep_share.hpp"
@@ -57,8 +59,10 @@ std::string describe(const char* what, Size size, const Look& look) {
 
 // Every defect of this frame's layout, one line each. `minimum_size`: each plot has the grid's
 // readable minimum (a view's grid); a lesson step's plots are sized by what they leave their data
-// instead (panels/lesson_layout.hpp), which lesson_screens_test checks.
-std::vector<std::string> layout_defects(const UiState& ui, const std::string& where, bool minimum_size = true) {
+// instead (panels/lesson_layout.hpp), which lesson_screens_test checks. `readable_data`: each data
+// area is readable (asked of lesson steps and of every view at the projector's font).
+std::vector<std::string> layout_defects(const UiState& ui, const std::string& where, bool minimum_size = true,
+                                        bool readable_data = true) {
   std::vector<std::string> defects;
   if (ui.layout_report.plots.empty()) defects.push_back(where + ": no plot was laid out");
   for (const plot::PlotRecord& record : ui.layout_report.plots) {
@@ -73,12 +77,10 @@ std::vector<std::string> layout_defects(const UiState& ui, const std::string& wh
     for (const std::string& problem : record.problems) found.push_back(problem);
     for (const auto& [a, b] : plot::overlapping_texts(record.texts))
       found.push_back("labels overlap: \"" + record.texts[a].text + "\" and \"" + record.texts[b].text + "\"");
-    // Legends and annotations keep off the data marks (issue #25). A lesson step's data area is
-    // readable: 120 px each way and 40 % of the panel (a map's colour bar counts: it is the key to
-    // its cells). Not yet asked of a view's grid: at projector 1.5 four plots miss it (a two-line
-    // title and a legend row above the data: dashboard/gradient 506x218 in 651x480).
+    // Legends and annotations keep off the data marks (issue #25). The data area is readable:
+    // 120 px each way and 40 % of the panel (a map's colour bar counts: it is the key to its cells).
     for (std::string& covering : plot::covering_data(record, true)) found.push_back(std::move(covering));
-    if (!minimum_size && record.has_data_area) {
+    if (readable_data && record.has_data_area) {
       const float right = record.colorbar ? std::max(record.data_x1, record.colorbar->x1) : record.data_x1;
       const float data_width = right - record.data_x0, data_height = record.data_y1 - record.data_y0;
       if (data_width < 119.5f || data_height < 119.5f || data_width * data_height < 0.4f * width * height)
@@ -140,7 +142,10 @@ class ClassroomLayout : public ::testing::Test {
         ui.view = info.view;
         ui.select_view_tab = true;
         render();
-        for (std::string& defect : layout_defects(ui, describe(std::string(info.name).c_str(), size, look)))
+        // The data-area rule at the projector's font, the back row's look (issue #25); at font 1 a
+        // plot's minimum cell is the grid's em minimum, which the rule does not size.
+        for (std::string& defect :
+             layout_defects(ui, describe(std::string(info.name).c_str(), size, look), true, look.font_scale >= 1.5f))
           defects.push_back(std::move(defect));
       }
     }
@@ -327,6 +332,43 @@ TEST_F(ClassroomLayout, PresenterModeFillsTheWindowWithTheStepsPanel) {
     report(layout_defects(ui, describe(where.c_str(), {1280, 720}, look), false));
   }
   ui.presenter = false;
+  close_lesson(ui);
+}
+
+// `--panel controls` in a lesson (issue #25): the column is hidden there, so the step's controls
+// (Previous/Next, the guess field) are the lesson panel's, and that is the panel cut out; with the
+// lesson's column shown (>> or Ctrl+B), the column. It read the column flag outside lessons and cut
+// out the text and plots where the column would have been.
+TEST_F(ClassroomLayout, PanelControlsInALessonIsWhatTheLessonShowsAsItsControls) {
+  const Look look{Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"};
+  set_look(look, {1280, 720});
+  UiState& ui = app_->ui();
+  ui.controls_shown = true;  // the flag outside lessons, which the lesson does not follow
+  for (const bool presenter : {false, true}) {
+    ui.presenter = presenter;
+    ASSERT_TRUE(open_lesson_step(ui, 0, 0, false));
+    ui.select_view_tab = true;
+    render();
+    const std::string where = std::string("why-softmax step 1") + (presenter ? " presenter" : "");
+    ASSERT_FALSE(ui.lesson.controls_shown) << where;
+    ASSERT_TRUE(ui.lesson.text_box.placed) << where;
+    const std::optional<PanelRect> panel = find_panel(ui, ImVec2(1280, 720), "controls");
+    ASSERT_TRUE(panel) << where;
+    EXPECT_EQ(panel->min.x, ui.lesson.text_box.min.x) << where;
+    EXPECT_EQ(panel->min.y, ui.lesson.text_box.min.y) << where;
+    EXPECT_EQ(panel->max.x, ui.lesson.text_box.max.x) << where;
+    EXPECT_EQ(panel->max.y, ui.lesson.text_box.max.y) << where;
+  }
+  ui.presenter = false;
+  ui.lesson.controls_shown = true;
+  render();
+  const std::optional<PanelRect> column = find_panel(ui, ImVec2(1280, 720), "controls");
+  const DashboardLayout layout = dashboard_layout(ImVec2(1280, 720), ui.ui_scale, true);
+  ASSERT_TRUE(column);
+  EXPECT_EQ(column->min.x, layout.controls_min.x);
+  EXPECT_EQ(column->max.x, layout.controls_max.x);
+  EXPECT_EQ(column->max.y, layout.controls_max.y);
+  ui.lesson.controls_shown = false;
   close_lesson(ui);
 }
 

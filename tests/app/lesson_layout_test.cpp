@@ -237,5 +237,59 @@ TEST_F(PresenterGuess, TextThatIsNotANumberIsRefusedWithItsLine) {
   EXPECT_NE(app.ui().lesson.guess_error.find("1e-e"), std::string::npos) << app.ui().lesson.guess_error;
 }
 
+// [phone] A lesson in a phone-sized window (390×844, font 1) stacks: the step's text with its
+// controls across the full width at the top, then the step's plots one under another, each the
+// full width and readable; the content scrolls to those below the fold. Side by side the text was a
+// 170 px column beside 200 px plots (issue #25).
+class PhoneLesson : public test_support::HeadlessRender {
+ protected:
+  PhoneLesson() : HeadlessRender(390, 844) {}
+};
+
+TEST_F(PhoneLesson, TheTextComesFirstAndThePlotsFollowFullWidthAndReadable) {
+  AppOptions options;
+  options.lessons = load_lessons(find_assets_dir() / "lessons");
+  App app(*surface_, options);
+  app.ui().record_layout = true;
+  const struct {
+    const char* lesson;
+    std::size_t step;
+  } steps[] = {{"temperature", 2}, {"geometry-init", 0}, {"why-softmax", 0}};
+  for (const auto& [name, step] : steps) {
+    const auto lesson = find_lesson(options.lessons, name);
+    ASSERT_TRUE(lesson.has_value()) << name;
+    ASSERT_TRUE(open_lesson_step(app.ui(), *lesson, step, false)) << name;
+    app.ui().select_view_tab = true;
+    settle(app);
+    const std::string where = std::string(name) + " step " + std::to_string(step + 1) + " at 390x844";
+    const UiState& ui = app.ui();
+    ASSERT_TRUE(ui.lesson.text_box.placed) << where;
+    const LessonState::TextBox& text = ui.lesson.text_box;
+    EXPECT_GE(text.max.x - text.min.x, 0.9f * 390.0f) << where << ": the text is a column, not the full width";
+    ASSERT_FALSE(ui.lesson.plan.plot_min.empty()) << where;
+    float above = text.max.y;
+    for (std::size_t k = 0; k < ui.lesson.plan.plot_min.size(); ++k) {
+      const ImVec2 frame_min = ui.lesson.plan.plot_min[k], frame_max = ui.lesson.plan.plot_max[k];
+      EXPECT_GE(frame_min.y, above - 0.5f) << where << " plot " << k << ": not under the text and the plot before";
+      const bool map = frame_max.x - frame_min.x < frame_max.y - frame_min.y;  // a map hugs its square grid
+      if (!map) {
+        EXPECT_GE(frame_max.x - frame_min.x, 0.9f * 390.0f) << where << " plot " << k << ": not the full width";
+      }
+      above = frame_max.y;
+    }
+    // Each plot reads (the layout tests' rule: 120 px each way and 40 % of its panel).
+    ASSERT_FALSE(ui.layout_report.plots.empty()) << where;
+    for (const plot::PlotRecord& record : ui.layout_report.plots) {
+      const float width = record.x1 - record.x0, height = record.y1 - record.y0;
+      const float right = record.colorbar ? std::max(record.data_x1, record.colorbar->x1) : record.data_x1;
+      const float data_width = right - record.data_x0, data_height = record.data_y1 - record.data_y0;
+      EXPECT_TRUE(record.has_data_area && data_width >= 119.5f && data_height >= 119.5f &&
+                  data_width * data_height >= 0.4f * width * height)
+          << where << " " << record.id << ": data area " << data_width << "x" << data_height << " px in a panel of "
+          << width << "x" << height;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace smlab::app

@@ -1154,6 +1154,59 @@ TEST(LegendPlacement, NoCornerFreeOfDataMovesTheLegendOffTheData) {
   EXPECT_EQ(covering_data(record)[0], "legend covers data");
 }
 
+// Issue #25: an annotation keeps label_clearance() from every data mark ("k0 θ=16.3°" sat 0.7 px
+// above the q arrow's dot in homework step 9), covering_data() reports one that comes nearer
+// ("touches data"), and of the free places the label takes the one nearest its anchor (a vector's
+// label went a dozen lines up, beside another vector, before it tried a side).
+TEST(AnnotationPlacement, KeepsClearOfTheDataAndNearItsAnchor) {
+  Plot plot;
+  plot.x = {.min = -1.0, .max = 1.0};
+  plot.y = {.min = -1.0, .max = 1.0};
+  plot.legend = LegendPos::None;
+  plot.annotations.push_back({0.0, 0.5, "k0  theta=16.3", std::nullopt, TextAlign::Left});
+  const float font = 15.0f;
+  const auto lay = [&] {
+    return detail::layout_plot(plot, 480.0f, 480.0f, dark_style(), font,
+                               [](std::string_view text, float size) { return estimate_text_width(text, size); });
+  };
+  // A dot whose top lies 0.5 px under where the label sits unmoved (centred on its anchor's row).
+  const float half = 5.0f * dark_style().marker_scale;
+  const detail::AxisMap y_map = lay().y_map;
+  const double dot_y = 0.5 - (0.5 * font + half + 0.5) / (y_map.to_px(0.0) - y_map.to_px(1.0));
+  plot.scatters.push_back({.label = "q", .x = {0.2}, .y = {dot_y}, .radius = 5.0f});
+  const detail::Scene scene = lay();
+  PlotRecord record;
+  record.font_size = font;
+  for (const auto& mark : scene.data_marks) record.data_marks.push_back({mark.x0, mark.y0, mark.x1, mark.y1});
+  std::optional<PlacedText> label;
+  for (const auto& shape : scene.shapes)
+    if (const auto* text = std::get_if<detail::TextShape>(&shape); text != nullptr && text->text == "k0  theta=16.3") {
+      const detail::Box box = detail::text_box(*text);
+      label = PlacedText{text->text, TextRole::DataLabel, box.x0, box.y0, box.x1, box.y1};
+    }
+  ASSERT_TRUE(label.has_value());
+  record.texts.push_back(*label);
+  EXPECT_TRUE(covering_data(record, true).empty())
+      << "label at " << label->x0 << "," << label->y0 << ".." << label->x1 << "," << label->y1;
+  // Near its anchor: within three lines of it.
+  const float anchor_y = scene.y_map.to_px(0.5);
+  EXPECT_LT(std::abs(0.5f * (label->y0 + label->y1) - anchor_y), 3.0f * 1.1f * font) << "label at y " << label->y0;
+  // The check itself: the same label moved onto the dot's top edge touches it, and over it covers it.
+  const detail::Point dot{scene.x_map.to_px(0.2), scene.y_map.to_px(dot_y)};
+  PlacedText touching = *label;
+  touching.y1 = dot.y - half - 0.5f;
+  touching.y0 = touching.y1 - font;
+  touching.x0 = dot.x - 40.0f;
+  touching.x1 = dot.x + 40.0f;
+  record.texts = {touching};
+  ASSERT_EQ(covering_data(record, true).size(), 1u);
+  EXPECT_NE(covering_data(record, true)[0].find("touches data"), std::string::npos) << covering_data(record, true)[0];
+  touching.y1 = dot.y;
+  record.texts = {touching};
+  ASSERT_EQ(covering_data(record, true).size(), 1u);
+  EXPECT_NE(covering_data(record, true)[0].find("covers data"), std::string::npos) << covering_data(record, true)[0];
+}
+
 // A reference line's label keeps off the data where there is room: H(T) flat near the top of the
 // plot with its marker at T = 1 (the dashboard's entropy plot), where the first place tried, at
 // the top beside the line, lay on the curve and the marker at 720p.

@@ -63,7 +63,7 @@ PHONE_W, PHONE_H = 390, 844
 PHONE_DRAWER, PHONE_DASHBOARD_TAB, PHONE_TAB = (22, 20), (85, 19), (184, 19)
 PHONE_NEXT_PLOT, PHONE_PLOT = (50, 57), (10, 140, 370, 220)
 PHONE_TEMPERATURE = (125, 480)  # the T slider's grab with the drawer open
-PHONE_LESSON_NEXT = (49, 719)  # the lesson view's Next → (its text column on the left, the step's panels beside it)
+PHONE_LESSON_NEXT = (145, 349)  # the lesson view's Next → (the step's text across the top, its panels under it)
 
 results = []
 
