@@ -1,5 +1,10 @@
 // The headless frame-time harness behind --bench-frames, and the slider-to-pixels latency
 // harness behind --bench-latency.
+//
+// [SECTION] Index
+//   [SECTION] Memory, percentiles and the busy load
+//   [SECTION] --bench-frames
+//   [SECTION] --bench-latency
 #include "frame_bench.hpp"
 
 #include <pthread.h>
@@ -16,6 +21,8 @@
 
 namespace smlab::app {
 namespace {
+
+// [SECTION] Memory, percentiles and the busy load
 
 // Set during static initialisation, before main(): "start" for first_frame_ms.
 const std::chrono::steady_clock::time_point process_start = std::chrono::steady_clock::now();
@@ -70,6 +77,8 @@ BusyLoad::BusyLoad(int threads) {
 BusyLoad::~BusyLoad() {
   for (std::jthread& thread : threads_) thread.request_stop();
 }
+
+// [SECTION] --bench-frames
 
 std::string FrameBenchResult::to_json() const {
   char line[400];
@@ -153,6 +162,8 @@ Result<FrameBenchResult> run_frame_bench(App& app, const std::string& key, int f
   result.median_blocked_ms = percentile(blocked_ms, 0.5);
   return result;
 }
+
+// [SECTION] --bench-latency
 
 namespace {
 

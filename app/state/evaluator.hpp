@@ -109,6 +109,14 @@ class Evaluator {
   // Refinement starts this long after the last submission (not during a drag).
   static constexpr std::chrono::milliseconds refine_settle_time{200};
 
+  // A job whose Params a newer submission has replaced drops its later stages (QKᵀ, the maps,
+  // H(T), the Monte Carlo lane) after its first result while a final Snapshot (every plot but the
+  // Monte Carlo curves) was published less than this long ago: during a drag the first results
+  // keep up with the slider and the maps still follow at least this often. Tests set zero (never
+  // drop) or hours (always drop) to make the order deterministic.
+  static constexpr std::chrono::milliseconds stale_work_max_age_default{250};
+  void set_stale_work_max_age(std::chrono::milliseconds age);
+
   // No submission pending and no refinement left to do.
   bool idle() const;
   void wait_until_idle();
@@ -139,7 +147,8 @@ class Evaluator {
   // `staged`: publish a first result before the later stages (no one sees it on the web, where the
   // page draws only after the step returns, so it evaluates whole).
   bool step(bool staged);
-  bool refinement_due() const;  // the sweep needs more trials (mutex_ held)
+  bool refinement_due() const;          // the sweep needs more trials (mutex_ held)
+  bool superseded_while_fresh() const;  // see set_stale_work_max_age
   // What the worker keeps between steps (the worker thread's; the web page's one thread).
   struct WorkerState {
     std::optional<DkSweep> refining;                // the sweep being refined; published as copies
@@ -179,6 +188,8 @@ class Evaluator {
   bool staging_active_ = false;  // the newest Snapshot is a first result; its later stages run
   bool latest_maps_pending_ = false, latest_complete_ = false;
   bool latest_entropy_curve_pending_ = false, latest_monte_carlo_pending_ = false;
+  std::chrono::milliseconds stale_work_max_age_ = stale_work_max_age_default;
+  std::chrono::steady_clock::time_point last_final_published_{};  // see set_stale_work_max_age
   bool monte_carlo_lane_ = false;  // the running job is in its Monte Carlo lane (a newer submission stops it)
   bool stages_published_ = false;  // the running job published its first result
   std::stop_source current_job_;

@@ -262,6 +262,7 @@ void Evaluator::publish_all_but_monte_carlo(const Snapshot& snap, std::shared_pt
     latest_entropy_curve_pending_ = false;
     latest_monte_carlo_pending_ = true;
     ++latest_version_;
+    last_final_published_ = std::chrono::steady_clock::now();
   }
   finished_.notify_all();
   notify_result();
@@ -296,6 +297,16 @@ bool product_reusable(const ScoreCache* cache, const Params& params) {
 }
 
 }  // namespace
+
+void Evaluator::set_stale_work_max_age(std::chrono::milliseconds age) {
+  std::lock_guard lock(mutex_);
+  stale_work_max_age_ = age;
+}
+
+bool Evaluator::superseded_while_fresh() const {
+  std::lock_guard lock(mutex_);
+  return pending_.has_value() && std::chrono::steady_clock::now() - last_final_published_ < stale_work_max_age_;
+}
 
 bool Evaluator::refinement_due() const {
   return worker_state_.refining && sweep_needs_refining(*worker_state_.refining, refine_limit_);
@@ -374,6 +385,15 @@ bool Evaluator::step(bool staged) {
     if (result && stages.any()) {
       // The first result on screen now; the rest of this job's stages after it.
       publish_first_result(*result, stages, ticket, start);
+      if (superseded_while_fresh()) {
+        // Newer Params wait and a final picture was on screen a moment ago: this job's later
+        // stages are stale work, dropped so the newer first result comes now. (Its coarse sweep
+        // is kept: the next Params of its setting continue it.)
+        state.refining = result->dk_sweep;
+        result.reset();
+      }
+    }
+    if (result && stages.any()) {
       // QKᵀ first; then the maps' images, which give their colour range on the way (one softmax
       // pass per map instead of two); then the full H(T). The sweep's trials are the Monte Carlo
       // lane's, after a Snapshot final in every other plot is on screen.
@@ -459,6 +479,7 @@ bool Evaluator::step(bool staged) {
       latest_monte_carlo_pending_ = false;
       latest_complete_ = true;
       ++latest_version_;
+      last_final_published_ = std::chrono::steady_clock::now();
       last_compute_ms_ = elapsed_ms;
       if (!stages_published_) last_first_result_ms_ = elapsed_ms;
       refining_active_ = sweep_needs_refining(*state.refining, refine_limit_);

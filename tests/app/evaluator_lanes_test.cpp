@@ -1,7 +1,8 @@
 // The recompute worker's lanes (issue #30, docs/ARCHITECTURE.md): a Snapshot final in every plot
 // but the Monte Carlo curves is published before the sweep's trials run, a newer submission drops
-// the stale Monte Carlo lane, and what is finally shown equals a synchronous evaluate(), byte for
-// byte in every CSV. No timings: the order of the published results is what is checked.
+// the stale Monte Carlo lane and, while a final picture is fresh, a stale job's maps, and what is
+// finally shown equals a synchronous evaluate(), byte for byte in every CSV. No timings: the order of the published
+// results is what is checked.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -201,6 +202,57 @@ TEST(EvaluatorLanes, ANewerSubmissionDropsTheStaleMonteCarloLane) {
     EXPECT_EQ(latest.snapshot->dk_sweep.trials, full);
     expect_same_csv(*latest.snapshot, newer, cli_test::fresh_test_dir("lanes-stale-" + std::to_string(index)));
     ++index;
+  }
+}
+
+// A newer submission while a job's maps are still to come: the job drops its later stages when a
+// final picture was on screen a moment ago (the first results keep up with a drag), and finishes
+// them when not (the maps still follow a long drag). The age rule is set to hours or to zero so
+// the test does not depend on timing.
+TEST(EvaluatorLanes, ASupersededJobDropsItsMapsOnlyWhileAFinalPictureIsFresh) {
+  const Params base = lane_params();
+  const std::int64_t full = automatic_dk_trials(base.seq_len);
+  for (const bool drop : {true, false}) {
+    Evaluator evaluator;
+    evaluator.set_refine_limit(full);
+    evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
+    evaluator.set_stale_work_max_age(drop ? std::chrono::hours(1) : std::chrono::milliseconds(0));
+    evaluator.submit(base);
+    evaluator.wait_until_idle();
+    Params stale = base, newer = base;
+    stale.key_dim = 40;  // a new QKᵀ: the maps are later stages
+    newer.key_dim = 48;
+    std::mutex mutex;
+    std::vector<Seen> seen;
+    bool submitted = false;
+    // On the worker, right after the stale Params' first result: the slider has moved on.
+    evaluator.set_result_callback([&] {
+      const Evaluator::Latest latest = evaluator.latest();
+      if (!latest.snapshot) return;
+      std::lock_guard lock(mutex);
+      seen.push_back(seen_of(latest));
+      if (!submitted && latest.snapshot->params == stale && latest.maps_pending) {
+        submitted = true;
+        evaluator.submit(newer);
+      }
+    });
+    evaluator.submit(stale);
+    for (;;) {
+      evaluator.wait_until_idle();
+      std::lock_guard lock(mutex);
+      if (submitted) break;
+    }
+    evaluator.wait_until_idle();
+    evaluator.set_result_callback({});
+    std::lock_guard lock(mutex);
+    const bool stale_maps_shown =
+        std::any_of(seen.begin(), seen.end(), [&](const Seen& s) { return s.params == stale && !s.maps_pending; });
+    EXPECT_EQ(stale_maps_shown, !drop) << (drop ? "the stale maps were made" : "the maps starved") << describe(seen);
+    const Evaluator::Latest latest = evaluator.latest();
+    ASSERT_TRUE(latest.complete) << describe(seen);
+    ASSERT_EQ(latest.snapshot->params, newer);
+    EXPECT_EQ(latest.snapshot->dk_sweep.trials, full);
+    expect_same_csv(*latest.snapshot, newer, cli_test::fresh_test_dir(drop ? "lanes-drop" : "lanes-keep"));
   }
 }
 
