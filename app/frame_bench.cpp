@@ -263,11 +263,15 @@ Result<LatencyBenchResult> run_latency_bench(App& app, const std::string& key, i
     apply_params(app.ui(), base);
   }
   LatencyBenchResult result;
-  result.peak_rss_mib = peak_rss_mib();  // start-up and warm-up (before the first per-slider reset)
   result.seq_len = base.seq_len;
   result.key_dim = base.key_dim;
   for (const std::string& slider : sliders) {
     apply_params(app.ui(), base);
+    // Back at the base Params before the slider's peak RSS starts: wait_for_snapshot holds the
+    // UI's old Snapshot while the worker makes the new one, which no window does (it keeps
+    // drawing and lets the old one go with the first result), so that return is not charged.
+    app.wait_for_snapshot();
+    app.frame();
     std::vector<double> first_ms, final_ms, mc_final_ms, frame_ms, first_compute_ms, final_compute_ms;
     std::array<std::vector<double>, latency_plots.size()> plot_ms;
     const bool peak_reset = reset_peak_rss();

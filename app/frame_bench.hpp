@@ -87,7 +87,9 @@ struct LatencyBenchResult {
   int seq_len = 0, key_dim = 0;
   int load_threads = 0;  // --bench-load
   std::vector<SliderLatency> sliders;
-  double peak_rss_mib = 0.0;  // of the whole run: start-up, warm-up and every slider's peak
+  // The largest slider's peak_rss_mib (the untimed warm-up's not counted: it waits for each
+  // Snapshot without drawing, so the UI holds the old one while the next is made).
+  double peak_rss_mib = 0.0;
   // One line: {"L":…,"d_k":…,"load_threads":…,"sliders":[{"slider":…,…,"plots":{NAME:{…},…}},…],
   // "peak_rss_mib":…}
   std::string to_json() const;

@@ -22,7 +22,12 @@ while [ "$rep" -le "$repeats" ]; do
   for L in $lengths; do
     load=$(cut -d' ' -f1 /proc/loadavg)
     up=$(uptime_now)
-    app=$(nice -n 0 "$binary" --bench-latency "$steps" --bench-load "$busy" --set "seq_len=$L")
+    # (--bench-load only when asked: a build from before it still runs the quiet bench)
+    if [ "$busy" -gt 0 ]; then
+      app=$(nice -n 0 "$binary" --bench-latency "$steps" --bench-load "$busy" --set "seq_len=$L")
+    else
+      app=$(nice -n 0 "$binary" --bench-latency "$steps" --set "seq_len=$L")
+    fi
     printf '{"rep":%s,"L":%s,"load":%s,"uptime":"%s","load_threads":%s,"app":%s}\n' \
       "$rep" "$L" "$load" "$up" "$busy" "$app"
     n=0

@@ -289,11 +289,18 @@ bool Evaluator::run_monte_carlo_lane(Snapshot& snap, std::int64_t trials, const 
 
 namespace {
 
-// Whether complete_stages copies part of `cache`'s QKᵀ for `params` (a seq_len step of the same
-// random data: fill_product's overlap), so it must stay alive until the new product is made.
+// A seq_len step copies the old QKᵀ's overlap into the new one, so both live at once. Above this
+// size of one product (L ≈ 2900) the copy's memory costs more than a fresh product's time: at
+// L = 4096 two products are 128 MiB of the 256 MiB budget (issue #30), and the fresh 2.1 GFLOP
+// product takes ~10 ms on two quiet cores against ~3 ms for the copy (docs/PERFORMANCE.md).
+constexpr std::size_t overlap_copy_max_bytes = std::size_t{32} << 20;
+
+// Whether complete_stages should copy part of `cache`'s QKᵀ for `params` (a seq_len step of the
+// same random data: fill_product's overlap), so it must stay alive until the new product is made.
 bool product_reusable(const ScoreCache* cache, const Params& params) {
   return cache != nullptr && cache->source == nullptr && params.imported == nullptr && cache->seed == params.seed &&
-         cache->key_dim == params.key_dim && !cache->raw.values.empty();
+         cache->key_dim == params.key_dim && !cache->raw.values.empty() &&
+         cache->raw.values.size() * sizeof(float) <= overlap_copy_max_bytes;
 }
 
 }  // namespace
@@ -398,9 +405,10 @@ bool Evaluator::step(bool staged) {
       // pass per map instead of two); then the full H(T). The sweep's trials are the Monte Carlo
       // lane's, after a Snapshot final in every other plot is on screen.
       if (stages.scores && !product_reusable(state.score_cache.get(), result->params)) {
-        // Nothing of the old QKᵀ is copied (another seed or d_k): it goes before the new one is
-        // made, so two L×L matrices never coexist here (64 MiB each at L = 4096). The first result
-        // just published holds the new Q and K only; the window drops the old Snapshot with it.
+        // Nothing of the old QKᵀ is copied (another seed or d_k, or too large to copy): it goes
+        // before the new one is made, so two L×L matrices never coexist here (64 MiB each at
+        // L = 4096). The first result just published holds the new Q and K only; the window drops
+        // the old Snapshot when it takes that.
         state.score_cache.reset();
         state.last_complete.reset();
       }
