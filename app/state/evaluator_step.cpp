@@ -6,9 +6,11 @@
 //   [SECTION] Refinement of the d_k sweep
 //   [SECTION] Map images
 //   [SECTION] The step
+#include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <exception>
 #include <functional>
-#include <limits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -152,6 +154,26 @@ bool Evaluator::MapImages::made_from(const MapImageSpec& spec_of, const Snapshot
          attention_max == snap.attention_max;
 }
 
+namespace {
+
+// attention_map_max's rule for one row: the largest finite weight, from 0 (NaN and ±inf, and
+// negative values, count as 0). On the bits: a float ≥ +0 orders like its int32 pattern, +inf
+// (0x7F800000) and positive NaNs lie above every finite value, and negative values, −0 and
+// negative NaNs are negative ints, so an integer max gives the same float exactly. Unlike the
+// float comparison (whose NaN rules keep it scalar), it vectorises: at L = 4096 the scalar loop
+// took as long as the rows' softmax (perf, docs/PERFORMANCE.md).
+float largest_finite_weight(std::span<const float> weights) {
+  constexpr std::int32_t infinity_bits = 0x7F800000;
+  std::int32_t top = 0;
+  for (const float weight : weights) {
+    const auto bits = std::bit_cast<std::int32_t>(weight);
+    top = std::max(top, bits < infinity_bits ? bits : 0);
+  }
+  return std::bit_cast<float>(top);
+}
+
+}  // namespace
+
 std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images_with_range(Snapshot& snap) {
   MapImageSpec spec;
   {
@@ -173,9 +195,7 @@ std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images_with_range(Sna
     std::atomic<float> map_top{0.0f};
     const plot::RowFiller fill_row = [&](int row, std::span<float> out) {
       attention_row(snap, scaled, row, out);
-      constexpr float largest = std::numeric_limits<float>::max();
-      float row_top = 0.0f;
-      for (const float weight : out) row_top = weight > row_top && weight <= largest ? weight : row_top;
+      const float row_top = largest_finite_weight(out);
       float seen = map_top.load(std::memory_order_relaxed);
       while (row_top > seen && !map_top.compare_exchange_weak(seen, row_top, std::memory_order_relaxed)) {
       }
@@ -360,7 +380,9 @@ bool Evaluator::step(bool staged) {
           refine_chunk,
           std::max<std::int64_t>(std::min(state.refining->planned_trials, refine_limit_) - state.refining->trials, 0));
     }
-    add_dk_trials(*state.refining, refine_chunk);
+    // On one thread (the same bits on any number, montecarlo.hpp): the worker runs at the UI's
+    // priority, and while idle refinement goes on the other core stays free for the window.
+    add_dk_trials(*state.refining, refine_chunk, 1);
     auto refined = std::make_shared<const DkSweep>(*state.refining);
     {
       std::lock_guard lock(mutex_);
