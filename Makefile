@@ -89,7 +89,8 @@ test-package: package
 	./tests/package/run.sh $(BUILD_DIR)-package $(BUILD_DIR)-package-test $(BUILD_DIR)-fresh/debs
 
 # `make bench`: the kernel suite, the frame harness at three L, the NumPy peer, the slider-to-pixels
-# latency against the matplotlib peer (bench/latency.sh), all in one run on the same machine
+# latency against the matplotlib peer (bench/latency.sh), quiet and with one busy thread beside
+# both (LOAD=1), all in one run on the same machine
 # state, then the ratios (docs/PERFORMANCE.md).
 BENCH_RESULTS = $(BUILD_DIR)-bench/results
 bench: deps-test
@@ -110,7 +111,9 @@ bench: deps-test
 	done | tee $(BENCH_RESULTS)/imports.jsonl
 	/usr/bin/python3 bench/numpy_peer.py > $(BENCH_RESULTS)/numpy.json
 	{ ./bench/latency.sh $(BUILD_DIR)-bench/app/softmax-lab 3 10 16 256 1024; \
-	  ./bench/latency.sh $(BUILD_DIR)-bench/app/softmax-lab 2 4 4096; } | tee $(BENCH_RESULTS)/latency.jsonl
+	  ./bench/latency.sh $(BUILD_DIR)-bench/app/softmax-lab 2 4 4096; \
+	  LOAD=1 ./bench/latency.sh $(BUILD_DIR)-bench/app/softmax-lab 3 10 1024; \
+	  LOAD=1 ./bench/latency.sh $(BUILD_DIR)-bench/app/softmax-lab 2 4 4096; } | tee $(BENCH_RESULTS)/latency.jsonl
 	/usr/bin/python3 bench/report.py $(BENCH_RESULTS)
 
 clean:

@@ -104,6 +104,8 @@ class App {
   bool showing_maps() const { return latest_.snapshot != nullptr && !pooled_maps_pending(*latest_.snapshot); }
   // The Snapshot shown is complete: every stage of its evaluation is done (not a first result).
   bool showing_complete() const { return latest_.snapshot != nullptr && latest_.complete; }
+  // What the last frame showed, and which of its parts are still to come (the benches' "final").
+  const Evaluator::Latest& shown_latest() const { return latest_; }
   // The Params of the Snapshot shown (defaults before the first one).
   Params shown_params() const { return latest_.snapshot != nullptr ? latest_.snapshot->params : Params{}; }
 

@@ -1,13 +1,20 @@
 // The headless frame-time harness behind --bench-frames, and the slider-to-pixels latency
 // harness behind --bench-latency.
+//
+// [SECTION] Index
+//   [SECTION] Memory, percentiles and the busy load
+//   [SECTION] --bench-frames
+//   [SECTION] --bench-latency
 #include "frame_bench.hpp"
 
+#include <pthread.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
 #include <vector>
 
 #include "smlab/evaluate.hpp"
@@ -15,8 +22,36 @@
 namespace smlab::app {
 namespace {
 
+// [SECTION] Memory, percentiles and the busy load
+
 // Set during static initialisation, before main(): "start" for first_frame_ms.
 const std::chrono::steady_clock::time_point process_start = std::chrono::steady_clock::now();
+
+double peak_rss_mib() {
+  rusage usage{};
+  return getrusage(RUSAGE_SELF, &usage) == 0 ? static_cast<double>(usage.ru_maxrss) / 1024.0 : 0.0;  // KiB
+}
+
+// Starts a new peak-RSS interval (Linux: "5" to /proc/self/clear_refs resets VmHWM to the current
+// RSS); false where that is not possible.
+bool reset_peak_rss() {
+  std::FILE* file = std::fopen("/proc/self/clear_refs", "w");
+  if (file == nullptr) return false;
+  const bool written = std::fputs("5", file) >= 0;
+  return std::fclose(file) == 0 && written;
+}
+
+// VmHWM of /proc/self/status in MiB: the peak since the last reset_peak_rss; 0 if unreadable.
+double peak_rss_since_reset_mib() {
+  std::FILE* file = std::fopen("/proc/self/status", "r");
+  if (file == nullptr) return 0.0;
+  char line[256];
+  long kib = 0;
+  while (std::fgets(line, sizeof line, file) != nullptr)
+    if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+  std::fclose(file);
+  return static_cast<double>(kib) / 1024.0;
+}
 
 double percentile(std::vector<double> values, double fraction) {
   if (values.empty()) return 0.0;
@@ -26,6 +61,24 @@ double percentile(std::vector<double> values, double fraction) {
 }
 
 }  // namespace
+
+BusyLoad::BusyLoad(int threads) {
+  for (int i = 0; i < threads; ++i) {
+    threads_.emplace_back([](std::stop_token stop) {
+      // Arithmetic the compiler cannot drop, with a look at the stop flag between rounds.
+      volatile double sink = 1.0;
+      while (!stop.stop_requested())
+        for (int k = 0; k < 10'000; ++k) sink = sink * 1.0000001 + 1e-9;
+    });
+    pthread_setname_np(threads_.back().native_handle(), "smlab-busy");
+  }
+}
+
+BusyLoad::~BusyLoad() {
+  for (std::jthread& thread : threads_) thread.request_stop();
+}
+
+// [SECTION] --bench-frames
 
 std::string FrameBenchResult::to_json() const {
   char line[400];
@@ -101,8 +154,7 @@ Result<FrameBenchResult> run_frame_bench(App& app, const std::string& key, int f
     }
     result.settle_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) == 0) result.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB
+  result.peak_rss_mib = peak_rss_mib();
   result.frames = frames;
   result.median_frame_ms = percentile(frame_ms, 0.5);
   result.p95_frame_ms = percentile(frame_ms, 0.95);
@@ -110,6 +162,8 @@ Result<FrameBenchResult> run_frame_bench(App& app, const std::string& key, int f
   result.median_blocked_ms = percentile(blocked_ms, 0.5);
   return result;
 }
+
+// [SECTION] --bench-latency
 
 namespace {
 
@@ -144,20 +198,46 @@ double since_ms(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 std::string LatencyBenchResult::to_json() const {
-  std::string json = "{\"L\":" + std::to_string(seq_len) + ",\"d_k\":" + std::to_string(key_dim) + ",\"sliders\":[";
+  std::string json = "{\"L\":" + std::to_string(seq_len) + ",\"d_k\":" + std::to_string(key_dim) +
+                     ",\"load_threads\":" + std::to_string(load_threads) + ",\"sliders\":[";
   for (const SliderLatency& s : sliders) {
-    char entry[600];
+    char entry[800];
     std::snprintf(entry, sizeof entry,
                   "%s{\"slider\":\"%s\",\"steps\":%d,\"first_median_ms\":%.3f,\"first_p95_ms\":%.3f,"
-                  "\"final_median_ms\":%.3f,\"final_p95_ms\":%.3f,\"median_frame_ms\":%.3f,\"p95_frame_ms\":%.3f,"
-                  "\"max_frame_ms\":%.3f,\"first_compute_median_ms\":%.3f,\"final_compute_median_ms\":%.3f}",
+                  "\"final_median_ms\":%.3f,\"final_p95_ms\":%.3f,\"mc_final_median_ms\":%.3f,\"mc_final_p95_ms\":%.3f,"
+                  "\"median_frame_ms\":%.3f,\"p95_frame_ms\":%.3f,"
+                  "\"max_frame_ms\":%.3f,\"first_compute_median_ms\":%.3f,\"final_compute_median_ms\":%.3f,\"peak_rss_"
+                  "mib\":%.1f,\"plots\":{",
                   &s == sliders.data() ? "" : ",", s.slider.c_str(), s.steps, s.first_median_ms, s.first_p95_ms,
-                  s.final_median_ms, s.final_p95_ms, s.median_frame_ms, s.p95_frame_ms, s.max_frame_ms,
-                  s.first_compute_median_ms, s.final_compute_median_ms);
+                  s.final_median_ms, s.final_p95_ms, s.mc_final_median_ms, s.mc_final_p95_ms, s.median_frame_ms,
+                  s.p95_frame_ms, s.max_frame_ms, s.first_compute_median_ms, s.final_compute_median_ms, s.peak_rss_mib);
     json += entry;
+    for (std::size_t p = 0; p < latency_plots.size(); ++p) {
+      std::snprintf(entry, sizeof entry, "%s\"%s\":{\"median_ms\":%.3f,\"p95_ms\":%.3f}", p == 0 ? "" : ",",
+                    latency_plots[p], s.plots[p].median_ms, s.plots[p].p95_ms);
+      json += entry;
+    }
+    json += "}}";
   }
-  return json + "]}";
+  char tail[64];
+  std::snprintf(tail, sizeof tail, "],\"peak_rss_mib\":%.1f}", peak_rss_mib);
+  return json + tail;
 }
+
+namespace {
+
+// Whether `plot` of the frame just drawn shows the final picture of `moved`: its Params shown, and
+// the part of the Snapshot it draws complete (Evaluator::Latest's pending flags).
+bool plot_final(const App& app, const Params& moved, std::string_view plot) {
+  const Evaluator::Latest& shown = app.shown_latest();
+  if (shown.snapshot == nullptr || shown.snapshot->params != moved) return false;
+  if (plot == "entropy_t") return !shown.entropy_curve_pending;
+  if (plot == monte_carlo_plot) return !shown.monte_carlo_pending;
+  if (plot == "attention_scaled" || plot == "attention_unscaled") return !shown.maps_pending && app.showing_maps();
+  return true;  // the row's plots: final in the first result
+}
+
+}  // namespace
 
 Result<LatencyBenchResult> run_latency_bench(App& app, const std::string& key, int steps) {
   std::vector<std::string> sliders;
@@ -187,28 +267,51 @@ Result<LatencyBenchResult> run_latency_bench(App& app, const std::string& key, i
   result.key_dim = base.key_dim;
   for (const std::string& slider : sliders) {
     apply_params(app.ui(), base);
-    std::vector<double> first_ms, final_ms, frame_ms, first_compute_ms, final_compute_ms;
+    // Back at the base Params before the slider's peak RSS starts: wait_for_snapshot holds the
+    // UI's old Snapshot while the worker makes the new one, which no window does (it keeps
+    // drawing and lets the old one go with the first result), so that return is not charged.
+    app.wait_for_snapshot();
+    app.frame();
+    std::vector<double> first_ms, final_ms, mc_final_ms, frame_ms, first_compute_ms, final_compute_ms;
+    std::array<std::vector<double>, latency_plots.size()> plot_ms;
+    const bool peak_reset = reset_peak_rss();
     for (int step = 0; step < steps; ++step) {
       app.wait_for_snapshot();
       app.frame();  // at rest: the shown Snapshot is the complete one of the current Params
       const Params moved = moved_params(app.ui().params, base, slider, step);
       const auto input = std::chrono::steady_clock::now();
       if (!apply_params(app.ui(), moved)) continue;
-      double first = -1.0;
+      double first = -1.0, final = -1.0;
+      std::array<double, latency_plots.size()> plot_final_ms;
+      plot_final_ms.fill(-1.0);
       for (;;) {
         const auto frame_start = std::chrono::steady_clock::now();
         app.frame();  // ends with glFinish (platform::OffscreenSurface::end_frame)
         frame_ms.push_back(since_ms(frame_start));
         const bool shown = app.shown_params() == moved;
-        if (shown && first < 0.0) first = since_ms(input);
+        const double now = since_ms(input);
+        if (shown && first < 0.0) first = now;
+        bool all_but_monte_carlo = true;
+        for (std::size_t p = 0; p < latency_plots.size(); ++p) {
+          if (plot_final_ms[p] < 0.0 && plot_final(app, moved, latency_plots[p])) plot_final_ms[p] = now;
+          if (plot_final_ms[p] < 0.0 && std::string_view(latency_plots[p]) != monte_carlo_plot)
+            all_but_monte_carlo = false;
+        }
+        if (final < 0.0 && all_but_monte_carlo) final = now;
         if (shown && app.showing_complete() && app.showing_maps()) break;
         if (since_ms(input) > 60'000.0) {
           return Error::usage("--bench-latency: " + slider + " step " + std::to_string(step) +
                               " showed no result within 60 s");
         }
       }
+      const double complete = since_ms(input);
       first_ms.push_back(first);
-      final_ms.push_back(since_ms(input));
+      final_ms.push_back(final < 0.0 ? complete : final);
+      for (std::size_t p = 0; p < latency_plots.size(); ++p)
+        plot_ms[p].push_back(plot_final_ms[p] < 0.0 ? complete : plot_final_ms[p]);
+      const auto monte_carlo =
+          std::find(latency_plots.begin(), latency_plots.end(), std::string_view(monte_carlo_plot));
+      mc_final_ms.push_back(plot_ms[static_cast<std::size_t>(monte_carlo - latency_plots.begin())].back());
       first_compute_ms.push_back(app.evaluator().last_first_result_ms());
       final_compute_ms.push_back(app.evaluator().last_compute_ms());
     }
@@ -219,11 +322,17 @@ Result<LatencyBenchResult> run_latency_bench(App& app, const std::string& key, i
     line.first_p95_ms = percentile(first_ms, 0.95);
     line.final_median_ms = percentile(final_ms, 0.5);
     line.final_p95_ms = percentile(final_ms, 0.95);
+    line.mc_final_median_ms = percentile(mc_final_ms, 0.5);
+    line.mc_final_p95_ms = percentile(mc_final_ms, 0.95);
+    for (std::size_t p = 0; p < latency_plots.size(); ++p)
+      line.plots[p] = {percentile(plot_ms[p], 0.5), percentile(plot_ms[p], 0.95)};
     line.median_frame_ms = percentile(frame_ms, 0.5);
     line.p95_frame_ms = percentile(frame_ms, 0.95);
     line.first_compute_median_ms = percentile(first_compute_ms, 0.5);
     line.final_compute_median_ms = percentile(final_compute_ms, 0.5);
     line.max_frame_ms = frame_ms.empty() ? 0.0 : *std::max_element(frame_ms.begin(), frame_ms.end());
+    line.peak_rss_mib = peak_reset ? peak_rss_since_reset_mib() : peak_rss_mib();
+    result.peak_rss_mib = std::max(result.peak_rss_mib, line.peak_rss_mib);
     result.sliders.push_back(line);
   }
   apply_params(app.ui(), base);

@@ -3,7 +3,9 @@
 // slider steps from rest per slider, timed from the input to the frames that show the result.
 #pragma once
 
+#include <array>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app.hpp"
@@ -38,24 +40,59 @@ Result<FrameBenchResult> run_frame_bench(App& app, const std::string& key, int f
 inline constexpr const char* latency_sliders[] = {"temperature", "score_scale", "d_k",          "seq_len",
                                                   "scaled",      "row",         "custom_scores"};
 
+// `--bench-load N`: N threads that spin at normal priority while the bench runs, as another busy
+// program would on the same cores (a student's laptop with a browser open). Joined on destruction.
+class BusyLoad {
+ public:
+  explicit BusyLoad(int threads);
+  ~BusyLoad();
+  BusyLoad(const BusyLoad&) = delete;
+  BusyLoad& operator=(const BusyLoad&) = delete;
+
+ private:
+  std::vector<std::jthread> threads_;
+};
+
+// The dashboard's plots as --panel names them, in the order --bench-latency reports them; the
+// Monte Carlo curves (entropy_dk) are not part of a step's "final".
+inline constexpr std::array<const char*, 6> latency_plots = {"distribution", "entropy_t",        "entropy_dk",
+                                                             "gradient",     "attention_scaled", "attention_unscaled"};
+inline constexpr const char* monte_carlo_plot = "entropy_dk";
+
 // One slider's steps: from the input (apply_params, as a slider does) to the end (glFinish) of
 // the first frame that shows a Snapshot of the new Params (the first result: the row, its plots
-// and read-outs, a coarse d_k sweep) and of the first frame that shows the complete one (its
-// maps and the full first estimate of the sweep: the worker finished), and every frame between.
+// and read-outs, a coarse d_k sweep), of the first frame where each plot is final (the maps with
+// their colour range, the whole H(T) curve, the Monte Carlo curves with their full first
+// estimate), and every frame between. "final" is the frame where every plot but the Monte Carlo
+// curves is final; "mc_final" the one where those are.
+struct PlotLatency {
+  double median_ms = 0.0, p95_ms = 0.0;
+};
 struct SliderLatency {
   std::string slider;
   int steps = 0;
   double first_median_ms = 0.0, first_p95_ms = 0.0;
   double final_median_ms = 0.0, final_p95_ms = 0.0;
+  double mc_final_median_ms = 0.0, mc_final_p95_ms = 0.0;
+  std::array<PlotLatency, latency_plots.size()> plots{};                 // in latency_plots' order
   double median_frame_ms = 0.0, p95_frame_ms = 0.0, max_frame_ms = 0.0;  // frames of all steps
   // The worker's share (Evaluator::last_first_result_ms, last_compute_ms): input to its first
   // result and to its complete Snapshot, without waiting for a frame to show them.
   double first_compute_median_ms = 0.0, final_compute_median_ms = 0.0;
+  // Peak resident set during this slider's steps (VmHWM after a reset through
+  // /proc/self/clear_refs), in MiB; the run's peak when the reset is not available.
+  double peak_rss_mib = 0.0;
 };
 struct LatencyBenchResult {
   int seq_len = 0, key_dim = 0;
+  int load_threads = 0;  // --bench-load
   std::vector<SliderLatency> sliders;
-  std::string to_json() const;  // one line: {"L":…,"d_k":…,"sliders":[{"slider":…,…},…]}
+  // The largest slider's peak_rss_mib (the untimed warm-up's not counted: it waits for each
+  // Snapshot without drawing, so the UI holds the old one while the next is made).
+  double peak_rss_mib = 0.0;
+  // One line: {"L":…,"d_k":…,"load_threads":…,"sliders":[{"slider":…,…,"plots":{NAME:{…},…}},…],
+  // "peak_rss_mib":…}
+  std::string to_json() const;
 };
 
 // For each slider in latency_sliders (or only `key`, when not empty): `steps` steps, each from

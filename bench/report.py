@@ -88,43 +88,79 @@ def main():
     report_latency(load_lines(folder / "latency.jsonl"))
 
 
-# Issue #20's targets at L = 1024, as ratios of the peer's median step to the app's median.
+# Issue #20's targets at L = 1024, as ratios of the peer's median step to the app's first result.
 LATENCY_TARGETS = {"temperature": 15, "score_scale": 15, "row": 15, "d_k": 8, "seq_len": 8}
+# Issue #30's: every plot but the Monte Carlo curves final ("final"), quiet and with busy threads.
+FINAL_PEER_RATIO_1024, FINAL_P95_1024 = 10, 25.0
+FINAL_P95_4096 = {"d_k": 150.0, "seq_len": 150.0}  # others: 100 ms
+LOADED_P95_FACTOR = {1024: 2.0, 4096: 3.0}
 
 
 def report_latency(lines):
-    """Per L and slider: the app's first and final result (median over repeats of each run's
-    median and p95), the peer's step, their ratios, and the L = 4096 targets."""
+    """Per load, L and slider: the app's first result, every plot but the Monte Carlo curves final
+    ("final"), the Monte Carlo curves final (median over repeats of each run's median and p95), the
+    peer's step, their ratios, and issue #30's targets; then each plot's final median."""
     if not lines:
         return
     app, peer, loads = {}, {}, []
     for line in lines:
         loads.append(line["load"])
+        busy = line.get("load_threads", 0)
         if "app" in line:
             for s in line["app"]["sliders"]:
-                app.setdefault((line["L"], s["slider"]), []).append(s)
+                app.setdefault((busy, line["L"], s["slider"]), []).append(s)
         else:
-            peer.setdefault((line["L"], line["peer"]["slider"]), []).append(line["peer"])
+            peer.setdefault((busy, line["L"], line["peer"]["slider"]), []).append(line["peer"])
     print(f"slider -> pixels (load average {min(loads):.1f}-{max(loads):.1f} during the runs; medians over "
           f"{max(len(v) for v in app.values())} repeats)")
-    print(f"{'L':>5} {'slider':<14} {'first':>8} {'p95':>8} {'final':>8} {'p95':>8} {'max frame':>9} {'peer':>8} "
-          f"{'first x':>7} {'final x':>7}")
-    for (length, slider), runs in sorted(app.items(), key=lambda item: item[0][0]):
-        def med(key, values=runs):
-            return statistics.median(v[key] for v in values)
-        peer_ms = statistics.median(p["median_ms"] for p in peer.get((length, slider), [])) \
-            if (length, slider) in peer else float("nan")
-        first, final = med("first_median_ms"), med("final_median_ms")
-        line = (f"{length:>5} {slider:<14} {first:8.1f} {med('first_p95_ms'):8.1f} {final:8.1f} "
-                f"{med('final_p95_ms'):8.1f} {max(v['max_frame_ms'] for v in runs):9.1f} {peer_ms:8.1f} "
-                f"{peer_ms / first:7.1f} {peer_ms / final:7.1f}")
-        if length == 1024 and slider in LATENCY_TARGETS:
-            target = LATENCY_TARGETS[slider]
-            line += f"  [first >= {target}x: {verdict(peer_ms / first >= target)}, final: {verdict(peer_ms / final >= target)}]"
-        if length == 4096:
-            line += (f"  [first <= 100 ms: {verdict(first <= 100)}, "
-                     f"frames < 20 ms: {verdict(max(v['p95_frame_ms'] for v in runs) < 20)} (p95)]")
+    print(f"{'busy':>4} {'L':>5} {'slider':<14} {'first':>7} {'p95':>7} {'final':>7} {'p95':>7} {'mc':>7} "
+          f"{'mc p95':>7} {'peer':>7} {'first x':>7} {'final x':>7}")
+
+    def med(runs, key):
+        return statistics.median(v[key] for v in runs)
+
+    for (busy, length, slider), runs in sorted(app.items(), key=lambda item: item[0][:2]):
+        peer_runs = peer.get((busy, length, slider), [])
+        peer_ms = statistics.median(p["median_ms"] for p in peer_runs) if peer_runs else float("nan")
+        first, final, final_p95 = med(runs, "first_median_ms"), med(runs, "final_median_ms"), med(runs, "final_p95_ms")
+        mc = med(runs, "mc_final_median_ms") if "mc_final_median_ms" in runs[0] else float("nan")
+        mc_p95 = med(runs, "mc_final_p95_ms") if "mc_final_p95_ms" in runs[0] else float("nan")
+        line = (f"{busy:>4} {length:>5} {slider:<14} {first:7.1f} {med(runs, 'first_p95_ms'):7.1f} {final:7.1f} "
+                f"{final_p95:7.1f} {mc:7.1f} {mc_p95:7.1f} {peer_ms:7.1f} {peer_ms / first:7.1f} "
+                f"{peer_ms / final:7.1f}")
+        if busy == 0 and length == 1024:
+            line += (f"  [final >= {FINAL_PEER_RATIO_1024}x peer: {verdict(peer_ms / final >= FINAL_PEER_RATIO_1024)}, "
+                     f"p95 <= {FINAL_P95_1024:.0f} ms: {verdict(final_p95 <= FINAL_P95_1024)}]")
+        if busy == 0 and length == 4096:
+            target = FINAL_P95_4096.get(slider, 100.0)
+            line += f"  [p95 <= {target:.0f} ms: {verdict(final_p95 <= target)}]"
+        quiet = app.get((0, length, slider))
+        if busy > 0 and quiet and length in LOADED_P95_FACTOR:
+            factor = LOADED_P95_FACTOR[length]
+            quiet_p95 = med(quiet, "final_p95_ms")
+            line += f"  [p95 <= {factor:.0f}x quiet ({quiet_p95:.1f}): {verdict(final_p95 <= factor * quiet_p95)}]"
         print(line)
+    plots = list(next(iter(app.values()))[0].get("plots", {}))
+    if plots:
+        print("each plot final, median (p95) ms:")
+        print(f"{'busy':>4} {'L':>5} {'slider':<14} " + " ".join(f"{name:>20}" for name in plots))
+        for (busy, length, slider), runs in sorted(app.items(), key=lambda item: item[0][:2]):
+            cells = []
+            for name in plots:
+                cells.append(f"{statistics.median(v['plots'][name]['median_ms'] for v in runs):8.1f} "
+                             f"({statistics.median(v['plots'][name]['p95_ms'] for v in runs):8.1f})")
+            print(f"{busy:>4} {length:>5} {slider:<14} " + " ".join(f"{c:>20}" for c in cells))
+    rss = [line["app"]["peak_rss_mib"] for line in lines if "app" in line and "peak_rss_mib" in line["app"]]
+    if rss:
+        by_length = {}
+        for line in lines:
+            if "app" in line and "peak_rss_mib" in line["app"]:
+                by_length.setdefault(line["L"], []).append(line["app"]["peak_rss_mib"])
+        for length, values in sorted(by_length.items()):
+            text = f"peak RSS L={length}: {max(values):.0f} MiB"
+            if length == 4096:
+                text += f"  [<= 256 MiB: {verdict(max(values) <= 256)}]"
+            print(text)
 
 
 if __name__ == "__main__":

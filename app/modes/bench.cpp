@@ -1,5 +1,5 @@
 // --bench-frames N and --bench-latency N: the headless benchmarks (docs/PERFORMANCE.md), one JSON
-// line each.
+// line each, with --bench-load N busy threads beside them.
 #include <cstdio>
 
 #include "frame_bench.hpp"
@@ -11,6 +11,7 @@ Result<void> run_bench(const Options& o, AppOptions options) {
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
   App app(**created, options);
+  const BusyLoad load(o.bench_load);
   const auto result = run_frame_bench(app, o.bench_key, o.bench_frames);
   if (!result) return result.error();
   std::printf("%s\n", result->to_json().c_str());
@@ -22,8 +23,10 @@ Result<void> run_bench_latency(const Options& o, AppOptions options) {
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
   App app(**created, options);
-  const auto result = run_latency_bench(app, o.bench_key_given ? o.bench_key : "", o.bench_latency);
+  const BusyLoad load(o.bench_load);
+  auto result = run_latency_bench(app, o.bench_key_given ? o.bench_key : "", o.bench_latency);
   if (!result) return result.error();
+  result->load_threads = o.bench_load;
   std::printf("%s\n", result->to_json().c_str());
   return {};
 }

@@ -107,7 +107,7 @@ CLI::Validator not_empty(const CLI::Option& option, Checks& checks) {
 struct ValueOptions {
   CLI::Option *set, *screenshot, *size, *csv, *svg, *screenshot_dir, *preset, *lesson, *export_lesson, *load, *gif,
       *sweep, *frames, *theme, *font_scale, *lang, *colormap, *scale, *panel, *view, *bench_frames, *bench_latency,
-      *bench_key, *train, *steps;
+      *bench_key, *bench_load, *train, *steps;
 };
 
 ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
@@ -207,6 +207,10 @@ ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
                                "Slider --bench-frames moves (temperature, score_scale, d_k or row), or the one "
                                "--bench-latency moves (also seq_len, scaled, custom_scores)")
                     ->type_name("KEY");
+  v.bench_load = cli.add_option("--bench-load", scratch,
+                                "With --bench-frames or --bench-latency: N threads (0 to 64) kept busy beside the "
+                                "bench, as another program on the same cores")
+                     ->type_name("N");
   return v;
 }
 
@@ -237,6 +241,8 @@ Result<void> check_combinations(const Options& o, const ValueOptions& v) {
   if (given(v.frames) && !given(v.gif)) return Error::usage("--frames goes with --export-gif FILE.gif");
   if (given(v.bench_key) && !given(v.bench_frames) && !given(v.bench_latency))
     return Error::usage("--bench-key goes with --bench-frames N or --bench-latency N");
+  if (given(v.bench_load) && !given(v.bench_frames) && !given(v.bench_latency))
+    return Error::usage("--bench-load goes with --bench-frames N or --bench-latency N");
   if ((given(v.scale) || given(v.panel)) && !given(v.screenshot))
     return Error::usage("--scale and --panel go with --screenshot FILE.png");
   if (given(v.export_lesson))
@@ -291,7 +297,7 @@ Result<Options> parse_options(int argc, char** argv) {
   for (CLI::Option* option : {v.frames,         v.bench_frames,  v.screenshot,    v.size,     v.csv,   v.svg,
                               v.screenshot_dir, v.preset,        v.lesson,        v.load,     v.gif,   v.sweep,
                               v.theme,          v.font_scale,    v.lang,          v.colormap, v.scale, v.panel,
-                              v.bench_key,      v.export_lesson, v.bench_latency, v.train,    v.steps})
+                              v.bench_key,      v.export_lesson, v.bench_latency, v.train,    v.steps, v.bench_load})
     option->check(not_empty(*option, checks));
   int steps = -1;  // --steps not given
   v.train->check(converts(o.train_task, task_value, checks));
@@ -299,6 +305,7 @@ Result<Options> parse_options(int argc, char** argv) {
   v.frames->check(converts(o.gif_frames, count_value("--frames", 1, 1000), checks));
   v.bench_frames->check(converts(o.bench_frames, count_value("--bench-frames", 1, 100000), checks));
   v.bench_latency->check(converts(o.bench_latency, count_value("--bench-latency", 1, 10000), checks));
+  v.bench_load->check(converts(o.bench_load, count_value("--bench-load", 0, 64), checks));
   v.size->check(converts(o.size, size_value, checks));
   v.theme->check(converts(o.theme, theme_option, checks));
   v.font_scale->check(converts(o.font_scale, font_scale_value, checks));

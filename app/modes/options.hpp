@@ -44,6 +44,7 @@ struct Options {
   i18n::Language language = i18n::Language::English;
   View view = View::dashboard;
   int gif_frames = 60, bench_frames = 0, bench_latency = 0;
+  int bench_load = 0;  // --bench-load: busy threads beside a bench (frame_bench.hpp's BusyLoad)
   bool bench_key_given = false;
   // --set, --preset, --lesson, --load, --view or --import was given: the window neither restores
   // nor (unless something changes) replaces its autosave.

@@ -43,9 +43,12 @@ void Evaluator::wait_until_idle() {
 }
 
 void Evaluator::run(std::stop_token stop) {
-  // Below the UI thread and the rasteriser in the scheduler's eyes: on two cores a
-  // recompute must never take a frame's time from drawing it. (Linux: per-thread nice.)
-  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
+  // Normal priority, as the UI thread. At nice 5 it lost the cores to any other busy program (a
+  // browser beside the app): with one busy core the final picture at L = 1024 came 3-5× later and
+  // its p95 reached 300 ms (issue #30, docs/PERFORMANCE.md). What comes first is set by the order of
+  // the work instead: the first result, then the maps, then the Monte Carlo lane, stale work
+  // dropped. (Linux: per-thread nice; a thread cannot lower its nice value again, so one level.)
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 0);
   for (;;) {
     {
       std::unique_lock lock(mutex_);

@@ -5,8 +5,12 @@
 // Each evaluation is staged (EvaluateOptions::stages): the first result (the row, its plots
 // and read-outs, a coarse d_k sweep) is published as soon as it is there, then QKᵀ, the maps'
 // colour range and images and the sweep's full trials follow in the same job, and the complete
-// Snapshot (bit-identical to an unstaged evaluation) replaces it. While idle, the worker refines
-// the Snapshot's Monte Carlo d_k sweep chunk by chunk, so its error bands narrow on screen.
+// Snapshot (bit-identical to an unstaged evaluation) replaces it. Two lanes, by priority: the
+// first result, then the maps and the full H(T) curve (a Snapshot final but for its Monte Carlo
+// curves is published then); the Monte Carlo lane comes last, chunk by chunk: the sweep's full
+// first estimate, and while idle its refinement, so the error bands narrow on screen. A newer
+// submission stops the Monte Carlo lane between chunks (stale work, never in a map's way); the
+// trials done are kept and continued when the next Params share the sweep's setting.
 #pragma once
 
 #include <atomic>
@@ -88,6 +92,10 @@ class Evaluator {
     std::shared_ptr<const MapImages> images;  // of `snapshot`, or null
     // A first result: the maps (textures) are still the previous Snapshot's; keep them on screen.
     bool maps_pending = false;
+    // H(T) holds every 4th point only (a first result of a long row).
+    bool entropy_curve_pending = false;
+    // The sweep holds fewer trials than its first estimate: every other plot is final.
+    bool monte_carlo_pending = false;
     // Every stage of `snapshot` is done (its sweep may still be refined later).
     bool complete = false;
   };
@@ -100,6 +108,14 @@ class Evaluator {
   void set_refine_limit(std::int64_t max_trials_per_point);
   // Refinement starts this long after the last submission (not during a drag).
   static constexpr std::chrono::milliseconds refine_settle_time{200};
+
+  // A job whose Params a newer submission has replaced drops its later stages (QKᵀ, the maps,
+  // H(T), the Monte Carlo lane) after its first result while a final Snapshot (every plot but the
+  // Monte Carlo curves) was published less than this long ago: during a drag the first results
+  // keep up with the slider and the maps still follow at least this often. Tests set zero (never
+  // drop) or hours (always drop) to make the order deterministic.
+  static constexpr std::chrono::milliseconds stale_work_max_age_default{250};
+  void set_stale_work_max_age(std::chrono::milliseconds age);
 
   // No submission pending and no refinement left to do.
   bool idle() const;
@@ -131,7 +147,8 @@ class Evaluator {
   // `staged`: publish a first result before the later stages (no one sees it on the web, where the
   // page draws only after the step returns, so it evaluates whole).
   bool step(bool staged);
-  bool refinement_due() const;  // the sweep needs more trials (mutex_ held)
+  bool refinement_due() const;          // the sweep needs more trials (mutex_ held)
+  bool superseded_while_fresh() const;  // see set_stale_work_max_age
   // What the worker keeps between steps (the worker thread's; the web page's one thread).
   struct WorkerState {
     std::optional<DkSweep> refining;                // the sweep being refined; published as copies
@@ -143,8 +160,13 @@ class Evaluator {
   // The same for a Snapshot whose colour range is staged (Stages::map_range): sets attention_max
   // from the weights the images are made of. Null (nothing set) without an image spec.
   std::shared_ptr<const MapImages> map_images_with_range(Snapshot& snap);
-  void publish_first_result(const Snapshot& first, bool maps_done, std::uint64_t ticket,
+  void publish_first_result(const Snapshot& first, const Stages& left, std::uint64_t ticket,
                             std::chrono::steady_clock::time_point start);
+  // Every stage but the Monte Carlo lane's is done: the maps, their images and the full H(T).
+  void publish_all_but_monte_carlo(const Snapshot& snap, std::shared_ptr<const MapImages> images);
+  // The Monte Carlo lane of a job: `trials` per point in chunks, false when a newer submission
+  // stopped it first (the trials done stay in snap.dk_sweep).
+  bool run_monte_carlo_lane(Snapshot& snap, std::int64_t trials, const std::stop_token& stop);
 
   mutable std::mutex mutex_;
   std::condition_variable_any wake_;
@@ -165,6 +187,10 @@ class Evaluator {
   bool refining_active_ = false;
   bool staging_active_ = false;  // the newest Snapshot is a first result; its later stages run
   bool latest_maps_pending_ = false, latest_complete_ = false;
+  bool latest_entropy_curve_pending_ = false, latest_monte_carlo_pending_ = false;
+  std::chrono::milliseconds stale_work_max_age_ = stale_work_max_age_default;
+  std::chrono::steady_clock::time_point last_final_published_{};  // see set_stale_work_max_age
+  bool monte_carlo_lane_ = false;  // the running job is in its Monte Carlo lane (a newer submission stops it)
   bool stages_published_ = false;  // the running job published its first result
   std::stop_source current_job_;
   bool pooling_ = false;  // the running job is computing pooled maps (a newer submission stops it)

@@ -6,9 +6,11 @@
 //   [SECTION] Refinement of the d_k sweep
 //   [SECTION] Map images
 //   [SECTION] The step
+#include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <exception>
 #include <functional>
-#include <limits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -34,8 +36,9 @@ void Evaluator::submit(const Params& params, View view) {
     last_submit_ = std::chrono::steady_clock::now();
     ++submitted_;
     // Pooled maps of a long imported context (seconds) are dropped for newer Params: the rest of
-    // the Snapshot is already shown, and the newest Params get their own maps.
-    if (pooling_) current_job_.request_stop();
+    // the Snapshot is already shown, and the newest Params get their own maps. So is the Monte
+    // Carlo lane of the running job: its curves are stale, and the newer maps come first.
+    if (pooling_ || monte_carlo_lane_) current_job_.request_stop();
     // The running job is not cancelled: a drag submits every frame, and at L = 4096 (a recompute
     // of several hundred ms) cancelling would mean no snapshot ever finishes while the slider
     // moves. It finishes and is shown, then the newest pending Params run (older pending ones
@@ -46,7 +49,14 @@ void Evaluator::submit(const Params& params, View view) {
 
 Evaluator::Latest Evaluator::latest() const {
   std::lock_guard lock(mutex_);
-  return {latest_, latest_sweep_, latest_version_, latest_images_, latest_maps_pending_, latest_complete_};
+  return {latest_,
+          latest_sweep_,
+          latest_version_,
+          latest_images_,
+          latest_maps_pending_,
+          latest_entropy_curve_pending_,
+          latest_monte_carlo_pending_,
+          latest_complete_};
 }
 
 void Evaluator::set_map_image_spec(const MapImageSpec& spec) {
@@ -144,6 +154,26 @@ bool Evaluator::MapImages::made_from(const MapImageSpec& spec_of, const Snapshot
          attention_max == snap.attention_max;
 }
 
+namespace {
+
+// attention_map_max's rule for one row: the largest finite weight, from 0 (NaN and ±inf, and
+// negative values, count as 0). On the bits: a float ≥ +0 orders like its int32 pattern, +inf
+// (0x7F800000) and positive NaNs lie above every finite value, and negative values, −0 and
+// negative NaNs are negative ints, so an integer max gives the same float exactly. Unlike the
+// float comparison (whose NaN rules keep it scalar), it vectorises: at L = 4096 the scalar loop
+// took as long as the rows' softmax (perf, docs/PERFORMANCE.md).
+float largest_finite_weight(std::span<const float> weights) {
+  constexpr std::int32_t infinity_bits = 0x7F800000;
+  std::int32_t top = 0;
+  for (const float weight : weights) {
+    const auto bits = std::bit_cast<std::int32_t>(weight);
+    top = std::max(top, bits < infinity_bits ? bits : 0);
+  }
+  return std::bit_cast<float>(top);
+}
+
+}  // namespace
+
 std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images_with_range(Snapshot& snap) {
   MapImageSpec spec;
   {
@@ -165,9 +195,7 @@ std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images_with_range(Sna
     std::atomic<float> map_top{0.0f};
     const plot::RowFiller fill_row = [&](int row, std::span<float> out) {
       attention_row(snap, scaled, row, out);
-      constexpr float largest = std::numeric_limits<float>::max();
-      float row_top = 0.0f;
-      for (const float weight : out) row_top = weight > row_top && weight <= largest ? weight : row_top;
+      const float row_top = largest_finite_weight(out);
       float seen = map_top.load(std::memory_order_relaxed);
       while (row_top > seen && !map_top.compare_exchange_weak(seen, row_top, std::memory_order_relaxed)) {
       }
@@ -214,9 +242,10 @@ std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images(const Snapshot
   return images;
 }
 
-void Evaluator::publish_first_result(const Snapshot& first, bool maps_done, std::uint64_t ticket,
+void Evaluator::publish_first_result(const Snapshot& first, const Stages& left, std::uint64_t ticket,
                                      std::chrono::steady_clock::time_point start) {
-  // The maps' images only when they are final already (the other stages are the sweep's trials).
+  // The maps' images only when they are final already (the other stages are H(T) and the sweep).
+  const bool maps_done = !left.scores && !left.map_range;
   std::shared_ptr<const MapImages> images = maps_done ? map_images(first) : nullptr;
   auto snapshot = std::make_shared<const Snapshot>(first);
   auto sweep = std::make_shared<const DkSweep>(first.dk_sweep);
@@ -226,6 +255,8 @@ void Evaluator::publish_first_result(const Snapshot& first, bool maps_done, std:
     latest_sweep_ = std::move(sweep);
     if (maps_done) latest_images_ = std::move(images);
     latest_maps_pending_ = !maps_done;
+    latest_entropy_curve_pending_ = left.entropy_curve;
+    latest_monte_carlo_pending_ = left.dk_trials > 0;
     latest_complete_ = false;
     ++latest_version_;
     last_first_result_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -238,7 +269,71 @@ void Evaluator::publish_first_result(const Snapshot& first, bool maps_done, std:
   notify_result();
 }
 
+void Evaluator::publish_all_but_monte_carlo(const Snapshot& snap, std::shared_ptr<const MapImages> images) {
+  auto snapshot = std::make_shared<const Snapshot>(snap);
+  // The newest Snapshot whose maps and H(T) are final: what the next job may copy them from.
+  worker_state_.last_complete = snapshot;
+  std::shared_ptr<const Snapshot> replaced;
+  {
+    std::lock_guard lock(mutex_);
+    replaced = std::exchange(latest_, std::move(snapshot));
+    latest_images_ = std::move(images);
+    latest_maps_pending_ = false;
+    latest_entropy_curve_pending_ = false;
+    latest_monte_carlo_pending_ = true;
+    ++latest_version_;
+    last_final_published_ = std::chrono::steady_clock::now();
+  }
+  finished_.notify_all();
+  notify_result();
+}
+
+bool Evaluator::run_monte_carlo_lane(Snapshot& snap, std::int64_t trials, const std::stop_token& stop) {
+  {
+    std::lock_guard lock(mutex_);
+    monte_carlo_lane_ = true;
+    // A submission that came while the maps were made: the lane is stale before it starts.
+    if (pending_) return (monte_carlo_lane_ = false);
+  }
+  // Chunks of a coarse estimate's size (a few ms): a newer submission waits at most one of them.
+  // add_dk_trials is bit-identical however its trials are split (montecarlo.hpp).
+  const std::int64_t chunk = std::max<std::int64_t>(coarse_dk_trials(trials), 1);
+  while (snap.dk_sweep.trials < trials && !stop.stop_requested())
+    add_dk_trials(snap.dk_sweep, std::min(chunk, trials - snap.dk_sweep.trials));
+  std::lock_guard lock(mutex_);
+  monte_carlo_lane_ = false;
+  return snap.dk_sweep.trials >= trials;
+}
+
 // [SECTION] The step
+
+namespace {
+
+// A seq_len step copies the old QKᵀ's overlap into the new one, so both live at once. Above this
+// size of one product (L ≈ 2900) the copy's memory costs more than a fresh product's time: at
+// L = 4096 two products are 128 MiB of the 256 MiB budget (issue #30), and the fresh 2.1 GFLOP
+// product takes ~10 ms on two quiet cores against ~3 ms for the copy (docs/PERFORMANCE.md).
+constexpr std::size_t overlap_copy_max_bytes = std::size_t{32} << 20;
+
+// Whether complete_stages should copy part of `cache`'s QKᵀ for `params` (a seq_len step of the
+// same random data: fill_product's overlap), so it must stay alive until the new product is made.
+bool product_reusable(const ScoreCache* cache, const Params& params) {
+  return cache != nullptr && cache->source == nullptr && params.imported == nullptr && cache->seed == params.seed &&
+         cache->key_dim == params.key_dim && !cache->raw.values.empty() &&
+         cache->raw.values.size() * sizeof(float) <= overlap_copy_max_bytes;
+}
+
+}  // namespace
+
+void Evaluator::set_stale_work_max_age(std::chrono::milliseconds age) {
+  std::lock_guard lock(mutex_);
+  stale_work_max_age_ = age;
+}
+
+bool Evaluator::superseded_while_fresh() const {
+  std::lock_guard lock(mutex_);
+  return pending_.has_value() && std::chrono::steady_clock::now() - last_final_published_ < stale_work_max_age_;
+}
 
 bool Evaluator::refinement_due() const {
   return worker_state_.refining && sweep_needs_refining(*worker_state_.refining, refine_limit_);
@@ -285,7 +380,9 @@ bool Evaluator::step(bool staged) {
           refine_chunk,
           std::max<std::int64_t>(std::min(state.refining->planned_trials, refine_limit_) - state.refining->trials, 0));
     }
-    add_dk_trials(*state.refining, refine_chunk);
+    // On one thread (the same bits on any number, montecarlo.hpp): the worker runs at the UI's
+    // priority, and while idle refinement goes on the other core stays free for the window.
+    add_dk_trials(*state.refining, refine_chunk, 1);
     auto refined = std::make_shared<const DkSweep>(*state.refining);
     {
       std::lock_guard lock(mutex_);
@@ -316,14 +413,44 @@ bool Evaluator::step(bool staged) {
     result = evaluate(job->params, options);
     if (result && stages.any()) {
       // The first result on screen now; the rest of this job's stages after it.
-      publish_first_result(*result, !stages.scores && !stages.map_range, ticket, start);
+      publish_first_result(*result, stages, ticket, start);
+      if (superseded_while_fresh()) {
+        // Newer Params wait and a final picture was on screen a moment ago: this job's later
+        // stages are stale work, dropped so the newer first result comes now. (Its coarse sweep
+        // is kept: the next Params of its setting continue it.)
+        state.refining = result->dk_sweep;
+        result.reset();
+      }
+    }
+    if (result && stages.any()) {
       // QKᵀ first; then the maps' images, which give their colour range on the way (one softmax
-      // pass per map instead of two); then the sweep's trials.
+      // pass per map instead of two); then the full H(T). The sweep's trials are the Monte Carlo
+      // lane's, after a Snapshot final in every other plot is on screen.
+      if (stages.scores && !product_reusable(state.score_cache.get(), result->params)) {
+        // Nothing of the old QKᵀ is copied (another seed or d_k, or too large to copy): it goes
+        // before the new one is made, so two L×L matrices never coexist here (64 MiB each at
+        // L = 4096). The first result just published holds the new Q and K only; the window drops
+        // the old Snapshot when it takes that.
+        state.score_cache.reset();
+        state.last_complete.reset();
+      }
       Stages scores_only{.scores = stages.scores};
       bool done = complete_stages(*result, scores_only, &state.score_cache, options.stop);
       stages.scores = false;
       if (done && stages.map_range && (images = map_images_with_range(*result)) != nullptr) stages.map_range = false;
-      if (!done || !complete_stages(*result, stages, &state.score_cache, options.stop)) result.reset();
+      const std::int64_t monte_carlo_trials = std::exchange(stages.dk_trials, 0);
+      done = done && complete_stages(*result, stages, &state.score_cache, options.stop);
+      if (done && monte_carlo_trials > 0) {
+        if (images == nullptr) images = map_images(*result);
+        publish_all_but_monte_carlo(*result, images);
+        if (!run_monte_carlo_lane(*result, monte_carlo_trials, options.stop)) {
+          // Stopped for newer Params: their evaluation continues these trials when it shares
+          // the sweep's setting (EvaluateOptions::previous_sweep).
+          state.refining = result->dk_sweep;
+          done = false;
+        }
+      }
+      if (!done) result.reset();
     }
   } catch (const std::exception& error) {
     failure = error.what();
@@ -339,6 +466,8 @@ bool Evaluator::step(bool staged) {
       latest_sweep_ = std::move(partial_sweep);
       latest_images_ = nullptr;
       latest_maps_pending_ = false;
+      latest_entropy_curve_pending_ = false;
+      latest_monte_carlo_pending_ = false;
       latest_complete_ = false;
       ++latest_version_;
       pooling_ = true;
@@ -376,8 +505,11 @@ bool Evaluator::step(bool staged) {
       latest_sweep_ = std::make_shared<const DkSweep>(*state.refining);
       latest_images_ = std::move(images);
       latest_maps_pending_ = false;
+      latest_entropy_curve_pending_ = false;
+      latest_monte_carlo_pending_ = false;
       latest_complete_ = true;
       ++latest_version_;
+      last_final_published_ = std::chrono::steady_clock::now();
       last_compute_ms_ = elapsed_ms;
       if (!stages_published_) last_first_result_ms_ = elapsed_ms;
       refining_active_ = sweep_needs_refining(*state.refining, refine_limit_);

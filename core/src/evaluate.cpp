@@ -310,15 +310,20 @@ std::shared_ptr<const ScoreCache> scores_for(const Params& params, const Evaluat
 void fill_dk_sweep(Snapshot& snap, const Params& params, const EvaluateOptions& options) {
   DkSweepConfig sweep_config = dk_sweep_config(params);
   const std::int64_t trials = options.dk_trials > 0 ? options.dk_trials : automatic_dk_trials(sweep_config.seq_len);
-  if (options.previous_sweep != nullptr && options.previous_sweep->config == sweep_config &&
-      options.previous_sweep->trials >= trials) {
-    snap.dk_sweep = *options.previous_sweep;
+  const DkSweep* previous = options.previous_sweep;
+  if (previous != nullptr && previous->config == sweep_config && previous->trials >= trials) {
+    snap.dk_sweep = *previous;
     return;
   }
-  snap.dk_sweep = make_dk_sweep(std::move(sweep_config));
+  // A sweep of this setting whose estimate was stopped part way (the app's Monte Carlo lane, for
+  // newer Params) is continued: its trials are the first ones a fresh sweep would draw, bit for bit.
+  if (previous != nullptr && previous->config == sweep_config && previous->planned_trials == 0)
+    snap.dk_sweep = *previous;
+  else
+    snap.dk_sweep = make_dk_sweep(std::move(sweep_config));
   const std::int64_t first = options.stages != nullptr ? coarse_dk_trials(trials) : trials;
-  add_dk_trials(snap.dk_sweep, first);
-  if (first < trials && options.stages != nullptr) options.stages->dk_trials = trials;
+  if (snap.dk_sweep.trials < first) add_dk_trials(snap.dk_sweep, first - snap.dk_sweep.trials);
+  if (snap.dk_sweep.trials < trials && options.stages != nullptr) options.stages->dk_trials = trials;
 }
 
 // The maps' shared colour range: the previous Snapshot's when its maps are the same ones (same

@@ -45,10 +45,10 @@ class Pool {
   explicit Pool(int workers) {
     for (int w = 0; w < workers; ++w)
       workers_.emplace_back([this] {
-        // Background priority, like the app's evaluator thread (Linux: per-thread nice): the
-        // pool mostly serves recomputes, which must never take a frame's time from drawing it.
-        // A caller's own share of a job runs at the caller's priority.
-        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 5);
+        // Normal priority, like the app's evaluator thread: below it (nice 5) the pool's half of
+        // a recompute lost the core to any other busy program (issue #30). Set explicitly, so a
+        // pool started from a lowered thread does not inherit its nice value.
+        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 0);
         work();
       });
   }

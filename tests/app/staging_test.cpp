@@ -232,7 +232,9 @@ TEST(Staging, BenchLatencyPrintsOneLineForEverySlider) {
   ASSERT_TRUE(report.is_object()) << run.out;
   std::vector<std::string> top_keys;
   for (const auto& item : report.items()) top_keys.push_back(item.key());
-  EXPECT_EQ(top_keys, (std::vector<std::string>{"L", "d_k", "sliders"}));
+  EXPECT_EQ(top_keys, (std::vector<std::string>{"L", "d_k", "load_threads", "sliders", "peak_rss_mib"}));
+  EXPECT_EQ(report.value("load_threads", -1), 0);
+  EXPECT_TRUE(report["peak_rss_mib"].is_number() && report["peak_rss_mib"].get<double>() > 0.0) << run.out;
   EXPECT_EQ(report.value("L", 0), 16);
   EXPECT_EQ(report.value("d_k", 0), 64);
   const std::vector<std::string> sliders{"temperature", "score_scale", "d_k",          "seq_len",
@@ -243,18 +245,42 @@ TEST(Staging, BenchLatencyPrintsOneLineForEverySlider) {
                                         "first_p95_ms",
                                         "final_median_ms",
                                         "final_p95_ms",
+                                        "mc_final_median_ms",
+                                        "mc_final_p95_ms",
                                         "median_frame_ms",
                                         "p95_frame_ms",
                                         "max_frame_ms",
                                         "first_compute_median_ms",
                                         "final_compute_median_ms"};
+  // Then the slider's peak RSS and each plot's final median and p95, by --panel name.
+  std::vector<std::string> all_fields = fields;
+  all_fields.insert(all_fields.end(), {"peak_rss_mib", "plots"});
+  const std::vector<std::string> plots{"distribution", "entropy_t",        "entropy_dk",
+                                       "gradient",     "attention_scaled", "attention_unscaled"};
   ASSERT_TRUE(report["sliders"].is_array());
   ASSERT_EQ(report["sliders"].size(), sliders.size()) << run.out;
   for (std::size_t i = 0; i < sliders.size(); ++i) {
     const auto& entry = report["sliders"][i];
     std::vector<std::string> keys;
     for (const auto& item : entry.items()) keys.push_back(item.key());
-    EXPECT_EQ(keys, fields) << entry.dump();
+    EXPECT_EQ(keys, all_fields) << entry.dump();
+    EXPECT_TRUE(entry["peak_rss_mib"].is_number() && entry["peak_rss_mib"].get<double>() > 0.0) << entry.dump();
+    ASSERT_TRUE(entry["plots"].is_object()) << entry.dump();
+    std::vector<std::string> plot_keys;
+    for (const auto& item : entry["plots"].items()) plot_keys.push_back(item.key());
+    EXPECT_EQ(plot_keys, plots) << entry.dump();
+    // Per step, first ≤ each plot's final ≤ the step's end, and "final" is the latest plot but
+    // the Monte Carlo curves: medians keep those orders.
+    const double first = entry.value("first_median_ms", -1.0), final = entry.value("final_median_ms", -1.0);
+    for (const std::string& plot : plots) {
+      const double median = entry["plots"][plot].value("median_ms", -1.0);
+      EXPECT_LE(first, median) << plot << ": " << entry.dump();
+      EXPECT_LE(median, entry["plots"][plot].value("p95_ms", -1.0)) << plot << ": " << entry.dump();
+      if (plot != "entropy_dk") {
+        EXPECT_LE(median, final) << plot << ": " << entry.dump();
+      }
+    }
+    EXPECT_EQ(entry.value("mc_final_median_ms", -1.0), entry["plots"]["entropy_dk"].value("median_ms", -2.0));
     EXPECT_EQ(entry.value("slider", ""), sliders[i]);
     EXPECT_EQ(entry.value("steps", 0), 2);
     for (std::size_t f = 2; f < fields.size(); ++f) {
@@ -275,6 +301,34 @@ TEST(Staging, BenchLatencyPrintsOneLineForEverySlider) {
       cli_test::run_program(SMLAB_BINARY, {"--bench-latency", "2", "--bench-key", "colour"}, dir, "env -u DISPLAY");
   EXPECT_EQ(wrong.exit_code, 2);
   EXPECT_NE(wrong.err.find("--bench-key 'colour' is not allowed with --bench-latency"), std::string::npos) << wrong.err;
+}
+
+// --bench-load N: N busy threads beside the bench, reported in its JSON; N through the option
+// table's count check (one line, exit 2), and only with a bench.
+TEST(Staging, BenchLoadIsReportedAndChecked) {
+  const fs::path dir = cli_test::fresh_test_dir("bench-load");
+  const cli_test::Outcome run = cli_test::run_program(
+      SMLAB_BINARY, {"--bench-latency", "1", "--bench-key", "row", "--bench-load", "1", "--set", "seq_len=16"}, dir,
+      "env -u DISPLAY");
+  if (run.exit_code == 4) GTEST_SKIP() << "no OpenGL: " << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << run.out;
+  EXPECT_EQ(report.value("load_threads", -1), 1) << run.out;
+  ASSERT_EQ(report["sliders"].size(), 1u) << run.out;
+
+  for (const char* bad : {"x", "65", "1.5"}) {
+    const cli_test::Outcome refused =
+        cli_test::run_program(SMLAB_BINARY, {"--bench-latency", "1", "--bench-load", bad}, dir, "env -u DISPLAY");
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
+    EXPECT_EQ(refused.err,
+              "softmax-lab: --bench-load '" + std::string(bad) + "' is not allowed: an integer from 0 to 64\n")
+        << bad;
+    EXPECT_TRUE(refused.out.empty()) << bad;
+  }
+  const cli_test::Outcome alone = cli_test::run_program(SMLAB_BINARY, {"--bench-load", "1"}, dir, "env -u DISPLAY");
+  EXPECT_EQ(alone.exit_code, 2) << alone.err;
+  EXPECT_EQ(alone.err, "softmax-lab: --bench-load goes with --bench-frames N or --bench-latency N\n");
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ void parallel_for(int count, void (*call)(const void* task, int index), const vo
 }  // namespace detail
 
 // Runs task(0) … task(count − 1), each exactly once, on the calling thread and the pool's
-// available_threads() − 1 workers (at nice 5, background priority), and returns when all have finished. Which thread
+// available_threads() − 1 workers (at normal priority), and returns when all have finished. Which thread
 // runs which index is unspecified: callers make each index's work depend on the index only, so results do not depend on
 // the number of threads. Safe from several threads at once and from inside a task: the caller works through its own
 // indices too, so nothing waits on a busy pool. An exception from a task is rethrown here (the first one; the other

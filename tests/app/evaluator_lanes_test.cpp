@@ -1,0 +1,289 @@
+// The recompute worker's lanes (issue #30, docs/ARCHITECTURE.md): a Snapshot final in every plot
+// but the Monte Carlo curves is published before the sweep's trials run, a newer submission drops
+// the stale Monte Carlo lane and, while a final picture is fresh, a stale job's maps, and what is
+// finally shown equals a synchronous evaluate(), byte for byte in every CSV. No timings: the order of the published
+// results is what is checked.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "export/csv.hpp"
+#include "smlab/evaluate.hpp"
+#include "state/evaluator.hpp"
+
+namespace smlab::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+Params lane_params() {
+  Params params;
+  params.seq_len = 96;  // 56 Monte Carlo trials per point, a coarse estimate of 7
+  params.key_dim = 24;
+  params.row = 5;
+  return params;
+}
+
+// What the result callback saw, one entry per publication.
+struct Seen {
+  Params params;
+  bool maps_pending = false, entropy_curve_pending = false, monte_carlo_pending = false, complete = false;
+  bool has_images = false;
+  std::int64_t trials = 0;
+  float attention_max = 0.0f;
+};
+
+Seen seen_of(const Evaluator::Latest& latest) {
+  return {latest.snapshot->params,
+          latest.maps_pending,
+          latest.entropy_curve_pending,
+          latest.monte_carlo_pending,
+          latest.complete,
+          latest.images != nullptr,
+          latest.snapshot->dk_sweep.trials,
+          latest.snapshot->attention_max};
+}
+
+std::string describe(const std::vector<Seen>& seen) {
+  std::string text;
+  for (const Seen& s : seen)
+    text += "\n  T=" + std::to_string(s.params.temperature) + " d_k=" + std::to_string(s.params.key_dim) +
+            " maps_pending=" + std::to_string(s.maps_pending) + " mc_pending=" + std::to_string(s.monte_carlo_pending) +
+            " complete=" + std::to_string(s.complete) + " trials=" + std::to_string(s.trials);
+  return text;
+}
+
+// Every CSV file of `snap` (no top-up of the sweep: its own trials), by name.
+std::vector<std::pair<std::string, std::string>> csv_files(const Snapshot& snap, const fs::path& dir) {
+  fs::create_directories(dir);
+  exporting::CsvOptions options;
+  options.min_dk_trials = 1;
+  const exporting::WrittenFiles result = exporting::export_csv(snap, dir, options);
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!result) {
+    ADD_FAILURE() << result.error().message;
+    return files;
+  }
+  for (const fs::path& file : *result) files.emplace_back(file.filename().string(), cli_test::read_all(file));
+  return files;
+}
+
+void expect_same_csv(const Snapshot& shown, const Params& params, const fs::path& dir) {
+  const auto staged = csv_files(shown, dir / "shown");
+  const auto fresh = csv_files(evaluate(params), dir / "fresh");
+  ASSERT_EQ(staged.size(), fresh.size());
+  for (std::size_t f = 0; f < staged.size(); ++f) {
+    EXPECT_EQ(staged[f].first, fresh[f].first);
+    EXPECT_TRUE(staged[f].second == fresh[f].second) << staged[f].first << " differs from a synchronous evaluate()";
+  }
+}
+
+// A temperature step changes the sweep's setting, so its full first estimate is the Monte Carlo
+// lane's work: the maps (with their colour range) and H(T) must be on screen before it starts.
+TEST(EvaluatorLanes, MapsArePublishedFinalBeforeTheMonteCarloCurves) {
+  const Params base = lane_params();
+  const std::int64_t full = automatic_dk_trials(base.seq_len);
+  ASSERT_LT(coarse_dk_trials(full), full);
+  Evaluator evaluator;
+  evaluator.set_refine_limit(full);
+  evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
+  std::mutex mutex;
+  std::condition_variable published;
+  std::vector<Seen> seen;
+  evaluator.set_result_callback([&] {
+    const Evaluator::Latest latest = evaluator.latest();
+    std::lock_guard lock(mutex);
+    if (latest.snapshot) seen.push_back(seen_of(latest));
+    published.notify_all();
+  });
+  evaluator.submit(base);
+  evaluator.wait_until_idle();
+  for (const double temperature : {0.37, 3.0}) {
+    Params next = base;
+    next.temperature = temperature;
+    next.key_dim = temperature > 1.0 ? 40 : base.key_dim;  // a new QKᵀ too, the second time
+    {
+      std::lock_guard lock(mutex);
+      seen.clear();
+    }
+    evaluator.submit(next);
+    evaluator.wait_until_idle();
+    std::vector<Seen> of_next;
+    {
+      // The callback of the last publication runs after the worker is idle: wait for it (the
+      // bound only keeps a broken worker from hanging the test).
+      std::unique_lock lock(mutex);
+      published.wait_for(lock, std::chrono::seconds(60), [&] {
+        return std::any_of(seen.begin(), seen.end(), [&](const Seen& s) { return s.params == next && s.complete; });
+      });
+      for (const Seen& s : seen)
+        if (s.params == next) of_next.push_back(s);
+    }
+    const Snapshot reference = evaluate(next);
+    // The first publication whose maps are final: not complete (the sweep still coarse), with
+    // the final colour range and images, and H(T) whole.
+    const auto maps_final = std::find_if(of_next.begin(), of_next.end(), [](const Seen& s) { return !s.maps_pending; });
+    ASSERT_NE(maps_final, of_next.end()) << describe(of_next);
+    EXPECT_FALSE(maps_final->complete) << "the maps waited for the Monte Carlo curves" << describe(of_next);
+    EXPECT_TRUE(maps_final->monte_carlo_pending) << describe(of_next);
+    EXPECT_FALSE(maps_final->entropy_curve_pending) << describe(of_next);
+    EXPECT_TRUE(maps_final->has_images) << describe(of_next);
+    EXPECT_EQ(maps_final->trials, coarse_dk_trials(full)) << describe(of_next);
+    EXPECT_EQ(maps_final->attention_max, reference.attention_max) << describe(of_next);
+    // Then the complete one, equal to a synchronous evaluation.
+    ASSERT_TRUE(of_next.back().complete) << describe(of_next);
+    EXPECT_FALSE(of_next.back().monte_carlo_pending);
+    EXPECT_EQ(of_next.back().trials, full);
+    const Evaluator::Latest latest = evaluator.latest();
+    ASSERT_EQ(latest.snapshot->params, next);
+    expect_same_csv(
+        *latest.snapshot, next,
+        cli_test::fresh_test_dir("lanes-maps-first-" + std::to_string(static_cast<int>(temperature * 100))));
+  }
+}
+
+// A submission that arrives while a job's Monte Carlo curves are still to come makes them stale:
+// that lane is dropped (the old Params never get a complete Snapshot), the newer Params run, and
+// what they finally show equals a synchronous evaluate(), also when their sweep continued the
+// dropped one's trials (a d_k change keeps the sweep's setting).
+TEST(EvaluatorLanes, ANewerSubmissionDropsTheStaleMonteCarloLane) {
+  const Params base = lane_params();
+  const std::int64_t full = automatic_dk_trials(base.seq_len);
+  int index = 0;
+  for (auto change : {+[](Params& p) { p.key_dim = 31; }, +[](Params& p) { p.score_scale = 2.0; }}) {
+    Evaluator evaluator;
+    evaluator.set_refine_limit(full);
+    evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
+    evaluator.submit(base);
+    evaluator.wait_until_idle();
+    Params stale = base, newer = base;
+    stale.temperature = 0.5;  // a new sweep setting: the Monte Carlo lane has work
+    newer.temperature = 0.5;
+    change(newer);
+    std::mutex mutex;
+    std::vector<Seen> seen;
+    bool submitted = false;
+    // On the worker, right after the stale Params' maps are published final: the newer Params
+    // arrive before its Monte Carlo lane starts, as a slider moving on would.
+    evaluator.set_result_callback([&] {
+      const Evaluator::Latest latest = evaluator.latest();
+      if (!latest.snapshot) return;
+      std::lock_guard lock(mutex);
+      seen.push_back(seen_of(latest));
+      if (!submitted && latest.snapshot->params == stale && !latest.maps_pending && latest.monte_carlo_pending) {
+        submitted = true;
+        evaluator.submit(newer);
+      }
+    });
+    evaluator.submit(stale);
+    // Until the newer Params are submitted (from the callback) and then finished.
+    for (;;) {
+      evaluator.wait_until_idle();
+      std::lock_guard lock(mutex);
+      if (submitted) break;
+    }
+    evaluator.wait_until_idle();
+    evaluator.set_result_callback({});
+    std::lock_guard lock(mutex);
+    ASSERT_TRUE(submitted) << describe(seen);
+    for (const Seen& s : seen)
+      EXPECT_FALSE(s.params == stale && s.complete)
+          << "change " << index << ": the stale Monte Carlo lane ran" << describe(seen);
+    const Evaluator::Latest latest = evaluator.latest();
+    ASSERT_TRUE(latest.complete) << describe(seen);
+    ASSERT_EQ(latest.snapshot->params, newer);
+    EXPECT_EQ(latest.snapshot->dk_sweep.trials, full);
+    expect_same_csv(*latest.snapshot, newer, cli_test::fresh_test_dir("lanes-stale-" + std::to_string(index)));
+    ++index;
+  }
+}
+
+// A newer submission while a job's maps are still to come: the job drops its later stages when a
+// final picture was on screen a moment ago (the first results keep up with a drag), and finishes
+// them when not (the maps still follow a long drag). The age rule is set to hours or to zero so
+// the test does not depend on timing.
+TEST(EvaluatorLanes, ASupersededJobDropsItsMapsOnlyWhileAFinalPictureIsFresh) {
+  const Params base = lane_params();
+  const std::int64_t full = automatic_dk_trials(base.seq_len);
+  for (const bool drop : {true, false}) {
+    Evaluator evaluator;
+    evaluator.set_refine_limit(full);
+    evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
+    evaluator.set_stale_work_max_age(drop ? std::chrono::hours(1) : std::chrono::milliseconds(0));
+    evaluator.submit(base);
+    evaluator.wait_until_idle();
+    Params stale = base, newer = base;
+    stale.key_dim = 40;  // a new QKᵀ: the maps are later stages
+    newer.key_dim = 48;
+    std::mutex mutex;
+    std::vector<Seen> seen;
+    bool submitted = false;
+    // On the worker, right after the stale Params' first result: the slider has moved on.
+    evaluator.set_result_callback([&] {
+      const Evaluator::Latest latest = evaluator.latest();
+      if (!latest.snapshot) return;
+      std::lock_guard lock(mutex);
+      seen.push_back(seen_of(latest));
+      if (!submitted && latest.snapshot->params == stale && latest.maps_pending) {
+        submitted = true;
+        evaluator.submit(newer);
+      }
+    });
+    evaluator.submit(stale);
+    for (;;) {
+      evaluator.wait_until_idle();
+      std::lock_guard lock(mutex);
+      if (submitted) break;
+    }
+    evaluator.wait_until_idle();
+    evaluator.set_result_callback({});
+    std::lock_guard lock(mutex);
+    const bool stale_maps_shown =
+        std::any_of(seen.begin(), seen.end(), [&](const Seen& s) { return s.params == stale && !s.maps_pending; });
+    EXPECT_EQ(stale_maps_shown, !drop) << (drop ? "the stale maps were made" : "the maps starved") << describe(seen);
+    const Evaluator::Latest latest = evaluator.latest();
+    ASSERT_TRUE(latest.complete) << describe(seen);
+    ASSERT_EQ(latest.snapshot->params, newer);
+    EXPECT_EQ(latest.snapshot->dk_sweep.trials, full);
+    expect_same_csv(*latest.snapshot, newer, cli_test::fresh_test_dir(drop ? "lanes-drop" : "lanes-keep"));
+  }
+}
+
+// In core: a sweep stopped part way is continued by the next evaluation of its setting, and the
+// result is the fresh sweep's, bit for bit (trials are seeded by index, montecarlo.hpp).
+TEST(EvaluatorLanes, AStoppedSweepIsContinuedBitForBit) {
+  const Params params = lane_params();
+  DkSweep partial = make_dk_sweep(dk_sweep_config(params));
+  add_dk_trials(partial, 3);
+  EvaluateOptions options;
+  options.previous_sweep = &partial;
+  const Snapshot continued = *evaluate(params, options);
+  const Snapshot fresh = evaluate(params);
+  ASSERT_EQ(continued.dk_sweep.trials, fresh.dk_sweep.trials);
+  ASSERT_EQ(continued.dk_sweep.scaled.size(), fresh.dk_sweep.scaled.size());
+  for (std::size_t i = 0; i < fresh.dk_sweep.scaled.size(); ++i) {
+    for (const bool scaled : {true, false}) {
+      const RowStats& a = (scaled ? continued.dk_sweep.scaled : continued.dk_sweep.unscaled)[i];
+      const RowStats& b = (scaled ? fresh.dk_sweep.scaled : fresh.dk_sweep.unscaled)[i];
+      EXPECT_EQ(a.entropy_nats.mean, b.entropy_nats.mean) << "point " << i << (scaled ? " scaled" : " unscaled");
+      EXPECT_EQ(a.max_weight.sum_squared_deviation, b.max_weight.sum_squared_deviation) << "point " << i;
+      EXPECT_EQ(a.jacobian_norm.mean, b.jacobian_norm.mean) << "point " << i;
+    }
+  }
+  // A sweep of another setting is not continued: a fresh one is drawn.
+  Params other = params;
+  other.temperature = 2.0;
+  const Snapshot elsewhere = *evaluate(other, options);
+  EXPECT_EQ(elsewhere.dk_sweep.config, dk_sweep_config(other));
+  EXPECT_EQ(elsewhere.dk_sweep.scaled[0].entropy_nats.mean, evaluate(other).dk_sweep.scaled[0].entropy_nats.mean);
+}
+
+}  // namespace
+}  // namespace smlab::app
