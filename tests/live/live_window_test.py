@@ -580,7 +580,10 @@ def run_click_acts_with_the_mouse_still(binary, display, tmp, captures):
         released = app.click_and_hold_still(EXPORT_PNG_ITEM)
         shots = os.path.join(home, "Pictures", "softmax-lab")
         written = None
-        while time.time() - released < 5.0 and written is None:
+        # The fault this catches is a click that acts only once the mouse moves: with the mouse still
+        # the file would never come. How soon it comes is speed (bench/), not this check's business,
+        # so it waits generously (a loaded 2-core CI machine took 2.4 s once).
+        while time.time() - released < 15.0 and written is None:
             if os.path.isdir(shots) and any(name.endswith(".png") for name in os.listdir(shots)):
                 written = time.time() - released
             time.sleep(0.02)
@@ -589,7 +592,7 @@ def run_click_acts_with_the_mouse_still(binary, display, tmp, captures):
         toast = pixels_of(after, TOAST_STRIP, TOAST_OK)
         menu_left = changed_pixels(before, after, MENU_RIGHT)
         check("File → Export PNG with the mouse still: file, toast, menu closed",
-              opened > 1500 and written is not None and written < 2.0 and toast > 150 and menu_left < 300,
+              opened > 1500 and written is not None and toast > 150 and menu_left < 300,
               f"menu opened ({opened} px changed); PNG after {written if written is None else round(written, 2)} s; "
               f"{toast} toast-border pixels; {menu_left} px of the menu's area still differ")
 
