@@ -60,6 +60,13 @@ Language read_language() {
 
 TableResult table_failure(std::string message) { return Error::usage(std::move(message)); }
 
+// Library decision (issue #27): the "{N}" placeholders are ours, not libfmt-dev's (fmt 9.1 does
+// positional arguments, and header-only it would build for the page too). slider_format turns a
+// translation's {0} into an ImGui printf conversion with every '%' escaped, which is no fmt
+// operation, so this scan stays either way, and format() is the same scan with the arguments put
+// in. fmt would give the translators' files a second syntax (literal braces doubled) and every
+// label a throwing path on a malformed table (fmt::format_error), where this scan leaves a brace
+// that is not a placeholder as text.
 // "{N}" at text[at] (N of one or two digits): N and the index of the closing brace.
 std::optional<std::pair<int, std::size_t>> placeholder_at(std::string_view text, std::size_t at) {
   if (text[at] != '{') return std::nullopt;
