@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "cli_support.hpp"
 #include "export/csv.hpp"
 #include "smlab/evaluate.hpp"
+#include "snapshot_csv.hpp"
 #include "state/evaluator.hpp"
 
 namespace smlab::app {
@@ -60,24 +62,44 @@ std::string describe(const std::vector<Seen>& seen) {
   return text;
 }
 
-// Every CSV file of `snap` (no top-up of the sweep: its own trials), by name.
-std::vector<std::pair<std::string, std::string>> csv_files(const Snapshot& snap, const fs::path& dir) {
-  fs::create_directories(dir);
-  exporting::CsvOptions options;
-  options.min_dk_trials = 1;
-  const exporting::WrittenFiles result = exporting::export_csv(snap, dir, options);
-  std::vector<std::pair<std::string, std::string>> files;
-  if (!result) {
-    ADD_FAILURE() << result.error().message;
-    return files;
+// Submits `stale`; on the worker, the first time a publication satisfies `supersede_when`, submits
+// `newer`, as a slider moving on would. Returns once the newer Params are submitted and the worker
+// is idle, with every publication seen so far. What the callback writes is shared with it: a
+// callback copied before it was removed may still run after the worker is idle.
+template <class When>
+std::vector<Seen> supersede(Evaluator& evaluator, const Params& stale, const Params& newer, When supersede_when) {
+  struct Watch {
+    std::mutex mutex;
+    std::vector<Seen> seen;
+    bool submitted = false;
+  };
+  const auto watch = std::make_shared<Watch>();
+  evaluator.set_result_callback([&evaluator, watch, stale, newer, supersede_when] {
+    const Evaluator::Latest latest = evaluator.latest();
+    if (!latest.snapshot) return;
+    std::lock_guard lock(watch->mutex);
+    watch->seen.push_back(seen_of(latest));
+    if (!watch->submitted && latest.snapshot->params == stale && supersede_when(latest)) {
+      watch->submitted = true;
+      evaluator.submit(newer);
+    }
+  });
+  evaluator.submit(stale);
+  // Until the newer Params are submitted (from the callback) and then finished.
+  for (;;) {
+    evaluator.wait_until_idle();
+    std::lock_guard lock(watch->mutex);
+    if (watch->submitted) break;
   }
-  for (const fs::path& file : *result) files.emplace_back(file.filename().string(), cli_test::read_all(file));
-  return files;
+  evaluator.wait_until_idle();
+  evaluator.set_result_callback({});
+  std::lock_guard lock(watch->mutex);
+  return watch->seen;
 }
 
 void expect_same_csv(const Snapshot& shown, const Params& params, const fs::path& dir) {
-  const auto staged = csv_files(shown, dir / "shown");
-  const auto fresh = csv_files(evaluate(params), dir / "fresh");
+  const auto staged = snapshot_csv_files(shown, dir / "shown");
+  const auto fresh = snapshot_csv_files(evaluate(params), dir / "fresh");
   ASSERT_EQ(staged.size(), fresh.size());
   for (std::size_t f = 0; f < staged.size(); ++f) {
     EXPECT_EQ(staged[f].first, fresh[f].first);
@@ -167,32 +189,11 @@ TEST(EvaluatorLanes, ANewerSubmissionDropsTheStaleMonteCarloLane) {
     stale.temperature = 0.5;  // a new sweep setting: the Monte Carlo lane has work
     newer.temperature = 0.5;
     change(newer);
-    std::mutex mutex;
-    std::vector<Seen> seen;
-    bool submitted = false;
-    // On the worker, right after the stale Params' maps are published final: the newer Params
-    // arrive before its Monte Carlo lane starts, as a slider moving on would.
-    evaluator.set_result_callback([&] {
-      const Evaluator::Latest latest = evaluator.latest();
-      if (!latest.snapshot) return;
-      std::lock_guard lock(mutex);
-      seen.push_back(seen_of(latest));
-      if (!submitted && latest.snapshot->params == stale && !latest.maps_pending && latest.monte_carlo_pending) {
-        submitted = true;
-        evaluator.submit(newer);
-      }
+    // Right after the stale Params' maps are published final: the newer Params arrive before its
+    // Monte Carlo lane starts.
+    const std::vector<Seen> seen = supersede(evaluator, stale, newer, [](const Evaluator::Latest& latest) {
+      return !latest.maps_pending && latest.monte_carlo_pending;
     });
-    evaluator.submit(stale);
-    // Until the newer Params are submitted (from the callback) and then finished.
-    for (;;) {
-      evaluator.wait_until_idle();
-      std::lock_guard lock(mutex);
-      if (submitted) break;
-    }
-    evaluator.wait_until_idle();
-    evaluator.set_result_callback({});
-    std::lock_guard lock(mutex);
-    ASSERT_TRUE(submitted) << describe(seen);
     for (const Seen& s : seen)
       EXPECT_FALSE(s.params == stale && s.complete)
           << "change " << index << ": the stale Monte Carlo lane ran" << describe(seen);
@@ -222,29 +223,9 @@ TEST(EvaluatorLanes, ASupersededJobDropsItsMapsOnlyWhileAFinalPictureIsFresh) {
     Params stale = base, newer = base;
     stale.key_dim = 40;  // a new QKᵀ: the maps are later stages
     newer.key_dim = 48;
-    std::mutex mutex;
-    std::vector<Seen> seen;
-    bool submitted = false;
-    // On the worker, right after the stale Params' first result: the slider has moved on.
-    evaluator.set_result_callback([&] {
-      const Evaluator::Latest latest = evaluator.latest();
-      if (!latest.snapshot) return;
-      std::lock_guard lock(mutex);
-      seen.push_back(seen_of(latest));
-      if (!submitted && latest.snapshot->params == stale && latest.maps_pending) {
-        submitted = true;
-        evaluator.submit(newer);
-      }
-    });
-    evaluator.submit(stale);
-    for (;;) {
-      evaluator.wait_until_idle();
-      std::lock_guard lock(mutex);
-      if (submitted) break;
-    }
-    evaluator.wait_until_idle();
-    evaluator.set_result_callback({});
-    std::lock_guard lock(mutex);
+    // Right after the stale Params' first result: the slider has moved on.
+    const std::vector<Seen> seen =
+        supersede(evaluator, stale, newer, [](const Evaluator::Latest& latest) { return latest.maps_pending; });
     const bool stale_maps_shown =
         std::any_of(seen.begin(), seen.end(), [&](const Seen& s) { return s.params == stale && !s.maps_pending; });
     EXPECT_EQ(stale_maps_shown, !drop) << (drop ? "the stale maps were made" : "the maps starved") << describe(seen);

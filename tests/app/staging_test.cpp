@@ -15,6 +15,7 @@
 #include "cli_support.hpp"
 #include "export/csv.hpp"
 #include "smlab/evaluate.hpp"
+#include "snapshot_csv.hpp"
 #include "state/evaluator.hpp"
 
 namespace smlab::app {
@@ -28,22 +29,6 @@ Params base_params() {
   params.key_dim = 24;
   params.row = 5;
   return params;
-}
-
-// Every file export_csv writes for `snap`, by name, with no top-up of the sweep: the file shows
-// the Snapshot's own trials, so a coarse estimate left behind would show.
-std::vector<std::pair<std::string, std::string>> csv_files(const Snapshot& snap, const fs::path& dir) {
-  fs::create_directories(dir);
-  exporting::CsvOptions options;
-  options.min_dk_trials = 1;
-  const exporting::WrittenFiles result = exporting::export_csv(snap, dir, options);
-  std::vector<std::pair<std::string, std::string>> files;
-  if (!result) {
-    ADD_FAILURE() << result.error().message;
-    return files;
-  }
-  for (const fs::path& file : *result) files.emplace_back(file.filename().string(), cli_test::read_all(file));
-  return files;
 }
 
 struct Published {
@@ -107,8 +92,8 @@ TEST(Staging, CompleteSnapshotExportsTheSameBytesAsAFreshEvaluation) {
       EXPECT_EQ(shown.rows, image.rows);
       EXPECT_TRUE(shown.rgba == image.rgba) << "change " << index << (scaled ? ": scaled" : ": unscaled") << " image";
     }
-    const auto staged = csv_files(*latest.snapshot, dir / ("staged-" + std::to_string(index)));
-    const auto fresh = csv_files(evaluate(next), dir / ("fresh-" + std::to_string(index)));
+    const auto staged = snapshot_csv_files(*latest.snapshot, dir / ("staged-" + std::to_string(index)));
+    const auto fresh = snapshot_csv_files(evaluate(next), dir / ("fresh-" + std::to_string(index)));
     ASSERT_EQ(staged.size(), fresh.size());
     for (std::size_t f = 0; f < staged.size(); ++f) {
       EXPECT_EQ(staged[f].first, fresh[f].first);
