@@ -64,7 +64,7 @@ void Evaluator::run(std::stop_token stop) {
         wake_.wait_until(lock, stop, last_submit_ + refine_settle_time, [&] { return pending_.has_value(); });
       if (stop.stop_requested()) return;
     }
-    step(/*staged=*/true);
+    step(Pace::staged);
   }
 }
 

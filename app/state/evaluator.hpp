@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "plot/heatmap_texture.hpp"
 #include "smlab/evaluate.hpp"
@@ -138,35 +139,79 @@ class Evaluator {
   // Test hook: while held, the worker starts no job (submissions stay pending, busy() is true);
   // releasing it lets the newest pending submission run.
   void hold_for_testing(bool held);
+  // Test hook, with the worker held: one slice of work on the calling thread at the web page's pace
+  // (Pace::sliced), as the page's tick runs it. False when there was nothing to do.
+  bool slice_for_testing();
 
  private:
   void run(std::stop_token stop);  // the desktop worker thread: step() until stopped
-  // One job (the newest submission, all its stages) or, once the Params have settled, one refinement
-  // chunk of the sweep, then published; false (nothing done) when there is neither. The desktop
-  // thread sleeps until there is work and calls it; the web page calls it between frames.
-  // `staged`: publish a first result before the later stages (no one sees it on the web, where the
-  // page draws only after the step returns, so it evaluates whole).
-  bool step(bool staged);
+  // How much of a job one step() runs (docs/ARCHITECTURE.md, "Data flow"):
+  //   whole:  every stage at once, no first result (exports on the page, which want the final picture);
+  //   staged: the desktop worker: the first result published, then every later phase in the same call;
+  //   sliced: the web page, which has no threads and draws between steps: the first result, then one
+  //           phase per call (QKᵀ, each map's softmax pass, their colours, H(T), a Monte Carlo chunk),
+  //           so no tick holds a frame back for a whole recompute. A newer submission drops the phases
+  //           still to come while a final picture is fresh (set_stale_work_max_age).
+  // Every pace publishes the same final Snapshot, bit for bit.
+  enum class Pace { whole, staged, sliced };
+  // One job (the newest submission, its phases as `pace` says) or, once the Params have settled, one
+  // refinement chunk of the sweep, then published; false (nothing done) when there is neither. A job
+  // left between phases (sliced) is continued before a newer one starts. The desktop thread sleeps
+  // until there is work and calls it; the web page calls it between frames.
+  bool step(Pace pace);
   bool refinement_due() const;          // the sweep needs more trials (mutex_ held)
   bool superseded_while_fresh() const;  // see set_stale_work_max_age
+  // The images of a Snapshot whose colour range is staged (Stages::map_range), in three parts: each
+  // map's softmax pass pooled to the image's size (its largest weight found on the way), then the
+  // colours and attention_max from both. None (nothing set) without an image spec.
+  struct MapPass {
+    MapImageSpec spec;
+    int factor = 1, side = 0;
+    std::vector<float> pooled[2];  // scaled, unscaled
+    float top = 0.0f;
+  };
+  std::optional<MapPass> begin_map_pass(const Snapshot& snap);
+  static void pool_map(MapPass& pass, const Snapshot& snap, bool scaled);
+  static std::shared_ptr<const MapImages> finish_map_pass(const MapPass& pass, Snapshot& snap);
+  // A job between its phases (evaluator_step.cpp runs them in this order, skipping those it needs not).
+  struct JobInFlight {
+    enum class Phase { scores, map_scaled, map_unscaled, map_colour, rest, monte_carlo, pooled, publish };
+    Phase phase = Phase::scores;
+    std::uint64_t ticket = 0;
+    std::stop_token stop;
+    std::chrono::steady_clock::time_point start;
+    Stages stages;                        // what is still to do to `result`
+    std::int64_t monte_carlo_trials = 0;  // the Monte Carlo lane's count per point, once taken from stages
+    std::optional<Snapshot> result;       // null: dropped (stale) or stopped; nothing more is published
+    std::optional<MapPass> maps;          // the map images being made
+    std::shared_ptr<const MapImages> images;
+    std::string failure;  // an exception's message: the job ends with it
+    // The phase after the lanes: the pooled maps of a long import when they are still to be made,
+    // else the publication, which then comes in the same call as the phase before it.
+    static Phase after_the_lanes(const Snapshot& snap);
+  };
   // What the worker keeps between steps (the worker thread's; the web page's one thread).
   struct WorkerState {
     std::optional<DkSweep> refining;                // the sweep being refined; published as copies
     std::shared_ptr<const ScoreCache> score_cache;  // Q, K, QKᵀ of the last Params
     std::shared_ptr<const Snapshot> last_complete;  // the newest Snapshot with every stage done
+    std::unique_ptr<JobInFlight> job;               // a job between its phases (Pace::sliced), or null
   };
   WorkerState worker_state_;
+  // Runs the job's next phase; false when the phase found the job stale and dropped it (no work done).
+  bool advance(JobInFlight& job, Pace pace);
+  void finish(JobInFlight& job);  // publishes the job's final Snapshot (or its failure) and ends it
   std::shared_ptr<const MapImages> map_images(const Snapshot& snap);
-  // The same for a Snapshot whose colour range is staged (Stages::map_range): sets attention_max
-  // from the weights the images are made of. Null (nothing set) without an image spec.
-  std::shared_ptr<const MapImages> map_images_with_range(Snapshot& snap);
   void publish_first_result(const Snapshot& first, const Stages& left, std::uint64_t ticket,
                             std::chrono::steady_clock::time_point start);
   // Every stage but the Monte Carlo lane's is done: the maps, their images and the full H(T).
   void publish_all_but_monte_carlo(const Snapshot& snap, std::shared_ptr<const MapImages> images);
-  // The Monte Carlo lane of a job: `trials` per point in chunks, false when a newer submission
-  // stopped it first (the trials done stay in snap.dk_sweep).
-  bool run_monte_carlo_lane(Snapshot& snap, std::int64_t trials, const std::stop_token& stop);
+  // The Monte Carlo lane of a job: `trials` per point in chunks, at most `chunks` of them in this
+  // call (a newer submission waits at most one). Done: all trials in; stopped: a newer submission
+  // stopped it first (the trials done stay in snap.dk_sweep); more: chunks left for the next call.
+  enum class LaneResult { done, stopped, more };
+  LaneResult run_monte_carlo_lane(Snapshot& snap, std::int64_t trials, const std::stop_token& stop,
+                                  std::int64_t chunks);
 
   mutable std::mutex mutex_;
   std::condition_variable_any wake_;
@@ -197,9 +242,10 @@ class Evaluator {
   std::atomic<float> progress_{0.0f};
   double last_compute_ms_ = 0.0, last_first_result_ms_ = 0.0;
   std::string error_;
-  std::string injected_failure_;     // see fail_next_evaluation_for_testing
-  bool held_for_testing_ = false;    // see hold_for_testing
-  std::function<void()> on_result_;  // see set_result_callback
+  std::string injected_failure_;      // see fail_next_evaluation_for_testing
+  bool held_for_testing_ = false;     // see hold_for_testing
+  bool slicing_for_testing_ = false;  // slice_for_testing runs a step while the worker is held
+  std::function<void()> on_result_;   // see set_result_callback
   void notify_result();
   std::jthread worker_;  // last member: starts after, and is joined before, the rest
 };

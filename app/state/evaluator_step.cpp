@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <limits>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -99,6 +101,18 @@ void Evaluator::hold_for_testing(bool held) {
   wake_.notify_all();
 }
 
+bool Evaluator::slice_for_testing() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!held_for_testing_) return false;  // the worker would run beside this thread
+    slicing_for_testing_ = true;
+  }
+  const bool worked = step(Pace::sliced);
+  std::lock_guard lock(mutex_);
+  slicing_for_testing_ = false;
+  return worked;
+}
+
 void Evaluator::set_result_callback(std::function<void()> callback) {
   std::lock_guard lock(mutex_);
   on_result_ = std::move(callback);
@@ -174,43 +188,48 @@ float largest_finite_weight(std::span<const float> weights) {
 
 }  // namespace
 
-std::shared_ptr<const Evaluator::MapImages> Evaluator::map_images_with_range(Snapshot& snap) {
-  MapImageSpec spec;
+std::optional<Evaluator::MapPass> Evaluator::begin_map_pass(const Snapshot& snap) {
+  MapPass pass;
   {
     std::lock_guard lock(mutex_);
-    spec = image_spec_;
+    pass.spec = image_spec_;
   }
   const int length = snap.attention_size;
-  if (spec.max_side <= 0 || length <= 0 || snap.pooled.factor > 0 || pooled_maps_pending(snap)) return nullptr;
+  if (pass.spec.max_side <= 0 || length <= 0 || snap.pooled.factor > 0 || pooled_maps_pending(snap))
+    return std::nullopt;
   // As prepare_heatmap_image pools: blocks of factor × factor cells, each block's largest weight.
-  const int factor = length > spec.max_side ? (length + spec.max_side - 1) / spec.max_side : 1;
-  const int side = (length + factor - 1) / factor;
+  pass.factor = length > pass.spec.max_side ? (length + pass.spec.max_side - 1) / pass.spec.max_side : 1;
+  pass.side = (length + pass.factor - 1) / pass.factor;
+  return pass;
+}
+
+void Evaluator::pool_map(MapPass& pass, const Snapshot& snap, bool scaled) {
   const plot::PartRunner on_pool = [](int parts, const std::function<void(int)>& run_part) {
     parallel_for(parts, run_part);
   };
-  std::vector<float> pooled[2];
-  float top = 0.0f;
-  for (const bool scaled : {true, false}) {
-    // attention_map_max's rule: the largest finite weight (NaN and ±inf fail both tests), from 0.
-    std::atomic<float> map_top{0.0f};
-    const plot::RowFiller fill_row = [&](int row, std::span<float> out) {
-      attention_row(snap, scaled, row, out);
-      const float row_top = largest_finite_weight(out);
-      float seen = map_top.load(std::memory_order_relaxed);
-      while (row_top > seen && !map_top.compare_exchange_weak(seen, row_top, std::memory_order_relaxed)) {
-      }
-    };
-    plot::downsample(pooled[scaled ? 0 : 1], fill_row, length, length, factor, plot::Pooling::max, on_pool);
-    top = std::max(top, map_top.load());
-  }
-  snap.attention_max = top > 0.0f ? top : 1.0f;  // = evaluate()'s range, bit for bit (a max is exact)
-  auto images = MapImages::of(spec, snap);
+  // attention_map_max's rule: the largest finite weight (NaN and ±inf fail both tests), from 0.
+  std::atomic<float> map_top{0.0f};
+  const plot::RowFiller fill_row = [&](int row, std::span<float> out) {
+    attention_row(snap, scaled, row, out);
+    const float row_top = largest_finite_weight(out);
+    float seen = map_top.load(std::memory_order_relaxed);
+    while (row_top > seen && !map_top.compare_exchange_weak(seen, row_top, std::memory_order_relaxed)) {
+    }
+  };
+  const int length = snap.attention_size;
+  plot::downsample(pass.pooled[scaled ? 0 : 1], fill_row, length, length, pass.factor, plot::Pooling::max, on_pool);
+  pass.top = std::max(pass.top, map_top.load());
+}
+
+std::shared_ptr<const Evaluator::MapImages> Evaluator::finish_map_pass(const MapPass& pass, Snapshot& snap) {
+  snap.attention_max = pass.top > 0.0f ? pass.top : 1.0f;  // = evaluate()'s range, bit for bit (a max is exact)
+  auto images = MapImages::of(pass.spec, snap);
   for (const bool scaled : {true, false}) {
     plot::HeatmapImage& image = scaled ? images->scaled : images->unscaled;
-    const std::vector<float>& cells = pooled[scaled ? 0 : 1];
+    const std::vector<float>& cells = pass.pooled[scaled ? 0 : 1];
     image.rgba.resize(cells.size());
-    plot::colorize(image.rgba, cells, 0.0, spec.fixed_range ? 1.0 : snap.attention_max, spec.colormap);
-    image.rows = image.cols = side;
+    plot::colorize(image.rgba, cells, 0.0, pass.spec.fixed_range ? 1.0 : snap.attention_max, pass.spec.colormap);
+    image.rows = image.cols = pass.side;
   }
   return images;
 }
@@ -288,21 +307,32 @@ void Evaluator::publish_all_but_monte_carlo(const Snapshot& snap, std::shared_pt
   notify_result();
 }
 
-bool Evaluator::run_monte_carlo_lane(Snapshot& snap, std::int64_t trials, const std::stop_token& stop) {
+Evaluator::LaneResult Evaluator::run_monte_carlo_lane(Snapshot& snap, std::int64_t trials, const std::stop_token& stop,
+                                                      std::int64_t chunks) {
   {
     std::lock_guard lock(mutex_);
-    monte_carlo_lane_ = true;
-    // A submission that came while the maps were made: the lane is stale before it starts.
-    if (pending_) return (monte_carlo_lane_ = false);
+    if (!monte_carlo_lane_) {
+      monte_carlo_lane_ = true;
+      // A submission that came while the maps were made: the lane is stale before it starts.
+      if (pending_) {
+        monte_carlo_lane_ = false;
+        return LaneResult::stopped;
+      }
+    }
   }
   // Chunks of a coarse estimate's size (a few ms): a newer submission waits at most one of them.
   // add_dk_trials is bit-identical however its trials are split (montecarlo.hpp).
   const std::int64_t chunk = std::max<std::int64_t>(coarse_dk_trials(trials), 1);
-  while (snap.dk_sweep.trials < trials && !stop.stop_requested())
+  for (; chunks > 0 && snap.dk_sweep.trials < trials && !stop.stop_requested(); --chunks)
     add_dk_trials(snap.dk_sweep, std::min(chunk, trials - snap.dk_sweep.trials));
-  std::lock_guard lock(mutex_);
-  monte_carlo_lane_ = false;
-  return snap.dk_sweep.trials >= trials;
+  const LaneResult result = snap.dk_sweep.trials >= trials ? LaneResult::done
+                            : stop.stop_requested()        ? LaneResult::stopped
+                                                           : LaneResult::more;
+  if (result != LaneResult::more) {
+    std::lock_guard lock(mutex_);
+    monte_carlo_lane_ = false;
+  }
+  return result;
 }
 
 // [SECTION] The step
@@ -339,8 +369,19 @@ bool Evaluator::refinement_due() const {
   return worker_state_.refining && sweep_needs_refining(*worker_state_.refining, refine_limit_);
 }
 
-bool Evaluator::step(bool staged) {
+Evaluator::JobInFlight::Phase Evaluator::JobInFlight::after_the_lanes(const Snapshot& snap) {
+  return pooled_maps_pending(snap) ? Phase::pooled : Phase::publish;
+}
+
+bool Evaluator::step(Pace pace) {
   WorkerState& state = worker_state_;
+  if (state.job != nullptr) {
+    // A job left between its phases (sliced) goes on first: it is the picture the window waits for.
+    // When the phase found it stale instead, the newer job starts in this same call.
+    do {
+      if (advance(*state.job, pace) && pace == Pace::sliced) return true;
+    } while (state.job != nullptr);
+  }
   std::optional<Job> job;
   std::uint64_t ticket = 0;
   std::int64_t refine_chunk = 0;
@@ -348,7 +389,7 @@ bool Evaluator::step(bool staged) {
   std::string injected;
   {
     std::unique_lock lock(mutex_);
-    if (held_for_testing_) return false;
+    if (held_for_testing_ && !slicing_for_testing_) return false;
     // refine_limit_ may have changed since the last chunk: recheck.
     refining_active_ = refinement_due();
     if (!refining_active_) finished_.notify_all();
@@ -393,6 +434,7 @@ bool Evaluator::step(bool staged) {
     notify_result();
     return true;
   }
+  const bool staged = pace != Pace::whole;
   options.progress = &progress_;
   // Continue from the refined sweep when the new Params share its setting
   // (dragging d_k, row or scaled does not change the sweep).
@@ -400,98 +442,183 @@ bool Evaluator::step(bool staged) {
   options.score_cache = &state.score_cache;
   // The last complete Snapshot (a first result's colour range is a stand-in, never reused).
   options.previous = state.last_complete.get();
-  Stages stages;
-  if (staged) options.stages = &stages;
-  const auto start = std::chrono::steady_clock::now();
-  std::optional<Snapshot> result;
-  std::shared_ptr<const MapImages> images;  // the dashboard maps' texels, coloured here, not on the UI thread
-  std::string failure;
+  state.job = std::make_unique<JobInFlight>();
+  JobInFlight& running = *state.job;
+  running.ticket = ticket;
+  running.stop = options.stop;
+  if (staged) options.stages = &running.stages;
+  running.start = std::chrono::steady_clock::now();
+  using Phase = JobInFlight::Phase;
   try {
     options.view = job->view;
     options.defer_pooled_maps = staged;
     if (!injected.empty()) throw std::runtime_error(injected);
-    result = evaluate(job->params, options);
-    if (result && stages.any()) {
+    running.result = evaluate(job->params, options);
+    running.phase = !running.result        ? Phase::publish
+                    : running.stages.any() ? Phase::scores
+                                           : JobInFlight::after_the_lanes(*running.result);
+    if (running.phase == Phase::scores) {
       // The first result on screen now; the rest of this job's stages after it.
-      publish_first_result(*result, stages, ticket, start);
+      publish_first_result(*running.result, running.stages, ticket, running.start);
       if (superseded_while_fresh()) {
         // Newer Params wait and a final picture was on screen a moment ago: this job's later
         // stages are stale work, dropped so the newer first result comes now. (Its coarse sweep
         // is kept: the next Params of its setting continue it.)
-        state.refining = result->dk_sweep;
-        result.reset();
+        state.refining = running.result->dk_sweep;
+        running.result.reset();
+        running.phase = Phase::publish;
       }
-    }
-    if (result && stages.any()) {
-      // QKᵀ first; then the maps' images, which give their colour range on the way (one softmax
-      // pass per map instead of two); then the full H(T). The sweep's trials are the Monte Carlo
-      // lane's, after a Snapshot final in every other plot is on screen.
-      if (stages.scores && !product_reusable(state.score_cache.get(), result->params)) {
-        // Nothing of the old QKᵀ is copied (another seed or d_k, or too large to copy): it goes
-        // before the new one is made, so two L×L matrices never coexist here (64 MiB each at
-        // L = 4096). The first result just published holds the new Q and K only; the window drops
-        // the old Snapshot when it takes that.
-        state.score_cache.reset();
-        state.last_complete.reset();
-      }
-      Stages scores_only{.scores = stages.scores};
-      bool done = complete_stages(*result, scores_only, &state.score_cache, options.stop);
-      stages.scores = false;
-      if (done && stages.map_range && (images = map_images_with_range(*result)) != nullptr) stages.map_range = false;
-      const std::int64_t monte_carlo_trials = std::exchange(stages.dk_trials, 0);
-      done = done && complete_stages(*result, stages, &state.score_cache, options.stop);
-      if (done && monte_carlo_trials > 0) {
-        if (images == nullptr) images = map_images(*result);
-        publish_all_but_monte_carlo(*result, images);
-        if (!run_monte_carlo_lane(*result, monte_carlo_trials, options.stop)) {
-          // Stopped for newer Params: their evaluation continues these trials when it shares
-          // the sweep's setting (EvaluateOptions::previous_sweep).
-          state.refining = result->dk_sweep;
-          done = false;
-        }
-      }
-      if (!done) result.reset();
     }
   } catch (const std::exception& error) {
-    failure = error.what();
+    running.failure = error.what();
+    running.phase = Phase::publish;
   }
-  if (result && pooled_maps_pending(*result)) {
-    // Long imported context: show everything but the maps now (the old maps stay on screen),
-    // then compute the maps tile by tile unless newer Params arrive first.
-    auto partial = std::make_shared<const Snapshot>(*result);
-    auto partial_sweep = std::make_shared<const DkSweep>(result->dk_sweep);
-    {
-      std::lock_guard lock(mutex_);
-      latest_ = std::move(partial);
-      latest_sweep_ = std::move(partial_sweep);
-      latest_images_ = nullptr;
-      latest_maps_pending_ = false;
-      latest_entropy_curve_pending_ = false;
-      latest_monte_carlo_pending_ = false;
-      latest_complete_ = false;
-      ++latest_version_;
-      pooling_ = true;
-      if (pending_) current_job_.request_stop();
-    }
-    // A preview first (one query per pooled row, 1/factor of the work: ~32× sooner at
-    // L = 32768), shown at once; then every query's maxima replace it. A newer request stops
-    // either (the stop token), so the window never waits for maps nobody wants any more.
-    if (preview_pooled_maps(*result, options.stop)) {
-      auto preview = std::make_shared<const Snapshot>(*result);
-      std::lock_guard lock(mutex_);
-      latest_ = std::move(preview);
-      latest_images_ = nullptr;
-      ++latest_version_;
-    }
-    const bool done = !options.stop.stop_requested() && complete_pooled_maps(*result, options.stop);
-    {
-      std::lock_guard lock(mutex_);
-      pooling_ = false;
-    }
-    if (!done) result.reset();
+  // Nothing left to do but publish (a small problem, a failure, a dropped job): now, at any pace.
+  if (running.phase == Phase::publish) finish(running);
+  while (state.job != nullptr && pace != Pace::sliced) advance(*state.job, pace);
+  return true;
+}
+
+bool Evaluator::advance(JobInFlight& job, Pace pace) {
+  WorkerState& state = worker_state_;
+  using Phase = JobInFlight::Phase;
+  // On the page a frame is drawn between phases, and newer Params come with it: while a final
+  // picture is fresh, the phases before the maps' images are stale work, dropped as after the first
+  // result (the desktop runs its phases back to back and looks once, after the first result).
+  if (pace == Pace::sliced && job.result && (job.phase == Phase::scores || job.phase == Phase::map_scaled) &&
+      superseded_while_fresh()) {
+    state.refining = job.result->dk_sweep;
+    job.result.reset();
+    finish(job);
+    return false;
   }
+  try {
+    switch (job.phase) {
+      case Phase::scores: {
+        // QKᵀ first; then the maps' images, which give their colour range on the way (one softmax
+        // pass per map instead of two); then the full H(T). The sweep's trials are the Monte Carlo
+        // lane's, after a Snapshot final in every other plot is on screen.
+        if (job.stages.scores && !product_reusable(state.score_cache.get(), job.result->params)) {
+          // Nothing of the old QKᵀ is copied (another seed or d_k, or too large to copy): it goes
+          // before the new one is made, so two L×L matrices never coexist here (64 MiB each at
+          // L = 4096). The first result just published holds the new Q and K only; the window drops
+          // the old Snapshot when it takes that.
+          state.score_cache.reset();
+          state.last_complete.reset();
+        }
+        Stages scores_only{.scores = job.stages.scores};
+        if (!complete_stages(*job.result, scores_only, &state.score_cache, job.stop)) {
+          job.result.reset();
+          job.phase = Phase::publish;
+          break;
+        }
+        job.stages.scores = false;
+        if (job.stages.map_range) job.maps = begin_map_pass(*job.result);
+        job.phase = job.maps ? Phase::map_scaled : Phase::rest;
+        break;
+      }
+      case Phase::map_scaled:
+        pool_map(*job.maps, *job.result, true);
+        job.phase = Phase::map_unscaled;
+        break;
+      case Phase::map_unscaled:
+        pool_map(*job.maps, *job.result, false);
+        job.phase = Phase::map_colour;
+        break;
+      case Phase::map_colour:
+        job.images = finish_map_pass(*job.maps, *job.result);
+        job.maps.reset();
+        job.stages.map_range = false;
+        job.phase = Phase::rest;
+        break;
+      case Phase::rest:
+        job.monte_carlo_trials = std::exchange(job.stages.dk_trials, 0);
+        if (!complete_stages(*job.result, job.stages, &state.score_cache, job.stop)) {
+          job.result.reset();
+          job.phase = Phase::publish;
+          break;
+        }
+        if (job.monte_carlo_trials > 0) {
+          if (job.images == nullptr) job.images = map_images(*job.result);
+          publish_all_but_monte_carlo(*job.result, job.images);
+          job.phase = Phase::monte_carlo;
+        } else {
+          job.phase = JobInFlight::after_the_lanes(*job.result);
+        }
+        break;
+      case Phase::monte_carlo:
+        // One chunk per slice on the page (a few ms each); the whole lane at once on the desktop.
+        switch (run_monte_carlo_lane(*job.result, job.monte_carlo_trials, job.stop,
+                                     pace == Pace::sliced ? 1 : std::numeric_limits<std::int64_t>::max())) {
+          case LaneResult::done: job.phase = JobInFlight::after_the_lanes(*job.result); break;
+          case LaneResult::stopped:
+            // Stopped for newer Params: their evaluation continues these trials when it shares
+            // the sweep's setting (EvaluateOptions::previous_sweep).
+            state.refining = job.result->dk_sweep;
+            job.result.reset();
+            job.phase = Phase::publish;
+            break;
+          case LaneResult::more: break;
+        }
+        break;
+      case Phase::pooled:
+        if (pooled_maps_pending(*job.result)) {
+          // Long imported context: show everything but the maps now (the old maps stay on screen),
+          // then compute the maps tile by tile unless newer Params arrive first.
+          auto partial = std::make_shared<const Snapshot>(*job.result);
+          auto partial_sweep = std::make_shared<const DkSweep>(job.result->dk_sweep);
+          {
+            std::lock_guard lock(mutex_);
+            latest_ = std::move(partial);
+            latest_sweep_ = std::move(partial_sweep);
+            latest_images_ = nullptr;
+            latest_maps_pending_ = false;
+            latest_entropy_curve_pending_ = false;
+            latest_monte_carlo_pending_ = false;
+            latest_complete_ = false;
+            ++latest_version_;
+            pooling_ = true;
+            if (pending_) current_job_.request_stop();
+          }
+          // A preview first (one query per pooled row, 1/factor of the work: ~32× sooner at
+          // L = 32768), shown at once; then every query's maxima replace it. A newer request stops
+          // either (the stop token), so the window never waits for maps nobody wants any more.
+          if (preview_pooled_maps(*job.result, job.stop)) {
+            auto preview = std::make_shared<const Snapshot>(*job.result);
+            std::lock_guard lock(mutex_);
+            latest_ = std::move(preview);
+            latest_images_ = nullptr;
+            ++latest_version_;
+          }
+          const bool done = !job.stop.stop_requested() && complete_pooled_maps(*job.result, job.stop);
+          {
+            std::lock_guard lock(mutex_);
+            pooling_ = false;
+          }
+          if (!done) job.result.reset();
+        }
+        job.phase = Phase::publish;
+        break;
+      case Phase::publish: break;
+    }
+  } catch (const std::exception& error) {
+    job.failure = error.what();
+    job.result.reset();
+    job.phase = Phase::publish;
+  }
+  if (job.phase == Phase::publish) finish(job);
+  return true;
+}
+
+void Evaluator::finish(JobInFlight& job) {
+  WorkerState& state = worker_state_;
+  // The job leaves the worker's state here; what it holds is freed when this call returns.
+  const std::unique_ptr<JobInFlight> ending = std::move(state.job);
+  std::optional<Snapshot>& result = job.result;
+  std::shared_ptr<const MapImages> images = std::move(job.images);
   if (result && images == nullptr) images = map_images(*result);
-  const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - job.start).count();
   if (result) state.refining = result->dk_sweep;
   // The Snapshots replaced are not freed under the lock: these hold them until this iteration
   // ends (and the UI until its next frame).
@@ -516,13 +643,12 @@ bool Evaluator::step(bool staged) {
     }
     stages_published_ = false;
     staging_active_ = false;
-    if (!failure.empty()) error_ = "recompute failed: " + failure;
+    if (!job.failure.empty()) error_ = "recompute failed: " + job.failure;
     // Only the newest submission counts as completion; a cancelled older one does not.
-    if (ticket == submitted_ && (result || !failure.empty())) completed_ = ticket;
+    if (job.ticket == submitted_ && (result || !job.failure.empty())) completed_ = job.ticket;
   }
   finished_.notify_all();
   notify_result();
-  return true;
 }
 
 }  // namespace smlab::app

@@ -1,9 +1,10 @@
 // The web build's Evaluator (state/evaluator.hpp) without threads: a page that is not cross-origin
 // isolated has no SharedArrayBuffer, so no pthreads. The page's main loop (web_main.cpp) runs the
-// work between frames through wait_for_latest(): the newest submission only (older ones are
+// work between frames through wait_for_latest(): one slice of the newest submission (older ones are
 // replaced, as on the desktop), or one Monte Carlo refinement chunk once the Params have settled.
 // That work is the desktop worker's own step (Evaluator::step, state/evaluator_step.cpp), run on the
-// caller's thread, unstaged (the page draws only after it returns); only the waiting differs here.
+// caller's thread at Pace::sliced: the first result, then one phase per browser frame, so a frame
+// waits for one phase of a recompute rather than all of it. Only the waiting differs here.
 #include "state/evaluator.hpp"
 
 namespace smlab::app {
@@ -13,11 +14,13 @@ Evaluator::Evaluator() = default;
 
 Evaluator::~Evaluator() = default;
 
-// One slice of work: the pending submission, else a refinement chunk once the Params settled.
-void Evaluator::wait_for_latest(std::chrono::microseconds) { step(/*staged=*/false); }
+// One slice of work: the next phase of the running job or the pending submission's first result,
+// else a refinement chunk once the Params settled.
+void Evaluator::wait_for_latest(std::chrono::microseconds) { step(Pace::sliced); }
 
-// Every evaluation here is whole (no staged first result), so complete = latest.
-void Evaluator::wait_for_complete(std::chrono::microseconds) { step(/*staged=*/false); }
+// The running job's phases to its end, or the pending submission whole (a small problem, which the
+// window wants complete on the frame that submitted it).
+void Evaluator::wait_for_complete(std::chrono::microseconds) { step(Pace::whole); }
 
 // With no worker to wait for, asking whether the work is done does it: callers that poll idle()
 // (the GIF recording's offscreen App, once per page frame) would otherwise wait forever. Only
@@ -30,7 +33,7 @@ bool Evaluator::idle() const {
 void Evaluator::wait_until_idle() {
   // Headless-style callers (exports) want the refined picture now: no settle time.
   last_submit_ = std::chrono::steady_clock::time_point{};
-  while (step(/*staged=*/false)) {
+  while (step(Pace::whole)) {
   }
 }
 

@@ -237,6 +237,99 @@ TEST(EvaluatorLanes, ASupersededJobDropsItsMapsOnlyWhileAFinalPictureIsFresh) {
   }
 }
 
+// The web page's pace (Evaluator::Pace::sliced, run here on the test's thread with the worker held):
+// a first result, then one phase per step, each published result a stage of the one job, and the
+// last equal to a synchronous evaluate(), byte for byte in every CSV and in the maps' pixels. A
+// row of ≥ 512 keys stages H(T) too, and a new d_k a QKᵀ: every phase runs.
+TEST(EvaluatorLanes, TheWebPagesSlicesPublishTheSameFinalSnapshot) {
+  Params params = lane_params();
+  params.seq_len = 520;
+  params.temperature = 0.7;
+  const std::int64_t full = automatic_dk_trials(params.seq_len);
+  Evaluator sliced, worker;
+  for (Evaluator* evaluator : {&sliced, &worker}) {
+    evaluator->set_refine_limit(full);
+    evaluator->set_map_image_spec({64, plot::Colormap::Viridis});
+  }
+  sliced.hold_for_testing(true);
+  EXPECT_FALSE(sliced.slice_for_testing()) << "a slice with nothing submitted did something";
+  sliced.submit(params);
+  std::vector<Seen> seen;
+  int slices = 0;
+  std::uint64_t version = 0;
+  while (sliced.slice_for_testing() && slices < 100000) {
+    ++slices;
+    const Evaluator::Latest latest = sliced.latest();
+    ASSERT_TRUE(latest.snapshot) << "slice " << slices << " published nothing yet";
+    if (latest.version != version) seen.push_back(seen_of(latest));
+    version = latest.version;
+  }
+  ASSERT_FALSE(seen.empty());
+  // First result, QKᵀ, two maps' passes, their colours, H(T), and at least one Monte Carlo chunk.
+  EXPECT_GE(slices, 7) << describe(seen);
+  EXPECT_TRUE(seen.front().maps_pending) << "the first slice did not publish a first result" << describe(seen);
+  EXPECT_TRUE(seen.front().entropy_curve_pending) << describe(seen);
+  const auto maps_final = std::find_if(seen.begin(), seen.end(), [](const Seen& s) { return !s.maps_pending; });
+  ASSERT_NE(maps_final, seen.end()) << describe(seen);
+  EXPECT_TRUE(maps_final->monte_carlo_pending) << "the maps waited for the Monte Carlo curves" << describe(seen);
+  EXPECT_TRUE(maps_final->has_images) << describe(seen);
+  ASSERT_TRUE(seen.back().complete) << describe(seen);
+  EXPECT_EQ(seen.back().trials, full);
+
+  worker.submit(params);
+  worker.wait_until_idle();
+  const Evaluator::Latest page = sliced.latest(), desktop = worker.latest();
+  ASSERT_TRUE(desktop.complete);
+  EXPECT_EQ(page.snapshot->attention_max, desktop.snapshot->attention_max);
+  ASSERT_TRUE(page.images && desktop.images);
+  EXPECT_TRUE(page.images->scaled.rgba == desktop.images->scaled.rgba) << "the page's scaled map differs";
+  EXPECT_TRUE(page.images->unscaled.rgba == desktop.images->unscaled.rgba) << "the page's unscaled map differs";
+  expect_same_csv(*page.snapshot, params, cli_test::fresh_test_dir("lanes-sliced"));
+}
+
+// On the page a frame comes between two phases, and with it the slider's next position: while a
+// final picture is fresh, the stale job's remaining phases are dropped and the newer job's first
+// result comes in the same slice; when none is fresh, the stale job's maps are finished first (a
+// long drag still shows maps). The age rule is hours or zero, so no timing decides.
+TEST(EvaluatorLanes, TheWebPagesSlicesDropAStaleJobOnlyWhileAFinalPictureIsFresh) {
+  const Params base = lane_params();
+  const std::int64_t full = automatic_dk_trials(base.seq_len);
+  for (const bool drop : {true, false}) {
+    Evaluator evaluator;
+    evaluator.set_refine_limit(full);
+    evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
+    evaluator.set_stale_work_max_age(drop ? std::chrono::hours(1) : std::chrono::milliseconds(0));
+    evaluator.hold_for_testing(true);
+    evaluator.submit(base);
+    while (evaluator.slice_for_testing()) {
+    }
+    Params stale = base, newer = base;
+    stale.key_dim = 40;  // a new QKᵀ: the maps are later phases
+    newer.key_dim = 48;
+    evaluator.submit(stale);
+    ASSERT_TRUE(evaluator.slice_for_testing());
+    ASSERT_TRUE(evaluator.latest().maps_pending) << "the first slice was not a first result";
+    evaluator.submit(newer);
+    ASSERT_TRUE(evaluator.slice_for_testing());
+    std::vector<Seen> seen{seen_of(evaluator.latest())};
+    if (drop) {
+      EXPECT_EQ(seen.back().params, newer) << "the stale job's phase ran before the newer first result";
+      EXPECT_TRUE(seen.back().maps_pending);
+    } else {
+      EXPECT_EQ(seen.back().params, stale) << "the stale job was dropped with no fresh final picture";
+    }
+    while (evaluator.slice_for_testing()) seen.push_back(seen_of(evaluator.latest()));
+    const bool stale_maps_shown =
+        std::any_of(seen.begin(), seen.end(), [&](const Seen& s) { return s.params == stale && !s.maps_pending; });
+    EXPECT_EQ(stale_maps_shown, !drop) << (drop ? "the stale maps were made" : "the maps starved") << describe(seen);
+    const Evaluator::Latest latest = evaluator.latest();
+    ASSERT_TRUE(latest.complete) << describe(seen);
+    ASSERT_EQ(latest.snapshot->params, newer);
+    expect_same_csv(*latest.snapshot, newer,
+                    cli_test::fresh_test_dir(drop ? "lanes-sliced-drop" : "lanes-sliced-keep"));
+  }
+}
+
 // In core: a sweep stopped part way is continued by the next evaluation of its setting, and the
 // result is the fresh sweep's, bit for bit (trials are seeded by index, montecarlo.hpp).
 TEST(EvaluatorLanes, AStoppedSweepIsContinuedBitForBit) {
