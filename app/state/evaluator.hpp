@@ -196,6 +196,12 @@ class Evaluator {
     std::shared_ptr<const ScoreCache> score_cache;  // Q, K, QKᵀ of the last Params
     std::shared_ptr<const Snapshot> last_complete;  // the newest Snapshot with every stage done
     std::unique_ptr<JobInFlight> job;               // a job between its phases (Pace::sliced), or null
+    // The pilot run that plans `refining`'s trial count (make_dk_pilot), filled a chunk per step.
+    struct Pilot {
+      DkSweepConfig of;  // the setting it plans for
+      DkSweep sweep;
+    };
+    std::optional<Pilot> pilot;
   };
   WorkerState worker_state_;
   // Runs the job's next phase; false when the phase found the job stale and dropped it (no work done).

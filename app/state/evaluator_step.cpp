@@ -414,8 +414,19 @@ bool Evaluator::step(Pace pace) {
   }
   if (!job) {
     if (state.refining->planned_trials == 0) {
-      // Once per sweep setting (a few ms to ~0.1 s); the count is a function of the setting only.
-      state.refining->planned_trials = planned_dk_trials(state.refining->config, refine_max_trials);
+      // Once per sweep setting; the count is a function of the setting only. Its pilot run (a few
+      // ms to ~0.1 s) is made a refinement chunk's worth per step, so a newer submission waits for
+      // one chunk rather than the whole pilot (planned_dk_trials in parts, the same plan).
+      const DkSweepConfig& config = state.refining->config;
+      if (!state.pilot || state.pilot->of != config) state.pilot = WorkerState::Pilot{config, make_dk_pilot(config)};
+      const std::int64_t goal = dk_pilot_trials(config);
+      add_dk_trials(
+          state.pilot->sweep,
+          std::min(std::max<std::int64_t>(automatic_dk_trials(config.seq_len), 1), goal - state.pilot->sweep.trials),
+          1);
+      if (state.pilot->sweep.trials < goal) return true;
+      state.refining->planned_trials = planned_dk_trials_from_pilot(state.pilot->sweep, refine_max_trials);
+      state.pilot.reset();
       std::lock_guard lock(mutex_);
       refine_chunk = std::min(
           refine_chunk,

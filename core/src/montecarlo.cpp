@@ -308,18 +308,23 @@ bool monte_carlo_converged(const RunningStats& stats) {
   return stats.count >= 2 && stats.standard_error() <= monte_carlo_target_standard_error(stats.mean);
 }
 
-std::int64_t planned_dk_trials(const DkSweepConfig& config, std::int64_t limit, int threads) {
-  if (limit <= 0 || config.key_dims.empty()) return std::max<std::int64_t>(limit, 0);
-  // The pilot: the same setting drawn from another seed (its streams share none of the sweep's),
-  // about 2·10⁶ draws: 4096 trials at L = 16, 256 at L ≥ 512 (whose row means vary little).
+DkSweep make_dk_pilot(const DkSweepConfig& config) {
+  // The same setting drawn from another seed (its streams share none of the sweep's).
   DkSweepConfig pilot_config = config;
   constexpr std::uint64_t pilot_stream = 0x70696C6F74ull;  // "pilot"
   pilot_config.seed = stream_seed(config.seed, pilot_stream);
+  return make_dk_sweep(std::move(pilot_config));
+}
+
+std::int64_t dk_pilot_trials(const DkSweepConfig& config) {
+  // About 2·10⁶ draws: 4096 trials at L = 16, 256 at L ≥ 512 (whose row means vary little).
   const auto draws_per_trial =
       static_cast<std::int64_t>(std::max(config.seq_len, 1)) * static_cast<std::int64_t>(config.key_dims.size());
-  const std::int64_t pilot_trials = std::clamp<std::int64_t>(2'000'000 / draws_per_trial, 256, 4096);
-  DkSweep pilot = make_dk_sweep(pilot_config);
-  add_dk_trials(pilot, pilot_trials, threads);
+  return std::clamp<std::int64_t>(2'000'000 / std::max<std::int64_t>(draws_per_trial, 1), 256, 4096);
+}
+
+std::int64_t planned_dk_trials_from_pilot(const DkSweep& pilot, std::int64_t limit) {
+  if (limit <= 0 || pilot.config.key_dims.empty()) return std::max<std::int64_t>(limit, 0);
   double needed = 1.0;
   constexpr double safety = 1.5;
   for (const auto* variant : {&pilot.scaled, &pilot.unscaled})
@@ -329,6 +334,13 @@ std::int64_t planned_dk_trials(const DkSweepConfig& config, std::int64_t limit, 
         needed = std::max(needed, safety * stats->variance() / (target * target));
       }
   return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(needed)), 1, limit);
+}
+
+std::int64_t planned_dk_trials(const DkSweepConfig& config, std::int64_t limit, int threads) {
+  if (limit <= 0 || config.key_dims.empty()) return std::max<std::int64_t>(limit, 0);
+  DkSweep pilot = make_dk_pilot(config);
+  add_dk_trials(pilot, dk_pilot_trials(config), threads);
+  return planned_dk_trials_from_pilot(pilot, limit);
 }
 
 namespace {

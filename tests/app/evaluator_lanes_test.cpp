@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_support.hpp"
@@ -328,6 +329,37 @@ TEST(EvaluatorLanes, TheWebPagesSlicesDropAStaleJobOnlyWhileAFinalPictureIsFresh
     expect_same_csv(*latest.snapshot, newer,
                     cli_test::fresh_test_dir(drop ? "lanes-sliced-drop" : "lanes-sliced-keep"));
   }
+}
+
+// Refinement plans its trial count from a pilot run (up to ~0.1 s): the worker makes the pilot a
+// refinement chunk's worth per step, so a slider moved meanwhile waits for one chunk, and the plan
+// it reaches is planned_dk_trials's. With the worker held the test's thread takes the steps; the
+// only sleep waits out the settle time refinement needs (nothing is timed).
+TEST(EvaluatorLanes, ANewerSubmissionWaitsForOnePilotChunkNotTheWholePilot) {
+  const Params params = lane_params();
+  Evaluator evaluator;
+  evaluator.hold_for_testing(true);
+  evaluator.submit(params);
+  while (evaluator.slice_for_testing()) {
+  }
+  const std::int64_t trials = evaluator.latest().sweep->trials;
+  ASSERT_EQ(evaluator.latest().sweep->planned_trials, 0);
+  std::this_thread::sleep_for(Evaluator::refine_settle_time + std::chrono::milliseconds(50));
+  ASSERT_TRUE(evaluator.slice_for_testing()) << "no refinement step after the settle time";
+  EXPECT_EQ(evaluator.latest().sweep->trials, trials) << "the first step planned and refined in one go";
+  Params newer = params;
+  newer.row = 6;  // the same sweep setting: the pilot goes on where it stopped
+  evaluator.submit(newer);
+  ASSERT_TRUE(evaluator.slice_for_testing());
+  EXPECT_EQ(evaluator.latest().snapshot->params, newer);
+  while (evaluator.slice_for_testing()) {
+  }
+  std::this_thread::sleep_for(Evaluator::refine_settle_time + std::chrono::milliseconds(50));
+  int steps = 0;
+  while (evaluator.latest().sweep->planned_trials == 0 && evaluator.slice_for_testing()) ++steps;
+  EXPECT_GT(steps, 2) << "the pilot was not made in chunks";
+  EXPECT_EQ(evaluator.latest().sweep->planned_trials,
+            planned_dk_trials(evaluator.latest().sweep->config, Evaluator::refine_max_trials));
 }
 
 // In core: a sweep stopped part way is continued by the next evaluation of its setting, and the

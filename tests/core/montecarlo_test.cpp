@@ -65,6 +65,25 @@ TEST(DkSweep, ThePlannedTrialCountDependsOnTheSettingOnlyAndConvergesEveryMean) 
               converged, statistics);
 }
 
+// The app's worker fills the pilot a chunk at a time so a new slider position never waits for the
+// whole pilot: the plan it gets is planned_dk_trials's, bit for bit, for any chunking.
+TEST(DkSweep, APilotFilledInChunksPlansTheSameTrialCount) {
+  for (const int seq_len : {16, 96, 700}) {
+    DkSweepConfig config;
+    config.seq_len = seq_len;
+    config.key_dims = power_of_two_key_dims(1024);
+    const std::int64_t goal = dk_pilot_trials(config);
+    ASSERT_GE(goal, 256);
+    DkSweep pilot = make_dk_pilot(config);
+    EXPECT_NE(pilot.config.seed, config.seed) << "the pilot shares the sweep's stream";
+    for (std::int64_t chunk = 1; pilot.trials < goal; chunk = chunk * 3 + 1)
+      add_dk_trials(pilot, std::min(chunk, goal - pilot.trials), 1);
+    for (const std::int64_t limit : {std::int64_t{1'000'000}, std::int64_t{300}})
+      EXPECT_EQ(planned_dk_trials_from_pilot(pilot, limit), planned_dk_trials(config, limit))
+          << "L = " << seq_len << ", limit " << limit;
+  }
+}
+
 TEST(DkSweep, ConvergedMeansAStandardErrorWithinOnePercentOrTwoThousandths) {
   EXPECT_DOUBLE_EQ(monte_carlo_target_standard_error(0.09), 0.002);
   EXPECT_DOUBLE_EQ(monte_carlo_target_standard_error(2.3), 0.023);

@@ -103,6 +103,14 @@ void add_dk_trials(DkSweep& sweep, std::int64_t trials, int threads = 0);
 // pilot's trials are never part of the sweep, so the planned count is independent of its means.
 std::int64_t planned_dk_trials(const DkSweepConfig& config, std::int64_t limit, int threads = 0);
 
+// planned_dk_trials in parts, for a caller that must stay interruptible (the app's recompute
+// worker, where a new slider position waits for the step it is in): the empty pilot sweep of
+// `config`, the trials it takes, and the plan from the filled pilot. Filling the pilot in chunks
+// with add_dk_trials gives the same plan, bit for bit, as planned_dk_trials.
+DkSweep make_dk_pilot(const DkSweepConfig& config);
+std::int64_t dk_pilot_trials(const DkSweepConfig& config);
+std::int64_t planned_dk_trials_from_pilot(const DkSweep& pilot, std::int64_t limit);
+
 // Entropy (nats), max weight and Jacobian Frobenius norm of s = softmax(a·x) for a > 0, where
 // x[top] is a maximum of x: one pass, one exp per entry, no logarithms, no stored s.
 // With y_j = a(x_j − x_top) ≤ 0, e_j = exp(y_j), R = Σ_{j≠top} e_j and Z = 1 + R:
