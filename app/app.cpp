@@ -357,11 +357,18 @@ bool App::frame() {
     }
   }
   timing_.blocked_ms = 0.0;
+  bool submitted_this_frame = false;
   if (needs_submit()) {
     // The worker takes a submission only after the job it is running (a job is never cancelled:
     // see Evaluator::submit), so while it is busy, the later stages of an L = 4096 recompute for
     // instance, no result can come within a frame's wait: that frame is drawn at once.
     const bool worker_free = !evaluator_.busy();
+    // A step on its own (a click, a key, the clicker), not the next position of something moving:
+    // a slider or plot held by the pointer, a lesson step's glide, the sweep playing, or Params
+    // that changed on the frame before too (--bench-frames moves its slider every frame).
+    const bool single_step = !ImGui::IsAnyItemActive() && !ui_.gesture.active() && !ui_.lesson.animating &&
+                             !ui_.interaction.sweep_playing && !submitted_last_frame_;
+    submitted_this_frame = true;
     submit();
     // When first results are quick (the dashboard's staged recompute: the row, its plots and a
     // coarse d_k sweep, ~1 ms) a few ms of waiting lets the plots change on this very frame. When
@@ -373,14 +380,31 @@ bool App::frame() {
       const auto budget = std::chrono::duration_cast<std::chrono::microseconds>(
           std::chrono::duration<double, std::milli>(wait_budget_ms));
       evaluator_.wait_for_latest(budget);
+      const auto rest = std::chrono::duration_cast<std::chrono::microseconds>(budget - (Clock::now() - wait_start));
       // Small problems (all stages within half the budget last time): the complete Snapshot on
       // this frame too, rather than a first result now and the rest a frame later.
-      if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms)
-        evaluator_.wait_for_complete(
-            std::chrono::duration_cast<std::chrono::microseconds>(budget - (Clock::now() - wait_start)));
+      if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms) {
+        evaluator_.wait_for_complete(rest);
+      } else if (single_step && final_wait_skips_ == 0) {
+        // Otherwise, for a single step, the rest of the same budget for the maps and H(T) (all but
+        // the Monte Carlo curves): at L = 1024 they take a few ms while the cores are free, but
+        // about a frame longer when they run beside the first result's frame (a software
+        // rasteriser takes both cores), so waiting here shows the final picture a whole frame
+        // sooner (issue #30, docs/PERFORMANCE.md). The frame waits no longer than for a first
+        // result before. During a drag the first results follow the hand at once instead. When
+        // the final does not come within the budget, the next single steps show first results.
+        evaluator_.wait_for_final(rest);
+        const Evaluator::Latest shown = evaluator_.latest();
+        if (!shown.snapshot || shown.snapshot->params != submitted_ || shown.maps_pending ||
+            shown.entropy_curve_pending)
+          final_wait_skips_ = final_wait_retry_submissions;
+      } else if (single_step) {
+        --final_wait_skips_;
+      }
       timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
     }
   }
+  submitted_last_frame_ = submitted_this_frame;
   sync_snapshot();
   compose_training();  // the live training lab's newest picture into the Snapshot drawn
   if (std::string error = evaluator_.take_error(); !error.empty()) report(std::move(error), true);

@@ -238,6 +238,11 @@ class App {
   bool chinese_ranges_common_ = false;            // chinese_glyph_ranges_ includes ImGui's common simplified set
   ImFont* ui_font_ = nullptr;
   FrameTiming timing_;
+  // Submissions left before a frame waits for a final picture again (App::frame): the last wait
+  // ended before the maps were final, so these frames show the first result at once.
+  static constexpr int final_wait_retry_submissions = 8;
+  int final_wait_skips_ = 0;
+  bool submitted_last_frame_ = false;  // the frame before submitted new Params (a drag goes on)
   std::shared_ptr<const Evaluator::MapImages> uploaded_images_;  // the worker's images on the GPU now
 
   History history_;

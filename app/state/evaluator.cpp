@@ -32,6 +32,13 @@ void Evaluator::wait_for_complete(std::chrono::microseconds budget) {
   finished_.wait_for(lock, budget, [this] { return completed_ == submitted_ && !staging_active_; });
 }
 
+void Evaluator::wait_for_final(std::chrono::microseconds budget) {
+  std::unique_lock lock(mutex_);
+  finished_.wait_for(lock, budget, [this] {
+    return completed_ == submitted_ && !pending_ && !latest_maps_pending_ && !latest_entropy_curve_pending_;
+  });
+}
+
 bool Evaluator::idle() const {
   std::lock_guard lock(mutex_);
   return completed_ == submitted_ && !refining_active_ && !staging_active_;

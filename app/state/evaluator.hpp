@@ -54,6 +54,9 @@ class Evaluator {
   void wait_for_latest(std::chrono::microseconds budget);
   // The same, until the newest submission's later stages are done too (a complete Snapshot).
   void wait_for_complete(std::chrono::microseconds budget);
+  // The same, until the newest submission is final in every plot but the Monte Carlo curves (its
+  // maps and H(T)). On the web page, which computes between frames, it does nothing.
+  void wait_for_final(std::chrono::microseconds budget);
 
   // The newest finished snapshot (null before the first one), the newest
   // refinement of its d_k sweep, and a counter that changes whenever the snapshot

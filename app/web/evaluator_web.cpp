@@ -22,6 +22,9 @@ void Evaluator::wait_for_latest(std::chrono::microseconds) { step(Pace::sliced);
 // window wants complete on the frame that submitted it).
 void Evaluator::wait_for_complete(std::chrono::microseconds) { step(Pace::whole); }
 
+// The page draws between the phases (Pace::sliced): waiting here would hold the frame for them.
+void Evaluator::wait_for_final(std::chrono::microseconds) {}
+
 // With no worker to wait for, asking whether the work is done does it: callers that poll idle()
 // (the GIF recording's offscreen App, once per page frame) would otherwise wait forever. Only
 // such offscreen copies poll; the page's own evaluator is pumped by web_main's tick.
