@@ -483,7 +483,7 @@ bool Evaluator::step(bool staged) {
       latest_images_ = nullptr;
       ++latest_version_;
     }
-    const bool done = !options.stop.stop_requested() && complete_pooled_maps(*result, options.stop);
+    const bool done = !options.stop.stop_requested() && complete_pooled_maps(*result, options.stop, &progress_);
     {
       std::lock_guard lock(mutex_);
       pooling_ = false;
