@@ -1,5 +1,6 @@
-// first-map-bench: time to the first attention map of a long imported context (Q, K of L × 128),
-// the preview (one query per pooled row) against the complete pooled maps; one run each. Usage: first-map-bench [L]
+// first-map-bench: time to the first attention map of a long imported context (Q, K of L × d),
+// the preview (one query per pooled row) against the complete pooled maps; one run each.
+// Usage: first-map-bench [L [d]] (default 32768 128)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -8,7 +9,11 @@
 #include "smlab/import.hpp"
 int main(int argc, char** argv) {
   using clock = std::chrono::steady_clock;
-  const int length = argc > 1 ? std::atoi(argv[1]) : 32768, dim = 128;
+  const int length = argc > 1 ? std::atoi(argv[1]) : 32768, dim = argc > 2 ? std::atoi(argv[2]) : 128;
+  if (length < 1 || dim < 1) {
+    std::fprintf(stderr, "first-map-bench: L and d must be positive integers (usage: first-map-bench [L [d]])\n");
+    return 2;
+  }
   smlab::Matrix q, k;
   smlab::draw_gaussian(q, 1, smlab::Stream::queries, length, dim);
   smlab::draw_gaussian(k, 1, smlab::Stream::keys, length, dim);

@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -176,7 +177,42 @@ void BM_PooledAttentionMaps(benchmark::State& state) {
 }
 BENCHMARK(BM_PooledAttentionMaps)
     ->ArgNames({"L", "d"})
-    ->ArgsProduct({{4096, 16384, 32768}, {128}})
+    ->ArgsProduct({{4096, 16384, 32768}, {64, 128}})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The scores alone of BM_PooledAttentionMaps' work: the same chunks of 128 queries against every
+// key through the QKᵀ kernel, one thread per chunk, each thread taking the next chunk. What is left
+// of the pooled maps' time beyond this is the two softmaxes and the pooling (docs/PERFORMANCE.md).
+void BM_PooledMapsScoresOnly(benchmark::State& state) {
+  const auto length = static_cast<int>(state.range(0)), dim = static_cast<int>(state.range(1));
+  QkInputs inputs(length, dim);
+  constexpr int chunk_rows = 128;
+  const int chunks = (length + chunk_rows - 1) / chunk_rows;
+  for (auto _ : state) {
+    std::atomic<int> next_chunk{0};
+    parallel_for(available_threads(), [&](int) {
+      std::vector<float> raw;
+      Matrix chunk{0, dim, {}};
+      for (int index = next_chunk.fetch_add(1); index < chunks; index = next_chunk.fetch_add(1)) {
+        const int first = index * chunk_rows, rows = std::min(chunk_rows, length - first);
+        chunk.rows = rows;
+        chunk.values.assign(inputs.queries.values.begin() + static_cast<std::ptrdiff_t>(first) * dim,
+                            inputs.queries.values.begin() + static_cast<std::ptrdiff_t>(first + rows) * dim);
+        reserve_with_huge_pages(raw, static_cast<std::size_t>(rows) * static_cast<std::size_t>(length));
+        raw.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(length));
+        dot_product_scores_fast(raw, chunk, inputs.keys, {.max_threads = 1});
+        benchmark::DoNotOptimize(raw.data());
+      }
+    });
+  }
+  state.counters["flops"] = benchmark::Counter(2.0 * length * length * dim * static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PooledMapsScoresOnly)
+    ->ArgNames({"L", "d"})
+    ->ArgsProduct({{4096, 16384, 32768}, {64, 128}})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

@@ -601,7 +601,7 @@ bool Evaluator::advance(JobInFlight& job, Pace pace) {
             latest_images_ = nullptr;
             ++latest_version_;
           }
-          const bool done = !job.stop.stop_requested() && complete_pooled_maps(*job.result, job.stop);
+          const bool done = !job.stop.stop_requested() && complete_pooled_maps(*job.result, job.stop, &progress_);
           {
             std::lock_guard lock(mutex_);
             pooling_ = false;

@@ -6,7 +6,7 @@
 //   [SECTION] Trial counts and reused scores, sweep and range
 //   [SECTION] evaluate() and its later stages
 //   [SECTION] Pooled maps (large L)
-//   [SECTION] Weights on demand: rows, whole maps, max, pooled maps
+//   [SECTION] Weights on demand: rows, whole maps, max
 //   [SECTION] Attention output of the selected row
 #include "smlab/evaluate.hpp"
 
@@ -21,6 +21,7 @@
 #include "smlab/kernels.hpp"
 #include "smlab/parallel.hpp"
 #include "smlab/softmax.hpp"
+#include "pooled_maps.hpp"
 
 namespace smlab {
 namespace {
@@ -516,62 +517,34 @@ bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop, const Pro
   return true;
 }
 
+bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop, std::atomic<float>* fraction_done) {
+  // The window's progress bar reads a float: a sink that stores there (from any pool thread).
+  struct StoreFraction final : ProgressSink {
+    std::atomic<float>* target = nullptr;
+    void update(double fraction, std::string_view) noexcept override {
+      if (target != nullptr) target->store(static_cast<float>(fraction), std::memory_order_relaxed);
+    }
+  } sink;
+  sink.target = fraction_done;
+  sink.update(0.0, {});
+  return complete_pooled_maps(snap, stop, Progress({}, &sink, "computing the attention maps"));
+}
+
 bool preview_pooled_maps(Snapshot& snap, const std::stop_token& stop) {
   const int length = snap.attention_size;
   const int factor = (length + pooled_side_max - 1) / pooled_side_max;
-  const Matrix& queries = snap.attention_scores->queries_for_kernels();
-  const Matrix& keys = snap.attention_scores->keys_for_kernels();
   PooledMaps pooled;
-  pooled.factor = factor;
-  pooled.side = (length + factor - 1) / factor;
+  pool_attention_maps(pooled, snap.attention_scores->queries_for_kernels(), snap.attention_scores->keys_for_kernels(),
+                      kernel_logit_scale(snap, true), kernel_logit_scale(snap, false), snap.causal, factor, 1, stop, {},
+                      KernelIsa::best);
+  if (stop.stop_requested()) return false;
   pooled.preview = true;
-  const std::size_t cells = static_cast<std::size_t>(pooled.side) * static_cast<std::size_t>(pooled.side);
-  pooled.scaled.assign(cells, 0.0f);
-  pooled.unscaled.assign(cells, 0.0f);
-  const auto dim = static_cast<std::ptrdiff_t>(queries.cols);
-  constexpr int block_rows = 128;  // pooled rows per block: 128·L scores (16 MiB at L = 32768)
-  Matrix block_queries;
-  std::vector<float> raw, weights;
-  for (int first = 0; first < pooled.side; first += block_rows) {
-    if (stop.stop_requested()) return false;
-    const int rows = std::min(block_rows, pooled.side - first);
-    block_queries.rows = rows;
-    block_queries.cols = queries.cols;
-    block_queries.values.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(dim));
-    for (int r = 0; r < rows; ++r) {  // the first query of pooled row first + r
-      const auto source = queries.values.begin() + static_cast<std::ptrdiff_t>(first + r) * factor * dim;
-      std::copy(source, source + dim, block_queries.values.begin() + r * dim);
-    }
-    raw.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(length));
-    dot_product_scores_fast(raw, block_queries, keys);
-    for (const bool scaled : {true, false}) {
-      weights = raw;
-      std::vector<float>& out = scaled ? pooled.scaled : pooled.unscaled;
-      for (int r = 0; r < rows; ++r) {
-        const std::span<float> row(weights.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(length),
-                                   static_cast<std::size_t>(length));
-        causal_softmax_rows(row, (first + r) * factor, 1, length, kernel_logit_scale(snap, scaled), snap.causal);
-        float* cell_row = out.data() + static_cast<std::size_t>(first + r) * static_cast<std::size_t>(pooled.side);
-        for (int cell = 0; cell < pooled.side; ++cell) {
-          const int begin = cell * factor, end = std::min(begin + factor, length);
-          float top = 0.0f;
-          bool invalid = false;
-          for (int j = begin; j < end; ++j) {
-            top = std::max(top, row[static_cast<std::size_t>(j)]);
-            invalid = invalid || std::isnan(row[static_cast<std::size_t>(j)]);
-          }
-          cell_row[cell] = invalid ? std::numeric_limits<float>::quiet_NaN() : top;
-          if (!invalid && std::isfinite(top)) pooled.max_weight = std::max(pooled.max_weight, top);
-        }
-      }
-    }
-  }
   snap.pooled = std::move(pooled);
   snap.attention_max = snap.pooled.max_weight > 0.0f ? snap.pooled.max_weight : 1.0f;
   return true;
 }
 
-// [SECTION] Weights on demand: rows, whole maps, max, pooled maps
+// [SECTION] Weights on demand: rows, whole maps, max
 
 void attention_row(const Snapshot& snap, bool scaled, int row, std::span<float> out) {
   const int length = snap.attention_size;
@@ -631,59 +604,6 @@ float attention_map_max(const Snapshot& snap, bool scaled) {
     part_max[static_cast<std::size_t>(part)] = top;
   });
   return *std::max_element(part_max.begin(), part_max.end());
-}
-
-void pooled_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix& keys, double scaled_logit_scale,
-                           double unscaled_logit_scale, bool causal, int factor, const std::stop_token& stop,
-                           const Progress& progress) {
-  const int length = queries.rows;
-  assert(keys.rows == length && keys.cols == queries.cols && factor >= 1);
-  out.factor = factor;
-  out.side = (length + factor - 1) / factor;
-  const std::size_t cells = static_cast<std::size_t>(out.side) * static_cast<std::size_t>(out.side);
-  out.scaled.assign(cells, 0.0f);
-  out.unscaled.assign(cells, 0.0f);
-  out.max_weight = 0.0f;
-  // Query blocks of whole pooled rows, about 128 queries: the block's scores are 128·L floats
-  // (16 MiB at L = 32768), reused for every block.
-  const int block_rows = factor * std::max(1, 128 / factor);
-  const auto dim = static_cast<std::ptrdiff_t>(queries.cols);
-  Matrix block_queries;
-  std::vector<float> raw, weights;
-  for (int first = 0; first < length; first += block_rows) {
-    if (stop.stop_requested()) return;
-    progress.report(static_cast<double>(first) / static_cast<double>(length));
-    const int rows = std::min(block_rows, length - first);
-    block_queries.rows = rows;
-    block_queries.cols = queries.cols;
-    block_queries.values.assign(queries.values.begin() + first * dim, queries.values.begin() + (first + rows) * dim);
-    raw.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(length));
-    // 1. Scores of the block: q_i · k_j for its rows and every key.
-    dot_product_scores_fast(raw, block_queries, keys);
-    for (const bool scaled : {true, false}) {
-      // 2. Each row's softmax at this map's logit scale (exact: the whole row is at hand).
-      weights = raw;
-      causal_softmax_rows(weights, first, rows, length, scaled ? scaled_logit_scale : unscaled_logit_scale, causal);
-      // 3. Block maxima into the pooled cells of these rows.
-      std::vector<float>& pooled = scaled ? out.scaled : out.unscaled;
-      for (int r = 0; r < rows; ++r) {
-        float* cell_row =
-            pooled.data() + static_cast<std::size_t>((first + r) / factor) * static_cast<std::size_t>(out.side);
-        const float* w = weights.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(length);
-        for (int cell = 0; cell < out.side; ++cell) {
-          const int begin = cell * factor, end = std::min(begin + factor, length);
-          float top = cell_row[cell];
-          bool invalid = std::isnan(top);
-          for (int j = begin; j < end; ++j) {
-            top = std::max(top, w[j]);
-            invalid = invalid || std::isnan(w[j]);  // a NaN cell stays visible, as in the app's pooling
-          }
-          cell_row[cell] = invalid ? std::numeric_limits<float>::quiet_NaN() : top;
-          if (!invalid && std::isfinite(top)) out.max_weight = std::max(out.max_weight, top);
-        }
-      }
-    }
-  }
 }
 
 // [SECTION] Attention output of the selected row

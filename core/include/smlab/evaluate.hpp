@@ -70,6 +70,9 @@ bool pooled_maps_pending(const Snapshot& snap);
 // Computes them (pooled_attention_maps) and the colour range. Returns false if `stop` was requested
 // first (then the Snapshot is unchanged).
 bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop = {}, const Progress& progress = {});
+// The same, storing the fraction done (0 … 1) in *fraction_done after each chunk of rows (the
+// window's progress bar, Evaluator::progress). fraction_done may be null.
+bool complete_pooled_maps(Snapshot& snap, const std::stop_token& stop, std::atomic<float>* fraction_done);
 // A first picture of those maps in 1/factor of the time (32× less at L = 32768): each pooled row
 // is the block maxima of the first query of its block only (pooled.preview set). Exact for the
 // rows it shows. Returns false if `stop` was requested first (the Snapshot is then unchanged).

@@ -13,6 +13,7 @@
 #include "smlab/progress.hpp"
 
 #include "smlab/attention.hpp"
+#include "smlab/kernels.hpp"
 #include "smlab/montecarlo.hpp"
 #include "smlab/params.hpp"
 #include "smlab/softmax.hpp"
@@ -172,12 +173,14 @@ std::vector<float> attention_map(const Snapshot& snap, bool scaled);
 float attention_map_max(const Snapshot& snap, bool scaled);
 
 // Both maps of L×d queries and keys pooled by block maxima over factor × factor cells, computed a
-// block of query rows at a time: each block's scores q_i·k_j (one pass of the fast QKᵀ kernel),
-// then each row's exact softmax at either logit scale, then the block maxima. Memory: the block
-// (≤ 256·L floats) and the output, never L×L. The weights pooled are those attention_row gives.
-// `progress` is told after each block of rows (its stop token is not read: `stop` is).
+// chunk of query rows at a time on every available thread (core/src/pooled_maps.cpp): each chunk's
+// scores q_i·k_j (the fast QKᵀ kernel), then one pass per row that gives each cell's largest weight
+// at both logit scales without writing the weights. Memory: a chunk (≤ 128·L floats) per thread
+// and the output, never L×L. The cells are the block maxima of exactly the weights attention_row
+// gives (softmax_rows_fast), bit for bit, on instruction set `isa`. `progress` is told after each
+// chunk, from the thread that did it (its stop token is not read: `stop` is, between chunks).
 void pooled_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix& keys, double scaled_logit_scale,
                            double unscaled_logit_scale, bool causal, int factor, const std::stop_token& stop = {},
-                           const Progress& progress = {});
+                           const Progress& progress = {}, KernelIsa isa = KernelIsa::best);
 
 }  // namespace smlab
