@@ -421,22 +421,24 @@ bool App::frame() {
 
 // [SECTION] Sessions
 
-Session App::current_session() const {
+Session App::current_session() const { return session_of(ui_); }
+
+Session session_of(const UiModel& model) {
   Session session;
-  session.params = ui_.params;
-  session.view = ui_.view;
-  session.screenshot_dir = ui_.screenshot_dir;
-  session.language = ui_.language;
-  session.theme = theme_name(ui_.theme);
-  session.font_scale = ui_.font_scale;
-  session.colormap = plot::name(ui_.interaction.colormap);
-  session.color_scales = ui_.interaction.color_scales.chosen;
-  if (const LessonStep* step = current_step(ui_); step != nullptr)
-    session.lesson = SessionLesson{current_lesson(ui_)->name, static_cast<int>(ui_.lesson.open->step) + 1};
-  session.pins = ui_.pins.pins;
-  if (ui_.params.imported != nullptr) {
-    session.imports = ui_.params.imported->sources;
-    session.import_tokens = ui_.params.imported->tokens_file;
+  session.params = model.params;
+  session.view = model.view;
+  session.screenshot_dir = model.screenshot_dir;
+  session.language = model.language;
+  session.theme = theme_name(model.theme);
+  session.font_scale = model.font_scale;
+  session.colormap = plot::name(model.interaction.colormap);
+  session.color_scales = model.interaction.color_scales.chosen;
+  if (const LessonStep* step = current_step(model); step != nullptr)
+    session.lesson = SessionLesson{current_lesson(model)->name, static_cast<int>(model.lesson.open->step) + 1};
+  session.pins = model.pins.pins;
+  if (model.params.imported != nullptr) {
+    session.imports = model.params.imported->sources;
+    session.import_tokens = model.params.imported->tokens_file;
   }
   return session;
 }
@@ -620,7 +622,7 @@ void App::draw_toast() {
 
 double App::idle_wait_seconds() const {
   const ImGuiIO& io = ImGui::GetIO();
-  if (needs_submit() || ui_.lesson.animating || ui_.lesson.start_requested || sweep_player_.playing() ||
+  if (needs_submit() || ui_.lesson.animating || ui_.lesson_view.start_requested || sweep_player_.playing() ||
       gif_recording_ || !ui_.interaction.commands.empty())
     return 0.0;
   // A held key repeats on ImGui's clock; a held button may be a drag about to move.

@@ -58,6 +58,9 @@ std::int64_t headless_refine_trials(int seq_len);
 // (the first frame after the window slept would otherwise jump by the whole sleep).
 double animation_step_seconds();
 
+// The state a session file keeps: the model's saved fields (UiModel says which), as a Session.
+Session session_of(const UiModel& model);
+
 class App {
  public:
   // Loads fonts and style for `surface` (whose contexts must outlive the App) and
@@ -109,7 +112,8 @@ class App {
   // The Params of the Snapshot shown (defaults before the first one).
   Params shown_params() const { return latest_.snapshot != nullptr ? latest_.snapshot->params : Params{}; }
 
-  // The state a session file keeps, and restoring one (its Params are already validated).
+  // The state a session file keeps (session_of the model), and restoring one (its Params are
+  // already validated).
   Session current_session() const;
   void restore_session(const Session& session);
 
