@@ -1,20 +1,19 @@
 // The per-frame work shared by the window and the headless renderer.
 //
 // [SECTION] Index
-//   [SECTION] Fonts for Chinese
+//   [SECTION] Whether Chinese can be shown
 //   [SECTION] Construction
 //   [SECTION] Look: fonts, theme and scale
 //   [SECTION] Evaluation: submit and take the snapshot
 //   [SECTION] One frame
 //   [SECTION] Sessions
-//   [SECTION] Screenshots and toasts
+//   [SECTION] Screenshots and reports
 //   [SECTION] Idle wait
 #include "app.hpp"
 
 #include <imgui.h>
 
 #include <imgui_internal.h>  // the windows drawn this frame: is a menu open?
-#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -31,27 +30,20 @@
 #include "panels/pins_panel.hpp"
 #include "panels/pointer_gestures.hpp"
 #include "panels/dashboard_plots.hpp"
-#include "platform/fonts.hpp"
+#include "platform/font_atlas.hpp"
 #include "state/presets.hpp"
 
 namespace smlab::app {
 namespace {
 
-// [SECTION] Fonts for Chinese
-
-// The CJK font: fonts-wqy-microhei's file, or SOFTMAX_LAB_CJK_FONT (tests point it at a missing
-// file to check the fallback).
-std::string chinese_font_path() {
-  const char* path = std::getenv("SOFTMAX_LAB_CJK_FONT");
-  return path != nullptr ? std::string(path) : std::string(platform::kWqyMicroHeiPath);
-}
+// [SECTION] Whether Chinese can be shown
 
 // Why Chinese cannot be shown ("" when it can): no zh-CN table, or no readable CJK font file.
 std::string chinese_problem(const std::string& catalogue_error) {
   if (!i18n::has_catalogue()) return catalogue_error;  // no tables at all: the loader's own line
   if (!i18n::has_chinese())
     return i18n::format("controls.language.no_table", {catalogue_error.empty() ? "zh-CN.json" : catalogue_error});
-  const std::string path = chinese_font_path();
+  const std::string path = platform::chinese_font_path();
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) return i18n::format("controls.language.no_font", {path});
   return "";
@@ -145,30 +137,17 @@ void App::apply_look() {
   const float theme_boost = ui_.theme == Theme::projector ? 1.15f : 1.0f;
   ui_.ui_scale = surface_.content_scale() * ui_.font_scale * theme_boost;
 
-  platform::UiFontOptions fonts;
+  platform::FontAtlasRequest request;
+  platform::UiFontOptions& fonts = request.fonts;
   fonts.pixel_size = font_pixels_ * ui_.font_scale * theme_boost;
   fonts.content_scale = surface_.content_scale();
   fonts.framebuffer_scale = surface_.framebuffer_scale();
-  // CJK glyphs only while Chinese is shown. Measured headless (llvmpipe, 1600×900): at font scale 1
-  // the ~3000 glyphs add ~0.5 s to the first frame and ~40 MB; at 3× projector ~0.9 s and ~260 MB.
-  // So: ImGui's common simplified set (typed text, paths) plus every character of zh-CN.json and
-  // the lessons while glyphs are small; above 32 px only the characters the app itself shows.
+  // CJK glyphs only while Chinese is shown (platform/font_atlas.hpp says which and why).
   fonts.merge_chinese = ui_.language == i18n::Language::Chinese;
-  fonts.chinese_font_path = chinese_font_path();
-  const bool common_set = fonts.pixel_size * fonts.content_scale * fonts.framebuffer_scale <= 32.0f;
-  // Imported token labels bring their own characters: merged from the same font, in either language.
-  const ImportedAttention* token_glyphs = token_glyph_source(ui_.params);
-  const bool new_tokens = token_glyphs != applied_token_glyphs_;
-  applied_token_glyphs_ = token_glyphs;
-  auto add_tokens = [&](ImFontGlyphRangesBuilder& builder) {
-    if (token_glyphs != nullptr)
-      for (const std::string& token : token_glyphs->tokens)
-        builder.AddText(token.c_str(), token.c_str() + token.size());
-  };
-  if (fonts.merge_chinese && (chinese_glyph_ranges_.empty() || common_set != chinese_ranges_common_ || new_tokens)) {
-    ImFontGlyphRangesBuilder builder;
-    if (common_set) builder.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesChineseSimplifiedCommon());
-    chinese_ranges_common_ = common_set;
+  fonts.chinese_font_path = platform::chinese_font_path();
+  request.chinese_offered = ui_.chinese_problem.empty();
+  request.chinese_name = i18n::language_name(i18n::Language::Chinese);
+  request.add_chinese_text = [this](ImFontGlyphRangesBuilder& builder) {
     builder.AddText(i18n::all_text(i18n::Language::Chinese).c_str());
     // The lessons this app was given carry their own zh-CN text: their characters too (already
     // loaded and checked: no second read of the files).
@@ -179,32 +158,20 @@ void App::apply_look() {
         builder.AddText(step.text.chinese.c_str());
       }
     }
-    add_tokens(builder);
-    chinese_glyph_ranges_.clear();
-    builder.BuildRanges(&chinese_glyph_ranges_);
+  };
+  // Imported token labels bring their own characters: merged from the same font, in either language.
+  if (const ImportedAttention* token_glyphs = token_glyph_source(ui_.params); token_glyphs != nullptr) {
+    request.extra_text_owner = token_glyphs;
+    request.extra_text = token_glyphs->tokens;
   }
-  fonts.chinese_glyph_ranges = chinese_glyph_ranges_.empty() ? nullptr : chinese_glyph_ranges_.Data;
   const bool show_chinese = fonts.merge_chinese;
-  if (!show_chinese && ui_.chinese_problem.empty()) {
-    // English still lists "简体中文" in the language combo: just those few glyphs.
-    if (language_name_glyph_ranges_.empty() || new_tokens) {
-      ImFontGlyphRangesBuilder builder;
-      builder.AddText(i18n::language_name(i18n::Language::Chinese));
-      add_tokens(builder);
-      language_name_glyph_ranges_.clear();
-      builder.BuildRanges(&language_name_glyph_ranges_);
-    }
-    fonts.merge_chinese = true;
-    fonts.chinese_glyph_ranges = language_name_glyph_ranges_.Data;
-  }
-  const platform::UiFonts loaded = platform::load_ui_fonts(ImGui::GetIO(), fonts);
+  const platform::UiFonts loaded = font_atlas_.load(ImGui::GetIO(), std::move(request));
   font_warning_ = loaded.warning;
-  ui_font_ = loaded.font;
   if (show_chinese && !loaded.chinese_merged) {
     // The font went away since start-up (or is unusable): English, which needs no CJK glyphs.
     ui_.language = i18n::Language::English;
     const i18n::Use english(i18n::Language::English);
-    ui_.chinese_problem = i18n::format("controls.language.no_font", {fonts.chinese_font_path});
+    ui_.chinese_problem = i18n::format("controls.language.no_font", {platform::chinese_font_path()});
     font_warning_ = ui_.chinese_problem;
   }
   applied_language_ = ui_.language;
@@ -323,7 +290,7 @@ bool App::frame() {
   const auto frame_start = Clock::now();
   ImGui::SetCurrentContext(surface_.imgui_context());
   if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
-      token_glyph_source(ui_.params) != applied_token_glyphs_ ||
+      token_glyph_source(ui_.params) != font_atlas_.extra_text_owner() ||
       surface_.framebuffer_scale() != applied_framebuffer_scale_)
     apply_look();
   // Everything this frame draws (and reports) is in this App's language, whatever another App or an
@@ -351,9 +318,7 @@ bool App::frame() {
       if (save) ui_.interaction.commands.push(Command::save_session);
       if (load) ui_.interaction.commands.push(Command::open_session);
     } else if (save || load) {
-      session_popup_.mode = save ? SessionPopup::Mode::save : SessionPopup::Mode::load;
-      session_popup_.open_requested = true;
-      session_popup_.message.clear();
+      session_popup_.open(save ? SessionPopup::Mode::save : SessionPopup::Mode::load);
     }
   }
   timing_.blocked_ms = 0.0;
@@ -425,9 +390,11 @@ bool App::frame() {
   // Before the session popup: Escape closing the popup must not also close the lesson.
   draw_lesson(ui_, latest_.snapshot.get(), latest_.sweep.get());
   log_committed_guess();
-  draw_session_popup();
-  draw_toast();
-  draw_import_popup();
+  draw_session_popup(session_popup_, [this](SessionPopup::Mode mode, const std::string& path, bool overwrite) {
+    return save_or_load_session(mode, path, overwrite);
+  });
+  toast_.draw(surface_.time_seconds(), ui_.ui_scale);
+  draw_import();
 
   // A screenshot shows the picture, not the menu it was asked from: File → Screenshot is clicked in
   // a frame that still draws the File menu, so the capture waits for a frame with no menu, combo
@@ -445,22 +412,24 @@ bool App::frame() {
 
 // [SECTION] Sessions
 
-Session App::current_session() const {
+Session App::current_session() const { return session_of(ui_); }
+
+Session session_of(const UiModel& model) {
   Session session;
-  session.params = ui_.params;
-  session.view = ui_.view;
-  session.screenshot_dir = ui_.screenshot_dir;
-  session.language = ui_.language;
-  session.theme = theme_name(ui_.theme);
-  session.font_scale = ui_.font_scale;
-  session.colormap = plot::name(ui_.interaction.colormap);
-  session.color_scales = ui_.interaction.color_scales.chosen;
-  if (const LessonStep* step = current_step(ui_); step != nullptr)
-    session.lesson = SessionLesson{current_lesson(ui_)->name, static_cast<int>(ui_.lesson.open->step) + 1};
-  session.pins = ui_.pins.pins;
-  if (ui_.params.imported != nullptr) {
-    session.imports = ui_.params.imported->sources;
-    session.import_tokens = ui_.params.imported->tokens_file;
+  session.params = model.params;
+  session.view = model.view;
+  session.screenshot_dir = model.screenshot_dir;
+  session.language = model.language;
+  session.theme = theme_name(model.theme);
+  session.font_scale = model.font_scale;
+  session.colormap = plot::name(model.interaction.colormap);
+  session.color_scales = model.interaction.color_scales.chosen;
+  if (const LessonStep* step = current_step(model); step != nullptr)
+    session.lesson = SessionLesson{current_lesson(model)->name, static_cast<int>(model.lesson.open->step) + 1};
+  session.pins = model.pins.pins;
+  if (model.params.imported != nullptr) {
+    session.imports = model.params.imported->sources;
+    session.import_tokens = model.params.imported->tokens_file;
   }
   return session;
 }
@@ -502,68 +471,20 @@ void App::restore_session(const Session& session) {
     report(i18n::format("lesson.not_available", {session.lesson->name, std::to_string(session.lesson->step)}), true);
 }
 
-void App::draw_session_popup() {
-  using Mode = SessionPopup::Mode;
-  SessionPopup& popup = session_popup_;
-  if (popup.mode == Mode::closed) return;
-  // "text###id": the popup keeps its ID when the language changes.
-  const std::string title = popup.mode == Mode::save ? i18n::label("app.session.save_title", "save session")
-                                                     : i18n::label("app.session.load_title", "load session");
-  if (popup.open_requested) {
-    popup.open_requested = false;
-    if (popup.path.empty()) {
-      const std::filesystem::path home = std::getenv("HOME") != nullptr ? std::getenv("HOME") : ".";
-      popup.path = (home / "softmax-lab-session.json").string();
-    }
-    ImGui::OpenPopup(title.c_str());
+Result<void> App::save_or_load_session(SessionPopup::Mode mode, const std::string& path, bool overwrite) {
+  if (mode == SessionPopup::Mode::save) {
+    const Result<void> saved = save_session(path, current_session(), overwrite);
+    if (saved.ok()) report(i18n::format("app.status.saved_session", {path}), false);
+    return saved;
   }
-  if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    popup.mode = Mode::closed;
-    return;
-  }
-  ImGui::TextUnformatted(popup.mode == Mode::save ? i18n::tr("app.session.save_prompt")
-                                                  : i18n::tr("app.session.load_prompt"));
-  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 32.0f);
-  const bool entered = ImGui::InputText("##session-path", &popup.path, ImGuiInputTextFlags_EnterReturnsTrue);
-  if (popup.mode == Mode::save)
-    ImGui::Checkbox(i18n::label("app.session.overwrite", "overwrite").c_str(), &popup.overwrite);
-  if (!popup.message.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextWrapped("%s", popup.message.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::PopStyleColor();
-  }
-  bool close = false;
-  if (ImGui::Button(popup.mode == Mode::save ? i18n::label("app.session.save", "save").c_str()
-                                             : i18n::label("app.session.load", "load").c_str()) ||
-      entered) {
-    if (popup.mode == Mode::save) {
-      const Result<void> saved = save_session(popup.path, current_session(), popup.overwrite);
-      popup.message = saved.ok() ? std::string() : saved.error().message;
-      if (saved.ok()) report(i18n::format("app.status.saved_session", {popup.path}), false);
-    } else {
-      const Result<Session> loaded = load_session(popup.path);
-      popup.message = loaded ? std::string() : loaded.error().message;
-      if (loaded) {
-        restore_session(*loaded);  // a bad file changes nothing
-        report(i18n::format("app.status.loaded_session", {popup.path}), false);
-      }
-    }
-    if (popup.message.empty()) close = true;
-  }
-  ImGui::SameLine();
-  if (ImGui::Button(i18n::label("common.cancel", "cancel").c_str()) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
-    close = true;
-  if (close) {
-    popup.mode = Mode::closed;
-    ImGui::CloseCurrentPopup();
-  }
-  ImGui::EndPopup();
+  const Result<Session> loaded = load_session(path);
+  if (!loaded) return loaded.error();
+  restore_session(*loaded);  // a bad file changes nothing
+  report(i18n::format("app.status.loaded_session", {path}), false);
+  return {};
 }
 
-// [SECTION] Screenshots and toasts
+// [SECTION] Screenshots and reports
 
 void App::save_screenshot() {
   const Image image = surface_.capture();
@@ -596,55 +517,17 @@ void App::log_committed_guess() {
 void App::report(std::string text, bool is_error) {
   ui_.status = std::move(text);
   ui_.status_is_error = is_error;
-  toast_ = Toast{ui_.status, is_error, surface_.time_seconds()};
+  toast_.show(ui_.status, is_error, surface_.time_seconds());
   // SMLAB_LOG_TOASTS set: each toast's text also goes to stderr, one line (the live-window test
   // reads what a toast said without reading pixels).
   if (std::getenv("SMLAB_LOG_TOASTS") != nullptr) std::fprintf(stderr, "softmax-lab: toast: %s\n", ui_.status.c_str());
-}
-
-namespace {
-// A toast stays this long (errors longer: there is more to read), fading over its last second.
-constexpr double toast_seconds = 4.0, toast_error_seconds = 8.0, toast_fade_seconds = 1.0;
-}  // namespace
-
-void App::draw_toast() {
-  if (!toast_) return;
-  const double age = surface_.time_seconds() - toast_->shown_at;
-  const double lifetime = toast_->is_error ? toast_error_seconds : toast_seconds;
-  if (age >= lifetime || age < 0.0) {
-    toast_.reset();
-    return;
-  }
-  const float alpha = static_cast<float>(std::clamp((lifetime - age) / toast_fade_seconds, 0.0, 1.0));
-  // Centred over the plots, just below the view tabs: in sight, whatever the control column shows.
-  const DashboardLayout layout = dashboard_layout(ImGui::GetIO().DisplaySize, ui_.ui_scale);
-  const float width = layout.content_max.x - layout.content_min.x;
-  ImGui::SetNextWindowPos(ImVec2(0.5f * (layout.content_min.x + layout.content_max.x), layout.content_min.y),
-                          ImGuiCond_Always, ImVec2(0.5f, 0.0f));
-  ImGui::SetNextWindowBgAlpha(0.95f);
-  ImGui::PushStyleVar(ImGuiStyleVar_Alpha, alpha);
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(12.0f * ui_.ui_scale, 8.0f * ui_.ui_scale));
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 2.0f * ui_.ui_scale);
-  const ImVec4 accent = toast_->is_error ? ImVec4(0.9f, 0.25f, 0.2f, 1.0f) : ImVec4(0.2f, 0.65f, 0.3f, 1.0f);
-  ImGui::PushStyleColor(ImGuiCol_Border, accent);
-  constexpr ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                                     ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs;
-  if (ImGui::Begin("##toast", nullptr, flags)) {
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 0.8f * width);
-    ImGui::TextUnformatted(toast_->text.c_str());
-    ImGui::PopTextWrapPos();
-  }
-  ImGui::End();
-  ImGui::PopStyleColor();
-  ImGui::PopStyleVar(3);
 }
 
 // [SECTION] Idle wait
 
 double App::idle_wait_seconds() const {
   const ImGuiIO& io = ImGui::GetIO();
-  if (needs_submit() || ui_.lesson.animating || ui_.lesson.start_requested || sweep_player_.playing() ||
+  if (needs_submit() || ui_.lesson.animating || ui_.lesson_view.start_requested || sweep_player_.playing() ||
       gif_recording_ || !ui_.interaction.commands.empty())
     return 0.0;
   // A held key repeats on ImGui's clock; a held button may be a drag about to move.
@@ -657,11 +540,7 @@ double App::idle_wait_seconds() const {
   if (evaluator_.busy()) at_most(0.1);            // the progress bar; the finished snapshot wakes the window
   if (ui_.training.running) at_most(1.0 / 30.0);  // the training lab's curves grow
   if (io.WantTextInput) at_most(0.5);             // the text cursor blinks
-  if (toast_) {
-    const double age = surface_.time_seconds() - toast_->shown_at;
-    const double fade_start = (toast_->is_error ? toast_error_seconds : toast_seconds) - toast_fade_seconds;
-    at_most(age >= fade_start ? 1.0 / 30.0 : fade_start - age);
-  }
+  if (const std::optional<double> change = toast_.seconds_until_change(surface_.time_seconds())) at_most(*change);
   return wait;
 }
 

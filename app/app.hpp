@@ -11,8 +11,11 @@
 #include <vector>
 #include <string>
 
+#include "panels/file_popups.hpp"
 #include "panels/labs.hpp"
 #include "panels/panels.hpp"
+#include "panels/toast.hpp"
+#include "platform/font_atlas.hpp"
 #include "platform/surface.hpp"
 #include "plot/heatmap_texture.hpp"
 #include "plot/plot.hpp"
@@ -58,6 +61,9 @@ std::int64_t headless_refine_trials(int seq_len);
 // (the first frame after the window slept would otherwise jump by the whole sleep).
 double animation_step_seconds();
 
+// The state a session file keeps: the model's saved fields (UiModel says which), as a Session.
+Session session_of(const UiModel& model);
+
 class App {
  public:
   // Loads fonts and style for `surface` (whose contexts must outlive the App) and
@@ -78,7 +84,8 @@ class App {
   // Evaluator::set_result_callback.
   double idle_wait_seconds() const;
 
-  // Shows `text` in the status line and, for a few seconds, as a toast at the top of the window.
+  // Shows `text` in the status line and, for a few seconds, as a toast at the top of the window
+  // (panels/toast.hpp).
   void report(std::string text, bool is_error);
 
   // Blocks until the newest submitted Params are evaluated and their Monte Carlo
@@ -109,7 +116,8 @@ class App {
   // The Params of the Snapshot shown (defaults before the first one).
   Params shown_params() const { return latest_.snapshot != nullptr ? latest_.snapshot->params : Params{}; }
 
-  // The state a session file keeps, and restoring one (its Params are already validated).
+  // The state a session file keeps (session_of the model), and restoring one (its Params are
+  // already validated).
   Session current_session() const;
   void restore_session(const Session& session);
 
@@ -141,7 +149,7 @@ class App {
   // Empty, or one line: why the language asked for is not the one shown (stderr for headless runs).
   const std::string& language_warning() const { return language_warning_; }
   // The font atlas of the surface: tests check that it has a glyph for every character shown.
-  ImFont* ui_font() const { return ui_font_; }
+  ImFont* ui_font() const { return font_atlas_.font(); }
   // The live training lab's Trainer (null unless AppOptions::live_training), and the lab's picture
   // drawn now (live or frozen; null when the evaluator's Snapshot holds it).
   Trainer* trainer() { return trainer_.get(); }
@@ -155,11 +163,11 @@ class App {
   void submit();
   bool needs_submit() const;
   void save_screenshot();
-  void draw_session_popup();
-  void draw_toast();
+  // File → Save/Open session's button (panels/file_popups.hpp): the file written or restored, reported.
+  Result<void> save_or_load_session(SessionPopup::Mode mode, const std::string& path, bool overwrite);
   void log_committed_guess();
   std::optional<double> logged_guess_;  // the committed guess last logged (SMLAB_LOG_TOASTS)
-  void draw_import_popup();             // File → Import, and the running import's progress (app_import.cpp)
+  void draw_import();                   // File → Import, and the running import's progress (app_import.cpp)
   void import_dropped_files();          // files dropped onto the window since the last frame; a finished import applied
   // Puts loaded data into the shown Params (attach_import) and reports it; import_files and a
   // finished start_import both end here.
@@ -184,34 +192,16 @@ class App {
   void step_gif_recording();
   AppOptions offscreen_options() const;  // the App state for an offscreen copy (exports)
 
-  // Ctrl+S / Ctrl+O: a path field in a small popup (no native file dialog).
-  struct SessionPopup {
-    enum class Mode { closed, save, load } mode = Mode::closed;
-    bool open_requested = false;
-    std::string path;
-    bool overwrite = false;
-    std::string message;  // the last failure, shown in the popup
-  };
-  SessionPopup session_popup_;
-  struct ImportPopup {
-    bool open = false, open_requested = false;
-    std::string first, second, tokens;  // two data specs and a tokens file
-    std::string message;                // the last failure, shown in the popup
-    bool close_requested = false;       // the import it started is in: close on the next frame
-  };
-  ImportPopup import_popup_;
+  // The popups' fields and messages, the toast and the font atlas: drawn and kept by their own
+  // modules (panels/file_popups.hpp, panels/toast.hpp, platform/font_atlas.hpp), held here.
+  SessionPopup session_popup_;  // Ctrl+S / Ctrl+O
+  ImportPopup import_popup_;    // File → Import
+  Toast toast_;                 // the last report(), until it has faded
+  platform::FontAtlas font_atlas_;
   struct ImportJob;                                      // start_import's thread and its progress (app_import.cpp)
   std::shared_ptr<ImportJob> import_job_;                // shared: its type stays private to app_import.cpp
   std::function<void(const std::string&)> import_hook_;  // set_import_hook_for_testing
   bool import_progress_shown_ = false;                   // import_progress_shown()
-
-  // The last report(), shown at the top of the window until it has faded.
-  struct Toast {
-    std::string text;
-    bool is_error = false;
-    double shown_at = 0.0;  // surface_.time_seconds()
-  };
-  std::optional<Toast> toast_;
 
   platform::Surface& surface_;
   UiState ui_;
@@ -231,12 +221,6 @@ class App {
   std::string font_warning_;
   std::string language_warning_;
   i18n::Language applied_language_ = i18n::Language::English;
-  // The imported data whose token characters are in the atlas (token_glyph_source), or null.
-  const ImportedAttention* applied_token_glyphs_ = nullptr;
-  ImVector<ImWchar> chinese_glyph_ranges_;        // built once from the zh-CN table; the atlas reads it at build time
-  ImVector<ImWchar> language_name_glyph_ranges_;  // "简体中文" for the English atlas
-  bool chinese_ranges_common_ = false;            // chinese_glyph_ranges_ includes ImGui's common simplified set
-  ImFont* ui_font_ = nullptr;
   FrameTiming timing_;
   // Submissions left before a frame waits for a final picture again (App::frame): the last wait
   // ended before the maps were final, so these frames show the first result at once.

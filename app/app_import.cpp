@@ -1,10 +1,7 @@
 // Importing in the window: File → Import (path fields in a popup) and files dropped onto it, both
-// through load_import and attach_import, the same checks as --import. On the desktop the files are
-// read on a thread of their own, with progress and Cancel on screen (progress.hpp).
-#include <imgui.h>
-#include <imgui_stdlib.h>
-#include <GLFW/glfw3.h>
-
+// through load_import and attach_import, the same checks as --import (the popup itself is drawn by
+// panels/file_popups.hpp). On the desktop the files are read on a thread of their own, with
+// progress and Cancel on screen (progress.hpp).
 #include <algorithm>
 #include <chrono>
 #include <mutex>
@@ -160,96 +157,25 @@ void App::import_dropped_files() {
   start_import(std::move(specs), std::move(tokens));  // answered in the status line and a toast
 }
 
-namespace {
-
-// The running import's stage, fraction and a Cancel button (inside the popup, or alone). True when
-// Cancel was pressed.
-bool draw_import_progress(double fraction, const std::string& stage, float width) {
-  ImGui::TextUnformatted(stage.c_str());
-  ImGui::ProgressBar(static_cast<float>(fraction), ImVec2(width, 0.0f));
-  return ImGui::Button(i18n::label("import.popup.cancel", "import-progress-cancel").c_str());
-}
-
-}  // namespace
-
-void App::draw_import_popup() {
-  ImportPopup& popup = import_popup_;
+void App::draw_import() {
   // The running import's progress, after a moment (a quick import never flashes a window).
-  std::optional<std::pair<double, std::string>> running;
+  std::optional<ImportProgress> running;
   if (import_job_ != nullptr && surface_.time_seconds() - import_job_->started_at >= import_progress_delay_seconds) {
     const std::lock_guard lock(import_job_->mutex);
-    if (!import_job_->result) running.emplace(import_job_->fraction, import_job_->stage);
+    if (!import_job_->result) running = ImportProgress{import_job_->fraction, import_job_->stage};
   }
   import_progress_shown_ = running.has_value();
-  if (running && !popup.open) {
-    const ImGuiViewport* viewport = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + viewport->WorkSize.x * 0.5f, viewport->WorkPos.y + 8.0f),
-                            ImGuiCond_Always, ImVec2(0.5f, 0.0f));
-    const std::string title = i18n::label("import.progress.title", "import-progress");
-    if (ImGui::Begin(
-            title.c_str(), nullptr,
-            ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings))
-      if (draw_import_progress(running->first, running->second, ImGui::GetFontSize() * 20.0f)) cancel_import();
-    ImGui::End();
-  }
-  if (!popup.open) return;
-  const std::string title = i18n::label("import.popup.title", "import-popup");
-  if (popup.open_requested) {
-    popup.open_requested = false;
-    popup.message.clear();
-    ImGui::OpenPopup(title.c_str());
-  }
-  if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    popup.open = false;
-    return;
-  }
-  const float width = ImGui::GetFontSize() * 32.0f;
-  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-  ImGui::SetNextItemWidth(width);
-  bool entered = ImGui::InputTextWithHint("##import-first", i18n::tr("import.popup.hint"), &popup.first,
-                                          ImGuiInputTextFlags_EnterReturnsTrue);
-  ImGui::SetNextItemWidth(width);
-  entered |= ImGui::InputTextWithHint("##import-second", i18n::tr("import.popup.second"), &popup.second,
-                                      ImGuiInputTextFlags_EnterReturnsTrue);
-  ImGui::SetNextItemWidth(width);
-  entered |= ImGui::InputTextWithHint("##import-tokens", i18n::tr("import.popup.tokens"), &popup.tokens,
-                                      ImGuiInputTextFlags_EnterReturnsTrue);
-  if (!popup.message.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-    ImGui::PushTextWrapPos(width);
-    ImGui::TextWrapped("%s", popup.message.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::PopStyleColor();
-  }
-  bool close = std::exchange(popup.close_requested, false);
-  if (running) {
-    if (draw_import_progress(running->first, running->second, width)) cancel_import();
-  } else if (!importing() && (ImGui::Button(i18n::label("import.popup.open", "import-open").c_str()) || entered)) {
-    std::vector<std::string> specs;
-    for (const std::string* field : {&popup.first, &popup.second})
-      if (!field->empty()) specs.push_back(*field);
+  ImportPopupCalls calls;
+  calls.start = [this](std::vector<std::string> specs, const std::string& tokens) -> std::optional<Result<void>> {
 #ifdef __EMSCRIPTEN__
-    const Result<void> imported = import_files(specs, popup.tokens);
-    popup.message = imported.ok() ? "" : imported.error().message;
-    close = imported.ok();
+    return import_files(specs, tokens);
 #else
-    popup.message.clear();
-    start_import(std::move(specs), popup.tokens);  // the popup closes when the data is in
+    start_import(std::move(specs), tokens);  // the popup closes when the data is in
+    return std::nullopt;
 #endif
-  }
-  if (!running) {
-    ImGui::SameLine();
-    if (ImGui::Button(i18n::label("import.popup.cancel", "import-cancel").c_str()) ||
-        ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) {
-      cancel_import();
-      close = true;
-    }
-  }
-  if (close) {
-    popup.open = false;
-    ImGui::CloseCurrentPopup();
-  }
-  ImGui::EndPopup();
+  };
+  calls.cancel = [this] { cancel_import(); };
+  draw_import_popup(import_popup_, running, importing(), calls);
 }
 
 }  // namespace smlab::app

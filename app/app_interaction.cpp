@@ -109,11 +109,8 @@ void App::end_interaction_frame() {
 
   if (!files_by_host_) {  // else the host takes these commands (AppOptions::files_by_host)
     const bool save = state.commands.take(Command::save_session), open = state.commands.take(Command::open_session);
-    if (session_popup_.mode == SessionPopup::Mode::closed && (save || open)) {
-      session_popup_.mode = save ? SessionPopup::Mode::save : SessionPopup::Mode::load;
-      session_popup_.open_requested = true;
-      session_popup_.message.clear();
-    }
+    if (session_popup_.mode == SessionPopup::Mode::closed && (save || open))
+      session_popup_.open(save ? SessionPopup::Mode::save : SessionPopup::Mode::load);
     if (state.commands.take(Command::import_files) && !import_popup_.open)
       import_popup_.open = import_popup_.open_requested = true;
   }

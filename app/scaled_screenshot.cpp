@@ -19,9 +19,9 @@ std::optional<int> parse_export_scale(std::string_view text) {
   return std::nullopt;
 }
 
-std::vector<std::string> panel_names(const UiState& ui) {
+std::vector<std::string> panel_names(const FrameReport& report) {
   std::vector<std::string> names = {"window", "controls"};
-  for (const PlacedPlot& placed : ui.placed_plots) names.push_back(placed.name);
+  for (const PlacedPlot& placed : report.placed_plots) names.push_back(placed.name);
   return names;
 }
 
@@ -32,12 +32,12 @@ std::optional<PanelRect> find_panel(const UiState& ui, ImVec2 display_size, std:
     // mode): while it is hidden, the step's controls (Previous/Next, the guess field) are in the
     // lesson panel with its text, and that is what the lesson shows as its controls.
     const bool in_lesson = current_step(ui) != nullptr;
-    if (in_lesson && (ui.presenter || !ui.lesson.controls_shown)) {
-      if (!ui.lesson.text_box.placed) return std::nullopt;
-      return PanelRect{ui.lesson.text_box.min, ui.lesson.text_box.max};
+    if (in_lesson && (ui.presenter || !ui.lesson_view.controls_shown)) {
+      if (!ui.lesson_report.text_box.placed) return std::nullopt;
+      return PanelRect{ui.lesson_report.text_box.min, ui.lesson_report.text_box.max};
     }
     const DashboardLayout layout =
-        dashboard_layout(display_size, ui.ui_scale, in_lesson ? ui.lesson.controls_shown : ui.controls_shown);
+        dashboard_layout(display_size, ui.ui_scale, in_lesson ? ui.lesson_view.controls_shown : ui.controls_shown);
     return PanelRect{layout.controls_min, layout.controls_max};
   }
   for (const PlacedPlot& placed : ui.placed_plots) {

@@ -23,7 +23,7 @@ std::optional<int> parse_export_scale(std::string_view text);
 
 // What a crop may name: "window", "controls", then every plot the last frame drew, by its full name
 // ("dashboard/distribution") — a name's part after the '/' ("distribution") is accepted too.
-std::vector<std::string> panel_names(const UiState& ui);
+std::vector<std::string> panel_names(const FrameReport& report);
 
 struct PanelRect {
   ImVec2 min, max;  // display units

@@ -15,28 +15,28 @@ void show_view(UiState& ui, View view) {
 void reset_prediction(UiState& ui) {
   ui.lesson.revealed = false;
   ui.lesson.guess.reset();
-  ui.lesson.guess_error.clear();
-  ui.lesson.typed_guess.clear();
+  ui.lesson_view.guess_error.clear();
+  ui.lesson_view.typed_guess.clear();
 }
 
 }  // namespace
 
-const Lesson* current_lesson(const UiState& ui) {
-  if (!ui.lesson.open || ui.lesson.open->lesson >= ui.lessons.lessons.size()) return nullptr;
-  return &ui.lessons.lessons[ui.lesson.open->lesson];
+const Lesson* current_lesson(const UiModel& model) {
+  if (!model.lesson.open || model.lesson.open->lesson >= model.lessons.lessons.size()) return nullptr;
+  return &model.lessons.lessons[model.lesson.open->lesson];
 }
 
-const LessonStep* current_step(const UiState& ui) {
-  const Lesson* lesson = current_lesson(ui);
-  if (lesson == nullptr || ui.lesson.open->step >= lesson->steps.size()) return nullptr;
-  return &lesson->steps[ui.lesson.open->step];
+const LessonStep* current_step(const UiModel& model) {
+  const Lesson* lesson = current_lesson(model);
+  if (lesson == nullptr || model.lesson.open->step >= lesson->steps.size()) return nullptr;
+  return &lesson->steps[model.lesson.open->step];
 }
 
 bool open_lesson_step(UiState& ui, std::size_t lesson, std::size_t step, bool animate) {
   if (lesson >= ui.lessons.lessons.size() || step >= ui.lessons.lessons[lesson].steps.size()) return false;
   const LessonStep& target = ui.lessons.lessons[lesson].steps[step];
   ui.lesson.open = LessonPosition{lesson, step, std::nullopt};
-  ui.lesson.launcher_index = static_cast<int>(lesson);
+  ui.lesson_view.launcher_index = static_cast<int>(lesson);
   reset_prediction(ui);
   show_view(ui, target.view);
   if (animate && ui.params != target.params) {
@@ -57,15 +57,15 @@ bool open_lesson_step(UiState& ui, std::size_t lesson, std::size_t step, bool an
 bool resume_lesson(UiState& ui, std::size_t lesson, std::size_t step) {
   if (lesson >= ui.lessons.lessons.size() || step >= ui.lessons.lessons[lesson].steps.size()) return false;
   ui.lesson.open = LessonPosition{lesson, step, std::nullopt};
-  ui.lesson.launcher_index = static_cast<int>(lesson);
+  ui.lesson_view.launcher_index = static_cast<int>(lesson);
   ui.lesson.animating = false;
   reset_prediction(ui);
   return true;
 }
 
-bool lesson_awaiting_prediction(const UiState& ui) {
-  const LessonStep* step = current_step(ui);
-  return step != nullptr && step->predict && !ui.lesson.revealed;
+bool lesson_awaiting_prediction(const UiModel& model) {
+  const LessonStep* step = current_step(model);
+  return step != nullptr && step->predict && !model.lesson.revealed;
 }
 
 Result<void> commit_guess(UiState& ui, std::optional<double> guess) {
@@ -73,13 +73,13 @@ Result<void> commit_guess(UiState& ui, std::optional<double> guess) {
   if (step == nullptr || !step->predict) return {};
   if (guess) {
     if (Result<void> allowed = check_guess(*step->predict, *guess); !allowed.ok()) {
-      ui.lesson.guess_error = allowed.error().message;
+      ui.lesson_view.guess_error = allowed.error().message;
       return allowed;
     }
   }
   ui.lesson.guess = guess;
   ui.lesson.revealed = true;
-  ui.lesson.guess_error.clear();
+  ui.lesson_view.guess_error.clear();
   return {};
 }
 
@@ -88,7 +88,7 @@ Result<void> commit_typed_guess(UiState& ui, std::string_view text) {
   if (step == nullptr || !step->predict) return {};
   const Result<double> guess = parse_guess(*step->predict, text);
   if (!guess.ok()) {
-    ui.lesson.guess_error = guess.error().message;
+    ui.lesson_view.guess_error = guess.error().message;
     return guess.error();
   }
   return commit_guess(ui, *guess);

@@ -11,9 +11,9 @@ namespace smlab::app {
 
 inline constexpr double lesson_transition_seconds = 0.5;
 
-// The open lesson and step, or null.
-const Lesson* current_lesson(const UiState& ui);
-const LessonStep* current_step(const UiState& ui);
+// The open lesson and step, or null (questions of the model alone).
+const Lesson* current_lesson(const UiModel& model);
+const LessonStep* current_step(const UiModel& model);
 
 // Shows step `step` (0-based) of `ui.lessons.lessons[lesson]`: switches the view and, through
 // apply_params, sets the step's Params — at once, or animated from the current ones when `animate`.
@@ -31,15 +31,15 @@ bool lesson_next(UiState& ui);
 bool lesson_previous(UiState& ui);
 
 // The open step asks a prediction that is not revealed yet.
-bool lesson_awaiting_prediction(const UiState& ui);
+bool lesson_awaiting_prediction(const UiModel& model);
 
 // Commits `guess` (nullopt: reveal without one) on the open predict step and reveals the answer.
 // A guess check_guess refuses is not committed: its Error::usage is returned (and its line kept in
-// ui.lesson.guess_error). Does nothing and succeeds when the step asks nothing.
+// ui.lesson_view.guess_error). Does nothing and succeeds when the step asks nothing.
 Result<void> commit_guess(UiState& ui, std::optional<double> guess);
 
 // Commits the typed guess `text` (parse_guess: a number within the step's range) and reveals; a text
-// that is not such a number is refused like a bad guess, its line kept in ui.lesson.guess_error.
+// that is not such a number is refused like a bad guess, its line kept in ui.lesson_view.guess_error.
 // The click on Commit and Enter in the field both come here, so both commit what the field shows.
 Result<void> commit_typed_guess(UiState& ui, std::string_view text);
 

@@ -349,7 +349,9 @@ namespace {
 
 // Whether the control column is shown: in a lesson the lesson's own choice (hidden at first: the
 // step's text and panels take the window), else the user's.
-bool& controls_flag(UiState& ui) { return current_step(ui) != nullptr ? ui.lesson.controls_shown : ui.controls_shown; }
+bool& controls_flag(UiState& ui) {
+  return current_step(ui) != nullptr ? ui.lesson_view.controls_shown : ui.controls_shown;
+}
 
 // The keys of the layout, when no text field has the keyboard: Ctrl+B or F9 shows/hides the
 // control column, F5 enters presenter mode with the hovered plot, Escape leaves it (and only
@@ -453,15 +455,15 @@ std::size_t step_cell_count(const UiState& ui, std::span<const NamedPlot* const>
 }
 
 // Plans the open step's text and `shown` plots in [min, max] (panels/lesson_layout.hpp) when what the
-// plan depends on changed, leaves the text's box in ui.lesson.text_box for draw_lesson, and draws the
+// plan depends on changed, leaves the text's box in ui.lesson_report.text_box for draw_lesson, and draws the
 // plots into their frames (in a child that scrolls only where no arrangement fits).
 void draw_lesson_view(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep,
                       std::span<const NamedPlot* const> shown, ImVec2 min, ImVec2 max, bool presenter,
                       const plot::Style& style,
                       const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
   const float em = ImGui::GetFontSize();
-  LessonState::Plan& plan = ui.lesson.plan;
-  LessonState::Plan::Key key;
+  LessonView::Plan& plan = ui.lesson_view.plan;
+  LessonView::Plan::Key key;
   key.step = {ui.lesson.open->lesson, ui.lesson.open->step};
   key.view = ui.view;
   key.area[0] = min.x;
@@ -481,8 +483,8 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   }
   key.plots_built = !shown.empty();
   key.plots = step_cell_count(ui, shown);
-  key.typed = ui.lesson.presenter_typed;
-  key.notes = ui.lesson.notes;
+  key.typed = ui.lesson_view.presenter_typed;
+  key.notes = ui.lesson_report.notes;
   if (plan.key != key) {
     // Cells down to a small multiple's size: whether a plot reads there is the fit's to say (its
     // data area and nothing given up), not a fixed minimum.
@@ -517,13 +519,13 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       };
     }
     const LessonLayout layout = plan_lesson_layout(request);
-    ui.lesson.text_box = {layout.text_min, layout.text_max, layout.text_scale, true, layout.text_fits};
+    ui.lesson_report.text_box = {layout.text_min, layout.text_max, layout.text_scale, true, layout.text_fits};
     plan.plot_min = layout.plot_min;
     plan.plot_max = layout.plot_max;
     plan.plots_fit = layout.plots_fit;
     plan.key = std::move(key);
   }
-  ui.lesson.text_box.placed = true;
+  ui.lesson_report.text_box.placed = true;
   if (shown.empty() || plan.plot_min.size() != shown.size()) return;
   // The frames as planned; a child window under them only scrolls where no arrangement fitted.
   ImVec2 top_left = plan.plot_min.front(), bottom_right = plan.plot_max.front();
@@ -595,7 +597,7 @@ void draw_presenter(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep,
 void scroll_to_lesson_panel(UiState& ui, bool settled) {
   if (!ui.lesson.open) return;
   const std::pair<std::size_t, std::size_t> step{ui.lesson.open->lesson, ui.lesson.open->step};
-  if (ui.lesson.scrolled_to == step) return;
+  if (ui.lesson_view.scrolled_to == step) return;
   const std::vector<const PlacedPlot*> panel = lesson_highlighted_plots(ui);
   if (panel.empty()) return;  // not drawn yet (the view is still computing): try next frame
   float top = panel.front()->min.y, bottom = panel.front()->max.y;
@@ -606,7 +608,7 @@ void scroll_to_lesson_panel(UiState& ui, bool settled) {
   const float view_top = ImGui::GetWindowPos().y, view_bottom = view_top + ImGui::GetWindowHeight();
   if (top < view_top || bottom > view_bottom)
     ImGui::SetScrollY(std::max(0.0f, ImGui::GetScrollY() + top - view_top - ImGui::GetStyle().ItemSpacing.y));
-  if (settled) ui.lesson.scrolled_to = step;
+  if (settled) ui.lesson_view.scrolled_to = step;
 }
 
 // [SECTION] The compact layout
@@ -674,7 +676,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   ui.placed_plots.clear();
   ui.layout_report.plots.clear();
   ui.hovered_plot.clear();
-  ui.lesson.text_box.placed = false;
+  ui.lesson_report.text_box.placed = false;
 
   // The view's plots (the dashboard's or a lab's), built once per Snapshot (and colour scale,
   // language, pins) by view_cache and only drawn here, by the grid or by presenter mode.
@@ -703,10 +705,10 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale, column_shown);
   // A step that shows the lab's notes has them with its text. Not before a predict step's reveal:
   // they print numbers (the loss, the NaN count, the KL) that would give the answer away.
-  ui.lesson.notes.clear();
+  ui.lesson_report.notes.clear();
   if (lesson_open && !lesson_awaiting_prediction(ui) && current_step(ui)->view == ui.view &&
       step_shows_notes(*current_step(ui)))
-    ui.lesson.notes = notes_backing(lab_view.notes, current_step(ui)->text.in(i18n::language()));
+    ui.lesson_report.notes = notes_backing(lab_view.notes, current_step(ui)->text.in(i18n::language()));
 
   if (ui.presenter && (ready || lesson_open)) {
     draw_presenter(ui, ready ? snapshot : nullptr, sweep, plots, style, on_hover);

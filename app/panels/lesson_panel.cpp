@@ -42,12 +42,12 @@ ImU32 highlight_color(Theme theme) {
 // What presenter mode shows of the guess typed so far: the number and a cursor, or the choices with
 // their keys, the picked one in brackets.
 std::string presenter_guess_line(const UiState& ui, const LessonPredict& predict) {
-  if (predict.choices.empty()) return i18n::format("lesson.predict.typed", {ui.lesson.presenter_typed + "_"});
+  if (predict.choices.empty()) return i18n::format("lesson.predict.typed", {ui.lesson_view.presenter_typed + "_"});
   std::string line;
   for (std::size_t k = 0; k < predict.choices.size(); ++k) {
     const std::string entry = std::to_string(k + 1) + ": " + predict_number(predict.choices[k]);
-    line +=
-        (line.empty() ? "" : "    ") + (static_cast<int>(k) == ui.lesson.presenter_choice ? "[" + entry + "]" : entry);
+    line += (line.empty() ? "" : "    ") +
+            (static_cast<int>(k) == ui.lesson_view.presenter_choice ? "[" + entry + "]" : entry);
   }
   return line;
 }
@@ -334,7 +334,7 @@ void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, 
     if (guess_field_alone(block.width)) before.row(ImGui::GetFrameHeight());
     before.lines(range_line(predict), 1.0f);
   }
-  before.lines(ui.lesson.guess_error, 1.0f);
+  before.lines(ui.lesson_view.guess_error, 1.0f);
   const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
   if (!reveal.problem.empty()) {
     after.lines(reveal.problem, 1.0f);
@@ -363,7 +363,7 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
         for (std::size_t k = rows[row]; k < rows[row + 1]; ++k) {
           if (k > rows[row]) ImGui::SameLine();
           ImGui::PushID(static_cast<int>(k));
-          // A refused guess shows its line in ui.lesson.guess_error.
+          // A refused guess shows its line in ui.lesson_view.guess_error.
           if (ImGui::Button(predict_number(predict.choices[k]).c_str())) (void)commit_guess(ui, predict.choices[k]);
           ImGui::PopID();
         }
@@ -374,15 +374,15 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
       // The field keeps the text as typed, updated on every key (no EnterReturnsTrue: with it a
       // number field applies the text on Enter only, and a click on Commit committed the old value).
       // Enter ends the edit; then, like the click, it commits what the field shows.
-      ImGui::InputTextWithHint("##typed-guess", i18n::tr("lesson.predict.type_hint"), &ui.lesson.typed_guess);
+      ImGui::InputTextWithHint("##typed-guess", i18n::tr("lesson.predict.type_hint"), &ui.lesson_view.typed_guess);
       const bool entered =
           ImGui::IsItemDeactivated() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) ||
                                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter)));
       if (!alone) ImGui::SameLine();
-      if (ImGui::Button(commit.c_str()) || entered) (void)commit_typed_guess(ui, ui.lesson.typed_guess);
+      if (ImGui::Button(commit.c_str()) || entered) (void)commit_typed_guess(ui, ui.lesson_view.typed_guess);
       draw_lines(width, range_line(predict), 1.0f, std::nullopt, true);
     }
-    draw_lines(width, ui.lesson.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
+    draw_lines(width, ui.lesson_view.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
     return;
   }
   const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
@@ -422,7 +422,7 @@ void measure_presenter_predict(Measure& block, const UiState& ui, const LessonSt
   before.lines(i18n::format("lesson.predict.question", {predict.question.in(i18n::language())}), scale);
   before.lines(presenter_guess_line(ui, predict), scale);
   before.lines(presenter_predict_hint(predict), 1.0f);
-  before.lines(ui.lesson.guess_error, 1.0f);
+  before.lines(ui.lesson_view.guess_error, 1.0f);
   const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
   if (!reveal.problem.empty()) {
     after.lines(reveal.problem, 1.0f);
@@ -438,7 +438,7 @@ void measure_presenter_predict(Measure& block, const UiState& ui, const LessonSt
 // where the step shows them, and a predict step's question with the guess typed so far or, revealed,
 // the answer.
 void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep) {
-  const LessonState::TextBox& box = ui.lesson.text_box;
+  const LessonReport::TextBox& box = ui.lesson_report.text_box;
   ImGui::SetNextWindowPos(box.min);
   ImGui::SetNextWindowSize(ImVec2(box.max.x - box.min.x, box.max.y - box.min.y));
   constexpr ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
@@ -453,7 +453,7 @@ void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot*
   draw_lines(width, imported_note(ui, step), scale, ImGui::ColorConvertU32ToFloat4(highlight_color(ui.theme)));
   draw_lines(width, step.text.in(i18n::language()), scale);
   if (step_shows_notes(step))
-    for (const std::string& note : ui.lesson.notes)
+    for (const std::string& note : ui.lesson_report.notes)
       draw_lines(width, note, std::max(1.0f, 0.8f * scale), std::nullopt, true);
   if (step.predict) {
     const LessonPredict& predict = *step.predict;
@@ -463,7 +463,7 @@ void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot*
                  accent);
       draw_lines(width, presenter_guess_line(ui, predict), scale);
       draw_lines(width, presenter_predict_hint(predict), 1.0f, std::nullopt, true);
-      draw_lines(width, ui.lesson.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
+      draw_lines(width, ui.lesson_view.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
     } else {
       const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
       if (!reveal.problem.empty()) {
@@ -475,7 +475,7 @@ void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot*
       draw_lines(width, reveal.after, scale);
     }
   }
-  ui.lesson.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
+  ui.lesson_report.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
   ImGui::End();
 }
 
@@ -486,10 +486,10 @@ void handle_presenter_guess_keys(UiState& ui) {
   const LessonStep* step = current_step(ui);
   if (step == nullptr || !step->predict) return;
   const std::pair<std::size_t, std::size_t> here{ui.lesson.open->lesson, ui.lesson.open->step};
-  if (ui.lesson.presenter_typed_step != here || ui.lesson.revealed) {
-    ui.lesson.presenter_typed.clear();
-    ui.lesson.presenter_choice = -1;
-    ui.lesson.presenter_typed_step = here;
+  if (ui.lesson_view.presenter_typed_step != here || ui.lesson.revealed) {
+    ui.lesson_view.presenter_typed.clear();
+    ui.lesson_view.presenter_choice = -1;
+    ui.lesson_view.presenter_typed_step = here;
   }
   if (ui.lesson.revealed) return;
   ImGuiIO& io = ImGui::GetIO();
@@ -498,22 +498,22 @@ void handle_presenter_guess_keys(UiState& ui) {
   constexpr std::size_t longest_guess = 24;
   for (const ImWchar c : io.InputQueueCharacters) {
     if (!predict.choices.empty()) {
-      if (c >= '1' && c < '1' + static_cast<int>(predict.choices.size())) ui.lesson.presenter_choice = c - '1';
+      if (c >= '1' && c < '1' + static_cast<int>(predict.choices.size())) ui.lesson_view.presenter_choice = c - '1';
     } else if (((c >= '0' && c <= '9') || c == '.' || c == '-' || c == 'e' || c == 'E') &&
-               ui.lesson.presenter_typed.size() < longest_guess) {
-      ui.lesson.presenter_typed.push_back(static_cast<char>(c));
+               ui.lesson_view.presenter_typed.size() < longest_guess) {
+      ui.lesson_view.presenter_typed.push_back(static_cast<char>(c));
     }
   }
-  if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE) && !ui.lesson.presenter_typed.empty())
-    ui.lesson.presenter_typed.pop_back();
+  if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE) && !ui.lesson_view.presenter_typed.empty())
+    ui.lesson_view.presenter_typed.pop_back();
   if (!ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) && !ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false)) return;
   if (!predict.choices.empty()) {
-    if (ui.lesson.presenter_choice >= 0)
-      (void)commit_guess(ui, predict.choices[static_cast<std::size_t>(ui.lesson.presenter_choice)]);
+    if (ui.lesson_view.presenter_choice >= 0)
+      (void)commit_guess(ui, predict.choices[static_cast<std::size_t>(ui.lesson_view.presenter_choice)]);
     return;
   }
   // The same reading as the lesson panel's field (parse_guess); a refused guess leaves its line in guess_error.
-  (void)commit_typed_guess(ui, ui.lesson.presenter_typed);
+  (void)commit_typed_guess(ui, ui.lesson_view.presenter_typed);
 }
 
 // The keys that step through a lesson: beside the buttons where there is room, else in Next's tooltip.
@@ -545,7 +545,7 @@ ButtonRow button_row(const UiState& ui, float width) {
       std::max({button("lesson.next", least), button("lesson.finish", least), button("lesson.predict.reveal", least)});
   row.close = button("lesson.close", 0.0f);
   row.toggle = ImGui::CalcTextSize(">>").x + 2.0f * style.FramePadding.x;
-  if (!ui.lesson.controls_shown) row.menus = ImGui::CalcTextSize(menus_glyph).x + 2.0f * style.FramePadding.x;
+  if (!ui.lesson_view.controls_shown) row.menus = ImGui::CalcTextSize(menus_glyph).x + 2.0f * style.FramePadding.x;
   const float buttons = row.previous + row.next + row.toggle + row.close + 3.0f * style.ItemSpacing.x +
                         (row.menus > 0.0f ? row.menus + style.ItemSpacing.x : 0.0f);
   row.hint = buttons + 4.0f * style.ItemSpacing.x + ImGui::CalcTextSize(keys_hint(ui)).x <= width;
@@ -570,7 +570,8 @@ float block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* s
   if (!presenter) block.separator();
   block.lines(step->text.in(language), scale);
   if (step_shows_notes(*step))
-    for (const std::string& note : ui.lesson.notes) block.lines(note, presenter ? std::max(1.0f, 0.8f * scale) : 1.0f);
+    for (const std::string& note : ui.lesson_report.notes)
+      block.lines(note, presenter ? std::max(1.0f, 0.8f * scale) : 1.0f);
   if (step->predict) {
     if (presenter)
       measure_presenter_predict(block, ui, *step, snapshot, sweep, scale);
@@ -592,7 +593,7 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
                 const DkSweep* sweep) {
   const LessonStep& step = lesson.steps[step_index];
   const i18n::Language language = i18n::language();
-  const LessonState::TextBox& box = ui.lesson.text_box;
+  const LessonReport::TextBox& box = ui.lesson_report.text_box;
   ImGui::SetNextWindowPos(box.min);
   ImGui::SetNextWindowSize(ImVec2(box.max.x - box.min.x, box.max.y - box.min.y));
   constexpr ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
@@ -620,7 +621,7 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   ImGui::Separator();
   draw_lines(width, step.text.in(language), box.scale);
   if (step_shows_notes(step))
-    for (const std::string& note : ui.lesson.notes) draw_lines(width, note, 1.0f, std::nullopt, true);
+    for (const std::string& note : ui.lesson_report.notes) draw_lines(width, note, 1.0f, std::nullopt, true);
   if (step.predict) draw_predict(ui, step, snapshot, sweep, accent, box.scale, width);
 
   const ButtonRow row = button_row(ui, width);
@@ -664,14 +665,14 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
     }
     ImGui::SameLine();
   }
-  if (ImGui::Button(ui.lesson.controls_shown ? "<<###lesson-controls" : ">>###lesson-controls",
+  if (ImGui::Button(ui.lesson_view.controls_shown ? "<<###lesson-controls" : ">>###lesson-controls",
                     ImVec2(row.toggle, 0.0f)))
-    ui.lesson.controls_shown = !ui.lesson.controls_shown;
+    ui.lesson_view.controls_shown = !ui.lesson_view.controls_shown;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("layout.controls_toggle"));
   ImGui::SameLine();
   if (ImGui::Button(i18n::label("lesson.close", "lesson-close").c_str(), ImVec2(row.close, 0.0f))) close_lesson(ui);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("lesson.close_tooltip"));
-  ui.lesson.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
+  ui.lesson_report.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
   ImGui::End();
 }
 
@@ -694,7 +695,8 @@ std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
 }
 
 void draw_lesson(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep) {
-  if (const auto start = std::exchange(ui.lesson.start_requested, std::nullopt)) open_lesson_step(ui, *start, 0, true);
+  if (const auto start = std::exchange(ui.lesson_view.start_requested, std::nullopt))
+    open_lesson_step(ui, *start, 0, true);
   if (current_step(ui) == nullptr) {
     ui.lesson.open.reset();
     return;
@@ -704,7 +706,7 @@ void draw_lesson(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep) {
   const LessonStep& step = *current_step(ui);
   if (ui.presenter) handle_presenter_guess_keys(ui);
   if (step.predict) draw_covers(ui, step);
-  if (!ui.lesson.text_box.placed) return;  // not laid out this frame
+  if (!ui.lesson_report.text_box.placed) return;  // not laid out this frame
   if (ui.presenter) {
     draw_presenter_caption(ui, step, snapshot, sweep);  // beside or under the panels, which fill the rest
     return;
@@ -729,8 +731,8 @@ void draw_lesson_launcher(UiState& ui) {
   }
   const i18n::Language language = i18n::language();
   const int count = static_cast<int>(lessons.size());
-  ui.lesson.launcher_index = std::clamp(ui.lesson.launcher_index, 0, count - 1);
-  const Lesson& selected = lessons[static_cast<std::size_t>(ui.lesson.launcher_index)];
+  ui.lesson_view.launcher_index = std::clamp(ui.lesson_view.launcher_index, 0, count - 1);
+  const Lesson& selected = lessons[static_cast<std::size_t>(ui.lesson_view.launcher_index)];
   const std::string start = i18n::label("lesson.start", "lesson-start");
   ImGui::PushItemWidth(-ImGui::CalcTextSize(i18n::tr("lesson.start")).x - 3.0f * ImGui::GetStyle().FramePadding.x -
                        ImGui::GetStyle().ItemSpacing.x);
@@ -738,8 +740,8 @@ void draw_lesson_launcher(UiState& ui) {
     for (int index = 0; index < count; ++index) {
       const Lesson& lesson = lessons[static_cast<std::size_t>(index)];
       ImGui::PushID(index);
-      if (ImGui::Selectable(lesson.title.in(language).c_str(), index == ui.lesson.launcher_index))
-        ui.lesson.launcher_index = index;
+      if (ImGui::Selectable(lesson.title.in(language).c_str(), index == ui.lesson_view.launcher_index))
+        ui.lesson_view.launcher_index = index;
       ImGui::PopID();
     }
     ImGui::EndCombo();
@@ -748,7 +750,8 @@ void draw_lesson_launcher(UiState& ui) {
   ImGui::SameLine();
   // The control column edits a copy of Params that draw_main_window applies after this: the step
   // opens in draw_lesson, after that copy is applied, or the copy would undo it.
-  if (ImGui::Button(start.c_str())) ui.lesson.start_requested = static_cast<std::size_t>(ui.lesson.launcher_index);
+  if (ImGui::Button(start.c_str()))
+    ui.lesson_view.start_requested = static_cast<std::size_t>(ui.lesson_view.launcher_index);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", i18n::format("lesson.start_tooltip", {std::to_string(selected.steps.size())}).c_str());
   if (ui.lessons.error) ImGui::TextDisabled("%s", ui.lessons.error->message.c_str());

@@ -10,7 +10,7 @@
 
 namespace smlab::app {
 
-// Once per frame after draw_main_window (it reads ui.placed_plots and ui.lesson.text_box): with a
+// Once per frame after draw_main_window (it reads ui.placed_plots and ui.lesson_report.text_box): with a
 // lesson open, draws the step's text block where the lesson layout put it (beside or under the
 // step's panels; in presenter mode the large caption) and a highlight frame around the step's
 // panel, and handles Right/Left, PageDown/PageUp and Escape when no text field or popup has the

@@ -1,5 +1,5 @@
-// What the window remembers between frames besides Params: text buffers, the
-// last error, the screenshot folder and status. Owned by App; panels edit it.
+// What the window remembers: the model, the view state, the last frame's report and the status line
+// (UiState holds all four; docs/ARCHITECTURE.md, "UiState"). Owned by App; panels edit it.
 #pragma once
 
 #include <optional>
@@ -42,37 +42,36 @@ struct PlacedPlot {
   ImVec2 clip_min{0, 0}, clip_max{0, 0};  // that window's visible rectangle then (a scrolling child's)
 };
 
-// The open lesson (lesson_player/lesson_player.hpp moves it) and the animation towards its step's Params.
+// The open lesson, the model's part (UiModel::lesson; lesson_player/lesson_player.hpp moves it):
+// where it is, the animation towards its step's Params, and a predict step's answer. A session
+// saves the position.
 struct LessonState {
   std::optional<LessonPosition> open;  // none: no lesson shown
   bool animating = false;
   Params from, to;  // the animation runs from → to
   double elapsed_seconds = 0.0;
-  Params last_applied;     // what the animation set last; other Params mean the user took over
-  int launcher_index = 0;  // the lesson combo's selection
-  // The launcher's Start button, carried out by draw_lesson after the main window has applied its
-  // own edits (opening the step inside the control column would be overwritten by them).
-  std::optional<std::size_t> start_requested;
-  bool text_scrolls = false;  // last frame, the step's text was taller than its box
-  // The step (lesson, step) whose highlighted panel the content was last scrolled to: a panel below
-  // the fold is scrolled into view once when its step opens, then the scroll is the user's again.
-  std::optional<std::pair<std::size_t, std::size_t>> scrolled_to;
+  Params last_applied;  // what the animation set last; other Params mean the user took over
   // A predict step (LessonStep::predict): the covered panel shows once `revealed`, beside `guess`
   // (none: revealed without one). Opening any step starts it unrevealed.
   bool revealed = false;
   std::optional<double> guess;
+};
+
+// The open lesson, the view state's part (ViewState::lesson_view): how it is being shown and
+// answered — the launcher, the fields as typed, the control column beside it, the cached layout plan.
+struct LessonView {
+  int launcher_index = 0;  // the lesson combo's selection
+  // The launcher's Start button, carried out by draw_lesson after the main window has applied its
+  // own edits (opening the step inside the control column would be overwritten by them).
+  std::optional<std::size_t> start_requested;
+  // The step (lesson, step) whose highlighted panel the content was last scrolled to: a panel below
+  // the fold is scrolled into view once when its step opens, then the scroll is the user's again.
+  std::optional<std::pair<std::size_t, std::size_t>> scrolled_to;
   std::string typed_guess;  // the typed-guess field as typed: committed as it reads (parse_guess)
   std::string guess_error;  // a refused guess, shown under the field
-  // This frame's lesson layout (panels/lesson_layout.hpp): draw_main_window places the step's panels
-  // and leaves the text block's box here; draw_lesson draws the text (or presenter caption) in it.
-  struct TextBox {
-    ImVec2 min, max;
-    float scale = 1.0f;   // the text's size, × the UI font
-    bool placed = false;  // false: not laid out this frame (the step's view is not shown)
-    bool fits = true;     // false: the text block scrolls (the layout found no arrangement that fits)
-  } text_box;
-  // The plots' frames of that layout, and what it was planned for: it is planned again only when
-  // one of these changes (planning lays each plot out once per candidate arrangement).
+  // The plots' frames of the lesson layout (panels/lesson_layout.hpp), and what it was planned for:
+  // it is planned again only when one of these changes (planning lays each plot out once per
+  // candidate arrangement).
   struct Plan {
     std::vector<ImVec2> plot_min, plot_max;
     bool plots_fit = true;
@@ -95,13 +94,27 @@ struct LessonState {
     };
     std::optional<Key> key;
   } plan;
-  std::vector<std::string> notes;  // the shown lab's notes, for a step that shows them ("notes")
-  bool controls_shown = false;     // the control column beside the lesson (Ctrl+B, « »): hidden at first
+  bool controls_shown = false;  // the control column beside the lesson (Ctrl+B, « »): hidden at first
   // Presenter mode answers a predict step from the keyboard: the number typed so far, or the choice
   // picked with its digit; both belong to the step they were typed on.
   std::string presenter_typed;
   int presenter_choice = -1;
   std::optional<std::pair<std::size_t, std::size_t>> presenter_typed_step;
+};
+
+// The open lesson, the frame report's part (FrameReport::lesson_report): where this frame's lesson
+// layout put the step's text and what the text turned out to need. draw_main_window places the
+// step's panels and leaves the text block's box here; draw_lesson draws the text (or presenter
+// caption) in it; the exports and tests read it.
+struct LessonReport {
+  struct TextBox {
+    ImVec2 min, max;
+    float scale = 1.0f;   // the text's size, × the UI font
+    bool placed = false;  // false: not laid out this frame (the step's view is not shown)
+    bool fits = true;     // false: the text block scrolls (the layout found no arrangement that fits)
+  } text_box;
+  bool text_scrolls = false;       // the step's text was taller than its box
+  std::vector<std::string> notes;  // the shown lab's notes, for a step that shows them ("notes")
 };
 
 // A pointer gesture on a plot (panels/pointer_gestures.hpp), from the press to the release.
@@ -116,34 +129,43 @@ struct PointerGesture {
   bool active() const { return kind != Kind::none; }
 };
 
-struct UiState {
+// The model: what the user is working on and chose, and what the app was given to offer. Every
+// field a session saves lives here (session_of, App::restore_session), so saving and loading cannot
+// miss one the user set; so do the presets and lessons offered, the pins, the interaction state
+// (undo, sweep, exports, the command queue) and the training lab's files. A change of look keeps it.
+struct UiModel {
   Params params;                // always valid: edits go through validate() first
-  View view = View::dashboard;  // the tab shown
+  View view = View::dashboard;  // the tab shown (a session reopens it)
+  std::string screenshot_dir;   // where the button and F12 save PNGs
+  // The look the user chose (a session restores it): applied between frames (fonts).
+  Theme theme = Theme::dark;
+  float font_scale = 1.0f;                            // [font_scale_min, font_scale_max]
+  i18n::Language language = i18n::Language::English;  // the language combo; App applies it between frames
+  std::string chinese_problem;                 // why Chinese cannot be chosen (no table, no font); empty when it can
+  PresetList presets = std::vector<Preset>{};  // the Presets combo; an Error if presets.json did not load
+  LessonList lessons;                          // assets/lessons; the good files, with an error about a bad one
+  LessonState lesson;                          // the open lesson's position and answer
+  PinState pins;                               // pinned Params drawn as ghosts (state/pins.hpp, panels/pins_panel.hpp)
+  InteractionUi interaction;                   // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
+  TrainingUi training;                         // the training lab's buttons, files and status (state/training_ui.hpp)
+};
+
+// The view state: how the model is being shown and edited, kept between frames but never saved —
+// scale, layout switches, the combos' and fields' text as typed, a gesture in progress, and caches
+// of layouts that are costly to find. Losing it changes how things look, not what they are.
+struct ViewState {
   bool select_view_tab = true;  // make the tab bar select `view` (start-up, --view, sessions)
   std::string scores_text;      // the custom score field as typed
-  std::string input_error;      // last rejected edit, shown inline until the next valid one
-  std::string screenshot_dir;   // where the button and F12 save PNGs
-  std::string status;           // last saved path, or why saving failed
-  bool status_is_error = false;
-  float ui_scale = 1.0f;  // content scale (HiDPI) times the user's font scale
-  Theme theme = Theme::dark;
-  float font_scale = 1.0f;               // [font_scale_min, font_scale_max]; applied between frames
-  std::vector<PlacedPlot> placed_plots;  // refilled every frame
+  float ui_scale = 1.0f;        // content scale (HiDPI) times the user's font scale
+  int preset_index = 0;         // the Presets combo's selection
   // Layout (issue #16): the control column can be hidden (Ctrl+B / F9, View menu, the « » button),
   // and presenter mode (F5, Escape returns) shows one panel over the whole window.
   bool controls_shown = true;
   bool presenter = false;
   std::string presenter_focus;  // "<view>/<plot>" shown in presenter mode when no lesson step names one
   int compact_plot = 0;         // the plot the compact layout shows (panels.hpp: a narrow page)
-  std::string hovered_plot;     // "<view>/<plot>" under the mouse last frame: F5 presents it
-  bool escape_taken = false;    // this frame's Escape already left presenter mode (the lesson stays open)
-  // Tests: when set, every frame refills `layout_report` with each plot's laid-out texts and problems.
-  bool record_layout = false;
-  plot::LayoutReport layout_report;
-  // The control column's last frame: the sliders' width in px, the font size, whether labels
-  // went above their controls (the column too narrow for both side by side). For the layout tests.
-  float controls_slider_width = 0.0f, controls_font_size = 0.0f;
-  bool controls_labels_above = false;
+  PointerGesture gesture;       // a drag or press on a plot in progress; one undo step
+  LessonView lesson_view;       // the launcher, typed answers, the lesson's control column, its layout plan
   // A view's smallest readable grid cell (panels/dashboard.cpp) and what it was found for: the plots'
   // own margins decide it, so it is looked for again only when the view, font or language change.
   struct GridCell {
@@ -162,17 +184,40 @@ struct UiState {
       float row_height = 0.0f;
     } placed;
   } grid_cell;
-  PresetList presets = std::vector<Preset>{};         // the Presets combo; an Error if presets.json did not load
-  int preset_index = 0;                               // the combo's selection
-  i18n::Language language = i18n::Language::English;  // the language combo; App applies it between frames
-  std::string chinese_problem;  // why Chinese cannot be chosen (no table, no font); empty when it can
-  LessonList lessons;           // assets/lessons; the good files, with an error about a bad one
-  LessonState lesson;
-  PinState pins;              // pinned Params drawn as ghosts (state/pins.hpp, panels/pins_panel.hpp)
-  InteractionUi interaction;  // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
-  PointerGesture gesture;     // a drag or press on a plot in progress; one undo step
-  TrainingUi training;        // the training lab's buttons, files and status (state/training_ui.hpp)
 };
+
+// The frame report: what the last frame drew, written by drawing code every frame and read after it
+// by the App (F5, the export target list), the exports (a panel's rectangle) and the tests (layout
+// checks). Nothing here is an input to the next frame's content except through those readers.
+struct FrameReport {
+  std::vector<PlacedPlot> placed_plots;  // refilled every frame
+  std::string hovered_plot;              // "<view>/<plot>" under the mouse last frame: F5 presents it
+  bool escape_taken = false;             // this frame's Escape already left presenter mode (the lesson stays open)
+  // Tests: when set, every frame refills `layout_report` with each plot's laid-out texts and problems.
+  bool record_layout = false;
+  plot::LayoutReport layout_report;
+  // The control column's last frame: the sliders' width in px, the font size, whether labels
+  // went above their controls (the column too narrow for both side by side). For the layout tests.
+  float controls_slider_width = 0.0f, controls_font_size = 0.0f;
+  bool controls_labels_above = false;
+  LessonReport lesson_report;  // the step's text box this frame
+};
+
+// The status line: the outcome of the last action (App::report), and the last edit refused.
+// Neither the model nor the look; written by the App and apply_params, shown by the control column.
+struct UiStatus {
+  std::string status;  // last saved path, or why saving failed
+  bool status_is_error = false;
+  std::string input_error;  // last rejected edit, shown inline until the next valid one
+};
+
+// What the window remembers and shows, in four parts, so that a function can say which it needs:
+// the model (what the user is working on), the view state (how it is shown), the frame report (what
+// the last frame drew) and the status line. UiState is all four: App owns one, panels edit it.
+// The parts are bases rather than members so `ui.params` reads as before across its ~900 uses;
+// a function that needs one part takes that part (session_of and lesson_player's queries take the
+// model, the exports' panel_names and the layout tests' checks the report).
+struct UiState : UiModel, ViewState, FrameReport, UiStatus {};
 
 // Applies `candidate` if validate() accepts it; otherwise keeps the old Params and
 // records the one-line error. Returns whether the Params changed. Every GUI edit

@@ -521,7 +521,7 @@ TEST_F(Window, AtRestTheWindowMaySleepAndAnythingThatMovesKeepsItAwake) {
   UiState& ui = app_->ui();
   ui.lessons = load_lessons(find_assets_dir() / "lessons");
   ASSERT_FALSE(ui.lessons.lessons.empty()) << (ui.lessons.error ? ui.lessons.error->message : "");
-  ui.lesson.start_requested = 0;
+  ui.lesson_view.start_requested = 0;
   EXPECT_EQ(app_->idle_wait_seconds(), 0.0);
   app_->frame();
   ASSERT_TRUE(ui.lesson.open);
@@ -893,8 +893,8 @@ TEST(SessionLock, OneWindowHoldsTheAutosaveAndASecondIsToldWho) {
 
 // [SECTION] Touching the plots: one pointer path, hit-tested against the plot descriptions
 
-const PlacedPlot* placed_named(const UiState& ui, const std::string& name) {
-  for (const PlacedPlot& placed : ui.placed_plots)
+const PlacedPlot* placed_named(const FrameReport& report, const std::string& name) {
+  for (const PlacedPlot& placed : report.placed_plots)
     if (placed.name == name) return &placed;
   return nullptr;
 }

@@ -61,11 +61,11 @@ std::string describe(const char* what, Size size, const Look& look) {
 // readable minimum (a view's grid); a lesson step's plots are sized by what they leave their data
 // instead (panels/lesson_layout.hpp), which lesson_screens_test checks. `readable_data`: each data
 // area is readable (asked of lesson steps and of every view at the projector's font).
-std::vector<std::string> layout_defects(const UiState& ui, const std::string& where, bool minimum_size = true,
+std::vector<std::string> layout_defects(const FrameReport& report, const std::string& where, bool minimum_size = true,
                                         bool readable_data = true) {
   std::vector<std::string> defects;
-  if (ui.layout_report.plots.empty()) defects.push_back(where + ": no plot was laid out");
-  for (const plot::PlotRecord& record : ui.layout_report.plots) {
+  if (report.layout_report.plots.empty()) defects.push_back(where + ": no plot was laid out");
+  for (const plot::PlotRecord& record : report.layout_report.plots) {
     const std::string at = where + " " + record.id + ": ";
     std::vector<std::string> found;
     const float em = record.font_size;
@@ -321,7 +321,7 @@ TEST_F(ClassroomLayout, PresenterModeFillsTheWindowWithTheStepsPanel) {
     const std::string where = ui.lessons.lessons[lesson].name + " step 1 presenter";
     ASSERT_FALSE(ui.placed_plots.empty()) << where;
     float area = 0.0f;
-    const LessonState::TextBox& caption = ui.lesson.text_box;
+    const LessonReport::TextBox& caption = ui.lesson_report.text_box;
     for (const PlacedPlot& placed : ui.placed_plots) {
       area += (placed.max.x - placed.min.x) * (placed.max.y - placed.min.y);
       const bool covered = std::min(placed.max.x, caption.max.x) - std::max(placed.min.x, caption.min.x) > 1.0f &&
@@ -350,17 +350,17 @@ TEST_F(ClassroomLayout, PanelControlsInALessonIsWhatTheLessonShowsAsItsControls)
     ui.select_view_tab = true;
     render();
     const std::string where = std::string("why-softmax step 1") + (presenter ? " presenter" : "");
-    ASSERT_FALSE(ui.lesson.controls_shown) << where;
-    ASSERT_TRUE(ui.lesson.text_box.placed) << where;
+    ASSERT_FALSE(ui.lesson_view.controls_shown) << where;
+    ASSERT_TRUE(ui.lesson_report.text_box.placed) << where;
     const std::optional<PanelRect> panel = find_panel(ui, ImVec2(1280, 720), "controls");
     ASSERT_TRUE(panel) << where;
-    EXPECT_EQ(panel->min.x, ui.lesson.text_box.min.x) << where;
-    EXPECT_EQ(panel->min.y, ui.lesson.text_box.min.y) << where;
-    EXPECT_EQ(panel->max.x, ui.lesson.text_box.max.x) << where;
-    EXPECT_EQ(panel->max.y, ui.lesson.text_box.max.y) << where;
+    EXPECT_EQ(panel->min.x, ui.lesson_report.text_box.min.x) << where;
+    EXPECT_EQ(panel->min.y, ui.lesson_report.text_box.min.y) << where;
+    EXPECT_EQ(panel->max.x, ui.lesson_report.text_box.max.x) << where;
+    EXPECT_EQ(panel->max.y, ui.lesson_report.text_box.max.y) << where;
   }
   ui.presenter = false;
-  ui.lesson.controls_shown = true;
+  ui.lesson_view.controls_shown = true;
   render();
   const std::optional<PanelRect> column = find_panel(ui, ImVec2(1280, 720), "controls");
   const DashboardLayout layout = dashboard_layout(ImVec2(1280, 720), ui.ui_scale, true);
@@ -368,7 +368,7 @@ TEST_F(ClassroomLayout, PanelControlsInALessonIsWhatTheLessonShowsAsItsControls)
   EXPECT_EQ(column->min.x, layout.controls_min.x);
   EXPECT_EQ(column->max.x, layout.controls_max.x);
   EXPECT_EQ(column->max.y, layout.controls_max.y);
-  ui.lesson.controls_shown = false;
+  ui.lesson_view.controls_shown = false;
   close_lesson(ui);
 }
 

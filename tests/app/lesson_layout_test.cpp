@@ -187,7 +187,7 @@ TEST_F(PresenterGuess, DigitsAndEnterCommitATypedGuessAndBackspaceCorrectsIt) {
   std::snprintf(text, sizeof text, "%g", guess);
   type(app, std::string(text) + "9");
   press(app, GLFW_KEY_BACKSPACE);
-  EXPECT_EQ(app.ui().lesson.presenter_typed, text);
+  EXPECT_EQ(app.ui().lesson_view.presenter_typed, text);
   EXPECT_FALSE(app.ui().lesson.revealed);
   press(app, GLFW_KEY_ENTER);
   EXPECT_TRUE(app.ui().lesson.revealed) << "typed " << text;
@@ -195,7 +195,8 @@ TEST_F(PresenterGuess, DigitsAndEnterCommitATypedGuessAndBackspaceCorrectsIt) {
   EXPECT_DOUBLE_EQ(*app.ui().lesson.guess, guess);
   // The caption, not the lesson panel, carries the step: it lies beside or under the plots.
   for (const PlacedPlot& placed : app.ui().placed_plots)
-    EXPECT_FALSE(overlap(placed.min, placed.max, app.ui().lesson.text_box.min, app.ui().lesson.text_box.max))
+    EXPECT_FALSE(
+        overlap(placed.min, placed.max, app.ui().lesson_report.text_box.min, app.ui().lesson_report.text_box.max))
         << placed.name;
 }
 
@@ -214,7 +215,7 @@ TEST_F(PresenterGuess, AChoicesNumberAndEnterCommitThatChoice) {
   ASSERT_TRUE(open_lesson_step(app.ui(), position->lesson, position->step, false));
   settle(app);
   type(app, "2");
-  EXPECT_EQ(app.ui().lesson.presenter_choice, 1);
+  EXPECT_EQ(app.ui().lesson_view.presenter_choice, 1);
   EXPECT_FALSE(app.ui().lesson.revealed) << "a digit picks; Enter commits";
   press(app, GLFW_KEY_KP_ENTER);
   ASSERT_TRUE(app.ui().lesson.guess.has_value());
@@ -234,7 +235,7 @@ TEST_F(PresenterGuess, TextThatIsNotANumberIsRefusedWithItsLine) {
   type(app, "1e-e");
   press(app, GLFW_KEY_ENTER);
   EXPECT_FALSE(app.ui().lesson.revealed);
-  EXPECT_NE(app.ui().lesson.guess_error.find("1e-e"), std::string::npos) << app.ui().lesson.guess_error;
+  EXPECT_NE(app.ui().lesson_view.guess_error.find("1e-e"), std::string::npos) << app.ui().lesson_view.guess_error;
 }
 
 // [phone] A lesson in a phone-sized window (390×844, font 1) stacks: the step's text with its
@@ -263,13 +264,13 @@ TEST_F(PhoneLesson, TheTextComesFirstAndThePlotsFollowFullWidthAndReadable) {
     settle(app);
     const std::string where = std::string(name) + " step " + std::to_string(step + 1) + " at 390x844";
     const UiState& ui = app.ui();
-    ASSERT_TRUE(ui.lesson.text_box.placed) << where;
-    const LessonState::TextBox& text = ui.lesson.text_box;
+    ASSERT_TRUE(ui.lesson_report.text_box.placed) << where;
+    const LessonReport::TextBox& text = ui.lesson_report.text_box;
     EXPECT_GE(text.max.x - text.min.x, 0.9f * 390.0f) << where << ": the text is a column, not the full width";
-    ASSERT_FALSE(ui.lesson.plan.plot_min.empty()) << where;
+    ASSERT_FALSE(ui.lesson_view.plan.plot_min.empty()) << where;
     float above = text.max.y;
-    for (std::size_t k = 0; k < ui.lesson.plan.plot_min.size(); ++k) {
-      const ImVec2 frame_min = ui.lesson.plan.plot_min[k], frame_max = ui.lesson.plan.plot_max[k];
+    for (std::size_t k = 0; k < ui.lesson_view.plan.plot_min.size(); ++k) {
+      const ImVec2 frame_min = ui.lesson_view.plan.plot_min[k], frame_max = ui.lesson_view.plan.plot_max[k];
       EXPECT_GE(frame_min.y, above - 0.5f) << where << " plot " << k << ": not under the text and the plot before";
       const bool map = frame_max.x - frame_min.x < frame_max.y - frame_min.y;  // a map hugs its square grid
       if (!map) {

@@ -176,10 +176,10 @@ class LessonScreens : public ::testing::Test {
     const auto problem = [&](const std::string& what) { problems.push_back(where + what); };
 
     // The text block: laid out, whole, inside the window, over no plot.
-    const LessonState::TextBox& box = ui.lesson.text_box;
+    const LessonReport::TextBox& box = ui.lesson_report.text_box;
     const ImVec2 display(static_cast<float>(look.size.width), static_cast<float>(look.size.height));
     if (!box.placed) problem("the step's text was not laid out");
-    if (!box.fits || ui.lesson.text_scrolls) problem("the step's text does not fit its box (it scrolls)");
+    if (!box.fits || ui.lesson_report.text_scrolls) problem("the step's text does not fit its box (it scrolls)");
     if (box.min.x < -0.5f || box.min.y < -0.5f || box.max.x > display.x + 0.5f || box.max.y > display.y + 0.5f)
       problem("the text box runs off the window");
 
@@ -229,7 +229,7 @@ class LessonScreens : public ::testing::Test {
       for (const plot::PlacedText& text : record.texts) written.push_back(text.text);
     }
     if (step_shows_notes(step))
-      for (const std::string& note : ui.lesson.notes) written.push_back(note);
+      for (const std::string& note : ui.lesson_report.notes) written.push_back(note);
 
     // Every measured number the text quotes is on screen. A value the step itself sets (its
     // Params: the scores 2.0, 2.1, 2.2, T = 0.5) is the input the class watched being set, not a

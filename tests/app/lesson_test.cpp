@@ -435,7 +435,7 @@ TEST_F(LessonRender, EveryStepOfEveryLessonRendersWithItsViewParamsAndHighlight)
       const auto highlighted = lesson_highlighted_plots(app.ui());
       ASSERT_FALSE(highlighted.empty()) << where << ": panel '" << lesson.steps[k].panel << "' was not drawn";
       EXPECT_GE(highlight_pixels(image, *highlighted.front()), 2) << where << ": no visible highlight frame";
-      EXPECT_FALSE(app.ui().lesson.text_scrolls) << where << ": the English text does not fit at 1600x900";
+      EXPECT_FALSE(app.ui().lesson_report.text_scrolls) << where << ": the English text does not fit at 1600x900";
       const Session session = app.current_session();
       ASSERT_TRUE(session.lesson) << where;
       EXPECT_EQ(session.lesson->name, lesson.name);
@@ -485,7 +485,7 @@ TEST_F(LessonRender, ChineseLessonTextHasAGlyphForEveryCharacter) {
       ASSERT_TRUE(open_lesson_step(app.ui(), l, k, false));
       app.frame();
       app.frame();
-      EXPECT_FALSE(app.ui().lesson.text_scrolls)
+      EXPECT_FALSE(app.ui().lesson_report.text_scrolls)
           << options.lessons.lessons[l].name << ":" << k + 1 << ": the Chinese text does not fit at 1600x900";
     }
   for (const Lesson& lesson : options.lessons.lessons) {

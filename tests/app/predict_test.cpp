@@ -406,7 +406,7 @@ TEST(PredictPlayer, NextRevealsFirstThenMovesAndAGuessIsChecked) {
   const Result<void> refused = commit_guess(ui, predict.choices.empty() ? predict.max + 1.0 : -12345.0);
   ASSERT_FALSE(refused.ok());
   EXPECT_TRUE(one_line(refused.error().message)) << refused.error().message;
-  EXPECT_EQ(ui.lesson.guess_error, refused.error().message);
+  EXPECT_EQ(ui.lesson_view.guess_error, refused.error().message);
   EXPECT_TRUE(lesson_awaiting_prediction(ui)) << "a refused guess reveals nothing";
 
   ASSERT_TRUE(lesson_next(ui));
@@ -424,7 +424,7 @@ TEST(PredictPlayer, NextRevealsFirstThenMovesAndAGuessIsChecked) {
   EXPECT_TRUE(ui.lesson.revealed);
   ASSERT_TRUE(ui.lesson.guess);
   EXPECT_EQ(*ui.lesson.guess, good);
-  EXPECT_TRUE(ui.lesson.guess_error.empty());
+  EXPECT_TRUE(ui.lesson_view.guess_error.empty());
 }
 
 // ─── Headless renders ─────────────────────────────────────────────────────────────────────────

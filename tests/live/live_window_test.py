@@ -27,7 +27,7 @@ DISTRIBUTION = (390, 50, 490, 360)  # x, y, width, height
 PLOTS = (390, 50, 1000, 740)
 CONTROLS = (8, 8, 370, 780)
 TOAST_STRIP = (390, 40, 1000, 80)  # just below the view tabs, where toasts appear
-TOAST_OK = "rgb(51,166,77)"        # the border of a success toast (app.cpp: 0.2, 0.65, 0.3)
+TOAST_OK = "rgb(51,166,77)"        # the border of a success toast (panels/toast.cpp: 0.2, 0.65, 0.3)
 TOAST_ERROR = "rgb(230,64,51)"     # the border of an error toast (0.9, 0.25, 0.2)
 
 # Where things are (English, dark, 1400x800, nothing scrolled).

@@ -1,0 +1,68 @@
+// The window's file popups: File → Save/Open session (Ctrl+S, Ctrl+O) and File → Import, each a path
+// field or three in a small modal (no native file dialog), and the running import's progress with
+// its Cancel button. They only draw and ask: the App reads and writes the files through the calls
+// it hands them, so a failure can be shown in the popup on the frame it happened.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "smlab/error.hpp"
+
+namespace smlab::app {
+
+// Sessions
+
+struct SessionPopup {
+  enum class Mode { closed, save, load } mode = Mode::closed;
+  bool open_requested = false;  // opened on the next draw (ImGui opens a popup inside a frame)
+  std::string path;             // the field; a path in $HOME when first opened
+  bool overwrite = false;
+  std::string message;  // the last failure, shown in the popup
+  // Opens the popup to save or load (a new failure line; the path typed last stays).
+  void open(Mode asked) {
+    mode = asked;
+    open_requested = true;
+    message.clear();
+  }
+};
+
+// Saves (Mode::save: to `path`, replacing a file there only with `overwrite`) or loads the session
+// at `path`; an Error stays in the popup, success closes it.
+using SessionFileCall = std::function<Result<void>(SessionPopup::Mode mode, const std::string& path, bool overwrite)>;
+
+// Draws the session popup while it is open; its button or Enter calls `act`, Cancel or Escape closes.
+void draw_session_popup(SessionPopup& popup, const SessionFileCall& act);
+
+// Import
+
+struct ImportPopup {
+  bool open = false, open_requested = false;
+  std::string first, second, tokens;  // two data specs and a tokens file
+  std::string message;                // the last failure, shown in the popup
+  bool close_requested = false;       // the import it started is in: close on the next frame
+};
+
+// A running import as the popup shows it: its stage and how far it is (0 to 1).
+struct ImportProgress {
+  double fraction = 0.0;
+  std::string stage;
+};
+
+struct ImportPopupCalls {
+  // Imports the data `specs` with the token labels `tokens` (either may be empty): the outcome, or
+  // nothing while the import runs on (its outcome then comes as ImportPopup::message and
+  // close_requested).
+  std::function<std::optional<Result<void>>(std::vector<std::string> specs, const std::string& tokens)> start;
+  std::function<void()> cancel;  // stops the running import, changing nothing
+};
+
+// Draws File → Import while it is open, and `running` (an import shown once it has taken a moment)
+// inside it or, with the popup closed (dropped files), in a small window of its own. `importing`: an
+// import is under way, so Open waits for it.
+void draw_import_popup(ImportPopup& popup, const std::optional<ImportProgress>& running, bool importing,
+                       const ImportPopupCalls& calls);
+
+}  // namespace smlab::app
