@@ -475,6 +475,11 @@ Result<void> App::save_or_load_session(SessionPopup::Mode mode, const std::strin
   if (mode == SessionPopup::Mode::save) {
     const Result<void> saved = save_session(path, current_session(), overwrite);
     if (saved.ok()) report(i18n::format("app.status.saved_session", {path}), false);
+    // The file layer refuses an existing file in the command line's words (--overwrite); here the
+    // way to replace it is the popup's checkbox, so say that, in the window's language.
+    std::error_code error;
+    if (!saved.ok() && !overwrite && std::filesystem::is_regular_file(path, error))
+      return Error::file(i18n::format("app.session.exists", {path, i18n::tr("app.session.overwrite")}));
     return saved;
   }
   const Result<Session> loaded = load_session(path);
