@@ -350,15 +350,17 @@ bool App::frame() {
       // this frame too, rather than a first result now and the rest a frame later.
       if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms) {
         evaluator_.wait_for_complete(rest);
-      } else if (single_step && final_wait_skips_ == 0) {
-        // Otherwise, for a single step, the rest of the same budget for the maps and H(T) (all but
+      } else if (single_step && final_wait_skips_ == 0 &&
+                 evaluator_.last_final_ms() < final_wait_probe_factor * final_wait_budget_ms) {
+        // Otherwise, for a single step, up to one 60 Hz frame in all for the maps and H(T) (all but
         // the Monte Carlo curves): at L = 1024 they take a few ms while the cores are free, but
         // about a frame longer when they run beside the first result's frame (a software
         // rasteriser takes both cores), so waiting here shows the final picture a whole frame
-        // sooner (issue #30, docs/PERFORMANCE.md). The frame waits no longer than for a first
-        // result before. During a drag the first results follow the hand at once instead. When
-        // the final does not come within the budget, the next single steps show first results.
-        evaluator_.wait_for_final(rest);
+        // sooner (issue #30, docs/PERFORMANCE.md). During a drag the first results follow the hand
+        // at once instead, and where the last final took several frames (L = 4096) no frame waits.
+        // When the final does not come within the budget, the next single steps show first results.
+        evaluator_.wait_for_final(std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::duration<double, std::milli>(final_wait_budget_ms) - (Clock::now() - wait_start)));
         const Evaluator::Latest shown = evaluator_.latest();
         if (!shown.snapshot || shown.snapshot->params != submitted_ || shown.maps_pending ||
             shown.entropy_curve_pending)

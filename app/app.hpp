@@ -225,6 +225,9 @@ class App {
   // Submissions left before a frame waits for a final picture again (App::frame): the last wait
   // ended before the maps were final, so these frames show the first result at once.
   static constexpr int final_wait_retry_submissions = 8;
+  // A single step's frame waits at most this long in all for its final picture, and only when the
+  // last final came within this many times that (a machine that needs more would wait in vain).
+  static constexpr double final_wait_budget_ms = 16.0, final_wait_probe_factor = 3.0;
   int final_wait_skips_ = 0;
   bool submitted_last_frame_ = false;  // the frame before submitted new Params (a drag goes on)
   std::shared_ptr<const Evaluator::MapImages> uploaded_images_;  // the worker's images on the GPU now

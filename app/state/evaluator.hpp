@@ -129,6 +129,7 @@ class Evaluator {
   float progress() const;               // of the running evaluation, 0..1
   double last_compute_ms() const;       // wall time of the last finished evaluation, all stages
   double last_first_result_ms() const;  // wall time to its first result (the first stage)
+  double last_final_ms() const;         // wall time to its maps and H(T) (all but the Monte Carlo lane)
   std::string take_error();             // an exception from the worker, once; empty if none
 
   // Called on the worker thread, with no lock held, after each result it publishes (a snapshot, a
@@ -151,17 +152,18 @@ class Evaluator {
   // How much of a job one step() runs (docs/ARCHITECTURE.md, "Data flow"):
   //   whole:  every stage at once, no first result (exports on the page, which want the final picture);
   //   staged: the desktop worker: the first result published, then every later phase in the same call;
-  //   sliced: the web page, which has no threads and draws between steps: the first result, then one
-  //           phase per call (QKᵀ, each map's softmax pass, their colours, H(T), a Monte Carlo chunk),
-  //           so no tick holds a frame back for a whole recompute. A newer submission drops the phases
-  //           still to come while a final picture is fresh (set_stale_work_max_age).
+  //   sliced: the web page, which has no threads and draws between steps: the first result, then
+  //           phases (QKᵀ, each map's softmax pass, their colours, H(T), a Monte Carlo chunk) while
+  //           the call has used less than its `slice` (none: one phase per call), so no tick holds a
+  //           frame back for a whole recompute and a small one still completes in one. A newer submission drops the
+  //           phases still to come while a final picture is fresh (set_stale_work_max_age).
   // Every pace publishes the same final Snapshot, bit for bit.
   enum class Pace { whole, staged, sliced };
   // One job (the newest submission, its phases as `pace` says) or, once the Params have settled, one
   // refinement chunk of the sweep, then published; false (nothing done) when there is neither. A job
   // left between phases (sliced) is continued before a newer one starts. The desktop thread sleeps
   // until there is work and calls it; the web page calls it between frames.
-  bool step(Pace pace);
+  bool step(Pace pace, std::chrono::microseconds slice = {});
   bool refinement_due() const;          // the sweep needs more trials (mutex_ held)
   bool superseded_while_fresh() const;  // see set_stale_work_max_age
   // The images of a Snapshot whose colour range is staged (Stages::map_range), in three parts: each
@@ -214,7 +216,8 @@ class Evaluator {
   void publish_first_result(const Snapshot& first, const Stages& left, std::uint64_t ticket,
                             std::chrono::steady_clock::time_point start);
   // Every stage but the Monte Carlo lane's is done: the maps, their images and the full H(T).
-  void publish_all_but_monte_carlo(const Snapshot& snap, std::shared_ptr<const MapImages> images);
+  void publish_all_but_monte_carlo(const Snapshot& snap, std::shared_ptr<const MapImages> images,
+                                   std::chrono::steady_clock::time_point start);
   // The Monte Carlo lane of a job: `trials` per point in chunks, at most `chunks` of them in this
   // call (a newer submission waits at most one). Done: all trials in; stopped: a newer submission
   // stopped it first (the trials done stay in snap.dk_sweep); more: chunks left for the next call.
@@ -249,7 +252,7 @@ class Evaluator {
   std::stop_source current_job_;
   bool pooling_ = false;  // the running job is computing pooled maps (a newer submission stops it)
   std::atomic<float> progress_{0.0f};
-  double last_compute_ms_ = 0.0, last_first_result_ms_ = 0.0;
+  double last_compute_ms_ = 0.0, last_first_result_ms_ = 0.0, last_final_ms_ = 0.0;
   std::string error_;
   std::string injected_failure_;      // see fail_next_evaluation_for_testing
   bool held_for_testing_ = false;     // see hold_for_testing

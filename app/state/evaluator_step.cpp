@@ -78,6 +78,11 @@ double Evaluator::last_compute_ms() const {
   return last_compute_ms_;
 }
 
+double Evaluator::last_final_ms() const {
+  std::lock_guard lock(mutex_);
+  return last_final_ms_;
+}
+
 double Evaluator::last_first_result_ms() const {
   std::lock_guard lock(mutex_);
   return last_first_result_ms_;
@@ -288,7 +293,8 @@ void Evaluator::publish_first_result(const Snapshot& first, const Stages& left, 
   notify_result();
 }
 
-void Evaluator::publish_all_but_monte_carlo(const Snapshot& snap, std::shared_ptr<const MapImages> images) {
+void Evaluator::publish_all_but_monte_carlo(const Snapshot& snap, std::shared_ptr<const MapImages> images,
+                                            std::chrono::steady_clock::time_point start) {
   auto snapshot = std::make_shared<const Snapshot>(snap);
   // The newest Snapshot whose maps and H(T) are final: what the next job may copy them from.
   worker_state_.last_complete = snapshot;
@@ -302,6 +308,7 @@ void Evaluator::publish_all_but_monte_carlo(const Snapshot& snap, std::shared_pt
     latest_monte_carlo_pending_ = true;
     ++latest_version_;
     last_final_published_ = std::chrono::steady_clock::now();
+    last_final_ms_ = std::chrono::duration<double, std::milli>(last_final_published_ - start).count();
   }
   finished_.notify_all();
   notify_result();
@@ -373,13 +380,16 @@ Evaluator::JobInFlight::Phase Evaluator::JobInFlight::after_the_lanes(const Snap
   return pooled_maps_pending(snap) ? Phase::pooled : Phase::publish;
 }
 
-bool Evaluator::step(Pace pace) {
+bool Evaluator::step(Pace pace, std::chrono::microseconds slice) {
   WorkerState& state = worker_state_;
+  const auto call_start = std::chrono::steady_clock::now();
+  // Sliced: another phase only while this call has used less than its slice (none: one phase).
+  const auto time_left = [&] { return pace != Pace::sliced || std::chrono::steady_clock::now() - call_start < slice; };
   if (state.job != nullptr) {
     // A job left between its phases (sliced) goes on first: it is the picture the window waits for.
     // When the phase found it stale instead, the newer job starts in this same call.
     do {
-      if (advance(*state.job, pace) && pace == Pace::sliced) return true;
+      if (advance(*state.job, pace) && !time_left()) return true;
     } while (state.job != nullptr);
   }
   std::optional<Job> job;
@@ -486,7 +496,7 @@ bool Evaluator::step(Pace pace) {
   }
   // Nothing left to do but publish (a small problem, a failure, a dropped job): now, at any pace.
   if (running.phase == Phase::publish) finish(running);
-  while (state.job != nullptr && pace != Pace::sliced) advance(*state.job, pace);
+  while (state.job != nullptr && time_left()) advance(*state.job, pace);
   return true;
 }
 
@@ -551,7 +561,7 @@ bool Evaluator::advance(JobInFlight& job, Pace pace) {
         }
         if (job.monte_carlo_trials > 0) {
           if (job.images == nullptr) job.images = map_images(*job.result);
-          publish_all_but_monte_carlo(*job.result, job.images);
+          publish_all_but_monte_carlo(*job.result, job.images, job.start);
           job.phase = Phase::monte_carlo;
         } else {
           job.phase = JobInFlight::after_the_lanes(*job.result);
@@ -648,6 +658,8 @@ void Evaluator::finish(JobInFlight& job) {
       latest_complete_ = true;
       ++latest_version_;
       last_final_published_ = std::chrono::steady_clock::now();
+      // A job without a Monte Carlo lane is final here; one with it was final when that lane began.
+      if (job.monte_carlo_trials == 0) last_final_ms_ = elapsed_ms;
       last_compute_ms_ = elapsed_ms;
       if (!stages_published_) last_first_result_ms_ = elapsed_ms;
       refining_active_ = sweep_needs_refining(*state.refining, refine_limit_);
