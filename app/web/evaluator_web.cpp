@@ -3,8 +3,8 @@
 // work between frames through wait_for_latest(): one slice of the newest submission (older ones are
 // replaced, as on the desktop), or one Monte Carlo refinement chunk once the Params have settled.
 // That work is the desktop worker's own step (Evaluator::step, state/evaluator_step.cpp), run on the
-// caller's thread at Pace::sliced: the first result, then one phase per browser frame, so a frame
-// waits for one phase of a recompute rather than all of it. Only the waiting differs here.
+// caller's thread at Pace::sliced: the first result, then a few ms of phases per browser frame, so a
+// frame waits for part of a recompute rather than all of it. Only the waiting differs here.
 #include "state/evaluator.hpp"
 
 namespace smlab::app {
@@ -14,9 +14,9 @@ Evaluator::Evaluator() = default;
 
 Evaluator::~Evaluator() = default;
 
-// One slice of work: the next phase of the running job or the pending submission's first result,
-// else a refinement chunk once the Params settled.
-void Evaluator::wait_for_latest(std::chrono::microseconds) { step(Pace::sliced); }
+// One slice of work, about `budget` long: the running job's next phases or the pending submission's
+// first result and phases, else a refinement chunk once the Params settled.
+void Evaluator::wait_for_latest(std::chrono::microseconds budget) { step(Pace::sliced, budget); }
 
 // The running job's phases to its end, or the pending submission whole (a small problem, which the
 // window wants complete on the frame that submitted it).

@@ -56,6 +56,8 @@ const char* const downloads_dir = "/downloads";
 // The training lab's share of a tick while it trains: with the frame's own ~5-8 ms the page stays
 // near 60 frames a second, and trains about half of each frame (docs/TRAINING.md measures it).
 constexpr std::chrono::milliseconds training_slice{10};
+// The recompute's share of a tick (Evaluator::Pace::sliced): phases start while it has used less.
+constexpr std::chrono::milliseconds evaluation_slice{4};
 
 void show_error(const std::string& message) {
   const std::string line = message.empty() ? std::string() : "softmax-lab: " + message;
@@ -209,7 +211,9 @@ void tick(void* argument) {
                      }) != 0;
   if (input || width != web.css_width || height != web.css_height || ratio != web.pixel_ratio) web.settle_frames = 3;
   // One slice of evaluation between frames (newest submission wins); nothing to do costs nothing.
-  web.app->evaluator().wait_for_latest(std::chrono::microseconds(0));
+  // Phases start while the slice has used under 4 ms: with the frame's 3-6 ms and a phase of up to
+  // ~8 ms at L = 1024 the tick stays within a 60 Hz frame, and a small recompute completes in one.
+  web.app->evaluator().wait_for_latest(evaluation_slice);
   const auto evaluated = Clock::now();
   // Then the training lab's slice, when it trains (shown and running): the desktop's worker thread
   // trains beside the frames; here a slice of each tick does (Trainer::pump).
