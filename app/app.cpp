@@ -365,7 +365,7 @@ bool App::frame() {
         if (!shown.snapshot || shown.snapshot->params != submitted_ || shown.maps_pending ||
             shown.entropy_curve_pending)
           final_wait_skips_ = final_wait_retry_submissions;
-      } else if (single_step) {
+      } else if (single_step && final_wait_skips_ > 0) {
         --final_wait_skips_;
       }
       timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
