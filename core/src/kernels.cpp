@@ -65,32 +65,12 @@ template <int W>
       std::copy(row + whole, row + count, tail);
     }
 
-    // Sweep 1: the block max, in four independent chains (a compare has 2–3 cycles latency,
-    // loads come two per cycle). `x > m ? x : m` is one max instruction; it skips NaN, which
-    // sweep 2 catches instead.
-    F m[4] = {splat<F>(minus_infinity), splat<F>(minus_infinity), splat<F>(minus_infinity), splat<F>(minus_infinity)};
-    std::size_t c = start;
-    for (; c + 4 * W <= stop; c += 4 * W)
-      for (int k = 0; k < 4; ++k) {
-        const F x = load<F>(row + c + k * W);
-        m[k] = x > m[k] ? x : m[k];
-      }
-    for (; c < stop; c += W) {
-      const F x = load<F>(row + c);
-      m[0] = x > m[0] ? x : m[0];
-    }
-    if (has_tail) {
-      const F x = load<F>(tail);
-      m[0] = x > m[0] ? x : m[0];
-    }
-    m[0] = m[1] > m[0] ? m[1] : m[0];
-    m[2] = m[3] > m[2] ? m[3] : m[2];
-    m[0] = m[2] > m[0] ? m[2] : m[0];
-    const float block_max = lane_reduce<W>(m[0], MaxLanes{});
-    max_score = std::max(max_score, block_max);
+    // Sweep 1: the block max (block_max, vector_lanes.hpp; NaN is left to sweep 2).
+    const float top = block_max<W>(row, start, stop, has_tail ? tail : nullptr);
+    max_score = std::max(max_score, top);
     // An all-−inf block uses the lowest float instead, so −inf − it stays −inf (e = 0) rather
     // than NaN. +inf stays: the row becomes NaN below anyway.
-    const float shift = std::max(block_max, std::numeric_limits<float>::lowest());
+    const float shift = std::max(top, std::numeric_limits<float>::lowest());
     block_maxima[b] = shift;
 
     // Sweep 2: e = exp((x − shift)·scale) ≤ 1, never overflowing; NaN x gives NaN e, so a NaN
@@ -99,7 +79,7 @@ template <int W>
     // the last block), then in a fixed tree: ≤ 25 float roundings deep (≈ 1.5e−6 at worst).
     const F shift_splat = splat<F>(shift);
     F sums[4] = {};
-    c = start;
+    std::size_t c = start;
     for (; c + 4 * W <= stop; c += 4 * W) {
       // Ask for the memory sweep 1 will want 6 KiB on (1.5 AVX-512 blocks): while exp keeps the FMA
       // pipes busy here, nothing else would be fetching. One prefetch per 64-byte line; past

@@ -106,35 +106,17 @@ template <int W>
       std::copy(row + whole, row + count, tail);
     }
 
-    // Sweep 1: the block max, as softmax_row finds it.
-    F m[4] = {splat<F>(minus_infinity), splat<F>(minus_infinity), splat<F>(minus_infinity), splat<F>(minus_infinity)};
-    std::size_t c = start;
-    for (; c + 4 * W <= stop; c += 4 * W)
-      for (int k = 0; k < 4; ++k) {
-        const F x = load<F>(row + c + k * W);
-        m[k] = x > m[k] ? x : m[k];
-      }
-    for (; c < stop; c += W) {
-      const F x = load<F>(row + c);
-      m[0] = x > m[0] ? x : m[0];
-    }
-    if (has_tail) {
-      const F x = load<F>(tail);
-      m[0] = x > m[0] ? x : m[0];
-    }
-    m[0] = m[1] > m[0] ? m[1] : m[0];
-    m[2] = m[3] > m[2] ? m[3] : m[2];
-    m[0] = m[2] > m[0] ? m[2] : m[0];
-    const float block_max = lane_reduce<W>(m[0], MaxLanes{});
-    max_score = std::max(max_score, block_max);
-    const float shift = std::max(block_max, std::numeric_limits<float>::lowest());
+    // Sweep 1: the block max, as softmax_row finds it (block_max, vector_lanes.hpp).
+    const float top = block_max<W>(row, start, stop, has_tail ? tail : nullptr);
+    max_score = std::max(max_score, top);
+    const float shift = std::max(top, std::numeric_limits<float>::lowest());
     scratch.block_shift[b] = shift;
 
     // Sweep 2: e at both scales from one read of x (from L1), summed as softmax_row sums them,
     // kept for this block only.
     const F shift_splat = splat<F>(shift);
     F sums0[4] = {}, sums1[4] = {};
-    c = start;
+    std::size_t c = start;
     for (; c + 4 * W <= stop; c += 4 * W) {
       for (int k = 0; k < 4 * W; k += 16)
         __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(row + c + k) +

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace smlab::simd {
 
@@ -129,5 +130,36 @@ template <int W, class Combine>
 // Softmax rows are cut into blocks of this many vectors (kernels.cpp, softmax_row, says why); a
 // kernel that must give softmax_rows_fast's bits walks the same blocks.
 constexpr int softmax_block_vectors = 64;
+
+// A softmax block's largest score, as softmax_row (kernels.cpp) and pooled_row (pooled_maps.cpp)
+// both need it: row[start, stop) in whole vectors, then the W lanes of `tail` when not null (the
+// row's last count % W scores padded with −inf, which changes no max). Four independent chains (a
+// compare has 2–3 cycles latency, loads come two per cycle). `x > m ? x : m` is one max
+// instruction; it skips NaN, which the callers' exp sweep catches instead.
+template <int W>
+[[gnu::always_inline]] inline float block_max(const float* row, std::size_t start, std::size_t stop,
+                                              const float* tail) {
+  using F = typename Lanes<W>::Floats;
+  constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
+  F m[4] = {splat<F>(minus_infinity), splat<F>(minus_infinity), splat<F>(minus_infinity), splat<F>(minus_infinity)};
+  std::size_t c = start;
+  for (; c + 4 * W <= stop; c += 4 * W)
+    for (int k = 0; k < 4; ++k) {
+      const F x = load<F>(row + c + k * W);
+      m[k] = x > m[k] ? x : m[k];
+    }
+  for (; c < stop; c += W) {
+    const F x = load<F>(row + c);
+    m[0] = x > m[0] ? x : m[0];
+  }
+  if (tail != nullptr) {
+    const F x = load<F>(tail);
+    m[0] = x > m[0] ? x : m[0];
+  }
+  m[0] = m[1] > m[0] ? m[1] : m[0];
+  m[2] = m[3] > m[2] ? m[3] : m[2];
+  m[0] = m[2] > m[0] ? m[2] : m[0];
+  return lane_reduce<W>(m[0], MaxLanes{});
+}
 
 }  // namespace smlab::simd
