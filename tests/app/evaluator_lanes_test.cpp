@@ -108,6 +108,26 @@ void expect_same_csv(const Snapshot& shown, const Params& params, const fs::path
   }
 }
 
+// The lane tests' evaluator: refined to `trials` per point at most, the maps' images made.
+void set_up_lanes(Evaluator& evaluator, std::int64_t trials) {
+  evaluator.set_refine_limit(trials);
+  evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
+}
+
+// After a stale submission and a newer one: the stale Params' maps were shown exactly when the job
+// was not to drop them, and the newer Params are shown complete, equal to a synchronous evaluate().
+void expect_newer_final_and_stale_maps(const Evaluator& evaluator, const std::vector<Seen>& seen, const Params& stale,
+                                       const Params& newer, bool drop, std::int64_t trials, const std::string& dir) {
+  const bool stale_maps_shown =
+      std::any_of(seen.begin(), seen.end(), [&](const Seen& s) { return s.params == stale && !s.maps_pending; });
+  EXPECT_EQ(stale_maps_shown, !drop) << (drop ? "the stale maps were made" : "the maps starved") << describe(seen);
+  const Evaluator::Latest latest = evaluator.latest();
+  ASSERT_TRUE(latest.complete) << describe(seen);
+  ASSERT_EQ(latest.snapshot->params, newer);
+  EXPECT_EQ(latest.snapshot->dk_sweep.trials, trials);
+  expect_same_csv(*latest.snapshot, newer, cli_test::fresh_test_dir(dir));
+}
+
 // A temperature step changes the sweep's setting, so its full first estimate is the Monte Carlo
 // lane's work: the maps (with their colour range) and H(T) must be on screen before it starts.
 TEST(EvaluatorLanes, MapsArePublishedFinalBeforeTheMonteCarloCurves) {
@@ -115,8 +135,7 @@ TEST(EvaluatorLanes, MapsArePublishedFinalBeforeTheMonteCarloCurves) {
   const std::int64_t full = automatic_dk_trials(base.seq_len);
   ASSERT_LT(coarse_dk_trials(full), full);
   Evaluator evaluator;
-  evaluator.set_refine_limit(full);
-  evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
+  set_up_lanes(evaluator, full);
   std::mutex mutex;
   std::condition_variable published;
   std::vector<Seen> seen;
@@ -182,8 +201,7 @@ TEST(EvaluatorLanes, ANewerSubmissionDropsTheStaleMonteCarloLane) {
   int index = 0;
   for (auto change : {+[](Params& p) { p.key_dim = 31; }, +[](Params& p) { p.score_scale = 2.0; }}) {
     Evaluator evaluator;
-    evaluator.set_refine_limit(full);
-    evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
+    set_up_lanes(evaluator, full);
     evaluator.submit(base);
     evaluator.wait_until_idle();
     Params stale = base, newer = base;
@@ -216,8 +234,7 @@ TEST(EvaluatorLanes, ASupersededJobDropsItsMapsOnlyWhileAFinalPictureIsFresh) {
   const std::int64_t full = automatic_dk_trials(base.seq_len);
   for (const bool drop : {true, false}) {
     Evaluator evaluator;
-    evaluator.set_refine_limit(full);
-    evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
+    set_up_lanes(evaluator, full);
     evaluator.set_stale_work_max_age(drop ? std::chrono::hours(1) : std::chrono::milliseconds(0));
     evaluator.submit(base);
     evaluator.wait_until_idle();
@@ -227,14 +244,7 @@ TEST(EvaluatorLanes, ASupersededJobDropsItsMapsOnlyWhileAFinalPictureIsFresh) {
     // Right after the stale Params' first result: the slider has moved on.
     const std::vector<Seen> seen =
         supersede(evaluator, stale, newer, [](const Evaluator::Latest& latest) { return latest.maps_pending; });
-    const bool stale_maps_shown =
-        std::any_of(seen.begin(), seen.end(), [&](const Seen& s) { return s.params == stale && !s.maps_pending; });
-    EXPECT_EQ(stale_maps_shown, !drop) << (drop ? "the stale maps were made" : "the maps starved") << describe(seen);
-    const Evaluator::Latest latest = evaluator.latest();
-    ASSERT_TRUE(latest.complete) << describe(seen);
-    ASSERT_EQ(latest.snapshot->params, newer);
-    EXPECT_EQ(latest.snapshot->dk_sweep.trials, full);
-    expect_same_csv(*latest.snapshot, newer, cli_test::fresh_test_dir(drop ? "lanes-drop" : "lanes-keep"));
+    expect_newer_final_and_stale_maps(evaluator, seen, stale, newer, drop, full, drop ? "lanes-drop" : "lanes-keep");
   }
 }
 
@@ -249,8 +259,7 @@ TEST(EvaluatorLanes, TheWebPagesSlicesPublishTheSameFinalSnapshot) {
   const std::int64_t full = automatic_dk_trials(params.seq_len);
   Evaluator sliced, worker;
   for (Evaluator* evaluator : {&sliced, &worker}) {
-    evaluator->set_refine_limit(full);
-    evaluator->set_map_image_spec({64, plot::Colormap::Viridis});
+    set_up_lanes(*evaluator, full);
   }
   sliced.hold_for_testing(true);
   EXPECT_FALSE(sliced.slice_for_testing()) << "a slice with nothing submitted did something";
@@ -297,8 +306,7 @@ TEST(EvaluatorLanes, TheWebPagesSlicesDropAStaleJobOnlyWhileAFinalPictureIsFresh
   const std::int64_t full = automatic_dk_trials(base.seq_len);
   for (const bool drop : {true, false}) {
     Evaluator evaluator;
-    evaluator.set_refine_limit(full);
-    evaluator.set_map_image_spec({64, plot::Colormap::Viridis});
+    set_up_lanes(evaluator, full);
     evaluator.set_stale_work_max_age(drop ? std::chrono::hours(1) : std::chrono::milliseconds(0));
     evaluator.hold_for_testing(true);
     evaluator.submit(base);
@@ -320,14 +328,8 @@ TEST(EvaluatorLanes, TheWebPagesSlicesDropAStaleJobOnlyWhileAFinalPictureIsFresh
       EXPECT_EQ(seen.back().params, stale) << "the stale job was dropped with no fresh final picture";
     }
     while (evaluator.slice_for_testing()) seen.push_back(seen_of(evaluator.latest()));
-    const bool stale_maps_shown =
-        std::any_of(seen.begin(), seen.end(), [&](const Seen& s) { return s.params == stale && !s.maps_pending; });
-    EXPECT_EQ(stale_maps_shown, !drop) << (drop ? "the stale maps were made" : "the maps starved") << describe(seen);
-    const Evaluator::Latest latest = evaluator.latest();
-    ASSERT_TRUE(latest.complete) << describe(seen);
-    ASSERT_EQ(latest.snapshot->params, newer);
-    expect_same_csv(*latest.snapshot, newer,
-                    cli_test::fresh_test_dir(drop ? "lanes-sliced-drop" : "lanes-sliced-keep"));
+    expect_newer_final_and_stale_maps(evaluator, seen, stale, newer, drop, full,
+                                      drop ? "lanes-sliced-drop" : "lanes-sliced-keep");
   }
 }
 
