@@ -149,6 +149,13 @@ Created<Window> Window::create(const WindowOptions& options) {
 #ifndef __EMSCRIPTEN__
   // On a HiDPI monitor the window gets content-scale times more pixels, so the UI keeps its physical size.
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+#else
+  // An opaque canvas without depth or stencil buffers: with alpha the browser blends the whole canvas
+  // over the page on every frame, which on a CPU rasteriser (SwiftShader) costs a vsync in two at
+  // 1400×800 (docs/PERFORMANCE.md, "The web page beside the native build"). ImGui uses neither buffer.
+  glfwWindowHint(GLFW_ALPHA_BITS, 0);
+  glfwWindowHint(GLFW_DEPTH_BITS, 0);
+  glfwWindowHint(GLFW_STENCIL_BITS, 0);
 #endif
   const auto [width, height] = fit_to_primary_monitor(std::max(1, options.width), std::max(1, options.height));
   window->window_ = glfwCreateWindow(width, height, options.title.c_str(), nullptr, nullptr);
