@@ -9,6 +9,9 @@
 #                       page's frames on screen (requestAnimationFrame intervals) while its temperature
 #                       slider is dragged, its ticks (evaluation + frame, ms), and the native
 #                       --bench-frames frame time with the same key moving; the load average before each
+#   {"control": …}      the same drag over a page with nothing but a WebGL canvas of the same size,
+#                       cleared every frame: how often this browser misses a vsync by itself (the floor
+#                       under the page's frame intervals), measured in each round beside the page's
 # Usage: bench_page.py SITE_DIR NATIVE_BINARY [WORK_DIR] [ROUNDS]
 import json
 import os
@@ -66,9 +69,38 @@ def page_drag(driver, base, seq_len):
     ticks = json.loads(driver.execute_script("return Module.ccall('smlab_timing', 'string', ['number'], [page.app]);"))
     gaps.sort()
     return {"frame_interval_ms": {"count": frames, "median": round(statistics.median(gaps), 2),
-                                  "p95": round(gaps[min(len(gaps) - 1, len(gaps) * 95 // 100)], 2)},
+                                  "p95": round(gaps[min(len(gaps) - 1, len(gaps) * 95 // 100)], 2),
+                                  "over_25ms": sum(1 for gap in gaps if gap > 25.0)},
             "tick_ms": ticks["tick_ms"], "evaluate_ms": ticks["evaluate_ms"], "frame_ms": ticks["frame_ms"],
             "recompute_ms": ticks["recompute_ms"]}
+
+
+# A canvas of the page's size, cleared to a new colour each requestAnimationFrame, listening to the
+# pointer as the page does: the browser's own share of the frame intervals.
+CONTROL_PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>body{margin:0}</style></head><body>
+<canvas id="canvas" width="%d" height="%d"></canvas><script>
+const gl = document.getElementById('canvas').getContext('webgl2');
+let x = 0;
+document.getElementById('canvas').addEventListener('pointermove', e => { x = e.clientX; });
+const draw = () => { gl.clearColor((x %% 256) / 255, 0.1, 0.2, 1); gl.clear(gl.COLOR_BUFFER_BIT);
+                     requestAnimationFrame(draw); };
+requestAnimationFrame(draw);
+</script></body></html>"""
+
+
+def control_drag(driver, work):
+    control = os.path.join(work, "control.html")
+    with open(control, "w", encoding="utf-8") as handle:
+        handle.write(CONTROL_PAGE % (page.CANVAS_W, page.CANVAS_H))
+    driver.get("file://" + control)
+    time.sleep(2.0)
+    page.count_frames(driver)
+    drag_back_and_forth(driver, 8.0)
+    gaps, frames = page.frame_gaps(driver)
+    gaps.sort()
+    return {"frame_interval_ms": {"count": frames, "median": round(statistics.median(gaps), 2),
+                                  "p95": round(gaps[min(len(gaps) - 1, len(gaps) * 95 // 100)], 2),
+                                  "over_25ms": sum(1 for gap in gaps if gap > 25.0)}}
 
 
 def native_frames(native, seq_len):
@@ -87,6 +119,8 @@ def main():
     driver = page.browser(tempfile.mkdtemp(prefix="profile-", dir=work), work)
     try:
         for round_index in range(rounds):
+            print(json.dumps({"control": {"round": round_index + 1, "load_before": load_average(),
+                                          **control_drag(driver, work)}}), flush=True)
             for seq_len in (256, 1024):
                 row = {"round": round_index + 1, "L": seq_len}
                 row["load_before_page"] = load_average()
