@@ -407,7 +407,7 @@ void record_layout(LayoutReport& report, const char* id, const Plot& plot, const
   for (const Box& mark : scene.data_marks) record.data_marks.push_back(on_screen(mark));
   if (scene.legend_box) record.legend_box = on_screen(*scene.legend_box);
   if (scene.colorbar) record.colorbar = on_screen(*scene.colorbar);
-  record.drawn_values = drawn_values(plot, scene, record.cells_left_out);
+  record.drawn_values = drawn_values(plot, scene, record.cells_left_out, &record.drawn_resolution);
   report.plots.push_back(std::move(record));
 }
 

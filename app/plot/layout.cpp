@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -694,6 +695,14 @@ bool covers_any(const Box& box, const std::vector<Box>& marks) {
   });
 }
 
+std::string fixed_decimals(double value, int decimals) {
+  char buffer[64];
+  // An exact zero is written "0": 0.000 would be a rounded weight (softmax's never is exactly 0).
+  if (value == 0.0) return "0";
+  std::snprintf(buffer, sizeof buffer, "%.*f", std::clamp(decimals, 0, 12), value);
+  return buffer;
+}
+
 // Labels of reference lines and annotations, kept inside the data area. A reference line's
 // label tries the places beside the line and takes the first that lies inside the area and covers
 // neither the legend nor an earlier label (none free: the label is left out), preferring one that
@@ -750,6 +759,73 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     // report names it.
     builder.problem("data label", "left out", content);
   };
+  // Bar values (BarSeries::value_digits): centred over each bar's top, or under it for a bar below
+  // its baseline, never on the data, another label or the legend, kept whole inside the area. All of
+  // a series' values at one size, the largest at which every one fits (the plot's font, 0.85×,
+  // 0.72×); none fitting, none is written and the layout report says so.
+  for (std::size_t series = 0; series < builder.plot.bars.size(); ++series) {
+    const BarSeries& bars = builder.plot.bars[series];
+    if (bars.value_digits <= 0) continue;
+    struct Value {
+      float centre, top;
+      bool below;
+      std::string text;
+    };
+    std::vector<Value> values;
+    for (std::size_t k = 0; k < std::min(bars.x.size(), bars.y.size()); ++k) {
+      const float centre = scene.x_map.to_px(bars.x[k]), top = scene.y_map.to_px(bars.y[k]);
+      if (!std::isfinite(centre) || !std::isfinite(top) || !std::isfinite(bars.y[k]) || centre < area.x0 ||
+          centre > area.x1)
+        continue;
+      values.push_back({centre, top, bars.y[k] < bars.baseline,
+                        bars.value_fixed ? fixed_decimals(bars.y[k], bars.value_digits)
+                                         : format_short(bars.y[k], bars.value_digits)});
+    }
+    // Off the bar by the clearance a label keeps from the data, or up to a line further where a
+    // marker sits on the bar's top (an exact zero's on the axis, the argmax's diamond) or a
+    // reference line runs through the place (the uniform 1/n).
+    const float clearance = label_clearance(font);
+    const auto place_all = [&](float size) {
+      std::vector<Box> placed;
+      for (const Value& value : values) {
+        const float width = builder.text_width(value.text, size);
+        std::optional<Box> chosen;
+        for (const float gap : {clearance + 1.0f, clearance + 1.0f + 0.5f * size, clearance + 1.0f + size}) {
+          const float near = value.below ? value.top + gap : value.top - gap - size;
+          const Box box{value.centre - 0.5f * width, near, value.centre + 0.5f * width, near + size};
+          if (box.x0 < area.x0 + 1.0f || box.x1 > area.x1 - 1.0f || box.y0 < area.y0 + 1.0f || box.y1 > area.y1 - 1.0f)
+            continue;
+          const Box clear{box.x0 - clearance, box.y0 - clearance, box.x1 + clearance, box.y1 + clearance};
+          const auto overlaps = [&](const Box& other) { return boxes_overlap(clear, other); };
+          if (std::any_of(labels.begin(), labels.end(), overlaps) ||
+              std::any_of(placed.begin(), placed.end(), overlaps) || covers_any(clear, marks) ||
+              covers_any(box, line_bands))
+            continue;
+          chosen = box;
+          break;
+        }
+        if (!chosen) return std::vector<Box>{};
+        placed.push_back(*chosen);
+      }
+      return placed;
+    };
+    std::vector<Box> boxes;
+    float size = font;
+    for (const float scale : {1.0f, 0.85f, 0.72f}) {
+      size = scale * font;
+      boxes = place_all(size);
+      if (boxes.size() == values.size()) break;
+    }
+    if (boxes.size() != values.size()) {
+      builder.problem("bar values", "left out (no room over the bars)", bars.label);
+      continue;
+    }
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      taken.push_back(boxes[k]);
+      labels.push_back(boxes[k]);
+      builder.text(values[k].text, {boxes[k].x0, boxes[k].y0}, size, builder.style.text, TextRole::DataLabel);
+    }
+  }
   // Labels keep off their own kind and the legend; a label may cross another reference line
   // (dashed, thin) when lines stand close together, which beats leaving the label out.
   for (const auto& vline : builder.plot.vlines) {
@@ -1532,10 +1608,23 @@ float resolved_font_size(const Style& style, float fallback_px) {
   return style.font_size > 0.0f ? style.font_size : fallback_px;
 }
 
-std::vector<double> drawn_values(const Plot& plot, const Scene& scene, bool& cells_left_out) {
+std::vector<double> drawn_values(const Plot& plot, const Scene& scene, bool& cells_left_out,
+                                 std::vector<double>* resolution) {
   std::vector<double> values;
   cells_left_out = false;
+  if (resolution != nullptr) resolution->clear();
   if (!scene.has_data_area) return values;
+  // Data units per pixel at `value` on `map`: the data one pixel around it spans (linear and log axes).
+  const auto per_pixel = [](const AxisMap& map, double value) {
+    const float px = map.to_px(value);
+    const double span = std::abs(map.to_data(px + 0.5f) - map.to_data(px - 0.5f));
+    return std::isfinite(span) ? span : std::numeric_limits<double>::infinity();
+  };
+  // Each value pushed with the axis it is read on (nullptr: a cell, read by its colour).
+  const auto push = [&](double value, const AxisMap* map) {
+    values.push_back(value);
+    if (resolution != nullptr) resolution->push_back(map != nullptr ? per_pixel(*map, value) : 0.0);
+  };
   const Box& area = scene.data_area;
   const auto x_inside = [&](double x) {
     const float px = scene.x_map.to_px(x);
@@ -1547,8 +1636,8 @@ std::vector<double> drawn_values(const Plot& plot, const Scene& scene, bool& cel
   };
   const auto point = [&](double x, double y) {
     if (!x_inside(x) || !y_inside(y)) return;
-    values.push_back(x);
-    values.push_back(y);
+    push(x, &scene.x_map);
+    push(y, &scene.y_map);
   };
   if (plot.heatmap) {
     const Heatmap& map = *plot.heatmap;
@@ -1560,7 +1649,7 @@ std::vector<double> drawn_values(const Plot& plot, const Scene& scene, bool& cel
     }
     std::vector<float> scratch;
     for (int row = 0; row < map.rows; ++row)
-      for (const float cell : heatmap_row(map, row, scratch)) values.push_back(cell);
+      for (const float cell : heatmap_row(map, row, scratch)) push(cell, nullptr);
     return values;
   }
   for (const LineSeries& line : plot.lines) {
@@ -1572,15 +1661,15 @@ std::vector<double> drawn_values(const Plot& plot, const Scene& scene, bool& cel
   for (const BarSeries& bars : plot.bars)
     for (std::size_t k = 0; k < std::min(bars.x.size(), bars.y.size()); ++k)
       if (x_inside(bars.x[k]) && std::isfinite(bars.y[k])) {
-        values.push_back(bars.x[k]);
-        values.push_back(bars.y[k]);
+        push(bars.x[k], &scene.x_map);
+        push(bars.y[k], &scene.y_map);
       }
   for (const ScatterSeries& scatter : plot.scatters)
     for (std::size_t k = 0; k < std::min(scatter.x.size(), scatter.y.size()); ++k) point(scatter.x[k], scatter.y[k]);
   for (const VLine& line : plot.vlines)
-    if (x_inside(line.x)) values.push_back(line.x);
+    if (x_inside(line.x)) push(line.x, &scene.x_map);
   for (const HLine& line : plot.hlines)
-    if (y_inside(line.y)) values.push_back(line.y);
+    if (y_inside(line.y)) push(line.y, &scene.y_map);
   for (const Annotation& annotation : plot.annotations) point(annotation.x, annotation.y);
   return values;
 }

@@ -118,8 +118,10 @@ Scene layout_plot(const Plot& plot, float width, float height, const Style& styl
                   const TextWidthFn& text_width);
 
 // The values `plot` draws inside the data area of its `scene` (PlotRecord::drawn_values); sets
-// `cells_left_out` when a heatmap is too large to list.
-std::vector<double> drawn_values(const Plot& plot, const Scene& scene, bool& cells_left_out);
+// `cells_left_out` when a heatmap is too large to list, and `resolution` to each value's data units
+// per pixel (PlotRecord::drawn_resolution).
+std::vector<double> drawn_values(const Plot& plot, const Scene& scene, bool& cells_left_out,
+                                 std::vector<double>* resolution = nullptr);
 
 // Colours after automatic assignment; the index order is lines, bars, scatters.
 Color line_color(const Plot& plot, std::size_t line_index, const Style& style);

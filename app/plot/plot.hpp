@@ -78,6 +78,13 @@ struct BarSeries {
   double baseline = 0.0;    // on a log y axis the bars start at the bottom of the axis instead
   std::optional<Color> color{};
   std::vector<Color> bar_colors{};  // non-empty (size of x): per-bar colours, e.g. highlight the argmax
+  // > 0: each bar's value written over its top (under it when below the baseline) with this many
+  // significant digits, or decimals with `value_fixed` (weights: 0.006, 0.250; an exact 0 is "0"),
+  // so a value a lesson quotes can be read (a 0.006 bar is a pixel tall). For a few wide bars; the
+  // caller leaves headroom on the y axis. With no room for all of them, none is written and the
+  // layout report says so.
+  int value_digits = 0;
+  bool value_fixed = false;
 };
 
 enum class MarkerShape { Circle, Square, Diamond };
@@ -246,6 +253,10 @@ struct PlotRecord {
   // and band ends, bar positions and heights, reference lines, annotation anchors and the cells of
   // maps up to 256 × 256 (larger ones: `cells_left_out`). What a lesson may quote of this plot.
   std::vector<double> drawn_values;
+  // For each drawn value, the data units one pixel spans along its axis there: a value is read off
+  // the plot to about this much (a quoted 0.006 is not read off a 0-to-1 axis 200 px tall). 0 for
+  // a map's cells, which are read by colour.
+  std::vector<double> drawn_resolution;
   bool cells_left_out = false;
 };
 

@@ -1279,3 +1279,95 @@ TEST(ReferenceLineLabels, KeepOffTheOtherReferenceLinesWhereThereIsRoom) {
 }
 
 }  // namespace
+
+// BarSeries::value_digits writes each bar's value over it (under a negative one): to fixed decimals,
+// an exact zero as "0", above the bar's top and inside the data area; where they cannot all fit,
+// none is written and the layout says so.
+TEST(Layout, BarsWriteTheirValuesOverTheirTopsOrSayTheyCouldNot) {
+  Plot plot;
+  plot.y.min = -0.5;
+  plot.y.max = 1.25;
+  BarSeries bars{.label = "w", .x = {0.0, 1.0, 2.0, 3.0}, .y = {0.0059, 0.25, 0.876, -0.25}};
+  bars.value_digits = 3;
+  bars.value_fixed = true;
+  plot.bars.push_back(bars);
+  plot.legend = LegendPos::None;
+  const auto scene = detail::layout_plot(plot, 480.0f, 300.0f, light_style(), 15.0f, estimate_text_width);
+  ASSERT_TRUE(scene.has_data_area);
+  EXPECT_TRUE(scene.problems.empty()) << scene.problems.front();
+  const std::vector<std::string> expected{"0.006", "0.250", "0.876", "-0.250"};
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    const detail::TextShape* found = nullptr;
+    for (const auto& shape : scene.shapes)
+      if (const auto* text = std::get_if<detail::TextShape>(&shape); text && text->text == expected[k]) found = text;
+    ASSERT_NE(found, nullptr) << expected[k] << " not written";
+    const float centre = scene.x_map.to_px(bars.x[k]), top = scene.y_map.to_px(bars.y[k]);
+    EXPECT_NEAR(found->origin.x + 0.5f * found->width, centre, 1.0f) << expected[k];
+    if (bars.y[k] >= 0.0) {
+      EXPECT_LT(found->origin.y + found->size, top) << expected[k] << " is not over its bar";
+    } else {
+      EXPECT_GT(found->origin.y, top) << expected[k] << " is not under its bar";
+    }
+    EXPECT_GE(found->origin.y, scene.data_area.y0);
+    EXPECT_LE(found->origin.y + found->size, scene.data_area.y1);
+  }
+
+  // An exact zero is written "0", not "0.000" (a rounded weight).
+  Plot zero = plot;
+  zero.bars[0].y[0] = 0.0;
+  const auto zero_scene = detail::layout_plot(zero, 480.0f, 300.0f, light_style(), 15.0f, estimate_text_width);
+  bool exact = false, rounded = false;
+  for (const auto& shape : zero_scene.shapes)
+    if (const auto* text = std::get_if<detail::TextShape>(&shape)) {
+      exact |= text->text == "0" && text->origin.y < zero_scene.data_area.y1 - 1.0f &&
+               text->origin.y > zero_scene.data_area.y0;
+      rounded |= text->text == "0.000";
+    }
+  EXPECT_TRUE(exact);
+  EXPECT_FALSE(rounded);
+
+  // No room over a bar at 1.25 of a 0 … 1.25 axis: nothing is written, and the report says so.
+  Plot full = plot;
+  full.bars[0].y = {1.25, 0.25, 0.876, -0.25};
+  const auto full_scene = detail::layout_plot(full, 480.0f, 300.0f, light_style(), 15.0f, estimate_text_width);
+  for (const auto& shape : full_scene.shapes)
+    if (const auto* text = std::get_if<detail::TextShape>(&shape)) {
+      EXPECT_NE(text->text, "0.250");
+    }
+  ASSERT_EQ(full_scene.problems.size(), 1u);
+  EXPECT_NE(full_scene.problems.front().find("bar values"), std::string::npos) << full_scene.problems.front();
+}
+
+// Each drawn value carries the data units a pixel of its axis spans there (what a lesson can read
+// off it): 1.25 / the data area's height on a linear axis, and value × ln 10 per decade's pixels on
+// a log axis.
+TEST(Layout, DrawnValuesCarryTheirAxisResolution) {
+  Plot plot;
+  plot.x.min = 0.0;
+  plot.x.max = 4.0;
+  plot.y.min = 0.0;
+  plot.y.max = 1.25;
+  plot.bars.push_back(BarSeries{.label = "w", .x = {1.0}, .y = {0.5}});
+  const auto scene = detail::layout_plot(plot, 480.0f, 300.0f, light_style(), 15.0f, estimate_text_width);
+  bool cells_left_out = true;
+  std::vector<double> resolution;
+  const std::vector<double> values = detail::drawn_values(plot, scene, cells_left_out, &resolution);
+  ASSERT_EQ(values, (std::vector<double>{1.0, 0.5}));
+  ASSERT_EQ(resolution.size(), 2u);
+  EXPECT_FALSE(cells_left_out);
+  const double height = scene.data_area.y1 - scene.data_area.y0, width = scene.data_area.x1 - scene.data_area.x0;
+  EXPECT_NEAR(resolution[0], 4.0 / width, 1e-4 * 4.0 / width);
+  EXPECT_NEAR(resolution[1], 1.25 / height, 1e-4 * 1.25 / height);
+
+  Plot log = plot;
+  log.y.scale = Scale::Log10;
+  log.y.min = 1e-3;
+  log.y.max = 10.0;
+  log.bars.clear();
+  log.scatters.push_back(ScatterSeries{.label = "p", .x = {1.0}, .y = {0.01}});
+  const auto log_scene = detail::layout_plot(log, 480.0f, 300.0f, light_style(), 15.0f, estimate_text_width);
+  const std::vector<double> log_values = detail::drawn_values(log, log_scene, cells_left_out, &resolution);
+  ASSERT_EQ(log_values.size(), 2u);
+  const double decades_per_px = 4.0 / (log_scene.data_area.y1 - log_scene.data_area.y0);
+  EXPECT_NEAR(resolution[1], 0.01 * std::log(10.0) * decades_per_px, 1e-3 * 0.01 * std::log(10.0) * decades_per_px);
+}
