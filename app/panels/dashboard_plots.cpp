@@ -37,6 +37,9 @@ std::vector<std::string> token_names(const Snapshot& snap) {
 
 }  // namespace
 
+// Up to this many bars the distribution writes each weight over its bar.
+constexpr std::size_t kLabelledBars = 8;
+
 plot::Plot distribution_plot(const Snapshot& snap) {
   plot::Plot p;
   const Params& params = snap.params;
@@ -61,6 +64,14 @@ plot::Plot distribution_plot(const Snapshot& snap) {
   for (std::size_t i = 0; i < n; ++i) bars.x[i] = static_cast<double>(i);
   bars.y = snap.probabilities;
   bars.width = 0.8;
+  // A few keys: each weight written over its bar, to the 3 decimals the lessons quote (a weight of
+  // 0.006 is a pixel tall), with room over 1 for the label; the ticks stop at 1.
+  if (n <= kLabelledBars) {
+    bars.value_digits = 3;
+    bars.value_fixed = true;
+    p.y.max = 1.25;
+    p.y.tick_values = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
+  }
   p.bars.push_back(std::move(bars));
   if (n > 0) {
     plot::ScatterSeries top;

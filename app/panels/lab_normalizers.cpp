@@ -152,15 +152,22 @@ plot::Plot weights_plot(const NormalizersLab& lab, const NormalizerColumn& colum
       low = std::min(low, result.weights[i]);
       high = std::max(high, result.weights[i]);
     }
-  const double pad = 0.08 * (high - low);
+  // A few keys: each weight written over its bar (under it when negative), with room for it.
+  const bool labelled = lab.shown.end - lab.shown.begin <= 8;
+  const double pad = (labelled ? 0.25 : 0.08) * (high - low);
   p.y.min = low < 0.0 ? low - pad : 0.0;
   p.y.max = high + pad;
+  if (labelled && low >= 0.0 && high <= 1.0) p.y.tick_values = {0.0, 0.5, 1.0};  // no tick at a weight of 1.2
 
   plot::BarSeries bars;
   bars.label = tr("plot.axis.weight");
   bars.x = indices(lab.shown);
   bars.y = slice(result.weights, lab.shown);
   bars.color = weight_color;
+  if (labelled) {
+    bars.value_digits = 3;
+    bars.value_fixed = true;
+  }
   if (result.has_negative) {
     bars.bar_colors.resize(bars.y.size());
     for (std::size_t k = 0; k < bars.y.size(); ++k)

@@ -44,6 +44,14 @@ plot::Plot multiple_plot(const TemperatureLab& lab, const TemperatureMultiple& m
     bars.y.push_back(multiple.probabilities[i]);
   }
   bars.color = multiple.is_current ? current_color : panel_color;
+  // With a few keys the current temperature's panel writes its weights (to the 3 decimals the
+  // lessons quote) over its bars; every panel keeps the same room above 1, so heights still compare.
+  if (lab.shown.end - lab.shown.begin <= 4) {
+    bars.value_digits = multiple.is_current ? 3 : 0;
+    bars.value_fixed = true;
+    p.y.max = 1.3;
+    p.y.tick_values = {0.0, 0.5, 1.0};
+  }
   p.bars.push_back(std::move(bars));
   if (lab.has_second && lab.nudge != 0.0)
     p.vlines.push_back({static_cast<double>(lab.second_index), "", second_color.with_alpha(0.6f), true});

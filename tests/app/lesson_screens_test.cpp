@@ -10,6 +10,9 @@
 //   - every number the text quotes with a decimal point or an exponent ("0.72", "2e-4") is a value
 //     drawn on the shown panels (PlotRecord::drawn_values) or written on them (titles, ticks,
 //     legends, labels, the notes the step shows), within the rounding the text shows (0.30: ±0.005).
+//     A drawn value counts only where one pixel of its axis spans at most one unit of the quoted
+//     last digit (PlotRecord::drawn_resolution): a quoted 0.006 is not read off a bar on a 0-to-1
+//     axis 200 px tall, where a pixel is 0.005; the plot has to write it.
 // A failure names the lesson, step, size, language and mode, and what is wrong.
 // The full sweep is labelled slow (ctest -L slow); LessonScreens.Sampled renders one step per
 // lesson, rotating through the sizes, languages and modes. In the sanitizer pass the full sweep
@@ -87,6 +90,47 @@ struct AwaitingTextFix {
   std::string_view lesson, quoted, why;
 };
 constexpr std::array<AwaitingTextFix, 0> kAwaitingTextFixes{};  // none: every quoted number is drawn
+
+// Numbers a step's panels draw, but too coarsely to read to the quoted digits (a point on a curve,
+// a bar with no value written), and that no panel writes yet. Bars write their values now
+// (plot::BarSeries::value_digits: why-softmax, relatives, temperature); these panels do not yet.
+// The list may only shrink: each entry must still be quoted (LessonScreensList test below).
+constexpr std::string_view kOffACurve = "a point on a curve or an arrow; the panel does not write it yet";
+constexpr std::string_view kVariantBars = "four variants' narrow bars side by side; no room to write each";
+constexpr std::string_view kManyBars = "a bar plot that does not write its values (too many bars, or not yet)";
+constexpr std::string_view kFiveDecimals = "quoted to 5 decimals; the panel writes 3";
+constexpr std::array<AwaitingTextFix, 25> kAwaitingValueLabels{{
+    {"geometry-init", "0.50", kOffACurve},
+    {"geometry-init", "0.70", kOffACurve},
+    {"geometry-init", "0.9999", kOffACurve},
+    {"geometry-init", "1.41", kOffACurve},
+    {"geometry-init", "1e-8", kOffACurve},
+    {"geometry-init", "0.97", kOffACurve},
+    {"geometry-init", "1.2e24", kOffACurve},
+    {"geometry-init", "1.14", kOffACurve},
+    {"loss-gradients", "0.099", kOffACurve},
+    {"loss-gradients", "0.242", kOffACurve},
+    {"loss-gradients", "−0.341", kOffACurve},
+    {"loss-gradients", "2.317", kOffACurve},
+    {"loss-gradients", "−1003.05", kOffACurve},
+    {"loss-gradients", "2e-14", kOffACurve},
+    {"sampling", "0.405", kManyBars},
+    {"sampling", "0.408", kManyBars},
+    {"saturation", "2·10⁻²²", kOffACurve},
+    {"stability", "0.090", kVariantBars},
+    {"stability", "0.245", kVariantBars},
+    {"stability", "0.665", kVariantBars},
+    {"stability", "11.09", kOffACurve},
+    {"temperature", "0.99995", kFiveDecimals},
+    {"temperature", "0.176", kManyBars},
+    {"values", "−0.60", kOffACurve},
+    {"values", "0.999", kOffACurve},
+}};
+
+bool awaiting_value_label(const Lesson& lesson, std::string_view quoted) {
+  return std::any_of(std::begin(kAwaitingValueLabels), std::end(kAwaitingValueLabels),
+                     [&](const AwaitingTextFix& fix) { return fix.lesson == lesson.name && fix.quoted == quoted; });
+}
 
 bool awaiting_text_fix(const Lesson& lesson, std::string_view quoted) {
   return std::any_of(std::begin(kAwaitingTextFixes), std::end(kAwaitingTextFixes),
@@ -204,7 +248,10 @@ class LessonScreens : public ::testing::Test {
               std::to_string(step_plots(step).size()));
 
     // Each plot readable.
-    std::vector<double> drawn;
+    struct Shown {
+      double value, resolution;  // data units per pixel where it is drawn; 0: written as text
+    };
+    std::vector<Shown> drawn;
     std::vector<std::string> written;
     for (const plot::PlotRecord& record : ui.layout_report.plots) {
       const std::string at = "plot " + record.id + ": ";
@@ -225,7 +272,9 @@ class LessonScreens : public ::testing::Test {
       for (const auto& [a, b] : plot::overlapping_texts(record.texts))
         problem(at + "labels overlap: \"" + record.texts[a].text + "\" and \"" + record.texts[b].text + "\"");
       for (const std::string& covering : plot::covering_data(record, true)) problem(at + covering);
-      drawn.insert(drawn.end(), record.drawn_values.begin(), record.drawn_values.end());
+      for (std::size_t k = 0; k < record.drawn_values.size(); ++k)
+        drawn.push_back(
+            {record.drawn_values[k], k < record.drawn_resolution.size() ? record.drawn_resolution[k] : 0.0});
       for (const plot::PlacedText& text : record.texts) written.push_back(text.text);
     }
     if (step_shows_notes(step))
@@ -234,17 +283,24 @@ class LessonScreens : public ::testing::Test {
     // Every measured number the text quotes is on screen. A value the step itself sets (its
     // Params: the scores 2.0, 2.1, 2.2, T = 0.5) is the input the class watched being set, not a
     // result to read off a plot.
-    std::vector<double> shown = drawn;
+    std::vector<Shown> shown = drawn;
     for (const std::string& text : written)
-      for (const QuotedNumber& quoted : quoted_numbers(text)) shown.push_back(quoted.value);
+      for (const QuotedNumber& quoted : quoted_numbers(text)) shown.push_back({quoted.value, 0.0});
     for (const ParamKey& key : param_keys())
       if (const std::optional<std::string> value = get_param(step.params, key.name))
-        for (const QuotedNumber& quoted : quoted_numbers(*value)) shown.push_back(quoted.value);
+        for (const QuotedNumber& quoted : quoted_numbers(*value)) shown.push_back({quoted.value, 0.0});
     for (const QuotedNumber& quoted : measured_numbers(step.text.in(look.language))) {
-      const bool on_screen =
-          std::any_of(shown.begin(), shown.end(), [&](double value) { return matches(quoted, value); });
-      if (!on_screen && !awaiting_text_fix(lesson, quoted.text))
+      const auto readable = [&](const Shown& at) {
+        return matches(quoted, at.value) && at.resolution <= 2.0 * quoted.tolerance;
+      };
+      const auto drawn_coarsely = [&](const Shown& at) { return matches(quoted, at.value); };
+      if (std::any_of(shown.begin(), shown.end(), readable) || awaiting_text_fix(lesson, quoted.text)) continue;
+      if (std::any_of(shown.begin(), shown.end(), drawn_coarsely)) {
+        if (!awaiting_value_label(lesson, quoted.text))
+          problem("the text quotes " + quoted.text + ", drawn too coarsely to read it (no panel writes it)");
+      } else {
         problem("the text quotes " + quoted.text + ", which no shown panel draws");
+      }
     }
     return problems;
   }
@@ -288,14 +344,16 @@ App* LessonScreens::app_ = nullptr;
 TEST(LessonScreensList, EveryAwaitingTextFixStillApplies) {
   const LessonList lessons = load_lessons(find_assets_dir() / "lessons");
   ASSERT_FALSE(lessons.error) << lessons.error->message;
-  for (const AwaitingTextFix& fix : kAwaitingTextFixes) {
+  std::vector<AwaitingTextFix> entries(std::begin(kAwaitingTextFixes), std::end(kAwaitingTextFixes));
+  entries.insert(entries.end(), std::begin(kAwaitingValueLabels), std::end(kAwaitingValueLabels));
+  for (const AwaitingTextFix& fix : entries) {
     const auto index = find_lesson(lessons, fix.lesson);
     ASSERT_TRUE(index.has_value()) << fix.lesson;
     bool quoted = false;
     for (const LessonStep& step : lessons.lessons[*index].steps)
       for (const QuotedNumber& number : quoted_numbers(step.text.english)) quoted |= number.text == fix.quoted;
     EXPECT_TRUE(quoted) << fix.lesson << " no longer quotes " << fix.quoted << " (" << fix.why
-                        << "): take it out of kAwaitingTextFixes";
+                        << "): take it out of its list";
   }
 }
 
