@@ -63,11 +63,19 @@ plot::Plot gradient_plot(const LossLab& lab) {
   p.x.label = tr("plot.axis.index_i");
   p.x.integer_ticks = true;
   p.y.label = "∂L/∂x_i";
+  // A few scores: each gradient written on its bar (over it, under a negative one), with room
+  // beyond ±1/T for the label.
+  const bool labelled = lab.gradient.size() <= 8;
   const double bound = 1.0 / lab.settings.temperature;
-  p.y.min = -1.1 * bound;
-  p.y.max = 1.1 * bound;
-  p.bars.push_back(
-      {.label = "(s − y)/T", .x = indices(lab.gradient.size()), .y = lab.gradient, .color = gradient_color});
+  p.y.min = -(labelled ? 1.4 : 1.1) * bound;
+  p.y.max = (labelled ? 1.4 : 1.1) * bound;
+  if (labelled) p.y.tick_values = {-bound, -0.5 * bound, 0.0, 0.5 * bound, bound};
+  p.bars.push_back({.label = "(s − y)/T",
+                    .x = indices(lab.gradient.size()),
+                    .y = lab.gradient,
+                    .color = gradient_color,
+                    .value_digits = labelled ? 3 : 0,
+                    .value_fixed = true});
   p.hlines.push_back({0.0, "", std::nullopt, false});
   p.legend = plot::LegendPos::None;
   return p;
