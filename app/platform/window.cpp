@@ -151,8 +151,8 @@ Created<Window> Window::create(const WindowOptions& options) {
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
 #else
   // An opaque canvas without depth or stencil buffers: with alpha the browser blends the whole canvas
-  // over the page on every frame, which on a CPU rasteriser (SwiftShader) costs a vsync in two at
-  // 1400×800 (docs/PERFORMANCE.md, "The web page beside the native build"). ImGui uses neither buffer.
+  // over the page on every frame, and on a CPU rasteriser (SwiftShader) more frames miss their vsync
+  // (docs/PERFORMANCE.md, "What the missed vsyncs are"). ImGui uses neither buffer.
   glfwWindowHint(GLFW_ALPHA_BITS, 0);
   glfwWindowHint(GLFW_DEPTH_BITS, 0);
   glfwWindowHint(GLFW_STENCIL_BITS, 0);

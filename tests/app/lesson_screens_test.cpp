@@ -92,9 +92,10 @@ struct AwaitingTextFix {
 constexpr std::array<AwaitingTextFix, 0> kAwaitingTextFixes{};  // none: every quoted number is drawn
 
 // Numbers a step's panels draw, but too coarsely to read to the quoted digits (a point on a curve,
-// a bar with no value written), and that no panel writes yet. Bars write their values now
-// (plot::BarSeries::value_digits: why-softmax, relatives, temperature, loss-gradients); these panels do not yet.
-// The list may only shrink: each entry must still be quoted (LessonScreensList test below).
+// a bar with no value written), and that no panel writes yet. Bars can write their values
+// (plot::BarSeries::value_digits: why-softmax, relatives, temperature and loss-gradients use it);
+// these panels do not yet. The list may only shrink: each entry must still be quoted
+// (LessonScreensList test below).
 constexpr std::string_view kOffACurve = "a point on a curve or an arrow; the panel does not write it yet";
 constexpr std::string_view kVariantBars = "four variants' narrow bars side by side; no room to write each";
 constexpr std::string_view kManyBars = "a bar plot that does not write its values (too many bars, or not yet)";
