@@ -114,13 +114,10 @@ constexpr std::array<AwaitingTextFix, 22> kAwaitingValueLabels{{
     {"values", "−0.60", kOffACurve},           {"values", "0.999", kOffACurve},
 }};
 
-bool awaiting_value_label(const Lesson& lesson, std::string_view quoted) {
-  return std::any_of(std::begin(kAwaitingValueLabels), std::end(kAwaitingValueLabels),
-                     [&](const AwaitingTextFix& fix) { return fix.lesson == lesson.name && fix.quoted == quoted; });
-}
-
-bool awaiting_text_fix(const Lesson& lesson, std::string_view quoted) {
-  return std::any_of(std::begin(kAwaitingTextFixes), std::end(kAwaitingTextFixes),
+// Whether `list` (kAwaitingTextFixes or kAwaitingValueLabels) names this lesson's quoted number.
+template <std::size_t N>
+bool listed(const std::array<AwaitingTextFix, N>& list, const Lesson& lesson, std::string_view quoted) {
+  return std::any_of(list.begin(), list.end(),
                      [&](const AwaitingTextFix& fix) { return fix.lesson == lesson.name && fix.quoted == quoted; });
 }
 
@@ -281,9 +278,10 @@ class LessonScreens : public ::testing::Test {
         return matches(quoted, at.value) && at.resolution <= 2.0 * quoted.tolerance;
       };
       const auto drawn_coarsely = [&](const Shown& at) { return matches(quoted, at.value); };
-      if (std::any_of(shown.begin(), shown.end(), readable) || awaiting_text_fix(lesson, quoted.text)) continue;
+      if (std::any_of(shown.begin(), shown.end(), readable) || listed(kAwaitingTextFixes, lesson, quoted.text))
+        continue;
       if (std::any_of(shown.begin(), shown.end(), drawn_coarsely)) {
-        if (!awaiting_value_label(lesson, quoted.text))
+        if (!listed(kAwaitingValueLabels, lesson, quoted.text))
           problem("the text quotes " + quoted.text + ", drawn too coarsely to read it (no panel writes it)");
       } else {
         problem("the text quotes " + quoted.text + ", which no shown panel draws");

@@ -60,17 +60,24 @@ def first_frame(site, work):
         server.shutdown()
 
 
+def frame_intervals(driver):
+    """The frames counted since page.count_frames: how many, the median and p95 interval (ms), and
+    how many intervals were over 25 ms (a missed vsync at 60 Hz)."""
+    gaps, frames = page.frame_gaps(driver)
+    gaps.sort()
+    return {"count": frames, "median": round(statistics.median(gaps), 2),
+            "p95": round(gaps[min(len(gaps) - 1, len(gaps) * 95 // 100)], 2),
+            "over_25ms": sum(1 for gap in gaps if gap > 25.0)}
+
+
 def page_drag(driver, base, seq_len):
     page.open_page(driver, base + f"index.html?set=seq_len={seq_len}", settle=4.0)
     driver.execute_script("return Module.ccall('smlab_timing', 'string', ['number'], [page.app]);")  # reset
     page.count_frames(driver)
     drag_back_and_forth(driver, 8.0)
-    gaps, frames = page.frame_gaps(driver)
+    intervals = frame_intervals(driver)
     ticks = json.loads(driver.execute_script("return Module.ccall('smlab_timing', 'string', ['number'], [page.app]);"))
-    gaps.sort()
-    return {"frame_interval_ms": {"count": frames, "median": round(statistics.median(gaps), 2),
-                                  "p95": round(gaps[min(len(gaps) - 1, len(gaps) * 95 // 100)], 2),
-                                  "over_25ms": sum(1 for gap in gaps if gap > 25.0)},
+    return {"frame_interval_ms": intervals,
             "tick_ms": ticks["tick_ms"], "evaluate_ms": ticks["evaluate_ms"], "frame_ms": ticks["frame_ms"],
             "recompute_ms": ticks["recompute_ms"]}
 
@@ -96,11 +103,7 @@ def control_drag(driver, work):
     time.sleep(2.0)
     page.count_frames(driver)
     drag_back_and_forth(driver, 8.0)
-    gaps, frames = page.frame_gaps(driver)
-    gaps.sort()
-    return {"frame_interval_ms": {"count": frames, "median": round(statistics.median(gaps), 2),
-                                  "p95": round(gaps[min(len(gaps) - 1, len(gaps) * 95 // 100)], 2),
-                                  "over_25ms": sum(1 for gap in gaps if gap > 25.0)}}
+    return {"frame_interval_ms": frame_intervals(driver)}
 
 
 def native_frames(native, seq_len):
