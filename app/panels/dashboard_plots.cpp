@@ -13,13 +13,8 @@
 namespace smlab::app {
 namespace {
 
+using i18n::fixed;
 using i18n::tr;
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
 
 std::string general(double value) {
   char buffer[64];

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -17,6 +16,7 @@
 namespace smlab::app {
 namespace {
 
+using i18n::fixed;
 using i18n::tr;
 
 using Lab = AttentionVariantsLab;
@@ -43,12 +43,6 @@ constexpr std::array<VariantLook, 5> looks{{
     {"layer-norm", "lab.attention_variants.layer_norm", "lab.attention_variants.layer_norm.short",
      plot::Color::from_hex(0xCC79A7), true},  // reddish purple
 }};
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
 
 plot::Plot variant_map(const Lab& lab, std::size_t v, double color_max, TexturePool* textures) {
   return heatmap_plot(std::string(tr(looks[v].title)) + "  H = " + fixed(lab.entropy_nats[v], 2),

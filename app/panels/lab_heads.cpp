@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +17,7 @@
 namespace smlab::app {
 namespace {
 
+using i18n::fixed;
 using i18n::tr;
 
 constexpr int max_shown_heads = 8;  // small multiples; more would be too small to read
@@ -29,12 +29,6 @@ constexpr std::array<plot::Color, max_shown_heads> head_colors{
     plot::Color::from_hex(0xCC79A7), plot::Color::from_hex(0xD55E00), plot::Color::from_hex(0x0072B2),
     plot::Color::from_hex(0x999999), plot::Color::from_hex(0x88CCEE)};
 constexpr plot::Color average_color = plot::Color::from_hex(0x999999);
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
 
 int shown_heads(const HeadsLab& lab) { return std::min(lab.heads, max_shown_heads); }
 

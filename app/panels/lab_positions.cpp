@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "i18n/i18n.hpp"
@@ -16,6 +15,7 @@
 namespace smlab::app {
 namespace {
 
+using i18n::fixed;
 using i18n::tr;
 
 const char* regime_text(PositionRegime regime) {
@@ -33,12 +33,6 @@ using Lab = PositionsLab;
 constexpr plot::Color entropy_color = plot::Color::from_hex(0x56B4E9);  // sky blue
 constexpr plot::Color weight_color = plot::Color::from_hex(0xE69F00);   // orange
 constexpr plot::Color now_color = plot::Color::from_hex(0xCC79A7);      // purple
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
 
 plot::Plot encoding_plot(const Lab& lab, TexturePool* textures) {
   plot::Heatmap map;

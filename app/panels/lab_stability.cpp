@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -23,6 +22,7 @@
 namespace smlab::app {
 namespace {
 
+using i18n::fixed;
 using i18n::tr;
 
 // [SECTION] Layout constants and labels
@@ -60,12 +60,6 @@ constexpr std::size_t max_marker_annotations = 9;
 std::string short_name(Format format) {
   const std::string name(format_name(format));
   return name.rfind("fp8-", 0) == 0 ? name.substr(4) : name;  // "fp8-e4m3" → "e4m3"
-}
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
 }
 
 // [SECTION] Plots and notes
