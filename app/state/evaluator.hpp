@@ -155,8 +155,9 @@ class Evaluator {
   //   sliced: the web page, which has no threads and draws between steps: the first result, then
   //           phases (QKᵀ, each map's softmax pass, their colours, H(T), a Monte Carlo chunk) while
   //           the call has used less than its `slice` (none: one phase per call), so no tick holds a
-  //           frame back for a whole recompute and a small one still completes in one. A newer submission drops the
-  //           phases still to come while a final picture is fresh (set_stale_work_max_age).
+  //           frame back for a whole recompute and a small one still completes in one. A newer
+  //           submission drops the phases still to come while a final picture is fresh
+  //           (set_stale_work_max_age).
   // Every pace publishes the same final Snapshot, bit for bit.
   enum class Pace { whole, staged, sliced };
   // One job (the newest submission, its phases as `pace` says) or, once the Params have settled, one
