@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -699,7 +700,19 @@ std::string fixed_decimals(double value, int decimals) {
   char buffer[64];
   // An exact zero is written "0": 0.000 would be a rounded weight (softmax's never is exactly 0).
   if (value == 0.0) return "0";
-  std::snprintf(buffer, sizeof buffer, "%.*f", std::clamp(decimals, 0, 12), value);
+  decimals = std::clamp(decimals, 0, 12);
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  // A value the decimals round to 0 or ±1 but that is neither (the 0.99995 a lesson quotes at
+  // T = 0.1 written "1.000", its 0.00005 written "0.000") gets up to three more decimals, the
+  // fewest that show its first digit off the round number. Further off (2e-9) it stays rounded.
+  const double rounded = std::strtod(buffer, nullptr);
+  if ((rounded == 0.0 || std::abs(rounded) == 1.0) && decimals > 0) {
+    char longer[64];
+    for (int more = decimals + 1; more <= std::min(decimals + 3, 12); ++more) {
+      std::snprintf(longer, sizeof longer, "%.*f", more, value);
+      if (std::strtod(longer, nullptr) != rounded) return longer;
+    }
+  }
   return buffer;
 }
 
@@ -732,29 +745,36 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
   for (const auto& hline : builder.plot.hlines)
     if (const float y = scene.y_map.to_px(hline.y); std::isfinite(y))
       line_bands.push_back({area.x0, y - 1.0f, area.x1, y + 1.0f});
-  const auto place_first_free = [&](std::string_view content, const Candidates& candidates, Color color) {
-    const std::string fitted = builder.fit(content, area.width() - 4.0f, font, "data label");
-    // First a place off the data and the reference lines at any size, then (as before) one that
-    // only keeps off labels.
-    for (const bool off_data : {true, false}) {
-      for (const float scale : {1.0f, 0.85f, 0.72f}) {
-        const float size = scale * font;
-        const float width = builder.text_width(fitted, size);
-        for (const Point& candidate : candidates(size, width)) {
-          const Box box = inside(candidate.x, candidate.y, width, size);
-          // A place that had to be pushed inside the area would sit on its own line.
-          const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
-          if (moved) continue;
-          if (std::any_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
-            continue;
-          if (off_data && (covers_any(box, marks) || covers_any(box, line_bands))) continue;
-          taken.push_back(box);
-          labels.push_back(box);
-          builder.text(fitted, {box.x0, box.y0}, size, color, TextRole::LineLabel);
-          return;
+  // `shorter`: what the label says when `content` finds no place (a pair of lines' values → the
+  // one a lesson quotes); empty: none.
+  const auto place_first_free = [&](std::string_view content, std::string_view shorter, const Candidates& candidates,
+                                    Color color) {
+    const auto place = [&](const std::string& text) {
+      // First a place off the data and the reference lines at any size, then (as before) one that
+      // only keeps off labels.
+      for (const bool off_data : {true, false}) {
+        for (const float scale : {1.0f, 0.85f, 0.72f}) {
+          const float size = scale * font;
+          const float width = builder.text_width(text, size);
+          for (const Point& candidate : candidates(size, width)) {
+            const Box box = inside(candidate.x, candidate.y, width, size);
+            // A place that had to be pushed inside the area would sit on its own line.
+            const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
+            if (moved) continue;
+            if (std::any_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
+              continue;
+            if (off_data && (covers_any(box, marks) || covers_any(box, line_bands))) continue;
+            taken.push_back(box);
+            labels.push_back(box);
+            builder.text(text, {box.x0, box.y0}, size, color, TextRole::LineLabel);
+            return true;
+          }
         }
       }
-    }
+      return false;
+    };
+    if (place(builder.fit(content, area.width() - 4.0f, font, "data label"))) return;
+    if (!shorter.empty() && place(builder.fit(shorter, area.width() - 4.0f, font, "data label"))) return;
     // No free place even at the smallest size: no label beats an unreadable one, but the layout
     // report names it.
     builder.problem("data label", "left out", content);
@@ -767,7 +787,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     const BarSeries& bars = builder.plot.bars[series];
     if (bars.value_digits <= 0) continue;
     struct Value {
-      float centre, top;
+      float centre, top, base;  // base: the baseline's px (NaN off a log axis)
       bool below;
       std::string text;
     };
@@ -777,21 +797,27 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
       if (!std::isfinite(centre) || !std::isfinite(top) || !std::isfinite(bars.y[k]) || centre < area.x0 ||
           centre > area.x1)
         continue;
-      values.push_back({centre, top, bars.y[k] < bars.baseline,
+      values.push_back({centre, top, scene.y_map.to_px(bars.baseline), bars.y[k] < bars.baseline,
                         bars.value_fixed ? fixed_decimals(bars.y[k], bars.value_digits)
                                          : format_short(bars.y[k], bars.value_digits)});
     }
     // Off the bar by the clearance a label keeps from the data, or up to a line further where a
     // marker sits on the bar's top (an exact zero's on the axis, the argmax's diamond) or a
-    // reference line runs through the place (the uniform 1/n).
+    // reference line runs through the place (the uniform 1/n). Where markers crowd the bar's end
+    // (the values lab's limits beside its output), on the other side of the baseline instead.
     const float clearance = label_clearance(font);
     const auto place_all = [&](float size) {
       std::vector<Box> placed;
       for (const Value& value : values) {
         const float width = builder.text_width(value.text, size);
+        std::vector<float> tops;
+        for (const float gap : {clearance + 1.0f, clearance + 1.0f + 0.5f * size, clearance + 1.0f + size})
+          tops.push_back(value.below ? value.top + gap : value.top - gap - size);
+        if (std::isfinite(value.base))
+          for (const float gap : {clearance + 1.0f, clearance + 1.0f + 0.5f * size, clearance + 1.0f + size})
+            tops.push_back(value.below ? value.base - gap - size : value.base + gap);
         std::optional<Box> chosen;
-        for (const float gap : {clearance + 1.0f, clearance + 1.0f + 0.5f * size, clearance + 1.0f + size}) {
-          const float near = value.below ? value.top + gap : value.top - gap - size;
+        for (const float near : tops) {
           const Box box{value.centre - 0.5f * width, near, value.centre + 0.5f * width, near + size};
           if (box.x0 < area.x0 + 1.0f || box.x1 > area.x1 - 1.0f || box.y0 < area.y0 + 1.0f || box.y1 > area.y1 - 1.0f)
             continue;
@@ -844,7 +870,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
       }
       return candidates;
     };
-    place_first_free(vline.label, beside_line, vline.color.value_or(builder.style.text_dim));
+    place_first_free(vline.label, vline.short_label, beside_line, vline.color.value_or(builder.style.text_dim));
   }
   for (const auto& hline : builder.plot.hlines) {
     const float y = scene.y_map.to_px(hline.y);
@@ -861,7 +887,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
       }
       return candidates;
     };
-    place_first_free(hline.label, beside_line, hline.color.value_or(builder.style.text_dim));
+    place_first_free(hline.label, "", beside_line, hline.color.value_or(builder.style.text_dim));
   }
   // Annotations: at their anchor, or moved by whole lines up or down and by half a width at a time
   // (up to two) to either side, the place nearest the anchor first, until they cover no label placed before them;
@@ -873,6 +899,9 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
   const float clearance = label_clearance(font);
   const auto clear_of = [&](const Box& box) {
     return !covers_any({box.x0 - clearance, box.y0 - clearance, box.x1 + clearance, box.y1 + clearance}, marks);
+  };
+  const auto clear_of_lines = [&](const Box& box) {
+    return !covers_any({box.x0 - clearance, box.y0 - clearance, box.x1 + clearance, box.y1 + clearance}, line_bands);
   };
   for (const auto& annotation : builder.plot.annotations) {
     const Point anchor{scene.x_map.to_px(annotation.x), scene.y_map.to_px(annotation.y)};
@@ -906,7 +935,10 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
           const Box& box = place.second;
           if (std::any_of(labels.begin(), labels.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
             continue;
-          if ((keep == 2 && !clear_of(box)) || (keep == 1 && covers_any(box, marks))) continue;
+          // The first pass keeps off the reference lines too ("L = 2.317" struck through by the
+          // dashed "now" line through its anchor).
+          if ((keep == 2 && (!clear_of(box) || !clear_of_lines(box))) || (keep == 1 && covers_any(box, marks)))
+            continue;
           chosen = box;
           break;
         }

@@ -78,11 +78,12 @@ struct BarSeries {
   double baseline = 0.0;    // on a log y axis the bars start at the bottom of the axis instead
   std::optional<Color> color{};
   std::vector<Color> bar_colors{};  // non-empty (size of x): per-bar colours, e.g. highlight the argmax
-  // > 0: each bar's value written over its top (under it when below the baseline) with this many
-  // significant digits, or decimals with `value_fixed` (weights: 0.006, 0.250; an exact 0 is "0"),
-  // so a value a lesson quotes can be read (a 0.006 bar is a pixel tall). For a few wide bars; the
-  // caller leaves headroom on the y axis. With no room for all of them, none is written and the
-  // layout report says so.
+  // > 0: each bar's value written over its top (under it when below the baseline; where markers
+  // crowd that end, on the baseline's other side) with this many significant digits, or decimals
+  // with `value_fixed` (weights: 0.006, 0.250; an exact 0 is "0"; one the decimals would round to 0
+  // or 1 gets up to three more: 0.99995), so a value a lesson quotes can be read (a 0.006 bar is a
+  // pixel tall). For a few wide bars; the caller leaves headroom on the y axis. With no room for all
+  // of them, none is written and the layout report says so.
   int value_digits = 0;
   bool value_fixed = false;
 };
@@ -105,6 +106,8 @@ struct VLine {
   std::string label{};
   std::optional<Color> color{};  // empty: Style::text_dim
   bool dashed = true;
+  // Written instead of `label` where that finds no place beside the line; empty: none.
+  std::string short_label{};
 };
 struct HLine {
   double y = 0.0;

@@ -1154,6 +1154,30 @@ TEST(LegendPlacement, NoCornerFreeOfDataMovesTheLegendOffTheData) {
   EXPECT_EQ(covering_data(record)[0], "legend covers data");
 }
 
+// An annotation anchored on a reference line ("L = 2.317" where the loss curve crosses the dashed
+// "now" line) sits beside the line, label_clearance() from it, not struck through by it.
+TEST(AnnotationPlacement, KeepsOffAReferenceLineThroughItsAnchor) {
+  Plot plot;
+  plot.x = {.min = -10.0, .max = 10.0};
+  plot.y = {.min = 0.0, .max = 10.0};
+  plot.legend = LegendPos::None;
+  plot.vlines.push_back({0.0, "", std::nullopt, true});
+  plot.annotations.push_back({0.0, 5.0, "L = 2.317", std::nullopt, TextAlign::Left});
+  const float font = 15.0f;
+  const detail::Scene scene = detail::layout_plot(plot, 480.0f, 300.0f, dark_style(), font, estimate_text_width);
+  const detail::TextShape* label = nullptr;
+  for (const auto& shape : scene.shapes)
+    if (const auto* text = std::get_if<detail::TextShape>(&shape); text != nullptr && text->text == "L = 2.317")
+      label = text;
+  ASSERT_NE(label, nullptr);
+  const detail::Box box = detail::text_box(*label);
+  const float line = scene.x_map.to_px(0.0);
+  EXPECT_TRUE(box.x0 >= line + 1.0f + label_clearance(font) || box.x1 <= line - 1.0f - label_clearance(font))
+      << "label " << box.x0 << ".." << box.x1 << " on the line at " << line;
+  // Still near its anchor: within three lines of its height.
+  EXPECT_LT(std::abs(0.5f * (box.y0 + box.y1) - scene.y_map.to_px(5.0)), 3.0f * 1.1f * font);
+}
+
 // Issue #25: an annotation keeps label_clearance() from every data mark ("k0 θ=16.3°" sat 0.7 px
 // above the q arrow's dot in homework step 9), covering_data() reports one that comes nearer
 // ("touches data"), and of the free places the label takes the one nearest its anchor (a vector's
@@ -1326,9 +1350,34 @@ TEST(Layout, BarsWriteTheirValuesOverTheirTopsOrSayTheyCouldNot) {
   EXPECT_TRUE(exact);
   EXPECT_FALSE(rounded);
 
-  // No room over a bar at 1.25 of a 0 … 1.25 axis: nothing is written, and the report says so.
+  // No room over a bar at 1.25 of a −0.5 … 1.25 axis: its value goes under the baseline, on the
+  // other side of it (where markers crowd a bar's end, the values lab's output).
+  Plot over = plot;
+  over.bars[0].y = {1.25, 0.25, 0.876, -0.25};
+  const auto over_scene = detail::layout_plot(over, 480.0f, 300.0f, light_style(), 15.0f, estimate_text_width);
+  EXPECT_TRUE(over_scene.problems.empty()) << over_scene.problems.front();
+  const detail::TextShape* under = nullptr;
+  for (const auto& shape : over_scene.shapes)
+    if (const auto* text = std::get_if<detail::TextShape>(&shape); text && text->text == "1.250") under = text;
+  ASSERT_NE(under, nullptr);
+  EXPECT_GT(under->origin.y, over_scene.y_map.to_px(0.0)) << "1.250 is not under the baseline";
+
+  // A value the decimals round to 0 or 1 gets the fewest more decimals (up to three) that show
+  // it is neither; one further off stays rounded.
+  Plot close = plot;
+  close.bars[0].y = {0.9999546, 0.0000454, 2e-9, 0.5};
+  const auto close_scene = detail::layout_plot(close, 480.0f, 300.0f, light_style(), 15.0f, estimate_text_width);
+  std::vector<std::string> written;
+  for (const auto& shape : close_scene.shapes)
+    if (const auto* text = std::get_if<detail::TextShape>(&shape)) written.push_back(text->text);
+  for (const char* expected_text : {"0.99995", "0.00005", "0.000", "0.500"})
+    EXPECT_NE(std::find(written.begin(), written.end(), expected_text), written.end()) << expected_text;
+
+  // No room over a bar at 1.25 of a 0 … 1.25 axis, nor under its baseline at the axis's bottom:
+  // nothing is written, and the report says so.
   Plot full = plot;
-  full.bars[0].y = {1.25, 0.25, 0.876, -0.25};
+  full.y.min = 0.0;
+  full.bars[0].y = {1.25, 0.25, 0.876, 0.1};
   const auto full_scene = detail::layout_plot(full, 480.0f, 300.0f, light_style(), 15.0f, estimate_text_width);
   for (const auto& shape : full_scene.shapes)
     if (const auto* text = std::get_if<detail::TextShape>(&shape)) {
