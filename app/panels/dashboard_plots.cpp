@@ -22,6 +22,13 @@ std::string general(double value) {
   return buffer;
 }
 
+// One significant digit, as a vanishing gradient is quoted ("2e-22").
+std::string one_digit(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.1g", value);
+  return buffer;
+}
+
 // Token labels of imported data, shortened to fit under a tick (12 characters, then …).
 std::vector<std::string> token_names(const Snapshot& snap) {
   std::vector<std::string> names;
@@ -76,6 +83,13 @@ plot::Plot distribution_plot(const Snapshot& snap) {
     top.shape = plot::MarkerShape::Diamond;
     top.radius = 5.0f;
     p.scatters.push_back(std::move(top));
+    // More keys than get their values written: the largest weight written beside its diamond
+    // (a lesson quotes "max weight 0.176"; on a 0-to-1 axis it is read to a few hundredths).
+    if (n > kLabelledBars && std::isfinite(snap.max_weight))
+      p.annotations.push_back({.x = static_cast<double>(snap.argmax),
+                               .y = snap.max_weight,
+                               .text = fixed(snap.max_weight, 3),
+                               .align = plot::TextAlign::Left});
   }
   // Uniform over the unmasked keys (a causal row or a −inf score has fewer choices than n).
   const double choices = std::max(1, snap.unmasked_keys);
@@ -162,6 +176,19 @@ plot::Plot gradient_parabola_plot(const ParabolaPlotStyle& style, const std::vec
   p.lines.push_back({.label = "S(1−S)", .x = curve_s, .y = curve_value, .color = style.curve_color});
   p.scatters.push_back(
       {.label = style.points_label, .x = points_s, .y = points_value, .color = style.points_color, .radius = 4.5f});
+  // A few points: the smallest gradient, when it is too small to tell from 0 on the axis (a key
+  // at weight e⁻⁵⁰ passes back 2e-22), written beside its point.
+  if (points_s.size() <= 8 && points_value.size() == points_s.size()) {
+    std::size_t smallest = points_value.size();
+    for (std::size_t i = 0; i < points_value.size(); ++i)
+      if (std::isfinite(points_value[i]) && points_value[i] > 0.0 &&
+          (smallest == points_value.size() || points_value[i] < points_value[smallest]))
+        smallest = i;
+    if (smallest < points_value.size() && points_value[smallest] < 1e-3)
+      p.annotations.push_back({.x = points_s[smallest],
+                               .y = points_value[smallest],
+                               .text = "S(1−S) = " + one_digit(points_value[smallest])});
+  }
   p.hlines.push_back({0.25, tr("plot.gradient.max"), std::nullopt, true});
   p.legend = plot::LegendPos::TopRight;
   return p;

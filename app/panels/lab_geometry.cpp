@@ -74,8 +74,28 @@ plot::Plot decomposition_plot(const GeometryLab& lab) {
   std::vector<double> norms(n);
   for (std::size_t j = 0; j < n; ++j) norms[j] = a.query_norm * a.key_norms[j];
   p.bars.push_back({.label = "‖q‖‖k‖", .x = indices(n, -0.27), .y = norms, .width = 0.25, .color = norm_color});
-  p.bars.push_back({.label = "cos θ", .x = indices(n, 0.0), .y = a.cosines, .width = 0.25, .color = cosine_color});
-  p.bars.push_back({.label = "q·k", .x = indices(n, 0.27), .y = a.dots, .width = 0.25, .color = dot_color});
+  double top = 1.0, bottom = -1.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    top = std::max({top, norms[j], a.dots[j]});
+    bottom = std::min(bottom, a.dots[j]);
+  }
+  // A few keys of lengths near 1: each cosine and each score written by its bar, the numbers a
+  // lesson compares (cos θ = 0.9999 against 0.70, scores 0.50 against 1.41). Where the scores reach
+  // 25 (q = (3, 4), k = (4, 3)) the cosines are a few pixels tall and their values do not fit.
+  const bool labelled = n <= 4 && top - bottom <= 6.0;
+  p.bars.push_back({.label = "cos θ",
+                    .x = indices(n, 0.0),
+                    .y = a.cosines,
+                    .width = 0.25,
+                    .color = cosine_color,
+                    .value_digits = labelled ? 4 : 0});
+  p.bars.push_back({.label = "q·k",
+                    .x = indices(n, 0.27),
+                    .y = a.dots,
+                    .width = 0.25,
+                    .color = dot_color,
+                    .value_digits = labelled ? 2 : 0,
+                    .value_fixed = true});
   p.scatters.push_back({.label = tr("lab.geometry.weight"),
                         .x = indices(n, 0.27),
                         .y = a.weights,
@@ -83,11 +103,6 @@ plot::Plot decomposition_plot(const GeometryLab& lab) {
                         .radius = 5.0f,
                         .shape = plot::MarkerShape::Diamond,
                         .in_legend = false});
-  double top = 1.0, bottom = -1.0;
-  for (std::size_t j = 0; j < n; ++j) {
-    top = std::max({top, norms[j], a.dots[j]});
-    bottom = std::min(bottom, a.dots[j]);
-  }
   p.y.min = bottom - 0.1 * (top - bottom);
   p.y.max = top + 0.1 * (top - bottom);
   p.hlines.push_back({0.0, "", std::nullopt, false});

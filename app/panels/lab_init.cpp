@@ -63,6 +63,13 @@ plot::Plot variance_plot(const InitLab& lab) {
                         .color = measured_color,
                         .radius = 5.0f,
                         .shape = plot::MarkerShape::Diamond});
+  // The last layer's measured variance written beside its diamond: the number the lesson quotes
+  // ("measured 0.97", "1.2e24") cannot be read to two digits off a log axis of 45 decades.
+  if (!lab.measured_variance.empty() && std::isfinite(lab.measured_variance.back()))
+    p.annotations.push_back({.x = x.back(),
+                             .y = drawable(lab.measured_variance).back(),
+                             .text = format_value(lab.measured_variance.back(), 3),
+                             .align = plot::TextAlign::Right});
   // Var = 1, the level a good initialisation keeps: the axis's 10⁰ names it (a "1" label beside the
   // line was placed far from it, next to 10¹⁰ on a tall axis).
   p.hlines.push_back({1.0, "", std::nullopt, true});

@@ -38,8 +38,15 @@ plot::Plot log_softmax_plot(const LossLab& lab) {
   p.x.integer_ticks = true;
   p.y.label = "log s_i";
   const std::size_t n = lab.log_softmax.size();
-  p.bars.push_back(
-      {.label = "z − logsumexp(z)", .x = indices(n, -0.2), .y = lab.log_softmax, .width = 0.4, .color = stable_color});
+  // A few classes: each stable value written under its bar (−1003.05 is not read off an axis of
+  // 1800 units in 500 px).
+  p.bars.push_back({.label = "z − logsumexp(z)",
+                    .x = indices(n, -0.2),
+                    .y = lab.log_softmax,
+                    .width = 0.4,
+                    .color = stable_color,
+                    .value_digits = n <= 8 ? 3 : 0,
+                    .value_fixed = true});
   // The naive values where finite; where they are −inf there is no bar, and the label says so.
   std::vector<double> naive = lab.naive_log_softmax;
   double bottom = 0.0;
@@ -52,7 +59,8 @@ plot::Plot log_softmax_plot(const LossLab& lab) {
     }
   p.bars.push_back({.label = "log(softmax(z))", .x = indices(n, 0.2), .y = naive, .width = 0.4, .color = naive_color});
   p.y.min = bottom * 1.8 - 0.2;  // room under the bars for the legend
-  p.y.max = 0.0;
+  // Room over 0 for a value written over a bar of exactly 0 (log s = 0: logits 0, 1000).
+  p.y.max = n <= 8 ? -0.1 * p.y.min : 0.0;
   p.legend = plot::LegendPos::BottomRight;
   return p;
 }
@@ -60,6 +68,8 @@ plot::Plot log_softmax_plot(const LossLab& lab) {
 plot::Plot gradient_plot(const LossLab& lab) {
   plot::Plot p;
   p.title = i18n::format("lab.loss.gradient.title", {std::to_string(lab.settings.target), format_value(lab.loss, 4)});
+  p.short_title =
+      i18n::format("lab.loss.gradient.short_title", {std::to_string(lab.settings.target), format_value(lab.loss, 4)});
   p.x.label = tr("plot.axis.index_i");
   p.x.integer_ticks = true;
   p.y.label = "∂L/∂x_i";
@@ -91,8 +101,11 @@ plot::Plot loss_curve_plot(const LossLab& lab) {
   for (double v : lab.sweep_loss) top = std::max(top, v);
   p.y.min = -0.05 * top;
   p.y.max = 1.15 * top;
-  p.vlines.push_back(
-      {lab.settings.logits[static_cast<std::size_t>(lab.settings.target)], tr("plot.legend.now"), std::nullopt, true});
+  const double now = lab.settings.logits[static_cast<std::size_t>(lab.settings.target)];
+  p.vlines.push_back({now, tr("plot.legend.now"), std::nullopt, true});
+  // The loss at the current logit, written where the curve crosses "now" (the lesson quotes it).
+  if (std::isfinite(lab.loss))
+    p.annotations.push_back({.x = now, .y = lab.loss, .text = "L = " + i18n::fixed(lab.loss, 3)});
   p.hlines.push_back({0.0, "", std::nullopt, false});
   p.legend = plot::LegendPos::None;  // one curve, named by the axis
   return p;
@@ -110,8 +123,12 @@ plot::Plot gradient_curve_plot(const LossLab& lab) {
   const double low = -1.0 / lab.settings.temperature;
   p.y.min = 1.08 * low;
   p.y.max = -0.08 * low;
-  p.vlines.push_back(
-      {lab.settings.logits[static_cast<std::size_t>(lab.settings.target)], tr("plot.legend.now"), std::nullopt, true});
+  const auto target = static_cast<std::size_t>(lab.settings.target);
+  p.vlines.push_back({lab.settings.logits[target], tr("plot.legend.now"), std::nullopt, true});
+  // The gradient at the current logit, s_t − 1 over T, written where the curve crosses "now".
+  if (target < lab.gradient.size() && std::isfinite(lab.gradient[target]))
+    p.annotations.push_back(
+        {.x = lab.settings.logits[target], .y = lab.gradient[target], .text = i18n::fixed(lab.gradient[target], 2)});
   p.hlines.push_back({0.0, "", std::nullopt, false});
   p.legend = plot::LegendPos::None;
   return p;
@@ -143,6 +160,14 @@ plot::Plot qk_plot(const QkGradientSweep& sweep, const char* title_key) {
                      .color = unscaled_mean_color,
                      .width = 2.5f,
                      .dashed = true});
+  // The unscaled median at the largest d_k written beside its point: a lesson quotes it (2e-14),
+  // and a log axis of 14 decades gives only its decade.
+  const std::vector<double>& vanishing = sweep.unscaled_query_norm_median;
+  if (!vanishing.empty() && !dims.empty() && std::isfinite(vanishing.back()) && vanishing.back() > 0.0)
+    p.annotations.push_back({.x = dims.back(),
+                             .y = vanishing.back(),
+                             .text = format_value(vanishing.back(), 1),
+                             .align = plot::TextAlign::Right});
   p.legend = plot::LegendPos::BottomLeft;
   return p;
 }

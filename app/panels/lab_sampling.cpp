@@ -56,6 +56,17 @@ plot::Plot distribution_plot(const SamplingLab& lab) {
                         .color = draw_color,
                         .radius = 5.0f,
                         .shape = plot::MarkerShape::Diamond});
+  // The top token's share of the draws against its probability, written over it: the two numbers
+  // a lesson compares (0.405 against 0.408) differ by less than a pixel of the axis.
+  if (!lab.probabilities.empty() && lab.frequencies.size() == lab.probabilities.size()) {
+    const auto most = static_cast<std::size_t>(std::max_element(lab.probabilities.begin(), lab.probabilities.end()) -
+                                               lab.probabilities.begin());
+    p.annotations.push_back({.x = static_cast<double>(most),
+                             .y = std::max(lab.probabilities[most], lab.frequencies[most]),
+                             .text = i18n::format("lab.sampling.top_share", {i18n::fixed(lab.frequencies[most], 3),
+                                                                             i18n::fixed(lab.probabilities[most], 3)}),
+                             .align = plot::TextAlign::Left});
+  }
   p.legend = plot::LegendPos::TopRight;
   return p;
 }

@@ -121,6 +121,23 @@ plot::Plot weights_plot(const StabilityLab& lab) {
     mark(run.inf_entries, inf_markers, marker_y, "inf");
     mark(run.underflow_entries, zero_markers, 0.0, nullptr);
   }
+  // A few entries: where the three variants agree to 3 decimals, that weight is written once over
+  // the group (the lesson's "all three agree: 0.090, 0.245, 0.665"); the three bars of a group
+  // leave no room for a value each. Where they disagree, the bars' heights and the markers show it.
+  if (shown <= 8)
+    for (std::size_t i = 0; i < shown; ++i) {
+      std::string agreed;
+      double top = 0.0;
+      bool agree = true;
+      for (SoftmaxVariant variant : all_softmax_variants) {
+        const double w = format.run(variant).weights[i];
+        const std::string text = fixed(w, 3);
+        agree = agree && std::isfinite(w) && (agreed.empty() || text == agreed);
+        agreed = text;
+        top = std::max(top, w);
+      }
+      if (agree) p.annotations.push_back({static_cast<double>(i), top, agreed, std::nullopt, plot::TextAlign::Center});
+    }
   // Empty marker series would still take a legend row.
   for (plot::ScatterSeries* markers : {&nan_markers, &inf_markers, &zero_markers})
     if (!markers->x.empty()) p.scatters.push_back(std::move(*markers));
@@ -223,7 +240,8 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
   // would cross the other line), so the nearest pair shares one that names both values.
   struct Mark {
     double x;
-    std::string label;  // empty for the second line of a pair
+    std::string label;    // empty for the second line of a pair
+    std::string alone{};  // the first line's own label: what a pair's says where it finds no room
   };
   std::vector<Mark> marks;
   const double merge_distance = 0.01 * (stability_exp_curve_max - stability_exp_curve_min);
@@ -239,19 +257,19 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
       return !mark.label.empty() && std::abs(mark.x - x) < merge_distance;
     });
     if (near != marks.end()) {
-      // One decimal where the two differ (fp16 11.1/e5m2 11.0): the label must fit between lines.
+      // Both values where the two differ (fp16 11.09/e5m2 11.04: a lesson quotes fp16's 11.09).
+      near->alone = near->label;
       if (fixed(x, 2) == fixed(near->x, 2)) {
         near->label += "/" + name;
       } else {
-        near->label =
-            near->label.substr(0, near->label.find(' ')) + " " + fixed(near->x, 1) + "/" + name + " " + fixed(x, 1);
+        near->label += "/" + name + " " + fixed(x, 2);
       }
       marks.push_back({x, ""});
     } else {
       marks.push_back({x, name + " " + fixed(x, 2)});
     }
   }
-  for (const Mark& mark : marks) p.vlines.push_back({mark.x, mark.label, std::nullopt, true});
+  for (const Mark& mark : marks) p.vlines.push_back({mark.x, mark.label, std::nullopt, true, mark.alone});
 
   // Where the row's largest logit x/T sits on the curve: right of a format's line, naive
   // softmax overflows in that format.

@@ -39,6 +39,15 @@ plot::Plot weights_plot(const ValuesLab& lab) {
   p.y.min = 0.0;
   p.y.max = 1.05;
   p.bars.push_back({.label = "", .x = indices(lab.weights.size()), .y = lab.weights, .color = weight_color});
+  // The largest weight written over its bar: the one a lesson quotes ("key 5 takes 0.999").
+  if (!lab.weights.empty()) {
+    const auto top = std::max_element(lab.weights.begin(), lab.weights.end());
+    if (std::isfinite(*top))
+      p.annotations.push_back({.x = static_cast<double>(top - lab.weights.begin()),
+                               .y = *top,
+                               .text = format_value(*top, 3),
+                               .align = plot::TextAlign::Center});
+  }
   p.legend = plot::LegendPos::None;
   return p;
 }
@@ -70,7 +79,13 @@ plot::Plot output_plot(const ValuesLab& lab) {
   p.x.integer_ticks = true;
   p.y.label = tr("lab.values.value_axis");
   const std::size_t dim = lab.output.size();
-  p.bars.push_back({.label = tr("lab.values.output"), .x = indices(dim), .y = lab.output, .color = output_color});
+  // Each coordinate of the output written by its bar (a lesson quotes −0.60), for a few coordinates.
+  p.bars.push_back({.label = tr("lab.values.output"),
+                    .x = indices(dim),
+                    .y = lab.output,
+                    .color = output_color,
+                    .value_digits = dim <= 8 ? 2 : 0,
+                    .value_fixed = true});
   p.scatters.push_back({.label = tr("lab.values.argmax_limit"),
                         .x = indices(dim),
                         .y = lab.argmax_value,
@@ -90,9 +105,11 @@ plot::Plot output_plot(const ValuesLab& lab) {
       top = std::max(top, v);
       bottom = std::min(bottom, v);
     }
+  // With the values written, a line of room beyond the longest bars for them.
   const double span = std::max(top - bottom, 1e-9);
-  p.y.min = bottom - 0.05 * span;
-  p.y.max = top + 0.1 * span;
+  const double room = dim <= 8 ? 0.12 : 0.0;
+  p.y.min = bottom - (0.05 + room) * span;
+  p.y.max = top + (0.1 + room) * span;
   p.hlines.push_back({0.0, "", std::nullopt, false});
   // No legend: the explanation names the markers (green diamonds, purple squares), and a legend
   // of three entries covers markers at projector sizes. The CSV keeps the series' names.
