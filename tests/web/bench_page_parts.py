@@ -9,7 +9,9 @@
 #   no-solid   triangles that sample one texel (the font atlas's white pixel: fills, bars, lines)
 #   no-fringe  triangles with a corner of alpha 0 (ImGui's anti-aliasing fringes)
 #   nothing    every draw call skipped (the browser's own share, as the control page)
-#   no-sample  every triangle, with a fragment shader that does not sample the texture
+#   no-sample  every triangle, with a fragment shader that does not sample the texture (the
+#              indices are not rewritten: less wrapper work on the page's thread, which a drag
+#              that recomputes nothing shows is not the limit)
 # Prints one JSON line per drag: the mode, the frames counted, how many intervals were over 25 ms
 # and the median and p95 interval.
 # Usage: bench_page_parts.py SITE_DIR [ROUNDS] [MODE ...]
