@@ -67,7 +67,7 @@ plot::Plot variance_plot(const InitLab& lab) {
   // ("measured 0.97", "1.2e24") cannot be read to two digits off a log axis of 45 decades.
   if (!lab.measured_variance.empty() && std::isfinite(lab.measured_variance.back()))
     p.annotations.push_back({.x = x.back(),
-                             .y = drawable(lab.measured_variance).back(),
+                             .y = std::clamp(lab.measured_variance.back(), 1e-300, 1e300),  // as drawable() draws it
                              .text = format_value(lab.measured_variance.back(), 3),
                              .align = plot::TextAlign::Right});
   // Var = 1, the level a good initialisation keeps: the axis's 10⁰ names it (a "1" label beside the
