@@ -9,6 +9,7 @@
 #include <string>
 
 #include "i18n/i18n.hpp"
+#include "plot/ticks.hpp"
 
 namespace smlab::app {
 namespace {
@@ -19,13 +20,6 @@ using i18n::tr;
 std::string general(double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.3g", value);
-  return buffer;
-}
-
-// One significant digit, as a vanishing gradient is quoted ("2e-22").
-std::string one_digit(double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.1g", value);
   return buffer;
 }
 
@@ -187,7 +181,7 @@ plot::Plot gradient_parabola_plot(const ParabolaPlotStyle& style, const std::vec
     if (smallest < points_value.size() && points_value[smallest] < 1e-3)
       p.annotations.push_back({.x = points_s[smallest],
                                .y = points_value[smallest],
-                               .text = "S(1−S) = " + one_digit(points_value[smallest])});
+                               .text = plot::format_scientific(points_value[smallest], 1)});
   }
   p.hlines.push_back({0.25, tr("plot.gradient.max"), std::nullopt, true});
   p.legend = plot::LegendPos::TopRight;

@@ -9,6 +9,7 @@
 
 #include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
+#include "plot/ticks.hpp"
 #include "panels/panels.hpp"
 #include "smlab/labs/topics.hpp"
 
@@ -68,7 +69,7 @@ plot::Plot variance_plot(const InitLab& lab) {
   if (!lab.measured_variance.empty() && std::isfinite(lab.measured_variance.back()))
     p.annotations.push_back({.x = x.back(),
                              .y = std::clamp(lab.measured_variance.back(), 1e-300, 1e300),  // as drawable() draws it
-                             .text = format_value(lab.measured_variance.back(), 3),
+                             .text = plot::format_scientific(lab.measured_variance.back(), 3),
                              .align = plot::TextAlign::Right});
   // Var = 1, the level a good initialisation keeps: the axis's 10⁰ names it (a "1" label beside the
   // line was placed far from it, next to 10¹⁰ on a tall axis).

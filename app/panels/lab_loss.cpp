@@ -9,6 +9,7 @@
 
 #include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
+#include "plot/ticks.hpp"
 #include "panels/panels.hpp"
 #include "smlab/labs/topics.hpp"
 
@@ -166,7 +167,7 @@ plot::Plot qk_plot(const QkGradientSweep& sweep, const char* title_key) {
   if (!vanishing.empty() && !dims.empty() && std::isfinite(vanishing.back()) && vanishing.back() > 0.0)
     p.annotations.push_back({.x = dims.back(),
                              .y = vanishing.back(),
-                             .text = format_value(vanishing.back(), 1),
+                             .text = plot::format_scientific(vanishing.back(), 1),
                              .align = plot::TextAlign::Right});
   p.legend = plot::LegendPos::BottomLeft;
   return p;

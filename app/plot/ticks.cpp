@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -148,6 +150,29 @@ std::string format_tick(double value, double step) {
   // Digits from the value's leading digit down to the step's: enough to tell neighbours apart.
   const int needed = static_cast<int>(std::floor(std::log10(std::abs(value))) - std::floor(std::log10(step))) + 1;
   return printf_general(value, std::clamp(needed, 6, 17));
+}
+
+std::string format_scientific(double value, int significant_digits) {
+  const int digits = std::clamp(significant_digits, 1, 17);
+  if (!std::isfinite(value) || value == 0.0) return printf_general(value, digits);
+  // The exponent printf rounds to (9.996e3 at 3 digits is 1.00e+04).
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*e", digits - 1, value);
+  const char* e = std::strchr(buffer, 'e');
+  if (e == nullptr) return buffer;
+  const int exponent = std::atoi(e + 1);
+  if (exponent >= kPlainDecadeLow && exponent <= kPlainDecadeHigh) {
+    // Plain where %g writes it without an exponent (9996 at 3 digits is "1e+04": 1·10⁴ instead).
+    const std::string plain = printf_general(value, digits);
+    if (plain.find('e') == std::string::npos) return plain;
+  }
+  std::string mantissa(buffer, static_cast<std::size_t>(e - buffer));
+  // %g's habit: no trailing zeros (2.0 → 2).
+  if (mantissa.find('.') != std::string::npos) {
+    while (mantissa.back() == '0') mantissa.pop_back();
+    if (mantissa.back() == '.') mantissa.pop_back();
+  }
+  return mantissa + "·" + power_of_ten_label(exponent);
 }
 
 std::string power_of_ten_label(int exponent) {

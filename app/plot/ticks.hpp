@@ -36,6 +36,9 @@ std::vector<std::string> log_axis_labels(const std::vector<double>& values);
 std::string format_number(double value);
 // `value` with at most `significant_digits` digits ("%g"): 0.157 for 0.156652 at 3.
 std::string format_short(double value, int significant_digits);
+// As format_short within 0.001 … 10000, else as the log axes write powers of ten: 1.18·10²⁴,
+// 2·10⁻¹⁴ (a value written beside its point on such an axis).
+std::string format_scientific(double value, int significant_digits);
 
 // Label for a tick at `value` on an axis whose ticks are `step` apart: as many significant
 // digits as needed to tell neighbours apart (1000001 and 1000002, not 1e+06 twice).

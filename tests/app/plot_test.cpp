@@ -401,6 +401,21 @@ TEST(FormatNumber, ShortAndExactEnough) {
   EXPECT_EQ(format_number(-std::numeric_limits<double>::infinity()), "-inf");
 }
 
+// A value written beside its point on a log axis reads as the axis's ticks do: plain within
+// 0.001 … 10000, else a mantissa times a power of ten in superscript, rounded as printf rounds.
+TEST(FormatNumber, ScientificValuesReadAsTheLogAxesPowers) {
+  EXPECT_EQ(format_scientific(0.9731, 3), "0.973");
+  EXPECT_EQ(format_scientific(1.139, 3), "1.14");
+  EXPECT_EQ(format_scientific(1.1806e24, 3), "1.18·10²⁴");
+  EXPECT_EQ(format_scientific(1.7e-14, 1), "2·10⁻¹⁴");
+  EXPECT_EQ(format_scientific(-2.5e-22, 2), "-2.5·10⁻²²");
+  EXPECT_EQ(format_scientific(9996.0, 3), "1·10⁴");  // %g would write 1e+04
+  EXPECT_EQ(format_scientific(99999.0, 2), "1·10⁵");
+  EXPECT_EQ(format_scientific(2.0e-3, 1), "0.002");
+  EXPECT_EQ(format_scientific(2.0e-4, 1), "2·10⁻⁴");
+  EXPECT_EQ(format_scientific(0.0, 3), "0");
+}
+
 TEST(FormatNumber, TickLabelsCarryTheDigitsTheStepNeeds) {
   EXPECT_EQ(format_tick(1000001, 1), "1000001");
   EXPECT_EQ(format_tick(1.0000001, 1e-7), "1.0000001");
