@@ -810,12 +810,11 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
       std::vector<Box> placed;
       for (const Value& value : values) {
         const float width = builder.text_width(value.text, size);
+        const float gaps[] = {clearance + 1.0f, clearance + 1.0f + 0.5f * size, clearance + 1.0f + size};
         std::vector<float> tops;
-        for (const float gap : {clearance + 1.0f, clearance + 1.0f + 0.5f * size, clearance + 1.0f + size})
-          tops.push_back(value.below ? value.top + gap : value.top - gap - size);
+        for (const float gap : gaps) tops.push_back(value.below ? value.top + gap : value.top - gap - size);
         if (std::isfinite(value.base))
-          for (const float gap : {clearance + 1.0f, clearance + 1.0f + 0.5f * size, clearance + 1.0f + size})
-            tops.push_back(value.below ? value.base - gap - size : value.base + gap);
+          for (const float gap : gaps) tops.push_back(value.below ? value.base - gap - size : value.base + gap);
         std::optional<Box> chosen;
         for (const float near : tops) {
           const Box box{value.centre - 0.5f * width, near, value.centre + 0.5f * width, near + size};
@@ -897,11 +896,9 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
   // dot). Nearest first: a vector's label stays at its own tip, not a dozen lines up beside another
   // (the search went through every line up and down before it tried a side).
   const float clearance = label_clearance(font);
-  const auto clear_of = [&](const Box& box) {
-    return !covers_any({box.x0 - clearance, box.y0 - clearance, box.x1 + clearance, box.y1 + clearance}, marks);
-  };
-  const auto clear_of_lines = [&](const Box& box) {
-    return !covers_any({box.x0 - clearance, box.y0 - clearance, box.x1 + clearance, box.y1 + clearance}, line_bands);
+  // `box` keeps label_clearance() from every one of `others` (the data marks, the reference lines).
+  const auto clear_of = [&](const Box& box, const std::vector<Box>& others) {
+    return !covers_any({box.x0 - clearance, box.y0 - clearance, box.x1 + clearance, box.y1 + clearance}, others);
   };
   for (const auto& annotation : builder.plot.annotations) {
     const Point anchor{scene.x_map.to_px(annotation.x), scene.y_map.to_px(annotation.y)};
@@ -937,7 +934,8 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
             continue;
           // The first pass keeps off the reference lines too ("L = 2.317" struck through by the
           // dashed "now" line through its anchor).
-          if ((keep == 2 && (!clear_of(box) || !clear_of_lines(box))) || (keep == 1 && covers_any(box, marks)))
+          if ((keep == 2 && (!clear_of(box, marks) || !clear_of(box, line_bands))) ||
+              (keep == 1 && covers_any(box, marks)))
             continue;
           chosen = box;
           break;
