@@ -161,6 +161,7 @@ Result<void> run_window(WindowRun run) {
   platform::WindowOptions window_options;
   window_options.width = run.width;
   window_options.height = run.height;
+  window_options.full_redraw = run.full_redraw;
   if (config_usable) {
     const std::filesystem::path ini = config / "imgui.ini";
     if (const Result<void> usable = check_imgui_ini(ini); usable)

@@ -10,6 +10,7 @@ namespace smlab::app {
 struct WindowRun {
   AppOptions options;  // the start state the command line resolved
   int width = 1600, height = 900;
+  bool full_redraw = false;  // --full-redraw
   // --set, --preset, --lesson, --load or --view was given: the autosave is neither restored nor,
   // unless something changes in the window, replaced (should_autosave).
   bool state_from_command_line = false;

@@ -8,7 +8,7 @@
 namespace smlab::app {
 
 Result<void> run_bench(const Options& o, AppOptions options) {
-  auto created = create_offscreen(o.size);
+  auto created = create_offscreen(o.size, o.full_redraw);
   if (!created) return created.error();
   App app(**created, options);
   const BusyLoad load(o.bench_load);
@@ -20,7 +20,7 @@ Result<void> run_bench(const Options& o, AppOptions options) {
 
 // Slider-to-pixels latency: every slider unless --bench-key names one.
 Result<void> run_bench_latency(const Options& o, AppOptions options) {
-  auto created = create_offscreen(o.size);
+  auto created = create_offscreen(o.size, o.full_redraw);
   if (!created) return created.error();
   App app(**created, options);
   const BusyLoad load(o.bench_load);

@@ -37,8 +37,9 @@ const Mode& chosen_mode(const Options& options) {
 
 void warn(std::string_view message) { std::fprintf(stderr, "softmax-lab: %s\n", printable(message).c_str()); }
 
-platform::Created<platform::Offscreen> create_offscreen(const Size& size) {
+platform::Created<platform::Offscreen> create_offscreen(const Size& size, bool full_redraw) {
   platform::OffscreenOptions offscreen_options;
+  offscreen_options.full_redraw = full_redraw;
   offscreen_options.width = size.width;
   offscreen_options.height = size.height;
   return platform::Offscreen::create(offscreen_options);

@@ -47,6 +47,6 @@ Result<void> run_window(const Options& options, AppOptions start);         // wi
 // Shared by the modes: a warning that does not stop the run, one printable line on stderr; and the
 // offscreen surface the headless renders draw on, at --size with no display.
 void warn(std::string_view message);
-platform::Created<platform::Offscreen> create_offscreen(const Size& size);
+platform::Created<platform::Offscreen> create_offscreen(const Size& size, bool full_redraw = false);
 
 }  // namespace smlab::app

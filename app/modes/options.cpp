@@ -207,6 +207,9 @@ ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
                                "Slider --bench-frames moves (temperature, score_scale, d_k or row), or the one "
                                "--bench-latency moves (also seq_len, scaled, custom_scores)")
                     ->type_name("KEY");
+  cli.add_flag("--full-redraw", o.full_redraw,
+               "Draw every pixel of every frame (by default a frame repaints only what changed; the "
+               "frame benchmarks' baseline)");
   v.bench_load = cli.add_option("--bench-load", scratch,
                                 "With --bench-frames or --bench-latency: N threads (0 to 64) kept busy beside the "
                                 "bench, as another program on the same cores")

@@ -29,6 +29,7 @@ struct Options {
   std::vector<std::string> export_lesson;  // NAME DIR
   std::string panel_name, sweep_text, bench_key = "temperature";
   bool overwrite = false, presenter = false, hide_controls = false;
+  bool full_redraw = false;  // --full-redraw: every pixel of every frame (platform/retained_draw.hpp)
   bool list_keys = false, list_views = false, list_presets = false, list_lessons = false, list_tasks = false;
   // --train TASK [--steps N]: the training lab with TASK's settings (--set train_* on top), trained
   // to N steps by every output mode (the window and --bench-frames train live).

@@ -15,6 +15,7 @@ Result<void> run_window(const Options& o, AppOptions options) {
   window_run.options = std::move(options);
   window_run.width = o.size.width;
   window_run.height = o.size.height;
+  window_run.full_redraw = o.full_redraw;
   window_run.state_from_command_line = o.state_from_command_line;
   window_run.given = o.start.given;
   return run_window(std::move(window_run));

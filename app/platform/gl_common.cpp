@@ -1,5 +1,6 @@
 // Shared GL/ImGui steps for Window and Offscreen: glad loading, ImGui context creation, drawing, read-back.
 #include "platform/gl_common.hpp"
+#include "platform/texture_uploads.hpp"
 #include "platform/gl_check.hpp"
 
 #include <imgui.h>
@@ -56,6 +57,7 @@ void upload_font_atlas_if_changed() {
   }
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
+  note_texture_upload(ImGui::GetIO().Fonts->TexID);  // the same name may now hold other glyphs
 }
 
 void clear_and_draw(ImDrawData* draw_data, PixelSize framebuffer, const ImVec4& clear_color) {

@@ -12,6 +12,7 @@
 #include "platform/offscreen.hpp"
 
 #include "platform/gl_common.hpp"
+#include "platform/retained_draw.hpp"
 
 #include <glad/gl.h>
 #ifdef __EMSCRIPTEN__
@@ -297,6 +298,8 @@ Created<Offscreen> Offscreen::create(const OffscreenOptions& options) {
     return failure(loaded.error().message);
   }
 #endif
+  surface->full_redraw_ = options.full_redraw;
+  surface->retained_ = std::make_unique<detail::RetainedDraw>();
   // Without a framebuffer of the asked size there is no headless graphics (exit 4), whatever the reason.
   if (Result<void> sized = surface->resize(options.width, options.height, options.framebuffer_scale); !sized.ok()) {
     return Error::no_graphics(sized.error().message);
@@ -329,6 +332,7 @@ Offscreen::~Offscreen() {
   if (current) {
     glDeleteFramebuffers(1, &framebuffer_);
     glDeleteRenderbuffers(1, &color_renderbuffer_);
+    glDeleteRenderbuffers(1, &stencil_renderbuffer_);
   }
 #ifndef __EMSCRIPTEN__
   eglMakeCurrent(egl_display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
@@ -406,14 +410,31 @@ Result<void> Offscreen::resize(int width, int height, float framebuffer_scale) {
     return Error::usage("cannot allocate a " + std::to_string(pixels.width) + "x" + std::to_string(pixels.height) +
                         " offscreen framebuffer (status " + hex(status) + ", GL error " + hex(gl_error) + ")");
   }
+  // A stencil buffer lets frames repaint only what changed (retained_draw.hpp). Without one (no
+  // memory for it at this size) every frame is drawn whole.
+  GLuint stencil = detail::attach_stencil(pixels);
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE || glGetError() != GL_NO_ERROR) {
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, 0);
+    glDeleteRenderbuffers(1, &stencil);
+    stencil = 0;
+    while (glGetError() != GL_NO_ERROR) {
+    }
+  }
   if (framebuffer_ != 0) {
     glDeleteFramebuffers(1, &framebuffer_);
   }
   if (color_renderbuffer_ != 0) {
     glDeleteRenderbuffers(1, &color_renderbuffer_);
   }
+  if (stencil_renderbuffer_ != 0) {
+    glDeleteRenderbuffers(1, &stencil_renderbuffer_);
+  }
   framebuffer_ = framebuffer;
   color_renderbuffer_ = renderbuffer;
+  stencil_renderbuffer_ = stencil;
+  if (retained_ != nullptr) {
+    retained_->invalidate();  // a new framebuffer keeps no frame
+  }
   layout_size_ = {width, height};
   pixel_size_ = pixels;
   framebuffer_scale_ = framebuffer_scale;
@@ -446,7 +467,12 @@ void Offscreen::end_frame() {
   ImGui::Render();
   if (current) {
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
-    detail::clear_and_draw(ImGui::GetDrawData(), pixel_size_, clear_color_);
+    if (full_redraw_ || stencil_renderbuffer_ == 0) {
+      detail::clear_and_draw(ImGui::GetDrawData(), pixel_size_, clear_color_);
+      last_damage_ = nullptr;
+    } else {
+      last_damage_ = &retained_->draw(ImGui::GetDrawData(), pixel_size_, clear_color_);
+    }
     // Without a swap nothing waits for the (software) rasteriser: finish here so a frame's
     // wall time includes its drawing, as it does for a window, and frame benchmarks are honest.
     glFinish();
@@ -462,6 +488,30 @@ Image Offscreen::capture() {
   glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer_);
   glReadBuffer(GL_COLOR_ATTACHMENT0);
   return detail::read_pixels(pixel_size_);
+}
+
+Image Offscreen::capture_whole_redraw() {
+  ImDrawData* draw_data = ImGui::GetDrawData();
+  if (frame_open_ || !has_rendered_frame_ || !make_current() || draw_data == nullptr) {
+    return {};
+  }
+  GLuint color = 0, scratch = 0;
+  glGenRenderbuffers(1, &color);
+  glBindRenderbuffer(GL_RENDERBUFFER, color);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, pixel_size_.width, pixel_size_.height);
+  glGenFramebuffers(1, &scratch);
+  glBindFramebuffer(GL_FRAMEBUFFER, scratch);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color);
+  Image image;
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
+    detail::clear_and_draw(draw_data, pixel_size_, clear_color_);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    image = detail::read_pixels(pixel_size_);
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
+  glDeleteFramebuffers(1, &scratch);
+  glDeleteRenderbuffers(1, &color);
+  return image;
 }
 
 // [SECTION] Sizes, frame clock, close

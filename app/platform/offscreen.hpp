@@ -5,10 +5,16 @@
 #include "platform/image.hpp"
 #include "platform/surface.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace smlab::platform {
+
+struct Damage;
+namespace detail {
+class RetainedDraw;
+}
 
 struct OffscreenOptions {
   // Layout size in ImGui display units (io.DisplaySize).
@@ -18,6 +24,9 @@ struct OffscreenOptions {
   float framebuffer_scale = 1.0f;
   // Reported by content_scale(), so headless renders can reproduce a HiDPI layout.
   float content_scale = 1.0f;
+  // Draw every pixel of every frame instead of repainting only what changed in the kept frame
+  // (platform/retained_draw.hpp); the baseline the frame benchmarks compare against.
+  bool full_redraw = false;
 };
 
 class Offscreen final : public Surface {
@@ -50,6 +59,12 @@ class Offscreen final : public Surface {
   // The layout size in display units (what io.DisplaySize is set to).
   [[nodiscard]] PixelSize layout_size() const { return layout_size_; }
 
+  // What the last end_frame() repainted (null after a full redraw by request).
+  [[nodiscard]] const Damage* last_damage() const { return last_damage_; }
+  // Draws the last frame whole into a scratch framebuffer and reads it: what capture() must equal
+  // (the check on partial redraw). Empty when capture() would be.
+  [[nodiscard]] Image capture_whole_redraw();
+
  private:
   Offscreen() = default;
   [[nodiscard]] bool make_current() const;
@@ -60,7 +75,11 @@ class Offscreen final : public Surface {
   // GL object names (GLuint).
   unsigned int framebuffer_ = 0;
   unsigned int color_renderbuffer_ = 0;
+  unsigned int stencil_renderbuffer_ = 0;
   bool opengl3_backend_ready_ = false;
+  bool full_redraw_ = false;
+  std::unique_ptr<detail::RetainedDraw> retained_;
+  const Damage* last_damage_ = nullptr;
 
   PixelSize layout_size_;
   PixelSize pixel_size_;

@@ -14,6 +14,7 @@
 #include "platform/window.hpp"
 
 #include "platform/gl_common.hpp"
+#include "platform/retained_draw.hpp"
 
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
@@ -200,6 +201,17 @@ Created<Window> Window::create(const WindowOptions& options) {
   glfwSetDropCallback(window->window_, &Window::on_drop);
   window->vsync_ = options.vsync;
   window->f11_toggles_fullscreen_ = options.f11_toggles_fullscreen;
+  window->full_redraw_ = options.full_redraw;
+  window->retained_ = std::make_unique<detail::RetainedTarget>();
+#ifdef __EMSCRIPTEN__
+  // The page makes the canvas's context with a kept drawing buffer and a stencil buffer
+  // (app/web/page.js): then the frame is kept in the canvas itself, with no copy.
+  EmscriptenWebGLContextAttributes attributes;
+  const EMSCRIPTEN_WEBGL_CONTEXT_HANDLE context = emscripten_webgl_get_current_context();
+  if (context != 0 && emscripten_webgl_get_context_attributes(context, &attributes) == EMSCRIPTEN_RESULT_SUCCESS) {
+    window->retained_->draw_in_place(attributes.preserveDrawingBuffer && attributes.stencil);
+  }
+#endif
   if (options.start_fullscreen) {
     window->toggle_fullscreen();
   }
@@ -212,6 +224,9 @@ Window::~Window() {
   if (drop_target == this) drop_target = nullptr;
   if (imgui_context_ != nullptr) {
     make_current();
+    if (retained_ != nullptr) {
+      retained_->release();
+    }
     if (opengl3_backend_ready_) {
       ImGui_ImplOpenGL3_Shutdown();
     }
@@ -364,8 +379,13 @@ void Window::wake() {
 void Window::end_frame() {
   make_current();
   ImGui::Render();
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  detail::clear_and_draw(ImGui::GetDrawData(), framebuffer_size(), clear_color_);
+  // Repaint what changed in the kept frame and copy it to the back buffer; the whole frame when
+  // asked to, or when no framebuffer for the kept frame can be made.
+  if (full_redraw_ || retained_ == nullptr ||
+      !retained_->draw_and_present(ImGui::GetDrawData(), framebuffer_size(), clear_color_)) {
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    detail::clear_and_draw(ImGui::GetDrawData(), framebuffer_size(), clear_color_);
+  }
   glfwSwapBuffers(window_);
   frame_open_ = false;
   has_rendered_frame_ = true;

@@ -7,12 +7,17 @@
 #include "platform/surface.hpp"
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 struct GLFWwindow;
 
 namespace smlab::platform {
+
+namespace detail {
+class RetainedTarget;
+}
 
 struct WindowOptions {
   std::string title = "Softmax Lab";
@@ -26,6 +31,9 @@ struct WindowOptions {
   bool f11_toggles_fullscreen = true;
   // Where ImGui keeps window positions between runs; empty keeps nothing on disk.
   std::string imgui_ini_path;
+  // Draw every pixel of every frame instead of repainting only what changed
+  // (platform/retained_draw.hpp); the baseline the frame benchmarks compare against.
+  bool full_redraw = false;
 };
 
 // Only one Window may exist at a time (GLFW is initialised and terminated with it).
@@ -112,6 +120,8 @@ class Window final : public Surface {
   bool f11_toggles_fullscreen_ = true;
   bool frame_open_ = false;
   bool has_rendered_frame_ = false;
+  bool full_redraw_ = false;
+  std::unique_ptr<detail::RetainedTarget> retained_;  // the frame, kept between swaps
   std::string imgui_ini_path_;  // io.IniFilename points into it, so it lives as long as the context
   // Windowed placement to return to when leaving full screen.
   int windowed_x_ = 0;

@@ -10,6 +10,8 @@
 
 #include <glad/gl.h>
 
+#include "platform/texture_uploads.hpp"
+
 namespace smlab::plot {
 
 void colorize(std::span<std::uint32_t> out_rgba, std::span<const float> values, double vmin, double vmax,
@@ -229,6 +231,8 @@ void HeatmapTexture::upload(const HeatmapImage& image) {
 
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous_binding));
   glPixelStorei(GL_UNPACK_ALIGNMENT, previous_alignment);
+  // Triangles that sample this texture now draw other pixels (partial redraw: platform/damage.hpp).
+  platform::note_texture_upload(reinterpret_cast<ImTextureID>(id()));
 }
 
 }  // namespace smlab::plot

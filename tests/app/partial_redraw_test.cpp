@@ -1,0 +1,304 @@
+// Partial redraw (platform/retained_draw.hpp, platform/damage.hpp): a frame that repaints only what
+// changed must be, pixel for pixel, the frame a whole redraw gives. The app is driven through what a
+// user does between frames (a drag, hovering the maps, a menu, another view, language, theme, font
+// size, a resize), and after every frame the kept framebuffer is compared with a whole redraw of the
+// same draw data. A second part checks the damage itself on hand-made draw data.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "app.hpp"
+#include "platform/damage.hpp"
+#include "platform/offscreen.hpp"
+
+#include <imgui.h>
+
+namespace {
+
+using namespace smlab::app;
+using smlab::Params;
+using smlab::platform::Damage;
+using smlab::platform::DamageTracker;
+using smlab::platform::PixelRect;
+
+// [SECTION] The app, frame by frame
+
+class PartialRedraw : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::unsetenv("DISPLAY");
+    smlab::platform::OffscreenOptions options;
+    options.width = 1280;
+    options.height = 720;
+    auto created = smlab::platform::Offscreen::create(options);
+    ASSERT_TRUE(created) << created.error().message;
+    surface_ = std::move(*created);
+    AppOptions app_options;
+    app_options.refine_trials = headless_refine_trials(app_options.params.seq_len);
+    app_ = std::make_unique<App>(*surface_, app_options);
+    app_->wait_for_snapshot();
+  }
+  // One frame, then the kept framebuffer against a whole redraw of the same draw data.
+  void frame_and_compare(const std::string& what) {
+    app_->frame();
+    const smlab::Image kept = surface_->capture();
+    const smlab::Image whole = surface_->capture_whole_redraw();
+    ASSERT_FALSE(kept.pixels.empty()) << what;
+    ASSERT_EQ(kept.width, whole.width) << what;
+    ASSERT_EQ(kept.height, whole.height) << what;
+    std::size_t differing = 0, first = kept.pixels.size();
+    for (std::size_t at = 0; at < kept.pixels.size(); ++at) {
+      if (kept.pixels[at] != whole.pixels[at]) {
+        ++differing;
+        first = std::min(first, at);
+      }
+    }
+    const Damage* damage = surface_->last_damage();
+    ASSERT_NE(damage, nullptr) << what;
+    if (!damage->full && damage->fraction > 0.0) ++partial_frames_;
+    if (!damage->full && damage->fraction == 0.0) ++unchanged_frames_;
+    const std::size_t pixel = first / smlab::Image::kChannels;
+    EXPECT_EQ(differing, 0u) << what << ": first differing pixel at (" << pixel % static_cast<std::size_t>(kept.width)
+                             << ", " << pixel / static_cast<std::size_t>(kept.width) << "), damage "
+                             << (damage->full ? "full" : std::to_string(damage->fraction));
+  }
+  void move_mouse(float x, float y) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGui::GetIO().MousePos = ImVec2(x, y);
+  }
+  void mouse_button(bool down) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGui::GetIO().MouseDown[0] = down;
+  }
+  std::unique_ptr<smlab::platform::Offscreen> surface_;
+  std::unique_ptr<App> app_;
+  int partial_frames_ = 0, unchanged_frames_ = 0;
+};
+
+TEST_F(PartialRedraw, EveryFrameEqualsAWholeRedrawWhateverTheUserDoes) {
+  frame_and_compare("first frame");
+  // A temperature drag: bars, markers, the maps' textures and the read-out change every frame.
+  for (int step = 0; step < 24; ++step) {
+    Params params = app_->ui().params;
+    params.temperature = 0.2 + 0.15 * step;
+    ASSERT_TRUE(apply_params(app_->ui(), params));
+    frame_and_compare("temperature " + std::to_string(params.temperature));
+  }
+  for (int frame = 0; frame < 3; ++frame) frame_and_compare("at rest");
+  // The row and d_k (a new map every change), and scaling off.
+  for (const auto& [key, value] : {std::pair<std::string, int>{"row", 3}, {"row", 9}, {"d_k", 16}, {"d_k", 256}}) {
+    Params params = app_->ui().params;
+    (key == "row" ? params.row : params.key_dim) = value;
+    ASSERT_TRUE(apply_params(app_->ui(), params));
+    app_->wait_for_snapshot();
+    frame_and_compare(key + " " + std::to_string(value));
+    frame_and_compare(key + " " + std::to_string(value) + ", next frame");
+  }
+  Params unscaled = app_->ui().params;
+  unscaled.scaled = !unscaled.scaled;
+  ASSERT_TRUE(apply_params(app_->ui(), unscaled));
+  app_->wait_for_snapshot();
+  frame_and_compare("scaling toggled");
+  // The mouse across the window: hover highlights and the maps' tooltips come and go.
+  for (float y = 60.0f; y < 700.0f; y += 47.0f) {
+    for (float x = 40.0f; x < 1260.0f; x += 131.0f) {
+      move_mouse(x, y);
+      frame_and_compare("mouse at " + std::to_string(x) + ", " + std::to_string(y));
+    }
+  }
+  // A menu opened over the plots, then closed.
+  move_mouse(30.0f, 20.0f);
+  frame_and_compare("over File");
+  mouse_button(true);
+  frame_and_compare("File pressed");
+  mouse_button(false);
+  frame_and_compare("File menu open");
+  move_mouse(700.0f, 600.0f);
+  frame_and_compare("File menu, mouse away");
+  mouse_button(true);
+  frame_and_compare("click outside the menu");
+  mouse_button(false);
+  for (int frame = 0; frame < 3; ++frame) frame_and_compare("menu closed");
+  // Another view, the language, the theme (a new clear colour) and the font size (a new atlas).
+  app_->ui().view = smlab::View::normalizers;
+  for (int frame = 0; frame < 4; ++frame) frame_and_compare("normalizers lab");
+  app_->ui().view = smlab::View::dashboard;
+  for (int frame = 0; frame < 3; ++frame) frame_and_compare("dashboard again");
+  app_->ui().language = smlab::i18n::Language::Chinese;
+  for (int frame = 0; frame < 4; ++frame) frame_and_compare("zh-CN");
+  app_->ui().theme = Theme::light;
+  for (int frame = 0; frame < 3; ++frame) frame_and_compare("light theme");
+  app_->ui().font_scale = 1.5f;
+  for (int frame = 0; frame < 4; ++frame) frame_and_compare("font scale 1.5");
+  // A resize: a new framebuffer, which keeps nothing.
+  ASSERT_TRUE(surface_->resize(1024, 768).ok());
+  for (int frame = 0; frame < 3; ++frame) frame_and_compare("resized to 1024x768");
+  for (int step = 0; step < 6; ++step) {
+    Params params = app_->ui().params;
+    params.temperature = 2.0 - 0.3 * step;
+    ASSERT_TRUE(apply_params(app_->ui(), params));
+    frame_and_compare("after the resize, temperature " + std::to_string(params.temperature));
+  }
+  // The checks above ran on repaints of part of the frame, not only on whole ones.
+  EXPECT_GE(partial_frames_, 30);
+  EXPECT_GE(unchanged_frames_, 1);
+}
+
+// [SECTION] The damage, on hand-made draw data
+
+// A frame of quads (two triangles each) on one clip rectangle and texture.
+struct Quads {
+  ImDrawList list{nullptr};
+  ImDrawList* lists[1] = {&list};
+  ImDrawData data;
+  explicit Quads(ImVec2 size) {
+    data.Valid = true;
+    data.CmdListsCount = 1;
+    data.CmdLists = lists;
+    data.DisplaySize = size;
+    data.FramebufferScale = ImVec2(1.0f, 1.0f);
+  }
+  void add(ImVec2 min, ImVec2 max, ImU32 colour, ImTextureID texture = nullptr, ImVec4 clip = {0, 0, 10000, 10000}) {
+    ImDrawCmd command;
+    command.ClipRect = clip;
+    command.TextureId = texture;
+    command.VtxOffset = 0;
+    command.IdxOffset = static_cast<unsigned int>(list.IdxBuffer.Size);
+    command.ElemCount = 6;
+    const auto base = static_cast<ImDrawIdx>(list.VtxBuffer.Size);
+    for (const ImVec2 corner : {min, ImVec2(max.x, min.y), max, ImVec2(min.x, max.y)}) {
+      list.VtxBuffer.push_back(ImDrawVert{corner, ImVec2(0, 0), colour});
+    }
+    for (const int index : {0, 1, 2, 0, 2, 3}) list.IdxBuffer.push_back(static_cast<ImDrawIdx>(base + index));
+    list.CmdBuffer.push_back(command);
+    data.TotalIdxCount = list.IdxBuffer.Size;
+    data.TotalVtxCount = list.VtxBuffer.Size;
+  }
+};
+
+constexpr smlab::platform::PixelSize kSize{320, 240};
+const ImVec4 kClear{0.1f, 0.1f, 0.1f, 1.0f};
+
+bool covers(const Damage& damage, int x, int y) {
+  for (const PixelRect& rect : damage.rects)
+    if (x >= rect.x0 && x < rect.x1 && y >= rect.y0 && y < rect.y1) return true;
+  return false;
+}
+
+TEST(Damage, TheFirstFrameIsWholeAndTheSameFrameAgainIsNothing) {
+  DamageTracker tracker;
+  Quads frame(ImVec2(320, 240));
+  frame.add(ImVec2(10, 10), ImVec2(100, 50), IM_COL32(255, 0, 0, 255));
+  EXPECT_TRUE(tracker.update(frame.data, kSize, kClear).full);
+  const Damage& again = tracker.update(frame.data, kSize, kClear);
+  EXPECT_FALSE(again.full);
+  EXPECT_TRUE(again.rects.empty());
+  EXPECT_EQ(again.fraction, 0.0);
+  EXPECT_EQ(tracker.filtered(frame.data, nullptr), nullptr) << "nothing to repaint";
+}
+
+TEST(Damage, AMovedQuadDamagesWhereItWasAndWhereItIsAndNothingElse) {
+  DamageTracker tracker;
+  Quads before(ImVec2(320, 240)), after(ImVec2(320, 240));
+  before.add(ImVec2(0, 0), ImVec2(320, 240), IM_COL32(20, 20, 20, 255));  // a background
+  before.add(ImVec2(40, 40), ImVec2(60, 60), IM_COL32(255, 0, 0, 255));
+  before.add(ImVec2(200, 150), ImVec2(230, 170), IM_COL32(0, 255, 0, 255));
+  after.add(ImVec2(0, 0), ImVec2(320, 240), IM_COL32(20, 20, 20, 255));
+  after.add(ImVec2(40, 100), ImVec2(60, 120), IM_COL32(255, 0, 0, 255));  // moved down
+  after.add(ImVec2(200, 150), ImVec2(230, 170), IM_COL32(0, 255, 0, 255));
+  (void)tracker.update(before.data, kSize, kClear);
+  const Damage& damage = tracker.update(after.data, kSize, kClear);
+  ASSERT_FALSE(damage.full);
+  EXPECT_TRUE(covers(damage, 50, 50)) << "where the quad was";
+  EXPECT_TRUE(covers(damage, 50, 110)) << "where it is";
+  EXPECT_FALSE(covers(damage, 215, 160)) << "the quad that did not change";
+  EXPECT_FALSE(covers(damage, 300, 10));
+  EXPECT_LT(damage.fraction, 0.1);
+  // The repaint draws the background and the moved quad (they touch the damage), not the other.
+  ImDrawData* repaint = tracker.filtered(after.data, nullptr);
+  ASSERT_NE(repaint, nullptr);
+  ASSERT_EQ(repaint->CmdListsCount, 1);
+  const ImDrawList& list = *repaint->CmdLists[0];
+  ASSERT_EQ(list.CmdBuffer.Size, 2);
+  EXPECT_EQ(list.CmdBuffer[0].ElemCount, 6u);
+  EXPECT_EQ(list.CmdBuffer[1].ElemCount, 6u);
+  EXPECT_EQ(list.VtxBuffer[list.IdxBuffer[list.CmdBuffer[1].IdxOffset]].pos.y, 100.0f) << "the moved quad, in order";
+}
+
+TEST(Damage, TwoOverlappingQuadsThatSwapOrderDamageEverything) {
+  DamageTracker tracker;
+  Quads before(ImVec2(320, 240)), after(ImVec2(320, 240));
+  before.add(ImVec2(10, 10), ImVec2(80, 80), IM_COL32(255, 0, 0, 255));
+  before.add(ImVec2(40, 40), ImVec2(120, 120), IM_COL32(0, 0, 255, 255));
+  after.add(ImVec2(40, 40), ImVec2(120, 120), IM_COL32(0, 0, 255, 255));
+  after.add(ImVec2(10, 10), ImVec2(80, 80), IM_COL32(255, 0, 0, 255));  // now on top
+  (void)tracker.update(before.data, kSize, kClear);
+  EXPECT_TRUE(tracker.update(after.data, kSize, kClear).full) << "the same triangles in another order blend otherwise";
+}
+
+TEST(Damage, ANewTextureUploadDamagesTheQuadsThatSampleIt) {
+  DamageTracker tracker;
+  auto* texture = reinterpret_cast<ImTextureID>(std::uintptr_t{0x5e11});
+  Quads frame(ImVec2(320, 240));
+  frame.add(ImVec2(100, 100), ImVec2(200, 200), IM_COL32_WHITE, texture);
+  frame.add(ImVec2(0, 0), ImVec2(30, 30), IM_COL32_WHITE);
+  (void)tracker.update(frame.data, kSize, kClear);
+  smlab::platform::note_texture_upload(texture);
+  const Damage& damage = tracker.update(frame.data, kSize, kClear);
+  ASSERT_FALSE(damage.full);
+  EXPECT_TRUE(covers(damage, 150, 150));
+  EXPECT_FALSE(covers(damage, 15, 15));
+}
+
+TEST(Damage, AClippedAwayChangeDamagesNothingAndAClipChangeDamagesItsQuad) {
+  DamageTracker tracker;
+  const ImVec4 clip{0, 0, 100, 100};
+  Quads before(ImVec2(320, 240)), hidden_change(ImVec2(320, 240)), new_clip(ImVec2(320, 240));
+  before.add(ImVec2(150, 150), ImVec2(200, 200), IM_COL32(255, 0, 0, 255), nullptr, clip);
+  hidden_change.add(ImVec2(150, 150), ImVec2(210, 210), IM_COL32(0, 255, 0, 255), nullptr, clip);
+  new_clip.add(ImVec2(150, 150), ImVec2(210, 210), IM_COL32(0, 255, 0, 255), nullptr, ImVec4(0, 0, 300, 300));
+  (void)tracker.update(before.data, kSize, kClear);
+  const Damage& hidden = tracker.update(hidden_change.data, kSize, kClear);
+  EXPECT_FALSE(hidden.full);
+  EXPECT_TRUE(hidden.rects.empty()) << "outside its clip rectangle a triangle draws nothing";
+  const Damage& unclipped = tracker.update(new_clip.data, kSize, kClear);
+  ASSERT_FALSE(unclipped.full);
+  EXPECT_TRUE(covers(unclipped, 180, 180));
+}
+
+TEST(Damage, ANewSizeClearColourOrCallbackOrInvalidateDamagesEverything) {
+  DamageTracker tracker;
+  Quads frame(ImVec2(320, 240));
+  frame.add(ImVec2(10, 10), ImVec2(20, 20), IM_COL32_WHITE);
+  (void)tracker.update(frame.data, kSize, kClear);
+  EXPECT_TRUE(tracker.update(frame.data, {321, 240}, kClear).full);
+  EXPECT_TRUE(tracker.update(frame.data, {320, 240}, kClear).full);
+  EXPECT_TRUE(tracker.update(frame.data, kSize, ImVec4(1, 1, 1, 1)).full);
+  EXPECT_FALSE(tracker.update(frame.data, kSize, ImVec4(1, 1, 1, 1)).full);
+  tracker.invalidate();
+  EXPECT_TRUE(tracker.update(frame.data, kSize, ImVec4(1, 1, 1, 1)).full);
+  ImDrawCmd callback;
+  callback.UserCallback = [](const ImDrawList*, const ImDrawCmd*) {};
+  frame.list.CmdBuffer.push_back(callback);
+  EXPECT_TRUE(tracker.update(frame.data, kSize, ImVec4(1, 1, 1, 1)).full) << "what a callback draws is unknown";
+}
+
+TEST(Damage, TheRepaintStartsWithTheGivenCallback) {
+  DamageTracker tracker;
+  Quads before(ImVec2(320, 240)), after(ImVec2(320, 240));
+  before.add(ImVec2(10, 10), ImVec2(20, 20), IM_COL32_WHITE);
+  after.add(ImVec2(10, 10), ImVec2(20, 20), IM_COL32_BLACK);
+  (void)tracker.update(before.data, kSize, kClear);
+  (void)tracker.update(after.data, kSize, kClear);
+  const ImDrawCallback first = [](const ImDrawList*, const ImDrawCmd*) {};
+  ImDrawData* repaint = tracker.filtered(after.data, first);
+  ASSERT_NE(repaint, nullptr);
+  ASSERT_GE(repaint->CmdLists[0]->CmdBuffer.Size, 2);
+  EXPECT_EQ(repaint->CmdLists[0]->CmdBuffer[0].UserCallback, first);
+  EXPECT_EQ(repaint->CmdLists[0]->CmdBuffer[1].ElemCount, 6u);
+}
+
+}  // namespace
