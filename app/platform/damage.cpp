@@ -132,14 +132,13 @@ bool DamageTracker::same_order_outside_changes() {
   auto find = [&](std::uint64_t key) -> Slot& {
     for (std::size_t at = static_cast<std::size_t>(mix(key, 1)) & mask;; at = (at + 1) & mask) {
       Slot& slot = slots_[at];
-      if (!slot.used || slot.key == key) return slot;
+      if (slot.count == 0 || slot.key == key) return slot;
     }
   };
   for (const Triangle& triangle : a) {
     if (!triangle.visible()) continue;
     Slot& slot = find(triangle.key);
     slot.key = triangle.key;
-    slot.used = true;
     ++slot.count;
     ++slot.unmatched;
   }
@@ -148,19 +147,20 @@ bool DamageTracker::same_order_outside_changes() {
   for (std::size_t index = 0; index < b.size(); ++index) {
     if (!b[index].visible()) continue;
     Slot& slot = find(b[index].key);
-    if (slot.used && slot.unmatched > 0) {
+    if (slot.count != 0 && slot.unmatched > 0) {
       --slot.unmatched;
       matched_b_[index] = 1;
     } else {
       mark(b[index]);
     }
   }
-  // In a, the first (count − unmatched) occurrences of each key are the matched ones.
+  // In a, the first (count − unmatched) occurrences of each key are the matched ones (counted up
+  // in `unmatched`: a used slot's count never returns to 0, the mark of an empty one).
   for (std::size_t index = 0; index < a.size(); ++index) {
     if (!a[index].visible()) continue;
     Slot& slot = find(a[index].key);
-    if (slot.count > slot.unmatched) {
-      --slot.count;
+    if (slot.unmatched < slot.count) {
+      ++slot.unmatched;
       matched_a_[index] = 1;
     } else {
       mark(a[index]);
@@ -186,13 +186,15 @@ void DamageTracker::mark(const Triangle& triangle) {
 }
 
 // Damaged tiles → rectangles: runs along each tile row, merged with the run of the same columns in
-// the row above.
+// the row above. Each rectangle costs the repaint a pass over the triangles and a draw call per
+// command it meets, so past kMaxRects the two whose bounding box adds the fewest pixels are merged,
+// with every rectangle that box meets (the rectangles stay disjoint: a pixel is drawn once).
 void DamageTracker::build_rects(PixelSize framebuffer) {
-  damage_.rects.clear();
-  std::vector<std::size_t> open;  // rects that end at the previous row
-  std::size_t damaged_pixels = 0;
+  auto& rects = damage_.rects;
+  rects.clear();
+  std::vector<std::size_t> open, still_open;  // rects that end at the previous row
   for (int ty = 0; ty < tiles_y_; ++ty) {
-    std::vector<std::size_t> still_open;
+    still_open.clear();
     for (int tx = 0; tx < tiles_x_;) {
       if (tiles_[static_cast<std::size_t>(ty) * tiles_x_ + tx] == 0) {
         ++tx;
@@ -200,22 +202,61 @@ void DamageTracker::build_rects(PixelSize framebuffer) {
       }
       const int start = tx;
       while (tx < tiles_x_ && tiles_[static_cast<std::size_t>(ty) * tiles_x_ + tx] != 0) ++tx;
-      PixelRect run{start * kTile, ty * kTile, std::min(tx * kTile, framebuffer.width),
-                    std::min((ty + 1) * kTile, framebuffer.height)};
-      damaged_pixels += static_cast<std::size_t>(run.x1 - run.x0) * static_cast<std::size_t>(run.y1 - run.y0);
-      const auto above = std::find_if(open.begin(), open.end(), [&](std::size_t k) {
-        return damage_.rects[k].x0 == run.x0 && damage_.rects[k].x1 == run.x1;
-      });
+      const PixelRect run{start * kTile, ty * kTile, std::min(tx * kTile, framebuffer.width),
+                          std::min((ty + 1) * kTile, framebuffer.height)};
+      const auto above = std::find_if(open.begin(), open.end(),
+                                      [&](std::size_t k) { return rects[k].x0 == run.x0 && rects[k].x1 == run.x1; });
       if (above != open.end()) {
-        damage_.rects[*above].y1 = run.y1;
+        rects[*above].y1 = run.y1;
         still_open.push_back(*above);
       } else {
-        still_open.push_back(damage_.rects.size());
-        damage_.rects.push_back(run);
+        still_open.push_back(rects.size());
+        rects.push_back(run);
       }
     }
     open.swap(still_open);
   }
+  const auto area = [](const PixelRect& r) {
+    return static_cast<std::int64_t>(r.x1 - r.x0) * static_cast<std::int64_t>(r.y1 - r.y0);
+  };
+  const auto meet = [](const PixelRect& p, const PixelRect& q) {
+    return p.x0 < q.x1 && q.x0 < p.x1 && p.y0 < q.y1 && q.y0 < p.y1;
+  };
+  const auto box = [](const PixelRect& p, const PixelRect& q) {
+    return PixelRect{std::min(p.x0, q.x0), std::min(p.y0, q.y0), std::max(p.x1, q.x1), std::max(p.y1, q.y1)};
+  };
+  while (rects.size() > static_cast<std::size_t>(kMaxRects)) {
+    std::size_t best_i = 0, best_j = 1;
+    std::int64_t best_cost = -1;
+    for (std::size_t i = 0; i < rects.size(); ++i) {
+      for (std::size_t j = i + 1; j < rects.size(); ++j) {
+        const std::int64_t cost = area(box(rects[i], rects[j])) - area(rects[i]) - area(rects[j]);
+        if (best_cost < 0 || cost < best_cost) {
+          best_cost = cost;
+          best_i = i;
+          best_j = j;
+        }
+      }
+    }
+    PixelRect merged = box(rects[best_i], rects[best_j]);
+    rects.erase(rects.begin() + static_cast<std::ptrdiff_t>(best_j));
+    rects.erase(rects.begin() + static_cast<std::ptrdiff_t>(best_i));
+    for (bool grew = true; grew;) {  // absorb whatever the box now meets, until nothing does
+      grew = false;
+      for (std::size_t k = 0; k < rects.size();) {
+        if (meet(merged, rects[k])) {
+          merged = box(merged, rects[k]);
+          rects.erase(rects.begin() + static_cast<std::ptrdiff_t>(k));
+          grew = true;
+        } else {
+          ++k;
+        }
+      }
+    }
+    rects.push_back(merged);
+  }
+  std::int64_t damaged_pixels = 0;
+  for (const PixelRect& rect : rects) damaged_pixels += area(rect);
   const double total = static_cast<double>(framebuffer.width) * static_cast<double>(framebuffer.height);
   damage_.fraction = total > 0.0 ? static_cast<double>(damaged_pixels) / total : 0.0;
 }
@@ -249,40 +290,47 @@ const Damage& DamageTracker::update(const ImDrawData& draw_data, PixelSize frame
   } else {
     build_rects(framebuffer);
   }
-  // Summed-area table for touches_damage().
-  tile_sums_.assign(static_cast<std::size_t>(tiles_x_ + 1) * static_cast<std::size_t>(tiles_y_ + 1), 0);
-  for (int ty = 0; ty < tiles_y_; ++ty) {
-    for (int tx = 0; tx < tiles_x_; ++tx) {
-      const auto at = [&](int x, int y) -> std::uint32_t& {
-        return tile_sums_[static_cast<std::size_t>(y) * static_cast<std::size_t>(tiles_x_ + 1) + x];
-      };
-      at(tx + 1, ty + 1) =
-          tiles_[static_cast<std::size_t>(ty) * tiles_x_ + tx] + at(tx, ty + 1) + at(tx + 1, ty) - at(tx, ty);
-    }
-  }
   std::swap(previous_, current_);
   return damage_;
 }
 
-bool DamageTracker::touches_damage(const Triangle& triangle) const {
-  if (!triangle.visible()) return false;
-  const auto at = [&](int x, int y) {
-    return tile_sums_[static_cast<std::size_t>(y) * static_cast<std::size_t>(tiles_x_ + 1) + x];
-  };
-  const std::uint32_t sum = at(triangle.tx1 + 1, triangle.ty1 + 1) - at(triangle.tx0, triangle.ty1 + 1) -
-                            at(triangle.tx1 + 1, triangle.ty0) + at(triangle.tx0, triangle.ty0);
-  return sum != 0;
+namespace {
+
+// The scissor ImGui's OpenGL3 backend (1.86) sets for a command's clip rectangle, as top-left pixel
+// bounds, computed as it computes it (float, then truncation); empty where it skips the command.
+PixelRect backend_scissor(const ImVec4& clip, ImVec2 offset, ImVec2 scale, int framebuffer_height) {
+  const ImVec2 clip_min((clip.x - offset.x) * scale.x, (clip.y - offset.y) * scale.y);
+  const ImVec2 clip_max((clip.z - offset.x) * scale.x, (clip.w - offset.y) * scale.y);
+  if (clip_max.x <= clip_min.x || clip_max.y <= clip_min.y) return {};
+  const int x = static_cast<int>(clip_min.x);
+  const int y = static_cast<int>(static_cast<float>(framebuffer_height) - clip_max.y);  // from the bottom
+  const int width = static_cast<int>(clip_max.x - clip_min.x);
+  const int height = static_cast<int>(clip_max.y - clip_min.y);
+  return {x, framebuffer_height - y - height, x + width, framebuffer_height - y};
 }
 
-ImDrawData* DamageTracker::filtered(const ImDrawData& draw_data, ImDrawCallback first) {
-  if (!damage_.full && damage_.rects.empty()) return nullptr;
+// A clip rectangle for which the backend sets exactly the scissor `pixels` (non-empty, inside the
+// framebuffer): each edge a quarter pixel or more inside the truncation's step.
+ImVec4 clip_for_scissor(const PixelRect& pixels, ImVec2 offset, ImVec2 scale) {
+  return ImVec4((static_cast<float>(pixels.x0) + 0.5f) / scale.x + offset.x,
+                (static_cast<float>(pixels.y0) - 0.5f) / scale.y + offset.y,
+                (static_cast<float>(pixels.x1) + 0.75f) / scale.x + offset.x,
+                (static_cast<float>(pixels.y1) - 0.25f) / scale.y + offset.y);
+}
+
+}  // namespace
+
+ImDrawData* DamageTracker::filtered(const ImDrawData& draw_data) {
+  if (damage_.full || damage_.rects.empty()) return nullptr;
   // update() left this frame's triangles in previous_, in the order collect() walks them.
   const std::vector<Triangle>& triangles = previous_.triangles;
+  const ImVec2 offset = draw_data.DisplayPos, scale = draw_data.FramebufferScale;
+  const int height = previous_.framebuffer.height;
   while (list_storage_.size() < static_cast<std::size_t>(draw_data.CmdListsCount)) {
     list_storage_.push_back(std::make_unique<ImDrawList>(nullptr));
   }
   lists_.clear();
-  std::size_t next = 0;
+  std::size_t first_of_list = 0;
   int total_indices = 0, total_vertices = 0;
   for (int list_index = 0; list_index < draw_data.CmdListsCount; ++list_index) {
     const ImDrawList& source = *draw_data.CmdLists[list_index];
@@ -291,28 +339,37 @@ ImDrawData* DamageTracker::filtered(const ImDrawData& draw_data, ImDrawCallback 
     out.IdxBuffer.resize(0);
     out.VtxBuffer = source.VtxBuffer;
     out.Flags = source.Flags;
-    if (lists_.empty() && first != nullptr) {
-      ImDrawCmd callback;
-      callback.UserCallback = first;
-      out.CmdBuffer.push_back(callback);
-    }
-    for (const ImDrawCmd& command : source.CmdBuffer) {
-      if (command.UserCallback != nullptr) {
-        out.CmdBuffer.push_back(command);
-        continue;
-      }
-      ImDrawCmd kept = command;
-      kept.IdxOffset = static_cast<unsigned int>(out.IdxBuffer.Size);
-      for (unsigned int element = 0; element + 2 < command.ElemCount; element += 3) {
-        if (touches_damage(triangles[next++])) {
-          for (int corner = 0; corner < 3; ++corner) {
-            out.IdxBuffer.push_back(source.IdxBuffer[static_cast<int>(command.IdxOffset + element) + corner]);
+    // Rectangle by rectangle (they are disjoint, so each pixel still sees this list's triangles,
+    // then the next list's, in order), each command clipped to the rectangle by its scissor.
+    std::size_t next = first_of_list;
+    for (const PixelRect& rect : damage_.rects) {
+      const int tx0 = rect.x0 / kTile, ty0 = rect.y0 / kTile, tx1 = (rect.x1 - 1) / kTile, ty1 = (rect.y1 - 1) / kTile;
+      next = first_of_list;
+      for (const ImDrawCmd& command : source.CmdBuffer) {
+        const std::size_t first = next;
+        next += command.ElemCount / 3;
+        if (command.UserCallback != nullptr) continue;  // none here: a callback damages the whole frame
+        const PixelRect scissor = backend_scissor(command.ClipRect, offset, scale, height);
+        const PixelRect part{std::max(scissor.x0, rect.x0), std::max(scissor.y0, rect.y0),
+                             std::min(scissor.x1, rect.x1), std::min(scissor.y1, rect.y1)};
+        if (part.x1 <= part.x0 || part.y1 <= part.y0) continue;
+        ImDrawCmd kept = command;
+        kept.ClipRect = clip_for_scissor(part, offset, scale);
+        kept.IdxOffset = static_cast<unsigned int>(out.IdxBuffer.Size);
+        for (std::size_t k = first; k < next; ++k) {
+          const Triangle& triangle = triangles[k];
+          if (!triangle.visible() || triangle.tx1 < tx0 || triangle.tx0 > tx1 || triangle.ty1 < ty0 ||
+              triangle.ty0 > ty1) {
+            continue;
           }
+          const int element = static_cast<int>(command.IdxOffset) + 3 * static_cast<int>(k - first);
+          for (int corner = 0; corner < 3; ++corner) out.IdxBuffer.push_back(source.IdxBuffer[element + corner]);
         }
+        kept.ElemCount = static_cast<unsigned int>(out.IdxBuffer.Size) - kept.IdxOffset;
+        if (kept.ElemCount > 0) out.CmdBuffer.push_back(kept);
       }
-      kept.ElemCount = static_cast<unsigned int>(out.IdxBuffer.Size) - kept.IdxOffset;
-      if (kept.ElemCount > 0) out.CmdBuffer.push_back(kept);
     }
+    first_of_list = next;
     total_indices += out.IdxBuffer.Size;
     total_vertices += out.VtxBuffer.Size;
     lists_.push_back(&out);

@@ -8,7 +8,8 @@
 // framebuffer tiles their bounding boxes touch. The triangles present in both must also keep their
 // order (blending is order dependent): if they do not, or the framebuffer, the clear colour or a
 // draw callback says so, the whole frame is damaged. A pixel outside the damage is then covered by
-// the same triangles in the same order in both frames, so it keeps its value.
+// the same triangles in the same order in both frames, so it keeps its value; inside it, the
+// repaint draws every triangle that covers it, in order, clipped by scissors to the damage.
 #pragma once
 
 #include <imgui.h>
@@ -38,6 +39,8 @@ class DamageTracker {
  public:
   // The tile side in framebuffer pixels: damage is rounded out to whole tiles.
   static constexpr int kTile = 16;
+  // At most this many damaged rectangles (build_rects merges the closest past it).
+  static constexpr int kMaxRects = 24;
 
   // Compares `draw_data` with the frame passed to the previous call (each call's frame becomes the
   // next call's previous one) and returns what to repaint. `clear_color` is part of the frame.
@@ -45,11 +48,11 @@ class DamageTracker {
   // The next update() damages everything (the pixels the previous frame left are gone).
   void invalidate() { previous_.valid = false; }
 
-  // The draw data that repaints the damage of the last update(): the same draw lists with only the
-  // triangles whose bounding box touches a damaged tile. Valid until the next update() or
-  // filtered(). `first` is placed before the first command (a callback that turns the stencil test
-  // on: the kept triangles also reach outside the damage). Null when nothing is damaged.
-  ImDrawData* filtered(const ImDrawData& draw_data, ImDrawCallback first);
+  // The draw data that repaints the damage of the last update(): for each damaged rectangle, the
+  // commands that meet it, with only the triangles whose bounding box touches it, clipped to it by
+  // their scissor. Valid until the next update() or filtered(). Null when there is nothing to
+  // repaint, or everything (then draw `draw_data` itself).
+  ImDrawData* filtered(const ImDrawData& draw_data);
 
  private:
   struct Triangle {
@@ -68,17 +71,14 @@ class DamageTracker {
   [[nodiscard]] bool same_order_outside_changes();
   void mark(const Triangle& triangle);
   void build_rects(PixelSize framebuffer);
-  [[nodiscard]] bool touches_damage(const Triangle& triangle) const;
 
   Frame previous_, current_;
   Damage damage_;
   int tiles_x_ = 0, tiles_y_ = 0;
-  std::vector<std::uint8_t> tiles_;       // 1 = damaged, row-major
-  std::vector<std::uint32_t> tile_sums_;  // (tiles_x_+1)×(tiles_y_+1) summed-area table of tiles_
+  std::vector<std::uint8_t> tiles_;  // 1 = damaged, row-major
   struct Slot {
     std::uint64_t key = 0;
-    std::uint32_t count = 0, unmatched = 0;
-    bool used = false;
+    std::uint32_t count = 0, unmatched = 0;  // count 0: an empty slot
   };
   std::vector<Slot> slots_;
   std::vector<std::uint8_t> matched_a_, matched_b_;

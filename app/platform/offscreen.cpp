@@ -332,7 +332,6 @@ Offscreen::~Offscreen() {
   if (current) {
     glDeleteFramebuffers(1, &framebuffer_);
     glDeleteRenderbuffers(1, &color_renderbuffer_);
-    glDeleteRenderbuffers(1, &stencil_renderbuffer_);
   }
 #ifndef __EMSCRIPTEN__
   eglMakeCurrent(egl_display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
@@ -410,28 +409,14 @@ Result<void> Offscreen::resize(int width, int height, float framebuffer_scale) {
     return Error::usage("cannot allocate a " + std::to_string(pixels.width) + "x" + std::to_string(pixels.height) +
                         " offscreen framebuffer (status " + hex(status) + ", GL error " + hex(gl_error) + ")");
   }
-  // A stencil buffer lets frames repaint only what changed (retained_draw.hpp). Without one (no
-  // memory for it at this size) every frame is drawn whole.
-  GLuint stencil = detail::attach_stencil(pixels);
-  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE || glGetError() != GL_NO_ERROR) {
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, 0);
-    glDeleteRenderbuffers(1, &stencil);
-    stencil = 0;
-    while (glGetError() != GL_NO_ERROR) {
-    }
-  }
   if (framebuffer_ != 0) {
     glDeleteFramebuffers(1, &framebuffer_);
   }
   if (color_renderbuffer_ != 0) {
     glDeleteRenderbuffers(1, &color_renderbuffer_);
   }
-  if (stencil_renderbuffer_ != 0) {
-    glDeleteRenderbuffers(1, &stencil_renderbuffer_);
-  }
   framebuffer_ = framebuffer;
   color_renderbuffer_ = renderbuffer;
-  stencil_renderbuffer_ = stencil;
   if (retained_ != nullptr) {
     retained_->invalidate();  // a new framebuffer keeps no frame
   }
@@ -467,7 +452,7 @@ void Offscreen::end_frame() {
   ImGui::Render();
   if (current) {
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
-    if (full_redraw_ || stencil_renderbuffer_ == 0) {
+    if (full_redraw_) {
       detail::clear_and_draw(ImGui::GetDrawData(), pixel_size_, clear_color_);
       last_damage_ = nullptr;
     } else {

@@ -75,7 +75,6 @@ class Offscreen final : public Surface {
   // GL object names (GLuint).
   unsigned int framebuffer_ = 0;
   unsigned int color_renderbuffer_ = 0;
-  unsigned int stencil_renderbuffer_ = 0;
   bool opengl3_backend_ready_ = false;
   bool full_redraw_ = false;
   std::unique_ptr<detail::RetainedDraw> retained_;

@@ -8,18 +8,6 @@
 
 namespace smlab::platform::detail {
 
-namespace {
-
-// The first command of the repaint: after the backend's own state setup (which turns the stencil
-// test off), keep every fragment inside the cleared damage (stencil 1).
-void enable_stencil_test(const ImDrawList*, const ImDrawCmd*) {
-  glEnable(GL_STENCIL_TEST);
-  glStencilFunc(GL_EQUAL, 1, 0xFF);
-  glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
-}
-
-}  // namespace
-
 const Damage& RetainedDraw::draw(ImDrawData* draw_data, PixelSize framebuffer, const ImVec4& clear_color) {
   if (draw_data == nullptr) {
     tracker_.invalidate();
@@ -32,40 +20,22 @@ const Damage& RetainedDraw::draw(ImDrawData* draw_data, PixelSize framebuffer, c
     clear_and_draw(draw_data, framebuffer, clear_color);
     return damage;
   }
-  ImDrawData* repaint = tracker_.filtered(*draw_data, &enable_stencil_test);
+  ImDrawData* repaint = tracker_.filtered(*draw_data);
   if (repaint == nullptr) {
     return damage;  // nothing changed: the framebuffer already holds this frame
   }
   glViewport(0, 0, framebuffer.width, framebuffer.height);
-  glStencilMask(0xFF);
-  glDepthMask(GL_TRUE);
-  glDisable(GL_SCISSOR_TEST);
-  glClearStencil(0);
-  // Depth too, unused: a whole depth-stencil clear is a fill, a stencil-only one keeps the depth bits.
-  glClear(GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
   glEnable(GL_SCISSOR_TEST);
   glClearColor(clear_color.x, clear_color.y, clear_color.z, clear_color.w);
-  glClearStencil(1);
   for (const PixelRect& rect : damage.rects) {
     glScissor(rect.x0, framebuffer.height - rect.y1, rect.x1 - rect.x0, rect.y1 - rect.y0);  // GL's origin: bottom left
-    glClear(GL_COLOR_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+    glClear(GL_COLOR_BUFFER_BIT);
   }
   glDisable(GL_SCISSOR_TEST);
   ImGui_ImplOpenGL3_RenderDrawData(repaint);
-  glDisable(GL_STENCIL_TEST);
   glDisable(GL_SCISSOR_TEST);
   check_gl_errors("repainting a frame's damage");
   return damage;
-}
-
-GLuint attach_stencil(PixelSize size) {
-  GLuint stencil = 0;
-  glGenRenderbuffers(1, &stencil);
-  glBindRenderbuffer(GL_RENDERBUFFER, stencil);
-  // Depth 24 + stencil 8: the one stencil format that both GL 3.3 and WebGL 2 must render to.
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, size.width, size.height);
-  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, stencil);
-  return stencil;
 }
 
 RetainedTarget::~RetainedTarget() = default;  // GL objects go with the context (release() first when it lives on)
@@ -73,8 +43,7 @@ RetainedTarget::~RetainedTarget() = default;  // GL objects go with the context 
 void RetainedTarget::release() {
   if (framebuffer_ != 0) glDeleteFramebuffers(1, &framebuffer_);
   if (color_ != 0) glDeleteRenderbuffers(1, &color_);
-  if (stencil_ != 0) glDeleteRenderbuffers(1, &stencil_);
-  framebuffer_ = color_ = stencil_ = 0;
+  framebuffer_ = color_ = 0;
   size_ = {};
   draw_.invalidate();
 }
@@ -94,7 +63,6 @@ bool RetainedTarget::ensure(PixelSize framebuffer) {
   glGenFramebuffers(1, &framebuffer_);
   glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color_);
-  stencil_ = attach_stencil(framebuffer);
   const bool complete = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
   const bool no_error = glGetError() == GL_NO_ERROR;
   glBindFramebuffer(GL_FRAMEBUFFER, 0);

@@ -204,12 +204,12 @@ Created<Window> Window::create(const WindowOptions& options) {
   window->full_redraw_ = options.full_redraw;
   window->retained_ = std::make_unique<detail::RetainedTarget>();
 #ifdef __EMSCRIPTEN__
-  // The page makes the canvas's context with a kept drawing buffer and a stencil buffer
-  // (app/web/page.js): then the frame is kept in the canvas itself, with no copy.
+  // The page makes the canvas's context with a kept drawing buffer (app/web/page.js): then the
+  // frame is kept in the canvas itself, with no copy.
   EmscriptenWebGLContextAttributes attributes;
   const EMSCRIPTEN_WEBGL_CONTEXT_HANDLE context = emscripten_webgl_get_current_context();
   if (context != 0 && emscripten_webgl_get_context_attributes(context, &attributes) == EMSCRIPTEN_RESULT_SUCCESS) {
-    window->retained_->draw_in_place(attributes.preserveDrawingBuffer && attributes.stencil);
+    window->retained_->draw_in_place(attributes.preserveDrawingBuffer != 0);
   }
 #endif
   if (options.start_fullscreen) {

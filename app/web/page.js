@@ -615,10 +615,10 @@ function smlabStarted(app) {
 
 // ─── The emscripten module ──────────────────────────────────────────────────────────────────────
 // The canvas's WebGL 2 context, made before GLFW asks for it (a later getContext('webgl2') of the
-// same canvas returns this one), for what GLFW cannot ask: a drawing buffer kept between frames and
-// a stencil buffer. With them a frame repaints only what changed, in place (docs/ARCHITECTURE.md,
-// "Partial redraw"): in SwiftShader, copying a kept frame of the whole canvas cost a vsync in three.
-document.getElementById('canvas').getContext('webgl2', {alpha: false, depth: false, stencil: true, antialias: false,
+// same canvas returns this one), for what GLFW cannot ask: a drawing buffer kept between frames.
+// With it a frame repaints only what changed, in place (docs/ARCHITECTURE.md, "Partial redraw"):
+// in SwiftShader, copying a kept frame of the whole canvas cost a vsync in three.
+document.getElementById('canvas').getContext('webgl2', {alpha: false, depth: false, stencil: false, antialias: false,
                                                         preserveDrawingBuffer: true});
 var Module = {
   canvas: document.getElementById('canvas'),

@@ -28,11 +28,14 @@ using smlab::platform::PixelRect;
 
 class PartialRedraw : public ::testing::Test {
  protected:
-  void SetUp() override {
+  // The app on a 1280×720 layout at `scale` framebuffer pixels per unit (the scissors' arithmetic
+  // differs from scale 1 when it is not a power of two).
+  void start(float scale) {
     ::unsetenv("DISPLAY");
     smlab::platform::OffscreenOptions options;
     options.width = 1280;
     options.height = 720;
+    options.framebuffer_scale = scale;
     auto created = smlab::platform::Offscreen::create(options);
     ASSERT_TRUE(created) << created.error().message;
     surface_ = std::move(*created);
@@ -79,6 +82,7 @@ class PartialRedraw : public ::testing::Test {
 };
 
 TEST_F(PartialRedraw, EveryFrameEqualsAWholeRedrawWhateverTheUserDoes) {
+  start(1.0f);
   frame_and_compare("first frame");
   // A temperature drag: bars, markers, the maps' textures and the read-out change every frame.
   for (int step = 0; step < 24; ++step) {
@@ -147,6 +151,24 @@ TEST_F(PartialRedraw, EveryFrameEqualsAWholeRedrawWhateverTheUserDoes) {
   EXPECT_GE(unchanged_frames_, 1);
 }
 
+TEST_F(PartialRedraw, AtAFramebufferScaleOfOneAndAHalfToo) {
+  start(1.5f);
+  frame_and_compare("first frame");
+  for (int step = 0; step < 12; ++step) {
+    Params params = app_->ui().params;
+    params.temperature = 0.3 + 0.25 * step;
+    ASSERT_TRUE(apply_params(app_->ui(), params));
+    frame_and_compare("temperature " + std::to_string(params.temperature));
+  }
+  for (float y = 70.0f; y < 700.0f; y += 89.0f) {
+    for (float x = 50.0f; x < 1260.0f; x += 173.0f) {
+      move_mouse(x, y);
+      frame_and_compare("mouse at " + std::to_string(x) + ", " + std::to_string(y));
+    }
+  }
+  EXPECT_GE(partial_frames_, 20);
+}
+
 // [SECTION] The damage, on hand-made draw data
 
 // A frame of quads (two triangles each) on one clip rectangle and texture.
@@ -197,7 +219,7 @@ TEST(Damage, TheFirstFrameIsWholeAndTheSameFrameAgainIsNothing) {
   EXPECT_FALSE(again.full);
   EXPECT_TRUE(again.rects.empty());
   EXPECT_EQ(again.fraction, 0.0);
-  EXPECT_EQ(tracker.filtered(frame.data, nullptr), nullptr) << "nothing to repaint";
+  EXPECT_EQ(tracker.filtered(frame.data), nullptr) << "nothing to repaint";
 }
 
 TEST(Damage, AMovedQuadDamagesWhereItWasAndWhereItIsAndNothingElse) {
@@ -217,15 +239,18 @@ TEST(Damage, AMovedQuadDamagesWhereItWasAndWhereItIsAndNothingElse) {
   EXPECT_FALSE(covers(damage, 215, 160)) << "the quad that did not change";
   EXPECT_FALSE(covers(damage, 300, 10));
   EXPECT_LT(damage.fraction, 0.1);
-  // The repaint draws the background and the moved quad (they touch the damage), not the other.
-  ImDrawData* repaint = tracker.filtered(after.data, nullptr);
+  // The repaint, rectangle by rectangle: the background in both (where the quad was, where it is),
+  // the moved quad only where it is, after the background; the quad that did not move in neither.
+  ImDrawData* repaint = tracker.filtered(after.data);
   ASSERT_NE(repaint, nullptr);
   ASSERT_EQ(repaint->CmdListsCount, 1);
   const ImDrawList& list = *repaint->CmdLists[0];
-  ASSERT_EQ(list.CmdBuffer.Size, 2);
-  EXPECT_EQ(list.CmdBuffer[0].ElemCount, 6u);
-  EXPECT_EQ(list.CmdBuffer[1].ElemCount, 6u);
-  EXPECT_EQ(list.VtxBuffer[list.IdxBuffer[list.CmdBuffer[1].IdxOffset]].pos.y, 100.0f) << "the moved quad, in order";
+  ASSERT_EQ(damage.rects.size(), 2u);
+  ASSERT_EQ(list.CmdBuffer.Size, 3);
+  for (const ImDrawCmd& command : list.CmdBuffer) EXPECT_EQ(command.ElemCount, 6u);
+  EXPECT_EQ(list.VtxBuffer[list.IdxBuffer[list.CmdBuffer[0].IdxOffset]].pos.y, 0.0f) << "the background";
+  EXPECT_EQ(list.VtxBuffer[list.IdxBuffer[list.CmdBuffer[1].IdxOffset]].pos.y, 0.0f) << "the background";
+  EXPECT_EQ(list.VtxBuffer[list.IdxBuffer[list.CmdBuffer[2].IdxOffset]].pos.y, 100.0f) << "the moved quad, last";
 }
 
 TEST(Damage, TwoOverlappingQuadsThatSwapOrderDamageEverything) {
@@ -286,19 +311,49 @@ TEST(Damage, ANewSizeClearColourOrCallbackOrInvalidateDamagesEverything) {
   EXPECT_TRUE(tracker.update(frame.data, kSize, ImVec4(1, 1, 1, 1)).full) << "what a callback draws is unknown";
 }
 
-TEST(Damage, TheRepaintStartsWithTheGivenCallback) {
-  DamageTracker tracker;
-  Quads before(ImVec2(320, 240)), after(ImVec2(320, 240));
-  before.add(ImVec2(10, 10), ImVec2(20, 20), IM_COL32_WHITE);
-  after.add(ImVec2(10, 10), ImVec2(20, 20), IM_COL32_BLACK);
-  (void)tracker.update(before.data, kSize, kClear);
-  (void)tracker.update(after.data, kSize, kClear);
-  const ImDrawCallback first = [](const ImDrawList*, const ImDrawCmd*) {};
-  ImDrawData* repaint = tracker.filtered(after.data, first);
-  ASSERT_NE(repaint, nullptr);
-  ASSERT_GE(repaint->CmdLists[0]->CmdBuffer.Size, 2);
-  EXPECT_EQ(repaint->CmdLists[0]->CmdBuffer[0].UserCallback, first);
-  EXPECT_EQ(repaint->CmdLists[0]->CmdBuffer[1].ElemCount, 6u);
+// What ImGui's OpenGL3 backend (1.86) hands glScissor for a clip rectangle, in top-left pixel
+// bounds: its float arithmetic, then truncation.
+PixelRect scissor_of(const ImVec4& clip, ImVec2 scale, int framebuffer_height) {
+  const float x0 = clip.x * scale.x, y0 = clip.y * scale.y, x1 = clip.z * scale.x, y1 = clip.w * scale.y;
+  const int x = static_cast<int>(x0), width = static_cast<int>(x1 - x0), height = static_cast<int>(y1 - y0);
+  const int y = static_cast<int>(static_cast<float>(framebuffer_height) - y1);
+  return {x, framebuffer_height - y - height, x + width, framebuffer_height - y};
+}
+
+// Each repaint command's scissor is exactly its original scissor cut to one damaged rectangle, at
+// scales whose products round (1.5, 1.25) as well as exact ones, with clip edges between pixels.
+TEST(Damage, EachRepaintScissorIsTheCommandsScissorCutToADamagedRectangle) {
+  for (const float scale : {1.0f, 1.25f, 1.5f, 2.0f}) {
+    const smlab::platform::PixelSize size{static_cast<int>(320 * scale), static_cast<int>(240 * scale)};
+    DamageTracker tracker;
+    const ImVec4 clip{3.3f, 7.6f, 250.7f, 201.2f};
+    Quads before(ImVec2(320, 240)), after(ImVec2(320, 240));
+    for (Quads* frame : {&before, &after}) {
+      frame->data.FramebufferScale = ImVec2(scale, scale);
+      frame->add(ImVec2(0, 0), ImVec2(320, 240), IM_COL32(20, 20, 20, 255), nullptr, clip);
+    }
+    before.add(ImVec2(1, 1), ImVec2(40, 30), IM_COL32(255, 0, 0, 255), nullptr, clip);
+    after.add(ImVec2(200, 180), ImVec2(260, 230), IM_COL32(255, 0, 0, 255), nullptr, clip);
+    (void)tracker.update(before.data, size, kClear);
+    const Damage& damage = tracker.update(after.data, size, kClear);
+    ASSERT_FALSE(damage.full) << scale;
+    ImDrawData* repaint = tracker.filtered(after.data);
+    ASSERT_NE(repaint, nullptr) << scale;
+    const PixelRect original = scissor_of(clip, ImVec2(scale, scale), size.height);
+    std::vector<PixelRect> expected;
+    for (const PixelRect& rect : damage.rects) {
+      const PixelRect cut{std::max(original.x0, rect.x0), std::max(original.y0, rect.y0),
+                          std::min(original.x1, rect.x1), std::min(original.y1, rect.y1)};
+      if (cut.x1 > cut.x0 && cut.y1 > cut.y0) expected.push_back(cut);
+    }
+    std::vector<PixelRect> got;
+    for (const ImDrawCmd& command : repaint->CmdLists[0]->CmdBuffer) {
+      const PixelRect scissor = scissor_of(command.ClipRect, ImVec2(scale, scale), size.height);
+      if (got.empty() || !(got.back() == scissor)) got.push_back(scissor);
+    }
+    EXPECT_EQ(got, expected) << "at scale " << scale;
+    EXPECT_FALSE(expected.empty());
+  }
 }
 
 }  // namespace
