@@ -581,11 +581,12 @@ float attention_map_max(const Snapshot& snap, bool scaled) {
   if (snap.attention_scores->raw.values.empty()) return snap.pooled.max_weight;
   // Blocks of rows (~256 KB) through the same per-row kernel as attention_row, so the maximum is
   // of exactly the weights that are shown and exported, without an L×L buffer. The rows are cut
-  // into one contiguous part per thread (at ≥ 64 K weights a part: ~25 µs of work, more than a
-  // pool worker's wake-up); the max of maxima is exact, so the thread count changes no bit.
+  // into contiguous parts, up to four per thread (at ≥ 64 K weights a part: ~25 µs of work, more
+  // than a pool worker's wake-up); the max of maxima is exact, so the split changes no bit.
   const int block_rows = std::clamp(65536 / std::max(length, 1), 1, length);
   const auto cells = static_cast<std::int64_t>(length) * length;
-  const int parts = static_cast<int>(std::clamp<std::int64_t>(cells / 65536, 1, available_threads()));
+  // Claimed in turn: a thread preempted by another program holds up a quarter of its share.
+  const int parts = static_cast<int>(std::clamp<std::int64_t>(cells / 65536, 1, 4 * available_threads()));
   std::vector<float> part_max(static_cast<std::size_t>(parts), 0.0f);
   parallel_for(parts, [&](int part) {
     const int part_first = static_cast<int>(static_cast<std::int64_t>(length) * part / parts);

@@ -372,7 +372,11 @@ void softmax_rows_fast(std::span<float> matrix, int rows, int cols, double logit
     case Isa::sse2: break;
   }
   const int threads = thread_count(options.max_threads, 0.4e-9 * static_cast<double>(matrix.size()), rows);
-  split_rows(rows, threads, [&](int first, int end) { kernel(matrix.data(), first, end, cols, scale); });
+  // Four parts a thread, claimed in turn (parallel_for): when another program takes a core, the
+  // threads still running take over the parts of one it has preempted, instead of waiting for its
+  // half. A row's bits do not depend on the split (kernels_test).
+  const int parts = threads == 1 ? 1 : std::min(rows, 4 * threads);
+  split_rows(rows, parts, [&](int first, int end) { kernel(matrix.data(), first, end, cols, scale); });
 }
 
 void dot_product_scores_fast(Matrix& out, const Matrix& queries, const Matrix& keys, KernelOptions options) {
