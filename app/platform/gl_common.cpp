@@ -70,6 +70,27 @@ void clear_and_draw(ImDrawData* draw_data, PixelSize framebuffer, const ImVec4& 
   check_gl_errors("drawing a frame");
 }
 
+ColorFramebuffer make_color_framebuffer(PixelSize size) {
+  while (glGetError() != GL_NO_ERROR) {
+  }
+  ColorFramebuffer made;
+  glGenRenderbuffers(1, &made.renderbuffer);
+  glBindRenderbuffer(GL_RENDERBUFFER, made.renderbuffer);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, size.width, size.height);
+  glGenFramebuffers(1, &made.framebuffer);
+  glBindFramebuffer(GL_FRAMEBUFFER, made.framebuffer);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, made.renderbuffer);
+  made.status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+  made.error = glGetError();
+  if (!made.ok()) {
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &made.framebuffer);
+    glDeleteRenderbuffers(1, &made.renderbuffer);
+    made.framebuffer = made.renderbuffer = 0;
+  }
+  return made;
+}
+
 Image read_pixels(PixelSize framebuffer) {
   Image image;
   if (framebuffer.width <= 0 || framebuffer.height <= 0) {

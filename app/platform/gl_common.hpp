@@ -37,6 +37,19 @@ void upload_font_atlas_if_changed();
 // then only clears) into the currently bound draw framebuffer.
 void clear_and_draw(ImDrawData* draw_data, PixelSize framebuffer, const ImVec4& clear_color);
 
+// A framebuffer object with one RGBA8 colour renderbuffer: what Offscreen draws into, the scratch
+// framebuffer it checks partial redraw against, and a Window's kept frame (retained_draw.hpp).
+struct ColorFramebuffer {
+  GLuint framebuffer = 0, renderbuffer = 0;
+  GLenum status = 0, error = GL_NO_ERROR;  // glCheckFramebufferStatus and glGetError after making it
+  [[nodiscard]] bool ok() const { return status == GL_FRAMEBUFFER_COMPLETE && error == GL_NO_ERROR; }
+};
+
+// Makes a ColorFramebuffer of `size` (GL errors queued before are cleared first) and leaves it bound
+// to GL_FRAMEBUFFER. When it is not ok(), both objects are deleted (names 0) and nothing is bound;
+// status and error say why.
+[[nodiscard]] ColorFramebuffer make_color_framebuffer(PixelSize size);
+
 // Reads `framebuffer` pixels from the current read buffer into an Image, top row first, alpha forced
 // to 255 (translucent ImGui windows blend into the alpha channel, but what is on screen is opaque).
 [[nodiscard]] Image read_pixels(PixelSize framebuffer);

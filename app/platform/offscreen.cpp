@@ -390,24 +390,11 @@ Result<void> Offscreen::resize(int width, int height, float framebuffer_scale) {
   const PixelSize pixels{static_cast<int>(pixel_width), static_cast<int>(pixel_height)};
 
   // Build the new framebuffer first, so a failure leaves the old one in place.
-  while (glGetError() != GL_NO_ERROR) {
-  }
-  GLuint renderbuffer = 0;
-  GLuint framebuffer = 0;
-  glGenRenderbuffers(1, &renderbuffer);
-  glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer);
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, pixels.width, pixels.height);
-  glGenFramebuffers(1, &framebuffer);
-  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, renderbuffer);
-  const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-  const GLenum gl_error = glGetError();
-  if (status != GL_FRAMEBUFFER_COMPLETE || gl_error != GL_NO_ERROR) {
-    glDeleteFramebuffers(1, &framebuffer);
-    glDeleteRenderbuffers(1, &renderbuffer);
+  const detail::ColorFramebuffer made = detail::make_color_framebuffer(pixels);
+  if (!made.ok()) {
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
     return Error::usage("cannot allocate a " + std::to_string(pixels.width) + "x" + std::to_string(pixels.height) +
-                        " offscreen framebuffer (status " + hex(status) + ", GL error " + hex(gl_error) + ")");
+                        " offscreen framebuffer (status " + hex(made.status) + ", GL error " + hex(made.error) + ")");
   }
   if (framebuffer_ != 0) {
     glDeleteFramebuffers(1, &framebuffer_);
@@ -415,8 +402,8 @@ Result<void> Offscreen::resize(int width, int height, float framebuffer_scale) {
   if (color_renderbuffer_ != 0) {
     glDeleteRenderbuffers(1, &color_renderbuffer_);
   }
-  framebuffer_ = framebuffer;
-  color_renderbuffer_ = renderbuffer;
+  framebuffer_ = made.framebuffer;
+  color_renderbuffer_ = made.renderbuffer;
   if (retained_ != nullptr) {
     retained_->invalidate();  // a new framebuffer keeps no frame
   }
@@ -480,22 +467,16 @@ Image Offscreen::capture_whole_redraw() {
   if (frame_open_ || !has_rendered_frame_ || !make_current() || draw_data == nullptr) {
     return {};
   }
-  GLuint color = 0, scratch = 0;
-  glGenRenderbuffers(1, &color);
-  glBindRenderbuffer(GL_RENDERBUFFER, color);
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, pixel_size_.width, pixel_size_.height);
-  glGenFramebuffers(1, &scratch);
-  glBindFramebuffer(GL_FRAMEBUFFER, scratch);
-  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color);
+  const detail::ColorFramebuffer scratch = detail::make_color_framebuffer(pixel_size_);
   Image image;
-  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
+  if (scratch.ok()) {
     detail::clear_and_draw(draw_data, pixel_size_, clear_color_);
     glReadBuffer(GL_COLOR_ATTACHMENT0);
     image = detail::read_pixels(pixel_size_);
+    glDeleteFramebuffers(1, &scratch.framebuffer);
+    glDeleteRenderbuffers(1, &scratch.renderbuffer);
   }
   glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
-  glDeleteFramebuffers(1, &scratch);
-  glDeleteRenderbuffers(1, &color);
   return image;
 }
 

@@ -32,8 +32,7 @@ const Damage& RetainedDraw::draw(ImDrawData* draw_data, PixelSize framebuffer, c
     glClear(GL_COLOR_BUFFER_BIT);
   }
   glDisable(GL_SCISSOR_TEST);
-  ImGui_ImplOpenGL3_RenderDrawData(repaint);
-  glDisable(GL_SCISSOR_TEST);
+  ImGui_ImplOpenGL3_RenderDrawData(repaint);  // restores the scissor test to off
   check_gl_errors("repainting a frame's damage");
   return damage;
 }
@@ -55,22 +54,11 @@ bool RetainedTarget::ensure(PixelSize framebuffer) {
   size_ = framebuffer;
   failed_ = true;
   if (framebuffer.width <= 0 || framebuffer.height <= 0) return false;
-  while (glGetError() != GL_NO_ERROR) {
-  }
-  glGenRenderbuffers(1, &color_);
-  glBindRenderbuffer(GL_RENDERBUFFER, color_);
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, framebuffer.width, framebuffer.height);
-  glGenFramebuffers(1, &framebuffer_);
-  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
-  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color_);
-  const bool complete = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
-  const bool no_error = glGetError() == GL_NO_ERROR;
+  const ColorFramebuffer made = make_color_framebuffer(framebuffer);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  if (!complete || !no_error) {
-    release();
-    size_ = framebuffer;  // do not try again until the size changes
-    return false;
-  }
+  if (!made.ok()) return false;  // failed_: not tried again until the size changes
+  framebuffer_ = made.framebuffer;
+  color_ = made.renderbuffer;
   failed_ = false;
   blit_checked_ = false;
   return true;
@@ -79,15 +67,14 @@ bool RetainedTarget::ensure(PixelSize framebuffer) {
 bool RetainedTarget::draw_and_present(ImDrawData* draw_data, PixelSize framebuffer, const ImVec4& clear_color) {
   if (in_place_) {
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    last_damage_ = &draw_.draw(draw_data, framebuffer, clear_color);
+    draw_.draw(draw_data, framebuffer, clear_color);
     return true;
   }
   if (!ensure(framebuffer)) {
-    last_damage_ = nullptr;
     return false;
   }
   glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_);
-  last_damage_ = &draw_.draw(draw_data, framebuffer, clear_color);
+  draw_.draw(draw_data, framebuffer, clear_color);
   glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer_);
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
   if (!blit_checked_) {
@@ -105,7 +92,6 @@ bool RetainedTarget::draw_and_present(ImDrawData* draw_data, PixelSize framebuff
       release();
       size_ = framebuffer;
       failed_ = true;
-      last_damage_ = nullptr;
       return false;
     }
   }

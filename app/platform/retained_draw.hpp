@@ -49,7 +49,6 @@ class RetainedTarget {
     in_place_ = in_place;
     draw_.invalidate();
   }
-  [[nodiscard]] const Damage* last_damage() const { return last_damage_; }
 
  private:
   bool ensure(PixelSize framebuffer);
@@ -59,7 +58,6 @@ class RetainedTarget {
   bool failed_ = false;
   bool in_place_ = false;
   bool blit_checked_ = false;
-  const Damage* last_damage_ = nullptr;
 };
 
 }  // namespace smlab::platform::detail

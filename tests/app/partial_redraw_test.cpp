@@ -72,6 +72,26 @@ class PartialRedraw : public ::testing::Test {
     ImGui::SetCurrentContext(surface_->imgui_context());
     ImGui::GetIO().MousePos = ImVec2(x, y);
   }
+  // `steps` frames of a temperature drag from `from`, `by` a frame: bars, markers, the maps'
+  // textures and the read-out change every frame.
+  void drag_temperature(int steps, double from, double by) {
+    for (int step = 0; step < steps; ++step) {
+      Params params = app_->ui().params;
+      params.temperature = from + by * step;
+      ASSERT_TRUE(apply_params(app_->ui(), params));
+      frame_and_compare("temperature " + std::to_string(params.temperature));
+    }
+  }
+  // The mouse across the window on a grid, a frame at each point: hover highlights and the maps'
+  // tooltips come and go.
+  void sweep_mouse(ImVec2 first, ImVec2 step) {
+    for (float y = first.y; y < 700.0f; y += step.y) {
+      for (float x = first.x; x < 1260.0f; x += step.x) {
+        move_mouse(x, y);
+        frame_and_compare("mouse at " + std::to_string(x) + ", " + std::to_string(y));
+      }
+    }
+  }
   void mouse_button(bool down) {
     ImGui::SetCurrentContext(surface_->imgui_context());
     ImGui::GetIO().MouseDown[0] = down;
@@ -84,13 +104,7 @@ class PartialRedraw : public ::testing::Test {
 TEST_F(PartialRedraw, EveryFrameEqualsAWholeRedrawWhateverTheUserDoes) {
   start(1.0f);
   frame_and_compare("first frame");
-  // A temperature drag: bars, markers, the maps' textures and the read-out change every frame.
-  for (int step = 0; step < 24; ++step) {
-    Params params = app_->ui().params;
-    params.temperature = 0.2 + 0.15 * step;
-    ASSERT_TRUE(apply_params(app_->ui(), params));
-    frame_and_compare("temperature " + std::to_string(params.temperature));
-  }
+  ASSERT_NO_FATAL_FAILURE(drag_temperature(24, 0.2, 0.15));
   for (int frame = 0; frame < 3; ++frame) frame_and_compare("at rest");
   // The row and d_k (a new map every change), and scaling off.
   for (const auto& [key, value] : {std::pair<std::string, int>{"row", 3}, {"row", 9}, {"d_k", 16}, {"d_k", 256}}) {
@@ -106,13 +120,7 @@ TEST_F(PartialRedraw, EveryFrameEqualsAWholeRedrawWhateverTheUserDoes) {
   ASSERT_TRUE(apply_params(app_->ui(), unscaled));
   app_->wait_for_snapshot();
   frame_and_compare("scaling toggled");
-  // The mouse across the window: hover highlights and the maps' tooltips come and go.
-  for (float y = 60.0f; y < 700.0f; y += 47.0f) {
-    for (float x = 40.0f; x < 1260.0f; x += 131.0f) {
-      move_mouse(x, y);
-      frame_and_compare("mouse at " + std::to_string(x) + ", " + std::to_string(y));
-    }
-  }
+  sweep_mouse(ImVec2(40.0f, 60.0f), ImVec2(131.0f, 47.0f));
   // A menu opened over the plots, then closed.
   move_mouse(30.0f, 20.0f);
   frame_and_compare("over File");
@@ -140,12 +148,7 @@ TEST_F(PartialRedraw, EveryFrameEqualsAWholeRedrawWhateverTheUserDoes) {
   // A resize: a new framebuffer, which keeps nothing.
   ASSERT_TRUE(surface_->resize(1024, 768).ok());
   for (int frame = 0; frame < 3; ++frame) frame_and_compare("resized to 1024x768");
-  for (int step = 0; step < 6; ++step) {
-    Params params = app_->ui().params;
-    params.temperature = 2.0 - 0.3 * step;
-    ASSERT_TRUE(apply_params(app_->ui(), params));
-    frame_and_compare("after the resize, temperature " + std::to_string(params.temperature));
-  }
+  ASSERT_NO_FATAL_FAILURE(drag_temperature(6, 2.0, -0.3));
   // The checks above ran on repaints of part of the frame, not only on whole ones.
   EXPECT_GE(partial_frames_, 30);
   EXPECT_GE(unchanged_frames_, 1);
@@ -154,18 +157,8 @@ TEST_F(PartialRedraw, EveryFrameEqualsAWholeRedrawWhateverTheUserDoes) {
 TEST_F(PartialRedraw, AtAFramebufferScaleOfOneAndAHalfToo) {
   start(1.5f);
   frame_and_compare("first frame");
-  for (int step = 0; step < 12; ++step) {
-    Params params = app_->ui().params;
-    params.temperature = 0.3 + 0.25 * step;
-    ASSERT_TRUE(apply_params(app_->ui(), params));
-    frame_and_compare("temperature " + std::to_string(params.temperature));
-  }
-  for (float y = 70.0f; y < 700.0f; y += 89.0f) {
-    for (float x = 50.0f; x < 1260.0f; x += 173.0f) {
-      move_mouse(x, y);
-      frame_and_compare("mouse at " + std::to_string(x) + ", " + std::to_string(y));
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(drag_temperature(12, 0.3, 0.25));
+  sweep_mouse(ImVec2(50.0f, 70.0f), ImVec2(173.0f, 89.0f));
   EXPECT_GE(partial_frames_, 20);
 }
 
