@@ -321,7 +321,7 @@ TEST_F(Reliability, FullDiskDuringExportLeavesOldFilesIntactAndExitsThree) {
   expect_no_temporaries(dir_ / "png", 1);
 }
 
-// ---------------------------------------------------------------- issue #14, second round
+// ---------------------------------------------------------------- paths, permissions, links and assets
 
 // A copy of assets/ the test may break (SOFTMAX_LAB_ASSETS points a run at it).
 fs::path copy_assets(const fs::path& dir) {
@@ -724,7 +724,7 @@ TEST_F(ReliabilityApp, WorkerExceptionIsShownInTheUiAndTheAppRecovers) {
 // A frame waits a few ms for a quick first result only when the worker can start on it at once.
 // While the worker is still on an earlier job (held here; at L = 4096 the later stages of a
 // recompute), no result can come within the wait, so the frame is drawn without waiting (issue
-// #20: frames stayed at 18 ms during an L = 4096 drag, 8 of them waiting for nothing).
+// frames stayed at 18 ms during an L = 4096 drag, 8 of them waiting for nothing).
 TEST_F(ReliabilityApp, AFrameWaitsForTheWorkerOnlyWhenTheWorkerIsFree) {
   AppOptions options;
   options.params.seq_len = 8;  // a first result in well under the 4 ms that makes a frame wait
@@ -926,7 +926,7 @@ TEST_F(ReliabilityApp, SoakOfRandomSliderChangesAcrossAllViewsKeepsMemoryFlat) {
       << "resident memory grew from " << after_warm_up << " to " << at_end << " pages over " << steps << " steps";
 }
 
-// ---------------------------------------------------------------- issue #26, third round
+// ---------------------------------------------------------------- memory, signals, extremes and sessions
 
 // Spawns an export of 4096-row CSVs with `signal_number` at its default action (a shell may have
 // ignored some for background jobs), waits for its first temporary file and sends the signal: the
@@ -1158,7 +1158,7 @@ TEST_F(ReliabilityApp, AWindowImportShowsProgressAndCanBeCancelled) {
   }
 }
 
-// ---------------------------------------------------------------- found by the hostile run of issue #26
+// ---------------------------------------------------------------- found by a hostile run
 
 // `--list-keys >/dev/full` exited 0 having printed nothing; an export whose list of written files
 // could not be printed too. Standard output that cannot be written is one line and exit 3.
