@@ -42,7 +42,9 @@ serve-web: web
 # The quick tier for the edit loop (under a minute once built): the core's numbers, the labs, the
 # lesson claims, the plots' geometry, the trainer, the web page's logic and the structure checks
 # (tests labelled `quick` in tests/CMakeLists.txt); no window, no renders, no sanitizers.
-check: build
+# It builds only the quick tier's executables (the CMake target quick-tier), not every test.
+check: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target quick-tier
 	cd $(BUILD_DIR) && ctest -L quick --output-on-failure -j $(JOBS)
 
 # The suite three times: as built for users; the same suite under AddressSanitizer and

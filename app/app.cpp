@@ -356,7 +356,7 @@ bool App::frame() {
         // the Monte Carlo curves): at L = 1024 they take a few ms while the cores are free, but
         // about a frame longer when they run beside the first result's frame (a software
         // rasteriser takes both cores), so waiting here shows the final picture a whole frame
-        // sooner (issue #30, docs/PERFORMANCE.md). During a drag the first results follow the hand
+        // sooner (docs/PERFORMANCE.md). During a drag the first results follow the hand
         // at once instead, and where the last final took several frames (L = 4096) no frame waits.
         // When the final does not come within the budget, the next single steps show first results.
         evaluator_.wait_for_final(std::chrono::duration_cast<std::chrono::microseconds>(

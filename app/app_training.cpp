@@ -1,4 +1,4 @@
-// The App's side of the training lab (issue #28): where its picture comes from (the live Trainer,
+// The App's side of the training lab: where its picture comes from (the live Trainer,
 // a frozen picture handed to an offscreen copy, or the evaluator's lab at train_steps), the
 // Trainer's inbox each frame (settings, buttons, lesson steps), and the lab's files: weights saved
 // and loaded, a sentence's .npz.

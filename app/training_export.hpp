@@ -1,4 +1,4 @@
-// The training lab's own files beside --train's CSV export (issue #28's headless contract):
+// The training lab's own files beside --train's CSV export (the headless contract):
 //   train-loss.csv       step,run,loss,accuracy,grad_norm_q,grad_norm_k,attention_entropy,max_weight
 //                        one line per step of every seed of every run; run is "A seed=1", or with a
 //                        comparison "B scaled=false seed=1"

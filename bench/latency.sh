@@ -1,5 +1,5 @@
 #!/bin/sh
-# Slider-to-pixels latency, app against its matplotlib peer (issues #20, #30), in one run: for each
+# Slider-to-pixels latency, app against its matplotlib peer, in one run: for each
 # repeat and each L, `softmax-lab --bench-latency` then bench/matplotlib_peer.py at the same L and
 # the same nice level, one after the other, so both see the same machine load (the load average and
 # `uptime` are recorded per line). LOAD=N: N busy threads beside each (the app's --bench-load N; N

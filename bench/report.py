@@ -88,9 +88,9 @@ def main():
     report_latency(load_lines(folder / "latency.jsonl"))
 
 
-# Issue #20's targets at L = 1024, as ratios of the peer's median step to the app's first result.
+# The first-result targets at L = 1024, as ratios of the peer's median step to the app's first result.
 LATENCY_TARGETS = {"temperature": 15, "score_scale": 15, "row": 15, "d_k": 8, "seq_len": 8}
-# Issue #30's: every plot but the Monte Carlo curves final ("final"), quiet and with busy threads.
+# The final-result targets: every plot but the Monte Carlo curves final ("final"), quiet and with busy threads.
 FINAL_PEER_RATIO_1024, FINAL_P95_1024 = 10, 25.0
 FINAL_P95_4096 = {"d_k": 150.0, "seq_len": 150.0}  # others: 100 ms
 LOADED_P95_FACTOR = {1024: 2.0, 4096: 3.0}
@@ -99,7 +99,7 @@ LOADED_P95_FACTOR = {1024: 2.0, 4096: 3.0}
 def report_latency(lines):
     """Per load, L and slider: the app's first result, every plot but the Monte Carlo curves final
     ("final"), the Monte Carlo curves final (median over repeats of each run's median and p95), the
-    peer's step, their ratios, and issue #30's targets; then each plot's final median."""
+    peer's step, their ratios, and targets; then each plot's final median."""
     if not lines:
         return
     app, peer, loads = {}, {}, []

@@ -1,4 +1,4 @@
-// Training steps of the tiny attention model timed with Google Benchmark (issue #28): the default
+// Training steps of the tiny attention model timed with Google Benchmark: the default
 // task, d_k = 256 at L = 64, and the language model on the lesson corpus, on one thread and on all.
 #include <benchmark/benchmark.h>
 

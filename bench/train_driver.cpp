@@ -1,4 +1,4 @@
-// train-driver: the headless measurements of docs/TRAINING.md (issue #28): steps per second, time
+// train-driver: the headless measurements of docs/TRAINING.md: steps per second, time
 // to 99% on the default task, steps to 90% scaled vs unscaled over seeds, temperature, naive fp16,
 // and the language model's loss within a minute. Every figure in that document comes from here.
 //

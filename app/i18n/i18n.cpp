@@ -60,7 +60,7 @@ Language read_language() {
 
 TableResult table_failure(std::string message) { return Error::usage(std::move(message)); }
 
-// Library decision (issue #27): the "{N}" placeholders are ours, not libfmt-dev's (fmt 9.1 does
+// Library decision: the "{N}" placeholders are ours, not libfmt-dev's (fmt 9.1 does
 // positional arguments, and header-only it would build for the page too). slider_format turns a
 // translation's {0} into an ImGui printf conversion with every '%' escaped, which is no fmt
 // operation, so this scan stays either way, and format() is the same scan with the arguments put

@@ -404,7 +404,7 @@ const std::vector<Entry>& entries() {
           NEED(HeadsLab);
           return lab_->distinct_head_argmaxes;
         });
-    // ── The attention story's labs (issue #17) ──
+    // ── The attention story's labs ──
     add({"values_weight", "values lab: weight of key `index` for the shown query", "", true, false},
         [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
           NEED(ValuesLab);

@@ -30,7 +30,7 @@ struct LessonText {
   friend bool operator==(const LessonText&, const LessonText&) = default;
 };
 
-// "Predict, then reveal" (issue #17): a question the class answers before the step shows the number.
+// "Predict, then reveal": a question the class answers before the step shows the number.
 // The answer is never written in the lesson: it is a claim quantity (claims.hpp) read from the live
 // Snapshot when revealed, so it is what the plots show, whatever the sliders did since.
 // The precision a typed question asks for ("to 3 decimals", "to 4 significant digits", "to the

@@ -1,5 +1,5 @@
 // The numbers a lesson's text quotes, read as the text writes them, so that a test (and the lesson
-// view) can find each one among the values the step's panels draw (issue #25: a number a lesson
+// view) can find each one among the values the step's panels draw (a number a lesson
 // quotes is a number drawn on its screen). No GUI here.
 #pragma once
 

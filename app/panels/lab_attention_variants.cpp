@@ -114,7 +114,7 @@ LabView build_attention_variants(const LabInputs& inputs) {
   const double color_max = color_top(lab.largest_weight);
   for (std::size_t v = 0; v < looks.size(); ++v)
     view.plots.push_back({looks[v].plot_name, variant_map(lab, v, color_max, inputs.textures)});
-  // Five curves named at their ends and the uniform line: a data area of six text lines (#16).
+  // Five curves named at their ends and the uniform line: a data area of six text lines.
   view.plots.push_back({"entropy-sigma", entropy_sigma_plot(lab), 1, 14.0f});
 
   view.notes.push_back(i18n::format(

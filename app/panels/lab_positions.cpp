@@ -150,7 +150,7 @@ LabView build_positions(const LabInputs& inputs) {
                                 i18n::format("lab.positions.content.title",
                                              {format_value(lab.content_sigma, 3), fixed(lab.content_entropy_nats, 2)}),
                                 inputs.textures)});
-  // Three regime names, the current a and a four-entry legend: a data area of six text lines (#16).
+  // Three regime names, the current a and a four-entry legend: a data area of six text lines.
   view.plots.push_back({"amplitude", amplitude_plot(lab), 1, 15.0f});
 
   view.notes.push_back(i18n::format(

@@ -1,4 +1,4 @@
-// The training lab, "Watch attention learn" (issue #28): runs side by side as they train, drawn
+// The training lab, "Watch attention learn": runs side by side as they train, drawn
 // from the Snapshot's TrainingLab only (the live Trainer's newest picture, or the lab evaluated at
 // train_steps for exports): accuracy, loss, the saturated rows, ‖∂L/∂Q‖ and ‖∂L/∂K‖, row entropy
 // and max weight against the step; each run's probe map beside the ideal map; the probe row on

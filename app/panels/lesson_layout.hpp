@@ -1,4 +1,4 @@
-// Where a lesson step's text and its panels go (issue #25): the text block and just the plots the
+// Where a lesson step's text and its panels go: the text block and just the plots the
 // step names, arranged so that both fit the area without scrolling and every plot keeps a readable
 // data area: the text in a column beside the plots, or across the full width under them, with the
 // plots in 1 … n columns, whichever leaves the plots' data the most room. A sentence and its figure
@@ -21,7 +21,7 @@ using TextBlockHeight = std::function<float(float width, float scale)>;
 using PlotFitter = std::function<plot::PlotFit(std::size_t index, ImVec2 size)>;
 
 // A plot is readable when its layout gave nothing up and its data area is at least this many px
-// each way and this share of its panel's area (issue #25: the back row reads data, not margins).
+// each way and this share of its panel's area (the back row reads data, not margins).
 inline constexpr float min_data_side_px = 120.0f, min_data_share = 0.4f;
 // `slack` > 0 asks that much more (px each way, and slack/100 of the share): for a cell the grid may
 // give a different shape than the one tried.

@@ -1,4 +1,4 @@
-// Pin and compare (issue #17): the Pin button and the list of pins (rename, remove) in the control
+// Pin and compare: the Pin button and the list of pins (rename, remove) in the control
 // column, the P shortcut, and the pins drawn as ghosts in the dashboard's plots.
 #pragma once
 

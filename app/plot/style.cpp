@@ -41,7 +41,7 @@ Style projector_style() {
   style.line_scale = 2.0f;
   style.marker_scale = 1.8f;
   // The same padding as the other looks: the app scales it with the UI (15 px of it at font 1.5
-  // took a data area's worth of height from the back row's plots, issue #25).
+  // took a data area's worth of height from the back row's plots).
   style.padding = 6.0f;
   return style;
 }

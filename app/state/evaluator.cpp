@@ -52,7 +52,7 @@ void Evaluator::wait_until_idle() {
 void Evaluator::run(std::stop_token stop) {
   // Normal priority, as the UI thread. At nice 5 it lost the cores to any other busy program (a
   // browser beside the app): with one busy core the final picture at L = 1024 came 3-5× later and
-  // its p95 reached 300 ms (issue #30, docs/PERFORMANCE.md). What comes first is set by the order of
+  // its p95 reached 300 ms (docs/PERFORMANCE.md). What comes first is set by the order of
   // the work instead: the first result, then the maps, then the Monte Carlo lane, stale work
   // dropped. (Linux: per-thread nice; a thread cannot lower its nice value again, so one level.)
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 0);

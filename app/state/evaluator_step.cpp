@@ -348,7 +348,7 @@ namespace {
 
 // A seq_len step copies the old QKᵀ's overlap into the new one, so both live at once. Above this
 // size of one product (L ≈ 2900) the copy's memory costs more than a fresh product's time: at
-// L = 4096 two products are 128 MiB of the 256 MiB budget (issue #30), and the fresh 2.1 GFLOP
+// L = 4096 two products are 128 MiB of the 256 MiB budget, and the fresh 2.1 GFLOP
 // product takes ~10 ms on two quiet cores against ~3 ms for the copy (docs/PERFORMANCE.md).
 constexpr std::size_t overlap_copy_max_bytes = std::size_t{32} << 20;
 

@@ -1,4 +1,4 @@
-// Pins (issue #17, "pin and compare"): up to four named copies of Params whose dashboard plots stay
+// Pins ("pin and compare"): up to four named copies of Params whose dashboard plots stay
 // drawn as ghosts while the sliders move. A pin stores Params only; its numbers are recomputed by
 // the core's evaluate(), so a pin can never show numbers that disagree with its settings.
 #pragma once

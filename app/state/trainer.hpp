@@ -1,4 +1,4 @@
-// The training lab's live runs (issue #28): trained on a worker thread while the lab is shown, so
+// The training lab's live runs: trained on a worker thread while the lab is shown, so
 // the UI never waits on a step. The UI hands over the lab's settings each frame and the buttons'
 // commands (train, pause, step, reset); the worker applies a changed setting to the running
 // training as its key's effect says (train::Run::change), trains the runs in step with one another

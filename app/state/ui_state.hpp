@@ -158,7 +158,7 @@ struct ViewState {
   std::string scores_text;      // the custom score field as typed
   float ui_scale = 1.0f;        // content scale (HiDPI) times the user's font scale
   int preset_index = 0;         // the Presets combo's selection
-  // Layout (issue #16): the control column can be hidden (Ctrl+B / F9, View menu, the « » button),
+  // Layout: the control column can be hidden (Ctrl+B / F9, View menu, the « » button),
   // and presenter mode (F5, Escape returns) shows one panel over the whole window.
   bool controls_shown = true;
   bool presenter = false;

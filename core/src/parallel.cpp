@@ -46,7 +46,7 @@ class Pool {
     for (int w = 0; w < workers; ++w)
       workers_.emplace_back([this] {
         // Normal priority, like the app's evaluator thread: below it (nice 5) the pool's half of
-        // a recompute lost the core to any other busy program (issue #30). Set explicitly, so a
+        // a recompute lost the core to any other busy program. Set explicitly, so a
         // pool started from a lowered thread does not inherit its nice value.
         setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 0);
         work();

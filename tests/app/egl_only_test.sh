@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Headless rendering needs EGL and nothing of GLX, as on a GPU server without libGL.so.1 (issue #12):
+# Headless rendering needs EGL and nothing of GLX, as on a GPU server without libGL.so.1:
 # in a private mount namespace /dev/null is bind-mounted over every libGL.so.1 and libGLX*.so.0 the
 # dynamic linker knows (ldconfig -p), then `--screenshot` must exit 0 with a non-blank PNG.
 # Usage: egl_only_test.sh SOFTMAX_LAB WORK_DIR. Exit 77 (ctest: skipped) where namespaces are refused.

@@ -1,4 +1,4 @@
-// The recompute worker's lanes (issue #30, docs/ARCHITECTURE.md): a Snapshot final in every plot
+// The recompute worker's lanes (docs/ARCHITECTURE.md): a Snapshot final in every plot
 // but the Monte Carlo curves is published before the sweep's trials run, a newer submission drops
 // the stale Monte Carlo lane and, while a final picture is fresh, a stale job's maps, and what is
 // finally shown equals a synchronous evaluate(), byte for byte in every CSV. No timings: the order of the published

@@ -1,4 +1,4 @@
-// Languages (issue #5): both string tables hold the same keys with the same placeholders and
+// Languages: both string tables hold the same keys with the same placeholders and
 // printf conversions, every key the code names exists, every view renders in English and in
 // Chinese without a missing key, the Chinese atlas has a glyph for every character of zh-CN.json,
 // and --lang / session "lang" take only the allowed values.

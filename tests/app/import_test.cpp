@@ -169,7 +169,7 @@ TEST(ImportLongContext, BeyondTheStoredLimitNoQKtIsStored) {
     ASSERT_NEAR(row[static_cast<std::size_t>(j)], snap.probabilities[static_cast<std::size_t>(j)], 2e-6);
 }
 
-// Issue #18: the first map of a long context is a preview (one query per pooled row, 1/factor of
+// The first map of a long context is a preview (one query per pooled row, 1/factor of
 // the work), exact for the query it shows and never above the complete map's block maxima.
 TEST(ImportLongContext, PreviewMapsAreTheFirstQueryOfEachPooledRow) {
   constexpr int length = 4100, dim = 4;
@@ -220,7 +220,7 @@ TEST(ImportLongContext, PreviewMapsAreTheFirstQueryOfEachPooledRow) {
   }
 }
 
-// Issue #18: the stability lab's fp16 maps come from the imported data of the chosen head (the
+// The stability lab's fp16 maps come from the imported data of the chosen head (the
 // first L' queries and keys, or the imported scores), not from the seeded random draws. The
 // direct computation is the same core calls on the slice (bit-identical, NaN where NaN).
 namespace stability_import {
@@ -470,7 +470,7 @@ TEST(ImportSession, RemembersImportedFilesAndSaysWhenOneIsGone) {
   EXPECT_EQ(fallback->import_warning.find('\n'), std::string::npos);
   EXPECT_EQ(fallback->imports.size(), 1u);  // still remembered: saving again loses nothing
   // Only the window falls back to random data (and says so in its status line, from
-  // import_warning). A headless run exits with the reason, as --import would (issue #26: it
+  // import_warning). A headless run exits with the reason, as --import would (it
   // exported random data with exit 0).
   const auto result =
       run_program(SMLAB_BINARY, {"--load", (dir / "gone.json").string(), "--export-csv", (dir / "out").string()}, dir);
@@ -604,7 +604,7 @@ TEST(ImportTokens, ATooLongLineIsNamedByItsNumber) {
 
 }  // namespace
 
-// ─── Issue #26: memory bounds, zip bombs, CSV and token quirks ──────────────────────────────
+// ─── Memory bounds, zip bombs, CSV and token quirks ─────────────────────────────────────────
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Language belongs to whoever draws (issue #13, "Globals"): two Apps in one process, drawn
+// Language belongs to whoever draws ("Globals"): two Apps in one process, drawn
 // alternately in different languages, each draw in their own; an export in another language
 // (a zh-CN PNG or SVG while the window is English, a window's own PNG export) changes no App's
 // language; i18n::Use is per thread and nests.

@@ -1,4 +1,4 @@
-// Classroom sizes (issue #16): every view and every lesson step rendered headless at projector and
+// Classroom sizes: every view and every lesson step rendered headless at projector and
 // laptop sizes, checked from the layout itself (the report the frame fills): each plot has its
 // readable minimum, no title or legend was dropped or shortened, and no two labels overlap.
 //
@@ -77,7 +77,7 @@ std::vector<std::string> layout_defects(const FrameReport& report, const std::st
     for (const std::string& problem : record.problems) found.push_back(problem);
     for (const auto& [a, b] : plot::overlapping_texts(record.texts))
       found.push_back("labels overlap: \"" + record.texts[a].text + "\" and \"" + record.texts[b].text + "\"");
-    // Legends and annotations keep off the data marks (issue #25). The data area is readable:
+    // Legends and annotations keep off the data marks. The data area is readable:
     // 120 px each way and 40 % of the panel (a map's colour bar counts: it is the key to its cells).
     for (std::string& covering : plot::covering_data(record, true)) found.push_back(std::move(covering));
     if (readable_data && record.has_data_area) {
@@ -142,7 +142,7 @@ class ClassroomLayout : public ::testing::Test {
         ui.view = info.view;
         ui.select_view_tab = true;
         render();
-        // The data-area rule at the projector's font, the back row's look (issue #25); at font 1 a
+        // The data-area rule at the projector's font, the back row's look; at font 1 a
         // plot's minimum cell is the grid's em minimum, which the rule does not size.
         for (std::string& defect :
              layout_defects(ui, describe(std::string(info.name).c_str(), size, look), true, look.font_scale >= 1.5f))
@@ -335,7 +335,7 @@ TEST_F(ClassroomLayout, PresenterModeFillsTheWindowWithTheStepsPanel) {
   close_lesson(ui);
 }
 
-// `--panel controls` in a lesson (issue #25): the column is hidden there, so the step's controls
+// `--panel controls` in a lesson: the column is hidden there, so the step's controls
 // (Previous/Next, the guess field) are the lesson panel's, and that is the panel cut out; with the
 // lesson's column shown (>> or Ctrl+B), the column. It read the column flag outside lessons and cut
 // out the text and plots where the column would have been.

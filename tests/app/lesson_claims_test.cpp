@@ -1,4 +1,4 @@
-// Lesson claims (issue #15): every step's claims hold for the Snapshot its Params give through
+// Lesson claims: every step's claims hold for the Snapshot its Params give through
 // evaluate(), as the app computes it; every step states at least one; every claim can fail (its
 // negation does not hold); and bad claims in a lesson file are one-line load errors.
 #include <gtest/gtest.h>
@@ -184,7 +184,7 @@ TEST(LessonClaims, AClaimAgainstTheWrongNumberFails) {
   EXPECT_NE(outcome.description.find("max_weight = "), std::string::npos) << outcome.description;
 }
 
-// The presets whose titles issue #15 found false state numbers too; their titles are checked here
+// The presets whose titles once stated false numbers too; their titles are checked here
 // with the same claim vocabulary (presets.json holds no claims of its own).
 TEST(LessonClaims, PresetTitlesHold) {
   const PresetList list = load_presets(find_assets_dir() / "presets.json");

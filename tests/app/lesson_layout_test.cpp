@@ -1,4 +1,4 @@
-// The lesson view's parts (issue #25): a step's "panels" read with one-line errors, the layout's
+// The lesson view's parts: a step's "panels" read with one-line errors, the layout's
 // choice between text beside and under the plots (geometry only, with made-up text heights and
 // plot margins), and a predict step answered from the keyboard in presenter mode.
 #include <gtest/gtest.h>
@@ -241,7 +241,7 @@ TEST_F(PresenterGuess, TextThatIsNotANumberIsRefusedWithItsLine) {
 // [phone] A lesson in a phone-sized window (390×844, font 1) stacks: the step's text with its
 // controls across the full width at the top, then the step's plots one under another, each the
 // full width and readable; the content scrolls to those below the fold. Side by side the text was a
-// 170 px column beside 200 px plots (issue #25).
+// 170 px column beside 200 px plots.
 class PhoneLesson : public test_support::HeadlessRender {
  protected:
   PhoneLesson() : HeadlessRender(390, 844) {}

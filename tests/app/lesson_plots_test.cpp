@@ -1,4 +1,4 @@
-// The plots issue #15 found contradicting the lessons, checked on their descriptions (no GL): each
+// Plots that once contradicted the lessons, checked on their descriptions (no GL): each
 // format's exp-overflow line at its own point, the Jacobian on a fixed ±1/4 scale, S(1 − S) dots
 // clear of the axis corners, the scaling histograms on one x-axis, the heads legend above the bars,
 // and online softmax's running state listed in the stability lab's notes.

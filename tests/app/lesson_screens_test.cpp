@@ -1,4 +1,4 @@
-// Every lesson step as the class sees it (issue #25). Each step of each lesson is rendered at the two
+// Every lesson step as the class sees it. Each step of each lesson is rendered at the two
 // classroom sizes, 1280×720 and 1024×768, with the projector theme at font 1.5, in English and
 // Chinese, in the lesson view and in presenter mode, and checked from the frame's own layout
 // report (plot::LayoutReport) and the plot descriptions it drew:
@@ -84,7 +84,7 @@ TEST(QuotedNumbers, ReadsDecimalsExponentsAndSignsButNotNames) {
 }
 
 // Numbers lesson texts quote that no panel of their step draws, where the fix is the text's (the
-// lesson texts' own revision, issue #25, owns them): lesson, quoted number, why. Each entry must
+// lesson texts' own revision owns them): lesson, quoted number, why. Each entry must
 // still apply (LessonScreens.AwaitingTextFixesStillApply): a fixed text takes its entry out.
 struct AwaitingTextFix {
   std::string_view lesson, quoted, why;

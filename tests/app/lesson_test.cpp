@@ -1,4 +1,4 @@
-// Lessons (issue #5): the shipped files pass the loader, bad files give one-line errors, the
+// Lessons: the shipped files pass the loader, bad files give one-line errors, the
 // Params animation stays valid and lands exactly, every step of every lesson renders headless
 // with its highlight, sessions keep the lesson position, and the command line's lesson flags.
 #include <gtest/gtest.h>
@@ -104,7 +104,7 @@ TEST(LessonFiles, TheLessonsUseTheViewsTheirTopicsNeed) {
   EXPECT_TRUE(uses("scaling", View::dashboard));
   EXPECT_TRUE(uses("toolbox", View::attention_variants));
   EXPECT_TRUE(uses("toolbox", View::heads));
-  // The attention story (issue #17): values and output, sampling temperature, the loss and the
+  // The attention story: values and output, sampling temperature, the loss and the
   // gradients to Q and K, geometry and initialisation, and softmax's relatives.
   EXPECT_TRUE(uses("values", View::values));
   EXPECT_TRUE(uses("sampling", View::sampling));
@@ -534,7 +534,7 @@ TEST_F(LessonRender, ArrowKeysAndClickerKeysStepAndEscapeLeaves) {
   EXPECT_FALSE(app.ui().lesson.open);
 }
 
-// Issue #25: in presenter mode PageDown sometimes skipped steps and landed on a question already
+// In presenter mode PageDown sometimes skipped steps and landed on a question already
 // answered (homework 5→6 revealed, 4→8, 7→9 revealed). Cause: the lesson keys used ImGui's key
 // repeat, so a press held past its 0.275 s delay (a clicker's button held a moment, or a key-up
 // arriving late on a loaded machine, which presenter mode's large software-rendered plots made

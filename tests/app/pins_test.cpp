@@ -1,4 +1,4 @@
-// Pin and compare (issue #17): pins as named Params (add, rename, remove, at most four), their
+// Pin and compare: pins as named Params (add, rename, remove, at most four), their
 // Snapshots recomputed by evaluate(), the session field 'pins' (round trip and one-line refusals),
 // the pins' CSV and SVG files, the P key, and a render whose ghosts change the dashboard's pixels.
 #include <gtest/gtest.h>

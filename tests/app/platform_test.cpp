@@ -33,7 +33,9 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <tuple>
 #include <unistd.h>
 #include <vector>
@@ -440,6 +442,42 @@ TEST(Window, NoDisplayIsAnErrorValueNotACrash) {
 
 using AtomicFile = TempDirTest;
 
+// write_file_atomically's outcome as seen by an unprivileged user: in this process when it is not
+// root, else in a child that drops to nobody (65534) first and reports back through a pipe.
+struct WriteOutcome {
+  bool ok = false;
+  std::string message;
+};
+WriteOutcome write_as_unprivileged_user(const fs::path& target, const std::string& content) {
+  if (::geteuid() != 0) {
+    const auto written = smlab::exporting::write_file_atomically(target, content);
+    return {written.ok(), written.ok() ? std::string() : written.error().message};
+  }
+  int channel[2];
+  if (::pipe(channel) != 0) return {false, "pipe failed"};
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(channel[0]);
+    const gid_t nobody = 65534;
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(nobody, nobody, nobody) != 0 ||
+        ::setresuid(nobody, nobody, nobody) != 0)
+      ::_exit(2);
+    const auto written = smlab::exporting::write_file_atomically(target, content);
+    const std::string message = written.ok() ? std::string() : written.error().message;
+    const ssize_t sent = ::write(channel[1], message.data(), message.size());
+    ::_exit(sent == static_cast<ssize_t>(message.size()) && written.ok() ? 0 : 1);
+  }
+  ::close(channel[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t got; (got = ::read(channel[0], buffer, sizeof buffer)) > 0;) message.append(buffer, got);
+  ::close(channel[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 2) return {false, "could not drop to the user nobody"};
+  return {WEXITSTATUS(status) == 0, message};
+}
+
 TEST_F(AtomicFile, WritesANewFileAndLeavesNothingElse) {
   const fs::path target = dir_ / "numbers.csv";
   const auto error = smlab::exporting::write_file_atomically(target, "index,probability\n0,0.09\n");
@@ -495,19 +533,19 @@ TEST_F(AtomicFile, MissingDirectoryFailsNamingThePath) {
   EXPECT_TRUE(entries_of(dir_).empty());
 }
 
+// Root ignores permission bits, so as root (CI) the write runs in a child process that has dropped
+// to the user nobody, for whom a 0555 folder is as read-only as it is to its owner otherwise.
 TEST_F(AtomicFile, ReadOnlyDirectoryFailsAndLeavesNoTemporaryFile) {
-  if (::geteuid() == 0) {
-    GTEST_SKIP() << "running as root: directory permissions are not enforced";
-  }
   const fs::path locked = dir_ / "locked";
   fs::create_directory(locked);
+  ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);  // nobody must reach the folder to be refused by it
   ASSERT_EQ(::chmod(locked.c_str(), 0555), 0);
   const fs::path target = locked / "out.csv";
-  const auto error = smlab::exporting::write_file_atomically(target, "x");
+  const auto outcome = write_as_unprivileged_user(target, "x");
   ::chmod(locked.c_str(), 0755);
-  ASSERT_FALSE(error.ok()) << "writing into a 0555 directory should fail";
-  EXPECT_NE(error.error().message.find(target.string()), std::string::npos) << error.error().message;
-  EXPECT_NE(error.error().message.find("Permission denied"), std::string::npos) << error.error().message;
+  ASSERT_FALSE(outcome.ok) << "writing into a 0555 directory should fail";
+  EXPECT_NE(outcome.message.find(target.string()), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("Permission denied"), std::string::npos) << outcome.message;
   EXPECT_TRUE(entries_of(locked).empty());
 }
 

@@ -1090,7 +1090,7 @@ TEST_F(HeadlessImGui, ZeroSizeFillsTheWindowAndTinySizesDoNotCrash) {
 
 namespace {
 
-// Issue #16: a heatmap shows its quantity's fixed range or its data's range, as chosen per
+// A heatmap shows its quantity's fixed range or its data's range, as chosen per
 // heatmap; the colorbar labels both ends of the range in use.
 TEST(ColorScales, FixedOrAutoRangeAndTheColorbarShowsItsEnds) {
   Heatmap map;
@@ -1141,7 +1141,7 @@ TEST(ColorScales, FixedOrAutoRangeAndTheColorbarShowsItsEnds) {
   EXPECT_EQ(std::find(auto_labels.begin(), auto_labels.end(), "1"), auto_labels.end());
 }
 
-// Issue #16: the layout report lists where data is drawn, and a legend placed over bars that fill
+// The layout report lists where data is drawn, and a legend placed over bars that fill
 // every corner is caught by covering_data(); the layout moves it off the data instead.
 TEST(LegendPlacement, NoCornerFreeOfDataMovesTheLegendOffTheData) {
   Plot plot;
@@ -1193,7 +1193,7 @@ TEST(AnnotationPlacement, KeepsOffAReferenceLineThroughItsAnchor) {
   EXPECT_LT(std::abs(0.5f * (box.y0 + box.y1) - scene.y_map.to_px(5.0)), 3.0f * 1.1f * font);
 }
 
-// Issue #25: an annotation keeps label_clearance() from every data mark ("k0 θ=16.3°" sat 0.7 px
+// An annotation keeps label_clearance() from every data mark ("k0 θ=16.3°" sat 0.7 px
 // above the q arrow's dot in homework step 9), covering_data() reports one that comes nearer
 // ("touches data"), and of the free places the label takes the one nearest its anchor (a vector's
 // label went a dozen lines up, beside another vector, before it tried a side).

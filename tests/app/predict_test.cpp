@@ -1,4 +1,4 @@
-// "Predict, then reveal" (issue #17): the lesson schema's predict steps (and one-line errors for bad
+// "Predict, then reveal": the lesson schema's predict steps (and one-line errors for bad
 // ones), the reveal logic against a Snapshot, the player (a clicker reveals before it moves on), the
 // NAME:STEP:GUESS lookup, and headless renders of the covered and the revealed step.
 #include <gtest/gtest.h>
@@ -185,7 +185,7 @@ TEST(PredictReveal, GuessesOutsideTheChoicesOrTheRangeAreRefusedInOneLine) {
             std::string::npos);
 }
 
-// Issue #25: homework:5 showed a guess of -1003 as "-1e+03", the same as the answer, then "Off by
+// homework:5 showed a guess of -1003 as "-1e+03", the same as the answer, then "Off by
 // 3"; homework:8 asked for 4 significant digits, showed 0.00391 and took 0.0039 as close. Numbers
 // are shown with the digits the question asks for, the guess as typed, and close is one rule: half
 // a unit in the last digit asked.
@@ -278,7 +278,7 @@ const LessonStep& step_of(const std::string& lesson_name, std::size_t step_numbe
   return list.lessons[lesson.value_or(0)].steps.at(step_number - 1);
 }
 
-// Issue #25: the scaling:4 reveal said 0.0723 "(9615 trials)". The plot drew the refined sweep, but
+// The scaling:4 reveal said 0.0723 "(9615 trials)". The plot drew the refined sweep, but
 // the reveal read the Snapshot's own first estimate (288 trials, SE 0.011), a different and
 // unconverged number. A reveal reads the sweep that is drawn, and shows no number before it has
 // converged.

@@ -262,6 +262,10 @@ TEST_F(Reliability, ScreenshotIntoMissingDirectoryExitsThree) {
   EXPECT_FALSE(fs::exists(dir_ / "missing"));
 }
 
+// Runs as the unprivileged user "nobody" when the tests run as root (permissions then bite).
+bool can_drop_to_nobody() { return ::geteuid() == 0 && ::access("/usr/bin/setpriv", X_OK) == 0; }
+const char* const as_nobody = "exec setpriv --reuid=65534 --regid=65534 --clear-groups env -u DISPLAY";
+
 // Root may write anywhere on a normal file system, so "read-only" is a folder
 // no one can create files in: /proc. A non-root run also tries a chmod 0555 folder.
 TEST_F(Reliability, ExportsIntoAFolderNoOneCanWriteExitThree) {
@@ -269,13 +273,26 @@ TEST_F(Reliability, ExportsIntoAFolderNoOneCanWriteExitThree) {
   expect_one_line_error({"--export-svg", "/proc"}, 3, "/proc");
 }
 
+// Root ignores permission bits, so as root (CI) the run drops to the user nobody, for whom a 0555
+// folder of root's is as read-only as a 0500 folder is to its owner.
 TEST_F(Reliability, ExportsIntoReadOnlyDirectoryExitThreeAndKeepOldFiles) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root ignores permission bits; /proc stood in for a read-only folder";
+  const bool as_root = ::geteuid() == 0;
+  if (as_root) {
+    ASSERT_TRUE(can_drop_to_nobody()) << "as root the test needs /usr/bin/setpriv (util-linux) to run as nobody";
+    fs::permissions(dir_, fs::perms::all);  // nobody writes the captured output there
+  }
   const auto planted = plant_old_files(dir_ / "locked", {"distribution.csv"});
-  fs::permissions(dir_ / "locked", fs::perms::owner_read | fs::perms::owner_exec);
-  expect_one_line_error({"--export-csv", (dir_ / "locked").string(), "--overwrite"}, 3, "locked");
+  fs::permissions(dir_ / "locked", as_root ? fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                                 fs::perms::others_read | fs::perms::others_exec
+                                           : fs::perms::owner_read | fs::perms::owner_exec);
+  const std::vector<std::string> args = {"--export-csv", (dir_ / "locked").string(), "--overwrite"};
+  const Outcome r = cli_test::run_program(SMLAB_BINARY, args, dir_, as_root ? as_nobody : "");
   fs::permissions(dir_ / "locked", fs::perms::owner_all);
+  EXPECT_EQ(r.exit_code, 3) << shown(args) << "\n" << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_NE(r.err.find("locked"), std::string::npos) << r.err;
   expect_untouched(planted);
+  expect_no_temporaries(dir_ / "locked", 1);
 }
 
 // A full disk: the file-size limit (ulimit -f 0, SIGXFSZ ignored) makes every
@@ -304,7 +321,7 @@ TEST_F(Reliability, FullDiskDuringExportLeavesOldFilesIntactAndExitsThree) {
   expect_no_temporaries(dir_ / "png", 1);
 }
 
-// ---------------------------------------------------------------- issue #14, second round
+// ---------------------------------------------------------------- paths, permissions, links and assets
 
 // A copy of assets/ the test may break (SOFTMAX_LAB_ASSETS points a run at it).
 fs::path copy_assets(const fs::path& dir) {
@@ -312,10 +329,6 @@ fs::path copy_assets(const fs::path& dir) {
   fs::copy(find_assets_dir(), copy, fs::copy_options::recursive);
   return copy;
 }
-
-// Runs as the unprivileged user "nobody" when the tests run as root (permissions then bite).
-bool can_drop_to_nobody() { return ::geteuid() == 0 && ::access("/usr/bin/setpriv", X_OK) == 0; }
-const char* const as_nobody = "exec setpriv --reuid=65534 --regid=65534 --clear-groups env -u DISPLAY";
 
 // 1. Filesystem errors are exit 3 with one line, never an uncaught exception (exit 134).
 TEST_F(Reliability, PathsTheSystemRefusesExitThreeNotAbort) {
@@ -711,7 +724,7 @@ TEST_F(ReliabilityApp, WorkerExceptionIsShownInTheUiAndTheAppRecovers) {
 // A frame waits a few ms for a quick first result only when the worker can start on it at once.
 // While the worker is still on an earlier job (held here; at L = 4096 the later stages of a
 // recompute), no result can come within the wait, so the frame is drawn without waiting (issue
-// #20: frames stayed at 18 ms during an L = 4096 drag, 8 of them waiting for nothing).
+// frames stayed at 18 ms during an L = 4096 drag, 8 of them waiting for nothing).
 TEST_F(ReliabilityApp, AFrameWaitsForTheWorkerOnlyWhenTheWorkerIsFree) {
   AppOptions options;
   options.params.seq_len = 8;  // a first result in well under the 4 ms that makes a frame wait
@@ -913,7 +926,7 @@ TEST_F(ReliabilityApp, SoakOfRandomSliderChangesAcrossAllViewsKeepsMemoryFlat) {
       << "resident memory grew from " << after_warm_up << " to " << at_end << " pages over " << steps << " steps";
 }
 
-// ---------------------------------------------------------------- issue #26, third round
+// ---------------------------------------------------------------- memory, signals, extremes and sessions
 
 // Spawns an export of 4096-row CSVs with `signal_number` at its default action (a shell may have
 // ignored some for background jobs), waits for its first temporary file and sends the signal: the
@@ -1145,7 +1158,7 @@ TEST_F(ReliabilityApp, AWindowImportShowsProgressAndCanBeCancelled) {
   }
 }
 
-// ---------------------------------------------------------------- found by the hostile run of issue #26
+// ---------------------------------------------------------------- found by a hostile run
 
 // `--list-keys >/dev/full` exited 0 having printed nothing; an export whose list of written files
 // could not be printed too. Standard output that cannot be written is one line and exit 3.

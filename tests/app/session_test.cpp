@@ -383,7 +383,7 @@ TEST_F(TempDir, ASymlinkedAutosaveIsWrittenThroughToItsTarget) {
 
 }  // namespace
 
-// Issue #16: the heatmaps' fixed/auto colour scales travel in the session; bad names and values
+// The heatmaps' fixed/auto colour scales travel in the session; bad names and values
 // are refused with one line naming them.
 TEST(Session, ColorScalesRoundTripAndBadEntriesAreRefused) {
   Session original;

@@ -1,4 +1,4 @@
-// Staged recompute (issue #20): a first result, then the rest of the stages, and the complete
+// Staged recompute: a first result, then the rest of the stages, and the complete
 // Snapshot is exactly an unstaged evaluation's: byte-identical --export-csv files after a T, d_k or
 // row change on cached QKᵀ, and the coarse Monte Carlo estimate replaced by the full one. Also the
 // --bench-latency harness's output format on a tiny L (its timings are not checked: speed is bench/).

@@ -1,4 +1,4 @@
-// The training lab in the app (issue #28): the live Trainer shows the numbers of the lab at that
+// The training lab in the app: the live Trainer shows the numbers of the lab at that
 // step, pauses while hidden, applies a setting to the running training, starts over for a lesson
 // step, adopts loaded weights and hands out its weights; the command line's --train, --steps and
 // --list-tasks with their files and one-line errors; sessions carry the training settings; the

@@ -1,4 +1,4 @@
-// The shown view's plots are built once per Snapshot, not per frame (issue #13): frames where
+// The shown view's plots are built once per Snapshot, not per frame: frames where
 // nothing changed build nothing, and a new Snapshot, colour-scale choice, language or pin builds
 // the view again (ViewCache::builds, through App::view_builds). Headless EGL, as render_test.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The numeric edges of issue #26, each against an MPFR reference (tests/CMakeLists.txt links
+// The numeric edges, each against an MPFR reference (tests/CMakeLists.txt links
 // libmpfr): the values lab under a causal mask, top-p at exact tie boundaries, the distillation
 // gradient near one-hot, the normalizers' small-gap ratios beyond exp's range of weights, the
 // geometry lab's naive cosine gradient for parallel q and k, the loss's "−0", and imported Q and K

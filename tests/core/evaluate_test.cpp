@@ -273,7 +273,7 @@ TEST(Evaluate, CancelledEvaluationReturnsNothing) {
 namespace smlab {
 namespace {
 
-// Causal (issue #15): query i sees keys 0 … i only, in the shown row and in both maps, which
+// Causal: query i sees keys 0 … i only, in the shown row and in both maps, which
 // are what the dashboard draws, colours (attention_max), exports (attention_row) and reads out.
 TEST(Evaluate, CausalMasksTheRowTheMapsAndTheReadOuts) {
   Params params;

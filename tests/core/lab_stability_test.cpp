@@ -242,7 +242,7 @@ TEST(StabilityLab, NaiveFp16HeatmapHasNaNExactlyWhereADirectRecomputationSays) {
 }
 
 TEST(StabilityLab, HeatmapsHonourTheScalingSwitch) {
-  // Issue #15: the maps divide by √d_k when Params::scaled, as the dashboard does. At d_k = 64 the
+  // The maps divide by √d_k when Params::scaled, as the dashboard does. At d_k = 64 the
   // scaled logits have std 1 and stay far below fp16's 11.09; unscaled they have std 8.
   Params params;
   const StabilityLab scaled = lab_for(params);

@@ -43,7 +43,7 @@ TEST(TrainLearning, EveryTaskLosesLossAndGainsAccuracyAtItsDefaults) {
   }
 }
 
-// Issue #28's bar: associative recall at the default settings reaches 99% on held-out examples.
+// bar: associative recall at the default settings reaches 99% on held-out examples.
 TEST(TrainLearning, RecallReachesNinetyNinePercentHeldOutAtTheDefaults) {
   const Settings s;
   train::Run run = run_of(s);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Writes the crafted imports of issue #26 that cost memory or time out of all proportion to their
+# Writes the crafted imports that cost memory or time out of all proportion to their
 # size: overlapping zip entries, archives that declare far more than they hold, a sparse large
 # .npy. Run by tests/app/import_test.cpp and tests/hostile/run.sh:
 #   /usr/bin/python3 make_hostile_imports.py OUTDIR [--large]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fresh-machine check (issue #12): the README's commands on a truly fresh Debian 12. Bootstraps a
+# The fresh-machine check: the README's commands on a truly fresh Debian 12. Bootstraps a
 # minbase chroot (+ git, make, sudo), clones the committed HEAD into it, runs third_party/install-deps.sh
 # as an ordinary user with sudo, builds the app (Release) and renders one --screenshot, which must
 # produce a non-blank PNG. Needs root (debootstrap, chroot, mounts) and the machine's Debian mirror.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Headless rendering on an NVIDIA GPU server without libGL.so.1 (issue #12), run by hand on such a
+# Headless rendering on an NVIDIA GPU server without libGL.so.1, run by hand on such a
 # machine from the repository root, with a kit from make-kit.sh (CI has no GPU): every libGL.so.1 and
 # libGLX*.so.0 is hidden in a private mount namespace, EGL is glvnd's with NVIDIA's vendor library,
 # then screenshots (EGL surfaceless and EGL device), a Chinese lesson step, a GIF and the frame and

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# A hostile run against the built program, in directions the earlier rounds (issues #14 and #26)
+# A hostile run against the built program, in directions the earlier rounds
 # did not take: resource limits other than memory and file size, the environment, odd paths,
 # two runs at once, files that change while they are read, edge values in imported data, odd
 # zip archives, sessions that point at strange things, and signals at other moments.

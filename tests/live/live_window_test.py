@@ -563,7 +563,7 @@ def run_drop(binary, display, tmp, captures):
 
 
 def run_click_acts_with_the_mouse_still(binary, display, tmp, captures):
-    """Issue #25: a click acts, and its effect is drawn, with the mouse held still: File → Export
+    """A click acts, and its effect is drawn, with the mouse held still: File → Export
     PNG writes its file and shows its toast and the menu closes; a combo opens its list; the <<
     button hides the column. Before, each waited for the next mouse move. Then a resize."""
     home = os.path.join(tmp, "home-f")
@@ -654,7 +654,7 @@ def expected_position(presses, predict_steps, last_step):
 
 
 def run_presenter_taps_and_typed_guess(binary, display, tmp, captures):
-    """Issue #25: in presenter mode PageDown sometimes skipped steps to questions already answered
+    """In presenter mode PageDown sometimes skipped steps to questions already answered
     (a press held past the key-repeat delay stepped again). Fast taps, a long press: one step or
     reveal each. Then, outside presenter mode, a typed guess committed by a click is the number typed."""
     home = os.path.join(tmp, "home-g")
@@ -701,7 +701,7 @@ def run_presenter_taps_and_typed_guess(binary, display, tmp, captures):
 
 
 def run_two_windows_on_one_home(binary, display, tmp, captures):
-    """Issue #25: two windows on the same home silently overwrote each other's session. The second
+    """Two windows on the same home silently overwrote each other's session. The second
     is told, and its exit leaves the first's session file alone."""
     home = os.path.join(tmp, "home-i")
     first = App(binary, display, home, captures, "i1")
@@ -734,7 +734,7 @@ def run_two_windows_on_one_home(binary, display, tmp, captures):
 
 
 def run_touch_the_plots(binary, display, tmp, captures):
-    """Issue #25: the picture can be touched. Dragging key 5's bar of the distribution (window
+    """The picture can be touched. Dragging key 5's bar of the distribution (window
     coordinates of a 1400x800 dashboard: the bar's top at y = 264, weight 1 at y = 86) up raises its weight through its score; Ctrl+Z takes the drag back."""
     import math
     home = os.path.join(tmp, "home-j")

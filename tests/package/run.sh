@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Debian package check (issue #19): `make package`'s .deb installed with apt into a fresh Debian 12
+# The Debian package check: `make package`'s .deb installed with apt into a fresh Debian 12
 # minbase chroot (so its Depends alone must bring every runtime library, font and Mesa driver), then
 # run there as an ordinary user with no display: --screenshot, a lesson from /usr/share/softmax-lab,
 # and zh-CN (the CJK font). Also checks the menu entry, icon and man page landed. Needs root.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Which part of the page's drawing costs its missed vsyncs (issue #29): the same temperature drag as
+# Which part of the page's drawing costs its missed vsyncs: the same temperature drag as
 # bench_page.py, at L = 1024, with a WebGL wrapper (installed before the page's own code runs) that
 # leaves one kind of triangle out of every draw. A measurement, not a test. The wrapper's own work
 # (it copies each uploaded buffer and rewrites each draw's indices in place) costs frames too, so

@@ -68,7 +68,7 @@ struct Params {
   int heads = 4;                 // number of attention heads. [1, 16]
   bool causal = false;           // mask keys after the query (−inf scores, weight exactly 0)
   double nudge = 0.0;            // added to the second-largest score in the temperature lab. [−3, 3]
-  // Settings of the attention story's labs (issue #17; smlab/labs/topics.hpp says who reads them).
+  // Settings of the attention story's labs (smlab/labs/topics.hpp says who reads them).
   int top_k = 5;        // sampling: tokens kept by top-k [1, 50] (clamped to the vocabulary)
   double top_p = 0.9;   // sampling: nucleus mass p [0.01, 1]
   int samples = 1000;   // sampling: draws in the histogram [1, 10^6]
@@ -91,7 +91,7 @@ struct Params {
   int batch = 0;  // which batch of the imported data: [0, B−1] (0 to 65535 without data)
   int head = 0;   // which head of the imported data: [0, H−1] (0 to 65535 without data)
 
-  // The training lab (issue #28): its runs' settings, the comparison, seeds, steps and sentence,
+  // The training lab: its runs' settings, the comparison, seeds, steps and sentence,
   // set through the train_* keys (smlab/labs/training.hpp says why they are prefixed).
   TrainingSettings training;
 
@@ -110,7 +110,7 @@ Result<void> attach_import(Params& params, std::shared_ptr<const ImportedAttenti
 
 // [SECTION] The key table: one row per key accepted by --set, session files and lessons
 // ("temperature", "d_k", ...). Validation, set_param/get_param, --list-keys, the slider nudges
-// (app/state/nudge.cpp), the --sweep keys (app/export/gif_sweep.cpp) and a lesson's blend
+// (app/state/nudge.cpp), the --sweep keys (app/gif_sweep.cpp) and a lesson's blend
 // between two steps (blend_params) all read this table; a new key is one row in params.cpp's
 // table plus its Params member (and a slider, if it has one, in the panel that shows it).
 

@@ -3,7 +3,7 @@
 // checks (app/files/text_file.cpp), the one-line error output (main.cpp) and the SVG writer's XML
 // escaping (app/plot/svg.cpp).
 //
-// Library decision (issue #27): ours, not libutfcpp-dev (utf8cpp). utf8cpp is header-only, so
+// Library decision: ours, not libutfcpp-dev (utf8cpp). utf8cpp is header-only, so
 // the web build (Debian's emscripten, which cannot link Debian's native libraries) could use its
 // headers; but what every caller here asks is one small constexpr question, how long is the
 // well-formed character at this byte and which code point is it, which utf8cpp answers through

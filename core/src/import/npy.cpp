@@ -3,7 +3,7 @@
 // against the role an array plays before anything is allocated, so a header declaring 10 GB is
 // refused, not attempted, and values are decoded as they inflate, never held twice.
 //
-// Library decision (issue #27): the zip central directory is read here, not by libzip-dev or
+// Library decision: the zip central directory is read here, not by libzip-dev or
 // minizip. The web build (Debian's emscripten) cannot link Debian's native libraries, so either
 // would have to be built from its source package for the page as zlib is; and their readers
 // allocate and inflate behind their own API, where the checks this reader makes first (entry

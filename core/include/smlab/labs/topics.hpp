@@ -1,4 +1,4 @@
-// The attention story's labs (issue #17) evaluated from Params, as the lab registry calls them
+// The attention story's labs evaluated from Params, as the lab registry calls them
 // (views.hpp): each maps the Params keys it reads onto its lab's settings and computes the lab.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The training lab, "Watch attention learn" (issue #28; docs/TRAINING.md): its settings as Params
+// The training lab, "Watch attention learn" (docs/TRAINING.md): its settings as Params
 // keys (train_*), the runs they ask for (run A, and runs B, C, D that differ from A in one setting,
 // each trained over one or more seeds), and what the lab draws at a step: each run's metrics over
 // its seeds (mean ± standard error), its probe map beside the task's ideal map, the probe row's
