@@ -730,12 +730,12 @@ function watchForUpdate(registration) {
     smlabShowStatus(word('page.update_ready'));
     document.body.dataset.update = '1';
   };
+  const follow = worker => {
+    if (worker) worker.addEventListener('statechange', () => { if (worker.state === 'installed') offer(worker); });
+  };
   if (registration.waiting) offer(registration.waiting);
-  registration.addEventListener('updatefound', () => {
-    const worker = registration.installing;
-    if (worker)
-      worker.addEventListener('statechange', () => { if (worker.state === 'installed') offer(worker); });
-  });
+  follow(registration.installing);  // the browser's own update check may have begun before this page asked
+  registration.addEventListener('updatefound', () => follow(registration.installing));
 }
 
 if ('serviceWorker' in navigator)

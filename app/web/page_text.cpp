@@ -65,7 +65,7 @@ std::string number(double value) {
 // (x = 3 − 0.28); else the number.
 std::string position_text(const plot::Axis& axis, double x) {
   if (axis.integer_ticks || !axis.tick_names.empty()) {
-    const double index = std::round(x);
+    const double index = std::round(x) + 0.0;  // + 0.0: a bar left of key 0 is key 0, not "-0"
     if (std::abs(x - index) < 0.5) {
       if (const std::string* name = plot::position_name(axis, index); name != nullptr && !name->empty())
         return number(index) + " “" + *name + "”";
