@@ -12,8 +12,10 @@ const ON_DEMAND = @ON_DEMAND@;
 // A first visit's worker takes over at once; a new build's waits beside the one serving open pages
 // until the page asks (page.js: the bar's "New version: reload"), so a page is never swapped under
 // a student.
+// Each file from the server itself ({cache: 'reload'}), never from the browser's HTTP cache: that
+// could still hold the previous build's index.html or page.js beside this build's runtime.
 self.addEventListener('install', event => {
-  event.waitUntil(caches.open(CACHE).then(cache => cache.addAll(FILES)));
+  event.waitUntil(caches.open(CACHE).then(cache => cache.addAll(FILES.map(name => new Request(name, { cache: 'reload' })))));
 });
 
 self.addEventListener('message', event => {
