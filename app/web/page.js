@@ -581,6 +581,11 @@ function onTouch(event) {
     if (touch.down) {
       queueTouch('up', t.clientX, t.clientY);
       queueTouch('away', -10000, -10000);
+      // A tap on a field that already had the keys (a predict step opens with its field active):
+      // once the tap is through, the real input takes the focus for the phone's keyboard.
+      const later = frames => requestAnimationFrame(() => (frames > 0 ? later(frames - 1)
+                                                                        : page.textField && focusTextEntry()));
+      later(4);
     }
     touch.down = false;
     touch.fingers = 0;
@@ -596,13 +601,19 @@ for (const type of ['touchstart', 'touchmove', 'touchend', 'touchcancel'])
 // takes the keys (a guess, custom scores) after a touch, the page focuses #text-entry, and what is
 // typed there goes to the app as characters, Backspace and Enter; the input itself stays a single
 // space (so a virtual keyboard's Backspace has something to delete).
+function focusTextEntry() {
+  const entry = document.getElementById('text-entry');
+  if (document.activeElement === entry) return;
+  entry.value = ' ';
+  entry.focus({ preventScroll: true });
+  document.body.dataset.textEntry = '1';
+}
+
 function smlabTextEntry(on) {
   const entry = document.getElementById('text-entry');
+  page.textField = !!on;
   if (on) {
-    if (!touch.used) return;  // a keyboard is at hand: its keys reach the canvas as they do
-    entry.value = ' ';
-    entry.focus({ preventScroll: true });
-    document.body.dataset.textEntry = '1';
+    if (touch.used) focusTextEntry();  // else a keyboard is at hand: its keys reach the canvas as they do
   } else {
     delete document.body.dataset.textEntry;
     if (document.activeElement === entry) Module.canvas.focus({ preventScroll: true });
