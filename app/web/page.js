@@ -595,6 +595,11 @@ function onTouch(event) {
 
 for (const type of ['touchstart', 'touchmove', 'touchend', 'touchcancel'])
   window.addEventListener(type, onTouch, { capture: true, passive: false });
+// Whether a finger is in use, however its press reaches the app (touch events, or the pointer
+// events a browser may send for them instead).
+window.addEventListener('touchstart', () => { touch.used = true; }, { capture: true, passive: true });
+window.addEventListener('pointerdown', event => { if (event.pointerType === 'touch') touch.used = true; },
+                        { capture: true, passive: true });
 
 // ─── Typing on a touch screen ───────────────────────────────────────────────────────────────────
 // A phone opens its keyboard only for a focused text input: when one of the app's text fields
