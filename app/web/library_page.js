@@ -1,6 +1,7 @@
-// The page's changes to emscripten 3.1.6's GLFW 3 (linked with --js-library after it, so these
-// definitions replace its own): a canvas whose backing store is CSS size × devicePixelRatio, and one
-// way in for the page's touch input (page.js), which drives the same GLFW mouse state a mouse does.
+// The page's changes to emscripten 3.1.6's GLFW 3 and WebGL library (linked with --js-library after
+// them, so these definitions replace their own): a canvas whose backing store is CSS size ×
+// devicePixelRatio, one way in for the page's touch input and typed characters (page.js), which
+// drives the same GLFW state a mouse and a keyboard do, and buffer uploads of 0 bytes skipped.
 //
 // Why: emscripten 3.1.6's GLFW makes the window size, the framebuffer size and the canvas's backing
 // store one number, and reports the cursor in backing-store pixels. Dear ImGui's GLFW backend then
@@ -59,6 +60,17 @@ mergeInto(LibraryManager.library, {
                                                               -lines(event.deltaY || 0));
         event.preventDefault();
       };
+      // A character typed into the app (ImGui's text fields): the page's Space, whose keydown it
+      // prevents (no keypress follows), and the phone's text entry (page.js).
+      Module['smlabTypeChar'] = function(code) {
+        if (!GLFW.active || !GLFW.active.charFunc) return;
+        {{{ makeDynCall('vii', 'GLFW.active.charFunc') }}}(GLFW.active.id, code);
+      };
+      // A key pressed and released (DOM key code): Backspace and Enter from the phone's text entry.
+      Module['smlabKey'] = function(keyCode) {
+        GLFW.onKeyChanged(keyCode, 1);
+        GLFW.onKeyChanged(keyCode, 0);
+      };
       Module['smlabWheel'] = function(deltaX, deltaY, clientX, clientY) {
         var event = SmlabPage.mouseEvent('wheel', clientX, clientY);
         event.deltaMode = 0;
@@ -92,6 +104,18 @@ mergeInto(LibraryManager.library, {
     var canvas = Module['canvas'];
     if (width) setValue(width, win ? canvas.width : 0, 'i32');
     if (height) setValue(height, win ? canvas.height : 0, 'i32');
+  },
+
+  // An upload of 0 bytes uploads nothing. WebGL 2's bufferSubData(target, offset, HEAPU8, data,
+  // length) reads a length of 0 as "to the end of HEAPU8": emscripten 3.1.6 passes the size through,
+  // so Dear ImGui's upload of an empty draw list was a "buffer overflow" INVALID_VALUE (dozens a
+  // drag, and Chrome stops reporting WebGL errors after 256). bufferData with data likewise.
+  glBufferSubData: function(target, offset, size, data) {
+    if (size > 0) GLctx.bufferSubData(target, offset, HEAPU8, data, size);
+  },
+  glBufferData: function(target, size, data, usage) {
+    if (data && size > 0) GLctx.bufferData(target, HEAPU8, usage, data, size);
+    else GLctx.bufferData(target, size, usage);
   },
 
   // The cursor in window units (CSS pixels): GLFW keeps it in backing-store pixels.

@@ -21,10 +21,11 @@ const CHINESE_FONT_PATH = '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc';
 
 const page = {
   app: 0,              // the WebApp the C++ side handed over (smlabStarted)
+  keyboardNavigation: false,  // Dear ImGui's keyboard navigation is on (Tab into the canvas)
   words: {},           // the bar's and dialogs' words in the app's language (smlabSetWords)
   exporting: null,     // the export running: {kind, label, sink, bytes}
   wholeExportLimit: WHOLE_EXPORT_LIMIT,
-  address: { timer: 0, pending: null, last: 0 },
+  address: { timer: 0, pending: null, last: 0, written: null },
 };
 
 function word(key, ...args) {
@@ -42,6 +43,16 @@ function call(name, returns, types, values) {
   Module.smlabInputSeen = 1;  // what the app is told may change what it shows: a frame follows
   return Module.ccall(name, returns, ['number', ...types], [page.app, ...values]);
 }
+
+// Anything that stops the page before its first frame is said in the bar, not left on a black
+// canvas under "Downloading…".
+window.addEventListener('error', event => {
+  if (!document.body.dataset.firstFrame) smlabShowError('softmax-lab: ' + (event.message || event.error || 'error'));
+});
+window.addEventListener('unhandledrejection', event => {
+  if (!document.body.dataset.firstFrame) smlabShowError('softmax-lab: ' + (event.reason && event.reason.message ||
+                                                                            event.reason || 'error'));
+});
 
 // The app draws a frame only when something may have changed (web_main.cpp's tick): any input
 // counts, whether its target is the canvas or the page.
@@ -83,14 +94,65 @@ async function storedImports() {
   return record;
 }
 
-// ─── The Chinese font ───────────────────────────────────────────────────────────────────────────
-// The page's data holds only "简体中文"; the font for Chinese text comes when Chinese is chosen.
-async function fetchChineseFont() {
-  const response = await fetch('zh-font.ttf');
-  if (!response.ok) throw new Error('zh-font.ttf: HTTP ' + response.status);
-  Module.FS.writeFile(CHINESE_FONT_PATH, new Uint8Array(await response.arrayBuffer()));
-  Module.smlabChineseFontLoaded = true;
-}
+// ─── The Chinese font: one loader ───────────────────────────────────────────────────────────────
+// The page's data holds only "简体中文"; the full font (the tables' and lessons' characters and the
+// common ones) comes when something needs it: the page starts in Chinese, Chinese is chosen, or
+// imported tokens hold characters beyond Latin. Every use goes through chineseFont.need().
+//
+// The bytes are fetched at once, but written into the file system only once the page's data
+// package is in: that package creates the same path (the "简体中文" font, platform/fonts.hpp), and
+// a file written first made its mknod fail (EEXIST) and the page hang on a fast (cached) fetch.
+// Before the runtime is up the writing waits for onRuntimeInitialized, which runs after every
+// run dependency (the data package's among them) and before main.
+const chineseFont = {
+  bytes: null,       // the fetched file, once it has arrived
+  fetching: null,    // the fetch's promise
+  installed: false,  // written over the short font in the file system
+  runtimeUp: false,  // the data package is in: the path may be written
+  waiting: [],       // need()s that wait for the runtime: [resolve, reject]
+
+  fetch() {
+    if (!this.fetching)
+      this.fetching = fetch('zh-font.ttf').then(async response => {
+        if (!response.ok) throw new Error('zh-font.ttf: HTTP ' + response.status);
+        this.bytes = new Uint8Array(await response.arrayBuffer());
+        return this.bytes;
+      }).catch(error => { this.fetching = null; throw error; });
+    return this.fetching;
+  },
+
+  install() {
+    if (this.installed) return;
+    Module.FS.writeFile(CHINESE_FONT_PATH, this.bytes);
+    this.installed = true;
+    Module.smlabChineseFontLoaded = true;
+  },
+
+  // Resolves once the font is in the file system (the app's next font build uses it).
+  need() {
+    if (this.installed) return Promise.resolve();
+    return this.fetch().then(() => {
+      if (this.runtimeUp) return this.install();
+      return new Promise((resolve, reject) => this.waiting.push([resolve, reject]));
+    });
+  },
+
+  runtimeReady() {
+    this.runtimeUp = true;
+    const waiting = this.waiting.splice(0);
+    if (!this.bytes) return;
+    try {
+      this.install();
+      waiting.forEach(([resolve]) => resolve());
+    } catch (error) {
+      console.warn('Chinese font: ' + error);
+      waiting.forEach(([, reject]) => reject(error));
+    }
+  },
+};
+
+// Characters the "简体中文" font lacks and DejaVu Sans does not have either: CJK and beyond.
+function needsChineseFont(text) { return /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/.test(text); }
 
 function startsInChinese() {
   const chinese = value => ['zh-cn', 'zh', 'zh_cn'].includes(String(value).toLowerCase());
@@ -106,9 +168,10 @@ function startsInChinese() {
   }
 }
 
+// The app asks (web_main.cpp: Chinese chosen): the font, then the app is told.
 function smlabLoadChineseFont() {
   smlabShowStatus(word('page.font_loading'));
-  fetchChineseFont()
+  chineseFont.need()
     .then(() => { smlabShowStatus(''); call('smlab_chinese_font_loaded', null, ['number', 'string'], [1, '']); })
     .catch(error => call('smlab_chinese_font_loaded', null, ['number', 'string'], [0, String(error.message || error)]));
 }
@@ -227,13 +290,30 @@ async function importFiles(files) {
     total += bytes.length;
   }
   const specs = written.filter(f => !f.tokens).map(f => IMPORT_DIR + '/' + f.name);
-  const tokenFile = written.filter(f => f.tokens).map(f => IMPORT_DIR + '/' + f.name).pop() || '';
+  const tokenEntry = written.filter(f => f.tokens).pop();
+  const tokenFile = tokenEntry ? IMPORT_DIR + '/' + tokenEntry.name : '';
+  // A file whose name says no role (layer3_head0.npy): the student says it, as FILE:ROLE would.
+  const needed = JSON.parse(call('smlab_import_roles_needed', 'string', ['string'], [specs.join('\n')]));
+  for (let i = 0; i < specs.length; ++i) {
+    if (!needed[i]) continue;
+    const role = await chooseRole(specs[i].substring(IMPORT_DIR.length + 1));
+    if (!role) return;  // the student closed the chooser: nothing is imported
+    specs[i] += ':' + role;
+  }
+  // Token labels beyond Latin (Chinese words) need the full Chinese font, in either language.
+  if (tokenEntry && needsChineseFont(new TextDecoder().decode(tokenEntry.bytes))) {
+    try {
+      await chineseFont.need();
+      call('smlab_chinese_font_loaded', null, ['number', 'string'], [1, '']);
+    } catch (error) {
+      console.warn('Chinese font: ' + error);  // the labels show '?' for what the font lacks
+    }
+  }
   const error = call('smlab_import', 'string', ['string', 'string'], [specs.join('\n'), tokenFile]);
   if (error) return;
   // Kept for a reload: the files of this import (token labels alone relabel the data kept before).
   try {
     let record = { files: written.filter(f => !f.tokens).map(f => ({ name: f.name, bytes: f.bytes })), tokens: null };
-    const tokenEntry = written.filter(f => f.tokens).pop();
     if (record.files.length === 0) {
       const before = await storedImports();
       record = before ? { files: before.files, tokens: null } : null;
@@ -252,12 +332,35 @@ async function importFiles(files) {
   }
 }
 
+// The kept files back in the file system; whether their tokens need the full Chinese font.
 async function restoreImports() {
   try { Module.FS.mkdir(IMPORT_DIR); } catch (e) { /* there already */ }
   const record = await storedImports();
-  if (!record) return;
+  if (!record) return false;
   for (const file of [...record.files, ...(record.tokens ? [record.tokens] : [])])
     Module.FS.writeFile(IMPORT_DIR + '/' + file.name, file.bytes);
+  return record.tokens ? needsChineseFont(new TextDecoder().decode(record.tokens.bytes)) : false;
+}
+
+// The role chooser: which role the file `name` holds (Q, K, V, scores, weights), or null.
+function chooseRole(name) {
+  const dialog = document.getElementById('role-dialog');
+  document.getElementById('role-dialog-text').textContent = word('page.role_question', name);
+  const buttons = document.getElementById('role-buttons');
+  buttons.textContent = '';
+  return new Promise(resolve => {
+    let chosen = null;
+    for (const role of ['Q', 'K', 'V', 'scores', 'weights']) {
+      const button = document.createElement('button');
+      button.textContent = word('page.role_' + role.toLowerCase());
+      button.dataset.role = role;
+      button.onclick = () => { chosen = role; dialog.close(); };
+      buttons.appendChild(button);
+    }
+    document.getElementById('role-dialog-cancel').onclick = () => dialog.close();
+    dialog.addEventListener('close', () => resolve(chosen), { once: true });
+    dialog.showModal();
+  });
 }
 
 async function openDropped(files) {
@@ -410,7 +513,7 @@ function startExport(kind) {
 // first), and releases a frame after the press at the soonest, so a quick tap is one click; a frame
 // after the release the pointer leaves the canvas (a finger does not hover: no tooltip stays). Two
 // fingers scroll (their midpoint, as a wheel) and pinch (the font scale in quarter steps).
-const touch = { queue: [], pumping: false, fingers: 0, pinch: null, down: false };
+const touch = { queue: [], pumping: false, fingers: 0, pinch: null, down: false, used: false };
 
 function pumpTouch() {
   touch.pumping = false;
@@ -446,6 +549,7 @@ function onTouch(event) {
   if (!onCanvas) return;
   event.preventDefault();
   event.stopPropagation();  // emscripten's GLFW would press the button at the old position
+  touch.used = true;
   const touches = event.touches;
   if (event.type === 'touchstart' && touches.length === 1) {
     touch.fingers = 1;
@@ -477,6 +581,11 @@ function onTouch(event) {
     if (touch.down) {
       queueTouch('up', t.clientX, t.clientY);
       queueTouch('away', -10000, -10000);
+      // A tap on a field that already had the keys (a predict step opens with its field active):
+      // once the tap is through, the real input takes the focus for the phone's keyboard.
+      const later = frames => requestAnimationFrame(() => (frames > 0 ? later(frames - 1)
+                                                                        : page.textField && focusTextEntry()));
+      later(4);
     }
     touch.down = false;
     touch.fingers = 0;
@@ -486,6 +595,44 @@ function onTouch(event) {
 
 for (const type of ['touchstart', 'touchmove', 'touchend', 'touchcancel'])
   window.addEventListener(type, onTouch, { capture: true, passive: false });
+// Whether a finger is in use, however its press reaches the app (touch events, or the pointer
+// events a browser may send for them instead).
+window.addEventListener('touchstart', () => { touch.used = true; }, { capture: true, passive: true });
+window.addEventListener('pointerdown', event => { if (event.pointerType === 'touch') touch.used = true; },
+                        { capture: true, passive: true });
+
+// ─── Typing on a touch screen ───────────────────────────────────────────────────────────────────
+// A phone opens its keyboard only for a focused text input: when one of the app's text fields
+// takes the keys (a guess, custom scores) after a touch, the page focuses #text-entry, and what is
+// typed there goes to the app as characters, Backspace and Enter; the input itself stays a single
+// space (so a virtual keyboard's Backspace has something to delete).
+function focusTextEntry() {
+  const entry = document.getElementById('text-entry');
+  if (document.activeElement === entry) return;
+  entry.value = ' ';
+  entry.focus({ preventScroll: true });
+  document.body.dataset.textEntry = '1';
+}
+
+function smlabTextEntry(on) {
+  const entry = document.getElementById('text-entry');
+  page.textField = !!on;
+  if (on) {
+    if (touch.used) focusTextEntry();  // else a keyboard is at hand: its keys reach the canvas as they do
+  } else {
+    delete document.body.dataset.textEntry;
+    if (document.activeElement === entry) Module.canvas.focus({ preventScroll: true });
+  }
+}
+
+document.getElementById('text-entry').addEventListener('beforeinput', event => {
+  Module.smlabInputSeen = 1;
+  if (event.inputType === 'deleteContentBackward') Module.smlabKey(8);
+  else if (event.inputType === 'insertLineBreak' || event.inputType === 'insertParagraph') Module.smlabKey(13);
+  else if (event.data) for (const character of event.data) Module.smlabTypeChar(character.codePointAt(0));
+  if (event.cancelable) event.preventDefault();
+});
+document.getElementById('text-entry').addEventListener('input', event => { event.target.value = ' '; });
 
 // ─── Drag and drop ──────────────────────────────────────────────────────────────────────────────
 function dropHint(shown) {
@@ -511,20 +658,42 @@ window.addEventListener('drop', event => {
 }, true);
 
 // ─── What the C++ side calls every so often ─────────────────────────────────────────────────────
-// The address follows the shown state; while something animates at most every `throttle` ms.
-function smlabSetAddress(query, throttle) {
+// The address follows the shown state; while something animates at most every `throttle` ms. A
+// new view or lesson step (`push`) is a new entry in the browser's history, written at once; any
+// other change rewrites the entry shown.
+function smlabSetAddress(query, throttle, push) {
   const write = () => {
     page.address.timer = 0;
     page.address.last = performance.now();
     if (page.address.pending !== null) history.replaceState(null, document.title, page.address.pending);
     page.address.pending = null;
   };
+  if (push) {
+    clearTimeout(page.address.timer);
+    page.address.timer = 0;
+    page.address.pending = null;
+    page.address.last = performance.now();
+    history.pushState(null, document.title, query);
+    page.address.written = query;
+    return;
+  }
   page.address.pending = query;
   if (page.address.timer) return;
   const wait = throttle - (performance.now() - page.address.last);
   if (wait <= 0) write();
   else page.address.timer = setTimeout(write, wait);
 }
+
+// Back and Forward: the entry's address is applied as at start (the same checks), in place.
+window.addEventListener('popstate', () => {
+  if (!page.app || location.search === page.address.written) return;
+  clearTimeout(page.address.timer);  // a rewrite still due belongs to the entry left
+  page.address.timer = 0;
+  page.address.pending = null;
+  const pairs = [];
+  for (const [name, value] of new URLSearchParams(location.search)) pairs.push(name, value);
+  call('smlab_apply_address', null, ['string'], [JSON.stringify(pairs)]);
+});
 
 // The page's words and <html lang> follow the app's language.
 function smlabSetWords(code, json) {
@@ -555,8 +724,38 @@ function smlabFirstFrame() {
       const ready = () => { document.body.dataset.offline = '1'; smlabShowStatus(word('page.offline_ready')); };
       if (registration.active) document.body.dataset.offline = '1';
       else navigator.serviceWorker.ready.then(ready);
+      watchForUpdate(registration);
     }).catch(error => console.warn('service worker: ' + error));
 }
+
+// A new build: its service worker installs beside the one serving this page and waits. The bar
+// says so; on the student's word it takes over and the page reloads into the new build (the
+// address and the browser's storage bring the state back). Never on its own: a reload in the
+// middle of a lesson or an export would lose what is on screen.
+function watchForUpdate(registration) {
+  const offer = worker => {
+    if (!navigator.serviceWorker.controller) return;  // the first visit: nothing to replace
+    const button = document.getElementById('update');
+    button.textContent = word('bar.update');
+    button.title = word('page.update_ready');
+    button.hidden = false;
+    button.onclick = () => {
+      page.reloadWhenReplaced = true;
+      worker.postMessage('take-over');
+    };
+    smlabShowStatus(word('page.update_ready'));
+    document.body.dataset.update = '1';
+  };
+  const follow = worker => {
+    if (worker) worker.addEventListener('statechange', () => { if (worker.state === 'installed') offer(worker); });
+  };
+  if (registration.waiting) offer(registration.waiting);
+  follow(registration.installing);  // the browser's own update check may have begun before this page asked
+  registration.addEventListener('updatefound', () => follow(registration.installing));
+}
+
+if ('serviceWorker' in navigator)
+  navigator.serviceWorker.addEventListener('controllerchange', () => { if (page.reloadWhenReplaced) location.reload(); });
 
 // Two WebGL queries Dear ImGui's renderer makes every frame (it saves the state it changes) are not
 // answered from the browser's copy of the state: the scissor box and the blend functions. Each
@@ -627,23 +826,75 @@ var Module = {
   printErr: text => console.warn(text),
   setStatus: text => { if (!page.app) smlabShowStatus(text || ''); },
   // Before main: the imported files kept in IndexedDB back in the file system, and the Chinese
-  // font when the page starts in Chinese.
+  // font fetched when the page starts in Chinese or the kept tokens need it (chineseFont writes it
+  // once the runtime is up).
   preRun: [() => {
     Module.addRunDependency('smlab-storage');
-    const chinese = startsInChinese() ? fetchChineseFont().catch(error => console.warn('Chinese font: ' + error))
-                                      : Promise.resolve();
-    Promise.all([restoreImports().catch(error => console.warn('kept imports: ' + error)), chinese])
+    restoreImports()
+      .catch(error => { console.warn('kept imports: ' + error); return false; })
+      .then(tokensNeedFont => (startsInChinese() || tokensNeedFont) ? chineseFont.fetch() : null)
+      .catch(error => console.warn('Chinese font: ' + error))
       .finally(() => Module.removeRunDependency('smlab-storage'));
   }],
+  onRuntimeInitialized: () => chineseFont.runtimeReady(),
 };
 
-// ─── The bar and the browser's own shortcuts ────────────────────────────────────────────────────
-// Keys the app uses (Ctrl+S saves the session, Ctrl+O opens one, Ctrl+Q, Ctrl+=/−, undo/redo) are
-// not the browser's here; F11 stays the browser's full screen.
+// ─── Keys: the app's, the page's and the browser's ──────────────────────────────────────────────
+// Registered before emscripten's GLFW listens on the window (capture), so this decides first.
+// - Keys the app uses (Ctrl+S saves the session, Ctrl+O opens one, Ctrl+Q, Ctrl+=/−, undo/redo)
+//   are not the browser's here; F11 stays the browser's full screen.
+// - The keys that scroll a page (PageUp/PageDown, the arrows, Space, Home/End) step lessons, move
+//   sliders and start the sweep in the app: they never scroll the page under the canvas (a
+//   clicker sends PageDown). Reading the text below the canvas (focus there) they scroll as usual.
+// - Tab is the browser's: it moves focus between the canvas, the bar and the text; GLFW would
+//   swallow it (preventDefault) and trap focus in the canvas.
+// - A text field, the export dialog, or a focused button's own Enter/Space: that element's alone.
+const SCROLLING_KEYS = new Set(['PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', ' ',
+                                'Spacebar', 'Home', 'End']);
+
+function keysOwnedBy(target, event) {
+  if (!(target instanceof Element) || target === Module.canvas) return false;
+  if (target.closest('dialog[open], #mirror') || target.matches('input, textarea, select, [contenteditable]'))
+    return !target.matches('#text-entry');  // the phone's text entry types into the app
+  if (target.matches('button, a')) return event.key === 'Enter' || event.key === ' ' || event.key === 'Spacebar';
+  return false;
+}
+
+// Once Tab is used, the canvas shows its focus ring and, focused, hands the keys to Dear ImGui's
+// own keyboard navigation; the next pointer press ends both (a ring after a click on the canvas
+// would only cover the picture, and the arrows and Space go back to the app's shortcuts).
+function keyboardNavigation() {
+  const on = document.body.classList.contains('keys') && document.activeElement === Module.canvas;
+  if (page.app && on !== page.keyboardNavigation) {
+    page.keyboardNavigation = on;
+    call('smlab_keyboard_navigation', null, ['number'], [on ? 1 : 0]);
+  }
+}
 window.addEventListener('keydown', event => {
-  if ((event.ctrlKey || event.metaKey) && ['s', 'o', 'q', '=', '-', 'z', 'y'].includes(event.key.toLowerCase()))
-    event.preventDefault();
+  if (event.key === 'Tab') document.body.classList.add('keys');
 }, true);
+for (const type of ['pointerdown', 'touchstart'])
+  window.addEventListener(type, () => { document.body.classList.remove('keys'); keyboardNavigation(); },
+                          { capture: true, passive: true });
+document.addEventListener('focusin', () => keyboardNavigation());
+
+for (const type of ['keydown', 'keypress', 'keyup'])
+  window.addEventListener(type, event => {
+    const typed = type === 'keypress' && event.target instanceof Element && event.target.id === 'text-entry';
+    if (event.key === 'Tab' || typed || keysOwnedBy(event.target, event)) {
+      event.stopImmediatePropagation();  // not the app's: GLFW does not see it
+      return;
+    }
+    if (type !== 'keydown') return;
+    const modified = event.ctrlKey || event.metaKey;
+    if (modified && ['s', 'o', 'q', '=', '-', 'z', 'y'].includes(event.key.toLowerCase())) event.preventDefault();
+    if (!modified && !event.altKey && SCROLLING_KEYS.has(event.key)) {
+      event.preventDefault();
+      // A prevented keydown brings no keypress: a space typed into the app's text field comes here.
+      if ((event.key === ' ' || event.key === 'Spacebar') && Module.smlabTypeChar) Module.smlabTypeChar(32);
+    }
+  }, true);
+
 document.getElementById('save-session').onclick = () => smlabSaveSession();
 document.getElementById('open-session').onclick = () => smlabOpenSession();
 document.getElementById('import-data').onclick = () => smlabImportFiles();
@@ -660,3 +911,16 @@ document.getElementById('import-file').onchange = event => {
 document.getElementById('export-csv').onclick = () => startExport('csv');
 document.getElementById('export-svg').onclick = () => startExport('svg');
 document.getElementById('progress-cancel').onclick = () => cancelExport();
+// "Text" and "↑" move focus and the view between the canvas and its text without a history entry
+// (Back leaves neither the app nor the state for a #fragment).
+document.getElementById('to-mirror').onclick = event => {
+  event.preventDefault();
+  const mirror = document.getElementById('mirror');
+  mirror.scrollIntoView();
+  mirror.focus({ preventScroll: true });
+};
+document.getElementById('to-canvas').onclick = event => {
+  event.preventDefault();
+  window.scrollTo(0, 0);
+  Module.canvas.focus({ preventScroll: true });
+};

@@ -1,17 +1,23 @@
-// What the page's JavaScript (page.js) calls through Module.ccall: sessions in and out, imports,
-// what an export offers (the export itself runs in a worker: export_worker.cpp), the Chinese font's
-// arrival, pinch zoom, and the timings bench_page.py reads. Each takes the WebApp the page was handed at start
+// What the page's JavaScript (page.js) calls through Module.ccall: sessions in and out, imports and
+// the roles they need said, what an export offers (the export itself runs in a worker:
+// export_worker.cpp), the Chinese font's arrival, pinch zoom, an address from the browser's history,
+// and the timings bench_page.py reads. Each takes the WebApp the page was handed at start
 // (smlabStarted) and answers in WebApp::reply, valid until the next call.
 #include <emscripten.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "i18n/i18n.hpp"
+#include "smlab/import.hpp"
 #include "state/import_files.hpp"
 #include "state/session.hpp"
 #include "export_job.hpp"
@@ -103,6 +109,28 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_import(std::uintptr_t handle, const char*
   return web.reply.c_str();
 }
 
+// Which of the data files page.js is about to import (`specs`: paths, one a line) need their role
+// said: a .npy or .csv whose name says none (q, k, v, scores, attn, …: core's infer_role, as
+// --import infers it). JSON [true, false, …]; the page then asks, and imports FILE:ROLE, which
+// goes through the same checks as --import FILE:ROLE.
+EMSCRIPTEN_KEEPALIVE const char* smlab_import_roles_needed(std::uintptr_t handle, const char* specs) {
+  WebApp& web = page(handle);
+  std::istringstream lines(specs == nullptr ? "" : specs);
+  web.reply = "[";
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    const std::filesystem::path path(line);
+    std::string extension = path.extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool single = extension == ".npy" || extension == ".csv";
+    const bool needed = single && line.find(':') == std::string::npos && !smlab::infer_role(path.stem().string());
+    web.reply += std::string(web.reply.size() > 1 ? "," : "") + (needed ? "true" : "false");
+  }
+  web.reply += "]";
+  return web.reply.c_str();
+}
+
 // What the page offers for a CSV export, as JSON: the estimated size in bytes of the whole and of
 // the subset (export_job.hpp), the sequence length and the pooled maps' side.
 EMSCRIPTEN_KEEPALIVE const char* smlab_export_offer(std::uintptr_t handle) {
@@ -130,6 +158,45 @@ EMSCRIPTEN_KEEPALIVE void smlab_font_scale_step(std::uintptr_t handle, int steps
   smlab::app::UiState& ui = page(handle).app->ui();
   ui.font_scale = std::clamp(ui.font_scale + 0.25f * static_cast<float>(steps), smlab::app::font_scale_min,
                              smlab::app::font_scale_max);
+}
+
+// Back or Forward (page.js's popstate): the entry's address (`pairs_json`: [name, value, name,
+// value, …]) through the same checks as at start (url_state.hpp's apply_url), shown as a session
+// is restored. What it refuses is said as at start; the rest applies.
+EMSCRIPTEN_KEEPALIVE void smlab_apply_address(std::uintptr_t handle, const char* pairs_json) {
+  WebApp& web = page(handle);
+  const nlohmann::json parsed = nlohmann::json::parse(pairs_json == nullptr ? "" : pairs_json, nullptr, false);
+  std::vector<smlab::web::UrlPair> pairs;
+  if (parsed.is_array())
+    for (std::size_t i = 0; i + 1 < parsed.size(); i += 2)
+      if (parsed[i].is_string() && parsed[i + 1].is_string())
+        pairs.push_back({parsed[i].get<std::string>(), parsed[i + 1].get<std::string>()});
+  smlab::app::AppOptions options = web.base_options;
+  const smlab::web::UrlStart start = smlab::web::apply_url(pairs, options);
+  smlab::app::UiModel model;
+  model.params = options.params;
+  model.view = options.view;
+  model.screenshot_dir = web.app->current_session().screenshot_dir;
+  model.theme = options.theme;
+  model.font_scale = options.font_scale;
+  model.language = options.language;
+  model.lessons = options.lessons;
+  model.lesson.open = options.lesson;
+  model.interaction.colormap = options.colormap;
+  model.interaction.color_scales.chosen = options.color_scales;
+  model.pins.pins = options.pins;
+  web.app->restore_session(smlab::app::session_of(model));
+  // The entry shown is this one: the address written next replaces it.
+  web.start_pairs = smlab::web::url_pairs(web.app->current_session(), false);
+  web.history_key = smlab::web::history_key(web.start_pairs);
+  web.refused = start.refused;
+  smlab::web::show_error(smlab::web::refused_summary(start.refused, web.app->language()));
+}
+
+// Tab brought focus into the canvas (on) or a pointer pressed (off): Dear ImGui's own keyboard
+// navigation, applied before the next frame (web_main.cpp).
+EMSCRIPTEN_KEEPALIVE void smlab_keyboard_navigation(std::uintptr_t handle, int on) {
+  page(handle).keyboard_navigation = on != 0;
 }
 
 // page.js fetched the full Chinese font into the file system (ok), or could not (`problem`).

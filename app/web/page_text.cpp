@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string_view>
 
@@ -26,6 +27,7 @@ constexpr std::string_view page_word_keys[] = {"bar.save_session",
                                                "bar.cancel",
                                                "bar.save_title",
                                                "bar.text",
+                                               "bar.update",
                                                "page.loading",
                                                "page.export_progress",
                                                "page.export_done",
@@ -43,7 +45,14 @@ constexpr std::string_view page_word_keys[] = {"bar.save_session",
                                                "page.font_failed",
                                                "page.offline_ready",
                                                "page.mirror_title",
-                                               "page.zip_failed"};
+                                               "page.zip_failed",
+                                               "page.update_ready",
+                                               "page.role_question",
+                                               "page.role_q",
+                                               "page.role_k",
+                                               "page.role_v",
+                                               "page.role_scores",
+                                               "page.role_weights"};
 
 std::string number(double value) {
   char text[32];
@@ -51,16 +60,39 @@ std::string number(double value) {
   return text;
 }
 
+// Where a value sits on the x axis, as a student reads it: on an axis of integer positions (keys,
+// tokens, formats) the position and its name ("3 “cat”"), also for bars drawn beside it in groups
+// (x = 3 − 0.28); else the number.
+std::string position_text(const plot::Axis& axis, double x) {
+  if (axis.integer_ticks || !axis.tick_names.empty()) {
+    const double index = std::round(x) + 0.0;  // + 0.0: a bar left of key 0 is key 0, not "-0"
+    if (std::abs(x - index) < 0.5) {
+      if (const std::string* name = plot::position_name(axis, index); name != nullptr && !name->empty())
+        return number(index) + " “" + *name + "”";
+      return number(index);
+    }
+  }
+  return number(x);
+}
+
 // Up to `most` values of a series: "x: y" pairs, evenly spaced through a longer one, and how many
 // were left out.
-std::string series_values(const std::vector<double>& x, const std::vector<double>& y, std::size_t most) {
+std::string series_values(const plot::Axis& axis, const std::vector<double>& x, const std::vector<double>& y,
+                          std::size_t most) {
   const std::size_t count = std::min(x.size(), y.size());
   if (count == 0) return "";
   const std::size_t stride = count <= most ? 1 : (count + most - 1) / most;
   std::string out;
-  for (std::size_t i = 0; i < count; i += stride) out += (out.empty() ? "" : ", ") + number(x[i]) + ": " + number(y[i]);
+  for (std::size_t i = 0; i < count; i += stride)
+    out += (out.empty() ? "" : ", ") + position_text(axis, x[i]) + ": " + number(y[i]);
   if (stride > 1) out += " " + i18n::format("web.mirror.more", {std::to_string(count)});
   return out;
+}
+
+// A row's or column's name on a heatmap: its index, and its token where the map has names.
+std::string cell_name(const plot::Heatmap& map, int index) {
+  const auto at = static_cast<std::size_t>(index);
+  return std::to_string(index) + (at < map.names.size() && !map.names[at].empty() ? " “" + map.names[at] + "”" : "");
 }
 
 std::string plot_text(const plot::Plot& plot) {
@@ -71,23 +103,39 @@ std::string plot_text(const plot::Plot& plot) {
     const plot::Heatmap& map = *plot.heatmap;
     text += "\n" + i18n::format("web.mirror.heatmap", {std::to_string(map.rows), std::to_string(map.cols),
                                                        number(map.vmin), number(map.vmax)});
+    // A small map's rows read as their largest cell (which key each query attends to most).
+    constexpr int most_rows = 16;
+    if (map.rows > 0 && map.rows <= most_rows && map.cols > 0) {
+      std::vector<float> scratch;
+      for (int row = 0; row < map.rows; ++row) {
+        const std::span<const float> cells = plot::heatmap_row(map, row, scratch);
+        if (cells.empty()) continue;
+        const auto largest = static_cast<int>(std::max_element(cells.begin(), cells.end()) - cells.begin());
+        text += "\n" + i18n::format("web.mirror.heatmap_row", {cell_name(map, row), cell_name(map, largest),
+                                                               number(cells[static_cast<std::size_t>(largest)])});
+      }
+    }
     return text;
   }
   constexpr std::size_t most = 24;
   const auto series = [&](const std::string& label, const std::vector<double>& x, const std::vector<double>& y) {
-    const std::string values = series_values(x, y, most);
+    const std::string values = series_values(plot.x, x, y, most);
     if (!values.empty()) text += "\n" + (label.empty() ? std::string() : label + " — ") + values;
   };
   for (const plot::BarSeries& bars : plot.bars) series(bars.label, bars.x, bars.y);
   for (const plot::LineSeries& line : plot.lines) series(line.label, line.x, line.y);
   for (const plot::ScatterSeries& points : plot.scatters) series(points.label, points.x, points.y);
-  for (const plot::VLine& line : plot.vlines) text += "\n" + line.label + " — x = " + number(line.x);
-  for (const plot::HLine& line : plot.hlines) text += "\n" + line.label + " — y = " + number(line.y);
+  const std::string unnamed = i18n::tr("web.mirror.reference_line");
+  for (const plot::VLine& line : plot.vlines)
+    text += "\n" + (line.label.empty() ? unnamed : line.label) + " — x = " + number(line.x);
+  for (const plot::HLine& line : plot.hlines)
+    text += "\n" + (line.label.empty() ? unnamed : line.label) + " — y = " + number(line.y);
   return text;
 }
 
-// The plot a student looks at: hovered, else the lesson step's, else presenter mode's, else the first.
-const app::NamedPlot* active_plot(const app::UiState& ui, const app::LabView& view) {
+// The plot a student looks at: hovered, else the one the compact layout (a phone) shows, else the
+// lesson step's, else presenter mode's, else the first.
+const app::NamedPlot* active_plot(const app::UiState& ui, const app::LabView& view, bool compact) {
   const std::string prefix = std::string(view_info(ui.view).name) + "/";
   const auto named = [&](const std::string& full) -> const app::NamedPlot* {
     for (const app::NamedPlot& plot : view.plots)
@@ -95,6 +143,8 @@ const app::NamedPlot* active_plot(const app::UiState& ui, const app::LabView& vi
     return nullptr;
   };
   if (const app::NamedPlot* hovered = named(ui.hovered_plot)) return hovered;
+  if (compact && !view.plots.empty())
+    return &view.plots[static_cast<std::size_t>(std::max(ui.compact_plot, 0)) % view.plots.size()];
   for (const app::PlacedPlot* placed : app::lesson_highlighted_plots(ui))
     if (const app::NamedPlot* lit = named(placed->name)) return lit;
   if (const app::NamedPlot* presented = named(ui.presenter_focus)) return presented;
@@ -110,7 +160,7 @@ std::string page_words_json(i18n::Language language) {
   return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string mirror_json(app::App& app) {
+std::string mirror_json(app::App& app, bool compact) {
   const i18n::Use words(app.language());
   const app::UiState& ui = app.ui();
   nlohmann::ordered_json mirror = nlohmann::ordered_json::object();
@@ -150,10 +200,15 @@ std::string mirror_json(app::App& app) {
   // Under a predict step not yet answered the canvas hides the notes and the covered panel: so does
   // the mirror (the title stays, the numbers would give the answer away).
   const bool awaiting = app::lesson_awaiting_prediction(ui);
+  // The view by its tab's name, then the lab's explanation and notes.
+  explanation = i18n::format("web.mirror.view", {app::view_title(ui.view)});
   if (const app::LabView* view = app.shown_view(); view != nullptr) {
-    if (const app::NamedPlot* active = active_plot(ui, *view); active != nullptr)
-      plot = awaiting ? i18n::format("web.mirror.plot", {active->plot.title}) : plot_text(active->plot);
-    explanation = view->explanation;
+    if (const app::NamedPlot* active = active_plot(ui, *view, compact); active != nullptr) {
+      const auto index = static_cast<std::size_t>(active - view->plots.data());
+      plot = i18n::format("web.mirror.plot_of", {std::to_string(index + 1), std::to_string(view->plots.size())}) +
+             "\n" + (awaiting ? i18n::format("web.mirror.plot", {active->plot.title}) : plot_text(active->plot));
+    }
+    if (!view->explanation.empty()) explanation += "\n" + view->explanation;
     if (!awaiting)
       for (const std::string& note : view->notes) explanation += "\n" + note;
   }

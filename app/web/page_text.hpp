@@ -15,9 +15,10 @@ std::string page_words_json(i18n::Language language);
 
 // The mirror as JSON {"lesson", "readout", "view", "plot"} (each plain text, lines separated by
 // '\n', empty when there is none): the open lesson step's title and text, the control column's
-// read-out of the shown row, the lab's explanation and notes, and the active plot (hovered, else
-// the one the lesson step highlights, else the view's first) with its axes and up to 24 values
-// per series.
-std::string mirror_json(app::App& app);
+// read-out of the shown row, the view's name and the lab's explanation and notes, and the active
+// plot (hovered, else the one the compact layout shows when `compact`, else the one the lesson step
+// highlights, else the view's first) as "plot k of n", with its axes, up to 24 values per series
+// (keys by index and token), and a small heatmap's largest cell per row.
+std::string mirror_json(app::App& app, bool compact);
 
 }  // namespace smlab::web

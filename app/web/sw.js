@@ -1,16 +1,25 @@
 // The page's service worker: after one visit the page works offline. Every file of the page is
 // kept in a cache named after this build (finish_site.py writes the version and the file list
-// below), so a new build is a new cache and the old one is deleted when it takes over. Files are
-// answered from the cache first; the Chinese font, fetched only when Chinese is chosen, is kept
-// once it has been fetched.
+// below), so a new build is a new cache and the old one is deleted when it takes over (when the
+// page asks: the bar's notice). Files are answered from the cache first; the Chinese font, fetched
+// only when something needs it, is kept once it has been fetched.
 'use strict';
 const VERSION = '@VERSION@';
 const CACHE = 'softmax-lab-' + VERSION;
 const FILES = @FILES@;
 const ON_DEMAND = @ON_DEMAND@;
 
+// A first visit's worker takes over at once; a new build's waits beside the one serving open pages
+// until the page asks (page.js: the bar's "New version: reload"), so a page is never swapped under
+// a student.
+// Each file from the server itself ({cache: 'reload'}), never from the browser's HTTP cache: that
+// could still hold the previous build's index.html or page.js beside this build's runtime.
 self.addEventListener('install', event => {
-  event.waitUntil(caches.open(CACHE).then(cache => cache.addAll(FILES)).then(() => self.skipWaiting()));
+  event.waitUntil(caches.open(CACHE).then(cache => cache.addAll(FILES.map(name => new Request(name, { cache: 'reload' })))));
+});
+
+self.addEventListener('message', event => {
+  if (event.data === 'take-over') self.skipWaiting();
 });
 
 self.addEventListener('activate', event => {

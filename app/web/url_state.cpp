@@ -434,6 +434,20 @@ std::vector<UrlPair> address_pairs(std::span<const UrlPair> shown, std::span<con
   return pairs;
 }
 
+std::string history_key(std::span<const UrlPair> pairs) {
+  std::string key;
+  for (const UrlPair& pair : pairs) {
+    if (pair.name == "view") key += "view=" + pair.value + ";";
+    if (pair.name == "lesson") {
+      // NAME:STEP[:GUESS]: a guess typed in a step is not a step of its own.
+      const std::size_t first = pair.value.find(':');
+      const std::size_t second = first == std::string::npos ? first : pair.value.find(':', first + 1);
+      key += "lesson=" + pair.value.substr(0, second) + ";";
+    }
+  }
+  return key;
+}
+
 std::string refused_summary(std::span<const RefusedSetting> refused, i18n::Language language) {
   if (refused.empty()) return "";
   if (refused.size() == 1) return refused.front().message;

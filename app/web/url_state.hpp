@@ -3,7 +3,7 @@
 // state written back into it (every setting a session carries, each value the shortest text that
 // reads back exactly). A page link is shared by hand; the command line stays strict.
 //
-//   ?view=scaling&set=d_k=256&set=scaled=false&lesson=scaling:3&lang=zh-CN&theme=projector
+//   ?view=scaling&set=d_k=1024&set=scaled=false&lesson=scaling:3&lang=zh-CN&theme=projector
 //    &font=1.5&colormap=magma&scale=gradients/jacobian:auto&pin=A|temperature=0.3&import=q.npy
 //
 // Settings: view, preset, lesson (NAME[:STEP[:GUESS]]), set (KEY=VALUE, repeatable), import and
@@ -70,6 +70,11 @@ std::string url_query(std::span<const UrlPair> pairs);
 // until the user sets that value in the page.
 std::vector<UrlPair> address_pairs(std::span<const UrlPair> shown, std::span<const UrlPair> start,
                                    std::span<const RefusedSetting> refused);
+
+// What makes a new entry in the browser's history (Back returns to it): the view and the lesson
+// step, "view=…;lesson=NAME:STEP" from the address's settings. A change of anything else (a
+// slider, the look) rewrites the entry the user is on.
+std::string history_key(std::span<const UrlPair> pairs);
 
 // The first refused setting's line, with "(and N more)" when there are more; "" when none.
 std::string refused_summary(std::span<const RefusedSetting> refused, i18n::Language language);

@@ -35,6 +35,11 @@ struct WebApp {
   std::vector<UrlPair> start_pairs;
   std::vector<RefusedSetting> refused;
   std::string address;  // the query last written to the address bar
+  // The view and lesson step of the browser's history entry shown (url_state.hpp's history_key):
+  // another one is a new entry, so Back returns to this one.
+  std::string history_key;
+  // What a history entry's address is applied to (Back, Forward): the presets and lessons offered.
+  app::AppOptions base_options;
 
   // The session last written to the browser's storage, and when (surface time).
   std::string saved;
@@ -48,7 +53,7 @@ struct WebApp {
 
   // The text mirror last sent to the page, and when.
   std::string mirror;
-  double last_mirror = 0.0;
+  double last_mirror = 0.0, last_mirror_sent = -1.0;
 
   // Frames are drawn only when something may have changed (as the desktop's window sleeps between
   // events): a few after any input, when App::idle_wait_seconds asks, when a new Snapshot is there.
@@ -56,6 +61,11 @@ struct WebApp {
   double next_frame_at = 0.0;  // surface time; infinity: on input only
   std::uint64_t drawn_version = 0;
   std::uint64_t drawn_training_version = 0;  // the training lab's picture (Trainer::Published)
+
+  // Dear ImGui's keyboard navigation is on: the student came into the canvas with Tab.
+  bool keyboard_navigation = false;
+  // One of the app's text fields has the keys (ImGui's WantTextInput), as the page was last told.
+  bool text_field_active = false;
 
   // The canvas's CSS size and device pixel ratio last applied.
   int css_width = 0, css_height = 0;

@@ -16,6 +16,7 @@
 #include <emscripten/html5.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
+#include <imgui.h>
 
 #include <algorithm>
 #include <chrono>
@@ -166,9 +167,14 @@ void follow_state(WebApp& web) {
   const bool animating = ui.lesson.animating || ui.interaction.sweep_playing || ui.interaction.gif_recording;
   const app::Session session = app.current_session();
   const std::vector<UrlPair> shown = url_pairs(session, animating);
+  // A new view or lesson step the user made is a new history entry (pushState); any other change
+  // rewrites the entry shown (replaceState), so Back and Forward step through views and steps.
   if (std::string query = url_query(address_pairs(shown, web.start_pairs, web.refused)); query != web.address) {
     web.address = std::move(query);
-    EM_ASM({ smlabSetAddress(UTF8ToString($0), $1); }, web.address.c_str(), animating ? 250 : 0);
+    std::string key = history_key(shown);
+    const bool push = key != web.history_key;
+    web.history_key = std::move(key);
+    EM_ASM({ smlabSetAddress(UTF8ToString($0), $1, $2); }, web.address.c_str(), animating ? 250 : 0, push ? 1 : 0);
   }
   // The browser's storage: at most twice a second.
   if (now - web.last_save > 0.5) {
@@ -184,14 +190,41 @@ void follow_state(WebApp& web) {
     const std::string words = page_words_json(app.language());
     EM_ASM({ smlabSetWords(UTF8ToString($0), UTF8ToString($1)); }, i18n::language_code(app.language()), words.c_str());
   }
-  // The text mirror: at most 4 times a second, when it changed.
-  if (now - web.last_mirror > 0.25) {
+  // The text mirror, a polite live region a screen reader speaks: looked at 4 times a second, and
+  // sent when it changed, at most once a second (a sweep or a training run changes it every frame;
+  // speech that is replaced 7 times a second is never heard).
+  if (now - web.last_mirror > 0.25 && now - web.last_mirror_sent >= 1.0) {
     web.last_mirror = now;
-    if (std::string mirror = mirror_json(app); mirror != web.mirror) {
+    const bool compact = web.css_width < app::compact_layout_width;
+    if (std::string mirror = mirror_json(app, compact); mirror != web.mirror) {
       web.mirror = std::move(mirror);
+      web.last_mirror_sent = now;
       EM_ASM({ smlabMirror(UTF8ToString($0)); }, web.mirror.c_str());
     }
   }
+}
+
+// Dear ImGui's own keyboard navigation (arrows move between the widgets, Space presses, Enter
+// types) while the student came into the canvas with Tab (page.js: smlab_keyboard_navigation); a
+// mouse press gives the arrows and Space back to the app's shortcuts (lesson steps, nudges, the
+// sweep). PageUp/PageDown step lessons in both.
+void keyboard_navigation(WebApp& web) {
+  ImGui::SetCurrentContext(web.window->imgui_context());
+  ImGuiIO& io = ImGui::GetIO();
+  if (web.keyboard_navigation)
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  else
+    io.ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
+}
+
+// One of the app's text fields took the keys (or gave them back): the page focuses a real input
+// for a touch screen's keyboard (page.js: smlabTextEntry).
+void follow_text_field(WebApp& web) {
+  ImGui::SetCurrentContext(web.window->imgui_context());
+  const bool typing = ImGui::GetIO().WantTextInput;
+  if (typing == web.text_field_active) return;
+  web.text_field_active = typing;
+  EM_ASM({ smlabTextEntry($0); }, typing ? 1 : 0);
 }
 
 // [SECTION] One tick per browser frame
@@ -234,6 +267,7 @@ void tick(void* argument) {
     return;
   }
   web.settle_frames = std::max(0, web.settle_frames - 1);
+  keyboard_navigation(web);
   web.drawn_version = version;
   web.drawn_training_version = training_version;
   const bool running = web.app->frame();
@@ -251,6 +285,7 @@ void tick(void* argument) {
     web.settle_frames = 3;
   }
   take_file_requests(web);
+  follow_text_field(web);
   if (web.tick_ms.size() < 100000) {
     const auto ms = [](auto duration) { return std::chrono::duration<double, std::milli>(duration).count(); };
     web.tick_ms.push_back(ms(Clock::now() - start));
@@ -346,6 +381,10 @@ int main(int argc, char** argv) {
   if (!web->app->font_warning().empty()) show_error(web->app->font_warning());
   if (!web->app->language_warning().empty()) show_error(web->app->language_warning());
   web->start_pairs = url_pairs(web->app->current_session(), false);
+  web->history_key = history_key(web->start_pairs);
+  web->base_options.presets = options.presets;
+  web->base_options.lessons = options.lessons;
+  web->base_options.files_by_host = true;
   web->refused = start.refused;
   if (const std::string summary = refused_summary(start.refused, web->app->language()); !summary.empty()) {
     show_error(summary);

@@ -10,7 +10,11 @@
 # reload; an L = 4096 export offered as the subset while frames keep coming, memory bounded, and a
 # cancelled one; DPR 2 (backing store, crisp text, 1x and 2x PNGs); touch on a 390x844 phone (tap,
 # drag, pinch, lesson stepping, the compact layout); the text mirror; the training lab training live
-# between frames; offline after one visit.
+# between frames; offline after one visit; keys that never scroll the page in a lesson; Back and
+# Forward through views and lesson steps; Tab through the bar and dialogs into Dear ImGui's keyboard
+# navigation; the accessibility tree and a live text spoken at most once a second; the README's
+# link; a Chinese page starting on 20 repeat visits online and 20 offline; a new build announced;
+# a role chooser for imports; no WebGL errors.
 # Usage: browser_test.py SITE_DIR NATIVE_BINARY WORK_DIR
 #
 # [SECTION] Index
@@ -23,6 +27,8 @@
 #   [SECTION] Big exports
 #   [SECTION] HiDPI
 #   [SECTION] Touch and the compact layout
+#   [SECTION] Keys, history and focus
+#   [SECTION] Chinese visits and updates
 #   [SECTION] Live training
 #   [SECTION] Offline
 import base64
@@ -31,6 +37,7 @@ import io
 import json
 import math
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -152,8 +159,24 @@ def sharpness(image):
                           .point(lambda v: abs(v - 128))).mean[0]
 
 
+LOG = []  # every console entry read so far (reading the browser's log empties it)
+
+
+def console_entries(driver):
+    entries = driver.get_log("browser")
+    LOG.extend(entries)
+    return entries
+
+
 def console_errors(driver):
-    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    return [entry["message"] for entry in console_entries(driver) if entry["level"] == "SEVERE"]
+
+
+def webgl_warnings(driver):
+    """The WebGL errors Chrome reports in the console ("WebGL: INVALID_VALUE: bufferSubData: …"),
+    from the start of the run."""
+    console_entries(driver)
+    return [entry["message"] for entry in LOG if "WebGL" in entry["message"] or "INVALID_" in entry["message"]]
 
 
 def drag(driver, start, end, steps=12):
@@ -360,6 +383,10 @@ def desktop(driver, base, work, downloads):
     after.save(os.path.join(work, "after-drag.png"))
     moved = changed_pixels(first, after, DISTRIBUTION)
     check("slider drag changes the plot", moved > 1500, f"{moved} pixels of the distribution plot changed")
+    warnings = webgl_warnings(driver)
+    check("loading and dragging raise no WebGL errors", not warnings,
+          f"{len(warnings)} WebGL errors in the console (an empty buffer upload read as 'to the end of the heap'): "
+          f"{warnings[:2]}")
     check("URL follows the state", any(v.startswith("temperature=") for n, v in address(driver) if n == "set"),
           f"address bar: {query_of(driver)}")
     temperature = dict(v.split("=", 1) for n, v in address(driver) if n == "set").get("temperature", "")
@@ -665,6 +692,49 @@ def imports(driver, base, work, native):
     check("a bad import gives the desktop's line", code != 0 and line == expected.replace(work, "/imports"),
           f"page: {line!r}; desktop: {expected!r}")
 
+    # Files whose names say no role: the page asks, and imports FILE:ROLE as --import does.
+    heads = [("layer3_head0.npy", npy_bytes(24, 8, 3)), ("layer3_head1.npy", npy_bytes(24, 8, 4))]
+    drop_files(driver, heads)
+    asked = []
+    for role in ["Q", "K"]:
+        try:
+            wait_for(driver, "return document.getElementById('role-dialog').open;", 10, "the role chooser")
+        except TimeoutError:
+            break
+        asked.append((driver.find_element(By.ID, "role-dialog-text").text,
+                      [b.get_attribute("data-role") for b in driver.find_elements(By.CSS_SELECTOR, "#role-buttons button")]))
+        driver.find_element(By.CSS_SELECTOR, f"#role-buttons button[data-role='{role}']").click()
+        time.sleep(0.5)
+    time.sleep(2.0)
+    line = driver.find_element(By.ID, "error").text
+    check("a file whose name says no role offers a role chooser", len(asked) == 2 and
+          all(roles == ["Q", "K", "V", "scores", "weights"] for _, roles in asked) and
+          "layer3_head0.npy" in asked[0][0], f"asked: {asked}")
+    check("the chosen roles import", ("import", "layer3_head0.npy:Q") in address(driver) and
+          ("import", "layer3_head1.npy:K") in address(driver) and line == "",
+          f"address bar: {query_of(driver)}; error bar: {line!r}")
+    # The same checks as --import FILE:ROLE: Q alone is refused with the desktop's line.
+    drop_files(driver, heads[:1])
+    wait_for(driver, "return document.getElementById('role-dialog').open;", 10, "the role chooser")
+    driver.find_element(By.CSS_SELECTOR, "#role-buttons button[data-role='Q']").click()
+    time.sleep(2.0)
+    line = driver.find_element(By.ID, "error").text
+    with open(os.path.join(work, heads[0][0]), "wb") as handle:
+        handle.write(heads[0][1])
+    code, expected = native_line(native, ["--import", os.path.join(work, heads[0][0]) + ":Q", "--export-csv",
+                                          os.path.join(work, "role-import")], work)
+    check("a chosen role gets the checks of --import FILE:ROLE", code != 0 and
+          line == expected.replace(work, "/imports"), f"page: {line!r}; desktop: {expected!r}")
+    # In Chinese the chooser asks in Chinese.
+    open_page(driver, base + "index.html?view=dashboard&lang=zh-CN", settle=2.0)
+    drop_files(driver, heads[:1])
+    wait_for(driver, "return document.getElementById('role-dialog').open;", 10, "the role chooser")
+    question = driver.find_element(By.ID, "role-dialog-text").text
+    labels = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#role-buttons button")]
+    driver.find_element(By.ID, "role-dialog-cancel").click()
+    check("the role chooser speaks the page's language", "角色" in question and "权重（注意力）" in labels,
+          f"{question!r}; {labels}")
+
 
 # [SECTION] Big exports
 
@@ -859,6 +929,254 @@ def phone(driver, base, work):
     emulate(driver, CANVAS_W, CANVAS_H + 30)
 
 
+# [SECTION] Keys, history and focus
+
+def scroll_y(driver):
+    return driver.execute_script("return window.scrollY;")
+
+
+def lesson_keys_and_history(driver, base, work):
+    """A clicker's keys and the arrows step a lesson and never scroll the page under the canvas;
+    Back and Forward walk the lesson steps and views the user made, inside the app; a slider drag
+    adds no history entry."""
+    open_page(driver, base + "index.html?view=dashboard", settle=1.0)
+    open_page(driver, base + "index.html?lesson=why-softmax", settle=2.0)
+    driver.execute_script("window.__samePage = 1; document.getElementById('canvas').focus();")
+    entries = driver.execute_script("return history.length;")
+    scrolled = []
+    for key, name in [(Keys.PAGE_DOWN, "PageDown"), (Keys.ARROW_DOWN, "ArrowDown"), (Keys.ARROW_RIGHT, "ArrowRight"),
+                      (Keys.ARROW_UP, "ArrowUp"), (Keys.END, "End"), (Keys.SPACE, "Space"),
+                      (Keys.SPACE, "Space"), (Keys.HOME, "Home")]:
+        press(driver, key, settle=0.8)
+        scrolled.append((name, scroll_y(driver)))
+    check("lesson keys never scroll the page", all(y == 0 for _, y in scrolled), f"scrollY after each key: {scrolled}")
+    check("the keys still reach the app", ("lesson", "why-softmax:3") in address(driver),
+          f"PageDown and ArrowRight from step 1: address bar {query_of(driver)}")
+    # Two steps made, two history entries; Back returns to step 2, then 1, in the same page.
+    grown = driver.execute_script("return history.length;") - entries
+    driver.back()
+    time.sleep(1.5)
+    back_once = (query_of(driver), json.loads(driver.execute_script(
+        "return Module.ccall('smlab_session_json', 'string', ['number'], [page.app]);")).get("lesson"))
+    driver.back()
+    time.sleep(1.5)
+    back_twice = query_of(driver)
+    same = driver.execute_script("return window.__samePage === 1 && !!page.app;")
+    check("Back walks the lesson steps inside the app", grown == 2 and "lesson=why-softmax%3A2" in back_once[0].replace(
+          ":", "%3A") and back_once[1] == {"name": "why-softmax", "step": 2} and
+          "why-softmax%3A1" in back_twice.replace(":", "%3A") and same,
+          f"{grown} entries for 2 steps; after Back: {back_once}; after Back again: {back_twice}; same page: {same}")
+    driver.forward()
+    time.sleep(1.5)
+    check("Forward returns to the next step", "why-softmax%3A2" in query_of(driver).replace(":", "%3A") and
+          json.loads(driver.execute_script("return Module.ccall('smlab_session_json', 'string', ['number'], "
+                                           "[page.app]);")).get("lesson", {}).get("step") == 2,
+          f"address bar {query_of(driver)}")
+    # A slider drag rewrites the entry shown.
+    open_page(driver, base + "index.html?view=dashboard", settle=1.0)
+    entries = driver.execute_script("return history.length;")
+    drag(driver, TEMPERATURE_GRAB, (TEMPERATURE_GRAB[0] - 60, TEMPERATURE_GRAB[1]))
+    time.sleep(1.5)
+    check("a slider drag adds no history entry", driver.execute_script("return history.length;") == entries and
+          any(v.startswith("temperature=") for n, v in address(driver) if n == "set"),
+          f"history {entries} -> {driver.execute_script('return history.length;')}; address {query_of(driver)}")
+
+
+def ax_text(driver):
+    """Every name and value in Chromium's accessibility tree, as a screen reader is handed them."""
+    tree = driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})
+    texts = []
+    for node in tree.get("nodes", []):
+        for field in ("name", "value"):
+            value = (node.get(field) or {}).get("value")
+            if isinstance(value, str) and value:
+                texts.append(value)
+    return tree.get("nodes", []), "\n".join(texts)
+
+
+def focus_and_screen_reader(driver, base, work):
+    """Tab reaches the bar's controls and the export dialog's with a visible ring, and comes back
+    into the canvas, where Dear ImGui's keyboard navigation takes over; the accessibility tree
+    names the bar's buttons, the view and the shown plot; the live text is spoken at most about
+    once a second while the sweep plays; bars read as keys, not offsets."""
+    open_page(driver, base + "index.html?view=dashboard&set=seq_len=16", settle=2.0)
+    driver.execute_script("document.getElementById('canvas').focus();")
+    visited = []
+    for _ in range(12):
+        press(driver, Keys.TAB, settle=0.3)
+        visited.append(driver.execute_script("""
+            const e = document.activeElement, style = getComputedStyle(e);
+            return [e.id || e.tagName, style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+                    window.scrollY];"""))
+    ids = [v[0] for v in visited]
+    wanted = ["save-session", "open-session", "import-data", "export-csv", "export-svg", "to-mirror"]
+    check("Tab reaches every control of the bar", all(w in ids for w in wanted), f"focus went {ids}")
+    check("every control Tab reaches shows a focus ring", all(v[1] for v in visited if v[0] != "BODY"),
+          f"rings: {[(v[0], v[1]) for v in visited]}")
+    # Back into the canvas: its ring, and the arrows move Dear ImGui's navigation, not the page.
+    for _ in range(16):
+        if driver.execute_script("return document.activeElement.id;") == "canvas":
+            break
+        press(driver, Keys.TAB, settle=0.3)
+    driver.execute_script("window.scrollTo(0, 0);")
+    time.sleep(0.5)
+    on_canvas = driver.execute_script("return document.activeElement.id === 'canvas' && "
+                                      "getComputedStyle(document.activeElement).outlineStyle !== 'none';")
+    before, _ = canvas_image(driver)
+    for _ in range(3):
+        press(driver, Keys.ARROW_DOWN, settle=0.4)
+    after, _ = canvas_image(driver)
+    moved = changed_pixels(before, after, (0, 0, CANVAS_W, CANVAS_H))
+    check("Tab comes back into the canvas, where the arrows move Dear ImGui's navigation",
+          on_canvas and moved > 50 and scroll_y(driver) == 0,
+          f"canvas focused with a ring: {on_canvas}; {moved} pixels changed by three ArrowDowns; "
+          f"scrollY {scroll_y(driver)}")
+    # The export dialog: Tab goes round its buttons.
+    driver.execute_script("page.wholeExportLimit = 1000;")
+    driver.find_element(By.ID, "export-csv").click()
+    time.sleep(1.0)
+    inside = []
+    for _ in range(4):
+        press(driver, Keys.TAB, settle=0.3)
+        inside.append(driver.execute_script("return document.activeElement.id;"))
+    check("Tab reaches the export dialog's buttons", "export-subset" in inside and "export-dialog-cancel" in inside,
+          f"focus went {inside}")
+    driver.execute_script("document.getElementById('export-dialog').close(); page.wholeExportLimit = 256e6;")
+
+    # What a screen reader is handed: the bar's buttons by name, the view, the shown plot.
+    nodes, text = ax_text(driver)
+    buttons = [(n.get("name") or {}).get("value") for n in nodes if (n.get("role") or {}).get("value") == "button"]
+    check("the accessibility tree names the bar's buttons", all(b in buttons for b in
+          ["Save session", "Open session", "Import data", "Export CSV", "Export SVG"]), f"buttons: {buttons}")
+    check("the live text names the view and the shown plot", "View: Dashboard" in text and "Plot 1 of" in text,
+          f"{[line for line in text.splitlines() if line.startswith(('View', 'Plot'))][:4]}")
+    # While the sweep plays, the live text changes at most about once a second.
+    driver.execute_script("""
+        window.__spoken = 0;
+        new MutationObserver(() => { window.__spoken += 1; }).observe(document.getElementById('mirror'),
+            { childList: true, characterData: true, subtree: true });
+        document.getElementById('canvas').focus();""")
+    click(driver, (700, 400))  # a pointer press: the arrows and Space are the app's shortcuts again
+    driver.execute_script("window.__spoken = 0;")
+    press(driver, Keys.SPACE, settle=0.1)
+    time.sleep(6.0)
+    spoken = driver.execute_script("return window.__spoken;")
+    press(driver, Keys.SPACE, settle=0.5)
+    # One observer call per update (its parts are replaced together): 6 s allow 6, 7 with timing.
+    check("the live text changes at most about once a second during a sweep", 0 < spoken <= 7,
+          f"{spoken} updates of the live text in 6 s of sweep")
+    # Bars beside each other read as the key they stand on (and its token), not as offsets.
+    open_page(driver, base + "index.html?view=stability", settle=2.0)
+    plot_text = driver.find_element(By.ID, "mirror-plot").text
+    offsets = [token for token in plot_text.replace(",", " ").split() if token.endswith(":") and "." in token]
+    check("bars read as keys, not as their offsets", not offsets and "View: " in
+          driver.find_element(By.ID, "mirror-view").text, f"positions like {offsets[:4]} in {plot_text[:160]!r}")
+
+
+def readme_link(driver, base):
+    """The README's example link opens a lesson step: its settings must not contradict the step's
+    own (the step's text quotes them)."""
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+    with open(readme, encoding="utf-8") as handle:
+        links = [word.strip("`") for line in handle for word in line.split()
+                 if word.strip("`").startswith("index.html?") and "lesson=" in word]
+    for link in links:
+        pairs = parse_qsl(urlsplit(link).query)
+        lesson = [v for n, v in pairs if n == "lesson"][-1]
+        open_page(driver, base + "index.html?lesson=" + lesson, settle=1.0)
+        step = session_params(driver)
+        contradicted = []
+        for name, value in pairs:
+            if name == "set":
+                key, wanted = value.split("=", 1)
+                if key in step and step[key] != wanted:
+                    contradicted.append(f"{key}: link {wanted}, step {step[key]}")
+        check(f"the README's link agrees with lesson {lesson}", not contradicted, f"{link}: {contradicted}")
+
+
+# [SECTION] Chinese visits and updates
+
+def chinese_visits(driver, site):
+    """A Chinese page starts on every visit, repeat and offline: its cached font once written
+    before the page's data made the data's own file fail (EEXIST) and the page hang."""
+    server, base = serve(site)  # an origin of its own: a service worker of its own, stopped below
+    url = base + "index.html?lang=zh-CN&view=temperature"
+    try:
+        open_page(driver, url, settle=1.0)
+        wait_for(driver, "return navigator.serviceWorker && navigator.serviceWorker.controller !== null", 60,
+                 "the service worker")
+        open_page(driver, url, settle=1.0)  # the font fetched through the worker: now in its cache
+        for label in ["online", "offline"]:
+            if label == "offline":
+                server.shutdown()
+                server.server_close()
+            started, failures = 0, []
+            for visit in range(20):
+                driver.get(url)
+                try:
+                    wait_for(driver, "return document.body.dataset.firstFrame !== undefined && "
+                                     "document.documentElement.lang === 'zh-CN'", 40, "the first Chinese frame")
+                    started += 1
+                except TimeoutError:
+                    failures.append((visit, driver.find_element(By.ID, "status").text,
+                                     driver.find_element(By.ID, "error").text))
+                    break  # a hang costs the whole wait: one is enough to fail
+            errors = [m for m in console_errors(driver) if "FS error" in m or "ErrnoError" in m]
+            check(f"every Chinese visit starts ({label})", started == 20 and not errors,
+                  f"{started} of 20 reached the first frame in Chinese; hung: {failures}; FS errors: {errors[:2]}")
+    finally:
+        server.shutdown()
+
+
+def new_build(driver, site, work):
+    """A new build's service worker waits beside the one serving the page; the bar says so, and
+    the page reloads into the new build on the student's word (the state coming back)."""
+    copy = os.path.join(work, "site-copy")
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(site, copy)
+    server, base = serve(copy)
+    url = base + "index.html?view=gradients&set=temperature=0.7"
+    try:
+        open_page(driver, url, settle=1.0)
+        wait_for(driver, "return navigator.serviceWorker && navigator.serviceWorker.controller !== null", 60,
+                 "the service worker")
+        check("a first visit offers no update", driver.find_element(By.ID, "update").get_attribute("hidden")
+              is not None, "the update button is hidden")
+        # The next build: another index.html, so another cache version in sw.js (finish_site.py).
+        with open(os.path.join(copy, "index.html"), encoding="utf-8") as handle:
+            html = handle.read().replace("<title>", '<meta name="smlab-build" content="next">\n<title>', 1)
+        next_source = os.path.join(work, "next-source")
+        os.makedirs(next_source, exist_ok=True)
+        source_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "app", "web")
+        for name in ["page.js", "export-worker.js", "sw.js"]:
+            shutil.copy(os.path.join(source_dir, name), next_source)
+        with open(os.path.join(next_source, "index.html"), "w", encoding="utf-8") as handle:
+            handle.write(html)
+        done = subprocess.run(["/usr/bin/python3", os.path.join(source_dir, "finish_site.py"), next_source, copy],
+                              capture_output=True, text=True)
+        open_page(driver, url, settle=1.0)  # still the old build, from its cache: the new one installs
+        try:
+            wait_for(driver, "return document.body.dataset.update === '1' && "
+                             "!document.getElementById('update').hidden", 60, "the update notice")
+            offered = True
+        except TimeoutError:
+            offered = False
+        old = driver.execute_script("return document.querySelector('meta[name=smlab-build]') === null;")
+        check("a new build announces itself", done.returncode == 0 and offered and old,
+              f"finish_site: {done.returncode} {done.stderr[-200:]}; notice shown: {offered}; "
+              f"page still the old build: {old}; status {driver.find_element(By.ID, 'status').text!r}")
+        if offered:
+            driver.find_element(By.ID, "update").click()
+            wait_for(driver, "return document.querySelector('meta[name=smlab-build]') !== null && "
+                             "document.body.dataset.firstFrame !== undefined", 60, "the new build")
+            time.sleep(1.0)
+            check("on the student's word the page reloads into the new build with its state",
+                  ("view", "gradients") in address(driver) and session_params(driver)["temperature"] == "0.7",
+                  f"address {query_of(driver)}")
+    finally:
+        server.shutdown()
+
+
 # [SECTION] Live training
 
 def training_progress(driver):
@@ -923,6 +1241,11 @@ def main():
                  ("imports", lambda: imports(driver, base, work, native)),
                  ("hidpi", lambda: hidpi(driver, base, work, downloads)),
                  ("phone", lambda: phone(driver, base, work)),
+                 ("keys", lambda: lesson_keys_and_history(driver, base, work)),
+                 ("focus", lambda: focus_and_screen_reader(driver, base, work)),
+                 ("readme", lambda: readme_link(driver, base)),
+                 ("chinese", lambda: chinese_visits(driver, site)),
+                 ("update", lambda: new_build(driver, site, work)),
                  ("exports", lambda: exports(driver, base, work, downloads, native)),
                  ("training", lambda: training(driver, base, work)),
                  ("offline", lambda: offline(driver, server, base))]

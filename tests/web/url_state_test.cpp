@@ -229,5 +229,19 @@ TEST_F(UrlState, LookAloneIsNotState) {
   EXPECT_FALSE(look_setting("view"));
 }
 
+// Back and Forward step through what the user made: a new view or lesson step is a new history
+// entry; a slider, the look or a guess typed in the same step rewrite the entry shown.
+TEST_F(UrlState, OnlyTheViewAndTheLessonStepMakeAHistoryEntry) {
+  const std::vector<UrlPair> at_start = {{"view", "scaling"}, {"set", "d_k=1024"}, {"lesson", "scaling:3"}};
+  const std::string key = history_key(at_start);
+  EXPECT_EQ(key, history_key(std::vector<UrlPair>{
+                     {"view", "scaling"}, {"set", "d_k=512"}, {"lesson", "scaling:3"}, {"theme", "light"}}));
+  EXPECT_EQ(history_key(std::vector<UrlPair>{{"view", "scaling"}, {"lesson", "scaling:4"}}),
+            history_key(std::vector<UrlPair>{{"view", "scaling"}, {"lesson", "scaling:4:1.5"}}));
+  EXPECT_NE(key, history_key(std::vector<UrlPair>{{"view", "scaling"}, {"set", "d_k=1024"}, {"lesson", "scaling:4"}}));
+  EXPECT_NE(key, history_key(std::vector<UrlPair>{{"view", "heads"}, {"set", "d_k=1024"}, {"lesson", "scaling:3"}}));
+  EXPECT_NE(key, history_key(std::vector<UrlPair>{{"view", "scaling"}, {"set", "d_k=1024"}}));
+}
+
 }  // namespace
 }  // namespace smlab::web
