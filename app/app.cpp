@@ -64,7 +64,7 @@ bool menu_or_popup_drawn() {
 // [SECTION] Construction
 
 App::App(platform::Surface& surface, const AppOptions& options) : surface_(surface), plot_style_(plot::dark_style()) {
-  ImGui::SetCurrentContext(surface_.imgui_context());
+  surface_.make_current();
   // main.cpp loads the string tables first; an App made elsewhere (tests) loads them here.
   std::string catalogue_error;
   if (!i18n::has_catalogue())
@@ -115,7 +115,12 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   submit();
 }
 
-App::~App() { ImGui::SetCurrentContext(surface_.imgui_context()); }
+App::~App() {
+  // A recording's App has contexts of its own and leaves none current when it goes: first, so that
+  // this App's textures are then deleted in this surface's context (names are per context).
+  gif_recording_.reset();
+  surface_.make_current();
+}
 
 // [SECTION] Look: fonts, theme and scale
 
@@ -237,6 +242,9 @@ bool App::needs_submit() const { return ui_.params != submitted_ || ui_.view != 
 void App::wait_for_snapshot() {
   if (needs_submit()) submit();
   evaluator_.wait_until_idle();
+  // Called between frames, maybe while another surface's context is current (a recording's App is
+  // driven from the window's frame): the maps must go into this surface's textures.
+  surface_.make_current();
   sync_snapshot();
 }
 
@@ -288,7 +296,7 @@ void App::sync_snapshot() {
 bool App::frame() {
   using Clock = std::chrono::steady_clock;
   const auto frame_start = Clock::now();
-  ImGui::SetCurrentContext(surface_.imgui_context());
+  surface_.make_current();
   if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
       token_glyph_source(ui_.params) != font_atlas_.extra_text_owner() ||
       surface_.framebuffer_scale() != applied_framebuffer_scale_)

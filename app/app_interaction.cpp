@@ -124,7 +124,7 @@ void App::end_interaction_frame() {
     start_gif_recording();
   else if (gif_recording_)
     step_gif_recording();
-  ImGui::SetCurrentContext(surface_.imgui_context());  // the exports switched to their own contexts
+  surface_.make_current();  // the exports switched to their own contexts
 }
 
 void App::undo_or_redo(bool redo) {
@@ -182,7 +182,7 @@ void App::export_png() {
   const ScaledShot shot = render_scaled_screenshot(offscreen_options(), static_cast<int>(std::lround(display.x)),
                                                    static_cast<int>(std::lround(display.y)), static_cast<float>(scale),
                                                    surface_.content_scale(), state.export_target);
-  ImGui::SetCurrentContext(surface_.imgui_context());
+  surface_.make_current();
   if (!shot.ok()) {
     report(shot.error().message, true);
     return;
@@ -232,7 +232,7 @@ void App::start_gif_recording() {
   offscreen.height = std::max(240, static_cast<int>(std::lround(display.y * shrink)));
   auto created = platform::Offscreen::create(offscreen);
   if (!created) {
-    ImGui::SetCurrentContext(surface_.imgui_context());
+    surface_.make_current();
     report(created.error().message, true);
     return;
   }
@@ -244,7 +244,7 @@ void App::start_gif_recording() {
   gif_recording_ = std::move(recording);
   state.gif_recording = true;
   state.gif_progress = 0.0f;
-  ImGui::SetCurrentContext(surface_.imgui_context());
+  surface_.make_current();
 }
 
 // One step per window frame: set the next value, and once its snapshot is done (polled, never

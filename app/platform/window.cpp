@@ -247,7 +247,7 @@ Window::~Window() {
   }
 }
 
-void Window::make_current() const {
+bool Window::make_current() const {
   ImGui::SetCurrentContext(imgui_context_);
 #ifdef __EMSCRIPTEN__
   // One WebGL context: an Offscreen (exports) leaves its framebuffer bound.
@@ -264,6 +264,7 @@ void Window::make_current() const {
   if (glfwGetCurrentContext() != window_) {
     glfwMakeContextCurrent(window_);
   }
+  return glfwGetCurrentContext() == window_;
 }
 
 // [SECTION] Beginning a frame and feeding keys

@@ -78,12 +78,13 @@ class Window final : public Surface {
   // Key events not yet given to ImGui (begin_frame gives each key at most one transition a frame).
   [[nodiscard]] bool has_queued_keys() const { return !key_queue_.empty(); }
 
+  bool make_current() const override;
+
   // The GLFW handle, for the rare caller that needs GLFW directly (e.g. clipboard or cursor tests).
   [[nodiscard]] GLFWwindow* glfw_window() const { return window_; }
 
  private:
   Window() = default;
-  void make_current() const;
   // ImGui 1.86 has no input queue: its key callback writes io.KeysDown at once, so a key pressed and
   // released within one frame (a presentation clicker) is never seen. GLFW's key callback queues the
   // events here instead, and feed_key_events() hands them to the backend's callback one transition

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "headless_support.hpp"
 #include "app.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "panels/pointer_gestures.hpp"
@@ -805,6 +806,118 @@ TEST_F(Window, TheMenusStayWhenTheControlColumnIsHidden) {
   click_at(*app_, *surface_, ImVec2(24.0f, 20.0f), 2);
   EXPECT_TRUE(any_popup_open()) << "no menu opened at the top left with the column hidden";
   EXPECT_FALSE(app_->ui().controls_shown) << "the click opened a menu, not the column";
+}
+
+// Two Apps on two surfaces (the window's and an export's) have GL contexts of their own, whose
+// texture names coincide (both made the same textures in the same order). An App's work between
+// frames (wait_for_snapshot uploads its new maps) once went into whichever context was current: the
+// other App's maps showed its data. Each App's maps stay its own, whichever context was current.
+TEST(BackgroundRenders, AnAppsMapsGoIntoItsOwnSurfaceWhicheverContextIsCurrent) {
+  ::unsetenv("DISPLAY");
+  smlab::platform::OffscreenOptions options;
+  options.width = 1280;
+  options.height = 960;  // both attention maps in view
+  auto window_surface = smlab::platform::Offscreen::create(options);
+  auto export_surface = smlab::platform::Offscreen::create(options);
+  ASSERT_TRUE(window_surface && export_surface);
+  AppOptions app_options;
+  app_options.refine_trials = headless_refine_trials(app_options.params.seq_len);
+  App window(**window_surface, app_options), copy(**export_surface, app_options);
+  for (App* app : {&window, &copy}) {
+    app->wait_for_snapshot();
+    for (int frame = 0; frame < 3; ++frame) app->frame();
+  }
+  const smlab::Image before = (*window_surface)->capture();
+  std::vector<PlacedPlot> maps;
+  for (const PlacedPlot& placed : window.ui().placed_plots)
+    if (placed.name.starts_with("dashboard/attention_")) maps.push_back(placed);
+  ASSERT_EQ(maps.size(), 2u);
+  Params colder = copy.ui().params;
+  colder.temperature = 0.05;  // one-hot rows: maps unlike the window's
+  ASSERT_TRUE(apply_params(copy.ui(), colder));
+  window.frame();            // the window's context is current now
+  copy.wait_for_snapshot();  // the copy's new maps uploaded between frames
+  window.frame();
+  for (const smlab::Image& now : {(*window_surface)->capture(), (*window_surface)->capture_whole_redraw()}) {
+    int changed = 0;
+    for (const PlacedPlot& map : maps)
+      changed += smlab::app::test_support::differing_pixels(
+          before, now, map.min, ImVec2(std::min(map.max.x, 1280.0f), std::min(map.max.y, 960.0f)));
+    EXPECT_EQ(changed, 0) << "the window's maps show the other App's data";
+  }
+}
+
+// A GIF is recorded by an App of its own on an offscreen surface, driven from the window's frames.
+// That App once uploaded its maps while the window's GL context was current, into the window's
+// textures of the same names: the window's maps followed the GIF's sweep and kept its last frame.
+// Neither the window's picture nor its textures (a whole redraw from them) may change while a GIF
+// is recorded, nor after it, nor for a PNG export made offscreen.
+TEST(BackgroundRenders, RecordingAGifOrExportingAPngLeavesTheWindowsMapsAlone) {
+  ::unsetenv("DISPLAY");
+  const fs::path dir = fs::temp_directory_path() / ("smlab-background-renders-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  smlab::platform::OffscreenOptions options;
+  options.width = 1280;
+  options.height = 960;  // both attention maps in view
+  auto created = smlab::platform::Offscreen::create(options);
+  ASSERT_TRUE(created) << created.error().message;
+  smlab::platform::Offscreen& surface = **created;
+  {
+    AppOptions app_options;
+    app_options.refine_trials = headless_refine_trials(app_options.params.seq_len);
+    app_options.screenshot_dir = dir.string();
+    App app(surface, app_options);
+    app.wait_for_snapshot();
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    const smlab::Image before = surface.capture();
+    std::vector<PlacedPlot> maps;
+    for (const PlacedPlot& placed : app.ui().placed_plots)
+      if (placed.name.starts_with("dashboard/attention_")) maps.push_back(placed);
+    ASSERT_EQ(maps.size(), 2u) << "the dashboard's two attention maps";
+    // Pixels of the maps (as far as their windows show them) that differ from `before`.
+    const auto changed_in_maps = [&](const smlab::Image& now) {
+      int changed = 0, seen = 0;
+      for (const PlacedPlot& map : maps)
+        for (int y = static_cast<int>(std::max(map.min.y, map.clip_min.y));
+             y < static_cast<int>(std::min(map.max.y, map.clip_max.y)); ++y)
+          for (int x = static_cast<int>(std::max(map.min.x, map.clip_min.x));
+               x < static_cast<int>(std::min(map.max.x, map.clip_max.x)); ++x) {
+            const smlab::Rgba8 p = before.pixel(x, y), q = now.pixel(x, y);
+            changed += std::abs(p.r - q.r) + std::abs(p.g - q.g) + std::abs(p.b - q.b) > 0;
+            ++seen;
+          }
+      EXPECT_GT(seen, 40000) << "the maps are in view";
+      return changed;
+    };
+
+    InteractionUi& state = app.ui().interaction;
+    state.sweep = SweepSettings{};  // temperature 0.05 → 20: one-hot to uniform maps
+    state.sweep.gif_frames = 3;
+    state.commands.push(Command::record_gif);
+    app.frame();
+    ASSERT_TRUE(state.gif_recording) << state.sweep_error << app.ui().status;
+    int window_frames = 0, most_changed = 0;
+    while (state.gif_recording && window_frames < 2000) {
+      app.frame();
+      ++window_frames;
+      most_changed = std::max(most_changed, changed_in_maps(surface.capture()));
+    }
+    ASSERT_FALSE(state.gif_recording) << app.ui().status;
+    EXPECT_EQ(most_changed, 0) << "map pixels of the window changed while the GIF was recorded";
+    EXPECT_EQ(changed_in_maps(surface.capture_whole_redraw()), 0) << "the window's map textures after the GIF";
+
+    state.export_scale_index = 1;
+    state.commands.push(Command::export_png);
+    app.frame();
+    app.frame();
+    EXPECT_FALSE(app.ui().status_is_error) << app.ui().status;
+    EXPECT_EQ(changed_in_maps(surface.capture()), 0) << "after a 2x PNG export";
+    EXPECT_EQ(changed_in_maps(surface.capture_whole_redraw()), 0) << "the window's map textures after a PNG export";
+    std::size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) files += entry.path().extension() != ".tmp";
+    EXPECT_EQ(files, 2u) << "one GIF and one PNG";
+  }
+  fs::remove_all(dir);
 }
 
 std::vector<std::string> sorted_names(const fs::path& folder) {
