@@ -4,6 +4,7 @@
 
 #include "platform/frame_settle.hpp"
 #include "platform/image.hpp"
+#include "platform/key_queue.hpp"
 #include "platform/surface.hpp"
 
 #include <deque>
@@ -87,17 +88,13 @@ class Window final : public Surface {
   Window() = default;
   // ImGui 1.86 has no input queue: its key callback writes io.KeysDown at once, so a key pressed and
   // released within one frame (a presentation clicker) is never seen. GLFW's key callback queues the
-  // events here instead, and feed_key_events() hands them to the backend's callback one transition
-  // per key per frame, in order. Typed characters share the queue, so "a, Backspace, b" stays in
-  // that order.
-  struct KeyEvent {
-    int key, scancode, action, mods;
-    unsigned int codepoint;  // a typed character when key < 0
-  };
+  // events here instead, and feed_key_events() hands them to the backend's callback as
+  // keys_for_one_frame says (platform/key_queue.hpp), in order. Typed characters share the queue, so
+  // "a, Backspace, b" stays in that order.
   static void on_key(GLFWwindow* window, int key, int scancode, int action, int mods);
   static void on_char(GLFWwindow* window, unsigned int codepoint);
   void feed_key_events();
-  std::deque<KeyEvent> key_queue_;
+  std::deque<QueuedKey> key_queue_;
   // Input callbacks that only note an input (ImGui's backend, installed after them, calls them
   // first and then does its own work): mouse buttons, scrolling, focus, the cursor entering.
   static void on_mouse_button(GLFWwindow* window, int button, int action, int mods);

@@ -761,6 +761,57 @@ def run_touch_the_plots(binary, display, tmp, captures):
         app.kill()
 
 
+def run_chords_sent_at_once(binary, display, tmp, captures):
+    """`xdotool key ctrl+z` sends Ctrl down, Z down, Ctrl up, Z up at once, as remote desktops and
+    macro keys do: the Ctrl release often reached the letter's frame, and the chord was lost (a plain
+    Z). Each chord acts once: four nudges of T undone one by one, one redone; Ctrl+B hides and shows
+    the control column each time."""
+    home = os.path.join(tmp, "home-k")
+    app = App(binary, display, home, captures, "k")
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("Ctrl+Z sent at once (xdotool key) undoes one step each time", False, "the window never drew")
+
+        def temperature():
+            saved = app.save_session()
+            return float(saved["params"]["temperature"]) if saved else None
+
+        shown = [temperature()]
+        for _ in range(4):
+            app.move(TEMPERATURE_GRAB)  # Right nudges the slider under the mouse: one undo step each
+            time.sleep(0.3)
+            app.xdo("key", "Right")
+            time.sleep(0.5)
+            app.move(NEUTRAL)
+            shown.append(temperature())
+        seen = []
+        for _ in range(4):
+            app.xdo("key", "ctrl+z")
+            time.sleep(0.8)
+            seen.append(temperature())
+        app.xdo("key", "ctrl+y")
+        time.sleep(0.8)
+        redone = temperature()
+        check("Ctrl+Z sent at once (xdotool key) undoes one step each time; Ctrl+Y redoes one",
+              len(set(shown)) == 5 and seen == shown[3::-1] and redone == shown[1],
+              f"T after each nudge {shown}; after each Ctrl+Z {seen} (expected {shown[3::-1]}); "
+              f"after Ctrl+Y {redone} (expected {shown[1]})")
+
+        toggled = []
+        before = app.capture("column-shown")
+        for press in range(4):
+            app.xdo("key", "ctrl+b")
+            time.sleep(0.8)
+            now = app.capture(f"ctrl-b-{press + 1}")
+            toggled.append(changed_pixels(before, now, CONTROLS))
+        # Hidden after presses 1 and 3 (the column's area differs a lot), shown after 2 and 4.
+        check("Ctrl+B sent at once hides and shows the control column each time",
+              toggled[0] > 20000 and toggled[2] > 20000 and toggled[1] < 2000 and toggled[3] < 2000,
+              f"control-column pixels changed from the shown column after each press: {toggled}")
+    finally:
+        app.kill()
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -802,6 +853,8 @@ def main():
             run_touch_the_plots(binary, xvfb.display, tmp, captures)
         if only is None or "windows" in only:
             run_two_windows_on_one_home(binary, xvfb.display, tmp, captures)
+        if only is None or "chords" in only:
+            run_chords_sent_at_once(binary, xvfb.display, tmp, captures)
     finally:
         if xvfb is not None:
             xvfb.stop()
