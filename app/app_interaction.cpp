@@ -51,11 +51,13 @@ void App::begin_interaction_frame() {
   plot_style_.color_scales.lesson_open = current_step(ui_) != nullptr;
   lab_textures_.set_sequential_colormap(state.colormap);
 
-  // Ctrl+Z, Ctrl+Y / Ctrl+Shift+Z; a text field being edited keeps them for its own undo.
+  // Ctrl+Z, Ctrl+Y / Ctrl+Shift+Z; a text field being edited keeps them for its own undo. One step
+  // a press, no key repeat: an undone step's recompute makes a slow frame, which would count as
+  // holding the key past the repeat delay (two or three steps for one short press).
   if (io.KeyCtrl && !io.WantTextInput) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_Z))
+    if (ImGui::IsKeyPressed(GLFW_KEY_Z, false))
       undo_or_redo(io.KeyShift);
-    else if (ImGui::IsKeyPressed(GLFW_KEY_Y))
+    else if (ImGui::IsKeyPressed(GLFW_KEY_Y, false))
       undo_or_redo(true);
   }
   if (state.commands.take(Command::undo)) undo_or_redo(false);

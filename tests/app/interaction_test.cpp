@@ -457,6 +457,36 @@ TEST_F(Window, CtrlZUndoesAndCtrlYRedoesAnEdit) {
   EXPECT_EQ(app_->ui().params.temperature, 0.25);
 }
 
+// A slow frame (the recompute of the step undone, a loaded machine) counts as holding the key past
+// ImGui's repeat delay: holding Ctrl+Z or Ctrl+Y for a second is still one step each way.
+TEST_F(Window, HoldingCtrlZOrCtrlYIsOneStepAPress) {
+  for (const double temperature : {0.25, 0.5, 2.0}) {
+    Params edited = app_->ui().params;
+    edited.temperature = temperature;
+    ASSERT_TRUE(apply_params(app_->ui(), edited));
+    app_->frame();  // each its own step
+  }
+  const auto hold = [&](int key, int frames) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeysDown[key] = true;
+    io.KeyCtrl = true;
+    for (int frame = 0; frame < frames; ++frame) app_->frame();  // 1/60 s each offscreen
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    io.KeysDown[key] = false;
+    io.KeyCtrl = false;
+    app_->frame();
+  };
+  const int second = 60;
+  ASSERT_GT(second / 60.0, ImGui::GetIO().KeyRepeatDelay) << "held past the repeat delay";
+  hold(GLFW_KEY_Z, second);
+  EXPECT_EQ(app_->ui().params.temperature, 0.5) << "Ctrl+Z held for a second undoes one step (2 -> 0.5)";
+  hold(GLFW_KEY_Z, second);
+  EXPECT_EQ(app_->ui().params.temperature, 0.25);
+  hold(GLFW_KEY_Y, second);
+  EXPECT_EQ(app_->ui().params.temperature, 0.5) << "Ctrl+Y held for a second redoes one step";
+}
+
 TEST_F(Window, ArrowsNudgeTheSliderUnderTheMouseOnly) {
   frame_with_keys({GLFW_KEY_RIGHT});
   EXPECT_EQ(app_->ui().params.temperature, 1.0) << "no slider hovered: arrows are left to others";
