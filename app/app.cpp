@@ -405,6 +405,10 @@ bool App::frame() {
   });
   toast_.draw(surface_.time_seconds(), ui_.ui_scale);
   draw_import();
+  // Escape closes an open menu, combo list or context menu, as it closes the dialogs (they take
+  // their own Escape): left open, the next click would pick from the list. This frame's other Escape
+  // users (presenter mode, the lesson) left the key alone while the popup was open.
+  if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) ImGui::ClosePopupsExceptModals();
 
   // A screenshot shows the picture, not the menu it was asked from: File → Screenshot is clicked in
   // a frame that still draws the File menu, so the capture waits for a frame with no menu, combo

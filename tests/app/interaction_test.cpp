@@ -838,6 +838,37 @@ TEST_F(Window, TheMenusStayWhenTheControlColumnIsHidden) {
   EXPECT_FALSE(app_->ui().controls_shown) << "the click opened a menu, not the column";
 }
 
+// Escape closes an open combo's list, as it closes the dialogs: the next click, aimed at the
+// Lessons combo below, opens that combo instead of picking a preset from the list drawn over it.
+// Menus close the same way; an Escape that closes a menu leaves the open lesson open.
+TEST_F(Window, EscapeClosesAnOpenComboOrMenuAndNothingElse) {
+  UiState& ui = app_->ui();
+  ui.lessons = load_lessons(find_assets_dir() / "lessons");  // the Lessons combo lists them
+  ASSERT_FALSE(ui.lessons.lessons.empty()) << (ui.lessons.error ? ui.lessons.error->message : "");
+  ui.presets = load_presets(find_assets_dir() / "presets.json");  // and the Presets combo these
+  ASSERT_TRUE(ui.presets && !ui.presets->empty());
+  app_->frame();
+  const Params before = ui.params;
+  click_at(*app_, *surface_, ImVec2(150.0f, 451.0f), 2);  // the Presets combo
+  ASSERT_TRUE(any_popup_open()) << "the Presets combo did not open at (150, 451)";
+  frame_with_keys({GLFW_KEY_ESCAPE});
+  EXPECT_FALSE(any_popup_open()) << "Escape left the Presets list open";
+  click_at(*app_, *surface_, ImVec2(150.0f, 507.0f), 2);  // the Lessons combo, under the Presets list
+  EXPECT_EQ(ui.params, before) << "the click picked a preset from a list Escape should have closed";
+  EXPECT_TRUE(any_popup_open()) << "the click opened the Lessons combo";
+  frame_with_keys({GLFW_KEY_ESCAPE});
+  EXPECT_FALSE(any_popup_open());
+
+  ASSERT_TRUE(open_lesson_step(ui, 0, 0, false));
+  ui.lesson_view.controls_shown = true;  // the column beside the lesson: its menus at the top left
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  click_at(*app_, *surface_, ImVec2(30.0f, 20.0f), 2);  // File
+  ASSERT_TRUE(any_popup_open()) << "the File menu did not open";
+  frame_with_keys({GLFW_KEY_ESCAPE});
+  EXPECT_FALSE(any_popup_open()) << "Escape left the File menu open";
+  EXPECT_NE(current_step(ui), nullptr) << "the Escape that closed the menu closed the lesson too";
+}
+
 // Two Apps on two surfaces (the window's and an export's) have GL contexts of their own, whose
 // texture names coincide (both made the same textures in the same order). An App's work between
 // frames (wait_for_snapshot uploads its new maps) once went into whichever context was current: the
