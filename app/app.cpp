@@ -418,6 +418,12 @@ bool App::frame() {
   export_training_npz();
   if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot)) save_screenshot();
   end_interaction_frame();  // history, PNG export, GIF recording
+  // A status line about an import the Params no longer hold goes (UiStatus::status_import).
+  if (ui_.status_reports_import && (ui_.status_import.expired() || ui_.status_import.lock() != ui_.params.imported)) {
+    ui_.status.clear();
+    ui_.status_is_error = false;
+    ui_.status_reports_import = false;
+  }
 
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
   timing_.recompute_ms = evaluator_.last_compute_ms();
@@ -536,6 +542,7 @@ void App::log_committed_guess() {
 void App::report(std::string text, bool is_error) {
   ui_.status = std::move(text);
   ui_.status_is_error = is_error;
+  ui_.status_reports_import = false;
   toast_.show(ui_.status, is_error, surface_.time_seconds());
   // SMLAB_LOG_TOASTS set: each toast's text also goes to stderr, one line (the live-window test
   // reads what a toast said without reading pixels).

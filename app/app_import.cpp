@@ -20,11 +20,13 @@ namespace smlab::app {
 // it is stopped (its stop token is the import's Cancel) and joined before the rest goes.
 struct App::ImportJob final : ProgressSink {
   ImportJob(std::vector<std::string> specs, std::string tokens_file, bool from_popup, double started_at,
-            std::function<void(const std::string&)> hook)
+            std::function<void(const std::string&)> hook, i18n::Language language)
       : from_popup(from_popup), started_at(started_at) {
-    thread = std::jthread([this, specs = std::move(specs), tokens_file = std::move(tokens_file),
-                           hook = std::move(hook)](std::stop_token stop) {
+    thread = std::jthread([this, specs = std::move(specs), tokens_file = std::move(tokens_file), hook = std::move(hook),
+                           language](std::stop_token stop) {
+      const i18n::Use words(language);  // a refusal says what to change in the window's language
       ImportOptions options;
+      options.asked_by = ImportAskedBy::window;
       options.progress = Progress(stop, this);
       options.before_open = hook;
       ImportLoad loaded = Error::file("import failed");
@@ -82,6 +84,7 @@ Result<void> App::import_files(const std::vector<std::string>& specs, const std:
   if (sources.empty() && ui_.params.imported != nullptr) sources = ui_.params.imported->sources;
   const i18n::Use language(applied_language_);  // also called between frames (tests, the web page)
   ImportOptions options;
+  options.asked_by = ImportAskedBy::window;
   options.before_open = import_hook_;
   return apply_import(load_import(sources, tokens_file, options));
 }
@@ -99,6 +102,8 @@ Result<void> App::apply_import(const ImportLoad& loaded) {
     std::string text = i18n::format("import.loaded", {(*loaded)->summary});
     for (const std::string& warning : (*loaded)->warnings) text += " (" + warning + ")";
     report(std::move(text), false);
+    ui_.status_reports_import = true;  // until the Params hold other data (App::frame)
+    ui_.status_import = ui_.params.imported;
   } else {
     report(imported.error().message, true);
   }
@@ -113,7 +118,7 @@ void App::start_import(std::vector<std::string> specs, std::string tokens_file) 
   if (specs.empty() && ui_.params.imported != nullptr) specs = ui_.params.imported->sources;
   import_job_.reset();  // an older import is cancelled (its thread stops within milliseconds)
   import_job_ = std::make_shared<ImportJob>(std::move(specs), std::move(tokens_file), import_popup_.open,
-                                            surface_.time_seconds(), import_hook_);
+                                            surface_.time_seconds(), import_hook_, applied_language_);
 #endif
 }
 
