@@ -439,6 +439,12 @@ double Window::time_seconds() const { return glfwGetTime(); }
 
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 
+void Window::hide() {
+#ifndef __EMSCRIPTEN__      // the page owns its canvas
+  glfwHideWindow(window_);  // GLFW flushes the request to the X server
+#endif
+}
+
 // [SECTION] Full screen
 
 void Window::toggle_fullscreen() {

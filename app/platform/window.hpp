@@ -58,6 +58,9 @@ class Window final : public Surface {
   [[nodiscard]] float framebuffer_scale() const override;
   [[nodiscard]] double time_seconds() const override;
   void request_close() override;
+  // Takes the window off the screen at once (glfwHideWindow), before the work of closing (saving
+  // the session, stopping threads, tearing down GL) that would otherwise keep it drawn and frozen.
+  void hide();
   // Switches between a borderless full-screen mode on the monitor holding the window's centre and
   // the previous windowed position and size.
   void toggle_fullscreen() override;

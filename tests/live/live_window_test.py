@@ -767,7 +767,8 @@ def run_chords_sent_at_once(binary, display, tmp, captures):
     Z). Each chord acts once: four nudges of T undone one by one, one redone; Ctrl+B hides and shows
     the control column each time."""
     home = os.path.join(tmp, "home-k")
-    app = App(binary, display, home, captures, "k")
+    hold = os.path.join(tmp, "release-autosave")
+    app = App(binary, display, home, captures, "k", extra_env={"SMLAB_TEST_HOLD_AUTOSAVE_UNTIL": hold})
     try:
         if app.find_window() is None or app.wait_until_drawn() is None:
             return check("Ctrl+Z sent at once (xdotool key) undoes one step each time", False, "the window never drew")
@@ -808,6 +809,24 @@ def run_chords_sent_at_once(binary, display, tmp, captures):
         check("Ctrl+B sent at once hides and shows the control column each time",
               toggled[0] > 20000 and toggled[2] > 20000 and toggled[1] < 2000 and toggled[3] < 2000,
               f"control-column pixels changed from the shown column after each press: {toggled}")
+
+        # Ctrl+Q: the window leaves the screen before the closing work (held here: the autosave
+        # waits for the `hold` file), not after it.
+        autosave = os.path.join(home, ".config", "softmax-lab", "session.json")
+        os.remove(autosave) if os.path.exists(autosave) else None
+        app.xdo("key", "ctrl+q")
+        deadline, unmapped = time.time() + 15, False
+        while time.time() < deadline and not unmapped and app.process.poll() is None:
+            rc, out, _ = run(["xdotool", "search", "--onlyvisible", "--pid", str(app.process.pid)], timeout=10)
+            unmapped = rc != 0 or not out.split()
+            time.sleep(0.1)
+        waiting = app.process.poll() is None and not os.path.exists(autosave)
+        open(hold, "w").close()
+        code = app.wait_exit()
+        check("Ctrl+Q takes the window off the screen before saving the session, then saves and exits",
+              unmapped and waiting and code == 0 and wait_for_json(autosave, timeout=2) is not None,
+              f"window unmapped while the save was held: {unmapped and waiting}; exit code {code}; "
+              f"session.json {'written' if os.path.exists(autosave) else 'missing'}")
     finally:
         app.kill()
 
