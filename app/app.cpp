@@ -116,9 +116,11 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
 }
 
 App::~App() {
-  // A recording's App has contexts of its own and leaves none current when it goes: first, so that
-  // this App's textures are then deleted in this surface's context (names are per context).
+  // A recording's or an export's App has contexts of its own and leaves none current when it goes:
+  // first, so that this App's textures are then deleted in this surface's context (names are per
+  // context). An export's thread is cancelled and waited for: what it staged is removed.
   gif_recording_.reset();
+  exports_.clear();
   surface_.make_current();
 }
 
@@ -405,6 +407,7 @@ bool App::frame() {
   });
   toast_.draw(surface_.time_seconds(), ui_.ui_scale);
   draw_import();
+  draw_background_progress();  // exports, a GIF, an import behind a closed dialog: bars and Cancel
   // Escape closes an open menu, combo list or context menu, as it closes the dialogs (they take
   // their own Escape): left open, the next click would pick from the list. This frame's other Escape
   // users (presenter mode, the lesson) left the key alone while the popup was open.
@@ -416,7 +419,7 @@ bool App::frame() {
   const bool popup_drawn = menu_or_popup_drawn();
   surface_.end_frame();
   export_training_npz();
-  if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot)) save_screenshot();
+  if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot)) start_screenshot();
   end_interaction_frame();  // history, PNG export, GIF recording
   // A status line about an import the Params no longer hold goes (UiStatus::status_import).
   if (ui_.status_reports_import && (ui_.status_import.expired() || ui_.status_import.lock() != ui_.params.imported)) {
@@ -511,16 +514,6 @@ Result<void> App::save_or_load_session(SessionPopup::Mode mode, const std::strin
 
 // [SECTION] Screenshots and reports
 
-void App::save_screenshot() {
-  const Image image = surface_.capture();
-  const exporting::SavedScreenshot saved =
-      exporting::save_screenshot(image, ui_.screenshot_dir, std::chrono::system_clock::now());
-  if (saved.ok())
-    report(i18n::format("app.status.saved", {saved->string()}), false);
-  else
-    report(saved.error().message, true);
-}
-
 double animation_step_seconds() {
   // After the window slept (idle), the first frame's DeltaTime spans the whole sleep: an animation
   // started on that frame must not jump. A slow frame still moves an animation by its own length.
@@ -556,6 +549,9 @@ double App::idle_wait_seconds() const {
   if (needs_submit() || ui_.lesson.animating || ui_.lesson_view.start_requested || sweep_player_.playing() ||
       gif_recording_ || !ui_.interaction.commands.empty())
     return 0.0;
+  // A PNG's offscreen render takes a step each frame; written files end with a wake().
+  for (const auto& running : exports_)
+    if (running->render != nullptr) return 0.0;
   // A held key repeats on ImGui's clock; a held button may be a drag about to move.
   for (const bool down : io.KeysDown)
     if (down) return 0.0;
@@ -564,6 +560,7 @@ double App::idle_wait_seconds() const {
   double wait = -1.0;
   const auto at_most = [&wait](double seconds) { wait = wait < 0.0 ? seconds : std::min(wait, seconds); };
   if (evaluator_.busy()) at_most(0.1);            // the progress bar; the finished snapshot wakes the window
+  if (!exports_.empty()) at_most(0.1);            // their rows appear after a moment, their bars move
   if (ui_.training.running) at_most(1.0 / 30.0);  // the training lab's curves grow
   if (io.WantTextInput) at_most(0.5);             // the text cursor blinks
   if (const std::optional<double> change = toast_.seconds_until_change(surface_.time_seconds())) at_most(*change);

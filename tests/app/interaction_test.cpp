@@ -9,15 +9,20 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <condition_variable>
 #include <optional>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_support.hpp"
 #include "headless_support.hpp"
 #include "app.hpp"
+#include "export/png.hpp"
+#include "scaled_screenshot.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "panels/pointer_gestures.hpp"
 #include "smlab/labs/normalizers.hpp"
@@ -598,6 +603,7 @@ TEST_F(Window, ExportPngAtTwiceTheWindowAndOfOnePanel) {
   state.export_scale_index = 1;  // 2x
   state.commands.push(Command::export_png);
   app_->frame();
+  ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
   auto pngs = files_with(".png");
   ASSERT_EQ(pngs.size(), 1u) << app_->ui().status;
   int width = 0, height = 0, channels = 0;
@@ -610,6 +616,7 @@ TEST_F(Window, ExportPngAtTwiceTheWindowAndOfOnePanel) {
   state.export_target = "dashboard/gradient";
   state.commands.push(Command::export_png);
   app_->frame();
+  ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
   pngs = files_with(".png");
   ASSERT_EQ(pngs.size(), 2u) << "a second export is a new file: " << app_->ui().status;
   for (const fs::path& png : pngs) {
@@ -619,6 +626,17 @@ TEST_F(Window, ExportPngAtTwiceTheWindowAndOfOnePanel) {
     if (width == 2560) continue;
     EXPECT_LT(width, 2560 / 2);
     EXPECT_GT(width, 2 * 200);
+    // Rendered a step a window frame and written on a thread of its own, the file holds the bytes
+    // of the whole render at once (render_scaled_screenshot, what the export did in one frame).
+    AppOptions same;
+    same.refine_trials = headless_refine_trials(same.params.seq_len);
+    same.screenshot_dir = dir_.string();
+    const ScaledShot whole = render_scaled_screenshot(same, 1280, 720, 2.0f, 1.0f, "dashboard/gradient");
+    ASSERT_TRUE(whole.ok()) << whole.error().message;
+    const std::vector<std::uint8_t> encoded = smlab::exporting::encode_png(*whole);
+    const std::string expected(encoded.begin(), encoded.end()), written = smlab::cli_test::read_all(png);
+    EXPECT_TRUE(written == expected) << png << ": " << written.size() << " bytes, the whole render's PNG "
+                                     << expected.size();
   }
 }
 
@@ -710,8 +728,10 @@ int frames_until_sleep(App& app, smlab::platform::Offscreen& surface, smlab::pla
 // Issue #25: with the mouse held still after a click, File → Export PNG wrote no file, the menu
 // stayed drawn and no toast appeared until the mouse moved (the window counted its settling
 // frames only from a wake-up, not from a button released while frames ran). A click on the menu
-// item, mouse then still: the file is written, the menu gone and the toast drawn before the
-// window may sleep, within three frames of the release.
+// item, mouse then still: within three frames of the release the menu is gone and the export under
+// way; it renders a step a frame and writes its file on a thread of its own, and until then the
+// window never sleeps waiting for an input (the thread's end wakes it); then the file is there and
+// the status line names it.
 TEST_F(Window, AClickOnExportPngActsAndIsDrawnWithTheMouseStill) {
   smlab::platform::FrameSettle settle;
   ImGui::SetCurrentContext(surface_->imgui_context());
@@ -730,25 +750,27 @@ TEST_F(Window, AClickOnExportPngActsAndIsDrawnWithTheMouseStill) {
   frames_until_sleep(*app_, *surface_, settle);
   ASSERT_TRUE(any_popup_open()) << "the File menu did not open at (30, 20)";
   click(ImVec2(150.0f, 135.0f));  // File → Export PNG
-  // The release frame acts; the next shows the result: three frames drawn at most, and the window
-  // does not sleep before then.
-  const auto done = [&] { return !files_with(".png").empty() && !any_popup_open() && !app_->ui().status.empty(); };
+  const auto started = [&] { return !any_popup_open() && (app_->exporting() || !files_with(".png").empty()); };
   int frames = 0;
-  for (; frames < 3 && !done(); ++frames) {
+  for (; frames < 3 && !started(); ++frames) {
     ImGui::SetCurrentContext(surface_->imgui_context());
     ASSERT_FALSE(settle.may_sleep()) << "the window would sleep " << frames << " frames after the release, with "
-                                     << files_with(".png").size() << " PNG and the menu "
-                                     << (any_popup_open() ? "open" : "closed");
+                                     << "the menu " << (any_popup_open() ? "open" : "closed");
     app_->frame();
     ImGui::SetCurrentContext(surface_->imgui_context());
     settle.frame_drawn(smlab::platform::draw_data_fingerprint(*ImGui::GetDrawData()));
   }
-  EXPECT_EQ(files_with(".png").size(), 1u) << "no PNG within 3 frames of the release; status: " << app_->ui().status;
-  EXPECT_FALSE(any_popup_open()) << "the File menu is still drawn " << frames << " frames after the click";
+  EXPECT_TRUE(started()) << "3 frames after the release: menu " << (any_popup_open() ? "open" : "closed")
+                         << ", no export running; status: " << app_->ui().status;
+  for (int frame = 0; frame < 6000 && app_->exporting(); ++frame) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ASSERT_GE(app_->idle_wait_seconds(), 0.0) << "the window would sleep until an input with the export running";
+    app_->frame();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_EQ(files_with(".png").size(), 1u) << "status: " << app_->ui().status;
   EXPECT_NE(app_->ui().status.find(dir_.string()), std::string::npos)
       << "the toast names the file: " << app_->ui().status;
-  ImGui::SetCurrentContext(surface_->imgui_context());
-  EXPECT_FALSE(settle.may_sleep()) << "the toast, reported after the release frame, still needs a frame to be drawn";
 }
 
 // [SECTION] The window's details: screenshots, layers, the menu strip, file exports, the lock
@@ -773,7 +795,8 @@ void click_at(App& app, smlab::platform::Offscreen& surface, ImVec2 at, int sett
 TEST_F(Window, FileScreenshotSavesThePictureWithoutTheMenu) {
   click_at(*app_, *surface_, ImVec2(30.0f, 20.0f), 2);  // File
   ASSERT_TRUE(any_popup_open()) << "the File menu did not open";
-  click_at(*app_, *surface_, ImVec2(120.0f, 114.0f), 3);  // File → Screenshot
+  click_at(*app_, *surface_, ImVec2(120.0f, 114.0f), 3);                // File → Screenshot
+  ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));  // written on a thread of its own
   EXPECT_FALSE(any_popup_open());
   const auto pngs = files_with(".png");
   ASSERT_EQ(pngs.size(), 1u) << app_->ui().status;
@@ -970,7 +993,11 @@ TEST(BackgroundRenders, RecordingAGifOrExportingAPngLeavesTheWindowsMapsAlone) {
     state.export_scale_index = 1;
     state.commands.push(Command::export_png);
     app.frame();
-    app.frame();
+    while (app.exporting()) {  // the copy renders a step a window frame: the window's maps each time
+      app.frame();
+      most_changed = std::max(most_changed, changed_in_maps(surface.capture()));
+    }
+    EXPECT_EQ(most_changed, 0) << "map pixels of the window changed while the PNG was exported";
     EXPECT_FALSE(app.ui().status_is_error) << app.ui().status;
     EXPECT_EQ(changed_in_maps(surface.capture()), 0) << "after a 2x PNG export";
     EXPECT_EQ(changed_in_maps(surface.capture_whole_redraw()), 0) << "the window's map textures after a PNG export";
@@ -1000,6 +1027,7 @@ TEST_F(Window, ExportCsvAndSvgWriteWhatTheCommandLineWritesIntoANewFolder) {
   for (const bool svg : {false, true}) {
     app_->ui().interaction.commands.push(svg ? Command::export_svg : Command::export_csv);
     app_->frame();
+    ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
     const std::string kind = svg ? "svg" : "csv";
     std::vector<fs::path> folders;
     for (const auto& entry : fs::directory_iterator(dir_))
@@ -1026,6 +1054,67 @@ TEST_F(Window, ExportCsvAndSvgWriteWhatTheCommandLineWritesIntoANewFolder) {
   }
 }
 
+// The window's exports ran in the frame that asked for them: Export CSV froze the window for 3.5-7 s,
+// a 4x PNG for ~10 s. Now the frames go on while an export is made (held here on its thread), it
+// shows a row with its stage and a Cancel button, and a cancelled export leaves no file or folder,
+// whether it was cancelled while its files were being made or while a PNG was still rendering.
+TEST_F(Window, ExportsRunWhileTheWindowDrawsShowProgressAndCancelLeavesNothing) {
+  std::mutex mutex;
+  std::condition_variable signal;
+  bool reached = false, released = false;
+  app_->set_export_hook_for_testing([&] {
+    std::unique_lock lock(mutex);
+    reached = true;
+    signal.notify_all();
+    signal.wait(lock, [&] { return released; });
+  });
+  const auto reached_now = [&] {
+    const std::lock_guard lock(mutex);
+    return reached;
+  };
+  const auto release = [&] {
+    const std::lock_guard lock(mutex);
+    released = true;
+    signal.notify_all();
+  };
+  for (const Command command : {Command::export_csv, Command::export_svg, Command::export_png, Command::screenshot}) {
+    const int asked = static_cast<int>(command);
+    {
+      const std::lock_guard lock(mutex);
+      reached = released = false;
+    }
+    app_->ui().interaction.commands.push(command);
+    int frames = 0;
+    for (; frames < 6000 && !reached_now(); ++frames) {
+      ASSERT_TRUE(app_->frame());
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_TRUE(reached_now()) << "command " << asked << ": the export never reached its files";
+    // The export is held on its thread: the window draws on, and after a moment shows its row.
+    for (int frame = 0; frame < 40; ++frame) ASSERT_TRUE(app_->frame());
+    EXPECT_TRUE(app_->exporting());
+    const std::vector<App::ShownJob> rows = app_->background_progress();
+    ASSERT_EQ(rows.size(), 1u) << "command " << asked;
+    EXPECT_EQ(rows[0].kind, App::ShownJob::Kind::file_export);
+    EXPECT_FALSE(rows[0].progress.stage.empty());
+    app_->cancel_export(0);  // what its Cancel button does
+    release();
+    ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
+    EXPECT_NE(app_->ui().status.find("export cancelled"), std::string::npos) << app_->ui().status;
+    EXPECT_TRUE(!fs::exists(dir_) || fs::is_empty(dir_))
+        << "command " << asked << ": a cancelled export left " << (fs::exists(dir_) ? sorted_names(dir_).front() : "");
+  }
+  // A PNG cancelled while its copy renders offscreen (no thread yet).
+  app_->set_export_hook_for_testing({});
+  app_->ui().interaction.commands.push(Command::export_png);
+  app_->frame();
+  ASSERT_TRUE(app_->exporting());
+  app_->cancel_export(0);
+  ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
+  EXPECT_NE(app_->ui().status.find("export cancelled"), std::string::npos) << app_->ui().status;
+  EXPECT_TRUE(!fs::exists(dir_) || fs::is_empty(dir_));
+}
+
 TEST_F(Window, AnExportThatCannotBeWrittenLeavesNoFolderAndSaysWhy) {
   fs::create_directories(dir_);
   const fs::path blocker = dir_ / "not-a-folder";
@@ -1033,6 +1122,7 @@ TEST_F(Window, AnExportThatCannotBeWrittenLeavesNoFolderAndSaysWhy) {
   app_->ui().screenshot_dir = blocker.string();
   app_->ui().interaction.commands.push(Command::export_csv);
   app_->frame();
+  ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
   EXPECT_TRUE(app_->ui().status_is_error) << app_->ui().status;
   EXPECT_NE(app_->ui().status.find("not-a-folder"), std::string::npos) << app_->ui().status;
   EXPECT_EQ(sorted_names(dir_), std::vector<std::string>{"not-a-folder"});
@@ -1258,7 +1348,7 @@ TEST(RealWindow, PngExportAndGifRecordingRunBesideTheWindow) {
     app.ui().interaction.commands.push(Command::export_png);
     app.ui().interaction.sweep.gif_frames = 3;
     app.ui().interaction.commands.push(Command::record_gif);
-    for (int frame = 0; frame < 400 && (frame < 3 || app.ui().interaction.gif_recording); ++frame)
+    for (int frame = 0; frame < 4000 && (frame < 3 || app.ui().interaction.gif_recording || app.exporting()); ++frame)
       ASSERT_TRUE(app.frame());
     EXPECT_FALSE(app.ui().interaction.gif_recording);
     const smlab::Image after = (*created)->capture();

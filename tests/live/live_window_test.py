@@ -373,9 +373,13 @@ def run_look_and_quit(binary, display, tmp, captures):
               f"{shown} toast-border pixels just after saving, {faded} 5.5 s later")
 
         shots = os.path.join(home, "Pictures", "softmax-lab")
-        app.press("F12", settle=1.0)
-        pngs = [name for name in os.listdir(shots)] if os.path.isdir(shots) else []
-        shown = pixels_of(app.capture("f12-toast"), TOAST_STRIP, TOAST_OK)
+        app.press("F12", settle=0.5)
+        # The PNG is encoded and written on a thread of its own, the toast follows: wait for both.
+        deadline, pngs, shown = time.time() + 15, [], 0
+        while time.time() < deadline and (len(pngs) != 1 or shown <= 150):
+            pngs = [name for name in os.listdir(shots)] if os.path.isdir(shots) else []
+            shown = pixels_of(app.capture("f12-toast"), TOAST_STRIP, TOAST_OK) if pngs else 0
+            time.sleep(0.2)
         check("F12 saves a PNG and says so in a toast", len(pngs) == 1 and shown > 150,
               f"{pngs} in {shots}; {shown} toast-border pixels")
 
