@@ -159,6 +159,9 @@ class App {
     JobProgress progress;
   };
   [[nodiscard]] std::vector<ShownJob> background_progress() const;
+  // What the Cancel button of `job` (a row of background_progress()) does: the import is asked to
+  // stop at once; an export or the GIF after this frame (an offscreen copy never goes mid-frame).
+  void cancel_background(const ShownJob& job);
   // What an export's thread does: the status line it leaves, or why it failed.
   using ExportWork = BackgroundJob<Result<std::string>>::Work;
   // Test hook: called on an export's thread before it makes its files, so a test can hold an export

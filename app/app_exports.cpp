@@ -240,12 +240,14 @@ void App::draw_background_progress() {
   const std::vector<ShownJob> shown = background_progress();
   std::vector<JobProgress> rows;
   for (const ShownJob& job : shown) rows.push_back(job.progress);
-  const std::optional<std::size_t> cancelled = draw_background_work(rows);
-  if (!cancelled) return;
-  if (shown[*cancelled].kind == ShownJob::Kind::import)
+  if (const std::optional<std::size_t> cancelled = draw_background_work(rows)) cancel_background(shown[*cancelled]);
+}
+
+void App::cancel_background(const ShownJob& job) {
+  if (job.kind == ShownJob::Kind::import)
     cancel_import();  // asks its thread to stop: nothing changes in this frame
   else
-    cancel_requests_.push_back(shown[*cancelled]);
+    cancel_requests_.push_back(job);  // step_exports, after the frame
 }
 
 }  // namespace smlab::app

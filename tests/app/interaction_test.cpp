@@ -686,6 +686,27 @@ TEST_F(Window, RecordGifTakesManyWindowFramesAndWritesANewFile) {
   EXPECT_EQ(app_->ui().params.temperature, 1.0) << "recording leaves the window's Params alone";
 }
 
+// A GIF recording has a row beside the other background work, and its Cancel ends it with no file.
+TEST_F(Window, CancellingAGifRecordingLeavesNoFile) {
+  InteractionUi& state = app_->ui().interaction;
+  state.sweep = SweepSettings{};
+  state.sweep.gif_frames = 40;
+  state.commands.push(Command::record_gif);
+  app_->frame();
+  ASSERT_TRUE(state.gif_recording) << state.sweep_error << app_->ui().status;
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  const std::vector<App::ShownJob> rows = app_->background_progress();
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(rows[0].kind, App::ShownJob::Kind::gif);
+  app_->cancel_background(rows[0]);  // what its Cancel button does
+  app_->frame();
+  EXPECT_FALSE(state.gif_recording);
+  EXPECT_NE(app_->ui().status.find("GIF recording cancelled"), std::string::npos) << app_->ui().status;
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  EXPECT_TRUE(files_with(".gif").empty());
+  EXPECT_TRUE(app_->background_progress().empty());
+}
+
 // [SECTION] Settling after an input: a click acts and is drawn with the mouse still
 
 TEST(FrameSettle, DrawsAtLeastThreeFramesThenUntilAFrameRepeatsTheOneBefore) {
@@ -1097,7 +1118,8 @@ TEST_F(Window, ExportsRunWhileTheWindowDrawsShowProgressAndCancelLeavesNothing) 
     ASSERT_EQ(rows.size(), 1u) << "command " << asked;
     EXPECT_EQ(rows[0].kind, App::ShownJob::Kind::file_export);
     EXPECT_FALSE(rows[0].progress.stage.empty());
-    app_->cancel_export(0);  // what its Cancel button does
+    app_->cancel_background(rows[0]);  // what its Cancel button does: acted on after the frame
+    ASSERT_TRUE(app_->frame());
     release();
     ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
     EXPECT_NE(app_->ui().status.find("export cancelled"), std::string::npos) << app_->ui().status;
