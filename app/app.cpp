@@ -64,7 +64,7 @@ bool menu_or_popup_drawn() {
 // [SECTION] Construction
 
 App::App(platform::Surface& surface, const AppOptions& options) : surface_(surface), plot_style_(plot::dark_style()) {
-  ImGui::SetCurrentContext(surface_.imgui_context());
+  surface_.make_current();
   // main.cpp loads the string tables first; an App made elsewhere (tests) loads them here.
   std::string catalogue_error;
   if (!i18n::has_catalogue())
@@ -115,7 +115,14 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   submit();
 }
 
-App::~App() { ImGui::SetCurrentContext(surface_.imgui_context()); }
+App::~App() {
+  // A recording's or an export's App has contexts of its own and leaves none current when it goes:
+  // first, so that this App's textures are then deleted in this surface's context (names are per
+  // context). An export's thread is cancelled and waited for: what it staged is removed.
+  gif_recording_.reset();
+  exports_.clear();
+  surface_.make_current();
+}
 
 // [SECTION] Look: fonts, theme and scale
 
@@ -237,6 +244,9 @@ bool App::needs_submit() const { return ui_.params != submitted_ || ui_.view != 
 void App::wait_for_snapshot() {
   if (needs_submit()) submit();
   evaluator_.wait_until_idle();
+  // Called between frames, maybe while another surface's context is current (a recording's App is
+  // driven from the window's frame): the maps must go into this surface's textures.
+  surface_.make_current();
   sync_snapshot();
 }
 
@@ -288,7 +298,7 @@ void App::sync_snapshot() {
 bool App::frame() {
   using Clock = std::chrono::steady_clock;
   const auto frame_start = Clock::now();
-  ImGui::SetCurrentContext(surface_.imgui_context());
+  surface_.make_current();
   if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
       token_glyph_source(ui_.params) != font_atlas_.extra_text_owner() ||
       surface_.framebuffer_scale() != applied_framebuffer_scale_)
@@ -397,6 +407,11 @@ bool App::frame() {
   });
   toast_.draw(surface_.time_seconds(), ui_.ui_scale);
   draw_import();
+  draw_background_progress();  // exports, a GIF, an import behind a closed dialog: bars and Cancel
+  // Escape closes an open menu, combo list or context menu, as it closes the dialogs (they take
+  // their own Escape): left open, the next click would pick from the list. This frame's other Escape
+  // users (presenter mode, the lesson) left the key alone while the popup was open.
+  if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) ImGui::ClosePopupsExceptModals();
 
   // A screenshot shows the picture, not the menu it was asked from: File → Screenshot is clicked in
   // a frame that still draws the File menu, so the capture waits for a frame with no menu, combo
@@ -404,8 +419,14 @@ bool App::frame() {
   const bool popup_drawn = menu_or_popup_drawn();
   surface_.end_frame();
   export_training_npz();
-  if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot)) save_screenshot();
+  if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot)) start_screenshot();
   end_interaction_frame();  // history, PNG export, GIF recording
+  // A status line about an import the Params no longer hold goes (UiStatus::status_import).
+  if (ui_.status_reports_import && (ui_.status_import.expired() || ui_.status_import.lock() != ui_.params.imported)) {
+    ui_.status.clear();
+    ui_.status_is_error = false;
+    ui_.status_reports_import = false;
+  }
 
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
   timing_.recompute_ms = evaluator_.last_compute_ms();
@@ -493,16 +514,6 @@ Result<void> App::save_or_load_session(SessionPopup::Mode mode, const std::strin
 
 // [SECTION] Screenshots and reports
 
-void App::save_screenshot() {
-  const Image image = surface_.capture();
-  const exporting::SavedScreenshot saved =
-      exporting::save_screenshot(image, ui_.screenshot_dir, std::chrono::system_clock::now());
-  if (saved.ok())
-    report(i18n::format("app.status.saved", {saved->string()}), false);
-  else
-    report(saved.error().message, true);
-}
-
 double animation_step_seconds() {
   // After the window slept (idle), the first frame's DeltaTime spans the whole sleep: an animation
   // started on that frame must not jump. A slow frame still moves an animation by its own length.
@@ -524,6 +535,7 @@ void App::log_committed_guess() {
 void App::report(std::string text, bool is_error) {
   ui_.status = std::move(text);
   ui_.status_is_error = is_error;
+  ui_.status_reports_import = false;
   toast_.show(ui_.status, is_error, surface_.time_seconds());
   // SMLAB_LOG_TOASTS set: each toast's text also goes to stderr, one line (the live-window test
   // reads what a toast said without reading pixels).
@@ -537,6 +549,9 @@ double App::idle_wait_seconds() const {
   if (needs_submit() || ui_.lesson.animating || ui_.lesson_view.start_requested || sweep_player_.playing() ||
       gif_recording_ || !ui_.interaction.commands.empty())
     return 0.0;
+  // A PNG's offscreen render takes a step each frame; written files end with a wake().
+  for (const auto& running : exports_)
+    if (running->render != nullptr) return 0.0;
   // A held key repeats on ImGui's clock; a held button may be a drag about to move.
   for (const bool down : io.KeysDown)
     if (down) return 0.0;
@@ -545,6 +560,7 @@ double App::idle_wait_seconds() const {
   double wait = -1.0;
   const auto at_most = [&wait](double seconds) { wait = wait < 0.0 ? seconds : std::min(wait, seconds); };
   if (evaluator_.busy()) at_most(0.1);            // the progress bar; the finished snapshot wakes the window
+  if (!exports_.empty()) at_most(0.1);            // their rows appear after a moment, their bars move
   if (ui_.training.running) at_most(1.0 / 30.0);  // the training lab's curves grow
   if (io.WantTextInput) at_most(0.5);             // the text cursor blinks
   if (const std::optional<double> change = toast_.seconds_until_change(surface_.time_seconds())) at_most(*change);

@@ -19,8 +19,10 @@
 #include "platform/surface.hpp"
 #include "plot/heatmap_texture.hpp"
 #include "plot/plot.hpp"
+#include "state/background_job.hpp"
 #include "state/evaluator.hpp"
 #include "state/history.hpp"
+#include "state/import_files.hpp"
 #include "state/session.hpp"
 #include "state/start_state.hpp"
 #include "state/texture_pool.hpp"
@@ -140,6 +142,31 @@ class App {
   // Test hook: called on the import's thread with each data file's path before it is opened
   // (ImportOptions::before_open), so a test can hold an import while it looks at the window.
   void set_import_hook_for_testing(std::function<void(const std::string&)> hook);
+
+  // The window's exports (File → Screenshot, Export PNG/CSV/SVG; app_exports.cpp) run while the window
+  // keeps drawing: a PNG's offscreen render a step a frame, the files made and written on a thread
+  // of their own. After export_progress_delay_seconds each shows its progress and a Cancel button,
+  // beside the import's and the GIF recording's; the status line gets the outcome.
+  [[nodiscard]] bool exporting() const { return !exports_.empty(); }
+  // Cancels the running export `index` (in start order): nothing of it is left on disk.
+  void cancel_export(std::size_t index);
+  static constexpr double export_progress_delay_seconds = 0.5;
+  // The background work shown with a Cancel button, in order: the import behind a closed dialog,
+  // each export once it has run for export_progress_delay_seconds, the GIF recording.
+  struct ShownJob {
+    enum class Kind { import, file_export, gif } kind;
+    std::size_t index = 0;  // of the export
+    JobProgress progress;
+  };
+  [[nodiscard]] std::vector<ShownJob> background_progress() const;
+  // What the Cancel button of `job` (a row of background_progress()) does: the import is asked to
+  // stop at once; an export or the GIF after this frame (an offscreen copy never goes mid-frame).
+  void cancel_background(const ShownJob& job);
+  // What an export's thread does: the status line it leaves, or why it failed.
+  using ExportWork = BackgroundJob<Result<std::string>>::Work;
+  // Test hook: called on an export's thread before it makes its files, so a test can hold an export
+  // while it looks at the window.
+  void set_export_hook_for_testing(std::function<void()> hook) { export_hook_ = std::move(hook); }
   Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
   const std::string& font_warning() const { return font_warning_; }
   // The language this App draws in (UiState::language once applied between frames): frame() and the
@@ -162,7 +189,6 @@ class App {
   void apply_look();
   void submit();
   bool needs_submit() const;
-  void save_screenshot();
   // File → Save/Open session's button (panels/file_popups.hpp): the file written or restored, reported.
   Result<void> save_or_load_session(SessionPopup::Mode mode, const std::string& path, bool overwrite);
   void log_committed_guess();
@@ -186,8 +212,21 @@ class App {
   void end_interaction_frame();
   void undo_or_redo(bool redo);
   void toggle_sweep();
-  void export_png();
-  void export_state_files(bool svg);  // File → Export CSV / Export SVG (state_files.hpp)
+  // Exports (app_exports.cpp): started by their commands, stepped after every frame.
+  struct RunningExport;
+  using ExportJobThread = BackgroundJob<Result<std::string>>;
+  RunningExport& add_export(std::string what);
+  void start_export_job(RunningExport& running, ExportWork work);
+  void start_png_export();           // File → Export PNG: the offscreen copy, then its file
+  void start_screenshot();           // F12: this frame's picture, then its file
+  void start_state_files(bool svg);  // File → Export CSV / Export SVG
+  void step_exports();
+  void step_png_render(RunningExport& running);
+  void draw_background_progress();  // the rows of background_progress(), their Cancel buttons
+  // Cancel buttons pressed while drawing, acted on after the frame (step_exports): an offscreen
+  // copy is destroyed there, never inside this surface's frame.
+  std::vector<ShownJob> cancel_requests_;
+  void cancel_gif_recording();
   void start_gif_recording();
   void step_gif_recording();
   AppOptions offscreen_options() const;  // the App state for an offscreen copy (exports)
@@ -198,8 +237,10 @@ class App {
   ImportPopup import_popup_;    // File → Import
   Toast toast_;                 // the last report(), until it has faded
   platform::FontAtlas font_atlas_;
-  struct ImportJob;                                      // start_import's thread and its progress (app_import.cpp)
-  std::shared_ptr<ImportJob> import_job_;                // shared: its type stays private to app_import.cpp
+  // start_import's thread (app_import.cpp): the import's outcome, where it was asked from, when.
+  std::unique_ptr<BackgroundJob<ImportLoad>> import_job_;
+  bool import_from_popup_ = false;                       // File → Import: the popup stays open and shows the failure
+  double import_started_at_ = 0.0;                       // the surface's clock
   std::function<void(const std::string&)> import_hook_;  // set_import_hook_for_testing
   bool import_progress_shown_ = false;                   // import_progress_shown()
 
@@ -239,6 +280,8 @@ class App {
   int uploaded_max_side_ = 0;  // their texel cap (HeatmapTexture::update), from the framebuffer
   struct GifRecording;         // an offscreen App rendering one sweep frame per window frame
   std::unique_ptr<GifRecording> gif_recording_;
+  std::vector<std::unique_ptr<RunningExport>> exports_;  // in start order
+  std::function<void()> export_hook_;                    // set_export_hook_for_testing
 
   // The training lab (app_training.cpp).
   std::shared_ptr<const train::Corpus> corpus_;  // the lesson texts, for the language task

@@ -1,6 +1,6 @@
-// App's interaction features: undo/redo, slider nudges, the animated sweep, the colormap, the PNG
-// (1×/2×/4×, window or panel) and GIF exports made offscreen while the window keeps running, and
-// the CSV and SVG files of File → Export CSV / Export SVG.
+// App's interaction features: undo/redo, slider nudges, the animated sweep, the colormap, the
+// commands taken after drawing, and the GIF recording made offscreen while the window keeps running
+// (the other exports are app_exports.cpp).
 #include <imgui.h>
 
 #include <algorithm>
@@ -13,35 +13,11 @@
 #include "app.hpp"
 #include "app_recording.hpp"
 #include "export/png.hpp"
-#include "scaled_screenshot.hpp"
-#include "state_files.hpp"
 #include "i18n/i18n.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "state/nudge.hpp"
 
 namespace smlab::app {
-namespace {
-
-// Where GUI exports go: "<folder>/softmax-lab-<time><extension>", "-2", "-3", … when taken.
-// Never overwrites (write_file_atomically with overwrite == false). Returns the file written.
-Result<std::filesystem::path> save_new_file(const std::filesystem::path& folder, std::string_view extension,
-                                            std::span<const std::uint8_t> bytes) {
-  if (Result<void> made = exporting::ensure_directory(folder); !made.ok()) return made.error();
-  const std::string stem = exporting::timestamped_name("softmax-lab", std::chrono::system_clock::now(), "");
-  Result<void> last_error;
-  for (int copy = 1; copy <= 100; ++copy) {
-    const std::filesystem::path candidate =
-        folder / (stem + (copy == 1 ? "" : "-" + std::to_string(copy)) + std::string(extension));
-    last_error = exporting::write_file_atomically(candidate, bytes, false);
-    if (last_error.ok()) return candidate;
-    std::error_code ignored;
-    if (!std::filesystem::exists(candidate, ignored)) break;  // failed for another reason than the name
-  }
-  return last_error.error();
-}
-
-}  // namespace
-
 void App::begin_interaction_frame() {
   InteractionUi& state = ui_.interaction;
   ImGuiIO& io = ImGui::GetIO();
@@ -51,11 +27,13 @@ void App::begin_interaction_frame() {
   plot_style_.color_scales.lesson_open = current_step(ui_) != nullptr;
   lab_textures_.set_sequential_colormap(state.colormap);
 
-  // Ctrl+Z, Ctrl+Y / Ctrl+Shift+Z; a text field being edited keeps them for its own undo.
+  // Ctrl+Z, Ctrl+Y / Ctrl+Shift+Z; a text field being edited keeps them for its own undo. One step
+  // a press, no key repeat: an undone step's recompute makes a slow frame, which would count as
+  // holding the key past the repeat delay (two or three steps for one short press).
   if (io.KeyCtrl && !io.WantTextInput) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_Z))
+    if (ImGui::IsKeyPressed(GLFW_KEY_Z, false))
       undo_or_redo(io.KeyShift);
-    else if (ImGui::IsKeyPressed(GLFW_KEY_Y))
+    else if (ImGui::IsKeyPressed(GLFW_KEY_Y, false))
       undo_or_redo(true);
   }
   if (state.commands.take(Command::undo)) undo_or_redo(false);
@@ -117,14 +95,15 @@ void App::end_interaction_frame() {
   if (state.commands.take(Command::toggle_fullscreen)) surface_.toggle_fullscreen();  // a window only
   if (state.commands.take(Command::quit)) surface_.request_close();
 
-  if (state.commands.take(Command::export_png)) export_png();
-  if (state.commands.take(Command::export_csv)) export_state_files(false);
-  if (state.commands.take(Command::export_svg)) export_state_files(true);
+  if (state.commands.take(Command::export_png)) start_png_export();
+  if (state.commands.take(Command::export_csv)) start_state_files(false);
+  if (state.commands.take(Command::export_svg)) start_state_files(true);
+  step_exports();
   if (state.commands.take(Command::record_gif))
     start_gif_recording();
   else if (gif_recording_)
     step_gif_recording();
-  ImGui::SetCurrentContext(surface_.imgui_context());  // the exports switched to their own contexts
+  surface_.make_current();  // the exports switched to their own contexts
 }
 
 void App::undo_or_redo(bool redo) {
@@ -175,46 +154,6 @@ AppOptions App::offscreen_options() const {
   return options;
 }
 
-void App::export_png() {
-  InteractionUi& state = ui_.interaction;
-  const int scale = export_scales[std::clamp(state.export_scale_index, 0, 2)];
-  const ImVec2 display = ImGui::GetIO().DisplaySize;
-  const ScaledShot shot = render_scaled_screenshot(offscreen_options(), static_cast<int>(std::lround(display.x)),
-                                                   static_cast<int>(std::lround(display.y)), static_cast<float>(scale),
-                                                   surface_.content_scale(), state.export_target);
-  ImGui::SetCurrentContext(surface_.imgui_context());
-  if (!shot.ok()) {
-    report(shot.error().message, true);
-    return;
-  }
-  const exporting::SavedScreenshot saved =
-      exporting::save_screenshot(*shot, ui_.screenshot_dir, std::chrono::system_clock::now());
-  if (saved.ok())
-    report(i18n::format("ui.status.png_saved",
-                        {saved->string(), std::to_string(shot->width), std::to_string(shot->height)}),
-           false);
-  else
-    report(saved.error().message, true);
-}
-
-void App::export_state_files(bool svg) {
-  StateFilesRequest request;
-  request.params = ui_.params;
-  request.pins = ui_.pins.pins;
-  request.colormap = ui_.interaction.colormap;
-  request.color_scales = ui_.interaction.color_scales.chosen;
-  request.language = applied_language_;  // the SVGs show the words this window shows
-  const Result<StateFilesWritten> written = write_state_files(svg ? StateFilesKind::svg : StateFilesKind::csv, request,
-                                                              ui_.screenshot_dir, std::chrono::system_clock::now());
-  if (!written.ok()) {
-    report(written.error().message, true);
-    return;
-  }
-  report(i18n::format("ui.status.files_saved",
-                      {std::to_string(written->files), svg ? "SVG" : "CSV", written->folder.string()}),
-         false);
-}
-
 void App::start_gif_recording() {
   InteractionUi& state = ui_.interaction;
   if (gif_recording_) return;
@@ -232,7 +171,7 @@ void App::start_gif_recording() {
   offscreen.height = std::max(240, static_cast<int>(std::lround(display.y * shrink)));
   auto created = platform::Offscreen::create(offscreen);
   if (!created) {
-    ImGui::SetCurrentContext(surface_.imgui_context());
+    surface_.make_current();
     report(created.error().message, true);
     return;
   }
@@ -244,7 +183,7 @@ void App::start_gif_recording() {
   gif_recording_ = std::move(recording);
   state.gif_recording = true;
   state.gif_progress = 0.0f;
-  ImGui::SetCurrentContext(surface_.imgui_context());
+  surface_.make_current();
 }
 
 // One step per window frame: set the next value, and once its snapshot is done (polled, never
@@ -275,13 +214,23 @@ void App::step_gif_recording() {
 
   if (step.ok()) step = recording.writer.finish();
   const Result<std::filesystem::path> written =
-      step.ok() ? save_new_file(ui_.screenshot_dir, ".gif", recording.writer.bytes()) : step.error();
+      step.ok() ? exporting::save_new_file(recording.writer.bytes(), ui_.screenshot_dir, ".gif",
+                                           std::chrono::system_clock::now())
+                : step.error();
   gif_recording_.reset();
   state.gif_recording = false;
   if (written.ok())
     report(i18n::format("ui.status.gif_saved", {written->string()}), false);
   else
     report(written.error().message, true);
+}
+
+void App::cancel_gif_recording() {
+  if (!gif_recording_) return;
+  gif_recording_.reset();  // nothing was written: the GIF's bytes are written only once complete
+  surface_.make_current();
+  ui_.interaction.gif_recording = false;
+  report(cancelled_error("GIF recording").message, true);
 }
 
 }  // namespace smlab::app

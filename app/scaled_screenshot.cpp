@@ -80,8 +80,7 @@ ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int he
   {
     App app(**created, options);
     app.wait_for_snapshot();
-    // Two frames let ImGui settle auto-sized items; the third is the one saved (like --screenshot).
-    for (int frame = 0; frame < 3; ++frame) app.frame();
+    for (int frame = 0; frame < scaled_screenshot_frames; ++frame) app.frame();
     const Image image = (*created)->capture();
     const ImVec2 display(static_cast<float>(width), static_cast<float>(height));
     const auto rect = find_panel(app.ui(), display, panel);

@@ -35,6 +35,10 @@ std::optional<PanelRect> find_panel(const UiState& ui, ImVec2 display_size, std:
 // the image; rounded outwards to whole pixels).
 Image crop_image(const Image& image, PanelRect rect, float scale);
 
+// Frames an offscreen App draws once its snapshot is done before its picture is taken: ImGui settles
+// auto-sized items over the first two; the third is the one saved (like --screenshot).
+inline constexpr int scaled_screenshot_frames = 3;
+
 // The image, or the Error that stopped it: Error::no_graphics when no offscreen context could be
 // made (exit 4), Error::usage for a panel name that is not on the view (exit 2).
 using ScaledShot = Result<Image>;

@@ -192,6 +192,9 @@ Result<void> run_window(WindowRun run) {
   const Session at_start = app.current_session();
 
   while (signals.received() == 0 && app.frame()) window.wait_for_events(app.idle_wait_seconds());
+  // Closed: gone from the screen now. What follows (the autosave's two fsyncs, which a busy disk
+  // can hold for a second, the threads' and GL's teardown) happens after the user saw it close.
+  window.hide();
   app.evaluator().set_result_callback({});
   if (const int signal_number = signals.received(); signal_number != 0)
     std::fprintf(stderr, "softmax-lab: closing on %s\n", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
@@ -214,6 +217,10 @@ Result<void> run_window(WindowRun run) {
                    autosave.string().c_str());
     return {};
   }
+  // Test hook: the live-window test holds the save until it has seen the window gone.
+  if (const char* hold = std::getenv("SMLAB_TEST_HOLD_AUTOSAVE_UNTIL"); hold != nullptr)
+    for (int wait = 0; wait < 1500 && !std::filesystem::exists(hold); ++wait)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
   std::filesystem::path backup;
   if (Result<void> saved = write_autosave(autosave, at_exit, !backed_up, std::chrono::system_clock::now(), &backup);
       !saved.ok())

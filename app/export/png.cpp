@@ -92,14 +92,28 @@ fs::path default_screenshot_dir() {
 
 SavedScreenshot save_screenshot(const Image& image, const fs::path& directory,
                                 std::chrono::system_clock::time_point now) {
+  if (!image.well_formed()) {
+    return Error::file("cannot write a PNG into '" + directory.string() +
+                       "': the image is empty or its pixel buffer does not match " + std::to_string(image.width) + "x" +
+                       std::to_string(image.height) + " RGBA");
+  }
+  const std::vector<std::uint8_t> png = encode_png(image);
+  if (png.empty()) {
+    return Error::file("cannot write a PNG into '" + directory.string() + "': PNG encoding failed");
+  }
+  return save_new_file(png, directory, ".png", now);
+}
+
+SavedScreenshot save_new_file(std::span<const std::uint8_t> bytes, const fs::path& directory,
+                              std::string_view extension, std::chrono::system_clock::time_point now) {
   if (Result<void> made = ensure_directory(directory); !made.ok()) {
     return made.error();
   }
   const std::string stem = timestamped_name("softmax-lab", now, "");
   Result<void> last_error;
   for (int copy = 1; copy <= max_numbered_copies; ++copy) {
-    const fs::path candidate = numbered_path(directory / stem, copy, ".png");
-    last_error = write_png(candidate, image, /*overwrite=*/false);
+    const fs::path candidate = numbered_path(directory / stem, copy, extension);
+    last_error = write_file_atomically(candidate, bytes, /*overwrite=*/false);
     if (last_error.ok()) {
       return candidate;
     }

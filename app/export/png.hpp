@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,5 +41,10 @@ using SavedScreenshot = Result<std::filesystem::path>;
 // ".png".
 [[nodiscard]] SavedScreenshot save_screenshot(const Image& image, const std::filesystem::path& directory,
                                               std::chrono::system_clock::time_point now);
+
+// The same for a file's bytes made beforehand (a PNG from encode_png, a GIF): written atomically as
+// timestamped_name("softmax-lab", now, extension) in `directory`, "-2", "-3", ... when taken.
+[[nodiscard]] SavedScreenshot save_new_file(std::span<const std::uint8_t> bytes, const std::filesystem::path& directory,
+                                            std::string_view extension, std::chrono::system_clock::time_point now);
 
 }  // namespace smlab::exporting

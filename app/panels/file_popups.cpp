@@ -78,29 +78,18 @@ void draw_session_popup(SessionPopup& popup, const SessionFileCall& act) {
 
 namespace {
 
-// The running import's stage, fraction and a Cancel button (inside the popup, or alone). True when
-// Cancel was pressed.
-bool draw_import_progress(const ImportProgress& progress, float width) {
+// A running job's stage, fraction and a Cancel button (in the Import dialog, or among the background
+// work). True when Cancel was pressed.
+bool draw_job_progress(const JobProgress& progress, float width) {
   ImGui::TextUnformatted(progress.stage.c_str());
   ImGui::ProgressBar(static_cast<float>(progress.fraction), ImVec2(width, 0.0f));
-  return ImGui::Button(i18n::label("import.popup.cancel", "import-progress-cancel").c_str());
+  return ImGui::Button(i18n::label("import.popup.cancel", "job-progress-cancel").c_str());
 }
 
 }  // namespace
 
-void draw_import_popup(ImportPopup& popup, const std::optional<ImportProgress>& running, bool importing,
+void draw_import_popup(ImportPopup& popup, const std::optional<JobProgress>& running, bool importing,
                        const ImportPopupCalls& calls) {
-  if (running && !popup.open) {
-    const ImGuiViewport* viewport = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + viewport->WorkSize.x * 0.5f, viewport->WorkPos.y + 8.0f),
-                            ImGuiCond_Always, ImVec2(0.5f, 0.0f));
-    const std::string title = i18n::label("import.progress.title", "import-progress");
-    if (ImGui::Begin(
-            title.c_str(), nullptr,
-            ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings))
-      if (draw_import_progress(*running, ImGui::GetFontSize() * 20.0f)) calls.cancel();
-    ImGui::End();
-  }
   if (!popup.open) return;
   const std::string title = i18n::label("import.popup.title", "import-popup");
   if (popup.open_requested) {
@@ -126,7 +115,7 @@ void draw_import_popup(ImportPopup& popup, const std::optional<ImportProgress>& 
   draw_failure(popup.message, width);
   bool close = std::exchange(popup.close_requested, false);
   if (running) {
-    if (draw_import_progress(*running, width)) calls.cancel();
+    if (draw_job_progress(*running, width)) calls.cancel();
   } else if (!importing && (ImGui::Button(i18n::label("import.popup.open", "import-open").c_str()) || entered)) {
     std::vector<std::string> specs;
     for (const std::string* field : {&popup.first, &popup.second})
@@ -150,6 +139,27 @@ void draw_import_popup(ImportPopup& popup, const std::optional<ImportProgress>& 
     ImGui::CloseCurrentPopup();
   }
   ImGui::EndPopup();
+}
+
+// Background work
+
+std::optional<std::size_t> draw_background_work(const std::vector<JobProgress>& rows) {
+  if (rows.empty()) return std::nullopt;
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + viewport->WorkSize.x * 0.5f, viewport->WorkPos.y + 8.0f),
+                          ImGuiCond_Always, ImVec2(0.5f, 0.0f));
+  std::optional<std::size_t> cancelled;
+  const std::string title = i18n::label("background.title", "background-work");
+  if (ImGui::Begin(title.c_str(), nullptr,
+                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings))
+    for (std::size_t row = 0; row < rows.size(); ++row) {
+      ImGui::PushID(static_cast<int>(row));
+      if (row > 0) ImGui::Separator();
+      if (draw_job_progress(rows[row], ImGui::GetFontSize() * 20.0f)) cancelled = row;
+      ImGui::PopID();
+    }
+  ImGui::End();
+  return cancelled;
 }
 
 }  // namespace smlab::app

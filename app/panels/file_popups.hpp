@@ -1,7 +1,8 @@
 // The window's file popups: File → Save/Open session (Ctrl+S, Ctrl+O) and File → Import, each a path
-// field or three in a small modal (no native file dialog), and the running import's progress with
-// its Cancel button. They only draw and ask: the App reads and writes the files through the calls
-// it hands them, so a failure can be shown in the popup on the frame it happened.
+// field or three in a small modal (no native file dialog), and the work running behind the window
+// (an import, exports, a GIF) with its progress and Cancel buttons. They only draw and ask: the App
+// reads and writes the files through the calls it hands them, so a failure can be shown in the
+// popup on the frame it happened.
 #pragma once
 
 #include <functional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "smlab/error.hpp"
+#include "state/background_job.hpp"
 
 namespace smlab::app {
 
@@ -45,12 +47,6 @@ struct ImportPopup {
   bool close_requested = false;       // the import it started is in: close on the next frame
 };
 
-// A running import as the popup shows it: its stage and how far it is (0 to 1).
-struct ImportProgress {
-  double fraction = 0.0;
-  std::string stage;
-};
-
 struct ImportPopupCalls {
   // Imports the data `specs` with the token labels `tokens` (either may be empty): the outcome, or
   // nothing while the import runs on (its outcome then comes as ImportPopup::message and
@@ -62,7 +58,14 @@ struct ImportPopupCalls {
 // Draws File → Import while it is open, and `running` (an import shown once it has taken a moment)
 // inside it or, with the popup closed (dropped files), in a small window of its own. `importing`: an
 // import is under way, so Open waits for it.
-void draw_import_popup(ImportPopup& popup, const std::optional<ImportProgress>& running, bool importing,
+void draw_import_popup(ImportPopup& popup, const std::optional<JobProgress>& running, bool importing,
                        const ImportPopupCalls& calls);
+
+// Background work
+
+// The work running behind the window, one row each (what it does, its bar, a Cancel button), in a
+// small window at the top centre; nothing when `rows` is empty. Returns the row whose Cancel was
+// pressed.
+std::optional<std::size_t> draw_background_work(const std::vector<JobProgress>& rows);
 
 }  // namespace smlab::app

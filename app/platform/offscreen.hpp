@@ -49,6 +49,7 @@ class Offscreen final : public Surface {
   [[nodiscard]] float framebuffer_scale() const override;
   [[nodiscard]] double time_seconds() const override;
   void request_close() override;
+  bool make_current() const override;
 
   // Changes the layout size and framebuffer scale (framebuffer = round(size x scale)); call outside a
   // frame. On failure the previous size stays and the reason is returned: Error::usage for a size
@@ -67,7 +68,6 @@ class Offscreen final : public Surface {
 
  private:
   Offscreen() = default;
-  [[nodiscard]] bool make_current() const;
 
   // EGL handles kept as void* (their actual type) so this header does not pull in EGL.
   void* egl_display_ = nullptr;

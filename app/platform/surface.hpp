@@ -89,6 +89,12 @@ class Surface {
   // The ImGui context this surface owns (for ImGui::SetCurrentContext when mixing surfaces).
   [[nodiscard]] ImGuiContext* imgui_context() const { return imgui_context_; }
 
+  // Makes this surface's GL and ImGui contexts current, as every call above does first. For a
+  // caller's own GL work between frames (uploading or deleting its textures): GL names belong to a
+  // context, so texture 5 uploaded while another surface's context is current overwrites that
+  // surface's texture 5. False when the GL context cannot be made current.
+  virtual bool make_current() const = 0;
+
   // Colour end_frame() clears to before drawing ImGui; opaque by default.
   void set_clear_color(const ImVec4& color) { clear_color_ = color; }
   [[nodiscard]] ImVec4 clear_color() const { return clear_color_; }

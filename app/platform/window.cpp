@@ -247,7 +247,7 @@ Window::~Window() {
   }
 }
 
-void Window::make_current() const {
+bool Window::make_current() const {
   ImGui::SetCurrentContext(imgui_context_);
 #ifdef __EMSCRIPTEN__
   // One WebGL context: an Offscreen (exports) leaves its framebuffer bound.
@@ -264,6 +264,7 @@ void Window::make_current() const {
   if (glfwGetCurrentContext() != window_) {
     glfwMakeContextCurrent(window_);
   }
+  return glfwGetCurrentContext() == window_;
 }
 
 // [SECTION] Beginning a frame and feeding keys
@@ -326,22 +327,15 @@ void Window::on_resize(GLFWwindow* window, int, int) { note_input(window); }
 void Window::on_refresh(GLFWwindow* window) { note_input(window); }
 
 void Window::feed_key_events() {
-  // A key that changed this frame waits for the next one, and so does every event after it, so the
-  // order of presses (Ctrl before Q) is kept.
-  std::vector<int> changed;
-  while (!key_queue_.empty()) {
-    const KeyEvent event = key_queue_.front();
-    if (event.key < 0) {
-      key_queue_.pop_front();
-      ImGui_ImplGlfw_CharCallback(window_, event.codepoint);  // characters queue inside ImGui already
-      continue;
-    }
-    if (std::find(changed.begin(), changed.end(), event.key) != changed.end()) {
-      break;
-    }
-    changed.push_back(event.key);
+  // What ImGui reads this frame (platform/key_queue.hpp); the rest waits for the next frames, in
+  // order, so the order of presses (Ctrl before Q) and each chord's modifiers are kept.
+  for (std::size_t count = keys_for_one_frame(key_queue_); count > 0; --count) {
+    const QueuedKey event = key_queue_.front();
     key_queue_.pop_front();
-    ImGui_ImplGlfw_KeyCallback(window_, event.key, event.scancode, event.action, event.mods);
+    if (event.key < 0)
+      ImGui_ImplGlfw_CharCallback(window_, event.codepoint);  // characters queue inside ImGui already
+    else
+      ImGui_ImplGlfw_KeyCallback(window_, event.key, event.scancode, event.action, event.mods);
   }
 }
 
@@ -444,6 +438,12 @@ float Window::framebuffer_scale() const {
 double Window::time_seconds() const { return glfwGetTime(); }
 
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+
+void Window::hide() {
+#ifndef __EMSCRIPTEN__      // the page owns its canvas
+  glfwHideWindow(window_);  // GLFW flushes the request to the X server
+#endif
+}
 
 // [SECTION] Full screen
 

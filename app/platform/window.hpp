@@ -4,6 +4,7 @@
 
 #include "platform/frame_settle.hpp"
 #include "platform/image.hpp"
+#include "platform/key_queue.hpp"
 #include "platform/surface.hpp"
 
 #include <deque>
@@ -57,6 +58,9 @@ class Window final : public Surface {
   [[nodiscard]] float framebuffer_scale() const override;
   [[nodiscard]] double time_seconds() const override;
   void request_close() override;
+  // Takes the window off the screen at once (glfwHideWindow), before the work of closing (saving
+  // the session, stopping threads, tearing down GL) that would otherwise keep it drawn and frozen.
+  void hide();
   // Switches between a borderless full-screen mode on the monitor holding the window's centre and
   // the previous windowed position and size.
   void toggle_fullscreen() override;
@@ -78,25 +82,22 @@ class Window final : public Surface {
   // Key events not yet given to ImGui (begin_frame gives each key at most one transition a frame).
   [[nodiscard]] bool has_queued_keys() const { return !key_queue_.empty(); }
 
+  bool make_current() const override;
+
   // The GLFW handle, for the rare caller that needs GLFW directly (e.g. clipboard or cursor tests).
   [[nodiscard]] GLFWwindow* glfw_window() const { return window_; }
 
  private:
   Window() = default;
-  void make_current() const;
   // ImGui 1.86 has no input queue: its key callback writes io.KeysDown at once, so a key pressed and
   // released within one frame (a presentation clicker) is never seen. GLFW's key callback queues the
-  // events here instead, and feed_key_events() hands them to the backend's callback one transition
-  // per key per frame, in order. Typed characters share the queue, so "a, Backspace, b" stays in
-  // that order.
-  struct KeyEvent {
-    int key, scancode, action, mods;
-    unsigned int codepoint;  // a typed character when key < 0
-  };
+  // events here instead, and feed_key_events() hands them to the backend's callback as
+  // keys_for_one_frame says (platform/key_queue.hpp), in order. Typed characters share the queue, so
+  // "a, Backspace, b" stays in that order.
   static void on_key(GLFWwindow* window, int key, int scancode, int action, int mods);
   static void on_char(GLFWwindow* window, unsigned int codepoint);
   void feed_key_events();
-  std::deque<KeyEvent> key_queue_;
+  std::deque<QueuedKey> key_queue_;
   // Input callbacks that only note an input (ImGui's backend, installed after them, calls them
   // first and then does its own work): mouse buttons, scrolling, focus, the cursor entering.
   static void on_mouse_button(GLFWwindow* window, int button, int action, int mods);

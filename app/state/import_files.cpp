@@ -3,6 +3,7 @@
 //
 // [SECTION] Index
 //   [SECTION] Open files: no blocking, the type checked on what was opened
+//   [SECTION] Wording: what to change, where the import was asked for
 //   [SECTION] The plan: every file's declared arrays and roles, checked before any value is read
 //   [SECTION] Reading the values
 //   [SECTION] load_import
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "files/text_file.hpp"
+#include "i18n/i18n.hpp"
 
 namespace smlab::app {
 namespace {
@@ -110,6 +112,47 @@ FileKind kind_of(const std::string& path, std::span<const std::uint8_t> first_by
   return FileKind::unknown;
 }
 
+// [SECTION] Wording: what to change, where the import was asked for
+
+bool in_window(const ImportOptions& options) { return options.asked_by == ImportAskedBy::window; }
+
+// A refusal of core's spec parser names the spec as the option it came with ("--import 'x' is not
+// allowed: FILE[:ROLE] ..."); the window's field takes the same FILE[:ROLE] text without the option.
+Error in_words_of(const ImportOptions& options, Error error) {
+  constexpr std::string_view option = "--import ";
+  if (in_window(options) && error.message.starts_with(option)) error.message.erase(0, option.size());
+  return error;
+}
+
+// A lone file whose name says no role: the spec with one role added is the way out.
+Error role_of_file_unknown(const ImportOptions& options, const std::string& text, const std::string& stem,
+                           const std::string& path) {
+  if (in_window(options))
+    return Error::usage(i18n::format("import.refused.role_of_file", {stem.substr(0, 40), path.substr(0, 200)}));
+  return Error::usage("--import " + text.substr(0, 200) + ": cannot tell the role of '" + stem.substr(0, 40) +
+                      "' from its name: say it, e.g. --import " + path + ":Q (Q, K, V, scores or weights)");
+}
+
+// An archive none of whose arrays' names say a role: `names` lists the first few ("" for none).
+Error roles_in_archive_unknown(const ImportOptions& options, const std::string& path, const std::string& names,
+                               const std::string& first_array) {
+  if (in_window(options))
+    return Error::usage(names.empty()
+                            ? i18n::format("import.refused.no_arrays", {path})
+                            : i18n::format("import.refused.no_roles", {path, names, first_array.substr(0, 40)}));
+  return Error::usage("'" + path + "' holds " + (names.empty() ? std::string("no arrays") : "arrays " + names) +
+                      ", none named q, k, v, scores or attn: name the roles, e.g. --import " + path + ":x=Q,y=K");
+}
+
+// An array named in the spec without a role, whose name says none.
+Error role_of_array_unknown(const ImportOptions& options, const std::string& text, const std::string& array,
+                            const std::string& path) {
+  if (in_window(options))
+    return Error::usage(i18n::format("import.refused.role_of_array", {array.substr(0, 40), path.substr(0, 200)}));
+  return Error::usage("--import " + text.substr(0, 200) + ": cannot tell the role of array '" + array.substr(0, 40) +
+                      "' from its name: say it, e.g. " + array.substr(0, 40) + "=Q (Q, K, V, scores or weights)");
+}
+
 // [SECTION] The plan: every file's declared arrays and roles, checked before any value is read
 
 // One file of the import and what is read from it.
@@ -130,7 +173,8 @@ Result<void> plan_file(PlannedFile& plan, const ImportSpec& spec, const ImportOp
   const std::string& text = plan.spec_text;
   if (options.before_open) options.before_open(spec.path);
   Result<OpenFile> opened = OpenFile::open(spec.path);
-  if (!opened) return Error::file(opened.error().message + " (--import " + text.substr(0, 200) + ")");
+  if (!opened)  // the line names the path; the command line adds the option it came with
+    return Error::file(opened.error().message + (in_window(options) ? "" : " (--import " + text.substr(0, 200) + ")"));
   plan.file = std::move(*opened);
   const std::uint64_t size = plan.file.size();
   std::vector<std::uint8_t> first(
@@ -146,9 +190,7 @@ Result<void> plan_file(PlannedFile& plan, const ImportSpec& spec, const ImportOp
                 std::to_string(largest));
   if (plan.kind != FileKind::npz) {
     const auto role = !spec.selections.empty() ? spec.selections.front().role : infer_role(plan.stem);
-    if (!role)
-      return fail("--import " + text.substr(0, 200) + ": cannot tell the role of '" + plan.stem.substr(0, 40) +
-                  "' from its name: say it, e.g. --import " + spec.path + ":Q (Q, K, V, scores or weights)");
+    if (!role) return role_of_file_unknown(options, text, plan.stem, spec.path);
     plan.roles = {*role};
     if (plan.kind == FileKind::npy) {
       Result<NpyHeader> header = parse_npy_header(first, spec.path, "");
@@ -171,20 +213,18 @@ Result<void> plan_file(PlannedFile& plan, const ImportSpec& spec, const ImportOp
     for (std::size_t i = 0; i < listed->size(); ++i) {
       const std::string& name = (*listed)[i].name;
       if (i < names_shown) names += (names.empty() ? "" : ", ") + name.substr(0, 40);
-      if (i == names_shown) names += " and " + std::to_string(listed->size() - names_shown) + " more";
+      if (i == names_shown)
+        names += (in_window(options) ? " … +" : " and ") + std::to_string(listed->size() - names_shown) +
+                 (in_window(options) ? "" : " more");
       if (const auto role = infer_role(name)) plan.arrays.push_back(name), plan.roles.push_back(*role);
     }
     if (plan.arrays.empty())
-      return fail("'" + spec.path + "' holds " + (names.empty() ? std::string("no arrays") : "arrays " + names) +
-                  ", none named q, k, v, scores or attn: name the roles, e.g. --import " + spec.path + ":x=Q,y=K");
+      return roles_in_archive_unknown(options, spec.path, names, listed->empty() ? "" : listed->front().name);
     return {};
   }
   for (const ImportSpec::Selection& selection : spec.selections) {
     const auto role = selection.role ? selection.role : infer_role(selection.array);
-    if (!role)
-      return fail("--import " + text.substr(0, 200) + ": cannot tell the role of array '" +
-                  selection.array.substr(0, 40) + "' from its name: say it, e.g. " + selection.array.substr(0, 40) +
-                  "=Q (Q, K, V, scores or weights)");
+    if (!role) return role_of_array_unknown(options, text, selection.array, spec.path);
     plan.arrays.push_back(selection.array);
     plan.roles.push_back(*role);
   }
@@ -266,8 +306,12 @@ Result<void> read_planned(const PlannedFile& plan, const Progress& progress, std
 ImportLoad load_import(std::span<const std::string> specs, const std::string& tokens_file,
                        const ImportOptions& options) {
   // Bad content or a bad spec: a usage error (exit 2); a file that cannot be read: Error::file.
-  if (specs.empty()) return Error::usage("nothing to import: give --import FILE");
-  if (specs.size() > 8) return Error::usage("more than 8 --import files: allowed at most 8");
+  if (specs.empty())
+    return Error::usage(in_window(options) ? i18n::tr("import.refused.nothing")
+                                           : "nothing to import: give --import FILE");
+  if (specs.size() > 8)
+    return Error::usage(in_window(options) ? i18n::format("import.refused.too_many", {std::to_string(specs.size())})
+                                           : "more than 8 --import files: allowed at most 8");
   // What a session remembers: each spec with its path made absolute, so it reads back from anywhere.
   std::vector<std::string> sources;
   auto absolute = [](const std::string& path) {
@@ -280,7 +324,7 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
     std::vector<PlannedFile> plans(specs.size());
     for (std::size_t i = 0; i < specs.size(); ++i) {
       const SpecParse parsed = parse_import_spec(specs[i], is_regular_file);
-      if (!parsed.ok()) return parsed.error();
+      if (!parsed.ok()) return in_words_of(options, parsed.error());
       const ImportSpec& spec = *parsed;
       sources.push_back(absolute(spec.path) + specs[i].substr(spec.path.size()));
       PlannedFile& plan = plans[i];
@@ -291,6 +335,12 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
       if (Result<void> planned = plan_file(plan, spec, options); !planned) return planned.error();
     }
     if (Result<void> one_each = check_one_per_role(plans); !one_each) return one_each.error();
+    // Only V (the rest is checked when the arrays are put together, in core's words, which name
+    // the command line's option): the window says what to add in its own.
+    if (in_window(options) && std::ranges::all_of(plans, [](const PlannedFile& plan) {
+          return std::ranges::all_of(plan.roles, [](ArrayRole role) { return role == ArrayRole::values; });
+        }))
+      return Error::usage(i18n::tr("import.refused.nothing_to_show"));
     if (options.progress.cancelled()) return cancelled_error("import");
     std::vector<std::string> tokens;
     if (!tokens_file.empty()) {

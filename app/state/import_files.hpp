@@ -23,6 +23,11 @@ using ImportLoad = Result<std::shared_ptr<const ImportedAttention>>;
 // Largest .npy or .npz file read: the biggest allowed array as float64 plus a header (about 2 GiB).
 inline constexpr std::uintmax_t import_file_max_bytes = ImportLimits::array_elements_max * 8 + (1u << 20);
 
+// Where the import was asked for, so that a refusal says what to do there: the command line's
+// --import (and sessions, which keep the same specs), or the window's Import dialog and dropped
+// files, whose lines that say what to change are in the window's language (the caller's i18n::Use).
+enum class ImportAskedBy { command_line, window };
+
 struct ImportOptions {
   // Reported through as files are read (a share of the job per file, by size); cancelled: the
   // load stops within a few milliseconds and returns cancelled_error("import").
@@ -31,6 +36,7 @@ struct ImportOptions {
   // file: parse_import_spec) and before it is opened. Opening never blocks and the type is
   // checked on the opened file (fstat), so a file swapped for a FIFO here is refused, not waited on.
   std::function<void(const std::string& path)> before_open;
+  ImportAskedBy asked_by = ImportAskedBy::command_line;
 };
 
 // Loads every spec (.npy, .npz or .csv, told apart by extension, else by their first bytes) and

@@ -2,6 +2,7 @@
 // (UiState holds all four; docs/ARCHITECTURE.md, "UiState"). Owned by App; panels edit it.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <utility>
 #include <string>
@@ -208,6 +209,11 @@ struct FrameReport {
 struct UiStatus {
   std::string status;  // last saved path, or why saving failed
   bool status_is_error = false;
+  // The status reports this import ("Imported …"): once the shown Params hold other data or none
+  // (Back to random data, an undo, a session), the line goes, or it would describe data not shown.
+  // Weak: the line does not keep the arrays alive.
+  bool status_reports_import = false;
+  std::weak_ptr<const ImportedAttention> status_import;
   std::string input_error;  // last rejected edit, shown inline until the next valid one
 };
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "export_job.hpp"
+#include "zip_stream.hpp"
 #include "i18n/i18n.hpp"
 #include "plot/color.hpp"
 #include "state/import_files.hpp"
@@ -46,8 +47,8 @@ EMSCRIPTEN_KEEPALIVE void smlab_worker_export(const char* session_json, const ch
       [](std::span<const std::string> specs, const std::string& tokens) { return app::load_import(specs, tokens); });
   if (!session) return done(0, "session: " + session.error().message);
   const bool svg = kind != nullptr && std::string(kind) == "svg";
-  web::ExportRequest request;
-  request.kind = svg ? web::ExportRequest::Kind::svg : web::ExportRequest::Kind::csv;
+  app::ExportRequest request;
+  request.kind = svg ? app::ExportRequest::Kind::svg : app::ExportRequest::Kind::csv;
   request.whole = svg || whole != 0;
   request.params = session->params;
   request.pins = session->pins;
@@ -59,15 +60,19 @@ EMSCRIPTEN_KEEPALIVE void smlab_worker_export(const char* session_json, const ch
   if (request.language == i18n::Language::Chinese)
     request.style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
   request.command_line = command == nullptr ? "" : command;
+  // The files' time in the archive: the page's local time.
+  std::uint16_t zip_time = 0, zip_date = web::dos_date(1980, 1, 1);
   const std::time_t now = std::time(nullptr);
   std::tm local{};
   if (localtime_r(&now, &local) != nullptr) {
-    request.zip_time = web::dos_time(local.tm_hour, local.tm_min, local.tm_sec);
-    request.zip_date = web::dos_date(local.tm_year + 1900, local.tm_mon + 1, local.tm_mday);
+    zip_time = web::dos_time(local.tm_hour, local.tm_min, local.tm_sec);
+    zip_date = web::dos_date(local.tm_year + 1900, local.tm_mon + 1, local.tm_mday);
   }
-  web::ExportJob job(std::move(request), [](std::span<const std::uint8_t> bytes) {
-    EM_ASM({ smlabWorkerBytes($0, $1); }, bytes.data(), bytes.size());
-  });
+  app::ExportJob job(std::move(request), std::make_unique<web::ZipStream>(
+                                             [](std::span<const std::uint8_t> bytes) {
+                                               EM_ASM({ smlabWorkerBytes($0, $1); }, bytes.data(), bytes.size());
+                                             },
+                                             zip_time, zip_date));
   // Slices of a tenth of a second, each followed by the progress (the page cancels by ending the worker).
   while (job.step(std::chrono::steady_clock::now() + std::chrono::milliseconds(100)))
     EM_ASM({ smlabWorkerProgress($0, UTF8ToString($1)); }, job.progress().fraction, job.progress().stage.c_str());

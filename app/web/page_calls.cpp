@@ -136,8 +136,8 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_import_roles_needed(std::uintptr_t handle
 EMSCRIPTEN_KEEPALIVE const char* smlab_export_offer(std::uintptr_t handle) {
   WebApp& web = page(handle);
   const smlab::Params& params = web.app->ui().params;
-  const double whole = static_cast<double>(smlab::web::estimated_csv_bytes(params));
-  const int length = params.seq_len, factor = smlab::web::pooled_factor(length), side = (length + factor - 1) / factor;
+  const double whole = static_cast<double>(smlab::app::estimated_csv_bytes(params));
+  const int length = params.seq_len, factor = smlab::app::pooled_factor(length), side = (length + factor - 1) / factor;
   const double maps = 3.0 * length * length * 14.0, pooled = 2.0 * side * side * 12.0;
   char text[160];
   std::snprintf(text, sizeof text, "{\"bytes\":%.0f,\"subset_bytes\":%.0f,\"seq_len\":%d,\"side\":%d}", whole,

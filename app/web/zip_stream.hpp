@@ -12,27 +12,28 @@
 #include <string_view>
 #include <vector>
 
+#include "export/export_sink.hpp"
 #include "smlab/error.hpp"
 
 namespace smlab::web {
 
-class ZipStream {
+class ZipStream final : public exporting::ExportSink {
  public:
   // Receives the archive's bytes in order, as they are made (a few kB to ~64 kB at a time).
   using Sink = std::function<void(std::span<const std::uint8_t>)>;
 
   // `dos_time` and `dos_date`: the files' modification time in MS-DOS form (every entry the same).
   ZipStream(Sink sink, std::uint16_t dos_time, std::uint16_t dos_date);
-  ~ZipStream();
+  ~ZipStream() override;
   ZipStream(const ZipStream&) = delete;
   ZipStream& operator=(const ZipStream&) = delete;
 
   // One file: begin_file, any number of write calls, end_file. `name` is UTF-8, at most 65535 bytes.
-  Result<void> begin_file(std::string_view name);
-  Result<void> write(std::string_view bytes);
-  Result<void> end_file();
+  Result<void> begin_file(std::string_view name) override;
+  Result<void> write(std::string_view bytes) override;
+  Result<void> end_file() override;
   // The central directory and its end record; nothing may be written after it.
-  Result<void> finish();
+  Result<void> finish() override;
 
   // Bytes of the archive handed to the sink so far, and of file text taken in.
   std::uint64_t bytes_out() const { return offset_; }

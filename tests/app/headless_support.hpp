@@ -1,13 +1,15 @@
 // Headless render helpers shared by the app tests: a fixture holding an offscreen surface of a
-// given size (string tables loaded, no DISPLAY) that settles an App to its final picture, and a
-// count of the pixels two captures differ in.
+// given size (string tables loaded, no DISPLAY) that settles an App to its final picture, a count
+// of the pixels two captures differ in, and frames until an App's exports are written.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <thread>
 
 #include "app.hpp"
 #include "i18n/i18n.hpp"
@@ -52,6 +54,16 @@ inline int differing_pixels(const Image& a, const Image& b, ImVec2 min, ImVec2 m
       count += std::abs(p.r - q.r) + std::abs(p.g - q.g) + std::abs(p.b - q.b) > 30;
     }
   return count;
+}
+
+// Window frames until the App runs no export (a PNG renders a step a frame, then its files are
+// written on a thread of their own). False if one still runs after 6000 frames.
+inline bool frames_until_exported(App& app) {
+  for (int frame = 0; frame < 6000 && app.exporting(); ++frame) {
+    app.frame();
+    if (app.exporting()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return !app.exporting();
 }
 
 }  // namespace smlab::app::test_support

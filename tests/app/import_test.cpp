@@ -559,6 +559,63 @@ TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
   }
 }
 
+// The window's refusals say what to change in the window (add the role to the path), not on the
+// command line (--import), in the window's language; the command line keeps its own words. A
+// status line that says what was imported goes once the data is no longer shown.
+TEST(ImportApp, RefusalsSayWhatToChangeInTheWindowAndTheImportLineGoesWithTheData) {
+  ::unsetenv("DISPLAY");
+  const auto dir = fresh_test_dir("import-window-words");
+  const std::string data = floats({1, 2, 3, 4});
+  const std::string two_by_two = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  write_bytes(dir / "mystery.npy", npy(two_by_two, data));
+  write_bytes(dir / "v.npy", npy(two_by_two, data));
+  const std::string mystery = (dir / "mystery.npy").string();
+
+  const smlab::app::ImportLoad command_line = smlab::app::load_import(std::vector<std::string>{mystery}, "");
+  ASSERT_FALSE(command_line.ok());
+  EXPECT_NE(command_line.error().message.find("e.g. --import " + mystery + ":Q"), std::string::npos)
+      << command_line.error().message;
+
+  smlab::platform::OffscreenOptions surface_options;
+  surface_options.width = 1280;
+  surface_options.height = 720;
+  auto created = smlab::platform::Offscreen::create(surface_options);
+  ASSERT_TRUE(created) << created.error().message;
+  smlab::app::AppOptions options;
+  options.refine_trials = smlab::app::headless_refine_trials(16);
+  smlab::app::App app(**created, options);
+  const auto refusal = [&](std::vector<std::string> specs) {
+    const smlab::Result<void> imported = app.import_files(specs, "");
+    EXPECT_FALSE(imported.ok());
+    return imported.ok() ? std::string() : imported.error().message;
+  };
+  for (const std::string& line :
+       {refusal({mystery}), refusal({mystery + ":nonsense"}), refusal({(dir / "v.npy").string()}), refusal({})}) {
+    EXPECT_EQ(line.find("--import"), std::string::npos) << "command-line words in the window: " << line;
+    EXPECT_FALSE(line.empty());
+  }
+  EXPECT_NE(refusal({mystery}).find("add it to the path, e.g. " + mystery + ":Q"), std::string::npos);
+  EXPECT_NE(refusal({(dir / "v.npy").string()}).find("V alone"), std::string::npos);
+
+  app.ui().language = smlab::i18n::Language::Chinese;
+  app.frame();  // the language applies between frames
+  ASSERT_EQ(app.language(), smlab::i18n::Language::Chinese) << app.language_warning();
+  const std::string chinese = refusal({mystery});
+  EXPECT_NE(chinese.find("请在路径后加上角色，例如 " + mystery + ":Q"), std::string::npos) << chinese;
+  app.ui().language = smlab::i18n::Language::English;
+  app.frame();
+
+  const std::string examples = std::string(SMLAB_SOURCE_DIR) + "/assets/examples/";
+  ASSERT_TRUE(app.import_files({examples + "qkv.npz"}, "").ok());
+  app.frame();
+  EXPECT_EQ(app.ui().status.rfind("Imported", 0), 0u) << app.ui().status;
+  smlab::Params random = app.ui().params;
+  ASSERT_TRUE(smlab::attach_import(random, nullptr).ok());  // what Back to random data does
+  ASSERT_TRUE(smlab::app::apply_params(app.ui(), random));
+  app.frame();
+  EXPECT_EQ(app.ui().status, "") << "the status line still reports the import after Back to random data";
+}
+
 }  // namespace
 
 namespace {

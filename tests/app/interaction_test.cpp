@@ -9,15 +9,21 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <condition_variable>
 #include <optional>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_support.hpp"
 #include "xvfb_display.hpp"
+#include "headless_support.hpp"
 #include "app.hpp"
+#include "export/png.hpp"
+#include "scaled_screenshot.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "panels/pointer_gestures.hpp"
 #include "smlab/labs/normalizers.hpp"
@@ -457,6 +463,36 @@ TEST_F(Window, CtrlZUndoesAndCtrlYRedoesAnEdit) {
   EXPECT_EQ(app_->ui().params.temperature, 0.25);
 }
 
+// A slow frame (the recompute of the step undone, a loaded machine) counts as holding the key past
+// ImGui's repeat delay: holding Ctrl+Z or Ctrl+Y for a second is still one step each way.
+TEST_F(Window, HoldingCtrlZOrCtrlYIsOneStepAPress) {
+  for (const double temperature : {0.25, 0.5, 2.0}) {
+    Params edited = app_->ui().params;
+    edited.temperature = temperature;
+    ASSERT_TRUE(apply_params(app_->ui(), edited));
+    app_->frame();  // each its own step
+  }
+  const auto hold = [&](int key, int frames) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeysDown[key] = true;
+    io.KeyCtrl = true;
+    for (int frame = 0; frame < frames; ++frame) app_->frame();  // 1/60 s each offscreen
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    io.KeysDown[key] = false;
+    io.KeyCtrl = false;
+    app_->frame();
+  };
+  const int second = 60;
+  ASSERT_GT(second / 60.0, ImGui::GetIO().KeyRepeatDelay) << "held past the repeat delay";
+  hold(GLFW_KEY_Z, second);
+  EXPECT_EQ(app_->ui().params.temperature, 0.5) << "Ctrl+Z held for a second undoes one step (2 -> 0.5)";
+  hold(GLFW_KEY_Z, second);
+  EXPECT_EQ(app_->ui().params.temperature, 0.25);
+  hold(GLFW_KEY_Y, second);
+  EXPECT_EQ(app_->ui().params.temperature, 0.5) << "Ctrl+Y held for a second redoes one step";
+}
+
 TEST_F(Window, ArrowsNudgeTheSliderUnderTheMouseOnly) {
   frame_with_keys({GLFW_KEY_RIGHT});
   EXPECT_EQ(app_->ui().params.temperature, 1.0) << "no slider hovered: arrows are left to others";
@@ -568,6 +604,7 @@ TEST_F(Window, ExportPngAtTwiceTheWindowAndOfOnePanel) {
   state.export_scale_index = 1;  // 2x
   state.commands.push(Command::export_png);
   app_->frame();
+  ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
   auto pngs = files_with(".png");
   ASSERT_EQ(pngs.size(), 1u) << app_->ui().status;
   int width = 0, height = 0, channels = 0;
@@ -580,6 +617,7 @@ TEST_F(Window, ExportPngAtTwiceTheWindowAndOfOnePanel) {
   state.export_target = "dashboard/gradient";
   state.commands.push(Command::export_png);
   app_->frame();
+  ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
   pngs = files_with(".png");
   ASSERT_EQ(pngs.size(), 2u) << "a second export is a new file: " << app_->ui().status;
   for (const fs::path& png : pngs) {
@@ -589,6 +627,17 @@ TEST_F(Window, ExportPngAtTwiceTheWindowAndOfOnePanel) {
     if (width == 2560) continue;
     EXPECT_LT(width, 2560 / 2);
     EXPECT_GT(width, 2 * 200);
+    // Rendered a step a window frame and written on a thread of its own, the file holds the bytes
+    // of the whole render at once (render_scaled_screenshot, what the export did in one frame).
+    AppOptions same;
+    same.refine_trials = headless_refine_trials(same.params.seq_len);
+    same.screenshot_dir = dir_.string();
+    const ScaledShot whole = render_scaled_screenshot(same, 1280, 720, 2.0f, 1.0f, "dashboard/gradient");
+    ASSERT_TRUE(whole.ok()) << whole.error().message;
+    const std::vector<std::uint8_t> encoded = smlab::exporting::encode_png(*whole);
+    const std::string expected(encoded.begin(), encoded.end()), written = smlab::cli_test::read_all(png);
+    EXPECT_TRUE(written == expected) << png << ": " << written.size() << " bytes, the whole render's PNG "
+                                     << expected.size();
   }
 }
 
@@ -638,6 +687,27 @@ TEST_F(Window, RecordGifTakesManyWindowFramesAndWritesANewFile) {
   EXPECT_EQ(app_->ui().params.temperature, 1.0) << "recording leaves the window's Params alone";
 }
 
+// A GIF recording has a row beside the other background work, and its Cancel ends it with no file.
+TEST_F(Window, CancellingAGifRecordingLeavesNoFile) {
+  InteractionUi& state = app_->ui().interaction;
+  state.sweep = SweepSettings{};
+  state.sweep.gif_frames = 40;
+  state.commands.push(Command::record_gif);
+  app_->frame();
+  ASSERT_TRUE(state.gif_recording) << state.sweep_error << app_->ui().status;
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  const std::vector<App::ShownJob> rows = app_->background_progress();
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(rows[0].kind, App::ShownJob::Kind::gif);
+  app_->cancel_background(rows[0]);  // what its Cancel button does
+  app_->frame();
+  EXPECT_FALSE(state.gif_recording);
+  EXPECT_NE(app_->ui().status.find("GIF recording cancelled"), std::string::npos) << app_->ui().status;
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  EXPECT_TRUE(files_with(".gif").empty());
+  EXPECT_TRUE(app_->background_progress().empty());
+}
+
 // [SECTION] Settling after an input: a click acts and is drawn with the mouse still
 
 TEST(FrameSettle, DrawsAtLeastThreeFramesThenUntilAFrameRepeatsTheOneBefore) {
@@ -680,8 +750,10 @@ int frames_until_sleep(App& app, smlab::platform::Offscreen& surface, smlab::pla
 // With the mouse held still after a click, File → Export PNG wrote no file, the menu
 // stayed drawn and no toast appeared until the mouse moved (the window counted its settling
 // frames only from a wake-up, not from a button released while frames ran). A click on the menu
-// item, mouse then still: the file is written, the menu gone and the toast drawn before the
-// window may sleep, within three frames of the release.
+// item, mouse then still: within three frames of the release the menu is gone and the export under
+// way; it renders a step a frame and writes its file on a thread of its own, and until then the
+// window never sleeps waiting for an input (the thread's end wakes it); then the file is there and
+// the status line names it.
 TEST_F(Window, AClickOnExportPngActsAndIsDrawnWithTheMouseStill) {
   smlab::platform::FrameSettle settle;
   ImGui::SetCurrentContext(surface_->imgui_context());
@@ -700,25 +772,27 @@ TEST_F(Window, AClickOnExportPngActsAndIsDrawnWithTheMouseStill) {
   frames_until_sleep(*app_, *surface_, settle);
   ASSERT_TRUE(any_popup_open()) << "the File menu did not open at (30, 20)";
   click(ImVec2(150.0f, 135.0f));  // File → Export PNG
-  // The release frame acts; the next shows the result: three frames drawn at most, and the window
-  // does not sleep before then.
-  const auto done = [&] { return !files_with(".png").empty() && !any_popup_open() && !app_->ui().status.empty(); };
+  const auto started = [&] { return !any_popup_open() && (app_->exporting() || !files_with(".png").empty()); };
   int frames = 0;
-  for (; frames < 3 && !done(); ++frames) {
+  for (; frames < 3 && !started(); ++frames) {
     ImGui::SetCurrentContext(surface_->imgui_context());
     ASSERT_FALSE(settle.may_sleep()) << "the window would sleep " << frames << " frames after the release, with "
-                                     << files_with(".png").size() << " PNG and the menu "
-                                     << (any_popup_open() ? "open" : "closed");
+                                     << "the menu " << (any_popup_open() ? "open" : "closed");
     app_->frame();
     ImGui::SetCurrentContext(surface_->imgui_context());
     settle.frame_drawn(smlab::platform::draw_data_fingerprint(*ImGui::GetDrawData()));
   }
-  EXPECT_EQ(files_with(".png").size(), 1u) << "no PNG within 3 frames of the release; status: " << app_->ui().status;
-  EXPECT_FALSE(any_popup_open()) << "the File menu is still drawn " << frames << " frames after the click";
+  EXPECT_TRUE(started()) << "3 frames after the release: menu " << (any_popup_open() ? "open" : "closed")
+                         << ", no export running; status: " << app_->ui().status;
+  for (int frame = 0; frame < 6000 && app_->exporting(); ++frame) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ASSERT_GE(app_->idle_wait_seconds(), 0.0) << "the window would sleep until an input with the export running";
+    app_->frame();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_EQ(files_with(".png").size(), 1u) << "status: " << app_->ui().status;
   EXPECT_NE(app_->ui().status.find(dir_.string()), std::string::npos)
       << "the toast names the file: " << app_->ui().status;
-  ImGui::SetCurrentContext(surface_->imgui_context());
-  EXPECT_FALSE(settle.may_sleep()) << "the toast, reported after the release frame, still needs a frame to be drawn";
 }
 
 // [SECTION] The window's details: screenshots, layers, the menu strip, file exports, the lock
@@ -743,7 +817,8 @@ void click_at(App& app, smlab::platform::Offscreen& surface, ImVec2 at, int sett
 TEST_F(Window, FileScreenshotSavesThePictureWithoutTheMenu) {
   click_at(*app_, *surface_, ImVec2(30.0f, 20.0f), 2);  // File
   ASSERT_TRUE(any_popup_open()) << "the File menu did not open";
-  click_at(*app_, *surface_, ImVec2(120.0f, 114.0f), 3);  // File → Screenshot
+  click_at(*app_, *surface_, ImVec2(120.0f, 114.0f), 3);                // File → Screenshot
+  ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));  // written on a thread of its own
   EXPECT_FALSE(any_popup_open());
   const auto pngs = files_with(".png");
   ASSERT_EQ(pngs.size(), 1u) << app_->ui().status;
@@ -808,6 +883,153 @@ TEST_F(Window, TheMenusStayWhenTheControlColumnIsHidden) {
   EXPECT_FALSE(app_->ui().controls_shown) << "the click opened a menu, not the column";
 }
 
+// Escape closes an open combo's list, as it closes the dialogs: the next click, aimed at the
+// Lessons combo below, opens that combo instead of picking a preset from the list drawn over it.
+// Menus close the same way; an Escape that closes a menu leaves the open lesson open.
+TEST_F(Window, EscapeClosesAnOpenComboOrMenuAndNothingElse) {
+  UiState& ui = app_->ui();
+  ui.lessons = load_lessons(find_assets_dir() / "lessons");  // the Lessons combo lists them
+  ASSERT_FALSE(ui.lessons.lessons.empty()) << (ui.lessons.error ? ui.lessons.error->message : "");
+  ui.presets = load_presets(find_assets_dir() / "presets.json");  // and the Presets combo these
+  ASSERT_TRUE(ui.presets && !ui.presets->empty());
+  app_->frame();
+  const Params before = ui.params;
+  click_at(*app_, *surface_, ImVec2(150.0f, 451.0f), 2);  // the Presets combo
+  ASSERT_TRUE(any_popup_open()) << "the Presets combo did not open at (150, 451)";
+  frame_with_keys({GLFW_KEY_ESCAPE});
+  EXPECT_FALSE(any_popup_open()) << "Escape left the Presets list open";
+  click_at(*app_, *surface_, ImVec2(150.0f, 507.0f), 2);  // the Lessons combo, under the Presets list
+  EXPECT_EQ(ui.params, before) << "the click picked a preset from a list Escape should have closed";
+  EXPECT_TRUE(any_popup_open()) << "the click opened the Lessons combo";
+  frame_with_keys({GLFW_KEY_ESCAPE});
+  EXPECT_FALSE(any_popup_open());
+
+  ASSERT_TRUE(open_lesson_step(ui, 0, 0, false));
+  ui.lesson_view.controls_shown = true;  // the column beside the lesson: its menus at the top left
+  for (int frame = 0; frame < 3; ++frame) app_->frame();
+  click_at(*app_, *surface_, ImVec2(30.0f, 20.0f), 2);  // File
+  ASSERT_TRUE(any_popup_open()) << "the File menu did not open";
+  frame_with_keys({GLFW_KEY_ESCAPE});
+  EXPECT_FALSE(any_popup_open()) << "Escape left the File menu open";
+  EXPECT_NE(current_step(ui), nullptr) << "the Escape that closed the menu closed the lesson too";
+}
+
+// Two Apps on two surfaces (the window's and an export's) have GL contexts of their own, whose
+// texture names coincide (both made the same textures in the same order). An App's work between
+// frames (wait_for_snapshot uploads its new maps) once went into whichever context was current: the
+// other App's maps showed its data. Each App's maps stay its own, whichever context was current.
+TEST(BackgroundRenders, AnAppsMapsGoIntoItsOwnSurfaceWhicheverContextIsCurrent) {
+  ::unsetenv("DISPLAY");
+  smlab::platform::OffscreenOptions options;
+  options.width = 1280;
+  options.height = 960;  // both attention maps in view
+  auto window_surface = smlab::platform::Offscreen::create(options);
+  auto export_surface = smlab::platform::Offscreen::create(options);
+  ASSERT_TRUE(window_surface && export_surface);
+  AppOptions app_options;
+  app_options.refine_trials = headless_refine_trials(app_options.params.seq_len);
+  App window(**window_surface, app_options), copy(**export_surface, app_options);
+  for (App* app : {&window, &copy}) {
+    app->wait_for_snapshot();
+    for (int frame = 0; frame < 3; ++frame) app->frame();
+  }
+  const smlab::Image before = (*window_surface)->capture();
+  std::vector<PlacedPlot> maps;
+  for (const PlacedPlot& placed : window.ui().placed_plots)
+    if (placed.name.starts_with("dashboard/attention_")) maps.push_back(placed);
+  ASSERT_EQ(maps.size(), 2u);
+  Params colder = copy.ui().params;
+  colder.temperature = 0.05;  // one-hot rows: maps unlike the window's
+  ASSERT_TRUE(apply_params(copy.ui(), colder));
+  window.frame();            // the window's context is current now
+  copy.wait_for_snapshot();  // the copy's new maps uploaded between frames
+  window.frame();
+  for (const smlab::Image& now : {(*window_surface)->capture(), (*window_surface)->capture_whole_redraw()}) {
+    int changed = 0;
+    for (const PlacedPlot& map : maps)
+      changed += smlab::app::test_support::differing_pixels(
+          before, now, map.min, ImVec2(std::min(map.max.x, 1280.0f), std::min(map.max.y, 960.0f)));
+    EXPECT_EQ(changed, 0) << "the window's maps show the other App's data";
+  }
+}
+
+// A GIF is recorded by an App of its own on an offscreen surface, driven from the window's frames.
+// That App once uploaded its maps while the window's GL context was current, into the window's
+// textures of the same names: the window's maps followed the GIF's sweep and kept its last frame.
+// Neither the window's picture nor its textures (a whole redraw from them) may change while a GIF
+// is recorded, nor after it, nor for a PNG export made offscreen.
+TEST(BackgroundRenders, RecordingAGifOrExportingAPngLeavesTheWindowsMapsAlone) {
+  ::unsetenv("DISPLAY");
+  const fs::path dir = fs::temp_directory_path() / ("smlab-background-renders-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  smlab::platform::OffscreenOptions options;
+  options.width = 1280;
+  options.height = 960;  // both attention maps in view
+  auto created = smlab::platform::Offscreen::create(options);
+  ASSERT_TRUE(created) << created.error().message;
+  smlab::platform::Offscreen& surface = **created;
+  {
+    AppOptions app_options;
+    app_options.refine_trials = headless_refine_trials(app_options.params.seq_len);
+    app_options.screenshot_dir = dir.string();
+    App app(surface, app_options);
+    app.wait_for_snapshot();
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    const smlab::Image before = surface.capture();
+    std::vector<PlacedPlot> maps;
+    for (const PlacedPlot& placed : app.ui().placed_plots)
+      if (placed.name.starts_with("dashboard/attention_")) maps.push_back(placed);
+    ASSERT_EQ(maps.size(), 2u) << "the dashboard's two attention maps";
+    // Pixels of the maps (as far as their windows show them) that differ from `before`.
+    const auto changed_in_maps = [&](const smlab::Image& now) {
+      int changed = 0, seen = 0;
+      for (const PlacedPlot& map : maps)
+        for (int y = static_cast<int>(std::max(map.min.y, map.clip_min.y));
+             y < static_cast<int>(std::min(map.max.y, map.clip_max.y)); ++y)
+          for (int x = static_cast<int>(std::max(map.min.x, map.clip_min.x));
+               x < static_cast<int>(std::min(map.max.x, map.clip_max.x)); ++x) {
+            const smlab::Rgba8 p = before.pixel(x, y), q = now.pixel(x, y);
+            changed += std::abs(p.r - q.r) + std::abs(p.g - q.g) + std::abs(p.b - q.b) > 0;
+            ++seen;
+          }
+      EXPECT_GT(seen, 40000) << "the maps are in view";
+      return changed;
+    };
+
+    InteractionUi& state = app.ui().interaction;
+    state.sweep = SweepSettings{};  // temperature 0.05 → 20: one-hot to uniform maps
+    state.sweep.gif_frames = 3;
+    state.commands.push(Command::record_gif);
+    app.frame();
+    ASSERT_TRUE(state.gif_recording) << state.sweep_error << app.ui().status;
+    int window_frames = 0, most_changed = 0;
+    while (state.gif_recording && window_frames < 2000) {
+      app.frame();
+      ++window_frames;
+      most_changed = std::max(most_changed, changed_in_maps(surface.capture()));
+    }
+    ASSERT_FALSE(state.gif_recording) << app.ui().status;
+    EXPECT_EQ(most_changed, 0) << "map pixels of the window changed while the GIF was recorded";
+    EXPECT_EQ(changed_in_maps(surface.capture_whole_redraw()), 0) << "the window's map textures after the GIF";
+
+    state.export_scale_index = 1;
+    state.commands.push(Command::export_png);
+    app.frame();
+    while (app.exporting()) {  // the copy renders a step a window frame: the window's maps each time
+      app.frame();
+      most_changed = std::max(most_changed, changed_in_maps(surface.capture()));
+    }
+    EXPECT_EQ(most_changed, 0) << "map pixels of the window changed while the PNG was exported";
+    EXPECT_FALSE(app.ui().status_is_error) << app.ui().status;
+    EXPECT_EQ(changed_in_maps(surface.capture()), 0) << "after a 2x PNG export";
+    EXPECT_EQ(changed_in_maps(surface.capture_whole_redraw()), 0) << "the window's map textures after a PNG export";
+    std::size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) files += entry.path().extension() != ".tmp";
+    EXPECT_EQ(files, 2u) << "one GIF and one PNG";
+  }
+  fs::remove_all(dir);
+}
+
 std::vector<std::string> sorted_names(const fs::path& folder) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
@@ -827,6 +1049,7 @@ TEST_F(Window, ExportCsvAndSvgWriteWhatTheCommandLineWritesIntoANewFolder) {
   for (const bool svg : {false, true}) {
     app_->ui().interaction.commands.push(svg ? Command::export_svg : Command::export_csv);
     app_->frame();
+    ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
     const std::string kind = svg ? "svg" : "csv";
     std::vector<fs::path> folders;
     for (const auto& entry : fs::directory_iterator(dir_))
@@ -853,6 +1076,68 @@ TEST_F(Window, ExportCsvAndSvgWriteWhatTheCommandLineWritesIntoANewFolder) {
   }
 }
 
+// The window's exports ran in the frame that asked for them: Export CSV froze the window for 3.5-7 s,
+// a 4x PNG for ~10 s. Now the frames go on while an export is made (held here on its thread), it
+// shows a row with its stage and a Cancel button, and a cancelled export leaves no file or folder,
+// whether it was cancelled while its files were being made or while a PNG was still rendering.
+TEST_F(Window, ExportsRunWhileTheWindowDrawsShowProgressAndCancelLeavesNothing) {
+  std::mutex mutex;
+  std::condition_variable signal;
+  bool reached = false, released = false;
+  app_->set_export_hook_for_testing([&] {
+    std::unique_lock lock(mutex);
+    reached = true;
+    signal.notify_all();
+    signal.wait(lock, [&] { return released; });
+  });
+  const auto reached_now = [&] {
+    const std::lock_guard lock(mutex);
+    return reached;
+  };
+  const auto release = [&] {
+    const std::lock_guard lock(mutex);
+    released = true;
+    signal.notify_all();
+  };
+  for (const Command command : {Command::export_csv, Command::export_svg, Command::export_png, Command::screenshot}) {
+    const int asked = static_cast<int>(command);
+    {
+      const std::lock_guard lock(mutex);
+      reached = released = false;
+    }
+    app_->ui().interaction.commands.push(command);
+    int frames = 0;
+    for (; frames < 6000 && !reached_now(); ++frames) {
+      ASSERT_TRUE(app_->frame());
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_TRUE(reached_now()) << "command " << asked << ": the export never reached its files";
+    // The export is held on its thread: the window draws on, and after a moment shows its row.
+    for (int frame = 0; frame < 40; ++frame) ASSERT_TRUE(app_->frame());
+    EXPECT_TRUE(app_->exporting());
+    const std::vector<App::ShownJob> rows = app_->background_progress();
+    ASSERT_EQ(rows.size(), 1u) << "command " << asked;
+    EXPECT_EQ(rows[0].kind, App::ShownJob::Kind::file_export);
+    EXPECT_FALSE(rows[0].progress.stage.empty());
+    app_->cancel_background(rows[0]);  // what its Cancel button does: acted on after the frame
+    ASSERT_TRUE(app_->frame());
+    release();
+    ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
+    EXPECT_NE(app_->ui().status.find("export cancelled"), std::string::npos) << app_->ui().status;
+    EXPECT_TRUE(!fs::exists(dir_) || fs::is_empty(dir_))
+        << "command " << asked << ": a cancelled export left " << (fs::exists(dir_) ? sorted_names(dir_).front() : "");
+  }
+  // A PNG cancelled while its copy renders offscreen (no thread yet).
+  app_->set_export_hook_for_testing({});
+  app_->ui().interaction.commands.push(Command::export_png);
+  app_->frame();
+  ASSERT_TRUE(app_->exporting());
+  app_->cancel_export(0);
+  ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
+  EXPECT_NE(app_->ui().status.find("export cancelled"), std::string::npos) << app_->ui().status;
+  EXPECT_TRUE(!fs::exists(dir_) || fs::is_empty(dir_));
+}
+
 TEST_F(Window, AnExportThatCannotBeWrittenLeavesNoFolderAndSaysWhy) {
   fs::create_directories(dir_);
   const fs::path blocker = dir_ / "not-a-folder";
@@ -860,6 +1145,7 @@ TEST_F(Window, AnExportThatCannotBeWrittenLeavesNoFolderAndSaysWhy) {
   app_->ui().screenshot_dir = blocker.string();
   app_->ui().interaction.commands.push(Command::export_csv);
   app_->frame();
+  ASSERT_TRUE(smlab::app::test_support::frames_until_exported(*app_));
   EXPECT_TRUE(app_->ui().status_is_error) << app_->ui().status;
   EXPECT_NE(app_->ui().status.find("not-a-folder"), std::string::npos) << app_->ui().status;
   EXPECT_EQ(sorted_names(dir_), std::vector<std::string>{"not-a-folder"});
@@ -1089,7 +1375,8 @@ TEST(RealWindow, PngExportAndGifRecordingRunBesideTheWindow) {
     app.ui().interaction.commands.push(Command::record_gif);
     // The recording polls its evaluator between window frames, so how many frames it takes depends
     // on the machine's load: the bound only stops a recording that never ends.
-    for (int frame = 0; frame < 20000 && (frame < 3 || app.ui().interaction.gif_recording); ++frame)
+    for (int frame = 0; frame < 20000 && (frame < 3 || app.ui().interaction.gif_recording || app.exporting());
+         ++frame)
       ASSERT_TRUE(app.frame());
     EXPECT_FALSE(app.ui().interaction.gif_recording);
     const smlab::Image after = (*created)->capture();

@@ -22,6 +22,7 @@
 #include "panels/labs.hpp"
 #include "platform/offscreen.hpp"
 #include "plot_export.hpp"
+#include "headless_support.hpp"
 #include "scaled_screenshot.hpp"
 #include "smlab/evaluate.hpp"
 #include "state/presets.hpp"
@@ -144,7 +145,8 @@ TEST_F(LanguageContext, ExportsInAnotherLanguageLeaveTheWindowsLanguageAlone) {
     chinese.wait_for_snapshot();
     ASSERT_TRUE(chinese.frame());
     chinese.ui().interaction.commands.push(Command::export_png);
-    ASSERT_TRUE(chinese.frame());  // exports after it is rendered
+    ASSERT_TRUE(chinese.frame());                               // exports after it is rendered
+    ASSERT_TRUE(test_support::frames_until_exported(chinese));  // a step a frame, then written
     ASSERT_TRUE(chinese.frame());
     EXPECT_EQ(drawn_tab_labels(*chinese_surface), chinese_) << "after its own PNG export";
     EXPECT_FALSE(fs::is_empty(dir)) << "no PNG was saved: " << chinese.ui().status;

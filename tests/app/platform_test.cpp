@@ -5,6 +5,7 @@
 // [SECTION] Offscreen rendering
 // [SECTION] Fonts
 // [SECTION] Window without a display
+// [SECTION] The window's key queue
 // [SECTION] Atomic file writes
 // [SECTION] PNG and screenshot naming
 
@@ -14,9 +15,12 @@
 #include "files/atomic_file.hpp"
 #include "export/png.hpp"
 #include "platform/fonts.hpp"
+#include "platform/key_queue.hpp"
 #include "platform/offscreen.hpp"
 #include "platform/window.hpp"
 
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
 #include <imgui.h>
 #include <stb_image.h>
@@ -25,11 +29,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -434,6 +440,115 @@ TEST(Window, NoDisplayIsAnErrorValueNotACrash) {
   ASSERT_FALSE(created);
   EXPECT_EQ(smlab::exit_code(created.error().kind), 4) << "no display is no graphics context";
   EXPECT_NE(created.error().message.find("DISPLAY"), std::string::npos) << created.error().message;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] The window's key queue
+// ---------------------------------------------------------------------------------------------
+
+namespace key_queue {
+
+using smlab::platform::QueuedKey;
+
+QueuedKey down(int key) { return {key, 0, GLFW_PRESS, 0, 0}; }
+QueuedKey up(int key) { return {key, 0, GLFW_RELEASE, 0, 0}; }
+
+// A press as Dear ImGui 1.86 reads it: the key went down since the frame before, and the
+// modifiers that were down at that frame's NewFrame.
+struct Press {
+  int key = 0;
+  bool ctrl = false, shift = false;
+  friend bool operator==(const Press&, const Press&) = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const Press& press) {
+  return out << (press.ctrl ? "Ctrl+" : "") << (press.shift ? "Shift+" : "") << press.key;
+}
+
+// The window's loop over `polls` (the batches glfwPollEvents delivers, one before each frame):
+// each frame feeds keys_for_one_frame of the queue into the key state, then ImGui reads it once.
+std::vector<Press> presses_read(const std::vector<std::vector<QueuedKey>>& polls) {
+  std::deque<QueuedKey> queue;
+  std::set<int> held, held_before;
+  std::vector<Press> presses;
+  for (std::size_t frame = 0; frame < 100 && (frame < polls.size() || !queue.empty()); ++frame) {
+    if (frame < polls.size()) queue.insert(queue.end(), polls[frame].begin(), polls[frame].end());
+    const std::size_t count = smlab::platform::keys_for_one_frame(queue);
+    EXPECT_TRUE(count > 0 || queue.empty()) << "a frame took nothing from a queue of " << queue.size();
+    for (std::size_t k = 0; k < count; ++k) {
+      const QueuedKey event = queue.front();
+      queue.pop_front();
+      if (event.action == GLFW_PRESS)
+        held.insert(event.key);
+      else
+        held.erase(event.key);
+    }
+    const bool ctrl = held.count(GLFW_KEY_LEFT_CONTROL) > 0, shift = held.count(GLFW_KEY_LEFT_SHIFT) > 0;
+    for (const int key : held)
+      if (held_before.count(key) == 0 && !smlab::platform::is_modifier_key(key)) presses.push_back({key, ctrl, shift});
+    held_before = held;
+  }
+  return presses;
+}
+
+// Every way to deliver `events` in consecutive batches: bit k of `cuts` ends a batch after event k.
+std::vector<std::vector<QueuedKey>> batches(const std::vector<QueuedKey>& events, unsigned cuts) {
+  std::vector<std::vector<QueuedKey>> polls(1);
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    polls.back().push_back(events[k]);
+    if (k + 1 < events.size() && ((cuts >> k) & 1u) != 0) polls.emplace_back();
+  }
+  return polls;
+}
+
+void expect_read_as(const std::vector<QueuedKey>& events, const std::vector<Press>& expected) {
+  const unsigned splits = 1u << (events.size() - 1);
+  for (unsigned cuts = 0; cuts < splits; ++cuts) {
+    const auto polls = batches(events, cuts);
+    EXPECT_EQ(presses_read(polls), expected)
+        << "delivered in " << polls.size() << " batches (cuts 0x" << std::hex << cuts << std::dec << ")";
+  }
+}
+
+}  // namespace key_queue
+
+// `xdotool key ctrl+z` (and remote desktops, macro keys) send Ctrl↓ Z↓ Ctrl↑ Z↑ at once. However
+// they fall into polls, the window reads one Ctrl+Z: Ctrl↑ never joins Z↓'s frame.
+TEST(KeyQueue, AChordSentAtOnceIsOneChordHoweverItIsBatched) {
+  using namespace key_queue;
+  expect_read_as({down(GLFW_KEY_LEFT_CONTROL), down(GLFW_KEY_Z), up(GLFW_KEY_LEFT_CONTROL), up(GLFW_KEY_Z)},
+                 {{GLFW_KEY_Z, true, false}});
+}
+
+TEST(KeyQueue, ChordsBackToBackKeepTheirOwnModifiers) {
+  using namespace key_queue;
+  expect_read_as({down(GLFW_KEY_LEFT_CONTROL), down(GLFW_KEY_LEFT_SHIFT), down(GLFW_KEY_Z), up(GLFW_KEY_LEFT_SHIFT),
+                  up(GLFW_KEY_LEFT_CONTROL), up(GLFW_KEY_Z), down(GLFW_KEY_LEFT_CONTROL), down(GLFW_KEY_Y),
+                  up(GLFW_KEY_LEFT_CONTROL), up(GLFW_KEY_Y), down(GLFW_KEY_O), up(GLFW_KEY_O)},
+                 {{GLFW_KEY_Z, true, true}, {GLFW_KEY_Y, true, false}, {GLFW_KEY_O, false, false}});
+}
+
+TEST(KeyQueue, AKeyPressedBeforeItsModifierIsAPlainPress) {
+  using namespace key_queue;
+  expect_read_as({down(GLFW_KEY_Z), down(GLFW_KEY_LEFT_CONTROL), up(GLFW_KEY_Z), up(GLFW_KEY_LEFT_CONTROL)},
+                 {{GLFW_KEY_Z, false, false}});
+}
+
+// A presentation clicker taps faster than frames: every tap is read, none twice.
+TEST(KeyQueue, TapsWithinOneFrameAreEachRead) {
+  using namespace key_queue;
+  expect_read_as(
+      {down(GLFW_KEY_PAGE_DOWN), up(GLFW_KEY_PAGE_DOWN), down(GLFW_KEY_PAGE_DOWN), up(GLFW_KEY_PAGE_DOWN),
+       down(GLFW_KEY_PAGE_DOWN), up(GLFW_KEY_PAGE_DOWN)},
+      {{GLFW_KEY_PAGE_DOWN, false, false}, {GLFW_KEY_PAGE_DOWN, false, false}, {GLFW_KEY_PAGE_DOWN, false, false}});
+}
+
+// Typed characters travel with the keys around them, in order, and never hold the queue.
+TEST(KeyQueue, CharactersGoWithTheirKeysInOrder) {
+  const std::deque<smlab::platform::QueuedKey> queue = {
+      {GLFW_KEY_A, 0, GLFW_PRESS, 0, 0}, {-1, 0, 0, 0, 'a'}, {GLFW_KEY_A, 0, GLFW_RELEASE, 0, 0}};
+  EXPECT_EQ(smlab::platform::keys_for_one_frame(queue), 2u) << "a↓ and its character; a↑ the frame after";
+  EXPECT_EQ(smlab::platform::keys_for_one_frame({{-1, 0, 0, 0, 'x'}, {-1, 0, 0, 0, 'y'}}), 2u);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -373,9 +373,13 @@ def run_look_and_quit(binary, display, tmp, captures):
               f"{shown} toast-border pixels just after saving, {faded} 5.5 s later")
 
         shots = os.path.join(home, "Pictures", "softmax-lab")
-        app.press("F12", settle=1.0)
-        pngs = [name for name in os.listdir(shots)] if os.path.isdir(shots) else []
-        shown = pixels_of(app.capture("f12-toast"), TOAST_STRIP, TOAST_OK)
+        app.press("F12", settle=0.5)
+        # The PNG is encoded and written on a thread of its own, the toast follows: wait for both.
+        deadline, pngs, shown = time.time() + 15, [], 0
+        while time.time() < deadline and (len(pngs) != 1 or shown <= 150):
+            pngs = [name for name in os.listdir(shots)] if os.path.isdir(shots) else []
+            shown = pixels_of(app.capture("f12-toast"), TOAST_STRIP, TOAST_OK) if pngs else 0
+            time.sleep(0.2)
         check("F12 saves a PNG and says so in a toast", len(pngs) == 1 and shown > 150,
               f"{pngs} in {shots}; {shown} toast-border pixels")
 
@@ -761,6 +765,76 @@ def run_touch_the_plots(binary, display, tmp, captures):
         app.kill()
 
 
+def run_chords_sent_at_once(binary, display, tmp, captures):
+    """`xdotool key ctrl+z` sends Ctrl down, Z down, Ctrl up, Z up at once, as remote desktops and
+    macro keys do: the Ctrl release often reached the letter's frame, and the chord was lost (a plain
+    Z). Each chord acts once: four nudges of T undone one by one, one redone; Ctrl+B hides and shows
+    the control column each time."""
+    home = os.path.join(tmp, "home-k")
+    hold = os.path.join(tmp, "release-autosave")
+    app = App(binary, display, home, captures, "k", extra_env={"SMLAB_TEST_HOLD_AUTOSAVE_UNTIL": hold})
+    try:
+        if app.find_window() is None or app.wait_until_drawn() is None:
+            return check("Ctrl+Z sent at once (xdotool key) undoes one step each time", False, "the window never drew")
+
+        def temperature():
+            saved = app.save_session()
+            return float(saved["params"]["temperature"]) if saved else None
+
+        shown = [temperature()]
+        for _ in range(4):
+            app.move(TEMPERATURE_GRAB)  # Right nudges the slider under the mouse: one undo step each
+            time.sleep(0.3)
+            app.xdo("key", "Right")
+            time.sleep(0.5)
+            app.move(NEUTRAL)
+            shown.append(temperature())
+        seen = []
+        for _ in range(4):
+            app.xdo("key", "ctrl+z")
+            time.sleep(0.8)
+            seen.append(temperature())
+        app.xdo("key", "ctrl+y")
+        time.sleep(0.8)
+        redone = temperature()
+        check("Ctrl+Z sent at once (xdotool key) undoes one step each time; Ctrl+Y redoes one",
+              len(set(shown)) == 5 and seen == shown[3::-1] and redone == shown[1],
+              f"T after each nudge {shown}; after each Ctrl+Z {seen} (expected {shown[3::-1]}); "
+              f"after Ctrl+Y {redone} (expected {shown[1]})")
+
+        toggled = []
+        before = app.capture("column-shown")
+        for press in range(4):
+            app.xdo("key", "ctrl+b")
+            time.sleep(0.8)
+            now = app.capture(f"ctrl-b-{press + 1}")
+            toggled.append(changed_pixels(before, now, CONTROLS))
+        # Hidden after presses 1 and 3 (the column's area differs a lot), shown after 2 and 4.
+        check("Ctrl+B sent at once hides and shows the control column each time",
+              toggled[0] > 20000 and toggled[2] > 20000 and toggled[1] < 2000 and toggled[3] < 2000,
+              f"control-column pixels changed from the shown column after each press: {toggled}")
+
+        # Ctrl+Q: the window leaves the screen before the closing work (held here: the autosave
+        # waits for the `hold` file), not after it.
+        autosave = os.path.join(home, ".config", "softmax-lab", "session.json")
+        os.remove(autosave) if os.path.exists(autosave) else None
+        app.xdo("key", "ctrl+q")
+        deadline, unmapped = time.time() + 15, False
+        while time.time() < deadline and not unmapped and app.process.poll() is None:
+            rc, out, _ = run(["xdotool", "search", "--onlyvisible", "--pid", str(app.process.pid)], timeout=10)
+            unmapped = rc != 0 or not out.split()
+            time.sleep(0.1)
+        waiting = app.process.poll() is None and not os.path.exists(autosave)
+        open(hold, "w").close()
+        code = app.wait_exit()
+        check("Ctrl+Q takes the window off the screen before saving the session, then saves and exits",
+              unmapped and waiting and code == 0 and wait_for_json(autosave, timeout=2) is not None,
+              f"window unmapped while the save was held: {unmapped and waiting}; exit code {code}; "
+              f"session.json {'written' if os.path.exists(autosave) else 'missing'}")
+    finally:
+        app.kill()
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -802,6 +876,8 @@ def main():
             run_touch_the_plots(binary, xvfb.display, tmp, captures)
         if only is None or "windows" in only:
             run_two_windows_on_one_home(binary, xvfb.display, tmp, captures)
+        if only is None or "chords" in only:
+            run_chords_sent_at_once(binary, xvfb.display, tmp, captures)
     finally:
         if xvfb is not None:
             xvfb.stop()

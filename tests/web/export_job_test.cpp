@@ -1,4 +1,4 @@
-// The web page's export job (app/web/export_job.hpp), built natively: the .zip it streams holds the
+// The export job (app/export_job.hpp) as the web page runs it, built natively: the .zip it streams holds the
 // files `softmax-lab --export-csv` / `--export-svg` write for the same state, byte for byte; it is
 // made in many slices, in small pieces, and stops on request; the subset's pooled maps are the block
 // maxima of the whole maps. The zip itself is read by this file's reader and by Python's zipfile.
@@ -27,6 +27,10 @@ namespace smlab::web {
 namespace {
 
 namespace fs = std::filesystem;
+using app::estimated_csv_bytes;
+using app::ExportJob;
+using app::ExportRequest;
+using app::pooled_factor;
 using cli_test::fresh_test_dir;
 using cli_test::read_all;
 using cli_test::run_program;
@@ -112,13 +116,14 @@ class ExportJobTest : public ::testing::Test {
   // would with a busy frame, collecting what the sink receives.
   static Run run(ExportRequest request, std::stop_source* stop = nullptr, int stop_after_steps = -1) {
     Run result;
-    ExportJob job(
-        std::move(request),
-        [&result](std::span<const std::uint8_t> bytes) {
-          result.largest = std::max(result.largest, bytes.size());
-          result.zip.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-        },
-        stop != nullptr ? stop->get_token() : std::stop_token{});
+    ExportJob job(std::move(request),
+                  std::make_unique<ZipStream>(
+                      [&result](std::span<const std::uint8_t> bytes) {
+                        result.largest = std::max(result.largest, bytes.size());
+                        result.zip.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+                      },
+                      0, dos_date(1980, 1, 1)),
+                  stop != nullptr ? stop->get_token() : std::stop_token{});
     while (job.step(std::chrono::steady_clock::now())) {
       ++result.steps;
       if (stop != nullptr && result.steps == stop_after_steps) stop->request_stop();

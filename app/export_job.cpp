@@ -20,7 +20,7 @@
 #include "plot_export.hpp"
 #include "smlab/montecarlo.hpp"
 
-namespace smlab::web {
+namespace smlab::app {
 
 // [SECTION] Sizes
 
@@ -61,11 +61,8 @@ struct ExportJob::Task {
   std::function<Result<bool>(Clock::time_point)> run;
 };
 
-ExportJob::ExportJob(ExportRequest request, ZipStream::Sink sink, std::stop_token stop)
-    : request_(std::move(request)),
-      stop_(std::move(stop)),
-      zip_(std::move(sink), request_.zip_time, request_.zip_date),
-      score_cache_(request_.score_cache) {
+ExportJob::ExportJob(ExportRequest request, std::unique_ptr<exporting::ExportSink> sink, std::stop_token stop)
+    : request_(std::move(request)), stop_(std::move(stop)), sink_(std::move(sink)), score_cache_(request_.score_cache) {
   plan();
 }
 
@@ -77,9 +74,9 @@ void ExportJob::fail(std::string message) {
 }
 
 Result<void> ExportJob::write_file(const std::string& name, std::string_view text) {
-  if (Result<void> begun = zip_.begin_file(name); !begun.ok()) return begun;
-  if (Result<void> written = zip_.write(text); !written.ok()) return written;
-  if (Result<void> ended = zip_.end_file(); !ended.ok()) return ended;
+  if (Result<void> begun = sink_->begin_file(name); !begun.ok()) return begun;
+  if (Result<void> written = sink_->write(text); !written.ok()) return written;
+  if (Result<void> ended = sink_->end_file(); !ended.ok()) return ended;
   names_.push_back(name);
   return {};
 }
@@ -103,7 +100,7 @@ void ExportJob::plan() {
   // a headless screenshot's refinement).
   add(i18n::tr("web.export.stage.dashboard"), evaluate_ms, [this](Clock::time_point) -> Result<bool> {
     EvaluateOptions options;
-    options.dk_trials = app::headless_refine_trials(request_.params.seq_len);
+    options.dk_trials = headless_refine_trials(request_.params.seq_len);
     options.score_cache = &score_cache_;
     options.stop = stop_;
     std::optional<Snapshot> snapshot = evaluate(request_.params, options);
@@ -136,14 +133,14 @@ void ExportJob::plan() {
           [this, k](Clock::time_point) -> Result<bool> {
             // refresh_pins evaluates only the pins it has no Snapshot of: one more each slice.
             pins_.pins.assign(request_.pins.begin(), request_.pins.begin() + static_cast<std::ptrdiff_t>(k) + 1);
-            app::refresh_pins(pins_);
+            refresh_pins(pins_);
             return true;
           });
     add(i18n::format("web.export.stage.writing", {csv ? "pins*.csv" : "pinned-*.svg"}), 5.0,
         [this, csv](Clock::time_point) -> Result<bool> {
           const auto files =
-              csv ? app::pins_csv_files(pins_.pins, pins_.snapshots)
-                  : app::pinned_svg_files(pins_, *dashboard_, request_.language, request_.style, 640.0f, 440.0f);
+              csv ? pins_csv_files(pins_.pins, pins_.snapshots)
+                  : pinned_svg_files(pins_, *dashboard_, request_.language, request_.style, 640.0f, 440.0f);
           for (const auto& [name, text] : files)
             if (Result<void> written = write_file(name, text); !written.ok()) return written.error();
           return true;
@@ -192,21 +189,21 @@ void ExportJob::plan() {
           const bool scaled = *exporting::csv_attention_map(snapshot, name);
           const int rows = exporting::csv_attention_rows(snapshot);
           if (next_row_ == 0) {
-            if (Result<void> begun = zip_.begin_file(name); !begun.ok()) return begun.error();
-            if (Result<void> written = zip_.write(exporting::csv_attention_header(snapshot)); !written.ok())
+            if (Result<void> begun = sink_->begin_file(name); !begun.ok()) return begun.error();
+            if (Result<void> written = sink_->write(exporting::csv_attention_header(snapshot)); !written.ok())
               return written.error();
           }
           std::string text;
           while (next_row_ < rows) {
             text.clear();
             exporting::append_csv_attention_rows(text, snapshot, scaled, next_row_, 1);
-            if (Result<void> written = zip_.write(text); !written.ok()) return written.error();
+            if (Result<void> written = sink_->write(text); !written.ok()) return written.error();
             ++next_row_;
             tasks_.front()->done = static_cast<double>(next_row_) / rows;
             if (Clock::now() >= deadline || stop_.stop_requested()) return false;
           }
           next_row_ = 0;
-          if (Result<void> ended = zip_.end_file(); !ended.ok()) return ended.error();
+          if (Result<void> ended = sink_->end_file(); !ended.ok()) return ended.error();
           names_.push_back(name);
           return true;
         });
@@ -223,13 +220,13 @@ void ExportJob::plan() {
             const int size = snapshot.attention_size;
             const int factor = pooled_factor(size), side = (size + factor - 1) / factor;
             if (next_row_ == 0) {
-              if (Result<void> begun = zip_.begin_file(name); !begun.ok()) return begun.error();
+              if (Result<void> begun = sink_->begin_file(name); !begun.ok()) return begun.error();
               std::string header;
               for (int j = 0; j < side; ++j)
                 header += (j == 0 ? "keys_" : ",keys_") + std::to_string(j * factor) + "-" +
                           std::to_string(std::min((j + 1) * factor, size) - 1);
               header += '\n';
-              if (Result<void> written = zip_.write(header); !written.ok()) return written.error();
+              if (Result<void> written = sink_->write(header); !written.ok()) return written.error();
             }
             std::vector<float> row(static_cast<std::size_t>(size));
             std::vector<float> block(static_cast<std::size_t>(side), 0.0f);
@@ -251,13 +248,13 @@ void ExportJob::plan() {
                 append_float(text, block[static_cast<std::size_t>(j)]);
               }
               text += '\n';
-              if (Result<void> written = zip_.write(text); !written.ok()) return written.error();
+              if (Result<void> written = sink_->write(text); !written.ok()) return written.error();
               next_row_ = end;
               tasks_.front()->done = static_cast<double>(next_row_) / size;
               if (Clock::now() >= deadline || stop_.stop_requested()) return false;
             }
             next_row_ = 0;
-            if (Result<void> ended = zip_.end_file(); !ended.ok()) return ended.error();
+            if (Result<void> ended = sink_->end_file(); !ended.ok()) return ended.error();
             names_.push_back(name);
             return true;
           });
@@ -285,7 +282,7 @@ const Snapshot& ExportJob::view_snapshot(View view) {
   if (view == View::dashboard) return *dashboard_;
   EvaluateOptions options;
   options.view = view;
-  options.dk_trials = app::headless_refine_trials(request_.params.seq_len);
+  options.dk_trials = headless_refine_trials(request_.params.seq_len);
   options.score_cache = &score_cache_;
   options.previous_sweep = &dashboard_->dk_sweep;
   options.previous = &*dashboard_;
@@ -304,7 +301,7 @@ bool ExportJob::step(Clock::time_point deadline) {
       return false;
     }
     if (tasks_.empty()) {
-      if (Result<void> closed = zip_.finish(); !closed.ok()) {
+      if (Result<void> closed = sink_->finish(); !closed.ok()) {
         fail(closed.error().message);
         return false;
       }
@@ -335,4 +332,4 @@ bool ExportJob::step(Clock::time_point deadline) {
   return true;
 }
 
-}  // namespace smlab::web
+}  // namespace smlab::app

@@ -1,9 +1,10 @@
-// The web page's CSV and SVG exports as a job done a slice at a time between frames: the same files
-// as `softmax-lab --export-csv` / `--export-svg` of the shown state (export/csv.hpp and
-// plot_export.hpp make them), streamed into one .zip as they are made (zip_stream.hpp), so the
-// page keeps drawing and memory holds one slice, never the files. Above a size the page offers the
-// subset instead: everything but the three full L×L attention maps, which become pooled maps, and a
-// README.txt that says what was left out and how the desktop app writes the whole.
+// The CSV and SVG exports of a state as a job done a slice at a time: the same files as
+// `softmax-lab --export-csv` / `--export-svg` (export/csv.hpp and plot_export.hpp make them), handed
+// to an ExportSink as they are made (export/export_sink.hpp): the window's new folder, written on a
+// thread of its own (BackgroundJob), or the web page's .zip (app/web/zip_stream.hpp), made in its
+// export worker. Above a size the page offers the subset instead: everything but the three full L×L
+// attention maps, which become pooled maps, and a README.txt that says what was left out and how
+// the desktop app writes the whole.
 #pragma once
 
 #include <chrono>
@@ -23,10 +24,10 @@
 #include "smlab/progress.hpp"
 #include "smlab/evaluate.hpp"
 #include "smlab/params.hpp"
+#include "export/export_sink.hpp"
 #include "state/pins.hpp"
-#include "zip_stream.hpp"
 
-namespace smlab::web {
+namespace smlab::app {
 
 struct ExportRequest {
   enum class Kind { csv, svg };
@@ -37,7 +38,7 @@ struct ExportRequest {
   // README.txt saying what is left out and the desktop command that writes the whole.
   bool whole = true;
   Params params;  // the shown state (valid)
-  std::vector<app::Pin> pins;
+  std::vector<Pin> pins;
   // SVG only: the look the files are drawn in (the desktop's --export-svg: light style, the chosen
   // colormap and colour scales) and the language of their words.
   plot::Style style;
@@ -47,8 +48,6 @@ struct ExportRequest {
   // QKᵀ of these Params if the caller has it (the shown Snapshot's): used instead of recomputing it
   // when it matches (EvaluateOptions::score_cache), ~1 s at L = 4096 in the page.
   std::shared_ptr<const ScoreCache> score_cache;
-  // The files' time in the archive (ZipStream's MS-DOS fields): the page's local time.
-  std::uint16_t zip_time = 0, zip_date = dos_date(1980, 1, 1);
 };
 
 // What the job reports as it goes: the fraction of the whole job done and what it is doing now (in
@@ -74,8 +73,9 @@ std::uint64_t estimated_csv_bytes(const Params& params);
 
 class ExportJob {
  public:
-  // The archive's bytes go to `sink` as they are made; `stop` ends the job at its next check.
-  ExportJob(ExportRequest request, ZipStream::Sink sink, std::stop_token stop = {});
+  // The files go to `sink` as they are made; `stop` ends the job at its next check (the sink, never
+  // finished, then leaves nothing behind).
+  ExportJob(ExportRequest request, std::unique_ptr<exporting::ExportSink> sink, std::stop_token stop = {});
   ~ExportJob();
   ExportJob(const ExportJob&) = delete;
   ExportJob& operator=(const ExportJob&) = delete;
@@ -90,7 +90,7 @@ class ExportJob {
   const ExportProgress& progress() const { return progress_; }
   // The files in the archive so far, in order (tests and the page's summary).
   const std::vector<std::string>& file_names() const { return names_; }
-  std::uint64_t bytes_out() const { return zip_.bytes_out(); }
+  exporting::ExportSink& sink() { return *sink_; }
 
  private:
   struct Task;
@@ -101,7 +101,7 @@ class ExportJob {
 
   ExportRequest request_;
   std::stop_token stop_;
-  ZipStream zip_;
+  std::unique_ptr<exporting::ExportSink> sink_;
   ExportProgress progress_;
   std::deque<std::unique_ptr<Task>> tasks_;
   double planned_weight_ = 0.0, done_weight_ = 0.0;
@@ -115,9 +115,9 @@ class ExportJob {
   std::optional<Snapshot> dashboard_;
   std::optional<DkSweep> csv_sweep_;
   std::optional<Snapshot> lab_;
-  app::PinState pins_;
+  PinState pins_;
   // An attention file being written: its open row range.
   int next_row_ = 0;
 };
 
-}  // namespace smlab::web
+}  // namespace smlab::app
