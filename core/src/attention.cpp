@@ -22,6 +22,7 @@
 #include "smlab/kernels.hpp"
 #include "smlab/parallel.hpp"
 #include "smlab/random.hpp"
+#include "smlab/shown_row.hpp"
 #include "smlab/softmax.hpp"
 
 namespace smlab {
@@ -171,13 +172,8 @@ RawScale head_raw_scores(std::span<float> out, const AttentionSetup& setup, int 
       break;
     case ScoreVariant::additive: additive_scores(out, setup, head, workspace); break;
   }
-  if (setup.causal) {
-    // Query i may not look ahead: −inf makes exp() exactly 0, so the weight is exactly 0.
-    for (int i = 0; i < length; ++i)
-      std::fill(out.begin() + static_cast<std::ptrdiff_t>(area(i, length) + static_cast<std::size_t>(i) + 1),
-                out.begin() + static_cast<std::ptrdiff_t>(area(i + 1, length)),
-                -std::numeric_limits<float>::infinity());
-  }
+  // Query i may not look ahead: −inf makes exp() exactly 0, so the weight is exactly 0.
+  mask_future_keys(out.first(area(length, length)), length, setup.causal);
   return scale;
 }
 
@@ -289,6 +285,7 @@ AttentionSetup attention_setup(const Params& params) {
   setup.variant = params.scaled ? ScoreVariant::scaled_dot : ScoreVariant::dot;
   setup.score_scale = params.score_scale;
   setup.temperature = params.temperature;
+  setup.causal = params.causal;  // every map built from the Params honours the mask
   return setup;
 }
 

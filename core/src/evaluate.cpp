@@ -20,6 +20,7 @@
 #include "smlab/attention.hpp"
 #include "smlab/kernels.hpp"
 #include "smlab/parallel.hpp"
+#include "smlab/shown_row.hpp"
 #include "smlab/softmax.hpp"
 #include "pooled_maps.hpp"
 
@@ -166,26 +167,11 @@ void fill_entropy_curve(Snapshot& snap, int stride = 1) {
 }
 
 void fill_row(Snapshot& snap, const Params& params, const ScoreCache& cache, const Snapshot* previous, Stages* stages) {
-  const double inverse_sqrt_dim =
-      params.scaled && key_dim_known(params) ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
-  if (!params.scores.empty()) {
-    snap.custom_scores = true;
-    snap.scores = params.scores;
-    for (double& s : snap.scores) s *= params.score_scale;  // −inf stays −inf (scale > 0)
-  } else {
-    snap.scores.resize(static_cast<std::size_t>(params.seq_len));
-    if (cache.queries.rows > 0) {
-      dot_product_row(snap.scores, cache.queries, cache.keys, params.row);
-    } else {  // imported scores (or ln weights): the stored row
-      const auto first = cache.raw.values.begin() + static_cast<std::ptrdiff_t>(params.row) * cache.raw.cols;
-      std::copy(first, first + cache.raw.cols, snap.scores.begin());
-    }
-    for (double& s : snap.scores) s *= params.score_scale * inverse_sqrt_dim;
-    // Causal: the row's query sees keys 0 … row only, as in the maps (weights_of_rows). A custom
-    // score vector is no position in the sequence and is left as given.
-    if (params.causal)
-      std::fill(snap.scores.begin() + params.row + 1, snap.scores.end(), -std::numeric_limits<double>::infinity());
-  }
+  // The row every view shows, causal mask included (a custom score vector is no position in the
+  // sequence and is left as given).
+  snap.shown = shown_row(params, cache);
+  snap.custom_scores = snap.shown.custom;
+  snap.scores = snap.shown.scores;
   const std::size_t n = snap.scores.size();
   snap.logits.resize(n);
   for (std::size_t i = 0; i < n; ++i) snap.logits[i] = snap.scores[i] / params.temperature;
@@ -437,9 +423,9 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
 
   // The labs: each one only when its view is shown (or everything for an export).
   auto wanted = [&](View view) { return options.all_labs || options.view == view; };
-  // The labs draw their own random data; with imported data they get its settings at the random
-  // data's lengths (the stability lab alone works on imported data: the shown row, and its maps
-  // from the imported Q·K or scores of the chosen batch and head).
+  // The labs of the shown row (row_lab_evaluator: normalizers, stability, temperature, gradients,
+  // loss) are handed snap.shown and the Params, imported data included. The others draw their own
+  // random data; with imported data they get its settings at the random data's lengths.
   Params lab = params;
   if (lab.imported != nullptr) {
     lab.imported = nullptr;
@@ -477,7 +463,7 @@ void causal_softmax_rows(std::span<float> block, int first, int rows, int length
   for (int r = 0; r < rows; ++r) {
     const std::span<float> row =
         block.subspan(static_cast<std::size_t>(r) * static_cast<std::size_t>(length), static_cast<std::size_t>(length));
-    const auto seen = static_cast<std::size_t>(first + r + 1);
+    const auto seen = static_cast<std::size_t>(visible_keys(true, first + r, length));
     softmax_rows_fast(row.first(seen), 1, static_cast<int>(seen), scale, options);
     std::fill(row.begin() + static_cast<std::ptrdiff_t>(seen), row.end(), 0.0f);
   }

@@ -91,76 +91,57 @@ void merge_dk_parts(DkPart& into, const DkPart& later) {
   }
 }
 
-// Trials [first, last) of the sweep into `part`. Stream indices: (t << 16) | p for point p's
-// ‖q‖², (t << 16) | 0xFFFF for the trial's shared normals (fewer than 65535 points).
-// Up to `threads` parts run at once on the pool: first the trials' gaps (a part per range of
-// trials), then the 2 × points statistics (a part per range of them), each statistic receiving
-// its trials in trial order; so every RowStats gets the same adds in the same order whatever the
-// thread count, and the bits do not change with it.
+// Trials [first, last) of the sweep into `part`. Every statistic (a point and a variant: the
+// unscaled ones, then the scaled) draws each trial from a stream of its own, index
+// (t << 16) | statistic: the trial's ‖q‖² ~ χ²_{d_k}, then its L normals z_j (ZigguratNormal).
+// No two points or variants share a number, so each point's error is independent of every
+// other's. Shared normals (common random numbers) would make the whole curve err together: one
+// seed could put every unscaled point 2–3 SE low at once, which per-point error bars do not show.
+// Up to `threads` parts run at once on the pool, a part per range of statistics, each statistic
+// receiving its trials in trial order; so every RowStats gets the same adds in the same order
+// whatever the thread count, and the bits do not change with it.
 void run_dk_trials(DkPart& part, const DkSweepConfig& config, std::int64_t first, std::int64_t last, int threads) {
   const auto length = static_cast<std::size_t>(config.seq_len);
   const std::size_t gap_count = length > 0 ? length - 1 : 0;
   const std::size_t points = config.key_dims.size();
   const std::size_t statistics = 2 * points;  // unscaled then scaled, per point
+  assert(statistics < 0x10000);
   constexpr auto stream = static_cast<std::uint64_t>(Stream::monte_carlo);
-  // Trials whose gaps are held at once: ≤ 1 M floats (4 MiB) in all.
-  const std::int64_t chunk = std::max<std::int64_t>(
-      1, static_cast<std::int64_t>((std::size_t{1} << 20) / std::max<std::size_t>(gap_count, 1)));
-  std::vector<float> gaps(static_cast<std::size_t>(std::min(chunk, std::max<std::int64_t>(last - first, 0))) *
-                          gap_count);
-  auto record = [](RowStats& stats, const SoftmaxRowSummary& row) {
-    stats.entropy_nats.add(row.entropy_nats);
-    stats.max_weight.add(row.max_weight);
-    stats.jacobian_norm.add(row.jacobian_norm);
-  };
-  for (std::int64_t chunk_first = first; chunk_first < last; chunk_first += chunk) {
-    const std::int64_t trials = std::min(chunk, last - chunk_first);
-    // A part is split off for every ~64 K exps (~60 µs), so small calls stay on this thread.
-    const auto exps = static_cast<std::int64_t>(length) * trials * static_cast<std::int64_t>(statistics);
-    const int parts = static_cast<int>(std::clamp<std::int64_t>(
-        exps / 65536, 1,
-        std::max<std::int64_t>(1, std::min<std::int64_t>(threads, static_cast<std::int64_t>(statistics)))));
-
-    // The trials' rows: normals, then the gaps to the row's maximum, shared by its 2 × points softmaxes.
-    const int gap_parts = static_cast<int>(std::min<std::int64_t>(parts, trials));
-    parallel_for(gap_parts, [&](int gap_part) {
-      std::vector<double> normals(length);
-      for (std::int64_t i = trials * gap_part / gap_parts; i < trials * (gap_part + 1) / gap_parts; ++i) {
-        const auto trial_index = static_cast<std::uint64_t>(chunk_first + i) << 16;
-        NormalGenerator row_rng(stream_seed(config.seed, stream, trial_index | 0xFFFF));
-        for (double& z : normals) z = row_rng.next();
+  // A part is split off for every ~64 K exps (~60 µs of them, more with the normals), so small
+  // calls stay on this thread.
+  const auto exps = static_cast<std::int64_t>(length) * (last - first) * static_cast<std::int64_t>(statistics);
+  const int parts = static_cast<int>(std::clamp<std::int64_t>(
+      exps / 65536, 1,
+      std::max<std::int64_t>(1, std::min<std::int64_t>(threads, static_cast<std::int64_t>(statistics)))));
+  parallel_for(parts, [&](int stat_part) {
+    std::vector<double> normals(length);
+    std::vector<float> gaps(gap_count), scratch(2 * gap_count);
+    const std::size_t stat_first = statistics * static_cast<std::size_t>(stat_part) / static_cast<std::size_t>(parts);
+    const std::size_t stat_end = statistics * static_cast<std::size_t>(stat_part + 1) / static_cast<std::size_t>(parts);
+    for (std::size_t stat = stat_first; stat < stat_end; ++stat) {
+      const std::size_t point = stat % points;
+      const bool scaled = stat >= points;
+      const int key_dim = config.key_dims[point];
+      RowStats& stats = scaled ? part.scaled[point] : part.unscaled[point];
+      for (std::int64_t t = first; t < last; ++t) {
+        ZigguratNormal rng(stream_seed(config.seed, stream, (static_cast<std::uint64_t>(t) << 16) | stat));
+        const double query_norm = std::sqrt(2.0 * gamma_sample(rng, 0.5 * key_dim));
+        for (double& z : normals) z = rng.next();
+        // logits_j = score_scale · ‖q‖ z_j / T (÷ √d_k when scaled); a > 0, so z's argmax is the row's.
         const auto top = static_cast<std::size_t>(std::max_element(normals.begin(), normals.end()) - normals.begin());
-        float* row_gaps = gaps.data() + static_cast<std::size_t>(i) * gap_count;
         for (std::size_t j = 0, k = 0; j < length; ++j)
-          if (j != top) row_gaps[k++] = static_cast<float>(normals[j] - normals[top]);
+          if (j != top) gaps[k++] = static_cast<float>(normals[j] - normals[top]);
+        const double unscaled_logit_scale = config.score_scale * query_norm / config.temperature;
+        // Division by √d_k (not multiplication by its inverse) keeps d_k = 1 exact: a / 1 = a.
+        const double logit_scale =
+            scaled ? unscaled_logit_scale / std::sqrt(static_cast<double>(key_dim)) : unscaled_logit_scale;
+        const SoftmaxRowSummary row = summarize_softmax_gaps_fast(gaps, logit_scale, scratch);
+        stats.entropy_nats.add(row.entropy_nats);
+        stats.max_weight.add(row.max_weight);
+        stats.jacobian_norm.add(row.jacobian_norm);
       }
-    });
-
-    parallel_for(parts, [&](int stat_part) {
-      std::vector<float> scratch(2 * gap_count);
-      const std::size_t stat_first = statistics * static_cast<std::size_t>(stat_part) / static_cast<std::size_t>(parts);
-      const std::size_t stat_end =
-          statistics * static_cast<std::size_t>(stat_part + 1) / static_cast<std::size_t>(parts);
-      for (std::size_t stat = stat_first; stat < stat_end; ++stat) {
-        const std::size_t point = stat % points;
-        const bool scaled = stat >= points;
-        const int key_dim = config.key_dims[point];
-        for (std::int64_t i = 0; i < trials; ++i) {
-          const auto trial_index = static_cast<std::uint64_t>(chunk_first + i) << 16;
-          NormalGenerator rng(stream_seed(config.seed, stream, trial_index | point));
-          const double query_norm = std::sqrt(2.0 * gamma_sample(rng, 0.5 * key_dim));
-          // logits_j = score_scale · ‖q‖ z_j / T (÷ √d_k when scaled); a > 0, so z's argmax is the row's.
-          const double unscaled_logit_scale = config.score_scale * query_norm / config.temperature;
-          // Division by √d_k (not multiplication by its inverse) keeps d_k = 1 exact: a / 1 = a.
-          const double logit_scale =
-              scaled ? unscaled_logit_scale / std::sqrt(static_cast<double>(key_dim)) : unscaled_logit_scale;
-          const std::span<const float> row_gaps(gaps.data() + static_cast<std::size_t>(i) * gap_count, gap_count);
-          record(scaled ? part.scaled[point] : part.unscaled[point],
-                 summarize_softmax_gaps_fast(row_gaps, logit_scale, scratch));
-        }
-      }
-    });
-  }
+    }
+  });
 }
 
 // [SECTION] q·k statistics: trials and merging

@@ -17,6 +17,7 @@
 
 #include "smlab/kernels.hpp"
 #include "smlab/parallel.hpp"
+#include "smlab/shown_row.hpp"
 #include "vector_lanes.hpp"
 
 namespace smlab {
@@ -294,7 +295,7 @@ void pool_attention_maps(PooledMaps& out, const Matrix& queries, const Matrix& k
       // 2. Each query's cells at both scales, merged into its pooled row by max (NaN stays NaN).
       for (std::size_t r = 0; r < chunk_rows.size(); ++r) {
         const int query = chunk_rows[r];
-        const int seen = causal ? query + 1 : length;  // causal: keys 0 … i, the rest weigh exactly 0
+        const int seen = visible_keys(causal, query, length);  // the keys after them weigh exactly 0
         kernel(row_cells[0].data(), row_cells[1].data(), raw.data() + r * static_cast<std::size_t>(length), seen,
                scales, factor, scratch);
         const std::size_t row_offset = static_cast<std::size_t>(query / factor) * side;

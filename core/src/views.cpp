@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "smlab/snapshot.hpp"
+
 namespace smlab {
 namespace {
 
@@ -26,6 +28,10 @@ const Views& views() {
 }  // namespace
 
 std::span<const ViewInfo> all_views() { return views(); }
+
+const Params& params_of(const Snapshot& snapshot) { return snapshot.params; }
+
+const ShownRow& shown_row_of(const Snapshot& snapshot) { return snapshot.shown; }
 
 const ViewInfo& view_info(View view) { return views()[static_cast<std::size_t>(view)]; }
 

@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <numbers>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "smlab/evaluate.hpp"
@@ -183,6 +185,152 @@ TEST(EdgeCases, TopPKeepsTheExactNucleusAtTieBoundaries) {
     std::vector<double> out(static_cast<std::size_t>(c.n));
     EXPECT_EQ(top_p_filter(out, lab.probabilities, c.p * (1.0 + 1e-9)), c.kept + 1) << c.n << " above " << c.p;
     EXPECT_EQ(top_p_filter(out, lab.probabilities, c.p * (1.0 - 1e-9)), c.kept) << c.n << " below " << c.p;
+  }
+}
+
+// The nucleus in exact arithmetic, written independently of the filter: the probabilities sorted
+// by value, ties by index; p given as decimal text m·10^−k and compared as Σ_kept·10^k ≥ m·Σ_all
+// with every quantity an exact MPFR number (a sum of doubles needs ~1100 bits, the products a few
+// hundred more: 20,000 bits leave no rounding). Returns the kept indices, in the order taken.
+std::vector<std::size_t> exact_nucleus(const std::vector<double>& probabilities, const std::string& p_text) {
+  std::uint64_t digits = 0;
+  int fraction_digits = 0, exponent = 0;
+  bool in_fraction = false;
+  for (std::size_t i = 0; i < p_text.size(); ++i) {
+    const char c = p_text[i];
+    if (c == '.') {
+      in_fraction = true;
+    } else if (c == 'e') {
+      exponent = std::stoi(p_text.substr(i + 1));
+      break;
+    } else {
+      digits = 10 * digits + static_cast<std::uint64_t>(c - '0');
+      fraction_digits += in_fraction ? 1 : 0;
+    }
+  }
+  fraction_digits -= exponent;
+  std::vector<std::size_t> order(probabilities.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return probabilities[a] != probabilities[b] ? probabilities[a] > probabilities[b] : a < b;
+  });
+  mpfr_t total, mass, scaled, target, power;
+  for (mpfr_ptr x : {total, mass, scaled, target, power}) mpfr_init2(x, kBits), mpfr_set_zero(x, 1);
+  for (double w : probabilities) mpfr_add_d(total, total, w, MPFR_RNDN);
+  mpfr_mul_ui(target, total, static_cast<unsigned long>(digits), MPFR_RNDN);  // m < 10^17 < 2^64
+  mpfr_ui_pow_ui(power, 10, static_cast<unsigned long>(std::max(fraction_digits, 0)), MPFR_RNDN);
+  if (fraction_digits < 0) mpfr_mul(target, target, power, MPFR_RNDN), mpfr_set_ui(power, 1, MPFR_RNDN);
+  std::vector<std::size_t> kept;
+  for (const std::size_t i : order) {
+    if (!kept.empty() && probabilities[i] == 0.0) break;
+    kept.push_back(i);
+    mpfr_add_d(mass, mass, probabilities[i], MPFR_RNDN);
+    mpfr_mul(scaled, mass, power, MPFR_RNDN);
+    if (mpfr_cmp(scaled, target) >= 0) break;
+  }
+  for (mpfr_ptr x : {total, mass, scaled, target, power}) mpfr_clear(x);
+  return kept;
+}
+
+// The shortest decimal text that reads back as x: how the app prints p, and so what p means.
+std::string shortest_text(double x) {
+  char text[64];
+  for (int digits = 1; digits < 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, x);
+    if (std::strtod(text, nullptr) == x) return text;
+  }
+  std::snprintf(text, sizeof text, "%.17g", x);
+  return text;
+}
+
+// What the filter kept: the count, and exactly the reference's indices (so ties went to the lower
+// index), renormalised.
+::testing::AssertionResult keeps_exact_nucleus(const std::vector<double>& probabilities, const std::string& p_text) {
+  std::vector<double> out(probabilities.size());
+  const int kept = top_p_filter(out, probabilities, std::strtod(p_text.c_str(), nullptr));  // 5e-324 too
+  const std::vector<std::size_t> expected = exact_nucleus(probabilities, p_text);
+  std::vector<std::size_t> ours;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (out[i] > 0.0) ours.push_back(i);
+  std::vector<std::size_t> sorted = expected;
+  std::sort(sorted.begin(), sorted.end());
+  if (kept == static_cast<int>(expected.size()) && ours == sorted) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "top_p = " << p_text << " of " << probabilities.size()
+                                       << " probabilities: kept " << kept << ", exactly " << expected.size();
+}
+
+// `scores=0,0,0 top_p=0.6666666666666667` kept 2 tokens, whose mass 2/3 is below p; 4096 equal
+// scores at top_p=0.5000000000005 kept 2048 (mass 1/2 < p): a tolerance of 2n·2⁻⁵³ let the nucleus
+// stop short of p. Now the rule is exact, against an MPFR reference, on those and on the edges:
+// p = 1, p tiny, one-hot rows, zero-mass entries, ties at and across the boundary, random rows.
+TEST(EdgeCases, TopPIsTheExactNucleusOfTheDecimalP) {
+  const auto probabilities_of = [](std::vector<double> scores, double temperature = 1.0) {
+    Params params;
+    params.scores = std::move(scores);
+    params.temperature = temperature;
+    SamplingLab lab;
+    evaluate_sampling_lab(lab, params);
+    return lab.probabilities;
+  };
+  // The review's two cases, through the lab itself as --set gives them.
+  for (const auto& [scores, p_text, kept] : {std::tuple{std::vector<double>(3, 0.0), "0.6666666666666667", 3},
+                                             std::tuple{std::vector<double>(3, 0.0), "0.6666666666666666", 2},
+                                             std::tuple{std::vector<double>(4096, 0.0), "0.5000000000005", 2049},
+                                             std::tuple{std::vector<double>(4096, 0.0), "0.5", 2048}}) {
+    Params params;
+    params.scores = scores;
+    ASSERT_TRUE(set_param(params, "top_p", p_text).ok());
+    SamplingLab lab;
+    evaluate_sampling_lab(lab, params);
+    EXPECT_EQ(lab.top_p_kept, kept) << scores.size() << " equal scores, top_p = " << p_text;
+    EXPECT_TRUE(keeps_exact_nucleus(lab.probabilities, p_text));
+  }
+  // p = 1 keeps every entry with mass, and no zero-mass one (e^−800 underflows to 0 in double).
+  EXPECT_TRUE(keeps_exact_nucleus(probabilities_of({0.0, -800.0}), "1"));
+  EXPECT_TRUE(keeps_exact_nucleus(probabilities_of({0.3, 2.0, -1.0, 2.0, 0.9, 1.5}), "1"));
+  EXPECT_EQ(exact_nucleus(probabilities_of({0.0, -800.0}), "1").size(), 1u);
+  // p tiny (below the slider's 0.01, as the filter allows): the most likely token alone.
+  for (const char* tiny : {"1e-300", "5e-324", "0.01"})
+    EXPECT_TRUE(keeps_exact_nucleus(probabilities_of({0.3, 2.0, -1.0, 2.0, 0.9, 1.5}), tiny)) << tiny;
+  // One-hot, exactly and nearly (the rest underflows, or is 1e-300 of the top).
+  for (const char* p_text : {"0.01", "0.5", "0.999999", "1"}) {
+    EXPECT_TRUE(keeps_exact_nucleus({0.0, 1.0, 0.0}, p_text));
+    EXPECT_TRUE(keeps_exact_nucleus(probabilities_of({0.0, -1000.0, -1000.0}), p_text));
+    EXPECT_TRUE(keeps_exact_nucleus(probabilities_of({0.0, -690.0, -700.0}), p_text));
+  }
+  // Ties at the boundary: n equal weights and p = j/n exactly (j of them reach it), one more above
+  // it; ties across it (2, 1, 1, 1, 0: the 1s split by p, the lower indices kept).
+  for (const int n : {3, 8, 10, 20, 25, 40, 50, 100, 4096}) {
+    const std::vector<double> equal = probabilities_of(std::vector<double>(static_cast<std::size_t>(n), 0.0));
+    for (const int j : {1, n / 4, n / 2, n - 1, n}) {
+      if (j < 1) continue;
+      const std::string shortest = shortest_text(static_cast<double>(j) / n);
+      EXPECT_TRUE(keeps_exact_nucleus(equal, shortest)) << n << " equal weights";
+    }
+  }
+  for (const char* p_text : {"0.3", "0.5", "0.6", "0.7", "0.75", "0.8"})
+    EXPECT_TRUE(keeps_exact_nucleus(probabilities_of({2.0, 1.0, 1.0, 1.0, 0.0}), p_text));
+  // Random rows (seeded) against random decimal p of 1 to 17 digits, and at each prefix's own mass
+  // (the boundary itself, as near as a double gets).
+  SplitMix64 bits(20261129);
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto n = static_cast<std::size_t>(1 + bits.next() % 40);
+    std::vector<double> scores(n);
+    for (double& x : scores) x = std::round((bits.uniform() * 8.0 - 4.0) * 4.0) / 4.0;  // ties likely
+    const std::vector<double> probabilities = probabilities_of(scores, 0.25 + 2.0 * bits.uniform());
+    char text[64];
+    const int digits = 1 + static_cast<int>(bits.next() % 17);
+    std::snprintf(text, sizeof text, "%.*g", digits, std::max(bits.uniform(), 0.01));
+    ASSERT_TRUE(keeps_exact_nucleus(probabilities, shortest_text(std::strtod(text, nullptr))))
+        << "scores " << show(scores);
+    std::vector<double> sorted = probabilities;
+    std::sort(sorted.rbegin(), sorted.rend());
+    double prefix = 0.0;
+    for (std::size_t k = 0; k < n; ++k) {
+      prefix += sorted[k];
+      ASSERT_TRUE(keeps_exact_nucleus(probabilities, shortest_text(std::min(prefix, 1.0))))
+          << "scores " << show(scores);
+    }
   }
 }
 

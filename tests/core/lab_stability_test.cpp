@@ -134,14 +134,14 @@ TEST(StabilityLab, ScoresAreTheDashboardRow) {
 }
 
 TEST(StabilityLab, HandingInTheSnapshotRowGivesTheSameLab) {
-  // evaluate_stability_lab(out, params, snapshot.scores) skips redrawing the keys; same result.
+  // evaluate_stability_lab(out, params, snapshot.shown) skips redrawing the keys; same result.
   Params params;
   params.seq_len = 200;
   params.row = 150;
   params.score_scale = 9.0;
   const StabilityLab own = lab_for(params);
   StabilityLab handed;
-  evaluate_stability_lab(handed, params, evaluate(params).scores);
+  evaluate_stability_lab(handed, params, evaluate(params).shown);
   EXPECT_EQ(own.scores, handed.scores);
   for (Format format : all_formats) {
     for (SoftmaxVariant variant : all_softmax_variants) {

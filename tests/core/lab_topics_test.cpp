@@ -49,10 +49,9 @@ TEST(TopicLabs, SamplingUsesCustomScoresAndClampsTopK) {
 TEST(TopicLabs, LossUsesTheShownRowAndClampsTheTarget) {
   Params params;
   params.target = 4000;
-  std::vector<double> row;
-  selected_row_scores(row, params);
+  const std::vector<double> row = shown_row(params).scores;
   LossGradientsLab lab;
-  evaluate_loss_gradients_lab(lab, params, row);
+  evaluate_loss_gradients_lab(lab, params, shown_row(params));
   EXPECT_EQ(lab.loss.settings.target, static_cast<int>(row.size()) - 1);
   EXPECT_EQ(lab.loss.settings.logits, row);
   EXPECT_EQ(lab.probe.trials, qk_lab_trials);

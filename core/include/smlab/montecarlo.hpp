@@ -82,13 +82,14 @@ DkSweep make_dk_sweep(DkSweepConfig config);
 // Adds `trials` trials to every point. Trials are seeded by index and accumulated in fixed
 // blocks, so the result after n trials is bit-identical however the calls were split and
 // however many threads did the work. `threads` ≤ 0: every available thread (parallel.hpp); the
-// trials' rows and the 2 × points statistics are split over the pool, whole blocks too.
-// Trial t draws L standard normals z_j once, and for each point ‖q‖² ~ χ²_{d_k} (as
-// 2·Gamma(d_k/2)): given q, the scores q·k_j are i.i.d. N(0, ‖q‖²), so s_j = ‖q‖·z_j is an
-// exact draw of the row at O(L) cost instead of O(L·d_k). Scaled and unscaled, and all d_k
-// points, share the z_j (common random numbers): each point is still an exact, independent-
-// across-trials estimate, and differences between points and variants are not noise.
-// Cost: one exp per (trial, point, variant, key) — about 2·10⁹ for 20,000 trials at L = 4096.
+// 2 × points statistics are split over the pool, whole blocks too.
+// Trial t of each point and variant draws ‖q‖² ~ χ²_{d_k} (as 2·Gamma(d_k/2)) and L standard
+// normals z_j (random.hpp's ZigguratNormal): given q, the scores q·k_j are i.i.d. N(0, ‖q‖²), so
+// s_j = ‖q‖·z_j is an exact draw of the row at O(L) cost instead of O(L·d_k). Every point and
+// variant has streams of its own (none shares a draw with another), so the points' errors are
+// independent: a curve that sits low at one d_k is not low at the next for that reason.
+// Cost: one normal and one exp per (trial, point, variant, key), about 2·10⁹ each for 20,000
+// trials at L = 4096.
 void add_dk_trials(DkSweep& sweep, std::int64_t trials, int threads = 0);
 
 // The trial count at which every mean of the sweep (entropy, max weight and ‖J‖_F, scaled and

@@ -16,6 +16,7 @@
 #include "smlab/kernels.hpp"
 #include "smlab/montecarlo.hpp"
 #include "smlab/params.hpp"
+#include "smlab/shown_row.hpp"
 #include "smlab/softmax.hpp"
 #include "smlab/views.hpp"
 
@@ -98,9 +99,12 @@ class LabResults {
 struct Snapshot {
   Params params;  // what this snapshot was computed from
 
-  // The selected row (or the custom score vector), length n.
-  // scores: score_scale · q_row·k_j (÷ √d_k when scaled), or score_scale · custom;
-  // logits = scores / T; probabilities = softmax(logits); gradient = s_i (1 − s_i).
+  // The selected row (or the custom score vector), length n: shown_row(), the one definition every
+  // lab that works on the row is handed (views.hpp, row_lab_evaluator), the causal mask applied.
+  ShownRow shown;
+  // scores = shown.scores: score_scale · q_row·k_j (÷ √d_k when scaled; −inf after `row` when
+  // causal), or score_scale · custom; logits = scores / T; probabilities = softmax(logits);
+  // gradient = s_i (1 − s_i).
   bool custom_scores = false;
   std::vector<double> scores, logits, probabilities, gradient;
   double entropy_nats = 0.0, max_weight = 0.0, jacobian_norm = 0.0;

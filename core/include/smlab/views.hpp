@@ -14,6 +14,7 @@
 namespace smlab {
 
 struct Params;
+struct ShownRow;
 struct Snapshot;
 
 // The dashboard, then the labs in the list's order (= tab order).
@@ -45,7 +46,7 @@ SMLAB_LABS(SMLAB_LAB_RESULT)
 #undef SMLAB_LAB_RESULT
 
 // A lab's numbers for one Snapshot: computes them from the lab's Params (imported data replaced
-// by random data of its settings) and the Snapshot so far (the shown row's scores).
+// by random data of its settings) and the Snapshot so far (the shown row: Snapshot::shown).
 using LabEvaluator = std::any (*)(const Params& lab_params, const Snapshot& snapshot);
 
 struct ViewInfo {
@@ -72,10 +73,27 @@ const ViewInfo& view_info(View view);
 std::optional<View> view_from_name(std::string_view name);
 
 // The evaluator of a lab whose function has the usual shape evaluate_x_lab(XLab&, const Params&).
+// A lab that builds maps of its own from these Params gets the causal mask through
+// attention_setup(params) or shown_map_scores (smlab/attention.hpp, smlab/shown_row.hpp).
 template <class Lab, void (*evaluate_lab)(Lab&, const Params&)>
 std::any lab_evaluator(const Params& lab_params, const Snapshot&) {
   Lab lab;
   evaluate_lab(lab, lab_params);
+  return lab;
+}
+
+// What a lab that works on the shown row reads of the Snapshot: the Params it was computed from
+// (imported data included) and its row (Snapshot::shown, the causal mask applied).
+const Params& params_of(const Snapshot& snapshot);
+const ShownRow& shown_row_of(const Snapshot& snapshot);
+
+// The evaluator of a lab that works on the shown row, evaluate_x_lab(XLab&, const Params&, const
+// ShownRow&): it is handed the dashboard's own row, never one it makes itself, so every such lab
+// shows the numbers the dashboard shows (the mask, imported data and custom scores included).
+template <class Lab, void (*evaluate_lab)(Lab&, const Params&, const ShownRow&)>
+std::any row_lab_evaluator(const Params&, const Snapshot& snapshot) {
+  Lab lab;
+  evaluate_lab(lab, params_of(snapshot), shown_row_of(snapshot));
   return lab;
 }
 

@@ -11,7 +11,7 @@
 namespace smlab {
 namespace {
 
-// attention_setup(params) fixes L, d_k, seed, score_scale and T; the lab adds its own settings.
+// attention_setup(params) fixes L, d_k, seed, score_scale, T and the causal mask; the lab adds its own settings.
 // params.scaled is not used: whether to divide by √d_k is what tells the variants apart.
 AttentionSetup variant_setup(const Params& params, ScoreVariant variant, int seq_len, double sigma) {
   AttentionSetup setup = attention_setup(params);
@@ -19,7 +19,6 @@ AttentionSetup variant_setup(const Params& params, ScoreVariant variant, int seq
   setup.variant = variant;
   setup.sigma = sigma;
   setup.cosine_gamma = params.gamma;
-  setup.causal = params.causal;
   return setup;
 }
 

@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "smlab/labs/normalizers.hpp"
+#include "smlab/labs/normalizers.hpp"  // display_window
+#include "smlab/shown_row.hpp"
 #include "smlab/softmax.hpp"
 #include "smlab/views.hpp"
 
@@ -44,8 +45,9 @@ void fill_jacobian_block(GradientsLab& out) {
       const double s_i = out.probabilities[window.begin + r];
       const double s_j = out.probabilities[window.begin + c];
       // s_i(1 − s_i) on the diagonal, from softmax_gradient_diagonal (1 − s_m as the sum of the
-      // others, so a saturated row's diagonal is its true 1e-40, not 0).
-      const double entry = r == c ? out.diagonal[window.begin + r] : -(s_i * s_j);
+      // others, so a saturated row's diagonal is its true 1e-40, not 0). Off the diagonal 0 − s_i s_j,
+      // so a masked key's entries are 0, not −0.
+      const double entry = r == c ? out.diagonal[window.begin + r] : 0.0 - s_i * s_j;
       out.jacobian[r * static_cast<std::size_t>(m) + c] = static_cast<float>(entry);
       out.jacobian_abs_max = std::max(out.jacobian_abs_max, std::abs(entry));
     }
@@ -114,10 +116,14 @@ double jacobian_max_abs_entry(std::span<const double> probabilities) {
 }
 
 void evaluate_gradients_lab(GradientsLab& out, const Params& params) {
+  evaluate_gradients_lab(out, params, shown_row(params));
+}
+
+void evaluate_gradients_lab(GradientsLab& out, const Params& params, const ShownRow& row) {
   out.temperature = params.temperature;
   out.score_scale = params.score_scale;
-  std::vector<double> unscaled;
-  selected_row_scores(out.scores, unscaled, params);
+  out.scores = row.scores;
+  const std::vector<double>& unscaled = row.unit_scores;
   const std::size_t n = out.scores.size();
   out.probabilities.resize(n);
   softmax(out.probabilities, out.scores, params.temperature);
@@ -137,6 +143,6 @@ void evaluate_gradients_lab(GradientsLab& out, const Params& params) {
 
 // The lab's row in the registry (smlab/lab_list.hpp lists it).
 extern const LabInfo gradients_lab_info{"gradients", "the softmax Jacobian, S(1-S), and where learning stalls",
-                                        lab_evaluator<GradientsLab, evaluate_gradients_lab>};
+                                        row_lab_evaluator<GradientsLab, evaluate_gradients_lab>};
 
 }  // namespace smlab

@@ -43,7 +43,6 @@ void evaluate_heads_lab(HeadsLab& out, const Params& params) {
   AttentionSetup setup = attention_setup(params);
   setup.seq_len = out.seq_len;
   setup.heads = params.heads;
-  setup.causal = params.causal;
   AttentionWorkspace workspace;
   out.head_weights.resize(static_cast<std::size_t>(params.heads));
   attention_weights(out.average, setup, workspace, out.head_weights);

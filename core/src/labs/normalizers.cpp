@@ -32,38 +32,24 @@ IndexWindow display_window(std::span<const double> scores, std::size_t max_count
 }
 
 void selected_row_scores(std::vector<double>& scores, std::vector<double>& editable_scores, const Params& params) {
-  // Mirrors evaluate()'s fill_row step for step (same multiplications in the same order), so the
-  // labs and the dashboard show the same numbers bit for bit.
-  if (!params.scores.empty()) {
-    editable_scores = params.scores;
-    scores = params.scores;
-    for (double& s : scores) s *= params.score_scale;  // −inf stays −inf (scale > 0)
-    return;
-  }
-  const double inverse_sqrt_dim = params.scaled ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
-  // Entry (r, c) of a draw depends only on (seed, stream, r, c), so drawing rows 0..row of Q gives
-  // the same query row as the dashboard's full L×d_k draw.
-  Matrix queries, keys;
-  draw_gaussian(queries, params.seed, Stream::queries, params.row + 1, params.key_dim);
-  draw_gaussian(keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
-  editable_scores.resize(static_cast<std::size_t>(params.seq_len));
-  dot_product_row(editable_scores, queries, keys, params.row);
-  scores = editable_scores;
-  for (double& s : scores) s *= params.score_scale * inverse_sqrt_dim;
-  for (double& s : editable_scores) s *= inverse_sqrt_dim;
+  ShownRow row = shown_row(params);
+  scores = std::move(row.scores);
+  editable_scores = std::move(row.unit_scores);
 }
 
-void selected_row_scores(std::vector<double>& scores, const Params& params) {
-  std::vector<double> editable_scores;
-  selected_row_scores(scores, editable_scores, params);
-}
+void selected_row_scores(std::vector<double>& scores, const Params& params) { scores = shown_row(params).scores; }
 
 void evaluate_normalizers_lab(NormalizersLab& out, const Params& params) {
-  out.custom_scores = !params.scores.empty();
+  evaluate_normalizers_lab(out, params, shown_row(params));
+}
+
+void evaluate_normalizers_lab(NormalizersLab& out, const Params& params, const ShownRow& row) {
+  out.custom_scores = row.custom;
   out.score_scale = params.score_scale;
   out.temperature = params.temperature;
   out.alpha = params.alpha;
-  selected_row_scores(out.scores, out.editable_scores, params);
+  out.scores = row.scores;
+  out.editable_scores = row.unit_scores;
   out.shown = display_window(out.scores);
 
   out.columns.resize(lab_normalizers.size());
@@ -118,6 +104,6 @@ void evaluate_normalizers_lab(NormalizersLab& out, const Params& params) {
 // The lab's row in the registry (smlab/lab_list.hpp lists it).
 extern const LabInfo normalizers_lab_info{
     "normalizers", "softmax vs linear, sparsemax, alpha-entmax, hardmax, sigmoid and ReLU on one score vector",
-    lab_evaluator<NormalizersLab, evaluate_normalizers_lab>};
+    row_lab_evaluator<NormalizersLab, evaluate_normalizers_lab>};
 
 }  // namespace smlab

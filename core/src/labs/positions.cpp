@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "smlab/labs/attention_variants.hpp"
+#include "smlab/shown_row.hpp"
 #include "smlab/softmax.hpp"
 #include "smlab/views.hpp"
 
@@ -18,7 +19,6 @@ AttentionSetup positions_setup(const Params& params, int seq_len, double sigma, 
   setup.seq_len = seq_len;
   setup.sigma = sigma;
   setup.positional_amplitude = amplitude;
-  setup.causal = params.causal;
   return setup;
 }
 
@@ -90,11 +90,7 @@ void combine(Matrix& weights, const ScoreParts& parts, bool with_content, double
     const double content = with_content ? parts.content.values[i] + amplitude * parts.cross.values[i] : 0.0;
     weights.values[i] = static_cast<float>(content + square * parts.positions.values[i]);
   }
-  if (causal)
-    for (int i = 0; i < length; ++i)
-      for (int j = i + 1; j < length; ++j)
-        weights.values[static_cast<std::size_t>(i) * length + static_cast<std::size_t>(j)] =
-            -std::numeric_limits<float>::infinity();  // exp(−inf) = 0: exactly no weight ahead
+  mask_future_keys(std::span<float>(weights.values), length, causal);  // exp(−inf) = 0: exactly no weight ahead
   softmax_rows_inplace(weights.values, length, length, logit_scale);
 }
 

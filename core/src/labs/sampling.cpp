@@ -1,11 +1,21 @@
 // The sampling lab's computations: top-k and nucleus filters, seeded categorical draws counted in
 // parallel blocks, and the distillation loss with its T² factor.
+//
+// [SECTION] Index
+//   [SECTION] Helpers: a norm, exact numbers, p as a decimal, the order
+//   [SECTION] Filters: top-k and top-p
+//   [SECTION] Draws
+//   [SECTION] Distillation and the lab
 #include "smlab/labs/sampling.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
+#include <system_error>
 
 #include "smlab/labs/attention_variants.hpp"  // log_grid
 #include "smlab/parallel.hpp"
@@ -14,6 +24,8 @@
 
 namespace smlab {
 namespace {
+
+// [SECTION] Helpers: a norm, exact numbers, p as a decimal, the order
 
 // Above this a probability is 1 to within 2⁻¹³: q − p of two such loses 13 bits and more (its
 // relative error is about 2⁻⁵³/(1 − p), over 1e-12), so the distillation gradient takes it from the
@@ -34,6 +46,99 @@ double euclidean_norm(std::span<const double> v) {
   }
   for (double x : v) squares += (x / largest) * (x / largest);
   return largest * std::sqrt(squares);
+}
+
+// A non-negative number exactly: a fixed-point integer in 64-bit limbs from 2^−1152 (below the
+// last bit of any double, 2^−1074) to 2^1279 (above a sum of 2^40 doubles ≤ 1 times 10^341 times
+// 10^17, the most top_p_filter multiplies one by). Sums of doubles, sums of these, multiplication
+// by a small integer, comparison.
+class ExactNumber {
+ public:
+  void add(double x) {
+    assert(x >= 0.0 && std::isfinite(x));
+    int exponent = 0;
+    const double fraction = std::frexp(x, &exponent);  // x = fraction · 2^exponent, fraction ∈ [0.5, 1)
+    add_at(static_cast<std::uint64_t>(std::ldexp(fraction, 53)), exponent - 53);
+  }
+  void add(const ExactNumber& other) {
+    std::uint64_t carry = 0;
+    for (std::size_t k = 0; k < limb_count; ++k) {
+      const std::uint64_t sum = limbs_[k] + other.limbs_[k];
+      const std::uint64_t with_carry = sum + carry;
+      carry = (sum < limbs_[k] ? 1 : 0) + (with_carry < sum ? 1 : 0);
+      limbs_[k] = with_carry;
+    }
+    assert(carry == 0);
+  }
+  void multiply(std::uint32_t factor) {
+    // Each limb in two 32-bit halves: every partial product and carry stays below 2^64.
+    std::uint64_t carry = 0;
+    for (std::uint64_t& limb : limbs_) {
+      const std::uint64_t low = (limb & 0xFFFFFFFFu) * factor + carry;
+      const std::uint64_t high = (limb >> 32) * factor + (low >> 32);
+      limb = (high << 32) | (low & 0xFFFFFFFFu);
+      carry = high >> 32;
+    }
+    assert(carry == 0);
+  }
+  void multiply_by_power_of_ten(int exponent) {
+    for (; exponent >= 9; exponent -= 9) multiply(1'000'000'000u);
+    std::uint32_t rest = 1;
+    for (; exponent > 0; --exponent) rest *= 10;
+    multiply(rest);
+  }
+  friend bool operator<(const ExactNumber& a, const ExactNumber& b) {
+    for (std::size_t k = limb_count; k-- > 0;)
+      if (a.limbs_[k] != b.limbs_[k]) return a.limbs_[k] < b.limbs_[k];
+    return false;
+  }
+
+ private:
+  static constexpr int lowest_exponent = -1152;  // −18 · 64
+  static constexpr std::size_t limb_count = 38;  // 2^−1152 … 2^1279
+  // value · 2^exponent, value < 2^64, exponent ≥ lowest_exponent (0 adds nothing).
+  void add_at(std::uint64_t value, int exponent) {
+    if (value == 0) return;
+    assert(exponent >= lowest_exponent);
+    const auto shift = static_cast<std::size_t>(exponent - lowest_exponent);
+    const std::size_t limb = shift / 64;
+    const auto bit = static_cast<unsigned>(shift % 64);
+    ExactNumber addend;
+    addend.limbs_[limb] = value << bit;
+    if (bit != 0) addend.limbs_[limb + 1] = value >> (64 - bit);
+    add(addend);
+  }
+  std::array<std::uint64_t, limb_count> limbs_{};
+};
+
+// p as the decimal it was given as, m · 10^−k: the shortest decimal that reads back as the same
+// double (std::to_chars; what --set reads, the app prints and a session saves). So 0.9 is 9/10,
+// not the double 0.9000000000000000222 that stands for it.
+struct Decimal {
+  std::uint64_t digits = 0;  // m < 10^17
+  int fraction_digits = 0;   // k ≥ 0 (p ≤ 1)
+};
+Decimal shortest_decimal(double p) {
+  std::array<char, 32> text{};
+  const auto written = std::to_chars(text.data(), text.data() + text.size(), p);
+  assert(written.ec == std::errc());
+  Decimal decimal;
+  int after_point = 0, exponent = 0;
+  bool in_fraction = false;
+  for (const char* c = text.data(); c != written.ptr; ++c) {
+    if (*c == '.') {
+      in_fraction = true;
+    } else if (*c == 'e') {
+      std::from_chars(c + (c[1] == '+' ? 2 : 1), written.ptr, exponent);
+      break;
+    } else {
+      decimal.digits = 10 * decimal.digits + static_cast<std::uint64_t>(*c - '0');
+      after_point += in_fraction ? 1 : 0;
+    }
+  }
+  decimal.fraction_digits = after_point - exponent;
+  for (; decimal.fraction_digits < 0; ++decimal.fraction_digits) decimal.digits *= 10;  // p = 1 is "1"
+  return decimal;
 }
 
 // Indices by descending probability, ties by ascending index.
@@ -61,6 +166,8 @@ void keep_prefix(std::span<double> out, std::span<const double> probabilities, c
 
 }  // namespace
 
+// [SECTION] Filters: top-k and top-p
+
 int top_k_filter(std::span<double> out, std::span<const double> probabilities, int k) {
   assert(out.size() == probabilities.size() && !probabilities.empty() && k >= 1);
   const auto order = descending_order(probabilities);
@@ -72,34 +179,40 @@ int top_k_filter(std::span<double> out, std::span<const double> probabilities, i
 int top_p_filter(std::span<double> out, std::span<const double> probabilities, double p) {
   assert(out.size() == probabilities.size() && !probabilities.empty() && p > 0.0 && p <= 1.0);
   const auto order = descending_order(probabilities);
-  // The row's own total and the mass so far, both compensated (Neumaier), so a nucleus that
-  // reaches p·total exactly in exact arithmetic (20 equal weights at p = 0.5: 10 of them) is not
-  // missed by the roundings of the sums.
-  double total = 0.0, total_compensation = 0.0;
-  for (double x : probabilities) {
-    const double t = total + x;
-    total_compensation += std::abs(total) >= std::abs(x) ? (total - t) + x : (x - t) + total;
-    total = t;
-  }
-  total += total_compensation;
-  // The weights themselves carry the roundings of the softmax that made them: n of them together
-  // are known to about n·2⁻⁵³ of the total. Mass within that of p·total has reached it: a tie at
-  // the boundary (p·n equal weights exactly) is then decided as exact arithmetic decides it.
-  const double reached = p * total - 2.0 * static_cast<double>(probabilities.size()) * 0x1p-53 * total;
-  double sum = 0.0, compensation = 0.0;
+  // The rule: the fewest most likely tokens (ties: the lower index first) whose mass is at least p
+  // of the row's total, Σ_kept w ≥ p · Σ_all w, with p the decimal it was given as (Decimal) and
+  // the comparison exact: Σ_kept w · 10^k ≥ m · Σ_all w in ExactNumber. So the rounding of a running
+  // sum can neither stop the nucleus below p nor carry it past the token that reaches p, and a tie
+  // on the boundary (p·n of n equal weights) is decided as exact arithmetic decides it. The total,
+  // not 1: the rounded weights need not sum to 1, and the kept ones are renormalised by their sum.
+  // Were the comparison inexact, it would have to err towards one more token: the nucleus promises
+  // a mass of at least p, and a token too many adds only its own small probability, while
+  // stopping short breaks the promise.
+  const Decimal decimal = shortest_decimal(p);
+  ExactNumber total;
+  for (double w : probabilities) total.add(w);
+  // target = m · Σ_all w, m = high · 10^9 + low.
+  ExactNumber target = total, low_part = total;
+  target.multiply(static_cast<std::uint32_t>(decimal.digits / 1'000'000'000u));
+  target.multiply(1'000'000'000u);
+  low_part.multiply(static_cast<std::uint32_t>(decimal.digits % 1'000'000'000u));
+  target.add(low_part);
+  ExactNumber mass;
   std::size_t kept = 0;
   while (kept < order.size()) {
     const double x = probabilities[order[kept]];
-    if (kept > 0 && x == 0.0) break;  // zero mass never joins the nucleus
-    const double t = sum + x;
-    compensation += std::abs(sum) >= std::abs(x) ? (sum - t) + x : (x - t) + sum;
-    sum = t;
+    if (kept > 0 && x == 0.0) break;  // zero mass never joins (so p = 1 keeps every nonzero entry)
+    mass.add(x);
     ++kept;
-    if (p < 1.0 && sum + compensation >= reached) break;  // p = 1 keeps every nonzero entry
+    ExactNumber scaled = mass;
+    scaled.multiply_by_power_of_ten(decimal.fraction_digits);
+    if (!(scaled < target)) break;
   }
   keep_prefix(out, probabilities, order, kept);
   return static_cast<int>(kept);
 }
+
+// [SECTION] Draws
 
 void draw_counts(std::span<long long> counts, std::span<const double> probabilities, long long draws,
                  std::uint64_t seed) {
@@ -129,6 +242,8 @@ void draw_counts(std::span<long long> counts, std::span<const double> probabilit
   for (long long b = 0; b < blocks; ++b)
     for (std::size_t i = 0; i < n; ++i) counts[i] += block_counts[static_cast<std::size_t>(b) * n + i];
 }
+
+// [SECTION] Distillation and the lab
 
 void distillation(Distillation& out, std::span<const double> teacher_logits, std::span<const double> student_logits,
                   double temperature) {

@@ -12,20 +12,12 @@
 #include <vector>
 
 #include "smlab/attention.hpp"
-#include "smlab/snapshot.hpp"
+#include "smlab/import.hpp"
+#include "smlab/shown_row.hpp"
 #include "smlab/views.hpp"
 
 namespace smlab {
 namespace {
-
-// The dashboard's row as evaluate()'s fill_row makes it, so both show the same numbers:
-// score_scale · q_row·k_j, ÷√d_k when scaled. `keys` holds the L keys.
-void dashboard_row(std::vector<double>& out, const Params& params, const Matrix& queries, const Matrix& keys) {
-  const double inverse_sqrt_dim = params.scaled ? 1.0 / std::sqrt(static_cast<double>(params.key_dim)) : 1.0;
-  out.resize(static_cast<std::size_t>(params.seq_len));
-  dot_product_row(out, queries, keys, params.row);
-  for (double& s : out) s *= params.score_scale * inverse_sqrt_dim;
-}
 
 StabilityRun run_in_format(std::span<const double> scores, Format format, SoftmaxVariant variant, double temperature) {
   StabilityRun run;
@@ -47,8 +39,9 @@ StabilityRun run_in_format(std::span<const double> scores, Format format, Softma
 
 // The two fp16 maps. Row i's logits are score_scale · raw(i, j) / T over the first `size` keys,
 // divided by √d_k when Params::scaled and d_k is known (as the dashboard's row and maps are), with
-// raw = q·k from the dashboard's own map kernel (dot_product_scores, float sums) or imported
-// scores. The emulated kernels round them to fp16 first, as a kernel reading fp16 scores would.
+// raw = shown_map_scores (q·k in float sums, or imported scores; −inf above the diagonal under the
+// causal mask, which stays −inf). The emulated kernels round them to fp16 first, as a kernel
+// reading fp16 scores would.
 void fill_maps(StabilityLab& out, const Params& params, const Matrix& raw, int size, bool key_dim_known) {
   out.map_size = size;
   const auto cells = static_cast<std::size_t>(size) * static_cast<std::size_t>(size);
@@ -102,27 +95,15 @@ double largest_zero_exp_input(Format format) {
 }
 
 void evaluate_stability_lab(StabilityLab& out, const Params& params) {
-  // The dashboard's row needs query `row` and all L keys. An entry of Q or K depends only on
-  // (seed, stream, row, column), so drawing fewer rows gives the same leading rows.
-  std::vector<double> row_scores;
-  if (!params.scores.empty()) {
-    row_scores = params.scores;
-    for (double& s : row_scores) s *= params.score_scale;  // −inf stays −inf (scale > 0)
-  } else {
-    Matrix queries, keys;
-    draw_gaussian(queries, params.seed, Stream::queries, params.row + 1, params.key_dim);
-    draw_gaussian(keys, params.seed, Stream::keys, params.seq_len, params.key_dim);
-    dashboard_row(row_scores, params, queries, keys);
-  }
-  evaluate_stability_lab(out, params, row_scores);
+  evaluate_stability_lab(out, params, shown_row(params));
 }
 
-void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<const double> row_scores) {
-  out.custom_scores = !params.scores.empty();
+void evaluate_stability_lab(StabilityLab& out, const Params& params, const ShownRow& row) {
+  out.custom_scores = row.custom;
   out.row = params.row;
   out.temperature = params.temperature;
   out.selected_format = params.format;
-  out.scores.assign(row_scores.begin(), row_scores.end());
+  out.scores = row.scores;
 
   out.min_logit = std::numeric_limits<double>::infinity();
   out.max_logit = -std::numeric_limits<double>::infinity();
@@ -170,78 +151,17 @@ void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<c
   }
   out.exp_of_max_logit = std::exp(out.max_logit);
 
-  // The maps: the first L' queries against the first L' keys of the same seeded draws.
+  // The maps: the first L' queries against the first L' keys of the shown data (seeded or
+  // imported), masked as the dashboard's maps are.
   const int map_size = std::min(params.seq_len, stability_map_max_size);
-  Matrix map_queries, map_keys, raw;
-  draw_gaussian(map_queries, params.seed, Stream::queries, map_size, params.key_dim);
-  draw_gaussian(map_keys, params.seed, Stream::keys, map_size, params.key_dim);
-  dot_product_scores(raw, map_queries, map_keys);
-  fill_maps(out, params, raw, map_size, true);
+  const bool key_dim_known = params.imported == nullptr || params.imported->key_dim > 0;
+  fill_maps(out, params, shown_map_scores(params, map_size), map_size, key_dim_known);
 }
 
-namespace {
-
-// The first `rows` rows of a row-major matrix.
-Matrix leading_rows(const Matrix& all, int rows) {
-  const auto first = all.values.begin();
-  return Matrix{rows, all.cols, std::vector<float>(first, first + static_cast<std::ptrdiff_t>(rows) * all.cols)};
-}
-
-}  // namespace
-
-void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<const double> row_scores,
-                            const StabilityMapData& map_data) {
-  // The row part is the same; only the maps' source differs. The seeded maps drawn by the call
-  // below are replaced (they cost ~2 ms at L' = 128, d = 64).
-  evaluate_stability_lab(out, params, row_scores);
-  Matrix raw;
-  int size = 0;
-  if (map_data.queries != nullptr && map_data.keys != nullptr) {
-    size = std::min({map_data.queries->rows, map_data.keys->rows, stability_map_max_size});
-    dot_product_scores(raw, leading_rows(*map_data.queries, size), leading_rows(*map_data.keys, size));
-  } else if (map_data.scores != nullptr) {
-    size = std::min({map_data.scores->rows, map_data.scores->cols, stability_map_max_size});
-    raw = Matrix{size, size, std::vector<float>(static_cast<std::size_t>(size) * static_cast<std::size_t>(size))};
-    for (int i = 0; i < size; ++i)
-      for (int j = 0; j < size; ++j)
-        raw.values[static_cast<std::size_t>(i) * static_cast<std::size_t>(size) + static_cast<std::size_t>(j)] =
-            (*map_data.scores)(i, j);
-  } else {
-    return;  // nothing imported: the seeded maps stay
-  }
-  fill_maps(out, params, raw, size, map_data.key_dim_known);
-}
-
-// The lab's row in the registry (smlab/lab_list.hpp lists it), with its evaluator.
-
-namespace {
-
-// The stability lab also works on the shown row (imported or not), not only on its Params.
-// With imported data its maps are the imported slice's Q·K (or scores), at the real Params.
-std::any stability_evaluator(const Params& lab_params, const Snapshot& snapshot) {
-  StabilityLab lab;
-  const Params& params = snapshot.params;
-  if (params.imported != nullptr && snapshot.attention_scores != nullptr) {
-    const ScoreCache& cache = *snapshot.attention_scores;
-    StabilityMapData data;
-    if (cache.queries.rows > 0) {
-      data.queries = &cache.queries;
-      data.keys = &cache.keys;
-    } else {
-      data.scores = &cache.raw;
-    }
-    data.key_dim_known = params.imported->key_dim > 0;  // Q and K given: ÷√d_k applies
-    evaluate_stability_lab(lab, params, snapshot.scores, data);
-  } else {
-    evaluate_stability_lab(lab, lab_params, snapshot.scores);
-  }
-  return lab;
-}
-
-}  // namespace
-
+// The lab's row in the registry (smlab/lab_list.hpp lists it): it works on the shown row, and with
+// imported data its maps are the imported slice's Q·K (or scores).
 extern const LabInfo stability_lab_info{
     "stability", "naive vs stable vs online softmax in fp64, fp32, fp16, bf16 and fp8: overflow, underflow, NaN",
-    stability_evaluator};
+    row_lab_evaluator<StabilityLab, evaluate_stability_lab>};
 
 }  // namespace smlab

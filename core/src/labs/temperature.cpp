@@ -122,9 +122,13 @@ void fill_nudge_curves(TemperatureLab& out, std::vector<double>& weights) {
 }  // namespace
 
 void evaluate_temperature_lab(TemperatureLab& out, const Params& params) {
+  evaluate_temperature_lab(out, params, shown_row(params));
+}
+
+void evaluate_temperature_lab(TemperatureLab& out, const Params& params, const ShownRow& row) {
   out.temperature = params.temperature;
   out.nudge = params.nudge;
-  selected_row_scores(out.base_scores, params);
+  out.base_scores = row.scores;
   const std::size_t n = out.base_scores.size();
   out.shown = display_window(out.base_scores);
 
@@ -157,6 +161,6 @@ void evaluate_temperature_lab(TemperatureLab& out, const Params& params) {
 
 // The lab's row in the registry (smlab/lab_list.hpp lists it).
 extern const LabInfo temperature_lab_info{"temperature", "small multiples over T, entropy vs T, the argmax limit",
-                                          lab_evaluator<TemperatureLab, evaluate_temperature_lab>};
+                                          row_lab_evaluator<TemperatureLab, evaluate_temperature_lab>};
 
 }  // namespace smlab

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <numbers>
 
-#include "smlab/snapshot.hpp"
 #include "smlab/views.hpp"
 
 namespace smlab {
@@ -47,10 +46,10 @@ void evaluate_sampling_lab(SamplingLab& out, const Params& params) {
   evaluate_sampling_lab(out, sampling_settings(params));
 }
 
-void evaluate_loss_gradients_lab(LossGradientsLab& out, const Params& params, std::span<const double> row) {
+void evaluate_loss_gradients_lab(LossGradientsLab& out, const Params& params, const ShownRow& row) {
   LossSettings s;
-  s.logits.assign(row.begin(), row.end());
-  s.target = std::min(params.target, static_cast<int>(row.size()) - 1);
+  s.logits = row.scores;
+  s.target = std::min(params.target, static_cast<int>(row.scores.size()) - 1);
   s.temperature = params.temperature;
   evaluate_loss_lab(out.loss, s);
   qk_gradient_sweep(out.probe, QkLoss::output_probe, 16, qk_lab_trials, params.seed);
@@ -87,18 +86,8 @@ InitSettings init_settings(const Params& params) {
 
 void evaluate_init_lab(InitLab& out, const Params& params) { evaluate_init_lab(out, init_settings(params)); }
 
-// The five labs' rows in the registry (smlab/lab_list.hpp lists them).
-namespace {
-
-// The loss lab works on the shown row (imported or not), like the stability lab.
-std::any loss_evaluator(const Params& lab_params, const Snapshot& snapshot) {
-  LossGradientsLab lab;
-  evaluate_loss_gradients_lab(lab, lab_params, snapshot.scores);
-  return lab;
-}
-
-}  // namespace
-
+// The five labs' rows in the registry (smlab/lab_list.hpp lists them). The loss lab works on the
+// shown row (imported or not), like the stability lab.
 extern const LabInfo values_lab_info{
     "values", "the output softmax(QK^T/sqrt(d_k))V of one query, and multi-head as concat then W_O",
     lab_evaluator<ValuesLab, evaluate_values_lab>};
@@ -106,7 +95,7 @@ extern const LabInfo sampling_lab_info{
     "sampling", "sampling from softmax(logits/T): draws, top-k, top-p, distillation soft targets",
     lab_evaluator<SamplingLab, evaluate_sampling_lab>};
 extern const LabInfo loss_lab_info{"loss", "log-softmax, cross-entropy, s - y, and gradients back to Q and K vs d_k",
-                                   loss_evaluator};
+                                   row_lab_evaluator<LossGradientsLab, evaluate_loss_gradients_lab>};
 extern const LabInfo geometry_lab_info{
     "geometry", "q.k = |q||k|cos(theta) in 2-D, cosine attention's epsilon, additive tanh saturation",
     lab_evaluator<GeometryLab, evaluate_geometry_lab>};

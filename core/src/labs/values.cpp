@@ -9,6 +9,7 @@
 
 #include "smlab/attention.hpp"
 #include "smlab/labs/attention_variants.hpp"  // log_grid
+#include "smlab/shown_row.hpp"
 #include "smlab/softmax.hpp"
 
 namespace smlab {
@@ -97,8 +98,9 @@ void multi_head_attention(MultiHeadAttention& out, const DenseMatrix& queries, c
       for (int j = 0; j < length; ++j) {
         double dot = 0.0;
         for (int c = first; c < first + head_dim; ++c) dot += queries(i, c) * keys(j, c);
-        scores[static_cast<std::size_t>(j)] = causal && j > i ? -std::numeric_limits<double>::infinity() : scale * dot;
+        scores[static_cast<std::size_t>(j)] = scale * dot;
       }
+      mask_future_keys(std::span<double>(scores), causal, i);
       // 2. the head's weights
       softmax(weights, scores, temperature);
       for (int j = 0; j < length; ++j) {
@@ -132,9 +134,8 @@ void evaluate_values_lab(ValuesLab& out, const ValuesSettings& settings) {
       settings.score_scale / (settings.scaled ? std::sqrt(static_cast<double>(settings.key_dim)) : 1.0);
   for (double& s : out.scores) s *= scale;
   // Causal: the query at position `row` sees keys 0 … row only, as in the dashboard's maps.
-  if (settings.causal)
-    std::fill(out.scores.begin() + settings.row + 1, out.scores.end(), -std::numeric_limits<double>::infinity());
-  const int seen = settings.causal ? settings.row + 1 : length;
+  mask_future_keys(std::span<double>(out.scores), settings.causal, settings.row);
+  const int seen = visible_keys(settings.causal, settings.row, length);
   draw_dense_gaussian(out.values, settings.seed, static_cast<unsigned long long>(Stream::values), length, value_dim);
   out.value_cells.assign(out.values.values.begin(), out.values.values.end());
   out.values_abs_max = 0.0;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "smlab/params.hpp"
+#include "smlab/shown_row.hpp"
 
 namespace smlab {
 
@@ -34,7 +35,7 @@ inline constexpr double stall_fraction = 0.01;
 double jacobian_max_abs_entry(std::span<const double> probabilities);
 
 struct GradientsLab {
-  std::vector<double> scores;         // the dashboard's row (selected_row_scores), length n
+  std::vector<double> scores;         // the dashboard's row (Snapshot::shown), length n
   std::vector<double> probabilities;  // softmax(scores / T), length n
   double temperature = 1.0, score_scale = 1.0;
 
@@ -59,7 +60,7 @@ struct GradientsLab {
   double max_abs_entry = 0.0;   // max |J_ij| over all n×n entries
 
   // The sweep: for each score scale c on the grid the row is c · unscaled row (the row at
-  // score_scale = 1, see selected_row_scores), its softmax at the current T, and its J's size.
+  // score_scale = 1: ShownRow::unit_scores), its softmax at the current T, and its J's size.
   std::vector<double> sweep_scales, sweep_frobenius_norm, sweep_max_abs_entry;
   double sweep_peak_norm = 0.0;   // max of sweep_frobenius_norm
   double sweep_peak_scale = 0.0;  // where it is (the first, if several)
@@ -73,9 +74,11 @@ struct GradientsLab {
   bool stalled_now = false;  // the current score_scale is in the stall region
 };
 
-// Pure and deterministic: the same Params give the same GradientsLab. Requires validate(params).
-// Cost: the row (selected_row_scores), plus 161 softmaxes of length n and ~45 more for the
-// bisection (≈ 0.8 M exps at n = 4096, a few ms); the heatmap is at most 64² cells.
+// Pure and deterministic: the same Params and row give the same GradientsLab. `row` is the shown
+// row (Snapshot::shown); the form without it makes shown_row(params). Requires validate(params).
+// Cost: 161 softmaxes of length n and ~45 more for the bisection (≈ 0.8 M exps at n = 4096, a few
+// ms); the heatmap is at most 64² cells.
+void evaluate_gradients_lab(GradientsLab& out, const Params& params, const ShownRow& row);
 void evaluate_gradients_lab(GradientsLab& out, const Params& params);
 
 }  // namespace smlab

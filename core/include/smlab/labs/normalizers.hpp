@@ -7,21 +7,19 @@
 
 #include "smlab/normalizers.hpp"
 #include "smlab/params.hpp"
+#include "smlab/shown_row.hpp"
 
 namespace smlab {
 
 // ─── The selected row, shared by the row-based labs (normalizers, temperature, gradients) ─────
 
-// The score vector the dashboard shows for `params` (Snapshot::scores), length n:
-//   custom:  score_scale · Params::scores                          (n = scores.size())
-//   row:     score_scale · q_row·k_j (÷ √d_k when scaled)            (n = L)
-// Made with the same calls in the same order as evaluate(), so it equals Snapshot::scores bit for
-// bit. It redraws Q and K: cost O(L·d_k) normal draws (≈ 0.3 s at L = d_k = 4096, a few µs at the
-// defaults); only rows 0..row of Q are drawn. Requires validate(params) to pass.
+// The score vector the dashboard shows for `params` (Snapshot::scores, causal mask included),
+// length n: shown_row(params).scores (smlab/shown_row.hpp), for callers that have Params and no
+// Snapshot (a gesture that turns the row into custom scores). Requires validate(params).
 void selected_row_scores(std::vector<double>& scores, const Params& params);
 
 // The same, plus the row before × score_scale from the same draw: what the user edits
-// (Params::scores when custom, otherwise q_row·k_j ÷ √d_k).
+// (Params::scores when custom, otherwise q_row·k_j ÷ √d_k, −inf on masked keys).
 void selected_row_scores(std::vector<double>& scores, std::vector<double>& editable_scores, const Params& params);
 
 // Plots of a row show at most this many entries (bars beyond it become slivers at ~300 px, and
@@ -96,8 +94,10 @@ struct NormalizersLab {
   SmallGapExample small_gap;
 };
 
-// Pure and deterministic: the same Params give the same NormalizersLab. Requires validate(params).
-// Cost O(L·d_k) for the row (see selected_row_scores) plus O(n log n) for the normalisers.
+// Pure and deterministic: the same Params and row give the same NormalizersLab. `row` is the shown
+// row (Snapshot::shown); the form without it makes shown_row(params) (O(L·d_k) draws). Cost
+// O(n log n) for the normalisers. Requires validate(params).
+void evaluate_normalizers_lab(NormalizersLab& out, const Params& params, const ShownRow& row);
 void evaluate_normalizers_lab(NormalizersLab& out, const Params& params);
 
 }  // namespace smlab

@@ -16,9 +16,14 @@ namespace smlab {
 // Returns how many entries are kept (min(k, n)). Shapes: out and probabilities length n ≥ 1.
 int top_k_filter(std::span<double> out, std::span<const double> probabilities, int k);
 
-// Top-p / nucleus (Holtzman et al. 2020): sort descending, keep the shortest prefix whose mass is
-// ≥ p (0 < p ≤ 1; the largest entry is always kept), zero the rest, renormalise. Returns the count.
-// The prefix sum is compensated (Neumaier); p = 1 keeps every entry with nonzero mass, no more.
+// Top-p / nucleus (Holtzman et al. 2020): keep the smallest set of most likely tokens whose total
+// probability is at least p of the row's total, Σ_kept p_i ≥ p · Σ_all p_i (0 < p ≤ 1), taking
+// tokens in descending probability and tied ones lower index first; zero the rest, renormalise.
+// Returns the count. p is the decimal it was given as (the shortest decimal that reads back as the
+// double: 0.9 is 9/10), and the comparison is exact, not a rounded running sum, so the count is
+// the one exact arithmetic gives, at a tie on the boundary too (0.5 of 20 equal weights keeps 10,
+// 0.6666666666666667 of 3 keeps 3). The largest entry is always kept; an entry of zero mass never
+// is, so p = 1 keeps every nonzero entry, no more.
 int top_p_filter(std::span<double> out, std::span<const double> probabilities, double p);
 
 // ─── Draws ──────────────────────────────────────────────────────────────────────────────────

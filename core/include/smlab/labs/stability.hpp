@@ -11,6 +11,7 @@
 #include "smlab/attention.hpp"
 #include "smlab/params.hpp"
 #include "smlab/precision.hpp"
+#include "smlab/shown_row.hpp"
 
 namespace smlab {
 
@@ -60,7 +61,7 @@ struct StabilityMap {
 
 struct StabilityLab {
   // The row: Params::scores × score_scale when given, else the dashboard's row (score_scale ·
-  // q_row·k_j, ÷√d_k when scaled), bit for bit what evaluate() puts in Snapshot::scores.
+  // q_row·k_j, ÷√d_k when scaled, −inf after the row when causal): Snapshot::shown.scores.
   // Every variant receives these scores and T; logits are scores / T.
   bool custom_scores = false;
   int row = 0;
@@ -87,36 +88,20 @@ struct StabilityLab {
   // ÷√d_k switch shows what it does here too: unscaled at d_k = 64 the logits have standard
   // deviation 8 and most rows hold one above fp16's 11.09; scaled they have std 1 until
   // score_scale raises them. The same logits go through the naive and the stable kernel in fp16.
+  // Under the causal mask the keys after each query are −inf, and their weights exactly 0.
   int map_size = 0;
   double map_max_logit = 0.0;  // the largest logit of the map (in double)
   StabilityMap naive_fp16, stable_fp16;
 };
 
-// Pure and deterministic: the same Params give the same StabilityLab. This form reproduces the
-// dashboard's row itself (drawing query `row` and all L keys), then calls the one below. Cost:
-// ~0.2 ms at default Params; at L = d_k = 4096 about 0.6–1.1 s, nearly all of it drawing the
-// 4096² keys of the row (evaluate() spends ~15 s there on its own L×L maps).
+// Pure and deterministic: the same Params and row give the same StabilityLab. `row` is the shown
+// row (Snapshot::shown: custom × score_scale, or the scaled row of QKᵀ, causal mask included); the
+// maps are shown_map_scores of the Params (seeded or imported data, masked alike). The form without
+// `row` makes shown_row(params) (at L = d_k = 4096 about 0.6–1.1 s, nearly all of it drawing the
+// 4096² keys of the row). Cost with the row handed in: ~0.2 ms at the defaults, the maps' 128
+// queries and keys being most of it.
+void evaluate_stability_lab(StabilityLab& out, const Params& params, const ShownRow& row);
 void evaluate_stability_lab(StabilityLab& out, const Params& params);
-
-// The same with the row handed in: `row_scores` must be what evaluate() puts in
-// Snapshot::scores for these Params (custom × score_scale, or the scaled row of QKᵀ). Saves the
-// redraw of the keys: ~0.1 s at L = d_k = 4096, drawing the 128 queries and keys of the maps
-// being most of the rest.
-void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<const double> row_scores);
-
-// Imported data for the maps (Params::imported): the (batch, head) slice's Q and K (L × d, the
-// first L' rows are used), or its L × L scores (ln weights for imported weights), top-left L'×L'.
-struct StabilityMapData {
-  const Matrix* queries = nullptr;
-  const Matrix* keys = nullptr;
-  const Matrix* scores = nullptr;  // used when queries/keys are null
-  bool key_dim_known = true;       // ÷√d_k applies (Q and K); false for imported scores/weights
-};
-
-// The same, the maps from imported data instead of the seeded draws (params.seq_len is the
-// imported L, params.key_dim its d).
-void evaluate_stability_lab(StabilityLab& out, const Params& params, std::span<const double> row_scores,
-                            const StabilityMapData& map_data);
 
 // The largest x for which round_to(format, exp(x)) is exactly 0: below it a weight vanishes
 // (e.g. ≈ −17.3 for fp16, −103.97 for fp32, −745.13 for fp64). Bisection over the doubles

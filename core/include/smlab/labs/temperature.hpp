@@ -5,7 +5,7 @@
 #include <array>
 #include <vector>
 
-#include "smlab/labs/normalizers.hpp"  // selected_row_scores, IndexWindow
+#include "smlab/labs/normalizers.hpp"  // IndexWindow, ShownRow
 #include "smlab/params.hpp"
 
 namespace smlab {
@@ -30,7 +30,7 @@ struct TemperatureMultiple {
 };
 
 struct TemperatureLab {
-  // The row: the dashboard's row (selected_row_scores) with `nudge` added to its second-largest
+  // The row: the dashboard's row (Snapshot::shown, causal mask included) with `nudge` added to its second-largest
   // score, so the whole lab shows what nudging does. Length n.
   std::vector<double> base_scores;  // before the nudge
   std::vector<double> scores;       // after the nudge
@@ -70,9 +70,11 @@ struct TemperatureLab {
   double current_hardmax_top = 0.0, current_hardmax_second = 0.0;
 };
 
-// Pure and deterministic: the same Params give the same TemperatureLab. Requires validate(params).
-// Cost: the row (selected_row_scores) plus (8 + 121 + 2·242) softmaxes of length n ≈ 2.5 M exps
-// at n = 4096 (~10 ms), and O(n) memory per multiple.
+// Pure and deterministic: the same Params and row give the same TemperatureLab. `row` is the shown
+// row (Snapshot::shown); the form without it makes shown_row(params). Requires validate(params).
+// Cost: (8 + 121 + 2·242) softmaxes of length n ≈ 2.5 M exps at n = 4096 (~10 ms), and O(n)
+// memory per multiple.
+void evaluate_temperature_lab(TemperatureLab& out, const Params& params, const ShownRow& row);
 void evaluate_temperature_lab(TemperatureLab& out, const Params& params);
 
 }  // namespace smlab

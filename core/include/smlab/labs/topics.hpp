@@ -11,6 +11,7 @@
 #include "smlab/labs/sampling.hpp"
 #include "smlab/labs/values.hpp"
 #include "smlab/params.hpp"
+#include "smlab/shown_row.hpp"
 
 namespace smlab {
 
@@ -27,14 +28,15 @@ void evaluate_values_lab(ValuesLab& out, const Params& params);
 SamplingSettings sampling_settings(const Params& params);
 void evaluate_sampling_lab(SamplingLab& out, const Params& params);
 
-// Loss & gradients: the loss on the shown row (the dashboard's scores, custom or QKᵀ), target
-// clamped below its length, at T; and both Q/K gradient sweeps (qk_lab_trials trials, L = 16).
+// Loss & gradients: the loss on the shown row (Snapshot::shown: the dashboard's scores, custom or
+// QKᵀ, causal mask included), target clamped below its length, at T; and both Q/K gradient sweeps
+// (qk_lab_trials trials, L = 16).
 inline constexpr int qk_lab_trials = 32;
 struct LossGradientsLab {
   LossLab loss;
   QkGradientSweep probe, target;
 };
-void evaluate_loss_gradients_lab(LossGradientsLab& out, const Params& params, std::span<const double> row);
+void evaluate_loss_gradients_lab(LossGradientsLab& out, const Params& params, const ShownRow& row);
 
 // Geometry: ‖q‖ = qk_norm, the query's angle = angle (degrees), ε = epsilon, σ = qk_norm for the
 // saturation demo (at d_k = 64, d_a = 32: the saturation does not depend on d_k), T, seed.
