@@ -9,6 +9,7 @@
 #include <string>
 
 #include "i18n/i18n.hpp"
+#include "lessons/claims.hpp"
 #include "plot/ticks.hpp"
 
 namespace smlab::app {
@@ -183,6 +184,18 @@ plot::Plot gradient_parabola_plot(const ParabolaPlotStyle& style, const std::vec
                                .y = points_value[smallest],
                                .text = plot::format_scientific(points_value[smallest], 1)});
   }
+  // The top weight's point, written beside it: a lesson quotes how far up the parabola it climbs
+  // (S = 0.34, S(1−S) = 0.23), which no one reads off a dot to two decimals. Not where it passes back
+  // next to nothing: then the smallest gradient above is the number to read.
+  if (!points_s.empty() && points_value.size() == points_s.size()) {
+    const auto top = static_cast<std::size_t>(std::max_element(points_s.begin(), points_s.end()) - points_s.begin());
+    if (std::isfinite(points_s[top]) && points_value[top] >= 1e-3)
+      p.annotations.push_back({.x = points_s[top],
+                               .y = points_value[top],
+                               .text = i18n::format("plot.gradient.top_point",
+                                                    {i18n::fixed(points_s[top], 2), i18n::fixed(points_value[top], 2)}),
+                               .align = points_s[top] > 0.5 ? plot::TextAlign::Right : plot::TextAlign::Left});
+  }
   p.hlines.push_back({0.25, tr("plot.gradient.max"), std::nullopt, true});
   p.legend = plot::LegendPos::TopRight;
   return p;
@@ -199,6 +212,20 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
   p.title = scaled ? "softmax(QKᵀ/√d_k)" : tr("plot.attention.unscaled_title");
   // What tells the two maps apart survives a narrow panel ("softma..." did not).
   p.short_title = tr(scaled ? "plot.attention.scaled_short" : "plot.attention.unscaled_short");
+  // A map of up to 256 rows is summed up in its title, by the reader the lessons' claims use: the
+  // mean over rows of the largest weight (a lesson compares 0.26 with 0.46). Larger maps would cost
+  // a softmax pass over every row per Snapshot; their titles stay as they are.
+  bool stats_in_title = false;
+  if (snap.attention_size > 0 && snap.attention_size <= 256 && snap.pooled.factor == 0) {
+    const char* series = scaled ? "scaled" : "unscaled";
+    const Result<double> top = claim_value(snap, ClaimQuantity{.quantity = "map_mean_max_weight", .series = series});
+    if (top.ok()) {
+      p.title =
+          i18n::format(scaled ? "plot.attention.scaled_stats" : "plot.attention.unscaled_stats", {fixed(*top, 2)});
+      p.short_title = p.title;
+      stats_in_title = true;
+    }
+  }
   plot::Heatmap map;
   map.rows = snap.attention_size;
   map.cols = snap.attention_size;
@@ -208,7 +235,9 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
   map.fixed_range = plot::weight_range;
   map.scale_key = "dashboard/attention";  // both maps on one scale (the textures share it)
   map.colormap = plot::Colormap::Viridis;
-  map.colorbar_label = tr("plot.axis.weight");
+  // Where the title names the weight ("mean max w 0.24") the colour bar goes without its label: the
+  // room it took kept two maps side by side under the lessons' 40 % data-area rule at 1024×768.
+  map.colorbar_label = stats_in_title ? std::string() : std::string(tr("plot.axis.weight"));
   map.x_label = tr("plot.axis.key_j");
   map.y_label = tr("plot.axis.query_i");
   map.texture = texture;

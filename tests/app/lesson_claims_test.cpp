@@ -17,6 +17,7 @@
 #include "lessons/lesson_corpus.hpp"
 #include "lessons/lessons.hpp"
 #include "smlab/evaluate.hpp"
+#include "smlab/labs/stability.hpp"
 #include "state/evaluator.hpp"
 
 namespace smlab::app {
@@ -126,6 +127,31 @@ TEST(LessonClaims, EveryPredictStepHasAnAnswerAndOneClearlyNearestChoice) {
             << where(lesson, k) << ": two choices are about as near to " << answer;
       }
       ++checked;
+    }
+  EXPECT_GE(checked, 2);
+}
+
+// A step that shows the stability lab's problems plot, where even the stable softmax fails in some
+// format, says so and names that format in both languages: "the max trick fixes this" beside a plot
+// where stable fails in e4m3 (it cannot store ±1000) leaves the class with a contradiction.
+TEST(LessonContent, AStepShowingStableSoftmaxFailNamesTheFormat) {
+  int checked = 0;
+  for (const Lesson& lesson : shipped().lessons)
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
+      const LessonStep& step = lesson.steps[k];
+      const std::vector<std::string_view> plots = step_plots(step);
+      if (step.view != View::stability || std::find(plots.begin(), plots.end(), "problems") == plots.end()) continue;
+      const StabilityLab* lab = snapshot_of(step).lab<StabilityLab>();
+      ASSERT_NE(lab, nullptr);
+      for (Format format : all_formats) {
+        if (lab->format(format).run(SoftmaxVariant::stable).problem_count() == 0) continue;
+        std::string name(format_name(format));
+        if (name.rfind("fp8-", 0) == 0) name = name.substr(4);  // as the plot names it: "e4m3"
+        for (const std::string* text : {&step.text.english, &step.text.chinese})
+          EXPECT_NE(text->find(name), std::string::npos)
+              << where(lesson, k) << " shows stable softmax failing in " << name << " and does not say why: " << *text;
+        ++checked;
+      }
     }
   EXPECT_GE(checked, 2);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "i18n/i18n.hpp"
@@ -50,6 +51,25 @@ TEST(LessonPlots, EachFormatsExpOverflowLineIsAtItsOwnPoint) {
   }
   EXPECT_EQ(drawn, 5);  // all but fp64's 709.8, which is written beside the curve
   EXPECT_EQ(curve.vlines.size(), 5u);
+}
+
+// fp64's limit (709.8) lies beyond the exp curve's axis: the title says so. Written inside the
+// plot, the layout placed "fp64 709.8 →" beside the max-x/T diamond, where it read as its label.
+TEST(LessonPlots, TheLimitBeyondTheExpAxisIsInTheTitleNotBesideTheLogitDiamond) {
+  Params params;
+  params.scores = {10.0, 11.0, 12.0};
+  params.format = Format::fp16;
+  ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).ok());  // the title's words come from the table
+  const Snapshot snap = with_lab(params, View::stability);
+  const LabView view = build(snap, View::stability);
+  const plot::Plot& curve = plot_named(view, "exp-curve");
+  EXPECT_NE(curve.title.find("709.8"), std::string::npos) << curve.title;
+  EXPECT_FALSE(curve.short_title.empty()) << "a title that does not fit keeps its meaning";
+  for (const plot::Annotation& note : curve.annotations)
+    EXPECT_EQ(note.text.find("709.8"), std::string::npos) << "'" << note.text << "' is written inside the plot";
+  for (const plot::VLine& line : curve.vlines)
+    EXPECT_EQ(line.label.find("88.72/"), std::string::npos)
+        << "'" << line.label << "': a pair that agrees names both formats first";
 }
 
 TEST(LessonPlots, TheJacobianColourScaleIsFixedSoAVanishedJacobianLooksVanished) {
