@@ -149,6 +149,18 @@ plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
   p.lines.push_back(curve(sweep.unscaled, tr("plot.legend.unscaled")));
   p.vlines.push_back(
       {static_cast<double>(current_key_dim), "d_k = " + std::to_string(current_key_dim), std::nullopt, true});
+  // Both curves' means written at the current d_k when it is a point of the sweep: what a lesson
+  // sets d_k to read (0.40 unscaled at 64, against a table's 0.8), not guessed off a log axis.
+  const auto& dims = sweep.config.key_dims;
+  if (const auto found = std::find(dims.begin(), dims.end(), current_key_dim); found != dims.end()) {
+    const auto k = static_cast<std::size_t>(found - dims.begin());
+    for (const std::vector<RowStats>* stats : {&sweep.scaled, &sweep.unscaled})
+      if (k < stats->size())
+        p.annotations.push_back({.x = static_cast<double>(current_key_dim),
+                                 .y = (*stats)[k].entropy_nats.mean,
+                                 .text = fixed((*stats)[k].entropy_nats.mean, 2),
+                                 .align = plot::TextAlign::Left});
+  }
   p.legend = plot::LegendPos::TopRight;
   return p;
 }
@@ -172,14 +184,14 @@ plot::Plot gradient_parabola_plot(const ParabolaPlotStyle& style, const std::vec
   p.scatters.push_back(
       {.label = style.points_label, .x = points_s, .y = points_value, .color = style.points_color, .radius = 4.5f});
   // A few points: the smallest gradient, when it is too small to tell from 0 on the axis (a key
-  // at weight e⁻⁵⁰ passes back 2e-22), written beside its point.
+  // at weight e⁻⁵⁰ passes back 2e-22; 0.002 is two pixels), written beside its point.
   if (points_s.size() <= 8 && points_value.size() == points_s.size()) {
     std::size_t smallest = points_value.size();
     for (std::size_t i = 0; i < points_value.size(); ++i)
       if (std::isfinite(points_value[i]) && points_value[i] > 0.0 &&
           (smallest == points_value.size() || points_value[i] < points_value[smallest]))
         smallest = i;
-    if (smallest < points_value.size() && points_value[smallest] < 1e-3)
+    if (smallest < points_value.size() && points_value[smallest] < 1e-2)
       p.annotations.push_back({.x = points_s[smallest],
                                .y = points_value[smallest],
                                .text = plot::format_scientific(points_value[smallest], 1)});

@@ -6,6 +6,7 @@
 #include "plot/text_wrap.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -154,6 +155,51 @@ TEST(LessonContent, AStepShowingStableSoftmaxFailNamesTheFormat) {
       }
     }
   EXPECT_GE(checked, 2);
+}
+
+// The common explanations' errors (the seed texts' README, and the review of the lessons): each one
+// quoted in the step that measures it, in both languages, as "a common explanation says “…”;
+// measured here: …", with a claim that checks the measured side against the step's own numbers.
+struct CommonError {
+  std::string_view lesson;
+  std::size_t step;                   // 1-based
+  std::string_view english, chinese;  // the quoted claim, as each text quotes it
+  std::string_view measured_by;       // a quantity the step's claims read
+};
+constexpr CommonError kCommonErrors[] = {
+    {"why-softmax", 7, "0.326, 0.342, 0.358", "0.326、0.342、0.358", "normalizer_weight"},
+    {"why-softmax", 7, "1.64×", "1.64 倍", "small_gap_softmax_ratio"},
+    {"saturation", 4, "0.012 … 0.995", "0.012 … 0.995", "weight"},
+    {"saturation", 4, "S(1 − S) > 0.01", "S(1 − S) > 0.01", "gradient"},
+    {"scaling", 8, "0.8", "0.8", "dk_entropy"},
+    {"loss-gradients", 3, "a confident wrong prediction has zero gradient", "自信的错误预测梯度为零", "loss_gradient"},
+    {"loss-gradients", 6, "∂L/∂Q ∝ 1/d_k", "∂L/∂Q ∝ 1/d_k", "qk_gradient_median"},
+};
+
+TEST(LessonContent, EachCommonErrorStandsBesideItsMeasurement) {
+  for (const CommonError& error : kCommonErrors) {
+    const auto index = find_lesson(shipped(), error.lesson);
+    ASSERT_TRUE(index.has_value()) << error.lesson;
+    const Lesson& lesson = shipped().lessons[*index];
+    ASSERT_LE(error.step, lesson.steps.size()) << error.lesson;
+    const LessonStep& step = lesson.steps[error.step - 1];
+    const auto quoted = [](std::string_view text, std::string_view claim) {
+      return text.find("\xE2\x80\x9C" + std::string(claim) + "\xE2\x80\x9D") != std::string_view::npos;
+    };
+    EXPECT_TRUE(quoted(step.text.english, error.english))
+        << where(lesson, error.step - 1) << " does not quote \"" << error.english << "\": " << step.text.english;
+    EXPECT_TRUE(quoted(step.text.chinese, error.chinese))
+        << where(lesson, error.step - 1) << " does not quote \"" << error.chinese << "\": " << step.text.chinese;
+    EXPECT_NE(step.text.english.find("common explanation"), std::string::npos) << where(lesson, error.step - 1);
+    EXPECT_NE(step.text.chinese.find("常见的讲解"), std::string::npos) << where(lesson, error.step - 1);
+    std::string lower = step.text.english;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    EXPECT_NE(lower.find("measured here"), std::string::npos) << where(lesson, error.step - 1);
+    EXPECT_NE(step.text.chinese.find("这里测得"), std::string::npos) << where(lesson, error.step - 1);
+    EXPECT_TRUE(std::any_of(step.claims.begin(), step.claims.end(),
+                            [&](const LessonClaim& claim) { return claim.left.quantity == error.measured_by; }))
+        << where(lesson, error.step - 1) << " has no claim on " << error.measured_by;
+  }
 }
 
 TEST(LessonClaims, EveryStepStatesAtLeastOneClaim) {

@@ -59,6 +59,24 @@ std::vector<QuotedNumber> measured_numbers(std::string_view text) {
   return measured;
 }
 
+// The text without what it quotes between “ and ”: a common explanation's claim that the step shows
+// wrong beside its measurement ("says “0.8”; measured here: 0.40"). Those numbers are not drawn.
+std::string without_quoted_claims(std::string_view text) {
+  constexpr std::string_view open = "\xE2\x80\x9C", close = "\xE2\x80\x9D";  // “ ”
+  std::string kept;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t start = text.find(open, at);
+    if (start == std::string_view::npos) break;
+    const std::size_t end = text.find(close, start + open.size());
+    if (end == std::string_view::npos) break;
+    kept += text.substr(at, start - at);
+    at = end + close.size();
+  }
+  kept += text.substr(std::min(at, text.size()));
+  return kept;
+}
+
 TEST(QuotedNumbers, ReadsDecimalsExponentsAndSignsButNotNames) {
   const std::string text = "weights 0.30, 0.33 at T = 10; −0.341 and 2e-4; fp16 and e4m3 stay names; 1.2e24; 3.4·10³⁸";
   const std::vector<QuotedNumber> numbers = measured_numbers(text);
@@ -269,7 +287,7 @@ class LessonScreens : public ::testing::Test {
     // Once revealed, the answer's lines too, where they quote a number the step claims as measured
     // ("~" claims: 0.644 for a top-p bar, 1.68 for the unscaled map's mean entropy): those are read
     // off the panels. Their worked arithmetic (20.09 / 30.19) is the student's, not the plots'.
-    std::vector<QuotedNumber> quoted_here = measured_numbers(step.text.in(look.language));
+    std::vector<QuotedNumber> quoted_here = measured_numbers(without_quoted_claims(step.text.in(look.language)));
     if (step.predict && step.predict->after && ui.lesson.revealed)
       for (QuotedNumber& quoted : measured_numbers(step.predict->after->in(look.language)))
         if (std::any_of(step.claims.begin(), step.claims.end(), [&](const LessonClaim& claim) {
@@ -376,6 +394,21 @@ std::vector<std::string> leaks_of(std::string_view text, double answer, double m
       found.push_back(quoted.text + "° (its cosine)");
   }
   return found;
+}
+
+TEST(QuotedNumbers, AQuotedClaimIsNotANumberTheScreenMustDraw) {
+  const std::string text =
+      "a table says \xE2\x80\x9C"
+      "0.8\xE2\x80\x9D; measured here: 0.40 and \xE2\x80\x9C"
+      "1.64\xC3\x97\xE2\x80\x9D";
+  const std::vector<QuotedNumber> numbers = measured_numbers(without_quoted_claims(text));
+  ASSERT_EQ(numbers.size(), 1u) << without_quoted_claims(text);
+  EXPECT_EQ(numbers.front().text, "0.40");
+  EXPECT_EQ(without_quoted_claims("no quotes 1.5"), "no quotes 1.5");
+  EXPECT_EQ(measured_numbers(without_quoted_claims("an open \xE2\x80\x9C"
+                                                   "2.5 never closed"))
+                .size(),
+            1u);
 }
 
 TEST(AnswerLeaks, FindsTheAnswerItsNegationComplementAndCosine) {
