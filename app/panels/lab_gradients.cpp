@@ -103,7 +103,10 @@ plot::Plot norm_plot(const GradientsLab& lab) {
                         stall_color, true, "c = " + format_value(lab.stall_scale, 3)});
   }
   p.lines.push_back({.label = "‖J‖_F", .x = lab.sweep_scales, .y = lab.sweep_frobenius_norm, .color = norm_color});
-  p.lines.push_back({.label = "max |J_ij|", .x = lab.sweep_scales, .y = lab.sweep_max_abs_entry, .color = entry_color});
+  p.lines.push_back({.label = tr("lab.gradients.max_entry"),
+                     .x = lab.sweep_scales,
+                     .y = lab.sweep_max_abs_entry,
+                     .color = entry_color});
   // "now" in the legend, not beside its line: at the top of the range (c = 100, inside the stall
   // region) the line's label had no room but over the marker and the curves.
   // Each marker's ‖J‖_F written: a lesson compares the row now with the row as it is (c = 1), to

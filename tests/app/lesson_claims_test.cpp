@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <vector>
 #include <string>
@@ -200,6 +201,36 @@ TEST(LessonContent, EachCommonErrorStandsBesideItsMeasurement) {
                             [&](const LessonClaim& claim) { return claim.left.quantity == error.measured_by; }))
         << where(lesson, error.step - 1) << " has no claim on " << error.measured_by;
   }
+}
+
+// One Chinese term per thing: 独热 for one-hot (the presets said "one-hot"), 注意力图 for an attention
+// map (the lessons mixed in 热图), 热图 only for the colour-map setting (ui.colormap.*) and the web
+// page's words for a heatmap element (web.*). In every lesson text and the Chinese string table.
+TEST(LessonContent, ChineseUsesOneTermForOneHotAndForTheMaps) {
+  std::vector<std::pair<std::string, std::string>> texts;  // where, text
+  for (const Lesson& lesson : shipped().lessons)
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
+      const LessonStep& step = lesson.steps[k];
+      texts.push_back({where(lesson, k), step.title.chinese + " " + step.text.chinese});
+      if (step.predict) {
+        texts.push_back({where(lesson, k) + " question", step.predict->question.chinese});
+        if (step.predict->after) texts.push_back({where(lesson, k) + " reveal", step.predict->after->chinese});
+      }
+    }
+  std::ifstream table(find_assets_dir() / "i18n" / "zh-CN.json");
+  ASSERT_TRUE(table.good());
+  for (std::string line; std::getline(table, line);) {
+    const std::size_t open = line.find('"'), close = line.find('"', open + 1);
+    if (open == std::string::npos || close == std::string::npos) continue;
+    const std::string key = line.substr(open + 1, close - open - 1);
+    if (key.rfind("ui.colormap.", 0) == 0 || key.rfind("web.", 0) == 0) continue;
+    texts.push_back({"zh-CN.json " + key, line.substr(close + 1)});
+  }
+  for (const auto& [at, text] : texts) {
+    EXPECT_EQ(text.find("one-hot"), std::string::npos) << at << " writes one-hot, not 独热: " << text;
+    EXPECT_EQ(text.find("热图"), std::string::npos) << at << " writes 热图 for a map (注意力图): " << text;
+  }
+  EXPECT_GE(texts.size(), 400u);
 }
 
 TEST(LessonClaims, EveryStepStatesAtLeastOneClaim) {

@@ -55,6 +55,14 @@ std::string lesson_with_predict(const std::string& predict) {
 const std::string question = R"("question": {"en": "Largest weight?", "zh-CN": "最大权重？"})";
 const std::string max_weight = R"("quantity": {"quantity": "max_weight"})";
 
+TEST(PredictText, NumbersAreWrittenAsAClassReadsThem) {
+  EXPECT_EQ(predict_number(-1500.0), "-1500");  // a range's end, not "-1.5e+03"
+  EXPECT_EQ(predict_number(1024.0), "1024");
+  EXPECT_EQ(predict_number(0.0213), "0.0213");
+  EXPECT_EQ(predict_number(1.6812), "1.68");
+  EXPECT_EQ(predict_number(2.5e7), "2.5e+07");
+}
+
 TEST(PredictSchema, ChoiceAndTypedStepsLoadWithEveryField) {
   const LessonLoad choices = parse_lesson(
       lesson_with_predict("{" + question + ", " + max_weight + R"(, "choices": [0.1, 0.5, 0.9], "hides": "attention",
