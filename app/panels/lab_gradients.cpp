@@ -82,7 +82,8 @@ plot::Plot norm_plot(const GradientsLab& lab) {
   p.x.label = tr("lab.gradients.norm.x");
   p.x.scale = plot::Scale::Log10;
   p.x.min = ParamLimits::score_scale_min;
-  p.x.max = ParamLimits::score_scale_max;
+  // A little past the largest scale, so the "now" diamond at c = 100 is not cut by the frame.
+  p.x.max = 1.4 * ParamLimits::score_scale_max;
   p.y.label = tr("lab.gradients.norm.y");
   double top = lab.sweep_peak_norm;
   for (double entry : lab.sweep_max_abs_entry) top = std::max(top, entry);
