@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <vector>
 #include <string>
@@ -231,6 +232,45 @@ TEST(LessonContent, ChineseUsesOneTermForOneHotAndForTheMaps) {
     EXPECT_EQ(text.find("热图"), std::string::npos) << at << " writes 热图 for a map (注意力图): " << text;
   }
   EXPECT_GE(texts.size(), 400u);
+}
+
+// docs/LESSONS.md teaches how to write a lesson with a complete example: it loads as a shipped
+// lesson would, every claim of it holds (and its negation fails) on its step's Snapshot, and its
+// question has an answer in range.
+TEST(LessonDocs, TheExampleInLessonsMdLoadsAndItsClaimsHold) {
+  std::ifstream doc(find_assets_dir().parent_path() / "docs" / "LESSONS.md");
+  ASSERT_TRUE(doc.good()) << "docs/LESSONS.md";
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  const std::size_t open = text.find("```json\n");
+  ASSERT_NE(open, std::string::npos) << "no ```json example";
+  const std::size_t start = open + 8, end = text.find("```", start);
+  ASSERT_NE(end, std::string::npos);
+  const LessonLoad example = parse_lesson(text.substr(start, end - start));
+  ASSERT_TRUE(example.ok()) << example.error().message;
+  ASSERT_GE(example->steps.size(), 2u);
+  int claims = 0;
+  bool predicts = false;
+  for (std::size_t k = 0; k < example->steps.size(); ++k) {
+    const LessonStep& step = example->steps[k];
+    EvaluateOptions options;
+    options.view = step.view;
+    const Snapshot snap = *evaluate(step.params, options);
+    for (const LessonClaim& claim : step.claims) {
+      const ClaimOutcome outcome = evaluate_claim(snap, claim);
+      EXPECT_TRUE(outcome.holds) << "example step " << k + 1 << ": " << outcome.description << outcome.error;
+      EXPECT_FALSE(evaluate_claim(snap, negation_of(claim, snap)).holds) << "example step " << k + 1;
+      ++claims;
+    }
+    if (step.predict) {
+      predicts = true;
+      const Result<PredictionReveal> reveal = reveal_prediction(*step.predict, snap, std::nullopt);
+      ASSERT_TRUE(reveal.ok()) << reveal.error().message;
+      EXPECT_GE(reveal->answer, step.predict->min);
+      EXPECT_LE(reveal->answer, step.predict->max);
+    }
+  }
+  EXPECT_GE(claims, 3);
+  EXPECT_TRUE(predicts) << "the example shows a predict question";
 }
 
 TEST(LessonClaims, EveryStepStatesAtLeastOneClaim) {
