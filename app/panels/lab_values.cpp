@@ -75,7 +75,9 @@ plot::Plot values_plot(const ValuesLab& lab) {
 plot::Plot output_plot(const ValuesLab& lab) {
   plot::Plot p;
   p.title = tr("lab.values.output.title");
-  p.x.label = tr("lab.values.coordinate_c");
+  // The axis names the markers: the lesson view shows no explanation, and a legend of three
+  // entries covered markers at projector sizes.
+  p.x.label = tr("lab.values.coordinate_markers");
   p.x.integer_ticks = true;
   p.y.label = tr("lab.values.value_axis");
   const std::size_t dim = lab.output.size();
@@ -111,8 +113,8 @@ plot::Plot output_plot(const ValuesLab& lab) {
   p.y.min = bottom - (0.05 + room) * span;
   p.y.max = top + (0.1 + room) * span;
   p.hlines.push_back({0.0, "", std::nullopt, false});
-  // No legend: the explanation names the markers (green diamonds, purple squares), and a legend
-  // of three entries covers markers at projector sizes. The CSV keeps the series' names.
+  // No legend: the x axis names the markers (a legend of three entries covers markers at projector
+  // sizes). The CSV keeps the series' names.
   p.legend = plot::LegendPos::None;
   return p;
 }
