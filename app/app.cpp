@@ -139,6 +139,38 @@ const ImportedAttention* token_glyph_source(const Params& params) {
 
 }  // namespace
 
+void apply_theme_colors(Theme theme, ImGuiStyle& style) {
+  if (theme == Theme::dark)
+    ImGui::StyleColorsDark(&style);
+  else
+    ImGui::StyleColorsLight(&style);
+  if (theme == Theme::projector) style.Colors[ImGuiCol_Text] = ImVec4(0.0f, 0.0f, 0.0f, 1.0f);
+  // Child windows and the menu bar are drawn over the window's colour: composite them on it.
+  const ImVec4 window = style.Colors[ImGuiCol_WindowBg];
+  const auto over_window = [&](ImVec4 color) {
+    const float a = color.w;
+    return plot::Color{color.x * a + window.x * (1.0f - a), color.y * a + window.y * (1.0f - a),
+                       color.z * a + window.z * (1.0f - a)};
+  };
+  for (const ImGuiCol text : {ImGuiCol_Text, ImGuiCol_TextDisabled}) {
+    ImVec4& color = style.Colors[text];
+    plot::Color readable{color.x, color.y, color.z, color.w};
+    for (const ImGuiCol background :
+         {ImGuiCol_WindowBg, ImGuiCol_ChildBg, ImGuiCol_PopupBg, ImGuiCol_FrameBg, ImGuiCol_MenuBarBg})
+      readable = plot::readable_on(readable, over_window(style.Colors[background]));
+    color = ImVec4(readable.r, readable.g, readable.b, readable.a);
+  }
+}
+
+plot::Style theme_plot_style(Theme theme) {
+  switch (theme) {
+    case Theme::dark: return plot::dark_style();
+    case Theme::light: return plot::light_style();
+    case Theme::projector: return plot::projector_style();
+  }
+  return plot::light_style();
+}
+
 void App::apply_look() {
   // The projector theme starts 1.15× larger so the back row can read it at font scale 1.
   const float theme_boost = ui_.theme == Theme::projector ? 1.15f : 1.0f;
@@ -186,13 +218,8 @@ void App::apply_look() {
 
   ImGuiStyle& style = ImGui::GetStyle();
   style = ImGuiStyle();  // ScaleAllSizes multiplies: start from the unscaled sizes every time
-  if (ui_.theme == Theme::dark) {
-    ImGui::StyleColorsDark();
-    plot_style_ = plot::dark_style();
-  } else {
-    ImGui::StyleColorsLight();
-    plot_style_ = ui_.theme == Theme::projector ? plot::projector_style() : plot::light_style();
-  }
+  apply_theme_colors(ui_.theme, style);
+  plot_style_ = theme_plot_style(ui_.theme);
   style.WindowRounding = 0.0f;
   style.FrameRounding = 3.0f;
   style.GrabRounding = 3.0f;
@@ -200,7 +227,6 @@ void App::apply_look() {
   // seen as one (Dear ImGui's StyleColorsLight asks for the frame border), and stays visible on a
   // washed-out projector.
   if (ui_.theme != Theme::dark) style.FrameBorderSize = 1.0f;
-  if (ui_.theme == Theme::projector) style.Colors[ImGuiCol_Text] = ImVec4(0.0f, 0.0f, 0.0f, 1.0f);
   style.ScaleAllSizes(ui_.ui_scale);
   plot_style_.font_size = 0.0f;         // plots use the UI font size
   plot_style_.fill_background = false;  // the clear colour below is the plot background

@@ -66,6 +66,13 @@ double animation_step_seconds();
 // The state a session file keeps: the model's saved fields (UiModel says which), as a Session.
 Session session_of(const UiModel& model);
 
+// A theme's ImGui colours (Dear ImGui's dark or light set, black text on the projector's) with
+// every text colour at WCAG AA contrast (4.5:1) on every background text is written on: the
+// windows, popups, frames and menu bar. Light's grey #999 notes on #F0F0F0 were 2.6:1.
+void apply_theme_colors(Theme theme, ImGuiStyle& style);
+// A theme's plot colours (plot::dark_style, light_style, projector_style).
+plot::Style theme_plot_style(Theme theme);
+
 class App {
  public:
   // Loads fonts and style for `surface` (whose contexts must outlive the App) and

@@ -251,6 +251,24 @@ const std::vector<Entry>& entries() {
           if (!format) return missing("no format " + q.series);
           return lab_->format(*format).largest_finite_exp_input;
         });
+    add({"format_max_finite", "largest finite number of a format", "fp64|fp32|fp16|bf16|fp8-e4m3|fp8-e5m2", false,
+         false},
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
+          NEED(StabilityLab);
+          const auto format = format_from_name(q.series);
+          if (!format) return missing("no format " + q.series);
+          return lab_->format(*format).max_finite;
+        });
+    add({"format_bad_weights",
+         "NaN + inf + zeroed weights of variant `index` (0 naive, 1 stable, 2 online) in a format",
+         "fp64|fp32|fp16|bf16|fp8-e4m3|fp8-e5m2", true, false},
+        [](const Snapshot& snap, const ClaimQuantity& q) -> Result<double> {
+          NEED(StabilityLab);
+          const auto format = format_from_name(q.series);
+          if (!format) return missing("no format " + q.series);
+          if (q.index < 0 || q.index > 2) return missing("no variant " + std::to_string(q.index) + " (0, 1 or 2)");
+          return lab_->format(*format).runs[static_cast<std::size_t>(q.index)].problem_count();
+        });
     add({"max_logit", "largest logit x/T of the stability lab's row", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(StabilityLab);

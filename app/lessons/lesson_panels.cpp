@@ -92,12 +92,16 @@ const LessonPanel loss_panels[] = {
     {"dq-output-probe", {"dq-output-probe"}},
     {"dq-target-key", {"dq-target-key"}},
     {"dq", {"dq-output-probe", "dq-target-key"}},
+    // The row's per-entry plots together: log s_i and s − y each give −L away (a predict step covers both).
+    {"entries", {"log-softmax", "gradient"}},
 };
 const LessonPanel geometry_panels[] = {
     {"vectors", {"vectors"}},
     {"decomposition", {"decomposition"}},
     {"cosine-epsilon", {"cosine-epsilon"}},
     {"saturation", {"saturation"}},
+    // The arrows and the score taken apart: the arrows' angles give cos θ away (a predict step covers both).
+    {"alignment", {"vectors", "decomposition"}},
 };
 const LessonPanel init_panels[] = {
     {"variance-by-layer", {"variance-by-layer"}},

@@ -561,7 +561,11 @@ bool step_shows_notes(const LessonStep& step) {
 
 std::string predict_number(double value) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.3g", value);
+  // Whole numbers up to 10⁶ in plain digits: a range "from -1500 to 0", not "-1.5e+03".
+  if (std::abs(value) < 1e6 && value == std::round(value))
+    std::snprintf(text, sizeof text, "%.0f", value);
+  else
+    std::snprintf(text, sizeof text, "%.3g", value);
   return text;
 }
 

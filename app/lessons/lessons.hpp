@@ -189,8 +189,8 @@ struct PredictionReveal {
 Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const Snapshot& snap,
                                            std::optional<double> guess, const DkSweep* drawn_sweep = nullptr);
 
-// A number as the predict texts show it: 3 significant digits ("0.0213", "1.68", "1024"): choices,
-// ranges.
+// A number as the predict texts show it: 3 significant digits ("0.0213", "1.68"), whole numbers in
+// plain digits ("1024", "-1500"): choices, ranges.
 std::string predict_number(double value);
 // The answer as the question asks for it: "0.665" (3 decimals), "0.003906" (4 significant
 // digits), "-1000" (0 decimals). Never in exponent form.

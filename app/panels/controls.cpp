@@ -21,6 +21,7 @@
 #include "panels/labs.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/panels.hpp"
+#include "plot/color.hpp"
 #include "plot/text_wrap.hpp"
 #include "panels/pins_panel.hpp"
 
@@ -34,11 +35,18 @@ void help_marker(const char* text) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
 
+ImVec4 readable_text(ImVec4 color) {
+  const ImVec4 window = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  const plot::Color text =
+      plot::readable_on({color.x, color.y, color.z, color.w}, {window.x, window.y, window.z, 1.0f});
+  return ImVec4(text.r, text.g, text.b, text.a);
+}
+
 void section(const char* title) {
   ImGui::Spacing();
   // The check-mark blue reads on the dark, light and projector backgrounds alike; a title wider
   // than the column ("Attention variants lab" at font 1.5) wraps.
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_CheckMark]);
+  ImGui::PushStyleColor(ImGuiCol_Text, readable_text(ImGui::GetStyle().Colors[ImGuiCol_CheckMark]));
   plot::wrapped_text(title, ImGui::GetContentRegionAvail().x);
   ImGui::PopStyleColor();
   ImGui::Separator();
@@ -384,7 +392,7 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   }
   if (!report.hovered_key.empty()) ui.interaction.nudge_key_this_frame = std::string(report.hovered_key);
   if (!ui.input_error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_Text, readable_text(ImVec4(1.0f, 0.45f, 0.4f, 1.0f)));
     ImGui::TextWrapped("%s", ui.input_error.c_str());
     ImGui::PopStyleColor();
   }
@@ -442,7 +450,7 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   ImGui::PopItemWidth();
   if (ImGui::Button(label("controls.save_png", "save png").c_str())) ui.interaction.commands.push(Command::screenshot);
   if (!ui.status.empty()) {
-    if (ui.status_is_error) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    if (ui.status_is_error) ImGui::PushStyleColor(ImGuiCol_Text, readable_text(ImVec4(1.0f, 0.45f, 0.4f, 1.0f)));
     ImGui::TextWrapped("%s", ui.status.c_str());
     if (ui.status_is_error) ImGui::PopStyleColor();
   }

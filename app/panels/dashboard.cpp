@@ -706,9 +706,15 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   // A step that shows the lab's notes has them with its text. Not before a predict step's reveal:
   // they print numbers (the loss, the NaN count, the KL) that would give the answer away.
   ui.lesson_report.notes.clear();
+  // Once revealed, the notes the answer's lines quote are shown too ("the loss is 16 times the KL").
   if (lesson_open && !lesson_awaiting_prediction(ui) && current_step(ui)->view == ui.view &&
-      step_shows_notes(*current_step(ui)))
-    ui.lesson_report.notes = notes_backing(lab_view.notes, current_step(ui)->text.in(i18n::language()));
+      step_shows_notes(*current_step(ui))) {
+    const LessonStep& step = *current_step(ui);
+    std::string quoting = step.text.in(i18n::language());
+    if (step.predict && step.predict->after && ui.lesson.revealed)
+      quoting += "\n" + step.predict->after->in(i18n::language());
+    ui.lesson_report.notes = notes_backing(lab_view.notes, quoting);
+  }
 
   if (ui.presenter && (ready || lesson_open)) {
     draw_presenter(ui, ready ? snapshot : nullptr, sweep, plots, style, on_hover);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "i18n/i18n.hpp"
+#include "lessons/claims.hpp"
 #include "plot/ticks.hpp"
 
 namespace smlab::app {
@@ -148,6 +149,18 @@ plot::Plot entropy_dk_plot(const DkSweep& sweep, int current_key_dim) {
   p.lines.push_back(curve(sweep.unscaled, tr("plot.legend.unscaled")));
   p.vlines.push_back(
       {static_cast<double>(current_key_dim), "d_k = " + std::to_string(current_key_dim), std::nullopt, true});
+  // Both curves' means written at the current d_k when it is a point of the sweep: what a lesson
+  // sets d_k to read (0.40 unscaled at 64, against a table's 0.8), not guessed off a log axis.
+  const auto& dims = sweep.config.key_dims;
+  if (const auto found = std::find(dims.begin(), dims.end(), current_key_dim); found != dims.end()) {
+    const auto k = static_cast<std::size_t>(found - dims.begin());
+    for (const std::vector<RowStats>* stats : {&sweep.scaled, &sweep.unscaled})
+      if (k < stats->size())
+        p.annotations.push_back({.x = static_cast<double>(current_key_dim),
+                                 .y = (*stats)[k].entropy_nats.mean,
+                                 .text = fixed((*stats)[k].entropy_nats.mean, 2),
+                                 .align = plot::TextAlign::Left});
+  }
   p.legend = plot::LegendPos::TopRight;
   return p;
 }
@@ -171,17 +184,29 @@ plot::Plot gradient_parabola_plot(const ParabolaPlotStyle& style, const std::vec
   p.scatters.push_back(
       {.label = style.points_label, .x = points_s, .y = points_value, .color = style.points_color, .radius = 4.5f});
   // A few points: the smallest gradient, when it is too small to tell from 0 on the axis (a key
-  // at weight e⁻⁵⁰ passes back 2e-22), written beside its point.
+  // at weight e⁻⁵⁰ passes back 2e-22; 0.002 is two pixels), written beside its point.
   if (points_s.size() <= 8 && points_value.size() == points_s.size()) {
     std::size_t smallest = points_value.size();
     for (std::size_t i = 0; i < points_value.size(); ++i)
       if (std::isfinite(points_value[i]) && points_value[i] > 0.0 &&
           (smallest == points_value.size() || points_value[i] < points_value[smallest]))
         smallest = i;
-    if (smallest < points_value.size() && points_value[smallest] < 1e-3)
+    if (smallest < points_value.size() && points_value[smallest] < 1e-2)
       p.annotations.push_back({.x = points_s[smallest],
                                .y = points_value[smallest],
                                .text = plot::format_scientific(points_value[smallest], 1)});
+  }
+  // The top weight's point, written beside it: a lesson quotes how far up the parabola it climbs
+  // (S = 0.34, S(1−S) = 0.23), which no one reads off a dot to two decimals. Not where it passes back
+  // next to nothing: then the smallest gradient above is the number to read.
+  if (!points_s.empty() && points_value.size() == points_s.size()) {
+    const auto top = static_cast<std::size_t>(std::max_element(points_s.begin(), points_s.end()) - points_s.begin());
+    if (std::isfinite(points_s[top]) && points_value[top] >= 1e-3)
+      p.annotations.push_back({.x = points_s[top],
+                               .y = points_value[top],
+                               .text = i18n::format("plot.gradient.top_point",
+                                                    {i18n::fixed(points_s[top], 2), i18n::fixed(points_value[top], 2)}),
+                               .align = points_s[top] > 0.5 ? plot::TextAlign::Right : plot::TextAlign::Left});
   }
   p.hlines.push_back({0.25, tr("plot.gradient.max"), std::nullopt, true});
   p.legend = plot::LegendPos::TopRight;
@@ -199,6 +224,20 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
   p.title = scaled ? "softmax(QKᵀ/√d_k)" : tr("plot.attention.unscaled_title");
   // What tells the two maps apart survives a narrow panel ("softma..." did not).
   p.short_title = tr(scaled ? "plot.attention.scaled_short" : "plot.attention.unscaled_short");
+  // A map of up to 256 rows is summed up in its title, by the reader the lessons' claims use: the
+  // mean over rows of the largest weight (a lesson compares 0.26 with 0.46). Larger maps would cost
+  // a softmax pass over every row per Snapshot; their titles stay as they are.
+  bool stats_in_title = false;
+  if (snap.attention_size > 0 && snap.attention_size <= 256 && snap.pooled.factor == 0) {
+    const char* series = scaled ? "scaled" : "unscaled";
+    const Result<double> top = claim_value(snap, ClaimQuantity{.quantity = "map_mean_max_weight", .series = series});
+    if (top.ok()) {
+      p.title =
+          i18n::format(scaled ? "plot.attention.scaled_stats" : "plot.attention.unscaled_stats", {fixed(*top, 2)});
+      p.short_title = p.title;
+      stats_in_title = true;
+    }
+  }
   plot::Heatmap map;
   map.rows = snap.attention_size;
   map.cols = snap.attention_size;
@@ -208,7 +247,9 @@ plot::Plot attention_plot(const Snapshot& snap, bool scaled, std::uintptr_t text
   map.fixed_range = plot::weight_range;
   map.scale_key = "dashboard/attention";  // both maps on one scale (the textures share it)
   map.colormap = plot::Colormap::Viridis;
-  map.colorbar_label = tr("plot.axis.weight");
+  // Where the title names the weight ("mean max w 0.24") the colour bar goes without its label: the
+  // room it took kept two maps side by side under the lessons' 40 % data-area rule at 1024×768.
+  map.colorbar_label = stats_in_title ? std::string() : std::string(tr("plot.axis.weight"));
   map.x_label = tr("plot.axis.key_j");
   map.y_label = tr("plot.axis.query_i");
   map.texture = texture;

@@ -12,6 +12,7 @@
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
 #include "i18n/i18n.hpp"
+#include "panels/panels.hpp"
 
 namespace smlab::app {
 namespace {
@@ -19,7 +20,7 @@ namespace {
 // A failure line under the fields, wrapped at `width`.
 void draw_failure(const std::string& message, float width) {
   if (message.empty()) return;
-  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+  ImGui::PushStyleColor(ImGuiCol_Text, readable_text(ImVec4(1.0f, 0.45f, 0.4f, 1.0f)));
   ImGui::PushTextWrapPos(width);
   ImGui::TextWrapped("%s", message.c_str());
   ImGui::PopTextWrapPos();

@@ -91,7 +91,7 @@ void draw_sweep(InteractionUi& state) {
     ImGui::ProgressBar(state.gif_progress, ImVec2(-1.0f, 0.0f), text.c_str());
   }
   if (!state.sweep_error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_Text, readable_text(ImVec4(1.0f, 0.45f, 0.4f, 1.0f)));
     ImGui::TextWrapped("%s", state.sweep_error.c_str());
     ImGui::PopStyleColor();
   }

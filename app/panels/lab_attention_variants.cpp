@@ -72,12 +72,15 @@ plot::Plot entropy_sigma_plot(const Lab& lab) {
                        .color = looks[v].color,
                        .markers = true,
                        .dashed = looks[v].dashed});
-  plot::ScatterSeries now{.label = tr("plot.legend.now"), .radius = 5.5f, .shape = plot::MarkerShape::Diamond};
-  for (std::size_t v = 0; v < looks.size(); ++v) {
-    now.x.push_back(lab.sigma);
-    now.y.push_back(lab.sweep_entropy_now[v]);
-  }
-  p.scatters.push_back(std::move(now));
+  // Each variant's value at the current σ as a diamond in its curve's colour (in one colour the five
+  // could not be told apart where curves meet).
+  for (std::size_t v = 0; v < looks.size(); ++v)
+    p.scatters.push_back({.label = std::string(tr("plot.legend.now")) + " " + tr(looks[v].legend),
+                          .x = {lab.sigma},
+                          .y = {lab.sweep_entropy_now[v]},
+                          .color = looks[v].color,
+                          .radius = 5.5f,
+                          .shape = plot::MarkerShape::Diamond});
   p.vlines.push_back({lab.sigma, "σ = " + format_value(lab.sigma, 3), std::nullopt, true});
   p.hlines.push_back({lab.sweep_max_entropy_nats, tr("common.uniform"), std::nullopt, true});
 

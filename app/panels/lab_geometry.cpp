@@ -19,6 +19,7 @@ using i18n::tr;
 
 constexpr plot::Color query_color = plot::Color::from_hex(0xE69F00);   // orange
 constexpr plot::Color norm_color = plot::Color::from_hex(0x56B4E9);    // sky blue
+constexpr plot::Color key_color = plot::Color::from_hex(0x0072B2);     // blue: 5.3:1 on white
 constexpr plot::Color cosine_color = plot::Color::from_hex(0x009E73);  // bluish green
 constexpr plot::Color dot_color = plot::Color::from_hex(0x0072B2);     // blue
 constexpr plot::Color naive_color = plot::Color::from_hex(0xD55E00);   // vermillion
@@ -43,21 +44,23 @@ plot::Plot vectors_plot(const GeometryLab& lab) {
   p.y.max = reach;
   p.x.label = "x₁";
   p.y.label = "x₂";
+  // q first, wide, then the keys over it: a key along q (cos θ = 1) shows as a blue arrow inside the
+  // orange one instead of vanishing under it.
+  p.lines.push_back(
+      {.label = "q", .x = {0.0, lab.query[0]}, .y = {0.0, lab.query[1]}, .color = query_color, .width = 5.0f});
+  p.scatters.push_back({.label = "", .x = {lab.query[0]}, .y = {lab.query[1]}, .color = query_color, .radius = 5.0f});
+  p.annotations.push_back({lab.query[0] * 1.12, lab.query[1] * 1.12, "q", query_color,
+                           lab.query[0] >= 0 ? plot::TextAlign::Left : plot::TextAlign::Right});
+  // Each key named at its tip, in the arrows' colour (dark enough to read on white); its cos θ is
+  // written under its bars in the decomposition plot, where a label here would crowd q's.
   const std::size_t n = lab.alignment.key_norms.size();
   for (std::size_t j = 0; j < n; ++j) {
     const double x = lab.keys[2 * j], y = lab.keys[2 * j + 1];
     p.lines.push_back(
-        {.label = j == 0 ? tr("lab.geometry.keys") : "", .x = {0.0, x}, .y = {0.0, y}, .color = norm_color});
-    p.annotations.push_back(
-        {x * 1.08, y * 1.08,
-         "k" + std::to_string(j) + "  θ=" + format_value(lab.alignment.angles[j] * 180.0 / 3.141592653589793, 3) + "°",
-         norm_color, x >= 0 ? plot::TextAlign::Left : plot::TextAlign::Right});
+        {.label = j == 0 ? tr("lab.geometry.keys") : "", .x = {0.0, x}, .y = {0.0, y}, .color = key_color});
+    p.annotations.push_back({x * 1.08, y * 1.08, "k" + std::to_string(j), key_color,
+                             x >= 0 ? plot::TextAlign::Left : plot::TextAlign::Right});
   }
-  p.lines.push_back(
-      {.label = "q", .x = {0.0, lab.query[0]}, .y = {0.0, lab.query[1]}, .color = query_color, .width = 3.0f});
-  p.scatters.push_back({.label = "", .x = {lab.query[0]}, .y = {lab.query[1]}, .color = query_color, .radius = 5.0f});
-  p.annotations.push_back({lab.query[0] * 1.12, lab.query[1] * 1.12, "q", query_color,
-                           lab.query[0] >= 0 ? plot::TextAlign::Left : plot::TextAlign::Right});
   p.hlines.push_back({0.0, "", grey, false});
   p.vlines.push_back({0.0, "", grey, false});
   p.legend = plot::LegendPos::None;  // every arrow is labelled at its tip
@@ -79,22 +82,23 @@ plot::Plot decomposition_plot(const GeometryLab& lab) {
     top = std::max({top, norms[j], a.dots[j]});
     bottom = std::min(bottom, a.dots[j]);
   }
-  // A few keys of lengths near 1: each cosine and each score written by its bar, the numbers a
-  // lesson compares (cos θ = 0.9999 against 0.70, scores 0.50 against 1.41). Where the scores reach
-  // 25 (q = (3, 4), k = (4, 3)) the cosines are a few pixels tall and their values do not fit.
-  const bool labelled = n <= 4 && top - bottom <= 6.0;
-  p.bars.push_back({.label = "cos θ",
-                    .x = indices(n, 0.0),
-                    .y = a.cosines,
-                    .width = 0.25,
-                    .color = cosine_color,
-                    .value_digits = labelled ? 4 : 0});
+  // A few keys: each score written over its bar, two decimals (a lesson compares 0.50 with 1.41, or
+  // checks 24), and each key's cos θ under its group, keys in order, as the axis says. Written
+  // over the bars too, eight numbers at two precisions sat between three bars a key with no telling
+  // whose each was.
+  const bool labelled = n <= 4;
+  if (labelled) {
+    p.x.label = tr("lab.geometry.decomposition.x_cosine");
+    for (std::size_t j = 0; j < n; ++j) p.x.tick_names.push_back(i18n::fixed(a.cosines[j], 2));
+  }
+  p.bars.push_back({.label = "cos θ", .x = indices(n, 0.0), .y = a.cosines, .width = 0.25, .color = cosine_color});
   p.bars.push_back({.label = "q·k",
                     .x = indices(n, 0.27),
                     .y = a.dots,
                     .width = 0.25,
                     .color = dot_color,
-                    .value_digits = labelled ? 2 : 0,
+                    // Scores up to 25 (q = (3, 4), k = (4, 3)): "24.00" over bars a quarter wide crowd.
+                    .value_digits = labelled && top - bottom <= 6.0 ? 2 : 0,
                     .value_fixed = true});
   p.scatters.push_back({.label = tr("lab.geometry.weight"),
                         .x = indices(n, 0.27),
@@ -104,7 +108,7 @@ plot::Plot decomposition_plot(const GeometryLab& lab) {
                         .shape = plot::MarkerShape::Diamond,
                         .in_legend = false});
   p.y.min = bottom - 0.1 * (top - bottom);
-  p.y.max = top + 0.1 * (top - bottom);
+  p.y.max = top + (labelled ? 0.18 : 0.1) * (top - bottom);  // room for the values over the bars
   p.hlines.push_back({0.0, "", std::nullopt, false});
   // The legend lists the three bars in one column (the x-axis label names the diamonds): where no
   // corner is free of bars it goes right of the data area. Four entries made a two-column legend

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "i18n/i18n.hpp"
@@ -62,40 +63,79 @@ plot::Plot diagonal_plot(const GradientsLab& lab) {
                                 lab.parabola_s, lab.parabola_value, lab.probabilities, lab.diagonal);
 }
 
+// ‖J‖_F of the row at score scale 1 (the row as it is), from the sweep (log-spaced scales, so read
+// linearly in log c between its two neighbours); none when the sweep does not span 1.
+std::optional<double> norm_at_scale_one(const GradientsLab& lab) {
+  const std::vector<double>& c = lab.sweep_scales;
+  for (std::size_t k = 1; k < c.size() && k < lab.sweep_frobenius_norm.size(); ++k)
+    if (c[k - 1] <= 1.0 && c[k] >= 1.0) {
+      const double span = std::log(c[k]) - std::log(c[k - 1]);
+      const double t = span > 0.0 ? -std::log(c[k - 1]) / span : 0.0;
+      return lab.sweep_frobenius_norm[k - 1] + t * (lab.sweep_frobenius_norm[k] - lab.sweep_frobenius_norm[k - 1]);
+    }
+  return std::nullopt;
+}
+
 plot::Plot norm_plot(const GradientsLab& lab) {
   plot::Plot p;
   p.title = i18n::format("lab.gradients.norm.title", {format_value(lab.temperature, 3)});
   p.x.label = tr("lab.gradients.norm.x");
   p.x.scale = plot::Scale::Log10;
   p.x.min = ParamLimits::score_scale_min;
-  p.x.max = ParamLimits::score_scale_max;
+  // A little past the largest scale, so the "now" diamond at c = 100 is not cut by the frame.
+  p.x.max = 1.4 * ParamLimits::score_scale_max;
   p.y.label = tr("lab.gradients.norm.y");
   double top = lab.sweep_peak_norm;
   for (double entry : lab.sweep_max_abs_entry) top = std::max(top, entry);
   p.y.min = 0.0;
-  p.y.max = top > 0.0 ? top * 1.45 : 1.0;  // headroom above the curves for the legend
+  p.y.max = top > 0.0 ? top * 1.3 : 1.0;  // headroom above the curves for the legend (two entries)
   if (lab.has_stall) {
     // The stall region as a translucent band from the boundary to the end of the range.
-    p.lines.push_back({.label = tr("lab.gradients.stalls"),
+    // Named on its boundary line, not in the legend: beside two plots on a classroom screen the
+    // legend had no room for "stalls: < 1% of peak".
+    p.lines.push_back({.label = "",
                        .x = {lab.stall_scale, ParamLimits::score_scale_max},
                        .y = {lab.stall_threshold, lab.stall_threshold},
                        .color = stall_color,
                        .width = 1.0f,
                        .band_low = {0.0, 0.0},
                        .band_high = {p.y.max, p.y.max}});
-    p.vlines.push_back({lab.stall_scale, "c = " + format_value(lab.stall_scale, 3), stall_color, true});
+    p.vlines.push_back({lab.stall_scale, i18n::format("lab.gradients.stall_line", {format_value(lab.stall_scale, 3)}),
+                        stall_color, true, "c = " + format_value(lab.stall_scale, 3)});
   }
   p.lines.push_back({.label = "‖J‖_F", .x = lab.sweep_scales, .y = lab.sweep_frobenius_norm, .color = norm_color});
-  p.lines.push_back({.label = "max |J_ij|", .x = lab.sweep_scales, .y = lab.sweep_max_abs_entry, .color = entry_color});
+  p.lines.push_back({.label = tr("lab.gradients.max_entry"),
+                     .x = lab.sweep_scales,
+                     .y = lab.sweep_max_abs_entry,
+                     .color = entry_color});
   // "now" in the legend, not beside its line: at the top of the range (c = 100, inside the stall
   // region) the line's label had no room but over the marker and the curves.
+  // Each marker's ‖J‖_F written: a lesson compares the row now with the row as it is (c = 1), to
+  // two digits no one reads off the curve: "now" on its dashed line, the row at c = 1 beside its
+  // square. In the legend they crowded out "stalls" at half a classroom screen.
   p.scatters.push_back({.label = tr("plot.legend.now"),
                         .x = {lab.score_scale},
                         .y = {lab.frobenius_norm},
                         .color = current_color,
                         .radius = 5.5f,
-                        .shape = plot::MarkerShape::Diamond});
-  p.vlines.push_back({lab.score_scale, "", current_color, true});
+                        .shape = plot::MarkerShape::Diamond,
+                        .in_legend = false});
+  if (std::abs(std::log(lab.score_scale)) > 1e-9)
+    if (const std::optional<double> at_one = norm_at_scale_one(lab)) {
+      p.scatters.push_back({.label = i18n::format("lab.gradients.unit_norm", {format_value(*at_one, 2)}),
+                            .x = {1.0},
+                            .y = {*at_one},
+                            .color = norm_color,
+                            .radius = 5.0f,
+                            .shape = plot::MarkerShape::Square,
+                            .in_legend = false});
+      p.annotations.push_back({.x = 1.0,
+                               .y = *at_one,
+                               .text = i18n::format("lab.gradients.unit_norm", {format_value(*at_one, 2)}),
+                               .align = plot::TextAlign::Right});
+    }
+  p.vlines.push_back({lab.score_scale, i18n::format("lab.gradients.now_norm", {format_value(lab.frobenius_norm, 2)}),
+                      current_color, true});
   // 1% of the peak: the line the stall region starts under. Unlabelled: at the foot of the axis its
   // label was placed far from it, and the legend's "stalls: < 1% of peak" says what it is.
   p.hlines.push_back({lab.stall_threshold, "", std::nullopt, true});

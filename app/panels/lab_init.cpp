@@ -74,6 +74,16 @@ plot::Plot variance_plot(const InitLab& lab) {
   // Var = 1, the level a good initialisation keeps: the axis's 10⁰ names it (a "1" label beside the
   // line was placed far from it, next to 10¹⁰ on a tall axis).
   p.hlines.push_back({1.0, "", std::nullopt, true});
+  // Whole decades with room beyond the data: the automatic range ends at the decade the data reach,
+  // and measured variances of 1 (LayerNorm) drew their diamonds half outside the frame.
+  double low = 1e300, high = 1e-300;
+  for (const plot::LineSeries& line : p.lines)
+    for (double y : line.y) low = std::min(low, y), high = std::max(high, y);
+  for (double y : p.scatters.front().y) low = std::min(low, y), high = std::max(high, y);
+  if (low <= high) {
+    p.y.min = std::pow(10.0, std::floor(std::log10(low / 1.5)));
+    p.y.max = std::pow(10.0, std::ceil(std::log10(high * 1.5)));
+  }
   p.legend = plot::LegendPos::BottomLeft;
   p.legend_max_rows = 3;
   return p;

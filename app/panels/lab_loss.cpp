@@ -125,11 +125,14 @@ plot::Plot gradient_curve_plot(const LossLab& lab) {
   p.y.min = 1.08 * low;
   p.y.max = -0.08 * low;
   const auto target = static_cast<std::size_t>(lab.settings.target);
-  p.vlines.push_back({lab.settings.logits[target], tr("plot.legend.now"), std::nullopt, true});
-  // The gradient at the current logit, s_t − 1 over T, written where the curve crosses "now".
-  if (target < lab.gradient.size() && std::isfinite(lab.gradient[target]))
-    p.annotations.push_back(
-        {.x = lab.settings.logits[target], .y = lab.gradient[target], .text = i18n::fixed(lab.gradient[target], 2)});
+  // The gradient at the current logit, s_t − 1 over T, written where the curve crosses the dashed
+  // line with the line's own name ("now −0.90"): a separate "now" label sat on the value.
+  const bool written = target < lab.gradient.size() && std::isfinite(lab.gradient[target]);
+  p.vlines.push_back({lab.settings.logits[target], written ? "" : tr("plot.legend.now"), std::nullopt, true});
+  if (written)
+    p.annotations.push_back({.x = lab.settings.logits[target],
+                             .y = lab.gradient[target],
+                             .text = std::string(tr("plot.legend.now")) + " " + i18n::fixed(lab.gradient[target], 2)});
   p.hlines.push_back({0.0, "", std::nullopt, false});
   p.legend = plot::LegendPos::None;
   return p;
@@ -168,6 +171,13 @@ plot::Plot qk_plot(const QkGradientSweep& sweep, const char* title_key) {
     p.annotations.push_back({.x = dims.back(),
                              .y = vanishing.back(),
                              .text = plot::format_scientific(vanishing.back(), 1),
+                             .align = plot::TextAlign::Right});
+  // And the scaled median at the largest d_k (a lesson quotes it: it has not shrunk).
+  const std::vector<double>& kept = sweep.scaled_query_norm_median;
+  if (!kept.empty() && !dims.empty() && std::isfinite(kept.back()) && kept.back() > 0.0)
+    p.annotations.push_back({.x = dims.back(),
+                             .y = kept.back(),
+                             .text = plot::format_scientific(kept.back(), 2),
                              .align = plot::TextAlign::Right});
   p.legend = plot::LegendPos::BottomLeft;
   return p;

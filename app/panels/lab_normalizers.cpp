@@ -238,10 +238,13 @@ plot::Plot small_gap_plot(const NormalizersLab& lab) {
   p.hlines.push_back({std::numbers::e, "e = 2.718", std::nullopt, true});
   p.vlines.push_back({1.0, "", std::nullopt, true});
   // The coloured read-outs double as the legend: largest/smallest weight of 2.0, 2.1, 2.2.
-  p.annotations.push_back({0.03, p.y.max / 1.3, "softmax: max/min = " + format_value(gap.softmax_ratio, 3),
-                           weight_color, plot::TextAlign::Left});
-  p.annotations.push_back({0.03, p.y.max / 1.75, "x/Σx: max/min = " + format_value(gap.linear_ratio, 3), linear_color,
-                           plot::TextAlign::Left});
+  p.annotations.push_back(
+      {0.03, p.y.max / 1.3,
+       i18n::format("lab.normalizers.small_gap.ratio", {"softmax", format_value(gap.softmax_ratio, 3)}), weight_color,
+       plot::TextAlign::Left});
+  p.annotations.push_back({0.03, p.y.max / 1.75,
+                           i18n::format("lab.normalizers.small_gap.ratio", {"x/Σx", format_value(gap.linear_ratio, 3)}),
+                           linear_color, plot::TextAlign::Left});
   p.legend = plot::LegendPos::None;
   return p;
 }

@@ -3,6 +3,7 @@
 // Plots from smlab::SamplingLab only.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include <imgui.h>
@@ -71,22 +72,37 @@ plot::Plot distribution_plot(const SamplingLab& lab) {
   return p;
 }
 
-// The filtered distribution as bars: kept entries in colour, dropped ones as grey outlines of
-// their original probability, so what was cut stays visible.
+// The filtered distribution as bars at each token's own probability: kept ones in colour, dropped
+// ones grey, so the bars are the probabilities a student adds up to reach p (the title gives the kept
+// mass, by which a sampler then divides them). Renormalised bars (0.665 for a kept 0.644) did not
+// match the probabilities a lesson works with. A few tokens: each bar's value written.
 plot::Plot filtered_plot(const SamplingLab& lab, const std::vector<double>& filtered, std::string title) {
   plot::Plot p;
   p.title = std::move(title);
   token_axis(p);
+  p.y.label = tr("lab.sampling.filtered_y");
   double top = 0.0;
-  for (double x : filtered) top = std::max(top, x);
-  p.y.max = std::min(1.05, top * 1.3 + 0.02);
-  std::vector<double> dropped(filtered.size(), 0.0);
-  for (std::size_t i = 0; i < filtered.size(); ++i)
-    if (filtered[i] == 0.0) dropped[i] = lab.probabilities[i];
-  p.bars.push_back(
-      {.label = tr("lab.sampling.kept"), .x = indices(filtered.size()), .y = filtered, .color = kept_color});
-  p.bars.push_back(
-      {.label = tr("lab.sampling.dropped"), .x = indices(dropped.size()), .y = dropped, .color = dropped_color});
+  for (double x : lab.probabilities) top = std::max(top, x);
+  const bool written = filtered.size() <= 6;
+  p.y.max = std::min(1.05, top * (written ? 1.45 : 1.3) + 0.02);
+  // NaN where a token is in the other series: no bar and no "0" written over its neighbour's bar.
+  constexpr double none = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> kept(filtered.size(), none), dropped(filtered.size(), none);
+  for (std::size_t i = 0; i < filtered.size() && i < lab.probabilities.size(); ++i)
+    (filtered[i] > 0.0 ? kept : dropped)[i] = lab.probabilities[i];
+  const int digits = written ? 3 : 0;
+  p.bars.push_back({.label = tr("lab.sampling.kept"),
+                    .x = indices(filtered.size()),
+                    .y = kept,
+                    .color = kept_color,
+                    .value_digits = digits,
+                    .value_fixed = true});
+  p.bars.push_back({.label = tr("lab.sampling.dropped"),
+                    .x = indices(dropped.size()),
+                    .y = dropped,
+                    .color = dropped_color,
+                    .value_digits = digits,
+                    .value_fixed = true});
   p.legend = plot::LegendPos::TopRight;
   return p;
 }
@@ -188,13 +204,15 @@ LabView build_sampling_view(const SamplingLab& lab) {
   view.plots.push_back({"distribution", distribution_plot(lab), 1});
   view.plots.push_back({"top-k",
                         filtered_plot(lab, lab.top_k,
-                                      i18n::format("lab.sampling.top_k.title", {std::to_string(lab.settings.top_k),
-                                                                                std::to_string(lab.top_k_kept)})),
+                                      i18n::format("lab.sampling.top_k.title",
+                                                   {std::to_string(lab.settings.top_k), std::to_string(lab.top_k_kept),
+                                                    i18n::fixed(lab.top_k_mass, 3)})),
                         1});
   view.plots.push_back({"top-p",
                         filtered_plot(lab, lab.top_p,
-                                      i18n::format("lab.sampling.top_p.title", {format_value(lab.settings.top_p, 3),
-                                                                                std::to_string(lab.top_p_kept)})),
+                                      i18n::format("lab.sampling.top_p.title",
+                                                   {format_value(lab.settings.top_p, 3), std::to_string(lab.top_p_kept),
+                                                    i18n::fixed(lab.top_p_mass, 3)})),
                         1});
   view.plots.push_back({"temperature-table", temperature_table_plot(lab), 1});
   view.plots.push_back({"soft-targets", soft_targets_plot(lab), 1});

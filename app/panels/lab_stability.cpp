@@ -121,22 +121,27 @@ plot::Plot weights_plot(const StabilityLab& lab) {
     mark(run.inf_entries, inf_markers, marker_y, "inf");
     mark(run.underflow_entries, zero_markers, 0.0, nullptr);
   }
-  // A few entries: where the three variants agree to 3 decimals, that weight is written once over
-  // the group (the lesson's "all three agree: 0.090, 0.245, 0.665"); the three bars of a group
+  // A few entries: where the variants that give a number (two or three of them) agree to 3
+  // decimals, that weight is written once over the group (the lesson's "all three agree: 0.090,
+  // 0.245, 0.665", and stable and online beside naive's NaN markers); the three bars of a group
   // leave no room for a value each. Where they disagree, the bars' heights and the markers show it.
   if (shown <= 8)
     for (std::size_t i = 0; i < shown; ++i) {
       std::string agreed;
       double top = 0.0;
       bool agree = true;
+      int finite = 0;
       for (SoftmaxVariant variant : all_softmax_variants) {
         const double w = format.run(variant).weights[i];
+        if (!std::isfinite(w)) continue;
         const std::string text = fixed(w, 3);
-        agree = agree && std::isfinite(w) && (agreed.empty() || text == agreed);
+        agree = agree && (agreed.empty() || text == agreed);
         agreed = text;
         top = std::max(top, w);
+        ++finite;
       }
-      if (agree) p.annotations.push_back({static_cast<double>(i), top, agreed, std::nullopt, plot::TextAlign::Center});
+      if (agree && finite >= 2)
+        p.annotations.push_back({static_cast<double>(i), top, agreed, std::nullopt, plot::TextAlign::Center});
     }
   // Empty marker series would still take a legend row.
   for (plot::ScatterSeries* markers : {&nan_markers, &inf_markers, &zero_markers})
@@ -236,12 +241,13 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
   p.lines.push_back({.label = "exp(x)", .x = lab.exp_x, .y = lab.exp_y});
 
   // Every format's line at its own overflow point: bf16's 88.721 is not fp32's 88.723, and e5m2's
-  // 11.04 is not fp16's 11.09. Lines closer than a pixel or two cannot each carry a label (each
-  // would cross the other line), so the nearest pair shares one that names both values.
+  // 11.03 is not fp16's 11.09. Lines closer than a pixel or two cannot each carry a label (each
+  // would cross the other line), so the nearest pair shares one that names both: "fp32/bf16 88.72"
+  // where they agree to the digits written, "fp16 11.09/e5m2 11.03" where they do not.
   struct Mark {
     double x;
-    std::string label;    // empty for the second line of a pair
-    std::string alone{};  // the first line's own label: what a pair's says where it finds no room
+    std::string name, label;  // label empty for the second line of a pair
+    std::string alone{};      // the first line's own label: what a pair's says where it finds no room
   };
   std::vector<Mark> marks;
   const double merge_distance = 0.01 * (stability_exp_curve_max - stability_exp_curve_min);
@@ -257,16 +263,12 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
       return !mark.label.empty() && std::abs(mark.x - x) < merge_distance;
     });
     if (near != marks.end()) {
-      // Both values where the two differ (fp16 11.09/e5m2 11.04: a lesson quotes fp16's 11.09).
       near->alone = near->label;
-      if (fixed(x, 2) == fixed(near->x, 2)) {
-        near->label += "/" + name;
-      } else {
-        near->label += "/" + name + " " + fixed(x, 2);
-      }
-      marks.push_back({x, ""});
+      near->label = fixed(x, 2) == fixed(near->x, 2) ? near->name + "/" + name + " " + fixed(x, 2)
+                                                     : near->label + "/" + name + " " + fixed(x, 2);
+      marks.push_back({x, name, ""});
     } else {
-      marks.push_back({x, name + " " + fixed(x, 2)});
+      marks.push_back({x, name, name + " " + fixed(x, 2)});
     }
   }
   for (const Mark& mark : marks) p.vlines.push_back({mark.x, mark.label, std::nullopt, true, mark.alone});
@@ -295,8 +297,12 @@ plot::Plot exp_curve_plot(const StabilityLab& lab) {
            logit_color, right ? plot::TextAlign::Right : plot::TextAlign::Left});
     }
   }
-  if (!outside.empty())
-    p.annotations.push_back({stability_exp_curve_max, 1e5, outside + " →", std::nullopt, plot::TextAlign::Right});
+  // The limits beyond the axis go in the title: written inside the plot, the layout put them beside
+  // the max-x/T diamond, where "fp64 709.8 →" read as the diamond's label.
+  if (!outside.empty()) {
+    p.short_title = p.title;
+    p.title = i18n::format("lab.stability.exp_curve.title_beyond", {outside});
+  }
   p.legend = plot::LegendPos::None;
   return p;
 }

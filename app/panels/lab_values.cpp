@@ -75,7 +75,9 @@ plot::Plot values_plot(const ValuesLab& lab) {
 plot::Plot output_plot(const ValuesLab& lab) {
   plot::Plot p;
   p.title = tr("lab.values.output.title");
-  p.x.label = tr("lab.values.coordinate_c");
+  // The axis names the markers: the lesson view shows no explanation, and a legend of three
+  // entries covered markers at projector sizes.
+  p.x.label = tr("lab.values.coordinate_markers");
   p.x.integer_ticks = true;
   p.y.label = tr("lab.values.value_axis");
   const std::size_t dim = lab.output.size();
@@ -111,8 +113,8 @@ plot::Plot output_plot(const ValuesLab& lab) {
   p.y.min = bottom - (0.05 + room) * span;
   p.y.max = top + (0.1 + room) * span;
   p.hlines.push_back({0.0, "", std::nullopt, false});
-  // No legend: the explanation names the markers (green diamonds, purple squares), and a legend
-  // of three entries covers markers at projector sizes. The CSV keeps the series' names.
+  // No legend: the x axis names the markers (a legend of three entries covers markers at projector
+  // sizes). The CSV keeps the series' names.
   p.legend = plot::LegendPos::None;
   return p;
 }
@@ -150,7 +152,8 @@ plot::Plot path_plot(const ValuesLab& lab) {
 plot::Plot multi_head_plot(const ValuesLab& lab) {
   const MultiHeadAttention& mh = lab.multi_head;
   plot::Plot p;
-  p.title = i18n::format("lab.values.multi_head.title", {std::to_string(mh.heads), std::to_string(lab.settings.row)});
+  p.title = i18n::format(mh.heads == 1 ? "lab.values.multi_head.title_one" : "lab.values.multi_head.title",
+                         {std::to_string(mh.heads), std::to_string(lab.settings.row)});
   p.x.label = tr("lab.values.model_coordinate");
   p.x.integer_ticks = true;
   p.y.label = tr("lab.values.value_axis");
@@ -202,7 +205,7 @@ LabView build_values_view(const ValuesLab& lab) {
   for (int c = 0; c < heads.model_dim; ++c)
     row_gap = std::max(row_gap, std::abs(heads.output(row, c) - heads.averaged_map_output(row, c)));
   view.notes.push_back(
-      i18n::format("lab.values.note.multi_head",
+      i18n::format(heads.heads == 1 ? "lab.values.note.multi_head_one" : "lab.values.note.multi_head",
                    {std::to_string(heads.heads), std::to_string(heads.head_dim), format_value(row_gap, 3),
                     std::to_string(row), format_value(lab.concat_vs_average_difference, 3)}));
   return view;

@@ -206,7 +206,7 @@ void draw_lines(float width, std::string_view text, float scale, std::optional<I
                 bool disabled = false) {
   if (text.empty()) return;
   ImGui::SetWindowFontScale(scale);
-  if (color) ImGui::PushStyleColor(ImGuiCol_Text, *color);
+  if (color) ImGui::PushStyleColor(ImGuiCol_Text, readable_text(*color));
   plot::wrapped_text(text, width, disabled);
   if (color) ImGui::PopStyleColor();
   ImGui::SetWindowFontScale(1.0f);
@@ -722,7 +722,7 @@ float lesson_block_height(const UiState& ui, const Snapshot* snapshot, const DkS
 
 void draw_lesson_launcher(UiState& ui) {
   ImGui::Spacing();
-  ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_CheckMark], "%s", i18n::tr("lesson.section"));
+  ImGui::TextColored(readable_text(ImGui::GetStyle().Colors[ImGuiCol_CheckMark]), "%s", i18n::tr("lesson.section"));
   ImGui::Separator();
   const auto& lessons = ui.lessons.lessons;
   if (lessons.empty()) {

@@ -122,6 +122,10 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
 // above a separator.
 void help_marker(const char* text);
 void section(const char* title);
+// `color` as text on the current window's background: itself where it has WCAG AA contrast (4.5:1)
+// there, else moved towards black or white until it has (plot::readable_on). For every coloured
+// text a panel draws: the section titles' blue, the lesson's orange question, red errors.
+ImVec4 readable_text(ImVec4 color);
 // SameLine() when a button labelled `next` (ImGui label, "##id" parts not counted) still fits
 // after the last item in the column; otherwise the button starts the next line (a narrow column
 // at 1024×768 or a large font cut the third of three buttons).

@@ -189,7 +189,8 @@ void draw_pins_section(UiState& ui) {
     }
     ImGui::PopID();
   }
-  if (!state.error.empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), "%s", state.error.c_str());
+  if (!state.error.empty())
+    ImGui::TextColored(readable_text(ImVec4(1.0f, 0.45f, 0.4f, 1.0f)), "%s", state.error.c_str());
 }
 
 }  // namespace smlab::app

@@ -86,6 +86,23 @@ float contrast_ratio(Color first, Color second) {
   return (lighter + 0.05f) / (darker + 0.05f);
 }
 
+Color readable_on(Color text, Color background, float ratio) {
+  const Color opaque = text.with_alpha(1.0f);
+  if (contrast_ratio(opaque, background) >= ratio) return text;
+  // Towards whichever end has the more room: black on a light background, white on a dark one.
+  const Color end = contrast_ratio(Color{0, 0, 0}, background) >= contrast_ratio(Color{1, 1, 1}, background)
+                        ? Color{0, 0, 0}
+                        : Color{1, 1, 1};
+  // Contrast grows monotonically along the mix towards that end: the least t by bisection.
+  float low = 0.0f, high = 1.0f;
+  for (int step = 0; step < 24; ++step) {
+    const float t = 0.5f * (low + high);
+    // A hair above the ratio: 8-bit channels round the mix either way.
+    (contrast_ratio(mix(opaque, end, t), background) >= ratio * 1.01f ? high : low) = t;
+  }
+  return mix(opaque, end, high).with_alpha(text.a);
+}
+
 std::uint32_t to_imu32(Color color) {
   const auto to_byte = [](float channel) {
     return static_cast<std::uint32_t>(std::lround(std::clamp(channel, 0.0f, 1.0f) * 255.0f));

@@ -34,6 +34,14 @@ float relative_luminance(Color color);
 // WCAG contrast ratio (1..21) between two opaque colours.
 float contrast_ratio(Color first, Color second);
 
+// WCAG AA for text: 4.5:1 against what it is written on.
+inline constexpr float readable_contrast = 4.5f;
+
+// `text` itself when it has `ratio` against `background`, else the least mix of it towards black
+// (on a light background) or white (on a dark one) that has: the hue kept, so a label still reads
+// as its curve's (the Okabe–Ito yellow and sky blue are 1.5:1 and 2.2:1 on white). Alpha kept.
+Color readable_on(Color text, Color background, float ratio = readable_contrast);
+
 // Packs into ImGui's ImU32 layout (IM_COL32: A in the high byte, then B, G, R).
 std::uint32_t to_imu32(Color color);
 

@@ -95,10 +95,12 @@ struct Builder {
 
   void add(Shape shape) { scene.shapes.push_back(std::move(shape)); }
 
+  // Every text of a plot, in any colour it is given (a curve's own for its label), is drawn with
+  // WCAG AA contrast against the plot's background (readable_on).
   void text(std::string content, Point origin, float size, Color color, TextRole role, bool vertical = false) {
     if (content.empty()) return;
     const float width = text_width(content, size);
-    add(TextShape{std::move(content), origin, size, color, vertical, role, width});
+    add(TextShape{std::move(content), origin, size, readable_on(color, style.background), vertical, role, width});
   }
 
   float line_width(float base) const { return base * style.line_scale; }

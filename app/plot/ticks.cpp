@@ -166,6 +166,12 @@ std::string format_scientific(double value, int significant_digits) {
     const std::string plain = printf_general(value, digits);
     if (plain.find('e') == std::string::npos) return plain;
   }
+  // Tens and hundreds in plain digits, rounded as asked: "90", not "9·10¹" (a class reads the
+  // number; from 10⁴ on, the trailing zeros would claim digits that are not there).
+  if (exponent == 1 || exponent == 2) {
+    const double scale = std::pow(10.0, exponent + 1 - digits);
+    return printf_general(std::round(value / scale) * scale, 17);
+  }
   std::string mantissa(buffer, static_cast<std::size_t>(e - buffer));
   // %g's habit: no trailing zeros (2.0 → 2).
   if (mantissa.find('.') != std::string::npos) {

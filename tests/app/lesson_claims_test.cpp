@@ -6,8 +6,11 @@
 #include "plot/text_wrap.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <vector>
 #include <string>
@@ -17,6 +20,7 @@
 #include "lessons/lesson_corpus.hpp"
 #include "lessons/lessons.hpp"
 #include "smlab/evaluate.hpp"
+#include "smlab/labs/stability.hpp"
 #include "state/evaluator.hpp"
 
 namespace smlab::app {
@@ -128,6 +132,145 @@ TEST(LessonClaims, EveryPredictStepHasAnAnswerAndOneClearlyNearestChoice) {
       ++checked;
     }
   EXPECT_GE(checked, 2);
+}
+
+// A step that shows the stability lab's problems plot, where even the stable softmax fails in some
+// format, says so and names that format in both languages: "the max trick fixes this" beside a plot
+// where stable fails in e4m3 (it cannot store ±1000) leaves the class with a contradiction.
+TEST(LessonContent, AStepShowingStableSoftmaxFailNamesTheFormat) {
+  int checked = 0;
+  for (const Lesson& lesson : shipped().lessons)
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
+      const LessonStep& step = lesson.steps[k];
+      const std::vector<std::string_view> plots = step_plots(step);
+      if (step.view != View::stability || std::find(plots.begin(), plots.end(), "problems") == plots.end()) continue;
+      const StabilityLab* lab = snapshot_of(step).lab<StabilityLab>();
+      ASSERT_NE(lab, nullptr);
+      for (Format format : all_formats) {
+        if (lab->format(format).run(SoftmaxVariant::stable).problem_count() == 0) continue;
+        std::string name(format_name(format));
+        if (name.rfind("fp8-", 0) == 0) name = name.substr(4);  // as the plot names it: "e4m3"
+        for (const std::string* text : {&step.text.english, &step.text.chinese})
+          EXPECT_NE(text->find(name), std::string::npos)
+              << where(lesson, k) << " shows stable softmax failing in " << name << " and does not say why: " << *text;
+        ++checked;
+      }
+    }
+  EXPECT_GE(checked, 2);
+}
+
+// The common explanations' errors (the seed texts' README, and the review of the lessons): each one
+// quoted in the step that measures it, in both languages, as "a common explanation says “…”;
+// measured here: …", with a claim that checks the measured side against the step's own numbers.
+struct CommonError {
+  std::string_view lesson;
+  std::size_t step;                   // 1-based
+  std::string_view english, chinese;  // the quoted claim, as each text quotes it
+  std::string_view measured_by;       // a quantity the step's claims read
+};
+constexpr CommonError kCommonErrors[] = {
+    {"why-softmax", 7, "0.326, 0.342, 0.358", "0.326、0.342、0.358", "normalizer_weight"},
+    {"why-softmax", 7, "1.64×", "1.64 倍", "small_gap_softmax_ratio"},
+    {"saturation", 4, "0.012 … 0.995", "0.012 … 0.995", "weight"},
+    {"saturation", 4, "S(1 − S) > 0.01", "S(1 − S) > 0.01", "gradient"},
+    {"scaling", 8, "0.8", "0.8", "dk_entropy"},
+    {"loss-gradients", 3, "a confident wrong prediction has zero gradient", "自信的错误预测梯度为零", "loss_gradient"},
+    {"loss-gradients", 6, "∂L/∂Q ∝ 1/d_k", "∂L/∂Q ∝ 1/d_k", "qk_gradient_median"},
+};
+
+TEST(LessonContent, EachCommonErrorStandsBesideItsMeasurement) {
+  for (const CommonError& error : kCommonErrors) {
+    const auto index = find_lesson(shipped(), error.lesson);
+    ASSERT_TRUE(index.has_value()) << error.lesson;
+    const Lesson& lesson = shipped().lessons[*index];
+    ASSERT_LE(error.step, lesson.steps.size()) << error.lesson;
+    const LessonStep& step = lesson.steps[error.step - 1];
+    const auto quoted = [](std::string_view text, std::string_view claim) {
+      return text.find("\xE2\x80\x9C" + std::string(claim) + "\xE2\x80\x9D") != std::string_view::npos;
+    };
+    EXPECT_TRUE(quoted(step.text.english, error.english))
+        << where(lesson, error.step - 1) << " does not quote \"" << error.english << "\": " << step.text.english;
+    EXPECT_TRUE(quoted(step.text.chinese, error.chinese))
+        << where(lesson, error.step - 1) << " does not quote \"" << error.chinese << "\": " << step.text.chinese;
+    EXPECT_NE(step.text.english.find("common explanation"), std::string::npos) << where(lesson, error.step - 1);
+    EXPECT_NE(step.text.chinese.find("常见的讲解"), std::string::npos) << where(lesson, error.step - 1);
+    std::string lower = step.text.english;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    EXPECT_NE(lower.find("measured here"), std::string::npos) << where(lesson, error.step - 1);
+    EXPECT_NE(step.text.chinese.find("这里测得"), std::string::npos) << where(lesson, error.step - 1);
+    EXPECT_TRUE(std::any_of(step.claims.begin(), step.claims.end(),
+                            [&](const LessonClaim& claim) { return claim.left.quantity == error.measured_by; }))
+        << where(lesson, error.step - 1) << " has no claim on " << error.measured_by;
+  }
+}
+
+// One Chinese term per thing: 独热 for one-hot (the presets said "one-hot"), 注意力图 for an attention
+// map (the lessons mixed in 热图), 热图 only for the colour-map setting (ui.colormap.*) and the web
+// page's words for a heatmap element (web.*). In every lesson text and the Chinese string table.
+TEST(LessonContent, ChineseUsesOneTermForOneHotAndForTheMaps) {
+  std::vector<std::pair<std::string, std::string>> texts;  // where, text
+  for (const Lesson& lesson : shipped().lessons)
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
+      const LessonStep& step = lesson.steps[k];
+      texts.push_back({where(lesson, k), step.title.chinese + " " + step.text.chinese});
+      if (step.predict) {
+        texts.push_back({where(lesson, k) + " question", step.predict->question.chinese});
+        if (step.predict->after) texts.push_back({where(lesson, k) + " reveal", step.predict->after->chinese});
+      }
+    }
+  std::ifstream table(find_assets_dir() / "i18n" / "zh-CN.json");
+  ASSERT_TRUE(table.good());
+  for (std::string line; std::getline(table, line);) {
+    const std::size_t open = line.find('"'), close = line.find('"', open + 1);
+    if (open == std::string::npos || close == std::string::npos) continue;
+    const std::string key = line.substr(open + 1, close - open - 1);
+    if (key.rfind("ui.colormap.", 0) == 0 || key.rfind("web.", 0) == 0) continue;
+    texts.push_back({"zh-CN.json " + key, line.substr(close + 1)});
+  }
+  for (const auto& [at, text] : texts) {
+    EXPECT_EQ(text.find("one-hot"), std::string::npos) << at << " writes one-hot, not 独热: " << text;
+    EXPECT_EQ(text.find("热图"), std::string::npos) << at << " writes 热图 for a map (注意力图): " << text;
+  }
+  EXPECT_GE(texts.size(), 400u);
+}
+
+// docs/LESSONS.md teaches how to write a lesson with a complete example: it loads as a shipped
+// lesson would, every claim of it holds (and its negation fails) on its step's Snapshot, and its
+// question has an answer in range.
+TEST(LessonDocs, TheExampleInLessonsMdLoadsAndItsClaimsHold) {
+  std::ifstream doc(find_assets_dir().parent_path() / "docs" / "LESSONS.md");
+  ASSERT_TRUE(doc.good()) << "docs/LESSONS.md";
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  const std::size_t open = text.find("```json\n");
+  ASSERT_NE(open, std::string::npos) << "no ```json example";
+  const std::size_t start = open + 8, end = text.find("```", start);
+  ASSERT_NE(end, std::string::npos);
+  const LessonLoad example = parse_lesson(text.substr(start, end - start));
+  ASSERT_TRUE(example.ok()) << example.error().message;
+  ASSERT_GE(example->steps.size(), 2u);
+  int claims = 0;
+  bool predicts = false;
+  for (std::size_t k = 0; k < example->steps.size(); ++k) {
+    const LessonStep& step = example->steps[k];
+    EvaluateOptions options;
+    options.view = step.view;
+    const Snapshot snap = *evaluate(step.params, options);
+    for (const LessonClaim& claim : step.claims) {
+      const ClaimOutcome outcome = evaluate_claim(snap, claim);
+      EXPECT_TRUE(outcome.holds) << "example step " << k + 1 << ": " << outcome.description << outcome.error;
+      EXPECT_FALSE(evaluate_claim(snap, negation_of(claim, snap)).holds) << "example step " << k + 1;
+      ++claims;
+    }
+    if (step.predict) {
+      predicts = true;
+      const Result<PredictionReveal> reveal = reveal_prediction(*step.predict, snap, std::nullopt);
+      ASSERT_TRUE(reveal.ok()) << reveal.error().message;
+      EXPECT_GE(reveal->answer, step.predict->min);
+      EXPECT_LE(reveal->answer, step.predict->max);
+    }
+  }
+  EXPECT_GE(claims, 3);
+  EXPECT_TRUE(predicts) << "the example shows a predict question";
 }
 
 TEST(LessonClaims, EveryStepStatesAtLeastOneClaim) {

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
@@ -50,6 +53,25 @@ TEST(LessonPlots, EachFormatsExpOverflowLineIsAtItsOwnPoint) {
   }
   EXPECT_EQ(drawn, 5);  // all but fp64's 709.8, which is written beside the curve
   EXPECT_EQ(curve.vlines.size(), 5u);
+}
+
+// fp64's limit (709.8) lies beyond the exp curve's axis: the title says so. Written inside the
+// plot, the layout placed "fp64 709.8 →" beside the max-x/T diamond, where it read as its label.
+TEST(LessonPlots, TheLimitBeyondTheExpAxisIsInTheTitleNotBesideTheLogitDiamond) {
+  Params params;
+  params.scores = {10.0, 11.0, 12.0};
+  params.format = Format::fp16;
+  ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).ok());  // the title's words come from the table
+  const Snapshot snap = with_lab(params, View::stability);
+  const LabView view = build(snap, View::stability);
+  const plot::Plot& curve = plot_named(view, "exp-curve");
+  EXPECT_NE(curve.title.find("709.8"), std::string::npos) << curve.title;
+  EXPECT_FALSE(curve.short_title.empty()) << "a title that does not fit keeps its meaning";
+  for (const plot::Annotation& note : curve.annotations)
+    EXPECT_EQ(note.text.find("709.8"), std::string::npos) << "'" << note.text << "' is written inside the plot";
+  for (const plot::VLine& line : curve.vlines)
+    EXPECT_EQ(line.label.find("88.72/"), std::string::npos)
+        << "'" << line.label << "': a pair that agrees names both formats first";
 }
 
 TEST(LessonPlots, TheJacobianColourScaleIsFixedSoAVanishedJacobianLooksVanished) {
@@ -128,6 +150,59 @@ TEST(LessonPlots, TheStabilityNotesShowOnlineSoftmaxsRunningMaxAndSum) {
   });
   ASSERT_NE(online, view.notes.end()) << "no note lists the running max m";
   EXPECT_NE(online->find("1.00, 1.37, 1.50"), std::string::npos) << *online;
+}
+
+// In Chinese, the words a plot writes (titles, axis labels, legends, annotations, reference lines)
+// come from the Chinese table: an English word there ("softmax: max/min", "scaled=true") is a string
+// left untranslated. Names that are the same in both languages (softmax, sparsemax, logit, the
+// formats) and symbols are allowed. Every lab's plots at the default settings.
+TEST(LessonPlots, ChinesePlotsWriteNoEnglishWords) {
+  ASSERT_TRUE(i18n::load_catalogue(find_assets_dir()).ok());
+  static const std::set<std::string> names = {
+      "softmax", "sparsemax", "entmax", "argmax", "hardmax", "sigmoid", "ReLU",      "relu", "logit", "logits", "tanh",
+      "exp",     "log",       "nats",   "diag",   "sin",     "Var",     "logsumexp", "cos",  "NaN",   "inf",    "fp",
+      "bf",      "e4m3",      "e5m2",   "top",    "KL",      "LN",      "LayerNorm", "QK",   "PE",    "Xavier", "He",
+      "ReLU",    "naive",     "SE",     "SD",     "lab",     "key",     "row",       "col"};
+  // Lab plots another change owns (the training lab) are left to it.
+  static const std::set<View> owned_elsewhere = {View::training};
+  EvaluateOptions options;
+  options.all_labs = true;
+  const Snapshot snap = *evaluate(Params{}, options);
+  std::vector<std::string> found;
+  const i18n::Use chinese(i18n::Language::Chinese);
+  for (const LabDefinition* lab : lab_definitions()) {
+    if (owned_elsewhere.count(lab->view)) continue;
+    const LabView view = lab->build(LabInputs{snap, snap.dk_sweep, nullptr});
+    for (const NamedPlot& named : view.plots) {
+      const plot::Plot& p = named.plot;
+      std::vector<std::string> texts{p.title, p.x.label, p.y.label};
+      for (const auto& line : p.lines) texts.push_back(line.label);
+      for (const auto& bars : p.bars) texts.push_back(bars.label);
+      for (const auto& points : p.scatters) texts.push_back(points.label);
+      for (const auto& note : p.annotations) texts.push_back(note.text);
+      for (const auto& line : p.vlines) texts.push_back(line.label);
+      for (const auto& line : p.hlines) texts.push_back(line.label);
+      if (p.heatmap) texts.insert(texts.end(), {p.heatmap->colorbar_label, p.heatmap->x_label, p.heatmap->y_label});
+      for (const std::string& text : texts) {
+        std::string word;
+        for (std::size_t k = 0; k <= text.size(); ++k) {
+          const char c = k < text.size() ? text[k] : ' ';
+          if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+            word += c;
+            continue;
+          }
+          // Subscripts (J_ij) and functions written as such (max(‖q‖, ε)) are notation.
+          const bool notation = c == '_' || c == '(' || (k >= word.size() + 1 && text[k - word.size() - 1] == '_');
+          if (word.size() >= 3 && !names.count(word) && !notation)
+            found.push_back(std::string(view_info(lab->view).name) + "/" + named.name + ": \"" + text + "\"");
+          word.clear();
+        }
+      }
+    }
+  }
+  std::string all;
+  for (const std::string& entry : found) all += entry + "\n";
+  EXPECT_TRUE(found.empty()) << found.size() << " English words in Chinese plots:\n" << all;
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -56,6 +57,24 @@ std::vector<QuotedNumber> measured_numbers(std::string_view text) {
   for (QuotedNumber& quoted : quoted_numbers(text))
     if (quoted.measured) measured.push_back(std::move(quoted));
   return measured;
+}
+
+// The text without what it quotes between “ and ”: a common explanation's claim that the step shows
+// wrong beside its measurement ("says “0.8”; measured here: 0.40"). Those numbers are not drawn.
+std::string without_quoted_claims(std::string_view text) {
+  constexpr std::string_view open = "\xE2\x80\x9C", close = "\xE2\x80\x9D";  // “ ”
+  std::string kept;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t start = text.find(open, at);
+    if (start == std::string_view::npos) break;
+    const std::size_t end = text.find(close, start + open.size());
+    if (end == std::string_view::npos) break;
+    kept += text.substr(at, start - at);
+    at = end + close.size();
+  }
+  kept += text.substr(std::min(at, text.size()));
+  return kept;
 }
 
 TEST(QuotedNumbers, ReadsDecimalsExponentsAndSignsButNotNames) {
@@ -119,6 +138,15 @@ bool boxes_overlap(ImVec2 a0, ImVec2 a1, ImVec2 b0, ImVec2 b1, float tolerance =
          std::min(a1.y, b1.y) - std::max(a0.y, b0.y) > tolerance;
 }
 
+// SMLAB_SCREEN_LESSONS=name,name limits the full sweeps to those lessons (a text change checked in
+// minutes); unset, every lesson.
+bool chosen(const Lesson& lesson) {
+  const char* names = std::getenv("SMLAB_SCREEN_LESSONS");
+  if (names == nullptr || *names == '\0') return true;
+  const std::string list = std::string(",") + names + ",";
+  return list.find("," + lesson.name + ",") != std::string::npos;
+}
+
 class LessonScreens : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -144,15 +172,14 @@ class LessonScreens : public ::testing::Test {
   }
 
   // Renders `step` of `lesson` in `look` and returns its problems, one line each.
-  static std::vector<std::string> check_step(std::size_t lesson_index, std::size_t step_index, const Look& look) {
+  // Opens `step` of `lesson` unrevealed in `look` and draws it as a headless render shows it.
+  static void render_step(std::size_t lesson_index, std::size_t step_index, const Look& look) {
     UiState& ui = app_->ui();
     ui.theme = Theme::projector;
     ui.font_scale = 1.5f;
     ui.language = look.language;
     ui.presenter = look.presenter;
     EXPECT_TRUE(surface_->resize(look.size.width, look.size.height).ok());
-    const Lesson& lesson = ui.lessons.lessons[lesson_index];
-    const LessonStep& step = lesson.steps[step_index];
     EXPECT_TRUE(open_lesson_step(ui, lesson_index, step_index, false));
     ui.select_view_tab = true;
     // As a headless render shows it: the Monte Carlo sweeps refined as --screenshot refines them.
@@ -162,6 +189,13 @@ class LessonScreens : public ::testing::Test {
       app_->wait_for_snapshot();
     }
     app_->frame();
+  }
+
+  static std::vector<std::string> check_step(std::size_t lesson_index, std::size_t step_index, const Look& look) {
+    UiState& ui = app_->ui();
+    const Lesson& lesson = ui.lessons.lessons[lesson_index];
+    const LessonStep& step = lesson.steps[step_index];
+    render_step(lesson_index, step_index, look);
     std::vector<std::string> problems = check_frame(lesson, step, look, describe(lesson, step_index, look) + ": ");
     // A predict step once revealed: the answer's lines in place of the question, the covered panel shown.
     if (step.predict) {
@@ -250,7 +284,18 @@ class LessonScreens : public ::testing::Test {
     for (const ParamKey& key : param_keys())
       if (const std::optional<std::string> value = get_param(step.params, key.name))
         for (const QuotedNumber& quoted : quoted_numbers(*value)) shown.push_back({quoted.value, 0.0});
-    for (const QuotedNumber& quoted : measured_numbers(step.text.in(look.language))) {
+    // Once revealed, the answer's lines too, where they quote a number the step claims as measured
+    // ("~" claims: 0.644 for a top-p bar, 1.68 for the unscaled map's mean entropy): those are read
+    // off the panels. Their worked arithmetic (20.09 / 30.19) is the student's, not the plots'.
+    std::vector<QuotedNumber> quoted_here = measured_numbers(without_quoted_claims(step.text.in(look.language)));
+    if (step.predict && step.predict->after && ui.lesson.revealed)
+      for (QuotedNumber& quoted : measured_numbers(step.predict->after->in(look.language)))
+        if (std::any_of(step.claims.begin(), step.claims.end(), [&](const LessonClaim& claim) {
+              return claim.op == "~" && !claim.than && claim.left.quantity != "homework_answer" &&
+                     matches(quoted, claim.value);
+            }))
+          quoted_here.push_back(std::move(quoted));
+    for (const QuotedNumber& quoted : quoted_here) {
       const auto readable = [&](const Shown& at) {
         return matches(quoted, at.value) && at.resolution <= 2.0 * quoted.tolerance;
       };
@@ -280,7 +325,7 @@ class LessonScreens : public ::testing::Test {
       std::size_t ordinal = 0;
       for (std::size_t lesson = 0; lesson < ui.lessons.lessons.size(); ++lesson)
         for (std::size_t step = 0; step < ui.lessons.lessons[lesson].steps.size(); ++step, ++ordinal)
-          if (sweep_share::sweep_covers(ordinal, look, kLooks))
+          if (sweep_share::sweep_covers(ordinal, look, kLooks) && chosen(ui.lessons.lessons[lesson]))
             for (std::string& found : check_step(lesson, step, {size, language, presenter}))
               problems.push_back(std::move(found));
     }
@@ -317,6 +362,340 @@ TEST(LessonScreensList, EveryAwaitingTextFixStillApplies) {
     EXPECT_TRUE(quoted) << fix.lesson << " no longer quotes " << fix.quoted << " (" << fix.why
                         << "): take it out of its list";
   }
+}
+
+// [No answer before the reveal] A predict step rendered unrevealed writes nothing that gives its
+// answer away: no text drawn on it (the lesson text, the question, every label, title, legend and
+// note of the panels not covered) holds a number that, typed as the guess, would count as close to
+// the answer (close_within: the precision the question asks; for choices, the digits the choices are
+// written to), nor its negation (log s_0 = −0.417 gives L = 0.417), its complement 1 − x, or, for an
+// angle written in degrees, its cosine (θ = 16.3° gives cos θ = 0.960). A number the step sets (its
+// scores, T) is the exercise's input, not its answer. The choices themselves are drawn by the lesson
+// panel and the presenter's cover card, which are not read here.
+struct LeakCheck {
+  std::string where, text;
+};
+
+// The numbers of `text` that give `answer` away within `margin`, each with the form that does.
+std::vector<std::string> leaks_of(std::string_view text, double answer, double margin,
+                                  const std::vector<double>& inputs) {
+  std::vector<std::string> found;
+  constexpr std::string_view degree = "\xC2\xB0";
+  for (const QuotedNumber& quoted : quoted_numbers(text)) {
+    const bool input = std::any_of(inputs.begin(), inputs.end(), [&](double value) { return matches(quoted, value); });
+    if (input) continue;
+    const auto at = text.find(quoted.text);
+    const bool angle = at != std::string_view::npos && text.substr(at + quoted.text.size(), degree.size()) == degree;
+    const auto close = [&](double form) { return std::abs(form - answer) <= margin; };
+    if (close(quoted.value)) found.push_back(quoted.text + " (the answer)");
+    if (close(-quoted.value)) found.push_back(quoted.text + " (its negation)");
+    if (close(1.0 - quoted.value)) found.push_back(quoted.text + " (1 minus it)");
+    if (angle && close(std::cos(quoted.value * 3.14159265358979323846 / 180.0)))
+      found.push_back(quoted.text + "° (its cosine)");
+  }
+  return found;
+}
+
+TEST(QuotedNumbers, AQuotedClaimIsNotANumberTheScreenMustDraw) {
+  const std::string text =
+      "a table says \xE2\x80\x9C"
+      "0.8\xE2\x80\x9D; measured here: 0.40 and \xE2\x80\x9C"
+      "1.64\xC3\x97\xE2\x80\x9D";
+  const std::vector<QuotedNumber> numbers = measured_numbers(without_quoted_claims(text));
+  ASSERT_EQ(numbers.size(), 1u) << without_quoted_claims(text);
+  EXPECT_EQ(numbers.front().text, "0.40");
+  EXPECT_EQ(without_quoted_claims("no quotes 1.5"), "no quotes 1.5");
+  EXPECT_EQ(measured_numbers(without_quoted_claims("an open \xE2\x80\x9C"
+                                                   "2.5 never closed"))
+                .size(),
+            1u);
+}
+
+TEST(AnswerLeaks, FindsTheAnswerItsNegationComplementAndCosine) {
+  EXPECT_EQ(leaks_of("log s_0 = \xE2\x88\x92"
+                     "0.417",
+                     0.41703, 0.0005, {})
+                .size(),
+            1u);
+  EXPECT_EQ(leaks_of("k0  \xCE\xB8=16.3\xC2\xB0", 0.96, 0.0005, {}).size(), 1u);
+  EXPECT_EQ(leaks_of("s = 0.583", 0.417, 0.0005, {}).size(), 1u);
+  EXPECT_EQ(leaks_of("loss 16", 16.0, 0.5, {}).size(), 1u);
+  EXPECT_TRUE(leaks_of("about 0.42 or 0.4", 0.41703, 0.0005, {}).empty()) << "coarser than asked is no answer";
+  EXPECT_TRUE(leaks_of("scores 0, 1000", -1000.0, 0.5, {0.0, 1000.0}).empty()) << "the inputs are exempt";
+  EXPECT_TRUE(leaks_of("\xCE\xB8=16.3", 0.96, 0.0005, {}).empty()) << "no degree sign: not an angle";
+}
+
+TEST_F(LessonScreens, NoPredictStepWritesItsAnswerBeforeTheReveal) {
+  std::vector<std::string> problems;
+  UiState& ui = app_->ui();
+  const Look looks[] = {{{1280, 720}, i18n::Language::English, false},
+                        {{1280, 720}, i18n::Language::Chinese, false},
+                        {{1024, 768}, i18n::Language::English, true},
+                        {{1024, 768}, i18n::Language::Chinese, true}};
+  int checked = 0;
+  for (std::size_t lesson_index = 0; lesson_index < ui.lessons.lessons.size(); ++lesson_index) {
+    const Lesson& lesson = ui.lessons.lessons[lesson_index];
+    for (std::size_t step_index = 0; step_index < lesson.steps.size(); ++step_index) {
+      const LessonStep& step = lesson.steps[step_index];
+      if (!step.predict) continue;
+      const LessonPredict& predict = *step.predict;
+      std::vector<double> inputs;
+      for (const ParamKey& key : param_keys())
+        if (const std::optional<std::string> value = get_param(step.params, key.name))
+          for (const QuotedNumber& quoted : quoted_numbers(*value)) inputs.push_back(quoted.value);
+      std::vector<std::string> hidden;
+      for (std::string_view plot : panel_entry_plots(step.view, predict.hides))
+        hidden.push_back(std::string(view_info(step.view).name) + "/" + std::string(plot));
+      for (const Look& look : looks) {
+        render_step(lesson_index, step_index, look);
+        const std::string where = describe(lesson, step_index, look) + " unrevealed: ";
+        ASSERT_NE(app_->latest_snapshot(), nullptr);
+        const Result<PredictionReveal> reveal = reveal_prediction(predict, *app_->latest_snapshot(), std::nullopt);
+        ASSERT_TRUE(reveal.ok()) << where << reveal.error().message;
+        double margin = close_within(predict.precision, reveal->answer);
+        if (!predict.choices.empty()) {
+          margin = 0.5;
+          for (double choice : predict.choices)
+            for (const QuotedNumber& written : quoted_numbers(predict_number(choice)))
+              margin = std::min(margin, written.tolerance);
+        }
+        std::vector<LeakCheck> texts{{"the step's text", step.text.in(look.language)},
+                                     {"the question", predict.question.in(look.language)}};
+        for (const std::string& note : ui.lesson_report.notes) texts.push_back({"a note", note});
+        for (const plot::PlotRecord& record : ui.layout_report.plots) {
+          const bool covered = std::find(hidden.begin(), hidden.end(), record.id) != hidden.end();
+          if (covered) continue;
+          for (const plot::PlacedText& text : record.texts) texts.push_back({"plot " + record.id, text.text});
+        }
+        for (const std::string& plot : hidden)
+          if (std::none_of(ui.placed_plots.begin(), ui.placed_plots.end(),
+                           [&](const PlacedPlot& placed) { return placed.name == plot; }))
+            problems.push_back(where + "the covered plot " + plot + " is not placed (its cover goes nowhere)");
+        for (const LeakCheck& text : texts)
+          for (const std::string& leak : leaks_of(text.text, reveal->answer, margin, inputs))
+            problems.push_back(where + text.where + " writes " + leak + " for the answer " +
+                               predict_answer(predict.precision, reveal->answer) + ": \"" + text.text + "\"");
+        ++checked;
+      }
+    }
+  }
+  close_lesson(ui);
+  ui.presenter = false;
+  EXPECT_GE(checked, 40) << "every predict step in every look";
+  report(problems);
+}
+
+// [Lessons refer to what is there] A lesson text that points somewhere on the screen ("each plot to
+// the right", "the distribution on the left", "(next panel)", "the lab's notes", "the note under the
+// plots", "further down in the lab") is checked against the layout the step draws, in each look:
+// the lesson layout puts the text beside or under the plots and the plots in one to n columns by
+// size and mode, so a side named in the text has to hold in every one of them. A reference:
+//   - to a side of the plots (plots to the right/left): every plot lies on that side of the text;
+//   - to a side of a named plot ("the distribution on the left"): that plot lies on that side of
+//     every other plot of the step;
+//   - to the notes, or the notes above/under the plots: the step shows notes in that look, and the
+//     text block that holds them lies on that side of every plot;
+//   - to the next panel: there is none to point at in a lesson view that shows only the step's own
+//     panels, each named by its title; "further down in the lab" likewise. These always fail.
+struct PlaceReference {
+  enum class Kind { plots_side, named_side, notes, notes_side, nowhere } kind;
+  bool right_or_below = false;  // the side: right (plots) / below (notes); else left / above
+  std::string subject;          // named_side: the plot-name word it names ("distribution")
+  std::string phrase;
+};
+
+// The references a text makes to where things are on screen (English and Chinese).
+std::vector<PlaceReference> place_references(std::string_view text) {
+  std::vector<PlaceReference> found;
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto each = [&](std::string_view needle, const auto& make) {
+    for (std::size_t at = lower.find(needle); at != std::string::npos; at = lower.find(needle, at + 1))
+      found.push_back(make(std::string(needle)));
+  };
+  using K = PlaceReference::Kind;
+  for (std::string_view noun : {"plot", "plots", "panel", "panels", "figure"})
+    for (std::string_view side : {" to the right", " on the right", " to the left", " on the left"}) {
+      const std::string needle = std::string(noun) + std::string(side);
+      each(needle, [&](std::string p) {
+        return PlaceReference{K::plots_side, side.find("right") != side.npos, "", p};
+      });
+    }
+  for (std::string_view noun : {"distribution", "map", "histogram", "curve", "bars"})
+    for (std::string_view side : {" on the right", " on the left", " to the right", " to the left"}) {
+      const std::string needle = std::string(noun) + std::string(side);
+      each(needle, [&](std::string p) {
+        return PlaceReference{K::named_side, side.find("right") != side.npos, std::string(noun), p};
+      });
+    }
+  for (std::string_view side : {"above the plots", "under the plots", "below the plots", "above the panels",
+                                "under the panels", "below the panels"})
+    each(side, [&](std::string p) { return PlaceReference{K::notes_side, side.find("above") == side.npos, "", p}; });
+  for (std::string_view notes : {"the lab's notes", "the notes", "the note ", "the note,", "the note:"})
+    each(notes, [&](std::string p) { return PlaceReference{K::notes, false, "", p}; });
+  for (std::string_view nowhere : {"next panel", "previous panel", "further down"})
+    each(nowhere, [&](std::string p) { return PlaceReference{K::nowhere, false, "", p}; });
+  // Chinese: 右边/左边的图 (the plots to the right/left), 左边的分布 (the distribution on the left),
+  // 图上方/图下方的说明 (the notes above/under the plots), 实验的说明 (the lab's notes), 下一个面板,
+  // 更下方 (further down).
+  for (std::string_view side : {"右边的", "右侧的", "左边的", "左侧的"}) {
+    const bool right = side.substr(0, 3) == "右";
+    for (std::string_view noun : {"图", "每张图", "面板"})
+      each(std::string(side) + std::string(noun), [&](std::string p) {
+        return PlaceReference{K::plots_side, right, "", p};
+      });
+    for (const auto& [noun, word] : {std::pair<std::string_view, std::string_view>{"分布", "distribution"},
+                                     {"注意力图", "map"},
+                                     {"直方图", "histogram"},
+                                     {"曲线", "curve"}})
+      each(std::string(side) + std::string(noun), [&, word = word](std::string p) {
+        return PlaceReference{K::named_side, right, std::string(word), p};
+      });
+  }
+  for (std::string_view side : {"图上方", "图下方", "图的上方", "图的下方"})
+    each(side, [&](std::string p) { return PlaceReference{K::notes_side, side.find("下") != side.npos, "", p}; });
+  each("说明", [&](std::string p) { return PlaceReference{K::notes, false, "", p}; });
+  for (std::string_view nowhere : {"下一个面板", "上一个面板", "更下方"})
+    each(nowhere, [&](std::string p) { return PlaceReference{K::nowhere, false, "", p}; });
+  // "the plots" inside "the notes above the plots" is one reference, not two.
+  return found;
+}
+
+TEST(PlaceReferences, ReadsSidesNotesAndPanelsInBothLanguages) {
+  EXPECT_EQ(place_references("Each plot to the right turns them").size(), 1u);
+  EXPECT_EQ(place_references("The distribution on the left is").front().subject, "distribution");
+  EXPECT_EQ(place_references("as the lab's notes list them above the plots").size(), 2u);
+  EXPECT_EQ(place_references("α-entmax (next panel) sits").front().kind, PlaceReference::Kind::nowhere);
+  EXPECT_EQ(place_references("左边的分布现在是").front().subject, "distribution");
+  EXPECT_EQ(place_references("列在图上方的说明里").size(), 2u);
+  EXPECT_TRUE(place_references("At the left edge of the plot; right of the dashed line; the bar below 0").empty())
+      << "places inside a plot are the plot's own";
+}
+
+// Steps of a lesson another change owns that still make a reference the layout does not show: lesson,
+// step (1-based), phrase. Each must still apply (LessonScreensList.EveryOwnedReferenceStillApplies).
+struct OwnedReference {
+  std::string_view lesson;
+  std::size_t step;
+  std::string_view phrase;
+};
+constexpr OwnedReference kReferencesOwnedElsewhere[] = {
+    {"watch-attention-learn", 1, "further down"},
+    {"watch-attention-learn", 1, "更下方"},
+    {"watch-attention-learn", 3, "the lab's notes"},
+    {"watch-attention-learn", 3, "说明"},
+};
+
+bool owned_elsewhere(const Lesson& lesson, std::size_t step, std::string_view phrase) {
+  return std::any_of(std::begin(kReferencesOwnedElsewhere), std::end(kReferencesOwnedElsewhere),
+                     [&](const OwnedReference& owned) {
+                       return owned.lesson == lesson.name && owned.step == step + 1 && owned.phrase == phrase;
+                     });
+}
+
+TEST(LessonScreensList, EveryOwnedReferenceStillApplies) {
+  const LessonList lessons = load_lessons(find_assets_dir() / "lessons");
+  ASSERT_FALSE(lessons.error) << lessons.error->message;
+  for (const OwnedReference& owned : kReferencesOwnedElsewhere) {
+    const auto index = find_lesson(lessons, owned.lesson);
+    ASSERT_TRUE(index.has_value()) << owned.lesson;
+    ASSERT_LE(owned.step, lessons.lessons[*index].steps.size());
+    const LessonStep& step = lessons.lessons[*index].steps[owned.step - 1];
+    bool made = false;
+    for (const std::string* text : {&step.text.english, &step.text.chinese})
+      for (const PlaceReference& reference : place_references(*text)) made |= reference.phrase == owned.phrase;
+    EXPECT_TRUE(made) << owned.lesson << ":" << owned.step << " no longer says '" << owned.phrase
+                      << "': take it out of kReferencesOwnedElsewhere";
+  }
+}
+
+TEST_F(LessonScreens, EveryPlaceATextPointsToIsWhereTheStepDrawsIt) {
+  std::vector<std::string> problems;
+  UiState& ui = app_->ui();
+  const Look looks[] = {{{1280, 720}, i18n::Language::English, false}, {{1024, 768}, i18n::Language::English, false},
+                        {{1280, 720}, i18n::Language::English, true},  {{1024, 768}, i18n::Language::English, true},
+                        {{1280, 720}, i18n::Language::Chinese, false}, {{1024, 768}, i18n::Language::Chinese, true}};
+  int references = 0;
+  for (std::size_t lesson_index = 0; lesson_index < ui.lessons.lessons.size(); ++lesson_index) {
+    const Lesson& lesson = ui.lessons.lessons[lesson_index];
+    for (std::size_t step_index = 0; step_index < lesson.steps.size(); ++step_index) {
+      const LessonStep& step = lesson.steps[step_index];
+      for (const Look& look : looks) {
+        // The texts shown before and after a reveal, each with whether it needs the reveal.
+        std::vector<std::pair<std::string, bool>> texts{{step.text.in(look.language), false}};
+        if (step.predict) {
+          texts.push_back({step.predict->question.in(look.language), false});
+          if (step.predict->after) texts.push_back({step.predict->after->in(look.language), true});
+        }
+        bool any = false;
+        for (const auto& [text, revealed] : texts) any |= !place_references(text).empty();
+        if (!any) continue;
+        render_step(lesson_index, step_index, look);
+        for (const bool revealed_now : {false, true}) {
+          if (revealed_now) {
+            if (!step.predict) break;
+            EXPECT_TRUE(commit_guess(ui, std::nullopt).ok());
+            for (int frame = 0; frame < 2; ++frame) app_->frame();
+          }
+          const std::string where =
+              describe(lesson, step_index, look) + (revealed_now ? " revealed" : "") + ": the text says '";
+          const LessonReport::TextBox& box = ui.lesson_report.text_box;
+          std::vector<const PlacedPlot*> plots;
+          for (const PlacedPlot& placed : ui.placed_plots) plots.push_back(&placed);
+          for (const auto& [text, needs_reveal] : texts) {
+            if (needs_reveal && !revealed_now) continue;
+            for (const PlaceReference& reference : place_references(text)) {
+              if (owned_elsewhere(lesson, step_index, reference.phrase)) continue;
+              ++references;
+              const auto fail = [&](const std::string& why) {
+                problems.push_back(where + reference.phrase + "', " + why);
+              };
+              using K = PlaceReference::Kind;
+              switch (reference.kind) {
+                case K::nowhere: fail("but the lesson view draws only the step's own panels: name the panel"); break;
+                case K::notes:
+                  if (!step_shows_notes(step) || ui.lesson_report.notes.empty())
+                    fail("but no note is shown with the text");
+                  break;
+                case K::notes_side:
+                  if (!step_shows_notes(step) || ui.lesson_report.notes.empty()) {
+                    fail("but no note is shown with the text");
+                    break;
+                  }
+                  for (const PlacedPlot* plot : plots)
+                    if (reference.right_or_below ? box.min.y < plot->max.y - 1.0f : box.max.y > plot->min.y + 1.0f)
+                      fail("but the notes (with the text) are not " +
+                           std::string(reference.right_or_below ? "under" : "above") + " plot " + plot->name);
+                  break;
+                case K::plots_side:
+                  for (const PlacedPlot* plot : plots)
+                    if (reference.right_or_below ? plot->min.x < box.max.x - 1.0f : plot->max.x > box.min.x + 1.0f)
+                      fail("but plot " + plot->name + " is not on that side of the text");
+                  break;
+                case K::named_side: {
+                  std::vector<const PlacedPlot*> named, others;
+                  for (const PlacedPlot* plot : plots)
+                    (plot->name.find(reference.subject) != std::string::npos ? named : others).push_back(plot);
+                  if (named.empty()) fail("but the step draws no " + reference.subject);
+                  for (const PlacedPlot* subject : named)
+                    for (const PlacedPlot* other : others)
+                      if (reference.right_or_below ? subject->min.x < other->max.x - 1.0f
+                                                   : subject->max.x > other->min.x + 1.0f)
+                        fail("but " + subject->name + " is not on that side of " + other->name);
+                  break;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  close_lesson(ui);
+  ui.presenter = false;
+  report(problems);
+  std::printf("%d references checked\n", references);
 }
 
 TEST_F(LessonScreens, EveryStep1280x720English) { check_all({1280, 720}, i18n::Language::English, 0); }

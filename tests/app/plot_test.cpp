@@ -412,6 +412,9 @@ TEST(FormatNumber, ScientificValuesReadAsTheLogAxesPowers) {
   EXPECT_EQ(format_scientific(9996.0, 3), "1·10⁴");  // %g would write 1e+04
   EXPECT_EQ(format_scientific(99999.0, 2), "1·10⁵");
   EXPECT_EQ(format_scientific(2.0e-3, 1), "0.002");
+  EXPECT_EQ(format_scientific(90.4, 1), "90");  // not 9·10¹
+  EXPECT_EQ(format_scientific(-123.0, 1), "-100");
+  EXPECT_EQ(format_scientific(97.0, 1), "100");
   EXPECT_EQ(format_scientific(2.0e-4, 1), "2·10⁻⁴");
   EXPECT_EQ(format_scientific(0.0, 3), "0");
 }

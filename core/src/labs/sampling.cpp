@@ -289,6 +289,11 @@ void evaluate_sampling_lab(SamplingLab& out, const SamplingSettings& settings) {
   out.top_p.resize(n);
   out.top_k_kept = top_k_filter(out.top_k, out.probabilities, settings.top_k);
   out.top_p_kept = top_p_filter(out.top_p, out.probabilities, settings.top_p);
+  out.top_k_mass = out.top_p_mass = 0.0;
+  for (std::size_t i = 0; i < out.probabilities.size(); ++i) {
+    if (out.top_k[i] > 0.0) out.top_k_mass += out.probabilities[i];
+    if (out.top_p[i] > 0.0) out.top_p_mass += out.probabilities[i];
+  }
   out.counts.resize(n);
   draw_counts(out.counts, out.probabilities, settings.draws, settings.seed);
   out.frequencies.resize(n);

@@ -82,6 +82,8 @@ struct SamplingLab {
   std::vector<double> top_k;          // filtered (top_k_filter)
   std::vector<double> top_p;          // filtered (top_p_filter)
   int top_k_kept = 0, top_p_kept = 0;
+  // The probability mass the filter kept (Σ p_i over the kept tokens): each kept p_i is divided by it.
+  double top_k_mass = 0.0, top_p_mass = 0.0;
   std::vector<long long> counts;     // draws from `probabilities`
   std::vector<double> frequencies;   // counts / draws
   double max_frequency_error = 0.0;  // max_i |frequency_i − p_i|
