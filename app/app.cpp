@@ -434,6 +434,7 @@ bool App::frame() {
   toast_.draw(surface_.time_seconds(), ui_.ui_scale);
   draw_import();
   draw_background_progress();  // exports, a GIF, an import behind a closed dialog: bars and Cancel
+  if (frame_hook_) frame_hook_(*this);
   // Escape closes an open menu, combo list or context menu, as it closes the dialogs (they take
   // their own Escape): left open, the next click would pick from the list. This frame's other Escape
   // users (presenter mode, the lesson) left the key alone while the popup was open.

@@ -189,6 +189,11 @@ class App {
   Trainer* trainer() { return trainer_.get(); }
   std::shared_ptr<const TrainingLab> training_picture() const;
 
+  // A host's own windows and work inside each frame (the class: classroom/), called after the App's
+  // windows are drawn and before the frame ends, with this App: it may draw, edit the model and
+  // queue commands, as a panel does.
+  void set_frame_hook(std::function<void(App&)> hook) { frame_hook_ = std::move(hook); }
+
  private:
   void sync_snapshot();
   // Fonts, ImGui style and plot style for ui_.theme and ui_.font_scale. Between frames only:
@@ -301,6 +306,7 @@ class App {
   std::optional<std::pair<std::size_t, std::size_t>> trained_lesson_step_;  // the lesson step last seen
   std::uint64_t weights_request_ = 0;                                       // weights asked for, to save
   std::string weights_path_;                                                // where to
+  std::function<void(App&)> frame_hook_;                                    // set_frame_hook
 };
 
 }  // namespace smlab::app

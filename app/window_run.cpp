@@ -190,11 +190,14 @@ Result<void> run_window(WindowRun run) {
   // A finished recompute (or refinement step) wakes the sleeping loop to show it.
   app.evaluator().set_result_callback(&platform::Window::wake);
   const Session at_start = app.current_session();
+  if (run.attach)
+    if (Result<void> attached = run.attach(app); !attached) return attached;
 
   while (signals.received() == 0 && app.frame()) window.wait_for_events(app.idle_wait_seconds());
   // Closed: gone from the screen now. What follows (the autosave's two fsyncs, which a busy disk
   // can hold for a second, the threads' and GL's teardown) happens after the user saw it close.
   window.hide();
+  if (run.detach) run.detach(app);
   app.evaluator().set_result_callback({});
   if (const int signal_number = signals.received(); signal_number != 0)
     std::fprintf(stderr, "softmax-lab: closing on %s\n", signal_number == SIGINT ? "SIGINT" : "SIGTERM");

@@ -2,6 +2,8 @@
 // while nothing changes, close on the close button, Quit, SIGINT or SIGTERM, save the session.
 #pragma once
 
+#include <functional>
+
 #include "app.hpp"
 #include "smlab/error.hpp"
 
@@ -16,6 +18,10 @@ struct WindowRun {
   bool state_from_command_line = false;
   // Which options the command line named: those win over the restored autosave's.
   SessionGiven given;
+  // A host of the window's App (the class: classroom/): `attach` once the App exists (its Error
+  // ends the run before the first frame), `detach` as soon as the window closes.
+  std::function<Result<void>(App&)> attach;
+  std::function<void(App&)> detach;
 };
 
 // Runs the window until it closes; an Error::no_graphics (exit 4) when no window can be opened.

@@ -1,5 +1,5 @@
 # Checks that every #include "..." in app/ points down the module order (app/CMakeLists.txt):
-#   files, platform, plot < export, i18n < lessons < state < lesson_player < panels < app < modes < main
+#   files, platform, plot < export, i18n < lessons < state < lesson_player < panels < app < classroom < modes < main
 # A back-edge (state including panels/, export including app.hpp, ...) fails with the file, the line
 # and the rule. Run: cmake -DSOURCE_DIR=<repo> -P tests/module_directions.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -18,10 +18,11 @@ set(allowed_state "lessons;i18n;files;plot;platform")
 set(allowed_lesson_player "state;lessons;i18n;files;plot;platform")
 set(allowed_panels "lesson_player;state;lessons;i18n;files;plot;platform")
 set(allowed_app "panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
-set(allowed_modes "app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
-set(allowed_main "modes;app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
+set(allowed_classroom "app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
+set(allowed_modes "classroom;app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
+set(allowed_main "modes;classroom;app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
 set(allowed_web "app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
-set(modules files platform plot export i18n lessons state lesson_player panels app modes main web)
+set(modules files platform plot export i18n lessons state lesson_player panels app classroom modes main web)
 
 # The module of a path relative to app/: its first directory (one folder is one module, so no two
 # folders include each other), main.cpp (the program, on top) on its own, and other files directly

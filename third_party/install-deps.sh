@@ -18,6 +18,9 @@ packages=(
   libcli11-dev nlohmann-json3-dev libgif-dev
   # .npz import (deflate)
   zlib1g-dev
+  # hosting a class (app/classroom/): Boost.Beast's HTTP + WebSocket server (header-only, in Debian
+  # 12's default Boost) and libqrencode for the join address's QR code
+  libboost-dev libqrencode-dev
   # fonts (Chinese glyphs)
   fonts-dejavu-core fonts-wqy-microhei
   # make package: the man page from --help, Depends from dpkg-shlibdeps
@@ -39,6 +42,8 @@ test_packages=(
   emscripten python3-fonttools chromium chromium-driver python3-selenium python3-pil
   # the live drag-and-drop test's XDND client; the format check (.clang-format); make bench's peer
   python3-xlib clang-format-14 python3-matplotlib
+  # the class's simulated students (tests/classroom/): a WebSocket client
+  python3-websockets
 )
 if [ "${1:-}" = "--test" ]; then packages+=("${test_packages[@]}"); fi
 

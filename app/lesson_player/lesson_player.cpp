@@ -78,7 +78,7 @@ Result<void> commit_guess(UiState& ui, std::optional<double> guess) {
     }
   }
   ui.lesson.guess = guess;
-  ui.lesson.revealed = true;
+  ui.lesson.revealed = !ui.lesson.reveal_held;
   ui.lesson_view.guess_error.clear();
   return {};
 }
@@ -95,7 +95,7 @@ Result<void> commit_typed_guess(UiState& ui, std::string_view text) {
 }
 
 bool lesson_next(UiState& ui) {
-  if (lesson_awaiting_prediction(ui)) {    // first press reveals (see the header)
+  if (lesson_awaiting_prediction(ui) && !ui.lesson.reveal_held) {  // first press reveals (see the header)
     (void)commit_guess(ui, std::nullopt);  // no guess: nothing to refuse
     return true;
   }

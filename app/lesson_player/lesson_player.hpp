@@ -26,14 +26,16 @@ bool resume_lesson(UiState& ui, std::size_t lesson, std::size_t step);
 
 // Next / previous step, animated; false at either end or with no lesson open. On a predict step
 // not yet revealed, Next (button, →, PageDown: a clicker) reveals the answer without a guess and
-// stays; the next press moves on. So a clicker never skips a question unseen.
+// stays; the next press moves on. So a clicker never skips a question unseen. (Where the class's
+// teacher reveals, LessonState::reveal_held, Next moves on and reveals nothing.)
 bool lesson_next(UiState& ui);
 bool lesson_previous(UiState& ui);
 
 // The open step asks a prediction that is not revealed yet.
 bool lesson_awaiting_prediction(const UiModel& model);
 
-// Commits `guess` (nullopt: reveal without one) on the open predict step and reveals the answer.
+// Commits `guess` (nullopt: reveal without one) on the open predict step and reveals the answer
+// (unless LessonState::reveal_held: then the guess is kept as the answer, unrevealed).
 // A guess check_guess refuses is not committed: its Error::usage is returned (and its line kept in
 // ui.lesson_view.guess_error). Does nothing and succeeds when the step asks nothing.
 Result<void> commit_guess(UiState& ui, std::optional<double> guess);

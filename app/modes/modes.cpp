@@ -22,6 +22,7 @@ const Mode mode_table[] = {
     {"--bench-frames", Mode::Kind::output, [](const Options& o) { return o.bench_frames > 0 && o.train_task.empty(); },
      run_bench},
     {"--bench-latency", Mode::Kind::output, [](const Options& o) { return o.bench_latency > 0; }, run_bench_latency},
+    {"--class-driver", Mode::Kind::output, [](const Options& o) { return o.class_driver; }, run_class_driver},
     {"", Mode::Kind::window, [](const Options&) { return true; }, run_window},
 };
 

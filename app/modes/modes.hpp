@@ -43,6 +43,7 @@ Result<void> run_bench(const Options& options, AppOptions start);          // be
 Result<void> run_bench_latency(const Options& options, AppOptions start);  // bench.cpp: --bench-latency
 Result<void> run_train_bench(const Options& options, AppOptions start);    // train.cpp: --bench-frames --train
 Result<void> run_window(const Options& options, AppOptions start);         // window.cpp
+Result<void> run_class_driver(const Options& options, AppOptions start);   // class_driver.cpp: tests' teacher
 
 // Shared by the modes: a warning that does not stop the run, one printable line on stderr; and the
 // offscreen surface the headless renders draw on, at --size with no display.

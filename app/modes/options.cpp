@@ -107,7 +107,7 @@ CLI::Validator not_empty(const CLI::Option& option, Checks& checks) {
 struct ValueOptions {
   CLI::Option *set, *screenshot, *size, *csv, *svg, *screenshot_dir, *preset, *lesson, *export_lesson, *load, *gif,
       *sweep, *frames, *theme, *font_scale, *lang, *colormap, *scale, *panel, *view, *bench_frames, *bench_latency,
-      *bench_key, *bench_load, *train, *steps;
+      *bench_key, *bench_load, *train, *steps, *class_address, *class_driver;
 };
 
 ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
@@ -210,6 +210,13 @@ ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
   cli.add_flag("--full-redraw", o.full_redraw,
                "Draw every pixel of every frame (by default a frame repaints only what changed; the "
                "frame benchmarks' baseline)");
+  v.class_address = cli.add_option("--class", scratch,
+                                   "Host a class from the window: students open the address it shows (and its QR "
+                                   "code) on their phones; PORT 0 picks a free one, ADDR one network (default: every "
+                                   "network), localhost this computer only")
+                        ->type_name("[ADDR:]PORT");
+  // Tests only: the teacher's app headless, its steps read from stdin (modes/class_driver.cpp).
+  v.class_driver = cli.add_flag("--class-driver", o.class_driver)->group("");
   v.bench_load = cli.add_option("--bench-load", scratch,
                                 "With --bench-frames or --bench-latency: N threads (0 to 64) kept busy beside the "
                                 "bench, as another program on the same cores")
@@ -258,6 +265,9 @@ Result<void> check_combinations(const Options& o, const ValueOptions& v) {
   if (given(v.steps) && !given(v.train)) return Error::usage("--steps goes with --train TASK");
   if (given(v.train) && given(v.export_lesson))
     return Error::usage("--export-lesson renders the lesson's own steps: --train does not apply");
+  if (given(v.class_address) && !outputs.empty() && !o.class_driver)
+    return Error::usage("--class hosts a class from the window: it does not go with " + std::string(outputs[0]));
+  if (o.class_driver && !given(v.class_address)) return Error::usage("--class-driver goes with --class [ADDR:]PORT");
   return {};
 }
 
@@ -300,7 +310,8 @@ Result<Options> parse_options(int argc, char** argv) {
   for (CLI::Option* option : {v.frames,         v.bench_frames,  v.screenshot,    v.size,     v.csv,   v.svg,
                               v.screenshot_dir, v.preset,        v.lesson,        v.load,     v.gif,   v.sweep,
                               v.theme,          v.font_scale,    v.lang,          v.colormap, v.scale, v.panel,
-                              v.bench_key,      v.export_lesson, v.bench_latency, v.train,    v.steps, v.bench_load})
+                              v.bench_key,      v.export_lesson, v.bench_latency, v.train,    v.steps, v.bench_load,
+                              v.class_address})
     option->check(not_empty(*option, checks));
   int steps = -1;  // --steps not given
   v.train->check(converts(o.train_task, task_value, checks));
@@ -316,6 +327,12 @@ Result<Options> parse_options(int argc, char** argv) {
   v.scale->check(converts(o.shot_scale, scale_value, checks));
   v.lang->check(converts(o.language, language_option, checks));
   v.view->check(converts(o.view, view_option, checks));
+  const auto class_value = [](const std::string& text) -> Result<std::optional<classroom::HostAddress>> {
+    Result<classroom::HostAddress> where = classroom::parse_host_address(text);
+    if (!where) return where.error();
+    return std::optional<classroom::HostAddress>(*where);
+  };
+  v.class_address->check(converts(o.class_address, class_value, checks));
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

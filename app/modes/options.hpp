@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "classroom/class_host.hpp"
 #include "i18n/i18n.hpp"
 #include "plot/plot.hpp"
 #include "smlab/error.hpp"
@@ -34,6 +35,10 @@ struct Options {
   // --train TASK [--steps N]: the training lab with TASK's settings (--set train_* on top), trained
   // to N steps by every output mode (the window and --bench-frames train live).
   std::string train_task;
+  // --class [ADDR:]PORT: the window hosts a class from the start (classroom/); --class-driver (tests
+  // only, not in --help): a headless teacher that reads its steps from stdin (class_driver.cpp).
+  std::optional<classroom::HostAddress> class_address;
+  bool class_driver = false;
 
   // Checked values (and the texts some messages quote).
   Size size;

@@ -1,8 +1,12 @@
 // The window: GLFW on X11 (no display: exit 4). A start with no state on the command line resumes
-// the last session (window_run.hpp).
+// the last session (window_run.hpp). It offers File → Host a class…, and hosts one from the start
+// with --class (classroom/class_controller.hpp).
 #include <cstdio>
 
+#include "classroom/class_controller.hpp"
+#include "i18n/i18n.hpp"
 #include "modes/modes.hpp"
+#include "platform/window.hpp"
 #include "window_run.hpp"
 
 namespace smlab::app {
@@ -18,6 +22,18 @@ Result<void> run_window(const Options& o, AppOptions options) {
   window_run.full_redraw = o.full_redraw;
   window_run.state_from_command_line = o.state_from_command_line;
   window_run.given = o.start.given;
+  // The class: stopped as soon as the window closes, before the autosave.
+  classroom::ClassController controller(&platform::Window::wake);
+  window_run.attach = [&](App& app) -> Result<void> {
+    controller.attach(app);
+    if (!o.class_address) return {};
+    if (Result<void> hosted = controller.host(*o.class_address, app); !hosted) return hosted;
+    const classroom::ClassHost& host = *controller.hosting();
+    std::fprintf(stderr, "softmax-lab: hosting a class at %s (code %s)\n", host.join_addresses().front().c_str(),
+                 host.code().c_str());
+    return {};
+  };
+  window_run.detach = [&](App& app) { controller.detach(app); };
   return run_window(std::move(window_run));
 }
 

@@ -317,6 +317,13 @@ float commit_button_width() {
 }
 bool guess_field_alone(float width) { return width - commit_button_width() < 6.0f * ImGui::GetFontSize(); }
 
+// A student's answer in a hosted class, kept unrevealed until the teacher reveals (LessonState::
+// reveal_held); empty otherwise.
+std::string held_answer_line(const UiState& ui) {
+  if (!ui.lesson.reveal_held || !ui.lesson.guess) return {};
+  return i18n::format("lesson.predict.held", {predict_guess(*ui.lesson.guess)});
+}
+
 // The predict box under the step's text, measured: the question and the guess controls before the
 // reveal, the answer lines after it (the lesson layout plans again on the reveal).
 void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, const Snapshot* snapshot,
@@ -335,6 +342,7 @@ void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, 
     before.lines(range_line(predict), 1.0f);
   }
   before.lines(ui.lesson_view.guess_error, 1.0f);
+  before.lines(held_answer_line(ui), 1.0f);
   const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
   if (!reveal.problem.empty()) {
     after.lines(reveal.problem, 1.0f);
@@ -383,6 +391,7 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
       draw_lines(width, range_line(predict), 1.0f, std::nullopt, true);
     }
     draw_lines(width, ui.lesson_view.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
+    draw_lines(width, held_answer_line(ui), 1.0f, ImGui::ColorConvertU32ToFloat4(accent));
     return;
   }
   const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);

@@ -21,6 +21,7 @@ enum class Command {
   open_session,       // File → Open session (Ctrl+O)
   import_files,       // File → Import attention data
   toggle_fullscreen,  // View → Full screen (F11)
+  host_class,         // File → Host a class… / Stop hosting: the class's controller takes it (classroom/)
   quit,               // File → Quit (Ctrl+Q): the window closes as through its close button
 };
 

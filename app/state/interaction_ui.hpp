@@ -42,6 +42,10 @@ struct InteractionUi {
   bool gif_recording = false;
   float gif_progress = 0.0f;  // 0..1 while recording
 
+  // Hosting a class (classroom/): offered where a host can take Command::host_class (the desktop
+  // window), and whether a class is hosted now (the File menu then offers to stop).
+  bool class_offered = false, class_hosting = false;
+
   // What the menus, buttons and keys ask of the App, in order (state/commands.hpp).
   CommandQueue commands;
 };

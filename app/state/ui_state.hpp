@@ -56,6 +56,9 @@ struct LessonState {
   // (none: revealed without one). Opening any step starts it unrevealed.
   bool revealed = false;
   std::optional<double> guess;
+  // A student's page in a hosted class: the teacher reveals. A committed guess is kept as the
+  // student's answer (the page sends it) and nothing is revealed until the teacher's reveal.
+  bool reveal_held = false;
 };
 
 // The open lesson, the view state's part (ViewState::lesson_view): how it is being shown and

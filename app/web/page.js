@@ -2,14 +2,19 @@
 // and the Chinese font brought back before the app runs), the file bar and its words in the app's
 // language, sessions and imports through the browser's file pickers and drag-and-drop, exports
 // streamed into a .zip (a download, or a file the student picks) with progress and Cancel, touch
-// input fed to GLFW's mouse, the text mirror, the address, and the service worker.
+// input fed to GLFW's mouse, the text mirror, the address, the service worker, and a student's side
+// of a hosted class (the page at /class on the teacher's app: "The class" below).
 // The C++ side is web_main.cpp and page_calls.cpp; what it calls here is named smlab*.
 'use strict';
 
 // ─── Start ──────────────────────────────────────────────────────────────────────────────────────
+// The page of a hosted class: served by the teacher's app at /class, its join code in the address
+// (?code=…, from the QR code) or typed into the join form.
+const CLASS_PAGE = /\/class\/?$/.test(location.pathname);
 // The address's settings as NAME VALUE pairs (web_main.cpp checks them: url_state.hpp).
 const urlArguments = [];
-for (const [name, value] of new URLSearchParams(location.search)) urlArguments.push(name, value);
+for (const [name, value] of new URLSearchParams(location.search))
+  if (!(CLASS_PAGE && name === 'code')) urlArguments.push(name, value);
 
 // Imported files up to this size in all are kept in IndexedDB (web_app.hpp holds the same number).
 const KEPT_IMPORT_LIMIT = 64e6;
@@ -701,6 +706,7 @@ function smlabSetWords(code, json) {
   document.documentElement.lang = code;
   for (const element of document.querySelectorAll('[data-word]')) element.textContent = word(element.dataset.word);
   for (const element of document.querySelectorAll('[data-title]')) element.title = word(element.dataset.title);
+  if (classroom.on) classRender(true);  // the question and its words in the new language
 }
 
 // The text of what the canvas shows, for a screen reader, Ctrl+F and copying.
@@ -810,6 +816,302 @@ function smlabStarted(app) {
   smlabShowStatus('');
   document.body.dataset.ready = '1';
   document.getElementById('canvas').focus();
+  if (classroom.on) classStart();
+}
+
+// ─── The class ──────────────────────────────────────────────────────────────────────────────────
+// A student's page in a class the teacher's app hosts (app/classroom/, docs/ARCHITECTURE.md
+// "Hosting a class"): one WebSocket to the teacher's app, which sends the teacher's state as the
+// address's settings; the page applies them through the address's own checks (smlab_class_apply),
+// replacing the history entry (Back and Forward stay the student's). The student may explore on their
+// own copy (the app then says it no longer follows, web_main.cpp) and follow again with one tap. On a
+// question the answer is the app's guess, held unrevealed (from the canvas or the form here: one
+// path); the teacher's app keeps it and reveals. A reload or a dropped connection rejoins as the same
+// student (a token kept for the tab) and gets the current step back.
+const classroom = {
+  on: CLASS_PAGE,
+  code: '',
+  nick: '',
+  socket: null,
+  timer: 0,
+  retry: 0,
+  stopped: false,     // the class is full or the code wrong: no more tries
+  joined: false,
+  state: null,        // the teacher's last state message
+  following: true,    // as the app says (smlabClassFollowing)
+  answer: '',         // the app's answer, NAME:STEP:GUESS (smlabClassAnswered)
+  kept: null,         // what the teacher's app kept: {vote, answer}
+  refusal: null,      // why the last answer was not kept: {why, message}
+  position: '',       // the question last seen (NAME:STEP) ...
+  vote: 0,            // ... and its vote
+  formKey: '',        // what the answer form was built for
+  applyPending: false,
+};
+
+function tabStorage(key, value) {
+  try {
+    if (value === undefined) return sessionStorage.getItem(key) || '';
+    if (value === null) sessionStorage.removeItem(key);
+    else sessionStorage.setItem(key, value);
+  } catch (e) { /* storage off: the tab forgets on reload */ }
+  return '';
+}
+
+function classStatus(text) { document.getElementById('class-status').textContent = text; }
+
+function classStart() {
+  document.body.classList.add('class-mode');
+  const panel = document.getElementById('class');
+  panel.hidden = false;
+  // The canvas gives the panel the room it takes.
+  const fit = () => document.body.style.setProperty('--class-height', panel.offsetHeight + 'px');
+  new ResizeObserver(fit).observe(panel);
+  fit();
+  const code = (new URLSearchParams(location.search).get('code') || tabStorage('softmax-lab-class-code')).trim()
+                   .toUpperCase();
+  if (!/^[A-HJ-NP-Z2-9]{6}$/.test(code)) return classShowJoin('');
+  classroom.code = code;
+  classConnect();
+}
+
+function classShowJoin(problem) {
+  const form = document.getElementById('class-join');
+  form.hidden = false;
+  classStatus(problem);
+  document.getElementById('class-code').focus();
+}
+
+document.getElementById('class-join').onsubmit = event => {
+  event.preventDefault();
+  classroom.code = document.getElementById('class-code').value.trim().toUpperCase();
+  classroom.nick = document.getElementById('class-nick').value.trim();
+  classroom.stopped = false;
+  document.getElementById('class-join').hidden = true;
+  classConnect();
+};
+
+function classConnect() {
+  clearTimeout(classroom.timer);
+  classroom.timer = 0;
+  if (classroom.socket || classroom.stopped) return;
+  classStatus(word(classroom.retry > 0 ? 'page.class_reconnecting' : 'page.class_connecting'));
+  const socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/class/ws');
+  classroom.socket = socket;
+  socket.onopen = () => socket.send(JSON.stringify({ t: 'join', code: classroom.code,
+                                                     token: tabStorage('softmax-lab-class-token'),
+                                                     nick: classroom.nick }));
+  socket.onmessage = event => classMessage(event.data);
+  socket.onclose = () => {
+    if (classroom.socket !== socket) return;
+    classroom.socket = null;
+    classroom.joined = false;
+    document.body.dataset.classJoined = '0';
+    if (classroom.stopped) return;
+    classStatus(word('page.class_reconnecting'));
+    classroom.timer = setTimeout(classConnect, Math.min(5000, 500 * 2 ** classroom.retry++));
+  };
+}
+
+// A phone that was locked comes back: rejoin at once rather than at the next try.
+document.addEventListener('visibilitychange', () => {
+  if (classroom.on && document.visibilityState === 'visible' && !classroom.socket && classroom.code) classConnect();
+});
+
+function classSend(message) {
+  if (classroom.socket && classroom.joined) classroom.socket.send(JSON.stringify(message));
+}
+
+function classMessage(text) {
+  let message = null;
+  try { message = JSON.parse(text); } catch (e) { return; }
+  if (message.t === 'welcome') {
+    classroom.retry = 0;
+    classroom.joined = true;
+    document.body.dataset.classJoined = '1';
+    tabStorage('softmax-lab-class-token', message.token);
+    tabStorage('softmax-lab-class-code', classroom.code);
+    classSendAnswer();  // an answer given while the connection was down
+  } else if (message.t === 'full' || message.t === 'wrong_code') {
+    classroom.stopped = true;
+    if (message.t === 'full') {
+      classStatus(word('page.class_full'));
+    } else {
+      tabStorage('softmax-lab-class-code', null);
+      classShowJoin(word('page.class_wrong_code'));
+    }
+  } else if (message.t === 'state') {
+    classroom.state = message;
+    document.body.dataset.classSeq = String(message.seq);
+    if (!classroom.applyPending) {
+      classroom.applyPending = true;
+      requestAnimationFrame(() => { classroom.applyPending = false; classApply(false); });
+    }
+  } else if (message.t === 'answer') {
+    if (message.kept) {
+      classroom.kept = { vote: message.vote, answer: message.answer };
+      classroom.refusal = null;
+      classRestoreKept();  // a reconnect: the answer the teacher has is the app's again
+    } else {
+      classroom.refusal = message;
+    }
+    classRender(false);
+  }
+}
+
+// The teacher's state into the app (newest first: one a frame at most); while the student explores,
+// only when asked (Follow the teacher).
+function classApply(force) {
+  const state = classroom.state;
+  if (!state || !page.app) return;
+  const asked = state.question;
+  // The second vote on the same question: the student answers afresh.
+  if (asked && asked.position === classroom.position && asked.vote > classroom.vote) {
+    call('smlab_class_answer', 'string', ['string'], ['']);
+    classroom.kept = null;
+  }
+  classroom.position = asked ? asked.position : '';
+  classroom.vote = asked ? asked.vote : 0;
+  if (classroom.following || force) {
+    const pairs = [];
+    for (const [name, value] of new URLSearchParams(state.query)) pairs.push(name, value);
+    call('smlab_class_apply', null, ['string', 'string', 'number'], [JSON.stringify(pairs), state.revealed || '',
+                                                                    force ? 1 : 0]);
+    classRestoreKept();
+  }
+  document.body.dataset.classApplied = String(state.seq);
+  classRender(false);
+}
+
+// The answer the teacher's app kept for this question and vote, back in the app when it has
+// another (a reload, a reconnect: the page starts without one).
+function classRestoreKept() {
+  const asked = classroom.state && classroom.state.question;
+  const kept = classroom.kept;
+  if (!asked || !kept || kept.vote !== asked.vote || !kept.answer.startsWith(asked.position + ':')) return;
+  if (kept.answer !== classroom.answer) call('smlab_class_answer', 'string', ['string'], [kept.answer.split(':').pop()]);
+}
+
+document.getElementById('class-follow').onclick = () => {
+  classroom.following = true;
+  classApply(true);
+};
+
+// The app says whether the page still shows the teacher's state.
+function smlabClassFollowing(following) {
+  classroom.following = !!following;
+  document.body.dataset.classFollowing = following ? '1' : '0';
+  classRender(false);
+}
+
+// The app's answer on the step changed (NAME:STEP:GUESS, or "" for none): to the teacher's app while
+// answering is open; while it is closed the kept answer comes back.
+function smlabClassAnswered(answer) {
+  classroom.answer = answer;
+  const asked = classroom.state && classroom.state.question;
+  if (answer && asked && answer.startsWith(asked.position + ':') && !asked.open) {
+    classroom.refusal = { why: 'closed' };
+    const kept = classroom.kept && classroom.kept.vote === asked.vote ? classroom.kept.answer.split(':').pop() : '';
+    call('smlab_class_answer', 'string', ['string'], [kept]);
+  } else {
+    classSendAnswer();
+  }
+  classRender(false);
+}
+
+function classSendAnswer() {
+  const asked = classroom.state && classroom.state.question;
+  const answer = classroom.answer;
+  if (!answer || !asked || !asked.open || !answer.startsWith(asked.position + ':')) return;
+  if (classroom.kept && classroom.kept.vote === asked.vote && classroom.kept.answer === answer) return;
+  classSend({ t: 'answer', vote: asked.vote, answer });
+}
+
+function classAnswer(text) {
+  const refused = call('smlab_class_answer', 'string', ['string'], [text]);
+  classroom.refusal = refused ? { why: 'invalid', message: refused } : null;
+  classRender(false);
+}
+
+document.getElementById('class-answer').onsubmit = event => {
+  event.preventDefault();
+  classAnswer(document.getElementById('class-number').value);
+};
+
+// The panel: following or not, the question with its answer controls, the class's answers.
+function classRender(rebuild) {
+  if (!classroom.on || !page.app) return;
+  const state = classroom.state;
+  if (classroom.joined) classStatus(word(classroom.following ? 'page.class_following' : 'page.class_exploring'));
+  document.getElementById('class-follow').hidden = classroom.following || !state;
+  const asked = state && state.question;
+  const question = asked ? JSON.parse(call('smlab_class_question', 'string', [], [])) : null;
+  const form = document.getElementById('class-answer');
+  const shown = question && question.position === asked.position;
+  form.hidden = !shown;
+  if (shown) {
+    const key = [question.position, asked.vote, document.documentElement.lang].join('|');
+    const closed = !asked.open || question.revealed;
+    if (rebuild || key !== classroom.formKey) {
+      classroom.formKey = key;
+      document.getElementById('class-question').textContent = question.question;
+      const choices = document.getElementById('class-choices');
+      choices.textContent = '';
+      for (const choice of question.choices) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = choice.text;
+        button.dataset.value = choice.value;
+        button.onclick = () => classAnswer(choice.value);
+        choices.appendChild(button);
+      }
+      choices.hidden = question.choices.length === 0;
+      document.getElementById('class-typed').hidden = question.choices.length > 0;
+      document.getElementById('class-range').textContent =
+          question.choices.length > 0 ? '' : word('page.class_range', question.min, question.max);
+      document.getElementById('class-number').value = question.answer || '';
+    }
+    for (const button of document.querySelectorAll('#class-choices button')) {
+      button.setAttribute('aria-pressed', button.dataset.value === question.answer ? 'true' : 'false');
+      button.disabled = closed;
+    }
+    document.getElementById('class-number').disabled = closed;
+    document.getElementById('class-send').disabled = closed;
+    const kept = classroom.kept && classroom.kept.vote === asked.vote ? classroom.kept.answer.split(':').pop() : '';
+    let line = kept ? word('page.class_answer_kept', asked.vote, kept) : word('page.class_answer_none');
+    if (!asked.open && !question.revealed) line = word('page.class_answer_closed') + (kept ? ' · ' + kept : '');
+    if (classroom.refusal && classroom.refusal.why === 'invalid') line = word('page.class_answer_refused',
+                                                                              classroom.refusal.message || '');
+    if (question.revealed && state.truth) line = word('page.class_truth', state.truth) + (kept ? ' · ' + kept : '');
+    document.getElementById('class-state').textContent = line;
+    form.dataset.kept = kept;
+  }
+  // The class's answers, when the teacher shows them: one histogram per vote, the true one marked.
+  const tallies = document.getElementById('class-tallies');
+  const shownTallies = state && state.tallies && shown ? state.tallies : [];
+  tallies.hidden = shownTallies.length === 0;
+  tallies.textContent = '';
+  for (const tally of shownTallies) {
+    const block = document.createElement('div');
+    block.className = 'class-tally';
+    const title = document.createElement('p');
+    title.textContent = word('page.class_vote', tally.vote);
+    block.appendChild(title);
+    const most = Math.max(1, ...tally.counts);
+    tally.labels.forEach((label, index) => {
+      const row = document.createElement('div');
+      row.className = 'class-row' + (tally.truth === index ? ' truth' : '');
+      const name = document.createElement('span');
+      name.textContent = label;
+      const bar = document.createElement('span');
+      bar.className = 'class-bar';
+      bar.style.width = (8 * tally.counts[index] / most) + 'em';
+      const count = document.createElement('span');
+      count.textContent = String(tally.counts[index]) + (tally.truth === index ? ' ✓' : '');
+      row.append(name, bar, count);
+      block.appendChild(row);
+    });
+    tallies.appendChild(block);
+  }
 }
 
 // ─── The emscripten module ──────────────────────────────────────────────────────────────────────

@@ -1,7 +1,8 @@
 // What the page's JavaScript (page.js) calls through Module.ccall: sessions in and out, imports and
 // the roles they need said, what an export offers (the export itself runs in a worker:
 // export_worker.cpp), the Chinese font's arrival, pinch zoom, an address from the browser's history,
-// and the timings bench_page.py reads. Each takes the WebApp the page was handed at start
+// a class's state, question and answer (a student's page in a hosted class), and the timings
+// bench_page.py reads. Each takes the WebApp the page was handed at start
 // (smlabStarted) and answers in WebApp::reply, valid until the next call.
 #include <emscripten.h>
 
@@ -17,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "i18n/i18n.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "smlab/import.hpp"
 #include "state/import_files.hpp"
 #include "state/session.hpp"
@@ -48,6 +50,42 @@ std::string training_json(const WebApp& web) {
   std::snprintf(text, sizeof text, ",\"train_steps\":%d,\"train_steps_per_second\":%.1f",
                 published.lab != nullptr ? published.lab->steps_done : 0, published.steps_per_second);
   return text;
+}
+
+// [name, value, name, value, …] as address pairs (anything else is left out).
+std::vector<smlab::web::UrlPair> pairs_of(const char* pairs_json) {
+  const nlohmann::json parsed = nlohmann::json::parse(pairs_json == nullptr ? "" : pairs_json, nullptr, false);
+  std::vector<smlab::web::UrlPair> pairs;
+  if (parsed.is_array())
+    for (std::size_t i = 0; i + 1 < parsed.size(); i += 2)
+      if (parsed[i].is_string() && parsed[i + 1].is_string())
+        pairs.push_back({parsed[i].get<std::string>(), parsed[i + 1].get<std::string>()});
+  return pairs;
+}
+
+// An address's settings shown in place, through the same checks as at start (url_state.hpp's
+// apply_url), as a session is restored: Back and Forward, and the teacher's state in a class.
+void apply_pairs(WebApp& web, const std::vector<smlab::web::UrlPair>& pairs) {
+  smlab::app::AppOptions options = web.base_options;
+  const smlab::web::UrlStart start = smlab::web::apply_url(pairs, options);
+  smlab::app::UiModel model;
+  model.params = options.params;
+  model.view = options.view;
+  model.screenshot_dir = web.app->current_session().screenshot_dir;
+  model.theme = options.theme;
+  model.font_scale = options.font_scale;
+  model.language = options.language;
+  model.lessons = options.lessons;
+  model.lesson.open = options.lesson;
+  model.interaction.colormap = options.colormap;
+  model.interaction.color_scales.chosen = options.color_scales;
+  model.pins.pins = options.pins;
+  web.app->restore_session(smlab::app::session_of(model));
+  // The entry shown is this one: the address written next replaces it.
+  web.start_pairs = smlab::web::url_pairs(web.app->current_session(), false);
+  web.history_key = smlab::web::history_key(web.start_pairs);
+  web.refused = start.refused;
+  smlab::web::show_error(smlab::web::refused_summary(start.refused, web.app->language()));
 }
 
 }  // namespace
@@ -165,32 +203,91 @@ EMSCRIPTEN_KEEPALIVE void smlab_font_scale_step(std::uintptr_t handle, int steps
 // is restored. What it refuses is said as at start; the rest applies.
 EMSCRIPTEN_KEEPALIVE void smlab_apply_address(std::uintptr_t handle, const char* pairs_json) {
   WebApp& web = page(handle);
-  const nlohmann::json parsed = nlohmann::json::parse(pairs_json == nullptr ? "" : pairs_json, nullptr, false);
-  std::vector<smlab::web::UrlPair> pairs;
-  if (parsed.is_array())
-    for (std::size_t i = 0; i + 1 < parsed.size(); i += 2)
-      if (parsed[i].is_string() && parsed[i + 1].is_string())
-        pairs.push_back({parsed[i].get<std::string>(), parsed[i + 1].get<std::string>()});
-  smlab::app::AppOptions options = web.base_options;
-  const smlab::web::UrlStart start = smlab::web::apply_url(pairs, options);
-  smlab::app::UiModel model;
-  model.params = options.params;
-  model.view = options.view;
-  model.screenshot_dir = web.app->current_session().screenshot_dir;
-  model.theme = options.theme;
-  model.font_scale = options.font_scale;
-  model.language = options.language;
-  model.lessons = options.lessons;
-  model.lesson.open = options.lesson;
-  model.interaction.colormap = options.colormap;
-  model.interaction.color_scales.chosen = options.color_scales;
-  model.pins.pins = options.pins;
-  web.app->restore_session(smlab::app::session_of(model));
-  // The entry shown is this one: the address written next replaces it.
-  web.start_pairs = smlab::web::url_pairs(web.app->current_session(), false);
-  web.history_key = smlab::web::history_key(web.start_pairs);
-  web.refused = start.refused;
-  smlab::web::show_error(smlab::web::refused_summary(start.refused, web.app->language()));
+  apply_pairs(web, pairs_of(pairs_json));
+}
+
+// [class] A student's page in a hosted class (page.js joins it; docs/ARCHITECTURE.md, "Hosting a
+// class"). The teacher's state arrives as the address's settings and is applied through the same
+// checks as an address (apply_pairs), in place: the history entry is replaced, and the student's own
+// look (language, theme, font size, colours) stays. The step's answer is the App's guess, held
+// unrevealed (LessonState::reveal_held) until the teacher's state says the step is revealed.
+
+// The teacher's state: `pairs_json` the settings ([name, value, …]), `revealed` the lesson position
+// (NAME:STEP) the teacher revealed or "", `force` 1 to apply even what was applied last (the
+// student's "Follow the teacher" after exploring).
+EMSCRIPTEN_KEEPALIVE void smlab_class_apply(std::uintptr_t handle, const char* pairs_json, const char* revealed,
+                                            int force) {
+  WebApp& web = page(handle);
+  smlab::app::UiState& ui = web.app->ui();
+  web.class_mode = true;
+  ui.lesson.reveal_held = true;
+  const std::string settings = pairs_json == nullptr ? "" : pairs_json;
+  if (force != 0 || settings != web.class_settings) {
+    // The student's answer on the step stays through the teacher's changes of that step.
+    const auto position = ui.lesson.open;
+    const std::optional<double> answer = ui.lesson.guess;
+    std::vector<smlab::web::UrlPair> pairs = pairs_of(settings.c_str());
+    for (smlab::web::UrlPair& pair : smlab::web::url_pairs(web.app->current_session(), false))
+      if (smlab::web::look_setting(pair.name)) pairs.push_back(std::move(pair));
+    apply_pairs(web, pairs);
+    if (position && ui.lesson.open && position->lesson == ui.lesson.open->lesson && position->step == ui.lesson.open->step)
+      ui.lesson.guess = answer;
+    web.class_settings = settings;
+    web.class_shown = smlab::web::content_pairs(smlab::web::url_pairs(web.app->current_session(), false));
+  }
+  // The teacher revealed the step shown: revealed here too, beside the student's own answer.
+  const std::string shown = smlab::web::lesson_position(ui);
+  if (revealed != nullptr && !shown.empty() && shown == revealed && !ui.lesson.revealed) {
+    ui.lesson.reveal_held = false;
+    (void)smlab::app::commit_guess(ui, ui.lesson.guess);
+    ui.lesson.reveal_held = true;
+  }
+}
+
+// The open step's question in the App's language, as JSON: {"position","question","choices":
+// [{"text","value"}…],"min","max","revealed","answer"}, or null when the step asks nothing.
+EMSCRIPTEN_KEEPALIVE const char* smlab_class_question(std::uintptr_t handle) {
+  WebApp& web = page(handle);
+  const smlab::app::UiState& ui = web.app->ui();
+  const smlab::app::LessonStep* step = smlab::app::current_step(ui);
+  if (step == nullptr || !step->predict) {
+    web.reply = "null";
+    return web.reply.c_str();
+  }
+  const smlab::app::LessonPredict& predict = *step->predict;
+  nlohmann::json question{{"position", smlab::web::lesson_position(ui)},
+                          {"question", predict.question.in(web.app->language())},
+                          {"choices", nlohmann::json::array()},
+                          {"revealed", ui.lesson.revealed},
+                          {"answer", ui.lesson.guess ? nlohmann::json(smlab::app::predict_guess(*ui.lesson.guess))
+                                                     : nlohmann::json(nullptr)}};
+  for (const double choice : predict.choices)
+    question["choices"].push_back({{"text", smlab::app::predict_number(choice)}, {"value", smlab::app::predict_guess(choice)}});
+  if (predict.choices.empty()) {
+    question["min"] = smlab::app::predict_number(predict.min);
+    question["max"] = smlab::app::predict_number(predict.max);
+  }
+  web.reply = question.dump();
+  return web.reply.c_str();
+}
+
+// The student's answer typed or picked on the page (`text`, as the canvas's field reads it:
+// parse_guess), kept as the App's guess without revealing; "" clears it. "" or the refusal's line.
+EMSCRIPTEN_KEEPALIVE const char* smlab_class_answer(std::uintptr_t handle, const char* text) {
+  WebApp& web = page(handle);
+  smlab::app::UiState& ui = web.app->ui();
+  web.reply.clear();
+  const std::string typed = text == nullptr ? "" : text;
+  const smlab::app::LessonStep* step = smlab::app::current_step(ui);
+  if (step == nullptr || !step->predict || ui.lesson.revealed) return web.reply.c_str();
+  ui.lesson.reveal_held = true;
+  if (typed.empty()) {
+    ui.lesson.guess.reset();
+    return web.reply.c_str();
+  }
+  const smlab::i18n::Use language(web.app->language());
+  if (const smlab::Result<void> kept = smlab::app::commit_typed_guess(ui, typed); !kept) web.reply = kept.error().message;
+  return web.reply.c_str();
 }
 
 // Tab brought focus into the canvas (on) or a pointer pressed (off): Dear ImGui's own keyboard

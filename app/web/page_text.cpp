@@ -52,7 +52,26 @@ constexpr std::string_view page_word_keys[] = {"bar.save_session",
                                                "page.role_k",
                                                "page.role_v",
                                                "page.role_scores",
-                                               "page.role_weights"};
+                                               "page.role_weights",
+                                               "page.class_join_title",
+                                               "page.class_code",
+                                               "page.class_nick",
+                                               "page.class_join",
+                                               "page.class_connecting",
+                                               "page.class_reconnecting",
+                                               "page.class_following",
+                                               "page.class_exploring",
+                                               "page.class_follow",
+                                               "page.class_full",
+                                               "page.class_wrong_code",
+                                               "page.class_send",
+                                               "page.class_answer_kept",
+                                               "page.class_answer_none",
+                                               "page.class_answer_closed",
+                                               "page.class_answer_refused",
+                                               "page.class_range",
+                                               "page.class_vote",
+                                               "page.class_truth"};
 
 std::string number(double value) {
   char text[32];

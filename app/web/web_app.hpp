@@ -72,6 +72,15 @@ struct WebApp {
   double pixel_ratio = 0.0;
   bool first_frame_reported = false;
 
+  // A class (page.js joined one; page_calls.cpp's smlab_class_*): the teacher's settings last
+  // applied, what they left shown (the student follows while the page shows that), whether the page
+  // was last told it follows, and the answer last handed to it to send (NAME:STEP:GUESS or "").
+  bool class_mode = false;
+  std::string class_settings;
+  std::vector<UrlPair> class_shown;
+  bool class_following = true;
+  std::string class_answer;
+
   // The text a call from the page returns (page_calls.cpp): valid until the next call.
   std::string reply;
 

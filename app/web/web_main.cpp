@@ -158,6 +158,28 @@ void keep_in_storage(const std::string& json) {
       json.c_str());
 }
 
+// In a class: whether the page still shows the teacher's state (the student may explore on their
+// own copy; page.js then offers to follow again), and the answer to send when the App's guess on
+// the step changed (from the canvas or the page's own answer controls: one path).
+void follow_class(WebApp& web, const std::vector<UrlPair>& shown, bool animating) {
+  const app::UiState& ui = web.app->ui();
+  if (!animating) {
+    const bool following = content_pairs(shown) == web.class_shown;
+    if (following != web.class_following) {
+      web.class_following = following;
+      EM_ASM({ smlabClassFollowing($0); }, following ? 1 : 0);
+    }
+  }
+  const std::string position = lesson_position(ui);
+  std::string answer = !position.empty() && ui.lesson.guess && !ui.lesson.revealed
+                           ? position + ":" + app::predict_guess(*ui.lesson.guess)
+                           : std::string();
+  if (answer != web.class_answer) {
+    web.class_answer = std::move(answer);
+    EM_ASM({ smlabClassAnswered(UTF8ToString($0)); }, web.class_answer.c_str());
+  }
+}
+
 void follow_state(WebApp& web) {
   app::App& app = *web.app;
   const app::UiState& ui = app.ui();
@@ -176,6 +198,7 @@ void follow_state(WebApp& web) {
     web.history_key = std::move(key);
     EM_ASM({ smlabSetAddress(UTF8ToString($0), $1, $2); }, web.address.c_str(), animating ? 250 : 0, push ? 1 : 0);
   }
+  if (web.class_mode) follow_class(web, shown, animating);
   // The browser's storage: at most twice a second.
   if (now - web.last_save > 0.5) {
     web.last_save = now;

@@ -158,7 +158,7 @@ std::span<const ParamKey> param_keys();
 const ParamKey* find_param_key(std::string_view name);
 
 // The value of a numeric key as a double (nullopt for flags, the format and the scores): the web
-// page's address rounds real values while a sweep animates (app/web/url_state.cpp).
+// page's address rounds real values while a sweep animates (app/url_state.cpp).
 std::optional<double> numeric_param(const Params& params, const ParamKey& key);
 
 // Params part of the way from `from` to `to` for t in [0, 1]: every key that blends moves (log

@@ -156,6 +156,18 @@ bool look_setting(std::string_view name) {
   return name == "lang" || name == "theme" || name == "font" || name == "colormap";
 }
 
+std::vector<UrlPair> content_pairs(std::span<const UrlPair> pairs) {
+  std::vector<UrlPair> content;
+  for (const UrlPair& pair : pairs)
+    if (!look_setting(pair.name)) content.push_back(pair);
+  return content;
+}
+
+std::string lesson_position(const app::UiModel& model) {
+  const app::Session session = app::session_of(model);
+  return session.lesson ? session.lesson->name + ":" + std::to_string(session.lesson->step) : std::string();
+}
+
 UrlStart apply_url(std::span<const UrlPair> pairs, app::AppOptions& options) {
   UrlStart start;
   // The language first: the lines below are in it.

@@ -1,7 +1,9 @@
 // The web page's address: the start state read from it (each setting on its own, so one bad value
 // is reported and skipped while the rest apply, and stays visible in the address bar) and the shown
 // state written back into it (every setting a session carries, each value the shortest text that
-// reads back exactly). A page link is shared by hand; the command line stays strict.
+// reads back exactly). A page link is shared by hand; the command line stays strict. A hosted
+// class (classroom/) sends the teacher's state to the students' pages in the same words, and the
+// pages apply it through the same checks: it lives here, beside the App, for both.
 //
 //   ?view=scaling&set=d_k=1024&set=scaled=false&lesson=scaling:3&lang=zh-CN&theme=projector
 //    &font=1.5&colormap=magma&scale=gradients/jacobian:auto&pin=A|temperature=0.3&import=q.npy
@@ -54,6 +56,14 @@ UrlStart apply_url(std::span<const UrlPair> pairs, app::AppOptions& options);
 
 // Whether a setting's name is one of the page's look settings (lang, theme, font, colormap).
 bool look_setting(std::string_view name);
+
+// The settings of `pairs` that say what is shown, not how it looks (no look_setting): what a class
+// sends its students, each of whom keeps their own language and theme, and follows the teacher
+// while their page shows these.
+std::vector<UrlPair> content_pairs(std::span<const UrlPair> pairs);
+
+// The open lesson step as the address writes it, "NAME:STEP" (STEP from 1), or "" when none.
+std::string lesson_position(const app::UiModel& model);
 
 // The settings that reopen `session`: view, each set whose value differs from the defaults (as
 // get_param prints it: the shortest text that reads back exactly; while `animating`, real values

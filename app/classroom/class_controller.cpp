@@ -1,0 +1,305 @@
+// Hosting a class from the window (class_controller.hpp): the dialog, the class window with its QR
+// code and peer instruction's buttons and histograms, drawn in the App's frame.
+//
+// [SECTION] Index
+//   [SECTION] Hosting and stopping
+//   [SECTION] The dialog: network and port
+//   [SECTION] The class window
+//   [SECTION] Histograms and the QR code
+#include "classroom/class_controller.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "i18n/i18n.hpp"
+#include "lesson_player/lesson_player.hpp"
+
+namespace smlab::classroom {
+
+// [SECTION] Hosting and stopping
+
+ClassController::ClassController(std::function<void()> wake, std::filesystem::path site)
+    : wake_(std::move(wake)), site_(std::move(site)) {}
+
+ClassController::~ClassController() = default;
+
+void ClassController::attach(app::App& app) {
+  app.ui().interaction.class_offered = true;
+  app.set_frame_hook([this](app::App& frame_app) { frame(frame_app); });
+}
+
+void ClassController::detach(app::App& app) {
+  stop(app);
+  app.set_frame_hook({});
+  app.ui().interaction.class_offered = false;
+}
+
+Result<void> ClassController::host(const HostAddress& where, app::App& app) {
+  stop(app);
+  HostRequest request;
+  request.address = where.address;
+  request.port = where.port;
+  request.site = site_;
+  request.wake = wake_;
+  Result<std::unique_ptr<ClassHost>> started = ClassHost::start(std::move(request));
+  if (!started) return started.error();
+  host_ = std::move(*started);
+  Result<QrCode> code = make_qr_code(host_->qr_text());
+  qr_ = code ? std::optional<QrCode>(std::move(*code)) : std::nullopt;
+  app.ui().interaction.class_hosting = true;
+  const i18n::Use language(app.language());
+  app.report(i18n::format("class.status.hosting", {host_->join_addresses().front(), host_->code()}), false);
+  return {};
+}
+
+void ClassController::stop(app::App& app) {
+  if (!host_) return;
+  host_.reset();  // the server stops: every socket closed, the port free
+  qr_.reset();
+  big_qr_ = false;
+  app.ui().interaction.class_hosting = false;
+  const i18n::Use language(app.language());
+  app.report(i18n::tr("class.status.stopped"), false);
+}
+
+void ClassController::frame(app::App& app) {
+  app::UiState& ui = app.ui();
+  if (ui.interaction.commands.take(app::Command::host_class)) {
+    if (host_)
+      stop(app);
+    else
+      dialog_requested_ = true;
+  }
+  draw_dialog(app);
+  if (!host_) return;
+  if (const std::string failure = host_->server().failure(); !failure.empty()) {
+    const i18n::Use language(app.language());
+    app.report(i18n::format("class.status.failed", {failure}), true);
+    host_.reset();
+    ui.interaction.class_hosting = false;
+    return;
+  }
+  const app::Evaluator::Latest& shown = app.shown_latest();
+  host_->update(ui, shown.snapshot.get(), shown.sweep.get());
+  draw_class_window(app);
+  if (big_qr_) draw_big_qr();
+}
+
+// [SECTION] The dialog: network and port
+
+void ClassController::draw_dialog(app::App& app) {
+  const char* title = i18n::tr("class.dialog.title");
+  const std::string id = std::string(title) + "###host-class";
+  if (dialog_requested_) {
+    dialog_requested_ = false;
+    dialog_error_.clear();
+    ImGui::OpenPopup(id.c_str());
+  }
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(viewport->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal(id.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  const float scale = app.ui().ui_scale;
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 420.0f * scale);
+  ImGui::TextUnformatted(i18n::tr("class.dialog.text"));
+  ImGui::PopTextWrapPos();
+  const std::vector<Interface> interfaces = local_interfaces();
+  // The networks, then every network at once; loopback (this computer only) is one of the first.
+  std::vector<std::string> names;
+  for (const Interface& candidate : interfaces)
+    names.push_back(candidate.name + "  " + candidate.address +
+                    (candidate.loopback ? "  (" + std::string(i18n::tr("class.dialog.loopback_note")) + ")" : ""));
+  names.push_back(std::string(i18n::tr("class.dialog.every")) + "  0.0.0.0");
+  interface_index_ = std::clamp(interface_index_, 0, static_cast<int>(names.size()) - 1);
+  ImGui::SetNextItemWidth(320.0f * scale);
+  if (ImGui::BeginCombo(i18n::label("class.dialog.interface", "class-interface").c_str(),
+                        names[static_cast<std::size_t>(interface_index_)].c_str())) {
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (ImGui::Selectable(names[k].c_str(), static_cast<int>(k) == interface_index_)) interface_index_ = static_cast<int>(k);
+    ImGui::EndCombo();
+  }
+  ImGui::SetNextItemWidth(120.0f * scale);
+  ImGui::InputInt(i18n::label("class.dialog.port", "class-port").c_str(), &port_, 0, 0);
+  port_ = std::clamp(port_, 1, 65535);
+  if (!dialog_error_.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 420.0f * scale);
+    ImGui::TextUnformatted(dialog_error_.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+  }
+  if (ImGui::Button(i18n::label("class.dialog.start", "class-start").c_str())) {
+    const std::size_t index = static_cast<std::size_t>(interface_index_);
+    HostAddress where{index < interfaces.size() ? interfaces[index].address : "0.0.0.0",
+                      static_cast<std::uint16_t>(port_)};
+    if (Result<void> started = host(where, app); started)
+      ImGui::CloseCurrentPopup();
+    else
+      dialog_error_ = started.error().message;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(i18n::label("class.dialog.cancel", "class-cancel").c_str()) ||
+      ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+    ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
+// [SECTION] Histograms and the QR code
+
+namespace {
+
+// The QR code at `origin`, `side` pixels square with its quiet zone (4 light modules around it,
+// which a scanner needs), dark on white whatever the theme.
+void draw_qr(ImDrawList& list, const QrCode& code, ImVec2 origin, float side) {
+  const int modules = code.size + 8;
+  const float module = std::floor(side / static_cast<float>(modules));
+  const float whole = module * static_cast<float>(modules);
+  list.AddRectFilled(origin, ImVec2(origin.x + whole, origin.y + whole), IM_COL32(255, 255, 255, 255));
+  for (int row = 0; row < code.size; ++row)
+    for (int column = 0; column < code.size; ++column)
+      if (code.at(row, column)) {
+        const ImVec2 from(origin.x + module * static_cast<float>(column + 4), origin.y + module * static_cast<float>(row + 4));
+        list.AddRectFilled(from, ImVec2(from.x + module, from.y + module), IM_COL32(0, 0, 0, 255));
+      }
+}
+
+// One vote's answers as horizontal bars (label, bar, count), the true answer's bar marked.
+void draw_tally(const Tally& tally, float width, float scale) {
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted(i18n::format("class.window.vote", {std::to_string(tally.vote)}).c_str());
+  std::size_t most = 1;
+  for (const std::size_t count : tally.counts) most = std::max(most, count);
+  float label_width = 0.0f;
+  for (const std::string& label : tally.labels) label_width = std::max(label_width, ImGui::CalcTextSize(label.c_str()).x);
+  const float bar_room = std::max(40.0f * scale, width - label_width - 60.0f * scale);
+  ImDrawList& list = *ImGui::GetWindowDrawList();
+  const float row = ImGui::GetTextLineHeightWithSpacing();
+  for (std::size_t k = 0; k < tally.counts.size(); ++k) {
+    const bool truth = tally.truth && *tally.truth == k;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    list.AddText(at, ImGui::GetColorU32(ImGuiCol_Text), tally.labels[k].c_str());
+    const float length = bar_room * static_cast<float>(tally.counts[k]) / static_cast<float>(most);
+    const ImVec2 bar(at.x + label_width + 8.0f * scale, at.y + 2.0f * scale);
+    const ImU32 colour = truth ? IM_COL32(60, 170, 90, 255) : IM_COL32(90, 130, 210, 255);
+    list.AddRectFilled(bar, ImVec2(bar.x + std::max(length, 1.0f), at.y + row - 3.0f * scale), colour);
+    const std::string count = std::to_string(tally.counts[k]) + (truth ? "  ✓" : "");
+    list.AddText(ImVec2(bar.x + length + 6.0f * scale, at.y), ImGui::GetColorU32(ImGuiCol_Text), count.c_str());
+    ImGui::Dummy(ImVec2(width, row));
+  }
+  ImGui::EndGroup();
+}
+
+}  // namespace
+
+void ClassController::draw_big_qr() {
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(viewport->Pos);
+  ImGui::SetNextWindowSize(viewport->Size);
+  ImGui::SetNextWindowFocus();
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(255, 255, 255, 255));
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(0, 0, 0, 255));
+  ImGui::Begin("##class-qr-large", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const float side = std::max(64.0f, std::min(viewport->Size.x, viewport->Size.y - 5.0f * line));
+  if (qr_) draw_qr(*ImGui::GetWindowDrawList(), *qr_, ImVec2(viewport->Pos.x + (viewport->Size.x - side) / 2, viewport->Pos.y + line), side);
+  ImGui::SetCursorPosY(line + side + 0.5f * line);
+  const std::string address = host_->join_addresses().front() + "    " + i18n::tr("class.window.code") + " " + host_->code();
+  ImGui::SetWindowFontScale(1.6f);
+  ImGui::SetCursorPosX(std::max(0.0f, (viewport->Size.x - ImGui::CalcTextSize(address.c_str()).x) / 2));
+  ImGui::TextUnformatted(address.c_str());
+  ImGui::SetWindowFontScale(1.0f);
+  const char* hint = i18n::tr("class.window.qr_close");
+  ImGui::SetCursorPosX(std::max(0.0f, (viewport->Size.x - ImGui::CalcTextSize(hint).x) / 2));
+  ImGui::TextUnformatted(hint);
+  if (ImGui::IsWindowHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) big_qr_ = false;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) big_qr_ = false;
+  ImGui::End();
+  ImGui::PopStyleColor(2);
+}
+
+// [SECTION] The class window
+
+void ClassController::draw_class_window(app::App& app) {
+  app::UiState& ui = app.ui();
+  const float scale = ui.ui_scale;
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(viewport->Pos.x + viewport->Size.x - 12.0f * scale, viewport->Pos.y + 40.0f * scale),
+                          ImGuiCond_FirstUseEver, ImVec2(1.0f, 0.0f));
+  ImGui::SetNextWindowSize(ImVec2(380.0f * scale, 0.0f), ImGuiCond_FirstUseEver);
+  const std::string title = std::string(i18n::tr("class.window.title")) + "###class-window";
+  if (!ImGui::Begin(title.c_str())) {
+    ImGui::End();
+    return;
+  }
+  const float width = ImGui::GetContentRegionAvail().x;
+  for (const std::string& address : host_->join_addresses()) ImGui::TextUnformatted(address.c_str());
+  ImGui::SetWindowFontScale(1.8f);
+  ImGui::Text("%s  %s", i18n::tr("class.window.code"), host_->code().c_str());
+  ImGui::SetWindowFontScale(1.0f);
+  if (qr_) {
+    const float side = std::min(width, 0.4f * viewport->Size.y);
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    draw_qr(*ImGui::GetWindowDrawList(), *qr_, at, side);
+    ImGui::Dummy(ImVec2(side, side));
+    if (ImGui::IsItemClicked()) big_qr_ = true;
+    if (ImGui::Button(i18n::label("class.window.qr_big", "class-qr-big").c_str())) big_qr_ = true;
+  }
+  ImGui::Separator();
+  ImGui::TextUnformatted(i18n::format("class.window.students", {std::to_string(host_->students())}).c_str());
+  const Question* asked = host_->question();
+  if (asked == nullptr) {
+    ImGui::TextWrapped("%s", i18n::tr("class.window.no_question"));
+  } else {
+    ImGui::TextUnformatted(i18n::format("class.window.answered", {std::to_string(host_->answered()),
+                                                                  std::to_string(host_->students()),
+                                                                  std::to_string(asked->vote)})
+                               .c_str());
+    const char* phase = asked->phase == Phase::open     ? i18n::tr("class.window.open")
+                        : asked->phase == Phase::closed ? i18n::tr("class.window.closed")
+                                                        : i18n::tr("class.window.revealed");
+    ImGui::TextDisabled("%s", phase);
+    if (asked->phase == Phase::open && ImGui::Button(i18n::label("class.window.close", "class-close").c_str()))
+      host_->close_answering();
+    if (asked->phase == Phase::closed) {
+      if (ImGui::Button(i18n::label("class.window.reopen", "class-reopen").c_str())) host_->reopen_answering();
+      if (asked->vote == 1) {
+        ImGui::SameLine();
+        if (ImGui::Button(i18n::label("class.window.second_vote", "class-second-vote").c_str())) host_->start_second_vote();
+      }
+    }
+    if (asked->phase != Phase::revealed) {
+      if (asked->phase == Phase::closed) ImGui::SameLine();
+      // The class's reveal is the App's: the lesson shows the answer, and the host follows it.
+      if (ImGui::Button(i18n::label("class.window.reveal", "class-reveal").c_str())) (void)app::commit_guess(ui, std::nullopt);
+    }
+    if (ImGui::Button(i18n::label(asked->shown ? "class.window.hide" : "class.window.show", "class-show").c_str()))
+      host_->show_tallies(!asked->shown);
+    if (asked->shown) {
+      const std::vector<Tally> votes = tallies(*asked);
+      const float each = votes.size() > 1 ? (width - ImGui::GetStyle().ItemSpacing.x) / 2.0f : width;
+      for (std::size_t k = 0; k < votes.size(); ++k) {
+        if (k > 0) ImGui::SameLine();
+        draw_tally(votes[k], each, scale);
+      }
+      if (!asked->truth_text.empty())
+        ImGui::TextUnformatted(i18n::format("class.window.truth", {asked->truth_text}).c_str());
+    }
+  }
+  ImGui::Separator();
+  if (ImGui::Button(i18n::label("class.window.save", "class-save").c_str())) {
+    const Result<std::filesystem::path> saved = host_->save_answers(ui.screenshot_dir);
+    if (saved)
+      app.report(i18n::format("class.window.saved", {saved->string()}), false);
+    else
+      app.report(saved.error().message, true);
+  }
+  ImGui::SameLine();
+  const bool stop_now = ImGui::Button(i18n::label("class.window.stop", "class-stop").c_str());
+  ImGui::End();
+  if (stop_now) stop(app);
+}
+
+}  // namespace smlab::classroom

@@ -1,0 +1,58 @@
+// Hosting a class from the desktop app: File → Host a class… (a dialog: the network and the port),
+// --class [ADDR:]PORT, and while hosting the class window (the join address, its QR code, the join
+// code, the students connected and answered, peer instruction's buttons and histograms), all drawn
+// inside the App's frame through its frame hook. Stopping hosting (the menu, the window's button)
+// or the end of the window stops the server.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "app.hpp"
+#include "classroom/class_host.hpp"
+#include "classroom/qr_code.hpp"
+
+namespace smlab::classroom {
+
+class ClassController {
+ public:
+  // `wake` wakes the window when students' events wait (platform::Window::wake); `site` the
+  // student site (find_site_dir() unless a test gives its own).
+  explicit ClassController(std::function<void()> wake, std::filesystem::path site = find_site_dir());
+  ~ClassController();
+  ClassController(const ClassController&) = delete;
+  ClassController& operator=(const ClassController&) = delete;
+
+  // Offers File → Host a class… in `app` and draws the class's windows in its frames. The App must
+  // outlive neither the controller nor a detach().
+  void attach(app::App& app);
+  // Stops hosting and leaves `app` (the window is closing).
+  void detach(app::App& app);
+
+  // Starts hosting at `where` (--class, the dialog's Start); the Error says why not.
+  Result<void> host(const HostAddress& where, app::App& app);
+  void stop(app::App& app);
+  ClassHost* hosting() { return host_.get(); }
+
+ private:
+  void frame(app::App& app);
+  void draw_dialog(app::App& app);
+  void draw_class_window(app::App& app);
+  void draw_big_qr();
+
+  std::function<void()> wake_;
+  std::filesystem::path site_;
+  std::unique_ptr<ClassHost> host_;
+  std::optional<QrCode> qr_;
+  bool dialog_requested_ = false;
+  int interface_index_ = 0;
+  int port_ = 8080;
+  std::string dialog_error_;
+  bool big_qr_ = false;
+};
+
+}  // namespace smlab::classroom

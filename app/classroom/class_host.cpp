@@ -1,0 +1,392 @@
+// The teacher's side of a class (class_host.hpp).
+//
+// [SECTION] Index
+//   [SECTION] Where the class is: --class, interfaces, addresses, the site
+//   [SECTION] Tallies
+//   [SECTION] Starting and the students' events
+//   [SECTION] Following the teacher's lesson
+//   [SECTION] The state the students are sent
+//   [SECTION] Answers as CSV
+#include "classroom/class_host.hpp"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "export/png.hpp"
+#include "lesson_player/lesson_player.hpp"
+#include "state/presets.hpp"
+#include "url_state.hpp"
+
+namespace smlab::classroom {
+
+using nlohmann::json;
+
+// [SECTION] Where the class is: --class, interfaces, addresses, the site
+
+Result<HostAddress> parse_host_address(std::string_view text) {
+  const auto refuse = [&] {
+    return Error::usage("--class '" + std::string(text.substr(0, 40)) +
+                        "' is not allowed: [ADDR:]PORT, PORT from 0 to 65535 (0: any free port), ADDR an IPv4 "
+                        "address of this computer, * for every network or localhost");
+  };
+  HostAddress where;
+  std::string_view port = text;
+  if (const std::size_t colon = text.rfind(':'); colon != std::string_view::npos) {
+    const std::string address(text.substr(0, colon));
+    port = text.substr(colon + 1);
+    in_addr parsed{};
+    if (address == "*" || address == "0.0.0.0")
+      where.address = "0.0.0.0";
+    else if (address == "localhost")
+      where.address = "127.0.0.1";
+    else if (::inet_pton(AF_INET, address.c_str(), &parsed) == 1)
+      where.address = address;
+    else
+      return refuse();
+  }
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) return refuse();
+  const int number = std::stoi(std::string(port));
+  if (number > 65535) return refuse();
+  where.port = static_cast<std::uint16_t>(number);
+  return where;
+}
+
+std::vector<Interface> local_interfaces() {
+  std::vector<Interface> found;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return {{"lo", "127.0.0.1", true}};
+  for (const ifaddrs* entry = list; entry != nullptr; entry = entry->ifa_next) {
+    if (entry->ifa_addr == nullptr || entry->ifa_addr->sa_family != AF_INET || (entry->ifa_flags & IFF_UP) == 0)
+      continue;
+    char text[INET_ADDRSTRLEN] = {};
+    const auto* address = reinterpret_cast<const sockaddr_in*>(entry->ifa_addr);
+    if (::inet_ntop(AF_INET, &address->sin_addr, text, sizeof text) == nullptr) continue;
+    found.push_back({entry->ifa_name != nullptr ? entry->ifa_name : "", text, (entry->ifa_flags & IFF_LOOPBACK) != 0});
+  }
+  ::freeifaddrs(list);
+  std::stable_sort(found.begin(), found.end(), [](const Interface& a, const Interface& b) { return !a.loopback && b.loopback; });
+  if (found.empty()) found.push_back({"lo", "127.0.0.1", true});
+  return found;
+}
+
+std::string join_address(std::string_view address, std::uint16_t port) {
+  const bool v6 = address.find(':') != std::string_view::npos;
+  return "http://" + (v6 ? "[" + std::string(address) + "]" : std::string(address)) + ":" + std::to_string(port) +
+         std::string(class_page_path);
+}
+
+std::filesystem::path find_site_dir() {
+  if (const char* site = std::getenv("SOFTMAX_LAB_SITE"); site != nullptr && *site != '\0') return site;
+  std::error_code error;
+  const std::filesystem::path installed = app::find_assets_dir() / "site";
+  if (std::filesystem::is_directory(installed, error)) return installed;
+#ifdef SMLAB_SITE_DIR
+  return SMLAB_SITE_DIR;  // a developer build: its `make web` output beside the build tree
+#else
+  return installed;
+#endif
+}
+
+// [SECTION] Tallies
+
+namespace {
+
+constexpr std::size_t typed_bins = 8;
+
+}  // namespace
+
+std::vector<Tally> tallies(const Question& question) {
+  const app::LessonPredict& predict = question.predict;
+  const int votes = question.vote;
+  std::vector<Tally> out;
+  // Typed numbers: one set of ranges over both votes' answers (and the truth once known).
+  double low = 0.0, high = 0.0;
+  bool any = false;
+  const auto widen = [&](double value) {
+    low = any ? std::min(low, value) : value;
+    high = any ? std::max(high, value) : value;
+    any = true;
+  };
+  if (predict.choices.empty()) {
+    for (int vote = 0; vote < votes; ++vote)
+      for (const auto& [student, answer] : question.answers[static_cast<std::size_t>(vote)]) widen(answer.value);
+    if (question.truth) widen(*question.truth);
+  }
+  const std::size_t bins = predict.choices.empty() ? (!any ? 0 : low == high ? 1 : typed_bins) : predict.choices.size();
+  const double width = bins > 1 ? (high - low) / static_cast<double>(bins) : 0.0;
+  const auto bin_of = [&](double value) -> std::size_t {
+    if (!predict.choices.empty()) {
+      std::size_t nearest = 0;
+      for (std::size_t k = 1; k < predict.choices.size(); ++k)
+        if (std::abs(predict.choices[k] - value) < std::abs(predict.choices[nearest] - value)) nearest = k;
+      return nearest;
+    }
+    if (bins <= 1) return 0;
+    return std::min(bins - 1, static_cast<std::size_t>(std::max(0.0, std::floor((value - low) / width))));
+  };
+  for (int vote = 1; vote <= votes; ++vote) {
+    Tally tally;
+    tally.vote = vote;
+    tally.counts.assign(bins, 0);
+    for (std::size_t k = 0; k < bins; ++k) {
+      if (!predict.choices.empty())
+        tally.labels.push_back(app::predict_number(predict.choices[k]));
+      else if (bins == 1)
+        tally.labels.push_back(app::predict_number(low));
+      else
+        tally.labels.push_back(app::predict_number(low + width * static_cast<double>(k)) + "–" +
+                               app::predict_number(low + width * static_cast<double>(k + 1)));
+    }
+    for (const auto& [student, answer] : question.answers[static_cast<std::size_t>(vote - 1)]) {
+      ++tally.counts[bin_of(answer.value)];
+      ++tally.answered;
+    }
+    if (question.truth && bins > 0) tally.truth = bin_of(*question.truth);
+    out.push_back(std::move(tally));
+  }
+  return out;
+}
+
+// [SECTION] Starting and the students' events
+
+Result<std::unique_ptr<ClassHost>> ClassHost::start(HostRequest request) {
+  std::unique_ptr<ClassHost> host(new ClassHost());
+  host->code_ = request.join_code.empty() ? make_join_code() : request.join_code;
+  ServerOptions options;
+  options.address = request.address;
+  options.port = request.port;
+  options.site = request.site;
+  options.join_code = host->code_;
+  options.limits = request.limits;
+  options.wake = std::move(request.wake);
+  Result<std::unique_ptr<ClassServer>> server = ClassServer::start(std::move(options));
+  if (!server) return server.error();
+  host->server_ = std::move(*server);
+  host->bound_address_ = request.address;
+  return host;
+}
+
+ClassHost::~ClassHost() {
+  if (server_) server_->stop();
+}
+
+std::uint16_t ClassHost::port() const { return server_->port(); }
+std::size_t ClassHost::students() const { return server_->counts().students; }
+
+std::size_t ClassHost::answered() const {
+  const Question* asked = question();
+  return asked == nullptr ? 0 : asked->answers[static_cast<std::size_t>(asked->vote - 1)].size();
+}
+
+std::vector<std::string> ClassHost::join_addresses() const {
+  if (bound_address_ != "0.0.0.0") return {join_address(bound_address_, port())};
+  std::vector<std::string> addresses;
+  for (const Interface& candidate : local_interfaces())
+    if (!candidate.loopback) addresses.push_back(join_address(candidate.address, port()));
+  if (addresses.empty()) addresses.push_back(join_address("127.0.0.1", port()));
+  return addresses;
+}
+
+std::string ClassHost::qr_text() const { return join_addresses().front() + "?code=" + code_; }
+
+void ClassHost::update(app::UiState& ui, const Snapshot* snapshot, const DkSweep* sweep) {
+  take_events(ui);
+  follow_lesson(ui, snapshot, sweep);
+  const std::string body = state_body(ui);
+  if (body == last_body_) return;
+  last_body_ = body;
+  json message = json::parse(body);
+  message["seq"] = ++sequence_;
+  published_ = message.dump();
+  server_->publish(published_);
+}
+
+void ClassHost::take_events(const app::UiState& ui) {
+  for (const StudentEvent& event : server_->take_events()) {
+    switch (event.kind) {
+      case StudentEvent::Kind::joined:
+        if (!event.nickname.empty()) nicknames_[event.student] = event.nickname;
+        send_kept_answer(event.student);  // a page that reconnects shows the answer it gave
+        break;
+      case StudentEvent::Kind::left: break;
+      case StudentEvent::Kind::answer: answer(event, ui); break;
+    }
+  }
+}
+
+void ClassHost::answer(const StudentEvent& event, const app::UiState& ui) {
+  const auto refuse = [&](std::string_view why, const std::string& message) {
+    server_->send_to(event.student,
+                     json{{"t", "answer"}, {"vote", event.answer.vote}, {"kept", false}, {"why", why}, {"message", message}}
+                         .dump());
+  };
+  // The address's own check of a lesson position with a guess: the lesson, the step and the guess
+  // within the step's choices or range.
+  const app::LessonLookup position = app::lookup_lesson(ui.lessons, event.answer.answer);
+  if (!position || !position->guess) return refuse("invalid", position ? "no answer given" : position.error().message);
+  if (current_ >= questions_.size()) return refuse("not_asked", "no question is asked now");
+  Question& asked = questions_[current_];
+  if (position->lesson != asked.lesson || position->step != asked.step)
+    return refuse("not_asked", "that question is not asked now");
+  if (event.answer.vote != asked.vote || asked.phase != Phase::open)
+    return refuse("closed", "answering is closed");
+  const std::size_t vote = static_cast<std::size_t>(asked.vote - 1);
+  const double seconds = std::max(0.0, std::chrono::duration<double>(event.at - asked.opened[vote]).count());
+  asked.answers[vote][event.student] = {*position->guess, seconds};
+  send_kept_answer(event.student);
+}
+
+void ClassHost::send_kept_answer(std::uint64_t student) {
+  const Question* asked = question();
+  if (asked == nullptr) return;
+  const auto& answers = asked->answers[static_cast<std::size_t>(asked->vote - 1)];
+  const auto found = answers.find(student);
+  if (found == answers.end()) return;
+  server_->send_to(student, json{{"t", "answer"},
+                                 {"vote", asked->vote},
+                                 {"kept", true},
+                                 {"answer", asked->position + ":" + app::predict_guess(found->second.value)}}
+                                .dump());
+}
+
+// [SECTION] Following the teacher's lesson
+
+void ClassHost::follow_lesson(app::UiState& ui, const Snapshot* snapshot, const DkSweep* sweep) {
+  const app::LessonStep* step = app::current_step(ui);
+  if (step == nullptr || !step->predict) {
+    current_ = static_cast<std::size_t>(-1);
+    return;
+  }
+  const app::Lesson& lesson = *app::current_lesson(ui);
+  const std::size_t lesson_index = ui.lesson.open->lesson, step_index = ui.lesson.open->step;
+  const auto same = [&](const Question& q) { return q.lesson == lesson_index && q.step == step_index; };
+  auto found = std::find_if(questions_.begin(), questions_.end(), same);
+  if (found == questions_.end()) {
+    // A new question: the first vote opens as the step does.
+    Question asked;
+    asked.lesson = lesson_index;
+    asked.step = step_index;
+    asked.position = lesson.name + ":" + std::to_string(step_index + 1);
+    asked.predict = *step->predict;
+    asked.opened[0] = Clock::now();
+    questions_.push_back(std::move(asked));
+    found = questions_.end() - 1;
+  }
+  current_ = static_cast<std::size_t>(found - questions_.begin());
+  Question& asked = *found;
+  if (ui.lesson.revealed && asked.phase != Phase::revealed) {
+    // The App revealed (Next on the clicker, the teacher's own guess, the class window's Reveal):
+    // so does the class, with the truth the plots show once it is final.
+    asked.phase = Phase::revealed;
+    asked.shown = true;
+  } else if (!ui.lesson.revealed && asked.phase == Phase::revealed) {
+    asked.phase = Phase::closed;  // back on the step: the App covers it again, the class too
+  }
+  if (asked.phase == Phase::revealed && !asked.truth && snapshot != nullptr) {
+    const Result<app::PredictionReveal> reveal = app::reveal_prediction(asked.predict, *snapshot, std::nullopt, sweep);
+    if (reveal && reveal->converged) {
+      asked.truth = reveal->answer;
+      asked.truth_text = app::predict_answer(asked.predict.precision, reveal->answer);
+    }
+  }
+}
+
+void ClassHost::close_answering() {
+  if (Question* asked = current_ < questions_.size() ? &questions_[current_] : nullptr; asked && asked->phase == Phase::open)
+    asked->phase = Phase::closed;
+}
+
+void ClassHost::reopen_answering() {
+  if (Question* asked = current_ < questions_.size() ? &questions_[current_] : nullptr; asked && asked->phase == Phase::closed)
+    asked->phase = Phase::open;
+}
+
+void ClassHost::start_second_vote() {
+  Question* asked = current_ < questions_.size() ? &questions_[current_] : nullptr;
+  if (asked == nullptr || asked->vote != 1 || asked->phase == Phase::revealed) return;
+  asked->vote = 2;
+  asked->phase = Phase::open;
+  asked->opened[1] = Clock::now();
+}
+
+void ClassHost::show_tallies(bool shown) {
+  if (current_ < questions_.size()) questions_[current_].shown = shown;
+}
+
+// [SECTION] The state the students are sent
+
+std::string ClassHost::state_body(const app::UiState& ui) const {
+  app::Session session = app::session_of(ui);
+  // A step's glide: the students go straight to where it ends (their pages do not glide).
+  if (ui.lesson.animating) session.params = ui.lesson.to;
+  // Imported data stays on the teacher's machine: the students get the lesson's own data.
+  if (session.params.imported != nullptr) {
+    session.params.imported = nullptr;
+    session.imports.clear();
+    session.import_tokens.clear();
+  }
+  const std::vector<web::UrlPair> pairs = web::content_pairs(web::url_pairs(session, false));
+  json body{{"t", "state"}, {"query", web::url_query(pairs)}, {"question", nullptr}, {"revealed", nullptr}};
+  if (const Question* asked = question()) {
+    body["question"] = {{"position", asked->position}, {"vote", asked->vote}, {"open", asked->phase == Phase::open}};
+    if (asked->phase == Phase::revealed) {
+      body["revealed"] = asked->position;
+      if (asked->truth) body["truth"] = asked->truth_text;
+    }
+    if (asked->shown) {
+      json shown = json::array();
+      for (const Tally& tally : tallies(*asked)) {
+        json one{{"vote", tally.vote}, {"labels", tally.labels}, {"counts", tally.counts}, {"answered", tally.answered}};
+        if (tally.truth) one["truth"] = *tally.truth;
+        shown.push_back(std::move(one));
+      }
+      body["tallies"] = std::move(shown);
+    }
+  }
+  return body.dump();
+}
+
+// [SECTION] Answers as CSV
+
+namespace {
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+}  // namespace
+
+std::string ClassHost::answers_csv() const {
+  std::string csv = "step,question,vote,answer,seconds_to_answer,nickname\n";
+  for (const Question& asked : questions_)
+    for (int vote = 1; vote <= asked.vote; ++vote)
+      for (const auto& [student, answer] : asked.answers[static_cast<std::size_t>(vote - 1)]) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.1f", answer.seconds);
+        const auto nickname = nicknames_.find(student);
+        csv += csv_field(asked.position) + "," + csv_field(asked.predict.question.english) + "," +
+               std::to_string(vote) + "," + app::predict_guess(answer.value) + "," + seconds + "," +
+               (nickname == nicknames_.end() ? std::string() : csv_field(nickname->second)) + "\n";
+      }
+  return csv;
+}
+
+Result<std::filesystem::path> ClassHost::save_answers(const std::filesystem::path& folder) const {
+  const std::string csv = answers_csv();
+  return exporting::save_new_file(std::span(reinterpret_cast<const std::uint8_t*>(csv.data()), csv.size()), folder,
+                                  "-class-answers.csv", std::chrono::system_clock::now());
+}
+
+}  // namespace smlab::classroom

@@ -1,0 +1,156 @@
+// The teacher's side of a class: the server and its join code, what the students' pages are sent
+// (the App's state as the page's address writes it, url_state.hpp, without the teacher's look: each
+// student keeps their own language and theme), and peer instruction on a predict step: the first
+// vote, closing it, a second vote after discussion, the histograms (no names) shown when the
+// teacher chooses, the reveal with the true answer marked, and the answers as CSV afterwards.
+// On the UI thread: update() is called by the App's frame hook (class_controller.hpp).
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "classroom/class_server.hpp"
+#include "lessons/lessons.hpp"
+#include "smlab/error.hpp"
+#include "state/ui_state.hpp"
+
+namespace smlab::classroom {
+
+using Clock = std::chrono::steady_clock;
+
+struct HostRequest {
+  std::string address = "127.0.0.1";  // "0.0.0.0": every IPv4 interface of this machine
+  std::uint16_t port = 0;             // 0: any free port
+  std::filesystem::path site;         // find_site_dir()
+  ServerLimits limits;
+  std::function<void()> wake;  // the window's wake (platform::Window::wake)
+  std::string join_code;       // empty: a new random one
+};
+
+// Where to host, as --class and the dialog give it.
+struct HostAddress {
+  std::string address = "0.0.0.0";  // an IPv4 literal, or "0.0.0.0": every network
+  std::uint16_t port = 8080;        // 0: any free port
+  friend bool operator==(const HostAddress&, const HostAddress&) = default;
+};
+
+// "[ADDR:]PORT": PORT from 0 to 65535 (0: any free port); ADDR an IPv4 address, "*" or none for
+// every network, or "localhost" for this machine only. An Error::usage naming the value and what
+// is allowed otherwise (options.cpp's --class check).
+Result<HostAddress> parse_host_address(std::string_view text);
+
+// An IPv4 address of this machine that a class may be hosted on, as the host dialog lists them.
+struct Interface {
+  std::string name;     // "wlan0", "lo"
+  std::string address;  // "192.168.1.5"
+  bool loopback = false;
+};
+// This machine's IPv4 interfaces that are up, the room's networks first and loopback last.
+std::vector<Interface> local_interfaces();
+
+// Where students open the class: "http://192.168.1.5:8080/class" (IPv6 in brackets).
+std::string join_address(std::string_view address, std::uint16_t port);
+
+// The student site (the web build's site/ folder): $SOFTMAX_LAB_SITE, else the installed one
+// (<assets>/site, which the .deb ships), else the build tree's `make web` output.
+std::filesystem::path find_site_dir();
+
+// Where a question stands in peer instruction.
+enum class Phase { open, closed, revealed };
+
+// One vote's answers as a histogram: a bar per choice, or per range of typed numbers (the same
+// ranges for both votes, so they compare side by side).
+struct Tally {
+  int vote = 1;
+  std::vector<std::string> labels;
+  std::vector<std::size_t> counts;
+  std::optional<std::size_t> truth;  // the bar that holds the true answer, once revealed
+  std::size_t answered = 0;
+};
+
+// A predict step the class was asked, with every answer kept (by student number, no names).
+struct Question {
+  std::size_t lesson = 0, step = 0;
+  std::string position;  // NAME:STEP (1-based), as the page's address writes a lesson position
+  app::LessonPredict predict;
+  int vote = 1;  // the vote taken now (2 after discussion)
+  Phase phase = Phase::open;
+  bool shown = false;  // the histograms on the projector and on the students' pages
+  struct Answer {
+    double value = 0.0;
+    double seconds = 0.0;  // from the vote's opening to the answer kept
+  };
+  std::array<std::map<std::uint64_t, Answer>, 2> answers;
+  std::array<Clock::time_point, 2> opened{};
+  std::optional<double> truth;  // the App's answer, once revealed
+  std::string truth_text;
+};
+
+// The histograms of `question`'s votes taken so far (one, or both after a second vote).
+std::vector<Tally> tallies(const Question& question);
+
+class ClassHost {
+ public:
+  // Starts the server (ClassServer::start's errors, e.g. the site missing or the port taken).
+  static Result<std::unique_ptr<ClassHost>> start(HostRequest request);
+  ~ClassHost();
+  ClassHost(const ClassHost&) = delete;
+  ClassHost& operator=(const ClassHost&) = delete;
+
+  // Each frame: the students' joins, leaves and answers in (each answer checked by the lessons'
+  // lookup of NAME:STEP:GUESS, as the address's lesson= is), the phase followed from the teacher's
+  // lesson (the App's reveal is the class's), and the state out when it changed.
+  void update(app::UiState& ui, const Snapshot* snapshot, const DkSweep* sweep);
+
+  // The teacher's buttons, on the question asked now (nothing without one).
+  void close_answering();
+  void reopen_answering();
+  void start_second_vote();
+  void show_tallies(bool shown);
+
+  const Question* question() const { return current_ < questions_.size() ? &questions_[current_] : nullptr; }
+  std::size_t students() const;
+  std::size_t answered() const;  // in the vote taken now
+  const std::string& code() const { return code_; }
+  std::uint16_t port() const;
+  // The addresses to show (one, or one per interface when every interface listens), and the one
+  // the QR code holds with the code in it ("…/class?code=K7P2QX").
+  std::vector<std::string> join_addresses() const;
+  std::string qr_text() const;
+  // The last state message published (tests read it).
+  const std::string& state_message() const { return published_; }
+  const ClassServer& server() const { return *server_; }
+
+  // Every answer of every question asked, as CSV: step,question,vote,answer,seconds_to_answer,nickname
+  // (the question in English; a nickname only where the student gave one).
+  std::string answers_csv() const;
+  // Written into `folder` as class-answers-YYYYMMDD-HHMMSS.csv: its path, or why not.
+  Result<std::filesystem::path> save_answers(const std::filesystem::path& folder) const;
+
+ private:
+  ClassHost() = default;
+  void take_events(const app::UiState& ui);
+  void follow_lesson(app::UiState& ui, const Snapshot* snapshot, const DkSweep* sweep);
+  void answer(const StudentEvent& event, const app::UiState& ui);
+  void send_kept_answer(std::uint64_t student);
+  std::string state_body(const app::UiState& ui) const;
+
+  std::unique_ptr<ClassServer> server_;
+  std::string code_;
+  std::string bound_address_;
+  std::vector<Question> questions_;
+  std::size_t current_ = static_cast<std::size_t>(-1);
+  std::map<std::uint64_t, std::string> nicknames_;
+  std::string last_body_, published_;
+  std::uint64_t sequence_ = 0;
+};
+
+}  // namespace smlab::classroom

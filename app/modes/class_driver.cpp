@@ -1,0 +1,162 @@
+// --class-driver (tests only, not in --help): the teacher's app headless (EGL, no display) hosting
+// a class at --class, stepped by commands on stdin, one a line, each answered with one JSON line on
+// stdout once the frame after it has published the state (its "seq"). The first line says where
+// the class is: {"ready":true,"address":…,"code":…,"port":…}. Commands:
+//   lesson NAME:STEP   open a lesson step        next / previous   the clicker's keys
+//   set KEY=VALUE      a slider                  view NAME         a tab
+//   close / reopen / vote2 / show / hide / reveal                  the class window's buttons
+//   status             students, answers, the question, its histograms
+//   csv FILE           the answers as CSV        quit
+#include <poll.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "classroom/class_controller.hpp"
+#include "files/atomic_file.hpp"
+#include "lesson_player/lesson_player.hpp"
+#include "modes/modes.hpp"
+#include "smlab/assignments.hpp"
+#include "state/background_job.hpp"
+
+namespace smlab::app {
+namespace {
+
+using nlohmann::json;
+
+// One line of stdin, read on the background-job engine's thread so that frames go on meanwhile; an
+// Error at the end of input or when cancelled.
+Result<std::string> read_line(const Progress& progress) {
+  std::string line;
+  for (;;) {
+    pollfd input{STDIN_FILENO, POLLIN, 0};
+    if (progress.cancelled()) return cancelled_error("reading");
+    if (::poll(&input, 1, 100) <= 0) continue;
+    char c = 0;
+    if (::read(STDIN_FILENO, &c, 1) != 1) {
+      if (line.empty()) return Error::file("the end of the input");
+      return line;
+    }
+    if (c == '\n') return line;
+    if (line.size() < 4096) line += c;
+  }
+}
+
+void reply(const json& answer) {
+  std::printf("%s\n", answer.dump().c_str());
+  std::fflush(stdout);
+}
+
+json status(const classroom::ClassHost& host) {
+  json out{{"students", host.students()}, {"answered", host.answered()}, {"question", nullptr},
+           {"state", json::parse(host.state_message().empty() ? "{}" : host.state_message())}};
+  if (const classroom::Question* asked = host.question()) {
+    out["question"] = asked->position;
+    out["vote"] = asked->vote;
+    out["phase"] = asked->phase == classroom::Phase::open     ? "open"
+                   : asked->phase == classroom::Phase::closed ? "closed"
+                                                              : "revealed";
+    out["truth"] = asked->truth_text;
+    json shown = json::array();
+    for (const classroom::Tally& tally : classroom::tallies(*asked))
+      shown.push_back({{"vote", tally.vote},
+                       {"labels", tally.labels},
+                       {"counts", tally.counts},
+                       {"answered", tally.answered},
+                       {"truth", tally.truth ? json(*tally.truth) : json(nullptr)}});
+    out["tallies"] = std::move(shown);
+  }
+  return out;
+}
+
+// Carries out one command; its reply, or an "error".
+json command(const std::string& line, App& app, classroom::ClassHost& host, bool& quit) {
+  std::istringstream words(line);
+  std::string verb, argument;
+  words >> verb;
+  std::getline(words >> std::ws, argument);
+  UiState& ui = app.ui();
+  if (verb == "quit") {
+    quit = true;
+    return {{"ok", true}};
+  }
+  if (verb == "lesson") {
+    const LessonLookup position = lookup_lesson(ui.lessons, argument);
+    if (!position) return {{"error", position.error().message}};
+    open_lesson_step(ui, position->lesson, position->step, false);
+  } else if (verb == "next") {
+    lesson_next(ui);
+  } else if (verb == "previous") {
+    lesson_previous(ui);
+  } else if (verb == "set") {
+    Params params = ui.params;
+    if (Result<void> set = apply_assignments(params, {argument}); !set) return {{"error", set.error().message}};
+    apply_params(ui, params);
+  } else if (verb == "view") {
+    const Result<View> view = view_option(argument);
+    if (!view) return {{"error", view.error().message}};
+    ui.view = *view;
+    ui.select_view_tab = true;
+  } else if (verb == "close") {
+    host.close_answering();
+  } else if (verb == "reopen") {
+    host.reopen_answering();
+  } else if (verb == "vote2") {
+    host.start_second_vote();
+  } else if (verb == "show" || verb == "hide") {
+    host.show_tallies(verb == "show");
+  } else if (verb == "reveal") {
+    (void)commit_guess(ui, std::nullopt);
+  } else if (verb == "csv") {
+    if (Result<void> written = exporting::write_file_atomically(argument, host.answers_csv(), true); !written)
+      return {{"error", written.error().message}};
+  } else if (verb != "status") {
+    return {{"error", "unknown command '" + verb.substr(0, 40) + "'"}};
+  }
+  return {{"ok", true}};
+}
+
+}  // namespace
+
+Result<void> run_class_driver(const Options& o, AppOptions options) {
+  auto created = create_offscreen(o.size);
+  if (!created) return created.error();
+  App app(**created, options);
+  classroom::ClassController controller([] {});  // no window sleeps: the loop below polls
+  controller.attach(app);
+  if (Result<void> hosted = controller.host(*o.class_address, app); !hosted) return hosted;
+  classroom::ClassHost* host = controller.hosting();
+  app.frame();
+  reply({{"ready", true}, {"address", host->join_addresses().front()}, {"code", host->code()}, {"port", host->port()}});
+  using Reader = BackgroundJob<Result<std::string>>;
+  auto reader = std::make_unique<Reader>(read_line);
+  bool quit = false;
+  while (!quit) {
+    app.frame();
+    std::optional<Result<std::string>> line = reader->take_result();
+    if (!line) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;
+    }
+    if (!*line) break;  // the end of input
+    reader = std::make_unique<Reader>(read_line);
+    json answer = command(**line, app, *host, quit);
+    if (**line == "reveal") app.wait_for_snapshot();  // the truth is the final picture's
+    app.frame();  // the state after the command is published in this frame
+    app.frame();
+    if (host != nullptr && answer.contains("ok")) answer["status"] = status(*host);
+    reply(answer);
+  }
+  reader.reset();
+  controller.detach(app);
+  return {};
+}
+
+}  // namespace smlab::app
