@@ -15,6 +15,7 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <stop_token>
 
 #include "smlab/parallel.hpp"
 #include "smlab/random.hpp"
@@ -257,6 +258,9 @@ struct Net {
   const std::vector<double>* positions = nullptr;  // at least L × D
   const Transposed* transposed = nullptr;          // backward only
   double score_scale = 1.0;                        // c: 1/√d_k when scaled, else 1
+  // Checked before each head's work, forward and backward: a pass asked to stop returns at once
+  // with its buffers half-computed (the caller throws the pass away).
+  std::stop_token stop;
   const double* tensor(TensorRole role, int index = 0, int head = 0) const {
     return weights.data() + layout->find(role, index, head).offset;
   }
@@ -347,6 +351,7 @@ void forward(ExampleState& st, const Net& net, const Example& example, std::span
       std::fill(next.begin(), next.end(), 0.0);
     const double* w_o = net.tensor(TensorRole::output, l);
     for (int h = 0; h < H; ++h) {
+      if (net.stop.stop_requested()) return;
       HeadState& hs = st.heads[at(l * H + h)];
       std::fill(hs.q.begin(), hs.q.end(), 0.0);
       std::fill(hs.k.begin(), hs.k.end(), 0.0);
@@ -355,6 +360,7 @@ void forward(ExampleState& st, const Net& net, const Example& example, std::span
       multiply_add(hs.k.data(), x.data(), net.tensor(TensorRole::key, l, h), L, D, dk);
       multiply_add(hs.v.data(), x.data(), net.tensor(TensorRole::value, l, h), L, D, dv);
       if (nudge != nullptr && nudge->layer == l && nudge->head == h) {
+        if (nudge->stop_here != nullptr) nudge->stop_here->request_stop();
         if (nudge->key) {
           hs.k[at(nudge->row) * at(dk) + at(nudge->col)] += nudge->delta;
         } else {
@@ -518,6 +524,7 @@ void backward(std::span<double> gradient, ExampleState& st, const Net& net, cons
       zero(st.dx_below, at(L) * at(D));
     double* g_w_o = grad(TensorRole::output, l);
     for (int h = 0; h < H; ++h) {
+      if (net.stop.stop_requested()) return;
       const HeadState& hs = st.heads[at(l * H + h)];
       const double* w_q_t = net.transposed->of(l, h, H);  // W_Qᵀ, W_Kᵀ, W_Vᵀ, W_O[h]ᵀ in a row
       const double* w_k_t = w_q_t + at(dk) * at(D);
@@ -664,6 +671,7 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
   net.settings = &settings;
   net.positions = &positions_for(b, layout.shape);
   net.score_scale = settings.scaled ? 1.0 / std::sqrt(static_cast<double>(layout.shape.key_dim)) : 1.0;
+  net.stop = options.stop;
   if (with_backward) {
     transpose_weights(b.transposed, net);
     net.transposed = &b.transposed;
@@ -683,10 +691,12 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
     if (with_backward) zero(chunk.gradient, layout.parameter_count);
     const int first = c * examples / chunk_count, end = (c + 1) * examples / chunk_count;
     for (int e = first; e < end; ++e) {
+      if (options.stop.stop_requested()) return;
       const Example& example = batch[at(e)];
       prepare(chunk.state, layout.shape, example_length(example, layout.shape), example.target_positions);
       const ActivationProbe* nudge = probe != nullptr && probe->example == e ? probe : nullptr;
       forward(chunk.state, net, example, example.target_positions, nudge);
+      if (options.stop.stop_requested()) return;
       chunk.sums.targets += static_cast<long long>(example.targets.size());
       add_stats(chunk.sums.stats, chunk.state, layout.shape, example.target_positions);
       if (with_backward) {
@@ -705,8 +715,15 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
     }
   });
 
-  // Sum the chunks in their fixed order: the same bits whatever thread ran which chunk.
+  // A stop asked for at any time during the chunks may have cut one short: the pass is abandoned
+  // (`gradients` untouched). Asked for after they all finished, it still abandons a whole pass.
   BatchResult result;
+  if (options.stop.stop_requested()) {
+    result.cancelled = true;
+    result.finite = false;
+    return result;
+  }
+  // Sum the chunks in their fixed order: the same bits whatever thread ran which chunk.
   double loss = 0.0, q_sq = 0.0, k_sq = 0.0;
   long long correct = 0;
   if (with_backward) std::fill(gradients.begin(), gradients.end(), 0.0);
@@ -749,8 +766,8 @@ BatchResult forward_only(Workspace& workspace, std::span<const double> weights, 
 
 // [SECTION] Trace
 
-void trace(Trace& out, std::span<const double> weights, const Layout& layout, const Settings& settings,
-           const Example& example) {
+bool trace(Trace& out, std::span<const double> weights, const Layout& layout, const Settings& settings,
+           const Example& example, const std::stop_token& stop) {
   const ModelShape& shape = layout.shape;
   const int L = example_length(example, shape);
   std::vector<int> every_position(at(L));
@@ -764,7 +781,9 @@ void trace(Trace& out, std::span<const double> weights, const Layout& layout, co
   net.settings = &settings;
   net.positions = &positions;
   net.score_scale = settings.scaled ? 1.0 / std::sqrt(static_cast<double>(shape.key_dim)) : 1.0;
+  net.stop = stop;
   forward(st, net, example, every_position, nullptr);
+  if (stop.stop_requested()) return false;
 
   out.length = L;
   out.layers = shape.layers;
@@ -782,6 +801,7 @@ void trace(Trace& out, std::span<const double> weights, const Layout& layout, co
     out.weights.push_back(std::move(hs.a));
   }
   out.readout_logits = std::move(st.readout);
+  return true;
 }
 
 }  // namespace smlab::train
