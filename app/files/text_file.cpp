@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <vector>
@@ -104,11 +106,91 @@ int json_nesting_depth(std::string_view text) {
   return deepest;
 }
 
+namespace {
+
+void append_utf8(std::string& out, std::uint32_t code_point) {
+  if (code_point < 0x80) {
+    out += static_cast<char>(code_point);
+  } else if (code_point < 0x800) {
+    out += static_cast<char>(0xC0 | (code_point >> 6));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
+  } else if (code_point < 0x10000) {
+    out += static_cast<char>(0xE0 | (code_point >> 12));
+    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code_point >> 18));
+    out += static_cast<char>(0x80 | ((code_point >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
+  }
+}
+
+// The four hex digits of a \uXXXX escape at `at`, or nullopt.
+std::optional<std::uint32_t> hex4(std::string_view text, std::size_t at) {
+  if (at + 4 > text.size()) return std::nullopt;
+  std::uint32_t value = 0;
+  for (std::size_t i = at; i < at + 4; ++i) {
+    const char c = text[i];
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0) return std::nullopt;
+    value = value * 16 + static_cast<std::uint32_t>(digit);
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string json_unescaped(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '\\' || i + 1 >= raw.size()) {
+      out += raw[i];
+      continue;
+    }
+    const char kind = raw[i + 1];
+    const char simple = kind == '"' || kind == '\\' || kind == '/' ? kind
+                        : kind == 'b'                              ? '\b'
+                        : kind == 'f'                              ? '\f'
+                        : kind == 'n'                              ? '\n'
+                        : kind == 'r'                              ? '\r'
+                        : kind == 't'                              ? '\t'
+                                                                   : '\0';
+    if (simple != '\0') {
+      out += simple;
+      ++i;
+      continue;
+    }
+    const auto unit = kind == 'u' ? hex4(raw, i + 2) : std::nullopt;
+    if (!unit) {  // not an escape JSON has: kept as written (the parser refuses the text)
+      out += raw[i];
+      continue;
+    }
+    std::uint32_t code_point = *unit;
+    std::size_t length = 6;
+    // A high surrogate followed by a low one is one character (RFC 8259, section 7).
+    if (*unit >= 0xD800 && *unit <= 0xDBFF && i + 7 < raw.size() && raw[i + 6] == '\\' && raw[i + 7] == 'u')
+      if (const auto low = hex4(raw, i + 8); low && *low >= 0xDC00 && *low <= 0xDFFF) {
+        code_point = 0x10000 + ((*unit - 0xD800) << 10) + (*low - 0xDC00);
+        length = 12;
+      }
+    append_utf8(out, code_point);
+    i += length - 1;
+  }
+  return out;
+}
+
 JsonKeyScan scan_json_keys(std::string_view text) {
   struct Open {
     bool is_object;
     std::size_t keys = 0;
-    std::set<std::string_view> seen;  // raw key text, escapes as written
+    // Keys as the parser will read them: "\u0074emperature" is "temperature" (compared raw, the
+    // escaped spelling of a key passed the check and the parser kept the last of the two).
+    std::set<std::string> seen;
   };
   std::vector<Open> open;
   JsonKeyScan scan;
@@ -135,12 +217,13 @@ JsonKeyScan scan_json_keys(std::string_view text) {
       if (!open.empty()) open.pop_back();
     } else if (c == ':' && !open.empty() && open.back().is_object) {
       scan.most_keys_in_one_object = std::max(scan.most_keys_in_one_object, ++open.back().keys);
-      if (!open.back().seen.insert(last_string).second && !scan.duplicate_key) {
+      std::string key = json_unescaped(last_string);
+      if (!open.back().seen.insert(key).second && !scan.duplicate_key) {
         // Shown in a one-line message: at most 40 bytes, cut at a character start, control
         // characters (a broken file's "key" may span lines) as spaces.
-        std::size_t cut = std::min<std::size_t>(last_string.size(), 40);
-        while (cut > 0 && cut < last_string.size() && (static_cast<unsigned char>(last_string[cut]) >> 6) == 0x2) --cut;
-        std::string shown(last_string.substr(0, cut));
+        std::size_t cut = std::min<std::size_t>(key.size(), 40);
+        while (cut > 0 && cut < key.size() && (static_cast<unsigned char>(key[cut]) >> 6) == 0x2) --cut;
+        std::string shown(key.substr(0, cut));
         for (char& byte : shown)
           if (static_cast<unsigned char>(byte) < 0x20 || byte == 0x7f) byte = ' ';
         scan.duplicate_key = std::move(shown);

@@ -41,7 +41,13 @@ int json_nesting_depth(std::string_view text);
 // The keys of a JSON text's objects, scanned before parsing: the most keys any one object holds (an
 // ordered_json object finds each key by a linear search, so parsing an object of n keys costs n²/2
 // comparisons and a huge one must be refused first), and a key an object holds twice (the parser
-// would keep the last one without a word), as written (first 40 bytes).
+// would keep the last one without a word): keys compared as the parser reads them (escapes
+// undone, json_unescaped), shown that way (first 40 bytes).
+// A JSON string's raw text (between its quotes) as the parser reads it: the escapes \" \\ \/ \b
+// \f \n \r \t and \uXXXX (a surrogate pair as one character) replaced by what they stand for.
+// Anything else is kept as written.
+std::string json_unescaped(std::string_view raw);
+
 struct JsonKeyScan {
   std::size_t most_keys_in_one_object = 0;
   std::optional<std::string> duplicate_key;

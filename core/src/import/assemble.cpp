@@ -292,9 +292,26 @@ TokenParse parse_tokens(std::string_view text, std::string_view file) {
   // JSON when the file says so (.json) or when the whole text is a JSON list of strings; else one
   // token per line, so a vocabulary whose first line is "[CLS]" is a token list, not bad JSON.
   const bool json_file = lower(file).ends_with(".json");
+  // A token is a label to show: a NUL or another control character in one (a raw byte on a line,
+  // or a JSON escape such as \u0000) was dropped where it is drawn ("a\0b" showed as "ab"), so it is
+  // refused, as the CSV and session readers refuse a NUL. Tabs are text.
+  const auto control_free = [&](const std::vector<std::string>& read) -> Result<void> {
+    for (std::size_t n = 0; n < read.size(); ++n)
+      for (const char c : read[n]) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte >= 0x20 && byte != 0x7f) || byte == '\t') continue;
+        constexpr char digits[] = "0123456789ABCDEF";
+        const std::string code = std::string("U+00") + digits[byte >> 4] + digits[byte & 0xF];
+        return fail("token " + std::to_string(n + 1) + " holds " +
+                    (byte == 0 ? "a NUL byte (" + code + ")" : "the control character " + code) +
+                    ": a token is a label of printable text");
+      }
+    return {};
+  };
   const Result<void> json_list = json_string_list(text, tokens);
   if (json_list) {
     if (tokens.empty()) return fail("an empty list: no tokens: " + allowed);
+    if (Result<void> clean = control_free(tokens); !clean) return clean.error();
     return tokens;
   }
   if (json_file) return fail(json_list.error().message + ": allowed a JSON list of strings, e.g. [\"The\", \"cat\"]");
@@ -315,6 +332,7 @@ TokenParse parse_tokens(std::string_view text, std::string_view file) {
     tokens.emplace_back(line);
   }
   if (tokens.empty()) return fail("no tokens (the file is empty): " + allowed);
+  if (Result<void> clean = control_free(tokens); !clean) return clean.error();
   return tokens;
 }
 
