@@ -31,6 +31,8 @@ Trainer::~Trainer() {
   {
     const std::lock_guard lock(mutex_);
     stopping_ = true;
+    closing_.request_stop();
+    interrupt_.request_stop();
   }
   wake_.notify_all();
   worker_.join();

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,7 +28,9 @@ class Trainer {
   enum class Command { train, pause, step, reset };
 
   Trainer();
-  ~Trainer();  // stops and joins the worker
+  // Stops and joins the worker: a step in progress is abandoned (train::Run::step's stop), so this
+  // returns within a fraction of one step however large the model (a window closes at once).
+  ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
 
@@ -92,6 +95,9 @@ class Trainer {
     bool fresh = true;    // a training of `settings` from step 0 that no change touched
     bool running = true;  // train (towards the goal) or pause
     bool shown = false;
+    // Runs [0, round_next) have taken the current round's step, the others not yet (0: in step). A
+    // round cut short by new mail goes on from here; the picture is published only in step.
+    std::size_t round_next = 0;
     std::string error;
     std::chrono::steady_clock::time_point last_publish{};
     std::uint64_t weights_served = 0;
@@ -103,12 +109,21 @@ class Trainer {
   // One slice: take the inbox, apply it, train for up to `budget`, publish when due. Returns
   // whether there is more training to do (running, shown, below the goal, no error).
   bool work(std::chrono::steady_clock::duration budget);
-  void apply(Inbox inbox);
+  // Every run's step of one round, from round_next on; false when `stop` cut it short.
+  bool train_round(const std::stop_token& stop);
+  void apply(Inbox inbox, const std::stop_token& closing);
   void make_runs();
   void publish(bool force);
   bool wants_training() const;
 
   mutable std::mutex mutex_;
+  // Requested (under mutex_) by the destructor: the worker's steps stop inside the step.
+  std::stop_source closing_;
+  // Requested (under mutex_) by the destructor and whenever the UI hands something over: a training
+  // slice stops inside its step, so a setting, a button or Pause reaches a large model at once
+  // rather than after a step of minutes (an abandoned step is trained again: the same bits). The
+  // worker replaces it with a fresh one when it takes the mail.
+  std::stop_source interrupt_;
   std::condition_variable wake_;  // the worker waits on it for the inbox
   std::condition_variable idle_;  // wait_until_idle waits on it
   Inbox inbox_;

@@ -19,7 +19,9 @@ bool same_runs(const TrainingSettings& a, const TrainingSettings& b) {
   return a.run == b.run && a.compare == b.compare && a.seeds == b.seeds && a.corpus == b.corpus;
 }
 
-int steps_done(const std::vector<train::Run>& runs) { return runs.empty() ? 0 : runs.front().steps_done(); }
+// The step every run has reached: the last run's (during a round the runs before it may be one
+// step ahead, Runs::round_next).
+int steps_done(const std::vector<train::Run>& runs) { return runs.empty() ? 0 : runs.back().steps_done(); }
 
 }  // namespace
 
@@ -37,6 +39,7 @@ void Trainer::update(const TrainingSettings& settings, bool shown, bool restart)
   inbox_.restart = inbox_.restart || restart;
   has_mail_ = true;
   busy_ = true;
+  interrupt_.request_stop();
   wake_.notify_all();
 }
 
@@ -44,6 +47,7 @@ void Trainer::command(Command command) {
   const std::lock_guard lock(mutex_);
   inbox_.commands.push_back(command);
   has_mail_ = true;
+  interrupt_.request_stop();
   wake_.notify_all();
 }
 
@@ -52,6 +56,7 @@ void Trainer::adopt(train::Run run, const TrainingSettings& settings) {
   inbox_.adopted = std::move(run);
   inbox_.settings = settings;
   has_mail_ = true;
+  interrupt_.request_stop();
   wake_.notify_all();
 }
 
@@ -59,6 +64,7 @@ std::uint64_t Trainer::request_weights() {
   const std::lock_guard lock(mutex_);
   inbox_.weights_wanted = ++next_weights_request_;
   has_mail_ = true;
+  interrupt_.request_stop();
   wake_.notify_all();
   return next_weights_request_;
 }
@@ -79,6 +85,7 @@ void Trainer::make_runs() {
   Runs& s = state_;
   s.made = true;
   s.fresh = true;
+  s.round_next = 0;
   s.runs.clear();
   Result<std::vector<train::Run>> made = make_training_runs(s.settings);
   if (!made.ok()) {
@@ -89,13 +96,22 @@ void Trainer::make_runs() {
   s.runs = std::move(*made);
 }
 
-void Trainer::apply(Inbox inbox) {
+bool Trainer::train_round(const std::stop_token& stop) {
+  Runs& s = state_;
+  for (; s.round_next < s.runs.size(); ++s.round_next)
+    if (s.runs[s.round_next].step(1, stop) == 0) return false;
+  s.round_next = 0;
+  return true;
+}
+
+void Trainer::apply(Inbox inbox, const std::stop_token& closing) {
   Runs& s = state_;
   if (inbox.adopted) {
     s.settings = *inbox.settings;
     s.runs.clear();
     s.runs.push_back(std::move(*inbox.adopted));
     s.runs.front().set_max_threads(1);
+    s.round_next = 0;
     s.made = true;
     s.fresh = false;  // trained elsewhere: not a fresh training of these settings
     s.error.clear();
@@ -145,7 +161,8 @@ void Trainer::apply(Inbox inbox) {
         s.running = false;
         if (s.made && s.error.empty()) {
           try {
-            for (train::Run& run : s.runs) run.step(1);
+            // One step: the round a slice left half-done, or a whole one.
+            train_round(closing);
             s.fresh = s.fresh && steps_done(s.runs) <= s.settings.steps;
           } catch (const std::bad_alloc&) {
             s.error = "out of memory while training one step: the runs stay as they were";
@@ -168,6 +185,7 @@ bool Trainer::wants_training() const {
 
 void Trainer::publish(bool force) {
   Runs& s = state_;
+  if (s.round_next != 0) return;  // the runs are not in step: the picture waits for the round's end
   const auto now = std::chrono::steady_clock::now();
   if (!force && now - s.last_publish < publish_every) return;
   s.last_publish = now;
@@ -192,27 +210,34 @@ bool Trainer::work(std::chrono::steady_clock::duration budget) {
   Runs& s = state_;
   bool changed = false;
   std::uint64_t weights_wanted = 0;
+  std::stop_token closing, interrupted;
   {
     std::unique_lock lock(mutex_);
+    // Mail that arrives from here on stops this slice's step; what came before is taken now.
+    if (!stopping_ && interrupt_.stop_requested()) interrupt_ = std::stop_source();
+    closing = closing_.get_token();
+    interrupted = interrupt_.get_token();
     if (has_mail_) {
       Inbox inbox = std::move(inbox_);
       inbox_ = Inbox{};
       has_mail_ = false;
       weights_wanted = inbox.weights_wanted;
       lock.unlock();
-      apply(std::move(inbox));
+      apply(std::move(inbox), closing);
       changed = true;
     }
   }
+  // What the UI handed over shows at once, before a step that may take long (a large model's).
+  if (changed) publish(true);
   const bool was_training = wants_training();
   if (was_training) {
     const auto start = std::chrono::steady_clock::now();
     const int before = steps_done(s.runs);
     try {
-      // Every run one step per round, so they stay in step; at least one round per slice.
-      do {
-        for (train::Run& run : s.runs) run.step(1);
-      } while (wants_training() && std::chrono::steady_clock::now() - start < budget);
+      // Every run one step per round, so they stay in step; at least one round per slice. A round
+      // cut short by new mail (or the close) goes on from its next run in the next slice.
+      while (train_round(interrupted) && wants_training() && std::chrono::steady_clock::now() - start < budget) {
+      }
     } catch (const std::bad_alloc&) {
       s.error = "out of memory while training: the runs stopped at step " + std::to_string(steps_done(s.runs));
       s.running = false;
@@ -241,7 +266,7 @@ bool Trainer::work(std::chrono::steady_clock::duration budget) {
       s.error = "out of memory while saving the weights";
     }
   }
-  publish(changed || weights || (was_training && !wants_training()));
+  publish(weights || (was_training && !wants_training()));
   return wants_training();
 }
 
