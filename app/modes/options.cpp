@@ -10,9 +10,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
+#include <system_error>
 #include <string_view>
 #include <utility>
 
@@ -32,25 +37,34 @@ Error not_allowed(std::string_view option, std::string_view text, std::string_vi
                       "' is not allowed: " + std::string(allowed));
 }
 
-// "1600x900" → Size; sizes from 320x240 to 8192x8192 (what llvmpipe renders comfortably).
-Result<Size> size_value(const std::string& text) {
-  Size size;
-  char separator = 0, extra = 0;
-  const bool read = std::sscanf(text.c_str(), "%d%c%d%c", &size.width, &separator, &size.height, &extra) == 3 &&
-                    (separator == 'x' || separator == 'X');
-  if (!read || size.width < 320 || size.height < 240 || size.width > 8192 || size.height > 8192)
-    return not_allowed("--size", text, "WxH from 320x240 to 8192x8192");
-  return size;
+// A whole number typed on the command line: decimal digits only (no sign, space, "0x" or exponent:
+// CLI11 and sscanf would take " 5", "+5" and "0x10", and sscanf's %d wraps past the int range),
+// read without overflow and within [low, high]; nullopt otherwise.
+std::optional<int> whole_number(std::string_view text, int low, int high) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  long long value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value < low || value > high) return std::nullopt;
+  return static_cast<int>(value);
 }
 
-// A count typed on the command line: decimal digits only (CLI11 would also take "0x10" and " 5"),
-// from `low` to `high`.
+// "1600x900" → Size; sizes from 320x240 to 8192x8192 (what llvmpipe renders comfortably).
+Result<Size> size_value(const std::string& text) {
+  const std::size_t separator = text.find_first_of("xX");
+  const std::string_view typed(text);
+  const auto width =
+      separator == std::string::npos ? std::nullopt : whole_number(typed.substr(0, separator), 320, 8192);
+  const auto height =
+      separator == std::string::npos ? std::nullopt : whole_number(typed.substr(separator + 1), 240, 8192);
+  if (!width || !height) return not_allowed("--size", text, "WxH from 320x240 to 8192x8192");
+  return Size{*width, *height};
+}
+
+// A count typed on the command line (whole_number), from `low` to `high`.
 std::function<Result<int>(const std::string&)> count_value(std::string option, int low, int high) {
   return [option = std::move(option), low, high](const std::string& text) -> Result<int> {
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoi(text) < low || std::stoi(text) > high)
-      return not_allowed(option, text, "an integer from " + std::to_string(low) + " to " + std::to_string(high));
-    return std::stoi(text);
+    if (const auto count = whole_number(text, low, high)) return *count;
+    return not_allowed(option, text, "an integer from " + std::to_string(low) + " to " + std::to_string(high));
   };
 }
 
@@ -97,6 +111,25 @@ CLI::Validator not_empty(const CLI::Option& option, Checks& checks) {
       [&option, &checks](std::string& text) -> std::string {
         if (!text.empty()) return {};
         return checks.refuse(Error::usage(option.get_name() + " '' is empty: give " + option.get_type_name()));
+      },
+      "");
+}
+
+// A file's name must end in its format's extension (any case): PNG bytes named "a.jpg", or a GIF
+// named "a.png", would be opened as what the name says by every viewer and fail there.
+CLI::Validator extension(const CLI::Option& option, std::string_view dot_extension, std::string_view format,
+                         Checks& checks) {
+  return CLI::Validator(
+      [&option, dot_extension, format, &checks](std::string& text) -> std::string {
+        const bool matches =
+            text.size() > dot_extension.size() &&
+            std::equal(dot_extension.rbegin(), dot_extension.rend(), text.rbegin(), [](char a, char b) {
+              return a == static_cast<char>(std::tolower(static_cast<unsigned char>(b)));
+            });
+        if (text.empty() || matches) return {};
+        return checks.refuse(not_allowed(
+            option.get_name(), text,
+            "the file is " + std::string(format) + ", so its name must end in " + std::string(dot_extension)));
       },
       "");
 }
@@ -261,8 +294,8 @@ Result<void> check_combinations(const Options& o, const ValueOptions& v) {
   return {};
 }
 
-// --train TASK [--steps N] (steps -1: not given): the task's own settings as --set train_* assignments before the typed
-// ones (applied in key order, a typed value after the task's), and the training view.
+// --train TASK [--steps N] (steps -1: not given): the task's own settings as train_* assignments, applied before
+// the typed ones as their base (state/start_state.hpp), and the training view.
 void add_training_start(Options& o, int steps, bool view_given) {
   if (o.train_task.empty()) return;
   const train::Settings defaults = train::default_settings(*train::task_from_name(o.train_task));
@@ -270,7 +303,7 @@ void add_training_start(Options& o, int steps, bool view_given) {
   for (const train::SettingKey& key : train::setting_keys())
     assignments.push_back("train_" + std::string(key.name) + "=" + *train::get_setting(defaults, key.name));
   if (steps >= 0) assignments.push_back("train_steps=" + std::to_string(steps));
-  o.start.assignments.insert(o.start.assignments.begin(), assignments.begin(), assignments.end());
+  o.start.task_assignments = std::move(assignments);
   if (!view_given) o.view = View::training;
   o.start.given.view = true;
 }
@@ -302,6 +335,8 @@ Result<Options> parse_options(int argc, char** argv) {
                               v.theme,          v.font_scale,    v.lang,          v.colormap, v.scale, v.panel,
                               v.bench_key,      v.export_lesson, v.bench_latency, v.train,    v.steps, v.bench_load})
     option->check(not_empty(*option, checks));
+  v.screenshot->check(extension(*v.screenshot, ".png", "PNG", checks));
+  v.gif->check(extension(*v.gif, ".gif", "a GIF", checks));
   int steps = -1;  // --steps not given
   v.train->check(converts(o.train_task, task_value, checks));
   v.steps->check(converts(steps, count_value("--steps", 0, TrainingLimits::steps_max), checks));
@@ -341,8 +376,8 @@ Result<Options> parse_options(int argc, char** argv) {
   given.language = v.lang->count() > 0;
   given.lesson = !o.start.lesson_spec.empty();
   o.state_from_command_line = !o.start.load_path.empty() || !o.start.preset_name.empty() ||
-                              !o.start.assignments.empty() || given.view || !o.start.lesson_spec.empty() ||
-                              !o.start.import_specs.empty() || !o.train_task.empty();
+                              !o.start.assignments.empty() || !o.start.task_assignments.empty() || given.view ||
+                              !o.start.lesson_spec.empty() || !o.start.import_specs.empty() || !o.train_task.empty();
   return o;
 }
 

@@ -6,6 +6,7 @@
 //
 // [SECTION] Index
 //   [SECTION] The Trainer
+//   [SECTION] Headless training
 //   [SECTION] The command line
 //   [SECTION] Sessions and the App
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -25,6 +27,7 @@
 #include "smlab/labs/training.hpp"
 #include "state/session.hpp"
 #include "state/trainer.hpp"
+#include "training_export.hpp"
 
 namespace smlab::app {
 namespace {
@@ -174,6 +177,42 @@ TEST(Trainer, WeightsGoOutAndLoadedWeightsComeIn) {
   EXPECT_EQ(trainer.latest().lab->steps_done, 40) << "the loaded run trains on from its step 12";
 }
 
+// The largest model the settings allow, at batch 1 (a step of seconds, not minutes; about 200 MB),
+// one run of one seed.
+TrainingSettings largest_model(int steps) {
+  TrainingSettings s;
+  s.compare = "";
+  s.steps = steps;
+  s.run.seq_len = train::Limits::seq_len_max;
+  s.run.vocab = train::Limits::vocab_max;
+  s.run.model_dim = train::Limits::model_dim_max;
+  s.run.key_dim = train::Limits::key_dim_max;
+  s.run.heads = train::Limits::heads_max;
+  s.run.layers = train::Limits::layers_max;
+  s.run.batch = 1;
+  return s;
+}
+
+// A large model's step takes seconds here (minutes at batch 256): Pause, a new setting or closing
+// the window reach it inside the step, which is abandoned (trained again when training resumes,
+// with the same bits). Waiting for it cannot take the step's time: the Pause below finds the first
+// step unfinished, and the destructor returns without waiting for a step either.
+TEST(Trainer, PauseAndCloseReachALargeModelInsideItsStep) {
+  Trainer trainer;
+  trainer.update(largest_model(5), true);
+  for (int look = 0; look < 20000 && !trainer.latest().running; ++look)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(trainer.latest().running) << "the runs were made and training started";
+  trainer.command(Trainer::Command::pause);
+  trainer.wait_until_idle();
+  const Trainer::Published paused = trainer.latest();
+  ASSERT_NE(paused.lab, nullptr);
+  EXPECT_FALSE(paused.running);
+  EXPECT_EQ(paused.lab->steps_done, 0) << "Pause waited for the step to end";
+  EXPECT_TRUE(paused.error.empty()) << paused.error;
+  trainer.command(Trainer::Command::train);  // and the destructor stops this one inside its step
+}
+
 TEST(Trainer, ALanguageTaskWithoutItsTextSaysSoInOneLine) {
   TrainingSettings settings = quick(5);
   settings.run = train::default_settings(train::Task::language);
@@ -183,6 +222,108 @@ TEST(Trainer, ALanguageTaskWithoutItsTextSaysSoInOneLine) {
   const std::string& error = trainer.latest().error;
   EXPECT_NE(error.find("train_task=language needs the lesson texts"), std::string::npos) << error;
   EXPECT_EQ(error.find('\n'), std::string::npos);
+}
+
+// [SECTION] Headless training
+
+// The lab a headless run trains itself (with its progress line) is the lab evaluate() would give:
+// every run, seed and step, bit for bit.
+TEST(TrainingHeadless, TheLabTrainedHereIsTheEvaluatedLab) {
+  TrainingSettings settings = quick(30, 2);
+  settings.compare = "temperature=0.5,2";
+  // Told from every run's thread: the count of reports and the stage of the largest fraction.
+  struct Counting final : ProgressSink {
+    std::mutex mutex;
+    int updates = 0;
+    double furthest = -1.0;
+    std::string last;
+    void update(double fraction, std::string_view stage) noexcept override {
+      const std::lock_guard lock(mutex);
+      ++updates;
+      if (fraction > furthest) {
+        furthest = fraction;
+        last = std::string(stage);
+      }
+    }
+  } progress;
+  const auto trained = exporting::train_lab(settings, &progress);
+  ASSERT_TRUE(trained.ok()) << trained.error().message;
+  TrainingLab evaluated;
+  evaluate_training_lab(evaluated, settings);
+  expect_same_runs(**trained, evaluated);
+  ASSERT_NE((*trained)->histories, nullptr);
+  ASSERT_EQ((*trained)->histories->size(), evaluated.histories->size());
+  for (std::size_t h = 0; h < evaluated.histories->size(); ++h) {
+    const auto &a = (*trained)->histories->at(h).steps, &b = evaluated.histories->at(h).steps;
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(same_bits(a[i].loss, b[i].loss)) << h << " step " << i;
+  }
+  EXPECT_EQ(progress.updates, 30 * 3 * 2) << "one report per step of each of 3 runs x 2 seeds";
+  EXPECT_EQ(progress.last, "training: step 30 of 30");
+}
+
+// What cannot train, or would train for hours, is refused before any work, in one line naming the
+// reason and the setting to change: no lesson texts for the language model, texts too short for
+// its train_seq_len, or a model and step count estimated over ten minutes on this machine.
+TEST(TrainingHeadless, ARunThatCannotTrainOrWouldTakeHoursIsRefusedFirst) {
+  const auto refusal = [](const TrainingSettings& settings) {
+    const Result<void> checked = exporting::check_training(settings);
+    EXPECT_FALSE(checked.ok());
+    if (checked.ok()) return std::string();
+    EXPECT_EQ(checked.error().kind, Error::Kind::usage);
+    EXPECT_EQ(checked.error().message.find('\n'), std::string::npos) << checked.error().message;
+    return checked.error().message;
+  };
+  TrainingSettings language = quick(5);
+  language.run = train::default_settings(train::Task::language);
+  EXPECT_NE(refusal(language).find("train_task=language needs the lesson texts"), std::string::npos);
+  // About 1,100 characters: a held-out tenth of ~110, too short for L = 128.
+  std::string text;
+  while (text.size() < 1100) text += "Softmax turns scores into weights. ";
+  language.corpus = train::build_corpus(std::vector<std::string>{text}, 1).value();
+  language.run.seq_len = 128;
+  EXPECT_NE(refusal(language).find("train_seq_len=128 is too long"), std::string::npos) << refusal(language);
+  language.run.seq_len = 16;
+  EXPECT_TRUE(exporting::check_training(language).ok());
+
+  // Steps: the line names the most that fit, and that many do fit.
+  TrainingSettings many = largest_model(TrainingLimits::steps_max);
+  const std::string steps_line = refusal(many);
+  EXPECT_NE(steps_line.find("is estimated at"), std::string::npos) << steps_line;
+  const std::size_t at_most = steps_line.find("lower train_steps to at most ");
+  ASSERT_NE(at_most, std::string::npos) << steps_line;
+  many.steps = std::stoi(steps_line.substr(at_most + 29));
+  EXPECT_GE(many.steps, 1);
+  EXPECT_TRUE(exporting::check_training(many).ok()) << "the suggested train_steps=" << many.steps;
+  EXPECT_LE(exporting::training_seconds(many), exporting::training_seconds_max);
+  // When not even one step fits (here: trained again for each of 100,000 bench frames), the sizes are
+  // named instead.
+  const Result<void> per_frame = exporting::check_training(largest_model(1), 100000);
+  ASSERT_FALSE(per_frame.ok());
+  EXPECT_NE(per_frame.error().message.find("one step alone takes"), std::string::npos) << per_frame.error().message;
+  EXPECT_NE(per_frame.error().message.find("train_batch"), std::string::npos) << per_frame.error().message;
+  // Live training (a bench's frames) checks the runs only.
+  EXPECT_TRUE(exporting::check_training(largest_model(TrainingLimits::steps_max), 0).ok());
+}
+
+// train-sentence.npz is for --import, which refuses NaN weights: the sentence of a run whose naive
+// fp16 softmax overflowed is not importable, and says where; an ordinary one is.
+TEST(TrainingHeadless, ASentenceThatImportWouldRefuseIsNamedAsSuch) {
+  TrainingSettings blown = quick(20);
+  blown.compare = "";
+  blown.run.precision = Format::fp16;
+  blown.run.softmax = SoftmaxVariant::naive;
+  blown.run.init_scale = 100;
+  blown.run.scaled = false;
+  const auto lab = exporting::train_lab(blown);
+  ASSERT_TRUE(lab.ok());
+  ASSERT_NE((*lab)->sentence.attention, nullptr);
+  const Result<void> refused = exporting::importable(*(*lab)->sentence.attention);
+  ASSERT_FALSE(refused.ok()) << "naive fp16 at init scale 100 overflowed in no row";
+  EXPECT_NE(refused.error().message.find("NaN in 'weights'"), std::string::npos) << refused.error().message;
+  const auto fine = exporting::train_lab(quick(20));
+  ASSERT_TRUE(fine.ok());
+  EXPECT_TRUE(exporting::importable(*(*fine)->sentence.attention).ok());
 }
 
 // [SECTION] The command line
