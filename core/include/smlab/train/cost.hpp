@@ -28,7 +28,7 @@ StepWork step_work(const Settings& settings, const Corpus* corpus = nullptr);
 // work (load 8 to 15): fitted with `train-driver cost` (bench/train_driver.cpp) to the wall time of
 // steps of seven models at load 11, then lowered by a fifth (conservative: an estimate may be high,
 // it should not be low). docs/TRAINING.md, "What a run costs", gives the measurements. On an idle
-// core the estimates are about 4 times the time taken.
+// core the estimates are up to 9 times the time taken.
 struct CostRates {
   double multiply_adds_per_second = 0.8e9;
   // softmax_row per weight: fp64 and fp32 round in hardware; fp16, bf16 and the fp8 formats in
