@@ -309,9 +309,9 @@ void prepare(ExampleState& st, const ModelShape& shape, int length, std::span<co
 //     O = A V,  Y = Σ_h O_h W_O[h]
 //   X ← X + Y (residual) or X ← Y
 //   z_t = x_t W_R + b_R
-// Rows of the last layer that no readout position reads change nothing the loss sees, so that
-// layer computes only the rows prepare() chose. `nudge` (tests) adds its delta to one entry of
-// Q or K after the projection.
+// Rows of the last layer that no readout position reads change the loss only through a value
+// that is not finite (model.hpp, LastLayerRows), so that layer computes the rows prepare() chose. `nudge` (tests) adds
+// its delta to one entry of Q or K after the projection.
 void forward(ExampleState& st, const Net& net, const Example& example, std::span<const int> readout_positions,
              const ActivationProbe* nudge) {
   const ModelShape& shape = net.layout->shape;
@@ -460,8 +460,9 @@ double target_loss(const double* z, int classes, int target, double* scratch, do
 //     A masked key has y_j = 0 exactly, so its dx_j = 0: no gradient reaches a future token.
 //   S_ij = c Q_i·K_j:  dQ_i = (c/T) Σ_j dz_ij K_j,  dK_j = (c/T) Σ_i dz_ij Q_i.
 //   Q = X W_Q (and K, V alike):  dW_Q += Xᵀ dQ;  dX += dQ W_Qᵀ.
-// In the last layer only the R rows that the readout reads carry a dY ≠ 0, so dO, dA, dS and dQ
-// vanish on every other row and the sums above run over those R rows.
+// In the last layer only the rows that the readout reads carry a dY ≠ 0, so dO, dA, dS and dQ
+// vanish on every other row (unless its weights are not finite: then 0·NaN makes them NaN, as in a
+// framework), and where that cannot happen the sums above run over the read rows alone.
 // Embedding: x⁰_t = Σ_c E_c[token_tc] + p_t:  dE_c[token_tc] += dx⁰_t (positions are fixed).
 // The softmax's forward may be rounded to a narrow format; its backward uses the rounded weights
 // and runs in double (the gradient of the exact softmax at those weights).
@@ -676,6 +677,8 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
   const int chunk_count = std::clamp(examples, 1, max_chunks);
   b.chunks.resize(at(chunk_count));
   ActivationProbe* probe = options.probe;
+  const bool every_row = options.last_layer_rows == LastLayerRows::every ||
+                         (options.last_layer_rows == LastLayerRows::automatic && computes_every_row(settings));
 
   for_chunks(chunk_count, options.max_threads, [&](int c) {
     Workspace::Buffers::Chunk& chunk = b.chunks[at(c)];
@@ -684,7 +687,8 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
     const int first = c * examples / chunk_count, end = (c + 1) * examples / chunk_count;
     for (int e = first; e < end; ++e) {
       const Example& example = batch[at(e)];
-      prepare(chunk.state, layout.shape, example_length(example, layout.shape), example.target_positions);
+      prepare(chunk.state, layout.shape, example_length(example, layout.shape),
+              every_row ? std::span<const int>{} : std::span<const int>(example.target_positions));
       const ActivationProbe* nudge = probe != nullptr && probe->example == e ? probe : nullptr;
       forward(chunk.state, net, example, example.target_positions, nudge);
       chunk.sums.targets += static_cast<long long>(example.targets.size());
@@ -734,6 +738,11 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
 }
 
 }  // namespace
+
+bool computes_every_row(const Settings& settings) {
+  return settings.softmax == SoftmaxVariant::naive || settings.precision == Format::fp16 ||
+         settings.precision == Format::bf16;
+}
 
 BatchResult forward_backward(std::span<double> gradients, Workspace& workspace, std::span<const double> weights,
                              const Layout& layout, const Settings& settings, std::span<const Example> batch,
