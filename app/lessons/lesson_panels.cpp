@@ -108,6 +108,7 @@ const LessonPanel training_panels[] = {
     {"accuracy", {"accuracy"}},
     {"loss", {"loss"}},
     {"maps", {"map-a", "map-b", "ideal"}},
+    {"watch", {"map-a", "ideal", "accuracy"}},
     {"map-a", {"map-a"}},
     {"map-b", {"map-b"}},
     {"ideal", {"ideal"}},
@@ -119,6 +120,10 @@ const LessonPanel training_panels[] = {
     {"dynamics", {"entropy", "max-weight", "saturated"}},
     {"parabola", {"parabola"}},
     {"next-token", {"next-token"}},
+    // The sentence's map in every head of a language model (up to 2 layers of 4 heads), then its
+    // next-token bars.
+    {"sentence",
+     {"head-1-1", "head-1-2", "head-1-3", "head-1-4", "head-2-1", "head-2-2", "head-2-3", "head-2-4", "next-token"}},
 };
 
 struct ViewPanels {

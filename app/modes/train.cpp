@@ -25,6 +25,7 @@ double percentile(std::vector<double> values, double fraction) {
 
 Result<void> run_train_bench(const Options& o, AppOptions options) {
   options.live_training = true;
+  options.train_at_start = true;  // the bench measures frames while the lab trains
   // Without --steps, the runs keep training through every frame of the bench.
   if (std::none_of(o.start.assignments.begin(), o.start.assignments.end(),
                    [](const std::string& a) { return a.starts_with("train_steps="); }))

@@ -7,6 +7,8 @@
 //   [SECTION] Applying what the UI handed over
 //   [SECTION] One slice of work
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <new>
 
 #include "state/trainer.hpp"
@@ -105,9 +107,11 @@ void Trainer::apply(Inbox inbox) {
       s.settings = next;
       make_runs();
     } else if (inbox.restart && !(s.fresh && same_runs(s.settings, next) && steps_done(s.runs) <= next.steps)) {
-      // A lesson step: its numbers are those of a fresh training to its step count.
+      // A lesson step: its numbers are those of a fresh training to its step count, shown from
+      // step 0 until the lecturer starts it.
       s.settings = next;
       make_runs();
+      s.running = false;
     } else if (!same_runs(s.settings, next)) {
       const bool new_runs = next.compare != s.settings.compare || next.seeds != s.settings.seeds ||
                             next.corpus != s.settings.corpus || steps_done(s.runs) == 0 || !s.error.empty();
@@ -188,6 +192,17 @@ void Trainer::publish(bool force) {
   if (wake) wake();
 }
 
+long long Trainer::paced_steps_due(int speed, std::chrono::steady_clock::duration elapsed) {
+  const double seconds = std::max(0.0, std::chrono::duration<double>(elapsed).count());
+  return 1 + static_cast<long long>(std::floor(seconds * speed));
+}
+
+std::chrono::steady_clock::time_point Trainer::next_paced_step(int speed, std::chrono::steady_clock::time_point start,
+                                                               long long done) {
+  return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(static_cast<double>(done) / speed));
+}
+
 bool Trainer::work(std::chrono::steady_clock::duration budget) {
   Runs& s = state_;
   bool changed = false;
@@ -204,26 +219,51 @@ bool Trainer::work(std::chrono::steady_clock::duration budget) {
       changed = true;
     }
   }
+  resume_at_.reset();
   const bool was_training = wants_training();
+  const auto start = std::chrono::steady_clock::now();
+  const int speed = s.settings.speed;
+  if (was_training && (!s.was_training || speed != s.pace_speed)) {
+    // Started, resumed or a new pace: the pace and the rate count from now (a pause is not caught up).
+    s.pace_start = start;
+    s.paced_steps = 0;
+    s.pace_speed = speed;
+    s.rate_since = start;
+    s.rate_steps = 0;
+  }
   if (was_training) {
-    const auto start = std::chrono::steady_clock::now();
     const int before = steps_done(s.runs);
+    long long allowed = std::numeric_limits<long long>::max();
+    if (speed > 0) {
+      allowed = paced_steps_due(speed, start - s.pace_start) - s.paced_steps;
+      if (allowed > speed) {  // more than a second behind (a slow machine): no burst to catch up
+        s.pace_start = start;
+        s.paced_steps = 0;
+        allowed = 1;
+      }
+    }
     try {
-      // Every run one step per round, so they stay in step; at least one round per slice.
-      do {
+      // Every run one step per round, so they stay in step; at least one round per slice unless
+      // the pace says the next is not due yet.
+      while (allowed > 0 && wants_training()) {
         for (train::Run& run : s.runs) run.step(1);
-      } while (wants_training() && std::chrono::steady_clock::now() - start < budget);
+        --allowed;
+        ++s.paced_steps;
+        if (std::chrono::steady_clock::now() - start >= budget) break;
+      }
     } catch (const std::bad_alloc&) {
       s.error = "out of memory while training: the runs stopped at step " + std::to_string(steps_done(s.runs));
       s.running = false;
     }
-    // Steps per second of training time, over at least half a second of it.
+    if (speed > 0 && wants_training()) resume_at_ = next_paced_step(speed, s.pace_start, s.paced_steps);
+    // Steps per second of wall time while training, over at least half a second of it.
     s.rate_steps += steps_done(s.runs) - before;
-    s.rate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (s.rate_seconds >= 0.5) {
-      s.steps_per_second = static_cast<double>(s.rate_steps) / s.rate_seconds;
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - s.rate_since).count();
+    if (seconds >= 0.5) {
+      s.steps_per_second = static_cast<double>(s.rate_steps) / seconds;
       s.rate_steps = 0;
-      s.rate_seconds = 0.0;
+      s.rate_since = now;
     }
     // At the goal the runs stop (wants_training) but stay "running": a higher goal (a lesson step,
     // the steps slider, loaded weights) trains on without a Train press; Pause is the user's only.
@@ -241,7 +281,9 @@ bool Trainer::work(std::chrono::steady_clock::duration budget) {
       s.error = "out of memory while saving the weights";
     }
   }
-  publish(changed || weights || (was_training && !wants_training()));
+  s.was_training = wants_training();
+  // A slow pace publishes every step: the class watches each one land.
+  publish(changed || weights || (was_training && !wants_training()) || (was_training && speed > 0 && speed <= 15));
   return wants_training();
 }
 
