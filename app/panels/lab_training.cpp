@@ -50,6 +50,11 @@ std::string count_text(double value) {
   return std::isfinite(value) ? std::to_string(static_cast<long long>(std::llround(value))) : "—";
 }
 
+// "A seed 3": one seed's curve, by its training seed.
+std::string seed_name(const TrainingRun& run, std::size_t index) {
+  return run.name + " seed=" + std::to_string(run.settings.seed + index);
+}
+
 // A step count, or "> N" for a seed (or a quantile) not there within the N steps done.
 std::string steps_or_beyond(double value, int done) {
   return std::isinf(value) ? "> " + std::to_string(done) : count_text(value);
@@ -160,11 +165,12 @@ plot::Plot curve_plot(const TrainingLab& lab, std::string title, std::string y_l
     const SeedBand& values = run.*band;
     if (run.seeds > 1)
       for (std::size_t seed = 0; seed < values.seeds.size(); ++seed)
-        p.lines.push_back({.label = "",
+        p.lines.push_back({.label = seed_name(run, seed),
                            .x = run.steps,
                            .y = values.seeds[seed],
                            .color = run_color(r).with_alpha(0.3f),
-                           .width = 1.0f});
+                           .width = 1.0f,
+                           .in_legend = false});
   }
   for (std::size_t r = 0; r < lab.runs.size(); ++r) {
     const TrainingRun& run = lab.runs[r];
@@ -213,9 +219,13 @@ plot::Plot grad_norms_plot(const TrainingLab& lab) {
   // Each seed's ‖∂L/∂Q‖, pale under the means (as in the other curves).
   for (std::size_t r = 0; r < lab.runs.size(); ++r)
     if (lab.runs[r].seeds > 1)
-      for (const std::vector<double>& seed : lab.runs[r].grad_norm_q.seeds)
-        p.lines.push_back(
-            {.label = "", .x = lab.runs[r].steps, .y = seed, .color = run_color(r).with_alpha(0.3f), .width = 1.0f});
+      for (std::size_t seed = 0; seed < lab.runs[r].grad_norm_q.seeds.size(); ++seed)
+        p.lines.push_back({.label = seed_name(lab.runs[r], seed) + " ‖∂L/∂Q‖",
+                           .x = lab.runs[r].steps,
+                           .y = lab.runs[r].grad_norm_q.seeds[seed],
+                           .color = run_color(r).with_alpha(0.3f),
+                           .width = 1.0f,
+                           .in_legend = false});
   p.y.label = tr("lab.training.axis.grad_norm");
   p.y.scale = plot::Scale::Log10;
   for (std::size_t r = 0; r < lab.runs.size(); ++r) {

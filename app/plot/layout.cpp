@@ -292,6 +292,27 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
     for (std::size_t k = 0; k < labelled.size(); ++k) placed[labelled[k]].row = static_cast<int>(k % 2);
     return placed;
   }
+  // Names that do not all fit: as many as do, from the left, each on the first of the rows that the
+  // last name kept there leaves room on. A stride dropped half or three quarters of the names for
+  // one wide name among them, and a sorted axis's first names (the most likely next tokens, the one
+  // a lesson names among them) are the ones to keep.
+  if (horizontal && !axis.tick_names.empty()) {
+    std::vector<float> row_end(static_cast<std::size_t>(std::max(builder.x_tick_rows, 1)),
+                               -std::numeric_limits<float>::infinity());
+    for (const std::size_t index : labelled) {
+      PlacedTick& tick = placed[index];
+      const auto [start, end] = label_span(tick);
+      std::size_t row = 0;
+      while (row < row_end.size() && start - row_end[row] < builder.font * 0.6f) ++row;
+      if (row == row_end.size() || tick.label_width > max_px - min_px) {
+        tick.label.clear();
+        continue;
+      }
+      tick.row = static_cast<int>(row);
+      row_end[row] = end;
+    }
+    return placed;
+  }
   std::size_t stride = 1;
   while (stride < labelled.size() && !fits_with_stride(stride)) stride *= 2;
   if (!fits_with_stride(stride)) stride = labelled.size() + 1;  // not even one label fits
@@ -1027,7 +1048,7 @@ std::vector<LegendEntry> legend_entries(const Plot& plot, const Style& style) {
   std::vector<LegendEntry> entries;
   for (std::size_t index = 0; index < plot.lines.size(); ++index) {
     const auto& line = plot.lines[index];
-    if (line.label.empty()) continue;
+    if (line.label.empty() || !line.in_legend) continue;
     entries.push_back({LegendEntry::Kind::Line, line.label, line_color(plot, index, style),
                        line.width * style.line_scale, line.dashed, line.markers, MarkerShape::Circle,
                        3.0f * style.marker_scale});

@@ -11,6 +11,7 @@
 #include <limits>
 #include <new>
 
+#include "smlab/parallel.hpp"
 #include "state/trainer.hpp"
 
 namespace smlab::app {
@@ -246,7 +247,9 @@ bool Trainer::work(std::chrono::steady_clock::duration budget) {
       // Every run one step per round, so they stay in step; at least one round per slice unless
       // the pace says the next is not due yet.
       while (allowed > 0 && wants_training()) {
-        for (train::Run& run : s.runs) run.step(1);
+        // The runs side by side on the pool (each run on one thread: the same bits as in turn), so
+        // the d_k 256 comparison's sixteen runs take every core while the UI thread draws.
+        parallel_for(static_cast<int>(s.runs.size()), [&](int run) { s.runs[static_cast<std::size_t>(run)].step(1); });
         --allowed;
         ++s.paced_steps;
         if (std::chrono::steady_clock::now() - start >= budget) break;

@@ -529,5 +529,25 @@ TEST_F(TrainingApp, ALessonStepOpensTheLabPausedAtStepZeroBesideTheIdealMap) {
   EXPECT_NE(app.training_picture()->runs.front().shown_map, untrained) << "the map changes as it trains";
 }
 
+// The language model labels its maps and bars with the lesson texts' characters, Chinese ones
+// too: an English window carries their glyphs (they were drawn as "?"), and the typed sentence's.
+TEST_F(TrainingApp, AnEnglishWindowHasTheGlyphsOfTheLanguageModelsTokens) {
+  AppOptions options;
+  options.view = View::training;
+  options.lessons = load_lessons(find_assets_dir() / "lessons");
+  ASSERT_TRUE(set_param(options.params, "train_task", "language").ok());
+  ASSERT_TRUE(set_param(options.params, "train_sentence", "Softmax 把分数变成权重").ok());
+  ASSERT_TRUE(set_param(options.params, "train_steps", "2").ok());  // the glyphs, not a trained model
+  App app(*surface_, options);
+  ASSERT_EQ(app.language(), i18n::Language::English);
+  app.wait_for_snapshot();
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  ImFont* font = app.ui_font();
+  ASSERT_NE(font, nullptr);
+  for (const char32_t c : {U'把', U'分', U'权', U'的', U'注'})
+    EXPECT_NE(font->FindGlyphNoFallback(static_cast<ImWchar>(c)), nullptr) << "U+" << std::hex << static_cast<int>(c);
+}
+
 }  // namespace
 }  // namespace smlab::app
