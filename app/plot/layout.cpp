@@ -204,11 +204,13 @@ struct PlacedTick {
 std::vector<Tick> ticks_for(const Axis& axis, double lo, double hi, int max_ticks) {
   if (!axis.tick_names.empty() && axis.tick_values.empty()) {
     // Named positions: all of them when few (thinning drops what overlaps), else nice integers.
+    // Up to 24 names are offered whatever the plot's size: a small plot of a dozen tokens got the
+    // names of positions 0, 5 and 10 only, which are rarely the ones that matter.
     std::vector<Tick> ticks;
     const double low = std::min(lo, hi), high = std::max(lo, hi);
     const double first = std::max(0.0, std::ceil(low));
     const double last = std::min(static_cast<double>(axis.tick_names.size()) - 1.0, std::floor(high));
-    if (last - first < 3.0 * max_ticks) {
+    if (last - first < std::max(3.0 * max_ticks, 24.0)) {
       for (double value = first; value <= last; value += 1.0)
         ticks.push_back({value, *position_name(axis, value), true});
     } else {
@@ -551,6 +553,7 @@ std::vector<Box> data_marks(const Builder& builder) {
     keep({point.x - half, point.y - half, point.x + half, point.y + half});
   };
   for (const LineSeries& line : plot.lines) {
+    if (!line.in_legend) continue;  // a faint line of many (one seed): labels may lie over it
     const float half = std::max(1.0f, 0.5f * builder.line_width(line.width));
     for (const auto& run : mapped_runs(line.x, line.y, scene)) {
       for (std::size_t index = 0; index < run.size(); ++index) {
