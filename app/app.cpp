@@ -132,12 +132,15 @@ const ImportedAttention* token_glyph_source(const Params& params) {
 
 // What decides the glyphs the plots need beyond ASCII in either language: the imported token
 // labels, and the training lab's language model, whose maps and bars label tokens with the lesson
-// texts' characters (Chinese ones too, in an English window) and the typed sentence's.
-App::GlyphSources glyph_sources(const Params& params) {
+// texts' characters (Chinese ones too, in an English window) and the typed sentence's. These stay
+// once gathered (`before`): a lesson stepping in and out of the language model would otherwise
+// rebuild the atlas, a visible pause, at each step.
+App::GlyphSources glyph_sources(const Params& params, const App::GlyphSources& before) {
   const TrainingSettings& training = params.training;
   const bool language = training.run.task == train::Task::language && training.corpus != nullptr;
-  return {token_glyph_source(params), language ? training.corpus.get() : nullptr,
-          language ? training.sentence : std::string()};
+  const void* corpus = language ? training.corpus.get() : nullptr;
+  if (corpus == nullptr && before.corpus != nullptr && before.corpus == training.corpus.get()) corpus = before.corpus;
+  return {token_glyph_source(params), corpus, language ? training.sentence : before.sentence};
 }
 
 }  // namespace
@@ -170,7 +173,8 @@ void App::apply_look() {
     }
   };
   // Token labels bring their own characters: merged from the same font, in either language.
-  if (const GlyphSources sources = glyph_sources(ui_.params); sources != glyph_sources_ || extra_glyphs_ == nullptr) {
+  if (const GlyphSources sources = glyph_sources(ui_.params, glyph_sources_);
+      sources != glyph_sources_ || extra_glyphs_ == nullptr) {
     auto text = std::make_shared<std::vector<std::string>>();
     if (sources.imported != nullptr) *text = static_cast<const ImportedAttention*>(sources.imported)->tokens;
     if (sources.corpus != nullptr) {
@@ -312,7 +316,8 @@ bool App::frame() {
   const auto frame_start = Clock::now();
   ImGui::SetCurrentContext(surface_.imgui_context());
   if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
-      glyph_sources(ui_.params) != glyph_sources_ || surface_.framebuffer_scale() != applied_framebuffer_scale_)
+      glyph_sources(ui_.params, glyph_sources_) != glyph_sources_ ||
+      surface_.framebuffer_scale() != applied_framebuffer_scale_)
     apply_look();
   // Everything this frame draws (and reports) is in this App's language, whatever another App or an
   // export on this thread uses before or after it.
