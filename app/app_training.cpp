@@ -54,6 +54,7 @@ void App::start_training(const AppOptions& options) {
   if (options.live_training) {
     trainer_ = std::make_unique<Trainer>();
     trainer_->set_wake_callback(&platform::Window::wake);
+    if (options.train_at_start) trainer_->command(Trainer::Command::train);
   }
   ui_.training.live = trainer_ != nullptr;
 }

@@ -565,6 +565,9 @@ const std::vector<Entry>& entries() {
              [](const TrainingRun& r) { return r.steps_to_90; });
     training("train_steps_to_90_se", "training lab: standard error of the steps to 90%",
              [](const TrainingRun& r) { return r.steps_to_90_se; });
+    training("train_steps_to_90_median",
+             "training lab: median steps to 90% accuracy over the run's seeds (inf: half never got there)",
+             [](const TrainingRun& r) { return r.steps_to_90_median; });
     training("train_reached_90", "training lab: seeds of the run that reached 90%",
              [](const TrainingRun& r) { return static_cast<double>(r.reached_90); });
     training("train_final_accuracy", "training lab: accuracy, mean of the last 20 batches and the seeds",

@@ -220,9 +220,11 @@ ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
                "caption (F5 / Escape in the window)");
   cli.add_flag("--hide-controls", o.hide_controls, "Start with the control column hidden (Ctrl+B / F9 in the window)");
   cli.add_flag("--list-keys", o.list_keys, "List the keys --set accepts, with ranges and defaults");
-  v.train = cli.add_option("--train", o.train_task,
-                           "The training lab with a task's settings (see --list-tasks; --set train_KEY=VALUE on top): "
-                           "the window trains it live; with an output mode it is trained to --steps first")
+  v.train = cli.add_option(
+                   "--train", o.train_task,
+                   "The training lab with a task's settings (see --list-tasks; --set train_KEY=VALUE on top): "
+                   "the window opens it at step 0 and trains it live when Train is pressed; with an output mode it is "
+                   "trained to --steps first")
                 ->type_name("TASK");
   v.steps = cli.add_option("--steps", scratch, "Steps --train trains to, 0 to 100000 (default: train_steps, 500)")
                 ->type_name("N");

@@ -29,6 +29,7 @@ Result<void> run_train_bench(const Options& o, AppOptions options) {
   // that cannot train is an error here as in every headless mode, not a bench of nothing.
   if (Result<void> trainable = exporting::check_training(options.params.training, 0); !trainable) return trainable;
   options.live_training = true;
+  options.train_at_start = true;  // the bench measures frames while the lab trains
   // Without --steps, the runs keep training through every frame of the bench.
   const auto sets_steps = [](const std::vector<std::string>& assignments) {
     return std::any_of(assignments.begin(), assignments.end(),

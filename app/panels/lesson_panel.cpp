@@ -178,6 +178,16 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
 // The items of the lesson text block (normal mode) and of the presenter caption, in order, so that
 // the height the lesson layout plans with is the height drawn. `Items` is called once with a
 // Measure (adds heights) and once with a Draw (ImGui calls) that mirror each other item by item.
+// A step that shows the training lab while a live trainer runs it: its Train/Pause, Step, pace.
+bool shows_live_training(const UiState& ui, const LessonStep& step) {
+  return step.view == View::training && ui.view == View::training && ui.training.live;
+}
+
+// Presenter mode has no buttons: the status and the key that starts and pauses the training.
+std::string presenter_training_line(const UiState& ui, const TrainingLab* lab) {
+  return training_status(ui, lab) + "    " + i18n::tr("lesson.training_keys");
+}
+
 struct Measure {
   float width = 0.0f;  // the content width
   float height = 0.0f;
@@ -455,6 +465,9 @@ void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot*
   if (step_shows_notes(step))
     for (const std::string& note : ui.lesson_report.notes)
       draw_lines(width, note, std::max(1.0f, 0.8f * scale), std::nullopt, true);
+  if (shows_live_training(ui, step))
+    draw_lines(width, presenter_training_line(ui, snapshot != nullptr ? snapshot->lab<TrainingLab>() : nullptr), 1.0f,
+               std::nullopt, true);
   if (step.predict) {
     const LessonPredict& predict = *step.predict;
     const ImVec4 accent = ImGui::ColorConvertU32ToFloat4(highlight_color(ui.theme));
@@ -572,6 +585,16 @@ float block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* s
   if (step_shows_notes(*step))
     for (const std::string& note : ui.lesson_report.notes)
       block.lines(note, presenter ? std::max(1.0f, 0.8f * scale) : 1.0f);
+  if (shows_live_training(ui, *step)) {
+    const TrainingLab* lab = snapshot != nullptr ? snapshot->lab<TrainingLab>() : nullptr;
+    if (presenter) {
+      block.lines(presenter_training_line(ui, lab), 1.0f);
+    } else {
+      block.lines(training_status(ui, lab), 1.0f);
+      const int rows = training_run_control_rows(block.width);
+      for (int r = 0; r < rows; ++r) block.row(ImGui::GetFrameHeight());
+    }
+  }
   if (step->predict) {
     if (presenter)
       measure_presenter_predict(block, ui, *step, snapshot, sweep, scale);
@@ -622,6 +645,14 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   draw_lines(width, step.text.in(language), box.scale);
   if (step_shows_notes(step))
     for (const std::string& note : ui.lesson_report.notes) draw_lines(width, note, 1.0f, std::nullopt, true);
+  if (shows_live_training(ui, step)) {
+    // The training's own buttons with the step: the class watches the map form at the pace set.
+    const TrainingLab* lab = snapshot != nullptr ? snapshot->lab<TrainingLab>() : nullptr;
+    draw_lines(width, training_status(ui, lab), 1.0f);
+    Params edit = ui.params;
+    training_run_controls(ui, edit, lab);
+    if (edit != ui.params) (void)apply_params(ui, edit);
+  }
   if (step.predict) draw_predict(ui, step, snapshot, sweep, accent, box.scale, width);
 
   const ButtonRow row = button_row(ui, width);

@@ -67,6 +67,9 @@ struct LineSeries {
   bool dashed = false;
   // Filled translucent band (error bars, ±1 SE): both empty, or both the size of x.
   std::vector<double> band_low{}, band_high{};
+  // False: one faint line of many (a seed beside the mean): named in exports and hover read-outs
+  // only, and the legend and labels may lie over it.
+  bool in_legend = true;
 };
 // Points with a NaN/inf coordinate (or ≤ 0 on a log axis) break the line there.
 

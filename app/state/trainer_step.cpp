@@ -7,8 +7,11 @@
 //   [SECTION] Applying what the UI handed over
 //   [SECTION] One slice of work
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <new>
 
+#include "smlab/parallel.hpp"
 #include "state/trainer.hpp"
 
 namespace smlab::app {
@@ -19,9 +22,13 @@ bool same_runs(const TrainingSettings& a, const TrainingSettings& b) {
   return a.run == b.run && a.compare == b.compare && a.seeds == b.seeds && a.corpus == b.corpus;
 }
 
-// The step every run has reached: the last run's (during a round the runs before it may be one
-// step ahead, Runs::round_next).
-int steps_done(const std::vector<train::Run>& runs) { return runs.empty() ? 0 : runs.back().steps_done(); }
+// The step every run has reached: the least (during a round some runs may be one step ahead,
+// Runs::stepped).
+int steps_done(const std::vector<train::Run>& runs) {
+  int least = runs.empty() ? 0 : runs.front().steps_done();
+  for (const train::Run& run : runs) least = std::min(least, run.steps_done());
+  return least;
+}
 
 }  // namespace
 
@@ -85,7 +92,7 @@ void Trainer::make_runs() {
   Runs& s = state_;
   s.made = true;
   s.fresh = true;
-  s.round_next = 0;
+  s.stepped.clear();
   s.runs.clear();
   Result<std::vector<train::Run>> made = make_training_runs(s.settings);
   if (!made.ok()) {
@@ -98,9 +105,16 @@ void Trainer::make_runs() {
 
 bool Trainer::train_round(const std::stop_token& stop) {
   Runs& s = state_;
-  for (; s.round_next < s.runs.size(); ++s.round_next)
-    if (s.runs[s.round_next].step(1, stop) == 0) return false;
-  s.round_next = 0;
+  s.stepped.resize(s.runs.size(), 0);
+  // The runs side by side on the pool (each run on one thread: the same bits as in turn), so the
+  // d_k 256 comparison's sixteen runs take every core while the UI thread draws. Each run writes
+  // only its own flag.
+  parallel_for(static_cast<int>(s.runs.size()), [&](int run) {
+    const auto r = static_cast<std::size_t>(run);
+    if (s.stepped[r] == 0 && s.runs[r].step(1, stop) > 0) s.stepped[r] = 1;
+  });
+  if (std::find(s.stepped.begin(), s.stepped.end(), 0) != s.stepped.end()) return false;
+  std::fill(s.stepped.begin(), s.stepped.end(), 0);
   return true;
 }
 
@@ -111,7 +125,7 @@ void Trainer::apply(Inbox inbox, const std::stop_token& closing) {
     s.runs.clear();
     s.runs.push_back(std::move(*inbox.adopted));
     s.runs.front().set_max_threads(1);
-    s.round_next = 0;
+    s.stepped.clear();
     s.made = true;
     s.fresh = false;  // trained elsewhere: not a fresh training of these settings
     s.error.clear();
@@ -121,9 +135,11 @@ void Trainer::apply(Inbox inbox, const std::stop_token& closing) {
       s.settings = next;
       make_runs();
     } else if (inbox.restart && !(s.fresh && same_runs(s.settings, next) && steps_done(s.runs) <= next.steps)) {
-      // A lesson step: its numbers are those of a fresh training to its step count.
+      // A lesson step: its numbers are those of a fresh training to its step count, shown from
+      // step 0 until the lecturer starts it.
       s.settings = next;
       make_runs();
+      s.running = false;
     } else if (!same_runs(s.settings, next)) {
       const bool new_runs = next.compare != s.settings.compare || next.seeds != s.settings.seeds ||
                             next.corpus != s.settings.corpus || steps_done(s.runs) == 0 || !s.error.empty();
@@ -185,7 +201,8 @@ bool Trainer::wants_training() const {
 
 void Trainer::publish(bool force) {
   Runs& s = state_;
-  if (s.round_next != 0) return;  // the runs are not in step: the picture waits for the round's end
+  // The runs not in step: the picture waits for the round's end.
+  if (std::find(s.stepped.begin(), s.stepped.end(), 1) != s.stepped.end()) return;
   const auto now = std::chrono::steady_clock::now();
   if (!force && now - s.last_publish < publish_every) return;
   s.last_publish = now;
@@ -204,6 +221,17 @@ void Trainer::publish(bool force) {
     wake = on_publish_;
   }
   if (wake) wake();
+}
+
+long long Trainer::paced_steps_due(int speed, std::chrono::steady_clock::duration elapsed) {
+  const double seconds = std::max(0.0, std::chrono::duration<double>(elapsed).count());
+  return 1 + static_cast<long long>(std::floor(seconds * speed));
+}
+
+std::chrono::steady_clock::time_point Trainer::next_paced_step(int speed, std::chrono::steady_clock::time_point start,
+                                                               long long done) {
+  return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(static_cast<double>(done) / speed));
 }
 
 bool Trainer::work(std::chrono::steady_clock::duration budget) {
@@ -229,26 +257,52 @@ bool Trainer::work(std::chrono::steady_clock::duration budget) {
   }
   // What the UI handed over shows at once, before a step that may take long (a large model's).
   if (changed) publish(true);
+  resume_at_.reset();
   const bool was_training = wants_training();
+  const auto start = std::chrono::steady_clock::now();
+  const int speed = s.settings.speed;
+  if (was_training && (!s.was_training || speed != s.pace_speed)) {
+    // Started, resumed or a new pace: the pace and the rate count from now (a pause is not caught up).
+    s.pace_start = start;
+    s.paced_steps = 0;
+    s.pace_speed = speed;
+    s.rate_since = start;
+    s.rate_steps = 0;
+  }
   if (was_training) {
-    const auto start = std::chrono::steady_clock::now();
     const int before = steps_done(s.runs);
+    long long allowed = std::numeric_limits<long long>::max();
+    if (speed > 0) {
+      allowed = paced_steps_due(speed, start - s.pace_start) - s.paced_steps;
+      if (allowed > speed) {  // more than a second behind (a slow machine): no burst to catch up
+        s.pace_start = start;
+        s.paced_steps = 0;
+        allowed = 1;
+      }
+    }
     try {
-      // Every run one step per round, so they stay in step; at least one round per slice. A round
-      // cut short by new mail (or the close) goes on from its next run in the next slice.
-      while (train_round(interrupted) && wants_training() && std::chrono::steady_clock::now() - start < budget) {
+      // Every run one step per round, so they stay in step; at least one round per slice unless
+      // the pace says the next is not due yet. A round cut short by new mail (or the close) goes
+      // on with the runs it did not step in the next slice.
+      while (allowed > 0 && wants_training()) {
+        if (!train_round(interrupted)) break;
+        --allowed;
+        ++s.paced_steps;
+        if (std::chrono::steady_clock::now() - start >= budget) break;
       }
     } catch (const std::bad_alloc&) {
       s.error = "out of memory while training: the runs stopped at step " + std::to_string(steps_done(s.runs));
       s.running = false;
     }
-    // Steps per second of training time, over at least half a second of it.
+    if (speed > 0 && wants_training()) resume_at_ = next_paced_step(speed, s.pace_start, s.paced_steps);
+    // Steps per second of wall time while training, over at least half a second of it.
     s.rate_steps += steps_done(s.runs) - before;
-    s.rate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (s.rate_seconds >= 0.5) {
-      s.steps_per_second = static_cast<double>(s.rate_steps) / s.rate_seconds;
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - s.rate_since).count();
+    if (seconds >= 0.5) {
+      s.steps_per_second = static_cast<double>(s.rate_steps) / seconds;
       s.rate_steps = 0;
-      s.rate_seconds = 0.0;
+      s.rate_since = now;
     }
     // At the goal the runs stop (wants_training) but stay "running": a higher goal (a lesson step,
     // the steps slider, loaded weights) trains on without a Train press; Pause is the user's only.
@@ -266,7 +320,9 @@ bool Trainer::work(std::chrono::steady_clock::duration budget) {
       s.error = "out of memory while saving the weights";
     }
   }
-  publish(weights || (was_training && !wants_training()));
+  s.was_training = wants_training();
+  // A slow pace publishes every step: the class watches each one land.
+  publish(weights || (was_training && !wants_training()) || (was_training && speed > 0 && speed <= 15));
   return wants_training();
 }
 

@@ -448,6 +448,9 @@ TEST_F(LessonRender, EveryStepOfEveryLessonRendersWithItsViewParamsAndHighlight)
 TEST_F(LessonRender, EveryNamedPanelIsAPlotItsViewPlaces) {
   AppOptions options;
   options.params.heads = 8;  // every head map is drawn
+  // The training lab's sentence maps too: a model of two layers of four heads (its lesson's).
+  options.params.training.run.layers = 2;
+  options.params.training.run.heads = 4;
   App app(*surface_, options);
   for (const ViewInfo& info : all_views()) {
     app.ui().view = info.view;
@@ -470,7 +473,7 @@ TEST_F(LessonRender, ChineseLessonTextHasAGlyphForEveryCharacter) {
   App app(*surface_, options);
   ASSERT_TRUE(app.language_warning().empty()) << app.language_warning();
   render_step(app, 0, 0);
-  const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+  const ImFont* font = nullptr;  // taken after the steps below: a step's tokens may rebuild the atlas
   auto check = [&](const std::string& text, const std::string& where) {
     for (const char* p = text.c_str(); *p != 0;) {
       unsigned int c = 0;
@@ -488,6 +491,7 @@ TEST_F(LessonRender, ChineseLessonTextHasAGlyphForEveryCharacter) {
       EXPECT_FALSE(app.ui().lesson_report.text_scrolls)
           << options.lessons.lessons[l].name << ":" << k + 1 << ": the Chinese text does not fit at 1600x900";
     }
+  font = ImGui::GetIO().Fonts->Fonts[0];
   for (const Lesson& lesson : options.lessons.lessons) {
     check(lesson.title.chinese, lesson.name);
     check(lesson.title.english, lesson.name);

@@ -10,6 +10,9 @@
 //   [SECTION] The command line
 //   [SECTION] Sessions and the App
 #include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <GLFW/glfw3.h>  // key codes only
 
 #include <chrono>
 #include <cstring>
@@ -25,7 +28,9 @@
 #include "headless_support.hpp"
 #include "lessons/lesson_corpus.hpp"
 #include "smlab/labs/training.hpp"
+#include "lesson_player/lesson_player.hpp"
 #include "state/session.hpp"
+#include "state/start_state.hpp"
 #include "state/trainer.hpp"
 #include "training_export.hpp"
 
@@ -63,6 +68,7 @@ TEST(Trainer, TheLiveLabAtItsGoalIsTheLabEvaluatedAtThatStep) {
   const TrainingSettings settings = quick(60, 2);
   Trainer trainer;
   trainer.update(settings, true);
+  trainer.command(Trainer::Command::train);
   trainer.wait_until_idle();
   const Trainer::Published published = trainer.latest();
   ASSERT_NE(published.lab, nullptr);
@@ -104,6 +110,7 @@ TEST(Trainer, DestroyedWhileTrainingItsWorkerStopsAndJoins) {
   {
     Trainer trainer;
     trainer.update(settings, true);
+    trainer.command(Trainer::Command::train);
     for (int look = 0; look < 2000 && steps_seen == 0; ++look) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       const Trainer::Published published = trainer.latest();
@@ -123,6 +130,7 @@ TEST(Trainer, ALiveChangeActsOnTheRunningTrainingAndALessonStepStartsOver) {
   settings.compare = "";
   Trainer trainer;
   trainer.update(settings, true);
+  trainer.command(Trainer::Command::train);
   trainer.wait_until_idle();
   TrainingSettings hotter = settings;
   hotter.run.temperature = 0.2;
@@ -142,6 +150,10 @@ TEST(Trainer, ALiveChangeActsOnTheRunningTrainingAndALessonStepStartsOver) {
       << "the change was applied from step 31, not from the start";
   trainer.update(hotter, true, /*restart=*/true);
   trainer.wait_until_idle();
+  EXPECT_EQ(trainer.latest().lab->steps_done, 0) << "a lesson step starts over, paused at step 0";
+  EXPECT_FALSE(trainer.latest().running);
+  trainer.command(Trainer::Command::train);
+  trainer.wait_until_idle();
   expect_same_runs(*trainer.latest().lab, fresh);
   // A second restart of a training that is already fresh keeps it (no work thrown away).
   const std::uint64_t version = trainer.latest().version;
@@ -156,6 +168,7 @@ TEST(Trainer, WeightsGoOutAndLoadedWeightsComeIn) {
   settings.compare = "";
   Trainer trainer;
   trainer.update(settings, true);
+  trainer.command(Trainer::Command::train);
   trainer.wait_until_idle();
   const std::uint64_t request = trainer.request_weights();
   trainer.wait_until_idle();
@@ -200,6 +213,7 @@ TrainingSettings largest_model(int steps) {
 TEST(Trainer, PauseAndCloseReachALargeModelInsideItsStep) {
   Trainer trainer;
   trainer.update(largest_model(5), true);
+  trainer.command(Trainer::Command::train);
   for (int look = 0; look < 20000 && !trainer.latest().running; ++look)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_TRUE(trainer.latest().running) << "the runs were made and training started";
@@ -211,6 +225,54 @@ TEST(Trainer, PauseAndCloseReachALargeModelInsideItsStep) {
   EXPECT_EQ(paused.lab->steps_done, 0) << "Pause waited for the step to end";
   EXPECT_TRUE(paused.error.empty()) << paused.error;
   trainer.command(Trainer::Command::train);  // and the destructor stops this one inside its step
+}
+
+// Training starts only when asked: the first settings make the runs at step 0 and wait, however
+// far the goal; Train trains them to it, Pause stops them, and Step trains exactly one step.
+TEST(Trainer, TrainsOnlyWhenAsked) {
+  const TrainingSettings settings = quick(30, 2);
+  Trainer trainer;
+  trainer.update(settings, true);
+  trainer.wait_until_idle();
+  ASSERT_NE(trainer.latest().lab, nullptr) << "the runs are made and shown at step 0";
+  EXPECT_EQ(trainer.latest().lab->steps_done, 0);
+  EXPECT_FALSE(trainer.latest().running);
+  TrainingSettings later = settings;
+  later.steps = 40;  // a new goal (as a slider or a session would set) is not a Train press
+  trainer.update(later, true);
+  trainer.wait_until_idle();
+  EXPECT_EQ(trainer.latest().lab->steps_done, 0);
+  trainer.command(Trainer::Command::step);
+  trainer.wait_until_idle();
+  EXPECT_EQ(trainer.latest().lab->steps_done, 1);
+  EXPECT_FALSE(trainer.latest().running) << "Step leaves it paused";
+  trainer.command(Trainer::Command::train);
+  trainer.wait_until_idle();
+  EXPECT_EQ(trainer.latest().lab->steps_done, 40);
+}
+
+// The pace: the first step at once, then one every 1/speed s; asleep in between.
+TEST(Trainer, APacedTrainingIsDueOneStepPerPeriod) {
+  using namespace std::chrono;
+  EXPECT_EQ(Trainer::paced_steps_due(10, milliseconds(0)), 1);
+  EXPECT_EQ(Trainer::paced_steps_due(10, milliseconds(99)), 1);
+  EXPECT_EQ(Trainer::paced_steps_due(10, milliseconds(100)), 2);
+  EXPECT_EQ(Trainer::paced_steps_due(10, milliseconds(1050)), 11);
+  EXPECT_EQ(Trainer::paced_steps_due(1, seconds(5)), 6);
+  EXPECT_EQ(Trainer::paced_steps_due(100, seconds(-1)), 1) << "a clock that went back owes nothing";
+  const steady_clock::time_point start{};
+  EXPECT_EQ(Trainer::next_paced_step(10, start, 1) - start, milliseconds(100));
+  EXPECT_EQ(Trainer::next_paced_step(4, start, 3) - start, milliseconds(750));
+  // Paced or not, a training reaches the same bits (only its pace differs).
+  TrainingSettings paced = quick(3);
+  paced.speed = 1000;
+  Trainer trainer;
+  trainer.update(paced, true);
+  trainer.command(Trainer::Command::train);
+  trainer.wait_until_idle();
+  TrainingLab evaluated;
+  evaluate_training_lab(evaluated, paced);
+  expect_same_runs(*trainer.latest().lab, evaluated);
 }
 
 TEST(Trainer, ALanguageTaskWithoutItsTextSaysSoInOneLine) {
@@ -448,6 +510,15 @@ TEST(TrainingSession, ASessionCarriesTheTrainingSettings) {
 class TrainingApp : public test_support::HeadlessRender {
  protected:
   TrainingApp() : HeadlessRender(1280, 720) {}
+  // One frame with Space held, then one with it released (the offscreen surface has no keyboard).
+  void press_space(App& app) {
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGui::GetIO().KeysDown[GLFW_KEY_SPACE] = true;
+    app.frame();
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    ImGui::GetIO().KeysDown[GLFW_KEY_SPACE] = false;
+    app.frame();
+  }
 };
 
 // The window's lab trains while frames are drawn, and an offscreen copy of the window (a PNG
@@ -459,6 +530,7 @@ TEST_F(TrainingApp, TheLiveLabGrowsWhileFramesAreDrawnAndACopyShowsTheSamePictur
   options.params.training.steps = 80;
   options.params.training.run.batch = 8;
   App app(*surface_, options);
+  app.ui().training.commands.push_back(TrainingUi::Command::train);  // the Train button
   for (int frame = 0; frame < 3; ++frame) app.frame();
   app.trainer()->wait_until_idle();
   for (int frame = 0; frame < 3; ++frame) app.frame();
@@ -482,6 +554,141 @@ TEST_F(TrainingApp, TheLiveLabGrowsWhileFramesAreDrawnAndACopyShowsTheSamePictur
   App copy(**surface, copy_options);
   for (int frame = 0; frame < 3; ++frame) copy.frame();
   EXPECT_EQ(copy.training_picture(), app.training_picture());
+}
+
+// A restart that restores a session left in the training lab, with a long many-seed goal, opens
+// the lab at step 0 and waits for Train, and so does a second window restored from the same
+// session: neither starts a training nobody asked for. Space (or Train) starts it.
+TEST_F(TrainingApp, ARestoredSessionAndASecondWindowWaitAtStepZeroUntilAsked) {
+  Session saved;
+  ASSERT_TRUE(set_param(saved.params, "train_steps", "100000").ok());
+  ASSERT_TRUE(set_param(saved.params, "train_seeds", "8").ok());
+  ASSERT_TRUE(set_param(saved.params, "train_batch", "8").ok());
+  saved.view = View::training;
+  const fs::path dir = fs::path(::testing::TempDir()) / "training-restore";
+  fs::create_directories(dir);
+  { std::ofstream(dir / "session.json") << serialize_session(saved); }
+  const Result<Session> restored = load_session(dir / "session.json");
+  ASSERT_TRUE(restored.ok()) << restored.error().message;
+  AppOptions options;
+  options.live_training = true;  // as the window's
+  ASSERT_TRUE(apply_session(*restored, options.lessons, {}, options).ok());
+  ASSERT_EQ(options.view, View::training);
+  App first(*surface_, options);
+  platform::OffscreenOptions size;
+  size.width = 800;
+  size.height = 600;
+  auto other = platform::Offscreen::create(size);
+  ASSERT_TRUE(other) << other.error().message;
+  App second(**other, options);
+  for (int frame = 0; frame < 3; ++frame) first.frame(), second.frame();
+  first.trainer()->wait_until_idle();
+  second.trainer()->wait_until_idle();
+  for (int frame = 0; frame < 2; ++frame) first.frame(), second.frame();
+  for (App* app : {&first, &second}) {
+    ASSERT_NE(app->training_picture(), nullptr) << "the lab is shown, at step 0";
+    EXPECT_EQ(app->training_picture()->steps_done, 0);
+    EXPECT_EQ(app->training_picture()->goal, 100000);
+    EXPECT_FALSE(app->ui().training.running);
+  }
+  // Train in the first window trains it (and only it).
+  first.ui().training.commands.push_back(TrainingUi::Command::train);
+  first.frame();
+  int steps = 0;
+  for (int look = 0; look < 2000 && steps == 0; ++look) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    first.frame();
+    steps = first.ui().training.steps_done;
+  }
+  EXPECT_GT(steps, 0);
+  EXPECT_TRUE(first.ui().training.running);
+  first.ui().training.commands.push_back(TrainingUi::Command::pause);
+  first.frame();
+  second.frame();
+  EXPECT_EQ(second.training_picture()->steps_done, 0);
+}
+
+// In the training view the column starts with the lab's own controls (Train first) and has none of
+// the dashboard's sliders, whose T and d_k do not touch the training; the dashboard keeps them.
+TEST_F(TrainingApp, TheTrainingViewsColumnHasTheTrainingControlsFirstAndNoDashboardSliders) {
+  AppOptions options;
+  options.live_training = true;
+  options.view = View::training;
+  options.params.training.run.batch = 8;
+  options.params.training.steps = 5;
+  App app(*surface_, options);
+  app.wait_for_snapshot();
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  const std::vector<std::string>& items = app.ui().control_items;
+  ASSERT_FALSE(items.empty());
+  EXPECT_EQ(items.front(), "train-toggle") << "the Train button comes first";
+  EXPECT_NE(std::find(items.begin(), items.end(), "train_d_k"), items.end());
+  for (const char* dashboard : {"temperature", "score_scale", "d_k", "seq_len", "row", "seed"})
+    EXPECT_EQ(std::find(items.begin(), items.end(), dashboard), items.end()) << dashboard;
+  app.ui().view = View::dashboard;
+  app.ui().select_view_tab = true;
+  app.wait_for_snapshot();
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  const std::vector<std::string>& dashboard = app.ui().control_items;
+  EXPECT_NE(std::find(dashboard.begin(), dashboard.end(), "d_k"), dashboard.end());
+  EXPECT_EQ(std::find(dashboard.begin(), dashboard.end(), "train-toggle"), dashboard.end());
+}
+
+// A lesson step that shows the lab opens it paused at step 0, with the map and the ideal map it
+// should become side by side, at the step's pace; Space starts it and the map forms.
+TEST_F(TrainingApp, ALessonStepOpensTheLabPausedAtStepZeroBesideTheIdealMap) {
+  AppOptions options;
+  options.live_training = true;
+  options.lessons = load_lessons(find_assets_dir() / "lessons");
+  App app(*surface_, options);
+  const std::optional<std::size_t> lesson = find_lesson(app.ui().lessons, "watch-attention-learn");
+  ASSERT_TRUE(lesson);
+  ASSERT_TRUE(open_lesson_step(app.ui(), *lesson, 0, false));
+  app.wait_for_snapshot();
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  app.trainer()->wait_until_idle();
+  for (int frame = 0; frame < 2; ++frame) app.frame();
+  ASSERT_NE(app.training_picture(), nullptr);
+  EXPECT_EQ(app.training_picture()->steps_done, 0);
+  EXPECT_FALSE(app.ui().training.running);
+  EXPECT_GT(app.ui().params.training.speed, 0) << "a pace a class can watch";
+  EXPECT_LE(app.ui().params.training.speed, 30);
+  bool map_a = false, ideal = false;
+  for (const PlacedPlot& placed : app.ui().placed_plots) {
+    map_a = map_a || placed.name == "training/map-a";
+    ideal = ideal || placed.name == "training/ideal";
+  }
+  EXPECT_TRUE(map_a && ideal) << "the probe's map beside the ideal map";
+  const std::vector<float> untrained = app.training_picture()->runs.front().shown_map;
+  press_space(app);
+  int steps = 0;
+  for (int look = 0; look < 4000 && steps < 2; ++look) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    app.frame();
+    steps = app.ui().training.steps_done;
+  }
+  EXPECT_GE(steps, 2) << "Space started it";
+  EXPECT_NE(app.training_picture()->runs.front().shown_map, untrained) << "the map changes as it trains";
+}
+
+// The language model labels its maps and bars with the lesson texts' characters, Chinese ones
+// too: an English window carries their glyphs (they were drawn as "?"), and the typed sentence's.
+TEST_F(TrainingApp, AnEnglishWindowHasTheGlyphsOfTheLanguageModelsTokens) {
+  AppOptions options;
+  options.view = View::training;
+  options.lessons = load_lessons(find_assets_dir() / "lessons");
+  ASSERT_TRUE(set_param(options.params, "train_task", "language").ok());
+  ASSERT_TRUE(set_param(options.params, "train_sentence", "Softmax 把分数变成权重").ok());
+  ASSERT_TRUE(set_param(options.params, "train_steps", "2").ok());  // the glyphs, not a trained model
+  App app(*surface_, options);
+  ASSERT_EQ(app.language(), i18n::Language::English);
+  app.wait_for_snapshot();
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  ImFont* font = app.ui_font();
+  ASSERT_NE(font, nullptr);
+  for (const char32_t c : {U'把', U'分', U'权', U'的', U'注'})
+    EXPECT_NE(font->FindGlyphNoFallback(static_cast<ImWchar>(c)), nullptr) << "U+" << std::hex << static_cast<int>(c);
 }
 
 }  // namespace

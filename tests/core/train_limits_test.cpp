@@ -161,6 +161,14 @@ TEST(TrainCost, TheCountOfASmallModelIsTheHandCount) {
   const StepWork work = step_work(s);
   EXPECT_DOUBLE_EQ(work.multiply_adds, 5 * 3 * example + probe);
   EXPECT_DOUBLE_EQ(work.softmax_weights, 5 * 1 * 3 + 3 * 3);
+  // A naive softmax computes every row of the last layer, as a framework does (model.hpp,
+  // LastLayerRows): an example then costs what the probe's pass costs, less the readout of rows
+  // without a target.
+  s.softmax = SoftmaxVariant::naive;
+  const double every_row = probe - 2 * 4 * vocab_out;
+  const StepWork naive = step_work(s);
+  EXPECT_DOUBLE_EQ(naive.multiply_adds, 5 * 3 * every_row + probe);
+  EXPECT_DOUBLE_EQ(naive.softmax_weights, 5 * 3 * 3 + 3 * 3);
 }
 
 // The review's case: the largest model at batch 256 did not finish one step in 120 s on a 2-core

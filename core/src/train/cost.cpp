@@ -27,7 +27,10 @@ StepWork step_work(const Settings& settings, const Corpus* corpus) {
     return std::pair{multiply_adds, weights};
   };
   const double batch = settings.batch;
-  const auto [example_products, example_weights] = forward(targets, targets);
+  // The last layer computes every row where a naive softmax or fp16/bf16 can overflow in a row no
+  // target reads (model.hpp, LastLayerRows), only the rows with a target elsewhere.
+  const double last_rows = computes_every_row(settings) ? L : targets;
+  const auto [example_products, example_weights] = forward(last_rows, targets);
   const auto [probe_products, probe_weights] = forward(L, L);  // the probe's trace: every row
   StepWork work;
   // Backward: each forward product has two (its two inputs' gradients), model.cpp backward().

@@ -110,11 +110,24 @@ class Workspace {
   std::unique_ptr<Buffers> buffers_;
 };
 
+// Which query rows the last layer computes. A framework computes every row. A row that no target
+// reads reaches the loss and the gradients only through a value that is not finite: its ∂L/∂A is
+// 0, and 0·NaN is NaN in the softmax's backward (and in ∂L/∂V = Aᵀ ∂L/∂O), so one overflowing
+// unread row makes the whole step's gradient NaN, as it does in a framework. From finite scores
+// only a naive softmax or a narrow format (fp16, bf16, whose rounded scores can overflow) makes
+// such a value; a stable softmax in fp32 or fp64 gives every unread row finite weights and so
+// exactly nothing. `automatic`: every row where the settings can make one (computes_every_row),
+// only the read rows elsewhere (the same numbers in fewer operations). `every` and `read` force
+// one way (tests compare them).
+enum class LastLayerRows { automatic, every, read };
+bool computes_every_row(const Settings& settings);  // naive softmax, or fp16/bf16
+
 // Options of a batch pass. The batch is split into min(batch, 8) fixed chunks whose gradients
 // are summed in chunk order, so the result does not depend on how many threads run the chunks.
 struct PassOptions {
   int max_threads = 0;               // 1: the calling thread only; otherwise parallel_for's pool
   ActivationProbe* probe = nullptr;  // tests only
+  LastLayerRows last_layer_rows = LastLayerRows::automatic;
   // Checked before every example and every head's work, forward and backward (for the largest
   // model, every few tens of milliseconds): once it is requested the pass stops and returns
   // BatchResult::cancelled, having written nothing to `gradients`.
