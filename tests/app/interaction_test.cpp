@@ -1375,8 +1375,7 @@ TEST(RealWindow, PngExportAndGifRecordingRunBesideTheWindow) {
     app.ui().interaction.commands.push(Command::record_gif);
     // The recording polls its evaluator between window frames, so how many frames it takes depends
     // on the machine's load: the bound only stops a recording that never ends.
-    for (int frame = 0; frame < 20000 && (frame < 3 || app.ui().interaction.gif_recording || app.exporting());
-         ++frame)
+    for (int frame = 0; frame < 20000 && (frame < 3 || app.ui().interaction.gif_recording || app.exporting()); ++frame)
       ASSERT_TRUE(app.frame());
     EXPECT_FALSE(app.ui().interaction.gif_recording);
     const smlab::Image after = (*created)->capture();
