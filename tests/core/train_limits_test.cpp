@@ -137,9 +137,11 @@ TEST(TrainCost, TheWorkGrowsWithEverySizeAndTheBatchLinearly) {
     EXPECT_GT(step_work(bigger).multiply_adds, one.multiply_adds) << train_test::describe(bigger);
     EXPECT_GT(step_seconds(bigger), step_seconds(base)) << train_test::describe(bigger);
   }
+  // fp16 computes every row of the last layer (model.hpp, LastLayerRows), each weight rounded in
+  // software: more weights, each slower.
   Settings half = base;
   half.precision = Format::fp16;
-  EXPECT_EQ(step_work(half).softmax_weights, one.softmax_weights);
+  EXPECT_GT(step_work(half).softmax_weights, one.softmax_weights);
   EXPECT_GT(step_seconds(half), step_seconds(base));
 }
 
