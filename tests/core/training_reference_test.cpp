@@ -203,51 +203,8 @@ TEST(TrainingReference, TheLessonQuotesTheShippedNumbers) {
       training_reference_file::read(read_text(SMLAB_SOURCE_DIR "/assets/training-reference.json"));
   ASSERT_TRUE(reference.ok()) << reference.error().message;
   const json lesson = json::parse(read_text(SMLAB_SOURCE_DIR "/assets/lessons/13-watch-attention-learn.json"));
-  const auto run = [&](std::string_view id, std::size_t index) -> const ReferenceRunResult& {
-    for (const ReferenceExperimentResult& x : reference->experiments)
-      if (x.experiment->id == id) return x.runs.at(index);
-    throw std::out_of_range(std::string(id));
-  };
-  const auto steps = [](double value) { return reference_steps(value, 1500); };
-  const auto plain = [](double value, int decimals) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return std::string(text);
-  };
-  const auto ratio = [&](const ReferenceRunResult& a, const ReferenceRunResult& b) {
-    return reference_ratio(b.steps_to_90.median / a.steps_to_90.median);
-  };
-  const auto quartiles = [&](const ReferenceRunResult& r) {
-    return std::vector<std::string>{steps(r.steps_to_90.median), steps(r.steps_to_90.q1), steps(r.steps_to_90.q3)};
-  };
-  const auto join = [](std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-  };
-  const ReferenceRunResult &recall = run("recall-default", 0), &a64 = run("scaling-dk64", 0),
-                           &b64 = run("scaling-dk64", 1), &a256 = run("scaling-dk256", 0),
-                           &b256 = run("scaling-dk256", 1), &sa64 = run("sgd-dk64", 0), &sb64 = run("sgd-dk64", 1),
-                           &t1 = run("temperature-adam", 0), &t01 = run("temperature-adam", 1),
-                           &t10 = run("temperature-adam", 2), &s1 = run("temperature-sgd", 0),
-                           &s10 = run("temperature-sgd", 2), &naive = run("precision", 0);
-  const std::vector<std::vector<std::string>> quoted = {
-      join(quartiles(recall),
-           {plain(recall.probe_match.median, 2), plain(recall.probe_match.q1, 2), plain(recall.probe_match.q3, 2)}),
-      join(join(quartiles(a64), quartiles(b64)), {ratio(a64, b64), std::to_string(b64.never_90.count)}),
-      {reference_percent(b64.start_saturated.median), reference_percent(a64.start_saturated.median),
-       reference_ratio(b64.start_grad_q_over_a.median), plain(b64.start_grad_q_over_a.q1, 1),
-       plain(b64.start_grad_q_over_a.q3, 1), std::to_string(b64.grad_q_over_a_above_2.count)},
-      join(quartiles(a256), {steps(b256.steps_to_90.median), ratio(a256, b256), std::to_string(b256.never_90.count),
-                             reference_percent(b256.start_saturated.median)}),
-      join(join(quartiles(sa64), quartiles(sb64)), {ratio(sa64, sb64), std::to_string(sb64.never_90.count),
-                                                    ratio(a64, b64), std::to_string(b64.never_90.count)}),
-      join(join(join(quartiles(t01), quartiles(t1)), quartiles(t10)),
-           {reference_percent(t01.start_saturated.median), std::to_string(t01.never_90.count), ratio(s1, s10)}),
-      {std::to_string(naive.nonfinite_at_step_1.count), steps(naive.first_nonfinite.median),
-       steps(naive.first_nonfinite.q1), steps(naive.first_nonfinite.q3),
-       reference_percent(naive.skipped_fraction.median), plain(naive.final_accuracy.median, 3),
-       plain(naive.final_accuracy.q1, 3), plain(naive.final_accuracy.q3, 3)},
-  };
+  const std::vector<std::vector<std::string>> quoted = reference_lesson_quotes(*reference);
+  ASSERT_EQ(quoted.size(), 7u) << "the reference holds every experiment the lesson quotes";
   for (std::size_t step = 0; step < quoted.size(); ++step)
     for (const char* language : {"en", "zh-CN"}) {
       const std::string text = lesson.at("steps").at(step).at("text").at(language).get<std::string>();

@@ -127,4 +127,10 @@ std::string reference_count(const train::Fraction& fraction);
 std::string reference_percent(double fraction);
 std::string reference_ratio(double ratio);
 
+// What the lesson watch-attention-learn quotes from the reference, per step (index 0 = step 1), in
+// the words above: the step's medians, quartiles, ratios and counts over the file's seeds. A test
+// checks that each step's text quotes them; the lesson screens test takes them as bound to the
+// shipped reference (they are numbers of 32 seeds, not of the run on the screen).
+std::vector<std::vector<std::string>> reference_lesson_quotes(const TrainingReference& reference);
+
 }  // namespace smlab
