@@ -479,6 +479,11 @@ std::string training_status(const UiState& ui, const TrainingLab* lab) {
   return i18n::format("lab.training.status", {std::to_string(lab->steps_done), std::to_string(lab->goal), state});
 }
 
+std::string longest_training_status(const UiState& ui) {
+  const std::string goal = std::to_string(ui.params.training.steps);
+  return i18n::format("lab.training.status", {goal, goal, tr("lab.training.status.waiting")});
+}
+
 void toggle_training(UiState& ui, Params& edit, const TrainingLab* lab) {
   TrainingUi& t = ui.training;
   if (!t.live) return;

@@ -586,11 +586,11 @@ float block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* s
     for (const std::string& note : ui.lesson_report.notes)
       block.lines(note, presenter ? std::max(1.0f, 0.8f * scale) : 1.0f);
   if (shows_live_training(ui, *step)) {
-    const TrainingLab* lab = snapshot != nullptr ? snapshot->lab<TrainingLab>() : nullptr;
+    // Planned with the status at its longest: the plan stays while the status changes.
     if (presenter) {
-      block.lines(presenter_training_line(ui, lab), 1.0f);
+      block.lines(longest_training_status(ui) + "    " + i18n::tr("lesson.training_keys"), 1.0f);
     } else {
-      block.lines(training_status(ui, lab), 1.0f);
+      block.lines(longest_training_status(ui), 1.0f);
       const int rows = training_run_control_rows(block.width);
       for (int r = 0; r < rows; ++r) block.row(ImGui::GetFrameHeight());
     }

@@ -164,6 +164,9 @@ void draw_file_menu(UiState& ui);
 // while it trains), Step, Reset and the pace; Space as Train/Pause in the training view. Edits go
 // to `edit` (the goal, the pace), commands to ui.training.
 std::string training_status(const UiState& ui, const TrainingLab* lab);
+// The status line at its longest for the step's goal (waiting at step 0, steps written in full):
+// the lesson layout is planned once per step, while the status changes as the training runs.
+std::string longest_training_status(const UiState& ui);
 void training_run_controls(UiState& ui, Params& edit, const TrainingLab* lab);
 int training_run_control_rows(float width);  // the rows training_run_controls takes at that width
 void toggle_training(UiState& ui, Params& edit, const TrainingLab* lab);

@@ -14,6 +14,7 @@
 
 #include <GLFW/glfw3.h>  // key codes only
 
+#include <cfloat>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -26,9 +27,11 @@
 #include "app.hpp"
 #include "cli_support.hpp"
 #include "headless_support.hpp"
+#include "i18n/i18n.hpp"
 #include "lessons/lesson_corpus.hpp"
 #include "smlab/labs/training.hpp"
 #include "lesson_player/lesson_player.hpp"
+#include "panels/panels.hpp"
 #include "state/session.hpp"
 #include "state/start_state.hpp"
 #include "state/trainer.hpp"
@@ -666,6 +669,39 @@ TEST_F(TrainingApp, ALessonStepOpensTheLabPausedAtStepZeroWithItsMap) {
   }
   EXPECT_GE(steps, 2) << "Space started it";
   EXPECT_NE(app.training_picture()->runs.front().shown_map, untrained) << "the map changes as it trains";
+}
+
+// A lesson step's layout is planned once and measures the training status at its longest, so the
+// status a running or paused training writes later never pushes the step's buttons out of its
+// panel (the plan made while the status was short left Previous and Next clipped).
+TEST_F(TrainingApp, TheLongestStatusIsAtLeastAsLongAsEveryStatusTheLabWrites) {
+  AppOptions options;
+  App app(*surface_, options);  // the string tables and the font
+  ImGui::SetCurrentContext(surface_->imgui_context());
+  const ImFont* font = app.ui_font();
+  ASSERT_NE(font, nullptr);
+  const auto width = [font](const std::string& text) {
+    return font->CalcTextSizeA(font->FontSize, FLT_MAX, 0.0f, text.c_str(), text.c_str() + text.size()).x;
+  };
+  for (const i18n::Language language : {i18n::Language::English, i18n::Language::Chinese}) {
+    const i18n::Use use(language);
+    UiState ui;
+    ui.params.training.steps = 1500;
+    const std::string longest = longest_training_status(ui);
+    TrainingLab lab;
+    lab.goal = 1500;
+    for (const bool live : {false, true})
+      for (const bool running : {false, true})
+        for (const int done : {0, 7, 1500}) {
+          ui.training.live = live;
+          ui.training.running = running;
+          ui.training.steps_per_second = 123.456;
+          lab.steps_done = done;
+          const std::string status = training_status(ui, &lab);
+          EXPECT_LE(width(status), width(longest))
+              << i18n::language_code(language) << ": '" << status << "' is longer than '" << longest << "'";
+        }
+  }
 }
 
 // The language model labels its maps and bars with the lesson texts' characters, Chinese ones
