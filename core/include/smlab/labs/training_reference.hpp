@@ -128,7 +128,8 @@ std::string reference_percent(double fraction);
 std::string reference_ratio(double ratio);
 
 // What the lesson watch-attention-learn quotes from the reference, per step (index 0 = step 1), in
-// the words above: the step's medians, quartiles, ratios and counts over the file's seeds. A test
+// the words above: medians, ratios of medians and counts over the file's seeds (the fp16 step also
+// its quartiles). A test
 // checks that each step's text quotes them; the lesson screens test takes them as bound to the
 // shipped reference (they are numbers of 32 seeds, not of the run on the screen).
 std::vector<std::vector<std::string>> reference_lesson_quotes(const TrainingReference& reference);
