@@ -75,24 +75,6 @@ std::string_view without_bom(std::string_view text) {
 // Valid UTF-8 (no overlongs, no surrogates: smlab/utf8.hpp), so labels never break the font renderer.
 bool valid_utf8(std::string_view text) { return first_invalid_utf8(text) == std::string_view::npos; }
 
-void append_utf8(std::string& out, std::uint32_t code) {
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xc0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3f));
-  } else if (code < 0x10000) {
-    out += static_cast<char>(0xe0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (code & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (code >> 18));
-    out += static_cast<char>(0x80 | ((code >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (code & 0x3f));
-  }
-}
-
 // A JSON list of strings, the whole text: ["a", "b\u00e9", ...], or an Error::usage saying what is
 // wrong (the caller names the file).
 Result<void> json_string_list(std::string_view text, std::vector<std::string>& out) {
