@@ -401,51 +401,6 @@ std::string reference_ratio(double ratio) {
   return text;
 }
 
-std::vector<std::vector<std::string>> reference_lesson_quotes(const TrainingReference& reference) {
-  const auto run = [&](std::string_view id, std::size_t index) -> const ReferenceRunResult* {
-    for (const ReferenceExperimentResult& x : reference.experiments)
-      if (x.experiment != nullptr && x.experiment->id == id && index < x.runs.size()) return &x.runs[index];
-    return nullptr;
-  };
-  const auto steps = [](double value) { return reference_steps(value, 1500); };
-  const auto plain = [](double value, int decimals) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return std::string(text);
-  };
-  const auto ratio = [](const ReferenceRunResult& a, const ReferenceRunResult& b) {
-    return reference_ratio(b.steps_to_90.median / a.steps_to_90.median);
-  };
-  const ReferenceRunResult *a64 = run("scaling-dk64", 0), *b64 = run("scaling-dk64", 1),
-                           *a256 = run("scaling-dk256", 0), *b256 = run("scaling-dk256", 1), *sa64 = run("sgd-dk64", 0),
-                           *sb64 = run("sgd-dk64", 1), *t1 = run("temperature-adam", 0),
-                           *t01 = run("temperature-adam", 1), *t10 = run("temperature-adam", 2),
-                           *s1 = run("temperature-sgd", 0), *s10 = run("temperature-sgd", 2),
-                           *naive = run("precision", 0);
-  for (const ReferenceRunResult* r : {a64, b64, a256, b256, sa64, sb64, t1, t01, t10, s1, s10, naive})
-    if (r == nullptr) return {};  // a reference of other experiments: it backs none of the lesson's numbers
-  // Medians, ratios of medians and the runs that never got there; the quartiles are in
-  // docs/TRAINING.md. Step 1 quotes none: each text is short enough to leave its plots readable at a
-  // classroom size (LessonScreens).
-  const auto median = [&](const ReferenceRunResult& r) { return steps(r.steps_to_90.median); };
-  const auto never = [](const ReferenceRunResult& r) { return std::to_string(r.never_90.count); };
-  return {
-      {},
-      {median(*a64), median(*b64), ratio(*a64, *b64), never(*b64)},
-      {reference_percent(b64->start_saturated.median), reference_percent(a64->start_saturated.median),
-       reference_ratio(b64->start_grad_q_over_a.median)},
-      {median(*a256), median(*b256), ratio(*a256, *b256), never(*b256),
-       reference_percent(b256->start_saturated.median)},
-      {median(*sa64), median(*sb64), ratio(*sa64, *sb64), never(*sb64), ratio(*a64, *b64), never(*b64)},
-      {median(*t01), median(*t1), median(*t10), reference_percent(t01->start_saturated.median), never(*t01),
-       ratio(*s1, *s10)},
-      {std::to_string(naive->nonfinite_at_step_1.count), steps(naive->first_nonfinite.median),
-       steps(naive->first_nonfinite.q1), steps(naive->first_nonfinite.q3),
-       reference_percent(naive->skipped_fraction.median), plain(naive->final_accuracy.median, 3),
-       plain(naive->final_accuracy.q1, 3), plain(naive->final_accuracy.q3, 3)},
-  };
-}
-
 namespace {
 
 const ReferenceExperimentResult* find_result(const TrainingReference& reference, std::string_view id) {
@@ -478,6 +433,46 @@ std::string fixed(double value, int decimals) {
 }
 
 }  // namespace
+
+std::vector<std::vector<std::string>> reference_lesson_quotes(const TrainingReference& reference) {
+  const auto run = [&](std::string_view id, std::size_t index) -> const ReferenceRunResult* {
+    for (const ReferenceExperimentResult& x : reference.experiments)
+      if (x.experiment != nullptr && x.experiment->id == id && index < x.runs.size()) return &x.runs[index];
+    return nullptr;
+  };
+  const auto steps = [](double value) { return reference_steps(value, 1500); };
+  const auto ratio = [](const ReferenceRunResult& a, const ReferenceRunResult& b) {
+    return reference_ratio(median_ratio(a, b));
+  };
+  const ReferenceRunResult *a64 = run("scaling-dk64", 0), *b64 = run("scaling-dk64", 1),
+                           *a256 = run("scaling-dk256", 0), *b256 = run("scaling-dk256", 1), *sa64 = run("sgd-dk64", 0),
+                           *sb64 = run("sgd-dk64", 1), *t1 = run("temperature-adam", 0),
+                           *t01 = run("temperature-adam", 1), *t10 = run("temperature-adam", 2),
+                           *s1 = run("temperature-sgd", 0), *s10 = run("temperature-sgd", 2),
+                           *naive = run("precision", 0);
+  for (const ReferenceRunResult* r : {a64, b64, a256, b256, sa64, sb64, t1, t01, t10, s1, s10, naive})
+    if (r == nullptr) return {};  // a reference of other experiments: it backs none of the lesson's numbers
+  // Medians, ratios of medians and the runs that never got there; the quartiles are in
+  // docs/TRAINING.md. Step 1 quotes none: each text is short enough to leave its plots readable at a
+  // classroom size (LessonScreens).
+  const auto median = [&](const ReferenceRunResult& r) { return steps(r.steps_to_90.median); };
+  const auto never = [](const ReferenceRunResult& r) { return std::to_string(r.never_90.count); };
+  return {
+      {},
+      {median(*a64), median(*b64), ratio(*a64, *b64), never(*b64)},
+      {reference_percent(b64->start_saturated.median), reference_percent(a64->start_saturated.median),
+       reference_ratio(b64->start_grad_q_over_a.median)},
+      {median(*a256), median(*b256), ratio(*a256, *b256), never(*b256),
+       reference_percent(b256->start_saturated.median)},
+      {median(*sa64), median(*sb64), ratio(*sa64, *sb64), never(*sb64), ratio(*a64, *b64), never(*b64)},
+      {median(*t01), median(*t1), median(*t10), reference_percent(t01->start_saturated.median), never(*t01),
+       ratio(*s1, *s10)},
+      {std::to_string(naive->nonfinite_at_step_1.count), steps(naive->first_nonfinite.median),
+       steps(naive->first_nonfinite.q1), steps(naive->first_nonfinite.q3),
+       reference_percent(naive->skipped_fraction.median), fixed(naive->final_accuracy.median, 3),
+       fixed(naive->final_accuracy.q1, 3), fixed(naive->final_accuracy.q3, 3)},
+  };
+}
 
 std::string training_reference_tables(const TrainingReference& reference) {
   const std::string seeds = std::to_string(reference.seeds);
