@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <mutex>
 
 #include "smlab/parallel.hpp"
 #include "smlab/params.hpp"
@@ -548,7 +550,53 @@ void summarize_training(TrainingLab& out, const TrainingSettings& settings, std:
 
 // [SECTION] The lab at a step
 
+namespace {
+
+// The labs trained last, by their settings and corpus. A lesson walked step by step, a sweep of
+// screenshots, an export of several files and a step that only changes the panel ask for the same
+// training again, and a training is the same bits for the same settings, so the lab is copied
+// instead of trained again (its histories and the sentence's attention are shared, immutable).
+// The entry's settings hold their corpus, so its address names the same text while the entry
+// lives. Only trainings of at most kept_step_records steps over all seeds are kept (~35 MB).
+struct TrainedLab {
+  TrainingSettings settings;
+  TrainingLab lab;
+};
+constexpr std::size_t trained_labs_kept = 4;
+constexpr double kept_step_records = 400'000;
+std::mutex trained_labs_mutex;
+std::deque<TrainedLab> trained_labs;  // newest first
+
+bool same_training(const TrainedLab& entry, const TrainingSettings& settings) {
+  return entry.settings == settings && entry.settings.corpus == settings.corpus;
+}
+
+}  // namespace
+
 void evaluate_training_lab(TrainingLab& out, const TrainingSettings& settings) {
+  {
+    std::lock_guard lock(trained_labs_mutex);
+    const auto found = std::find_if(trained_labs.begin(), trained_labs.end(),
+                                    [&](const TrainedLab& entry) { return same_training(entry, settings); });
+    if (found != trained_labs.end()) {
+      out = found->lab;
+      std::rotate(trained_labs.begin(), found, std::next(found));
+      return;
+    }
+  }
+  train_training_lab(out, settings);
+  if (!out.error.empty()) return;
+  double records = 0.0;
+  for (const TrainingRun& run : out.runs) records += static_cast<double>(run.seeds) * out.steps_done;
+  if (records > kept_step_records) return;
+  std::lock_guard lock(trained_labs_mutex);
+  if (std::none_of(trained_labs.begin(), trained_labs.end(),
+                   [&](const TrainedLab& entry) { return same_training(entry, settings); }))
+    trained_labs.push_front({settings, out});
+  if (trained_labs.size() > trained_labs_kept) trained_labs.pop_back();
+}
+
+void train_training_lab(TrainingLab& out, const TrainingSettings& settings) {
   out = TrainingLab{};
   out.goal = settings.steps;
   Result<std::vector<train::Run>> made = make_training_runs(settings);

@@ -220,6 +220,10 @@ void inspect_training_sentence(TrainingSentence& out, const TrainingSettings& se
 // parallel, each on one thread: the same bits as one after another), then summarised with
 // histories. What exports, screenshots and lesson claims show; the live lab trains the same runs
 // step by step on a worker thread and shows the same numbers when it gets there unchanged.
+// The last few labs evaluated are kept (by settings and corpus, small trainings only) and copied
+// when asked for again: the same bits as training them again.
 void evaluate_training_lab(TrainingLab& out, const TrainingSettings& settings);
+// The same lab, always trained anew, never kept.
+void train_training_lab(TrainingLab& out, const TrainingSettings& settings);
 
 }  // namespace smlab
