@@ -47,7 +47,8 @@ check: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target quick-tier
 	cd $(BUILD_DIR) && ctest -L quick --output-on-failure -j $(JOBS)
 
-# The suite three times: as built for users; the same suite under AddressSanitizer and
+# The suite three times: as built for users; the same suite but the sweeps over every lesson step
+# and the many-seed measurements (label slow, tests/CMakeLists.txt) under AddressSanitizer and
 # UndefinedBehaviorSanitizer (a test that passed but whose exit LeakSanitizer's tracer crashed on
 # runs once more: tests/sanitizer/rerun-tracer-crashes.sh); then the libFuzzer targets (clang).
 # intercept_tls_get_addr=0: GCC 12's LeakSanitizer misreads a dynamic TLS block that starts 16
@@ -61,7 +62,7 @@ test: deps-test build
 	cmake -S . -B $(BUILD_DIR)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSMLAB_SANITIZE=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR)-asan -j $(JOBS)
 	cd $(BUILD_DIR)-asan && export $(SANITIZER_ENV) SMLAB_SOAK_STEPS=2000 && \
-	  { ctest --output-on-failure -j $(JOBS) || $(CURDIR)/tests/sanitizer/rerun-tracer-crashes.sh; }
+	  { ctest --output-on-failure -j $(JOBS) -LE slow || $(CURDIR)/tests/sanitizer/rerun-tracer-crashes.sh; }
 	cmake -S tests/fuzz -B $(BUILD_DIR)-fuzz -DCMAKE_CXX_COMPILER=clang++-14
 	cmake --build $(BUILD_DIR)-fuzz -j $(JOBS)
 	cd $(BUILD_DIR)-fuzz && ctest --output-on-failure -j $(JOBS)
