@@ -326,20 +326,13 @@ const std::vector<Entry>& entries() {
           NEED(TemperatureLab);
           return lab_->current_hardmax_second;
         });
-    add({"nudge_swap_width", "nudge range over which the leader's softmax weight goes from 90% to 10% of its swing", "",
-         false, false},
+    add({"nudge_swap_width",
+         "nudge range over which the leader's softmax weight falls from 90% to 10% of its swing (as the nudge plot "
+         "marks it)",
+         "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(TemperatureLab);
-          const auto& top = lab_->softmax_top;
-          if (top.empty()) return kNaN;
-          const auto [low, high] = std::minmax_element(top.begin(), top.end());
-          const double upper = *low + 0.9 * (*high - *low), lower = *low + 0.1 * (*high - *low);
-          double from = kNaN, to = kNaN;
-          for (std::size_t k = 0; k < top.size(); ++k) {
-            if (std::isnan(from) && top[k] <= upper) from = lab_->nudge_grid[k];
-            if (std::isnan(to) && top[k] <= lower) to = lab_->nudge_grid[k];
-          }
-          return to - from;
+          return lab_->swap_to - lab_->swap_from;
         });
     // ── Gradients lab ──
     add({"gradients_stall_scale", "score scale from which ‖J‖_F < 1% of its peak", "", false, false},
