@@ -16,12 +16,8 @@ Result<void> run_lesson_pngs(const Options& o, AppOptions options) {
   namespace fs = std::filesystem;
   const LessonList& lessons = options.lessons;
   const std::string& name = o.export_lesson[0];
-  const auto index = find_lesson(lessons, name);
-  if (!index) {
-    if (lessons.lessons.empty() && lessons.error) return *lessons.error;
-    return Error::usage("--export-lesson '" + name.substr(0, 40) + "' is not a lesson: allowed " +
-                        lesson_names(lessons) + (lessons.error ? " (" + lessons.error->message + ")" : ""));
-  }
+  const Result<std::size_t> index = exported_lesson(lessons, name, "--export-lesson");
+  if (!index) return index.error();
   const Lesson& lesson = lessons.lessons[*index];
   const fs::path dir(o.export_lesson[1]);
   // The folder is made when the pictures are ready, so a refused export leaves no folder either.

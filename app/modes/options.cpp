@@ -115,18 +115,20 @@ CLI::Validator not_empty(const CLI::Option& option, Checks& checks) {
       "");
 }
 
+// Whether `text` is a name longer than `dot_extension` that ends in it (any case).
+bool has_extension(std::string_view text, std::string_view dot_extension) {
+  return text.size() > dot_extension.size() &&
+         std::equal(dot_extension.rbegin(), dot_extension.rend(), text.rbegin(),
+                    [](char a, char b) { return a == static_cast<char>(std::tolower(static_cast<unsigned char>(b))); });
+}
+
 // A file's name must end in its format's extension (any case): PNG bytes named "a.jpg", or a GIF
 // named "a.png", would be opened as what the name says by every viewer and fail there.
 CLI::Validator extension(const CLI::Option& option, std::string_view dot_extension, std::string_view format,
                          Checks& checks) {
   return CLI::Validator(
       [&option, dot_extension, format, &checks](std::string& text) -> std::string {
-        const bool matches =
-            text.size() > dot_extension.size() &&
-            std::equal(dot_extension.rbegin(), dot_extension.rend(), text.rbegin(), [](char a, char b) {
-              return a == static_cast<char>(std::tolower(static_cast<unsigned char>(b)));
-            });
-        if (text.empty() || matches) return {};
+        if (text.empty() || has_extension(text, dot_extension)) return {};
         return checks.refuse(not_allowed(
             option.get_name(), text,
             "the file is " + std::string(format) + ", so its name must end in " + std::string(dot_extension)));
@@ -138,9 +140,9 @@ CLI::Validator extension(const CLI::Option& option, std::string_view dot_extensi
 
 // The options that name a value (added with their checks in parse_options).
 struct ValueOptions {
-  CLI::Option *set, *screenshot, *size, *csv, *svg, *screenshot_dir, *preset, *lesson, *export_lesson, *load, *gif,
-      *sweep, *frames, *theme, *font_scale, *lang, *colormap, *scale, *panel, *view, *bench_frames, *bench_latency,
-      *bench_key, *bench_load, *train, *steps;
+  CLI::Option *set, *screenshot, *size, *csv, *svg, *screenshot_dir, *preset, *lesson, *export_lesson,
+      *export_questions, *load, *gif, *sweep, *frames, *theme, *font_scale, *lang, *colormap, *scale, *panel, *view,
+      *bench_frames, *bench_latency, *bench_key, *bench_load, *train, *steps;
 };
 
 ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
@@ -187,6 +189,11 @@ ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
                         // The whole placeholder: type_name would have CLI11 add " x 2" after it in
                         // --help (and so in the man page help2man makes from it).
                         ->option_text("NAME DIR");
+  v.export_questions = cli.add_option("--export-questions", o.export_questions,
+                                      "Write a lesson's predict questions, without their answers, as a printable "
+                                      "handout FILE.html in the --lang language, exit")
+                           ->expected(2)
+                           ->option_text("NAME FILE.html");
   v.load = cli.add_option("--load", o.start.load_path, "Start from a saved session (Params, view, screenshot folder)")
                ->type_name("FILE.json");
   v.gif = cli.add_option("--export-gif", o.gif_path,
@@ -283,16 +290,18 @@ Result<void> check_combinations(const Options& o, const ValueOptions& v) {
     return Error::usage("--bench-load goes with --bench-frames N or --bench-latency N");
   if ((given(v.scale) || given(v.panel)) && !given(v.screenshot))
     return Error::usage("--scale and --panel go with --screenshot FILE.png");
-  if (given(v.export_lesson))
-    for (const CLI::Option* option : {v.set, v.preset, v.load, v.lesson, v.view})
-      if (given(option))
-        return Error::usage("--export-lesson renders the lesson's own steps: " + option->get_name() +
-                            " does not apply");
+  for (const CLI::Option* lesson_export : {v.export_lesson, v.export_questions})
+    if (given(lesson_export))
+      for (const CLI::Option* option : {v.set, v.preset, v.load, v.lesson, v.view, v.train})
+        if (given(option))
+          return Error::usage(lesson_export->get_name() + " takes the lesson's own steps: " + option->get_name() +
+                              " does not apply");
+  if (given(v.export_questions) && !has_extension(o.export_questions[1], ".html"))
+    return not_allowed("--export-questions", o.export_questions[1],
+                       "the handout is HTML, so its name must end in .html");
   if (!o.start.tokens_path.empty() && o.start.import_specs.empty())
     return Error::usage("--tokens goes with --import FILE");
   if (given(v.steps) && !given(v.train)) return Error::usage("--steps goes with --train TASK");
-  if (given(v.train) && given(v.export_lesson))
-    return Error::usage("--export-lesson renders the lesson's own steps: --train does not apply");
   return {};
 }
 
@@ -332,10 +341,11 @@ Result<Options> parse_options(int argc, char** argv) {
   // Each value's checks, in order: not empty, then its own range or names.
   Checks checks;
   checks.help = cli.get_help_ptr();
-  for (CLI::Option* option : {v.frames,         v.bench_frames,  v.screenshot,    v.size,     v.csv,   v.svg,
-                              v.screenshot_dir, v.preset,        v.lesson,        v.load,     v.gif,   v.sweep,
-                              v.theme,          v.font_scale,    v.lang,          v.colormap, v.scale, v.panel,
-                              v.bench_key,      v.export_lesson, v.bench_latency, v.train,    v.steps, v.bench_load})
+  for (CLI::Option* option : {v.frames,        v.bench_frames,   v.screenshot, v.size,       v.csv,
+                              v.svg,           v.screenshot_dir, v.preset,     v.lesson,     v.load,
+                              v.gif,           v.sweep,          v.theme,      v.font_scale, v.lang,
+                              v.colormap,      v.scale,          v.panel,      v.bench_key,  v.export_lesson,
+                              v.bench_latency, v.train,          v.steps,      v.bench_load, v.export_questions})
     option->check(not_empty(*option, checks));
   v.screenshot->check(extension(*v.screenshot, ".png", "PNG", checks));
   v.gif->check(extension(*v.gif, ".gif", "a GIF", checks));

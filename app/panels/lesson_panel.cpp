@@ -229,20 +229,6 @@ struct RevealLines {
   std::string problem;  // the answer cannot be read (yet): shown instead
 };
 
-// "the answer to 3 decimals", "… to 4 significant digits", "… to the nearest whole number".
-std::string precision_words(const PredictPrecision& precision) {
-  if (precision.kind == PredictPrecision::Kind::significant)
-    return i18n::format("lesson.predict.significant", {std::to_string(precision.digits)});
-  if (precision.digits == 0) return i18n::tr("lesson.predict.whole");
-  if (precision.digits == 1) return i18n::tr("lesson.predict.one_decimal");  // "1 decimal", not "1 decimals"
-  return i18n::format("lesson.predict.decimals", {std::to_string(precision.digits)});
-}
-
-std::string range_line(const LessonPredict& predict) {
-  return i18n::format("lesson.predict.range",
-                      {predict_number(predict.min), predict_number(predict.max), precision_words(predict.precision)});
-}
-
 // The revealed answer as the question asks for its digits ("Your guess: -1003    The app's number:
 // -1000") and the verdict by the one rule for close (lessons.hpp: close_within). A Monte Carlo mean
 // shows no number until it has converged, and then says how sure it is.
@@ -342,7 +328,7 @@ void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, 
   } else {
     before.row(ImGui::GetFrameHeight());
     if (guess_field_alone(block.width)) before.row(ImGui::GetFrameHeight());
-    before.lines(range_line(predict), 1.0f);
+    before.lines(predict_range_words(predict), 1.0f);
   }
   before.lines(ui.lesson_view.guess_error, 1.0f);
   const RevealLines reveal = reveal_lines(ui, step, snapshot, sweep);
@@ -390,7 +376,7 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
                                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter)));
       if (!alone) ImGui::SameLine();
       if (ImGui::Button(commit.c_str()) || entered) (void)commit_typed_guess(ui, ui.lesson_view.typed_guess);
-      draw_lines(width, range_line(predict), 1.0f, std::nullopt, true);
+      draw_lines(width, predict_range_words(predict), 1.0f, std::nullopt, true);
     }
     draw_lines(width, ui.lesson_view.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
     return;

@@ -369,5 +369,9 @@ Hit hit_test(const Plot& plot, ImVec2 size, const Style& style, ImVec2 point, fl
 // `text_width` defaults to estimate_text_width; pass the app's font metrics (a lambda around
 // ImFont::CalcTextSizeA) and Style::font_size to reproduce the screen's layout exactly.
 std::string to_svg(const Plot& plot, float width, float height, const Style& style, const TextWidthFn& text_width = {});
+// Text as XML 1.0 (and HTML) character data, appended to `out`: what XML cannot hold is dropped
+// (control characters but tab and newline, bytes that are not UTF-8, noncharacters). to_svg's, and
+// the lesson handout's.
+void append_escaped(std::string& out, std::string_view text);
 
 }  // namespace smlab::plot
