@@ -19,6 +19,7 @@
 #include <deque>
 #include <limits>
 #include <mutex>
+#include <new>
 
 #include "smlab/parallel.hpp"
 #include "smlab/params.hpp"
@@ -564,8 +565,18 @@ struct TrainedLab {
 };
 constexpr std::size_t trained_labs_kept = 4;
 constexpr double kept_step_records = 400'000;
-std::mutex trained_labs_mutex;
-std::deque<TrainedLab> trained_labs;  // newest first
+
+struct TrainedLabs {
+  std::mutex mutex;
+  std::deque<TrainedLab> labs;  // newest first
+};
+
+TrainedLabs& trained_labs() {
+  // Leaked on purpose, as the worker pool is: an evaluation still running on another thread at
+  // exit never meets a destroyed mutex.
+  static TrainedLabs* const kept = new TrainedLabs;
+  return *kept;
+}
 
 bool same_training(const TrainedLab& entry, const TrainingSettings& settings) {
   return entry.settings == settings && entry.settings.corpus == settings.corpus;
@@ -574,13 +585,14 @@ bool same_training(const TrainedLab& entry, const TrainingSettings& settings) {
 }  // namespace
 
 void evaluate_training_lab(TrainingLab& out, const TrainingSettings& settings) {
+  TrainedLabs& kept = trained_labs();
   {
-    std::lock_guard lock(trained_labs_mutex);
-    const auto found = std::find_if(trained_labs.begin(), trained_labs.end(),
+    std::lock_guard lock(kept.mutex);
+    const auto found = std::find_if(kept.labs.begin(), kept.labs.end(),
                                     [&](const TrainedLab& entry) { return same_training(entry, settings); });
-    if (found != trained_labs.end()) {
+    if (found != kept.labs.end()) {
       out = found->lab;
-      std::rotate(trained_labs.begin(), found, std::next(found));
+      std::rotate(kept.labs.begin(), found, std::next(found));
       return;
     }
   }
@@ -589,11 +601,15 @@ void evaluate_training_lab(TrainingLab& out, const TrainingSettings& settings) {
   double records = 0.0;
   for (const TrainingRun& run : out.runs) records += static_cast<double>(run.seeds) * out.steps_done;
   if (records > kept_step_records) return;
-  std::lock_guard lock(trained_labs_mutex);
-  if (std::none_of(trained_labs.begin(), trained_labs.end(),
-                   [&](const TrainedLab& entry) { return same_training(entry, settings); }))
-    trained_labs.push_front({settings, out});
-  if (trained_labs.size() > trained_labs_kept) trained_labs.pop_back();
+  try {
+    std::lock_guard lock(kept.mutex);
+    if (std::none_of(kept.labs.begin(), kept.labs.end(),
+                     [&](const TrainedLab& entry) { return same_training(entry, settings); }))
+      kept.labs.push_front({settings, out});
+    if (kept.labs.size() > trained_labs_kept) kept.labs.pop_back();
+  } catch (const std::bad_alloc&) {
+    // Out of memory for the copy: the lab is shown, only not kept.
+  }
 }
 
 void train_training_lab(TrainingLab& out, const TrainingSettings& settings) {
