@@ -194,7 +194,7 @@ Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const S
 std::string predict_number(double value);
 // In the UI's language: "the answer to 3 decimals", "… to 4 significant digits", "… to the nearest
 // whole number"; and a typed question's range with it ("a number from 0 to 3; close: the answer to 1
-// decimal"). The lesson panel's words, and the handout's.
+// decimal"). The lesson panel's words; the handout uses the first.
 std::string predict_precision_words(const PredictPrecision& precision);
 std::string predict_range_words(const LessonPredict& predict);
 // The answer as the question asks for it: "0.665" (3 decimals), "0.003906" (4 significant

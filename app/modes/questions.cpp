@@ -29,14 +29,15 @@ void add_escaped(std::string& out, std::string_view text) { plot::append_escaped
 
 std::string handout(const Lesson& lesson, i18n::Language language) {
   const i18n::Use words(language);
+  const std::string title = i18n::format("handout.title", {lesson.title.in(language)});
   std::string out = "<!DOCTYPE html>\n<html lang=\"";
   out += i18n::language_code(language);
   out += "\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
-  add_escaped(out, i18n::format("handout.title", {lesson.title.in(language)}));
+  add_escaped(out, title);
   out += "</title>\n<style>";
   out += kHandoutStyle;
   out += "</style>\n</head>\n<body>\n<h1>";
-  add_escaped(out, i18n::format("handout.title", {lesson.title.in(language)}));
+  add_escaped(out, title);
   out += "</h1>\n<p>";
   add_escaped(out, i18n::tr("handout.intro"));
   out += "</p>\n<p class=\"name\">";
@@ -74,15 +75,15 @@ std::string handout(const Lesson& lesson, i18n::Language language) {
   return out;
 }
 
+bool asks_questions(const Lesson& lesson) {
+  return std::any_of(lesson.steps.begin(), lesson.steps.end(), [](const LessonStep& step) { return step.predict; });
+}
+
 // The lessons that ask something, for the refusal of one that does not.
 std::string lessons_with_questions(const LessonList& lessons) {
   std::string names;
   for (const Lesson& lesson : lessons.lessons)
-    for (const LessonStep& step : lesson.steps)
-      if (step.predict) {
-        names += (names.empty() ? "" : ", ") + lesson.name;
-        break;
-      }
+    if (asks_questions(lesson)) names += (names.empty() ? "" : ", ") + lesson.name;
   return names.empty() ? "none" : names;
 }
 
@@ -94,7 +95,7 @@ Result<void> run_questions(const Options& o, AppOptions start) {
   Result<std::size_t> index = exported_lesson(start.lessons, name, "--export-questions");
   if (!index) return index.error();
   const Lesson& lesson = start.lessons.lessons[*index];
-  if (std::none_of(lesson.steps.begin(), lesson.steps.end(), [](const LessonStep& step) { return step.predict; }))
+  if (!asks_questions(lesson))
     return Error::usage("--export-questions: lesson '" + lesson.name + "' asks no questions: the lessons that do are " +
                         lessons_with_questions(start.lessons));
   // Chinese only with its table (as the other exports): otherwise the keys' English.

@@ -122,7 +122,7 @@ void fill_nudge_curves(TemperatureLab& out, std::vector<double>& weights) {
 
 // The nudge at which the top's softmax weight falls to `level` (between its weights at the two ends
 // of the slider): bisection on the weight, which falls monotonically as the second score rises.
-double nudge_at_top_weight(TemperatureLab& lab, std::vector<double>& weights, double level) {
+double nudge_at_top_weight(const TemperatureLab& lab, std::vector<double>& weights, double level) {
   std::vector<double> row = lab.base_scores;
   const double second_score = lab.base_scores[static_cast<std::size_t>(lab.second_index)];
   double low = ParamLimits::nudge_min, high = ParamLimits::nudge_max;
