@@ -928,7 +928,7 @@ TEST_F(ReliabilityApp, SoakOfRandomSliderChangesAcrossAllViewsKeepsMemoryFlat) {
   const long at_end = resident_pages();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("soak: %d steps in %.1f s; resident %ld -> %ld pages\n", steps, seconds, after_warm_up, at_end);
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(SMLAB_SANITIZED_BUILD)
   // ASan keeps freed blocks in a quarantine (256 MB by default), so resident memory
   // climbs until that fills whatever the program does; here LeakSanitizer at exit
   // is the leak check, and the plain build checks the 10% bound.
@@ -1518,7 +1518,7 @@ TEST_F(Reliability, AnOutputNamedForAnotherFormatIsRefused) {
 // through it: a segfault under `ulimit -v`. They throw std::bad_alloc now, as C++ allocations do
 // (an uncaught one is the one-line exit 3 above).
 TEST(ReliabilityMemory, ImGuiAllocationsThrowWhenMemoryRunsOut) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(SMLAB_SANITIZED_BUILD)
   GTEST_SKIP() << "AddressSanitizer stops at an impossible allocation before malloc can return null";
 #else
   platform::imgui_allocations_throw_when_out_of_memory();
