@@ -438,6 +438,14 @@ bool App::frame() {
   compose_training();  // the live training lab's newest picture into the Snapshot drawn
   if (std::string error = evaluator_.take_error(); !error.empty()) report(std::move(error), true);
 
+  // A status line about an import the Params no longer hold goes before the frame is drawn
+  // (UiStatus::status_import): a change made after drawing submits Params, so a frame follows.
+  if (ui_.status_reports_import && (ui_.status_import.expired() || ui_.status_import.lock() != ui_.params.imported)) {
+    ui_.status.clear();
+    ui_.status_is_error = false;
+    ui_.status_reports_import = false;
+  }
+
   FrameStats stats;
   stats.computing = evaluator_.busy();
   stats.progress = evaluator_.progress();
@@ -473,12 +481,6 @@ bool App::frame() {
   export_training_npz();
   if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot)) start_screenshot();
   end_interaction_frame();  // history, PNG export, GIF recording
-  // A status line about an import the Params no longer hold goes (UiStatus::status_import).
-  if (ui_.status_reports_import && (ui_.status_import.expired() || ui_.status_import.lock() != ui_.params.imported)) {
-    ui_.status.clear();
-    ui_.status_is_error = false;
-    ui_.status_reports_import = false;
-  }
 
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
   timing_.recompute_ms = evaluator_.last_compute_ms();
