@@ -1596,6 +1596,21 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   scene.has_data_area = true;
 
   builder.add(HeatmapShape{grid, &heatmap});
+  const float cell_w = grid.width() / static_cast<float>(std::max(heatmap.cols, 1));
+  const float cell_h = grid.height() / static_cast<float>(std::max(heatmap.rows, 1));
+  // A frame inside its cell (neighbouring frames stay apart), drawn only where a cell is large
+  // enough to hold one around some of its colour.
+  const float stroke = std::clamp(0.12f * std::min(cell_w, cell_h), 1.0f, 3.0f);
+  if (std::min(cell_w, cell_h) >= 4.0f * stroke) {
+    for (const auto& [row, col] : heatmap.framed_cells) {
+      if (row < 0 || row >= heatmap.rows || col < 0 || col >= heatmap.cols) continue;
+      const float x0 = grid.x0 + cell_w * static_cast<float>(col), y0 = grid.y0 + cell_h * static_cast<float>(row);
+      const Box outer{x0 + 0.5f * stroke, y0 + 0.5f * stroke, x0 + cell_w - 0.5f * stroke, y0 + cell_h - 0.5f * stroke};
+      const Box inner{outer.x0 + stroke, outer.y0 + stroke, outer.x1 - stroke, outer.y1 - stroke};
+      builder.add(RectShape{outer, std::nullopt, Color{0.0f, 0.0f, 0.0f, 1.0f}, stroke});
+      builder.add(RectShape{inner, std::nullopt, Color{1.0f, 1.0f, 1.0f, 1.0f}, stroke});
+    }
+  }
   builder.add(RectShape{grid, std::nullopt, builder.style.axis, 1.0f});
   const auto column_ticks =
       place_ticks(builder, column_axis, scene.x_map, true, builder.pad, scene.width - builder.pad);

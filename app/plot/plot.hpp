@@ -160,7 +160,11 @@ struct Heatmap {
   std::string x_label{}, y_label{};  // used instead of Plot::x/y labels when not empty
   bool square_cells = true;          // keep cells square (centred in the area) rather than stretch
   std::vector<std::string> names{};  // a name per row and column of a square map (tokens), or empty
-  std::uintptr_t texture = 0;        // GL texture name owned by a HeatmapTexture; 0 = not uploaded
+  // Cells drawn with a frame over their colour, as (row, column): where a reference puts its weight
+  // (the training task's ideal map over the model's), so the two compare in one map. A dark and a
+  // light stroke, so the frame reads on every colour of every colormap.
+  std::vector<std::pair<int, int>> framed_cells{};
+  std::uintptr_t texture = 0;  // GL texture name owned by a HeatmapTexture; 0 = not uploaded
 };
 
 // Whether every cell can be read: `values` holds rows × cols of them, or `fill_row` is set.
