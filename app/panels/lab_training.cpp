@@ -265,7 +265,15 @@ plot::Plot run_map_plot(const TrainingLab& lab, std::size_t index, TexturePool* 
                                   {std::to_string(run.shown_layer + 1), std::to_string(run.shown_head + 1)});
   if (std::isfinite(run.shown_match))
     title += ": " + i18n::format("lab.training.on_right_key", {format_value(run.shown_match, 2)});
-  plot::Plot p = heatmap_plot(std::move(title), token_map(run.shown_map, run.probe.length, run.probe.labels),
+  plot::Heatmap map = token_map(run.shown_map, run.probe.length, run.probe.labels);
+  // The ideal map's weight framed on the model's own: a class sees where the weight should go on the
+  // map it watches form, where a second map beside it does not fit a classroom screen.
+  const auto length = static_cast<std::size_t>(std::max(run.probe.length, 0));
+  if (run.ideal_map.size() == length * length)
+    for (std::size_t cell = 0; cell < run.ideal_map.size(); ++cell)
+      if (run.ideal_map[cell] > 0.0f)
+        map.framed_cells.emplace_back(static_cast<int>(cell / length), static_cast<int>(cell % length));
+  plot::Plot p = heatmap_plot(std::move(title), std::move(map),
                               "training/map-" + std::string(1, static_cast<char>('a' + index)), textures);
   return p;
 }

@@ -544,6 +544,20 @@ TEST_F(TrainingApp, TheLiveLabGrowsWhileFramesAreDrawnAndACopyShowsTheSamePictur
   bool map_a = false;
   for (const NamedPlot& plot : app.shown_view()->plots) map_a = map_a || plot.name == "map-a";
   EXPECT_TRUE(map_a) << "the lab's plots are drawn from the live picture";
+  // The model's map frames the cells where the task's ideal map puts its weight (one a scored row).
+  const TrainingLab& picture = *app.training_picture();
+  for (const NamedPlot& plot : app.shown_view()->plots) {
+    if (plot.name != "map-a") continue;
+    ASSERT_TRUE(plot.plot.heatmap);
+    const std::vector<float>& ideal = picture.runs.front().ideal_map;
+    const int length = plot.plot.heatmap->rows;
+    ASSERT_EQ(ideal.size(), static_cast<std::size_t>(length * length));
+    std::vector<std::pair<int, int>> expected;
+    for (int cell = 0; cell < length * length; ++cell)
+      if (ideal[static_cast<std::size_t>(cell)] > 0.0f) expected.emplace_back(cell / length, cell % length);
+    EXPECT_FALSE(expected.empty());
+    EXPECT_EQ(plot.plot.heatmap->framed_cells, expected);
+  }
 
   AppOptions copy_options = options;
   copy_options.live_training = false;
