@@ -244,15 +244,23 @@ std::string json_syntax_error(std::string_view text, std::size_t byte) {
 }
 
 std::string shown_text(std::string_view text, std::size_t max_bytes) {
-  std::size_t end = std::min(text.size(), max_bytes);
-  // Back off to the start of a UTF-8 character: continuation bytes are 10xxxxxx.
-  while (end > 0 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0u) == 0x80u) --end;
+  // Character by character: a control character or a byte that starts no well-formed UTF-8
+  // character becomes '?', so the line is valid UTF-8 whatever it quotes; cut before the character
+  // that would pass max_bytes of the text.
   std::string out;
-  for (char c : text.substr(0, end)) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += (byte < 0x20 || byte == 0x7f) ? '?' : c;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t length = utf8_char_length(text, at);
+    const std::size_t taken = std::max<std::size_t>(length, 1);
+    if (at + taken > max_bytes) break;
+    const auto byte = static_cast<unsigned char>(text[at]);
+    if (length == 0 || byte < 0x20 || byte == 0x7f)
+      out += '?';
+    else
+      out.append(text.substr(at, length));
+    at += taken;
   }
-  if (end < text.size()) out += "…";
+  if (at < text.size()) out += "…";
   return out;
 }
 

@@ -65,8 +65,9 @@ Result<void> check_json_text(std::string_view text, int max_depth, std::size_t m
 // reports it), never the file's own bytes (they may be anything).
 std::string json_syntax_error(std::string_view text, std::size_t byte);
 
-// A name or value from a file, quoted in a one-line message: control characters (a "\n" escaped
-// in a JSON key) become '?', and it is cut to `max_bytes` at a UTF-8 character boundary, "…" added.
+// A name or value from a file or an address, quoted in a one-line message: control characters (a
+// "\n" escaped in a JSON key) and bytes that are not well-formed UTF-8 become '?', and it is cut to
+// at most `max_bytes` of the text at a character boundary, "…" added.
 std::string shown_text(std::string_view text, std::size_t max_bytes = 40);
 
 }  // namespace smlab::app
