@@ -565,8 +565,10 @@ int training_run_control_rows(float width) {
   return rows;
 }
 
+bool space_trains(const UiState& ui) { return ui.view == View::training && ui.training.live; }
+
 void handle_training_keys(UiState& ui, Params& edit, const Snapshot* snapshot) {
-  if (ui.view != View::training || !ui.training.live) return;
+  if (!space_trains(ui)) return;
   const ImGuiIO& io = ImGui::GetIO();
   // A text field, a dragged slider or a popup keeps the keys.
   if (io.WantTextInput || ImGui::IsAnyItemActive() || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;

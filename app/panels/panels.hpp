@@ -171,6 +171,9 @@ void training_run_controls(UiState& ui, Params& edit, const TrainingLab* lab);
 int training_run_control_rows(float width);  // the rows training_run_controls takes at that width
 void toggle_training(UiState& ui, Params& edit, const TrainingLab* lab);
 void handle_training_keys(UiState& ui, Params& edit, const Snapshot* snapshot);
+// Whether Space is the live training lab's Train/Pause here: then it is only that, and the sweep's
+// play key (app_interaction.cpp) leaves it alone.
+bool space_trains(const UiState& ui);
 
 // The whole window for one frame. `sweep` is the refined d_k sweep belonging to
 // `snapshot` (null: use the snapshot's own).

@@ -674,6 +674,7 @@ TEST_F(TrainingApp, ALessonStepOpensTheLabPausedAtStepZeroWithItsMap) {
   for (const PlacedPlot& placed : app.ui().placed_plots) map_a = map_a || placed.name == "training/map-a";
   EXPECT_TRUE(map_a) << "the probe's map";
   const std::vector<float> untrained = app.training_picture()->runs.front().shown_map;
+  const double temperature = app.ui().params.temperature;
   press_space(app);
   int steps = 0;
   for (int look = 0; look < 4000 && steps < 2; ++look) {
@@ -683,6 +684,10 @@ TEST_F(TrainingApp, ALessonStepOpensTheLabPausedAtStepZeroWithItsMap) {
   }
   EXPECT_GE(steps, 2) << "Space started it";
   EXPECT_NE(app.training_picture()->runs.front().shown_map, untrained) << "the map changes as it trains";
+  // Space is Train alone here: it also started the temperature sweep, which moved T unseen and kept
+  // the window recomputing every frame after the training had stopped (120 % CPU, seen live).
+  EXPECT_FALSE(app.ui().interaction.sweep_playing) << "Space also played the sweep";
+  EXPECT_EQ(app.ui().params.temperature, temperature);
 }
 
 // A lesson step's layout is planned once and measures the training status at its longest, so the
