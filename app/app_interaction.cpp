@@ -40,8 +40,8 @@ void App::begin_interaction_frame() {
   if (state.commands.take(Command::redo)) undo_or_redo(true);
 
   // Space plays or pauses the sweep unless a widget has the keyboard, or the live training lab is
-  // shown, where Space is Train/Pause alone: it also started the sweep, which then moved T unseen
-  // and recomputed the hidden dashboard every frame after the training had stopped.
+  // shown, where Space is Train/Pause alone: a sweep started with it would move T out of sight and
+  // recompute the hidden dashboard every frame, long after the training stopped.
   if (!io.WantCaptureKeyboard && !io.KeyCtrl && !space_trains(ui_) && ImGui::IsKeyPressed(GLFW_KEY_SPACE, false))
     state.commands.push(Command::toggle_sweep);
   if (state.commands.take(Command::toggle_sweep)) toggle_sweep();
