@@ -16,7 +16,9 @@ fi
 start=$(date +%s)
 case $mode in
   build)
-    log=$web_build.test-build.log
+    # Inside the web build's own folder: beside it, the log was a stray file in the checkout.
+    mkdir -p "$web_build"
+    log=$web_build/test-build.log
     emcmake cmake -S "$source_dir" -B "$web_build" -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 || { cat "$log"; exit 1; }
     cmake --build "$web_build" -j 2 --target softmax-lab-web-site >>"$log" 2>&1 || { tail -n 60 "$log"; exit 1; }
     echo "web_site: page built in $(( $(date +%s) - start )) s: $(du -cb "$web_build"/site/* | awk 'END {printf "%.1f MB", $1 / 1e6}') ($(ls "$web_build"/site | tr '\n' ' '))"
