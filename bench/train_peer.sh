@@ -13,12 +13,12 @@ here=$(dirname "$0")
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 app=$("$driver" speed)
 echo "$app"
-for config in "16 9 default" "256 64 d_k 256"; do
+for config in "16 9" "256 64"; do
   set -- $config
   peer=$(/usr/bin/python3 "$here/torch_peer.py" "$1" "$2" 3)
   echo "peer: $peer"
-  label=$3
-  [ "$label" = default ] && pattern='^default' || pattern='^d_k 256'
+  # train-driver's line for this size: "default (recall, d_k 16, L 9) …" or "d_k 256, L 64 …".
+  [ "$1" = 16 ] && pattern='^default' || pattern="^d_k $1, L $2"
   app_rate=$(echo "$app" | grep "$pattern" | sed 's/.* \([0-9.]*\) steps\/s on 1 thread.*/\1/')
   peer_rate=$(echo "$peer" | sed 's/.*"steps_per_second": \([0-9.]*\).*/\1/')
   echo "d_k $1, L $2: app $app_rate steps/s, peer $peer_rate steps/s, app/peer $(echo "$app_rate $peer_rate" | awk '{printf "%.2f", $1 / $2}')"
