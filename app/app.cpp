@@ -137,6 +137,19 @@ const ImportedAttention* token_glyph_source(const Params& params) {
   return nullptr;
 }
 
+// What decides the glyphs the plots need beyond ASCII in either language: the imported token
+// labels, and the training lab's language model, whose maps and bars label tokens with the lesson
+// texts' characters (Chinese ones too, in an English window) and the typed sentence's. These stay
+// once gathered (`before`): a lesson stepping in and out of the language model would otherwise
+// rebuild the atlas, a visible pause, at each step.
+App::GlyphSources glyph_sources(const Params& params, const App::GlyphSources& before) {
+  const TrainingSettings& training = params.training;
+  const bool language = training.run.task == train::Task::language && training.corpus != nullptr;
+  const void* corpus = language ? training.corpus.get() : nullptr;
+  if (corpus == nullptr && before.corpus != nullptr && before.corpus == training.corpus.get()) corpus = before.corpus;
+  return {token_glyph_source(params), corpus, language ? training.sentence : before.sentence};
+}
+
 }  // namespace
 
 void apply_theme_colors(Theme theme, ImGuiStyle& style) {
@@ -198,10 +211,23 @@ void App::apply_look() {
       }
     }
   };
-  // Imported token labels bring their own characters: merged from the same font, in either language.
-  if (const ImportedAttention* token_glyphs = token_glyph_source(ui_.params); token_glyphs != nullptr) {
-    request.extra_text_owner = token_glyphs;
-    request.extra_text = token_glyphs->tokens;
+  // Token labels bring their own characters: merged from the same font, in either language.
+  if (const GlyphSources sources = glyph_sources(ui_.params, glyph_sources_);
+      sources != glyph_sources_ || extra_glyphs_ == nullptr) {
+    auto text = std::make_shared<std::vector<std::string>>();
+    if (sources.imported != nullptr) *text = static_cast<const ImportedAttention*>(sources.imported)->tokens;
+    if (sources.corpus != nullptr) {
+      const auto& corpus = *static_cast<const train::Corpus*>(sources.corpus);
+      for (int token = 0; token < corpus.vocab_size(); ++token) text->push_back(corpus.label(token));
+      text->push_back(sources.sentence);
+    }
+    // Made while the old list lives, so its address (the atlas's owner key) is a new one.
+    extra_glyphs_ = std::move(text);
+    glyph_sources_ = sources;
+  }
+  if (!extra_glyphs_->empty()) {
+    request.extra_text_owner = extra_glyphs_.get();
+    request.extra_text = *extra_glyphs_;
   }
   const bool show_chinese = fonts.merge_chinese;
   const platform::UiFonts loaded = font_atlas_.load(ImGui::GetIO(), std::move(request));
@@ -326,7 +352,7 @@ bool App::frame() {
   const auto frame_start = Clock::now();
   surface_.make_current();
   if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
-      token_glyph_source(ui_.params) != font_atlas_.extra_text_owner() ||
+      glyph_sources(ui_.params, glyph_sources_) != glyph_sources_ ||
       surface_.framebuffer_scale() != applied_framebuffer_scale_)
     apply_look();
   // Everything this frame draws (and reports) is in this App's language, whatever another App or an
@@ -412,6 +438,14 @@ bool App::frame() {
   compose_training();  // the live training lab's newest picture into the Snapshot drawn
   if (std::string error = evaluator_.take_error(); !error.empty()) report(std::move(error), true);
 
+  // A status line about an import the Params no longer hold goes before the frame is drawn
+  // (UiStatus::status_import): a change made after drawing submits Params, so a frame follows.
+  if (ui_.status_reports_import && (ui_.status_import.expired() || ui_.status_import.lock() != ui_.params.imported)) {
+    ui_.status.clear();
+    ui_.status_is_error = false;
+    ui_.status_reports_import = false;
+  }
+
   FrameStats stats;
   stats.computing = evaluator_.busy();
   stats.progress = evaluator_.progress();
@@ -448,12 +482,6 @@ bool App::frame() {
   export_training_npz();
   if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot)) start_screenshot();
   end_interaction_frame();  // history, PNG export, GIF recording
-  // A status line about an import the Params no longer hold goes (UiStatus::status_import).
-  if (ui_.status_reports_import && (ui_.status_import.expired() || ui_.status_import.lock() != ui_.params.imported)) {
-    ui_.status.clear();
-    ui_.status_is_error = false;
-    ui_.status_reports_import = false;
-  }
 
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
   timing_.recompute_ms = evaluator_.last_compute_ms();

@@ -52,6 +52,9 @@ struct AppOptions : StartState {
   // training_shown, that picture is drawn while the lab's settings stay the Params' (an offscreen
   // copy of a window); else the evaluator's lab at train_steps (headless renders and exports).
   bool live_training = false;
+  // The live lab trains from the first frame, as if Train were pressed (the --train frame bench);
+  // otherwise it waits at step 0 for Train or Step.
+  bool train_at_start = false;
   std::shared_ptr<const TrainingLab> training_shown;
 };
 
@@ -75,6 +78,16 @@ plot::Style theme_plot_style(Theme theme);
 
 class App {
  public:
+  // What the font atlas's glyphs beyond ASCII come from in either language (app.cpp, apply_look):
+  // imported token labels (an ImportedAttention whose labels need them), the training lab's
+  // language model (its corpus, while that task is set) and its typed sentence.
+  struct GlyphSources {
+    const void* imported = nullptr;
+    const void* corpus = nullptr;
+    std::string sentence;
+    friend bool operator==(const GlyphSources&, const GlyphSources&) = default;
+  };
+
   // Loads fonts and style for `surface` (whose contexts must outlive the App) and
   // submits the first evaluation.
   App(platform::Surface& surface, const AppOptions& options);
@@ -249,6 +262,10 @@ class App {
   ImportPopup import_popup_;    // File → Import
   Toast toast_;                 // the last report(), until it has faded
   platform::FontAtlas font_atlas_;
+  // The text beyond ASCII the atlas carries in either language (token labels), and what it was
+  // gathered from: a change of either source gathers it again (app.cpp, apply_look).
+  std::shared_ptr<const std::vector<std::string>> extra_glyphs_;
+  GlyphSources glyph_sources_;
   // start_import's thread (app_import.cpp): the import's outcome, where it was asked from, when.
   std::unique_ptr<BackgroundJob<ImportLoad>> import_job_;
   bool import_from_popup_ = false;                       // File → Import: the popup stays open and shows the failure

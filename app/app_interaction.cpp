@@ -39,8 +39,10 @@ void App::begin_interaction_frame() {
   if (state.commands.take(Command::undo)) undo_or_redo(false);
   if (state.commands.take(Command::redo)) undo_or_redo(true);
 
-  // Space plays or pauses the sweep unless a widget has the keyboard.
-  if (!io.WantCaptureKeyboard && !io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_SPACE, false))
+  // Space plays or pauses the sweep unless a widget has the keyboard, or the live training lab is
+  // shown, where Space is Train/Pause alone: a sweep started with it would move T out of sight and
+  // recompute the hidden dashboard every frame, long after the training stopped.
+  if (!io.WantCaptureKeyboard && !io.KeyCtrl && !space_trains(ui_) && ImGui::IsKeyPressed(GLFW_KEY_SPACE, false))
     state.commands.push(Command::toggle_sweep);
   if (state.commands.take(Command::toggle_sweep)) toggle_sweep();
 

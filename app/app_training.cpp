@@ -12,6 +12,7 @@
 #include "lessons/lesson_corpus.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "platform/window.hpp"
+#include "training_export.hpp"
 
 namespace smlab::app {
 namespace {
@@ -53,6 +54,7 @@ void App::start_training(const AppOptions& options) {
   if (options.live_training) {
     trainer_ = std::make_unique<Trainer>();
     trainer_->set_wake_callback(&platform::Window::wake);
+    if (options.train_at_start) trainer_->command(Trainer::Command::train);
   }
   ui_.training.live = trainer_ != nullptr;
 }
@@ -169,6 +171,13 @@ void App::export_training_npz() {
   t.export_npz = false;
   const TrainingLab* lab = latest_.snapshot != nullptr ? latest_.snapshot->lab<TrainingLab>() : nullptr;
   if (lab == nullptr || lab->sentence.attention == nullptr) return;
+  // As the headless export: a file --import would refuse is not written (training_export.hpp).
+  if (const Result<void> readable = exporting::importable(*lab->sentence.attention); !readable) {
+    t.message = t.npz_path + " is not written: " + readable.error().message;
+    t.message_is_error = true;
+    report(t.message, true);
+    return;
+  }
   const std::vector<std::uint8_t> bytes = train::attention_npz(*lab->sentence.attention);
   const Result<void> written = exporting::write_file_atomically(t.npz_path, bytes, t.overwrite);
   t.message = written.ok() ? i18n::format("lab.training.exported_npz", {t.npz_path}) : written.error().message;

@@ -7,6 +7,8 @@
 //   [SECTION] Encoding and the address bar
 #include "url_state.hpp"
 
+#include "files/text_file.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -72,7 +74,9 @@ std::optional<std::string> allowed_part(std::string_view message) {
   return std::nullopt;
 }
 
-std::string shown(std::string_view text) { return std::string(text.substr(0, 40)); }
+// A piece of the address quoted in a line: it may hold anything (a NUL, an escape sequence, a
+// newline, bytes that are not UTF-8, a megabyte), so it is cut and made printable.
+std::string shown(std::string_view text) { return app::shown_text(text); }
 
 // A pin's name inside pin=NAME|KEY=VALUE|…: '%' and '|' written as %25 and %7C (any other
 // character is the name's own).
@@ -97,7 +101,9 @@ std::string unescape_pin_name(std::string_view text) {
 
 // The line for a refused setting: the setting as typed and why, in this thread's language.
 std::string refusal(const UrlPair& pair, std::string reason) {
-  return i18n::format("web.url.skipped", {shown(pair.name) + "=" + shown(pair.value), reason});
+  // The reason comes from the start checks, which may quote the value whole: printable here too, and
+  // as long as the longest list of what is allowed (every key's name).
+  return i18n::format("web.url.skipped", {shown(pair.name) + "=" + shown(pair.value), app::shown_text(reason, 1000)});
 }
 
 // Why a value was refused, from the start check's Error: "'abc' is not allowed: <allowed>" when the

@@ -1,6 +1,7 @@
 // train-driver: the headless measurements of docs/TRAINING.md: steps per second, time
 // to 99% on the default task, steps to 90% scaled vs unscaled over seeds, temperature, naive fp16,
-// and the language model's loss within a minute. Every figure in that document comes from here.
+// the language model's loss within a minute, and the cost model's estimates against the clock. Every
+// figure in that document comes from here.
 //
 // [SECTION] Index
 //   [SECTION] Command line
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "smlab/parallel.hpp"
+#include "smlab/train/cost.hpp"
 #include "smlab/train/run.hpp"
 #include "train_test_support.hpp"
 
@@ -330,10 +332,40 @@ int measure_language(const Options& o) {
   return 0;
 }
 
+// The cost model against the clock (smlab/train/cost.hpp): for the settings (the task's defaults and
+// every --set), one core's seconds per step measured over --seconds (at least one step), beside the
+// model's estimate from its counts. The ratio estimate/measured should stay at or above 1: an
+// estimate may be high, not low. Also each count over the time, the rates the model's terms imply.
+int measure_cost(const Options& o) {
+  const Settings s = settings_of(o);
+  const std::shared_ptr<const Corpus> corpus = s.task == Task::language ? lesson_corpus(o) : nullptr;
+  const auto created_at = Clock::now();
+  Run run = Run::create(s, corpus).value();
+  const double created = seconds_since(created_at);
+  run.set_max_threads(1);
+  run.step(1);  // first-use costs (buffers) not counted
+  const auto start = Clock::now();
+  int steps = 0;
+  do {
+    run.step(1);
+    ++steps;
+  } while (seconds_since(start) < o.seconds);
+  const double measured = seconds_since(start) / steps;
+  const StepWork work = step_work(s, corpus.get());
+  const double estimated = step_seconds(s, corpus.get());
+  std::printf(
+      "%s\n  steps %d  measured %.6g s/step  estimated %.6g s/step  ratio %.2f  created in %.3g s (est. %.3g s "
+      "with the summary)\n  multiply-adds %.4g (%.3g /s)  softmax weights %.4g (%.3g /s)  bytes %.4g\n",
+      train_test::describe(s).c_str(), steps, measured, estimated, estimated / measured, created,
+      setup_seconds(s, corpus.get()), work.multiply_adds, work.multiply_adds / measured, work.softmax_weights,
+      work.softmax_weights / measured, work.bytes);
+  return 0;
+}
+
 const char* usage =
     "usage: train-driver COMMAND [--set KEY=VALUE]... [--values A,B,...] [--seeds N] [--cap STEPS]\n"
     "                    [--threshold ACC] [--seconds S] [--lessons DIR]\n"
-    "commands: speed, to99, scaling (--values: d_k), temperature (--values: T), precision, language\n";
+    "commands: speed, to99, scaling (--values: d_k), temperature (--values: T), precision, language, cost\n";
 
 }  // namespace
 }  // namespace smlab::train
@@ -347,10 +379,13 @@ int main(int argc, char** argv) {
     std::fputs(usage, stderr);
     return 2;
   }
-  const std::map<std::string, std::function<int(const Options&)>> commands{
-      {"speed", measure_speed},         {"to99", measure_to99},
-      {"scaling", measure_scaling},     {"temperature", measure_temperature},
-      {"precision", measure_precision}, {"language", measure_language}};
+  const std::map<std::string, std::function<int(const Options&)>> commands{{"speed", measure_speed},
+                                                                           {"to99", measure_to99},
+                                                                           {"scaling", measure_scaling},
+                                                                           {"temperature", measure_temperature},
+                                                                           {"precision", measure_precision},
+                                                                           {"language", measure_language},
+                                                                           {"cost", measure_cost}};
   const auto command = commands.find(options->command);
   if (command == commands.end()) {
     std::fputs(usage, stderr);

@@ -42,6 +42,8 @@ test_packages=(
   emscripten python3-fonttools chromium chromium-driver python3-selenium python3-pil
   # the live drag-and-drop test's XDND client; the format check (.clang-format); make bench's peer
   python3-xlib clang-format-14 python3-matplotlib
+  # make package reuses the Release build's objects (Makefile, HARDENED)
+  ccache
   # the class's simulated students (tests/classroom/): a WebSocket client
   python3-websockets
 )

@@ -7,7 +7,7 @@
 //   [SECTION] Low-level writes: temporary file, rename, sync
 //   [SECTION] Checking a target: check_target
 //   [SECTION] Writing: FileBatch, install_exit_guards, write_file_atomically
-//   [SECTION] Folders and names: ensure_directory, numbered_path
+//   [SECTION] Folders and names: ensure_directory, check_directory, numbered_path
 #include "files/atomic_file.hpp"
 
 #include <atomic>
@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <initializer_list>
 #include <new>
+#include <poll.h>
 #include <random>
 #include <sys/stat.h>
 #include <system_error>
@@ -70,8 +71,9 @@ const char* kind_of(mode_t mode) {
 
 // [SECTION] Temporary files (signal-safe registry)
 // The temporary files in flight, readable from a signal handler: fixed slots of plain bytes (no
-// allocation, no locks). A slot's state is 0 free, 1 being filled, 2 holds a path to remove. This is
-// the one piece of process-wide state here, because a signal handler can reach nothing else.
+// allocation, no locks). A slot's state is 0 free, 1 being filled, 2 holds a file to remove, 3 a
+// folder a FileBatch made, to remove if empty. This is the one piece of process-wide state here, because a signal
+// handler can reach nothing else.
 constexpr int cleanup_slot_count = 256;
 constexpr std::size_t cleanup_path_bytes = 4096;
 struct CleanupSlot {
@@ -84,13 +86,13 @@ std::atomic<int> deferred_signal{0};  // the signal that waited
 std::atomic<int> progress_line{0};    // a progress line is open on stderr: end it before dying
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler reads these");
 
-int register_temporary(const fs::path& path) {
+int register_temporary(const fs::path& path, int kind = 2) {
   if (path.native().size() >= cleanup_path_bytes) return -1;
   for (int slot = 0; slot < cleanup_slot_count; ++slot) {
     int expected = 0;
     if (cleanup_slots[slot].state.compare_exchange_strong(expected, 1)) {
       std::memcpy(cleanup_slots[slot].path, path.c_str(), path.native().size() + 1);
-      cleanup_slots[slot].state.store(2);
+      cleanup_slots[slot].state.store(kind);
       return slot;
     }
   }
@@ -101,9 +103,13 @@ void release_temporary(int slot) {
   if (slot >= 0) cleanup_slots[slot].state.store(0);
 }
 
+// The files first, then the folders, the last registered (the deepest) first: a folder goes only
+// once empty (rmdir), so one that holds anything else stays.
 void remove_registered_temporaries() {
   for (CleanupSlot& slot : cleanup_slots)
     if (slot.state.load() == 2) ::unlink(slot.path);
+  for (int slot = cleanup_slot_count - 1; slot >= 0; --slot)
+    if (cleanup_slots[slot].state.load() == 3) ::rmdir(cleanup_slots[slot].path);
 }
 
 void die_of(int signal_number) {
@@ -136,7 +142,14 @@ extern "C" void check_standard_output() {
   if (flushed && std::ferror(stdout) == 0) return;
   static constexpr char line[] = "softmax-lab: cannot write to standard output: ";
   (void)!::write(STDERR_FILENO, line, sizeof line - 1);
+  // stdio keeps no errno of an earlier failed write: a pipe whose reader has gone says so itself
+  // (POLLERR on the writing end), which is the common case (`softmax-lab --list-keys | head -1`).
   const char* reason = flushed ? "write error" : std::strerror(error_number);
+  struct stat status {};
+  pollfd output{STDOUT_FILENO, POLLOUT, 0};
+  if (flushed && ::fstat(STDOUT_FILENO, &status) == 0 && S_ISFIFO(status.st_mode) && ::poll(&output, 1, 0) == 1 &&
+      (output.revents & POLLERR) != 0)
+    reason = std::strerror(EPIPE);
   (void)!::write(STDERR_FILENO, reason, std::strlen(reason));
   (void)!::write(STDERR_FILENO, "\n", 1);
   std::_Exit(3);
@@ -261,17 +274,6 @@ void sync_directory(const fs::path& directory) {
   }
 }
 
-// The file an overwrite replaces: `path` itself, or the regular file its symbolic link points to.
-fs::path real_target(const fs::path& path) {
-  struct stat status {};
-  if (::lstat(path.c_str(), &status) == 0 && S_ISLNK(status.st_mode)) {
-    std::error_code error;
-    fs::path resolved = fs::canonical(path, error);
-    if (!error) return resolved;
-  }
-  return path;
-}
-
 }  // namespace
 
 // [SECTION] Checking a target: check_target
@@ -282,33 +284,38 @@ Result<void> check_target(const fs::path& path, bool overwrite) {
   }
   struct stat link_status {};
   if (::lstat(path.c_str(), &link_status) == 0) {
-    struct stat status {};
-    if (::stat(path.c_str(), &status) != 0) {
-      return refused(
-          {"cannot write '", path.native(), "': it is a symbolic link that leads nowhere (", os_reason(errno), ")"});
+    // A symbolic link is never replaced, nor written through: one planted in a shared folder would
+    // have an export replace a file outside that folder, perhaps another user's.
+    if (S_ISLNK(link_status.st_mode)) {
+      struct stat status {};
+      const char* leads = ::stat(path.c_str(), &status) != 0 ? " that leads nowhere"
+                          : S_ISREG(status.st_mode)          ? " to a regular file"
+                                                             : " to something that is not a regular file";
+      return refused({"cannot write '", path.native(), "': it is a symbolic link", leads,
+                      "; only a regular file can be replaced, never a link or what it points to"});
     }
-    if (!S_ISREG(status.st_mode)) {
-      return refused({"cannot write '", path.native(), "': it is ", S_ISLNK(link_status.st_mode) ? "a link to " : "",
-                      kind_of(status.st_mode), "; only a regular file can be replaced"});
+    if (!S_ISREG(link_status.st_mode)) {
+      return refused({"cannot write '", path.native(), "': it is ", kind_of(link_status.st_mode),
+                      "; only a regular file can be replaced"});
     }
     if (!overwrite) return already_exists(path);
     if (::access(path.c_str(), W_OK) != 0) {
       return refused({"cannot replace '", path.native(), "': the file is not writable (", os_reason(errno), ")"});
     }
-    // In a sticky folder (like /tmp) only the file's owner, the folder's owner or root may replace
-    // it. Refused here, before the commit's backup link is made (which no one could remove then).
-    const fs::path real = real_target(path);
+    // In a sticky folder (like /tmp) a file is replaced only if it is ours or the folder is: what
+    // the kernel lets only its owner, the folder's owner or root remove, root replaces no more
+    // readily than anyone (refused here, before the commit's backup link is made).
     struct stat folder_status {};
-    if (::stat(directory_of(real).c_str(), &folder_status) == 0 && (folder_status.st_mode & S_ISVTX) != 0 &&
-        ::geteuid() != 0 && status.st_uid != ::geteuid() && folder_status.st_uid != ::geteuid()) {
+    if (::stat(directory_of(path).c_str(), &folder_status) == 0 && (folder_status.st_mode & S_ISVTX) != 0 &&
+        link_status.st_uid != ::geteuid() && folder_status.st_uid != ::geteuid()) {
       return refused({"cannot replace '", path.native(), "': it belongs to another user in '",
-                      directory_of(real).native(),
+                      directory_of(path).native(),
                       "', a folder with the sticky bit where only its owner may replace it (", os_reason(EPERM), ")"});
     }
   } else if (errno != ENOENT) {
     return cannot_write(path, errno);
   }
-  const fs::path folder = directory_of(real_target(path));
+  const fs::path folder = directory_of(path);
   struct stat folder_status {};
   if (::stat(folder.c_str(), &folder_status) != 0) return cannot_write(path, errno);
   if (!S_ISDIR(folder_status.st_mode)) {
@@ -329,17 +336,46 @@ FileBatch::~FileBatch() {
 
 void FileBatch::abandon() {
   for (Staged& staged : staged_) {
-    ::unlink(staged.temporary.c_str());
+    if (!staged.temporary.empty()) ::unlink(staged.temporary.c_str());
     release_temporary(staged.cleanup_slot);
     staged.cleanup_slot = -1;
   }
   staged_.clear();
+  for (auto made = made_.rbegin(); made != made_.rend(); ++made) {
+    ::rmdir(made->directory.c_str());
+    release_temporary(made->cleanup_slot);
+  }
+  made_.clear();
 }
 
 Result<void> FileBatch::check(const fs::path& path) const {
   for (const Staged& staged : staged_)
     if (staged.target == path) return refused({"cannot write '", path.native(), "' twice in one export"});
+  // Checking ahead: a folder this run has yet to make holds nothing to collide with.
+  struct stat folder {};
+  if (mode_ == Mode::check_only && ::stat(directory_of(path).c_str(), &folder) != 0 && errno == ENOENT) return {};
   return check_target(path, overwrite_);
+}
+
+Result<void> FileBatch::make_directory(const fs::path& directory) {
+  if (mode_ == Mode::check_only) return check_directory(directory);
+  // The missing folders, outermost first, made one by one so that each is known to be ours.
+  std::vector<fs::path> missing;
+  for (fs::path at = directory; !at.empty(); at = at.parent_path()) {
+    struct stat status {};
+    if (::lstat(at.c_str(), &status) == 0) break;
+    missing.insert(missing.begin(), at);
+    if (at == at.parent_path()) break;
+  }
+  for (const fs::path& folder : missing) {
+    if (::mkdir(folder.c_str(), 0777) != 0) {
+      if (errno == EEXIST) continue;  // made by someone else meanwhile: not ours to remove
+      const int error_number = errno;
+      return refused({"cannot create directory '", directory.native(), "': ", os_reason(error_number)});
+    }
+    made_.push_back({folder, register_temporary(folder, 3)});
+  }
+  return ensure_directory(directory);
 }
 
 Result<void> FileBatch::stage(const fs::path& path, std::string_view text) {
@@ -351,16 +387,19 @@ Result<void> FileBatch::stage(const fs::path& path, std::span<const std::uint8_t
   if (Result<void> checked = check(path); !checked.ok()) return checked;
   Staged staged;
   staged.target = path;
-  staged.real = real_target(path);
-  const int descriptor = create_temporary_next_to(staged.real, staged.temporary, staged.cleanup_slot);
+  if (mode_ == Mode::check_only) {
+    staged_.push_back(std::move(staged));
+    return {};
+  }
+  const int descriptor = create_temporary_next_to(staged.target, staged.temporary, staged.cleanup_slot);
   if (descriptor < 0) {
     const int error_number = errno;
     return refused({"cannot write '", path.native(), "': cannot create a temporary file in '",
-                    directory_of(staged.real).native(), "': ", os_reason(error_number)});
+                    directory_of(staged.target).native(), "': ", os_reason(error_number)});
   }
   int error_number = write_all(descriptor, bytes);
   struct stat existing {};
-  if (error_number == 0 && ::stat(staged.real.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) &&
+  if (error_number == 0 && ::lstat(staged.target.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) &&
       ::fchmod(descriptor, existing.st_mode & 07777) != 0)
     error_number = errno;
   if (error_number == 0 && ::fsync(descriptor) != 0) error_number = errno;
@@ -375,6 +414,7 @@ Result<void> FileBatch::stage(const fs::path& path, std::span<const std::uint8_t
 }
 
 Result<void> FileBatch::commit() {
+  if (mode_ == Mode::check_only) return {};
   // Renames only: quick. A SIGINT now waits for the end, so no file is left half-committed.
   committing.store(1);
   struct Done {
@@ -387,15 +427,15 @@ Result<void> FileBatch::commit() {
     Done step{&staged, {}};
     int error_number = 0;
     if (!overwrite_) {
-      error_number = rename_without_replacing(staged.temporary, staged.real);
+      error_number = rename_without_replacing(staged.temporary, staged.target);
     } else {
       struct stat existing {};
-      if (::lstat(staged.real.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
+      if (::lstat(staged.target.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
         fs::path backup = staged.temporary;
         backup += ".old";
-        if (::link(staged.real.c_str(), backup.c_str()) == 0) step.backup = std::move(backup);
+        if (::link(staged.target.c_str(), backup.c_str()) == 0) step.backup = std::move(backup);
       }
-      if (::rename(staged.temporary.c_str(), staged.real.c_str()) != 0) error_number = errno;
+      if (::rename(staged.temporary.c_str(), staged.target.c_str()) != 0) error_number = errno;
     }
     if (error_number != 0) {
       failure = error_number == EEXIST ? already_exists(staged.target) : cannot_write(staged.target, error_number);
@@ -408,14 +448,14 @@ Result<void> FileBatch::commit() {
     // Undo in reverse: the old contents back where they were, the new files gone.
     for (auto it = done.rbegin(); it != done.rend(); ++it) {
       if (!it->backup.empty())
-        ::rename(it->backup.c_str(), it->staged->real.c_str());
+        ::rename(it->backup.c_str(), it->staged->target.c_str());
       else
-        ::unlink(it->staged->real.c_str());
+        ::unlink(it->staged->target.c_str());
     }
   } else {
     for (const Done& step : done)
       if (!step.backup.empty()) ::unlink(step.backup.c_str());
-    for (const Staged& staged : staged_) sync_directory(directory_of(staged.real));
+    for (const Staged& staged : staged_) sync_directory(directory_of(staged.target));
   }
   if (!failure.ok()) {
     abandon();
@@ -424,6 +464,8 @@ Result<void> FileBatch::commit() {
       release_temporary(staged.cleanup_slot);
       staged.cleanup_slot = -1;
     }
+    for (Made& made : made_) release_temporary(made.cleanup_slot);  // the folders stay with the files
+    made_.clear();
     committed_ = true;
   }
   committing.store(0);
@@ -443,9 +485,13 @@ std::vector<fs::path> FileBatch::targets() const {
 void install_exit_guards() {
   // A write past `ulimit -f` then fails with EFBIG, an ordinary write error (exit 3, nothing left).
   std::signal(SIGXFSZ, SIG_IGN);
-  // Every catchable signal whose default ends the process.
-  std::vector<int> signals = {SIGHUP,  SIGINT,  SIGQUIT, SIGABRT, SIGUSR1,   SIGUSR2,
-                              SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGVTALRM, SIGPROF};
+  // A reader that closes our standard output early (`| head`, `| true`) would kill the process
+  // with SIGPIPE, after its files were committed, with no word: ignored, the write fails (EPIPE)
+  // and the exit check below says so in one line, exit 3.
+  std::signal(SIGPIPE, SIG_IGN);
+  // Every other catchable signal whose default ends the process.
+  std::vector<int> signals = {SIGHUP,  SIGINT,  SIGQUIT, SIGABRT,   SIGUSR1, SIGUSR2,
+                              SIGALRM, SIGTERM, SIGXCPU, SIGVTALRM, SIGPROF};
 #ifdef SIGSTKFLT
   signals.push_back(SIGSTKFLT);
 #endif
@@ -491,7 +537,7 @@ Result<void> write_file_atomically(const fs::path& path, std::string_view text, 
   return write_file_atomically(path, std::span<const std::uint8_t>(data, text.size()), overwrite);
 }
 
-// [SECTION] Folders and names: ensure_directory, numbered_path
+// [SECTION] Folders and names: ensure_directory, check_directory, numbered_path
 
 Result<void> ensure_directory(const fs::path& directory) {
   if (directory.empty()) {
@@ -514,6 +560,36 @@ Result<void> ensure_directory(const fs::path& directory) {
     return refused({"cannot create directory '", directory.native(), "': it exists and is not a directory"});
   }
   return {};
+}
+
+Result<void> check_directory(const fs::path& directory) {
+  if (directory.empty()) {
+    return Error::file("cannot create a directory with an empty name");
+  }
+  // The nearest part of the path that exists decides: a folder we may write in, or an error.
+  for (fs::path at = directory;;) {
+    struct stat status {};
+    if (::stat(at.c_str(), &status) == 0) {
+      if (!S_ISDIR(status.st_mode)) {
+        const char* kind = S_ISREG(status.st_mode) ? "a file" : kind_of(status.st_mode);
+        if (at == directory)
+          return refused({"cannot create directory '", directory.native(), "': it exists and is ", kind});
+        return refused(
+            {"cannot create directory '", directory.native(), "': '", at.native(), "' is ", kind, ", not a directory"});
+      }
+      if (::access(at.c_str(), W_OK | X_OK) != 0) {
+        const int error_number = errno;
+        if (at == directory)
+          return refused({"cannot write into '", directory.native(), "': ", os_reason(error_number)});
+        return refused({"cannot create directory '", directory.native(), "': ", os_reason(error_number)});
+      }
+      return {};
+    }
+    if (errno != ENOENT) return refused({"cannot create directory '", directory.native(), "': ", os_reason(errno)});
+    const fs::path parent = at.has_parent_path() ? at.parent_path() : fs::path(".");
+    if (parent == at) return {};
+    at = parent;
+  }
 }
 
 std::filesystem::path numbered_path(const std::filesystem::path& stem, int copy, std::string_view extension) {

@@ -48,4 +48,34 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string escaped_path(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const std::size_t length = utf8_char_length(text, i);
+    if (length > 1 || (length == 1 && byte >= 0x20 && byte != 0x7f && byte != '\\')) {
+      out.append(text.substr(i, length));
+      i += length;
+      continue;
+    }
+    if (byte == '\\') {
+      out += "\\\\";
+    } else if (byte == '\n') {
+      out += "\\n";
+    } else if (byte == '\t') {
+      out += "\\t";
+    } else if (byte == '\r') {
+      out += "\\r";
+    } else {
+      constexpr char digits[] = "0123456789abcdef";
+      out += "\\x";
+      out += digits[byte >> 4];
+      out += digits[byte & 0xF];
+    }
+    ++i;
+  }
+  return out;
+}
+
 }  // namespace smlab::app

@@ -10,11 +10,13 @@
 
 namespace smlab::app {
 
-ProgressLine::ProgressLine(std::string what, std::FILE* stream, bool always, std::chrono::milliseconds quiet)
+ProgressLine::ProgressLine(std::string what, std::FILE* stream, bool always, std::chrono::milliseconds quiet,
+                           std::chrono::milliseconds redraw)
     : what_(std::move(what)),
       stream_(stream),
       enabled_(always || ::isatty(::fileno(stream)) == 1),
       quiet_(quiet),
+      redraw_(redraw),
       start_(std::chrono::steady_clock::now()) {}
 
 ProgressLine::~ProgressLine() { done(); }
@@ -26,9 +28,18 @@ void ProgressLine::update(double fraction, std::string_view stage) noexcept {
     const auto now = std::chrono::steady_clock::now();
     if (now - start_ < quiet_) return;
     const int percent = static_cast<int>(std::floor(std::clamp(fraction, 0.0, 1.0) * 100.0));
-    const bool new_stage = stage != last_stage_;
-    // Throttled: a new stage at once, else a new percentage at most every redraw_interval.
-    if (drawn_ && !new_stage && (percent == last_percent_ || now - last_draw_ < redraw_interval)) return;
+    // A stage that differs only in its numbers ("training: step 41 of 500") is the same stage
+    // going on: throttled like a new percentage, not redrawn at every step.
+    const auto without_digits = [](std::string_view text) {
+      std::string kept;
+      for (const char c : text)
+        if (c < '0' || c > '9') kept += c;
+      return kept;
+    };
+    const bool new_stage = without_digits(stage) != without_digits(last_stage_);
+    const bool new_text = stage != last_stage_ || percent != last_percent_;
+    // Throttled: a new stage at once, else a new percentage or count at most every redraw_.
+    if (drawn_ && !new_stage && (!new_text || now - last_draw_ < redraw_)) return;
     last_stage_.assign(stage);
     last_percent_ = percent;
     last_draw_ = now;

@@ -19,15 +19,18 @@ class ProgressLine final : public ProgressSink {
 
   // `what` names the job when a stage has no name ("import", "export"). `stream`: stderr, or a
   // test's file; `always` shows the line even when `stream` is not a terminal, and `quiet` is how
-  // long the job runs before the line appears (tests: 0).
+  // long the job runs before the line appears (tests: 0), `redraw` the least time between two
+  // draws of one stage (tests: an hour, so that only a new stage is drawn).
   explicit ProgressLine(std::string what, std::FILE* stream = stderr, bool always = false,
-                        std::chrono::milliseconds quiet = quiet_time);
+                        std::chrono::milliseconds quiet = quiet_time,
+                        std::chrono::milliseconds redraw = redraw_interval);
   ~ProgressLine();  // clears the line (done())
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
   // Thread-safe and quick: after the first second, redraws at most every 100 ms (and on a new
-  // stage), as "\r<text>\033[K".
+  // stage; a stage whose text differs only in its digits, a count such as "step 41 of 500", is the
+  // same stage), as "\r<text>\033[K".
   void update(double fraction, std::string_view stage) noexcept override;
   // Clears the line, if one was drawn, so what follows starts at column 0. Idempotent.
   void done() noexcept;
@@ -41,7 +44,7 @@ class ProgressLine final : public ProgressSink {
   bool enabled_;
   bool drawn_ = false;
   int last_percent_ = -1;
-  std::chrono::milliseconds quiet_;
+  std::chrono::milliseconds quiet_, redraw_;
   std::chrono::steady_clock::time_point start_, last_draw_{};
 };
 

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <vector>
@@ -104,11 +106,73 @@ int json_nesting_depth(std::string_view text) {
   return deepest;
 }
 
+namespace {
+
+// The four hex digits of a \uXXXX escape at `at`, or nullopt.
+std::optional<std::uint32_t> hex4(std::string_view text, std::size_t at) {
+  if (at + 4 > text.size()) return std::nullopt;
+  std::uint32_t value = 0;
+  for (std::size_t i = at; i < at + 4; ++i) {
+    const char c = text[i];
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0) return std::nullopt;
+    value = value * 16 + static_cast<std::uint32_t>(digit);
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string json_unescaped(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '\\' || i + 1 >= raw.size()) {
+      out += raw[i];
+      continue;
+    }
+    const char kind = raw[i + 1];
+    const char simple = kind == '"' || kind == '\\' || kind == '/' ? kind
+                        : kind == 'b'                              ? '\b'
+                        : kind == 'f'                              ? '\f'
+                        : kind == 'n'                              ? '\n'
+                        : kind == 'r'                              ? '\r'
+                        : kind == 't'                              ? '\t'
+                                                                   : '\0';
+    if (simple != '\0') {
+      out += simple;
+      ++i;
+      continue;
+    }
+    const auto unit = kind == 'u' ? hex4(raw, i + 2) : std::nullopt;
+    if (!unit) {  // not an escape JSON has: kept as written (the parser refuses the text)
+      out += raw[i];
+      continue;
+    }
+    std::uint32_t code_point = *unit;
+    std::size_t length = 6;
+    // A high surrogate followed by a low one is one character (RFC 8259, section 7).
+    if (*unit >= 0xD800 && *unit <= 0xDBFF && i + 7 < raw.size() && raw[i + 6] == '\\' && raw[i + 7] == 'u')
+      if (const auto low = hex4(raw, i + 8); low && *low >= 0xDC00 && *low <= 0xDFFF) {
+        code_point = 0x10000 + ((*unit - 0xD800) << 10) + (*low - 0xDC00);
+        length = 12;
+      }
+    append_utf8(out, code_point);
+    i += length - 1;
+  }
+  return out;
+}
+
 JsonKeyScan scan_json_keys(std::string_view text) {
   struct Open {
     bool is_object;
     std::size_t keys = 0;
-    std::set<std::string_view> seen;  // raw key text, escapes as written
+    // Keys as the parser will read them: "\u0074emperature" is "temperature" (compared raw, the
+    // escaped spelling of a key passed the check and the parser kept the last of the two).
+    std::set<std::string> seen;
   };
   std::vector<Open> open;
   JsonKeyScan scan;
@@ -135,12 +199,13 @@ JsonKeyScan scan_json_keys(std::string_view text) {
       if (!open.empty()) open.pop_back();
     } else if (c == ':' && !open.empty() && open.back().is_object) {
       scan.most_keys_in_one_object = std::max(scan.most_keys_in_one_object, ++open.back().keys);
-      if (!open.back().seen.insert(last_string).second && !scan.duplicate_key) {
+      std::string key = json_unescaped(last_string);
+      if (!open.back().seen.insert(key).second && !scan.duplicate_key) {
         // Shown in a one-line message: at most 40 bytes, cut at a character start, control
         // characters (a broken file's "key" may span lines) as spaces.
-        std::size_t cut = std::min<std::size_t>(last_string.size(), 40);
-        while (cut > 0 && cut < last_string.size() && (static_cast<unsigned char>(last_string[cut]) >> 6) == 0x2) --cut;
-        std::string shown(last_string.substr(0, cut));
+        std::size_t cut = std::min<std::size_t>(key.size(), 40);
+        while (cut > 0 && cut < key.size() && (static_cast<unsigned char>(key[cut]) >> 6) == 0x2) --cut;
+        std::string shown(key.substr(0, cut));
         for (char& byte : shown)
           if (static_cast<unsigned char>(byte) < 0x20 || byte == 0x7f) byte = ' ';
         scan.duplicate_key = std::move(shown);
@@ -179,15 +244,23 @@ std::string json_syntax_error(std::string_view text, std::size_t byte) {
 }
 
 std::string shown_text(std::string_view text, std::size_t max_bytes) {
-  std::size_t end = std::min(text.size(), max_bytes);
-  // Back off to the start of a UTF-8 character: continuation bytes are 10xxxxxx.
-  while (end > 0 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0u) == 0x80u) --end;
+  // Character by character: a control character or a byte that starts no well-formed UTF-8
+  // character becomes '?', so the line is valid UTF-8 whatever it quotes; cut before the character
+  // that would pass max_bytes of the text.
   std::string out;
-  for (char c : text.substr(0, end)) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += (byte < 0x20 || byte == 0x7f) ? '?' : c;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t length = utf8_char_length(text, at);
+    const std::size_t taken = std::max<std::size_t>(length, 1);
+    if (at + taken > max_bytes) break;
+    const auto byte = static_cast<unsigned char>(text[at]);
+    if (length == 0 || byte < 0x20 || byte == 0x7f)
+      out += '?';
+    else
+      out.append(text.substr(at, length));
+    at += taken;
   }
-  if (end < text.size()) out += "…";
+  if (at < text.size()) out += "…";
   return out;
 }
 

@@ -41,7 +41,13 @@ int json_nesting_depth(std::string_view text);
 // The keys of a JSON text's objects, scanned before parsing: the most keys any one object holds (an
 // ordered_json object finds each key by a linear search, so parsing an object of n keys costs n²/2
 // comparisons and a huge one must be refused first), and a key an object holds twice (the parser
-// would keep the last one without a word), as written (first 40 bytes).
+// would keep the last one without a word): keys compared as the parser reads them (escapes
+// undone, json_unescaped), shown that way (first 40 bytes).
+// A JSON string's raw text (between its quotes) as the parser reads it: the escapes \" \\ \/ \b
+// \f \n \r \t and \uXXXX (a surrogate pair as one character) replaced by what they stand for.
+// Anything else is kept as written.
+std::string json_unescaped(std::string_view raw);
+
 struct JsonKeyScan {
   std::size_t most_keys_in_one_object = 0;
   std::optional<std::string> duplicate_key;
@@ -59,8 +65,9 @@ Result<void> check_json_text(std::string_view text, int max_depth, std::size_t m
 // reports it), never the file's own bytes (they may be anything).
 std::string json_syntax_error(std::string_view text, std::size_t byte);
 
-// A name or value from a file, quoted in a one-line message: control characters (a "\n" escaped
-// in a JSON key) become '?', and it is cut to `max_bytes` at a UTF-8 character boundary, "…" added.
+// A name or value from a file or an address, quoted in a one-line message: control characters (a
+// "\n" escaped in a JSON key) and bytes that are not well-formed UTF-8 become '?', and it is cut to
+// at most `max_bytes` of the text at a character boundary, "…" added.
 std::string shown_text(std::string_view text, std::size_t max_bytes = 40);
 
 }  // namespace smlab::app

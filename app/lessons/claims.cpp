@@ -326,20 +326,13 @@ const std::vector<Entry>& entries() {
           NEED(TemperatureLab);
           return lab_->current_hardmax_second;
         });
-    add({"nudge_swap_width", "nudge range over which the leader's softmax weight goes from 90% to 10% of its swing", "",
-         false, false},
+    add({"nudge_swap_width",
+         "nudge range over which the leader's softmax weight falls from 90% to 10% of its swing (as the nudge plot "
+         "marks it)",
+         "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(TemperatureLab);
-          const auto& top = lab_->softmax_top;
-          if (top.empty()) return kNaN;
-          const auto [low, high] = std::minmax_element(top.begin(), top.end());
-          const double upper = *low + 0.9 * (*high - *low), lower = *low + 0.1 * (*high - *low);
-          double from = kNaN, to = kNaN;
-          for (std::size_t k = 0; k < top.size(); ++k) {
-            if (std::isnan(from) && top[k] <= upper) from = lab_->nudge_grid[k];
-            if (std::isnan(to) && top[k] <= lower) to = lab_->nudge_grid[k];
-          }
-          return to - from;
+          return lab_->swap_to - lab_->swap_from;
         });
     // ── Gradients lab ──
     add({"gradients_stall_scale", "score scale from which ‖J‖_F < 1% of its peak", "", false, false},
@@ -565,6 +558,9 @@ const std::vector<Entry>& entries() {
              [](const TrainingRun& r) { return r.steps_to_90; });
     training("train_steps_to_90_se", "training lab: standard error of the steps to 90%",
              [](const TrainingRun& r) { return r.steps_to_90_se; });
+    training("train_steps_to_90_median",
+             "training lab: median steps to 90% accuracy over the run's seeds (inf: half never got there)",
+             [](const TrainingRun& r) { return r.steps_to_90_median; });
     training("train_reached_90", "training lab: seeds of the run that reached 90%",
              [](const TrainingRun& r) { return static_cast<double>(r.reached_90); });
     training("train_final_accuracy", "training lab: accuracy, mean of the last 20 batches and the seeds",

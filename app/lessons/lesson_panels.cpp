@@ -112,6 +112,9 @@ const LessonPanel training_panels[] = {
     {"accuracy", {"accuracy"}},
     {"loss", {"loss"}},
     {"maps", {"map-a", "map-b", "ideal"}},
+    // The probe's map alone: at a classroom size with the projector's font, a second map (the ideal
+    // one) beside it left neither readable.
+    {"watch", {"map-a"}},
     {"map-a", {"map-a"}},
     {"map-b", {"map-b"}},
     {"ideal", {"ideal"}},
@@ -123,6 +126,9 @@ const LessonPanel training_panels[] = {
     {"dynamics", {"entropy", "max-weight", "saturated"}},
     {"parabola", {"parabola"}},
     {"next-token", {"next-token"}},
+    // The sentence's map in one head of the second layer, then its next-token bars: at a classroom
+    // size more maps were too small to read.
+    {"sentence", {"head-2-1", "next-token"}},
 };
 
 struct ViewPanels {

@@ -559,6 +559,19 @@ bool step_shows_notes(const LessonStep& step) {
 
 // [SECTION] Guesses and the reveal: numbers as shown, check_guess, parse_guess, the close rule
 
+std::string predict_precision_words(const PredictPrecision& precision) {
+  if (precision.kind == PredictPrecision::Kind::significant)
+    return i18n::format("lesson.predict.significant", {std::to_string(precision.digits)});
+  if (precision.digits == 0) return i18n::tr("lesson.predict.whole");
+  if (precision.digits == 1) return i18n::tr("lesson.predict.one_decimal");  // "1 decimal", not "1 decimals"
+  return i18n::format("lesson.predict.decimals", {std::to_string(precision.digits)});
+}
+
+std::string predict_range_words(const LessonPredict& predict) {
+  return i18n::format("lesson.predict.range", {predict_number(predict.min), predict_number(predict.max),
+                                               predict_precision_words(predict.precision)});
+}
+
 std::string predict_number(double value) {
   char text[32];
   // Whole numbers up to 10⁶ in plain digits: a range "from -1500 to 0", not "-1.5e+03".

@@ -192,6 +192,11 @@ Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const S
 // A number as the predict texts show it: 3 significant digits ("0.0213", "1.68"), whole numbers in
 // plain digits ("1024", "-1500"): choices, ranges.
 std::string predict_number(double value);
+// In the UI's language: "the answer to 3 decimals", "… to 4 significant digits", "… to the nearest
+// whole number"; and a typed question's range with it ("a number from 0 to 3; close: the answer to 1
+// decimal"). The lesson panel's words; the handout uses the first.
+std::string predict_precision_words(const PredictPrecision& precision);
+std::string predict_range_words(const LessonPredict& predict);
 // The answer as the question asks for it: "0.665" (3 decimals), "0.003906" (4 significant
 // digits), "-1000" (0 decimals). Never in exponent form.
 std::string predict_answer(const PredictPrecision& precision, double value);

@@ -1,13 +1,19 @@
 // --bench-frames N and --bench-latency N: the headless benchmarks (docs/PERFORMANCE.md), one JSON
 // line each, with --bench-load N busy threads beside them.
 #include <cstdio>
+#include <iterator>
 
 #include "frame_bench.hpp"
 #include "modes/modes.hpp"
+#include "training_export.hpp"
 
 namespace smlab::app {
 
 Result<void> run_bench(const Options& o, AppOptions options) {
+  // The training lab as the view: every frame's recompute trains it again.
+  if (options.view == View::training)
+    if (Result<void> trainable = exporting::check_training(options.params.training, o.bench_frames); !trainable)
+      return trainable;
   auto created = create_offscreen(o.size, o.full_redraw);
   if (!created) return created.error();
   App app(**created, options);
@@ -20,6 +26,12 @@ Result<void> run_bench(const Options& o, AppOptions options) {
 
 // Slider-to-pixels latency: every slider unless --bench-key names one.
 Result<void> run_bench_latency(const Options& o, AppOptions options) {
+  // Each step of each slider (two warm-up steps each too) trains the lab again when it is the view.
+  const int sliders = o.bench_key_given ? 1 : static_cast<int>(std::size(latency_sliders));
+  if (options.view == View::training)
+    if (Result<void> trainable = exporting::check_training(options.params.training, (o.bench_latency + 2) * sliders);
+        !trainable)
+      return trainable;
   auto created = create_offscreen(o.size, o.full_redraw);
   if (!created) return created.error();
   App app(**created, options);

@@ -1,10 +1,15 @@
 // --export-csv DIR and --export-svg DIR: files from the numbers and the plot descriptions, no
-// graphics context needed. All files of the run are written together or none is (one FileBatch).
+// graphics context needed. All files of the run are written together or none is (one FileBatch),
+// and a refused run leaves nothing, not even the folders it would have made. What can be known
+// before the work is checked before it: the folders, the training's cost, and (before a training
+// of more than a moment) every file's name.
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "export/csv.hpp"
 #include "files/atomic_file.hpp"
+#include "files/printable.hpp"
 #include "files/progress_line.hpp"
 #include "modes/modes.hpp"
 #include "panels/pins_panel.hpp"
@@ -12,41 +17,47 @@
 #include "training_export.hpp"
 
 namespace smlab::app {
+namespace {
 
-Result<void> run_files(const Options& o, AppOptions start) {
-  namespace fs = std::filesystem;
+namespace fs = std::filesystem;
+
+// A training shorter than this is not worth checking the names ahead of: a conflict found after it
+// cost only this much.
+constexpr double names_checked_ahead_after_seconds = 2.0;
+
+// Every file of the export from `snapshot` into `batch` (staged, or only checked: FileBatch::Mode),
+// the folders made first. Checking ahead, a folder that does not exist yet is left out: it holds
+// nothing to collide with.
+Result<exporting::TrainingFilesStaged> stage_files(const Options& o, const AppOptions& start, const Snapshot& snapshot,
+                                                   const PinState& pins, exporting::FileBatch& batch) {
+  exporting::TrainingFilesStaged training;
+  const auto wanted = [&](const std::string& dir) {
+    std::error_code error;
+    return !dir.empty() && (batch.mode() == exporting::FileBatch::Mode::write || fs::is_directory(dir, error));
+  };
   for (const std::string& dir : {o.csv_dir, o.svg_dir})
-    if (!dir.empty())
-      if (Result<void> made = exporting::ensure_directory(dir); !made) return made;
-  EvaluateOptions evaluate_options;
-  evaluate_options.all_labs = true;
-  // The SVG's d_k curve gets the same refinement as a headless screenshot.
-  evaluate_options.dk_trials = headless_refine_trials(start.params.seq_len);
-  ProgressLine export_progress("export");
-  evaluate_options.progress_sink = &export_progress;
-  const Snapshot snapshot = *evaluate(start.params, evaluate_options);
-  exporting::FileBatch batch(o.overwrite);
-  if (!o.csv_dir.empty()) {
+    if (wanted(dir))
+      if (Result<void> made = batch.make_directory(dir); !made) return made.error();
+  if (wanted(o.csv_dir)) {
     exporting::CsvOptions csv_options;
     csv_options.overwrite = o.overwrite;
-    const auto result = exporting::export_csv(snapshot, o.csv_dir, csv_options, &batch);
-    if (!result) return result.error();
-    const auto labs = exporting::export_lab_csv(snapshot, o.csv_dir, o.overwrite, &batch);
-    if (!labs) return labs.error();
+    if (const auto written = exporting::export_csv(snapshot, o.csv_dir, csv_options, &batch); !written)
+      return written.error();
+    if (const auto labs = exporting::export_lab_csv(snapshot, o.csv_dir, o.overwrite, &batch); !labs)
+      return labs.error();
     // --train's own files (train-loss.csv, train-attention.csv, train-sentence.npz): with --train only,
     // so that a plain export is the same set of files as the web page's (ExportJobTest).
-    if (!o.train_task.empty())
-      if (Result<void> training = exporting::stage_training_files(snapshot, o.csv_dir, batch); !training)
-        return training;
+    if (!o.train_task.empty()) {
+      Result<exporting::TrainingFilesStaged> staged = exporting::stage_training_files(snapshot, o.csv_dir, batch);
+      if (!staged) return staged.error();
+      training = std::move(*staged);
+    }
+    // A session's pins: pins*.csv beside the files of the current state.
+    if (!pins.pins.empty())
+      for (const auto& [name, text] : pins_csv_files(pins.pins, pins.snapshots))
+        if (Result<void> staged = batch.stage(fs::path(o.csv_dir) / name, text); !staged) return staged.error();
   }
-  // A session's pins: pins*.csv and pinned-*.svg beside the files of the current state.
-  PinState pins;
-  pins.pins = start.pins;
-  if (!pins.pins.empty()) refresh_pins(pins);
-  if (!o.csv_dir.empty() && !pins.pins.empty())
-    for (const auto& [name, text] : pins_csv_files(pins.pins, pins.snapshots))
-      if (Result<void> staged = batch.stage(fs::path(o.csv_dir) / name, text); !staged) return staged;
-  if (!o.svg_dir.empty()) {
+  if (wanted(o.svg_dir)) {
     plot::Style svg_style = plot::light_style();
     svg_style.sequential_colormap = start.colormap;
     svg_style.color_scales.chosen = start.color_scales;
@@ -56,16 +67,63 @@ Result<void> run_files(const Options& o, AppOptions start) {
                                                                                            : i18n::Language::English;
     if (language == i18n::Language::Chinese)
       svg_style.svg_font_family = "DejaVu Sans, WenQuanYi Micro Hei, Noto Sans CJK SC, sans-serif";
-    const auto result =
-        exporting::export_svg(snapshot, o.svg_dir, o.overwrite, svg_style, language, 640.0f, 440.0f, &batch);
-    if (!result) return result.error();
+    if (const auto written =
+            exporting::export_svg(snapshot, o.svg_dir, o.overwrite, svg_style, language, 640.0f, 440.0f, &batch);
+        !written)
+      return written.error();
     if (!pins.pins.empty())
       for (const auto& [name, text] : pinned_svg_files(pins, snapshot, language, svg_style, 640.0f, 440.0f))
-        if (Result<void> staged = batch.stage(fs::path(o.svg_dir) / name, text); !staged) return staged;
+        if (Result<void> staged = batch.stage(fs::path(o.svg_dir) / name, text); !staged) return staged.error();
   }
+  return training;
+}
+
+}  // namespace
+
+Result<void> run_files(const Options& o, AppOptions start) {
+  // 1. Before any work: the folders (made only when the files are ready), and the training every
+  //    export includes (the lab at train_steps): its runs can be made, and in reasonable time.
+  for (const std::string& dir : {o.csv_dir, o.svg_dir})
+    if (!dir.empty())
+      if (Result<void> usable = exporting::check_directory(dir); !usable) return usable;
+  const TrainingSettings& training = start.params.training;
+  if (Result<void> trainable = exporting::check_training(training); !trainable) return trainable;
+
+  // 2. Everything but the training lab, then the lab trained here with its progress line.
+  EvaluateOptions evaluate_options;
+  evaluate_options.all_labs = true;
+  evaluate_options.training_by_caller = true;
+  // The SVG's d_k curve gets the same refinement as a headless screenshot.
+  evaluate_options.dk_trials = headless_refine_trials(start.params.seq_len);
+  ProgressLine export_progress("export");
+  evaluate_options.progress_sink = &export_progress;
+  Snapshot snapshot = *evaluate(start.params, evaluate_options);
+  PinState pins;
+  pins.pins = start.pins;
+  if (!pins.pins.empty()) refresh_pins(pins);
+  if (exporting::training_seconds(training) > names_checked_ahead_after_seconds) {
+    // The files' names do not depend on how far the runs trained: checked now on the runs at step 0.
+    TrainingSettings untrained = training;
+    untrained.steps = 0;
+    const auto lab = exporting::train_lab(untrained);
+    if (!lab) return lab.error();
+    Snapshot named = snapshot;
+    named.labs.set(View::training, **lab);
+    exporting::FileBatch ahead(o.overwrite, exporting::FileBatch::Mode::check_only);
+    if (const auto checked = stage_files(o, start, named, pins, ahead); !checked) return checked.error();
+  }
+  const auto lab = exporting::train_lab(training, &export_progress);
+  if (!lab) return lab.error();
+  snapshot.labs.set(View::training, **lab);
+
+  // 3. The files, all or none.
+  exporting::FileBatch batch(o.overwrite);
+  const auto staged = stage_files(o, start, snapshot, pins, batch);
+  if (!staged) return staged.error();
   if (Result<void> committed = batch.commit(); !committed) return committed;
   export_progress.done();
-  for (const auto& file : batch.targets()) std::printf("%s\n", file.string().c_str());
+  if (!staged->sentence_left_out.empty()) warn(staged->sentence_left_out);
+  for (const auto& file : batch.targets()) std::printf("%s\n", escaped_path(file.native()).c_str());
   return {};
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "files/atomic_file.hpp"
+#include "files/printable.hpp"
 #include "export/png.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "modes/modes.hpp"
@@ -15,23 +16,20 @@ Result<void> run_lesson_pngs(const Options& o, AppOptions options) {
   namespace fs = std::filesystem;
   const LessonList& lessons = options.lessons;
   const std::string& name = o.export_lesson[0];
-  const auto index = find_lesson(lessons, name);
-  if (!index) {
-    if (lessons.lessons.empty() && lessons.error) return *lessons.error;
-    return Error::usage("--export-lesson '" + name.substr(0, 40) + "' is not a lesson: allowed " +
-                        lesson_names(lessons) + (lessons.error ? " (" + lessons.error->message + ")" : ""));
-  }
+  const Result<std::size_t> index = exported_lesson(lessons, name, "--export-lesson");
+  if (!index) return index.error();
   const Lesson& lesson = lessons.lessons[*index];
   const fs::path dir(o.export_lesson[1]);
-  if (Result<void> made = exporting::ensure_directory(dir); !made) return made;
-  exporting::FileBatch batch(o.overwrite);
+  // The folder is made when the pictures are ready, so a refused export leaves no folder either.
+  if (Result<void> usable = exporting::check_directory(dir); !usable) return usable;
+  exporting::FileBatch ahead(o.overwrite, exporting::FileBatch::Mode::check_only);
   std::vector<fs::path> targets;
   for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
     char file_name[96];
     std::snprintf(file_name, sizeof file_name, "%s-%02zu.png", lesson.name.c_str(), step + 1);
     targets.push_back(dir / file_name);
     // Refuse before rendering anything, so a refused export writes no file at all.
-    if (Result<void> checked = batch.check(targets.back()); !checked) return checked;
+    if (Result<void> checked = ahead.check(targets.back()); !checked) return checked;
   }
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
@@ -40,6 +38,8 @@ Result<void> run_lesson_pngs(const Options& o, AppOptions options) {
   options.lesson = LessonPosition{*index, 0};
   App app(**created, options);
   if (!app.font_warning().empty()) warn(app.font_warning());
+  exporting::FileBatch batch(o.overwrite);
+  if (Result<void> made = batch.make_directory(dir); !made) return made;
   for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
     open_lesson_step(app.ui(), *index, step, false);
     app.evaluator().set_refine_limit(headless_refine_trials(lesson.steps[step].params.seq_len));
@@ -50,7 +50,7 @@ Result<void> run_lesson_pngs(const Options& o, AppOptions options) {
     if (Result<void> staged = batch.stage(targets[step], png); !staged) return staged;
   }
   if (Result<void> committed = batch.commit(); !committed) return committed;
-  for (const fs::path& target : targets) std::printf("%s\n", target.string().c_str());
+  for (const fs::path& target : targets) std::printf("%s\n", escaped_path(target.native()).c_str());
   return {};
 }
 

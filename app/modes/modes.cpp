@@ -16,6 +16,8 @@ const Mode mode_table[] = {
     {"--screenshot", Mode::Kind::output, [](const Options& o) { return !o.screenshot_path.empty(); }, run_screenshot},
     {"--export-gif", Mode::Kind::output, [](const Options& o) { return !o.gif_path.empty(); }, run_gif},
     {"--export-lesson", Mode::Kind::output, [](const Options& o) { return !o.export_lesson.empty(); }, run_lesson_pngs},
+    {"--export-questions", Mode::Kind::output, [](const Options& o) { return !o.export_questions.empty(); },
+     run_questions},
     // With --train the frames are drawn while the lab trains on its worker thread (train.cpp).
     {"--bench-frames --train", Mode::Kind::output,
      [](const Options& o) { return o.bench_frames > 0 && !o.train_task.empty(); }, run_train_bench},
@@ -34,6 +36,13 @@ const Mode& chosen_mode(const Options& options) {
   for (const Mode& mode : mode_table)
     if (mode.asked(options)) return mode;
   return mode_table[std::size(mode_table) - 1];
+}
+
+Result<std::size_t> exported_lesson(const LessonList& lessons, const std::string& name, std::string_view option) {
+  if (const auto index = find_lesson(lessons, name)) return *index;
+  if (lessons.lessons.empty() && lessons.error) return *lessons.error;
+  return Error::usage(std::string(option) + " '" + name.substr(0, 40) + "' is not a lesson: allowed " +
+                      lesson_names(lessons) + (lessons.error ? " (" + lessons.error->message + ")" : ""));
 }
 
 void warn(std::string_view message) { std::fprintf(stderr, "softmax-lab: %s\n", printable(message).c_str()); }

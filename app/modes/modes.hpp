@@ -39,6 +39,7 @@ Result<void> run_files(const Options& options, AppOptions start);          // fi
 Result<void> run_screenshot(const Options& options, AppOptions start);     // screenshot.cpp
 Result<void> run_gif(const Options& options, AppOptions start);            // gif.cpp
 Result<void> run_lesson_pngs(const Options& options, AppOptions start);    // lesson_pngs.cpp
+Result<void> run_questions(const Options& options, AppOptions start);      // questions.cpp: the handout
 Result<void> run_bench(const Options& options, AppOptions start);          // bench.cpp: --bench-frames
 Result<void> run_bench_latency(const Options& options, AppOptions start);  // bench.cpp: --bench-latency
 Result<void> run_train_bench(const Options& options, AppOptions start);    // train.cpp: --bench-frames --train
@@ -48,6 +49,9 @@ Result<void> run_class_driver(const Options& options, AppOptions start);   // cl
 // Shared by the modes: a warning that does not stop the run, one printable line on stderr; and the
 // offscreen surface the headless renders draw on, at --size with no display.
 void warn(std::string_view message);
+// The lesson NAME names for a lesson export (`option`: its flag), or the one-line refusal that
+// lists the lessons.
+Result<std::size_t> exported_lesson(const LessonList& lessons, const std::string& name, std::string_view option);
 platform::Created<platform::Offscreen> create_offscreen(const Size& size, bool full_redraw = false);
 
 }  // namespace smlab::app

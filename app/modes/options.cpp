@@ -10,9 +10,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
+#include <system_error>
 #include <string_view>
 #include <utility>
 
@@ -32,25 +37,34 @@ Error not_allowed(std::string_view option, std::string_view text, std::string_vi
                       "' is not allowed: " + std::string(allowed));
 }
 
-// "1600x900" → Size; sizes from 320x240 to 8192x8192 (what llvmpipe renders comfortably).
-Result<Size> size_value(const std::string& text) {
-  Size size;
-  char separator = 0, extra = 0;
-  const bool read = std::sscanf(text.c_str(), "%d%c%d%c", &size.width, &separator, &size.height, &extra) == 3 &&
-                    (separator == 'x' || separator == 'X');
-  if (!read || size.width < 320 || size.height < 240 || size.width > 8192 || size.height > 8192)
-    return not_allowed("--size", text, "WxH from 320x240 to 8192x8192");
-  return size;
+// A whole number typed on the command line: decimal digits only (no sign, space, "0x" or exponent:
+// CLI11 and sscanf would take " 5", "+5" and "0x10", and sscanf's %d wraps past the int range),
+// read without overflow and within [low, high]; nullopt otherwise.
+std::optional<int> whole_number(std::string_view text, int low, int high) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  long long value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value < low || value > high) return std::nullopt;
+  return static_cast<int>(value);
 }
 
-// A count typed on the command line: decimal digits only (CLI11 would also take "0x10" and " 5"),
-// from `low` to `high`.
+// "1600x900" → Size; sizes from 320x240 to 8192x8192 (what llvmpipe renders comfortably).
+Result<Size> size_value(const std::string& text) {
+  const std::size_t separator = text.find_first_of("xX");
+  const std::string_view typed(text);
+  const auto width =
+      separator == std::string::npos ? std::nullopt : whole_number(typed.substr(0, separator), 320, 8192);
+  const auto height =
+      separator == std::string::npos ? std::nullopt : whole_number(typed.substr(separator + 1), 240, 8192);
+  if (!width || !height) return not_allowed("--size", text, "WxH from 320x240 to 8192x8192");
+  return Size{*width, *height};
+}
+
+// A count typed on the command line (whole_number), from `low` to `high`.
 std::function<Result<int>(const std::string&)> count_value(std::string option, int low, int high) {
   return [option = std::move(option), low, high](const std::string& text) -> Result<int> {
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoi(text) < low || std::stoi(text) > high)
-      return not_allowed(option, text, "an integer from " + std::to_string(low) + " to " + std::to_string(high));
-    return std::stoi(text);
+    if (const auto count = whole_number(text, low, high)) return *count;
+    return not_allowed(option, text, "an integer from " + std::to_string(low) + " to " + std::to_string(high));
   };
 }
 
@@ -101,13 +115,34 @@ CLI::Validator not_empty(const CLI::Option& option, Checks& checks) {
       "");
 }
 
+// Whether `text` is a name longer than `dot_extension` that ends in it (any case).
+bool has_extension(std::string_view text, std::string_view dot_extension) {
+  return text.size() > dot_extension.size() &&
+         std::equal(dot_extension.rbegin(), dot_extension.rend(), text.rbegin(),
+                    [](char a, char b) { return a == static_cast<char>(std::tolower(static_cast<unsigned char>(b))); });
+}
+
+// A file's name must end in its format's extension (any case): PNG bytes named "a.jpg", or a GIF
+// named "a.png", would be opened as what the name says by every viewer and fail there.
+CLI::Validator extension(const CLI::Option& option, std::string_view dot_extension, std::string_view format,
+                         Checks& checks) {
+  return CLI::Validator(
+      [&option, dot_extension, format, &checks](std::string& text) -> std::string {
+        if (text.empty() || has_extension(text, dot_extension)) return {};
+        return checks.refuse(not_allowed(
+            option.get_name(), text,
+            "the file is " + std::string(format) + ", so its name must end in " + std::string(dot_extension)));
+      },
+      "");
+}
+
 // [SECTION] The options
 
 // The options that name a value (added with their checks in parse_options).
 struct ValueOptions {
-  CLI::Option *set, *screenshot, *size, *csv, *svg, *screenshot_dir, *preset, *lesson, *export_lesson, *load, *gif,
-      *sweep, *frames, *theme, *font_scale, *lang, *colormap, *scale, *panel, *view, *bench_frames, *bench_latency,
-      *bench_key, *bench_load, *train, *steps, *class_address, *class_driver;
+  CLI::Option *set, *screenshot, *size, *csv, *svg, *screenshot_dir, *preset, *lesson, *export_lesson,
+      *export_questions, *load, *gif, *sweep, *frames, *theme, *font_scale, *lang, *colormap, *scale, *panel, *view,
+      *bench_frames, *bench_latency, *bench_key, *bench_load, *train, *steps, *class_address, *class_driver;
 };
 
 ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
@@ -154,6 +189,11 @@ ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
                         // The whole placeholder: type_name would have CLI11 add " x 2" after it in
                         // --help (and so in the man page help2man makes from it).
                         ->option_text("NAME DIR");
+  v.export_questions = cli.add_option("--export-questions", o.export_questions,
+                                      "Write a lesson's predict questions, without their answers, as a printable "
+                                      "handout FILE.html in the --lang language, exit")
+                           ->expected(2)
+                           ->option_text("NAME FILE.html");
   v.load = cli.add_option("--load", o.start.load_path, "Start from a saved session (Params, view, screenshot folder)")
                ->type_name("FILE.json");
   v.gif = cli.add_option("--export-gif", o.gif_path,
@@ -187,9 +227,11 @@ ValueOptions add_options(CLI::App& cli, Options& o, std::string& text) {
                "caption (F5 / Escape in the window)");
   cli.add_flag("--hide-controls", o.hide_controls, "Start with the control column hidden (Ctrl+B / F9 in the window)");
   cli.add_flag("--list-keys", o.list_keys, "List the keys --set accepts, with ranges and defaults");
-  v.train = cli.add_option("--train", o.train_task,
-                           "The training lab with a task's settings (see --list-tasks; --set train_KEY=VALUE on top): "
-                           "the window trains it live; with an output mode it is trained to --steps first")
+  v.train = cli.add_option(
+                   "--train", o.train_task,
+                   "The training lab with a task's settings (see --list-tasks; --set train_KEY=VALUE on top): "
+                   "the window opens it at step 0 and trains it live when Train is pressed; with an output mode it is "
+                   "trained to --steps first")
                 ->type_name("TASK");
   v.steps = cli.add_option("--steps", scratch, "Steps --train trains to, 0 to 100000 (default: train_steps, 500)")
                 ->type_name("N");
@@ -255,24 +297,26 @@ Result<void> check_combinations(const Options& o, const ValueOptions& v) {
     return Error::usage("--bench-load goes with --bench-frames N or --bench-latency N");
   if ((given(v.scale) || given(v.panel)) && !given(v.screenshot))
     return Error::usage("--scale and --panel go with --screenshot FILE.png");
-  if (given(v.export_lesson))
-    for (const CLI::Option* option : {v.set, v.preset, v.load, v.lesson, v.view})
-      if (given(option))
-        return Error::usage("--export-lesson renders the lesson's own steps: " + option->get_name() +
-                            " does not apply");
+  for (const CLI::Option* lesson_export : {v.export_lesson, v.export_questions})
+    if (given(lesson_export))
+      for (const CLI::Option* option : {v.set, v.preset, v.load, v.lesson, v.view, v.train})
+        if (given(option))
+          return Error::usage(lesson_export->get_name() + " takes the lesson's own steps: " + option->get_name() +
+                              " does not apply");
+  if (given(v.export_questions) && !has_extension(o.export_questions[1], ".html"))
+    return not_allowed("--export-questions", o.export_questions[1],
+                       "the handout is HTML, so its name must end in .html");
   if (!o.start.tokens_path.empty() && o.start.import_specs.empty())
     return Error::usage("--tokens goes with --import FILE");
   if (given(v.steps) && !given(v.train)) return Error::usage("--steps goes with --train TASK");
-  if (given(v.train) && given(v.export_lesson))
-    return Error::usage("--export-lesson renders the lesson's own steps: --train does not apply");
   if (given(v.class_address) && !outputs.empty() && !o.class_driver)
     return Error::usage("--class hosts a class from the window: it does not go with " + std::string(outputs[0]));
   if (o.class_driver && !given(v.class_address)) return Error::usage("--class-driver goes with --class [ADDR:]PORT");
   return {};
 }
 
-// --train TASK [--steps N] (steps -1: not given): the task's own settings as --set train_* assignments before the typed
-// ones (applied in key order, a typed value after the task's), and the training view.
+// --train TASK [--steps N] (steps -1: not given): the task's own settings as train_* assignments, applied before
+// the typed ones as their base (state/start_state.hpp), and the training view.
 void add_training_start(Options& o, int steps, bool view_given) {
   if (o.train_task.empty()) return;
   const train::Settings defaults = train::default_settings(*train::task_from_name(o.train_task));
@@ -280,7 +324,7 @@ void add_training_start(Options& o, int steps, bool view_given) {
   for (const train::SettingKey& key : train::setting_keys())
     assignments.push_back("train_" + std::string(key.name) + "=" + *train::get_setting(defaults, key.name));
   if (steps >= 0) assignments.push_back("train_steps=" + std::to_string(steps));
-  o.start.assignments.insert(o.start.assignments.begin(), assignments.begin(), assignments.end());
+  o.start.task_assignments = std::move(assignments);
   if (!view_given) o.view = View::training;
   o.start.given.view = true;
 }
@@ -307,12 +351,15 @@ Result<Options> parse_options(int argc, char** argv) {
   // Each value's checks, in order: not empty, then its own range or names.
   Checks checks;
   checks.help = cli.get_help_ptr();
-  for (CLI::Option* option : {v.frames,         v.bench_frames,  v.screenshot,    v.size,     v.csv,   v.svg,
-                              v.screenshot_dir, v.preset,        v.lesson,        v.load,     v.gif,   v.sweep,
-                              v.theme,          v.font_scale,    v.lang,          v.colormap, v.scale, v.panel,
-                              v.bench_key,      v.export_lesson, v.bench_latency, v.train,    v.steps, v.bench_load,
+  for (CLI::Option* option : {v.frames,        v.bench_frames,   v.screenshot, v.size,       v.csv,
+                              v.svg,           v.screenshot_dir, v.preset,     v.lesson,     v.load,
+                              v.gif,           v.sweep,          v.theme,      v.font_scale, v.lang,
+                              v.colormap,      v.scale,          v.panel,      v.bench_key,  v.export_lesson,
+                              v.bench_latency, v.train,          v.steps,      v.bench_load, v.export_questions,
                               v.class_address})
     option->check(not_empty(*option, checks));
+  v.screenshot->check(extension(*v.screenshot, ".png", "PNG", checks));
+  v.gif->check(extension(*v.gif, ".gif", "a GIF", checks));
   int steps = -1;  // --steps not given
   v.train->check(converts(o.train_task, task_value, checks));
   v.steps->check(converts(steps, count_value("--steps", 0, TrainingLimits::steps_max), checks));
@@ -358,8 +405,8 @@ Result<Options> parse_options(int argc, char** argv) {
   given.language = v.lang->count() > 0;
   given.lesson = !o.start.lesson_spec.empty();
   o.state_from_command_line = !o.start.load_path.empty() || !o.start.preset_name.empty() ||
-                              !o.start.assignments.empty() || given.view || !o.start.lesson_spec.empty() ||
-                              !o.start.import_specs.empty() || !o.train_task.empty();
+                              !o.start.assignments.empty() || !o.start.task_assignments.empty() || given.view ||
+                              !o.start.lesson_spec.empty() || !o.start.import_specs.empty() || !o.train_task.empty();
   return o;
 }
 

@@ -27,7 +27,8 @@ struct Options {
   StartRequest start;
   // Files and folders, as typed.
   std::string screenshot_path, csv_dir, svg_dir, screenshot_dir, gif_path;
-  std::vector<std::string> export_lesson;  // NAME DIR
+  std::vector<std::string> export_lesson;     // NAME DIR
+  std::vector<std::string> export_questions;  // NAME FILE.html
   std::string panel_name, sweep_text, bench_key = "temperature";
   bool overwrite = false, presenter = false, hide_controls = false;
   bool full_redraw = false;  // --full-redraw: every pixel of every frame (platform/retained_draw.hpp)

@@ -4,15 +4,20 @@
 #include <filesystem>
 
 #include "files/atomic_file.hpp"
+#include "files/printable.hpp"
+#include "files/progress_line.hpp"
 #include "export/png.hpp"
 #include "modes/modes.hpp"
 #include "scaled_screenshot.hpp"
+#include "training_export.hpp"
 
 namespace smlab::app {
 
 Result<void> run_screenshot(const Options& o, AppOptions options) {
   const std::filesystem::path target(o.screenshot_path);
   if (Result<void> checked = exporting::check_target(target, o.overwrite); !checked) return checked;
+  if (options.view == View::training)
+    if (Result<void> trainable = exporting::check_training(options.params.training); !trainable) return trainable;
   auto created = create_offscreen(o.size);
   if (!created) return created.error();
   platform::Offscreen& surface = **created;
@@ -21,6 +26,15 @@ Result<void> run_screenshot(const Options& o, AppOptions options) {
     return Error{resized.error().kind, "--scale " + o.scale_text + " with --size " + o.size_text +
                                            " is too large: " + resized.error().message};
   options.refine_trials = headless_refine_trials(options.params.seq_len);
+  // The training lab on screen: trained here, its cost checked first and its progress shown, and
+  // drawn as the frozen picture a window's copy draws (the same numbers as the evaluator's lab).
+  ProgressLine progress("screenshot");
+  if (options.view == View::training) {
+    auto lab = exporting::train_lab(options.params.training, &progress);
+    if (!lab) return lab.error();
+    options.training_shown = std::move(*lab);
+    progress.done();
+  }
   App app(surface, options);
   if (!app.font_warning().empty()) warn(app.font_warning());
   if (!app.language_warning().empty()) warn(app.language_warning());
@@ -42,7 +56,7 @@ Result<void> run_screenshot(const Options& o, AppOptions options) {
                           ": the view scrolls to it; give a larger --size");
   }
   if (Result<void> written = exporting::write_png(target, image, o.overwrite); !written) return written;
-  std::printf("%s\n", o.screenshot_path.c_str());
+  std::printf("%s\n", escaped_path(o.screenshot_path).c_str());
   return {};
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "modes/modes.hpp"
+#include "training_export.hpp"
 
 namespace smlab::app {
 namespace {
@@ -24,10 +25,17 @@ double percentile(std::vector<double> values, double fraction) {
 }  // namespace
 
 Result<void> run_train_bench(const Options& o, AppOptions options) {
+  // The lab trains live as the frames go, so only whether its runs can be made is checked: a lab
+  // that cannot train is an error here as in every headless mode, not a bench of nothing.
+  if (Result<void> trainable = exporting::check_training(options.params.training, 0); !trainable) return trainable;
   options.live_training = true;
+  options.train_at_start = true;  // the bench measures frames while the lab trains
   // Without --steps, the runs keep training through every frame of the bench.
-  if (std::none_of(o.start.assignments.begin(), o.start.assignments.end(),
-                   [](const std::string& a) { return a.starts_with("train_steps="); }))
+  const auto sets_steps = [](const std::vector<std::string>& assignments) {
+    return std::any_of(assignments.begin(), assignments.end(),
+                       [](const std::string& a) { return a.starts_with("train_steps="); });
+  };
+  if (!sets_steps(o.start.assignments) && !sets_steps(o.start.task_assignments))
     options.params.training.steps = TrainingLimits::steps_max;
   auto created = create_offscreen(o.size);
   if (!created) return created.error();

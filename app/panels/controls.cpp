@@ -193,6 +193,7 @@ ControlsReport key_slider(Params& edit, std::string_view name, const SliderText&
     }
   }
   ImGui::EndDisabled();
+  report.keys.push_back(key->name);
   if (key->scale != KeyScale::none && (ImGui::IsItemHovered() || ImGui::IsItemActive())) report.hovered_key = key->name;
   const char* help = fixed ? "controls.import.fixed" : text.help;
   if (help != nullptr) {
@@ -303,30 +304,9 @@ void draw_language(UiState& ui) {
   if (!ui.chinese_problem.empty()) ImGui::TextDisabled("%s", ui.chinese_problem.c_str());
 }
 
-}  // namespace
-
-// [SECTION] The control column
-
-void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats) {
-  // Room right of the sliders for the longest label of this language, plus the "(?)" marker.
-  float label_room = 0.0f;
-  for (const char* key : {"controls.temperature", "controls.score_scale", "controls.seq_len", "controls.seed",
-                          "controls.theme", "controls.font", "controls.language"})
-    label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
-  for (const LabDefinition* lab : lab_definitions())  // every lab's, so the column does not jump between tabs
-    for (const char* key : lab->control_labels) label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
-  // Laid out as: slider, ItemInnerSpacing, label, ItemSpacing, "(?)".
-  const float marker = ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
-  label_room += ImGui::GetStyle().ItemInnerSpacing.x + marker;
-  // A slider narrower than 8 em beside the longest label shows a few pixels of its value (1024×768
-  // at font 1.5): then every label goes on its own line above its control, which takes the width.
-  labels_above = ImGui::GetContentRegionAvail().x - label_room < 8.0f * ImGui::GetFontSize();
-  ImGui::PushItemWidth(labels_above ? -marker : -label_room);
-  ui.controls_slider_width = ImGui::CalcItemWidth();
-  ui.controls_font_size = ImGui::GetFontSize();
-  ui.controls_labels_above = labels_above;
-
-  // The column's sliders, each with its "(?)"; the key under the mouse is the one Left/Right nudge.
+// The dashboard's own sliders: the softmax's T and score scale, the imported data, the attention's
+// d_k, L, row and seed, and the custom scores.
+ControlsReport dashboard_controls(UiState& ui, Params& edit) {
   using Help = SliderText::Help;
   ControlsReport report;
   section(tr("controls.section.softmax"));
@@ -382,23 +362,68 @@ void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const Fr
   if (!edit.scores.empty())
     ImGui::TextDisabled("%s", i18n::format("controls.showing_custom", {std::to_string(edit.scores.size())}).c_str());
 
+  return report;
+}
+
+}  // namespace
+
+// [SECTION] The control column
+
+void draw_controls(UiState& ui, Params& edit, const Snapshot* snapshot, const FrameStats& stats) {
+  // Room right of the sliders for the longest label of this language, plus the "(?)" marker.
+  float label_room = 0.0f;
+  for (const char* key : {"controls.temperature", "controls.score_scale", "controls.seq_len", "controls.seed",
+                          "controls.theme", "controls.font", "controls.language"})
+    label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
+  for (const LabDefinition* lab : lab_definitions())  // every lab's, so the column does not jump between tabs
+    for (const char* key : lab->control_labels) label_room = std::max(label_room, ImGui::CalcTextSize(tr(key)).x);
+  // Laid out as: slider, ItemInnerSpacing, label, ItemSpacing, "(?)".
+  const float marker = ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
+  label_room += ImGui::GetStyle().ItemInnerSpacing.x + marker;
+  // A slider narrower than 8 em beside the longest label shows a few pixels of its value (1024×768
+  // at font 1.5): then every label goes on its own line above its control, which takes the width.
+  labels_above = ImGui::GetContentRegionAvail().x - label_room < 8.0f * ImGui::GetFontSize();
+  ImGui::PushItemWidth(labels_above ? -marker : -label_room);
+  ui.controls_slider_width = ImGui::CalcItemWidth();
+  ui.controls_font_size = ImGui::GetFontSize();
+  ui.controls_labels_above = labels_above;
+
+  // The column's sliders, each with its "(?)"; the key under the mouse is the one Left/Right nudge.
+  ControlsReport report;
+  // A lab that trains its own model (the training lab) has controls of its own first, and none of
+  // the dashboard's: its T, d_k and L sliders would not touch the training, and a lecturer dragging
+  // the first d_k in the column would wonder why nothing learns differently.
+  const LabDefinition* lab = lab_definition(ui.view);
+  const bool own_model = lab != nullptr && lab->own_model;
+  if (own_model) {
+    section(i18n::format("controls.section.lab", {view_title(ui.view)}).c_str());
+    report += lab->controls(edit);
+    if (lab->controls_ui != nullptr) lab->controls_ui(ui, edit, snapshot);
+  } else {
+    report += dashboard_controls(ui, edit);
+  }
+
   draw_presets(ui, edit);
   draw_lesson_launcher(ui);
 
-  if (const LabDefinition* lab = lab_definition(ui.view)) {
+  if (lab != nullptr && !own_model) {
     section(i18n::format("controls.section.lab", {view_title(ui.view)}).c_str());
     report += lab->controls(edit);
     if (lab->controls_ui != nullptr) lab->controls_ui(ui, edit, snapshot);
   }
   if (!report.hovered_key.empty()) ui.interaction.nudge_key_this_frame = std::string(report.hovered_key);
+  // The key table's sliders drawn above come before what the lab's own controls noted (the
+  // training lab's, which are first in the column only when its sliders are its own).
+  ui.control_items.insert(ui.control_items.begin(), report.keys.begin(), report.keys.end());
   if (!ui.input_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, readable_text(ImVec4(1.0f, 0.45f, 0.4f, 1.0f)));
     ImGui::TextWrapped("%s", ui.input_error.c_str());
     ImGui::PopStyleColor();
   }
 
-  section(tr("controls.section.readout"));
-  if (snapshot != nullptr) {
+  // The read-outs are the dashboard row's: not the training lab's model.
+  if (!own_model) section(tr("controls.section.readout"));
+  if (snapshot != nullptr && !own_model) {
     // The tables give the words with {0}, {1} where the numbers go; the numbers are formatted
     // here, so a table's text is never a printf format (it is a file users edit).
     const auto n = static_cast<int>(snapshot->probabilities.size());

@@ -674,6 +674,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   // to one copy of Params, validated once at the end.
   Params edit = ui.params;
   ui.placed_plots.clear();
+  ui.control_items.clear();
   ui.layout_report.plots.clear();
   ui.hovered_plot.clear();
   ui.lesson_report.text_box.placed = false;
@@ -701,6 +702,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
     if (lab != nullptr && lab->interact != nullptr) lab->interact(named.name, interaction, edit);
   };
   handle_layout_keys(ui, plots);
+  handle_training_keys(ui, edit, snapshot);
   const bool column_shown = controls_flag(ui);  // after the keys: Ctrl+B acts on this frame
   const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale, column_shown);
   // A step that shows the lab's notes has them with its text. Not before a predict step's reveal:

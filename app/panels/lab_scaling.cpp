@@ -58,10 +58,14 @@ plot::Plot histogram_plot(const ScalingLab& lab, const ScalingHistogram& h, bool
                     .y = h.density,
                     .width = h.bin_width,
                     .color = scaled ? scaled_color : unscaled_color});
+  // On the shared axis the scaled bars are a spike a few pixels wide: a thin dashed curve over them
+  // leaves them seen (a full-width line covered them).
   p.lines.push_back({.label = normal_label(h.closed_form_variance),
                      .x = h.curve_x,
                      .y = h.normal_density,
-                     .color = closed_form_color});
+                     .color = closed_form_color,
+                     .width = scaled ? 1.0f : 2.0f,
+                     .dashed = scaled});
   if (scaled && lab.key_dim > 1) {
     // The unscaled spread on this axis: √d_k times wider, so nearly flat here.
     p.lines.push_back({.label = normal_label(lab.unscaled.closed_form_variance),

@@ -149,6 +149,16 @@ plot::Plot nudge_plot(const TemperatureLab& lab) {
     p.annotations.push_back({0.0, 0.5, i18n::format("lab.temperature.tie_beyond", {format_value(lab.gap, 3)}),
                              std::nullopt, plot::TextAlign::Center});
   }
+  // How abrupt the swap is: the top's curve marked where it is at 90% and at 10% of its swing
+  // (the lesson compares the marks' distance at T = 1 and T = 0.05).
+  if (std::isfinite(lab.swap_from) && std::isfinite(lab.swap_to)) {
+    const double high = lab.softmax_top.front(), low = lab.softmax_top.back();
+    p.scatters.push_back({.label = "90% / 10%",
+                          .x = {lab.swap_from, lab.swap_to},
+                          .y = {low + 0.9 * (high - low), low + 0.1 * (high - low)},
+                          .color = top_color,
+                          .radius = 4.0f});
+  }
   p.legend = plot::LegendPos::None;
   return p;
 }

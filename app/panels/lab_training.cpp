@@ -18,6 +18,8 @@
 
 #include <imgui_stdlib.h>
 
+#include <GLFW/glfw3.h>  // key codes only
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -48,13 +50,36 @@ std::string count_text(double value) {
   return std::isfinite(value) ? std::to_string(static_cast<long long>(std::llround(value))) : "—";
 }
 
-// "156 ± 6" (steps to 90 %), "≥ 1500" when not every seed got there, "—" before 20 steps.
+// "A seed 3": one seed's curve, by its training seed.
+std::string seed_name(const TrainingRun& run, std::size_t index) {
+  return run.name + " seed=" + std::to_string(run.settings.seed + index);
+}
+
+// A step count, or "> N" for a seed (or a quantile) not there within the N steps done.
+std::string steps_or_beyond(double value, int done) {
+  return std::isinf(value) ? "> " + std::to_string(done) : count_text(value);
+}
+
+// Steps to 90 %: one seed's step ("149", "> 300" not yet); over seeds the median and quartiles
+// ("median 124 (IQR 118–131)"), which a seed that never got there moves by one rank only, where it
+// would drag a mean to the step budget. "—" before 20 steps.
 std::string steps_to_90_text(const TrainingRun& run) {
   if (!std::isfinite(run.steps_to_90)) return "—";
-  if (run.reached_90 == 0) return "> " + count_text(run.steps_to_90);
-  std::string text = count_text(run.steps_to_90);
-  if (run.seeds > 1) text += " ± " + count_text(run.steps_to_90_se);
-  if (run.reached_90 < run.seeds) text = "≥ " + text;
+  if (run.seeds == 1) return run.reached_90 > 0 ? count_text(run.steps_to_90) : "> " + std::to_string(run.steps_done);
+  return i18n::format("lab.training.median_iqr", {steps_or_beyond(run.steps_to_90_median, run.steps_done),
+                                                  steps_or_beyond(run.steps_to_90_q1, run.steps_done),
+                                                  steps_or_beyond(run.steps_to_90_q3, run.steps_done)});
+}
+
+// "A: 1 %, B: 73 %": a step-1 number of every run, for a plot's title (the lesson quotes them).
+std::string step_one_numbers(const TrainingLab& lab, double TrainingRun::*member, bool percent) {
+  std::string text;
+  for (const TrainingRun& run : lab.runs) {
+    const double value = run.*member;
+    if (!std::isfinite(value)) return {};
+    text += (text.empty() ? "" : ", ") + run.name + " " +
+            (percent ? format_value(100.0 * value, 2) + " %" : format_value(value, 3));
+  }
   return text;
 }
 
@@ -133,6 +158,20 @@ plot::Plot curve_plot(const TrainingLab& lab, std::string title, std::string y_l
     p.y.min = 0.0;
     p.y.max = 1.05;
   }
+  // Each seed's own curve, thin and pale under the means: the ±1 SE band says how well the mean is
+  // known, the seeds how far one run (the live default is one seed) strays from it.
+  for (std::size_t r = 0; r < lab.runs.size(); ++r) {
+    const TrainingRun& run = lab.runs[r];
+    const SeedBand& values = run.*band;
+    if (run.seeds > 1)
+      for (std::size_t seed = 0; seed < values.seeds.size(); ++seed)
+        p.lines.push_back({.label = seed_name(run, seed),
+                           .x = run.steps,
+                           .y = values.seeds[seed],
+                           .color = run_color(r).with_alpha(0.3f),
+                           .width = 1.0f,
+                           .in_legend = false});
+  }
   for (std::size_t r = 0; r < lab.runs.size(); ++r) {
     const TrainingRun& run = lab.runs[r];
     const SeedBand& values = run.*band;
@@ -155,8 +194,11 @@ plot::Plot accuracy_plot(const TrainingLab& lab) {
   p.hlines.push_back({TrainingLimits::accuracy_threshold, "90 %", std::nullopt, true});
   for (std::size_t r = 0; r < lab.runs.size(); ++r) {
     const TrainingRun& run = lab.runs[r];
-    if (run.reached_90 > 0 && std::isfinite(run.steps_to_90))
-      p.vlines.push_back({run.steps_to_90, run.name + ": " + steps_to_90_text(run), run_color(r), true});
+    // At the median seed's step (the mean of steps would sit where the mean curve is still lower),
+    // when at least half the seeds got there.
+    if (std::isfinite(run.steps_to_90_median))
+      p.vlines.push_back(
+          {run.steps_to_90_median, run.name + ": " + count_text(run.steps_to_90_median), run_color(r), true});
   }
   // The legend names the runs here (their curves end together at 1, where names would overlap);
   // with three or four runs it took the room of the 90 % labels in a small plot, which name their
@@ -169,7 +211,21 @@ plot::Plot accuracy_plot(const TrainingLab& lab) {
 plot::Plot grad_norms_plot(const TrainingLab& lab) {
   plot::Plot p;
   p.title = tr("lab.training.grad_norms.title");
+  if (const std::string at_1 = step_one_numbers(lab, &TrainingRun::start_grad_norm_q, false); !at_1.empty()) {
+    p.title = i18n::format("lab.training.grad_norms.title_at_1", {at_1});
+    p.short_title = i18n::format("lab.training.grad_norms.short_at_1", {at_1});
+  }
   step_axis(p, lab);
+  // Each seed's ‖∂L/∂Q‖, pale under the means (as in the other curves).
+  for (std::size_t r = 0; r < lab.runs.size(); ++r)
+    if (lab.runs[r].seeds > 1)
+      for (std::size_t seed = 0; seed < lab.runs[r].grad_norm_q.seeds.size(); ++seed)
+        p.lines.push_back({.label = seed_name(lab.runs[r], seed) + " ‖∂L/∂Q‖",
+                           .x = lab.runs[r].steps,
+                           .y = lab.runs[r].grad_norm_q.seeds[seed],
+                           .color = run_color(r).with_alpha(0.3f),
+                           .width = 1.0f,
+                           .in_legend = false});
   p.y.label = tr("lab.training.axis.grad_norm");
   p.y.scale = plot::Scale::Log10;
   for (std::size_t r = 0; r < lab.runs.size(); ++r) {
@@ -209,7 +265,15 @@ plot::Plot run_map_plot(const TrainingLab& lab, std::size_t index, TexturePool* 
                                   {std::to_string(run.shown_layer + 1), std::to_string(run.shown_head + 1)});
   if (std::isfinite(run.shown_match))
     title += ": " + i18n::format("lab.training.on_right_key", {format_value(run.shown_match, 2)});
-  plot::Plot p = heatmap_plot(std::move(title), token_map(run.shown_map, run.probe.length, run.probe.labels),
+  plot::Heatmap map = token_map(run.shown_map, run.probe.length, run.probe.labels);
+  // The ideal map's weight framed on the model's own: a class sees where the weight should go on the
+  // map it watches form, where a second map beside it does not fit a classroom screen.
+  const auto length = static_cast<std::size_t>(std::max(run.probe.length, 0));
+  if (run.ideal_map.size() == length * length)
+    for (std::size_t cell = 0; cell < run.ideal_map.size(); ++cell)
+      if (run.ideal_map[cell] > 0.0f)
+        map.framed_cells.emplace_back(static_cast<int>(cell / length), static_cast<int>(cell % length));
+  plot::Plot p = heatmap_plot(std::move(title), std::move(map),
                               "training/map-" + std::string(1, static_cast<char>('a' + index)), textures);
   return p;
 }
@@ -301,11 +365,12 @@ std::string run_note(const TrainingRun& run) {
                                              {std::to_string(*run.first_nonfinite), std::to_string(run.nonfinite_seeds),
                                               format_value(100.0 * run.skipped_fraction, 3)})
                               : tr("lab.training.note.no_nan");
-  return i18n::format("lab.training.note.run",
-                      {run_name(run), std::to_string(run.seeds), format_value(run.final_accuracy, 3),
-                       format_value(run.final_loss, 3), steps_to_90_text(run), std::to_string(run.reached_90),
-                       format_value(run.start_max_weight, 3), format_value(100.0 * run.start_saturated, 3),
-                       format_value(run.start_grad_norm_q, 3), nan, format_value(run.start_loss, 3)});
+  return i18n::format(
+      "lab.training.note.run",
+      {run_name(run), std::to_string(run.seeds), format_value(run.final_accuracy, 3), format_value(run.final_loss, 3),
+       steps_to_90_text(run), std::to_string(run.reached_90), format_value(run.start_max_weight, 3),
+       format_value(100.0 * run.start_saturated, 3), format_value(run.start_grad_norm_q, 3), nan,
+       format_value(run.start_loss, 3), std::to_string(run.steps_done)});
 }
 
 LabView build_training_view(const TrainingLab& lab, TexturePool* textures) {
@@ -328,9 +393,15 @@ LabView build_training_view(const TrainingLab& lab, TexturePool* textures) {
   view.plots.push_back({"accuracy", accuracy_plot(lab)});
   view.plots.push_back(
       {"loss", curve_plot(lab, tr("lab.training.loss.title"), tr("lab.training.axis.loss"), &TrainingRun::loss, true)});
-  view.plots.push_back(
-      {"saturated", curve_plot(lab, tr("lab.training.saturated.title"), tr("lab.training.axis.saturated"),
-                               &TrainingRun::saturated, false, true)});
+  // The step-1 numbers the lesson quotes, written on the plots that show them.
+  const std::string saturated_at_1 = step_one_numbers(lab, &TrainingRun::start_saturated, true);
+  plot::Plot saturated = curve_plot(lab, tr("lab.training.saturated.title"), tr("lab.training.axis.saturated"),
+                                    &TrainingRun::saturated, false, true);
+  if (!saturated_at_1.empty()) {
+    saturated.title = i18n::format("lab.training.saturated.title_at_1", {saturated_at_1});
+    saturated.short_title = i18n::format("lab.training.saturated.short_at_1", {saturated_at_1});
+  }
+  view.plots.push_back({"saturated", std::move(saturated)});
   for (std::size_t r = 0; r < lab.runs.size(); ++r)
     view.plots.push_back({"map-" + std::string(1, static_cast<char>('a' + r)), run_map_plot(lab, r, textures)});
   if (!lab.runs.front().ideal_map.empty()) view.plots.push_back({"ideal", ideal_plot(lab, textures)});
@@ -375,6 +446,7 @@ LabView build_training(const LabInputs& inputs) {
 void setting_slider(UiState& ui, Params& edit, const char* label_key, std::string_view key, const char* format) {
   const TrainingKey& row = *find_training_key(key);
   const std::string id(key);
+  ui.control_items.push_back(id);
   const std::optional<std::string> text = get_training_key(edit.training, key);
   bool changed = false;
   std::string value;
@@ -401,35 +473,48 @@ void setting_slider(UiState& ui, Params& edit, const char* label_key, std::strin
   if (changed) (void)set_training_key(edit.training, key, value);  // a refusal keeps the old value
 }
 
-void status_line(const UiState& ui, const TrainingLab* lab) {
+}  // namespace
+
+// "Step 12 of 300: training, 10 steps/s", "Step 0 of 300: paused (press Train or Space)".
+std::string training_status(const UiState& ui, const TrainingLab* lab) {
   const TrainingUi& t = ui.training;
-  if (lab == nullptr) return;
+  if (lab == nullptr) return {};
   const std::string state = !t.live ? tr("lab.training.status.evaluated")
                             : t.running
                                 ? i18n::format("lab.training.status.training", {format_value(t.steps_per_second, 3)})
-                                : tr("lab.training.status.paused");
-  ImGui::TextWrapped(
-      "%s",
-      i18n::format("lab.training.status", {std::to_string(lab->steps_done), std::to_string(lab->goal), state}).c_str());
-  if (!t.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-    ImGui::TextWrapped("%s", t.error.c_str());
-    ImGui::PopStyleColor();
-  }
+                            : lab->steps_done == 0 ? tr("lab.training.status.waiting")
+                                                   : tr("lab.training.status.paused");
+  return i18n::format("lab.training.status", {std::to_string(lab->steps_done), std::to_string(lab->goal), state});
 }
 
-void run_buttons(UiState& ui, Params& edit, const TrainingLab* lab) {
+std::string longest_training_status(const UiState& ui) {
+  const std::string goal = std::to_string(ui.params.training.steps);
+  return i18n::format("lab.training.status", {goal, goal, tr("lab.training.status.waiting")});
+}
+
+void toggle_training(UiState& ui, Params& edit, const TrainingLab* lab) {
+  TrainingUi& t = ui.training;
+  if (!t.live) return;
+  if (t.running) {
+    t.commands.push_back(TrainingUi::Command::pause);
+    return;
+  }
+  // At the goal, Train trains as far again (the goal doubles, within its range).
+  if (lab != nullptr && lab->steps_done >= edit.training.steps)
+    edit.training.steps = std::min(TrainingLimits::steps_max, std::max(2 * edit.training.steps, 100));
+  t.commands.push_back(TrainingUi::Command::train);
+}
+
+// Train (Pause while it trains), Step, Reset on one row where they fit; then the pace.
+void training_run_controls(UiState& ui, Params& edit, const TrainingLab* lab) {
   TrainingUi& t = ui.training;
   ImGui::BeginDisabled(!t.live);
-  if (ImGui::Button(i18n::label("lab.training.train", "train").c_str())) {
-    // At the goal, Train trains as far again (the goal doubles, within its range).
-    if (lab != nullptr && lab->steps_done >= edit.training.steps)
-      edit.training.steps = std::min(TrainingLimits::steps_max, std::max(2 * edit.training.steps, 100));
-    t.commands.push_back(TrainingUi::Command::train);
-  }
-  same_line_if_fits(i18n::label("lab.training.pause", "pause").c_str());
-  if (ImGui::Button(i18n::label("lab.training.pause", "pause").c_str()))
-    t.commands.push_back(TrainingUi::Command::pause);
+  // One button whose word is what it will do, so the lecturer never looks for the other one.
+  const std::string toggle =
+      t.running ? i18n::label("lab.training.pause", "train-toggle") : i18n::label("lab.training.train", "train-toggle");
+  if (ImGui::Button(toggle.c_str())) toggle_training(ui, edit, lab);
+  ui.control_items.push_back("train-toggle");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.training.train.help"));
   same_line_if_fits(i18n::label("lab.training.step", "step").c_str());
   if (ImGui::Button(i18n::label("lab.training.step", "step").c_str())) {
     if (lab != nullptr && lab->steps_done >= edit.training.steps)
@@ -439,7 +524,69 @@ void run_buttons(UiState& ui, Params& edit, const TrainingLab* lab) {
   same_line_if_fits(i18n::label("lab.training.reset", "reset").c_str());
   if (ImGui::Button(i18n::label("lab.training.reset", "reset").c_str()))
     t.commands.push_back(TrainingUi::Command::reset);
+  // The pace: a handful of steps a second lets a class watch the map form step by step.
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(tr("lab.training.speed"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("lab.training.speed.help"));
+  for (const int speed : {1, 10, 100, 0}) {
+    const std::string text = speed == 0 ? std::string(tr("lab.training.speed.full")) : std::to_string(speed) + "/s";
+    const std::string radio = text + "###speed-" + std::to_string(speed);
+    same_line_if_room(ImGui::CalcTextSize(text.c_str()).x + ImGui::GetFrameHeight() +
+                      2.0f * ImGui::GetStyle().ItemInnerSpacing.x);
+    if (ImGui::RadioButton(radio.c_str(), edit.training.speed == speed))
+      (void)set_training_key(edit.training, "train_speed", std::to_string(speed));
+  }
   ImGui::EndDisabled();
+}
+
+int training_run_control_rows(float width) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const auto button = [&](const char* key) { return ImGui::CalcTextSize(tr(key)).x + 2.0f * style.FramePadding.x; };
+  const auto radio = [&](const std::string& text) {
+    return ImGui::CalcTextSize(text.c_str()).x + ImGui::GetFrameHeight() + 2.0f * style.ItemInnerSpacing.x;
+  };
+  // As same_line_if_room places them: a row per group, wrapped where the next item does not fit.
+  int rows = 0;
+  const auto group = [&](std::initializer_list<float> widths) {
+    float x = -1.0f;
+    for (const float w : widths) {
+      if (x < 0.0f || x + style.ItemSpacing.x + w > width) {
+        ++rows;
+        x = w;
+      } else {
+        x += style.ItemSpacing.x + w;
+      }
+    }
+  };
+  group({std::max(button("lab.training.train"), button("lab.training.pause")), button("lab.training.step"),
+         button("lab.training.reset")});
+  group({ImGui::CalcTextSize(tr("lab.training.speed")).x, radio("1/s"), radio("10/s"), radio("100/s"),
+         radio(tr("lab.training.speed.full"))});
+  return rows;
+}
+
+bool space_trains(const UiState& ui) { return ui.view == View::training && ui.training.live; }
+
+void handle_training_keys(UiState& ui, Params& edit, const Snapshot* snapshot) {
+  if (!space_trains(ui)) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  // A text field, a dragged slider or a popup keeps the keys.
+  if (io.WantTextInput || ImGui::IsAnyItemActive() || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
+  if (io.KeyCtrl || io.KeyAlt || !ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) return;
+  toggle_training(ui, edit, snapshot != nullptr ? snapshot->lab<TrainingLab>() : nullptr);
+}
+
+namespace {
+
+void status_line(const UiState& ui, const TrainingLab* lab) {
+  const TrainingUi& t = ui.training;
+  if (lab == nullptr) return;
+  ImGui::TextWrapped("%s", training_status(ui, lab).c_str());
+  if (!t.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::TextWrapped("%s", t.error.c_str());
+    ImGui::PopStyleColor();
+  }
 }
 
 // [SECTION] Controls: settings
@@ -651,7 +798,7 @@ ControlsReport controls_training(Params&) { return {}; }  // everything is in co
 void controls_training_ui(UiState& ui, Params& edit, const Snapshot* snapshot) {
   const TrainingLab* lab = snapshot != nullptr ? snapshot->lab<TrainingLab>() : nullptr;
   status_line(ui, lab);
-  run_buttons(ui, edit, lab);
+  training_run_controls(ui, edit, lab);
   settings_controls(ui, edit);
   sentence_controls(ui, edit, lab);
 }
@@ -673,6 +820,7 @@ extern const LabDefinition training_lab{View::training,
                                         build_training,
                                         controls_training,
                                         nullptr,
-                                        controls_training_ui};
+                                        controls_training_ui,
+                                        true};
 
 }  // namespace smlab::app

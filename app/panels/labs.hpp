@@ -74,6 +74,10 @@ struct LabDefinition {
   // Controls that need more than Params (may be null): buttons that ask the App for work (the
   // training lab's Train/Pause, files) or switch the view; drawn after `controls`.
   void (*controls_ui)(UiState& ui, Params& edit, const Snapshot* snapshot) = nullptr;
+  // The lab trains a model of its own (the training lab): the dashboard's sliders (T, d_k, L, the
+  // row, the scores), which do not touch it, are left out of the column in its view, and its
+  // controls come first.
+  bool own_model = false;
 };
 
 // What the shown view's plots are built from (ViewCache::view).

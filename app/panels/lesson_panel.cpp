@@ -178,6 +178,16 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
 // The items of the lesson text block (normal mode) and of the presenter caption, in order, so that
 // the height the lesson layout plans with is the height drawn. `Items` is called once with a
 // Measure (adds heights) and once with a Draw (ImGui calls) that mirror each other item by item.
+// A step that shows the training lab while a live trainer runs it: its Train/Pause, Step, pace.
+bool shows_live_training(const UiState& ui, const LessonStep& step) {
+  return step.view == View::training && ui.view == View::training && ui.training.live;
+}
+
+// Presenter mode has no buttons: the status and the key that starts and pauses the training.
+std::string presenter_training_line(const UiState& ui, const TrainingLab* lab) {
+  return training_status(ui, lab) + "    " + i18n::tr("lesson.training_keys");
+}
+
 struct Measure {
   float width = 0.0f;  // the content width
   float height = 0.0f;
@@ -218,20 +228,6 @@ struct RevealLines {
   bool close = false;
   std::string problem;  // the answer cannot be read (yet): shown instead
 };
-
-// "the answer to 3 decimals", "… to 4 significant digits", "… to the nearest whole number".
-std::string precision_words(const PredictPrecision& precision) {
-  if (precision.kind == PredictPrecision::Kind::significant)
-    return i18n::format("lesson.predict.significant", {std::to_string(precision.digits)});
-  if (precision.digits == 0) return i18n::tr("lesson.predict.whole");
-  if (precision.digits == 1) return i18n::tr("lesson.predict.one_decimal");  // "1 decimal", not "1 decimals"
-  return i18n::format("lesson.predict.decimals", {std::to_string(precision.digits)});
-}
-
-std::string range_line(const LessonPredict& predict) {
-  return i18n::format("lesson.predict.range",
-                      {predict_number(predict.min), predict_number(predict.max), precision_words(predict.precision)});
-}
 
 // The revealed answer as the question asks for its digits ("Your guess: -1003    The app's number:
 // -1000") and the verdict by the one rule for close (lessons.hpp: close_within). A Monte Carlo mean
@@ -339,7 +335,7 @@ void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, 
   } else {
     before.row(ImGui::GetFrameHeight());
     if (guess_field_alone(block.width)) before.row(ImGui::GetFrameHeight());
-    before.lines(range_line(predict), 1.0f);
+    before.lines(predict_range_words(predict), 1.0f);
   }
   before.lines(ui.lesson_view.guess_error, 1.0f);
   before.lines(held_answer_line(ui), 1.0f);
@@ -388,7 +384,7 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
                                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter)));
       if (!alone) ImGui::SameLine();
       if (ImGui::Button(commit.c_str()) || entered) (void)commit_typed_guess(ui, ui.lesson_view.typed_guess);
-      draw_lines(width, range_line(predict), 1.0f, std::nullopt, true);
+      draw_lines(width, predict_range_words(predict), 1.0f, std::nullopt, true);
     }
     draw_lines(width, ui.lesson_view.guess_error, 1.0f, ImVec4(1.0f, 0.4f, 0.35f, 1.0f));
     draw_lines(width, held_answer_line(ui), 1.0f, ImGui::ColorConvertU32ToFloat4(accent));
@@ -464,6 +460,9 @@ void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot*
   if (step_shows_notes(step))
     for (const std::string& note : ui.lesson_report.notes)
       draw_lines(width, note, std::max(1.0f, 0.8f * scale), std::nullopt, true);
+  if (shows_live_training(ui, step))
+    draw_lines(width, presenter_training_line(ui, snapshot != nullptr ? snapshot->lab<TrainingLab>() : nullptr), 1.0f,
+               std::nullopt, true);
   if (step.predict) {
     const LessonPredict& predict = *step.predict;
     const ImVec4 accent = ImGui::ColorConvertU32ToFloat4(highlight_color(ui.theme));
@@ -581,6 +580,16 @@ float block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* s
   if (step_shows_notes(*step))
     for (const std::string& note : ui.lesson_report.notes)
       block.lines(note, presenter ? std::max(1.0f, 0.8f * scale) : 1.0f);
+  if (shows_live_training(ui, *step)) {
+    // Planned with the status at its longest: the plan stays while the status changes.
+    if (presenter) {
+      block.lines(longest_training_status(ui) + "    " + i18n::tr("lesson.training_keys"), 1.0f);
+    } else {
+      block.lines(longest_training_status(ui), 1.0f);
+      const int rows = training_run_control_rows(block.width);
+      for (int r = 0; r < rows; ++r) block.row(ImGui::GetFrameHeight());
+    }
+  }
   if (step->predict) {
     if (presenter)
       measure_presenter_predict(block, ui, *step, snapshot, sweep, scale);
@@ -631,6 +640,14 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   draw_lines(width, step.text.in(language), box.scale);
   if (step_shows_notes(step))
     for (const std::string& note : ui.lesson_report.notes) draw_lines(width, note, 1.0f, std::nullopt, true);
+  if (shows_live_training(ui, step)) {
+    // The training's own buttons with the step: the class watches the map form at the pace set.
+    const TrainingLab* lab = snapshot != nullptr ? snapshot->lab<TrainingLab>() : nullptr;
+    draw_lines(width, training_status(ui, lab), 1.0f);
+    Params edit = ui.params;
+    training_run_controls(ui, edit, lab);
+    if (edit != ui.params) (void)apply_params(ui, edit);
+  }
   if (step.predict) draw_predict(ui, step, snapshot, sweep, accent, box.scale, width);
 
   const ButtonRow row = button_row(ui, width);

@@ -12,6 +12,7 @@
 #include <imgui.h>
 
 #include "plot/plot.hpp"
+#include "smlab/labs/training.hpp"
 #include "smlab/snapshot.hpp"
 #include "state/texture_pool.hpp"
 #include "state/ui_state.hpp"
@@ -80,10 +81,12 @@ struct HeatmapTextures {
 // mouse is on or holds (Left/Right nudge it; empty: none). A lab's controls return it.
 struct ControlsReport {
   bool changed = false;
-  std::string_view hovered_key;  // a name of the key table (static storage), or empty
+  std::string_view hovered_key;        // a name of the key table (static storage), or empty
+  std::vector<std::string_view> keys;  // the keys whose sliders were drawn, in order (the key table's names)
   ControlsReport& operator+=(const ControlsReport& other) {
     changed = changed || other.changed;
     if (!other.hovered_key.empty()) hovered_key = other.hovered_key;
+    keys.insert(keys.end(), other.keys.begin(), other.keys.end());
     return *this;
   }
 };
@@ -155,6 +158,22 @@ bool control_button(std::string_view label);
 void draw_interaction_controls(UiState& ui);
 // The File and Edit menus; call between BeginMenuBar() and EndMenuBar().
 void draw_file_menu(UiState& ui);
+
+// The training lab's running training (panels/lab_training.cpp), in its control column and in a
+// lesson step that shows it: the status ("Step 12 of 300: training, 10 steps/s"); Train (Pause
+// while it trains), Step, Reset and the pace; Space as Train/Pause in the training view. Edits go
+// to `edit` (the goal, the pace), commands to ui.training.
+std::string training_status(const UiState& ui, const TrainingLab* lab);
+// The status line at its longest for the step's goal (waiting at step 0, steps written in full):
+// the lesson layout is planned once per step, while the status changes as the training runs.
+std::string longest_training_status(const UiState& ui);
+void training_run_controls(UiState& ui, Params& edit, const TrainingLab* lab);
+int training_run_control_rows(float width);  // the rows training_run_controls takes at that width
+void toggle_training(UiState& ui, Params& edit, const TrainingLab* lab);
+void handle_training_keys(UiState& ui, Params& edit, const Snapshot* snapshot);
+// Whether Space is the live training lab's Train/Pause here: then it is only that, and the sweep's
+// play key (app_interaction.cpp) leaves it alone.
+bool space_trains(const UiState& ui);
 
 // The whole window for one frame. `sweep` is the refined d_k sweep belonging to
 // `snapshot` (null: use the snapshot's own).

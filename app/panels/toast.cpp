@@ -26,6 +26,7 @@ void Toast::draw(double now, float ui_scale) {
     shown_.reset();
     return;
   }
+  ++shown_->frames_drawn;
   const float alpha = static_cast<float>(std::clamp((seconds - age) / toast_fade_seconds, 0.0, 1.0));
   // Centred over the plots, just below the view tabs: in sight, whatever the control column shows.
   const DashboardLayout layout = dashboard_layout(ImGui::GetIO().DisplaySize, ui_scale);
@@ -53,6 +54,7 @@ void Toast::draw(double now, float ui_scale) {
 
 std::optional<double> Toast::seconds_until_change(double now) const {
   if (!shown_) return std::nullopt;
+  if (shown_->frames_drawn < 2) return 0.0;
   const double age = now - shown_->shown_at;
   const double fade_start = lifetime(shown_->is_error) - toast_fade_seconds;
   return age >= fade_start ? 1.0 / 30.0 : fade_start - age;

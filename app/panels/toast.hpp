@@ -15,7 +15,9 @@ class Toast {
   // Draws the toast centred over the plots, just below the view tabs, at `ui_scale`; forgets it
   // once it has faded (or the clock went back).
   void draw(double now, float ui_scale);
-  // Seconds until the toast starts to fade, or a frame's time while it fades; none: no toast.
+  // Seconds until the toast starts to fade, or a frame's time while it fades; 0 until it has been
+  // drawn and has settled on the screen (a report made after a frame was drawn must not wait for
+  // the fade to be seen); none: no toast.
   [[nodiscard]] std::optional<double> seconds_until_change(double now) const;
 
  private:
@@ -23,6 +25,7 @@ class Toast {
     std::string text;
     bool is_error = false;
     double shown_at = 0.0;
+    int frames_drawn = 0;  // an auto-sized window is hidden on its first frame: on screen after two
   };
   std::optional<Shown> shown_;
 };

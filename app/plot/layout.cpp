@@ -206,11 +206,13 @@ struct PlacedTick {
 std::vector<Tick> ticks_for(const Axis& axis, double lo, double hi, int max_ticks) {
   if (!axis.tick_names.empty() && axis.tick_values.empty()) {
     // Named positions: all of them when few (thinning drops what overlaps), else nice integers.
+    // Up to 24 names are offered whatever the plot's size: a small plot of a dozen tokens got the
+    // names of positions 0, 5 and 10 only, which are rarely the ones that matter.
     std::vector<Tick> ticks;
     const double low = std::min(lo, hi), high = std::max(lo, hi);
     const double first = std::max(0.0, std::ceil(low));
     const double last = std::min(static_cast<double>(axis.tick_names.size()) - 1.0, std::floor(high));
-    if (last - first < 3.0 * max_ticks) {
+    if (last - first < std::max(3.0 * max_ticks, 24.0)) {
       for (double value = first; value <= last; value += 1.0)
         ticks.push_back({value, *position_name(axis, value), true});
     } else {
@@ -292,6 +294,27 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
   // Names of a category axis over two rows: each must clear the next name but one, on its own row.
   if (horizontal && builder.x_tick_rows == 2 && !axis.tick_names.empty() && fits_with_stride(2)) {
     for (std::size_t k = 0; k < labelled.size(); ++k) placed[labelled[k]].row = static_cast<int>(k % 2);
+    return placed;
+  }
+  // Names that do not all fit: as many as do, from the left, each on the first of the rows that the
+  // last name kept there leaves room on. A stride dropped half or three quarters of the names for
+  // one wide name among them, and a sorted axis's first names (the most likely next tokens, the one
+  // a lesson names among them) are the ones to keep.
+  if (horizontal && !axis.tick_names.empty()) {
+    std::vector<float> row_end(static_cast<std::size_t>(std::max(builder.x_tick_rows, 1)),
+                               -std::numeric_limits<float>::infinity());
+    for (const std::size_t index : labelled) {
+      PlacedTick& tick = placed[index];
+      const auto [start, end] = label_span(tick);
+      std::size_t row = 0;
+      while (row < row_end.size() && start - row_end[row] < builder.font * 0.6f) ++row;
+      if (row == row_end.size() || tick.label_width > max_px - min_px) {
+        tick.label.clear();
+        continue;
+      }
+      tick.row = static_cast<int>(row);
+      row_end[row] = end;
+    }
     return placed;
   }
   std::size_t stride = 1;
@@ -532,6 +555,7 @@ std::vector<Box> data_marks(const Builder& builder) {
     keep({point.x - half, point.y - half, point.x + half, point.y + half});
   };
   for (const LineSeries& line : plot.lines) {
+    if (!line.in_legend) continue;  // a faint line of many (one seed): labels may lie over it
     const float half = std::max(1.0f, 0.5f * builder.line_width(line.width));
     for (const auto& run : mapped_runs(line.x, line.y, scene)) {
       for (std::size_t index = 0; index < run.size(); ++index) {
@@ -1029,7 +1053,7 @@ std::vector<LegendEntry> legend_entries(const Plot& plot, const Style& style) {
   std::vector<LegendEntry> entries;
   for (std::size_t index = 0; index < plot.lines.size(); ++index) {
     const auto& line = plot.lines[index];
-    if (line.label.empty()) continue;
+    if (line.label.empty() || !line.in_legend) continue;
     entries.push_back({LegendEntry::Kind::Line, line.label, line_color(plot, index, style),
                        line.width * style.line_scale, line.dashed, line.markers, MarkerShape::Circle,
                        3.0f * style.marker_scale});
@@ -1572,6 +1596,21 @@ void layout_heatmap(Builder& builder, const Heatmap& heatmap) {
   scene.has_data_area = true;
 
   builder.add(HeatmapShape{grid, &heatmap});
+  const float cell_w = grid.width() / static_cast<float>(std::max(heatmap.cols, 1));
+  const float cell_h = grid.height() / static_cast<float>(std::max(heatmap.rows, 1));
+  // A frame inside its cell (neighbouring frames stay apart), drawn only where a cell is large
+  // enough to hold one around some of its colour.
+  const float stroke = std::clamp(0.12f * std::min(cell_w, cell_h), 1.0f, 3.0f);
+  if (std::min(cell_w, cell_h) >= 4.0f * stroke) {
+    for (const auto& [row, col] : heatmap.framed_cells) {
+      if (row < 0 || row >= heatmap.rows || col < 0 || col >= heatmap.cols) continue;
+      const float x0 = grid.x0 + cell_w * static_cast<float>(col), y0 = grid.y0 + cell_h * static_cast<float>(row);
+      const Box outer{x0 + 0.5f * stroke, y0 + 0.5f * stroke, x0 + cell_w - 0.5f * stroke, y0 + cell_h - 0.5f * stroke};
+      const Box inner{outer.x0 + stroke, outer.y0 + stroke, outer.x1 - stroke, outer.y1 - stroke};
+      builder.add(RectShape{outer, std::nullopt, Color{0.0f, 0.0f, 0.0f, 1.0f}, stroke});
+      builder.add(RectShape{inner, std::nullopt, Color{1.0f, 1.0f, 1.0f, 1.0f}, stroke});
+    }
+  }
   builder.add(RectShape{grid, std::nullopt, builder.style.axis, 1.0f});
   const auto column_ticks =
       place_ticks(builder, column_axis, scene.x_map, true, builder.pad, scene.width - builder.pad);

@@ -67,6 +67,9 @@ struct LineSeries {
   bool dashed = false;
   // Filled translucent band (error bars, ±1 SE): both empty, or both the size of x.
   std::vector<double> band_low{}, band_high{};
+  // False: one faint line of many (a seed beside the mean): named in exports and hover read-outs
+  // only, and the legend and labels may lie over it.
+  bool in_legend = true;
 };
 // Points with a NaN/inf coordinate (or ≤ 0 on a log axis) break the line there.
 
@@ -157,7 +160,11 @@ struct Heatmap {
   std::string x_label{}, y_label{};  // used instead of Plot::x/y labels when not empty
   bool square_cells = true;          // keep cells square (centred in the area) rather than stretch
   std::vector<std::string> names{};  // a name per row and column of a square map (tokens), or empty
-  std::uintptr_t texture = 0;        // GL texture name owned by a HeatmapTexture; 0 = not uploaded
+  // Cells drawn with a frame over their colour, as (row, column): where a reference puts its weight
+  // (the training task's ideal map over the model's), so the two compare in one map. A dark and a
+  // light stroke, so the frame reads on every colour of every colormap.
+  std::vector<std::pair<int, int>> framed_cells{};
+  std::uintptr_t texture = 0;  // GL texture name owned by a HeatmapTexture; 0 = not uploaded
 };
 
 // Whether every cell can be read: `values` holds rows × cols of them, or `fill_row` is set.
@@ -366,5 +373,9 @@ Hit hit_test(const Plot& plot, ImVec2 size, const Style& style, ImVec2 point, fl
 // `text_width` defaults to estimate_text_width; pass the app's font metrics (a lambda around
 // ImFont::CalcTextSizeA) and Style::font_size to reproduce the screen's layout exactly.
 std::string to_svg(const Plot& plot, float width, float height, const Style& style, const TextWidthFn& text_width = {});
+// Text as XML 1.0 (and HTML) character data, appended to `out`: what XML cannot hold is dropped
+// (control characters but tab and newline, bytes that are not UTF-8, noncharacters). to_svg's, and
+// the lesson handout's.
+void append_escaped(std::string& out, std::string_view text);
 
 }  // namespace smlab::plot

@@ -21,16 +21,6 @@
 #include "smlab/utf8.hpp"
 
 namespace smlab::plot {
-namespace {
-
-using namespace detail;
-
-// Heatmaps up to this many cells per side are written as one <rect> per cell.
-constexpr int kMaxRectCellsPerSide = 128;
-// Colour stops of a colorbar gradient; anchors are at most 11 apart, so 17 stops reproduce them.
-constexpr int kColorbarStops = 17;
-// When the SVG has no metrics of its own, layout uses this for Style::font_size == 0.
-constexpr float kDefaultSvgFontSize = 15.0f;
 
 // [SECTION] Text and numbers as XML
 
@@ -64,6 +54,17 @@ void append_escaped(std::string& out, std::string_view text) {
     }
   }
 }
+
+namespace {
+
+using namespace detail;
+
+// Heatmaps up to this many cells per side are written as one <rect> per cell.
+constexpr int kMaxRectCellsPerSide = 128;
+// Colour stops of a colorbar gradient; anchors are at most 11 apart, so 17 stops reproduce them.
+constexpr int kColorbarStops = 17;
+// When the SVG has no metrics of its own, layout uses this for Style::font_size == 0.
+constexpr float kDefaultSvgFontSize = 15.0f;
 
 // Coordinates with two decimals, trailing zeros removed: compact and sub-pixel exact.
 std::string number(double value) {

@@ -337,9 +337,12 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
     if (Result<void> one_each = check_one_per_role(plans); !one_each) return one_each.error();
     // Only V (the rest is checked when the arrays are put together, in core's words, which name
     // the command line's option): the window says what to add in its own.
-    if (in_window(options) && std::ranges::all_of(plans, [](const PlannedFile& plan) {
-          return std::ranges::all_of(plan.roles, [](ArrayRole role) { return role == ArrayRole::values; });
-        }))
+    // std::all_of over iterators: the web build's libc++ has no std::ranges algorithms.
+    const auto only_values = [](const PlannedFile& plan) {
+      return std::all_of(plan.roles.begin(), plan.roles.end(),
+                         [](ArrayRole role) { return role == ArrayRole::values; });
+    };
+    if (in_window(options) && std::all_of(plans.begin(), plans.end(), only_values))
       return Error::usage(i18n::tr("import.refused.nothing_to_show"));
     if (options.progress.cancelled()) return cancelled_error("import");
     std::vector<std::string> tokens;

@@ -25,10 +25,12 @@
 #include <ctime>
 #include <cstdlib>
 #include <iterator>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "files/atomic_file.hpp"
+#include "smlab/assignments.hpp"
 
 namespace smlab::app {
 namespace {
@@ -169,6 +171,7 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
     for (const auto& [key, value] : params.items())
       if (!get_param(session.params, key))
         return failure("session field 'params." + shown_text(key) + "' is not a key");
+    std::vector<KeyValue> values;
     for (const ParamKey& key : param_keys()) {
       const std::string name(key.name);
       if (!params.contains(name)) continue;
@@ -180,14 +183,16 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
         text = value.dump();
       else
         return failure("session field 'params." + name + "' must be a string, not " + type_name(value));
-      // Keys that describe imported data that is not there (gone, or not read) keep their defaults.
-      const bool fits_data_only =
-          name == "seq_len" || name == "d_k" || name == "row" || name == "batch" || name == "head";
-      if (Result<void> set = set_param(session.params, name, text); !set.ok()) {
-        if (!session.imports.empty() && !data_attached && fits_data_only) continue;
-        return failure("session field 'params." + name + "': " + set.error().message);
-      }
+      values.push_back({name, std::move(text)});
     }
+    // Keys that describe imported data that is not there (gone, or not read) keep their defaults.
+    const bool data_missing = !session.imports.empty() && !data_attached;
+    const auto fits_data_only = [&](std::string_view name) {
+      return data_missing && (name == "seq_len" || name == "d_k" || name == "row" || name == "batch" || name == "head");
+    };
+    // As one set: keys that depend on each other are checked on the whole (smlab/assignments.hpp).
+    if (const std::optional<RefusedKey> refused = apply_key_values(session.params, values, fits_data_only))
+      return failure("session field 'params." + refused->key + "': " + refused->error.message);
   }
   if (document.contains("view")) {
     const OrderedJson& value = document["view"];

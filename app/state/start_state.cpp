@@ -84,6 +84,7 @@ Result<void> resolve_start(const StartRequest& request, const PresetList& preset
       state.import_warning += (state.import_warning.empty() ? "" : "; ") + warning;
     if (Result<void> attached = attach_import(state.params, *imported); !attached.ok()) return attached.error();
   }
+  if (Result<void> set = apply_assignments(state.params, request.task_assignments); !set) return set;
   if (Result<void> set = apply_assignments(state.params, request.assignments); !set) return set;
   // The training lab's language model trains on the lesson texts (not a key: attached here).
   if (state.params.training.run.task == train::Task::language) attach_corpus(state.params, lesson_corpus(lessons));

@@ -63,18 +63,22 @@ struct StartRequest {
   std::string lesson_spec;                // --lesson NAME[:STEP[:GUESS]]
   std::vector<std::string> import_specs;  // --import FILE[:ARRAY[=ROLE]], ...
   std::string tokens_path;                // --tokens FILE (with import_specs)
-  std::vector<std::string> assignments;   // --set KEY=VALUE, ...
-  SessionGiven given;                     // which look and place options were typed
-  Progress import_progress;               // told the import's stages (a headless run's progress line)
-  bool import_error_stops = false;        // a session's unreadable import is an Error, not random data
+  // --train TASK [--steps N]: the task's own train_* settings, applied before --set as the set's
+  // base (a typed train_seq_len may then raise the task's train_vocab, never a typed one).
+  std::vector<std::string> task_assignments;
+  std::vector<std::string> assignments;  // --set KEY=VALUE, ...
+  SessionGiven given;                    // which look and place options were typed
+  Progress import_progress;              // told the import's stages (a headless run's progress line)
+  bool import_error_stops = false;       // a session's unreadable import is an Error, not random data
 };
 
 // Puts `request` on top of `state` (whose view and look hold the typed options or the defaults), in
 // this order: a saved session (applied by apply_session, as the window's autosave is), a preset, a
 // lesson step (each sets Params and, unless a view was typed, the view), imported data (it replaces
-// the random Q and K before --set, so --set head=2 or row=7 can refer to it), then every --set in
-// the order of param_keys() (seq_len before row, whatever the typed order), all through the
-// sliders' validation. The first problem is the Error; `state` may then be half-updated. A restored
+// the random Q and K before --set, so --set head=2 or row=7 can refer to it), --train's settings,
+// then every --set as one set (smlab/assignments.hpp: in the order of param_keys(), seq_len before
+// row whatever the typed order, the keys that depend on each other checked on the whole set), all
+// through the sliders' validation. The first problem is the Error; `state` may then be half-updated. A restored
 // session's imported files that could not be read leave their line in state.import_warning (also
 // when an Error follows: the caller prints it first).
 Result<void> resolve_start(const StartRequest& request, const PresetList& presets, const LessonList& lessons,

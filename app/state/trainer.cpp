@@ -16,6 +16,10 @@ Trainer::Trainer() {
         idle_.notify_all();
         wake_.wait(lock, [this] { return has_mail_ || stopping_; });
         if (stopping_) break;
+      } else if (!has_mail_ && resume_at_) {
+        // A paced training: asleep until its next step is due, or the UI hands something over.
+        wake_.wait_until(lock, *resume_at_, [this] { return has_mail_ || stopping_; });
+        if (stopping_) break;
       }
       busy_ = true;
       lock.unlock();
@@ -31,6 +35,8 @@ Trainer::~Trainer() {
   {
     const std::lock_guard lock(mutex_);
     stopping_ = true;
+    closing_.request_stop();
+    interrupt_.request_stop();
   }
   wake_.notify_all();
   worker_.join();

@@ -7,8 +7,11 @@
 //   [SECTION] Applying what the UI handed over
 //   [SECTION] One slice of work
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <new>
 
+#include "smlab/parallel.hpp"
 #include "state/trainer.hpp"
 
 namespace smlab::app {
@@ -19,7 +22,13 @@ bool same_runs(const TrainingSettings& a, const TrainingSettings& b) {
   return a.run == b.run && a.compare == b.compare && a.seeds == b.seeds && a.corpus == b.corpus;
 }
 
-int steps_done(const std::vector<train::Run>& runs) { return runs.empty() ? 0 : runs.front().steps_done(); }
+// The step every run has reached: the least (during a round some runs may be one step ahead,
+// Runs::stepped).
+int steps_done(const std::vector<train::Run>& runs) {
+  int least = runs.empty() ? 0 : runs.front().steps_done();
+  for (const train::Run& run : runs) least = std::min(least, run.steps_done());
+  return least;
+}
 
 }  // namespace
 
@@ -37,6 +46,7 @@ void Trainer::update(const TrainingSettings& settings, bool shown, bool restart)
   inbox_.restart = inbox_.restart || restart;
   has_mail_ = true;
   busy_ = true;
+  interrupt_.request_stop();
   wake_.notify_all();
 }
 
@@ -44,6 +54,7 @@ void Trainer::command(Command command) {
   const std::lock_guard lock(mutex_);
   inbox_.commands.push_back(command);
   has_mail_ = true;
+  interrupt_.request_stop();
   wake_.notify_all();
 }
 
@@ -52,6 +63,7 @@ void Trainer::adopt(train::Run run, const TrainingSettings& settings) {
   inbox_.adopted = std::move(run);
   inbox_.settings = settings;
   has_mail_ = true;
+  interrupt_.request_stop();
   wake_.notify_all();
 }
 
@@ -59,6 +71,7 @@ std::uint64_t Trainer::request_weights() {
   const std::lock_guard lock(mutex_);
   inbox_.weights_wanted = ++next_weights_request_;
   has_mail_ = true;
+  interrupt_.request_stop();
   wake_.notify_all();
   return next_weights_request_;
 }
@@ -79,6 +92,7 @@ void Trainer::make_runs() {
   Runs& s = state_;
   s.made = true;
   s.fresh = true;
+  s.stepped.clear();
   s.runs.clear();
   Result<std::vector<train::Run>> made = make_training_runs(s.settings);
   if (!made.ok()) {
@@ -89,13 +103,29 @@ void Trainer::make_runs() {
   s.runs = std::move(*made);
 }
 
-void Trainer::apply(Inbox inbox) {
+bool Trainer::train_round(const std::stop_token& stop) {
+  Runs& s = state_;
+  s.stepped.resize(s.runs.size(), 0);
+  // The runs side by side on the pool (each run on one thread: the same bits as in turn), so the
+  // d_k 256 comparison's sixteen runs take every core while the UI thread draws. Each run writes
+  // only its own flag.
+  parallel_for(static_cast<int>(s.runs.size()), [&](int run) {
+    const auto r = static_cast<std::size_t>(run);
+    if (s.stepped[r] == 0 && s.runs[r].step(1, stop) > 0) s.stepped[r] = 1;
+  });
+  if (std::find(s.stepped.begin(), s.stepped.end(), 0) != s.stepped.end()) return false;
+  std::fill(s.stepped.begin(), s.stepped.end(), 0);
+  return true;
+}
+
+void Trainer::apply(Inbox inbox, const std::stop_token& closing) {
   Runs& s = state_;
   if (inbox.adopted) {
     s.settings = *inbox.settings;
     s.runs.clear();
     s.runs.push_back(std::move(*inbox.adopted));
     s.runs.front().set_max_threads(1);
+    s.stepped.clear();
     s.made = true;
     s.fresh = false;  // trained elsewhere: not a fresh training of these settings
     s.error.clear();
@@ -105,9 +135,11 @@ void Trainer::apply(Inbox inbox) {
       s.settings = next;
       make_runs();
     } else if (inbox.restart && !(s.fresh && same_runs(s.settings, next) && steps_done(s.runs) <= next.steps)) {
-      // A lesson step: its numbers are those of a fresh training to its step count.
+      // A lesson step: its numbers are those of a fresh training to its step count, shown from
+      // step 0 until the lecturer starts it.
       s.settings = next;
       make_runs();
+      s.running = false;
     } else if (!same_runs(s.settings, next)) {
       const bool new_runs = next.compare != s.settings.compare || next.seeds != s.settings.seeds ||
                             next.corpus != s.settings.corpus || steps_done(s.runs) == 0 || !s.error.empty();
@@ -145,7 +177,8 @@ void Trainer::apply(Inbox inbox) {
         s.running = false;
         if (s.made && s.error.empty()) {
           try {
-            for (train::Run& run : s.runs) run.step(1);
+            // One step: the round a slice left half-done, or a whole one.
+            train_round(closing);
             s.fresh = s.fresh && steps_done(s.runs) <= s.settings.steps;
           } catch (const std::bad_alloc&) {
             s.error = "out of memory while training one step: the runs stay as they were";
@@ -168,6 +201,8 @@ bool Trainer::wants_training() const {
 
 void Trainer::publish(bool force) {
   Runs& s = state_;
+  // The runs not in step: the picture waits for the round's end.
+  if (std::find(s.stepped.begin(), s.stepped.end(), 1) != s.stepped.end()) return;
   const auto now = std::chrono::steady_clock::now();
   if (!force && now - s.last_publish < publish_every) return;
   s.last_publish = now;
@@ -188,42 +223,86 @@ void Trainer::publish(bool force) {
   if (wake) wake();
 }
 
+long long Trainer::paced_steps_due(int speed, std::chrono::steady_clock::duration elapsed) {
+  const double seconds = std::max(0.0, std::chrono::duration<double>(elapsed).count());
+  return 1 + static_cast<long long>(std::floor(seconds * speed));
+}
+
+std::chrono::steady_clock::time_point Trainer::next_paced_step(int speed, std::chrono::steady_clock::time_point start,
+                                                               long long done) {
+  return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(static_cast<double>(done) / speed));
+}
+
 bool Trainer::work(std::chrono::steady_clock::duration budget) {
   Runs& s = state_;
   bool changed = false;
   std::uint64_t weights_wanted = 0;
+  std::stop_token closing, interrupted;
   {
     std::unique_lock lock(mutex_);
+    // Mail that arrives from here on stops this slice's step; what came before is taken now.
+    if (!stopping_ && interrupt_.stop_requested()) interrupt_ = std::stop_source();
+    closing = closing_.get_token();
+    interrupted = interrupt_.get_token();
     if (has_mail_) {
       Inbox inbox = std::move(inbox_);
       inbox_ = Inbox{};
       has_mail_ = false;
       weights_wanted = inbox.weights_wanted;
       lock.unlock();
-      apply(std::move(inbox));
+      apply(std::move(inbox), closing);
       changed = true;
     }
   }
+  // What the UI handed over shows at once, before a step that may take long (a large model's).
+  if (changed) publish(true);
+  resume_at_.reset();
   const bool was_training = wants_training();
+  const auto start = std::chrono::steady_clock::now();
+  const int speed = s.settings.speed;
+  if (was_training && (!s.was_training || speed != s.pace_speed)) {
+    // Started, resumed or a new pace: the pace and the rate count from now (a pause is not caught up).
+    s.pace_start = start;
+    s.paced_steps = 0;
+    s.pace_speed = speed;
+    s.rate_since = start;
+    s.rate_steps = 0;
+  }
   if (was_training) {
-    const auto start = std::chrono::steady_clock::now();
     const int before = steps_done(s.runs);
+    long long allowed = std::numeric_limits<long long>::max();
+    if (speed > 0) {
+      allowed = paced_steps_due(speed, start - s.pace_start) - s.paced_steps;
+      if (allowed > speed) {  // more than a second behind (a slow machine): no burst to catch up
+        s.pace_start = start;
+        s.paced_steps = 0;
+        allowed = 1;
+      }
+    }
     try {
-      // Every run one step per round, so they stay in step; at least one round per slice.
-      do {
-        for (train::Run& run : s.runs) run.step(1);
-      } while (wants_training() && std::chrono::steady_clock::now() - start < budget);
+      // Every run one step per round, so they stay in step; at least one round per slice unless
+      // the pace says the next is not due yet. A round cut short by new mail (or the close) goes
+      // on with the runs it did not step in the next slice.
+      while (allowed > 0 && wants_training()) {
+        if (!train_round(interrupted)) break;
+        --allowed;
+        ++s.paced_steps;
+        if (std::chrono::steady_clock::now() - start >= budget) break;
+      }
     } catch (const std::bad_alloc&) {
       s.error = "out of memory while training: the runs stopped at step " + std::to_string(steps_done(s.runs));
       s.running = false;
     }
-    // Steps per second of training time, over at least half a second of it.
+    if (speed > 0 && wants_training()) resume_at_ = next_paced_step(speed, s.pace_start, s.paced_steps);
+    // Steps per second of wall time while training, over at least half a second of it.
     s.rate_steps += steps_done(s.runs) - before;
-    s.rate_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (s.rate_seconds >= 0.5) {
-      s.steps_per_second = static_cast<double>(s.rate_steps) / s.rate_seconds;
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - s.rate_since).count();
+    if (seconds >= 0.5) {
+      s.steps_per_second = static_cast<double>(s.rate_steps) / seconds;
       s.rate_steps = 0;
-      s.rate_seconds = 0.0;
+      s.rate_since = now;
     }
     // At the goal the runs stop (wants_training) but stay "running": a higher goal (a lesson step,
     // the steps slider, loaded weights) trains on without a Train press; Pause is the user's only.
@@ -241,7 +320,9 @@ bool Trainer::work(std::chrono::steady_clock::duration budget) {
       s.error = "out of memory while saving the weights";
     }
   }
-  publish(changed || weights || (was_training && !wants_training()));
+  s.was_training = wants_training();
+  // A slow pace publishes every step: the class watches each one land.
+  publish(weights || (was_training && !wants_training()) || (was_training && speed > 0 && speed <= 15));
   return wants_training();
 }
 

@@ -204,6 +204,8 @@ struct FrameReport {
   // went above their controls (the column too narrow for both side by side). For the layout tests.
   float controls_slider_width = 0.0f, controls_font_size = 0.0f;
   bool controls_labels_above = false;
+  // The column's keys (and the training lab's Train button, "train-toggle") in the order drawn.
+  std::vector<std::string> control_items;
   LessonReport lesson_report;  // the step's text box this frame
 };
 

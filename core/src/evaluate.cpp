@@ -436,6 +436,7 @@ std::optional<Snapshot> evaluate(const Params& params, const EvaluateOptions& op
   for (std::size_t i = 0; i < views.size(); ++i) {
     const ViewInfo& info = views[i];
     if (info.evaluate == nullptr || !wanted(info.view)) continue;
+    if (info.view == View::training && options.training_by_caller) continue;
     if (options.progress_sink != nullptr)
       report(options, 0.9f + 0.1f * static_cast<float>(i) / static_cast<float>(views.size()), "computing the labs");
     snap.labs.set(info.view, info.evaluate(lab, snap));

@@ -516,24 +516,67 @@ std::string format_scores(std::span<const double> scores) {
   return text;
 }
 
-Result<void> apply_assignments(Params& params, const std::vector<std::string>& assignments) {
-  std::vector<std::pair<std::string, std::string>> settings;
-  for (const std::string& assignment : assignments) {
-    const auto equals = assignment.find('=');
-    if (equals == std::string::npos)
-      return Error::usage("--set '" + assignment.substr(0, 60) + "' is not KEY=VALUE, e.g. --set temperature=0.5");
-    settings.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
-  }
-  const auto key_rank = [](const std::string& key) {
+std::optional<RefusedKey> apply_key_values(Params& params, std::span<const KeyValue> values,
+                                           const std::function<bool(std::string_view key)>& skip_if_refused) {
+  const auto key_rank = [](std::string_view key) {
     const auto keys = param_keys();
     for (std::size_t rank = 0; rank < keys.size(); ++rank)
       if (keys[rank].name == key) return rank;
     return keys.size();
   };
-  std::stable_sort(settings.begin(), settings.end(),
-                   [&](const auto& a, const auto& b) { return key_rank(a.first) < key_rank(b.first); });
-  for (const auto& [key, value] : settings)
-    if (Result<void> set = set_param(params, key, value); !set.ok()) return set;
+  // A repeated key counts once, with its last value (an earlier one is not applied at all).
+  std::vector<const KeyValue*> pending;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (std::none_of(values.begin() + static_cast<std::ptrdiff_t>(i) + 1, values.end(),
+                     [&](const KeyValue& later) { return later.key == values[i].key; }))
+      pending.push_back(&values[i]);
+  std::stable_sort(pending.begin(), pending.end(),
+                   [&](const KeyValue* a, const KeyValue* b) { return key_rank(a->key) < key_rank(b->key); });
+  // Each key's text as it stood right after its value was applied.
+  std::vector<std::pair<const KeyValue*, std::optional<std::string>>> applied;
+  const auto remember = [&](const KeyValue* value) { applied.emplace_back(value, get_param(params, value->key)); };
+  // Round after round, each refused value tried again once the others are in; done when a round
+  // takes none of them.
+  while (!pending.empty()) {
+    std::vector<const KeyValue*> refused;
+    std::optional<RefusedKey> first;
+    for (const KeyValue* value : pending) {
+      if (Result<void> set = set_param(params, value->key, value->value); set.ok()) {
+        remember(value);
+      } else {
+        refused.push_back(value);
+        if (!first && !(skip_if_refused && skip_if_refused(value->key))) first = RefusedKey{value->key, set.error()};
+      }
+    }
+    if (refused.size() == pending.size()) {
+      if (first) return first;
+      break;  // only keys that may stay as they were
+    }
+    pending = std::move(refused);
+  }
+  // A typed value must be the one the set holds: when a later key moved it, setting it again on the
+  // whole set says why it cannot be (or puts it back when it can).
+  for (const auto& [value, text] : applied) {
+    if (get_param(params, value->key) == text) continue;
+    if (Result<void> again = set_param(params, value->key, value->value); !again.ok())
+      return RefusedKey{value->key, again.error()};
+  }
+  for (const auto& [value, text] : applied)
+    if (get_param(params, value->key) != text)
+      return RefusedKey{value->key, Error::usage(value->key + "=" + value->value.substr(0, 40) +
+                                                 " cannot be kept together with the other keys given")};
+  return std::nullopt;
+}
+
+Result<void> apply_assignments(Params& params, const std::vector<std::string>& assignments) {
+  std::vector<KeyValue> values;
+  for (const std::string& assignment : assignments) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos)
+      return Error::usage("--set '" + assignment.substr(0, 60) + "' is not KEY=VALUE, e.g. --set temperature=0.5");
+    values.push_back({assignment.substr(0, equals), assignment.substr(equals + 1)});
+  }
+  if (std::optional<RefusedKey> refused = apply_key_values(params, values)) return std::move(refused->error);
   return {};
 }
 

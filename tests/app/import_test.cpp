@@ -685,7 +685,7 @@ void sparse_npy(const std::filesystem::path& path, const std::string& shape, std
 // `ulimit -v` bounds a run's address space; AddressSanitizer's shadow memory reserves terabytes of
 // it, so under the sanitizer build these limits stop the sanitizer itself, not the program: the
 // plain build runs the memory tests (the issue: "not in the sanitizer pass").
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(SMLAB_SANITIZED_BUILD)
 constexpr bool address_space_limits_apply = false;
 #else
 constexpr bool address_space_limits_apply = true;

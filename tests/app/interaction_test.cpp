@@ -541,9 +541,15 @@ TEST_F(Window, AtRestTheWindowMaySleepAndAnythingThatMovesKeepsItAwake) {
   app_->frame();
   EXPECT_LT(app_->idle_wait_seconds(), 0.0);
 
-  // A toast: sleep until it starts to fade, draw while it fades, then sleep again. Offscreen time
-  // is frames / 60.
+  // A toast: drawn at once (a report made after a frame was drawn, as a finished export's, must not
+  // wait on the screen for its fade: the window showed a GIF's row at 98 % for 4 s after the file
+  // was saved), then sleep until it starts to fade, draw while it fades, then sleep again.
+  // Offscreen time is frames / 60.
   app_->report("Saved /tmp/x.png", false);
+  EXPECT_EQ(app_->idle_wait_seconds(), 0.0) << "a toast not yet on the screen";
+  app_->frame();
+  EXPECT_EQ(app_->idle_wait_seconds(), 0.0) << "an auto-sized window shows on its second frame";
+  app_->frame();
   const double until_fade = app_->idle_wait_seconds();
   EXPECT_GT(until_fade, 2.0);
   EXPECT_LE(until_fade, 3.0);
@@ -654,6 +660,7 @@ TEST_F(Window, RecordGifTakesManyWindowFramesAndWritesANewFile) {
     ++window_frames;
   }
   EXPECT_FALSE(state.gif_recording);
+  EXPECT_EQ(app_->idle_wait_seconds(), 0.0) << "the frame that ended the recording still drew its row: draw again";
   EXPECT_GE(window_frames, 4) << "one GIF frame per window frame at most";
   const auto gifs = files_with(".gif");
   ASSERT_EQ(gifs.size(), 1u) << app_->ui().status;
@@ -1375,8 +1382,7 @@ TEST(RealWindow, PngExportAndGifRecordingRunBesideTheWindow) {
     app.ui().interaction.commands.push(Command::record_gif);
     // The recording polls its evaluator between window frames, so how many frames it takes depends
     // on the machine's load: the bound only stops a recording that never ends.
-    for (int frame = 0; frame < 20000 && (frame < 3 || app.ui().interaction.gif_recording || app.exporting());
-         ++frame)
+    for (int frame = 0; frame < 20000 && (frame < 3 || app.ui().interaction.gif_recording || app.exporting()); ++frame)
       ASSERT_TRUE(app.frame());
     EXPECT_FALSE(app.ui().interaction.gif_recording);
     const smlab::Image after = (*created)->capture();

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 
 #include "files/json_parse.hpp"
 
@@ -56,6 +57,31 @@ TEST(JsonParse, EachRefusalNamesTheSubjectOrLeavesItToTheCaller) {
     EXPECT_EQ(refusal(c.text, "lesson"), c.with_subject) << "text: " << c.text;
     EXPECT_EQ(refusal(c.text, ""), c.without) << "text: " << c.text;
   }
+}
+
+// A key spelt twice, once with escapes: the parser reads both as one key and keeps the last, so the
+// check compares keys as the parser reads them (every escape JSON has, a surrogate pair as one
+// character), at any depth, and names the key as read.
+TEST(JsonParse, AKeyTwiceIsRefusedHoweverItsCharactersAreEscaped) {
+  const JsonLimits limits{4096, 8, 64};
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"version":1,"params":{"temperature":0.5,"\u0074emperature":2}})", "temperature"},
+      {R"({"params":{},"\u0070arams":{}})", "params"},
+      {R"({"\u0070\u0061rams":1,"params":2})", "params"},
+      {R"({"a\/b":1,"a/b":2})", "a/b"},
+      {R"({"tab\tkey":1,"tab\u0009key":2})", "tab key"},
+      {R"({"\u00e9t\u00E9":1,"été":2})", "été"},
+      {R"({"\ud83d\ude00":1,"😀":2})", "😀"},
+      {R"({"q\"":1,"q\u0022":2})", "q\""},
+      {R"([{"x":1},{"k":{"\u006b":1,"k":2}}])", "k"},
+  };
+  for (const auto& [text, key] : cases)
+    EXPECT_EQ(refusal(text, "session", limits), "session has the key \"" + key + "\" twice in one object")
+        << "text: " << text;
+  // Keys that only look alike stay apart: a different character, an escaped backslash.
+  for (const std::string text :
+       {R"({"\u0074emperaturE":1,"temperature":2})", R"({"a\\u0062":1,"ab":2})", R"({"k":{"x":1},"x":{"k":2}})"})
+    EXPECT_EQ(refusal(text, "session", limits), "(parsed)") << "text: " << text;
 }
 
 TEST(JsonParse, AWholeMegabyteLimitIsSaidInMegabytes) {

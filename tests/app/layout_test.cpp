@@ -33,7 +33,6 @@
 #include "scaled_screenshot.hpp"
 #include "smlab/views.hpp"
 #include "state/presets.hpp"
-#include "sweep_share.hpp"
 
 namespace smlab::app {
 namespace {
@@ -152,48 +151,46 @@ class ClassroomLayout : public ::testing::Test {
     report(defects);
   }
 
-  // `sweep` numbers the three EveryLessonStep tests (0 … 2), among which the sanitizer pass shares
-  // the steps out (sweep_share.hpp).
-  static void check_lessons(const Look& look, Size size, std::size_t sweep) {
-    constexpr std::size_t kSweeps = 3;
+  // Every lesson step in each of `looks`, the looks inside the step: a step's numbers (lesson 13's
+  // trainings above all) are evaluated once and laid out in every look.
+  static void check_lessons(const std::vector<std::pair<Look, Size>>& looks) {
     std::vector<std::string> defects;
-    set_look(look, size);
     UiState& ui = app_->ui();
-    sweep_share::say_sweep_share(sweep, kSweeps);
-    std::size_t ordinal = 0;
     for (std::size_t lesson = 0; lesson < ui.lessons.lessons.size(); ++lesson) {
       for (std::size_t step = 0; step < ui.lessons.lessons[lesson].steps.size(); ++step) {
-        if (!sweep_share::sweep_covers(ordinal++, sweep, kSweeps)) continue;
-        ASSERT_TRUE(open_lesson_step(ui, lesson, step, false));
-        ui.select_view_tab = true;
-        render();
-        const std::string where = ui.lessons.lessons[lesson].name + " step " + std::to_string(step + 1);
-        for (std::string& defect : layout_defects(ui, describe(where.c_str(), size, look), false))
-          defects.push_back(std::move(defect));
-        // The step's highlighted panel is on screen: the content scrolled to it if it was below.
-        const ImGuiWindow* content = nullptr;
-        for (const ImGuiWindow* window : ImGui::GetCurrentContext()->Windows)
-          if (const std::string_view name(window->Name);
-              window->Active && name.substr(name.rfind('/') + 1).rfind("##content_", 0) == 0)
-            content = window;  // the scrolling content child itself, not a child inside it
-        if (content == nullptr) continue;
-        const float view_top = content->Pos.y, view_bottom = content->Pos.y + content->Size.y;
-        // The panel (its plots together): its top shows, and all of it where it is not taller than
-        // the view (2 px for rounding).
-        const std::vector<const PlacedPlot*> panel = lesson_highlighted_plots(ui);
-        if (panel.empty()) continue;
-        float top = panel.front()->min.y, bottom = panel.front()->max.y;
-        for (const PlacedPlot* placed : panel) {
-          top = std::min(top, placed->min.y);
-          bottom = std::max(bottom, placed->max.y);
+        for (const auto& [look, size] : looks) {
+          set_look(look, size);
+          ASSERT_TRUE(open_lesson_step(ui, lesson, step, false));
+          ui.select_view_tab = true;
+          render();
+          const std::string where = ui.lessons.lessons[lesson].name + " step " + std::to_string(step + 1);
+          for (std::string& defect : layout_defects(ui, describe(where.c_str(), size, look), false))
+            defects.push_back(std::move(defect));
+          // The step's highlighted panel is on screen: the content scrolled to it if it was below.
+          const ImGuiWindow* content = nullptr;
+          for (const ImGuiWindow* window : ImGui::GetCurrentContext()->Windows)
+            if (const std::string_view name(window->Name);
+                window->Active && name.substr(name.rfind('/') + 1).rfind("##content_", 0) == 0)
+              content = window;  // the scrolling content child itself, not a child inside it
+          if (content == nullptr) continue;
+          const float view_top = content->Pos.y, view_bottom = content->Pos.y + content->Size.y;
+          // The panel (its plots together): its top shows, and all of it where it is not taller than
+          // the view (2 px for rounding).
+          const std::vector<const PlacedPlot*> panel = lesson_highlighted_plots(ui);
+          if (panel.empty()) continue;
+          float top = panel.front()->min.y, bottom = panel.front()->max.y;
+          for (const PlacedPlot* placed : panel) {
+            top = std::min(top, placed->min.y);
+            bottom = std::max(bottom, placed->max.y);
+          }
+          const bool top_shows = top >= view_top - 2.0f && top < view_bottom;
+          const bool fits = bottom - top <= view_bottom - view_top;
+          if (!top_shows || (fits && bottom > view_bottom + 2.0f))
+            defects.push_back(describe(where.c_str(), size, look) + " " + panel.front()->name +
+                              ": highlighted panel at y " + std::to_string(top) + ".." + std::to_string(bottom) +
+                              " outside the visible content " + std::to_string(view_top) + ".." +
+                              std::to_string(view_bottom));
         }
-        const bool top_shows = top >= view_top - 2.0f && top < view_bottom;
-        const bool fits = bottom - top <= view_bottom - view_top;
-        if (!top_shows || (fits && bottom > view_bottom + 2.0f))
-          defects.push_back(describe(where.c_str(), size, look) + " " + panel.front()->name +
-                            ": highlighted panel at y " + std::to_string(top) + ".." + std::to_string(bottom) +
-                            " outside the visible content " + std::to_string(view_top) + ".." +
-                            std::to_string(view_bottom));
       }
     }
     close_lesson(ui);
@@ -225,14 +222,10 @@ TEST_F(ClassroomLayout, EveryViewDarkFont1Chinese) {
 TEST_F(ClassroomLayout, EveryViewProjectorFont15Chinese) {
   check_views({Theme::projector, 1.5f, i18n::Language::Chinese, "projector font 1.5 zh-CN"});
 }
-TEST_F(ClassroomLayout, EveryLessonStepProjector1280x720English) {
-  check_lessons({Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"}, {1280, 720}, 0);
-}
-TEST_F(ClassroomLayout, EveryLessonStepProjector1280x720Chinese) {
-  check_lessons({Theme::projector, 1.5f, i18n::Language::Chinese, "projector font 1.5 zh-CN"}, {1280, 720}, 1);
-}
-TEST_F(ClassroomLayout, EveryLessonStepDark1024x768English) {
-  check_lessons({Theme::dark, 1.0f, i18n::Language::English, "dark font 1 en"}, {1024, 768}, 2);
+TEST_F(ClassroomLayout, EveryLessonStepInThreeLooks) {
+  check_lessons({{{Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"}, {1280, 720}},
+                 {{Theme::projector, 1.5f, i18n::Language::Chinese, "projector font 1.5 zh-CN"}, {1280, 720}},
+                 {{Theme::dark, 1.0f, i18n::Language::English, "dark font 1 en"}, {1024, 768}}});
 }
 
 // The control column: sliders wide enough to read their value at every size and look;

@@ -27,6 +27,7 @@
 #include "lessons/lessons.hpp"
 #include "panels/lesson_panel.hpp"
 #include "platform/offscreen.hpp"
+#include "plot/plot.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
 
@@ -448,6 +449,9 @@ TEST_F(LessonRender, EveryStepOfEveryLessonRendersWithItsViewParamsAndHighlight)
 TEST_F(LessonRender, EveryNamedPanelIsAPlotItsViewPlaces) {
   AppOptions options;
   options.params.heads = 8;  // every head map is drawn
+  // The training lab's sentence maps too: a model of two layers of four heads (its lesson's).
+  options.params.training.run.layers = 2;
+  options.params.training.run.heads = 4;
   App app(*surface_, options);
   for (const ViewInfo& info : all_views()) {
     app.ui().view = info.view;
@@ -470,7 +474,7 @@ TEST_F(LessonRender, ChineseLessonTextHasAGlyphForEveryCharacter) {
   App app(*surface_, options);
   ASSERT_TRUE(app.language_warning().empty()) << app.language_warning();
   render_step(app, 0, 0);
-  const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+  const ImFont* font = nullptr;  // taken after the steps below: a step's tokens may rebuild the atlas
   auto check = [&](const std::string& text, const std::string& where) {
     for (const char* p = text.c_str(); *p != 0;) {
       unsigned int c = 0;
@@ -488,6 +492,7 @@ TEST_F(LessonRender, ChineseLessonTextHasAGlyphForEveryCharacter) {
       EXPECT_FALSE(app.ui().lesson_report.text_scrolls)
           << options.lessons.lessons[l].name << ":" << k + 1 << ": the Chinese text does not fit at 1600x900";
     }
+  font = ImGui::GetIO().Fonts->Fonts[0];
   for (const Lesson& lesson : options.lessons.lessons) {
     check(lesson.title.chinese, lesson.name);
     check(lesson.title.english, lesson.name);
@@ -613,6 +618,64 @@ TEST_F(LessonCli, UnknownLessonOrStepExitsTwoWithOneLine) {
   const Outcome one_argument = run({"--export-lesson", "why-softmax"});
   EXPECT_EQ(one_argument.exit_code, 2) << one_argument.err;
   EXPECT_FALSE(fs::exists(dir_ / "a.png"));
+}
+
+std::string as_html(std::string_view text) {
+  std::string out;
+  plot::append_escaped(out, text);
+  return out;
+}
+
+// The questions handout: every predict step of the lesson, its question, choices or range, in the
+// --lang language, and nothing the reveal shows (its after-text); refusals write nothing.
+TEST_F(LessonCli, TheQuestionsHandoutHoldsEveryQuestionAndNoReveal) {
+  for (const char* name : {"scaling", "homework"}) {
+    const Lesson& lesson = shipped().lessons[*find_lesson(shipped(), name)];
+    for (const auto& [code, language] :
+         {std::pair{"en", i18n::Language::English}, std::pair{"zh-CN", i18n::Language::Chinese}}) {
+      SCOPED_TRACE(std::string(name) + " " + code);
+      const fs::path file = dir_ / (std::string(name) + "-" + code + ".html");
+      const Outcome r = run({"--export-questions", name, file.string(), "--lang", code});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(r.out, file.string() + "\n");
+      const std::string html = read_all(file);
+      EXPECT_NE(html.find(std::string("<html lang=\"") + code + "\">"), std::string::npos);
+      EXPECT_NE(html.find(as_html(lesson.title.in(language))), std::string::npos);
+      std::size_t questions = 0, after = 0;
+      for (const LessonStep& step : lesson.steps) {
+        if (!step.predict) continue;
+        ++questions;
+        EXPECT_NE(html.find(as_html(step.predict->question.in(language))), std::string::npos)
+            << step.predict->question.english;
+        for (double choice : step.predict->choices)
+          EXPECT_NE(html.find("\u2610 " + predict_number(choice) + "<"), std::string::npos) << choice;
+        if (step.predict->after) {
+          ++after;
+          EXPECT_EQ(html.find(as_html(step.predict->after->in(language))), std::string::npos)
+              << "the reveal's text is written";
+        }
+      }
+      EXPECT_GE(questions, 2u);
+      std::size_t items = 0;
+      for (std::size_t at = html.find("<p class=\"question\">"); at != std::string::npos;
+           at = html.find("<p class=\"question\">", at + 1))
+        ++items;
+      EXPECT_EQ(items, questions);
+      if (std::string(name) == "homework") {
+        EXPECT_GT(after, 0u) << "no step's reveal text was checked";
+      }
+    }
+  }
+  const fs::path kept = dir_ / "kept.html";
+  std::ofstream(kept) << "precious";
+  expect_one_line_error(run({"--export-questions", "scaling", kept.string()}), 3, "already exists");
+  EXPECT_EQ(read_all(kept), "precious");
+  expect_one_line_error(run({"--export-questions", "why-softmax", (dir_ / "none.html").string()}), 2,
+                        "'why-softmax' asks no questions: the lessons that do are scaling");
+  expect_one_line_error(run({"--export-questions", "scaling", (dir_ / "q.pdf").string()}), 2, "must end in .html");
+  expect_one_line_error(run({"--export-questions", "scaling", (dir_ / "set.html").string(), "--set", "d_k=8"}), 2,
+                        "--set does not apply");
+  for (const char* refused : {"none.html", "q.pdf", "set.html"}) EXPECT_FALSE(fs::exists(dir_ / refused)) << refused;
 }
 
 TEST_F(LessonCli, ScreenshotOfAStepMatchesTheExportedStep) {

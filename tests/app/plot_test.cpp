@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "plot/heatmap_texture.hpp"
@@ -915,6 +916,60 @@ TEST(Layout, NarrowHeatmapDropsSideLabelsButKeepsGridAndTitle) {
     });
     EXPECT_EQ(texts, width < 200.0f ? 0 : 2) << "width " << width;
   }
+}
+
+// A framed cell (the training task's ideal weight over the model's map) gets a dark and a light
+// frame inside that cell, whatever its colour; a cell off the map is ignored, and cells too small
+// to hold a frame around some of their colour get none.
+TEST(Layout, AFramedCellIsOutlinedInsideItsOwnCell) {
+  std::vector<float> cells(9 * 9, 0.1f);
+  Plot plot;
+  Heatmap map;
+  map.rows = map.cols = 9;
+  map.values = cells;
+  map.framed_cells = {{8, 0}, {2, 5}, {9, 0}, {-1, 3}};
+  plot.heatmap = map;
+  const auto frames = [](const detail::Scene& scene) {
+    std::vector<detail::RectShape> found;
+    for (const auto& shape : scene.shapes)
+      if (const auto* rect = std::get_if<detail::RectShape>(&shape);
+          rect != nullptr && !rect->fill && rect->stroke && rect->box.width() < scene.data_area.width() - 1.0f &&
+          scene.data_area.contains({rect->box.x0, rect->box.y0}) &&
+          scene.data_area.contains({rect->box.x1, rect->box.y1}))
+        found.push_back(*rect);
+    return found;
+  };
+  const auto scene = detail::layout_plot(plot, 400, 400, light_style(), 15.0f, estimate_text_width);
+  ASSERT_TRUE(scene.has_data_area);
+  const std::vector<detail::RectShape> drawn = frames(scene);
+  ASSERT_EQ(drawn.size(), 4u) << "two strokes for each of the two cells on the map";
+  const float cell = scene.data_area.width() / 9.0f;
+  for (const auto& [index, row, col] : {std::tuple{0, 8, 0}, std::tuple{2, 2, 5}}) {
+    const detail::Box own{scene.data_area.x0 + cell * static_cast<float>(col),
+                          scene.data_area.y0 + cell * static_cast<float>(row),
+                          scene.data_area.x0 + cell * static_cast<float>(col + 1),
+                          scene.data_area.y0 + cell * static_cast<float>(row + 1)};
+    for (const int k : {index, index + 1}) {
+      const detail::Box& box = drawn[static_cast<std::size_t>(k)].box;
+      EXPECT_GE(box.x0, own.x0) << "cell (" << row << ", " << col << ")";
+      EXPECT_GE(box.y0, own.y0) << "cell (" << row << ", " << col << ")";
+      EXPECT_LE(box.x1, own.x1) << "cell (" << row << ", " << col << ")";
+      EXPECT_LE(box.y1, own.y1) << "cell (" << row << ", " << col << ")";
+      EXPECT_GT(box.width(), 0.3f * cell) << "the frame leaves the cell's colour inside it";
+    }
+    const float dark = drawn[static_cast<std::size_t>(index)].stroke->r;
+    const float light = drawn[static_cast<std::size_t>(index) + 1].stroke->r;
+    EXPECT_LT(dark, 0.2f);
+    EXPECT_GT(light, 0.8f);
+  }
+  // 128 cells in under 400 px: no room for a frame around any colour.
+  std::vector<float> many(128 * 128, 0.1f);
+  plot.heatmap->rows = plot.heatmap->cols = 128;
+  plot.heatmap->values = many;
+  plot.heatmap->framed_cells = {{0, 0}};
+  const auto small = detail::layout_plot(plot, 400, 400, light_style(), 15.0f, estimate_text_width);
+  ASSERT_TRUE(small.has_data_area);
+  EXPECT_TRUE(frames(small).empty());
 }
 
 TEST(Layout, ExplicitLimitsAreKeptExactly) {

@@ -183,6 +183,29 @@ TEST(TemperatureLab, SoftmaxMovesSmoothlyWhileHardmaxJumps) {
   }
 }
 
+// The swap's width against the closed form: with two keys the top's weight is the logistic
+// 1 / (1 + e^((δ − gap)/T)), so it reaches a level w at δ = gap + T ln(1/w − 1), the levels being
+// 90% and 10% of its swing between δ = −3 and δ = +3. The bisection ends within 6 / 2^60 of the
+// root; a weight rounded by ~1e-16 moves the root by ~1e-16 · T / (w(1 − w)) ≤ 2e-15 · T at these
+// levels: 1e-12 · (1 + T) leaves room for the closed form's own rounding.
+TEST(TemperatureLab, TheSwapWidthIsTheClosedFormOfTwoKeys) {
+  for (const auto& [temperature, gap] :
+       std::vector<std::pair<double, double>>{{1.0, 0.2}, {0.05, 0.2}, {2.0, 1.5}, {0.3, 3.6}}) {
+    const TemperatureLab lab = lab_of(with_scores({1.0 + gap, 1.0}, temperature));
+    SCOPED_TRACE("T=" + std::to_string(temperature) + " gap=" + std::to_string(gap));
+    const auto weight = [&](double nudge) { return 1.0 / (1.0 + std::exp((nudge - gap) / temperature)); };
+    const double high = weight(ParamLimits::nudge_min), low = weight(ParamLimits::nudge_max);
+    const auto at = [&](double level) { return gap + temperature * std::log(1.0 / level - 1.0); };
+    EXPECT_NEAR(lab.swap_from, at(low + 0.9 * (high - low)), 1e-12 * (1.0 + temperature));
+    EXPECT_NEAR(lab.swap_to, at(low + 0.1 * (high - low)), 1e-12 * (1.0 + temperature));
+    EXPECT_LT(lab.swap_from, lab.swap_to);
+  }
+  // Far from the slider's ends the swing is all of [0, 1] and the width is 2 T ln 9.
+  const TemperatureLab cold = lab_of(with_scores({1.0, 1.0}, 0.05));
+  EXPECT_NEAR(cold.swap_to - cold.swap_from, 2.0 * 0.05 * std::log(9.0), 1e-12);
+  EXPECT_TRUE(std::isnan(lab_of(with_scores({1.0})).swap_from));
+}
+
 // A gap beyond the slider's reach: hardmax never flips in [−3, 3]; softmax still moves.
 TEST(TemperatureLab, NoFlipWhenTheGapExceedsTheNudgeRange) {
   const TemperatureLab lab = lab_of(with_scores({0.0, 5.0}));

@@ -167,6 +167,43 @@ TEST(TrainingLabs, StepsInPiecesEqualTheLabAtThatStep) {
   EXPECT_EQ(whole.histories->at(3).run, "B");
 }
 
+// A lab asked for again is the kept one (its histories the same object), and it is the same bits
+// as the lab trained anew; a different corpus or step count is a different training.
+TEST(TrainingLabs, AKeptLabIsTheSameBitsAsATrainingAnewAndKnowsItsCorpus) {
+  TrainingSettings s = quick(40, 2);
+  s.compare = "scaled=false";
+  TrainingLab first, again, fresh, longer;
+  evaluate_training_lab(first, s);
+  evaluate_training_lab(again, s);
+  train_training_lab(fresh, s);
+  ASSERT_TRUE(first.error.empty()) << first.error;
+  EXPECT_EQ(again.histories, first.histories) << "the second evaluation trained again";
+  EXPECT_NE(fresh.histories, first.histories);
+  ASSERT_EQ(fresh.runs.size(), again.runs.size());
+  for (std::size_t r = 0; r < fresh.runs.size(); ++r) {
+    expect_same_band(again.runs[r].loss, fresh.runs[r].loss, "loss");
+    expect_same_band(again.runs[r].probe_match, fresh.runs[r].probe_match, "probe_match");
+    EXPECT_TRUE(same_bits(again.runs[r].final_accuracy, fresh.runs[r].final_accuracy));
+    EXPECT_EQ(again.runs[r].shown_map, fresh.runs[r].shown_map);
+  }
+  s.steps = 41;
+  evaluate_training_lab(longer, s);
+  EXPECT_EQ(longer.steps_done, 41);
+
+  TrainingSettings language = quick(2);
+  language.compare = "";
+  language.run = train::default_settings(train::Task::language);
+  language.run.batch = 2;
+  language.corpus = train_test::small_corpus();
+  TrainingLab small, other;
+  evaluate_training_lab(small, language);
+  const std::vector<std::string> texts(300, "abc cab bac.");
+  language.corpus = train::build_corpus(texts, 1).value();
+  evaluate_training_lab(other, language);
+  ASSERT_TRUE(small.error.empty() && other.error.empty()) << small.error << other.error;
+  EXPECT_NE(other.vocabulary, small.vocabulary) << "the kept lab of another corpus was shown";
+}
+
 // Steps to 90 %, the bands and the first step's numbers against direct computations from the
 // seeds' histories (the definition of docs/TRAINING.md: mean batch accuracy of the last 20 steps).
 TEST(TrainingLabs, SummariesMatchTheSeedsHistories) {

@@ -3,9 +3,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "smlab/assignments.hpp"
 #include "smlab/params.hpp"
 
 namespace smlab {
@@ -240,6 +243,60 @@ TEST(ParamKeys, BlendMovesEachKeyOnItsScale) {
   EXPECT_EQ(mid.seed, 99u);
   EXPECT_TRUE(mid.causal);
   EXPECT_TRUE(validate(mid).ok()) << validate(mid).error().message;
+}
+
+// Several keys at once (--set, a session's "params") are one set: a check between keys is made on
+// the whole of it, whatever order the keys were typed or are applied in. recall needs vocab ≥ L − 1:
+// vocab 2 beside the default L = 9 is refused alone, yet train_seq_len=3 with train_vocab=2 is a
+// valid pair (the key table applies train_vocab first, so it was refused against L = 9).
+TEST(Assignments, KeysThatDependOnEachOtherAreCheckedOnTheWholeSet) {
+  for (const std::vector<std::string>& typed :
+       {std::vector<std::string>{"train_seq_len=3", "train_vocab=2"},
+        std::vector<std::string>{"train_vocab=2", "train_seq_len=3"},
+        std::vector<std::string>{"train_task=maximum", "train_vocab=4", "train_seq_len=5"}}) {
+    Params params;
+    const Result<void> applied = apply_assignments(params, typed);
+    ASSERT_TRUE(applied.ok()) << typed.front() << ": " << applied.error().message;
+    EXPECT_EQ(get_param(params, "train_vocab"), typed.back() == "train_seq_len=5" ? "4" : "2");
+  }
+  // A pair that does not hold is refused, naming the key and the other key's value as typed.
+  Params params;
+  const Result<void> too_small = apply_assignments(params, {"train_vocab=10", "train_seq_len=20"});
+  ASSERT_FALSE(too_small.ok()) << "vocab 10 was silently raised to 19";
+  EXPECT_NE(too_small.error().message.find("train_vocab=10"), std::string::npos) << too_small.error().message;
+  EXPECT_NE(too_small.error().message.find("20"), std::string::npos) << too_small.error().message;
+  // An untyped vocab is still raised to fit a typed L, as the slider raises it.
+  Params raised;
+  ASSERT_TRUE(apply_assignments(raised, {"train_seq_len=20"}).ok());
+  EXPECT_EQ(get_param(raised, "train_vocab"), "19");
+  // seq_len before row, either order; a row past it stays refused.
+  Params rows;
+  EXPECT_TRUE(apply_assignments(rows, {"row=10", "seq_len=16"}).ok());
+  EXPECT_EQ(rows.row, 10);
+  const Result<void> past = apply_assignments(rows, {"row=10", "seq_len=4"});
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.error().message.find("row=10"), std::string::npos) << past.error().message;
+  // A repeated key: its last value; a bad value is still refused with set_param's line.
+  Params repeated;
+  EXPECT_TRUE(apply_assignments(repeated, {"temperature=2", "temperature=0.5"}).ok());
+  EXPECT_EQ(repeated.temperature, 0.5);
+  const Result<void> bad = apply_assignments(repeated, {"temperature=abc", "d_k=8"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("temperature"), std::string::npos) << bad.error().message;
+}
+
+// A session's params go through the same set: the refused key comes back with its name, and a key
+// the caller lets stay as it was (imported data that is gone) does not stop the others.
+TEST(Assignments, ASessionsKeysAreOneSetAndMayLeaveSomeAsTheyWere) {
+  Params params;
+  const std::vector<KeyValue> values = {{"train_vocab", "2"}, {"train_seq_len", "3"}, {"seq_len", "99999"}};
+  const auto may_stay = [](std::string_view key) { return key == "seq_len"; };
+  EXPECT_FALSE(apply_key_values(params, values, may_stay).has_value());
+  EXPECT_EQ(params.training.run.vocab, 2);
+  EXPECT_EQ(params.seq_len, Params{}.seq_len);
+  const std::optional<RefusedKey> refused = apply_key_values(params, values);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->key, "seq_len");
 }
 
 }  // namespace

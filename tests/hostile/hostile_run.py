@@ -2,7 +2,8 @@
 # A hostile run against the built program, in directions the earlier rounds
 # did not take: resource limits other than memory and file size, the environment, odd paths,
 # two runs at once, files that change while they are read, edge values in imported data, odd
-# zip archives, sessions that point at strange things, and signals at other moments.
+# zip archives, sessions that point at strange things, and signals at other moments; and (round4)
+# the fourth round's classes, each with inputs beyond the case its review found.
 #
 #   /usr/bin/python3 tests/hostile/hostile_run.py build/app/softmax-lab WORKDIR [--quick] [--verbose]
 #                    [--only DIRECTION]
@@ -264,8 +265,9 @@ def path_cases():
             "utf-8", "surrogateescape")
         cases.append(Case(d, "screenshot name " + label, ["--screenshot", path, "--size", "320x240"],
                           codes=(0, 2, 3), watch=[out]))
-    cases.append(Case(d, "screenshot to /dev/stdout", ["--screenshot", "/dev/stdout"], codes=(3,)))
-    cases.append(Case(d, "screenshot to /proc/self/fd/1", ["--screenshot", "/proc/self/fd/1"], codes=(3,)))
+    # Not named .png: refused for the name (exit 2) before the device is looked at.
+    cases.append(Case(d, "screenshot to /dev/stdout", ["--screenshot", "/dev/stdout"], codes=(2,)))
+    cases.append(Case(d, "screenshot to /proc/self/fd/1", ["--screenshot", "/proc/self/fd/1"], codes=(2,)))
     cases.append(Case(d, "csv into /proc", ["--export-csv", "/proc/sys/x"], codes=(3,)))
     cases.append(Case(d, "csv into /dev/null/x", ["--export-csv", "/dev/null/x"], codes=(3,)))
     cases.append(Case(d, "csv into a symlink to a folder", ["--export-csv", out + "/link-to-dir"], codes=(0,),
@@ -663,10 +665,208 @@ def window_cases():
     return cases
 
 
+def absent(*paths):
+    """A check: none of `paths` exists after the run (a refused run writes and makes nothing)."""
+    def check(code, err):
+        made = [p for p in paths if os.path.lexists(p)]
+        return "left %s" % ", ".join(made) if made else None
+    return check
+
+
+def all_of(*checks):
+    def check(code, err):
+        for one in checks:
+            problem = one(code, err)
+            if problem:
+                return problem
+        return None
+    return check
+
+
+def says(text):
+    def check(code, err):
+        return None if text in err else "stderr lacks %r" % text
+    return check
+
+
+def round4_cases():
+    """The fourth round's classes (docs/ROBUSTNESS.md), each beyond the case the review found: a
+    training that cannot run or would run for hours, numbers past int, escaped duplicate keys,
+    control characters in tokens, links under --overwrite, names for another format, a closed
+    pipe, folders left by refused runs, the sentence .npz of a blown-up model, keys that depend on
+    each other."""
+    d, out = "round4", os.path.join(WORK, "round4-out")
+    data = os.path.join(WORK, "round4-data")
+    os.makedirs(out, exist_ok=True)
+    cases = []
+    # A training that cannot run: no lesson texts for the language model, in every mode.
+    assets = data + "/assets-nolessons"
+    os.makedirs(assets + "/lessons", exist_ok=True)
+    source_assets = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "assets")
+    if not os.path.lexists(assets + "/i18n"):
+        os.symlink(os.path.abspath(source_assets + "/i18n"), assets + "/i18n")
+    shutil.copy(source_assets + "/presets.json", assets + "/presets.json")
+    no_lessons = {"SOFTMAX_LAB_ASSETS": assets}
+    write(data + "/language.json", json.dumps({"version": 1, "params": {"train_task": "language"}}).encode())
+    language = [("export csv", ["--export-csv", out + "/lang-csv"], out + "/lang-csv"),
+                ("export svg", ["--export-svg", out + "/lang-svg"], out + "/lang-svg"),
+                ("screenshot", ["--screenshot", out + "/lang.png"], out + "/lang.png"),
+                ("gif", ["--export-gif", out + "/lang.gif", "--sweep", "temperature=1:2", "--frames", "2"],
+                 out + "/lang.gif"),
+                ("bench frames", ["--bench-frames", "3"], None), ("bench latency", ["--bench-latency", "1"], None)]
+    for name, args, target in language:
+        check = says("train_task=language needs the lesson texts")
+        if target:
+            check = all_of(check, absent(target))
+        cases.append(Case(d, "language without texts: " + name, ["--train", "language", "--steps", "2"] + args,
+                          codes=(2,), env=no_lessons, check=check, timeout=60))
+    cases.append(Case(d, "language without texts: a session", ["--load", data + "/language.json", "--export-csv",
+                                                                 out + "/lang-session"], codes=(2,), env=no_lessons,
+                      check=absent(out + "/lang-session"), timeout=60))
+    # Settings in range that would train for hours: refused at once, naming the estimate.
+    largest = ["--set", "train_seq_len=128", "--set", "train_vocab=256", "--set", "train_d_model=256", "--set",
+               "train_d_k=512", "--set", "train_heads=8", "--set", "train_layers=2", "--set", "train_batch=256"]
+    hours = [("the largest model, 100 steps", ["--train", "recall", "--steps", "100"] + largest),
+             ("the largest model, one step of 32 runs",
+              ["--train", "recall", "--steps", "1", "--set", "train_seeds=8", "--set", "train_compare=d_k=64,128,256"]
+              + largest),
+             ("d_k 512 and 8 heads, 100000 steps", ["--set", "train_d_k=512", "--set", "train_heads=8", "--set",
+                                                     "train_steps=100000"]),
+             ("a language model of two wide layers", ["--train", "language", "--steps", "100000", "--set",
+                                                      "train_d_model=256", "--set", "train_layers=2"]),
+             ("8 seeds of 4 runs at batch 256", ["--set", "train_seeds=8", "--set", "train_compare=d_k=8,32,64",
+                                                 "--set", "train_batch=256", "--set", "train_steps=100000"])]
+    for index, (name, args) in enumerate(hours):
+        target = out + "/hours-%d" % index
+        cases.append(Case(d, "hours: " + name + " (csv)", args + ["--export-csv", target], codes=(2,),
+                          check=all_of(says("is estimated at"), absent(target)), timeout=60))
+    heavy = ["--view", "training", "--set", "train_batch=256", "--set", "train_steps=100000"]
+    cases.append(Case(d, "hours: screenshot of the lab", heavy + ["--screenshot", out + "/heavy.png"], codes=(2,),
+                      check=all_of(says("is estimated at"), absent(out + "/heavy.png")), timeout=60))
+    cases.append(Case(d, "hours: a GIF of a temperature sweep of the lab",
+                      heavy + ["--export-gif", out + "/heavy.gif", "--sweep", "temperature=1:2"], codes=(2,),
+                      check=absent(out + "/heavy.gif"), timeout=60))
+    cases.append(Case(d, "hours: a GIF sweeping train_steps", ["--view", "training", "--export-gif",
+                                                               out + "/steps.gif", "--sweep", "train_steps=0:100000",
+                                                               "--frames", "1000"], codes=(2,),
+                      check=absent(out + "/steps.gif"), timeout=60))
+    cases.append(Case(d, "hours: a bench of the lab", heavy + ["--bench-frames", "1000"], codes=(2,), timeout=60))
+    cases.append(Case(d, "a short training is not refused", ["--train", "copy", "--steps", "20", "--export-csv",
+                                                              out + "/short"], codes=(0,), timeout=120))
+    # Whole numbers past int (and signs, spaces) on the command line.
+    for size in ("4294967616x240", "320x4294967536", "-4294966976x240", "9223372036854775808x240", "+320x240",
+                 "320x240 ", "0x1p9x240", "320x0240x"):
+        cases.append(Case(d, "--size " + size, ["--size", size, "--screenshot", out + "/size.png"], codes=(2,),
+                          check=absent(out + "/size.png")))
+    for option, extra in (("--frames", ["--export-gif", out + "/f.gif", "--sweep", "temperature=1:2"]),
+                          ("--steps", ["--train", "recall", "--export-csv", out + "/steps"]),
+                          ("--bench-frames", []), ("--bench-latency", []), ("--bench-load", ["--bench-frames", "1"])):
+        for value in ("4294967297", "2147483648", "1e3"):
+            cases.append(Case(d, option + " " + value, [option, value] + extra, codes=(2,)))
+    # A key twice in one object, spelt with escapes.
+    for name, text in (("temperature", r'{"version":1,"params":{"temperature":0.5,"\u0074emperature":2}}'),
+                       ("params", r'{"version":1,"params":{},"\u0070arams":{"temperature":2}}'),
+                       ("version", r'{"version":1,"\u0076\u0065rsion":1}'),
+                       ("view", r'{"version":1,"view":"dashboard","vi\u0065w":"training"}'),
+                       ("a solidus", r'{"version":1,"params":{"seed":1},"p\/x":1,"p/x":2}'),
+                       ("upper-case hex", r'{"version":1,"params":{"row":1,"\u0072\u006F\u0077":2}}')):
+        path = write(data + "/dup-" + name.replace(" ", "-") + ".json", text.encode())
+        cases.append(Case(d, "session duplicate key " + name, ["--load", path, "--export-csv", out + "/dup"],
+                          codes=(2,), check=all_of(says("twice in one object"), absent(out + "/dup"))))
+    # Control characters in tokens (q.npy and k.npy are 4 × 8: four tokens).
+    for name, text in (("NUL", b"a\0b\nc\nd\ne\n"), ("NUL escape", b'["a\\u0000b", "c", "d", "e"]'),
+                       ("ESC", b"a\x1b[2Jb\nc\nd\ne\n"), ("DEL", b"c\nd\ne\na\x7fb\n"),
+                       ("unit separator escape", b'["a", "b\\u001fc", "d", "e"]'), ("bell escape", b'["\\u0007"]')):
+        path = write(data + "/tokens-" + name.replace(" ", "-") + ".txt", text)
+        cases.append(Case(d, "token with " + name, ["--import", WORK + "/data/q.npy:Q", "--import",
+                                                    WORK + "/data/k.npy:K", "--tokens", path, "--export-csv",
+                                                    out + "/tokens"], codes=(2,), check=says("holds")))
+    # Links under --overwrite: refused, the file they point to untouched.
+    links = data + "/links"
+    os.makedirs(links, exist_ok=True)
+    outside = write(data + "/outside.txt", b"not yours\n")
+    for name in ("params.csv", "dashboard-distribution.svg", "shot.png", "anim.gif", "why-softmax-01.png"):
+        if not os.path.lexists(links + "/" + name):
+            os.symlink(outside, links + "/" + name)
+
+    def unchanged(code, err):
+        with open(outside, "rb") as kept:
+            return None if kept.read() == b"not yours\n" else "the file the link points to was changed"
+    for name, args in (("csv", ["--export-csv", links]), ("svg", ["--export-svg", links]),
+                       ("screenshot", ["--screenshot", links + "/shot.png", "--size", "320x240"]),
+                       ("gif", ["--export-gif", links + "/anim.gif", "--sweep", "temperature=1:2", "--frames", "2",
+                                "--size", "320x240"]),
+                       ("lesson", ["--export-lesson", "why-softmax", links])):
+        for overwrite in ([], ["--overwrite"]):
+            cases.append(Case(d, "a link as the %s target %s" % (name, " ".join(overwrite)), args + overwrite,
+                              codes=(3,), check=all_of(says("symbolic link"), unchanged), watch=[links]))
+    # Names for another format.
+    for option, name in (("--screenshot", "a.jpg"), ("--screenshot", "a.gif"), ("--screenshot", "png"),
+                         ("--screenshot", "a.png "), ("--export-gif", "a.png"), ("--export-gif", "a.GIF.png")):
+        extra = ["--sweep", "temperature=1:2"] if option == "--export-gif" else []
+        cases.append(Case(d, option + " " + name, [option, out + "/" + name] + extra, codes=(2,),
+                          check=all_of(says("must end in"), absent(out + "/" + name))))
+    cases.append(Case(d, "--screenshot A.PNG", ["--screenshot", out + "/A.PNG", "--size", "320x240"], codes=(0,)))
+    # A pipe whose reader has gone (closed before the program starts, as `| true` closes it at
+    # once): one line, exit 3.
+    piped = ("/usr/bin/python3 -c 'import os, sys; r, w = os.pipe(); os.close(r); os.dup2(w, 1); "
+             "os.execv(sys.argv[1], sys.argv[1:])'")
+    for name, args in (("--list-keys", ["--list-keys"]), ("--export-csv", ["--export-csv", out + "/piped"]),
+                       ("--screenshot", ["--screenshot", out + "/piped.png", "--size", "320x240"])):
+        cases.append(Case(d, name + " | true", args, codes=(3,), wrapper=piped, check=says("Broken pipe")))
+    # Folders made by runs refused later, or killed.
+    old = write(out + "/old/dashboard-distribution.svg", b"old\n")
+    for name, args, made in (("/dev/null/x", ["--export-csv", out + "/new1", "--export-svg", "/dev/null/x"],
+                              out + "/new1"),
+                             ("an existing file", ["--export-csv", out + "/new2/deep", "--export-svg",
+                                                   os.path.dirname(old)], out + "/new2"),
+                             ("a lesson under a file", ["--export-lesson", "why-softmax", old + "/sub"],
+                              old + "/sub")):
+        cases.append(Case(d, "folder made before a refusal: " + name, args, codes=(3,), check=absent(made)))
+    cases.append(Case(d, "folder made before SIGTERM in training",
+                      ["--train", "recall", "--steps", "30000", "--set", "train_batch=256", "--export-csv",
+                       out + "/killed"], codes=(0,), one_line=False, signals=[(2.0, signal.SIGTERM)],
+                      check=absent(out + "/killed"), watch=[out]))
+    # The sentence of a blown-up model: no .npz, one warning line, exit 0.
+    for name, sets in (("naive fp16 at init 100", ["train_precision=fp16", "train_softmax=naive",
+                                                    "train_init_scale=100", "train_scaled=false"]),
+                       ("naive bf16 at T 0.01", ["train_precision=bf16", "train_softmax=naive",
+                                                 "train_temperature=0.01", "train_init_scale=100"])):
+        target = out + "/blown-%d" % len(cases)
+        args = ["--train", "recall", "--steps", "10"]
+        for assignment in sets:
+            args += ["--set", assignment]
+
+        def consistent(code, err, target=target):
+            written = os.path.exists(target + "/train-sentence.npz")
+            if written == ("not written" in err):
+                return "train-sentence.npz %s, and stderr says %r" % ("written" if written else "absent", err[:80])
+            return None
+        cases.append(Case(d, "sentence of a blow-up: " + name, args + ["--export-csv", target], codes=(0,),
+                          check=consistent))
+    # Keys that depend on each other, as one set.
+    for name, sets, codes in (("L 3, vocab 2", ["train_seq_len=3", "train_vocab=2"], (0,)),
+                              ("vocab 2, L 3", ["train_vocab=2", "train_seq_len=3"], (0,)),
+                              ("maximum L 5 vocab 4", ["train_task=maximum", "train_vocab=4", "train_seq_len=5"], (0,)),
+                              ("L 20, vocab 10", ["train_seq_len=20", "train_vocab=10"], (2,)),
+                              ("row 10 then seq_len 16", ["row=10", "seq_len=16"], (0,)),
+                              ("row 10 then seq_len 4", ["row=10", "seq_len=4"], (2,))):
+        args = ["--set", "train_steps=2"]
+        for assignment in sets:
+            args += ["--set", assignment]
+        cases.append(Case(d, "keys together: " + name, args + ["--export-csv", out + "/keys-%d" % len(cases)],
+                          codes=codes))
+    write(data + "/small.json", json.dumps({"version": 1, "params": {"train_vocab": 2, "train_seq_len": 3,
+                                                                      "train_steps": 2}}).encode())
+    cases.append(Case(d, "keys together: a session of L 3, vocab 2", ["--load", data + "/small.json", "--export-csv",
+                                                                       out + "/keys-session"], codes=(0,)))
+    return cases
+
+
 DIRECTIONS = {"limits": limits_cases, "environment": environment_cases, "paths": path_cases,
               "concurrency": concurrency_cases, "data": data_cases, "zip": zip_cases, "sessions": session_cases,
               "signals": signal_cases, "mutations": mutation_cases, "views": view_cases,
-              "window": window_cases}
+              "window": window_cases, "round4": round4_cases}
 
 
 def prepare():

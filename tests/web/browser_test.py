@@ -1184,10 +1184,15 @@ def training_progress(driver):
 
 
 def training(driver, base, work):
-    """The training lab trains live on the page (no worker thread: slices between frames): the step
-    count grows while frames keep coming, and the picture follows it."""
+    """The training lab waits at step 0 until asked, then trains live on the page (no worker thread:
+    slices between frames): Space starts it, the step count grows while frames keep coming, and the
+    picture follows it."""
     emulate(driver, CANVAS_W, CANVAS_H + 30)
     open_page(driver, base + "index.html?view=training&set=train_steps=100000", settle=2.0)
+    waiting = training_progress(driver)
+    check("the training lab waits at step 0 until asked", waiting.get("train_steps", 0) == 0,
+          f"step {waiting.get('train_steps')} before Space")
+    press(driver, Keys.SPACE, settle=0.5)  # Train
     first_progress = training_progress(driver)
     first, _ = canvas_image(driver)
     count_frames(driver)

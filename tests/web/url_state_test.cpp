@@ -10,6 +10,7 @@
 #include "i18n/i18n.hpp"
 #include "lessons/lessons.hpp"
 #include "smlab/assignments.hpp"
+#include "smlab/utf8.hpp"
 #include "state/presets.hpp"
 #include "url_state.hpp"
 
@@ -192,6 +193,77 @@ TEST_F(UrlState, EachKindOfBadSettingIsRefusedAlone) {
     EXPECT_EQ(line.find('\n'), std::string::npos) << line;
     EXPECT_EQ(options.params.temperature, 0.25) << item.query << ": the good setting was not applied";
   }
+}
+
+// A hostile address, as a link passed around a class could carry: control and invalid UTF-8
+// bytes, values a megabyte long, numbers past double's range, steps past int's, thousands of
+// repeats. Each bad setting is refused with one line of bounded length that names it, whatever it
+// holds, and the good setting beside it still applies.
+TEST_F(UrlState, AHostileSettingIsOneBoundedLineAndTheRestApplies) {
+  const std::string nul("temperature=0.5\0x", 17), megabyte(1 << 20, '9');
+  const std::vector<UrlPair> hostile = {
+      {"set", nul},
+      {"set", "temperature=\xff\xfe"},
+      {"set", "temperature=" + megabyte},
+      {"set", "\xc0\xaftemperature=2"},
+      {"set", "temperature=1e400"},
+      {"set", "temperature=nan"},
+      {"set", "temperature=inf"},
+      {"set", "temperature=-inf"},
+      {"set", "temperature=0x10"},
+      {"set", "seq_len=18446744073709551617"},
+      {"set", "seq_len=-1"},
+      {"set", "scores=" + std::string(100000, ',')},
+      {"set", "train_d_model=99999999999"},
+      {"view", std::string("training\0", 9)},
+      {"view", "../../etc"},
+      {"lesson", "scaling:0"},
+      {"lesson", "scaling:-1"},
+      {"lesson", "scaling:18446744073709551617"},
+      {"lesson", "scaling:"},
+      {"lesson", ":1"},
+      {"lesson", "scaling:1:" + megabyte},
+      {"font", "1e400"},
+      {"font", "nan"},
+      {"theme", "\x1b[31mred"},
+      {"colormap", std::string(1 << 16, 'v')},
+      {"lang", "zh-CN\n"},
+      {"import", std::string("q.npy\0../x", 10)},
+      {"import", "/etc/passwd"},
+      {"tokens", "../../../../proc/self/environ"},
+      {"scale", ":fixed"},
+      {"scale", "training/map-a:fixed:auto"},
+      {"pin", "|temperature=2"},
+      {"pin", "A|temperature=" + megabyte},
+      {"pin", "A|" + std::string(5000, '|')},
+      {"pin", std::string(1 << 16, 'P') + "|temperature=2"},
+      {"\xff\xfe", "1"},
+      {std::string("set\0", 4), "temperature=2"},
+  };
+  for (const UrlPair& bad : hostile) {
+    app::AppOptions options = fresh_options();
+    const std::vector<UrlPair> pairs = {bad, {"set", "d_k=256"}};
+    UrlStart start;
+    ASSERT_NO_THROW(start = apply_url(pairs, options)) << bad.name.substr(0, 40) << "=" << bad.value.substr(0, 40);
+    ASSERT_EQ(start.refused.size(), 1u) << bad.name.substr(0, 40) << "=" << bad.value.substr(0, 40)
+                                        << ": accepted, or more than itself refused: "
+                                        << refused_summary(start.refused, i18n::Language::English).substr(0, 400);
+    const std::string& line = start.refused.front().message;
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line.substr(0, 200);
+    EXPECT_EQ(line.find('\0'), std::string::npos) << line.substr(0, 200);
+    EXPECT_EQ(line.find('\x1b'), std::string::npos) << line.substr(0, 200);
+    EXPECT_EQ(first_invalid_utf8(line), std::string_view::npos) << "not UTF-8: " << line.substr(0, 200);
+    EXPECT_LE(line.size(), 1200u) << "a refusal is one line a page can show: " << line.substr(0, 200) << "…";
+    EXPECT_EQ(options.params.key_dim, 256) << bad.name.substr(0, 40) << "=" << bad.value.substr(0, 40);
+  }
+
+  // Ten thousand repeats of one setting: read once each, in a bounded time, the last one standing.
+  std::vector<UrlPair> repeated(10000, UrlPair{"set", "temperature=2"});
+  repeated.push_back({"set", "temperature=0.5"});
+  app::AppOptions options = fresh_options();
+  const UrlStart start = apply_url(repeated, options);
+  EXPECT_TRUE(start.refused.empty()) << refused_summary(start.refused, i18n::Language::English).substr(0, 200);
+  EXPECT_EQ(options.params.temperature, 0.5);
 }
 
 TEST_F(UrlState, SeqLenComesBeforeRowWhateverTheOrder) {

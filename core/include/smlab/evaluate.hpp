@@ -42,6 +42,9 @@ struct EvaluateOptions {
   // Which lab's numbers to add to the dashboard's (dashboard: none); all_labs for exports.
   View view = View::dashboard;
   bool all_labs = false;
+  // Leave the training lab out (it is not in the Snapshot): a headless export trains it itself, with
+  // its cost checked first and its progress shown (app/training_export.hpp), and sets it after.
+  bool training_by_caller = false;
   // Long imported contexts (no stored QKᵀ): leave the pooled maps out (Snapshot::pooled.factor
   // stays 0, attention_max is the previous one's) so the caller can show the rest at once and
   // add them with complete_pooled_maps, which takes seconds at L = 32768. They are still copied

@@ -1,6 +1,7 @@
-// The one UTF-8 decoder of the project: which bytes form a well-formed character (Unicode Table
-// 3-7), and which code point they are. Used by the token reader (core/src/import), the JSON input
-// checks (app/files/text_file.cpp), the one-line error output (main.cpp) and the SVG writer's XML
+// The one UTF-8 decoder (and encoder) of the project: which bytes form a well-formed character (Unicode Table
+// 3-7), and which code point they are; and the encoder back. Used by the token reader
+// (core/src/import), the language model's corpus (core/src/train/corpus.cpp), the JSON input checks
+// (app/files/text_file.cpp), the one-line error output (main.cpp) and the SVG writer's XML
 // escaping (app/plot/svg.cpp).
 //
 // Library decision: ours, not libutfcpp-dev (utf8cpp). utf8cpp is header-only, so
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace smlab {
@@ -64,6 +66,26 @@ constexpr char32_t utf8_code_point(std::string_view text, std::size_t at, std::s
   char32_t code = length == 1 ? lead : lead & (0x7Fu >> length);
   for (std::size_t k = 1; k < length; ++k) code = (code << 6) | (static_cast<unsigned char>(text[at + k]) & 0x3Fu);
   return code;
+}
+
+// Appends the UTF-8 form of `code` (a code point up to U+10FFFF; callers have checked it), the
+// inverse of utf8_code_point.
+inline void append_utf8(std::string& out, char32_t code) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
 }
 
 // Unicode's 66 noncharacters, U+FDD0..U+FDEF and the last two code points of every plane

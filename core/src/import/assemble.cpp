@@ -75,24 +75,6 @@ std::string_view without_bom(std::string_view text) {
 // Valid UTF-8 (no overlongs, no surrogates: smlab/utf8.hpp), so labels never break the font renderer.
 bool valid_utf8(std::string_view text) { return first_invalid_utf8(text) == std::string_view::npos; }
 
-void append_utf8(std::string& out, std::uint32_t code) {
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xc0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3f));
-  } else if (code < 0x10000) {
-    out += static_cast<char>(0xe0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (code & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (code >> 18));
-    out += static_cast<char>(0x80 | ((code >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (code & 0x3f));
-  }
-}
-
 // A JSON list of strings, the whole text: ["a", "b\u00e9", ...], or an Error::usage saying what is
 // wrong (the caller names the file).
 Result<void> json_string_list(std::string_view text, std::vector<std::string>& out) {
@@ -292,9 +274,26 @@ TokenParse parse_tokens(std::string_view text, std::string_view file) {
   // JSON when the file says so (.json) or when the whole text is a JSON list of strings; else one
   // token per line, so a vocabulary whose first line is "[CLS]" is a token list, not bad JSON.
   const bool json_file = lower(file).ends_with(".json");
+  // A token is a label to show: a NUL or another control character in one (a raw byte on a line,
+  // or a JSON escape such as \u0000) was dropped where it is drawn ("a\0b" showed as "ab"), so it is
+  // refused, as the CSV and session readers refuse a NUL. Tabs are text.
+  const auto control_free = [&](const std::vector<std::string>& read) -> Result<void> {
+    for (std::size_t n = 0; n < read.size(); ++n)
+      for (const char c : read[n]) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte >= 0x20 && byte != 0x7f) || byte == '\t') continue;
+        constexpr char digits[] = "0123456789ABCDEF";
+        const std::string code = std::string("U+00") + digits[byte >> 4] + digits[byte & 0xF];
+        return fail("token " + std::to_string(n + 1) + " holds " +
+                    (byte == 0 ? "a NUL byte (" + code + ")" : "the control character " + code) +
+                    ": a token is a label of printable text");
+      }
+    return {};
+  };
   const Result<void> json_list = json_string_list(text, tokens);
   if (json_list) {
     if (tokens.empty()) return fail("an empty list: no tokens: " + allowed);
+    if (Result<void> clean = control_free(tokens); !clean) return clean.error();
     return tokens;
   }
   if (json_file) return fail(json_list.error().message + ": allowed a JSON list of strings, e.g. [\"The\", \"cat\"]");
@@ -315,6 +314,7 @@ TokenParse parse_tokens(std::string_view text, std::string_view file) {
     tokens.emplace_back(line);
   }
   if (tokens.empty()) return fail("no tokens (the file is empty): " + allowed);
+  if (Result<void> clean = control_free(tokens); !clean) return clean.error();
   return tokens;
 }
 

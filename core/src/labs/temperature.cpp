@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "smlab/labs/normalizers.hpp"
 #include "smlab/normalizers.hpp"
@@ -119,6 +120,30 @@ void fill_nudge_curves(TemperatureLab& out, std::vector<double>& weights) {
   }
 }
 
+// The nudge at which the top's softmax weight falls to `level` (between its weights at the two ends
+// of the slider): bisection on the weight, which falls monotonically as the second score rises.
+double nudge_at_top_weight(const TemperatureLab& lab, std::vector<double>& weights, double level) {
+  std::vector<double> row = lab.base_scores;
+  const double second_score = lab.base_scores[static_cast<std::size_t>(lab.second_index)];
+  double low = ParamLimits::nudge_min, high = ParamLimits::nudge_max;
+  for (int i = 0; i < 60 && low < high; ++i) {
+    const double middle = 0.5 * (low + high);
+    if (pair_weights(row, weights, lab, second_score + middle).softmax_top > level)
+      low = middle;
+    else
+      high = middle;
+  }
+  return 0.5 * (low + high);
+}
+
+void find_swap(TemperatureLab& out, std::vector<double>& weights) {
+  out.swap_from = out.swap_to = std::numeric_limits<double>::quiet_NaN();
+  if (!out.has_second || out.softmax_top.empty()) return;
+  const double high = out.softmax_top.front(), low = out.softmax_top.back();
+  out.swap_from = nudge_at_top_weight(out, weights, low + 0.9 * (high - low));
+  out.swap_to = nudge_at_top_weight(out, weights, low + 0.1 * (high - low));
+}
+
 }  // namespace
 
 void evaluate_temperature_lab(TemperatureLab& out, const Params& params) {
@@ -146,6 +171,7 @@ void evaluate_temperature_lab(TemperatureLab& out, const Params& params, const S
   std::vector<double> scratch(n);
   fill_entropy_curve(out, scratch);
   fill_nudge_curves(out, scratch);
+  find_swap(out, scratch);
 
   out.current_softmax_top = out.current_softmax_second = 0.0;
   out.current_hardmax_top = out.current_hardmax_second = 0.0;

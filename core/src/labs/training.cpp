@@ -16,10 +16,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <mutex>
+#include <new>
 
 #include "smlab/parallel.hpp"
 #include "smlab/params.hpp"
+#include "smlab/train/statistics.hpp"
 #include "smlab/views.hpp"
 
 namespace smlab {
@@ -99,6 +103,10 @@ struct KeyTable {
                     "text of 1 to 128 characters on one line", Kind::text});
     keys.push_back({"train_position", "", "whose next-token distribution the training lab shows (the last if beyond)",
                     "an integer from 0 to 127", Kind::integer, TL::position_min, TL::position_max});
+    keys.push_back({"train_speed", "",
+                    "steps per second of each run while the lab trains in the window (0: as fast as it can); "
+                    "the numbers are the same at any speed",
+                    "an integer from 0 to 1000", Kind::integer, TL::speed_min, TL::speed_max, true});
   }
 };
 
@@ -192,6 +200,7 @@ Result<void> validate(const TrainingSettings& s) {
   if (Result<void> r = check_integer("train_seeds", s.seeds); !r.ok()) return r;
   if (Result<void> r = check_integer("train_steps", s.steps); !r.ok()) return r;
   if (Result<void> r = check_integer("train_position", s.position); !r.ok()) return r;
+  if (Result<void> r = check_integer("train_speed", s.speed); !r.ok()) return r;
   const Result<Comparison> comparison = parse_comparison(s.compare, s.run);
   if (!comparison.ok()) return comparison.error();
   if (comparison_text(*comparison) != s.compare)
@@ -226,6 +235,7 @@ Result<void> set_training_key(TrainingSettings& settings, std::string_view name,
       return Error::usage(std::string(name) + "=" + quoted(text) + " is not allowed: " + std::string(key->allowed));
     int& member = name == "train_seeds"   ? candidate.seeds
                   : name == "train_steps" ? candidate.steps
+                  : name == "train_speed" ? candidate.speed
                                           : candidate.position;
     member = static_cast<int>(value);
   }
@@ -242,6 +252,7 @@ std::optional<std::string> get_training_key(const TrainingSettings& settings, st
   if (name == "train_sentence") return settings.sentence;
   if (name == "train_seeds") return std::to_string(settings.seeds);
   if (name == "train_steps") return std::to_string(settings.steps);
+  if (name == "train_speed") return std::to_string(settings.speed);
   return std::to_string(settings.position);
 }
 
@@ -310,8 +321,10 @@ struct Prefix {
   }
 };
 
-// Mean and mean ∓ SE over the seeds' values at one point (NaN ones left out).
+// Mean and mean ∓ SE over the seeds' values at one point (NaN ones left out), and each seed's.
 void add_point(SeedBand& band, std::span<const double> values, bool with_band) {
+  band.seeds.resize(values.size());
+  for (std::size_t s = 0; s < values.size(); ++s) band.seeds[s].push_back(values[s]);
   double total = 0.0;
   int n = 0;
   for (double v : values)
@@ -385,6 +398,7 @@ void summarize_run(TrainingRun& out, std::span<const train::Run> seeds) {
   long long skipped = 0, steps = 0;
   out.first_nonfinite.reset();
   out.seed_nonfinite.assign(seeds.size(), 0);
+  out.seed_steps_to_90.assign(seeds.size(), 0);
   for (std::size_t s = 0; s < seeds.size(); ++s) {
     const std::vector<train::StepMetrics>& history = seeds[s].history();
     double window_sum = 0.0;
@@ -398,6 +412,7 @@ void summarize_run(TrainingRun& out, std::span<const train::Run> seeds) {
     }
     steps += static_cast<long long>(history.size());
     out.reached_90 += hit ? 1 : 0;
+    out.seed_steps_to_90[s] = hit.value_or(0);
     reached[s] = done < TL::window ? kNaN : static_cast<double>(hit.value_or(done));
     start_loss[s] = history.empty() ? kNaN : history.front().loss;
     start_max[s] = history.empty() ? kNaN : history.front().max_weight;
@@ -415,6 +430,15 @@ void summarize_run(TrainingRun& out, std::span<const train::Run> seeds) {
     }
   }
   out.steps_to_90 = mean_of(reached);
+  // Median and quartiles: a seed that has not got there ranks last (+inf).
+  std::vector<double> ranked(seeds.size());
+  for (std::size_t s = 0; s < seeds.size(); ++s)
+    ranked[s] = out.seed_steps_to_90[s] > 0 ? out.seed_steps_to_90[s] : std::numeric_limits<double>::infinity();
+  std::sort(ranked.begin(), ranked.end());
+  const bool none_yet = done < TL::window;
+  out.steps_to_90_median = none_yet ? kNaN : train::quantile(ranked, 0.5);
+  out.steps_to_90_q1 = none_yet ? kNaN : train::quantile(ranked, 0.25);
+  out.steps_to_90_q3 = none_yet ? kNaN : train::quantile(ranked, 0.75);
   double squares = 0.0;
   for (double r : reached)
     if (std::isfinite(r)) squares += (r - out.steps_to_90) * (r - out.steps_to_90);
@@ -527,7 +551,68 @@ void summarize_training(TrainingLab& out, const TrainingSettings& settings, std:
 
 // [SECTION] The lab at a step
 
+namespace {
+
+// The labs trained last, by their settings and corpus. A lesson walked step by step, a sweep of
+// screenshots, an export of several files and a step that only changes the panel ask for the same
+// training again, and a training is the same bits for the same settings, so the lab is copied
+// instead of trained again (its histories and the sentence's attention are shared, immutable).
+// The entry's settings hold their corpus, so its address names the same text while the entry
+// lives. Only trainings of at most kept_step_records steps over all seeds are kept (~35 MB).
+struct TrainedLab {
+  TrainingSettings settings;
+  TrainingLab lab;
+};
+constexpr std::size_t trained_labs_kept = 4;
+constexpr double kept_step_records = 400'000;
+
+struct TrainedLabs {
+  std::mutex mutex;
+  std::deque<TrainedLab> labs;  // newest first
+};
+
+TrainedLabs& trained_labs() {
+  // Leaked on purpose, as the worker pool is: an evaluation still running on another thread at
+  // exit never meets a destroyed mutex.
+  static TrainedLabs* const kept = new TrainedLabs;
+  return *kept;
+}
+
+bool same_training(const TrainedLab& entry, const TrainingSettings& settings) {
+  return entry.settings == settings && entry.settings.corpus == settings.corpus;
+}
+
+}  // namespace
+
 void evaluate_training_lab(TrainingLab& out, const TrainingSettings& settings) {
+  TrainedLabs& kept = trained_labs();
+  {
+    std::lock_guard lock(kept.mutex);
+    const auto found = std::find_if(kept.labs.begin(), kept.labs.end(),
+                                    [&](const TrainedLab& entry) { return same_training(entry, settings); });
+    if (found != kept.labs.end()) {
+      out = found->lab;
+      std::rotate(kept.labs.begin(), found, std::next(found));
+      return;
+    }
+  }
+  train_training_lab(out, settings);
+  if (!out.error.empty()) return;
+  double records = 0.0;
+  for (const TrainingRun& run : out.runs) records += static_cast<double>(run.seeds) * out.steps_done;
+  if (records > kept_step_records) return;
+  try {
+    std::lock_guard lock(kept.mutex);
+    if (std::none_of(kept.labs.begin(), kept.labs.end(),
+                     [&](const TrainedLab& entry) { return same_training(entry, settings); }))
+      kept.labs.push_front({settings, out});
+    if (kept.labs.size() > trained_labs_kept) kept.labs.pop_back();
+  } catch (const std::bad_alloc&) {
+    // Out of memory for the copy: the lab is shown, only not kept.
+  }
+}
+
+void train_training_lab(TrainingLab& out, const TrainingSettings& settings) {
   out = TrainingLab{};
   out.goal = settings.steps;
   Result<std::vector<train::Run>> made = make_training_runs(settings);

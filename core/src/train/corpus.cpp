@@ -6,57 +6,24 @@
 #include <algorithm>
 #include <map>
 
+#include "smlab/utf8.hpp"
+
 namespace smlab::train {
 namespace {
 
 constexpr char32_t replacement = 0xFFFD;
 
 // The code point starting at text[at] and its length in bytes, or length 0 when the bytes there
-// are not UTF-8 (overlong forms, surrogates and values above U+10FFFF included).
+// are not well-formed UTF-8 (smlab/utf8.hpp: overlong forms, surrogates and values above U+10FFFF
+// included).
 struct Decoded {
   char32_t code_point = 0;
   std::size_t length = 0;
 };
 Decoded decode(std::string_view text, std::size_t at) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(at);
-  if (lead < 0x80) return {lead, 1};
-  std::size_t length = 0;
-  char32_t value = 0;
-  if ((lead & 0xE0) == 0xC0)
-    length = 2, value = lead & 0x1F;
-  else if ((lead & 0xF0) == 0xE0)
-    length = 3, value = lead & 0x0F;
-  else if ((lead & 0xF8) == 0xF0)
-    length = 4, value = lead & 0x07;
-  else
-    return {};
-  if (text.size() - at < length) return {};
-  for (std::size_t i = 1; i < length; ++i) {
-    if ((byte(at + i) & 0xC0) != 0x80) return {};
-    value = (value << 6) | (byte(at + i) & 0x3F);
-  }
-  constexpr char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (value < smallest[length] || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return {};
-  return {value, length};
-}
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
+  const std::size_t length = utf8_char_length(text, at);
+  if (length == 0) return {};
+  return {utf8_code_point(text, at, length), length};
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <stop_token>
 
 #include "smlab/parallel.hpp"
 #include "smlab/random.hpp"
@@ -217,8 +218,14 @@ namespace {
 // One head's activations for one example. A layer computes the attention of R query rows (every
 // row, or in the last layer only the rows the loss reads): queries, logits, weights and outputs
 // have R rows, keys and values all L.
+//
+// With R < L the keys are never formed: S = Q Kᵀ = Q (X W_K)ᵀ = (Q W_Kᵀ) Xᵀ, so the head keeps
+// QW = Q W_Kᵀ (R × D) instead, and R·d_k·D + R·D·L multiply-adds replace L·D·d_k + R·d_k·L (at
+// d_k 256 and one read row of nine, a ninth). The backward pass does the same (below).
 struct HeadState {
   std::vector<double> q, k, kt, v, logits, a, o;  // R×d_k, L×d_k, d_k×L, L×d_v, R×L, R×L, R×d_v
+  std::vector<double> qw;                         // R×D: Q W_Kᵀ (low_rank only)
+  bool low_rank = false;                          // k, kt unused: the logits came through qw
 };
 
 // The query rows of one layer.
@@ -233,10 +240,11 @@ struct ExampleState {
   int length = 0;
   std::vector<std::vector<double>> x;  // x[ℓ]: the input of layer ℓ (L × D); x[layers] feeds the readout
   std::vector<LayerRows> rows;         // per layer
+  std::vector<double> xt;              // D × L: a layer input transposed (the low-rank logits)
   std::vector<HeadState> heads;        // [ℓ·H + h]
   std::vector<double> readout;         // positions × V_out: the logits z at each readout position
   // Backward scratch.
-  std::vector<double> dx, dx_below, dy, d_o, vt, ds, dq, dk, dv, dz;
+  std::vector<double> dx, dx_below, dy, d_o, vt, ds, dq, dk, dv, dz, dsx;
 };
 
 // The transposed weights a pass uses, per layer and head: W_Qᵀ (d_k × D), W_Kᵀ, W_Vᵀ (d_v × D)
@@ -255,8 +263,11 @@ struct Net {
   const Layout* layout = nullptr;
   const Settings* settings = nullptr;
   const std::vector<double>* positions = nullptr;  // at least L × D
-  const Transposed* transposed = nullptr;          // backward only
+  const Transposed* transposed = nullptr;          // W_Kᵀ for the low-rank logits; all of it for backward
   double score_scale = 1.0;                        // c: 1/√d_k when scaled, else 1
+  // Checked before each head's work, forward and backward: a pass asked to stop returns at once
+  // with its buffers half-computed (the caller throws the pass away).
+  std::stop_token stop;
   const double* tensor(TensorRole role, int index = 0, int head = 0) const {
     return weights.data() + layout->find(role, index, head).offset;
   }
@@ -297,6 +308,7 @@ void prepare(ExampleState& st, const ModelShape& shape, int length, std::span<co
       const std::size_t R = st.rows[at(l)].positions.size();
       hs.q.resize(R * dk), hs.k.resize(L * dk), hs.kt.resize(dk * L), hs.v.resize(L * dv);
       hs.logits.resize(R * L), hs.a.resize(R * L), hs.o.resize(R * dv);
+      if (R < L) hs.qw.resize(R * at(shape.model_dim));
     }
 }
 
@@ -309,9 +321,9 @@ void prepare(ExampleState& st, const ModelShape& shape, int length, std::span<co
 //     O = A V,  Y = Σ_h O_h W_O[h]
 //   X ← X + Y (residual) or X ← Y
 //   z_t = x_t W_R + b_R
-// Rows of the last layer that no readout position reads change nothing the loss sees, so that
-// layer computes only the rows prepare() chose. `nudge` (tests) adds its delta to one entry of
-// Q or K after the projection.
+// Rows of the last layer that no readout position reads change the loss only through a value
+// that is not finite (model.hpp, LastLayerRows), so that layer computes the rows prepare() chose. `nudge` (tests) adds
+// its delta to one entry of Q or K after the projection.
 void forward(ExampleState& st, const Net& net, const Example& example, std::span<const int> readout_positions,
              const ActivationProbe* nudge) {
   const ModelShape& shape = net.layout->shape;
@@ -346,15 +358,27 @@ void forward(ExampleState& st, const Net& net, const Example& example, std::span
     else
       std::fill(next.begin(), next.end(), 0.0);
     const double* w_o = net.tensor(TensorRole::output, l);
+    if (R < L) {  // Xᵀ for the low-rank logits of this layer's heads
+      st.xt.resize(at(D) * at(L));
+      transpose(st.xt.data(), x.data(), L, D);
+    }
     for (int h = 0; h < H; ++h) {
+      if (net.stop.stop_requested()) return;
       HeadState& hs = st.heads[at(l * H + h)];
+      const bool nudged = nudge != nullptr && nudge->layer == l && nudge->head == h;
+      // Fewer rows than keys: the logits through Q W_Kᵀ (HeadState). A test's nudge of a key needs
+      // the keys themselves.
+      hs.low_rank = R < L && net.transposed != nullptr && !(nudged && nudge->key);
       std::fill(hs.q.begin(), hs.q.end(), 0.0);
-      std::fill(hs.k.begin(), hs.k.end(), 0.0);
       std::fill(hs.v.begin(), hs.v.end(), 0.0);
       multiply_add(hs.q.data(), x_rows, net.tensor(TensorRole::query, l, h), R, D, dk);
-      multiply_add(hs.k.data(), x.data(), net.tensor(TensorRole::key, l, h), L, D, dk);
+      if (!hs.low_rank) {
+        std::fill(hs.k.begin(), hs.k.end(), 0.0);
+        multiply_add(hs.k.data(), x.data(), net.tensor(TensorRole::key, l, h), L, D, dk);
+      }
       multiply_add(hs.v.data(), x.data(), net.tensor(TensorRole::value, l, h), L, D, dv);
-      if (nudge != nullptr && nudge->layer == l && nudge->head == h) {
+      if (nudged) {
+        if (nudge->stop_here != nullptr) nudge->stop_here->request_stop();
         if (nudge->key) {
           hs.k[at(nudge->row) * at(dk) + at(nudge->col)] += nudge->delta;
         } else {
@@ -363,9 +387,16 @@ void forward(ExampleState& st, const Net& net, const Example& example, std::span
             hs.q[at(found - rows.positions.begin()) * at(dk) + at(nudge->col)] += nudge->delta;
         }
       }
-      transpose(hs.kt.data(), hs.k.data(), L, dk);
       std::fill(hs.logits.begin(), hs.logits.end(), 0.0);
-      multiply_add(hs.logits.data(), hs.q.data(), hs.kt.data(), R, dk, L);
+      if (hs.low_rank) {
+        // S = (Q W_Kᵀ) Xᵀ: QW (R × D) from Q and W_Kᵀ (d_k × D), then the logits from Xᵀ (D × L).
+        std::fill(hs.qw.begin(), hs.qw.end(), 0.0);
+        multiply_add(hs.qw.data(), hs.q.data(), net.transposed->of(l, h, H) + at(dk) * at(D), R, dk, D);
+        multiply_add(hs.logits.data(), hs.qw.data(), st.xt.data(), R, D, L);
+      } else {
+        transpose(hs.kt.data(), hs.k.data(), L, dk);
+        multiply_add(hs.logits.data(), hs.q.data(), hs.kt.data(), R, dk, L);
+      }
       for (int r = 0; r < R; ++r) {
         const int i = rows.positions[at(r)];
         double* row = hs.logits.data() + at(r) * at(L);
@@ -460,8 +491,9 @@ double target_loss(const double* z, int classes, int target, double* scratch, do
 //     A masked key has y_j = 0 exactly, so its dx_j = 0: no gradient reaches a future token.
 //   S_ij = c Q_i·K_j:  dQ_i = (c/T) Σ_j dz_ij K_j,  dK_j = (c/T) Σ_i dz_ij Q_i.
 //   Q = X W_Q (and K, V alike):  dW_Q += Xᵀ dQ;  dX += dQ W_Qᵀ.
-// In the last layer only the R rows that the readout reads carry a dY ≠ 0, so dO, dA, dS and dQ
-// vanish on every other row and the sums above run over those R rows.
+// In the last layer only the rows that the readout reads carry a dY ≠ 0, so dO, dA, dS and dQ
+// vanish on every other row (unless its weights are not finite: then 0·NaN makes them NaN, as in a
+// framework), and where that cannot happen the sums above run over the read rows alone.
 // Embedding: x⁰_t = Σ_c E_c[token_tc] + p_t:  dE_c[token_tc] += dx⁰_t (positions are fixed).
 // The softmax's forward may be rounded to a narrow format; its backward uses the rounded weights
 // and runs in double (the gradient of the exact softmax at those weights).
@@ -518,6 +550,7 @@ void backward(std::span<double> gradient, ExampleState& st, const Net& net, cons
       zero(st.dx_below, at(L) * at(D));
     double* g_w_o = grad(TensorRole::output, l);
     for (int h = 0; h < H; ++h) {
+      if (net.stop.stop_requested()) return;
       const HeadState& hs = st.heads[at(l * H + h)];
       const double* w_q_t = net.transposed->of(l, h, H);  // W_Qᵀ, W_Kᵀ, W_Vᵀ, W_O[h]ᵀ in a row
       const double* w_k_t = w_q_t + at(dk) * at(D);
@@ -546,9 +579,16 @@ void backward(std::span<double> gradient, ExampleState& st, const Net& net, cons
         for (int j = 0; j < L; ++j) d[j] = a[j] * (d[j] - dot) * logit_scale;
       }
 
-      // dQ = dS K (R rows);  dK = dSᵀ Q.
+      // dQ = dS K (R rows);  dK = dSᵀ Q. Without K (low rank): dQ = dS X W_K = (dS X) W_K, with
+      // dS X (R × D) kept for dW_K below.
       zero(st.dq, at(R) * at(dk));
-      multiply_add(st.dq.data(), st.ds.data(), hs.k.data(), R, L, dk);
+      if (hs.low_rank) {
+        zero(st.dsx, at(R) * at(D));
+        multiply_add(st.dsx.data(), st.ds.data(), x.data(), R, L, D);
+        multiply_add(st.dq.data(), st.dsx.data(), net.tensor(TensorRole::key, l, h), R, D, dk);
+      } else {
+        multiply_add(st.dq.data(), st.ds.data(), hs.k.data(), R, L, dk);
+      }
       zero(st.dk, at(L) * at(dk));
       multiply_transposed_add(st.dk.data(), st.ds.data(), hs.q.data(), R, L, dk);
       for (double g : st.dq) sums.query_gradient_sq += g * g;
@@ -561,9 +601,13 @@ void backward(std::span<double> gradient, ExampleState& st, const Net& net, cons
         capture->key_gradient = st.dk;
       }
 
-      // dW = Xᵀ dQ (dK, dV);  dX += dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ.
+      // dW = Xᵀ dQ (dK, dV);  dX += dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ. Low rank: Xᵀ dK = Xᵀ dSᵀ Q =
+      // (dS X)ᵀ Q and dK W_Kᵀ = dSᵀ (Q W_Kᵀ), R-row products instead of L-row ones.
       multiply_transposed_add(grad(TensorRole::query, l, h), x_rows, st.dq.data(), R, D, dk);
-      multiply_transposed_add(grad(TensorRole::key, l, h), x.data(), st.dk.data(), L, D, dk);
+      if (hs.low_rank)
+        multiply_transposed_add(grad(TensorRole::key, l, h), st.dsx.data(), hs.q.data(), R, D, dk);
+      else
+        multiply_transposed_add(grad(TensorRole::key, l, h), x.data(), st.dk.data(), L, D, dk);
       multiply_transposed_add(grad(TensorRole::value, l, h), x.data(), st.dv.data(), L, D, dv);
       if (rows.all)
         multiply_add(st.dx_below.data(), st.dq.data(), w_q_t, L, dk, D);
@@ -571,7 +615,10 @@ void backward(std::span<double> gradient, ExampleState& st, const Net& net, cons
         for (int r = 0; r < R; ++r)
           multiply_add(st.dx_below.data() + at(rows.positions[at(r)]) * at(D), st.dq.data() + at(r) * at(dk), w_q_t, 1,
                        dk, D);
-      multiply_add(st.dx_below.data(), st.dk.data(), w_k_t, L, dk, D);
+      if (hs.low_rank)
+        multiply_transposed_add(st.dx_below.data(), st.ds.data(), hs.qw.data(), R, L, D);
+      else
+        multiply_add(st.dx_below.data(), st.dk.data(), w_k_t, L, dk, D);
       multiply_add(st.dx_below.data(), st.dv.data(), w_v_t, L, dv, D);
     }
     std::swap(st.dx, st.dx_below);
@@ -664,10 +711,10 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
   net.settings = &settings;
   net.positions = &positions_for(b, layout.shape);
   net.score_scale = settings.scaled ? 1.0 / std::sqrt(static_cast<double>(layout.shape.key_dim)) : 1.0;
-  if (with_backward) {
-    transpose_weights(b.transposed, net);
-    net.transposed = &b.transposed;
-  }
+  net.stop = options.stop;
+  // W_Kᵀ gives the low-rank logits (HeadState); the backward pass reads the rest.
+  transpose_weights(b.transposed, net);
+  net.transposed = &b.transposed;
 
   const int examples = static_cast<int>(batch.size());
   long long total_targets = 0;
@@ -676,6 +723,8 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
   const int chunk_count = std::clamp(examples, 1, max_chunks);
   b.chunks.resize(at(chunk_count));
   ActivationProbe* probe = options.probe;
+  const bool every_row = options.last_layer_rows == LastLayerRows::every ||
+                         (options.last_layer_rows == LastLayerRows::automatic && computes_every_row(settings));
 
   for_chunks(chunk_count, options.max_threads, [&](int c) {
     Workspace::Buffers::Chunk& chunk = b.chunks[at(c)];
@@ -683,10 +732,13 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
     if (with_backward) zero(chunk.gradient, layout.parameter_count);
     const int first = c * examples / chunk_count, end = (c + 1) * examples / chunk_count;
     for (int e = first; e < end; ++e) {
+      if (options.stop.stop_requested()) return;
       const Example& example = batch[at(e)];
-      prepare(chunk.state, layout.shape, example_length(example, layout.shape), example.target_positions);
+      prepare(chunk.state, layout.shape, example_length(example, layout.shape),
+              every_row ? std::span<const int>{} : std::span<const int>(example.target_positions));
       const ActivationProbe* nudge = probe != nullptr && probe->example == e ? probe : nullptr;
       forward(chunk.state, net, example, example.target_positions, nudge);
+      if (options.stop.stop_requested()) return;
       chunk.sums.targets += static_cast<long long>(example.targets.size());
       add_stats(chunk.sums.stats, chunk.state, layout.shape, example.target_positions);
       if (with_backward) {
@@ -705,8 +757,15 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
     }
   });
 
-  // Sum the chunks in their fixed order: the same bits whatever thread ran which chunk.
+  // A stop asked for at any time during the chunks may have cut one short: the pass is abandoned
+  // (`gradients` untouched). Asked for after they all finished, it still abandons a whole pass.
   BatchResult result;
+  if (options.stop.stop_requested()) {
+    result.cancelled = true;
+    result.finite = false;
+    return result;
+  }
+  // Sum the chunks in their fixed order: the same bits whatever thread ran which chunk.
   double loss = 0.0, q_sq = 0.0, k_sq = 0.0;
   long long correct = 0;
   if (with_backward) std::fill(gradients.begin(), gradients.end(), 0.0);
@@ -735,6 +794,11 @@ BatchResult run_batch(std::span<double> gradients, Workspace& workspace, std::sp
 
 }  // namespace
 
+bool computes_every_row(const Settings& settings) {
+  return settings.softmax == SoftmaxVariant::naive || settings.precision == Format::fp16 ||
+         settings.precision == Format::bf16;
+}
+
 BatchResult forward_backward(std::span<double> gradients, Workspace& workspace, std::span<const double> weights,
                              const Layout& layout, const Settings& settings, std::span<const Example> batch,
                              const PassOptions& options) {
@@ -749,8 +813,8 @@ BatchResult forward_only(Workspace& workspace, std::span<const double> weights, 
 
 // [SECTION] Trace
 
-void trace(Trace& out, std::span<const double> weights, const Layout& layout, const Settings& settings,
-           const Example& example) {
+bool trace(Trace& out, std::span<const double> weights, const Layout& layout, const Settings& settings,
+           const Example& example, const std::stop_token& stop) {
   const ModelShape& shape = layout.shape;
   const int L = example_length(example, shape);
   std::vector<int> every_position(at(L));
@@ -764,7 +828,9 @@ void trace(Trace& out, std::span<const double> weights, const Layout& layout, co
   net.settings = &settings;
   net.positions = &positions;
   net.score_scale = settings.scaled ? 1.0 / std::sqrt(static_cast<double>(shape.key_dim)) : 1.0;
+  net.stop = stop;
   forward(st, net, example, every_position, nullptr);
+  if (stop.stop_requested()) return false;
 
   out.length = L;
   out.layers = shape.layers;
@@ -782,6 +848,7 @@ void trace(Trace& out, std::span<const double> weights, const Layout& layout, co
     out.weights.push_back(std::move(hs.a));
   }
   out.readout_logits = std::move(st.readout);
+  return true;
 }
 
 }  // namespace smlab::train

@@ -32,6 +32,8 @@ bool needs_restart(const Settings& a, const Settings& b) {
          a.heads != b.heads || a.layers != b.layers || a.seed != b.seed;
 }
 
+}  // namespace
+
 Result<void> check_corpus(const Settings& s, const Corpus* corpus) {
   if (s.task != Task::language) return {};
   if (corpus == nullptr) return Error::usage("task=language needs a corpus: none was given");
@@ -39,12 +41,10 @@ Result<void> check_corpus(const Settings& s, const Corpus* corpus) {
   const int held_out = static_cast<int>(corpus->tokens.size()) - corpus->held_out_from;
   if (held_out < s.seq_len + 1 || corpus->held_out_from < s.seq_len + 1)
     return Error::usage("seq_len=" + std::to_string(s.seq_len) + " is too long for the corpus: its held-out part has " +
-                        std::to_string(held_out) + " characters; allowed seq_len up to " +
+                        std::to_string(held_out) + " characters; allowed up to " +
                         std::to_string(std::min(held_out, corpus->held_out_from) - 1));
   return {};
 }
-
-}  // namespace
 
 // [SECTION] Creation and reset
 
@@ -92,16 +92,18 @@ double best_head(const Trace& traced, const Probe& probe, double (*measure)(cons
 
 }  // namespace
 
-void Run::step(int count) {
+int Run::step(int count, const std::stop_token& stop) {
   Trace traced;
   for (int n = 0; n < count; ++n) {
+    if (stop.stop_requested()) return n;
     batch_.resize(at(settings_.batch));
     for (int i = 0; i < settings_.batch; ++i)
       draw_example(batch_[at(i)], settings_, corpus_.get(), DataStream::training,
                    static_cast<std::uint64_t>(steps_) * Limits::batch_max + static_cast<std::uint64_t>(i));
-    const BatchResult result =
-        forward_backward(gradients_, workspace_, weights_, layout_, settings_, batch_, {.max_threads = max_threads_});
-    trace(traced, weights_, layout_, settings_, probe_.example);
+    const BatchResult result = forward_backward(gradients_, workspace_, weights_, layout_, settings_, batch_,
+                                                {.max_threads = max_threads_, .stop = stop});
+    // A stop inside the step abandons it: the weights, moments and history are those of step n.
+    if (result.cancelled || !trace(traced, weights_, layout_, settings_, probe_.example, stop)) return n;
 
     StepMetrics metrics;
     metrics.step = steps_ + 1;
@@ -125,6 +127,7 @@ void Run::step(int count) {
     history_.push_back(metrics);
     ++steps_;
   }
+  return count;
 }
 
 void Run::apply_update() {

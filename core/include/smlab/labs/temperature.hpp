@@ -65,6 +65,11 @@ struct TemperatureLab {
   std::vector<double> nudge_grid;
   std::vector<double> softmax_top, softmax_second;  // weights of top and second vs δ
   std::vector<double> hardmax_top, hardmax_second;
+  // How abrupt the swap is: the nudges at which the top's softmax weight has fallen through 90% and
+  // through 10% of its swing over the slider (from its weight at δ = −3 to its weight at δ = +3),
+  // solved on the weight itself (it falls monotonically in δ), not read off the grid. NaN without a
+  // second score.
+  double swap_from = 0.0, swap_to = 0.0;
   // At the current nudge (the same as the curves at δ = nudge).
   double current_softmax_top = 0.0, current_softmax_second = 0.0;
   double current_hardmax_top = 0.0, current_hardmax_second = 0.0;
@@ -72,7 +77,7 @@ struct TemperatureLab {
 
 // Pure and deterministic: the same Params and row give the same TemperatureLab. `row` is the shown
 // row (Snapshot::shown); the form without it makes shown_row(params). Requires validate(params).
-// Cost: (8 + 121 + 2·242) softmaxes of length n ≈ 2.5 M exps at n = 4096 (~10 ms), and O(n)
+// Cost: (8 + 121 + 2·242 + 120) softmaxes of length n ≈ 3 M exps at n = 4096 (~12 ms), and O(n)
 // memory per multiple.
 void evaluate_temperature_lab(TemperatureLab& out, const Params& params, const ShownRow& row);
 void evaluate_temperature_lab(TemperatureLab& out, const Params& params);

@@ -30,6 +30,8 @@ struct TrainingLimits {
   static constexpr int steps_min = 0, steps_max = 100000;  // the step the runs train to
   static constexpr int compare_values_max = 3;             // runs B, C and D
   static constexpr int position_min = 0, position_max = 127;
+  // The live lab's pace: steps per second of every run, 0 for as fast as the machine goes.
+  static constexpr int speed_min = 0, speed_max = 1000;
   static constexpr std::size_t sentence_max_bytes = 512;  // and at most seq_len_max code points
   // The smoothed loss and accuracy, and steps to 90 %: means over the last 20 steps' batches
   // (640 fresh examples at batch 32), as docs/TRAINING.md measures them.
@@ -51,6 +53,9 @@ struct TrainingSettings {
   // The text whose attention the language model shows (other tasks show their probe input).
   std::string sentence = "Softmax turns scores into weights.";
   int position = TrainingLimits::position_max;  // whose next-token distribution: clamped to the last
+  // The live lab's pace (steps per second of each run; 0: full speed). Only the window's pace: the
+  // runs, their numbers and every export are the same at any speed.
+  int speed = 0;
   // The language task's text (the lesson texts, train/corpus.hpp), attached by the app; not a key.
   // Without it the language task reports that it has none. Equality leaves it out, as it leaves
   // out everything that is not a key: Params made from the same keys are equal whether or not
@@ -59,14 +64,14 @@ struct TrainingSettings {
 
   friend bool operator==(const TrainingSettings& a, const TrainingSettings& b) {
     return a.run == b.run && a.compare == b.compare && a.seeds == b.seeds && a.steps == b.steps &&
-           a.sentence == b.sentence && a.position == b.position;
+           a.sentence == b.sentence && a.position == b.position && a.speed == b.speed;
   }
 };
 
 // [SECTION] The keys
 // Every training setting as train_<setting> (train_task, train_d_k, ...), then train_compare, train_seeds, train_steps,
-// train_sentence, train_position. The Params key table (params.cpp) lists them after its own keys, so --set, sessions,
-// URLs, lessons and --list-keys take them through this one validation.
+// train_sentence, train_position, train_speed. The Params key table (params.cpp) lists them after its own keys, so
+// --set, sessions, URLs, lessons and --list-keys take them through this one validation.
 //
 // Why a prefix: the lab's temperature, d_k, scaled, seed, heads, causal, seq_len and batch are
 // not the dashboard's. Their ranges differ (d_k 1–512 against 1–4096, seq_len 3–128 against
@@ -117,9 +122,11 @@ Result<std::vector<train::Run>> make_training_runs(const TrainingSettings& setti
 // [SECTION] What the lab draws
 
 // A metric over a run's seeds: the mean at each plotted step and mean ∓ 1 standard error (low,
-// high; empty with one seed).
+// high; empty with one seed), and each seed's own curve (`seeds[s]`, at the same steps): the
+// standard error says how well the mean is known, a single seed's curve strays much further.
 struct SeedBand {
   std::vector<double> mean, low, high;
+  std::vector<std::vector<double>> seeds;
 };
 
 struct TrainingRun {
@@ -138,6 +145,11 @@ struct TrainingRun {
   // bound unless reached_90 == seeds. NaN before `window` steps.
   double steps_to_90 = 0.0, steps_to_90_se = 0.0;
   int reached_90 = 0;
+  // The same seeds' median and quartiles (Q1, Q3), with the seeds that have not got there ranked
+  // last: +inf where the quantile falls on one of them (it is beyond steps_done). NaN before
+  // `window` steps. Unlike the mean they do not depend on how long the runs trained.
+  double steps_to_90_median = 0.0, steps_to_90_q1 = 0.0, steps_to_90_q3 = 0.0;
+  std::vector<int> seed_steps_to_90;  // each seed's, 0 for not yet
   // Step 1's numbers (means over seeds; NaN before the first step): how saturated the model starts.
   double start_loss = 0.0, start_max_weight = 0.0, start_saturated = 0.0, start_grad_norm_q = 0.0,
          start_grad_norm_k = 0.0;
@@ -208,6 +220,10 @@ void inspect_training_sentence(TrainingSentence& out, const TrainingSettings& se
 // parallel, each on one thread: the same bits as one after another), then summarised with
 // histories. What exports, screenshots and lesson claims show; the live lab trains the same runs
 // step by step on a worker thread and shows the same numbers when it gets there unchanged.
+// The last few labs evaluated are kept (by settings and corpus, small trainings only) and copied
+// when asked for again: the same bits as training them again.
 void evaluate_training_lab(TrainingLab& out, const TrainingSettings& settings);
+// The same lab, always trained anew, never kept.
+void train_training_lab(TrainingLab& out, const TrainingSettings& settings);
 
 }  // namespace smlab

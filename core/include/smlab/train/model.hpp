@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,8 @@ struct BatchResult {
   // example, layer and head stacked into one tensor.
   double grad_norm_q = 0.0, grad_norm_k = 0.0;
   AttentionStats stats;
-  bool finite = true;  // loss and every gradient finite
+  bool finite = true;      // loss and every gradient finite
+  bool cancelled = false;  // PassOptions::stop was requested: nothing else here holds (finite is false)
 };
 
 // For tests: add `delta` to one entry of Q (or K) of one example, layer and head, after the
@@ -87,6 +89,9 @@ struct ActivationProbe {
   bool key = false;
   double delta = 0.0;
   std::vector<double> query_gradient, key_gradient;  // filled by forward_backward
+  // Requested when the forward pass reaches this example, layer and head: a stop from inside the
+  // pass, at a known place, for the test of PassOptions::stop.
+  std::stop_source* stop_here = nullptr;
 };
 
 // Buffers reused between calls (per-chunk activations and gradients); opaque to callers.
@@ -105,11 +110,28 @@ class Workspace {
   std::unique_ptr<Buffers> buffers_;
 };
 
+// Which query rows the last layer computes. A framework computes every row. A row that no target
+// reads reaches the loss and the gradients only through a value that is not finite: its ∂L/∂A is
+// 0, and 0·NaN is NaN in the softmax's backward (and in ∂L/∂V = Aᵀ ∂L/∂O), so one overflowing
+// unread row makes the whole step's gradient NaN, as it does in a framework. From finite scores
+// only a naive softmax or a narrow format (fp16, bf16, whose rounded scores can overflow) makes
+// such a value; a stable softmax in fp32 or fp64 gives every unread row finite weights and so
+// exactly nothing. `automatic`: every row where the settings can make one (computes_every_row),
+// only the read rows elsewhere (the same numbers in fewer operations). `every` and `read` force
+// one way (tests compare them).
+enum class LastLayerRows { automatic, every, read };
+bool computes_every_row(const Settings& settings);  // naive softmax, or fp16/bf16
+
 // Options of a batch pass. The batch is split into min(batch, 8) fixed chunks whose gradients
 // are summed in chunk order, so the result does not depend on how many threads run the chunks.
 struct PassOptions {
   int max_threads = 0;               // 1: the calling thread only; otherwise parallel_for's pool
   ActivationProbe* probe = nullptr;  // tests only
+  LastLayerRows last_layer_rows = LastLayerRows::automatic;
+  // Checked before every example and every head's work, forward and backward (for the largest
+  // model, every few tens of milliseconds): once it is requested the pass stops and returns
+  // BatchResult::cancelled, having written nothing to `gradients`.
+  std::stop_token stop{};
 };
 
 // Forward and backward over a batch: `gradients` (parameter_count) receives ∂L/∂θ of the mean
@@ -131,8 +153,10 @@ struct Trace {
   std::vector<std::vector<double>> queries, keys, values, logits, weights;
   std::vector<double> readout_logits;
 };
-void trace(Trace& out, std::span<const double> weights, const Layout& layout, const Settings& settings,
-           const Example& example);
+// Returns false (and `out` is not to be used) when `stop` was requested before it finished; it is
+// checked before every head's work.
+bool trace(Trace& out, std::span<const double> weights, const Layout& layout, const Settings& settings,
+           const Example& example, const std::stop_token& stop = {});
 
 // Sinusoidal position encodings: p_t[2i] = sin(t / 10000^(2i/D)), p_t[2i+1] = cos(same), L × D.
 std::vector<double> sinusoidal_positions(int length, int model_dim);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,11 @@ struct SentenceAttention {
 // The import path's batch axis holds the layer.
 std::vector<std::uint8_t> attention_npz(const SentenceAttention& sentence);
 
+// Whether `settings` can train on `corpus`: the language task needs one whose first nine tenths
+// and held-out last tenth each hold seq_len + 1 characters. Error::usage, one line naming seq_len
+// and the longest the corpus allows (what Run::create refuses).
+Result<void> check_corpus(const Settings& settings, const Corpus* corpus);
+
 class Run {
  public:
   // A new run at step 0. The corpus (shared, never copied) is what the language task trains on; a
@@ -83,7 +89,12 @@ class Run {
   // skip such steps) and is marked skipped; the first such step is remembered. Out of memory
   // throws std::bad_alloc with the run as it was after its last whole step (the caller's worker
   // catches it and shows the one-line error).
-  void step(int count = 1);
+  // `stop` is checked before each step and inside it, before every example and every head's work
+  // (forward_backward's PassOptions::stop, and the probe's trace): once it is requested the step in
+  // progress is abandoned, the run stays exactly as after its last whole step, and the call returns
+  // (for the largest model within tens of milliseconds, where a whole step takes minutes). Returns
+  // the steps done: `count`, or fewer when stopped.
+  int step(int count = 1, const std::stop_token& stop = {});
 
   // Applies new settings between steps, each key as its Effect says (settings.hpp): live keys at
   // the next step, d_k reshapes W_Q and W_K, init_scale rescales them, and any restart key starts
