@@ -53,7 +53,8 @@ Result<HostAddress> parse_host_address(std::string_view text) {
     else
       return refuse();
   }
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) return refuse();
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos)
+    return refuse();
   const int number = std::stoi(std::string(port));
   if (number > 65535) return refuse();
   where.port = static_cast<std::uint16_t>(number);
@@ -73,7 +74,8 @@ std::vector<Interface> local_interfaces() {
     found.push_back({entry->ifa_name != nullptr ? entry->ifa_name : "", text, (entry->ifa_flags & IFF_LOOPBACK) != 0});
   }
   ::freeifaddrs(list);
-  std::stable_sort(found.begin(), found.end(), [](const Interface& a, const Interface& b) { return !a.loopback && b.loopback; });
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Interface& a, const Interface& b) { return !a.loopback && b.loopback; });
   if (found.empty()) found.push_back({"lo", "127.0.0.1", true});
   return found;
 }
@@ -225,9 +227,9 @@ void ClassHost::take_events(const app::UiState& ui) {
 
 void ClassHost::answer(const StudentEvent& event, const app::UiState& ui) {
   const auto refuse = [&](std::string_view why, const std::string& message) {
-    server_->send_to(event.student,
-                     json{{"t", "answer"}, {"vote", event.answer.vote}, {"kept", false}, {"why", why}, {"message", message}}
-                         .dump());
+    server_->send_to(
+        event.student,
+        json{{"t", "answer"}, {"vote", event.answer.vote}, {"kept", false}, {"why", why}, {"message", message}}.dump());
   };
   // The address's own check of a lesson position with a guess: the lesson, the step and the guess
   // within the step's choices or range.
@@ -237,8 +239,7 @@ void ClassHost::answer(const StudentEvent& event, const app::UiState& ui) {
   Question& asked = questions_[current_];
   if (position->lesson != asked.lesson || position->step != asked.step)
     return refuse("not_asked", "that question is not asked now");
-  if (event.answer.vote != asked.vote || asked.phase != Phase::open)
-    return refuse("closed", "answering is closed");
+  if (event.answer.vote != asked.vote || asked.phase != Phase::open) return refuse("closed", "answering is closed");
   const std::size_t vote = static_cast<std::size_t>(asked.vote - 1);
   const double seconds = std::max(0.0, std::chrono::duration<double>(event.at - asked.opened[vote]).count());
   asked.answers[vote][event.student] = {*position->guess, seconds};
@@ -295,18 +296,20 @@ void ClassHost::follow_lesson(app::UiState& ui, const Snapshot* snapshot, const 
     const Result<app::PredictionReveal> reveal = app::reveal_prediction(asked.predict, *snapshot, std::nullopt, sweep);
     if (reveal && reveal->converged) {
       asked.truth = reveal->answer;
-      asked.truth_text = app::predict_answer(asked.predict.precision, reveal->answer);
+      asked.truth_text = app::predict_answer(asked.predict, reveal->answer);
     }
   }
 }
 
 void ClassHost::close_answering() {
-  if (Question* asked = current_ < questions_.size() ? &questions_[current_] : nullptr; asked && asked->phase == Phase::open)
+  if (Question* asked = current_ < questions_.size() ? &questions_[current_] : nullptr;
+      asked && asked->phase == Phase::open)
     asked->phase = Phase::closed;
 }
 
 void ClassHost::reopen_answering() {
-  if (Question* asked = current_ < questions_.size() ? &questions_[current_] : nullptr; asked && asked->phase == Phase::closed)
+  if (Question* asked = current_ < questions_.size() ? &questions_[current_] : nullptr;
+      asked && asked->phase == Phase::closed)
     asked->phase = Phase::open;
 }
 
@@ -345,7 +348,8 @@ std::string ClassHost::state_body(const app::UiState& ui) const {
     if (asked->shown) {
       json shown = json::array();
       for (const Tally& tally : tallies(*asked)) {
-        json one{{"vote", tally.vote}, {"labels", tally.labels}, {"counts", tally.counts}, {"answered", tally.answered}};
+        json one{
+            {"vote", tally.vote}, {"labels", tally.labels}, {"counts", tally.counts}, {"answered", tally.answered}};
         if (tally.truth) one["truth"] = *tally.truth;
         shown.push_back(std::move(one));
       }

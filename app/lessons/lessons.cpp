@@ -608,6 +608,10 @@ std::string predict_answer(const PredictPrecision& precision, double value) {
   return fixed_decimals(value, decimals);
 }
 
+std::string predict_answer(const LessonPredict& predict, double value) {
+  return predict.choices.empty() ? predict_answer(predict.precision, value) : predict_number(value);
+}
+
 std::string predict_guess(double value) {
   char text[40];
   for (int digits = 1; digits <= 17; ++digits) {

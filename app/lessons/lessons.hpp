@@ -200,6 +200,9 @@ std::string predict_range_words(const LessonPredict& predict);
 // The answer as the question asks for it: "0.665" (3 decimals), "0.003906" (4 significant
 // digits), "-1000" (0 decimals). Never in exponent form.
 std::string predict_answer(const PredictPrecision& precision, double value);
+// The answer as `predict` shows it: its choice's label ("3", "0.46") for a choice question, else
+// predict_answer with its precision. The lesson panel and the class's reveal both write this.
+std::string predict_answer(const LessonPredict& predict, double value);
 // A guess as typed: the shortest text that reads back as the same double ("-1003", "0.0039").
 std::string predict_guess(double value);
 // How far off, to 2 significant digits and never in exponent form ("3", "0.21", "0.0000062").

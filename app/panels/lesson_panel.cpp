@@ -250,8 +250,7 @@ RevealLines reveal_lines(const UiState& ui, const LessonStep& step, const Snapsh
     lines.problem = i18n::format("lesson.predict.converging", {std::to_string(reveal.trials)});
     return lines;
   }
-  std::string answer =
-      predict.choices.empty() ? predict_answer(predict.precision, reveal.answer) : predict_number(reveal.answer);
+  std::string answer = predict_answer(predict, reveal.answer);
   // "0.1 (mean 0.0914 ± 0.0017, 15872 trials)".
   if (reveal.standard_error)
     answer = i18n::format("lesson.predict.monte_carlo",
