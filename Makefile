@@ -86,10 +86,11 @@ test-fresh: deps-test
 
 # `make package`: the Debian package (CPack): build-package/softmax-lab_<version>-1_<arch>.deb with
 # /usr/bin/softmax-lab, /usr/share/softmax-lab, the menu entry, icon and man page (packaging/),
-# compiled as every Release build is (HARDENED above).
-package: deps
+# compiled as every Release build is (HARDENED above), and the student site a hosted class serves
+# (make web: /usr/share/softmax-lab/site).
+package: deps web
 	cmake -S . -B $(BUILD_DIR)-package -DCMAKE_BUILD_TYPE=Release -DSMLAB_PACKAGE=ON -DSMLAB_BUILD_TESTS=OFF \
-	  -DCMAKE_INSTALL_PREFIX=/usr $(HARDENED) $(CMAKE_FLAGS)
+	  -DCMAKE_INSTALL_PREFIX=/usr -DSMLAB_PACKAGE_SITE=$(CURDIR)/$(BUILD_DIR)-web/site $(HARDENED) $(CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR)-package -j $(JOBS)
 	rm -f $(BUILD_DIR)-package/softmax-lab_*.deb
 	cd $(BUILD_DIR)-package && cpack -G DEB

@@ -117,7 +117,8 @@ void ClassController::draw_dialog(app::App& app) {
   if (ImGui::BeginCombo(i18n::label("class.dialog.interface", "class-interface").c_str(),
                         names[static_cast<std::size_t>(interface_index_)].c_str())) {
     for (std::size_t k = 0; k < names.size(); ++k)
-      if (ImGui::Selectable(names[k].c_str(), static_cast<int>(k) == interface_index_)) interface_index_ = static_cast<int>(k);
+      if (ImGui::Selectable(names[k].c_str(), static_cast<int>(k) == interface_index_))
+        interface_index_ = static_cast<int>(k);
     ImGui::EndCombo();
   }
   ImGui::SetNextItemWidth(120.0f * scale);
@@ -156,11 +157,15 @@ void draw_qr(ImDrawList& list, const QrCode& code, ImVec2 origin, float side) {
   const int modules = code.size + 8;
   const float module = std::floor(side / static_cast<float>(modules));
   const float whole = module * static_cast<float>(modules);
+  // Whole pixels per module (crisp edges a camera reads), centred in the square it was given.
+  origin.x += std::floor((side - whole) / 2.0f);
+  origin.y += std::floor((side - whole) / 2.0f);
   list.AddRectFilled(origin, ImVec2(origin.x + whole, origin.y + whole), IM_COL32(255, 255, 255, 255));
   for (int row = 0; row < code.size; ++row)
     for (int column = 0; column < code.size; ++column)
       if (code.at(row, column)) {
-        const ImVec2 from(origin.x + module * static_cast<float>(column + 4), origin.y + module * static_cast<float>(row + 4));
+        const ImVec2 from(origin.x + module * static_cast<float>(column + 4),
+                          origin.y + module * static_cast<float>(row + 4));
         list.AddRectFilled(from, ImVec2(from.x + module, from.y + module), IM_COL32(0, 0, 0, 255));
       }
 }
@@ -172,7 +177,8 @@ void draw_tally(const Tally& tally, float width, float scale) {
   std::size_t most = 1;
   for (const std::size_t count : tally.counts) most = std::max(most, count);
   float label_width = 0.0f;
-  for (const std::string& label : tally.labels) label_width = std::max(label_width, ImGui::CalcTextSize(label.c_str()).x);
+  for (const std::string& label : tally.labels)
+    label_width = std::max(label_width, ImGui::CalcTextSize(label.c_str()).x);
   const float bar_room = std::max(40.0f * scale, width - label_width - 60.0f * scale);
   ImDrawList& list = *ImGui::GetWindowDrawList();
   const float row = ImGui::GetTextLineHeightWithSpacing();
@@ -184,7 +190,9 @@ void draw_tally(const Tally& tally, float width, float scale) {
     const ImVec2 bar(at.x + label_width + 8.0f * scale, at.y + 2.0f * scale);
     const ImU32 colour = truth ? IM_COL32(60, 170, 90, 255) : IM_COL32(90, 130, 210, 255);
     list.AddRectFilled(bar, ImVec2(bar.x + std::max(length, 1.0f), at.y + row - 3.0f * scale), colour);
-    const std::string count = std::to_string(tally.counts[k]) + (truth ? "  ✓" : "");
+    // The truth marked in words: the UI's fonts carry no check mark.
+    const std::string count =
+        std::to_string(tally.counts[k]) + (truth ? "  " + std::string(i18n::tr("class.window.truth_mark")) : "");
     list.AddText(ImVec2(bar.x + length + 6.0f * scale, at.y), ImGui::GetColorU32(ImGuiCol_Text), count.c_str());
     ImGui::Dummy(ImVec2(width, row));
   }
@@ -204,9 +212,12 @@ void ClassController::draw_big_qr() {
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
   const float line = ImGui::GetTextLineHeightWithSpacing();
   const float side = std::max(64.0f, std::min(viewport->Size.x, viewport->Size.y - 5.0f * line));
-  if (qr_) draw_qr(*ImGui::GetWindowDrawList(), *qr_, ImVec2(viewport->Pos.x + (viewport->Size.x - side) / 2, viewport->Pos.y + line), side);
+  if (qr_)
+    draw_qr(*ImGui::GetWindowDrawList(), *qr_,
+            ImVec2(viewport->Pos.x + (viewport->Size.x - side) / 2, viewport->Pos.y + line), side);
   ImGui::SetCursorPosY(line + side + 0.5f * line);
-  const std::string address = host_->join_addresses().front() + "    " + i18n::tr("class.window.code") + " " + host_->code();
+  const std::string address =
+      host_->join_addresses().front() + "    " + i18n::tr("class.window.code") + " " + host_->code();
   ImGui::SetWindowFontScale(1.6f);
   ImGui::SetCursorPosX(std::max(0.0f, (viewport->Size.x - ImGui::CalcTextSize(address.c_str()).x) / 2));
   ImGui::TextUnformatted(address.c_str());
@@ -226,62 +237,75 @@ void ClassController::draw_class_window(app::App& app) {
   app::UiState& ui = app.ui();
   const float scale = ui.ui_scale;
   const ImGuiViewport* viewport = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(ImVec2(viewport->Pos.x + viewport->Size.x - 12.0f * scale, viewport->Pos.y + 40.0f * scale),
-                          ImGuiCond_FirstUseEver, ImVec2(1.0f, 0.0f));
-  ImGui::SetNextWindowSize(ImVec2(380.0f * scale, 0.0f), ImGuiCond_FirstUseEver);
+  // Compact and sized to what it holds, so that on a projector at 1024x768 the lesson's plots stay
+  // in sight; kept in the bottom-right corner as it grows (the histograms) and shrinks, since an
+  // auto-sized window that moved would run off the screen. Collapsing it clears the plots under
+  // it. The QR code here is for the front rows; the large one fills the screen for the back row.
+  ImGui::SetNextWindowPos(
+      ImVec2(viewport->Pos.x + viewport->Size.x - 8.0f * scale, viewport->Pos.y + viewport->Size.y - 8.0f * scale),
+      ImGuiCond_Always, ImVec2(1.0f, 1.0f));
   const std::string title = std::string(i18n::tr("class.window.title")) + "###class-window";
-  if (!ImGui::Begin(title.c_str())) {
+  if (!ImGui::Begin(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove)) {
     ImGui::End();
     return;
   }
-  const float width = ImGui::GetContentRegionAvail().x;
-  for (const std::string& address : host_->join_addresses()) ImGui::TextUnformatted(address.c_str());
-  ImGui::SetWindowFontScale(1.8f);
-  ImGui::Text("%s  %s", i18n::tr("class.window.code"), host_->code().c_str());
-  ImGui::SetWindowFontScale(1.0f);
+  const float line = ImGui::GetTextLineHeightWithSpacing();
   if (qr_) {
-    const float side = std::min(width, 0.4f * viewport->Size.y);
+    const float side = std::min(5.0f * line, 0.25f * viewport->Size.y);
     const ImVec2 at = ImGui::GetCursorScreenPos();
     draw_qr(*ImGui::GetWindowDrawList(), *qr_, at, side);
-    ImGui::Dummy(ImVec2(side, side));
+    ImGui::InvisibleButton("##class-qr", ImVec2(side, side));
     if (ImGui::IsItemClicked()) big_qr_ = true;
-    if (ImGui::Button(i18n::label("class.window.qr_big", "class-qr-big").c_str())) big_qr_ = true;
+    ImGui::SameLine();
   }
-  ImGui::Separator();
+  ImGui::BeginGroup();
+  for (const std::string& address : host_->join_addresses()) ImGui::TextUnformatted(address.c_str());
+  ImGui::SetWindowFontScale(1.6f);
+  ImGui::Text("%s  %s", i18n::tr("class.window.code"), host_->code().c_str());
+  ImGui::SetWindowFontScale(1.0f);
   ImGui::TextUnformatted(i18n::format("class.window.students", {std::to_string(host_->students())}).c_str());
+  if (qr_ && ImGui::Button(i18n::label("class.window.qr_big", "class-qr-big").c_str())) big_qr_ = true;
+  ImGui::EndGroup();
+  ImGui::Separator();
   const Question* asked = host_->question();
+  const float text_width = 24.0f * ImGui::GetFontSize();
   if (asked == nullptr) {
-    ImGui::TextWrapped("%s", i18n::tr("class.window.no_question"));
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + text_width);
+    ImGui::TextUnformatted(i18n::tr("class.window.no_question"));
+    ImGui::PopTextWrapPos();
   } else {
-    ImGui::TextUnformatted(i18n::format("class.window.answered", {std::to_string(host_->answered()),
-                                                                  std::to_string(host_->students()),
-                                                                  std::to_string(asked->vote)})
-                               .c_str());
     const char* phase = asked->phase == Phase::open     ? i18n::tr("class.window.open")
                         : asked->phase == Phase::closed ? i18n::tr("class.window.closed")
                                                         : i18n::tr("class.window.revealed");
-    ImGui::TextDisabled("%s", phase);
+    ImGui::TextUnformatted(
+        i18n::format("class.window.answered", {std::to_string(host_->answered()), std::to_string(host_->students()),
+                                               std::to_string(asked->vote)})
+            .c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("· %s", phase);
     if (asked->phase == Phase::open && ImGui::Button(i18n::label("class.window.close", "class-close").c_str()))
       host_->close_answering();
     if (asked->phase == Phase::closed) {
       if (ImGui::Button(i18n::label("class.window.reopen", "class-reopen").c_str())) host_->reopen_answering();
       if (asked->vote == 1) {
         ImGui::SameLine();
-        if (ImGui::Button(i18n::label("class.window.second_vote", "class-second-vote").c_str())) host_->start_second_vote();
+        if (ImGui::Button(i18n::label("class.window.second_vote", "class-second-vote").c_str()))
+          host_->start_second_vote();
       }
     }
     if (asked->phase != Phase::revealed) {
-      if (asked->phase == Phase::closed) ImGui::SameLine();
+      ImGui::SameLine();
       // The class's reveal is the App's: the lesson shows the answer, and the host follows it.
-      if (ImGui::Button(i18n::label("class.window.reveal", "class-reveal").c_str())) (void)app::commit_guess(ui, std::nullopt);
+      if (ImGui::Button(i18n::label("class.window.reveal", "class-reveal").c_str()))
+        (void)app::commit_guess(ui, std::nullopt);
     }
     if (ImGui::Button(i18n::label(asked->shown ? "class.window.hide" : "class.window.show", "class-show").c_str()))
       host_->show_tallies(!asked->shown);
     if (asked->shown) {
       const std::vector<Tally> votes = tallies(*asked);
-      const float each = votes.size() > 1 ? (width - ImGui::GetStyle().ItemSpacing.x) / 2.0f : width;
+      const float each = 14.0f * ImGui::GetFontSize();
       for (std::size_t k = 0; k < votes.size(); ++k) {
-        if (k > 0) ImGui::SameLine();
+        if (k > 0) ImGui::SameLine(0.0f, 2.0f * ImGui::GetFontSize());
         draw_tally(votes[k], each, scale);
       }
       if (!asked->truth_text.empty())

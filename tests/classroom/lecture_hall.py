@@ -9,7 +9,6 @@ Usage: lecture_hall.py SOFTMAX_LAB [STUDENTS]   (exit 77: python3-websockets is 
 """
 import asyncio
 import csv
-import io
 import json
 import os
 import socket
@@ -37,7 +36,7 @@ class Teacher:
     """The app with --class-driver: one command a line in, one JSON line out."""
 
     def __init__(self, binary, site):
-        env = dict(os.environ, SOFTMAX_LAB_SITE=site, HOME=tempfile.mkdtemp(prefix="smlab-hall-home-"))
+        env = dict(os.environ, SOFTMAX_LAB_SITE=site, HOME=os.path.join(site, "home"))
         self.process = subprocess.Popen(
             [binary, "--class", "127.0.0.1:0", "--class-driver", "--size", "800x600", "--lang", "en"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -129,8 +128,7 @@ async def change(teacher, students, command):
     return reply["status"]
 
 
-async def hall(binary, count):
-    site = tempfile.mkdtemp(prefix="smlab-hall-site-")
+async def hall(binary, count, site):
     with open(os.path.join(site, "index.html"), "w") as page:
         page.write("<!doctype html><title>class</title>")
     teacher = Teacher(binary, site)
@@ -223,7 +221,8 @@ def main():
         print(__doc__)
         sys.exit(2)
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 300
-    asyncio.run(hall(sys.argv[1], count))
+    with tempfile.TemporaryDirectory(prefix="smlab-hall-") as site:
+        asyncio.run(hall(sys.argv[1], count, site))
 
 
 if __name__ == "__main__":

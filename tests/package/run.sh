@@ -86,7 +86,8 @@ say "installed after $(elapsed)"
 for file in /usr/bin/softmax-lab /usr/share/softmax-lab/presets.json /usr/share/softmax-lab/lessons/01-why-softmax.json \
   /usr/share/softmax-lab/i18n/zh-CN.json /usr/share/applications/softmax-lab.desktop \
   /usr/share/icons/hicolor/scalable/apps/softmax-lab.svg /usr/share/man/man1/softmax-lab.1.gz \
-  /usr/share/doc/softmax-lab/copyright /usr/share/doc/softmax-lab/changelog.Debian.gz; do
+  /usr/share/doc/softmax-lab/copyright /usr/share/doc/softmax-lab/changelog.Debian.gz \
+  /usr/share/softmax-lab/site/index.html /usr/share/softmax-lab/site/softmax-lab.wasm.gz; do
   [ -s "$root$file" ] || fail "the package did not install $file"
 done
 zcat "$root/usr/share/man/man1/softmax-lab.1.gz" | grep -q 'screenshot\\fR FILE.png' || fail "the man page does not describe --screenshot"
@@ -115,6 +116,14 @@ for render in "${renders[@]}"; do
   [ "$width" -ge 640 ] && [ "$height" -ge 400 ] || fail "$name screenshot is only ${width}x${height}"
   [ "$colours" -ge 256 ] || fail "$name screenshot looks blank: only $colours distinct colours ($work/$name.png)"
 done
+# Hosting a class from the installed package: its own student site (no SOFTMAX_LAB_SITE), served on
+# loopback. --class-driver (the tests' headless teacher) says where the class is once it listens,
+# and quits on its word.
+chroot "$root" /usr/sbin/runuser -u student -- env -i HOME=/home/student USER=student LANG=C.UTF-8 \
+  PATH=/usr/bin:/bin bash -euo pipefail -c "cd ~ && echo quit | softmax-lab --class localhost:0 --class-driver" \
+  >"$work/class.log" 2>"$work/class.err" || { cat "$work/class.err" >&2; fail "hosting a class failed in the chroot"; }
+grep -q '"ready":true' "$work/class.log" || { cat "$work/class.log" "$work/class.err" >&2; fail "the installed app did not host a class"; }
+say "hosts a class from its installed student site: $(head -n 1 "$work/class.log")"
 # The zh-CN render must differ from the English one of the same lesson step.
 cmp -s "$work/lesson.png" "$work/zh-CN.png" && fail "the zh-CN screenshot is identical to the English one"
 

@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+# A class in real browsers: the teacher's app headless (--class-driver) hosts the web build's site,
+# and three students open its join address in Debian's chromium (two laptops, one 390x844 phone with
+# touch). The teacher steps a lesson; every page follows without adding history entries; each
+# student answers a predict step from the page's own answer form (the phone by a tap); the
+# teacher's histogram counts them; the histograms and the reveal reach every page, which then shows
+# the covered panel; a student who steps on alone is told the page is not following, stays where
+# they are through the teacher's next change, and one tap follows again; a reload rejoins as the same
+# student, on the current step, with the answer the teacher kept.
+# Usage: class_page_test.py SITE_DIR SOFTMAX_LAB WORK_DIR
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "web"))
+from browser_test import browser, check, console_errors, emulate, press, results, touch, wait_for  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+
+class Teacher:
+    """The app with --class-driver: one command a line in, one JSON line out."""
+
+    def __init__(self, binary, site, work):
+        env = dict(os.environ, SOFTMAX_LAB_SITE=site, HOME=tempfile.mkdtemp(prefix="home-", dir=work))
+        self.process = subprocess.Popen(
+            [binary, "--class", "127.0.0.1:0", "--class-driver", "--size", "800x600", "--lang", "en"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        ready = self.read()
+        self.port, self.code = ready["port"], ready["code"]
+
+    def read(self):
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the teacher's app ended: " + self.process.stderr.read()[-2000:])
+        return json.loads(line)
+
+    def say(self, command):
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        reply = self.read()
+        if "error" in reply:
+            raise RuntimeError(f"'{command}': {reply['error']}")
+        return reply["status"]
+
+
+def dataset(driver, name):
+    return driver.execute_script(f"return document.body.dataset.{name} || '';")
+
+
+def applied(drivers, seq, what, timeout=30):
+    """Waits until every page has applied the teacher's state `seq`; the slowest page's wait in ms."""
+    started = time.time()
+    for driver in drivers:
+        wait_for(driver, f"return Number(document.body.dataset.classApplied || 0) >= {seq};", timeout,
+                 f"{what} on a student's page")
+    return (time.time() - started) * 1000
+
+
+def query(driver):
+    return driver.execute_script("return location.search;")
+
+
+def question(driver):
+    return json.loads(driver.execute_script(
+        "return Module.ccall('smlab_class_question', 'string', ['number'], [page.app]);") or "null")
+
+
+def tap_element(driver, selector):
+    """A finger on the element's middle (DevTools touch events, as a phone's)."""
+    box = driver.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return [r.left + r.width / 2, r.top + r.height / 2, r.bottom <= innerHeight && r.top >= 0];", selector)
+    touch(driver, "touchStart", [(box[0], box[1])])
+    time.sleep(0.1)
+    touch(driver, "touchEnd", [])
+    time.sleep(0.5)
+    return box[2]
+
+
+def main():
+    site, binary, work = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+    if not os.path.isfile(os.path.join(site, "index.html")):
+        if not shutil.which("emcc", path="/usr/bin:" + os.environ.get("PATH", "")):
+            print("class_page: SKIPPED: emcc is not installed, so there is no student site to open")
+            return 77
+        print(f"class_page: FAIL: no student site in {site} (ctest web_site builds it)")
+        return 1
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    teacher = Teacher(binary, site, work)
+    join = f"http://127.0.0.1:{teacher.port}/class?code={teacher.code}"
+    students = []
+    try:
+        for name in ("laptop-a", "laptop-b", "phone"):
+            profile = tempfile.mkdtemp(prefix=f"profile-{name}-", dir=work)
+            students.append(browser(profile, work))
+        laptop_a, laptop_b, phone = students
+        emulate(phone, 390, 844, scale=1, touch=True)
+        for driver in students:
+            driver.get(join)
+        for driver in students:
+            wait_for(driver, "return document.body.dataset.ready === '1';", 180, "the page's runtime")
+            wait_for(driver, "return document.body.dataset.classJoined === '1';", 60, "the join")
+        check("three students join with the code from the QR code's address",
+              teacher.say("status")["students"] == 3, f"{teacher.say('status')['students']} students")
+        entries = [d.execute_script("return history.length;") for d in students]
+
+        # The teacher steps a lesson: every page follows, replacing its history entry.
+        status = teacher.say("lesson why-softmax:2")
+        waited = applied(students, status["state"]["seq"], "why-softmax:2")
+        check("every page follows the teacher to a lesson step",
+              all("lesson=why-softmax%3A2" in query(d) or "lesson=why-softmax:2" in query(d) for d in students),
+              f"{[query(d) for d in students]}; the slowest page applied it {waited:.0f} ms after the teacher's frame")
+        status = teacher.say("set temperature=0.5")
+        applied(students, status["state"]["seq"], "T = 0.5")
+        check("a teacher's slider reaches every page", all("0.5" in query(d) for d in students),
+              f"{[query(d) for d in students]}")
+        status = teacher.say("lesson homework:4")
+        applied(students, status["state"]["seq"], "homework:4")
+        check("the teacher's changes add no history entry on a student's page",
+              [d.execute_script("return history.length;") for d in students] == entries,
+              f"history lengths {entries} → {[d.execute_script('return history.length;') for d in students]}")
+
+        # Each student answers from the page's own form; the covered panel stays covered meanwhile.
+        asked = [question(d) for d in students]
+        check("every page asks the step's question, unrevealed, with its four choices",
+              all(q and q["position"] == "homework:4" and not q["revealed"] and len(q["choices"]) == 4 for q in asked),
+              f"{asked[0]}")
+        laptop_a.find_element(By.CSS_SELECTOR, "#class-choices button[data-value='1']").click()
+        laptop_b.find_element(By.CSS_SELECTOR, "#class-choices button[data-value='3']").click()
+        on_screen = tap_element(phone, "#class-choices button[data-value='3']")
+        check("the phone's choice buttons are on screen", on_screen, "the third choice's button is inside the viewport")
+        for driver, answer in ((laptop_a, "1"), (laptop_b, "3"), (phone, "3")):
+            wait_for(driver, f"return document.getElementById('class-answer').dataset.kept === '{answer}';", 30,
+                     f"the answer {answer} kept")
+        status = teacher.say("status")
+        check("the teacher's histogram counts each page's answer",
+              status["answered"] == 3 and status["tallies"][0]["counts"] == [0, 1, 0, 2],
+              f"{status['answered']} answered, counts {status['tallies'][0]['counts']}")
+        check("no page reveals before the teacher", not any(question(d)["revealed"] for d in students),
+              "smlab_class_question: revealed false on every page")
+
+        # The histogram shown on every page; then the reveal with the truth marked.
+        status = teacher.say("show")
+        applied(students, status["state"]["seq"], "the histogram")
+        rows = [d.execute_script("return document.querySelectorAll('#class-tallies .class-row').length;")
+                for d in students]
+        check("the histogram reaches every page when the teacher shows it", rows == [4, 4, 4], f"rows {rows}")
+        status = teacher.say("reveal")
+        applied(students, status["state"]["seq"], "the reveal")
+        wait_for(laptop_b, "return document.querySelector('#class-tallies .class-row.truth') !== null;", 30,
+                 "the truth marked")
+        revealed = [question(d)["revealed"] for d in students]
+        lines = [d.find_element(By.ID, "class-state").text for d in students]
+        check("the reveal reaches every page, the truth marked, beside the student's answer",
+              all(revealed) and all("3" in line for line in lines), f"revealed {revealed}; lines {lines}")
+
+        # A student steps on alone: the page says so, and does not follow until asked.
+        # (The keys go to the canvas once it has the focus; a press before that is not the app's.)
+        laptop_a.execute_script("document.getElementById('canvas').focus();")
+        for _ in range(3):
+            press(laptop_a, Keys.PAGE_DOWN, settle=0.5)
+            try:
+                wait_for(laptop_a, "return document.body.dataset.classFollowing === '0';", 5, "the page not following")
+                break
+            except TimeoutError:
+                pass
+        wait_for(laptop_a, "return document.body.dataset.classFollowing === '0';", 1, "the page not following")
+        follow = laptop_a.find_element(By.ID, "class-follow")
+        own = query(laptop_a)
+        status = teacher.say("set temperature=1.5")
+        applied(students, status["state"]["seq"], "T = 1.5")
+        time.sleep(0.5)
+        check("a student exploring keeps their own copy and is offered to follow",
+              follow.is_displayed() and query(laptop_a) == own and "1.5" in query(laptop_b),
+              f"exploring: {query(laptop_a)}; following: {query(laptop_b)}")
+        follow.click()
+        wait_for(laptop_a, "return document.body.dataset.classFollowing === '1';", 20, "following again")
+        check("one tap follows the teacher again", query(laptop_a) == query(laptop_b) and not follow.is_displayed(),
+              f"{query(laptop_a)} against {query(laptop_b)}")
+
+        # A reload (a phone locked, a page reloaded) rejoins as the same student on the current step.
+        status = teacher.say("lesson homework:6")
+        applied(students, status["state"]["seq"], "homework:6")
+        tap_element(phone, "#class-choices button[data-value='2']")
+        wait_for(phone, "return document.getElementById('class-answer').dataset.kept === '2';", 30, "the answer 2 kept")
+        phone.refresh()
+        wait_for(phone, "return document.body.dataset.ready === '1';", 180, "the page's runtime after a reload")
+        wait_for(phone, "return document.body.dataset.classJoined === '1';", 60, "the rejoin")
+        wait_for(phone, "return document.getElementById('class-answer').dataset.kept === '2';", 30,
+                 "the kept answer after a reload")
+        status = teacher.say("status")
+        check("a reload rejoins as the same student, on the current step, with its answer",
+              status["students"] == 3 and ("homework%3A6" in query(phone) or "homework:6" in query(phone)),
+              f"{status['students']} students; {query(phone)}; answer {question(phone)['answer']}")
+        errors = [e for d in students for e in console_errors(d)]
+        check("no console errors on the students' pages", not errors, f"{errors[:3]}")
+    finally:
+        for driver in students:
+            driver.quit()
+        try:
+            teacher.say("quit")
+        except (RuntimeError, BrokenPipeError, ValueError):
+            pass
+        teacher.process.kill()
+    failed = [name for name, ok in results if not ok]
+    print(f"{len(results) - len(failed)} of {len(results)} checks passed" + (f"; failed: {failed}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
