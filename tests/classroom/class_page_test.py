@@ -138,6 +138,7 @@ def main():
         for driver, answer in ((laptop_a, "1"), (laptop_b, "3"), (phone, "3")):
             wait_for(driver, f"return document.getElementById('class-answer').dataset.kept === '{answer}';", 30,
                      f"the answer {answer} kept")
+        phone.save_screenshot(os.path.join(work, "phone-question.png"))
         status = teacher.say("status")
         check("the teacher's histogram counts each page's answer",
               status["answered"] == 3 and status["tallies"][0]["counts"] == [0, 1, 0, 2],
@@ -155,6 +156,8 @@ def main():
         applied(students, status["state"]["seq"], "the reveal")
         wait_for(laptop_b, "return document.querySelector('#class-tallies .class-row.truth') !== null;", 30,
                  "the truth marked")
+        laptop_b.save_screenshot(os.path.join(work, "laptop-revealed.png"))
+        phone.save_screenshot(os.path.join(work, "phone-revealed.png"))
         revealed = [question(d)["revealed"] for d in students]
         lines = [d.find_element(By.ID, "class-state").text for d in students]
         check("the reveal reaches every page, the truth marked, beside the student's answer",
