@@ -4,8 +4,8 @@
 // [SECTION] Index
 //   [SECTION] Hosting and stopping
 //   [SECTION] The dialog: network and port
-//   [SECTION] The class window
 //   [SECTION] Histograms and the QR code
+//   [SECTION] The class window
 #include "classroom/class_controller.hpp"
 
 #include <imgui.h>

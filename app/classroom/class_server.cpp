@@ -85,7 +85,8 @@ Result<Site> load_site(const std::filesystem::path& folder) {
     if (name.empty() || name.front() == '.' || name.ends_with(".tmp") || name.ends_with(".gz")) continue;
     if (!std::filesystem::is_regular_file(entry.symlink_status(error))) continue;
     app::TextFile file = app::read_text_file(entry.path(), max_site_file_bytes);
-    if (file.status != app::TextFile::Status::ok) return Error::file(app::cannot_read("'" + entry.path().string() + "'", file));
+    if (file.status != app::TextFile::Status::ok)
+      return Error::file(app::cannot_read("'" + entry.path().string() + "'", file));
     SiteFile served{content_type(name), std::move(file.text), std::nullopt, {}};
     served.etag = entity_tag(served.bytes);
     const std::filesystem::path packed = entry.path().string() + ".gz";
@@ -287,12 +288,11 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     }
     writing_ = true;
     ws_.text(true);
-    ws_.async_write(net::buffer(*message),
-                    [self = shared_from_this(), message](beast::error_code error, std::size_t) {
-                      self->writing_ = false;
-                      if (error) return self->finish();
-                      self->pump();
-                    });
+    ws_.async_write(net::buffer(*message), [self = shared_from_this(), message](beast::error_code error, std::size_t) {
+      self->writing_ = false;
+      if (error) return self->finish();
+      self->pump();
+    });
   }
 
   // Ends the channel politely: the close frame after the write in progress.
@@ -328,9 +328,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   }
 
   void read() {
-    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code error, std::size_t) {
-      self->on_read(error);
-    });
+    ws_.async_read(buffer_,
+                   [self = shared_from_this()](beast::error_code error, std::size_t) { self->on_read(error); });
   }
 
   void on_read(beast::error_code error) {
@@ -426,7 +425,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void on_read(beast::error_code error) {
     if (error) {
-      if (error != http::error::end_of_stream && error != beast::error::timeout && error != net::error::operation_aborted)
+      if (error != http::error::end_of_stream && error != beast::error::timeout &&
+          error != net::error::operation_aborted)
         server_.count_refusal();
       return finish();
     }
@@ -434,7 +434,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     const std::string_view target(request.target().data(), request.target().size());
     const std::string_view path = target.substr(0, target.find('?'));
     if (websocket::is_upgrade(request)) {
-      if (path != channel_path || !same_origin(request)) return respond_text(request, http::status::forbidden, "forbidden\n");
+      if (path != channel_path || !same_origin(request))
+        return respond_text(request, http::status::forbidden, "forbidden\n");
       // The channel takes the socket over; this session ends without closing it.
       auto session = std::make_shared<WsSession>(stream_.release_socket(), server_);
       done_ = true;
@@ -445,9 +446,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (request.method() != http::verb::get && request.method() != http::verb::head)
       return respond_text(request, http::status::method_not_allowed, "GET or HEAD only\n");
     std::string_view name = path;
-    if (name == "/" || name == class_page_path || name == std::string(class_page_path) + "/")
-      name = "/index.html";
-    const auto found = name.size() > 1 && name.front() == '/' ? server_.site().find(name.substr(1)) : server_.site().end();
+    if (name == "/" || name == class_page_path || name == std::string(class_page_path) + "/") name = "/index.html";
+    const auto found =
+        name.size() > 1 && name.front() == '/' ? server_.site().find(name.substr(1)) : server_.site().end();
     if (found == server_.site().end()) return respond_text(request, http::status::not_found, "not found\n");
     respond_file(request, found->second);
   }
@@ -483,7 +484,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void respond_file(const http::request<http::empty_body>& request, const SiteFile& file) {
     const auto accepts = request[http::field::accept_encoding];
-    const bool gzip = file.gzip && std::string_view(accepts.data(), accepts.size()).find("gzip") != std::string_view::npos;
+    const bool gzip =
+        file.gzip && std::string_view(accepts.data(), accepts.size()).find("gzip") != std::string_view::npos;
     const std::string& bytes = gzip ? *file.gzip : file.bytes;
     const auto matches = request[http::field::if_none_match];
     const bool unchanged = std::string_view(matches.data(), matches.size()) == file.etag;
@@ -580,7 +582,8 @@ bool ClassServer::Impl::on_message(WsSession& session, std::string_view text, st
       return false;
     }
     if (join_failures_.size() > 10'000)  // addresses that failed long ago are forgotten
-      std::erase_if(join_failures_, [&](const auto& entry) { return now - entry.second.since > limits().join_failure_window; });
+      std::erase_if(join_failures_,
+                    [&](const auto& entry) { return now - entry.second.since > limits().join_failure_window; });
     Failures& failures = join_failures_[session.address()];
     if (now - failures.since > limits().join_failure_window) failures = {0, now};
     if (failures.count >= limits().max_join_failures || join->code != options_.join_code) {
@@ -709,9 +712,8 @@ Result<std::unique_ptr<ClassServer>> ClassServer::start(ServerOptions options) {
   Impl& server = *impl;
   impl->job_ = std::make_unique<app::BackgroundJob<Result<void>>>([&server](const Progress& progress) -> Result<void> {
     // Stop (the host's stop(), or the job's destruction) closes everything on this thread.
-    const std::stop_callback on_stop(progress.stop_token(), [&server] {
-      net::post(server.io_, [&server] { server.shutdown(); });
-    });
+    const std::stop_callback on_stop(progress.stop_token(),
+                                     [&server] { net::post(server.io_, [&server] { server.shutdown(); }); });
     server.io_.run();
     return {};
   });

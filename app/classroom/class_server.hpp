@@ -23,11 +23,11 @@ namespace smlab::classroom {
 // Every bound the server keeps, so that no client, however hostile, can stall the teacher or run
 // the server out of memory or descriptors (docs/ROBUSTNESS.md counts the tests).
 struct ServerLimits {
-  std::size_t max_students = 400;        // joined at once; the next one is told the class is full
-  std::size_t max_connections = 1500;    // open sockets of any kind (also capped by the descriptor limit)
+  std::size_t max_students = 400;      // joined at once; the next one is told the class is full
+  std::size_t max_connections = 1500;  // open sockets of any kind (also capped by the descriptor limit)
   std::size_t max_message_bytes = max_student_message_bytes;  // one message, its fragments together
-  double messages_per_second = 10.0;     // a student's sustained rate ...
-  double message_burst = 20.0;           // ... and burst; beyond them the channel is closed
+  double messages_per_second = 10.0;                          // a student's sustained rate ...
+  double message_burst = 20.0;                                // ... and burst; beyond them the channel is closed
   std::size_t max_queued_messages = 16;  // to one student besides the state; beyond, a slow one is dropped
   // An HTTP request's header, a WebSocket handshake and the join after it must each come within this
   // (a client that trickles bytes, "slowloris", is closed then).
@@ -35,9 +35,9 @@ struct ServerLimits {
   // A joined channel that says nothing (the server pings at half of it) is closed after this.
   std::chrono::milliseconds idle_timeout{30'000};
   std::chrono::milliseconds file_write_timeout{120'000};  // one file's response to a slow phone
-  std::size_t max_join_failures = 20;                      // wrong codes from one address ...
-  std::chrono::milliseconds join_failure_window{60'000};   // ... within this; then refused for as long
-  std::size_t max_pending_events = 20'000;                 // for the host; beyond, messages are dropped
+  std::size_t max_join_failures = 20;                     // wrong codes from one address ...
+  std::chrono::milliseconds join_failure_window{60'000};  // ... within this; then refused for as long
+  std::size_t max_pending_events = 20'000;                // for the host; beyond, messages are dropped
 };
 
 struct ServerOptions {
@@ -53,10 +53,10 @@ struct ServerOptions {
 struct StudentEvent {
   enum class Kind { joined, left, answer };
   Kind kind = Kind::joined;
-  std::uint64_t student = 0;  // 1, 2, …: the same number after a reconnect with the student's token
-  bool resumed = false;       // joined: a reconnect of a student the server knew
-  std::string nickname;       // joined: as given (may be empty)
-  AnswerMessage answer;       // answer
+  std::uint64_t student = 0;                 // 1, 2, …: the same number after a reconnect with the student's token
+  bool resumed = false;                      // joined: a reconnect of a student the server knew
+  std::string nickname;                      // joined: as given (may be empty)
+  AnswerMessage answer;                      // answer
   std::chrono::steady_clock::time_point at;  // when the server read it
 };
 

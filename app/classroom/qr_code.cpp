@@ -10,8 +10,8 @@ namespace smlab::classroom {
 
 Result<QrCode> make_qr_code(std::string_view text) {
   const std::string copy(text);  // libqrencode reads a NUL-terminated string
-  const std::unique_ptr<QRcode, decltype(&QRcode_free)> encoded(
-      QRcode_encodeString8bit(copy.c_str(), 0, QR_ECLEVEL_M), &QRcode_free);
+  const std::unique_ptr<QRcode, decltype(&QRcode_free)> encoded(QRcode_encodeString8bit(copy.c_str(), 0, QR_ECLEVEL_M),
+                                                                &QRcode_free);
   if (!encoded) return Error::usage("the address '" + copy.substr(0, 80) + "' cannot be made a QR code");
   QrCode code;
   code.size = encoded->width;

@@ -10,8 +10,8 @@
 namespace smlab::classroom {
 
 struct QrCode {
-  int size = 0;                // modules per side (21 for version 1, 4 more per version)
-  std::vector<bool> dark;      // size × size, row-major
+  int size = 0;            // modules per side (21 for version 1, 4 more per version)
+  std::vector<bool> dark;  // size × size, row-major
   bool at(int row, int column) const { return dark[static_cast<std::size_t>(row * size + column)]; }
 };
 

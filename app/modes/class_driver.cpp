@@ -55,7 +55,9 @@ void reply(const json& answer) {
 }
 
 json status(const classroom::ClassHost& host) {
-  json out{{"students", host.students()}, {"answered", host.answered()}, {"question", nullptr},
+  json out{{"students", host.students()},
+           {"answered", host.answered()},
+           {"question", nullptr},
            {"state", json::parse(host.state_message().empty() ? "{}" : host.state_message())}};
   if (const classroom::Question* asked = host.question()) {
     out["question"] = asked->position;
@@ -149,7 +151,7 @@ Result<void> run_class_driver(const Options& o, AppOptions options) {
     reader = std::make_unique<Reader>(read_line);
     json answer = command(**line, app, *host, quit);
     if (**line == "reveal") app.wait_for_snapshot();  // the truth is the final picture's
-    app.frame();  // the state after the command is published in this frame
+    app.frame();                                      // the state after the command is published in this frame
     app.frame();
     if (host != nullptr && answer.contains("ok")) answer["status"] = status(*host);
     reply(answer);

@@ -4,6 +4,14 @@
 // a class's state, question and answer (a student's page in a hosted class), and the timings
 // bench_page.py reads. Each takes the WebApp the page was handed at start
 // (smlabStarted) and answers in WebApp::reply, valid until the next call.
+//
+// [SECTION] Index
+//   [SECTION] Helpers
+//   [SECTION] Timings, sessions, imports and exports
+//   [SECTION] The font size and the address
+//   [SECTION] A student's page in a class
+//   [SECTION] Keyboard navigation and the Chinese font
+
 #include <emscripten.h>
 
 #include <algorithm>
@@ -24,6 +32,8 @@
 #include "state/session.hpp"
 #include "export_job.hpp"
 #include "web_app.hpp"
+
+// [SECTION] Helpers
 
 namespace {
 
@@ -89,6 +99,8 @@ void apply_pairs(WebApp& web, const std::vector<smlab::web::UrlPair>& pairs) {
 }
 
 }  // namespace
+
+// [SECTION] Timings, sessions, imports and exports
 
 extern "C" {
 
@@ -191,6 +203,8 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_export_command(std::uintptr_t handle, con
   return web.reply.c_str();
 }
 
+// [SECTION] The font size and the address
+
 // Pinch: the font scale `steps` quarter steps up or down (as Ctrl+= / Ctrl+−), within its range.
 EMSCRIPTEN_KEEPALIVE void smlab_font_scale_step(std::uintptr_t handle, int steps) {
   smlab::app::UiState& ui = page(handle).app->ui();
@@ -206,7 +220,9 @@ EMSCRIPTEN_KEEPALIVE void smlab_apply_address(std::uintptr_t handle, const char*
   apply_pairs(web, pairs_of(pairs_json));
 }
 
-// [class] A student's page in a hosted class (page.js joins it; docs/ARCHITECTURE.md, "Hosting a
+// [SECTION] A student's page in a class
+
+// A student's page in a hosted class (page.js joins it; docs/ARCHITECTURE.md, "Hosting a
 // class"). The teacher's state arrives as the address's settings and is applied through the same
 // checks as an address (apply_pairs), in place: the history entry is replaced, and the student's own
 // look (language, theme, font size, colours) stays. The step's answer is the App's guess, held
@@ -230,7 +246,8 @@ EMSCRIPTEN_KEEPALIVE void smlab_class_apply(std::uintptr_t handle, const char* p
     for (smlab::web::UrlPair& pair : smlab::web::url_pairs(web.app->current_session(), false))
       if (smlab::web::look_setting(pair.name)) pairs.push_back(std::move(pair));
     apply_pairs(web, pairs);
-    if (position && ui.lesson.open && position->lesson == ui.lesson.open->lesson && position->step == ui.lesson.open->step)
+    if (position && ui.lesson.open && position->lesson == ui.lesson.open->lesson &&
+        position->step == ui.lesson.open->step)
       ui.lesson.guess = answer;
     web.class_settings = settings;
     web.class_shown = smlab::web::content_pairs(smlab::web::url_pairs(web.app->current_session(), false));
@@ -262,7 +279,8 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_class_question(std::uintptr_t handle) {
                           {"answer", ui.lesson.guess ? nlohmann::json(smlab::app::predict_guess(*ui.lesson.guess))
                                                      : nlohmann::json(nullptr)}};
   for (const double choice : predict.choices)
-    question["choices"].push_back({{"text", smlab::app::predict_number(choice)}, {"value", smlab::app::predict_guess(choice)}});
+    question["choices"].push_back(
+        {{"text", smlab::app::predict_number(choice)}, {"value", smlab::app::predict_guess(choice)}});
   if (predict.choices.empty()) {
     question["min"] = smlab::app::predict_number(predict.min);
     question["max"] = smlab::app::predict_number(predict.max);
@@ -286,9 +304,12 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_class_answer(std::uintptr_t handle, const
     return web.reply.c_str();
   }
   const smlab::i18n::Use language(web.app->language());
-  if (const smlab::Result<void> kept = smlab::app::commit_typed_guess(ui, typed); !kept) web.reply = kept.error().message;
+  if (const smlab::Result<void> kept = smlab::app::commit_typed_guess(ui, typed); !kept)
+    web.reply = kept.error().message;
   return web.reply.c_str();
 }
+
+// [SECTION] Keyboard navigation and the Chinese font
 
 // Tab brought focus into the canvas (on) or a pointer pressed (off): Dear ImGui's own keyboard
 // navigation, applied before the next frame (web_main.cpp).

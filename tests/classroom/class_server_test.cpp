@@ -95,7 +95,8 @@ struct HttpReply {
   std::string encoding, etag, type;
 };
 
-HttpReply http_get(std::uint16_t port, const std::string& target, const std::vector<std::pair<std::string, std::string>>& headers = {},
+HttpReply http_get(std::uint16_t port, const std::string& target,
+                   const std::vector<std::pair<std::string, std::string>>& headers = {},
                    http::verb method = http::verb::get) {
   net::io_context io;
   tcp::socket socket(io);
@@ -614,8 +615,9 @@ TEST(ClassProtocol, StudentMessagesParseOnlyInTheirExactShape) {
   const Result<StudentMessage> answer = parse_student_message(R"({"t":"answer","vote":1,"answer":"homework:2:0.5"})");
   ASSERT_TRUE(answer);
   EXPECT_EQ(std::get<AnswerMessage>(*answer), (AnswerMessage{1, "homework:2:0.5"}));
-  for (const std::string text : {R"({"t":"answer","vote":1.5,"answer":"a:1:1"})", R"({"t":"answer","vote":0,"answer":"a"})",
-                                 R"({"t":"answer","vote":"1","answer":"a"})", R"({"t":"Join","code":"K7P2QX"})"})
+  for (const std::string text :
+       {R"({"t":"answer","vote":1.5,"answer":"a:1:1"})", R"({"t":"answer","vote":0,"answer":"a"})",
+        R"({"t":"answer","vote":"1","answer":"a"})", R"({"t":"Join","code":"K7P2QX"})"})
     EXPECT_FALSE(parse_student_message(text)) << text;
   const Result<StudentMessage> long_answer =
       parse_student_message(R"({"t":"answer","vote":1,"answer":")" + std::string(max_answer_bytes + 1, '1') + "\"}");
