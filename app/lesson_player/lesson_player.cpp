@@ -96,7 +96,7 @@ Result<void> commit_typed_guess(UiState& ui, std::string_view text) {
 
 bool lesson_next(UiState& ui) {
   if (lesson_awaiting_prediction(ui) && !ui.lesson.reveal_held) {  // first press reveals (see the header)
-    (void)commit_guess(ui, std::nullopt);  // no guess: nothing to refuse
+    (void)commit_guess(ui, std::nullopt);                          // no guess: nothing to refuse
     return true;
   }
   const Lesson* lesson = current_lesson(ui);

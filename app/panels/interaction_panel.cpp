@@ -126,7 +126,8 @@ void draw_file_menu(UiState& ui) {
     if (ImGui::MenuItem(i18n::label("menu.file.import", "import-menu").c_str()))
       state.commands.push(Command::import_files);
     if (state.class_offered &&
-        ImGui::MenuItem(i18n::label(state.class_hosting ? "class.menu.stop" : "class.menu.host", "host-class-menu").c_str()))
+        ImGui::MenuItem(
+            i18n::label(state.class_hosting ? "class.menu.stop" : "class.menu.host", "host-class-menu").c_str()))
       state.commands.push(Command::host_class);
     ImGui::Separator();
     if (ImGui::MenuItem(i18n::label("ui.menu.screenshot", "screenshot").c_str(), "F12"))
