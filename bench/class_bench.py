@@ -5,10 +5,12 @@ process (python3-websockets), then
   - change to student: from the teacher's command to each student's receipt of the state it
     published, over CHANGES slider changes (p50, p95, max over every student and change);
   - first page loads: every student fetching the page's files at once, gzip'd as a browser asks
-    (the time until the last student has all of them, and each student's p95).
+    (the time until the last student has all of them, and each student's p95);
+  - the teacher's frames: --bench-frames' temperature drag (FRAMES frames) before anyone joins and
+    with every student joined, each frame's change published to all of them (p50, p95, the ratio).
 Not a test: it reports, it asserts nothing. The students share this process's cores with the
 teacher, so the numbers are an upper bound for real phones.
-Usage: class_bench.py SOFTMAX_LAB SITE_DIR [STUDENTS] [CHANGES]
+Usage: class_bench.py SOFTMAX_LAB SITE_DIR [STUDENTS] [CHANGES] [FRAMES]
 """
 import asyncio
 import json
@@ -69,9 +71,10 @@ def page_load(port):
     return time.monotonic() - started
 
 
-async def bench(binary, site, students, changes):
+async def bench(binary, site, students, changes, frames):
     with tempfile.TemporaryDirectory(prefix="class-bench-") as home:
         teacher = Teacher(binary, site, home)
+        alone = teacher.say(f"bench {frames}")["bench"]
         arrivals, joined = [], asyncio.Semaphore(0)
         tasks = [asyncio.create_task(student(teacher.port, teacher.code, arrivals, joined)) for _ in range(students)]
         for _ in range(students):
@@ -89,6 +92,7 @@ async def bench(binary, site, students, changes):
             latencies += [(mine[seq] - sent) * 1000 for mine in arrivals if seq in mine]
             await asyncio.sleep(0.1)
         missing = students * changes - len(latencies)
+        hosting = (await loop.run_in_executor(None, teacher.say, f"bench {frames}"))["bench"]
         with ThreadPoolExecutor(max_workers=students) as pool:
             started = time.monotonic()
             loads = list(pool.map(page_load, [teacher.port] * students))
@@ -104,6 +108,9 @@ async def bench(binary, site, students, changes):
             "change_to_student_ms": {"p50": round(statistics.median(latencies), 1),
                                      "p95": round(percentile(latencies, 95), 1),
                                      "max": round(max(latencies), 1), "missing": missing},
+            "teacher_frame_ms": {"alone_p50": alone["median_frame_ms"], "alone_p95": alone["p95_frame_ms"],
+                                 "hosting_p50": hosting["median_frame_ms"], "hosting_p95": hosting["p95_frame_ms"],
+                                 "p95_ratio": round(hosting["p95_frame_ms"] / alone["p95_frame_ms"], 2)},
             "first_page_loads": {"bytes_each": sizes, "all_done_s": round(whole, 2),
                                  "p95_s": round(percentile(loads, 95), 2)}}, indent=1))
 
@@ -113,4 +120,4 @@ if __name__ == "__main__":
         print(__doc__)
         sys.exit(2)
     asyncio.run(bench(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 300,
-                      int(sys.argv[4]) if len(sys.argv) > 4 else 40))
+                      int(sys.argv[4]) if len(sys.argv) > 4 else 40, int(sys.argv[5]) if len(sys.argv) > 5 else 400))

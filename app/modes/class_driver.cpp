@@ -7,6 +7,7 @@
 //   close / reopen / vote2 / show / hide / reveal                  the class window's buttons
 //   status             students, answers, the question, its histograms
 //   csv FILE           the answers as CSV        quit
+//   bench N            N frames of a temperature drag, timed as --bench-frames times them
 #include <poll.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 
 #include "classroom/class_controller.hpp"
 #include "files/atomic_file.hpp"
+#include "frame_bench.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "modes/modes.hpp"
 #include "smlab/assignments.hpp"
@@ -116,6 +118,15 @@ json command(const std::string& line, App& app, classroom::ClassHost& host, bool
     host.show_tallies(verb == "show");
   } else if (verb == "reveal") {
     (void)commit_guess(ui, std::nullopt);
+  } else if (verb == "bench") {
+    // The teacher's frames while hosting: --bench-frames' temperature drag, each frame's change
+    // published to every student joined (bench/class_bench.py runs it with and without a class).
+    int frames = 0;
+    if (std::istringstream(argument) >> frames; frames < 10 || frames > 100'000)
+      return {{"error", "bench '" + argument.substr(0, 40) + "' is not allowed: a frame count from 10 to 100000"}};
+    const Result<FrameBenchResult> timed = run_frame_bench(app, "temperature", frames);
+    if (!timed) return {{"error", timed.error().message}};
+    return {{"ok", true}, {"bench", json::parse(timed->to_json())}};
   } else if (verb == "csv") {
     if (Result<void> written = exporting::write_file_atomically(argument, host.answers_csv(), true); !written)
       return {{"error", written.error().message}};

@@ -101,8 +101,9 @@ def main():
             students.append(browser(profile, work))
         laptop_a, laptop_b, phone = students
         emulate(phone, 390, 844, scale=1, touch=True)
-        for driver in students:
-            driver.get(join)
+        # Each student reads in their own language: laptop B asks for Chinese in its address.
+        for driver, extra in zip(students, ("", "&lang=zh-CN", "")):
+            driver.get(join + extra)
         for driver in students:
             wait_for(driver, "return document.body.dataset.ready === '1';", 180, "the page's runtime")
             wait_for(driver, "return document.body.dataset.classJoined === '1';", 60, "the join")
@@ -131,6 +132,10 @@ def main():
         check("every page asks the step's question, unrevealed, with its four choices",
               all(q and q["position"] == "homework:4" and not q["revealed"] and len(q["choices"]) == 4 for q in asked),
               f"{asked[0]}")
+        words = [d.find_element(By.ID, "class-question").text for d in students]
+        check("each page asks in its student's language, whatever the teacher's",
+              words[0] == words[2] and words[1] != words[0] and any("\u4e00" <= c <= "\u9fff" for c in words[1]),
+              f"{words}")
         laptop_a.find_element(By.CSS_SELECTOR, "#class-choices button[data-value='1']").click()
         laptop_b.find_element(By.CSS_SELECTOR, "#class-choices button[data-value='3']").click()
         on_screen = tap_element(phone, "#class-choices button[data-value='3']")
@@ -186,6 +191,26 @@ def main():
         wait_for(laptop_a, "return document.body.dataset.classFollowing === '1';", 20, "following again")
         check("one tap follows the teacher again", query(laptop_a) == query(laptop_b) and not follow.is_displayed(),
               f"{query(laptop_a)} against {query(laptop_b)}")
+
+        # A typed answer on the phone: a real text field (the phone's keyboard opens), its range checked.
+        status = teacher.say("lesson homework:1")
+        applied(students, status["state"]["seq"], "homework:1")
+        tap_element(phone, "#class-number")
+        focused = phone.execute_script("return document.activeElement.id;")
+        field = phone.find_element(By.ID, "class-number")
+        field.send_keys("7")
+        phone.find_element(By.ID, "class-send").click()
+        time.sleep(1.0)
+        refusal = phone.find_element(By.ID, "class-state").text
+        field.clear()
+        field.send_keys("0.665")
+        tap_element(phone, "#class-send")
+        wait_for(phone, "return document.getElementById('class-answer').dataset.kept === '0.665';", 30,
+                 "the typed answer kept")
+        check("a tap on the phone's answer field focuses a text input, and a typed answer out of range is "
+              "refused in words while one in range is kept",
+              focused == "class-number" and "7" in refusal and teacher.say("status")["tallies"][0]["answered"] == 1,
+              f"focused {focused!r}; refusal {refusal!r}")
 
         # A reload (a phone locked, a page reloaded) rejoins as the same student on the current step.
         status = teacher.say("lesson homework:6")
