@@ -122,7 +122,8 @@ json command(const std::string& line, App& app, classroom::ClassHost& host, bool
     // The teacher's frames while hosting: --bench-frames' temperature drag, each frame's change
     // published to every student joined (bench/class_bench.py runs it with and without a class).
     int frames = 0;
-    if (std::istringstream(argument) >> frames; frames < 10 || frames > 100'000)
+    std::istringstream count(argument);
+    if (!(count >> frames) || frames < 10 || frames > 100'000)
       return {{"error", "bench '" + argument.substr(0, 40) + "' is not allowed: a frame count from 10 to 100000"}};
     const Result<FrameBenchResult> timed = run_frame_bench(app, "temperature", frames);
     if (!timed) return {{"error", timed.error().message}};
