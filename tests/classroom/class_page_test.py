@@ -189,8 +189,8 @@ def main():
               f"exploring: {query(laptop_a)}; following: {query(laptop_b)}")
         follow.click()
         wait_for(laptop_a, "return document.body.dataset.classFollowing === '1';", 20, "following again")
-        check("one tap follows the teacher again", query(laptop_a) == query(laptop_b) and not follow.is_displayed(),
-              f"{query(laptop_a)} against {query(laptop_b)}")
+        check("one tap follows the teacher again", query(laptop_a) == query(phone) and not follow.is_displayed(),
+              f"{query(laptop_a)} against {query(phone)}")
 
         # A typed answer on the phone: a real text field (the phone's keyboard opens), its range checked.
         status = teacher.say("lesson homework:1")
