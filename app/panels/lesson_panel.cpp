@@ -135,9 +135,11 @@ void draw_covers(const UiState& ui, const LessonStep& step) {
   ImFont* font = ImGui::GetFont();
   const std::string& question = step.predict->question.in(i18n::language());
   // In presenter mode there is no lesson panel: the guess is typed on the keyboard, and shows here.
+  // A student's page in a class: their keys and answer reveal nothing; the teacher reveals.
   const std::string hint = ui.presenter
                                ? presenter_guess_line(ui, *step.predict) + "\n" + presenter_predict_hint(*step.predict)
-                               : std::string(i18n::tr("lesson.predict.cover_hint"));
+                           : ui.lesson.reveal_held ? std::string(i18n::tr("lesson.predict.cover_hint_class"))
+                                                   : std::string(i18n::tr("lesson.predict.cover_hint"));
   for (const PlacedPlot* placed : hidden_plots(ui)) {
     ImDrawList* draw = overlay_list(*placed, 0.0f);
     draw->AddRectFilled(placed->min, placed->max, fill, 4.0f * ui.ui_scale);

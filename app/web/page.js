@@ -1078,10 +1078,12 @@ function classRender(rebuild) {
     document.getElementById('class-send').disabled = closed;
     const kept = classroom.kept && classroom.kept.vote === asked.vote ? classroom.kept.answer.split(':').pop() : '';
     let line = kept ? word('page.class_answer_kept', asked.vote, kept) : word('page.class_answer_none');
-    if (!asked.open && !question.revealed) line = word('page.class_answer_closed') + (kept ? ' · ' + kept : '');
+    if (!asked.open && !question.revealed)
+      line = kept ? word('page.class_answer_closed_yours', kept) : word('page.class_answer_closed');
     if (classroom.refusal && classroom.refusal.why === 'invalid') line = word('page.class_answer_refused',
                                                                               classroom.refusal.message || '');
-    if (question.revealed && state.truth) line = word('page.class_truth', state.truth) + (kept ? ' · ' + kept : '');
+    if (question.revealed && state.truth)
+      line = kept ? word('page.class_truth_yours', state.truth, kept) : word('page.class_truth', state.truth);
     document.getElementById('class-state').textContent = line;
     form.dataset.kept = kept;
   }
