@@ -153,6 +153,8 @@ class ClassServer::Impl {
   bool on_message(WsSession& session, std::string_view text, std::string& reason);
   void on_closed(WsSession& session);
   void pump_all();
+  // The newest published state to the students, now or when state_interval has passed since the last.
+  void release_state();
   void connection_opened() { connections_.fetch_add(1); }
   void connection_closed() { connections_.fetch_sub(1); }
   void count_refusal() { refused_.fetch_add(1); }
@@ -189,8 +191,12 @@ class ClassServer::Impl {
   std::unordered_map<std::string, std::uint64_t> students_by_token_;
   std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> joined_;
   std::uint64_t next_student_ = 1;
-  std::shared_ptr<const std::string> state_;
+  std::shared_ptr<const std::string> state_;  // released to the students, with its version
   std::uint64_t state_version_ = 0;
+  std::shared_ptr<const std::string> pending_state_;  // published, waiting for the interval
+  Clock::time_point last_release_;
+  net::steady_timer release_timer_{io_};
+  bool release_armed_ = false;
   struct Failures {
     std::size_t count = 0;
     Clock::time_point since;
@@ -672,8 +678,28 @@ void ClassServer::Impl::pump_all() {
     if (const auto session = weak.lock()) session->pump();
 }
 
+void ClassServer::Impl::release_state() {
+  if (!pending_state_ || release_armed_ || stopping_) return;
+  const Clock::time_point now = Clock::now();
+  if (const Clock::time_point due = last_release_ + options_.limits.state_interval; now < due) {
+    release_armed_ = true;
+    release_timer_.expires_at(due);
+    release_timer_.async_wait([this](const boost::system::error_code& error) {
+      release_armed_ = false;
+      if (!error) release_state();
+    });
+    return;
+  }
+  state_ = std::move(pending_state_);
+  pending_state_.reset();
+  ++state_version_;
+  last_release_ = now;
+  pump_all();
+}
+
 void ClassServer::Impl::shutdown() {
   stopping_ = true;
+  release_timer_.cancel();
   boost::system::error_code ignored;
   acceptor_.close(ignored);
   // Closing runs finish(), which erases from open_: walk a copy.
@@ -736,9 +762,8 @@ void ClassServer::publish(std::string message) {
   auto shared = std::make_shared<const std::string>(std::move(message));
   Impl& server = *impl_;
   net::post(server.io_, [&server, shared] {
-    server.state_ = shared;
-    ++server.state_version_;
-    server.pump_all();
+    server.pending_state_ = shared;
+    server.release_state();
   });
 }
 

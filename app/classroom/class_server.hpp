@@ -38,6 +38,9 @@ struct ServerLimits {
   std::size_t max_join_failures = 20;                     // wrong codes from one address ...
   std::chrono::milliseconds join_failure_window{60'000};  // ... within this; then refused for as long
   std::size_t max_pending_events = 20'000;                // for the host; beyond, messages are dropped
+  // The state goes out at most this often, the newest then: a teacher dragging a slider at 60+
+  // frames a second costs a send per student per interval, not per frame (bench/class_bench.py).
+  std::chrono::milliseconds state_interval{50};
 };
 
 struct ServerOptions {
