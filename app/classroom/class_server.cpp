@@ -163,6 +163,8 @@ class ClassServer::Impl {
   const ServerLimits& limits() const { return options_.limits; }
   const std::shared_ptr<const std::string>& state() const { return state_; }
   std::uint64_t state_version() const { return state_version_; }
+  const std::shared_ptr<const std::string>& pending_state() const { return pending_state_; }
+  std::uint64_t pending_version() const { return pending_version_; }
   // Every open session, so that stopping closes them all.
   void track(const std::shared_ptr<void>& session, std::function<void()> close) {
     open_[session.get()] = {session, std::move(close)};
@@ -191,9 +193,12 @@ class ClassServer::Impl {
   std::unordered_map<std::string, std::uint64_t> students_by_token_;
   std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> joined_;
   std::uint64_t next_student_ = 1;
-  std::shared_ptr<const std::string> state_;  // released to the students, with its version
+  // Versions count publications: the state released to the students is the publication
+  // state_version_; a newer one may wait for the interval (pending, pending_version_).
+  std::shared_ptr<const std::string> state_;
   std::uint64_t state_version_ = 0;
-  std::shared_ptr<const std::string> pending_state_;  // published, waiting for the interval
+  std::shared_ptr<const std::string> pending_state_;
+  std::uint64_t pending_version_ = 0;
   Clock::time_point last_release_;
   net::steady_timer release_timer_{io_};
   bool release_armed_ = false;
@@ -286,7 +291,11 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (!queue_.empty()) {
       message = std::move(queue_.front());
       queue_.pop_front();
-    } else if (joined() && server_.state() && sent_state_ != server_.state_version()) {
+    } else if (joined() && sent_state_ == 0 && server_.pending_state()) {
+      // A student who just joined gets the newest state at once, not after the interval.
+      message = server_.pending_state();
+      sent_state_ = server_.pending_version();
+    } else if (joined() && server_.state() && sent_state_ < server_.state_version()) {
       message = server_.state();
       sent_state_ = server_.state_version();
     } else {
@@ -692,7 +701,7 @@ void ClassServer::Impl::release_state() {
   }
   state_ = std::move(pending_state_);
   pending_state_.reset();
-  ++state_version_;
+  state_version_ = pending_version_;
   last_release_ = now;
   pump_all();
 }
@@ -763,6 +772,7 @@ void ClassServer::publish(std::string message) {
   Impl& server = *impl_;
   net::post(server.io_, [&server, shared] {
     server.pending_state_ = shared;
+    ++server.pending_version_;
     server.release_state();
   });
 }
