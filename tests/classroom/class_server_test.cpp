@@ -293,6 +293,36 @@ TEST(ClassServer, AJoinWithTheCodeIsWelcomedWithATokenAndTheNewestState) {
   EXPECT_EQ(server->counts().students, 1u);
 }
 
+TEST(ClassServer, ADragOfStatesReachesAStudentAtMostOncePerIntervalAndEndsOnTheNewest) {
+  const TestSite site;
+  ServerLimits limits;
+  limits.state_interval = 50ms;
+  auto server = start(options_for(site, limits));
+  ASSERT_TRUE(server);
+  Student student(server->port());
+  student.join();
+  ASSERT_EQ(student.read_type("welcome").value("t", ""), "welcome");
+  // A teacher's drag: a state every 2 ms for 200 states.
+  const auto started = std::chrono::steady_clock::now();
+  for (int k = 1; k <= 200; ++k) {
+    server->publish(json{{"t", "state"}, {"seq", k}}.dump());
+    std::this_thread::sleep_for(2ms);
+  }
+  const double elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  int received = 0, last = 0;
+  while (last < 200) {
+    const json state = student.read_type("state");
+    ASSERT_EQ(state.value("t", ""), "state") << "after " << received << " states, the last " << last;
+    ASSERT_GT(state.value("seq", 0), last) << "states arrive newest last";
+    last = state.value("seq", 0);
+    ++received;
+  }
+  // One state at most per interval of the drag, and the one it ends on.
+  EXPECT_LE(received, static_cast<int>(elapsed_ms / 50.0) + 2) << "over " << elapsed_ms << " ms";
+  EXPECT_LT(received, 200);
+}
+
 TEST(ClassServer, AReconnectWithTheTokenIsTheSameStudentAndReplacesTheOldChannel) {
   const TestSite site;
   auto server = start(options_for(site));
