@@ -68,10 +68,12 @@ constexpr std::string_view page_word_keys[] = {"bar.save_session",
                                                "page.class_answer_kept",
                                                "page.class_answer_none",
                                                "page.class_answer_closed",
+                                               "page.class_answer_closed_yours",
                                                "page.class_answer_refused",
                                                "page.class_range",
                                                "page.class_vote",
-                                               "page.class_truth"};
+                                               "page.class_truth",
+                                               "page.class_truth_yours"};
 
 std::string number(double value) {
   char text[32];
