@@ -8,9 +8,9 @@ process (python3-websockets), then
     (the time until the last student has all of them, and each student's p95);
   - the teacher's frames: --bench-frames' temperature drag (FRAMES frames) before anyone joins and
     with every student joined, each frame's change published to all of them (p50, p95, the ratio).
-Not a test: it reports, it asserts nothing. On a machine of 2 or more cores the teacher's app is
-pinned to the first core and the students to the others, alike in both frame runs, so the students'
-own work (one Python process reading every message) is not counted as the teacher's.
+Not a test: it reports, it asserts nothing. With PIN=teacher the teacher's app runs on the first
+core only and the students on the others; by default the students run on the last core and the
+teacher wherever the system puts it; alike in both frame runs either way.
 Usage: class_bench.py SOFTMAX_LAB SITE_DIR [STUDENTS] [CHANGES] [FRAMES]
 """
 import asyncio
@@ -35,13 +35,14 @@ def percentile(values, p):
 class Teacher:
     def __init__(self, binary, site, home):
         cores = sorted(os.sched_getaffinity(0))
-        pin = (lambda: os.sched_setaffinity(0, {cores[0]})) if len(cores) > 1 else None
+        alone_core = os.environ.get("PIN") == "teacher" and len(cores) > 1
+        pin = (lambda: os.sched_setaffinity(0, {cores[0]})) if alone_core else None
         self.process = subprocess.Popen(
             [binary, "--class", "127.0.0.1:0", "--class-driver", "--size", "1280x720"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             env=dict(os.environ, SOFTMAX_LAB_SITE=site, HOME=home), preexec_fn=pin)
         if len(cores) > 1:
-            os.sched_setaffinity(0, set(cores[1:]))
+            os.sched_setaffinity(0, set(cores[1:]) if alone_core else {cores[-1]})
         ready = json.loads(self.process.stdout.readline())
         self.port, self.code = ready["port"], ready["code"]
 
