@@ -48,10 +48,6 @@ class Teacher:
         return reply["status"]
 
 
-def dataset(driver, name):
-    return driver.execute_script(f"return document.body.dataset.{name} || '';")
-
-
 def applied(drivers, seq, what, timeout=30):
     """Waits until every page has applied the teacher's state `seq`; the slowest page's wait in ms."""
     started = time.time()
