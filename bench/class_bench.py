@@ -17,7 +17,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,30 +25,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import websockets
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "classroom"))
+from class_driver import Teacher  # noqa: E402
+
 
 def percentile(values, p):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
-class Teacher:
-    def __init__(self, binary, site, home):
-        cores = sorted(os.sched_getaffinity(0))
-        alone_core = os.environ.get("PIN") == "teacher" and len(cores) > 1
-        pin = (lambda: os.sched_setaffinity(0, {cores[0]})) if alone_core else None
-        self.process = subprocess.Popen(
-            [binary, "--class", "127.0.0.1:0", "--class-driver", "--size", "1280x720"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            env=dict(os.environ, SOFTMAX_LAB_SITE=site, HOME=home), preexec_fn=pin)
-        if len(cores) > 1:
-            os.sched_setaffinity(0, set(cores[1:]) if alone_core else {cores[-1]})
-        ready = json.loads(self.process.stdout.readline())
-        self.port, self.code = ready["port"], ready["code"]
-
-    def say(self, command):
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-        return json.loads(self.process.stdout.readline())
 
 
 async def student(port, code, arrivals, joined):
@@ -79,7 +61,12 @@ def page_load(port):
 
 async def bench(binary, site, students, changes, frames):
     with tempfile.TemporaryDirectory(prefix="class-bench-") as home:
-        teacher = Teacher(binary, site, home)
+        cores = sorted(os.sched_getaffinity(0))
+        alone_core = os.environ.get("PIN") == "teacher" and len(cores) > 1
+        pin = (lambda: os.sched_setaffinity(0, {cores[0]})) if alone_core else None
+        teacher = Teacher(binary, site, home, size="1280x720", language=None, stderr=None, preexec_fn=pin)
+        if len(cores) > 1:
+            os.sched_setaffinity(0, set(cores[1:]) if alone_core else {cores[-1]})
         alone = teacher.say(f"bench {frames}")["bench"]
         arrivals, joined = [], asyncio.Semaphore(0)
         tasks = [asyncio.create_task(student(teacher.port, teacher.code, arrivals, joined)) for _ in range(students)]

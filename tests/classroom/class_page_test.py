@@ -11,41 +11,15 @@
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "web"))
 from browser_test import browser, check, console_errors, emulate, press, results, touch, wait_for  # noqa: E402
+from class_driver import Teacher  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-
-
-class Teacher:
-    """The app with --class-driver: one command a line in, one JSON line out."""
-
-    def __init__(self, binary, site, work):
-        env = dict(os.environ, SOFTMAX_LAB_SITE=site, HOME=tempfile.mkdtemp(prefix="home-", dir=work))
-        self.process = subprocess.Popen(
-            [binary, "--class", "127.0.0.1:0", "--class-driver", "--size", "800x600", "--lang", "en"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        ready = self.read()
-        self.port, self.code = ready["port"], ready["code"]
-
-    def read(self):
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError("the teacher's app ended: " + self.process.stderr.read()[-2000:])
-        return json.loads(line)
-
-    def say(self, command):
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-        reply = self.read()
-        if "error" in reply:
-            raise RuntimeError(f"'{command}': {reply['error']}")
-        return reply["status"]
 
 
 def applied(drivers, seq, what, timeout=30):
@@ -88,7 +62,7 @@ def main():
         return 1
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    teacher = Teacher(binary, site, work)
+    teacher = Teacher(binary, site, tempfile.mkdtemp(prefix="home-", dir=work))
     join = f"http://127.0.0.1:{teacher.port}/class?code={teacher.code}"
     students = []
     try:
@@ -104,20 +78,20 @@ def main():
             wait_for(driver, "return document.body.dataset.ready === '1';", 180, "the page's runtime")
             wait_for(driver, "return document.body.dataset.classJoined === '1';", 60, "the join")
         check("three students join with the code from the QR code's address",
-              teacher.say("status")["students"] == 3, f"{teacher.say('status')['students']} students")
+              teacher.status("status")["students"] == 3, f"{teacher.status('status')['students']} students")
         entries = [d.execute_script("return history.length;") for d in students]
 
         # The teacher steps a lesson: every page follows, replacing its history entry.
-        status = teacher.say("lesson why-softmax:2")
+        status = teacher.status("lesson why-softmax:2")
         waited = applied(students, status["state"]["seq"], "why-softmax:2")
         check("every page follows the teacher to a lesson step",
               all("lesson=why-softmax%3A2" in query(d) or "lesson=why-softmax:2" in query(d) for d in students),
               f"{[query(d) for d in students]}; the slowest page applied it {waited:.0f} ms after the teacher's frame")
-        status = teacher.say("set temperature=0.5")
+        status = teacher.status("set temperature=0.5")
         applied(students, status["state"]["seq"], "T = 0.5")
         check("a teacher's slider reaches every page", all("0.5" in query(d) for d in students),
               f"{[query(d) for d in students]}")
-        status = teacher.say("lesson homework:4")
+        status = teacher.status("lesson homework:4")
         applied(students, status["state"]["seq"], "homework:4")
         check("the teacher's changes add no history entry on a student's page",
               [d.execute_script("return history.length;") for d in students] == entries,
@@ -140,7 +114,7 @@ def main():
             wait_for(driver, f"return document.getElementById('class-answer').dataset.kept === '{answer}';", 30,
                      f"the answer {answer} kept")
         phone.save_screenshot(os.path.join(work, "phone-question.png"))
-        status = teacher.say("status")
+        status = teacher.status("status")
         check("the teacher's histogram counts each page's answer",
               status["answered"] == 3 and status["tallies"][0]["counts"] == [0, 1, 0, 2],
               f"{status['answered']} answered, counts {status['tallies'][0]['counts']}")
@@ -148,12 +122,12 @@ def main():
               "smlab_class_question: revealed false on every page")
 
         # The histogram shown on every page; then the reveal with the truth marked.
-        status = teacher.say("show")
+        status = teacher.status("show")
         applied(students, status["state"]["seq"], "the histogram")
         rows = [d.execute_script("return document.querySelectorAll('#class-tallies .class-row').length;")
                 for d in students]
         check("the histogram reaches every page when the teacher shows it", rows == [4, 4, 4], f"rows {rows}")
-        status = teacher.say("reveal")
+        status = teacher.status("reveal")
         applied(students, status["state"]["seq"], "the reveal")
         wait_for(laptop_b, "return document.querySelector('#class-tallies .class-row.truth') !== null;", 30,
                  "the truth marked")
@@ -177,7 +151,7 @@ def main():
         wait_for(laptop_a, "return document.body.dataset.classFollowing === '0';", 1, "the page not following")
         follow = laptop_a.find_element(By.ID, "class-follow")
         own = query(laptop_a)
-        status = teacher.say("set temperature=1.5")
+        status = teacher.status("set temperature=1.5")
         applied(students, status["state"]["seq"], "T = 1.5")
         time.sleep(0.5)
         check("a student exploring keeps their own copy and is offered to follow",
@@ -189,7 +163,7 @@ def main():
               f"{query(laptop_a)} against {query(phone)}")
 
         # A typed answer on the phone: a real text field (the phone's keyboard opens), its range checked.
-        status = teacher.say("lesson homework:1")
+        status = teacher.status("lesson homework:1")
         applied(students, status["state"]["seq"], "homework:1")
         tap_element(phone, "#class-number")
         focused = phone.execute_script("return document.activeElement.id;")
@@ -205,11 +179,11 @@ def main():
                  "the typed answer kept")
         check("a tap on the phone's answer field focuses a text input, and a typed answer out of range is "
               "refused in words while one in range is kept",
-              focused == "class-number" and "7" in refusal and teacher.say("status")["tallies"][0]["answered"] == 1,
+              focused == "class-number" and "7" in refusal and teacher.status("status")["tallies"][0]["answered"] == 1,
               f"focused {focused!r}; refusal {refusal!r}")
 
         # A reload (a phone locked, a page reloaded) rejoins as the same student on the current step.
-        status = teacher.say("lesson homework:6")
+        status = teacher.status("lesson homework:6")
         applied(students, status["state"]["seq"], "homework:6")
         tap_element(phone, "#class-choices button[data-value='2']")
         wait_for(phone, "return document.getElementById('class-answer').dataset.kept === '2';", 30, "the answer 2 kept")
@@ -218,7 +192,7 @@ def main():
         wait_for(phone, "return document.body.dataset.classJoined === '1';", 60, "the rejoin")
         wait_for(phone, "return document.getElementById('class-answer').dataset.kept === '2';", 30,
                  "the kept answer after a reload")
-        status = teacher.say("status")
+        status = teacher.status("status")
         check("a reload rejoins as the same student, on the current step, with its answer",
               status["students"] == 3 and ("homework%3A6" in query(phone) or "homework:6" in query(phone)),
               f"{status['students']} students; {query(phone)}; answer {question(phone)['answer']}")
@@ -228,7 +202,7 @@ def main():
         for driver in students:
             driver.quit()
         try:
-            teacher.say("quit")
+            teacher.status("quit")
         except (RuntimeError, BrokenPipeError, ValueError):
             pass
         teacher.process.kill()

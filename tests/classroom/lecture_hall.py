@@ -12,9 +12,10 @@ import csv
 import json
 import os
 import socket
-import subprocess
 import sys
 import tempfile
+
+from class_driver import Teacher
 
 try:
     import websockets
@@ -32,33 +33,9 @@ def fail(message):
     sys.exit(1)
 
 
-class Teacher:
-    """The app with --class-driver: one command a line in, one JSON line out."""
-
-    def __init__(self, binary, site):
-        env = dict(os.environ, SOFTMAX_LAB_SITE=site, HOME=os.path.join(site, "home"))
-        self.process = subprocess.Popen(
-            [binary, "--class", "127.0.0.1:0", "--class-driver", "--size", "800x600", "--lang", "en"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        ready = self.read()
-        if not ready.get("ready"):
-            fail(f"the teacher did not start: {ready}")
-        self.port, self.code = ready["port"], ready["code"]
-
-    def read(self):
-        line = self.process.stdout.readline()
-        if not line:
-            fail("the teacher's app ended: " + self.process.stderr.read()[-2000:])
-        return json.loads(line)
-
-    async def say(self, command):
-        """Sends one command; its reply (with the published state's seq in status.state.seq)."""
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-        reply = await asyncio.get_running_loop().run_in_executor(None, self.read)
-        if "error" in reply:
-            fail(f"'{command}': {reply['error']}")
-        return reply
+async def say(teacher, command):
+    """The teacher's reply to `command`, read beside the students' event loop."""
+    return await asyncio.get_running_loop().run_in_executor(None, teacher.say, command)
 
 
 class Student:
@@ -122,7 +99,7 @@ async def everyone_sees(students, what, check):
 
 async def change(teacher, students, command):
     """One change by the teacher; every student must get the state published for it."""
-    reply = await teacher.say(command)
+    reply = await say(teacher, command)
     seq = reply["status"]["state"]["seq"]
     await everyone_sees(students, f"'{command}' (state {seq})", lambda s: s.seq >= seq)
     return reply["status"]
@@ -131,10 +108,10 @@ async def change(teacher, students, command):
 async def hall(binary, count, site):
     with open(os.path.join(site, "index.html"), "w") as page:
         page.write("<!doctype html><title>class</title>")
-    teacher = Teacher(binary, site)
+    teacher = Teacher(binary, site, os.path.join(site, "home"))
     students = [Student(k) for k in range(count)]
     await asyncio.gather(*(s.join(teacher.port, teacher.code) for s in students))
-    status = (await teacher.say("status"))["status"]
+    status = (await say(teacher, "status"))["status"]
     if status["students"] != count:
         fail(f"the teacher counts {status['students']} students, {count} joined")
     await everyone_sees(students, "the first state", lambda s: s.state is not None)
@@ -154,7 +131,7 @@ async def hall(binary, count, site):
         fail(f"homework:4 asks {question}")
     await asyncio.gather(*(s.answer(1, f"homework:4:{s.number % 4}") for s in students))
     await everyone_sees(students, "their first answer kept", lambda s: 1 in s.kept)
-    status = (await teacher.say("status"))["status"]
+    status = (await say(teacher, "status"))["status"]
     expected = [sum(1 for s in students if s.number % 4 == k) for k in range(4)]
     if status["answered"] != count or status["tallies"][0]["counts"] != expected:
         fail(f"the teacher counted {status['answered']} answers {status['tallies'][0]['counts']}, sent {expected}")
@@ -167,7 +144,7 @@ async def hall(binary, count, site):
     await change(teacher, students, "close")
     await students[0].answer(1, "homework:4:3")
     await everyone_sees(students[:1], "the refusal of a late answer", lambda s: "closed" in s.refused)
-    if (await teacher.say("status"))["status"]["tallies"][0]["counts"] != expected:
+    if (await say(teacher, "status"))["status"]["tallies"][0]["counts"] != expected:
         fail("an answer after closing was counted")
 
     # A student drops (Wi-Fi, a locked phone) and comes back with the same token: the same student.
@@ -177,7 +154,7 @@ async def hall(binary, count, site):
     await dropped.join(teacher.port, teacher.code)
     await everyone_sees([dropped], "the state and its kept answer after a reconnect",
                         lambda s: s.state is not None and s.kept.get(1) == "homework:4:3")
-    if (await teacher.say("status"))["status"]["students"] != count:
+    if (await say(teacher, "status"))["status"]["students"] != count:
         fail("a reconnect counted as a new student")
 
     # The second vote after discussion: everyone moves to choice 3; both histograms side by side.
@@ -196,7 +173,7 @@ async def hall(binary, count, site):
 
     # After class: one CSV row per answer kept, no names.
     answers = os.path.join(site, "answers.csv")
-    await teacher.say("csv " + answers)
+    await say(teacher, "csv " + answers)
     with open(answers, newline="") as file:
         rows = list(csv.DictReader(file))
     if len(rows) != 2 * count or {r["step"] for r in rows} != {"homework:4"} or any(r["nickname"] for r in rows):
@@ -204,7 +181,7 @@ async def hall(binary, count, site):
     if sorted(r["answer"] for r in rows if r["vote"] == "1") != sorted(str(s.number % 4) for s in students):
         fail("the CSV's first-vote answers are not the ones sent")
 
-    await teacher.say("quit")
+    await say(teacher, "quit")
     teacher.process.wait(timeout=60)
     if teacher.process.returncode != 0:
         fail(f"the teacher's app exited with {teacher.process.returncode}: {teacher.process.stderr.read()[-2000:]}")
@@ -222,7 +199,10 @@ def main():
         sys.exit(2)
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 300
     with tempfile.TemporaryDirectory(prefix="smlab-hall-") as site:
-        asyncio.run(hall(sys.argv[1], count, site))
+        try:
+            asyncio.run(hall(sys.argv[1], count, site))
+        except RuntimeError as error:  # the teacher ended or refused a command
+            fail(str(error))
 
 
 if __name__ == "__main__":
