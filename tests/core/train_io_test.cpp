@@ -5,9 +5,14 @@
 
 #include <zlib.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "smlab/import.hpp"
@@ -232,6 +237,88 @@ TEST(TrainExport, SentenceNpzRoundTripsThroughTheImportCode) {
   // The masked scores (−inf above the diagonal) are valid imported scores.
   std::vector<RoleArray> scores{{ArrayRole::scores, find("score_map"), "sentence.npz"}};
   EXPECT_TRUE(assemble_import(std::move(scores), {}, {"sentence.npz"}, "").ok());
+}
+
+// ─── Imported data as an .npz (what a hosted class sends its students) ───────────────────
+
+// The data read back from imported_npz, every array's role from its name, as --import FILE.npz does.
+std::shared_ptr<const ImportedAttention> read_back(const ImportedAttention& data) {
+  const std::vector<std::uint8_t> bytes = imported_npz(data);
+  EXPECT_LE(bytes.size(), imported_npz_size(data)) << "the size told beforehand is a bound";
+  EXPECT_GE(bytes.size() + 4096, imported_npz_size(data)) << "and a close one";
+  const ArchiveParse archive = parse_npz(bytes, "class.npz");
+  EXPECT_TRUE(archive.ok()) << archive.error().message;
+  if (!archive.ok()) return nullptr;
+  std::vector<RoleArray> arrays;
+  for (const NdArray& a : *archive) {
+    const auto role = infer_role(a.name);
+    EXPECT_TRUE(role.has_value()) << a.name;
+    if (role) arrays.push_back({*role, a, "class.npz"});
+  }
+  const ImportAssembly back = assemble_import(std::move(arrays), data.tokens, {"class.npz"}, "");
+  EXPECT_TRUE(back.ok()) << back.error().message;
+  return back.ok() ? *back : nullptr;
+}
+
+// Bit for bit: -0, denormals, the largest floats and -inf compare as bits, not values.
+void expect_same_bits(const std::vector<float>& a, const std::vector<float>& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(a[i]), std::bit_cast<std::uint32_t>(b[i])) << what << " entry " << i;
+}
+
+TEST(ImportedNpz, QueriesKeysAndValuesReadBackBitForBit) {
+  std::vector<float> awkward = {-0.0f,
+                                std::numeric_limits<float>::denorm_min(),
+                                std::numeric_limits<float>::max(),
+                                -std::numeric_limits<float>::max(),
+                                1e-38f,
+                                0.1f,
+                                -3.5f};
+  const auto values = [&](std::size_t n, float offset) {
+    std::vector<float> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+      v[i] = awkward[i % awkward.size()] + (i % awkward.size() > 4 ? offset * i : 0.0f);
+    return v;
+  };
+  constexpr int B = 2, H = 3, L = 5, d = 4, dv = 6;
+  const ImportAssembly data =
+      assemble_import({{ArrayRole::queries, {"q", {B, H, L, d}, values(B * H * L * d, 0.25f), "<f4", {}}, "q.npy"},
+                       {ArrayRole::keys, {"k", {B, H, L, d}, values(B * H * L * d, -0.5f), "<f4", {}}, "k.npy"},
+                       {ArrayRole::values, {"v", {B, H, L, dv}, values(B * H * L * dv, 2.0f), "<f4", {}}, "v.npy"}},
+                      {"the", "cat", "sat", "注意", "."}, {"q.npy", "k.npy", "v.npy"}, "tokens.txt");
+  ASSERT_TRUE(data.ok()) << data.error().message;
+  const auto back = read_back(**data);
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->kind, ImportedAttention::Kind::queries_keys);
+  EXPECT_EQ(std::tie(back->batches, back->heads, back->length, back->key_dim, back->value_dim),
+            std::tie((*data)->batches, (*data)->heads, (*data)->length, (*data)->key_dim, (*data)->value_dim));
+  expect_same_bits(back->queries, (*data)->queries, "Q");
+  expect_same_bits(back->keys, (*data)->keys, "K");
+  expect_same_bits(back->values, (*data)->values, "V");
+  EXPECT_EQ(back->tokens, (*data)->tokens);
+}
+
+TEST(ImportedNpz, WeightsAndMaskedScoresReadBackAsTheSameMatrix) {
+  constexpr int H = 2, L = 4;
+  // Weights with zeros (ln 0 = -inf) and rows that do not sum to 1; scores masked above the diagonal.
+  std::vector<float> weights(H * L * L), scores(H * L * L);
+  for (int i = 0; i < H * L * L; ++i) {
+    const int row = (i / L) % L, column = i % L;
+    weights[i] = column > row ? 0.0f : 0.1f + 0.37f * static_cast<float>(i % 7);
+    scores[i] = column > row ? -std::numeric_limits<float>::infinity() : 1e30f * static_cast<float>((i % 3) - 1);
+  }
+  for (const auto& [role, matrix] : {std::pair{ArrayRole::weights, weights}, std::pair{ArrayRole::scores, scores}}) {
+    const ImportAssembly data =
+        assemble_import({{role, {"m", {H, L, L}, matrix, "<f4", {}}, "m.npy"}}, {}, {"m.npy"}, "");
+    ASSERT_TRUE(data.ok()) << data.error().message;
+    const auto back = read_back(**data);
+    ASSERT_NE(back, nullptr);
+    EXPECT_EQ(back->kind, ImportedAttention::Kind::scores);
+    EXPECT_EQ(std::tie(back->batches, back->heads, back->length),
+              std::tie((*data)->batches, (*data)->heads, (*data)->length));
+    expect_same_bits(back->matrix, (*data)->matrix, role == ArrayRole::weights ? "ln(weights)" : "scores");
+  }
 }
 
 // ─── The corpus ──────────────────────────────────────────────────────────────────────────

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "smlab/error.hpp"
@@ -194,6 +195,25 @@ struct RoleArray {
 using ImportAssembly = Result<std::shared_ptr<const ImportedAttention>>;  // never a null pointer
 ImportAssembly assemble_import(std::vector<RoleArray> arrays, std::vector<std::string> tokens,
                                std::vector<std::string> sources, std::string tokens_file);
+
+// An array to write into an .npz: its name there (without ".npy"), its shape (C order) and its
+// values, written as little-endian float32 ('<f4') or float64 ('<f8'). The values are not copied:
+// they must outlive the call.
+struct NpzArray {
+  std::string name;
+  std::vector<std::size_t> shape;
+  std::variant<std::span<const float>, std::span<const double>> values;
+};
+// The .npz bytes: format-1.0 .npy files in a zip of stored entries (no zip64: each entry and the
+// whole below 4 GiB), which parse_npz reads back.
+std::vector<std::uint8_t> npz_bytes(const std::vector<NpzArray>& arrays);
+
+// The data as an .npz that an import of it (the arrays' roles from their names) reads back to the
+// same numbers: Q, K and V as "q", "k", "v" [B, H, L, d] float32, or the matrix as "scores"
+// [B, H, L, L] (weights as ln(weights), which read back bit for bit as scores and give the same
+// weights at T = 1). Its size in bytes is known before it is made (imported_npz_size).
+std::vector<std::uint8_t> imported_npz(const ImportedAttention& data);
+std::uint64_t imported_npz_size(const ImportedAttention& data);
 
 // A label shortened to at most max_chars code points (an ellipsis … replaces the cut), cutting
 // only between UTF-8 code points.
