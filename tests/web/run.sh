@@ -1,6 +1,6 @@
 #!/bin/sh
 # ctest `web_site` and `web_page`, in two steps so that the browser checks, which leave a core
-# mostly idle, run beside other tests while only the build holds both cores.
+# mostly idle, run beside other tests after the build.
 #   run.sh build SOURCE_DIR WEB_BUILD_DIR: builds the web page as `make web` does, into the same
 #     folder (so it is incremental after `make web`); ctest `web_site`, the fixture of `web_page`.
 #   run.sh check SOURCE_DIR WEB_BUILD_DIR NATIVE_BINARY WORK_DIR: checks the built page in Debian's
