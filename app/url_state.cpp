@@ -174,7 +174,8 @@ std::string lesson_position(const app::UiModel& model) {
   return session.lesson ? session.lesson->name + ":" + std::to_string(session.lesson->step) : std::string();
 }
 
-UrlStart apply_url(std::span<const UrlPair> pairs, app::AppOptions& options) {
+UrlStart apply_url(std::span<const UrlPair> pairs, app::AppOptions& options,
+                   std::shared_ptr<const ImportedAttention> loaded) {
   UrlStart start;
   // The language first: the lines below are in it.
   for (const UrlPair& pair : pairs)
@@ -239,6 +240,7 @@ UrlStart apply_url(std::span<const UrlPair> pairs, app::AppOptions& options) {
 
   // Imported files the page keeps: all of them or none.
   app::StartRequest import;
+  import.loaded = std::move(loaded);
   std::vector<const UrlPair*> import_pairs;
   for (const UrlPair& pair : pairs) {
     if (pair.name != "import" && pair.name != "tokens") continue;

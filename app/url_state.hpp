@@ -14,6 +14,7 @@
 // settings that differ from the shown ones, repeatable).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,8 +52,10 @@ struct UrlStart {
 // import and every set), in this order whatever the typed order: lang, theme, font, colormap and
 // view; preset; lesson; import and tokens; each set (param_keys() order: seq_len before row); scale;
 // pin. A refused setting leaves `options` as it was and adds its line, in the language the address
-// asks for (else options.language).
-UrlStart apply_url(std::span<const UrlPair> pairs, app::AppOptions& options);
+// asks for (else options.language). `loaded`: the data the page shows now, attached again rather
+// than read anew when the import= and tokens= name the files it came from.
+UrlStart apply_url(std::span<const UrlPair> pairs, app::AppOptions& options,
+                   std::shared_ptr<const ImportedAttention> loaded = nullptr);
 
 // Whether a setting's name is one of the page's look settings (lang, theme, font, colormap).
 bool look_setting(std::string_view name);

@@ -151,6 +151,13 @@ void ClassController::draw_dialog(app::App& app) {
 
 namespace {
 
+// "1.4 MB": a size for the class window (decimal megabytes, as the page's sizes are).
+std::string megabytes(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
 // The QR code at `origin`, `side` pixels square with its quiet zone (4 light modules around it,
 // which a scanner needs), dark on white whatever the theme.
 void draw_qr(ImDrawList& list, const QrCode& code, ImVec2 origin, float side) {
@@ -269,6 +276,18 @@ void ClassController::draw_class_window(app::App& app) {
   ImGui::Separator();
   const Question* asked = host_->question();
   const float text_width = 24.0f * ImGui::GetFontSize();
+  // The students get the imported data the teacher shows, or are told it is too large to send.
+  const ClassHost::SharedData& data = host_->shared_data();
+  if (!data.files.empty() || data.withheld_bytes > 0) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + text_width);
+    ImGui::TextUnformatted(data.withheld_bytes > 0
+                               ? i18n::format("class.window.data_withheld",
+                                              {megabytes(data.withheld_bytes), megabytes(max_shared_data_bytes)})
+                                     .c_str()
+                               : i18n::format("class.window.data_shared", {megabytes(data.bytes)}).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::Separator();
+  }
   if (asked == nullptr) {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + text_width);
     ImGui::TextUnformatted(i18n::tr("class.window.no_question"));

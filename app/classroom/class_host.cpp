@@ -203,6 +203,7 @@ std::string ClassHost::qr_text() const { return join_addresses().front() + "?cod
 void ClassHost::update(app::UiState& ui, const Snapshot* snapshot, const DkSweep* sweep) {
   take_events(ui);
   follow_lesson(ui, snapshot, sweep);
+  if (ui.params.imported != shared_from_) share_data(ui.params.imported);
   const std::string body = state_body(ui);
   if (body == last_body_) return;
   last_body_ = body;
@@ -210,6 +211,34 @@ void ClassHost::update(app::UiState& ui, const Snapshot* snapshot, const DkSweep
   message["seq"] = ++sequence_;
   published_ = message.dump();
   server_->publish(published_);
+}
+
+// The data as files the students' pages fetch (once each: their names change with their content)
+// and import as the address's import= and tokens= do.
+void ClassHost::share_data(const std::shared_ptr<const ImportedAttention>& data) {
+  shared_from_ = data;
+  shared_data_ = {};
+  ClassServer::SharedFiles files;
+  if (data != nullptr) {
+    const std::uint64_t size = imported_npz_size(*data);
+    if (size > max_shared_data_bytes) {
+      shared_data_.withheld_bytes = size;
+    } else {
+      const std::vector<std::uint8_t> npz = imported_npz(*data);
+      auto bytes = std::make_shared<const std::string>(npz.begin(), npz.end());
+      const std::string stem = "class-" + content_hash(*bytes);
+      shared_data_.files.push_back(stem + ".npz");
+      shared_data_.bytes = bytes->size();
+      files[stem + ".npz"] = std::move(bytes);
+      if (!data->tokens.empty()) {
+        auto tokens = std::make_shared<const std::string>(json(data->tokens).dump());
+        shared_data_.files.push_back(stem + "-tokens.json");
+        shared_data_.bytes += tokens->size();
+        files[stem + "-tokens.json"] = std::move(tokens);
+      }
+    }
+  }
+  server_->share(std::move(files));
 }
 
 void ClassHost::take_events(const app::UiState& ui) {
@@ -331,14 +360,21 @@ std::string ClassHost::state_body(const app::UiState& ui) const {
   app::Session session = app::session_of(ui);
   // A step's glide: the students go straight to where it ends (their pages do not glide).
   if (ui.lesson.animating) session.params = ui.lesson.to;
-  // Imported data stays on the teacher's machine: the students get the lesson's own data.
-  if (session.params.imported != nullptr) {
+  // Imported data: the shared files, which each page fetches and imports as the address's import=
+  // and tokens= name them; data too large to send stays here, and the students get the lesson's.
+  session.imports.clear();
+  session.import_tokens.clear();
+  if (session.params.imported != nullptr && session.params.imported == shared_from_ && !shared_data_.files.empty()) {
+    const std::string folder = std::string(web::import_dir) + "/";
+    session.imports.push_back(folder + shared_data_.files.front());
+    if (shared_data_.files.size() > 1) session.import_tokens = folder + shared_data_.files.back();
+  } else {
     session.params.imported = nullptr;
-    session.imports.clear();
-    session.import_tokens.clear();
   }
   const std::vector<web::UrlPair> pairs = web::content_pairs(web::url_pairs(session, false));
   json body{{"t", "state"}, {"query", web::url_query(pairs)}, {"question", nullptr}, {"revealed", nullptr}};
+  if (!session.imports.empty()) body["data"] = {{"files", shared_data_.files}, {"bytes", shared_data_.bytes}};
+  if (shared_data_.withheld_bytes > 0) body["data_withheld"] = shared_data_.withheld_bytes;
   if (const Question* asked = question()) {
     body["question"] = {{"position", asked->position}, {"vote", asked->vote}, {"open", asked->phase == Phase::open}};
     if (asked->phase == Phase::revealed) {
@@ -370,6 +406,14 @@ std::string csv_field(std::string_view text) {
   return quoted + "\"";
 }
 
+// A nickname is a student's own text: one that a spreadsheet would take for a formula (starting
+// with =, +, - or @) is written after an apostrophe, which spreadsheets show as text.
+std::string nickname_field(std::string_view nickname) {
+  if (!nickname.empty() && std::string_view("=+-@").find(nickname.front()) != std::string_view::npos)
+    return csv_field("'" + std::string(nickname));
+  return csv_field(nickname);
+}
+
 }  // namespace
 
 std::string ClassHost::answers_csv() const {
@@ -382,7 +426,7 @@ std::string ClassHost::answers_csv() const {
         const auto nickname = nicknames_.find(student);
         csv += csv_field(asked.position) + "," + csv_field(asked.predict.question.english) + "," +
                std::to_string(vote) + "," + app::predict_guess(answer.value) + "," + seconds + "," +
-               (nickname == nicknames_.end() ? std::string() : csv_field(nickname->second)) + "\n";
+               (nickname == nicknames_.end() ? std::string() : nickname_field(nickname->second)) + "\n";
       }
   return csv;
 }

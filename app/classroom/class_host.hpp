@@ -20,6 +20,7 @@
 #include "classroom/class_server.hpp"
 #include "lessons/lessons.hpp"
 #include "smlab/error.hpp"
+#include "smlab/import.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::classroom {
@@ -62,6 +63,11 @@ std::string join_address(std::string_view address, std::uint16_t port);
 // The student site (the web build's site/ folder): $SOFTMAX_LAB_SITE, else the installed one
 // (<assets>/site, which the .deb ships), else the build tree's `make web` output.
 std::filesystem::path find_site_dir();
+
+// The most of the teacher's imported data the students are sent, as the .npz they fetch once (its
+// arrays as float32): 300 students fetch 4.8 GB at this size, a few minutes on a classroom's Wi-Fi.
+// Larger data stays on the teacher's machine, and the class window and the pages say so.
+inline constexpr std::uint64_t max_shared_data_bytes = 16'000'000;  // 16 MB
 
 // Where a question stands in peer instruction.
 enum class Phase { open, closed, revealed };
@@ -129,6 +135,15 @@ class ClassHost {
   const std::string& state_message() const { return published_; }
   const ClassServer& server() const { return *server_; }
 
+  // The teacher's imported data as the students get it: the files shared (an .npz, and its tokens
+  // as a JSON list when it has labels), or none; `withheld_bytes` > 0 when the data is larger than
+  // max_shared_data_bytes and the students see the lesson's own data instead.
+  struct SharedData {
+    std::vector<std::string> files;
+    std::uint64_t bytes = 0, withheld_bytes = 0;
+  };
+  const SharedData& shared_data() const { return shared_data_; }
+
   // Every answer of every question asked, as CSV: step,question,vote,answer,seconds_to_answer,nickname
   // (the question in English; a nickname only where the student gave one).
   std::string answers_csv() const;
@@ -138,6 +153,7 @@ class ClassHost {
  private:
   ClassHost() = default;
   void take_events(const app::UiState& ui);
+  void share_data(const std::shared_ptr<const ImportedAttention>& data);
   void follow_lesson(app::UiState& ui, const Snapshot* snapshot, const DkSweep* sweep);
   void answer(const StudentEvent& event, const app::UiState& ui);
   void send_kept_answer(std::uint64_t student);
@@ -151,6 +167,9 @@ class ClassHost {
   std::map<std::uint64_t, std::string> nicknames_;
   std::string last_body_, published_;
   std::uint64_t sequence_ = 0;
+  // The data shared_data_ was made from: held, so that new data is never taken for it at its address.
+  std::shared_ptr<const ImportedAttention> shared_from_;
+  SharedData shared_data_;
 };
 
 }  // namespace smlab::classroom

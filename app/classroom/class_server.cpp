@@ -61,14 +61,8 @@ using Site = std::map<std::string, SiteFile, std::less<>>;
 inline constexpr std::uintmax_t max_site_file_bytes = 64u << 20;
 inline constexpr std::uintmax_t max_site_bytes = 512u << 20;
 
-// FNV-1a: an entity tag that changes with the content (a reload after `make web` fetches anew).
-std::string entity_tag(std::string_view bytes) {
-  std::uint64_t hash = 1469598103934665603ull;
-  for (const char c : bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  char text[24];
-  std::snprintf(text, sizeof text, "\"%016llx\"", static_cast<unsigned long long>(hash));
-  return text;
-}
+// An entity tag that changes with the content (a reload after `make web` fetches anew).
+std::string entity_tag(std::string_view bytes) { return "\"" + content_hash(bytes) + "\""; }
 
 Result<Site> load_site(const std::filesystem::path& folder) {
   std::error_code error;
@@ -160,6 +154,10 @@ class ClassServer::Impl {
   void count_refusal() { refused_.fetch_add(1); }
   bool full_of_connections() const { return connections_.load() >= options_.limits.max_connections; }
   const Site& site() const { return site_; }
+  const ClassServer::SharedFiles& shared() const { return shared_; }
+  // The join code from `address`: true when it is the class's; else false, counted against the
+  // address (max_join_failures within join_failure_window, then every code is refused for as long).
+  bool admit(const std::string& address, std::string_view code);
   const ServerLimits& limits() const { return options_.limits; }
   const std::shared_ptr<const std::string>& state() const { return state_; }
   std::uint64_t state_version() const { return state_version_; }
@@ -207,6 +205,7 @@ class ClassServer::Impl {
     Clock::time_point since;
   };
   std::unordered_map<std::string, Failures> join_failures_;
+  ClassServer::SharedFiles shared_;
   bool stopping_ = false;
 
   // Shared with the host's thread.
@@ -216,6 +215,19 @@ class ClassServer::Impl {
   std::atomic<std::uint64_t> refused_{0};
   std::unique_ptr<app::BackgroundJob<Result<void>>> job_;  // last: stopped and joined first
 };
+
+bool ClassServer::Impl::admit(const std::string& address, std::string_view code) {
+  const Clock::time_point now = Clock::now();
+  if (join_failures_.size() > 10'000)  // addresses that failed long ago are forgotten
+    std::erase_if(join_failures_,
+                  [&](const auto& entry) { return now - entry.second.since > limits().join_failure_window; });
+  Failures& failures = join_failures_[address];
+  if (now - failures.since > limits().join_failure_window) failures = {0, now};
+  if (failures.count < limits().max_join_failures && code == options_.join_code) return true;
+  ++failures.count;
+  count_refusal();
+  return false;
+}
 
 void ClassServer::Impl::push_event(StudentEvent event) {
   bool first = false;
@@ -460,12 +472,40 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     if (request.method() != http::verb::get && request.method() != http::verb::head)
       return respond_text(request, http::status::method_not_allowed, "GET or HEAD only\n");
+    if (path.starts_with(data_path)) {
+      if (!server_.admit(remote_address(), query_value(target, "code")))
+        return respond_text(request, http::status::forbidden, "the join code is missing or wrong\n");
+      const auto shared = server_.shared().find(path.substr(data_path.size()));
+      if (shared == server_.shared().end()) return respond_text(request, http::status::not_found, "not shared now\n");
+      return respond_shared(request, shared->second);
+    }
     std::string_view name = path;
     if (name == "/" || name == class_page_path || name == std::string(class_page_path) + "/") name = "/index.html";
     const auto found =
         name.size() > 1 && name.front() == '/' ? server_.site().find(name.substr(1)) : server_.site().end();
     if (found == server_.site().end()) return respond_text(request, http::status::not_found, "not found\n");
     respond_file(request, found->second);
+  }
+
+  // The value of `name` in the target's query ("" when it has none), as a page's fetch writes it:
+  // the join code is letters and digits, so nothing in it needs decoding.
+  static std::string_view query_value(std::string_view target, std::string_view name) {
+    const std::size_t question = target.find('?');
+    if (question == std::string_view::npos) return {};
+    std::string_view query = target.substr(question + 1);
+    while (!query.empty()) {
+      const std::string_view pair = query.substr(0, query.find('&'));
+      if (pair.size() > name.size() && pair.starts_with(name) && pair[name.size()] == '=')
+        return pair.substr(name.size() + 1);
+      query.remove_prefix(std::min(query.size(), pair.size() + 1));
+    }
+    return {};
+  }
+
+  std::string remote_address() {
+    boost::system::error_code error;
+    const tcp::endpoint remote = stream_.socket().remote_endpoint(error);
+    return error ? std::string("?") : remote.address().to_string();
   }
 
   // A channel is opened only from a page of this server (a browser sends Origin; a page of another
@@ -530,12 +570,33 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     write(response, server_.limits().file_write_timeout);
   }
 
+  // A shared file: its bytes are kept alive by the response's write, whatever the host shares next.
+  void respond_shared(const http::request<http::empty_body>& request, std::shared_ptr<const std::string> bytes) {
+    if (request.method() == http::verb::head) {
+      auto response = std::make_shared<http::response<http::empty_body>>(http::status::ok, request.version());
+      common_headers(*response, request);
+      response->set(http::field::content_type, "application/octet-stream");
+      response->set(http::field::cache_control, "no-store");
+      response->content_length(bytes->size());
+      write(response, server_.limits().request_timeout);
+      return;
+    }
+    auto response = std::make_shared<http::response<http::span_body<const char>>>(http::status::ok, request.version());
+    common_headers(*response, request);
+    response->set(http::field::content_type, "application/octet-stream");
+    response->set(http::field::cache_control, "no-store");
+    response->body() = http::span_body<const char>::value_type(bytes->data(), bytes->size());
+    response->prepare_payload();
+    write(response, server_.limits().file_write_timeout, std::move(bytes));
+  }
+
   template <class Response>
-  void write(std::shared_ptr<Response> response, std::chrono::milliseconds timeout) {
+  void write(std::shared_ptr<Response> response, std::chrono::milliseconds timeout,
+             std::shared_ptr<const void> keep_alive = nullptr) {
     stream_.expires_after(timeout);
     const bool keep = response->keep_alive();
     http::async_write(stream_, *response,
-                      [self = shared_from_this(), response, keep](beast::error_code error, std::size_t) {
+                      [self = shared_from_this(), response, keep, keep_alive](beast::error_code error, std::size_t) {
                         if (error || !keep) return self->finish();
                         self->read();
                       });
@@ -596,14 +657,7 @@ bool ClassServer::Impl::on_message(WsSession& session, std::string_view text, st
       reason = "joined already";
       return false;
     }
-    if (join_failures_.size() > 10'000)  // addresses that failed long ago are forgotten
-      std::erase_if(join_failures_,
-                    [&](const auto& entry) { return now - entry.second.since > limits().join_failure_window; });
-    Failures& failures = join_failures_[session.address()];
-    if (now - failures.since > limits().join_failure_window) failures = {0, now};
-    if (failures.count >= limits().max_join_failures || join->code != options_.join_code) {
-      ++failures.count;
-      count_refusal();
+    if (!admit(session.address(), join->code)) {
       session.send(std::make_shared<const std::string>(wrong_code_message()));
       reason = "wrong join code";
       return false;
@@ -775,6 +829,11 @@ void ClassServer::publish(std::string message) {
     ++server.pending_version_;
     server.release_state();
   });
+}
+
+void ClassServer::share(SharedFiles files) {
+  Impl& server = *impl_;
+  net::post(server.io_, [&server, files = std::move(files)]() mutable { server.shared_ = std::move(files); });
 }
 
 void ClassServer::send_to(std::uint64_t student, std::string message) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,6 +89,11 @@ class ClassServer {
 
   // The state every joined student gets now and on joining (a "state" message), newest first.
   void publish(std::string message);
+  // Files for the students beside the site (the teacher's imported data), served at data_path +
+  // NAME to a request that holds the join code (wrong codes count as a join's do). Replaces the files
+  // shared before; an empty map shares none.
+  using SharedFiles = std::map<std::string, std::shared_ptr<const std::string>, std::less<>>;
+  void share(SharedFiles files);
   // A message for one student's open channel (the answer the host kept); dropped if none is open.
   void send_to(std::uint64_t student, std::string message);
   // The students' joins, leaves and answers since the last call, in order.

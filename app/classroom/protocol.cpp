@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <initializer_list>
 #include <random>
 
@@ -107,6 +109,14 @@ Result<void> check_nickname(std::string_view nickname) {
   for (const char c : nickname)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return refused("the nickname holds a control character");
   return {};
+}
+
+std::string content_hash(std::string_view bytes) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (const char c : bytes) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
 }
 
 std::string welcome_message(std::string_view token) { return json{{"t", "welcome"}, {"token", token}}.dump(); }

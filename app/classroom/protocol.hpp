@@ -24,6 +24,9 @@ namespace smlab::classroom {
 inline constexpr std::string_view channel_path = "/class/ws";
 // The page in class mode: the site's index.html under this path (a short address to type).
 inline constexpr std::string_view class_page_path = "/class";
+// The files the teacher shares with the class (imported data), each at this path and its name, to a
+// request whose query holds the join code: /class/data/NAME?code=K7P2QX.
+inline constexpr std::string_view data_path = "/class/data/";
 
 // A join code: six characters without the look-alikes (0/O, 1/I): 32^6 ≈ 10^9 codes.
 inline constexpr std::size_t join_code_length = 6;
@@ -65,6 +68,10 @@ bool is_join_code(std::string_view text);
 bool is_token(std::string_view text);
 // Success, or why `nickname` is refused (control characters, not UTF-8, too long).
 Result<void> check_nickname(std::string_view nickname);
+
+// 16 hex digits that change with `bytes` (FNV-1a, 64 bits): a file's entity tag and a shared
+// file's name. Not a defence against a forger: the join code keeps strangers out.
+std::string content_hash(std::string_view bytes);
 
 // The server's short messages.
 std::string welcome_message(std::string_view token);

@@ -7,6 +7,7 @@
 //   close / reopen / vote2 / show / hide / reveal                  the class window's buttons
 //   status             students, answers, the question, its histograms
 //   csv FILE           the answers as CSV        quit
+//   import SPEC… [tokens FILE]   File → Import (the data the students' pages then get)
 //   bench N            N frames of a temperature drag, timed as --bench-frames times them
 #include <poll.h>
 #include <unistd.h>
@@ -59,6 +60,8 @@ void reply(const json& answer) {
 json status(const classroom::ClassHost& host) {
   json out{{"students", host.students()},
            {"answered", host.answered()},
+           {"shared", host.shared_data().files},
+           {"withheld", host.shared_data().withheld_bytes},
            {"question", nullptr},
            {"state", json::parse(host.state_message().empty() ? "{}" : host.state_message())}};
   if (const classroom::Question* asked = host.question()) {
@@ -128,6 +131,16 @@ json command(const std::string& line, App& app, classroom::ClassHost& host, bool
     const Result<FrameBenchResult> timed = run_frame_bench(app, "temperature", frames);
     if (!timed) return {{"error", timed.error().message}};
     return {{"ok", true}, {"bench", json::parse(timed->to_json())}};
+  } else if (verb == "import") {
+    std::vector<std::string> specs;
+    std::string tokens, word;
+    std::istringstream given(argument);
+    while (given >> word) {
+      if (word == "tokens" && given >> tokens) continue;
+      specs.push_back(word);
+    }
+    if (Result<void> imported = app.import_files(specs, tokens); !imported)
+      return {{"error", imported.error().message}};
   } else if (verb == "csv") {
     if (Result<void> written = exporting::write_file_atomically(argument, host.answers_csv(), true); !written)
       return {{"error", written.error().message}};

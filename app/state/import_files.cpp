@@ -303,6 +303,28 @@ Result<void> read_planned(const PlannedFile& plan, const Progress& progress, std
 
 // [SECTION] load_import
 
+namespace {
+
+std::string absolute_path(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::path made = std::filesystem::absolute(path, error);
+  return error ? path : made.lexically_normal().string();
+}
+
+}  // namespace
+
+bool loaded_from(const ImportedAttention& data, std::span<const std::string> specs, const std::string& tokens_file) {
+  if (data.sources.size() != specs.size() ||
+      data.tokens_file != (tokens_file.empty() ? "" : absolute_path(tokens_file)))
+    return false;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const SpecParse parsed = parse_import_spec(specs[i], is_regular_file);
+    if (!parsed.ok() || data.sources[i] != absolute_path(parsed->path) + specs[i].substr(parsed->path.size()))
+      return false;
+  }
+  return true;
+}
+
 ImportLoad load_import(std::span<const std::string> specs, const std::string& tokens_file,
                        const ImportOptions& options) {
   // Bad content or a bad spec: a usage error (exit 2); a file that cannot be read: Error::file.
@@ -314,11 +336,7 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
                                            : "more than 8 --import files: allowed at most 8");
   // What a session remembers: each spec with its path made absolute, so it reads back from anywhere.
   std::vector<std::string> sources;
-  auto absolute = [](const std::string& path) {
-    std::error_code error;
-    const std::filesystem::path made = std::filesystem::absolute(path, error);
-    return error ? path : made.lexically_normal().string();
-  };
+  const auto absolute = absolute_path;
   std::string reading = "reading the import";  // what was being read when memory ran out
   try {
     std::vector<PlannedFile> plans(specs.size());

@@ -51,4 +51,9 @@ inline ImportLoad load_import(std::span<const std::string> specs, const std::str
   return load_import(specs, tokens_file, ImportOptions{});
 }
 
+// Whether `data` came from load_import(specs, tokens_file), by the names it records (each spec's
+// file made absolute, with its selections, and the tokens file): a page that applies its class's
+// state again attaches the data it has rather than read the same files anew (url_state.hpp).
+bool loaded_from(const ImportedAttention& data, std::span<const std::string> specs, const std::string& tokens_file);
+
 }  // namespace smlab::app

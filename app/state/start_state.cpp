@@ -78,11 +78,15 @@ Result<void> resolve_start(const StartRequest& request, const PresetList& preset
     if (!request.given.view) state.view = step.view;
   }
   if (!request.import_specs.empty()) {
-    const ImportLoad imported = load_import(request.import_specs, request.tokens_path, {request.import_progress, {}});
-    if (!imported) return imported.error();
-    for (const std::string& warning : (*imported)->warnings)
-      state.import_warning += (state.import_warning.empty() ? "" : "; ") + warning;
-    if (Result<void> attached = attach_import(state.params, *imported); !attached.ok()) return attached.error();
+    if (request.loaded != nullptr && loaded_from(*request.loaded, request.import_specs, request.tokens_path)) {
+      if (Result<void> attached = attach_import(state.params, request.loaded); !attached.ok()) return attached.error();
+    } else {
+      const ImportLoad imported = load_import(request.import_specs, request.tokens_path, {request.import_progress, {}});
+      if (!imported) return imported.error();
+      for (const std::string& warning : (*imported)->warnings)
+        state.import_warning += (state.import_warning.empty() ? "" : "; ") + warning;
+      if (Result<void> attached = attach_import(state.params, *imported); !attached.ok()) return attached.error();
+    }
   }
   if (Result<void> set = apply_assignments(state.params, request.task_assignments); !set) return set;
   if (Result<void> set = apply_assignments(state.params, request.assignments); !set) return set;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,9 @@ struct StartRequest {
   SessionGiven given;                    // which look and place options were typed
   Progress import_progress;              // told the import's stages (a headless run's progress line)
   bool import_error_stops = false;       // a session's unreadable import is an Error, not random data
+  // Data read before: attached again, not read, when it came from exactly import_specs and
+  // tokens_path (import_files.hpp's loaded_from; a page applying its class's state each change).
+  std::shared_ptr<const ImportedAttention> loaded;
 };
 
 // Puts `request` on top of `state` (whose view and look hold the typed options or the defaults), in

@@ -869,16 +869,21 @@ function classStart() {
   fit();
   const code = (new URLSearchParams(location.search).get('code') || tabStorage('softmax-lab-class-code')).trim()
                    .toUpperCase();
-  if (!/^[A-HJ-NP-Z2-9]{6}$/.test(code)) return classShowJoin('');
+  if (!/^[A-HJ-NP-Z2-9]{6}$/.test(code)) return classShowJoin('', '');
   classroom.code = code;
+  // A first visit (the QR code's address) offers the optional nickname before joining, the code
+  // filled in: one tap on Join. A student who joined from this tab (a reload, a reconnect) rejoins
+  // at once, as the same student.
+  if (!tabStorage('softmax-lab-class-token')) return classShowJoin('', code);
   classConnect();
 }
 
-function classShowJoin(problem) {
+function classShowJoin(problem, code) {
   const form = document.getElementById('class-join');
   form.hidden = false;
   classStatus(problem);
-  document.getElementById('class-code').focus();
+  document.getElementById('class-code').value = code;
+  document.getElementById(code ? 'class-nick' : 'class-code').focus();
 }
 
 document.getElementById('class-join').onsubmit = event => {
@@ -937,7 +942,7 @@ function classMessage(text) {
       classStatus(word('page.class_full'));
     } else {
       tabStorage('softmax-lab-class-code', null);
-      classShowJoin(word('page.class_wrong_code'));
+      classShowJoin(word('page.class_wrong_code'), '');
     }
   } else if (message.t === 'state') {
     classroom.state = message;
@@ -958,11 +963,57 @@ function classMessage(text) {
   }
 }
 
+// The teacher's imported data: each shared file fetched once (its name changes with its content)
+// into the import folder, where the state's import= and tokens= find it; the files of data the
+// teacher no longer shows are deleted. A file that cannot be fetched is not tried again: the state
+// then applies without it, and the page says why in the address's own words.
+const classData = { have: new Set(), failed: new Set(), loading: null };
+
+async function classFetchData(files) {
+  const FS = Module.FS;
+  try { FS.mkdir(IMPORT_DIR); } catch (e) { /* there already */ }
+  for (const name of files) {
+    if (classData.have.has(name) || classData.failed.has(name)) continue;
+    try {
+      const response = await fetch('/class/data/' + encodeURIComponent(name) + '?code=' + classroom.code,
+                                   { cache: 'no-store' });
+      if (!response.ok) throw new Error('HTTP ' + response.status);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      FS.writeFile(IMPORT_DIR + '/' + name, bytes);
+      classData.have.add(name);
+      // Token labels beyond Latin need the full Chinese font, in either language.
+      if (name.endsWith('.json') && needsChineseFont(new TextDecoder().decode(bytes))) {
+        await chineseFont.need();
+        call('smlab_chinese_font_loaded', null, ['number', 'string'], [1, '']);
+      }
+    } catch (error) {
+      console.warn('class data ' + name + ': ' + (error.message || error));
+      classData.failed.add(name);
+    }
+  }
+  for (const name of [...classData.have]) {
+    if (files.includes(name)) continue;
+    classData.have.delete(name);
+    try { FS.unlink(IMPORT_DIR + '/' + name); } catch (e) { /* gone already */ }
+  }
+}
+
 // The teacher's state into the app (newest first: one a frame at most); while the student explores,
 // only when asked (Follow the teacher).
 function classApply(force) {
   const state = classroom.state;
   if (!state || !page.app) return;
+  const files = state.data ? state.data.files : [];
+  if (files.some(name => !classData.have.has(name) && !classData.failed.has(name))) {
+    if (!classData.loading) {
+      classStatus(word('page.class_data_loading', sizeText(state.data.bytes)));
+      classData.loading = classFetchData(files).finally(() => {
+        classData.loading = null;
+        classApply(force);  // the newest state by then
+      });
+    }
+    return;
+  }
   const asked = state.question;
   // The second vote on the same question: the student answers afresh.
   if (asked && asked.position === classroom.position && asked.vote > classroom.vote) {
@@ -1041,7 +1092,9 @@ document.getElementById('class-answer').onsubmit = event => {
 function classRender(rebuild) {
   if (!classroom.on || !page.app) return;
   const state = classroom.state;
-  if (classroom.joined) classStatus(word(classroom.following ? 'page.class_following' : 'page.class_exploring'));
+  if (classroom.joined && !classData.loading)
+    classStatus(word(classroom.following ? 'page.class_following' : 'page.class_exploring') +
+                (state && state.data_withheld ? ' ' + word('page.class_data_withheld', sizeText(state.data_withheld)) : ''));
   document.getElementById('class-follow').hidden = classroom.following || !state;
   const asked = state && state.question;
   const question = asked ? JSON.parse(call('smlab_class_question', 'string', [], [])) : null;

@@ -75,9 +75,11 @@ std::vector<smlab::web::UrlPair> pairs_of(const char* pairs_json) {
 
 // An address's settings shown in place, through the same checks as at start (url_state.hpp's
 // apply_url), as a session is restored: Back and Forward, and the teacher's state in a class.
-void apply_pairs(WebApp& web, const std::vector<smlab::web::UrlPair>& pairs) {
+// `loaded`: the data shown now, attached again without reading its files when the pairs name them.
+void apply_pairs(WebApp& web, const std::vector<smlab::web::UrlPair>& pairs,
+                 std::shared_ptr<const smlab::ImportedAttention> loaded = nullptr) {
   smlab::app::AppOptions options = web.base_options;
-  const smlab::web::UrlStart start = smlab::web::apply_url(pairs, options);
+  const smlab::web::UrlStart start = smlab::web::apply_url(pairs, options, std::move(loaded));
   smlab::app::UiModel model;
   model.params = options.params;
   model.view = options.view;
@@ -245,7 +247,8 @@ EMSCRIPTEN_KEEPALIVE void smlab_class_apply(std::uintptr_t handle, const char* p
     std::vector<smlab::web::UrlPair> pairs = pairs_of(settings.c_str());
     for (smlab::web::UrlPair& pair : smlab::web::url_pairs(web.app->current_session(), false))
       if (smlab::web::look_setting(pair.name)) pairs.push_back(std::move(pair));
-    apply_pairs(web, pairs);
+    // The teacher's shared data is read once, not again at each of the teacher's changes.
+    apply_pairs(web, pairs, ui.params.imported);
     if (position && ui.lesson.open && position->lesson == ui.lesson.open->lesson &&
         position->step == ui.lesson.open->step)
       ui.lesson.guess = answer;

@@ -73,7 +73,9 @@ constexpr std::string_view page_word_keys[] = {"bar.save_session",
                                                "page.class_range",
                                                "page.class_vote",
                                                "page.class_truth",
-                                               "page.class_truth_yours"};
+                                               "page.class_truth_yours",
+                                               "page.class_data_loading",
+                                               "page.class_data_withheld"};
 
 std::string number(double value) {
   char text[32];

@@ -20,6 +20,7 @@
 #include "smlab/precision.hpp"
 #include "state/import_files.hpp"
 #include "state/session.hpp"
+#include "state/start_state.hpp"
 #include "app.hpp"
 #include "panels/panels.hpp"
 #include "platform/offscreen.hpp"
@@ -480,6 +481,44 @@ TEST(ImportSession, RemembersImportedFilesAndSaysWhenOneIsGone) {
   EXPECT_FALSE(std::filesystem::exists(dir / "out"));
 }
 
+// A start that names the files the shown data came from attaches that data again without reading
+// them (a student's page applies its class's state at each of the teacher's changes); other names,
+// or other selections, are read anew.
+TEST(ImportStart, DataLoadedFromTheSameFilesIsAttachedAgainWithoutReading) {
+  const auto dir = fresh_test_dir("import-start-loaded");
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }";
+  write_bytes(dir / "q.npy", npy(dict, floats({1, 2, 3, 4, 5, 6})));
+  write_bytes(dir / "k.npy", npy(dict, floats({6, 5, 4, 3, 2, 1})));
+  write_bytes(dir / "tokens.txt", "a\nb\nc\n");
+  const std::vector<std::string> specs = {(dir / "q.npy").string(), (dir / "k.npy").string()};
+  const smlab::app::ImportLoad first = smlab::app::load_import(specs, (dir / "tokens.txt").string());
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(smlab::app::loaded_from(**first, specs, (dir / "tokens.txt").string()));
+  EXPECT_FALSE(smlab::app::loaded_from(**first, specs, ""));
+  EXPECT_FALSE(smlab::app::loaded_from(**first, std::vector<std::string>{specs[0] + ":Q", specs[1] + ":K"},
+                                       (dir / "tokens.txt").string()));
+  EXPECT_FALSE(
+      smlab::app::loaded_from(**first, std::vector<std::string>{specs[1], specs[0]}, (dir / "tokens.txt").string()));
+
+  // The files gone: the same names still attach the data shown (nothing is read) ...
+  std::filesystem::remove(dir / "q.npy");
+  smlab::app::StartRequest request;
+  request.import_specs = specs;
+  request.tokens_path = (dir / "tokens.txt").string();
+  request.loaded = *first;
+  const smlab::app::PresetList presets = std::vector<smlab::app::Preset>{};
+  const smlab::app::LessonList lessons;
+  smlab::app::StartState state;
+  ASSERT_TRUE(smlab::app::resolve_start(request, presets, lessons, state).ok());
+  EXPECT_EQ(state.params.imported, *first);
+  EXPECT_EQ(state.params.seq_len, 3);
+  // ... and other tokens are read, and refused here since q.npy is gone.
+  request.tokens_path.clear();
+  smlab::app::StartState other;
+  const smlab::Result<void> read = smlab::app::resolve_start(request, presets, lessons, other);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.error().message.find("q.npy"), std::string::npos) << read.error().message;
+}
 }  // namespace
 
 namespace {

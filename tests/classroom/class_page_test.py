@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 # A class in real browsers: the teacher's app headless (--class-driver) hosts the web build's site,
 # and three students open its join address in Debian's chromium (two laptops, one 390x844 phone with
-# touch). The teacher steps a lesson; every page follows without adding history entries; each
+# touch). Each joins from the QR code's address, one with a nickname. The teacher steps a lesson; every page follows without adding history entries; each
 # student answers a predict step from the page's own answer form (the phone by a tap); the
 # teacher's histogram counts them; the histograms and the reveal reach every page, which then shows
 # the covered panel; a student who steps on alone is told the page is not following, stays where
 # they are through the teacher's next change, and one tap follows again; a reload rejoins as the same
-# student, on the current step, with the answer the teacher kept.
+# student, on the current step, with the answer the teacher kept. The teacher's imported data reaches
+# every page, and a slider over it does not fetch it again.
 # Usage: class_page_test.py SITE_DIR SOFTMAX_LAB WORK_DIR
+import csv
 import json
 import os
 import shutil
@@ -16,7 +18,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "web"))
-from browser_test import browser, check, console_errors, emulate, press, results, touch, wait_for  # noqa: E402
+from browser_test import (browser, check, console_errors, emulate, npy_bytes, press, results,  # noqa: E402
+                          session_params, touch, wait_for)
 from class_driver import Teacher  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -76,6 +79,19 @@ def main():
             driver.get(join + extra)
         for driver in students:
             wait_for(driver, "return document.body.dataset.ready === '1';", 180, "the page's runtime")
+        # The QR code's address offers the optional nickname first, the code filled in: laptop A gives
+        # one, the others just join (the phone with a tap).
+        offered = [(d.find_element(By.ID, "class-join").is_displayed(),
+                    d.find_element(By.ID, "class-code").get_attribute("value"),
+                    d.execute_script("return document.activeElement.id;")) for d in students]
+        check("a first visit offers the nickname, the join code filled in",
+              all(shown and code == teacher.code and focus == "class-nick" for shown, code, focus in offered),
+              f"(form shown, code, focus) {offered}; the code is {teacher.code}")
+        laptop_a.find_element(By.ID, "class-nick").send_keys("Ada")
+        laptop_a.find_element(By.CSS_SELECTOR, "#class-join button[type=submit]").click()
+        laptop_b.find_element(By.CSS_SELECTOR, "#class-join button[type=submit]").click()
+        tap_element(phone, "#class-join button[type=submit]")
+        for driver in students:
             wait_for(driver, "return document.body.dataset.classJoined === '1';", 60, "the join")
         check("three students join with the code from the QR code's address",
               teacher.status("status")["students"] == 3, f"{teacher.status('status')['students']} students")
@@ -120,6 +136,12 @@ def main():
               f"{status['answered']} answered, counts {status['tallies'][0]['counts']}")
         check("no page reveals before the teacher", not any(question(d)["revealed"] for d in students),
               "smlab_class_question: revealed false on every page")
+        teacher.say(f"csv {os.path.join(work, 'answers.csv')}")
+        with open(os.path.join(work, "answers.csv"), encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        check("the answers' CSV names only the student who gave a nickname",
+              sorted(r["nickname"] for r in rows) == ["", "", "Ada"] and
+              [r["answer"] for r in rows if r["nickname"] == "Ada"] == ["1"], f"{rows}")
 
         # The histogram shown on every page; then the reveal with the truth marked.
         status = teacher.status("show")
@@ -181,6 +203,38 @@ def main():
               "refused in words while one in range is kept",
               focused == "class-number" and "7" in refusal and teacher.status("status")["tallies"][0]["answered"] == 1,
               f"focused {focused!r}; refusal {refusal!r}")
+
+        # The teacher imports data: every page fetches it (with the join code) and shows the same data,
+        # its tokens too; a slider over it reaches them without the files fetched again.
+        data = os.path.join(work, "data")
+        os.makedirs(data)
+        for name, seed in (("q", 1), ("k", 2), ("v", 3)):
+            with open(os.path.join(data, f"{name}.npy"), "wb") as f:
+                f.write(npy_bytes(5, 4, seed))
+        with open(os.path.join(data, "tokens.txt"), "w", encoding="utf-8") as f:
+            f.write("the\ncat\n注意\nsat\n.\n")
+        status = teacher.status("view dashboard")
+        status = teacher.status(f"import {data}/q.npy {data}/k.npy {data}/v.npy tokens {data}/tokens.txt")
+        shared = status["shared"]
+        applied(students, status["state"]["seq"], "the teacher's data", timeout=60)
+        seen = [(session_params(d).get("seq_len"), session_params(d).get("d_k"), query(d)) for d in students]
+        check("the teacher's imported data (Q, K, V and tokens) reaches every page",
+              len(shared) == 2 and all(L == "5" and dk == "4" and f"import={shared[0]}" in q and "tokens=" in q
+                                       for L, dk, q in seen), f"shared {shared}; pages {seen}")
+        fetched = [d.execute_script("return performance.getEntriesByType('resource')"
+                                    ".filter(e => e.name.includes('/class/data/')).length;") for d in students]
+        status = teacher.status("set temperature=0.7")
+        applied(students, status["state"]["seq"], "T = 0.7 over the data")
+        refetched = [d.execute_script("return performance.getEntriesByType('resource')"
+                                      ".filter(e => e.name.includes('/class/data/')).length;") for d in students]
+        check("a slider over the data reaches every page without fetching the data again",
+              all("0.7" in query(d) and session_params(d).get("seq_len") == "5" for d in students) and
+              fetched == refetched == [2, 2, 2], f"data fetches {fetched} then {refetched}")
+        status = teacher.status("lesson homework:6")
+        applied(students, status["state"]["seq"], "homework:6")
+        check("a lesson step after the data shows the lesson's own data again",
+              all("import=" not in query(d) and session_params(d).get("seq_len") != "5" for d in students),
+              f"{[query(d) for d in students]}")
 
         # A reload (a phone locked, a page reloaded) rejoins as the same student on the current step.
         status = teacher.status("lesson homework:6")

@@ -354,6 +354,40 @@ TEST(ClassServer, AReconnectWithTheTokenIsTheSameStudentAndReplacesTheOldChannel
   EXPECT_NE(events_of(*server, StudentEvent::Kind::joined, 1).at(0).student, student);
 }
 
+// The teacher's shared files (imported data) go only to a request with the join code, only while
+// shared; a wrong code counts against the address as a join's does.
+TEST(ClassServer, SharedFilesNeedTheJoinCodeAndGoWhenReplaced) {
+  const TestSite site;
+  ServerLimits limits;
+  limits.max_join_failures = 4;
+  auto server = start(options_for(site, limits));
+  ASSERT_TRUE(server);
+  const std::uint16_t port = server->port();
+  std::string bytes(3 << 20, '\0');  // 3 MiB, every byte value
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7919 % 251);
+  server->share({{"class-1.npz", std::make_shared<const std::string>(bytes)}});
+  ASSERT_TRUE(eventually([&] { return http_get(port, "/class/data/class-1.npz?code=K7P2QX").status == 200u; }));
+  const HttpReply got = http_get(port, "/class/data/class-1.npz?lang=zh-CN&code=K7P2QX");
+  EXPECT_EQ(got.status, 200u);
+  EXPECT_TRUE(got.body == bytes) << got.body.size() << " bytes";
+  EXPECT_EQ(got.type, "application/octet-stream");
+  EXPECT_EQ(http_get(port, "/class/data/other.npz?code=K7P2QX").status, 404u);
+  EXPECT_EQ(http_get(port, "/class/data/../index.html?code=K7P2QX").status, 404u);
+  // Replaced: the old name is gone, the new one served.
+  server->share({{"class-2.npz", std::make_shared<const std::string>("second")}});
+  ASSERT_TRUE(eventually([&] { return http_get(port, "/class/data/class-2.npz?code=K7P2QX").body == "second"; }));
+  EXPECT_EQ(http_get(port, "/class/data/class-1.npz?code=K7P2QX").status, 404u);
+  // Without the code, or a wrong one: refused, and after four the address is refused the right one too.
+  for (const std::string target : {"/class/data/class-2.npz", "/class/data/class-2.npz?code=AAAAAA",
+                                   "/class/data/class-2.npz?code=", "/class/data/class-2.npz?xcode=K7P2QX"})
+    EXPECT_EQ(http_get(port, target).status, 403u) << target;
+  EXPECT_EQ(http_get(port, "/class/data/class-2.npz?code=K7P2QX").status, 403u);
+  Student blocked(port);
+  blocked.join();
+  EXPECT_EQ(blocked.read_type("wrong_code").value("t", ""), "wrong_code");
+  EXPECT_EQ(http_get(port, "/").status, 200u) << "the site is still served";
+}
+
 TEST(ClassServer, AWrongCodeIsRefusedAndRepeatedWrongCodesBlockTheAddress) {
   const TestSite site;
   ServerLimits limits;

@@ -38,9 +38,14 @@ async def say(teacher, command):
     return await asyncio.get_running_loop().run_in_executor(None, teacher.say, command)
 
 
+HOSTILE_NICK = '=HYPERLINK("http://x.io","x")'
+
+
 class Student:
     def __init__(self, number):
         self.number = number
+        # One student's nickname is a spreadsheet formula: the CSV must keep it text.
+        self.nick = HOSTILE_NICK if number == 1 else ""
         self.socket = None
         self.token = ""
         self.state = None
@@ -52,7 +57,7 @@ class Student:
     async def join(self, port, code):
         self.socket = await websockets.connect(f"ws://127.0.0.1:{port}/class/ws", max_size=1 << 20,
                                                open_timeout=30, ping_interval=None)
-        await self.socket.send(json.dumps({"t": "join", "code": code, "token": self.token, "nick": ""}))
+        await self.socket.send(json.dumps({"t": "join", "code": code, "token": self.token, "nick": self.nick}))
         welcome = json.loads(await asyncio.wait_for(self.socket.recv(), 30))
         if welcome.get("t") != "welcome":
             fail(f"student {self.number} was not welcomed: {welcome}")
@@ -171,13 +176,17 @@ async def hall(binary, count, site):
                         lambda s: s.state.get("revealed") == "homework:4" and s.state.get("truth") == "3"
                         and [t.get("truth") for t in s.state.get("tallies", [])] == [3, 3])
 
-    # After class: one CSV row per answer kept, no names.
+    # After class: one CSV row per answer kept, a name only where one was given.
     answers = os.path.join(site, "answers.csv")
     await say(teacher, "csv " + answers)
     with open(answers, newline="") as file:
         rows = list(csv.DictReader(file))
-    if len(rows) != 2 * count or {r["step"] for r in rows} != {"homework:4"} or any(r["nickname"] for r in rows):
+    if len(rows) != 2 * count or {r["step"] for r in rows} != {"homework:4"}:
         fail(f"the CSV has {len(rows)} rows for {2 * count} answers")
+    named = [r["nickname"] for r in rows if r["nickname"]]
+    if named != ["'" + HOSTILE_NICK] * 2:
+        fail(f"the CSV's nicknames are {named}: only student 1's, once a vote, after an apostrophe "
+             "(a spreadsheet must not run it)")
     if sorted(r["answer"] for r in rows if r["vote"] == "1") != sorted(str(s.number % 4) for s in students):
         fail("the CSV's first-vote answers are not the ones sent")
 
