@@ -551,7 +551,9 @@ void App::restore_session(const Session& session) {
 
 Result<void> App::save_or_load_session(SessionPopup::Mode mode, const std::string& path, bool overwrite) {
   if (mode == SessionPopup::Mode::save) {
-    const Result<void> saved = save_session(path, current_session(), overwrite);
+    Session session = current_session();
+    if (class_record_) session.class_record = class_record_();
+    const Result<void> saved = save_session(path, session, overwrite);
     if (saved.ok()) report(i18n::format("app.status.saved_session", {path}), false);
     // The file layer refuses an existing file in the command line's words (--overwrite); here the
     // way to replace it is the popup's checkbox, so say that, in the window's language.
@@ -564,6 +566,8 @@ Result<void> App::save_or_load_session(SessionPopup::Mode mode, const std::strin
   if (!loaded) return loaded.error();
   restore_session(*loaded);  // a bad file changes nothing
   report(i18n::format("app.status.loaded_session", {path}), false);
+  // Its class, hosted again after the session is shown (the host reports how that went).
+  if (!loaded->class_record.empty() && class_reopen_) class_reopen_(loaded->class_record);
   return {};
 }
 

@@ -206,6 +206,16 @@ class App {
   // windows are drawn and before the frame ends, with this App: it may draw, edit the model and
   // queue commands, as a panel does.
   void set_frame_hook(std::function<void(App&)> hook) { frame_hook_ = std::move(hook); }
+  // File → Save/Open session's button (panels/file_popups.hpp; the class's headless teacher too):
+  // the file written or restored, reported.
+  Result<void> save_or_load_session(SessionPopup::Mode mode, const std::string& path, bool overwrite);
+  // A hosted class in a session the user saves (File → Save session…: `record` gives its JSON, ""
+  // when none is hosted), and hosted again from one the user opens (`reopen` gets its record). Set
+  // by the class's host (classroom/class_controller.hpp); unset, sessions hold no class.
+  void set_class_session_hooks(std::function<std::string()> record, std::function<void(const std::string&)> reopen) {
+    class_record_ = std::move(record);
+    class_reopen_ = std::move(reopen);
+  }
 
  private:
   void sync_snapshot();
@@ -214,8 +224,6 @@ class App {
   void apply_look();
   void submit();
   bool needs_submit() const;
-  // File → Save/Open session's button (panels/file_popups.hpp): the file written or restored, reported.
-  Result<void> save_or_load_session(SessionPopup::Mode mode, const std::string& path, bool overwrite);
   void log_committed_guess();
   std::optional<double> logged_guess_;  // the committed guess last logged (SMLAB_LOG_TOASTS)
   void draw_import();                   // File → Import, and the running import's progress (app_import.cpp)
@@ -324,6 +332,8 @@ class App {
   std::uint64_t weights_request_ = 0;                                       // weights asked for, to save
   std::string weights_path_;                                                // where to
   std::function<void(App&)> frame_hook_;                                    // set_frame_hook
+  std::function<std::string()> class_record_;                               // set_class_session_hooks
+  std::function<void(const std::string&)> class_reopen_;
 };
 
 }  // namespace smlab::app

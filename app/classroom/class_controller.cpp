@@ -29,11 +29,20 @@ ClassController::~ClassController() = default;
 void ClassController::attach(app::App& app) {
   app.ui().interaction.class_offered = true;
   app.set_frame_hook([this](app::App& frame_app) { frame(frame_app); });
+  app.set_class_session_hooks([this] { return host_ ? host_->record() : std::string(); },
+                              [this, &app](const std::string& record) {
+                                if (Result<void> reopened = reopen(record, app); !reopened) {
+                                  const i18n::Use language(app.language());
+                                  app.report(i18n::format("class.status.not_reopened", {reopened.error().message}),
+                                             true);
+                                }
+                              });
 }
 
 void ClassController::detach(app::App& app) {
   stop(app);
   app.set_frame_hook({});
+  app.set_class_session_hooks({}, {});
   app.ui().interaction.class_offered = false;
 }
 
@@ -46,13 +55,50 @@ Result<void> ClassController::host(const HostAddress& where, app::App& app) {
   request.wake = wake_;
   Result<std::unique_ptr<ClassHost>> started = ClassHost::start(std::move(request));
   if (!started) return started.error();
-  host_ = std::move(*started);
-  Result<QrCode> code = make_qr_code(host_->qr_text());
-  qr_ = code ? std::optional<QrCode>(std::move(*code)) : std::nullopt;
-  app.ui().interaction.class_hosting = true;
+  hosting_started(std::move(*started), app);
   const i18n::Use language(app.language());
   app.report(i18n::format("class.status.hosting", {host_->join_addresses().front(), host_->code()}), false);
   return {};
+}
+
+Result<void> ClassController::reopen(const std::string& record, app::App& app) {
+  const Result<HostAddress> where = ClassHost::record_address(record);
+  if (!where) return where.error();
+  stop(app);
+  HostRequest request;
+  request.address = where->address;
+  request.port = where->port;
+  request.site = site_;
+  request.wake = wake_;
+  Result<std::unique_ptr<ClassHost>> started = ClassHost::reopen(request, record, app.ui().lessons);
+  // Its port taken (another program, a class hosted since): any free one, said in the status line.
+  const bool moved = !started && where->port != 0;
+  if (moved) {
+    request.port = 0;
+    Result<std::unique_ptr<ClassHost>> elsewhere = ClassHost::reopen(request, record, app.ui().lessons);
+    if (!elsewhere) return started.error();
+    started = std::move(elsewhere);
+  }
+  if (!started) return started.error();
+  hosting_started(std::move(*started), app);
+  // A session keeps the lesson step, not its reveal: a question the class saw revealed is revealed
+  // in the App again (the class follows the App's reveal, and would cover it otherwise).
+  app::UiState& ui = app.ui();
+  if (ui.lesson.open && !ui.lesson.revealed && host_->revealed(ui.lesson.open->lesson, ui.lesson.open->step))
+    (void)app::commit_guess(ui, std::nullopt);
+  const i18n::Use language(app.language());
+  std::string line = i18n::format(
+      "class.status.reopened", {host_->join_addresses().front(), host_->code(), std::to_string(host_->answers_kept())});
+  if (moved) line += " " + i18n::format("class.status.port_moved", {std::to_string(where->port)});
+  app.report(std::move(line), false);
+  return {};
+}
+
+void ClassController::hosting_started(std::unique_ptr<ClassHost> host, app::App& app) {
+  host_ = std::move(host);
+  Result<QrCode> code = make_qr_code(host_->qr_text());
+  qr_ = code ? std::optional<QrCode>(std::move(*code)) : std::nullopt;
+  app.ui().interaction.class_hosting = true;
 }
 
 void ClassController::stop(app::App& app) {

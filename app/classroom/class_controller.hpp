@@ -35,11 +35,15 @@ class ClassController {
 
   // Starts hosting at `where` (--class, the dialog's Start); the Error says why not.
   Result<void> host(const HostAddress& where, app::App& app);
+  // Hosts a saved session's class again (File → Open session… of a session saved while hosting):
+  // its code, students and answers, at its address and port, or any free port when that is taken.
+  Result<void> reopen(const std::string& record, app::App& app);
   void stop(app::App& app);
   ClassHost* hosting() { return host_.get(); }
 
  private:
   void frame(app::App& app);
+  void hosting_started(std::unique_ptr<ClassHost> host, app::App& app);
   void draw_dialog(app::App& app);
   void draw_class_window(app::App& app);
   void draw_big_qr();

@@ -32,8 +32,9 @@ struct HostRequest {
   std::uint16_t port = 0;             // 0: any free port
   std::filesystem::path site;         // find_site_dir()
   ServerLimits limits;
-  std::function<void()> wake;  // the window's wake (platform::Window::wake)
-  std::string join_code;       // empty: a new random one
+  std::function<void()> wake;                                         // the window's wake (platform::Window::wake)
+  std::string join_code;                                              // empty: a new random one
+  std::vector<std::pair<std::string, std::uint64_t>> known_students;  // a reopened class's (token, number)
 };
 
 // Where to host, as --class and the dialog give it.
@@ -107,6 +108,19 @@ class ClassHost {
  public:
   // Starts the server (ClassServer::start's errors, e.g. the site missing or the port taken).
   static Result<std::unique_ptr<ClassHost>> start(HostRequest request);
+
+  // The class as a saved session keeps it (a JSON object, the session's "class"): the join code,
+  // the address and port, the students known (their tokens, so their pages rejoin as the same
+  // students), nicknames given, and every question asked with its votes, phase and answers.
+  std::string record() const;
+  // Hosts the class of a saved session's record again, at its address and port (request.port
+  // unless the record has one) with its code, students and answers; a vote left open is open
+  // again. Every field goes through the checks a student's answer does (a question is a lesson's
+  // predict step, an answer within its range or choices); an Error::usage naming the field.
+  static Result<std::unique_ptr<ClassHost>> reopen(HostRequest request, std::string_view record,
+                                                   const app::LessonList& lessons);
+  // Where a record hosts (to try again on any free port when its own is taken).
+  static Result<HostAddress> record_address(std::string_view record);
   ~ClassHost();
   ClassHost(const ClassHost&) = delete;
   ClassHost& operator=(const ClassHost&) = delete;
@@ -124,7 +138,10 @@ class ClassHost {
 
   const Question* question() const { return current_ < questions_.size() ? &questions_[current_] : nullptr; }
   std::size_t students() const;
-  std::size_t answered() const;  // in the vote taken now
+  std::size_t answered() const;      // in the vote taken now
+  std::size_t answers_kept() const;  // in every vote of every question asked
+  // Whether the question of lesson step (`lesson`, `step`), 0-based, was revealed.
+  bool revealed(std::size_t lesson, std::size_t step) const;
   const std::string& code() const { return code_; }
   std::uint16_t port() const;
   // The addresses to show (one, or one per interface when every interface listens), and the one

@@ -188,7 +188,9 @@ class ClassServer::Impl {
     std::function<void()> close;
   };
   std::unordered_map<const void*, Open> open_;
+  // Written on the server's thread under tokens_mutex_ (known_students reads it from the host's).
   std::unordered_map<std::string, std::uint64_t> students_by_token_;
+  mutable std::mutex tokens_mutex_;
   std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> joined_;
   std::uint64_t next_student_ = 1;
   // Versions count publications: the state released to the students is the publication
@@ -679,6 +681,7 @@ bool ClassServer::Impl::on_message(WsSession& session, std::string_view text, st
         return false;
       }
       // Tokens of students gone are forgotten once as many as the class holds are kept.
+      const std::lock_guard lock(tokens_mutex_);
       if (students_by_token_.size() >= 4 * limits().max_students) {
         for (auto it = students_by_token_.begin(); it != students_by_token_.end();)
           it = joined_.contains(it->second) ? std::next(it) : students_by_token_.erase(it);
@@ -782,7 +785,13 @@ Result<std::unique_ptr<ClassServer>> ClassServer::start(ServerOptions options) {
   Result<Site> site = load_site(options.site);
   if (!site) return site.error();
   options.limits.max_connections = std::min(options.limits.max_connections, descriptor_budget());
+  for (const auto& [token, student] : options.known_students)
+    if (!is_token(token) || student == 0) return Error::usage("a known student's token or number is not allowed");
   auto impl = std::make_unique<Impl>(std::move(options), std::move(*site));
+  for (const auto& [token, student] : impl->options_.known_students) {
+    impl->students_by_token_[token] = student;
+    impl->next_student_ = std::max(impl->next_student_, student + 1);
+  }
   const std::string where = impl->options_.address + ":" + std::to_string(impl->options_.port);
   boost::system::error_code error;
   const net::ip::address address = net::ip::make_address(impl->options_.address, error);
@@ -852,6 +861,14 @@ std::vector<StudentEvent> ClassServer::take_events() {
 
 ServerCounts ClassServer::counts() const {
   return {impl_->students_.load(), impl_->connections_.load(), impl_->refused_.load()};
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> ClassServer::known_students() const {
+  const std::lock_guard lock(impl_->tokens_mutex_);
+  std::vector<std::pair<std::string, std::uint64_t>> known(impl_->students_by_token_.begin(),
+                                                           impl_->students_by_token_.end());
+  std::sort(known.begin(), known.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  return known;
 }
 
 std::string ClassServer::failure() const {

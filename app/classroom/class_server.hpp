@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "classroom/protocol.hpp"
@@ -51,6 +52,9 @@ struct ServerOptions {
   std::string join_code;              // is_join_code
   ServerLimits limits;
   std::function<void()> wake;  // called (from the server's thread) when events wait: the window's wake
+  // A class reopened from a session: the students it knew (token, number), so that their pages
+  // rejoin as the same students; new students are numbered after them.
+  std::vector<std::pair<std::string, std::uint64_t>> known_students;
 };
 
 // What a student did, for the host.
@@ -99,6 +103,8 @@ class ClassServer {
   // The students' joins, leaves and answers since the last call, in order.
   std::vector<StudentEvent> take_events();
   ServerCounts counts() const;
+  // Every student the class knows (token, number), joined now or before: what a saved session keeps.
+  std::vector<std::pair<std::string, std::uint64_t>> known_students() const;
   // The server stopped by itself (never expected): why; else empty.
   std::string failure() const;
 

@@ -8,6 +8,8 @@
 //   status             students, answers, the question, its histograms
 //   csv FILE           the answers as CSV        quit
 //   import SPEC… [tokens FILE]   File → Import (the data the students' pages then get)
+//   save FILE / open FILE        File → Save / Open session… (a session saved while hosting keeps
+//                                the class; opening it hosts that class again)
 //   bench N            N frames of a temperature drag, timed as --bench-frames times them
 #include <poll.h>
 #include <unistd.h>
@@ -84,7 +86,9 @@ json status(const classroom::ClassHost& host) {
 }
 
 // Carries out one command; its reply, or an "error".
-json command(const std::string& line, App& app, classroom::ClassHost& host, bool& quit) {
+json command(const std::string& line, App& app, classroom::ClassController& controller, bool& quit) {
+  if (controller.hosting() == nullptr) return {{"error", "no class is hosted"}};
+  classroom::ClassHost& host = *controller.hosting();
   std::istringstream words(line);
   std::string verb, argument;
   words >> verb;
@@ -141,6 +145,11 @@ json command(const std::string& line, App& app, classroom::ClassHost& host, bool
     }
     if (Result<void> imported = app.import_files(specs, tokens); !imported)
       return {{"error", imported.error().message}};
+  } else if (verb == "save" || verb == "open") {
+    const Result<void> done =
+        app.save_or_load_session(verb == "save" ? SessionPopup::Mode::save : SessionPopup::Mode::load, argument, true);
+    if (!done) return {{"error", done.error().message}};
+    if (ui.status_is_error) return {{"error", ui.status}};  // the class not hosted again: why
   } else if (verb == "csv") {
     if (Result<void> written = exporting::write_file_atomically(argument, host.answers_csv(), true); !written)
       return {{"error", written.error().message}};
@@ -159,7 +168,7 @@ Result<void> run_class_driver(const Options& o, AppOptions options) {
   classroom::ClassController controller([] {});  // no window sleeps: the loop below polls
   controller.attach(app);
   if (Result<void> hosted = controller.host(*o.class_address, app); !hosted) return hosted;
-  classroom::ClassHost* host = controller.hosting();
+  const classroom::ClassHost* host = controller.hosting();
   app.frame();
   reply({{"ready", true}, {"address", host->join_addresses().front()}, {"code", host->code()}, {"port", host->port()}});
   using Reader = BackgroundJob<Result<std::string>>;
@@ -174,11 +183,17 @@ Result<void> run_class_driver(const Options& o, AppOptions options) {
     }
     if (!*line) break;  // the end of input
     reader = std::make_unique<Reader>(read_line);
-    json answer = command(**line, app, *host, quit);
+    json answer = command(**line, app, controller, quit);
     if (**line == "reveal") app.wait_for_snapshot();  // the truth is the final picture's
     app.frame();                                      // the state after the command is published in this frame
     app.frame();
-    if (host != nullptr && answer.contains("ok")) answer["status"] = status(*host);
+    // `open` may host another class (a session's): the host is asked for anew.
+    host = controller.hosting();
+    if (host != nullptr && answer.contains("ok")) {
+      answer["status"] = status(*host);
+      answer["status"]["code"] = host->code();
+      answer["status"]["port"] = host->port();
+    }
     reply(answer);
   }
   reader.reset();

@@ -100,6 +100,10 @@ std::string serialize_session(const Session& session) {
     if (!session.import_tokens.empty()) document["import"]["tokens"] = session.import_tokens;
   }
   if (!session.pins.empty()) document["pins"] = pins_to_json(session.pins);
+  if (!session.class_record.empty()) {
+    OrderedJson record = OrderedJson::parse(session.class_record, nullptr, false);
+    if (record.is_object()) document["class"] = std::move(record);
+  }
   return document.dump(2) + "\n";
 }
 
@@ -267,6 +271,13 @@ Result<Session> parse_session(std::string_view json_text, const ImportLoader& lo
   if (document.contains("pins")) {
     // After "params" and "import": a pin starts from the session's Params (its imported data).
     if (Result<void> read = pins_from_json(document["pins"], session.params, session.pins); !read) return read.error();
+  }
+  if (document.contains("class")) {
+    // Kept as it is: reopening the class checks every field (ClassHost::reopen).
+    if (!document["class"].is_object())
+      return failure("session field 'class' must be an object (a class saved while hosting), not " +
+                     type_name(document["class"]));
+    session.class_record = document["class"].dump();
   }
   return session;
 }

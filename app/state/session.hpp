@@ -56,6 +56,10 @@ struct Session {
   Error::Kind import_error_kind = Error::Kind::usage;
   // "pins": [{"name": "A", "params": {…}}, …] (state/pins.hpp): at most max_pins; absent: none.
   std::vector<Pin> pins;
+  // "class": a class hosted when the session was saved (File → Save session…), as its record's JSON
+  // text (classroom/class_host.hpp: ClassHost::record), which reopening it checks field by field;
+  // empty: none. The window's autosave keeps none: a class is hosted again only when asked.
+  std::string class_record;
   friend bool operator==(const Session&, const Session&) = default;
 };
 
@@ -63,13 +67,14 @@ inline constexpr int session_version = 1;
 inline constexpr const char* session_themes[] = {"dark", "light", "projector"};
 inline constexpr const char* session_colormaps[] = {"viridis", "cividis", "magma", "greys"};
 inline constexpr float session_font_scale_min = 1.0f, session_font_scale_max = 3.0f;
-inline constexpr std::size_t session_max_bytes = 1 << 20;  // a session is a few kB; refuse anything huge
-inline constexpr int session_max_depth = 8;                // the format nests 2 deep
-inline constexpr std::size_t session_max_keys = 64;        // keys in one object; "params" has 16
+// A session is a few kB, a class's answers over a course a few MB at most: refuse anything huge.
+inline constexpr std::size_t session_max_bytes = 4 << 20;
+inline constexpr int session_max_depth = 8;          // the format nests 2 deep
+inline constexpr std::size_t session_max_keys = 64;  // keys in one object; "params" has 16
 // The top-level fields a session may hold; any other is an error naming it.
-inline constexpr const char* session_fields[] = {"version", "params",     "view",         "screenshot_dir",
-                                                 "theme",   "font_scale", "colormap",     "lesson",
-                                                 "lang",    "import",     "color_scales", "pins"};
+inline constexpr const char* session_fields[] = {"version",      "params",   "view",   "screenshot_dir", "theme",
+                                                 "font_scale",   "colormap", "lesson", "lang",           "import",
+                                                 "color_scales", "pins",     "class"};
 
 // {"version": 1, "params": {"temperature": "1", ...every key...}, "view": "dashboard",
 //  "screenshot_dir": "..."} with two-space indentation. Unknown fields (session_fields) and unknown

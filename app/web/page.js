@@ -250,8 +250,8 @@ async function smlabSaveSession() {
 function smlabOpenSession() { document.getElementById('session-file').click(); }
 
 async function openSessionFile(file) {
-  if (file.size > (1 << 20)) {  // session_max_bytes: the desktop's limit
-    smlabShowError("softmax-lab: '" + file.name + "' is larger than 1 MB: not a session file");
+  if (file.size > (4 << 20)) {  // session_max_bytes: the desktop's limit
+    smlabShowError("softmax-lab: '" + file.name + "' is larger than 4 MB: not a session file");
     return;
   }
   call('smlab_load_session', 'string', ['string', 'string'], [await file.text(), file.name]);

@@ -2,6 +2,7 @@
 // --list-presets work, and a session saved and loaded comes back exactly, while every kind of bad
 // session file gives one line naming the field and changes nothing.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
 
@@ -172,6 +173,20 @@ TEST(Session, SerialiseThenParseRoundTripsEveryKeyExactly) {
   EXPECT_EQ(smlab::app::serialize_session(*loaded), text);
 }
 
+// A class saved with the session (File → Save session… while hosting) comes back as it was written;
+// its fields are checked when the class is reopened (tests/classroom: ClassRecord).
+TEST(Session, AHostedClassRoundTripsAsItsRecord) {
+  Session original = odd_session();
+  original.class_record = R"({"code":"K7P2QX","port":8080,"questions":[{"answers":[[[1,2,0.5]]]}]})";
+  const std::string text = smlab::app::serialize_session(original);
+  const auto loaded = smlab::app::parse_session(text);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ(nlohmann::json::parse(loaded->class_record), nlohmann::json::parse(original.class_record));
+  EXPECT_EQ(smlab::app::serialize_session(*loaded), text);
+  EXPECT_EQ(smlab::app::serialize_session(odd_session()).find("\"class\""), std::string::npos)
+      << "no class hosted: no field";
+}
+
 TEST(Session, DefaultsRoundTripAndMissingKeysMeanDefaults) {
   const auto defaults = smlab::app::parse_session(smlab::app::serialize_session(Session{}));
   ASSERT_TRUE(defaults) << defaults.error().message;
@@ -227,8 +242,10 @@ TEST(Session, BadFilesGiveOneLineNamingTheFieldAndNoSession) {
       {R"({"version": 1, "view": "nowhere"})", "view"},
       {R"({"version": 1, "view": 3})", "view"},
       {R"({"version": 1, "screenshot_dir": false})", "screenshot_dir"},
+      {R"({"version": 1, "class": [1]})", "class"},
+      {R"({"version": 1, "class": "K7P2QX"})", "class"},
       {std::string(100000, '[') + std::string(100000, ']'), "nests"},
-      {R"({"version": 1, "x": ")" + std::string(smlab::app::session_max_bytes, 'a') + "\"}", "1 MB"},
+      {R"({"version": 1, "x": ")" + std::string(smlab::app::session_max_bytes, 'a') + "\"}", "4 MB"},
   };
   for (const Case& c : cases) {
     const auto loaded = smlab::app::parse_session(c.json);

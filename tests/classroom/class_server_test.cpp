@@ -31,8 +31,11 @@
 #include <thread>
 #include <vector>
 
+#include "classroom/class_host.hpp"
 #include "classroom/class_server.hpp"
 #include "classroom/protocol.hpp"
+#include "lessons/lessons.hpp"
+#include "state/presets.hpp"
 
 namespace smlab::classroom {
 namespace {
@@ -660,6 +663,120 @@ TEST(ClassServer, StopLeavesNoListeningSocketAndClosesEveryChannel) {
 }
 
 // [SECTION] The protocol's own checks
+
+// [SECTION] A class kept in a session
+
+// A hosted class's record round-trips: reopened, it is the same class (code, questions, answers,
+// nicknames) and a student with a known token rejoins as the student they were.
+TEST(ClassRecord, AReopenedClassIsTheSameClassAndItsStudentsRejoinAsThemselves) {
+  const TestSite site;
+  const app::LessonList lessons = app::load_lessons(app::find_assets_dir() / "lessons");
+  const std::string token(32, 'a');
+  const json record = {{"code", code},
+                       {"address", "127.0.0.1"},
+                       {"port", 0},
+                       {"students", json::array({json::array({token, 5}), json::array({std::string(32, 'b'), 9})})},
+                       {"nicknames", {{5, "=Ada"}}},
+                       {"questions",
+                        {{{"position", "homework:4"},
+                          {"vote", 2},
+                          {"phase", "closed"},
+                          {"shown", true},
+                          {"truth", nullptr},
+                          {"answers", {{{5, 1, 2.5}, {9, 3, 4.0}}, {{5, 3, 1.0}}}}}}}};
+  HostRequest request;
+  request.site = site.folder;
+  Result<std::unique_ptr<ClassHost>> reopened = ClassHost::reopen(request, record.dump(), lessons);
+  ASSERT_TRUE(reopened) << reopened.error().message;
+  ClassHost& host = **reopened;
+  EXPECT_EQ(host.code(), code);
+  EXPECT_EQ(host.answers_kept(), 3u);
+  const std::string question = "\"How many NaN weights does the naive softmax of 1000, 1001, 1002 give in fp64?\"";
+  EXPECT_EQ(host.answers_csv(),
+            "step,question,vote,answer,seconds_to_answer,nickname\n"
+            "homework:4," +
+                question +
+                ",1,1,2.5,'=Ada\n"
+                "homework:4," +
+                question +
+                ",1,3,4.0,\n"
+                "homework:4," +
+                question + ",2,3,1.0,'=Ada\n");
+  const json again = json::parse(host.record());
+  EXPECT_EQ(again["questions"], record["questions"]);
+  EXPECT_EQ(again["nicknames"], record["nicknames"]);
+  EXPECT_EQ(again["students"], record["students"]);
+  // A known token rejoins as student 5, whose answers these are; a new student is numbered after 9.
+  Student returning(host.port());
+  returning.join(token);
+  EXPECT_EQ(returning.read_type("welcome").value("token", ""), token);
+  ASSERT_TRUE(eventually([&] { return host.students() == 1; }));
+}
+
+// Every field of a record goes through the checks a student's answer does: a crafted session cannot
+// host a class with answers no student could give, or a code no page could type.
+TEST(ClassRecord, EveryBadFieldIsRefusedWithOneLineNamingIt) {
+  const TestSite site;
+  const app::LessonList lessons = app::load_lessons(app::find_assets_dir() / "lessons");
+  const json good = {
+      {"code", code},
+      {"address", "127.0.0.1"},
+      {"port", 0},
+      {"students", json::array({json::array({std::string(32, 'a'), 1})})},
+      {"questions", {{{"position", "homework:4"}, {"vote", 1}, {"phase", "open"}, {"answers", {{{1, 2, 0.5}}}}}}}};
+  HostRequest request;
+  request.site = site.folder;
+  ASSERT_TRUE(ClassHost::reopen(request, good.dump(), lessons));
+  const auto with = [&](const std::function<void(json&)>& change) {
+    json bad = good;
+    change(bad);
+    return bad.dump();
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[1, 2]", "not an object"},
+      {"{\"code\": \"K7P2QX\"", "not valid JSON"},
+      {with([](json& r) { r["code"] = "K7P2Q0"; }), "'code'"},
+      {with([](json& r) { r["extra"] = 1; }), "'extra'"},
+      {with([](json& r) { r["students"][0][0] = "not hex"; }), "'students[0]'"},
+      {with([](json& r) {
+         r["students"].push_back(json::array({std::string(32, 'a'), 2}));
+       }),
+       "each token and each number once"},
+      {with([](json& r) {
+         r["nicknames"] = {{1, "tab\there"}};
+       }),
+       "'nicknames[0]'"},
+      {with([](json& r) {
+         r["nicknames"] = {{7, "Ada"}};
+       }),
+       "'nicknames[0]'"},
+      {with([](json& r) { r["questions"][0]["position"] = "why-softmax:1"; }), "asks a question"},
+      {with([](json& r) { r["questions"][0]["position"] = "no-such-lesson:1"; }), "no-such-lesson"},
+      {with([](json& r) { r["questions"].push_back(r["questions"][0]); }), "each step once"},
+      {with([](json& r) { r["questions"][0]["vote"] = 3; }), "'questions[0].vote'"},
+      {with([](json& r) { r["questions"][0]["phase"] = "hidden"; }), "'questions[0].phase'"},
+      {with([](json& r) { r["questions"][0]["answers"] = json::array(); }), "'questions[0].answers'"},
+      {with([](json& r) { r["questions"][0]["answers"][0][0][1] = 7; }), "within the question's range or choices"},
+      {with([](json& r) { r["questions"][0]["answers"][0][0][0] = 2; }), "known student"},
+      {with([](json& r) { r["questions"][0]["answers"][0][0][2] = -1; }), "seconds >= 0"},
+      {with([](json& r) {
+         r["questions"][0]["answers"][0].push_back({1, 1, 0.1});
+       }),
+       "once a vote"},
+      {with([](json& r) { r["questions"][0]["truth"] = "3"; }), "'questions[0].truth'"},
+      {with([](json& r) { r["questions"][0]["unknown"] = 1; }), "'questions[0].unknown'"},
+      {with([](json& r) { r["questions"] = json::array({1}); }), "'questions[0]'"},
+  };
+  for (const auto& [text, phrase] : cases) {
+    const Result<std::unique_ptr<ClassHost>> refused = ClassHost::reopen(request, text, lessons);
+    ASSERT_FALSE(refused) << text;
+    EXPECT_EQ(refused.error().kind, Error::Kind::usage) << text;
+    EXPECT_EQ(refused.error().message.find('\n'), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find(phrase), std::string::npos) << refused.error().message << "\n" << text;
+  }
+  EXPECT_FALSE(ClassHost::record_address(with([](json& r) { r["port"] = 70000; })));
+  EXPECT_FALSE(ClassHost::record_address(with([](json& r) { r["address"] = "example.com"; })));
+}
 
 TEST(ClassProtocol, JoinCodesAndTokensAreRandomAndWellFormed) {
   const std::string first = make_join_code(), second = make_join_code();

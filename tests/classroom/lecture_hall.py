@@ -3,7 +3,9 @@
 students (python3-websockets). It counts, not times: every state change the teacher makes reaches
 every student, a whole hall's answers sent at once are all counted in the teacher's histogram, the
 second vote and the reveal reach every page with the truth marked, a reconnect is the same student,
-the answers' CSV has one row per answer, and after quit nothing listens on the port.
+the answers' CSV has one row per answer, and after quit nothing listens on the port. The class
+saved in a session and opened in a new teacher's app is the same class: its code, port, histograms
+and answers, and each student who reconnects is the student they were.
 
 Usage: lecture_hall.py SOFTMAX_LAB [STUDENTS]   (exit 77: python3-websockets is missing)
 """
@@ -190,6 +192,42 @@ async def hall(binary, count, site):
     if sorted(r["answer"] for r in rows if r["vote"] == "1") != sorted(str(s.number % 4) for s in students):
         fail("the CSV's first-vote answers are not the ones sent")
 
+    # The class kept in a session: saved, the teacher's app closed, then the session opened in a new
+    # one, which hosts that class again: its code and port, its answers and histograms, and every
+    # student who reconnects with their token is the same student (their own answer comes back).
+    session = os.path.join(site, "class-session.json")
+    await say(teacher, "save " + session)
+    before = (await say(teacher, "status"))["status"]
+    await quit_teacher(teacher, students)
+    second = Teacher(binary, site, os.path.join(site, "home-2"))
+    again = (await say(second, "open " + session))["status"]
+    if (again["code"], again["port"]) != (teacher.code, teacher.port):
+        fail(f"the reopened class is at port {again['port']} with code {again['code']}, "
+             f"not {teacher.port} and {teacher.code}")
+    if (again["question"], again["vote"], again["phase"], again["tallies"]) != \
+            (before["question"], before["vote"], before["phase"], before["tallies"]):
+        fail(f"the reopened class's question is {again['question']} vote {again['vote']} {again['phase']} "
+             f"{[t['counts'] for t in again['tallies']]}; it was {before['question']} vote {before['vote']} "
+             f"{before['phase']} {[t['counts'] for t in before['tallies']]}")
+    for s in students:
+        s.kept.clear()
+        s.seq = 0  # a new teacher's app counts its states from 1
+    await asyncio.gather(*(s.join(teacher.port, teacher.code) for s in students))
+    await everyone_sees(students, "their own second answer after the class reopened",
+                        lambda s: s.kept.get(2) == "homework:4:3")
+    await say(second, "csv " + answers)
+    with open(answers, newline="") as file:
+        reopened_rows = list(csv.DictReader(file))
+    if (await say(second, "status"))["status"]["students"] != count or reopened_rows != rows:
+        fail(f"after reopening, {len(reopened_rows)} answers in the CSV (were {len(rows)}): the reconnected "
+             "students are not the students they were")
+    await quit_teacher(second, students)
+    print(f"lecture_hall: PASS: {count} students, {len(rows)} answers, every change reached every student; "
+          "the class saved in a session and reopened with its students and answers")
+
+
+async def quit_teacher(teacher, students):
+    """Quits the teacher's app: it exits cleanly, every student's channel ends and the port is free."""
     await say(teacher, "quit")
     teacher.process.wait(timeout=60)
     if teacher.process.returncode != 0:
@@ -199,7 +237,6 @@ async def hall(binary, count, site):
     if probe.connect_ex(("127.0.0.1", teacher.port)) == 0:
         fail(f"port {teacher.port} still listens after the teacher quit")
     probe.close()
-    print(f"lecture_hall: PASS: {count} students, {len(rows)} answers, every change reached every student")
 
 
 def main():
