@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "classroom/site_build.hpp"
 #include "i18n/i18n.hpp"
 #include "lesson_player/lesson_player.hpp"
 
@@ -46,7 +47,27 @@ void ClassController::detach(app::App& app) {
   app.ui().interaction.class_offered = false;
 }
 
+Result<bool> ClassController::build_site_first(std::function<void(app::App&)> then) {
+  std::error_code error;
+  if (std::filesystem::is_regular_file(site_ / "index.html", error)) return false;
+  Result<SiteBuildPlan> plan = site_build_plan(site_);
+  if (!plan) return plan.error();
+  after_site_ = std::move(then);
+  site_job_ = std::make_unique<app::BackgroundJob<Result<void>>>(
+      [plan = std::move(*plan)](const Progress& progress) { return build_site(plan, progress); }, wake_);
+  return true;
+}
+
 Result<void> ClassController::host(const HostAddress& where, app::App& app) {
+  // A source checkout where `make web` never ran: the app builds the student site, then hosts.
+  if (const Result<bool> building = build_site_first([this, where](app::App& built) {
+        if (Result<void> hosted = host(where, built); !hosted) {
+          const i18n::Use language(built.language());
+          built.report(i18n::format("class.status.failed", {hosted.error().message}), true);
+        }
+      });
+      !building || *building)
+    return building ? Result<void>() : Result<void>(building.error());
   stop(app);
   HostRequest request;
   request.address = where.address;
@@ -64,6 +85,14 @@ Result<void> ClassController::host(const HostAddress& where, app::App& app) {
 Result<void> ClassController::reopen(const std::string& record, app::App& app) {
   const Result<HostAddress> where = ClassHost::record_address(record);
   if (!where) return where.error();
+  if (const Result<bool> building = build_site_first([this, record](app::App& built) {
+        if (Result<void> reopened = reopen(record, built); !reopened) {
+          const i18n::Use language(built.language());
+          built.report(i18n::format("class.status.not_reopened", {reopened.error().message}), true);
+        }
+      });
+      !building || *building)
+    return building ? Result<void>() : Result<void>(building.error());
   stop(app);
   HostRequest request;
   request.address = where->address;
@@ -113,6 +142,20 @@ void ClassController::stop(app::App& app) {
 
 void ClassController::frame(app::App& app) {
   app::UiState& ui = app.ui();
+  if (site_job_) {
+    if (std::optional<Result<void>> built = site_job_->take_result()) {
+      site_job_.reset();
+      std::function<void(app::App&)> then = std::exchange(after_site_, {});
+      if (*built) {
+        then(app);
+      } else {
+        const i18n::Use language(app.language());
+        app.report(i18n::format("class.status.failed", {built->error().message}), true);
+      }
+    } else {
+      draw_site_build(app);
+    }
+  }
   if (ui.interaction.commands.take(app::Command::host_class)) {
     if (host_)
       stop(app);
@@ -193,14 +236,44 @@ void ClassController::draw_dialog(app::App& app) {
   ImGui::EndPopup();
 }
 
+// The site's build, in the corner the class window takes: what it does, how far, and Cancel.
+void ClassController::draw_site_build(app::App& app) {
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  const float margin = 12.0f * app.ui().ui_scale;
+  ImGui::SetNextWindowPos(
+      ImVec2(viewport->WorkPos.x + viewport->WorkSize.x - margin, viewport->WorkPos.y + viewport->WorkSize.y - margin),
+      ImGuiCond_Always, ImVec2(1.0f, 1.0f));
+  const std::string title = std::string(i18n::tr("class.build.title")) + "###class-site-build";
+  if (!ImGui::Begin(title.c_str(), nullptr,
+                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse)) {
+    ImGui::End();
+    return;
+  }
+  const app::JobProgress progress = site_job_->progress();
+  const float width = 24.0f * ImGui::GetFontSize();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  ImGui::TextUnformatted(i18n::tr("class.build.text"));
+  ImGui::PopTextWrapPos();
+  char percent[16];
+  std::snprintf(percent, sizeof percent, "%.0f %%", 100.0 * progress.fraction);
+  ImGui::ProgressBar(static_cast<float>(progress.fraction), ImVec2(width, 0.0f), percent);
+  if (site_job_->cancel_requested()) {
+    ImGui::TextUnformatted(i18n::tr("class.build.cancelling"));
+  } else if (ImGui::Button(i18n::label("class.build.cancel", "class-build-cancel").c_str())) {
+    site_job_->cancel();
+  }
+  ImGui::End();
+}
+
 // [SECTION] Histograms and the QR code
 
 namespace {
 
-// "1.4 MB": a size for the class window (decimal megabytes, as the page's sizes are).
-std::string megabytes(std::uint64_t bytes) {
+// "35.2 kB", "1.4 MB": a size for the class window, as the page writes sizes (page.js sizeText).
+std::string size_text(std::uint64_t bytes) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  const double value = static_cast<double>(bytes);
+  std::snprintf(text, sizeof text, value < 1e6 ? "%.1f kB" : "%.1f MB", value < 1e6 ? value / 1e3 : value / 1e6);
   return text;
 }
 
@@ -328,9 +401,9 @@ void ClassController::draw_class_window(app::App& app) {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + text_width);
     ImGui::TextUnformatted(data.withheld_bytes > 0
                                ? i18n::format("class.window.data_withheld",
-                                              {megabytes(data.withheld_bytes), megabytes(max_shared_data_bytes)})
+                                              {size_text(data.withheld_bytes), size_text(max_shared_data_bytes)})
                                      .c_str()
-                               : i18n::format("class.window.data_shared", {megabytes(data.bytes)}).c_str());
+                               : i18n::format("class.window.data_shared", {size_text(data.bytes)}).c_str());
     ImGui::PopTextWrapPos();
     ImGui::Separator();
   }

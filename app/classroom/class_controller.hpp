@@ -15,6 +15,7 @@
 #include "app.hpp"
 #include "classroom/class_host.hpp"
 #include "classroom/qr_code.hpp"
+#include "state/background_job.hpp"
 
 namespace smlab::classroom {
 
@@ -44,6 +45,10 @@ class ClassController {
  private:
   void frame(app::App& app);
   void hosting_started(std::unique_ptr<ClassHost> host, app::App& app);
+  // The student site missing from a source checkout: built first (site_build.hpp), then `then`
+  // hosts. False when it is there already.
+  Result<bool> build_site_first(std::function<void(app::App&)> then);
+  void draw_site_build(app::App& app);
   void draw_dialog(app::App& app);
   void draw_class_window(app::App& app);
   void draw_big_qr();
@@ -57,6 +62,8 @@ class ClassController {
   int port_ = 8080;
   std::string dialog_error_;
   bool big_qr_ = false;
+  std::unique_ptr<app::BackgroundJob<Result<void>>> site_job_;  // the student site's build, while it runs
+  std::function<void(app::App&)> after_site_;                   // what hosts once it is built
 };
 
 }  // namespace smlab::classroom

@@ -28,9 +28,12 @@ Result<void> run_window(const Options& o, AppOptions options) {
     controller.attach(app);
     if (!o.class_address) return {};
     if (Result<void> hosted = controller.host(*o.class_address, app); !hosted) return hosted;
-    const classroom::ClassHost& host = *controller.hosting();
-    std::fprintf(stderr, "softmax-lab: hosting a class at %s (code %s)\n", host.join_addresses().front().c_str(),
-                 host.code().c_str());
+    if (const classroom::ClassHost* host = controller.hosting(); host != nullptr)
+      std::fprintf(stderr, "softmax-lab: hosting a class at %s (code %s)\n", host->join_addresses().front().c_str(),
+                   host->code().c_str());
+    else  // a source checkout without `make web`: the window builds the site, then hosts
+      std::fprintf(stderr, "softmax-lab: building the student site first (%s); the class is hosted when it is done\n",
+                   classroom::find_site_dir().string().c_str());
     return {};
   };
   window_run.detach = [&](App& app) { controller.detach(app); };

@@ -27,6 +27,9 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <iterator>
+#include <stop_token>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +37,7 @@
 #include "classroom/class_host.hpp"
 #include "classroom/class_server.hpp"
 #include "classroom/protocol.hpp"
+#include "classroom/site_build.hpp"
 #include "lessons/lessons.hpp"
 #include "state/presets.hpp"
 
@@ -776,6 +780,95 @@ TEST(ClassRecord, EveryBadFieldIsRefusedWithOneLineNamingIt) {
   }
   EXPECT_FALSE(ClassHost::record_address(with([](json& r) { r["port"] = 70000; })));
   EXPECT_FALSE(ClassHost::record_address(with([](json& r) { r["address"] = "example.com"; })));
+}
+
+// [SECTION] The student site built by the app
+
+struct Fractions : ProgressSink {
+  std::vector<double> seen;
+  void update(double fraction, std::string_view) noexcept override { seen.push_back(fraction); }
+};
+
+SiteBuildPlan fake_plan(const TestSite& work, const std::string& script) {
+  SiteBuildPlan plan;
+  plan.commands = {{"/bin/sh", "-c", script}};
+  plan.environment = {"SMLAB_FAKE_BUILD=yes"};
+  plan.site = work.folder / "built-site";
+  plan.log = work.folder / "logs" / "build.log";
+  return plan;
+}
+
+// The build's "[ NN%]" lines are its progress; its environment is the plan's on top of ours; its
+// output is kept in the log; it succeeds when the site's index.html is there.
+TEST(SiteBuild, ReportsTheBuildsPercentagesAndSucceedsWhenTheSiteIsThere) {
+  const TestSite work;
+  const SiteBuildPlan plan =
+      fake_plan(work,
+                "[ \"$SMLAB_FAKE_BUILD\" = yes ] || exit 9; echo '[ 10%] Building a'; echo '[ 55%] Building b' >&2; "
+                "mkdir -p \"" +
+                    (work.folder / "built-site").string() + "\" && echo '<html>' > \"" +
+                    (work.folder / "built-site" / "index.html").string() + "\"; echo '[100%] Built target site'");
+  Fractions fractions;
+  const Result<void> built = build_site(plan, Progress(std::stop_token(), &fractions));
+  ASSERT_TRUE(built) << built.error().message;
+  EXPECT_EQ(fractions.seen, (std::vector<double>{0.10, 0.55, 1.0}));
+  std::ifstream log(plan.log);
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("[ 55%] Building b"), std::string::npos) << text;
+}
+
+TEST(SiteBuild, AFailureSaysWhichCommandHowAndItsLastLine) {
+  const TestSite work;
+  const Result<void> failed =
+      build_site(fake_plan(work, "echo '[ 20%] Building a'; echo 'error: emcc broke' >&2; exit 3"), Progress());
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find("exited with 3: error: emcc broke"), std::string::npos)
+      << failed.error().message;
+  EXPECT_NE(failed.error().message.find("build.log"), std::string::npos) << failed.error().message;
+  const Result<void> nothing = build_site(fake_plan(work, "echo '[100%] done'"), Progress());
+  ASSERT_FALSE(nothing);
+  EXPECT_NE(nothing.error().message.find("made no"), std::string::npos) << nothing.error().message;
+  const Result<void> missing = build_site(
+      [&] {
+        SiteBuildPlan plan = fake_plan(work, "");
+        plan.commands = {{"/no/such/emcmake"}};
+        return plan;
+      }(),
+      Progress());
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("/no/such/emcmake"), std::string::npos) << missing.error().message;
+}
+
+// Whether `pid` is gone (or a zombie waiting for its new parent to reap it).
+bool gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const std::size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+// Cancel ends the whole build: the command and what it started (make's compilers), within seconds.
+TEST(SiteBuild, CancelEndsTheCommandAndEveryProcessItStarted) {
+  const TestSite work;
+  const std::filesystem::path pids = work.folder / "pids";
+  const SiteBuildPlan plan = fake_plan(work, "sleep 300 & echo $! > \"" + pids.string() + ".tmp\"; mv \"" +
+                                                 pids.string() + ".tmp\" \"" + pids.string() + "\"; sleep 300");
+  std::stop_source stop;
+  std::optional<Result<void>> outcome;
+  std::thread builder([&] { outcome.emplace(build_site(plan, Progress(stop.get_token(), nullptr))); });
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(pids); }));
+  pid_t child = 0;
+  std::ifstream(pids) >> child;
+  ASSERT_GT(child, 0);
+  const auto asked = std::chrono::steady_clock::now();
+  stop.request_stop();
+  builder.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 5s) << "Cancel waited for the build";
+  ASSERT_TRUE(outcome.has_value());
+  ASSERT_FALSE(*outcome);
+  EXPECT_NE(outcome->error().message.find("cancelled"), std::string::npos) << outcome->error().message;
+  EXPECT_TRUE(eventually([&] { return gone(child); })) << "the build's own child " << child << " still runs";
 }
 
 TEST(ClassProtocol, JoinCodesAndTokensAreRandomAndWellFormed) {
