@@ -7,6 +7,7 @@
 //   [SECTION] Following the teacher's lesson
 //   [SECTION] The state the students are sent
 //   [SECTION] Answers as CSV
+//   [SECTION] A class kept in a session
 #include "classroom/class_host.hpp"
 
 #include <arpa/inet.h>
@@ -178,215 +179,6 @@ Result<std::unique_ptr<ClassHost>> ClassHost::start(HostRequest request) {
   host->server_ = std::move(*server);
   host->bound_address_ = request.address;
   return host;
-}
-
-// [SECTION] A class kept in a session
-
-namespace {
-
-const char* phase_name(Phase phase) {
-  return phase == Phase::open ? "open" : phase == Phase::closed ? "closed" : "revealed";
-}
-
-std::optional<Phase> phase_from(std::string_view name) {
-  if (name == "open") return Phase::open;
-  if (name == "closed") return Phase::closed;
-  if (name == "revealed") return Phase::revealed;
-  return std::nullopt;
-}
-
-// The record's limits: a class of max_students over a long course, with room to spare.
-inline constexpr std::size_t record_max_bytes = 4u << 20;
-inline constexpr std::size_t record_max_questions = 500;
-inline constexpr std::size_t record_max_students = 4000;
-
-}  // namespace
-
-std::string ClassHost::record() const {
-  json students = json::array();
-  for (const auto& [token, student] : server_->known_students()) students.push_back(json::array({token, student}));
-  json nicknames = json::array();
-  for (const auto& [student, nickname] : nicknames_) nicknames.push_back(json::array({student, nickname}));
-  json questions = json::array();
-  for (const Question& asked : questions_) {
-    json votes = json::array();
-    for (int vote = 1; vote <= asked.vote; ++vote) {
-      json answers = json::array();
-      for (const auto& [student, answer] : asked.answers[static_cast<std::size_t>(vote - 1)])
-        answers.push_back(json::array({student, answer.value, answer.seconds}));
-      votes.push_back(std::move(answers));
-    }
-    questions.push_back({{"position", asked.position},
-                         {"vote", asked.vote},
-                         {"phase", phase_name(asked.phase)},
-                         {"shown", asked.shown},
-                         {"truth", asked.truth ? json(*asked.truth) : json(nullptr)},
-                         {"answers", std::move(votes)}});
-  }
-  return json{{"code", code_},        {"address", bound_address_}, {"port", port()},
-              {"students", students}, {"nicknames", nicknames},    {"questions", questions}}
-      .dump();
-}
-
-namespace {
-
-Result<json> parse_record(std::string_view record) {
-  Result<json> parsed = app::parse_json<json>(record, "the session's class", {record_max_bytes, 8, 16});
-  if (!parsed) return parsed.error();
-  if (!parsed->is_object()) return Error::usage("the session's class is not an object: allowed {\"code\": …, …}");
-  for (const auto& [key, value] : parsed->items())
-    if (key != "code" && key != "address" && key != "port" && key != "students" && key != "nicknames" &&
-        key != "questions")
-      return Error::usage("the session's class has a field '" + app::shown_text(key, 40) +
-                          "': allowed code, address, port, students, nicknames, questions");
-  return parsed;
-}
-
-}  // namespace
-
-Result<HostAddress> ClassHost::record_address(std::string_view record) {
-  const Result<json> parsed = parse_record(record);
-  if (!parsed) return parsed.error();
-  const json& r = *parsed;
-  if (!r.contains("address") || !r["address"].is_string() || !r.contains("port") || !r["port"].is_number_unsigned() ||
-      r["port"].get<std::uint64_t>() > 65535)
-    return Error::usage("the session's class has no usable address and port: allowed an IPv4 address and 0 to 65535");
-  Result<HostAddress> where =
-      parse_host_address(r["address"].get<std::string>() + ":" + std::to_string(r["port"].get<std::uint64_t>()));
-  if (!where) return Error::usage("the session's class: " + where.error().message);
-  return where;
-}
-
-Result<std::unique_ptr<ClassHost>> ClassHost::reopen(HostRequest request, std::string_view record,
-                                                     const app::LessonList& lessons) {
-  const Result<json> parsed = parse_record(record);
-  if (!parsed) return parsed.error();
-  const json& r = *parsed;
-  const auto refuse = [](const std::string& field, const std::string& allowed) {
-    return Error::usage("the session's class: '" + field + "' is not allowed: " + allowed);
-  };
-  if (!r.contains("code") || !r["code"].is_string() || !is_join_code(r["code"].get<std::string>()))
-    return refuse("code", "6 of " + std::string(join_code_alphabet));
-  request.join_code = r["code"].get<std::string>();
-  // The students: each token once, each number once.
-  std::vector<std::pair<std::string, std::uint64_t>> known;
-  std::map<std::uint64_t, bool> numbers;
-  if (r.contains("students")) {
-    const json& list = r["students"];
-    if (!list.is_array() || list.size() > record_max_students)
-      return refuse("students", "a list of at most " + std::to_string(record_max_students) + " [token, number]");
-    std::map<std::string, bool> tokens;
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const json& one = list[i];
-      const std::string field = "students[" + std::to_string(i) + "]";
-      if (!one.is_array() || one.size() != 2 || !one[0].is_string() || !is_token(one[0].get<std::string>()) ||
-          !one[1].is_number_unsigned() || one[1].get<std::uint64_t>() == 0 ||
-          one[1].get<std::uint64_t>() > record_max_students * 16)
-        return refuse(field, "[a token of 32 hex digits, a student number from 1]");
-      if (tokens[one[0].get<std::string>()] || numbers[one[1].get<std::uint64_t>()])
-        return refuse(field, "each token and each number once");
-      tokens[one[0].get<std::string>()] = numbers[one[1].get<std::uint64_t>()] = true;
-      known.emplace_back(one[0].get<std::string>(), one[1].get<std::uint64_t>());
-    }
-  }
-  const auto known_student = [&](const json& value) {
-    return value.is_number_unsigned() && numbers.contains(value.get<std::uint64_t>());
-  };
-  std::map<std::uint64_t, std::string> nicknames;
-  if (r.contains("nicknames")) {
-    const json& list = r["nicknames"];
-    if (!list.is_array() || list.size() > record_max_students)
-      return refuse("nicknames", "a list of [student number, nickname]");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const json& one = list[i];
-      if (!one.is_array() || one.size() != 2 || !known_student(one[0]) || !one[1].is_string() ||
-          one[1].get<std::string>().empty() || !check_nickname(one[1].get<std::string>()))
-        return refuse("nicknames[" + std::to_string(i) + "]",
-                      "[a known student's number, a nickname of printable text up to " +
-                          std::to_string(max_nickname_bytes) + " bytes]");
-      nicknames[one[0].get<std::uint64_t>()] = one[1].get<std::string>();
-    }
-  }
-  // The questions: each a lesson's predict step (the address's lesson= lookup), once; each answer
-  // a known student's, within the step's range or choices (as a student's answer is checked).
-  std::vector<Question> questions;
-  if (r.contains("questions")) {
-    const json& list = r["questions"];
-    if (!list.is_array() || list.size() > record_max_questions)
-      return refuse("questions", "a list of at most " + std::to_string(record_max_questions) + " questions");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const json& one = list[i];
-      const std::string field = "questions[" + std::to_string(i) + "]";
-      if (!one.is_object()) return refuse(field, "an object");
-      for (const auto& [key, value] : one.items())
-        if (key != "position" && key != "vote" && key != "phase" && key != "shown" && key != "truth" &&
-            key != "answers")
-          return refuse(field + "." + app::shown_text(key, 40), "position, vote, phase, shown, truth, answers");
-      if (!one.contains("position") || !one["position"].is_string())
-        return refuse(field + ".position", "a lesson step, NAME:STEP");
-      const std::string position = one["position"].get<std::string>();
-      const app::LessonLookup step = app::lookup_lesson(lessons, position);
-      if (!step) return Error::usage("the session's class: '" + field + ".position': " + step.error().message);
-      const app::LessonStep& lesson_step = lessons.lessons[step->lesson].steps[step->step];
-      if (!lesson_step.predict) return refuse(field + ".position", "a step that asks a question");
-      Question asked;
-      asked.lesson = step->lesson;
-      asked.step = step->step;
-      asked.position = lessons.lessons[step->lesson].name + ":" + std::to_string(step->step + 1);
-      asked.predict = *lesson_step.predict;
-      for (const Question& before : questions)
-        if (before.position == asked.position) return refuse(field + ".position", "each step once");
-      if (!one.contains("vote") || !one["vote"].is_number_integer() || one["vote"].get<int>() < 1 ||
-          one["vote"].get<int>() > 2)
-        return refuse(field + ".vote", "1 or 2");
-      asked.vote = one["vote"].get<int>();
-      const auto phase = one.contains("phase") && one["phase"].is_string() ? phase_from(one["phase"].get<std::string>())
-                                                                           : std::nullopt;
-      if (!phase) return refuse(field + ".phase", "open, closed or revealed");
-      asked.phase = *phase;
-      if (one.contains("shown") && !one["shown"].is_boolean()) return refuse(field + ".shown", "true or false");
-      asked.shown = one.value("shown", false);
-      const auto guess_allowed = [&](double value) {
-        const app::LessonLookup checked = app::lookup_lesson(lessons, asked.position + ":" + app::predict_guess(value));
-        return checked && checked->guess.has_value();
-      };
-      if (one.contains("truth") && !one["truth"].is_null()) {
-        if (!one["truth"].is_number() || !std::isfinite(one["truth"].get<double>()))
-          return refuse(field + ".truth", "a number or null");
-        asked.truth = one["truth"].get<double>();
-        asked.truth_text = app::predict_answer(asked.predict, *asked.truth);
-      }
-      if (!one.contains("answers") || !one["answers"].is_array() ||
-          one["answers"].size() != static_cast<std::size_t>(asked.vote))
-        return refuse(field + ".answers", "one list of answers per vote taken");
-      for (std::size_t vote = 0; vote < one["answers"].size(); ++vote) {
-        const json& answers = one["answers"][vote];
-        if (!answers.is_array() || answers.size() > record_max_students)
-          return refuse(field + ".answers[" + std::to_string(vote) + "]", "a list of [student, answer, seconds]");
-        for (std::size_t k = 0; k < answers.size(); ++k) {
-          const json& a = answers[k];
-          const std::string at = field + ".answers[" + std::to_string(vote) + "][" + std::to_string(k) + "]";
-          if (!a.is_array() || a.size() != 3 || !known_student(a[0]) || !a[1].is_number() || !a[2].is_number() ||
-              !std::isfinite(a[2].get<double>()) || a[2].get<double>() < 0.0 ||
-              asked.answers[vote].contains(a[0].get<std::uint64_t>()))
-            return refuse(at, "[a known student's number (once a vote), the answer, seconds >= 0]");
-          const double value = a[1].get<double>();
-          if (!std::isfinite(value) || !guess_allowed(value))
-            return refuse(at, "an answer within the question's range or choices");
-          asked.answers[vote][a[0].get<std::uint64_t>()] = {value, a[2].get<double>()};
-        }
-      }
-      // A vote open again is open from now: its seconds to answer count from the reopening.
-      asked.opened[0] = asked.opened[1] = Clock::now();
-      questions.push_back(std::move(asked));
-    }
-  }
-  request.known_students = std::move(known);
-  Result<std::unique_ptr<ClassHost>> started = start(std::move(request));
-  if (!started) return started.error();
-  (*started)->questions_ = std::move(questions);
-  (*started)->nicknames_ = std::move(nicknames);
-  return started;
 }
 
 ClassHost::~ClassHost() {
@@ -660,6 +452,215 @@ Result<std::filesystem::path> ClassHost::save_answers(const std::filesystem::pat
   const std::string csv = answers_csv();
   return exporting::save_new_file(std::span(reinterpret_cast<const std::uint8_t*>(csv.data()), csv.size()), folder,
                                   "-class-answers.csv", std::chrono::system_clock::now());
+}
+
+// [SECTION] A class kept in a session
+
+namespace {
+
+const char* phase_name(Phase phase) {
+  return phase == Phase::open ? "open" : phase == Phase::closed ? "closed" : "revealed";
+}
+
+std::optional<Phase> phase_from(std::string_view name) {
+  if (name == "open") return Phase::open;
+  if (name == "closed") return Phase::closed;
+  if (name == "revealed") return Phase::revealed;
+  return std::nullopt;
+}
+
+// The record's limits: a class of max_students over a long course, with room to spare.
+inline constexpr std::size_t record_max_bytes = 4u << 20;
+inline constexpr std::size_t record_max_questions = 500;
+inline constexpr std::size_t record_max_students = 4000;
+
+}  // namespace
+
+std::string ClassHost::record() const {
+  json students = json::array();
+  for (const auto& [token, student] : server_->known_students()) students.push_back(json::array({token, student}));
+  json nicknames = json::array();
+  for (const auto& [student, nickname] : nicknames_) nicknames.push_back(json::array({student, nickname}));
+  json questions = json::array();
+  for (const Question& asked : questions_) {
+    json votes = json::array();
+    for (int vote = 1; vote <= asked.vote; ++vote) {
+      json answers = json::array();
+      for (const auto& [student, answer] : asked.answers[static_cast<std::size_t>(vote - 1)])
+        answers.push_back(json::array({student, answer.value, answer.seconds}));
+      votes.push_back(std::move(answers));
+    }
+    questions.push_back({{"position", asked.position},
+                         {"vote", asked.vote},
+                         {"phase", phase_name(asked.phase)},
+                         {"shown", asked.shown},
+                         {"truth", asked.truth ? json(*asked.truth) : json(nullptr)},
+                         {"answers", std::move(votes)}});
+  }
+  return json{{"code", code_},        {"address", bound_address_}, {"port", port()},
+              {"students", students}, {"nicknames", nicknames},    {"questions", questions}}
+      .dump();
+}
+
+namespace {
+
+Result<json> parse_record(std::string_view record) {
+  Result<json> parsed = app::parse_json<json>(record, "the session's class", {record_max_bytes, 8, 16});
+  if (!parsed) return parsed.error();
+  if (!parsed->is_object()) return Error::usage("the session's class is not an object: allowed {\"code\": …, …}");
+  for (const auto& [key, value] : parsed->items())
+    if (key != "code" && key != "address" && key != "port" && key != "students" && key != "nicknames" &&
+        key != "questions")
+      return Error::usage("the session's class has a field '" + app::shown_text(key, 40) +
+                          "': allowed code, address, port, students, nicknames, questions");
+  return parsed;
+}
+
+}  // namespace
+
+Result<HostAddress> ClassHost::record_address(std::string_view record) {
+  const Result<json> parsed = parse_record(record);
+  if (!parsed) return parsed.error();
+  const json& r = *parsed;
+  if (!r.contains("address") || !r["address"].is_string() || !r.contains("port") || !r["port"].is_number_unsigned() ||
+      r["port"].get<std::uint64_t>() > 65535)
+    return Error::usage("the session's class has no usable address and port: allowed an IPv4 address and 0 to 65535");
+  Result<HostAddress> where =
+      parse_host_address(r["address"].get<std::string>() + ":" + std::to_string(r["port"].get<std::uint64_t>()));
+  if (!where) return Error::usage("the session's class: " + where.error().message);
+  return where;
+}
+
+Result<std::unique_ptr<ClassHost>> ClassHost::reopen(HostRequest request, std::string_view record,
+                                                     const app::LessonList& lessons) {
+  const Result<json> parsed = parse_record(record);
+  if (!parsed) return parsed.error();
+  const json& r = *parsed;
+  const auto refuse = [](const std::string& field, const std::string& allowed) {
+    return Error::usage("the session's class: '" + field + "' is not allowed: " + allowed);
+  };
+  if (!r.contains("code") || !r["code"].is_string() || !is_join_code(r["code"].get<std::string>()))
+    return refuse("code", "6 of " + std::string(join_code_alphabet));
+  request.join_code = r["code"].get<std::string>();
+  // The students: each token once, each number once.
+  std::vector<std::pair<std::string, std::uint64_t>> known;
+  std::map<std::uint64_t, bool> numbers;
+  if (r.contains("students")) {
+    const json& list = r["students"];
+    if (!list.is_array() || list.size() > record_max_students)
+      return refuse("students", "a list of at most " + std::to_string(record_max_students) + " [token, number]");
+    std::map<std::string, bool> tokens;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json& one = list[i];
+      const std::string field = "students[" + std::to_string(i) + "]";
+      if (!one.is_array() || one.size() != 2 || !one[0].is_string() || !is_token(one[0].get<std::string>()) ||
+          !one[1].is_number_unsigned() || one[1].get<std::uint64_t>() == 0 ||
+          one[1].get<std::uint64_t>() > record_max_students * 16)
+        return refuse(field, "[a token of 32 hex digits, a student number from 1]");
+      if (tokens[one[0].get<std::string>()] || numbers[one[1].get<std::uint64_t>()])
+        return refuse(field, "each token and each number once");
+      tokens[one[0].get<std::string>()] = numbers[one[1].get<std::uint64_t>()] = true;
+      known.emplace_back(one[0].get<std::string>(), one[1].get<std::uint64_t>());
+    }
+  }
+  const auto known_student = [&](const json& value) {
+    return value.is_number_unsigned() && numbers.contains(value.get<std::uint64_t>());
+  };
+  std::map<std::uint64_t, std::string> nicknames;
+  if (r.contains("nicknames")) {
+    const json& list = r["nicknames"];
+    if (!list.is_array() || list.size() > record_max_students)
+      return refuse("nicknames", "a list of [student number, nickname]");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json& one = list[i];
+      if (!one.is_array() || one.size() != 2 || !known_student(one[0]) || !one[1].is_string() ||
+          one[1].get<std::string>().empty() || !check_nickname(one[1].get<std::string>()))
+        return refuse("nicknames[" + std::to_string(i) + "]",
+                      "[a known student's number, a nickname of printable text up to " +
+                          std::to_string(max_nickname_bytes) + " bytes]");
+      nicknames[one[0].get<std::uint64_t>()] = one[1].get<std::string>();
+    }
+  }
+  // The questions: each a lesson's predict step (the address's lesson= lookup), once; each answer
+  // a known student's, within the step's range or choices (as a student's answer is checked).
+  std::vector<Question> questions;
+  if (r.contains("questions")) {
+    const json& list = r["questions"];
+    if (!list.is_array() || list.size() > record_max_questions)
+      return refuse("questions", "a list of at most " + std::to_string(record_max_questions) + " questions");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json& one = list[i];
+      const std::string field = "questions[" + std::to_string(i) + "]";
+      if (!one.is_object()) return refuse(field, "an object");
+      for (const auto& [key, value] : one.items())
+        if (key != "position" && key != "vote" && key != "phase" && key != "shown" && key != "truth" &&
+            key != "answers")
+          return refuse(field + "." + app::shown_text(key, 40), "position, vote, phase, shown, truth, answers");
+      if (!one.contains("position") || !one["position"].is_string())
+        return refuse(field + ".position", "a lesson step, NAME:STEP");
+      const std::string position = one["position"].get<std::string>();
+      const app::LessonLookup step = app::lookup_lesson(lessons, position);
+      if (!step) return Error::usage("the session's class: '" + field + ".position': " + step.error().message);
+      const app::LessonStep& lesson_step = lessons.lessons[step->lesson].steps[step->step];
+      if (!lesson_step.predict) return refuse(field + ".position", "a step that asks a question");
+      Question asked;
+      asked.lesson = step->lesson;
+      asked.step = step->step;
+      asked.position = lessons.lessons[step->lesson].name + ":" + std::to_string(step->step + 1);
+      asked.predict = *lesson_step.predict;
+      for (const Question& before : questions)
+        if (before.position == asked.position) return refuse(field + ".position", "each step once");
+      if (!one.contains("vote") || !one["vote"].is_number_integer() || one["vote"].get<int>() < 1 ||
+          one["vote"].get<int>() > 2)
+        return refuse(field + ".vote", "1 or 2");
+      asked.vote = one["vote"].get<int>();
+      const auto phase = one.contains("phase") && one["phase"].is_string() ? phase_from(one["phase"].get<std::string>())
+                                                                           : std::nullopt;
+      if (!phase) return refuse(field + ".phase", "open, closed or revealed");
+      asked.phase = *phase;
+      if (one.contains("shown") && !one["shown"].is_boolean()) return refuse(field + ".shown", "true or false");
+      asked.shown = one.value("shown", false);
+      const auto guess_allowed = [&](double value) {
+        const app::LessonLookup checked = app::lookup_lesson(lessons, asked.position + ":" + app::predict_guess(value));
+        return checked && checked->guess.has_value();
+      };
+      if (one.contains("truth") && !one["truth"].is_null()) {
+        if (!one["truth"].is_number() || !std::isfinite(one["truth"].get<double>()))
+          return refuse(field + ".truth", "a number or null");
+        asked.truth = one["truth"].get<double>();
+        asked.truth_text = app::predict_answer(asked.predict, *asked.truth);
+      }
+      if (!one.contains("answers") || !one["answers"].is_array() ||
+          one["answers"].size() != static_cast<std::size_t>(asked.vote))
+        return refuse(field + ".answers", "one list of answers per vote taken");
+      for (std::size_t vote = 0; vote < one["answers"].size(); ++vote) {
+        const json& answers = one["answers"][vote];
+        if (!answers.is_array() || answers.size() > record_max_students)
+          return refuse(field + ".answers[" + std::to_string(vote) + "]", "a list of [student, answer, seconds]");
+        for (std::size_t k = 0; k < answers.size(); ++k) {
+          const json& a = answers[k];
+          const std::string at = field + ".answers[" + std::to_string(vote) + "][" + std::to_string(k) + "]";
+          if (!a.is_array() || a.size() != 3 || !known_student(a[0]) || !a[1].is_number() || !a[2].is_number() ||
+              !std::isfinite(a[2].get<double>()) || a[2].get<double>() < 0.0 ||
+              asked.answers[vote].contains(a[0].get<std::uint64_t>()))
+            return refuse(at, "[a known student's number (once a vote), the answer, seconds >= 0]");
+          const double value = a[1].get<double>();
+          if (!std::isfinite(value) || !guess_allowed(value))
+            return refuse(at, "an answer within the question's range or choices");
+          asked.answers[vote][a[0].get<std::uint64_t>()] = {value, a[2].get<double>()};
+        }
+      }
+      // A vote open again is open from now: its seconds to answer count from the reopening.
+      asked.opened[0] = asked.opened[1] = Clock::now();
+      questions.push_back(std::move(asked));
+    }
+  }
+  request.known_students = std::move(known);
+  Result<std::unique_ptr<ClassHost>> started = start(std::move(request));
+  if (!started) return started.error();
+  (*started)->questions_ = std::move(questions);
+  (*started)->nicknames_ = std::move(nicknames);
+  return started;
 }
 
 }  // namespace smlab::classroom

@@ -3,6 +3,7 @@
 // the newest state to everyone, and every limit: oversized, fragmented, binary and malformed
 // messages, broken frames, floods, slowloris requests and joins, wrong codes, many connects. After
 // each attack the server still serves a student, and after stop() nothing listens on its port.
+// Also a class saved in a session and reopened, and the student site the app builds itself.
 #include <gtest/gtest.h>
 
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including <utility> (GCC 12, C++20).
@@ -666,8 +667,6 @@ TEST(ClassServer, StopLeavesNoListeningSocketAndClosesEveryChannel) {
   server.reset();  // a second stop (the destructor's) is harmless
 }
 
-// [SECTION] The protocol's own checks
-
 // [SECTION] A class kept in a session
 
 // A hosted class's record round-trips: reopened, it is the same class (code, questions, answers,
@@ -870,6 +869,8 @@ TEST(SiteBuild, CancelEndsTheCommandAndEveryProcessItStarted) {
   EXPECT_NE(outcome->error().message.find("cancelled"), std::string::npos) << outcome->error().message;
   EXPECT_TRUE(eventually([&] { return gone(child); })) << "the build's own child " << child << " still runs";
 }
+
+// [SECTION] The protocol's own checks
 
 TEST(ClassProtocol, JoinCodesAndTokensAreRandomAndWellFormed) {
   const std::string first = make_join_code(), second = make_join_code();
