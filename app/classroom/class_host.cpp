@@ -610,10 +610,10 @@ Result<std::unique_ptr<ClassHost>> ClassHost::reopen(HostRequest request, std::s
       asked.predict = *lesson_step.predict;
       for (const Question& before : questions)
         if (before.position == asked.position) return refuse(field + ".position", "each step once");
-      if (!one.contains("vote") || !one["vote"].is_number_integer() || one["vote"].get<int>() < 1 ||
-          one["vote"].get<int>() > 2)
+      if (!one.contains("vote") || !one["vote"].is_number_integer() || one["vote"].get<std::int64_t>() < 1 ||
+          one["vote"].get<std::int64_t>() > 2)
         return refuse(field + ".vote", "1 or 2");
-      asked.vote = one["vote"].get<int>();
+      asked.vote = static_cast<int>(one["vote"].get<std::int64_t>());
       const auto phase = one.contains("phase") && one["phase"].is_string() ? phase_from(one["phase"].get<std::string>())
                                                                            : std::nullopt;
       if (!phase) return refuse(field + ".phase", "open, closed or revealed");

@@ -757,6 +757,7 @@ TEST(ClassRecord, EveryBadFieldIsRefusedWithOneLineNamingIt) {
       {with([](json& r) { r["questions"][0]["position"] = "no-such-lesson:1"; }), "no-such-lesson"},
       {with([](json& r) { r["questions"].push_back(r["questions"][0]); }), "each step once"},
       {with([](json& r) { r["questions"][0]["vote"] = 3; }), "'questions[0].vote'"},
+      {with([](json& r) { r["questions"][0]["vote"] = 4294967297LL; }), "'questions[0].vote'"},
       {with([](json& r) { r["questions"][0]["phase"] = "hidden"; }), "'questions[0].phase'"},
       {with([](json& r) { r["questions"][0]["answers"] = json::array(); }), "'questions[0].answers'"},
       {with([](json& r) { r["questions"][0]["answers"][0][0][1] = 7; }), "within the question's range or choices"},
