@@ -50,6 +50,11 @@ void ClassController::detach(app::App& app) {
 Result<bool> ClassController::build_site_first(std::function<void(app::App&)> then) {
   std::error_code error;
   if (std::filesystem::is_regular_file(site_ / "index.html", error)) return false;
+  // A build under way goes on: what it does when done is the newest request.
+  if (site_job_) {
+    after_site_ = std::move(then);
+    return true;
+  }
   Result<SiteBuildPlan> plan = site_build_plan(site_);
   if (!plan) return plan.error();
   after_site_ = std::move(then);
