@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -40,6 +41,9 @@
 #include "classroom/protocol.hpp"
 #include "classroom/site_build.hpp"
 #include "lessons/lessons.hpp"
+#include "smlab/import.hpp"
+#include "smlab/params.hpp"
+#include "state/ui_state.hpp"
 #include "state/presets.hpp"
 
 namespace smlab::classroom {
@@ -780,6 +784,74 @@ TEST(ClassRecord, EveryBadFieldIsRefusedWithOneLineNamingIt) {
   }
   EXPECT_FALSE(ClassHost::record_address(with([](json& r) { r["port"] = 70000; })));
   EXPECT_FALSE(ClassHost::record_address(with([](json& r) { r["address"] = "example.com"; })));
+}
+
+// [SECTION] The teacher's imported data
+
+// Q and K of [1, 1, L, d] (no V), deterministic values, with L tokens when asked.
+std::shared_ptr<const ImportedAttention> data_of(int L, int d, bool tokens) {
+  std::vector<float> q(static_cast<std::size_t>(L) * d), k(q.size());
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    q[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i + 1)));
+    k[i] = static_cast<float>(std::cos(0.11 * static_cast<double>(i + 3)));
+  }
+  std::vector<std::string> labels;
+  if (tokens)
+    for (int t = 0; t < L; ++t) labels.push_back(t % 2 == 0 ? "tok" + std::to_string(t) : "注意" + std::to_string(t));
+  ImportAssembly made = assemble_import({{ArrayRole::queries, {"q", {1, 1, L, d}, q, "<f4", {}}, "q.npy"},
+                                         {ArrayRole::keys, {"k", {1, 1, L, d}, k, "<f4", {}}, "k.npy"}},
+                                        labels, {"q.npy", "k.npy"}, "");
+  EXPECT_TRUE(made.ok()) << made.error().message;
+  return made.ok() ? *made : nullptr;
+}
+
+// The students get the data the teacher shows, as files that read back to the same numbers, named
+// in the state's address; data over the limit stays with the teacher and the state says so.
+TEST(ClassData, TheTeachersDataIsSharedUpToTheLimitAndWithheldBeyondIt) {
+  const TestSite site;
+  HostRequest request;
+  request.site = site.folder;
+  Result<std::unique_ptr<ClassHost>> started = ClassHost::start(request);
+  ASSERT_TRUE(started) << started.error().message;
+  ClassHost& host = **started;
+  app::UiState ui;
+  const auto small = data_of(12, 8, true);
+  ASSERT_TRUE(attach_import(ui.params, small).ok());
+  host.update(ui, nullptr, nullptr);
+  ASSERT_EQ(host.shared_data().files.size(), 2u);
+  EXPECT_EQ(host.shared_data().withheld_bytes, 0u);
+  const json state = json::parse(host.state_message());
+  const std::string npz = host.shared_data().files[0], tokens = host.shared_data().files[1];
+  EXPECT_NE(state["query"].get<std::string>().find("import=" + npz), std::string::npos) << state.dump();
+  EXPECT_NE(state["query"].get<std::string>().find("tokens=" + tokens), std::string::npos) << state.dump();
+  EXPECT_EQ(state["data"]["files"], json(host.shared_data().files));
+  // What a page fetches reads back to the teacher's numbers and labels.
+  HttpReply fetched;
+  ASSERT_TRUE(eventually([&] {
+    fetched = http_get(host.port(), "/class/data/" + npz + "?code=" + host.code());
+    return fetched.status == 200u;
+  }));
+  const std::vector<std::uint8_t> bytes(fetched.body.begin(), fetched.body.end());
+  EXPECT_TRUE(bytes == imported_npz(*small));
+  const HttpReply labels = http_get(host.port(), "/class/data/" + tokens + "?code=" + host.code());
+  EXPECT_EQ(json::parse(labels.body), json(small->tokens));
+  // The same data keeps its file's name; the data gone, nothing is shared.
+  host.update(ui, nullptr, nullptr);
+  EXPECT_EQ(host.shared_data().files[0], npz);
+  ui.params.imported = nullptr;
+  host.update(ui, nullptr, nullptr);
+  EXPECT_TRUE(host.shared_data().files.empty());
+  EXPECT_FALSE(json::parse(host.state_message()).contains("data"));
+  // Over the limit (Q and K of 4096 × 512 as float32: 16.8 MB): withheld, and said.
+  const auto large = data_of(4096, 512, false);
+  ASSERT_TRUE(attach_import(ui.params, large).ok());
+  host.update(ui, nullptr, nullptr);
+  EXPECT_TRUE(host.shared_data().files.empty());
+  EXPECT_GT(host.shared_data().withheld_bytes, max_shared_data_bytes);
+  const json withheld = json::parse(host.state_message());
+  EXPECT_EQ(withheld["data_withheld"].get<std::uint64_t>(), host.shared_data().withheld_bytes);
+  EXPECT_EQ(withheld["query"].get<std::string>().find("import="), std::string::npos) << withheld.dump();
+  EXPECT_EQ(http_get(host.port(), "/class/data/" + npz + "?code=" + host.code()).status, 404u);
 }
 
 // [SECTION] The student site built by the app
