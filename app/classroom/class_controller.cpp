@@ -88,8 +88,10 @@ Result<void> ClassController::host(const HostAddress& where, app::App& app) {
 }
 
 Result<void> ClassController::reopen(const std::string& record, app::App& app) {
+  // Checked whole before anything stops: a bad record leaves the class hosted now as it is.
   const Result<HostAddress> where = ClassHost::record_address(record);
   if (!where) return where.error();
+  if (Result<void> checked = ClassHost::check_record(record, app.ui().lessons); !checked) return checked.error();
   if (const Result<bool> building = build_site_first([this, record](app::App& built) {
         if (Result<void> reopened = reopen(record, built); !reopened) {
           const i18n::Use language(built.language());

@@ -531,8 +531,9 @@ Result<HostAddress> ClassHost::record_address(std::string_view record) {
   return where;
 }
 
-Result<std::unique_ptr<ClassHost>> ClassHost::reopen(HostRequest request, std::string_view record,
-                                                     const app::LessonList& lessons) {
+Result<void> ClassHost::read_record(std::string_view record, const app::LessonList& lessons, HostRequest& request,
+                                    std::vector<Question>& questions_out,
+                                    std::map<std::uint64_t, std::string>& nicknames_out) {
   const Result<json> parsed = parse_record(record);
   if (!parsed) return parsed.error();
   const json& r = *parsed;
@@ -656,6 +657,23 @@ Result<std::unique_ptr<ClassHost>> ClassHost::reopen(HostRequest request, std::s
     }
   }
   request.known_students = std::move(known);
+  questions_out = std::move(questions);
+  nicknames_out = std::move(nicknames);
+  return {};
+}
+
+Result<void> ClassHost::check_record(std::string_view record, const app::LessonList& lessons) {
+  HostRequest request;
+  std::vector<Question> questions;
+  std::map<std::uint64_t, std::string> nicknames;
+  return read_record(record, lessons, request, questions, nicknames);
+}
+
+Result<std::unique_ptr<ClassHost>> ClassHost::reopen(HostRequest request, std::string_view record,
+                                                     const app::LessonList& lessons) {
+  std::vector<Question> questions;
+  std::map<std::uint64_t, std::string> nicknames;
+  if (Result<void> read = read_record(record, lessons, request, questions, nicknames); !read) return read.error();
   Result<std::unique_ptr<ClassHost>> started = start(std::move(request));
   if (!started) return started.error();
   (*started)->questions_ = std::move(questions);

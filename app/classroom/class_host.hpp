@@ -121,6 +121,8 @@ class ClassHost {
                                                    const app::LessonList& lessons);
   // Where a record hosts (to try again on any free port when its own is taken).
   static Result<HostAddress> record_address(std::string_view record);
+  // reopen's checks alone, hosting nothing (so a bad record does not stop the class hosted now).
+  static Result<void> check_record(std::string_view record, const app::LessonList& lessons);
   ~ClassHost();
   ClassHost(const ClassHost&) = delete;
   ClassHost& operator=(const ClassHost&) = delete;
@@ -169,6 +171,9 @@ class ClassHost {
 
  private:
   ClassHost() = default;
+  // A record's every field checked; the code and students into `request`, the rest out.
+  static Result<void> read_record(std::string_view record, const app::LessonList& lessons, HostRequest& request,
+                                  std::vector<Question>& questions, std::map<std::uint64_t, std::string>& nicknames);
   void take_events(const app::UiState& ui);
   void share_data(const std::shared_ptr<const ImportedAttention>& data);
   void follow_lesson(app::UiState& ui, const Snapshot* snapshot, const DkSweep* sweep);

@@ -775,7 +775,10 @@ TEST(ClassRecord, EveryBadFieldIsRefusedWithOneLineNamingIt) {
       {with([](json& r) { r["questions"][0]["unknown"] = 1; }), "'questions[0].unknown'"},
       {with([](json& r) { r["questions"] = json::array({1}); }), "'questions[0]'"},
   };
+  EXPECT_TRUE(ClassHost::check_record(good.dump(), lessons));
   for (const auto& [text, phrase] : cases) {
+    // Checked alone first (the window does, before it stops the class hosted now), then reopened.
+    EXPECT_FALSE(ClassHost::check_record(text, lessons)) << text;
     const Result<std::unique_ptr<ClassHost>> refused = ClassHost::reopen(request, text, lessons);
     ASSERT_FALSE(refused) << text;
     EXPECT_EQ(refused.error().kind, Error::Kind::usage) << text;
