@@ -78,6 +78,10 @@ Result<void> resolve_start(const StartRequest& request, const PresetList& preset
     if (!request.given.view) state.view = step.view;
   }
   if (!request.import_specs.empty()) {
+    // The data's own rows are shown, not a custom score vector a lesson step or preset set before
+    // (as the window's import clears it): the address a window writes for its data then reads back
+    // to the same picture.
+    state.params.scores.clear();
     if (request.loaded != nullptr && loaded_from(*request.loaded, request.import_specs, request.tokens_path)) {
       if (Result<void> attached = attach_import(state.params, request.loaded); !attached.ok()) return attached.error();
     } else {

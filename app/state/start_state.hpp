@@ -79,7 +79,8 @@ struct StartRequest {
 // Puts `request` on top of `state` (whose view and look hold the typed options or the defaults), in
 // this order: a saved session (applied by apply_session, as the window's autosave is), a preset, a
 // lesson step (each sets Params and, unless a view was typed, the view), imported data (it replaces
-// the random Q and K before --set, so --set head=2 or row=7 can refer to it), --train's settings,
+// the random Q and K and clears custom scores before --set, so --set head=2 or row=7 can refer to
+// it), --train's settings,
 // then every --set as one set (smlab/assignments.hpp: in the order of param_keys(), seq_len before
 // row whatever the typed order, the keys that depend on each other checked on the whole set), all
 // through the sliders' validation. The first problem is the Error; `state` may then be half-updated. A restored

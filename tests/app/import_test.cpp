@@ -18,7 +18,9 @@
 #include "smlab/import.hpp"
 #include "smlab/labs/stability.hpp"
 #include "smlab/precision.hpp"
+#include "lessons/lessons.hpp"
 #include "state/import_files.hpp"
+#include "state/presets.hpp"
 #include "state/session.hpp"
 #include "state/start_state.hpp"
 #include "app.hpp"
@@ -512,6 +514,19 @@ TEST(ImportStart, DataLoadedFromTheSameFilesIsAttachedAgainWithoutReading) {
   ASSERT_TRUE(smlab::app::resolve_start(request, presets, lessons, state).ok());
   EXPECT_EQ(state.params.imported, *first);
   EXPECT_EQ(state.params.seq_len, 3);
+  // A lesson step's custom scores give way to the data's rows, as the window's import does: the
+  // address a teacher's window writes (lesson=…&import=…, no scores) reads back to its picture.
+  const smlab::app::LessonList shipped = smlab::app::load_lessons(smlab::app::find_assets_dir() / "lessons");
+  smlab::app::StartRequest with_lesson = request;
+  with_lesson.lesson_spec = "homework:1";
+  smlab::app::StartState stepped;
+  ASSERT_TRUE(smlab::app::resolve_start(with_lesson, presets, shipped, stepped).ok());
+  EXPECT_TRUE(stepped.params.scores.empty()) << stepped.params.scores.size() << " custom scores kept";
+  EXPECT_EQ(stepped.params.imported, *first);
+  with_lesson.import_specs.clear();
+  smlab::app::StartState without;
+  ASSERT_TRUE(smlab::app::resolve_start(with_lesson, presets, shipped, without).ok());
+  EXPECT_FALSE(without.params.scores.empty()) << "homework:1 sets scores: the check above means something";
   // ... and other tokens are read, and refused here since q.npy is gone.
   request.tokens_path.clear();
   smlab::app::StartState other;

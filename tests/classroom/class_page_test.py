@@ -219,8 +219,8 @@ def main():
         applied(students, status["state"]["seq"], "the teacher's data", timeout=60)
         seen = [(session_params(d).get("seq_len"), session_params(d).get("d_k"), query(d)) for d in students]
         check("the teacher's imported data (Q, K, V and tokens) reaches every page",
-              len(shared) == 2 and all(L == "5" and dk == "4" and f"import={shared[0]}" in q and "tokens=" in q
-                                       for L, dk, q in seen), f"shared {shared}; pages {seen}")
+              len(shared) == 2 and all(L == "5" and dk == "4" and f"import={shared[0]}" in q and "tokens=" in q and
+                                       "scores=" not in q for L, dk, q in seen), f"shared {shared}; pages {seen}")
         fetched = [d.execute_script("return performance.getEntriesByType('resource')"
                                     ".filter(e => e.name.includes('/class/data/')).length;") for d in students]
         status = teacher.status("set temperature=0.7")
