@@ -32,11 +32,8 @@ void ClassController::attach(app::App& app) {
   app.set_frame_hook([this](app::App& frame_app) { frame(frame_app); });
   app.set_class_session_hooks([this] { return host_ ? host_->record() : std::string(); },
                               [this, &app](const std::string& record) {
-                                if (Result<void> reopened = reopen(record, app); !reopened) {
-                                  const i18n::Use language(app.language());
-                                  app.report(i18n::format("class.status.not_reopened", {reopened.error().message}),
-                                             true);
-                                }
+                                if (Result<void> reopened = reopen(record, app); !reopened)
+                                  report_failure(app, "class.status.not_reopened", reopened.error());
                               });
 }
 
@@ -47,17 +44,33 @@ void ClassController::detach(app::App& app) {
   app.ui().interaction.class_offered = false;
 }
 
-Result<bool> ClassController::build_site_first(std::function<void(app::App&)> then) {
+void ClassController::report_failure(app::App& app, const char* key, const Error& error) {
+  const i18n::Use language(app.language());
+  app.report(i18n::format(key, {error.message}), true);
+}
+
+HostRequest ClassController::request_at(const HostAddress& where) const {
+  HostRequest request;
+  request.address = where.address;
+  request.port = where.port;
+  request.site = site_;
+  request.wake = wake_;
+  return request;
+}
+
+Result<bool> ClassController::build_site_first(std::function<Result<void>(app::App&)> then, const char* failed_key) {
   std::error_code error;
   if (std::filesystem::is_regular_file(site_ / "index.html", error)) return false;
   // A build under way goes on: what it does when done is the newest request.
   if (site_job_) {
     after_site_ = std::move(then);
+    after_site_failed_ = failed_key;
     return true;
   }
   Result<SiteBuildPlan> plan = site_build_plan(site_);
   if (!plan) return plan.error();
   after_site_ = std::move(then);
+  after_site_failed_ = failed_key;
   site_job_ = std::make_unique<app::BackgroundJob<Result<void>>>(
       [plan = std::move(*plan)](const Progress& progress) { return build_site(plan, progress); }, wake_);
   return true;
@@ -65,21 +78,12 @@ Result<bool> ClassController::build_site_first(std::function<void(app::App&)> th
 
 Result<void> ClassController::host(const HostAddress& where, app::App& app) {
   // A source checkout where `make web` never ran: the app builds the student site, then hosts.
-  if (const Result<bool> building = build_site_first([this, where](app::App& built) {
-        if (Result<void> hosted = host(where, built); !hosted) {
-          const i18n::Use language(built.language());
-          built.report(i18n::format("class.status.failed", {hosted.error().message}), true);
-        }
-      });
+  if (const Result<bool> building =
+          build_site_first([this, where](app::App& built) { return host(where, built); }, "class.status.failed");
       !building || *building)
     return building ? Result<void>() : Result<void>(building.error());
   stop(app);
-  HostRequest request;
-  request.address = where.address;
-  request.port = where.port;
-  request.site = site_;
-  request.wake = wake_;
-  Result<std::unique_ptr<ClassHost>> started = ClassHost::start(std::move(request));
+  Result<std::unique_ptr<ClassHost>> started = ClassHost::start(request_at(where));
   if (!started) return started.error();
   hosting_started(std::move(*started), app);
   const i18n::Use language(app.language());
@@ -92,20 +96,12 @@ Result<void> ClassController::reopen(const std::string& record, app::App& app) {
   const Result<HostAddress> where = ClassHost::record_address(record);
   if (!where) return where.error();
   if (Result<void> checked = ClassHost::check_record(record, app.ui().lessons); !checked) return checked.error();
-  if (const Result<bool> building = build_site_first([this, record](app::App& built) {
-        if (Result<void> reopened = reopen(record, built); !reopened) {
-          const i18n::Use language(built.language());
-          built.report(i18n::format("class.status.not_reopened", {reopened.error().message}), true);
-        }
-      });
+  if (const Result<bool> building = build_site_first([this, record](app::App& built) { return reopen(record, built); },
+                                                     "class.status.not_reopened");
       !building || *building)
     return building ? Result<void>() : Result<void>(building.error());
   stop(app);
-  HostRequest request;
-  request.address = where->address;
-  request.port = where->port;
-  request.site = site_;
-  request.wake = wake_;
+  HostRequest request = request_at(*where);
   Result<std::unique_ptr<ClassHost>> started = ClassHost::reopen(request, record, app.ui().lessons);
   // Its port taken (another program, a class hosted since): any free one, said in the status line.
   const bool moved = !started && where->port != 0;
@@ -152,12 +148,11 @@ void ClassController::frame(app::App& app) {
   if (site_job_) {
     if (std::optional<Result<void>> built = site_job_->take_result()) {
       site_job_.reset();
-      std::function<void(app::App&)> then = std::exchange(after_site_, {});
-      if (*built) {
-        then(app);
-      } else {
-        const i18n::Use language(app.language());
-        app.report(i18n::format("class.status.failed", {built->error().message}), true);
+      std::function<Result<void>(app::App&)> then = std::exchange(after_site_, {});
+      if (!*built) {
+        report_failure(app, "class.status.failed", built->error());
+      } else if (Result<void> done = then(app); !done) {
+        report_failure(app, after_site_failed_, done.error());
       }
     } else {
       draw_site_build(app);

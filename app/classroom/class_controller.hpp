@@ -46,8 +46,10 @@ class ClassController {
   void frame(app::App& app);
   void hosting_started(std::unique_ptr<ClassHost> host, app::App& app);
   // The student site missing from a source checkout: built first (site_build.hpp), then `then`
-  // hosts. False when it is there already.
-  Result<bool> build_site_first(std::function<void(app::App&)> then);
+  // hosts, its failure reported with the string table's `failed_key`. False when it is there already.
+  Result<bool> build_site_first(std::function<Result<void>(app::App&)> then, const char* failed_key);
+  HostRequest request_at(const HostAddress& where) const;                   // with this controller's site and wake
+  void report_failure(app::App& app, const char* key, const Error& error);  // in the status line, in red
   void draw_site_build(app::App& app);
   void draw_dialog(app::App& app);
   void draw_class_window(app::App& app);
@@ -63,7 +65,8 @@ class ClassController {
   std::string dialog_error_;
   bool big_qr_ = false;
   std::unique_ptr<app::BackgroundJob<Result<void>>> site_job_;  // the student site's build, while it runs
-  std::function<void(app::App&)> after_site_;                   // what hosts once it is built
+  std::function<Result<void>(app::App&)> after_site_;           // what hosts once it is built
+  const char* after_site_failed_ = nullptr;                     // its failure's string table key
 };
 
 }  // namespace smlab::classroom
