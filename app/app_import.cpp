@@ -1,7 +1,8 @@
 // Importing in the window: File → Import (path fields in a popup) and files dropped onto it, both
-// through load_import and attach_import, the same checks as --import (the popup itself is drawn by
-// panels/file_popups.hpp). On the desktop the files are read on a thread of their own
-// (state/background_job.hpp), with progress and Cancel on screen.
+// through load_import and attach_import, the same checks as --import (the popup and the role
+// chooser for a file whose name says no role are drawn by panels/file_popups.hpp). On the desktop
+// the files are read on a thread of their own (state/background_job.hpp), with progress and Cancel
+// on screen.
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -109,6 +110,11 @@ void App::import_dropped_files() {
       tokens = path;
     else
       specs.push_back(path);
+  }
+  // A file whose name says no role is asked about first (the role chooser), as the page asks.
+  if (std::optional<RoleQuestion> asked = RoleQuestion::ask(specs, tokens)) {
+    import_popup_.roles = std::move(asked);
+    return;
   }
   start_import(std::move(specs), std::move(tokens));  // answered in the status line and a toast
 }

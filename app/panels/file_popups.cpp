@@ -4,6 +4,8 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
@@ -13,6 +15,7 @@
 
 #include "i18n/i18n.hpp"
 #include "panels/panels.hpp"
+#include "state/import_files.hpp"
 
 namespace smlab::app {
 namespace {
@@ -87,11 +90,90 @@ bool draw_job_progress(const JobProgress& progress, float width) {
   return ImGui::Button(i18n::label("import.popup.cancel", "job-progress-cancel").c_str());
 }
 
+// The roles the chooser offers, as a spec names them, and their names in the string tables.
+struct OfferedRole {
+  const char* spec;
+  const char* key;
+};
+constexpr std::array<OfferedRole, 5> offered_roles = {{{"Q", "import.role.q"},
+                                                       {"K", "import.role.k"},
+                                                       {"V", "import.role.v"},
+                                                       {"scores", "import.role.scores"},
+                                                       {"weights", "import.role.weights"}}};
+
+enum class RoleAnswer { asking, answered, cancelled };
+
+// The role chooser, asking about the first file of `question` still without a role; the next one
+// follows in the same modal. Opened where it is drawn: inside the Import dialog's scope it stacks
+// over the dialog (a popup opened at the dialog's own level would replace it).
+RoleAnswer draw_role_question(RoleQuestion& question) {
+  const auto asked = std::find(question.needed.begin(), question.needed.end(), true);
+  if (asked == question.needed.end()) return RoleAnswer::answered;
+  const auto index = static_cast<std::size_t>(asked - question.needed.begin());
+  const std::string title = i18n::label("import.role.title", "import-role");
+  if (std::exchange(question.open_requested, false)) ImGui::OpenPopup(title.c_str());
+  if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+    return RoleAnswer::cancelled;  // closed by something else than its buttons
+  const float width = ImGui::GetFontSize() * 26.0f;
+  ImGui::PushTextWrapPos(width);
+  const std::string name = std::filesystem::path(question.specs[index]).filename().string();
+  ImGui::TextWrapped("%s", i18n::format("import.role.question", {name}).c_str());
+  ImGui::PopTextWrapPos();
+  RoleAnswer answer = RoleAnswer::asking;
+  for (const OfferedRole& role : offered_roles) {
+    if (&role == offered_roles.data() && ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    if (ImGui::Button(i18n::label(role.key, role.spec).c_str(), ImVec2(width, 0.0f))) {
+      question.specs[index] += std::string(":") + role.spec;
+      question.needed[index] = false;
+      if (std::find(question.needed.begin(), question.needed.end(), true) == question.needed.end())
+        answer = RoleAnswer::answered;
+    }
+  }
+  if (ImGui::Button(i18n::label("import.popup.cancel", "import-role-cancel").c_str()) ||
+      ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
+    answer = RoleAnswer::cancelled;
+  if (answer != RoleAnswer::asking) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+  return answer;
+}
+
+// Draws the role chooser of `popup.roles`; once every role is chosen, the import starts (and the
+// dialog's fields show the roles), and Cancel imports nothing.
+void ask_roles(ImportPopup& popup, const ImportPopupCalls& calls) {
+  const RoleAnswer answer = draw_role_question(*popup.roles);
+  if (answer == RoleAnswer::asking) return;
+  RoleQuestion question = std::move(*popup.roles);
+  popup.roles.reset();
+  if (answer == RoleAnswer::cancelled) return;
+  if (question.from_fields) {
+    std::size_t next = 0;
+    for (std::string* field : {&popup.first, &popup.second})
+      if (!field->empty() && next < question.specs.size()) *field = question.specs[next++];
+  }
+  if (const std::optional<Result<void>> imported = calls.start(std::move(question.specs), question.tokens)) {
+    popup.message = imported->ok() ? "" : imported->error().message;
+    popup.close_requested = imported->ok() && popup.open;
+  }  // else the dialog closes when the data is in, as after its own Import button
+}
+
 }  // namespace
+
+std::optional<RoleQuestion> RoleQuestion::ask(std::vector<std::string> specs, std::string tokens) {
+  std::vector<bool> needed = roles_needed(specs);
+  if (std::find(needed.begin(), needed.end(), true) == needed.end()) return std::nullopt;
+  RoleQuestion question;
+  question.specs = std::move(specs);
+  question.needed = std::move(needed);
+  question.tokens = std::move(tokens);
+  return question;
+}
 
 void draw_import_popup(ImportPopup& popup, const std::optional<JobProgress>& running, bool importing,
                        const ImportPopupCalls& calls) {
-  if (!popup.open) return;
+  if (!popup.open) {
+    if (popup.roles) ask_roles(popup, calls);  // files dropped onto the window
+    return;
+  }
   const std::string title = i18n::label("import.popup.title", "import-popup");
   if (popup.open_requested) {
     popup.open_requested = false;
@@ -117,26 +199,33 @@ void draw_import_popup(ImportPopup& popup, const std::optional<JobProgress>& run
   bool close = std::exchange(popup.close_requested, false);
   if (running) {
     if (draw_job_progress(*running, width)) calls.cancel();
-  } else if (!importing && (ImGui::Button(i18n::label("import.popup.open", "import-open").c_str()) || entered)) {
+  } else if (!importing && !popup.roles &&
+             (ImGui::Button(i18n::label("import.popup.open", "import-open").c_str()) || entered)) {
     std::vector<std::string> specs;
     for (const std::string* field : {&popup.first, &popup.second})
       if (!field->empty()) specs.push_back(*field);
     popup.message.clear();
-    if (const std::optional<Result<void>> imported = calls.start(std::move(specs), popup.tokens)) {
+    if (std::optional<RoleQuestion> asked = RoleQuestion::ask(specs, popup.tokens)) {
+      asked->from_fields = true;
+      popup.roles = std::move(asked);
+    } else if (const std::optional<Result<void>> imported = calls.start(std::move(specs), popup.tokens)) {
       popup.message = imported->ok() ? "" : imported->error().message;
       close = imported->ok();
     }  // else the popup closes when the data is in
   }
   if (!running) {
     ImGui::SameLine();
+    // Escape with the role chooser over the dialog closes only the chooser.
     if (ImGui::Button(i18n::label("import.popup.cancel", "import-cancel").c_str()) ||
-        ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) {
+        (!popup.roles && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))) {
       calls.cancel();
       close = true;
     }
   }
+  if (popup.roles) ask_roles(popup, calls);  // over the dialog: its fields, or files dropped now
   if (close) {
     popup.open = false;
+    popup.roles.reset();
     ImGui::CloseCurrentPopup();
   }
   ImGui::EndPopup();

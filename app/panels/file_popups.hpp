@@ -40,11 +40,26 @@ void draw_session_popup(SessionPopup& popup, const SessionFileCall& act);
 
 // Import
 
+// An import whose files' names say no role (import_files.hpp's roles_needed), held while the role
+// chooser asks for each of them in turn: five buttons (Q, K, V, scores, weights) in a modal of its
+// own. A chosen role is added to its spec as ":ROLE", so the import that follows takes the checks of
+// FILE:ROLE typed in the dialog (or of --import FILE:ROLE).
+struct RoleQuestion {
+  std::vector<std::string> specs;  // the import's data specs
+  std::vector<bool> needed;        // one per spec: still to be asked
+  std::string tokens;              // the import's tokens file
+  bool from_fields = false;        // the specs are the Import dialog's fields: they then show the roles
+  bool open_requested = true;
+  // The question for an import of `specs` and `tokens`, or nothing when every role is known.
+  static std::optional<RoleQuestion> ask(std::vector<std::string> specs, std::string tokens);
+};
+
 struct ImportPopup {
   bool open = false, open_requested = false;
   std::string first, second, tokens;  // two data specs and a tokens file
   std::string message;                // the last failure, shown in the popup
   bool close_requested = false;       // the import it started is in: close on the next frame
+  std::optional<RoleQuestion> roles;  // files dropped or typed whose roles are being asked
 };
 
 struct ImportPopupCalls {
@@ -57,7 +72,9 @@ struct ImportPopupCalls {
 
 // Draws File → Import while it is open, and `running` (an import shown once it has taken a moment)
 // inside it or, with the popup closed (dropped files), in a small window of its own. `importing`: an
-// import is under way, so Open waits for it.
+// import is under way, so Open waits for it. While `popup.roles` asks, the role chooser is drawn
+// (over the dialog, or alone for dropped files); when the last role is chosen, the import starts
+// through `calls`; Cancel there imports nothing.
 void draw_import_popup(ImportPopup& popup, const std::optional<JobProgress>& running, bool importing,
                        const ImportPopupCalls& calls);
 

@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace smlab::platform {
 
@@ -60,6 +62,11 @@ class Offscreen final : public Surface {
   // The layout size in display units (what io.DisplaySize is set to).
   [[nodiscard]] PixelSize layout_size() const { return layout_size_; }
 
+  // Files "dropped" onto the surface, as a window's drop callback would give them: the next
+  // take_dropped_paths() returns them (tests drive the window's drop handling through this).
+  void drop(std::vector<std::string> paths) { dropped_paths_ = std::move(paths); }
+  [[nodiscard]] std::vector<std::string> take_dropped_paths() override { return std::exchange(dropped_paths_, {}); }
+
   // What the last end_frame() repainted (null after a full redraw by request).
   [[nodiscard]] const Damage* last_damage() const { return last_damage_; }
   // Draws the last frame whole into a scratch framebuffer and reads it: what capture() must equal
@@ -78,6 +85,7 @@ class Offscreen final : public Surface {
   bool opengl3_backend_ready_ = false;
   bool full_redraw_ = false;
   std::unique_ptr<detail::RetainedDraw> retained_;
+  std::vector<std::string> dropped_paths_;
   const Damage* last_damage_ = nullptr;
 
   PixelSize layout_size_;

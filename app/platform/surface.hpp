@@ -76,7 +76,8 @@ class Surface {
   // (so headless renders of animations are deterministic).
   [[nodiscard]] virtual double time_seconds() const = 0;
 
-  // Paths of files dropped onto the surface since the last call (a window only; offscreen: none).
+  // Paths of files dropped onto the surface since the last call (a window; offscreen: what a test
+  // handed Offscreen::drop).
   [[nodiscard]] virtual std::vector<std::string> take_dropped_paths() { return {}; }
 
   // Makes the next begin_frame() return false.

@@ -325,6 +325,21 @@ bool loaded_from(const ImportedAttention& data, std::span<const std::string> spe
   return true;
 }
 
+std::vector<bool> roles_needed(std::span<const std::string> specs) {
+  std::vector<bool> needed;
+  needed.reserve(specs.size());
+  for (const std::string& text : specs) {
+    const SpecParse parsed = parse_import_spec(text, is_regular_file);
+    // A spec that does not parse is refused by load_import with its own line: nothing to ask.
+    const std::filesystem::path path(parsed.ok() ? parsed->path : std::string());
+    std::string extension = path.extension().string();
+    for (char& c : extension) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    needed.push_back(parsed.ok() && parsed->selections.empty() && (extension == ".npy" || extension == ".csv") &&
+                     !infer_role(path.stem().string()));
+  }
+  return needed;
+}
+
 ImportLoad load_import(std::span<const std::string> specs, const std::string& tokens_file,
                        const ImportOptions& options) {
   // Bad content or a bad spec: a usage error (exit 2); a file that cannot be read: Error::file.

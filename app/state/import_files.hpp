@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "smlab/error.hpp"
 #include "smlab/import.hpp"
@@ -50,6 +51,11 @@ ImportLoad load_import(std::span<const std::string> specs, const std::string& to
 inline ImportLoad load_import(std::span<const std::string> specs, const std::string& tokens_file) {
   return load_import(specs, tokens_file, ImportOptions{});
 }
+
+// Which of `specs` is a lone .npy or .csv with no role after its path whose name says none either
+// (core's infer_role: q, k, v, scores, attn, ...): load_import would refuse it, so the window and the
+// page ask for its role first and import FILE:ROLE, which then takes the checks of --import FILE:ROLE.
+std::vector<bool> roles_needed(std::span<const std::string> specs);
 
 // Whether `data` came from load_import(specs, tokens_file), by the names it records (each spec's
 // file made absolute, with its selections, and the tokens file): a page that applies its class's

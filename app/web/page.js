@@ -357,7 +357,7 @@ function chooseRole(name) {
     let chosen = null;
     for (const role of ['Q', 'K', 'V', 'scores', 'weights']) {
       const button = document.createElement('button');
-      button.textContent = word('page.role_' + role.toLowerCase());
+      button.textContent = word('import.role.' + role.toLowerCase());
       button.dataset.role = role;
       button.onclick = () => { chosen = role; dialog.close(); };
       buttons.appendChild(button);

@@ -15,9 +15,7 @@
 #include <emscripten.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <filesystem>
 #include <span>
 #include <sstream>
 #include <string>
@@ -27,7 +25,6 @@
 
 #include "i18n/i18n.hpp"
 #include "lesson_player/lesson_player.hpp"
-#include "smlab/import.hpp"
 #include "state/import_files.hpp"
 #include "state/session.hpp"
 #include "export_job.hpp"
@@ -162,23 +159,17 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_import(std::uintptr_t handle, const char*
 }
 
 // Which of the data files page.js is about to import (`specs`: paths, one a line) need their role
-// said: a .npy or .csv whose name says none (q, k, v, scores, attn, …: core's infer_role, as
-// --import infers it). JSON [true, false, …]; the page then asks, and imports FILE:ROLE, which
-// goes through the same checks as --import FILE:ROLE.
+// said (import_files.hpp's roles_needed, as the window asks). JSON [true, false, …]; the page then
+// asks, and imports FILE:ROLE.
 EMSCRIPTEN_KEEPALIVE const char* smlab_import_roles_needed(std::uintptr_t handle, const char* specs) {
   WebApp& web = page(handle);
   std::istringstream lines(specs == nullptr ? "" : specs);
+  std::vector<std::string> listed;
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) listed.push_back(line);
   web.reply = "[";
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty()) continue;
-    const std::filesystem::path path(line);
-    std::string extension = path.extension().string();
-    std::transform(extension.begin(), extension.end(), extension.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const bool single = extension == ".npy" || extension == ".csv";
-    const bool needed = single && line.find(':') == std::string::npos && !smlab::infer_role(path.stem().string());
+  for (const bool needed : smlab::app::roles_needed(listed))
     web.reply += std::string(web.reply.size() > 1 ? "," : "") + (needed ? "true" : "false");
-  }
   web.reply += "]";
   return web.reply.c_str();
 }

@@ -18,7 +18,8 @@
 namespace smlab::web {
 namespace {
 
-// The page's words: the keys page.js asks for (web.bar.* and web.page.* in the tables).
+// The page's words: the keys page.js asks for (web.bar.* and web.page.* in the tables, and the
+// import roles' names, which the window's role chooser shows too).
 constexpr std::string_view page_word_keys[] = {"bar.save_session",
                                                "bar.open_session",
                                                "bar.import",
@@ -48,11 +49,11 @@ constexpr std::string_view page_word_keys[] = {"bar.save_session",
                                                "page.zip_failed",
                                                "page.update_ready",
                                                "page.role_question",
-                                               "page.role_q",
-                                               "page.role_k",
-                                               "page.role_v",
-                                               "page.role_scores",
-                                               "page.role_weights",
+                                               "import.role.q",
+                                               "import.role.k",
+                                               "import.role.v",
+                                               "import.role.scores",
+                                               "import.role.weights",
                                                "page.class_join_title",
                                                "page.class_code",
                                                "page.class_nick",
@@ -179,7 +180,8 @@ const app::NamedPlot* active_plot(const app::UiState& ui, const app::LabView& vi
 std::string page_words_json(i18n::Language language) {
   const i18n::Use words(language);
   nlohmann::ordered_json object = nlohmann::ordered_json::object();
-  for (const std::string_view key : page_word_keys) object[std::string(key)] = i18n::tr("web." + std::string(key));
+  for (const std::string_view key : page_word_keys)
+    object[std::string(key)] = i18n::tr(key.starts_with("import.") ? std::string(key) : "web." + std::string(key));
   return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -1,6 +1,8 @@
 // Import tests: files NumPy writes (every dtype, byte order, memory order and shape) read back and
 // checked against NumPy's own softmax; malformed files refused with exit 2 or 3 and one clear line.
 #include <gtest/gtest.h>
+#include <imgui.h>
+#include <imgui_internal.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -668,6 +670,149 @@ TEST(ImportApp, RefusalsSayWhatToChangeInTheWindowAndTheImportLineGoesWithTheDat
   ASSERT_TRUE(smlab::app::apply_params(app.ui(), random));
   app.frame();
   EXPECT_EQ(app.ui().status, "") << "the status line still reports the import after Back to random data";
+}
+
+// The window `window_id` ("###id", its title in any language) drawn in the last frame, or null.
+ImGuiWindow* shown_window(const char* window_id) {
+  ImGuiWindow* window = ImGui::FindWindowByName(window_id);
+  return window != nullptr && window->Active ? window : nullptr;
+}
+
+// Clicks the item `item_id` ("###id": its label in any language) of the window `window_id`, found
+// by moving the mouse down the window's left side, just inside where its items start, a few pixels
+// a frame until Dear ImGui hovers it (no
+// coordinates typed in, so a font or a language that moves the item does not break the test).
+bool click_item(smlab::app::App& app, smlab::platform::Offscreen& surface, const char* window_id, const char* item_id) {
+  ImGui::SetCurrentContext(surface.imgui_context());
+  ImGuiWindow* window = shown_window(window_id);
+  if (window == nullptr) return false;
+  const ImGuiID item = window->GetID(item_id);  // a label's "###id" part alone gives its ID
+  const ImRect box = window->Rect();
+  ImGuiIO& io = ImGui::GetIO();
+  for (float y = box.Min.y + 2.0f; y < box.Max.y; y += 3.0f) {
+    io.MousePos = ImVec2(box.Min.x + ImGui::GetStyle().WindowPadding.x + 6.0f, y);
+    app.frame();
+    ImGui::SetCurrentContext(surface.imgui_context());
+    if (ImGui::GetCurrentContext()->HoveredId != item) continue;
+    io.MouseDown[0] = true;
+    app.frame();
+    ImGui::SetCurrentContext(surface.imgui_context());
+    io.MouseDown[0] = false;
+    app.frame();
+    ImGui::SetCurrentContext(surface.imgui_context());
+    io.MousePos = ImVec2(-1.0f, -1.0f);
+    return true;
+  }
+  return false;
+}
+
+// Frames until the window's import is in (it reads on a thread of its own); false after 10 s.
+bool frames_until_imported(smlab::app::App& app) {
+  for (int frame = 0; frame < 1000; ++frame) {
+    app.frame();
+    if (!app.importing() && app.ui().params.imported != nullptr) return true;
+    ::usleep(10000);
+  }
+  return false;
+}
+
+// A file whose name says no role (layer3_head0.npy) dropped onto the window, or typed in File →
+// Import, is not refused: a role chooser asks what it holds, in the window's language, and the
+// chosen role imports FILE:ROLE with the checks of --import FILE:ROLE; Cancel imports nothing.
+TEST(ImportApp, AFileWhoseNameSaysNoRoleIsAskedAboutDroppedOrTyped) {
+  ::unsetenv("DISPLAY");
+  const auto dir = fresh_test_dir("import-role-chooser");
+  const std::string four_by_four = "{'descr': '<f4', 'fortran_order': False, 'shape': (4, 4), }";
+  write_bytes(dir / "layer3_head0.npy", npy(four_by_four, floats({0, 1, 2, 3, 1, 0, 2, 1, 3, 2, 1, 0, 0, 0, 4, 1})));
+  const std::string mystery = (dir / "layer3_head0.npy").string();
+  ASSERT_EQ(smlab::app::roles_needed(std::vector<std::string>{mystery, mystery + ":K", (dir / "q.npy").string()}),
+            (std::vector<bool>{true, false, false}));
+
+  smlab::platform::OffscreenOptions surface_options;
+  surface_options.width = 1280;
+  surface_options.height = 720;
+  auto created = smlab::platform::Offscreen::create(surface_options);
+  ASSERT_TRUE(created) << created.error().message;
+  smlab::platform::Offscreen& surface = **created;
+  smlab::app::AppOptions options;
+  options.refine_trials = smlab::app::headless_refine_trials(16);
+  smlab::app::App app(surface, options);
+  app.wait_for_snapshot();
+  app.frame();
+  const smlab::Params before = app.ui().params;
+
+  // Dropped, in Chinese: asked in Chinese; Cancel imports nothing and says no refusal.
+  app.ui().language = smlab::i18n::Language::Chinese;
+  app.frame();
+  ASSERT_EQ(app.language(), smlab::i18n::Language::Chinese) << app.language_warning();
+  surface.drop({mystery});
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  ImGui::SetCurrentContext(surface.imgui_context());
+  ImGuiWindow* chooser = shown_window("###import-role");
+  ASSERT_NE(chooser, nullptr) << "no role chooser for a dropped file whose name says no role";
+  if (const char* keep = std::getenv("SMLAB_KEEP_ROLE_PNG")) {  // to look at it
+    EXPECT_TRUE(smlab::exporting::write_png(keep, surface.capture(), true).ok());
+  }
+  // Its title in the window's language (Dear ImGui keeps the title a window was first made with).
+  EXPECT_NE(std::string(chooser->Name).find("文件的角色"), std::string::npos) << chooser->Name;
+  EXPECT_EQ(app.ui().params.imported, nullptr);
+  ASSERT_TRUE(click_item(app, surface, "###import-role", "###import-role-cancel"));
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  EXPECT_EQ(shown_window("###import-role"), nullptr) << "Cancel left the chooser open";
+  EXPECT_EQ(app.ui().params, before) << "Cancel imported something";
+  EXPECT_FALSE(app.ui().status_is_error) << app.ui().status;
+
+  // Dropped, in English: "scores" imports FILE:scores.
+  app.ui().language = smlab::i18n::Language::English;
+  app.frame();
+  surface.drop({mystery});
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  ImGui::SetCurrentContext(surface.imgui_context());
+  chooser = shown_window("###import-role");
+  ASSERT_NE(chooser, nullptr);
+  ASSERT_TRUE(click_item(app, surface, "###import-role", "###scores"));
+  ASSERT_TRUE(frames_until_imported(app)) << app.ui().status;
+  ASSERT_EQ(app.ui().params.imported->sources.size(), 1u);
+  EXPECT_TRUE(app.ui().params.imported->sources[0].ends_with("layer3_head0.npy:scores"))
+      << app.ui().params.imported->sources[0];
+  EXPECT_EQ(app.ui().params.seq_len, 4);
+  EXPECT_EQ(shown_window("###import-role"), nullptr);
+
+  // The same role through the same checks: K alone is refused as --import FILE:K is.
+  ASSERT_TRUE(smlab::attach_import(app.ui().params, nullptr).ok());
+  app.frame();
+  surface.drop({mystery});
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  ASSERT_TRUE(click_item(app, surface, "###import-role", "###K"));
+  for (int frame = 0; frame < 200 && app.importing(); ++frame) {
+    app.frame();
+    ::usleep(10000);
+  }
+  app.frame();
+  EXPECT_EQ(app.ui().params.imported, nullptr);
+  smlab::app::ImportOptions typed;
+  typed.asked_by = smlab::app::ImportAskedBy::window;
+  const smlab::app::ImportLoad as_typed = smlab::app::load_import(std::vector<std::string>{mystery + ":K"}, "", typed);
+  ASSERT_FALSE(as_typed.ok());
+  EXPECT_TRUE(app.ui().status_is_error) << app.ui().status;
+  EXPECT_EQ(app.ui().status, as_typed.error().message);
+
+  // Typed in File → Import: the chooser stacks over the dialog, whose field then shows the role.
+  app.ui().interaction.commands.push(smlab::app::Command::import_files);
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  ImGui::SetCurrentContext(surface.imgui_context());
+  ImGui::GetIO().AddInputCharactersUTF8(mystery.c_str());
+  for (int frame = 0; frame < 2; ++frame) app.frame();
+  ASSERT_TRUE(click_item(app, surface, "###import-popup", "###import-open"));
+  for (int frame = 0; frame < 2; ++frame) app.frame();
+  ImGui::SetCurrentContext(surface.imgui_context());
+  ASSERT_NE(shown_window("###import-role"), nullptr) << "no role chooser over File -> Import";
+  ASSERT_NE(shown_window("###import-popup"), nullptr) << "the chooser replaced the dialog";
+  ASSERT_TRUE(click_item(app, surface, "###import-role", "###scores"));
+  ASSERT_TRUE(frames_until_imported(app)) << app.ui().status;
+  EXPECT_TRUE(app.ui().params.imported->sources[0].ends_with("layer3_head0.npy:scores"));
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  EXPECT_EQ(shown_window("###import-popup"), nullptr) << "the dialog stayed open after its import";
 }
 
 }  // namespace
