@@ -158,6 +158,9 @@ void apply_theme_colors(Theme theme, ImGuiStyle& style) {
   else
     ImGui::StyleColorsLight(&style);
   if (theme == Theme::projector) style.Colors[ImGuiCol_Text] = ImVec4(0.0f, 0.0f, 0.0f, 1.0f);
+  // Menus, tooltips and dialogs opaque: Dear ImGui's 94-98% let the plot labels beneath show
+  // through a menu's items, which a projector makes hard to read.
+  style.Colors[ImGuiCol_PopupBg].w = 1.0f;
   // Child windows and the menu bar are drawn over the window's colour: composite them on it.
   const ImVec4 window = style.Colors[ImGuiCol_WindowBg];
   const auto over_window = [&](ImVec4 color) {
