@@ -54,6 +54,13 @@ void section(const char* title) {
 
 float content_right() { return ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x; }
 
+void scroll_by_drag() {
+  if (ImGui::GetScrollMaxY() <= 0.0f || ImGui::IsAnyItemActive() || !ImGui::IsMouseDragging(ImGuiMouseButton_Left))
+    return;
+  if (!ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows)) return;
+  ImGui::SetScrollY(std::clamp(ImGui::GetScrollY() - ImGui::GetIO().MouseDelta.y, 0.0f, ImGui::GetScrollMaxY()));
+}
+
 void same_line_if_room(float width) {
   if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width <= content_right()) ImGui::SameLine();
 }

@@ -51,7 +51,15 @@ DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool contr
     layout.tabs_min = ImVec2(layout.toggle_max.x + 0.5f * gap, margin);
     layout.tabs_max = ImVec2(std::max(right, layout.tabs_min.x + 1.0f), margin + tab_height);
     const float bottom = std::max(display_size.y - margin, layout.tabs_max.y + 1.0f);
-    const float drawer_top = controls_shown ? std::max(layout.tabs_max.y + gap, 0.45f * display_size.y) : bottom;
+    // The drawer leaves the plot above it the room of a readable plot (about 20 lines of the UI
+    // font, with the ◀ ▶ row) where the screen has it, keeping 16 lines itself: on a 360×640 phone
+    // 45 % of the height put the plot's lower half under the drawer.
+    const float line = 16.0f * ui_scale;
+    const float plot_room = layout.tabs_max.y + gap + 20.0f * line;
+    const float drawer_top =
+        controls_shown
+            ? std::max({layout.tabs_max.y + gap, 0.45f * display_size.y, std::min(plot_room, bottom - 16.0f * line)})
+            : bottom;
     layout.controls_min = ImVec2(margin, drawer_top);
     layout.controls_max = ImVec2(right, bottom);
     layout.content_min = ImVec2(margin, layout.tabs_max.y + gap);
@@ -637,16 +645,27 @@ void draw_compact_content(UiState& ui, const std::vector<NamedPlot>& plots, ImVe
   if (ImGui::ArrowButton("##compact-next", ImGuiDir_Right)) ui.compact_plot = index + 1;
   ImGui::SameLine();
   ImGui::TextUnformatted((std::to_string(index + 1) + "/" + std::to_string(count)).c_str());
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  plot::wrapped_text(i18n::format("layout.compact_note", {std::to_string(count)}), max.x - min.x);
-  ImGui::PopStyleColor();
+  // The note says where the rest is; with the drawer open its lines are the plot's room.
+  if (!controls_flag(ui)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    plot::wrapped_text(i18n::format("layout.compact_note", {std::to_string(count)}), max.x - min.x);
+    ImGui::PopStyleColor();
+  }
   ImGui::EndGroup();
   const float top = ImGui::GetItemRectMax().y + ImGui::GetStyle().ItemSpacing.y;
   std::vector<NamedPlot> one{plots[static_cast<std::size_t>(index)]};
   one.front().column_span = 1;
   one.front().min_height_em = 0.0f;
-  draw_plot_grid(view_info(ui.view).name, one, 1, ImVec2(min.x, top), ImVec2(max.x, std::max(max.y, top + 1.0f)), style,
-                 ui, on_hover);
+  // In a child of the area: a plot taller than the room left above the drawer scrolls there (one
+  // finger drags it) and never paints over the drawer's controls.
+  ImGui::SetCursorScreenPos(ImVec2(min.x, top));
+  const ImVec2 area(max.x - min.x, std::max(max.y - top, 1.0f));
+  ImGui::BeginChild("##compact-plot", area, false, ImGuiWindowFlags_NoBackground);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  draw_plot_grid(view_info(ui.view).name, one, 1, origin, ImVec2(origin.x + area.x, origin.y + area.y), style, ui,
+                 on_hover);
+  scroll_by_drag();
+  ImGui::EndChild();
 }
 
 }  // namespace
@@ -678,6 +697,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   ui.layout_report.plots.clear();
   ui.hovered_plot.clear();
   ui.lesson_report.text_box.placed = false;
+  ui.lesson_report.next_button = ui.lesson_report.guess_field = {};
 
   // The view's plots (the dashboard's or a lab's), built once per Snapshot (and colour scale,
   // language, pins) by view_cache and only drawn here, by the grid or by presenter mode.
@@ -705,6 +725,8 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   handle_training_keys(ui, edit, snapshot);
   const bool column_shown = controls_flag(ui);  // after the keys: Ctrl+B acts on this frame
   const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale, column_shown);
+  ui.drawer.reset();
+  if (layout.compact && column_shown) ui.drawer = std::pair(layout.controls_min, layout.controls_max);
   // A step that shows the lab's notes has them with its text. Not before a predict step's reveal:
   // they print numbers (the loss, the NaN count, the KL) that would give the answer away.
   ui.lesson_report.notes.clear();

@@ -352,6 +352,15 @@ void measure_predict(Measure& block, const UiState& ui, const LessonStep& step, 
   block.height = ui.lesson.revealed ? after.height : before.height;
 }
 
+// What of the last item the window shows: its rectangle cut to the current clip rectangle.
+LessonReport::Shown shown_item() {
+  const ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 clip_min = draw->GetClipRectMin(), clip_max = draw->GetClipRectMax();
+  const ImVec2 min = ImGui::GetItemRectMin(), max = ImGui::GetItemRectMax();
+  return {ImVec2(std::max(min.x, clip_min.x), std::max(min.y, clip_min.y)),
+          ImVec2(std::min(max.x, clip_max.x), std::min(max.y, clip_max.y))};
+}
+
 // The predict box: the question, the guess (choice buttons or a typed number and Commit) and, once
 // revealed, the answer beside the guess and how close it was.
 void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot, const DkSweep* sweep, ImU32 accent,
@@ -380,6 +389,7 @@ void draw_predict(UiState& ui, const LessonStep& step, const Snapshot* snapshot,
       // number field applies the text on Enter only, and a click on Commit committed the old value).
       // Enter ends the edit; then, like the click, it commits what the field shows.
       ImGui::InputTextWithHint("##typed-guess", i18n::tr("lesson.predict.type_hint"), &ui.lesson_view.typed_guess);
+      ui.lesson_report.guess_field = shown_item();
       const bool entered =
           ImGui::IsItemDeactivated() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) ||
                                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter)));
@@ -624,8 +634,9 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   ImGui::PushStyleColor(ImGuiCol_WindowBg, background);
   ImGui::PushStyleColor(ImGuiCol_Border, ImGui::ColorConvertU32ToFloat4(accent));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 2.0f * ui.ui_scale);
-  // The layout made room for all of it; a scroll bar only where it found no arrangement that fits.
-  ImGui::Begin("##lesson-panel", nullptr, box.fits ? flags | ImGuiWindowFlags_NoScrollbar : flags);
+  // The layout made room for all of it. Where it found no arrangement that fits (a phone, a large
+  // font), the text scrolls in a box of its own above the buttons, which stay in view.
+  ImGui::Begin("##lesson-panel", nullptr, flags | ImGuiWindowFlags_NoScrollbar);
   ImGui::PopStyleVar();
   ImGui::PopStyleColor(2);
 
@@ -634,7 +645,24 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   // classroom size every line is room the step's plots need (the lesson list is the control
   // column's, Ctrl+B; the keys are in Next's tooltip, and beside the buttons where there is room).
   const ImGuiStyle& style = ImGui::GetStyle();
-  const float width = block_text_width(box.max.x - box.min.x, ui.ui_scale);
+  float width = block_text_width(box.max.x - box.min.x, ui.ui_scale);
+  const ButtonRow row = button_row(ui, width);
+  // A predict step's question and answer field stay with the buttons too, where the text keeps
+  // room for two lines to scroll in (a finger scrolls them).
+  bool predict_pinned = false;
+  if (!box.fits) {
+    const int rows = 1 + (row.next_below ? 1 : 0) + (row.close_below ? 1 : 0);
+    float pinned = static_cast<float>(rows) * (ImGui::GetFrameHeight() + style.ItemSpacing.y);
+    if (step.predict) {
+      Measure predict{width, 0.0f};
+      measure_predict(predict, ui, step, snapshot, sweep, box.scale);
+      const float text_room = ImGui::GetContentRegionAvail().y - pinned - predict.height;
+      predict_pinned = text_room >= 2.0f * (ImGui::GetFontSize() * box.scale + style.ItemSpacing.y);
+      if (predict_pinned) pinned += predict.height;
+    }
+    ImGui::BeginChild("##lesson-text", ImVec2(0.0f, -pinned), false);
+    width = std::min(width, ImGui::GetContentRegionAvail().x);  // the box's scroll bar takes its share
+  }
   draw_lines(width, presenter_heading(ui, step), title_scale(box.scale));
   draw_lines(width, imported_note(ui, step), box.scale, ImGui::ColorConvertU32ToFloat4(accent));
   ImGui::Separator();
@@ -649,9 +677,25 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
     training_run_controls(ui, edit, lab);
     if (edit != ui.params) (void)apply_params(ui, edit);
   }
-  if (step.predict) draw_predict(ui, step, snapshot, sweep, accent, box.scale, width);
+  if (step.predict && !predict_pinned) {
+    draw_predict(ui, step, snapshot, sweep, accent, box.scale, width);
+    // The question longer than the room beside the buttons (a small phone, a large font): the box
+    // opens scrolled to the question and its field, once a step; a finger scrolls back to the text.
+    ImGuiStorage* seen = ImGui::GetStateStorage();
+    const ImGuiID opened = ImGui::GetID("##predict-in-view");
+    if (!box.fits && seen->GetInt(opened, -1) != static_cast<int>(step_index)) {
+      ImGui::SetScrollHereY(1.0f);
+      seen->SetInt(opened, static_cast<int>(step_index));
+    }
+  }
+  ui.lesson_report.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
+  if (!box.fits) {
+    scroll_by_drag();
+    ImGui::EndChild();
+    width = block_text_width(box.max.x - box.min.x, ui.ui_scale);  // the panel's width again
+  }
+  if (predict_pinned) draw_predict(ui, step, snapshot, sweep, accent, box.scale, width);
 
-  const ButtonRow row = button_row(ui, width);
   ImGui::BeginDisabled(step_index == 0);
   if (ImGui::Button(i18n::label("lesson.previous", "lesson-previous").c_str(), ImVec2(row.previous, 0.0f)))
     lesson_previous(ui);
@@ -660,7 +704,9 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   const bool last = step_index + 1 >= lesson.steps.size();
   const bool awaiting = lesson_awaiting_prediction(ui);
   const char* next_key = awaiting ? "lesson.predict.reveal" : last ? "lesson.finish" : "lesson.next";
-  if (ImGui::Button(i18n::label(next_key, "lesson-next").c_str(), ImVec2(row.next, 0.0f))) {
+  const bool next_pressed = ImGui::Button(i18n::label(next_key, "lesson-next").c_str(), ImVec2(row.next, 0.0f));
+  ui.lesson_report.next_button = shown_item();
+  if (next_pressed) {
     if (awaiting)
       (void)commit_guess(ui, std::nullopt);
     else if (last)
@@ -699,7 +745,6 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   ImGui::SameLine();
   if (ImGui::Button(i18n::label("lesson.close", "lesson-close").c_str(), ImVec2(row.close, 0.0f))) close_lesson(ui);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr("lesson.close_tooltip"));
-  ui.lesson_report.text_scrolls = ImGui::GetScrollMaxY() > 0.0f;
   ImGui::End();
 }
 

@@ -137,6 +137,10 @@ void same_line_if_fits(const char* next);
 void same_line_if_room(float width);
 // The right edge of the current window's content region, in screen coordinates.
 float content_right();
+// Scrolls the current window by a drag that started on none of its items, as a finger scrolls a
+// page: Dear ImGui scrolls only by the wheel and the scroll bar, which a phone's one finger does
+// not reach (a two-finger drag did). Call inside the window, after its items.
+void scroll_by_drag();
 
 // The label for a control with a width (slider, combo, input) in the control column: i18n::label's
 // "text###id" (the text right of the control), or, where the column leaves a slider less than

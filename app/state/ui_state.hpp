@@ -119,6 +119,12 @@ struct LessonReport {
   } text_box;
   bool text_scrolls = false;       // the step's text was taller than its box
   std::vector<std::string> notes;  // the shown lab's notes, for a step that shows them ("notes")
+  // What of the step's Next (Reveal, Finish) button and of its typed-guess field this frame could
+  // be seen (the item cut to the box that shows it; empty when not drawn or scrolled away).
+  struct Shown {
+    ImVec2 min, max;
+    [[nodiscard]] bool empty() const { return max.x <= min.x || max.y <= min.y; }
+  } next_button, guess_field;
 };
 
 // A pointer gesture on a plot (panels/pointer_gestures.hpp), from the press to the release.
@@ -206,6 +212,8 @@ struct FrameReport {
   bool controls_labels_above = false;
   // The column's keys (and the training lab's Train button, "train-toggle") in the order drawn.
   std::vector<std::string> control_items;
+  // The compact layout's control drawer while it is open (a phone): nothing is drawn over it.
+  std::optional<std::pair<ImVec2, ImVec2>> drawer;
   LessonReport lesson_report;  // the step's text box this frame
 };
 

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only
 
+#include "export/png.hpp"
 #include "headless_support.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "lessons/lessons.hpp"
@@ -290,6 +292,65 @@ TEST_F(PhoneLesson, TheTextComesFirstAndThePlotsFollowFullWidthAndReadable) {
           << width << "x" << height;
     }
   }
+}
+
+// [phone] On a small phone (360×640) at font 1.5 in Chinese, the README's link, a step's text does
+// not fit its box: the text scrolls in a box of its own and the buttons stay under it, whole and on
+// screen (they scrolled away with the text, and only a two-finger drag reached them); a predict
+// step's answer field is on screen too.
+class SmallPhoneLesson : public test_support::HeadlessRender {
+ protected:
+  SmallPhoneLesson() : HeadlessRender(360, 640) {}
+};
+
+TEST_F(SmallPhoneLesson, TheButtonsStayOnScreenWhenTheTextScrolls) {
+  AppOptions options;
+  options.lessons = load_lessons(find_assets_dir() / "lessons");
+  options.theme = Theme::projector;
+  options.font_scale = 1.5f;
+  App app(*surface_, options);
+  const struct {
+    const char* lesson;
+    std::size_t step;
+    i18n::Language language;
+    float font_scale;
+  } steps[] = {{"scaling", 2, i18n::Language::Chinese, 1.5f},
+               {"scaling", 3, i18n::Language::Chinese, 1.5f},
+               {"scaling", 3, i18n::Language::English, 1.0f},
+               {"why-softmax", 0, i18n::Language::English, 1.5f}};
+  bool some_text_scrolled = false;
+  for (const auto& [name, step, language, font_scale] : steps) {
+    const auto lesson = find_lesson(options.lessons, name);
+    ASSERT_TRUE(lesson.has_value()) << name;
+    app.ui().language = language;
+    app.ui().font_scale = font_scale;
+    ASSERT_TRUE(open_lesson_step(app.ui(), *lesson, step, false)) << name;
+    app.ui().select_view_tab = true;
+    settle(app);
+    const Image shot = settle(app);                                // the language and the font apply between frames
+    if (const char* keep = std::getenv("SMLAB_KEEP_PHONE_PNG")) {  // to look at them
+      const std::string path = std::string(keep) + "-" + name + "-" + std::to_string(step + 1) + "-" +
+                               (language == i18n::Language::Chinese ? "zh" : "en") + ".png";
+      EXPECT_TRUE(exporting::write_png(path, shot, true).ok());
+    }
+    const std::string where = std::string(name) + " step " + std::to_string(step + 1) + " at 360x640, font " +
+                              std::to_string(font_scale) + (language == i18n::Language::Chinese ? ", zh-CN" : ", en");
+    const LessonReport& report = app.ui().lesson_report;
+    ASSERT_TRUE(report.text_box.placed) << where;
+    some_text_scrolled |= report.text_scrolls;
+    const LessonReport::Shown next = report.next_button;
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    EXPECT_FALSE(next.empty()) << where << ": Next is not on screen";
+    EXPECT_GE(next.max.y - next.min.y, ImGui::GetFrameHeight() - 0.5f) << where << ": Next is cut";
+    EXPECT_LE(next.max.y, 640.0f) << where;
+    EXPECT_GE(next.min.y, report.text_box.min.y) << where;
+    EXPECT_LE(next.max.y, report.text_box.max.y) << where << ": Next lies outside the lesson's box";
+    const LessonStep& shown = options.lessons.lessons[*lesson].steps[step];
+    if (shown.predict && shown.predict->choices.empty()) {
+      EXPECT_FALSE(report.guess_field.empty()) << where << ": the answer field is not on screen";
+    }
+  }
+  EXPECT_TRUE(some_text_scrolled) << "no step's text scrolled: the case this test is about was not reached";
 }
 
 }  // namespace
