@@ -585,13 +585,15 @@ function onTouch(event) {
     const t = event.changedTouches[0];
     if (touch.down) {
       queueTouch('up', t.clientX, t.clientY);
-      queueTouch('away', -10000, -10000);
       // A tap on a field that already had the keys (a predict step opens with its field active):
       // once the tap is through, the real input takes the focus for the phone's keyboard.
       const later = frames => requestAnimationFrame(() => (frames > 0 ? later(frames - 1)
                                                                         : page.textField && focusTextEntry()));
       later(4);
     }
+    // After a tap and after a pinch alike (whose scroll moved the pointer to its midpoint): no
+    // finger hovers, so no tooltip stays where the fingers were.
+    queueTouch('away', -10000, -10000);
     touch.down = false;
     touch.fingers = 0;
     touch.pinch = null;
@@ -704,10 +706,24 @@ window.addEventListener('popstate', () => {
 function smlabSetWords(code, json) {
   page.words = JSON.parse(json);
   document.documentElement.lang = code;
-  for (const element of document.querySelectorAll('[data-word]')) element.textContent = word(element.dataset.word);
+  barWords();
   for (const element of document.querySelectorAll('[data-title]')) element.title = word(element.dataset.title);
   if (classroom.on) classRender(true);  // the question and its words in the new language
 }
+
+// On a phone the bar's buttons say their short words (data-short: "Save", "CSV"), so every one
+// fits across the screen; a screen reader still hears the whole name.
+const narrowBar = window.matchMedia('(max-width: 599px)');
+function barWords() {
+  if (Object.keys(page.words).length === 0) return;  // not loaded yet: the HTML's own words stay
+  for (const element of document.querySelectorAll('[data-word]')) {
+    const short = narrowBar.matches && element.dataset.short;
+    element.textContent = word(short || element.dataset.word);
+    if (short) element.setAttribute('aria-label', word(element.dataset.word));
+    else element.removeAttribute('aria-label');
+  }
+}
+narrowBar.addEventListener('change', barWords);
 
 // The text of what the canvas shows, for a screen reader, Ctrl+F and copying.
 function smlabMirror(json) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include <imgui.h>
 #include <nlohmann/json.hpp>
 
 #include "i18n/i18n.hpp"
@@ -171,6 +172,32 @@ EMSCRIPTEN_KEEPALIVE const char* smlab_import_roles_needed(std::uintptr_t handle
   for (const bool needed : smlab::app::roles_needed(listed))
     web.reply += std::string(web.reply.size() > 1 ? "," : "") + (needed ? "true" : "false");
   web.reply += "]";
+  return web.reply.c_str();
+}
+
+// Where the last frame put things, as JSON, for the browser test's checks of a phone's screen:
+// the canvas's size in CSS px, the open drawer ([x0, y0, x1, y1] or null), every plot placed
+// ({name, box}) and what could be seen of the lesson step's Next button and typed-guess field
+// (null where nothing was), and the plot under the pointer ("" for none).
+EMSCRIPTEN_KEEPALIVE const char* smlab_layout(std::uintptr_t handle) {
+  WebApp& web = page(handle);
+  const smlab::app::UiState& ui = web.app->ui();
+  const auto box = [](ImVec2 min, ImVec2 max) { return nlohmann::json::array({min.x, min.y, max.x, max.y}); };
+  const auto shown = [&](const smlab::app::LessonReport::Shown& item) {
+    return item.empty() ? nlohmann::json() : box(item.min, item.max);
+  };
+  nlohmann::json layout = nlohmann::json::object();
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  layout["display"] = {display.x, display.y};
+  layout["drawer"] = ui.drawer ? box(ui.drawer->first, ui.drawer->second) : nlohmann::json();
+  nlohmann::json plots = nlohmann::json::array();
+  for (const smlab::app::PlacedPlot& placed : ui.placed_plots)
+    plots.push_back({{"name", placed.name}, {"box", box(placed.min, placed.max)}});
+  layout["plots"] = plots;
+  layout["next"] = shown(ui.lesson_report.next_button);
+  layout["guess"] = shown(ui.lesson_report.guess_field);
+  layout["hovered"] = ui.hovered_plot;
+  web.reply = layout.dump();
   return web.reply.c_str();
 }
 

@@ -882,12 +882,33 @@ def hidpi(driver, base, work, downloads):
 
 # [SECTION] Touch and the compact layout
 
+def layout(driver):
+    """Where the last frame put things (page_calls.cpp smlab_layout): the drawer, the plots, what
+    could be seen of the lesson's Next button and guess field, the plot under the pointer."""
+    return json.loads(driver.execute_script("return Module.ccall('smlab_layout', 'string', ['number'], [page.app]);"))
+
+
+def bar_off_screen(driver):
+    """The file bar's shown buttons and links that do not lie wholly across the screen."""
+    return driver.execute_script("""
+      const width = document.documentElement.clientWidth;
+      return [...document.querySelectorAll('#bar button, #bar a')].filter(e => e.getClientRects().length > 0)
+        .map(e => { const r = e.getBoundingClientRect(); return [e.id, Math.floor(r.left), Math.ceil(r.right)]; })
+        .filter(([, left, right]) => left < 0 || right > width);""")
+
+
+def centre(box):
+    return (round((box[0] + box[2]) / 2), round((box[1] + box[3]) / 2))
+
+
 def phone(driver, base, work):
     emulate(driver, PHONE_W, PHONE_H, scale=1, touch=True)
     open_page(driver, base + "index.html?set=seq_len=16", settle=3.0)
     first, size = canvas_image(driver)
     first.save(os.path.join(work, "phone.png"))
     check("a phone gets the compact layout", size == [PHONE_W, PHONE_H - 30], f"canvas {size}")
+    off = bar_off_screen(driver)
+    check("every button of the file bar is on a phone's screen", not off, f"off the screen: {off}")
     # A tap on a tab.
     tap(driver, PHONE_TAB)
     check("a tap on a tab opens it", ("view", "normalizers") in address(driver), f"address bar: {query_of(driver)}")
@@ -898,8 +919,10 @@ def phone(driver, base, work):
     stepped, _ = canvas_image(driver)
     check("a tap on ▶ shows the next plot", changed_pixels(shown, stepped, PHONE_PLOT) > 2000,
           f"{changed_pixels(shown, stepped, PHONE_PLOT)} pixels of the plot changed")
-    # The drawer, then a touch drag on the temperature slider.
+    # The drawer, then a touch drag on the temperature slider: the plot stays above the drawer.
     tap(driver, PHONE_DRAWER)
+    drawn_above_drawer(driver, "390x844")
+    before_drag, _ = canvas_image(driver)
     start = PHONE_TEMPERATURE
     touch(driver, "touchStart", [start])
     time.sleep(0.2)
@@ -910,6 +933,10 @@ def phone(driver, base, work):
     time.sleep(1.5)
     temperature = session_params(driver)["temperature"]
     check("a touch drag moves a slider", temperature != "1", f"temperature {temperature}")
+    dragged, _ = canvas_image(driver)
+    top = round(layout(driver)["drawer"][1])
+    above = changed_pixels(before_drag, dragged, (0, 0, PHONE_W, top))
+    check("the plot moved by the drag shows above the drawer", above > 800, f"{above} pixels above the drawer changed")
     # Pinch: two fingers apart make the text larger.
     touch(driver, "touchStart", [(150, 300), (240, 300)])
     for step in range(1, 8):
@@ -920,12 +947,68 @@ def phone(driver, base, work):
     font = json.loads(driver.execute_script("return Module.ccall('smlab_session_json', 'string', ['number'], "
                                             "[page.app]);")).get("font_scale")
     check("a pinch makes the text larger", font is not None and font > 1.0, f"font scale {font}")
+    hovered = layout(driver)["hovered"]
+    check("no plot stays hovered (its tooltip shown) after a pinch", hovered == "", f"hovered: {hovered!r}")
     # A lesson stepped by taps.
     open_page(driver, base + "index.html?lesson=temperature:1", settle=2.0)
     shot, _ = canvas_image(driver)
     shot.save(os.path.join(work, "phone-lesson.png"))
     tap(driver, PHONE_LESSON_NEXT)
     check("a tap steps the lesson", ("lesson", "temperature:2") in address(driver), f"address bar: {query_of(driver)}")
+    emulate(driver, CANVAS_W, CANVAS_H + 30)
+
+
+def drawn_above_drawer(driver, where):
+    """With the drawer open, the shown plot lies above it, readable, and nothing is placed over it."""
+    shown = layout(driver)
+    drawer, plots = shown["drawer"], shown["plots"]
+    check(f"at {where} the open drawer leaves the plot above it, readable",
+          drawer is not None and len(plots) == 1 and plots[0]["box"][3] <= drawer[1] + 0.5 and
+          plots[0]["box"][3] - plots[0]["box"][1] >= 150,
+          f"drawer {drawer}; plots {plots}")
+
+
+def small_phone(driver, base, work):
+    """A 360x640 phone with touch: the README's Chinese link (font 1.5) and a predict step. Before the
+    390x844 phone's pinch: after a pinch dispatched through DevTools this chromium delivers a later
+    tap as mouse events only (mousedown, click; no touchstart or pointerdown), which a phone does not."""
+    emulate(driver, 360, 640, scale=1, touch=True)
+    readme = "view=scaling&set=d_k=1024&set=scaled=false&lesson=scaling:3&lang=zh-CN&theme=projector&font=1.5"
+    open_page(driver, base + "index.html?" + readme, settle=3.0)
+    off = bar_off_screen(driver)
+    check("every button of the file bar is on a 360 px screen, in Chinese", not off, f"off the screen: {off}")
+    shown = layout(driver)
+    shot, _ = canvas_image(driver)
+    shot.save(os.path.join(work, "phone-360-readme.png"))
+    whole = shown["next"] is not None and shown["next"][3] - shown["next"][1] >= 20 and shown["next"][3] <= 610
+    check("the lesson's Next button is on screen though its text scrolls (360x640, Chinese, font 1.5)", whole,
+          f"Next shown as {shown['next']}")
+    if whole:
+        tap(driver, centre(shown["next"]))
+        check("one finger's tap on it steps the lesson", ("lesson", "scaling:4") in address(driver),
+              f"address bar: {query_of(driver)}")
+    # A predict step: its answer field on screen; a tap there focuses a real text input (a phone's
+    # keyboard opens for one) and what is typed goes into the app's field.
+    open_page(driver, base + "index.html?lesson=scaling:4", settle=2.0)
+    shown = layout(driver)
+    if check("a predict step's answer field is on a 360x640 screen", shown["guess"] is not None,
+             f"field shown as {shown['guess']}"):
+        field = shown["guess"]
+        before, _ = canvas_image(driver)
+        tap(driver, centre(field))
+        focused = driver.execute_script("const e = document.activeElement; "
+                                        "return [e.tagName, e.type || '', e.id, page.textField, touch.used];")
+        ActionChains(driver).send_keys("0.1").perform()
+        time.sleep(1.0)
+        typed, _ = canvas_image(driver)
+        box = (round(field[0]), round(field[1]), round(field[2] - field[0]), round(field[3] - field[1]))
+        check("a tap on the answer field focuses a real text input, and typing reaches the field",
+              focused[0] == "INPUT" and focused[1] == "text" and changed_pixels(before, typed, box) > 30,
+              f"focused {focused}; {changed_pixels(before, typed, box)} pixels of the field changed by typing 0.1")
+    # The dashboard with the drawer open: the plot above it.
+    open_page(driver, base + "index.html?set=seq_len=16&lang=en&font=1&theme=dark", settle=2.0)
+    tap(driver, PHONE_DRAWER)
+    drawn_above_drawer(driver, "360x640")
     emulate(driver, CANVAS_W, CANVAS_H + 30)
 
 
@@ -1245,6 +1328,7 @@ def main():
                  ("sessions", lambda: sessions(driver, base, work, downloads)),
                  ("imports", lambda: imports(driver, base, work, native)),
                  ("hidpi", lambda: hidpi(driver, base, work, downloads)),
+                 ("small-phone", lambda: small_phone(driver, base, work)),
                  ("phone", lambda: phone(driver, base, work)),
                  ("keys", lambda: lesson_keys_and_history(driver, base, work)),
                  ("focus", lambda: focus_and_screen_reader(driver, base, work)),
