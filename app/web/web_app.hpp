@@ -61,6 +61,7 @@ struct WebApp {
   double next_frame_at = 0.0;  // surface time; infinity: on input only
   std::uint64_t drawn_version = 0;
   std::uint64_t drawn_training_version = 0;  // the training lab's picture (Trainer::Published)
+  double last_input = -1.0;                  // surface time of the last input page.js counted
 
   // Dear ImGui's keyboard navigation is on: the student came into the canvas with Tab.
   bool keyboard_navigation = false;

@@ -57,6 +57,12 @@ const char* const downloads_dir = "/downloads";
 // The training lab's share of a tick while it trains: with the frame's own ~5-8 ms the page stays
 // near 60 frames a second, and trains about half of each frame (docs/TRAINING.md measures it).
 constexpr std::chrono::milliseconds training_slice{10};
+// Its share while the student drags, types or presses (input in the last quarter second, or a
+// button held): the input's frames come first, so a drag keeps the frames of a paused lab while
+// the training goes on at about a quarter of its pace (docs/PERFORMANCE.md, "Dragging while the
+// training lab trains").
+constexpr std::chrono::milliseconds training_slice_in_input{2};
+constexpr double input_lasts_seconds = 0.25;
 // The recompute's share of a tick (Evaluator::Pace::sliced): phases start while it has used less.
 constexpr std::chrono::milliseconds evaluation_slice{4};
 
@@ -275,7 +281,12 @@ void tick(void* argument) {
   // trains beside the frames; here a slice of each tick does (Trainer::pump).
   std::uint64_t training_version = 0;
   if (app::Trainer* trainer = web.app->trainer(); trainer != nullptr) {
-    if (trainer->pump(training_slice) && web.train_ms.size() < 100000)
+    const double seconds = web.window->time_seconds();
+    if (input) web.last_input = seconds;
+    ImGui::SetCurrentContext(web.window->imgui_context());
+    const bool held = ImGui::GetIO().MouseDown[0] || ImGui::GetIO().MouseDown[1];
+    const bool busy = held || (web.last_input >= 0.0 && seconds - web.last_input < input_lasts_seconds);
+    if (trainer->pump(busy ? training_slice_in_input : training_slice) && web.train_ms.size() < 100000)
       web.train_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - evaluated).count());
     training_version = trainer->latest().version;
   }

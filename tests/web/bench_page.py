@@ -9,6 +9,9 @@
 #                       page's frames on screen (requestAnimationFrame intervals) while its temperature
 #                       slider is dragged, its ticks (evaluation + frame, ms), and the native
 #                       --bench-frames frame time with the same key moving; the load average before each
+#   {"training_drag": …} the training view's first slider dragged 30 moves with the lab paused and
+#                       with it training (rounds alternate): the drag's wall time, the frame intervals
+#                       during it, and the training steps made meanwhile
 #   {"control": …}      the same drag over a page with nothing but a WebGL canvas of the same size,
 #                       cleared every frame: how often this browser misses a vsync by itself (the floor
 #                       under the page's frame intervals), measured in each round beside the page's
@@ -82,6 +85,27 @@ def page_drag(driver, base, seq_len):
             "recompute_ms": ticks["recompute_ms"]}
 
 
+def timing(driver):
+    return json.loads(driver.execute_script("return Module.ccall('smlab_timing', 'string', ['number'], [page.app]);"))
+
+
+def training_drag(driver, base, training):
+    page.open_page(driver, base + "index.html?view=training&set=train_steps=100000", settle=2.0)
+    if training:
+        page.click(driver, (100, 45))  # the column's title: the keys go to the canvas
+        page.press(driver, page.Keys.SPACE, settle=2.0)  # Train
+    before = timing(driver)  # also resets the tick statistics
+    page.count_frames(driver)
+    started = time.time()
+    page.drag(driver, GRAB, (GRAB[0] - 90, GRAB[1]), steps=30)
+    took = time.time() - started
+    intervals = frame_intervals(driver)
+    after = timing(driver)
+    return {"training": training, "drag_s": round(took, 2), "frame_interval_ms": intervals,
+            "tick_ms": after["tick_ms"], "train_ms": after["train_ms"],
+            "train_steps": [before.get("train_steps", 0), after.get("train_steps", 0)]}
+
+
 # A canvas of the page's size, cleared to a new colour each requestAnimationFrame, listening to the
 # pointer as the page does: the browser's own share of the frame intervals.
 CONTROL_PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>body{margin:0}</style></head><body>
@@ -121,6 +145,10 @@ def main():
     server, base = page.serve(site)
     driver = page.browser(tempfile.mkdtemp(prefix="profile-", dir=work), work)
     try:
+        for round_index in range(rounds):
+            for training in (False, True):
+                print(json.dumps({"training_drag": {"round": round_index + 1, "load_before": load_average(),
+                                                    **training_drag(driver, base, training)}}), flush=True)
         for round_index in range(rounds):
             print(json.dumps({"control": {"round": round_index + 1, "load_before": load_average(),
                                           **control_drag(driver, work)}}), flush=True)
