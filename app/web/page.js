@@ -1190,9 +1190,18 @@ function classRender(rebuild) {
 // same canvas returns this one), for what GLFW cannot ask: a drawing buffer kept between frames.
 // With it a frame repaints only what changed, in place (docs/ARCHITECTURE.md, "Partial redraw"):
 // in SwiftShader, copying a kept frame of the whole canvas cost a vsync in three.
-document.getElementById('canvas').getContext('webgl2', {alpha: false, depth: false, stencil: false, antialias: false,
-                                                        preserveDrawingBuffer: true});
+// Made once the runtime's downloads are under way (its first run dependency), and before main at
+// the latest: making it takes SwiftShader 0.5-0.8 s, which, made as this script ran, held back the
+// start of the downloads by as much (docs/PERFORMANCE.md, "First frame").
+let canvasContextMade = false;
+function makeCanvasContext() {
+  if (canvasContextMade) return;
+  canvasContextMade = true;
+  document.getElementById('canvas').getContext('webgl2', {alpha: false, depth: false, stencil: false,
+                                                          antialias: false, preserveDrawingBuffer: true});
+}
 var Module = {
+  monitorRunDependencies: () => { if (!canvasContextMade) setTimeout(makeCanvasContext, 0); },
   canvas: document.getElementById('canvas'),
   arguments: urlArguments,
   print: text => console.log(text),
@@ -1202,6 +1211,7 @@ var Module = {
   // font fetched when the page starts in Chinese or the kept tokens need it (chineseFont writes it
   // once the runtime is up).
   preRun: [() => {
+    makeCanvasContext();
     Module.addRunDependency('smlab-storage');
     restoreImports()
       .catch(error => { console.warn('kept imports: ' + error); return false; })
