@@ -37,6 +37,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -654,6 +655,12 @@ def imports(driver, base, work, native):
           f"error bar: {line!r}")
     status = driver.find_element(By.ID, "status").text
     check("the page says the import is kept", "keeps" in status, f"status: {status!r}")
+    # Token labels for the data: the live text names each bar by its key and its token.
+    drop_files(driver, [("tokens.txt", "\n".join(f"tok{n}" for n in range(24)).encode())])
+    time.sleep(3.0)
+    plot_text = driver.find_element(By.ID, "mirror-plot").text
+    check("the live text names bars by key and token", "0 “tok0”" in plot_text and "23 “tok23”" in plot_text,
+          f"{plot_text[:200]!r}")
     # The same data on the desktop gives the same read-out.
     for name, data in (("q.npy", q), ("k.npy", k)):
         with open(os.path.join(work, name), "wb") as handle:
@@ -1154,6 +1161,15 @@ def focus_and_screen_reader(driver, base, work):
     offsets = [token for token in plot_text.replace(",", " ").split() if token.endswith(":") and "." in token]
     check("bars read as keys, not as their offsets", not offsets and "View: " in
           driver.find_element(By.ID, "mirror-view").text, f"positions like {offsets[:4]} in {plot_text[:160]!r}")
+    # A lesson step's text with every number it quotes (scaling:5 quotes 1024, 1/6, 0.05 and 0.31).
+    lessons = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "assets", "lessons")
+    with open(os.path.join(lessons, "05-scaling.json"), encoding="utf-8") as handle:
+        quoted = re.findall(r"\d+(?:[./]\d+)?", json.load(handle)["steps"][4]["text"]["en"])
+    open_page(driver, base + "index.html?lesson=scaling:5", settle=2.0)
+    lesson_text = driver.find_element(By.ID, "mirror-lesson").text
+    missing = [number for number in quoted if number not in lesson_text]
+    check("the live text gives the lesson step's quoted numbers", len(quoted) >= 4 and not missing,
+          f"quoted {quoted}; missing {missing}")
 
 
 def readme_link(driver, base):
