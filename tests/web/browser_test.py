@@ -457,6 +457,23 @@ def desktop(driver, base, work, downloads):
           f"address bar after a plain reload: {query_of(driver)}")
 
 
+def menus(driver, base, work):
+    """An open menu hides what lies beneath it: the File menu over the control column drawn with two
+    temperatures beneath it is the same picture (at 94% opacity the slider's text showed through)."""
+    shots = []
+    for temperature in ("0.25", "4"):
+        open_page(driver, base + f"index.html?view=dashboard&set=temperature={temperature}", settle=1.5)
+        click(driver, FILE_MENU)
+        shot, _ = canvas_image(driver)
+        shots.append(shot)
+        press(driver, Keys.ESCAPE, settle=0.5)
+    shots[0].save(os.path.join(work, "menu.png"))
+    box = (20, 40, 180, 110)  # inside the open menu, over the T and score-scale sliders
+    through = changed_pixels(shots[0], shots[1], box)
+    check("an open menu hides the controls beneath it", through == 0,
+          f"{through} pixels of the menu differ with T = 0.25 and T = 4 beneath it")
+
+
 # [SECTION] URL state and the CSV export against the native build
 
 def url_state_and_csv(driver, base, work, downloads, native):
@@ -1339,6 +1356,7 @@ def main():
     os.makedirs(downloads, exist_ok=True)
     driver = browser(profile, downloads)
     scenarios = [("desktop", lambda: desktop(driver, base, work, downloads)),
+                 ("menus", lambda: menus(driver, base, work)),
                  ("url-state", lambda: url_state_and_csv(driver, base, work, downloads, native)),
                  ("addresses", lambda: addresses(driver, base, work, native)),
                  ("sessions", lambda: sessions(driver, base, work, downloads)),
