@@ -8,6 +8,7 @@
 //   [SECTION] Read-outs, presets, import and language
 //   [SECTION] The control column
 #include <imgui.h>
+#include <imgui_internal.h>  // the window's MoveId: a press on its background is no item
 #include <imgui_stdlib.h>
 
 #include <algorithm>
@@ -55,9 +56,13 @@ void section(const char* title) {
 float content_right() { return ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x; }
 
 void scroll_by_drag() {
-  if (ImGui::GetScrollMaxY() <= 0.0f || ImGui::IsAnyItemActive() || !ImGui::IsMouseDragging(ImGuiMouseButton_Left))
+  if (ImGui::GetScrollMaxY() <= 0.0f || !ImGui::IsMouseDragging(ImGuiMouseButton_Left)) return;
+  // A press on a window's background makes the window's move ID active (even where the window
+  // cannot move): that is the drag this is for; any other active ID is an item's own drag.
+  const ImGuiID active = ImGui::GetActiveID();
+  if (active != 0 && active != ImGui::GetCurrentWindow()->MoveId) return;
+  if (!ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows | ImGuiHoveredFlags_AllowWhenBlockedByActiveItem))
     return;
-  if (!ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows)) return;
   ImGui::SetScrollY(std::clamp(ImGui::GetScrollY() - ImGui::GetIO().MouseDelta.y, 0.0f, ImGui::GetScrollMaxY()));
 }
 

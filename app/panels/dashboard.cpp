@@ -656,8 +656,8 @@ void draw_compact_content(UiState& ui, const std::vector<NamedPlot>& plots, ImVe
   std::vector<NamedPlot> one{plots[static_cast<std::size_t>(index)]};
   one.front().column_span = 1;
   one.front().min_height_em = 0.0f;
-  // In a child of the area: a plot taller than the room left above the drawer scrolls there (one
-  // finger drags it) and never paints over the drawer's controls.
+  // In a child of the area: a plot taller than the room left above the drawer scrolls there (by
+  // the wheel, two fingers, or one dragged beside the plot) and never paints over the drawer.
   ImGui::SetCursorScreenPos(ImVec2(min.x, top));
   const ImVec2 area(max.x - min.x, std::max(max.y - top, 1.0f));
   ImGui::BeginChild("##compact-plot", area, false, ImGuiWindowFlags_NoBackground);

@@ -1008,6 +1008,21 @@ def small_phone(driver, base, work):
     check("the lesson's Next button is on screen though its text scrolls (360x640, Chinese, font 1.5)", whole,
           f"Next shown as {shown['next']}")
     if whole:
+        # One finger dragged up over the text scrolls it; the buttons stay where they are.
+        top, bottom = 50, round(shown["next"][1]) - 12
+        before, _ = canvas_image(driver)
+        touch(driver, "touchStart", [(180, bottom - 10)])
+        time.sleep(0.2)
+        for step in range(1, 11):
+            touch(driver, "touchMove", [(180, bottom - 10 - step * (bottom - top - 20) // 10)])
+            time.sleep(0.05)
+        touch(driver, "touchEnd", [])
+        time.sleep(1.0)
+        scrolled, _ = canvas_image(driver)
+        moved = changed_pixels(before, scrolled, (20, top, 320, bottom - top))
+        after = layout(driver)["next"]
+        check("one finger scrolls the lesson's text, the buttons stay", moved > 500 and after == shown["next"],
+              f"{moved} pixels of the text changed; Next {shown['next']} then {after}")
         tap(driver, centre(shown["next"]))
         check("one finger's tap on it steps the lesson", ("lesson", "scaling:4") in address(driver),
               f"address bar: {query_of(driver)}")
