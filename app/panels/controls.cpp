@@ -61,8 +61,7 @@ void scroll_by_drag() {
   // cannot move): that is the drag this is for; any other active ID is an item's own drag.
   const ImGuiID active = ImGui::GetActiveID();
   if (active != 0 && active != ImGui::GetCurrentWindow()->MoveId) return;
-  if (!ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows | ImGuiHoveredFlags_AllowWhenBlockedByActiveItem))
-    return;
+  if (!ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows | ImGuiHoveredFlags_AllowWhenBlockedByActiveItem)) return;
   ImGui::SetScrollY(std::clamp(ImGui::GetScrollY() - ImGui::GetIO().MouseDelta.y, 0.0f, ImGui::GetScrollMaxY()));
 }
 
