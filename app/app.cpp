@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <utility>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
@@ -273,6 +274,21 @@ void App::apply_look() {
   applied_framebuffer_scale_ = surface_.framebuffer_scale();
 }
 
+bool App::extra_glyphs_need_cjk() const {
+  if (extra_glyphs_ == nullptr) return false;
+  // The CJK blocks page.js's needsChineseFont tests for: radicals to the unified ideographs, the
+  // compatibility ideographs and the full-width forms. Lead bytes E2 BA (U+2E80) to E9 BF (U+9FFF),
+  // EF A4 to EF AB (U+F900-FAFF), EF BC to EF BF (U+FF00-FFEF).
+  for (const std::string& text : *extra_glyphs_)
+    for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+      const auto lead = static_cast<unsigned char>(text[i]), next = static_cast<unsigned char>(text[i + 1]);
+      if ((lead == 0xE2 && next >= 0xBA) || (lead >= 0xE3 && lead <= 0xE9) ||
+          (lead == 0xEF && ((next >= 0xA4 && next <= 0xAB) || next >= 0xBC)))
+        return true;
+    }
+  return false;
+}
+
 // [SECTION] Evaluation: submit and take the snapshot
 
 std::int64_t headless_refine_trials(int seq_len) {
@@ -356,7 +372,7 @@ bool App::frame() {
   surface_.make_current();
   if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
       glyph_sources(ui_.params, glyph_sources_) != glyph_sources_ ||
-      surface_.framebuffer_scale() != applied_framebuffer_scale_)
+      surface_.framebuffer_scale() != applied_framebuffer_scale_ || std::exchange(fonts_stale_, false))
     apply_look();
   // Everything this frame draws (and reports) is in this App's language, whatever another App or an
   // export on this thread uses before or after it.

@@ -197,6 +197,13 @@ class App {
   const std::string& language_warning() const { return language_warning_; }
   // The font atlas of the surface: tests check that it has a glyph for every character shown.
   ImFont* ui_font() const { return font_atlas_.font(); }
+  // Whether the text drawn in either language (token labels, the language model's corpus and
+  // sentence) holds CJK characters: the web page then fetches its full Chinese font, also for an
+  // English page (its data has only the word "简体中文").
+  [[nodiscard]] bool extra_glyphs_need_cjk() const;
+  // Reads the font files again before the next frame: the web page wrote its full Chinese font over
+  // the short one at the same path.
+  void reload_fonts() { fonts_stale_ = true; }
   // The live training lab's Trainer (null unless AppOptions::live_training), and the lab's picture
   // drawn now (live or frozen; null when the evaluator's Snapshot holds it).
   Trainer* trainer() { return trainer_.get(); }
@@ -274,6 +281,7 @@ class App {
   // gathered from: a change of either source gathers it again (app.cpp, apply_look).
   std::shared_ptr<const std::vector<std::string>> extra_glyphs_;
   GlyphSources glyph_sources_;
+  bool fonts_stale_ = false;  // reload_fonts()
   // start_import's thread (app_import.cpp): the import's outcome, where it was asked from, when.
   std::unique_ptr<BackgroundJob<ImportLoad>> import_job_;
   bool import_from_popup_ = false;                       // File → Import: the popup stays open and shows the failure

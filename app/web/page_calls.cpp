@@ -344,6 +344,7 @@ EMSCRIPTEN_KEEPALIVE void smlab_chinese_font_loaded(std::uintptr_t handle, int o
   web.chinese_font_pending = false;
   if (ok != 0) {
     web.chinese_font_ready = true;
+    web.app->reload_fonts();  // the characters of an English page's Chinese tokens, too
     if (std::exchange(web.chinese_font_wanted, false)) web.app->ui().language = smlab::i18n::Language::Chinese;
     return;
   }

@@ -141,6 +141,15 @@ void hold_chinese_until_font(WebApp& web) {
   EM_ASM({ smlabLoadChineseFont(); });
 }
 
+// Text drawn in either language that needs the full Chinese font (the language model's corpus on
+// lesson 13, Chinese token labels), in an English page too: fetched once; when it is in, the App
+// reads its fonts again (smlab_chinese_font_loaded) and those characters show instead of '?'.
+void fetch_font_for_glyphs(WebApp& web) {
+  if (web.chinese_font_ready || web.chinese_font_pending || !web.app->extra_glyphs_need_cjk()) return;
+  web.chinese_font_pending = true;
+  EM_ASM({ smlabLoadChineseFont(); });
+}
+
 // File → Save/Open session (Ctrl+S, Ctrl+O) and File → Import: the page's own pickers
 // (AppOptions::files_by_host). Called right after the frame that took the click or key, so the
 // browser still counts the user's gesture and lets a file dialog open.
@@ -265,6 +274,7 @@ void tick(void* argument) {
   const double ratio = web.pixel_ratio;
   fit_canvas(web);
   hold_chinese_until_font(web);
+  fetch_font_for_glyphs(web);
   // Input since the last tick (page.js counts it: mouse, keys, wheel, touch, drops, its own calls).
   const bool input = EM_ASM_INT({
                        const seen = Module.smlabInputSeen | 0;

@@ -595,9 +595,13 @@ TEST(ImportApp, FileImportShowsTheDataAndSlidersMoveIt) {
   ASSERT_TRUE(smlab::app::apply_params(app.ui(), other_head));
   const smlab::Image head_one = render();
   EXPECT_GT(changed(cold, head_one), 0.02) << "the maps did not change with the head";
+  // Latin token labels need no CJK font (the web page would fetch one for them).
+  EXPECT_FALSE(app.extra_glyphs_need_cjk());
   // Token labels alone relabel the data already imported.
   ASSERT_TRUE(app.import_files({}, examples + "tokens-zh.json").ok());
   EXPECT_EQ(app.ui().params.imported->tokens.at(1), "猫");
+  app.frame();  // the atlas's text follows the labels between frames
+  EXPECT_TRUE(app.extra_glyphs_need_cjk()) << "Chinese token labels do not ask for the Chinese font";
   // File → Import opens its popup over the window (three path fields and two buttons).
   const smlab::Image without_popup = render();
   // The English atlas gained the tokens' CJK glyphs (猫 U+732B, 垫 U+57AB), so they do not show as '?'.

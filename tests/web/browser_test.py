@@ -1342,6 +1342,17 @@ def training(driver, base, work):
     check("the picture follows the training", moved > 2000, f"{moved} pixels of the plots changed")
     print(f"[ measured ] page training: {later.get('train_steps_per_second')} steps/s per run, "
           f"slice {later.get('train_ms')}, tick {later.get('tick_ms')}", flush=True)
+    # The language model labels its tokens with the lessons' characters, Chinese ones too: an
+    # English page fetches the full Chinese font for them, and its atlas takes them in.
+    open_page(driver, base + "index.html?view=training&set=train_task=language&lang=en", settle=1.0)
+    wait_for(driver, "return Module.smlabChineseFontLoaded === true", 60, "the Chinese font for the tokens")
+    time.sleep(1.0)
+    fetched = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
+    shot, _ = canvas_image(driver)
+    shot.save(os.path.join(work, "training-language-en.png"))
+    check("an English page showing Chinese tokens fetches the Chinese font",
+          any(n.endswith("zh-font.ttf") for n in fetched) and ("lang", "zh-CN") not in address(driver),
+          f"{[n.rsplit('/', 1)[-1] for n in fetched]}")
     driver.get(base + "index.html?view=dashboard")  # leave the lab: it pauses when hidden
 
 
