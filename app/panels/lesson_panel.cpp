@@ -682,7 +682,7 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
     // The question longer than the room beside the buttons (a small phone, a large font): the box
     // opens scrolled to the question and its field, once a step; a finger scrolls back to the text.
     ImGuiStorage* seen = ImGui::GetStateStorage();
-    const ImGuiID opened = ImGui::GetID("##predict-in-view");
+    const ImGuiID opened = ImGui::GetID(("##predict-in-view:" + lesson.name).c_str());  // per lesson
     if (!box.fits && seen->GetInt(opened, -1) != static_cast<int>(step_index)) {
       ImGui::SetScrollHereY(1.0f);
       seen->SetInt(opened, static_cast<int>(step_index));
