@@ -6,34 +6,9 @@
 #              3755 common characters of GB 2312 level 1 (typed text, imported tokens): ~0.7 MB,
 #              fetched only when Chinese is chosen
 # Usage: chinese_font.py name|full SOURCE_TTC OUT ASSETS_DIR
-import glob
-import json
-import os
 import sys
 
-from fontTools import subset
-
-
-def strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings(item)
-
-
-def table_characters(assets):
-    files = [os.path.join(assets, "i18n", "zh-CN.json"), os.path.join(assets, "presets.json")]
-    files += sorted(glob.glob(os.path.join(assets, "lessons", "*.json")))
-    characters = set()
-    for path in files:
-        with open(path, encoding="utf-8") as handle:
-            for text in strings(json.load(handle)):
-                characters.update(text)
-    return characters
+import font_subset
 
 
 def gb2312_level_one():
@@ -51,19 +26,11 @@ def main():
     mode, source, out, assets = sys.argv[1:5]
     characters = set("简体中文")
     if mode == "full":
-        characters |= table_characters(assets) | gb2312_level_one()
+        characters |= font_subset.text_characters(assets, "zh-CN.json") | gb2312_level_one()
     characters = {c for c in characters if ord(c) >= 0x80}  # ASCII and Latin come from DejaVu Sans
-    options = subset.Options()
-    options.font_number = 0
-    options.hinting = False
-    options.drop_tables += ["FFTM"]
-    font = subset.load_font(source, options)
-    subsetter = subset.Subsetter(options)
-    subsetter.populate(text="".join(sorted(characters)))
-    subsetter.subset(font)
-    temporary = out + ".tmp"
-    subset.save_font(font, temporary, options)
-    os.replace(temporary, out)
+    chosen = font_subset.options()
+    chosen.font_number = 0
+    font_subset.write(source, out, chosen, {ord(c) for c in characters})
 
 
 if __name__ == "__main__":

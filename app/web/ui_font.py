@@ -9,13 +9,10 @@
 # Canadian syllabics, Braille, mathematical alphanumerics, ...): a token in those scripts shows
 # '?' on the page, as one does in the desktop window for a script DejaVu Sans lacks.
 # Usage: ui_font.py SOURCE_TTF OUT FONTS_CPP ASSETS_DIR
-import glob
-import json
-import os
 import re
 import sys
 
-from fontTools import subset
+import font_subset
 
 TOKEN_SCRIPTS = [
     (0x0020, 0x024F),  # Latin, Latin-1, Latin Extended-A and -B
@@ -40,45 +37,15 @@ def atlas_ranges(fonts_cpp):
     return list(zip(numbers[0::2], numbers[1::2]))
 
 
-def strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings(item)
-
-
-def table_characters(assets):
-    files = sorted(glob.glob(os.path.join(assets, "i18n", "*.json"))) + [os.path.join(assets, "presets.json")]
-    files += sorted(glob.glob(os.path.join(assets, "lessons", "*.json")))
-    characters = set()
-    for path in files:
-        with open(path, encoding="utf-8") as handle:
-            for text in strings(json.load(handle)):
-                characters.update(text)
-    return characters
-
-
 def main():
     source, out, fonts_cpp, assets = sys.argv[1:5]
     unicodes = set()
     for first, last in atlas_ranges(fonts_cpp) + TOKEN_SCRIPTS:
         unicodes.update(range(first, last + 1))
-    unicodes.update(ord(c) for c in table_characters(assets))
-    options = subset.Options()
-    options.hinting = False  # the atlas rasterises without hints (stb_truetype)
-    options.drop_tables += ["FFTM"]
-    options.layout_features = ["*"]
-    font = subset.load_font(source, options)
-    subsetter = subset.Subsetter(options)
-    subsetter.populate(unicodes=sorted(unicodes))
-    subsetter.subset(font)
-    temporary = out + ".tmp"
-    subset.save_font(font, temporary, options)
-    os.replace(temporary, out)
+    unicodes.update(ord(c) for c in font_subset.text_characters(assets, "*.json"))
+    chosen = font_subset.options()
+    chosen.layout_features = ["*"]
+    font_subset.write(source, out, chosen, unicodes)
 
 
 if __name__ == "__main__":
