@@ -301,6 +301,22 @@ TEST_F(PhoneLesson, TheTextComesFirstAndThePlotsFollowFullWidthAndReadable) {
 class SmallPhoneLesson : public test_support::HeadlessRender {
  protected:
   SmallPhoneLesson() : HeadlessRender(360, 640) {}
+
+  // The shown step's Next (Reveal, Finish) whole on the screen and inside the lesson's box, and, on
+  // a step that asks for a typed number, its answer field on the screen.
+  void expect_on_screen(App& app, const LessonStep& step, const std::string& where) {
+    const LessonReport& report = app.ui().lesson_report;
+    const LessonReport::Shown next = report.next_button;
+    ImGui::SetCurrentContext(surface_->imgui_context());
+    EXPECT_FALSE(next.empty()) << where << ": Next is not on screen";
+    EXPECT_GE(next.max.y - next.min.y, ImGui::GetFrameHeight() - 0.5f) << where << ": Next is cut";
+    EXPECT_LE(next.max.y, 640.0f) << where;
+    EXPECT_GE(next.min.y, report.text_box.min.y) << where;
+    EXPECT_LE(next.max.y, report.text_box.max.y) << where << ": Next lies outside the lesson's box";
+    if (step.predict && step.predict->choices.empty()) {
+      EXPECT_FALSE(report.guess_field.empty()) << where << ": the answer field is not on screen";
+    }
+  }
 };
 
 TEST_F(SmallPhoneLesson, TheButtonsStayOnScreenWhenTheTextScrolls) {
@@ -338,24 +354,14 @@ TEST_F(SmallPhoneLesson, TheButtonsStayOnScreenWhenTheTextScrolls) {
     const LessonReport& report = app.ui().lesson_report;
     ASSERT_TRUE(report.text_box.placed) << where;
     some_text_scrolled |= report.text_scrolls;
-    const LessonReport::Shown next = report.next_button;
-    ImGui::SetCurrentContext(surface_->imgui_context());
-    EXPECT_FALSE(next.empty()) << where << ": Next is not on screen";
-    EXPECT_GE(next.max.y - next.min.y, ImGui::GetFrameHeight() - 0.5f) << where << ": Next is cut";
-    EXPECT_LE(next.max.y, 640.0f) << where;
-    EXPECT_GE(next.min.y, report.text_box.min.y) << where;
-    EXPECT_LE(next.max.y, report.text_box.max.y) << where << ": Next lies outside the lesson's box";
-    const LessonStep& shown = options.lessons.lessons[*lesson].steps[step];
-    if (shown.predict && shown.predict->choices.empty()) {
-      EXPECT_FALSE(report.guess_field.empty()) << where << ": the answer field is not on screen";
-    }
+    expect_on_screen(app, options.lessons.lessons[*lesson].steps[step], where);
   }
   EXPECT_TRUE(some_text_scrolled) << "no step's text scrolled: the case this test is about was not reached";
 }
 
 // [phone] A whole course on the small phone: every step of every lesson at 360×640, font 1.5, in
-// Chinese (the longest texts) has its Next (Reveal, Finish) whole on screen, and every step that asks
-// for a typed number its answer field.
+// Chinese (the longest texts) has its Next (Reveal, Finish) whole on screen inside the lesson's box,
+// and every step that asks for a typed number its answer field.
 TEST_F(SmallPhoneLesson, EveryStepKeepsItsButtonsAndAnswerFieldOnScreen) {
   AppOptions options;
   options.lessons = load_lessons(find_assets_dir() / "lessons");
@@ -363,23 +369,14 @@ TEST_F(SmallPhoneLesson, EveryStepKeepsItsButtonsAndAnswerFieldOnScreen) {
   App app(*surface_, options);
   app.ui().language = i18n::Language::Chinese;
   settle(app);
-  ImGui::SetCurrentContext(surface_->imgui_context());
-  const float whole = ImGui::GetFrameHeight() - 0.5f;
   int steps = 0;
   for (std::size_t lesson = 0; lesson < options.lessons.lessons.size(); ++lesson)
     for (std::size_t step = 0; step < options.lessons.lessons[lesson].steps.size(); ++step, ++steps) {
       ASSERT_TRUE(open_lesson_step(app.ui(), lesson, step, false));
       app.ui().select_view_tab = true;
       settle(app);
-      const std::string where = options.lessons.lessons[lesson].name + ":" + std::to_string(step + 1);
-      const LessonReport& report = app.ui().lesson_report;
-      EXPECT_FALSE(report.next_button.empty()) << where << ": Next is not on screen";
-      EXPECT_GE(report.next_button.max.y - report.next_button.min.y, whole) << where << ": Next is cut";
-      EXPECT_LE(report.next_button.max.y, 640.0f) << where;
-      const LessonStep& shown = options.lessons.lessons[lesson].steps[step];
-      if (shown.predict && shown.predict->choices.empty()) {
-        EXPECT_FALSE(report.guess_field.empty()) << where << ": the answer field is not on screen";
-      }
+      expect_on_screen(app, options.lessons.lessons[lesson].steps[step],
+                       options.lessons.lessons[lesson].name + ":" + std::to_string(step + 1));
     }
   EXPECT_GT(steps, 90);
 }
