@@ -171,7 +171,9 @@ ControlsReport key_slider(Params& edit, std::string_view name, const SliderText&
   ImGui::BeginDisabled(fixed);
   // The label: the key's own name where it is the same in every language (d_k), else the table's.
   std::string label;
-  if (text.label == nullptr) {
+  if (!text.label_shown) {
+    label = "##" + std::string(text.id);
+  } else if (text.label == nullptr) {
     if (labels_above) ImGui::TextUnformatted(key->name.data(), key->name.data() + key->name.size());
     label = (labels_above ? "##" : "") + std::string(key->name);
   } else {
@@ -207,12 +209,55 @@ ControlsReport key_slider(Params& edit, std::string_view name, const SliderText&
   report.keys.push_back(key->name);
   if (key->scale != KeyScale::none && (ImGui::IsItemHovered() || ImGui::IsItemActive())) report.hovered_key = key->name;
   const char* help = fixed ? "controls.import.fixed" : text.help;
-  if (help != nullptr) {
+  if (!text.label_shown) {
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      const std::string name = text.label != nullptr ? i18n::tr(text.label) : std::string(key->name);
+      ImGui::SetTooltip("%s", help != nullptr ? (name + ": " + i18n::tr(help)).c_str() : name.c_str());
+    }
+  } else if (help != nullptr) {
     if (text.help_as == SliderText::Help::marker)
       help_marker(i18n::tr(help));
     else if (ImGui::IsItemHovered())
       ImGui::SetTooltip("%s", i18n::tr(help));
   }
+  return report;
+}
+
+ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, float width) {
+  ControlsReport report;
+  if (keys.empty()) return report;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float em = ImGui::GetFontSize(), gap = style.ItemSpacing.x;
+  const float share = (width - gap * static_cast<float>(keys.size() - 1)) / static_cast<float>(keys.size());
+  const float slider_width = std::clamp(share, 7.0f * em, 12.0f * em);
+  const float left = ImGui::GetCursorScreenPos().x, right = left + width;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const MainKey& main = keys[k];
+    const ParamKey* key = find_param_key(main.key);
+    if (key == nullptr) continue;  // a program error; the main-keys test names every key
+    const std::string id = "strip " + std::string(main.key);
+    const char* name = main.label != nullptr ? i18n::tr(main.label) : main.key;
+    const float item_width = main.format != nullptr
+                                 ? slider_width
+                                 : ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(name).x;
+    // On the same row while it fits, else the next row.
+    if (k > 0) {
+      ImGui::SameLine(0.0f, gap);
+      if (ImGui::GetCursorScreenPos().x + item_width > right) ImGui::NewLine();
+    }
+    if (const auto* flag = std::get_if<bool Params::*>(&key->member); flag != nullptr && main.format == nullptr) {
+      report.changed |= ImGui::Checkbox((std::string(name) + "###" + id).c_str(), &(edit.**flag));
+      if (main.help != nullptr && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr(main.help));
+      continue;
+    }
+    SliderText text(main.label, id.c_str(), main.format, main.help);
+    text.label_shown = false;
+    ImGui::PushItemWidth(slider_width);
+    report += key_slider(edit, main.key, text);
+    ImGui::PopItemWidth();
+  }
+  // As the column's L slider does: the shown row stays inside a shorter sequence.
+  if (report.changed) edit.row = std::min(edit.row, edit.seq_len - 1);
   return report;
 }
 

@@ -232,7 +232,7 @@ void draw_plots_in(std::string_view view_name, std::span<const NamedPlot* const>
     if (named.plot.heatmap) color_scale_menu(*named.plot.heatmap, full_name, style.color_scales, ui);
     ImDrawList* draw_list = ImGui::GetWindowDrawList();
     ui.placed_plots.push_back(
-        {full_name, origin, end, draw_list, draw_list->GetClipRectMin(), draw_list->GetClipRectMax()});
+        {full_name, origin, end, font_size, draw_list, draw_list->GetClipRectMin(), draw_list->GetClipRectMax()});
     if (interaction.hovered) {
       ui.hovered_plot = full_name;
       if (on_hover) on_hover(named, interaction);
@@ -306,9 +306,168 @@ float readable_row_height(std::span<const NamedPlot* const> plots, const std::ve
 
 }  // namespace
 
+namespace {
+
+// How small a grid may draw its plots' text to show more of the view's plots at once: 0.55 of the
+// UI font, never under 14 px. A projector shows a window of any size on the same screen, so at
+// 1280×720 the projector's 1.5× font at 0.55 (16 px) is as large in the room as 24 px at
+// 1920×1080, larger than the 17 px of font 1 there; the UI's own text (sliders, tabs, lessons)
+// keeps its size.
+constexpr float min_text_scale = 0.55f, min_text_px = 14.0f, text_scale_step = 0.05f;
+
+struct GridPlacement {
+  UiState::GridCell::Placed placed;
+  FlowGrid grid;
+  std::size_t whole = 0;  // plots wholly inside the area (nothing to scroll to)
+};
+
+std::size_t wholly_inside(const FlowGrid& grid, ImVec2 max) {
+  std::size_t whole = 0;
+  for (std::size_t k = 0; k < grid.max.size(); ++k)
+    if (grid.max[k].y <= max.y + 0.5f && grid.max[k].x <= max.x + 0.5f) ++whole;
+  return whole;
+}
+
+// The grid of the plots in [min, max] at the UI font: cells at least `full_cell` (the readable one,
+// already known), rows as tall as readable_row_height finds.
+GridPlacement place_full(std::span<const NamedPlot* const> plots, const std::vector<int>& spans, int max_columns,
+                         ImVec2 min, ImVec2 max, float gap, ImVec2 area, ImVec2 full_cell, const plot::Style& style,
+                         float em) {
+  GridPlacement result;
+  result.placed.area = area;
+  result.placed.cell = full_cell;
+  result.placed.row_height = readable_row_height(plots, spans, max_columns, min, max, gap, full_cell, style, em);
+  result.grid = flow_grid_px(spans, max_columns, min, max, gap, full_cell.x, result.placed.row_height);
+  result.whole = wholly_inside(result.grid, max);
+  return result;
+}
+
+// The grid of `columns` columns that fills [min, max] with the plots' text at `scale` of the font,
+// where every plot is readable in the cell it gets (lesson_layout.hpp's rule, no slack: these are
+// the cells drawn) and every cell has the em minimum at that size; nullopt where that cannot be or
+// the plots do not all fit at once. Each row is as tall as its plots need to read (a plot with its
+// legend above its data needs more than a map), the height left over shared out evenly.
+std::optional<GridPlacement> place_all_at(float scale, int columns, std::span<const NamedPlot* const> plots,
+                                          const std::vector<int>& spans, ImVec2 min, ImVec2 max, float gap, ImVec2 area,
+                                          const plot::Style& style, float em) {
+  plot::Style scaled = style;
+  const float font_size = (style.font_size > 0.0f ? style.font_size : em) * scale;
+  scaled.font_size = font_size;
+  const ImVec2 least = smallest_cell(plots, em * scale);
+  FlowGrid grid = flow_grid_px(spans, columns, min, max, gap, least.x, least.y);
+  if (grid.columns != columns || grid.bottom > max.y + 0.5f || grid.min.size() < plots.size()) return std::nullopt;
+  ImFont* font = ImGui::GetFont();
+  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
+    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+  };
+  // At whole pixels, as plot::draw lays them out (a legend that fits 400.8 px may not fit 400).
+  const auto reads = [&](std::size_t k, float height) {
+    const ImVec2 size(std::floor(grid.max[k].x - grid.min[k].x), std::floor(height));
+    return readable_data_area(plot::fit_plot(plots[k]->plot, size, scaled, font_size, measure));
+  };
+  // The rows: runs of plots at the same top.
+  std::vector<std::pair<std::size_t, std::size_t>> rows;
+  for (std::size_t k = 0; k < plots.size(); ++k) {
+    if (grid.max[k].x - grid.min[k].x + 0.5f < least.x) return std::nullopt;
+    if (rows.empty() || grid.min[k].y != grid.min[rows.back().first].y) rows.emplace_back(k, k);
+    rows.back().second = k + 1;
+  }
+  const float room = max.y - min.y - gap * static_cast<float>(rows.size() - 1);
+  // Each row's least readable height, found to within a pixel between the em minimum and the room.
+  std::vector<float> needed;
+  float total = 0.0f;
+  for (const auto& row : rows) {
+    const std::size_t first = row.first, end = row.second;  // named: clang's lambdas take no bindings
+    const auto row_reads = [&](float height) {
+      for (std::size_t k = first; k < end; ++k)
+        if (!reads(k, height)) return false;
+      return true;
+    };
+    float low = least.y, high = room;
+    if (!row_reads(high)) return std::nullopt;
+    if (!row_reads(low)) {
+      while (high - low > 1.0f) {
+        const float middle = 0.5f * (low + high);
+        (row_reads(middle) ? high : low) = middle;
+      }
+      low = high;
+    }
+    needed.push_back(std::ceil(low));
+    total += needed.back();
+  }
+  if (total > room + 0.5f) return std::nullopt;
+  // The rows with the height left over shared out; where a plot reads differently in its taller
+  // cell (a legend that moves and shortens an entry), the rows at just what they need.
+  const auto place_rows = [&](float extra) {
+    float top = min.y;
+    for (std::size_t row = 0; row < rows.size(); ++row) {
+      const float height = std::floor(needed[row] + extra);
+      for (std::size_t k = rows[row].first; k < rows[row].second; ++k) {
+        grid.min[k].y = top;
+        grid.max[k].y = top + height;
+      }
+      top += height + gap;
+    }
+    grid.bottom = top - gap;
+    for (std::size_t k = 0; k < plots.size(); ++k)
+      if (!reads(k, grid.max[k].y - grid.min[k].y)) return false;
+    return true;
+  };
+  const float extra = (room - total) / static_cast<float>(rows.size());
+  if (!place_rows(extra) && !place_rows(0.0f)) return std::nullopt;
+  GridPlacement result;
+  result.placed.area = area;
+  result.placed.text_scale = scale;
+  result.placed.cell = least;
+  result.placed.row_height = grid.max.front().y - grid.min.front().y;
+  result.whole = wholly_inside(grid, max);
+  result.grid = std::move(grid);
+  return result;
+}
+
+// The plots at the UI font where they all show at once; else the largest text scale from 1 down in
+// steps of 0.05 to the smallest allowed (and the most columns at it) at which they all show at once,
+// each readable in its cell; else the grid at the UI font or at the smallest text, whichever shows
+// more plots whole (the content scrolls).
+GridPlacement place_grid(std::span<const NamedPlot* const> plots, const std::vector<int>& spans, int max_columns,
+                         ImVec2 min, ImVec2 max, float gap, ImVec2 area, ImVec2 full_cell, const plot::Style& style,
+                         float em, bool shrink_text) {
+  GridPlacement full = place_full(plots, spans, max_columns, min, max, gap, area, full_cell, style, em);
+  if (!shrink_text || full.whole == plots.size()) return full;
+  const float base = style.font_size > 0.0f ? style.font_size : em;
+  const float smallest = std::min(1.0f, std::max(min_text_scale, min_text_px / base));
+  const int most = std::max(1, std::min<int>(max_columns, static_cast<int>(plots.size())));
+  for (int step = 1;; ++step) {
+    const float scale = std::max(smallest, 1.0f - text_scale_step * static_cast<float>(step));
+    for (int columns = most; columns >= 1; --columns)
+      if (auto placed = place_all_at(scale, columns, plots, spans, min, max, gap, area, style, em)) return *placed;
+    if (scale <= smallest) break;
+  }
+  // They do not all fit at any scale: the smallest text where that shows more plots whole.
+  plot::Style scaled = style;
+  scaled.font_size = base * smallest;
+  GridPlacement least = place_full(plots, spans, max_columns, min, max, gap, area,
+                                   readable_cell(plots, scaled, em * smallest), scaled, em * smallest);
+  if (least.whole <= full.whole) return full;
+  // Only where every plot reads there, nothing given up (a legend entry shortened).
+  ImFont* font = ImGui::GetFont();
+  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
+    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+  };
+  for (std::size_t k = 0; k < plots.size() && k < least.grid.min.size(); ++k) {
+    const ImVec2 size(std::floor(least.grid.max[k].x - least.grid.min[k].x),
+                      std::floor(least.grid.max[k].y - least.grid.min[k].y));
+    if (!readable_data_area(plot::fit_plot(plots[k]->plot, size, scaled, scaled.font_size, measure))) return full;
+  }
+  least.placed.text_scale = smallest;
+  return least;
+}
+
+}  // namespace
+
 void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
                     ImVec2 max, const plot::Style& style, UiState& ui,
-                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
+                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover, bool shrink_text) {
   if (plots.empty()) return;
   std::vector<int> spans;
   std::vector<const NamedPlot*> pointers;
@@ -318,8 +477,8 @@ void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& pl
   }
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float em = ImGui::GetFontSize();
-  // Cells every plot reads in (the content scrolls when they do not all fit), found once per view,
-  // font and language: a plot's margins, not its data, decide it.
+  // Cells every plot reads in at the UI font (the content scrolls when they do not all fit), found
+  // once per view, font and language: a plot's margins, not its data, decide it.
   const UiState::GridCell::Key key{static_cast<int>(ui.view), static_cast<int>(i18n::language()),
                                    static_cast<int>(ui.theme), em, plots.size()};
   if (ui.grid_cell.key != key) {
@@ -327,25 +486,42 @@ void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& pl
     ui.grid_cell.size = readable_cell(pointers, style, em);
     ui.grid_cell.placed = {};
   }
-  // The rows' height for this area, found again when the area's size changes.
+  // The text scale and the rows' height for this area, found again when the area's size changes.
   const ImVec2 area(std::round(max.x - min.x), std::round(max.y - min.y));
+  FlowGrid grid;
   if (ui.grid_cell.placed.area.x != area.x || ui.grid_cell.placed.area.y != area.y) {
-    ui.grid_cell.placed = {
-        area, readable_row_height(pointers, spans, max_columns, min, max, gap, ui.grid_cell.size, style, em)};
+    GridPlacement placement =
+        place_grid(pointers, spans, max_columns, min, max, gap, area, ui.grid_cell.size, style, em, shrink_text);
+    grid = std::move(placement.grid);
+    ui.grid_cell.placed = std::move(placement.placed);
+    for (std::size_t k = 0; k < grid.min.size(); ++k) {
+      ui.grid_cell.placed.cell_min.push_back(ImVec2(grid.min[k].x - min.x, grid.min[k].y - min.y));
+      ui.grid_cell.placed.cell_max.push_back(ImVec2(grid.max[k].x - min.x, grid.max[k].y - min.y));
+    }
+  } else {
+    // The same cells (the area scrolls: its corner moves, the grid does not change).
+    for (std::size_t k = 0; k < ui.grid_cell.placed.cell_min.size(); ++k) {
+      grid.min.push_back(ImVec2(min.x + ui.grid_cell.placed.cell_min[k].x, min.y + ui.grid_cell.placed.cell_min[k].y));
+      grid.max.push_back(ImVec2(min.x + ui.grid_cell.placed.cell_max[k].x, min.y + ui.grid_cell.placed.cell_max[k].y));
+    }
   }
-  const FlowGrid grid =
-      flow_grid_px(spans, max_columns, min, max, gap, ui.grid_cell.size.x, ui.grid_cell.placed.row_height);
-  draw_plots_in(view_name, pointers, grid, style, ui, on_hover);
+  plot::Style placed_style = style;
+  if (ui.grid_cell.placed.text_scale < 1.0f)
+    placed_style.font_size = (style.font_size > 0.0f ? style.font_size : em) * ui.grid_cell.placed.text_scale;
+  draw_plots_in(view_name, pointers, grid, placed_style, ui, on_hover);
 }
 
 LabView build_dashboard(const Snapshot& snap, const DkSweep& sweep, std::uintptr_t scaled_map,
                         std::uintptr_t unscaled_map) {
   LabView view;
   view.columns = 3;
+  // Three by two at classroom sizes: the row's distribution beside its S(1−S) parabola and the
+  // entropy over d_k (the two plots whose legends sit above their data share the taller row), then
+  // the entropy over T beside the scaled and unscaled maps.
   view.plots.push_back({"distribution", distribution_plot(snap)});
-  view.plots.push_back({"entropy_t", entropy_temperature_plot(snap)});
-  view.plots.push_back({"entropy_dk", entropy_dk_plot(sweep, snap.params.key_dim)});
   view.plots.push_back({"gradient", gradient_plot(snap)});
+  view.plots.push_back({"entropy_dk", entropy_dk_plot(sweep, snap.params.key_dim)});
+  view.plots.push_back({"entropy_t", entropy_temperature_plot(snap)});
   view.plots.push_back({"attention_scaled", attention_plot(snap, true, scaled_map)});
   view.plots.push_back({"attention_unscaled", attention_plot(snap, false, unscaled_map)});
   return view;
@@ -663,7 +839,7 @@ void draw_compact_content(UiState& ui, const std::vector<NamedPlot>& plots, ImVe
   ImGui::BeginChild("##compact-plot", area, false, ImGuiWindowFlags_NoBackground);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   draw_plot_grid(view_info(ui.view).name, one, 1, origin, ImVec2(origin.x + area.x, origin.y + area.y), style, ui,
-                 on_hover);
+                 on_hover, false);
   scroll_by_drag();
   ImGui::EndChild();
 }
@@ -724,7 +900,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   handle_layout_keys(ui, plots);
   handle_training_keys(ui, edit, snapshot);
   const bool column_shown = controls_flag(ui);  // after the keys: Ctrl+B acts on this frame
-  const DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale, column_shown);
+  DashboardLayout layout = dashboard_layout(io.DisplaySize, ui.ui_scale, column_shown);
   ui.drawer.reset();
   if (layout.compact && column_shown) ui.drawer = std::pair(layout.controls_min, layout.controls_max);
   // A step that shows the lab's notes has them with its text. Not before a predict step's reveal:
@@ -830,6 +1006,20 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       ImGui::EndTabBar();
     }
     ImGui::PopItemWidth();
+
+    // The column collapsed: its strip, the view's main sliders under the tabs (not on a phone,
+    // whose drawer holds the column), and the content below it.
+    if (!column_shown && !layout.compact && !main_keys(ui.view).empty()) {
+      ImGui::SetCursorScreenPos(layout.content_min);
+      ImGui::BeginGroup();
+      const ControlsReport strip =
+          draw_control_strip(edit, main_keys(ui.view), layout.content_max.x - layout.content_min.x);
+      ImGui::EndGroup();
+      if (!strip.hovered_key.empty()) ui.interaction.nudge_key_this_frame = std::string(strip.hovered_key);
+      ui.control_items.insert(ui.control_items.end(), strip.keys.begin(), strip.keys.end());
+      layout.content_min.y =
+          std::min(ImGui::GetItemRectMax().y + ImGui::GetStyle().ItemSpacing.y, layout.content_max.y - 1.0f);
+    }
   }
 
   if (lesson_open) {

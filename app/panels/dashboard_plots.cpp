@@ -45,6 +45,12 @@ plot::Plot distribution_plot(const Snapshot& snap) {
           ? i18n::format("plot.distribution.title_custom", {general(params.temperature), fixed(snap.entropy_nats, 3)})
           : i18n::format("plot.distribution.title_row",
                          {std::to_string(params.row), general(params.temperature), fixed(snap.entropy_nats, 3)});
+  // The same numbers in fewer words, for a cell too narrow for the title on one line.
+  p.short_title =
+      snap.custom_scores
+          ? i18n::format("plot.distribution.short_custom", {general(params.temperature), fixed(snap.entropy_nats, 3)})
+          : i18n::format("plot.distribution.short_row",
+                         {std::to_string(params.row), general(params.temperature), fixed(snap.entropy_nats, 3)});
   p.x.label = snap.custom_scores ? tr("plot.axis.score_index") : tr("plot.axis.key_j");
   p.x.integer_ticks = true;
   if (!snap.custom_scores) {
@@ -170,6 +176,7 @@ plot::Plot gradient_parabola_plot(const ParabolaPlotStyle& style, const std::vec
                                   const std::vector<double>& points_value) {
   plot::Plot p;
   p.title = style.title;
+  p.short_title = style.short_title;
   p.x.label = tr("plot.axis.probability_s");
   // A margin around [0, 1] × [0, 1/4], so the dots of a saturated row at (0, 0) and (1, 0) are
   // not hidden under the axis corners.
@@ -214,7 +221,9 @@ plot::Plot gradient_parabola_plot(const ParabolaPlotStyle& style, const std::vec
 }
 
 plot::Plot gradient_plot(const Snapshot& snap) {
-  return gradient_parabola_plot({.title = tr("plot.gradient.title"), .points_label = tr("plot.gradient.current")},
+  return gradient_parabola_plot({.title = tr("plot.gradient.title"),
+                                 .short_title = tr("plot.gradient.short_title"),
+                                 .points_label = tr("plot.gradient.current")},
                                 snap.gradient_parabola.s, snap.gradient_parabola.value, snap.probabilities,
                                 snap.gradient);
 }

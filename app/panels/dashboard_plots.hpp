@@ -30,7 +30,7 @@ plot::Plot gradient_plot(const Snapshot& snapshot);
 // The one S(1−S) plot (the dashboard's gradient and the gradients lab's diagonal): the sampled
 // parabola (core's GradientParabola) and the live points (s_i, s_i(1 − s_i)) on it.
 struct ParabolaPlotStyle {
-  std::string title, points_label;
+  std::string title, short_title, points_label;  // short_title: "" for none
   std::optional<plot::Color> curve_color{}, points_color{};
 };
 plot::Plot gradient_parabola_plot(const ParabolaPlotStyle& style, const std::vector<double>& curve_s,

@@ -155,12 +155,20 @@ ControlsReport controls_attention_variants(Params& edit) {
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* attention_variants_control_labels[] = {"lab.attention_variants.norm",
                                                              "lab.attention_variants.gamma"};
+constexpr MainKey attention_variants_main_keys[] = {
+    {"qk_norm", "lab.attention_variants.norm", "σ = %.3g", "lab.attention_variants.norm.help"},
+    {"gamma", "lab.attention_variants.gamma", "γ = %.3g", "lab.attention_variants.gamma.help"},
+    {"causal", "common.causal_mask", nullptr, "common.causal_mask.help"},
+};
 extern const LabDefinition attention_variants_lab{View::attention_variants,
                                                   "lab.attention_variants.title",
                                                   "lab.attention_variants.summary",
                                                   attention_variants_control_labels,
                                                   build_attention_variants,
                                                   controls_attention_variants,
-                                                  nullptr};
+                                                  nullptr,
+                                                  nullptr,
+                                                  false,
+                                                  attention_variants_main_keys};
 
 }  // namespace smlab::app

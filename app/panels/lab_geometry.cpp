@@ -227,12 +227,19 @@ ControlsReport controls_geometry(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* geometry_control_labels[] = {"lab.geometry.norm", "lab.geometry.angle", "lab.geometry.epsilon"};
+constexpr MainKey geometry_main_keys[] = {
+    {"angle", "lab.geometry.angle", "θ = %.0f°", "lab.geometry.angle.help"},
+    {"qk_norm", "lab.geometry.norm", "‖q‖ = σ = %.3g", "lab.geometry.norm.help"},
+};
 extern const LabDefinition geometry_lab{View::geometry,
                                         "lab.geometry.title",
                                         "lab.geometry.summary",
                                         geometry_control_labels,
                                         build_geometry,
                                         controls_geometry,
-                                        nullptr};
+                                        nullptr,
+                                        nullptr,
+                                        false,
+                                        geometry_main_keys};
 
 }  // namespace smlab::app

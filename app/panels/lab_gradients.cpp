@@ -57,6 +57,7 @@ plot::Plot jacobian_plot(const GradientsLab& lab, TexturePool* textures) {
 
 plot::Plot diagonal_plot(const GradientsLab& lab) {
   return gradient_parabola_plot({.title = tr("lab.gradients.diagonal.title"),
+                                 .short_title = {},
                                  .points_label = tr("lab.gradients.keys_now"),
                                  .curve_color = norm_color,
                                  .points_color = current_color},
@@ -184,12 +185,19 @@ ControlsReport controls_gradients(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* gradients_control_labels[] = {"lab.gradients.scale"};
+constexpr MainKey gradients_main_keys[] = {
+    {"score_scale", "lab.gradients.scale", "c = %.3g", "lab.gradients.scale.help"},
+    {"temperature", "controls.temperature", "T = %.3g", "controls.temperature.help"},
+};
 extern const LabDefinition gradients_lab{View::gradients,
                                          "lab.gradients.title",
                                          "lab.gradients.summary",
                                          gradients_control_labels,
                                          build_gradients,
                                          controls_gradients,
-                                         nullptr};
+                                         nullptr,
+                                         nullptr,
+                                         false,
+                                         gradients_main_keys};
 
 }  // namespace smlab::app

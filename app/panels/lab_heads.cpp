@@ -214,7 +214,19 @@ ControlsReport controls_heads(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* heads_control_labels[] = {"lab.heads.heads"};
-extern const LabDefinition heads_lab{
-    View::heads, "lab.heads.title", "lab.heads.summary", heads_control_labels, build_heads, controls_heads, nullptr};
+constexpr MainKey heads_main_keys[] = {
+    {"heads", "lab.heads.heads", "h = %d", "lab.heads.heads.help"},
+    {"causal", "common.causal_mask", nullptr, "common.causal_mask.help"},
+};
+extern const LabDefinition heads_lab{View::heads,
+                                     "lab.heads.title",
+                                     "lab.heads.summary",
+                                     heads_control_labels,
+                                     build_heads,
+                                     controls_heads,
+                                     nullptr,
+                                     nullptr,
+                                     false,
+                                     heads_main_keys};
 
 }  // namespace smlab::app

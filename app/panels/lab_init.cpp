@@ -171,7 +171,12 @@ ControlsReport controls_init(Params& edit) {
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* init_control_labels[] = {"lab.init.init", "lab.init.activation", "lab.init.depth",
                                                "lab.init.layer_norm"};
+constexpr MainKey init_main_keys[] = {
+    {"depth", "lab.init.depth", "depth = %d", "lab.init.depth.help"},
+    {"layer_norm", "lab.init.layer_norm", nullptr, "lab.init.layer_norm.help"},
+};
 extern const LabDefinition init_lab{
-    View::init, "lab.init.title", "lab.init.summary", init_control_labels, build_init, controls_init, nullptr};
+    View::init, "lab.init.title", "lab.init.summary", init_control_labels, build_init, controls_init, nullptr, nullptr,
+    false,      init_main_keys};
 
 }  // namespace smlab::app

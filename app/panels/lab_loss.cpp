@@ -232,7 +232,11 @@ ControlsReport controls_loss(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* loss_control_labels[] = {"lab.loss.temperature", "lab.loss.target"};
+constexpr MainKey loss_main_keys[] = {
+    {"temperature", "lab.loss.temperature", "T = %.3g", "lab.loss.temperature.help"},
+};
 extern const LabDefinition loss_lab{
-    View::loss, "lab.loss.title", "lab.loss.summary", loss_control_labels, build_loss, controls_loss, nullptr};
+    View::loss, "lab.loss.title", "lab.loss.summary", loss_control_labels, build_loss, controls_loss, nullptr, nullptr,
+    false,      loss_main_keys};
 
 }  // namespace smlab::app

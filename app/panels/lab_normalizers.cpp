@@ -326,8 +326,19 @@ void interact_normalizers(std::string_view plot_name, const plot::Interaction& i
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* normalizers_control_labels[] = {"lab.normalizers.alpha"};
-extern const LabDefinition normalizers_lab{
-    View::normalizers, "lab.normalizers.title", "lab.normalizers.summary", normalizers_control_labels,
-    build_normalizers, controls_normalizers,    interact_normalizers};
+constexpr MainKey normalizers_main_keys[] = {
+    {"alpha", "lab.normalizers.alpha", "α = %.2f", "lab.normalizers.alpha.help"},
+    {"temperature", "controls.temperature", "T = %.3g", "controls.temperature.help"},
+};
+extern const LabDefinition normalizers_lab{View::normalizers,
+                                           "lab.normalizers.title",
+                                           "lab.normalizers.summary",
+                                           normalizers_control_labels,
+                                           build_normalizers,
+                                           controls_normalizers,
+                                           interact_normalizers,
+                                           nullptr,
+                                           false,
+                                           normalizers_main_keys};
 
 }  // namespace smlab::app

@@ -193,12 +193,20 @@ ControlsReport controls_positions(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* positions_control_labels[] = {"lab.positions.amplitude", "lab.positions.content_sigma"};
+constexpr MainKey positions_main_keys[] = {
+    {"pe_amplitude", "lab.positions.amplitude", "a = %.3g", "lab.positions.amplitude.help"},
+    {"qk_norm", "lab.positions.content_sigma", "σ = %.3g", "lab.positions.content_sigma.help"},
+    {"causal", "common.causal_mask", nullptr, "common.causal_mask.help"},
+};
 extern const LabDefinition positions_lab{View::positions,
                                          "lab.positions.title",
                                          "lab.positions.summary",
                                          positions_control_labels,
                                          build_positions,
                                          controls_positions,
-                                         nullptr};
+                                         nullptr,
+                                         nullptr,
+                                         false,
+                                         positions_main_keys};
 
 }  // namespace smlab::app

@@ -250,12 +250,20 @@ ControlsReport controls_sampling(Params& edit) {
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* sampling_control_labels[] = {"lab.sampling.temperature", "lab.sampling.top_k",
                                                    "lab.sampling.top_p", "lab.sampling.samples"};
+constexpr MainKey sampling_main_keys[] = {
+    {"temperature", "controls.temperature", "T = %.3g", "controls.temperature.help"},
+    {"top_k", "lab.sampling.top_k", "k = %d", "lab.sampling.top_k.help"},
+    {"top_p", "lab.sampling.top_p", "p = %.2f", "lab.sampling.top_p.help"},
+};
 extern const LabDefinition sampling_lab{View::sampling,
                                         "lab.sampling.title",
                                         "lab.sampling.summary",
                                         sampling_control_labels,
                                         build_sampling,
                                         controls_sampling,
-                                        nullptr};
+                                        nullptr,
+                                        nullptr,
+                                        false,
+                                        sampling_main_keys};
 
 }  // namespace smlab::app

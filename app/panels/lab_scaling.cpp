@@ -191,8 +191,20 @@ ControlsReport controls_scaling(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* scaling_control_labels[] = {"lab.scaling.sigma"};
-extern const LabDefinition scaling_lab{
-    View::scaling, "lab.scaling.title", "lab.scaling.summary", scaling_control_labels, build_scaling, controls_scaling,
-    nullptr};
+constexpr MainKey scaling_main_keys[] = {
+    {"d_k", nullptr, "d_k = %d", "controls.d_k.help"},
+    {"scaled", "controls.scaled", nullptr, "controls.scaled.help"},
+    {"qk_norm", "lab.scaling.sigma", "σ = %.3g", "lab.scaling.sigma.help"},
+};
+extern const LabDefinition scaling_lab{View::scaling,
+                                       "lab.scaling.title",
+                                       "lab.scaling.summary",
+                                       scaling_control_labels,
+                                       build_scaling,
+                                       controls_scaling,
+                                       nullptr,
+                                       nullptr,
+                                       false,
+                                       scaling_main_keys};
 
 }  // namespace smlab::app

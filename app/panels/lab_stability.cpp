@@ -457,12 +457,19 @@ ControlsReport controls_stability(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* stability_control_labels[] = {"lab.stability.format"};
+constexpr MainKey stability_main_keys[] = {
+    {"score_scale", "controls.score_scale", "x %.3g", "controls.score_scale.help"},
+    {"temperature", "controls.temperature", "T = %.3g", "controls.temperature.help"},
+};
 extern const LabDefinition stability_lab{View::stability,
                                          "lab.stability.title",
                                          "lab.stability.summary",
                                          stability_control_labels,
                                          build_stability,
                                          controls_stability,
-                                         nullptr};
+                                         nullptr,
+                                         nullptr,
+                                         false,
+                                         stability_main_keys};
 
 }  // namespace smlab::app

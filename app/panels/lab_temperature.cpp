@@ -222,8 +222,19 @@ void interact_temperature(std::string_view plot_name, const plot::Interaction& i
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* temperature_control_labels[] = {"lab.temperature.nudge"};
-extern const LabDefinition temperature_lab{
-    View::temperature, "lab.temperature.title", "lab.temperature.summary", temperature_control_labels,
-    build_temperature, controls_temperature,    interact_temperature};
+constexpr MainKey temperature_main_keys[] = {
+    {"temperature", "controls.temperature", "T = %.3g", "controls.temperature.help"},
+    {"nudge", "lab.temperature.nudge", "δ = %+.2f", "lab.temperature.nudge.help"},
+};
+extern const LabDefinition temperature_lab{View::temperature,
+                                           "lab.temperature.title",
+                                           "lab.temperature.summary",
+                                           temperature_control_labels,
+                                           build_temperature,
+                                           controls_temperature,
+                                           interact_temperature,
+                                           nullptr,
+                                           false,
+                                           temperature_main_keys};
 
 }  // namespace smlab::app

@@ -235,8 +235,19 @@ ControlsReport controls_values(Params& edit) {
 
 // The lab's row in the registry (labs.cpp lists it).
 constexpr const char* values_control_labels[] = {"lab.values.temperature", "lab.values.row", "lab.values.heads"};
-extern const LabDefinition values_lab{
-    View::values, "lab.values.title", "lab.values.summary", values_control_labels, build_values, controls_values,
-    nullptr};
+constexpr MainKey values_main_keys[] = {
+    {"temperature", "lab.values.temperature", "T = %.3g", "lab.values.temperature.help"},
+    {"heads", "lab.values.heads", "h = %d", "lab.values.heads.help"},
+};
+extern const LabDefinition values_lab{View::values,
+                                      "lab.values.title",
+                                      "lab.values.summary",
+                                      values_control_labels,
+                                      build_values,
+                                      controls_values,
+                                      nullptr,
+                                      nullptr,
+                                      false,
+                                      values_main_keys};
 
 }  // namespace smlab::app

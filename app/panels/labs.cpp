@@ -37,6 +37,24 @@ constexpr std::array<const LabDefinition*, view_count - 1> labs{SMLAB_LABS(SMLAB
 
 std::span<const LabDefinition* const> lab_definitions() { return labs; }
 
+namespace {
+
+// The dashboard's: the temperature, d_k and the scaling that the distribution, the entropy curves,
+// the S(1−S) parabola and the two maps answer, and L.
+constexpr MainKey dashboard_main_keys[] = {
+    {"temperature", "controls.temperature", "T = %.3g", "controls.temperature.help"},
+    {"d_k", nullptr, "d_k = %d", "controls.d_k.help"},
+    {"scaled", "controls.scaled", nullptr, "controls.scaled.help"},
+    {"seq_len", "controls.seq_len", "L = %d", "controls.seq_len.help"},
+};
+
+}  // namespace
+
+std::span<const MainKey> main_keys(View view) {
+  const LabDefinition* lab = lab_definition(view);
+  return lab != nullptr ? lab->main_keys : std::span<const MainKey>(dashboard_main_keys);
+}
+
 const LabDefinition* lab_definition(View view) {
   const auto slot = static_cast<std::size_t>(view);
   return slot == 0 || slot > labs.size() ? nullptr : labs[slot - 1];

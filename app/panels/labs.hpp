@@ -62,6 +62,16 @@ struct LabInputs {
   TexturePool* textures;
 };
 
+// One of a view's main keys: the few settings its plots are about, which the control strip (the
+// column collapsed, dashboard.cpp) shows under the tabs: a slider whose text names the value
+// ("T = 1") through key_slider, or a checkbox for a flag (scaled, causal).
+struct MainKey {
+  const char* key;             // the Params key (core/src/params.cpp's table)
+  const char* label;           // string-table key of its name: a flag's checkbox text, a slider's tooltip
+  const char* format;          // the slider's value text, naming the value; null for a flag
+  const char* help = nullptr;  // string-table key of the tooltip's help; null: the label's
+};
+
 struct LabDefinition {
   View view;
   const char* title_key;    // the tab title in the string tables, "lab.<name>.title"
@@ -78,6 +88,8 @@ struct LabDefinition {
   // row, the scores), which do not touch it, are left out of the column in its view, and its
   // controls come first.
   bool own_model = false;
+  // Its main keys, most important first (the control strip); empty: the strip shows none.
+  std::span<const MainKey> main_keys = {};
 };
 
 // What the shown view's plots are built from (ViewCache::view).
@@ -134,6 +146,14 @@ LabView build_dashboard(const Snapshot& snapshot, const DkSweep& sweep, std::uin
 void apply_color_scales(std::string_view view_name, std::vector<NamedPlot>& plots, const plot::ColorScales& scales,
                         TexturePool& textures);
 
+// The main keys of `view` (the dashboard's, or its lab row's).
+std::span<const MainKey> main_keys(View view);
+
+// The control strip: the column collapsed to `keys` (a view's main keys) in rows across `width` px
+// at the cursor, each slider as wide as the strip shares out (7 to 12 em), editing `edit` through
+// key_slider as the column does (panels/controls.cpp).
+ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, float width);
+
 // The registry (labs.cpp); null for View::dashboard.
 const LabDefinition* lab_definition(View view);
 std::span<const LabDefinition* const> lab_definitions();
@@ -145,10 +165,12 @@ bool lab_ready(const Snapshot& snapshot, View view);
 // Draws `plots` of the view named `view_name` into [min, max] with flow_grid() (at most
 // `max_columns` per row, fewer when the space is small), appends where each went to
 // ui.placed_plots (and ui.layout_report when recording), and calls `on_hover` for the plot
-// under the mouse.
+// under the mouse. `shrink_text`: where the plots do not all fit at the UI font, their text may be
+// drawn smaller (down to 0.7 of it, 14 px at least) to show more of them at once.
 void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
                     ImVec2 max, const plot::Style& style, UiState& ui,
-                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover);
+                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover,
+                    bool shrink_text = true);
 
 // The right-click menu of a heatmap plot (the last ImGui item): fixed or auto colour scale,
 // written to ui.interaction.color_scales.

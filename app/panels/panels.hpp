@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -106,6 +107,7 @@ struct SliderText {
   const char* help;
   Help help_as;
   std::optional<double> max;  // a tighter upper end than the key's (an index into a shorter row)
+  bool label_shown = true;    // false: the value text names it (the control strip), the tooltip has the label
 };
 
 // The one slider of every Params key (core/src/params.cpp's table): its range — the key's, row up

@@ -36,8 +36,10 @@ Target plot_at(const UiState& ui, ImVec2 position, std::string_view view, const 
 
 plot::Hit hit_at(const Target& target, ImVec2 position, const plot::Style& style) {
   const ImVec2 size(target.placed->max.x - target.placed->min.x, target.placed->max.y - target.placed->min.y);
+  // At the size its labels were drawn (a grid may draw them smaller than the UI font).
   return plot::hit_test(target.plot->plot, size, style,
-                        ImVec2(position.x - target.placed->min.x, position.y - target.placed->min.y));
+                        ImVec2(position.x - target.placed->min.x, position.y - target.placed->min.y),
+                        target.placed->font_size);
 }
 
 double log_sum_exp_except(const std::vector<double>& logits, int skip) {

@@ -36,6 +36,7 @@ inline constexpr float font_scale_min = 1.0f, font_scale_max = 3.0f;
 struct PlacedPlot {
   std::string name;  // "<view>/<plot>"
   ImVec2 min, max;
+  float font_size = 0.0f;  // px of its labels as drawn (a grid may draw them smaller than the UI font)
   // The draw list the plot went into (its window's, valid until the frame ends): marks drawn over
   // the plot later in the frame (a lesson's highlight, a predict cover) go into the same list, so
   // they sit above the plot and below every window drawn above it (dialogs, toasts, menus).
@@ -187,11 +188,16 @@ struct ViewState {
     };
     std::optional<Key> key;
     ImVec2 size{};
-    // The rows' smallest height in the content area last drawn (px, rounded): the cells the grid
-    // gives there may need more than `size` to read (panels/dashboard.cpp's readable_row_height).
+    // For the content area last drawn (px, rounded): the plots' text scale (1: the UI font; less
+    // where that shows more of the view's plots at once, panels/dashboard.cpp's place_grid), the
+    // readable cell at that scale, and the rows' smallest height there (the cells the grid gives
+    // may need more than the cell to read: readable_row_height).
     struct Placed {
       ImVec2 area{-1.0f, -1.0f};
+      float text_scale = 1.0f;
+      ImVec2 cell{};
       float row_height = 0.0f;
+      std::vector<ImVec2> cell_min, cell_max;  // the grid's cells, from the area's top-left corner
     } placed;
   } grid_cell;
 };

@@ -1193,7 +1193,8 @@ const PlacedPlot* placed_named(const FrameReport& report, const std::string& nam
   return nullptr;
 }
 
-// A point of `placed` (display units) where hit_test says `accept`: a scan of the plot in 2 px steps.
+// A point of `placed` (display units) where hit_test says `accept`: a scan of the plot in 2 px steps,
+// laid out at the size its text was drawn (a grid may draw it smaller than the UI font).
 std::optional<ImVec2> find_point(const App& app, const PlacedPlot& placed, const plot::Style& style,
                                  const std::function<bool(const plot::Hit&)>& accept) {
   const LabView* view = app.shown_view();
@@ -1204,7 +1205,7 @@ std::optional<ImVec2> find_point(const App& app, const PlacedPlot& placed, const
     const ImVec2 size(placed.max.x - placed.min.x, placed.max.y - placed.min.y);
     for (float y = 2.0f; y < size.y; y += 2.0f)
       for (float x = 2.0f; x < size.x; x += 2.0f)
-        if (accept(plot::hit_test(named.plot, size, style, ImVec2(x, y))))
+        if (accept(plot::hit_test(named.plot, size, style, ImVec2(x, y), placed.font_size)))
           return ImVec2(placed.min.x + x, placed.min.y + y);
   }
   return std::nullopt;

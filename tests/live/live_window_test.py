@@ -23,7 +23,7 @@ import time
 
 WIDTH, HEIGHT = 1400, 800
 # The distribution plot (top left of the dashboard) and the whole plot area, window coordinates.
-DISTRIBUTION = (390, 50, 490, 360)  # x, y, width, height
+DISTRIBUTION = (390, 50, 318, 372)  # x, y, width, height
 PLOTS = (390, 50, 1000, 740)
 CONTROLS = (8, 8, 370, 780)
 TOAST_STRIP = (390, 40, 1000, 80)  # just below the view tabs, where toasts appear
@@ -739,14 +739,16 @@ def run_two_windows_on_one_home(binary, display, tmp, captures):
 
 def run_touch_the_plots(binary, display, tmp, captures):
     """The picture can be touched. Dragging key 5's bar of the distribution (window
-    coordinates of a 1400x800 dashboard: the bar from y = 237 (its top) to 257 (weight 0), weight 1 at y = 86) up raises its weight through its score; Ctrl+Z takes the drag back."""
+    coordinates of a 1400x800 dashboard, its six plots at once: the bar at x = 528-538 from y = 341 (its top, under the
+    argmax diamond) to 375 (weight 0), weight 1 at y = 84) up raises its weight through its score; Ctrl+Z takes the
+    drag back."""
     import math
     home = os.path.join(tmp, "home-j")
     app = App(binary, display, home, captures, "j")
     try:
         if app.find_window() is None or app.wait_until_drawn() is None:
             return check("dragging a distribution bar sets its weight", False, "the window never drew")
-        app.drag((595, 247), (595, 100), steps=10)  # key 5's bar (weight 0.116) up to about 0.9
+        app.drag((533, 365), (533, 100), steps=10)  # key 5's bar (weight 0.116) up to about 0.9
         app.capture("bar-dragged")
         session = app.save_session() or {}
         scores = scores_of(session)
