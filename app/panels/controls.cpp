@@ -30,10 +30,25 @@ namespace smlab::app {
 
 // [SECTION] Layout helpers shared by the panels
 
+namespace {
+
+// A tooltip whose text wraps at 30 em, or the window's width less 2 em where that is narrower: an
+// unwrapped help line at the projector's font ran past the window's right edge.
+void wrapped_tooltip(const std::string& text) {
+  ImGui::BeginTooltip();
+  const float em = ImGui::GetFontSize();
+  ImGui::PushTextWrapPos(std::max(std::min(30.0f * em, ImGui::GetIO().DisplaySize.x - 2.0f * em), 8.0f * em));
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+}  // namespace
+
 void help_marker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+  if (ImGui::IsItemHovered()) wrapped_tooltip(text);
 }
 
 ImVec4 readable_text(ImVec4 color) {
@@ -212,7 +227,7 @@ ControlsReport key_slider(Params& edit, std::string_view name, const SliderText&
   if (!text.label_shown) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
       const std::string name = text.label != nullptr ? i18n::tr(text.label) : std::string(key->name);
-      ImGui::SetTooltip("%s", help != nullptr ? (name + ": " + i18n::tr(help)).c_str() : name.c_str());
+      wrapped_tooltip(help != nullptr ? name + ": " + i18n::tr(help) : name);
     }
   } else if (help != nullptr) {
     if (text.help_as == SliderText::Help::marker)
@@ -228,7 +243,20 @@ ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, f
   if (keys.empty()) return report;
   const ImGuiStyle& style = ImGui::GetStyle();
   const float em = ImGui::GetFontSize(), gap = style.ItemSpacing.x;
-  const float share = (width - gap * static_cast<float>(keys.size() - 1)) / static_cast<float>(keys.size());
+  // The flags' checkboxes take their text's width; the sliders share what is left (one row where
+  // they keep 7 em each).
+  float flags_width = 0.0f;
+  int sliders = 0;
+  for (const MainKey& main : keys) {
+    if (main.format != nullptr) {
+      ++sliders;
+    } else {
+      flags_width += ImGui::GetFrameHeight() + style.ItemInnerSpacing.x +
+                     ImGui::CalcTextSize(main.label != nullptr ? i18n::tr(main.label) : main.key).x;
+    }
+  }
+  const float share =
+      (width - flags_width - gap * static_cast<float>(keys.size() - 1)) / static_cast<float>(std::max(sliders, 1));
   const float slider_width = std::clamp(share, 7.0f * em, 12.0f * em);
   const float left = ImGui::GetCursorScreenPos().x, right = left + width;
   for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -247,7 +275,7 @@ ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, f
     }
     if (const auto* flag = std::get_if<bool Params::*>(&key->member); flag != nullptr && main.format == nullptr) {
       report.changed |= ImGui::Checkbox((std::string(name) + "###" + id).c_str(), &(edit.**flag));
-      if (main.help != nullptr && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i18n::tr(main.help));
+      if (main.help != nullptr && ImGui::IsItemHovered()) wrapped_tooltip(i18n::tr(main.help));
       continue;
     }
     SliderText text(main.label, id.c_str(), main.format, main.help);
