@@ -215,7 +215,10 @@ void draw_plots_in(std::string_view view_name, std::span<const NamedPlot* const>
   };
   for (std::size_t index = 0; index < plots.size() && index < grid.min.size(); ++index) {
     const NamedPlot& named = *plots[index];
-    ImVec2 origin = grid.min[index], end = grid.max[index];
+    // At whole pixels: a frame whose right edge fell between two pixels of a cell at x = 410.33 was
+    // clipped away (the right border of the 1280×720 dashboard's second and third columns).
+    ImVec2 origin(std::round(grid.min[index].x), std::round(grid.min[index].y));
+    ImVec2 end(std::round(grid.max[index].x), std::round(grid.max[index].y));
     // A map with square cells hugs its grid, centred in the cell, rather than floating in a wide
     // panel (the lesson layout fits its frames already: then this changes nothing).
     if (named.plot.heatmap && named.plot.heatmap->square_cells) {
