@@ -69,7 +69,7 @@ struct MainKey {
   const char* key;             // the Params key (core/src/params.cpp's table)
   const char* label;           // string-table key of its name: a flag's checkbox text, a slider's tooltip
   const char* format;          // the slider's value text, naming the value; null for a flag
-  const char* help = nullptr;  // string-table key of the tooltip's help; null: the label's
+  const char* help = nullptr;  // string-table key of the tooltip's help; null: the tooltip names it only
 };
 
 struct LabDefinition {
@@ -166,7 +166,7 @@ bool lab_ready(const Snapshot& snapshot, View view);
 // `max_columns` per row, fewer when the space is small), appends where each went to
 // ui.placed_plots (and ui.layout_report when recording), and calls `on_hover` for the plot
 // under the mouse. `shrink_text`: where the plots do not all fit at the UI font, their text may be
-// drawn smaller (down to 0.7 of it, 14 px at least) to show more of them at once.
+// drawn smaller (down to 0.55 of it, 14 px at least) to show more of them at once.
 void draw_plot_grid(std::string_view view_name, const std::vector<NamedPlot>& plots, int max_columns, ImVec2 min,
                     ImVec2 max, const plot::Style& style, UiState& ui,
                     const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover,

@@ -17,6 +17,7 @@
 #include <GLFW/glfw3.h>  // key codes only
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -428,6 +429,15 @@ TEST_F(ClassroomLayout, TheDashboardShowsAllItsPlotsAtOnceAtClassroomSizes) {
       if (at_once.plots != 6 || at_once.whole != 6)
         defects.push_back(where + ": " + std::to_string(at_once.whole) + " of " + std::to_string(at_once.plots) +
                           " plots shown at once");
+      // The two maps side by side: one row, one beside the other.
+      const PlacedPlot *scaled = nullptr, *unscaled = nullptr;
+      for (const PlacedPlot& placed : ui.placed_plots) {
+        if (placed.name == "dashboard/attention_scaled") scaled = &placed;
+        if (placed.name == "dashboard/attention_unscaled") unscaled = &placed;
+      }
+      if (scaled == nullptr || unscaled == nullptr || std::abs(scaled->min.y - unscaled->min.y) > 1.0f ||
+          unscaled->min.x < scaled->max.x)
+        defects.push_back(where + ": the scaled and unscaled maps are not side by side");
     }
   }
   ui.controls_shown = true;
