@@ -243,6 +243,10 @@ ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, f
   if (keys.empty()) return report;
   const ImGuiStyle& style = ImGui::GetStyle();
   const float em = ImGui::GetFontSize(), gap = style.ItemSpacing.x;
+  const auto name_of = [](const MainKey& main) { return main.label != nullptr ? i18n::tr(main.label) : main.key; };
+  const auto checkbox_width = [&](const MainKey& main) {
+    return ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(name_of(main)).x;
+  };
   // The flags' checkboxes take their text's width; the sliders share what is left (one row where
   // they keep 7 em each).
   float flags_width = 0.0f;
@@ -251,8 +255,7 @@ ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, f
     if (main.format != nullptr) {
       ++sliders;
     } else {
-      flags_width += ImGui::GetFrameHeight() + style.ItemInnerSpacing.x +
-                     ImGui::CalcTextSize(main.label != nullptr ? i18n::tr(main.label) : main.key).x;
+      flags_width += checkbox_width(main);
     }
   }
   const float share =
@@ -264,17 +267,14 @@ ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, f
     const ParamKey* key = find_param_key(main.key);
     if (key == nullptr) continue;  // a program error; the main-keys test names every key
     const std::string id = "strip " + std::string(main.key);
-    const char* name = main.label != nullptr ? i18n::tr(main.label) : main.key;
-    const float item_width = main.format != nullptr
-                                 ? slider_width
-                                 : ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(name).x;
+    const float item_width = main.format != nullptr ? slider_width : checkbox_width(main);
     // On the same row while it fits, else the next row.
     if (k > 0) {
       ImGui::SameLine(0.0f, gap);
       if (ImGui::GetCursorScreenPos().x + item_width > right) ImGui::NewLine();
     }
     if (const auto* flag = std::get_if<bool Params::*>(&key->member); flag != nullptr && main.format == nullptr) {
-      report.changed |= ImGui::Checkbox((std::string(name) + "###" + id).c_str(), &(edit.**flag));
+      report.changed |= ImGui::Checkbox((std::string(name_of(main)) + "###" + id).c_str(), &(edit.**flag));
       if (main.help != nullptr && ImGui::IsItemHovered()) wrapped_tooltip(i18n::tr(main.help));
       continue;
     }

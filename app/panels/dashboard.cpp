@@ -190,6 +190,22 @@ void color_scale_menu(const plot::Heatmap& map, const std::string& plot_key, con
 
 namespace {
 
+// Text widths as plot::draw measures them: the current ImGui font at any px size.
+plot::TextWidthFn current_font_width() {
+  ImFont* font = ImGui::GetFont();
+  return [font](std::string_view text, float size_px) {
+    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+  };
+}
+
+// Whether `named` is readable (lesson_layout.hpp's rule) in a cell of `size`, laid out at whole
+// pixels as plot::draw lays it out (a legend that fits 400.8 px may not fit 400).
+bool reads_at(const NamedPlot& named, ImVec2 size, const plot::Style& style, float font_size,
+              const plot::TextWidthFn& measure) {
+  return readable_data_area(
+      plot::fit_plot(named.plot, ImVec2(std::floor(size.x), std::floor(size.y)), style, font_size, measure));
+}
+
 // The smallest cell the plots may get, in px: the largest of their own minimums (NamedPlot; 0 means
 // the grid's, min_plot_width_em × min_plot_height_em).
 ImVec2 smallest_cell(std::span<const NamedPlot* const> plots, float em) {
@@ -208,11 +224,8 @@ void draw_plots_in(std::string_view view_name, std::span<const NamedPlot* const>
                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
   plot::Style placed_style = style;
   placed_style.report = ui.record_layout ? &ui.layout_report : nullptr;
-  ImFont* font = ImGui::GetFont();
   const float font_size = style.font_size > 0.0f ? style.font_size : ImGui::GetFontSize();
-  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
-    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
-  };
+  const plot::TextWidthFn measure = current_font_width();
   for (std::size_t index = 0; index < plots.size() && index < grid.min.size(); ++index) {
     const NamedPlot& named = *plots[index];
     // At whole pixels: a frame whose right edge fell between two pixels of a cell at x = 410.33 was
@@ -253,11 +266,8 @@ namespace {
 // that is not readable even there does not hold the others back. Wide plots count half their width.
 ImVec2 readable_cell(std::span<const NamedPlot* const> plots, const plot::Style& style, float em) {
   ImVec2 cell = smallest_cell(plots, em);
-  ImFont* font = ImGui::GetFont();
   const float font_size = style.font_size > 0.0f ? style.font_size : em;  // as plot::draw resolves it
-  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
-    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
-  };
+  const plot::TextWidthFn measure = current_font_width();
   ImVec2 needed = cell;
   for (const NamedPlot* named : plots) {
     const float span = static_cast<float>(std::max(named->column_span, 1));
@@ -283,11 +293,8 @@ ImVec2 readable_cell(std::span<const NamedPlot* const> plots, const plot::Style&
 // make the others taller.
 float readable_row_height(std::span<const NamedPlot* const> plots, const std::vector<int>& spans, int max_columns,
                           ImVec2 min, ImVec2 max, float gap, ImVec2 cell, const plot::Style& style, float em) {
-  ImFont* font = ImGui::GetFont();
   const float font_size = style.font_size > 0.0f ? style.font_size : em;  // as plot::draw resolves it
-  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
-    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
-  };
+  const plot::TextWidthFn measure = current_font_width();
   const auto reads_in = [&](const NamedPlot& named, ImVec2 size) {
     return readable_data_area(plot::fit_plot(named.plot, size, style, font_size, measure));
   };
@@ -359,14 +366,9 @@ std::optional<GridPlacement> place_all_at(float scale, int columns, std::span<co
   const ImVec2 least = smallest_cell(plots, em * scale);
   FlowGrid grid = flow_grid_px(spans, columns, min, max, gap, least.x, least.y);
   if (grid.columns != columns || grid.bottom > max.y + 0.5f || grid.min.size() < plots.size()) return std::nullopt;
-  ImFont* font = ImGui::GetFont();
-  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
-    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
-  };
-  // At whole pixels, as plot::draw lays them out (a legend that fits 400.8 px may not fit 400).
+  const plot::TextWidthFn measure = current_font_width();
   const auto reads = [&](std::size_t k, float height) {
-    const ImVec2 size(std::floor(grid.max[k].x - grid.min[k].x), std::floor(height));
-    return readable_data_area(plot::fit_plot(plots[k]->plot, size, scaled, font_size, measure));
+    return reads_at(*plots[k], ImVec2(grid.max[k].x - grid.min[k].x, height), scaled, font_size, measure);
   };
   // The rows: runs of plots at the same top.
   std::vector<std::pair<std::size_t, std::size_t>> rows;
@@ -453,14 +455,10 @@ GridPlacement place_grid(std::span<const NamedPlot* const> plots, const std::vec
                                    readable_cell(plots, scaled, em * smallest), scaled, em * smallest);
   if (least.whole <= full.whole) return full;
   // Only where every plot reads there, nothing given up (a legend entry shortened).
-  ImFont* font = ImGui::GetFont();
-  const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
-    return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
-  };
+  const plot::TextWidthFn measure = current_font_width();
   for (std::size_t k = 0; k < plots.size() && k < least.grid.min.size(); ++k) {
-    const ImVec2 size(std::floor(least.grid.max[k].x - least.grid.min[k].x),
-                      std::floor(least.grid.max[k].y - least.grid.min[k].y));
-    if (!readable_data_area(plot::fit_plot(plots[k]->plot, size, scaled, scaled.font_size, measure))) return full;
+    const ImVec2 size(least.grid.max[k].x - least.grid.min[k].x, least.grid.max[k].y - least.grid.min[k].y);
+    if (!reads_at(*plots[k], size, scaled, scaled.font_size, measure)) return full;
   }
   least.placed.text_scale = smallest;
   return least;
@@ -695,11 +693,8 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
       return lesson_block_height(ui, snapshot, sweep, width, scale, presenter);
     };
     if (!shown.empty()) {
-      ImFont* font = ImGui::GetFont();
       const float font_size = style.font_size > 0.0f ? style.font_size : em;  // as plot::draw resolves it
-      const plot::TextWidthFn measure = [font](std::string_view text, float size_px) {
-        return font->CalcTextSizeA(size_px, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
-      };
+      const plot::TextWidthFn measure = current_font_width();
       // font_size and measure by value: this block ends before plan_lesson_layout calls the fit.
       request.fit = [&shown, &style, font_size, measure](std::size_t index, ImVec2 size) {
         return plot::fit_plot(shown[index]->plot, size, style, font_size, measure);
