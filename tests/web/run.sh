@@ -1,8 +1,9 @@
 #!/bin/sh
 # ctest `web_site` and `web_page`, in two steps so that the browser checks, which leave a core
 # mostly idle, run beside other tests after the build.
-#   run.sh build SOURCE_DIR WEB_BUILD_DIR: builds the web page as `make web` does, into the same
-#     folder (so it is incremental after `make web`); ctest `web_site`, the fixture of `web_page`.
+#   run.sh build SOURCE_DIR WEB_BUILD_DIR WERROR: builds the web page as `make web` does, into the
+#     same folder and configured alike (SMLAB_WERROR as the tree's that runs the test), so that
+#     either build is incremental after the other; ctest `web_site`, the fixture of `web_page`.
 #   run.sh check SOURCE_DIR WEB_BUILD_DIR NATIVE_BINARY WORK_DIR: checks the built page in Debian's
 #     chromium (browser_test.py); ctest `web_page`.
 # Exit 77 (skipped) only without emcc.
@@ -19,7 +20,7 @@ case $mode in
     # Inside the web build's own folder: beside it, the log was a stray file in the checkout.
     mkdir -p "$web_build"
     log=$web_build/test-build.log
-    emcmake cmake -S "$source_dir" -B "$web_build" -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 || { cat "$log"; exit 1; }
+    emcmake cmake -S "$source_dir" -B "$web_build" -DCMAKE_BUILD_TYPE=Release -DSMLAB_WERROR="$4" >"$log" 2>&1 || { cat "$log"; exit 1; }
     cmake --build "$web_build" -j 2 --target softmax-lab-web-site >>"$log" 2>&1 || { tail -n 60 "$log"; exit 1; }
     echo "web_site: page built in $(( $(date +%s) - start )) s: $(du -cb "$web_build"/site/* | awk 'END {printf "%.1f MB", $1 / 1e6}') ($(ls "$web_build"/site | tr '\n' ' '))"
     ;;
@@ -37,7 +38,7 @@ case $mode in
     exit $status
     ;;
   *)
-    echo "usage: run.sh build SOURCE_DIR WEB_BUILD_DIR | run.sh check SOURCE_DIR WEB_BUILD_DIR NATIVE_BINARY WORK_DIR" >&2
+    echo "usage: run.sh build SOURCE_DIR WEB_BUILD_DIR WERROR | run.sh check SOURCE_DIR WEB_BUILD_DIR NATIVE_BINARY WORK_DIR" >&2
     exit 2
     ;;
 esac
