@@ -211,6 +211,8 @@ ControlsReport key_slider(Params& edit, std::string_view name, const SliderText&
     if (ImGui::SliderInt(label.c_str(), &value, low, high, text.format, flags)) {
       edit.** whole = value;
       report.changed = true;
+      // The shown row stays inside a shorter sequence, wherever L is dragged (column or strip).
+      if (key->name == "seq_len") edit.row = std::min(edit.row, edit.seq_len - 1);
     }
   } else if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key->member)) {
     ImU64 value = edit.**seed;
@@ -284,8 +286,6 @@ ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, f
     report += key_slider(edit, main.key, text);
     ImGui::PopItemWidth();
   }
-  // As the column's L slider does: the shown row stays inside a shorter sequence.
-  if (report.changed) edit.row = std::min(edit.row, edit.seq_len - 1);
   return report;
 }
 
@@ -407,12 +407,9 @@ ControlsReport dashboard_controls(UiState& ui, Params& edit) {
   control_checkbox("controls.scaled", "scaled", &edit.scaled);
   help_marker(imported && !dim_fixed ? tr("controls.import.no_dk") : tr("controls.scaled.help"));
   // A fixed L is shown at the right end of its track.
-  const ControlsReport length =
-      key_slider(edit, "seq_len",
-                 {"controls.seq_len", "seq_len", "L = %d", "controls.seq_len.help", Help::marker,
-                  imported ? std::optional<double>(edit.seq_len) : std::nullopt});
-  if (length.changed) edit.row = std::min(edit.row, edit.seq_len - 1);
-  report += length;
+  report += key_slider(edit, "seq_len",
+                       {"controls.seq_len", "seq_len", "L = %d", "controls.seq_len.help", Help::marker,
+                        imported ? std::optional<double>(edit.seq_len) : std::nullopt});
   const std::string row_format =
       i18n::slider_format("controls.row.format", "%d");  // the table's text is never a format
   report += key_slider(edit, "row", {"controls.row", "row", row_format.c_str(), "controls.row.help", Help::marker});

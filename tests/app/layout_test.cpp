@@ -523,11 +523,13 @@ TEST_F(ClassroomLayout, TheCollapsedColumnIsAStripOfTheViewsMainKeys) {
   const DashboardLayout layout = dashboard_layout(ImVec2(1280, 720), ui.ui_scale, false);
   ImGuiIO& io = ImGui::GetIO();
   bool hovered = false;
+  float strip_y = 0.0f;
   for (float y = layout.content_min.y + 2.0f; y < plots_top && !hovered; y += 4.0f) {
     for (float x = layout.content_min.x + 20.0f; x < 640.0f && !hovered; x += 40.0f) {
       io.MousePos = ImVec2(x, y);
       app_->frame();
       hovered = ui.interaction.nudge_key == "temperature";
+      strip_y = y;
     }
   }
   ASSERT_TRUE(hovered) << "no place between the tabs and the plots hovers the strip's T slider";
@@ -537,6 +539,27 @@ TEST_F(ClassroomLayout, TheCollapsedColumnIsAStripOfTheViewsMainKeys) {
   io.KeysDown[GLFW_KEY_RIGHT] = false;
   app_->frame();
   EXPECT_GT(ui.params.temperature, before) << "Right over the strip's T slider did not nudge T";
+  // A click at the left end of the strip's L slider shortens the sequence; the shown row, the last
+  // position, moves inside it (as dragging the column's L slider does; validate() refuses a row
+  // past L − 1).
+  ui.params.row = ui.params.seq_len - 1;
+  render();
+  std::optional<ImVec2> length_at;
+  for (float x = layout.content_min.x + 2.0f; x < 1280.0f && !length_at; x += 4.0f) {
+    io.MousePos = ImVec2(x, strip_y);
+    app_->frame();
+    if (ui.interaction.nudge_key == "seq_len") length_at = io.MousePos;
+  }
+  ASSERT_TRUE(length_at) << "no place between the tabs and the plots hovers the strip's L slider";
+  io.MousePos = *length_at;
+  io.MouseDown[0] = true;
+  app_->frame();
+  app_->frame();
+  io.MouseDown[0] = false;
+  app_->frame();
+  EXPECT_LT(ui.params.seq_len, Params{}.seq_len) << "the click did not shorten L";
+  EXPECT_LT(ui.params.row, ui.params.seq_len) << "the shown row is past the shortened sequence";
+  EXPECT_TRUE(validate(ui.params).ok());
   io.MousePos = ImVec2(-1.0f, -1.0f);
   ui.params = Params{};
   ui.controls_shown = true;
