@@ -5,12 +5,14 @@
 //   [SECTION] Small helpers: error text, names, bilingual text
 //   [SECTION] Reading claims: quantity and claim
 //   [SECTION] Reading a predict block
+//   [SECTION] Reading bound numbers: "bind" and the {NAME} in the texts
 //   [SECTION] Reading a step
 //   [SECTION] Parsing a lesson: parse_lesson
 //   [SECTION] The lesson folder: load_lessons, find_lesson, lesson_names
 //   [SECTION] The --lesson NAME:STEP:GUESS argument: lookup_lesson
 //   [SECTION] Panels a step may point at and show
 //   [SECTION] Guesses and the reveal: numbers as shown, check_guess, parse_guess, the close rule
+//   [SECTION] Bound numbers in the text: bound_text, step_text
 //   [SECTION] Animated step changes: interpolate_params, lesson_ease
 #include "lessons/lessons.hpp"
 #include "files/json_parse.hpp"
@@ -240,6 +242,88 @@ Result<void> read_predict(const OrderedJson& value, const std::string& where, Vi
   return {};
 }
 
+// [SECTION] Reading bound numbers: "bind" and the {NAME} in the texts
+
+bool is_binding_name(std::string_view name) {
+  if (name.empty() || name.size() > lesson_binding_name_max || !(name[0] >= 'a' && name[0] <= 'z')) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+
+// Calls `each(name)` for every {NAME} of `text`; an error for a brace that is not part of one
+// (braces are for bound numbers only: a stray one is a typo that would show as is).
+template <class Each>
+Result<void> for_each_placeholder(std::string_view text, const std::string& where, Each&& each) {
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    if (text[at] == '}') return Error::usage(where + " has a '}' with no '{' before it: a bound number is {NAME}");
+    if (text[at] != '{') continue;
+    const std::size_t end = text.find('}', at + 1);
+    const std::string_view name =
+        end == std::string_view::npos ? text.substr(at + 1) : text.substr(at + 1, end - at - 1);
+    if (end == std::string_view::npos || !is_binding_name(name))
+      return Error::usage(where + " has '{" + shown(std::string(name.substr(0, 40))) +
+                          "', which is not a bound number: write {NAME}, NAME a binding of the step's \"bind\" "
+                          "(a to z, 0 to 9 and _, starting with a letter)");
+    if (Result<void> used = each(name); !used) return used;
+    at = end;
+  }
+  return {};
+}
+
+// "bind": {"NAME": {"quantity": …, "series"/"index"/"at", "decimals": D}, …}; then every {NAME} in
+// both texts must be one of them, and each of them must be in both.
+Result<void> read_bindings(const OrderedJson& entry, const std::string& where, LessonStep& step) {
+  if (entry.contains("bind")) {
+    const OrderedJson& bind = entry["bind"];
+    if (!bind.is_object())
+      return Error::usage(where + " \"bind\" must be an object of NAME: {\"quantity\": …, \"decimals\": D}, not " +
+                          bind.type_name());
+    if (bind.size() > lesson_max_bindings)
+      return Error::usage(where + " binds more than " + std::to_string(lesson_max_bindings) + " numbers");
+    for (const auto& [name, value] : bind.items()) {
+      const std::string at = where + " bind '" + shown(name) + "'";
+      if (!is_binding_name(name))
+        return Error::usage(at + ": a name is a to z, 0 to 9 and _, starting with a letter, at most " +
+                            std::to_string(lesson_binding_name_max) + " bytes");
+      if (!value.is_object()) return Error::usage(at + " must be an object, not " + value.type_name());
+      LessonBinding binding;
+      binding.name = name;
+      OrderedJson quantity = value;
+      if (!quantity.contains("decimals") || !quantity["decimals"].is_number_integer() ||
+          quantity["decimals"].get<long long>() < 0 ||
+          quantity["decimals"].get<long long>() > lesson_binding_max_decimals)
+        return Error::usage(at + " needs \"decimals\": an integer from 0 to " +
+                            std::to_string(lesson_binding_max_decimals) + " (the digits shown after the point)");
+      binding.decimals = quantity["decimals"].get<int>();
+      quantity.erase("decimals");
+      if (Result<void> read = read_quantity(quantity, at, false, binding.quantity); !read) return read;
+      step.bindings.push_back(std::move(binding));
+    }
+  }
+  const auto find = [&](std::string_view name) {
+    return std::find_if(step.bindings.begin(), step.bindings.end(),
+                        [&](const LessonBinding& binding) { return binding.name == name; });
+  };
+  for (const auto& [language, text] : {std::pair<const char*, const std::string*>{"en", &step.text.english},
+                                       std::pair<const char*, const std::string*>{"zh-CN", &step.text.chinese}}) {
+    std::vector<bool> used(step.bindings.size(), false);
+    const std::string in = where + " text." + language;
+    const auto mark = [&](std::string_view name) -> Result<void> {
+      const auto found = find(name);
+      if (found == step.bindings.end())
+        return Error::usage(in + " writes {" + std::string(name) + "}, which the step's \"bind\" does not name");
+      used[static_cast<std::size_t>(found - step.bindings.begin())] = true;
+      return {};
+    };
+    if (Result<void> scanned = for_each_placeholder(*text, in, mark); !scanned) return scanned;
+    for (std::size_t k = 0; k < used.size(); ++k)
+      if (!used[k])
+        return Error::usage(where + " binds '" + step.bindings[k].name + "', which text." + language +
+                            " does not write: bind a number in both languages");
+  }
+  return {};
+}
+
 // [SECTION] Reading a step
 
 // Every name a step's "panels" may hold in `view`, for error messages.
@@ -305,15 +389,16 @@ Result<void> read_step(const OrderedJson& entry, const std::string& where, Param
   if (!entry.is_object()) return Error::usage(where + " must be an object, not " + entry.type_name());
   for (const auto& [field, value] : entry.items())
     if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel" &&
-        field != "panels" && field != "claims" && field != "predict")
+        field != "panels" && field != "claims" && field != "predict" && field != "bind")
       return Error::usage(where + " has an unknown field '" + shown(field) +
-                          "': allowed title, text, set, view, panel, panels, claims, predict");
+                          "': allowed title, text, bind, set, view, panel, panels, claims, predict");
   if (!entry.contains("title")) return Error::usage(where + " needs a \"title\"");
   if (Result<void> read = read_text(entry["title"], where + " title", lesson_title_max_chars, false, step.title); !read)
     return read;
   if (!entry.contains("text")) return Error::usage(where + " needs a \"text\"");
   if (Result<void> read = read_text(entry["text"], where + " text", lesson_text_max_chars, true, step.text); !read)
     return read;
+  if (Result<void> read = read_bindings(entry, where, step); !read) return read;
 
   if (!entry.contains("view") || !entry["view"].is_string())
     return Error::usage(where + " needs a \"view\" string: allowed " + view_names());
@@ -371,6 +456,10 @@ Result<void> read_step(const OrderedJson& entry, const std::string& where, Param
     // The question covers a panel the class must be able to see once it is revealed: a step that
     // names no "panels" shows it beside its own panel.
     if (!entry.contains("panels") && step.predict->hides != step.panel) step.panels.push_back(step.predict->hides);
+    for (const LessonBinding& binding : step.bindings)
+      if (binding.quantity == step.predict->quantity)
+        return Error::usage(where + " binds '" + binding.name +
+                            "' to the predict question's answer, which the text would show before the reveal");
     const std::vector<std::string_view> shown_plots = step_plots(step);
     for (std::string_view plot : panel_entry_plots(step.view, step.predict->hides))
       if (std::find(shown_plots.begin(), shown_plots.end(), plot) == shown_plots.end())
@@ -704,6 +793,39 @@ Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const S
     reveal.close = reveal.nearest_choice ? *guess == *reveal.nearest_choice : reveal.off_by <= reveal.margin;
   }
   return reveal;
+}
+
+// [SECTION] Bound numbers in the text: bound_text, step_text
+
+std::string bound_text(std::string_view text, std::span<const LessonBinding> bindings, const Snapshot* snap,
+                       const DkSweep* drawn_sweep) {
+  if (bindings.empty()) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 16 * bindings.size());
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t open = text.find('{', at);
+    const std::size_t close = open == std::string_view::npos ? open : text.find('}', open);
+    if (close == std::string_view::npos) break;
+    out.append(text.substr(at, open - at));
+    const std::string_view name = text.substr(open + 1, close - open - 1);
+    const auto binding = std::find_if(bindings.begin(), bindings.end(),
+                                      [&](const LessonBinding& candidate) { return candidate.name == name; });
+    std::string number = "…";  // the loader lets no unknown name through; "…" all the same
+    if (binding != bindings.end() && snap != nullptr)
+      if (const Result<ClaimReading> read = claim_reading(*snap, binding->quantity, drawn_sweep);
+          read.ok() && std::isfinite(read->value))
+        number = fixed_decimals(read->value, binding->decimals);
+    out += number;
+    at = close + 1;
+  }
+  out.append(text.substr(std::min(at, text.size())));
+  return out;
+}
+
+std::string step_text(const LessonStep& step, i18n::Language language, const Snapshot* snap,
+                      const DkSweep* drawn_sweep) {
+  return bound_text(step.text.in(language), step.bindings, snap, drawn_sweep);
 }
 
 // [SECTION] Animated step changes: interpolate_params, lesson_ease

@@ -52,8 +52,22 @@ struct LessonPredict {
   friend bool operator==(const LessonPredict&, const LessonPredict&) = default;
 };
 
+// A number the step's text shows live: where the text (either language) writes {NAME}, the app
+// writes this quantity (a claim quantity, claims.hpp) read from the Snapshot the plots draw, with
+// `decimals` digits after the point. It follows the sliders, as the plots do. "bind": {"NAME":
+// {"quantity": …, "series"/"index"/"at" as claims take them, "decimals": D}}.
+struct LessonBinding {
+  std::string name;  // [a-z][a-z0-9_]*, at most lesson_binding_name_max bytes
+  ClaimQuantity quantity;
+  int decimals = 2;  // 0 to lesson_binding_max_decimals
+  friend bool operator==(const LessonBinding&, const LessonBinding&) = default;
+};
+
 struct LessonStep {
   LessonText title, text;
+  // The numbers the text binds ({NAME}); each is written in both languages' texts, and none is a
+  // predict step's answer (it would show before the reveal).
+  std::vector<LessonBinding> bindings;
   std::vector<std::pair<std::string, std::string>> settings;  // KEY, VALUE as set_param reads them, in file order
   View view = View::dashboard;
   std::string panel;  // one of lesson_panels(view) or one of their plots: what the highlight frame goes around
@@ -87,7 +101,10 @@ inline constexpr std::size_t lesson_max_files = 100;
 inline constexpr std::size_t lesson_title_max_chars = 200;  // bytes of UTF-8
 inline constexpr std::size_t lesson_text_max_chars = 4000;  // bytes of UTF-8
 inline constexpr std::size_t lesson_min_choices = 2, lesson_max_choices = 6;
-inline constexpr std::size_t lesson_max_panels = 8;  // entries of a step's "panels"
+inline constexpr std::size_t lesson_max_panels = 8;    // entries of a step's "panels"
+inline constexpr std::size_t lesson_max_bindings = 8;  // entries of a step's "bind"
+inline constexpr std::size_t lesson_binding_name_max = 32;
+inline constexpr int lesson_binding_max_decimals = 6;
 // The "panels" entry that shows a lab's notes (live read-outs) with the step's text.
 inline constexpr std::string_view lesson_notes_panel = "notes";
 
@@ -188,6 +205,16 @@ struct PredictionReveal {
 };
 Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const Snapshot& snap,
                                            std::optional<double> guess, const DkSweep* drawn_sweep = nullptr);
+
+// [bind] The text as the class reads it: each {NAME} of `text` replaced by its binding's value in
+// `snap` (a Monte Carlo mean from `drawn_sweep`, the sweep the plots draw, as claim_reading reads
+// it) to its decimals ("0.05"); "…" while the Snapshot lacks it (none yet, or a
+// lab not evaluated) or it is not finite. A text without bindings is returned as it is.
+std::string bound_text(std::string_view text, std::span<const LessonBinding> bindings, const Snapshot* snap,
+                       const DkSweep* drawn_sweep = nullptr);
+// The step's text in `language`, bound as above.
+std::string step_text(const LessonStep& step, i18n::Language language, const Snapshot* snap,
+                      const DkSweep* drawn_sweep = nullptr);
 
 // A number as the predict texts show it: 3 significant digits ("0.0213", "1.68"), whole numbers in
 // plain digits ("1024", "-1500"): choices, ranges.

@@ -670,6 +670,7 @@ void draw_lesson_view(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   key.plots = step_cell_count(ui, shown);
   key.typed = ui.lesson_view.presenter_typed;
   key.notes = ui.lesson_report.notes;
+  key.text_bytes = step_text(*current_step(ui), i18n::language(), snapshot, sweep).size();
   if (plan.key != key) {
     // Cells down to a small multiple's size: whether a plot reads there is the fit's to say (its
     // data area and nothing given up), not a fixed minimum.
@@ -871,6 +872,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   ui.layout_report.plots.clear();
   ui.hovered_plot.clear();
   ui.lesson_report.text_box.placed = false;
+  ui.lesson_report.text.clear();
   ui.lesson_report.next_button = ui.lesson_report.guess_field = {};
 
   // The view's plots (the dashboard's or a lab's), built once per Snapshot (and colour scale,
@@ -908,7 +910,7 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   if (lesson_open && !lesson_awaiting_prediction(ui) && current_step(ui)->view == ui.view &&
       step_shows_notes(*current_step(ui))) {
     const LessonStep& step = *current_step(ui);
-    std::string quoting = step.text.in(i18n::language());
+    std::string quoting = step_text(step, i18n::language(), snapshot, sweep);
     if (step.predict && step.predict->after && ui.lesson.revealed)
       quoting += "\n" + step.predict->after->in(i18n::language());
     ui.lesson_report.notes = notes_backing(lab_view.notes, quoting);

@@ -727,7 +727,7 @@ void sentence_controls(UiState& ui, Params& edit, const TrainingLab* lab) {
     if (ImGui::BeginCombo(control_label("lab.training.sentence.pick", "pick").c_str(), "")) {
       for (const Lesson& lesson : ui.lessons.lessons) {
         if (lesson.steps.empty()) continue;
-        std::string text = lesson.steps.front().text.in(i18n::language());
+        std::string text = step_text(lesson.steps.front(), i18n::language(), nullptr);
         text = text.substr(0, text.find('\n'));
         // Up to the first full stop (English ". " or Chinese "。").
         const std::size_t stop = std::min(text.find(". "), text.find("。"));

@@ -467,7 +467,8 @@ void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot*
   const float width = block_text_width(box.max.x - box.min.x, ui.ui_scale);
   draw_lines(width, presenter_heading(ui, step), title_scale(scale));
   draw_lines(width, imported_note(ui, step), scale, ImGui::ColorConvertU32ToFloat4(highlight_color(ui.theme)));
-  draw_lines(width, step.text.in(i18n::language()), scale);
+  ui.lesson_report.text = step_text(step, i18n::language(), snapshot, sweep);
+  draw_lines(width, ui.lesson_report.text, scale);
   if (step_shows_notes(step))
     for (const std::string& note : ui.lesson_report.notes)
       draw_lines(width, note, std::max(1.0f, 0.8f * scale), std::nullopt, true);
@@ -587,7 +588,7 @@ float block_height(const UiState& ui, const Snapshot* snapshot, const DkSweep* s
   block.lines(presenter_heading(ui, *step), title_scale(scale));
   block.lines(imported_note(ui, *step), scale);
   if (!presenter) block.separator();
-  block.lines(step->text.in(language), scale);
+  block.lines(step_text(*step, language, snapshot, sweep), scale);
   if (step_shows_notes(*step))
     for (const std::string& note : ui.lesson_report.notes)
       block.lines(note, presenter ? std::max(1.0f, 0.8f * scale) : 1.0f);
@@ -666,7 +667,8 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   draw_lines(width, presenter_heading(ui, step), title_scale(box.scale));
   draw_lines(width, imported_note(ui, step), box.scale, ImGui::ColorConvertU32ToFloat4(accent));
   ImGui::Separator();
-  draw_lines(width, step.text.in(language), box.scale);
+  ui.lesson_report.text = step_text(step, language, snapshot, sweep);
+  draw_lines(width, ui.lesson_report.text, box.scale);
   if (step_shows_notes(step))
     for (const std::string& note : ui.lesson_report.notes) draw_lines(width, note, 1.0f, std::nullopt, true);
   if (shows_live_training(ui, step)) {

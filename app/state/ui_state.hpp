@@ -91,6 +91,9 @@ struct LessonView {
       std::size_t plots = 0;
       std::string typed;
       std::vector<std::string> notes;
+      // The text's length with its bound numbers filled in: "…" becoming "0.05" replans; a number
+      // that changes while a slider is dragged ("0.05" to "0.06") keeps the plan.
+      std::size_t text_bytes = 0;
       // The plots are of the step's own Params: those of the step before, still shown on its first
       // frames, planned it wrong. (A slider moved during the step keeps the plan: no replanning
       // every frame of a drag.)
@@ -120,6 +123,7 @@ struct LessonReport {
   } text_box;
   bool text_scrolls = false;       // the step's text was taller than its box
   std::vector<std::string> notes;  // the shown lab's notes, for a step that shows them ("notes")
+  std::string text;                // the step's text as drawn this frame, its bound numbers filled in
   // What of the step's Next (Reveal, Finish) button and of its typed-guess field this frame could
   // be seen (the item cut to the box that shows it; empty when not drawn or scrolled away).
   struct Shown {

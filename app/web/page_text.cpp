@@ -201,7 +201,7 @@ std::string mirror_json(app::App& app, bool compact) {
     lesson_text =
         i18n::format("web.mirror.lesson", {lesson->title.in(language), std::to_string(ui.lesson.open->step + 1),
                                            std::to_string(lesson->steps.size()), step->title.in(language)}) +
-        "\n" + step->text.in(language);
+        "\n" + (ui.lesson_report.text.empty() ? app::step_text(*step, language, nullptr) : ui.lesson_report.text);
   }
   mirror["lesson"] = lesson_text;
   std::string readout;

@@ -238,6 +238,16 @@ class LessonScreens : public ::testing::Test {
     const ImVec2 display(static_cast<float>(look.size.width), static_cast<float>(look.size.height));
     if (!box.placed) problem("the step's text was not laid out");
     if (!box.fits || ui.lesson_report.text_scrolls) problem("the step's text does not fit its box (it scrolls)");
+    // The text as drawn, its bound numbers ({NAME}) filled in from the Snapshot the plots draw.
+    if (ui.lesson_report.text.empty()) problem("the step's text was not drawn");
+    const auto ellipses = [](std::string_view text) {
+      std::size_t count = 0;
+      for (std::size_t at = text.find("…"); at != std::string_view::npos; at = text.find("…", at + 1)) ++count;
+      return count;
+    };
+    if (ui.lesson_report.text.find('{') != std::string::npos ||
+        ellipses(ui.lesson_report.text) > ellipses(step.text.in(look.language)))
+      problem("a bound number is not filled in (\"…\" or {NAME}): '" + ui.lesson_report.text.substr(0, 120) + "'");
     if (box.min.x < -0.5f || box.min.y < -0.5f || box.max.x > display.x + 0.5f || box.max.y > display.y + 0.5f)
       problem("the text box runs off the window");
 
@@ -306,7 +316,7 @@ class LessonScreens : public ::testing::Test {
     // Once revealed, the answer's lines too, where they quote a number the step claims as measured
     // ("~" claims: 0.644 for a top-p bar, 1.68 for the unscaled map's mean entropy): those are read
     // off the panels. Their worked arithmetic (20.09 / 30.19) is the student's, not the plots'.
-    std::vector<QuotedNumber> quoted_here = measured_numbers(without_quoted_claims(step.text.in(look.language)));
+    std::vector<QuotedNumber> quoted_here = measured_numbers(without_quoted_claims(ui.lesson_report.text));
     if (step.predict && step.predict->after && ui.lesson.revealed)
       for (QuotedNumber& quoted : measured_numbers(step.predict->after->in(look.language)))
         if (std::any_of(step.claims.begin(), step.claims.end(), [&](const LessonClaim& claim) {
@@ -478,7 +488,7 @@ TEST_F(LessonScreens, NoPredictStepWritesItsAnswerBeforeTheReveal) {
             for (const QuotedNumber& written : quoted_numbers(predict_number(choice)))
               margin = std::min(margin, written.tolerance);
         }
-        std::vector<LeakCheck> texts{{"the step's text", step.text.in(look.language)},
+        std::vector<LeakCheck> texts{{"the step's text", ui.lesson_report.text},
                                      {"the question", predict.question.in(look.language)}};
         for (const std::string& note : ui.lesson_report.notes) texts.push_back({"a note", note});
         for (const plot::PlotRecord& record : ui.layout_report.plots) {

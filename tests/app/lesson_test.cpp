@@ -28,6 +28,7 @@
 #include "panels/lesson_panel.hpp"
 #include "platform/offscreen.hpp"
 #include "plot/plot.hpp"
+#include "smlab/evaluate.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"
 
@@ -171,6 +172,91 @@ TEST(LessonLoader, BadFilesGiveOneLineErrorsNamingWhatIsWrong) {
   const LessonLoad too_many = parse_lesson(many + "]}");
   EXPECT_FALSE(too_many.ok());
   EXPECT_NE(too_many.error().message.find("51 steps"), std::string::npos) << too_many.error().message;
+}
+
+// ─── Bound numbers: {NAME} in a step's text, filled from the Snapshot ──────────────────────────
+
+// A one-step lesson on the normalizers' scores 1, 2, 3 whose texts and "bind" are given.
+std::string bound_lesson(const std::string& en, const std::string& zh, const std::string& bind,
+                         const std::string& predict = "") {
+  return R"({"name": "bound", "title": {"en": "B", "zh-CN": "B"}, "steps": [{"title": {"en": "T", "zh-CN": "T"},
+    "text": {"en": ")" +
+         en + R"(", "zh-CN": ")" + zh + R"("}, )" + (bind.empty() ? "" : R"("bind": )" + bind + ", ") +
+         R"("set": {"scores": "1, 2, 3"}, "view": "normalizers", "panel": "softmax")" +
+         (predict.empty() ? "" : ", " + predict) + "}]}";
+}
+
+const std::string weight_2 = R"({"w": {"quantity": "weight", "index": 2, "decimals": 3}})";
+
+TEST(LessonBindings, ABoundNumberMustBeNamedInBothTextsAndReadable) {
+  const LessonLoad good = parse_lesson(bound_lesson("The 3 gets {w}.", "3 得到 {w}。", weight_2));
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  ASSERT_EQ(good->steps[0].bindings.size(), 1u);
+  EXPECT_EQ(good->steps[0].bindings[0].name, "w");
+  EXPECT_EQ(good->steps[0].bindings[0].decimals, 3);
+  EXPECT_EQ(good->steps[0].bindings[0].quantity.quantity, "weight");
+  EXPECT_EQ(good->steps[0].bindings[0].quantity.index, 2);
+  const std::string answer_is_w =
+      R"("predict": {"question": {"en": "Q?", "zh-CN": "Q？"}, "quantity": {"quantity": "weight", "index": 2},
+         "min": 0, "max": 1, "decimals": 3})";
+  const struct {
+    std::string text, needle;
+  } cases[] = {
+      {bound_lesson("The 3 gets {x}.", "3 得到 {x}。", weight_2),
+       "writes {x}, which the step's \"bind\" does not name"},
+      {bound_lesson("The 3 gets {w}.", "3 得到 0.665。", weight_2), "binds 'w', which text.zh-CN does not write"},
+      {bound_lesson("The 3 gets {w}.", "3 得到 {w}。", ""), "writes {w}, which the step's \"bind\" does not name"},
+      {bound_lesson("A {brace.", "A。", ""), "not a bound number: write {NAME}"},
+      {bound_lesson("A {W}.", "A。", ""), "not a bound number: write {NAME}"},
+      {bound_lesson("A } alone.", "A。", ""), "'}' with no '{'"},
+      {bound_lesson("{w}", "{w}", R"({"w": {"quantity": "weight", "index": 2}})"), "needs \"decimals\""},
+      {bound_lesson("{w}", "{w}", R"({"w": {"quantity": "weight", "index": 2, "decimals": 7}})"), "from 0 to 6"},
+      {bound_lesson("{w}", "{w}", R"({"w": {"quantity": "nonsense", "decimals": 2}})"), "bind 'w'"},
+      {bound_lesson("{w}", "{w}", R"({"w": {"quantity": "weight", "index": 2, "decimals": 2, "op": "<"}})"),
+       "unknown field 'op'"},
+      {bound_lesson("{Bad}", "{Bad}", R"({"Bad": {"quantity": "weight", "index": 2, "decimals": 2}})"),
+       "a name is a to z"},
+      {bound_lesson("{w}", "{w}", R"([1])"), "\"bind\" must be an object"},
+      {bound_lesson("The 3 gets {w}.", "3 得到 {w}。", weight_2, answer_is_w), "the predict question's answer"},
+  };
+  for (const auto& c : cases) {
+    const LessonLoad load = parse_lesson(c.text);
+    ASSERT_FALSE(load.ok()) << c.text;
+    EXPECT_TRUE(one_line(load.error().message)) << load.error().message;
+    EXPECT_NE(load.error().message.find(c.needle), std::string::npos) << c.text << "\n-> " << load.error().message;
+    EXPECT_NE(load.error().message.find("lesson 'bound' step 1"), std::string::npos) << load.error().message;
+  }
+}
+
+// The number is the Snapshot's, to the decimals asked, and follows the Params: softmax(1, 2, 3)
+// gives the 3 the weight e³/(e + e² + e³) = 0.66524…, and at T = 0.5 (scores 2, 4, 6) 0.86681….
+TEST(LessonBindings, TheTextShowsTheSnapshotsNumberAndFollowsTheSliders) {
+  const LessonLoad lesson =
+      parse_lesson(bound_lesson("The 3 gets {w} of the weight.", "3 得到 {w} 的权重。", weight_2));
+  ASSERT_TRUE(lesson.ok()) << lesson.error().message;
+  const LessonStep& step = lesson->steps[0];
+  EvaluateOptions options;
+  options.view = step.view;
+  const std::optional<Snapshot> at_one = evaluate(step.params, options);
+  ASSERT_TRUE(at_one.has_value());
+  const double exact = std::exp(3.0) / (std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
+  EXPECT_NEAR(exact, 0.66524, 1e-5);
+  EXPECT_EQ(step_text(step, i18n::Language::English, &*at_one), "The 3 gets 0.665 of the weight.");
+  EXPECT_EQ(step_text(step, i18n::Language::Chinese, &*at_one), "3 得到 0.665 的权重。");
+  Params colder = step.params;
+  colder.temperature = 0.5;
+  const std::optional<Snapshot> at_half = evaluate(colder, options);
+  ASSERT_TRUE(at_half.has_value());
+  EXPECT_EQ(step_text(step, i18n::Language::English, &*at_half), "The 3 gets 0.867 of the weight.");
+  // Before the first Snapshot, and where the Snapshot lacks the number (an index past the row).
+  EXPECT_EQ(step_text(step, i18n::Language::English, nullptr), "The 3 gets … of the weight.");
+  Params two_keys = step.params;
+  two_keys.scores = {1.0, 2.0};
+  const std::optional<Snapshot> short_row = evaluate(two_keys, options);
+  ASSERT_TRUE(short_row.has_value());
+  EXPECT_EQ(step_text(step, i18n::Language::English, &*short_row), "The 3 gets … of the weight.");
+  // A text without bindings is shown as written.
+  EXPECT_EQ(bound_text("No numbers here.", {}, &*at_one), "No numbers here.");
 }
 
 TEST(LessonLoader, EveryTruncationOfAShippedFileIsAOneLineErrorNotACrash) {
@@ -444,6 +530,21 @@ TEST_F(LessonRender, EveryStepOfEveryLessonRendersWithItsViewParamsAndHighlight)
     }
   }
   for (const std::string& key : i18n::missing_keys()) EXPECT_NE(key.rfind("lesson.", 0), 0u) << "missing key " << key;
+}
+
+// The lesson panel draws the bound text (the number the plots draw) and redraws it as a slider moves.
+TEST_F(LessonRender, ABoundNumberIsDrawnAndFollowsASlider) {
+  AppOptions options;
+  LessonLoad bound = parse_lesson(bound_lesson("The 3 gets {w} of the weight.", "3 得到 {w} 的权重。", weight_2));
+  ASSERT_TRUE(bound.ok()) << bound.error().message;
+  options.lessons.lessons.push_back(std::move(*bound));
+  App app(*surface_, options);
+  render_step(app, 0, 0);
+  EXPECT_EQ(app.ui().lesson_report.text, "The 3 gets 0.665 of the weight.");
+  app.ui().params.temperature = 0.5;  // as the T slider sets it
+  app.wait_for_snapshot();
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  EXPECT_EQ(app.ui().lesson_report.text, "The 3 gets 0.867 of the weight.");
 }
 
 TEST_F(LessonRender, EveryNamedPanelIsAPlotItsViewPlaces) {
