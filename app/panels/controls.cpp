@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,6 +26,7 @@
 #include "plot/color.hpp"
 #include "plot/text_wrap.hpp"
 #include "panels/pins_panel.hpp"
+#include "smlab/labs/training.hpp"
 
 namespace smlab::app {
 
@@ -166,6 +168,31 @@ bool fixed_by_import(const Params& params, std::string_view key) {
   return key == "seq_len" || (key == "d_k" && params.imported->key_dim > 0);
 }
 
+// A training key's value (train_*, a number) as a slider: read and written as the key table's text,
+// so set_training_key's validation is the one applied (a refused value leaves the old one).
+bool training_slider(Params& edit, const TrainingKey& row, const std::string& label, const char* format,
+                     ImGuiSliderFlags flags) {
+  const std::optional<std::string> text = get_training_key(edit.training, row.name);
+  if (!text) return false;
+  std::string value;
+  if (row.kind == TrainingKeyKind::integer) {
+    const int min = static_cast<int>(row.min), max = static_cast<int>(row.max);
+    int current = std::clamp(std::stoi(*text), min, max);
+    if (!ImGui::SliderInt(label.c_str(), &current, min, max, format, flags)) return false;
+    value = std::to_string(current);
+  } else if (row.kind == TrainingKeyKind::real) {
+    double current = std::stod(*text);
+    if (!ImGui::SliderScalar(label.c_str(), ImGuiDataType_Double, &current, &row.min, &row.max, format, flags))
+      return false;
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%.6g", current);
+    value = buffer;
+  } else {
+    return false;  // flags, choices and texts have their own controls
+  }
+  return set_training_key(edit.training, row.name, value).ok();
+}
+
 // The upper end the slider offers: the key's, the one validation applies now (row: the last
 // position; batch and head: the imported data's last), or the caller's.
 double slider_max(const Params& params, const ParamKey& key, const SliderText& text) {
@@ -214,6 +241,8 @@ ControlsReport key_slider(Params& edit, std::string_view name, const SliderText&
       // The shown row stays inside a shorter sequence, wherever L is dragged (column or strip).
       if (key->name == "seq_len") edit.row = std::min(edit.row, edit.seq_len - 1);
     }
+  } else if (const auto* training = std::get_if<TrainingMember>(&key->member)) {
+    report.changed = training_slider(edit, *training->key, label, text.format, flags);
   } else if (const auto* seed = std::get_if<std::uint64_t Params::*>(&key->member)) {
     ImU64 value = edit.**seed;
     const ImU64 step = 1;
@@ -275,12 +304,23 @@ ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, f
       ImGui::SameLine(0.0f, gap);
       if (ImGui::GetCursorScreenPos().x + item_width > right) ImGui::NewLine();
     }
-    if (const auto* flag = std::get_if<bool Params::*>(&key->member); flag != nullptr && main.format == nullptr) {
-      report.changed |= ImGui::Checkbox((std::string(name_of(main)) + "###" + id).c_str(), &(edit.**flag));
+    if (main.format == nullptr) {  // a flag: Params' own, or a training key's ("true" / "false")
+      const std::string checkbox = std::string(name_of(main)) + "###" + id;
+      if (const auto* flag = std::get_if<bool Params::*>(&key->member)) {
+        report.changed |= ImGui::Checkbox(checkbox.c_str(), &(edit.**flag));
+      } else if (std::holds_alternative<TrainingMember>(key->member)) {
+        bool on = get_training_key(edit.training, main.key).value_or("false") == "true";
+        if (ImGui::Checkbox(checkbox.c_str(), &on))
+          report.changed |= set_training_key(edit.training, main.key, on ? "true" : "false").ok();
+      }
+      report.keys.push_back(key->name);
       if (main.help != nullptr && ImGui::IsItemHovered()) wrapped_tooltip(i18n::tr(main.help));
       continue;
     }
-    SliderText text(main.label, id.c_str(), main.format, main.help);
+    const std::string format = main.format_key != nullptr
+                                   ? i18n::slider_format(main.format_key, key->is_integer() ? "%d" : "%.3g")
+                                   : std::string(main.format);
+    SliderText text(main.label, id.c_str(), format.c_str(), main.help);
     text.label_shown = false;
     ImGui::PushItemWidth(slider_width);
     report += key_slider(edit, main.key, text);

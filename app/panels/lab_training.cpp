@@ -442,35 +442,17 @@ LabView build_training(const LabInputs& inputs) {
 
 // [SECTION] Controls: the running training
 
-// A training setting's slider: train_<key> edited through its text (the key table's own parser).
+// A training setting's slider: key_slider's, as the control strip draws it (train_<key> edited
+// through its text, the key table's own parser).
 void setting_slider(UiState& ui, Params& edit, const char* label_key, std::string_view key, const char* format) {
-  const TrainingKey& row = *find_training_key(key);
   const std::string id(key);
   ui.control_items.push_back(id);
-  const std::optional<std::string> text = get_training_key(edit.training, key);
-  bool changed = false;
-  std::string value;
-  const ImGuiSliderFlags flags =
-      (row.logarithmic ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None) | ImGuiSliderFlags_AlwaysClamp;
-  if (row.kind == TrainingKeyKind::integer) {
-    int current = std::stoi(text.value_or("0"));
-    const int min = static_cast<int>(row.min), max = static_cast<int>(row.max);
-    changed = ImGui::SliderInt(control_label(label_key, id).c_str(), &current, min, max, format, flags);
-    value = std::to_string(current);
-  } else {
-    double current = std::stod(text.value_or("0"));
-    changed = ImGui::SliderScalar(control_label(label_key, id).c_str(), ImGuiDataType_Double, &current, &row.min,
-                                  &row.max, format, flags);
-    char buffer[40];
-    std::snprintf(buffer, sizeof buffer, "%.6g", current);
-    value = buffer;
-  }
+  (void)key_slider(edit, key, SliderText(label_key, id.c_str(), format, nullptr));
   // Hovered or held, a slider key is the one Left/Right nudge (as key_slider reports it).
   const bool moves = find_param_key(key) != nullptr && find_param_key(key)->scale != KeyScale::none;
   if (moves && (ImGui::IsItemHovered() || ImGui::IsItemActive()))
     ui.interaction.nudge_key_this_frame = std::string(key);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(row.description).c_str());
-  if (changed) (void)set_training_key(edit.training, key, value);  // a refusal keeps the old value
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(find_training_key(key)->description).c_str());
 }
 
 }  // namespace
@@ -689,13 +671,24 @@ void compare_controls(UiState& ui, Params& edit) {
   }
 }
 
+// The lab's main keys (its row's, which the control strip shows with the column collapsed): the
+// experiment the lessons run, d_k with and without ÷√d_k, how fast it learns and how far.
+constexpr MainKey training_main_keys[] = {
+    {"train_d_k", "lab.training.d_k", "d_k = %d"},
+    {"train_scaled", "lab.training.scaled", nullptr, "lab.training.scaled.help"},
+    {"train_learning_rate", "lab.training.learning_rate", "%.3g", nullptr, "lab.training.learning_rate.format"},
+    {"train_steps", "lab.training.steps", "%d", nullptr, "lab.training.steps.format"}};
+
+// The main keys first, as the strip has them; then the task and the rest of the model.
 void settings_controls(UiState& ui, Params& edit) {
-  task_combo(edit);
   setting_slider(ui, edit, "lab.training.d_k", "train_d_k", "d_k = %d");
   control_checkbox("lab.training.scaled", "train_scaled", &edit.training.run.scaled);
+  ui.control_items.push_back("train_scaled");
   help_marker(tr("lab.training.scaled.help"));
-  setting_slider(ui, edit, "lab.training.temperature", "train_temperature", "T = %.3g");
   setting_slider(ui, edit, "lab.training.learning_rate", "train_learning_rate", "%.2g");
+  setting_slider(ui, edit, "lab.training.steps", "train_steps", "%d");
+  task_combo(edit);
+  setting_slider(ui, edit, "lab.training.temperature", "train_temperature", "T = %.3g");
   setting_slider(ui, edit, "lab.training.init_scale", "train_init_scale", "x %.3g");
   choice_combo(edit, "lab.training.precision", "train_precision", precisions);
   choice_combo(edit, "lab.training.softmax", "train_softmax", softmaxes);
@@ -703,7 +696,6 @@ void settings_controls(UiState& ui, Params& edit) {
   compare_controls(ui, edit);
   setting_slider(ui, edit, "lab.training.seeds", "train_seeds", "%d");
   setting_slider(ui, edit, "lab.training.seed", "train_seed", "%d");
-  setting_slider(ui, edit, "lab.training.steps", "train_steps", "%d");
 }
 
 // [SECTION] Controls: the sentence and files
@@ -821,6 +813,7 @@ extern const LabDefinition training_lab{View::training,
                                         controls_training,
                                         nullptr,
                                         controls_training_ui,
-                                        true};
+                                        true,
+                                        training_main_keys};
 
 }  // namespace smlab::app

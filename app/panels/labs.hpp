@@ -70,6 +70,9 @@ struct MainKey {
   const char* label;           // string-table key of its name: a flag's checkbox text, a slider's tooltip
   const char* format;          // the slider's value text, naming the value; null for a flag
   const char* help = nullptr;  // string-table key of the tooltip's help; null: the tooltip names it only
+  // A string-table key whose "{0}" takes the value, where the value's text has words to translate
+  // ("{0} steps", "{0} 步"); it replaces `format` in the slider (which then only says it is one).
+  const char* format_key = nullptr;
 };
 
 struct LabDefinition {

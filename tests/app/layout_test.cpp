@@ -489,14 +489,12 @@ TEST_F(ClassroomLayout, EveryViewPlotsAtLeastThreeQuartersOfIts1080pShareAt720p)
 
 // The column collapsed to its strip: the view's main keys under the tabs, above its plots, each
 // a key of the one table with a name in both languages; a key hovered there is the one the arrow
-// keys nudge (through the one validation), as in the column. Every lab but the training lab (whose
-// controls are buttons and its own model's) has some.
+// keys nudge (through the one validation), as in the column. Every view has some, the training lab
+// its own model's (train_*), which its column shows first.
 TEST_F(ClassroomLayout, TheCollapsedColumnIsAStripOfTheViewsMainKeys) {
   for (const ViewInfo& info : all_views()) {
     const std::span<const MainKey> keys = main_keys(info.view);
-    if (info.view != View::training) {
-      EXPECT_FALSE(keys.empty()) << info.name;
-    }
+    EXPECT_FALSE(keys.empty()) << info.name;
     for (const MainKey& key : keys) {
       EXPECT_NE(find_param_key(key.key), nullptr) << info.name << ": " << key.key;
       // (Every key of the English table is in the Chinese one: i18n_test.)
@@ -505,6 +503,9 @@ TEST_F(ClassroomLayout, TheCollapsedColumnIsAStripOfTheViewsMainKeys) {
       }
       if (key.help != nullptr) {
         EXPECT_NE(i18n::find(key.help), nullptr) << info.name << ": " << key.help;
+      }
+      if (key.format_key != nullptr) {
+        EXPECT_NE(i18n::find(key.format_key), nullptr) << info.name << ": " << key.format_key;
       }
     }
   }
@@ -561,6 +562,42 @@ TEST_F(ClassroomLayout, TheCollapsedColumnIsAStripOfTheViewsMainKeys) {
   EXPECT_LT(ui.params.row, ui.params.seq_len) << "the shown row is past the shortened sequence";
   EXPECT_TRUE(validate(ui.params).ok());
   io.MousePos = ImVec2(-1.0f, -1.0f);
+  ui.params = Params{};
+
+  // The training lab's strip: its main keys, in the order its column shows them first.
+  ui.view = View::training;
+  ui.select_view_tab = true;
+  render();
+  std::vector<std::string> strip;
+  for (const std::string& item : ui.control_items)
+    if (item.rfind("train_", 0) == 0) strip.push_back(item);
+  const std::vector<std::string> training_keys{"train_d_k", "train_scaled", "train_learning_rate", "train_steps"};
+  EXPECT_EQ(strip, training_keys) << "the training view's strip";
+  ui.controls_shown = true;
+  render();
+  std::vector<std::string> column;
+  for (const std::string& item : ui.control_items)
+    if (item.rfind("train_", 0) == 0 && column.size() < training_keys.size()) column.push_back(item);
+  EXPECT_EQ(column, training_keys) << "the training column's first keys";
+  // Right over the strip's d_k nudges the training model's d_k, through the one validation.
+  ui.controls_shown = false;
+  render();
+  bool over_dk = false;
+  for (float x = layout.content_min.x + 2.0f; x < 1280.0f && !over_dk; x += 4.0f) {
+    io.MousePos = ImVec2(x, strip_y);
+    app_->frame();
+    over_dk = ui.interaction.nudge_key == "train_d_k";
+  }
+  ASSERT_TRUE(over_dk) << "no place on the strip's row hovers the training lab's d_k";
+  const int dk_before = ui.params.training.run.key_dim;
+  io.KeysDown[GLFW_KEY_RIGHT] = true;
+  app_->frame();
+  io.KeysDown[GLFW_KEY_RIGHT] = false;
+  app_->frame();
+  EXPECT_GT(ui.params.training.run.key_dim, dk_before) << "Right over the strip's d_k did not nudge train_d_k";
+  io.MousePos = ImVec2(-1.0f, -1.0f);
+  ui.view = View::dashboard;
+  ui.select_view_tab = true;
   ui.params = Params{};
   ui.controls_shown = true;
   render();
