@@ -11,6 +11,7 @@
 #include <GLFW/glfw3.h>  // key codes: io.KeysDown is indexed by GLFW key
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +25,7 @@
 #include "app.hpp"
 #include "i18n/i18n.hpp"
 #include "lesson_player/lesson_player.hpp"
+#include "lessons/lesson_corpus.hpp"
 #include "lessons/lessons.hpp"
 #include "panels/lesson_panel.hpp"
 #include "platform/offscreen.hpp"
@@ -257,6 +259,26 @@ TEST(LessonBindings, TheTextShowsTheSnapshotsNumberAndFollowsTheSliders) {
   EXPECT_EQ(step_text(step, i18n::Language::English, &*short_row), "The 3 gets … of the weight.");
   // A text without bindings is shown as written.
   EXPECT_EQ(bound_text("No numbers here.", {}, &*at_one), "No numbers here.");
+}
+
+// The language model learns the lessons' words as the class reads them: a bound number is the
+// "…" shown before it has a value, never the file's {NAME}.
+TEST(LessonBindings, TheLanguageModelsCorpusHoldsNoPlaceholder) {
+  LessonList list;
+  for (int copy = 0; copy < 40; ++copy) {  // enough text for build_corpus's minimum count
+    LessonLoad lesson = parse_lesson(bound_lesson("The 3 gets {w} of the weight.", "3 得到 {w} 的权重。", weight_2));
+    ASSERT_TRUE(lesson.ok()) << lesson.error().message;
+    lesson->name += std::to_string(copy);
+    list.lessons.push_back(std::move(*lesson));
+  }
+  const std::shared_ptr<const train::Corpus> corpus = lesson_corpus(list);
+  ASSERT_NE(corpus, nullptr);
+  const auto has = [&](char32_t symbol) {
+    return std::find(corpus->symbols.begin(), corpus->symbols.end(), symbol) != corpus->symbols.end();
+  };
+  EXPECT_FALSE(has(U'{'));
+  EXPECT_FALSE(has(U'}'));
+  EXPECT_TRUE(has(U'…'));
 }
 
 TEST(LessonLoader, EveryTruncationOfAShippedFileIsAOneLineErrorNotACrash) {
