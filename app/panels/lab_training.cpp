@@ -447,11 +447,9 @@ LabView build_training(const LabInputs& inputs) {
 void setting_slider(UiState& ui, Params& edit, const char* label_key, std::string_view key, const char* format) {
   const std::string id(key);
   ui.control_items.push_back(id);
-  (void)key_slider(edit, key, SliderText(label_key, id.c_str(), format, nullptr));
-  // Hovered or held, a slider key is the one Left/Right nudge (as key_slider reports it).
-  const bool moves = find_param_key(key) != nullptr && find_param_key(key)->scale != KeyScale::none;
-  if (moves && (ImGui::IsItemHovered() || ImGui::IsItemActive()))
-    ui.interaction.nudge_key_this_frame = std::string(key);
+  const ControlsReport report = key_slider(edit, key, SliderText(label_key, id.c_str(), format, nullptr));
+  // Hovered or held, a slider key is the one Left/Right nudge (key_slider reports it).
+  if (!report.hovered_key.empty()) ui.interaction.nudge_key_this_frame = std::string(report.hovered_key);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(find_training_key(key)->description).c_str());
 }
 
