@@ -39,15 +39,18 @@ namespace {
 
 // [SECTION] Whether Chinese can be shown
 
-// Why Chinese cannot be shown ("" when it can): no zh-CN table, or no readable CJK font file.
-std::string chinese_problem(const std::string& catalogue_error) {
-  if (!i18n::has_catalogue()) return catalogue_error;  // no tables at all: the loader's own line
+// Whether Chinese can be shown, or why not: no zh-CN table, or no readable CJK font file.
+// `catalogue`: how loading the string tables went.
+Result<void> chinese_availability(const Result<void>& catalogue) {
+  if (!i18n::has_catalogue()) return catalogue.ok() ? Error::file("no string tables") : catalogue.error();
   if (!i18n::has_chinese())
-    return i18n::format("controls.language.no_table", {catalogue_error.empty() ? "zh-CN.json" : catalogue_error});
+    return Error::file(
+        i18n::format("controls.language.no_table", {catalogue ? "zh-CN.json" : catalogue.error().message}));
   const std::string path = platform::chinese_font_path();
   std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) return i18n::format("controls.language.no_font", {path});
-  return "";
+  if (!std::filesystem::is_regular_file(path, error))
+    return Error::file(i18n::format("controls.language.no_font", {path}));
+  return {};
 }
 
 // Whether this frame drew a menu, a combo's list or a context popup (not a modal dialog): windows
@@ -67,19 +70,17 @@ bool menu_or_popup_drawn() {
 App::App(platform::Surface& surface, const AppOptions& options) : surface_(surface), plot_style_(plot::dark_style()) {
   surface_.make_current();
   // main.cpp loads the string tables first; an App made elsewhere (tests) loads them here.
-  std::string catalogue_error;
-  if (!i18n::has_catalogue())
-    if (Result<void> loaded = i18n::load_catalogue(find_assets_dir()); !loaded)
-      catalogue_error = loaded.error().message;
+  Result<void> catalogue;
+  if (!i18n::has_catalogue()) catalogue = i18n::load_catalogue(find_assets_dir());
   {
     // Why Chinese cannot be shown is said in English: Chinese is exactly what it cannot show.
     const i18n::Use english(i18n::Language::English);
-    ui_.chinese_problem = chinese_problem(catalogue_error);
+    ui_.chinese_available = chinese_availability(catalogue);
   }
   ui_.language = options.language;
-  if (ui_.language == i18n::Language::Chinese && !ui_.chinese_problem.empty()) {
+  if (ui_.language == i18n::Language::Chinese && !ui_.chinese_available) {
     // Without any table main.cpp has said so already.
-    if (i18n::has_catalogue()) language_warning_ = ui_.chinese_problem;
+    if (i18n::has_catalogue()) language_warning_ = ui_.chinese_available.error().message;
     ui_.language = i18n::Language::English;
   }
   ui_.params = options.params;
@@ -201,7 +202,7 @@ void App::apply_look() {
   // CJK glyphs only while Chinese is shown (platform/font_atlas.hpp says which and why).
   fonts.merge_chinese = ui_.language == i18n::Language::Chinese;
   fonts.chinese_font_path = platform::chinese_font_path();
-  request.chinese_offered = ui_.chinese_problem.empty();
+  request.chinese_offered = ui_.chinese_available.ok();
   request.chinese_name = i18n::language_name(i18n::Language::Chinese);
   request.add_chinese_text = [this](ImFontGlyphRangesBuilder& builder) {
     builder.AddText(i18n::all_text(i18n::Language::Chinese).c_str());
@@ -240,8 +241,8 @@ void App::apply_look() {
     // The font went away since start-up (or is unusable): English, which needs no CJK glyphs.
     ui_.language = i18n::Language::English;
     const i18n::Use english(i18n::Language::English);
-    ui_.chinese_problem = i18n::format("controls.language.no_font", {platform::chinese_font_path()});
-    font_warning_ = ui_.chinese_problem;
+    font_warning_ = i18n::format("controls.language.no_font", {platform::chinese_font_path()});
+    ui_.chinese_available = Error::file(font_warning_);
   }
   applied_language_ = ui_.language;
   const i18n::Use language(applied_language_);  // the plot words below
@@ -455,7 +456,7 @@ bool App::frame() {
   submitted_last_frame_ = submitted_this_frame;
   sync_snapshot();
   compose_training();  // the live training lab's newest picture into the Snapshot drawn
-  if (std::string error = evaluator_.take_error(); !error.empty()) report(std::move(error), true);
+  if (Result<void> worker = evaluator_.take_error(); !worker) report(worker.error().message, true);
 
   // A status line about an import the Params no longer hold goes before the frame is drawn
   // (UiStatus::status_import): a change made after drawing submits Params, so a frame follows.
@@ -550,7 +551,7 @@ void App::restore_session(const Session& session) {
   }
   ui_.screenshot_dir = state.screenshot_dir;
   // Applied between frames (fonts); Chinese only when its table and font are there.
-  if (state.language == i18n::Language::English || ui_.chinese_problem.empty()) ui_.language = state.language;
+  if (state.language == i18n::Language::English || ui_.chinese_available) ui_.language = state.language;
   ui_.theme = state.theme;
   ui_.font_scale = state.font_scale;
   ui_.interaction.colormap = state.colormap;

@@ -63,7 +63,7 @@ App::ExportWork state_files_work(ExportRequest request, std::string parent, std:
       const ExportProgress& made = job.progress();
       progress.part(made.fraction, made.fraction, made.stage).report(0.0);
     }
-    if (!job.finished()) return Error::file(job.error());  // the job's folder goes with it, empty
+    if (!job.finished()) return Error::file(job.outcome().error().message);  // the job's folder goes with it, empty
     return i18n::format("ui.status.files_saved", {std::to_string(folder.files()), kind, folder.folder().string()});
   };
 }
@@ -154,7 +154,7 @@ void App::step_exports() {
     if (running.job != nullptr)
       done = running.job->take_result();
     else if (running.render == nullptr)  // the render failed or was cancelled
-      done = Result<std::string>(Error::file(running.failure));
+      done = Result<std::string>(running.failure.value_or(Error::file("export: the render ended without a file")));
     if (!done) {
       ++it;
       continue;
@@ -185,7 +185,8 @@ void App::step_png_render(RunningExport& running) {
   if (!rect) {
     std::string allowed;
     for (const std::string& name : panel_names(copy.ui())) allowed += (allowed.empty() ? "" : ", ") + name;
-    running.failure = "panel '" + render.panel.substr(0, 40) + "' is not on this view: allowed " + allowed;
+    running.failure =
+        Error::usage("panel '" + render.panel.substr(0, 40) + "' is not on this view: allowed " + allowed);
   }
   const bool whole = render.panel.empty() || render.panel == "window";
   Image shot = !rect ? Image{} : whole ? image : crop_image(image, *rect, render.scale);
@@ -204,7 +205,7 @@ void App::cancel_export(std::size_t index) {
     running.job->cancel();  // its result, "export cancelled", comes as any other
   } else if (running.render != nullptr) {
     running.render.reset();  // still rendering offscreen: nothing was written
-    running.failure = cancelled_error("export").message;
+    running.failure = cancelled_error("export");
     surface_.make_current();
   }
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "app.hpp"
 #include "export/gif.hpp"
@@ -42,7 +43,7 @@ struct App::RunningExport {
   bool rendered = false;  // a render came first: it was the first half of the progress
   // Making and writing the file(s); its result is the status line.
   std::unique_ptr<ExportJobThread> job;
-  std::string failure;  // why it ended before a job started (render == nullptr and job == nullptr)
+  std::optional<Error> failure;  // why it ended before a job started (render == nullptr and job == nullptr)
 };
 
 }  // namespace smlab::app

@@ -68,8 +68,8 @@ ExportJob::ExportJob(ExportRequest request, std::unique_ptr<exporting::ExportSin
 
 ExportJob::~ExportJob() = default;
 
-void ExportJob::fail(std::string message) {
-  error_ = std::move(message);
+void ExportJob::fail(Error error) {
+  outcome_ = std::move(error);
   tasks_.clear();
 }
 
@@ -294,15 +294,15 @@ const Snapshot& ExportJob::view_snapshot(View view) {
 // [SECTION] Running
 
 bool ExportJob::step(Clock::time_point deadline) {
-  if (finished_ || !error_.empty()) return false;
+  if (finished_ || !outcome_) return false;
   do {
     if (stop_.stop_requested()) {
-      fail(cancelled_error("export").message);
+      fail(cancelled_error("export"));
       return false;
     }
     if (tasks_.empty()) {
       if (Result<void> closed = sink_->finish(); !closed.ok()) {
-        fail(closed.error().message);
+        fail(closed.error());
         return false;
       }
       finished_ = true;
@@ -318,7 +318,7 @@ bool ExportJob::step(Clock::time_point deadline) {
       ran = Error::file("export: out of memory (" + task.stage + ")");
     }
     if (!ran.ok()) {
-      fail(ran.error().message);
+      fail(ran.error());
       return false;
     }
     if (*ran) {

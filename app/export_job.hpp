@@ -81,12 +81,12 @@ class ExportJob {
   ExportJob& operator=(const ExportJob&) = delete;
 
   // Works until `deadline` passes (one evaluation of a lab may run past it: it cannot be split) and
-  // returns whether more work is left. Once it returns false the job is finished(), failed (error())
-  // or cancelled (error() says so).
+  // returns whether more work is left. Once it returns false the job is finished(), failed
+  // (outcome() holds the Error) or cancelled (outcome() says so).
   bool step(std::chrono::steady_clock::time_point deadline);
   bool finished() const { return finished_; }
-  // Empty, or one line: why the job stopped ("export cancelled: nothing was changed" after `stop`).
-  const std::string& error() const { return error_; }
+  // Ok, or why the job stopped ("export cancelled: nothing was changed" after `stop`).
+  const Result<void>& outcome() const { return outcome_; }
   const ExportProgress& progress() const { return progress_; }
   // The files in the archive so far, in order (tests and the page's summary).
   const std::vector<std::string>& file_names() const { return names_; }
@@ -95,7 +95,7 @@ class ExportJob {
  private:
   struct Task;
   void plan();
-  void fail(std::string message);
+  void fail(Error error);
   Result<void> write_file(const std::string& name, std::string_view text);
   const Snapshot& view_snapshot(View view);
 
@@ -106,7 +106,7 @@ class ExportJob {
   std::deque<std::unique_ptr<Task>> tasks_;
   double planned_weight_ = 0.0, done_weight_ = 0.0;
   std::vector<std::string> names_;
-  std::string error_;
+  Result<void> outcome_;
   bool finished_ = false;
 
   // Shared between tasks: the dashboard's Snapshot, QKᵀ, the topped-up d_k sweep, the shown lab's

@@ -410,22 +410,22 @@ void draw_imported(Params& edit) {
 }
 
 // The language combo: each language names itself. Chinese is greyed out when its table or font
-// is missing (ui.chinese_problem says why); the switch itself happens between frames (App).
+// is missing (ui.chinese_available says why); the switch itself happens between frames (App).
 void draw_language(UiState& ui) {
   const i18n::Language languages[] = {i18n::Language::English, i18n::Language::Chinese};
   if (ImGui::BeginCombo(control_label("controls.language", "language").c_str(), i18n::language_name(ui.language))) {
     for (const i18n::Language language : languages) {
-      const bool unavailable = language == i18n::Language::Chinese && !ui.chinese_problem.empty();
+      const bool unavailable = language == i18n::Language::Chinese && !ui.chinese_available;
       if (ImGui::Selectable(i18n::language_name(language), language == ui.language,
                             unavailable ? ImGuiSelectableFlags_Disabled : 0))
         ui.language = language;
       if (unavailable && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("%s", ui.chinese_problem.c_str());
+        ImGui::SetTooltip("%s", ui.chinese_available.error().message.c_str());
     }
     ImGui::EndCombo();
   }
   help_marker(tr("controls.language.help"));
-  if (!ui.chinese_problem.empty()) ImGui::TextDisabled("%s", ui.chinese_problem.c_str());
+  if (!ui.chinese_available) ImGui::TextDisabled("%s", ui.chinese_available.error().message.c_str());
 }
 
 // The dashboard's own sliders: the softmax's T and score scale, the imported data, the attention's

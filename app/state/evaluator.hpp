@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "plot/heatmap_texture.hpp"
+#include "smlab/error.hpp"
 #include "smlab/evaluate.hpp"
 
 namespace smlab::app {
@@ -130,7 +131,8 @@ class Evaluator {
   double last_compute_ms() const;       // wall time of the last finished evaluation, all stages
   double last_first_result_ms() const;  // wall time to its first result (the first stage)
   double last_final_ms() const;         // wall time to its maps and H(T) (all but the Monte Carlo lane)
-  std::string take_error();             // an exception from the worker, once; empty if none
+  // An exception from the worker, once ("recompute failed: …"), then ok until the next one.
+  Result<void> take_error();
 
   // Called on the worker thread, with no lock held, after each result it publishes (a snapshot, a
   // refinement step of the sweep, an error): a window that sleeps between events wakes up to show
@@ -191,7 +193,7 @@ class Evaluator {
     std::optional<Snapshot> result;       // null: dropped (stale) or stopped; nothing more is published
     std::optional<MapPass> maps;          // the map images being made
     std::shared_ptr<const MapImages> images;
-    std::string failure;  // an exception's message: the job ends with it
+    std::optional<Error> failure;  // an exception, as the status line shows it: the job ends with it
     // The phase after the lanes: the pooled maps of a long import when they are still to be made,
     // else the publication, which then comes in the same call as the phase before it.
     static Phase after_the_lanes(const Snapshot& snap);
@@ -254,7 +256,7 @@ class Evaluator {
   bool pooling_ = false;  // the running job is computing pooled maps (a newer submission stops it)
   std::atomic<float> progress_{0.0f};
   double last_compute_ms_ = 0.0, last_first_result_ms_ = 0.0, last_final_ms_ = 0.0;
-  std::string error_;
+  Result<void> error_;
   std::string injected_failure_;      // see fail_next_evaluation_for_testing
   bool held_for_testing_ = false;     // see hold_for_testing
   bool slicing_for_testing_ = false;  // slice_for_testing runs a step while the worker is held

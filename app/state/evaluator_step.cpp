@@ -88,7 +88,7 @@ double Evaluator::last_first_result_ms() const {
   return last_first_result_ms_;
 }
 
-std::string Evaluator::take_error() {
+Result<void> Evaluator::take_error() {
   std::lock_guard lock(mutex_);
   return std::exchange(error_, {});
 }
@@ -346,6 +346,12 @@ Evaluator::LaneResult Evaluator::run_monte_carlo_lane(Snapshot& snap, std::int64
 
 namespace {
 
+// An exception from an evaluation as the status line shows it. Its kind decides nothing: only the
+// window reads it (take_error), never an exit code.
+Error recompute_failed(const std::exception& error) {
+  return Error::usage(std::string("recompute failed: ") + error.what());
+}
+
 // A seq_len step copies the old QKᵀ's overlap into the new one, so both live at once. Above this
 // size of one product (L ≈ 2900) the copy's memory costs more than a fresh product's time: at
 // L = 4096 two products are 128 MiB of the 256 MiB budget, and the fresh 2.1 GFLOP
@@ -491,7 +497,7 @@ bool Evaluator::step(Pace pace, std::chrono::microseconds slice) {
       }
     }
   } catch (const std::exception& error) {
-    running.failure = error.what();
+    running.failure = recompute_failed(error);
     running.phase = Phase::publish;
   }
   // Nothing left to do but publish (a small problem, a failure, a dropped job): now, at any pace.
@@ -623,7 +629,7 @@ bool Evaluator::advance(JobInFlight& job, Pace pace) {
       case Phase::publish: break;
     }
   } catch (const std::exception& error) {
-    job.failure = error.what();
+    job.failure = recompute_failed(error);
     job.result.reset();
     job.phase = Phase::publish;
   }
@@ -666,9 +672,9 @@ void Evaluator::finish(JobInFlight& job) {
     }
     stages_published_ = false;
     staging_active_ = false;
-    if (!job.failure.empty()) error_ = "recompute failed: " + job.failure;
+    if (job.failure) error_ = *job.failure;
     // Only the newest submission counts as completion; a cancelled older one does not.
-    if (job.ticket == submitted_ && (result || !job.failure.empty())) completed_ = job.ticket;
+    if (job.ticket == submitted_ && (result || job.failure)) completed_ = job.ticket;
   }
   finished_.notify_all();
   notify_result();

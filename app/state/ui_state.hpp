@@ -156,13 +156,13 @@ struct UiModel {
   Theme theme = Theme::dark;
   float font_scale = 1.0f;                            // [font_scale_min, font_scale_max]
   i18n::Language language = i18n::Language::English;  // the language combo; App applies it between frames
-  std::string chinese_problem;                 // why Chinese cannot be chosen (no table, no font); empty when it can
-  PresetList presets = std::vector<Preset>{};  // the Presets combo; an Error if presets.json did not load
-  LessonList lessons;                          // assets/lessons; the good files, with an error about a bad one
-  LessonState lesson;                          // the open lesson's position and answer
-  PinState pins;                               // pinned Params drawn as ghosts (state/pins.hpp, panels/pins_panel.hpp)
-  InteractionUi interaction;                   // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
-  TrainingUi training;                         // the training lab's buttons, files and status (state/training_ui.hpp)
+  Result<void> chinese_available;                     // ok when Chinese can be chosen, else why not (no table, no font)
+  PresetList presets = std::vector<Preset>{};         // the Presets combo; an Error if presets.json did not load
+  LessonList lessons;                                 // assets/lessons; the good files, with an error about a bad one
+  LessonState lesson;                                 // the open lesson's position and answer
+  PinState pins;              // pinned Params drawn as ghosts (state/pins.hpp, panels/pins_panel.hpp)
+  InteractionUi interaction;  // undo/redo, nudges, sweep, colormap, exports (state/interaction_ui.hpp)
+  TrainingUi training;        // the training lab's buttons, files and status (state/training_ui.hpp)
 };
 
 // The view state: how the model is being shown and edited, kept between frames but never saved —

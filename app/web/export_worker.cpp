@@ -39,13 +39,14 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE void smlab_worker_export(const char* session_json, const char* kind, int whole,
                                               const char* command) {
   using namespace smlab;
-  const auto done = [](int files, const std::string& error) {
-    EM_ASM({ smlabWorkerDone($0, UTF8ToString($1)); }, files, error.c_str());
+  // page.js reads an empty message as success.
+  const auto done = [](int files, const Result<void>& outcome) {
+    EM_ASM({ smlabWorkerDone($0, UTF8ToString($1)); }, files, outcome ? "" : outcome.error().message.c_str());
   };
   const Result<app::Session> session = app::parse_session(
       session_json == nullptr ? "" : session_json,
       [](std::span<const std::string> specs, const std::string& tokens) { return app::load_import(specs, tokens); });
-  if (!session) return done(0, "session: " + session.error().message);
+  if (!session) return done(0, Error{session.error().kind, "session: " + session.error().message});
   const bool svg = kind != nullptr && std::string(kind) == "svg";
   app::ExportRequest request;
   request.kind = svg ? app::ExportRequest::Kind::svg : app::ExportRequest::Kind::csv;
@@ -76,7 +77,7 @@ EMSCRIPTEN_KEEPALIVE void smlab_worker_export(const char* session_json, const ch
   // Slices of a tenth of a second, each followed by the progress (the page cancels by ending the worker).
   while (job.step(std::chrono::steady_clock::now() + std::chrono::milliseconds(100)))
     EM_ASM({ smlabWorkerProgress($0, UTF8ToString($1)); }, job.progress().fraction, job.progress().stage.c_str());
-  done(static_cast<int>(job.file_names().size()), job.finished() ? std::string() : job.error());
+  done(static_cast<int>(job.file_names().size()), job.outcome());
 }
 
 }  // extern "C"

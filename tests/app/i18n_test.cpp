@@ -387,7 +387,7 @@ TEST_F(Languages, SwitchingToChineseAtRunTimeLoadsEveryGlyph) {
   EXPECT_EQ(app.ui_font()->FindGlyphNoFallback(0x7A97), nullptr) << "窗 in the English atlas: CJK is always merged";
   for (const unsigned point : code_points(i18n::language_name(Language::Chinese)))  // the combo's "简体中文"
     EXPECT_NE(app.ui_font()->FindGlyphNoFallback(static_cast<ImWchar>(point)), nullptr) << std::hex << point;
-  ASSERT_TRUE(app.ui().chinese_problem.empty()) << app.ui().chinese_problem;
+  ASSERT_TRUE(app.ui().chinese_available.ok()) << app.ui().chinese_available.error().message;
 
   app.ui().language = Language::Chinese;  // what the combo does
   app.frame();
@@ -446,7 +446,7 @@ TEST_F(Languages, MissingChineseFontFallsBackToEnglishWithOneMessage) {
     EXPECT_EQ(app.language(), Language::English);
     EXPECT_NE(app.language_warning().find("fonts-wqy-microhei"), std::string::npos) << app.language_warning();
     EXPECT_EQ(app.language_warning().find('\n'), std::string::npos) << app.language_warning();
-    EXPECT_FALSE(app.ui().chinese_problem.empty());
+    EXPECT_FALSE(app.ui().chinese_available.ok());
     app.wait_for_snapshot();
     app.ui().language = Language::Chinese;  // a stale combo choice cannot switch either
     app.frame();

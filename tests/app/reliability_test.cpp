@@ -727,7 +727,7 @@ TEST_F(ReliabilityApp, WorkerExceptionIsShownInTheUiAndTheAppRecovers) {
   app.frame();
   app.wait_for_snapshot();
   app.frame();
-  EXPECT_TRUE(app.evaluator().take_error().empty());
+  EXPECT_TRUE(app.evaluator().take_error().ok());
   const auto latest = app.evaluator().latest();
   ASSERT_TRUE(latest.snapshot);
   EXPECT_EQ(latest.snapshot->params.temperature, 0.25);

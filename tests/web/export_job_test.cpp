@@ -109,7 +109,7 @@ class ExportJobTest : public ::testing::Test {
     std::string zip;
     int steps = 0;            // calls to step() that left work for the next one
     std::size_t largest = 0;  // the largest piece the sink received
-    std::string error;
+    std::string error;        // the job's outcome as the page receives it: empty when ok
     std::vector<std::string> names;
   };
   // Runs the job with slices that end at once (each step does the least it can), as the page
@@ -130,7 +130,7 @@ class ExportJobTest : public ::testing::Test {
       EXPECT_LT(result.steps, 2'000'000) << "the job does not end";
       if (result.steps >= 2'000'000) break;
     }
-    result.error = job.error();
+    result.error = job.outcome() ? std::string() : job.outcome().error().message;
     result.names = job.file_names();
     return result;
   }
