@@ -19,7 +19,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <span>
+#include <string>
 #include <utility>
+#include <vector>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
@@ -28,6 +31,7 @@
 #include "lesson_player/lesson_player.hpp"
 #include "lessons/lesson_corpus.hpp"
 #include "panels/lesson_panel.hpp"
+#include "panels/panels.hpp"
 #include "panels/pins_panel.hpp"
 #include "panels/pointer_gestures.hpp"
 #include "panels/dashboard_plots.hpp"
@@ -378,6 +382,10 @@ bool App::frame() {
   // Everything this frame draws (and reports) is in this App's language, whatever another App or an
   // export on this thread uses before or after it.
   const i18n::Use language(applied_language_);
+  // The keys the open lesson step holds are drawn disabled (panels.hpp).
+  const LessonStep* open_step = current_step(ui_);
+  const HeldKeysScope held(open_step != nullptr ? std::span<const std::string>(open_step->held)
+                                                : std::span<const std::string>());
   if (!surface_.begin_frame()) return false;
   import_dropped_files();     // before the interaction frame, so an import is one undo step
   begin_interaction_frame();  // undo/redo, nudges, the sweep: before Params are submitted
@@ -402,6 +410,13 @@ bool App::frame() {
     } else if (save || load) {
       session_popup_.open(save ? SessionPopup::Mode::save : SessionPopup::Mode::load);
     }
+  }
+  // What the open step's text describes is what the plots show: a held key changed another way
+  // than its (disabled) slider is put back (lesson_player.hpp).
+  if (const std::vector<std::string_view> restored = hold_step_settings(ui_); !restored.empty()) {
+    std::string names;
+    for (std::string_view key : restored) names.append(names.empty() ? "" : ", ").append(key);
+    report(i18n::format("lesson.held.restored", {names}), false);
   }
   timing_.blocked_ms = 0.0;
   bool submitted_this_frame = false;

@@ -129,4 +129,19 @@ void advance_lesson(UiState& ui, double seconds) {
   if (progress >= 1.0) state.animating = false;
 }
 
+std::vector<std::string_view> hold_step_settings(UiState& ui) {
+  std::vector<std::string_view> restored;
+  const LessonStep* step = current_step(ui);
+  if (step == nullptr || step->held.empty() || ui.lesson.animating) return restored;
+  Params held = ui.params;
+  for (const std::string& key : step->held) {
+    const std::optional<std::string> wanted = get_param(step->params, key);
+    if (!wanted || get_param(held, key) == wanted) continue;
+    // Refused (imported data fixes seq_len, say): the value the data allows stays.
+    if (set_param(held, key, *wanted).ok()) restored.push_back(find_param_key(key)->name);
+  }
+  if (!restored.empty()) apply_params(ui, held);
+  return restored;
+}
+
 }  // namespace smlab::app

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 #include "state/ui_state.hpp"
 
@@ -51,5 +52,11 @@ void close_lesson(UiState& ui);
 // Moves a running animation on by `seconds` (the frame time). If the user edited Params meanwhile,
 // the animation stops and the user's edit stays.
 void advance_lesson(UiState& ui, double seconds);
+
+// Puts each key the open step holds (LessonStep::held) back to the step's value, unless a step
+// change is gliding there; returns the keys it put back (the key table's names), for the status
+// line. Called before a frame's Params are submitted, so whatever changed a held key (a key, undo,
+// a gesture on a plot, a session) the plots never show another value while its text is open.
+std::vector<std::string_view> hold_step_settings(UiState& ui);
 
 }  // namespace smlab::app

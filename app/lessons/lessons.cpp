@@ -385,13 +385,31 @@ Result<void> read_panels(const OrderedJson& entry, const std::string& where, Les
   return {};
 }
 
+// "hold": ["temperature", "scores"]: 1 to lesson_max_held names of the key table, each once.
+Result<void> read_held(const OrderedJson& entry, const std::string& where, LessonStep& step) {
+  if (!entry.contains("hold")) return {};
+  const OrderedJson& hold = entry["hold"];
+  if (!hold.is_array() || hold.empty() || hold.size() > lesson_max_held)
+    return Error::usage(where + " \"hold\" must be an array of 1 to " + std::to_string(lesson_max_held) + " key names");
+  for (const OrderedJson& name : hold) {
+    if (!name.is_string()) return Error::usage(where + " \"hold\" holds a " + name.type_name() + ", not a key name");
+    const std::string key = name.get<std::string>();
+    if (find_param_key(key) == nullptr)
+      return Error::usage(where + " holds '" + shown(key) + "', which is not a key (softmax-lab --list-keys)");
+    if (std::find(step.held.begin(), step.held.end(), key) != step.held.end())
+      return Error::usage(where + " holds '" + shown(key) + "' twice");
+    step.held.push_back(key);
+  }
+  return {};
+}
+
 Result<void> read_step(const OrderedJson& entry, const std::string& where, Params& params, LessonStep& step) {
   if (!entry.is_object()) return Error::usage(where + " must be an object, not " + entry.type_name());
   for (const auto& [field, value] : entry.items())
     if (field != "title" && field != "text" && field != "set" && field != "view" && field != "panel" &&
-        field != "panels" && field != "claims" && field != "predict" && field != "bind")
+        field != "panels" && field != "claims" && field != "predict" && field != "bind" && field != "hold")
       return Error::usage(where + " has an unknown field '" + shown(field) +
-                          "': allowed title, text, bind, set, view, panel, panels, claims, predict");
+                          "': allowed title, text, bind, set, hold, view, panel, panels, claims, predict");
   if (!entry.contains("title")) return Error::usage(where + " needs a \"title\"");
   if (Result<void> read = read_text(entry["title"], where + " title", lesson_title_max_chars, false, step.title); !read)
     return read;
@@ -436,6 +454,7 @@ Result<void> read_step(const OrderedJson& entry, const std::string& where, Param
     }
   }
   step.params = params;
+  if (Result<void> read = read_held(entry, where, step); !read) return read;
   if (entry.contains("claims")) {
     const OrderedJson& claims = entry["claims"];
     if (!claims.is_array()) return Error::usage(where + " \"claims\" must be an array, not " + claims.type_name());

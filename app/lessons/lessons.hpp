@@ -69,6 +69,11 @@ struct LessonStep {
   // predict step's answer (it would show before the reveal).
   std::vector<LessonBinding> bindings;
   std::vector<std::pair<std::string, std::string>> settings;  // KEY, VALUE as set_param reads them, in file order
+  // Keys the step holds at their values in `params` while it is open ("hold": ["temperature"]): the
+  // settings its sentences describe, so that what the text says stays what the plots show. Their
+  // sliders are drawn disabled, and a change made another way (a key, undo, a gesture) is put back
+  // (lesson_player.hpp, hold_step_settings). Key table names, each once.
+  std::vector<std::string> held;
   View view = View::dashboard;
   std::string panel;  // one of lesson_panels(view) or one of their plots: what the highlight frame goes around
   // What the step shows, in reading order (left to right, top to bottom): lesson panel names of
@@ -103,6 +108,7 @@ inline constexpr std::size_t lesson_text_max_chars = 4000;  // bytes of UTF-8
 inline constexpr std::size_t lesson_min_choices = 2, lesson_max_choices = 6;
 inline constexpr std::size_t lesson_max_panels = 8;    // entries of a step's "panels"
 inline constexpr std::size_t lesson_max_bindings = 8;  // entries of a step's "bind"
+inline constexpr std::size_t lesson_max_held = 16;     // entries of a step's "hold"
 inline constexpr std::size_t lesson_binding_name_max = 32;
 inline constexpr int lesson_binding_max_decimals = 6;
 // The "panels" entry that shows a lab's notes (live read-outs) with the step's text.

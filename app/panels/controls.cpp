@@ -97,7 +97,15 @@ namespace {
 // Set by draw_controls for the frame's column (see control_label in panels.hpp).
 bool labels_above = false;
 
+// Set by HeldKeysScope for the frame one App draws.
+thread_local std::span<const std::string> held_keys;
+
 }  // namespace
+
+HeldKeysScope::HeldKeysScope(std::span<const std::string> keys) : previous_(held_keys) { held_keys = keys; }
+HeldKeysScope::~HeldKeysScope() { held_keys = previous_; }
+
+bool key_held(std::string_view key) { return std::find(held_keys.begin(), held_keys.end(), key) != held_keys.end(); }
 
 std::string control_label(std::string_view key, std::string_view id) {
   if (!labels_above) return i18n::label(key, id);
@@ -209,8 +217,8 @@ ControlsReport key_slider(Params& edit, std::string_view name, const SliderText&
   ControlsReport report;
   const ParamKey* key = find_param_key(name);
   if (key == nullptr) return report;  // a program error; the key-table test names every slider's key
-  const bool fixed = fixed_by_import(edit, name);
-  ImGui::BeginDisabled(fixed);
+  const bool fixed = fixed_by_import(edit, name), held = key_held(name);
+  ImGui::BeginDisabled(fixed || held);
   // The label: the key's own name where it is the same in every language (d_k), else the table's.
   std::string label;
   if (!text.label_shown) {
@@ -254,7 +262,7 @@ ControlsReport key_slider(Params& edit, std::string_view name, const SliderText&
   ImGui::EndDisabled();
   report.keys.push_back(key->name);
   if (key->scale != KeyScale::none && (ImGui::IsItemHovered() || ImGui::IsItemActive())) report.hovered_key = key->name;
-  const char* help = fixed ? "controls.import.fixed" : text.help;
+  const char* help = held ? "lesson.held" : fixed ? "controls.import.fixed" : text.help;
   if (!text.label_shown) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
       const std::string name = text.label != nullptr ? i18n::tr(text.label) : std::string(key->name);
@@ -263,7 +271,7 @@ ControlsReport key_slider(Params& edit, std::string_view name, const SliderText&
   } else if (help != nullptr) {
     if (text.help_as == SliderText::Help::marker)
       help_marker(i18n::tr(help));
-    else if (ImGui::IsItemHovered())
+    else if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
       ImGui::SetTooltip("%s", i18n::tr(help));
   }
   return report;
@@ -306,6 +314,8 @@ ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, f
     }
     if (main.format == nullptr) {  // a flag: Params' own, or a training key's ("true" / "false")
       const std::string checkbox = std::string(name_of(main)) + "###" + id;
+      const bool held = key_held(main.key);
+      ImGui::BeginDisabled(held);
       if (const auto* flag = std::get_if<bool Params::*>(&key->member)) {
         report.changed |= ImGui::Checkbox(checkbox.c_str(), &(edit.**flag));
       } else if (std::holds_alternative<TrainingMember>(key->member)) {
@@ -313,8 +323,10 @@ ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, f
         if (ImGui::Checkbox(checkbox.c_str(), &on))
           report.changed |= set_training_key(edit.training, main.key, on ? "true" : "false").ok();
       }
+      ImGui::EndDisabled();
       report.keys.push_back(key->name);
-      if (main.help != nullptr && ImGui::IsItemHovered()) wrapped_tooltip(i18n::tr(main.help));
+      if ((held || main.help != nullptr) && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        wrapped_tooltip(i18n::tr(held ? "lesson.held" : main.help));
       continue;
     }
     const std::string format = main.format_key != nullptr

@@ -110,12 +110,27 @@ struct SliderText {
   bool label_shown = true;    // false: the value text names it (the control strip), the tooltip has the label
 };
 
+// The keys the open lesson step holds (LessonStep::held) while one App draws its frame: key_slider
+// and the control strip draw them disabled, with the help "lesson.held". A scope sets them and
+// restores the previous ones, since an export's offscreen copy of the App draws on the same thread.
+class HeldKeysScope {
+ public:
+  explicit HeldKeysScope(std::span<const std::string> keys);
+  ~HeldKeysScope();
+  HeldKeysScope(const HeldKeysScope&) = delete;
+  HeldKeysScope& operator=(const HeldKeysScope&) = delete;
+
+ private:
+  std::span<const std::string> previous_;
+};
+bool key_held(std::string_view key);
+
 // The one slider of every Params key (core/src/params.cpp's table): its range — the key's, row up
 // to seq_len − 1, batch and head up to the imported data's counts, or `text.max` —, logarithmic
 // where the key's scale is (or its log_slider), an integer or a real slider as its member is, the
 // seed a number field with − and + buttons. A value imported data fixes (seq_len; d_k of Q and K)
-// is shown disabled with the help "controls.import.fixed". While it is hovered or held, a key that
-// moves (scale not none) is the report's hovered_key: Left/Right then nudge it.
+// is shown disabled with the help "controls.import.fixed", one the lesson step holds with "lesson.held". While it is
+// hovered or held, a key that moves (scale not none) is the report's hovered_key: Left/Right then nudge it.
 ControlsReport key_slider(Params& edit, std::string_view key, const SliderText& text);
 
 // Draws the control column (sliders, score field, the lab's settings, screenshot)

@@ -281,6 +281,29 @@ TEST(LessonBindings, TheLanguageModelsCorpusHoldsNoPlaceholder) {
   EXPECT_TRUE(has(U'…'));
 }
 
+// "hold" names keys of the key table, each once; the step keeps them at its own values.
+TEST(LessonHold, AStepHoldsKeysOfTheKeyTableEachOnce) {
+  const LessonLoad good = parse_lesson(bound_lesson("At T = 1 the 3 gets {w}.", "T = 1 时 3 得到 {w}。", weight_2,
+                                                    R"("hold": ["temperature", "scores"])"));
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  EXPECT_EQ(good->steps[0].held, (std::vector<std::string>{"temperature", "scores"}));
+  const struct {
+    std::string hold, needle;
+  } cases[] = {
+      {R"("hold": ["temprature"])", "holds 'temprature', which is not a key"},
+      {R"("hold": ["temperature", "temperature"])", "holds 'temperature' twice"},
+      {R"("hold": [])", "\"hold\" must be an array of 1 to 16 key names"},
+      {R"("hold": "temperature")", "\"hold\" must be an array"},
+      {R"("hold": [1])", "\"hold\" holds a number, not a key name"},
+  };
+  for (const auto& c : cases) {
+    const LessonLoad bad = parse_lesson(bound_lesson("The 3 gets {w}.", "3 得到 {w}。", weight_2, c.hold));
+    ASSERT_FALSE(bad.ok()) << c.hold;
+    EXPECT_NE(bad.error().message.find(c.needle), std::string::npos) << bad.error().message;
+    EXPECT_NE(bad.error().message.find("step 1"), std::string::npos) << bad.error().message;
+  }
+}
+
 TEST(LessonLoader, EveryTruncationOfAShippedFileIsAOneLineErrorNotACrash) {
   const std::string text = read_all(lessons_dir() / "01-why-softmax.json");
   ASSERT_GT(text.size(), 1000u);
@@ -567,6 +590,33 @@ TEST_F(LessonRender, ABoundNumberIsDrawnAndFollowsASlider) {
   app.wait_for_snapshot();
   for (int frame = 0; frame < 3; ++frame) app.frame();
   EXPECT_EQ(app.ui().lesson_report.text, "The 3 gets 0.867 of the weight.");
+}
+
+// A held key changed another way than its (disabled) slider, a key press or a gesture as here, is
+// put back at once, with a status line saying why, so the text's sentence stays what the plots
+// show; a key the step does not hold keeps the user's value, and Close frees the held one.
+TEST_F(LessonRender, AHeldSettingStaysWhereTheTextSaysAndCloseFreesIt) {
+  AppOptions options;
+  LessonLoad held = parse_lesson(
+      bound_lesson("At T = 1 the 3 gets {w}.", "T = 1 时 3 得到 {w}。", weight_2, R"("hold": ["temperature"])"));
+  ASSERT_TRUE(held.ok()) << held.error().message;
+  options.lessons.lessons.push_back(std::move(*held));
+  App app(*surface_, options);
+  render_step(app, 0, 0);
+  EXPECT_EQ(app.ui().lesson_report.text, "At T = 1 the 3 gets 0.665.");
+  app.ui().params.temperature = 0.5;
+  app.ui().params.seed = 7;
+  app.wait_for_snapshot();
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  EXPECT_EQ(app.ui().params.temperature, 1.0) << "the held T was not put back";
+  EXPECT_EQ(app.ui().params.seed, 7u) << "a key the step does not hold was put back";
+  EXPECT_EQ(app.ui().lesson_report.text, "At T = 1 the 3 gets 0.665.");
+  EXPECT_NE(app.ui().status.find("temperature: held by this lesson step"), std::string::npos) << app.ui().status;
+  EXPECT_FALSE(app.ui().status_is_error);
+  close_lesson(app.ui());
+  app.ui().params.temperature = 0.5;
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  EXPECT_EQ(app.ui().params.temperature, 0.5) << "T is still held after Close";
 }
 
 TEST_F(LessonRender, EveryNamedPanelIsAPlotItsViewPlaces) {
