@@ -643,6 +643,8 @@ double App::idle_wait_seconds() const {
   if (needs_submit() || ui_.lesson.animating || ui_.lesson_view.start_requested || sweep_player_.playing() ||
       gif_recording_ || !ui_.interaction.commands.empty())
     return 0.0;
+  // The mouse moved onto or off a bound number of the lesson's text: the plots mark it next frame.
+  if (current_step(ui_) != nullptr && ui_.lesson_view.hovered_number != ui_.lesson_view.marked_number) return 0.0;
   // A PNG's offscreen render takes a step each frame; written files end with a wake().
   for (const auto& running : exports_)
     if (running->render != nullptr) return 0.0;

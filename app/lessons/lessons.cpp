@@ -817,7 +817,8 @@ Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const S
 // [SECTION] Bound numbers in the text: bound_text, step_text
 
 std::string bound_text(std::string_view text, std::span<const LessonBinding> bindings, const Snapshot* snap,
-                       const DkSweep* drawn_sweep) {
+                       const DkSweep* drawn_sweep, std::vector<BoundSpan>* spans) {
+  if (spans != nullptr) spans->clear();
   if (bindings.empty()) return std::string(text);
   std::string out;
   out.reserve(text.size() + 16 * bindings.size());
@@ -833,8 +834,11 @@ std::string bound_text(std::string_view text, std::span<const LessonBinding> bin
     std::string number = "…";  // the loader lets no unknown name through; "…" all the same
     if (binding != bindings.end() && snap != nullptr)
       if (const Result<ClaimReading> read = claim_reading(*snap, binding->quantity, drawn_sweep);
-          read.ok() && std::isfinite(read->value))
+          read.ok() && std::isfinite(read->value)) {
         number = fixed_decimals(read->value, binding->decimals);
+        if (spans != nullptr)
+          spans->push_back({out.size(), out.size() + number.size(), read->value, binding->decimals});
+      }
     out += number;
     at = close + 1;
   }
@@ -842,9 +846,9 @@ std::string bound_text(std::string_view text, std::span<const LessonBinding> bin
   return out;
 }
 
-std::string step_text(const LessonStep& step, i18n::Language language, const Snapshot* snap,
-                      const DkSweep* drawn_sweep) {
-  return bound_text(step.text.in(language), step.bindings, snap, drawn_sweep);
+std::string step_text(const LessonStep& step, i18n::Language language, const Snapshot* snap, const DkSweep* drawn_sweep,
+                      std::vector<BoundSpan>* spans) {
+  return bound_text(step.text.in(language), step.bindings, snap, drawn_sweep, spans);
 }
 
 // [SECTION] Animated step changes: interpolate_params, lesson_ease

@@ -216,11 +216,18 @@ Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const S
 // `snap` (a Monte Carlo mean from `drawn_sweep`, the sweep the plots draw, as claim_reading reads
 // it) to its decimals ("0.05"); "…" while the Snapshot lacks it (none yet, or a
 // lab not evaluated) or it is not finite. A text without bindings is returned as it is.
+// Each number written, for the panel that marks it and finds it on the plots: its bytes in the
+// text, the value and its decimals (`spans`, when given, gets one per {NAME} that had a value).
+struct BoundSpan {
+  std::size_t begin = 0, end = 0;
+  double value = 0.0;
+  int decimals = 0;
+};
 std::string bound_text(std::string_view text, std::span<const LessonBinding> bindings, const Snapshot* snap,
-                       const DkSweep* drawn_sweep = nullptr);
+                       const DkSweep* drawn_sweep = nullptr, std::vector<BoundSpan>* spans = nullptr);
 // The step's text in `language`, bound as above.
 std::string step_text(const LessonStep& step, i18n::Language language, const Snapshot* snap,
-                      const DkSweep* drawn_sweep = nullptr);
+                      const DkSweep* drawn_sweep = nullptr, std::vector<BoundSpan>* spans = nullptr);
 
 // A number as the predict texts show it: 3 significant digits ("0.0213", "1.68"), whole numbers in
 // plain digits ("1024", "-1500"): choices, ranges.

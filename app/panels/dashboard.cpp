@@ -224,6 +224,12 @@ void draw_plots_in(std::string_view view_name, std::span<const NamedPlot* const>
                    const std::function<void(const NamedPlot&, const plot::Interaction&)>& on_hover) {
   plot::Style placed_style = style;
   placed_style.report = ui.record_layout ? &ui.layout_report : nullptr;
+  // A bound number of the lesson's text under the mouse: each plot's texts are recorded so that
+  // mark_hovered_number finds the labels that write it.
+  const bool marking = ui.lesson_view.hovered_number && current_step(ui) != nullptr;
+  plot::LayoutReport marking_report;
+  if (marking && placed_style.report == nullptr) placed_style.report = &marking_report;
+  std::vector<std::pair<std::size_t, std::size_t>> marked;  // each plot's record and placement
   const float font_size = style.font_size > 0.0f ? style.font_size : ImGui::GetFontSize();
   const plot::TextWidthFn measure = current_font_width();
   for (std::size_t index = 0; index < plots.size() && index < grid.min.size(); ++index) {
@@ -249,11 +255,20 @@ void draw_plots_in(std::string_view view_name, std::span<const NamedPlot* const>
     ImDrawList* draw_list = ImGui::GetWindowDrawList();
     ui.placed_plots.push_back(
         {full_name, origin, end, font_size, draw_list, draw_list->GetClipRectMin(), draw_list->GetClipRectMax()});
+    if (marking && !placed_style.report->plots.empty())
+      marked.emplace_back(placed_style.report->plots.size() - 1, ui.placed_plots.size() - 1);
     if (interaction.hovered) {
       ui.hovered_plot = full_name;
       if (on_hover) on_hover(named, interaction);
     }
   }
+  if (marking) {
+    std::vector<std::pair<const plot::PlotRecord*, const PlacedPlot*>> plots;
+    for (const auto& [record, placed] : marked)
+      plots.emplace_back(&placed_style.report->plots[record], &ui.placed_plots[placed]);
+    mark_hovered_number(ui, plots);
+  }
+  ui.lesson_view.marked_number = marking ? ui.lesson_view.hovered_number : std::nullopt;
 }
 
 }  // namespace
@@ -873,6 +888,8 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
   ui.hovered_plot.clear();
   ui.lesson_report.text_box.placed = false;
   ui.lesson_report.text.clear();
+  ui.lesson_report.bound_numbers.clear();
+  ui.lesson_report.marks.clear();
   ui.lesson_report.next_button = ui.lesson_report.guess_field = {};
 
   // The view's plots (the dashboard's or a lab's), built once per Snapshot (and colour scale,

@@ -16,8 +16,10 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +29,7 @@
 #include "i18n/i18n.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "panels/panels.hpp"
+#include "lessons/quoted_numbers.hpp"
 #include "plot/text_wrap.hpp"
 
 namespace smlab::app {
@@ -222,6 +225,51 @@ void draw_lines(float width, std::string_view text, float scale, std::optional<I
   plot::wrapped_text(text, width, disabled);
   if (color) ImGui::PopStyleColor();
   ImGui::SetWindowFontScale(1.0f);
+}
+
+// The step's text at `scale`× the UI font, wrapped as draw_lines wraps it, each bound number
+// underlined with dots (it follows the sliders; hovering it marks it on the plots). Writes each
+// number's box to the report and the one under the mouse to ui.lesson_view.hovered_number.
+void draw_bound_lines(UiState& ui, float width, std::string_view text, float scale, std::span<const BoundSpan> spans) {
+  if (spans.empty()) {
+    draw_lines(width, text, scale);
+    return;
+  }
+  ImGui::SetWindowFontScale(scale);
+  ImFont* font = ImGui::GetFont();
+  const float size = ImGui::GetFontSize();
+  const auto measure = [&](std::string_view piece) {
+    return font->CalcTextSizeA(size, FLT_MAX, 0.0f, piece.data(), piece.data() + piece.size()).x;
+  };
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float dot = std::max(1.0f, std::round(size / 12.0f));
+  std::optional<std::pair<double, int>> hovered;
+  for (const plot::LineSpan& line : plot::wrap_text(text, width, measure)) {
+    if (line.begin == line.end) {
+      ImGui::NewLine();
+      continue;
+    }
+    ImGui::TextUnformatted(text.data() + line.begin, text.data() + line.end);
+    const ImVec2 origin = ImGui::GetItemRectMin();
+    for (const BoundSpan& span : spans) {
+      if (span.begin < line.begin || span.end > line.end) continue;  // a number has no space: never split
+      const float x0 = origin.x + measure(text.substr(line.begin, span.begin - line.begin));
+      const float x1 = x0 + measure(text.substr(span.begin, span.end - span.begin));
+      const ImVec2 min(x0, origin.y), max(x1, origin.y + size);
+      const bool over = ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(min, max);
+      const ImU32 colour = over ? highlight_color(ui.theme) : ImGui::GetColorU32(ImGuiCol_Text, 0.6f);
+      for (float x = x0; x < x1; x += 2.0f * dot)
+        draw->AddRectFilled(ImVec2(x, max.y), ImVec2(std::min(x + dot, x1), max.y + dot), colour);
+      if (over) {
+        draw->AddRect(ImVec2(x0 - 2.0f * dot, min.y - dot), ImVec2(x1 + 2.0f * dot, max.y + 2.0f * dot), colour,
+                      2.0f * dot, 0, dot);
+        hovered = std::make_pair(span.value, span.decimals);
+      }
+      ui.lesson_report.bound_numbers.emplace_back(min, max);
+    }
+  }
+  ImGui::SetWindowFontScale(1.0f);
+  ui.lesson_view.hovered_number = hovered;
 }
 
 // The reveal's lines: the answer beside the guess, the verdict, the step's after-text.
@@ -467,8 +515,9 @@ void draw_presenter_caption(UiState& ui, const LessonStep& step, const Snapshot*
   const float width = block_text_width(box.max.x - box.min.x, ui.ui_scale);
   draw_lines(width, presenter_heading(ui, step), title_scale(scale));
   draw_lines(width, imported_note(ui, step), scale, ImGui::ColorConvertU32ToFloat4(highlight_color(ui.theme)));
-  ui.lesson_report.text = step_text(step, i18n::language(), snapshot, sweep);
-  draw_lines(width, ui.lesson_report.text, scale);
+  std::vector<BoundSpan> spans;
+  ui.lesson_report.text = step_text(step, i18n::language(), snapshot, sweep, &spans);
+  draw_bound_lines(ui, width, ui.lesson_report.text, scale, spans);
   if (step_shows_notes(step))
     for (const std::string& note : ui.lesson_report.notes)
       draw_lines(width, note, std::max(1.0f, 0.8f * scale), std::nullopt, true);
@@ -667,8 +716,9 @@ void draw_panel(UiState& ui, const Lesson& lesson, std::size_t step_index, const
   draw_lines(width, presenter_heading(ui, step), title_scale(box.scale));
   draw_lines(width, imported_note(ui, step), box.scale, ImGui::ColorConvertU32ToFloat4(accent));
   ImGui::Separator();
-  ui.lesson_report.text = step_text(step, language, snapshot, sweep);
-  draw_lines(width, ui.lesson_report.text, box.scale);
+  std::vector<BoundSpan> spans;
+  ui.lesson_report.text = step_text(step, language, snapshot, sweep, &spans);
+  draw_bound_lines(ui, width, ui.lesson_report.text, box.scale, spans);
   if (step_shows_notes(step))
     for (const std::string& note : ui.lesson_report.notes) draw_lines(width, note, 1.0f, std::nullopt, true);
   if (shows_live_training(ui, step)) {
@@ -768,7 +818,44 @@ std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
   return plots;
 }
 
+void mark_hovered_number(UiState& ui, std::span<const std::pair<const plot::PlotRecord*, const PlacedPlot*>> plots) {
+  if (!ui.lesson_view.hovered_number || current_step(ui) == nullptr) return;
+  const auto [value, decimals] = *ui.lesson_view.hovered_number;
+  // The text's own rounding: a label "0.301" writes the text's "0.30", and so does a bar 0.3008 tall.
+  const double half_unit = 0.5 * std::pow(10.0, -decimals);
+  const float scale = ui.ui_scale, pad = 3.0f * scale;
+  const ImU32 colour = highlight_color(ui.theme);
+  const auto ring = [&](const PlacedPlot& placed, ImVec2 min, ImVec2 max) {
+    ImDrawList* draw = overlay_list(placed, 6.0f * scale);
+    draw->AddRect(min, max, colour, 3.0f * scale, 0, 2.5f * scale);
+    draw->PopClipRect();
+  };
+  for (const auto& [record, placed] : plots)
+    for (const plot::PlacedText& text : record->texts) {
+      // A tick writes a place on the axis, not this value.
+      if (text.role == plot::TextRole::TickLabel || text.role == plot::TextRole::AxisLabel) continue;
+      const std::vector<QuotedNumber> numbers = quoted_numbers(text.text);
+      if (std::none_of(numbers.begin(), numbers.end(), [&](const QuotedNumber& number) {
+            return std::abs(number.value - value) <= std::max(half_unit, number.tolerance);
+          }))
+        continue;
+      ring(*placed, ImVec2(text.x0 - pad, text.y0 - pad), ImVec2(text.x1 + pad, text.y1 + pad));
+      ui.lesson_report.marks.push_back(placed->name + ": " + text.text);
+    }
+  if (!ui.lesson_report.marks.empty()) return;
+  // No label writes it: the plots that draw it (a bar's height, a point on a curve).
+  for (const auto& [record, placed] : plots)
+    for (std::size_t k = 0; k < record->drawn_values.size(); ++k) {
+      const double resolution = k < record->drawn_resolution.size() ? record->drawn_resolution[k] : 0.0;
+      if (std::abs(record->drawn_values[k] - value) > std::max(half_unit, resolution)) continue;
+      ring(*placed, ImVec2(record->data_x0, record->data_y0), ImVec2(record->data_x1, record->data_y1));
+      ui.lesson_report.marks.push_back(placed->name);
+      break;
+    }
+}
+
 void draw_lesson(UiState& ui, const Snapshot* snapshot, const DkSweep* sweep) {
+  ui.lesson_view.hovered_number.reset();  // the text below sets it again while a number is under the mouse
   if (const auto start = std::exchange(ui.lesson_view.start_requested, std::nullopt))
     open_lesson_step(ui, *start, 0, true);
   if (current_step(ui) == nullptr) {

@@ -3,8 +3,11 @@
 // "Lessons" launcher in the control column.
 #pragma once
 
+#include <span>
+#include <utility>
 #include <vector>
 
+#include "plot/plot.hpp"
 #include "smlab/snapshot.hpp"
 #include "state/ui_state.hpp"
 
@@ -30,6 +33,13 @@ float lesson_block_height(const UiState& ui, const Snapshot* snapshot, const DkS
 
 // The control column's "Lessons" section: a combo of the lessons and a Start button.
 void draw_lesson_launcher(UiState& ui);
+
+// While a bound number of the step's text is under the mouse (ViewState::lesson_view's
+// hovered_number): rings, on the plots just drawn (each with its laid-out record), each label that
+// writes that number to the digits the text shows; where none does, the data area of each plot
+// that draws the value without a label (a bar's height). Noted in ui.lesson_report.marks.
+// draw_main_window calls it after drawing a view's plots.
+void mark_hovered_number(UiState& ui, std::span<const std::pair<const plot::PlotRecord*, const PlacedPlot*>> plots);
 
 // The plots the highlight frames go around: those of ui.placed_plots (this frame's) that belong to
 // the open step's panel. Empty when no lesson is open or the step's view is not shown.

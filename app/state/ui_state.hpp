@@ -108,6 +108,10 @@ struct LessonView {
   std::string presenter_typed;
   int presenter_choice = -1;
   std::optional<std::pair<std::size_t, std::size_t>> presenter_typed_step;
+  // A bound number of the step's text under the mouse (its value and decimals), and the one the
+  // plots marked on this frame: they differ for a frame after the mouse moves onto or off a number,
+  // and the window draws one more (App::idle_wait_seconds).
+  std::optional<std::pair<double, int>> hovered_number, marked_number;
 };
 
 // The open lesson, the frame report's part (FrameReport::lesson_report): where this frame's lesson
@@ -124,6 +128,10 @@ struct LessonReport {
   bool text_scrolls = false;       // the step's text was taller than its box
   std::vector<std::string> notes;  // the shown lab's notes, for a step that shows them ("notes")
   std::string text;                // the step's text as drawn this frame, its bound numbers filled in
+  std::vector<std::pair<ImVec2, ImVec2>> bound_numbers;  // each bound number's box in that text
+  // What a hovered bound number marks on the plots this frame: "<view>/<plot>: <label>" for a label
+  // that writes it, "<view>/<plot>" for a plot that draws it without one (its frame is marked).
+  std::vector<std::string> marks;
   // What of the step's Next (Reveal, Finish) button and of its typed-guess field this frame could
   // be seen (the item cut to the box that shows it; empty when not drawn or scrolled away).
   struct Shown {

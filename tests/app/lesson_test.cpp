@@ -619,6 +619,37 @@ TEST_F(LessonRender, AHeldSettingStaysWhereTheTextSaysAndCloseFreesIt) {
   EXPECT_EQ(app.ui().params.temperature, 0.5) << "T is still held after Close";
 }
 
+// A bound number is underlined in the text; with the mouse on it, the plots ring the label that
+// writes it (0.665 over the softmax's third bar) on the next frame, and the window draws that
+// frame without waiting for another event; off it, nothing is ringed.
+TEST_F(LessonRender, HoveringABoundNumberRingsTheLabelThatWritesIt) {
+  AppOptions options;
+  LessonLoad bound = parse_lesson(bound_lesson("The 3 gets {w} of the weight.", "3 得到 {w} 的权重。", weight_2));
+  ASSERT_TRUE(bound.ok()) << bound.error().message;
+  options.lessons.lessons.push_back(std::move(*bound));
+  App app(*surface_, options);
+  render_step(app, 0, 0);
+  ASSERT_EQ(app.ui().lesson_report.bound_numbers.size(), 1u);
+  EXPECT_TRUE(app.ui().lesson_report.marks.empty());
+  const auto [min, max] = app.ui().lesson_report.bound_numbers.front();
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = ImVec2(0.5f * (min.x + max.x), 0.5f * (min.y + max.y));
+  app.frame();
+  ASSERT_TRUE(app.ui().lesson_view.hovered_number);
+  EXPECT_DOUBLE_EQ(app.ui().lesson_view.hovered_number->first,
+                   std::exp(3.0) / (std::exp(1.0) + std::exp(2.0) + std::exp(3.0)));
+  EXPECT_EQ(app.idle_wait_seconds(), 0.0) << "the marks would wait for the next event";
+  app.frame();
+  const std::vector<std::string>& marks = app.ui().lesson_report.marks;
+  EXPECT_NE(std::find(marks.begin(), marks.end(), "normalizers/softmax: 0.665"), marks.end())
+      << "marked: " << ::testing::PrintToString(marks);
+  for (const std::string& mark : marks) EXPECT_EQ(mark.rfind("normalizers/", 0), 0u) << mark;
+  io.MousePos = ImVec2(-1.0f, -1.0f);
+  for (int frame = 0; frame < 2; ++frame) app.frame();
+  EXPECT_TRUE(app.ui().lesson_report.marks.empty()) << ::testing::PrintToString(app.ui().lesson_report.marks);
+  EXPECT_FALSE(app.ui().lesson_view.hovered_number);
+}
+
 TEST_F(LessonRender, EveryNamedPanelIsAPlotItsViewPlaces) {
   AppOptions options;
   options.params.heads = 8;  // every head map is drawn
