@@ -227,10 +227,11 @@ TEST_F(ClassroomLayout, EveryViewDarkFont1Chinese) {
 TEST_F(ClassroomLayout, EveryViewProjectorFont15Chinese) {
   check_views({Theme::projector, 1.5f, i18n::Language::Chinese, "projector font 1.5 zh-CN"});
 }
-TEST_F(ClassroomLayout, EveryLessonStepInThreeLooks) {
-  check_lessons({{{Theme::projector, 1.5f, i18n::Language::English, "projector font 1.5 en"}, {1280, 720}},
-                 {{Theme::projector, 1.5f, i18n::Language::Chinese, "projector font 1.5 zh-CN"}, {1280, 720}},
-                 {{Theme::dark, 1.0f, i18n::Language::English, "dark font 1 en"}, {1024, 768}}});
+// The dark theme at font 1 on a small screen: the look LessonScreens.EveryStepInEveryLook leaves out
+// (it checks these same defects at 1280×720 and 1024×768 with the projector's font 1.5, in both
+// languages and both modes, so walking its looks here again found nothing it does not).
+TEST_F(ClassroomLayout, EveryLessonStepDarkFont1At1024x768) {
+  check_lessons({{{Theme::dark, 1.0f, i18n::Language::English, "dark font 1 en"}, {1024, 768}}});
 }
 
 // The control column: sliders wide enough to read their value at every size and look;
