@@ -537,46 +537,6 @@ class LessonRender : public ::testing::Test {
   std::unique_ptr<platform::Offscreen> surface_;
 };
 
-// Pixels of the highlight colour (dark theme: amber 255, 176, 0) on the frame of `plot`.
-int highlight_pixels(const Image& image, const PlacedPlot& plot) {
-  int count = 0;
-  const int y = static_cast<int>(plot.min.y + 0.5f * (plot.max.y - plot.min.y));
-  for (int x = static_cast<int>(plot.min.x) - 8; x <= static_cast<int>(plot.min.x) + 2; ++x) {
-    if (x < 0 || x >= image.width) continue;
-    const Rgba8 p = image.pixel(x, y);
-    if (p.r > 230 && p.g > 150 && p.g < 200 && p.b < 40) ++count;
-  }
-  return count;
-}
-
-TEST_F(LessonRender, EveryStepOfEveryLessonRendersWithItsViewParamsAndHighlight) {
-  AppOptions options;
-  options.lessons = shipped();
-  App app(*surface_, options);
-  i18n::clear_missing_keys();
-  for (std::size_t l = 0; l < options.lessons.lessons.size(); ++l) {
-    const Lesson& lesson = options.lessons.lessons[l];
-    for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
-      const std::string where = lesson.name + ":" + std::to_string(k + 1);
-      const Image image = render_step(app, l, k);
-      ASSERT_EQ(image.width, 1600) << where;
-      EXPECT_EQ(app.ui().params, lesson.steps[k].params) << where;
-      EXPECT_EQ(app.ui().view, lesson.steps[k].view) << where;
-      ASSERT_TRUE(app.ui().lesson.open) << where;
-      EXPECT_TRUE(app.ui().status.empty() || !app.ui().status_is_error) << where << ": " << app.ui().status;
-      const auto highlighted = lesson_highlighted_plots(app.ui());
-      ASSERT_FALSE(highlighted.empty()) << where << ": panel '" << lesson.steps[k].panel << "' was not drawn";
-      EXPECT_GE(highlight_pixels(image, *highlighted.front()), 2) << where << ": no visible highlight frame";
-      EXPECT_FALSE(app.ui().lesson_report.text_scrolls) << where << ": the English text does not fit at 1600x900";
-      const Session session = app.current_session();
-      ASSERT_TRUE(session.lesson) << where;
-      EXPECT_EQ(session.lesson->name, lesson.name);
-      EXPECT_EQ(session.lesson->step, static_cast<int>(k + 1));
-    }
-  }
-  for (const std::string& key : i18n::missing_keys()) EXPECT_NE(key.rfind("lesson.", 0), 0u) << "missing key " << key;
-}
-
 // The lesson panel draws the bound text (the number the plots draw) and redraws it as a slider moves.
 TEST_F(LessonRender, ABoundNumberIsDrawnAndFollowsASlider) {
   AppOptions options;
