@@ -820,7 +820,9 @@ std::vector<const PlacedPlot*> lesson_highlighted_plots(const UiState& ui) {
 
 void mark_hovered_number(UiState& ui, std::span<const std::pair<const plot::PlotRecord*, const PlacedPlot*>> plots) {
   if (!ui.lesson_view.hovered_number || current_step(ui) == nullptr) return;
-  const auto [value, decimals] = *ui.lesson_view.hovered_number;
+  // Named, not a structured binding: clang 14 (the web build's) lets no lambda capture one.
+  const double value = ui.lesson_view.hovered_number->first;
+  const int decimals = ui.lesson_view.hovered_number->second;
   // The text's own rounding: a label "0.301" writes the text's "0.30", and so does a bar 0.3008 tall.
   const double half_unit = 0.5 * std::pow(10.0, -decimals);
   const float scale = ui.ui_scale, pad = 3.0f * scale;
