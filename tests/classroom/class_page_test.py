@@ -103,10 +103,15 @@ def main():
         check("every page follows the teacher to a lesson step",
               all("lesson=why-softmax%3A2" in query(d) or "lesson=why-softmax:2" in query(d) for d in students),
               f"{[query(d) for d in students]}; the slowest page applied it {waited:.0f} ms after the teacher's frame")
-        status = teacher.status("set temperature=0.5")
-        applied(students, status["state"]["seq"], "T = 0.5")
-        check("a teacher's slider reaches every page", all("0.5" in query(d) for d in students),
+        # why-softmax:2 holds the scores and T its text describes: another slider moves.
+        status = teacher.status("set score_scale=0.5")
+        applied(students, status["state"]["seq"], "score scale 0.5")
+        check("a teacher's slider reaches every page", all("score_scale=0.5" in query(d) for d in students),
               f"{[query(d) for d in students]}")
+        status = teacher.status("set temperature=0.5")
+        applied(students, status["state"]["seq"], "T = 0.5 refused")
+        check("a setting the step holds stays the step's on every page",
+              not any("temperature=0.5" in query(d) for d in students), f"{[query(d) for d in students]}")
         status = teacher.status("lesson homework:4")
         applied(students, status["state"]["seq"], "homework:4")
         check("the teacher's changes add no history entry on a student's page",
