@@ -212,17 +212,21 @@ struct PredictionReveal {
 Result<PredictionReveal> reveal_prediction(const LessonPredict& predict, const Snapshot& snap,
                                            std::optional<double> guess, const DkSweep* drawn_sweep = nullptr);
 
-// [bind] The text as the class reads it: each {NAME} of `text` replaced by its binding's value in
-// `snap` (a Monte Carlo mean from `drawn_sweep`, the sweep the plots draw, as claim_reading reads
-// it) to its decimals ("0.05"); "…" while the Snapshot lacks it (none yet, or a
-// lab not evaluated) or it is not finite. A text without bindings is returned as it is.
+// [bind] Bound numbers in the text.
+
 // Each number written, for the panel that marks it and finds it on the plots: its bytes in the
-// text, the value and its decimals (`spans`, when given, gets one per {NAME} that had a value).
+// text, the value and its decimals (bound_text's `spans`).
 struct BoundSpan {
   std::size_t begin = 0, end = 0;
   double value = 0.0;
   int decimals = 0;
 };
+
+// The text as the class reads it: each {NAME} of `text` replaced by its binding's value in
+// `snap` (a Monte Carlo mean from `drawn_sweep`, the sweep the plots draw, as claim_reading reads
+// it) to its decimals ("0.05"); "…" while the Snapshot lacks it (none yet, or a
+// lab not evaluated) or it is not finite. A text without bindings is returned as it is. `spans`,
+// when given, gets one BoundSpan per {NAME} that had a value.
 std::string bound_text(std::string_view text, std::span<const LessonBinding> bindings, const Snapshot* snap,
                        const DkSweep* drawn_sweep = nullptr, std::vector<BoundSpan>* spans = nullptr);
 // The step's text in `language`, bound as above.

@@ -216,40 +216,31 @@ float block_text_width(float box_width, float ui_scale) {
   return box_width - 2.0f * (ImGui::GetStyle().WindowPadding.x + 2.0f * ui_scale) - 1.0f;
 }
 
-// Lines of text at `scale`× the UI font, wrapped to the content width, optionally coloured.
+// Lines of text at `scale`× the UI font, wrapped to the content width, optionally coloured;
+// `after_line` as plot::wrapped_text calls it.
 void draw_lines(float width, std::string_view text, float scale, std::optional<ImVec4> color = std::nullopt,
-                bool disabled = false) {
+                bool disabled = false, const plot::DrawnLine& after_line = {}) {
   if (text.empty()) return;
   ImGui::SetWindowFontScale(scale);
   if (color) ImGui::PushStyleColor(ImGuiCol_Text, readable_text(*color));
-  plot::wrapped_text(text, width, disabled);
+  plot::wrapped_text(text, width, disabled, after_line);
   if (color) ImGui::PopStyleColor();
   ImGui::SetWindowFontScale(1.0f);
 }
 
-// The step's text at `scale`× the UI font, wrapped as draw_lines wraps it, each bound number
-// underlined with dots (it follows the sliders; hovering it marks it on the plots). Writes each
-// number's box to the report and the one under the mouse to ui.lesson_view.hovered_number.
+// The step's text at `scale`× the UI font, drawn by draw_lines, each bound number underlined with
+// dots (it follows the sliders; hovering it marks it on the plots). Writes each number's box to the
+// report and the one under the mouse to ui.lesson_view.hovered_number.
 void draw_bound_lines(UiState& ui, float width, std::string_view text, float scale, std::span<const BoundSpan> spans) {
-  if (spans.empty()) {
-    draw_lines(width, text, scale);
-    return;
-  }
-  ImGui::SetWindowFontScale(scale);
-  ImFont* font = ImGui::GetFont();
-  const float size = ImGui::GetFontSize();
-  const auto measure = [&](std::string_view piece) {
-    return font->CalcTextSizeA(size, FLT_MAX, 0.0f, piece.data(), piece.data() + piece.size()).x;
-  };
-  ImDrawList* draw = ImGui::GetWindowDrawList();
-  const float dot = std::max(1.0f, std::round(size / 12.0f));
   std::optional<std::pair<double, int>> hovered;
-  for (const plot::LineSpan& line : plot::wrap_text(text, width, measure)) {
-    if (line.begin == line.end) {
-      ImGui::NewLine();
-      continue;
-    }
-    ImGui::TextUnformatted(text.data() + line.begin, text.data() + line.end);
+  draw_lines(width, text, scale, std::nullopt, false, [&](const plot::LineSpan& line) {
+    ImFont* font = ImGui::GetFont();
+    const float size = ImGui::GetFontSize();
+    const auto measure = [&](std::string_view piece) {
+      return font->CalcTextSizeA(size, FLT_MAX, 0.0f, piece.data(), piece.data() + piece.size()).x;
+    };
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const float dot = std::max(1.0f, std::round(size / 12.0f));
     const ImVec2 origin = ImGui::GetItemRectMin();
     for (const BoundSpan& span : spans) {
       if (span.begin < line.begin || span.end > line.end) continue;  // a number has no space: never split
@@ -267,8 +258,7 @@ void draw_bound_lines(UiState& ui, float width, std::string_view text, float sca
       }
       ui.lesson_report.bound_numbers.emplace_back(min, max);
     }
-  }
-  ImGui::SetWindowFontScale(1.0f);
+  });
   ui.lesson_view.hovered_number = hovered;
 }
 

@@ -283,7 +283,7 @@ std::vector<LineSpan> wrap_text(std::string_view text, float width, const Measur
 
 // [SECTION] Drawing
 
-void wrapped_text(std::string_view text, float width, bool disabled) {
+void wrapped_text(std::string_view text, float width, bool disabled, const DrawnLine& after_line) {
   ImFont* font = ImGui::GetFont();
   const float size = ImGui::GetFontSize();
   const auto measure = [font, size](std::string_view piece) {
@@ -292,10 +292,12 @@ void wrapped_text(std::string_view text, float width, bool disabled) {
   if (disabled) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   for (const LineSpan& span : wrap_text(text, width, measure)) {
     const char* begin = text.data() + span.begin;
-    if (span.begin == span.end)
+    if (span.begin == span.end) {
       ImGui::NewLine();
-    else
+    } else {
       ImGui::TextUnformatted(begin, text.data() + span.end);
+      if (after_line) after_line(span);
+    }
   }
   if (disabled) ImGui::PopStyleColor();
 }

@@ -43,9 +43,13 @@ using MeasureText = std::function<float(std::string_view)>;
 // An empty text gives no lines; width ≤ 0 means one line per forced break.
 std::vector<LineSpan> wrap_text(std::string_view text, float width, const MeasureText& measure);
 
+// Called after each line of text is drawn (ImGui's last item is that line): a caller that marks
+// parts of the text finds them there.
+using DrawnLine = std::function<void(const LineSpan&)>;
+
 // Draws `text` wrapped to `width` pixels at the cursor with the current ImGui font, one
 // TextUnformatted per line (text from files is never used as a format). `disabled` draws it in
 // the style's disabled text colour.
-void wrapped_text(std::string_view text, float width, bool disabled = false);
+void wrapped_text(std::string_view text, float width, bool disabled = false, const DrawnLine& after_line = {});
 
 }  // namespace smlab::plot

@@ -534,17 +534,27 @@ class LessonRender : public ::testing::Test {
     return surface_->capture();
   }
 
+  // An App showing step 1 of the one lesson `lesson_json` (bound_lesson's), rendered.
+  std::unique_ptr<App> app_on(const std::string& lesson_json) {
+    AppOptions options;
+    LessonLoad lesson = parse_lesson(lesson_json);
+    EXPECT_TRUE(lesson.ok()) << lesson.error().message;
+    if (!lesson.ok()) return nullptr;
+    options.lessons.lessons.push_back(std::move(*lesson));
+    auto app = std::make_unique<App>(*surface_, options);
+    render_step(*app, 0, 0);
+    return app;
+  }
+
   std::unique_ptr<platform::Offscreen> surface_;
 };
 
 // The lesson panel draws the bound text (the number the plots draw) and redraws it as a slider moves.
 TEST_F(LessonRender, ABoundNumberIsDrawnAndFollowsASlider) {
-  AppOptions options;
-  LessonLoad bound = parse_lesson(bound_lesson("The 3 gets {w} of the weight.", "3 得到 {w} 的权重。", weight_2));
-  ASSERT_TRUE(bound.ok()) << bound.error().message;
-  options.lessons.lessons.push_back(std::move(*bound));
-  App app(*surface_, options);
-  render_step(app, 0, 0);
+  const std::unique_ptr<App> shown =
+      app_on(bound_lesson("The 3 gets {w} of the weight.", "3 得到 {w} 的权重。", weight_2));
+  ASSERT_NE(shown, nullptr);
+  App& app = *shown;
   EXPECT_EQ(app.ui().lesson_report.text, "The 3 gets 0.665 of the weight.");
   app.ui().params.temperature = 0.5;  // as the T slider sets it
   app.wait_for_snapshot();
@@ -556,13 +566,10 @@ TEST_F(LessonRender, ABoundNumberIsDrawnAndFollowsASlider) {
 // put back at once, with a status line saying why, so the text's sentence stays what the plots
 // show; a key the step does not hold keeps the user's value, and Close frees the held one.
 TEST_F(LessonRender, AHeldSettingStaysWhereTheTextSaysAndCloseFreesIt) {
-  AppOptions options;
-  LessonLoad held = parse_lesson(
-      bound_lesson("At T = 1 the 3 gets {w}.", "T = 1 时 3 得到 {w}。", weight_2, R"("hold": ["temperature"])"));
-  ASSERT_TRUE(held.ok()) << held.error().message;
-  options.lessons.lessons.push_back(std::move(*held));
-  App app(*surface_, options);
-  render_step(app, 0, 0);
+  const std::unique_ptr<App> shown =
+      app_on(bound_lesson("At T = 1 the 3 gets {w}.", "T = 1 时 3 得到 {w}。", weight_2, R"("hold": ["temperature"])"));
+  ASSERT_NE(shown, nullptr);
+  App& app = *shown;
   EXPECT_EQ(app.ui().lesson_report.text, "At T = 1 the 3 gets 0.665.");
   app.ui().params.temperature = 0.5;
   app.ui().params.seed = 7;
@@ -583,12 +590,10 @@ TEST_F(LessonRender, AHeldSettingStaysWhereTheTextSaysAndCloseFreesIt) {
 // writes it (0.665 over the softmax's third bar) on the next frame, and the window draws that
 // frame without waiting for another event; off it, nothing is ringed.
 TEST_F(LessonRender, HoveringABoundNumberRingsTheLabelThatWritesIt) {
-  AppOptions options;
-  LessonLoad bound = parse_lesson(bound_lesson("The 3 gets {w} of the weight.", "3 得到 {w} 的权重。", weight_2));
-  ASSERT_TRUE(bound.ok()) << bound.error().message;
-  options.lessons.lessons.push_back(std::move(*bound));
-  App app(*surface_, options);
-  render_step(app, 0, 0);
+  const std::unique_ptr<App> shown =
+      app_on(bound_lesson("The 3 gets {w} of the weight.", "3 得到 {w} 的权重。", weight_2));
+  ASSERT_NE(shown, nullptr);
+  App& app = *shown;
   ASSERT_EQ(app.ui().lesson_report.bound_numbers.size(), 1u);
   EXPECT_TRUE(app.ui().lesson_report.marks.empty());
   const auto [min, max] = app.ui().lesson_report.bound_numbers.front();
