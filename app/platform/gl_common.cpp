@@ -7,11 +7,18 @@
 #include <imgui_impl_opengl3.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 namespace smlab::platform::detail {
+
+std::string hex_code(unsigned value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%04X", value);
+  return text;
+}
 
 Result<void> load_gl(GLADloadfunc loader) {
 #ifdef __EMSCRIPTEN__

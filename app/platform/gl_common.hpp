@@ -21,6 +21,9 @@ inline constexpr const char* kGlslVersion = "#version 300 es";  // WebGL 2
 inline constexpr const char* kGlslVersion = "#version 330 core";
 #endif
 
+// A GL or EGL code as messages write it: 0x0505.
+std::string hex_code(unsigned value);
+
 // Loads GL entry points for the current context through `loader` and checks the version is at least
 // 3.3. Returns success, else an Error::no_graphics of one line saying what is missing.
 Result<void> load_gl(GLADloadfunc loader);

@@ -1,5 +1,6 @@
-// The headless surface: an EGL surfaceless (Mesa) GL 3.3 core context rendering Dear ImGui into a
-// framebuffer object. Needs no display or X server; used by --screenshot, the exports and GUI tests.
+// The headless surface: Dear ImGui rendered into a framebuffer object, in an EGL surfaceless (Mesa)
+// GL 3.3 core context on the desktop or the page's WebGL 2 context in a browser. Needs no display
+// or X server; used by --screenshot, the exports and GUI tests.
 #pragma once
 
 #include "platform/image.hpp"
@@ -75,6 +76,12 @@ class Offscreen final : public Surface {
 
  private:
   Offscreen() = default;
+  // The platform's part, one file each: offscreen_egl.cpp on the desktop, offscreen_webgl.cpp in a
+  // browser. open_context makes the context current and loads GL, or says why it cannot (one line);
+  // close_context lets it go; context_error is what to add to "cannot make ... current".
+  Result<void> open_context();
+  void close_context();
+  static std::string context_error();
 
   // EGL handles kept as void* (their actual type) so this header does not pull in EGL.
   void* egl_display_ = nullptr;

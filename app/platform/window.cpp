@@ -1,31 +1,25 @@
-// GLFW window surface: context creation, the per-frame sequence, capture, full screen and teardown.
+// GLFW window surface, the part both platforms share: context creation, the per-frame sequence,
+// capture and teardown. What differs (monitors, waiting, full screen, other contexts) is in one
+// file per platform, behind window_backend.hpp: window_desktop.cpp and window_web.cpp.
 //
 // [SECTION] Index
-//   [SECTION] Small helpers: GLFW errors, monitors
 //   [SECTION] Process-wide state: waking from other threads, the drop target
 //   [SECTION] Dropped files
 //   [SECTION] Creating the window: GLFW, context, ImGui backends, callbacks
 //   [SECTION] Teardown and the current context
 //   [SECTION] Beginning a frame and feeding keys
-//   [SECTION] Waiting for events and waking
+//   [SECTION] Waking
 //   [SECTION] Ending a frame and reading it back
 //   [SECTION] Sizes, clock, close
-//   [SECTION] Full screen
 #include "platform/window.hpp"
 
 #include "platform/gl_common.hpp"
 #include "platform/retained_draw.hpp"
+#include "platform/window_backend.hpp"
 
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
-#ifdef __EMSCRIPTEN__
-// In a browser (app/web/): emscripten's GLFW 3.2 on the page's canvas, a WebGL 2 context, full screen
-// through the page (Fullscreen API), no monitors to fit, no waiting (the page's main loop runs frames).
-#include <emscripten/html5.h>
-#else
-#include <EGL/egl.h>
-#endif
 
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
@@ -33,77 +27,12 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
 namespace smlab::platform {
 namespace {
-
-// [SECTION] Small helpers: GLFW errors, monitors
-
-// GLFW's description of its most recent error (GLFW 3.3 keeps it per thread; no callback needed).
-std::string last_glfw_error() {
-#ifdef __EMSCRIPTEN__
-  return "the browser offers no WebGL 2 context";
-#else
-  const char* description = nullptr;
-  const int code = glfwGetError(&description);
-  if (code == GLFW_NO_ERROR || description == nullptr) {
-    return "unknown GLFW error";
-  }
-  return description;
-#endif
-}
-
-// The requested size, shrunk to 90% of the primary monitor's work area (the rest is left for
-// decorations and panels) in screen units, because GLFW_SCALE_TO_MONITOR multiplies it by the
-// monitor's content scale afterwards.
-std::pair<int, int> fit_to_primary_monitor(int width, int height) {
-#ifdef __EMSCRIPTEN__
-  return {width, height};  // the page sizes the canvas
-#else
-  GLFWmonitor* monitor = glfwGetPrimaryMonitor();
-  if (monitor == nullptr) {
-    return {width, height};
-  }
-  int area_x = 0, area_y = 0, area_width = 0, area_height = 0;
-  glfwGetMonitorWorkarea(monitor, &area_x, &area_y, &area_width, &area_height);
-  float scale_x = 1.0f, scale_y = 1.0f;
-  glfwGetMonitorContentScale(monitor, &scale_x, &scale_y);
-  if (area_width <= 0 || area_height <= 0 || scale_x <= 0.0f || scale_y <= 0.0f) {
-    return {width, height};
-  }
-  const int max_width = static_cast<int>(0.9f * static_cast<float>(area_width) / scale_x);
-  const int max_height = static_cast<int>(0.9f * static_cast<float>(area_height) / scale_y);
-  return {std::clamp(width, 1, std::max(1, max_width)), std::clamp(height, 1, std::max(1, max_height))};
-#endif
-}
-
-// The monitor whose area contains the window's centre; the primary monitor if none does.
-#ifndef __EMSCRIPTEN__
-GLFWmonitor* monitor_under_centre_of(GLFWwindow* window) {
-  int x = 0, y = 0, width = 0, height = 0;
-  glfwGetWindowPos(window, &x, &y);
-  glfwGetWindowSize(window, &width, &height);
-  const int centre_x = x + width / 2;
-  const int centre_y = y + height / 2;
-  int count = 0;
-  GLFWmonitor** monitors = glfwGetMonitors(&count);
-  for (int index = 0; index < count; ++index) {
-    const GLFWvidmode* mode = glfwGetVideoMode(monitors[index]);
-    if (mode == nullptr) {
-      continue;
-    }
-    int monitor_x = 0, monitor_y = 0;
-    glfwGetMonitorPos(monitors[index], &monitor_x, &monitor_y);
-    if (centre_x >= monitor_x && centre_x < monitor_x + mode->width && centre_y >= monitor_y &&
-        centre_y < monitor_y + mode->height) {
-      return monitors[index];
-    }
-  }
-  return glfwGetPrimaryMonitor();
-}
-#endif
 
 // [SECTION] Process-wide state: waking from other threads, the drop target
 
@@ -134,7 +63,7 @@ Created<Window> Window::create(const WindowOptions& options) {
   auto failure = [](std::string reason) -> Created<Window> { return Error::no_graphics(std::move(reason)); };
 
   if (glfwInit() != GLFW_TRUE) {
-    return failure("cannot open a window: " + last_glfw_error());
+    return failure("cannot open a window: " + detail::last_window_error());
   }
   window->glfw_initialised_ = true;
   {
@@ -147,27 +76,15 @@ Created<Window> Window::create(const WindowOptions& options) {
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
-#ifndef __EMSCRIPTEN__
-  // On a HiDPI monitor the window gets content-scale times more pixels, so the UI keeps its physical size.
-  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-#else
-  // An opaque canvas without depth or stencil buffers: with alpha the browser blends the whole canvas
-  // over the page on every frame, and on a CPU rasteriser (SwiftShader) more frames miss their vsync
-  // (docs/PERFORMANCE.md, "What the missed vsyncs are"). ImGui uses neither buffer.
-  glfwWindowHint(GLFW_ALPHA_BITS, 0);
-  glfwWindowHint(GLFW_DEPTH_BITS, 0);
-  glfwWindowHint(GLFW_STENCIL_BITS, 0);
-#endif
-  const auto [width, height] = fit_to_primary_monitor(std::max(1, options.width), std::max(1, options.height));
+  detail::set_platform_window_hints();
+  const auto [width, height] = detail::fit_window_size(std::max(1, options.width), std::max(1, options.height));
   window->window_ = glfwCreateWindow(width, height, options.title.c_str(), nullptr, nullptr);
   if (window->window_ == nullptr) {
-    return failure("cannot create an OpenGL 3.3 core window: " + last_glfw_error());
+    return failure("cannot create an OpenGL 3.3 core window: " + detail::last_window_error());
   }
 
   glfwMakeContextCurrent(window->window_);
-#ifndef __EMSCRIPTEN__  // the page's main loop (emscripten_set_main_loop) paces frames
-  glfwSwapInterval(options.vsync ? 1 : 0);
-#endif
+  detail::set_swap_interval(options.vsync);
   if (Result<void> loaded = detail::load_gl(glfwGetProcAddress); !loaded.ok()) {
     return failure("window: " + loaded.error().message);
   }
@@ -203,15 +120,8 @@ Created<Window> Window::create(const WindowOptions& options) {
   window->f11_toggles_fullscreen_ = options.f11_toggles_fullscreen;
   window->full_redraw_ = options.full_redraw;
   window->retained_ = std::make_unique<detail::RetainedTarget>();
-#ifdef __EMSCRIPTEN__
-  // The page makes the canvas's context with a kept drawing buffer (app/web/page.js): then the
-  // frame is kept in the canvas itself, with no copy.
-  EmscriptenWebGLContextAttributes attributes;
-  const EMSCRIPTEN_WEBGL_CONTEXT_HANDLE context = emscripten_webgl_get_current_context();
-  if (context != 0 && emscripten_webgl_get_context_attributes(context, &attributes) == EMSCRIPTEN_RESULT_SUCCESS) {
-    window->retained_->draw_in_place(attributes.preserveDrawingBuffer != 0);
-  }
-#endif
+  // Where the surface keeps the frame itself, it is drawn in place, with no copy.
+  if (const std::optional<bool> kept = detail::surface_keeps_frame()) window->retained_->draw_in_place(*kept);
   if (options.start_fullscreen) {
     window->toggle_fullscreen();
   }
@@ -249,18 +159,7 @@ Window::~Window() {
 
 bool Window::make_current() const {
   ImGui::SetCurrentContext(imgui_context_);
-#ifdef __EMSCRIPTEN__
-  // One WebGL context: an Offscreen (exports) leaves its framebuffer bound.
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-#else
-  // libglvnd lets a thread hold one current context across GLX and EGL (EGL refuses with
-  // EGL_BAD_ACCESS while GLX holds it, and vice versa), so release an Offscreen's EGL context first;
-  // GLFW's own record of the current context is then stale, so reset it too.
-  if (eglGetCurrentContext() != EGL_NO_CONTEXT) {
-    eglMakeCurrent(eglGetCurrentDisplay(), EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    glfwMakeContextCurrent(nullptr);
-  }
-#endif
+  detail::release_other_surfaces();
   if (glfwGetCurrentContext() != window_) {
     glfwMakeContextCurrent(window_);
   }
@@ -339,26 +238,7 @@ void Window::feed_key_events() {
   }
 }
 
-// [SECTION] Waiting for events and waking
-
-void Window::wait_for_events(double max_seconds) {
-#ifdef __EMSCRIPTEN__
-  (void)max_seconds;  // the browser calls each frame; nothing may block
-  return;
-#else
-  if (!key_queue_.empty() || !settle_.may_sleep() || max_seconds == 0.0) {
-    return;
-  }
-  if (max_seconds < 0.0) {
-    glfwWaitEvents();
-  } else {
-    glfwWaitEventsTimeout(max_seconds);
-  }
-  // Whatever ended the wait (an input, a finished recompute's wake(), the timeout of a fading toast)
-  // needs its frames to show.
-  settle_.input();
-#endif
-}
+// [SECTION] Waking
 
 void Window::wake() {
   // GLFW is initialised by, and lives as long as, the one Window (glfwPostEmptyEvent needs it).
@@ -399,10 +279,7 @@ Image Window::capture() {
   }
   const PixelSize size = framebuffer_size();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
-#ifndef __EMSCRIPTEN__  // WebGL 2 draws to and reads from the canvas's back buffer already
-  glDrawBuffer(GL_BACK);
-  glReadBuffer(GL_BACK);
-#endif
+  detail::read_back_buffer();
   detail::clear_and_draw(draw_data, size, clear_color_);
   return detail::read_pixels(size);
 }
@@ -413,16 +290,6 @@ PixelSize Window::framebuffer_size() const {
   PixelSize size;
   glfwGetFramebufferSize(window_, &size.width, &size.height);
   return size;
-}
-
-float Window::content_scale() const {
-#ifdef __EMSCRIPTEN__
-  return 1.0f;  // the canvas is sized in CSS pixels
-#else
-  float scale_x = 1.0f, scale_y = 1.0f;
-  glfwGetWindowContentScale(window_, &scale_x, &scale_y);
-  return scale_x > 0.0f ? scale_x : 1.0f;
-#endif
 }
 
 float Window::framebuffer_scale() const {
@@ -438,52 +305,5 @@ float Window::framebuffer_scale() const {
 double Window::time_seconds() const { return glfwGetTime(); }
 
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
-
-void Window::hide() {
-#ifndef __EMSCRIPTEN__      // the page owns its canvas
-  glfwHideWindow(window_);  // GLFW flushes the request to the X server
-#endif
-}
-
-// [SECTION] Full screen
-
-void Window::toggle_fullscreen() {
-#ifdef __EMSCRIPTEN__
-  if (is_fullscreen()) {
-    emscripten_exit_fullscreen();
-  } else {
-    EmscriptenFullscreenStrategy strategy{};
-    strategy.scaleMode = EMSCRIPTEN_FULLSCREEN_SCALE_STRETCH;
-    strategy.canvasResolutionScaleMode = EMSCRIPTEN_FULLSCREEN_CANVAS_SCALE_STDDEF;
-    strategy.filteringMode = EMSCRIPTEN_FULLSCREEN_FILTERING_DEFAULT;
-    emscripten_request_fullscreen_strategy("#canvas", 1, &strategy);
-  }
-  (void)windowed_x_, (void)windowed_y_, (void)windowed_width_, (void)windowed_height_;  // the page restores the size
-#else
-  if (is_fullscreen()) {
-    glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_width_, windowed_height_, GLFW_DONT_CARE);
-  } else {
-    GLFWmonitor* monitor = monitor_under_centre_of(window_);
-    const GLFWvidmode* mode = monitor != nullptr ? glfwGetVideoMode(monitor) : nullptr;
-    if (mode == nullptr) {
-      return;
-    }
-    glfwGetWindowPos(window_, &windowed_x_, &windowed_y_);
-    glfwGetWindowSize(window_, &windowed_width_, &windowed_height_);
-    glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
-  }
-  // Some drivers reset the swap interval when the window changes mode.
-  glfwSwapInterval(vsync_ ? 1 : 0);
-#endif
-}
-
-bool Window::is_fullscreen() const {
-#ifdef __EMSCRIPTEN__
-  EmscriptenFullscreenChangeEvent status{};
-  return emscripten_get_fullscreen_status(&status) == EMSCRIPTEN_RESULT_SUCCESS && status.isFullscreen;
-#else
-  return glfwGetWindowMonitor(window_) != nullptr;
-#endif
-}
 
 }  // namespace smlab::platform

@@ -42,7 +42,7 @@ target_link_options(glfw INTERFACE -sUSE_GLFW=3)
 add_library(smlab_glad INTERFACE)
 target_include_directories(smlab_glad SYSTEM INTERFACE ${PROJECT_SOURCE_DIR}/app/web/include)
 add_library(smlab::glad ALIAS smlab_glad)
-add_library(smlab_egl INTERFACE)  # no EGL offscreen in a browser (platform/offscreen.cpp says so)
+add_library(smlab_egl INTERFACE)  # no EGL offscreen in a browser (platform/offscreen_webgl.cpp instead)
 add_library(smlab::egl ALIAS smlab_egl)
 
 add_library(smlab_json INTERFACE)
