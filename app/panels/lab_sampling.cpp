@@ -168,6 +168,18 @@ plot::Plot temperature_table_plot(const SamplingLab& lab) {
                      .width = 2.5f});
   p.hlines.push_back({top, "ln n", std::nullopt, true});
   p.vlines.push_back({lab.settings.temperature, tr("plot.legend.now"), std::nullopt, true});
+  // Where the now line meets the curve, with its value: the entropy a lesson quotes at this T is
+  // read off the plot, not only the notes.
+  p.scatters.push_back({.label = tr("lab.sampling.entropy"),
+                        .x = {lab.settings.temperature},
+                        .y = {lab.entropy_nats},
+                        .color = probability_color,
+                        .radius = 5.0f,
+                        .in_legend = false});
+  p.annotations.push_back({.x = lab.settings.temperature,
+                           .y = lab.entropy_nats,
+                           .text = i18n::format("lab.sampling.entropy_now", {i18n::fixed(lab.entropy_nats, 3)}),
+                           .align = plot::TextAlign::Left});
   p.legend = plot::LegendPos::None;
   return p;
 }

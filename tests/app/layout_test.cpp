@@ -190,6 +190,23 @@ class ClassroomLayout : public ::testing::Test {
         const std::string where = ui.lessons.lessons[lesson].name + " step " + std::to_string(step + 1);
         const std::string at = describe(where.c_str(), size, look);
         for (std::string& defect : layout_defects(ui, at, false)) defects.push_back(std::move(defect));
+        // Every number the text binds is drawn on the step's screen: with the mouse on it, some
+        // label writes it or some plot draws it (the ring a lecturer points the class to).
+        const std::vector<std::pair<ImVec2, ImVec2>> bound = ui.lesson_report.bound_numbers;
+        for (std::size_t k = 0; k < bound.size(); ++k) {
+          ImGui::GetIO().MousePos =
+              ImVec2(0.5f * (bound[k].first.x + bound[k].second.x), 0.5f * (bound[k].first.y + bound[k].second.y));
+          app_->frame();
+          app_->frame();
+          if (ui.lesson_report.marks.empty())
+            defects.push_back(at + ": bound number " + std::to_string(k + 1) + " of " + std::to_string(bound.size()) +
+                              (ui.lesson_view.hovered_number
+                                   ? " (" + std::to_string(ui.lesson_view.hovered_number->first) + ")"
+                                   : std::string(" (not under the mouse)")) +
+                              " is drawn by no plot on the step's screen");
+        }
+        ImGui::GetIO().MousePos = ImVec2(-1.0f, -1.0f);
+        if (!bound.empty()) render();
         EXPECT_EQ(ui.params, shown.params) << at;
         EXPECT_EQ(ui.view, shown.view) << at;
         EXPECT_TRUE(ui.status.empty() || !ui.status_is_error) << at << ": " << ui.status;
