@@ -15,6 +15,7 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -82,6 +83,18 @@ DashboardLayout dashboard_layout(ImVec2 display_size, float ui_scale, bool contr
   return layout;
 }
 
+namespace {
+
+// The columns plots take side by side: the sum of their spans (two histograms of span 3 fill a grid
+// of 6), not their number.
+int spanned(std::span<const int> spans) {
+  int columns = 0;
+  for (const int span : spans) columns += std::max(1, span);
+  return columns;
+}
+
+}  // namespace
+
 FlowGrid flow_grid(const std::vector<int>& spans, int max_columns, ImVec2 min, ImVec2 max, float gap, float em,
                    float min_height_em, float min_width_em) {
   return flow_grid_px(spans, max_columns, min, max, gap, (min_width_em > 0.0f ? min_width_em : min_plot_width_em) * em,
@@ -93,10 +106,16 @@ FlowGrid flow_grid_px(const std::vector<int>& spans, int max_columns, ImVec2 min
   FlowGrid best;
   const float width = std::max(max.x - min.x, 1.0f), height = std::max(max.y - min.y, 1.0f);
   float best_score = -1.0f;
-  const int most = std::max(1, std::min<int>(max_columns, static_cast<int>(spans.size())));
+  const int most = std::max(1, std::min(max_columns, spanned(spans)));
   for (int columns = most; columns >= 1; --columns) {
     const float cell_w = (width - gap * static_cast<float>(columns - 1)) / static_cast<float>(columns);
-    if (cell_w < min_w && columns > 1) continue;  // too narrow: fewer per row
+    // Too narrow: fewer per row. A plot spanning columns is that much wider than one column.
+    float narrowest = std::numeric_limits<float>::infinity();
+    for (const int span : spans) {
+      const float clamped = static_cast<float>(std::clamp(span, 1, columns));
+      narrowest = std::min(narrowest, clamped * cell_w + gap * (clamped - 1.0f));
+    }
+    if (narrowest < min_w && columns > 1) continue;
     int rows = 0, used = columns;
     for (const int span : spans) {
       const int clamped = std::clamp(span, 1, columns);
@@ -253,8 +272,8 @@ void draw_plots_in(std::string_view view_name, std::span<const NamedPlot* const>
     if (placed_style.report != nullptr && !ui.layout_report.plots.empty()) ui.layout_report.plots.back().id = full_name;
     if (named.plot.heatmap) color_scale_menu(*named.plot.heatmap, full_name, style.color_scales, ui);
     ImDrawList* draw_list = ImGui::GetWindowDrawList();
-    ui.placed_plots.push_back(
-        {full_name, origin, end, font_size, draw_list, draw_list->GetClipRectMin(), draw_list->GetClipRectMax()});
+    ui.placed_plots.push_back({full_name, origin, end, font_size, draw_list, draw_list->GetClipRectMin(),
+                               draw_list->GetClipRectMax(), ImVec2(named.min_width_em, named.min_height_em)});
     if (marking && !placed_style.report->plots.empty())
       marked.emplace_back(placed_style.report->plots.size() - 1, ui.placed_plots.size() - 1);
     if (interaction.hovered) {
@@ -448,7 +467,8 @@ std::optional<GridPlacement> place_all_at(float scale, int columns, std::span<co
 // The plots at the UI font where they all show at once; else the largest text scale from 1 down in
 // steps of 0.05 to the smallest allowed (and the most columns at it) at which they all show at once,
 // each readable in its cell; else the grid at the UI font or at the smallest text, whichever shows
-// more plots whole (the content scrolls).
+// more plots whole, unless more of the first plots (two at least) show at once so, the rest below
+// (the content scrolls).
 GridPlacement place_grid(std::span<const NamedPlot* const> plots, const std::vector<int>& spans, int max_columns,
                          ImVec2 min, ImVec2 max, float gap, ImVec2 area, ImVec2 full_cell, const plot::Style& style,
                          float em, bool shrink_text) {
@@ -456,27 +476,62 @@ GridPlacement place_grid(std::span<const NamedPlot* const> plots, const std::vec
   if (!shrink_text || full.whole == plots.size()) return full;
   const float base = style.font_size > 0.0f ? style.font_size : em;
   const float smallest = std::min(1.0f, std::max(min_text_scale, min_text_px / base));
-  const int most = std::max(1, std::min<int>(max_columns, static_cast<int>(plots.size())));
+  const int most = std::max(1, std::min(max_columns, spanned(spans)));
   for (int step = 1;; ++step) {
     const float scale = std::max(smallest, 1.0f - text_scale_step * static_cast<float>(step));
     for (int columns = most; columns >= 1; --columns)
       if (auto placed = place_all_at(scale, columns, plots, spans, min, max, gap, area, style, em)) return *placed;
     if (scale <= smallest) break;
   }
-  // They do not all fit at any scale: the smallest text where that shows more plots whole.
+  // They do not all fit at any scale. The grid at the UI font, or at the smallest text where that
+  // shows more plots whole and every plot reads there (nothing given up, no legend entry shortened).
+  GridPlacement best = std::move(full);
   plot::Style scaled = style;
   scaled.font_size = base * smallest;
   GridPlacement least = place_full(plots, spans, max_columns, min, max, gap, area,
                                    readable_cell(plots, scaled, em * smallest), scaled, em * smallest);
-  if (least.whole <= full.whole) return full;
-  // Only where every plot reads there, nothing given up (a legend entry shortened).
-  const plot::TextWidthFn measure = current_font_width();
-  for (std::size_t k = 0; k < plots.size() && k < least.grid.min.size(); ++k) {
-    const ImVec2 size(least.grid.max[k].x - least.grid.min[k].x, least.grid.max[k].y - least.grid.min[k].y);
-    if (!reads_at(*plots[k], size, scaled, scaled.font_size, measure)) return full;
+  if (least.whole > best.whole) {
+    const plot::TextWidthFn measure = current_font_width();
+    bool reads = true;
+    for (std::size_t k = 0; k < plots.size() && k < least.grid.min.size(); ++k) {
+      const ImVec2 size(least.grid.max[k].x - least.grid.min[k].x, least.grid.max[k].y - least.grid.min[k].y);
+      reads = reads && reads_at(*plots[k], size, scaled, scaled.font_size, measure);
+    }
+    if (reads) {
+      least.placed.text_scale = smallest;
+      best = std::move(least);
+    }
   }
-  least.placed.text_scale = smallest;
-  return least;
+  // Better still where more of the first plots fit at once, each readable, at the largest text
+  // scale that lets them (a view of seven plots shows its first two or three side by side, not
+  // one): the others go below at that scale (the content scrolls).
+  const float height = max.y - min.y;
+  for (std::size_t count = plots.size() - 1; count >= 2 && count > best.whole; --count) {
+    const std::span<const NamedPlot*const> head = plots.first(count), rest = plots.subspan(count);
+    const std::vector<int> head_spans(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(count));
+    const std::vector<int> rest_spans(spans.begin() + static_cast<std::ptrdiff_t>(count), spans.end());
+    for (int step = 0;; ++step) {
+      const float scale = std::max(smallest, 1.0f - text_scale_step * static_cast<float>(step));
+      for (int columns = std::min(max_columns, spanned(head_spans)); columns >= 1; --columns) {
+        std::optional<GridPlacement> first =
+            place_all_at(scale, columns, head, head_spans, min, max, gap, area, style, em);
+        if (!first) continue;
+        plot::Style at_scale = style;
+        at_scale.font_size = base * scale;
+        const ImVec2 below(min.x, first->grid.bottom + gap);
+        const GridPlacement others =
+            place_full(rest, rest_spans, max_columns, below, ImVec2(max.x, below.y + height), gap, area,
+                       readable_cell(rest, at_scale, em * scale), at_scale, em * scale);
+        first->grid.min.insert(first->grid.min.end(), others.grid.min.begin(), others.grid.min.end());
+        first->grid.max.insert(first->grid.max.end(), others.grid.max.begin(), others.grid.max.end());
+        first->grid.bottom = others.grid.bottom;
+        first->whole = wholly_inside(first->grid, max);
+        return *first;
+      }
+      if (scale <= smallest) break;
+    }
+  }
+  return best;
 }
 
 }  // namespace

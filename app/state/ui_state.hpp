@@ -42,6 +42,9 @@ struct PlacedPlot {
   // they sit above the plot and below every window drawn above it (dialogs, toasts, menus).
   ImDrawList* draw_list = nullptr;
   ImVec2 clip_min{0, 0}, clip_max{0, 0};  // that window's visible rectangle then (a scrolling child's)
+  // The smallest size a grid may give it, in em of font_size: its own (a small multiple's 8 em), or
+  // 0 each way for the grid's (panels/panels.hpp).
+  ImVec2 min_em{0, 0};
 };
 
 // The open lesson, the model's part (UiModel::lesson; lesson_player/lesson_player.hpp moves it):
