@@ -41,6 +41,15 @@
 namespace smlab::app {
 namespace {
 
+// A key as its slider names it in the UI's language (a view's main key's label: "温度" for
+// temperature), else its --set name (scores, d_k), which is the same in both languages.
+std::string key_title(std::string_view key) {
+  for (const ViewInfo& info : all_views())
+    for (const MainKey& main : main_keys(info.view))
+      if (key == main.key) return i18n::tr(main.label);
+  return std::string(key);
+}
+
 // [SECTION] Whether Chinese can be shown
 
 // Whether Chinese can be shown, or why not: no zh-CN table, or no readable CJK font file.
@@ -415,7 +424,7 @@ bool App::frame() {
   // than its (disabled) slider is put back (lesson_player.hpp).
   if (const std::vector<std::string_view> restored = hold_step_settings(ui_); !restored.empty()) {
     std::string names;
-    for (std::string_view key : restored) names.append(names.empty() ? "" : ", ").append(key);
+    for (std::string_view key : restored) names.append(names.empty() ? "" : ", ").append(key_title(key));
     report(i18n::format("lesson.held.restored", {names}), false);
   }
   timing_.blocked_ms = 0.0;

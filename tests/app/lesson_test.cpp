@@ -580,6 +580,13 @@ TEST_F(LessonRender, AHeldSettingStaysWhereTheTextSaysAndCloseFreesIt) {
   EXPECT_EQ(app.ui().lesson_report.text, "At T = 1 the 3 gets 0.665.");
   EXPECT_NE(app.ui().status.find("temperature: held by this lesson step"), std::string::npos) << app.ui().status;
   EXPECT_FALSE(app.ui().status_is_error);
+  // In Chinese the line names the slider as the column does, not by its --set name.
+  app.ui().language = i18n::Language::Chinese;
+  app.ui().params.temperature = 0.5;
+  for (int frame = 0; frame < 3; ++frame) app.frame();
+  EXPECT_EQ(app.ui().params.temperature, 1.0);
+  EXPECT_EQ(app.ui().status.rfind("温度：", 0), 0u) << app.ui().status;
+  app.ui().language = i18n::Language::English;
   close_lesson(app.ui());
   app.ui().params.temperature = 0.5;
   for (int frame = 0; frame < 3; ++frame) app.frame();
