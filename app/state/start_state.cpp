@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "smlab/assignments.hpp"
@@ -94,6 +95,20 @@ Result<void> resolve_start(const StartRequest& request, const PresetList& preset
   }
   if (Result<void> set = apply_assignments(state.params, request.task_assignments); !set) return set;
   if (Result<void> set = apply_assignments(state.params, request.assignments); !set) return set;
+  // A step holds the settings its text describes (the window puts them back each frame): a --set
+  // that moves one would be dropped without a word, so it is refused, naming the step's value.
+  if (state.lesson && !request.lesson_spec.empty()) {
+    const LessonStep& step = lessons.lessons[state.lesson->lesson].steps[state.lesson->step];
+    for (const std::string& assignment : request.assignments) {
+      const std::string key = assignment.substr(0, assignment.find('='));
+      if (std::find(step.held.begin(), step.held.end(), key) == step.held.end()) continue;
+      const std::optional<std::string> held = get_param(step.params, key);
+      if (held && get_param(state.params, key) != held)
+        return Error::usage(assignment.substr(0, 60) + " is not allowed here: lesson step " +
+                            request.lesson_spec.substr(0, 60) + " holds " + key + " at " + held->substr(0, 60) +
+                            ", the value its text describes; leave it out or open another step");
+    }
+  }
   // The training lab's language model trains on the lesson texts (not a key: attached here).
   if (state.params.training.run.task == train::Task::language) attach_corpus(state.params, lesson_corpus(lessons));
   return {};

@@ -796,6 +796,23 @@ TEST_F(LessonCli, UnknownLessonOrStepExitsTwoWithOneLine) {
   EXPECT_FALSE(fs::exists(dir_ / "a.png"));
 }
 
+// A step holds what its text describes (temperature:3: T = 10); a --set that moves a held key was
+// dropped without a word (the window puts the step's value back). It is refused, naming the value;
+// the same value, or a key the step leaves free, is taken.
+TEST_F(LessonCli, ASetThatMovesAKeyTheStepHoldsExitsTwoNamingItsValue) {
+  const LessonStep& step = shipped().lessons[*find_lesson(shipped(), "temperature")].steps[2];
+  ASSERT_NE(std::find(step.held.begin(), step.held.end(), "temperature"), step.held.end());
+  ASSERT_EQ(step.params.temperature, 10.0);
+  expect_one_line_error(
+      run({"--lesson", "temperature:3", "--set", "temperature=5", "--screenshot", (dir_ / "a.png").string()}), 2,
+      "temperature=5 is not allowed here: lesson step temperature:3 holds temperature at 10");
+  EXPECT_FALSE(fs::exists(dir_ / "a.png"));
+  const Outcome same = run({"--lesson", "temperature:3", "--set", "temperature=10", "--set", "seed=3", "--size",
+                            "640x480", "--screenshot", (dir_ / "b.png").string()});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_TRUE(fs::exists(dir_ / "b.png"));
+}
+
 std::string as_html(std::string_view text) {
   std::string out;
   plot::append_escaped(out, text);
