@@ -41,12 +41,12 @@
 namespace smlab::app {
 namespace {
 
-// A key as its slider names it in the UI's language (a view's main key's label: "温度" for
-// temperature), else its --set name (scores, d_k), which is the same in both languages.
+// A key as its slider names it in the UI's language (a view's main key: "温度" for temperature),
+// else its --set name (scores), which is the same in both languages.
 std::string key_title(std::string_view key) {
   for (const ViewInfo& info : all_views())
     for (const MainKey& main : main_keys(info.view))
-      if (key == main.key) return i18n::tr(main.label);
+      if (key == main.key) return main.name();
   return std::string(key);
 }
 

@@ -277,14 +277,15 @@ ControlsReport key_slider(Params& edit, std::string_view name, const SliderText&
   return report;
 }
 
+const char* MainKey::name() const { return label != nullptr ? i18n::tr(label) : key; }
+
 ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, float width) {
   ControlsReport report;
   if (keys.empty()) return report;
   const ImGuiStyle& style = ImGui::GetStyle();
   const float em = ImGui::GetFontSize(), gap = style.ItemSpacing.x;
-  const auto name_of = [](const MainKey& main) { return main.label != nullptr ? i18n::tr(main.label) : main.key; };
   const auto checkbox_width = [&](const MainKey& main) {
-    return ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(name_of(main)).x;
+    return ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(main.name()).x;
   };
   // The flags' checkboxes take their text's width; the sliders share what is left (one row where
   // they keep 7 em each).
@@ -313,7 +314,7 @@ ControlsReport draw_control_strip(Params& edit, std::span<const MainKey> keys, f
       if (ImGui::GetCursorScreenPos().x + item_width > right) ImGui::NewLine();
     }
     if (main.format == nullptr) {  // a flag: Params' own, or a training key's ("true" / "false")
-      const std::string checkbox = std::string(name_of(main)) + "###" + id;
+      const std::string checkbox = std::string(main.name()) + "###" + id;
       const bool held = key_held(main.key);
       ImGui::BeginDisabled(held);
       if (const auto* flag = std::get_if<bool Params::*>(&key->member)) {

@@ -73,6 +73,10 @@ struct MainKey {
   // A string-table key whose "{0}" takes the value, where the value's text has words to translate
   // ("{0} steps", "{0} 步"); it replaces `format` in the slider (which then only says it is one).
   const char* format_key = nullptr;
+
+  // Its name in the UI's language: the label's text, else the key itself (d_k, whose slider text
+  // names it, reads the same in both languages).
+  [[nodiscard]] const char* name() const;
 };
 
 struct LabDefinition {

@@ -593,6 +593,24 @@ TEST_F(LessonRender, AHeldSettingStaysWhereTheTextSaysAndCloseFreesIt) {
   EXPECT_EQ(app.ui().params.temperature, 0.5) << "T is still held after Close";
 }
 
+// d_k's slider has no label of its own (its text, "d_k = 64", names it): a held d_k put back is
+// named by its key, in both languages.
+TEST_F(LessonRender, AHeldKeyWhoseSliderHasNoLabelIsNamedByItsKey) {
+  const std::unique_ptr<App> shown =
+      app_on(bound_lesson("The 3 gets {w}.", "3 得到 {w}。", weight_2, R"("hold": ["d_k"])"));
+  ASSERT_NE(shown, nullptr);
+  App& app = *shown;
+  const int held = app.ui().params.key_dim;
+  for (const i18n::Language language : {i18n::Language::English, i18n::Language::Chinese}) {
+    app.ui().language = language;
+    app.ui().params.key_dim = held * 2;
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    EXPECT_EQ(app.ui().params.key_dim, held);
+    EXPECT_EQ(app.ui().status.rfind("d_k", 0), 0u) << app.ui().status;
+  }
+  app.ui().language = i18n::Language::English;
+}
+
 // A bound number is underlined in the text; with the mouse on it, the plots ring the label that
 // writes it (0.665 over the softmax's third bar) on the next frame, and the window draws that
 // frame without waiting for another event; off it, nothing is ringed.
