@@ -127,14 +127,10 @@ FlowGrid flow_grid_px(const std::vector<int>& spans, int max_columns, ImVec2 min
     }
     rows = std::max(rows, 1);
     const float cell_h = std::max(min_h, (height - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows));
-    // The smallest plot as placed (a plot spanning columns is that much wider), not the column:
-    // a wide histogram over two thirds of a row scored as one narrow column and lost to a grid that
-    // left a third of the row empty (the scaling lab at 1600×900).
-    float score = std::numeric_limits<float>::infinity();
-    for (const int span : spans) {
-      const float clamped = static_cast<float>(std::clamp(span, 1, columns));
-      score = std::min(score, std::min(clamped * cell_w + gap * (clamped - 1.0f), 1.3f * cell_h));
-    }
+    // The smallest plot as placed (its narrowest, above), not the column: a wide histogram over two
+    // thirds of a row scored as one narrow column and lost to a grid that left a third of the row
+    // empty (the scaling lab at 1600×900).
+    const float score = std::min(narrowest, 1.3f * cell_h);
     if (score <= best_score) continue;
     best_score = score;
     best = FlowGrid{};
@@ -476,13 +472,18 @@ GridPlacement place_grid(std::span<const NamedPlot* const> plots, const std::vec
   if (!shrink_text || full.whole == plots.size()) return full;
   const float base = style.font_size > 0.0f ? style.font_size : em;
   const float smallest = std::min(1.0f, std::max(min_text_scale, min_text_px / base));
-  const int most = std::max(1, std::min(max_columns, spanned(spans)));
-  for (int step = 1;; ++step) {
-    const float scale = std::max(smallest, 1.0f - text_scale_step * static_cast<float>(step));
-    for (int columns = most; columns >= 1; --columns)
-      if (auto placed = place_all_at(scale, columns, plots, spans, min, max, gap, area, style, em)) return *placed;
-    if (scale <= smallest) break;
-  }
+  // The largest text scale, from `first_step` steps below 1 down to the smallest, and the most
+  // columns at it, at which `some` all show at once, each readable in its cell.
+  const auto at_largest_scale = [&](std::span<const NamedPlot* const> some, const std::vector<int>& some_spans,
+                                    int first_step) -> std::optional<GridPlacement> {
+    for (int step = first_step;; ++step) {
+      const float scale = std::max(smallest, 1.0f - text_scale_step * static_cast<float>(step));
+      for (int columns = std::max(1, std::min(max_columns, spanned(some_spans))); columns >= 1; --columns)
+        if (auto placed = place_all_at(scale, columns, some, some_spans, min, max, gap, area, style, em)) return placed;
+      if (scale <= smallest) return std::nullopt;
+    }
+  };
+  if (auto placed = at_largest_scale(plots, spans, 1)) return *placed;
   // They do not all fit at any scale. The grid at the UI font, or at the smallest text where that
   // shows more plots whole and every plot reads there (nothing given up, no legend entry shortened).
   GridPlacement best = std::move(full);
@@ -510,26 +511,19 @@ GridPlacement place_grid(std::span<const NamedPlot* const> plots, const std::vec
     const std::span<const NamedPlot*const> head = plots.first(count), rest = plots.subspan(count);
     const std::vector<int> head_spans(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(count));
     const std::vector<int> rest_spans(spans.begin() + static_cast<std::ptrdiff_t>(count), spans.end());
-    for (int step = 0;; ++step) {
-      const float scale = std::max(smallest, 1.0f - text_scale_step * static_cast<float>(step));
-      for (int columns = std::min(max_columns, spanned(head_spans)); columns >= 1; --columns) {
-        std::optional<GridPlacement> first =
-            place_all_at(scale, columns, head, head_spans, min, max, gap, area, style, em);
-        if (!first) continue;
-        plot::Style at_scale = style;
-        at_scale.font_size = base * scale;
-        const ImVec2 below(min.x, first->grid.bottom + gap);
-        const GridPlacement others =
-            place_full(rest, rest_spans, max_columns, below, ImVec2(max.x, below.y + height), gap, area,
-                       readable_cell(rest, at_scale, em * scale), at_scale, em * scale);
-        first->grid.min.insert(first->grid.min.end(), others.grid.min.begin(), others.grid.min.end());
-        first->grid.max.insert(first->grid.max.end(), others.grid.max.begin(), others.grid.max.end());
-        first->grid.bottom = others.grid.bottom;
-        first->whole = wholly_inside(first->grid, max);
-        return *first;
-      }
-      if (scale <= smallest) break;
-    }
+    std::optional<GridPlacement> first = at_largest_scale(head, head_spans, 0);
+    if (!first) continue;
+    const float scale = first->placed.text_scale;
+    plot::Style at_scale = style;
+    at_scale.font_size = base * scale;
+    const ImVec2 below(min.x, first->grid.bottom + gap);
+    const GridPlacement others = place_full(rest, rest_spans, max_columns, below, ImVec2(max.x, below.y + height), gap,
+                                            area, readable_cell(rest, at_scale, em * scale), at_scale, em * scale);
+    first->grid.min.insert(first->grid.min.end(), others.grid.min.begin(), others.grid.min.end());
+    first->grid.max.insert(first->grid.max.end(), others.grid.max.begin(), others.grid.max.end());
+    first->grid.bottom = others.grid.bottom;
+    first->whole = wholly_inside(first->grid, max);
+    return *first;
   }
   return best;
 }
