@@ -776,9 +776,12 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
   const auto place_first_free = [&](std::string_view content, std::string_view shorter, const Candidates& candidates,
                                     Color color) {
     const auto place = [&](const std::string& text) {
-      // First a place off the data and the reference lines at any size, then (as before) one that
-      // only keeps off labels.
-      for (const bool off_data : {true, false}) {
+      // First a place off the data and the reference lines at any size, then one off the data that
+      // may cross another reference line (two lines close together: "now" at c = 100 beside the
+      // stall line at 91), then one that only keeps off labels. A label over a marker hides what it
+      // names; a dashed line through a label still lets it read.
+      for (const int pass : {0, 1, 2}) {
+        const bool off_data = pass < 2, off_lines = pass == 0;
         for (const float scale : {1.0f, 0.85f, 0.72f}) {
           const float size = scale * font;
           const float width = builder.text_width(text, size);
@@ -789,7 +792,8 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
             if (moved) continue;
             if (std::any_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
               continue;
-            if (off_data && (covers_any(box, marks) || covers_any(box, line_bands))) continue;
+            if (off_data && covers_any(box, marks)) continue;
+            if (off_lines && covers_any(box, line_bands)) continue;
             taken.push_back(box);
             labels.push_back(box);
             builder.text(text, {box.x0, box.y0}, size, color, TextRole::LineLabel);
@@ -926,7 +930,12 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
   const auto clear_of = [&](const Box& box, const std::vector<Box>& others) {
     return !covers_any({box.x0 - clearance, box.y0 - clearance, box.x1 + clearance, box.y1 + clearance}, others);
   };
-  for (const auto& annotation : builder.plot.annotations) {
+  std::vector<const Annotation*> annotations;
+  for (const bool optional : {false, true})
+    for (const Annotation& annotation : builder.plot.annotations)
+      if (annotation.optional == optional) annotations.push_back(&annotation);
+  for (const Annotation* next : annotations) {
+    const Annotation& annotation = *next;
     const Point anchor{scene.x_map.to_px(annotation.x), scene.y_map.to_px(annotation.y)};
     if (!std::isfinite(anchor.x) || !std::isfinite(anchor.y)) continue;
     const std::string fitted = builder.fit(annotation.text, area.width() - 4.0f, font, "annotation");
@@ -936,6 +945,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     float size = font;
     // Clear of the data by label_clearance(), else only off it (a crowded plot), else anywhere free of labels.
     for (const int keep : {2, 1, 0}) {
+      if (keep < 2 && annotation.optional) break;
       for (const float scale : {1.0f, 0.85f, 0.72f}) {
         size = scale * font;
         const float width = builder.text_width(fitted, size);
@@ -970,6 +980,7 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
       }
       if (chosen) break;
     }
+    if (!chosen && annotation.optional) continue;
     if (!chosen) {
       builder.problem("annotation", "overlaps another label", annotation.text);
       size = font;

@@ -128,6 +128,10 @@ struct Annotation {
   std::string text{};
   std::optional<Color> color{};  // empty: Style::text
   TextAlign align = TextAlign::Left;
+  // A label the plot can do without (a peak's value beside the curve that shows it): placed after
+  // the others, and left out where it finds no place clear of the data and the reference lines, as
+  // in a small, crowded plot.
+  bool optional = false;
 };
 
 // Writes row `row` of a matrix into out (one float per column).
