@@ -426,6 +426,21 @@ const std::vector<Entry>& entries() {
           NEED(ValuesLab);
           return element(lab_->output, q.index);
         });
+    // The key the shown query weights most (ties: the lower index), and its weight: what the weights
+    // plot writes over that key's bar ("key 5: 0.116"), so a text can name the key at any seed.
+    add({"values_top_key", "values lab: the key the shown query weights most", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
+          NEED(ValuesLab);
+          if (lab_->weights.empty()) return kNaN;
+          return static_cast<double>(std::max_element(lab_->weights.begin(), lab_->weights.end()) -
+                                     lab_->weights.begin());
+        });
+    add({"values_top_weight", "values lab: the largest weight of the shown query", "", false, false},
+        [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
+          NEED(ValuesLab);
+          if (lab_->weights.empty()) return kNaN;
+          return *std::max_element(lab_->weights.begin(), lab_->weights.end());
+        });
     add({"values_distance_to_argmax", "values lab: max_c |o_c − v_top,c| (0 as T → 0)", "", false, false},
         [](const Snapshot& snap, const ClaimQuantity&) -> Result<double> {
           NEED(ValuesLab);

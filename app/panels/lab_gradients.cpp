@@ -121,6 +121,24 @@ plot::Plot norm_plot(const GradientsLab& lab) {
                         .radius = 5.5f,
                         .shape = plot::MarkerShape::Diamond,
                         .in_legend = false});
+  // The peak written at its point: a lesson quotes where it is and how high ("about 9, where
+  // ‖J‖_F = 0.42"), which no tick gives on a log axis. Where the plot is small and crowded the
+  // label gives way to those of c = 1 and "now".
+  if (lab.sweep_peak_norm > 0.0 && std::isfinite(lab.sweep_peak_norm)) {
+    p.scatters.push_back({.label = "",
+                          .x = {lab.sweep_peak_scale},
+                          .y = {lab.sweep_peak_norm},
+                          .color = norm_color,
+                          .radius = 4.0f,
+                          .shape = plot::MarkerShape::Circle,
+                          .in_legend = false});
+    p.annotations.push_back({.x = lab.sweep_peak_scale,
+                             .y = lab.sweep_peak_norm,
+                             .text = i18n::format("lab.gradients.peak", {format_value(lab.sweep_peak_scale, 2),
+                                                                         format_value(lab.sweep_peak_norm, 2)}),
+                             .align = plot::TextAlign::Center,
+                             .optional = true});
+  }
   if (std::abs(std::log(lab.score_scale)) > 1e-9)
     if (const std::optional<double> at_one = norm_at_scale_one(lab)) {
       p.scatters.push_back({.label = i18n::format("lab.gradients.unit_norm", {format_value(*at_one, 2)}),

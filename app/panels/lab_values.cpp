@@ -39,14 +39,17 @@ plot::Plot weights_plot(const ValuesLab& lab) {
   p.y.min = 0.0;
   p.y.max = 1.05;
   p.bars.push_back({.label = "", .x = indices(lab.weights.size()), .y = lab.weights, .color = weight_color});
-  // The largest weight written over its bar: the one a lesson quotes ("key 5 takes 0.999").
+  // The largest weight written over its bar with its key: a lesson quotes both ("key 5 takes
+  // 0.999"), and the axis ticks every fifth key only.
   if (!lab.weights.empty()) {
     const auto top = std::max_element(lab.weights.begin(), lab.weights.end());
+    const auto key = top - lab.weights.begin();
     if (std::isfinite(*top))
-      p.annotations.push_back({.x = static_cast<double>(top - lab.weights.begin()),
-                               .y = *top,
-                               .text = format_value(*top, 3),
-                               .align = plot::TextAlign::Center});
+      p.annotations.push_back(
+          {.x = static_cast<double>(key),
+           .y = *top,
+           .text = i18n::format("lab.values.top_weight", {std::to_string(key), format_value(*top, 3)}),
+           .align = plot::TextAlign::Center});
   }
   p.legend = plot::LegendPos::None;
   return p;
@@ -173,6 +176,31 @@ plot::Plot multi_head_plot(const ValuesLab& lab) {
                     .y = averaged,
                     .width = 0.4,
                     .color = average_color});
+  // The largest gap between the two routes, written at the end of its longer bar: what a lesson
+  // quotes ("the two differ by up to 0.41 in one coordinate"), found on the plot where it is.
+  if (mh.heads > 1 && !concat.empty()) {
+    std::size_t widest = 0;
+    for (std::size_t c = 1; c < concat.size(); ++c)
+      if (std::abs(concat[c] - averaged[c]) > std::abs(concat[widest] - averaged[widest])) widest = c;
+    const double gap = std::abs(concat[widest] - averaged[widest]);
+    // A line of room beyond the longest bars, where the label goes at the plot's own size.
+    double top = 0.0, bottom = 0.0;
+    for (const auto* series : {&concat, &averaged})
+      for (double v : *series) {
+        top = std::max(top, v);
+        bottom = std::min(bottom, v);
+      }
+    const double span = std::max(top - bottom, 1e-9);
+    p.y.min = bottom - 0.15 * span;
+    p.y.max = top + 0.1 * span;
+    if (std::isfinite(gap))
+      p.annotations.push_back(
+          {.x = static_cast<double>(widest),
+           .y = std::abs(concat[widest]) > std::abs(averaged[widest]) ? concat[widest] : averaged[widest],
+           .text = i18n::format("lab.values.multi_head.gap", {format_value(gap, 3)}),
+           .align = plot::TextAlign::Center,
+           .optional = true});
+  }
   // Head boundaries: head m owns columns m·d_v … (m+1)·d_v − 1 of the concatenation (before W_O
   // mixes them); drawn as dotted lines so the blocks can be read.
   for (int m = 1; m < mh.heads; ++m) p.vlines.push_back({m * mh.head_dim - 0.5, "", std::nullopt, true});
