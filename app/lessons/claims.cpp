@@ -104,11 +104,22 @@ int score_variant(const ClaimQuantity& q) {
   return static_cast<int>(std::find(std::begin(names), std::end(names), q.series) - std::begin(names));
 }
 
+// Set while claim_quantity_lab asks a reader which lab it reads: a reader that finds its lab missing
+// writes that lab's view there before it returns the error.
+thread_local std::optional<View>* asked_lab = nullptr;
+
+// Why a lab's quantity has no value: the lab was not evaluated (named as the registry names its view).
+template <class Lab>
+Error not_evaluated() {
+  if (asked_lab != nullptr) *asked_lab = view_of_lab<Lab>;
+  return missing("the " + std::string(view_info(view_of_lab<Lab>).name) + " lab was not evaluated");
+}
+
 // The training lab's run a quantity names by its series ("a" … "d"; never null), or the Error
 // saying why there is none.
 Result<const TrainingRun*> training_run(const Snapshot& snap, const ClaimQuantity& q) {
   const TrainingLab* lab = snap.lab<TrainingLab>();
-  if (lab == nullptr) return missing("the training lab was not evaluated");
+  if (lab == nullptr) return not_evaluated<TrainingLab>();
   if (!lab->error.empty()) return missing("the training lab has no runs: " + lab->error);
   const std::size_t index = q.series.empty() ? 0 : static_cast<std::size_t>(q.series[0] - 'a');
   if (index >= lab->runs.size()) return missing("the training lab has no run " + q.series);
@@ -116,12 +127,6 @@ Result<const TrainingRun*> training_run(const Snapshot& snap, const ClaimQuantit
 }
 
 // [SECTION] The quantity table: one reader per quantity
-
-// Why a lab's quantity has no value: the lab was not evaluated (named as the registry names its view).
-template <class Lab>
-Error not_evaluated() {
-  return missing("the " + std::string(view_info(view_of_lab<Lab>).name) + " lab was not evaluated");
-}
 
 #define NEED(Lab)                     \
   const auto* lab_ = snap.lab<Lab>(); \
@@ -713,6 +718,15 @@ Result<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity) 
   const Entry* entry = find_entry(quantity.quantity);
   if (entry == nullptr) return Error::usage("unknown quantity " + quantity.quantity);
   return entry->read(snap, quantity);
+}
+
+std::optional<View> claim_quantity_lab(const ClaimQuantity& quantity) {
+  static const Snapshot bare;  // no lab evaluated: a reader that needs one says which
+  std::optional<View> lab;
+  asked_lab = &lab;
+  (void)claim_value(bare, quantity);
+  asked_lab = nullptr;
+  return lab;
 }
 
 Result<ClaimReading> claim_reading(const Snapshot& snap, const ClaimQuantity& quantity, const DkSweep* drawn_sweep) {

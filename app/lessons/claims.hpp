@@ -11,6 +11,7 @@
 
 #include "smlab/error.hpp"
 #include "smlab/snapshot.hpp"
+#include "smlab/views.hpp"
 
 namespace smlab::app {
 
@@ -54,6 +55,11 @@ Result<void> check_claim(const LessonClaim& claim);
 // The value of a quantity in `snap` (evaluated with the labs a step's view needs), or an
 // Error::usage when the Snapshot lacks it (a lab not evaluated, an index past the row).
 Result<double> claim_value(const Snapshot& snap, const ClaimQuantity& quantity);
+
+// The view whose lab computes `quantity` ("values_top_key": values), or nullopt for the numbers of
+// the shown row and the d_k sweep, which every view's Snapshot holds. A step that quotes or claims
+// a lab's number must show that lab (the loader checks).
+std::optional<View> claim_quantity_lab(const ClaimQuantity& quantity);
 
 // A quantity as the screen draws it. The d_k sweep's means (dk_entropy, dk_max_weight,
 // dk_jacobian_norm) are read from `drawn_sweep`, the refined sweep the plots draw (the window refines

@@ -403,6 +403,31 @@ Result<void> read_held(const OrderedJson& entry, const std::string& where, Lesso
   return {};
 }
 
+// A number a step quotes, claims or asks for that one lab computes comes from the lab its view shows:
+// on another view's step the Snapshot holds no such lab, and a bound number would show "…" for
+// good, a claim never hold.
+Result<void> check_labs_shown(const std::string& where, const LessonStep& step) {
+  const auto check = [&](const ClaimQuantity& quantity, const std::string& what) -> Result<void> {
+    const std::optional<View> lab = claim_quantity_lab(quantity);
+    if (!lab || *lab == step.view) return {};
+    return Error::usage(where + " " + what + " " + quantity.quantity + ", a number of the " +
+                        std::string(view_info(*lab).name) + " lab, but its view is " +
+                        std::string(view_info(step.view).name) + ": show that view or name a number of this one");
+  };
+  for (const LessonBinding& binding : step.bindings)
+    if (Result<void> shown_lab = check(binding.quantity, "binds '" + binding.name + "' to"); !shown_lab)
+      return shown_lab;
+  for (std::size_t k = 0; k < step.claims.size(); ++k) {
+    const std::string what = "claim " + std::to_string(k + 1) + " reads";
+    if (Result<void> shown_lab = check(step.claims[k].left, what); !shown_lab) return shown_lab;
+    if (step.claims[k].than)
+      if (Result<void> shown_lab = check(*step.claims[k].than, what); !shown_lab) return shown_lab;
+  }
+  if (step.predict)
+    if (Result<void> shown_lab = check(step.predict->quantity, "predict asks for"); !shown_lab) return shown_lab;
+  return {};
+}
+
 Result<void> read_step(const OrderedJson& entry, const std::string& where, Params& params, LessonStep& step) {
   if (!entry.is_object()) return Error::usage(where + " must be an object, not " + entry.type_name());
   for (const auto& [field, value] : entry.items())
@@ -485,7 +510,7 @@ Result<void> read_step(const OrderedJson& entry, const std::string& where, Param
         return Error::usage(where + " predict hides '" + shown(step.predict->hides) +
                             "', which its \"panels\" do not show");
   }
-  return {};
+  return check_labs_shown(where, step);
 }
 
 }  // namespace

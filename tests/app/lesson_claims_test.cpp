@@ -279,6 +279,39 @@ TEST(LessonClaims, EveryStepStatesAtLeastOneClaim) {
       EXPECT_FALSE(lesson.steps[k].claims.empty()) << where(lesson, k) << " has no claims";
 }
 
+// Which lab computes a quantity: the one whose reader needs it, and none for the shown row's numbers
+// and the d_k sweep's, which every Snapshot holds.
+TEST(LessonClaims, AQuantityNamesTheLabThatComputesIt) {
+  EXPECT_EQ(claim_quantity_lab({"values_top_key", "", -1, 0}), View::values);
+  EXPECT_EQ(claim_quantity_lab({"gradients_stall_scale", "", -1, 0}), View::gradients);
+  EXPECT_EQ(claim_quantity_lab({"train_steps_to_90", "a", -1, 0}), View::training);
+  EXPECT_EQ(claim_quantity_lab({"weight", "", 0, 0}), std::nullopt);
+  EXPECT_EQ(claim_quantity_lab({"dk_entropy", "scaled", -1, 64}), std::nullopt);
+  // Every quantity of the vocabulary can be asked, and every lab's view is one of the registry's.
+  int labs = 0;
+  for (const ClaimQuantityInfo& info : claim_quantities()) {
+    const std::string series(info.series.substr(0, info.series.find('|')));
+    const std::optional<View> lab =
+        claim_quantity_lab({std::string(info.name), series, info.needs_index ? 0 : -1, info.needs_at ? 64 : 0});
+    labs += lab ? 1 : 0;
+  }
+  EXPECT_GE(labs, 50);
+}
+
+// A binding of a lab's number on a step that shows another view fails to load, in one line.
+TEST(LessonClaims, ABindingOfAnotherViewsLabIsALoadError) {
+  const LessonLoad load = parse_lesson(R"({"name": "demo", "title": {"en": "Demo", "zh-CN": "演示"}, "steps": [
+      {"title": {"en": "One", "zh-CN": "一"}, "text": {"en": "Top: {top}.", "zh-CN": "最大：{top}。"},
+       "bind": {"top": {"quantity": "values_top_weight", "decimals": 2}}, "view": "dashboard",
+       "panel": "distribution", "claims": [{"quantity": "max_weight", "op": ">=", "value": 0.1}]}]})");
+  ASSERT_FALSE(load.ok());
+  EXPECT_NE(load.error().message.find("binds 'top' to values_top_weight, a number of the values lab, but its view is "
+                                      "dashboard"),
+            std::string::npos)
+      << load.error().message;
+  EXPECT_EQ(load.error().message.find('\n'), std::string::npos);
+}
+
 TEST(LessonClaims, BadClaimsAreOneLineLoadErrors) {
   auto lesson_with = [](const std::string& claims) {
     return R"({"name": "demo", "title": {"en": "Demo", "zh-CN": "演示"}, "steps": [
@@ -304,6 +337,11 @@ TEST(LessonClaims, BadClaimsAreOneLineLoadErrors) {
       {R"([{"quantity": "max_weight", "op": "<", "value": "1"}])", "\"value\" must be a number"},
       {R"([{"quantity": "max_weight", "op": "<", "value": 1, "extra": 2}])", "unknown field 'extra'"},
       {R"([{"quantity": "max_weight", "op": "<", "than": {"quantity": "nope"}}])", "quantity 'nope'"},
+      // A lab's number on a step that shows another view: the values lab is not on the dashboard.
+      {R"([{"quantity": "values_top_weight", "op": "<", "value": 1}])",
+       "claim 1 reads values_top_weight, a number of the values lab, but its view is dashboard"},
+      {R"([{"quantity": "max_weight", "op": "<", "times": 2, "than": {"quantity": "gradients_peak_norm"}}])",
+       "a number of the gradients lab"},
   };
   for (const auto& c : cases) {
     const LessonLoad load = parse_lesson(lesson_with(c.claims));
