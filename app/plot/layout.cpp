@@ -757,10 +757,11 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     top = std::clamp(top, area.y0 + 2.0f, std::max(area.y0 + 2.0f, area.y1 - 2.0f - size));
     return Box{left, top, left + width, top + size};
   };
-  // `candidates(size, width)` lists the places to try for a label of that font size and width.
+  // `candidates(size, width, tier)` lists the places to try for a label of that font size and width:
+  // tier 0 its own, tier 1 those to try only when no tier-0 place is free at any size (empty: none).
   // At the plot's font first, then smaller in two steps (0.85×, 0.72×, as the legend shrinks):
   // in a short data area a smaller label still fits beside its line where the full one did not.
-  using Candidates = std::function<std::vector<Point>(float size, float width)>;
+  using Candidates = std::function<std::vector<Point>(float size, float width, int tier)>;
   // What the first pass keeps off besides the data: the reference lines as 2 px bands (a label a
   // line runs through, "T = 1" struck through by the dashed ln n line at the top of the
   // dashboard's H(T) plot, is hard to read). A label beside its own line keeps 2 px or more from it.
@@ -782,24 +783,25 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
       // names; a dashed line through a label still lets it read.
       for (const int pass : {0, 1, 2}) {
         const bool off_data = pass < 2, off_lines = pass == 0;
-        for (const float scale : {1.0f, 0.85f, 0.72f}) {
-          const float size = scale * font;
-          const float width = builder.text_width(text, size);
-          for (const Point& candidate : candidates(size, width)) {
-            const Box box = inside(candidate.x, candidate.y, width, size);
-            // A place that had to be pushed inside the area would sit on its own line.
-            const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
-            if (moved) continue;
-            if (std::any_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
-              continue;
-            if (off_data && covers_any(box, marks)) continue;
-            if (off_lines && covers_any(box, line_bands)) continue;
-            taken.push_back(box);
-            labels.push_back(box);
-            builder.text(text, {box.x0, box.y0}, size, color, TextRole::LineLabel);
-            return true;
+        for (const int tier : {0, 1})
+          for (const float scale : {1.0f, 0.85f, 0.72f}) {
+            const float size = scale * font;
+            const float width = builder.text_width(text, size);
+            for (const Point& candidate : candidates(size, width, tier)) {
+              const Box box = inside(candidate.x, candidate.y, width, size);
+              // A place that had to be pushed inside the area would sit on its own line.
+              const bool moved = std::abs(box.x0 - candidate.x) > 0.5f || std::abs(box.y0 - candidate.y) > 0.5f;
+              if (moved) continue;
+              if (std::any_of(taken.begin(), taken.end(), [&](const Box& other) { return boxes_overlap(box, other); }))
+                continue;
+              if (off_data && covers_any(box, marks)) continue;
+              if (off_lines && covers_any(box, line_bands)) continue;
+              taken.push_back(box);
+              labels.push_back(box);
+              builder.text(text, {box.x0, box.y0}, size, color, TextRole::LineLabel);
+              return true;
+            }
           }
-        }
       }
       return false;
     };
@@ -888,15 +890,33 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
     if (!std::isfinite(x) || vline.label.empty()) continue;
     // Beside the line at the top and the bottom first, then stepping inwards a line at a time:
     // several lines close together (the formats' overflow points) stack their labels.
-    const auto beside_line = [&](float size, float width) {
-      std::vector<Point> candidates;
-      for (int row = 0; row < 8; ++row) {
-        const float step = static_cast<float>(row) * 1.1f * size;
-        const float top = area.y0 + 3.0f + step, bottom = area.y1 - 3.0f - size - step;
-        for (const Point point : {Point{x + 4.0f, top}, Point{x - 4.0f - width, top}, Point{x + 4.0f, bottom},
-                                  Point{x - 4.0f - width, bottom}})
-          candidates.push_back(point);
+    // Then (tier 1) beyond the group of lines it stands in (each within a label's width of the next:
+    // the stall line at c = 91 beside "now" at 100), where the label crosses none of them.
+    const auto beside_line = [&](float size, float width, int tier) {
+      float group_left = x, group_right = x;
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& other : builder.plot.vlines) {
+          const float at = scene.x_map.to_px(other.x);
+          if (!std::isfinite(at)) continue;
+          if (at < group_left && at >= group_left - width - 8.0f) group_left = at, grew = true;
+          if (at > group_right && at <= group_right + width + 8.0f) group_right = at, grew = true;
+        }
       }
+      std::vector<Point> candidates;
+      const auto rows_beside = [&](float left_edge, float right_edge) {
+        const float left = left_edge - 4.0f - width, right = right_edge + 4.0f;
+        for (int row = 0; row < 8; ++row) {
+          const float step = static_cast<float>(row) * 1.1f * size;
+          const float top = area.y0 + 3.0f + step, bottom = area.y1 - 3.0f - size - step;
+          for (const Point point : {Point{right, top}, Point{left, top}, Point{right, bottom}, Point{left, bottom}})
+            candidates.push_back(point);
+        }
+      };
+      if (tier == 0)
+        rows_beside(x, x);
+      else if (group_left < x || group_right > x)
+        rows_beside(group_left, group_right);
       return candidates;
     };
     place_first_free(vline.label, vline.short_label, beside_line, vline.color.value_or(builder.style.text_dim));
@@ -904,9 +924,10 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
   for (const auto& hline : builder.plot.hlines) {
     const float y = scene.y_map.to_px(hline.y);
     if (!std::isfinite(y) || hline.label.empty()) continue;
-    const auto beside_line = [&](float size, float width) {
+    const auto beside_line = [&](float size, float width, int tier) {
       const float right = area.x1 - 4.0f - width, left = area.x0 + 4.0f, middle = 0.5f * (area.x0 + area.x1 - width);
       std::vector<Point> candidates;
+      if (tier > 0) return candidates;
       for (int row = 0; row < 6; ++row) {
         const float step = static_cast<float>(row) * 1.1f * size;
         const float above = y - size - 2.0f - step, below = y + 2.0f + step;
@@ -991,8 +1012,20 @@ void add_data_texts(Builder& builder, std::vector<Box> taken, const std::vector<
       chosen = inside(left, anchor.y - 0.5f * size, width, size);
     }
     labels.push_back(*chosen);
-    builder.text(fitted, {chosen->x0, chosen->y0}, size, annotation.color.value_or(builder.style.text),
-                 TextRole::DataLabel);
+    const Color color = annotation.color.value_or(builder.style.text);
+    // A label moved more than a line from its point (the point crowded by others) is tied to it by a
+    // thin line, from the label's nearest edge to a few px short of the point, so it reads as that
+    // point's and not a neighbour's ("0.002" for the lowest dot of a parabola, moved up beside it).
+    const Point nearest{std::clamp(anchor.x, chosen->x0, chosen->x1), std::clamp(anchor.y, chosen->y0, chosen->y1)};
+    const float distance = std::hypot(nearest.x - anchor.x, nearest.y - anchor.y);
+    if (distance > 1.2f * size) {
+      const float shorten = std::min(0.5f * distance, 6.0f * builder.style.marker_scale);
+      const Point near_point{anchor.x + (nearest.x - anchor.x) * shorten / distance,
+                             anchor.y + (nearest.y - anchor.y) * shorten / distance};
+      builder.add(
+          PolylineShape{{near_point, nearest}, color.with_alpha(color.a * 0.6f), builder.line_width(1.0f), false});
+    }
+    builder.text(fitted, {chosen->x0, chosen->y0}, size, color, TextRole::DataLabel);
   }
 }
 
@@ -1255,10 +1288,23 @@ void add_legend(Builder& builder, const LegendPlan& plan) {
     const Point centre{swatch_left + 0.5f * plan.swatch_width, centre_y};
     switch (entry.kind) {
       case LegendEntry::Kind::Line:
-        builder.add(PolylineShape{{{swatch_left, centre_y}, {swatch_left + plan.swatch_width, centre_y}},
-                                  entry.color,
-                                  std::min(entry.line_width, 0.4f * font),
-                                  entry.dashed});
+        if (entry.dashed) {
+          // Two dashes with a gap between, whatever the line's width: its own dash pattern, scaled with
+          // the width, left one dash and a sliver in the swatch of a thick line.
+          const float dash = 0.38f * plan.swatch_width, line = std::min(entry.line_width, 0.4f * font);
+          builder.add(
+              PolylineShape{{{swatch_left, centre_y}, {swatch_left + dash, centre_y}}, entry.color, line, false});
+          builder.add(PolylineShape{
+              {{swatch_left + plan.swatch_width - dash, centre_y}, {swatch_left + plan.swatch_width, centre_y}},
+              entry.color,
+              line,
+              false});
+        } else {
+          builder.add(PolylineShape{{{swatch_left, centre_y}, {swatch_left + plan.swatch_width, centre_y}},
+                                    entry.color,
+                                    std::min(entry.line_width, 0.4f * font),
+                                    false});
+        }
         if (entry.markers) add_marker(builder, centre, entry.radius, MarkerShape::Circle, entry.color);
         break;
       case LegendEntry::Kind::Bar:
