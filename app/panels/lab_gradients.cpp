@@ -88,8 +88,10 @@ plot::Plot norm_plot(const GradientsLab& lab) {
   p.y.label = tr("lab.gradients.norm.y");
   double top = lab.sweep_peak_norm;
   for (double entry : lab.sweep_max_abs_entry) top = std::max(top, entry);
-  p.y.min = 0.0;
   p.y.max = top > 0.0 ? top * 1.3 : 1.0;  // headroom above the curves for the legend (two entries)
+  // A little room below 0: the "now" diamond of a stalled row (‖J‖_F ≈ 0.002 at c = 100) sits on the
+  // axis and was cut to a triangle by the frame.
+  p.y.min = -0.04 * p.y.max;
   if (lab.has_stall) {
     // The stall region as a translucent band from the boundary to the end of the range.
     // Named on its boundary line, not in the legend: beside two plots on a classroom screen the
