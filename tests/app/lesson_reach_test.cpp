@@ -21,6 +21,7 @@
 #include "lessons/quoted_numbers.hpp"
 #include "panels/labs.hpp"
 #include "panels/panels.hpp"
+#include "plot/ticks.hpp"
 #include "smlab/evaluate.hpp"
 #include "state/evaluator.hpp"
 
@@ -117,7 +118,17 @@ Snapshot settled(Params params, View view, bool sweep) {
 // pins the step's picture for the other tests, not a sentence; nor does a number written far coarser
 // than the claim checks ("length 1" is not a ratio of 0.769 ± 0.01).
 std::vector<const LessonClaim*> typed_claims(const LessonStep& step) {
-  const std::vector<QuotedNumber> written = quoted_numbers(step.text.english);
+  // What the class reads: the text, and on a predict step the reveal text and the choices it may
+  // point to ("its mean max weight is the first choice").
+  std::vector<QuotedNumber> written = quoted_numbers(step.text.english);
+  if (step.predict) {
+    if (step.predict->after)
+      for (QuotedNumber& number : quoted_numbers(step.predict->after->english)) written.push_back(std::move(number));
+    for (const double choice : step.predict->choices) {
+      const std::vector<QuotedNumber> as_written = quoted_numbers(plot::format_number(choice));
+      written.insert(written.end(), as_written.begin(), as_written.end());
+    }
+  }
   std::vector<const LessonClaim*> typed;
   for (const LessonClaim& claim : step.claims) {
     if (claim.op != "~") {

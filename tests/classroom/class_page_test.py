@@ -178,11 +178,12 @@ def main():
         wait_for(laptop_a, "return document.body.dataset.classFollowing === '0';", 1, "the page not following")
         follow = laptop_a.find_element(By.ID, "class-follow")
         own = query(laptop_a)
-        status = teacher.status("set temperature=1.5")
-        applied(students, status["state"]["seq"], "T = 1.5")
+        # The seed: homework:4 holds the scores, T and the score scale its question is about.
+        status = teacher.status("set seed=7")
+        applied(students, status["state"]["seq"], "seed 7")
         time.sleep(0.5)
         check("a student exploring keeps their own copy and is offered to follow",
-              follow.is_displayed() and query(laptop_a) == own and "1.5" in query(laptop_b),
+              follow.is_displayed() and query(laptop_a) == own and "seed=7" in query(laptop_b),
               f"exploring: {query(laptop_a)}; following: {query(laptop_b)}")
         follow.click()
         wait_for(laptop_a, "return document.body.dataset.classFollowing === '1';", 20, "following again")
