@@ -115,8 +115,11 @@ plot::Plot head_rows_plot(const HeadsLab& lab) {
 
 plot::Plot average_row_plot(const HeadsLab& lab) {
   plot::Plot p;
-  p.title = i18n::format(lab.average_row_peaks == 1 ? "lab.heads.average_row.title_one" : "lab.heads.average_row.title",
-                         {std::to_string(lab.row), std::to_string(lab.average_row_peaks)});
+  // Both counts: the average's peaks and the keys the diamonds mark differ where two heads pick
+  // neighbouring keys (7 and 8 make one peak), and a title of 4 peaks over 5 diamonds read as wrong.
+  p.title = i18n::format(
+      lab.average_row_peaks == 1 ? "lab.heads.average_row.title_one" : "lab.heads.average_row.title",
+      {std::to_string(lab.row), std::to_string(lab.average_row_peaks), std::to_string(lab.distinct_head_argmaxes)});
   p.x.label = tr("plot.axis.key_j");
   p.x.integer_ticks = true;
   p.y.label = tr("plot.axis.weight");
