@@ -73,14 +73,19 @@ plot::Plot entropy_sigma_plot(const Lab& lab) {
                        .markers = true,
                        .dashed = looks[v].dashed});
   // Each variant's value at the current σ as a diamond in its curve's colour (in one colour the five
-  // could not be told apart where curves meet).
-  for (std::size_t v = 0; v < looks.size(); ++v)
+  // could not be told apart where curves meet). Where values meet (scaled beside additive at σ = 1,
+  // 2.70 and 2.69) a later diamond is drawn smaller, inside the earlier one, not hidden by it.
+  for (std::size_t v = 0; v < looks.size(); ++v) {
+    int beneath = 0;
+    for (std::size_t u = 0; u < v; ++u)
+      if (std::abs(lab.sweep_entropy_now[u] - lab.sweep_entropy_now[v]) < 0.05 * lab.sweep_max_entropy_nats) ++beneath;
     p.scatters.push_back({.label = std::string(tr("plot.legend.now")) + " " + tr(looks[v].legend),
                           .x = {lab.sigma},
                           .y = {lab.sweep_entropy_now[v]},
                           .color = looks[v].color,
-                          .radius = 5.5f,
+                          .radius = std::max(2.5f, 5.5f - 1.5f * static_cast<float>(beneath)),
                           .shape = plot::MarkerShape::Diamond});
+  }
   p.vlines.push_back({lab.sigma, "σ = " + format_value(lab.sigma, 3), std::nullopt, true});
   p.hlines.push_back({lab.sweep_max_entropy_nats, tr("common.uniform"), std::nullopt, true});
 
