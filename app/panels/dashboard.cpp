@@ -505,25 +505,35 @@ GridPlacement place_grid(std::span<const NamedPlot* const> plots, const std::vec
   }
   // Better still where more of the first plots fit at once, each readable, at the largest text
   // scale that lets them (a view of seven plots shows its first two or three side by side, not
-  // one): the others go below at that scale (the content scrolls).
+  // one): the others go below at that scale (the content scrolls). Where that leaves one plot alone,
+  // the same in equal columns: a wide plot beside a narrow one may leave the narrow one too little (a
+  // map in a third of 1024 px reads no more than its title and colour bar), and two plots at a
+  // smaller text beat one.
   const float height = max.y - min.y;
-  for (std::size_t count = plots.size() - 1; count >= 2 && count > best.whole; --count) {
-    const std::span<const NamedPlot*const> head = plots.first(count), rest = plots.subspan(count);
-    const std::vector<int> head_spans(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(count));
-    const std::vector<int> rest_spans(spans.begin() + static_cast<std::ptrdiff_t>(count), spans.end());
-    std::optional<GridPlacement> first = at_largest_scale(head, head_spans, 0);
-    if (!first) continue;
-    const float scale = first->placed.text_scale;
-    plot::Style at_scale = style;
-    at_scale.font_size = base * scale;
-    const ImVec2 below(min.x, first->grid.bottom + gap);
-    const GridPlacement others = place_full(rest, rest_spans, max_columns, below, ImVec2(max.x, below.y + height), gap,
-                                            area, readable_cell(rest, at_scale, em * scale), at_scale, em * scale);
-    first->grid.min.insert(first->grid.min.end(), others.grid.min.begin(), others.grid.min.end());
-    first->grid.max.insert(first->grid.max.end(), others.grid.max.begin(), others.grid.max.end());
-    first->grid.bottom = others.grid.bottom;
-    first->whole = wholly_inside(first->grid, max);
-    return *first;
+  for (const bool equal : {false, true}) {
+    if (equal && (best.whole >= 2 || std::none_of(spans.begin(), spans.end(), [](int span) { return span > 1; })))
+      break;
+    for (std::size_t count = plots.size() - 1; count >= 2 && count > best.whole; --count) {
+      const std::span<const NamedPlot*const> head = plots.first(count), rest = plots.subspan(count);
+      const std::vector<int> head_spans =
+          equal ? std::vector<int>(count, 1)
+                : std::vector<int>(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(count));
+      const std::vector<int> rest_spans(spans.begin() + static_cast<std::ptrdiff_t>(count), spans.end());
+      std::optional<GridPlacement> first = at_largest_scale(head, head_spans, 0);
+      if (!first) continue;
+      const float scale = first->placed.text_scale;
+      plot::Style at_scale = style;
+      at_scale.font_size = base * scale;
+      const ImVec2 below(min.x, first->grid.bottom + gap);
+      const GridPlacement others =
+          place_full(rest, rest_spans, max_columns, below, ImVec2(max.x, below.y + height), gap, area,
+                     readable_cell(rest, at_scale, em * scale), at_scale, em * scale);
+      first->grid.min.insert(first->grid.min.end(), others.grid.min.begin(), others.grid.min.end());
+      first->grid.max.insert(first->grid.max.end(), others.grid.max.begin(), others.grid.max.end());
+      first->grid.bottom = others.grid.bottom;
+      first->whole = wholly_inside(first->grid, max);
+      return *first;
+    }
   }
   return best;
 }
