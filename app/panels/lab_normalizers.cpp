@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -157,6 +158,21 @@ plot::Plot weights_plot(const NormalizersLab& lab, const NormalizerColumn& colum
   const double pad = (labelled ? 0.25 : 0.08) * (high - low);
   p.y.min = low < 0.0 ? low - pad : 0.0;
   p.y.max = high + pad;
+  // Softmax's and x/Σx's largest weight over their smallest, where every weight is positive, written
+  // in the room above the bars: how a lesson compares them (exp turns a gap of 0.2 into 1.22, x/Σx
+  // keeps 2.2/2.0 = 1.1). In the title it widened the plot and shrank the lesson's text.
+  if (labelled && result.defined && (column.kind == Normalizer::softmax || column.kind == Normalizer::linear)) {
+    double smallest = std::numeric_limits<double>::infinity(), largest = 0.0;
+    for (std::size_t i = lab.shown.begin; i < lab.shown.end; ++i) {
+      smallest = std::min(smallest, result.weights[i]);
+      largest = std::max(largest, result.weights[i]);
+    }
+    if (smallest > 0.0 && std::isfinite(largest / smallest))
+      p.annotations.push_back({.x = 0.5 * static_cast<double>(lab.shown.begin + lab.shown.end - 1),
+                               .y = p.y.max - 0.5 * pad,
+                               .text = "max/min = " + format_value(largest / smallest, 3),
+                               .align = plot::TextAlign::Center});
+  }
   if (labelled && low >= 0.0 && high <= 1.0) p.y.tick_values = {0.0, 0.5, 1.0};  // no tick at a weight of 1.2
 
   plot::BarSeries bars;
