@@ -826,9 +826,11 @@ void mark_hovered_number(UiState& ui, std::span<const std::pair<const plot::Plot
     for (const plot::PlacedText& text : record->texts) {
       // A tick writes a place on the axis, not this value.
       if (text.role == plot::TextRole::TickLabel || text.role == plot::TextRole::AxisLabel) continue;
+      // A label writes the number only to the text's digits or finer: "query 0" in a title is no
+      // writing of 0.12, though 0.12 lies within the half unit of that 0.
       const std::vector<QuotedNumber> numbers = quoted_numbers(text.text);
       if (std::none_of(numbers.begin(), numbers.end(), [&](const QuotedNumber& number) {
-            return std::abs(number.value - value) <= std::max(half_unit, number.tolerance);
+            return number.tolerance <= 1.0001 * half_unit && std::abs(number.value - value) <= half_unit;
           }))
         continue;
       ring(*placed, ImVec2(text.x0 - pad, text.y0 - pad), ImVec2(text.x1 + pad, text.y1 + pad));
