@@ -44,6 +44,7 @@ std::set<std::string> reachable_keys(View view) {
     keys = {"temperature", "score_scale", "d_k", "scaled", "seq_len", "row", "seed"};
   for (const MainKey& key : main_keys(view)) keys.insert(key.key);
   if (lab != nullptr) {
+    ImGuiContext* previous = ImGui::GetCurrentContext();  // another test's, if any, stays current
     ImGuiContext* context = ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;  // no imgui.ini left in the test's folder
@@ -59,6 +60,7 @@ std::set<std::string> reachable_keys(View view) {
     ImGui::End();
     ImGui::EndFrame();
     ImGui::DestroyContext(context);
+    ImGui::SetCurrentContext(previous);
     for (std::string_view key : report.keys) keys.insert(std::string(key));
   }
   return keys;
