@@ -17,44 +17,27 @@
 
 #include "state/presets.hpp"
 #include "lessons/claims.hpp"
-#include "lessons/lesson_corpus.hpp"
 #include "lessons/lessons.hpp"
 #include "smlab/evaluate.hpp"
 #include "smlab/labs/stability.hpp"
 #include "state/evaluator.hpp"
+#include "lesson_support.hpp"
 
 namespace smlab::app {
 namespace {
 
-const LessonList& shipped() {
-  static const LessonList list = load_lessons(find_assets_dir() / "lessons");
-  return list;
-}
+using lesson_support::reads_the_sweep;
+using lesson_support::shipped;
 
-bool reads_the_sweep(const ClaimQuantity& q) { return q.quantity.rfind("dk_", 0) == 0; }
-
-// The step's Snapshot as the app shows it once the step has settled: evaluate() with the step's
-// view (so that view's lab is present) and the lesson texts for the training lab's language model
-// (the app attaches them); when a claim or the question reads the d_k sweep, that sweep refined as
-// the window refines it (to the planned count, at most refine_max_trials): the numbers a text
-// quotes are the converged ones drawn, not the first estimate. Kept per step: the training
-// lesson's steps train for seconds each.
+// The step's Snapshot as the app shows it once the step has settled (lesson_support.hpp), the d_k
+// sweep refined when a claim or the question reads it. Kept per step: the training lesson's steps
+// train for seconds each.
 const Snapshot& snapshot_of(const LessonStep& step) {
   static std::map<const LessonStep*, Snapshot> evaluated;
   if (const auto found = evaluated.find(&step); found != evaluated.end()) return found->second;
-  EvaluateOptions options;
-  options.view = step.view;
-  Params params = step.params;
-  attach_corpus(params, lesson_corpus(shipped()));
-  Snapshot snap = *evaluate(params, options);
   bool sweep = step.predict && reads_the_sweep(step.predict->quantity);
-  for (const LessonClaim& claim : step.claims)
-    sweep = sweep || reads_the_sweep(claim.left) || (claim.than && reads_the_sweep(*claim.than));
-  if (sweep) {
-    const std::int64_t target = planned_dk_trials(snap.dk_sweep.config, Evaluator::refine_max_trials);
-    if (snap.dk_sweep.trials < target) add_dk_trials(snap.dk_sweep, target - snap.dk_sweep.trials);
-  }
-  return evaluated.emplace(&step, std::move(snap)).first->second;
+  for (const LessonClaim& claim : step.claims) sweep = sweep || reads_the_sweep(claim);
+  return evaluated.emplace(&step, lesson_support::settled_snapshot(step.params, step.view, sweep)).first->second;
 }
 
 std::string where(const Lesson& lesson, std::size_t step) { return lesson.name + " step " + std::to_string(step + 1); }

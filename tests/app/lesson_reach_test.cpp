@@ -16,7 +16,6 @@
 #include <imgui.h>
 
 #include "lessons/claims.hpp"
-#include "lessons/lesson_corpus.hpp"
 #include "lessons/lessons.hpp"
 #include "lessons/quoted_numbers.hpp"
 #include "panels/labs.hpp"
@@ -24,14 +23,12 @@
 #include "plot/ticks.hpp"
 #include "smlab/evaluate.hpp"
 #include "state/evaluator.hpp"
+#include "lesson_support.hpp"
 
 namespace smlab::app {
 namespace {
 
-const LessonList& shipped() {
-  static const LessonList list = load_lessons(find_assets_dir() / "lessons");
-  return list;
-}
+using lesson_support::shipped;
 
 // The keys a student can move in `view`'s window: the dashboard's sliders and its "scaled" box,
 // which the column shows above every lab but one that trains a model of its own (controls.cpp,
@@ -99,21 +96,6 @@ std::vector<Params> moves_of(const Params& params, const std::string& key) {
   return moved;
 }
 
-bool reads_the_sweep(const ClaimQuantity& q) { return q.quantity.rfind("dk_", 0) == 0; }
-
-// `params` evaluated for `view` as the window settles it (the d_k sweep refined when a claim reads it).
-Snapshot settled(Params params, View view, bool sweep) {
-  EvaluateOptions options;
-  options.view = view;
-  attach_corpus(params, lesson_corpus(shipped()));
-  Snapshot snap = *evaluate(params, options);
-  if (sweep) {
-    const std::int64_t target = planned_dk_trials(snap.dk_sweep.config, Evaluator::refine_max_trials);
-    if (snap.dk_sweep.trials < target) add_dk_trials(snap.dk_sweep, target - snap.dk_sweep.trials);
-  }
-  return snap;
-}
-
 // The claims of `step` that its text types: every comparison ("the top weight passes 1/2") and a
 // "~" whose value the text writes ("0.665", "about 91"), unless the step binds that quantity (the
 // number is then written as measured, so it follows the slider). A "~" the text does not write
@@ -164,12 +146,11 @@ TEST(LessonReach, EveryTypedClaimHoldsWhereverTheClassMovesOneFreeSlider) {
       const std::vector<const LessonClaim*> typed = typed_claims(step);
       if (typed.empty()) continue;
       bool sweep = false;
-      for (const LessonClaim* claim : typed)
-        sweep = sweep || reads_the_sweep(claim->left) || (claim->than && reads_the_sweep(*claim->than));
+      for (const LessonClaim* claim : typed) sweep = sweep || lesson_support::reads_the_sweep(*claim);
       for (const std::string& key : reachable_keys(step.view)) {
         if (std::find(step.held.begin(), step.held.end(), key) != step.held.end()) continue;
         for (const Params& moved : moves_of(step.params, key)) {
-          const Snapshot snap = settled(moved, step.view, sweep);
+          const Snapshot snap = lesson_support::settled_snapshot(moved, step.view, sweep);
           ++moves;
           for (const LessonClaim* claim : typed) {
             const ClaimOutcome outcome = evaluate_claim(snap, *claim);
@@ -252,7 +233,10 @@ TEST(LessonReach, ATypedWeightThatTheSliderMovesIsCaught) {
   ASSERT_EQ(typed_claims(step).size(), 1u);
   int failed = 0;
   for (const Params& moved : moves_of(step.params, "temperature"))
-    failed += evaluate_claim(settled(moved, step.view, false), *typed_claims(step).front()).holds ? 0 : 1;
+    failed +=
+        evaluate_claim(lesson_support::settled_snapshot(moved, step.view, false), *typed_claims(step).front()).holds
+            ? 0
+            : 1;
   EXPECT_EQ(failed, 2) << "T halved and doubled both move the top weight off 0.665";
   EXPECT_TRUE(reachable_keys(View::dashboard).contains("temperature"));
 }

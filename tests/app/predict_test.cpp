@@ -5,6 +5,7 @@
 
 #include "cli_support.hpp"
 #include "headless_support.hpp"
+#include "lesson_support.hpp"
 
 #include <imgui_internal.h>  // ImTextCharFromUtf8
 #include <stb_image.h>
@@ -38,10 +39,7 @@ namespace {
 namespace fs = std::filesystem;
 using test_support::differing_pixels;
 
-const LessonList& shipped() {
-  static const LessonList list = load_lessons(find_assets_dir() / "lessons");
-  return list;
-}
+using lesson_support::shipped;
 
 bool one_line(const std::string& text) { return !text.empty() && text.find('\n') == std::string::npos; }
 
@@ -275,8 +273,7 @@ TEST(PredictReveal, ATypedGuessIsParsedAsWrittenOrRefusedInOneLine) {
 // the planned count (at most refine_max_trials).
 DkSweep drawn_sweep(const Snapshot& snap) {
   DkSweep sweep = snap.dk_sweep;
-  const std::int64_t target = planned_dk_trials(sweep.config, Evaluator::refine_max_trials);
-  if (sweep.trials < target) add_dk_trials(sweep, target - sweep.trials);
+  lesson_support::refine_as_drawn(sweep);
   return sweep;
 }
 
