@@ -101,7 +101,7 @@ class Figure:
         self.fig.canvas.draw()
 
     def move(self, slider, step):
-        """The slider's value at step `step`, as --bench-latency moves it (app/frame_bench.cpp)."""
+        """The slider's value at step `step`, as --bench-latency moves it (app/frame/frame_bench.cpp)."""
         p = self.p
         if slider == "temperature":
             p["temperature"] = 0.05 * (20 / 0.05) ** ((step % 9) / 8)

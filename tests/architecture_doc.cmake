@@ -72,10 +72,7 @@ foreach(line IN LISTS doc_lines)
   endif()
 
   # The link line: every app module it names must be one the row allows.
-  if(name STREQUAL "app")
-    set(cmake_file ${SOURCE_DIR}/app/CMakeLists.txt)
-    set(library smlab_app)
-  elseif(name STREQUAL "main")
+  if(name STREQUAL "main")
     set(cmake_file ${SOURCE_DIR}/app/CMakeLists.txt)
     set(library softmax-lab)
   elseif(name STREQUAL "web")

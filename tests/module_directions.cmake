@@ -1,7 +1,8 @@
 # Checks that every #include "..." in app/ points down the module order (app/CMakeLists.txt):
-#   files, platform, plot < export, i18n < lessons < state < lesson_player < panels < app < classroom < modes < main
-# A back-edge (state including panels/, export including app.hpp, ...) fails with the file, the line
-# and the rule. Run: cmake -DSOURCE_DIR=<repo> -P tests/module_directions.cmake
+#   files, platform, plot < i18n < lessons < state < lesson_player < panels < export < frame < classroom < modes
+#   < main
+# A back-edge (state including panels/, export including frame/app.hpp, ...) fails with the file, the
+# line and the rule, and so does a source beside main.cpp, which belongs in its module's folder. Run: cmake -DSOURCE_DIR=<repo> -P tests/module_directions.cmake
 cmake_minimum_required(VERSION 3.25)
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "give -DSOURCE_DIR=<repository root>")
@@ -11,29 +12,29 @@ endif()
 set(allowed_files "")
 set(allowed_platform "")
 set(allowed_plot "platform")
-set(allowed_export "files;platform;plot")
 set(allowed_i18n "files")
 set(allowed_lessons "i18n;files")
 set(allowed_state "lessons;i18n;files;plot;platform")
 set(allowed_lesson_player "state;lessons;i18n;files;plot;platform")
 set(allowed_panels "lesson_player;state;lessons;i18n;files;plot;platform")
-set(allowed_app "panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
-set(allowed_classroom "app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
-set(allowed_modes "classroom;app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
-set(allowed_main "modes;classroom;app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
-set(allowed_web "app;panels;lesson_player;state;lessons;i18n;export;files;plot;platform")
-set(modules files platform plot export i18n lessons state lesson_player panels app classroom modes main web)
+set(allowed_export "panels;lesson_player;state;lessons;i18n;files;plot;platform")
+set(allowed_frame "export;panels;lesson_player;state;lessons;i18n;files;plot;platform")
+set(allowed_classroom "frame;export;panels;lesson_player;state;lessons;i18n;files;plot;platform")
+set(allowed_modes "classroom;frame;export;panels;lesson_player;state;lessons;i18n;files;plot;platform")
+set(allowed_main "modes;classroom;frame;export;panels;lesson_player;state;lessons;i18n;files;plot;platform")
+set(allowed_web "frame;export;panels;lesson_player;state;lessons;i18n;files;plot;platform")
+set(modules files platform plot i18n lessons state lesson_player panels export frame classroom modes main web)
 
 # The module of a path relative to app/: its first directory (one folder is one module, so no two
-# folders include each other), main.cpp (the program, on top) on its own, and other files directly
-# in app/ are the app module.
+# folders include each other) and main.cpp (the program, on top) on its own. Any other source
+# directly in app/ has no module: it belongs in its module's folder.
 function(module_of relative out)
   if(relative STREQUAL "main.cpp")
     set(${out} main PARENT_SCOPE)
   elseif(relative MATCHES "^([a-z0-9_]+)/")
     set(${out} ${CMAKE_MATCH_1} PARENT_SCOPE)
   else()
-    set(${out} app PARENT_SCOPE)
+    set(${out} "" PARENT_SCOPE)
   endif()
 endfunction()
 
@@ -43,6 +44,11 @@ set(problems 0)
 set(checked 0)
 foreach(source IN LISTS sources)
   module_of(${source} from)
+  if(from STREQUAL "")
+    message(SEND_ERROR "app/${source}: a source beside main.cpp; it belongs in the folder of its module")
+    math(EXPR problems "${problems} + 1")
+    continue()
+  endif()
   if(NOT from IN_LIST modules)
     message(SEND_ERROR "app/${source}: module '${from}' is not in the table of tests/module_directions.cmake")
     math(EXPR problems "${problems} + 1")

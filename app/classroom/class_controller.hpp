@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "classroom/class_host.hpp"
 #include "classroom/qr_code.hpp"
 #include "state/background_job.hpp"

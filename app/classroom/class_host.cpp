@@ -27,7 +27,7 @@
 #include "files/text_file.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "state/presets.hpp"
-#include "url_state.hpp"
+#include "frame/url_state.hpp"
 
 namespace smlab::classroom {
 

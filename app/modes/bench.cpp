@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <iterator>
 
-#include "frame_bench.hpp"
+#include "frame/frame_bench.hpp"
 #include "modes/modes.hpp"
-#include "training_export.hpp"
+#include "export/training_export.hpp"
 
 namespace smlab::app {
 

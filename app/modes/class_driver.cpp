@@ -25,7 +25,7 @@
 
 #include "classroom/class_controller.hpp"
 #include "files/atomic_file.hpp"
-#include "frame_bench.hpp"
+#include "frame/frame_bench.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "modes/modes.hpp"
 #include "smlab/assignments.hpp"

@@ -13,8 +13,8 @@
 #include "files/progress_line.hpp"
 #include "modes/modes.hpp"
 #include "panels/pins_panel.hpp"
-#include "plot_export.hpp"
-#include "training_export.hpp"
+#include "export/plot_export.hpp"
+#include "export/training_export.hpp"
 
 namespace smlab::app {
 namespace {

@@ -10,9 +10,9 @@
 #include "files/atomic_file.hpp"
 #include "files/printable.hpp"
 #include "files/progress_line.hpp"
-#include "gif_sweep.hpp"
+#include "frame/offscreen_app.hpp"
 #include "modes/modes.hpp"
-#include "training_export.hpp"
+#include "export/training_export.hpp"
 
 namespace smlab::app {
 

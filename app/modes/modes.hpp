@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "modes/options.hpp"
 #include "platform/offscreen.hpp"
 #include "smlab/error.hpp"

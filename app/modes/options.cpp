@@ -22,7 +22,7 @@
 #include <utility>
 
 #include "modes/modes.hpp"
-#include "scaled_screenshot.hpp"
+#include "export/panel_crop.hpp"
 #include "smlab/labs/training.hpp"
 #include "smlab/train/settings.hpp"
 

@@ -8,8 +8,8 @@
 #include "files/progress_line.hpp"
 #include "export/png.hpp"
 #include "modes/modes.hpp"
-#include "scaled_screenshot.hpp"
-#include "training_export.hpp"
+#include "frame/offscreen_app.hpp"
+#include "export/training_export.hpp"
 
 namespace smlab::app {
 

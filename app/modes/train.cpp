@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "modes/modes.hpp"
-#include "training_export.hpp"
+#include "export/training_export.hpp"
 
 namespace smlab::app {
 namespace {

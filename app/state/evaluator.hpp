@@ -265,4 +265,8 @@ class Evaluator {
   std::jthread worker_;  // last member: starts after, and is joined before, the rest
 };
 
+// The cap on a headless render's refinement: about 8·10⁶ draws at any L, so headless renders are
+// quick and deterministic, and at small L (lessons) reach the planned, converged trial count.
+std::int64_t headless_refine_trials(int seq_len);
+
 }  // namespace smlab::app

@@ -134,6 +134,14 @@ void Evaluator::notify_result() {
 
 // [SECTION] Refinement of the d_k sweep
 
+std::int64_t headless_refine_trials(int seq_len) {
+  // 8·10⁶ draws: up to the planned (converged) count at L ≤ 32, where a lesson reveals a sweep's
+  // mean (planned_dk_trials; the refinement stops there, usually sooner than this cap).
+  const auto points = static_cast<std::int64_t>(power_of_two_key_dims().size());
+  return std::clamp<std::int64_t>(8'000'000 / (points * seq_len), automatic_dk_trials(seq_len),
+                                  Evaluator::refine_max_trials);
+}
+
 namespace {
 
 // Refined to the count planned before its trials are seen (planned_dk_trials, which says why: a

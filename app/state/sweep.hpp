@@ -1,5 +1,5 @@
 // A slider sweep, KEY=FROM:TO[:log]: what `--export-gif --sweep` and the Animate controls move, and
-// the value of each frame (every value set through set_param). Rendering it is gif_sweep.hpp's.
+// the value of each frame (every value set through set_param). Rendering it is frame/offscreen_app.hpp's.
 #pragma once
 
 #include <optional>

@@ -11,7 +11,7 @@
 #include <span>
 #include <string>
 
-#include "export_job.hpp"
+#include "export/export_job.hpp"
 #include "zip_stream.hpp"
 #include "i18n/i18n.hpp"
 #include "plot/color.hpp"

@@ -28,7 +28,7 @@
 #include "lesson_player/lesson_player.hpp"
 #include "state/import_files.hpp"
 #include "state/session.hpp"
-#include "export_job.hpp"
+#include "export/export_job.hpp"
 #include "web_app.hpp"
 
 // [SECTION] Helpers

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 
 namespace smlab::web {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "platform/window.hpp"
-#include "url_state.hpp"
+#include "frame/url_state.hpp"
 
 namespace smlab::web {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <variant>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "plot/color.hpp"
 #include "plot/layout.hpp"
 #include "plot/plot.hpp"

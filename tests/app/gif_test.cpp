@@ -160,7 +160,7 @@ TEST(GifWriter, RejectsFramesOfAnotherSizeAndEmptyGifs) {
   const auto error = writer.add_frame(flat_image(30, 40, 3));
   ASSERT_FALSE(error.ok());
   EXPECT_NE(error.error().message.find("40x30"), std::string::npos) << error.error().message;
-  // Frames the writer cannot take are bad input (--gif exits 2), as gif_sweep reported them before.
+  // Frames the writer cannot take are bad input (--gif exits 2), as render_sweep reports them.
   EXPECT_EQ(smlab::exit_code(error.error().kind), 2);
 }
 

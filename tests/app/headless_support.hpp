@@ -11,7 +11,7 @@
 #include <memory>
 #include <thread>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "i18n/i18n.hpp"
 #include "platform/offscreen.hpp"
 #include "state/presets.hpp"

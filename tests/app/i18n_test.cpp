@@ -20,8 +20,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "app.hpp"
-#include "plot_export.hpp"
+#include "frame/app.hpp"
+#include "export/plot_export.hpp"
 #include "i18n/i18n.hpp"
 #include "lessons/lessons.hpp"
 #include "panels/labs.hpp"

@@ -25,7 +25,7 @@
 #include "state/presets.hpp"
 #include "state/session.hpp"
 #include "state/start_state.hpp"
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "panels/panels.hpp"
 #include "platform/offscreen.hpp"
 #include "export/png.hpp"

@@ -17,13 +17,13 @@
 #include <thread>
 #include <unistd.h>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "i18n/i18n.hpp"
 #include "panels/labs.hpp"
 #include "platform/offscreen.hpp"
-#include "plot_export.hpp"
+#include "export/plot_export.hpp"
 #include "headless_support.hpp"
-#include "scaled_screenshot.hpp"
+#include "frame/offscreen_app.hpp"
 #include "smlab/evaluate.hpp"
 #include "state/presets.hpp"
 

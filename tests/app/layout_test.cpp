@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "i18n/i18n.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "lessons/lessons.hpp"
@@ -36,7 +36,7 @@
 #include "panels/panels.hpp"
 #include "platform/offscreen.hpp"
 #include "plot/color.hpp"
-#include "scaled_screenshot.hpp"
+#include "frame/offscreen_app.hpp"
 #include "smlab/views.hpp"
 #include "state/presets.hpp"
 #include "state/session.hpp"

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "../core/training_reference_file.hpp"
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "lessons/lessons.hpp"
 #include "lessons/quoted_numbers.hpp"

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "i18n/i18n.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "lessons/lesson_corpus.hpp"

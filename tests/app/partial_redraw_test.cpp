@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "platform/damage.hpp"
 #include "platform/offscreen.hpp"
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "i18n/i18n.hpp"
 #include "panels/pins_panel.hpp"
 #include "platform/offscreen.hpp"

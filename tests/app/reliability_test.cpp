@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "files/atomic_file.hpp"
 #include "files/progress_line.hpp"
 #include "platform/allocator.hpp"
@@ -40,7 +40,7 @@
 #include "smlab/evaluate.hpp"
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
-#include "training_export.hpp"
+#include "export/training_export.hpp"
 
 namespace smlab::app {
 namespace {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <set>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "panels/panels.hpp"
 #include "platform/offscreen.hpp"
 

@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "cli_support.hpp"
 #include "headless_support.hpp"
 #include "i18n/i18n.hpp"
@@ -35,7 +35,7 @@
 #include "state/session.hpp"
 #include "state/start_state.hpp"
 #include "state/trainer.hpp"
-#include "training_export.hpp"
+#include "export/training_export.hpp"
 
 namespace smlab::app {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "panels/labs.hpp"
 #include "platform/offscreen.hpp"
 #include "smlab/evaluate.hpp"

@@ -16,9 +16,9 @@
 #include <string>
 #include <unistd.h>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "lessons/lessons.hpp"
-#include "plot_export.hpp"
+#include "export/plot_export.hpp"
 #include "panels/labs.hpp"
 #include "platform/offscreen.hpp"
 #include "smlab/evaluate.hpp"

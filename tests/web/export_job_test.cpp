@@ -1,4 +1,4 @@
-// The export job (app/export_job.hpp) as the web page runs it, built natively: the .zip it streams holds the
+// The export job (app/export/export_job.hpp) as the web page runs it, built natively: the .zip it streams holds the
 // files `softmax-lab --export-csv` / `--export-svg` write for the same state, byte for byte; it is
 // made in many slices, in small pieces, and stops on request; the subset's pooled maps are the block
 // maxima of the whole maps. The zip itself is read by this file's reader and by Python's zipfile.
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "../app/cli_support.hpp"
-#include "export_job.hpp"
+#include "export/export_job.hpp"
 #include "i18n/i18n.hpp"
 #include "smlab/assignments.hpp"
 #include "state/presets.hpp"

@@ -1,4 +1,4 @@
-// The web page's address (app/url_state.hpp), built natively: it carries every setting a
+// The web page's address (app/frame/url_state.hpp), built natively: it carries every setting a
 // session carries and reads back exactly; values are the shortest text (rounded only while an
 // animation plays); a bad setting is skipped with one line in the page's language while the rest
 // apply, and stays in the address until that setting is set in the page.
@@ -12,7 +12,7 @@
 #include "smlab/assignments.hpp"
 #include "smlab/utf8.hpp"
 #include "state/presets.hpp"
-#include "url_state.hpp"
+#include "frame/url_state.hpp"
 
 namespace smlab::web {
 namespace {

@@ -43,7 +43,7 @@ struct EvaluateOptions {
   View view = View::dashboard;
   bool all_labs = false;
   // Leave the training lab out (it is not in the Snapshot): a headless export trains it itself, with
-  // its cost checked first and its progress shown (app/training_export.hpp), and sets it after.
+  // its cost checked first and its progress shown (app/export/training_export.hpp), and sets it after.
   bool training_by_caller = false;
   // Long imported contexts (no stored QKᵀ): leave the pooled maps out (Snapshot::pooled.factor
   // stays 0, attention_max is the previous one's) so the caller can show the rest at once and

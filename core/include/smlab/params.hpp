@@ -110,7 +110,7 @@ Result<void> attach_import(Params& params, std::shared_ptr<const ImportedAttenti
 
 // [SECTION] The key table: one row per key accepted by --set, session files and lessons
 // ("temperature", "d_k", ...). Validation, set_param/get_param, --list-keys, the slider nudges
-// (app/state/nudge.cpp), the --sweep keys (app/gif_sweep.cpp) and a lesson's blend
+// (app/state/nudge.cpp), the --sweep keys (app/frame/offscreen_app.cpp) and a lesson's blend
 // between two steps (blend_params) all read this table; a new key is one row in params.cpp's
 // table plus its Params member (and a slider, if it has one, in the panel that shows it).
 
@@ -158,7 +158,7 @@ std::span<const ParamKey> param_keys();
 const ParamKey* find_param_key(std::string_view name);
 
 // The value of a numeric key as a double (nullopt for flags, the format and the scores): the web
-// page's address rounds real values while a sweep animates (app/url_state.cpp).
+// page's address rounds real values while a sweep animates (app/frame/url_state.cpp).
 std::optional<double> numeric_param(const Params& params, const ParamKey& key);
 
 // Params part of the way from `from` to `to` for t in [0, 1]: every key that blends moves (log

@@ -17,10 +17,10 @@
 #include "app.hpp"
 #include "app_recording.hpp"
 #include "export/png.hpp"
-#include "export_job.hpp"
+#include "export/export_job.hpp"
 #include "i18n/i18n.hpp"
 #include "platform/window.hpp"
-#include "scaled_screenshot.hpp"
+#include "offscreen_app.hpp"
 
 namespace smlab::app {
 namespace {

@@ -1,14 +1,12 @@
-// Scaled screenshots: panel lookup, cropping, and an offscreen render of a copy of the App.
-#include "scaled_screenshot.hpp"
+// A screenshot's panels: the scale's name, panel lookup and cropping.
+#include "panel_crop.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "app.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "panels/panels.hpp"
-#include "platform/offscreen.hpp"
 
 namespace smlab::app {
 
@@ -66,31 +64,6 @@ Image crop_image(const Image& image, PanelRect rect, float scale) {
     std::memcpy(out.pixels.data() + static_cast<std::size_t>(y) * row_bytes, image.pixels.data() + from, row_bytes);
   }
   return out;
-}
-
-ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int height, float scale, float content_scale,
-                                    std::string_view panel) {
-  platform::OffscreenOptions offscreen_options;
-  offscreen_options.width = width;
-  offscreen_options.height = height;
-  offscreen_options.framebuffer_scale = scale;
-  offscreen_options.content_scale = content_scale;
-  auto created = platform::Offscreen::create(offscreen_options);
-  if (!created) return created.error();
-  {
-    App app(**created, options);
-    app.wait_for_snapshot();
-    for (int frame = 0; frame < scaled_screenshot_frames; ++frame) app.frame();
-    const Image image = (*created)->capture();
-    const ImVec2 display(static_cast<float>(width), static_cast<float>(height));
-    const auto rect = find_panel(app.ui(), display, panel);
-    if (!rect) {
-      std::string allowed;
-      for (const std::string& name : panel_names(app.ui())) allowed += (allowed.empty() ? "" : ", ") + name;
-      return Error::usage("panel '" + std::string(panel.substr(0, 40)) + "' is not on this view: allowed " + allowed);
-    }
-    return panel.empty() || panel == "window" ? image : crop_image(image, *rect, scale);
-  }
 }
 
 }  // namespace smlab::app

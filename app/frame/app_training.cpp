@@ -12,7 +12,7 @@
 #include "lessons/lesson_corpus.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "platform/window.hpp"
-#include "training_export.hpp"
+#include "export/training_export.hpp"
 
 namespace smlab::app {
 namespace {

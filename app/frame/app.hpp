@@ -58,10 +58,6 @@ struct AppOptions : StartState {
   std::shared_ptr<const TrainingLab> training_shown;
 };
 
-// The cap on a headless render's refinement: about 8·10⁶ draws at any L, so headless renders are
-// quick and deterministic, and at small L (lessons) reach the planned, converged trial count.
-std::int64_t headless_refine_trials(int seq_len);
-
 // The frame time an animation (lesson glide, sweep) moves by: ImGui's DeltaTime, at most 0.25 s
 // (the first frame after the window slept would otherwise jump by the whole sleep).
 double animation_step_seconds();

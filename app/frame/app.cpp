@@ -305,14 +305,6 @@ bool App::extra_glyphs_need_cjk() const {
 
 // [SECTION] Evaluation: submit and take the snapshot
 
-std::int64_t headless_refine_trials(int seq_len) {
-  // 8·10⁶ draws: up to the planned (converged) count at L ≤ 32, where a lesson reveals a sweep's
-  // mean (planned_dk_trials; the refinement stops there, usually sooner than this cap).
-  const auto points = static_cast<std::int64_t>(power_of_two_key_dims().size());
-  return std::clamp<std::int64_t>(8'000'000 / (points * seq_len), automatic_dk_trials(seq_len),
-                                  Evaluator::refine_max_trials);
-}
-
 void App::submit() {
   // Params set from keys (a lesson step, a session) lack the language model's corpus, and Params'
   // == does not see it: attached here, every evaluation has it (wait_for_snapshot submits before

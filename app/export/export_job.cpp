@@ -14,11 +14,11 @@
 #include <cmath>
 #include <utility>
 
-#include "app.hpp"
 #include "export/csv.hpp"
 #include "panels/pins_panel.hpp"
 #include "plot_export.hpp"
 #include "smlab/montecarlo.hpp"
+#include "state/evaluator.hpp"
 
 namespace smlab::app {
 
