@@ -47,6 +47,15 @@ std::optional<PanelRect> find_panel(const UiState& ui, ImVec2 display_size, std:
   return std::nullopt;
 }
 
+Result<PanelRect> panel_or_error(const UiState& ui, ImVec2 display_size, std::string_view name,
+                                 std::string_view asked_as) {
+  if (const std::optional<PanelRect> rect = find_panel(ui, display_size, name)) return *rect;
+  std::string allowed;
+  for (const std::string& panel : panel_names(ui)) allowed += (allowed.empty() ? "" : ", ") + panel;
+  return Error::usage(std::string(asked_as) + " '" + std::string(name.substr(0, 40)) +
+                      "' is not on this view: allowed " + allowed);
+}
+
 Image crop_image(const Image& image, PanelRect rect, float scale) {
   if (!image.well_formed()) return {};
   const int x0 = std::clamp(static_cast<int>(std::floor(rect.min.x * scale)), 0, image.width);

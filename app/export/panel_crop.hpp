@@ -13,6 +13,7 @@
 #include <imgui.h>
 
 #include "platform/image.hpp"
+#include "smlab/error.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {
@@ -29,6 +30,10 @@ struct PanelRect {
 };
 // The rectangle of `name` in the last frame, or nothing when the view has no such panel.
 std::optional<PanelRect> find_panel(const UiState& ui, ImVec2 display_size, std::string_view name);
+// The same, or the usage Error that names it and the panels allowed: "<asked_as> 'NAME' is not on
+// this view: allowed window, controls, …" (`asked_as` is how the user gave it: "--panel", "panel").
+Result<PanelRect> panel_or_error(const UiState& ui, ImVec2 display_size, std::string_view name,
+                                 std::string_view asked_as);
 
 // The pixels of `rect` in `image`, which was rendered at `scale` pixels per display unit (clipped to
 // the image; rounded outwards to whole pixels).

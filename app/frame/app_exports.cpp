@@ -181,13 +181,8 @@ void App::step_png_render(RunningExport& running) {
   if (++render.frames_drawn < scaled_screenshot_frames) return;
   const Image image = render.surface->capture();
   const ImVec2 display(static_cast<float>(render.width), static_cast<float>(render.height));
-  const std::optional<PanelRect> rect = find_panel(copy.ui(), display, render.panel);
-  if (!rect) {
-    std::string allowed;
-    for (const std::string& name : panel_names(copy.ui())) allowed += (allowed.empty() ? "" : ", ") + name;
-    running.failure =
-        Error::usage("panel '" + render.panel.substr(0, 40) + "' is not on this view: allowed " + allowed);
-  }
+  const Result<PanelRect> rect = panel_or_error(copy.ui(), display, render.panel, "panel");
+  if (!rect) running.failure = rect.error();
   const bool whole = render.panel.empty() || render.panel == "window";
   Image shot = !rect ? Image{} : whole ? image : crop_image(image, *rect, render.scale);
   running.render.reset();  // the offscreen copy and its contexts

@@ -21,12 +21,8 @@ ScaledShot render_scaled_screenshot(const AppOptions& options, int width, int he
     for (int frame = 0; frame < scaled_screenshot_frames; ++frame) app.frame();
     const Image image = (*created)->capture();
     const ImVec2 display(static_cast<float>(width), static_cast<float>(height));
-    const auto rect = find_panel(app.ui(), display, panel);
-    if (!rect) {
-      std::string allowed;
-      for (const std::string& name : panel_names(app.ui())) allowed += (allowed.empty() ? "" : ", ") + name;
-      return Error::usage("panel '" + std::string(panel.substr(0, 40)) + "' is not on this view: allowed " + allowed);
-    }
+    const Result<PanelRect> rect = panel_or_error(app.ui(), display, panel, "panel");
+    if (!rect) return rect.error();
     return panel.empty() || panel == "window" ? image : crop_image(image, *rect, scale);
   }
 }

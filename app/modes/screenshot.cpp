@@ -44,12 +44,8 @@ Result<void> run_screenshot(const Options& o, AppOptions options) {
   Image image = surface.capture();
   if (!o.panel_name.empty()) {
     const ImVec2 display(static_cast<float>(o.size.width), static_cast<float>(o.size.height));
-    const auto rect = find_panel(app.ui(), display, o.panel_name);
-    if (!rect) {
-      std::string allowed;
-      for (const std::string& name : panel_names(app.ui())) allowed += (allowed.empty() ? "" : ", ") + name;
-      return Error::usage("--panel '" + o.panel_name.substr(0, 40) + "' is not on this view: allowed " + allowed);
-    }
+    const Result<PanelRect> rect = panel_or_error(app.ui(), display, o.panel_name, "--panel");
+    if (!rect) return rect.error();
     image = crop_image(image, *rect, static_cast<float>(o.shot_scale));
     if (image.pixels.empty())  // laid out below the window's edge (the view scrolls there)
       return Error::usage("--panel '" + o.panel_name.substr(0, 40) + "' is not on screen at --size " + o.size_text +
