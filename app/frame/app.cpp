@@ -123,7 +123,7 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   ui_.interaction.color_scales.chosen = options.color_scales;
   font_pixels_ = options.font_pixels;
   apply_look();
-  start_training(options);  // app_training.cpp: before the history's first Params (it attaches the corpus)
+  training_.start(options, ui_);  // before the history's first Params (it attaches the corpus)
   history_.reset(ui_.params);
 
   if (options.refine_trials > 0) evaluator_.set_refine_limit(options.refine_trials);
@@ -308,11 +308,11 @@ bool App::extra_glyphs_need_cjk() const {
 void App::submit() {
   // Params set from keys (a lesson step, a session) lack the language model's corpus, and Params'
   // == does not see it: attached here, every evaluation has it (wait_for_snapshot submits before
-  // any frame's sync_training could attach it; the lesson's language step drew no next-token bars).
-  attach_corpus(ui_.params, corpus_);
+  // any frame's training_.sync could attach it; the lesson's language step drew no next-token bars).
+  attach_corpus(ui_.params, training_.corpus());
   submitted_ = ui_.params;
   submitted_view_ = ui_.view;
-  evaluator_.submit(submitted_, evaluated_view(submitted_view_));
+  evaluator_.submit(submitted_, training_.evaluated_view(submitted_view_, submitted_.training));
 }
 
 // Params changed, or a new tab needs its lab's numbers.
@@ -388,9 +388,9 @@ bool App::frame() {
   const HeldKeysScope held(open_step != nullptr ? std::span<const std::string>(open_step->held)
                                                 : std::span<const std::string>());
   if (!surface_.begin_frame()) return false;
-  import_dropped_files();     // before the interaction frame, so an import is one undo step
-  begin_interaction_frame();  // undo/redo, nudges, the sweep: before Params are submitted
-  sync_training();            // the training lab's corpus and Trainer (app_training.cpp)
+  import_dropped_files();           // before the interaction frame, so an import is one undo step
+  begin_interaction_frame();        // undo/redo, nudges, the sweep: before Params are submitted
+  training_.sync(ui_, reporter());  // the training lab's corpus and Trainer
 
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.interaction.commands.push(Command::screenshot);
   // Ctrl+Q quits, also in full screen where there is no close button (File > Quit does the same).
@@ -471,7 +471,8 @@ bool App::frame() {
   }
   submitted_last_frame_ = submitted_this_frame;
   sync_snapshot();
-  compose_training();  // the live training lab's newest picture into the Snapshot drawn
+  // The live training lab's newest picture into the Snapshot drawn; a new one has new maps.
+  if (training_.compose(ui_, latest_.snapshot)) lab_textures_.new_snapshot();
   if (Result<void> worker = evaluator_.take_error(); !worker) report(worker.error().message, true);
 
   // A status line about an import the Params no longer hold goes before the frame is drawn
@@ -515,7 +516,7 @@ bool App::frame() {
   // or context popup drawn (a modal dialog still counts as the picture).
   const bool popup_drawn = menu_or_popup_drawn();
   surface_.end_frame();
-  export_training_npz();
+  training_.export_npz(ui_, latest_.snapshot.get(), reporter());
   if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot)) start_screenshot();
   end_interaction_frame();  // history, PNG export, GIF recording
 

@@ -28,6 +28,7 @@
 #include "state/texture_pool.hpp"
 #include "state/trainer.hpp"
 #include "state/ui_state.hpp"
+#include "live_training.hpp"
 
 namespace smlab::app {
 
@@ -47,7 +48,7 @@ struct AppOptions : StartState {
   // file pickers (the web page: a download and the browser's file dialog): the requests are left in
   // UiState::interaction for it instead of opening the path popups.
   bool files_by_host = false;
-  // The training lab (app_training.cpp): live, a Trainer trains its runs on a worker thread (the
+  // The training lab (live_training.hpp): live, a Trainer trains its runs on a worker thread (the
   // window and the --train frame bench; not the web page, which has no threads); else, with
   // training_shown, that picture is drawn while the lab's settings stay the Params' (an offscreen
   // copy of a window); else the evaluator's lab at train_steps (headless renders and exports).
@@ -202,8 +203,8 @@ class App {
   void reload_fonts() { fonts_stale_ = true; }
   // The live training lab's Trainer (null unless AppOptions::live_training), and the lab's picture
   // drawn now (live or frozen; null when the evaluator's Snapshot holds it).
-  Trainer* trainer() { return trainer_.get(); }
-  std::shared_ptr<const TrainingLab> training_picture() const;
+  Trainer* trainer() { return training_.trainer(); }
+  std::shared_ptr<const TrainingLab> training_picture() const { return training_.picture(ui_.params.training); }
 
   // A host's own windows and work inside each frame (the class: classroom/), called after the App's
   // windows are drawn and before the frame ends, with this App: it may draw, edit the model and
@@ -222,6 +223,10 @@ class App {
 
  private:
   void sync_snapshot();
+  // report() as the modules the App holds take it.
+  LiveTraining::Report reporter() {
+    return [this](const std::string& text, bool is_error) { report(text, is_error); };
+  }
   // Fonts, ImGui style and plot style for ui_.theme and ui_.font_scale. Between frames only:
   // it rebuilds the font atlas.
   void apply_look();
@@ -234,13 +239,6 @@ class App {
   // Puts loaded data into the shown Params (attach_import) and reports it; import_files and a
   // finished start_import both end here.
   Result<void> apply_import(const ImportLoad& loaded);
-  // The training lab (app_training.cpp).
-  void start_training(const AppOptions& options);
-  View evaluated_view(View view) const;  // the view the evaluator computes for the shown one
-  void sync_training();                  // before submitting: the corpus, the Trainer's inbox, files
-  void compose_training();               // after taking the Snapshot: the live or frozen picture into it
-  void training_files(const Trainer::Published& published);
-  void export_training_npz();
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
@@ -324,19 +322,9 @@ class App {
   std::vector<std::unique_ptr<RunningExport>> exports_;  // in start order
   std::function<void()> export_hook_;                    // set_export_hook_for_testing
 
-  // The training lab (app_training.cpp).
-  std::shared_ptr<const train::Corpus> corpus_;  // the lesson texts, for the language task
-  std::unique_ptr<Trainer> trainer_;
-  std::shared_ptr<const TrainingLab> frozen_training_;  // AppOptions::training_shown
-  TrainingSettings frozen_settings_;                    // the settings it belongs to
-  // The Snapshot drawn with the picture in it, and what it was made from.
-  std::shared_ptr<const Snapshot> composed_, composed_from_;
-  std::shared_ptr<const TrainingLab> composed_lab_;
-  std::optional<std::pair<std::size_t, std::size_t>> trained_lesson_step_;  // the lesson step last seen
-  std::uint64_t weights_request_ = 0;                                       // weights asked for, to save
-  std::string weights_path_;                                                // where to
-  std::function<void(App&)> frame_hook_;                                    // set_frame_hook
-  std::function<std::string()> class_record_;                               // set_class_session_hooks
+  LiveTraining training_;                      // the training lab's live side (live_training.hpp)
+  std::function<void(App&)> frame_hook_;       // set_frame_hook
+  std::function<std::string()> class_record_;  // set_class_session_hooks
   std::function<void(const std::string&)> class_reopen_;
 };
 

@@ -1,12 +1,12 @@
-// The App's side of the training lab: where its picture comes from (the live Trainer,
-// a frozen picture handed to an offscreen copy, or the evaluator's lab at train_steps), the
-// Trainer's inbox each frame (settings, buttons, lesson steps), and the lab's files: weights saved
-// and loaded, a sentence's .npz.
+// The training lab's live side (live_training.hpp).
+#include "live_training.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
 #include "app.hpp"
+#include "i18n/i18n.hpp"
 #include "files/atomic_file.hpp"
 #include "files/text_file.hpp"
 #include "lessons/lesson_corpus.hpp"
@@ -37,53 +37,52 @@ Trainer::Command trainer_command(TrainingUi::Command command) {
 
 }  // namespace
 
-void App::start_training(const AppOptions& options) {
-  corpus_ = options.params.training.corpus != nullptr ? options.params.training.corpus : lesson_corpus(ui_.lessons);
-  attach_corpus(ui_.params, corpus_);
+void LiveTraining::start(const AppOptions& options, UiState& ui) {
+  corpus_ = options.params.training.corpus != nullptr ? options.params.training.corpus : lesson_corpus(ui.lessons);
+  attach_corpus(ui.params, corpus_);
   // The page offers what is written into its downloads folder as downloads (web_main.cpp).
   const auto file = [&](const char* name) {
     return options.files_by_host ? (std::filesystem::path(options.screenshot_dir) / name).string() : home_file(name);
   };
-  ui_.training.weights_path = file("softmax-lab-weights.smlab");
-  ui_.training.npz_path = file("softmax-lab-sentence.npz");
-  ui_.training.files_by_host = options.files_by_host;
+  ui.training.weights_path = file("softmax-lab-weights.smlab");
+  ui.training.npz_path = file("softmax-lab-sentence.npz");
+  ui.training.files_by_host = options.files_by_host;
   if (options.training_shown != nullptr) {
-    frozen_training_ = options.training_shown;
-    frozen_settings_ = ui_.params.training;
+    frozen_ = options.training_shown;
+    frozen_settings_ = ui.params.training;
   }
   if (options.live_training) {
     trainer_ = std::make_unique<Trainer>();
     trainer_->set_wake_callback(&platform::Window::wake);
     if (options.train_at_start) trainer_->command(Trainer::Command::train);
   }
-  ui_.training.live = trainer_ != nullptr;
+  ui.training.live = trainer_ != nullptr;
 }
 
-std::shared_ptr<const TrainingLab> App::training_picture() const {
+std::shared_ptr<const TrainingLab> LiveTraining::picture(const TrainingSettings& settings) const {
   if (trainer_ != nullptr) return trainer_->latest().lab;
-  if (frozen_training_ != nullptr && ui_.params.training == frozen_settings_) return frozen_training_;
+  if (frozen_ != nullptr && settings == frozen_settings_) return frozen_;
   return nullptr;
 }
 
-View App::evaluated_view(View view) const {
+View LiveTraining::evaluated_view(View view, const TrainingSettings& settings) const {
   // The live or frozen picture is the lab's: the evaluator need not train it again.
-  const bool drawn_here =
-      trainer_ != nullptr || (frozen_training_ != nullptr && ui_.params.training == frozen_settings_);
+  const bool drawn_here = trainer_ != nullptr || (frozen_ != nullptr && settings == frozen_settings_);
   return view == View::training && drawn_here ? View::dashboard : view;
 }
 
-void App::sync_training() {
-  attach_corpus(ui_.params, corpus_);  // Params made from keys (a session, a lesson step) get the corpus
+void LiveTraining::sync(UiState& ui, const Report& report) {
+  attach_corpus(ui.params, corpus_);  // Params made from keys (a session, a lesson step) get the corpus
   if (trainer_ == nullptr) return;
-  TrainingUi& t = ui_.training;
+  TrainingUi& t = ui.training;
   // A lesson step that shows the lab starts its runs over (unless they already are a fresh
   // training of its settings): its numbers are a fresh training's, as its claims were checked.
   std::optional<std::pair<std::size_t, std::size_t>> step;
-  if (ui_.lesson.open) step = std::make_pair(ui_.lesson.open->lesson, ui_.lesson.open->step);
-  const LessonStep* lesson_step = current_step(ui_);
-  const bool restart = step != trained_lesson_step_ && lesson_step != nullptr && lesson_step->view == View::training;
-  trained_lesson_step_ = step;
-  trainer_->update(ui_.params.training, ui_.view == View::training, restart);
+  if (ui.lesson.open) step = std::make_pair(ui.lesson.open->lesson, ui.lesson.open->step);
+  const LessonStep* lesson_step = current_step(ui);
+  const bool restart = step != lesson_step_ && lesson_step != nullptr && lesson_step->view == View::training;
+  lesson_step_ = step;
+  trainer_->update(ui.params.training, ui.view == View::training, restart);
   for (const TrainingUi::Command command : t.commands) trainer_->command(trainer_command(command));
   t.commands.clear();
   const Trainer::Published published = trainer_->latest();
@@ -94,27 +93,29 @@ void App::sync_training() {
     t.steps_done = published.lab->steps_done;
     t.goal = published.lab->goal;
   }
-  training_files(published);
+  weights_files(ui, published, report);
 }
 
-void App::compose_training() {
-  if (ui_.view != View::training || latest_.snapshot == nullptr) return;
-  const std::shared_ptr<const TrainingLab> lab = training_picture();
-  if (lab == nullptr) return;  // the evaluator's lab at train_steps is in the Snapshot already
-  if (composed_ == nullptr || composed_from_ != latest_.snapshot || composed_lab_ != lab) {
-    auto snapshot = std::make_shared<Snapshot>(*latest_.snapshot);
-    snapshot->params.training = ui_.params.training;
-    snapshot->labs.set(View::training, *lab);
-    composed_ = std::move(snapshot);
-    composed_from_ = latest_.snapshot;
+bool LiveTraining::compose(const UiState& ui, std::shared_ptr<const Snapshot>& snapshot) {
+  if (ui.view != View::training || snapshot == nullptr) return false;
+  const std::shared_ptr<const TrainingLab> lab = picture(ui.params.training);
+  if (lab == nullptr) return false;  // the evaluator's lab at train_steps is in the Snapshot already
+  bool renewed = false;
+  if (composed_ == nullptr || composed_from_ != snapshot || composed_lab_ != lab) {
+    auto composed = std::make_shared<Snapshot>(*snapshot);
+    composed->params.training = ui.params.training;
+    composed->labs.set(View::training, *lab);
+    composed_ = std::move(composed);
+    composed_from_ = snapshot;
     composed_lab_ = lab;
-    lab_textures_.new_snapshot();  // the maps of the new picture
+    renewed = true;
   }
-  latest_.snapshot = composed_;
+  snapshot = composed_;
+  return renewed;
 }
 
-void App::training_files(const Trainer::Published& published) {
-  TrainingUi& t = ui_.training;
+void LiveTraining::weights_files(UiState& ui, const Trainer::Published& published, const Report& report) {
+  TrainingUi& t = ui.training;
   const auto done = [&](const std::string& text, bool error) {
     t.message = text;
     t.message_is_error = error;
@@ -147,7 +148,7 @@ void App::training_files(const Trainer::Published& published) {
       if (!run.ok()) {
         done(run.error().message, true);
       } else {
-        Params next = ui_.params;
+        Params next = ui.params;
         next.training.run = run->settings();
         next.training.compare.clear();
         next.training.seeds = 1;
@@ -156,7 +157,7 @@ void App::training_files(const Trainer::Published& published) {
           done(t.weights_path + ": " + valid.error().message, true);
         } else {
           trainer_->adopt(std::move(*run), next.training);
-          apply_params(ui_, next);
+          apply_params(ui, next);
           done(i18n::format("lab.training.loaded_weights", {t.weights_path, std::to_string(next.training.steps)}),
                false);
         }
@@ -165,11 +166,11 @@ void App::training_files(const Trainer::Published& published) {
   }
 }
 
-void App::export_training_npz() {
-  TrainingUi& t = ui_.training;
+void LiveTraining::export_npz(UiState& ui, const Snapshot* shown, const Report& report) {
+  TrainingUi& t = ui.training;
   if (!t.export_npz) return;
   t.export_npz = false;
-  const TrainingLab* lab = latest_.snapshot != nullptr ? latest_.snapshot->lab<TrainingLab>() : nullptr;
+  const TrainingLab* lab = shown != nullptr ? shown->lab<TrainingLab>() : nullptr;
   if (lab == nullptr || lab->sentence.attention == nullptr) return;
   // As the headless export: a file --import would refuse is not written (training_export.hpp).
   if (const Result<void> readable = exporting::importable(*lab->sentence.attention); !readable) {
