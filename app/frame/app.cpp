@@ -3,7 +3,6 @@
 // [SECTION] Index
 //   [SECTION] Whether Chinese can be shown
 //   [SECTION] Construction
-//   [SECTION] Look: fonts, theme and scale
 //   [SECTION] Evaluation: submit and take the snapshot
 //   [SECTION] One frame
 //   [SECTION] Sessions
@@ -80,7 +79,7 @@ bool menu_or_popup_drawn() {
 
 // [SECTION] Construction
 
-App::App(platform::Surface& surface, const AppOptions& options) : surface_(surface), plot_style_(plot::dark_style()) {
+App::App(platform::Surface& surface, const AppOptions& options) : surface_(surface), look_(options.font_pixels) {
   surface_.make_current();
   // main.cpp loads the string tables first; an App made elsewhere (tests) loads them here.
   Result<void> catalogue;
@@ -121,8 +120,7 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   ui_.font_scale = std::clamp(options.font_scale, font_scale_min, font_scale_max);
   ui_.interaction.colormap = options.colormap;
   ui_.interaction.color_scales.chosen = options.color_scales;
-  font_pixels_ = options.font_pixels;
-  apply_look();
+  look_.apply(ui_, surface_);
   training_.start(options, ui_);  // before the history's first Params (it attaches the corpus)
   history_.reset(ui_.params);
 
@@ -137,170 +135,6 @@ App::~App() {
   gif_recording_.reset();
   exports_.clear();
   surface_.make_current();
-}
-
-// [SECTION] Look: fonts, theme and scale
-
-namespace {
-
-// The imported data whose token labels need glyphs beyond ASCII (CJK, accents, …), or null.
-const ImportedAttention* token_glyph_source(const Params& params) {
-  if (params.imported == nullptr) return nullptr;
-  for (const std::string& token : params.imported->tokens)
-    for (char c : token)
-      if (static_cast<unsigned char>(c) >= 0x80) return params.imported.get();
-  return nullptr;
-}
-
-// What decides the glyphs the plots need beyond ASCII in either language: the imported token
-// labels, and the training lab's language model, whose maps and bars label tokens with the lesson
-// texts' characters (Chinese ones too, in an English window) and the typed sentence's. These stay
-// once gathered (`before`): a lesson stepping in and out of the language model would otherwise
-// rebuild the atlas, a visible pause, at each step.
-App::GlyphSources glyph_sources(const Params& params, const App::GlyphSources& before) {
-  const TrainingSettings& training = params.training;
-  const bool language = training.run.task == train::Task::language && training.corpus != nullptr;
-  const void* corpus = language ? training.corpus.get() : nullptr;
-  if (corpus == nullptr && before.corpus != nullptr && before.corpus == training.corpus.get()) corpus = before.corpus;
-  return {token_glyph_source(params), corpus, language ? training.sentence : before.sentence};
-}
-
-}  // namespace
-
-void apply_theme_colors(Theme theme, ImGuiStyle& style) {
-  if (theme == Theme::dark)
-    ImGui::StyleColorsDark(&style);
-  else
-    ImGui::StyleColorsLight(&style);
-  if (theme == Theme::projector) style.Colors[ImGuiCol_Text] = ImVec4(0.0f, 0.0f, 0.0f, 1.0f);
-  // Menus, tooltips and dialogs opaque: Dear ImGui's 94-98% let the plot labels beneath show
-  // through a menu's items, which a projector makes hard to read.
-  style.Colors[ImGuiCol_PopupBg].w = 1.0f;
-  // Child windows and the menu bar are drawn over the window's colour: composite them on it.
-  const ImVec4 window = style.Colors[ImGuiCol_WindowBg];
-  const auto over_window = [&](ImVec4 color) {
-    const float a = color.w;
-    return plot::Color{color.x * a + window.x * (1.0f - a), color.y * a + window.y * (1.0f - a),
-                       color.z * a + window.z * (1.0f - a)};
-  };
-  for (const ImGuiCol text : {ImGuiCol_Text, ImGuiCol_TextDisabled}) {
-    ImVec4& color = style.Colors[text];
-    plot::Color readable{color.x, color.y, color.z, color.w};
-    for (const ImGuiCol background :
-         {ImGuiCol_WindowBg, ImGuiCol_ChildBg, ImGuiCol_PopupBg, ImGuiCol_FrameBg, ImGuiCol_MenuBarBg})
-      readable = plot::readable_on(readable, over_window(style.Colors[background]));
-    color = ImVec4(readable.r, readable.g, readable.b, readable.a);
-  }
-}
-
-plot::Style theme_plot_style(Theme theme) {
-  switch (theme) {
-    case Theme::dark: return plot::dark_style();
-    case Theme::light: return plot::light_style();
-    case Theme::projector: return plot::projector_style();
-  }
-  return plot::light_style();
-}
-
-void App::apply_look() {
-  // The projector theme starts 1.15× larger so the back row can read it at font scale 1.
-  const float theme_boost = ui_.theme == Theme::projector ? 1.15f : 1.0f;
-  ui_.ui_scale = surface_.content_scale() * ui_.font_scale * theme_boost;
-
-  platform::FontAtlasRequest request;
-  platform::UiFontOptions& fonts = request.fonts;
-  fonts.pixel_size = font_pixels_ * ui_.font_scale * theme_boost;
-  fonts.content_scale = surface_.content_scale();
-  fonts.framebuffer_scale = surface_.framebuffer_scale();
-  // CJK glyphs only while Chinese is shown (platform/font_atlas.hpp says which and why).
-  fonts.merge_chinese = ui_.language == i18n::Language::Chinese;
-  fonts.chinese_font_path = platform::chinese_font_path();
-  request.chinese_offered = ui_.chinese_available.ok();
-  request.chinese_name = i18n::language_name(i18n::Language::Chinese);
-  request.add_chinese_text = [this](ImFontGlyphRangesBuilder& builder) {
-    builder.AddText(i18n::all_text(i18n::Language::Chinese).c_str());
-    // The lessons this app was given carry their own zh-CN text: their characters too (already
-    // loaded and checked: no second read of the files).
-    for (const Lesson& lesson : ui_.lessons.lessons) {
-      builder.AddText(lesson.title.chinese.c_str());
-      for (const LessonStep& step : lesson.steps) {
-        builder.AddText(step.title.chinese.c_str());
-        builder.AddText(step.text.chinese.c_str());
-      }
-    }
-  };
-  // Token labels bring their own characters: merged from the same font, in either language.
-  if (const GlyphSources sources = glyph_sources(ui_.params, glyph_sources_);
-      sources != glyph_sources_ || extra_glyphs_ == nullptr) {
-    auto text = std::make_shared<std::vector<std::string>>();
-    if (sources.imported != nullptr) *text = static_cast<const ImportedAttention*>(sources.imported)->tokens;
-    if (sources.corpus != nullptr) {
-      const auto& corpus = *static_cast<const train::Corpus*>(sources.corpus);
-      for (int token = 0; token < corpus.vocab_size(); ++token) text->push_back(corpus.label(token));
-      text->push_back(sources.sentence);
-    }
-    // Made while the old list lives, so its address (the atlas's owner key) is a new one.
-    extra_glyphs_ = std::move(text);
-    glyph_sources_ = sources;
-  }
-  if (!extra_glyphs_->empty()) {
-    request.extra_text_owner = extra_glyphs_.get();
-    request.extra_text = *extra_glyphs_;
-  }
-  const bool show_chinese = fonts.merge_chinese;
-  const platform::UiFonts loaded = font_atlas_.load(ImGui::GetIO(), std::move(request));
-  font_warning_ = loaded.warning;
-  if (show_chinese && !loaded.chinese_merged) {
-    // The font went away since start-up (or is unusable): English, which needs no CJK glyphs.
-    ui_.language = i18n::Language::English;
-    const i18n::Use english(i18n::Language::English);
-    font_warning_ = i18n::format("controls.language.no_font", {platform::chinese_font_path()});
-    ui_.chinese_available = Error::file(font_warning_);
-  }
-  applied_language_ = ui_.language;
-  const i18n::Use language(applied_language_);  // the plot words below
-
-  ImGuiStyle& style = ImGui::GetStyle();
-  style = ImGuiStyle();  // ScaleAllSizes multiplies: start from the unscaled sizes every time
-  apply_theme_colors(ui_.theme, style);
-  plot_style_ = theme_plot_style(ui_.theme);
-  style.WindowRounding = 0.0f;
-  style.FrameRounding = 3.0f;
-  style.GrabRounding = 3.0f;
-  // Light colours draw white slider and input frames on a white column: outlined, a slider is
-  // seen as one (Dear ImGui's StyleColorsLight asks for the frame border), and stays visible on a
-  // washed-out projector.
-  if (ui_.theme != Theme::dark) style.FrameBorderSize = 1.0f;
-  style.ScaleAllSizes(ui_.ui_scale);
-  plot_style_.font_size = 0.0f;         // plots use the UI font size
-  plot_style_.fill_background = false;  // the clear colour below is the plot background
-  plot_style_.line_scale *= ui_.ui_scale;
-  plot_style_.marker_scale *= ui_.ui_scale;
-  plot_style_.padding *= ui_.ui_scale;
-  // The hover read-outs' words follow the language (apply_look runs again when it changes).
-  plot_style_.words = {i18n::tr("plot.hover.row"),       i18n::tr("plot.hover.col"),  i18n::tr("plot.hover.value"),
-                       i18n::tr("plot.hover.bar"),       i18n::tr("plot.hover.band"), i18n::tr("plot.hover.line"),
-                       i18n::tr("plot.hover.points"),    i18n::tr("plot.hover.bars"), i18n::tr("plot.hover.no_texture"),
-                       i18n::tr("plot.color_scale.hint")};
-  surface_.set_clear_color(ImVec4(plot_style_.background.r, plot_style_.background.g, plot_style_.background.b, 1));
-  applied_theme_ = ui_.theme;
-  applied_font_scale_ = ui_.font_scale;
-  applied_framebuffer_scale_ = surface_.framebuffer_scale();
-}
-
-bool App::extra_glyphs_need_cjk() const {
-  if (extra_glyphs_ == nullptr) return false;
-  // The CJK blocks page.js's needsChineseFont tests for: radicals to the unified ideographs, the
-  // compatibility ideographs and the full-width forms. Lead bytes E2 BA (U+2E80) to E9 BF (U+9FFF),
-  // EF A4 to EF AB (U+F900-FAFF), EF BC to EF BF (U+FF00-FFEF).
-  for (const std::string& text : *extra_glyphs_)
-    for (std::size_t i = 0; i + 1 < text.size(); ++i) {
-      const auto lead = static_cast<unsigned char>(text[i]), next = static_cast<unsigned char>(text[i + 1]);
-      if ((lead == 0xE2 && next >= 0xBA) || (lead >= 0xE3 && lead <= 0xE9) ||
-          (lead == 0xEF && ((next >= 0xA4 && next <= 0xAB) || next >= 0xBC)))
-        return true;
-    }
-  return false;
 }
 
 // [SECTION] Evaluation: submit and take the snapshot
@@ -332,42 +166,13 @@ void App::sync_snapshot() {
   const bool new_snapshot = latest.version != latest_.version;
   latest_ = std::move(latest);
   ui_.pins.live = latest_.complete ? latest_.snapshot : nullptr;
-  const bool new_colormap = ui_.interaction.colormap != uploaded_colormap_;
   // Both maps share one colour scale choice ("dashboard/attention", right-click either map).
   const bool fixed_range =
-      plot_style_.color_scales.scale("dashboard/attention", plot::ColorScale::Auto) == plot::ColorScale::Fixed;
-  const bool new_scale = fixed_range != uploaded_fixed_range_;
-  // Textures need no more texels than half the framebuffer's longer side (the dashboard shows
-  // each map in well under that); a 4× export has a 4× framebuffer and gets 4× the texels.
-  const platform::PixelSize framebuffer = surface_.framebuffer_size();
-  const int max_side = std::max({256, framebuffer.width / 2, framebuffer.height / 2});
-  const bool new_size = max_side != uploaded_max_side_;
-  const Evaluator::MapImageSpec spec{max_side, ui_.interaction.colormap, fixed_range};
+      look_.plot_style().color_scales.scale("dashboard/attention", plot::ColorScale::Auto) == plot::ColorScale::Fixed;
+  const Evaluator::MapImageSpec spec =
+      DashboardMaps::spec(ui_.interaction.colormap, fixed_range, surface_.framebuffer_size());
   evaluator_.set_map_image_spec(spec);
-  if ((!new_snapshot && !new_colormap && !new_size && !new_scale) || !latest_.snapshot) return;
-  uploaded_colormap_ = ui_.interaction.colormap;
-  uploaded_fixed_range_ = fixed_range;
-  uploaded_max_side_ = max_side;
-  lab_textures_.new_snapshot();
-  // A first result whose maps follow: the textures of the maps before stay until they do.
-  if (latest_.maps_pending) return;
-  // Upload only when the data changed: a 4096² texture costs milliseconds.
-  const Snapshot& snap = *latest_.snapshot;
-  const double vmax = fixed_range ? 1.0 : snap.attention_max;
-  if (latest_.images != nullptr && latest_.images->spec == spec) {  // coloured by the worker
-    if (latest_.images == uploaded_images_) return;                 // the same maps (a row change): on the GPU already
-    uploaded_images_ = latest_.images;
-    scaled_texture_.upload(latest_.images->scaled);
-    unscaled_texture_.upload(latest_.images->unscaled);
-    return;
-  }
-  uploaded_images_ = nullptr;
-  for (const bool scaled : {true, false}) {
-    const MapTextureSource source = map_texture_source(snap, scaled);
-    if (source.size == 0) continue;  // maps still being computed: the old texture stays
-    (scaled ? scaled_texture_ : unscaled_texture_)
-        .update(source.fill_row, source.size, source.size, 0.0, vmax, uploaded_colormap_, max_side, plot::Pooling::max);
-  }
+  if (dashboard_maps_.update(latest_, new_snapshot, spec)) lab_textures_.new_snapshot();
 }
 
 // [SECTION] One frame
@@ -376,13 +181,10 @@ bool App::frame() {
   using Clock = std::chrono::steady_clock;
   const auto frame_start = Clock::now();
   surface_.make_current();
-  if (ui_.theme != applied_theme_ || ui_.font_scale != applied_font_scale_ || ui_.language != applied_language_ ||
-      glyph_sources(ui_.params, glyph_sources_) != glyph_sources_ ||
-      surface_.framebuffer_scale() != applied_framebuffer_scale_ || std::exchange(fonts_stale_, false))
-    apply_look();
+  if (look_.stale(ui_, surface_)) look_.apply(ui_, surface_);
   // Everything this frame draws (and reports) is in this App's language, whatever another App or an
   // export on this thread uses before or after it.
-  const i18n::Use language(applied_language_);
+  const i18n::Use language(look_.language());
   // The keys the open lesson step holds are drawn disabled (panels.hpp).
   const LessonStep* open_step = current_step(ui_);
   const HeldKeysScope held(open_step != nullptr ? std::span<const std::string>(open_step->held)
@@ -488,14 +290,14 @@ bool App::frame() {
   stats.progress = evaluator_.progress();
   stats.compute_ms = evaluator_.last_compute_ms();
   stats.frame_ms = timing_.frame_ms;
-  HeatmapTextures textures{scaled_texture_.id(), unscaled_texture_.id()};
+  const HeatmapTextures textures = dashboard_maps_.textures();
   advance_lesson(ui_, animation_step_seconds());  // a step's Params glide over 0.5 s
   handle_pin_keys(ui_);                           // P pins; the pins' Snapshots are brought up to date for the plots
-  draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, view_cache_, plot_style_,
-                   stats);
+  draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, view_cache_,
+                   look_.plot_style(), stats);
   // Direct manipulation: the mouse's press, moves and release on the plots just placed.
   if (const LabView* view = view_cache_.current(); view != nullptr)
-    feed_mouse(ui_, view_info(ui_.view).name, view->plots, plot_style_, latest_.snapshot.get());
+    feed_mouse(ui_, view_info(ui_.view).name, view->plots, look_.plot_style(), latest_.snapshot.get());
   // Before the session popup: Escape closing the popup must not also close the lesson.
   draw_lesson(ui_, latest_.snapshot.get(), latest_.sweep.get());
   log_committed_guess();
@@ -550,7 +352,7 @@ Session session_of(const UiModel& model) {
 }
 
 void App::restore_session(const Session& session) {
-  const i18n::Use language(applied_language_);
+  const i18n::Use language(look_.language());
   StartState state;
   state.view = ui_.view;
   state.screenshot_dir = ui_.screenshot_dir;

@@ -28,7 +28,9 @@
 #include "state/texture_pool.hpp"
 #include "state/trainer.hpp"
 #include "state/ui_state.hpp"
+#include "dashboard_maps.hpp"
 #include "live_training.hpp"
+#include "look.hpp"
 
 namespace smlab::app {
 
@@ -66,25 +68,8 @@ double animation_step_seconds();
 // The state a session file keeps: the model's saved fields (UiModel says which), as a Session.
 Session session_of(const UiModel& model);
 
-// A theme's ImGui colours (Dear ImGui's dark or light set, black text on the projector's) with
-// every text colour at WCAG AA contrast (4.5:1) on every background text is written on: the
-// windows, popups, frames and menu bar. Light's grey #999 notes on #F0F0F0 were 2.6:1.
-void apply_theme_colors(Theme theme, ImGuiStyle& style);
-// A theme's plot colours (plot::dark_style, light_style, projector_style).
-plot::Style theme_plot_style(Theme theme);
-
 class App {
  public:
-  // What the font atlas's glyphs beyond ASCII come from in either language (app.cpp, apply_look):
-  // imported token labels (an ImportedAttention whose labels need them), the training lab's
-  // language model (its corpus, while that task is set) and its typed sentence.
-  struct GlyphSources {
-    const void* imported = nullptr;
-    const void* corpus = nullptr;
-    std::string sentence;
-    friend bool operator==(const GlyphSources&, const GlyphSources&) = default;
-  };
-
   // Loads fonts and style for `surface` (whose contexts must outlive the App) and
   // submits the first evaluation.
   App(platform::Surface& surface, const AppOptions& options);
@@ -123,7 +108,7 @@ class App {
   std::uint64_t view_builds() const { return view_cache_.builds(); }
   const LabView* shown_view() const { return view_cache_.current(); }         // the plots the last frame drew
   const Snapshot* latest_snapshot() const { return latest_.snapshot.get(); }  // what they were built from
-  const plot::Style& plot_style() const { return plot_style_; }               // and drawn in
+  const plot::Style& plot_style() const { return look_.plot_style(); }        // and drawn in
   // True once a frame has drawn an evaluated Snapshot (before that, plots show "computing").
   bool showing_snapshot() const { return latest_.snapshot != nullptr; }
   // A Snapshot is shown and its attention maps too (long imported contexts get them later).
@@ -185,22 +170,22 @@ class App {
   // while it looks at the window.
   void set_export_hook_for_testing(std::function<void()> hook) { export_hook_ = std::move(hook); }
   Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
-  const std::string& font_warning() const { return font_warning_; }
+  const std::string& font_warning() const { return look_.font_warning(); }
   // The language this App draws in (UiState::language once applied between frames): frame() and the
   // App's other text-making calls look their strings up in it (i18n::Use); a caller making text
   // for this App (a status line) does the same.
-  i18n::Language language() const { return applied_language_; }
+  i18n::Language language() const { return look_.language(); }
   // Empty, or one line: why the language asked for is not the one shown (stderr for headless runs).
   const std::string& language_warning() const { return language_warning_; }
   // The font atlas of the surface: tests check that it has a glyph for every character shown.
-  ImFont* ui_font() const { return font_atlas_.font(); }
+  ImFont* ui_font() const { return look_.ui_font(); }
   // Whether the text drawn in either language (token labels, the language model's corpus and
   // sentence) holds CJK characters: the web page then fetches its full Chinese font, also for an
   // English page (its data has only the word "简体中文").
-  [[nodiscard]] bool extra_glyphs_need_cjk() const;
+  [[nodiscard]] bool extra_glyphs_need_cjk() const { return look_.extra_glyphs_need_cjk(); }
   // Reads the font files again before the next frame: the web page wrote its full Chinese font over
   // the short one at the same path.
-  void reload_fonts() { fonts_stale_ = true; }
+  void reload_fonts() { look_.reload_fonts(); }
   // The live training lab's Trainer (null unless AppOptions::live_training), and the lab's picture
   // drawn now (live or frozen; null when the evaluator's Snapshot holds it).
   Trainer* trainer() { return training_.trainer(); }
@@ -227,9 +212,6 @@ class App {
   LiveTraining::Report reporter() {
     return [this](const std::string& text, bool is_error) { report(text, is_error); };
   }
-  // Fonts, ImGui style and plot style for ui_.theme and ui_.font_scale. Between frames only:
-  // it rebuilds the font atlas.
-  void apply_look();
   void submit();
   bool needs_submit() const;
   void log_committed_guess();
@@ -265,17 +247,11 @@ class App {
   void step_gif_recording();
   AppOptions offscreen_options() const;  // the App state for an offscreen copy (exports)
 
-  // The popups' fields and messages, the toast and the font atlas: drawn and kept by their own
-  // modules (panels/file_popups.hpp, panels/toast.hpp, platform/font_atlas.hpp), held here.
+  // The popups' fields and messages and the toast: drawn and kept by their own modules
+  // (panels/file_popups.hpp, panels/toast.hpp), held here.
   SessionPopup session_popup_;  // Ctrl+S / Ctrl+O
   ImportPopup import_popup_;    // File → Import
   Toast toast_;                 // the last report(), until it has faded
-  platform::FontAtlas font_atlas_;
-  // The text beyond ASCII the atlas carries in either language (token labels), and what it was
-  // gathered from: a change of either source gathers it again (app.cpp, apply_look).
-  std::shared_ptr<const std::vector<std::string>> extra_glyphs_;
-  GlyphSources glyph_sources_;
-  bool fonts_stale_ = false;  // reload_fonts()
   // start_import's thread (app_import.cpp): the import's outcome, where it was asked from, when.
   std::unique_ptr<BackgroundJob<ImportLoad>> import_job_;
   bool import_from_popup_ = false;                       // File → Import: the popup stays open and shows the failure
@@ -289,18 +265,12 @@ class App {
   Params submitted_;
   View submitted_view_ = View::dashboard;
   TexturePool lab_textures_;
-  ViewCache view_cache_;      // the shown view's plots, built once per Snapshot (panels/labs.hpp)
-  Evaluator::Latest latest_;  // what this frame draws
-  plot::HeatmapTexture scaled_texture_, unscaled_texture_;
-  plot::Style plot_style_;
-  Theme applied_theme_ = Theme::dark;
-  float applied_font_scale_ = 0.0f;         // 0: nothing applied yet
-  float applied_framebuffer_scale_ = 0.0f;  // the surface's when the fonts were made (a page's DPR can change)
+  ViewCache view_cache_;          // the shown view's plots, built once per Snapshot (panels/labs.hpp)
+  Evaluator::Latest latest_;      // what this frame draws
+  DashboardMaps dashboard_maps_;  // the dashboard's two attention maps on the GPU
+  Look look_;                     // fonts, ImGui style and plot style (look.hpp)
   bool files_by_host_ = false;
-  float font_pixels_ = 17.0f;
-  std::string font_warning_;
   std::string language_warning_;
-  i18n::Language applied_language_ = i18n::Language::English;
   FrameTiming timing_;
   // Submissions left before a frame waits for a final picture again (App::frame): the last wait
   // ended before the maps were final, so these frames show the first result at once.
@@ -310,14 +280,10 @@ class App {
   static constexpr double final_wait_budget_ms = 16.0, final_wait_probe_factor = 3.0;
   int final_wait_skips_ = 0;
   bool submitted_last_frame_ = false;  // the frame before submitted new Params (a drag goes on)
-  std::shared_ptr<const Evaluator::MapImages> uploaded_images_;  // the worker's images on the GPU now
 
   History history_;
   SweepPlayer sweep_player_;
-  plot::Colormap uploaded_colormap_ = plot::Colormap::Viridis;  // of the dashboard's two textures
-  bool uploaded_fixed_range_ = false;                           // their colour scale: [0, 1] or auto
-  int uploaded_max_side_ = 0;  // their texel cap (HeatmapTexture::update), from the framebuffer
-  struct GifRecording;         // an offscreen App rendering one sweep frame per window frame
+  struct GifRecording;  // an offscreen App rendering one sweep frame per window frame
   std::unique_ptr<GifRecording> gif_recording_;
   std::vector<std::unique_ptr<RunningExport>> exports_;  // in start order
   std::function<void()> export_hook_;                    // set_export_hook_for_testing

@@ -119,7 +119,7 @@ void App::start_png_export() {
 void App::start_screenshot() {
   Image image = surface_.capture();
   start_export_job(add_export(i18n::tr("ui.export.running.screenshot")),
-                   png_work(std::move(image), ui_.screenshot_dir, applied_language_));
+                   png_work(std::move(image), ui_.screenshot_dir, look_.language()));
 }
 
 void App::start_state_files(bool svg) {
@@ -127,8 +127,8 @@ void App::start_state_files(bool svg) {
   request.kind = svg ? ExportRequest::Kind::svg : ExportRequest::Kind::csv;
   request.params = ui_.params;
   request.pins = ui_.pins.pins;
-  request.language = applied_language_;  // the SVGs show the words this window shows
-  request.style = plot::light_style();   // as --export-svg draws
+  request.language = look_.language();  // the SVGs show the words this window shows
+  request.style = plot::light_style();  // as --export-svg draws
   request.style.sequential_colormap = ui_.interaction.colormap;
   request.style.color_scales.chosen = ui_.interaction.color_scales.chosen;
   // Chinese labels need a CJK face in the viewer; DejaVu stays first for Latin and symbols.
@@ -188,7 +188,7 @@ void App::step_png_render(RunningExport& running) {
   running.render.reset();  // the offscreen copy and its contexts
   surface_.make_current();
   running.rendered = true;
-  if (rect) start_export_job(running, png_work(std::move(shot), ui_.screenshot_dir, applied_language_));
+  if (rect) start_export_job(running, png_work(std::move(shot), ui_.screenshot_dir, look_.language()));
 }
 
 // [SECTION] Progress and Cancel

@@ -29,7 +29,7 @@ Result<void> App::import_files(const std::vector<std::string>& specs, const std:
   std::vector<std::string> sources = specs;
   // Token labels alone relabel what is already imported.
   if (sources.empty() && ui_.params.imported != nullptr) sources = ui_.params.imported->sources;
-  const i18n::Use language(applied_language_);  // also called between frames (tests, the web page)
+  const i18n::Use language(look_.language());  // also called between frames (tests, the web page)
   ImportOptions options;
   options.asked_by = ImportAskedBy::window;
   options.before_open = import_hook_;
@@ -68,7 +68,7 @@ void App::start_import(std::vector<std::string> specs, std::string tokens_file) 
   import_started_at_ = surface_.time_seconds();
   import_job_ = std::make_unique<BackgroundJob<ImportLoad>>(
       [specs = std::move(specs), tokens_file = std::move(tokens_file), hook = import_hook_,
-       language = applied_language_](const Progress& progress) -> ImportLoad {
+       language = look_.language()](const Progress& progress) -> ImportLoad {
         const i18n::Use words(language);  // a refusal says what to change in the window's language
         ImportOptions options;
         options.asked_by = ImportAskedBy::window;

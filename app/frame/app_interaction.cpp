@@ -22,9 +22,9 @@ void App::begin_interaction_frame() {
   InteractionUi& state = ui_.interaction;
   ImGuiIO& io = ImGui::GetIO();
   state.arrows_taken = false;
-  plot_style_.sequential_colormap = state.colormap;
-  plot_style_.color_scales = state.color_scales;
-  plot_style_.color_scales.lesson_open = current_step(ui_) != nullptr;
+  look_.plot_style().sequential_colormap = state.colormap;
+  look_.plot_style().color_scales = state.color_scales;
+  look_.plot_style().color_scales.lesson_open = current_step(ui_) != nullptr;
   lab_textures_.set_sequential_colormap(state.colormap);
 
   // Ctrl+Z, Ctrl+Y / Ctrl+Shift+Z; a text field being edited keeps them for its own undo. One step
@@ -138,12 +138,12 @@ AppOptions App::offscreen_options() const {
   options.params = ui_.params;
   options.view = ui_.view;
   options.screenshot_dir = ui_.screenshot_dir;
-  options.font_pixels = font_pixels_;
+  options.font_pixels = look_.font_pixels();
   options.refine_trials = headless_refine_trials(ui_.params.seq_len);
   options.presets = ui_.presets;
   options.theme = ui_.theme;
   options.font_scale = ui_.font_scale;
-  options.language = applied_language_;  // the copy draws in the language this window shows
+  options.language = look_.language();  // the copy draws in the language this window shows
   options.colormap = ui_.interaction.colormap;
   options.lessons = ui_.lessons;  // an open lesson's panel and highlight are in the picture too
   options.lesson = ui_.lesson.open;
