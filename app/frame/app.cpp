@@ -190,9 +190,10 @@ bool App::frame() {
   const HeldKeysScope held(open_step != nullptr ? std::span<const std::string>(open_step->held)
                                                 : std::span<const std::string>());
   if (!surface_.begin_frame()) return false;
-  import_dropped_files();           // before the interaction frame, so an import is one undo step
-  begin_interaction_frame();        // undo/redo, nudges, the sweep: before Params are submitted
-  training_.sync(ui_, reporter());  // the training lab's corpus and Trainer
+  import_.take_finished_and_dropped(ui_, surface_, look_.language(),
+                                    reporter());  // before the interaction frame, so an import is one undo step
+  begin_interaction_frame();                      // undo/redo, nudges, the sweep: before Params are submitted
+  training_.sync(ui_, reporter());                // the training lab's corpus and Trainer
 
   if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.interaction.commands.push(Command::screenshot);
   // Ctrl+Q quits, also in full screen where there is no close button (File > Quit does the same).
@@ -305,7 +306,7 @@ bool App::frame() {
     return save_or_load_session(mode, path, overwrite);
   });
   toast_.draw(surface_.time_seconds(), ui_.ui_scale);
-  draw_import();
+  import_.draw(ui_, surface_.time_seconds(), look_.language(), reporter());
   draw_background_progress();  // exports, a GIF, an import behind a closed dialog: bars and Cancel
   if (frame_hook_) frame_hook_(*this);
   // Escape closes an open menu, combo list or context menu, as it closes the dialogs (they take

@@ -31,6 +31,8 @@
 #include "dashboard_maps.hpp"
 #include "live_training.hpp"
 #include "look.hpp"
+#include "report.hpp"
+#include "window_import.hpp"
 
 namespace smlab::app {
 
@@ -130,20 +132,24 @@ class App {
   // alone relabel the data already imported) into the shown Params. Returns load_import's or
   // attach_import's Error (its line also shown in the status line), or success. Used by File →
   // Import and dropped files.
-  Result<void> import_files(const std::vector<std::string>& specs, const std::string& tokens_file);
-  // The same on a thread of its own (app_import.cpp): the window keeps drawing, shows the stage and
+  Result<void> import_files(const std::vector<std::string>& specs, const std::string& tokens_file) {
+    return import_.import_now(ui_, specs, tokens_file, look_.language(), reporter());
+  }
+  // The same on a thread of its own (window_import.hpp): the window keeps drawing, shows the stage and
   // fraction with a Cancel button once the import has run for import_progress_delay_seconds, and
   // puts the data into the shown Params (one undo step) on the first frame after it is read. A
   // newer start cancels an older import. The web page (no threads) imports at once.
-  void start_import(std::vector<std::string> specs, std::string tokens_file);
-  [[nodiscard]] bool importing() const;  // an import started by start_import is not applied yet
+  void start_import(std::vector<std::string> specs, std::string tokens_file) {
+    import_.start(ui_, std::move(specs), std::move(tokens_file), surface_.time_seconds(), look_.language(), reporter());
+  }
+  [[nodiscard]] bool importing() const { return import_.running(); }  // started, not applied yet
   // The last frame drew the running import's stage, bar and Cancel button.
-  [[nodiscard]] bool import_progress_shown() const { return import_progress_shown_; }
-  void cancel_import();  // what Cancel does: the import stops, nothing changes
-  static constexpr double import_progress_delay_seconds = 0.5;
+  [[nodiscard]] bool import_progress_shown() const { return import_.progress_shown(); }
+  void cancel_import() { import_.cancel(); }  // what Cancel does: the import stops, nothing changes
+  static constexpr double import_progress_delay_seconds = WindowImport::progress_delay_seconds;
   // Test hook: called on the import's thread with each data file's path before it is opened
   // (ImportOptions::before_open), so a test can hold an import while it looks at the window.
-  void set_import_hook_for_testing(std::function<void(const std::string&)> hook);
+  void set_import_hook_for_testing(std::function<void(const std::string&)> hook) { import_.set_hook(std::move(hook)); }
 
   // The window's exports (File → Screenshot, Export PNG/CSV/SVG; app_exports.cpp) run while the window
   // keeps drawing: a PNG's offscreen render a step a frame, the files made and written on a thread
@@ -209,18 +215,13 @@ class App {
  private:
   void sync_snapshot();
   // report() as the modules the App holds take it.
-  LiveTraining::Report reporter() {
+  Report reporter() {
     return [this](const std::string& text, bool is_error) { report(text, is_error); };
   }
   void submit();
   bool needs_submit() const;
   void log_committed_guess();
   std::optional<double> logged_guess_;  // the committed guess last logged (SMLAB_LOG_TOASTS)
-  void draw_import();                   // File → Import, and the running import's progress (app_import.cpp)
-  void import_dropped_files();          // files dropped onto the window since the last frame; a finished import applied
-  // Puts loaded data into the shown Params (attach_import) and reports it; import_files and a
-  // finished start_import both end here.
-  Result<void> apply_import(const ImportLoad& loaded);
 
   // Interaction (app_interaction.cpp): undo/redo, nudges and the sweep before the frame is drawn;
   // history, PNG export and GIF recording after it is rendered.
@@ -250,14 +251,8 @@ class App {
   // The popups' fields and messages and the toast: drawn and kept by their own modules
   // (panels/file_popups.hpp, panels/toast.hpp), held here.
   SessionPopup session_popup_;  // Ctrl+S / Ctrl+O
-  ImportPopup import_popup_;    // File → Import
   Toast toast_;                 // the last report(), until it has faded
-  // start_import's thread (app_import.cpp): the import's outcome, where it was asked from, when.
-  std::unique_ptr<BackgroundJob<ImportLoad>> import_job_;
-  bool import_from_popup_ = false;                       // File → Import: the popup stays open and shows the failure
-  double import_started_at_ = 0.0;                       // the surface's clock
-  std::function<void(const std::string&)> import_hook_;  // set_import_hook_for_testing
-  bool import_progress_shown_ = false;                   // import_progress_shown()
+  WindowImport import_;         // File → Import and dropped files (window_import.hpp)
 
   platform::Surface& surface_;
   UiState ui_;

@@ -209,9 +209,8 @@ std::vector<App::ShownJob> App::background_progress() const {
   std::vector<ShownJob> shown;
   const double now = surface_.time_seconds();
   // An import running behind a closed Import dialog (the dialog shows its own).
-  if (import_job_ != nullptr && !import_job_->done() && !import_popup_.open &&
-      now - import_started_at_ >= import_progress_delay_seconds)
-    shown.push_back({ShownJob::Kind::import, 0, import_job_->progress()});
+  if (std::optional<JobProgress> import = import_.background_progress(now))
+    shown.push_back({ShownJob::Kind::import, 0, std::move(*import)});
   for (std::size_t k = 0; k < exports_.size(); ++k) {
     const RunningExport& running = *exports_[k];
     if (now - running.started_at < export_progress_delay_seconds) continue;

@@ -91,8 +91,8 @@ void App::end_interaction_frame() {
     const bool save = state.commands.take(Command::save_session), open = state.commands.take(Command::open_session);
     if (session_popup_.mode == SessionPopup::Mode::closed && (save || open))
       session_popup_.open(save ? SessionPopup::Mode::save : SessionPopup::Mode::load);
-    if (state.commands.take(Command::import_files) && !import_popup_.open)
-      import_popup_.open = import_popup_.open_requested = true;
+    if (state.commands.take(Command::import_files) && !import_.popup().open)
+      import_.popup().open = import_.popup().open_requested = true;
   }
   if (state.commands.take(Command::toggle_fullscreen)) surface_.toggle_fullscreen();  // a window only
   if (state.commands.take(Command::quit)) surface_.request_close();

@@ -17,6 +17,7 @@
 #include "smlab/snapshot.hpp"
 #include "smlab/views.hpp"
 #include "state/trainer.hpp"
+#include "report.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {
@@ -25,9 +26,6 @@ struct AppOptions;
 
 class LiveTraining {
  public:
-  // What the lab tells the user (the App's status line and toast).
-  using Report = std::function<void(const std::string& text, bool is_error)>;
-
   // The corpus (attached to ui.params), the lab's file paths, the frozen picture and the Trainer
   // that AppOptions ask for. Before the history's first Params: they carry the corpus.
   void start(const AppOptions& options, UiState& ui);
