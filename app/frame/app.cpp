@@ -25,7 +25,6 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
-#include "app_recording.hpp"
 #include "export/png.hpp"
 #include "lesson_player/lesson_player.hpp"
 #include "lessons/lesson_corpus.hpp"
@@ -132,8 +131,7 @@ App::~App() {
   // A recording's or an export's App has contexts of its own and leaves none current when it goes:
   // first, so that this App's textures are then deleted in this surface's context (names are per
   // context). An export's thread is cancelled and waited for: what it staged is removed.
-  gif_recording_.reset();
-  exports_.clear();
+  exports_.stop_all();
   surface_.make_current();
 }
 
@@ -320,7 +318,8 @@ bool App::frame() {
   const bool popup_drawn = menu_or_popup_drawn();
   surface_.end_frame();
   training_.export_npz(ui_, latest_.snapshot.get(), reporter());
-  if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot)) start_screenshot();
+  if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot))
+    exports_.start_screenshot(surface_, ui_.screenshot_dir, look_.language());
   end_interaction_frame();  // history, PNG export, GIF recording
 
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
@@ -446,13 +445,12 @@ void App::report(std::string text, bool is_error) {
 double App::idle_wait_seconds() const {
   const ImGuiIO& io = ImGui::GetIO();
   if (needs_submit() || ui_.lesson.animating || ui_.lesson_view.start_requested || sweep_player_.playing() ||
-      gif_recording_ || !ui_.interaction.commands.empty())
+      exports_.recording_gif() || !ui_.interaction.commands.empty())
     return 0.0;
   // The mouse moved onto or off a bound number of the lesson's text: the plots mark it next frame.
   if (current_step(ui_) != nullptr && ui_.lesson_view.hovered_number != ui_.lesson_view.marked_number) return 0.0;
   // A PNG's offscreen render takes a step each frame; written files end with a wake().
-  for (const auto& running : exports_)
-    if (running->render != nullptr) return 0.0;
+  if (exports_.rendering()) return 0.0;
   // A held key repeats on ImGui's clock; a held button may be a drag about to move.
   for (const bool down : io.KeysDown)
     if (down) return 0.0;
@@ -461,7 +459,7 @@ double App::idle_wait_seconds() const {
   double wait = -1.0;
   const auto at_most = [&wait](double seconds) { wait = wait < 0.0 ? seconds : std::min(wait, seconds); };
   if (evaluator_.busy()) at_most(0.1);            // the progress bar; the finished snapshot wakes the window
-  if (!exports_.empty()) at_most(0.1);            // their rows appear after a moment, their bars move
+  if (exports_.exporting()) at_most(0.1);         // their rows appear after a moment, their bars move
   if (ui_.training.running) at_most(1.0 / 30.0);  // the training lab's curves grow
   if (io.WantTextInput) at_most(0.5);             // the text cursor blinks
   if (const std::optional<double> change = toast_.seconds_until_change(surface_.time_seconds())) at_most(*change);

@@ -32,6 +32,7 @@
 #include "live_training.hpp"
 #include "look.hpp"
 #include "report.hpp"
+#include "window_exports.hpp"
 #include "window_import.hpp"
 
 namespace smlab::app {
@@ -151,30 +152,24 @@ class App {
   // (ImportOptions::before_open), so a test can hold an import while it looks at the window.
   void set_import_hook_for_testing(std::function<void(const std::string&)> hook) { import_.set_hook(std::move(hook)); }
 
-  // The window's exports (File → Screenshot, Export PNG/CSV/SVG; app_exports.cpp) run while the window
+  // The window's exports (File → Screenshot, Export PNG/CSV/SVG; window_exports.hpp) run while the window
   // keeps drawing: a PNG's offscreen render a step a frame, the files made and written on a thread
   // of their own. After export_progress_delay_seconds each shows its progress and a Cancel button,
   // beside the import's and the GIF recording's; the status line gets the outcome.
-  [[nodiscard]] bool exporting() const { return !exports_.empty(); }
+  [[nodiscard]] bool exporting() const { return exports_.exporting(); }
   // Cancels the running export `index` (in start order): nothing of it is left on disk.
-  void cancel_export(std::size_t index);
-  static constexpr double export_progress_delay_seconds = 0.5;
+  void cancel_export(std::size_t index) { exports_.cancel_export(index, surface_); }
+  static constexpr double export_progress_delay_seconds = WindowExports::progress_delay_seconds;
   // The background work shown with a Cancel button, in order: the import behind a closed dialog,
   // each export once it has run for export_progress_delay_seconds, the GIF recording.
-  struct ShownJob {
-    enum class Kind { import, file_export, gif } kind;
-    std::size_t index = 0;  // of the export
-    JobProgress progress;
-  };
+  using ShownJob = app::ShownJob;
   [[nodiscard]] std::vector<ShownJob> background_progress() const;
   // What the Cancel button of `job` (a row of background_progress()) does: the import is asked to
   // stop at once; an export or the GIF after this frame (an offscreen copy never goes mid-frame).
   void cancel_background(const ShownJob& job);
-  // What an export's thread does: the status line it leaves, or why it failed.
-  using ExportWork = BackgroundJob<Result<std::string>>::Work;
   // Test hook: called on an export's thread before it makes its files, so a test can hold an export
   // while it looks at the window.
-  void set_export_hook_for_testing(std::function<void()> hook) { export_hook_ = std::move(hook); }
+  void set_export_hook_for_testing(std::function<void()> hook) { exports_.set_hook(std::move(hook)); }
   Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
   const std::string& font_warning() const { return look_.font_warning(); }
   // The language this App draws in (UiState::language once applied between frames): frame() and the
@@ -229,23 +224,7 @@ class App {
   void end_interaction_frame();
   void undo_or_redo(bool redo);
   void toggle_sweep();
-  // Exports (app_exports.cpp): started by their commands, stepped after every frame.
-  struct RunningExport;
-  using ExportJobThread = BackgroundJob<Result<std::string>>;
-  RunningExport& add_export(std::string what);
-  void start_export_job(RunningExport& running, ExportWork work);
-  void start_png_export();           // File → Export PNG: the offscreen copy, then its file
-  void start_screenshot();           // F12: this frame's picture, then its file
-  void start_state_files(bool svg);  // File → Export CSV / Export SVG
-  void step_exports();
-  void step_png_render(RunningExport& running);
-  void draw_background_progress();  // the rows of background_progress(), their Cancel buttons
-  // Cancel buttons pressed while drawing, acted on after the frame (step_exports): an offscreen
-  // copy is destroyed there, never inside this surface's frame.
-  std::vector<ShownJob> cancel_requests_;
-  void cancel_gif_recording();
-  void start_gif_recording();
-  void step_gif_recording();
+  void draw_background_progress();       // the rows of background_progress(), their Cancel buttons
   AppOptions offscreen_options() const;  // the App state for an offscreen copy (exports)
 
   // The popups' fields and messages and the toast: drawn and kept by their own modules
@@ -278,10 +257,7 @@ class App {
 
   History history_;
   SweepPlayer sweep_player_;
-  struct GifRecording;  // an offscreen App rendering one sweep frame per window frame
-  std::unique_ptr<GifRecording> gif_recording_;
-  std::vector<std::unique_ptr<RunningExport>> exports_;  // in start order
-  std::function<void()> export_hook_;                    // set_export_hook_for_testing
+  WindowExports exports_;  // File → Screenshot, Export PNG/CSV/SVG, the GIF recording (window_exports.hpp)
 
   LiveTraining training_;                      // the training lab's live side (live_training.hpp)
   std::function<void(App&)> frame_hook_;       // set_frame_hook

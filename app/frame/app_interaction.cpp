@@ -1,6 +1,5 @@
-// App's interaction features: undo/redo, slider nudges, the animated sweep, the colormap, the
-// commands taken after drawing, and the GIF recording made offscreen while the window keeps running
-// (the other exports are app_exports.cpp).
+// App's interaction features: undo/redo, slider nudges, the animated sweep, the colormap and the
+// commands taken after drawing (the exports they start are window_exports.hpp's).
 #include <imgui.h>
 
 #include <algorithm>
@@ -11,7 +10,6 @@
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend fills io.KeysDown by GLFW key
 
 #include "app.hpp"
-#include "app_recording.hpp"
 #include "export/png.hpp"
 #include "i18n/i18n.hpp"
 #include "lesson_player/lesson_player.hpp"
@@ -97,14 +95,15 @@ void App::end_interaction_frame() {
   if (state.commands.take(Command::toggle_fullscreen)) surface_.toggle_fullscreen();  // a window only
   if (state.commands.take(Command::quit)) surface_.request_close();
 
-  if (state.commands.take(Command::export_png)) start_png_export();
-  if (state.commands.take(Command::export_csv)) start_state_files(false);
-  if (state.commands.take(Command::export_svg)) start_state_files(true);
-  step_exports();
+  const double now = surface_.time_seconds();
+  if (state.commands.take(Command::export_png)) exports_.start_png(state, surface_, offscreen_options(), reporter());
+  if (state.commands.take(Command::export_csv)) exports_.start_state_files(ui_, now, look_.language(), false);
+  if (state.commands.take(Command::export_svg)) exports_.start_state_files(ui_, now, look_.language(), true);
+  exports_.step(ui_, surface_, look_.language(), reporter());
   if (state.commands.take(Command::record_gif))
-    start_gif_recording();
-  else if (gif_recording_)
-    step_gif_recording();
+    exports_.start_gif(ui_, surface_, offscreen_options(), reporter());
+  else
+    exports_.step_gif(ui_, surface_, reporter());
   surface_.make_current();  // the exports switched to their own contexts
 }
 
@@ -131,108 +130,6 @@ void App::toggle_sweep() {
   }
   state.sweep_error.clear();
   sweep_player_.start(*parsed, state.sweep.seconds_per_pass);
-}
-
-AppOptions App::offscreen_options() const {
-  AppOptions options;
-  options.params = ui_.params;
-  options.view = ui_.view;
-  options.screenshot_dir = ui_.screenshot_dir;
-  options.font_pixels = look_.font_pixels();
-  options.refine_trials = headless_refine_trials(ui_.params.seq_len);
-  options.presets = ui_.presets;
-  options.theme = ui_.theme;
-  options.font_scale = ui_.font_scale;
-  options.language = look_.language();  // the copy draws in the language this window shows
-  options.colormap = ui_.interaction.colormap;
-  options.lessons = ui_.lessons;  // an open lesson's panel and highlight are in the picture too
-  options.lesson = ui_.lesson.open;
-  if (options.lesson) options.lesson->guess = ui_.lesson.guess;
-  options.lesson_revealed = ui_.lesson.revealed;
-  options.pins = ui_.pins.pins;
-  options.presenter = ui_.presenter;
-  options.controls_shown = ui_.controls_shown;
-  options.training_shown = training_picture();  // the training lab as this window shows it
-  return options;
-}
-
-void App::start_gif_recording() {
-  InteractionUi& state = ui_.interaction;
-  if (gif_recording_) return;
-  const Result<SweepSpec> parsed = parse_sweep(sweep_text(state.sweep), ui_.params);
-  if (!parsed) {
-    state.sweep_error = parsed.error().message;
-    return;
-  }
-  state.sweep_error.clear();
-  // At most 1280 display units wide (a GIF of a 4K window would be huge), the window's aspect.
-  const ImVec2 display = ImGui::GetIO().DisplaySize;
-  const float shrink = std::min(1.0f, 1280.0f / std::max(display.x, 1.0f));
-  platform::OffscreenOptions offscreen;
-  offscreen.width = std::max(320, static_cast<int>(std::lround(display.x * shrink)));
-  offscreen.height = std::max(240, static_cast<int>(std::lround(display.y * shrink)));
-  auto created = platform::Offscreen::create(offscreen);
-  if (!created) {
-    surface_.make_current();
-    report(created.error().message, true);
-    return;
-  }
-  auto recording = std::make_unique<GifRecording>();
-  recording->surface = std::move(*created);
-  recording->app = std::make_unique<App>(*recording->surface, offscreen_options());
-  recording->spec = *parsed;
-  recording->frames = std::clamp(state.sweep.gif_frames, sweep_gif_frames_min, sweep_gif_frames_max);
-  gif_recording_ = std::move(recording);
-  state.gif_recording = true;
-  state.gif_progress = 0.0f;
-  surface_.make_current();
-}
-
-// One step per window frame: set the next value, and once its snapshot is done (polled, never
-// waited for) render and add the frame. The window keeps drawing in between.
-void App::step_gif_recording() {
-  InteractionUi& state = ui_.interaction;
-  GifRecording& recording = *gif_recording_;
-  App& copy = *recording.app;
-  Result<void> step;
-  if (!recording.value_set) {
-    const std::string value = sweep_value(recording.spec, recording.next, recording.frames);
-    step = set_param(copy.ui().params, recording.spec.key, value);
-    copy.ui().scores_text = format_scores(copy.ui().params.scores);
-    if (step.ok()) {
-      copy.frame();  // submits the new value (and draws a frame nobody keeps)
-      recording.value_set = true;
-    }
-  } else if (copy.evaluator().idle()) {
-    copy.wait_for_snapshot();
-    // The first frame lets ImGui settle auto-sized items (like --screenshot); later ones need one.
-    for (int pass = 0; pass < (recording.next == 0 ? 3 : 1); ++pass) copy.frame();
-    step = recording.writer.add_frame(recording.surface->capture());
-    recording.value_set = false;
-    ++recording.next;
-  }
-  state.gif_progress = static_cast<float>(recording.next) / static_cast<float>(recording.frames);
-  if (step.ok() && recording.next < recording.frames) return;
-
-  if (step.ok()) step = recording.writer.finish();
-  const Result<std::filesystem::path> written =
-      step.ok() ? exporting::save_new_file(recording.writer.bytes(), ui_.screenshot_dir, ".gif",
-                                           std::chrono::system_clock::now())
-                : step.error();
-  gif_recording_.reset();
-  state.gif_recording = false;
-  if (written.ok())
-    report(i18n::format("ui.status.gif_saved", {written->string()}), false);
-  else
-    report(written.error().message, true);
-}
-
-void App::cancel_gif_recording() {
-  if (!gif_recording_) return;
-  gif_recording_.reset();  // nothing was written: the GIF's bytes are written only once complete
-  surface_.make_current();
-  ui_.interaction.gif_recording = false;
-  report(cancelled_error("GIF recording").message, true);
 }
 
 }  // namespace smlab::app
