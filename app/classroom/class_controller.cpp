@@ -29,18 +29,19 @@ ClassController::~ClassController() = default;
 
 void ClassController::attach(app::App& app) {
   app.ui().interaction.class_offered = true;
-  app.set_frame_hook([this](app::App& frame_app) { frame(frame_app); });
-  app.set_class_session_hooks([this] { return host_ ? host_->record() : std::string(); },
-                              [this, &app](const std::string& record) {
-                                if (Result<void> reopened = reopen(record, app); !reopened)
-                                  report_failure(app, "class.status.not_reopened", reopened.error());
-                              });
+  app.set_host(this);
+}
+
+std::string ClassController::session_record() { return host_ ? host_->record() : std::string(); }
+
+void ClassController::reopen_session(app::App& app, const std::string& record) {
+  if (Result<void> reopened = reopen(record, app); !reopened)
+    report_failure(app, "class.status.not_reopened", reopened.error());
 }
 
 void ClassController::detach(app::App& app) {
   stop(app);
-  app.set_frame_hook({});
-  app.set_class_session_hooks({}, {});
+  app.set_host(nullptr);
   app.ui().interaction.class_offered = false;
 }
 

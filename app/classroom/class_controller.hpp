@@ -19,7 +19,7 @@
 
 namespace smlab::classroom {
 
-class ClassController {
+class ClassController final : public app::AppHost {
  public:
   // `wake` wakes the window when students' events wait (platform::Window::wake); `site` the
   // student site (find_site_dir() unless a test gives its own).
@@ -42,8 +42,13 @@ class ClassController {
   void stop(app::App& app);
   ClassHost* hosting() { return host_.get(); }
 
+  // As the App's host (frame/app_host.hpp): the hosted class in a saved session, and hosted again
+  // from one opened.
+  std::string session_record() override;
+  void reopen_session(app::App& app, const std::string& record) override;
+
  private:
-  void frame(app::App& app);
+  void frame(app::App& app) override;  // the class's windows and its students' events
   void hosting_started(std::unique_ptr<ClassHost> host, app::App& app);
   // The student site missing from a source checkout: built first (site_build.hpp), then `then`
   // hosts, its failure reported with the string table's `failed_key`. False when it is there already.

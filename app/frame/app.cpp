@@ -306,7 +306,7 @@ bool App::frame() {
   toast_.draw(surface_.time_seconds(), ui_.ui_scale);
   import_.draw(ui_, surface_.time_seconds(), look_.language(), reporter());
   draw_background_progress();  // exports, a GIF, an import behind a closed dialog: bars and Cancel
-  if (frame_hook_) frame_hook_(*this);
+  if (host_ != nullptr) host_->frame(*this);
   // Escape closes an open menu, combo list or context menu, as it closes the dialogs (they take
   // their own Escape): left open, the next click would pick from the list. This frame's other Escape
   // users (presenter mode, the lesson) left the key alone while the popup was open.
@@ -391,7 +391,7 @@ void App::restore_session(const Session& session) {
 Result<void> App::save_or_load_session(SessionPopup::Mode mode, const std::string& path, bool overwrite) {
   if (mode == SessionPopup::Mode::save) {
     Session session = current_session();
-    if (class_record_) session.class_record = class_record_();
+    if (host_ != nullptr) session.class_record = host_->session_record();
     const Result<void> saved = save_session(path, session, overwrite);
     if (saved.ok()) report(i18n::format("app.status.saved_session", {path}), false);
     // The file layer refuses an existing file in the command line's words (--overwrite); here the
@@ -406,7 +406,7 @@ Result<void> App::save_or_load_session(SessionPopup::Mode mode, const std::strin
   restore_session(*loaded);  // a bad file changes nothing
   report(i18n::format("app.status.loaded_session", {path}), false);
   // Its class, hosted again after the session is shown (the host reports how that went).
-  if (!loaded->class_record.empty() && class_reopen_) class_reopen_(loaded->class_record);
+  if (!loaded->class_record.empty() && host_ != nullptr) host_->reopen_session(*this, loaded->class_record);
   return {};
 }
 

@@ -28,6 +28,7 @@
 #include "state/texture_pool.hpp"
 #include "state/trainer.hpp"
 #include "state/ui_state.hpp"
+#include "app_host.hpp"
 #include "dashboard_maps.hpp"
 #include "live_training.hpp"
 #include "look.hpp"
@@ -192,20 +193,12 @@ class App {
   Trainer* trainer() { return training_.trainer(); }
   std::shared_ptr<const TrainingLab> training_picture() const { return training_.picture(ui_.params.training); }
 
-  // A host's own windows and work inside each frame (the class: classroom/), called after the App's
-  // windows are drawn and before the frame ends, with this App: it may draw, edit the model and
-  // queue commands, as a panel does.
-  void set_frame_hook(std::function<void(App&)> hook) { frame_hook_ = std::move(hook); }
+  // The host of this App (the class: classroom/), or null: its windows are drawn in each frame and
+  // its part of a session saved and reopened (app_host.hpp). It must outlive its time as host.
+  void set_host(AppHost* host) { host_ = host; }
   // File → Save/Open session's button (panels/file_popups.hpp; the class's headless teacher too):
   // the file written or restored, reported.
   Result<void> save_or_load_session(SessionPopup::Mode mode, const std::string& path, bool overwrite);
-  // A hosted class in a session the user saves (File → Save session…: `record` gives its JSON, ""
-  // when none is hosted), and hosted again from one the user opens (`reopen` gets its record). Set
-  // by the class's host (classroom/class_controller.hpp); unset, sessions hold no class.
-  void set_class_session_hooks(std::function<std::string()> record, std::function<void(const std::string&)> reopen) {
-    class_record_ = std::move(record);
-    class_reopen_ = std::move(reopen);
-  }
 
  private:
   void sync_snapshot();
@@ -259,10 +252,8 @@ class App {
   SweepPlayer sweep_player_;
   WindowExports exports_;  // File → Screenshot, Export PNG/CSV/SVG, the GIF recording (window_exports.hpp)
 
-  LiveTraining training_;                      // the training lab's live side (live_training.hpp)
-  std::function<void(App&)> frame_hook_;       // set_frame_hook
-  std::function<std::string()> class_record_;  // set_class_session_hooks
-  std::function<void(const std::string&)> class_reopen_;
+  LiveTraining training_;    // the training lab's live side (live_training.hpp)
+  AppHost* host_ = nullptr;  // set_host
 };
 
 }  // namespace smlab::app
