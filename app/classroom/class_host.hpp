@@ -3,7 +3,7 @@
 // student keeps their own language and theme), and peer instruction on a predict step: the first
 // vote, closing it, a second vote after discussion, the histograms (no names) shown when the
 // teacher chooses, the reveal with the true answer marked, and the answers as CSV afterwards.
-// On the UI thread: update() is called by the App's frame hook (class_controller.hpp).
+// On the UI thread: update() is called in the App's frame by its host (class_controller.hpp).
 #pragma once
 
 #include <array>
