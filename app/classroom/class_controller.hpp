@@ -1,8 +1,8 @@
 // Hosting a class from the desktop app: File → Host a class… (a dialog: the network and the port),
 // --class [ADDR:]PORT, and while hosting the class window (the join address, its QR code, the join
 // code, the students connected and answered, peer instruction's buttons and histograms), all drawn
-// inside the App's frame as its host (frame/app_host.hpp). Stopping hosting (the menu, the window's button)
-// or the end of the window stops the server.
+// inside the App's frame as its host (frame/app_host.hpp). Stopping hosting (the menu, the window's
+// button) or the end of the window stops the server.
 #pragma once
 
 #include <cstdint>
