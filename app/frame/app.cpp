@@ -123,7 +123,7 @@ App::App(platform::Surface& surface, const AppOptions& options) : surface_(surfa
   training_.start(options, ui_);  // before the history's first Params (it attaches the corpus)
   history_.reset(ui_.params);
 
-  if (options.refine_trials > 0) evaluator_.set_refine_limit(options.refine_trials);
+  if (options.refine_trials > 0) evaluation_.evaluator().set_refine_limit(options.refine_trials);
   submit();
 }
 
@@ -142,17 +142,15 @@ void App::submit() {
   // == does not see it: attached here, every evaluation has it (wait_for_snapshot submits before
   // any frame's training_.sync could attach it; the lesson's language step drew no next-token bars).
   attach_corpus(ui_.params, training_.corpus());
-  submitted_ = ui_.params;
-  submitted_view_ = ui_.view;
-  evaluator_.submit(submitted_, training_.evaluated_view(submitted_view_, submitted_.training));
+  evaluation_.submit(ui_.params, ui_.view, training_.evaluated_view(ui_.view, ui_.params.training));
 }
 
 // Params changed, or a new tab needs its lab's numbers.
-bool App::needs_submit() const { return ui_.params != submitted_ || ui_.view != submitted_view_; }
+bool App::needs_submit() const { return evaluation_.needs_submit(ui_.params, ui_.view); }
 
 void App::wait_for_snapshot() {
   if (needs_submit()) submit();
-  evaluator_.wait_until_idle();
+  evaluation_.evaluator().wait_until_idle();
   // Called between frames, maybe while another surface's context is current (a recording's App is
   // driven from the window's frame): the maps must go into this surface's textures.
   surface_.make_current();
@@ -160,17 +158,15 @@ void App::wait_for_snapshot() {
 }
 
 void App::sync_snapshot() {
-  Evaluator::Latest latest = evaluator_.latest();
-  const bool new_snapshot = latest.version != latest_.version;
-  latest_ = std::move(latest);
-  ui_.pins.live = latest_.complete ? latest_.snapshot : nullptr;
+  const bool new_snapshot = evaluation_.take_latest();
+  ui_.pins.live = evaluation_.latest().complete ? evaluation_.latest().snapshot : nullptr;
   // Both maps share one colour scale choice ("dashboard/attention", right-click either map).
   const bool fixed_range =
       look_.plot_style().color_scales.scale("dashboard/attention", plot::ColorScale::Auto) == plot::ColorScale::Fixed;
   const Evaluator::MapImageSpec spec =
       DashboardMaps::spec(ui_.interaction.colormap, fixed_range, surface_.framebuffer_size());
-  evaluator_.set_map_image_spec(spec);
-  if (dashboard_maps_.update(latest_, new_snapshot, spec)) lab_textures_.new_snapshot();
+  evaluation_.evaluator().set_map_image_spec(spec);
+  if (dashboard_maps_.update(evaluation_.latest(), new_snapshot, spec)) lab_textures_.new_snapshot();
 }
 
 // [SECTION] One frame
@@ -221,60 +217,22 @@ bool App::frame() {
     report(i18n::format("lesson.held.restored", {names}), false);
   }
   timing_.blocked_ms = 0.0;
-  bool submitted_this_frame = false;
-  if (needs_submit()) {
-    // The worker takes a submission only after the job it is running (a job is never cancelled:
-    // see Evaluator::submit), so while it is busy, the later stages of an L = 4096 recompute for
-    // instance, no result can come within a frame's wait: that frame is drawn at once.
-    const bool worker_free = !evaluator_.busy();
-    // A step on its own (a click, a key, the clicker), not the next position of something moving:
-    // a slider or plot held by the pointer, a lesson step's glide, the sweep playing, or Params
-    // that changed on the frame before too (--bench-frames moves its slider every frame).
-    const bool single_step = !ImGui::IsAnyItemActive() && !ui_.gesture.active() && !ui_.lesson.animating &&
-                             !ui_.interaction.sweep_playing && !submitted_last_frame_;
-    submitted_this_frame = true;
-    submit();
-    // When first results are quick (the dashboard's staged recompute: the row, its plots and a
-    // coarse d_k sweep, ~1 ms) a few ms of waiting lets the plots change on this very frame. When
-    // the last one took more than half the wait (a slow lab), waiting would mostly stall the
-    // frame: the snapshot lands a frame later.
-    constexpr double wait_budget_ms = 8.0;
-    if (worker_free && evaluator_.last_first_result_ms() < 0.5 * wait_budget_ms) {
-      const auto wait_start = Clock::now();
-      const auto budget = std::chrono::duration_cast<std::chrono::microseconds>(
-          std::chrono::duration<double, std::milli>(wait_budget_ms));
-      evaluator_.wait_for_latest(budget);
-      const auto rest = std::chrono::duration_cast<std::chrono::microseconds>(budget - (Clock::now() - wait_start));
-      // Small problems (all stages within half the budget last time): the complete Snapshot on
-      // this frame too, rather than a first result now and the rest a frame later.
-      if (evaluator_.last_compute_ms() < 0.5 * wait_budget_ms) {
-        evaluator_.wait_for_complete(rest);
-      } else if (single_step && final_wait_skips_ == 0 &&
-                 evaluator_.last_final_ms() < final_wait_probe_factor * final_wait_budget_ms) {
-        // Otherwise, for a single step, up to one 60 Hz frame in all for the maps and H(T) (all but
-        // the Monte Carlo curves): at L = 1024 they take a few ms while the cores are free, but
-        // about a frame longer when they run beside the first result's frame (a software
-        // rasteriser takes both cores), so waiting here shows the final picture a whole frame
-        // sooner (docs/PERFORMANCE.md). During a drag the first results follow the hand
-        // at once instead, and where the last final took several frames (L = 4096) no frame waits.
-        // When the final does not come within the budget, the next single steps show first results.
-        evaluator_.wait_for_final(std::chrono::duration_cast<std::chrono::microseconds>(
-            std::chrono::duration<double, std::milli>(final_wait_budget_ms) - (Clock::now() - wait_start)));
-        const Evaluator::Latest shown = evaluator_.latest();
-        if (!shown.snapshot || shown.snapshot->params != submitted_ || shown.maps_pending ||
-            shown.entropy_curve_pending)
-          final_wait_skips_ = final_wait_retry_submissions;
-      } else if (single_step && final_wait_skips_ > 0) {
-        --final_wait_skips_;
-      }
-      timing_.blocked_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
-    }
+  const bool submitting = needs_submit();
+  if (submitting) {
+    // A step on its own (a click, a key, the clicker) when nothing is moving: no slider or plot
+    // held by the pointer, no lesson step's glide, no sweep playing (nor, FrameEvaluation checks,
+    // Params that changed on the frame before too: --bench-frames moves its slider every frame).
+    const bool still =
+        !ImGui::IsAnyItemActive() && !ui_.gesture.active() && !ui_.lesson.animating && !ui_.interaction.sweep_playing;
+    attach_corpus(ui_.params, training_.corpus());  // as submit() does
+    timing_.blocked_ms = evaluation_.submit_and_wait(ui_.params, ui_.view,
+                                                     training_.evaluated_view(ui_.view, ui_.params.training), still);
   }
-  submitted_last_frame_ = submitted_this_frame;
+  evaluation_.end_frame(submitting);
   sync_snapshot();
   // The live training lab's newest picture into the Snapshot drawn; a new one has new maps.
-  if (training_.compose(ui_, latest_.snapshot)) lab_textures_.new_snapshot();
-  if (Result<void> worker = evaluator_.take_error(); !worker) report(worker.error().message, true);
+  if (training_.compose(ui_, evaluation_.latest().snapshot)) lab_textures_.new_snapshot();
+  if (Result<void> worker = evaluation_.evaluator().take_error(); !worker) report(worker.error().message, true);
 
   // A status line about an import the Params no longer hold goes before the frame is drawn
   // (UiStatus::status_import): a change made after drawing submits Params, so a frame follows.
@@ -285,20 +243,20 @@ bool App::frame() {
   }
 
   FrameStats stats;
-  stats.computing = evaluator_.busy();
-  stats.progress = evaluator_.progress();
-  stats.compute_ms = evaluator_.last_compute_ms();
+  stats.computing = evaluation_.evaluator().busy();
+  stats.progress = evaluation_.evaluator().progress();
+  stats.compute_ms = evaluation_.evaluator().last_compute_ms();
   stats.frame_ms = timing_.frame_ms;
   const HeatmapTextures textures = dashboard_maps_.textures();
   advance_lesson(ui_, animation_step_seconds());  // a step's Params glide over 0.5 s
   handle_pin_keys(ui_);                           // P pins; the pins' Snapshots are brought up to date for the plots
-  draw_main_window(ui_, latest_.snapshot.get(), latest_.sweep.get(), textures, lab_textures_, view_cache_,
-                   look_.plot_style(), stats);
+  draw_main_window(ui_, evaluation_.latest().snapshot.get(), evaluation_.latest().sweep.get(), textures, lab_textures_,
+                   view_cache_, look_.plot_style(), stats);
   // Direct manipulation: the mouse's press, moves and release on the plots just placed.
   if (const LabView* view = view_cache_.current(); view != nullptr)
-    feed_mouse(ui_, view_info(ui_.view).name, view->plots, look_.plot_style(), latest_.snapshot.get());
+    feed_mouse(ui_, view_info(ui_.view).name, view->plots, look_.plot_style(), evaluation_.latest().snapshot.get());
   // Before the session popup: Escape closing the popup must not also close the lesson.
-  draw_lesson(ui_, latest_.snapshot.get(), latest_.sweep.get());
+  draw_lesson(ui_, evaluation_.latest().snapshot.get(), evaluation_.latest().sweep.get());
   log_committed_guess();
   draw_session_popup(session_popup_, [this](SessionPopup::Mode mode, const std::string& path, bool overwrite) {
     return save_or_load_session(mode, path, overwrite);
@@ -317,13 +275,13 @@ bool App::frame() {
   // or context popup drawn (a modal dialog still counts as the picture).
   const bool popup_drawn = menu_or_popup_drawn();
   surface_.end_frame();
-  training_.export_npz(ui_, latest_.snapshot.get(), reporter());
+  training_.export_npz(ui_, evaluation_.latest().snapshot.get(), reporter());
   if (!popup_drawn && ui_.interaction.commands.take(Command::screenshot))
     exports_.start_screenshot(surface_, ui_.screenshot_dir, look_.language());
   end_interaction_frame();  // history, PNG export, GIF recording
 
   timing_.frame_ms = std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
-  timing_.recompute_ms = evaluator_.last_compute_ms();
+  timing_.recompute_ms = evaluation_.evaluator().last_compute_ms();
   return true;
 }
 
@@ -458,10 +416,10 @@ double App::idle_wait_seconds() const {
     if (down) return 0.0;
   double wait = -1.0;
   const auto at_most = [&wait](double seconds) { wait = wait < 0.0 ? seconds : std::min(wait, seconds); };
-  if (evaluator_.busy()) at_most(0.1);            // the progress bar; the finished snapshot wakes the window
-  if (exports_.exporting()) at_most(0.1);         // their rows appear after a moment, their bars move
-  if (ui_.training.running) at_most(1.0 / 30.0);  // the training lab's curves grow
-  if (io.WantTextInput) at_most(0.5);             // the text cursor blinks
+  if (evaluation_.evaluator().busy()) at_most(0.1);  // the progress bar; the finished snapshot wakes the window
+  if (exports_.exporting()) at_most(0.1);            // their rows appear after a moment, their bars move
+  if (ui_.training.running) at_most(1.0 / 30.0);     // the training lab's curves grow
+  if (io.WantTextInput) at_most(0.5);                // the text cursor blinks
   if (const std::optional<double> change = toast_.seconds_until_change(surface_.time_seconds())) at_most(*change);
   return wait;
 }

@@ -30,6 +30,7 @@
 #include "state/ui_state.hpp"
 #include "app_host.hpp"
 #include "dashboard_maps.hpp"
+#include "frame_evaluation.hpp"
 #include "live_training.hpp"
 #include "look.hpp"
 #include "report.hpp"
@@ -110,19 +111,23 @@ class App {
   // How many times the shown view's plots were built (ViewCache::builds): once per Snapshot,
   // colour-scale choice, language or pin change, never on a frame where none of them changed.
   std::uint64_t view_builds() const { return view_cache_.builds(); }
-  const LabView* shown_view() const { return view_cache_.current(); }         // the plots the last frame drew
-  const Snapshot* latest_snapshot() const { return latest_.snapshot.get(); }  // what they were built from
-  const plot::Style& plot_style() const { return look_.plot_style(); }        // and drawn in
+  const LabView* shown_view() const { return view_cache_.current(); }  // the plots the last frame drew
+  const Snapshot* latest_snapshot() const { return evaluation_.latest().snapshot.get(); }  // what they were built from
+  const plot::Style& plot_style() const { return look_.plot_style(); }                     // and drawn in
   // True once a frame has drawn an evaluated Snapshot (before that, plots show "computing").
-  bool showing_snapshot() const { return latest_.snapshot != nullptr; }
+  bool showing_snapshot() const { return evaluation_.latest().snapshot != nullptr; }
   // A Snapshot is shown and its attention maps too (long imported contexts get them later).
-  bool showing_maps() const { return latest_.snapshot != nullptr && !pooled_maps_pending(*latest_.snapshot); }
+  bool showing_maps() const {
+    return evaluation_.latest().snapshot != nullptr && !pooled_maps_pending(*evaluation_.latest().snapshot);
+  }
   // The Snapshot shown is complete: every stage of its evaluation is done (not a first result).
-  bool showing_complete() const { return latest_.snapshot != nullptr && latest_.complete; }
+  bool showing_complete() const { return evaluation_.latest().snapshot != nullptr && evaluation_.latest().complete; }
   // What the last frame showed, and which of its parts are still to come (the benches' "final").
-  const Evaluator::Latest& shown_latest() const { return latest_; }
+  const Evaluator::Latest& shown_latest() const { return evaluation_.latest(); }
   // The Params of the Snapshot shown (defaults before the first one).
-  Params shown_params() const { return latest_.snapshot != nullptr ? latest_.snapshot->params : Params{}; }
+  Params shown_params() const {
+    return evaluation_.latest().snapshot != nullptr ? evaluation_.latest().snapshot->params : Params{};
+  }
 
   // The state a session file keeps (session_of the model), and restoring one (its Params are
   // already validated).
@@ -171,7 +176,7 @@ class App {
   // Test hook: called on an export's thread before it makes its files, so a test can hold an export
   // while it looks at the window.
   void set_export_hook_for_testing(std::function<void()> hook) { exports_.set_hook(std::move(hook)); }
-  Evaluator& evaluator() { return evaluator_; }  // tests inject worker failures through it
+  Evaluator& evaluator() { return evaluation_.evaluator(); }  // tests inject worker failures through it
   const std::string& font_warning() const { return look_.font_warning(); }
   // The language this App draws in (UiState::language once applied between frames): frame() and the
   // App's other text-making calls look their strings up in it (i18n::Use); a caller making text
@@ -228,25 +233,14 @@ class App {
 
   platform::Surface& surface_;
   UiState ui_;
-  Evaluator evaluator_;
-  Params submitted_;
-  View submitted_view_ = View::dashboard;
+  FrameEvaluation evaluation_;  // the Evaluator, what was submitted and what this frame draws
   TexturePool lab_textures_;
   ViewCache view_cache_;          // the shown view's plots, built once per Snapshot (panels/labs.hpp)
-  Evaluator::Latest latest_;      // what this frame draws
   DashboardMaps dashboard_maps_;  // the dashboard's two attention maps on the GPU
   Look look_;                     // fonts, ImGui style and plot style (look.hpp)
   bool files_by_host_ = false;
   std::string language_warning_;
   FrameTiming timing_;
-  // Submissions left before a frame waits for a final picture again (App::frame): the last wait
-  // ended before the maps were final, so these frames show the first result at once.
-  static constexpr int final_wait_retry_submissions = 8;
-  // A single step's frame waits at most this long in all for its final picture, and only when the
-  // last final came within this many times that (a machine that needs more would wait in vain).
-  static constexpr double final_wait_budget_ms = 16.0, final_wait_probe_factor = 3.0;
-  int final_wait_skips_ = 0;
-  bool submitted_last_frame_ = false;  // the frame before submitted new Params (a drag goes on)
 
   History history_;
   SweepPlayer sweep_player_;
