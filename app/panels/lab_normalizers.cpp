@@ -234,7 +234,8 @@ plot::Plot small_gap_plot(const NormalizersLab& lab) {
   p.y.scale = plot::Scale::Log10;
   p.y.min = 0.9;
   const double top = gap.softmax_gap_ratio.empty() ? 3.0 : gap.softmax_gap_ratio.back();
-  p.y.max = std::isfinite(top) ? std::clamp(top * 2.4, 7.0, 1e30) : 7.0;
+  // Headroom over the softmax curve for the two read-outs, clear of the e line and its label.
+  p.y.max = std::isfinite(top) ? std::clamp(top * 4.0, 12.0, 1e30) : 12.0;
   p.lines.push_back({.label = "softmax", .x = gap.gaps, .y = gap.softmax_gap_ratio, .color = weight_color});
   p.lines.push_back({.label = "x/Σx", .x = gap.gaps, .y = gap.linear_gap_ratio, .color = linear_color});
   plot::ScatterSeries soft_points, linear_points;
