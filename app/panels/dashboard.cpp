@@ -1158,15 +1158,37 @@ void draw_main_window(UiState& ui, const Snapshot* snapshot, const DkSweep* swee
                             : min_plot_height_em * ImGui::GetFontSize();
       const float room = std::max(0.3f * size.y, size.y - row - 2.0f * ImGui::GetStyle().ItemSpacing.y);
       const float limit = std::max(4.0f, std::floor(room / line_height)) * line_height;
-      if (text_height > limit) {
+      // In a short content area (under 24 lines of text: 1280×720 or 1024×768 at the projector's
+      // font) where the text would take more than a quarter of it, its first line stands for it
+      // with a button that opens the rest: the temperature lab's seven lines left its plots a
+      // quarter of the window, four of its eight small multiples, against over a third at 1080p.
+      // The plots are what the room reads, and the lecturer says the rest.
+      constexpr float lab_text_fold_share = 0.25f, short_content_lines = 24.0f;
+      const bool folded = size.y < short_content_lines * line_height && text_height > lab_text_fold_share * size.y;
+      if (folded && !ui.lab_text_open) {
+        const std::string more = i18n::tr("dashboard.lab_text.more");
+        const float button = ImGui::CalcTextSize(more.c_str()).x + 2.0f * ImGui::GetStyle().FramePadding.x;
+        const float first_width = width - button - ImGui::GetStyle().ItemSpacing.x;
+        const std::vector<plot::LineSpan> lines_of =
+            plot::wrap_text(lab_view.explanation, first_width - ImGui::CalcTextSize(" …").x, measure);
+        std::string first;
+        if (!lines_of.empty())
+          first = lab_view.explanation.substr(lines_of.front().begin, lines_of.front().end - lines_of.front().begin) +
+                  (lines_of.size() > 1 ? " …" : "");
+        ImGui::TextUnformatted(first.c_str());  // one text line: the small button is no taller
+        ImGui::SameLine();
+        if (ImGui::SmallButton(more.c_str())) ui.lab_text_open = true;
+      } else if (text_height > limit) {
         ImGui::BeginChild("##explanation", ImVec2(width, limit), false);
         plot::wrapped_text(lab_view.explanation, text_width);
         draw_notes(text_width);
+        if (folded && ImGui::SmallButton(i18n::tr("dashboard.lab_text.less"))) ui.lab_text_open = false;
         ImGui::EndChild();
       } else {
         ImGui::BeginGroup();
         plot::wrapped_text(lab_view.explanation, width);
         draw_notes(width);
+        if (folded && ImGui::SmallButton(i18n::tr("dashboard.lab_text.less"))) ui.lab_text_open = false;
         ImGui::EndGroup();
       }
       min = ImVec2(origin.x, ImGui::GetCursorScreenPos().y + gap);

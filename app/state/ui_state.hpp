@@ -189,9 +189,12 @@ struct ViewState {
   bool controls_shown = true;
   bool presenter = false;
   std::string presenter_focus;  // "<view>/<plot>" shown in presenter mode when no lesson step names one
-  int compact_plot = 0;         // the plot the compact layout shows (panels.hpp: a narrow page)
-  PointerGesture gesture;       // a drag or press on a plot in progress; one undo step
-  LessonView lesson_view;       // the launcher, typed answers, the lesson's control column, its layout plan
+  // A lab's text (its explanation and notes) opened in full where it would take more than a quarter
+  // of a short window (panels/dashboard.cpp): else its first line and a "more" button.
+  bool lab_text_open = false;
+  int compact_plot = 0;    // the plot the compact layout shows (panels.hpp: a narrow page)
+  PointerGesture gesture;  // a drag or press on a plot in progress; one undo step
+  LessonView lesson_view;  // the launcher, typed answers, the lesson's control column, its layout plan
   // A view's smallest readable grid cell (panels/dashboard.cpp) and what it was found for: the plots'
   // own margins decide it, so it is looked for again only when the view, font or language change.
   struct GridCell {
