@@ -148,7 +148,7 @@ void Look::apply(UiState& ui, platform::Surface& surface) {
   plot_style_.line_scale *= ui.ui_scale;
   plot_style_.marker_scale *= ui.ui_scale;
   plot_style_.padding *= ui.ui_scale;
-  // The hover read-outs' words follow the language (apply_look runs again when it changes).
+  // The hover read-outs' words follow the language (apply runs again when it changes).
   plot_style_.words = {i18n::tr("plot.hover.row"),       i18n::tr("plot.hover.col"),  i18n::tr("plot.hover.value"),
                        i18n::tr("plot.hover.bar"),       i18n::tr("plot.hover.band"), i18n::tr("plot.hover.line"),
                        i18n::tr("plot.hover.points"),    i18n::tr("plot.hover.bars"), i18n::tr("plot.hover.no_texture"),
