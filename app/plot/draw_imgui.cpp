@@ -286,7 +286,7 @@ void show_point_tooltip(const Plot& plot, const NearestPoint& nearest, const Sty
   ImGui::BeginTooltip();
   if (nearest.kind == NearestPoint::Kind::Line) {
     const LineSeries& line = plot.lines[nearest.series];
-    tooltip_heading(line.label, style.words.line + " " + std::to_string(nearest.series + 1),
+    tooltip_heading(line.label, unnamed_series_heading(plot, style.words.line, nearest.series, plot.lines.size()),
                     line_color(plot, nearest.series, style));
     ImGui::Text("x = %s", format_number(line.x[nearest.index]).c_str());
     ImGui::Text("y = %s", format_number(line.y[nearest.index]).c_str());
@@ -296,7 +296,8 @@ void show_point_tooltip(const Plot& plot, const NearestPoint& nearest, const Sty
     }
   } else {
     const ScatterSeries& scatter = plot.scatters[nearest.series];
-    tooltip_heading(scatter.label, style.words.points + " " + std::to_string(nearest.series + 1),
+    tooltip_heading(scatter.label,
+                    unnamed_series_heading(plot, style.words.points, nearest.series, plot.scatters.size()),
                     scatter_color(plot, nearest.series, style));
     ImGui::Text("x = %s", format_number(scatter.x[nearest.index]).c_str());
     ImGui::Text("y = %s", format_number(scatter.y[nearest.index]).c_str());
@@ -365,7 +366,8 @@ void show_hover(const Plot& plot, const Scene& scene, Point mouse, ImDrawList* l
     const auto [series, index] = *bar;
     const BarSeries& bars = plot.bars[series];
     ImGui::BeginTooltip();
-    tooltip_heading(bars.label, style.words.bars + " " + std::to_string(series + 1), bar_color(plot, series, style));
+    tooltip_heading(bars.label, unnamed_series_heading(plot, style.words.bars, series, plot.bars.size()),
+                    bar_color(plot, series, style));
     if (const std::string* name = position_name(plot.x, bars.x[index]))
       ImGui::Text("%s %zu (x = %s, '%s')", style.words.bar.c_str(), index, format_number(bars.x[index]).c_str(),
                   name->c_str());
@@ -466,6 +468,11 @@ Hit hit_test(const Plot& plot, ImVec2 size, const Style& style, ImVec2 point, fl
 }
 
 // [SECTION] draw()
+
+std::string unnamed_series_heading(const Plot& plot, const std::string& word, std::size_t series, std::size_t count) {
+  if (count == 1 && !plot.y.label.empty()) return plot.y.label;
+  return word + " " + std::to_string(series + 1);
+}
 
 Interaction draw(const char* id, const Plot& plot, ImVec2 size, const Style& style) {
   const ImVec2 available = ImGui::GetContentRegionAvail();

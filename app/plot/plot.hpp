@@ -356,6 +356,10 @@ PlotFit fit_plot(const Plot& plot, ImVec2 size, const Style& style, float font_s
 // in the current ImGui ID stack. Must be called between ImGui::Begin() and End().
 Interaction draw(const char* id, const Plot& plot, ImVec2 size, const Style& style);
 
+// The hover read-out's heading of a series without a label: the quantity on the y axis where the
+// plot has one series of that kind ("weight", not "bars 1"), else `word` and its number ("line 2").
+std::string unnamed_series_heading(const Plot& plot, const std::string& word, std::size_t series, std::size_t count);
+
 // What lies under a point of a plot drawn `size` px large in `style` (the same layout as draw()):
 // the hit-test of the app's pointer gestures (mouse or touch: dragging a bar, a live point, picking
 // a heatmap cell). `point` is in px from the plot's top-left corner. −1: nothing of that kind there.

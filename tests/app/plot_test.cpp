@@ -1493,3 +1493,15 @@ TEST(Layout, DrawnValuesCarryTheirAxisResolution) {
   const double decades_per_px = 4.0 / (log_scene.data_area.y1 - log_scene.data_area.y0);
   EXPECT_NEAR(resolution[1], 0.01 * std::log(10.0) * decades_per_px, 1e-3 * 0.01 * std::log(10.0) * decades_per_px);
 }
+
+// A hovered series without a label is named by what the plot measures where it is the only one of
+// its kind: the values lab's weights read "weight", not "bars 1"; several unnamed ones keep their
+// numbers, and a plot with no y label falls back to them too.
+TEST(HoverHeading, AnUnnamedSeriesIsNamedByTheYAxisWhereItIsTheOnlyOne) {
+  Plot p;
+  p.y.label = "weight";
+  EXPECT_EQ(unnamed_series_heading(p, "bars", 0, 1), "weight");
+  EXPECT_EQ(unnamed_series_heading(p, "line", 1, 2), "line 2");
+  p.y.label.clear();
+  EXPECT_EQ(unnamed_series_heading(p, "bars", 0, 1), "bars 1");
+}
