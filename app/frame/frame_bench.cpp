@@ -53,14 +53,14 @@ double peak_rss_since_reset_mib() {
   return static_cast<double>(kib) / 1024.0;
 }
 
+}  // namespace
+
 double percentile(std::vector<double> values, double fraction) {
   if (values.empty()) return 0.0;
   std::sort(values.begin(), values.end());
   const auto index = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(values.size()))) - 1;
   return values[std::min(index, values.size() - 1)];
 }
-
-}  // namespace
 
 BusyLoad::BusyLoad(int threads) {
   for (int i = 0; i < threads; ++i) {

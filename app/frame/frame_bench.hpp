@@ -40,6 +40,10 @@ Result<FrameBenchResult> run_frame_bench(App& app, const std::string& key, int f
 inline constexpr const char* latency_sliders[] = {"temperature", "score_scale", "d_k",          "seq_len",
                                                   "scaled",      "row",         "custom_scores"};
 
+// The value at `fraction` (0.5: the median, 0.95: p95) of `values`, nearest rank; 0 for none. The
+// frame benches' and the training bench's one percentile.
+double percentile(std::vector<double> values, double fraction);
+
 // `--bench-load N`: N threads that spin at normal priority while the bench runs, as another busy
 // program would on the same cores (a student's laptop with a browser open). Joined on destruction.
 class BusyLoad {

@@ -9,20 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "modes/modes.hpp"
 #include "export/training_export.hpp"
+#include "frame/frame_bench.hpp"
+#include "modes/modes.hpp"
 
 namespace smlab::app {
-namespace {
-
-double percentile(std::vector<double> values, double fraction) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(values.size()))) - 1;
-  return values[std::min(index, values.size() - 1)];
-}
-
-}  // namespace
 
 Result<void> run_train_bench(const Options& o, AppOptions options) {
   // The lab trains live as the frames go, so only whether its runs can be made is checked: a lab
