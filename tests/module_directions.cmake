@@ -1,6 +1,6 @@
 # Checks that every #include "..." in app/ points down the module order (app/CMakeLists.txt):
-#   files, platform, plot < i18n < lessons < state < lesson_player < panels < export < frame < classroom < modes
-#   < main
+#   files, platform, plot < work < i18n < lessons < state < lesson_player < panels < export < frame < classroom
+#   < modes < main
 # A back-edge (state including panels/, export including frame/app.hpp, ...) fails with the file, the
 # line and the rule, and so does a source beside main.cpp, which belongs in its module's folder. Run: cmake -DSOURCE_DIR=<repo> -P tests/module_directions.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -12,18 +12,19 @@ endif()
 set(allowed_files "")
 set(allowed_platform "")
 set(allowed_plot "platform")
+set(allowed_work "plot;platform")
 set(allowed_i18n "files")
 set(allowed_lessons "i18n;files")
 set(allowed_state "lessons;i18n;files;plot;platform")
 set(allowed_lesson_player "state;lessons;i18n;files;plot;platform")
-set(allowed_panels "lesson_player;state;lessons;i18n;files;plot;platform")
-set(allowed_export "panels;lesson_player;state;lessons;i18n;files;plot;platform")
-set(allowed_frame "export;panels;lesson_player;state;lessons;i18n;files;plot;platform")
-set(allowed_classroom "frame;export;panels;lesson_player;state;lessons;i18n;files;plot;platform")
-set(allowed_modes "classroom;frame;export;panels;lesson_player;state;lessons;i18n;files;plot;platform")
-set(allowed_main "modes;classroom;frame;export;panels;lesson_player;state;lessons;i18n;files;plot;platform")
-set(allowed_web "frame;export;panels;lesson_player;state;lessons;i18n;files;plot;platform")
-set(modules files platform plot i18n lessons state lesson_player panels export frame classroom modes main web)
+set(allowed_panels "lesson_player;state;work;lessons;i18n;files;plot;platform")
+set(allowed_export "panels;lesson_player;state;work;lessons;i18n;files;plot;platform")
+set(allowed_frame "export;panels;lesson_player;state;work;lessons;i18n;files;plot;platform")
+set(allowed_classroom "frame;export;panels;lesson_player;state;work;lessons;i18n;files;plot;platform")
+set(allowed_modes "classroom;frame;export;panels;lesson_player;state;work;lessons;i18n;files;plot;platform")
+set(allowed_main "modes;classroom;frame;export;panels;lesson_player;state;work;lessons;i18n;files;plot;platform")
+set(allowed_web "frame;export;panels;lesson_player;state;work;lessons;i18n;files;plot;platform")
+set(modules files platform plot work i18n lessons state lesson_player panels export frame classroom modes main web)
 
 # The module of a path relative to app/: its first directory (one folder is one module, so no two
 # folders include each other) and main.cpp (the program, on top) on its own. Any other source

@@ -15,7 +15,7 @@
 #include "frame/app.hpp"
 #include "classroom/class_host.hpp"
 #include "classroom/qr_code.hpp"
-#include "state/background_job.hpp"
+#include "work/background_job.hpp"
 
 namespace smlab::classroom {
 

@@ -33,7 +33,7 @@
 #include <unordered_map>
 
 #include "files/text_file.hpp"
-#include "state/background_job.hpp"
+#include "work/background_job.hpp"
 
 namespace smlab::classroom {
 

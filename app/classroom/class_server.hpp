@@ -1,6 +1,6 @@
 // The class's embedded server (Boost.Beast, docs/ARCHITECTURE.md "Facts about the dependencies"):
 // the student site's files over HTTP and one WebSocket channel per student, bound to the interface
-// the teacher picked, all on one thread of its own (a BackgroundJob, state/background_job.hpp). It
+// the teacher picked, all on one thread of its own (a BackgroundJob, work/background_job.hpp). It
 // knows the join code and the limits, not the lesson: what students send reaches the teacher's
 // ClassHost as events (take_events, each frame), what the host publishes reaches every student
 // (the newest state wins: a slow student gets the latest, never a backlog).

@@ -18,7 +18,7 @@
 #include "panels/pins_panel.hpp"
 #include "plot_export.hpp"
 #include "smlab/montecarlo.hpp"
-#include "state/evaluator.hpp"
+#include "work/evaluator.hpp"
 
 namespace smlab::app {
 

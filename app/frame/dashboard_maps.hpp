@@ -9,7 +9,7 @@
 #include "panels/panels.hpp"
 #include "platform/surface.hpp"
 #include "plot/heatmap_texture.hpp"
-#include "state/evaluator.hpp"
+#include "work/evaluator.hpp"
 
 namespace smlab::app {
 

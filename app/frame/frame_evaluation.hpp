@@ -7,7 +7,7 @@
 
 #include "smlab/params.hpp"
 #include "smlab/views.hpp"
-#include "state/evaluator.hpp"
+#include "work/evaluator.hpp"
 
 namespace smlab::app {
 

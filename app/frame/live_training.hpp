@@ -16,7 +16,7 @@
 #include "smlab/labs/training.hpp"
 #include "smlab/snapshot.hpp"
 #include "smlab/views.hpp"
-#include "state/trainer.hpp"
+#include "work/trainer.hpp"
 #include "report.hpp"
 #include "state/ui_state.hpp"
 

@@ -2,7 +2,7 @@
 // or 4×, Export CSV and Export SVG, and the GIF recording of a sweep. What needs ImGui and GL (a PNG's
 // offscreen render, a GIF's frames, a screenshot's capture) is done on the UI thread, a step a window
 // frame, by an offscreen copy of the App; making and writing the files runs on a thread of its own
-// (state/background_job.hpp). Each shows its progress with a Cancel button, and a cancelled or
+// (work/background_job.hpp). Each shows its progress with a Cancel button, and a cancelled or
 // failed export leaves no file (exports are all or nothing). The App holds one.
 #pragma once
 
@@ -16,7 +16,7 @@
 #include "platform/surface.hpp"
 #include "report.hpp"
 #include "smlab/error.hpp"
-#include "state/background_job.hpp"
+#include "work/background_job.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {

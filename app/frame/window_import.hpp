@@ -1,7 +1,7 @@
 // Importing in the window: File → Import (path fields in a popup) and files dropped onto it, both
 // through load_import and attach_import, the same checks as --import (the popup and the role
 // chooser for a file whose name says no role are drawn by panels/file_popups.hpp). On the desktop
-// the files are read on a thread of their own (state/background_job.hpp), with progress and Cancel
+// the files are read on a thread of their own (work/background_job.hpp), with progress and Cancel
 // on screen; the web page (no threads) imports at once. The App holds one.
 #pragma once
 
@@ -16,7 +16,7 @@
 #include "platform/surface.hpp"
 #include "report.hpp"
 #include "smlab/error.hpp"
-#include "state/background_job.hpp"
+#include "work/background_job.hpp"
 #include "state/import_files.hpp"
 #include "state/ui_state.hpp"
 

@@ -29,7 +29,7 @@
 #include "lesson_player/lesson_player.hpp"
 #include "modes/modes.hpp"
 #include "smlab/assignments.hpp"
-#include "state/background_job.hpp"
+#include "work/background_job.hpp"
 
 namespace smlab::app {
 namespace {

@@ -7,7 +7,7 @@
 #include "i18n/i18n.hpp"
 #include "modes/modes.hpp"
 #include "platform/window.hpp"
-#include "frame/window_run.hpp"
+#include "modes/window_run.hpp"
 
 namespace smlab::app {
 

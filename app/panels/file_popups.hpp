@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "smlab/error.hpp"
-#include "state/background_job.hpp"
+#include "work/background_job.hpp"
 
 namespace smlab::app {
 

@@ -30,7 +30,7 @@
 #include "plot/plot.hpp"
 #include "smlab/snapshot.hpp"
 #include "smlab/views.hpp"
-#include "state/texture_pool.hpp"
+#include "plot/texture_pool.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {

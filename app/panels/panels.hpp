@@ -15,7 +15,7 @@
 #include "plot/plot.hpp"
 #include "smlab/labs/training.hpp"
 #include "smlab/snapshot.hpp"
-#include "state/texture_pool.hpp"
+#include "plot/texture_pool.hpp"
 #include "state/ui_state.hpp"
 
 namespace smlab::app {

@@ -1,11 +1,11 @@
-// The web build's Evaluator (state/evaluator.hpp) without threads: a page that is not cross-origin
+// The web build's Evaluator (work/evaluator.hpp) without threads: a page that is not cross-origin
 // isolated has no SharedArrayBuffer, so no pthreads. The page's main loop (web_main.cpp) runs the
 // work between frames through wait_for_latest(): one slice of the newest submission (older ones are
 // replaced, as on the desktop), or one Monte Carlo refinement chunk once the Params have settled.
-// That work is the desktop worker's own step (Evaluator::step, state/evaluator_step.cpp), run on the
+// That work is the desktop worker's own step (Evaluator::step, work/evaluator_step.cpp), run on the
 // caller's thread at Pace::sliced: the first result, then a few ms of phases per browser frame, so a
 // frame waits for part of a recompute rather than all of it. Only the waiting differs here.
-#include "state/evaluator.hpp"
+#include "work/evaluator.hpp"
 
 namespace smlab::app {
 

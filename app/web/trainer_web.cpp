@@ -1,8 +1,8 @@
-// The web page's Trainer (state/trainer.hpp) without a thread: a page that is not cross-origin
+// The web page's Trainer (work/trainer.hpp) without a thread: a page that is not cross-origin
 // isolated has no pthreads. The page's tick (web_main.cpp) calls pump() between frames, which runs
-// the desktop worker's own slice of work (Trainer::work, state/trainer_step.cpp) on the page's
+// the desktop worker's own slice of work (Trainer::work, work/trainer_step.cpp) on the page's
 // thread: the mailbox, then training for the budget, then the picture when due.
-#include "state/trainer.hpp"
+#include "work/trainer.hpp"
 
 namespace smlab::app {
 

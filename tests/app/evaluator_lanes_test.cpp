@@ -19,7 +19,7 @@
 #include "export/csv.hpp"
 #include "smlab/evaluate.hpp"
 #include "snapshot_csv.hpp"
-#include "state/evaluator.hpp"
+#include "work/evaluator.hpp"
 
 namespace smlab::app {
 namespace {

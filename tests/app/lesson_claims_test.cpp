@@ -20,7 +20,7 @@
 #include "lessons/lessons.hpp"
 #include "smlab/evaluate.hpp"
 #include "smlab/labs/stability.hpp"
-#include "state/evaluator.hpp"
+#include "work/evaluator.hpp"
 #include "lesson_support.hpp"
 
 namespace smlab::app {

@@ -22,7 +22,7 @@
 #include "panels/panels.hpp"
 #include "plot/ticks.hpp"
 #include "smlab/evaluate.hpp"
-#include "state/evaluator.hpp"
+#include "work/evaluator.hpp"
 #include "lesson_support.hpp"
 
 namespace smlab::app {

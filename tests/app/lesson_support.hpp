@@ -10,7 +10,7 @@
 #include "lessons/lesson_corpus.hpp"
 #include "lessons/lessons.hpp"
 #include "smlab/evaluate.hpp"
-#include "state/evaluator.hpp"
+#include "work/evaluator.hpp"
 
 namespace smlab::app::lesson_support {
 

@@ -34,7 +34,7 @@
 #include "panels/panels.hpp"
 #include "state/session.hpp"
 #include "state/start_state.hpp"
-#include "state/trainer.hpp"
+#include "work/trainer.hpp"
 #include "export/training_export.hpp"
 
 namespace smlab::app {

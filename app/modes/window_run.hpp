@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "app.hpp"
+#include "frame/app.hpp"
 #include "smlab/error.hpp"
 
 namespace smlab::app {

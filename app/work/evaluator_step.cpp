@@ -1,4 +1,4 @@
-// The evaluation step shared by the desktop's worker thread (state/evaluator.cpp runs it in a loop)
+// The evaluation step shared by the desktop's worker thread (work/evaluator.cpp runs it in a loop)
 // and the web page, which has no threads (web/evaluator_web.cpp runs it between frames).
 //
 // [SECTION] Index
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "smlab/parallel.hpp"
-#include "state/evaluator.hpp"
+#include "work/evaluator.hpp"
 
 namespace smlab::app {
 

@@ -1,5 +1,5 @@
 // TexturePool: upload-on-change heatmap textures.
-#include "state/texture_pool.hpp"
+#include "plot/texture_pool.hpp"
 
 namespace smlab::app {
 

@@ -2,7 +2,7 @@
 // there is training to do, then works in slices (trainer_step.cpp), so a new setting or command
 // reaches the running training within one slice. The web page replaces this file
 // (app/web/trainer_web.cpp).
-#include "state/trainer.hpp"
+#include "work/trainer.hpp"
 
 namespace smlab::app {
 

@@ -1,6 +1,6 @@
 // The worker behind Evaluator: one thread, newest pending submission wins, cancelled on exit. What
 // it does per job or refinement chunk is Evaluator::step (evaluator_step.cpp, shared with the web).
-#include "state/evaluator.hpp"
+#include "work/evaluator.hpp"
 
 #include <pthread.h>
 #include <sys/resource.h>

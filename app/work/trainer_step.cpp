@@ -12,7 +12,7 @@
 #include <new>
 
 #include "smlab/parallel.hpp"
-#include "state/trainer.hpp"
+#include "work/trainer.hpp"
 
 namespace smlab::app {
 namespace {
