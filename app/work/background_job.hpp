@@ -1,30 +1,25 @@
-// One piece of the window's work on a thread of its own, with progress and Cancel, so the frame keeps
-// drawing: the window's imports and exports all run through it (smlab/progress.hpp says how the work
-// reports and stops). The web page has no threads: there the work runs at once, when started.
+// One piece of the window's work that cannot be split (an import's read, an export's files, the class
+// server's start), run whole as one slice of the background-work engine (work/work_runner.hpp), with
+// progress and Cancel, so the frame keeps drawing: on a thread of its own on the desktop; on the web
+// page, which has no threads, when the frame first asks for its result (smlab/progress.hpp says how
+// the work reports and stops).
 #pragma once
 
-#include <chrono>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
-#include <string_view>
-#include <thread>
 #include <utility>
 
 #include "smlab/error.hpp"
 #include "smlab/progress.hpp"
+#include "work/work_runner.hpp"
 
 namespace smlab::app {
 
-// What a job shows while it runs: the fraction of the whole done and what it is doing now.
-struct JobProgress {
-  double fraction = 0.0;
-  std::string stage;
-};
-
-// Runs `work(progress)` once, on a thread of its own, and keeps its result for the UI thread:
+// Runs `work(progress)` once and keeps its result for the UI thread:
 //
 //   job = std::make_unique<BackgroundJob<Result<Path>>>(
 //       [request](const Progress& progress) { return write_files(request, progress); }, Window::wake);
@@ -36,79 +31,56 @@ struct JobProgress {
 // platform::Window::wake) is called when the result is ready and, at most ten times a second, as
 // progress is reported, so a window asleep between events redraws its bar.
 template <class Outcome>
-class BackgroundJob final : public ProgressSink {
+class BackgroundJob final : private SlicedWork {
  public:
   using Work = std::function<Outcome(const Progress& progress)>;
 
-  explicit BackgroundJob(Work work, std::function<void()> wake = {}) : wake_(std::move(wake)) {
-#ifdef __EMSCRIPTEN__
-    result_.emplace(work(Progress(std::stop_token(), this)));
-#else
-    thread_ = std::jthread([this, work = std::move(work)](std::stop_token stop) {
-      std::optional<Outcome> done;
-      try {
-        done.emplace(work(Progress(stop, this)));
-      } catch (const std::exception& error) {  // never out of a thread: the window shows it instead
-        done.emplace(Error::file(std::string("failed: ") + error.what()));
-      }
-      {
-        const std::lock_guard lock(mutex_);
-        result_ = std::move(done);
-      }
-      if (wake_) wake_();
-    });
-#endif
+  explicit BackgroundJob(Work work, std::function<void()> wake = {}, WorkRunner::Mode mode = WorkRunner::platform_mode)
+      : work_(std::move(work)), wake_(wake), runner_(*this, {"smlab-job", {}, mode, std::move(wake)}) {
+    runner_.poke();
   }
-  ~BackgroundJob() {
-    // The thread is the last member, so it is stopped and joined first; this says so explicitly.
-    if (thread_.joinable()) {
-      thread_.request_stop();
-      thread_.join();
-    }
-  }
+  ~BackgroundJob() = default;  // runner_, the last member, cancels the work and waits for it
   BackgroundJob(const BackgroundJob&) = delete;
   BackgroundJob& operator=(const BackgroundJob&) = delete;
 
   // Asks the work to stop (Cancel); its result, a cancelled Error, arrives as any other.
-  void cancel() { thread_.request_stop(); }
-  [[nodiscard]] bool cancel_requested() const { return thread_.get_stop_token().stop_requested(); }
+  void cancel() { runner_.cancel(); }
+  [[nodiscard]] bool cancel_requested() const { return runner_.cancel_requested(); }
 
   // The result once the work is done (then empty again); nothing while it runs.
   [[nodiscard]] std::optional<Outcome> take_result() {
+    runner_.pump(WorkRunner::Clock::duration::max());
     const std::lock_guard lock(mutex_);
     return std::exchange(result_, std::nullopt);
   }
+  // Whether the result is ready (on the web page: once take_result() ran the work).
   [[nodiscard]] bool done() const {
     const std::lock_guard lock(mutex_);
     return result_.has_value();
   }
-  [[nodiscard]] JobProgress progress() const {
-    const std::lock_guard lock(mutex_);
-    return progress_;
-  }
-
-  void update(double fraction, std::string_view stage) noexcept override {
-    const auto now = std::chrono::steady_clock::now();
-    bool wake = false;
-    {
-      const std::lock_guard lock(mutex_);
-      progress_.fraction = fraction;
-      try {
-        progress_.stage.assign(stage);
-      } catch (...) {  // out of memory for a stage name: keep the last one
-      }
-      if (now - last_wake_ >= std::chrono::milliseconds(100)) last_wake_ = now, wake = true;
-    }
-    if (wake && wake_) wake_();
-  }
+  [[nodiscard]] JobProgress progress() const { return runner_.progress(); }
 
  private:
+  NextSlice run_slice(WorkRunner::Clock::duration, const std::stop_token& stop) override {
+    std::optional<Outcome> done;
+    try {
+      done.emplace(work_(Progress(stop, &runner_)));
+    } catch (const std::exception& error) {  // never out of a thread: the window shows it instead
+      done.emplace(Error::file(std::string("failed: ") + error.what()));
+    }
+    {
+      const std::lock_guard lock(mutex_);
+      result_ = std::move(done);
+    }
+    if (wake_) wake_();
+    return NextSlice::finished();
+  }
+
+  Work work_;
   std::function<void()> wake_;
-  mutable std::mutex mutex_;  // guards what follows
-  JobProgress progress_;
+  mutable std::mutex mutex_;  // guards result_
   std::optional<Outcome> result_;
-  std::chrono::steady_clock::time_point last_wake_{};
-  std::jthread thread_;  // last: stopped and joined before the rest goes
+  WorkRunner runner_;  // last: stopped and joined before the rest goes
 };
 
 }  // namespace smlab::app
