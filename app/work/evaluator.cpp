@@ -1,38 +1,61 @@
-// The worker behind Evaluator: one thread, newest pending submission wins, cancelled on exit. What
-// it does per job or refinement chunk is Evaluator::step (evaluator_step.cpp, shared with the web).
+// The Evaluator as a piece of the background-work engine (work/work_runner.hpp): its slice is one
+// step() (evaluator_step.cpp), at the pace its runner's mode allows. On a thread (the desktop) a
+// step runs a job's phases back to back; pumped (the web page, between frames) one phase or a few
+// per step. Only the waiting differs between the two.
 #include "work/evaluator.hpp"
-
-#include <pthread.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 namespace smlab::app {
 
-Evaluator::Evaluator() : worker_([this](std::stop_token stop) { run(stop); }) {
-  // Named so profilers and `top -H` tell the recompute thread from the UI thread.
-  pthread_setname_np(worker_.native_handle(), "smlab-evaluate");
-}
+Evaluator::Evaluator(WorkRunner::Mode mode)
+    : pace_(mode == WorkRunner::Mode::thread ? Pace::staged : Pace::sliced),
+      runner_(*this, {"smlab-evaluate", {}, mode, {}}) {}
 
 Evaluator::~Evaluator() {
   {
     std::lock_guard lock(mutex_);
     current_job_.request_stop();
   }
-  worker_.request_stop();
-  wake_.notify_all();
+  // runner_, the last member, stops and joins the thread when the destructor's body is done.
+}
+
+NextSlice Evaluator::run_slice(std::chrono::steady_clock::duration budget, const std::stop_token& stop) {
+  if (stop.stop_requested()) return NextSlice::finished();
+  {
+    // Held, the test's thread takes the steps (slice_for_testing), and a job may be between phases.
+    std::lock_guard lock(mutex_);
+    if (held_for_testing_) return NextSlice::when_poked();
+  }
+  if (step(pace_, std::chrono::duration_cast<std::chrono::microseconds>(budget))) return NextSlice::now();
+  std::lock_guard lock(mutex_);
+  // Refinement waits until the Params have settled (step() did nothing before then).
+  if (!held_for_testing_ && !pending_ && refinement_due()) return NextSlice::at(last_submit_ + refine_settle_time);
+  return NextSlice::when_poked();
 }
 
 void Evaluator::wait_for_latest(std::chrono::microseconds budget) {
+  if (!runner_.threaded()) {
+    // One slice of work, about `budget` long: the running job's next phases or the pending
+    // submission's first result and phases, else a refinement chunk once the Params settled.
+    runner_.pump(budget);
+    return;
+  }
   std::unique_lock lock(mutex_);
   finished_.wait_for(lock, budget, [this] { return completed_ == submitted_; });
 }
 
 void Evaluator::wait_for_complete(std::chrono::microseconds budget) {
+  if (!runner_.threaded()) {
+    // The running job's phases to its end, or the pending submission whole (a small problem, which
+    // the window wants complete on the frame that submitted it).
+    step(Pace::whole);
+    return;
+  }
   std::unique_lock lock(mutex_);
   finished_.wait_for(lock, budget, [this] { return completed_ == submitted_ && !staging_active_; });
 }
 
 void Evaluator::wait_for_final(std::chrono::microseconds budget) {
+  if (!runner_.threaded()) return;  // the page draws between the phases: waiting would hold the frame
   std::unique_lock lock(mutex_);
   finished_.wait_for(lock, budget, [this] {
     return completed_ == submitted_ && !pending_ && !latest_maps_pending_ && !latest_entropy_curve_pending_;
@@ -40,39 +63,30 @@ void Evaluator::wait_for_final(std::chrono::microseconds budget) {
 }
 
 bool Evaluator::idle() const {
+  if (!runner_.threaded()) {
+    // With no thread to wait for, asking whether the work is done does it: callers that poll idle()
+    // (the GIF recording's offscreen App, once per page frame) would otherwise wait forever. Only
+    // such offscreen copies poll; the page's own evaluator is pumped by its tick.
+    const_cast<Evaluator*>(this)->wait_until_idle();  // never a const object: Apps own theirs
+    return true;
+  }
   std::lock_guard lock(mutex_);
   return completed_ == submitted_ && !refining_active_ && !staging_active_;
 }
 
 void Evaluator::wait_until_idle() {
+  if (!runner_.threaded()) {
+    // Headless-style callers (exports) want the refined picture now: no settle time.
+    {
+      std::lock_guard lock(mutex_);
+      last_submit_ = std::chrono::steady_clock::time_point{};
+    }
+    while (step(Pace::whole)) {
+    }
+    return;
+  }
   std::unique_lock lock(mutex_);
   finished_.wait(lock, [this] { return completed_ == submitted_ && !refining_active_ && !staging_active_; });
-}
-
-void Evaluator::run(std::stop_token stop) {
-  // Normal priority, as the UI thread. At nice 5 it lost the cores to any other busy program (a
-  // browser beside the app): with one busy core the final picture at L = 1024 came 3-5× later and
-  // its p95 reached 300 ms (docs/PERFORMANCE.md). What comes first is set by the order of
-  // the work instead: the first result, then the maps, then the Monte Carlo lane, stale work
-  // dropped. (Linux: per-thread nice; a thread cannot lower its nice value again, so one level.)
-  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 0);
-  for (;;) {
-    {
-      std::unique_lock lock(mutex_);
-      // refine_limit_ may have changed since the last chunk: recheck before sleeping.
-      if (!refinement_due()) {
-        refining_active_ = false;
-        finished_.notify_all();
-      }
-      wake_.wait(lock, stop, [&] { return !held_for_testing_ && (pending_.has_value() || refinement_due()); });
-      // Refinement waits until the Params have settled (step() checks it too).
-      while (!stop.stop_requested() && !pending_ && refinement_due() &&
-             std::chrono::steady_clock::now() < last_submit_ + refine_settle_time)
-        wake_.wait_until(lock, stop, last_submit_ + refine_settle_time, [&] { return pending_.has_value(); });
-      if (stop.stop_requested()) return;
-    }
-    step(Pace::staged);
-  }
 }
 
 }  // namespace smlab::app

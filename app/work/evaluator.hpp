@@ -22,12 +22,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "plot/heatmap_texture.hpp"
 #include "smlab/error.hpp"
 #include "smlab/evaluate.hpp"
+#include "work/work_runner.hpp"
 
 namespace smlab::app {
 
@@ -39,9 +39,12 @@ struct MapTextureSource {
 };
 MapTextureSource map_texture_source(const Snapshot& snap, bool scaled);
 
-class Evaluator {
+// A piece of the background-work engine (work/work_runner.hpp): on the desktop its runner is the
+// worker thread; on the web page (Mode::pumped) the page's tick runs it between frames through
+// wait_for_latest().
+class Evaluator final : private SlicedWork {
  public:
-  Evaluator();
+  explicit Evaluator(WorkRunner::Mode mode = WorkRunner::platform_mode);
   ~Evaluator();  // cancels and joins the worker
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
@@ -51,7 +54,8 @@ class Evaluator {
   void submit(const Params& params, View view = View::dashboard);
 
   // Waits up to `budget` for the newest submission to finish: small problems
-  // then appear on the very frame the slider moved, big ones never stall a frame.
+  // then appear on the very frame the slider moved, big ones never stall a frame. Pumped (the web
+  // page): one slice of about `budget` of the work on this thread instead.
   void wait_for_latest(std::chrono::microseconds budget);
   // The same, until the newest submission's later stages are done too (a complete Snapshot).
   void wait_for_complete(std::chrono::microseconds budget);
@@ -150,7 +154,9 @@ class Evaluator {
   bool slice_for_testing();
 
  private:
-  void run(std::stop_token stop);  // the desktop worker thread: step() until stopped
+  // One step() at the runner's pace; then when the work wants the next: at once, once the Params
+  // have settled (refinement), or when a submission comes.
+  NextSlice run_slice(std::chrono::steady_clock::duration budget, const std::stop_token& stop) override;
   // How much of a job one step() runs (docs/ARCHITECTURE.md, "Data flow"):
   //   whole:  every stage at once, no first result (exports on the page, which want the final picture);
   //   staged: the desktop worker: the first result published, then every later phase in the same call;
@@ -164,8 +170,8 @@ class Evaluator {
   enum class Pace { whole, staged, sliced };
   // One job (the newest submission, its phases as `pace` says) or, once the Params have settled, one
   // refinement chunk of the sweep, then published; false (nothing done) when there is neither. A job
-  // left between phases (sliced) is continued before a newer one starts. The desktop thread sleeps
-  // until there is work and calls it; the web page calls it between frames.
+  // left between phases (sliced) is continued before a newer one starts. run_slice() calls it, on
+  // the runner's thread or between the web page's frames.
   bool step(Pace pace, std::chrono::microseconds slice = {});
   bool refinement_due() const;          // the sweep needs more trials (mutex_ held)
   bool superseded_while_fresh() const;  // see set_stale_work_max_age
@@ -229,7 +235,6 @@ class Evaluator {
                                   std::int64_t chunks);
 
   mutable std::mutex mutex_;
-  std::condition_variable_any wake_;
   std::condition_variable finished_;
   struct Job {
     Params params;
@@ -262,7 +267,8 @@ class Evaluator {
   bool slicing_for_testing_ = false;  // slice_for_testing runs a step while the worker is held
   std::function<void()> on_result_;   // see set_result_callback
   void notify_result();
-  std::jthread worker_;  // last member: starts after, and is joined before, the rest
+  const Pace pace_;    // of the runner's slices: staged on a thread, sliced when pumped
+  WorkRunner runner_;  // last member: starts after, and is joined before, the rest
 };
 
 // The cap on a headless render's refinement: about 8·10⁶ draws at any L, so headless renders are

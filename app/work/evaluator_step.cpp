@@ -1,5 +1,5 @@
-// The evaluation step shared by the desktop's worker thread (work/evaluator.cpp runs it in a loop)
-// and the web page, which has no threads (web/evaluator_web.cpp runs it between frames).
+// The evaluation step, the Evaluator's slice of background work (evaluator.cpp): run by its
+// runner's thread on the desktop, and between frames on the web page, which has no threads.
 //
 // [SECTION] Index
 //   [SECTION] Submitting, results and test hooks
@@ -46,7 +46,7 @@ void Evaluator::submit(const Params& params, View view) {
     // moves. It finishes and is shown, then the newest pending Params run (older pending ones
     // were replaced above): the picture trails the slider by at most two recomputes.
   }
-  wake_.notify_all();
+  runner_.poke();
 }
 
 Evaluator::Latest Evaluator::latest() const {
@@ -103,7 +103,7 @@ void Evaluator::hold_for_testing(bool held) {
     std::lock_guard lock(mutex_);
     held_for_testing_ = held;
   }
-  wake_.notify_all();
+  runner_.poke();
 }
 
 bool Evaluator::slice_for_testing() {
@@ -159,7 +159,7 @@ void Evaluator::set_refine_limit(std::int64_t max_trials_per_point) {
     std::lock_guard lock(mutex_);
     refine_limit_ = max_trials_per_point;
   }
-  wake_.notify_all();
+  runner_.poke();
 }
 
 // [SECTION] Map images

@@ -297,6 +297,44 @@ TEST(EvaluatorLanes, TheWebPagesSlicesPublishTheSameFinalSnapshot) {
   expect_same_csv(*page.snapshot, params, cli_test::fresh_test_dir("lanes-sliced"));
 }
 
+// The web page's Evaluator itself (a pumped runner, WorkRunner::Mode::pumped), driven as the page's
+// tick drives it: wait_for_latest with the tick's slice, and nothing else runs it. It publishes the
+// stages one after another, never runs without a submission, and its final picture is the desktop
+// thread's, byte for byte.
+TEST(EvaluatorLanes, ThePagesPumpedEvaluatorPublishesTheDesktopsPicture) {
+  Params params = lane_params();
+  params.seq_len = 520;
+  const std::int64_t full = automatic_dk_trials(params.seq_len);
+  Evaluator page(WorkRunner::Mode::pumped), desktop;
+  set_up_lanes(page, full);
+  set_up_lanes(desktop, full);
+  page.wait_for_latest(std::chrono::microseconds(0));
+  EXPECT_FALSE(page.latest().snapshot) << "a tick with nothing submitted computed something";
+  page.submit(params);
+  std::vector<Seen> seen;
+  std::uint64_t version = 0;
+  int ticks = 0;
+  while (!page.latest().complete && ticks < 100000) {
+    page.wait_for_latest(std::chrono::microseconds(0));  // one phase per tick
+    ++ticks;
+    const Evaluator::Latest latest = page.latest();
+    if (latest.version != version) seen.push_back(seen_of(latest));
+    version = latest.version;
+  }
+  ASSERT_TRUE(page.latest().complete) << "the page's evaluator never completed" << describe(seen);
+  EXPECT_GE(ticks, 7) << "the page ran the whole job in fewer ticks than it has phases" << describe(seen);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_TRUE(seen.front().maps_pending) << "the first tick did not publish a first result" << describe(seen);
+  desktop.submit(params);
+  desktop.wait_until_idle();
+  const Evaluator::Latest shown = page.latest(), reference = desktop.latest();
+  ASSERT_TRUE(shown.images && reference.images);
+  EXPECT_TRUE(shown.images->scaled.rgba == reference.images->scaled.rgba) << "the page's scaled map differs";
+  EXPECT_TRUE(shown.images->unscaled.rgba == reference.images->unscaled.rgba) << "the page's unscaled map differs";
+  EXPECT_EQ(shown.snapshot->dk_sweep.trials, reference.snapshot->dk_sweep.trials);
+  expect_same_csv(*shown.snapshot, params, cli_test::fresh_test_dir("lanes-pumped"));
+}
+
 // On the page a frame comes between two phases, and with it the slider's next position: while a
 // final picture is fresh, the stale job's remaining phases are dropped and the newer job's first
 // result comes in the same slice; when none is fresh, the stale job's maps are finished first (a
