@@ -288,7 +288,7 @@ void tick(void* argument) {
   web.app->evaluator().wait_for_latest(evaluation_slice);
   const auto evaluated = Clock::now();
   // Then the training lab's slice, when it trains (shown and running): the desktop's worker thread
-  // trains beside the frames; here a slice of each tick does (Trainer::pump).
+  // trains beside the frames; here a slice of each tick does (Trainer::pump: its runner is pumped).
   std::uint64_t training_version = 0;
   if (app::Trainer* trainer = web.app->trainer(); trainer != nullptr) {
     const double seconds = web.window->time_seconds();
@@ -369,7 +369,7 @@ int main(int argc, char** argv) {
   options.lessons = app::load_lessons(assets / "lessons");
   options.screenshot_dir = downloads_dir;
   options.files_by_host = true;
-  options.live_training = true;  // the training lab trains between the page's frames (trainer_web.cpp)
+  options.live_training = true;  // the training lab trains between the page's frames (Trainer::pump)
   // A narrow page (a phone) starts with the compact layout's drawer closed (panels.hpp).
   double page_width = 0.0, page_height = 0.0;
   emscripten_get_element_css_size("#canvas", &page_width, &page_height);

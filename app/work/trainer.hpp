@@ -2,9 +2,9 @@
 // the UI never waits on a step. The UI hands over the lab's settings each frame and the buttons'
 // commands (train, pause, step, reset); the worker applies a changed setting to the running
 // training as its key's effect says (train::Run::change), trains the runs in step with one another
-// and publishes the lab's picture (a TrainingLab) several times a second. The web page has no
-// threads: there the same work runs in slices between the page's frames (pump(),
-// app/web/trainer_web.cpp).
+// and publishes the lab's picture (a TrainingLab) several times a second. It is a piece of the
+// background-work engine (work/work_runner.hpp): on the desktop its runner is the worker thread; the
+// web page has no threads, and there its tick runs the same slices between frames (pump()).
 #pragma once
 
 #include <chrono>
@@ -16,18 +16,18 @@
 #include <optional>
 #include <stop_token>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "smlab/labs/training.hpp"
+#include "work/work_runner.hpp"
 
 namespace smlab::app {
 
-class Trainer {
+class Trainer final : private SlicedWork {
  public:
   enum class Command { train, pause, step, reset };
 
-  Trainer();
+  explicit Trainer(WorkRunner::Mode mode = WorkRunner::platform_mode);
   // Stops and joins the worker: a step in progress is abandoned (train::Run::step's stop), so this
   // returns within a fraction of one step however large the model (a window closes at once).
   ~Trainer();
@@ -67,7 +67,7 @@ class Trainer {
   void set_wake_callback(std::function<void()> callback);
   // Blocks until the runs are idle: at the goal, paused, or hidden (tests and benches).
   void wait_until_idle();
-  // Where there is no worker thread (the web page, trainer_web.cpp): takes what the UI handed over
+  // Where there is no worker thread (the web page, a pumped runner): takes what the UI handed over
   // and trains for up to `budget` on the caller's thread, between frames. Returns whether training
   // is still due. With a worker (the desktop) the worker does this: pump() does nothing.
   bool pump(std::chrono::steady_clock::duration budget);
@@ -127,6 +127,9 @@ class Trainer {
   // due), publish when due. Returns whether there is more training to do (running, shown, below
   // the goal, no error); a paced one sets resume_at_ to when its next step is due.
   bool work(std::chrono::steady_clock::duration budget);
+  // The runner's slice: the mail and a slice of work() when there is either, then when the next is
+  // due (at once, a paced training's next step, or the UI's next hand-over).
+  NextSlice run_slice(std::chrono::steady_clock::duration budget, const std::stop_token& stop) override;
   // Every run's step of one round (those not yet stepped in it); false when `stop` cut it short.
   bool train_round(const std::stop_token& stop);
   void apply(Inbox inbox, const std::stop_token& closing);
@@ -142,7 +145,6 @@ class Trainer {
   // rather than after a step of minutes (an abandoned step is trained again: the same bits). The
   // worker replaces it with a fresh one when it takes the mail.
   std::stop_source interrupt_;
-  std::condition_variable wake_;  // the worker waits on it for the inbox
   std::condition_variable idle_;  // wait_until_idle waits on it
   Inbox inbox_;
   bool has_mail_ = false;
@@ -151,9 +153,10 @@ class Trainer {
   Published published_;
   std::uint64_t next_weights_request_ = 0;
   std::function<void()> on_publish_;
+  bool more_ = false;                                               // the last work() left training to do
   Runs state_;                                                      // worker only
   std::optional<std::chrono::steady_clock::time_point> resume_at_;  // worker only: a paced training's next step
-  std::thread worker_;
+  WorkRunner runner_;  // last member: starts after, and is joined before, the rest
 };
 
 }  // namespace smlab::app

@@ -1,6 +1,6 @@
-// The Trainer's work, run by its worker thread (trainer.cpp) or between the web page's frames
-// (app/web/trainer_web.cpp): the mailbox the UI writes, applying it to the runs, one slice of
-// training, and publishing the lab's picture.
+// The Trainer's work, run by its runner (trainer.cpp): on a thread on the desktop, between the web
+// page's frames there. The mailbox the UI writes, applying it to the runs, one slice of training,
+// and publishing the lab's picture.
 //
 // [SECTION] Index
 //   [SECTION] The UI's side: mailbox and the published picture
@@ -47,7 +47,7 @@ void Trainer::update(const TrainingSettings& settings, bool shown, bool restart)
   has_mail_ = true;
   busy_ = true;
   interrupt_.request_stop();
-  wake_.notify_all();
+  runner_.poke();
 }
 
 void Trainer::command(Command command) {
@@ -55,7 +55,7 @@ void Trainer::command(Command command) {
   inbox_.commands.push_back(command);
   has_mail_ = true;
   interrupt_.request_stop();
-  wake_.notify_all();
+  runner_.poke();
 }
 
 void Trainer::adopt(train::Run run, const TrainingSettings& settings) {
@@ -64,7 +64,7 @@ void Trainer::adopt(train::Run run, const TrainingSettings& settings) {
   inbox_.settings = settings;
   has_mail_ = true;
   interrupt_.request_stop();
-  wake_.notify_all();
+  runner_.poke();
 }
 
 std::uint64_t Trainer::request_weights() {
@@ -72,7 +72,7 @@ std::uint64_t Trainer::request_weights() {
   inbox_.weights_wanted = ++next_weights_request_;
   has_mail_ = true;
   interrupt_.request_stop();
-  wake_.notify_all();
+  runner_.poke();
   return next_weights_request_;
 }
 

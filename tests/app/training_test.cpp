@@ -230,6 +230,26 @@ TEST(Trainer, PauseAndCloseReachALargeModelInsideItsStep) {
   trainer.command(Trainer::Command::train);  // and the destructor stops this one inside its step
 }
 
+// The web page's Trainer itself (a pumped runner): nothing happens outside the page's ticks, a tick
+// with a budget of zero trains one round, and the training reaches the thread's bits.
+TEST(Trainer, ThePagesPumpedTrainerTrainsInItsTicksToTheSameBits) {
+  const TrainingSettings settings = quick(40, 2);
+  Trainer trainer(WorkRunner::Mode::pumped);
+  trainer.update(settings, true);
+  trainer.command(Trainer::Command::train);
+  EXPECT_EQ(trainer.latest().lab, nullptr) << "the page's trainer worked outside a tick";
+  int ticks = 0;
+  while (trainer.pump(std::chrono::milliseconds(0)) && ticks < 100000) ++ticks;
+  // The 40th tick trained the last round and said the training is done.
+  EXPECT_EQ(ticks, 39) << "a tick with no budget trained other than one round";
+  ASSERT_NE(trainer.latest().lab, nullptr);
+  EXPECT_EQ(trainer.latest().lab->steps_done, 40);
+  EXPECT_FALSE(trainer.pump(std::chrono::milliseconds(0))) << "at its goal the page's trainer still works";
+  TrainingLab evaluated;
+  evaluate_training_lab(evaluated, settings);
+  expect_same_runs(*trainer.latest().lab, evaluated);
+}
+
 // Training starts only when asked: the first settings make the runs at step 0 and wait, however
 // far the goal; Train trains them to it, Pause stops them, and Step trains exactly one step.
 TEST(Trainer, TrainsOnlyWhenAsked) {
