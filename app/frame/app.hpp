@@ -164,7 +164,7 @@ class App {
   // beside the import's and the GIF recording's; the status line gets the outcome.
   [[nodiscard]] bool exporting() const { return exports_.exporting(); }
   // Cancels the running export `index` (in start order): nothing of it is left on disk.
-  void cancel_export(std::size_t index) { exports_.cancel_export(index, surface_); }
+  void cancel_export(std::size_t index) { exports_.cancel_export(index); }
   static constexpr double export_progress_delay_seconds = WindowExports::progress_delay_seconds;
   // The background work shown with a Cancel button, in order: the import behind a closed dialog,
   // each export once it has run for export_progress_delay_seconds, the GIF recording.

@@ -26,32 +26,135 @@
 
 namespace smlab::app {
 
-// The offscreen copies an export draws with, and the exports in progress.
-struct WindowExports::GifRecording {
-  // Declared before `app`, so the App (which uses the surface's contexts) is destroyed first.
-  std::unique_ptr<platform::Offscreen> surface;
-  std::unique_ptr<App> app;
-  exporting::GifWriter writer;
-  SweepSpec spec;
-  int frames = 0;
-  int next = 0;            // the frame being made
-  bool value_set = false;  // frame `next`'s value is set and submitted; capture once evaluated
+// The offscreen copies an export draws with are background work pumped on the UI thread, a slice a
+// window frame (work/work_runner.hpp): they need ImGui and GL, whose current context is one global.
+// Each owns its offscreen surface and an App drawn on it; the surface is declared first, so the App
+// (which uses the surface's contexts) is destroyed first.
+
+// A PNG of the window at a scale: nothing until the copy's snapshot is evaluated (and refined as for
+// --screenshot, polled, never waited for), then one frame a slice (ImGui settles auto-sized items over
+// the first ones, as render_scaled_screenshot does), then the capture, cropped to the panel.
+class WindowExports::PngRender final : public SlicedWork {
+ public:
+  PngRender(std::unique_ptr<platform::Offscreen> offscreen, const AppOptions& copy, int width, int height, float scale,
+            std::string panel)
+      : surface_(std::move(offscreen)),
+        app_(std::make_unique<App>(*surface_, copy)),
+        width_(width),
+        height_(height),
+        scale_(scale),
+        panel_(std::move(panel)),
+        runner(*this, {"smlab-png", {}, WorkRunner::Mode::pumped, {}}) {
+    runner.poke();
+  }
+
+  NextSlice run_slice(WorkRunner::Clock::duration, const std::stop_token& stop) override {
+    if (stop.stop_requested()) {  // still rendering offscreen: nothing was written
+      outcome = cancelled_error("export");
+      return NextSlice::finished();
+    }
+    App& copy = *app_;
+    if (frames_drawn_ == 0 && !copy.evaluator().idle()) return NextSlice::now();
+    copy.wait_for_snapshot();  // idle: at once
+    copy.frame();
+    ++frames_drawn_;
+    runner.update(static_cast<double>(frames_drawn_) / scaled_screenshot_frames, "");
+    if (frames_drawn_ < scaled_screenshot_frames) return NextSlice::now();
+    const Image image = surface_->capture();
+    const ImVec2 display(static_cast<float>(width_), static_cast<float>(height_));
+    const Result<PanelRect> rect = panel_or_error(copy.ui(), display, panel_, "panel");
+    if (!rect)
+      outcome = rect.error();
+    else
+      outcome = panel_.empty() || panel_ == "window" ? image : crop_image(image, *rect, scale_);
+    return NextSlice::finished();
+  }
+
+  std::optional<Result<Image>> outcome;  // the picture, or why there is none: set by the last slice
+
+ private:
+  std::unique_ptr<platform::Offscreen> surface_;
+  std::unique_ptr<App> app_;
+  int width_, height_;  // layout size, display units
+  float scale_;
+  std::string panel_;  // "window", "controls" or a plot's name
+  int frames_drawn_ = 0;
+
+ public:
+  WorkRunner runner;  // last: goes before the App it runs
+};
+
+// The GIF recording of a sweep: a slice sets the next value, or, once that value's snapshot is
+// evaluated (polled, never waited for), renders and adds its frame; the last writes the file. The
+// window keeps drawing in between.
+class WindowExports::GifRecording final : public SlicedWork {
+ public:
+  GifRecording(std::unique_ptr<platform::Offscreen> offscreen, const AppOptions& copy, SweepSpec spec, int frames,
+               std::string folder)
+      : surface_(std::move(offscreen)),
+        app_(std::make_unique<App>(*surface_, copy)),
+        spec_(std::move(spec)),
+        frames_(frames),
+        folder_(std::move(folder)),
+        runner(*this, {"smlab-gif", {}, WorkRunner::Mode::pumped, {}}) {
+    runner.poke();
+  }
+
+  NextSlice run_slice(WorkRunner::Clock::duration, const std::stop_token& stop) override {
+    if (stop.stop_requested()) {  // nothing was written: the GIF's bytes are written only once complete
+      outcome = cancelled_error("GIF recording");
+      return NextSlice::finished();
+    }
+    App& copy = *app_;
+    Result<void> step;
+    if (!value_set_) {
+      const std::string value = sweep_value(spec_, next_, frames_);
+      step = set_param(copy.ui().params, spec_.key, value);
+      copy.ui().scores_text = format_scores(copy.ui().params.scores);
+      if (step.ok()) {
+        copy.frame();  // submits the new value (and draws a frame nobody keeps)
+        value_set_ = true;
+      }
+    } else if (copy.evaluator().idle()) {
+      copy.wait_for_snapshot();
+      // The first frame lets ImGui settle auto-sized items (like --screenshot); later ones need one.
+      for (int pass = 0; pass < (next_ == 0 ? 3 : 1); ++pass) copy.frame();
+      step = writer_.add_frame(surface_->capture());
+      value_set_ = false;
+      ++next_;
+    }
+    runner.update(static_cast<double>(next_) / frames_, "");
+    if (step.ok() && next_ < frames_) return NextSlice::now();
+    if (step.ok()) step = writer_.finish();
+    if (step.ok())
+      outcome = exporting::save_new_file(writer_.bytes(), folder_, ".gif", std::chrono::system_clock::now());
+    else
+      outcome = step.error();
+    return NextSlice::finished();
+  }
+
+  std::optional<Result<std::filesystem::path>> outcome;  // the file written, or why none: the last slice's
+
+ private:
+  std::unique_ptr<platform::Offscreen> surface_;
+  std::unique_ptr<App> app_;
+  exporting::GifWriter writer_;
+  SweepSpec spec_;
+  int frames_;
+  int next_ = 0;            // the frame being made
+  bool value_set_ = false;  // frame `next_`'s value is set and submitted; capture once evaluated
+  std::string folder_;
+
+ public:
+  WorkRunner runner;  // last: goes before the App it runs
 };
 
 struct WindowExports::RunningExport {
   std::string what;         // what it makes, for its progress row ("Exporting a PNG at 2x")
   double started_at = 0.0;  // the surface's clock: the row shows after export_progress_delay_seconds
-  // A PNG of the window at a scale, rendered first by an offscreen copy of this App, one step a
-  // window frame (step_png_render); null once rendered, or for the other exports.
-  struct Render {
-    std::unique_ptr<platform::Offscreen> surface;  // before `app`: the App goes first
-    std::unique_ptr<App> app;
-    int width = 0, height = 0;  // layout size, display units
-    float scale = 1.0f;
-    std::string panel;  // "window", "controls" or a plot's name
-    int frames_drawn = 0;
-  };
-  std::unique_ptr<Render> render;
+  // A PNG of the window at a scale, rendered first by an offscreen copy of this App; null once
+  // rendered, or for the other exports.
+  std::unique_ptr<PngRender> render;
   bool rendered = false;  // a render came first: it was the first half of the progress
   // Making and writing the file(s); its result is the status line.
   std::unique_ptr<BackgroundJob<Result<std::string>>> job;
@@ -151,14 +254,8 @@ void WindowExports::start_png(const InteractionUi& state, platform::Surface& sur
     return;
   }
   RunningExport& running = add(i18n::format("ui.export.running.png", {std::to_string(scale)}), surface.time_seconds());
-  running.render = std::make_unique<RunningExport::Render>();
-  RunningExport::Render& render = *running.render;
-  render.width = offscreen.width;
-  render.height = offscreen.height;
-  render.scale = offscreen.framebuffer_scale;
-  render.panel = state.export_target;
-  render.surface = std::move(*created);
-  render.app = std::make_unique<App>(*render.surface, copy);
+  running.render = std::make_unique<PngRender>(std::move(*created), copy, offscreen.width, offscreen.height,
+                                               offscreen.framebuffer_scale, state.export_target);
   surface.make_current();
 }
 
@@ -190,7 +287,7 @@ void WindowExports::start_state_files(const UiState& ui, double now, i18n::Langu
 
 void WindowExports::step(UiState& ui, platform::Surface& surface, i18n::Language language, const Report& report) {
   for (const ShownJob& asked : std::exchange(cancel_requests_, {})) {
-    if (asked.kind == ShownJob::Kind::file_export) cancel_export(asked.index, surface);
+    if (asked.kind == ShownJob::Kind::file_export) cancel_export(asked.index);
     if (asked.kind == ShownJob::Kind::gif) cancel_gif(ui, surface, report);
   }
   for (auto it = exports_.begin(); it != exports_.end();) {
@@ -214,28 +311,21 @@ void WindowExports::step(UiState& ui, platform::Surface& surface, i18n::Language
   surface.make_current();  // the offscreen copies switched to their own contexts
 }
 
-// One step of a PNG's offscreen render a window frame, never waiting: nothing until the copy's
-// snapshot is evaluated (and refined as for --screenshot), then one frame each window frame (ImGui
-// settles auto-sized items over the first ones, as render_scaled_screenshot does), then the
-// capture, cropped to the panel, handed to the writing.
+// A slice of a PNG's offscreen render a window frame; once captured, the writing starts.
 void WindowExports::step_png_render(RunningExport& running, UiState& ui, platform::Surface& surface,
                                     i18n::Language language) {
-  RunningExport::Render& render = *running.render;
-  App& copy = *render.app;
-  if (render.frames_drawn == 0 && !copy.evaluator().idle()) return;
-  copy.wait_for_snapshot();  // idle: at once
-  copy.frame();
-  if (++render.frames_drawn < scaled_screenshot_frames) return;
-  const Image image = render.surface->capture();
-  const ImVec2 display(static_cast<float>(render.width), static_cast<float>(render.height));
-  const Result<PanelRect> rect = panel_or_error(copy.ui(), display, render.panel, "panel");
-  if (!rect) running.failure = rect.error();
-  const bool whole = render.panel.empty() || render.panel == "window";
-  Image shot = !rect ? Image{} : whole ? image : crop_image(image, *rect, render.scale);
+  running.render->runner.pump(WorkRunner::Clock::duration::zero());
+  surface.make_current();
+  if (!running.render->outcome) return;
+  Result<Image> shot = std::move(*running.render->outcome);
   running.render.reset();  // the offscreen copy and its contexts
   surface.make_current();
+  if (!shot) {
+    running.failure = shot.error();
+    return;
+  }
   running.rendered = true;
-  if (rect) start_job(running, png_work(std::move(shot), ui.screenshot_dir, language));
+  start_job(running, png_work(std::move(*shot), ui.screenshot_dir, language));
 }
 
 // [SECTION] The GIF recording
@@ -261,49 +351,23 @@ void WindowExports::start_gif(UiState& ui, platform::Surface& surface, const App
     report(created.error().message, true);
     return;
   }
-  auto recording = std::make_unique<GifRecording>();
-  recording->surface = std::move(*created);
-  recording->app = std::make_unique<App>(*recording->surface, copy);
-  recording->spec = *parsed;
-  recording->frames = std::clamp(state.sweep.gif_frames, sweep_gif_frames_min, sweep_gif_frames_max);
-  gif_ = std::move(recording);
+  gif_ = std::make_unique<GifRecording>(std::move(*created), copy, *parsed,
+                                        std::clamp(state.sweep.gif_frames, sweep_gif_frames_min, sweep_gif_frames_max),
+                                        ui.screenshot_dir);
   state.gif_recording = true;
   state.gif_progress = 0.0f;
   surface.make_current();
 }
 
-// One step per window frame: set the next value, and once its snapshot is done (polled, never
-// waited for) render and add the frame. The window keeps drawing in between.
+// A slice of the recording a window frame; once it ended, what it wrote (or why not) is reported.
 void WindowExports::step_gif(UiState& ui, platform::Surface& surface, const Report& report) {
   if (gif_ == nullptr) return;
   InteractionUi& state = ui.interaction;
-  GifRecording& recording = *gif_;
-  App& copy = *recording.app;
-  Result<void> step;
-  if (!recording.value_set) {
-    const std::string value = sweep_value(recording.spec, recording.next, recording.frames);
-    step = set_param(copy.ui().params, recording.spec.key, value);
-    copy.ui().scores_text = format_scores(copy.ui().params.scores);
-    if (step.ok()) {
-      copy.frame();  // submits the new value (and draws a frame nobody keeps)
-      recording.value_set = true;
-    }
-  } else if (copy.evaluator().idle()) {
-    copy.wait_for_snapshot();
-    // The first frame lets ImGui settle auto-sized items (like --screenshot); later ones need one.
-    for (int pass = 0; pass < (recording.next == 0 ? 3 : 1); ++pass) copy.frame();
-    step = recording.writer.add_frame(recording.surface->capture());
-    recording.value_set = false;
-    ++recording.next;
-  }
-  state.gif_progress = static_cast<float>(recording.next) / static_cast<float>(recording.frames);
-  if (step.ok() && recording.next < recording.frames) return;
-
-  if (step.ok()) step = recording.writer.finish();
-  const Result<std::filesystem::path> written =
-      step.ok() ? exporting::save_new_file(recording.writer.bytes(), ui.screenshot_dir, ".gif",
-                                           std::chrono::system_clock::now())
-                : step.error();
+  gif_->runner.pump(WorkRunner::Clock::duration::zero());
+  surface.make_current();
+  state.gif_progress = static_cast<float>(gif_->runner.progress().fraction);
+  if (!gif_->outcome) return;
+  const Result<std::filesystem::path> written = std::move(*gif_->outcome);
   gif_.reset();
   surface.make_current();
   state.gif_recording = false;
@@ -315,10 +379,8 @@ void WindowExports::step_gif(UiState& ui, platform::Surface& surface, const Repo
 
 void WindowExports::cancel_gif(UiState& ui, platform::Surface& surface, const Report& report) {
   if (!gif_) return;
-  gif_.reset();  // nothing was written: the GIF's bytes are written only once complete
-  surface.make_current();
-  ui.interaction.gif_recording = false;
-  report(cancelled_error("GIF recording").message, true);
+  gif_->runner.cancel();
+  step_gif(ui, surface, report);  // the slice that ends it, and says so
 }
 
 // [SECTION] Progress and Cancel
@@ -339,7 +401,7 @@ void WindowExports::append_rows(std::vector<ShownJob>& rows, double now, const I
       // A PNG's render was the first half of its progress.
       if (running.rendered) progress.fraction = 0.5 + 0.5 * progress.fraction;
     } else if (running.render != nullptr) {
-      progress.fraction = 0.5 * running.render->frames_drawn / scaled_screenshot_frames;
+      progress.fraction = 0.5 * running.render->runner.progress().fraction;
     }
     progress.stage = progress.stage.empty() ? running.what : running.what + ": " + progress.stage;
     rows.push_back({ShownJob::Kind::file_export, k, std::move(progress)});
@@ -348,15 +410,13 @@ void WindowExports::append_rows(std::vector<ShownJob>& rows, double now, const I
     rows.push_back({ShownJob::Kind::gif, 0, JobProgress{state.gif_progress, i18n::tr("ui.export.running.gif")}});
 }
 
-void WindowExports::cancel_export(std::size_t index, platform::Surface& surface) {
+void WindowExports::cancel_export(std::size_t index) {
   if (index >= exports_.size()) return;
   RunningExport& running = *exports_[index];
   if (running.job != nullptr) {
     running.job->cancel();  // its result, "export cancelled", comes as any other
   } else if (running.render != nullptr) {
-    running.render.reset();  // still rendering offscreen: nothing was written
-    running.failure = cancelled_error("export");
-    surface.make_current();
+    running.render->runner.cancel();  // still rendering offscreen: nothing was written; its next slice ends it
   }
 }
 

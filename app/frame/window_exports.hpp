@@ -1,9 +1,9 @@
 // The window's exports while the window keeps drawing: File → Screenshot (F12), Export PNG at 1×, 2×
-// or 4×, Export CSV and Export SVG, and the GIF recording of a sweep. What needs ImGui and GL (a PNG's
-// offscreen render, a GIF's frames, a screenshot's capture) is done on the UI thread, a step a window
-// frame, by an offscreen copy of the App; making and writing the files runs on a thread of its own
-// (work/background_job.hpp). Each shows its progress with a Cancel button, and a cancelled or
-// failed export leaves no file (exports are all or nothing). The App holds one.
+// or 4×, Export CSV and Export SVG, and the GIF recording of a sweep, all background work
+// (work/work_runner.hpp). What needs ImGui and GL (a PNG's offscreen render, a GIF's frames) is done
+// by an offscreen copy of the App, pumped on the UI thread a slice a window frame; making and writing
+// the files runs on a thread of its own (work/background_job.hpp). Each shows its progress with a Cancel button, and a
+// cancelled or failed export leaves no file (exports are all or nothing). The App holds one.
 #pragma once
 
 #include <cstddef>
@@ -60,8 +60,9 @@ class WindowExports {
   [[nodiscard]] bool rendering() const;
   // The rows of the exports that have run for progress_delay_seconds, then the GIF recording's.
   void append_rows(std::vector<ShownJob>& rows, double now, const InteractionUi& state) const;
-  // Cancels the running export `index` (in start order): nothing of it is left on disk.
-  void cancel_export(std::size_t index, platform::Surface& surface);
+  // Cancels the running export `index` (in start order): nothing of it is left on disk. Its end (and
+  // the status line that says so) comes with the next step().
+  void cancel_export(std::size_t index);
   // A Cancel button pressed while drawing, acted on after the frame (step): an offscreen copy is
   // destroyed there, never inside the window's frame.
   void cancel_later(const ShownJob& job) { cancel_requests_.push_back(job); }
@@ -73,7 +74,8 @@ class WindowExports {
 
  private:
   struct RunningExport;
-  struct GifRecording;
+  class PngRender;
+  class GifRecording;
   RunningExport& add(std::string what, double now);
   void start_job(RunningExport& running, Work work);
   void step_png_render(RunningExport& running, UiState& ui, platform::Surface& surface, i18n::Language language);
