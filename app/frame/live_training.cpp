@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "app.hpp"
 #include "i18n/i18n.hpp"
@@ -23,16 +24,6 @@ constexpr std::uintmax_t weights_max_bytes = 256u << 20;
 std::string home_file(const char* name) {
   const char* home = std::getenv("HOME");
   return (std::filesystem::path(home != nullptr ? home : ".") / name).string();
-}
-
-Trainer::Command trainer_command(TrainingUi::Command command) {
-  switch (command) {
-    case TrainingUi::Command::train: return Trainer::Command::train;
-    case TrainingUi::Command::pause: return Trainer::Command::pause;
-    case TrainingUi::Command::step: return Trainer::Command::step;
-    case TrainingUi::Command::reset: return Trainer::Command::reset;
-  }
-  return Trainer::Command::pause;
 }
 
 }  // namespace
@@ -73,7 +64,14 @@ View LiveTraining::evaluated_view(View view, const TrainingSettings& settings) c
 
 void LiveTraining::sync(UiState& ui, const Report& report) {
   attach_corpus(ui.params, corpus_);  // Params made from keys (a session, a lesson step) get the corpus
-  if (trainer_ == nullptr) return;
+  CommandQueue& commands = ui.interaction.commands;
+  if (trainer_ == nullptr) {
+    // No live runs (an export's or a headless render's App): the buttons, disabled, asked nothing.
+    for (const Command asked : {Command::training_train, Command::training_pause, Command::training_step,
+                                Command::training_reset, Command::save_weights, Command::load_weights})
+      commands.take(asked);
+    return;
+  }
   TrainingUi& t = ui.training;
   // A lesson step that shows the lab starts its runs over (unless they already are a fresh
   // training of its settings): its numbers are a fresh training's, as its claims were checked.
@@ -83,8 +81,11 @@ void LiveTraining::sync(UiState& ui, const Report& report) {
   const bool restart = step != lesson_step_ && lesson_step != nullptr && lesson_step->view == View::training;
   lesson_step_ = step;
   trainer_->update(ui.params.training, ui.view == View::training, restart);
-  for (const TrainingUi::Command command : t.commands) trainer_->command(trainer_command(command));
-  t.commands.clear();
+  for (const auto& [asked, command] : {std::pair{Command::training_train, Trainer::Command::train},
+                                       std::pair{Command::training_pause, Trainer::Command::pause},
+                                       std::pair{Command::training_step, Trainer::Command::step},
+                                       std::pair{Command::training_reset, Trainer::Command::reset}})
+    if (commands.take(asked)) trainer_->command(command);
   const Trainer::Published published = trainer_->latest();
   t.running = published.running;
   t.steps_per_second = published.steps_per_second;
@@ -121,8 +122,7 @@ void LiveTraining::weights_files(UiState& ui, const Trainer::Published& publishe
     t.message_is_error = error;
     report(text, error);
   };
-  if (t.save_weights) {
-    t.save_weights = false;
+  if (ui.interaction.commands.take(Command::save_weights)) {
     weights_request_ = trainer_->request_weights();
     weights_path_ = t.weights_path;
   }
@@ -134,8 +134,7 @@ void LiveTraining::weights_files(UiState& ui, const Trainer::Published& publishe
     else
       done(written.error().message, true);
   }
-  if (t.load_weights) {
-    t.load_weights = false;
+  if (ui.interaction.commands.take(Command::load_weights)) {
     const TextFile file = read_text_file(t.weights_path, weights_max_bytes);
     if (file.status != TextFile::Status::ok) {
       done(file.status == TextFile::Status::too_large
@@ -168,8 +167,7 @@ void LiveTraining::weights_files(UiState& ui, const Trainer::Published& publishe
 
 void LiveTraining::export_npz(UiState& ui, const Snapshot* shown, const Report& report) {
   TrainingUi& t = ui.training;
-  if (!t.export_npz) return;
-  t.export_npz = false;
+  if (!ui.interaction.commands.take(Command::export_npz)) return;
   const TrainingLab* lab = shown != nullptr ? shown->lab<TrainingLab>() : nullptr;
   if (lab == nullptr || lab->sentence.attention == nullptr) return;
   // As the headless export: a file --import would refuse is not written (training_export.hpp).

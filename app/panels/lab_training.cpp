@@ -476,13 +476,13 @@ void toggle_training(UiState& ui, Params& edit, const TrainingLab* lab) {
   TrainingUi& t = ui.training;
   if (!t.live) return;
   if (t.running) {
-    t.commands.push_back(TrainingUi::Command::pause);
+    ui.interaction.commands.push(Command::training_pause);
     return;
   }
   // At the goal, Train trains as far again (the goal doubles, within its range).
   if (lab != nullptr && lab->steps_done >= edit.training.steps)
     edit.training.steps = std::min(TrainingLimits::steps_max, std::max(2 * edit.training.steps, 100));
-  t.commands.push_back(TrainingUi::Command::train);
+  ui.interaction.commands.push(Command::training_train);
 }
 
 // Train (Pause while it trains), Step, Reset on one row where they fit; then the pace.
@@ -499,11 +499,11 @@ void training_run_controls(UiState& ui, Params& edit, const TrainingLab* lab) {
   if (ImGui::Button(i18n::label("lab.training.step", "step").c_str())) {
     if (lab != nullptr && lab->steps_done >= edit.training.steps)
       edit.training.steps = std::min(TrainingLimits::steps_max, lab->steps_done + 1);
-    t.commands.push_back(TrainingUi::Command::step);
+    ui.interaction.commands.push(Command::training_step);
   }
   same_line_if_fits(i18n::label("lab.training.reset", "reset").c_str());
   if (ImGui::Button(i18n::label("lab.training.reset", "reset").c_str()))
-    t.commands.push_back(TrainingUi::Command::reset);
+    ui.interaction.commands.push(Command::training_reset);
   // The pace: a handful of steps a second lets a class watch the map form step by step.
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(tr("lab.training.speed"));
@@ -761,10 +761,12 @@ void sentence_controls(UiState& ui, Params& edit, const TrainingLab* lab) {
     ImGui::PopItemWidth();
   }
   ImGui::BeginDisabled(!t.live);
-  if (ImGui::Button(i18n::label("lab.training.save_weights", "save weights").c_str())) t.save_weights = true;
+  if (ImGui::Button(i18n::label("lab.training.save_weights", "save weights").c_str()))
+    ui.interaction.commands.push(Command::save_weights);
   if (!t.files_by_host) {
     same_line_if_fits(i18n::label("lab.training.load_weights", "load weights").c_str());
-    if (ImGui::Button(i18n::label("lab.training.load_weights", "load weights").c_str())) t.load_weights = true;
+    if (ImGui::Button(i18n::label("lab.training.load_weights", "load weights").c_str()))
+      ui.interaction.commands.push(Command::load_weights);
   }
   ImGui::EndDisabled();
   if (!t.files_by_host) {
@@ -773,7 +775,8 @@ void sentence_controls(UiState& ui, Params& edit, const TrainingLab* lab) {
     ImGui::PopItemWidth();
   }
   ImGui::BeginDisabled(!have_tokens);
-  if (control_button(i18n::label("lab.training.export_npz", "export npz").c_str())) t.export_npz = true;
+  if (control_button(i18n::label("lab.training.export_npz", "export npz").c_str()))
+    ui.interaction.commands.push(Command::export_npz);
   ImGui::EndDisabled();
   if (!t.files_by_host) ImGui::Checkbox(i18n::label("lab.training.overwrite", "overwrite").c_str(), &t.overwrite);
   if (!t.message.empty()) {

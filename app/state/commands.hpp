@@ -22,6 +22,13 @@ enum class Command {
   import_files,       // File → Import attention data
   toggle_fullscreen,  // View → Full screen (F11)
   host_class,         // File → Host a class… / Stop hosting: the class's controller takes it (classroom/)
+  training_train,     // the training lab's Train (its button, Space): its runs train towards the goal
+  training_pause,     // the training lab's Pause
+  training_step,      // the training lab's Step: one step, then paused
+  training_reset,     // the training lab's Reset: its runs start over at step 0
+  save_weights,       // the training lab's run A (first seed) to the weights path; a download on the page
+  load_weights,       // a weights file from the weights path into the training lab
+  export_npz,         // the training lab's sentence as Q, K, V (.npz) to its path; a download on the page
   quit,               // File → Quit (Ctrl+Q): the window closes as through its close button
 };
 

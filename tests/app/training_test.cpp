@@ -553,7 +553,7 @@ TEST_F(TrainingApp, TheLiveLabGrowsWhileFramesAreDrawnAndACopyShowsTheSamePictur
   options.params.training.steps = 80;
   options.params.training.run.batch = 8;
   App app(*surface_, options);
-  app.ui().training.commands.push_back(TrainingUi::Command::train);  // the Train button
+  app.ui().interaction.commands.push(Command::training_train);  // the Train button
   for (int frame = 0; frame < 3; ++frame) app.frame();
   app.trainer()->wait_until_idle();
   for (int frame = 0; frame < 3; ++frame) app.frame();
@@ -593,6 +593,64 @@ TEST_F(TrainingApp, TheLiveLabGrowsWhileFramesAreDrawnAndACopyShowsTheSamePictur
   EXPECT_EQ(copy.training_picture(), app.training_picture());
 }
 
+// The lab's file buttons are Commands as every other button: Save weights writes run A's weights to
+// the path field's file (refusing to replace one unless Overwrite is ticked), Load weights brings
+// them back into the lab at their step, and a window without live runs drops the commands rather
+// than keeping them queued (which would keep the window awake).
+TEST_F(TrainingApp, TheWeightsButtonsAreCommandsThatWriteAndReadTheWeightsFile) {
+  const fs::path dir = cli_test::fresh_test_dir("training-weights-commands");
+  AppOptions options;
+  options.live_training = true;
+  options.view = View::training;
+  options.params.training.steps = 12;
+  options.params.training.run.batch = 8;
+  App app(*surface_, options);
+  app.ui().training.weights_path = (dir / "run-a.smlab-weights").string();
+  app.ui().interaction.commands.push(Command::training_train);
+  app.frame();
+  app.trainer()->wait_until_idle();
+  app.frame();
+  ASSERT_EQ(app.ui().training.steps_done, 12);
+  app.ui().interaction.commands.push(Command::save_weights);
+  for (int frame = 0; frame < 200 && app.ui().training.message.empty(); ++frame) {
+    app.frame();
+    app.trainer()->wait_until_idle();
+  }
+  EXPECT_FALSE(app.ui().training.message_is_error) << app.ui().training.message;
+  ASSERT_TRUE(fs::is_regular_file(dir / "run-a.smlab-weights")) << app.ui().training.message;
+  EXPECT_FALSE(app.ui().interaction.commands.contains(Command::save_weights));
+
+  app.ui().training.message.clear();
+  app.ui().interaction.commands.push(Command::save_weights);  // the file is there now
+  for (int frame = 0; frame < 200 && app.ui().training.message.empty(); ++frame) {
+    app.frame();
+    app.trainer()->wait_until_idle();
+  }
+  EXPECT_TRUE(app.ui().training.message_is_error) << "an existing weights file was replaced unasked";
+
+  app.ui().interaction.commands.push(Command::training_pause);  // else Reset trains to the goal again
+  app.ui().interaction.commands.push(Command::training_reset);
+  app.frame();
+  app.trainer()->wait_until_idle();
+  app.frame();
+  ASSERT_EQ(app.ui().training.steps_done, 0);
+  app.ui().training.message.clear();
+  app.ui().interaction.commands.push(Command::load_weights);
+  app.frame();
+  app.trainer()->wait_until_idle();
+  app.frame();
+  EXPECT_FALSE(app.ui().training.message_is_error) << app.ui().training.message;
+  EXPECT_EQ(app.ui().training.steps_done, 12) << "the loaded weights did not bring their step";
+
+  AppOptions still = options;
+  still.live_training = false;
+  App headless(*surface_, still);
+  for (const Command asked : {Command::training_train, Command::save_weights, Command::load_weights})
+    headless.ui().interaction.commands.push(asked);
+  headless.frame();
+  EXPECT_TRUE(headless.ui().interaction.commands.empty()) << "a window without live runs kept the lab's commands";
+}
+
 // A restart that restores a session left in the training lab, with a long many-seed goal, opens
 // the lab at step 0 and waits for Train, and so does a second window restored from the same
 // session: neither starts a training nobody asked for. Space (or Train) starts it.
@@ -629,7 +687,7 @@ TEST_F(TrainingApp, ARestoredSessionAndASecondWindowWaitAtStepZeroUntilAsked) {
     EXPECT_FALSE(app->ui().training.running);
   }
   // Train in the first window trains it (and only it).
-  first.ui().training.commands.push_back(TrainingUi::Command::train);
+  first.ui().interaction.commands.push(Command::training_train);
   first.frame();
   int steps = 0;
   for (int look = 0; look < 2000 && steps == 0; ++look) {
@@ -639,7 +697,7 @@ TEST_F(TrainingApp, ARestoredSessionAndASecondWindowWaitAtStepZeroUntilAsked) {
   }
   EXPECT_GT(steps, 0);
   EXPECT_TRUE(first.ui().training.running);
-  first.ui().training.commands.push_back(TrainingUi::Command::pause);
+  first.ui().interaction.commands.push(Command::training_pause);
   first.frame();
   second.frame();
   EXPECT_EQ(second.training_picture()->steps_done, 0);
