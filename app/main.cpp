@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   // 1. Every mode: temporaries removed on any terminating signal, SIGXFSZ ignored, out of memory
   //    one line (also inside Dear ImGui). Freed memory stays mapped: a slider drag reuses its pages
   //    instead of faulting fresh ones.
-  smlab::exporting::install_exit_guards();
+  smlab::files::install_exit_guards();
   smlab::platform::keep_freed_memory_mapped();
   smlab::platform::imgui_allocations_throw_when_out_of_memory();
 

@@ -221,7 +221,7 @@ Result<void> check_targets(const fs::path& directory, const CsvOptions& options)
   if (::access(directory.c_str(), W_OK | X_OK) != 0)
     return Error::file("cannot export CSV to " + quoted(directory) + ": " + std::generic_category().message(errno));
   for (std::string_view name : file_names)
-    if (Result<void> checked = check_target(directory / name, options.overwrite); !checked.ok()) return checked;
+    if (Result<void> checked = files::check_target(directory / name, options.overwrite); !checked.ok()) return checked;
   return {};
 }
 
@@ -262,13 +262,13 @@ std::string csv_file_text(const Snapshot& snapshot, const DkSweep& sweep, std::s
   return params_csv(snapshot.params);
 }
 
-WrittenFiles export_csv(const Snapshot& snapshot, const fs::path& directory, const CsvOptions& options,
-                        FileBatch* shared) {
+files::WrittenFiles export_csv(const Snapshot& snapshot, const fs::path& directory, const CsvOptions& options,
+                               files::FileBatch* shared) {
   if (Result<void> checked = check_targets(directory, options); !checked.ok()) return checked.error();
   const DkSweep sweep = sweep_for_export(snapshot, options);
 
-  FileBatch own(options.overwrite);
-  FileBatch& batch = shared != nullptr ? *shared : own;
+  files::FileBatch own(options.overwrite);
+  files::FileBatch& batch = shared != nullptr ? *shared : own;
   for (std::string_view name : file_names) {
     // One file's text at a time: the attention maps are ~200 MB each at L = 4096.
     if (Result<void> staged = batch.stage(directory / name, csv_file_text(snapshot, sweep, name)); !staged.ok())

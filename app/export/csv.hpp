@@ -71,8 +71,8 @@ struct CsvOptions {
 // accumulation is blocked, so the result is bit-identical to a single sequential sweep of
 // that many trials: the file depends only on Params and the trial count. At L = 4096 this
 // step takes seconds.
-WrittenFiles export_csv(const Snapshot& snapshot, const std::filesystem::path& directory,
-                        const CsvOptions& options = {}, FileBatch* batch = nullptr);
+files::WrittenFiles export_csv(const Snapshot& snapshot, const std::filesystem::path& directory,
+                               const CsvOptions& options = {}, files::FileBatch* batch = nullptr);
 
 // export_csv in pieces, for a caller that writes the files itself a little at a time (the web page
 // streams them into a zip between frames); put together, the pieces are export_csv's files byte

@@ -7,17 +7,17 @@
 namespace smlab::exporting {
 
 Result<std::unique_ptr<FolderSink>> FolderSink::create(const std::filesystem::path& parent, std::string_view stem) {
-  if (Result<void> made = ensure_directory(parent); !made) return made.error();
+  if (Result<void> made = files::ensure_directory(parent); !made) return made.error();
   // A folder of our own, made now: never one that exists (create_directory fails on a taken name).
-  for (int copy = 1; copy <= max_numbered_copies; ++copy) {
-    std::filesystem::path candidate = numbered_path(parent / std::string(stem), copy);
+  for (int copy = 1; copy <= files::max_numbered_copies; ++copy) {
+    std::filesystem::path candidate = files::numbered_path(parent / std::string(stem), copy);
     std::error_code error;
     if (std::filesystem::create_directory(candidate, error))
       return std::unique_ptr<FolderSink>(new FolderSink(std::move(candidate)));
     if (error) return Error::file("cannot create the folder '" + candidate.string() + "': " + error.message());
   }
-  return Error::file("cannot create a new folder in '" + parent.string() + "': " + std::to_string(max_numbered_copies) +
-                     " named '" + std::string(stem) + "…' exist already");
+  return Error::file("cannot create a new folder in '" + parent.string() + "': " +
+                     std::to_string(files::max_numbered_copies) + " named '" + std::string(stem) + "…' exist already");
 }
 
 FolderSink::~FolderSink() {

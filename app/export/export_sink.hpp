@@ -53,8 +53,8 @@ class FolderSink final : public ExportSink {
  private:
   explicit FolderSink(std::filesystem::path folder) : folder_(std::move(folder)) {}
   std::filesystem::path folder_;
-  std::optional<FileBatch> batch_{std::in_place, false};  // reset before the folder is removed
-  std::string name_, text_;                               // the file being written, whole until it ends
+  std::optional<files::FileBatch> batch_{std::in_place, false};  // reset before the folder is removed
+  std::string name_, text_;                                      // the file being written, whole until it ends
   std::size_t files_ = 0;
   bool committed_ = false;
 };

@@ -176,7 +176,7 @@ Result<void> GifWriter::finish() {
 Result<void> write_gif(const std::filesystem::path& path, GifWriter& writer, bool overwrite) {
   if (Result<void> finished = writer.finish(); !finished.ok())
     return Error::file("cannot write '" + path.string() + "': " + finished.error().message);
-  return write_file_atomically(path, std::span<const std::uint8_t>(writer.bytes()), overwrite);
+  return files::write_file_atomically(path, std::span<const std::uint8_t>(writer.bytes()), overwrite);
 }
 
 }  // namespace smlab::exporting

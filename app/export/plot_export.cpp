@@ -46,9 +46,9 @@ using NamedFile = std::pair<fs::path, std::string>;
 
 // Writes all files or none: every target is checked before the first write, all are staged, then
 // committed together (or, with `shared`, left staged there for the caller's commit).
-WrittenFiles write_all(const std::vector<NamedFile>& files, bool overwrite, FileBatch* shared) {
-  FileBatch own(overwrite);
-  FileBatch& batch = shared != nullptr ? *shared : own;
+files::WrittenFiles write_all(const std::vector<NamedFile>& files, bool overwrite, files::FileBatch* shared) {
+  files::FileBatch own(overwrite);
+  files::FileBatch& batch = shared != nullptr ? *shared : own;
   for (const auto& [path, text] : files)
     if (Result<void> checked = batch.check(path); !checked.ok()) return checked.error();
   for (const auto& [path, text] : files)
@@ -156,7 +156,8 @@ std::vector<std::pair<std::string, std::string>> view_svg_files(const Snapshot& 
   return files;
 }
 
-WrittenFiles export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite, FileBatch* batch) {
+files::WrittenFiles export_lab_csv(const Snapshot& snapshot, const fs::path& directory, bool overwrite,
+                                   files::FileBatch* batch) {
   std::vector<NamedFile> files;
   for (const ViewInfo& info : all_views())
     for (auto& [name, text] : view_csv_files(snapshot, info.view))
@@ -164,8 +165,9 @@ WrittenFiles export_lab_csv(const Snapshot& snapshot, const fs::path& directory,
   return write_all(files, overwrite, batch);
 }
 
-WrittenFiles export_svg(const Snapshot& snapshot, const fs::path& directory, bool overwrite, const plot::Style& style,
-                        i18n::Language language, float width, float height, FileBatch* batch) {
+files::WrittenFiles export_svg(const Snapshot& snapshot, const fs::path& directory, bool overwrite,
+                               const plot::Style& style, i18n::Language language, float width, float height,
+                               files::FileBatch* batch) {
   std::vector<NamedFile> files;
   for (const ViewInfo& info : all_views())
     for (auto& [name, text] : view_svg_files(snapshot, info.view, style, language, width, height))

@@ -34,15 +34,15 @@ std::string plot_to_csv(const plot::Plot& plot);
 // caller draws in: they are part of the CSV contract. Refuses before writing anything when a
 // target exists and `overwrite` is false. `directory` must exist. All files or none (FileBatch);
 // with `batch` they are only staged there and the caller commits.
-WrittenFiles export_lab_csv(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
-                            FileBatch* batch = nullptr);
+files::WrittenFiles export_lab_csv(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
+                                   files::FileBatch* batch = nullptr);
 
 // Writes "<view>-<plot>.svg" for the dashboard's six plots and every lab plot, each
 // width × height px in `style`, their words in `language` (the caller's own language, i18n::Use,
 // is left as it was). Same refusal rule as above.
-WrittenFiles export_svg(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
-                        const plot::Style& style, i18n::Language language, float width = 640.0f, float height = 440.0f,
-                        FileBatch* batch = nullptr);
+files::WrittenFiles export_svg(const Snapshot& snapshot, const std::filesystem::path& directory, bool overwrite,
+                               const plot::Style& style, i18n::Language language, float width = 640.0f,
+                               float height = 440.0f, files::FileBatch* batch = nullptr);
 
 // One view's files of the two exports above, as (file name, text) pairs in the order they write them:
 // a lab's plots as CSV (none for the dashboard, whose numbers are export_csv's), and the view's

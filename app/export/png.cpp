@@ -66,7 +66,7 @@ Result<void> write_png(const fs::path& path, const Image& image, bool overwrite)
   if (png.empty()) {
     return Error::file("cannot write '" + path.string() + "': PNG encoding failed");
   }
-  return write_file_atomically(path, png, overwrite);
+  return files::write_file_atomically(path, png, overwrite);
 }
 
 std::string timestamped_name(std::string_view prefix, std::chrono::system_clock::time_point now,
@@ -106,14 +106,14 @@ SavedScreenshot save_screenshot(const Image& image, const fs::path& directory,
 
 SavedScreenshot save_new_file(std::span<const std::uint8_t> bytes, const fs::path& directory,
                               std::string_view extension, std::chrono::system_clock::time_point now) {
-  if (Result<void> made = ensure_directory(directory); !made.ok()) {
+  if (Result<void> made = files::ensure_directory(directory); !made.ok()) {
     return made.error();
   }
   const std::string stem = timestamped_name("softmax-lab", now, "");
   Result<void> last_error;
-  for (int copy = 1; copy <= max_numbered_copies; ++copy) {
-    const fs::path candidate = numbered_path(directory / stem, copy, extension);
-    last_error = write_file_atomically(candidate, bytes, /*overwrite=*/false);
+  for (int copy = 1; copy <= files::max_numbered_copies; ++copy) {
+    const fs::path candidate = files::numbered_path(directory / stem, copy, extension);
+    last_error = files::write_file_atomically(candidate, bytes, /*overwrite=*/false);
     if (last_error.ok()) {
       return candidate;
     }

@@ -229,7 +229,7 @@ Result<void> importable(const train::SentenceAttention& sentence) {
 }
 
 Result<TrainingFilesStaged> stage_training_files(const Snapshot& snapshot, const std::filesystem::path& directory,
-                                                 FileBatch& batch) {
+                                                 files::FileBatch& batch) {
   TrainingFilesStaged staged;
   const TrainingLab* lab = snapshot.lab<TrainingLab>();
   if (lab == nullptr || !lab->error.empty()) return staged;

@@ -78,6 +78,6 @@ struct TrainingFilesStaged {
 // Stages the three files of `snapshot`'s training lab into `batch` (nothing when the Snapshot has
 // no training lab, or the lab could not make its runs). `directory` must exist.
 Result<TrainingFilesStaged> stage_training_files(const Snapshot& snapshot, const std::filesystem::path& directory,
-                                                 FileBatch& batch);
+                                                 files::FileBatch& batch);
 
 }  // namespace smlab::exporting

@@ -26,7 +26,7 @@
 #include <system_error>
 #include <unistd.h>
 
-namespace smlab::exporting {
+namespace smlab::files {
 namespace {
 
 namespace fs = std::filesystem;
@@ -599,4 +599,4 @@ std::filesystem::path numbered_path(const std::filesystem::path& stem, int copy,
   return path;
 }
 
-}  // namespace smlab::exporting
+}  // namespace smlab::files

@@ -14,7 +14,7 @@
 
 #include "smlab/error.hpp"
 
-namespace smlab::exporting {
+namespace smlab::files {
 
 // Every writer below returns success or an Error::file (exit 3): one line naming the path and the
 // operating system's reason, e.g. "cannot write '/out/a.png': Permission denied".
@@ -129,4 +129,4 @@ inline constexpr int max_numbered_copies = 100;
 [[nodiscard]] std::filesystem::path numbered_path(const std::filesystem::path& stem, int copy,
                                                   std::string_view extension = "");
 
-}  // namespace smlab::exporting
+}  // namespace smlab::files

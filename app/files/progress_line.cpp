@@ -48,7 +48,7 @@ void ProgressLine::update(double fraction, std::string_view stage) noexcept {
     std::fprintf(stream_, "\rsoftmax-lab: %.*s %3d%% (Ctrl+C stops)\033[K", static_cast<int>(name.size()), name.data(),
                  percent);
     std::fflush(stream_);
-    if (!drawn_) exporting::note_progress_line(true);
+    if (!drawn_) files::note_progress_line(true);
     drawn_ = true;
   } catch (...) {  // a progress line is never worth an exception (e.g. out of memory for the stage)
   }
@@ -59,7 +59,7 @@ void ProgressLine::done() noexcept {
   if (!drawn_) return;
   std::fputs("\r\033[K", stream_);
   std::fflush(stream_);
-  exporting::note_progress_line(false);
+  files::note_progress_line(false);
   drawn_ = false;
   last_percent_ = -1;
 }

@@ -128,7 +128,7 @@ void LiveTraining::weights_files(UiState& ui, const Trainer::Published& publishe
   }
   if (weights_request_ != 0 && published.weights_request == weights_request_ && published.weights != nullptr) {
     weights_request_ = 0;
-    const Result<void> written = exporting::write_file_atomically(weights_path_, *published.weights, t.overwrite);
+    const Result<void> written = files::write_file_atomically(weights_path_, *published.weights, t.overwrite);
     if (written.ok())
       done(i18n::format("lab.training.saved_weights", {weights_path_}), false);
     else
@@ -178,7 +178,7 @@ void LiveTraining::export_npz(UiState& ui, const Snapshot* shown, const Report& 
     return;
   }
   const std::vector<std::uint8_t> bytes = train::attention_npz(*lab->sentence.attention);
-  const Result<void> written = exporting::write_file_atomically(t.npz_path, bytes, t.overwrite);
+  const Result<void> written = files::write_file_atomically(t.npz_path, bytes, t.overwrite);
   t.message = written.ok() ? i18n::format("lab.training.exported_npz", {t.npz_path}) : written.error().message;
   t.message_is_error = !written.ok();
   report(t.message, t.message_is_error);

@@ -151,7 +151,7 @@ json command(const std::string& line, App& app, classroom::ClassController& cont
     if (!done) return {{"error", done.error().message}};
     if (ui.status_is_error) return {{"error", ui.status}};  // the class not hosted again: why
   } else if (verb == "csv") {
-    if (Result<void> written = exporting::write_file_atomically(argument, host.answers_csv(), true); !written)
+    if (Result<void> written = files::write_file_atomically(argument, host.answers_csv(), true); !written)
       return {{"error", written.error().message}};
   } else if (verb != "status") {
     return {{"error", "unknown command '" + verb.substr(0, 40) + "'"}};

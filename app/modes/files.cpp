@@ -29,11 +29,11 @@ constexpr double names_checked_ahead_after_seconds = 2.0;
 // the folders made first. Checking ahead, a folder that does not exist yet is left out: it holds
 // nothing to collide with.
 Result<exporting::TrainingFilesStaged> stage_files(const Options& o, const AppOptions& start, const Snapshot& snapshot,
-                                                   const PinState& pins, exporting::FileBatch& batch) {
+                                                   const PinState& pins, files::FileBatch& batch) {
   exporting::TrainingFilesStaged training;
   const auto wanted = [&](const std::string& dir) {
     std::error_code error;
-    return !dir.empty() && (batch.mode() == exporting::FileBatch::Mode::write || fs::is_directory(dir, error));
+    return !dir.empty() && (batch.mode() == files::FileBatch::Mode::write || fs::is_directory(dir, error));
   };
   for (const std::string& dir : {o.csv_dir, o.svg_dir})
     if (wanted(dir))
@@ -85,7 +85,7 @@ Result<void> run_files(const Options& o, AppOptions start) {
   //    export includes (the lab at train_steps): its runs can be made, and in reasonable time.
   for (const std::string& dir : {o.csv_dir, o.svg_dir})
     if (!dir.empty())
-      if (Result<void> usable = exporting::check_directory(dir); !usable) return usable;
+      if (Result<void> usable = files::check_directory(dir); !usable) return usable;
   const TrainingSettings& training = start.params.training;
   if (Result<void> trainable = exporting::check_training(training); !trainable) return trainable;
 
@@ -109,7 +109,7 @@ Result<void> run_files(const Options& o, AppOptions start) {
     if (!lab) return lab.error();
     Snapshot named = snapshot;
     named.labs.set(View::training, **lab);
-    exporting::FileBatch ahead(o.overwrite, exporting::FileBatch::Mode::check_only);
+    files::FileBatch ahead(o.overwrite, files::FileBatch::Mode::check_only);
     if (const auto checked = stage_files(o, start, named, pins, ahead); !checked) return checked.error();
   }
   const auto lab = exporting::train_lab(training, &export_progress);
@@ -117,7 +117,7 @@ Result<void> run_files(const Options& o, AppOptions start) {
   snapshot.labs.set(View::training, **lab);
 
   // 3. The files, all or none.
-  exporting::FileBatch batch(o.overwrite);
+  files::FileBatch batch(o.overwrite);
   const auto staged = stage_files(o, start, snapshot, pins, batch);
   if (!staged) return staged.error();
   if (Result<void> committed = batch.commit(); !committed) return committed;

@@ -21,7 +21,7 @@ Result<void> run_gif(const Options& o, AppOptions options) {
   const Result<SweepSpec> sweep = parse_sweep(o.sweep_text, options.params);
   if (!sweep) return sweep.error();
   const std::filesystem::path target(o.gif_path);
-  if (Result<void> checked = exporting::check_target(target, o.overwrite); !checked) return checked;
+  if (Result<void> checked = files::check_target(target, o.overwrite); !checked) return checked;
   const bool trains_each_frame = options.view == View::training && find_training_key(sweep->key) != nullptr;
   if (trains_each_frame) {
     std::vector<TrainingSettings> frames;

@@ -21,8 +21,8 @@ Result<void> run_lesson_pngs(const Options& o, AppOptions options) {
   const Lesson& lesson = lessons.lessons[*index];
   const fs::path dir(o.export_lesson[1]);
   // The folder is made when the pictures are ready, so a refused export leaves no folder either.
-  if (Result<void> usable = exporting::check_directory(dir); !usable) return usable;
-  exporting::FileBatch ahead(o.overwrite, exporting::FileBatch::Mode::check_only);
+  if (Result<void> usable = files::check_directory(dir); !usable) return usable;
+  files::FileBatch ahead(o.overwrite, files::FileBatch::Mode::check_only);
   std::vector<fs::path> targets;
   for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
     char file_name[96];
@@ -38,7 +38,7 @@ Result<void> run_lesson_pngs(const Options& o, AppOptions options) {
   options.lesson = LessonPosition{*index, 0};
   App app(**created, options);
   if (!app.font_warning().empty()) warn(app.font_warning());
-  exporting::FileBatch batch(o.overwrite);
+  files::FileBatch batch(o.overwrite);
   if (Result<void> made = batch.make_directory(dir); !made) return made;
   for (std::size_t step = 0; step < lesson.steps.size(); ++step) {
     open_lesson_step(app.ui(), *index, step, false);

@@ -101,7 +101,7 @@ Result<void> run_questions(const Options& o, AppOptions start) {
   // Chinese only with its table (as the other exports): otherwise the keys' English.
   const i18n::Language language =
       start.language == i18n::Language::Chinese && !i18n::has_chinese() ? i18n::Language::English : start.language;
-  if (Result<void> written = exporting::write_file_atomically(target, handout(lesson, language), o.overwrite); !written)
+  if (Result<void> written = files::write_file_atomically(target, handout(lesson, language), o.overwrite); !written)
     return written;
   std::printf("%s\n", escaped_path(target).c_str());
   return {};

@@ -15,7 +15,7 @@ namespace smlab::app {
 
 Result<void> run_screenshot(const Options& o, AppOptions options) {
   const std::filesystem::path target(o.screenshot_path);
-  if (Result<void> checked = exporting::check_target(target, o.overwrite); !checked) return checked;
+  if (Result<void> checked = files::check_target(target, o.overwrite); !checked) return checked;
   if (options.view == View::training)
     if (Result<void> trainable = exporting::check_training(options.params.training); !trainable) return trainable;
   auto created = create_offscreen(o.size);

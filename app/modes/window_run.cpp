@@ -142,7 +142,7 @@ Result<void> run_window(WindowRun run) {
   // Only the window reads and writes the config folder (autosave, imgui.ini): headless runs stay
   // deterministic.
   const std::filesystem::path config = config_dir();
-  const bool config_usable = !config.empty() && exporting::ensure_directory(config).ok();
+  const bool config_usable = !config.empty() && files::ensure_directory(config).ok();
   const std::filesystem::path autosave = config / "session.json";
   // One window writes the autosave; a second on the same file reads it but leaves it alone.
   std::optional<SessionLock> lock;

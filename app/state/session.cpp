@@ -298,7 +298,7 @@ Result<Session> load_session(const std::filesystem::path& path, const ImportOpti
 }
 
 Result<void> save_session(const std::filesystem::path& path, const Session& session, bool overwrite) {
-  return exporting::write_file_atomically(path, serialize_session(session), overwrite);
+  return files::write_file_atomically(path, serialize_session(session), overwrite);
 }
 
 // [SECTION] Autosave: when, where links lead, backing up a bad file, the write
@@ -340,14 +340,14 @@ SessionBackup back_up_session_file(const std::filesystem::path& path, std::chron
   std::error_code error;
   fs::path stem = path;
   stem += ".bad-" + std::string(stamp);
-  for (int copy = 1; copy <= exporting::max_numbered_copies; ++copy) {
-    const fs::path backup = exporting::numbered_path(stem, copy);
+  for (int copy = 1; copy <= files::max_numbered_copies; ++copy) {
+    const fs::path backup = files::numbered_path(stem, copy);
     // copy_file follows a link to its content and, without overwrite options, never replaces.
     if (fs::copy_file(path, backup, fs::copy_options::none, error)) return backup;
     if (error != std::errc::file_exists)
       return Error::file("cannot back up '" + path.string() + "' as '" + backup.string() + "': " + error.message());
   }
-  return Error::file("cannot back up '" + path.string() + "': " + std::to_string(exporting::max_numbered_copies) +
+  return Error::file("cannot back up '" + path.string() + "': " + std::to_string(files::max_numbered_copies) +
                      " backups of this second exist");
 }
 

@@ -124,7 +124,7 @@ Params small_params() {
 
 TEST_F(CsvExport, WritesEveryFileWithExactlyTheDocumentedHeader) {
   const Snapshot snap = snapshot_with_trials(small_params(), 20000);
-  const WrittenFiles result = export_csv(snap, directory_);
+  const files::WrittenFiles result = export_csv(snap, directory_);
   ASSERT_TRUE(result.ok()) << result.error().message;
   ASSERT_EQ(result->size(), csv_file_names().size());
   for (std::size_t i = 0; i < result->size(); ++i) EXPECT_EQ((*result)[i], directory_ / csv_file_names()[i]);
@@ -319,7 +319,7 @@ TEST_F(CsvExport, ExistingFileIsNotOverwrittenWithoutTheFlag) {
   const Snapshot snap = snapshot_with_trials(small_params(), 20000);
   const fs::path existing = directory_ / "entropy_dk.csv";
   std::ofstream(existing) << "precious\n";
-  const WrittenFiles refused = export_csv(snap, directory_);
+  const files::WrittenFiles refused = export_csv(snap, directory_);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find(existing.string()), std::string::npos) << refused.error().message;
   EXPECT_EQ(refused.error().message.find('\n'), std::string::npos) << "one line: " << refused.error().message;
@@ -329,7 +329,7 @@ TEST_F(CsvExport, ExistingFileIsNotOverwrittenWithoutTheFlag) {
 
   CsvOptions options;
   options.overwrite = true;
-  const WrittenFiles replaced = export_csv(snap, directory_, options);
+  const files::WrittenFiles replaced = export_csv(snap, directory_, options);
   ASSERT_TRUE(replaced.ok()) << replaced.error().message;
   EXPECT_EQ(replaced->size(), csv_file_names().size());
   EXPECT_EQ(read_text(existing).substr(0, 4), "d_k,");
@@ -340,7 +340,7 @@ TEST_F(CsvExport, ExistingFileIsNotOverwrittenWithoutTheFlag) {
 TEST_F(CsvExport, MissingOrUnwritableDirectoryGivesAnErrorAndNoFiles) {
   const Snapshot snap = snapshot_with_trials(small_params(), 20000);
   const fs::path missing = directory_ / "does_not_exist";
-  WrittenFiles result = export_csv(snap, missing);
+  files::WrittenFiles result = export_csv(snap, missing);
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.error().message.find(missing.string()), std::string::npos) << result.error().message;
   EXPECT_FALSE(fs::exists(missing));
@@ -371,7 +371,7 @@ TEST_F(CsvExport, TargetThatIsADirectoryFailsBeforeWritingAnything) {
   fs::create_directory(directory_ / "attention_unscaled.csv");
   CsvOptions options;
   options.overwrite = true;
-  const WrittenFiles result = export_csv(snap, directory_, options);
+  const files::WrittenFiles result = export_csv(snap, directory_, options);
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.error().message.find("attention_unscaled.csv"), std::string::npos) << result.error().message;
   EXPECT_EQ(directory_listing(directory_), std::vector<std::string>{"attention_unscaled.csv"});

@@ -565,7 +565,7 @@ struct WriteOutcome {
 };
 WriteOutcome write_as_unprivileged_user(const fs::path& target, const std::string& content) {
   if (::geteuid() != 0) {
-    const auto written = smlab::exporting::write_file_atomically(target, content);
+    const auto written = smlab::files::write_file_atomically(target, content);
     return {written.ok(), written.ok() ? std::string() : written.error().message};
   }
   int channel[2];
@@ -577,7 +577,7 @@ WriteOutcome write_as_unprivileged_user(const fs::path& target, const std::strin
     if (::setgroups(0, nullptr) != 0 || ::setresgid(nobody, nobody, nobody) != 0 ||
         ::setresuid(nobody, nobody, nobody) != 0)
       ::_exit(2);
-    const auto written = smlab::exporting::write_file_atomically(target, content);
+    const auto written = smlab::files::write_file_atomically(target, content);
     const std::string message = written.ok() ? std::string() : written.error().message;
     const ssize_t sent = ::write(channel[1], message.data(), message.size());
     ::_exit(sent == static_cast<ssize_t>(message.size()) && written.ok() ? 0 : 1);
@@ -595,7 +595,7 @@ WriteOutcome write_as_unprivileged_user(const fs::path& target, const std::strin
 
 TEST_F(AtomicFile, WritesANewFileAndLeavesNothingElse) {
   const fs::path target = dir_ / "numbers.csv";
-  const auto error = smlab::exporting::write_file_atomically(target, "index,probability\n0,0.09\n");
+  const auto error = smlab::files::write_file_atomically(target, "index,probability\n0,0.09\n");
   ASSERT_TRUE(error.ok()) << error.error().message;
   EXPECT_EQ(read_text(target), "index,probability\n0,0.09\n");
   EXPECT_EQ(entries_of(dir_), std::vector<std::string>{"numbers.csv"});
@@ -603,8 +603,8 @@ TEST_F(AtomicFile, WritesANewFileAndLeavesNothingElse) {
 
 TEST_F(AtomicFile, ExistingFileIsNotOverwrittenByDefault) {
   const fs::path target = dir_ / "keep.txt";
-  ASSERT_TRUE(smlab::exporting::write_file_atomically(target, "original").ok());
-  const auto error = smlab::exporting::write_file_atomically(target, "replacement");
+  ASSERT_TRUE(smlab::files::write_file_atomically(target, "original").ok());
+  const auto error = smlab::files::write_file_atomically(target, "replacement");
   ASSERT_FALSE(error.ok()) << "second write to " << target << " should have been refused";
   EXPECT_NE(error.error().message.find(target.string()), std::string::npos) << error.error().message;
   EXPECT_EQ(read_text(target), "original");
@@ -613,9 +613,9 @@ TEST_F(AtomicFile, ExistingFileIsNotOverwrittenByDefault) {
 
 TEST_F(AtomicFile, OverwriteReplacesTheContentAndKeepsPermissions) {
   const fs::path target = dir_ / "replace.txt";
-  ASSERT_TRUE(smlab::exporting::write_file_atomically(target, "old content that is longer").ok());
+  ASSERT_TRUE(smlab::files::write_file_atomically(target, "old content that is longer").ok());
   fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
-  const auto error = smlab::exporting::write_file_atomically(target, "new", /*overwrite=*/true);
+  const auto error = smlab::files::write_file_atomically(target, "new", /*overwrite=*/true);
   ASSERT_TRUE(error.ok()) << error.error().message;
   EXPECT_EQ(read_text(target), "new");
   EXPECT_EQ(fs::status(target).permissions() & fs::perms::all,
@@ -629,7 +629,7 @@ TEST_F(AtomicFile, BinaryBytesArriveUnchanged) {
   for (std::size_t index = 0; index < bytes.size(); ++index) {
     bytes[index] = static_cast<std::uint8_t>(index * 131U % 256U);
   }
-  ASSERT_TRUE(smlab::exporting::write_file_atomically(target, bytes).ok());
+  ASSERT_TRUE(smlab::files::write_file_atomically(target, bytes).ok());
   const std::string text = read_text(target);
   ASSERT_EQ(text.size(), bytes.size());
   const auto same_byte = [](std::uint8_t expected, char actual) {
@@ -640,7 +640,7 @@ TEST_F(AtomicFile, BinaryBytesArriveUnchanged) {
 
 TEST_F(AtomicFile, MissingDirectoryFailsNamingThePath) {
   const fs::path target = dir_ / "no" / "such" / "dir" / "out.png";
-  const auto error = smlab::exporting::write_file_atomically(target, "x");
+  const auto error = smlab::files::write_file_atomically(target, "x");
   ASSERT_FALSE(error.ok());
   EXPECT_NE(error.error().message.find(target.string()), std::string::npos) << error.error().message;
   EXPECT_NE(error.error().message.find("No such file or directory"), std::string::npos) << error.error().message;
@@ -667,23 +667,23 @@ TEST_F(AtomicFile, ReadOnlyDirectoryFailsAndLeavesNoTemporaryFile) {
 TEST_F(AtomicFile, TargetThatIsADirectoryFails) {
   const fs::path target = dir_ / "a-directory";
   fs::create_directory(target);
-  EXPECT_FALSE(smlab::exporting::write_file_atomically(target, "x", /*overwrite=*/true).ok());
+  EXPECT_FALSE(smlab::files::write_file_atomically(target, "x", /*overwrite=*/true).ok());
   EXPECT_EQ(entries_of(dir_), std::vector<std::string>{"a-directory"});
 }
 
 TEST_F(AtomicFile, EnsureDirectoryCreatesParentsAndReportsObstacles) {
   const fs::path nested = dir_ / "a" / "b" / "c";
-  const auto error = smlab::exporting::ensure_directory(nested);
+  const auto error = smlab::files::ensure_directory(nested);
   ASSERT_TRUE(error.ok()) << error.error().message;
   EXPECT_TRUE(fs::is_directory(nested));
-  EXPECT_TRUE(smlab::exporting::ensure_directory(nested).ok()) << "an existing directory is fine";
+  EXPECT_TRUE(smlab::files::ensure_directory(nested).ok()) << "an existing directory is fine";
 
   const fs::path file = dir_ / "plain-file";
-  ASSERT_TRUE(smlab::exporting::write_file_atomically(file, "x").ok());
-  const auto blocked = smlab::exporting::ensure_directory(file / "sub");
+  ASSERT_TRUE(smlab::files::write_file_atomically(file, "x").ok());
+  const auto blocked = smlab::files::ensure_directory(file / "sub");
   ASSERT_FALSE(blocked.ok());
   EXPECT_NE(blocked.error().message.find((file / "sub").string()), std::string::npos) << blocked.error().message;
-  EXPECT_FALSE(smlab::exporting::ensure_directory(file).ok()) << "a file is not a directory";
+  EXPECT_FALSE(smlab::files::ensure_directory(file).ok()) << "a file is not a directory";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -411,7 +411,7 @@ TEST_F(Reliability, OverwriteRefusesEverythingButARegularFile) {
   // Device nodes are refused before anything is written (checked in-process: a failure here
   // must not be able to turn /dev/null into a regular file).
   for (const char* device : {"/dev/null", "/dev/full", "/dev/zero"}) {
-    const auto error = exporting::check_target(device, true);
+    const auto error = files::check_target(device, true);
     ASSERT_FALSE(error.ok()) << device;
     EXPECT_NE(error.error().message.find("character device"), std::string::npos) << error.error().message;
   }

@@ -22,7 +22,7 @@ inline std::vector<std::pair<std::string, std::string>> snapshot_csv_files(const
   std::filesystem::create_directories(dir);
   exporting::CsvOptions options;
   options.min_dk_trials = 1;
-  const exporting::WrittenFiles result = exporting::export_csv(snap, dir, options);
+  const files::WrittenFiles result = exporting::export_csv(snap, dir, options);
   std::vector<std::pair<std::string, std::string>> files;
   if (!result) {
     ADD_FAILURE() << result.error().message;
