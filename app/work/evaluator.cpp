@@ -6,9 +6,17 @@
 
 namespace smlab::app {
 
+namespace {
+
+// Whether a runner asked for in `mode` has a thread: in the browser every runner is pumped.
+bool threaded(WorkRunner::Mode mode) {
+  return mode == WorkRunner::Mode::thread && WorkRunner::platform_mode == WorkRunner::Mode::thread;
+}
+
+}  // namespace
+
 Evaluator::Evaluator(WorkRunner::Mode mode)
-    : pace_(mode == WorkRunner::Mode::thread ? Pace::staged : Pace::sliced),
-      runner_(*this, {"smlab-evaluate", {}, mode, {}}) {}
+    : pace_(threaded(mode) ? Pace::staged : Pace::sliced), runner_(*this, {"smlab-evaluate", {}, mode, {}}) {}
 
 Evaluator::~Evaluator() {
   {
