@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -655,9 +656,13 @@ TEST_F(Window, RecordGifTakesManyWindowFramesAndWritesANewFile) {
   app_->frame();
   ASSERT_TRUE(state.gif_recording) << state.sweep_error << app_->ui().status;
   int window_frames = 0;
-  while (state.gif_recording && window_frames < 2000) {
+  // The recording polls its copy's evaluator, whose refinement starts 200 ms after a value is set:
+  // how many window frames it takes depends on how fast they are (under a millisecond here, alone),
+  // so they are spaced, and the bound (30 s) only stops a recording that never ends.
+  while (state.gif_recording && window_frames < 15000) {
     app_->frame();  // the window keeps drawing while the GIF is made
     ++window_frames;
+    if (state.gif_recording) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   EXPECT_FALSE(state.gif_recording);
   EXPECT_EQ(app_->idle_wait_seconds(), 0.0) << "the frame that ended the recording still drew its row: draw again";
@@ -1010,10 +1015,11 @@ TEST(BackgroundRenders, RecordingAGifOrExportingAPngLeavesTheWindowsMapsAlone) {
     app.frame();
     ASSERT_TRUE(state.gif_recording) << state.sweep_error << app.ui().status;
     int window_frames = 0, most_changed = 0;
-    while (state.gif_recording && window_frames < 2000) {
+    while (state.gif_recording && window_frames < 15000) {  // spaced and bounded as above
       app.frame();
       ++window_frames;
       most_changed = std::max(most_changed, changed_in_maps(surface.capture()));
+      if (state.gif_recording) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     ASSERT_FALSE(state.gif_recording) << app.ui().status;
     EXPECT_EQ(most_changed, 0) << "map pixels of the window changed while the GIF was recorded";
