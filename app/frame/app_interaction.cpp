@@ -103,7 +103,7 @@ void App::end_interaction_frame() {
   if (state.commands.take(Command::record_gif))
     exports_.start_gif(ui_, surface_, offscreen_options(), reporter());
   else
-    exports_.step_gif(ui_, surface_, reporter());
+    exports_.step_gif(ui_.interaction, surface_, reporter());
   surface_.make_current();  // the exports switched to their own contexts
 }
 

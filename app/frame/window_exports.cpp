@@ -288,11 +288,11 @@ void WindowExports::start_state_files(const UiState& ui, double now, i18n::Langu
 void WindowExports::step(UiState& ui, platform::Surface& surface, i18n::Language language, const Report& report) {
   for (const ShownJob& asked : std::exchange(cancel_requests_, {})) {
     if (asked.kind == ShownJob::Kind::file_export) cancel_export(asked.index);
-    if (asked.kind == ShownJob::Kind::gif) cancel_gif(ui, surface, report);
+    if (asked.kind == ShownJob::Kind::gif) cancel_gif(ui.interaction, surface, report);
   }
   for (auto it = exports_.begin(); it != exports_.end();) {
     RunningExport& running = **it;
-    if (running.render != nullptr) step_png_render(running, ui, surface, language);
+    if (running.render != nullptr) step_png_render(running, ui.screenshot_dir, surface, language);
     std::optional<Result<std::string>> done;
     if (running.job != nullptr)
       done = running.job->take_result();
@@ -312,7 +312,7 @@ void WindowExports::step(UiState& ui, platform::Surface& surface, i18n::Language
 }
 
 // A slice of a PNG's offscreen render a window frame; once captured, the writing starts.
-void WindowExports::step_png_render(RunningExport& running, UiState& ui, platform::Surface& surface,
+void WindowExports::step_png_render(RunningExport& running, const std::string& folder, platform::Surface& surface,
                                     i18n::Language language) {
   running.render->runner.pump(WorkRunner::Clock::duration::zero());
   surface.make_current();
@@ -325,7 +325,7 @@ void WindowExports::step_png_render(RunningExport& running, UiState& ui, platfor
     return;
   }
   running.rendered = true;
-  start_job(running, png_work(std::move(*shot), ui.screenshot_dir, language));
+  start_job(running, png_work(std::move(*shot), folder, language));
 }
 
 // [SECTION] The GIF recording
@@ -360,9 +360,8 @@ void WindowExports::start_gif(UiState& ui, platform::Surface& surface, const App
 }
 
 // A slice of the recording a window frame; once it ended, what it wrote (or why not) is reported.
-void WindowExports::step_gif(UiState& ui, platform::Surface& surface, const Report& report) {
+void WindowExports::step_gif(InteractionUi& state, platform::Surface& surface, const Report& report) {
   if (gif_ == nullptr) return;
-  InteractionUi& state = ui.interaction;
   gif_->runner.pump(WorkRunner::Clock::duration::zero());
   surface.make_current();
   state.gif_progress = static_cast<float>(gif_->runner.progress().fraction);
@@ -377,10 +376,10 @@ void WindowExports::step_gif(UiState& ui, platform::Surface& surface, const Repo
     report(written.error().message, true);
 }
 
-void WindowExports::cancel_gif(UiState& ui, platform::Surface& surface, const Report& report) {
+void WindowExports::cancel_gif(InteractionUi& state, platform::Surface& surface, const Report& report) {
   if (!gif_) return;
   gif_->runner.cancel();
-  step_gif(ui, surface, report);  // the slice that ends it, and says so
+  step_gif(state, surface, report);  // the slice that ends it, and says so
 }
 
 // [SECTION] Progress and Cancel

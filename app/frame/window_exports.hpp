@@ -52,7 +52,7 @@ class WindowExports {
   // After every frame: the Cancel buttons pressed, a step of each PNG render, the finished exports
   // reported; then a step of the GIF recording.
   void step(UiState& ui, platform::Surface& surface, i18n::Language language, const Report& report);
-  void step_gif(UiState& ui, platform::Surface& surface, const Report& report);
+  void step_gif(InteractionUi& state, platform::Surface& surface, const Report& report);
 
   [[nodiscard]] bool exporting() const { return !exports_.empty(); }
   [[nodiscard]] bool recording_gif() const { return gif_ != nullptr; }
@@ -78,8 +78,10 @@ class WindowExports {
   class GifRecording;
   RunningExport& add(std::string what, double now);
   void start_job(RunningExport& running, Work work);
-  void step_png_render(RunningExport& running, UiState& ui, platform::Surface& surface, i18n::Language language);
-  void cancel_gif(UiState& ui, platform::Surface& surface, const Report& report);
+  // `folder`: where the PNG goes once rendered.
+  void step_png_render(RunningExport& running, const std::string& folder, platform::Surface& surface,
+                       i18n::Language language);
+  void cancel_gif(InteractionUi& state, platform::Surface& surface, const Report& report);
 
   std::vector<std::unique_ptr<RunningExport>> exports_;  // in start order
   std::vector<ShownJob> cancel_requests_;
