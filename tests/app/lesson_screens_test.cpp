@@ -525,11 +525,13 @@ TEST_F(LessonScreens, NoPredictStepWritesItsAnswerBeforeTheReveal) {
 //   - to the notes, or the notes above/under the plots: the step shows notes in that look, and the
 //     text block that holds them lies on that side of every plot;
 //   - to the next panel: there is none to point at in a lesson view that shows only the step's own
-//     panels, each named by its title; "further down in the lab" likewise. These always fail.
+//     panels, each named by its title; "further down in the lab" likewise. These always fail;
+//   - to one of the dashboard's two maps by name ("the scaled map", "旁边缩放后的图"): the step draws
+//     it (or covers it until the reveal), so the class can look at what the text compares with.
 struct PlaceReference {
-  enum class Kind { plots_side, named_side, notes, notes_side, nowhere } kind;
+  enum class Kind { plots_side, named_side, notes, notes_side, nowhere, named_drawn } kind;
   bool right_or_below = false;  // the side: right (plots) / below (notes); else left / above
-  std::string subject;          // named_side: the plot-name word it names ("distribution")
+  std::string subject;          // named_side: the plot-name word it names ("distribution"); named_drawn: the plot
   std::string phrase;
 };
 
@@ -565,6 +567,13 @@ std::vector<PlaceReference> place_references(std::string_view text) {
     each(notes, [&](std::string p) { return PlaceReference{K::notes, false, "", p}; });
   for (std::string_view nowhere : {"next panel", "previous panel", "further down"})
     each(nowhere, [&](std::string p) { return PlaceReference{K::nowhere, false, "", p}; });
+  // "the scaled map" is not inside "the unscaled map": the article comes first.
+  for (const auto& [needle, plot] :
+       {std::pair<std::string_view, std::string_view>{"the scaled map", "attention_scaled"},
+        {"the unscaled map", "attention_unscaled"}})
+    each(needle, [&, plot = plot](std::string p) {
+      return PlaceReference{K::named_drawn, false, std::string(plot), p};
+    });
   // Chinese: 右边/左边的图 (the plots to the right/left), 左边的分布 (the distribution on the left),
   // 图上方/图下方的说明 (the notes above/under the plots), 实验的说明 (the lab's notes), 下一个面板,
   // 更下方 (further down).
@@ -587,6 +596,14 @@ std::vector<PlaceReference> place_references(std::string_view text) {
   each("说明", [&](std::string p) { return PlaceReference{K::notes, false, "", p}; });
   for (std::string_view nowhere : {"下一个面板", "上一个面板", "更下方"})
     each(nowhere, [&](std::string p) { return PlaceReference{K::nowhere, false, "", p}; });
+  // Chinese has no article: only the maps pointed at (这里显示的, 旁边) are references.
+  for (const auto& [needle, plot] :
+       {std::pair<std::string_view, std::string_view>{"这里显示的缩放后的图", "attention_scaled"},
+        {"旁边缩放后的图", "attention_scaled"},
+        {"旁边被遮住的未缩放的图", "attention_unscaled"}})
+    each(needle, [&, plot = plot](std::string p) {
+      return PlaceReference{K::named_drawn, false, std::string(plot), p};
+    });
   // "the plots" inside "the notes above the plots" is one reference, not two.
   return found;
 }
@@ -600,6 +617,11 @@ TEST(PlaceReferences, ReadsSidesNotesAndPanelsInBothLanguages) {
   EXPECT_EQ(place_references("列在图上方的说明里").size(), 2u);
   EXPECT_TRUE(place_references("At the left edge of the plot; right of the dashed line; the bar below 0").empty())
       << "places inside a plot are the plot's own";
+  const std::vector<PlaceReference> unscaled = place_references("sharper than the unscaled map's rows");
+  ASSERT_EQ(unscaled.size(), 1u) << "'the scaled map' was also found inside 'the unscaled map'";
+  EXPECT_EQ(unscaled.front().subject, "attention_unscaled");
+  EXPECT_TRUE(place_references("A scaled map spreads each row").empty()) << "a map in general is no reference";
+  EXPECT_EQ(place_references("比旁边缩放后的图的行更尖锐").front().subject, "attention_scaled");
 }
 
 // Steps of a lesson another change owns that still make a reference the layout does not show: lesson,
@@ -696,6 +718,16 @@ TEST_F(LessonScreens, EveryPlaceATextPointsToIsWhereTheStepDrawsIt) {
                   for (const PlacedPlot* plot : plots)
                     if (reference.right_or_below ? plot->min.x < box.max.x - 1.0f : plot->max.x > box.min.x + 1.0f)
                       fail("but plot " + plot->name + " is not on that side of the text");
+                  break;
+                case K::named_drawn:
+                  if (std::none_of(plots.begin(), plots.end(), [&](const PlacedPlot* plot) {
+                        const std::string& name = plot->name;
+                        return name == reference.subject || name.ends_with("/" + reference.subject);
+                      })) {
+                    std::string drawn;
+                    for (const PlacedPlot* plot : plots) drawn += (drawn.empty() ? "" : ", ") + plot->name;
+                    fail("but the step does not draw " + reference.subject + " (it draws " + drawn + ")");
+                  }
                   break;
                 case K::named_side: {
                   std::vector<const PlacedPlot*> named, others;
