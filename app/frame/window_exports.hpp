@@ -2,8 +2,9 @@
 // or 4×, Export CSV and Export SVG, and the GIF recording of a sweep, all background work
 // (work/work_runner.hpp). What needs ImGui and GL (a PNG's offscreen render, a GIF's frames) is done
 // by an offscreen copy of the App, pumped on the UI thread a slice a window frame; making and writing
-// the files runs on a thread of its own (work/background_job.hpp). Each shows its progress with a Cancel button, and a
-// cancelled or failed export leaves no file (exports are all or nothing). The App holds one.
+// the files runs on a thread of its own (work/background_job.hpp). Each shows its progress with a
+// Cancel button, and a cancelled or failed export leaves no file (exports are all or nothing). The
+// App holds one.
 #pragma once
 
 #include <cstddef>
