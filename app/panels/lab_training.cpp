@@ -43,8 +43,25 @@ constexpr plot::Color run_colors[] = {plot::Color::from_hex(0x0072B2), plot::Col
                                       plot::Color::from_hex(0x009E73), plot::Color::from_hex(0xCC79A7)};
 plot::Color run_color(std::size_t index) { return run_colors[index % 4]; }
 
+// A key runs B, C, D may differ in, by its short name in the shown language ("scaled", "除以 √d_k").
+std::string compare_key_name(std::string_view key) { return tr("lab.training.compare.key." + std::string(key)); }
+
+// A compared setting as the lab shows it: "scaled=true", in Chinese "除以 √d_k=是" (the key's name
+// and a flag's word from the string tables; numbers and choices such as fp16 stay as typed).
+std::string compare_label(std::string_view label) {
+  const std::size_t equals = label.find('=');
+  if (equals == std::string_view::npos) return std::string(label);
+  const std::string_view value = label.substr(equals + 1);
+  const std::string shown = value == "true"    ? tr("lab.training.compare.value.true")
+                            : value == "false" ? tr("lab.training.compare.value.false")
+                                               : std::string(value);
+  return compare_key_name(label.substr(0, equals)) + "=" + shown;
+}
+
 // "A scaled=true", or "A" alone without a comparison.
-std::string run_name(const TrainingRun& run) { return run.label.empty() ? run.name : run.name + " " + run.label; }
+std::string run_name(const TrainingRun& run) {
+  return run.label.empty() ? run.name : run.name + " " + compare_label(run.label);
+}
 
 std::string count_text(double value) {
   return std::isfinite(value) ? std::to_string(static_cast<long long>(std::llround(value))) : "—";
@@ -624,12 +641,15 @@ constexpr const char* optimizers[] = {"adam", "sgd"};
 void compare_controls(UiState& ui, Params& edit) {
   const std::string& compare = edit.training.compare;
   const std::string current_key = compare.substr(0, compare.find('='));
-  if (ImGui::BeginCombo(control_label("lab.training.compare", "train_compare").c_str(),
-                        current_key.empty() ? tr("lab.training.compare.none") : current_key.c_str())) {
+  const std::string current_name =
+      current_key.empty() ? std::string(tr("lab.training.compare.none")) : compare_key_name(current_key);
+  if (ImGui::BeginCombo(control_label("lab.training.compare", "train_compare").c_str(), current_name.c_str())) {
     for (const char* key : compare_keys) {
       const bool none = *key == 0;
-      if (!ImGui::Selectable(none ? tr("lab.training.compare.none") : key, current_key == key) || current_key == key)
-        continue;
+      // The shown name, and the key as its ImGui id (the names may repeat across languages' widths).
+      const std::string item =
+          (none ? std::string(tr("lab.training.compare.none")) : compare_key_name(key)) + "###" + key;
+      if (!ImGui::Selectable(item.c_str(), current_key == key) || current_key == key) continue;
       if (none) {
         edit.training.compare.clear();
         continue;

@@ -768,6 +768,35 @@ TEST_F(TrainingApp, ALessonStepOpensTheLabPausedAtStepZeroWithItsMap) {
   EXPECT_EQ(app.ui().params.temperature, temperature);
 }
 
+// Run names in the lab's legends and titles name the compared setting in the shown language: "A
+// scaled=true" in English, "A 除以 √d_k=是" in Chinese, where it was left in English.
+TEST_F(TrainingApp, TheRunsAreNamedByTheComparedSettingInTheShownLanguage) {
+  for (const i18n::Language language : {i18n::Language::English, i18n::Language::Chinese}) {
+    AppOptions options;
+    options.view = View::training;
+    options.language = language;
+    options.params.training.steps = 20;
+    options.params.training.run.batch = 8;
+    App app(*surface_, options);
+    for (int frame = 0; frame < 3; ++frame) app.frame();
+    app.wait_for_snapshot();
+    app.frame();
+    ASSERT_NE(app.shown_view(), nullptr);
+    std::vector<std::string> labels;
+    for (const NamedPlot& plot : app.shown_view()->plots)
+      for (const auto& line : plot.plot.lines) labels.push_back(line.label);
+    const bool chinese = language == i18n::Language::Chinese;
+    const std::string a = chinese ? "A 除以 √d_k=是" : "A scaled=true",
+                      b = chinese ? "B 除以 √d_k=否" : "B scaled=false";
+    EXPECT_NE(std::find(labels.begin(), labels.end(), a), labels.end()) << i18n::language_code(language);
+    EXPECT_NE(std::find(labels.begin(), labels.end(), b), labels.end()) << i18n::language_code(language);
+    if (chinese) {
+      for (const std::string& label : labels)
+        EXPECT_EQ(label.find("scaled="), std::string::npos) << "an English setting in a Chinese legend: " << label;
+    }
+  }
+}
+
 // A lesson step's layout is planned once and measures the training status at its longest, so the
 // status a running or paused training writes later never pushes the step's buttons out of its
 // panel (the plan made while the status was short left Previous and Next clipped).
