@@ -129,8 +129,9 @@ class WorkRunner final : public ProgressSink {
 
   SlicedWork& work_;
   const Mode mode_;
-  const Clock::duration slice_;
-  const std::string name_;
+  // The thread's: unused in the browser, where every runner is pumped.
+  [[maybe_unused]] const Clock::duration slice_;
+  [[maybe_unused]] const std::string name_;
   const std::function<void()> wake_;
   std::stop_source cancel_;   // cancel() and the destructor
   mutable std::mutex mutex_;  // guards what follows
