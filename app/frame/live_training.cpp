@@ -26,6 +26,12 @@ std::string home_file(const char* name) {
   return (std::filesystem::path(home != nullptr ? home : ".") / name).string();
 }
 
+// The lab's run buttons (Commands) and what each asks of the Trainer.
+constexpr std::pair<Command, Trainer::Command> run_buttons[] = {{Command::training_train, Trainer::Command::train},
+                                                                {Command::training_pause, Trainer::Command::pause},
+                                                                {Command::training_step, Trainer::Command::step},
+                                                                {Command::training_reset, Trainer::Command::reset}};
+
 }  // namespace
 
 void LiveTraining::start(const AppOptions& options, UiState& ui) {
@@ -67,9 +73,9 @@ void LiveTraining::sync(UiState& ui, const Report& report) {
   CommandQueue& commands = ui.interaction.commands;
   if (trainer_ == nullptr) {
     // No live runs (an export's or a headless render's App): the buttons, disabled, asked nothing.
-    for (const Command asked : {Command::training_train, Command::training_pause, Command::training_step,
-                                Command::training_reset, Command::save_weights, Command::load_weights})
-      commands.take(asked);
+    for (const auto& button : run_buttons) commands.take(button.first);
+    commands.take(Command::save_weights);
+    commands.take(Command::load_weights);
     return;
   }
   TrainingUi& t = ui.training;
@@ -81,10 +87,7 @@ void LiveTraining::sync(UiState& ui, const Report& report) {
   const bool restart = step != lesson_step_ && lesson_step != nullptr && lesson_step->view == View::training;
   lesson_step_ = step;
   trainer_->update(ui.params.training, ui.view == View::training, restart);
-  for (const auto& [asked, command] : {std::pair{Command::training_train, Trainer::Command::train},
-                                       std::pair{Command::training_pause, Trainer::Command::pause},
-                                       std::pair{Command::training_step, Trainer::Command::step},
-                                       std::pair{Command::training_reset, Trainer::Command::reset}})
+  for (const auto& [asked, command] : run_buttons)
     if (commands.take(asked)) trainer_->command(command);
   const Trainer::Published published = trainer_->latest();
   t.running = published.running;

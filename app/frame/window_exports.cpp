@@ -315,8 +315,7 @@ void WindowExports::step(UiState& ui, platform::Surface& surface, i18n::Language
 void WindowExports::step_png_render(RunningExport& running, const std::string& folder, platform::Surface& surface,
                                     i18n::Language language) {
   running.render->runner.pump(WorkRunner::Clock::duration::zero());
-  surface.make_current();
-  if (!running.render->outcome) return;
+  if (!running.render->outcome) return;  // step() makes the window's context current again
   Result<Image> shot = std::move(*running.render->outcome);
   running.render.reset();  // the offscreen copy and its contexts
   surface.make_current();
@@ -362,8 +361,7 @@ void WindowExports::start_gif(UiState& ui, platform::Surface& surface, const App
 // A slice of the recording a window frame; once it ended, what it wrote (or why not) is reported.
 void WindowExports::step_gif(InteractionUi& state, platform::Surface& surface, const Report& report) {
   if (gif_ == nullptr) return;
-  gif_->runner.pump(WorkRunner::Clock::duration::zero());
-  surface.make_current();
+  gif_->runner.pump(WorkRunner::Clock::duration::zero());  // its caller makes the window's context current
   state.gif_progress = static_cast<float>(gif_->runner.progress().fraction);
   if (!gif_->outcome) return;
   const Result<std::filesystem::path> written = std::move(*gif_->outcome);
