@@ -320,8 +320,30 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
   std::size_t stride = 1;
   while (stride < labelled.size() && !fits_with_stride(stride)) stride *= 2;
   if (!fits_with_stride(stride)) stride = labelled.size() + 1;  // not even one label fits
+  std::vector<char> keep(labelled.size(), 0);
+  for (std::size_t k = 0; k < labelled.size(); k += stride) keep[k] = 1;
+  // The stride keeps the first label, and the last only when the count falls on it: the entropy
+  // axis whose plot chose 1 … 4096 would read "1  256", leaving the range's end unsaid. On an
+  // axis whose values the plot chose, the last is added where it fits; on a log axis (where the
+  // chosen values are powers, not an even step) it takes the place of the kept one before it when
+  // both do not fit, as long as one label is left before it. Nice ticks keep their even stride.
+  if (horizontal && !axis.tick_values.empty() && stride <= labelled.size() && labelled.size() > 1 && !keep.back()) {
+    const std::size_t last = labelled.size() - 1, before = (last / stride) * stride;
+    const auto clear_of = [&](std::size_t a, std::size_t b) {
+      const PlacedTick& left = placed[labelled[a]];
+      const PlacedTick& right = placed[labelled[b]];
+      return label_span(right).first - label_span(left).second >= builder.font * 0.6f;
+    };
+    const bool fits_alone = placed[labelled[last]].label_width <= max_px - min_px;
+    if (fits_alone && clear_of(before, last)) {
+      keep[last] = 1;
+    } else if (fits_alone && axis.scale == Scale::Log10 && before >= stride && clear_of(before - stride, last)) {
+      keep[before] = 0;
+      keep[last] = 1;
+    }
+  }
   for (std::size_t k = 0; k < labelled.size(); ++k) {
-    if (k % stride != 0) placed[labelled[k]].label.clear();
+    if (!keep[k]) placed[labelled[k]].label.clear();
   }
   return placed;
 }

@@ -889,6 +889,44 @@ TEST(Layout, NarrowHeatmapAxisOfThousandsOfCellsLabelsAtLeastTwoKeys) {
   }
 }
 
+// The entropy-versus-d_k axis chooses its ticks, 1 to 4096 by factors of 4. Thinned to fit a narrow
+// plot, it kept every other or every fourth label from the left, so it could read "1  256" with the
+// end of the sweep unlabelled. At every width its first and last labels stay, and none overlap.
+TEST(Layout, AnAxisWithChosenTicksKeepsBothEndsLabelledWhenThinned) {
+  Plot plot;
+  plot.x.scale = Scale::Log10;
+  plot.x.min = 1.0;
+  plot.x.max = 4096.0;
+  plot.x.tick_values = {1, 4, 16, 64, 256, 1024, 4096};
+  LineSeries line;
+  line.x = {1, 64, 4096};
+  line.y = {2.4, 0.4, 0.05};
+  plot.lines.push_back(line);
+  int thinned = 0;
+  for (float width = 140.0f; width <= 700.0f; width += 20.0f) {
+    for (const float font : {15.0f, 22.5f}) {
+      const auto scene = detail::layout_plot(plot, width, 320.0f, light_style(), font, estimate_text_width);
+      std::vector<const detail::TextShape*> labels;
+      for (const auto& shape : scene.shapes)
+        if (const auto* text = std::get_if<detail::TextShape>(&shape);
+            text != nullptr && text->role == TextRole::TickLabel && !text->vertical &&
+            text->origin.y > scene.data_area.y1 && !text->text.empty())
+          labels.push_back(text);
+      std::sort(labels.begin(), labels.end(),
+                [](const detail::TextShape* a, const detail::TextShape* b) { return a->origin.x < b->origin.x; });
+      SCOPED_TRACE(::testing::Message() << "width " << width << ", font " << font);
+      if (labels.size() < 2) continue;  // too narrow for two labels: nothing to keep
+      if (labels.size() < 7) ++thinned;
+      EXPECT_EQ(labels.front()->text, "1");
+      EXPECT_EQ(labels.back()->text, "4096");
+      for (std::size_t k = 1; k < labels.size(); ++k)
+        EXPECT_GT(labels[k]->origin.x, labels[k - 1]->origin.x + labels[k - 1]->width)
+            << labels[k - 1]->text << " and " << labels[k]->text << " overlap";
+    }
+  }
+  EXPECT_GT(thinned, 3) << "the widths tried must include thinned axes";
+}
+
 // A heatmap in a narrow panel (a 1024-pixel window's dashboard gives each map ~150 px) still
 // draws its grid and title: the side labels give way first. It used to return a blank panel.
 TEST(Layout, NarrowHeatmapDropsSideLabelsButKeepsGridAndTitle) {
