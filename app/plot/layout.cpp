@@ -274,15 +274,16 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
     start = std::clamp(start, min_px, std::max(min_px, max_px - tick.label_width));
     return std::pair{start, start + tick.label_width};
   };
+  // Whether the labels of ticks `a` < `b` (indexes into `labelled`) keep clear of each other.
+  const auto clear_of = [&](std::size_t a, std::size_t b) {
+    const PlacedTick& previous = placed[labelled[a]];
+    const PlacedTick& current = placed[labelled[b]];
+    return horizontal ? label_span(current).first - label_span(previous).second >= builder.font * 0.6f
+                      : current.px - previous.px >= builder.font * 1.15f;
+  };
   const auto fits_with_stride = [&](std::size_t stride) {
     for (std::size_t k = stride; k < labelled.size(); k += stride) {
-      const PlacedTick& previous = placed[labelled[k - stride]];
-      const PlacedTick& current = placed[labelled[k]];
-      if (horizontal) {
-        if (label_span(current).first - label_span(previous).second < builder.font * 0.6f) return false;
-      } else if (current.px - previous.px < builder.font * 1.15f) {
-        return false;
-      }
+      if (!clear_of(k - stride, k)) return false;
     }
     if (horizontal) {
       for (std::size_t k = 0; k < labelled.size(); k += stride) {
@@ -329,11 +330,6 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
   // both do not fit, as long as one label is left before it. Nice ticks keep their even stride.
   if (horizontal && !axis.tick_values.empty() && stride <= labelled.size() && labelled.size() > 1 && !keep.back()) {
     const std::size_t last = labelled.size() - 1, before = (last / stride) * stride;
-    const auto clear_of = [&](std::size_t a, std::size_t b) {
-      const PlacedTick& left = placed[labelled[a]];
-      const PlacedTick& right = placed[labelled[b]];
-      return label_span(right).first - label_span(left).second >= builder.font * 0.6f;
-    };
     const bool fits_alone = placed[labelled[last]].label_width <= max_px - min_px;
     if (fits_alone && clear_of(before, last)) {
       keep[last] = 1;
