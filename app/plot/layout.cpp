@@ -281,13 +281,15 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
     return horizontal ? label_span(current).first - label_span(previous).second >= builder.font * 0.6f
                       : current.px - previous.px >= builder.font * 1.15f;
   };
+  // Whether label `k` (an index into `labelled`) is no wider than the room it is kept inside.
+  const auto fits_across = [&](std::size_t k) { return placed[labelled[k]].label_width <= max_px - min_px; };
   const auto fits_with_stride = [&](std::size_t stride) {
     for (std::size_t k = stride; k < labelled.size(); k += stride) {
       if (!clear_of(k - stride, k)) return false;
     }
     if (horizontal) {
       for (std::size_t k = 0; k < labelled.size(); k += stride) {
-        if (placed[labelled[k]].label_width > max_px - min_px) return false;
+        if (!fits_across(k)) return false;
       }
     }
     return true;
@@ -330,10 +332,9 @@ std::vector<PlacedTick> place_ticks(const Builder& builder, const Axis& axis, co
   // both do not fit, as long as one label is left before it. Nice ticks keep their even stride.
   if (horizontal && !axis.tick_values.empty() && stride <= labelled.size() && labelled.size() > 1 && !keep.back()) {
     const std::size_t last = labelled.size() - 1, before = (last / stride) * stride;
-    const bool fits_alone = placed[labelled[last]].label_width <= max_px - min_px;
-    if (fits_alone && clear_of(before, last)) {
+    if (fits_across(last) && clear_of(before, last)) {
       keep[last] = 1;
-    } else if (fits_alone && axis.scale == Scale::Log10 && before >= stride && clear_of(before - stride, last)) {
+    } else if (fits_across(last) && axis.scale == Scale::Log10 && before >= stride && clear_of(before - stride, last)) {
       keep[before] = 0;
       keep[last] = 1;
     }
